@@ -1,0 +1,269 @@
+//! `tessera`: check, run and explore `.amp` programs.
+//!
+//! This binary does the IO (files, terminal, exit codes); everything it calls
+//! is pure and lives in the library crates.
+
+mod tree;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tessera_diagnostics::{Diagnostic, SourceFile, Sources, codes, json, render};
+
+/// Run and check C++ AMP kernels on the CPU.
+#[derive(Parser)]
+#[command(name = "tessera", version, about, propagate_version = true)]
+struct Cli {
+    /// When to colour diagnostics (`auto` honours NO_COLOR and terminals).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    color: ColorChoice,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check programs for errors without running them.
+    Check {
+        /// The `.amp` files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// How to print diagnostics.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Explain an error code, e.g. `tessera explain E0101`.
+    Explain {
+        /// The code.
+        code: String,
+    },
+    /// Show what the compiler sees.
+    Dump {
+        #[command(subcommand)]
+        what: DumpWhat,
+    },
+}
+
+#[derive(Subcommand)]
+enum DumpWhat {
+    /// The syntax tree of a file.
+    Ast {
+        /// The `.amp` file.
+        file: PathBuf,
+        /// `human` (an indented tree) or `json`.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// The tokens of a file after preprocessing.
+    Tokens {
+        /// The `.amp` file.
+        file: PathBuf,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    /// For people.
+    Human,
+    /// One JSON object per line, for tools.
+    Json,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ColorChoice {
+    /// Colour on a terminal, unless NO_COLOR is set.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// Exit status for a program with errors.
+const EXIT_ERRORS: u8 = 1;
+/// Exit status for a bad invocation (unreadable file, unknown code); clap uses it too.
+const EXIT_USAGE: u8 = 2;
+
+/// Stack for the compiler thread: the tree's height is bounded (see
+/// `tessera_syntax::ast::MAX_HEIGHT`), and this leaves ample room for the
+/// recursive passes over it.
+const COMPILER_STACK: usize = 256 << 20;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let worker = std::thread::Builder::new()
+        .name("tessera".into())
+        .stack_size(COMPILER_STACK)
+        .spawn(move || run(cli));
+    match worker.map(|handle| handle.join()) {
+        Ok(Ok(code)) => code,
+        _ => {
+            eprintln!("error: internal compiler error; please report it with the input that caused it");
+            ExitCode::from(101)
+        }
+    }
+}
+
+fn run(cli: Cli) -> ExitCode {
+    let mut out = Output::new(cli.color);
+    match cli.command {
+        Command::Check { files, format } => check(&mut out, &files, format),
+        Command::Explain { code } => explain(&mut out, &code),
+        Command::Dump { what } => match what {
+            DumpWhat::Ast { file, format } => dump_ast(&mut out, &file, format),
+            DumpWhat::Tokens { file } => dump_tokens(&mut out, &file),
+        },
+    }
+}
+
+/// Where output goes, with the colour decision made once.
+struct Output {
+    stdout: anstream::AutoStream<std::io::Stdout>,
+    stderr: anstream::AutoStream<std::io::Stderr>,
+    color: bool,
+}
+
+impl Output {
+    fn new(choice: ColorChoice) -> Self {
+        let anstream_choice = match choice {
+            ColorChoice::Auto => anstream::ColorChoice::Auto,
+            ColorChoice::Always => anstream::ColorChoice::Always,
+            ColorChoice::Never => anstream::ColorChoice::Never,
+        };
+        let stderr = anstream::AutoStream::new(std::io::stderr(), anstream_choice);
+        let color = !matches!(stderr.current_choice(), anstream::ColorChoice::Never);
+        Output {
+            stdout: anstream::AutoStream::new(std::io::stdout(), anstream_choice),
+            stderr,
+            color,
+        }
+    }
+
+    fn out(&mut self, text: &str) {
+        // A closed pipe (`tessera dump ast x | head`) is not an error worth a panic.
+        let _ = self.stdout.write_all(text.as_bytes());
+    }
+
+    fn err(&mut self, text: &str) {
+        let _ = self.stderr.write_all(text.as_bytes());
+    }
+}
+
+/// Reads a file into `sources`; on failure prints why and returns `None`.
+fn load(out: &mut Output, sources: &mut Sources, path: &PathBuf) -> Option<(tessera_diagnostics::FileId, Vec<usize>)> {
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            let (file, replaced) = SourceFile::from_bytes(path.display().to_string(), &bytes);
+            Some((sources.add(file), replaced))
+        }
+        Err(err) => {
+            out.err(&format!("error: cannot read `{}`: {err}\n", path.display()));
+            None
+        }
+    }
+}
+
+fn report(out: &mut Output, sources: &Sources, diags: &[Diagnostic], format: Format) {
+    match format {
+        Format::Human => {
+            let mut renderer = render::Renderer::new(sources, out.color);
+            for d in diags {
+                let text = renderer.render(d);
+                out.err(&text);
+            }
+        }
+        Format::Json => {
+            for d in diags {
+                let line = json::to_json(d, sources);
+                out.out(&format!("{line}\n"));
+            }
+        }
+    }
+}
+
+fn check(out: &mut Output, files: &[PathBuf], format: Format) -> ExitCode {
+    let mut sources = Sources::new();
+    let mut failed = false;
+    let mut unreadable = false;
+    let (mut errors, mut warnings) = (0usize, 0usize);
+    for path in files {
+        let Some((file, replaced)) = load(out, &mut sources, path) else {
+            unreadable = true;
+            continue;
+        };
+        let parsed = tessera_syntax::parse_file(&sources, file, &replaced);
+        report(out, &sources, &parsed.diagnostics, format);
+        for d in &parsed.diagnostics {
+            if d.is_error() {
+                errors += 1;
+            } else {
+                warnings += 1;
+            }
+        }
+        failed |= parsed.has_errors();
+    }
+    if matches!(format, Format::Human) && (errors > 0 || warnings > 0) {
+        let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        out.err(&format!("{}, {}\n", plural(errors, "error"), plural(warnings, "warning")));
+    }
+    if unreadable {
+        ExitCode::from(EXIT_USAGE)
+    } else if failed {
+        ExitCode::from(EXIT_ERRORS)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn explain(out: &mut Output, code: &str) -> ExitCode {
+    match codes::lookup(code) {
+        Some(info) => {
+            out.out(info.explanation);
+            ExitCode::SUCCESS
+        }
+        None => {
+            out.err(&format!(
+                "error: `{code}` is not a Tessera error code\nhelp: codes look like `E0101`; every diagnostic shows its code in brackets, e.g. `error[E0101]`\n"
+            ));
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+fn dump_ast(out: &mut Output, path: &PathBuf, format: Format) -> ExitCode {
+    let mut sources = Sources::new();
+    let Some((file, replaced)) = load(out, &mut sources, path) else {
+        return ExitCode::from(EXIT_USAGE);
+    };
+    let parsed = tessera_syntax::parse_file(&sources, file, &replaced);
+    report(out, &sources, &parsed.diagnostics, Format::Human);
+    match format {
+        Format::Json => match serde_json::to_string(&parsed.unit) {
+            Ok(text) => out.out(&format!("{text}\n")),
+            Err(err) => out.err(&format!("error: cannot serialise the tree: {err}\n")),
+        },
+        Format::Human => {
+            let text = tree::render(&parsed.unit, &sources);
+            out.out(&text);
+        }
+    }
+    if parsed.has_errors() { ExitCode::from(EXIT_ERRORS) } else { ExitCode::SUCCESS }
+}
+
+fn dump_tokens(out: &mut Output, path: &PathBuf) -> ExitCode {
+    let mut sources = Sources::new();
+    let Some((file, replaced)) = load(out, &mut sources, path) else {
+        return ExitCode::from(EXIT_USAGE);
+    };
+    let text = sources.get(file).map_or("", |f| f.text.as_str());
+    let (tokens, diags) = tessera_syntax::tokens(file, text, &replaced);
+    report(out, &sources, &diags, Format::Human);
+    let mut listing = String::new();
+    for t in &tokens {
+        let (line, col) = sources.line_col(file, t.start);
+        listing.push_str(&format!("{line}:{col}\t{}\t{:?}\n", t.tok, t.tok));
+    }
+    out.out(&listing);
+    if diags.iter().any(Diagnostic::is_error) { ExitCode::from(EXIT_ERRORS) } else { ExitCode::SUCCESS }
+}

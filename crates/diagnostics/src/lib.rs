@@ -1,0 +1,117 @@
+//! Diagnostics as plain data.
+//!
+//! Every phase of Tessera reports problems as [`Diagnostic`] values: a stable
+//! [`Code`], a [`Severity`], a message, labelled [`Span`]s, notes and a help line.
+//! Nothing here prints: [`render`] turns diagnostics into text for people
+//! (ariadne) and [`json`] into one JSON object per diagnostic for tools.
+//! Spans are byte ranges into a [`SourceFile`] held by [`Sources`].
+
+pub mod codes;
+pub mod json;
+pub mod render;
+mod source;
+
+pub use codes::{Code, CodeInfo, Phase};
+pub use source::{FileId, SourceFile, Sources, Span};
+
+use serde::Serialize;
+
+/// How bad a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// A likely bug that does not stop compilation.
+    Warning,
+    /// The program is rejected.
+    Error,
+}
+
+/// A span with a message attached: what is wrong there, or why it matters.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Label {
+    /// Where in the source.
+    pub span: Span,
+    /// What this place has to do with the diagnostic (may be empty).
+    pub message: String,
+}
+
+/// One problem found in a program.
+///
+/// Invariant: `primary` is the span the problem is reported at; `secondary`
+/// labels explain it. All spans refer to files of the same [`Sources`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// Stable code, e.g. `E0101`.
+    pub code: Code,
+    /// Error or warning.
+    pub severity: Severity,
+    /// One-line summary, lower case, no trailing period.
+    pub message: String,
+    /// The offending place.
+    pub primary: Label,
+    /// Other places that explain the problem.
+    pub secondary: Vec<Label>,
+    /// Extra facts ("note: ...").
+    pub notes: Vec<String>,
+    /// How to fix it ("help: ...").
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    /// An error with code `code` at `span`; the primary label carries no text yet.
+    pub fn error(code: Code, span: Span, message: impl Into<String>) -> Self {
+        Self::new(Severity::Error, code, span, message)
+    }
+
+    /// A warning with code `code` at `span`.
+    pub fn warning(code: Code, span: Span, message: impl Into<String>) -> Self {
+        Self::new(Severity::Warning, code, span, message)
+    }
+
+    fn new(severity: Severity, code: Code, span: Span, message: impl Into<String>) -> Self {
+        Diagnostic {
+            code,
+            severity,
+            message: message.into(),
+            primary: Label {
+                span,
+                message: String::new(),
+            },
+            secondary: Vec::new(),
+            notes: Vec::new(),
+            help: None,
+        }
+    }
+
+    /// Sets the text of the primary label.
+    pub fn with_label(mut self, message: impl Into<String>) -> Self {
+        self.primary.message = message.into();
+        self
+    }
+
+    /// Adds a secondary label.
+    pub fn with_secondary(mut self, span: Span, message: impl Into<String>) -> Self {
+        self.secondary.push(Label {
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    /// Adds a note.
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// Sets the help line.
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// True for errors (which make a check fail), false for warnings.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}

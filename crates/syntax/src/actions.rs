@@ -1,0 +1,376 @@
+//! Helpers for the grammar's actions: building nodes with spans and heights,
+//! and turning declaration specifiers into a [`DeclSpecs`].
+
+use crate::ast::*;
+use tessera_diagnostics::{Diagnostic, FileId, Span, codes};
+
+/// The external lexer's error type: lexing problems are reported before
+/// parsing, so the token stream the parser sees never fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NoError;
+
+/// A span of `file` from byte `l` to byte `r`.
+pub fn span(file: FileId, l: usize, r: usize) -> Span {
+    Span::new(file, l..r.max(l))
+}
+
+/// An identifier node.
+pub fn ident(file: FileId, name: &str, l: usize, r: usize) -> Ident {
+    Ident {
+        name: name.to_string(),
+        span: span(file, l, r),
+    }
+}
+
+/// A path node from its segments.
+pub fn path(file: FileId, segments: Vec<Ident>, l: usize, r: usize) -> Path {
+    Path {
+        global: false,
+        segments,
+        span: span(file, l, r),
+    }
+}
+
+/// Prefixes a qualifier to a type reference: `std` + `vector<int>`.
+pub fn qualify(file: FileId, qualifier: Ident, ty: BaseType, l: usize) -> BaseType {
+    let extend = |mut p: Path| {
+        p.segments.insert(0, qualifier.clone());
+        p.span = span(file, l, p.span.end as usize);
+        p
+    };
+    match ty {
+        BaseType::Named(p) => BaseType::Named(extend(p)),
+        BaseType::Template { path, args } => BaseType::Template {
+            path: extend(path),
+            args,
+        },
+        other => other,
+    }
+}
+
+fn too_deep(diags: &mut Vec<Diagnostic>, sp: Span) {
+    // One report per region: nodes above an error node are low again, so a
+    // long chain would otherwise report every MAX_HEIGHT levels.
+    let already = diags
+        .iter()
+        .any(|d| d.code == codes::E0104 && d.primary.span.start >= sp.start && d.primary.span.end <= sp.end);
+    if !already {
+        diags.push(
+            Diagnostic::error(codes::E0104, sp, "expression or statement nested too deeply")
+                .with_label(format!("more than {MAX_HEIGHT} levels deep"))
+                .with_help("split it into several statements with named intermediate variables"),
+        );
+    }
+}
+
+/// An expression node; enforces [`MAX_HEIGHT`].
+pub fn expr(file: FileId, diags: &mut Vec<Diagnostic>, kind: ExprKind, l: usize, r: usize) -> Expr {
+    let sp = span(file, l, r);
+    let height = kind.child_height() + 1;
+    if height > MAX_HEIGHT {
+        too_deep(diags, sp);
+        return Expr {
+            kind: ExprKind::Error,
+            span: sp,
+            height: 1,
+        };
+    }
+    Expr { kind, span: sp, height }
+}
+
+/// A binary expression node.
+pub fn binary(
+    file: FileId,
+    diags: &mut Vec<Diagnostic>,
+    op: BinaryOp,
+    lhs: Expr,
+    rhs: Expr,
+    l: usize,
+    r: usize,
+) -> Expr {
+    let kind = ExprKind::Binary {
+        op,
+        lhs: Box::new(lhs),
+        rhs: Box::new(rhs),
+    };
+    expr(file, diags, kind, l, r)
+}
+
+/// A statement node; enforces [`MAX_HEIGHT`].
+pub fn stmt(file: FileId, diags: &mut Vec<Diagnostic>, kind: StmtKind, l: usize, r: usize) -> Stmt {
+    let sp = span(file, l, r);
+    let height = kind.child_height() + 1;
+    if height > MAX_HEIGHT {
+        too_deep(diags, sp);
+        return Stmt {
+            kind: StmtKind::Error,
+            span: sp,
+            height: 1,
+        };
+    }
+    Stmt { kind, span: sp, height }
+}
+
+/// The head of a statement that takes a body: `while (c)`, `for (...)`, `switch (c)`.
+pub enum LoopHead {
+    /// `while (c)`
+    While(Expr),
+    /// `switch (c)`
+    Switch(Expr),
+    /// `for (init; cond; step)`
+    For(Option<Box<Stmt>>, Option<Expr>, Option<Expr>),
+    /// `for (decl : range)`
+    ForRange(DeclSpecs, Declarator, Expr),
+}
+
+/// A loop or switch statement from its head and body.
+pub fn loop_stmt(
+    file: FileId,
+    diags: &mut Vec<Diagnostic>,
+    head: LoopHead,
+    body: Stmt,
+    l: usize,
+    r: usize,
+) -> Stmt {
+    let body = Box::new(body);
+    let kind = match head {
+        LoopHead::While(cond) => StmtKind::While { cond, body },
+        LoopHead::Switch(cond) => StmtKind::Switch { cond, body },
+        LoopHead::For(init, cond, step) => StmtKind::For {
+            init,
+            cond,
+            step,
+            body,
+        },
+        LoopHead::ForRange(specs, declarator, range) => StmtKind::ForRange {
+            specs,
+            declarator,
+            range,
+            body,
+        },
+    };
+    stmt(file, diags, kind, l, r)
+}
+
+/// A statement label as parsed, before the statement it labels.
+pub enum LabelHead {
+    /// `case e:`
+    Case(Expr, Span),
+    /// `default:`
+    Default(Span),
+    /// `name:`
+    Named(Ident),
+}
+
+/// A labelled statement.
+pub fn labelled(
+    file: FileId,
+    diags: &mut Vec<Diagnostic>,
+    head: LabelHead,
+    inner: Stmt,
+    l: usize,
+    r: usize,
+) -> Stmt {
+    let label = match head {
+        LabelHead::Case(e, _) => Label::Case(e),
+        LabelHead::Default(_) => Label::Default,
+        LabelHead::Named(i) => Label::Named(i),
+    };
+    let kind = StmtKind::Labeled {
+        label,
+        stmt: Box::new(inner),
+    };
+    stmt(file, diags, kind, l, r)
+}
+
+/// A struct member as parsed.
+pub enum Member {
+    /// A data member declaration.
+    Field(Decl),
+    /// `public:` and friends.
+    Access(Span),
+    /// A member that failed to parse (already reported).
+    Error,
+}
+
+/// One entry of a lambda's capture list.
+pub enum CaptureItem {
+    /// `=` or `&`.
+    Default(CaptureDefault, Span),
+    /// `x`, `&x`, `this`.
+    Named(Capture),
+}
+
+/// A lambda from its parts; checks that a default capture comes first and only once.
+#[allow(clippy::too_many_arguments)]
+pub fn lambda(
+    _file: FileId,
+    diags: &mut Vec<Diagnostic>,
+    items: Vec<CaptureItem>,
+    capture_span: Span,
+    params: Vec<Param>,
+    restrict: Option<Restrict>,
+    is_mutable: bool,
+    ret: Option<TypeName>,
+    body: Block,
+) -> Lambda {
+    let mut default_capture = None;
+    let mut captures = Vec::new();
+    for (i, item) in items.into_iter().enumerate() {
+        match item {
+            CaptureItem::Default(kind, sp) => {
+                if i != 0 {
+                    diags.push(
+                        Diagnostic::error(codes::E0100, sp, "a default capture must come first in the capture list")
+                            .with_label("default capture here")
+                            .with_help("write `[=, &x]` rather than `[&x, =]`"),
+                    );
+                } else {
+                    default_capture = Some(kind);
+                }
+            }
+            CaptureItem::Named(c) => captures.push(c),
+        }
+    }
+    Lambda {
+        default_capture,
+        captures,
+        capture_span,
+        params,
+        restrict,
+        is_mutable,
+        ret,
+        body,
+    }
+}
+
+/// One declaration specifier as parsed.
+pub enum Spec {
+    /// `const`
+    Const,
+    /// `volatile`
+    Volatile,
+    /// `static`
+    Static,
+    /// `constexpr`
+    Constexpr,
+    /// `tile_static`
+    TileStatic(Span),
+    /// `extern`
+    Extern,
+    /// `inline`
+    Inline,
+    /// A fundamental type keyword (`int`, `unsigned`, `long`, ...).
+    Word(&'static str, Span),
+    /// `auto`
+    Auto(Span),
+    /// A class or template name.
+    Type(BaseType),
+}
+
+/// Combines declaration specifiers, written in any order as C++ allows
+/// (`const int static N`), into a [`DeclSpecs`]; an impossible combination is
+/// reported (E0105) and yields [`BaseType::Error`].
+pub fn decl_specs(file: FileId, diags: &mut Vec<Diagnostic>, specs: Vec<Spec>, l: usize, r: usize) -> DeclSpecs {
+    let sp = span(file, l, r);
+    let mut out = DeclSpecs {
+        is_const: false,
+        is_volatile: false,
+        is_static: false,
+        is_constexpr: false,
+        tile_static: None,
+        is_extern: false,
+        is_inline: false,
+        ty: BaseType::Error,
+        span: sp,
+    };
+    let mut words: Vec<&'static str> = Vec::new();
+    let mut named: Vec<BaseType> = Vec::new();
+    let mut auto = false;
+    for spec in specs {
+        match spec {
+            Spec::Const => out.is_const = true,
+            Spec::Volatile => out.is_volatile = true,
+            Spec::Static => out.is_static = true,
+            Spec::Constexpr => out.is_constexpr = true,
+            Spec::TileStatic(s) => out.tile_static = Some(s),
+            Spec::Extern => out.is_extern = true,
+            Spec::Inline => out.is_inline = true,
+            Spec::Word(w, _) => words.push(w),
+            Spec::Auto(_) => auto = true,
+            Spec::Type(t) => named.push(t),
+        }
+    }
+    let kinds = usize::from(!words.is_empty()) + usize::from(auto) + named.len();
+    out.ty = if kinds == 0 {
+        invalid_specs(diags, sp, "no type given", "name a type, e.g. `int` or `float`")
+    } else if kinds > 1 {
+        invalid_specs(diags, sp, "more than one type given", "a declaration names exactly one type")
+    } else if auto {
+        BaseType::Auto
+    } else if let Some(t) = named.pop() {
+        t
+    } else {
+        match builtin_from_words(&words) {
+            Some(b) => BaseType::Builtin(b),
+            None => invalid_specs(
+                diags,
+                sp,
+                &format!("`{}` is not a type", words.join(" ")),
+                "valid combinations include `unsigned int`, `unsigned long`, `long long` and `signed char`",
+            ),
+        }
+    };
+    out
+}
+
+fn invalid_specs(diags: &mut Vec<Diagnostic>, sp: Span, what: &str, help: &str) -> BaseType {
+    diags.push(
+        Diagnostic::error(codes::E0105, sp, format!("invalid type specifiers: {what}"))
+            .with_label("in these specifiers")
+            .with_help(help.to_string()),
+    );
+    BaseType::Error
+}
+
+/// The fundamental type named by a multiset of type keywords, if any.
+fn builtin_from_words(words: &[&str]) -> Option<Builtin> {
+    let count = |w: &str| words.iter().filter(|x| **x == w).count();
+    let (signed, unsigned, long, short, int) =
+        (count("signed"), count("unsigned"), count("long"), count("short"), count("int"));
+    let others: Vec<&str> = words
+        .iter()
+        .copied()
+        .filter(|w| !matches!(*w, "signed" | "unsigned" | "long" | "short" | "int"))
+        .collect();
+    if signed + unsigned > 1 || int > 1 || short > 1 || long > 2 || (short > 0 && long > 0) {
+        return None;
+    }
+    match others.as_slice() {
+        [] => Some(match (unsigned > 0, short > 0, long) {
+            (false, true, _) => Builtin::Short,
+            (true, true, _) => Builtin::UnsignedShort,
+            (false, false, 0) => Builtin::Int,
+            (true, false, 0) => Builtin::Unsigned,
+            (false, false, 1) => Builtin::Long,
+            (true, false, 1) => Builtin::UnsignedLong,
+            (false, false, _) => Builtin::LongLong,
+            (true, false, _) => Builtin::UnsignedLongLong,
+        }),
+        [word] if int + short == 0 => match (*word, signed > 0, unsigned > 0, long) {
+            ("char", false, false, 0) => Some(Builtin::Char),
+            ("char", true, false, 0) => Some(Builtin::SignedChar),
+            ("char", false, true, 0) => Some(Builtin::UnsignedChar),
+            ("double", false, false, 1) => Some(Builtin::LongDouble),
+            (w, false, false, 0) => match w {
+                "void" => Some(Builtin::Void),
+                "bool" => Some(Builtin::Bool),
+                "float" => Some(Builtin::Float),
+                "double" => Some(Builtin::Double),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
+}

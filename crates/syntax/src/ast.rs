@@ -1,0 +1,838 @@
+//! The spanned syntax tree.
+//!
+//! Invariants:
+//! - every node carries the [`Span`] of the source it was parsed from (for a
+//!   macro expansion, the span of the macro's use);
+//! - every [`Expr`] and [`Stmt`] records its `height` (1 for a leaf), and the
+//!   parser never builds one higher than [`MAX_HEIGHT`]: later passes may
+//!   recurse over the tree without risking the stack.
+//!
+//! The tree is what was written, not what it means: names are unresolved,
+//! `float(x)` is a [`ExprKind::Construct`] whether it is a cast or not, and
+//! type specifiers are kept as written in [`DeclSpecs`].
+
+use serde::Serialize;
+use tessera_diagnostics::Span;
+
+/// The deepest tree the parser builds; deeper input is an error (E0104).
+pub const MAX_HEIGHT: u32 = 400;
+
+/// A name as written, with its span.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Ident {
+    /// The text.
+    pub name: String,
+    /// Where.
+    pub span: Span,
+}
+
+/// A possibly qualified name: `x`, `std::cout`, `concurrency::fast_math::sqrt`, `::f`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Path {
+    /// True for a leading `::`.
+    pub global: bool,
+    /// The segments, outermost first; never empty.
+    pub segments: Vec<Ident>,
+    /// Where.
+    pub span: Span,
+}
+
+impl Path {
+    /// The last segment's text.
+    pub fn last(&self) -> &str {
+        self.segments.last().map_or("", |s| s.name.as_str())
+    }
+
+    /// The path as written, without spaces: `std::cout`.
+    pub fn text(&self) -> String {
+        let joined = self
+            .segments
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect::<Vec<_>>()
+            .join("::");
+        if self.global { format!("::{joined}") } else { joined }
+    }
+}
+
+/// A whole `.amp` file.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TranslationUnit {
+    /// Top-level declarations in order.
+    pub items: Vec<Item>,
+}
+
+/// A top-level declaration.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Item {
+    /// What it is.
+    pub kind: ItemKind,
+    /// Where.
+    pub span: Span,
+}
+
+/// The kinds of top-level declaration.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum ItemKind {
+    /// `using namespace concurrency;`
+    UsingNamespace(Path),
+    /// `using std::cout;`
+    UsingDecl(Path),
+    /// A `struct` or `class` definition.
+    Struct(StructDef),
+    /// A function definition or prototype.
+    Function(Function),
+    /// Global variables (or constants).
+    Global(Decl),
+    /// A stray `;`.
+    Empty,
+    /// What could not be parsed (already reported).
+    Error,
+}
+
+/// `struct Name { fields };`
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StructDef {
+    /// `class` rather than `struct`.
+    pub is_class: bool,
+    /// The name.
+    pub name: Ident,
+    /// Members in order (access specifiers are not kept; see `access_spans`).
+    pub fields: Vec<Decl>,
+    /// Spans of `public:` / `private:` / `protected:` labels.
+    pub access_spans: Vec<Span>,
+    /// Variables declared after the closing brace: `struct P {...} p;`.
+    pub trailing: Vec<Declarator>,
+}
+
+/// A function definition (with a body) or declaration (without).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Function {
+    /// Return type and specifiers (`static`, `inline`).
+    pub ret: DeclSpecs,
+    /// `*` / `&` on the return type.
+    pub ret_modifiers: Modifiers,
+    /// The name.
+    pub name: Ident,
+    /// The parameters.
+    pub params: Vec<Param>,
+    /// `restrict(...)`, if written.
+    pub restrict: Option<Restrict>,
+    /// The body, or `None` for a prototype.
+    pub body: Option<Block>,
+}
+
+/// `restrict(amp, cpu)`
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Restrict {
+    /// The specifiers as written (`amp`, `cpu`, or anything else, for the checker to judge).
+    pub specifiers: Vec<Ident>,
+    /// The whole clause.
+    pub span: Span,
+}
+
+/// A function or lambda parameter.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Param {
+    /// The type specifiers.
+    pub specs: DeclSpecs,
+    /// The declarator: name (optional), `&`, `*`, array bounds, default value.
+    pub declarator: Declarator,
+    /// Where.
+    pub span: Span,
+}
+
+/// Declaration specifiers: storage class, qualifiers and the base type, in any order as C++ allows.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DeclSpecs {
+    /// `const`
+    pub is_const: bool,
+    /// `volatile`
+    pub is_volatile: bool,
+    /// `static`
+    pub is_static: bool,
+    /// `constexpr`
+    pub is_constexpr: bool,
+    /// `tile_static`, with its span (the checker points at it).
+    pub tile_static: Option<Span>,
+    /// `extern`
+    pub is_extern: bool,
+    /// `inline`
+    pub is_inline: bool,
+    /// The base type.
+    pub ty: BaseType,
+    /// Where (all the specifiers).
+    pub span: Span,
+}
+
+/// The base type named by declaration specifiers.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum BaseType {
+    /// A fundamental type.
+    Builtin(Builtin),
+    /// `auto`
+    Auto,
+    /// A class name: `Description`, `tile_barrier`, `concurrency::accelerator`.
+    Named(Path),
+    /// A template instance: `array_view<const float, 2>`, `std::vector<int>`.
+    Template {
+        /// The template's name.
+        path: Path,
+        /// The arguments.
+        args: Vec<TemplateArg>,
+    },
+    /// Specifiers that name no valid type (already reported).
+    Error,
+}
+
+/// The fundamental types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Builtin {
+    /// `void`
+    Void,
+    /// `bool`
+    Bool,
+    /// `char`
+    Char,
+    /// `signed char`
+    SignedChar,
+    /// `unsigned char`
+    UnsignedChar,
+    /// `short`
+    Short,
+    /// `unsigned short`
+    UnsignedShort,
+    /// `int`
+    Int,
+    /// `unsigned`, `unsigned int`
+    Unsigned,
+    /// `long`
+    Long,
+    /// `unsigned long`
+    UnsignedLong,
+    /// `long long`
+    LongLong,
+    /// `unsigned long long`
+    UnsignedLongLong,
+    /// `float`
+    Float,
+    /// `double`
+    Double,
+    /// `long double`
+    LongDouble,
+}
+
+impl Builtin {
+    /// The canonical C++ spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::Void => "void",
+            Builtin::Bool => "bool",
+            Builtin::Char => "char",
+            Builtin::SignedChar => "signed char",
+            Builtin::UnsignedChar => "unsigned char",
+            Builtin::Short => "short",
+            Builtin::UnsignedShort => "unsigned short",
+            Builtin::Int => "int",
+            Builtin::Unsigned => "unsigned int",
+            Builtin::Long => "long",
+            Builtin::UnsignedLong => "unsigned long",
+            Builtin::LongLong => "long long",
+            Builtin::UnsignedLongLong => "unsigned long long",
+            Builtin::Float => "float",
+            Builtin::Double => "double",
+            Builtin::LongDouble => "long double",
+        }
+    }
+}
+
+/// A template argument: a type or a constant expression.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum TemplateArg {
+    /// `float`, `const int`
+    Type(TypeName),
+    /// `2`, `SAMPLESIZE * 2`
+    Expr(Expr),
+}
+
+/// A type as written in a cast, template argument or lambda return type.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TypeName {
+    /// The specifiers.
+    pub specs: DeclSpecs,
+    /// `*` and `&` after them.
+    pub modifiers: Modifiers,
+    /// Where.
+    pub span: Span,
+}
+
+/// Pointer and reference modifiers of a declarator.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Modifiers {
+    /// Number of `*`.
+    pub pointers: u32,
+    /// `&` (1) or `&&` (2); 0 for none.
+    pub reference: u8,
+    /// `const` after a `*` (`int* const p`).
+    pub const_pointer: bool,
+}
+
+/// A declaration statement: specifiers and one or more declarators.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Decl {
+    /// The shared specifiers.
+    pub specs: DeclSpecs,
+    /// `a = 1`, `b[3]`, `c(4, 5)`.
+    pub declarators: Vec<Declarator>,
+    /// Where.
+    pub span: Span,
+}
+
+/// One declared name with its modifiers and initialiser.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Declarator {
+    /// The name (absent for unnamed parameters).
+    pub name: Option<Ident>,
+    /// `*`, `&`.
+    pub modifiers: Modifiers,
+    /// Array bounds, outermost first; `None` for `[]`.
+    pub array_dims: Vec<Option<Expr>>,
+    /// The initialiser.
+    pub init: Option<Init>,
+    /// Where.
+    pub span: Span,
+}
+
+/// How a declared variable is initialised.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum Init {
+    /// `= expr` (including `= {a, b}`).
+    Assign(Expr),
+    /// `(a, b)`
+    Paren(Vec<Expr>),
+    /// `{a, b}`
+    Brace(Vec<Expr>),
+}
+
+/// A `{ ... }` block.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Block {
+    /// The statements.
+    pub stmts: Vec<Stmt>,
+    /// From `{` to `}`.
+    pub span: Span,
+}
+
+/// A statement.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Stmt {
+    /// What it is.
+    pub kind: StmtKind,
+    /// Where.
+    pub span: Span,
+    /// Height of this subtree (see the module invariants).
+    pub height: u32,
+}
+
+/// The kinds of statement.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum StmtKind {
+    /// `expr;`
+    Expr(Expr),
+    /// `int a = 1, b;`
+    Decl(Decl),
+    /// `{ ... }`
+    Block(Block),
+    /// `if (cond) then else els`
+    If {
+        /// The condition.
+        cond: Expr,
+        /// Taken when true.
+        then: Box<Stmt>,
+        /// Taken when false.
+        els: Option<Box<Stmt>>,
+    },
+    /// `for (init; cond; step) body`
+    For {
+        /// A declaration or expression statement (or none).
+        init: Option<Box<Stmt>>,
+        /// The condition (none means forever).
+        cond: Option<Expr>,
+        /// The step.
+        step: Option<Expr>,
+        /// The body.
+        body: Box<Stmt>,
+    },
+    /// `for (int x : v) body`
+    ForRange {
+        /// The loop variable's specifiers.
+        specs: DeclSpecs,
+        /// The loop variable.
+        declarator: Declarator,
+        /// What is iterated.
+        range: Expr,
+        /// The body.
+        body: Box<Stmt>,
+    },
+    /// `while (cond) body`
+    While {
+        /// The condition.
+        cond: Expr,
+        /// The body.
+        body: Box<Stmt>,
+    },
+    /// `do body while (cond);`
+    DoWhile {
+        /// The body.
+        body: Box<Stmt>,
+        /// The condition.
+        cond: Expr,
+    },
+    /// `switch (cond) body`
+    Switch {
+        /// The value switched on.
+        cond: Expr,
+        /// The body (its `case` labels are statements in it).
+        body: Box<Stmt>,
+    },
+    /// `case value: stmt`, `default: stmt`, `name: stmt`.
+    Labeled {
+        /// The label.
+        label: Label,
+        /// The labelled statement.
+        stmt: Box<Stmt>,
+    },
+    /// `break;`
+    Break,
+    /// `continue;`
+    Continue,
+    /// `return;` / `return expr;`
+    Return(Option<Expr>),
+    /// `goto label;`
+    Goto(Ident),
+    /// `try { } catch (...) { }`, parsed only to be rejected with a clear message.
+    Try(Block),
+    /// `;`
+    Empty,
+    /// What could not be parsed (already reported).
+    Error,
+}
+
+/// A statement label.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum Label {
+    /// `case value:`
+    Case(Expr),
+    /// `default:`
+    Default,
+    /// `name:` (a `goto` target).
+    Named(Ident),
+}
+
+/// An expression.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Expr {
+    /// What it is.
+    pub kind: ExprKind,
+    /// Where.
+    pub span: Span,
+    /// Height of this subtree (see the module invariants).
+    pub height: u32,
+}
+
+/// Unary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum UnaryOp {
+    /// `-x`
+    Neg,
+    /// `+x`
+    Plus,
+    /// `!x`
+    Not,
+    /// `~x`
+    BitNot,
+    /// `*x`
+    Deref,
+    /// `&x`
+    AddrOf,
+    /// `++x`
+    PreInc,
+    /// `--x`
+    PreDec,
+    /// `x++`
+    PostInc,
+    /// `x--`
+    PostDec,
+}
+
+/// Binary operators (assignment has its own node).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum BinaryOp {
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Rem,
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `<<`
+    Shl,
+    /// `>>`
+    Shr,
+    /// `<`
+    Lt,
+    /// `>`
+    Gt,
+    /// `<=`
+    Le,
+    /// `>=`
+    Ge,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `&`
+    BitAnd,
+    /// `^`
+    BitXor,
+    /// `|`
+    BitOr,
+    /// `&&`
+    And,
+    /// `||`
+    Or,
+    /// `,` (the comma operator)
+    Comma,
+}
+
+impl BinaryOp {
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Rem => "%",
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Shl => "<<",
+            BinaryOp::Shr => ">>",
+            BinaryOp::Lt => "<",
+            BinaryOp::Gt => ">",
+            BinaryOp::Le => "<=",
+            BinaryOp::Ge => ">=",
+            BinaryOp::Eq => "==",
+            BinaryOp::Ne => "!=",
+            BinaryOp::BitAnd => "&",
+            BinaryOp::BitXor => "^",
+            BinaryOp::BitOr => "|",
+            BinaryOp::And => "&&",
+            BinaryOp::Or => "||",
+            BinaryOp::Comma => ",",
+        }
+    }
+}
+
+/// The C++ named casts and the C-style cast.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum CastKind {
+    /// `(T)x`
+    CStyle,
+    /// `static_cast<T>(x)`
+    Static,
+    /// `const_cast<T>(x)`
+    Const,
+    /// `reinterpret_cast<T>(x)`
+    Reinterpret,
+    /// `dynamic_cast<T>(x)`
+    Dynamic,
+}
+
+/// The kinds of expression.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum ExprKind {
+    /// An integer literal, raw text with suffix (`0x1Fu`).
+    Int(String),
+    /// A floating literal, raw text with suffix (`1.5f`).
+    Float(String),
+    /// A character literal with quotes (`'a'`).
+    Char(String),
+    /// A string literal with quotes (and `L` prefix); adjacent literals are kept apart.
+    Str(Vec<String>),
+    /// `true` / `false`
+    Bool(bool),
+    /// `nullptr`
+    Nullptr,
+    /// `this`
+    This,
+    /// A name: variable, function, enumerator, `std::endl`.
+    Name(Path),
+    /// A unary operation.
+    Unary {
+        /// The operator.
+        op: UnaryOp,
+        /// The operand.
+        operand: Box<Expr>,
+    },
+    /// A binary operation.
+    Binary {
+        /// The operator.
+        op: BinaryOp,
+        /// Left operand.
+        lhs: Box<Expr>,
+        /// Right operand.
+        rhs: Box<Expr>,
+    },
+    /// `a = b`, or `a op= b` when `op` is set.
+    Assign {
+        /// The compound operator, if any.
+        op: Option<BinaryOp>,
+        /// The target.
+        lhs: Box<Expr>,
+        /// The value.
+        rhs: Box<Expr>,
+    },
+    /// `c ? a : b`
+    Conditional {
+        /// The condition.
+        cond: Box<Expr>,
+        /// Value when true.
+        then: Box<Expr>,
+        /// Value when false.
+        els: Box<Expr>,
+    },
+    /// A cast with explicit syntax.
+    Cast {
+        /// Which cast.
+        kind: CastKind,
+        /// The target type.
+        ty: TypeName,
+        /// The value.
+        operand: Box<Expr>,
+    },
+    /// `T(args)` or `T{args}`: a functional cast or a construction (`extent<2>(4, 6)`).
+    Construct {
+        /// The type.
+        ty: TypeName,
+        /// The arguments.
+        args: Vec<Expr>,
+        /// Written with braces.
+        braces: bool,
+    },
+    /// `f(args)`, `av(i, j)`, `idx.barrier.wait()`.
+    Call {
+        /// What is called.
+        callee: Box<Expr>,
+        /// The arguments.
+        args: Vec<Expr>,
+    },
+    /// `a[i]`
+    Index {
+        /// The indexed value.
+        base: Box<Expr>,
+        /// The index.
+        index: Box<Expr>,
+    },
+    /// `a.b`, `a->b`, `e.tile<2, 3>` (the template arguments of a member template).
+    Member {
+        /// The object.
+        base: Box<Expr>,
+        /// The member.
+        name: Ident,
+        /// `->` rather than `.`.
+        arrow: bool,
+        /// Explicit template arguments.
+        template_args: Option<Vec<TemplateArg>>,
+    },
+    /// A lambda.
+    Lambda(Box<Lambda>),
+    /// `{a, b}` where an initialiser or argument is expected.
+    InitList(Vec<Expr>),
+    /// `sizeof(T)` / `sizeof expr`
+    SizeofType(TypeName),
+    /// `sizeof expr`
+    SizeofExpr(Box<Expr>),
+    /// `new T(...)`, parsed only to be rejected with a clear message.
+    New(TypeName),
+    /// `delete x`, parsed only to be rejected.
+    Delete(Box<Expr>),
+    /// `throw x`, parsed only to be rejected.
+    Throw(Option<Box<Expr>>),
+    /// What could not be parsed (already reported).
+    Error,
+}
+
+/// How a lambda captures by default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum CaptureDefault {
+    /// `[=]`
+    ByValue,
+    /// `[&]`
+    ByRef,
+}
+
+/// One explicit capture.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Capture {
+    /// `&name` rather than `name`.
+    pub by_ref: bool,
+    /// The captured name (`this` for `this`).
+    pub name: Ident,
+    /// Where.
+    pub span: Span,
+}
+
+/// `[captures](params) restrict(amp) mutable -> T { body }`
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Lambda {
+    /// `=` or `&` first in the list.
+    pub default_capture: Option<CaptureDefault>,
+    /// The explicit captures.
+    pub captures: Vec<Capture>,
+    /// Span of the capture list, brackets included.
+    pub capture_span: Span,
+    /// The parameters.
+    pub params: Vec<Param>,
+    /// `restrict(...)`
+    pub restrict: Option<Restrict>,
+    /// `mutable`
+    pub is_mutable: bool,
+    /// `-> T`
+    pub ret: Option<TypeName>,
+    /// The body.
+    pub body: Block,
+}
+
+fn max_height<'a>(exprs: impl IntoIterator<Item = &'a Expr>) -> u32 {
+    exprs.into_iter().map(|e| e.height).max().unwrap_or(0)
+}
+
+fn block_height(block: &Block) -> u32 {
+    block.stmts.iter().map(|s| s.height).max().unwrap_or(0)
+}
+
+fn decl_height(decl: &Decl) -> u32 {
+    decl.declarators.iter().map(declarator_height).max().unwrap_or(0)
+}
+
+fn declarator_height(d: &Declarator) -> u32 {
+    let dims = max_height(d.array_dims.iter().flatten());
+    let init = match &d.init {
+        Some(Init::Assign(e)) => e.height,
+        Some(Init::Paren(es) | Init::Brace(es)) => max_height(es),
+        None => 0,
+    };
+    dims.max(init)
+}
+
+fn type_height(ty: &TypeName) -> u32 {
+    match &ty.specs.ty {
+        BaseType::Template { args, .. } => args
+            .iter()
+            .map(|a| match a {
+                TemplateArg::Type(t) => type_height(t),
+                TemplateArg::Expr(e) => e.height,
+            })
+            .max()
+            .unwrap_or(0),
+        _ => 0,
+    }
+}
+
+impl ExprKind {
+    /// Height of the tallest direct child (0 for leaves).
+    pub fn child_height(&self) -> u32 {
+        match self {
+            ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Char(_)
+            | ExprKind::Str(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Nullptr
+            | ExprKind::This
+            | ExprKind::Name(_)
+            | ExprKind::Error => 0,
+            ExprKind::Unary { operand, .. } => operand.height,
+            ExprKind::Binary { lhs, rhs, .. } | ExprKind::Assign { lhs, rhs, .. } => {
+                lhs.height.max(rhs.height)
+            }
+            ExprKind::Conditional { cond, then, els } => {
+                cond.height.max(then.height).max(els.height)
+            }
+            ExprKind::Cast { ty, operand, .. } => type_height(ty).max(operand.height),
+            ExprKind::Construct { ty, args, .. } => type_height(ty).max(max_height(args)),
+            ExprKind::Call { callee, args } => callee.height.max(max_height(args)),
+            ExprKind::Index { base, index } => base.height.max(index.height),
+            ExprKind::Member {
+                base,
+                template_args,
+                ..
+            } => {
+                let targs = template_args.as_ref().map_or(0, |args| {
+                    args.iter()
+                        .map(|a| match a {
+                            TemplateArg::Type(t) => type_height(t),
+                            TemplateArg::Expr(e) => e.height,
+                        })
+                        .max()
+                        .unwrap_or(0)
+                });
+                base.height.max(targs)
+            }
+            ExprKind::Lambda(lambda) => block_height(&lambda.body),
+            ExprKind::InitList(items) => max_height(items),
+            ExprKind::SizeofType(ty) | ExprKind::New(ty) => type_height(ty),
+            ExprKind::SizeofExpr(e) | ExprKind::Delete(e) => e.height,
+            ExprKind::Throw(e) => e.as_ref().map_or(0, |e| e.height),
+        }
+    }
+}
+
+impl StmtKind {
+    /// Height of the tallest direct child (0 for leaves).
+    pub fn child_height(&self) -> u32 {
+        match self {
+            StmtKind::Expr(e) => e.height,
+            StmtKind::Labeled { label, stmt } => match label {
+                Label::Case(e) => e.height.max(stmt.height),
+                Label::Default | Label::Named(_) => stmt.height,
+            },
+            StmtKind::Return(e) => e.as_ref().map_or(0, |e| e.height),
+            StmtKind::Decl(d) => decl_height(d),
+            StmtKind::Block(b) | StmtKind::Try(b) => block_height(b),
+            StmtKind::If { cond, then, els } => cond
+                .height
+                .max(then.height)
+                .max(els.as_ref().map_or(0, |e| e.height)),
+            StmtKind::For {
+                init,
+                cond,
+                step,
+                body,
+            } => init
+                .as_ref()
+                .map_or(0, |s| s.height)
+                .max(cond.as_ref().map_or(0, |e| e.height))
+                .max(step.as_ref().map_or(0, |e| e.height))
+                .max(body.height),
+            StmtKind::ForRange {
+                declarator,
+                range,
+                body,
+                ..
+            } => declarator_height(declarator)
+                .max(range.height)
+                .max(body.height),
+            StmtKind::While { cond, body }
+            | StmtKind::DoWhile { body, cond }
+            | StmtKind::Switch { cond, body } => cond.height.max(body.height),
+            StmtKind::Break
+            | StmtKind::Continue
+            | StmtKind::Goto(_)
+            | StmtKind::Empty
+            | StmtKind::Error => 0,
+        }
+    }
+}

@@ -1,0 +1,278 @@
+//! Resolves the two context-dependent questions of C++ tokens that an LR(1)
+//! grammar cannot answer, so the parser sees them as different tokens:
+//!
+//! - does this `<` open a template argument list (`extent<2>`, `.tile<2, 3>()`,
+//!   `static_cast<float>`) or compare (`index < n`)?
+//! - does this identifier name a type (`Description d;`, `tile_barrier b`) or a
+//!   value?
+//!
+//! The Tessera language has no user-defined templates, so the template names
+//! are the library's; type names are the library's classes plus every
+//! `struct`/`class` declared earlier in the file (the classic "lexer hack": C++
+//! requires a class to be declared before use).
+
+use crate::lexer::Token;
+use crate::token::Tok;
+use std::collections::HashSet;
+
+/// Class templates of the library, usable as `name<args>`.
+pub const TEMPLATE_NAMES: &[&str] = &[
+    "array",
+    "array_view",
+    "extent",
+    "index",
+    "tiled_extent",
+    "tiled_index",
+    "vector",
+];
+
+/// Member function templates called with explicit arguments: `e.tile<2, 3>()`.
+const MEMBER_TEMPLATES: &[&str] = &["tile"];
+
+/// Library classes that are not templates.
+pub const CLASS_NAMES: &[&str] = &[
+    "tile_barrier",
+    "accelerator",
+    "accelerator_view",
+    "completion_future",
+    "runtime_exception",
+    "invalid_compute_domain",
+    "out_of_memory",
+    "unsupported_feature",
+    "size_t",
+    "string",
+];
+
+/// How far a template argument list may reach before `<` is taken as "less than".
+const MAX_TEMPLATE_SCAN: usize = 512;
+
+/// Classifies `tokens` in place. `known_types` holds struct names declared by
+/// earlier inputs (the REPL); names declared here are added to it.
+pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known_types: &mut HashSet<String>) {
+    let mut splits = Vec::new();
+    for i in 0..tokens.len() {
+        let prev = i.checked_sub(1).map(|p| tokens[p].tok);
+        let next = tokens.get(i + 1).map(|t| t.tok);
+        match tokens[i].tok {
+            Tok::Struct | Tok::Class => {
+                if let Some(Tok::Ident(name)) = next {
+                    known_types.insert(name.to_string());
+                }
+            }
+            Tok::Ident(name) => {
+                let after_member = matches!(prev, Some(Tok::Dot | Tok::Arrow));
+                let declaring = matches!(prev, Some(Tok::Struct | Tok::Class));
+                if next == Some(Tok::Lt) {
+                    let is_template = if after_member {
+                        MEMBER_TEMPLATES.contains(&name)
+                    } else {
+                        TEMPLATE_NAMES.contains(&name)
+                    };
+                    if is_template && mark_template_args(tokens, i + 1, &mut splits) {
+                        if !after_member {
+                            tokens[i].tok = Tok::TemplateName(name);
+                        }
+                        continue;
+                    }
+                }
+                if !after_member
+                    && !declaring
+                    && (CLASS_NAMES.contains(&name) || known_types.contains(name))
+                {
+                    tokens[i].tok = Tok::TypeName(name);
+                }
+            }
+            Tok::StaticCast | Tok::ConstCast | Tok::ReinterpretCast | Tok::DynamicCast => {
+                if next == Some(Tok::Lt) {
+                    mark_template_args(tokens, i + 1, &mut splits);
+                }
+            }
+            _ => {}
+        }
+    }
+    mark_qualifiers(tokens);
+    if !splits.is_empty() {
+        split_shifts(tokens, &splits);
+    }
+}
+
+/// Tries to read a template argument list opening at `open` (a `<`). On
+/// success marks its `<` and `>` (and those of nested lists) and returns true.
+/// `>>` closing two lists is recorded in `splits` to become two tokens.
+fn mark_template_args(tokens: &mut [Token<'_>], open: usize, splits: &mut Vec<usize>) -> bool {
+    let mut opens = vec![open];
+    let mut closes: Vec<usize> = Vec::new();
+    let mut double_closes: Vec<usize> = Vec::new();
+    let mut nested_names: Vec<usize> = Vec::new();
+    let mut parens = 0usize;
+    let end = tokens.len().min(open + MAX_TEMPLATE_SCAN);
+    let mut k = open + 1;
+    let mut close_at = None;
+    while k < end {
+        let tok = tokens[k].tok;
+        match tok {
+            Tok::LParen | Tok::LBracket => parens += 1,
+            Tok::RParen | Tok::RBracket => {
+                if parens == 0 {
+                    return false;
+                }
+                parens -= 1;
+            }
+            Tok::Semi
+            | Tok::LBrace
+            | Tok::RBrace
+            | Tok::AndAnd
+            | Tok::OrOr
+            | Tok::Question
+            | Tok::Assign
+            | Tok::PlusAssign
+            | Tok::MinusAssign
+            | Tok::StarAssign
+            | Tok::SlashAssign
+            | Tok::Str(_) => return false,
+            _ if parens > 0 => {}
+            Tok::Lt => {
+                let prev_is_template = matches!(tokens[k - 1].tok, Tok::Ident(n) if TEMPLATE_NAMES.contains(&n));
+                if !prev_is_template {
+                    return false;
+                }
+                nested_names.push(k - 1);
+                opens.push(k);
+            }
+            Tok::Gt => {
+                opens.pop();
+                closes.push(k);
+                if opens.is_empty() {
+                    close_at = Some(k);
+                    break;
+                }
+            }
+            Tok::Shr => {
+                if opens.len() < 2 {
+                    return false;
+                }
+                opens.pop();
+                opens.pop();
+                double_closes.push(k);
+                if opens.is_empty() {
+                    close_at = Some(k);
+                    break;
+                }
+            }
+            Tok::Ident(_)
+            | Tok::TypeName(_)
+            | Tok::Int(_)
+            | Tok::Float(_)
+            | Tok::Char(_)
+            | Tok::True
+            | Tok::False
+            | Tok::Void
+            | Tok::Bool
+            | Tok::CharKw
+            | Tok::Short
+            | Tok::IntKw
+            | Tok::Long
+            | Tok::Signed
+            | Tok::Unsigned
+            | Tok::FloatKw
+            | Tok::Double
+            | Tok::Const
+            | Tok::Volatile
+            | Tok::ColonColon
+            | Tok::Comma
+            | Tok::Star
+            | Tok::Amp
+            | Tok::Plus
+            | Tok::Minus
+            | Tok::Slash
+            | Tok::Percent
+            | Tok::Shl
+            | Tok::Tilde
+            | Tok::Bang
+            | Tok::Sizeof => {}
+            _ => return false,
+        }
+        k += 1;
+    }
+    let Some(close) = close_at else {
+        return false;
+    };
+    // What may follow a template-id; anything else means `<` was a comparison.
+    let follows = tokens.get(close + 1).map(|t| t.tok);
+    let plausible = matches!(
+        follows,
+        None | Some(
+            Tok::LParen
+                | Tok::RParen
+                | Tok::LBrace
+                | Tok::RBrace
+                | Tok::RBracket
+                | Tok::Semi
+                | Tok::Comma
+                | Tok::Colon
+                | Tok::ColonColon
+                | Tok::Dot
+                | Tok::Arrow
+                | Tok::Ident(_)
+                | Tok::Gt
+                | Tok::Shr
+                | Tok::Amp
+                | Tok::AndAnd
+                | Tok::Star
+                | Tok::EqEq
+                | Tok::NotEq
+                | Tok::Const
+        )
+    );
+    if !plausible {
+        return false;
+    }
+    tokens[open].tok = Tok::TplOpen;
+    for &c in &closes {
+        tokens[c].tok = Tok::TplClose;
+    }
+    for &c in &double_closes {
+        tokens[c].tok = Tok::TplClose;
+        splits.push(c);
+    }
+    for &n in &nested_names {
+        if let Tok::Ident(name) = tokens[n].tok {
+            tokens[n].tok = Tok::TemplateName(name);
+        }
+        if let Some(t) = tokens.get_mut(n + 1) {
+            t.tok = Tok::TplOpen;
+        }
+    }
+    true
+}
+
+/// Marks `std` in `std::vector<int>` (a qualifier of a type) as [`Tok::NsQual`].
+fn mark_qualifiers(tokens: &mut [Token<'_>]) {
+    for i in (0..tokens.len()).rev() {
+        let is_type_part = matches!(tokens[i].tok, Tok::TypeName(_) | Tok::TemplateName(_) | Tok::NsQual(_));
+        if is_type_part && i >= 2 && tokens[i - 1].tok == Tok::ColonColon {
+            if let Tok::Ident(q) = tokens[i - 2].tok {
+                tokens[i - 2].tok = Tok::NsQual(q);
+            }
+        }
+    }
+}
+
+/// Replaces each `>>` at `splits` (already retagged as a close) by two closes.
+fn split_shifts(tokens: &mut Vec<Token<'_>>, splits: &[usize]) {
+    let mut out = Vec::with_capacity(tokens.len() + splits.len());
+    let mut sorted = splits.to_vec();
+    sorted.sort_unstable();
+    let mut next = sorted.iter().peekable();
+    for (i, t) in tokens.iter().enumerate() {
+        if next.peek() == Some(&&i) {
+            next.next();
+            let mid = t.start + 1;
+            out.push(Token { tok: Tok::TplClose, start: t.start, end: mid.min(t.end) });
+            out.push(Token { tok: Tok::TplClose, start: mid.min(t.end), end: t.end });
+        } else {
+            out.push(*t);
+        }
+    }
+    *tokens = out;
+}

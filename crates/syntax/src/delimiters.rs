@@ -1,0 +1,66 @@
+//! Bracket matching before parsing: an unclosed or mismatched delimiter gets
+//! a message that names both ends, which an LR parser alone cannot give.
+
+use crate::lexer::Token;
+use crate::token::Tok;
+use tessera_diagnostics::{Diagnostic, FileId, Span, codes};
+
+fn closer_of(open: Tok<'_>) -> Tok<'static> {
+    match open {
+        Tok::LParen => Tok::RParen,
+        Tok::LBracket => Tok::RBracket,
+        _ => Tok::RBrace,
+    }
+}
+
+/// Checks that `(`, `[` and `{` nest properly. Returns the byte offset of the
+/// first problem, if any, so that the parser's follow-on errors can be dropped.
+pub fn check(file: FileId, tokens: &[Token<'_>], text_len: usize, diags: &mut Vec<Diagnostic>) -> Option<u32> {
+    let mut stack: Vec<&Token<'_>> = Vec::new();
+    let mut first = None;
+    for t in tokens {
+        match t.tok {
+            Tok::LParen | Tok::LBracket | Tok::LBrace => stack.push(t),
+            Tok::RParen | Tok::RBracket | Tok::RBrace => match stack.last() {
+                Some(open) if closer_of(open.tok) == t.tok => {
+                    stack.pop();
+                }
+                Some(open) => {
+                    let open = **open;
+                    diags.push(
+                        Diagnostic::error(codes::E0107, t.span(file), format!("mismatched closing delimiter `{}`", t.tok))
+                            .with_label(format!("expected `{}` here", closer_of(open.tok)))
+                            .with_secondary(open.span(file), format!("`{}` opened here", open.tok))
+                            .with_help(format!("close `{}` with `{}` before this", open.tok, closer_of(open.tok))),
+                    );
+                    first.get_or_insert(t.start);
+                    // Resynchronise: if the closer matches something further
+                    // down, assume the delimiters in between were left open.
+                    if let Some(pos) = stack.iter().rposition(|o| closer_of(o.tok) == t.tok) {
+                        stack.truncate(pos);
+                    }
+                }
+                None => {
+                    diags.push(
+                        Diagnostic::error(codes::E0107, t.span(file), format!("unexpected closing delimiter `{}`", t.tok))
+                            .with_label("nothing here is open")
+                            .with_help("remove it, or add the opening delimiter it belongs to"),
+                    );
+                    first.get_or_insert(t.start);
+                }
+            },
+            _ => {}
+        }
+    }
+    let eof = Span::new(file, text_len..text_len);
+    for open in stack.iter().rev() {
+        diags.push(
+            Diagnostic::error(codes::E0102, open.span(file), format!("unclosed delimiter `{}`", open.tok))
+                .with_label("never closed")
+                .with_secondary(eof, "the file ends here")
+                .with_help(format!("add the matching `{}`", closer_of(open.tok))),
+        );
+        first = Some(first.map_or(open.start, |f: u32| f.min(open.start)));
+    }
+    first
+}

@@ -1,0 +1,552 @@
+//! Tokens, produced by [logos] over byte offsets.
+//!
+//! The lexer produces every variant except the ones marked "classified": those
+//! are assigned after preprocessing by [`crate::classify`], which resolves the
+//! two ambiguities of C++ that a context-free grammar cannot: whether `<` opens
+//! a template argument list and whether an identifier names a type.
+
+use logos::Logos;
+use std::fmt;
+
+/// Skips a `/* ... */` comment; fails (making an error token) when it is not closed.
+fn block_comment<'s>(lex: &mut logos::Lexer<'s, Tok<'s>>) -> logos::FilterResult<(), ()> {
+    match lex.remainder().find("*/") {
+        Some(end) => {
+            lex.bump(end + 2);
+            logos::FilterResult::Skip
+        }
+        None => {
+            lex.bump(lex.remainder().len());
+            logos::FilterResult::Emit(())
+        }
+    }
+}
+
+/// A token. Text-carrying variants borrow the raw text from the source.
+#[derive(Logos, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[logos(skip r"[ \t\r\x0b\x0c]+")]
+#[logos(skip r"\\\r?\n")]
+pub enum Tok<'s> {
+    /// End of a line: directives end here. Removed by the preprocessor.
+    #[token("\n")]
+    Newline,
+    /// `// ...`, skipped.
+    #[regex(r"//[^\n]*", logos::skip, allow_greedy = true)]
+    LineComment,
+    /// `/* ...` that never ends (a closed one is skipped).
+    #[token("/*", block_comment)]
+    UnterminatedComment,
+
+    /// An identifier.
+    #[regex(r"[A-Za-z_][A-Za-z0-9_]*")]
+    Ident(&'s str),
+    /// Classified: an identifier that names a type (a struct, or a library class).
+    TypeName(&'s str),
+    /// Classified: a namespace name qualifying a type (`std` in `std::vector<int>`).
+    NsQual(&'s str),
+    /// Classified: an identifier that names a class template and is followed by `<`.
+    TemplateName(&'s str),
+    /// Classified: the `<` that opens a template argument list.
+    TplOpen,
+    /// Classified: the `>` that closes a template argument list (also half of a `>>`).
+    TplClose,
+
+    /// An integer literal, raw text (suffixes included).
+    #[regex(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)[uUlL]*")]
+    Int(&'s str),
+    /// A floating-point literal, raw text (suffix included).
+    #[regex(r"[0-9]+\.[0-9]*([eE][+-]?[0-9]+)?[fFlL]?")]
+    #[regex(r"\.[0-9]+([eE][+-]?[0-9]+)?[fFlL]?")]
+    #[regex(r"[0-9]+[eE][+-]?[0-9]+[fFlL]?")]
+    Float(&'s str),
+    /// Something that starts like a number but is not one (`0x`, `12abc`).
+    #[regex(r"[0-9][0-9A-Za-z_.]*", priority = 1)]
+    BadNumber(&'s str),
+    /// A string literal with its quotes (and `L` prefix), raw text.
+    #[regex(r#"L?"([^"\\\n]|\\[^\n])*""#)]
+    Str(&'s str),
+    /// A character literal with its quotes, raw text.
+    #[regex(r#"L?'([^'\\\n]|\\[^\n])*'"#)]
+    Char(&'s str),
+    /// A string or character literal missing its closing quote.
+    #[regex(r#"L?"([^"\\\n]|\\[^\n])*"#, priority = 1)]
+    #[regex(r#"L?'([^'\\\n]|\\[^\n])*"#, priority = 1)]
+    UnterminatedLiteral,
+
+    // Keywords.
+    /// `void`
+    #[token("void")]
+    Void,
+    /// `bool`
+    #[token("bool")]
+    Bool,
+    /// `char`
+    #[token("char")]
+    CharKw,
+    /// `short`
+    #[token("short")]
+    Short,
+    /// `int`
+    #[token("int")]
+    IntKw,
+    /// `long`
+    #[token("long")]
+    Long,
+    /// `signed`
+    #[token("signed")]
+    Signed,
+    /// `unsigned`
+    #[token("unsigned")]
+    Unsigned,
+    /// `float`
+    #[token("float")]
+    FloatKw,
+    /// `double`
+    #[token("double")]
+    Double,
+    /// `auto`
+    #[token("auto")]
+    Auto,
+    /// `const`
+    #[token("const")]
+    Const,
+    /// `constexpr`
+    #[token("constexpr")]
+    Constexpr,
+    /// `static`
+    #[token("static")]
+    Static,
+    /// `volatile`
+    #[token("volatile")]
+    Volatile,
+    /// `extern`
+    #[token("extern")]
+    Extern,
+    /// `inline`
+    #[token("inline")]
+    Inline,
+    /// `tile_static`
+    #[token("tile_static")]
+    TileStatic,
+    /// `struct`
+    #[token("struct")]
+    Struct,
+    /// `class`
+    #[token("class")]
+    Class,
+    /// `union`
+    #[token("union")]
+    Union,
+    /// `enum`
+    #[token("enum")]
+    Enum,
+    /// `typedef`
+    #[token("typedef")]
+    Typedef,
+    /// `template`
+    #[token("template")]
+    Template,
+    /// `typename`
+    #[token("typename")]
+    Typename,
+    /// `using`
+    #[token("using")]
+    Using,
+    /// `namespace`
+    #[token("namespace")]
+    Namespace,
+    /// `public`
+    #[token("public")]
+    Public,
+    /// `private`
+    #[token("private")]
+    Private,
+    /// `protected`
+    #[token("protected")]
+    Protected,
+    /// `virtual`
+    #[token("virtual")]
+    Virtual,
+    /// `operator`
+    #[token("operator")]
+    Operator,
+    /// `mutable`
+    #[token("mutable")]
+    Mutable,
+    /// `restrict` (C++ AMP's restriction specifier)
+    #[token("restrict")]
+    Restrict,
+    /// `if`
+    #[token("if")]
+    If,
+    /// `else`
+    #[token("else")]
+    Else,
+    /// `for`
+    #[token("for")]
+    For,
+    /// `while`
+    #[token("while")]
+    While,
+    /// `do`
+    #[token("do")]
+    Do,
+    /// `switch`
+    #[token("switch")]
+    Switch,
+    /// `case`
+    #[token("case")]
+    Case,
+    /// `default`
+    #[token("default")]
+    Default,
+    /// `break`
+    #[token("break")]
+    Break,
+    /// `continue`
+    #[token("continue")]
+    Continue,
+    /// `return`
+    #[token("return")]
+    Return,
+    /// `goto`
+    #[token("goto")]
+    Goto,
+    /// `try`
+    #[token("try")]
+    Try,
+    /// `catch`
+    #[token("catch")]
+    Catch,
+    /// `throw`
+    #[token("throw")]
+    Throw,
+    /// `new`
+    #[token("new")]
+    New,
+    /// `delete`
+    #[token("delete")]
+    Delete,
+    /// `this`
+    #[token("this")]
+    This,
+    /// `sizeof`
+    #[token("sizeof")]
+    Sizeof,
+    /// `true`
+    #[token("true")]
+    True,
+    /// `false`
+    #[token("false")]
+    False,
+    /// `nullptr`
+    #[token("nullptr")]
+    Nullptr,
+    /// `static_cast`
+    #[token("static_cast")]
+    StaticCast,
+    /// `const_cast`
+    #[token("const_cast")]
+    ConstCast,
+    /// `reinterpret_cast`
+    #[token("reinterpret_cast")]
+    ReinterpretCast,
+    /// `dynamic_cast`
+    #[token("dynamic_cast")]
+    DynamicCast,
+
+    // Punctuation.
+    /// `{`
+    #[token("{")]
+    LBrace,
+    /// `}`
+    #[token("}")]
+    RBrace,
+    /// `(`
+    #[token("(")]
+    LParen,
+    /// `)`
+    #[token(")")]
+    RParen,
+    /// `[`
+    #[token("[")]
+    LBracket,
+    /// `]`
+    #[token("]")]
+    RBracket,
+    /// `;`
+    #[token(";")]
+    Semi,
+    /// `,`
+    #[token(",")]
+    Comma,
+    /// `:`
+    #[token(":")]
+    Colon,
+    /// `::`
+    #[token("::")]
+    ColonColon,
+    /// `.`
+    #[token(".")]
+    Dot,
+    /// `->`
+    #[token("->")]
+    Arrow,
+    /// `...`
+    #[token("...")]
+    Ellipsis,
+    /// `?`
+    #[token("?")]
+    Question,
+    /// `~`
+    #[token("~")]
+    Tilde,
+    /// `!`
+    #[token("!")]
+    Bang,
+    /// `+`
+    #[token("+")]
+    Plus,
+    /// `-`
+    #[token("-")]
+    Minus,
+    /// `*`
+    #[token("*")]
+    Star,
+    /// `/`
+    #[token("/")]
+    Slash,
+    /// `%`
+    #[token("%")]
+    Percent,
+    /// `^`
+    #[token("^")]
+    Caret,
+    /// `&`
+    #[token("&")]
+    Amp,
+    /// `|`
+    #[token("|")]
+    Pipe,
+    /// `=`
+    #[token("=")]
+    Assign,
+    /// `<`
+    #[token("<")]
+    Lt,
+    /// `>`
+    #[token(">")]
+    Gt,
+    /// `+=`
+    #[token("+=")]
+    PlusAssign,
+    /// `-=`
+    #[token("-=")]
+    MinusAssign,
+    /// `*=`
+    #[token("*=")]
+    StarAssign,
+    /// `/=`
+    #[token("/=")]
+    SlashAssign,
+    /// `%=`
+    #[token("%=")]
+    PercentAssign,
+    /// `^=`
+    #[token("^=")]
+    CaretAssign,
+    /// `&=`
+    #[token("&=")]
+    AmpAssign,
+    /// `|=`
+    #[token("|=")]
+    PipeAssign,
+    /// `<<=`
+    #[token("<<=")]
+    ShlAssign,
+    /// `>>=`
+    #[token(">>=")]
+    ShrAssign,
+    /// `==`
+    #[token("==")]
+    EqEq,
+    /// `!=`
+    #[token("!=")]
+    NotEq,
+    /// `<=`
+    #[token("<=")]
+    Le,
+    /// `>=`
+    #[token(">=")]
+    Ge,
+    /// `&&`
+    #[token("&&")]
+    AndAnd,
+    /// `||`
+    #[token("||")]
+    OrOr,
+    /// `<<`
+    #[token("<<")]
+    Shl,
+    /// `>>`
+    #[token(">>")]
+    Shr,
+    /// `++`
+    #[token("++")]
+    PlusPlus,
+    /// `--`
+    #[token("--")]
+    MinusMinus,
+    /// `#` (starts a directive at the beginning of a line)
+    #[token("#")]
+    Hash,
+    /// `##`
+    #[token("##")]
+    HashHash,
+}
+
+impl<'s> Tok<'s> {
+    /// How the token is shown in "expected ..., found ..." messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Tok::Ident(s) | Tok::TypeName(s) | Tok::NsQual(s) | Tok::TemplateName(s) => format!("identifier `{s}`"),
+            Tok::Int(s) | Tok::Float(s) | Tok::BadNumber(s) => format!("number `{s}`"),
+            Tok::Str(_) => "string literal".into(),
+            Tok::Char(_) => "character literal".into(),
+            Tok::Newline => "end of line".into(),
+            other => format!("`{other}`"),
+        }
+    }
+}
+
+impl fmt::Display for Tok<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = match self {
+            Tok::Ident(s)
+            | Tok::TypeName(s)
+            | Tok::TemplateName(s)
+            | Tok::NsQual(s)
+            | Tok::Int(s)
+            | Tok::Float(s)
+            | Tok::BadNumber(s)
+            | Tok::Str(s)
+            | Tok::Char(s) => s,
+            Tok::Newline => "\\n",
+            Tok::LineComment => "//",
+            Tok::UnterminatedComment => "/*",
+            Tok::UnterminatedLiteral => "\"",
+            Tok::TplOpen => "<",
+            Tok::TplClose => ">",
+            Tok::Void => "void",
+            Tok::Bool => "bool",
+            Tok::CharKw => "char",
+            Tok::Short => "short",
+            Tok::IntKw => "int",
+            Tok::Long => "long",
+            Tok::Signed => "signed",
+            Tok::Unsigned => "unsigned",
+            Tok::FloatKw => "float",
+            Tok::Double => "double",
+            Tok::Auto => "auto",
+            Tok::Const => "const",
+            Tok::Constexpr => "constexpr",
+            Tok::Static => "static",
+            Tok::Volatile => "volatile",
+            Tok::Extern => "extern",
+            Tok::Inline => "inline",
+            Tok::TileStatic => "tile_static",
+            Tok::Struct => "struct",
+            Tok::Class => "class",
+            Tok::Union => "union",
+            Tok::Enum => "enum",
+            Tok::Typedef => "typedef",
+            Tok::Template => "template",
+            Tok::Typename => "typename",
+            Tok::Using => "using",
+            Tok::Namespace => "namespace",
+            Tok::Public => "public",
+            Tok::Private => "private",
+            Tok::Protected => "protected",
+            Tok::Virtual => "virtual",
+            Tok::Operator => "operator",
+            Tok::Mutable => "mutable",
+            Tok::Restrict => "restrict",
+            Tok::If => "if",
+            Tok::Else => "else",
+            Tok::For => "for",
+            Tok::While => "while",
+            Tok::Do => "do",
+            Tok::Switch => "switch",
+            Tok::Case => "case",
+            Tok::Default => "default",
+            Tok::Break => "break",
+            Tok::Continue => "continue",
+            Tok::Return => "return",
+            Tok::Goto => "goto",
+            Tok::Try => "try",
+            Tok::Catch => "catch",
+            Tok::Throw => "throw",
+            Tok::New => "new",
+            Tok::Delete => "delete",
+            Tok::This => "this",
+            Tok::Sizeof => "sizeof",
+            Tok::True => "true",
+            Tok::False => "false",
+            Tok::Nullptr => "nullptr",
+            Tok::StaticCast => "static_cast",
+            Tok::ConstCast => "const_cast",
+            Tok::ReinterpretCast => "reinterpret_cast",
+            Tok::DynamicCast => "dynamic_cast",
+            Tok::LBrace => "{",
+            Tok::RBrace => "}",
+            Tok::LParen => "(",
+            Tok::RParen => ")",
+            Tok::LBracket => "[",
+            Tok::RBracket => "]",
+            Tok::Semi => ";",
+            Tok::Comma => ",",
+            Tok::Colon => ":",
+            Tok::ColonColon => "::",
+            Tok::Dot => ".",
+            Tok::Arrow => "->",
+            Tok::Ellipsis => "...",
+            Tok::Question => "?",
+            Tok::Tilde => "~",
+            Tok::Bang => "!",
+            Tok::Plus => "+",
+            Tok::Minus => "-",
+            Tok::Star => "*",
+            Tok::Slash => "/",
+            Tok::Percent => "%",
+            Tok::Caret => "^",
+            Tok::Amp => "&",
+            Tok::Pipe => "|",
+            Tok::Assign => "=",
+            Tok::Lt => "<",
+            Tok::Gt => ">",
+            Tok::PlusAssign => "+=",
+            Tok::MinusAssign => "-=",
+            Tok::StarAssign => "*=",
+            Tok::SlashAssign => "/=",
+            Tok::PercentAssign => "%=",
+            Tok::CaretAssign => "^=",
+            Tok::AmpAssign => "&=",
+            Tok::PipeAssign => "|=",
+            Tok::ShlAssign => "<<=",
+            Tok::ShrAssign => ">>=",
+            Tok::EqEq => "==",
+            Tok::NotEq => "!=",
+            Tok::Le => "<=",
+            Tok::Ge => ">=",
+            Tok::AndAnd => "&&",
+            Tok::OrOr => "||",
+            Tok::Shl => "<<",
+            Tok::Shr => ">>",
+            Tok::PlusPlus => "++",
+            Tok::MinusMinus => "--",
+            Tok::Hash => "#",
+            Tok::HashHash => "##",
+        };
+        f.write_str(text)
+    }
+}
