@@ -82,10 +82,10 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known_types: &mut HashSet<Strin
                     tokens[i].tok = Tok::TypeName(name);
                 }
             }
-            Tok::StaticCast | Tok::ConstCast | Tok::ReinterpretCast | Tok::DynamicCast => {
-                if next == Some(Tok::Lt) {
-                    mark_template_args(tokens, i + 1, &mut splits);
-                }
+            Tok::StaticCast | Tok::ConstCast | Tok::ReinterpretCast | Tok::DynamicCast
+                if next == Some(Tok::Lt) =>
+            {
+                mark_template_args(tokens, i + 1, &mut splits);
             }
             _ => {}
         }
@@ -250,10 +250,12 @@ fn mark_template_args(tokens: &mut [Token<'_>], open: usize, splits: &mut Vec<us
 fn mark_qualifiers(tokens: &mut [Token<'_>]) {
     for i in (0..tokens.len()).rev() {
         let is_type_part = matches!(tokens[i].tok, Tok::TypeName(_) | Tok::TemplateName(_) | Tok::NsQual(_));
-        if is_type_part && i >= 2 && tokens[i - 1].tok == Tok::ColonColon {
-            if let Tok::Ident(q) = tokens[i - 2].tok {
-                tokens[i - 2].tok = Tok::NsQual(q);
-            }
+        if is_type_part
+            && i >= 2
+            && tokens[i - 1].tok == Tok::ColonColon
+            && let Tok::Ident(q) = tokens[i - 2].tok
+        {
+            tokens[i - 2].tok = Tok::NsQual(q);
         }
     }
 }

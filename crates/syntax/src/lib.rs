@@ -23,7 +23,8 @@ mod parse;
 pub mod preprocess;
 pub mod token;
 
-#[allow(missing_docs, clippy::all, clippy::pedantic, unused)]
+// Generated code: lints are for the grammar, not for lalrpop's output.
+#[allow(missing_docs, clippy::all, clippy::pedantic, clippy::unwrap_used, unused)]
 mod grammar {
     include!(concat!(env!("OUT_DIR"), "/amp.rs"));
 }

@@ -351,7 +351,7 @@ impl<'s> Pp<'_, 's> {
         let Some(mac) = self.macros.defs.get(name).cloned() else {
             return frame.out.push(pt);
         };
-        if self.disabled.get(name).is_some_and(|&n| n > 0) {
+        if self.is_disabled(name) {
             return frame.out.push(PTok {
                 painted: true,
                 ..pt
@@ -502,6 +502,11 @@ impl<'s> Pp<'_, 's> {
         false
     }
 
+    /// Whether an expansion of macro `name` is being rescanned.
+    fn is_disabled(&self, name: &str) -> bool {
+        self.disabled.get(name).is_some_and(|&n| n > 0)
+    }
+
     fn push_context(&mut self, frame: &mut Frame<'s>, name: &'s str, toks: Vec<PTok<'s>>) {
         *self.disabled.entry(name).or_default() += 1;
         self.depth += 1;
@@ -533,8 +538,8 @@ impl<'s> Pp<'_, 's> {
             let ctx = frame.contexts.last_mut()?;
             if let Some(&pt) = ctx.toks.get(ctx.idx) {
                 ctx.idx += 1;
-                let painted = pt.painted
-                    || matches!(pt.tok.tok, Tok::Ident(n) if self.disabled.get(n).is_some_and(|&k| k > 0));
+                let painted =
+                    pt.painted || matches!(pt.tok.tok, Tok::Ident(n) if self.is_disabled(n));
                 return Some(PTok { painted, ..pt });
             }
             self.pop_context(frame);
@@ -1256,6 +1261,7 @@ fn is_keyword(tok: &Tok<'_>) -> bool {
     match tok {
         Tok::Ident(_)
         | Tok::TypeName(_)
+        | Tok::NsQual(_)
         | Tok::TemplateName(_)
         | Tok::Int(_)
         | Tok::Float(_)
