@@ -1,0 +1,286 @@
+//! Tests of the `tessera` command as a whole: exit statuses, `explain`,
+//! `dump`, the JSON output and the size limit. What `check` prints for each
+//! kind of error is covered by the UI tests (`tests/ui`, run by `ui.rs`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use tessera_diagnostics::codes::REGISTRY;
+
+/// The repository root: this crate is `crates/cli`.
+fn repo_root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .nth(2)
+        .expect("crates/cli has two ancestors")
+        .to_path_buf()
+}
+
+/// Runs `tessera ARGS` from the repository root, without colour.
+fn tessera(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .current_dir(repo_root())
+        .env("NO_COLOR", "1")
+        .env_remove("CLICOLOR_FORCE")
+        .args(args)
+        .output()
+        .expect("tessera runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn every_sample_checks_cleanly() {
+    let root = repo_root();
+    let mut samples: Vec<PathBuf> = std::fs::read_dir(root.join("samples"))
+        .expect("samples/ exists")
+        .map(|entry| entry.expect("directory entry").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "amp"))
+        .collect();
+    samples.sort();
+    assert!(!samples.is_empty(), "no samples found");
+    let mut failures = Vec::new();
+    for sample in &samples {
+        let name = format!(
+            "samples/{}",
+            sample.file_name().expect("a file name").to_string_lossy()
+        );
+        let output = tessera(&["check", "--color", "never", &name]);
+        if output.status.code() != Some(0) || !output.stderr.is_empty() {
+            failures.push(format!("{name}: {}\n{}", output.status, stderr(&output)));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "samples that do not check:\n{}",
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn missing_file_is_a_usage_error() {
+    let output = tessera(&["check", "--color", "never", "tests/ui/no_such_file.amp"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("cannot read `tests/ui/no_such_file.amp`"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn bad_invocations_are_usage_errors() {
+    for args in [
+        &[][..],
+        &["frobnicate"][..],
+        &["check"][..],
+        &["explain"][..],
+    ] {
+        let output = tessera(args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "tessera {args:?}: {}",
+            stderr(&output)
+        );
+        assert!(!output.stderr.is_empty(), "tessera {args:?} says nothing");
+    }
+}
+
+#[test]
+fn explain_prints_the_page() {
+    for code in ["E0101", "e0101"] {
+        let output = tessera(&["explain", code]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "explain {code}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stdout(&output).starts_with("# E0101"),
+            "explain {code}: {}",
+            stdout(&output)
+        );
+        assert!(
+            output.stderr.is_empty(),
+            "explain {code}: {}",
+            stderr(&output)
+        );
+    }
+}
+
+#[test]
+fn explain_rejects_unknown_codes() {
+    for code in ["E9999", "E01", "hello", ""] {
+        let output = tessera(&["explain", code]);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "explain {code:?}: {}",
+            stdout(&output)
+        );
+        assert!(
+            output.stdout.is_empty(),
+            "explain {code:?}: {}",
+            stdout(&output)
+        );
+        assert!(
+            stderr(&output).contains("is not a Tessera error code"),
+            "explain {code:?}: {}",
+            stderr(&output)
+        );
+    }
+}
+
+#[test]
+fn every_registered_code_has_its_page() {
+    let root = repo_root();
+    for info in REGISTRY {
+        let code = info.code.as_str();
+        let page = std::fs::read_to_string(root.join(format!("docs/errors/{code}.md")))
+            .unwrap_or_else(|err| panic!("docs/errors/{code}.md: {err}"));
+        let output = tessera(&["explain", code]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "explain {code}: {}",
+            stderr(&output)
+        );
+        assert_eq!(
+            stdout(&output),
+            page,
+            "explain {code} differs from docs/errors/{code}.md"
+        );
+    }
+}
+
+#[test]
+fn every_page_is_registered() {
+    let registered: Vec<&str> = REGISTRY.iter().map(|info| info.code.as_str()).collect();
+    for entry in std::fs::read_dir(repo_root().join("docs/errors")).expect("docs/errors exists") {
+        let path = entry.expect("directory entry").path();
+        let stem = path
+            .file_stem()
+            .expect("a file name")
+            .to_string_lossy()
+            .into_owned();
+        assert!(
+            path.extension().is_some_and(|e| e == "md") && registered.contains(&stem.as_str()),
+            "{} is not the page of a registered code",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn dump_ast_prints_a_tree() {
+    let output = tessera(&["dump", "ast", "samples/hello_extent.amp"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(!output.stdout.is_empty());
+    assert!(output.stderr.is_empty(), "{}", stderr(&output));
+}
+
+#[test]
+fn json_output_is_one_object_per_line() {
+    let output = tessera(&[
+        "check",
+        "--format",
+        "json",
+        "tests/ui/parse/several_errors.amp",
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        output.stderr.is_empty(),
+        "JSON mode writes nothing to stderr: {}",
+        stderr(&output)
+    );
+    let text = stdout(&output);
+    assert!(text.ends_with('\n'), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() >= 2, "expected several diagnostics: {text}");
+    for line in lines {
+        let value: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|err| panic!("not JSON ({err}): {line}"));
+        let object = value
+            .as_object()
+            .unwrap_or_else(|| panic!("not an object: {line}"));
+        let code = object
+            .get("code")
+            .and_then(|c| c.as_str())
+            .unwrap_or_default();
+        assert!(
+            REGISTRY.iter().any(|info| info.code.as_str() == code),
+            "unregistered code {code:?}: {line}"
+        );
+        assert!(
+            matches!(
+                object.get("severity").and_then(|s| s.as_str()),
+                Some("error" | "warning")
+            ),
+            "severity: {line}"
+        );
+        assert!(
+            object
+                .get("message")
+                .and_then(|m| m.as_str())
+                .is_some_and(|m| !m.is_empty()),
+            "message: {line}"
+        );
+        let span = object
+            .get("span")
+            .and_then(|s| s.as_object())
+            .unwrap_or_else(|| panic!("span: {line}"));
+        for field in ["start", "end", "line", "column", "end_line", "end_column"] {
+            assert!(
+                span.get(field).is_some_and(|n| n.is_u64()),
+                "span.{field}: {line}"
+            );
+        }
+    }
+}
+
+/// Removes a file when dropped, so a failing test leaves no 64 MiB behind.
+struct TempFile(PathBuf);
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[test]
+fn file_over_the_size_limit_is_rejected() {
+    let limit = tessera_syntax::MAX_SOURCE_LEN;
+    assert_eq!(
+        limit,
+        64 << 20,
+        "the test and docs/errors/E0007.md assume 64 MiB"
+    );
+    let path = std::env::temp_dir().join(format!("tessera-e0007-{}.amp", std::process::id()));
+    let file = TempFile(path);
+    // Spaces only: valid UTF-8, and the file would otherwise be an empty program.
+    std::fs::write(&file.0, vec![b' '; limit + 1]).expect("can write to the temporary directory");
+    let name = file.0.to_string_lossy().into_owned();
+    // JSON rather than the human format: rendering a snippet of a 64 MiB file
+    // takes ten seconds or more in a debug build (the renderer indexes the
+    // whole text), while the check itself stops at the size.
+    let output = tessera(&["check", "--format", "json", &name]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}{}", stderr(&output));
+    let value: serde_json::Value = serde_json::from_str(text.trim_end()).expect("one JSON object");
+    assert_eq!(value["code"], "E0007", "{text}");
+    assert_eq!(value["message"], "source file too large", "{text}");
+    assert_eq!(
+        value["label"],
+        format!("this file has {} bytes", limit + 1),
+        "{text}"
+    );
+    drop(file);
+}
