@@ -36,8 +36,12 @@ pub fn check(file: FileId, tokens: &[Token<'_>], text_len: usize, diags: &mut Ve
                     first.get_or_insert(t.start);
                     // Resynchronise: if the closer matches something further
                     // down, assume the delimiters in between were left open.
-                    if let Some(pos) = stack.iter().rposition(|o| closer_of(o.tok) == t.tok) {
-                        stack.truncate(pos);
+                    // Otherwise take it as a typo for the innermost closer.
+                    match stack.iter().rposition(|o| closer_of(o.tok) == t.tok) {
+                        Some(pos) => stack.truncate(pos),
+                        None => {
+                            stack.pop();
+                        }
                     }
                 }
                 None => {

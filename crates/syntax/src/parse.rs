@@ -1,5 +1,19 @@
 //! The front end's entry point: runs every stage and turns the parser's
 //! errors into diagnostics.
+//!
+//! Syntax errors are reported with two techniques:
+//!
+//! - **repair**: when the first error is a missing `;` (or a missing `)`/`]`
+//!   while brackets are unbalanced), the token is inserted and the file parsed
+//!   again, so the rest of the file parses as the user meant it and the one
+//!   mistake gives one message;
+//! - **recovery**: otherwise lalrpop's error recovery skips the broken
+//!   statement or top-level item and goes on.
+//!
+//! Then follow-on errors are filtered: at most one syntax error per line, none
+//! right after a lexical or preprocessor error (a broken literal or a dropped
+//! macro call leaves a broken statement behind), none after a delimiter error
+//! or a cut-off macro expansion.
 
 use crate::actions::NoError;
 use crate::ast::TranslationUnit;
@@ -8,6 +22,7 @@ use crate::preprocess::{MacroTable, preprocess};
 use crate::token::Tok;
 use crate::{classify, delimiters, grammar};
 use lalrpop_util::{ErrorRecovery, ParseError};
+use std::cell::RefCell;
 use std::collections::HashSet;
 use tessera_diagnostics::{Diagnostic, FileId, Sources, Span, codes};
 
@@ -18,13 +33,23 @@ pub const MAX_SOURCE_LEN: usize = 64 << 20;
 /// are likely consequences of the first ones.
 const MAX_SYNTAX_ERRORS: usize = 100;
 
+/// The parser stops reading once it has recovered from this many errors: each
+/// recovery costs time, and nobody reads the thousandth message.
+const MAX_RECOVERIES: usize = 1000;
+
+/// At most this many tokens are inserted by repair (each costs a re-parse).
+const MAX_REPAIRS: usize = 20;
+
+type Recovered<'s> = ErrorRecovery<usize, Tok<'s>, NoError>;
+type SyntaxError<'s> = ParseError<usize, Tok<'s>, NoError>;
+
 /// The result of parsing a file: the tree (with `Error` nodes where parsing
 /// failed) and every diagnostic found on the way.
 #[derive(Debug)]
 pub struct Parsed {
     /// The syntax tree.
     pub unit: TranslationUnit,
-    /// Diagnostics in the order found.
+    /// Diagnostics, ordered by position.
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -53,6 +78,53 @@ pub fn parse_file(sources: &Sources, file: FileId, replaced: &[usize]) -> Parsed
     parse_in(&mut session, file, text, replaced)
 }
 
+/// One run of the parser over a token stream.
+struct Attempt<'s> {
+    unit: TranslationUnit,
+    /// Diagnostics from the grammar's actions (E0104, E0105, ...).
+    action_diags: Vec<Diagnostic>,
+    /// Syntax errors in the order met.
+    errors: Vec<SyntaxError<'s>>,
+    /// The parser stopped early after too many errors.
+    truncated: bool,
+}
+
+fn run_parser<'s>(file: FileId, tokens: &[Token<'s>]) -> Attempt<'s> {
+    let recovered: RefCell<Vec<Recovered<'s>>> = RefCell::new(Vec::new());
+    let mut action_diags = Vec::new();
+    let mut truncated = false;
+    let result = {
+        let truncated = &mut truncated;
+        let recovered_ref = &recovered;
+        let stream = tokens.iter().map_while(|t| {
+            if recovered_ref.borrow().len() >= MAX_RECOVERIES {
+                *truncated = true;
+                return None;
+            }
+            Some(Ok::<_, NoError>((t.start as usize, t.tok, t.end as usize)))
+        });
+        grammar::TranslationUnitParser::new().parse(file, &mut action_diags, &recovered, stream)
+    };
+    let mut errors: Vec<SyntaxError<'s>> = recovered.into_inner().into_iter().map(|r| r.error).collect();
+    let unit = match result {
+        Ok(unit) => unit,
+        Err(e) => {
+            errors.push(e);
+            TranslationUnit { items: Vec::new() }
+        }
+    };
+    if truncated {
+        // The end of input was simulated: its complaint is not the user's.
+        errors.retain(|e| !matches!(e, ParseError::UnrecognizedEof { .. }));
+    }
+    Attempt {
+        unit,
+        action_diags,
+        errors,
+        truncated,
+    }
+}
+
 /// Parses `text` (the text of `file`) in a session, so that macros and struct
 /// names from earlier inputs are known and new ones are remembered.
 pub fn parse_in<'s>(session: &mut ParseSession<'s>, file: FileId, text: &'s str, replaced: &[usize]) -> Parsed {
@@ -71,37 +143,74 @@ pub fn parse_in<'s>(session: &mut ParseSession<'s>, file: FileId, text: &'s str,
     let raw = lex(file, text, replaced, &mut diags);
     let mut tokens = preprocess(file, text, &raw, &mut session.macros, &mut diags);
     drop(raw);
-    let delimiter_error = delimiters::check(file, &tokens, text.len(), &mut diags);
     classify::classify(&mut tokens, &mut session.types);
 
-    let mut recovered: Vec<ErrorRecovery<usize, Tok<'s>, NoError>> = Vec::new();
-    let stream = tokens
+    // Lines with a lexical or preprocessor problem: syntax errors there (and on
+    // the next line) are its echoes.
+    let line_of = |offset: u32| text.get(..offset as usize).map_or(0, |s| s.matches('\n').count());
+    let early_lines: HashSet<usize> = diags
         .iter()
-        .map(|t| Ok::<_, NoError>((t.start as usize, t.tok, t.end as usize)));
-    let parser = grammar::TranslationUnitParser::new();
-    let result = parser.parse(file, &mut diags, &mut recovered, stream);
-    let mut syntax_errors: Vec<ParseError<usize, Tok<'s>, NoError>> =
-        recovered.into_iter().map(|r| r.error).collect();
-    let unit = match result {
-        Ok(unit) => unit,
-        Err(e) => {
-            syntax_errors.push(e);
-            TranslationUnit { items: Vec::new() }
+        .filter(|d| d.is_error())
+        .flat_map(|d| {
+            let l = line_of(d.primary.span.start);
+            [l, l + 1]
+        })
+        .collect();
+    let expansion_cut = diags
+        .iter()
+        .filter(|d| d.code == codes::E0055)
+        .map(|d| d.primary.span.start)
+        .min();
+    let first_early = diags.iter().filter(|d| d.is_error()).map(|d| d.primary.span.start).min();
+
+    let mut repairs: Vec<Diagnostic> = Vec::new();
+    let mut repaired_at: HashSet<usize> = HashSet::new();
+    let (attempt, delim_diags, delimiter_error) = loop {
+        let mut delim_diags = Vec::new();
+        let delimiter_error = delimiters::check(file, &tokens, text.len(), &mut delim_diags);
+        let attempt = run_parser(file, &tokens);
+        let reporter = Reporter { file, text, tokens: &tokens };
+        let repair = attempt
+            .errors
+            .first()
+            .filter(|_| repairs.len() < MAX_REPAIRS)
+            .and_then(|first| reporter.repair(first, delimiter_error.is_some()))
+            .filter(|(index, _, _)| repaired_at.insert(*index));
+        match repair {
+            Some((index, tok, diag)) => {
+                let at = tokens.get(index).map_or(text.len() as u32, |t| t.start);
+                let at = reporter.previous_end(at as usize) as u32;
+                tokens.insert(index, Token { tok, start: at, end: at });
+                repairs.push(diag);
+            }
+            None => break (attempt, delim_diags, delimiter_error),
         }
     };
+
+    // A delimiter left open by a broken comment, literal or macro call is the
+    // broken thing's fault, not the user's.
+    let delim_diags = delim_diags
+        .into_iter()
+        .filter(|d| !(d.code == codes::E0102 && first_early.is_some_and(|e| e > d.primary.span.start)));
+    diags.extend(delim_diags);
+    diags.extend(attempt.action_diags);
+    // A repair's secondary label is the token found; judge it by that place.
+    let found_at = |d: &Diagnostic| d.secondary.first().map_or(d.primary.span.start, |l| l.span.start);
+    diags.extend(repairs.into_iter().filter(|d| {
+        !early_lines.contains(&line_of(found_at(d))) && expansion_cut.is_none_or(|cut| found_at(d) < cut)
+    }));
+
     let reporter = Reporter { file, text, tokens: &tokens };
+    let cutoff = [delimiter_error, expansion_cut].into_iter().flatten().min();
     let mut last_line = None;
     let mut reported = 0;
-    for err in syntax_errors {
-        let Some(diag) = reporter.diagnose(err) else { continue };
-        // Errors after a delimiter error are mostly its echoes.
-        if delimiter_error.is_some_and(|at| diag.primary.span.start >= at) {
+    for err in attempt.errors {
+        let Some((found_at, diag)) = reporter.diagnose(err) else { continue };
+        if cutoff.is_some_and(|at| found_at >= at as usize) {
             continue;
         }
-        // One syntax error per line: recovery can stumble more than once on
-        // the same broken statement.
-        let line = text.get(..diag.primary.span.start as usize).map_or(0, |s| s.matches('\n').count());
-        if last_line == Some(line) {
+        let line = line_of(found_at as u32);
+        if early_lines.contains(&line) || last_line == Some(line) {
             continue;
         }
         last_line = Some(line);
@@ -111,9 +220,17 @@ pub fn parse_in<'s>(session: &mut ParseSession<'s>, file: FileId, text: &'s str,
         }
         diags.push(diag);
     }
+    if attempt.truncated || reported > MAX_SYNTAX_ERRORS {
+        if let Some(last) = diags.iter_mut().rev().find(|d| d.is_error()) {
+            last.notes.push("too many syntax errors; stopped reading the file here".into());
+        }
+    }
     // Stages report in their own order; people read top to bottom.
     diags.sort_by_key(|d| (d.primary.span.file, d.primary.span.start));
-    Parsed { unit, diagnostics: diags }
+    Parsed {
+        unit: attempt.unit,
+        diagnostics: diags,
+    }
 }
 
 struct Reporter<'a, 's> {
@@ -122,92 +239,172 @@ struct Reporter<'a, 's> {
     tokens: &'a [Token<'s>],
 }
 
+/// Keywords of C++ features outside the Tessera language.
+fn unsupported_feature(tok: Tok<'_>) -> Option<&'static str> {
+    Some(match tok {
+        Tok::Template | Tok::Typename => "templates",
+        Tok::Enum => "enumerations",
+        Tok::Union => "unions",
+        Tok::Typedef => "`typedef`",
+        Tok::Namespace => "namespace definitions",
+        Tok::Operator => "operator overloading",
+        Tok::Virtual => "virtual functions",
+        _ => return None,
+    })
+}
+
+fn names(expected: &[String]) -> Vec<&str> {
+    expected.iter().map(|e| e.trim_matches('"')).collect()
+}
+
 impl Reporter<'_, '_> {
-    fn diagnose(&self, err: ParseError<usize, Tok<'_>, NoError>) -> Option<Diagnostic> {
+    /// The diagnostic for a syntax error, with the offset of the token found.
+    fn diagnose(&self, err: SyntaxError<'_>) -> Option<(usize, Diagnostic)> {
         match err {
-            ParseError::UnrecognizedToken { token: (l, tok, r), expected } => Some(self.unexpected(l, r, &tok.describe(), &expected)),
-            ParseError::ExtraToken { token: (l, tok, r) } => Some(
+            ParseError::UnrecognizedToken {
+                token: (l, tok, r),
+                expected,
+            } => Some((l, self.unexpected(l, r, tok, &expected))),
+            ParseError::ExtraToken { token: (l, tok, r) } => Some((
+                l,
                 Diagnostic::error(codes::E0100, Span::new(self.file, l..r), format!("unexpected {}", tok.describe()))
                     .with_label("not expected here"),
-            ),
+            )),
             ParseError::UnrecognizedEof { location, expected } => {
                 let at = location.min(self.text.len());
                 let what = summarize(&expected);
-                Some(
+                Some((
+                    at,
                     Diagnostic::error(codes::E0103, Span::new(self.file, at..at), format!("unexpected end of file; expected {what}"))
                         .with_label(format!("expected {what} here"))
                         .with_help("the file ends in the middle of a declaration or statement"),
-                )
+                ))
             }
             ParseError::InvalidToken { .. } | ParseError::User { .. } => None,
         }
     }
 
-    fn unexpected(&self, l: usize, r: usize, found: &str, expected: &[String]) -> Diagnostic {
-        let found_span = Span::new(self.file, l..r);
-        let wants = |s: &str| expected.iter().any(|e| e.trim_matches('"') == s);
-        let prev_end = self.previous_end(l);
-        if wants(";") {
-            // Point where the `;` belongs, right after the previous token, as
-            // the token found is often on the next line.
-            let at = Span::new(self.file, prev_end..prev_end);
-            return Diagnostic::error(codes::E0101, at, format!("expected `;`, found {found}"))
+    /// If `err` is best mended by inserting a token, where (an index into the
+    /// tokens), what, and the diagnostic that reports the mistake.
+    fn repair<'s>(&self, err: &SyntaxError<'s>, unbalanced: bool) -> Option<(usize, Tok<'s>, Diagnostic)> {
+        let ParseError::UnrecognizedToken {
+            token: (l, tok, r),
+            expected,
+        } = err
+        else {
+            return None;
+        };
+        let index = self.index_of(*l)?;
+        let prev = index.checked_sub(1).and_then(|i| self.tokens.get(i))?;
+        let wants = names(expected);
+        let found_span = Span::new(self.file, *l..*r);
+        let prev_end = prev.end as usize;
+        let here = Span::new(self.file, prev_end..prev_end);
+        // Where a statement or declaration may start, `;` is merely allowed
+        // (as an empty one), not missing.
+        let at_start = wants.contains(&"using") || wants.contains(&"if");
+        if wants.contains(&";") && !at_start && unsupported_feature(*tok).is_none() {
+            let diag = Diagnostic::error(codes::E0101, here, format!("expected `;`, found {}", tok.describe()))
                 .with_label("add `;` here")
                 .with_secondary(found_span, "unexpected here");
+            return Some((index, Tok::Semi, diag));
+        }
+        // A wrong closer (`(x]`) is a typo the delimiter check already names.
+        let found_closer = matches!(tok, Tok::RParen | Tok::RBracket | Tok::RBrace);
+        if unbalanced && !found_closer {
+            for (closer, tok_closer) in [(")", Tok::RParen), ("]", Tok::RBracket)] {
+                if wants.contains(&closer) {
+                    let diag =
+                        Diagnostic::error(codes::E0100, found_span, format!("expected `{closer}`, found {}", tok.describe()))
+                            .with_label(format!("expected `{closer}`"))
+                            .with_secondary(here, format!("perhaps a `{closer}` is missing here"));
+                    return Some((index, tok_closer, diag));
+                }
+            }
+        }
+        None
+    }
+
+    fn unexpected(&self, l: usize, r: usize, tok: Tok<'_>, expected: &[String]) -> Diagnostic {
+        let found_span = Span::new(self.file, l..r);
+        let found = tok.describe();
+        if let Some(feature) = unsupported_feature(tok) {
+            return Diagnostic::error(codes::E0106, found_span, format!("{feature} are not part of the Tessera language"))
+                .with_label("not supported")
+                .with_note("Tessera reads the subset of C++ that C++ AMP programs use; see docs/language.md")
+                .with_help("write the code without this construct (for templates: write the function for the types you need)");
         }
         let what = summarize(expected);
+        let prev_end = self.previous_end(l);
         let mut diag = Diagnostic::error(codes::E0100, found_span, format!("expected {what}, found {found}"))
             .with_label(format!("expected {what}"));
-        if (wants(")") || wants("]") || wants("template >")) && prev_end < l {
-            let closer = if wants(")") { ")" } else if wants("]") { "]" } else { ">" };
+        let wants = names(expected);
+        let closer = [")", "]", "template >"].into_iter().find(|c| wants.contains(c));
+        if let Some(closer) = closer
+            && prev_end < l
+        {
+            let closer = closer.trim_start_matches("template ");
             let at = Span::new(self.file, prev_end..prev_end);
             diag = diag.with_secondary(at, format!("perhaps a `{closer}` is missing here"));
         }
         diag
     }
 
-    /// End of the token before the one starting at `start`.
-    fn previous_end(&self, start: usize) -> usize {
+    /// Index of the token starting at byte `start`.
+    fn index_of(&self, start: usize) -> Option<usize> {
         let start = start as u32;
         let idx = self.tokens.partition_point(|t| t.start < start);
-        let exact = self.tokens.get(idx).is_some_and(|t| t.start == start);
-        let idx = if exact { Some(idx) } else { self.tokens.iter().position(|t| t.start == start) };
-        match idx {
+        if self.tokens.get(idx).is_some_and(|t| t.start == start) {
+            Some(idx)
+        } else {
+            // Macro expansions can put tokens out of order: look everywhere.
+            self.tokens.iter().position(|t| t.start == start)
+        }
+    }
+
+    /// End of the token before the one starting at `start`.
+    fn previous_end(&self, start: usize) -> usize {
+        match self.index_of(start) {
             Some(i) if i > 0 => self.tokens[i - 1].end as usize,
-            _ => start as usize,
+            _ => start,
         }
     }
 }
 
-/// "`)`, `,` or an operator": the expected tokens, grouped so the list stays short.
+/// "`)` or `,`", "an expression", "a declaration": the expected tokens,
+/// grouped so the list stays short.
 fn summarize(expected: &[String]) -> String {
-    let names: Vec<&str> = expected.iter().map(|e| e.trim_matches('"')).collect();
+    let names = names(expected);
     let has = |s: &str| names.contains(&s);
+    if has("using") && has("struct") {
+        return "a declaration".into();
+    }
     let expression_start = has("identifier") && has("integer literal");
-    let type_start = has("int") && has("float") && has("void");
-    let operator = has("+") && has("*");
+    let closers = [";", ")", "]", "}", ",", ":", "template >"];
+    let any_closer = closers.iter().any(|c| has(c));
     let mut parts: Vec<String> = Vec::new();
-    for closer in [";", ")", "]", "}", ",", "{", "(", ":", "template >", "=", "identifier"] {
-        if has(closer) && !(closer == "identifier" && expression_start) {
-            let shown = match closer {
-                "template >" => "`>`".to_string(),
-                "identifier" => "an identifier".to_string(),
-                other => format!("`{other}`"),
-            };
-            parts.push(shown);
+    for closer in closers {
+        if has(closer) {
+            parts.push(format!("`{}`", closer.trim_start_matches("template ")));
         }
     }
-    if expression_start {
-        parts.push("an expression".into());
-    }
-    if type_start {
-        parts.push("a type".into());
-    }
-    if operator {
-        parts.push("an operator".into());
+    if !any_closer {
+        if expression_start {
+            parts.push("an expression".into());
+        } else {
+            for other in ["{", "(", "=", "identifier"] {
+                if has(other) {
+                    parts.push(if other == "identifier" { "an identifier".into() } else { format!("`{other}`") });
+                }
+            }
+        }
     }
     if parts.is_empty() {
-        parts = names.iter().take(6).map(|n| format!("`{n}`")).collect();
+        if has("+") && has("*") {
+            parts.push("an operator".into());
+        } else {
+            parts = names.iter().take(6).map(|n| format!("`{n}`")).collect();
+        }
     }
     match parts.len() {
         0 => "something else".into(),
