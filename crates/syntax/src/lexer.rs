@@ -41,8 +41,18 @@ pub fn lex<'s>(
     replaced: &[usize],
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Token<'s>> {
+    // One report per run of bad bytes: each replacement character stands for
+    // one invalid sequence, and a run of them is one problem.
+    let width = char::REPLACEMENT_CHARACTER.len_utf8();
+    let mut runs: Vec<(usize, usize)> = Vec::new();
     for &offset in replaced {
-        let span = Span::new(file, offset..offset + char::REPLACEMENT_CHARACTER.len_utf8());
+        match runs.last_mut() {
+            Some((_, end)) if *end == offset => *end = offset + width,
+            _ => runs.push((offset, offset + width)),
+        }
+    }
+    for (start, end) in runs {
+        let span = Span::new(file, start..end);
         diags.push(
             Diagnostic::error(codes::E0002, span, "source is not valid UTF-8")
                 .with_label("these bytes are not UTF-8")
@@ -74,6 +84,10 @@ pub fn lex<'s>(
                 );
                 out.push(Token { tok: Tok::Int("0"), start, end });
             }
+            Ok(tok @ (Tok::Str(raw) | Tok::Char(raw))) => {
+                check_escapes(file, raw, range.start, diags);
+                out.push(Token { tok, start, end });
+            }
             Ok(tok) => out.push(Token { tok, start, end }),
             Err(()) => {
                 let ch = text.get(range.clone()).and_then(|s| s.chars().next()).unwrap_or('\u{FFFD}');
@@ -87,6 +101,38 @@ pub fn lex<'s>(
     out
 }
 
+/// Reports escape sequences C++ does not know in a string or character
+/// literal (`raw` includes the quotes and starts at byte `base`).
+fn check_escapes(file: FileId, raw: &str, base: usize, diags: &mut Vec<Diagnostic>) {
+    let bytes = raw.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let Some(&next) = bytes.get(i + 1) else { break };
+        let valid = match next {
+            b'n' | b't' | b'r' | b'0'..=b'7' | b'\\' | b'\'' | b'"' | b'?' | b'a' | b'b' | b'f' | b'v' => true,
+            b'x' => bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit),
+            b'u' => bytes.get(i + 2..i + 6).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)),
+            b'U' => bytes.get(i + 2..i + 10).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)),
+            _ => false,
+        };
+        if !valid {
+            let len = raw.get(i + 1..).and_then(|r| r.chars().next()).map_or(1, char::len_utf8);
+            let span = Span::new(file, base + i..base + i + 1 + len);
+            let shown = raw.get(i..i + 1 + len).unwrap_or("\\");
+            diags.push(
+                Diagnostic::error(codes::E0006, span, format!("invalid escape sequence `{shown}`"))
+                    .with_label("unknown escape")
+                    .with_help("C++ escapes are \\n \\t \\r \\0 \\\\ \\' \\\" \\? \\a \\b \\f \\v, octal \\123 and hex \\x7f; write `\\\\` for a backslash"),
+            );
+        }
+        i += 2;
+    }
+}
+
 fn invalid_char(span: Span, ch: char) -> Diagnostic {
     let shown = if ch.is_control() || ch.is_whitespace() {
         format!("U+{:04X}", ch as u32)
@@ -96,6 +142,7 @@ fn invalid_char(span: Span, ch: char) -> Diagnostic {
     let diag = Diagnostic::error(codes::E0001, span, format!("invalid character {shown}"))
         .with_label("not allowed here");
     match ch {
+        '\0' => diag.with_help("a NUL byte: is this a binary file, or text saved as UTF-16? Tessera reads UTF-8 text"),
         '\u{201C}' | '\u{201D}' => diag.with_help("this is a typographic quote; use `\"`"),
         '\u{2018}' | '\u{2019}' => diag.with_help("this is a typographic quote; use `'`"),
         '$' | '@' | '`' => diag.with_help("C++ does not use this character outside strings and comments"),
