@@ -3,8 +3,6 @@
 //! This binary does the IO (files, terminal, exit codes); everything it calls
 //! is pure and lives in the library crates.
 
-mod tree;
-
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
@@ -99,7 +97,9 @@ fn main() -> ExitCode {
     match worker.map(|handle| handle.join()) {
         Ok(Ok(code)) => code,
         _ => {
-            eprintln!("error: internal compiler error; please report it with the input that caused it");
+            eprintln!(
+                "error: internal compiler error; please report it with the input that caused it"
+            );
             ExitCode::from(101)
         }
     }
@@ -151,7 +151,11 @@ impl Output {
 }
 
 /// Reads a file into `sources`; on failure prints why and returns `None`.
-fn load(out: &mut Output, sources: &mut Sources, path: &PathBuf) -> Option<(tessera_diagnostics::FileId, Vec<usize>)> {
+fn load(
+    out: &mut Output,
+    sources: &mut Sources,
+    path: &PathBuf,
+) -> Option<(tessera_diagnostics::FileId, Vec<usize>)> {
     match std::fs::read(path) {
         Ok(bytes) => {
             let (file, replaced) = SourceFile::from_bytes(path.display().to_string(), &bytes);
@@ -205,7 +209,11 @@ fn check(out: &mut Output, files: &[PathBuf], format: Format) -> ExitCode {
     }
     if matches!(format, Format::Human) && (errors > 0 || warnings > 0) {
         let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
-        out.err(&format!("{}, {}\n", plural(errors, "error"), plural(warnings, "warning")));
+        out.err(&format!(
+            "{}, {}\n",
+            plural(errors, "error"),
+            plural(warnings, "warning")
+        ));
     }
     if unreadable {
         ExitCode::from(EXIT_USAGE)
@@ -244,11 +252,15 @@ fn dump_ast(out: &mut Output, path: &PathBuf, format: Format) -> ExitCode {
             Err(err) => out.err(&format!("error: cannot serialise the tree: {err}\n")),
         },
         Format::Human => {
-            let text = tree::render(&parsed.unit, &sources);
+            let text = tessera_syntax::pretty::dump(&parsed.unit, &sources);
             out.out(&text);
         }
     }
-    if parsed.has_errors() { ExitCode::from(EXIT_ERRORS) } else { ExitCode::SUCCESS }
+    if parsed.has_errors() {
+        ExitCode::from(EXIT_ERRORS)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 fn dump_tokens(out: &mut Output, path: &PathBuf) -> ExitCode {
@@ -265,5 +277,9 @@ fn dump_tokens(out: &mut Output, path: &PathBuf) -> ExitCode {
         listing.push_str(&format!("{line}:{col}\t{}\t{:?}\n", t.tok, t.tok));
     }
     out.out(&listing);
-    if diags.iter().any(Diagnostic::is_error) { ExitCode::from(EXIT_ERRORS) } else { ExitCode::SUCCESS }
+    if diags.iter().any(Diagnostic::is_error) {
+        ExitCode::from(EXIT_ERRORS)
+    } else {
+        ExitCode::SUCCESS
+    }
 }

@@ -51,14 +51,18 @@ pub fn qualify(file: FileId, qualifier: Ident, ty: BaseType, l: usize) -> BaseTy
 fn too_deep(diags: &mut Vec<Diagnostic>, sp: Span) {
     // One report per region: nodes above an error node are low again, so a
     // long chain would otherwise report every MAX_HEIGHT levels.
-    let already = diags
-        .iter()
-        .any(|d| d.code == codes::E0104 && d.primary.span.start >= sp.start && d.primary.span.end <= sp.end);
+    let already = diags.iter().any(|d| {
+        d.code == codes::E0104 && d.primary.span.start >= sp.start && d.primary.span.end <= sp.end
+    });
     if !already {
         diags.push(
-            Diagnostic::error(codes::E0104, sp, "expression or statement nested too deeply")
-                .with_label(format!("more than {MAX_HEIGHT} levels deep"))
-                .with_help("split it into several statements with named intermediate variables"),
+            Diagnostic::error(
+                codes::E0104,
+                sp,
+                "expression or statement nested too deeply",
+            )
+            .with_label(format!("more than {MAX_HEIGHT} levels deep"))
+            .with_help("split it into several statements with named intermediate variables"),
         );
     }
 }
@@ -75,7 +79,11 @@ pub fn expr(file: FileId, diags: &mut Vec<Diagnostic>, kind: ExprKind, l: usize,
             height: 1,
         };
     }
-    Expr { kind, span: sp, height }
+    Expr {
+        kind,
+        span: sp,
+        height,
+    }
 }
 
 /// A binary expression node.
@@ -108,7 +116,11 @@ pub fn stmt(file: FileId, diags: &mut Vec<Diagnostic>, kind: StmtKind, l: usize,
             height: 1,
         };
     }
-    Stmt { kind, span: sp, height }
+    Stmt {
+        kind,
+        span: sp,
+        height,
+    }
 }
 
 /// The head of a statement that takes a body: `while (c)`, `for (...)`, `switch (c)`.
@@ -221,9 +233,13 @@ pub fn lambda(
             CaptureItem::Default(kind, sp) => {
                 if i != 0 {
                     diags.push(
-                        Diagnostic::error(codes::E0100, sp, "a default capture must come first in the capture list")
-                            .with_label("default capture here")
-                            .with_help("write `[=, &x]` rather than `[&x, =]`"),
+                        Diagnostic::error(
+                            codes::E0100,
+                            sp,
+                            "a default capture must come first in the capture list",
+                        )
+                        .with_label("default capture here")
+                        .with_help("write `[=, &x]` rather than `[&x, =]`"),
                     );
                 } else {
                     default_capture = Some(kind);
@@ -271,7 +287,13 @@ pub enum Spec {
 /// Combines declaration specifiers, written in any order as C++ allows
 /// (`const int static N`), into a [`DeclSpecs`]; an impossible combination is
 /// reported (E0105) and yields [`BaseType::Error`].
-pub fn decl_specs(file: FileId, diags: &mut Vec<Diagnostic>, specs: Vec<Spec>, l: usize, r: usize) -> DeclSpecs {
+pub fn decl_specs(
+    file: FileId,
+    diags: &mut Vec<Diagnostic>,
+    specs: Vec<Spec>,
+    l: usize,
+    r: usize,
+) -> DeclSpecs {
     let sp = span(file, l, r);
     let mut out = DeclSpecs {
         is_const: false,
@@ -303,9 +325,19 @@ pub fn decl_specs(file: FileId, diags: &mut Vec<Diagnostic>, specs: Vec<Spec>, l
     }
     let kinds = usize::from(!words.is_empty()) + usize::from(auto) + named.len();
     out.ty = if kinds == 0 {
-        invalid_specs(diags, sp, "no type given", "name a type, e.g. `int` or `float`")
+        invalid_specs(
+            diags,
+            sp,
+            "no type given",
+            "name a type, e.g. `int` or `float`",
+        )
     } else if kinds > 1 {
-        invalid_specs(diags, sp, "more than one type given", "a declaration names exactly one type")
+        invalid_specs(
+            diags,
+            sp,
+            "more than one type given",
+            "a declaration names exactly one type",
+        )
     } else if auto {
         BaseType::Auto
     } else if let Some(t) = named.pop() {
@@ -336,8 +368,13 @@ fn invalid_specs(diags: &mut Vec<Diagnostic>, sp: Span, what: &str, help: &str) 
 /// The fundamental type named by a multiset of type keywords, if any.
 fn builtin_from_words(words: &[&str]) -> Option<Builtin> {
     let count = |w: &str| words.iter().filter(|x| **x == w).count();
-    let (signed, unsigned, long, short, int) =
-        (count("signed"), count("unsigned"), count("long"), count("short"), count("int"));
+    let (signed, unsigned, long, short, int) = (
+        count("signed"),
+        count("unsigned"),
+        count("long"),
+        count("short"),
+        count("int"),
+    );
     let others: Vec<&str> = words
         .iter()
         .copied()

@@ -51,7 +51,11 @@ impl Path {
             .map(|s| s.name.as_str())
             .collect::<Vec<_>>()
             .join("::");
-        if self.global { format!("::{joined}") } else { joined }
+        if self.global {
+            format!("::{joined}")
+        } else {
+            joined
+        }
     }
 }
 
@@ -714,7 +718,11 @@ fn block_height(block: &Block) -> u32 {
 }
 
 fn decl_height(decl: &Decl) -> u32 {
-    decl.declarators.iter().map(declarator_height).max().unwrap_or(0)
+    decl.declarators
+        .iter()
+        .map(declarator_height)
+        .max()
+        .unwrap_or(0)
 }
 
 fn declarator_height(d: &Declarator) -> u32 {

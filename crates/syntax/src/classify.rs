@@ -118,10 +118,9 @@ fn mark_template_args(tokens: &mut [Token<'_>], open: usize, splits: &mut Vec<us
                 }
                 parens -= 1;
             }
-            Tok::Semi
-            | Tok::LBrace
-            | Tok::RBrace
-            | Tok::AndAnd
+            Tok::Semi | Tok::LBrace | Tok::RBrace => return false,
+            _ if parens > 0 => {}
+            Tok::AndAnd
             | Tok::OrOr
             | Tok::Question
             | Tok::Assign
@@ -130,9 +129,9 @@ fn mark_template_args(tokens: &mut [Token<'_>], open: usize, splits: &mut Vec<us
             | Tok::StarAssign
             | Tok::SlashAssign
             | Tok::Str(_) => return false,
-            _ if parens > 0 => {}
             Tok::Lt => {
-                let prev_is_template = matches!(tokens[k - 1].tok, Tok::Ident(n) if TEMPLATE_NAMES.contains(&n));
+                let prev_is_template =
+                    matches!(tokens[k - 1].tok, Tok::Ident(n) if TEMPLATE_NAMES.contains(&n));
                 if !prev_is_template {
                     return false;
                 }
@@ -249,7 +248,10 @@ fn mark_template_args(tokens: &mut [Token<'_>], open: usize, splits: &mut Vec<us
 /// Marks `std` in `std::vector<int>` (a qualifier of a type) as [`Tok::NsQual`].
 fn mark_qualifiers(tokens: &mut [Token<'_>]) {
     for i in (0..tokens.len()).rev() {
-        let is_type_part = matches!(tokens[i].tok, Tok::TypeName(_) | Tok::TemplateName(_) | Tok::NsQual(_));
+        let is_type_part = matches!(
+            tokens[i].tok,
+            Tok::TypeName(_) | Tok::TemplateName(_) | Tok::NsQual(_)
+        );
         if is_type_part
             && i >= 2
             && tokens[i - 1].tok == Tok::ColonColon
@@ -270,8 +272,16 @@ fn split_shifts(tokens: &mut Vec<Token<'_>>, splits: &[usize]) {
         if next.peek() == Some(&&i) {
             next.next();
             let mid = t.start + 1;
-            out.push(Token { tok: Tok::TplClose, start: t.start, end: mid.min(t.end) });
-            out.push(Token { tok: Tok::TplClose, start: mid.min(t.end), end: t.end });
+            out.push(Token {
+                tok: Tok::TplClose,
+                start: t.start,
+                end: mid.min(t.end),
+            });
+            out.push(Token {
+                tok: Tok::TplClose,
+                start: mid.min(t.end),
+                end: t.end,
+            });
         } else {
             out.push(*t);
         }

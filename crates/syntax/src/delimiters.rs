@@ -15,7 +15,12 @@ fn closer_of(open: Tok<'_>) -> Tok<'static> {
 
 /// Checks that `(`, `[` and `{` nest properly. Returns the byte offset of the
 /// first problem, if any, so that the parser's follow-on errors can be dropped.
-pub fn check(file: FileId, tokens: &[Token<'_>], text_len: usize, diags: &mut Vec<Diagnostic>) -> Option<u32> {
+pub fn check(
+    file: FileId,
+    tokens: &[Token<'_>],
+    text_len: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<u32> {
     let mut stack: Vec<&Token<'_>> = Vec::new();
     let mut first = None;
     for t in tokens {
@@ -28,10 +33,18 @@ pub fn check(file: FileId, tokens: &[Token<'_>], text_len: usize, diags: &mut Ve
                 Some(open) => {
                     let open = **open;
                     diags.push(
-                        Diagnostic::error(codes::E0107, t.span(file), format!("mismatched closing delimiter `{}`", t.tok))
-                            .with_label(format!("expected `{}` here", closer_of(open.tok)))
-                            .with_secondary(open.span(file), format!("`{}` opened here", open.tok))
-                            .with_help(format!("close `{}` with `{}` before this", open.tok, closer_of(open.tok))),
+                        Diagnostic::error(
+                            codes::E0107,
+                            t.span(file),
+                            format!("mismatched closing delimiter `{}`", t.tok),
+                        )
+                        .with_label(format!("expected `{}` here", closer_of(open.tok)))
+                        .with_secondary(open.span(file), format!("`{}` opened here", open.tok))
+                        .with_help(format!(
+                            "close `{}` with `{}` before this",
+                            open.tok,
+                            closer_of(open.tok)
+                        )),
                     );
                     first.get_or_insert(t.start);
                     // Resynchronise: if the closer matches something further
@@ -46,9 +59,13 @@ pub fn check(file: FileId, tokens: &[Token<'_>], text_len: usize, diags: &mut Ve
                 }
                 None => {
                     diags.push(
-                        Diagnostic::error(codes::E0107, t.span(file), format!("unexpected closing delimiter `{}`", t.tok))
-                            .with_label("nothing here is open")
-                            .with_help("remove it, or add the opening delimiter it belongs to"),
+                        Diagnostic::error(
+                            codes::E0107,
+                            t.span(file),
+                            format!("unexpected closing delimiter `{}`", t.tok),
+                        )
+                        .with_label("nothing here is open")
+                        .with_help("remove it, or add the opening delimiter it belongs to"),
                     );
                     first.get_or_insert(t.start);
                 }
@@ -59,10 +76,14 @@ pub fn check(file: FileId, tokens: &[Token<'_>], text_len: usize, diags: &mut Ve
     let eof = Span::new(file, text_len..text_len);
     for open in stack.iter().rev() {
         diags.push(
-            Diagnostic::error(codes::E0102, open.span(file), format!("unclosed delimiter `{}`", open.tok))
-                .with_label("never closed")
-                .with_secondary(eof, "the file ends here")
-                .with_help(format!("add the matching `{}`", closer_of(open.tok))),
+            Diagnostic::error(
+                codes::E0102,
+                open.span(file),
+                format!("unclosed delimiter `{}`", open.tok),
+            )
+            .with_label("never closed")
+            .with_secondary(eof, "the file ends here")
+            .with_help(format!("add the matching `{}`", closer_of(open.tok))),
         );
         first = Some(first.map_or(open.start, |f: u32| f.min(open.start)));
     }

@@ -67,9 +67,13 @@ pub fn lex<'s>(
         let (start, end) = (range.start as u32, range.end as u32);
         match result {
             Ok(Tok::UnterminatedComment) => diags.push(
-                Diagnostic::error(codes::E0003, Span::new(file, range.start..range.start + 2), "unterminated block comment")
-                    .with_label("this comment is never closed")
-                    .with_help("add `*/` where the comment should end"),
+                Diagnostic::error(
+                    codes::E0003,
+                    Span::new(file, range.start..range.start + 2),
+                    "unterminated block comment",
+                )
+                .with_label("this comment is never closed")
+                .with_help("add `*/` where the comment should end"),
             ),
             Ok(Tok::UnterminatedLiteral) => diags.push(
                 Diagnostic::error(codes::E0004, span, "unterminated literal")
@@ -82,7 +86,11 @@ pub fn lex<'s>(
                         .with_label("not a valid number")
                         .with_help("integers are decimal, hex (`0x1F`) or binary (`0b101`) with optional `u`/`l` suffixes; floats look like `1.5`, `1.5f` or `2e10`"),
                 );
-                out.push(Token { tok: Tok::Int("0"), start, end });
+                out.push(Token {
+                    tok: Tok::Int("0"),
+                    start,
+                    end,
+                });
             }
             Ok(tok @ (Tok::Str(raw) | Tok::Char(raw))) => {
                 check_escapes(file, raw, range.start, diags);
@@ -90,7 +98,10 @@ pub fn lex<'s>(
             }
             Ok(tok) => out.push(Token { tok, start, end }),
             Err(()) => {
-                let ch = text.get(range.clone()).and_then(|s| s.chars().next()).unwrap_or('\u{FFFD}');
+                let ch = text
+                    .get(range.clone())
+                    .and_then(|s| s.chars().next())
+                    .unwrap_or('\u{FFFD}');
                 // Invalid UTF-8 was already reported once, where the file was read.
                 if ch != char::REPLACEMENT_CHARACTER || !replaced.contains(&range.start) {
                     diags.push(invalid_char(span, ch));
@@ -113,14 +124,32 @@ fn check_escapes(file: FileId, raw: &str, base: usize, diags: &mut Vec<Diagnosti
         }
         let Some(&next) = bytes.get(i + 1) else { break };
         let valid = match next {
-            b'n' | b't' | b'r' | b'0'..=b'7' | b'\\' | b'\'' | b'"' | b'?' | b'a' | b'b' | b'f' | b'v' => true,
+            b'n'
+            | b't'
+            | b'r'
+            | b'0'..=b'7'
+            | b'\\'
+            | b'\''
+            | b'"'
+            | b'?'
+            | b'a'
+            | b'b'
+            | b'f'
+            | b'v' => true,
             b'x' => bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit),
-            b'u' => bytes.get(i + 2..i + 6).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)),
-            b'U' => bytes.get(i + 2..i + 10).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)),
+            b'u' => bytes
+                .get(i + 2..i + 6)
+                .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)),
+            b'U' => bytes
+                .get(i + 2..i + 10)
+                .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)),
             _ => false,
         };
         if !valid {
-            let len = raw.get(i + 1..).and_then(|r| r.chars().next()).map_or(1, char::len_utf8);
+            let len = raw
+                .get(i + 1..)
+                .and_then(|r| r.chars().next())
+                .map_or(1, char::len_utf8);
             let span = Span::new(file, base + i..base + i + 1 + len);
             let shown = raw.get(i..i + 1 + len).unwrap_or("\\");
             diags.push(

@@ -21,10 +21,18 @@ pub mod delimiters;
 pub mod lexer;
 mod parse;
 pub mod preprocess;
+/// The syntax tree as an indented S-expression, for people and golden tests.
+pub mod pretty;
 pub mod token;
 
 // Generated code: lints are for the grammar, not for lalrpop's output.
-#[allow(missing_docs, clippy::all, clippy::pedantic, clippy::unwrap_used, unused)]
+#[allow(
+    missing_docs,
+    clippy::all,
+    clippy::pedantic,
+    clippy::unwrap_used,
+    unused
+)]
 mod grammar {
     include!(concat!(env!("OUT_DIR"), "/amp.rs"));
 }

@@ -40,6 +40,9 @@ const MAX_RECOVERIES: usize = 1000;
 /// At most this many tokens are inserted by repair (each costs a re-parse).
 const MAX_REPAIRS: usize = 20;
 
+/// Repairs stop once the re-parses would read this many tokens in total.
+const REPAIR_TOKEN_BUDGET: usize = 4_000_000;
+
 type Recovered<'s> = ErrorRecovery<usize, Tok<'s>, NoError>;
 type SyntaxError<'s> = ParseError<usize, Tok<'s>, NoError>;
 
@@ -105,7 +108,11 @@ fn run_parser<'s>(file: FileId, tokens: &[Token<'s>]) -> Attempt<'s> {
         });
         grammar::TranslationUnitParser::new().parse(file, &mut action_diags, &recovered, stream)
     };
-    let mut errors: Vec<SyntaxError<'s>> = recovered.into_inner().into_iter().map(|r| r.error).collect();
+    let mut errors: Vec<SyntaxError<'s>> = recovered
+        .into_inner()
+        .into_iter()
+        .map(|r| r.error)
+        .collect();
     let unit = match result {
         Ok(unit) => unit,
         Err(e) => {
@@ -127,7 +134,12 @@ fn run_parser<'s>(file: FileId, tokens: &[Token<'s>]) -> Attempt<'s> {
 
 /// Parses `text` (the text of `file`) in a session, so that macros and struct
 /// names from earlier inputs are known and new ones are remembered.
-pub fn parse_in<'s>(session: &mut ParseSession<'s>, file: FileId, text: &'s str, replaced: &[usize]) -> Parsed {
+pub fn parse_in<'s>(
+    session: &mut ParseSession<'s>,
+    file: FileId,
+    text: &'s str,
+    replaced: &[usize],
+) -> Parsed {
     let mut diags = Vec::new();
     if text.len() > MAX_SOURCE_LEN {
         diags.push(
@@ -147,7 +159,10 @@ pub fn parse_in<'s>(session: &mut ParseSession<'s>, file: FileId, text: &'s str,
 
     // Lines with a lexical or preprocessor problem: syntax errors there (and on
     // the next line) are its echoes.
-    let line_of = |offset: u32| text.get(..offset as usize).map_or(0, |s| s.matches('\n').count());
+    let line_of = |offset: u32| {
+        text.get(..offset as usize)
+            .map_or(0, |s| s.matches('\n').count())
+    };
     let early_lines: HashSet<usize> = diags
         .iter()
         .filter(|d| d.is_error())
@@ -161,26 +176,48 @@ pub fn parse_in<'s>(session: &mut ParseSession<'s>, file: FileId, text: &'s str,
         .filter(|d| d.code == codes::E0055)
         .map(|d| d.primary.span.start)
         .min();
-    let first_early = diags.iter().filter(|d| d.is_error()).map(|d| d.primary.span.start).min();
+    let first_early = diags
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| d.primary.span.start)
+        .min();
 
+    // Each repair costs a parse of the whole file: bound the total work, and
+    // do not mend what a cut-off macro expansion left behind.
+    let max_repairs = if expansion_cut.is_some() {
+        0
+    } else {
+        MAX_REPAIRS.min(REPAIR_TOKEN_BUDGET / tokens.len().max(1))
+    };
     let mut repairs: Vec<Diagnostic> = Vec::new();
     let mut repaired_at: HashSet<usize> = HashSet::new();
     let (attempt, delim_diags, delimiter_error) = loop {
         let mut delim_diags = Vec::new();
         let delimiter_error = delimiters::check(file, &tokens, text.len(), &mut delim_diags);
         let attempt = run_parser(file, &tokens);
-        let reporter = Reporter { file, text, tokens: &tokens };
+        let reporter = Reporter {
+            file,
+            text,
+            tokens: &tokens,
+        };
         let repair = attempt
             .errors
             .first()
-            .filter(|_| repairs.len() < MAX_REPAIRS)
+            .filter(|_| repairs.len() < max_repairs)
             .and_then(|first| reporter.repair(first, delimiter_error.is_some()))
             .filter(|(index, _, _)| repaired_at.insert(*index));
         match repair {
             Some((index, tok, diag)) => {
                 let at = tokens.get(index).map_or(text.len() as u32, |t| t.start);
                 let at = reporter.previous_end(at as usize) as u32;
-                tokens.insert(index, Token { tok, start: at, end: at });
+                tokens.insert(
+                    index,
+                    Token {
+                        tok,
+                        start: at,
+                        end: at,
+                    },
+                );
                 repairs.push(diag);
             }
             None => break (attempt, delim_diags, delimiter_error),
@@ -189,23 +226,34 @@ pub fn parse_in<'s>(session: &mut ParseSession<'s>, file: FileId, text: &'s str,
 
     // A delimiter left open by a broken comment, literal or macro call is the
     // broken thing's fault, not the user's.
-    let delim_diags = delim_diags
-        .into_iter()
-        .filter(|d| !(d.code == codes::E0102 && first_early.is_some_and(|e| e > d.primary.span.start)));
+    let delim_diags = delim_diags.into_iter().filter(|d| {
+        !(d.code == codes::E0102 && first_early.is_some_and(|e| e > d.primary.span.start))
+    });
     diags.extend(delim_diags);
     diags.extend(attempt.action_diags);
     // A repair's secondary label is the token found; judge it by that place.
-    let found_at = |d: &Diagnostic| d.secondary.first().map_or(d.primary.span.start, |l| l.span.start);
+    let found_at = |d: &Diagnostic| {
+        d.secondary
+            .first()
+            .map_or(d.primary.span.start, |l| l.span.start)
+    };
     diags.extend(repairs.into_iter().filter(|d| {
-        !early_lines.contains(&line_of(found_at(d))) && expansion_cut.is_none_or(|cut| found_at(d) < cut)
+        !early_lines.contains(&line_of(found_at(d)))
+            && expansion_cut.is_none_or(|cut| found_at(d) < cut)
     }));
 
-    let reporter = Reporter { file, text, tokens: &tokens };
+    let reporter = Reporter {
+        file,
+        text,
+        tokens: &tokens,
+    };
     let cutoff = [delimiter_error, expansion_cut].into_iter().flatten().min();
     let mut last_line = None;
     let mut reported = 0;
     for err in attempt.errors {
-        let Some((found_at, diag)) = reporter.diagnose(err) else { continue };
+        let Some((found_at, diag)) = reporter.diagnose(err) else {
+            continue;
+        };
         if cutoff.is_some_and(|at| found_at >= at as usize) {
             continue;
         }
@@ -222,7 +270,8 @@ pub fn parse_in<'s>(session: &mut ParseSession<'s>, file: FileId, text: &'s str,
     }
     if attempt.truncated || reported > MAX_SYNTAX_ERRORS {
         if let Some(last) = diags.iter_mut().rev().find(|d| d.is_error()) {
-            last.notes.push("too many syntax errors; stopped reading the file here".into());
+            last.notes
+                .push("too many syntax errors; stopped reading the file here".into());
         }
     }
     // Stages report in their own order; people read top to bottom.
@@ -267,17 +316,25 @@ impl Reporter<'_, '_> {
             } => Some((l, self.unexpected(l, r, tok, &expected))),
             ParseError::ExtraToken { token: (l, tok, r) } => Some((
                 l,
-                Diagnostic::error(codes::E0100, Span::new(self.file, l..r), format!("unexpected {}", tok.describe()))
-                    .with_label("not expected here"),
+                Diagnostic::error(
+                    codes::E0100,
+                    Span::new(self.file, l..r),
+                    format!("unexpected {}", tok.describe()),
+                )
+                .with_label("not expected here"),
             )),
             ParseError::UnrecognizedEof { location, expected } => {
                 let at = location.min(self.text.len());
                 let what = summarize(&expected);
                 Some((
                     at,
-                    Diagnostic::error(codes::E0103, Span::new(self.file, at..at), format!("unexpected end of file; expected {what}"))
-                        .with_label(format!("expected {what} here"))
-                        .with_help("the file ends in the middle of a declaration or statement"),
+                    Diagnostic::error(
+                        codes::E0103,
+                        Span::new(self.file, at..at),
+                        format!("unexpected end of file; expected {what}"),
+                    )
+                    .with_label(format!("expected {what} here"))
+                    .with_help("the file ends in the middle of a declaration or statement"),
                 ))
             }
             ParseError::InvalidToken { .. } | ParseError::User { .. } => None,
@@ -286,7 +343,11 @@ impl Reporter<'_, '_> {
 
     /// If `err` is best mended by inserting a token, where (an index into the
     /// tokens), what, and the diagnostic that reports the mistake.
-    fn repair<'s>(&self, err: &SyntaxError<'s>, unbalanced: bool) -> Option<(usize, Tok<'s>, Diagnostic)> {
+    fn repair<'s>(
+        &self,
+        err: &SyntaxError<'s>,
+        unbalanced: bool,
+    ) -> Option<(usize, Tok<'s>, Diagnostic)> {
         let ParseError::UnrecognizedToken {
             token: (l, tok, r),
             expected,
@@ -304,9 +365,13 @@ impl Reporter<'_, '_> {
         // (as an empty one), not missing.
         let at_start = wants.contains(&"using") || wants.contains(&"if");
         if wants.contains(&";") && !at_start && unsupported_feature(*tok).is_none() {
-            let diag = Diagnostic::error(codes::E0101, here, format!("expected `;`, found {}", tok.describe()))
-                .with_label("add `;` here")
-                .with_secondary(found_span, "unexpected here");
+            let diag = Diagnostic::error(
+                codes::E0101,
+                here,
+                format!("expected `;`, found {}", tok.describe()),
+            )
+            .with_label("add `;` here")
+            .with_secondary(found_span, "unexpected here");
             return Some((index, Tok::Semi, diag));
         }
         // A wrong closer (`(x]`) is a typo the delimiter check already names.
@@ -314,10 +379,13 @@ impl Reporter<'_, '_> {
         if unbalanced && !found_closer {
             for (closer, tok_closer) in [(")", Tok::RParen), ("]", Tok::RBracket)] {
                 if wants.contains(&closer) {
-                    let diag =
-                        Diagnostic::error(codes::E0100, found_span, format!("expected `{closer}`, found {}", tok.describe()))
-                            .with_label(format!("expected `{closer}`"))
-                            .with_secondary(here, format!("perhaps a `{closer}` is missing here"));
+                    let diag = Diagnostic::error(
+                        codes::E0100,
+                        found_span,
+                        format!("expected `{closer}`, found {}", tok.describe()),
+                    )
+                    .with_label(format!("expected `{closer}`"))
+                    .with_secondary(here, format!("perhaps a `{closer}` is missing here"));
                     return Some((index, tok_closer, diag));
                 }
             }
@@ -336,10 +404,16 @@ impl Reporter<'_, '_> {
         }
         let what = summarize(expected);
         let prev_end = self.previous_end(l);
-        let mut diag = Diagnostic::error(codes::E0100, found_span, format!("expected {what}, found {found}"))
-            .with_label(format!("expected {what}"));
+        let mut diag = Diagnostic::error(
+            codes::E0100,
+            found_span,
+            format!("expected {what}, found {found}"),
+        )
+        .with_label(format!("expected {what}"));
         let wants = names(expected);
-        let closer = [")", "]", "template >"].into_iter().find(|c| wants.contains(c));
+        let closer = [")", "]", "template >"]
+            .into_iter()
+            .find(|c| wants.contains(c));
         if let Some(closer) = closer
             && prev_end < l
         {
@@ -394,7 +468,11 @@ fn summarize(expected: &[String]) -> String {
         } else {
             for other in ["{", "(", "=", "identifier"] {
                 if has(other) {
-                    parts.push(if other == "identifier" { "an identifier".into() } else { format!("`{other}`") });
+                    parts.push(if other == "identifier" {
+                        "an identifier".into()
+                    } else {
+                        format!("`{other}`")
+                    });
                 }
             }
         }

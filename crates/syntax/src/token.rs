@@ -409,7 +409,9 @@ impl<'s> Tok<'s> {
     /// How the token is shown in "expected ..., found ..." messages.
     pub fn describe(&self) -> String {
         match self {
-            Tok::Ident(s) | Tok::TypeName(s) | Tok::NsQual(s) | Tok::TemplateName(s) => format!("identifier `{s}`"),
+            Tok::Ident(s) | Tok::TypeName(s) | Tok::NsQual(s) | Tok::TemplateName(s) => {
+                format!("identifier `{s}`")
+            }
             Tok::Int(s) | Tok::Float(s) | Tok::BadNumber(s) => format!("number `{s}`"),
             Tok::Str(_) => "string literal".into(),
             Tok::Char(_) => "character literal".into(),
