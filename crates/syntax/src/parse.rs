@@ -268,11 +268,11 @@ pub fn parse_in<'s>(
         }
         diags.push(diag);
     }
-    if attempt.truncated || reported > MAX_SYNTAX_ERRORS {
-        if let Some(last) = diags.iter_mut().rev().find(|d| d.is_error()) {
-            last.notes
-                .push("too many syntax errors; stopped reading the file here".into());
-        }
+    if (attempt.truncated || reported > MAX_SYNTAX_ERRORS)
+        && let Some(last) = diags.iter_mut().rev().find(|d| d.is_error())
+    {
+        last.notes
+            .push("too many syntax errors; stopped reading the file here".into());
     }
     // Stages report in their own order; people read top to bottom.
     diags.sort_by_key(|d| (d.primary.span.file, d.primary.span.start));

@@ -24,7 +24,8 @@ fn block_comment<'s>(lex: &mut logos::Lexer<'s, Tok<'s>>) -> logos::FilterResult
 
 /// A token. Text-carrying variants borrow the raw text from the source.
 #[derive(Logos, Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[logos(skip r"[ \t\r\x0b\x0c]+")]
+// A byte-order mark is whitespace: editors on Windows put one at the start.
+#[logos(skip r"[ \t\r\x0b\x0c\u{FEFF}]+")]
 #[logos(skip r"\\\r?\n")]
 pub enum Tok<'s> {
     /// End of a line: directives end here. Removed by the preprocessor.
