@@ -4,6 +4,9 @@ use crate::token::Tok;
 use logos::Logos;
 use tessera_diagnostics::{Diagnostic, FileId, Span, codes};
 
+/// At most this many lexical diagnostics are kept per file.
+const MAX_LEX_DIAGS: usize = 100;
+
 /// A token with its byte range in the file it came from.
 ///
 /// For a token produced by macro expansion, the range is that of the macro's
@@ -41,6 +44,7 @@ pub fn lex<'s>(
     replaced: &[usize],
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Token<'s>> {
+    let first_diag = diags.len();
     // One report per run of bad bytes: each replacement character stands for
     // one invalid sequence, and a run of them is one problem.
     let width = char::REPLACEMENT_CHARACTER.len_utf8();
@@ -103,10 +107,26 @@ pub fn lex<'s>(
                     .and_then(|s| s.chars().next())
                     .unwrap_or('\u{FFFD}');
                 // Invalid UTF-8 was already reported once, where the file was read.
-                if ch != char::REPLACEMENT_CHARACTER || !replaced.contains(&range.start) {
+                // `replaced` is in ascending order (see `SourceFile::from_bytes`);
+                // a linear search here made binary input quadratic.
+                if ch != char::REPLACEMENT_CHARACTER
+                    || replaced.binary_search(&range.start).is_err()
+                {
                     diags.push(invalid_char(span, ch));
                 }
             }
+        }
+    }
+    // Past this many, more lexical errors only bury the first ones (binary
+    // input yields one per byte).
+    let found = diags.len() - first_diag;
+    if found > MAX_LEX_DIAGS {
+        diags.truncate(first_diag + MAX_LEX_DIAGS);
+        if let Some(last) = diags.last_mut() {
+            last.notes.push(format!(
+                "{} more lexical errors not shown; is this a text file?",
+                found - MAX_LEX_DIAGS
+            ));
         }
     }
     out

@@ -37,6 +37,9 @@ const MAX_SYNTAX_ERRORS: usize = 100;
 /// recovery costs time, and nobody reads the thousandth message.
 const MAX_RECOVERIES: usize = 1000;
 
+/// At most this many diagnostics of all kinds are reported per file.
+const MAX_DIAGNOSTICS: usize = 200;
+
 /// At most this many tokens are inserted by repair (each costs a re-parse).
 const MAX_REPAIRS: usize = 20;
 
@@ -159,9 +162,13 @@ pub fn parse_in<'s>(
 
     // Lines with a lexical or preprocessor problem: syntax errors there (and on
     // the next line) are its echoes.
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
     let line_of = |offset: u32| {
-        text.get(..offset as usize)
-            .map_or(0, |s| s.matches('\n').count())
+        line_starts
+            .partition_point(|&start| start <= offset as usize)
+            .saturating_sub(1)
     };
     let early_lines: HashSet<usize> = diags
         .iter()
@@ -276,6 +283,13 @@ pub fn parse_in<'s>(
     }
     // Stages report in their own order; people read top to bottom.
     diags.sort_by_key(|d| (d.primary.span.file, d.primary.span.start));
+    if diags.len() > MAX_DIAGNOSTICS {
+        let hidden = diags.len() - MAX_DIAGNOSTICS;
+        diags.truncate(MAX_DIAGNOSTICS);
+        if let Some(last) = diags.last_mut() {
+            last.notes.push(format!("{hidden} more diagnostics not shown"));
+        }
+    }
     Parsed {
         unit: attempt.unit,
         diagnostics: diags,
