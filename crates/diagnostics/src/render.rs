@@ -103,6 +103,9 @@ impl<'a> Renderer<'a> {
     /// Renders one diagnostic; see [`render`].
     pub fn render(&mut self, diag: &Diagnostic) -> String {
         let color = self.color;
+        if touches_long_line(diag, self.cache.sources) {
+            return render_plain(diag, self.cache.sources, color);
+        }
         let cache = &mut self.cache;
         // The span clean-up below should make ariadne safe to call; this
         // guard is a last line of defence so that a bug in the renderer can
@@ -403,8 +406,12 @@ impl<'a> Cache<FileId> for SourcesCache<'a> {
 /// Replacing those keeps the two in agreement while leaving every byte offset
 /// and character count as it was (`\r\n` becomes ` \n`, and the trailing
 /// blank is trimmed when ariadne prints the line).
+///
+/// Other control characters (escape, bell, NUL, ...) become a visible
+/// placeholder of the same length: quoting them raw would let a source file
+/// send commands to the terminal.
 fn line_breaks_as_ours(text: &str) -> Cow<'_, str> {
-    if !text.contains(is_foreign_line_break) {
+    if !text.contains(needs_replacing) {
         return Cow::Borrowed(text);
     }
     text.chars()
@@ -412,18 +419,38 @@ fn line_breaks_as_ours(text: &str) -> Cow<'_, str> {
             '\r' | '\x0B' | '\x0C' => ' ',
             '\u{0085}' => '\u{00A0}',
             '\u{2028}' | '\u{2029}' => '\u{2002}',
+            '\n' | '\t' => c,
+            c if c.is_ascii_control() => '?',
+            '\u{0080}'..='\u{009F}' => '\u{00BF}',
             other => other,
         })
         .collect::<String>()
         .into()
 }
 
-/// A line break for ariadne but not for us.
-fn is_foreign_line_break(c: char) -> bool {
+/// A line break for ariadne but not for us, or a control character.
+fn needs_replacing(c: char) -> bool {
     matches!(
         c,
         '\r' | '\x0B' | '\x0C' | '\u{0085}' | '\u{2028}' | '\u{2029}'
-    )
+    ) || (c.is_control() && c != '\n' && c != '\t')
+}
+
+/// Lines longer than this are not quoted: the plain form is shown instead.
+const MAX_QUOTED_LINE: usize = 1000;
+
+/// True when a label of `diag` sits on a line too long to quote.
+fn touches_long_line(diag: &Diagnostic, sources: &Sources) -> bool {
+    std::iter::once(&diag.primary).chain(&diag.secondary).any(|label| {
+        let Some(file) = sources.get(label.span.file) else {
+            return false;
+        };
+        let text = file.text.as_bytes();
+        let at = (label.span.start as usize).min(text.len());
+        let before = text[..at].iter().rev().take(MAX_QUOTED_LINE + 1).take_while(|b| **b != b'\n').count();
+        let after = text[at..].iter().take(MAX_QUOTED_LINE + 1).take_while(|b| **b != b'\n').count();
+        before + after > MAX_QUOTED_LINE
+    })
 }
 
 #[cfg(test)]

@@ -13,6 +13,10 @@ fn closer_of(open: Tok<'_>) -> Tok<'static> {
     }
 }
 
+/// At most this many delimiter errors are reported; more would only repeat
+/// the first ones' story (and a file of a million `(` would need gigabytes).
+const MAX_REPORTS: usize = 50;
+
 /// Checks that `(`, `[` and `{` nest properly. Returns the byte offset of the
 /// first problem, if any, so that the parser's follow-on errors can be dropped.
 pub fn check(
@@ -23,7 +27,11 @@ pub fn check(
 ) -> Option<u32> {
     let mut stack: Vec<&Token<'_>> = Vec::new();
     let mut first = None;
+    let start = diags.len();
     for t in tokens {
+        if diags.len() - start >= MAX_REPORTS {
+            break;
+        }
         match t.tok {
             Tok::LParen | Tok::LBracket | Tok::LBrace => stack.push(t),
             Tok::RParen | Tok::RBracket | Tok::RBrace => match stack.last() {
@@ -74,7 +82,7 @@ pub fn check(
         }
     }
     let eof = Span::new(file, text_len..text_len);
-    for open in stack.iter().rev() {
+    for open in stack.iter().rev().take(MAX_REPORTS.saturating_sub(diags.len() - start)) {
         diags.push(
             Diagnostic::error(
                 codes::E0102,

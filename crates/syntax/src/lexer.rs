@@ -55,7 +55,7 @@ pub fn lex<'s>(
             _ => runs.push((offset, offset + width)),
         }
     }
-    for (start, end) in runs {
+    for (start, end) in runs.into_iter().take(MAX_LEX_DIAGS + 1) {
         let span = Span::new(file, start..end);
         diags.push(
             Diagnostic::error(codes::E0002, span, "source is not valid UTF-8")
@@ -69,7 +69,16 @@ pub fn lex<'s>(
         let range = lexer.span();
         let span = Span::new(file, range.clone());
         let (start, end) = (range.start as u32, range.end as u32);
+        // Past the limit, problems are skipped without building their message.
+        let room = diags.len() - first_diag < MAX_LEX_DIAGS;
         match result {
+            Ok(Tok::UnterminatedComment | Tok::UnterminatedLiteral) if !room => {}
+            Err(()) if !room => {}
+            Ok(Tok::BadNumber(_)) if !room => out.push(Token {
+                tok: Tok::Int("0"),
+                start,
+                end,
+            }),
             Ok(Tok::UnterminatedComment) => diags.push(
                 Diagnostic::error(
                     codes::E0003,
