@@ -196,16 +196,16 @@ fn check(out: &mut Output, files: &[PathBuf], format: Format) -> ExitCode {
             unreadable = true;
             continue;
         };
-        let parsed = tessera_syntax::parse_file(&sources, file, &replaced);
-        report(out, &sources, &parsed.diagnostics, format);
-        for d in &parsed.diagnostics {
+        let diagnostics = check_file(&sources, file, &replaced);
+        report(out, &sources, &diagnostics, format);
+        for d in &diagnostics {
             if d.is_error() {
                 errors += 1;
             } else {
                 warnings += 1;
             }
         }
-        failed |= parsed.has_errors();
+        failed |= diagnostics.iter().any(Diagnostic::is_error);
     }
     if matches!(format, Format::Human) && (errors > 0 || warnings > 0) {
         let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
@@ -222,6 +222,25 @@ fn check(out: &mut Output, files: &[PathBuf], format: Format) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Parses and, when the syntax is sound, checks a file; all diagnostics in
+/// source order.
+fn check_file(
+    sources: &Sources,
+    file: tessera_diagnostics::FileId,
+    replaced: &[usize],
+) -> Vec<Diagnostic> {
+    let parsed = tessera_syntax::parse_file(sources, file, replaced);
+    if parsed.has_errors() {
+        // The checker would report the holes the syntax errors left.
+        return parsed.diagnostics;
+    }
+    let checked = tessera_sema::check(&parsed.unit);
+    let mut all = parsed.diagnostics;
+    all.extend(checked.diagnostics);
+    all.sort_by_key(|d| (d.primary.span.file, d.primary.span.start));
+    all
 }
 
 fn explain(out: &mut Output, code: &str) -> ExitCode {

@@ -8,6 +8,9 @@
 //! | `E0001`-`E0049` | lexing (characters, literals, comments) |
 //! | `E0050`-`E0099` | preprocessing (`#include`, `#define`, `#if`) |
 //! | `E0100`-`E0199` | parsing |
+//! | `E0200`-`E0299` | names and types |
+//! | `E0300`-`E0399` | what `restrict(amp)` code may contain and capture |
+//! | `E0400`-`E0499` | tiles, `tile_static` and barriers |
 //!
 //! Every code has a page `docs/errors/CODE.md`, embedded here so that
 //! `tessera explain CODE` works from an installed binary. Warnings use `W`
@@ -49,6 +52,8 @@ pub enum Phase {
     Preprocess,
     /// Turning tokens into a syntax tree.
     Parse,
+    /// Names, types and the rules of C++ AMP.
+    Check,
 }
 
 /// What the registry knows of a code.
@@ -114,6 +119,52 @@ registry! {
     E0105, Parse, "invalid type specifiers";
     E0106, Parse, "unsupported C++ construct";
     E0107, Parse, "mismatched closing delimiter";
+    E0200, Check, "unknown name";
+    E0201, Check, "unknown type";
+    E0202, Check, "name declared twice";
+    E0203, Check, "mismatched types";
+    E0204, Check, "not assignable";
+    E0205, Check, "write through a const view or to a const variable";
+    E0206, Check, "wrong number of arguments";
+    E0207, Check, "no such member";
+    E0208, Check, "not a function";
+    E0209, Check, "not a constant expression";
+    E0210, Check, "invalid operands";
+    E0211, Check, "construct outside the Tessera language";
+    E0212, Check, "wrong return";
+    E0213, Check, "invalid template arguments";
+    E0214, Check, "`break` or `continue` outside a loop";
+    E0215, Check, "integer constant out of range";
+    E0216, Check, "function declared but never defined";
+    W0217, Check, "`void main()`";
+    E0218, Check, "variable needs an initialiser";
+    E0300, Check, "host-only function called from amp code";
+    E0301, Check, "amp-only function called from host code";
+    E0302, Check, "type not allowed in amp code";
+    E0303, Check, "recursion in amp code";
+    E0304, Check, "statement not allowed in amp code";
+    E0305, Check, "global or static variable used in amp code";
+    E0306, Check, "pointer not allowed";
+    E0307, Check, "capture by reference in a kernel";
+    E0308, Check, "`concurrency::array` captured by value";
+    E0309, Check, "captured variable of a type kernels cannot use";
+    E0310, Check, "`parallel_for_each` called from amp code";
+    E0311, Check, "invalid `restrict` specifier";
+    E0312, Check, "kernel signature does not fit `parallel_for_each`";
+    E0400, Check, "kernel index does not match the compute domain";
+    E0401, Check, "illegal tile extents";
+    E0402, Check, "`tile_static` outside an amp-only function";
+    E0403, Check, "`tile_static` variable with an initialiser";
+    E0404, Check, "`tile_static` variable of a type that cannot be shared";
+    E0405, Check, "too much `tile_static` memory";
+    E0406, Check, "`tile_static` used by a non-tiled kernel";
+    E0407, Check, "barrier outside a tiled kernel";
+    E0408, Check, "barrier in divergent control flow";
+    E0409, Check, "early exit before a barrier";
+    E0410, Check, "atomic operation on an invalid location";
+    W0411, Check, "every work-item of a tile writes the same `tile_static` location";
+    W0412, Check, "`tile_static` read before any write";
+    W0413, Check, "`tile_static` data shared without a barrier";
 }
 
 #[cfg(test)]

@@ -441,16 +441,27 @@ const MAX_QUOTED_LINE: usize = 1000;
 
 /// True when a label of `diag` sits on a line too long to quote.
 fn touches_long_line(diag: &Diagnostic, sources: &Sources) -> bool {
-    std::iter::once(&diag.primary).chain(&diag.secondary).any(|label| {
-        let Some(file) = sources.get(label.span.file) else {
-            return false;
-        };
-        let text = file.text.as_bytes();
-        let at = (label.span.start as usize).min(text.len());
-        let before = text[..at].iter().rev().take(MAX_QUOTED_LINE + 1).take_while(|b| **b != b'\n').count();
-        let after = text[at..].iter().take(MAX_QUOTED_LINE + 1).take_while(|b| **b != b'\n').count();
-        before + after > MAX_QUOTED_LINE
-    })
+    std::iter::once(&diag.primary)
+        .chain(&diag.secondary)
+        .any(|label| {
+            let Some(file) = sources.get(label.span.file) else {
+                return false;
+            };
+            let text = file.text.as_bytes();
+            let at = (label.span.start as usize).min(text.len());
+            let before = text[..at]
+                .iter()
+                .rev()
+                .take(MAX_QUOTED_LINE + 1)
+                .take_while(|b| **b != b'\n')
+                .count();
+            let after = text[at..]
+                .iter()
+                .take(MAX_QUOTED_LINE + 1)
+                .take_while(|b| **b != b'\n')
+                .count();
+            before + after > MAX_QUOTED_LINE
+        })
 }
 
 #[cfg(test)]

@@ -82,7 +82,11 @@ pub fn check(
         }
     }
     let eof = Span::new(file, text_len..text_len);
-    for open in stack.iter().rev().take(MAX_REPORTS.saturating_sub(diags.len() - start)) {
+    for open in stack
+        .iter()
+        .rev()
+        .take(MAX_REPORTS.saturating_sub(diags.len() - start))
+    {
         diags.push(
             Diagnostic::error(
                 codes::E0102,

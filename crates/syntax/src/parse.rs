@@ -287,7 +287,8 @@ pub fn parse_in<'s>(
         let hidden = diags.len() - MAX_DIAGNOSTICS;
         diags.truncate(MAX_DIAGNOSTICS);
         if let Some(last) = diags.last_mut() {
-            last.notes.push(format!("{hidden} more diagnostics not shown"));
+            last.notes
+                .push(format!("{hidden} more diagnostics not shown"));
         }
     }
     Parsed {

@@ -1,0 +1,691 @@
+//! The typed program.
+//!
+//! The semantic checker lowers the syntax tree into this form; the interpreter
+//! and the JIT read nothing else. Everything an engine needs is explicit here:
+//!
+//! - every expression carries its [`Type`]; operands of arithmetic already have
+//!   the operator's type (the usual arithmetic conversions are [`ExprKind::Convert`]
+//!   nodes), so an engine never infers or promotes;
+//! - every name is resolved to a [`LocalId`], [`GlobalId`], capture slot or
+//!   [`FuncId`], and every library call to an [`Intrinsic`];
+//! - every variable has a [`Space`]: host, private (a work-item's own),
+//!   `tile_static` (shared by a tile); `array`/`array_view` elements are global
+//!   memory, reached only through views and arrays;
+//! - kernels are functions of their own ([`Function::kind`]) whose captures are
+//!   listed with how they are captured.
+//!
+//! Invariant: a `Program` handed to an engine came from a check that reported
+//! no errors; it contains no `Type::Error` and no `ExprKind::Error`.
+
+mod types;
+
+pub use types::{Rank, Scalar, StructDef, StructId, TileShape, Type, display};
+
+use tessera_diagnostics::Span;
+
+/// A local variable or parameter of one function (index into [`Function::locals`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LocalId(pub u32);
+
+/// A global variable (index into [`Program::globals`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GlobalId(pub u32);
+
+/// A function (index into [`Program::functions`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FuncId(pub u32);
+
+/// A whole checked program.
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    /// Struct types, indexed by [`StructId`].
+    pub structs: Vec<StructDef>,
+    /// Global variables and constants, indexed by [`GlobalId`], initialised in order.
+    pub globals: Vec<Global>,
+    /// Functions and kernels, indexed by [`FuncId`].
+    pub functions: Vec<Function>,
+    /// `main`.
+    pub main: Option<FuncId>,
+}
+
+/// Where a variable lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// Host memory: globals and the locals of host functions.
+    Host,
+    /// A work-item's own memory: locals of kernel code.
+    Private,
+    /// One instance per tile, shared by its work-items.
+    TileStatic,
+}
+
+/// A global variable.
+#[derive(Clone, Debug)]
+pub struct Global {
+    /// Its name as written.
+    pub name: String,
+    /// Its type.
+    pub ty: Type,
+    /// `const`/`constexpr`: readable from kernels when integral.
+    pub is_const: bool,
+    /// The value it starts with (computed at startup, in declaration order).
+    pub init: Option<Init>,
+    /// Where it was declared.
+    pub span: Span,
+}
+
+/// Which contexts a function may run in (`restrict(...)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Restriction {
+    /// Callable from host code.
+    pub cpu: bool,
+    /// Callable from kernels.
+    pub amp: bool,
+}
+
+/// What a function is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FunctionKind {
+    /// A function declared at namespace scope.
+    Plain,
+    /// The lambda passed to a `parallel_for_each`: its one parameter is the
+    /// index (`index<N>` or `tiled_index<...>`), it returns `void`.
+    Kernel {
+        /// Set for a tiled launch.
+        tile: Option<TileShape>,
+        /// What the kernel captures, in slot order.
+        captures: Vec<Capture>,
+    },
+}
+
+/// One captured variable of a kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Capture {
+    /// The name as written.
+    pub name: String,
+    /// Its type (the referent's type for a by-reference capture).
+    pub ty: Type,
+    /// By reference (only `concurrency::array` is captured so).
+    pub by_ref: bool,
+}
+
+/// A function, kernel included.
+#[derive(Clone, Debug)]
+pub struct Function {
+    /// Its name (`<kernel>` for kernels).
+    pub name: String,
+    /// Plain function or kernel.
+    pub kind: FunctionKind,
+    /// Where it may run.
+    pub restriction: Restriction,
+    /// Parameters: the first `params` entries of `locals`.
+    pub params: u32,
+    /// Every local, parameters first.
+    pub locals: Vec<Local>,
+    /// The return type.
+    pub ret: Type,
+    /// True when the return value is a reference.
+    pub ret_by_ref: bool,
+    /// The body (`None` for a prototype never defined; calling one is an error
+    /// reported by the checker).
+    pub body: Option<Block>,
+    /// Where it was declared.
+    pub span: Span,
+}
+
+/// A local variable or parameter.
+#[derive(Clone, Debug)]
+pub struct Local {
+    /// The name as written.
+    pub name: String,
+    /// Its type (the referent's type for a reference).
+    pub ty: Type,
+    /// A reference (`T&`): the local holds the address of a place.
+    pub by_ref: bool,
+    /// Declared `const`.
+    pub is_const: bool,
+    /// Where it lives.
+    pub space: Space,
+    /// Where it was declared.
+    pub span: Span,
+}
+
+/// A `{ ... }` block.
+#[derive(Clone, Debug, Default)]
+pub struct Block {
+    /// The statements.
+    pub stmts: Vec<Stmt>,
+}
+
+/// How a variable is initialised.
+#[derive(Clone, Debug)]
+pub enum Init {
+    /// From one value, already converted to the variable's type.
+    Expr(Expr),
+    /// An aggregate (struct or C array) element by element; missing trailing
+    /// elements are zero.
+    List(Vec<Init>),
+    /// Zero (or default-constructed for library types).
+    Zero,
+    /// Binds a reference to a place.
+    Ref(Expr),
+}
+
+/// A statement.
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    /// What it does.
+    pub kind: StmtKind,
+    /// Where.
+    pub span: Span,
+}
+
+/// The kinds of statement.
+#[derive(Clone, Debug)]
+pub enum StmtKind {
+    /// Evaluates an expression for its effects.
+    Expr(Expr),
+    /// A local comes into scope; `None` leaves it uninitialised (`tile_static`,
+    /// or a scalar declared without a value).
+    Let {
+        /// Which local.
+        local: LocalId,
+        /// Its initial value.
+        init: Option<Init>,
+    },
+    /// A nested block (its locals go out of scope at its end).
+    Block(Block),
+    /// `if`.
+    If {
+        /// A `bool` condition.
+        cond: Expr,
+        /// Taken when true.
+        then: Block,
+        /// Taken when false.
+        els: Option<Block>,
+    },
+    /// Every loop: `while` (`cond` first), `do`-`while` (`body` first), `for`.
+    Loop {
+        /// The `bool` condition (`None`: forever).
+        cond: Option<Expr>,
+        /// Checked before the first iteration (`while`, `for`) or after (`do`).
+        test_first: bool,
+        /// The body.
+        body: Block,
+        /// Run after the body and on `continue` (the `for` step).
+        step: Option<Expr>,
+    },
+    /// `switch`: jumps to the first arm whose value matches, else `default`,
+    /// then falls through the following arms until `break`.
+    Switch {
+        /// The value switched on (integral).
+        value: Expr,
+        /// The arms in source order.
+        arms: Vec<SwitchArm>,
+    },
+    /// `break`
+    Break,
+    /// `continue`
+    Continue,
+    /// `return`
+    Return(Option<Expr>),
+    /// A barrier: every work-item of the tile waits here for the others.
+    Barrier(Fence),
+}
+
+/// One `case` or `default` arm and the statements up to the next arm.
+#[derive(Clone, Debug)]
+pub struct SwitchArm {
+    /// The case value, or `None` for `default`.
+    pub value: Option<i64>,
+    /// The statements.
+    pub body: Block,
+}
+
+/// Which memory a barrier or fence orders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Fence {
+    /// `wait()`, `wait_with_all_memory_fence()`.
+    All,
+    /// `wait_with_global_memory_fence()`.
+    Global,
+    /// `wait_with_tile_static_memory_fence()`.
+    TileStatic,
+}
+
+/// A compile-time constant.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Const {
+    /// `bool`
+    Bool(bool),
+    /// Any integer type, sign- or zero-extended from its width.
+    Int(i64),
+    /// `float`
+    Float(f32),
+    /// `double`
+    Double(f64),
+}
+
+/// A typed expression.
+#[derive(Clone, Debug)]
+pub struct Expr {
+    /// What it computes.
+    pub kind: ExprKind,
+    /// Its type (after any conversion it needs).
+    pub ty: Type,
+    /// True for an lvalue: it names a place that can be read, written, or bound to a reference.
+    pub place: bool,
+    /// Where.
+    pub span: Span,
+}
+
+/// Arithmetic and comparison operators; operands have the same type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/` (integer division by zero and `INT_MIN / -1` are run-time errors)
+    Div,
+    /// `%`
+    Rem,
+    /// `<<`
+    Shl,
+    /// `>>`
+    Shr,
+    /// `&`
+    BitAnd,
+    /// `|`
+    BitOr,
+    /// `^`
+    BitXor,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+/// Unary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    /// `-x`
+    Neg,
+    /// `~x`
+    BitNot,
+    /// `!x` (on `bool`)
+    Not,
+}
+
+/// The kinds of expression.
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    /// A constant.
+    Const(Const),
+    /// A local of the current function.
+    Local(LocalId),
+    /// A global.
+    Global(GlobalId),
+    /// A kernel's captured variable, by slot.
+    Capture(u32),
+    /// An arithmetic, bitwise or comparison operation.
+    Binary {
+        /// The operator.
+        op: BinOp,
+        /// Left operand.
+        lhs: Box<Expr>,
+        /// Right operand (same type as `lhs`, except the shift count).
+        rhs: Box<Expr>,
+    },
+    /// A unary operation.
+    Unary {
+        /// The operator.
+        op: UnOp,
+        /// The operand.
+        operand: Box<Expr>,
+    },
+    /// `&&` (`and: true`) or `||`, short-circuiting.
+    Logical {
+        /// `&&` rather than `||`.
+        and: bool,
+        /// Left operand.
+        lhs: Box<Expr>,
+        /// Right operand.
+        rhs: Box<Expr>,
+    },
+    /// `c ? a : b`.
+    Conditional {
+        /// The condition.
+        cond: Box<Expr>,
+        /// Value when true.
+        then: Box<Expr>,
+        /// Value when false.
+        els: Box<Expr>,
+    },
+    /// Converts to `Expr::ty`: between scalars (C++'s rules: float to int
+    /// truncates), a view to a view of `const` elements, a tiled extent to its
+    /// extent.
+    Convert(Box<Expr>),
+    /// Stores `value` into the place `target`; the result is the place.
+    Assign {
+        /// The place.
+        target: Box<Expr>,
+        /// The value, of the place's type.
+        value: Box<Expr>,
+    },
+    /// `target op= value`: computes in `value.ty`, converts back to the place's type.
+    CompoundAssign {
+        /// The operator.
+        op: BinOp,
+        /// The place.
+        target: Box<Expr>,
+        /// The right operand, already in the operation's type.
+        value: Box<Expr>,
+    },
+    /// `++`/`--`, prefix (the place) or postfix (the old value).
+    IncDec {
+        /// `++` rather than `--`.
+        increment: bool,
+        /// Prefix rather than postfix.
+        prefix: bool,
+        /// The place.
+        target: Box<Expr>,
+    },
+    /// A struct's field, by position.
+    Field {
+        /// The struct value or place.
+        base: Box<Expr>,
+        /// The field's position.
+        field: u32,
+    },
+    /// An element of a fixed C array (bounds-checked).
+    Element {
+        /// The array place.
+        base: Box<Expr>,
+        /// An `int` index.
+        index: Box<Expr>,
+    },
+    /// A call of a user function.
+    Call {
+        /// The callee.
+        func: FuncId,
+        /// Arguments: values for by-value parameters, places for references.
+        args: Vec<Expr>,
+    },
+    /// A library operation.
+    Intrinsic {
+        /// Which.
+        op: Intrinsic,
+        /// Its operands.
+        args: Vec<Expr>,
+    },
+    /// `parallel_for_each(domain, kernel)`.
+    Launch {
+        /// An `extent<N>` or `tiled_extent<...>`.
+        domain: Box<Expr>,
+        /// The kernel function.
+        kernel: FuncId,
+        /// Values (or places, for by-reference captures) for the kernel's capture slots.
+        captures: Vec<Expr>,
+    },
+    /// A struct or C array built element by element (aggregate initialisation).
+    Aggregate(Vec<Expr>),
+    /// A string literal's text (type `Type::Str`; only printed).
+    Str(String),
+    /// `a, b`: evaluates `a`, then yields `b`.
+    Comma {
+        /// Evaluated for its effects.
+        first: Box<Expr>,
+        /// The result.
+        second: Box<Expr>,
+    },
+}
+
+/// Library operations, resolved by the checker. The operand types are fixed by
+/// the variant and the expression's type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Intrinsic {
+    /// A math function (`sqrt`, `fast_math::sinf`, ...) in `Expr::ty`'s precision.
+    Math(MathFn),
+    /// An atomic read-modify-write on an `int`/`unsigned` place.
+    Atomic(AtomicOp),
+    /// Builds an `index<N>` or `extent<N>` from `N` ints.
+    MakeShape,
+    /// Component `i` of an index or extent (bounds-checked).
+    ShapeComponent,
+    /// Index/extent arithmetic, componentwise (or with a scalar right operand).
+    ShapeArith(BinOp),
+    /// `extent.size()`.
+    ExtentSize,
+    /// `extent.contains(index)`.
+    ExtentContains,
+    /// `extent.tile<...>()`: same extent, tiled with the result type's shape.
+    Tile,
+    /// A member of a `tiled_index`.
+    TiledIndexPart(TiledIndexPart),
+    /// Creates a `concurrency::array` (extent, optional source range).
+    NewArray,
+    /// Creates an `array_view` (extent, optional data source).
+    NewView,
+    /// Element of an array or view at an `index<N>` (bounds-checked); a place.
+    ViewElement,
+    /// Projection `view[i]` of a rank-`N` view to rank `N - 1`.
+    ViewProject,
+    /// `view.extent` / `get_extent()`.
+    ViewExtent,
+    /// `view.section(origin, extent)`.
+    ViewSection,
+    /// `view.synchronize()`.
+    ViewSynchronize,
+    /// `view.discard_data()`.
+    ViewDiscard,
+    /// `view.refresh()`.
+    ViewRefresh,
+    /// `concurrency::copy(src, dst)`.
+    Copy,
+    /// Converts an array to a `std::vector` (`std::vector<T> v = arr;`).
+    ArrayToVector,
+    /// `std::vector<T>(n)` / `(n, value)`.
+    NewVector,
+    /// `v.push_back(x)`.
+    VectorPush,
+    /// `v.size()`.
+    VectorSize,
+    /// `v[i]` (bounds-checked); a place.
+    VectorElement,
+    /// `std::cout`: the standard output stream (a place of type `Ostream`).
+    Stdout,
+    /// Writes a value to standard output with the stream's current format;
+    /// args `[stream, value]`, the result is the stream.
+    Print,
+    /// `v.begin()` (`end: false`) or `v.end()`; args `[vector]`. Only an
+    /// argument of `array` constructors and `copy`.
+    VectorIterator {
+        /// `end()` rather than `begin()`.
+        end: bool,
+    },
+    /// A stream manipulator (`std::endl`, `std::setw(n)`, ...).
+    Manipulator(Manipulator),
+    /// `tiled_index::barrier.wait*()`; only as a statement, lowered to `StmtKind::Barrier`.
+    Barrier(Fence),
+    /// `all_memory_fence(barrier)` and friends: orders memory, does not wait.
+    MemoryFence(Fence),
+}
+
+/// Parts of a `tiled_index`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TiledIndexPart {
+    /// `global`
+    Global,
+    /// `local`
+    Local,
+    /// `tile`
+    Tile,
+    /// `tile_origin`
+    TileOrigin,
+    /// `tile_extent`
+    TileExtent,
+    /// `barrier`: the tile's `tile_barrier`.
+    Barrier,
+}
+
+/// Math functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MathFn {
+    /// `sqrt`
+    Sqrt,
+    /// `rsqrt`
+    Rsqrt,
+    /// `fabs` / `abs` on floats
+    Fabs,
+    /// `abs` on ints
+    Abs,
+    /// `floor`
+    Floor,
+    /// `ceil`
+    Ceil,
+    /// `round`
+    Round,
+    /// `trunc`
+    Trunc,
+    /// `exp`
+    Exp,
+    /// `exp2`
+    Exp2,
+    /// `log`
+    Log,
+    /// `log2`
+    Log2,
+    /// `log10`
+    Log10,
+    /// `pow`
+    Pow,
+    /// `sin`
+    Sin,
+    /// `cos`
+    Cos,
+    /// `tan`
+    Tan,
+    /// `asin`
+    Asin,
+    /// `acos`
+    Acos,
+    /// `atan`
+    Atan,
+    /// `atan2`
+    Atan2,
+    /// `sinh`
+    Sinh,
+    /// `cosh`
+    Cosh,
+    /// `tanh`
+    Tanh,
+    /// `fmin`
+    Fmin,
+    /// `fmax`
+    Fmax,
+    /// `fmod`
+    Fmod,
+    /// `cbrt`
+    Cbrt,
+    /// `log1p`
+    Log1p,
+    /// `expm1`
+    Expm1,
+    /// `hypot`
+    Hypot,
+    /// `erf`
+    Erf,
+    /// `erfc`
+    Erfc,
+    /// `tgamma`
+    Tgamma,
+    /// `lgamma`
+    Lgamma,
+    /// `asinh`
+    Asinh,
+    /// `acosh`
+    Acosh,
+    /// `atanh`
+    Atanh,
+    /// `copysign`
+    Copysign,
+    /// `fdim`
+    Fdim,
+    /// `fma`
+    Fma,
+    /// `remainder`
+    Remainder,
+    /// `exp10`
+    Exp10,
+    /// `min` on ints (`concurrency::direct3d::imin`, `std::min`)
+    Min,
+    /// `max` on ints
+    Max,
+}
+
+/// Atomic operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicOp {
+    /// `atomic_fetch_add`
+    Add,
+    /// `atomic_fetch_sub`
+    Sub,
+    /// `atomic_fetch_and`
+    And,
+    /// `atomic_fetch_or`
+    Or,
+    /// `atomic_fetch_xor`
+    Xor,
+    /// `atomic_fetch_max`
+    Max,
+    /// `atomic_fetch_min`
+    Min,
+    /// `atomic_fetch_inc`
+    Inc,
+    /// `atomic_fetch_dec`
+    Dec,
+    /// `atomic_exchange`
+    Exchange,
+    /// `atomic_compare_exchange`
+    CompareExchange,
+}
+
+/// Stream manipulators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Manipulator {
+    /// `std::endl`: newline and flush.
+    Endl,
+    /// `std::setw(n)`: width of the next field.
+    Setw,
+    /// `std::setprecision(n)`.
+    Setprecision,
+    /// `std::fixed`.
+    Fixed,
+    /// `std::scientific`.
+    Scientific,
+    /// `std::defaultfloat`.
+    DefaultFloat,
+    /// `std::left`.
+    Left,
+    /// `std::right`.
+    Right,
+    /// `std::hex`.
+    Hex,
+    /// `std::dec`.
+    Dec,
+    /// `std::boolalpha`.
+    Boolalpha,
+    /// `std::setfill(c)`.
+    Setfill,
+}

@@ -1,0 +1,226 @@
+//! Types of the typed program.
+
+use std::fmt;
+use tessera_diagnostics::Span;
+
+/// A struct type (index into `Program::structs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StructId(pub u32);
+
+/// The rank of an index, extent, array or view: 1 to 3 for tiles, any positive value otherwise.
+pub type Rank = u8;
+
+/// Fundamental arithmetic types.
+///
+/// Widths follow the LP64 model of the platforms Tessera runs on (and of the
+/// oracle it is tested against): `long` is 64 bits. `char` is signed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scalar {
+    /// `bool`
+    Bool,
+    /// `char` (8-bit, signed)
+    Char,
+    /// `int` (32-bit)
+    Int,
+    /// `unsigned int` (32-bit)
+    UInt,
+    /// `long` (64-bit)
+    Long,
+    /// `unsigned long` (64-bit)
+    ULong,
+    /// `float` (IEEE single)
+    Float,
+    /// `double` (IEEE double)
+    Double,
+}
+
+impl Scalar {
+    /// True for the integer types (and `bool` and `char`).
+    pub fn is_integral(self) -> bool {
+        !self.is_floating()
+    }
+
+    /// True for `float` and `double`.
+    pub fn is_floating(self) -> bool {
+        matches!(self, Scalar::Float | Scalar::Double)
+    }
+
+    /// True for the unsigned integer types.
+    pub fn is_unsigned(self) -> bool {
+        matches!(self, Scalar::UInt | Scalar::ULong)
+    }
+
+    /// Size in bytes.
+    pub fn size(self) -> u32 {
+        match self {
+            Scalar::Bool | Scalar::Char => 1,
+            Scalar::Int | Scalar::UInt | Scalar::Float => 4,
+            Scalar::Long | Scalar::ULong | Scalar::Double => 8,
+        }
+    }
+
+    /// Integer conversion rank (C++ [conv.rank]); floats rank above all integers.
+    pub fn rank(self) -> u8 {
+        match self {
+            Scalar::Bool => 0,
+            Scalar::Char => 1,
+            Scalar::Int | Scalar::UInt => 2,
+            Scalar::Long | Scalar::ULong => 3,
+            Scalar::Float => 4,
+            Scalar::Double => 5,
+        }
+    }
+
+    /// The C++ spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scalar::Bool => "bool",
+            Scalar::Char => "char",
+            Scalar::Int => "int",
+            Scalar::UInt => "unsigned int",
+            Scalar::Long => "long",
+            Scalar::ULong => "unsigned long",
+            Scalar::Float => "float",
+            Scalar::Double => "double",
+        }
+    }
+}
+
+/// The static shape of a tile: `tile<D0[, D1[, D2]]>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TileShape {
+    /// The dimensions; only the first `rank` are meaningful, the rest are 1.
+    pub dims: [u32; 3],
+    /// 1, 2 or 3.
+    pub rank: Rank,
+}
+
+impl TileShape {
+    /// The dimensions in use.
+    pub fn dims(&self) -> &[u32] {
+        &self.dims[..usize::from(self.rank).min(3)]
+    }
+
+    /// Work-items per tile.
+    pub fn threads(&self) -> u64 {
+        self.dims().iter().map(|&d| u64::from(d)).product()
+    }
+}
+
+impl fmt::Display for TileShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let dims: Vec<String> = self.dims().iter().map(u32::to_string).collect();
+        f.write_str(&dims.join(", "))
+    }
+}
+
+/// A type of the typed program.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    /// `void`
+    Void,
+    /// A fundamental arithmetic type.
+    Scalar(Scalar),
+    /// A struct.
+    Struct(StructId),
+    /// A fixed-size C array `T[n]`.
+    CArray(Box<Type>, u32),
+    /// `index<N>`
+    Index(Rank),
+    /// `extent<N>`
+    Extent(Rank),
+    /// `tiled_extent<D0, ...>`
+    TiledExtent(TileShape),
+    /// `tiled_index<D0, ...>`
+    TiledIndex(TileShape),
+    /// `tile_barrier`
+    TileBarrier,
+    /// `concurrency::array<T, N>`: owns global memory.
+    Array(Box<Type>, Rank),
+    /// `array_view<T, N>` (`read_only` for `array_view<const T, N>`).
+    ArrayView {
+        /// The element type.
+        elem: Box<Type>,
+        /// The rank.
+        rank: Rank,
+        /// Elements may not be written through this view.
+        read_only: bool,
+    },
+    /// `std::vector<T>`
+    Vector(Box<Type>),
+    /// `std::ostream` (`std::cout`).
+    Ostream,
+    /// `std::vector<T>::iterator` (only from `begin()`/`end()`).
+    Iterator(Box<Type>),
+    /// A stream manipulator value (`std::setw(2)`, `std::endl`).
+    Manipulator,
+    /// A string literal (only as an operand of `<<`).
+    Str,
+    /// The type of an expression that could not be checked (already reported).
+    Error,
+}
+
+impl Type {
+    /// `int`
+    pub const INT: Type = Type::Scalar(Scalar::Int);
+    /// `bool`
+    pub const BOOL: Type = Type::Scalar(Scalar::Bool);
+    /// `float`
+    pub const FLOAT: Type = Type::Scalar(Scalar::Float);
+
+    /// The scalar, if this is one.
+    pub fn scalar(&self) -> Option<Scalar> {
+        match self {
+            Type::Scalar(s) => Some(*s),
+            _ => None,
+        }
+    }
+
+    /// True for `Type::Error`: checks on it are skipped to avoid cascades.
+    pub fn is_error(&self) -> bool {
+        matches!(self, Type::Error)
+    }
+}
+
+/// A struct definition.
+#[derive(Clone, Debug)]
+pub struct StructDef {
+    /// Its name.
+    pub name: String,
+    /// Its fields in order.
+    pub fields: Vec<(String, Type)>,
+    /// Where it was declared.
+    pub span: Span,
+}
+
+/// Formats types as C++ writes them; struct names come from `structs`.
+pub fn display(ty: &Type, structs: &[StructDef]) -> String {
+    match ty {
+        Type::Void => "void".into(),
+        Type::Scalar(s) => s.name().into(),
+        Type::Struct(id) => structs
+            .get(id.0 as usize)
+            .map_or_else(|| "<struct>".into(), |s| s.name.clone()),
+        Type::CArray(elem, n) => format!("{}[{n}]", display(elem, structs)),
+        Type::Index(n) => format!("index<{n}>"),
+        Type::Extent(n) => format!("extent<{n}>"),
+        Type::TiledExtent(t) => format!("tiled_extent<{t}>"),
+        Type::TiledIndex(t) => format!("tiled_index<{t}>"),
+        Type::TileBarrier => "tile_barrier".into(),
+        Type::Array(elem, n) => format!("array<{}, {n}>", display(elem, structs)),
+        Type::ArrayView {
+            elem,
+            rank,
+            read_only,
+        } => {
+            let c = if *read_only { "const " } else { "" };
+            format!("array_view<{c}{}, {rank}>", display(elem, structs))
+        }
+        Type::Vector(elem) => format!("std::vector<{}>", display(elem, structs)),
+        Type::Ostream => "std::ostream".into(),
+        Type::Iterator(elem) => format!("std::vector<{}>::iterator", display(elem, structs)),
+        Type::Manipulator => "stream manipulator".into(),
+        Type::Str => "string literal".into(),
+        Type::Error => "<error>".into(),
+    }
+}

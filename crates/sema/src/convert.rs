@@ -1,0 +1,181 @@
+//! Conversions: integral promotion, the usual arithmetic conversions, and the
+//! implicit conversions C++ applies when a value of one type is used where
+//! another is expected.
+
+use crate::cx::{FnCx, error_expr};
+use tessera_diagnostics::{Diagnostic, codes};
+use tessera_ir::{Expr, ExprKind, Intrinsic, Scalar, TiledIndexPart, Type};
+
+/// Integral promotion: `bool` and `char` become `int`.
+pub fn promote(s: Scalar) -> Scalar {
+    match s {
+        Scalar::Bool | Scalar::Char => Scalar::Int,
+        other => other,
+    }
+}
+
+/// The usual arithmetic conversions (C++ [expr.arith.conv]) for LP64.
+pub fn common(a: Scalar, b: Scalar) -> Scalar {
+    if a == Scalar::Double || b == Scalar::Double {
+        return Scalar::Double;
+    }
+    if a == Scalar::Float || b == Scalar::Float {
+        return Scalar::Float;
+    }
+    let (a, b) = (promote(a), promote(b));
+    if a == b {
+        return a;
+    }
+    if a.is_unsigned() == b.is_unsigned() {
+        return if a.rank() >= b.rank() { a } else { b };
+    }
+    let (unsigned, signed) = if a.is_unsigned() { (a, b) } else { (b, a) };
+    if unsigned.rank() >= signed.rank() {
+        unsigned
+    } else if signed.size() > unsigned.size() {
+        // `long` holds every `unsigned int`.
+        signed
+    } else {
+        match signed {
+            Scalar::Long => Scalar::ULong,
+            _ => Scalar::UInt,
+        }
+    }
+}
+
+impl FnCx<'_> {
+    /// Wraps `e` in a conversion to scalar `to` if it has another scalar type.
+    pub fn convert_scalar(&mut self, e: Expr, to: Scalar) -> Expr {
+        if e.ty == Type::Scalar(to) || e.ty.is_error() {
+            return e;
+        }
+        let span = e.span;
+        Expr {
+            kind: ExprKind::Convert(Box::new(e)),
+            ty: Type::Scalar(to),
+            place: false,
+            span,
+        }
+    }
+
+    /// Converts `e` implicitly to `to`, reporting E0203 when C++ has no such
+    /// conversion. `what` says where the value goes ("the initialiser of `x`").
+    pub fn coerce(&mut self, e: Expr, to: &Type, what: &str) -> Expr {
+        if &e.ty == to || e.ty.is_error() || to.is_error() {
+            return e;
+        }
+        let span = e.span;
+        match (&e.ty, to) {
+            (Type::Scalar(_), Type::Scalar(t)) => return self.convert_scalar(e, *t),
+            (Type::TiledIndex(shape), Type::Index(rank)) if shape.rank == *rank => {
+                return Expr {
+                    kind: ExprKind::Intrinsic {
+                        op: Intrinsic::TiledIndexPart(TiledIndexPart::Global),
+                        args: vec![e],
+                    },
+                    ty: to.clone(),
+                    place: false,
+                    span,
+                };
+            }
+            (
+                Type::ArrayView {
+                    elem,
+                    rank,
+                    read_only: false,
+                },
+                Type::ArrayView {
+                    elem: e2,
+                    rank: r2,
+                    read_only: true,
+                },
+            ) if elem == e2 && rank == r2 => {
+                return Expr {
+                    kind: ExprKind::Convert(Box::new(e)),
+                    ty: to.clone(),
+                    place: false,
+                    span,
+                };
+            }
+            (Type::TiledExtent(shape), Type::Extent(rank)) if shape.rank == *rank => {
+                return Expr {
+                    kind: ExprKind::Convert(Box::new(e)),
+                    ty: to.clone(),
+                    place: false,
+                    span,
+                };
+            }
+            (Type::Array(elem, _), Type::Vector(e2)) if elem == e2 => {
+                return Expr {
+                    kind: ExprKind::Intrinsic {
+                        op: Intrinsic::ArrayToVector,
+                        args: vec![e],
+                    },
+                    ty: to.clone(),
+                    place: false,
+                    span,
+                };
+            }
+            _ => {}
+        }
+        let from = self.ck.show(&e.ty);
+        let want = self.ck.show(to);
+        let mut d = Diagnostic::error(
+            codes::E0203,
+            span,
+            format!("mismatched types: expected `{want}`, found `{from}`"),
+        )
+        .with_label(format!("this is `{from}`"))
+        .with_note(format!("the value is used as {what}"));
+        if let (
+            Type::ArrayView {
+                read_only: true, ..
+            },
+            Type::ArrayView {
+                read_only: false, ..
+            },
+        ) = (&e.ty, to)
+        {
+            d = d.with_help("a view of `const` elements cannot become a writable view; declare the target `array_view<const T, N>`");
+        }
+        self.ck.report(d);
+        error_expr(span)
+    }
+
+    /// Converts a condition to `bool` (scalars only).
+    pub fn condition(&mut self, e: Expr) -> Expr {
+        match e.ty {
+            Type::Scalar(_) => self.convert_scalar(e, Scalar::Bool),
+            Type::Error => e,
+            _ => {
+                let shown = self.ck.show(&e.ty);
+                self.ck.report(
+                    Diagnostic::error(
+                        codes::E0203,
+                        e.span,
+                        format!("`{shown}` cannot be used as a condition"),
+                    )
+                    .with_label("not a number or `bool`")
+                    .with_help("compare it with something, e.g. `x != 0`"),
+                );
+                error_expr(e.span)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usual_arithmetic_conversions() {
+        assert_eq!(common(Scalar::Int, Scalar::Float), Scalar::Float);
+        assert_eq!(common(Scalar::Float, Scalar::Double), Scalar::Double);
+        assert_eq!(common(Scalar::Char, Scalar::Bool), Scalar::Int);
+        assert_eq!(common(Scalar::Int, Scalar::UInt), Scalar::UInt);
+        assert_eq!(common(Scalar::Long, Scalar::UInt), Scalar::Long);
+        assert_eq!(common(Scalar::Long, Scalar::ULong), Scalar::ULong);
+        assert_eq!(common(Scalar::Int, Scalar::Long), Scalar::Long);
+    }
+}

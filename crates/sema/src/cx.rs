@@ -1,0 +1,187 @@
+//! The checker's state: the program being built and the tables of names.
+
+use std::collections::HashMap;
+use tessera_diagnostics::{Code, Diagnostic, Span};
+use tessera_ir::{
+    Const, Expr, ExprKind, FuncId, Function, GlobalId, Local, LocalId, Program, Restriction, Space,
+    StructId, Type,
+};
+
+/// Whole-program state.
+#[derive(Default)]
+pub struct Checker {
+    /// The program being built.
+    pub program: Program,
+    /// Diagnostics so far.
+    pub diags: Vec<Diagnostic>,
+    /// Struct names.
+    pub structs: HashMap<String, StructId>,
+    /// Global variables by name.
+    pub globals: HashMap<String, GlobalId>,
+    /// Values of constant integral globals, for constant expressions.
+    pub global_consts: HashMap<GlobalId, i64>,
+    /// Functions by name (several: overloads).
+    pub functions: HashMap<String, Vec<FuncId>>,
+}
+
+impl Checker {
+    /// Reports a diagnostic.
+    pub fn report(&mut self, diag: Diagnostic) {
+        self.diags.push(diag);
+    }
+
+    /// Reports an error with a label and a help line.
+    pub fn error(
+        &mut self,
+        code: Code,
+        span: Span,
+        message: impl Into<String>,
+        label: impl Into<String>,
+        help: impl Into<String>,
+    ) {
+        let help = help.into();
+        let mut d = Diagnostic::error(code, span, message).with_label(label);
+        if !help.is_empty() {
+            d = d.with_help(help);
+        }
+        self.diags.push(d);
+    }
+
+    /// A type as C++ writes it.
+    pub fn show(&self, ty: &Type) -> String {
+        tessera_ir::display(ty, &self.program.structs)
+    }
+}
+
+/// A variable a kernel may capture: a local of the function around the lambda.
+#[derive(Clone, Debug)]
+pub struct Capturable {
+    /// The local in the enclosing function.
+    pub local: LocalId,
+    /// Its description there.
+    pub info: Local,
+}
+
+/// How the kernel being lowered captures.
+#[derive(Debug)]
+pub struct KernelCx {
+    /// Locals of the enclosing function visible at the lambda, innermost last.
+    pub outer: Vec<(String, Capturable)>,
+    /// `[=]` / `[&]`.
+    pub default_capture: Option<tessera_syntax::ast::CaptureDefault>,
+    /// Explicit captures: name, by reference, span.
+    pub explicit: Vec<(String, bool, Span)>,
+    /// Captures made so far: name, outer local, by reference, slot.
+    pub made: Vec<(String, LocalId, bool)>,
+    /// Span of the capture list.
+    pub capture_span: Span,
+}
+
+/// State while lowering one function body.
+pub struct FnCx<'c> {
+    /// The whole-program state.
+    pub ck: &'c mut Checker,
+    /// The function being built (its `locals` grow as declarations are met).
+    pub func: Function,
+    /// Scopes, innermost last: name to local.
+    pub scopes: Vec<HashMap<String, LocalId>>,
+    /// Loops around the current statement.
+    pub loops: u32,
+    /// Switches around the current statement.
+    pub switches: u32,
+    /// Set while lowering a kernel lambda.
+    pub kernel: Option<KernelCx>,
+}
+
+impl<'c> FnCx<'c> {
+    /// A context for `func`.
+    pub fn new(ck: &'c mut Checker, func: Function) -> Self {
+        FnCx {
+            ck,
+            func,
+            scopes: vec![HashMap::new()],
+            loops: 0,
+            switches: 0,
+            kernel: None,
+        }
+    }
+
+    /// The restriction of the code being lowered.
+    pub fn restriction(&self) -> Restriction {
+        self.func.restriction
+    }
+
+    /// True inside code that may run on the accelerator.
+    pub fn in_amp(&self) -> bool {
+        self.func.restriction.amp
+    }
+
+    /// The space new locals live in.
+    pub fn local_space(&self) -> Space {
+        if self.in_amp() {
+            Space::Private
+        } else {
+            Space::Host
+        }
+    }
+
+    /// Declares a local in the innermost scope; reports a redeclaration there.
+    pub fn declare(&mut self, local: Local) -> LocalId {
+        let id = LocalId(self.func.locals.len() as u32);
+        let name = local.name.clone();
+        let span = local.span;
+        self.func.locals.push(local);
+        // Unnamed locals (parameters without a name, the hidden variables of a
+        // range-for) cannot be referred to, so they enter no scope.
+        if name.is_empty() {
+            return id;
+        }
+        let previous = self
+            .scopes
+            .last_mut()
+            .and_then(|scope| scope.insert(name.clone(), id));
+        if let Some(prev) = previous {
+            let prev_span = self.func.locals.get(prev.0 as usize).map(|l| l.span);
+            let mut d = Diagnostic::error(
+                tessera_diagnostics::codes::E0202,
+                span,
+                format!("`{name}` is declared twice in the same scope"),
+            )
+            .with_label("second declaration")
+            .with_help("rename one of them, or drop the type to assign to the first");
+            if let Some(p) = prev_span {
+                d = d.with_secondary(p, "first declared here");
+            }
+            self.ck.report(d);
+        }
+        id
+    }
+
+    /// Finds a local by name, innermost scope first.
+    pub fn lookup_local(&self, name: &str) -> Option<LocalId> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    /// Runs `f` in a new scope.
+    pub fn scoped<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.scopes.push(HashMap::new());
+        let out = f(self);
+        self.scopes.pop();
+        out
+    }
+
+    /// The description of a local.
+    pub fn local(&self, id: LocalId) -> Option<&Local> {
+        self.func.locals.get(id.0 as usize)
+    }
+}
+
+/// An expression standing for something that failed to check (already reported).
+pub fn error_expr(span: Span) -> Expr {
+    Expr {
+        kind: ExprKind::Const(Const::Int(0)),
+        ty: Type::Error,
+        place: false,
+        span,
+    }
+}

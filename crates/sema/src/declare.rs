@@ -1,0 +1,455 @@
+//! Top-level declarations, in source order: C++ requires every name to be
+//! declared before it is used, so each item is checked (bodies included) when
+//! it is reached, seeing only what came before it.
+
+use crate::cx::{Checker, FnCx};
+use crate::types::{self, Declared};
+use std::collections::HashMap;
+use tessera_diagnostics::{Diagnostic, Span, codes};
+use tessera_ir::{
+    FuncId, Function, FunctionKind, Global, GlobalId, Local, Restriction, Space, StructDef,
+    StructId, Type,
+};
+use tessera_syntax::ast::{self, ItemKind, TranslationUnit};
+
+/// Checks every item of the file in order.
+pub fn declare_all(ck: &mut Checker, unit: &TranslationUnit) {
+    for item in &unit.items {
+        match &item.kind {
+            ItemKind::UsingNamespace(_)
+            | ItemKind::UsingDecl(_)
+            | ItemKind::Empty
+            | ItemKind::Error => {}
+            ItemKind::Struct(s) => declare_struct(ck, s, item.span),
+            ItemKind::Global(decl) => declare_globals(ck, &decl.specs, &decl.declarators),
+            ItemKind::Function(f) => declare_function(ck, f, item.span),
+        }
+    }
+}
+
+/// Bodies are lowered as their items are declared (see [`declare_all`]).
+pub fn lower_bodies(_ck: &mut Checker, _unit: &TranslationUnit) {}
+
+/// The values of the constant globals declared so far, by name.
+fn const_snapshot(ck: &Checker) -> HashMap<String, i64> {
+    ck.globals
+        .iter()
+        .filter_map(|(n, id)| ck.global_consts.get(id).map(|v| (n.clone(), *v)))
+        .collect()
+}
+
+fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
+    if ck.structs.contains_key(&s.name.name) {
+        ck.error(
+            codes::E0202,
+            s.name.span,
+            format!("struct `{}` is defined twice", s.name.name),
+            "second definition",
+            "",
+        );
+        return;
+    }
+    let mut fields: Vec<(String, Type)> = Vec::new();
+    for decl in &s.fields {
+        if decl.specs.is_static || decl.specs.tile_static.is_some() {
+            ck.error(
+                codes::E0211,
+                decl.span,
+                "static members are not part of the Tessera language",
+                "here",
+                "move it out of the struct",
+            );
+        }
+        for d in &decl.declarators {
+            let snapshot = const_snapshot(ck);
+            let lookup = move |n: &str| snapshot.get(n).copied();
+            let Declared { ty, by_ref } =
+                types::resolve(ck, &decl.specs, &d.modifiers, &d.array_dims, &lookup);
+            let Some(name) = &d.name else { continue };
+            if by_ref {
+                ck.error(
+                    codes::E0306,
+                    d.span,
+                    "reference members are not part of the Tessera language",
+                    "reference member",
+                    "store the value itself",
+                );
+            }
+            if d.init.is_some() {
+                ck.error(
+                    codes::E0211,
+                    d.span,
+                    "default member initialisers are not part of the Tessera language",
+                    "initialiser",
+                    "initialise the members where the struct is created: `P p = {1, 2};`",
+                );
+            }
+            if fields.iter().any(|(n, _)| n == &name.name) {
+                ck.error(
+                    codes::E0202,
+                    name.span,
+                    format!("member `{}` is declared twice", name.name),
+                    "second declaration",
+                    "",
+                );
+                continue;
+            }
+            fields.push((name.name.clone(), ty));
+        }
+    }
+    let id = StructId(ck.program.structs.len() as u32);
+    ck.program.structs.push(StructDef {
+        name: s.name.name.clone(),
+        fields,
+        span,
+    });
+    ck.structs.insert(s.name.name.clone(), id);
+    if !s.trailing.is_empty() {
+        let specs = ast::DeclSpecs {
+            is_const: false,
+            is_volatile: false,
+            is_static: false,
+            is_constexpr: false,
+            tile_static: None,
+            is_extern: false,
+            is_inline: false,
+            ty: ast::BaseType::Named(ast::Path {
+                global: false,
+                segments: vec![s.name.clone()],
+                span: s.name.span,
+            }),
+            span: s.name.span,
+        };
+        declare_globals(ck, &specs, &s.trailing);
+    }
+}
+
+fn host_function(name: &str, span: Span) -> Function {
+    Function {
+        name: name.to_string(),
+        kind: FunctionKind::Plain,
+        restriction: Restriction {
+            cpu: true,
+            amp: false,
+        },
+        params: 0,
+        locals: Vec::new(),
+        ret: Type::Void,
+        ret_by_ref: false,
+        body: None,
+        span,
+    }
+}
+
+fn declare_globals(ck: &mut Checker, specs: &ast::DeclSpecs, declarators: &[ast::Declarator]) {
+    if let Some(ts) = specs.tile_static {
+        ck.error(
+            codes::E0402,
+            ts,
+            "`tile_static` variables can only be declared inside a kernel or an amp-only function",
+            "at namespace scope",
+            "declare it inside the kernel's body",
+        );
+    }
+    for d in declarators {
+        let Some(name) = &d.name else { continue };
+        let snapshot = const_snapshot(ck);
+        let lookup = move |n: &str| snapshot.get(n).copied();
+        let Declared { mut ty, by_ref } =
+            types::resolve(ck, specs, &d.modifiers, &d.array_dims, &lookup);
+        if by_ref {
+            ck.error(
+                codes::E0211,
+                d.span,
+                "global references are not part of the Tessera language",
+                "reference",
+                "use a global variable",
+            );
+        }
+        // The initialiser is lowered as host code of a throwaway function:
+        // globals are initialised on the host before `main` runs.
+        let mut fcx = FnCx::new(ck, host_function("<global>", d.span));
+        let init = fcx.initializer(&mut ty, specs, d, &name.name);
+        let locals_used = !fcx.func.locals.is_empty();
+        drop(fcx);
+        if locals_used {
+            ck.error(
+                codes::E0211,
+                d.span,
+                "this initialiser is too complex for a global",
+                "here",
+                "initialise the global in `main`",
+            );
+        }
+        let is_const = specs.is_const || specs.is_constexpr;
+        if is_const && init.is_none() && !ty.is_error() {
+            ck.error(
+                codes::E0218,
+                d.span,
+                format!("constant `{}` has no value", name.name),
+                "needs an initialiser",
+                "write `const int N = 4;`",
+            );
+        }
+        let id = GlobalId(ck.program.globals.len() as u32);
+        if is_const
+            && matches!(ty, Type::Scalar(s) if s.is_integral())
+            && let Some(ast::Init::Assign(e)) = &d.init
+        {
+            let snapshot = const_snapshot(ck);
+            let lookup = move |n: &str| snapshot.get(n).copied();
+            if let Ok(v) = types::try_eval(e, &lookup) {
+                ck.global_consts.insert(id, v);
+            }
+        }
+        ck.program.globals.push(Global {
+            name: name.name.clone(),
+            ty,
+            is_const,
+            init,
+            span: d.span,
+        });
+        if ck.globals.insert(name.name.clone(), id).is_some()
+            || ck.functions.contains_key(&name.name)
+        {
+            ck.error(
+                codes::E0202,
+                name.span,
+                format!("`{}` is declared twice", name.name),
+                "second declaration",
+                "",
+            );
+        }
+    }
+}
+
+/// Reads `restrict(...)`; reports unknown or empty specifier lists (E0311).
+pub fn restriction(ck: &mut Checker, r: Option<&ast::Restrict>) -> Restriction {
+    let Some(r) = r else {
+        return Restriction {
+            cpu: true,
+            amp: false,
+        };
+    };
+    let mut out = Restriction::default();
+    if r.specifiers.is_empty() {
+        ck.error(
+            codes::E0311,
+            r.span,
+            "`restrict()` needs at least one specifier",
+            "empty",
+            "write `restrict(amp)`, `restrict(cpu)` or `restrict(amp, cpu)`",
+        );
+        return Restriction {
+            cpu: true,
+            amp: false,
+        };
+    }
+    for s in &r.specifiers {
+        match s.name.as_str() {
+            "amp" => out.amp = true,
+            "cpu" => out.cpu = true,
+            other => ck.error(
+                codes::E0311,
+                s.span,
+                format!("unknown restriction specifier `{other}`"),
+                "not `amp` or `cpu`",
+                "the specifiers are `amp` (runs on the accelerator) and `cpu` (runs on the host)",
+            ),
+        }
+    }
+    if !out.amp && !out.cpu {
+        out.cpu = true;
+    }
+    out
+}
+
+fn same_signature(a: &Function, b: &Function) -> bool {
+    a.params == b.params
+        && a.locals
+            .iter()
+            .take(a.params as usize)
+            .zip(b.locals.iter())
+            .all(|(x, y)| x.ty == y.ty && x.by_ref == y.by_ref)
+}
+
+fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
+    let restriction = restriction(ck, f.restrict.as_ref());
+    let snapshot = const_snapshot(ck);
+    let lookup = move |n: &str| snapshot.get(n).copied();
+    let ret = types::resolve(ck, &f.ret, &f.ret_modifiers, &[], &lookup);
+    if matches!(f.ret.ty, ast::BaseType::Auto) {
+        ck.error(
+            codes::E0211,
+            f.ret.span,
+            "deduced return types are not part of the Tessera language",
+            "`auto`",
+            "write the return type",
+        );
+    }
+    let space = if restriction.amp {
+        Space::Private
+    } else {
+        Space::Host
+    };
+    let mut func = Function {
+        name: f.name.name.clone(),
+        kind: FunctionKind::Plain,
+        restriction,
+        params: 0,
+        locals: Vec::new(),
+        ret: ret.ty,
+        ret_by_ref: ret.by_ref,
+        body: None,
+        span: f.name.span,
+    };
+    let mut param_names: Vec<Option<ast::Ident>> = Vec::new();
+    let is_void_list = f.params.len() == 1
+        && matches!(
+            f.params[0].specs.ty,
+            ast::BaseType::Builtin(ast::Builtin::Void)
+        )
+        && f.params[0].declarator.name.is_none();
+    if !is_void_list {
+        for p in &f.params {
+            let d = types::resolve(
+                ck,
+                &p.specs,
+                &p.declarator.modifiers,
+                &p.declarator.array_dims,
+                &lookup,
+            );
+            if p.declarator.init.is_some() {
+                ck.error(
+                    codes::E0211,
+                    p.span,
+                    "default arguments are not part of the Tessera language",
+                    "default argument",
+                    "pass the value at every call",
+                );
+            }
+            func.locals.push(Local {
+                name: p
+                    .declarator
+                    .name
+                    .as_ref()
+                    .map_or_else(String::new, |n| n.name.clone()),
+                ty: d.ty,
+                by_ref: d.by_ref,
+                is_const: p.specs.is_const,
+                space,
+                span: p.span,
+            });
+            param_names.push(p.declarator.name.clone());
+        }
+    }
+    func.params = func.locals.len() as u32;
+
+    if f.name.name == "main" {
+        if restriction.amp {
+            ck.error(
+                codes::E0311,
+                f.restrict.as_ref().map_or(f.name.span, |r| r.span),
+                "`main` can only run on the host",
+                "`main` restricted to amp",
+                "remove the `restrict` clause from `main`",
+            );
+        }
+        match &func.ret {
+            Type::Void => ck.report(
+                Diagnostic::warning(codes::W0217, f.ret.span, "`void main()` is not standard C++")
+                    .with_label("`main` should return `int`")
+                    .with_note("MSVC accepts it, but other compilers reject it, and the exit status is then undefined")
+                    .with_help("write `int main()`; returning from it without a value returns 0"),
+            ),
+            Type::Scalar(tessera_ir::Scalar::Int) | Type::Error => {}
+            other => {
+                let shown = ck.show(other);
+                ck.error(codes::E0212, f.ret.span, format!("`main` must return `int`, not `{shown}`"), "here", "write `int main()`");
+            }
+        }
+    }
+
+    // A definition after a prototype with the same signature completes it.
+    let existing = ck.functions.get(&f.name.name).and_then(|ids| {
+        ids.iter().copied().find(|id| {
+            ck.program
+                .functions
+                .get(id.0 as usize)
+                .is_some_and(|g| same_signature(g, &func))
+        })
+    });
+    let id = match existing {
+        Some(id) => {
+            let prev = ck.program.functions[id.0 as usize].clone();
+            if prev.restriction != restriction && f.body.is_some() && prev.body.is_none() {
+                ck.error(
+                    codes::E0311,
+                    f.name.span,
+                    "the definition's `restrict` clause differs from the declaration's",
+                    "here",
+                    "use the same clause in both",
+                );
+            }
+            if prev.body.is_some() && f.body.is_some() {
+                let prev_span = prev.span;
+                if prev.restriction == restriction {
+                    ck.report(
+                        Diagnostic::error(
+                            codes::E0202,
+                            f.name.span,
+                            format!("function `{}` is defined twice", f.name.name),
+                        )
+                        .with_label("second definition")
+                        .with_secondary(prev_span, "first defined here"),
+                    );
+                    return;
+                }
+                // Overloading on restriction: a separate function.
+                new_function(ck, &f.name.name, func.clone())
+            } else {
+                id
+            }
+        }
+        None => {
+            if ck.globals.contains_key(&f.name.name) {
+                ck.error(
+                    codes::E0202,
+                    f.name.span,
+                    format!("`{}` is already a variable", f.name.name),
+                    "here",
+                    "",
+                );
+            }
+            new_function(ck, &f.name.name, func.clone())
+        }
+    };
+    let Some(body) = &f.body else { return };
+    let mut fcx = FnCx::new(ck, func);
+    for (i, name) in param_names.iter().enumerate() {
+        if let Some(name) = name {
+            fcx.scopes[0].insert(name.name.clone(), tessera_ir::LocalId(i as u32));
+        }
+    }
+    let block = fcx.block(body);
+    let mut func = fcx.func;
+    func.body = Some(block);
+    ck.program.functions[id.0 as usize] = func;
+}
+
+fn new_function(ck: &mut Checker, name: &str, func: Function) -> FuncId {
+    let id = FuncId(ck.program.functions.len() as u32);
+    if name == "main" {
+        ck.program.main = Some(id);
+    }
+    ck.program.functions.push(func);
+    ck.functions.entry(name.to_string()).or_default().push(id);
+    id
+}
+
+/// The id of a kernel about to be lowered: reserves its slot.
+pub fn reserve_function(ck: &mut Checker, placeholder: Function) -> FuncId {
+    let id = FuncId(ck.program.functions.len() as u32);
+    ck.program.functions.push(placeholder);
+    id
+}

@@ -1,0 +1,62 @@
+//! The semantic checker.
+//!
+//! Lowers a syntax tree to the typed program ([`tessera_ir::Program`]) and
+//! reports every violation of C++'s typing rules and of C++ AMP's rules for
+//! `restrict(amp)` code, captures, `tile_static` and barriers.
+//!
+//! It works in three steps:
+//! 1. [`declare`]: structs, globals and function signatures, in source order
+//!    (C++ requires declaration before use);
+//! 2. lowering of every function body, kernels included ([`stmt`], [`expr`],
+//!    with the library in [`library`]); rules that need only the expression at
+//!    hand are checked here;
+//! 3. [`analysis`]: whole-program rules on the typed program (recursion,
+//!    barrier uniformity, `tile_static` reachability and races).
+//!
+//! No IO; diagnostics are returned as data.
+
+mod analysis;
+mod convert;
+mod cx;
+mod declare;
+mod expr;
+mod library;
+mod literal;
+mod stmt;
+mod types;
+
+use tessera_diagnostics::Diagnostic;
+use tessera_ir::Program;
+use tessera_syntax::ast::TranslationUnit;
+
+/// The result of checking: the typed program (complete only when no
+/// diagnostic is an error) and every diagnostic, sorted by position.
+#[derive(Debug)]
+pub struct Checked {
+    /// The typed program.
+    pub program: Program,
+    /// Errors and warnings.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Checked {
+    /// True when any diagnostic is an error: the program must not run.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Checks a parsed file.
+pub fn check(unit: &TranslationUnit) -> Checked {
+    let mut checker = cx::Checker::default();
+    declare::declare_all(&mut checker, unit);
+    declare::lower_bodies(&mut checker, unit);
+    // The analyses tolerate error nodes, so rules are reported together.
+    analysis::analyse(&checker.program, &mut checker.diags);
+    let mut diagnostics = checker.diags;
+    diagnostics.sort_by_key(|d| (d.primary.span.file, d.primary.span.start));
+    Checked {
+        program: checker.program,
+        diagnostics,
+    }
+}

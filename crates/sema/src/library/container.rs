@@ -1,0 +1,1244 @@
+//! `concurrency::array`, `array_view`, `std::vector` (with the iterators
+//! `begin()`/`end()` as far as `array` and `copy` need them), and `copy`.
+
+use super::{
+    Side, arity, as_extent, as_index, check_side, int_const, intrinsic, is_pure, mk, no_member,
+    to_int, untile_index,
+};
+use crate::cx::{FnCx, error_expr};
+use tessera_diagnostics::{Diagnostic, Span, codes};
+use tessera_ir::{BinOp, Const, Expr, ExprKind, Intrinsic, Rank, Scalar, Type};
+use tessera_syntax::ast;
+
+/// An `array<T, N>` or `array_view<[const] T, N>`.
+struct ViewTy {
+    /// The element type.
+    elem: Type,
+    /// The rank.
+    rank: Rank,
+    /// `array_view<const T, N>`.
+    read_only: bool,
+    /// `array` rather than `array_view`.
+    array: bool,
+}
+
+fn view_ty(ty: &Type) -> Option<ViewTy> {
+    match ty {
+        Type::Array(elem, rank) => Some(ViewTy {
+            elem: (**elem).clone(),
+            rank: *rank,
+            read_only: false,
+            array: true,
+        }),
+        Type::ArrayView {
+            elem,
+            rank,
+            read_only,
+        } => Some(ViewTy {
+            elem: (**elem).clone(),
+            rank: *rank,
+            read_only: *read_only,
+            array: false,
+        }),
+        _ => None,
+    }
+}
+
+/// `v.begin()` (`end == false`) or `v.end()`. Iterators are accepted only as
+/// arguments of `array` constructors and `copy`, which take the vector
+/// itself; used anywhere else they are reported ([`iterator_misuse`]).
+fn make_iterator(vector: Expr, end: bool, span: Span) -> Expr {
+    let elem = match &vector.ty {
+        Type::Vector(elem) => (**elem).clone(),
+        _ => Type::Error,
+    };
+    mk(
+        ExprKind::Intrinsic {
+            op: Intrinsic::VectorIterator { end },
+            args: vec![vector],
+        },
+        Type::Iterator(Box::new(elem)),
+        false,
+        span,
+    )
+}
+
+/// The vector and `end`-ness of an iterator made by [`make_iterator`].
+pub(super) fn iterator(e: &Expr) -> Option<(&Expr, bool)> {
+    match &e.kind {
+        ExprKind::Intrinsic {
+            op: Intrinsic::VectorIterator { end },
+            args,
+        } => args.first().map(|v| (v, *end)),
+        _ => None,
+    }
+}
+
+/// Reports an iterator used other than as an `array` or `copy` argument.
+pub(super) fn iterator_misuse(cx: &mut FnCx<'_>, e: &Expr) {
+    cx.ck.error(
+        codes::E0211,
+        e.span,
+        "iterators can only be passed to `array` constructors and `copy`",
+        "iterator used here",
+        "index the vector instead: `v[i]`, `v.size()`",
+    );
+}
+
+/// True when two expressions certainly denote the same variable.
+fn same_place(a: &Expr, b: &Expr) -> bool {
+    match (&a.kind, &b.kind) {
+        (ExprKind::Local(x), ExprKind::Local(y)) => x == y,
+        (ExprKind::Global(x), ExprKind::Global(y)) => x == y,
+        (ExprKind::Capture(x), ExprKind::Capture(y)) => x == y,
+        (ExprKind::Field { base: x, field: f }, ExprKind::Field { base: y, field: g }) => {
+            f == g && same_place(x, y)
+        }
+        _ => false,
+    }
+}
+
+/// The name and declaration of the `const` variable a place belongs to, if any.
+fn const_root(cx: &FnCx<'_>, e: &Expr) -> Option<(String, Span)> {
+    match &e.kind {
+        ExprKind::Local(id) => cx
+            .local(*id)
+            .filter(|l| l.is_const)
+            .map(|l| (l.name.clone(), l.span)),
+        ExprKind::Global(id) => cx
+            .ck
+            .program
+            .globals
+            .get(id.0 as usize)
+            .filter(|g| g.is_const)
+            .map(|g| (g.name.clone(), g.span)),
+        ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => const_root(cx, base),
+        _ => None,
+    }
+}
+
+/// How an argument is named in messages: its type, or "an iterator".
+fn show_arg(cx: &FnCx<'_>, e: &Expr) -> String {
+    match iterator(e) {
+        Some((_, false)) => "an iterator (`begin()`)".to_string(),
+        Some((_, true)) => "an iterator (`end()`)".to_string(),
+        None => format!("`{}`", cx.ck.show(&e.ty)),
+    }
+}
+
+/// Reports E0203 for an element type that differs from the one expected.
+fn elem_mismatch(cx: &mut FnCx<'_>, at: Span, what: &str, want: &Type, found: &Type) -> Expr {
+    let (w, f) = (cx.ck.show(want), cx.ck.show(found));
+    cx.ck.report(
+        Diagnostic::error(
+            codes::E0203,
+            at,
+            format!("mismatched types: {what} has elements of type `{f}`, expected `{w}`"),
+        )
+        .with_label(format!("elements of type `{f}`")),
+    );
+    error_expr(at)
+}
+
+/// `a[i]` on a view, array or vector.
+pub(super) fn subscript(cx: &mut FnCx<'_>, base: Expr, index: Expr, span: Span) -> Expr {
+    if let Type::Vector(elem) = &base.ty {
+        let elem = (**elem).clone();
+        check_side(cx, Side::Host, "`std::vector`", span, "C3930", "");
+        let index = cx.integral_index(index);
+        return mk(
+            ExprKind::Intrinsic {
+                op: Intrinsic::VectorElement,
+                args: vec![base, index],
+            },
+            elem,
+            true,
+            span,
+        );
+    }
+    let Some(v) = view_ty(&base.ty) else {
+        return error_expr(span);
+    };
+    match index.ty {
+        Type::Index(_) | Type::TiledIndex(_) => element(cx, base, index, span),
+        Type::Scalar(s) if s.is_integral() => {
+            let i = to_int(cx, index, "an index");
+            if v.rank == 1 {
+                let ispan = i.span;
+                let idx = intrinsic(Intrinsic::MakeShape, vec![i], Type::Index(1), ispan);
+                return element(cx, base, idx, span);
+            }
+            let ty = Type::ArrayView {
+                elem: Box::new(v.elem),
+                rank: v.rank - 1,
+                read_only: v.read_only,
+            };
+            intrinsic(Intrinsic::ViewProject, vec![base, i], ty, span)
+        }
+        _ => {
+            let (b, i) = (cx.ck.show(&base.ty), cx.ck.show(&index.ty));
+            cx.ck.report(
+                Diagnostic::error(codes::E0203, index.span, format!("mismatched types: `{b}` is indexed by an `index<{}>` or an integer, not `{i}`", v.rank))
+                    .with_label(format!("this is `{i}`")),
+            );
+            error_expr(span)
+        }
+    }
+}
+
+/// The element of a view or array at an index (a place).
+fn element(cx: &mut FnCx<'_>, base: Expr, index: Expr, span: Span) -> Expr {
+    let Some(v) = view_ty(&base.ty) else {
+        return error_expr(span);
+    };
+    let index = untile_index(cx, index);
+    match index.ty {
+        Type::Index(r) if r == v.rank => mk(
+            ExprKind::Intrinsic {
+                op: Intrinsic::ViewElement,
+                args: vec![base, index],
+            },
+            v.elem,
+            true,
+            span,
+        ),
+        Type::Error => error_expr(span),
+        _ => {
+            let (b, i) = (cx.ck.show(&base.ty), cx.ck.show(&index.ty));
+            cx.ck.report(
+                Diagnostic::error(
+                    codes::E0203,
+                    index.span,
+                    format!(
+                        "mismatched types: `{b}` needs an `index<{}>`, found `{i}`",
+                        v.rank
+                    ),
+                )
+                .with_label(format!("this is `{i}`"))
+                .with_help("the index's rank must be the view's"),
+            );
+            error_expr(span)
+        }
+    }
+}
+
+/// `view(i, j)`, `view(idx)`.
+pub(super) fn call_view(cx: &mut FnCx<'_>, base: Expr, args: Vec<Expr>, span: Span) -> Expr {
+    let Some(v) = view_ty(&base.ty) else {
+        return error_expr(span);
+    };
+    if let [one] = args.as_slice()
+        && matches!(one.ty, Type::Index(_) | Type::TiledIndex(_))
+    {
+        return element(cx, base, one.clone(), span);
+    }
+    let shown = cx.ck.show(&base.ty);
+    if let Some(bad) = args
+        .iter()
+        .find(|a| !matches!(&a.ty, Type::Scalar(s) if s.is_integral()))
+    {
+        let found = cx.ck.show(&bad.ty);
+        cx.ck.report(
+            Diagnostic::error(codes::E0203, bad.span, format!("mismatched types: `{shown}` is indexed by integers or an `index<{}>`, found `{found}`", v.rank))
+                .with_label(format!("this is `{found}`")),
+        );
+        return error_expr(span);
+    }
+    if args.len() != usize::from(v.rank) || v.rank > 3 {
+        cx.ck.report(
+            Diagnostic::error(
+                codes::E0206,
+                span,
+                format!(
+                    "`{shown}` is indexed with {} integers, but {} were given",
+                    v.rank,
+                    args.len()
+                ),
+            )
+            .with_label("wrong number of indices")
+            .with_help(format!(
+                "pass one integer per dimension, or an `index<{}>`",
+                v.rank
+            )),
+        );
+        return error_expr(span);
+    }
+    let ints: Vec<Expr> = args
+        .into_iter()
+        .map(|a| to_int(cx, a, "an index"))
+        .collect();
+    let ispan = ints
+        .first()
+        .map_or(span, |a| a.span)
+        .to(ints.last().map_or(span, |a| a.span));
+    let idx = intrinsic(Intrinsic::MakeShape, ints, Type::Index(v.rank), ispan);
+    element(cx, base, idx, span)
+}
+
+/// A data member of a view, array or vector.
+pub(super) fn member(cx: &mut FnCx<'_>, base: Expr, name: &ast::Ident, span: Span) -> Expr {
+    let ty = base.ty.clone();
+    if let Some(v) = view_ty(&ty) {
+        match name.name.as_str() {
+            "extent" => {
+                return intrinsic(
+                    Intrinsic::ViewExtent,
+                    vec![base],
+                    Type::Extent(v.rank),
+                    span,
+                );
+            }
+            "rank" => return int_const(i64::from(v.rank), span),
+            _ => {}
+        }
+    }
+    let help = match (&ty, name.name.as_str()) {
+        (_, m @ ("size" | "push_back" | "begin" | "end" | "get_extent" | "section" | "synchronize" | "refresh" | "discard_data")) => {
+            format!("`{m}` is a method: call it, `x.{m}()`")
+        }
+        (Type::Vector(_), _) => "a `std::vector` has `size()`, `push_back(x)`, `begin()`, `end()` and `v[i]`".to_string(),
+        _ => "it has `extent`, `rank`, `get_extent()`, `section(...)` and, for views, `synchronize()`, `refresh()` and `discard_data()`".to_string(),
+    };
+    no_member(cx, &ty, name, &help)
+}
+
+/// A method of a view, array or vector.
+pub(super) fn method(
+    cx: &mut FnCx<'_>,
+    base: Expr,
+    name: &ast::Ident,
+    args: Vec<Expr>,
+    span: Span,
+) -> Expr {
+    if let Type::Vector(_) = base.ty {
+        return vector_method(cx, base, name, args, span);
+    }
+    let Some(v) = view_ty(&base.ty) else {
+        return error_expr(span);
+    };
+    let m = name.name.as_str();
+    let what = format!("`{}::{m}`", if v.array { "array" } else { "array_view" });
+    match m {
+        "get_extent" => {
+            if !arity(cx, &what, &args, 0, "no arguments", span) {
+                return error_expr(span);
+            }
+            intrinsic(
+                Intrinsic::ViewExtent,
+                vec![base],
+                Type::Extent(v.rank),
+                span,
+            )
+        }
+        "section" => section(cx, base, args, span),
+        "get_ref" => {
+            if !arity(cx, &what, &args, 1, "an index", span) {
+                return error_expr(span);
+            }
+            let Some(idx) = args.into_iter().next() else {
+                return error_expr(span);
+            };
+            element(cx, base, idx, span)
+        }
+        "copy_to" => {
+            check_side(
+                cx,
+                Side::Host,
+                &what,
+                name.span,
+                "C3930",
+                "copy data before or after the kernel, on the host",
+            );
+            if !arity(
+                cx,
+                &what,
+                &args,
+                1,
+                "the destination `array` or `array_view`",
+                span,
+            ) {
+                return error_expr(span);
+            }
+            let Some(dst) = args.into_iter().next() else {
+                return error_expr(span);
+            };
+            copy_views(cx, base, dst, span)
+        }
+        "synchronize" | "refresh" | "discard_data" if !v.array => {
+            let op = match m {
+                "synchronize" => Intrinsic::ViewSynchronize,
+                "refresh" => Intrinsic::ViewRefresh,
+                _ => Intrinsic::ViewDiscard,
+            };
+            check_side(
+                cx,
+                Side::Host,
+                &what,
+                name.span,
+                "C3930",
+                "call it on the host, before or after the kernel",
+            );
+            if !arity(cx, &what, &args, 0, "no arguments", span) {
+                return error_expr(span);
+            }
+            intrinsic(op, vec![base], Type::Void, span)
+        }
+        "synchronize" | "refresh" | "discard_data" => no_member(
+            cx,
+            &base.ty.clone(),
+            name,
+            "only an `array_view` has it; copy an `array` out with `copy(a, v.begin())` or `std::vector<T> v = a;`",
+        ),
+        "view_as"
+        | "reinterpret_as"
+        | "data"
+        | "synchronize_async"
+        | "synchronize_to"
+        | "copy_to_async"
+        | "get_source_accelerator_view"
+        | "get_associated_accelerator_view"
+        | "get_accelerator_view"
+        | "get_cpu_access_type" => {
+            cx.ck.error(
+                codes::E0211,
+                name.span,
+                format!("{what} is not part of the Tessera library"),
+                "not supported",
+                "see docs/language.md for the library Tessera supports",
+            );
+            error_expr(span)
+        }
+        _ => no_member(
+            cx,
+            &base.ty.clone(),
+            name,
+            "it has `extent`, `get_extent()`, `section(...)` and, for views, `synchronize()`, `refresh()` and `discard_data()`",
+        ),
+    }
+}
+
+/// `v.section(origin, ext)`, `(origin)`, `(ext)`, `(i0, [i1, [i2,]] e0, [e1, [e2]])`.
+fn section(cx: &mut FnCx<'_>, base: Expr, args: Vec<Expr>, span: Span) -> Expr {
+    let Some(v) = view_ty(&base.ty) else {
+        return error_expr(span);
+    };
+    let n = v.rank;
+    let shown = cx.ck.show(&base.ty);
+    let ty = Type::ArrayView {
+        elem: Box::new(v.elem.clone()),
+        rank: n,
+        read_only: v.read_only,
+    };
+    let usage = || {
+        format!(
+            "an origin `index<{n}>`, an `extent<{n}>`, both, or {} origin and {} extent integers",
+            n, n
+        )
+    };
+    let all_ints = !args.is_empty()
+        && args
+            .iter()
+            .all(|a| matches!(&a.ty, Type::Scalar(s) if s.is_integral()));
+    let (origin, ext) = if all_ints && args.len() == 2 * usize::from(n) && n <= 3 {
+        let mut ints: Vec<Expr> = args
+            .into_iter()
+            .map(|a| to_int(cx, a, "a section bound"))
+            .collect();
+        let ext_ints = ints.split_off(usize::from(n));
+        let o = intrinsic(Intrinsic::MakeShape, ints, Type::Index(n), span);
+        let e = intrinsic(Intrinsic::MakeShape, ext_ints, Type::Extent(n), span);
+        (o, e)
+    } else {
+        let mut origin = None;
+        let mut ext = None;
+        for a in args {
+            match a.ty {
+                Type::Index(_) | Type::TiledIndex(_) if origin.is_none() && ext.is_none() => {
+                    origin = as_index(cx, a)
+                }
+                Type::Extent(_) | Type::TiledExtent(_) if ext.is_none() => ext = as_extent(a),
+                _ => {
+                    let found = cx.ck.show(&a.ty);
+                    cx.ck.report(
+                        Diagnostic::error(
+                            codes::E0203,
+                            a.span,
+                            format!("mismatched types: `section` of `{shown}` takes {}", usage()),
+                        )
+                        .with_label(format!("this is `{found}`")),
+                    );
+                    return error_expr(span);
+                }
+            }
+        }
+        match (origin, ext) {
+            (Some(o), Some(e)) => (o, e),
+            (None, Some(e)) => {
+                let zeros = (0..n).map(|_| int_const(0, span)).collect();
+                (
+                    intrinsic(Intrinsic::MakeShape, zeros, Type::Index(n), span),
+                    e,
+                )
+            }
+            (Some(o), None) => {
+                // The rest of the view from `o`: extent - origin.
+                if !is_pure(&base) || !is_pure(&o) {
+                    cx.ck.error(
+                        codes::E0211,
+                        o.span,
+                        "`section(origin)` on a computed view or origin is not supported",
+                        "computed here",
+                        "store them in variables first, or pass the extent too",
+                    );
+                    return error_expr(span);
+                }
+                let full = intrinsic(
+                    Intrinsic::ViewExtent,
+                    vec![base.clone()],
+                    Type::Extent(n),
+                    span,
+                );
+                let rest = intrinsic(
+                    Intrinsic::ShapeArith(BinOp::Sub),
+                    vec![full, o.clone()],
+                    Type::Extent(n),
+                    span,
+                );
+                (o, rest)
+            }
+            (None, None) => {
+                cx.ck.report(
+                    Diagnostic::error(
+                        codes::E0206,
+                        span,
+                        format!("`section` of `{shown}` takes {}", usage()),
+                    )
+                    .with_label("wrong arguments"),
+                );
+                return error_expr(span);
+            }
+        }
+    };
+    for (part, want) in [(&origin, Type::Index(n)), (&ext, Type::Extent(n))] {
+        if part.ty != want && !part.ty.is_error() {
+            let (w, f) = (cx.ck.show(&want), cx.ck.show(&part.ty));
+            cx.ck.report(
+                Diagnostic::error(
+                    codes::E0203,
+                    part.span,
+                    format!("mismatched types: expected `{w}`, found `{f}`"),
+                )
+                .with_label(format!("this is `{f}`"))
+                .with_help("the rank must be the view's"),
+            );
+            return error_expr(span);
+        }
+    }
+    if origin.ty.is_error() || ext.ty.is_error() {
+        return error_expr(span);
+    }
+    intrinsic(Intrinsic::ViewSection, vec![base, origin, ext], ty, span)
+}
+
+/// A method of `std::vector`.
+fn vector_method(
+    cx: &mut FnCx<'_>,
+    base: Expr,
+    name: &ast::Ident,
+    args: Vec<Expr>,
+    span: Span,
+) -> Expr {
+    let Type::Vector(elem) = base.ty.clone() else {
+        return error_expr(span);
+    };
+    let m = name.name.as_str();
+    let what = format!("`std::vector::{m}`");
+    let ulong = Type::Scalar(Scalar::ULong);
+    let known = ["push_back", "size", "empty", "begin", "end", "at", "front"];
+    if known.contains(&m) {
+        check_side(
+            cx,
+            Side::Host,
+            &what,
+            name.span,
+            "C3930",
+            "wrap the data in an `array_view` to use it in a kernel",
+        );
+    }
+    match m {
+        "push_back" => {
+            if !arity(cx, &what, &args, 1, "the value to append", span) {
+                return error_expr(span);
+            }
+            cx.check_writable(&base, "modified");
+            let Some(value) = args.into_iter().next() else {
+                return error_expr(span);
+            };
+            let value = cx.coerce(value, &elem, "the appended value");
+            intrinsic(Intrinsic::VectorPush, vec![base, value], Type::Void, span)
+        }
+        "size" | "empty" => {
+            if !arity(cx, &what, &args, 0, "no arguments", span) {
+                return error_expr(span);
+            }
+            let size = intrinsic(Intrinsic::VectorSize, vec![base], ulong.clone(), span);
+            if m == "size" {
+                return size;
+            }
+            let zero = mk(ExprKind::Const(Const::Int(0)), ulong, false, span);
+            mk(
+                ExprKind::Binary {
+                    op: BinOp::Eq,
+                    lhs: Box::new(size),
+                    rhs: Box::new(zero),
+                },
+                Type::BOOL,
+                false,
+                span,
+            )
+        }
+        "begin" | "end" => {
+            if !arity(cx, &what, &args, 0, "no arguments", span) {
+                return error_expr(span);
+            }
+            if !base.place {
+                cx.ck.error(
+                    codes::E0211,
+                    base.span,
+                    "iterators of a temporary vector are not supported",
+                    "temporary vector",
+                    "store the vector in a variable first",
+                );
+                return error_expr(span);
+            }
+            make_iterator(base, m == "end", span)
+        }
+        "at" | "front" => {
+            let want = usize::from(m == "at");
+            if !arity(
+                cx,
+                &what,
+                &args,
+                want,
+                if want == 1 {
+                    "an index"
+                } else {
+                    "no arguments"
+                },
+                span,
+            ) {
+                return error_expr(span);
+            }
+            let index = match args.into_iter().next() {
+                Some(i) => cx.integral_index(i),
+                None => mk(
+                    ExprKind::Const(Const::Int(0)),
+                    Type::Scalar(Scalar::Long),
+                    false,
+                    span,
+                ),
+            };
+            mk(
+                ExprKind::Intrinsic {
+                    op: Intrinsic::VectorElement,
+                    args: vec![base, index],
+                },
+                *elem,
+                true,
+                span,
+            )
+        }
+        "resize" | "reserve" | "clear" | "data" | "back" | "pop_back" | "insert" | "erase"
+        | "assign" | "capacity" | "cbegin" | "cend" | "rbegin" | "rend" | "swap"
+        | "emplace_back" => {
+            cx.ck.error(
+                codes::E0211,
+                name.span,
+                format!("{what} is not part of the Tessera library"),
+                "not supported",
+                "the supported members are `size()`, `empty()`, `push_back(x)`, `at(i)`, `front()`, `begin()`, `end()` and `v[i]`",
+            );
+            error_expr(span)
+        }
+        _ => no_member(
+            cx,
+            &base.ty.clone(),
+            name,
+            "a `std::vector` has `size()`, `empty()`, `push_back(x)`, `at(i)`, `front()`, `begin()`, `end()` and `v[i]`",
+        ),
+    }
+}
+
+/// Splits constructor arguments into the extent (an `extent<N>` or `N`
+/// integers) and the rest. Reports and returns `None` when neither is there.
+fn split_extent(
+    cx: &mut FnCx<'_>,
+    ty: &Type,
+    rank: Rank,
+    mut args: Vec<Expr>,
+    span: Span,
+) -> Option<(Expr, Vec<Expr>)> {
+    let shown = cx.ck.show(ty);
+    if let Some(first) = args.first()
+        && matches!(first.ty, Type::Extent(_) | Type::TiledExtent(_))
+    {
+        let rest = args.split_off(1);
+        let ext = as_extent(args.into_iter().next()?)?;
+        if ext.ty != Type::Extent(rank) {
+            let found = cx.ck.show(&ext.ty);
+            cx.ck.report(
+                Diagnostic::error(
+                    codes::E0203,
+                    ext.span,
+                    format!(
+                        "mismatched types: `{shown}` needs an `extent<{rank}>`, found `{found}`"
+                    ),
+                )
+                .with_label(format!("this is `{found}`")),
+            );
+            return None;
+        }
+        return Some((ext, rest));
+    }
+    let k = args
+        .iter()
+        .take_while(|a| matches!(a.ty, Type::Scalar(_)))
+        .count();
+    let usage = format!(
+        "an `extent<{rank}>` or {rank} integer size{}",
+        if rank == 1 { "" } else { "s" }
+    );
+    if args.is_empty() {
+        cx.ck.report(
+            Diagnostic::error(
+                codes::E0203,
+                span,
+                format!("`{shown}` has no default constructor"),
+            )
+            .with_label("needs a size")
+            .with_note("MSVC reports this as C2248")
+            .with_help(format!("pass {usage}")),
+        );
+        return None;
+    }
+    if k == 0 {
+        let mut d = Diagnostic::error(
+            codes::E0203,
+            span,
+            format!("`{shown}` is built from {usage} first"),
+        )
+        .with_label("no extent");
+        if let Some(first) = args.first() {
+            let found = cx.ck.show(&first.ty);
+            d = d.with_secondary(first.span, format!("this is `{found}`"));
+        }
+        cx.ck.report(d);
+        return None;
+    }
+    if k != usize::from(rank) || rank > 3 {
+        let what = if rank > 3 {
+            format!(
+                "`{shown}` has no constructor taking integer sizes (C++ AMP has them for ranks 1 to 3 only)"
+            )
+        } else {
+            format!("`{shown}` needs {usage}, but {k} integers were given")
+        };
+        cx.ck.report(
+            Diagnostic::error(codes::E0206, span, what)
+                .with_label("wrong number of sizes")
+                .with_help(format!("pass {usage}")),
+        );
+        return None;
+    }
+    let rest = args.split_off(k);
+    let ints: Vec<Expr> = args.into_iter().map(|a| to_int(cx, a, "a size")).collect();
+    let espan = ints
+        .first()
+        .map_or(span, |a| a.span)
+        .to(ints.last().map_or(span, |a| a.span));
+    Some((
+        intrinsic(Intrinsic::MakeShape, ints, Type::Extent(rank), espan),
+        rest,
+    ))
+}
+
+/// `array<T, N>(...)`: host only.
+pub(super) fn construct_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> Expr {
+    let Type::Array(elem, rank) = ty else {
+        return error_expr(span);
+    };
+    let (elem, rank) = ((**elem).clone(), *rank);
+    check_side(
+        cx,
+        Side::Host,
+        "creating a `concurrency::array`",
+        span,
+        "C3930",
+        "create arrays on the host and capture them by reference: `[&a]`",
+    );
+    let shown = cx.ck.show(ty);
+    // A copy of an array or view: `array<T, N> a(view)`.
+    if let [one] = args.as_slice()
+        && let Some(src) = view_ty(&one.ty)
+    {
+        if src.elem != elem || src.rank != rank {
+            let found = cx.ck.show(&one.ty);
+            cx.ck.error(
+                codes::E0203,
+                one.span,
+                format!("mismatched types: `{shown}` cannot be built from `{found}`"),
+                format!("this is `{found}`"),
+                "",
+            );
+            return error_expr(span);
+        }
+        if !is_pure(one) {
+            cx.ck.error(
+                codes::E0211,
+                one.span,
+                "copying a computed view into an `array` is not supported",
+                "computed here",
+                "store the view in a variable first",
+            );
+            return error_expr(span);
+        }
+        let ext = intrinsic(
+            Intrinsic::ViewExtent,
+            vec![one.clone()],
+            Type::Extent(rank),
+            one.span,
+        );
+        return intrinsic(
+            Intrinsic::NewArray,
+            vec![ext, one.clone()],
+            ty.clone(),
+            span,
+        );
+    }
+    let Some((ext, rest)) = split_extent(cx, ty, rank, args, span) else {
+        return error_expr(span);
+    };
+    match rest.as_slice() {
+        [] => intrinsic(Intrinsic::NewArray, vec![ext], ty.clone(), span),
+        [first, rest @ ..] if iterator(first).is_some() => {
+            let Some((vector, end)) = iterator(first) else {
+                return error_expr(span);
+            };
+            let vector = vector.clone();
+            let well_formed = match rest {
+                [] => !end,
+                [last] => match iterator(last) {
+                    Some((other, true)) => !end && same_place(&vector, other),
+                    _ => false,
+                },
+                _ => false,
+            };
+            if !well_formed {
+                cx.ck.report(
+                    Diagnostic::error(
+                        codes::E0203,
+                        first.span,
+                        format!("`{shown}` is filled from `v.begin(), v.end()` of one vector"),
+                    )
+                    .with_label("not a `begin()`, `end()` pair of one vector")
+                    .with_help("write `array<T, N> a(e, v.begin(), v.end());`"),
+                );
+                return error_expr(span);
+            }
+            if let Type::Vector(e2) = &vector.ty
+                && **e2 != elem
+            {
+                return elem_mismatch(cx, first.span, "the vector", &elem, e2);
+            }
+            intrinsic(Intrinsic::NewArray, vec![ext, vector], ty.clone(), span)
+        }
+        [src] if view_ty(&src.ty).is_some() => {
+            let Some(s) = view_ty(&src.ty) else {
+                return error_expr(span);
+            };
+            if s.elem != elem {
+                return elem_mismatch(cx, src.span, "the source", &elem, &s.elem);
+            }
+            intrinsic(
+                Intrinsic::NewArray,
+                vec![ext, src.clone()],
+                ty.clone(),
+                span,
+            )
+        }
+        [src, ..] => {
+            let found = cx.ck.show(&src.ty);
+            let help = if let Type::Vector(_) = src.ty {
+                "pass the vector's iterators: `array<T, N> a(e, v.begin(), v.end());`"
+            } else {
+                "the initial data is `v.begin(), v.end()` of a `std::vector`, or an `array_view`"
+            };
+            cx.ck.report(
+                Diagnostic::error(
+                    codes::E0203,
+                    src.span,
+                    format!("`{shown}` cannot be filled from `{found}`"),
+                )
+                .with_label(format!("this is `{found}`"))
+                .with_help(help),
+            );
+            error_expr(span)
+        }
+    }
+}
+
+/// `array_view<T, N>(...)`.
+pub(super) fn construct_view(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> Expr {
+    let Some(v) = view_ty(ty) else {
+        return error_expr(span);
+    };
+    let shown = cx.ck.show(ty);
+    if let [one] = args.as_slice() {
+        match &one.ty {
+            Type::Array(e2, r2) if **e2 == v.elem && *r2 == v.rank => {
+                if !is_pure(one) {
+                    cx.ck.error(
+                        codes::E0211,
+                        one.span,
+                        "a view of a computed `array` is not supported",
+                        "computed here",
+                        "store the array in a variable first",
+                    );
+                    return error_expr(span);
+                }
+                let ext = intrinsic(
+                    Intrinsic::ViewExtent,
+                    vec![one.clone()],
+                    Type::Extent(v.rank),
+                    one.span,
+                );
+                return intrinsic(Intrinsic::NewView, vec![ext, one.clone()], ty.clone(), span);
+            }
+            Type::Array(..) | Type::ArrayView { .. } => {
+                return Expr {
+                    place: false,
+                    ..cx.coerce(one.clone(), ty, "the view to copy")
+                };
+            }
+            _ => {}
+        }
+    }
+    let Some((ext, rest)) = split_extent(cx, ty, v.rank, args, span) else {
+        return error_expr(span);
+    };
+    match rest.as_slice() {
+        [] => {
+            check_side(
+                cx,
+                Side::Host,
+                "an `array_view` without a data source",
+                span,
+                "C3930",
+                "create it on the host, or give it data: `array_view<int, 1> v(n, data)`",
+            );
+            intrinsic(Intrinsic::NewView, vec![ext], ty.clone(), span)
+        }
+        [src] => {
+            let e2 = match &src.ty {
+                Type::Vector(e2) => {
+                    check_side(
+                        cx,
+                        Side::Host,
+                        "an `array_view` over a `std::vector`",
+                        span,
+                        "C3930",
+                        "",
+                    );
+                    (**e2).clone()
+                }
+                Type::CArray(e2, _) => (**e2).clone(),
+                _ => {
+                    let found = cx.ck.show(&src.ty);
+                    let help = if view_ty(&src.ty).is_some() {
+                        "a view of an `array` takes the array alone: `array_view<T, N> v(a);`; for a part, use `section`"
+                    } else {
+                        "the data source is a `std::vector<T>` or a `T[]` array"
+                    };
+                    cx.ck.report(
+                        Diagnostic::error(
+                            codes::E0203,
+                            src.span,
+                            format!("mismatched types: `{shown}` cannot refer to a `{found}`"),
+                        )
+                        .with_label(format!("this is `{found}`"))
+                        .with_help(help),
+                    );
+                    return error_expr(span);
+                }
+            };
+            if e2 != v.elem {
+                return elem_mismatch(cx, src.span, "the data source", &v.elem, &e2);
+            }
+            if !src.place {
+                cx.ck.error(
+                    codes::E0204,
+                    src.span,
+                    "a view must refer to a variable, not a temporary",
+                    "temporary",
+                    "store the data in a variable first",
+                );
+                return error_expr(span);
+            }
+            if !v.read_only
+                && let Some((name, decl)) = const_root(cx, src)
+            {
+                cx.ck.report(
+                    Diagnostic::error(
+                        codes::E0205,
+                        src.span,
+                        format!("a writable view cannot refer to `{name}`, which is const"),
+                    )
+                    .with_label("const data")
+                    .with_secondary(decl, "declared const here")
+                    .with_help(format!(
+                        "declare the view read-only: `array_view<const {}, {}>`",
+                        cx.ck.show(&v.elem),
+                        v.rank
+                    )),
+                );
+                return error_expr(span);
+            }
+            intrinsic(Intrinsic::NewView, vec![ext, src.clone()], ty.clone(), span)
+        }
+        [_, extra, ..] => {
+            cx.ck.report(
+                Diagnostic::error(
+                    codes::E0206,
+                    extra.span,
+                    format!("too many arguments for `{shown}`"),
+                )
+                .with_label("unexpected argument")
+                .with_help("a view takes an extent (or sizes) and one data source"),
+            );
+            error_expr(span)
+        }
+    }
+}
+
+/// `std::vector<T>(...)`.
+pub(super) fn construct_vector(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> Expr {
+    let Type::Vector(elem) = ty else {
+        return error_expr(span);
+    };
+    let elem = (**elem).clone();
+    let shown = cx.ck.show(ty);
+    check_side(cx, Side::Host, "`std::vector`", span, "C3930", "");
+    let size = |cx: &mut FnCx<'_>, n: Expr| cx.convert_scalar(n, Scalar::Long);
+    let integral = |e: &Expr| matches!(&e.ty, Type::Scalar(s) if s.is_integral());
+    match args.as_slice() {
+        [] => intrinsic(Intrinsic::NewVector, Vec::new(), ty.clone(), span),
+        [n] if integral(n) => {
+            let n = size(cx, n.clone());
+            intrinsic(Intrinsic::NewVector, vec![n], ty.clone(), span)
+        }
+        [n, value] if integral(n) => {
+            let n = size(cx, n.clone());
+            let value = cx.coerce(value.clone(), &elem, "the initial value of the elements");
+            intrinsic(Intrinsic::NewVector, vec![n, value], ty.clone(), span)
+        }
+        [b, e]
+            if iterator(b).is_some_and(|(_, end)| !end)
+                && iterator(e).is_some_and(|(_, end)| end) =>
+        {
+            let (Some((v1, _)), Some((v2, _))) = (iterator(b), iterator(e)) else {
+                return error_expr(span);
+            };
+            if !same_place(v1, v2) {
+                cx.ck.error(
+                    codes::E0203,
+                    b.span,
+                    "the iterators come from different vectors",
+                    "not one vector's `begin()`, `end()`",
+                    "",
+                );
+                return error_expr(span);
+            }
+            let v = v1.clone();
+            Expr {
+                place: false,
+                ..cx.coerce(v, ty, "the vector to copy")
+            }
+        }
+        [one] => Expr {
+            place: false,
+            ..cx.coerce(
+                one.clone(),
+                ty,
+                &format!("the initial value of a `{shown}`"),
+            )
+        },
+        _ => {
+            cx.ck.report(
+                Diagnostic::error(
+                    codes::E0203,
+                    span,
+                    format!("cannot build a `{shown}` from these arguments"),
+                )
+                .with_label("no such constructor")
+                .with_help("write `std::vector<T> v(n);` or `std::vector<T> v(n, value);`"),
+            );
+            error_expr(span)
+        }
+    }
+}
+
+/// `concurrency::copy(...)`: between arrays and views, and from or to a vector.
+pub(super) fn copy(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) -> Expr {
+    let what = format!("`{}`", path.text());
+    check_side(
+        cx,
+        Side::Host,
+        &what,
+        path.span,
+        "C3930",
+        "copy data on the host, before or after the kernel",
+    );
+    let usage = "`copy(src, dst)` between arrays and views, `copy(v.begin(), v.end(), dst)`, `copy(v.begin(), dst)` or `copy(src, v.begin())`";
+    match args.as_slice() {
+        [b, e, dst] => {
+            let pair = match (iterator(b), iterator(e)) {
+                (Some((v1, false)), Some((v2, true))) if same_place(v1, v2) => Some(v1.clone()),
+                _ => None,
+            };
+            let Some(vector) = pair else {
+                cx.ck.report(
+                    Diagnostic::error(
+                        codes::E0203,
+                        b.span,
+                        format!(
+                            "{what} with three arguments copies `v.begin(), v.end()` of one vector"
+                        ),
+                    )
+                    .with_label("not a `begin()`, `end()` pair of one vector")
+                    .with_help(format!("write {usage}")),
+                );
+                return error_expr(span);
+            };
+            copy_in(cx, vector, dst.clone(), span)
+        }
+        [src, dst] => match (iterator(src), iterator(dst)) {
+            (Some((vector, false)), None) => copy_in(cx, vector.clone(), dst.clone(), span),
+            (None, Some((vector, false))) => copy_out(cx, src.clone(), vector.clone(), span),
+            (None, None) if view_ty(&src.ty).is_some() && view_ty(&dst.ty).is_some() => {
+                copy_views(cx, src.clone(), dst.clone(), span)
+            }
+            _ => {
+                let (s, d) = (show_arg(cx, src), show_arg(cx, dst));
+                cx.ck.report(
+                    Diagnostic::error(
+                        codes::E0203,
+                        span,
+                        format!("{what} cannot copy from {s} to {d}"),
+                    )
+                    .with_label("unsupported arguments")
+                    .with_help(format!("write {usage}")),
+                );
+                error_expr(span)
+            }
+        },
+        _ => {
+            arity(cx, &what, &args, 2, usage, span);
+            error_expr(span)
+        }
+    }
+}
+
+/// Reports E0205 when `dst` is a view of `const` elements.
+fn check_destination(cx: &mut FnCx<'_>, dst: &Expr) -> bool {
+    match view_ty(&dst.ty) {
+        Some(v) if v.read_only => {
+            let shown = cx.ck.show(&dst.ty);
+            cx.ck.report(
+                Diagnostic::error(
+                    codes::E0205,
+                    dst.span,
+                    format!("cannot copy into `{shown}`: its elements are `const`"),
+                )
+                .with_label("read-only view")
+                .with_help("copy into a view declared without `const`"),
+            );
+            false
+        }
+        Some(_) => true,
+        None => {
+            let shown = cx.ck.show(&dst.ty);
+            cx.ck.error(codes::E0203, dst.span, format!("mismatched types: the destination must be an `array` or `array_view`, not `{shown}`"), format!("this is `{shown}`"), "");
+            false
+        }
+    }
+}
+
+/// `copy(src, dst)` between arrays and views of the same element type and rank.
+fn copy_views(cx: &mut FnCx<'_>, src: Expr, dst: Expr, span: Span) -> Expr {
+    let (Some(s), Some(d)) = (view_ty(&src.ty), view_ty(&dst.ty)) else {
+        let shown = cx.ck.show(&dst.ty);
+        cx.ck.error(
+            codes::E0203,
+            dst.span,
+            format!("mismatched types: expected an `array` or `array_view`, found `{shown}`"),
+            format!("this is `{shown}`"),
+            "",
+        );
+        return error_expr(span);
+    };
+    if s.elem != d.elem {
+        return elem_mismatch(cx, dst.span, "the destination", &s.elem, &d.elem);
+    }
+    if s.rank != d.rank {
+        let (a, b) = (cx.ck.show(&src.ty), cx.ck.show(&dst.ty));
+        cx.ck.error(
+            codes::E0203,
+            span,
+            format!("mismatched types: cannot copy `{a}` to `{b}`: the ranks differ"),
+            "different ranks",
+            "use `section` or a view of the same rank",
+        );
+        return error_expr(span);
+    }
+    if !check_destination(cx, &dst) {
+        return error_expr(span);
+    }
+    intrinsic(Intrinsic::Copy, vec![src, dst], Type::Void, span)
+}
+
+/// `copy(v.begin()[, v.end()], dst)`: `Copy [vector, dst]`.
+fn copy_in(cx: &mut FnCx<'_>, vector: Expr, dst: Expr, span: Span) -> Expr {
+    if !check_destination(cx, &dst) {
+        return error_expr(span);
+    }
+    if let (Type::Vector(e), Some(d)) = (&vector.ty, view_ty(&dst.ty))
+        && **e != d.elem
+    {
+        return elem_mismatch(cx, vector.span, "the vector", &d.elem, e);
+    }
+    intrinsic(Intrinsic::Copy, vec![vector, dst], Type::Void, span)
+}
+
+/// `copy(src, v.begin())`: `Copy [src, vector]`.
+fn copy_out(cx: &mut FnCx<'_>, src: Expr, vector: Expr, span: Span) -> Expr {
+    let Some(s) = view_ty(&src.ty) else {
+        let shown = cx.ck.show(&src.ty);
+        cx.ck.error(
+            codes::E0203,
+            src.span,
+            format!(
+                "mismatched types: the source must be an `array` or `array_view`, not `{shown}`"
+            ),
+            format!("this is `{shown}`"),
+            "",
+        );
+        return error_expr(span);
+    };
+    if let Type::Vector(e) = &vector.ty
+        && **e != s.elem
+    {
+        return elem_mismatch(cx, vector.span, "the vector", &s.elem, e);
+    }
+    cx.check_writable(&vector, "copied into");
+    intrinsic(Intrinsic::Copy, vec![src, vector], Type::Void, span)
+}

@@ -1,0 +1,617 @@
+//! The built-in library: `concurrency` (extent, index, tiled_extent,
+//! tiled_index, tile_barrier, array, array_view, copy, atomics, fences),
+//! `fast_math`/`precise_math`/`<cmath>`/`direct3d`, `std::vector` and
+//! `std::cout` with `<iomanip>`. Every entry point types its operands and
+//! lowers the use to an `Intrinsic` (or to plain operations on intrinsics), or
+//! reports what is wrong.
+//!
+//! The parts live in submodules:
+//! - [`stream`]: `std::cout`, `<<`, manipulators;
+//! - [`shape`]: `index`, `extent`, `tiled_extent`, `tiled_index`, `tile_barrier`;
+//! - [`container`]: `array`, `array_view`, `std::vector`, `copy`;
+//! - [`math`]: `<cmath>`, `fast_math`, `precise_math`, `direct3d`, `std::min`/`max`;
+//! - [`sync`]: atomics, barriers and fences.
+//!
+//! # Representations chosen here
+//!
+//! The typed program has no node for a few library values; this module uses
+//! existing nodes for them, and engines must know these conventions:
+//! - `std::cout` is `Const(Int(0))` of type `Type::Ostream`, a place; only the
+//!   first operand of `Intrinsic::Print` has that type, and engines may ignore it.
+//! - `t_idx.barrier` is `Convert(t_idx)` of type `Type::TileBarrier`: the
+//!   barrier of the tile of that tiled index.
+//! - A `tiled_extent` used as an `extent` is `Convert(te)` of type `Type::Extent(N)`.
+//! - `index == index` is `ShapeArith(Eq)` (and `!=` `ShapeArith(Ne)`) of type
+//!   `bool`: all components equal, or any differs.
+//! - `Intrinsic::Atomic` takes the location itself (a place) as its first operand.
+//! - The iterators `v.begin()`/`v.end()` exist only as arguments of `array`
+//!   constructors and of `copy`, which take the vector itself; see
+//!   [`container::iterator`].
+
+mod container;
+mod math;
+mod shape;
+mod stream;
+mod sync;
+
+#[cfg(test)]
+mod tests;
+
+use crate::cx::{FnCx, error_expr};
+use tessera_diagnostics::{Diagnostic, Span, codes};
+use tessera_ir::{Const, Expr, ExprKind, Intrinsic, Rank, Scalar, Type};
+use tessera_syntax::ast::{self, BinaryOp, UnaryOp};
+
+/// The namespace a library name is qualified with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ns {
+    /// No qualifier (names brought in by `using namespace`, which Tessera does not track).
+    Unqualified,
+    /// `::name`: the C library's global names.
+    Global,
+    /// `std::`
+    Std,
+    /// `concurrency::` / `Concurrency::`
+    Amp,
+    /// `[concurrency::]fast_math::`
+    FastMath,
+    /// `[concurrency::]precise_math::`
+    PreciseMath,
+    /// `[concurrency::]direct3d::`
+    Direct3d,
+    /// Anything else: no library name lives there.
+    Other,
+}
+
+/// The namespace of a qualified name.
+fn namespace(path: &ast::Path) -> Ns {
+    let n = path.segments.len();
+    let quals: Vec<&str> = path.segments[..n.saturating_sub(1)]
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
+    let amp = |s: &str| s == "concurrency" || s == "Concurrency";
+    let sub = |s: &str| match s {
+        "fast_math" => Ns::FastMath,
+        "precise_math" => Ns::PreciseMath,
+        "direct3d" => Ns::Direct3d,
+        _ => Ns::Other,
+    };
+    match quals.as_slice() {
+        [] if path.global => Ns::Global,
+        [] => Ns::Unqualified,
+        ["std"] => Ns::Std,
+        [a] if amp(a) => Ns::Amp,
+        [s] => sub(s),
+        [a, s] if amp(a) => sub(s),
+        _ => Ns::Other,
+    }
+}
+
+/// Where a library facility can run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    /// Only on the host (`restrict(cpu)` in MSVC's headers).
+    Host,
+    /// Only in kernels (`restrict(amp)`).
+    Amp,
+}
+
+/// Reports the use of `what` where it cannot run (E0300, E0301); `msvc` is the
+/// MSVC code for the note, `help` how to fix it. False when it reported.
+fn check_side(
+    cx: &mut FnCx<'_>,
+    side: Side,
+    what: &str,
+    span: Span,
+    msvc: &str,
+    help: &str,
+) -> bool {
+    let here = cx.restriction();
+    let (code, message, label) = match side {
+        Side::Host if here.amp => (
+            codes::E0300,
+            format!("{what} runs only on the host, but is used in amp code"),
+            if here.cpu {
+                "this function is `restrict(amp, cpu)`: it may also run on the accelerator"
+            } else {
+                "used in `restrict(amp)` code"
+            },
+        ),
+        Side::Amp if here.cpu => (
+            codes::E0301,
+            format!("{what} runs only on the accelerator, but is used in host code"),
+            if here.amp {
+                "this function is `restrict(amp, cpu)`: it may also run on the host"
+            } else {
+                "used in host code"
+            },
+        ),
+        _ => return true,
+    };
+    let mut d = Diagnostic::error(code, span, message)
+        .with_label(label)
+        .with_note(format!("MSVC reports this as {msvc}"));
+    if !help.is_empty() {
+        d = d.with_help(help);
+    }
+    cx.ck.report(d);
+    false
+}
+
+/// An expression node.
+fn mk(kind: ExprKind, ty: Type, place: bool, span: Span) -> Expr {
+    Expr {
+        kind,
+        ty,
+        place,
+        span,
+    }
+}
+
+/// A library operation yielding a value (not a place).
+fn intrinsic(op: Intrinsic, args: Vec<Expr>, ty: Type, span: Span) -> Expr {
+    mk(ExprKind::Intrinsic { op, args }, ty, false, span)
+}
+
+/// An `int` constant.
+fn int_const(v: i64, span: Span) -> Expr {
+    mk(ExprKind::Const(Const::Int(v)), Type::INT, false, span)
+}
+
+/// True for an expression that can be evaluated twice with the same result
+/// and no side effect (variables, constants, members and elements of them).
+/// Lowerings that need an operand twice (`idx += 1` as `idx = idx + 1`)
+/// require it.
+fn is_pure(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Const(_)
+        | ExprKind::Local(_)
+        | ExprKind::Global(_)
+        | ExprKind::Capture(_)
+        | ExprKind::Str(_) => true,
+        ExprKind::Field { base, .. } | ExprKind::Convert(base) => is_pure(base),
+        ExprKind::Element { base, index } => is_pure(base) && is_pure(index),
+        ExprKind::Unary { operand, .. } => is_pure(operand),
+        ExprKind::Binary { lhs, rhs, .. } => is_pure(lhs) && is_pure(rhs),
+        ExprKind::Intrinsic { op, args } => {
+            matches!(
+                op,
+                Intrinsic::MakeShape
+                    | Intrinsic::ShapeComponent
+                    | Intrinsic::ShapeArith(_)
+                    | Intrinsic::TiledIndexPart(_)
+                    | Intrinsic::ViewExtent
+                    | Intrinsic::ExtentSize
+                    | Intrinsic::VectorSize
+                    | Intrinsic::VectorElement
+                    | Intrinsic::ViewElement
+                    | Intrinsic::ViewProject
+            ) && args.iter().all(is_pure)
+        }
+        _ => false,
+    }
+}
+
+/// Converts an integral value to `int`; reports E0203 for anything else.
+/// `what` names the value ("a tile size").
+fn to_int(cx: &mut FnCx<'_>, e: Expr, what: &str) -> Expr {
+    match e.ty.scalar() {
+        Some(s) if s.is_integral() => cx.convert_scalar(e, Scalar::Int),
+        _ if e.ty.is_error() => e,
+        _ => {
+            let shown = cx.ck.show(&e.ty);
+            cx.ck.report(
+                Diagnostic::error(
+                    codes::E0203,
+                    e.span,
+                    format!("mismatched types: {what} must be an integer, not `{shown}`"),
+                )
+                .with_label(format!("this is `{shown}`"))
+                .with_help(
+                    if e.ty.scalar().is_some() {
+                        "convert it: `(int)x`"
+                    } else {
+                        ""
+                    }
+                    .to_string(),
+                ),
+            );
+            error_expr(e.span)
+        }
+    }
+}
+
+/// Reports E0206 unless `args` has `want` elements. `what` names the callee,
+/// `takes` says what it takes ("a location and a value").
+fn arity(
+    cx: &mut FnCx<'_>,
+    what: &str,
+    args: &[Expr],
+    want: usize,
+    takes: &str,
+    span: Span,
+) -> bool {
+    if args.len() == want {
+        return true;
+    }
+    let plural = if want == 1 { "" } else { "s" };
+    let mut d = Diagnostic::error(
+        codes::E0206,
+        span,
+        format!(
+            "{what} takes {want} argument{plural}, but {} were given",
+            args.len()
+        ),
+    )
+    .with_label("wrong number of arguments");
+    if !takes.is_empty() {
+        d = d.with_note(format!("it takes {takes}"));
+    }
+    cx.ck.report(d);
+    false
+}
+
+/// Reports E0207: `base` has no member `name`; `help` lists what it has.
+fn no_member(cx: &mut FnCx<'_>, ty: &Type, name: &ast::Ident, help: &str) -> Expr {
+    let shown = cx.ck.show(ty);
+    cx.ck.error(
+        codes::E0207,
+        name.span,
+        format!("`{shown}` has no member `{}`", name.name),
+        "unknown member",
+        help,
+    );
+    error_expr(name.span)
+}
+
+/// The rank of an index-like or extent-like type.
+fn shape_rank(ty: &Type) -> Option<Rank> {
+    match ty {
+        Type::Index(n) | Type::Extent(n) => Some(*n),
+        Type::TiledExtent(s) | Type::TiledIndex(s) => Some(s.rank),
+        _ => None,
+    }
+}
+
+/// A `tiled_extent` seen as its extent (`Convert` to `extent<N>`); anything
+/// else unchanged.
+fn untile(e: Expr) -> Expr {
+    match &e.ty {
+        Type::TiledExtent(s) => {
+            let (ty, span) = (Type::Extent(s.rank), e.span);
+            mk(ExprKind::Convert(Box::new(e)), ty, false, span)
+        }
+        _ => e,
+    }
+}
+
+/// A `tiled_index` seen as its global index; anything else unchanged.
+fn untile_index(cx: &mut FnCx<'_>, e: Expr) -> Expr {
+    match &e.ty {
+        Type::TiledIndex(s) => {
+            let ty = Type::Index(s.rank);
+            cx.coerce(e, &ty, "an index")
+        }
+        _ => e,
+    }
+}
+
+/// `e` as an `extent<N>`: itself, or a `tiled_extent` seen as its extent.
+fn as_extent(e: Expr) -> Option<Expr> {
+    matches!(e.ty, Type::Extent(_) | Type::TiledExtent(_)).then(|| untile(e))
+}
+
+/// `e` as an `index<N>`: itself, or a `tiled_index` seen as its global index.
+fn as_index(cx: &mut FnCx<'_>, e: Expr) -> Option<Expr> {
+    matches!(e.ty, Type::Index(_) | Type::TiledIndex(_)).then(|| untile_index(cx, e))
+}
+
+/// True for library functions whose first argument is the address of a
+/// location (the atomics): the caller passes the place itself.
+pub fn takes_address(path: &ast::Path) -> bool {
+    matches!(namespace(path), Ns::Unqualified | Ns::Amp) && sync::atomic_op(path.last()).is_some()
+}
+
+/// A library name used as a value (`std::cout`, `std::endl`), if it is one.
+pub fn name(cx: &mut FnCx<'_>, path: &ast::Path) -> Option<Expr> {
+    stream::name(cx, path)
+}
+
+/// `base[index]` on a library type.
+pub fn subscript(cx: &mut FnCx<'_>, base: Expr, index: Expr, span: Span) -> Expr {
+    if index.ty.is_error() {
+        return error_expr(span);
+    }
+    match &base.ty {
+        Type::Index(_) | Type::Extent(_) | Type::TiledExtent(_) | Type::TiledIndex(_) => {
+            shape::subscript(cx, base, index, span)
+        }
+        Type::Array(..) | Type::ArrayView { .. } | Type::Vector(_) => {
+            container::subscript(cx, base, index, span)
+        }
+        _ => {
+            let shown = cx.ck.show(&base.ty);
+            cx.ck.error(
+                codes::E0210,
+                span,
+                format!("`{shown}` cannot be indexed"),
+                "not indexable",
+                "",
+            );
+            error_expr(span)
+        }
+    }
+}
+
+/// `++`/`--` on a library type (`index<N>`), if it is one.
+pub fn inc_dec(cx: &mut FnCx<'_>, target: &Expr, op: UnaryOp, span: Span) -> Option<Expr> {
+    match target.ty {
+        Type::Index(_) | Type::Extent(_) => Some(shape::inc_dec(cx, target.clone(), op, span)),
+        _ => None,
+    }
+}
+
+/// A unary operator on a library type, if it is one. None is defined (C++ AMP
+/// has no unary `-` on indices), so the caller reports the operand.
+pub fn unary(_cx: &mut FnCx<'_>, _e: &Expr, _op: UnaryOp, _span: Span) -> Option<Expr> {
+    None
+}
+
+/// A binary operator with a library operand (`std::cout << x`, index arithmetic), if it is one.
+pub fn binary(cx: &mut FnCx<'_>, op: BinaryOp, l: &Expr, r: &Expr, span: Span) -> Option<Expr> {
+    if l.ty.is_error() || r.ty.is_error() {
+        return None;
+    }
+    if let Some(it) = [l, r]
+        .into_iter()
+        .find(|e| container::iterator(e).is_some())
+    {
+        container::iterator_misuse(cx, it);
+        return Some(error_expr(span));
+    }
+    if l.ty == Type::Ostream {
+        return Some(stream::shift(cx, op, l.clone(), r.clone(), span));
+    }
+    if shape_rank(&l.ty).is_some() || shape_rank(&r.ty).is_some() {
+        return Some(shape::binary(cx, op, l.clone(), r.clone(), span));
+    }
+    None
+}
+
+/// Assignment to a library-typed place, if it is one: compound assignment of
+/// indices and extents (`idx += 1`). Plain assignment (array to vector
+/// included) is left to the caller's conversion rules.
+pub fn assign(
+    cx: &mut FnCx<'_>,
+    op: Option<BinaryOp>,
+    target: &Expr,
+    value: &Expr,
+    span: Span,
+) -> Option<Expr> {
+    if value.ty.is_error() || target.ty.is_error() {
+        return None;
+    }
+    if container::iterator(value).is_some() {
+        container::iterator_misuse(cx, value);
+        return Some(error_expr(span));
+    }
+    match (op, &target.ty) {
+        (Some(op), Type::Index(_) | Type::Extent(_)) => Some(shape::compound_assign(
+            cx,
+            op,
+            target.clone(),
+            value.clone(),
+            span,
+        )),
+        _ => None,
+    }
+}
+
+/// Construction of a library type from arguments (`extent<2>(4, 6)`).
+pub fn construct(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> Expr {
+    if args.iter().any(|a| a.ty.is_error()) || ty.is_error() {
+        return error_expr(span);
+    }
+    match ty {
+        Type::Index(_) | Type::Extent(_) => shape::construct(cx, ty, args, span),
+        Type::TiledExtent(_) | Type::TiledIndex(_) | Type::TileBarrier => {
+            shape::construct_tiled(cx, ty, args, span)
+        }
+        Type::Array(..) => container::construct_array(cx, ty, args, span),
+        Type::ArrayView { .. } => container::construct_view(cx, ty, args, span),
+        Type::Vector(_) => container::construct_vector(cx, ty, args, span),
+        _ => {
+            let shown = cx.ck.show(ty);
+            cx.ck.error(
+                codes::E0203,
+                span,
+                format!("cannot build a `{shown}` from these arguments"),
+                "no constructor",
+                "",
+            );
+            error_expr(span)
+        }
+    }
+}
+
+/// A data member of a library type (`t.local`, `view.extent`).
+pub fn member(
+    cx: &mut FnCx<'_>,
+    base: Expr,
+    name: &ast::Ident,
+    template_args: Option<&[ast::TemplateArg]>,
+    span: Span,
+) -> Expr {
+    if template_args.is_some() {
+        cx.ck.error(
+            codes::E0213,
+            name.span,
+            format!(
+                "`{}` is a data member and takes no template arguments",
+                name.name
+            ),
+            "template arguments on a data member",
+            "remove the `<...>`",
+        );
+        return error_expr(span);
+    }
+    match &base.ty {
+        Type::Index(_)
+        | Type::Extent(_)
+        | Type::TiledExtent(_)
+        | Type::TiledIndex(_)
+        | Type::TileBarrier => shape::member(cx, base, name, span),
+        Type::Array(..) | Type::ArrayView { .. } | Type::Vector(_) => {
+            container::member(cx, base, name, span)
+        }
+        other => {
+            let other = other.clone();
+            no_member(cx, &other, name, "")
+        }
+    }
+}
+
+/// A method call on a library type (`view.synchronize()`, `e.tile<2, 2>()`).
+pub fn method(
+    cx: &mut FnCx<'_>,
+    base: Expr,
+    name: &ast::Ident,
+    template_args: Option<&[ast::TemplateArg]>,
+    args: Vec<Expr>,
+    span: Span,
+) -> Expr {
+    if args.iter().any(|a| a.ty.is_error()) {
+        return error_expr(span);
+    }
+    if template_args.is_some() && name.name != "tile" {
+        cx.ck.error(
+            codes::E0213,
+            name.span,
+            format!("`{}` takes no template arguments", name.name),
+            "unexpected template arguments",
+            "remove the `<...>`",
+        );
+        return error_expr(span);
+    }
+    match &base.ty {
+        Type::Index(_)
+        | Type::Extent(_)
+        | Type::TiledExtent(_)
+        | Type::TiledIndex(_)
+        | Type::TileBarrier => shape::method(cx, base, name, template_args, args, span),
+        Type::Array(..) | Type::ArrayView { .. } | Type::Vector(_) => {
+            container::method(cx, base, name, args, span)
+        }
+        other => {
+            let other = other.clone();
+            no_member(cx, &other, name, "")
+        }
+    }
+}
+
+/// A call of a library function by name (`sqrt(x)`, `atomic_fetch_add(&a, 1)`, `copy(a, v)`).
+pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) -> Expr {
+    if args.iter().any(|a| a.ty.is_error()) {
+        return error_expr(span);
+    }
+    let ns = namespace(path);
+    let name = path.last();
+    let std_like = matches!(ns, Ns::Std | Ns::Unqualified);
+    let amp_like = matches!(ns, Ns::Amp | Ns::Unqualified);
+    if std_like && let Some(m) = stream::manipulator_fn(name) {
+        return stream::manipulator_call(cx, path, m, args, span);
+    }
+    if std_like && (name == "min" || name == "max") {
+        return math::std_min_max(cx, path, args, span);
+    }
+    if amp_like && name == "copy" {
+        return container::copy(cx, path, args, span);
+    }
+    if amp_like && let Some(op) = sync::atomic_op(name) {
+        return sync::atomic(cx, path, op, args, span);
+    }
+    if amp_like && let Some(fence) = sync::fence_fn(name) {
+        return sync::memory_fence(cx, path, fence, args, span);
+    }
+    if let Some(e) = math::call(cx, path, ns, &args, span) {
+        return e;
+    }
+    if let Some(why) = unsupported(ns, name) {
+        cx.ck.error(
+            codes::E0211,
+            path.span,
+            format!("`{}` is not part of the Tessera library", path.text()),
+            "not supported",
+            why,
+        );
+        return error_expr(span);
+    }
+    cx.ck.error(
+        codes::E0200,
+        path.span,
+        format!("cannot find function `{}`", path.text()),
+        "not declared",
+        "declare it before this call",
+    );
+    error_expr(span)
+}
+
+/// Known library functions Tessera leaves out, with what to do instead.
+fn unsupported(ns: Ns, name: &str) -> Option<&'static str> {
+    const STD: &[&str] = &[
+        "iota",
+        "copy",
+        "transform",
+        "min_element",
+        "max_element",
+        "fill_n",
+        "sort",
+        "fill",
+        "accumulate",
+        "swap",
+        "abort",
+        "exit",
+        "printf",
+        "rand",
+        "srand",
+    ];
+    const AMP: &[&str] = &[
+        "copy_async",
+        "parallel_for_each_async",
+        "direct3d_printf",
+        "direct3d_errorf",
+        "direct3d_abort",
+    ];
+    match ns {
+        // An unqualified `copy` is `concurrency::copy`, handled before.
+        Ns::Std | Ns::Unqualified if STD.contains(&name) => {
+            Some("write the loop yourself; see docs/language.md for the library Tessera supports")
+        }
+        Ns::Amp | Ns::Unqualified if AMP.contains(&name) => {
+            Some("see docs/language.md for the library Tessera supports")
+        }
+        _ => None,
+    }
+}
+
+/// A call of a value (`view(i, j)`).
+pub fn call_value(cx: &mut FnCx<'_>, callee: Expr, args: Vec<Expr>, span: Span) -> Expr {
+    if args.iter().any(|a| a.ty.is_error()) {
+        return error_expr(span);
+    }
+    match &callee.ty {
+        Type::Array(..) | Type::ArrayView { .. } => container::call_view(cx, callee, args, span),
+        _ => {
+            let shown = cx.ck.show(&callee.ty);
+            cx.ck.error(
+                codes::E0208,
+                callee.span,
+                format!("`{shown}` cannot be called"),
+                "not a function",
+                "",
+            );
+            error_expr(span)
+        }
+    }
+}

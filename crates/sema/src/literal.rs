@@ -1,0 +1,157 @@
+//! Literal values: integer, floating and character literals as C++ reads them.
+
+use tessera_ir::Scalar;
+
+/// Value and type of an integer literal (C++ [lex.icon]: the first type of the
+/// list for its base and suffix that can hold the value). `None` if it fits
+/// no supported type.
+pub fn parse_int(text: &str) -> Option<(i64, Scalar)> {
+    let lower = text.to_ascii_lowercase();
+    let digits_end = lower.trim_end_matches(['u', 'l']).len();
+    let (digits, suffix) = lower.split_at(digits_end);
+    let unsigned = suffix.contains('u');
+    let long = suffix.contains('l');
+    if suffix.matches('l').count() > 1 {
+        return None;
+    }
+    let (radix, body) = if let Some(h) = digits.strip_prefix("0x") {
+        (16, h)
+    } else if let Some(b) = digits.strip_prefix("0b") {
+        (2, b)
+    } else if digits.len() > 1 && digits.starts_with('0') {
+        (8, &digits[1..])
+    } else {
+        (10, digits)
+    };
+    let value = u64::from_str_radix(body, radix).ok()?;
+    let decimal = radix == 10;
+    let candidates: &[Scalar] = match (unsigned, long, decimal) {
+        (false, false, true) => &[Scalar::Int, Scalar::Long],
+        (false, false, false) => &[Scalar::Int, Scalar::UInt, Scalar::Long, Scalar::ULong],
+        (true, false, _) => &[Scalar::UInt, Scalar::ULong],
+        (false, true, true) => &[Scalar::Long],
+        (false, true, false) => &[Scalar::Long, Scalar::ULong],
+        (true, true, _) => &[Scalar::ULong],
+    };
+    candidates
+        .iter()
+        .find(|s| fits(value, **s))
+        .map(|s| (value as i64, *s))
+}
+
+fn fits(v: u64, s: Scalar) -> bool {
+    match s {
+        Scalar::Int => v <= i32::MAX as u64,
+        Scalar::UInt => v <= u64::from(u32::MAX),
+        Scalar::Long => v <= i64::MAX as u64,
+        _ => true,
+    }
+}
+
+/// Value and type (`float` or `double`) of a floating literal; `None` for `long double`.
+pub fn parse_float(text: &str) -> Option<(f64, Scalar)> {
+    let lower = text.to_ascii_lowercase();
+    if lower.ends_with('l') {
+        return None;
+    }
+    if let Some(body) = lower.strip_suffix('f') {
+        let v: f32 = body.parse().ok()?;
+        Some((f64::from(v), Scalar::Float))
+    } else {
+        Some((lower.parse().ok()?, Scalar::Double))
+    }
+}
+
+/// Value of a character literal `'a'`, `'\n'`, `'\x41'` (as a signed `char`).
+pub fn parse_char(text: &str) -> Option<i8> {
+    let inner = text.strip_prefix('\'')?.strip_suffix('\'')?;
+    let bytes = unescape(inner)?;
+    match bytes.as_slice() {
+        [b] => Some(*b as i8),
+        _ => None,
+    }
+}
+
+/// The bytes of a string literal's contents, escapes decoded; `None` if an
+/// escape is invalid (the lexer reported it).
+pub fn unescape(inner: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(inner.len());
+    let bytes = inner.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b != b'\\' {
+            out.push(b);
+            i += 1;
+            continue;
+        }
+        let next = *bytes.get(i + 1)?;
+        i += 2;
+        let decoded = match next {
+            b'n' => b'\n',
+            b't' => b'\t',
+            b'r' => b'\r',
+            b'a' => 7,
+            b'b' => 8,
+            b'f' => 12,
+            b'v' => 11,
+            b'\\' | b'\'' | b'"' | b'?' => next,
+            b'0'..=b'7' => {
+                let mut v = u32::from(next - b'0');
+                let mut n = 1;
+                while n < 3 && i < bytes.len() && (b'0'..=b'7').contains(&bytes[i]) {
+                    v = v * 8 + u32::from(bytes[i] - b'0');
+                    i += 1;
+                    n += 1;
+                }
+                v as u8
+            }
+            b'x' => {
+                let start = i;
+                while i < bytes.len() && bytes[i].is_ascii_hexdigit() {
+                    i += 1;
+                }
+                let hex = inner.get(start..i)?;
+                u32::from_str_radix(hex, 16).ok()? as u8
+            }
+            _ => return None,
+        };
+        out.push(decoded);
+    }
+    Some(out)
+}
+
+/// The text of a string literal token (with quotes and optional `L`), decoded.
+pub fn parse_str(raw: &str) -> Option<String> {
+    let raw = raw.strip_prefix('L').unwrap_or(raw);
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    unescape(inner).map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_literal_types_follow_cpp() {
+        assert_eq!(parse_int("42"), Some((42, Scalar::Int)));
+        assert_eq!(parse_int("2147483648"), Some((2147483648, Scalar::Long)));
+        assert_eq!(parse_int("0xFFFFFFFF"), Some((0xFFFF_FFFF, Scalar::UInt)));
+        assert_eq!(parse_int("7u"), Some((7, Scalar::UInt)));
+        assert_eq!(parse_int("7UL"), Some((7, Scalar::ULong)));
+        assert_eq!(parse_int("010"), Some((8, Scalar::Int)));
+        assert_eq!(parse_int("0b101"), Some((5, Scalar::Int)));
+        assert_eq!(parse_int("99999999999999999999"), None);
+    }
+
+    #[test]
+    fn floats_and_chars() {
+        assert_eq!(parse_float("1.5f"), Some((1.5, Scalar::Float)));
+        assert_eq!(parse_float("2e3"), Some((2000.0, Scalar::Double)));
+        assert_eq!(parse_float("1.0L"), None);
+        assert_eq!(parse_char("'a'"), Some(97));
+        assert_eq!(parse_char("'\\n'"), Some(10));
+        assert_eq!(parse_char("'\\x41'"), Some(65));
+        assert_eq!(parse_str("\"a\\tb\""), Some("a\tb".into()));
+    }
+}

@@ -1,0 +1,824 @@
+//! Statements and declarations of locals.
+
+use crate::cx::FnCx;
+use crate::types::{self, Declared};
+use tessera_diagnostics::{Diagnostic, Span, codes};
+use tessera_ir::{
+    Block, Const, Expr, ExprKind, Init, Intrinsic, Local, LocalId, Scalar, Space, Stmt, StmtKind,
+    SwitchArm, Type,
+};
+use tessera_syntax::ast::{self, Label, StmtKind as S};
+
+impl FnCx<'_> {
+    /// Lowers a block in a new scope.
+    pub fn block(&mut self, b: &ast::Block) -> Block {
+        self.scoped(|cx| {
+            let mut out = Block::default();
+            for s in &b.stmts {
+                cx.stmt_into(s, &mut out.stmts);
+            }
+            out
+        })
+    }
+
+    /// Lowers a statement that is the body of `if`/loops: its own scope.
+    fn body(&mut self, s: &ast::Stmt) -> Block {
+        match &s.kind {
+            S::Block(b) => self.block(b),
+            _ => self.scoped(|cx| {
+                let mut out = Block::default();
+                cx.stmt_into(s, &mut out.stmts);
+                out
+            }),
+        }
+    }
+
+    /// Evaluates a constant expression in this scope.
+    pub fn eval_const(&mut self, e: &ast::Expr) -> Option<i64> {
+        let visible: Vec<(String, i64)> = self
+            .ck
+            .global_consts
+            .iter()
+            .filter_map(|(id, v)| {
+                let name = &self.ck.program.globals.get(id.0 as usize)?.name;
+                (self.lookup_local(name).is_none()).then(|| (name.clone(), *v))
+            })
+            .collect();
+        let lookup = move |n: &str| visible.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+        types::eval(self.ck, e, &lookup)
+    }
+
+    /// Resolves a declared type in this scope.
+    pub fn resolve(
+        &mut self,
+        specs: &ast::DeclSpecs,
+        modifiers: &ast::Modifiers,
+        dims: &[Option<ast::Expr>],
+    ) -> Declared {
+        let visible: Vec<(String, i64)> = self
+            .ck
+            .global_consts
+            .iter()
+            .filter_map(|(id, v)| {
+                let name = &self.ck.program.globals.get(id.0 as usize)?.name;
+                (self.lookup_local(name).is_none()).then(|| (name.clone(), *v))
+            })
+            .collect();
+        let lookup = move |n: &str| visible.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+        types::resolve(self.ck, specs, modifiers, dims, &lookup)
+    }
+
+    fn push(out: &mut Vec<Stmt>, kind: StmtKind, span: Span) {
+        out.push(Stmt { kind, span });
+    }
+
+    /// Lowers one statement, appending to `out` (a declaration of several
+    /// variables becomes several statements).
+    pub fn stmt_into(&mut self, s: &ast::Stmt, out: &mut Vec<Stmt>) {
+        let span = s.span;
+        match &s.kind {
+            S::Expr(e) => {
+                let e = self.expr(e);
+                match e.kind {
+                    ExprKind::Intrinsic {
+                        op: Intrinsic::Barrier(fence),
+                        ..
+                    } => Self::push(out, StmtKind::Barrier(fence), span),
+                    _ => Self::push(out, StmtKind::Expr(e), span),
+                }
+            }
+            S::Decl(d) => self.local_decl(d, out),
+            S::Block(b) => {
+                let b = self.block(b);
+                Self::push(out, StmtKind::Block(b), span);
+            }
+            S::If { cond, then, els } => {
+                let cond = self.expr(cond);
+                let cond = self.condition(cond);
+                let then = self.body(then);
+                let els = els.as_ref().map(|e| self.body(e));
+                Self::push(out, StmtKind::If { cond, then, els }, span);
+            }
+            S::While { cond, body } => {
+                let cond = self.expr(cond);
+                let cond = Some(self.condition(cond));
+                let body = self.loop_body(body);
+                Self::push(
+                    out,
+                    StmtKind::Loop {
+                        cond,
+                        test_first: true,
+                        body,
+                        step: None,
+                    },
+                    span,
+                );
+            }
+            S::DoWhile { body, cond } => {
+                let body = self.loop_body(body);
+                let cond = self.expr(cond);
+                let cond = Some(self.condition(cond));
+                Self::push(
+                    out,
+                    StmtKind::Loop {
+                        cond,
+                        test_first: false,
+                        body,
+                        step: None,
+                    },
+                    span,
+                );
+            }
+            S::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                let block = self.scoped(|cx| {
+                    let mut stmts = Vec::new();
+                    if let Some(init) = init {
+                        cx.stmt_into(init, &mut stmts);
+                    }
+                    let cond = cond.as_ref().map(|c| {
+                        let c = cx.expr(c);
+                        cx.condition(c)
+                    });
+                    let step = step.as_ref().map(|e| cx.expr(e));
+                    let body = cx.loop_body(body);
+                    stmts.push(Stmt {
+                        kind: StmtKind::Loop {
+                            cond,
+                            test_first: true,
+                            body,
+                            step,
+                        },
+                        span,
+                    });
+                    Block { stmts }
+                });
+                Self::push(out, StmtKind::Block(block), span);
+            }
+            S::ForRange {
+                specs,
+                declarator,
+                range,
+                body,
+            } => self.for_range(specs, declarator, range, body, span, out),
+            S::Switch { cond, body } => self.switch(cond, body, span, out),
+            S::Labeled { label, stmt } => match label {
+                Label::Case(_) | Label::Default => {
+                    let what = if matches!(label, Label::Default) {
+                        "`default`"
+                    } else {
+                        "`case`"
+                    };
+                    self.ck.error(
+                        codes::E0214,
+                        span,
+                        format!("{what} label outside a `switch`"),
+                        "not in a switch",
+                        "",
+                    );
+                    self.stmt_into(stmt, out);
+                }
+                Label::Named(name) => {
+                    self.forbidden(name.span, "labels", "C3598");
+                    self.stmt_into(stmt, out);
+                }
+            },
+            S::Break => {
+                if self.loops == 0 && self.switches == 0 {
+                    self.ck.error(
+                        codes::E0214,
+                        span,
+                        "`break` outside a loop or `switch`",
+                        "nothing to break out of",
+                        "",
+                    );
+                }
+                Self::push(out, StmtKind::Break, span);
+            }
+            S::Continue => {
+                if self.loops == 0 {
+                    self.ck.error(
+                        codes::E0214,
+                        span,
+                        "`continue` outside a loop",
+                        "no loop to continue",
+                        "",
+                    );
+                }
+                Self::push(out, StmtKind::Continue, span);
+            }
+            S::Return(value) => {
+                let value = self.return_value(value.as_ref(), span);
+                Self::push(out, StmtKind::Return(value), span);
+            }
+            S::Goto(label) => self.forbidden(label.span.to(span), "`goto`", "C3593"),
+            S::Try(_) => {
+                // Point at the keyword, not the whole block.
+                let keyword = Span { end: span.start.saturating_add(3).min(span.end), ..span };
+                self.forbidden(keyword, "exceptions (`try`/`catch`)", "C3594");
+            }
+            S::Empty | S::Error => {}
+        }
+    }
+
+    /// Reports a construct that C++ AMP forbids in amp code and that Tessera
+    /// does not support on the host either.
+    pub fn forbidden(&mut self, span: Span, what: &str, msvc: &str) {
+        if self.in_amp() {
+            self.ck.report(
+                Diagnostic::error(codes::E0304, span, format!("{what} cannot be used in amp code"))
+                    .with_label("not allowed in `restrict(amp)` code")
+                    .with_note(format!("MSVC reports this as {msvc}"))
+                    .with_help("kernels use structured control flow only: `if`, loops, `switch`, `break`, `continue`, `return`"),
+            );
+        } else {
+            self.ck.error(
+                codes::E0211,
+                span,
+                format!("{what} are not part of the Tessera language"),
+                "not supported",
+                "see docs/language.md for the supported subset",
+            );
+        }
+    }
+
+    fn loop_body(&mut self, body: &ast::Stmt) -> Block {
+        self.loops += 1;
+        let b = self.body(body);
+        self.loops -= 1;
+        b
+    }
+
+    fn return_value(&mut self, value: Option<&ast::Expr>, span: Span) -> Option<Expr> {
+        let ret = self.func.ret.clone();
+        match (value, &ret) {
+            (None, Type::Void) => None,
+            (None, Type::Error) => None,
+            (None, _) if self.func.name == "main" => None,
+            (None, _) => {
+                let shown = self.ck.show(&ret);
+                self.ck.error(
+                    codes::E0212,
+                    span,
+                    format!("this function returns `{shown}`; `return` needs a value"),
+                    "missing value",
+                    "",
+                );
+                None
+            }
+            (Some(v), Type::Void) => {
+                self.ck.error(
+                    codes::E0212,
+                    v.span,
+                    "a `void` function cannot return a value",
+                    "returned value",
+                    "remove the value, or change the return type",
+                );
+                Some(self.expr(v))
+            }
+            (Some(v), _) => {
+                let e = self.expr(v);
+                if self.func.ret_by_ref {
+                    if !e.place && !e.ty.is_error() {
+                        self.ck.error(
+                            codes::E0204,
+                            e.span,
+                            "a reference cannot be returned to a temporary value",
+                            "temporary",
+                            "return by value",
+                        );
+                    }
+                    Some(e)
+                } else {
+                    Some(self.coerce(e, &ret, "the return value"))
+                }
+            }
+        }
+    }
+
+    fn switch(&mut self, cond: &ast::Expr, body: &ast::Stmt, span: Span, out: &mut Vec<Stmt>) {
+        let value = self.expr(cond);
+        let value = match value.ty.scalar() {
+            Some(s) if s.is_integral() => self.convert_scalar(value, crate::convert::promote(s)),
+            None if value.ty.is_error() => value,
+            _ => {
+                let shown = self.ck.show(&value.ty);
+                self.ck.error(
+                    codes::E0203,
+                    value.span,
+                    format!("`switch` needs an integer, not `{shown}`"),
+                    "not an integer",
+                    "",
+                );
+                crate::cx::error_expr(value.span)
+            }
+        };
+        self.switches += 1;
+        let arms = self.scoped(|cx| {
+            let mut arms: Vec<SwitchArm> = Vec::new();
+            let stmts: Vec<&ast::Stmt> = match &body.kind {
+                S::Block(b) => b.stmts.iter().collect(),
+                _ => vec![body],
+            };
+            for s in stmts {
+                cx.switch_stmt(s, &mut arms);
+            }
+            arms
+        });
+        self.switches -= 1;
+        Self::push(out, StmtKind::Switch { value, arms }, span);
+    }
+
+    fn switch_stmt(&mut self, s: &ast::Stmt, arms: &mut Vec<SwitchArm>) {
+        match &s.kind {
+            S::Labeled {
+                label: Label::Case(e),
+                stmt,
+            } => {
+                let v = self.eval_const(e);
+                if let Some(v) = v
+                    && arms.iter().any(|a| a.value == Some(v))
+                {
+                    self.ck.error(
+                        codes::E0202,
+                        e.span,
+                        format!("`case {v}` appears twice"),
+                        "duplicate case",
+                        "",
+                    );
+                }
+                arms.push(SwitchArm {
+                    value: Some(v.unwrap_or(i64::MIN)),
+                    body: Block::default(),
+                });
+                self.switch_stmt(stmt, arms);
+            }
+            S::Labeled {
+                label: Label::Default,
+                stmt,
+            } => {
+                if arms.iter().any(|a| a.value.is_none()) {
+                    self.ck.error(
+                        codes::E0202,
+                        s.span,
+                        "`default` appears twice",
+                        "second default",
+                        "",
+                    );
+                }
+                arms.push(SwitchArm {
+                    value: None,
+                    body: Block::default(),
+                });
+                self.switch_stmt(stmt, arms);
+            }
+            _ => {
+                let mut stmts = Vec::new();
+                self.stmt_into(s, &mut stmts);
+                match arms.last_mut() {
+                    Some(arm) => arm.body.stmts.extend(stmts),
+                    None => {
+                        // Statements before the first label never run; C++ allows them.
+                    }
+                }
+            }
+        }
+    }
+
+    fn for_range(
+        &mut self,
+        specs: &ast::DeclSpecs,
+        declarator: &ast::Declarator,
+        range: &ast::Expr,
+        body: &ast::Stmt,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) {
+        let range = self.expr(range);
+        let (elem, size, element) = match &range.ty {
+            Type::Vector(elem) => ((**elem).clone(), Intrinsic::VectorSize, None),
+            Type::CArray(elem, n) => ((**elem).clone(), Intrinsic::VectorSize, Some(*n)),
+            Type::Error => (Type::Error, Intrinsic::VectorSize, None),
+            other => {
+                let shown = self.ck.show(other);
+                self.ck.error(
+                    codes::E0203,
+                    range.span,
+                    format!("cannot loop over `{shown}`"),
+                    "not a `std::vector` or array",
+                    "",
+                );
+                return;
+            }
+        };
+        let space = self.local_space();
+        let block = self.scoped(|cx| {
+            let mut stmts = Vec::new();
+            let range_span = range.span;
+            let range_ref = range.place;
+            let range_local = cx.declare(Local {
+                name: String::new(),
+                ty: range.ty.clone(),
+                by_ref: range_ref,
+                is_const: false,
+                space,
+                span: range_span,
+            });
+            stmts.push(Stmt {
+                kind: StmtKind::Let {
+                    local: range_local,
+                    init: Some(if range_ref {
+                        Init::Ref(range)
+                    } else {
+                        Init::Expr(range)
+                    }),
+                },
+                span,
+            });
+            let counter = cx.declare(Local {
+                name: String::new(),
+                ty: Type::Scalar(Scalar::Long),
+                by_ref: false,
+                is_const: false,
+                space,
+                span,
+            });
+            let zero = Expr {
+                kind: ExprKind::Const(Const::Int(0)),
+                ty: Type::Scalar(Scalar::Long),
+                place: false,
+                span,
+            };
+            stmts.push(Stmt {
+                kind: StmtKind::Let {
+                    local: counter,
+                    init: Some(Init::Expr(zero)),
+                },
+                span,
+            });
+            let local_expr = |id: LocalId, ty: Type| Expr {
+                kind: ExprKind::Local(id),
+                ty,
+                place: true,
+                span,
+            };
+            let len = match element {
+                Some(n) => Expr {
+                    kind: ExprKind::Const(Const::Int(i64::from(n))),
+                    ty: Type::Scalar(Scalar::Long),
+                    place: false,
+                    span,
+                },
+                None => Expr {
+                    kind: ExprKind::Intrinsic {
+                        op: size,
+                        args: vec![local_expr(range_local, Type::Error)],
+                    },
+                    ty: Type::Scalar(Scalar::Long),
+                    place: false,
+                    span,
+                },
+            };
+            let cond = Expr {
+                kind: ExprKind::Binary {
+                    op: tessera_ir::BinOp::Lt,
+                    lhs: Box::new(local_expr(counter, Type::Scalar(Scalar::Long))),
+                    rhs: Box::new(len),
+                },
+                ty: Type::BOOL,
+                place: false,
+                span,
+            };
+            let step = Expr {
+                kind: ExprKind::IncDec {
+                    increment: true,
+                    prefix: true,
+                    target: Box::new(local_expr(counter, Type::Scalar(Scalar::Long))),
+                },
+                ty: Type::Scalar(Scalar::Long),
+                place: true,
+                span,
+            };
+            let mut range_ty = cx
+                .local(range_local)
+                .map(|l| l.ty.clone())
+                .unwrap_or(Type::Error);
+            if let Some(first) = stmts.first_mut()
+                && let StmtKind::Let {
+                    init: Some(Init::Expr(e) | Init::Ref(e)),
+                    ..
+                } = &mut first.kind
+            {
+                range_ty = e.ty.clone();
+            }
+            let index = Box::new(local_expr(counter, Type::Scalar(Scalar::Long)));
+            let elem_place = Expr {
+                kind: match element {
+                    Some(_) => ExprKind::Element {
+                        base: Box::new(local_expr(range_local, range_ty)),
+                        index,
+                    },
+                    None => ExprKind::Intrinsic {
+                        op: Intrinsic::VectorElement,
+                        args: vec![local_expr(range_local, range_ty), *index],
+                    },
+                },
+                ty: elem.clone(),
+                place: true,
+                span,
+            };
+            cx.loops += 1;
+            let body = cx.scoped(|cx| {
+                let mut body_stmts = Vec::new();
+                let Declared { ty, by_ref } =
+                    cx.resolve(specs, &declarator.modifiers, &declarator.array_dims);
+                let ty = if matches!(specs.ty, ast::BaseType::Auto) {
+                    elem.clone()
+                } else {
+                    ty
+                };
+                let name = declarator
+                    .name
+                    .as_ref()
+                    .map_or_else(String::new, |n| n.name.clone());
+                let var = cx.declare(Local {
+                    name,
+                    ty: ty.clone(),
+                    by_ref,
+                    is_const: specs.is_const,
+                    space,
+                    span: declarator.span,
+                });
+                let init = if by_ref {
+                    Init::Ref(elem_place)
+                } else {
+                    Init::Expr(cx.coerce(elem_place, &ty, "the loop variable"))
+                };
+                body_stmts.push(Stmt {
+                    kind: StmtKind::Let {
+                        local: var,
+                        init: Some(init),
+                    },
+                    span: declarator.span,
+                });
+                let inner = cx.body(body);
+                body_stmts.push(Stmt {
+                    kind: StmtKind::Block(inner),
+                    span: body.span,
+                });
+                Block { stmts: body_stmts }
+            });
+            cx.loops -= 1;
+            stmts.push(Stmt {
+                kind: StmtKind::Loop {
+                    cond: Some(cond),
+                    test_first: true,
+                    body,
+                    step: Some(step),
+                },
+                span,
+            });
+            Block { stmts }
+        });
+        out.push(Stmt {
+            kind: StmtKind::Block(block),
+            span,
+        });
+    }
+
+    fn local_decl(&mut self, d: &ast::Decl, out: &mut Vec<Stmt>) {
+        let specs = &d.specs;
+        if specs.is_static || specs.is_extern {
+            if self.in_amp() {
+                self.ck.report(
+                    Diagnostic::error(
+                        codes::E0305,
+                        specs.span,
+                        "`static` and `extern` locals cannot be used in amp code",
+                    )
+                    .with_label("unsupported storage class")
+                    .with_note("MSVC reports this as C3585")
+                    .with_help(
+                        "use an ordinary local, or `tile_static` to share a value within a tile",
+                    ),
+                );
+            } else {
+                self.ck.error(
+                    codes::E0211,
+                    specs.span,
+                    "`static` locals are not part of the Tessera language",
+                    "here",
+                    "use a global or a local of `main`",
+                );
+            }
+        }
+        for decl in &d.declarators {
+            let Some(name) = &decl.name else { continue };
+            let Declared { mut ty, by_ref } =
+                self.resolve(specs, &decl.modifiers, &decl.array_dims);
+            let mut space = self.local_space();
+            if let Some(ts) = specs.tile_static {
+                space = Space::TileStatic;
+                self.check_tile_static(ts, decl, &ty, by_ref);
+            }
+            if self.in_amp() {
+                self.check_kernel_type(&ty, decl.span, &format!("variable `{}`", name.name));
+            }
+            // Initialise before declaring: `int x = x;` reads the outer `x` in Tessera.
+            let init = if specs.tile_static.is_some() {
+                None
+            } else {
+                self.initializer(&mut ty, specs, decl, &name.name)
+            };
+            let init = match init {
+                None if !by_ref && default_constructed(&ty) => Some(Init::Zero),
+                // Views, arrays and tile objects have no default constructor:
+                // the library reports it.
+                None if !by_ref && specs.tile_static.is_none() && needs_constructor(&ty) => {
+                    let e = crate::library::construct(self, &ty, Vec::new(), decl.span);
+                    Some(Init::Expr(e))
+                }
+                other => other,
+            };
+            if ty == Type::Void || matches!(ty, Type::Iterator(_)) {
+                let shown = self.ck.show(&ty);
+                self.ck.error(
+                    codes::E0203,
+                    decl.span,
+                    format!("a variable cannot have type `{shown}`"),
+                    "here",
+                    "",
+                );
+            }
+            if by_ref && init.is_none() && !ty.is_error() {
+                self.ck.error(
+                    codes::E0218,
+                    decl.span,
+                    format!("reference `{}` must be bound to something", name.name),
+                    "no initialiser",
+                    "write `T& r = x;`",
+                );
+            }
+            if (specs.is_const || specs.is_constexpr) && init.is_none() && !ty.is_error() && !by_ref
+            {
+                self.ck.error(
+                    codes::E0218,
+                    decl.span,
+                    format!("constant `{}` has no value", name.name),
+                    "needs an initialiser",
+                    "",
+                );
+            }
+            let local = self.declare(Local {
+                name: name.name.clone(),
+                ty,
+                by_ref,
+                is_const: specs.is_const || specs.is_constexpr,
+                space,
+                span: name.span,
+            });
+            out.push(Stmt {
+                kind: StmtKind::Let { local, init },
+                span: decl.span,
+            });
+        }
+    }
+
+    fn check_tile_static(&mut self, ts: Span, decl: &ast::Declarator, ty: &Type, by_ref: bool) {
+        let r = self.restriction();
+        if !r.amp || r.cpu {
+            let why = if r.amp {
+                "this function may also run on the host (`restrict(amp, cpu)`)"
+            } else {
+                "this is host code"
+            };
+            self.ck.report(
+                Diagnostic::error(
+                    codes::E0402,
+                    ts,
+                    "`tile_static` can only be used in amp-only code",
+                )
+                .with_label(why)
+                .with_note("MSVC reports this as C3584")
+                .with_help(
+                    "declare it inside the kernel, or in a function marked `restrict(amp)` only",
+                ),
+            );
+        }
+        if let Some(init) = &decl.init {
+            let init_span = match init {
+                ast::Init::Assign(e) => e.span,
+                ast::Init::Paren(es) | ast::Init::Brace(es) => {
+                    es.first().map_or(decl.span, |e| e.span)
+                }
+            };
+            self.ck.report(
+                Diagnostic::error(codes::E0403, init_span, "a `tile_static` variable cannot have an initialiser")
+                    .with_label("initialiser")
+                    .with_secondary(ts, "declared `tile_static` here")
+                    .with_note("every work-item of the tile runs the declaration; an initialiser would be a race (MSVC: C3584)")
+                    .with_help("declare it without a value, let one work-item (or each for its own element) write it, then wait at a barrier"),
+            );
+        }
+        let problem = if by_ref {
+            Some("a reference".to_string())
+        } else {
+            shared_type_problem(self, ty)
+        };
+        if let Some(problem) = problem {
+            self.ck.report(
+                Diagnostic::error(
+                    codes::E0404,
+                    decl.span,
+                    format!("a `tile_static` variable cannot be {problem}"),
+                )
+                .with_label("cannot be shared by a tile")
+                .with_secondary(ts, "declared `tile_static` here")
+                .with_note("MSVC reports this as C3584")
+                .with_help("use scalars, structs of scalars, or fixed-size arrays of them"),
+            );
+        }
+    }
+
+    /// Reports a type amp code cannot use (E0302).
+    pub fn check_kernel_type(&mut self, ty: &Type, span: Span, what: &str) {
+        if let Some(problem) = kernel_type_problem(self, ty) {
+            self.ck.report(
+                Diagnostic::error(codes::E0302, span, format!("{what} has a type amp code cannot use: {problem}"))
+                    .with_label("not allowed in `restrict(amp)` code")
+                    .with_note("MSVC reports this as C3581")
+                    .with_help("kernels use `int`, `unsigned int`, `long`, `unsigned long`, `float`, `double`, `bool`, structs and arrays of these, and the concurrency types"),
+            );
+        }
+    }
+}
+
+/// Library types that a declaration without initialiser default-constructs.
+fn default_constructed(ty: &Type) -> bool {
+    matches!(ty, Type::Vector(_) | Type::Index(_) | Type::Extent(_))
+}
+
+/// Library types whose declaration needs constructor arguments.
+fn needs_constructor(ty: &Type) -> bool {
+    matches!(
+        ty,
+        Type::Array(..)
+            | Type::ArrayView { .. }
+            | Type::TiledExtent(_)
+            | Type::TiledIndex(_)
+            | Type::TileBarrier
+    )
+}
+
+/// Why `ty` cannot be used in amp code, if it cannot.
+pub fn kernel_type_problem(cx: &FnCx<'_>, ty: &Type) -> Option<String> {
+    match ty {
+        Type::Scalar(Scalar::Char) => Some("`char`".into()),
+        Type::Vector(_) => Some("`std::vector` lives on the host".into()),
+        Type::Ostream | Type::Manipulator | Type::Str => {
+            Some("streams and strings are host-only".into())
+        }
+        Type::CArray(elem, _) if **elem == Type::BOOL => Some("arrays of `bool`".into()),
+        Type::CArray(elem, _) => kernel_type_problem(cx, elem),
+        Type::Struct(id) => {
+            let fields = cx
+                .ck
+                .program
+                .structs
+                .get(id.0 as usize)
+                .map(|s| s.fields.clone())
+                .unwrap_or_default();
+            fields.iter().find_map(|(name, t)| {
+                kernel_type_problem(cx, t).map(|p| format!("member `{name}` is {p}"))
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Why `ty` cannot be shared as `tile_static`, if it cannot.
+fn shared_type_problem(cx: &FnCx<'_>, ty: &Type) -> Option<String> {
+    match ty {
+        Type::ArrayView { .. } => Some("an `array_view`".into()),
+        Type::Array(..) => Some("a `concurrency::array`".into()),
+        Type::TileBarrier | Type::TiledIndex(_) => Some("a tile's index or barrier".into()),
+        Type::CArray(elem, _) => shared_type_problem(cx, elem),
+        Type::Struct(id) => {
+            let fields = cx
+                .ck
+                .program
+                .structs
+                .get(id.0 as usize)
+                .map(|s| s.fields.clone())
+                .unwrap_or_default();
+            fields.iter().find_map(|(name, t)| {
+                shared_type_problem(cx, t).map(|p| format!("a struct whose member `{name}` is {p}"))
+            })
+        }
+        _ => None,
+    }
+}

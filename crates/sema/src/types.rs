@@ -1,0 +1,465 @@
+//! Syntax types to typed-program types, and constant expressions (template
+//! arguments, array sizes, case labels).
+
+use crate::cx::Checker;
+use tessera_diagnostics::{Span, codes};
+use tessera_ir::{Rank, Scalar, TileShape, Type};
+use tessera_syntax::ast::{self, BaseType, Builtin, DeclSpecs, Modifiers, TemplateArg};
+
+/// Looks up the value of a named constant (a `const` integral variable).
+pub type ConstLookup<'a> = &'a dyn Fn(&str) -> Option<i64>;
+
+/// A type as declared: the type and whether it is a reference.
+#[derive(Clone, Debug)]
+pub struct Declared {
+    /// The type (the referent's, for a reference).
+    pub ty: Type,
+    /// Declared with `&`.
+    pub by_ref: bool,
+}
+
+/// Resolves declaration specifiers, pointer/reference modifiers and array
+/// bounds to a type. Reports what is not a valid type and yields `Type::Error`.
+pub fn resolve(
+    ck: &mut Checker,
+    specs: &DeclSpecs,
+    modifiers: &Modifiers,
+    dims: &[Option<ast::Expr>],
+    consts: ConstLookup<'_>,
+) -> Declared {
+    let mut ty = base_type(ck, &specs.ty, specs.span, consts);
+    if modifiers.pointers > 0 {
+        ck.error(
+            codes::E0306,
+            specs.span,
+            "pointers are not part of the Tessera language",
+            "pointer type",
+            "use a reference (`T&`), an index into an `array_view`, or an index into an array",
+        );
+        ty = Type::Error;
+    }
+    if modifiers.reference == 2 {
+        ck.error(
+            codes::E0211,
+            specs.span,
+            "rvalue references (`&&`) are not supported",
+            "here",
+            "use `const T&` or a value",
+        );
+        ty = Type::Error;
+    }
+    for dim in dims.iter().rev() {
+        let Some(dim) = dim else {
+            // `T x[] = {...}`: the size comes from the initialiser; the caller fixes it up.
+            ty = Type::CArray(Box::new(ty), 0);
+            continue;
+        };
+        let n = match eval(ck, dim, consts) {
+            Some(n) if n > 0 && n <= i64::from(u32::MAX) => n as u32,
+            Some(n) => {
+                ck.error(
+                    codes::E0213,
+                    dim.span,
+                    format!("array size must be positive, not {n}"),
+                    "invalid size",
+                    "",
+                );
+                return Declared {
+                    ty: Type::Error,
+                    by_ref: false,
+                };
+            }
+            None => {
+                return Declared {
+                    ty: Type::Error,
+                    by_ref: false,
+                };
+            }
+        };
+        ty = Type::CArray(Box::new(ty), n);
+    }
+    Declared {
+        ty,
+        by_ref: modifiers.reference == 1,
+    }
+}
+
+/// Resolves a type written in a cast or template argument.
+pub fn resolve_type_name(
+    ck: &mut Checker,
+    ty: &ast::TypeName,
+    consts: ConstLookup<'_>,
+) -> Declared {
+    resolve(ck, &ty.specs, &ty.modifiers, &[], consts)
+}
+
+fn builtin(ck: &mut Checker, b: Builtin, span: Span) -> Type {
+    let scalar = match b {
+        Builtin::Void => return Type::Void,
+        Builtin::Bool => Scalar::Bool,
+        Builtin::Char => Scalar::Char,
+        Builtin::Int => Scalar::Int,
+        Builtin::Unsigned => Scalar::UInt,
+        Builtin::Long => Scalar::Long,
+        Builtin::UnsignedLong => Scalar::ULong,
+        Builtin::Float => Scalar::Float,
+        Builtin::Double => Scalar::Double,
+        Builtin::SignedChar
+        | Builtin::UnsignedChar
+        | Builtin::Short
+        | Builtin::UnsignedShort
+        | Builtin::LongLong
+        | Builtin::UnsignedLongLong
+        | Builtin::LongDouble => {
+            ck.error(
+                codes::E0211,
+                span,
+                format!("`{}` is not part of the Tessera language", b.name()),
+                "unsupported type",
+                "use `int`, `unsigned int`, `long`, `unsigned long`, `float` or `double`",
+            );
+            return Type::Error;
+        }
+    };
+    Type::Scalar(scalar)
+}
+
+/// The namespaces a library name may be qualified with.
+fn qualifier_ok(path: &ast::Path, allowed: &[&str]) -> bool {
+    let n = path.segments.len();
+    path.segments[..n.saturating_sub(1)]
+        .iter()
+        .all(|s| allowed.contains(&s.name.as_str()))
+}
+
+const AMP_NAMESPACES: &[&str] = &["concurrency", "Concurrency"];
+
+fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_>) -> Type {
+    match ty {
+        BaseType::Builtin(b) => builtin(ck, *b, span),
+        BaseType::Auto => {
+            // `auto` is resolved from the initialiser by the caller.
+            Type::Error
+        }
+        BaseType::Error => Type::Error,
+        BaseType::Named(path) => {
+            let name = path.last();
+            if name == "tile_barrier" && qualifier_ok(path, AMP_NAMESPACES) {
+                return Type::TileBarrier;
+            }
+            if path.segments.len() == 1
+                && let Some(id) = ck.structs.get(name)
+            {
+                return Type::Struct(*id);
+            }
+            ck.error(
+                codes::E0201,
+                path.span,
+                format!("`{}` is not a type Tessera knows", path.text()),
+                "unknown type",
+                if [
+                    "accelerator",
+                    "accelerator_view",
+                    "completion_future",
+                    "string",
+                    "size_t",
+                ]
+                .contains(&name)
+                {
+                    "this library type is outside the Tessera language; see docs/language.md"
+                } else {
+                    "declare the struct before using it"
+                },
+            );
+            Type::Error
+        }
+        BaseType::Template { path, args } => template(ck, path, args, consts),
+    }
+}
+
+fn template(
+    ck: &mut Checker,
+    path: &ast::Path,
+    args: &[TemplateArg],
+    consts: ConstLookup<'_>,
+) -> Type {
+    let name = path.last();
+    let amp_ok = qualifier_ok(path, AMP_NAMESPACES);
+    match name {
+        "vector" if qualifier_ok(path, &["std"]) => match args {
+            [TemplateArg::Type(t)] => {
+                let elem = resolve_type_name(ck, t, consts);
+                if elem.ty.is_error() {
+                    Type::Error
+                } else {
+                    Type::Vector(Box::new(elem.ty))
+                }
+            }
+            _ => bad_args(ck, path, "one element type: `std::vector<float>`"),
+        },
+        "array" | "array_view" if amp_ok => {
+            let (elem, rank) = match args {
+                [TemplateArg::Type(t)] => (t, None),
+                [TemplateArg::Type(t), TemplateArg::Expr(e)] => (t, Some(e)),
+                _ => {
+                    return bad_args(
+                        ck,
+                        path,
+                        &format!("an element type and a rank: `{name}<float, 2>`"),
+                    );
+                }
+            };
+            let elem_ty = resolve_type_name(ck, elem, consts);
+            let rank = match rank {
+                None => 1,
+                Some(e) => match rank_of(ck, e, consts) {
+                    Some(r) => r,
+                    None => return Type::Error,
+                },
+            };
+            if elem_ty.ty.is_error() {
+                return Type::Error;
+            }
+            if name == "array" {
+                if elem.specs.is_const {
+                    ck.error(
+                        codes::E0213,
+                        elem.span,
+                        "the element type of `array` cannot be const",
+                        "const element",
+                        "use `array<T, N>` and a `const` reference or an `array_view<const T, N>`",
+                    );
+                }
+                Type::Array(Box::new(elem_ty.ty), rank)
+            } else {
+                Type::ArrayView {
+                    elem: Box::new(elem_ty.ty),
+                    rank,
+                    read_only: elem.specs.is_const,
+                }
+            }
+        }
+        "extent" | "index" if amp_ok => match args {
+            [TemplateArg::Expr(e)] => match rank_of(ck, e, consts) {
+                Some(r) if name == "extent" => Type::Extent(r),
+                Some(r) => Type::Index(r),
+                None => Type::Error,
+            },
+            _ => bad_args(ck, path, &format!("one rank: `{name}<2>`")),
+        },
+        "tiled_extent" | "tiled_index" if amp_ok => match tile_shape(ck, path.span, args, consts) {
+            Some(shape) if name == "tiled_extent" => Type::TiledExtent(shape),
+            Some(shape) => Type::TiledIndex(shape),
+            None => Type::Error,
+        },
+        _ => {
+            ck.error(
+                codes::E0201,
+                path.span,
+                format!("`{}` is not a type Tessera knows", path.text()),
+                "unknown template",
+                "the library templates are `array`, `array_view`, `extent`, `index`, `tiled_extent`, `tiled_index` (namespace `concurrency`) and `std::vector`",
+            );
+            Type::Error
+        }
+    }
+}
+
+fn bad_args(ck: &mut Checker, path: &ast::Path, wanted: &str) -> Type {
+    ck.error(
+        codes::E0213,
+        path.span,
+        format!("wrong template arguments for `{}`", path.text()),
+        "here",
+        format!("it takes {wanted}"),
+    );
+    Type::Error
+}
+
+/// A rank: a constant from 1 to 128.
+pub fn rank_of(ck: &mut Checker, e: &ast::Expr, consts: ConstLookup<'_>) -> Option<Rank> {
+    let n = eval(ck, e, consts)?;
+    if (1..=128).contains(&n) {
+        Some(n as Rank)
+    } else {
+        ck.error(
+            codes::E0213,
+            e.span,
+            format!("a rank must be at least 1, not {n}"),
+            "invalid rank",
+            "",
+        );
+        None
+    }
+}
+
+/// The shape of `tile<D0[, D1[, D2]]>` (or `tiled_extent<...>`), checked
+/// against C++ AMP's limits (E0401).
+pub fn tile_shape(
+    ck: &mut Checker,
+    span: Span,
+    args: &[TemplateArg],
+    consts: ConstLookup<'_>,
+) -> Option<TileShape> {
+    let mut dims = [1u32; 3];
+    let mut values = Vec::new();
+    for arg in args {
+        let TemplateArg::Expr(e) = arg else {
+            ck.error(
+                codes::E0213,
+                span,
+                "tile dimensions are numbers, not types",
+                "here",
+                "write e.g. `tile<16, 16>`",
+            );
+            return None;
+        };
+        values.push((eval(ck, e, consts)?, e.span));
+    }
+    if values.is_empty() || values.len() > 3 {
+        ck.error(
+            codes::E0401,
+            span,
+            format!("a tile has 1, 2 or 3 dimensions, not {}", values.len()),
+            "illegal tile extents",
+            "tile a 1-, 2- or 3-dimensional extent",
+        );
+        return None;
+    }
+    for (i, (v, sp)) in values.iter().enumerate() {
+        if *v <= 0 || *v > 1024 {
+            ck.error(
+                codes::E0401,
+                *sp,
+                format!("tile dimension {i} is {v}; it must be between 1 and 1024"),
+                "illegal tile extent",
+                "tile sizes are positive and at most 1024 work-items per tile in all",
+            );
+            return None;
+        }
+        dims[i] = *v as u32;
+    }
+    let shape = TileShape {
+        dims,
+        rank: values.len() as Rank,
+    };
+    if shape.threads() > 1024 {
+        ck.error(
+            codes::E0401,
+            span,
+            format!(
+                "a tile of {} has {} work-items; at most 1024 are allowed",
+                shape,
+                shape.threads()
+            ),
+            "too many work-items per tile",
+            "use smaller tiles, e.g. `tile<16, 16>` (256 work-items) or `tile<32, 32>` (1024)",
+        );
+        return None;
+    }
+    if shape.rank == 3 && shape.dims[0] > 64 {
+        ck.error(
+            codes::E0401,
+            values.first().map_or(span, |v| v.1),
+            format!(
+                "the first dimension of a 3-dimensional tile is at most 64, not {}",
+                shape.dims[0]
+            ),
+            "too large",
+            "put the larger sizes in the last two dimensions",
+        );
+        return None;
+    }
+    Some(shape)
+}
+
+/// Evaluates a constant integral expression (C++'s integral constant
+/// expressions over literals and `const` integers). Reports E0209 if it is not one.
+pub fn eval(ck: &mut Checker, e: &ast::Expr, consts: ConstLookup<'_>) -> Option<i64> {
+    match try_eval(e, consts) {
+        Ok(v) => Some(v),
+        Err((span, why)) => {
+            ck.error(
+                codes::E0209,
+                span,
+                format!("not a constant expression: {why}"),
+                "needs a value known at compile time",
+                "use a literal, a `#define`, or a `const int` initialised with a constant",
+            );
+            None
+        }
+    }
+}
+
+/// Evaluates without reporting; the error names the offending part.
+pub fn try_eval(e: &ast::Expr, consts: ConstLookup<'_>) -> Result<i64, (Span, String)> {
+    use ast::{BinaryOp as B, ExprKind as K, UnaryOp as U};
+    let fail = |why: &str| Err((e.span, why.to_string()));
+    match &e.kind {
+        K::Int(text) => crate::literal::parse_int(text)
+            .map(|(v, _)| v)
+            .ok_or((e.span, "the number is too large".into())),
+        K::Char(text) => crate::literal::parse_char(text)
+            .map(i64::from)
+            .ok_or((e.span, "invalid character literal".into())),
+        K::Bool(b) => Ok(i64::from(*b)),
+        K::Name(path) if path.segments.len() == 1 => match consts(path.last()) {
+            Some(v) => Ok(v),
+            None => fail(&format!("`{}` is not a constant", path.last())),
+        },
+        K::Unary { op, operand } => {
+            let v = try_eval(operand, consts)?;
+            match op {
+                U::Neg => v.checked_neg().ok_or((e.span, "overflow".into())),
+                U::Plus => Ok(v),
+                U::Not => Ok(i64::from(v == 0)),
+                U::BitNot => Ok(!v),
+                _ => fail("this operator is not allowed in a constant"),
+            }
+        }
+        K::Binary { op, lhs, rhs } => {
+            let a = try_eval(lhs, consts)?;
+            if matches!(op, B::And) && a == 0 {
+                return Ok(0);
+            }
+            if matches!(op, B::Or) && a != 0 {
+                return Ok(1);
+            }
+            let b = try_eval(rhs, consts)?;
+            let overflow = || (e.span, "overflow".to_string());
+            match op {
+                B::Add => a.checked_add(b).ok_or_else(overflow),
+                B::Sub => a.checked_sub(b).ok_or_else(overflow),
+                B::Mul => a.checked_mul(b).ok_or_else(overflow),
+                B::Div | B::Rem if b == 0 => Err((rhs.span, "division by zero".into())),
+                B::Div => a.checked_div(b).ok_or_else(overflow),
+                B::Rem => a.checked_rem(b).ok_or_else(overflow),
+                B::Shl if (0..63).contains(&b) => a.checked_shl(b as u32).ok_or_else(overflow),
+                B::Shr if (0..63).contains(&b) => Ok(a >> b),
+                B::Shl | B::Shr => Err((rhs.span, "shift count out of range".into())),
+                B::Lt => Ok(i64::from(a < b)),
+                B::Gt => Ok(i64::from(a > b)),
+                B::Le => Ok(i64::from(a <= b)),
+                B::Ge => Ok(i64::from(a >= b)),
+                B::Eq => Ok(i64::from(a == b)),
+                B::Ne => Ok(i64::from(a != b)),
+                B::BitAnd => Ok(a & b),
+                B::BitOr => Ok(a | b),
+                B::BitXor => Ok(a ^ b),
+                B::And => Ok(i64::from(b != 0)),
+                B::Or => Ok(i64::from(b != 0)),
+                B::Comma => fail("the comma operator is not allowed in a constant"),
+            }
+        }
+        K::Conditional { cond, then, els } => {
+            if try_eval(cond, consts)? != 0 {
+                try_eval(then, consts)
+            } else {
+                try_eval(els, consts)
+            }
+        }
+        K::Cast { operand, .. } => try_eval(operand, consts),
+        K::Construct { args, .. } if args.len() == 1 => try_eval(&args[0], consts),
+        _ => fail("it is computed at run time"),
+    }
+}
