@@ -218,7 +218,10 @@ impl FnCx<'_> {
             S::Goto(label) => self.forbidden(label.span.to(span), "`goto`", "C3593"),
             S::Try(_) => {
                 // Point at the keyword, not the whole block.
-                let keyword = Span { end: span.start.saturating_add(3).min(span.end), ..span };
+                let keyword = Span {
+                    end: span.start.saturating_add(3).min(span.end),
+                    ..span
+                };
                 self.forbidden(keyword, "exceptions (`try`/`catch`)", "C3594");
             }
             S::Empty | S::Error => {}
