@@ -22,6 +22,18 @@ pub struct Checker {
     pub global_consts: HashMap<GlobalId, i64>,
     /// Functions by name (several: overloads).
     pub functions: HashMap<String, Vec<FuncId>>,
+    /// Namespaces made visible so far by `using namespace` (as written,
+    /// `concurrency::fast_math`), which decide what an unqualified `sqrt` is.
+    pub using_namespaces: Vec<String>,
+}
+
+impl Checker {
+    /// True if `using namespace concurrency::NAME;` (or `Concurrency::`) came before.
+    pub fn uses_amp_namespace(&self, name: &str) -> bool {
+        self.using_namespaces
+            .iter()
+            .any(|n| n == &format!("concurrency::{name}") || n == &format!("Concurrency::{name}"))
+    }
 }
 
 impl Checker {
@@ -69,6 +81,10 @@ pub struct KernelCx {
     pub outer: Vec<(String, Capturable)>,
     /// `[=]` / `[&]`.
     pub default_capture: Option<tessera_syntax::ast::CaptureDefault>,
+    /// The lambda is `mutable`: its by-value copies may be written.
+    pub is_mutable: bool,
+    /// Named constants visible at the lambda (see `FnCx::visible_consts`).
+    pub outer_consts: Vec<(String, Option<i64>)>,
     /// Explicit captures: name, by reference, span.
     pub explicit: Vec<(String, bool, Span)>,
     /// Captures made so far: name, outer local, by reference, slot.
@@ -91,6 +107,8 @@ pub struct FnCx<'c> {
     pub switches: u32,
     /// Set while lowering a kernel lambda.
     pub kernel: Option<KernelCx>,
+    /// Values of the `const` integral locals with a constant initialiser.
+    pub local_consts: HashMap<LocalId, i64>,
 }
 
 impl<'c> FnCx<'c> {
@@ -103,6 +121,7 @@ impl<'c> FnCx<'c> {
             loops: 0,
             switches: 0,
             kernel: None,
+            local_consts: HashMap::new(),
         }
     }
 

@@ -16,10 +16,8 @@ use tessera_syntax::ast::{self, ItemKind, TranslationUnit};
 pub fn declare_all(ck: &mut Checker, unit: &TranslationUnit) {
     for item in &unit.items {
         match &item.kind {
-            ItemKind::UsingNamespace(_)
-            | ItemKind::UsingDecl(_)
-            | ItemKind::Empty
-            | ItemKind::Error => {}
+            ItemKind::UsingNamespace(path) => ck.using_namespaces.push(path.text()),
+            ItemKind::UsingDecl(_) | ItemKind::Empty | ItemKind::Error => {}
             ItemKind::Struct(s) => declare_struct(ck, s, item.span),
             ItemKind::Global(decl) => declare_globals(ck, &decl.specs, &decl.declarators),
             ItemKind::Function(f) => declare_function(ck, f, item.span),
@@ -260,6 +258,17 @@ pub fn restriction(ck: &mut Checker, r: Option<&ast::Restrict>) -> Restriction {
     }
     if !out.amp && !out.cpu {
         out.cpu = true;
+    }
+    // After an unknown specifier, assume the function may run anywhere so
+    // that its calls are not reported again.
+    if r.specifiers
+        .iter()
+        .any(|s| s.name != "amp" && s.name != "cpu")
+    {
+        out = Restriction {
+            cpu: true,
+            amp: true,
+        };
     }
     out
 }

@@ -54,6 +54,15 @@ impl FnCx<'_> {
         let span = e.span;
         match &e.kind {
             K::Int(text) => match literal::parse_int(text) {
+                Some((v, s)) if self.in_amp() && matches!(s, Scalar::Long | Scalar::ULong) => {
+                    self.ck.report(
+                        Diagnostic::error(codes::E0215, span, format!("integer constant `{text}` does not fit in 32 bits"))
+                            .with_label("too large for amp code")
+                            .with_note("amp code computes with 32-bit integers; MSVC reports this as C3595")
+                            .with_help("use a value that fits `int` or `unsigned int`, or compute in `float`/`double`"),
+                    );
+                    mk(ExprKind::Const(Const::Int(v)), Type::Scalar(s), false, span)
+                }
                 Some((v, s)) => mk(ExprKind::Const(Const::Int(v)), Type::Scalar(s), false, span),
                 None => {
                     self.ck.error(
@@ -349,15 +358,22 @@ impl FnCx<'_> {
         let capture_span = explicit.as_ref().map_or(kernel.capture_span, |e| e.2);
         kernel.made.push((name.to_string(), local, by_ref));
         let slot = kernel.made.len() - 1;
+        let before = self.ck.diags.len();
         self.check_capture(name, &info, by_ref, capture_span, span);
+        // An invalid capture is reported once; its uses are not checked again.
+        let ty = if self.ck.diags.len() == before {
+            info.ty.clone()
+        } else {
+            Type::Error
+        };
         if let FunctionKind::Kernel { captures, .. } = &mut self.func.kind {
             captures.push(tessera_ir::Capture {
                 name: name.to_string(),
-                ty: info.ty.clone(),
+                ty: ty.clone(),
                 by_ref,
             });
         }
-        Some(mk(ExprKind::Capture(slot as u32), info.ty, true, span))
+        Some(mk(ExprKind::Capture(slot as u32), ty, true, span))
     }
 
     fn func_capture_type(&self, slot: usize) -> Type {
@@ -382,7 +398,7 @@ impl FnCx<'_> {
         if by_ref && !is_array && !info.ty.is_error() {
             let shown = self.ck.show(&info.ty);
             self.ck.report(
-                Diagnostic::error(codes::E0307, use_span, format!("`{name}` is captured by reference, but a kernel can capture only `concurrency::array` so"))
+                Diagnostic::error(codes::E0307, use_span, format!("`{name}` is captured by reference; only a `concurrency::array` may be captured by reference"))
                     .with_label(format!("`{name}` is `{shown}`"))
                     .with_secondary(capture_span, "captured by reference here")
                     .with_note("MSVC reports this as C3590; the kernel runs on the accelerator, which cannot reach host variables")
@@ -460,13 +476,16 @@ impl FnCx<'_> {
                 )
             }
             U::Deref | U::AddrOf => {
-                self.ck.error(
-                    codes::E0306,
-                    span,
-                    "pointers are not part of the Tessera language",
-                    "pointer operation",
-                    "use references (`T& r = x;`) or indices",
-                );
+                let inner = self.expr(operand);
+                if !inner.ty.is_error() {
+                    self.ck.error(
+                        codes::E0306,
+                        span,
+                        "pointers are not part of the Tessera language",
+                        "pointer operation",
+                        "use references (`T& r = x;`) or indices",
+                    );
+                }
                 error_expr(span)
             }
             U::Not => {
@@ -568,7 +587,11 @@ impl FnCx<'_> {
                 span,
                 format!("`{}` needs integer operands", op.symbol()),
                 "floating-point operand",
-                "convert with `(int)` first",
+                if op == B::Rem {
+                    "for a floating-point remainder use `fmod(a, b)`"
+                } else {
+                    "convert the operands to an integer type first"
+                },
             );
             return error_expr(span);
         }
@@ -693,6 +716,16 @@ impl FnCx<'_> {
                 let g = self.ck.program.globals.get(id.0 as usize)?;
                 g.is_const
                     .then(|| (format!("`{}` is const", g.name), Some(g.span)))
+            }
+            ExprKind::Capture(slot) => {
+                let kernel = self.kernel.as_ref()?;
+                let (name, _, by_ref) = kernel.made.get(*slot as usize)?;
+                (!by_ref && !kernel.is_mutable).then(|| {
+                    (
+                        format!("`{name}` is a copy captured by value, and the kernel lambda is not `mutable`"),
+                        Some(kernel.capture_span),
+                    )
+                })
             }
             ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => {
                 self.read_only_reason(base)
@@ -1286,6 +1319,25 @@ impl FnCx<'_> {
                         span,
                     );
                 }
+                // `s.view(i, j)`: calling a data member (a view) is fine.
+                let is_field = match &base.ty {
+                    Type::Struct(id) => self
+                        .ck
+                        .program
+                        .structs
+                        .get(id.0 as usize)
+                        .is_some_and(|s| s.fields.iter().any(|(n, _)| n == &name.name)),
+                    _ => false,
+                };
+                if is_field {
+                    let member_span = base.span.to(name.span);
+                    let callee = self.member(base, name, None, member_span);
+                    let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                    if callee.ty.is_error() {
+                        return error_expr(span);
+                    }
+                    return library::call_value(self, callee, lowered, span);
+                }
                 self.ck.error(
                     codes::E0211,
                     name.span,
@@ -1341,10 +1393,11 @@ impl FnCx<'_> {
                     codes::E0206,
                     span,
                     format!(
-                        "`{}` takes {n} argument{}, but {} were given",
+                        "`{}` takes {n} argument{}, but {} {} given",
                         path.text(),
                         if n == 1 { "" } else { "s" },
-                        args.len()
+                        args.len(),
+                        if args.len() == 1 { "was" } else { "were" }
                     ),
                 )
                 .with_label("wrong number of arguments")
@@ -1592,9 +1645,10 @@ impl FnCx<'_> {
             [p] => Some(p),
             _ => {
                 let shown = self.ck.show(&expected);
+                let at = lambda.params.get(1).map_or(lambda.capture_span, |p| p.span);
                 self.ck.error(
                     codes::E0312,
-                    lambda.capture_span.to(lambda.body.span),
+                    at,
                     format!(
                         "a kernel takes exactly one parameter, the index; it has {}",
                         lambda.params.len()
@@ -1708,14 +1762,32 @@ impl FnCx<'_> {
             body: None,
             span,
         };
+        let outer_consts = self.visible_consts();
         let id = crate::declare::reserve_function(self.ck, func.clone());
         let mut kcx = FnCx::new(self.ck, func);
         if !param_name.is_empty() {
             kcx.scopes[0].insert(param_name, LocalId(0));
         }
+        // Extra parameters (already reported) stay visible so that their uses
+        // are not reported again as unknown names.
+        for p in lambda.params.iter().skip(1) {
+            let d = kcx.resolve(&p.specs, &p.declarator.modifiers, &p.declarator.array_dims);
+            if let Some(n) = &p.declarator.name {
+                kcx.declare(Local {
+                    name: n.name.clone(),
+                    ty: d.ty,
+                    by_ref: d.by_ref,
+                    is_const: false,
+                    space: Space::Private,
+                    span: p.span,
+                });
+            }
+        }
         kcx.kernel = Some(KernelCx {
             outer,
             default_capture: lambda.default_capture,
+            is_mutable: lambda.is_mutable,
+            outer_consts,
             explicit,
             made: Vec::new(),
             capture_span: lambda.capture_span,

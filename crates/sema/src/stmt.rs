@@ -33,18 +33,40 @@ impl FnCx<'_> {
         }
     }
 
+    /// The named constants visible here: `const` integral locals with a
+    /// constant value and global ones, innermost first; a local that is not a
+    /// constant hides any constant of the same name.
+    pub fn visible_consts(&self) -> Vec<(String, Option<i64>)> {
+        let mut out: Vec<(String, Option<i64>)> = Vec::new();
+        for scope in self.scopes.iter().rev() {
+            for (name, id) in scope {
+                if !out.iter().any(|(n, _)| n == name) {
+                    out.push((name.clone(), self.local_consts.get(id).copied()));
+                }
+            }
+        }
+        // In a kernel, the constants of the function around the lambda.
+        if let Some(kernel) = &self.kernel {
+            for (name, v) in &kernel.outer_consts {
+                if !out.iter().any(|(n, _)| n == name) {
+                    out.push((name.clone(), *v));
+                }
+            }
+        }
+        for (id, v) in &self.ck.global_consts {
+            if let Some(g) = self.ck.program.globals.get(id.0 as usize)
+                && !out.iter().any(|(n, _)| n == &g.name)
+            {
+                out.push((g.name.clone(), Some(*v)));
+            }
+        }
+        out
+    }
+
     /// Evaluates a constant expression in this scope.
     pub fn eval_const(&mut self, e: &ast::Expr) -> Option<i64> {
-        let visible: Vec<(String, i64)> = self
-            .ck
-            .global_consts
-            .iter()
-            .filter_map(|(id, v)| {
-                let name = &self.ck.program.globals.get(id.0 as usize)?.name;
-                (self.lookup_local(name).is_none()).then(|| (name.clone(), *v))
-            })
-            .collect();
-        let lookup = move |n: &str| visible.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+        let visible = self.visible_consts();
+        let lookup = move |n: &str| visible.iter().find(|(k, _)| k == n).and_then(|(_, v)| *v);
         types::eval(self.ck, e, &lookup)
     }
 
@@ -55,16 +77,8 @@ impl FnCx<'_> {
         modifiers: &ast::Modifiers,
         dims: &[Option<ast::Expr>],
     ) -> Declared {
-        let visible: Vec<(String, i64)> = self
-            .ck
-            .global_consts
-            .iter()
-            .filter_map(|(id, v)| {
-                let name = &self.ck.program.globals.get(id.0 as usize)?.name;
-                (self.lookup_local(name).is_none()).then(|| (name.clone(), *v))
-            })
-            .collect();
-        let lookup = move |n: &str| visible.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+        let visible = self.visible_consts();
+        let lookup = move |n: &str| visible.iter().find(|(k, _)| k == n).and_then(|(_, v)| *v);
         types::resolve(self.ck, specs, modifiers, dims, &lookup)
     }
 
@@ -194,7 +208,7 @@ impl FnCx<'_> {
                         span,
                         "`break` outside a loop or `switch`",
                         "nothing to break out of",
-                        "",
+                        "to leave the function, use `return`",
                     );
                 }
                 Self::push(out, StmtKind::Break, span);
@@ -206,7 +220,7 @@ impl FnCx<'_> {
                         span,
                         "`continue` outside a loop",
                         "no loop to continue",
-                        "",
+                        "to leave the function, use `return`",
                     );
                 }
                 Self::push(out, StmtKind::Continue, span);
@@ -684,6 +698,18 @@ impl FnCx<'_> {
                 space,
                 span: name.span,
             });
+            // A `const` integer with a constant value can size arrays and tiles.
+            if (specs.is_const || specs.is_constexpr)
+                && matches!(self.local(local).map(|l| &l.ty), Some(Type::Scalar(s)) if s.is_integral())
+                && let Some(ast::Init::Assign(e)) = &decl.init
+            {
+                let visible = self.visible_consts();
+                let lookup =
+                    move |n: &str| visible.iter().find(|(k, _)| k == n).and_then(|(_, v)| *v);
+                if let Ok(v) = types::try_eval(e, &lookup) {
+                    self.local_consts.insert(local, v);
+                }
+            }
             out.push(Stmt {
                 kind: StmtKind::Let { local, init },
                 span: decl.span,

@@ -20,13 +20,14 @@ pub mod walk;
 mod testing;
 
 use std::collections::HashSet;
-use tessera_diagnostics::Diagnostic;
-use tessera_ir::Program;
+use tessera_diagnostics::{Diagnostic, codes};
+use tessera_ir::{ExprKind, FuncId, Program};
 
 /// Runs every analysis.
 pub fn analyse(program: &Program, diags: &mut Vec<Diagnostic>) {
     let graph = callgraph::CallGraph::build(program);
     let mut found = Vec::new();
+    undefined_calls(program, &mut found);
     callgraph::check(program, &graph, &mut found);
     let barriers = uniformity::Barriers::find(program, &graph);
     let tiled: Vec<uniformity::Uniformity<'_>> = callgraph::kernels(program)
@@ -42,6 +43,35 @@ pub fn analyse(program: &Program, diags: &mut Vec<Diagnostic>) {
         if seen.insert((d.code, d.primary.span)) {
             diags.push(d);
         }
+    }
+}
+
+/// E0216: calls of functions that were declared but never defined (one
+/// report per function, at its first call).
+fn undefined_calls(program: &Program, found: &mut Vec<Diagnostic>) {
+    let mut reported: HashSet<FuncId> = HashSet::new();
+    for f in &program.functions {
+        let Some(body) = &f.body else { continue };
+        walk::for_each_expr_deep(body, &mut |e| {
+            if let ExprKind::Call { func, .. } = &e.kind
+                && let Some(callee) = walk::function(program, *func)
+                && callee.body.is_none()
+                && reported.insert(*func)
+            {
+                found.push(
+                    Diagnostic::error(
+                        codes::E0216,
+                        e.span,
+                        format!("`{}` is declared but never defined", callee.name),
+                    )
+                    .with_label("called here")
+                    .with_secondary(callee.span, "declared here, without a body")
+                    .with_help(
+                        "write its body, e.g. after `main`: Tessera needs the definition to run it",
+                    ),
+                );
+            }
+        });
     }
 }
 

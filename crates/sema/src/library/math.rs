@@ -8,10 +8,10 @@
 //!   only in `<amp_math.h>`/`<amp.h>` (`__GPU_ONLY`): E0301 in host code, and
 //!   in `restrict(amp, cpu)` code, which must also run on the host.
 //!
-//! Unqualified names: Tessera does not track `using namespace`, so an
-//! unqualified `sqrt(x)` is taken from `precise_math` in amp-only code (the
-//! usual `using namespace concurrency::precise_math;`; it keeps `double`
-//! arguments in `double`) and from `<cmath>` elsewhere.
+//! Unqualified names follow the `using namespace` directives seen before the
+//! use: after `using namespace concurrency::fast_math;` an unqualified
+//! `sqrt(x)` is `fast_math::sqrt` (likewise `precise_math`); otherwise it is
+//! `<cmath>`'s, which kernels cannot call (as in MSVC).
 //!
 //! Argument types: `fast_math` converts every argument to `float`;
 //! `precise_math` computes in `double` if any argument is `double`, else in
@@ -201,14 +201,13 @@ pub(super) fn call(
         Ns::Std | Ns::Global => Family::Cmath,
         Ns::FastMath => Family::Fast,
         Ns::PreciseMath => Family::Precise,
-        Ns::Unqualified if amp_only => {
-            if entry.libs & P != 0 {
-                Family::Precise
-            } else if entry.libs & F != 0 {
-                Family::Fast
-            } else {
-                Family::Cmath
-            }
+        // An unqualified name means what the `using namespace` directives
+        // seen so far make visible; without one, it is `<cmath>`'s.
+        Ns::Unqualified if cx.ck.uses_amp_namespace("fast_math") && entry.libs & F != 0 => {
+            Family::Fast
+        }
+        Ns::Unqualified if cx.ck.uses_amp_namespace("precise_math") && entry.libs & P != 0 => {
+            Family::Precise
         }
         Ns::Unqualified if entry.libs & C != 0 => Family::Cmath,
         Ns::Unqualified => Family::Precise,

@@ -481,18 +481,10 @@ pub(super) fn member(cx: &mut FnCx<'_>, base: Expr, name: &ast::Ident, span: Spa
     no_member(cx, &ty, name, &help)
 }
 
-/// The visible constant globals, for template arguments.
+/// The shape of `tile<...>` with the constants visible here.
 fn tile_shape(cx: &mut FnCx<'_>, span: Span, args: &[ast::TemplateArg]) -> Option<TileShape> {
-    let visible: Vec<(String, i64)> = cx
-        .ck
-        .global_consts
-        .iter()
-        .filter_map(|(id, v)| {
-            let name = &cx.ck.program.globals.get(id.0 as usize)?.name;
-            cx.lookup_local(name).is_none().then(|| (name.clone(), *v))
-        })
-        .collect();
-    let lookup = move |n: &str| visible.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+    let visible = cx.visible_consts();
+    let lookup = move |n: &str| visible.iter().find(|(k, _)| k == n).and_then(|(_, v)| *v);
     crate::types::tile_shape(cx.ck, span, args, &lookup)
 }
 

@@ -401,8 +401,11 @@ fn containers_copy_and_iterators() {
 
 #[test]
 fn math_families_pick_their_precision() {
+    // The unqualified `sqrt` in the kernel is `precise_math::sqrt` because of
+    // the `using` directive; without it, it would be `<cmath>`'s (E0300).
     let src = program(
-        r#"int main() {
+        r#"using namespace concurrency::precise_math;
+        int main() {
             std::vector<double> d(4);
             array_view<double, 1> dv(4, d);
             parallel_for_each(dv.extent, [=](index<1> i) restrict(amp) {
