@@ -419,7 +419,7 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
                 .with_label("every work-item of the tile runs this write")
                 .with_secondary(decl, "one instance, shared by the whole tile")
                 .with_note(format!("{who} of the tile write the same location at the same time: the writes race, and what is left depends on timing"))
-                .with_help("let one work-item write it: `if (t.local[0] == 0) ...`, or give each work-item its own element `shared[t.local[0]]`"),
+                .with_help("let one work-item write it (guard the write with a test that the tiled index's `local` is zero in every dimension), or give each work-item its own element, indexed by `local`"),
         );
     }
 
@@ -515,11 +515,9 @@ mod tests {
             "{:#?}",
             same.notes
         );
-        assert!(
-            same.help
-                .as_deref()
-                .is_some_and(|h| h.contains("t.local[0] == 0") && h.contains("shared[t.local[0]]"))
-        );
+        assert!(same.help.as_deref().is_some_and(
+            |h| h.contains("let one work-item write it") && h.contains("indexed by `local`")
+        ));
         assert!(!same.is_error());
     }
 
