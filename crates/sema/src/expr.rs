@@ -1581,7 +1581,7 @@ impl FnCx<'_> {
             );
             return error_expr(span);
         };
-        let kernel = self.kernel_function(lambda, &domain.ty, tile, rank, lambda_ast.span);
+        let kernel = self.kernel_function(lambda, &domain, tile, rank, lambda_ast.span);
         let Some((id, made)) = kernel else {
             return error_expr(span);
         };
@@ -1604,11 +1604,13 @@ impl FnCx<'_> {
     fn kernel_function(
         &mut self,
         lambda: &ast::Lambda,
-        domain: &Type,
+        domain: &Expr,
         tile: Option<tessera_ir::TileShape>,
         rank: u8,
         span: Span,
     ) -> Option<(FuncId, Vec<MadeCapture>)> {
+        let domain_span = domain.span;
+        let domain = &domain.ty;
         let restriction = crate::declare::restriction(self.ck, lambda.restrict.as_ref());
         if !restriction.amp {
             let at = lambda
@@ -1690,6 +1692,7 @@ impl FnCx<'_> {
                 self.ck.report(
                     Diagnostic::error(codes::E0400, p.span, format!("the kernel takes `{got}`, but the compute domain `{dom}` passes `{want}`"))
                         .with_label(format!("should be `{want}`"))
+                        .with_secondary(domain_span, format!("the compute domain is `{dom}`"))
                         .with_note(hint)
                         .with_note("MSVC reports this as C3577")
                         .with_help(format!("declare the parameter as `{want}`")),
