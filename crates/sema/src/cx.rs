@@ -1,6 +1,7 @@
 //! The checker's state: the program being built and the tables of names.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 use tessera_diagnostics::{Code, Diagnostic, Span};
 use tessera_ir::{
     Const, Expr, ExprKind, FuncId, Function, GlobalId, Local, LocalId, Program, Restriction, Space,
@@ -20,6 +21,8 @@ pub struct Checker {
     pub globals: HashMap<String, GlobalId>,
     /// Values of constant integral globals, for constant expressions.
     pub global_consts: HashMap<GlobalId, i64>,
+    /// The same values by name; shared (not copied) by every constant lookup.
+    pub const_globals: Rc<HashMap<String, i64>>,
     /// Functions by name (several: overloads).
     pub functions: HashMap<String, Vec<FuncId>>,
     /// Namespaces made visible so far by `using namespace` (as written,
@@ -84,7 +87,7 @@ pub struct KernelCx {
     /// The lambda is `mutable`: its by-value copies may be written.
     pub is_mutable: bool,
     /// Named constants visible at the lambda (see `FnCx::visible_consts`).
-    pub outer_consts: Vec<(String, Option<i64>)>,
+    pub outer_consts: HashMap<String, Option<i64>>,
     /// Explicit captures: name, by reference, span.
     pub explicit: Vec<(String, bool, Span)>,
     /// Captures made so far: name, outer local, by reference, slot.
@@ -202,5 +205,25 @@ pub fn error_expr(span: Span) -> Expr {
         ty: Type::Error,
         place: false,
         span,
+    }
+}
+
+/// The named constants visible at a point: locals (a local that is not a
+/// constant hides a constant of the same name further out) and globals.
+#[derive(Clone, Debug, Default)]
+pub struct Consts {
+    /// Locals that are constants (`Some`) or hide one (`None`).
+    pub locals: HashMap<String, Option<i64>>,
+    /// The constant globals.
+    pub globals: Rc<HashMap<String, i64>>,
+}
+
+impl Consts {
+    /// The value of `name`, if it is a constant here.
+    pub fn get(&self, name: &str) -> Option<i64> {
+        match self.locals.get(name) {
+            Some(v) => *v,
+            None => self.globals.get(name).copied(),
+        }
     }
 }

@@ -28,12 +28,9 @@ pub fn declare_all(ck: &mut Checker, unit: &TranslationUnit) {
 /// Bodies are lowered as their items are declared (see [`declare_all`]).
 pub fn lower_bodies(_ck: &mut Checker, _unit: &TranslationUnit) {}
 
-/// The values of the constant globals declared so far, by name.
-fn const_snapshot(ck: &Checker) -> HashMap<String, i64> {
-    ck.globals
-        .iter()
-        .filter_map(|(n, id)| ck.global_consts.get(id).map(|v| (n.clone(), *v)))
-        .collect()
+/// The values of the constant globals declared so far, by name (shared, not copied).
+fn const_snapshot(ck: &Checker) -> std::rc::Rc<HashMap<String, i64>> {
+    ck.const_globals.clone()
 }
 
 fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
@@ -151,10 +148,11 @@ fn declare_globals(ck: &mut Checker, specs: &ast::DeclSpecs, declarators: &[ast:
     }
     for d in declarators {
         let Some(name) = &d.name else { continue };
-        let snapshot = const_snapshot(ck);
-        let lookup = move |n: &str| snapshot.get(n).copied();
-        let Declared { mut ty, by_ref } =
-            types::resolve(ck, specs, &d.modifiers, &d.array_dims, &lookup);
+        let Declared { mut ty, by_ref } = {
+            let snapshot = const_snapshot(ck);
+            let lookup = move |n: &str| snapshot.get(n).copied();
+            types::resolve(ck, specs, &d.modifiers, &d.array_dims, &lookup)
+        };
         if by_ref {
             ck.error(
                 codes::E0211,
@@ -194,10 +192,15 @@ fn declare_globals(ck: &mut Checker, specs: &ast::DeclSpecs, declarators: &[ast:
             && matches!(ty, Type::Scalar(s) if s.is_integral())
             && let Some(ast::Init::Assign(e)) = &d.init
         {
-            let snapshot = const_snapshot(ck);
-            let lookup = move |n: &str| snapshot.get(n).copied();
-            if let Ok(v) = types::try_eval(e, &lookup) {
+            let value = {
+                let snapshot = const_snapshot(ck);
+                let lookup = move |n: &str| snapshot.get(n).copied();
+                types::try_eval(e, &lookup)
+            };
+            // The snapshot is gone: the shared map is updated in place.
+            if let Ok(v) = value {
                 ck.global_consts.insert(id, v);
+                std::rc::Rc::make_mut(&mut ck.const_globals).insert(name.name.clone(), v);
             }
         }
         ck.program.globals.push(Global {

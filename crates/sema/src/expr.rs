@@ -1765,7 +1765,7 @@ impl FnCx<'_> {
             body: None,
             span,
         };
-        let outer_consts = self.visible_consts();
+        let outer_consts = self.visible_consts().locals;
         let id = crate::declare::reserve_function(self.ck, func.clone());
         let mut kcx = FnCx::new(self.ck, func);
         if !param_name.is_empty() {

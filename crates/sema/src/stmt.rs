@@ -1,7 +1,8 @@
 //! Statements and declarations of locals.
 
-use crate::cx::FnCx;
+use crate::cx::{Consts, FnCx};
 use crate::types::{self, Declared};
+use std::collections::HashMap;
 use tessera_diagnostics::{Diagnostic, Span, codes};
 use tessera_ir::{
     Block, Const, Expr, ExprKind, Init, Intrinsic, Local, LocalId, Scalar, Space, Stmt, StmtKind,
@@ -34,39 +35,32 @@ impl FnCx<'_> {
     }
 
     /// The named constants visible here: `const` integral locals with a
-    /// constant value and global ones, innermost first; a local that is not a
-    /// constant hides any constant of the same name.
-    pub fn visible_consts(&self) -> Vec<(String, Option<i64>)> {
-        let mut out: Vec<(String, Option<i64>)> = Vec::new();
+    /// constant value and global ones; a local that is not a constant hides
+    /// any constant of the same name. Costs one pass over the visible locals.
+    pub fn visible_consts(&self) -> Consts {
+        let globals = self.ck.const_globals.clone();
+        let mut locals: HashMap<String, Option<i64>> = HashMap::new();
         for scope in self.scopes.iter().rev() {
             for (name, id) in scope {
-                if !out.iter().any(|(n, _)| n == name) {
-                    out.push((name.clone(), self.local_consts.get(id).copied()));
+                let value = self.local_consts.get(id).copied();
+                if value.is_some() || globals.contains_key(name) {
+                    locals.entry(name.clone()).or_insert(value);
                 }
             }
         }
         // In a kernel, the constants of the function around the lambda.
         if let Some(kernel) = &self.kernel {
             for (name, v) in &kernel.outer_consts {
-                if !out.iter().any(|(n, _)| n == name) {
-                    out.push((name.clone(), *v));
-                }
+                locals.entry(name.clone()).or_insert(*v);
             }
         }
-        for (id, v) in &self.ck.global_consts {
-            if let Some(g) = self.ck.program.globals.get(id.0 as usize)
-                && !out.iter().any(|(n, _)| n == &g.name)
-            {
-                out.push((g.name.clone(), Some(*v)));
-            }
-        }
-        out
+        Consts { locals, globals }
     }
 
     /// Evaluates a constant expression in this scope.
     pub fn eval_const(&mut self, e: &ast::Expr) -> Option<i64> {
         let visible = self.visible_consts();
-        let lookup = move |n: &str| visible.iter().find(|(k, _)| k == n).and_then(|(_, v)| *v);
+        let lookup = move |n: &str| visible.get(n);
         types::eval(self.ck, e, &lookup)
     }
 
@@ -78,7 +72,7 @@ impl FnCx<'_> {
         dims: &[Option<ast::Expr>],
     ) -> Declared {
         let visible = self.visible_consts();
-        let lookup = move |n: &str| visible.iter().find(|(k, _)| k == n).and_then(|(_, v)| *v);
+        let lookup = move |n: &str| visible.get(n);
         types::resolve(self.ck, specs, modifiers, dims, &lookup)
     }
 
@@ -704,8 +698,7 @@ impl FnCx<'_> {
                 && let Some(ast::Init::Assign(e)) = &decl.init
             {
                 let visible = self.visible_consts();
-                let lookup =
-                    move |n: &str| visible.iter().find(|(k, _)| k == n).and_then(|(_, v)| *v);
+                let lookup = move |n: &str| visible.get(n);
                 if let Ok(v) = types::try_eval(e, &lookup) {
                     self.local_consts.insert(local, v);
                 }

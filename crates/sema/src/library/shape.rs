@@ -484,7 +484,7 @@ pub(super) fn member(cx: &mut FnCx<'_>, base: Expr, name: &ast::Ident, span: Spa
 /// The shape of `tile<...>` with the constants visible here.
 fn tile_shape(cx: &mut FnCx<'_>, span: Span, args: &[ast::TemplateArg]) -> Option<TileShape> {
     let visible = cx.visible_consts();
-    let lookup = move |n: &str| visible.iter().find(|(k, _)| k == n).and_then(|(_, v)| *v);
+    let lookup = move |n: &str| visible.get(n);
     crate::types::tile_shape(cx.ck, span, args, &lookup)
 }
 
