@@ -2,7 +2,8 @@
 //!
 //! Builds a large, realistic and error-free source file (about 10 MB: copies
 //! of every sample with their top-level names renamed per copy, each with a
-//! long initialiser list and some deep-ish expressions), then times, several
+//! long initialiser list and some deep-ish expressions; the generator is
+//! `tessera_testkit::generate::large_program`), then times, several
 //! times each, lexing alone, lexing plus preprocessing, those plus
 //! classification, and the whole front end (`parse_file`), and prints the
 //! median throughput of each.
@@ -11,22 +12,20 @@
 //! `TESSERA_BENCH_RUNS` sets the number of runs (default 7);
 //! `TESSERA_BENCH_MB` the input size in MB (default 10).
 
-use std::collections::HashSet;
-use std::fmt::Write as _;
 use std::hint::black_box;
-use std::path::Path;
 use std::time::{Duration, Instant};
 use tessera_diagnostics::{FileId, SourceFile, Sources, render};
-use tessera_syntax::lexer::{Token, lex};
+use tessera_syntax::lexer::lex;
 use tessera_syntax::preprocess::{MacroTable, preprocess};
-use tessera_syntax::token::Tok;
 use tessera_syntax::{parse_file, tokens};
+use tessera_testkit::generate::large_program;
+use tessera_testkit::samples;
 
 fn main() {
     let runs = env_number("TESSERA_BENCH_RUNS").unwrap_or(7).max(1);
     let megabytes = env_number("TESSERA_BENCH_MB").unwrap_or(10).max(1);
-    let samples = load_samples();
-    let text = generate(&samples, megabytes * 1_000_000);
+    let samples = samples::texts();
+    let text = large_program(&samples, megabytes * 1_000_000);
     let lines = text.lines().count();
     let file = FileId(0);
 
@@ -108,134 +107,4 @@ fn median_time(runs: usize, mut job: impl FnMut()) -> Duration {
 
 fn env_number(name: &str) -> Option<usize> {
     std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
-}
-
-fn load_samples() -> Vec<String> {
-    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples"));
-    let mut paths: Vec<_> = std::fs::read_dir(dir)
-        .expect("the samples directory")
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|e| e == "amp"))
-        .collect();
-    paths.sort();
-    paths
-        .iter()
-        .map(|path| std::fs::read_to_string(path).expect("a readable UTF-8 sample"))
-        .collect()
-}
-
-/// Copies of the samples, each with its own names, plus generated code,
-/// until the text is at least `target` bytes long.
-fn generate(samples: &[String], target: usize) -> String {
-    let plans: Vec<(&str, Vec<Token<'_>>, HashSet<&str>)> = samples
-        .iter()
-        .map(|text| {
-            let mut diags = Vec::new();
-            let toks = lex(FileId(0), text, &[], &mut diags);
-            let names = top_level_names(&toks);
-            (text.as_str(), toks, names)
-        })
-        .collect();
-    let mut out = String::with_capacity(target + (1 << 20));
-    let mut copy = 0;
-    while out.len() < target {
-        for (sample, (text, toks, names)) in plans.iter().enumerate() {
-            renamed(&mut out, text, toks, names, &format!("_{copy}_{sample}"));
-            out.push('\n');
-        }
-        generated(&mut out, copy);
-        copy += 1;
-    }
-    out
-}
-
-/// Names a sample declares at file level: macros, structs, functions and
-/// global variables (renaming them per copy avoids redefinitions).
-fn top_level_names<'s>(toks: &[Token<'s>]) -> HashSet<&'s str> {
-    let mut names = HashSet::new();
-    let (mut braces, mut parens) = (0i32, 0i32);
-    let mut in_directive = false;
-    for (i, t) in toks.iter().enumerate() {
-        let prev = i.checked_sub(1).map(|p| toks[p].tok);
-        let next = toks.get(i + 1).map(|n| n.tok);
-        match t.tok {
-            Tok::Hash => in_directive = true,
-            Tok::Newline => in_directive = false,
-            Tok::LBrace => braces += 1,
-            Tok::RBrace => braces -= 1,
-            Tok::LParen => parens += 1,
-            Tok::RParen => parens -= 1,
-            Tok::Ident(name) => {
-                let defined = in_directive && prev == Some(Tok::Ident("define"));
-                let declared_type = matches!(prev, Some(Tok::Struct | Tok::Class));
-                let declared_here = !in_directive
-                    && braces == 0
-                    && parens == 0
-                    && prev != Some(Tok::Namespace)
-                    && matches!(
-                        next,
-                        Some(Tok::LParen | Tok::Assign | Tok::Semi | Tok::LBracket | Tok::Comma)
-                    );
-                if defined || declared_type || declared_here {
-                    names.insert(name);
-                }
-            }
-            _ => {}
-        }
-    }
-    names
-}
-
-/// Appends `text` with `suffix` added to every identifier in `names`.
-fn renamed(out: &mut String, text: &str, toks: &[Token<'_>], names: &HashSet<&str>, suffix: &str) {
-    let mut at = 0;
-    for t in toks {
-        if let Tok::Ident(name) = t.tok
-            && names.contains(name)
-        {
-            let end = t.end as usize;
-            out.push_str(&text[at..end]);
-            out.push_str(suffix);
-            at = end;
-        }
-    }
-    out.push_str(&text[at..]);
-}
-
-/// A long initialiser list and functions with deep-ish expressions.
-fn generated(out: &mut String, copy: usize) {
-    let _ = write!(out, "static const int table_{copy}[] = {{");
-    for i in 0..2000 {
-        if i % 16 == 0 {
-            out.push_str("\n    ");
-        }
-        let _ = write!(out, "{}, ", (i * 7919 + copy) % 1000);
-    }
-    out.push_str("\n};\n\n");
-
-    let _ = writeln!(out, "float poly_{copy}(float x) restrict(amp, cpu) {{");
-    out.push_str("    return ");
-    for _ in 0..40 {
-        out.push('(');
-    }
-    out.push('x');
-    for k in 0..40 {
-        let _ = write!(out, " * x + {k}.5f)");
-    }
-    out.push_str(";\n}\n\n");
-
-    let _ = writeln!(out, "int mixed_{copy}(int a, int b) restrict(amp, cpu) {{");
-    out.push_str("    int r = 0;\n");
-    for k in 0..24 {
-        let _ = writeln!(
-            out,
-            "    if ((a + {k}) * (b - {k}) > (a ^ b) % {m} && !(r < 0 || b == {k})) {{\n        \
-             r += (a << {s}) - (b >> {s}) + table_{copy}[(a + b + {k}) % 2000] * (r % 3 == 0 ? 1 : -1);\n    \
-             }} else {{\n        r -= {k};\n    }}",
-            m = k + 2,
-            s = k % 5
-        );
-    }
-    out.push_str("    return r;\n}\n\n");
 }

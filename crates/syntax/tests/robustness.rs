@@ -15,6 +15,8 @@
 //!   each parsed on a thread with an ordinary 8 MiB stack, not the CLI's big
 //!   one, to show that the front end's own bounds keep it safe.
 //!
+//! The PRNG, the mutations and the samples come from `tessera-testkit`.
+//!
 //! Everything runs in the dev profile under `cargo test`.
 
 use serde_json::Value;
@@ -31,6 +33,8 @@ use tessera_diagnostics::{
     Code, Diagnostic, FileId, SourceFile, Sources, Span, codes, json, render,
 };
 use tessera_syntax::{MAX_SOURCE_LEN, ParseSession, Parsed, parse_file, parse_in};
+use tessera_testkit::mutate::{Mutant, Rng, mutate};
+use tessera_testkit::samples::{self, Sample};
 
 /// Stack of the threads that parse: the default of a main thread on Linux,
 /// far below the CLI's.
@@ -48,9 +52,6 @@ const DEFAULT_ITERS: usize = 1500;
 
 /// Seed used when `TESSERA_FUZZ_SEED` is not set (fixed, so CI is repeatable).
 const DEFAULT_SEED: u64 = 0x7E55_E7A0_F022_2026;
-
-/// Largest mutant; mutations that grow past it are cut back.
-const MAX_MUTANT: usize = 256 << 10;
 
 // ------------------------------------------------------------------ checks
 
@@ -208,415 +209,10 @@ fn codes_of(parsed: &Parsed) -> Vec<Code> {
     parsed.diagnostics.iter().map(|d| d.code).collect()
 }
 
-// ------------------------------------------------------------------ PRNG
-
-/// SplitMix64: tiny, fast, and plenty for choosing mutations.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (0 when `n` is 0).
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-
-    /// Uniform in `0..=n`: a position in a buffer of length `n`.
-    fn pos(&mut self, n: usize) -> usize {
-        self.below(n + 1)
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-
-    /// A length that is usually short and sometimes long.
-    fn len(&mut self, max: usize) -> usize {
-        let cap = match self.below(4) {
-            0..=1 => 8,
-            2 => 64,
-            _ => 1024,
-        };
-        1 + self.below(cap.min(max.max(1)))
-    }
-
-    /// A random range of a buffer of length `n`.
-    fn range(&mut self, n: usize) -> (usize, usize) {
-        let start = self.pos(n);
-        let end = (start + self.len(n)).min(n);
-        (start, end)
-    }
-}
-
-// ------------------------------------------------------------------ mutations
-
-/// Characters and fragments that tend to reach corners of the lexer, the
-/// preprocessor and the parser.
-const SNIPPETS: &[&[u8]] = &[
-    b"{",
-    b"}",
-    b"(",
-    b")",
-    b"[",
-    b"]",
-    b"<",
-    b">",
-    b";",
-    b",",
-    b"#",
-    b"\"",
-    b"'",
-    b"/",
-    b"*",
-    b"\\",
-    b"\n",
-    b"\0",
-    b"\xff",
-    b"\r",
-    b"\r\n",
-    b"\\\n",
-    b"/*",
-    b"*/",
-    b"//",
-    b">>",
-    b"<<",
-    b"::",
-    b"->",
-    b"...",
-    b"##",
-    b"\xef\xbb\xbf",
-    b"\xc3",
-    b"\xe2\x80",
-    b"\xe2\x80\x9c",
-    b"\xf0\x9f\x98",
-    b"\xed\xa0\x80",
-    b"\xc3\xa9",
-    b"0x",
-    b"0b",
-    b"1e",
-    b"1.5f",
-    b"1e+",
-    b"08",
-    b"0xfffffffffffffffffffff",
-    b"'\\",
-    b"'\\x",
-    b"\"\\q\"",
-    b"L\"",
-    b"int ",
-    b"float ",
-    b"void ",
-    b"if ",
-    b"else ",
-    b"for ",
-    b"while ",
-    b"do ",
-    b"return ",
-    b"struct ",
-    b"class ",
-    b"template ",
-    b"typename ",
-    b"const ",
-    b"static ",
-    b"auto ",
-    b"switch ",
-    b"case ",
-    b"default:",
-    b"break;",
-    b"goto ",
-    b"try ",
-    b"catch ",
-    b"throw ",
-    b"new ",
-    b"delete ",
-    b"sizeof ",
-    b"operator ",
-    b"namespace ",
-    b"using ",
-    b"mutable ",
-    b"public:",
-    b"restrict(amp) ",
-    b"restrict(",
-    b"tile_static ",
-    b"parallel_for_each",
-    b"array_view<int, 2> ",
-    b"extent<",
-    b"tiled_index<2, 2>",
-    b"vector<",
-    b"std::",
-    b"static_cast<",
-    b".tile<",
-    b"[=]",
-    b"[&](index<1> i) restrict(amp) {",
-    b"x",
-    b"main",
-    b"TS",
-    b"1",
-    b"0",
-    b"\n#define X X\n",
-    b"\n#define X\n",
-    b"\n#define F(a) a F(\n",
-    b"\n#define F(a, b) a b\n",
-    b"\n#define F(\n",
-    b"\n#define S(x) #x\n",
-    b"\n#define C(a, b) a ## b\n",
-    b"\n#undef X\n",
-    b"\n#define TS\n",
-    b"\n#undef TS\n",
-    b"\n#if 1\n",
-    b"\n#if 0\n",
-    b"\n#if\n",
-    b"\n#if (\n",
-    b"\n#if 1 / 0\n",
-    b"\n#if defined(X) && X > 1\n",
-    b"\n#ifdef X\n",
-    b"\n#ifndef X\n",
-    b"\n#elif 1\n",
-    b"\n#else\n",
-    b"\n#endif\n",
-    b"\n#include <amp.h>\n",
-    b"\n#include \"",
-    b"\n#include <nope.h>\n",
-    b"\n#error boom\n",
-    b"\n#pragma once\n",
-    b"\n#line 1\n",
-    b"\n#\n",
-    b"\n# 12 \"x\"\n",
-];
-
-/// Fragments repeated many times by the "amplify" mutation: nesting and chains.
-const OPENERS: &[&[u8]] = &[
-    b"(",
-    b"{",
-    b"[",
-    b"- ",
-    b"!",
-    b"~",
-    b"*",
-    b"&",
-    b"f(",
-    b"a[",
-    b"if (1) ",
-    b"else if (1) ",
-    b"while (1) ",
-    b"x = ",
-    b"1 + ",
-    b"1, ",
-    b"1 ? 1 : ",
-    b"vector<",
-    b"extent<",
-    b"static_cast<int>(",
-    b"[=]() { ",
-    b"case 1: ",
-    b"\n#if 1\n",
-    b"\n#define X X\n",
-    b"F(",
-    b")",
-    b"}",
-    b">",
-    b"\n#endif\n",
-];
-
-/// Applies one random mutation to `data`, describing it in `log`.
-fn mutate_once(rng: &mut Rng, data: &mut Vec<u8>, donors: &[Vec<u8>], log: &mut String) {
-    let n = data.len();
-    match rng.below(14) {
-        0 => {
-            if n > 0 {
-                let at = rng.below(n);
-                let bit = rng.below(8);
-                data[at] ^= 1 << bit;
-                let _ = write!(log, " flip bit {bit} at {at};");
-            }
-        }
-        1 => {
-            if n > 0 {
-                let at = rng.below(n);
-                let b = rng.next() as u8;
-                data[at] = b;
-                let _ = write!(log, " set {at} to {b:#04x};");
-            }
-        }
-        2 => {
-            let at = rng.pos(n);
-            let count = 1 + rng.below(4);
-            let bytes: Vec<u8> = (0..count).map(|_| rng.next() as u8).collect();
-            let _ = write!(
-                log,
-                " insert {:?} at {at};",
-                bytes.escape_ascii().to_string()
-            );
-            data.splice(at..at, bytes);
-        }
-        3 => {
-            let at = rng.pos(n);
-            let end = (at + 1 + rng.below(4)).min(n);
-            data.drain(at..end);
-            let _ = write!(log, " delete {at}..{end};");
-        }
-        4 => {
-            let at = rng.pos(n);
-            let s = *rng.pick(SNIPPETS);
-            let _ = write!(log, " insert {:?} at {at};", s.escape_ascii().to_string());
-            data.splice(at..at, s.iter().copied());
-        }
-        5 => {
-            let (a, b) = rng.range(n);
-            let at = rng.pos(n);
-            let copy = data[a..b].to_vec();
-            let _ = write!(log, " copy {a}..{b} to {at};");
-            data.splice(at..at, copy);
-        }
-        6 => {
-            let (a, b) = rng.range(n);
-            data.drain(a..b);
-            let _ = write!(log, " delete {a}..{b};");
-        }
-        7 => {
-            let (donor_index, donor) = {
-                let i = rng.below(donors.len());
-                (i, &donors[i])
-            };
-            let (a, b) = rng.range(donor.len());
-            let (c, d) = if rng.below(2) == 0 {
-                rng.range(n)
-            } else {
-                (rng.pos(n), 0)
-            };
-            let d = d.max(c);
-            let _ = write!(
-                log,
-                " replace {c}..{d} by {a}..{b} of sample #{donor_index};"
-            );
-            data.splice(c..d, donor[a..b].iter().copied());
-        }
-        8 => {
-            let at = rng.pos(n);
-            data.truncate(at);
-            let _ = write!(log, " truncate at {at};");
-        }
-        9 => {
-            let (a, b) = token_at(data, rng.pos(n));
-            let _ = write!(log, " delete token {a}..{b};");
-            data.drain(a..b);
-        }
-        10 => {
-            let (a, b) = token_at(data, rng.pos(n));
-            let times = 1 + rng.below(3);
-            let copy = data[a..b].repeat(times);
-            let _ = write!(log, " repeat token {a}..{b} {times} more times;");
-            data.splice(b..b, copy);
-        }
-        11 => {
-            let (a, b) = token_at(data, rng.pos(n));
-            let (c, d) = token_at(data, rng.pos(n));
-            if b <= c || d <= a {
-                let (first, second) = if b <= c {
-                    ((a, b), (c, d))
-                } else {
-                    ((c, d), (a, b))
-                };
-                let x = data[first.0..first.1].to_vec();
-                let y = data[second.0..second.1].to_vec();
-                data.splice(second.0..second.1, x);
-                data.splice(first.0..first.1, y);
-                let _ = write!(
-                    log,
-                    " swap tokens {}..{} and {}..{};",
-                    first.0, first.1, second.0, second.1
-                );
-            }
-        }
-        12 => {
-            let (a, b) = token_at(data, rng.pos(n));
-            let s = *rng.pick(SNIPPETS);
-            let _ = write!(
-                log,
-                " replace token {a}..{b} by {:?};",
-                s.escape_ascii().to_string()
-            );
-            data.splice(a..b, s.iter().copied());
-        }
-        _ => {
-            let at = rng.pos(n);
-            let s = *rng.pick(OPENERS);
-            let most = if rng.below(4) == 0 { 2000 } else { 50 };
-            let times = 1 + rng.below(most);
-            let _ = write!(
-                log,
-                " insert {:?} x{times} at {at};",
-                s.escape_ascii().to_string()
-            );
-            data.splice(at..at, s.repeat(times));
-        }
-    }
-    data.truncate(MAX_MUTANT);
-}
-
-/// The byte range of the token-like run around `pos`: a word (letters,
-/// digits, `_`, non-ASCII) or a single other byte.
-fn token_at(data: &[u8], pos: usize) -> (usize, usize) {
-    if data.is_empty() {
-        return (0, 0);
-    }
-    let pos = pos.min(data.len() - 1);
-    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
-    if !word(data[pos]) {
-        return (pos, pos + 1);
-    }
-    let start = data[..pos]
-        .iter()
-        .rposition(|&b| !word(b))
-        .map_or(0, |i| i + 1);
-    let end = data[pos..]
-        .iter()
-        .position(|&b| !word(b))
-        .map_or(data.len(), |i| pos + i);
-    (start, end)
-}
-
 // ------------------------------------------------------------------ fuzzing
 
-fn samples_dir() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples"))
-}
-
 fn failure_path(ext: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target"))
-        .join(format!("fuzz-failure.{ext}"))
-}
-
-fn load_samples() -> Vec<(String, Vec<u8>)> {
-    let mut samples: Vec<(String, Vec<u8>)> = std::fs::read_dir(samples_dir())
-        .expect("samples directory")
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|e| e == "amp"))
-        .map(|path| {
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let bytes = std::fs::read(&path).expect("readable sample");
-            (name, bytes)
-        })
-        .collect();
-    samples.sort();
-    assert!(
-        samples.len() >= 10,
-        "expected the samples in {}",
-        samples_dir().display()
-    );
-    samples
+    samples::target_dir().join(format!("fuzz-failure.{ext}"))
 }
 
 fn env_number(name: &str) -> Option<u64> {
@@ -676,7 +272,7 @@ fn mutated_samples_never_break_the_front_end() {
     count_panics();
     let seed = env_number("TESSERA_FUZZ_SEED").unwrap_or(DEFAULT_SEED);
     let iters = env_number("TESSERA_FUZZ_ITERS").map_or(DEFAULT_ITERS, |n| n as usize);
-    let samples = load_samples();
+    let samples = samples::load();
     let progress = Arc::new(AtomicUsize::new(0));
     let worker_progress = Arc::clone(&progress);
     let (tx, rx) = mpsc::channel();
@@ -729,23 +325,21 @@ fn mutated_samples_never_break_the_front_end() {
 fn fuzz(
     seed: u64,
     iters: usize,
-    samples: &[(String, Vec<u8>)],
+    samples: &[Sample],
     progress: &AtomicUsize,
 ) -> Result<String, String> {
     let started = Instant::now();
-    let donors: Vec<Vec<u8>> = samples.iter().map(|(_, b)| b.clone()).collect();
+    let donors: Vec<Vec<u8>> = samples.iter().map(|s| s.bytes.clone()).collect();
     let _ = std::fs::create_dir_all(failure_path("amp").parent().unwrap_or(Path::new(".")));
     let mut bytes_total = 0usize;
     for i in 0..iters {
-        let (name, original) = &samples[i % samples.len()];
+        let Sample {
+            name,
+            bytes: original,
+        } = &samples[i % samples.len()];
         // Each mutant has its own stream, so changing one changes no other.
-        let mut rng = Rng(seed ^ (i as u64).wrapping_mul(0xD1B5_4A32_D192_ED03));
-        let mut mutant = original.clone();
-        let mut log = String::new();
-        let rounds = 1 + rng.below(4) + if rng.below(8) == 0 { rng.below(12) } else { 0 };
-        for _ in 0..rounds {
-            mutate_once(&mut rng, &mut mutant, &donors, &mut log);
-        }
+        let mut rng = Rng::for_mutant(seed, i);
+        let Mutant { bytes: mutant, log } = mutate(&mut rng, original, &donors);
         let session = i % 8 == 7;
         let about = format!(
             "TESSERA_FUZZ_SEED={seed:#x}, mutant {i} of {name} ({} bytes):{log}",
@@ -1187,17 +781,13 @@ fn tiny_files() {
 
 #[test]
 fn crlf_samples_parse_like_lf_samples() {
-    for (name, bytes) in load_samples() {
+    for Sample { name, bytes } in samples::load() {
+        let bom = [&b"\xef\xbb\xbf"[..], &bytes].concat();
         let crlf = String::from_utf8(bytes)
             .expect("UTF-8 sample")
             .replace('\n', "\r\n");
         let out = run_case(&format!("{name} with CRLF"), crlf.into_bytes());
         assert!(out.is_clean(), "{name} with CRLF: {:?}", out.codes);
-        let bom = [
-            &b"\xef\xbb\xbf"[..],
-            &std::fs::read(samples_dir().join(&name)).expect("sample"),
-        ]
-        .concat();
         let out = run_case(&format!("{name} with a BOM"), bom);
         assert!(out.is_clean(), "{name} with a BOM: {:?}", out.codes);
     }
@@ -1231,7 +821,7 @@ fn floods_of_delimiters() {
 
 #[test]
 fn binary_and_utf16_input() {
-    for (name, bytes) in load_samples() {
+    for Sample { name, bytes } in samples::load() {
         // What an editor saving "Unicode" writes: UTF-16LE with a BOM.
         let text = String::from_utf8(bytes).expect("UTF-8 sample");
         let utf16: Vec<u8> = [0xFEFF_u16]
@@ -1243,8 +833,8 @@ fn binary_and_utf16_input() {
         assert!(!out.is_clean(), "{name} in UTF-16: expected diagnostics");
     }
     // Bytes of no particular shape, as from an executable passed by mistake.
-    let mut rng = Rng(0x0B1A_2B3C);
-    let garbage: Vec<u8> = (0..2 << 20).map(|_| rng.next() as u8).collect();
+    let mut rng = Rng::new(0x0B1A_2B3C);
+    let garbage: Vec<u8> = (0..2 << 20).map(|_| rng.next_u64() as u8).collect();
     let out = run_case("2 MiB of random bytes", garbage);
     assert_code("2 MiB of random bytes", &out, codes::E0002);
 }
