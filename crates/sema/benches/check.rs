@@ -13,15 +13,20 @@
 //! `TESSERA_BENCH_MB` the input size in MB (default 10).
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tessera_diagnostics::{FileId, SourceFile, Sources, render};
 use tessera_syntax::{parse_file, tokens};
 use tessera_testkit::generate::large_program;
+use tessera_testkit::harness::{env_number, median_time};
 use tessera_testkit::samples;
 
 fn main() {
-    let runs = env_number("TESSERA_BENCH_RUNS").unwrap_or(7).max(1);
-    let megabytes = env_number("TESSERA_BENCH_MB").unwrap_or(10).max(1);
+    let runs = env_number("TESSERA_BENCH_RUNS")
+        .map_or(7, |n| n as usize)
+        .max(1);
+    let megabytes = env_number("TESSERA_BENCH_MB")
+        .map_or(10, |n| n as usize)
+        .max(1);
     let samples = samples::texts();
     let text = large_program(&samples, megabytes * 1_000_000);
     let lines = text.lines().count();
@@ -93,22 +98,4 @@ fn main() {
             black_box(tessera_sema::check(black_box(&parsed.unit)));
         }),
     );
-}
-
-/// The median wall time of `runs` calls of `job` (after one warm-up call).
-fn median_time(runs: usize, mut job: impl FnMut()) -> Duration {
-    job();
-    let mut times: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            job();
-            start.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[times.len() / 2]
-}
-
-fn env_number(name: &str) -> Option<usize> {
-    std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
 }

@@ -20,19 +20,19 @@
 //! Everything runs in the dev profile under `cargo test`.
 
 use serde_json::Value;
-use std::cell::Cell;
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Once, mpsc};
+use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 use tessera_diagnostics::{
     Code, Diagnostic, FileId, SourceFile, Sources, Span, codes, json, render,
 };
 use tessera_syntax::{MAX_SOURCE_LEN, ParseSession, Parsed, parse_file, parse_in};
+use tessera_testkit::harness::{check_span, count_panics, env_number, panics_here};
 use tessera_testkit::mutate::{Mutant, Rng, mutate};
 use tessera_testkit::samples::{self, Sample};
 
@@ -54,50 +54,6 @@ const DEFAULT_ITERS: usize = 1500;
 const DEFAULT_SEED: u64 = 0x7E55_E7A0_F022_2026;
 
 // ------------------------------------------------------------------ checks
-
-thread_local! {
-    /// Panics seen on this thread, caught or not. The renderer catches its own
-    /// panics (it falls back to plain text); those are bugs all the same.
-    static PANICS: Cell<usize> = const { Cell::new(0) };
-}
-
-/// Makes every panic count in [`PANICS`], keeping the default report.
-fn count_panics() {
-    static HOOK: Once = Once::new();
-    HOOK.call_once(|| {
-        let default = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            PANICS.with(|p| p.set(p.get() + 1));
-            default(info);
-        }));
-    });
-}
-
-fn panics_here() -> usize {
-    PANICS.with(Cell::get)
-}
-
-/// A span must name a file of `sources` and lie within its text, on
-/// character boundaries.
-fn check_span(sources: &Sources, span: Span, what: &str) -> Result<(), String> {
-    let Some(file) = sources.get(span.file) else {
-        return Err(format!("{what}: span {span:?} names no file"));
-    };
-    let text = &file.text;
-    let (start, end) = (span.start as usize, span.end as usize);
-    if start > end || end > text.len() {
-        return Err(format!(
-            "{what}: span {start}..{end} outside the text (length {})",
-            text.len()
-        ));
-    }
-    if !text.is_char_boundary(start) || !text.is_char_boundary(end) {
-        return Err(format!(
-            "{what}: span {start}..{end} is not on character boundaries"
-        ));
-    }
-    Ok(())
-}
 
 /// Which diagnostics [`check_diagnostics`] renders.
 #[derive(Clone, Copy, PartialEq)]
@@ -213,16 +169,6 @@ fn codes_of(parsed: &Parsed) -> Vec<Code> {
 
 fn failure_path(ext: &str) -> PathBuf {
     samples::target_dir().join(format!("fuzz-failure.{ext}"))
-}
-
-fn env_number(name: &str) -> Option<u64> {
-    let text = std::env::var(name).ok()?;
-    let text = text.trim();
-    let parsed = match text.strip_prefix("0x") {
-        Some(hex) => u64::from_str_radix(hex, 16),
-        None => text.parse(),
-    };
-    Some(parsed.unwrap_or_else(|_| panic!("{name} must be a number, not {text:?}")))
 }
 
 /// Runs one mutant through everything a user can reach: `parse_file`, the

@@ -11,8 +11,11 @@
 //!   sizes, declarations), so that mutants get past the parser and exercise
 //!   the checker.
 //! - [`generate`]: a generator of large, realistic programs for benchmarks.
+//! - [`harness`]: panic counting, span validation, numbers from the
+//!   environment and median timing.
 
 pub mod generate;
+pub mod harness;
 pub mod mutate;
 pub mod samples;
 pub mod semantic;

@@ -45,7 +45,7 @@ pub const TILE_SIZES: &[&str] = &["1", "2", "3", "4", "7", "16", "0", "-1", "102
 /// Restriction specifiers swapped for one another.
 const RESTRICTIONS: &[&str] = &["amp", "cpu", "amp, cpu"];
 
-/// The kinds of mutation, in the order [`mutate_once`] numbers them.
+/// How many kinds of mutation there are (numbered as in `Doc::edit`).
 const KINDS: usize = 10;
 
 /// A mutated text and what was done to it.
