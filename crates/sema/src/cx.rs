@@ -62,6 +62,16 @@ impl Checker {
         self.diags.push(d);
     }
 
+    /// The fields of a struct (none for an unknown id), as an owned copy so
+    /// the caller may go on reporting while it walks them.
+    pub fn struct_fields(&self, id: StructId) -> Vec<(String, Type)> {
+        self.program
+            .structs
+            .get(id.0 as usize)
+            .map(|s| s.fields.clone())
+            .unwrap_or_default()
+    }
+
     /// A type as C++ writes it.
     pub fn show(&self, ty: &Type) -> String {
         tessera_ir::display(ty, &self.program.structs)

@@ -998,13 +998,7 @@ impl FnCx<'_> {
     pub fn aggregate(&mut self, ty: &mut Type, items: &[ast::Expr], span: Span) -> Option<Init> {
         match ty.clone() {
             Type::Struct(id) => {
-                let fields = self
-                    .ck
-                    .program
-                    .structs
-                    .get(id.0 as usize)
-                    .map(|s| s.fields.clone())
-                    .unwrap_or_default();
+                let fields = self.ck.struct_fields(id);
                 if items.len() > fields.len() {
                     let name = self.ck.show(ty);
                     self.ck.error(

@@ -807,13 +807,7 @@ pub fn kernel_type_problem(cx: &FnCx<'_>, ty: &Type) -> Option<String> {
         Type::CArray(elem, _) if **elem == Type::BOOL => Some("arrays of `bool`".into()),
         Type::CArray(elem, _) => kernel_type_problem(cx, elem),
         Type::Struct(id) => {
-            let fields = cx
-                .ck
-                .program
-                .structs
-                .get(id.0 as usize)
-                .map(|s| s.fields.clone())
-                .unwrap_or_default();
+            let fields = cx.ck.struct_fields(*id);
             fields.iter().find_map(|(name, t)| {
                 kernel_type_problem(cx, t).map(|p| format!("member `{name}` is {p}"))
             })
@@ -830,13 +824,7 @@ fn shared_type_problem(cx: &FnCx<'_>, ty: &Type) -> Option<String> {
         Type::TileBarrier | Type::TiledIndex(_) => Some("a tile's index or barrier".into()),
         Type::CArray(elem, _) => shared_type_problem(cx, elem),
         Type::Struct(id) => {
-            let fields = cx
-                .ck
-                .program
-                .structs
-                .get(id.0 as usize)
-                .map(|s| s.fields.clone())
-                .unwrap_or_default();
+            let fields = cx.ck.struct_fields(*id);
             fields.iter().find_map(|(name, t)| {
                 shared_type_problem(cx, t).map(|p| format!("a struct whose member `{name}` is {p}"))
             })
