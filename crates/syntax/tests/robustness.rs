@@ -25,14 +25,16 @@ use std::hint::black_box;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 use tessera_diagnostics::{
     Code, Diagnostic, FileId, SourceFile, Sources, Span, codes, json, render,
 };
 use tessera_syntax::{MAX_SOURCE_LEN, ParseSession, Parsed, parse_file, parse_in};
-use tessera_testkit::harness::{check_span, count_panics, env_number, panics_here};
+use tessera_testkit::harness::{
+    check_span, count_panics, env_number, panic_text, panics_here, run_watched,
+};
 use tessera_testkit::mutate::{Mutant, Rng, mutate};
 use tessera_testkit::samples::{self, Sample};
 
@@ -219,44 +221,16 @@ fn mutated_samples_never_break_the_front_end() {
     let seed = env_number("TESSERA_FUZZ_SEED").unwrap_or(DEFAULT_SEED);
     let iters = env_number("TESSERA_FUZZ_ITERS").map_or(DEFAULT_ITERS, |n| n as usize);
     let samples = samples::load();
-    let progress = Arc::new(AtomicUsize::new(0));
-    let worker_progress = Arc::clone(&progress);
-    let (tx, rx) = mpsc::channel();
-    let worker = thread::Builder::new()
-        .name("fuzz".into())
-        .stack_size(STACK)
-        .spawn(move || {
-            let result = fuzz(seed, iters, &samples, &worker_progress);
-            let _ = tx.send(result);
-        })
-        .expect("spawn the fuzz thread");
-
-    let mut last = (0, Instant::now());
-    let outcome = loop {
-        match rx.recv_timeout(Duration::from_millis(200)) {
-            Ok(outcome) => break outcome,
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                let why = worker
-                    .join()
-                    .err()
-                    .map(|p| panic_text(&*p))
-                    .unwrap_or_default();
-                break Err(format!("the fuzz thread died: {why}"));
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                let now = progress.load(Ordering::Relaxed);
-                if now != last.0 {
-                    last = (now, Instant::now());
-                } else if last.1.elapsed() > MUTANT_LIMIT {
-                    let about = std::fs::read_to_string(failure_path("txt")).unwrap_or_default();
-                    break Err(format!(
-                        "a mutant took more than {MUTANT_LIMIT:?} (a hang?): {about}\nreproduce with {}",
-                        failure_path("amp").display()
-                    ));
-                }
-            }
-        }
-    };
+    let outcome = run_watched(
+        "fuzz",
+        STACK,
+        MUTANT_LIMIT,
+        move |progress| fuzz(seed, iters, &samples, progress),
+        || {
+            let about = std::fs::read_to_string(failure_path("txt")).unwrap_or_default();
+            format!("{about}\nreproduce with {}", failure_path("amp").display())
+        },
+    );
     match outcome {
         Ok(stats) => {
             let _ = std::fs::remove_file(failure_path("amp"));
@@ -318,16 +292,6 @@ fn fuzz(
         bytes_total >> 10,
         started.elapsed()
     ))
-}
-
-fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "(not a string)".to_string()
-    }
 }
 
 // ------------------------------------------------------------------ adversarial inputs

@@ -1,8 +1,11 @@
 //! Small pieces every robustness test and benchmark needs: panic counting,
-//! span validation, numbers from the environment, median timing.
+//! span validation, a watched worker thread, numbers from the environment,
+//! median timing.
 
 use std::cell::Cell;
-use std::sync::Once;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Once, mpsc};
+use std::thread;
 use std::time::{Duration, Instant};
 use tessera_diagnostics::{Sources, Span};
 
@@ -78,4 +81,64 @@ pub fn median_time(runs: usize, mut job: impl FnMut()) -> Duration {
         .collect();
     times.sort();
     times[times.len() / 2]
+}
+
+/// The message of a panic payload.
+pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(not a string)".to_string()
+    }
+}
+
+/// Runs `job` on a thread named `name` with a stack of `stack` bytes and
+/// waits for its result. The job counts its units of work in the counter it
+/// is given; if the count stands still for longer than `limit`, the wait
+/// ends with an error that includes `on_hang()` (a description of the stuck
+/// unit). A job whose thread dies (a panic that escaped) is an error too.
+pub fn run_watched<T: Send + 'static>(
+    name: &str,
+    stack: usize,
+    limit: Duration,
+    job: impl FnOnce(&AtomicUsize) -> Result<T, String> + Send + 'static,
+    on_hang: impl Fn() -> String,
+) -> Result<T, String> {
+    let progress = Arc::new(AtomicUsize::new(0));
+    let worker_progress = Arc::clone(&progress);
+    let (tx, rx) = mpsc::channel();
+    let worker = thread::Builder::new()
+        .name(name.into())
+        .stack_size(stack)
+        .spawn(move || {
+            let _ = tx.send(job(&worker_progress));
+        })
+        .map_err(|e| format!("cannot start the {name} thread: {e}"))?;
+    let mut last = (0, Instant::now());
+    loop {
+        match rx.recv_timeout(Duration::from_millis(200)) {
+            Ok(outcome) => return outcome,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                let why = worker
+                    .join()
+                    .err()
+                    .map(|p| panic_text(&*p))
+                    .unwrap_or_default();
+                return Err(format!("the {name} thread died: {why}"));
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let now = progress.load(Ordering::Relaxed);
+                if now != last.0 {
+                    last = (now, Instant::now());
+                } else if last.1.elapsed() > limit {
+                    return Err(format!(
+                        "a unit of work took more than {limit:?} (a hang?): {}",
+                        on_hang()
+                    ));
+                }
+            }
+        }
+    }
 }
