@@ -31,6 +31,29 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// Run a program: host code and kernels.
+    Run {
+        /// The `.amp` file.
+        file: PathBuf,
+        /// Which engine runs it.
+        #[arg(long, value_enum, default_value_t = Engine::Interp)]
+        engine: Engine,
+        /// Also find data races, barrier divergence, reads of uninitialised
+        /// `tile_static` memory, missing `synchronize()` and reads of
+        /// discarded data (slower).
+        #[arg(long)]
+        check: bool,
+        /// Stop the program after this many seconds.
+        #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
+        timeout: Option<std::time::Duration>,
+        /// The most data the program may allocate at once, e.g. `512M`, `2G`.
+        #[arg(long, value_name = "SIZE", value_parser = tessera_runtime::parse_size)]
+        max_memory: Option<u64>,
+        /// Arguments after `--` (the subset's `main` takes no parameters, so
+        /// they are accepted for compatibility and not passed on).
+        #[arg(last = true)]
+        args: Vec<String>,
+    },
     /// Explain an error code, e.g. `tessera explain E0101`.
     Explain {
         /// The code.
@@ -66,6 +89,26 @@ enum Format {
     Human,
     /// One JSON object per line, for tools.
     Json,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Engine {
+    /// The reference interpreter.
+    Interp,
+    /// The Cranelift JIT.
+    Jit,
+}
+
+/// `--timeout`: a positive number of seconds.
+fn parse_timeout(text: &str) -> Result<std::time::Duration, String> {
+    let secs: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if !(secs > 0.0 && secs <= 1e9) {
+        return Err(format!("`{text}`: the time limit must be more than 0 seconds"));
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -109,6 +152,22 @@ fn run(cli: Cli) -> ExitCode {
     let mut out = Output::new(cli.color);
     match cli.command {
         Command::Check { files, format } => check(&mut out, &files, format),
+        Command::Run {
+            file,
+            engine,
+            check,
+            timeout,
+            max_memory,
+            args: _,
+        } => {
+            let mut limits = tessera_runtime::Limits::default();
+            limits.timeout = timeout;
+            if let Some(bytes) = max_memory {
+                limits.max_memory = bytes;
+            }
+            let options = tessera_interp::Options { check, limits };
+            run_file(&mut out, &file, engine, &options)
+        }
         Command::Explain { code } => explain(&mut out, &code),
         Command::Dump { what } => match what {
             DumpWhat::Ast { file, format } => dump_ast(&mut out, &file, format),
@@ -241,6 +300,59 @@ fn check_file(
     all.extend(checked.diagnostics);
     all.sort_by_key(|d| (d.primary.span.file, d.primary.span.start));
     all
+}
+
+/// `tessera run`: compile, then execute; the program's output goes to
+/// stdout untouched, diagnostics to stderr.
+fn run_file(
+    out: &mut Output,
+    path: &PathBuf,
+    engine: Engine,
+    options: &tessera_interp::Options,
+) -> ExitCode {
+    if engine == Engine::Jit {
+        out.err("error: the JIT engine is not available in this build; use `--engine interp`\n");
+        return ExitCode::from(EXIT_USAGE);
+    }
+    let mut sources = Sources::new();
+    let Some((file, replaced)) = load(out, &mut sources, path) else {
+        return ExitCode::from(EXIT_USAGE);
+    };
+    let parsed = tessera_syntax::parse_file(&sources, file, &replaced);
+    if parsed.has_errors() {
+        report(out, &sources, &parsed.diagnostics, Format::Human);
+        return ExitCode::from(EXIT_ERRORS);
+    }
+    let checked = tessera_sema::check(&parsed.unit);
+    let mut diagnostics = parsed.diagnostics;
+    diagnostics.extend(checked.diagnostics.iter().cloned());
+    diagnostics.sort_by_key(|d| (d.primary.span.file, d.primary.span.start));
+    report(out, &sources, &diagnostics, Format::Human);
+    if checked.has_errors() {
+        return ExitCode::from(EXIT_ERRORS);
+    }
+    let outcome = {
+        let stdout = std::io::stdout();
+        let mut lock = stdout.lock();
+        tessera_interp::run(&checked.program, options, &mut lock)
+    };
+    let mut found: Vec<Diagnostic> = outcome.findings.iter().map(|f| f.to_diagnostic()).collect();
+    if let Some(error) = &outcome.error {
+        found.push(error.to_diagnostic());
+    }
+    report(out, &sources, &found, Format::Human);
+    if outcome.error.is_none() && !outcome.findings.is_empty() {
+        let n = outcome.findings.len();
+        out.err(&format!(
+            "--check found {n} problem{}\n",
+            if n == 1 { "" } else { "s" }
+        ));
+        if outcome.exit_code == 0 {
+            return ExitCode::from(tessera_runtime::EXIT_RUNTIME_ERROR);
+        }
+    }
+    // As a C++ program's exit status: the low 8 bits of `main`'s value.
+    ExitCode::from(outcome.exit_code as u8)
 }
 
 fn explain(out: &mut Output, code: &str) -> ExitCode {

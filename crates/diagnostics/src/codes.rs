@@ -11,6 +11,8 @@
 //! | `E0200`-`E0299` | names and types |
 //! | `E0300`-`E0399` | what `restrict(amp)` code may contain and capture |
 //! | `E0400`-`E0499` | tiles, `tile_static` and barriers |
+//! | `R0001`-`R0099` | run-time errors (a run stops) |
+//! | `R0100`-`R0199` | `tessera run --check` findings (the run goes on) |
 //!
 //! Every code has a page `docs/errors/CODE.md`, embedded here so that
 //! `tessera explain CODE` works from an installed binary. Warnings use `W`
@@ -54,6 +56,8 @@ pub enum Phase {
     Parse,
     /// Names, types and the rules of C++ AMP.
     Check,
+    /// Running a program: run-time errors and `--check` findings.
+    Run,
 }
 
 /// What the registry knows of a code.
@@ -165,6 +169,21 @@ registry! {
     W0411, Check, "every work-item of a tile writes the same `tile_static` location";
     W0412, Check, "`tile_static` read before any write";
     W0413, Check, "`tile_static` data shared without a barrier";
+    R0001, Run, "index out of bounds";
+    R0002, Run, "integer division by zero";
+    R0003, Run, "signed integer overflow";
+    R0004, Run, "shift count out of range";
+    R0005, Run, "floating-point value out of range of an integer type";
+    R0006, Run, "invalid compute domain";
+    R0007, Run, "invalid argument to a library operation";
+    R0008, Run, "barrier divergence";
+    R0009, Run, "time limit exceeded";
+    R0010, Run, "memory limit exceeded";
+    R0011, Run, "call stack too deep";
+    R0100, Run, "data race";
+    R0101, Run, "read of uninitialised `tile_static` memory";
+    R0102, Run, "host access to data a kernel changed without `synchronize()`";
+    R0103, Run, "read of data dropped by `discard_data()`";
 }
 
 #[cfg(test)]

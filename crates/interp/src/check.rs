@@ -1,0 +1,248 @@
+//! `--check`: dynamic checks beyond C++ AMP's rules.
+//!
+//! Every access of shared memory (`tile_static`, and elements of arrays and
+//! views) by a kernel is recorded in shadow memory with who made it and in
+//! which barrier interval. Two accesses of the same element by different
+//! work-items race when they are not ordered by a barrier (same tile, same
+//! interval; or different tiles, which nothing orders) and at least one
+//! writes, unless both are atomic. Each pair of source locations is reported
+//! once. The checker also reports reads of `tile_static` memory not written
+//! in the tile, host access to vectors whose kernel writes were not
+//! synchronised, and kernel reads of discarded data.
+
+use crate::machine::{Machine, Res};
+use crate::value::{Place, Root, StorageKind};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+use tessera_diagnostics::{Span, codes};
+use tessera_ir::Fence;
+use tessera_runtime::{RunError, Thread};
+
+/// One recorded access.
+#[derive(Clone, Copy, Debug)]
+struct Access {
+    /// The work-item's number in the launch.
+    item: u32,
+    /// Its tile (for a non-tiled launch, the work-item itself).
+    tile: u32,
+    /// The barrier interval of the tile.
+    epoch: u32,
+    atomic: bool,
+    span: Span,
+    thread: Thread,
+}
+
+/// What is known about one element.
+#[derive(Debug, Default)]
+struct Shadow {
+    write: Option<Access>,
+    /// Reads since the last write, by distinct work-items (a few suffice to
+    /// find a conflicting one).
+    reads: Vec<Access>,
+}
+
+const READS_KEPT: usize = 4;
+
+/// The state of `--check`.
+#[derive(Debug, Default)]
+pub(crate) struct Checker {
+    /// Whether checks are on.
+    pub(crate) on: bool,
+    /// What was found, in order.
+    pub(crate) findings: Vec<RunError>,
+    reported: HashSet<(u16, Span, Span)>,
+    tile_static_epoch: u32,
+    global_epoch: u32,
+    tile_static: HashMap<(u32, Vec<u32>), Shadow>,
+    global: HashMap<(usize, usize, Vec<u32>), Shadow>,
+}
+
+impl Checker {
+    pub(crate) fn new(on: bool) -> Checker {
+        Checker {
+            on,
+            ..Checker::default()
+        }
+    }
+
+    pub(crate) fn begin_launch(&mut self) {
+        self.global.clear();
+        self.global_epoch = 0;
+    }
+
+    pub(crate) fn end_launch(&mut self, _span: Span) {
+        self.global.clear();
+        self.tile_static.clear();
+    }
+
+    pub(crate) fn begin_tile(&mut self) {
+        self.tile_static.clear();
+        self.tile_static_epoch = 0;
+        self.global_epoch = self.global_epoch.wrapping_add(1);
+    }
+
+    /// Every work-item of the tile passed a barrier.
+    pub(crate) fn barrier(&mut self, fence: Fence) {
+        if matches!(fence, Fence::All | Fence::TileStatic) {
+            self.tile_static_epoch += 1;
+        }
+        if matches!(fence, Fence::All | Fence::Global) {
+            self.global_epoch += 1;
+        }
+    }
+
+    /// Records a finding unless the same one (by code and spans) was made.
+    fn report(&mut self, key: (u16, Span, Span), finding: RunError) {
+        if self.reported.insert(key) {
+            self.findings.push(finding);
+        }
+    }
+}
+
+/// Whether two accesses of one element race.
+fn conflict(a: &Access, b: &Access) -> bool {
+    a.item != b.item && (a.tile != b.tile || a.epoch == b.epoch) && !(a.atomic && b.atomic)
+}
+
+impl Machine<'_> {
+    /// Records a kernel's access of shared memory and reports races.
+    pub(crate) fn check_access(&mut self, place: &Place, span: Span, write: bool, atomic: bool) -> Res<()> {
+        if !self.in_kernel {
+            return Ok(());
+        }
+        let strand = &self.items[self.cur];
+        let tiled = self.launch.shape.is_some();
+        let tile = if tiled { self.launch.tile_linear } else { strand.linear };
+        let (item, thread) = (strand.linear, strand.thread);
+        let launch_span = self.launch.span;
+        let (shadow, what) = match &place.root {
+            Root::TileStatic(slot) => {
+                let epoch = self.checker.tile_static_epoch;
+                let name = self.tile_static_name(*slot, &place.path);
+                let key = (*slot, place.path.clone());
+                (
+                    Access { item, tile, epoch, atomic, span, thread },
+                    (key, None, format!("`tile_static` memory (`{name}`)")),
+                )
+            }
+            Root::Elem(storage, i) => {
+                if write {
+                    if storage.kind == StorageKind::Vector {
+                        storage.unsynced.set(Some(launch_span));
+                    }
+                    if let Some(m) = storage.discarded.borrow_mut().get_mut(*i) {
+                        *m = false;
+                    }
+                } else if storage.discarded.borrow().get(*i).copied().unwrap_or(false) {
+                    let f = RunError::new(
+                        codes::R0103,
+                        span,
+                        thread,
+                        "this reads data that `discard_data()` dropped: its value is undefined",
+                    )
+                    .with_label("reads discarded data")
+                    .with_note("on a GPU the kernel sees whatever the accelerator's memory held")
+                    .with_help("call `discard_data()` only on views whose old contents the kernel never reads");
+                    self.checker.report((103, span, span), f);
+                }
+                let epoch = self.checker.global_epoch;
+                let key = (Rc::as_ptr(storage) as usize, *i, place.path.clone());
+                (
+                    Access { item, tile, epoch, atomic, span, thread },
+                    ((u32::MAX, Vec::new()), Some(key), format!("global memory (element {i} of its data)")),
+                )
+            }
+            _ => return Ok(()),
+        };
+        let access = shadow;
+        let (ts_key, global_key, what) = what;
+        let record = match global_key {
+            Some(k) => self.checker.global.entry(k).or_default(),
+            None => self.checker.tile_static.entry(ts_key).or_default(),
+        };
+        let mut clash: Option<(Access, bool)> = None;
+        if let Some(w) = &record.write
+            && conflict(&access, w)
+        {
+            clash = Some((*w, true));
+        }
+        if write && clash.is_none() {
+            clash = record.reads.iter().find(|r| conflict(&access, r)).map(|r| (*r, false));
+        }
+        if write {
+            record.write = Some(access);
+            record.reads.clear();
+        } else if !record.reads.iter().any(|r| r.item == access.item) {
+            if record.reads.len() >= READS_KEPT {
+                record.reads.remove(0);
+            }
+            record.reads.push(access);
+        }
+        if let Some((other, other_wrote)) = clash {
+            let kind = |w: bool, a: bool| match (w, a) {
+                (true, true) => "atomic write",
+                (true, false) => "write",
+                (false, _) => "read",
+            };
+            let (first, second) = if other.span <= span { (other.span, span) } else { (span, other.span) };
+            let f = RunError::new(
+                codes::R0100,
+                span,
+                thread,
+                format!("data race on {what}: two work-items access it with nothing ordering them, and one writes"),
+            )
+            .with_label(format!("{} by {}", kind(write, atomic), thread))
+            .with_secondary(other.span, format!("{} by {}", kind(other_wrote, other.atomic), other.thread))
+            .with_help(if access.tile == other.tile && self.launch.shape.is_some() {
+                "put a barrier (`t.barrier.wait()`) between the two accesses, or make both atomic"
+            } else {
+                "work-items of different tiles are never ordered: give each its own element, or use atomics"
+            });
+            self.checker.report((100, first, second), f);
+        }
+        Ok(())
+    }
+
+    fn tile_static_name(&self, slot: u32, path: &[u32]) -> String {
+        let (f, l) = self.ts_types[slot as usize];
+        let name = &self.prog.functions[f.0 as usize].locals[l.0 as usize].name;
+        let idx: String = path.iter().map(|i| format!("[{i}]")).collect();
+        format!("{name}{idx}")
+    }
+
+    /// A read of a `tile_static` element nobody wrote in this tile.
+    pub(crate) fn report_uninit(&mut self, slot: u32, span: Span) {
+        let thread = self.thread();
+        let (f, l) = self.ts_types[slot as usize];
+        let local = &self.prog.functions[f.0 as usize].locals[l.0 as usize];
+        let f = RunError::new(
+            codes::R0101,
+            span,
+            thread,
+            format!("read of `tile_static` memory (`{}`) that no work-item of this tile has written", local.name),
+        )
+        .with_label("reads an uninitialised element")
+        .with_secondary(local.span, "declared here, without a value")
+        .with_note("`tile_static` memory starts undefined in every tile; Tessera reads it as 0")
+        .with_help("write every element before a barrier, then read it after the barrier");
+        self.checker.report((101, span, span), f);
+    }
+
+    /// Host code touching a vector whose view has unsynchronised kernel writes.
+    pub(crate) fn check_host_access(&mut self, storage: &crate::value::Storage, span: Span) {
+        let Some(launch) = storage.unsynced.get() else {
+            return;
+        };
+        let f = RunError::new(
+            codes::R0102,
+            span,
+            Thread::Host,
+            "host code uses a vector that a kernel changed through an `array_view`, before the view was synchronised",
+        )
+        .with_label("the vector is used here")
+        .with_secondary(launch, "the kernel that wrote through the view")
+        .with_note("Tessera shares memory with kernels, so it shows the new data; on a GPU the vector still holds the old data here")
+        .with_help("call `view.synchronize()` after the kernel, or read the results through the view");
+        self.checker.report((102, span, span), f);
+    }
+}

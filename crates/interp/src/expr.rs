@@ -1,0 +1,278 @@
+//! Expressions: values and places.
+
+use crate::arith;
+use crate::machine::{Machine, Res};
+use crate::value::{Place, Root, Value, get_path};
+use std::rc::Rc;
+use tessera_diagnostics::{Span, codes};
+use tessera_ir::{BinOp, Expr, ExprKind, Intrinsic, Scalar, Type};
+
+/// The scalar type of an expression (`int` for anything else, which the
+/// checker never lets reach arithmetic).
+pub(crate) fn scalar(ty: &Type) -> Scalar {
+    ty.scalar().unwrap_or(Scalar::Int)
+}
+
+/// The type arithmetic on a value of type `s` happens in (integer promotion).
+pub(crate) fn promoted(s: Scalar) -> Scalar {
+    match s {
+        Scalar::Bool | Scalar::Char => Scalar::Int,
+        other => other,
+    }
+}
+
+impl Machine<'_> {
+    /// Evaluates an expression to its value.
+    pub(crate) fn eval(&mut self, e: &Expr) -> Res<Value> {
+        match &e.kind {
+            ExprKind::Const(c) => Ok(match c {
+                tessera_ir::Const::Bool(b) => Value::Bool(*b),
+                tessera_ir::Const::Int(i) => Value::Int(*i),
+                tessera_ir::Const::Float(f) => Value::Float(*f),
+                tessera_ir::Const::Double(d) => Value::Double(*d),
+            }),
+            ExprKind::Local(_)
+            | ExprKind::Element { .. }
+            | ExprKind::Assign { .. }
+            | ExprKind::CompoundAssign { .. } => {
+                let p = self.place(e)?;
+                self.read_value(&p, e)
+            }
+            ExprKind::Global(g) => Ok(self
+                .globals
+                .get(g.0 as usize)
+                .cloned()
+                .unwrap_or(Value::Void)),
+            ExprKind::Capture(c) => Ok(self
+                .launch
+                .captures
+                .get(*c as usize)
+                .cloned()
+                .unwrap_or(Value::Void)),
+            ExprKind::Binary { op, lhs, rhs } => {
+                let a = self.eval(lhs)?;
+                let b = self.eval(rhs)?;
+                let ty = scalar(&lhs.ty);
+                arith::binary(*op, ty, &a, &b, scalar(&rhs.ty))
+                    .map_err(|err| self.arith_error(err, ty, e.span))
+            }
+            ExprKind::Unary { op, operand } => {
+                let v = self.eval(operand)?;
+                let ty = scalar(&operand.ty);
+                arith::unary(*op, ty, &v).map_err(|err| self.arith_error(err, ty, e.span))
+            }
+            ExprKind::Logical { and, lhs, rhs } => {
+                let a = self.eval(lhs)?.truth();
+                if a != *and {
+                    return Ok(Value::Bool(a));
+                }
+                Ok(Value::Bool(self.eval(rhs)?.truth()))
+            }
+            ExprKind::Conditional { cond, then, els } => {
+                if self.eval(cond)?.truth() {
+                    self.eval(then)
+                } else {
+                    self.eval(els)
+                }
+            }
+            ExprKind::Convert(inner) => {
+                let v = self.eval(inner)?;
+                match (inner.ty.scalar(), e.ty.scalar()) {
+                    (Some(from), Some(to)) => arith::convert(&v, from, to)
+                        .map_err(|err| self.arith_error(err, to, e.span)),
+                    _ => Ok(v),
+                }
+            }
+            ExprKind::IncDec { prefix, .. } => {
+                let (p, old) = self.inc_dec(e)?;
+                if *prefix { self.read_value(&p, e) } else { Ok(old) }
+            }
+            ExprKind::Field { base, field } => {
+                if base.place {
+                    let p = self.place(e)?;
+                    return self.read_value(&p, e);
+                }
+                let v = self.eval(base)?;
+                Ok(get_path(&v, &[*field]).cloned().unwrap_or(Value::Void))
+            }
+            ExprKind::Call { func, args } => {
+                let args = self.call_args(*func, args)?;
+                match self.call(*func, args, e.span)? {
+                    Value::Ref(p) => self.read_value(&p, e),
+                    v => Ok(v),
+                }
+            }
+            ExprKind::Intrinsic { op, args } => self.intrinsic(op, args, e),
+            ExprKind::Launch {
+                domain,
+                kernel,
+                captures,
+            } => {
+                self.launch_kernel(domain, *kernel, captures, e.span)?;
+                Ok(Value::Void)
+            }
+            ExprKind::Aggregate(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    let v = self.eval(item)?;
+                    out.push(self.copy_value(v, &item.ty, item.span)?);
+                }
+                Ok(Value::Agg(Rc::new(out)))
+            }
+            ExprKind::Str(s) => Ok(Value::Str(Rc::from(s.as_str()))),
+            ExprKind::Comma { first, second } => {
+                self.eval(first)?;
+                self.eval(second)
+            }
+        }
+    }
+
+    /// Reads a place for expression `e`: an uninitialised value reads as
+    /// zero (after `--check` has reported it).
+    fn read_value(&mut self, p: &Place, e: &Expr) -> Res<Value> {
+        let v = self.read(p, e.span)?;
+        if matches!(v, Value::Uninit) {
+            return self.zero_value(&e.ty, e.span);
+        }
+        Ok(v)
+    }
+
+    /// Evaluates an lvalue to its place (anything else to a temporary).
+    pub(crate) fn place(&mut self, e: &Expr) -> Res<Place> {
+        match &e.kind {
+            ExprKind::Local(id) => {
+                let func = self.current_fn().unwrap_or(tessera_ir::FuncId(0));
+                Ok(self.local_place(func, *id))
+            }
+            ExprKind::Global(g) => Ok(Place::root(Root::Global(g.0))),
+            ExprKind::Capture(c) => Ok(Place::root(Root::Capture(*c))),
+            ExprKind::Field { base, field } if base.place => {
+                Ok(self.place(base)?.child(*field))
+            }
+            ExprKind::Element { base, index } => {
+                let n = match &base.ty {
+                    Type::CArray(_, n) => i64::from(*n),
+                    _ => 0,
+                };
+                let base_place = self.place(base)?;
+                let i = self.eval(index)?;
+                let i = if scalar(&index.ty) == Scalar::ULong {
+                    i64::try_from(i.int() as u64).unwrap_or(i64::MAX)
+                } else {
+                    i.int()
+                };
+                if i < 0 || i >= n {
+                    let shown = tessera_ir::display(&base.ty, &self.prog.structs);
+                    return Err(self
+                        .error(
+                            codes::R0001,
+                            e.span,
+                            format!("index {i} is out of bounds for `{shown}`"),
+                        )
+                        .with_label(format!("index {i}"))
+                        .with_note(format!("the valid indices are 0 to {}", n - 1))
+                        .into());
+                }
+                Ok(base_place.child(i as u32))
+            }
+            ExprKind::Assign { target, value } => {
+                let v = self.eval(value)?;
+                let v = self.copy_value(v, &target.ty, value.span)?;
+                let p = self.place(target)?;
+                self.write(&p, v, e.span)?;
+                Ok(p)
+            }
+            ExprKind::CompoundAssign { op, target, value } => {
+                let rhs = self.eval(value)?;
+                let p = self.place(target)?;
+                let cur = self.read_value(&p, target)?;
+                let r = if let Some(tty) = target.ty.scalar() {
+                    let shift = matches!(op, BinOp::Shl | BinOp::Shr);
+                    let op_ty = if shift { promoted(tty) } else { scalar(&value.ty) };
+                    let cur = arith::convert(&cur, tty, op_ty)
+                        .map_err(|err| self.arith_error(err, op_ty, e.span))?;
+                    let r = arith::binary(*op, op_ty, &cur, &rhs, scalar(&value.ty))
+                        .map_err(|err| self.arith_error(err, op_ty, e.span))?;
+                    arith::convert(&r, op_ty, tty).map_err(|err| self.arith_error(err, tty, e.span))?
+                } else {
+                    self.shape_arith(*op, &cur, &rhs, e.span)?
+                };
+                self.write(&p, r, e.span)?;
+                Ok(p)
+            }
+            ExprKind::IncDec { prefix: true, .. } => Ok(self.inc_dec(e)?.0),
+            ExprKind::Conditional { cond, then, els } if e.place => {
+                if self.eval(cond)?.truth() {
+                    self.place(then)
+                } else {
+                    self.place(els)
+                }
+            }
+            ExprKind::Call { func, args } => {
+                let args = self.call_args(*func, args)?;
+                match self.call(*func, args, e.span)? {
+                    Value::Ref(p) => Ok((*p).clone()),
+                    v => Ok(Machine::temp(v)),
+                }
+            }
+            ExprKind::Intrinsic { op, args } if e.place => match op {
+                Intrinsic::ViewElement
+                | Intrinsic::VectorElement
+                | Intrinsic::ShapeComponent
+                | Intrinsic::Print
+                | Intrinsic::Stdout => self.intrinsic_place(op, args, e),
+                _ => Ok(Machine::temp(self.eval(e)?)),
+            },
+            ExprKind::Comma { first, second } => {
+                self.eval(first)?;
+                self.place(second)
+            }
+            _ => Ok(Machine::temp(self.eval(e)?)),
+        }
+    }
+
+    /// `++`/`--`: the place and its old value.
+    fn inc_dec(&mut self, e: &Expr) -> Res<(Place, Value)> {
+        let ExprKind::IncDec {
+            increment, target, ..
+        } = &e.kind
+        else {
+            return Ok((Machine::temp(Value::Void), Value::Void));
+        };
+        let p = self.place(target)?;
+        let old = self.read_value(&p, target)?;
+        let new = if let Some(ty) = target.ty.scalar() {
+            let op_ty = promoted(ty);
+            let op = if *increment { BinOp::Add } else { BinOp::Sub };
+            let cur = arith::convert(&old, ty, op_ty).map_err(|err| self.arith_error(err, op_ty, e.span))?;
+            let r = arith::binary(op, op_ty, &cur, &arith::one(op_ty), op_ty)
+                .map_err(|err| self.arith_error(err, op_ty, e.span))?;
+            arith::convert(&r, op_ty, ty).map_err(|err| self.arith_error(err, ty, e.span))?
+        } else {
+            old.clone()
+        };
+        self.write(&p, new, e.span)?;
+        Ok((p, old))
+    }
+
+    /// Componentwise index/extent arithmetic (`rhs` a shape or an int).
+    pub(crate) fn shape_arith(&mut self, op: BinOp, lhs: &Value, rhs: &Value, span: Span) -> Res<Value> {
+        let a = lhs.dims();
+        let b: Vec<i64> = match rhs {
+            Value::Agg(_) => rhs.dims(),
+            other => vec![other.int(); a.len()],
+        };
+        match op {
+            BinOp::Eq => return Ok(Value::Bool(a == b)),
+            BinOp::Ne => return Ok(Value::Bool(a != b)),
+            _ => {}
+        }
+        let mut out = Vec::with_capacity(a.len());
+        for (x, y) in a.iter().zip(&b) {
+            let r = arith::binary(op, Scalar::Int, &Value::Int(*x), &Value::Int(*y), Scalar::Int)
+                .map_err(|err| self.arith_error(err, Scalar::Int, span))?;
+            out.push(r.int());
+        }
+        Ok(Value::shape(out))
+    }
+}

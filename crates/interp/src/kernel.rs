@@ -1,0 +1,713 @@
+//! `parallel_for_each`: launches, tiles, and running a tile's work-items in
+//! lock-step between barriers.
+//!
+//! A non-tiled kernel runs each work-item to its end, one after another. A
+//! tiled kernel runs the work-items of one tile on this thread: every
+//! statement that contains no barrier runs for each work-item in turn, to
+//! its end; a statement that contains a barrier (a `Barrier`, or a loop,
+//! branch or call with one inside) is entered by all of them together, so
+//! that each barrier is reached by the whole tile before any work-item goes
+//! past it. Work-items that take different paths through a barrier-holding
+//! branch or loop are followed per path; when a barrier is then reached by
+//! only part of the tile, that is barrier divergence, reported with the
+//! work-items on each side.
+
+use crate::machine::{Flow, Frame, LaunchState, Machine, Res, Strand};
+use crate::value::Value;
+use tessera_diagnostics::{Span, codes};
+use tessera_ir::{
+    Block, Expr, ExprKind, Fence, FuncId, FunctionKind, Init, Program, Stmt, StmtKind, Type,
+};
+use tessera_runtime::{RunError, Thread};
+
+/// Calls every callee of an expression tree.
+fn calls_in(e: &Expr, f: &mut dyn FnMut(FuncId)) {
+    match &e.kind {
+        ExprKind::Call { func, args } => {
+            f(*func);
+            args.iter().for_each(|a| calls_in(a, f));
+        }
+        ExprKind::Binary { lhs, rhs, .. }
+        | ExprKind::Logical { lhs, rhs, .. }
+        | ExprKind::Comma {
+            first: lhs,
+            second: rhs,
+        }
+        | ExprKind::Assign {
+            target: lhs,
+            value: rhs,
+        }
+        | ExprKind::CompoundAssign {
+            target: lhs,
+            value: rhs,
+            ..
+        } => {
+            calls_in(lhs, f);
+            calls_in(rhs, f);
+        }
+        ExprKind::Unary { operand: x, .. }
+        | ExprKind::Convert(x)
+        | ExprKind::IncDec { target: x, .. }
+        | ExprKind::Field { base: x, .. } => calls_in(x, f),
+        ExprKind::Element { base, index } => {
+            calls_in(base, f);
+            calls_in(index, f);
+        }
+        ExprKind::Conditional { cond, then, els } => {
+            calls_in(cond, f);
+            calls_in(then, f);
+            calls_in(els, f);
+        }
+        ExprKind::Intrinsic { args, .. } | ExprKind::Aggregate(args) => {
+            args.iter().for_each(|a| calls_in(a, f))
+        }
+        ExprKind::Launch {
+            domain, captures, ..
+        } => {
+            calls_in(domain, f);
+            captures.iter().for_each(|a| calls_in(a, f));
+        }
+        ExprKind::Const(_)
+        | ExprKind::Local(_)
+        | ExprKind::Global(_)
+        | ExprKind::Capture(_)
+        | ExprKind::Str(_) => {}
+    }
+}
+
+fn init_exprs<'a>(init: &'a Init, out: &mut Vec<&'a Expr>) {
+    match init {
+        Init::Expr(e) | Init::Ref(e) => out.push(e),
+        Init::List(items) => items.iter().for_each(|i| init_exprs(i, out)),
+        Init::Zero => {}
+    }
+}
+
+/// The expressions a statement evaluates directly (not those of nested blocks).
+fn stmt_exprs(s: &Stmt) -> Vec<&Expr> {
+    let mut out = Vec::new();
+    match &s.kind {
+        StmtKind::Expr(e) => out.push(e),
+        StmtKind::Let { init: Some(i), .. } => init_exprs(i, &mut out),
+        StmtKind::If { cond, .. } => out.push(cond),
+        StmtKind::Loop { cond, step, .. } => {
+            out.extend(cond.iter());
+            out.extend(step.iter());
+        }
+        StmtKind::Switch { value, .. } => out.push(value),
+        StmtKind::Return(Some(e)) => out.push(e),
+        _ => {}
+    }
+    out
+}
+
+fn nested_blocks(s: &Stmt) -> Vec<&Block> {
+    match &s.kind {
+        StmtKind::Block(b) => vec![b],
+        StmtKind::If { then, els, .. } => {
+            let mut v = vec![then];
+            v.extend(els.iter());
+            v
+        }
+        StmtKind::Loop { body, .. } => vec![body],
+        StmtKind::Switch { arms, .. } => arms.iter().map(|a| &a.body).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Which functions contain a barrier, directly or through the functions they call.
+pub(crate) fn barrier_functions(prog: &Program) -> Vec<bool> {
+    let n = prog.functions.len();
+    let mut direct = vec![false; n];
+    let mut callees: Vec<Vec<FuncId>> = vec![Vec::new(); n];
+    fn walk(b: &Block, has: &mut bool, calls: &mut Vec<FuncId>) {
+        for s in &b.stmts {
+            if matches!(s.kind, StmtKind::Barrier(_)) {
+                *has = true;
+            }
+            for e in stmt_exprs(s) {
+                calls_in(e, &mut |f| calls.push(f));
+            }
+            for nb in nested_blocks(s) {
+                walk(nb, has, calls);
+            }
+        }
+    }
+    for (i, f) in prog.functions.iter().enumerate() {
+        if let Some(body) = &f.body {
+            walk(body, &mut direct[i], &mut callees[i]);
+        }
+    }
+    let mut has = direct;
+    loop {
+        let mut changed = false;
+        for i in 0..n {
+            if !has[i] && callees[i].iter().any(|c| has.get(c.0 as usize) == Some(&true)) {
+                has[i] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return has;
+        }
+    }
+}
+
+/// A call of a barrier-holding function in the forms lock-step execution runs.
+enum BarrierCall<'a> {
+    /// `f(...);`
+    Discard(&'a Expr),
+    /// `place = f(...);`
+    Assign(&'a Expr, &'a Expr),
+    /// `T x = f(...);`
+    Let(tessera_ir::LocalId, &'a Expr),
+    /// `return f(...);`
+    Return(&'a Expr),
+}
+
+impl Machine<'_> {
+    fn expr_has_barrier(&self, e: &Expr) -> bool {
+        let mut found = false;
+        calls_in(e, &mut |f| {
+            if self.barrier_fns.get(f.0 as usize) == Some(&true) {
+                found = true;
+            }
+        });
+        found
+    }
+
+    /// True when running `s` reaches a barrier.
+    fn has_barrier(&self, s: &Stmt) -> bool {
+        matches!(s.kind, StmtKind::Barrier(_))
+            || stmt_exprs(s).into_iter().any(|e| self.expr_has_barrier(e))
+            || nested_blocks(s)
+                .into_iter()
+                .any(|b| b.stmts.iter().any(|s| self.has_barrier(s)))
+    }
+
+    /// `parallel_for_each(domain, kernel)`.
+    pub(crate) fn launch_kernel(
+        &mut self,
+        domain: &Expr,
+        kernel: FuncId,
+        captures: &[Expr],
+        span: Span,
+    ) -> Res<()> {
+        let prog = self.prog;
+        let func = &prog.functions[kernel.0 as usize];
+        let FunctionKind::Kernel { tile, captures: decls } = &func.kind else {
+            return Ok(());
+        };
+        let ext = self.eval(domain)?.dims();
+        if let Some(bad) = ext.iter().position(|&d| d <= 0) {
+            return Err(self
+                .error(
+                    codes::R0006,
+                    domain.span,
+                    format!(
+                        "invalid compute domain: dimension {bad} of the extent {} is {}; every dimension must be greater than 0",
+                        crate::library::tuple(&ext),
+                        ext[bad]
+                    ),
+                )
+                .with_label("this extent")
+                .with_note("C++ AMP throws `concurrency::invalid_compute_domain` here")
+                .into());
+        }
+        if let Some(shape) = tile {
+            let dims = shape.dims();
+            for (d, (&e, &t)) in ext.iter().zip(dims).enumerate() {
+                if e % i64::from(t) != 0 {
+                    let tile_text: Vec<String> = dims.iter().map(u32::to_string).collect();
+                    return Err(self
+                        .error(
+                            codes::R0006,
+                            domain.span,
+                            format!(
+                                "invalid compute domain: the extent {} is not a multiple of the tile <{}>: dimension {d} is {e}, not a multiple of {t}",
+                                crate::library::tuple(&ext),
+                                tile_text.join(", ")
+                            ),
+                        )
+                        .with_label(format!("extent {}", crate::library::tuple(&ext)))
+                        .with_note("C++ AMP throws `concurrency::invalid_compute_domain` here")
+                        .with_help(format!(
+                            "make each dimension a multiple of the tile size, or use `.pad()` and test `extent.contains(t.global)` in the kernel"
+                        ))
+                        .into());
+                }
+            }
+        }
+        let mut values = Vec::with_capacity(captures.len());
+        for (c, decl) in captures.iter().zip(decls) {
+            let v = if decl.by_ref {
+                let p = self.place(c)?;
+                self.read(&p, c.span)?
+            } else {
+                let v = self.eval(c)?;
+                self.copy_value(v, &decl.ty, c.span)?
+            };
+            values.push(v);
+        }
+        let total: u64 = ext
+            .iter()
+            .fold(1u64, |acc, &d| acc.saturating_mul(d as u64));
+        let saved_launch = std::mem::replace(
+            &mut self.launch,
+            LaunchState {
+                captures: values,
+                tile_static: Vec::new(),
+                shape: *tile,
+                tile_linear: 0,
+                span,
+            },
+        );
+        self.checker.begin_launch();
+        self.in_kernel = true;
+        let param_ty = func.locals.first().map(|l| l.ty.clone()).unwrap_or(Type::Void);
+        let r = match tile {
+            None => self.run_flat(kernel, &ext, total, &param_ty),
+            Some(shape) => self.run_tiled(kernel, &ext, *shape),
+        };
+        self.in_kernel = false;
+        self.items.clear();
+        self.checker.end_launch(span);
+        self.launch = saved_launch;
+        r
+    }
+
+    fn run_flat(&mut self, kernel: FuncId, ext: &[i64], total: u64, _param: &Type) -> Res<()> {
+        let rank = ext.len();
+        let body = match &self.prog.functions[kernel.0 as usize].body {
+            Some(b) => b,
+            None => return Ok(()),
+        };
+        self.items = vec![Strand::new(Thread::Host, 0)];
+        self.cur = 0;
+        let mut idx = vec![0i64; rank];
+        for n in 0..total {
+            let mut g = [0i64; 3];
+            for (d, v) in idx.iter().take(3).enumerate() {
+                g[d] = *v;
+            }
+            self.items[0].thread = Thread::Item {
+                rank: rank.min(3) as u8,
+                global: g,
+            };
+            self.items[0].linear = n as u32;
+            self.items[0].stack.clear();
+            self.enter(kernel, vec![Value::shape(idx.iter().copied())], body_span(body))?;
+            let r = self.exec_block(body);
+            self.leave();
+            r?;
+            self.tick(body_span(body))?;
+            // Next index, last dimension fastest.
+            for d in (0..rank).rev() {
+                idx[d] += 1;
+                if idx[d] < ext[d] {
+                    break;
+                }
+                idx[d] = 0;
+            }
+        }
+        Ok(())
+    }
+
+    fn run_tiled(&mut self, kernel: FuncId, ext: &[i64], shape: tessera_ir::TileShape) -> Res<()> {
+        let prog = self.prog;
+        let Some(body) = &prog.functions[kernel.0 as usize].body else {
+            return Ok(());
+        };
+        let rank = usize::from(shape.rank);
+        let tdims: Vec<i64> = shape.dims().iter().map(|&d| i64::from(d)).collect();
+        let tiles: Vec<i64> = ext.iter().zip(&tdims).map(|(e, t)| e / t).collect();
+        let ntiles: i64 = tiles.iter().product();
+        let per_tile: i64 = tdims.iter().product();
+        let ts_types: Vec<Type> = self
+            .ts_types
+            .iter()
+            .map(|(f, l)| prog.functions[f.0 as usize].locals[l.0 as usize].ty.clone())
+            .collect();
+        for t in 0..ntiles {
+            let tile = delinearize(t, &tiles);
+            self.launch.tile_linear = t as u32;
+            self.launch.tile_static = ts_types.iter().map(|ty| self.uninit_value(ty)).collect();
+            self.checker.begin_tile();
+            self.items.clear();
+            for l in 0..per_tile {
+                let local = delinearize(l, &tdims);
+                let mut tile3 = [0i64; 3];
+                let mut local3 = [0i64; 3];
+                for d in 0..rank {
+                    tile3[d] = tile[d];
+                    local3[d] = local[d];
+                }
+                let global: Vec<i64> = (0..rank).map(|d| tile[d] * tdims[d] + local[d]).collect();
+                let mut strand = Strand::new(
+                    Thread::Tiled {
+                        rank: shape.rank,
+                        tile: tile3,
+                        local: local3,
+                    },
+                    l as u32,
+                );
+                let mut locals = vec![Value::shape(global)];
+                locals.resize(prog.functions[kernel.0 as usize].locals.len(), Value::Void);
+                strand.stack.push(Frame {
+                    func: Some(kernel),
+                    locals,
+                });
+                self.items.push(strand);
+            }
+            let mask = vec![true; self.items.len()];
+            self.lock_block(body, &mask)?;
+            self.tick(body_span(body))?;
+        }
+        Ok(())
+    }
+
+    /// Runs a block for the work-items in `mask`, in lock-step at barriers.
+    fn lock_block(&mut self, b: &Block, mask: &[bool]) -> Res<()> {
+        let r = self.lock_stmts(b, mask);
+        for i in 0..self.items.len() {
+            if mask[i] {
+                self.cur = i;
+                self.end_scope(b);
+            }
+        }
+        r
+    }
+
+    fn lock_stmts(&mut self, b: &Block, mask: &[bool]) -> Res<()> {
+        for s in &b.stmts {
+            if !self.any_active(mask) {
+                break;
+            }
+            if !self.has_barrier(s) {
+                for i in 0..self.items.len() {
+                    if mask[i] && matches!(self.items[i].flow, Flow::Normal) {
+                        self.cur = i;
+                        let flow = self.exec_stmt(s)?;
+                        self.items[i].flow = flow;
+                    }
+                }
+                continue;
+            }
+            self.lock_stmt(s, mask)?;
+        }
+        Ok(())
+    }
+
+    fn any_active(&self, mask: &[bool]) -> bool {
+        self.items
+            .iter()
+            .zip(mask)
+            .any(|(s, &m)| m && matches!(s.flow, Flow::Normal))
+    }
+
+    fn active(&self, mask: &[bool]) -> Vec<bool> {
+        self.items
+            .iter()
+            .zip(mask)
+            .map(|(s, &m)| m && matches!(s.flow, Flow::Normal))
+            .collect()
+    }
+
+    fn lock_stmt(&mut self, s: &Stmt, mask: &[bool]) -> Res<()> {
+        match &s.kind {
+            StmtKind::Barrier(fence) => self.barrier(s.span, *fence, mask),
+            StmtKind::Block(b) => self.lock_block(b, mask),
+            StmtKind::If { cond, then, els } => {
+                let live = self.active(mask);
+                let mut yes = vec![false; live.len()];
+                let mut no = vec![false; live.len()];
+                for i in 0..live.len() {
+                    if live[i] {
+                        self.cur = i;
+                        if self.eval(cond)?.truth() {
+                            yes[i] = true;
+                        } else {
+                            no[i] = true;
+                        }
+                    }
+                }
+                if yes.contains(&true) {
+                    self.lock_block(then, &yes)?;
+                }
+                if let Some(els) = els
+                    && no.contains(&true)
+                {
+                    self.lock_block(els, &no)?;
+                }
+                Ok(())
+            }
+            StmtKind::Loop {
+                cond,
+                test_first,
+                body,
+                step,
+            } => {
+                let mut live = self.active(mask);
+                let mut first = true;
+                loop {
+                    self.tick(s.span)?;
+                    if (*test_first || !first)
+                        && let Some(c) = cond
+                    {
+                        for i in 0..live.len() {
+                            if live[i] {
+                                self.cur = i;
+                                if !self.eval(c)?.truth() {
+                                    live[i] = false;
+                                }
+                            }
+                        }
+                    }
+                    first = false;
+                    if !live.contains(&true) {
+                        break;
+                    }
+                    self.lock_block(body, &live)?;
+                    for i in 0..live.len() {
+                        if !live[i] {
+                            continue;
+                        }
+                        match self.items[i].flow {
+                            Flow::Break => {
+                                self.items[i].flow = Flow::Normal;
+                                live[i] = false;
+                            }
+                            Flow::Continue => self.items[i].flow = Flow::Normal,
+                            Flow::Return(_) => live[i] = false,
+                            Flow::Normal => {}
+                        }
+                        if live[i]
+                            && let Some(step) = step
+                        {
+                            self.cur = i;
+                            self.eval(step)?;
+                        }
+                    }
+                }
+                Ok(())
+            }
+            StmtKind::Switch { value, arms } => {
+                let live = self.active(mask);
+                let mut start = vec![usize::MAX; live.len()];
+                for i in 0..live.len() {
+                    if live[i] {
+                        self.cur = i;
+                        let v = self.eval(value)?.int();
+                        start[i] = arms
+                            .iter()
+                            .position(|a| a.value == Some(v))
+                            .or_else(|| arms.iter().position(|a| a.value.is_none()))
+                            .unwrap_or(usize::MAX);
+                    }
+                }
+                let mut broke = vec![false; live.len()];
+                for (k, arm) in arms.iter().enumerate() {
+                    let arm_mask: Vec<bool> = (0..live.len())
+                        .map(|i| live[i] && start[i] <= k && !broke[i])
+                        .collect();
+                    if arm_mask.contains(&true) {
+                        self.lock_block(&arm.body, &arm_mask)?;
+                    }
+                    for i in 0..live.len() {
+                        if arm_mask[i] && matches!(self.items[i].flow, Flow::Break) {
+                            self.items[i].flow = Flow::Normal;
+                            broke[i] = true;
+                        }
+                    }
+                }
+                Ok(())
+            }
+            _ => {
+                let call = match &s.kind {
+                    StmtKind::Expr(e) => match &e.kind {
+                        ExprKind::Call { .. } => Some(BarrierCall::Discard(e)),
+                        ExprKind::Assign { target, value }
+                            if matches!(value.kind, ExprKind::Call { .. })
+                                && !self.expr_has_barrier(target) =>
+                        {
+                            Some(BarrierCall::Assign(target, value))
+                        }
+                        _ => None,
+                    },
+                    StmtKind::Let {
+                        local,
+                        init: Some(Init::Expr(e)),
+                    } if matches!(e.kind, ExprKind::Call { .. }) => {
+                        Some(BarrierCall::Let(*local, e))
+                    }
+                    StmtKind::Return(Some(e)) if matches!(e.kind, ExprKind::Call { .. }) => {
+                        Some(BarrierCall::Return(e))
+                    }
+                    _ => None,
+                };
+                match call {
+                    Some(call) => self.lock_call(call, mask),
+                    None => Err(self
+                        .error(
+                            codes::R0008,
+                            s.span,
+                            "a barrier inside this statement cannot be run in step with the rest of the tile",
+                        )
+                        .with_label("calls a function that waits at a barrier")
+                        .with_note("Tessera runs barriers in kernels and in functions called as a whole statement: `f(t);`, `x = f(t);`, `T x = f(t);` or `return f(t);`")
+                        .with_help("call the function in a statement of its own")
+                        .into()),
+                }
+            }
+        }
+    }
+
+    /// Calls a barrier-holding function for the work-items in `mask` together.
+    fn lock_call(&mut self, call: BarrierCall<'_>, mask: &[bool]) -> Res<()> {
+        let e = match &call {
+            BarrierCall::Discard(e)
+            | BarrierCall::Assign(_, e)
+            | BarrierCall::Let(_, e)
+            | BarrierCall::Return(e) => *e,
+        };
+        let ExprKind::Call { func, args } = &e.kind else {
+            return Ok(());
+        };
+        let prog = self.prog;
+        let Some(body) = &prog.functions[func.0 as usize].body else {
+            return Ok(());
+        };
+        let live = self.active(mask);
+        for i in 0..live.len() {
+            if live[i] {
+                self.cur = i;
+                let values = self.call_args(*func, args)?;
+                self.enter(*func, values, e.span)?;
+            }
+        }
+        let r = self.lock_block(body, &live);
+        let mut results = vec![Value::Void; live.len()];
+        for i in 0..live.len() {
+            if live[i] {
+                self.cur = i;
+                if let Flow::Return(v) = std::mem::replace(&mut self.items[i].flow, Flow::Normal) {
+                    results[i] = v;
+                }
+                self.leave();
+                // Lock-step frames count once per work-item; keep the depth
+                // that of one work-item.
+                self.depth += 1;
+            }
+        }
+        self.depth = self.depth.saturating_sub(1);
+        r?;
+        for i in 0..live.len() {
+            if !live[i] {
+                continue;
+            }
+            self.cur = i;
+            let v = std::mem::replace(&mut results[i], Value::Void);
+            let v = match v {
+                Value::Ref(p) if !matches!(call, BarrierCall::Return(_)) => self.read(&p, e.span)?,
+                v => v,
+            };
+            match &call {
+                BarrierCall::Discard(_) => {}
+                BarrierCall::Assign(target, _) => {
+                    let v = self.copy_value(v, &target.ty, e.span)?;
+                    let p = self.place(target)?;
+                    self.write(&p, v, e.span)?;
+                }
+                BarrierCall::Let(local, _) => self.set_local(*local, v),
+                BarrierCall::Return(_) => self.items[i].flow = Flow::Return(v),
+            }
+        }
+        Ok(())
+    }
+
+    /// A barrier reached by the work-items in `mask`.
+    fn barrier(&mut self, span: Span, fence: Fence, mask: &[bool]) -> Res<()> {
+        let live = self.active(mask);
+        let waiting: Vec<usize> = (0..live.len()).filter(|&i| live[i]).collect();
+        if waiting.len() == self.items.len() {
+            self.checker.barrier(fence);
+            return Ok(());
+        }
+        let absent: Vec<usize> = (0..live.len()).filter(|&i| !live[i]).collect();
+        let describe = |m: &Self, list: &[usize]| -> String {
+            let shown: Vec<String> = list
+                .iter()
+                .take(4)
+                .map(|&i| local_text(&m.items[i].thread))
+                .collect();
+            let more = if list.len() > 4 {
+                format!(" and {} more", list.len() - 4)
+            } else {
+                String::new()
+            };
+            format!("{}{more}", shown.join(", "))
+        };
+        let finished: Vec<usize> = absent
+            .iter()
+            .copied()
+            .filter(|&i| matches!(self.items[i].flow, Flow::Return(_)))
+            .collect();
+        let elsewhere: Vec<usize> = absent
+            .iter()
+            .copied()
+            .filter(|&i| !matches!(self.items[i].flow, Flow::Return(_)))
+            .collect();
+        self.cur = waiting[0];
+        let mut err = RunError::new(
+            codes::R0008,
+            span,
+            self.items[waiting[0]].thread,
+            format!(
+                "barrier divergence: {} of the tile's {} work-items wait at this barrier, the others never reach it",
+                waiting.len(),
+                self.items.len()
+            ),
+        )
+        .with_label(format!("waiting here: local {}", describe(self, &waiting)));
+        if !finished.is_empty() {
+            err = err.with_note(format!(
+                "these work-items already finished the kernel: local {}",
+                describe(self, &finished)
+            ));
+        }
+        if !elsewhere.is_empty() {
+            err = err.with_note(format!(
+                "these work-items took another path and do not wait here: local {}",
+                describe(self, &elsewhere)
+            ));
+        }
+        Err(Box::new(err.with_help(
+            "every work-item of a tile must reach the same barriers in the same order: make the condition around the barrier the same for the whole tile",
+        )))
+    }
+}
+
+/// `(0,1)` of a tiled work-item.
+fn local_text(t: &Thread) -> String {
+    match t {
+        Thread::Tiled { rank, local, .. } => {
+            let parts: Vec<String> = local[..usize::from(*rank)].iter().map(i64::to_string).collect();
+            format!("({})", parts.join(","))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Row-major position `n` in a box of `dims`.
+fn delinearize(mut n: i64, dims: &[i64]) -> Vec<i64> {
+    let mut out = vec![0; dims.len()];
+    for d in (0..dims.len()).rev() {
+        out[d] = n % dims[d];
+        n /= dims[d];
+    }
+    out
+}
+
+fn body_span(b: &Block) -> Span {
+    b.stmts.first().map_or(Span::default(), |s| s.span)
+}

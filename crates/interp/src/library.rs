@@ -1,0 +1,777 @@
+//! The library: `concurrency` shapes, arrays and views, `std::vector`,
+//! `std::cout`, math and atomics.
+
+use crate::arith;
+use crate::expr::scalar;
+use crate::machine::{Machine, Res, Stop};
+use crate::value::{Place, Root, StorageKind, Value, View, ViewData, get_path};
+use std::rc::Rc;
+use tessera_diagnostics::{Span, codes};
+use tessera_ir::{AtomicOp, Expr, Intrinsic, Manipulator, MathFn, Scalar, TiledIndexPart, Type};
+use tessera_runtime::format::ScalarValue;
+
+/// `(1, 2, 3)`
+pub(crate) fn tuple(values: &[i64]) -> String {
+    let parts: Vec<String> = values.iter().map(i64::to_string).collect();
+    format!("({})", parts.join(", "))
+}
+
+/// The element type of an array, view or vector type.
+fn elem_type(ty: &Type) -> Type {
+    match ty {
+        Type::Array(e, _) | Type::ArrayView { elem: e, .. } | Type::Vector(e) | Type::CArray(e, _) => {
+            (**e).clone()
+        }
+        _ => Type::INT,
+    }
+}
+
+impl Machine<'_> {
+    fn view_of(&self, v: &Value, span: Span) -> Res<Rc<View>> {
+        match v {
+            Value::View(view) => Ok(Rc::clone(view)),
+            _ => Err(self.error(codes::R0007, span, "this view has no data")),
+        }
+    }
+
+    fn oob(&self, span: Span, what: String, index: &[i64], extent: &[i64]) -> Stop {
+        self.error(
+            codes::R0001,
+            span,
+            format!(
+                "index {} is out of bounds for {what} of extent {}",
+                tuple(index),
+                tuple(extent)
+            ),
+        )
+        .with_label(format!("index {}", tuple(index)))
+        .with_note(format!(
+            "each component must be at least 0 and less than the extent's: {}",
+            tuple(extent)
+        ))
+        .into()
+    }
+
+    /// Every element of a view, in row-major order.
+    pub(crate) fn view_elements(&mut self, view: &View, span: Span) -> Res<Vec<Value>> {
+        let n = view.size();
+        let mut out = Vec::with_capacity(n);
+        for k in 0..n {
+            let p = view.place_at(view.nth(k));
+            out.push(self.read(&p, span)?);
+        }
+        Ok(out)
+    }
+
+    /// An extent value checked to be positive in every dimension.
+    fn checked_extent(&self, v: &Value, span: Span, what: &str) -> Res<Vec<i64>> {
+        let dims = v.dims();
+        if dims.iter().any(|&d| d <= 0) {
+            return Err(self
+                .error(
+                    codes::R0007,
+                    span,
+                    format!("{what} needs an extent greater than 0 in every dimension, not {}", tuple(&dims)),
+                )
+                .with_label("this extent")
+                .into());
+        }
+        Ok(dims)
+    }
+
+    fn size_of(dims: &[i64]) -> u64 {
+        dims.iter()
+            .fold(1u64, |acc, &d| acc.saturating_mul(u64::try_from(d).unwrap_or(0)))
+    }
+
+    /// Runs a library operation for its value.
+    pub(crate) fn intrinsic(&mut self, op: &Intrinsic, args: &[Expr], e: &Expr) -> Res<Value> {
+        let span = e.span;
+        match op {
+            Intrinsic::ViewElement | Intrinsic::VectorElement | Intrinsic::ShapeComponent
+                if e.place =>
+            {
+                let p = self.intrinsic_place(op, args, e)?;
+                let v = self.read(&p, span)?;
+                if matches!(v, Value::Uninit) {
+                    return self.zero_value(&e.ty, span);
+                }
+                Ok(v)
+            }
+            Intrinsic::ShapeComponent => {
+                let base = self.eval(&args[0])?;
+                let i = self.eval(&args[1])?.int();
+                let dims = base.dims();
+                self.component(&dims, i, span)?;
+                Ok(Value::Int(dims[i as usize]))
+            }
+            Intrinsic::ViewElement | Intrinsic::VectorElement | Intrinsic::Print | Intrinsic::Stdout => {
+                let p = self.intrinsic_place(op, args, e)?;
+                self.read(&p, span)
+            }
+            Intrinsic::Math(f) => self.math(*f, args, e),
+            Intrinsic::Atomic(a) => self.atomic(*a, args, e),
+            Intrinsic::MakeShape => {
+                let mut dims = Vec::with_capacity(args.len());
+                for a in args {
+                    dims.push(self.eval(a)?.int());
+                }
+                Ok(Value::shape(dims))
+            }
+            Intrinsic::ShapeArith(op) => {
+                let l = self.eval(&args[0])?;
+                let r = self.eval(&args[1])?;
+                self.shape_arith(*op, &l, &r, span)
+            }
+            Intrinsic::ExtentSize => {
+                let dims = self.eval(&args[0])?.dims();
+                let n = dims.iter().fold(1i128, |acc, &d| acc * i128::from(d));
+                Ok(Value::Int(arith::wrap(n, scalar(&e.ty))))
+            }
+            Intrinsic::ExtentContains => {
+                let ext = self.eval(&args[0])?.dims();
+                let idx = self.eval(&args[1])?.dims();
+                Ok(Value::Bool(
+                    ext.iter().zip(&idx).all(|(&d, &i)| i >= 0 && i < d),
+                ))
+            }
+            Intrinsic::Tile => self.eval(&args[0]),
+            Intrinsic::TiledIndexPart(part) => {
+                let v = self.eval(&args[0])?;
+                let Type::TiledIndex(shape) = &args[0].ty else {
+                    return Ok(v);
+                };
+                let global = v.dims();
+                let dims: Vec<i64> = shape.dims().iter().map(|&d| i64::from(d)).collect();
+                let local = global.iter().zip(&dims).map(|(g, d)| g.rem_euclid(*d));
+                Ok(match part {
+                    TiledIndexPart::Global => v,
+                    TiledIndexPart::Local => Value::shape(local),
+                    TiledIndexPart::Tile => {
+                        Value::shape(global.iter().zip(&dims).map(|(g, d)| g.div_euclid(*d)))
+                    }
+                    TiledIndexPart::TileOrigin => Value::shape(
+                        global.iter().zip(&dims).map(|(g, d)| g - g.rem_euclid(*d)),
+                    ),
+                    TiledIndexPart::TileExtent => Value::shape(dims),
+                    TiledIndexPart::Barrier => Value::Void,
+                })
+            }
+            Intrinsic::NewArray => self.new_array(args, e),
+            Intrinsic::NewView => self.new_view(args, e),
+            Intrinsic::ViewProject => {
+                let view = self.eval(&args[0])?;
+                let view = self.view_of(&view, span)?;
+                let i = self.eval(&args[1])?.int();
+                let d0 = view.extent.first().copied().unwrap_or(0);
+                if i < 0 || i >= d0 {
+                    return Err(self.oob(span, "a projection of a view".into(), &[i], &[d0]));
+                }
+                let data = match &view.data {
+                    ViewData::Storage(s) => ViewData::Storage(Rc::clone(s)),
+                    ViewData::Place(p) => ViewData::Place(p.clone()),
+                };
+                Ok(Value::View(View::new(
+                    data,
+                    view.offset + i as usize * view.strides[0],
+                    view.extent[1..].to_vec(),
+                    view.strides[1..].to_vec(),
+                )))
+            }
+            Intrinsic::ViewExtent => {
+                let v = self.eval(&args[0])?;
+                let view = self.view_of(&v, span)?;
+                Ok(Value::shape(view.extent.iter().copied()))
+            }
+            Intrinsic::ViewSection => {
+                let v = self.eval(&args[0])?;
+                let view = self.view_of(&v, span)?;
+                let origin = self.eval(&args[1])?.dims();
+                let ext = self.eval(&args[2])?.dims();
+                let fits = origin
+                    .iter()
+                    .zip(&ext)
+                    .zip(&view.extent)
+                    .all(|((&o, &n), &d)| o >= 0 && n > 0 && o.checked_add(n).is_some_and(|end| end <= d));
+                if !fits {
+                    return Err(self
+                        .error(
+                            codes::R0007,
+                            span,
+                            format!(
+                                "the section at {} of extent {} does not fit in a view of extent {}",
+                                tuple(&origin),
+                                tuple(&ext),
+                                tuple(&view.extent)
+                            ),
+                        )
+                        .with_label("section out of bounds")
+                        .into());
+                }
+                let offset = view.offset
+                    + origin
+                        .iter()
+                        .zip(&view.strides)
+                        .map(|(&o, &s)| o as usize * s)
+                        .sum::<usize>();
+                let data = match &view.data {
+                    ViewData::Storage(s) => ViewData::Storage(Rc::clone(s)),
+                    ViewData::Place(p) => ViewData::Place(p.clone()),
+                };
+                Ok(Value::View(View::new(data, offset, ext, view.strides.clone())))
+            }
+            Intrinsic::ViewSynchronize | Intrinsic::ViewRefresh => {
+                let v = self.eval(&args[0])?;
+                if let Value::View(view) = &v
+                    && let Some(s) = view.storage()
+                    && matches!(op, Intrinsic::ViewSynchronize)
+                {
+                    s.unsynced.set(None);
+                }
+                Ok(Value::Void)
+            }
+            Intrinsic::ViewDiscard => {
+                let v = self.eval(&args[0])?;
+                if self.checker.on
+                    && let Value::View(view) = &v
+                    && let Some(s) = view.storage()
+                {
+                    let mut marks = s.discarded.borrow_mut();
+                    marks.resize(s.len(), false);
+                    for k in 0..view.size() {
+                        if let Some(m) = marks.get_mut(view.nth(k)) {
+                            *m = true;
+                        }
+                    }
+                }
+                Ok(Value::Void)
+            }
+            Intrinsic::Copy => {
+                self.copy(args, span)?;
+                Ok(Value::Void)
+            }
+            Intrinsic::ArrayToVector => {
+                let v = self.eval(&args[0])?;
+                let view = self.view_of(&v, span)?;
+                let data = self.view_elements(&view, span)?;
+                let elem = elem_type(&e.ty);
+                Ok(Value::Vector(self.storage_of(data, &elem, StorageKind::Vector, span)?))
+            }
+            Intrinsic::NewVector => {
+                let elem = elem_type(&e.ty);
+                let n = match args.first() {
+                    Some(a) => {
+                        let v = self.eval(a)?;
+                        arith::convert(&v, scalar(&a.ty), Scalar::ULong)
+                            .map_err(|err| self.arith_error(err, Scalar::ULong, span))?
+                            .int() as u64
+                    }
+                    None => 0,
+                };
+                let fill = match args.get(1) {
+                    Some(a) => self.eval(a)?,
+                    None => self.zero_value(&elem, span)?,
+                };
+                Ok(Value::Vector(self.new_storage(n, fill, &elem, StorageKind::Vector, span)?))
+            }
+            Intrinsic::VectorPush => {
+                let vp = self.place(&args[0])?;
+                let vec = self.read(&vp, span)?;
+                let v = self.eval(&args[1])?;
+                let v = self.copy_value(v, &args[1].ty, span)?;
+                if let Value::Vector(s) = vec {
+                    self.take_memory(s.elem_bytes, span)?;
+                    s.data.borrow_mut().push(v);
+                }
+                Ok(Value::Void)
+            }
+            Intrinsic::VectorSize => {
+                if let Type::CArray(_, n) = &args[0].ty {
+                    return Ok(Value::Int(i64::from(*n)));
+                }
+                let v = self.eval(&args[0])?;
+                let n = match v {
+                    Value::Vector(s) => s.len(),
+                    _ => 0,
+                };
+                Ok(Value::Int(n as i64))
+            }
+            Intrinsic::VectorIterator { .. } => self.eval(&args[0]),
+            Intrinsic::Manipulator(m) => {
+                let arg = match args.first() {
+                    Some(a) => self.eval(a)?.int() as i32,
+                    None => 0,
+                };
+                Ok(Value::Manip(*m, arg))
+            }
+            Intrinsic::Barrier(_) | Intrinsic::MemoryFence(_) => Ok(Value::Void),
+        }
+    }
+
+    fn component(&self, dims: &[i64], i: i64, span: Span) -> Res<()> {
+        if i < 0 || i as usize >= dims.len() {
+            return Err(self
+                .error(
+                    codes::R0001,
+                    span,
+                    format!("component {i} does not exist: the rank is {}", dims.len()),
+                )
+                .with_label(format!("component {i}"))
+                .into());
+        }
+        Ok(())
+    }
+
+    /// Library operations that name a place.
+    pub(crate) fn intrinsic_place(&mut self, op: &Intrinsic, args: &[Expr], e: &Expr) -> Res<Place> {
+        let span = e.span;
+        match op {
+            Intrinsic::ViewElement => {
+                let v = self.eval(&args[0])?;
+                let view = self.view_of(&v, span)?;
+                let idx = self.eval(&args[1])?.dims();
+                let inside = idx.len() == view.extent.len()
+                    && idx.iter().zip(&view.extent).all(|(&i, &d)| i >= 0 && i < d);
+                if !inside {
+                    let what = tessera_ir::display(&args[0].ty, &self.prog.structs);
+                    return Err(self.oob(span, format!("an `{what}`"), &idx, &view.extent));
+                }
+                let at = view.offset
+                    + idx
+                        .iter()
+                        .zip(&view.strides)
+                        .map(|(&i, &s)| i as usize * s)
+                        .sum::<usize>();
+                Ok(view.place_at(at))
+            }
+            Intrinsic::VectorElement => {
+                let vp = self.place(&args[0])?;
+                let v = self.read(&vp, span)?;
+                let i = self.eval(&args[1])?;
+                let i = if scalar(&args[1].ty) == Scalar::ULong {
+                    i64::try_from(i.int() as u64).unwrap_or(i64::MAX)
+                } else {
+                    i.int()
+                };
+                let Value::Vector(s) = v else {
+                    return Ok(Machine::temp(Value::Void));
+                };
+                let n = s.len() as i64;
+                if i < 0 || i >= n {
+                    return Err(self
+                        .error(
+                            codes::R0001,
+                            span,
+                            format!("index {i} is out of bounds for a `std::vector` of size {n}"),
+                        )
+                        .with_label(format!("index {i}"))
+                        .with_note(if n == 0 {
+                            "the vector is empty".to_string()
+                        } else {
+                            format!("the valid indices are 0 to {}", n - 1)
+                        })
+                        .into());
+                }
+                if self.checker.on && !self.in_kernel {
+                    self.check_host_access(&s, span);
+                }
+                Ok(Place {
+                    root: Root::Elem(s, i as usize),
+                    path: Vec::new(),
+                })
+            }
+            Intrinsic::ShapeComponent => {
+                let p = self.place(&args[0])?;
+                let i = self.eval(&args[1])?.int();
+                let base = self.read(&p, span)?;
+                self.component(&base.dims(), i, span)?;
+                Ok(p.child(i as u32))
+            }
+            Intrinsic::Stdout => Ok(Machine::temp(Value::Void)),
+            Intrinsic::Print => {
+                self.eval(&args[0])?;
+                let v = self.eval(&args[1])?;
+                self.print(&v, &args[1].ty);
+                Ok(Machine::temp(Value::Void))
+            }
+            _ => Ok(Machine::temp(self.intrinsic(op, args, e)?)),
+        }
+    }
+
+    /// `std::cout << v`.
+    fn print(&mut self, v: &Value, ty: &Type) {
+        match (v, ty) {
+            (Value::Str(s), _) => self.stream.write_str(s, &mut self.out),
+            (Value::Manip(m, arg), _) => {
+                self.stream.apply(*m, *arg, &mut self.out);
+                if *m == Manipulator::Endl {
+                    self.flush();
+                }
+            }
+            (_, Type::Scalar(s)) => {
+                let sv = match s {
+                    Scalar::Bool => ScalarValue::Bool(v.truth()),
+                    Scalar::Char => ScalarValue::Char(v.int() as i8),
+                    Scalar::Int => ScalarValue::Int(v.int() as i32),
+                    Scalar::UInt => ScalarValue::UInt(v.int() as u32),
+                    Scalar::Long => ScalarValue::Long(v.int()),
+                    Scalar::ULong => ScalarValue::ULong(v.int() as u64),
+                    Scalar::Float => ScalarValue::Float(arith::as_f64(v) as f32),
+                    Scalar::Double => ScalarValue::Double(arith::as_f64(v)),
+                };
+                self.stream.write_scalar(sv, &mut self.out);
+            }
+            _ => {}
+        }
+        if self.out.len() > 1 << 16 {
+            self.flush();
+        }
+    }
+
+    fn new_array(&mut self, args: &[Expr], e: &Expr) -> Res<Value> {
+        let span = e.span;
+        let ext = self.eval(&args[0])?;
+        let dims = self.checked_extent(&ext, args[0].span, "an `array`")?;
+        let n = Machine::size_of(&dims);
+        let elem = elem_type(&e.ty);
+        let storage = match args.get(1) {
+            None => {
+                let z = self.zero_value(&elem, span)?;
+                self.new_storage(n, z, &elem, StorageKind::Device, span)?
+            }
+            Some(src) => {
+                let v = self.eval(src)?;
+                let data = self.source_elements(&v, n, src.span, "the array")?;
+                self.storage_of(data, &elem, StorageKind::Device, span)?
+            }
+        };
+        Ok(Value::View(View::dense(ViewData::Storage(storage), dims)))
+    }
+
+    /// The first `n` elements of a vector or view, or an error if it has fewer.
+    fn source_elements(&mut self, v: &Value, n: u64, span: Span, what: &str) -> Res<Vec<Value>> {
+        let data = match v {
+            Value::Vector(s) => {
+                if self.checker.on && !self.in_kernel {
+                    self.check_host_access(s, span);
+                }
+                s.data.borrow().clone()
+            }
+            Value::View(view) => {
+                let view = Rc::clone(view);
+                self.view_elements(&view, span)?
+            }
+            _ => Vec::new(),
+        };
+        if (data.len() as u64) < n {
+            return Err(self
+                .error(
+                    codes::R0007,
+                    span,
+                    format!("{what} needs {n} elements, but the source has only {}", data.len()),
+                )
+                .with_label("too few elements")
+                .into());
+        }
+        Ok(data.into_iter().take(n as usize).collect())
+    }
+
+    fn new_view(&mut self, args: &[Expr], e: &Expr) -> Res<Value> {
+        let span = e.span;
+        let ext = self.eval(&args[0])?;
+        let dims = self.checked_extent(&ext, args[0].span, "an `array_view`")?;
+        let n = Machine::size_of(&dims);
+        let elem = elem_type(&e.ty);
+        let Some(src) = args.get(1) else {
+            let z = self.zero_value(&elem, span)?;
+            let storage = self.new_storage(n, z, &elem, StorageKind::Device, span)?;
+            return Ok(Value::View(View::dense(ViewData::Storage(storage), dims)));
+        };
+        match &src.ty {
+            Type::CArray(_, len) => {
+                if u64::from(*len) < n {
+                    return Err(self.too_small(span, n, u64::from(*len)));
+                }
+                let p = self.place(src)?;
+                Ok(Value::View(View::dense(ViewData::Place(p), dims)))
+            }
+            Type::Vector(_) => {
+                let p = self.place(src)?;
+                let v = self.read(&p, span)?;
+                let Value::Vector(s) = v else {
+                    return Err(self.too_small(span, n, 0));
+                };
+                if (s.len() as u64) < n {
+                    return Err(self.too_small(span, n, s.len() as u64));
+                }
+                Ok(Value::View(View::dense(ViewData::Storage(s), dims)))
+            }
+            _ => {
+                let v = self.eval(src)?;
+                let view = self.view_of(&v, span)?;
+                let data = match &view.data {
+                    ViewData::Storage(s) => ViewData::Storage(Rc::clone(s)),
+                    ViewData::Place(p) => ViewData::Place(p.clone()),
+                };
+                Ok(Value::View(View::new(
+                    data,
+                    view.offset,
+                    view.extent.clone(),
+                    view.strides.clone(),
+                )))
+            }
+        }
+    }
+
+    fn too_small(&self, span: Span, n: u64, have: u64) -> Stop {
+        self.error(
+            codes::R0007,
+            span,
+            format!("the view's extent has {n} elements, but its data source has only {have}"),
+        )
+        .with_label("data source too small")
+        .with_help("make the container at least as large as the extent")
+        .into()
+    }
+
+    fn copy(&mut self, args: &[Expr], span: Span) -> Res<()> {
+        let src = self.eval(&args[0])?;
+        let dst = self.eval(&args[1])?;
+        match (&src, &dst) {
+            (Value::View(s), Value::View(d)) => {
+                if s.extent != d.extent {
+                    return Err(self
+                        .error(
+                            codes::R0007,
+                            span,
+                            format!(
+                                "`copy` between different extents: {} and {}",
+                                tuple(&s.extent),
+                                tuple(&d.extent)
+                            ),
+                        )
+                        .with_label("extents differ")
+                        .into());
+                }
+                let (s, d) = (Rc::clone(s), Rc::clone(d));
+                let data = self.view_elements(&s, span)?;
+                self.fill_view(&d, data, span)
+            }
+            (Value::Vector(_), Value::View(d)) => {
+                let d = Rc::clone(d);
+                let data = self.source_elements(&src, d.size() as u64, args[0].span, "`copy`")?;
+                self.fill_view(&d, data, span)
+            }
+            (Value::View(s), Value::Vector(v)) => {
+                let s = Rc::clone(s);
+                let data = self.view_elements(&s, span)?;
+                let have = v.len();
+                if have < data.len() {
+                    return Err(self
+                        .error(
+                            codes::R0007,
+                            span,
+                            format!(
+                                "`copy` writes {} elements into a vector of size {have}",
+                                data.len()
+                            ),
+                        )
+                        .with_label("destination too small")
+                        .into());
+                }
+                let mut out = v.data.borrow_mut();
+                for (slot, x) in out.iter_mut().zip(data) {
+                    *slot = x;
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn fill_view(&mut self, view: &View, data: Vec<Value>, span: Span) -> Res<()> {
+        for (k, v) in data.into_iter().enumerate() {
+            let p = view.place_at(view.nth(k));
+            self.write(&p, v, span)?;
+        }
+        Ok(())
+    }
+
+    fn math(&mut self, f: MathFn, args: &[Expr], e: &Expr) -> Res<Value> {
+        let mut xs = Vec::with_capacity(args.len());
+        for a in args {
+            xs.push(self.eval(a)?);
+        }
+        let ty = scalar(&e.ty);
+        if !ty.is_floating() {
+            let a = xs.first().map_or(0, Value::int);
+            let b = xs.get(1).map_or(0, Value::int);
+            let r: i128 = match f {
+                MathFn::Abs => i128::from(a).abs(),
+                MathFn::Min => i128::from(a.min(b)),
+                _ => i128::from(a.max(b)),
+            };
+            let w = arith::wrap(r, ty);
+            if i128::from(w) != r {
+                return Err(self.arith_error(arith::ArithError::Overflow, ty, e.span));
+            }
+            return Ok(Value::Int(w));
+        }
+        let x: Vec<f64> = xs.iter().map(arith::as_f64).collect();
+        let a = x.first().copied().unwrap_or(0.0);
+        let b = x.get(1).copied().unwrap_or(0.0);
+        let c = x.get(2).copied().unwrap_or(0.0);
+        if ty == Scalar::Float {
+            let (a, b, c) = (a as f32, b as f32, c as f32);
+            let r: f32 = match f {
+                MathFn::Sqrt => a.sqrt(),
+                MathFn::Rsqrt => 1.0 / a.sqrt(),
+                MathFn::Fabs | MathFn::Abs => a.abs(),
+                MathFn::Floor => a.floor(),
+                MathFn::Ceil => a.ceil(),
+                MathFn::Round => a.round(),
+                MathFn::Trunc => a.trunc(),
+                MathFn::Exp => a.exp(),
+                MathFn::Exp2 => a.exp2(),
+                MathFn::Exp10 => libm::exp10f(a),
+                MathFn::Log => a.ln(),
+                MathFn::Log2 => a.log2(),
+                MathFn::Log10 => a.log10(),
+                MathFn::Pow => a.powf(b),
+                MathFn::Sin => a.sin(),
+                MathFn::Cos => a.cos(),
+                MathFn::Tan => a.tan(),
+                MathFn::Asin => a.asin(),
+                MathFn::Acos => a.acos(),
+                MathFn::Atan => a.atan(),
+                MathFn::Atan2 => a.atan2(b),
+                MathFn::Sinh => a.sinh(),
+                MathFn::Cosh => a.cosh(),
+                MathFn::Tanh => a.tanh(),
+                MathFn::Fmin | MathFn::Min => a.min(b),
+                MathFn::Fmax | MathFn::Max => a.max(b),
+                MathFn::Fmod => a % b,
+                MathFn::Cbrt => a.cbrt(),
+                MathFn::Log1p => a.ln_1p(),
+                MathFn::Expm1 => a.exp_m1(),
+                MathFn::Hypot => a.hypot(b),
+                MathFn::Erf => libm::erff(a),
+                MathFn::Erfc => libm::erfcf(a),
+                MathFn::Tgamma => libm::tgammaf(a),
+                MathFn::Lgamma => libm::lgammaf(a),
+                MathFn::Asinh => a.asinh(),
+                MathFn::Acosh => a.acosh(),
+                MathFn::Atanh => a.atanh(),
+                MathFn::Copysign => a.copysign(b),
+                MathFn::Fdim => libm::fdimf(a, b),
+                MathFn::Fma => a.mul_add(b, c),
+                MathFn::Remainder => libm::remainderf(a, b),
+            };
+            return Ok(Value::Float(r));
+        }
+        let r: f64 = match f {
+            MathFn::Sqrt => a.sqrt(),
+            MathFn::Rsqrt => 1.0 / a.sqrt(),
+            MathFn::Fabs | MathFn::Abs => a.abs(),
+            MathFn::Floor => a.floor(),
+            MathFn::Ceil => a.ceil(),
+            MathFn::Round => a.round(),
+            MathFn::Trunc => a.trunc(),
+            MathFn::Exp => a.exp(),
+            MathFn::Exp2 => a.exp2(),
+            MathFn::Exp10 => libm::exp10(a),
+            MathFn::Log => a.ln(),
+            MathFn::Log2 => a.log2(),
+            MathFn::Log10 => a.log10(),
+            MathFn::Pow => a.powf(b),
+            MathFn::Sin => a.sin(),
+            MathFn::Cos => a.cos(),
+            MathFn::Tan => a.tan(),
+            MathFn::Asin => a.asin(),
+            MathFn::Acos => a.acos(),
+            MathFn::Atan => a.atan(),
+            MathFn::Atan2 => a.atan2(b),
+            MathFn::Sinh => a.sinh(),
+            MathFn::Cosh => a.cosh(),
+            MathFn::Tanh => a.tanh(),
+            MathFn::Fmin | MathFn::Min => a.min(b),
+            MathFn::Fmax | MathFn::Max => a.max(b),
+            MathFn::Fmod => a % b,
+            MathFn::Cbrt => a.cbrt(),
+            MathFn::Log1p => a.ln_1p(),
+            MathFn::Expm1 => a.exp_m1(),
+            MathFn::Hypot => a.hypot(b),
+            MathFn::Erf => libm::erf(a),
+            MathFn::Erfc => libm::erfc(a),
+            MathFn::Tgamma => libm::tgamma(a),
+            MathFn::Lgamma => libm::lgamma(a),
+            MathFn::Asinh => a.asinh(),
+            MathFn::Acosh => a.acosh(),
+            MathFn::Atanh => a.atanh(),
+            MathFn::Copysign => a.copysign(b),
+            MathFn::Fdim => libm::fdim(a, b),
+            MathFn::Fma => a.mul_add(b, c),
+            MathFn::Remainder => libm::remainder(a, b),
+        };
+        Ok(Value::Double(r))
+    }
+
+    fn atomic(&mut self, op: AtomicOp, args: &[Expr], e: &Expr) -> Res<Value> {
+        let span = e.span;
+        let p = self.place(&args[0])?;
+        let ty = scalar(&args[0].ty);
+        if op == AtomicOp::CompareExchange {
+            let expected_place = self.place(&args[1])?;
+            let desired = self.eval(&args[2])?;
+            let cur = self.atomic_read(&p, span)?;
+            let expected = self.read(&expected_place, span)?;
+            if cur.int() == expected.int() {
+                self.atomic_write(&p, desired, span)?;
+                return Ok(Value::Bool(true));
+            }
+            self.write(&expected_place, cur, span)?;
+            return Ok(Value::Bool(false));
+        }
+        let operand = match args.get(1) {
+            Some(a) => self.eval(a)?,
+            None => Value::Int(1),
+        };
+        let old = self.atomic_read(&p, span)?;
+        let (a, b) = (old.int(), operand.int());
+        let new = match op {
+            AtomicOp::Add | AtomicOp::Inc => Value::Int(arith::wrap(i128::from(a) + i128::from(b), ty)),
+            AtomicOp::Sub | AtomicOp::Dec => Value::Int(arith::wrap(i128::from(a) - i128::from(b), ty)),
+            AtomicOp::And => Value::Int(a & b),
+            AtomicOp::Or => Value::Int(a | b),
+            AtomicOp::Xor => Value::Int(arith::wrap(i128::from(a ^ b), ty)),
+            AtomicOp::Max => Value::Int(a.max(b)),
+            AtomicOp::Min => Value::Int(a.min(b)),
+            AtomicOp::Exchange | AtomicOp::CompareExchange => operand,
+        };
+        self.atomic_write(&p, new, span)?;
+        Ok(old)
+    }
+
+    fn atomic_read(&mut self, p: &Place, span: Span) -> Res<Value> {
+        if self.checker.on {
+            self.check_access(p, span, true, true)?;
+        }
+        let saved = std::mem::replace(&mut self.checker.on, false);
+        let v = self.read(p, span);
+        self.checker.on = saved;
+        v
+    }
+
+    fn atomic_write(&mut self, p: &Place, v: Value, span: Span) -> Res<()> {
+        let saved = std::mem::replace(&mut self.checker.on, false);
+        let r = self.write(p, v, span);
+        self.checker.on = saved;
+        r
+    }
+}
+
+/// Reads part of a value (for tests of the path helpers).
+#[allow(dead_code)]
+pub(crate) fn part(v: &Value, path: &[u32]) -> Option<Value> {
+    get_path(v, path).cloned()
+}

@@ -1,0 +1,849 @@
+//! The interpreter's state, places, statements and calls.
+
+use crate::arith::{self, ArithError};
+use crate::check::Checker;
+use crate::value::{Meter, Place, Root, Storage, StorageKind, Value, get_path, get_path_mut};
+use crate::{Options, Outcome};
+use std::cell::RefCell;
+use std::io::Write;
+use std::rc::Rc;
+use std::time::Instant;
+use tessera_diagnostics::{Span, codes};
+use tessera_ir::{
+    Block, Expr, FuncId, Function, Init, LocalId, Program, Scalar, Stmt, StmtKind, TileShape, Type,
+};
+use tessera_runtime::format::StreamFormat;
+use tessera_runtime::{RunError, Thread};
+
+/// Why evaluation stopped early: a run-time error.
+pub(crate) type Stop = Box<RunError>;
+/// The result of running part of a program.
+pub(crate) type Res<T> = Result<T, Stop>;
+
+/// How a statement finished.
+#[derive(Clone, Debug)]
+pub(crate) enum Flow {
+    /// Fell through to the next statement.
+    Normal,
+    /// `break`
+    Break,
+    /// `continue`
+    Continue,
+    /// `return`, with the value (or `Ref` for a function returning a reference).
+    Return(Value),
+}
+
+/// One function activation.
+#[derive(Debug)]
+pub(crate) struct Frame {
+    /// The function (none while globals are initialised).
+    pub(crate) func: Option<FuncId>,
+    /// Locals, by `LocalId`.
+    pub(crate) locals: Vec<Value>,
+}
+
+/// A flow of control: the host, or one work-item of a kernel.
+#[derive(Debug)]
+pub(crate) struct Strand {
+    /// The call stack.
+    pub(crate) stack: Vec<Frame>,
+    /// How its last statement finished (work-items in lock-step).
+    pub(crate) flow: Flow,
+    /// Who it is, for messages.
+    pub(crate) thread: Thread,
+    /// Its position in the tile (row-major), or its global linear position.
+    pub(crate) linear: u32,
+}
+
+impl Strand {
+    pub(crate) fn new(thread: Thread, linear: u32) -> Strand {
+        Strand {
+            stack: Vec::new(),
+            flow: Flow::Normal,
+            thread,
+            linear,
+        }
+    }
+}
+
+/// The launch being executed.
+#[derive(Debug, Default)]
+pub(crate) struct LaunchState {
+    /// The kernel's captured values, by slot.
+    pub(crate) captures: Vec<Value>,
+    /// The running tile's `tile_static` variables, by slot.
+    pub(crate) tile_static: Vec<Value>,
+    /// The tile shape of a tiled launch.
+    pub(crate) shape: Option<TileShape>,
+    /// The running tile, row-major.
+    pub(crate) tile_linear: u32,
+    /// The launch expression.
+    pub(crate) span: Span,
+}
+
+/// The interpreter.
+pub(crate) struct Machine<'p> {
+    pub(crate) prog: &'p Program,
+    pub(crate) opts: Options,
+    pub(crate) globals: Vec<Value>,
+    pub(crate) host: Strand,
+    pub(crate) items: Vec<Strand>,
+    pub(crate) cur: usize,
+    pub(crate) in_kernel: bool,
+    pub(crate) launch: LaunchState,
+    /// `tile_static` slot of each (function, local), and its type.
+    pub(crate) ts_slot: Vec<Vec<Option<u32>>>,
+    pub(crate) ts_types: Vec<(FuncId, LocalId)>,
+    /// Functions that contain a barrier, directly or through calls.
+    pub(crate) barrier_fns: Vec<bool>,
+    pub(crate) meter: Rc<Meter>,
+    pub(crate) stream: StreamFormat,
+    pub(crate) out: String,
+    sink: &'p mut dyn Write,
+    sink_broken: bool,
+    start: Instant,
+    ticks: u32,
+    pub(crate) depth: u32,
+    pub(crate) checker: Checker,
+}
+
+impl<'p> Machine<'p> {
+    pub(crate) fn new(prog: &'p Program, opts: Options, sink: &'p mut dyn Write) -> Self {
+        let mut ts_slot = Vec::with_capacity(prog.functions.len());
+        let mut ts_types = Vec::new();
+        for (f, func) in prog.functions.iter().enumerate() {
+            let slots = func
+                .locals
+                .iter()
+                .enumerate()
+                .map(|(l, local)| {
+                    (local.space == tessera_ir::Space::TileStatic).then(|| {
+                        ts_types.push((FuncId(f as u32), LocalId(l as u32)));
+                        (ts_types.len() - 1) as u32
+                    })
+                })
+                .collect();
+            ts_slot.push(slots);
+        }
+        let barrier_fns = crate::kernel::barrier_functions(prog);
+        let meter = Meter::new(opts.limits.max_memory);
+        Machine {
+            prog,
+            opts,
+            globals: Vec::new(),
+            host: Strand::new(Thread::Host, 0),
+            items: Vec::new(),
+            cur: 0,
+            in_kernel: false,
+            launch: LaunchState::default(),
+            ts_slot,
+            ts_types,
+            barrier_fns,
+            meter,
+            stream: StreamFormat::default(),
+            out: String::new(),
+            sink,
+            sink_broken: false,
+            start: Instant::now(),
+            ticks: 0,
+            depth: 0,
+            checker: Checker::new(opts.check),
+        }
+    }
+
+    /// Runs the program: globals, then `main`.
+    pub(crate) fn run(mut self) -> Outcome {
+        let result = self.run_main();
+        self.flush();
+        let (exit_code, error) = match result {
+            Ok(code) => (code, None),
+            Err(e) => (i32::from(tessera_runtime::EXIT_RUNTIME_ERROR), Some(*e)),
+        };
+        Outcome {
+            exit_code,
+            error,
+            findings: std::mem::take(&mut self.checker.findings),
+        }
+    }
+
+    fn run_main(&mut self) -> Res<i32> {
+        let prog = self.prog;
+        self.host.stack.push(Frame { func: None, locals: Vec::new() });
+        for g in &prog.globals {
+            let v = match &g.init {
+                Some(init) => self.init_value(init, &g.ty, g.span)?,
+                None => self.zero_value(&g.ty, g.span)?,
+            };
+            self.globals.push(v);
+        }
+        self.host.stack.clear();
+        let Some(main) = prog.main else {
+            return Ok(0);
+        };
+        let v = self.call(main, Vec::new(), prog.functions[main.0 as usize].span)?;
+        Ok(match v {
+            Value::Int(code) => code as i32,
+            _ => 0,
+        })
+    }
+
+    // ----- output -----
+
+    /// Writes buffered output to the sink.
+    pub(crate) fn flush(&mut self) {
+        if !self.sink_broken && !self.out.is_empty() {
+            if self.sink.write_all(self.out.as_bytes()).is_err() || self.sink.flush().is_err() {
+                // A closed pipe: the reader has gone; the program still runs
+                // to its end like a C++ program would.
+                self.sink_broken = true;
+            }
+        }
+        self.out.clear();
+    }
+
+    // ----- errors and limits -----
+
+    /// Who is running now.
+    pub(crate) fn thread(&self) -> Thread {
+        if self.in_kernel {
+            self.items.get(self.cur).map_or(Thread::Host, |s| s.thread)
+        } else {
+            Thread::Host
+        }
+    }
+
+    /// An error in the running thread.
+    pub(crate) fn error(&self, code: tessera_diagnostics::Code, span: Span, msg: impl Into<String>) -> Stop {
+        Box::new(RunError::new(code, span, self.thread(), msg))
+    }
+
+    /// The error for a failed arithmetic operation.
+    pub(crate) fn arith_error(&self, e: ArithError, ty: Scalar, span: Span) -> Stop {
+        let name = ty.name();
+        let err = match e {
+            ArithError::DivByZero => RunError::new(
+                codes::R0002,
+                span,
+                self.thread(),
+                format!("integer division by zero (`{name}`)"),
+            )
+            .with_label("the divisor is 0")
+            .with_help("check the divisor before dividing"),
+            ArithError::Overflow => RunError::new(
+                codes::R0003,
+                span,
+                self.thread(),
+                format!("signed integer overflow: the result does not fit in `{name}`"),
+            )
+            .with_label("overflows")
+            .with_note("C++ leaves signed overflow undefined; unsigned types wrap around")
+            .with_help("use a wider type (`long`) or an unsigned type if wrapping is intended"),
+            ArithError::Shift(count, width) => RunError::new(
+                codes::R0004,
+                span,
+                self.thread(),
+                format!("shift count {count} is out of range for a {width}-bit `{name}`"),
+            )
+            .with_label(format!("shifts by {count}"))
+            .with_help(format!("shift by 0 to {} bits", width - 1)),
+            ArithError::FloatToInt(value, to) => RunError::new(
+                codes::R0005,
+                span,
+                self.thread(),
+                format!(
+                    "the value {value} does not fit in `{}` after conversion",
+                    to.name()
+                ),
+            )
+            .with_label("converted here")
+            .with_note("C++ leaves the conversion of an out-of-range value undefined"),
+        };
+        Box::new(err)
+    }
+
+    /// Counts work; every few thousand steps, checks the time limit.
+    pub(crate) fn tick(&mut self, span: Span) -> Res<()> {
+        self.ticks = self.ticks.wrapping_add(1);
+        if self.ticks % 4096 == 0
+            && let Some(limit) = self.opts.limits.timeout
+            && self.start.elapsed() > limit
+        {
+            return Err(self
+                .error(
+                    codes::R0009,
+                    span,
+                    format!(
+                        "the program ran longer than the time limit of {} s",
+                        limit.as_secs_f64()
+                    ),
+                )
+                .with_label("still running here")
+                .with_help("look for a loop that never ends, or raise the limit with `--timeout`")
+                .into());
+        }
+        Ok(())
+    }
+
+    /// Takes `bytes` of program data from the memory budget.
+    pub(crate) fn take_memory(&self, bytes: u64, span: Span) -> Res<()> {
+        self.meter.take(bytes).map_err(|(used, limit)| {
+            self.error(
+                codes::R0010,
+                span,
+                format!(
+                    "allocating {} would pass the memory limit of {} ({} in use)",
+                    human_bytes(bytes),
+                    human_bytes(limit),
+                    human_bytes(used)
+                ),
+            )
+            .with_label("allocated here")
+            .with_help("use less data, or raise the limit with `--max-memory`")
+            .into()
+        })
+    }
+
+    /// New storage of `n` copies of `fill`.
+    pub(crate) fn new_storage(
+        &self,
+        n: u64,
+        fill: Value,
+        elem: &Type,
+        kind: StorageKind,
+        span: Span,
+    ) -> Res<Rc<Storage>> {
+        let elem_bytes = self.type_bytes(elem);
+        self.take_memory(n.saturating_mul(elem_bytes), span)?;
+        let n = usize::try_from(n).map_err(|_| self.error(codes::R0010, span, "allocation too large"))?;
+        Ok(Storage::new(vec![fill; n], kind, elem_bytes, &self.meter))
+    }
+
+    /// Storage holding `data`.
+    pub(crate) fn storage_of(
+        &self,
+        data: Vec<Value>,
+        elem: &Type,
+        kind: StorageKind,
+        span: Span,
+    ) -> Res<Rc<Storage>> {
+        let elem_bytes = self.type_bytes(elem);
+        self.take_memory((data.len() as u64).saturating_mul(elem_bytes), span)?;
+        Ok(Storage::new(data, kind, elem_bytes, &self.meter))
+    }
+
+    /// The C++ size of a type, for the memory budget.
+    pub(crate) fn type_bytes(&self, ty: &Type) -> u64 {
+        match ty {
+            Type::Scalar(s) => u64::from(s.size()),
+            Type::Struct(id) => self.prog.structs.get(id.0 as usize).map_or(8, |s| {
+                s.fields.iter().map(|(_, t)| self.type_bytes(t)).sum::<u64>().max(1)
+            }),
+            Type::CArray(elem, n) => self.type_bytes(elem).saturating_mul(u64::from(*n)),
+            Type::Index(r) | Type::Extent(r) => 4 * u64::from(*r),
+            _ => 8,
+        }
+    }
+
+    // ----- values of types -----
+
+    /// The value a variable of type `ty` starts with when zero-initialised.
+    pub(crate) fn zero_value(&self, ty: &Type, span: Span) -> Res<Value> {
+        Ok(match ty {
+            Type::Scalar(s) => arith::zero(*s),
+            Type::Struct(id) => {
+                let fields = self
+                    .prog
+                    .structs
+                    .get(id.0 as usize)
+                    .map(|s| s.fields.clone())
+                    .unwrap_or_default();
+                let mut items = Vec::with_capacity(fields.len());
+                for (_, t) in &fields {
+                    items.push(self.zero_value(t, span)?);
+                }
+                Value::Agg(Rc::new(items))
+            }
+            Type::CArray(elem, n) => {
+                self.take_memory(self.type_bytes(ty), span)?;
+                let z = self.zero_value(elem, span)?;
+                Value::Agg(Rc::new(vec![z; *n as usize]))
+            }
+            Type::Index(r) | Type::Extent(r) => Value::shape(vec![0; usize::from(*r)]),
+            Type::TiledExtent(t) | Type::TiledIndex(t) => Value::shape(vec![0; usize::from(t.rank)]),
+            Type::Vector(elem) => {
+                Value::Vector(self.storage_of(Vec::new(), elem, StorageKind::Vector, span)?)
+            }
+            _ => Value::Void,
+        })
+    }
+
+    /// The value of an uninitialised `tile_static` variable of type `ty`.
+    pub(crate) fn uninit_value(&self, ty: &Type) -> Value {
+        match ty {
+            Type::Struct(id) => {
+                let n = self.prog.structs.get(id.0 as usize).map_or(0, |s| s.fields.len());
+                let fields: Vec<Value> = (0..n)
+                    .map(|i| {
+                        self.prog.structs[id.0 as usize]
+                            .fields
+                            .get(i)
+                            .map_or(Value::Uninit, |(_, t)| self.uninit_value(t))
+                    })
+                    .collect();
+                Value::Agg(Rc::new(fields))
+            }
+            Type::CArray(elem, n) => Value::Agg(Rc::new(vec![self.uninit_value(elem); *n as usize])),
+            _ => Value::Uninit,
+        }
+    }
+
+    /// Evaluates an initialiser for a variable of type `ty`.
+    pub(crate) fn init_value(&mut self, init: &Init, ty: &Type, span: Span) -> Res<Value> {
+        match init {
+            Init::Expr(e) => {
+                let v = self.eval(e)?;
+                self.copy_value(v, ty, e.span)
+            }
+            Init::Zero => self.zero_value(ty, span),
+            Init::Ref(e) => Ok(Value::Ref(Rc::new(self.place(e)?))),
+            Init::List(items) => {
+                let elem_types: Vec<Type> = match ty {
+                    Type::Struct(id) => self
+                        .prog
+                        .structs
+                        .get(id.0 as usize)
+                        .map(|s| s.fields.iter().map(|(_, t)| t.clone()).collect())
+                        .unwrap_or_default(),
+                    Type::CArray(elem, n) => vec![(**elem).clone(); *n as usize],
+                    _ => Vec::new(),
+                };
+                let mut out = Vec::with_capacity(elem_types.len());
+                for (i, t) in elem_types.iter().enumerate() {
+                    out.push(match items.get(i) {
+                        Some(item) => self.init_value(item, t, span)?,
+                        None => self.zero_value(t, span)?,
+                    });
+                }
+                Ok(Value::Agg(Rc::new(out)))
+            }
+        }
+    }
+
+    /// A copy of `v` for a new object of type `ty`: vectors and arrays are
+    /// deep-copied (unless `v` is a temporary nobody else holds).
+    pub(crate) fn copy_value(&mut self, v: Value, ty: &Type, span: Span) -> Res<Value> {
+        match (&v, ty) {
+            (Value::Vector(s), _) if Rc::strong_count(s) > 1 => {
+                let data = s.data.borrow().clone();
+                let elem = match ty {
+                    Type::Vector(e) => (**e).clone(),
+                    _ => Type::INT,
+                };
+                Ok(Value::Vector(self.storage_of(data, &elem, StorageKind::Vector, span)?))
+            }
+            (Value::View(view), Type::Array(elem, _)) => {
+                let view = Rc::clone(view);
+                let data = self.view_elements(&view, span)?;
+                let storage = self.storage_of(data, elem, StorageKind::Device, span)?;
+                Ok(Value::View(crate::value::View::dense(
+                    crate::value::ViewData::Storage(storage),
+                    view.extent.clone(),
+                )))
+            }
+            _ => Ok(v),
+        }
+    }
+
+    // ----- places -----
+
+    pub(crate) fn strand(&mut self) -> &mut Strand {
+        if self.in_kernel {
+            &mut self.items[self.cur]
+        } else {
+            &mut self.host
+        }
+    }
+
+    fn frame_mut(&mut self) -> &mut Frame {
+        let strand = self.strand();
+        if strand.stack.is_empty() {
+            strand.stack.push(Frame { func: None, locals: Vec::new() });
+        }
+        let last = strand.stack.len() - 1;
+        &mut strand.stack[last]
+    }
+
+    /// Sets a local of the current frame.
+    pub(crate) fn set_local(&mut self, id: LocalId, v: Value) {
+        let frame = self.frame_mut();
+        let i = id.0 as usize;
+        if frame.locals.len() <= i {
+            frame.locals.resize(i + 1, Value::Void);
+        }
+        frame.locals[i] = v;
+    }
+
+    /// The place of a local of the current function.
+    pub(crate) fn local_place(&mut self, func: FuncId, id: LocalId) -> Place {
+        if let Some(Some(slot)) = self
+            .ts_slot
+            .get(func.0 as usize)
+            .and_then(|f| f.get(id.0 as usize))
+        {
+            return Place::root(Root::TileStatic(*slot));
+        }
+        let strand = self.strand();
+        let depth = strand.stack.len().saturating_sub(1) as u32;
+        if let Some(Value::Ref(p)) = strand
+            .stack
+            .last()
+            .and_then(|f| f.locals.get(id.0 as usize))
+        {
+            return (**p).clone();
+        }
+        Place::root(Root::Local(depth, id.0))
+    }
+
+    /// Reads the value at a place.
+    pub(crate) fn read(&mut self, place: &Place, span: Span) -> Res<Value> {
+        let v = match &place.root {
+            Root::Local(depth, slot) => {
+                let strand = self.strand();
+                strand
+                    .stack
+                    .get(*depth as usize)
+                    .and_then(|f| f.locals.get(*slot as usize))
+                    .and_then(|v| get_path(v, &place.path))
+                    .cloned()
+            }
+            Root::Global(g) => self
+                .globals
+                .get(*g as usize)
+                .and_then(|v| get_path(v, &place.path))
+                .cloned(),
+            Root::Capture(c) => self
+                .launch
+                .captures
+                .get(*c as usize)
+                .and_then(|v| get_path(v, &place.path))
+                .cloned(),
+            Root::TileStatic(slot) => {
+                let v = self
+                    .launch
+                    .tile_static
+                    .get(*slot as usize)
+                    .and_then(|v| get_path(v, &place.path))
+                    .cloned();
+                if self.checker.on {
+                    self.check_access(place, span, false, false)?;
+                }
+                if matches!(v, Some(Value::Uninit)) && self.checker.on {
+                    self.report_uninit(*slot, span);
+                }
+                v
+            }
+            Root::Elem(storage, i) => {
+                if self.checker.on {
+                    self.check_access(place, span, false, false)?;
+                }
+                storage
+                    .data
+                    .borrow()
+                    .get(*i)
+                    .and_then(|v| get_path(v, &place.path))
+                    .cloned()
+            }
+            Root::Temp(cell) => get_path(&cell.borrow(), &place.path).cloned(),
+        };
+        Ok(v.unwrap_or(Value::Uninit))
+    }
+
+    /// Stores a value at a place.
+    pub(crate) fn write(&mut self, place: &Place, v: Value, span: Span) -> Res<()> {
+        let slot: Option<&mut Value> = match &place.root {
+            Root::Local(depth, slot) => {
+                let strand = self.strand();
+                strand
+                    .stack
+                    .get_mut(*depth as usize)
+                    .and_then(|f| f.locals.get_mut(*slot as usize))
+                    .and_then(|v| get_path_mut(v, &place.path))
+            }
+            Root::Global(g) => self
+                .globals
+                .get_mut(*g as usize)
+                .and_then(|v| get_path_mut(v, &place.path)),
+            Root::Capture(c) => self
+                .launch
+                .captures
+                .get_mut(*c as usize)
+                .and_then(|v| get_path_mut(v, &place.path)),
+            Root::TileStatic(_) | Root::Elem(..) => {
+                if self.checker.on {
+                    self.check_access(place, span, true, false)?;
+                }
+                match &place.root {
+                    Root::TileStatic(slot) => self
+                        .launch
+                        .tile_static
+                        .get_mut(*slot as usize)
+                        .and_then(|v| get_path_mut(v, &place.path)),
+                    Root::Elem(storage, i) => {
+                        let mut data = storage.data.borrow_mut();
+                        if let Some(target) = data.get_mut(*i).and_then(|t| get_path_mut(t, &place.path)) {
+                            *target = v;
+                        }
+                        return Ok(());
+                    }
+                    _ => None,
+                }
+            }
+            Root::Temp(cell) => {
+                let mut b = cell.borrow_mut();
+                if let Some(target) = get_path_mut(&mut b, &place.path) {
+                    *target = v;
+                }
+                return Ok(());
+            }
+        };
+        if let Some(target) = slot {
+            *target = v;
+        }
+        Ok(())
+    }
+
+    /// A place holding a temporary value.
+    pub(crate) fn temp(v: Value) -> Place {
+        Place::root(Root::Temp(Rc::new(RefCell::new(v))))
+    }
+
+    // ----- statements -----
+
+    /// Runs a block; its locals go out of scope at its end.
+    pub(crate) fn exec_block(&mut self, b: &Block) -> Res<Flow> {
+        let mut flow = Flow::Normal;
+        for s in &b.stmts {
+            match self.exec_stmt(s) {
+                Ok(Flow::Normal) => {}
+                Ok(other) => {
+                    flow = other;
+                    break;
+                }
+                Err(e) => {
+                    self.end_scope(b);
+                    return Err(e);
+                }
+            }
+        }
+        self.end_scope(b);
+        Ok(flow)
+    }
+
+    /// Destroys the locals a block declared (views release their data).
+    pub(crate) fn end_scope(&mut self, b: &Block) {
+        for s in &b.stmts {
+            if let StmtKind::Let { local, .. } = s.kind {
+                let frame = self.frame_mut();
+                if let Some(slot) = frame.locals.get_mut(local.0 as usize) {
+                    *slot = Value::Void;
+                }
+            }
+        }
+    }
+
+    pub(crate) fn exec_stmt(&mut self, s: &Stmt) -> Res<Flow> {
+        match &s.kind {
+            StmtKind::Expr(e) => {
+                self.eval(e)?;
+            }
+            StmtKind::Let { local, init } => self.exec_let(*local, init.as_ref(), s.span)?,
+            StmtKind::Block(b) => return self.exec_block(b),
+            StmtKind::If { cond, then, els } => {
+                if self.eval(cond)?.truth() {
+                    return self.exec_block(then);
+                } else if let Some(els) = els {
+                    return self.exec_block(els);
+                }
+            }
+            StmtKind::Loop {
+                cond,
+                test_first,
+                body,
+                step,
+            } => {
+                let mut first = true;
+                loop {
+                    self.tick(s.span)?;
+                    if (*test_first || !first)
+                        && let Some(c) = cond
+                        && !self.eval(c)?.truth()
+                    {
+                        break;
+                    }
+                    first = false;
+                    match self.exec_block(body)? {
+                        Flow::Break => break,
+                        r @ Flow::Return(_) => return Ok(r),
+                        Flow::Normal | Flow::Continue => {}
+                    }
+                    if let Some(step) = step {
+                        self.eval(step)?;
+                    }
+                }
+            }
+            StmtKind::Switch { value, arms } => {
+                let v = self.eval(value)?.int();
+                let start = arms
+                    .iter()
+                    .position(|a| a.value == Some(v))
+                    .or_else(|| arms.iter().position(|a| a.value.is_none()));
+                if let Some(start) = start {
+                    for arm in &arms[start..] {
+                        match self.exec_block(&arm.body)? {
+                            Flow::Normal => {}
+                            Flow::Break => break,
+                            other => return Ok(other),
+                        }
+                    }
+                }
+            }
+            StmtKind::Break => return Ok(Flow::Break),
+            StmtKind::Continue => return Ok(Flow::Continue),
+            StmtKind::Return(e) => {
+                let v = match e {
+                    Some(e) => self.return_value(e)?,
+                    None => Value::Void,
+                };
+                return Ok(Flow::Return(v));
+            }
+            StmtKind::Barrier(_) => {
+                return Err(self
+                    .error(
+                        codes::R0008,
+                        s.span,
+                        "this barrier cannot be reached in step with the rest of the tile",
+                    )
+                    .with_label("barrier")
+                    .with_note("Tessera runs barriers in kernels and in functions called as a whole statement: `f(t);`, `x = f(t);`, `T x = f(t);` or `return f(t);`")
+                    .into());
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    /// The value a `return` gives: a place for functions returning a reference.
+    pub(crate) fn return_value(&mut self, e: &Expr) -> Res<Value> {
+        let func = self.current_fn();
+        if func.is_some_and(|f| self.prog.functions[f.0 as usize].ret_by_ref) {
+            return Ok(Value::Ref(Rc::new(self.place(e)?)));
+        }
+        let v = self.eval(e)?;
+        self.copy_value(v, &e.ty, e.span)
+    }
+
+    pub(crate) fn exec_let(&mut self, local: LocalId, init: Option<&Init>, span: Span) -> Res<()> {
+        let Some(func) = self.current_fn() else {
+            return Ok(());
+        };
+        let decl = &self.prog.functions[func.0 as usize].locals[local.0 as usize];
+        let ty = decl.ty.clone();
+        if decl.space == tessera_ir::Space::TileStatic {
+            // One instance per tile, made when the tile starts.
+            return Ok(());
+        }
+        let v = match init {
+            Some(init) => self.init_value(init, &ty, span)?,
+            None => self.zero_value(&ty, span)?,
+        };
+        self.set_local(local, v);
+        Ok(())
+    }
+
+    // ----- calls -----
+
+    /// The function running in the current frame.
+    pub(crate) fn current_fn(&mut self) -> Option<FuncId> {
+        self.strand().stack.last().and_then(|f| f.func)
+    }
+
+    /// Pushes a frame for `func` with its arguments.
+    pub(crate) fn enter(&mut self, func: FuncId, args: Vec<Value>, span: Span) -> Res<()> {
+        let limit = self.opts.limits.max_call_depth;
+        if self.depth >= limit {
+            return Err(self
+                .error(
+                    codes::R0011,
+                    span,
+                    format!("more than {limit} nested calls: the call stack is too deep"),
+                )
+                .with_label("called here")
+                .with_help("look for recursion that never reaches its base case")
+                .into());
+        }
+        self.depth += 1;
+        let f: &Function = &self.prog.functions[func.0 as usize];
+        let mut locals = args;
+        locals.resize(f.locals.len(), Value::Void);
+        self.strand().stack.push(Frame {
+            func: Some(func),
+            locals,
+        });
+        Ok(())
+    }
+
+    /// Pops the current frame.
+    pub(crate) fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+        self.strand().stack.pop();
+    }
+
+    /// Calls a user function with evaluated arguments.
+    pub(crate) fn call(&mut self, func: FuncId, args: Vec<Value>, span: Span) -> Res<Value> {
+        let prog = self.prog;
+        let f = &prog.functions[func.0 as usize];
+        let Some(body) = &f.body else {
+            return Ok(Value::Void);
+        };
+        self.enter(func, args, span)?;
+        let r = self.exec_block(body);
+        self.leave();
+        match r? {
+            Flow::Return(v) => Ok(v),
+            _ => Ok(Value::Void),
+        }
+    }
+
+    /// Evaluates the arguments of a call of `func`.
+    pub(crate) fn call_args(&mut self, func: FuncId, args: &[Expr]) -> Res<Vec<Value>> {
+        let prog = self.prog;
+        let f = &prog.functions[func.0 as usize];
+        let mut out = Vec::with_capacity(args.len());
+        for (i, a) in args.iter().enumerate() {
+            let by_ref = f.locals.get(i).is_some_and(|l| l.by_ref);
+            if by_ref {
+                out.push(Value::Ref(Rc::new(self.place(a)?)));
+            } else {
+                let v = self.eval(a)?;
+                let ty = f.locals.get(i).map_or(&a.ty, |l| &l.ty);
+                out.push(self.copy_value(v, ty, a.span)?);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Bytes as people read them.
+pub(crate) fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["bytes", "KiB", "MiB", "GiB"];
+    let mut v = n as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit < UNITS.len() - 1 {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} bytes")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}

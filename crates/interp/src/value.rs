@@ -1,0 +1,358 @@
+//! Values, memory and places.
+//!
+//! Every C++ object is a [`Value`]. Scalars are stored by value; aggregates
+//! (structs, C arrays, `index`, `extent`, `tiled_index`) share their elements
+//! copy-on-write, so reading a struct is cheap and writing one field copies
+//! only when the struct is shared. Vectors and the data of `array`s and
+//! `array_view`s live in [`Storage`], shared by reference between a vector and
+//! the views over it: Tessera's memory is shared between host and kernels.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use tessera_diagnostics::Span;
+use tessera_ir::Manipulator;
+
+/// A run-time value.
+#[derive(Clone, Debug)]
+pub(crate) enum Value {
+    /// `void`, the stream `std::cout`, a `tile_barrier`.
+    Void,
+    /// A `tile_static` element not yet written in this tile (or a variable
+    /// declared without a value).
+    Uninit,
+    /// `bool`
+    Bool(bool),
+    /// Every integer type, kept in its type's range (`unsigned long` as its
+    /// bit pattern).
+    Int(i64),
+    /// `float`
+    Float(f32),
+    /// `double`
+    Double(f64),
+    /// Structs, C arrays, `index`, `extent`, `tiled_extent`, `tiled_index`
+    /// (its global index): the elements in order.
+    Agg(Rc<Vec<Value>>),
+    /// A `concurrency::array` or an `array_view`.
+    View(Rc<View>),
+    /// A `std::vector`.
+    Vector(Rc<Storage>),
+    /// What a reference variable or parameter refers to.
+    Ref(Rc<Place>),
+    /// A string literal.
+    Str(Rc<str>),
+    /// A stream manipulator and its argument.
+    Manip(Manipulator, i32),
+}
+
+impl Value {
+    /// The integer in a scalar (bools are 0 or 1, floats truncate).
+    pub(crate) fn int(&self) -> i64 {
+        match self {
+            Value::Int(v) => *v,
+            Value::Bool(b) => i64::from(*b),
+            Value::Float(f) => *f as i64,
+            Value::Double(d) => *d as i64,
+            _ => 0,
+        }
+    }
+
+    /// The truth of a `bool`.
+    pub(crate) fn truth(&self) -> bool {
+        match self {
+            Value::Bool(b) => *b,
+            Value::Int(v) => *v != 0,
+            Value::Float(f) => *f != 0.0,
+            Value::Double(d) => *d != 0.0,
+            _ => false,
+        }
+    }
+
+    /// The components of an index or extent.
+    pub(crate) fn dims(&self) -> Vec<i64> {
+        match self {
+            Value::Agg(items) => items.iter().map(Value::int).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// An index or extent from its components.
+    pub(crate) fn shape(dims: impl IntoIterator<Item = i64>) -> Value {
+        Value::Agg(Rc::new(dims.into_iter().map(Value::Int).collect()))
+    }
+}
+
+/// Counts the bytes of program data alive at once, against `--max-memory`.
+#[derive(Debug)]
+pub(crate) struct Meter {
+    used: Cell<u64>,
+    limit: u64,
+}
+
+impl Meter {
+    pub(crate) fn new(limit: u64) -> Rc<Meter> {
+        Rc::new(Meter {
+            used: Cell::new(0),
+            limit,
+        })
+    }
+
+    /// Takes `bytes` more, or says how much is in use if that passes the limit.
+    pub(crate) fn take(&self, bytes: u64) -> Result<(), (u64, u64)> {
+        let used = self.used.get();
+        match used.checked_add(bytes) {
+            Some(total) if total <= self.limit => {
+                self.used.set(total);
+                Ok(())
+            }
+            _ => Err((used, self.limit)),
+        }
+    }
+
+    fn give(&self, bytes: u64) {
+        self.used.set(self.used.get().saturating_sub(bytes));
+    }
+}
+
+/// What a [`Storage`] holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StorageKind {
+    /// The elements of a `std::vector`.
+    Vector,
+    /// Memory of the accelerator: an `array`, or an `array_view` made
+    /// without a data source.
+    Device,
+}
+
+/// A block of elements: a vector's, or an array's.
+#[derive(Debug)]
+pub(crate) struct Storage {
+    /// The elements.
+    pub(crate) data: RefCell<Vec<Value>>,
+    /// Vector or accelerator memory.
+    pub(crate) kind: StorageKind,
+    /// Bytes of one element in C++ (for the memory limit).
+    pub(crate) elem_bytes: u64,
+    meter: Rc<Meter>,
+    /// Live `array_view`s over this data (vectors only): when the last one
+    /// goes, C++ AMP copies the kernels' writes back, so they are no longer
+    /// pending.
+    pub(crate) views: Cell<u32>,
+    /// `--check`: a kernel wrote through a view and nothing synchronised it
+    /// yet; the launch's span.
+    pub(crate) unsynced: Cell<Option<Span>>,
+    /// `--check`: elements dropped by `discard_data()` and not written since.
+    pub(crate) discarded: RefCell<Vec<bool>>,
+}
+
+impl Storage {
+    /// New storage of `data`, counted against `meter` (already taken).
+    pub(crate) fn new(
+        data: Vec<Value>,
+        kind: StorageKind,
+        elem_bytes: u64,
+        meter: &Rc<Meter>,
+    ) -> Rc<Storage> {
+        Rc::new(Storage {
+            data: RefCell::new(data),
+            kind,
+            elem_bytes,
+            meter: Rc::clone(meter),
+            views: Cell::new(0),
+            unsynced: Cell::new(None),
+            discarded: RefCell::new(Vec::new()),
+        })
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.data.borrow().len()
+    }
+}
+
+impl Drop for Storage {
+    fn drop(&mut self) {
+        let n = self.data.get_mut().len() as u64;
+        self.meter.give(n.saturating_mul(self.elem_bytes));
+    }
+}
+
+/// Where a view's elements are.
+#[derive(Debug)]
+pub(crate) enum ViewData {
+    /// In shared storage.
+    Storage(Rc<Storage>),
+    /// In a C array variable (`array_view<int, 2> v(2, 2, cells)` over a
+    /// `tile_static` or private array): element `k` is `place[k]`.
+    Place(Place),
+}
+
+/// An `array` or `array_view`: a rectangular window on some elements.
+#[derive(Debug)]
+pub(crate) struct View {
+    /// Where the elements are.
+    pub(crate) data: ViewData,
+    /// The position of element `(0, ..., 0)`.
+    pub(crate) offset: usize,
+    /// The extent.
+    pub(crate) extent: Vec<i64>,
+    /// How far apart neighbours in each dimension are.
+    pub(crate) strides: Vec<usize>,
+}
+
+impl View {
+    /// A view of `data`; counts itself among the data's views.
+    pub(crate) fn new(
+        data: ViewData,
+        offset: usize,
+        extent: Vec<i64>,
+        strides: Vec<usize>,
+    ) -> Rc<View> {
+        if let ViewData::Storage(s) = &data {
+            s.views.set(s.views.get().saturating_add(1));
+        }
+        Rc::new(View {
+            data,
+            offset,
+            extent,
+            strides,
+        })
+    }
+
+    /// A dense view of all of `data`, in row-major order.
+    pub(crate) fn dense(data: ViewData, extent: Vec<i64>) -> Rc<View> {
+        let strides = row_major_strides(&extent);
+        View::new(data, 0, extent, strides)
+    }
+
+    /// Elements in the view.
+    pub(crate) fn size(&self) -> usize {
+        self.extent
+            .iter()
+            .map(|&d| usize::try_from(d).unwrap_or(0))
+            .product()
+    }
+
+    /// The storage offset of the `n`-th element in row-major order.
+    pub(crate) fn nth(&self, mut n: usize) -> usize {
+        let mut at = self.offset;
+        for (d, stride) in self.extent.iter().zip(&self.strides).rev() {
+            let d = usize::try_from(*d).unwrap_or(1).max(1);
+            at += (n % d) * stride;
+            n /= d;
+        }
+        at
+    }
+
+    /// The place of the element at storage offset `at`.
+    pub(crate) fn place_at(&self, at: usize) -> Place {
+        match &self.data {
+            ViewData::Storage(s) => Place {
+                root: Root::Elem(Rc::clone(s), at),
+                path: Vec::new(),
+            },
+            ViewData::Place(p) => {
+                let mut path = p.path.clone();
+                path.push(u32::try_from(at).unwrap_or(u32::MAX));
+                Place {
+                    root: p.root.clone(),
+                    path,
+                }
+            }
+        }
+    }
+
+    /// The shared storage, if the view has some.
+    pub(crate) fn storage(&self) -> Option<&Rc<Storage>> {
+        match &self.data {
+            ViewData::Storage(s) => Some(s),
+            ViewData::Place(_) => None,
+        }
+    }
+}
+
+impl Drop for View {
+    fn drop(&mut self) {
+        if let ViewData::Storage(s) = &self.data {
+            let left = s.views.get().saturating_sub(1);
+            s.views.set(left);
+            if left == 0 {
+                // The last view of the data went away: C++ AMP writes the
+                // kernels' results back to the container now.
+                s.unsynced.set(None);
+            }
+        }
+    }
+}
+
+/// Row-major strides of an extent.
+pub(crate) fn row_major_strides(extent: &[i64]) -> Vec<usize> {
+    let mut strides = vec![1usize; extent.len()];
+    for i in (0..extent.len().saturating_sub(1)).rev() {
+        let d = usize::try_from(extent[i + 1]).unwrap_or(0);
+        strides[i] = strides[i + 1].saturating_mul(d);
+    }
+    strides
+}
+
+/// Where an object lives.
+#[derive(Clone, Debug)]
+pub(crate) enum Root {
+    /// A local of the running work-item's (or the host's) call stack:
+    /// frame number and slot.
+    Local(u32, u32),
+    /// A global.
+    Global(u32),
+    /// A captured variable of the running kernel.
+    Capture(u32),
+    /// A `tile_static` variable of the running tile.
+    TileStatic(u32),
+    /// An element of shared storage.
+    Elem(Rc<Storage>, usize),
+    /// A temporary.
+    Temp(Rc<RefCell<Value>>),
+}
+
+/// A place: an object, or a part of one (field and element positions).
+#[derive(Clone, Debug)]
+pub(crate) struct Place {
+    /// The whole object.
+    pub(crate) root: Root,
+    /// Positions of fields and elements inside it.
+    pub(crate) path: Vec<u32>,
+}
+
+impl Place {
+    pub(crate) fn root(root: Root) -> Place {
+        Place {
+            root,
+            path: Vec::new(),
+        }
+    }
+
+    /// The place of part `i` of this one.
+    pub(crate) fn child(mut self, i: u32) -> Place {
+        self.path.push(i);
+        self
+    }
+}
+
+/// Follows `path` into `v` for reading.
+pub(crate) fn get_path<'v>(mut v: &'v Value, path: &[u32]) -> Option<&'v Value> {
+    for &i in path {
+        match v {
+            Value::Agg(items) => v = items.get(i as usize)?,
+            _ => return None,
+        }
+    }
+    Some(v)
+}
+
+/// Follows `path` into `v` for writing, unsharing aggregates on the way.
+pub(crate) fn get_path_mut<'v>(mut v: &'v mut Value, path: &[u32]) -> Option<&'v mut Value> {
+    for &i in path {
+        match v {
+            Value::Agg(items) => v = Rc::make_mut(items).get_mut(i as usize)?,
+            _ => return None,
+        }
+    }
+    Some(v)
+}

@@ -1,0 +1,877 @@
+//! `std::cout` formatting, emulated byte for byte as libstdc++ does it.
+//!
+//! A program's output must be identical to the same program built with
+//! g++/libstdc++, so this module reproduces what `std::ostream`'s `operator<<`
+//! and the `<iomanip>` manipulators do to the stream state and to the text. It
+//! holds the state and produces text; writing and flushing stay with the
+//! caller, so both engines share one implementation and cannot drift apart.
+//!
+//! libstdc++ formats floating point by handing `%.*g`, `%.*f` or `%.*e` to
+//! glibc's `snprintf`. Rust's `format!` has no `%g` and writes exponents
+//! differently, so those conversions are rebuilt here on top of Rust's
+//! correctly rounded `{:.*e}` and `{:.*}`, which agree with glibc digit for
+//! digit (both are exact and round ties to even).
+//!
+//! Text is produced as a Rust `String`. C++ `char`s that are not ASCII (only
+//! a `char` value or a `setfill` character outside 0..=127 can produce one;
+//! a single such byte is never valid UTF-8 on its own) are mapped with
+//! `char::from(u8)`, i.e. read as Latin-1. Widths are still counted in C++
+//! bytes, so padding matches g++ even then.
+
+use tessera_ir::Manipulator;
+
+/// A scalar value with its C++ type, as written to a stream.
+///
+/// The type matters as much as the value: `int` and `long` differ in how
+/// `hex` shows negatives, and `char` prints as a character, not a number.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ScalarValue {
+    /// `bool`.
+    Bool(bool),
+    /// `char` (signed on the x86-64 targets g++ is compared against).
+    Char(i8),
+    /// `int`.
+    Int(i32),
+    /// `unsigned int`.
+    UInt(u32),
+    /// `long` (64 bits under the LP64 model g++ uses on Linux).
+    Long(i64),
+    /// `unsigned long`.
+    ULong(u64),
+    /// `float`; C++ promotes it to `double` before formatting.
+    Float(f32),
+    /// `double`.
+    Double(f64),
+}
+
+/// Which of `std::ios_base::floatfield`'s settings is in force.
+///
+/// Setting both `fixed` and `scientific` (hexfloat) is impossible through the
+/// supported manipulators, since each replaces the whole field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FloatField {
+    /// Neither flag: `%g`.
+    General,
+    /// `std::fixed`: `%f`.
+    Fixed,
+    /// `std::scientific`: `%e`.
+    Scientific,
+}
+
+/// The formatting state of one stream (what `std::cout`'s flags, width,
+/// precision and fill hold).
+#[derive(Clone, Debug)]
+pub struct StreamFormat {
+    /// As set by `setprecision`; a negative value is kept, because libstdc++
+    /// only replaces it by 6 when a floating-point value is formatted.
+    precision: i32,
+    /// Minimum field width of the next formatted output only; zero or
+    /// negative means no padding.
+    width: i32,
+    /// The padding character, already mapped from the C++ byte.
+    fill: char,
+    /// `std::left`; otherwise `std::right` (the default adjustment pads on
+    /// the left exactly like `right`).
+    left: bool,
+    /// `std::hex`; otherwise `std::dec`.
+    hex: bool,
+    /// Floating-point notation.
+    float_field: FloatField,
+    /// `std::boolalpha`.
+    boolalpha: bool,
+}
+
+impl Default for StreamFormat {
+    /// The state of a fresh `std::cout`: precision 6, width 0, fill `' '`,
+    /// right-aligned, decimal, default float notation, `noboolalpha`.
+    fn default() -> Self {
+        StreamFormat {
+            precision: 6,
+            width: 0,
+            fill: ' ',
+            left: false,
+            hex: false,
+            float_field: FloatField::General,
+            boolalpha: false,
+        }
+    }
+}
+
+impl StreamFormat {
+    /// Applies a manipulator; `arg` is the int argument of
+    /// `setw`/`setprecision`/`setfill` (ignored by the others). `Endl`
+    /// appends `"\n"` to `out` (the caller flushes).
+    ///
+    /// `endl` is unformatted output (`put` then `flush`), so unlike every
+    /// value it leaves a pending `setw` in place for the next value.
+    /// `setfill`'s argument is a C++ `char`, so only its low byte counts.
+    pub fn apply(&mut self, m: Manipulator, arg: i32, out: &mut String) {
+        match m {
+            Manipulator::Endl => out.push('\n'),
+            Manipulator::Setw => self.width = arg,
+            Manipulator::Setprecision => self.precision = arg,
+            Manipulator::Fixed => self.float_field = FloatField::Fixed,
+            Manipulator::Scientific => self.float_field = FloatField::Scientific,
+            Manipulator::DefaultFloat => self.float_field = FloatField::General,
+            Manipulator::Left => self.left = true,
+            Manipulator::Right => self.left = false,
+            Manipulator::Hex => self.hex = true,
+            Manipulator::Dec => self.hex = false,
+            Manipulator::Boolalpha => self.boolalpha = true,
+            // Truncation to the low byte is the point: this is the
+            // int-to-char conversion at the call of `setfill`.
+            Manipulator::Setfill => self.fill = char::from(arg as u8),
+        }
+    }
+
+    /// Writes a scalar as `std::cout << v` would.
+    pub fn write_scalar(&mut self, v: ScalarValue, out: &mut String) {
+        let body = match v {
+            ScalarValue::Bool(b) => match (self.boolalpha, b) {
+                (true, true) => "true".to_owned(),
+                (true, false) => "false".to_owned(),
+                // Without boolalpha libstdc++ prints the bool as a long, so
+                // hex would apply too, but 0 and 1 look the same in hex.
+                (false, b) => u8::from(b).to_string(),
+            },
+            ScalarValue::Char(c) => char::from(c as u8).to_string(),
+            // In hex, libstdc++ converts signed values to their unsigned type
+            // of the same width first, so negatives show all their bits.
+            ScalarValue::Int(i) => self.integer(i64::from(i), u64::from(i as u32)),
+            ScalarValue::UInt(u) => self.integer(i64::from(u), u64::from(u)),
+            ScalarValue::Long(l) => self.integer(l, l as u64),
+            ScalarValue::ULong(u) => {
+                if self.hex {
+                    format!("{u:x}")
+                } else {
+                    u.to_string()
+                }
+            }
+            ScalarValue::Float(f) => self.float(f64::from(f)),
+            ScalarValue::Double(d) => self.float(d),
+        };
+        // A `char` is one C++ byte even when its stand-in here takes two.
+        let len = if matches!(v, ScalarValue::Char(_)) {
+            1
+        } else {
+            body.len()
+        };
+        self.pad_and_write(&body, len, out);
+    }
+
+    /// Writes a string literal's text as `std::cout << "..."` would
+    /// (width/fill/adjust apply).
+    ///
+    /// The literal's bytes are its UTF-8 encoding, as in g++'s default
+    /// execution character set, so the width counts UTF-8 bytes.
+    pub fn write_str(&mut self, s: &str, out: &mut String) {
+        self.pad_and_write(s, s.len(), out);
+    }
+
+    /// Text of an integer: `signed` in decimal, or `bits` (the value
+    /// reinterpreted as its unsigned type) in lowercase hex without prefix.
+    fn integer(&self, signed: i64, bits: u64) -> String {
+        if self.hex {
+            format!("{bits:x}")
+        } else {
+            signed.to_string()
+        }
+    }
+
+    /// Text of a floating-point value under the current notation and
+    /// precision.
+    fn float(&self, v: f64) -> String {
+        // libstdc++ itself replaces a negative precision by 6 before calling
+        // snprintf, so a negative `setprecision` means 6 in every notation.
+        let precision = usize::try_from(self.precision).unwrap_or(6);
+        format_float(v, self.float_field, precision)
+    }
+
+    /// Pads `body` (whose length in C++ bytes is `len`) to the pending width
+    /// and consumes the width, as every formatted output does.
+    fn pad_and_write(&mut self, body: &str, len: usize, out: &mut String) {
+        let width = usize::try_from(self.width).unwrap_or(0);
+        self.width = 0;
+        let padding = width.saturating_sub(len);
+        if self.left {
+            out.push_str(body);
+            out.extend(std::iter::repeat_n(self.fill, padding));
+        } else {
+            out.extend(std::iter::repeat_n(self.fill, padding));
+            out.push_str(body);
+        }
+    }
+}
+
+/// Formats `v` as glibc's `printf` does with `%.{precision}g` (`General`),
+/// `%.{precision}f` (`Fixed`) or `%.{precision}e` (`Scientific`).
+fn format_float(v: f64, field: FloatField, precision: usize) -> String {
+    if !v.is_finite() {
+        // glibc shows the sign bit of a NaN too, so `-NAN` prints "-nan".
+        let sign = if v.is_sign_negative() { "-" } else { "" };
+        let name = if v.is_nan() { "nan" } else { "inf" };
+        return format!("{sign}{name}");
+    }
+    match field {
+        // Rust's fixed notation is exact, keeps the sign of negative zero and
+        // of values that round to zero, and rounds ties to even: glibc's %f.
+        FloatField::Fixed => format!("{v:.precision$}"),
+        FloatField::Scientific => {
+            let e = Exponential::new(v, precision);
+            format!("{}{}", e.mantissa, exponent_suffix(e.exponent))
+        }
+        FloatField::General => format_general(v, precision),
+    }
+}
+
+/// `%.{precision}g`, following C's definition: with `P` the precision (0
+/// counts as 1) and `X` the exponent `%.{P-1}e` would print, use `%e` with
+/// precision `P-1` when `X < -4` or `X >= P`, otherwise `%f` with precision
+/// `P-1-X`; then drop trailing fractional zeros and a bare decimal point.
+fn format_general(v: f64, precision: usize) -> String {
+    let significant = precision.max(1);
+    let e = Exponential::new(v, significant - 1);
+    let too_small = e.exponent < -4;
+    let too_large = usize::try_from(e.exponent).is_ok_and(|x| x >= significant);
+    if too_small || too_large {
+        let mantissa = strip_fraction_zeros(&e.mantissa);
+        return format!("{mantissa}{}", exponent_suffix(e.exponent));
+    }
+    // `%f` at precision P-1-X rounds at the same decimal place as the `%e`
+    // above whenever X is the exponent after rounding, so its digits are
+    // exactly the `%e` digits with the point moved; reuse them rather than
+    // rounding twice.
+    let (sign, unsigned) = match e.mantissa.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", e.mantissa.as_str()),
+    };
+    let digits: String = unsigned.chars().filter(char::is_ascii_digit).collect();
+    let fixed = match usize::try_from(e.exponent) {
+        Ok(x) => {
+            // X < P, so the integer part never needs more digits than exist.
+            let (int_part, frac_part) = digits.split_at(x + 1);
+            format!("{sign}{int_part}.{frac_part}")
+        }
+        Err(_) => {
+            // -4 <= X <= -1: leading zeros after the point, then the digits.
+            let zeros = "0".repeat(e.exponent.unsigned_abs() as usize - 1);
+            format!("{sign}0.{zeros}{digits}")
+        }
+    };
+    strip_fraction_zeros(&fixed).to_owned()
+}
+
+/// A finite value in `%e` form, split where the exponent goes.
+struct Exponential {
+    /// Sign, leading digit, and the point and fraction digits if any.
+    mantissa: String,
+    /// The decimal exponent after rounding.
+    exponent: i32,
+}
+
+impl Exponential {
+    /// Rounds `v` (finite) to `precision` digits after the point, as `%e`
+    /// does: correctly, ties to even, keeping the sign of negative zero.
+    fn new(v: f64, precision: usize) -> Self {
+        // Rust writes e.g. "-1.50e-7" and "0e0"; only the exponent's
+        // spelling differs from C.
+        let text = format!("{v:.precision$e}");
+        let (mantissa, exponent) = text.split_once('e').unwrap_or((text.as_str(), "0"));
+        Exponential {
+            mantissa: mantissa.to_owned(),
+            exponent: parse_exponent(exponent),
+        }
+    }
+}
+
+/// Parses the exponent Rust's `{:e}` writes: an optional `-`, then digits.
+///
+/// Written out by hand so there is no failure case to handle: the input
+/// always comes from `format!`.
+fn parse_exponent(text: &str) -> i32 {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let magnitude = digits
+        .bytes()
+        .filter(u8::is_ascii_digit)
+        .fold(0i32, |acc, d| acc * 10 + i32::from(d - b'0'));
+    if negative { -magnitude } else { magnitude }
+}
+
+/// C's exponent suffix: `e`, a sign always, and at least two digits.
+fn exponent_suffix(exponent: i32) -> String {
+    let sign = if exponent < 0 { '-' } else { '+' };
+    format!("e{sign}{:02}", exponent.unsigned_abs())
+}
+
+/// Drops trailing zeros after a decimal point, then the point itself if
+/// nothing follows it; text without a point is returned unchanged (its zeros
+/// are significant).
+fn strip_fraction_zeros(text: &str) -> &str {
+    if !text.contains('.') {
+        return text;
+    }
+    text.trim_end_matches('0').trim_end_matches('.')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Manipulator::*;
+    use ScalarValue::*;
+
+    /// One step of a test program: a manipulator with its argument, a
+    /// scalar, or a string literal.
+    enum Step {
+        M(Manipulator, i32),
+        V(ScalarValue),
+        S(&'static str),
+    }
+    use Step::{M, S, V};
+
+    /// Runs the steps on a fresh stream, as a C++ program's `std::cout`
+    /// statements would.
+    fn run(steps: &[Step]) -> String {
+        let mut format = StreamFormat::default();
+        let mut out = String::new();
+        for step in steps {
+            match *step {
+                M(m, arg) => format.apply(m, arg, &mut out),
+                V(v) => format.write_scalar(v, &mut out),
+                S(s) => format.write_str(s, &mut out),
+            }
+        }
+        out
+    }
+
+    /// Expected output, produced by g++ 12.2 with libstdc++ (Debian 12) and
+    /// glibc: each row was written by a C++ program that performed the same
+    /// steps on a fresh `std::ostringstream` (whose initial state equals a
+    /// fresh `std::cout`'s) and printed the result. Non-ASCII `char` bytes are
+    /// shown as the Latin-1 character this module maps them to.
+    // Some values are deliberately close to pi and e.
+    #[allow(clippy::approx_constant)]
+    const CASES: &[(&[Step], &str)] = &[
+        (&[V(Bool(true))], "1"),
+        (&[V(Bool(false))], "0"),
+        (
+            &[M(Boolalpha, 0), V(Bool(true)), S(" "), V(Bool(false))],
+            "true false",
+        ),
+        (&[M(Setw, 6), M(Boolalpha, 0), V(Bool(true))], "  true"),
+        (
+            &[
+                M(Left, 0),
+                M(Setw, 7),
+                M(Boolalpha, 0),
+                V(Bool(false)),
+                S("|"),
+            ],
+            "false  |",
+        ),
+        (&[M(Hex, 0), V(Bool(true))], "1"),
+        (&[M(Setw, 3), V(Bool(false))], "  0"),
+        (&[V(Char(65))], "A"),
+        (&[M(Setw, 3), V(Char(120))], "  x"),
+        (
+            &[M(Left, 0), M(Setfill, 42), M(Setw, 4), V(Char(121)), S("|")],
+            "y***|",
+        ),
+        (&[V(Char(-23))], "\u{e9}"),
+        (&[V(Char(0))], "\u{0}"),
+        (&[M(Hex, 0), V(Char(97))], "a"),
+        (&[M(Setw, 2), V(Char(10))], " \n"),
+        (&[V(Int(0))], "0"),
+        (&[V(Int(42))], "42"),
+        (&[V(Int(-42))], "-42"),
+        (&[V(Int(-2147483648))], "-2147483648"),
+        (&[V(Int(2147483647))], "2147483647"),
+        (&[M(Hex, 0), V(Int(-1))], "ffffffff"),
+        (
+            &[M(Hex, 0), V(Int(255)), S(" "), M(Dec, 0), V(Int(255))],
+            "ff 255",
+        ),
+        (&[M(Hex, 0), V(Int(-2147483648))], "80000000"),
+        (&[M(Hex, 0), M(Setw, 6), V(Int(3054))], "   bee"),
+        (&[M(Setw, 6), V(Int(-42))], "   -42"),
+        (
+            &[M(Left, 0), M(Setfill, 48), M(Setw, 6), V(Int(-42))],
+            "-42000",
+        ),
+        (&[M(Setfill, 48), M(Setw, 5), V(Int(-42))], "00-42"),
+        (&[M(Left, 0), M(Right, 0), M(Setw, 4), V(Int(7))], "   7"),
+        (&[M(Setw, -3), V(Int(5))], "5"),
+        (&[M(Setw, 2), V(Int(12345))], "12345"),
+        (&[M(Setw, 0), V(Int(1))], "1"),
+        (&[V(UInt(0))], "0"),
+        (&[V(UInt(4294967295))], "4294967295"),
+        (&[M(Hex, 0), V(UInt(4294967295))], "ffffffff"),
+        (&[M(Hex, 0), V(UInt(48879))], "beef"),
+        (&[V(Long(-9223372036854775808))], "-9223372036854775808"),
+        (&[V(Long(9223372036854775807))], "9223372036854775807"),
+        (&[M(Hex, 0), V(Long(-1))], "ffffffffffffffff"),
+        (
+            &[M(Hex, 0), V(Long(-9223372036854775808))],
+            "8000000000000000",
+        ),
+        (
+            &[M(Setw, 22), V(Long(-1234567890123))],
+            "        -1234567890123",
+        ),
+        (&[V(ULong(18446744073709551615))], "18446744073709551615"),
+        (
+            &[M(Hex, 0), V(ULong(18446744073709551615))],
+            "ffffffffffffffff",
+        ),
+        (&[M(Hex, 0), V(ULong(244837814094590))], "deadbeefcafe"),
+        (&[V(Float(0.1))], "0.1"),
+        (&[M(Setprecision, 10), V(Float(3.1415927))], "3.141592741"),
+        (&[V(Float(3.1415927))], "3.14159"),
+        (&[V(Float(1e+10))], "1e+10"),
+        (&[V(Float(3.4028235e+38))], "3.40282e+38"),
+        (&[V(Float(1e-45))], "1.4013e-45"),
+        (&[M(Fixed, 0), V(Float(0.33333334))], "0.333333"),
+        (&[M(Scientific, 0), V(Float(0.1))], "1.000000e-01"),
+        (&[M(Setprecision, 17), V(Float(0.1))], "0.10000000149011612"),
+        (&[V(Float(-f32::NAN))], "-nan"),
+        (&[V(Float(f32::NEG_INFINITY))], "-inf"),
+        (&[V(Float(16777216.0))], "1.67772e+07"),
+        (&[M(Fixed, 0), M(Setprecision, 2), V(Float(2.675))], "2.67"),
+        (&[V(Double(0.0))], "0"),
+        (&[V(Double(-0.0))], "-0"),
+        (&[V(Double(1.0))], "1"),
+        (&[V(Double(-1.5))], "-1.5"),
+        (&[V(Double(1e-05))], "1e-05"),
+        (&[V(Double(123456.0))], "123456"),
+        (&[V(Double(1234567.0))], "1.23457e+06"),
+        (&[V(Double(1e-04))], "0.0001"),
+        (&[V(Double(1.234e-05))], "1.234e-05"),
+        (&[V(Double(1e+05))], "100000"),
+        (&[V(Double(1e+21))], "1e+21"),
+        (&[V(Double(5e-324))], "4.94066e-324"),
+        (&[V(Double(1.7976931348623157e+308))], "1.79769e+308"),
+        (&[V(Double(2.2250738585072014e-308))], "2.22507e-308"),
+        (&[V(Double(3.14159265358979))], "3.14159"),
+        (&[V(Double(9.9999995))], "10"),
+        (&[V(Double(999999.5))], "1e+06"),
+        (&[V(Double(999999.4))], "999999"),
+        (&[V(Double(9.9999995e-05))], "0.0001"),
+        (&[V(Double(9.999994e-05))], "9.99999e-05"),
+        (&[V(Double(1e+15))], "1e+15"),
+        (&[V(Double(123.456))], "123.456"),
+        (&[V(Double(0.30000000000000004))], "0.3"),
+        (&[M(Setprecision, 0), V(Double(123.456))], "1e+02"),
+        (&[M(Setprecision, 0), V(Double(0.0))], "0"),
+        (&[M(Setprecision, 1), V(Double(9.5))], "1e+01"),
+        (&[M(Setprecision, 1), V(Double(8.5))], "8"),
+        (&[M(Setprecision, 1), V(Double(0.25))], "0.2"),
+        (&[M(Setprecision, 2), V(Double(0.125))], "0.12"),
+        (
+            &[M(Setprecision, 17), V(Double(0.1))],
+            "0.10000000000000001",
+        ),
+        (
+            &[M(Setprecision, 20), V(Double(0.1))],
+            "0.10000000000000000555",
+        ),
+        (
+            &[M(Setprecision, 40), V(Double(0.1))],
+            "0.1000000000000000055511151231257827021182",
+        ),
+        (&[M(Setprecision, 20), V(Double(1e+21))], "1e+21"),
+        (&[M(Setprecision, 3), V(Double(1e-300))], "1e-300"),
+        (
+            &[M(Setprecision, -1), V(Double(3.14159265358979))],
+            "3.14159",
+        ),
+        (
+            &[M(Setprecision, -5), M(Fixed, 0), V(Double(2.5))],
+            "2.500000",
+        ),
+        (
+            &[M(Setprecision, -1), M(Scientific, 0), V(Double(2.5))],
+            "2.500000e+00",
+        ),
+        (&[M(Setprecision, 15), V(Double(100.0))], "100"),
+        (&[M(Setprecision, 1), V(Double(100.0))], "1e+02"),
+        (&[M(Setprecision, 2), V(Double(100.0))], "1e+02"),
+        (&[M(Setprecision, 3), V(Double(100.0))], "100"),
+        (&[M(Fixed, 0), V(Double(0.0))], "0.000000"),
+        (&[M(Fixed, 0), V(Double(-0.0))], "-0.000000"),
+        (&[M(Fixed, 0), V(Double(1.0))], "1.000000"),
+        (
+            &[M(Fixed, 0), V(Double(1e+21))],
+            "1000000000000000000000.000000",
+        ),
+        (&[M(Fixed, 0), V(Double(123.456))], "123.456000"),
+        (&[M(Fixed, 0), V(Double(1e-07))], "0.000000"),
+        (
+            &[M(Fixed, 0), M(Setprecision, 2), V(Double(-0.001))],
+            "-0.00",
+        ),
+        (&[M(Fixed, 0), M(Setprecision, 0), V(Double(0.5))], "0"),
+        (&[M(Fixed, 0), M(Setprecision, 0), V(Double(1.5))], "2"),
+        (&[M(Fixed, 0), M(Setprecision, 0), V(Double(2.5))], "2"),
+        (&[M(Fixed, 0), M(Setprecision, 0), V(Double(-2.5))], "-2"),
+        (&[M(Fixed, 0), M(Setprecision, 0), V(Double(3.5))], "4"),
+        (
+            &[
+                M(Fixed, 0),
+                M(Setprecision, 0),
+                V(Double(0.49999999999999994)),
+            ],
+            "0",
+        ),
+        (&[M(Fixed, 0), M(Setprecision, 2), V(Double(0.125))], "0.12"),
+        (&[M(Fixed, 0), M(Setprecision, 2), V(Double(0.375))], "0.38"),
+        (&[M(Fixed, 0), M(Setprecision, 1), V(Double(0.05))], "0.1"),
+        (
+            &[M(Fixed, 0), M(Setprecision, 20), V(Double(0.1))],
+            "0.10000000000000000555",
+        ),
+        (
+            &[M(Fixed, 0), M(Setprecision, 3), V(Double(999.9996))],
+            "1000.000",
+        ),
+        (
+            &[M(Fixed, 0), V(Double(1.7976931348623157e+308))],
+            "179769313486231570814527423731704356798070567525844996598917476803157260780028538760589558632766878171540458953514382464234321326889464182768467546703537516986049910576551282076245490090389328944075868508455133942304583236903222948165808559332123348274797826204144723168738177180919299881250404026184124858368.000000",
+        ),
+        (
+            &[M(Fixed, 0), M(Setprecision, 30), V(Double(5e-324))],
+            "0.000000000000000000000000000000",
+        ),
+        (&[M(Fixed, 0), V(Double(5e-324))], "0.000000"),
+        (&[M(Scientific, 0), V(Double(0.0))], "0.000000e+00"),
+        (&[M(Scientific, 0), V(Double(-0.0))], "-0.000000e+00"),
+        (&[M(Scientific, 0), V(Double(1.0))], "1.000000e+00"),
+        (&[M(Scientific, 0), V(Double(123.456))], "1.234560e+02"),
+        (&[M(Scientific, 0), V(Double(1e+300))], "1.000000e+300"),
+        (&[M(Scientific, 0), V(Double(1e-300))], "1.000000e-300"),
+        (&[M(Scientific, 0), V(Double(5e-324))], "4.940656e-324"),
+        (
+            &[M(Scientific, 0), V(Double(1.7976931348623157e+308))],
+            "1.797693e+308",
+        ),
+        (&[M(Scientific, 0), V(Double(1e-05))], "1.000000e-05"),
+        (
+            &[M(Scientific, 0), M(Setprecision, 0), V(Double(2.5))],
+            "2e+00",
+        ),
+        (
+            &[M(Scientific, 0), M(Setprecision, 0), V(Double(3.5))],
+            "4e+00",
+        ),
+        (
+            &[M(Scientific, 0), M(Setprecision, 0), V(Double(123.456))],
+            "1e+02",
+        ),
+        (
+            &[M(Scientific, 0), M(Setprecision, 0), V(Double(9.6))],
+            "1e+01",
+        ),
+        (
+            &[M(Scientific, 0), M(Setprecision, 2), V(Double(9.996))],
+            "1.00e+01",
+        ),
+        (
+            &[M(Scientific, 0), M(Setprecision, 20), V(Double(0.1))],
+            "1.00000000000000005551e-01",
+        ),
+        (
+            &[M(Scientific, 0), M(Setprecision, 17), V(Double(0.1))],
+            "1.00000000000000006e-01",
+        ),
+        (&[M(Scientific, 0), V(Double(-7.25e-10))], "-7.250000e-10"),
+        (
+            &[M(Fixed, 0), M(Scientific, 0), V(Double(1.5))],
+            "1.500000e+00",
+        ),
+        (&[M(Scientific, 0), M(Fixed, 0), V(Double(1.5))], "1.500000"),
+        (
+            &[
+                M(Fixed, 0),
+                V(Double(1.5)),
+                S(" "),
+                M(DefaultFloat, 0),
+                V(Double(1.5)),
+            ],
+            "1.500000 1.5",
+        ),
+        (
+            &[
+                M(Fixed, 0),
+                M(Setprecision, 3),
+                V(Double(1.0)),
+                S(" "),
+                V(Double(2.0)),
+            ],
+            "1.000 2.000",
+        ),
+        (&[V(Double(f64::INFINITY))], "inf"),
+        (&[V(Double(f64::NEG_INFINITY))], "-inf"),
+        (&[V(Double(f64::NAN))], "nan"),
+        (&[V(Double(-f64::NAN))], "-nan"),
+        (&[M(Fixed, 0), V(Double(f64::INFINITY))], "inf"),
+        (&[M(Scientific, 0), V(Double(-f64::NAN))], "-nan"),
+        (&[M(Setw, 6), V(Double(f64::NEG_INFINITY))], "  -inf"),
+        (
+            &[M(Left, 0), M(Setfill, 35), M(Setw, 5), V(Double(f64::NAN))],
+            "nan##",
+        ),
+        (
+            &[M(Setfill, 48), M(Setw, 6), V(Double(f64::NEG_INFINITY))],
+            "00-inf",
+        ),
+        (&[M(Setw, 10), V(Double(3.5))], "       3.5"),
+        (
+            &[M(Left, 0), M(Setw, 10), V(Double(3.5)), S("|")],
+            "3.5       |",
+        ),
+        (
+            &[
+                M(Setfill, 46),
+                M(Setw, 10),
+                M(Fixed, 0),
+                M(Setprecision, 2),
+                V(Double(-3.14159)),
+            ],
+            ".....-3.14",
+        ),
+        (&[M(Setw, 5), S("a"), S("b")], "    ab"),
+        (&[M(Setw, 5), V(Int(1)), V(Int(2))], "    12"),
+        (&[M(Setw, 4), M(Endl, 0), V(Int(3))], "\n   3"),
+        (
+            &[
+                M(Left, 0),
+                M(Setw, 4),
+                V(Int(1)),
+                M(Setw, 4),
+                V(Int(2)),
+                S("|"),
+            ],
+            "1   2   |",
+        ),
+        (
+            &[M(Setfill, 42), M(Setw, 3), V(Int(1)), M(Setw, 3), V(Int(2))],
+            "**1**2",
+        ),
+        (&[M(Setw, 8), S("hello")], "   hello"),
+        (&[M(Left, 0), M(Setw, 8), S("hello"), S("|")], "hello   |"),
+        (&[M(Setw, 3), S("")], "   "),
+        (&[M(Setw, 3), S("toolong")], "toolong"),
+        (
+            &[
+                M(Setfill, 45),
+                M(Left, 0),
+                M(Setw, 6),
+                S("ab"),
+                M(Setw, 6),
+                S("cd"),
+                S("|"),
+            ],
+            "ab----cd----|",
+        ),
+        (
+            &[
+                M(Setfill, 61),
+                M(Setw, 4),
+                M(Fixed, 0),
+                M(Setprecision, 1),
+                V(Double(-0.0)),
+            ],
+            "-0.0",
+        ),
+        (
+            &[
+                M(Hex, 0),
+                M(Left, 0),
+                M(Setfill, 95),
+                M(Setw, 10),
+                V(Long(-2)),
+                S("|"),
+            ],
+            "fffffffffffffffe|",
+        ),
+        (
+            &[S("line"), M(Endl, 0), S("next"), M(Endl, 0)],
+            "line\nnext\n",
+        ),
+        (
+            &[S("quote\" backslash\\ tab\u{9}")],
+            "quote\" backslash\\ tab\u{9}",
+        ),
+        (
+            &[
+                M(Setprecision, 3),
+                V(Double(3.14159)),
+                S(" "),
+                V(Double(2.71828)),
+                S(" "),
+                M(Hex, 0),
+                V(Int(26)),
+                S(" "),
+                V(Double(26.5)),
+            ],
+            "3.14 2.72 1a 26.5",
+        ),
+    ];
+
+    #[test]
+    fn matches_libstdcxx_output() {
+        let mut failures = Vec::new();
+        for (i, (steps, expected)) in CASES.iter().enumerate() {
+            let got = run(steps);
+            if got != *expected {
+                failures.push(format!("case {i}: expected {expected:?}, got {got:?}"));
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn fresh_state_is_cout_default() {
+        let f = StreamFormat::default();
+        assert_eq!(f.precision, 6);
+        assert_eq!(f.width, 0);
+        assert_eq!(f.fill, ' ');
+        assert!(!f.left && !f.hex && !f.boolalpha);
+        assert_eq!(f.float_field, FloatField::General);
+    }
+
+    #[test]
+    fn setfill_keeps_only_the_low_byte() {
+        // setfill takes a C++ char, so an int argument is truncated.
+        let out = run(&[M(Setfill, 0x100 + i32::from(b'#')), M(Setw, 3), V(Int(1))]);
+        assert_eq!(out, "##1");
+    }
+
+    #[test]
+    fn non_ascii_char_counts_as_one_byte_of_width() {
+        let out = run(&[M(Setw, 3), V(Char(-23))]);
+        assert_eq!(out, "  \u{e9}");
+    }
+
+    /// A small deterministic generator so the sweep is reproducible.
+    struct XorShift(u64);
+
+    impl XorShift {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        /// A finite double: raw bit patterns (every exponent, subnormals
+        /// included) alternating with values of magnitude 1e-9..1e9, where
+        /// `%g` switches between its two styles.
+        fn double(&mut self, i: usize) -> f64 {
+            if i.is_multiple_of(2) {
+                loop {
+                    let v = f64::from_bits(self.next());
+                    if v.is_finite() {
+                        return v;
+                    }
+                }
+            }
+            let unit = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+            let magnitude = (self.next() % 19) as i32 - 9;
+            let sign = if self.next().is_multiple_of(2) {
+                1.0
+            } else {
+                -1.0
+            };
+            sign * (1.0 + 9.0 * unit) * 10f64.powi(magnitude)
+        }
+    }
+
+    /// Whether `text` has the shape of C's `%.{precision}e`: optional `-`,
+    /// one digit, the point and `precision` digits, `e`, a sign and at least
+    /// two exponent digits.
+    fn is_c_exponential(text: &str, precision: usize) -> bool {
+        let text = text.strip_prefix('-').unwrap_or(text);
+        let Some((mantissa, exponent)) = text.split_once('e') else {
+            return false;
+        };
+        let Some((int_part, frac_part)) = mantissa.split_once('.') else {
+            return false;
+        };
+        let Some(exp_digits) = exponent.strip_prefix(['+', '-']) else {
+            return false;
+        };
+        int_part.len() == 1
+            && frac_part.len() == precision
+            && exp_digits.len() >= 2
+            && (int_part.to_owned() + frac_part + exp_digits)
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+    }
+
+    /// `%.6g` straight from C's definition, using Rust's fixed notation for
+    /// the `%f` style instead of moving the point in the `%e` digits as the
+    /// module does.
+    fn reference_g6(v: f64) -> String {
+        let trim = |s: String| {
+            if s.contains('.') {
+                s.trim_end_matches('0').trim_end_matches('.').to_owned()
+            } else {
+                s
+            }
+        };
+        let rust_e = format!("{v:.5e}");
+        let (mantissa, exponent) = rust_e.split_once('e').expect("Rust writes an exponent");
+        let x: i32 = exponent.parse().expect("Rust's exponent is an integer");
+        if !(-4..6).contains(&x) {
+            let sign = if x < 0 { '-' } else { '+' };
+            format!("{}e{sign}{:02}", trim(mantissa.to_owned()), x.abs())
+        } else {
+            let decimals = usize::try_from(5 - x).expect("x <= 5 here");
+            trim(format!("{v:.decimals$}"))
+        }
+    }
+
+    #[test]
+    fn pseudo_random_doubles() {
+        let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+        let mut general_fixed_style = 0;
+        for i in 0..4000 {
+            let v = rng.double(i);
+
+            let e17 = format_float(v, FloatField::Scientific, 17);
+            assert!(is_c_exponential(&e17, 17), "{v:e}: malformed {e17}");
+            let back: f64 = e17.parse().expect("%e output parses");
+            assert_eq!(
+                back.to_bits(),
+                v.to_bits(),
+                "{v:e}: {e17} does not round-trip"
+            );
+
+            let g17 = format_float(v, FloatField::General, 17);
+            let back: f64 = g17.parse().expect("%g output parses");
+            assert_eq!(
+                back.to_bits(),
+                v.to_bits(),
+                "{v:e}: {g17} does not round-trip"
+            );
+
+            let g6 = format_float(v, FloatField::General, 6);
+            assert_eq!(g6, reference_g6(v), "{v:e}: %.6g");
+            let back: f64 = g6.parse().expect("%g output parses");
+            assert!(
+                (back - v).abs() <= v.abs() * 5e-6,
+                "{v:e}: {g6} is not within 6 significant digits"
+            );
+            if !g6.contains('e') {
+                general_fixed_style += 1;
+            }
+        }
+        // The sweep must exercise both styles of %g to mean anything.
+        assert!(
+            general_fixed_style > 1000,
+            "only {general_fixed_style} fixed-style %g"
+        );
+    }
+}

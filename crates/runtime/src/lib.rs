@@ -1,0 +1,10 @@
+//! What both engines share at run time: C++ `std::cout` formatting
+//! ([`format`]), run-time errors and the limits a run is held to.
+//!
+//! Both engines format output and report failures through this crate, so the
+//! two agree on every byte they print by construction.
+
+pub mod format;
+pub mod error;
+
+pub use error::{EXIT_RUNTIME_ERROR, Limits, RunError, Thread, parse_size};
