@@ -106,7 +106,9 @@ fn parse_timeout(text: &str) -> Result<std::time::Duration, String> {
         .parse()
         .map_err(|_| format!("`{text}` is not a number of seconds"))?;
     if !(secs > 0.0 && secs <= 1e9) {
-        return Err(format!("`{text}`: the time limit must be more than 0 seconds"));
+        return Err(format!(
+            "`{text}`: the time limit must be more than 0 seconds"
+        ));
     }
     Ok(std::time::Duration::from_secs_f64(secs))
 }
@@ -160,11 +162,12 @@ fn run(cli: Cli) -> ExitCode {
             max_memory,
             args: _,
         } => {
-            let mut limits = tessera_runtime::Limits::default();
-            limits.timeout = timeout;
-            if let Some(bytes) = max_memory {
-                limits.max_memory = bytes;
-            }
+            let defaults = tessera_runtime::Limits::default();
+            let limits = tessera_runtime::Limits {
+                timeout,
+                max_memory: max_memory.unwrap_or(defaults.max_memory),
+                ..defaults
+            };
             let options = tessera_interp::Options { check, limits };
             run_file(&mut out, &file, engine, &options)
         }

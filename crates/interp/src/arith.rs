@@ -286,7 +286,13 @@ mod tests {
         let r = binary(BinOp::Shl, Scalar::Int, &int(-1), &int(31), Scalar::Int);
         assert!(matches!(r, Ok(Value::Int(v)) if v == i64::from(i32::MIN)));
         assert!(binary(BinOp::Shl, Scalar::Int, &int(1), &int(32), Scalar::Int).is_err());
-        let r = binary(BinOp::Shr, Scalar::UInt, &int(0x8000_0000), &int(31), Scalar::Int);
+        let r = binary(
+            BinOp::Shr,
+            Scalar::UInt,
+            &int(0x8000_0000),
+            &int(31),
+            Scalar::Int,
+        );
         assert!(matches!(r, Ok(Value::Int(1))));
     }
 

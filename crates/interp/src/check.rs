@@ -106,13 +106,23 @@ fn conflict(a: &Access, b: &Access) -> bool {
 
 impl Machine<'_> {
     /// Records a kernel's access of shared memory and reports races.
-    pub(crate) fn check_access(&mut self, place: &Place, span: Span, write: bool, atomic: bool) -> Res<()> {
+    pub(crate) fn check_access(
+        &mut self,
+        place: &Place,
+        span: Span,
+        write: bool,
+        atomic: bool,
+    ) -> Res<()> {
         if !self.in_kernel {
             return Ok(());
         }
         let strand = &self.items[self.cur];
         let tiled = self.launch.shape.is_some();
-        let tile = if tiled { self.launch.tile_linear } else { strand.linear };
+        let tile = if tiled {
+            self.launch.tile_linear
+        } else {
+            strand.linear
+        };
         let (item, thread) = (strand.linear, strand.thread);
         let launch_span = self.launch.span;
         let (shadow, what) = match &place.root {
@@ -121,7 +131,14 @@ impl Machine<'_> {
                 let name = self.tile_static_name(*slot, &place.path);
                 let key = (*slot, place.path.clone());
                 (
-                    Access { item, tile, epoch, atomic, span, thread },
+                    Access {
+                        item,
+                        tile,
+                        epoch,
+                        atomic,
+                        span,
+                        thread,
+                    },
                     (key, None, format!("`tile_static` memory (`{name}`)")),
                 )
             }
@@ -148,8 +165,43 @@ impl Machine<'_> {
                 let epoch = self.checker.global_epoch;
                 let key = (Rc::as_ptr(storage) as usize, *i, place.path.clone());
                 (
-                    Access { item, tile, epoch, atomic, span, thread },
-                    ((u32::MAX, Vec::new()), Some(key), format!("global memory (element {i} of its data)")),
+                    Access {
+                        item,
+                        tile,
+                        epoch,
+                        atomic,
+                        span,
+                        thread,
+                    },
+                    (
+                        (u32::MAX, Vec::new()),
+                        Some(key),
+                        format!("global memory (element {i} of its data)"),
+                    ),
+                )
+            }
+            Root::HostLocal(depth, slot) => {
+                // A view over a host C array: global memory for the kernel.
+                let epoch = self.checker.global_epoch;
+                let key = (
+                    0usize,
+                    ((*depth as usize) << 32) | *slot as usize,
+                    place.path.clone(),
+                );
+                (
+                    Access {
+                        item,
+                        tile,
+                        epoch,
+                        atomic,
+                        span,
+                        thread,
+                    },
+                    (
+                        (u32::MAX, Vec::new()),
+                        Some(key),
+                        "global memory (an element of a host array)".to_string(),
+                    ),
                 )
             }
             _ => return Ok(()),
@@ -167,7 +219,11 @@ impl Machine<'_> {
             clash = Some((*w, true));
         }
         if write && clash.is_none() {
-            clash = record.reads.iter().find(|r| conflict(&access, r)).map(|r| (*r, false));
+            clash = record
+                .reads
+                .iter()
+                .find(|r| conflict(&access, r))
+                .map(|r| (*r, false));
         }
         if write {
             record.write = Some(access);
@@ -184,7 +240,11 @@ impl Machine<'_> {
                 (true, false) => "write",
                 (false, _) => "read",
             };
-            let (first, second) = if other.span <= span { (other.span, span) } else { (span, other.span) };
+            let (first, second) = if other.span <= span {
+                (other.span, span)
+            } else {
+                (span, other.span)
+            };
             let f = RunError::new(
                 codes::R0100,
                 span,
@@ -219,7 +279,10 @@ impl Machine<'_> {
             codes::R0101,
             span,
             thread,
-            format!("read of `tile_static` memory (`{}`) that no work-item of this tile has written", local.name),
+            format!(
+                "read of `tile_static` memory (`{}`) that no work-item of this tile has written",
+                local.name
+            ),
         )
         .with_label("reads an uninitialised element")
         .with_secondary(local.span, "declared here, without a value")
@@ -243,6 +306,6 @@ impl Machine<'_> {
         .with_secondary(launch, "the kernel that wrote through the view")
         .with_note("Tessera shares memory with kernels, so it shows the new data; on a GPU the vector still holds the old data here")
         .with_help("call `view.synchronize()` after the kernel, or read the results through the view");
-        self.checker.report((102, span, span), f);
+        self.checker.report((102, launch, launch), f);
     }
 }

@@ -85,7 +85,11 @@ impl Machine<'_> {
             }
             ExprKind::IncDec { prefix, .. } => {
                 let (p, old) = self.inc_dec(e)?;
-                if *prefix { self.read_value(&p, e) } else { Ok(old) }
+                if *prefix {
+                    self.read_value(&p, e)
+                } else {
+                    Ok(old)
+                }
             }
             ExprKind::Field { base, field } => {
                 if base.place {
@@ -130,9 +134,14 @@ impl Machine<'_> {
     /// Reads a place for expression `e`: an uninitialised value reads as
     /// zero (after `--check` has reported it).
     fn read_value(&mut self, p: &Place, e: &Expr) -> Res<Value> {
-        let v = self.read(p, e.span)?;
+        self.read_at(p, e.span, &e.ty)
+    }
+
+    /// Reads a place of type `ty` for an access reported at `span`.
+    fn read_at(&mut self, p: &Place, span: Span, ty: &Type) -> Res<Value> {
+        let v = self.read(p, span)?;
         if matches!(v, Value::Uninit) {
-            return self.zero_value(&e.ty, e.span);
+            return self.zero_value(ty, span);
         }
         Ok(v)
     }
@@ -146,9 +155,7 @@ impl Machine<'_> {
             }
             ExprKind::Global(g) => Ok(Place::root(Root::Global(g.0))),
             ExprKind::Capture(c) => Ok(Place::root(Root::Capture(*c))),
-            ExprKind::Field { base, field } if base.place => {
-                Ok(self.place(base)?.child(*field))
-            }
+            ExprKind::Field { base, field } if base.place => Ok(self.place(base)?.child(*field)),
             ExprKind::Element { base, index } => {
                 let n = match &base.ty {
                     Type::CArray(_, n) => i64::from(*n),
@@ -185,15 +192,22 @@ impl Machine<'_> {
             ExprKind::CompoundAssign { op, target, value } => {
                 let rhs = self.eval(value)?;
                 let p = self.place(target)?;
-                let cur = self.read_value(&p, target)?;
+                // The read and the write are one access of `e`, as far as
+                // messages go.
+                let cur = self.read_at(&p, e.span, &target.ty)?;
                 let r = if let Some(tty) = target.ty.scalar() {
                     let shift = matches!(op, BinOp::Shl | BinOp::Shr);
-                    let op_ty = if shift { promoted(tty) } else { scalar(&value.ty) };
+                    let op_ty = if shift {
+                        promoted(tty)
+                    } else {
+                        scalar(&value.ty)
+                    };
                     let cur = arith::convert(&cur, tty, op_ty)
                         .map_err(|err| self.arith_error(err, op_ty, e.span))?;
                     let r = arith::binary(*op, op_ty, &cur, &rhs, scalar(&value.ty))
                         .map_err(|err| self.arith_error(err, op_ty, e.span))?;
-                    arith::convert(&r, op_ty, tty).map_err(|err| self.arith_error(err, tty, e.span))?
+                    arith::convert(&r, op_ty, tty)
+                        .map_err(|err| self.arith_error(err, tty, e.span))?
                 } else {
                     self.shape_arith(*op, &cur, &rhs, e.span)?
                 };
@@ -240,11 +254,12 @@ impl Machine<'_> {
             return Ok((Machine::temp(Value::Void), Value::Void));
         };
         let p = self.place(target)?;
-        let old = self.read_value(&p, target)?;
+        let old = self.read_at(&p, e.span, &target.ty)?;
         let new = if let Some(ty) = target.ty.scalar() {
             let op_ty = promoted(ty);
             let op = if *increment { BinOp::Add } else { BinOp::Sub };
-            let cur = arith::convert(&old, ty, op_ty).map_err(|err| self.arith_error(err, op_ty, e.span))?;
+            let cur = arith::convert(&old, ty, op_ty)
+                .map_err(|err| self.arith_error(err, op_ty, e.span))?;
             let r = arith::binary(op, op_ty, &cur, &arith::one(op_ty), op_ty)
                 .map_err(|err| self.arith_error(err, op_ty, e.span))?;
             arith::convert(&r, op_ty, ty).map_err(|err| self.arith_error(err, ty, e.span))?
@@ -256,7 +271,13 @@ impl Machine<'_> {
     }
 
     /// Componentwise index/extent arithmetic (`rhs` a shape or an int).
-    pub(crate) fn shape_arith(&mut self, op: BinOp, lhs: &Value, rhs: &Value, span: Span) -> Res<Value> {
+    pub(crate) fn shape_arith(
+        &mut self,
+        op: BinOp,
+        lhs: &Value,
+        rhs: &Value,
+        span: Span,
+    ) -> Res<Value> {
         let a = lhs.dims();
         let b: Vec<i64> = match rhs {
             Value::Agg(_) => rhs.dims(),
@@ -269,8 +290,14 @@ impl Machine<'_> {
         }
         let mut out = Vec::with_capacity(a.len());
         for (x, y) in a.iter().zip(&b) {
-            let r = arith::binary(op, Scalar::Int, &Value::Int(*x), &Value::Int(*y), Scalar::Int)
-                .map_err(|err| self.arith_error(err, Scalar::Int, span))?;
+            let r = arith::binary(
+                op,
+                Scalar::Int,
+                &Value::Int(*x),
+                &Value::Int(*y),
+                Scalar::Int,
+            )
+            .map_err(|err| self.arith_error(err, Scalar::Int, span))?;
             out.push(r.int());
         }
         Ok(Value::shape(out))

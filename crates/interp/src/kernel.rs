@@ -12,6 +12,10 @@
 //! only part of the tile, that is barrier divergence, reported with the
 //! work-items on each side.
 
+// Work-item numbers index several parallel lists (the strands, the masks of
+// who takes part); a plain index loop says that most directly.
+#![allow(clippy::needless_range_loop)]
+
 use crate::machine::{Flow, Frame, LaunchState, Machine, Res, Strand};
 use crate::value::Value;
 use tessera_diagnostics::{Span, codes};
@@ -142,7 +146,11 @@ pub(crate) fn barrier_functions(prog: &Program) -> Vec<bool> {
     loop {
         let mut changed = false;
         for i in 0..n {
-            if !has[i] && callees[i].iter().any(|c| has.get(c.0 as usize) == Some(&true)) {
+            if !has[i]
+                && callees[i]
+                    .iter()
+                    .any(|c| has.get(c.0 as usize) == Some(&true))
+            {
                 has[i] = true;
                 changed = true;
             }
@@ -195,7 +203,11 @@ impl Machine<'_> {
     ) -> Res<()> {
         let prog = self.prog;
         let func = &prog.functions[kernel.0 as usize];
-        let FunctionKind::Kernel { tile, captures: decls } = &func.kind else {
+        let FunctionKind::Kernel {
+            tile,
+            captures: decls,
+        } = &func.kind
+        else {
             return Ok(());
         };
         let ext = self.eval(domain)?.dims();
@@ -231,9 +243,9 @@ impl Machine<'_> {
                         )
                         .with_label(format!("extent {}", crate::library::tuple(&ext)))
                         .with_note("C++ AMP throws `concurrency::invalid_compute_domain` here")
-                        .with_help(format!(
-                            "make each dimension a multiple of the tile size, or use `.pad()` and test `extent.contains(t.global)` in the kernel"
-                        ))
+                        .with_help(
+                            "make each dimension a multiple of the tile size, or use `.pad()` and test `extent.contains(t.global)` in the kernel",
+                        )
                         .into());
                 }
             }
@@ -264,7 +276,11 @@ impl Machine<'_> {
         );
         self.checker.begin_launch();
         self.in_kernel = true;
-        let param_ty = func.locals.first().map(|l| l.ty.clone()).unwrap_or(Type::Void);
+        let param_ty = func
+            .locals
+            .first()
+            .map(|l| l.ty.clone())
+            .unwrap_or(Type::Void);
         let r = match tile {
             None => self.run_flat(kernel, &ext, total, &param_ty),
             Some(shape) => self.run_tiled(kernel, &ext, *shape),
@@ -296,7 +312,11 @@ impl Machine<'_> {
             };
             self.items[0].linear = n as u32;
             self.items[0].stack.clear();
-            self.enter(kernel, vec![Value::shape(idx.iter().copied())], body_span(body))?;
+            self.enter(
+                kernel,
+                vec![Value::shape(idx.iter().copied())],
+                body_span(body),
+            )?;
             let r = self.exec_block(body);
             self.leave();
             r?;
@@ -338,10 +358,8 @@ impl Machine<'_> {
                 let local = delinearize(l, &tdims);
                 let mut tile3 = [0i64; 3];
                 let mut local3 = [0i64; 3];
-                for d in 0..rank {
-                    tile3[d] = tile[d];
-                    local3[d] = local[d];
-                }
+                tile3[..rank].copy_from_slice(&tile[..rank]);
+                local3[..rank].copy_from_slice(&local[..rank]);
                 let global: Vec<i64> = (0..rank).map(|d| tile[d] * tdims[d] + local[d]).collect();
                 let mut strand = Strand::new(
                     Thread::Tiled {
@@ -608,7 +626,9 @@ impl Machine<'_> {
             self.cur = i;
             let v = std::mem::replace(&mut results[i], Value::Void);
             let v = match v {
-                Value::Ref(p) if !matches!(call, BarrierCall::Return(_)) => self.read(&p, e.span)?,
+                Value::Ref(p) if !matches!(call, BarrierCall::Return(_)) => {
+                    self.read(&p, e.span)?
+                }
                 v => v,
             };
             match &call {
@@ -691,7 +711,10 @@ impl Machine<'_> {
 fn local_text(t: &Thread) -> String {
     match t {
         Thread::Tiled { rank, local, .. } => {
-            let parts: Vec<String> = local[..usize::from(*rank)].iter().map(i64::to_string).collect();
+            let parts: Vec<String> = local[..usize::from(*rank)]
+                .iter()
+                .map(i64::to_string)
+                .collect();
             format!("({})", parts.join(","))
         }
         other => other.to_string(),

@@ -19,9 +19,10 @@ pub(crate) fn tuple(values: &[i64]) -> String {
 /// The element type of an array, view or vector type.
 fn elem_type(ty: &Type) -> Type {
     match ty {
-        Type::Array(e, _) | Type::ArrayView { elem: e, .. } | Type::Vector(e) | Type::CArray(e, _) => {
-            (**e).clone()
-        }
+        Type::Array(e, _)
+        | Type::ArrayView { elem: e, .. }
+        | Type::Vector(e)
+        | Type::CArray(e, _) => (**e).clone(),
         _ => Type::INT,
     }
 }
@@ -71,7 +72,10 @@ impl Machine<'_> {
                 .error(
                     codes::R0007,
                     span,
-                    format!("{what} needs an extent greater than 0 in every dimension, not {}", tuple(&dims)),
+                    format!(
+                        "{what} needs an extent greater than 0 in every dimension, not {}",
+                        tuple(&dims)
+                    ),
                 )
                 .with_label("this extent")
                 .into());
@@ -80,8 +84,9 @@ impl Machine<'_> {
     }
 
     fn size_of(dims: &[i64]) -> u64 {
-        dims.iter()
-            .fold(1u64, |acc, &d| acc.saturating_mul(u64::try_from(d).unwrap_or(0)))
+        dims.iter().fold(1u64, |acc, &d| {
+            acc.saturating_mul(u64::try_from(d).unwrap_or(0))
+        })
     }
 
     /// Runs a library operation for its value.
@@ -105,7 +110,10 @@ impl Machine<'_> {
                 self.component(&dims, i, span)?;
                 Ok(Value::Int(dims[i as usize]))
             }
-            Intrinsic::ViewElement | Intrinsic::VectorElement | Intrinsic::Print | Intrinsic::Stdout => {
+            Intrinsic::ViewElement
+            | Intrinsic::VectorElement
+            | Intrinsic::Print
+            | Intrinsic::Stdout => {
                 let p = self.intrinsic_place(op, args, e)?;
                 self.read(&p, span)
             }
@@ -150,9 +158,9 @@ impl Machine<'_> {
                     TiledIndexPart::Tile => {
                         Value::shape(global.iter().zip(&dims).map(|(g, d)| g.div_euclid(*d)))
                     }
-                    TiledIndexPart::TileOrigin => Value::shape(
-                        global.iter().zip(&dims).map(|(g, d)| g - g.rem_euclid(*d)),
-                    ),
+                    TiledIndexPart::TileOrigin => {
+                        Value::shape(global.iter().zip(&dims).map(|(g, d)| g - g.rem_euclid(*d)))
+                    }
                     TiledIndexPart::TileExtent => Value::shape(dims),
                     TiledIndexPart::Barrier => Value::Void,
                 })
@@ -192,7 +200,9 @@ impl Machine<'_> {
                     .iter()
                     .zip(&ext)
                     .zip(&view.extent)
-                    .all(|((&o, &n), &d)| o >= 0 && n > 0 && o.checked_add(n).is_some_and(|end| end <= d));
+                    .all(|((&o, &n), &d)| {
+                        o >= 0 && n > 0 && o.checked_add(n).is_some_and(|end| end <= d)
+                    });
                 if !fits {
                     return Err(self
                         .error(
@@ -218,7 +228,12 @@ impl Machine<'_> {
                     ViewData::Storage(s) => ViewData::Storage(Rc::clone(s)),
                     ViewData::Place(p) => ViewData::Place(p.clone()),
                 };
-                Ok(Value::View(View::new(data, offset, ext, view.strides.clone())))
+                Ok(Value::View(View::new(
+                    data,
+                    offset,
+                    ext,
+                    view.strides.clone(),
+                )))
             }
             Intrinsic::ViewSynchronize | Intrinsic::ViewRefresh => {
                 let v = self.eval(&args[0])?;
@@ -255,7 +270,12 @@ impl Machine<'_> {
                 let view = self.view_of(&v, span)?;
                 let data = self.view_elements(&view, span)?;
                 let elem = elem_type(&e.ty);
-                Ok(Value::Vector(self.storage_of(data, &elem, StorageKind::Vector, span)?))
+                Ok(Value::Vector(self.storage_of(
+                    data,
+                    &elem,
+                    StorageKind::Vector,
+                    span,
+                )?))
             }
             Intrinsic::NewVector => {
                 let elem = elem_type(&e.ty);
@@ -272,7 +292,13 @@ impl Machine<'_> {
                     Some(a) => self.eval(a)?,
                     None => self.zero_value(&elem, span)?,
                 };
-                Ok(Value::Vector(self.new_storage(n, fill, &elem, StorageKind::Vector, span)?))
+                Ok(Value::Vector(self.new_storage(
+                    n,
+                    fill,
+                    &elem,
+                    StorageKind::Vector,
+                    span,
+                )?))
             }
             Intrinsic::VectorPush => {
                 let vp = self.place(&args[0])?;
@@ -323,7 +349,12 @@ impl Machine<'_> {
     }
 
     /// Library operations that name a place.
-    pub(crate) fn intrinsic_place(&mut self, op: &Intrinsic, args: &[Expr], e: &Expr) -> Res<Place> {
+    pub(crate) fn intrinsic_place(
+        &mut self,
+        op: &Intrinsic,
+        args: &[Expr],
+        e: &Expr,
+    ) -> Res<Place> {
         let span = e.span;
         match op {
             Intrinsic::ViewElement => {
@@ -468,7 +499,10 @@ impl Machine<'_> {
                 .error(
                     codes::R0007,
                     span,
-                    format!("{what} needs {n} elements, but the source has only {}", data.len()),
+                    format!(
+                        "{what} needs {n} elements, but the source has only {}",
+                        data.len()
+                    ),
                 )
                 .with_label("too few elements")
                 .into());
@@ -739,8 +773,12 @@ impl Machine<'_> {
         let old = self.atomic_read(&p, span)?;
         let (a, b) = (old.int(), operand.int());
         let new = match op {
-            AtomicOp::Add | AtomicOp::Inc => Value::Int(arith::wrap(i128::from(a) + i128::from(b), ty)),
-            AtomicOp::Sub | AtomicOp::Dec => Value::Int(arith::wrap(i128::from(a) - i128::from(b), ty)),
+            AtomicOp::Add | AtomicOp::Inc => {
+                Value::Int(arith::wrap(i128::from(a) + i128::from(b), ty))
+            }
+            AtomicOp::Sub | AtomicOp::Dec => {
+                Value::Int(arith::wrap(i128::from(a) - i128::from(b), ty))
+            }
             AtomicOp::And => Value::Int(a & b),
             AtomicOp::Or => Value::Int(a | b),
             AtomicOp::Xor => Value::Int(arith::wrap(i128::from(a ^ b), ty)),

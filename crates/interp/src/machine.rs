@@ -168,7 +168,10 @@ impl<'p> Machine<'p> {
 
     fn run_main(&mut self) -> Res<i32> {
         let prog = self.prog;
-        self.host.stack.push(Frame { func: None, locals: Vec::new() });
+        self.host.stack.push(Frame {
+            func: None,
+            locals: Vec::new(),
+        });
         for g in &prog.globals {
             let v = match &g.init {
                 Some(init) => self.init_value(init, &g.ty, g.span)?,
@@ -191,12 +194,13 @@ impl<'p> Machine<'p> {
 
     /// Writes buffered output to the sink.
     pub(crate) fn flush(&mut self) {
-        if !self.sink_broken && !self.out.is_empty() {
-            if self.sink.write_all(self.out.as_bytes()).is_err() || self.sink.flush().is_err() {
-                // A closed pipe: the reader has gone; the program still runs
-                // to its end like a C++ program would.
-                self.sink_broken = true;
-            }
+        // A closed pipe: the reader has gone; the program still runs to its
+        // end like a C++ program would.
+        if !self.sink_broken
+            && !self.out.is_empty()
+            && (self.sink.write_all(self.out.as_bytes()).is_err() || self.sink.flush().is_err())
+        {
+            self.sink_broken = true;
         }
         self.out.clear();
     }
@@ -213,7 +217,12 @@ impl<'p> Machine<'p> {
     }
 
     /// An error in the running thread.
-    pub(crate) fn error(&self, code: tessera_diagnostics::Code, span: Span, msg: impl Into<String>) -> Stop {
+    pub(crate) fn error(
+        &self,
+        code: tessera_diagnostics::Code,
+        span: Span,
+        msg: impl Into<String>,
+    ) -> Stop {
         Box::new(RunError::new(code, span, self.thread(), msg))
     }
 
@@ -264,7 +273,7 @@ impl<'p> Machine<'p> {
     /// Counts work; every few thousand steps, checks the time limit.
     pub(crate) fn tick(&mut self, span: Span) -> Res<()> {
         self.ticks = self.ticks.wrapping_add(1);
-        if self.ticks % 4096 == 0
+        if self.ticks.is_multiple_of(4096)
             && let Some(limit) = self.opts.limits.timeout
             && self.start.elapsed() > limit
         {
@@ -314,7 +323,8 @@ impl<'p> Machine<'p> {
     ) -> Res<Rc<Storage>> {
         let elem_bytes = self.type_bytes(elem);
         self.take_memory(n.saturating_mul(elem_bytes), span)?;
-        let n = usize::try_from(n).map_err(|_| self.error(codes::R0010, span, "allocation too large"))?;
+        let n = usize::try_from(n)
+            .map_err(|_| self.error(codes::R0010, span, "allocation too large"))?;
         Ok(Storage::new(vec![fill; n], kind, elem_bytes, &self.meter))
     }
 
@@ -336,7 +346,11 @@ impl<'p> Machine<'p> {
         match ty {
             Type::Scalar(s) => u64::from(s.size()),
             Type::Struct(id) => self.prog.structs.get(id.0 as usize).map_or(8, |s| {
-                s.fields.iter().map(|(_, t)| self.type_bytes(t)).sum::<u64>().max(1)
+                s.fields
+                    .iter()
+                    .map(|(_, t)| self.type_bytes(t))
+                    .sum::<u64>()
+                    .max(1)
             }),
             Type::CArray(elem, n) => self.type_bytes(elem).saturating_mul(u64::from(*n)),
             Type::Index(r) | Type::Extent(r) => 4 * u64::from(*r),
@@ -369,7 +383,9 @@ impl<'p> Machine<'p> {
                 Value::Agg(Rc::new(vec![z; *n as usize]))
             }
             Type::Index(r) | Type::Extent(r) => Value::shape(vec![0; usize::from(*r)]),
-            Type::TiledExtent(t) | Type::TiledIndex(t) => Value::shape(vec![0; usize::from(t.rank)]),
+            Type::TiledExtent(t) | Type::TiledIndex(t) => {
+                Value::shape(vec![0; usize::from(t.rank)])
+            }
             Type::Vector(elem) => {
                 Value::Vector(self.storage_of(Vec::new(), elem, StorageKind::Vector, span)?)
             }
@@ -381,7 +397,11 @@ impl<'p> Machine<'p> {
     pub(crate) fn uninit_value(&self, ty: &Type) -> Value {
         match ty {
             Type::Struct(id) => {
-                let n = self.prog.structs.get(id.0 as usize).map_or(0, |s| s.fields.len());
+                let n = self
+                    .prog
+                    .structs
+                    .get(id.0 as usize)
+                    .map_or(0, |s| s.fields.len());
                 let fields: Vec<Value> = (0..n)
                     .map(|i| {
                         self.prog.structs[id.0 as usize]
@@ -392,7 +412,9 @@ impl<'p> Machine<'p> {
                     .collect();
                 Value::Agg(Rc::new(fields))
             }
-            Type::CArray(elem, n) => Value::Agg(Rc::new(vec![self.uninit_value(elem); *n as usize])),
+            Type::CArray(elem, n) => {
+                Value::Agg(Rc::new(vec![self.uninit_value(elem); *n as usize]))
+            }
             _ => Value::Uninit,
         }
     }
@@ -439,7 +461,12 @@ impl<'p> Machine<'p> {
                     Type::Vector(e) => (**e).clone(),
                     _ => Type::INT,
                 };
-                Ok(Value::Vector(self.storage_of(data, &elem, StorageKind::Vector, span)?))
+                Ok(Value::Vector(self.storage_of(
+                    data,
+                    &elem,
+                    StorageKind::Vector,
+                    span,
+                )?))
             }
             (Value::View(view), Type::Array(elem, _)) => {
                 let view = Rc::clone(view);
@@ -467,7 +494,10 @@ impl<'p> Machine<'p> {
     fn frame_mut(&mut self) -> &mut Frame {
         let strand = self.strand();
         if strand.stack.is_empty() {
-            strand.stack.push(Frame { func: None, locals: Vec::new() });
+            strand.stack.push(Frame {
+                func: None,
+                locals: Vec::new(),
+            });
         }
         let last = strand.stack.len() - 1;
         &mut strand.stack[last]
@@ -501,7 +531,11 @@ impl<'p> Machine<'p> {
         {
             return (**p).clone();
         }
-        Place::root(Root::Local(depth, id.0))
+        if self.in_kernel {
+            Place::root(Root::Local(depth, id.0))
+        } else {
+            Place::root(Root::HostLocal(depth, id.0))
+        }
     }
 
     /// Reads the value at a place.
@@ -510,6 +544,17 @@ impl<'p> Machine<'p> {
             Root::Local(depth, slot) => {
                 let strand = self.strand();
                 strand
+                    .stack
+                    .get(*depth as usize)
+                    .and_then(|f| f.locals.get(*slot as usize))
+                    .and_then(|v| get_path(v, &place.path))
+                    .cloned()
+            }
+            Root::HostLocal(depth, slot) => {
+                if self.checker.on {
+                    self.check_access(place, span, false, false)?;
+                }
+                self.host
                     .stack
                     .get(*depth as usize)
                     .and_then(|f| f.locals.get(*slot as usize))
@@ -569,6 +614,16 @@ impl<'p> Machine<'p> {
                     .and_then(|f| f.locals.get_mut(*slot as usize))
                     .and_then(|v| get_path_mut(v, &place.path))
             }
+            Root::HostLocal(depth, slot) => {
+                if self.checker.on {
+                    self.check_access(place, span, true, false)?;
+                }
+                self.host
+                    .stack
+                    .get_mut(*depth as usize)
+                    .and_then(|f| f.locals.get_mut(*slot as usize))
+                    .and_then(|v| get_path_mut(v, &place.path))
+            }
             Root::Global(g) => self
                 .globals
                 .get_mut(*g as usize)
@@ -590,7 +645,9 @@ impl<'p> Machine<'p> {
                         .and_then(|v| get_path_mut(v, &place.path)),
                     Root::Elem(storage, i) => {
                         let mut data = storage.data.borrow_mut();
-                        if let Some(target) = data.get_mut(*i).and_then(|t| get_path_mut(t, &place.path)) {
+                        if let Some(target) =
+                            data.get_mut(*i).and_then(|t| get_path_mut(t, &place.path))
+                        {
                             *target = v;
                         }
                         return Ok(());

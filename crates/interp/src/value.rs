@@ -299,6 +299,9 @@ pub(crate) enum Root {
     /// A local of the running work-item's (or the host's) call stack:
     /// frame number and slot.
     Local(u32, u32),
+    /// A local of the host's call stack, reached from a kernel through a view
+    /// over a host C array: frame number and slot.
+    HostLocal(u32, u32),
     /// A global.
     Global(u32),
     /// A captured variable of the running kernel.

@@ -128,7 +128,8 @@ impl RunError {
         for (span, label) in &self.secondary {
             d = d.with_secondary(*span, label.clone());
         }
-        if self.thread != Thread::Host || self.code == codes::R0008 {
+        // A race names both work-items in its labels already.
+        if self.thread != Thread::Host && self.code != codes::R0100 {
             d = d.with_note(format!("in {}", self.thread));
         }
         for note in &self.notes {

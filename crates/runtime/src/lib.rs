@@ -4,7 +4,7 @@
 //! Both engines format output and report failures through this crate, so the
 //! two agree on every byte they print by construction.
 
-pub mod format;
 pub mod error;
+pub mod format;
 
 pub use error::{EXIT_RUNTIME_ERROR, Limits, RunError, Thread, parse_size};
