@@ -31,10 +31,45 @@ impl Machine<'_> {
                 tessera_ir::Const::Float(f) => Value::Float(*f),
                 tessera_ir::Const::Double(d) => Value::Double(*d),
             }),
-            ExprKind::Local(_)
-            | ExprKind::Element { .. }
-            | ExprKind::Assign { .. }
-            | ExprKind::CompoundAssign { .. } => {
+            ExprKind::Local(id) => {
+                if let Some(v) = self.plain_local(*id) {
+                    return Ok(v.clone());
+                }
+                let p = self.place(e)?;
+                self.read_value(&p, e)
+            }
+            ExprKind::Assign { target, value } => {
+                let v = self.eval(value)?;
+                let v = self.copy_value(v, &target.ty, value.span)?;
+                if let ExprKind::Local(id) = target.kind
+                    && let Some(slot) = self.plain_local(id)
+                {
+                    *slot = v.clone();
+                    return Ok(v);
+                }
+                let p = self.place(target)?;
+                self.write(&p, v.clone(), e.span)?;
+                Ok(v)
+            }
+            ExprKind::CompoundAssign { op, target, value } => {
+                let rhs = self.eval(value)?;
+                if let ExprKind::Local(id) = target.kind
+                    && let Some(slot) = self.plain_local(id)
+                {
+                    let cur = slot.clone();
+                    let r = self.compound(*op, &cur, &rhs, target, value, e.span)?;
+                    if let Some(slot) = self.plain_local(id) {
+                        *slot = r.clone();
+                    }
+                    return Ok(r);
+                }
+                let p = self.place(target)?;
+                let cur = self.read_at(&p, e.span, &target.ty)?;
+                let r = self.compound(*op, &cur, &rhs, target, value, e.span)?;
+                self.write(&p, r.clone(), e.span)?;
+                Ok(r)
+            }
+            ExprKind::Element { .. } => {
                 let p = self.place(e)?;
                 self.read_value(&p, e)
             }
@@ -83,13 +118,34 @@ impl Machine<'_> {
                     _ => Ok(v),
                 }
             }
-            ExprKind::IncDec { prefix, .. } => {
-                let (p, old) = self.inc_dec(e)?;
-                if *prefix {
-                    self.read_value(&p, e)
-                } else {
-                    Ok(old)
+            ExprKind::IncDec {
+                prefix,
+                target,
+                increment,
+            } => {
+                if let ExprKind::Local(id) = target.kind
+                    && let Some(ty) = target.ty.scalar()
+                    && matches!(ty, Scalar::Int | Scalar::Long)
+                    && let Some(slot) = self.plain_local(id)
+                    && let Value::Int(v) = *slot
+                {
+                    // The common loop counter: an `int` or `long` variable.
+                    let next = if *increment { v + 1 } else { v - 1 };
+                    if ty == Scalar::Long || i32::try_from(next).is_ok() {
+                        *slot = Value::Int(next);
+                        return Ok(Value::Int(if *prefix { next } else { v }));
+                    }
                 }
+                let (p, old) = self.inc_dec(e)?;
+                if !*prefix {
+                    return Ok(old);
+                }
+                if let ExprKind::Local(id) = target.kind
+                    && let Some(v) = self.plain_local(id)
+                {
+                    return Ok(v.clone());
+                }
+                self.read_value(&p, e)
             }
             ExprKind::Field { base, field } => {
                 if base.place {
@@ -195,22 +251,7 @@ impl Machine<'_> {
                 // The read and the write are one access of `e`, as far as
                 // messages go.
                 let cur = self.read_at(&p, e.span, &target.ty)?;
-                let r = if let Some(tty) = target.ty.scalar() {
-                    let shift = matches!(op, BinOp::Shl | BinOp::Shr);
-                    let op_ty = if shift {
-                        promoted(tty)
-                    } else {
-                        scalar(&value.ty)
-                    };
-                    let cur = arith::convert(&cur, tty, op_ty)
-                        .map_err(|err| self.arith_error(err, op_ty, e.span))?;
-                    let r = arith::binary(*op, op_ty, &cur, &rhs, scalar(&value.ty))
-                        .map_err(|err| self.arith_error(err, op_ty, e.span))?;
-                    arith::convert(&r, op_ty, tty)
-                        .map_err(|err| self.arith_error(err, tty, e.span))?
-                } else {
-                    self.shape_arith(*op, &cur, &rhs, e.span)?
-                };
+                let r = self.compound(*op, &cur, &rhs, target, value, e.span)?;
                 self.write(&p, r, e.span)?;
                 Ok(p)
             }
@@ -243,6 +284,32 @@ impl Machine<'_> {
             }
             _ => Ok(Machine::temp(self.eval(e)?)),
         }
+    }
+
+    /// The new value of `target op= value`, from the current one.
+    fn compound(
+        &mut self,
+        op: BinOp,
+        cur: &Value,
+        rhs: &Value,
+        target: &Expr,
+        value: &Expr,
+        span: Span,
+    ) -> Res<Value> {
+        let Some(tty) = target.ty.scalar() else {
+            return self.shape_arith(op, cur, rhs, span);
+        };
+        let shift = matches!(op, BinOp::Shl | BinOp::Shr);
+        let op_ty = if shift {
+            promoted(tty)
+        } else {
+            scalar(&value.ty)
+        };
+        let cur =
+            arith::convert(cur, tty, op_ty).map_err(|err| self.arith_error(err, op_ty, span))?;
+        let r = arith::binary(op, op_ty, &cur, rhs, scalar(&value.ty))
+            .map_err(|err| self.arith_error(err, op_ty, span))?;
+        arith::convert(&r, op_ty, tty).map_err(|err| self.arith_error(err, tty, span))
     }
 
     /// `++`/`--`: the place and its old value.

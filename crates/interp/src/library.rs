@@ -373,6 +373,13 @@ impl Machine<'_> {
                         .zip(&view.strides)
                         .map(|(&i, &s)| i as usize * s)
                         .sum::<usize>();
+                if !self.in_kernel
+                    && let Some(s) = view.storage()
+                {
+                    // Host access through a view brings the kernels' writes
+                    // back to the container, as C++ AMP does.
+                    s.unsynced.set(None);
+                }
                 Ok(view.place_at(at))
             }
             Intrinsic::VectorElement => {

@@ -513,6 +513,23 @@ impl<'p> Machine<'p> {
         frame.locals[i] = v;
     }
 
+    /// The slot of a local of the current frame that holds its own value
+    /// (not a reference, not `tile_static`, whose frame slots stay `Void`):
+    /// the fast path of variable access.
+    #[inline]
+    pub(crate) fn plain_local(&mut self, id: LocalId) -> Option<&mut Value> {
+        let strand = if self.in_kernel {
+            self.items.get_mut(self.cur)?
+        } else {
+            &mut self.host
+        };
+        let v = strand.stack.last_mut()?.locals.get_mut(id.0 as usize)?;
+        match v {
+            Value::Void | Value::Ref(_) | Value::Uninit => None,
+            _ => Some(v),
+        }
+    }
+
     /// The place of a local of the current function.
     pub(crate) fn local_place(&mut self, func: FuncId, id: LocalId) -> Place {
         if let Some(Some(slot)) = self
