@@ -129,7 +129,7 @@ impl Machine<'_> {
             Root::TileStatic(slot) => {
                 let epoch = self.checker.tile_static_epoch;
                 let name = self.tile_static_name(*slot, &place.path);
-                let key = (*slot, place.path.clone());
+                let key = (*slot, place.path.to_vec());
                 (
                     Access {
                         item,
@@ -163,7 +163,7 @@ impl Machine<'_> {
                     self.checker.report((103, span, span), f);
                 }
                 let epoch = self.checker.global_epoch;
-                let key = (Rc::as_ptr(storage) as usize, *i, place.path.clone());
+                let key = (Rc::as_ptr(storage) as usize, *i, place.path.to_vec());
                 (
                     Access {
                         item,
@@ -186,7 +186,7 @@ impl Machine<'_> {
                 let key = (
                     0usize,
                     ((*depth as usize) << 32) | *slot as usize,
-                    place.path.clone(),
+                    place.path.to_vec(),
                 );
                 (
                     Access {

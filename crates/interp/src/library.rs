@@ -348,6 +348,26 @@ impl Machine<'_> {
         Ok(())
     }
 
+    /// The components of an index expression, without building the index
+    /// when it is written out (`v(i, j)`, `v[idx]` with `idx` built in place).
+    fn eval_index(&mut self, e: &Expr) -> Res<smallvec::SmallVec<[i64; 4]>> {
+        if let tessera_ir::ExprKind::Intrinsic {
+            op: Intrinsic::MakeShape,
+            args,
+        } = &e.kind
+        {
+            let mut out = smallvec::SmallVec::new();
+            for a in args {
+                out.push(self.eval(a)?.int());
+            }
+            return Ok(out);
+        }
+        Ok(match self.eval(e)? {
+            Value::Agg(items) => items.iter().map(Value::int).collect(),
+            _ => smallvec::SmallVec::new(),
+        })
+    }
+
     /// Library operations that name a place.
     pub(crate) fn intrinsic_place(
         &mut self,
@@ -358,9 +378,19 @@ impl Machine<'_> {
         let span = e.span;
         match op {
             Intrinsic::ViewElement => {
-                let v = self.eval(&args[0])?;
-                let view = self.view_of(&v, span)?;
-                let idx = self.eval(&args[1])?.dims();
+                let view = match &args[0].kind {
+                    // The common case, a captured view: no copy of the handle.
+                    tessera_ir::ExprKind::Capture(c) => match self.launch.captures.get(*c as usize)
+                    {
+                        Some(Value::View(v)) => Rc::clone(v),
+                        _ => return Err(self.error(codes::R0007, span, "this view has no data")),
+                    },
+                    _ => {
+                        let v = self.eval(&args[0])?;
+                        self.view_of(&v, span)?
+                    }
+                };
+                let idx = self.eval_index(&args[1])?;
                 let inside = idx.len() == view.extent.len()
                     && idx.iter().zip(&view.extent).all(|(&i, &d)| i >= 0 && i < d);
                 if !inside {
@@ -415,7 +445,7 @@ impl Machine<'_> {
                 }
                 Ok(Place {
                     root: Root::Elem(s, i as usize),
-                    path: Vec::new(),
+                    path: crate::value::Path::new(),
                 })
             }
             Intrinsic::ShapeComponent => {

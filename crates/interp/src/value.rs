@@ -7,10 +7,14 @@
 //! `array_view`s live in [`Storage`], shared by reference between a vector and
 //! the views over it: Tessera's memory is shared between host and kernels.
 
+use smallvec::SmallVec;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use tessera_diagnostics::Span;
 use tessera_ir::Manipulator;
+
+/// Positions of fields and elements inside an object; short, so kept inline.
+pub(crate) type Path = SmallVec<[u32; 4]>;
 
 /// A run-time value.
 #[derive(Clone, Debug)]
@@ -247,7 +251,7 @@ impl View {
         match &self.data {
             ViewData::Storage(s) => Place {
                 root: Root::Elem(Rc::clone(s), at),
-                path: Vec::new(),
+                path: Path::new(),
             },
             ViewData::Place(p) => {
                 let mut path = p.path.clone();
@@ -320,14 +324,14 @@ pub(crate) struct Place {
     /// The whole object.
     pub(crate) root: Root,
     /// Positions of fields and elements inside it.
-    pub(crate) path: Vec<u32>,
+    pub(crate) path: Path,
 }
 
 impl Place {
     pub(crate) fn root(root: Root) -> Place {
         Place {
             root,
-            path: Vec::new(),
+            path: Path::new(),
         }
     }
 
