@@ -367,7 +367,7 @@ impl Machine<'_> {
                         tile: tile3,
                         local: local3,
                     },
-                    l as u32,
+                    (t * per_tile + l) as u32,
                 );
                 let mut locals = vec![Value::shape(global)];
                 locals.resize(prog.functions[kernel.0 as usize].locals.len(), Value::Void);

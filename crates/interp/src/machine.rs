@@ -51,7 +51,7 @@ pub(crate) struct Strand {
     pub(crate) flow: Flow,
     /// Who it is, for messages.
     pub(crate) thread: Thread,
-    /// Its position in the tile (row-major), or its global linear position.
+    /// Its position in the launch (row-major over tiles, then within its tile).
     pub(crate) linear: u32,
 }
 
