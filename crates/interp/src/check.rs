@@ -253,7 +253,9 @@ impl Machine<'_> {
             )
             .with_label(format!("{} by {}", kind(write, atomic), thread))
             .with_secondary(other.span, format!("{} by {}", kind(other_wrote, other.atomic), other.thread))
-            .with_help(if access.tile == other.tile && self.launch.shape.is_some() {
+            .with_help(if self.launch.shape.is_none() {
+                "the work-items of a non-tiled kernel are never ordered: give each its own element, or use atomics"
+            } else if access.tile == other.tile {
                 "put a barrier (`t.barrier.wait()`) between the two accesses, or make both atomic"
             } else {
                 "work-items of different tiles are never ordered: give each its own element, or use atomics"

@@ -688,7 +688,8 @@ impl Machine<'_> {
                 self.items.len()
             ),
         )
-        .with_label(format!("waiting here: local {}", describe(self, &waiting)));
+        .with_label(format!("waiting here: local {}", describe(self, &waiting)))
+        .with_note(format!("in tile {}", tile_text(&self.items[waiting[0]].thread)));
         if !finished.is_empty() {
             err = err.with_note(format!(
                 "these work-items already finished the kernel: local {}",
@@ -712,6 +713,20 @@ fn local_text(t: &Thread) -> String {
     match t {
         Thread::Tiled { rank, local, .. } => {
             let parts: Vec<String> = local[..usize::from(*rank)]
+                .iter()
+                .map(i64::to_string)
+                .collect();
+            format!("({})", parts.join(","))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// `(1,2)`: the tile of a tiled work-item.
+fn tile_text(t: &Thread) -> String {
+    match t {
+        Thread::Tiled { rank, tile, .. } => {
+            let parts: Vec<String> = tile[..usize::from(*rank)]
                 .iter()
                 .map(i64::to_string)
                 .collect();

@@ -13,7 +13,7 @@ use tessera_runtime::format::ScalarValue;
 /// `(1, 2, 3)`
 pub(crate) fn tuple(values: &[i64]) -> String {
     let parts: Vec<String> = values.iter().map(i64::to_string).collect();
-    format!("({})", parts.join(", "))
+    format!("({})", parts.join(","))
 }
 
 /// The element type of an array, view or vector type.

@@ -128,8 +128,9 @@ impl RunError {
         for (span, label) in &self.secondary {
             d = d.with_secondary(*span, label.clone());
         }
-        // A race names both work-items in its labels already.
-        if self.thread != Thread::Host && self.code != codes::R0100 {
+        // A race names both work-items in its labels, and barrier divergence
+        // names the work-items on each side, already.
+        if self.thread != Thread::Host && self.code != codes::R0100 && self.code != codes::R0008 {
             d = d.with_note(format!("in {}", self.thread));
         }
         for note in &self.notes {
