@@ -17,6 +17,7 @@ mod expr;
 mod kernel;
 mod library;
 mod machine;
+mod show;
 mod value;
 
 use std::io::Write;
@@ -46,4 +47,91 @@ pub struct Outcome {
 /// Runs `program`, writing its standard output to `out`.
 pub fn run(program: &Program, options: &Options, out: &mut dyn Write) -> Outcome {
     machine::Machine::new(program, *options, out).run()
+}
+
+/// A value shown by the REPL.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shown {
+    /// The value as text; several lines for a rank-2 view, array or tile map.
+    pub text: String,
+    /// Its type as C++ writes it.
+    pub ty: String,
+}
+
+/// How one REPL input ended.
+#[derive(Debug)]
+pub struct SessionOutcome {
+    /// The value of the input's last expression statement, if it has one.
+    pub shown: Option<Shown>,
+    /// The error that stopped the input.
+    pub error: Option<RunError>,
+    /// What `--check` found.
+    pub findings: Vec<RunError>,
+}
+
+/// A REPL session: globals and `main`'s locals live on between inputs.
+///
+/// Each input is checked as a whole program (every accepted declaration,
+/// then a `main` holding every accepted statement); lowering is
+/// deterministic, so the program of the next input begins with the same
+/// globals and statements, and only the new ones run.
+#[derive(Debug, Default)]
+pub struct Session {
+    options: Options,
+    saved: Option<machine::Saved>,
+}
+
+impl Session {
+    /// A new, empty session.
+    pub fn new(options: Options) -> Session {
+        Session {
+            options,
+            saved: None,
+        }
+    }
+
+    /// The options inputs run with.
+    pub fn options(&self) -> Options {
+        self.options
+    }
+
+    /// Changes the options for later inputs (`:check on`).
+    pub fn set_options(&mut self, options: Options) {
+        self.options = options;
+    }
+
+    /// Initialises globals `first_global..` of `program`, then runs `main`'s
+    /// top-level statements `first_stmt..` in main's persistent frame. When
+    /// the last of them is an expression statement with a value (not `void`,
+    /// not the stream), its value is returned, shown.
+    pub fn run(
+        &mut self,
+        program: &Program,
+        first_global: usize,
+        first_stmt: usize,
+        out: &mut dyn Write,
+    ) -> SessionOutcome {
+        let mut m = machine::Machine::resume(program, self.options, out, self.saved.take());
+        let result = m.run_part(first_global, first_stmt);
+        m.flush();
+        let findings = std::mem::take(&mut m.checker.findings);
+        self.saved = Some(m.save());
+        match result {
+            Ok(shown) => SessionOutcome {
+                shown,
+                error: None,
+                findings,
+            },
+            Err(e) => {
+                if let Some(saved) = &mut self.saved {
+                    saved.forget_globals_from(first_global);
+                }
+                SessionOutcome {
+                    shown: None,
+                    error: Some(*e),
+                    findings,
+                }
+            }
+        }
+    }
 }

@@ -66,6 +66,23 @@ impl Strand {
     }
 }
 
+/// What a REPL session keeps between inputs: the globals, `main`'s frame,
+/// the memory in use and the stream's format flags.
+#[derive(Debug)]
+pub(crate) struct Saved {
+    globals: Vec<Value>,
+    host: Strand,
+    meter: Rc<Meter>,
+    stream: StreamFormat,
+}
+
+impl Saved {
+    /// Drops the globals of an input that failed (the session forgets it).
+    pub(crate) fn forget_globals_from(&mut self, first: usize) {
+        self.globals.truncate(first);
+    }
+}
+
 /// The launch being executed.
 #[derive(Debug, Default)]
 pub(crate) struct LaunchState {
@@ -149,6 +166,89 @@ impl<'p> Machine<'p> {
             depth: 0,
             checker: Checker::new(opts.check),
         }
+    }
+
+    /// A machine that goes on from a REPL session's saved state.
+    pub(crate) fn resume(
+        prog: &'p Program,
+        opts: Options,
+        sink: &'p mut dyn Write,
+        saved: Option<Saved>,
+    ) -> Self {
+        let mut m = Machine::new(prog, opts, sink);
+        if let Some(saved) = saved {
+            m.globals = saved.globals;
+            m.host = saved.host;
+            m.meter = saved.meter;
+            m.stream = saved.stream;
+        }
+        m
+    }
+
+    /// What a REPL session keeps between inputs.
+    pub(crate) fn save(self) -> Saved {
+        Saved {
+            globals: self.globals,
+            host: self.host,
+            meter: self.meter,
+            stream: self.stream,
+        }
+    }
+
+    /// Runs the new part of a REPL session's program: globals from
+    /// `first_global` on, then `main`'s top-level statements from
+    /// `first_stmt` on in main's persistent frame. Returns the value of a
+    /// final expression statement, shown.
+    pub(crate) fn run_part(
+        &mut self,
+        first_global: usize,
+        first_stmt: usize,
+    ) -> Res<Option<crate::Shown>> {
+        let prog = self.prog;
+        self.globals.truncate(first_global);
+        self.host.stack.truncate(1);
+        if self.host.stack.is_empty() {
+            self.host.stack.push(Frame {
+                func: None,
+                locals: Vec::new(),
+            });
+        }
+        self.host.stack[0].func = None;
+        for g in prog.globals.iter().skip(first_global) {
+            let v = match &g.init {
+                Some(init) => self.init_value(init, &g.ty, g.span)?,
+                None => self.zero_value(&g.ty, g.span)?,
+            };
+            self.globals.push(v);
+        }
+        let Some(main) = prog.main else {
+            return Ok(None);
+        };
+        let func = &prog.functions[main.0 as usize];
+        let frame = &mut self.host.stack[0];
+        frame.func = Some(main);
+        frame.locals.resize(func.locals.len(), Value::Void);
+        let Some(body) = &func.body else {
+            return Ok(None);
+        };
+        let stmts = body.stmts.get(first_stmt..).unwrap_or(&[]);
+        for (i, s) in stmts.iter().enumerate() {
+            if i + 1 == stmts.len()
+                && let StmtKind::Expr(e) = &s.kind
+                && !matches!(e.ty, Type::Void | Type::Ostream)
+            {
+                let v = self.eval(e)?;
+                let text = self.show(&v, &e.ty);
+                return Ok(Some(crate::Shown {
+                    text,
+                    ty: tessera_ir::display(&e.ty, &prog.structs),
+                }));
+            }
+            if let Flow::Return(_) = self.exec_stmt(s)? {
+                break;
+            }
+        }
+        Ok(None)
     }
 
     /// Runs the program: globals, then `main`.
