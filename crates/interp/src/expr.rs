@@ -13,6 +13,17 @@ pub(crate) fn scalar(ty: &Type) -> Scalar {
     ty.scalar().unwrap_or(Scalar::Int)
 }
 
+/// True for expressions without side effects that are cheap to evaluate
+/// twice (a fast path may give up after evaluating one).
+fn pure(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Local(_) | ExprKind::Const(_) | ExprKind::Capture(_) => true,
+        ExprKind::Convert(inner) => pure(inner),
+        ExprKind::Binary { lhs, rhs, .. } => pure(lhs) && pure(rhs),
+        _ => false,
+    }
+}
+
 /// The type arithmetic on a value of type `s` happens in (integer promotion).
 pub(crate) fn promoted(s: Scalar) -> Scalar {
     match s {
@@ -70,6 +81,11 @@ impl Machine<'_> {
                 Ok(r)
             }
             ExprKind::Element { .. } => {
+                if !self.checker.on
+                    && let Some(v) = self.element_fast(e)?
+                {
+                    return Ok(v);
+                }
                 let p = self.place(e)?;
                 self.read_value(&p, e)
             }
@@ -87,6 +103,41 @@ impl Machine<'_> {
             ExprKind::Binary { op, lhs, rhs } => {
                 let a = self.eval(lhs)?;
                 let b = self.eval(rhs)?;
+                // The common cases first, without the general machinery.
+                match (&a, &b, *op) {
+                    (Value::Float(x), Value::Float(y), BinOp::Add) => {
+                        return Ok(Value::Float(x + y));
+                    }
+                    (Value::Float(x), Value::Float(y), BinOp::Sub) => {
+                        return Ok(Value::Float(x - y));
+                    }
+                    (Value::Float(x), Value::Float(y), BinOp::Mul) => {
+                        return Ok(Value::Float(x * y));
+                    }
+                    (Value::Double(x), Value::Double(y), BinOp::Add) => {
+                        return Ok(Value::Double(x + y));
+                    }
+                    (Value::Double(x), Value::Double(y), BinOp::Mul) => {
+                        return Ok(Value::Double(x * y));
+                    }
+                    (Value::Int(x), Value::Int(y), BinOp::Lt) if lhs.ty == Type::INT => {
+                        return Ok(Value::Bool(x < y));
+                    }
+                    (Value::Int(x), Value::Int(y), BinOp::Add | BinOp::Sub | BinOp::Mul)
+                        if lhs.ty == Type::INT =>
+                    {
+                        let (x, y) = (*x as i32, *y as i32);
+                        let r = match op {
+                            BinOp::Add => x.checked_add(y),
+                            BinOp::Sub => x.checked_sub(y),
+                            _ => x.checked_mul(y),
+                        };
+                        if let Some(r) = r {
+                            return Ok(Value::Int(i64::from(r)));
+                        }
+                    }
+                    _ => {}
+                }
                 let ty = scalar(&lhs.ty);
                 arith::binary(*op, ty, &a, &b, scalar(&rhs.ty))
                     .map_err(|err| self.arith_error(err, ty, e.span))
@@ -200,6 +251,52 @@ impl Machine<'_> {
             return self.zero_value(ty, span);
         }
         Ok(v)
+    }
+
+    /// Reads `a[i][j]...` of a C array variable without building its place:
+    /// the hot path of kernels that work on `tile_static` and private arrays.
+    /// `None` when the expression is not of that simple form.
+    fn element_fast(&mut self, e: &Expr) -> Res<Option<Value>> {
+        let mut indices: smallvec::SmallVec<[u32; 4]> = smallvec::SmallVec::new();
+        let mut node = e;
+        while let ExprKind::Element { base, index } = &node.kind {
+            let Type::CArray(_, n) = &base.ty else {
+                return Ok(None);
+            };
+            if !pure(index) {
+                return Ok(None);
+            }
+            let i = match self.eval(index)? {
+                Value::Int(i) => i,
+                _ => return Ok(None),
+            };
+            if i < 0 || i >= i64::from(*n) {
+                return Ok(None);
+            }
+            indices.push(i as u32);
+            node = base;
+        }
+        let ExprKind::Local(id) = node.kind else {
+            return Ok(None);
+        };
+        indices.reverse();
+        let func = self.current_fn().unwrap_or(tessera_ir::FuncId(0));
+        let root = if let Some(Some(slot)) = self
+            .ts_slot
+            .get(func.0 as usize)
+            .and_then(|f| f.get(id.0 as usize))
+        {
+            self.launch.tile_static.get(*slot as usize)
+        } else {
+            match self.plain_local(id) {
+                Some(v) => Some(&*v),
+                None => return Ok(None),
+            }
+        };
+        match root.and_then(|v| get_path(v, &indices)) {
+            Some(Value::Uninit) | None => Ok(None),
+            Some(v) => Ok(Some(v.clone())),
+        }
     }
 
     /// Evaluates an lvalue to its place (anything else to a temporary).
