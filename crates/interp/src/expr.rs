@@ -33,8 +33,24 @@ pub(crate) fn promoted(s: Scalar) -> Scalar {
 }
 
 impl Machine<'_> {
-    /// Evaluates an expression to its value.
+    /// Evaluates an expression to its value. Leaves (constants and plain
+    /// variables) are most of the nodes evaluated; they are handled here,
+    /// small enough to inline into every caller, and the rest out of line.
+    #[inline]
     pub(crate) fn eval(&mut self, e: &Expr) -> Res<Value> {
+        match &e.kind {
+            ExprKind::Const(tessera_ir::Const::Int(i)) => Ok(Value::Int(*i)),
+            ExprKind::Local(id) => match self.plain_local(*id) {
+                Some(v) => Ok(v.clone()),
+                None => self.eval_node(e),
+            },
+            _ => self.eval_node(e),
+        }
+    }
+
+    /// Evaluates an expression that is not a simple leaf.
+    #[inline(never)]
+    fn eval_node(&mut self, e: &Expr) -> Res<Value> {
         match &e.kind {
             ExprKind::Const(c) => Ok(match c {
                 tessera_ir::Const::Bool(b) => Value::Bool(*b),

@@ -377,8 +377,13 @@ impl Machine<'_> {
                 });
                 self.items.push(strand);
             }
+            // The work-items' frames, counted like any call's.
+            let frames = self.frame_bytes[kernel.0 as usize].saturating_mul(per_tile as u64);
+            self.take_memory(frames, body_span(body))?;
             let mask = vec![true; self.items.len()];
-            self.lock_block(body, &mask)?;
+            let r = self.lock_block(body, &mask);
+            self.meter.give(frames);
+            r?;
             self.tick(body_span(body))?;
         }
         Ok(())

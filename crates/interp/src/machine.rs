@@ -122,6 +122,9 @@ pub(crate) struct Machine<'p> {
     ticks: u32,
     pub(crate) depth: u32,
     pub(crate) checker: Checker,
+    /// Bytes of each function's locals, taken from the memory budget while
+    /// a call of it is active (large local arrays, deep recursion).
+    pub(crate) frame_bytes: Vec<u64>,
 }
 
 impl<'p> Machine<'p> {
@@ -144,7 +147,7 @@ impl<'p> Machine<'p> {
         }
         let barrier_fns = crate::kernel::barrier_functions(prog);
         let meter = Meter::new(opts.limits.max_memory);
-        Machine {
+        let mut m = Machine {
             prog,
             opts,
             globals: Vec::new(),
@@ -165,7 +168,20 @@ impl<'p> Machine<'p> {
             ticks: 0,
             depth: 0,
             checker: Checker::new(opts.check),
-        }
+            frame_bytes: Vec::new(),
+        };
+        m.frame_bytes = prog
+            .functions
+            .iter()
+            .map(|f| {
+                f.locals
+                    .iter()
+                    .filter(|l| l.space != tessera_ir::Space::TileStatic && !l.by_ref)
+                    .map(|l| m.type_bytes(&l.ty))
+                    .fold(0u64, u64::saturating_add)
+            })
+            .collect();
+        m
     }
 
     /// A machine that goes on from a REPL session's saved state.
@@ -478,7 +494,11 @@ impl<'p> Machine<'p> {
                 Value::Agg(Rc::new(items))
             }
             Type::CArray(elem, n) => {
-                self.take_memory(self.type_bytes(ty), span)?;
+                // Frames are counted when they are entered; this only makes
+                // sure that no single array is built past the limit.
+                let bytes = self.type_bytes(ty);
+                self.take_memory(bytes, span)?;
+                self.meter.give(bytes);
                 let z = self.zero_value(elem, span)?;
                 Value::Agg(Rc::new(vec![z; *n as usize]))
             }
@@ -954,6 +974,7 @@ impl<'p> Machine<'p> {
                 .with_help("look for recursion that never reaches its base case")
                 .into());
         }
+        self.take_memory(self.frame_bytes[func.0 as usize], span)?;
         self.depth += 1;
         let f: &Function = &self.prog.functions[func.0 as usize];
         let mut locals = args;
@@ -968,7 +989,9 @@ impl<'p> Machine<'p> {
     /// Pops the current frame.
     pub(crate) fn leave(&mut self) {
         self.depth = self.depth.saturating_sub(1);
-        self.strand().stack.pop();
+        if let Some(Some(func)) = self.strand().stack.pop().map(|f| f.func) {
+            self.meter.give(self.frame_bytes[func.0 as usize]);
+        }
     }
 
     /// Calls a user function with evaluated arguments.

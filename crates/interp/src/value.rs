@@ -112,7 +112,8 @@ impl Meter {
         }
     }
 
-    fn give(&self, bytes: u64) {
+    /// Returns `bytes` to the budget.
+    pub(crate) fn give(&self, bytes: u64) {
         self.used.set(self.used.get().saturating_sub(bytes));
     }
 }
