@@ -84,10 +84,10 @@ impl Checker {
     /// Every work-item of the tile passed a barrier.
     pub(crate) fn barrier(&mut self, fence: Fence) {
         if matches!(fence, Fence::All | Fence::TileStatic) {
-            self.tile_static_epoch += 1;
+            self.tile_static_epoch = self.tile_static_epoch.wrapping_add(1);
         }
         if matches!(fence, Fence::All | Fence::Global) {
-            self.global_epoch += 1;
+            self.global_epoch = self.global_epoch.wrapping_add(1);
         }
     }
 

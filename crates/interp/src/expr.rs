@@ -197,8 +197,15 @@ impl Machine<'_> {
                     && let Value::Int(v) = *slot
                 {
                     // The common loop counter: an `int` or `long` variable.
-                    let next = if *increment { v + 1 } else { v - 1 };
-                    if ty == Scalar::Long || i32::try_from(next).is_ok() {
+                    let next = if *increment {
+                        v.checked_add(1)
+                    } else {
+                        v.checked_sub(1)
+                    };
+                    // Overflow takes the general path, which reports it.
+                    if let Some(next) = next
+                        && (ty == Scalar::Long || i32::try_from(next).is_ok())
+                    {
                         *slot = Value::Int(next);
                         return Ok(Value::Int(if *prefix { next } else { v }));
                     }

@@ -341,7 +341,8 @@ impl Machine<'_> {
         let rank = usize::from(shape.rank);
         let tdims: Vec<i64> = shape.dims().iter().map(|&d| i64::from(d)).collect();
         let tiles: Vec<i64> = ext.iter().zip(&tdims).map(|(e, t)| e / t).collect();
-        let ntiles: i64 = tiles.iter().product();
+        // Saturating: a launch that large ends at the time limit, not in an overflow.
+        let ntiles: i64 = tiles.iter().fold(1i64, |acc, &n| acc.saturating_mul(n));
         let per_tile: i64 = tdims.iter().product();
         let ts_types: Vec<Type> = self
             .ts_types
@@ -367,7 +368,7 @@ impl Machine<'_> {
                         tile: tile3,
                         local: local3,
                     },
-                    (t * per_tile + l) as u32,
+                    t.saturating_mul(per_tile).saturating_add(l) as u32,
                 );
                 let mut locals = vec![Value::shape(global)];
                 locals.resize(prog.functions[kernel.0 as usize].locals.len(), Value::Void);
@@ -601,13 +602,18 @@ impl Machine<'_> {
             return Ok(());
         };
         let live = self.active(mask);
+        // The work-items run the call side by side: count it once, as one
+        // work-item's call.
+        let depth = self.depth;
         for i in 0..live.len() {
             if live[i] {
                 self.cur = i;
                 let values = self.call_args(*func, args)?;
                 self.enter(*func, values, e.span)?;
+                self.depth = depth;
             }
         }
+        self.depth = depth + 1;
         let r = self.lock_block(body, &live);
         let mut results = vec![Value::Void; live.len()];
         for i in 0..live.len() {
@@ -617,12 +623,9 @@ impl Machine<'_> {
                     results[i] = v;
                 }
                 self.leave();
-                // Lock-step frames count once per work-item; keep the depth
-                // that of one work-item.
-                self.depth += 1;
             }
         }
-        self.depth = self.depth.saturating_sub(1);
+        self.depth = depth;
         r?;
         for i in 0..live.len() {
             if !live[i] {

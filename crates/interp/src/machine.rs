@@ -125,6 +125,8 @@ pub(crate) struct Machine<'p> {
     /// Bytes of each function's locals, taken from the memory budget while
     /// a call of it is active (large local arrays, deep recursion).
     pub(crate) frame_bytes: Vec<u64>,
+    /// The native stack's depth when the machine was made (see `enter`).
+    stack_base: usize,
 }
 
 impl<'p> Machine<'p> {
@@ -169,6 +171,7 @@ impl<'p> Machine<'p> {
             depth: 0,
             checker: Checker::new(opts.check),
             frame_bytes: Vec::new(),
+            stack_base: stack_address(),
         };
         m.frame_bytes = prog
             .functions
@@ -974,6 +977,23 @@ impl<'p> Machine<'p> {
                 .with_help("look for recursion that never reaches its base case")
                 .into());
         }
+        let used = self.stack_base.saturating_sub(stack_address()) as u64;
+        if used > self.opts.limits.max_stack {
+            return Err(self
+                .error(
+                    codes::R0011,
+                    span,
+                    format!(
+                        "{} nested calls use more than the {} of stack the interpreter may use",
+                        self.depth,
+                        human_bytes(self.opts.limits.max_stack)
+                    ),
+                )
+                .with_label("called here")
+                .with_help("look for recursion that never reaches its base case")
+                .into());
+        }
+        self.tick(span)?;
         self.take_memory(self.frame_bytes[func.0 as usize], span)?;
         self.depth += 1;
         let f: &Function = &self.prog.functions[func.0 as usize];
@@ -1027,6 +1047,14 @@ impl<'p> Machine<'p> {
         }
         Ok(out)
     }
+}
+
+/// Where the native stack is now: the address of a local. The stack grows
+/// down on every platform Tessera runs on.
+#[inline(never)]
+fn stack_address() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
 }
 
 /// Bytes as people read them.

@@ -153,6 +153,9 @@ pub struct Limits {
     pub timeout: Option<std::time::Duration>,
     /// Nested calls of user functions.
     pub max_call_depth: u32,
+    /// Bytes of native stack an engine may use for nested calls; the engine
+    /// must run on a thread whose stack is larger (the CLI's has 256 MiB).
+    pub max_stack: u64,
 }
 
 impl Default for Limits {
@@ -161,6 +164,7 @@ impl Default for Limits {
             max_memory: DEFAULT_MAX_MEMORY,
             timeout: None,
             max_call_depth: 10_000,
+            max_stack: DEFAULT_MAX_STACK,
         }
     }
 }
@@ -168,6 +172,9 @@ impl Default for Limits {
 /// The default of `--max-memory`: 1 GiB of program data, well below the
 /// machines Tessera runs on even after the engines' own overhead.
 pub const DEFAULT_MAX_MEMORY: u64 = 1 << 30;
+
+/// The default of [`Limits::max_stack`]: 192 MiB, for threads of 256 MiB.
+pub const DEFAULT_MAX_STACK: u64 = 192 << 20;
 
 /// Parses a size such as `64M`, `2G`, `1500K` or `4096` (bytes).
 pub fn parse_size(text: &str) -> Result<u64, String> {
