@@ -56,6 +56,7 @@ impl Machine<'_> {
     /// Every element of a view, in row-major order.
     pub(crate) fn view_elements(&mut self, view: &View, span: Span) -> Res<Vec<Value>> {
         let n = view.size();
+        self.charge(n as u64 / 16, span)?;
         let mut out = Vec::with_capacity(n);
         for k in 0..n {
             let p = view.place_at(view.nth(k));
@@ -459,7 +460,7 @@ impl Machine<'_> {
             Intrinsic::Print => {
                 self.eval(&args[0])?;
                 let v = self.eval(&args[1])?;
-                self.print(&v, &args[1].ty);
+                self.print(&v, &args[1].ty, span)?;
                 Ok(Machine::temp(Value::Void))
             }
             _ => Ok(Machine::temp(self.intrinsic(op, args, e)?)),
@@ -467,7 +468,17 @@ impl Machine<'_> {
     }
 
     /// `std::cout << v`.
-    fn print(&mut self, v: &Value, ty: &Type) {
+    fn print(&mut self, v: &Value, ty: &Type, span: Span) -> Res<()> {
+        // C++ would print a field of any width; Tessera builds the text in
+        // memory first, so an absurd `setw` or `setprecision` is held to the
+        // memory and time limits like any allocation.
+        let floating = ty.scalar().is_some_and(Scalar::is_floating);
+        let bound = self.stream.output_bound(floating) as u64;
+        if bound > 1 << 16 {
+            self.take_memory(bound, span)?;
+            self.meter.give(bound);
+            self.charge(bound / 64, span)?;
+        }
         match (v, ty) {
             (Value::Str(s), _) => self.stream.write_str(s, &mut self.out),
             (Value::Manip(m, arg), _) => {
@@ -494,6 +505,7 @@ impl Machine<'_> {
         if self.out.len() > 1 << 16 {
             self.flush();
         }
+        Ok(())
     }
 
     fn new_array(&mut self, args: &[Expr], e: &Expr) -> Res<Value> {
@@ -661,6 +673,7 @@ impl Machine<'_> {
     }
 
     fn fill_view(&mut self, view: &View, data: Vec<Value>, span: Span) -> Res<()> {
+        self.charge(data.len() as u64 / 16, span)?;
         for (k, v) in data.into_iter().enumerate() {
             let p = view.place_at(view.nth(k));
             self.write(&p, v, span)?;

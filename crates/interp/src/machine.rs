@@ -119,7 +119,7 @@ pub(crate) struct Machine<'p> {
     sink: &'p mut dyn Write,
     sink_broken: bool,
     start: Instant,
-    ticks: u32,
+    ticks: u64,
     pub(crate) depth: u32,
     pub(crate) checker: Checker,
     /// Bytes of each function's locals, taken from the memory budget while
@@ -234,6 +234,7 @@ impl<'p> Machine<'p> {
         }
         self.host.stack[0].func = None;
         for g in prog.globals.iter().skip(first_global) {
+            self.take_memory(self.type_bytes(&g.ty), g.span)?;
             let v = match &g.init {
                 Some(init) => self.init_value(init, &g.ty, g.span)?,
                 None => self.zero_value(&g.ty, g.span)?,
@@ -292,6 +293,7 @@ impl<'p> Machine<'p> {
             locals: Vec::new(),
         });
         for g in &prog.globals {
+            self.take_memory(self.type_bytes(&g.ty), g.span)?;
             let v = match &g.init {
                 Some(init) => self.init_value(init, &g.ty, g.span)?,
                 None => self.zero_value(&g.ty, g.span)?,
@@ -391,8 +393,16 @@ impl<'p> Machine<'p> {
 
     /// Counts work; every few thousand steps, checks the time limit.
     pub(crate) fn tick(&mut self, span: Span) -> Res<()> {
-        self.ticks = self.ticks.wrapping_add(1);
-        if self.ticks.is_multiple_of(4096)
+        self.charge(1, span)
+    }
+
+    /// Counts `units` of work at once (bulk copies and fills count one unit
+    /// per few elements), checking the time limit whenever the count passes
+    /// a multiple of 4096.
+    pub(crate) fn charge(&mut self, units: u64, span: Span) -> Res<()> {
+        let before = self.ticks;
+        self.ticks = self.ticks.wrapping_add(units);
+        if (before >> 12) != (self.ticks >> 12)
             && let Some(limit) = self.opts.limits.timeout
             && self.start.elapsed() > limit
         {
@@ -433,7 +443,7 @@ impl<'p> Machine<'p> {
 
     /// New storage of `n` copies of `fill`.
     pub(crate) fn new_storage(
-        &self,
+        &mut self,
         n: u64,
         fill: Value,
         elem: &Type,
@@ -442,6 +452,7 @@ impl<'p> Machine<'p> {
     ) -> Res<Rc<Storage>> {
         let elem_bytes = self.type_bytes(elem);
         self.take_memory(n.saturating_mul(elem_bytes), span)?;
+        self.charge(n / 16, span)?;
         let n = usize::try_from(n)
             .map_err(|_| self.error(codes::R0010, span, "allocation too large"))?;
         Ok(Storage::new(vec![fill; n], kind, elem_bytes, &self.meter))
@@ -449,7 +460,7 @@ impl<'p> Machine<'p> {
 
     /// Storage holding `data`.
     pub(crate) fn storage_of(
-        &self,
+        &mut self,
         data: Vec<Value>,
         elem: &Type,
         kind: StorageKind,
@@ -457,6 +468,7 @@ impl<'p> Machine<'p> {
     ) -> Res<Rc<Storage>> {
         let elem_bytes = self.type_bytes(elem);
         self.take_memory((data.len() as u64).saturating_mul(elem_bytes), span)?;
+        self.charge(data.len() as u64 / 16, span)?;
         Ok(Storage::new(data, kind, elem_bytes, &self.meter))
     }
 
@@ -509,9 +521,12 @@ impl<'p> Machine<'p> {
             Type::TiledExtent(t) | Type::TiledIndex(t) => {
                 Value::shape(vec![0; usize::from(t.rank)])
             }
-            Type::Vector(elem) => {
-                Value::Vector(self.storage_of(Vec::new(), elem, StorageKind::Vector, span)?)
-            }
+            Type::Vector(elem) => Value::Vector(Storage::new(
+                Vec::new(),
+                StorageKind::Vector,
+                self.type_bytes(elem),
+                &self.meter,
+            )),
             _ => Value::Void,
         })
     }
@@ -562,11 +577,25 @@ impl<'p> Machine<'p> {
                     Type::CArray(elem, n) => vec![(**elem).clone(); *n as usize],
                     _ => Vec::new(),
                 };
+                if let Type::CArray(..) = ty {
+                    let bytes = self.type_bytes(ty);
+                    self.take_memory(bytes, span)?;
+                    self.meter.give(bytes);
+                    self.charge(elem_types.len() as u64 / 16, span)?;
+                }
                 let mut out = Vec::with_capacity(elem_types.len());
+                let mut zero: Option<Value> = None;
                 for (i, t) in elem_types.iter().enumerate() {
                     out.push(match items.get(i) {
                         Some(item) => self.init_value(item, t, span)?,
-                        None => self.zero_value(t, span)?,
+                        None => match &zero {
+                            Some(z) => z.clone(),
+                            None => {
+                                let z = self.zero_value(t, span)?;
+                                zero = Some(z.clone());
+                                z
+                            }
+                        },
                     });
                 }
                 Ok(Value::Agg(Rc::new(out)))
@@ -579,6 +608,8 @@ impl<'p> Machine<'p> {
     pub(crate) fn copy_value(&mut self, v: Value, ty: &Type, span: Span) -> Res<Value> {
         match (&v, ty) {
             (Value::Vector(s), _) if Rc::strong_count(s) > 1 => {
+                self.take_memory(s.len() as u64 * s.elem_bytes, span)?;
+                self.meter.give(s.len() as u64 * s.elem_bytes);
                 let data = s.data.borrow().clone();
                 let elem = match ty {
                     Type::Vector(e) => (**e).clone(),

@@ -124,6 +124,22 @@ impl StreamFormat {
         }
     }
 
+    /// The most bytes the next formatted output can take: the pending
+    /// width, and for a floating-point value the digits the precision asks
+    /// for. Lets a caller refuse an absurd `setw` or `setprecision` before
+    /// the text is built.
+    pub fn output_bound(&self, floating: bool) -> usize {
+        let width = usize::try_from(self.width).unwrap_or(0);
+        let digits = if floating {
+            usize::try_from(self.precision)
+                .unwrap_or(6)
+                .saturating_add(330)
+        } else {
+            64
+        };
+        width.max(digits)
+    }
+
     /// Writes a scalar as `std::cout << v` would.
     pub fn write_scalar(&mut self, v: ScalarValue, out: &mut String) {
         let body = match v {
@@ -203,6 +219,11 @@ impl StreamFormat {
     }
 }
 
+/// Digits after the point past which every double's exact decimal expansion
+/// has only zeros (the smallest subnormal, 2^-1074, has 1074), and below
+/// Rust's limit on a formatting precision.
+const EXACT_DIGITS: usize = 1100;
+
 /// Formats `v` as glibc's `printf` does with `%.{precision}g` (`General`),
 /// `%.{precision}f` (`Fixed`) or `%.{precision}e` (`Scientific`).
 fn format_float(v: f64, field: FloatField, precision: usize) -> String {
@@ -215,7 +236,12 @@ fn format_float(v: f64, field: FloatField, precision: usize) -> String {
     match field {
         // Rust's fixed notation is exact, keeps the sign of negative zero and
         // of values that round to zero, and rounds ties to even: glibc's %f.
-        FloatField::Fixed => format!("{v:.precision$}"),
+        FloatField::Fixed => {
+            let exact = precision.min(EXACT_DIGITS);
+            let mut text = format!("{v:.exact$}");
+            text.extend(std::iter::repeat_n('0', precision - exact));
+            text
+        }
         FloatField::Scientific => {
             let e = Exponential::new(v, precision);
             format!("{}{}", e.mantissa, exponent_suffix(e.exponent))
@@ -229,7 +255,8 @@ fn format_float(v: f64, field: FloatField, precision: usize) -> String {
 /// precision `P-1` when `X < -4` or `X >= P`, otherwise `%f` with precision
 /// `P-1-X`; then drop trailing fractional zeros and a bare decimal point.
 fn format_general(v: f64, precision: usize) -> String {
-    let significant = precision.max(1);
+    // Beyond the exact digits `%g` only adds zeros, which it then strips.
+    let significant = precision.clamp(1, EXACT_DIGITS);
     let e = Exponential::new(v, significant - 1);
     let too_small = e.exponent < -4;
     let too_large = usize::try_from(e.exponent).is_ok_and(|x| x >= significant);
@@ -275,10 +302,13 @@ impl Exponential {
     fn new(v: f64, precision: usize) -> Self {
         // Rust writes e.g. "-1.50e-7" and "0e0"; only the exponent's
         // spelling differs from C.
-        let text = format!("{v:.precision$e}");
+        let exact = precision.min(EXACT_DIGITS);
+        let text = format!("{v:.exact$e}");
         let (mantissa, exponent) = text.split_once('e').unwrap_or((text.as_str(), "0"));
+        let mut mantissa = mantissa.to_owned();
+        mantissa.extend(std::iter::repeat_n('0', precision - exact));
         Exponential {
-            mantissa: mantissa.to_owned(),
+            mantissa,
             exponent: parse_exponent(exponent),
         }
     }
@@ -495,6 +525,7 @@ mod tests {
             "2.500000e+00",
         ),
         (&[M(Setprecision, 15), V(Double(100.0))], "100"),
+        (&[M(Setprecision, 70000), V(Double(1.5))], "1.5"),
         (&[M(Setprecision, 1), V(Double(100.0))], "1e+02"),
         (&[M(Setprecision, 2), V(Double(100.0))], "1e+02"),
         (&[M(Setprecision, 3), V(Double(100.0))], "100"),
