@@ -54,6 +54,16 @@ enum Command {
         #[arg(last = true)]
         args: Vec<String>,
     },
+    /// Write and run code interactively, one input at a time.
+    Repl {
+        /// Start with the dynamic checks on (`:check on`).
+        #[arg(long)]
+        check: bool,
+        /// When standard input is not a terminal, print each input after a
+        /// prompt before its results, as a terminal session shows it.
+        #[arg(long)]
+        echo: bool,
+    },
     /// Explain an error code, e.g. `tessera explain E0101`.
     Explain {
         /// The code.
@@ -170,6 +180,18 @@ fn run(cli: Cli) -> ExitCode {
             };
             let options = tessera_interp::Options { check, limits };
             run_file(&mut out, &file, engine, &options)
+        }
+        Command::Repl { check, echo } => {
+            let options = tessera_interp::Options {
+                check,
+                ..tessera_interp::Options::default()
+            };
+            let config = tessera_repl::Config {
+                color: out.color,
+                options,
+                echo,
+            };
+            ExitCode::from(tessera_repl::run(&config))
         }
         Command::Explain { code } => explain(&mut out, &code),
         Command::Dump { what } => match what {

@@ -9,6 +9,16 @@ use tessera_diagnostics::{Diagnostic, FileId, Span, codes};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NoError;
 
+/// What the grammar's entry point read: a translation unit, or, after the
+/// marker token [`crate::token::Tok::StmtsMarker`], a sequence of statements.
+#[derive(Debug)]
+pub enum Input {
+    /// A file's top-level items.
+    Unit(TranslationUnit),
+    /// Statements, as in a function body (a REPL input).
+    Stmts(Vec<Stmt>),
+}
+
 /// A span of `file` from byte `l` to byte `r`.
 pub fn span(file: FileId, l: usize, r: usize) -> Span {
     Span::new(file, l..r.max(l))

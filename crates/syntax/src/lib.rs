@@ -37,7 +37,9 @@ mod grammar {
     include!(concat!(env!("OUT_DIR"), "/amp.rs"));
 }
 
-pub use parse::{MAX_SOURCE_LEN, ParseSession, Parsed, parse_file, parse_in};
+pub use parse::{
+    MAX_SOURCE_LEN, ParseSession, Parsed, ParsedStmts, parse_file, parse_in, parse_stmts_in,
+};
 
 /// The tokens the parser would see (after preprocessing and classification),
 /// with the diagnostics found on the way; for `tessera dump tokens`.

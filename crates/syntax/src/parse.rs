@@ -15,8 +15,8 @@
 //! macro call leaves a broken statement behind), none after a delimiter error
 //! or a cut-off macro expansion.
 
-use crate::actions::NoError;
-use crate::ast::TranslationUnit;
+use crate::actions::{Input, NoError};
+use crate::ast::{Stmt, TranslationUnit};
 use crate::lexer::{Token, lex};
 use crate::preprocess::{MacroTable, preprocess};
 use crate::token::Tok;
@@ -66,9 +66,30 @@ impl Parsed {
     }
 }
 
+/// The result of parsing a sequence of statements (one REPL input): the
+/// statements (with `Error` nodes where parsing failed) and every diagnostic.
+#[derive(Debug)]
+pub struct ParsedStmts {
+    /// The statements in order.
+    pub stmts: Vec<Stmt>,
+    /// Diagnostics, ordered by position.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The input ended in an expression or declaration without its `;`, and
+    /// one was supplied: `x + 1` reads as `x + 1;`.
+    pub implicit_semicolon: bool,
+}
+
+impl ParsedStmts {
+    /// True when any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
 /// State that lives across several inputs parsed as one program (the REPL):
-/// macros and the names of declared structs.
-#[derive(Debug, Default)]
+/// macros and the names of declared structs. Cloning it gives a session to
+/// try an input in without committing to it.
+#[derive(Clone, Debug, Default)]
 pub struct ParseSession<'s> {
     /// `#define`s seen so far.
     pub macros: MacroTable<'s>,
@@ -84,9 +105,18 @@ pub fn parse_file(sources: &Sources, file: FileId, replaced: &[usize]) -> Parsed
     parse_in(&mut session, file, text, replaced)
 }
 
+/// What the token stream is read as.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// A translation unit (a file).
+    Unit,
+    /// A sequence of statements (a REPL input).
+    Stmts,
+}
+
 /// One run of the parser over a token stream.
 struct Attempt<'s> {
-    unit: TranslationUnit,
+    input: Input,
     /// Diagnostics from the grammar's actions (E0104, E0105, ...).
     action_diags: Vec<Diagnostic>,
     /// Syntax errors in the order met.
@@ -95,13 +125,14 @@ struct Attempt<'s> {
     truncated: bool,
 }
 
-fn run_parser<'s>(file: FileId, tokens: &[Token<'s>]) -> Attempt<'s> {
+fn run_parser<'s>(file: FileId, tokens: &[Token<'s>], mode: Mode) -> Attempt<'s> {
     let recovered: RefCell<Vec<Recovered<'s>>> = RefCell::new(Vec::new());
     let mut action_diags = Vec::new();
     let mut truncated = false;
     let result = {
         let truncated = &mut truncated;
         let recovered_ref = &recovered;
+        let marker = (mode == Mode::Stmts).then_some(Ok((0, Tok::StmtsMarker, 0)));
         let stream = tokens.iter().map_while(|t| {
             if recovered_ref.borrow().len() >= MAX_RECOVERIES {
                 *truncated = true;
@@ -109,18 +140,26 @@ fn run_parser<'s>(file: FileId, tokens: &[Token<'s>]) -> Attempt<'s> {
             }
             Some(Ok::<_, NoError>((t.start as usize, t.tok, t.end as usize)))
         });
-        grammar::TranslationUnitParser::new().parse(file, &mut action_diags, &recovered, stream)
+        grammar::InputParser::new().parse(
+            file,
+            &mut action_diags,
+            &recovered,
+            marker.into_iter().chain(stream),
+        )
     };
     let mut errors: Vec<SyntaxError<'s>> = recovered
         .into_inner()
         .into_iter()
         .map(|r| r.error)
         .collect();
-    let unit = match result {
-        Ok(unit) => unit,
+    let input = match result {
+        Ok(input) => input,
         Err(e) => {
             errors.push(e);
-            TranslationUnit { items: Vec::new() }
+            match mode {
+                Mode::Unit => Input::Unit(TranslationUnit { items: Vec::new() }),
+                Mode::Stmts => Input::Stmts(Vec::new()),
+            }
         }
     };
     if truncated {
@@ -128,7 +167,7 @@ fn run_parser<'s>(file: FileId, tokens: &[Token<'s>]) -> Attempt<'s> {
         errors.retain(|e| !matches!(e, ParseError::UnrecognizedEof { .. }));
     }
     Attempt {
-        unit,
+        input,
         action_diags,
         errors,
         truncated,
@@ -143,6 +182,51 @@ pub fn parse_in<'s>(
     text: &'s str,
     replaced: &[usize],
 ) -> Parsed {
+    let (input, diagnostics, _) = parse_with(session, file, text, replaced, Mode::Unit);
+    let unit = match input {
+        Input::Unit(unit) => unit,
+        Input::Stmts(_) => TranslationUnit { items: Vec::new() },
+    };
+    Parsed { unit, diagnostics }
+}
+
+/// Parses `text` (the text of `file`) in a session as a sequence of
+/// statements, as if it were the body of a function: the input of a REPL.
+/// Directives work as in a file. When the input ends where only a `;` is
+/// missing (`x + 1`, `int n = 4`), the `;` is supplied without a diagnostic
+/// and [`ParsedStmts::implicit_semicolon`] is set.
+pub fn parse_stmts_in<'s>(
+    session: &mut ParseSession<'s>,
+    file: FileId,
+    text: &'s str,
+    replaced: &[usize],
+) -> ParsedStmts {
+    let (input, diagnostics, implicit_semicolon) =
+        parse_with(session, file, text, replaced, Mode::Stmts);
+    let stmts = match input {
+        Input::Stmts(stmts) => stmts,
+        Input::Unit(_) => Vec::new(),
+    };
+    ParsedStmts {
+        stmts,
+        diagnostics,
+        implicit_semicolon,
+    }
+}
+
+/// The front end for both entry points: the input as read, its diagnostics,
+/// and whether a final `;` was supplied.
+fn parse_with<'s>(
+    session: &mut ParseSession<'s>,
+    file: FileId,
+    text: &'s str,
+    replaced: &[usize],
+    mode: Mode,
+) -> (Input, Vec<Diagnostic>, bool) {
+    let empty = || match mode {
+        Mode::Unit => Input::Unit(TranslationUnit { items: Vec::new() }),
+        Mode::Stmts => Input::Stmts(Vec::new()),
+    };
     let mut diags = Vec::new();
     if text.len() > MAX_SOURCE_LEN {
         diags.push(
@@ -150,10 +234,7 @@ pub fn parse_in<'s>(
                 .with_label(format!("this file has {} bytes", text.len()))
                 .with_note(format!("the limit is {} MiB", MAX_SOURCE_LEN >> 20)),
         );
-        return Parsed {
-            unit: TranslationUnit { items: Vec::new() },
-            diagnostics: diags,
-        };
+        return (empty(), diags, false);
     }
     let raw = lex(file, text, replaced, &mut diags);
     let mut tokens = preprocess(file, text, &raw, &mut session.macros, &mut diags);
@@ -198,10 +279,27 @@ pub fn parse_in<'s>(
     };
     let mut repairs: Vec<Diagnostic> = Vec::new();
     let mut repaired_at: HashSet<usize> = HashSet::new();
+    let mut implicit_semicolon = false;
     let (attempt, delim_diags, delimiter_error) = loop {
         let mut delim_diags = Vec::new();
         let delimiter_error = delimiters::check(file, &tokens, text.len(), &mut delim_diags);
-        let attempt = run_parser(file, &tokens);
+        let attempt = run_parser(file, &tokens, mode);
+        // A statement input may leave out its last `;`, like a REPL line.
+        if mode == Mode::Stmts
+            && !implicit_semicolon
+            && delimiter_error.is_none()
+            && let Some(ParseError::UnrecognizedEof { expected, .. }) = attempt.errors.first()
+            && only_semicolon_missing(expected)
+        {
+            let at = tokens.last().map_or(0, |t| t.end);
+            tokens.push(Token {
+                tok: Tok::Semi,
+                start: at,
+                end: at,
+            });
+            implicit_semicolon = true;
+            continue;
+        }
         let reporter = Reporter {
             file,
             text,
@@ -291,10 +389,15 @@ pub fn parse_in<'s>(
                 .push(format!("{hidden} more diagnostics not shown"));
         }
     }
-    Parsed {
-        unit: attempt.unit,
-        diagnostics: diags,
-    }
+    (attempt.input, diags, implicit_semicolon)
+}
+
+/// True when, at the end of input, a `;` would end the statement: it is
+/// expected, and no statement may start there (a lone `if (x)` needs more
+/// than a `;`).
+fn only_semicolon_missing(expected: &[String]) -> bool {
+    let wants = names(expected);
+    wants.contains(&";") && !wants.contains(&"if")
 }
 
 struct Reporter<'a, 's> {

@@ -51,6 +51,9 @@ pub enum Tok<'s> {
     TplOpen,
     /// Classified: the `>` that closes a template argument list (also half of a `>>`).
     TplClose,
+    /// Never lexed: put first by [`crate::parse_stmts_in`] to make the parser
+    /// read a sequence of statements instead of a translation unit.
+    StmtsMarker,
 
     /// An integer literal, raw text (suffixes included).
     #[regex(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)[uUlL]*")]
@@ -440,6 +443,7 @@ impl fmt::Display for Tok<'_> {
             Tok::UnterminatedLiteral => "\"",
             Tok::TplOpen => "<",
             Tok::TplClose => ">",
+            Tok::StmtsMarker => "<statements>",
             Tok::Void => "void",
             Tok::Bool => "bool",
             Tok::CharKw => "char",

@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use tessera_diagnostics::{
     Code, Diagnostic, FileId, SourceFile, Sources, Span, codes, json, render,
 };
-use tessera_syntax::{MAX_SOURCE_LEN, ParseSession, Parsed, parse_file, parse_in};
+use tessera_syntax::{MAX_SOURCE_LEN, ParseSession, Parsed, parse_file, parse_in, parse_stmts_in};
 use tessera_testkit::harness::{
     check_span, count_panics, env_number, panic_text, panics_here, run_watched,
 };
@@ -175,7 +175,8 @@ fn failure_path(ext: &str) -> PathBuf {
 
 /// Runs one mutant through everything a user can reach: `parse_file`, the
 /// `tokens` dump, and (with `session`) a REPL-style second input after the
-/// unmutated sample; then checks and renders every diagnostic.
+/// unmutated sample, read both as declarations and as statements; then checks
+/// and renders every diagnostic.
 fn exercise(original: &[u8], mutant: &[u8], session: bool) -> Result<(), String> {
     let mut sources = Sources::new();
     let (file, replaced) = SourceFile::from_bytes("mutant.amp", mutant);
@@ -208,9 +209,12 @@ fn exercise(original: &[u8], mutant: &[u8], session: bool) -> Result<(), String>
             .collect();
         let mut session = ParseSession::default();
         let a = parse_in(&mut session, first, texts[0], &first_replaced);
+        let mut stmt_session = session.clone();
         let b = parse_in(&mut session, second, texts[1], &second_replaced);
+        let c = parse_stmts_in(&mut stmt_session, second, texts[1], &second_replaced);
         check_diagnostics(&sources, &a.diagnostics, Show::Nothing)?;
         check_diagnostics(&sources, &b.diagnostics, Show::All)?;
+        check_diagnostics(&sources, &c.diagnostics, Show::All)?;
     }
     Ok(())
 }

@@ -1,0 +1,624 @@
+//! Sessions driven through the library's script entry point, as `tessera
+//! repl` runs them when standard input is not a terminal, with their
+//! transcripts checked byte for byte. (The binary itself is driven, through a
+//! pipe and through a pseudo-terminal, by `crates/cli/tests/repl.rs`.)
+
+use std::cell::RefCell;
+use std::io::Write;
+use std::rc::Rc;
+use tessera_repl::{Config, EXIT_FAILED_INPUT, run_script};
+
+/// One buffer behind two writers, so that results and diagnostics land in
+/// the order they were written, as with `2>&1`.
+#[derive(Clone, Default)]
+struct Shared(Rc<RefCell<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// What a scripted session wrote.
+struct Transcript {
+    /// Results: echoed inputs, program output, values, messages.
+    out: String,
+    /// Diagnostics and the REPL's errors.
+    err: String,
+    /// Everything, in order.
+    all: String,
+    /// The exit status.
+    status: u8,
+}
+
+fn run_with(config: &Config, script: &str) -> Transcript {
+    let all = Shared::default();
+    let (out_buf, err_buf) = (Shared::default(), Shared::default());
+    struct Tee(Shared, Shared);
+    impl Write for Tee {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.write_all(buf)?;
+            self.1.write_all(buf)?;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut out = Tee(out_buf.clone(), all.clone());
+    let mut err = Tee(err_buf.clone(), all.clone());
+    let status = run_script(config, &mut script.as_bytes(), &mut out, &mut err);
+    let text = |s: &Shared| String::from_utf8_lossy(&s.0.borrow()).into_owned();
+    Transcript {
+        out: text(&out_buf),
+        err: text(&err_buf),
+        all: text(&all),
+        status,
+    }
+}
+
+/// Runs `script` with each input echoed after the prompt.
+fn session(script: &str) -> Transcript {
+    run_with(
+        &Config {
+            echo: true,
+            ..Config::default()
+        },
+        script,
+    )
+}
+
+/// Fails with both texts in full when they differ.
+#[track_caller]
+fn assert_text(actual: &str, expected: &str) {
+    assert!(
+        actual == expected,
+        "transcript differs\n--- expected\n{expected}--- actual\n{actual}---"
+    );
+}
+
+const PRELUDE: &str = "#include <iostream>\n#include <amp.h>\nusing namespace concurrency;\n";
+
+#[test]
+fn declaring_a_vector_and_an_array_view() {
+    let t = session(&format!(
+        "{PRELUDE}std::vector<int> v(6, 1);
+v
+array_view<int, 2> av(2, 3, v);
+av(1, 2) = 5;
+av
+av[1]
+v[5]
+av.extent
+"
+    ));
+    assert_text(
+        &t.out,
+        "amp> #include <iostream>
+amp> #include <amp.h>
+amp> using namespace concurrency;
+amp> std::vector<int> v(6, 1);
+amp> v
+= [1, 1, 1, 1, 1, 1] (size 6) : std::vector<int>
+amp> array_view<int, 2> av(2, 3, v);
+amp> av(1, 2) = 5;
+amp> av
+= extent (2,3) : array_view<int, 2>
+  1 1 1
+  1 1 5
+amp> av[1]
+= [1, 1, 5] extent (3) : array_view<int, 1>
+amp> v[5]
+= 5 : int
+amp> av.extent
+= (2,3) : extent<2>
+",
+    );
+    assert_eq!(t.err, "");
+    assert_eq!(t.status, 0);
+}
+
+/// The seed's `tile_static` example (seed 003), one step at a time.
+#[test]
+fn the_seeds_tile_static_example_step_by_step() {
+    let t = session(&format!(
+        "{PRELUDE}int sampledata[] = {{
+    2, 2, 9, 7, 1, 4,
+    4, 4, 8, 8, 3, 4,
+    1, 5, 1, 2, 5, 2,
+    6, 8, 3, 2, 7, 2}};
+int averagedata[24] = {{}};
+array_view<int, 2> sample(4, 6, sampledata);
+array_view<int, 2> average(4, 6, averagedata);
+sample
+sample.extent.tile<2,2>()
+parallel_for_each(
+    // Create threads for sample.extent and divide the extent into 2 x 2 tiles.
+    sample.extent.tile<2,2>(),
+    [=](tiled_index<2,2> idx) restrict(amp)
+    {{
+        tile_static int nums[2][2];
+        nums[idx.local[1]][idx.local[0]] = sample[idx.global];
+        idx.barrier.wait();
+        int sum = nums[0][0] + nums[0][1] + nums[1][0] + nums[1][1];
+        average[idx.global] = sum / 4;
+    }}
+);
+average
+for (int i = 0; i < 4; i++) {{
+    for (int j = 0; j < 6; j++) {{
+        std::cout << average(i,j) << \" \";
+    }}
+    std::cout << \"\\n\";
+}}
+"
+    ));
+    let out = t.out.split("amp> sample\n").nth(1).unwrap_or_default();
+    assert_text(
+        out,
+        "= extent (4,6) : array_view<int, 2>
+  2 2 9 7 1 4
+  4 4 8 8 3 4
+  1 5 1 2 5 2
+  6 8 3 2 7 2
+amp> sample.extent.tile<2,2>()
+= extent (4,6) in tiles of 2x2 : tiled_extent<2, 2>
+  0,0 0,0 0,1 0,1 0,2 0,2
+  0,0 0,0 0,1 0,1 0,2 0,2
+  1,0 1,0 1,1 1,1 1,2 1,2
+  1,0 1,0 1,1 1,1 1,2 1,2
+amp> parallel_for_each(
+...>     // Create threads for sample.extent and divide the extent into 2 x 2 tiles.
+...>     sample.extent.tile<2,2>(),
+...>     [=](tiled_index<2,2> idx) restrict(amp)
+...>     {
+...>         tile_static int nums[2][2];
+...>         nums[idx.local[1]][idx.local[0]] = sample[idx.global];
+...>         idx.barrier.wait();
+...>         int sum = nums[0][0] + nums[0][1] + nums[1][0] + nums[1][1];
+...>         average[idx.global] = sum / 4;
+...>     }
+...> );
+amp> average
+= extent (4,6) : array_view<int, 2>
+  3 3 8 8 3 3
+  3 3 8 8 3 3
+  5 5 2 2 4 4
+  5 5 2 2 4 4
+amp> for (int i = 0; i < 4; i++) {
+...>     for (int j = 0; j < 6; j++) {
+...>         std::cout << average(i,j) << \" \";
+...>     }
+...>     std::cout << \"\\n\";
+...> }
+3 3 8 8 3 3 
+3 3 8 8 3 3 
+5 5 2 2 4 4 
+5 5 2 2 4 4 
+",
+    );
+    assert_eq!(t.err, "");
+    assert_eq!(t.status, 0);
+}
+
+#[test]
+fn an_error_leaves_the_session_as_it_was() {
+    let t = session(&format!(
+        "{PRELUDE}int n = 4;
+std::vector<int> v(n, 2);
+n + missing
+int m = n * ;
+int k = v[10];
+v[10] = 1;
+n * v[3]
+k
+"
+    ));
+    assert_text(
+        &t.all,
+        "amp> #include <iostream>
+amp> #include <amp.h>
+amp> using namespace concurrency;
+amp> int n = 4;
+amp> std::vector<int> v(n, 2);
+amp> n + missing
+error[E0200]: cannot find `missing` in this scope
+   ╭─[ <input 6>:1:5 ]
+   │
+ 1 │ n + missing
+   │     ───┬───
+   │        ╰───── not declared
+   │
+   │ Help: declare it before this use
+───╯
+amp> int m = n * ;
+error[E0100]: expected an expression, found `;`
+   ╭─[ <input 7>:1:13 ]
+   │
+ 1 │ int m = n * ;
+   │             ┬
+   │             ╰── expected an expression
+───╯
+amp> int k = v[10];
+error[R0001]: index 10 is out of bounds for a `std::vector` of size 4
+   ╭─[ <input 8>:1:9 ]
+   │
+ 1 │ int k = v[10];
+   │         ──┬──
+   │           ╰──── index 10
+   │
+   │ Note: the valid indices are 0 to 3
+───╯
+amp> v[10] = 1;
+error[R0001]: index 10 is out of bounds for a `std::vector` of size 4
+   ╭─[ <input 9>:1:1 ]
+   │
+ 1 │ v[10] = 1;
+   │ ──┬──
+   │   ╰──── index 10
+   │
+   │ Note: the valid indices are 0 to 3
+───╯
+amp> n * v[3]
+= 8 : int
+amp> k
+error[E0200]: cannot find `k` in this scope
+   ╭─[ <input 11>:1:1 ]
+   │
+ 1 │ k
+   │ ┬
+   │ ╰── not declared
+   │
+   │ Help: declare it before this use
+───╯
+",
+    );
+    assert_eq!(t.status, EXIT_FAILED_INPUT);
+}
+
+#[test]
+fn load_declares_a_samples_structs_functions_and_globals() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../samples/struct_and_functions.amp"
+    );
+    let t = session(&format!(
+        "{PRELUDE}:load {path}
+SCALE
+classify(5) + digitSum(1234)
+Particle p = {{7, 1.5f, 2.5f, 0u}};
+nudge(p, 1.0f, 0.5f);
+p
+"
+    ));
+    let out = t.out.replace(path, "samples/struct_and_functions.amp");
+    assert_text(
+        &out,
+        "amp> #include <iostream>
+amp> #include <amp.h>
+amp> using namespace concurrency;
+amp> :load samples/struct_and_functions.amp
+loaded 9 declarations from samples/struct_and_functions.amp; its `main` was not run (`tessera run samples/struct_and_functions.amp` runs the whole program)
+amp> SCALE
+= 3 : int
+amp> classify(5) + digitSum(1234)
+= 31 : int
+amp> Particle p = {7, 1.5f, 2.5f, 0u};
+amp> nudge(p, 1.0f, 0.5f);
+amp> p
+= {id = 7, x = 2.5, y = 2, flags = 1} : Particle
+",
+    );
+    assert_eq!(t.err, "");
+    assert_eq!(t.status, 0);
+}
+
+#[test]
+fn load_reports_a_missing_file_and_a_file_with_errors() {
+    let t = session(":load no/such/file.amp\n");
+    assert!(
+        t.err.starts_with("error: cannot read `no/such/file.amp`: "),
+        "{}",
+        t.err
+    );
+    let broken =
+        std::env::temp_dir().join(format!("tessera-repl-broken-{}.amp", std::process::id()));
+    std::fs::write(&broken, "int f() { return 1 }\n").expect("write a temporary file");
+    let t = session(&format!(":load {}\nf()\n", broken.display()));
+    let _ = std::fs::remove_file(&broken);
+    assert!(t.err.contains("error[E0101]: expected `;`"), "{}", t.err);
+    assert!(t.err.contains("cannot find function `f`"), "{}", t.err);
+    assert_eq!(t.status, EXIT_FAILED_INPUT);
+}
+
+#[test]
+fn type_shows_an_expressions_type_without_running_it() {
+    let t = session(&format!(
+        "{PRELUDE}std::vector<float> v(4);
+array_view<float, 2> av(2, 2, v);
+:type av
+:type av(0, 1) * 2
+:type av.extent.tile<1, 2>()
+:type std::cout << 1
+:type v[99]
+:type int x = 1
+:type nothing
+v[0]
+"
+    ));
+    assert_text(
+        &t.out,
+        "amp> #include <iostream>
+amp> #include <amp.h>
+amp> using namespace concurrency;
+amp> std::vector<float> v(4);
+amp> array_view<float, 2> av(2, 2, v);
+amp> :type av
+array_view<float, 2>
+amp> :type av(0, 1) * 2
+float
+amp> :type av.extent.tile<1, 2>()
+tiled_extent<1, 2>
+amp> :type std::cout << 1
+std::ostream
+amp> :type v[99]
+float
+amp> :type int x = 1
+amp> :type nothing
+amp> v[0]
+= 0 : float
+",
+    );
+    assert!(
+        t.err.contains("error: `:type` takes one expression"),
+        "{}",
+        t.err
+    );
+    assert!(t.err.contains("cannot find `nothing`"), "{}", t.err);
+}
+
+#[test]
+fn declarations_persist_across_inputs() {
+    let t = session(&format!(
+        "{PRELUDE}#define N 4
+struct P {{ int x; float y; }};
+static const int SCALE = 3;
+int scaled(int v) restrict(amp, cpu) {{ return v * SCALE; }}
+P p = {{N, 0.5f}};
+std::vector<int> out(N);
+array_view<int, 1> o(N, out);
+parallel_for_each(o.extent, [=](index<1> i) restrict(amp) {{ o[i] = scaled(i[0]) + p.x; }});
+o
+p
+"
+    ));
+    let tail = t.out.split("amp> o\n").nth(1).unwrap_or_default();
+    assert_text(
+        tail,
+        "= [4, 7, 10, 13] extent (4) : array_view<int, 1>
+amp> p
+= {x = 4, y = 0.5} : P
+",
+    );
+    assert_eq!(t.err, "");
+}
+
+#[test]
+fn a_value_shows_only_without_the_final_semicolon() {
+    let t = session("int x = 2;\nx = 5;\nx = 6\nx;\nx++\n(void)x\n");
+    assert_text(
+        &t.out,
+        "amp> int x = 2;
+amp> x = 5;
+amp> x = 6
+= 6 : int
+amp> x;
+amp> x++
+= 6 : int
+amp> (void)x
+",
+    );
+}
+
+#[test]
+fn inputs_continue_while_brackets_are_open() {
+    let t = session(
+        "int total = 0;\nfor (int i = 0;\n     i < 4;\n     i++) {\n  // a comment with a ( in it\n  total += i;\n}\ntotal\n",
+    );
+    assert_text(
+        &t.out,
+        "amp> int total = 0;
+amp> for (int i = 0;
+...>      i < 4;
+...>      i++) {
+...>   // a comment with a ( in it
+...>   total += i;
+...> }
+amp> total
+= 6 : int
+",
+    );
+}
+
+#[test]
+fn a_main_or_a_return_of_ones_own_is_refused() {
+    let t = session(
+        "int main() { return 0; }\nint y = 1;\nif (y > 0) { return 1; }\nint f() { return main(); }\ny + main()\ny\n",
+    );
+    assert_text(
+        &t.err,
+        "error: <input 1>:1:5: the session is the body of `main`: what you type at the prompt runs in it, so a `main` of your own cannot be defined (`:load` a file with a `main` to get its other declarations)
+error: <input 3>:1:14: `return` would end `main`, and `main` is the session itself; to see a value, write it without `;`
+error: <input 4>:1:18: `main` is the session itself: C++ does not let a program use `main`, and calling it here would run every input again
+error: <input 5>:1:5: `main` is the session itself: C++ does not let a program use `main`, and calling it here would run every input again
+",
+    );
+    assert!(t.out.ends_with("amp> y\n= 1 : int\n"), "{}", t.out);
+}
+
+#[test]
+fn check_on_reports_races_and_the_input_is_kept() {
+    let t = session(&format!(
+        "{PRELUDE}std::vector<int> v(4);
+array_view<int, 1> a(4, v);
+:check
+:check on
+parallel_for_each(a.extent.tile<4>(), [=](tiled_index<4> t) restrict(amp) {{
+    tile_static int s[4];
+    s[t.local[0]] = t.local[0];
+    a[t.global] = s[3 - t.local[0]];
+}});
+a
+:check off
+"
+    ));
+    assert!(
+        t.out.contains("amp> :check\ndynamic checks are off\n"),
+        "{}",
+        t.out
+    );
+    assert!(
+        t.out.contains("amp> :check off\ndynamic checks off\n"),
+        "{}",
+        t.out
+    );
+    assert!(
+        t.err
+            .contains("error[R0100]: data race on `tile_static` memory"),
+        "{}",
+        t.err
+    );
+    // Findings do not stop the run: the input was kept, and `a` shows.
+    assert!(t.out.contains("amp> a\n= ["), "{}", t.out);
+    assert_eq!(t.status, 0);
+}
+
+#[test]
+fn engine_clif_time_reset_and_quit() {
+    let t = session(
+        "int x = 3;\n:engine\n:engine jit\n:clif\n:time x * 2\n:time\nx + 1\n:reset\nx\n:quit\nx\n",
+    );
+    assert_text(
+        &t.out,
+        "amp> int x = 3;
+amp> :engine
+engine: interp (the reference interpreter)
+amp> :engine jit
+amp> :clif
+amp> :time x * 2
+= 6 : int
+amp> :time
+the next input will be timed
+amp> x + 1
+= 4 : int
+amp> :reset
+session reset: every declaration and variable is gone
+amp> x
+amp> :quit
+",
+    );
+    let lines: Vec<&str> = t.err.lines().collect();
+    assert_eq!(
+        lines[0],
+        "error: the JIT engine is not available in this build; inputs still run in the interpreter"
+    );
+    assert!(
+        lines[1].starts_with("error: `:clif` shows the JIT's code"),
+        "{}",
+        t.err
+    );
+    for line in &lines[2..4] {
+        assert!(
+            line.starts_with("time: ") && line.contains(" ms (parse and check "),
+            "{}",
+            t.err
+        );
+    }
+    assert!(
+        lines[4].starts_with("error[E0200]: cannot find `x`"),
+        "{}",
+        t.err
+    );
+}
+
+#[test]
+fn help_and_unknown_commands() {
+    let t = session(":help\n:frobnicate\n");
+    for command in [
+        ":type EXPR",
+        ":load FILE",
+        ":check on|off",
+        ":time",
+        ":engine jit|interp",
+        ":clif",
+        ":reset",
+        ":quit",
+    ] {
+        assert!(t.out.contains(command), "{command} missing from\n{}", t.out);
+    }
+    assert_eq!(
+        t.err,
+        "error: unknown command `:frobnicate`; `:help` lists the commands\n"
+    );
+}
+
+#[test]
+fn without_echo_only_results_are_written() {
+    let t = run_with(
+        &Config::default(),
+        "int x = 6;\n\n  \nstd::cout << x * 7;\nx\n",
+    );
+    assert_eq!(t.out, "42\n= 6 : int\n");
+    assert_eq!(t.err, "");
+    assert_eq!(t.status, 0);
+}
+
+#[test]
+fn an_unfinished_input_at_the_end_is_still_read() {
+    let t = session("int a[] = {1, 2,\n");
+    assert!(t.out.starts_with("amp> int a[] = {1, 2,\n"), "{}", t.out);
+    assert!(t.err.contains("error["), "{}", t.err);
+    assert_eq!(t.status, EXIT_FAILED_INPUT);
+}
+
+#[test]
+fn warnings_are_shown_once_for_the_input_they_are_about() {
+    let t = session(&format!(
+        "{PRELUDE}std::vector<int> v(4);
+array_view<int, 1> a(4, v);
+parallel_for_each(a.extent.tile<4>(), [=](tiled_index<4> t) restrict(amp) {{
+    tile_static int total;
+    total = a[t.global];
+    t.barrier.wait();
+    a[t.global] = total;
+}});
+int later = 1;
+"
+    ));
+    let warnings = t.err.matches("warning[").count();
+    assert!(warnings >= 1, "{}", t.err);
+    // The input after it checks the whole program again, silently.
+    let after = t
+        .all
+        .split("amp> int later = 1;\n")
+        .nth(1)
+        .unwrap_or("missing");
+    assert_eq!(after, "");
+}
+
+#[test]
+fn globals_written_with_their_functions_are_declared_as_written() {
+    let t = session(
+        "int counter = 10; void bump() { counter++; }\nbump();\nbump();\ncounter\nint x = 1;\nint x = 2;\nx\n",
+    );
+    assert!(t.out.contains("amp> counter\n= 12 : int\n"), "{}", t.out);
+    // A name declared again in the session is an error, as in one function.
+    assert!(t.err.starts_with("error[E0"), "{}", t.err);
+    assert!(t.err.contains("`x`"), "{}", t.err);
+    assert!(t.out.ends_with("amp> x\n= 1 : int\n"), "{}", t.out);
+}
