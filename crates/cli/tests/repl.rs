@@ -167,9 +167,9 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
 
-#[test]
-fn a_terminal_session_edits_completes_cancels_and_keeps_history() {
-    let history = scratch_history("terminal");
+/// Starts `tessera repl` on a new pseudo-terminal, through `wrapper` (a
+/// command and its arguments before the binary) if given.
+fn open_terminal(history: &Path, wrapper: &[&str]) -> Terminal {
     let size = nix::pty::Winsize {
         ws_row: 40,
         ws_col: 120,
@@ -180,10 +180,19 @@ fn a_terminal_session_edits_completes_cancels_and_keeps_history() {
     let child = {
         let slave = File::from(pty.slave);
         let stdio = |f: &File| Stdio::from(f.try_clone().expect("share the terminal"));
-        Command::new(env!("CARGO_BIN_EXE_tessera"))
+        let tessera = env!("CARGO_BIN_EXE_tessera");
+        let mut command = match wrapper.split_first() {
+            Some((first, rest)) => {
+                let mut c = Command::new(first);
+                c.args(rest).arg(tessera);
+                c
+            }
+            None => Command::new(tessera),
+        };
+        command
             .current_dir(repo_root())
             .arg("repl")
-            .env("TESSERA_HISTORY", &history)
+            .env("TESSERA_HISTORY", history)
             .env("TERM", "xterm")
             .env("NO_COLOR", "1")
             .stdin(stdio(&slave))
@@ -205,13 +214,19 @@ fn a_terminal_session_edits_completes_cancels_and_keeps_history() {
             }
         }
     });
-    let mut term = Terminal {
+    Terminal {
         child,
         keys: master,
         screen,
         text: Vec::new(),
         seen: 0,
-    };
+    }
+}
+
+#[test]
+fn a_terminal_session_edits_completes_cancels_and_keeps_history() {
+    let history = scratch_history("terminal");
+    let mut term = open_terminal(&history, &[]);
 
     // Each input is typed only once the prompt is there: the editor asks the
     // terminal where the cursor is before it shows the prompt.
@@ -268,4 +283,29 @@ fn a_terminal_session_edits_completes_cancels_and_keeps_history() {
         saved.contains("int z = (1 +"),
         "the two-line input is missing from the history:\n{saved}"
     );
+}
+
+#[test]
+fn ctrl_c_stops_the_running_input_and_the_session_goes_on() {
+    // Ctrl-C reaches the REPL as SIGINT only when the terminal is its
+    // controlling terminal; `setsid --ctty` (util-linux) arranges that.
+    if Command::new("setsid").arg("--version").output().is_err() {
+        eprintln!("setsid is not available: the test of Ctrl-C while running is skipped");
+        return;
+    }
+    let history = scratch_history("interrupt");
+    let mut term = open_terminal(&history, &["setsid", "--ctty"]);
+    term.expect("amp> ");
+    term.send("int kept = 5;\r");
+    term.expect("amp> ");
+    term.send("unsigned int spin = 1u; while (spin != 0u) { spin = spin * 3u + 1u; }\r");
+    std::thread::sleep(Duration::from_millis(300));
+    term.send("\x03");
+    term.expect("R0012");
+    term.expect("amp> ");
+    term.send("kept + 1\r");
+    term.expect("= 6 : int");
+    term.expect("amp> ");
+    term.send("\x04");
+    let _ = std::fs::remove_file(&history);
 }

@@ -180,6 +180,7 @@ registry! {
     R0009, Run, "time limit exceeded";
     R0010, Run, "memory limit exceeded";
     R0011, Run, "call stack too deep";
+    R0012, Run, "interrupted";
     R0100, Run, "data race";
     R0101, Run, "read of uninitialised `tile_static` memory";
     R0102, Run, "host access to data a kernel changed without `synchronize()`";

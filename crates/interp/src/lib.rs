@@ -79,6 +79,7 @@ pub struct SessionOutcome {
 pub struct Session {
     options: Options,
     saved: Option<machine::Saved>,
+    interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Session {
@@ -87,7 +88,15 @@ impl Session {
         Session {
             options,
             saved: None,
+            interrupt: None,
         }
+    }
+
+    /// A flag that, once set (by a Ctrl-C handler, say), stops the input
+    /// running with an R0012 error within a few thousand steps; the run
+    /// clears it.
+    pub fn set_interrupt(&mut self, flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+        self.interrupt = Some(flag);
     }
 
     /// The options inputs run with.
@@ -112,6 +121,7 @@ impl Session {
         out: &mut dyn Write,
     ) -> SessionOutcome {
         let mut m = machine::Machine::resume(program, self.options, out, self.saved.take());
+        m.interrupt = self.interrupt.clone();
         let result = m.run_part(first_global, first_stmt);
         m.flush();
         let findings = std::mem::take(&mut m.checker.findings);

@@ -127,6 +127,8 @@ pub(crate) struct Machine<'p> {
     pub(crate) frame_bytes: Vec<u64>,
     /// The native stack's depth when the machine was made (see `enter`).
     stack_base: usize,
+    /// Set from outside (Ctrl-C in the REPL) to stop the run.
+    pub(crate) interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl<'p> Machine<'p> {
@@ -172,6 +174,7 @@ impl<'p> Machine<'p> {
             checker: Checker::new(opts.check),
             frame_bytes: Vec::new(),
             stack_base: stack_address(),
+            interrupt: None,
         };
         m.frame_bytes = prog
             .functions
@@ -402,6 +405,15 @@ impl<'p> Machine<'p> {
     pub(crate) fn charge(&mut self, units: u64, span: Span) -> Res<()> {
         let before = self.ticks;
         self.ticks = self.ticks.wrapping_add(units);
+        if (before >> 12) != (self.ticks >> 12)
+            && let Some(flag) = &self.interrupt
+            && flag.swap(false, std::sync::atomic::Ordering::Relaxed)
+        {
+            return Err(self
+                .error(codes::R0012, span, "interrupted")
+                .with_label("running here when the run was interrupted")
+                .into());
+        }
         if (before >> 12) != (self.ticks >> 12)
             && let Some(limit) = self.opts.limits.timeout
             && self.start.elapsed() > limit

@@ -97,6 +97,11 @@ impl<'w> Driver<'w> {
         self.failures
     }
 
+    /// The flag that stops the running input (for a Ctrl-C handler).
+    pub fn interrupt_flag(&self) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+        self.session.interrupt_flag()
+    }
+
     /// The session's names, for completion.
     pub fn names(&self) -> Vec<String> {
         self.session.names()

@@ -161,6 +161,14 @@ fn run_terminal(config: &Config) -> u8 {
         env!("CARGO_PKG_VERSION")
     );
     let mut driver = Driver::new(config.options, &mut out, &mut err, config.color);
+    // At the prompt the editor reads Ctrl-C as a key; while an input runs the
+    // terminal sends SIGINT, which stops that input instead of the REPL.
+    let flag = driver.interrupt_flag();
+    if let Err(e) =
+        ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed))
+    {
+        eprintln!("warning: Ctrl-C will end the REPL, not just the running input: {e}");
+    }
     let mut history_failed = false;
     loop {
         match editor.readline(PROMPT) {

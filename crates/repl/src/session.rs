@@ -11,6 +11,8 @@
 
 use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use tessera_diagnostics::{Diagnostic, FileId, SourceFile, Sources, Span};
 use tessera_interp::Shown;
@@ -111,6 +113,9 @@ pub struct Session {
     engine: tessera_interp::Session,
     /// Inputs read so far (for their names, `<input N>`), across resets.
     inputs: usize,
+    /// Set by Ctrl-C while an input runs: stops it (R0012). Kept across
+    /// resets, since the signal handler holds it.
+    interrupt: Arc<AtomicBool>,
 }
 
 impl Session {
@@ -121,6 +126,9 @@ impl Session {
             name: "<session>".into(),
             text: MAIN_TEXT.into(),
         });
+        let interrupt = Arc::new(AtomicBool::new(false));
+        let mut engine = tessera_interp::Session::new(options);
+        engine.set_interrupt(Arc::clone(&interrupt));
         Session {
             sources,
             main_file,
@@ -129,16 +137,26 @@ impl Session {
             body: Vec::new(),
             globals_run: 0,
             stmts_run: 0,
-            engine: tessera_interp::Session::new(options),
+            engine,
             inputs: 0,
+            interrupt,
         }
+    }
+
+    /// The flag that stops the running input when set (from a Ctrl-C
+    /// handler).
+    pub fn interrupt_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.interrupt)
     }
 
     /// Forgets every declaration and variable; the options stay.
     pub fn reset(&mut self) {
         let inputs = self.inputs;
+        let interrupt = Arc::clone(&self.interrupt);
         *self = Session::new(self.engine.options());
         self.inputs = inputs;
+        self.engine.set_interrupt(Arc::clone(&interrupt));
+        self.interrupt = interrupt;
     }
 
     /// Every input read so far, for rendering diagnostics.
@@ -375,6 +393,8 @@ impl Session {
         }
         let program = checked.program;
         let running = Instant::now();
+        // A Ctrl-C pressed at the prompt is not meant for this input.
+        self.interrupt.store(false, Ordering::Relaxed);
         let outcome = self
             .engine
             .run(&program, self.globals_run, self.stmts_run, out);
