@@ -385,7 +385,8 @@ impl Machine<'_> {
             let r = self.lock_block(body, &mask);
             self.meter.give(frames);
             r?;
-            self.tick(body_span(body))?;
+            // Count every work-item: a tile of 1,024 is 1,024 steps of work.
+            self.charge(per_tile as u64, body_span(body))?;
         }
         Ok(())
     }
