@@ -43,6 +43,10 @@ struct Shadow {
 
 const READS_KEPT: usize = 4;
 
+/// What one shadow record costs, counted against the memory limit: the
+/// record, its key and the map's overhead.
+const SHADOW_BYTES: u64 = 160;
+
 /// The state of `--check`.
 #[derive(Debug, Default)]
 pub(crate) struct Checker {
@@ -55,6 +59,8 @@ pub(crate) struct Checker {
     global_epoch: u32,
     tile_static: HashMap<(u32, Vec<u32>), Shadow>,
     global: HashMap<(usize, usize, Vec<u32>), Shadow>,
+    /// Records alive in both maps (their memory is taken from the budget).
+    shadow_records: u64,
 }
 
 impl Checker {
@@ -65,20 +71,28 @@ impl Checker {
         }
     }
 
-    pub(crate) fn begin_launch(&mut self) {
-        self.global.clear();
+    /// Forgets the records of the last launch; returns the bytes they held.
+    pub(crate) fn begin_launch(&mut self) -> u64 {
         self.global_epoch = 0;
+        self.end_launch()
     }
 
-    pub(crate) fn end_launch(&mut self, _span: Span) {
+    /// Forgets every record; returns the bytes they held.
+    pub(crate) fn end_launch(&mut self) -> u64 {
         self.global.clear();
         self.tile_static.clear();
+        std::mem::take(&mut self.shadow_records) * SHADOW_BYTES
     }
 
-    pub(crate) fn begin_tile(&mut self) {
+    /// Forgets the records of the last tile's `tile_static` memory; returns
+    /// the bytes they held.
+    pub(crate) fn begin_tile(&mut self) -> u64 {
+        let freed = self.tile_static.len() as u64;
+        self.shadow_records = self.shadow_records.saturating_sub(freed);
         self.tile_static.clear();
         self.tile_static_epoch = 0;
         self.global_epoch = self.global_epoch.wrapping_add(1);
+        freed * SHADOW_BYTES
     }
 
     /// Every work-item of the tile passed a barrier.
@@ -208,6 +222,21 @@ impl Machine<'_> {
         };
         let access = shadow;
         let (ts_key, global_key, what) = what;
+        let known = match &global_key {
+            Some(k) => self.checker.global.contains_key(k),
+            None => self.checker.tile_static.contains_key(&ts_key),
+        };
+        if !known {
+            // Shadow records are data too: `--check` on a large launch is
+            // held to the memory limit like the program's own arrays.
+            self.take_memory(SHADOW_BYTES, span).map_err(|e| {
+                let mut e = *e;
+                e.notes
+                    .push("`--check` keeps a record of every element a launch touches".into());
+                Box::new(e)
+            })?;
+            self.checker.shadow_records += 1;
+        }
         let record = match global_key {
             Some(k) => self.checker.global.entry(k).or_default(),
             None => self.checker.tile_static.entry(ts_key).or_default(),

@@ -274,7 +274,8 @@ impl Machine<'_> {
                 span,
             },
         );
-        self.checker.begin_launch();
+        let freed = self.checker.begin_launch();
+        self.meter.give(freed);
         self.in_kernel = true;
         let param_ty = func
             .locals
@@ -287,14 +288,16 @@ impl Machine<'_> {
         };
         self.in_kernel = false;
         self.items.clear();
-        self.checker.end_launch(span);
+        let freed = self.checker.end_launch();
+        self.meter.give(freed);
         self.launch = saved_launch;
         r
     }
 
     fn run_flat(&mut self, kernel: FuncId, ext: &[i64], total: u64, _param: &Type) -> Res<()> {
         let rank = ext.len();
-        let body = match &self.prog.functions[kernel.0 as usize].body {
+        let prog = self.prog;
+        let body = match &prog.functions[kernel.0 as usize].body {
             Some(b) => b,
             None => return Ok(()),
         };
@@ -315,12 +318,12 @@ impl Machine<'_> {
             self.enter(
                 kernel,
                 vec![Value::shape(idx.iter().copied())],
-                body_span(body),
+                body_span(body, &prog.functions[kernel.0 as usize]),
             )?;
             let r = self.exec_block(body);
             self.leave();
             r?;
-            self.tick(body_span(body))?;
+            self.tick(body_span(body, &prog.functions[kernel.0 as usize]))?;
             // Next index, last dimension fastest.
             for d in (0..rank).rev() {
                 idx[d] += 1;
@@ -353,7 +356,8 @@ impl Machine<'_> {
             let tile = delinearize(t, &tiles);
             self.launch.tile_linear = t as u32;
             self.launch.tile_static = ts_types.iter().map(|ty| self.uninit_value(ty)).collect();
-            self.checker.begin_tile();
+            let freed = self.checker.begin_tile();
+            self.meter.give(freed);
             self.items.clear();
             for l in 0..per_tile {
                 let local = delinearize(l, &tdims);
@@ -380,13 +384,16 @@ impl Machine<'_> {
             }
             // The work-items' frames, counted like any call's.
             let frames = self.frame_bytes[kernel.0 as usize].saturating_mul(per_tile as u64);
-            self.take_memory(frames, body_span(body))?;
+            self.take_memory(frames, body_span(body, &prog.functions[kernel.0 as usize]))?;
             let mask = vec![true; self.items.len()];
             let r = self.lock_block(body, &mask);
             self.meter.give(frames);
             r?;
             // Count every work-item: a tile of 1,024 is 1,024 steps of work.
-            self.charge(per_tile as u64, body_span(body))?;
+            self.charge(
+                per_tile as u64,
+                body_span(body, &prog.functions[kernel.0 as usize]),
+            )?;
         }
         Ok(())
     }
@@ -755,6 +762,6 @@ fn delinearize(mut n: i64, dims: &[i64]) -> Vec<i64> {
     out
 }
 
-fn body_span(b: &Block) -> Span {
-    b.stmts.first().map_or(Span::default(), |s| s.span)
+fn body_span(b: &Block, func: &tessera_ir::Function) -> Span {
+    b.stmts.first().map_or(func.span, |s| s.span)
 }

@@ -690,13 +690,22 @@ impl Machine<'_> {
         if !ty.is_floating() {
             let a = xs.first().map_or(0, Value::int);
             let b = xs.get(1).map_or(0, Value::int);
+            // The mathematical values: `unsigned long` is stored as its bits.
+            let wide = |v: i64| {
+                if ty == Scalar::ULong {
+                    i128::from(v as u64)
+                } else {
+                    i128::from(v)
+                }
+            };
+            let (a, b) = (wide(a), wide(b));
             let r: i128 = match f {
-                MathFn::Abs => i128::from(a).abs(),
-                MathFn::Min => i128::from(a.min(b)),
-                _ => i128::from(a.max(b)),
+                MathFn::Abs => a.abs(),
+                MathFn::Min => a.min(b),
+                _ => a.max(b),
             };
             let w = arith::wrap(r, ty);
-            if i128::from(w) != r {
+            if wide(w) != r {
                 return Err(self.arith_error(arith::ArithError::Overflow, ty, e.span));
             }
             return Ok(Value::Int(w));

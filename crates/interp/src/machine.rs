@@ -863,6 +863,12 @@ impl<'p> Machine<'p> {
     pub(crate) fn exec_block(&mut self, b: &Block) -> Res<Flow> {
         let mut flow = Flow::Normal;
         for s in &b.stmts {
+            // Every statement counts toward the time limit, so that a long
+            // loop body is stopped as surely as a long loop.
+            if let Err(e) = self.tick(s.span) {
+                self.end_scope(b);
+                return Err(e);
+            }
             match self.exec_stmt(s) {
                 Ok(Flow::Normal) => {}
                 Ok(other) => {
