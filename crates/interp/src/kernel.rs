@@ -724,25 +724,21 @@ impl Machine<'_> {
     }
 }
 
-/// `(0,1)` of a tiled work-item.
+/// `(0,1)`: the local index of a tiled work-item.
 fn local_text(t: &Thread) -> String {
-    match t {
-        Thread::Tiled { rank, local, .. } => {
-            let parts: Vec<String> = local[..usize::from(*rank)]
-                .iter()
-                .map(i64::to_string)
-                .collect();
-            format!("({})", parts.join(","))
-        }
-        other => other.to_string(),
-    }
+    coords(t, false)
 }
 
 /// `(1,2)`: the tile of a tiled work-item.
 fn tile_text(t: &Thread) -> String {
+    coords(t, true)
+}
+
+fn coords(t: &Thread, tile_part: bool) -> String {
     match t {
-        Thread::Tiled { rank, tile, .. } => {
-            let parts: Vec<String> = tile[..usize::from(*rank)]
+        Thread::Tiled { rank, tile, local } => {
+            let values = if tile_part { tile } else { local };
+            let parts: Vec<String> = values[..usize::from(*rank)]
                 .iter()
                 .map(i64::to_string)
                 .collect();
