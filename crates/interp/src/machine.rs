@@ -115,7 +115,7 @@ pub(crate) struct Machine<'p> {
     pub(crate) barrier_fns: Vec<bool>,
     pub(crate) meter: Rc<Meter>,
     pub(crate) stream: StreamFormat,
-    pub(crate) out: String,
+    pub(crate) out: Vec<u8>,
     sink: &'p mut dyn Write,
     sink_broken: bool,
     start: Instant,
@@ -165,7 +165,7 @@ impl<'p> Machine<'p> {
             barrier_fns,
             meter,
             stream: StreamFormat::default(),
-            out: String::new(),
+            out: Vec::new(),
             sink,
             sink_broken: false,
             start: Instant::now(),
@@ -322,7 +322,7 @@ impl<'p> Machine<'p> {
         // end like a C++ program would.
         if !self.sink_broken
             && !self.out.is_empty()
-            && (self.sink.write_all(self.out.as_bytes()).is_err() || self.sink.flush().is_err())
+            && (self.sink.write_all(&self.out).is_err() || self.sink.flush().is_err())
         {
             self.sink_broken = true;
         }

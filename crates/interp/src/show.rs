@@ -221,7 +221,7 @@ fn show_scalar(v: &Value, s: Scalar) -> String {
     if matches!(v, Value::Uninit) {
         return "(uninitialised)".to_string();
     }
-    let mut out = String::new();
+    let mut out = Vec::new();
     let mut f = StreamFormat::default();
     match s {
         Scalar::Bool => return if v.truth() { "true" } else { "false" }.to_string(),
@@ -240,5 +240,6 @@ fn show_scalar(v: &Value, s: Scalar) -> String {
         Scalar::Float => f.write_scalar(ScalarValue::Float(arith::as_f64(v) as f32), &mut out),
         Scalar::Double => f.write_scalar(ScalarValue::Double(arith::as_f64(v)), &mut out),
     }
-    out
+    // Numbers are ASCII.
+    String::from_utf8_lossy(&out).into_owned()
 }

@@ -12,11 +12,10 @@
 //! correctly rounded `{:.*e}` and `{:.*}`, which agree with glibc digit for
 //! digit (both are exact and round ties to even).
 //!
-//! Text is produced as a Rust `String`. C++ `char`s that are not ASCII (only
-//! a `char` value or a `setfill` character outside 0..=127 can produce one;
-//! a single such byte is never valid UTF-8 on its own) are mapped with
-//! `char::from(u8)`, i.e. read as Latin-1. Widths are still counted in C++
-//! bytes, so padding matches g++ even then.
+//! Output is bytes, as a C++ stream's is: a `char` value or a `setfill`
+//! character is written as its one byte whatever its value (a byte of 128 or
+//! more is not UTF-8 on its own), and string literals as their UTF-8 bytes.
+//! Widths count bytes, as g++'s do.
 
 use tessera_ir::Manipulator;
 
@@ -69,7 +68,7 @@ pub struct StreamFormat {
     /// negative means no padding.
     width: i32,
     /// The padding character, already mapped from the C++ byte.
-    fill: char,
+    fill: u8,
     /// `std::left`; otherwise `std::right` (the default adjustment pads on
     /// the left exactly like `right`).
     left: bool,
@@ -88,7 +87,7 @@ impl Default for StreamFormat {
         StreamFormat {
             precision: 6,
             width: 0,
-            fill: ' ',
+            fill: b' ',
             left: false,
             hex: false,
             float_field: FloatField::General,
@@ -105,9 +104,9 @@ impl StreamFormat {
     /// `endl` is unformatted output (`put` then `flush`), so unlike every
     /// value it leaves a pending `setw` in place for the next value.
     /// `setfill`'s argument is a C++ `char`, so only its low byte counts.
-    pub fn apply(&mut self, m: Manipulator, arg: i32, out: &mut String) {
+    pub fn apply(&mut self, m: Manipulator, arg: i32, out: &mut Vec<u8>) {
         match m {
-            Manipulator::Endl => out.push('\n'),
+            Manipulator::Endl => out.push(b'\n'),
             Manipulator::Setw => self.width = arg,
             Manipulator::Setprecision => self.precision = arg,
             Manipulator::Fixed => self.float_field = FloatField::Fixed,
@@ -120,7 +119,7 @@ impl StreamFormat {
             Manipulator::Boolalpha => self.boolalpha = true,
             // Truncation to the low byte is the point: this is the
             // int-to-char conversion at the call of `setfill`.
-            Manipulator::Setfill => self.fill = char::from(arg as u8),
+            Manipulator::Setfill => self.fill = arg as u8,
         }
     }
 
@@ -141,7 +140,7 @@ impl StreamFormat {
     }
 
     /// Writes a scalar as `std::cout << v` would.
-    pub fn write_scalar(&mut self, v: ScalarValue, out: &mut String) {
+    pub fn write_scalar(&mut self, v: ScalarValue, out: &mut Vec<u8>) {
         let body = match v {
             ScalarValue::Bool(b) => match (self.boolalpha, b) {
                 (true, true) => "true".to_owned(),
@@ -150,7 +149,9 @@ impl StreamFormat {
                 // hex would apply too, but 0 and 1 look the same in hex.
                 (false, b) => u8::from(b).to_string(),
             },
-            ScalarValue::Char(c) => char::from(c as u8).to_string(),
+            ScalarValue::Char(c) => {
+                return self.pad_and_write(&[c as u8], out);
+            }
             // In hex, libstdc++ converts signed values to their unsigned type
             // of the same width first, so negatives show all their bits.
             ScalarValue::Int(i) => self.integer(i64::from(i), u64::from(i as u32)),
@@ -166,13 +167,7 @@ impl StreamFormat {
             ScalarValue::Float(f) => self.float(f64::from(f)),
             ScalarValue::Double(d) => self.float(d),
         };
-        // A `char` is one C++ byte even when its stand-in here takes two.
-        let len = if matches!(v, ScalarValue::Char(_)) {
-            1
-        } else {
-            body.len()
-        };
-        self.pad_and_write(&body, len, out);
+        self.pad_and_write(body.as_bytes(), out);
     }
 
     /// Writes a string literal's text as `std::cout << "..."` would
@@ -180,8 +175,8 @@ impl StreamFormat {
     ///
     /// The literal's bytes are its UTF-8 encoding, as in g++'s default
     /// execution character set, so the width counts UTF-8 bytes.
-    pub fn write_str(&mut self, s: &str, out: &mut String) {
-        self.pad_and_write(s, s.len(), out);
+    pub fn write_str(&mut self, s: &str, out: &mut Vec<u8>) {
+        self.pad_and_write(s.as_bytes(), out);
     }
 
     /// Text of an integer: `signed` in decimal, or `bits` (the value
@@ -203,18 +198,18 @@ impl StreamFormat {
         format_float(v, self.float_field, precision)
     }
 
-    /// Pads `body` (whose length in C++ bytes is `len`) to the pending width
-    /// and consumes the width, as every formatted output does.
-    fn pad_and_write(&mut self, body: &str, len: usize, out: &mut String) {
+    /// Pads `body` to the pending width and consumes the width, as every
+    /// formatted output does.
+    fn pad_and_write(&mut self, body: &[u8], out: &mut Vec<u8>) {
         let width = usize::try_from(self.width).unwrap_or(0);
         self.width = 0;
-        let padding = width.saturating_sub(len);
+        let padding = width.saturating_sub(body.len());
         if self.left {
-            out.push_str(body);
+            out.extend_from_slice(body);
             out.extend(std::iter::repeat_n(self.fill, padding));
         } else {
             out.extend(std::iter::repeat_n(self.fill, padding));
-            out.push_str(body);
+            out.extend_from_slice(body);
         }
     }
 }
@@ -365,7 +360,7 @@ mod tests {
     /// statements would.
     fn run(steps: &[Step]) -> String {
         let mut format = StreamFormat::default();
-        let mut out = String::new();
+        let mut out = Vec::new();
         for step in steps {
             match *step {
                 M(m, arg) => format.apply(m, arg, &mut out),
@@ -373,14 +368,16 @@ mod tests {
                 S(s) => format.write_str(s, &mut out),
             }
         }
-        out
+        // Bytes shown one char each (Latin-1), so that the table can spell a
+        // non-ASCII `char` byte as a Rust character.
+        out.iter().map(|&b| char::from(b)).collect()
     }
 
     /// Expected output, produced by g++ 12.2 with libstdc++ (Debian 12) and
     /// glibc: each row was written by a C++ program that performed the same
     /// steps on a fresh `std::ostringstream` (whose initial state equals a
-    /// fresh `std::cout`'s) and printed the result. Non-ASCII `char` bytes are
-    /// shown as the Latin-1 character this module maps them to.
+    /// fresh `std::cout`'s) and printed the result. Non-ASCII bytes are shown
+    /// as the Latin-1 character of the same number (see `run`).
     // Some values are deliberately close to pi and e.
     #[allow(clippy::approx_constant)]
     const CASES: &[(&[Step], &str)] = &[
@@ -767,7 +764,7 @@ mod tests {
         let f = StreamFormat::default();
         assert_eq!(f.precision, 6);
         assert_eq!(f.width, 0);
-        assert_eq!(f.fill, ' ');
+        assert_eq!(f.fill, b' ');
         assert!(!f.left && !f.hex && !f.boolalpha);
         assert_eq!(f.float_field, FloatField::General);
     }
