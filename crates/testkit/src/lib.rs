@@ -11,11 +11,14 @@
 //!   sizes, declarations), so that mutants get past the parser and exercise
 //!   the checker.
 //! - [`generate`]: a generator of large, realistic programs for benchmarks.
+//! - [`programs`]: a generator of random, well-defined programs for
+//!   differential testing against the C++ oracle.
 //! - [`harness`]: panic counting, span validation, numbers from the
 //!   environment and median timing.
 
 pub mod generate;
 pub mod harness;
 pub mod mutate;
+pub mod programs;
 pub mod samples;
 pub mod semantic;

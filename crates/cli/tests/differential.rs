@@ -1,0 +1,361 @@
+//! Differential testing of `tessera run` against the C++ oracle, on random
+//! well-defined programs from `tessera_testkit::programs`.
+//!
+//! Not part of `cargo test`: the test is `#[ignore]`d, and is run by hand:
+//!
+//! ```sh
+//! cargo build --release
+//! TESSERA_BIN=target/release/tessera TESSERA_DIFF_ITERS=300 \
+//!     cargo test -p tessera-cli --test differential -- --ignored --nocapture
+//! ```
+//!
+//! Settings (environment):
+//!
+//! - `TESSERA_DIFF_ITERS`: how many programs (default 200);
+//! - `TESSERA_DIFF_SEED`: the seed of the run (default 1); program `i` of
+//!   seed `s` is always the same text;
+//! - `TESSERA_DIFF_START`: the number of the first program (default 0);
+//! - `TESSERA_DIFF_JOBS`: programs tested at once (default: the number of
+//!   processors);
+//! - `TESSERA_DIFF_GAPS`: when 1, the programs also use what Tessera is
+//!   known to reject or get wrong (`programs::Options::known_gaps`), to
+//!   see those findings again;
+//! - `TESSERA_BIN`: the `tessera` binary (default: the one cargo built for
+//!   this test);
+//! - `TESSERA_ORACLE`: the oracle (default `<workspace>/../shared/oracle/amp-oracle`).
+//!
+//! For every program: `tessera check` must accept it (a rejection is a bug of
+//! the generator or of the checker), the oracle must compile and run it
+//! (exit status 125 or 4 there is a bug of the generator), and `tessera run`
+//! must print the same stdout and exit with the same status. Every finding
+//! is written to `target/differential/`: `NAME.amp`, and beside it
+//! `NAME.txt` with what happened, `NAME.tessera.stdout` and
+//! `NAME.oracle.stdout` when the outputs differ. The test fails when there
+//! is a finding. Without the oracle or without g++ it says so and passes.
+
+use std::fmt::Write as _;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use tessera_testkit::harness::env_number;
+use tessera_testkit::programs::{self, Options};
+
+/// Longest a `tessera check` or `tessera run` may take.
+const TESSERA_LIMIT: Duration = Duration::from_secs(60);
+
+/// Longest an oracle invocation may take (compiling is ~1.5 s).
+const ORACLE_LIMIT: Duration = Duration::from_secs(180);
+
+/// What one process did.
+struct Ran {
+    stdout: Vec<u8>,
+    stderr: String,
+    /// The exit status, or why there is none.
+    status: Result<i32, String>,
+}
+
+/// Runs `command` without stdin, collecting its output, killed after `limit`.
+fn run_limited(command: &mut Command, limit: Duration) -> Ran {
+    let child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(child) => child,
+        Err(err) => {
+            return Ran {
+                stdout: Vec::new(),
+                stderr: String::new(),
+                status: Err(format!("cannot start {command:?}: {err}")),
+            };
+        }
+    };
+    let out_pipe = child.stdout.take();
+    let err_pipe = child.stderr.take();
+    std::thread::scope(|scope| {
+        let out = scope.spawn(move || read_all(out_pipe));
+        let err = scope.spawn(move || read_all(err_pipe));
+        let started = Instant::now();
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => {
+                    break status
+                        .code()
+                        .ok_or_else(|| format!("killed by a signal ({status})"));
+                }
+                Ok(None) if started.elapsed() > limit => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break Err(format!("no result after {limit:?}; killed"));
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+                Err(err) => break Err(format!("cannot wait: {err}")),
+            }
+        };
+        Ran {
+            stdout: out.join().unwrap_or_default(),
+            stderr: String::from_utf8_lossy(&err.join().unwrap_or_default()).into_owned(),
+            status,
+        }
+    })
+}
+
+fn read_all(pipe: Option<impl Read>) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    if let Some(mut pipe) = pipe {
+        let _ = pipe.read_to_end(&mut bytes);
+    }
+    bytes
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .expect("crates/cli lies two levels below the workspace")
+        .to_path_buf()
+}
+
+/// The oracle, if it and g++ are there.
+fn find_oracle(root: &Path) -> Result<PathBuf, String> {
+    let oracle = std::env::var_os("TESSERA_ORACLE")
+        .map_or_else(|| root.join("../shared/oracle/amp-oracle"), PathBuf::from);
+    if !oracle.is_file() {
+        return Err(format!("no oracle at {}", oracle.display()));
+    }
+    let compiler = std::env::var("CXX").unwrap_or_else(|_| "g++".to_string());
+    let probe = Command::new(&compiler)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    match probe {
+        Ok(status) if status.success() => Ok(oracle),
+        _ => Err(format!("no working {compiler}")),
+    }
+}
+
+fn status_text(status: &Result<i32, String>) -> String {
+    match status {
+        Ok(code) => format!("exit status {code}"),
+        Err(why) => why.clone(),
+    }
+}
+
+/// What went wrong with one program, if anything: a kind and a report.
+struct Finding {
+    kind: &'static str,
+    report: String,
+    tessera_stdout: Option<Vec<u8>>,
+    oracle_stdout: Option<Vec<u8>>,
+}
+
+/// Tests one program, written at `file`.
+fn test_one(tessera: &Path, oracle: &Path, file: &Path) -> Option<Finding> {
+    let check = run_limited(
+        Command::new(tessera)
+            .env("NO_COLOR", "1")
+            .args(["check", "--color", "never"])
+            .arg(file),
+        TESSERA_LIMIT,
+    );
+    if check.status != Ok(0) {
+        return Some(Finding {
+            kind: "rejected",
+            report: format!(
+                "`tessera check` rejected the program ({}):\n{}{}",
+                status_text(&check.status),
+                String::from_utf8_lossy(&check.stdout),
+                check.stderr
+            ),
+            tessera_stdout: None,
+            oracle_stdout: None,
+        });
+    }
+    let reference = run_limited(Command::new(oracle).arg(file), ORACLE_LIMIT);
+    // 125: g++ rejected the program; 3 and 4 with a message: the emulation
+    // found undefined behaviour or threw. (A program may exit with 3 or 4
+    // itself: `main` returns a computed status.)
+    let diagnosed = reference.stderr.contains("amp-oracle:");
+    if reference.status == Ok(125) || diagnosed || reference.status.is_err() {
+        return Some(Finding {
+            kind: "oracle",
+            report: format!(
+                "the oracle did not run the program ({}); a generator bug:\n{}",
+                status_text(&reference.status),
+                reference.stderr
+            ),
+            tessera_stdout: None,
+            oracle_stdout: Some(reference.stdout),
+        });
+    }
+    let ours = run_limited(
+        Command::new(tessera)
+            .env("NO_COLOR", "1")
+            .args(["run", "--color", "never"])
+            .arg(file),
+        TESSERA_LIMIT,
+    );
+    if ours.stdout == reference.stdout && ours.status == reference.status {
+        return None;
+    }
+    let mut report = String::new();
+    let _ = writeln!(
+        report,
+        "tessera: {}; oracle: {}",
+        status_text(&ours.status),
+        status_text(&reference.status)
+    );
+    if ours.stdout != reference.stdout {
+        let ours_text = String::from_utf8_lossy(&ours.stdout);
+        let theirs_text = String::from_utf8_lossy(&reference.stdout);
+        let first = ours_text
+            .lines()
+            .zip(theirs_text.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or_else(|| ours_text.lines().count().min(theirs_text.lines().count()));
+        let _ = writeln!(report, "stdout differs from line {}:", first + 1);
+        let _ = writeln!(
+            report,
+            "  tessera: {:?}",
+            ours_text.lines().nth(first).unwrap_or("<end>")
+        );
+        let _ = writeln!(
+            report,
+            "  oracle:  {:?}",
+            theirs_text.lines().nth(first).unwrap_or("<end>")
+        );
+    }
+    if !ours.stderr.is_empty() {
+        let _ = writeln!(report, "tessera stderr:\n{}", ours.stderr);
+    }
+    if !reference.stderr.is_empty() {
+        let _ = writeln!(report, "oracle stderr:\n{}", reference.stderr);
+    }
+    Some(Finding {
+        kind: "mismatch",
+        report,
+        tessera_stdout: Some(ours.stdout),
+        oracle_stdout: Some(reference.stdout),
+    })
+}
+
+/// Writes `finding` for program `name` to `dir`; returns a one-line summary.
+fn record(dir: &Path, name: &str, text: &str, finding: &Finding) -> String {
+    let stem = format!("{}_{name}", finding.kind);
+    let write = |ext: &str, bytes: &[u8]| {
+        let path = dir.join(format!("{stem}.{ext}"));
+        if let Err(err) = std::fs::write(&path, bytes) {
+            eprintln!("cannot write {}: {err}", path.display());
+        }
+    };
+    write("amp", text.as_bytes());
+    write("txt", finding.report.as_bytes());
+    if let Some(out) = &finding.tessera_stdout {
+        write("tessera.stdout", out);
+    }
+    if let Some(out) = &finding.oracle_stdout {
+        write("oracle.stdout", out);
+    }
+    let first = finding.report.lines().next().unwrap_or_default();
+    format!("{stem}: {first}")
+}
+
+#[test]
+#[ignore = "slow: compiles every program with g++; run by hand with --ignored"]
+fn differential() {
+    let root = workspace();
+    let oracle = match find_oracle(&root) {
+        Ok(oracle) => oracle,
+        Err(why) => {
+            eprintln!("differential: skipped, {why}");
+            return;
+        }
+    };
+    let tessera = std::env::var_os("TESSERA_BIN").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_tessera")),
+        |p| {
+            let p = PathBuf::from(p);
+            if p.is_relative() { root.join(p) } else { p }
+        },
+    );
+    let iters = env_number("TESSERA_DIFF_ITERS").unwrap_or(200) as usize;
+    let seed = env_number("TESSERA_DIFF_SEED").unwrap_or(1);
+    let start = env_number("TESSERA_DIFF_START").unwrap_or(0) as usize;
+    let options = Options {
+        known_gaps: env_number("TESSERA_DIFF_GAPS") == Some(1),
+    };
+    let jobs = env_number("TESSERA_DIFF_JOBS").map_or_else(
+        || std::thread::available_parallelism().map_or(2, usize::from),
+        |n| n.max(1) as usize,
+    );
+    let out_dir = root.join("target/differential");
+    let work_dir = out_dir.join("work");
+    std::fs::create_dir_all(&work_dir).expect("target/differential can be created");
+    eprintln!(
+        "differential: {iters} programs from #{start} of seed {seed}, {jobs} at a time, \
+         {options:?}, tessera {}, oracle {}",
+        tessera.display(),
+        oracle.display()
+    );
+
+    let next = AtomicUsize::new(start);
+    let done = AtomicUsize::new(0);
+    let findings: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= start + iters {
+                        break;
+                    }
+                    let name = format!("s{seed}_{i}");
+                    let text = programs::program_with(seed, i, options);
+                    let file = work_dir.join(format!("{name}.amp"));
+                    if let Err(err) = std::fs::write(&file, &text) {
+                        panic!("cannot write {}: {err}", file.display());
+                    }
+                    if let Some(finding) = test_one(&tessera, &oracle, &file) {
+                        let line = record(&out_dir, &name, &text, &finding);
+                        eprintln!("differential: {line}");
+                        findings
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner)
+                            .push((i, line));
+                    }
+                    let _ = std::fs::remove_file(&file);
+                    let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    if n.is_multiple_of(25) {
+                        eprintln!(
+                            "differential: {n}/{iters} programs in {:.0?}",
+                            started.elapsed()
+                        );
+                    }
+                }
+            });
+        }
+    });
+    let mut findings = findings
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    findings.sort();
+    eprintln!(
+        "differential: {iters} programs in {:.0?}, {} findings (in {})",
+        started.elapsed(),
+        findings.len(),
+        out_dir.display()
+    );
+    let summary: Vec<String> = findings.into_iter().map(|(_, line)| line).collect();
+    assert!(
+        summary.is_empty(),
+        "{} of {iters} programs went wrong:\n{}",
+        summary.len(),
+        summary.join("\n")
+    );
+}
