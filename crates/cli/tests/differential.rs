@@ -26,12 +26,20 @@
 //!
 //! For every program: `tessera check` must accept it (a rejection is a bug of
 //! the generator or of the checker), the oracle must compile and run it
-//! (exit status 125 or 4 there is a bug of the generator), and `tessera run`
-//! must print the same stdout and exit with the same status. Every finding
-//! is written to `target/differential/`: `NAME.amp`, and beside it
-//! `NAME.txt` with what happened, `NAME.tessera.stdout` and
-//! `NAME.oracle.stdout` when the outputs differ. The test fails when there
-//! is a finding. Without the oracle or without g++ it says so and passes.
+//! (g++ rejecting it, exit status 125, or the emulation reporting undefined
+//! behaviour or an exception, an `amp-oracle:` message, is a bug of the
+//! generator), and `tessera run` must print the same stdout, byte for byte,
+//! and exit with the same status. Every finding is written to
+//! `target/differential/` as `KIND_sSEED_N.amp` (KIND: `rejected`,
+//! `oracle` or `mismatch`), beside `KIND_sSEED_N.txt` with what happened
+//! and, when there are outputs, `.tessera.stdout` and `.oracle.stdout`.
+//! The test fails when there is a finding. Without the oracle or without
+//! g++ it says so and passes.
+//!
+//! A mismatch is a bug of Tessera or, rarely, of g++: g++ folds
+//! `0 - (float)i` to `-(float)i`, which prints `-0` where IEEE arithmetic
+//! gives `+0` (the generator avoids that shape). Minimise it by hand and
+//! decide with the C++ rules.
 
 use std::fmt::Write as _;
 use std::io::Read;

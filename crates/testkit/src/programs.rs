@@ -69,12 +69,13 @@ type ComponentRange = Box<dyn Fn(i128) -> (i128, i128)>;
 /// What the generator may use beyond what Tessera is known to accept.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Options {
-    /// Also generate what Tessera is known to get wrong: valid C++ AMP
-    /// that `tessera check` rejects (`std::noboolalpha`, a `const T&`,
-    /// local or parameter, bound to a value of another type, `L`/`UL`
-    /// literals in amp code), and `char`s outside ASCII written to
-    /// `std::cout` (Tessera writes them as UTF-8, C++ as one byte). Off by
-    /// default, so that a run finds new problems.
+    /// Also generate what Tessera has been found to reject or get wrong:
+    /// valid C++ AMP that `tessera check` rejects (`std::noboolalpha`, a
+    /// `const T&`, local or parameter, bound to a value of another type,
+    /// `L`/`UL` literals in amp code), functions overloaded on their
+    /// parameter types (calls go to the first declaration), and `char`s
+    /// outside ASCII written to `std::cout` (fixed since). Off by default,
+    /// so that a run looks for new problems; on, it checks old ones.
     pub known_gaps: bool,
 }
 
@@ -601,6 +602,11 @@ struct Func {
     params: Vec<(String, PTy, Mode)>,
     amp: bool,
     cpu: bool,
+    restrict: &'static str,
+    /// Another function has this name (an overload on parameter types):
+    /// its calls pass arguments of exactly the parameter types, so that
+    /// C++ picks it without doubt.
+    overloaded: bool,
 }
 
 /// An assignable location.
@@ -2267,7 +2273,7 @@ impl<'r> Gen<'r> {
                 }
                 (PTy::Sc(t), mode) => {
                     let e = self.ex(depth);
-                    let e = if *mode == Mode::CRef && !self.options.known_gaps {
+                    let e = if f.overloaded || (*mode == Mode::CRef && !self.options.known_gaps) {
                         self.fit(e, *t)
                     } else {
                         self.fit_loose(e, *t)
@@ -3658,8 +3664,16 @@ impl<'r> Gen<'r> {
         let mut defs = Vec::new();
         let mut protos = Vec::new();
         for _ in 0..nf {
+            // Under `known_gaps`, sometimes an overload of the previous
+            // function; not with prototypes, which would show it to calls
+            // generated before it existed.
+            let overload = (self.options.known_gaps
+                && !prototypes
+                && !self.funcs.is_empty()
+                && self.chance(3))
+            .then(|| self.funcs.len() - 1);
             let saved = std::mem::take(&mut self.out);
-            let proto = self.function();
+            let proto = self.function(overload);
             let text = std::mem::replace(&mut self.out, saved);
             if prototypes {
                 protos.push(proto);
@@ -3818,19 +3832,73 @@ impl<'r> Gen<'r> {
     }
 
     /// Writes one helper function and returns its prototype.
-    fn function(&mut self) -> String {
-        let (amp, cpu, restrict) = match self.rng.below(8) {
-            0..=3 => (true, true, "restrict(amp, cpu)"),
-            4 => (true, true, "restrict(cpu, amp)"),
-            5 => (true, false, "restrict(amp)"),
-            6 => (false, true, "restrict(cpu)"),
-            _ => (false, true, ""),
+    fn function(&mut self, overload: Option<usize>) -> String {
+        let (amp, cpu, restrict) = match overload {
+            Some(i) => (self.funcs[i].amp, self.funcs[i].cpu, self.funcs[i].restrict),
+            None => match self.rng.below(8) {
+                0..=3 => (true, true, "restrict(amp, cpu)"),
+                4 => (true, true, "restrict(cpu, amp)"),
+                5 => (true, false, "restrict(amp)"),
+                6 => (false, true, "restrict(cpu)"),
+                _ => (false, true, ""),
+            },
         };
         self.amp = amp;
         self.both = amp && cpu;
-        let name = self.fresh("f");
+        let name = match overload {
+            Some(i) => self.funcs[i].name.clone(),
+            None => self.fresh("f"),
+        };
         let mut params = Vec::new();
-        for _ in 0..self.rng.below(4) {
+        if let Some(i) = overload {
+            // Calls of the first one from the body below must already pick
+            // it by exact types: the new one is visible in its own body.
+            for g in &mut self.funcs {
+                if g.name == name {
+                    g.overloaded = true;
+                }
+            }
+            // The same name, other parameter types than every function of
+            // that name (not only other modes, which would make calls
+            // ambiguous), and the same number of them.
+            let taken: Vec<Vec<PTy>> = self
+                .funcs
+                .iter()
+                .filter(|g| g.name == name)
+                .map(|g| g.params.iter().map(|p| p.1).collect())
+                .collect();
+            let arity = self.funcs[i].params.len().max(1);
+            for _ in 0..20 {
+                params.clear();
+                for _ in 0..arity {
+                    let pname = self.fresh("q");
+                    let t = self.pick_ty();
+                    params.push((pname, PTy::Sc(t), Mode::Val));
+                }
+                let ours: Vec<PTy> = params.iter().map(|p| p.1).collect();
+                if !taken.contains(&ours) {
+                    break;
+                }
+            }
+            let ours: Vec<PTy> = params.iter().map(|p| p.1).collect();
+            if taken.contains(&ours) {
+                // Give up on an overload: an extra parameter makes it one.
+                for k in 0..8 {
+                    let pname = self.fresh("q");
+                    params.push((pname, PTy::Sc(Sc::Int), Mode::Val));
+                    let ours: Vec<PTy> = params.iter().map(|p| p.1).collect();
+                    if !taken.contains(&ours) || k == 7 {
+                        break;
+                    }
+                }
+            }
+        }
+        let more = if overload.is_some() {
+            0
+        } else {
+            self.rng.below(4)
+        };
+        for _ in 0..more {
             let pname = self.fresh("q");
             let structs = self.usable_structs();
             let ty = if !structs.is_empty() && self.chance(5) {
@@ -3917,6 +3985,8 @@ impl<'r> Gen<'r> {
             params,
             amp,
             cpu,
+            restrict,
+            overloaded: overload.is_some(),
         });
         format!("{signature};")
     }
