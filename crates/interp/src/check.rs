@@ -139,23 +139,9 @@ impl Machine<'_> {
         };
         let (item, thread) = (strand.linear, strand.thread);
         let launch_span = self.launch.span;
-        let (shadow, what) = match &place.root {
-            Root::TileStatic(slot) => {
-                let epoch = self.checker.tile_static_epoch;
-                let name = self.tile_static_name(*slot, &place.path);
-                let key = (*slot, place.path.to_vec());
-                (
-                    Access {
-                        item,
-                        tile,
-                        epoch,
-                        atomic,
-                        span,
-                        thread,
-                    },
-                    (key, None, format!("`tile_static` memory (`{name}`)")),
-                )
-            }
+        // Which shadow map the element's record lives in, and its key there.
+        let (ts_key, global_key) = match &place.root {
+            Root::TileStatic(slot) => ((*slot, place.path.to_vec()), None),
             Root::Elem(storage, i) => {
                 if write {
                     if storage.kind == StorageKind::Vector {
@@ -176,52 +162,32 @@ impl Machine<'_> {
                     .with_help("call `discard_data()` only on views whose old contents the kernel never reads");
                     self.checker.report((103, span, span), f);
                 }
-                let epoch = self.checker.global_epoch;
                 let key = (Rc::as_ptr(storage) as usize, *i, place.path.to_vec());
-                (
-                    Access {
-                        item,
-                        tile,
-                        epoch,
-                        atomic,
-                        span,
-                        thread,
-                    },
-                    (
-                        (u32::MAX, Vec::new()),
-                        Some(key),
-                        format!("global memory (element {i} of its data)"),
-                    ),
-                )
+                ((u32::MAX, Vec::new()), Some(key))
             }
+            // A view over a host C array: global memory for the kernel.
             Root::HostLocal(depth, slot) => {
-                // A view over a host C array: global memory for the kernel.
-                let epoch = self.checker.global_epoch;
-                let key = (
-                    0usize,
-                    ((*depth as usize) << 32) | *slot as usize,
-                    place.path.to_vec(),
-                );
+                let at = ((*depth as usize) << 32) | *slot as usize;
                 (
-                    Access {
-                        item,
-                        tile,
-                        epoch,
-                        atomic,
-                        span,
-                        thread,
-                    },
-                    (
-                        (u32::MAX, Vec::new()),
-                        Some(key),
-                        "global memory (an element of a host array)".to_string(),
-                    ),
+                    (u32::MAX, Vec::new()),
+                    Some((0usize, at, place.path.to_vec())),
                 )
             }
             _ => return Ok(()),
         };
-        let access = shadow;
-        let (ts_key, global_key, what) = what;
+        let epoch = if global_key.is_some() {
+            self.checker.global_epoch
+        } else {
+            self.checker.tile_static_epoch
+        };
+        let access = Access {
+            item,
+            tile,
+            epoch,
+            atomic,
+            span,
+            thread,
+        };
         let known = match &global_key {
             Some(k) => self.checker.global.contains_key(k),
             None => self.checker.tile_static.contains_key(&ts_key),
@@ -264,6 +230,18 @@ impl Machine<'_> {
             record.reads.push(access);
         }
         if let Some((other, other_wrote)) = clash {
+            // Named only when reported: formatting on every access would tax
+            // the whole checked run.
+            let what = match &place.root {
+                Root::TileStatic(slot) => {
+                    format!(
+                        "`tile_static` memory (`{}`)",
+                        self.tile_static_name(*slot, &place.path)
+                    )
+                }
+                Root::Elem(_, i) => format!("global memory (element {i} of its data)"),
+                _ => "global memory (an element of a host array)".to_string(),
+            };
             let kind = |w: bool, a: bool| match (w, a) {
                 (true, true) => "atomic write",
                 (true, false) => "write",

@@ -184,13 +184,22 @@ impl Machine<'_> {
         found
     }
 
-    /// True when running `s` reaches a barrier.
-    fn has_barrier(&self, s: &Stmt) -> bool {
-        matches!(s.kind, StmtKind::Barrier(_))
+    /// True when running `s` reaches a barrier. Remembered per statement:
+    /// lock-step execution asks again for every statement of a loop body on
+    /// every iteration of every tile.
+    fn has_barrier(&mut self, s: &Stmt) -> bool {
+        // The program outlives the machine, so a statement's address names it.
+        let key = std::ptr::from_ref(s) as usize;
+        if let Some(&known) = self.barrier_stmts.get(&key) {
+            return known;
+        }
+        let found = matches!(s.kind, StmtKind::Barrier(_))
             || stmt_exprs(s).into_iter().any(|e| self.expr_has_barrier(e))
             || nested_blocks(s)
                 .into_iter()
-                .any(|b| b.stmts.iter().any(|s| self.has_barrier(s)))
+                .any(|b| b.stmts.iter().any(|s| self.has_barrier(s)));
+        self.barrier_stmts.insert(key, found);
+        found
     }
 
     /// `parallel_for_each(domain, kernel)`.

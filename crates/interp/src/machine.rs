@@ -129,6 +129,9 @@ pub(crate) struct Machine<'p> {
     stack_base: usize,
     /// Set from outside (Ctrl-C in the REPL) to stop the run.
     pub(crate) interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// Whether each statement reaches a barrier, by address (see
+    /// `Machine::has_barrier`).
+    pub(crate) barrier_stmts: std::collections::HashMap<usize, bool>,
 }
 
 impl<'p> Machine<'p> {
@@ -175,6 +178,7 @@ impl<'p> Machine<'p> {
             frame_bytes: Vec::new(),
             stack_base: stack_address(),
             interrupt: None,
+            barrier_stmts: std::collections::HashMap::new(),
         };
         m.frame_bytes = prog
             .functions
