@@ -35,9 +35,17 @@ enum Command {
     Run {
         /// The `.amp` file.
         file: PathBuf,
-        /// Which engine runs it.
-        #[arg(long, value_enum, default_value_t = Engine::Interp)]
+        /// Which engine runs it: `jit` compiles kernels to native code (host
+        /// code and any kernel it cannot compile run in the interpreter);
+        /// `interp` is the reference interpreter alone.
+        #[arg(long, value_enum, default_value_t = Engine::Jit)]
         engine: Engine,
+        /// Worker threads for kernels under the JIT (default: one per core).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: Option<u16>,
+        /// Print timings to standard error at the end (one `tessera-stats` line).
+        #[arg(long)]
+        stats: bool,
         /// Also find data races, barrier divergence, reads of uninitialised
         /// `tile_static` memory, missing `synchronize()` and reads of
         /// discarded data (slower).
@@ -88,6 +96,11 @@ enum DumpWhat {
     },
     /// The tokens of a file after preprocessing.
     Tokens {
+        /// The `.amp` file.
+        file: PathBuf,
+    },
+    /// The Cranelift IR of each kernel after the barrier split.
+    Clif {
         /// The `.amp` file.
         file: PathBuf,
     },
@@ -167,6 +180,8 @@ fn run(cli: Cli) -> ExitCode {
         Command::Run {
             file,
             engine,
+            threads,
+            stats,
             check,
             timeout,
             max_memory,
@@ -179,7 +194,12 @@ fn run(cli: Cli) -> ExitCode {
                 ..defaults
             };
             let options = tessera_interp::Options { check, limits };
-            run_file(&mut out, &file, engine, &options)
+            let how = RunHow {
+                engine,
+                threads: threads.map_or_else(tessera_jit::Jit::default_threads, usize::from),
+                stats,
+            };
+            run_file(&mut out, &file, &how, &options)
         }
         Command::Repl { check, echo } => {
             let options = tessera_interp::Options {
@@ -197,6 +217,7 @@ fn run(cli: Cli) -> ExitCode {
         Command::Dump { what } => match what {
             DumpWhat::Ast { file, format } => dump_ast(&mut out, &file, format),
             DumpWhat::Tokens { file } => dump_tokens(&mut out, &file),
+            DumpWhat::Clif { file } => dump_clif(&mut out, &file),
         },
     }
 }
@@ -329,16 +350,20 @@ fn check_file(
 
 /// `tessera run`: compile, then execute; the program's output goes to
 /// stdout untouched, diagnostics to stderr.
+/// How `tessera run` runs a program.
+struct RunHow {
+    engine: Engine,
+    threads: usize,
+    stats: bool,
+}
+
 fn run_file(
     out: &mut Output,
     path: &PathBuf,
-    engine: Engine,
+    how: &RunHow,
     options: &tessera_interp::Options,
 ) -> ExitCode {
-    if engine == Engine::Jit {
-        out.err("error: the JIT engine is not available in this build; use `--engine interp`\n");
-        return ExitCode::from(EXIT_USAGE);
-    }
+    let started = std::time::Instant::now();
     let mut sources = Sources::new();
     let Some((file, replaced)) = load(out, &mut sources, path) else {
         return ExitCode::from(EXIT_USAGE);
@@ -356,11 +381,41 @@ fn run_file(
     if checked.has_errors() {
         return ExitCode::from(EXIT_ERRORS);
     }
+    let front_end = started.elapsed();
+    let mut jit_stats = None;
     let outcome = {
         let stdout = std::io::stdout();
         let mut lock = stdout.lock();
-        tessera_interp::run(&checked.program, options, &mut lock)
+        match how.engine {
+            // `--check` watches every access, which only the interpreter sees.
+            Engine::Jit if !options.check => {
+                let mut jit = tessera_jit::Jit::new(&checked.program, how.threads);
+                let outcome =
+                    tessera_interp::run_with_engine(&checked.program, options, &mut lock, &mut jit);
+                jit_stats = Some(jit.stats());
+                outcome
+            }
+            _ => tessera_interp::run(&checked.program, options, &mut lock),
+        }
     };
+    if how.stats {
+        let total = started.elapsed();
+        let s = jit_stats.unwrap_or_default();
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+        let host = total.saturating_sub(front_end + s.compile + s.kernels);
+        out.err(&format!(
+            "tessera-stats front_end_ms={:.3} compile_ms={:.3} kernel_ms={:.3} host_ms={:.3} total_ms={:.3} launches={} fallbacks={} kernels_compiled={} threads={}\n",
+            ms(front_end),
+            ms(s.compile),
+            ms(s.kernels),
+            ms(host),
+            ms(total),
+            s.launches,
+            s.fallbacks,
+            s.compiled,
+            if jit_stats.is_some() { s.threads } else { 1 },
+        ));
+    }
     let mut found: Vec<Diagnostic> = outcome.findings.iter().map(|f| f.to_diagnostic()).collect();
     if let Some(error) = &outcome.error {
         found.push(error.to_diagnostic());
@@ -417,6 +472,44 @@ fn dump_ast(out: &mut Output, path: &PathBuf, format: Format) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+fn dump_clif(out: &mut Output, path: &PathBuf) -> ExitCode {
+    let mut sources = Sources::new();
+    let Some((file, replaced)) = load(out, &mut sources, path) else {
+        return ExitCode::from(EXIT_USAGE);
+    };
+    let parsed = tessera_syntax::parse_file(&sources, file, &replaced);
+    if parsed.has_errors() {
+        report(out, &sources, &parsed.diagnostics, Format::Human);
+        return ExitCode::from(EXIT_ERRORS);
+    }
+    let checked = tessera_sema::check(&parsed.unit);
+    if checked.has_errors() {
+        report(out, &sources, &checked.diagnostics, Format::Human);
+        return ExitCode::from(EXIT_ERRORS);
+    }
+    let mut jit = tessera_jit::Jit::new(&checked.program, 1);
+    let kernels = jit.dump_clif();
+    let mut text = String::new();
+    if kernels.is_empty() {
+        text.push_str("; no kernels\n");
+    }
+    for k in kernels {
+        let (line, col) = sources.line_col(k.span.file, k.span.start);
+        let what = match k.tile {
+            Some(t) => format!("tiled kernel <{t}>"),
+            None => "kernel".to_string(),
+        };
+        text.push_str(&format!("; {what} at {}:{line}:{col}\n", path.display()));
+        match k.clif {
+            Ok(clif) => text.push_str(&clif),
+            Err(why) => text.push_str(&format!("; runs in the interpreter: {why}\n")),
+        }
+        text.push('\n');
+    }
+    out.out(&text);
+    ExitCode::SUCCESS
 }
 
 fn dump_tokens(out: &mut Output, path: &PathBuf) -> ExitCode {

@@ -39,8 +39,10 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-/// The engines every case runs under, by their `--engine` names.
-const ENGINES: &[&str] = &["interp"];
+/// The engines every case runs under: an `--engine` name and its options.
+/// The JIT runs with one worker, with the default (one per core) and with
+/// more workers than cores, so thread counts cannot change a result.
+const ENGINES: &[&str] = &["interp", "jit", "jit --threads 1", "jit --threads 4"];
 
 /// The expected files of a case, by extension.
 const EXPECTED: [&str; 3] = ["stdout", "stderr", "exit"];
@@ -268,7 +270,9 @@ fn run_tessera(root: &Path, case: &Case, engine: &str) -> Outcome {
         .current_dir(root)
         .env("NO_COLOR", "1")
         .env_remove("CLICOLOR_FORCE")
-        .args(["run", "--engine", engine, "--color", "never"])
+        .args(["run", "--engine"])
+        .args(engine.split(' '))
+        .args(["--color", "never"])
         .args(options)
         .arg(slash_path(&case.path))
         .args(arguments);

@@ -270,6 +270,9 @@ impl Machine<'_> {
             };
             values.push(v);
         }
+        if self.offload(kernel, &ext, &values, decls) {
+            return Ok(());
+        }
         let total: u64 = ext
             .iter()
             .fold(1u64, |acc, &d| acc.saturating_mul(d as u64));

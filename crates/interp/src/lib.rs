@@ -17,6 +17,7 @@ mod expr;
 mod kernel;
 mod library;
 mod machine;
+mod offload;
 mod show;
 mod value;
 
@@ -47,6 +48,23 @@ pub struct Outcome {
 /// Runs `program`, writing its standard output to `out`.
 pub fn run(program: &Program, options: &Options, out: &mut dyn Write) -> Outcome {
     machine::Machine::new(program, *options, out).run()
+}
+
+/// Runs `program`, offering each kernel launch to `engine` first; the
+/// interpreter runs host code, and every launch the engine declines or stops
+/// in (see [`tessera_runtime::launch`]). Without `--check` only: the checks
+/// watch every access, which only the interpreter sees.
+pub fn run_with_engine(
+    program: &Program,
+    options: &Options,
+    out: &mut dyn Write,
+    engine: &mut dyn tessera_runtime::launch::KernelEngine,
+) -> Outcome {
+    let mut m = machine::Machine::new(program, *options, out);
+    if !options.check {
+        m.engine = Some(engine);
+    }
+    m.run()
 }
 
 /// A value shown by the REPL.

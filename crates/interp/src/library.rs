@@ -27,59 +27,6 @@ fn elem_type(ty: &Type) -> Type {
     }
 }
 
-/// One math function applied in one precision: `std`'s methods have the
-/// same names for `f32` and `f64`; the rest come from `libm`, whose
-/// functions carry a precision suffix, given here.
-macro_rules! math_table {
-    ($f:expr, $a:expr, $b:expr, $c:expr, $exp10:ident, $erf:ident, $erfc:ident, $tgamma:ident, $lgamma:ident, $fdim:ident, $remainder:ident) => {{
-        let (a, b, c) = ($a, $b, $c);
-        match $f {
-            MathFn::Sqrt => a.sqrt(),
-            MathFn::Rsqrt => 1.0 / a.sqrt(),
-            MathFn::Fabs | MathFn::Abs => a.abs(),
-            MathFn::Floor => a.floor(),
-            MathFn::Ceil => a.ceil(),
-            MathFn::Round => a.round(),
-            MathFn::Trunc => a.trunc(),
-            MathFn::Exp => a.exp(),
-            MathFn::Exp2 => a.exp2(),
-            MathFn::Exp10 => libm::$exp10(a),
-            MathFn::Log => a.ln(),
-            MathFn::Log2 => a.log2(),
-            MathFn::Log10 => a.log10(),
-            MathFn::Pow => a.powf(b),
-            MathFn::Sin => a.sin(),
-            MathFn::Cos => a.cos(),
-            MathFn::Tan => a.tan(),
-            MathFn::Asin => a.asin(),
-            MathFn::Acos => a.acos(),
-            MathFn::Atan => a.atan(),
-            MathFn::Atan2 => a.atan2(b),
-            MathFn::Sinh => a.sinh(),
-            MathFn::Cosh => a.cosh(),
-            MathFn::Tanh => a.tanh(),
-            MathFn::Fmin | MathFn::Min => a.min(b),
-            MathFn::Fmax | MathFn::Max => a.max(b),
-            MathFn::Fmod => a % b,
-            MathFn::Cbrt => a.cbrt(),
-            MathFn::Log1p => a.ln_1p(),
-            MathFn::Expm1 => a.exp_m1(),
-            MathFn::Hypot => a.hypot(b),
-            MathFn::Erf => libm::$erf(a),
-            MathFn::Erfc => libm::$erfc(a),
-            MathFn::Tgamma => libm::$tgamma(a),
-            MathFn::Lgamma => libm::$lgamma(a),
-            MathFn::Asinh => a.asinh(),
-            MathFn::Acosh => a.acosh(),
-            MathFn::Atanh => a.atanh(),
-            MathFn::Copysign => a.copysign(b),
-            MathFn::Fdim => libm::$fdim(a, b),
-            MathFn::Fma => a.mul_add(b, c),
-            MathFn::Remainder => libm::$remainder(a, b),
-        }
-    }};
-}
-
 impl Machine<'_> {
     fn view_of(&self, v: &Value, span: Span) -> Res<Rc<View>> {
         match v {
@@ -768,16 +715,11 @@ impl Machine<'_> {
         let b = x.get(1).copied().unwrap_or(0.0);
         let c = x.get(2).copied().unwrap_or(0.0);
         if ty == Scalar::Float {
-            let r = math_table!(
-                f, a as f32, b as f32, c as f32, exp10f, erff, erfcf, tgammaf, lgammaf, fdimf,
-                remainderf
-            );
-            return Ok(Value::Float(r));
+            return Ok(Value::Float(tessera_runtime::math::math_f32(
+                f, a as f32, b as f32, c as f32,
+            )));
         }
-        let r = math_table!(
-            f, a, b, c, exp10, erf, erfc, tgamma, lgamma, fdim, remainder
-        );
-        Ok(Value::Double(r))
+        Ok(Value::Double(tessera_runtime::math::math_f64(f, a, b, c)))
     }
 
     fn atomic(&mut self, op: AtomicOp, args: &[Expr], e: &Expr) -> Res<Value> {

@@ -132,6 +132,8 @@ pub(crate) struct Machine<'p> {
     /// Whether each statement reaches a barrier, by address (see
     /// `Machine::has_barrier`).
     pub(crate) barrier_stmts: std::collections::HashMap<usize, bool>,
+    /// The engine offered each kernel launch first (the JIT), if any.
+    pub(crate) engine: Option<&'p mut dyn tessera_runtime::launch::KernelEngine>,
 }
 
 impl<'p> Machine<'p> {
@@ -179,6 +181,7 @@ impl<'p> Machine<'p> {
             stack_base: stack_address(),
             interrupt: None,
             barrier_stmts: std::collections::HashMap::new(),
+            engine: None,
         };
         m.frame_bytes = prog
             .functions
@@ -291,6 +294,11 @@ impl<'p> Machine<'p> {
             error,
             findings: std::mem::take(&mut self.checker.findings),
         }
+    }
+
+    /// When the time limit passes, if there is one.
+    pub(crate) fn deadline(&self) -> Option<Instant> {
+        self.opts.limits.timeout.map(|t| self.start + t)
     }
 
     fn run_main(&mut self) -> Res<i32> {

@@ -6,5 +6,7 @@
 
 pub mod error;
 pub mod format;
+pub mod launch;
+pub mod math;
 
 pub use error::{EXIT_RUNTIME_ERROR, Limits, RunError, Thread, parse_size};

@@ -1,0 +1,238 @@
+//! Runs a compiled kernel: the argument words, the worker pool, and the
+//! helpers the generated code calls.
+//!
+//! This is the one module with `unsafe` code: it calls generated code and
+//! lets generated code call back. What makes it sound is stated where it
+//! happens; the central promise is that the generated code only touches
+//! memory it was given (views whose every element lies inside their buffer,
+//! checked here before the launch; scratch and frame blocks of the sizes
+//! the code was compiled for) and never traps.
+#![allow(unsafe_code)]
+
+use crate::lower::{CHUNK, CaptureLayout, KernelLayout, STATUS_OK};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+use tessera_runtime::launch::{Arg, Bits, Launch, LaunchOutcome};
+
+/// Shared by the workers of one launch; its address is argument word 0.
+struct Control {
+    deadline: Option<Instant>,
+    stop: AtomicBool,
+}
+
+/// The signature of a compiled kernel.
+type KernelFn = extern "C" fn(*const u64, i64, *mut u8, *mut u8) -> i32;
+
+extern "C" fn math_f32(code: i32, a: f32, b: f32, c: f32) -> f32 {
+    match tessera_runtime::math::ALL_MATH.get(code as usize) {
+        Some(f) => tessera_runtime::math::math_f32(*f, a, b, c),
+        None => f32::NAN,
+    }
+}
+
+extern "C" fn math_f64(code: i32, a: f64, b: f64, c: f64) -> f64 {
+    match tessera_runtime::math::ALL_MATH.get(code as usize) {
+        Some(f) => tessera_runtime::math::math_f64(*f, a, b, c),
+        None => f64::NAN,
+    }
+}
+
+/// Called from loops every few thousand iterations: non-zero stops the kernel.
+extern "C" fn poll(env: *const u64) -> i32 {
+    // SAFETY: generated code passes the argument words it was called with;
+    // word 0 is the address of the launch's `Control`, which outlives every
+    // worker (see `run`).
+    let control = unsafe { &*(*env as usize as *const Control) };
+    if control.stop.load(Ordering::Relaxed) {
+        return 1;
+    }
+    if control.deadline.is_some_and(|d| Instant::now() > d) {
+        control.stop.store(true, Ordering::Relaxed);
+        return 1;
+    }
+    0
+}
+
+/// The helpers by the names the generated code imports.
+pub(crate) fn helper_symbols() -> [(&'static str, *const u8); 3] {
+    [
+        ("tessera_math_f32", math_f32 as *const u8),
+        ("tessera_math_f64", math_f64 as *const u8),
+        ("tessera_poll", poll as *const u8),
+    ]
+}
+
+fn bits_word(b: &Bits) -> u64 {
+    match b {
+        Bits::Bool(v) => u64::from(*v),
+        Bits::Int(n) => *n as u64,
+        Bits::Float(f) => u64::from(f.to_bits()),
+        Bits::Double(d) => d.to_bits(),
+    }
+}
+
+/// Runs the kernel at `entry` over the launch on up to `threads` workers.
+pub(crate) fn run(
+    entry: usize,
+    layout: &KernelLayout,
+    launch: &mut Launch,
+    threads: usize,
+) -> LaunchOutcome {
+    let control = Control {
+        deadline: launch.deadline,
+        stop: AtomicBool::new(false),
+    };
+    let mut words = vec![0u64; layout.words as usize];
+    words[0] = &control as *const Control as usize as u64;
+    let bases: Vec<u64> = launch
+        .buffers
+        .iter_mut()
+        .map(|b| b.as_mut_ptr() as usize as u64)
+        .collect();
+    if launch.args.len() != layout.captures.len() {
+        return LaunchOutcome::Declined;
+    }
+    for (arg, cl) in launch.args.iter().zip(&layout.captures) {
+        match (arg, cl) {
+            (Arg::Scalar(bits), CaptureLayout::Scalar(_, w)) => {
+                words[*w as usize] = bits_word(bits);
+            }
+            (Arg::Shape(v), CaptureLayout::Shape(r, w)) if v.len() == *r as usize => {
+                for (d, x) in v.iter().enumerate() {
+                    words[*w as usize + d] = *x as u64;
+                }
+            }
+            (
+                Arg::View {
+                    buffer,
+                    offset,
+                    extent,
+                    strides,
+                },
+                CaptureLayout::View(elem, r, w),
+            ) => {
+                let Some(buf) = launch.buffers.get(*buffer) else {
+                    return LaunchOutcome::Declined;
+                };
+                if buf.elem != *elem || extent.len() != *r as usize || strides.len() != *r as usize
+                {
+                    return LaunchOutcome::Declined;
+                }
+                // Every element the view can name must lie in the buffer:
+                // the generated code checks indices against the extent only.
+                let mut last = *offset as u128;
+                for (e, s) in extent.iter().zip(strides) {
+                    if *e <= 0 {
+                        continue;
+                    }
+                    last += (*e as u128 - 1) * (*s as u128);
+                }
+                let empty = extent.iter().any(|e| *e <= 0);
+                if !empty && last >= buf.len as u128 {
+                    return LaunchOutcome::Declined;
+                }
+                let w = *w as usize;
+                words[w] = bases[*buffer];
+                words[w + 1] = *offset as u64;
+                for d in 0..*r as usize {
+                    words[w + 2 + d] = extent[d] as u64;
+                    words[w + 2 + *r as usize + d] = strides[d] as u64;
+                }
+            }
+            _ => return LaunchOutcome::Declined,
+        }
+    }
+    let rank = layout.rank as usize;
+    if launch.extent.len() != rank || launch.extent.iter().any(|e| *e <= 0) {
+        return LaunchOutcome::Declined;
+    }
+    let ew = layout.extent_word as usize;
+    let mut groups: u64 = 1;
+    for (d, e) in launch.extent.iter().enumerate() {
+        words[ew + d] = *e as u64;
+    }
+    let total = launch
+        .extent
+        .iter()
+        .fold(1u64, |acc, e| acc.saturating_mul(*e as u64));
+    let per_tile = match layout.tile {
+        Some(shape) => {
+            for (d, t) in shape.dims().iter().enumerate() {
+                let per = launch.extent[d] as u64 / u64::from(*t);
+                words[ew + rank + d] = per;
+                groups = groups.saturating_mul(per);
+            }
+            shape.threads()
+        }
+        None => {
+            groups = total.div_ceil(CHUNK as u64);
+            1
+        }
+    };
+    words[ew + 2 * rank] = total;
+    let frame_bytes = (layout.frame_bytes as u64).saturating_mul(per_tile);
+    if frame_bytes > (1 << 28) || groups == 0 {
+        return LaunchOutcome::Declined;
+    }
+    let workers = (threads as u64).min(groups).max(1) as usize;
+    let next = AtomicU64::new(0);
+    let failed = AtomicBool::new(false);
+    let words_addr = words.as_ptr() as usize;
+    let scratch_words = (layout.scratch_bytes as usize).div_ceil(8).max(1);
+    let frame_words = (frame_bytes as usize).div_ceil(8).max(1);
+    let work = || {
+        let mut scratch = vec![0u64; scratch_words];
+        let mut frames = vec![0u64; frame_words];
+        // SAFETY: `entry` is the finalized code of a function compiled with
+        // the `KernelFn` signature (see `lower::kernel_signature`); the JIT
+        // module that owns it outlives every launch.
+        let f: KernelFn = unsafe { std::mem::transmute::<usize, KernelFn>(entry) };
+        loop {
+            if control.stop.load(Ordering::Relaxed) {
+                return;
+            }
+            let g = next.fetch_add(1, Ordering::Relaxed);
+            if g >= groups {
+                return;
+            }
+            if layout.tile.is_some() {
+                // A tile's `tile_static` memory starts out zero, as the
+                // interpreter reads never-written memory.
+                scratch.fill(0);
+            }
+            let status = f(
+                words_addr as *const u64,
+                g as i64,
+                scratch.as_mut_ptr().cast(),
+                frames.as_mut_ptr().cast(),
+            );
+            if i64::from(status) != STATUS_OK {
+                failed.store(true, Ordering::Relaxed);
+                control.stop.store(true, Ordering::Relaxed);
+                return;
+            }
+        }
+    };
+    if workers == 1 {
+        work();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 1..workers {
+                let spawned = std::thread::Builder::new()
+                    .stack_size(8 << 20)
+                    .spawn_scoped(s, work);
+                if spawned.is_err() {
+                    break;
+                }
+            }
+            work();
+        });
+    }
+    // The words (and the control block they point to) lived until here.
+    drop(words);
+    if failed.load(Ordering::Relaxed) || control.stop.load(Ordering::Relaxed) {
+        LaunchOutcome::Failed
+    } else {
+        LaunchOutcome::Done
+    }
+}

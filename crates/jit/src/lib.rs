@@ -1,0 +1,283 @@
+//! The Cranelift engine.
+//!
+//! Compiles each kernel of a checked [`Program`] to native code, once, at its
+//! first launch, and runs launches on a pool of worker threads. Host code
+//! stays in the interpreter, which hands each launch over as plain data
+//! ([`tessera_runtime::launch`]); a kernel this engine cannot compile is
+//! declined and the interpreter runs it, and a launch that fails a run-time
+//! check is rerun by the interpreter, which reports the error. So the two
+//! engines print the same output and the same errors by construction, and
+//! the JIT only ever makes correct programs faster.
+//!
+//! How a tiled kernel becomes work-item loops split at its barriers is
+//! described in the `lower` module.
+
+mod exec;
+mod layout;
+mod lower;
+
+use cranelift_codegen::ir::{AbiParam, types};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{Linkage, Module};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+use tessera_ir::{FuncId, FunctionKind, Program};
+use tessera_runtime::launch::{KernelEngine, Launch, LaunchOutcome};
+
+pub use lower::Unsupported;
+
+/// What the engine did, for `tessera run --stats`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stats {
+    /// Time spent compiling kernels.
+    pub compile: Duration,
+    /// Time spent running compiled kernels (copies in and out excluded).
+    pub kernels: Duration,
+    /// Launches run by compiled code.
+    pub launches: u64,
+    /// Launches left to the interpreter (kernel not compiled, or a check failed).
+    pub fallbacks: u64,
+    /// Kernels compiled.
+    pub compiled: u64,
+    /// Worker threads used.
+    pub threads: usize,
+}
+
+struct Compiled {
+    entry: usize,
+    layout: lower::KernelLayout,
+}
+
+/// The JIT engine for one program.
+pub struct Jit<'p> {
+    prog: &'p Program,
+    module: Option<JITModule>,
+    helper_ids: Option<HelperIds>,
+    kernels: HashMap<FuncId, Result<Compiled, Unsupported>>,
+    threads: usize,
+    stats: Stats,
+}
+
+#[derive(Clone, Copy)]
+struct HelperIds {
+    math_f32: cranelift_module::FuncId,
+    math_f64: cranelift_module::FuncId,
+    poll: cranelift_module::FuncId,
+}
+
+/// Builds the native code module, or says why this machine cannot.
+fn new_module() -> Result<(JITModule, HelperIds), String> {
+    let mut flags = settings::builder();
+    let set = |flags: &mut settings::Builder, k: &str, v: &str| {
+        flags
+            .set(k, v)
+            .map_err(|e| format!("cranelift setting {k}: {e}"))
+    };
+    set(&mut flags, "opt_level", "speed")?;
+    set(
+        &mut flags,
+        "enable_verifier",
+        if cfg!(debug_assertions) {
+            "true"
+        } else {
+            "false"
+        },
+    )?;
+    set(&mut flags, "is_pic", "false")?;
+    set(&mut flags, "use_colocated_libcalls", "false")?;
+    let isa = cranelift_native::builder()
+        .map_err(|e| format!("this machine is not supported: {e}"))?
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| format!("cranelift: {e}"))?;
+    let mut jb = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+    for (name, ptr) in exec::helper_symbols() {
+        jb.symbol(name, ptr);
+    }
+    let mut module = JITModule::new(jb);
+    let mut declare = |name: &str, params: &[types::Type], ret: types::Type| {
+        let mut sig = module.make_signature();
+        for p in params {
+            sig.params.push(AbiParam::new(*p));
+        }
+        sig.returns.push(AbiParam::new(ret));
+        module
+            .declare_function(name, Linkage::Import, &sig)
+            .map_err(|e| format!("cranelift: {e}"))
+    };
+    let math_f32 = declare(
+        "tessera_math_f32",
+        &[types::I32, types::F32, types::F32, types::F32],
+        types::F32,
+    )?;
+    let math_f64 = declare(
+        "tessera_math_f64",
+        &[types::I32, types::F64, types::F64, types::F64],
+        types::F64,
+    )?;
+    let poll = declare("tessera_poll", &[types::I64], types::I32)?;
+    Ok((
+        module,
+        HelperIds {
+            math_f32,
+            math_f64,
+            poll,
+        },
+    ))
+}
+
+impl<'p> Jit<'p> {
+    /// An engine for `prog` running launches on `threads` workers (at least 1).
+    pub fn new(prog: &'p Program, threads: usize) -> Jit<'p> {
+        let (module, helper_ids) = match new_module() {
+            Ok((m, h)) => (Some(m), Some(h)),
+            Err(_) => (None, None),
+        };
+        Jit {
+            prog,
+            module,
+            helper_ids,
+            kernels: HashMap::new(),
+            threads: threads.max(1),
+            stats: Stats {
+                threads: threads.max(1),
+                ..Stats::default()
+            },
+        }
+    }
+
+    /// The worker threads for this machine: one per core.
+    pub fn default_threads() -> usize {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    }
+
+    /// What the engine has done so far.
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// Compiles one kernel; with `clif`, also returns its Cranelift IR.
+    fn compile(&mut self, kernel: FuncId, clif: bool) -> (Result<Compiled, Unsupported>, String) {
+        let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
+            return (
+                Err(Unsupported(
+                    "native code generation is not available on this machine".into(),
+                )),
+                String::new(),
+            );
+        };
+        let started = Instant::now();
+        let plan = match lower::Lower::plan(self.prog, kernel) {
+            Ok(p) => p,
+            Err(e) => return (Err(e), String::new()),
+        };
+        let mut ctx = module.make_context();
+        lower::kernel_signature(&mut ctx.func.signature);
+        let helpers = lower::Helpers {
+            math_f32: module.declare_func_in_func(ids.math_f32, &mut ctx.func),
+            math_f64: module.declare_func_in_func(ids.math_f64, &mut ctx.func),
+            poll: module.declare_func_in_func(ids.poll, &mut ctx.func),
+        };
+        let frontend = module.isa().frontend_config();
+        let mut fbc = FunctionBuilderContext::new();
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
+        let layout = match lower::Lower::emit(self.prog, kernel, &mut b, helpers, plan) {
+            Ok(l) => l,
+            Err(e) => return (Err(e), String::new()),
+        };
+        b.finalize(frontend);
+        let text = if clif {
+            ctx.func.display().to_string()
+        } else {
+            String::new()
+        };
+        let name = format!("kernel_{}", kernel.0);
+        let result = module
+            .declare_function(&name, Linkage::Local, &ctx.func.signature)
+            .and_then(|id| {
+                module.define_function(id, &mut ctx)?;
+                module.clear_context(&mut ctx);
+                module.finalize_definitions()?;
+                Ok(id)
+            });
+        let compiled = match result {
+            Ok(id) => Ok(Compiled {
+                entry: module.get_finalized_function(id) as usize,
+                layout,
+            }),
+            Err(e) => Err(Unsupported(format!("code generation failed: {e}"))),
+        };
+        self.stats.compile += started.elapsed();
+        if compiled.is_ok() {
+            self.stats.compiled += 1;
+        }
+        (compiled, text)
+    }
+
+    /// The Cranelift IR of every kernel after the barrier split, in source
+    /// order, or why a kernel is left to the interpreter.
+    pub fn dump_clif(&mut self) -> Vec<KernelClif> {
+        let mut out = Vec::new();
+        for (i, f) in self.prog.functions.iter().enumerate() {
+            let FunctionKind::Kernel { tile, .. } = &f.kind else {
+                continue;
+            };
+            let (compiled, text) = self.compile(FuncId(i as u32), true);
+            let clif = match compiled {
+                Ok(c) => {
+                    let head = format!(
+                        "; arguments: {} words; tile_static: {} bytes per tile; frame: {} bytes per work-item\n",
+                        c.layout.words, c.layout.scratch_bytes, c.layout.frame_bytes
+                    );
+                    self.kernels.insert(FuncId(i as u32), Ok(c));
+                    Ok(head + &text)
+                }
+                Err(e) => Err(e.0),
+            };
+            out.push(KernelClif {
+                span: f.span,
+                tile: *tile,
+                clif,
+            });
+        }
+        out
+    }
+}
+
+/// One kernel's Cranelift IR, for `tessera dump clif`.
+#[derive(Clone, Debug)]
+pub struct KernelClif {
+    /// Where the kernel is.
+    pub span: tessera_diagnostics::Span,
+    /// Its tile shape, when tiled.
+    pub tile: Option<tessera_ir::TileShape>,
+    /// The IR as text, or why the kernel runs in the interpreter.
+    pub clif: Result<String, String>,
+}
+
+impl KernelEngine for Jit<'_> {
+    fn launch(&mut self, launch: &mut Launch) -> LaunchOutcome {
+        if !self.kernels.contains_key(&launch.kernel) {
+            let (c, _) = self.compile(launch.kernel, false);
+            self.kernels.insert(launch.kernel, c);
+        }
+        let Some(Ok(compiled)) = self.kernels.get(&launch.kernel) else {
+            self.stats.fallbacks += 1;
+            return LaunchOutcome::Declined;
+        };
+        let started = Instant::now();
+        let outcome = exec::run(compiled.entry, &compiled.layout, launch, self.threads);
+        self.stats.kernels += started.elapsed();
+        if outcome == LaunchOutcome::Done {
+            self.stats.launches += 1;
+        } else {
+            self.stats.fallbacks += 1;
+        }
+        outcome
+    }
+
+    fn kept(&mut self, _kernel: FuncId) {
+        self.stats.fallbacks += 1;
+    }
+}

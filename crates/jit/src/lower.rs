@@ -1,0 +1,2639 @@
+//! Lowers one kernel of the typed program to a Cranelift function that runs
+//! one tile (or one chunk of a non-tiled domain).
+//!
+//! # The barrier split
+//! A tiled kernel's body is cut at its barriers. Statements between two
+//! barriers form a *region*, emitted as a loop over the tile's work-items
+//! (nested loops over the local dimensions). A statement that holds a
+//! barrier is not in a region: a block is split further; an `if` or a loop
+//! evaluates its condition in a region of its own, checks that every
+//! work-item got the same answer (else the launch fails and the reference
+//! engine reports the divergence), and branches once for the whole tile.
+//! Nothing runs concurrently within a tile, so a barrier is the end of one
+//! region and the start of the next, and fences are no-ops.
+//!
+//! Locals declared outside any region (at the level of the barriers) live
+//! across barriers: each work-item has a slot for them in the *frame* block
+//! (`frames + wi * frame_size`). A region loads the ones it uses into
+//! Cranelift variables when a work-item starts and stores them back when it
+//! ends, so inside a region they sit in registers. Locals declared inside a
+//! region are plain variables.
+//!
+//! # Checks
+//! Every run-time check (bounds, division by zero, signed overflow,
+//! out-of-range shifts and float-to-int conversions, barrier divergence)
+//! branches to one block that returns [`STATUS_FAILED`]; loops count down a
+//! fuel variable and call the poll helper when it runs out, which returns
+//! [`STATUS_STOPPED`] past the deadline or when another worker failed. No
+//! Cranelift trap instruction is emitted.
+//!
+//! Calls of user functions are inlined (amp code cannot recurse); a kernel
+//! that needs more than [`INLINE_BUDGET`] expression nodes is declined.
+
+use crate::layout::{clif_type, field_offset, size_align};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{
+    AbiParam, AtomicRmwOp, Block, FuncRef, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind,
+    Value, types,
+};
+use cranelift_frontend::{FunctionBuilder, Variable};
+use std::collections::{BTreeSet, HashMap};
+use tessera_ir::{
+    AtomicOp, BinOp, Block as IrBlock, Const, Expr, ExprKind, FuncId, Function, FunctionKind, Init,
+    Intrinsic, LocalId, MathFn, Program, Scalar, Space, Stmt, StmtKind, TileShape, TiledIndexPart,
+    Type, UnOp,
+};
+
+/// The function ran to its end.
+pub(crate) const STATUS_OK: i64 = 0;
+/// A run-time check failed.
+pub(crate) const STATUS_FAILED: i64 = 1;
+/// The deadline passed or another worker failed.
+pub(crate) const STATUS_STOPPED: i64 = 2;
+
+/// Work-items per chunk of a non-tiled launch.
+pub(crate) const CHUNK: i64 = 4096;
+
+/// Expression nodes a kernel may lower to, inlined calls included.
+const INLINE_BUDGET: usize = 100_000;
+
+/// Loop iterations between two polls.
+const FUEL: i64 = 1 << 16;
+
+/// Why a kernel is left to the interpreter.
+#[derive(Clone, Debug)]
+pub struct Unsupported(pub String);
+
+type R<T> = Result<T, Unsupported>;
+
+fn unsupported<T>(what: impl Into<String>) -> R<T> {
+    Err(Unsupported(what.into()))
+}
+
+/// Where each captured value sits in the launch's argument words.
+#[derive(Clone, Debug)]
+pub(crate) enum CaptureLayout {
+    /// One word: the scalar's bits.
+    Scalar(Scalar, u32),
+    /// `rank` words: the components.
+    Shape(u32, u32),
+    /// A view: base pointer, offset, then `rank` extents and `rank` strides.
+    View(Scalar, u32, u32),
+}
+
+/// What the runner must provide for a compiled kernel.
+#[derive(Clone, Debug)]
+pub(crate) struct KernelLayout {
+    /// Per capture slot.
+    pub(crate) captures: Vec<CaptureLayout>,
+    /// Word where the launch extent starts (`rank` words), followed by the
+    /// tiles per dimension (tiled) or the total work-items (flat).
+    pub(crate) extent_word: u32,
+    /// Total argument words.
+    pub(crate) words: u32,
+    /// Bytes of `tile_static` memory per tile.
+    pub(crate) scratch_bytes: u32,
+    /// Bytes of frame per work-item.
+    pub(crate) frame_bytes: u32,
+    /// The tile shape, for tiled kernels.
+    pub(crate) tile: Option<TileShape>,
+    /// The domain's rank.
+    pub(crate) rank: u32,
+}
+
+/// Helper functions the generated code calls.
+pub(crate) struct Helpers {
+    pub(crate) math_f32: FuncRef,
+    pub(crate) math_f64: FuncRef,
+    pub(crate) poll: FuncRef,
+}
+
+#[derive(Clone, Debug)]
+struct ViewV {
+    base: Value,
+    offset: Value,
+    ext: Vec<Value>,
+    strides: Vec<Value>,
+    elem: Scalar,
+}
+
+/// A lowered value.
+#[derive(Clone, Debug)]
+enum V {
+    /// A scalar.
+    S(Value),
+    /// Index or extent components (`i32`).
+    Shape(Vec<Value>),
+    /// A view.
+    View(ViewV),
+    /// The kernel's `tiled_index`.
+    Tiled,
+    /// Nothing (`void`, a barrier object, a fence).
+    Unit,
+    /// An aggregate in memory, by address.
+    Mem(Value),
+}
+
+/// A lowered place.
+#[derive(Clone, Debug)]
+enum Place {
+    /// A scalar variable.
+    Var(Variable),
+    /// Index or extent variables.
+    Shape(Vec<Variable>),
+    /// Memory of the given type.
+    Mem(Value, Type),
+}
+
+/// Where a local lives.
+#[derive(Clone, Debug)]
+enum Slot {
+    /// Scalar (one) or index/extent (`rank`) variables.
+    Vars(Vec<Variable>),
+    /// An aggregate in a stack slot.
+    Stack(cranelift_codegen::ir::StackSlot),
+    /// An aggregate in the work-item's frame, at this offset.
+    Frame(u32),
+    /// In `tile_static` scratch memory, at this offset.
+    TileStatic(u32),
+    /// A reference.
+    Ref(Place),
+    /// A view (read-only binding).
+    View(ViewV),
+    /// The kernel's `tiled_index` parameter.
+    Tiled,
+}
+
+struct Scope {
+    func: FuncId,
+    slots: HashMap<LocalId, Slot>,
+    /// Where a `return` goes, and the variables that take its value.
+    ret: Option<(Block, Vec<Variable>, Type)>,
+}
+
+struct LoopTargets {
+    brk: Block,
+    cont: Option<Block>,
+    region: u32,
+}
+
+/// The work-item loop being emitted.
+struct RegionCtx {
+    id: u32,
+    /// Where a kernel-level `return` ends the work-item.
+    item_end: Block,
+}
+
+/// Lowers one kernel.
+pub(crate) struct Lower<'a, 'b, 'f> {
+    prog: &'a Program,
+    b: &'b mut FunctionBuilder<'f>,
+    helpers: Helpers,
+    layout: KernelLayout,
+    env: Value,
+    scratch: Value,
+    frames: Value,
+    fail: Block,
+    stopped: Block,
+    fuel: Variable,
+    caps: Vec<V>,
+    /// Tile coordinates (tiled) as `i32`.
+    tile_coords: Vec<Value>,
+    /// Local coordinates of the current work-item (tiled) or its global index (flat).
+    item_coords: Vec<Variable>,
+    /// Linear work-item number within the tile.
+    item: Variable,
+    scopes: Vec<Scope>,
+    loops: Vec<LoopTargets>,
+    region: Option<RegionCtx>,
+    next_region: u32,
+    /// Frame offsets of the kernel's locals declared outside regions.
+    frame_locals: HashMap<LocalId, u32>,
+    barrier_fns: Vec<bool>,
+    budget: usize,
+    ptr: types::Type,
+}
+
+fn flags() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
+    /// Plans the layout of kernel `kernel`: argument words, scratch, frame.
+    pub(crate) fn plan(prog: &Program, kernel: FuncId) -> R<KernelLayout> {
+        let func = &prog.functions[kernel.0 as usize];
+        let FunctionKind::Kernel { tile, captures } = &func.kind else {
+            return unsupported("not a kernel");
+        };
+        let rank = match func.locals.first().map(|l| &l.ty) {
+            Some(Type::Index(r)) => u32::from(*r),
+            Some(Type::TiledIndex(s)) => u32::from(s.rank),
+            _ => return unsupported("a kernel parameter of an unexpected type"),
+        };
+        let mut word = 1u32;
+        let mut layouts = Vec::with_capacity(captures.len());
+        for c in captures {
+            let l = match &c.ty {
+                Type::Scalar(s) => {
+                    let l = CaptureLayout::Scalar(*s, word);
+                    word += 1;
+                    l
+                }
+                Type::Index(r) | Type::Extent(r) => {
+                    let l = CaptureLayout::Shape(u32::from(*r), word);
+                    word += u32::from(*r);
+                    l
+                }
+                Type::Array(elem, r) | Type::ArrayView { elem, rank: r, .. } => {
+                    let Some(s) = elem.scalar() else {
+                        return unsupported("a view of non-scalar elements");
+                    };
+                    let l = CaptureLayout::View(s, u32::from(*r), word);
+                    word += 2 + 2 * u32::from(*r);
+                    l
+                }
+                other => {
+                    return unsupported(format!(
+                        "a captured `{}`",
+                        tessera_ir::display(other, &prog.structs)
+                    ));
+                }
+            };
+            layouts.push(l);
+        }
+        let extent_word = word;
+        word += 2 * rank + 1;
+        Ok(KernelLayout {
+            captures: layouts,
+            extent_word,
+            words: word,
+            scratch_bytes: 0,
+            frame_bytes: 0,
+            tile: *tile,
+            rank,
+        })
+    }
+
+    /// Emits the whole kernel function into `b` (whose signature is
+    /// `(env, group, scratch, frames) -> status`).
+    pub(crate) fn emit(
+        prog: &'a Program,
+        kernel: FuncId,
+        b: &'b mut FunctionBuilder<'f>,
+        helpers: Helpers,
+        mut layout: KernelLayout,
+    ) -> R<KernelLayout> {
+        let func = &prog.functions[kernel.0 as usize];
+        let Some(body) = &func.body else {
+            return unsupported("a kernel without a body");
+        };
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let params = b.block_params(entry).to_vec();
+        let fail = b.create_block();
+        let stopped = b.create_block();
+        let fuel = b.declare_var(types::I64);
+        let item = b.declare_var(types::I64);
+        let fuel0 = b.ins().iconst(types::I64, FUEL);
+        b.def_var(fuel, fuel0);
+        let zero = b.ins().iconst(types::I64, 0);
+        b.def_var(item, zero);
+        let barrier_fns = barrier_functions(prog);
+        let mut lw = Lower {
+            prog,
+            b,
+            helpers,
+            layout: layout.clone(),
+            env: params[0],
+            scratch: params[2],
+            frames: params[3],
+            fail,
+            stopped,
+            fuel,
+            caps: Vec::new(),
+            tile_coords: Vec::new(),
+            item_coords: Vec::new(),
+            item,
+            scopes: vec![Scope {
+                func: kernel,
+                slots: HashMap::new(),
+                ret: None,
+            }],
+            loops: Vec::new(),
+            region: None,
+            next_region: 0,
+            frame_locals: HashMap::new(),
+            barrier_fns,
+            budget: INLINE_BUDGET,
+            ptr: types::I64,
+        };
+        lw.load_captures();
+        // tile_static memory: one block per tile, each variable at its offset.
+        let mut scratch = 0u32;
+        for (i, l) in func.locals.iter().enumerate() {
+            if l.space == Space::TileStatic {
+                let Some((size, align)) = size_align(prog, &l.ty) else {
+                    return unsupported("a `tile_static` variable of this type");
+                };
+                scratch = scratch.next_multiple_of(align.max(1));
+                lw.scopes[0]
+                    .slots
+                    .insert(LocalId(i as u32), Slot::TileStatic(scratch));
+                scratch = scratch.saturating_add(size);
+            }
+        }
+        layout.scratch_bytes = scratch;
+        let group = params[1];
+        match layout.tile {
+            Some(shape) => {
+                lw.scopes[0].slots.insert(LocalId(0), Slot::Tiled);
+                lw.tile_coords = lw.tile_coords(group, shape);
+                let barriers = block_has_barrier(body, &lw.barrier_fns);
+                if barriers {
+                    layout.frame_bytes = lw.plan_frame(func, body)?;
+                    lw.layout.frame_bytes = layout.frame_bytes;
+                }
+                lw.uniform_block(body)?;
+            }
+            None => {
+                let rank = layout.rank as usize;
+                let vars: Vec<Variable> = (0..rank).map(|_| lw.b.declare_var(types::I32)).collect();
+                lw.scopes[0]
+                    .slots
+                    .insert(LocalId(0), Slot::Vars(vars.clone()));
+                lw.item_coords = vars;
+                lw.flat_loop(group, body)?;
+            }
+        }
+        let ok = lw.b.ins().iconst(types::I32, STATUS_OK);
+        lw.b.ins().return_(&[ok]);
+        lw.b.switch_to_block(fail);
+        let st = lw.b.ins().iconst(types::I32, STATUS_FAILED);
+        lw.b.ins().return_(&[st]);
+        lw.b.switch_to_block(stopped);
+        let st = lw.b.ins().iconst(types::I32, STATUS_STOPPED);
+        lw.b.ins().return_(&[st]);
+        lw.b.seal_all_blocks();
+        Ok(layout)
+    }
+
+    // ----- setup -----
+
+    fn word(&mut self, w: u32) -> Value {
+        self.b.ins().load(
+            types::I64,
+            flags().with_readonly(),
+            self.env,
+            (w * 8) as i32,
+        )
+    }
+
+    fn load_captures(&mut self) {
+        let layouts = self.layout.captures.clone();
+        for l in layouts {
+            let v = match l {
+                CaptureLayout::Scalar(s, w) => {
+                    let raw = self.word(w);
+                    V::S(self.from_word(raw, s))
+                }
+                CaptureLayout::Shape(r, w) => V::Shape(
+                    (0..r)
+                        .map(|d| {
+                            let x = self.word(w + d);
+                            self.b.ins().ireduce(types::I32, x)
+                        })
+                        .collect(),
+                ),
+                CaptureLayout::View(elem, r, w) => {
+                    let base = self.word(w);
+                    let offset = self.word(w + 1);
+                    let ext = (0..r).map(|d| self.word(w + 2 + d)).collect();
+                    let strides = (0..r).map(|d| self.word(w + 2 + r + d)).collect();
+                    V::View(ViewV {
+                        base,
+                        offset,
+                        ext,
+                        strides,
+                        elem,
+                    })
+                }
+            };
+            self.caps.push(v);
+        }
+    }
+
+    /// A scalar from its 64-bit argument word.
+    fn from_word(&mut self, raw: Value, s: Scalar) -> Value {
+        match s {
+            Scalar::Long | Scalar::ULong => raw,
+            Scalar::Double => self.b.ins().bitcast(types::F64, MemFlagsData::new(), raw),
+            Scalar::Float => {
+                let low = self.b.ins().ireduce(types::I32, raw);
+                self.b.ins().bitcast(types::F32, MemFlagsData::new(), low)
+            }
+            other => self.b.ins().ireduce(clif_type(other), raw),
+        }
+    }
+
+    /// The tile's coordinates from its linear number (last dimension fastest).
+    fn tile_coords(&mut self, group: Value, shape: TileShape) -> Vec<Value> {
+        let rank = usize::from(shape.rank);
+        let mut coords = vec![group; rank];
+        let mut rest = group;
+        for d in (0..rank).rev() {
+            let per = self.word(self.layout.extent_word + rank as u32 + d as u32);
+            if d == 0 {
+                coords[d] = rest;
+            } else {
+                coords[d] = self.b.ins().urem(rest, per);
+                rest = self.b.ins().udiv(rest, per);
+            }
+        }
+        coords
+            .into_iter()
+            .map(|c| self.b.ins().ireduce(types::I32, c))
+            .collect()
+    }
+
+    /// Gives each kernel local declared outside a region a frame slot.
+    fn plan_frame(&mut self, func: &Function, body: &IrBlock) -> R<u32> {
+        let mut uniform = Vec::new();
+        collect_uniform_lets(body, &self.barrier_fns, &mut uniform);
+        let mut at = 0u32;
+        for id in uniform {
+            let local = &func.locals[id.0 as usize];
+            if local.space == Space::TileStatic {
+                continue;
+            }
+            if local.by_ref {
+                return unsupported("a reference declared between barriers");
+            }
+            let Some((size, align)) = size_align(self.prog, &local.ty) else {
+                return unsupported("a local of this type declared between barriers");
+            };
+            at = at.next_multiple_of(align.max(1));
+            self.frame_locals.insert(id, at);
+            at = at.saturating_add(size);
+        }
+        Ok(at.next_multiple_of(8).max(8))
+    }
+
+    // ----- work-item loops -----
+
+    /// A non-tiled chunk: work-items `group * CHUNK ..` up to the total.
+    fn flat_loop(&mut self, group: Value, body: &IrBlock) -> R<()> {
+        let rank = self.layout.rank as usize;
+        let total = self.word(self.layout.extent_word + 2 * rank as u32);
+        let start = self.b.ins().imul_imm_s(group, CHUNK);
+        let end0 = self.b.ins().iadd_imm_s(start, CHUNK);
+        let end = self.b.ins().umin(end0, total);
+        // The starting index by division, then carry increments.
+        let mut rest = start;
+        let exts: Vec<Value> = (0..rank)
+            .map(|d| self.word(self.layout.extent_word + d as u32))
+            .collect();
+        for d in (0..rank).rev() {
+            let c = if d == 0 {
+                rest
+            } else {
+                let c = self.b.ins().urem(rest, exts[d]);
+                rest = self.b.ins().udiv(rest, exts[d]);
+                c
+            };
+            let c32 = self.b.ins().ireduce(types::I32, c);
+            self.b.def_var(self.item_coords[d], c32);
+        }
+        let n = self.b.declare_var(types::I64);
+        self.b.def_var(n, start);
+        let head = self.b.create_block();
+        let body_blk = self.b.create_block();
+        let item_end = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let nv = self.b.use_var(n);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, nv, end);
+        self.b.ins().brif(more, body_blk, &[], exit, &[]);
+        self.b.switch_to_block(body_blk);
+        let id = self.next_region;
+        self.next_region += 1;
+        self.region = Some(RegionCtx { id, item_end });
+        self.stmts(&body.stmts)?;
+        self.region = None;
+        self.b.ins().jump(item_end, &[]);
+        self.b.switch_to_block(item_end);
+        let nv = self.b.use_var(n);
+        let n1 = self.b.ins().iadd_imm_s(nv, 1);
+        self.b.def_var(n, n1);
+        // Next index, last dimension fastest.
+        let mut carry_blocks = Vec::new();
+        for d in (0..rank).rev() {
+            let v = self.b.use_var(self.item_coords[d]);
+            let v1 = self.b.ins().iadd_imm_s(v, 1);
+            if d == 0 {
+                self.b.def_var(self.item_coords[d], v1);
+                break;
+            }
+            let e32 = self.b.ins().ireduce(types::I32, exts[d]);
+            let wrapped = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, v1, e32);
+            let zero = self.b.ins().iconst(types::I32, 0);
+            let nv = self.b.ins().select(wrapped, zero, v1);
+            self.b.def_var(self.item_coords[d], nv);
+            let next = self.b.create_block();
+            let done = self.b.create_block();
+            self.b.ins().brif(wrapped, next, &[], done, &[]);
+            carry_blocks.push(done);
+            self.b.switch_to_block(next);
+        }
+        for done in carry_blocks.into_iter().rev() {
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(done);
+        }
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(exit);
+        Ok(())
+    }
+
+    /// Emits `emit_body` once per work-item of the tile, loading the frame
+    /// locals in `uses` before and storing them after.
+    fn item_loop(
+        &mut self,
+        uses: &BTreeSet<LocalId>,
+        emit_body: &mut dyn FnMut(&mut Self) -> R<()>,
+    ) -> R<()> {
+        let Some(shape) = self.layout.tile else {
+            return unsupported("a work-item loop outside a tiled kernel");
+        };
+        let dims: Vec<i64> = shape.dims().iter().map(|&d| i64::from(d)).collect();
+        let rank = dims.len();
+        let coords: Vec<Variable> = (0..rank).map(|_| self.b.declare_var(types::I32)).collect();
+        let saved_coords = std::mem::replace(&mut self.item_coords, coords.clone());
+        let zero64 = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(self.item, zero64);
+        // Nested loops over the local dimensions, the last innermost.
+        let mut heads = Vec::new();
+        let mut exits = Vec::new();
+        for &c in coords.iter().take(rank) {
+            let zero = self.b.ins().iconst(types::I32, 0);
+            self.b.def_var(c, zero);
+            let head = self.b.create_block();
+            let exit = self.b.create_block();
+            self.b.ins().jump(head, &[]);
+            self.b.switch_to_block(head);
+            heads.push(head);
+            exits.push(exit);
+        }
+        let item_end = self.b.create_block();
+        let id = self.next_region;
+        self.next_region += 1;
+        let saved_region = self.region.replace(RegionCtx { id, item_end });
+        // Frame locals used here come into variables.
+        let frame: Vec<(LocalId, u32)> = uses
+            .iter()
+            .filter_map(|l| self.frame_locals.get(l).map(|&off| (*l, off)))
+            .collect();
+        let kernel_fn = self.scopes[0].func;
+        for &(l, off) in &frame {
+            let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
+                .ty
+                .clone();
+            self.frame_to_vars(l, off, &ty)?;
+        }
+        emit_body(self)?;
+        self.b.ins().jump(item_end, &[]);
+        self.b.switch_to_block(item_end);
+        for &(l, off) in &frame {
+            let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
+                .ty
+                .clone();
+            self.vars_to_frame(l, off, &ty)?;
+        }
+        self.region = saved_region;
+        let it = self.b.use_var(self.item);
+        let it1 = self.b.ins().iadd_imm_s(it, 1);
+        self.b.def_var(self.item, it1);
+        for d in (0..rank).rev() {
+            let v = self.b.use_var(coords[d]);
+            let v1 = self.b.ins().iadd_imm_s(v, 1);
+            self.b.def_var(coords[d], v1);
+            let more = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, v1, dims[d]);
+            self.b.ins().brif(more, heads[d], &[], exits[d], &[]);
+            self.b.switch_to_block(exits[d]);
+        }
+        self.item_coords = saved_coords;
+        Ok(())
+    }
+
+    fn frame_addr(&mut self, off: u32) -> Value {
+        let it = self.b.use_var(self.item);
+        let per = self
+            .b
+            .ins()
+            .imul_imm_s(it, i64::from(self.layout.frame_bytes));
+        let base = self.b.ins().iadd(self.frames, per);
+        self.b.ins().iadd_imm_s(base, i64::from(off))
+    }
+
+    fn frame_to_vars(&mut self, l: LocalId, off: u32, ty: &Type) -> R<()> {
+        let n = match ty {
+            Type::Scalar(_) => 1,
+            Type::Index(r) | Type::Extent(r) => u32::from(*r),
+            _ => {
+                self.scopes[0].slots.insert(l, Slot::Frame(off));
+                return Ok(());
+            }
+        };
+        let vars = self.local_vars(l, ty, n);
+        let addr = self.frame_addr(off);
+        for (k, var) in vars.iter().enumerate() {
+            let cty = match ty {
+                Type::Scalar(s) => clif_type(*s),
+                _ => types::I32,
+            };
+            let v = self.b.ins().load(cty, flags(), addr, (k * 4) as i32);
+            self.b.def_var(*var, v);
+        }
+        Ok(())
+    }
+
+    fn vars_to_frame(&mut self, l: LocalId, off: u32, ty: &Type) -> R<()> {
+        let Some(Slot::Vars(vars)) = self.scopes[0].slots.get(&l).cloned() else {
+            return Ok(());
+        };
+        let addr = self.frame_addr(off);
+        for (k, var) in vars.iter().enumerate() {
+            let v = self.b.use_var(*var);
+            self.b.ins().store(flags(), v, addr, (k * 4) as i32);
+        }
+        let _ = ty;
+        Ok(())
+    }
+
+    /// The variables of a scalar or shape local of the current scope,
+    /// declared on first use.
+    fn local_vars(&mut self, l: LocalId, ty: &Type, n: u32) -> Vec<Variable> {
+        if let Some(Slot::Vars(v)) = self.scope().slots.get(&l) {
+            return v.clone();
+        }
+        let cty = match ty {
+            Type::Scalar(s) => clif_type(*s),
+            _ => types::I32,
+        };
+        let vars: Vec<Variable> = (0..n).map(|_| self.b.declare_var(cty)).collect();
+        self.scope_mut().slots.insert(l, Slot::Vars(vars.clone()));
+        vars
+    }
+
+    fn scope(&self) -> &Scope {
+        self.scopes.last().expect("a scope is always open")
+    }
+
+    fn scope_mut(&mut self) -> &mut Scope {
+        self.scopes.last_mut().expect("a scope is always open")
+    }
+
+    // ----- statements at the level of barriers -----
+
+    /// A block of a tiled kernel outside any region: runs of barrier-free
+    /// statements become work-item loops, barriers separate them.
+    fn uniform_block(&mut self, body: &IrBlock) -> R<()> {
+        let mut run: Vec<&Stmt> = Vec::new();
+        for s in &body.stmts {
+            if stmt_has_barrier(s, &self.barrier_fns) {
+                self.flush_region(&mut run)?;
+                self.uniform_stmt(s)?;
+            } else {
+                run.push(s);
+            }
+        }
+        self.flush_region(&mut run)
+    }
+
+    fn flush_region(&mut self, run: &mut Vec<&Stmt>) -> R<()> {
+        if run.is_empty() {
+            return Ok(());
+        }
+        let stmts: Vec<Stmt> = run.drain(..).cloned().collect();
+        let mut uses = BTreeSet::new();
+        for s in &stmts {
+            stmt_locals(s, &mut uses);
+        }
+        self.item_loop(&uses, &mut |lw| lw.stmts(&stmts))
+    }
+
+    fn uniform_stmt(&mut self, s: &Stmt) -> R<()> {
+        match &s.kind {
+            StmtKind::Barrier(_) => Ok(()),
+            StmtKind::Block(b) => self.uniform_block(b),
+            StmtKind::If { cond, then, els } => {
+                let c = self.uniform_cond(cond)?;
+                let t = self.b.create_block();
+                let e = self.b.create_block();
+                let join = self.b.create_block();
+                self.b.ins().brif(c, t, &[], e, &[]);
+                self.b.switch_to_block(t);
+                self.uniform_block(then)?;
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(e);
+                if let Some(els) = els {
+                    self.uniform_block(els)?;
+                }
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(join);
+                Ok(())
+            }
+            StmtKind::Loop {
+                cond,
+                test_first,
+                body,
+                step,
+            } => {
+                if block_has_exit(body) {
+                    return unsupported("`break`, `continue` or `return` in a loop with a barrier");
+                }
+                let head = self.b.create_block();
+                let body_blk = self.b.create_block();
+                let step_blk = self.b.create_block();
+                let exit = self.b.create_block();
+                let test = self.b.create_block();
+                if *test_first {
+                    self.b.ins().jump(test, &[]);
+                } else {
+                    self.b.ins().jump(body_blk, &[]);
+                }
+                self.b.switch_to_block(test);
+                match cond {
+                    Some(c) => {
+                        let c = self.uniform_cond(c)?;
+                        self.b.ins().brif(c, body_blk, &[], exit, &[]);
+                    }
+                    None => {
+                        self.b.ins().jump(body_blk, &[]);
+                    }
+                }
+                self.b.switch_to_block(body_blk);
+                self.uniform_block(body)?;
+                self.b.ins().jump(step_blk, &[]);
+                self.b.switch_to_block(step_blk);
+                if let Some(step) = step {
+                    let st = Stmt {
+                        kind: StmtKind::Expr(step.clone()),
+                        span: step.span,
+                    };
+                    let mut run = vec![&st];
+                    self.flush_region(&mut run)?;
+                }
+                self.poll_point()?;
+                self.b.ins().jump(head, &[]);
+                self.b.switch_to_block(head);
+                self.b.ins().jump(test, &[]);
+                self.b.switch_to_block(exit);
+                Ok(())
+            }
+            _ => unsupported("a barrier inside this kind of statement"),
+        }
+    }
+
+    /// Evaluates a condition for every work-item and checks that they agree.
+    fn uniform_cond(&mut self, cond: &Expr) -> R<Value> {
+        let first = self.b.declare_var(types::I8);
+        let mut uses = BTreeSet::new();
+        expr_locals(cond, &mut uses);
+        let fail = self.fail;
+        let item = self.item;
+        self.item_loop(&uses, &mut |lw| {
+            let c = lw.scalar(cond)?;
+            let it = lw.b.use_var(item);
+            let is_first = lw.b.ins().icmp_imm_s(IntCC::Equal, it, 0);
+            let set = lw.b.create_block();
+            let check = lw.b.create_block();
+            let done = lw.b.create_block();
+            lw.b.ins().brif(is_first, set, &[], check, &[]);
+            lw.b.switch_to_block(set);
+            lw.b.def_var(first, c);
+            lw.b.ins().jump(done, &[]);
+            lw.b.switch_to_block(check);
+            let f = lw.b.use_var(first);
+            let differ = lw.b.ins().icmp(IntCC::NotEqual, f, c);
+            lw.b.ins().brif(differ, fail, &[], done, &[]);
+            lw.b.switch_to_block(done);
+            Ok(())
+        })?;
+        Ok(self.b.use_var(first))
+    }
+
+    /// Counts one loop iteration; polls when the fuel runs out.
+    fn poll_point(&mut self) -> R<()> {
+        let f = self.b.use_var(self.fuel);
+        let f1 = self.b.ins().iadd_imm_s(f, -1);
+        self.b.def_var(self.fuel, f1);
+        let empty = self.b.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, f1, 0);
+        let poll = self.b.create_block();
+        let go = self.b.create_block();
+        self.b.ins().brif(empty, poll, &[], go, &[]);
+        self.b.switch_to_block(poll);
+        let call = self.b.ins().call(self.helpers.poll, &[self.env]);
+        let status = self.b.inst_results(call)[0];
+        let refill = self.b.ins().iconst(types::I64, FUEL);
+        self.b.def_var(self.fuel, refill);
+        let stopped = self.stopped;
+        self.b.ins().brif(status, stopped, &[], go, &[]);
+        self.b.switch_to_block(go);
+        Ok(())
+    }
+
+    // ----- statements inside a region -----
+
+    fn stmts(&mut self, stmts: &[Stmt]) -> R<()> {
+        for s in stmts {
+            self.stmt(s)?;
+        }
+        Ok(())
+    }
+
+    fn dead_block(&mut self) {
+        let b = self.b.create_block();
+        self.b.switch_to_block(b);
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> R<()> {
+        match &s.kind {
+            StmtKind::Expr(e) => {
+                self.expr(e)?;
+            }
+            StmtKind::Let { local, init } => self.let_local(*local, init.as_ref())?,
+            StmtKind::Block(b) => self.stmts(&b.stmts)?,
+            StmtKind::If { cond, then, els } => {
+                let c = self.scalar(cond)?;
+                let t = self.b.create_block();
+                let e = self.b.create_block();
+                let join = self.b.create_block();
+                self.b.ins().brif(c, t, &[], e, &[]);
+                self.b.switch_to_block(t);
+                self.stmts(&then.stmts)?;
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(e);
+                if let Some(els) = els {
+                    self.stmts(&els.stmts)?;
+                }
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(join);
+            }
+            StmtKind::Loop {
+                cond,
+                test_first,
+                body,
+                step,
+            } => {
+                let test = self.b.create_block();
+                let body_blk = self.b.create_block();
+                let step_blk = self.b.create_block();
+                let exit = self.b.create_block();
+                if *test_first {
+                    self.b.ins().jump(test, &[]);
+                } else {
+                    self.b.ins().jump(body_blk, &[]);
+                }
+                self.b.switch_to_block(test);
+                match cond {
+                    Some(c) => {
+                        let c = self.scalar(c)?;
+                        self.b.ins().brif(c, body_blk, &[], exit, &[]);
+                    }
+                    None => {
+                        self.b.ins().jump(body_blk, &[]);
+                    }
+                }
+                self.b.switch_to_block(body_blk);
+                let region = self.region_id();
+                self.loops.push(LoopTargets {
+                    brk: exit,
+                    cont: Some(step_blk),
+                    region,
+                });
+                let r = self.stmts(&body.stmts);
+                self.loops.pop();
+                r?;
+                self.b.ins().jump(step_blk, &[]);
+                self.b.switch_to_block(step_blk);
+                if let Some(step) = step {
+                    self.expr(step)?;
+                }
+                self.poll_point()?;
+                self.b.ins().jump(test, &[]);
+                self.b.switch_to_block(exit);
+            }
+            StmtKind::Switch { value, arms } => {
+                let v = self.scalar(value)?;
+                let vty = clif_type(self.scalar_ty(&value.ty)?);
+                let exit = self.b.create_block();
+                let blocks: Vec<Block> = arms.iter().map(|_| self.b.create_block()).collect();
+                let mut default = exit;
+                for (arm, blk) in arms.iter().zip(&blocks) {
+                    match arm.value {
+                        Some(k) => {
+                            let kv = self.b.ins().iconst(vty, k);
+                            let hit = self.b.ins().icmp(IntCC::Equal, v, kv);
+                            let next = self.b.create_block();
+                            self.b.ins().brif(hit, *blk, &[], next, &[]);
+                            self.b.switch_to_block(next);
+                        }
+                        None => default = *blk,
+                    }
+                }
+                self.b.ins().jump(default, &[]);
+                let region = self.region_id();
+                self.loops.push(LoopTargets {
+                    brk: exit,
+                    cont: None,
+                    region,
+                });
+                for (i, (arm, blk)) in arms.iter().zip(&blocks).enumerate() {
+                    self.b.switch_to_block(*blk);
+                    if let Err(e) = self.stmts(&arm.body.stmts) {
+                        self.loops.pop();
+                        return Err(e);
+                    }
+                    let fall = blocks.get(i + 1).copied().unwrap_or(exit);
+                    self.b.ins().jump(fall, &[]);
+                }
+                self.loops.pop();
+                self.b.switch_to_block(exit);
+            }
+            StmtKind::Break => {
+                let region = self.region_id();
+                let Some(t) = self.loops.last() else {
+                    return unsupported("`break` outside a loop");
+                };
+                if t.region != region {
+                    return unsupported("`break` out of a loop with a barrier");
+                }
+                let brk = t.brk;
+                self.b.ins().jump(brk, &[]);
+                self.dead_block();
+            }
+            StmtKind::Continue => {
+                let region = self.region_id();
+                let Some(t) = self.loops.iter().rev().find(|t| t.cont.is_some()) else {
+                    return unsupported("`continue` outside a loop");
+                };
+                if t.region != region {
+                    return unsupported("`continue` in a loop with a barrier");
+                }
+                let cont = t.cont.unwrap_or(t.brk);
+                self.b.ins().jump(cont, &[]);
+                self.dead_block();
+            }
+            StmtKind::Return(value) => {
+                if self.scopes.len() > 1 {
+                    let ret = self.scope().ret.clone();
+                    let Some((blk, vars, ty)) = ret else {
+                        return unsupported("`return` here");
+                    };
+                    if let Some(v) = value {
+                        let lowered = self.expr(v)?;
+                        self.assign_vars(&vars, &lowered, &ty)?;
+                    }
+                    self.b.ins().jump(blk, &[]);
+                } else {
+                    if self.layout.frame_bytes > 0 {
+                        return unsupported("`return` in a kernel with barriers");
+                    }
+                    let Some(r) = &self.region else {
+                        return unsupported("`return` between barriers");
+                    };
+                    let end = r.item_end;
+                    self.b.ins().jump(end, &[]);
+                }
+                self.dead_block();
+            }
+            StmtKind::Barrier(_) => return unsupported("a barrier inside a work-item loop"),
+        }
+        Ok(())
+    }
+
+    fn region_id(&self) -> u32 {
+        self.region.as_ref().map_or(u32::MAX, |r| r.id)
+    }
+
+    fn let_local(&mut self, l: LocalId, init: Option<&Init>) -> R<()> {
+        let func = self.scope().func;
+        let local = &self.prog.functions[func.0 as usize].locals[l.0 as usize];
+        let ty = local.ty.clone();
+        if local.space == Space::TileStatic {
+            // Shared by the tile: its one instance lives in scratch memory.
+            if init.is_some_and(|i| !matches!(i, Init::Zero)) {
+                return unsupported("an initialised `tile_static` variable");
+            }
+            if !self.scope().slots.contains_key(&l) {
+                return unsupported("a `tile_static` variable in a called function");
+            }
+            return Ok(());
+        }
+        if local.by_ref {
+            let Some(Init::Ref(target)) = init else {
+                return unsupported("a reference without a target");
+            };
+            let p = self.place(target)?;
+            self.scope_mut().slots.insert(l, Slot::Ref(p));
+            return Ok(());
+        }
+        match &ty {
+            Type::Scalar(s) => {
+                let vars = self.local_vars(l, &ty, 1);
+                let v = match init {
+                    Some(Init::Expr(e)) => self.scalar(e)?,
+                    _ => self.zero(*s),
+                };
+                self.b.def_var(vars[0], v);
+            }
+            Type::Index(r) | Type::Extent(r) => {
+                let vars = self.local_vars(l, &ty, u32::from(*r));
+                let comps = match init {
+                    Some(Init::Expr(e)) => self.shape(e)?,
+                    Some(Init::List(items)) => {
+                        let mut out = Vec::new();
+                        for i in items {
+                            let Init::Expr(e) = i else {
+                                return unsupported("a nested initialiser of an index");
+                            };
+                            out.push(self.scalar(e)?);
+                        }
+                        out
+                    }
+                    _ => (0..*r)
+                        .map(|_| self.b.ins().iconst(types::I32, 0))
+                        .collect(),
+                };
+                for (var, c) in vars.iter().zip(comps) {
+                    self.b.def_var(*var, c);
+                }
+            }
+            Type::ArrayView { .. } | Type::Array(..) => {
+                let Some(Init::Expr(e)) = init else {
+                    return unsupported("a view local without a value");
+                };
+                let V::View(v) = self.expr(e)? else {
+                    return unsupported("a view local of this kind");
+                };
+                self.scope_mut().slots.insert(l, Slot::View(v));
+            }
+            Type::Struct(_) | Type::CArray(..) => {
+                let addr = self.aggregate_slot(l, &ty)?;
+                match init {
+                    None | Some(Init::Zero) => self.zero_mem(addr, &ty)?,
+                    Some(i) => self.init_mem(addr, &ty, i)?,
+                }
+            }
+            other => {
+                return unsupported(format!(
+                    "a local of type `{}`",
+                    tessera_ir::display(other, &self.prog.structs)
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The address of an aggregate local, giving it a home on first use.
+    fn aggregate_slot(&mut self, l: LocalId, ty: &Type) -> R<Value> {
+        if let Some(slot) = self.scope().slots.get(&l).cloned() {
+            return self.slot_addr(&slot);
+        }
+        if self.scopes.len() == 1
+            && let Some(&off) = self.frame_locals.get(&l)
+        {
+            self.scope_mut().slots.insert(l, Slot::Frame(off));
+            return Ok(self.frame_addr(off));
+        }
+        let Some((size, align)) = size_align(self.prog, ty) else {
+            return unsupported("an aggregate of this type");
+        };
+        let ss = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            size,
+            align.trailing_zeros() as u8,
+        ));
+        self.scope_mut().slots.insert(l, Slot::Stack(ss));
+        Ok(self.b.ins().stack_addr(self.ptr, ss, 0))
+    }
+
+    fn slot_addr(&mut self, slot: &Slot) -> R<Value> {
+        Ok(match slot {
+            Slot::Stack(ss) => self.b.ins().stack_addr(self.ptr, *ss, 0),
+            Slot::Frame(off) => self.frame_addr(*off),
+            Slot::TileStatic(off) => self.b.ins().iadd_imm_s(self.scratch, i64::from(*off)),
+            _ => return unsupported("the address of a variable"),
+        })
+    }
+
+    fn zero_mem(&mut self, addr: Value, ty: &Type) -> R<()> {
+        let Some((size, _)) = size_align(self.prog, ty) else {
+            return unsupported("an aggregate of this type");
+        };
+        let zero = self.b.ins().iconst(types::I8, 0);
+        if size <= 256 {
+            for k in 0..size {
+                self.b.ins().store(flags(), zero, addr, k as i32);
+            }
+            return Ok(());
+        }
+        // A loop for large arrays.
+        let i = self.b.declare_var(types::I64);
+        let z64 = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(i, z64);
+        let head = self.b.create_block();
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let iv = self.b.use_var(i);
+        let more = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, iv, i64::from(size));
+        self.b.ins().brif(more, body, &[], exit, &[]);
+        self.b.switch_to_block(body);
+        let at = self.b.ins().iadd(addr, iv);
+        self.b.ins().store(flags(), zero, at, 0);
+        let i1 = self.b.ins().iadd_imm_s(iv, 1);
+        self.b.def_var(i, i1);
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(exit);
+        Ok(())
+    }
+
+    fn init_mem(&mut self, addr: Value, ty: &Type, init: &Init) -> R<()> {
+        match init {
+            Init::Zero => self.zero_mem(addr, ty),
+            Init::Expr(e) => {
+                let v = self.expr(e)?;
+                self.store_value(addr, ty, &v)
+            }
+            Init::List(items) => {
+                self.zero_mem(addr, ty)?;
+                for (k, item) in items.iter().enumerate() {
+                    let (sub_ty, off) = match ty {
+                        Type::CArray(elem, _) => {
+                            let Some((size, _)) = size_align(self.prog, elem) else {
+                                return unsupported("an array element of this type");
+                            };
+                            ((**elem).clone(), size * k as u32)
+                        }
+                        Type::Struct(id) => {
+                            let Some(def) = self.prog.structs.get(id.0 as usize) else {
+                                return unsupported("an unknown struct");
+                            };
+                            let Some((_, fty)) = def.fields.get(k) else {
+                                return unsupported("an initialiser with too many fields");
+                            };
+                            let Some(off) = field_offset(self.prog, ty, k as u32) else {
+                                return unsupported("a field of this type");
+                            };
+                            (fty.clone(), off)
+                        }
+                        _ => return unsupported("a braced initialiser of this type"),
+                    };
+                    let at = self.b.ins().iadd_imm_s(addr, i64::from(off));
+                    self.init_mem(at, &sub_ty, item)?;
+                }
+                Ok(())
+            }
+            Init::Ref(_) => unsupported("a reference inside an aggregate"),
+        }
+    }
+
+    /// Stores a value of type `ty` at `addr`.
+    fn store_value(&mut self, addr: Value, ty: &Type, v: &V) -> R<()> {
+        match (ty, v) {
+            (Type::Scalar(_), V::S(x)) => {
+                self.b.ins().store(flags(), *x, addr, 0);
+            }
+            (Type::Index(_) | Type::Extent(_), V::Shape(cs)) => {
+                for (k, c) in cs.iter().enumerate() {
+                    self.b.ins().store(flags(), *c, addr, (k * 4) as i32);
+                }
+            }
+            (Type::Struct(_) | Type::CArray(..), V::Mem(src)) => {
+                let Some((size, _)) = size_align(self.prog, ty) else {
+                    return unsupported("an aggregate of this type");
+                };
+                self.copy_bytes(addr, *src, size);
+            }
+            _ => return unsupported("storing a value of this kind"),
+        }
+        Ok(())
+    }
+
+    fn copy_bytes(&mut self, dst: Value, src: Value, size: u32) {
+        let mut k = 0u32;
+        while k < size {
+            let (t, n) = if size - k >= 8 && k % 8 == 0 {
+                (types::I64, 8)
+            } else if size - k >= 4 && k % 4 == 0 {
+                (types::I32, 4)
+            } else {
+                (types::I8, 1)
+            };
+            let v = self.b.ins().load(t, flags(), src, k as i32);
+            self.b.ins().store(flags(), v, dst, k as i32);
+            k += n;
+        }
+    }
+
+    // ----- expressions -----
+
+    fn scalar_ty(&self, ty: &Type) -> R<Scalar> {
+        match ty {
+            Type::Scalar(s) => Ok(*s),
+            other => unsupported(format!(
+                "a value of type `{}` where a scalar was expected",
+                tessera_ir::display(other, &self.prog.structs)
+            )),
+        }
+    }
+
+    fn zero(&mut self, s: Scalar) -> Value {
+        match s {
+            Scalar::Float => self.b.ins().f32const(0.0),
+            Scalar::Double => self.b.ins().f64const(0.0),
+            other => self.b.ins().iconst(clif_type(other), 0),
+        }
+    }
+
+    fn scalar(&mut self, e: &Expr) -> R<Value> {
+        match self.expr(e)? {
+            V::S(v) => Ok(v),
+            _ => unsupported("a non-scalar value where a scalar was expected"),
+        }
+    }
+
+    fn shape(&mut self, e: &Expr) -> R<Vec<Value>> {
+        match self.expr(e)? {
+            V::Shape(v) => Ok(v),
+            V::Tiled => Ok(self.global_index()),
+            _ => unsupported("a value where an index was expected"),
+        }
+    }
+
+    fn view(&mut self, e: &Expr) -> R<ViewV> {
+        match self.expr(e)? {
+            V::View(v) => Ok(v),
+            _ => unsupported("a value where a view was expected"),
+        }
+    }
+
+    fn global_index(&mut self) -> Vec<Value> {
+        let Some(shape) = self.layout.tile else {
+            return self
+                .item_coords
+                .iter()
+                .map(|v| self.b.use_var(*v))
+                .collect();
+        };
+        let coords = self.item_coords.clone();
+        let tiles = self.tile_coords.clone();
+        shape
+            .dims()
+            .iter()
+            .enumerate()
+            .map(|(d, &t)| {
+                let origin = self.b.ins().imul_imm_s(tiles[d], i64::from(t));
+                let l = self.b.use_var(coords[d]);
+                self.b.ins().iadd(origin, l)
+            })
+            .collect()
+    }
+
+    fn spend(&mut self) -> R<()> {
+        if self.budget == 0 {
+            return unsupported("a kernel too large after inlining its calls");
+        }
+        self.budget -= 1;
+        Ok(())
+    }
+
+    fn expr(&mut self, e: &Expr) -> R<V> {
+        self.spend()?;
+        match &e.kind {
+            ExprKind::Const(c) => Ok(V::S(match *c {
+                Const::Bool(b) => self.b.ins().iconst(types::I8, i64::from(b)),
+                Const::Int(n) => {
+                    let s = self.scalar_ty(&e.ty)?;
+                    self.b.ins().iconst(clif_type(s), n)
+                }
+                Const::Float(f) => self.b.ins().f32const(f),
+                Const::Double(d) => self.b.ins().f64const(d),
+            })),
+            ExprKind::Local(l)
+                if matches!(self.scope().slots.get(l), Some(Slot::View(_) | Slot::Tiled)) =>
+            {
+                match self.scope().slots.get(l) {
+                    Some(Slot::View(v)) => Ok(V::View(v.clone())),
+                    _ => Ok(V::Tiled),
+                }
+            }
+            ExprKind::Local(_) | ExprKind::Field { .. } | ExprKind::Element { .. } => {
+                let p = self.place(e)?;
+                self.read(&p)
+            }
+            ExprKind::Capture(slot) => match self.caps.get(*slot as usize) {
+                Some(v) => Ok(v.clone()),
+                None => unsupported("an unknown capture"),
+            },
+            ExprKind::Global(_) => unsupported("a global variable in a kernel"),
+            ExprKind::Binary { op, lhs, rhs } => {
+                let s = self.scalar_ty(&lhs.ty)?;
+                let rs = self.scalar_ty(&rhs.ty)?;
+                let a = self.scalar(lhs)?;
+                let b = self.scalar(rhs)?;
+                Ok(V::S(self.binary(*op, s, a, b, rs)?))
+            }
+            ExprKind::Unary { op, operand } => {
+                let s = self.scalar_ty(&operand.ty)?;
+                let a = self.scalar(operand)?;
+                Ok(V::S(self.unary(*op, s, a)?))
+            }
+            ExprKind::Logical { and, lhs, rhs } => {
+                let result = self.b.declare_var(types::I8);
+                let a = self.scalar(lhs)?;
+                self.b.def_var(result, a);
+                let more = self.b.create_block();
+                let done = self.b.create_block();
+                if *and {
+                    self.b.ins().brif(a, more, &[], done, &[]);
+                } else {
+                    self.b.ins().brif(a, done, &[], more, &[]);
+                }
+                self.b.switch_to_block(more);
+                let b = self.scalar(rhs)?;
+                self.b.def_var(result, b);
+                self.b.ins().jump(done, &[]);
+                self.b.switch_to_block(done);
+                Ok(V::S(self.b.use_var(result)))
+            }
+            ExprKind::Conditional { cond, then, els } => {
+                let c = self.scalar(cond)?;
+                let t = self.b.create_block();
+                let f = self.b.create_block();
+                let done = self.b.create_block();
+                self.b.ins().brif(c, t, &[], f, &[]);
+                self.b.switch_to_block(t);
+                let tv = self.expr(then)?;
+                let vars = self.temp_vars(&tv)?;
+                self.set_vars(&vars, &tv);
+                self.b.ins().jump(done, &[]);
+                self.b.switch_to_block(f);
+                let fv = self.expr(els)?;
+                if std::mem::discriminant(&tv) != std::mem::discriminant(&fv) {
+                    return unsupported("a conditional of mixed kinds");
+                }
+                self.set_vars(&vars, &fv);
+                self.b.ins().jump(done, &[]);
+                self.b.switch_to_block(done);
+                Ok(self.get_vars(&vars, &tv))
+            }
+            ExprKind::Convert(inner) => self.convert_expr(inner, &e.ty),
+            ExprKind::Assign { target, value } => {
+                let p = self.place(target)?;
+                let v = self.expr(value)?;
+                self.write(&p, &v, &target.ty)?;
+                Ok(v)
+            }
+            ExprKind::CompoundAssign { op, target, value } => {
+                let p = self.place(target)?;
+                let tv = self.read(&p)?;
+                let V::S(old) = tv else {
+                    return unsupported("a compound assignment to a non-scalar");
+                };
+                let ts = self.scalar_ty(&target.ty)?;
+                let vs = self.scalar_ty(&value.ty)?;
+                let rhs = self.scalar(value)?;
+                let (op_ty, rhs_ty) = if matches!(op, BinOp::Shl | BinOp::Shr) {
+                    (ts, vs)
+                } else {
+                    (vs, vs)
+                };
+                let lhs = self.convert(old, ts, op_ty)?;
+                let r = self.binary(*op, op_ty, lhs, rhs, rhs_ty)?;
+                let back = self.convert(r, op_ty, ts)?;
+                self.write(&p, &V::S(back), &target.ty)?;
+                Ok(V::S(back))
+            }
+            ExprKind::IncDec {
+                increment,
+                prefix,
+                target,
+            } => {
+                let p = self.place(target)?;
+                let V::S(old) = self.read(&p)? else {
+                    return unsupported("`++` on a non-scalar");
+                };
+                let s = self.scalar_ty(&target.ty)?;
+                if s == Scalar::Bool {
+                    return unsupported("`++` on a bool");
+                }
+                let one = match s {
+                    Scalar::Float => self.b.ins().f32const(1.0),
+                    Scalar::Double => self.b.ins().f64const(1.0),
+                    other => self.b.ins().iconst(clif_type(other), 1),
+                };
+                let op = if *increment { BinOp::Add } else { BinOp::Sub };
+                let new = self.binary(op, s, old, one, s)?;
+                self.write(&p, &V::S(new), &target.ty)?;
+                Ok(V::S(if *prefix { new } else { old }))
+            }
+            ExprKind::Call { func, args } => self.call(*func, args),
+            ExprKind::Intrinsic { op, args } => self.intrinsic(op, args, e),
+            ExprKind::Comma { first, second } => {
+                self.expr(first)?;
+                self.expr(second)
+            }
+            ExprKind::Aggregate(_) => unsupported("a braced list as a value"),
+            ExprKind::Launch { .. } => unsupported("a launch inside a kernel"),
+            ExprKind::Str(_) => unsupported("a string in a kernel"),
+        }
+    }
+
+    fn temp_vars(&mut self, v: &V) -> R<Vec<Variable>> {
+        Ok(match v {
+            V::S(x) => {
+                let t = self.b.func.dfg.value_type(*x);
+                vec![self.b.declare_var(t)]
+            }
+            V::Shape(cs) => cs.iter().map(|_| self.b.declare_var(types::I32)).collect(),
+            V::Mem(_) => vec![self.b.declare_var(self.ptr)],
+            _ => return unsupported("a conditional of this type"),
+        })
+    }
+
+    fn set_vars(&mut self, vars: &[Variable], v: &V) {
+        match v {
+            V::S(x) | V::Mem(x) => self.b.def_var(vars[0], *x),
+            V::Shape(cs) => {
+                for (var, c) in vars.iter().zip(cs) {
+                    self.b.def_var(*var, *c);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn get_vars(&mut self, vars: &[Variable], like: &V) -> V {
+        match like {
+            V::S(_) => V::S(self.b.use_var(vars[0])),
+            V::Mem(_) => V::Mem(self.b.use_var(vars[0])),
+            _ => V::Shape(vars.iter().map(|v| self.b.use_var(*v)).collect()),
+        }
+    }
+
+    fn assign_vars(&mut self, vars: &[Variable], v: &V, ty: &Type) -> R<()> {
+        match (v, ty) {
+            (V::S(_) | V::Shape(_), _) => {
+                self.set_vars(vars, v);
+                Ok(())
+            }
+            (V::Tiled, Type::Index(_)) => {
+                let g = self.global_index();
+                self.set_vars(vars, &V::Shape(g));
+                Ok(())
+            }
+            _ => unsupported("returning a value of this type"),
+        }
+    }
+
+    // ----- places -----
+
+    fn place(&mut self, e: &Expr) -> R<Place> {
+        match &e.kind {
+            ExprKind::Local(l) => {
+                let slot = self.scope().slots.get(l).cloned();
+                match slot {
+                    Some(Slot::Vars(vars)) => Ok(if vars.len() == 1 && e.ty.scalar().is_some() {
+                        Place::Var(vars[0])
+                    } else {
+                        Place::Shape(vars)
+                    }),
+                    Some(Slot::Ref(p)) => Ok(p),
+                    Some(s @ (Slot::Stack(_) | Slot::Frame(_) | Slot::TileStatic(_))) => {
+                        let addr = self.slot_addr(&s)?;
+                        Ok(Place::Mem(addr, e.ty.clone()))
+                    }
+                    Some(Slot::View(_) | Slot::Tiled) => {
+                        unsupported("a view or tiled index as a place")
+                    }
+                    None => {
+                        // Declared without `Let` reaching here (a frame local
+                        // read before its region declared it, or a parameter).
+                        if self.scopes.len() == 1
+                            && let Some(&off) = self.frame_locals.get(l)
+                        {
+                            let addr = self.frame_addr(off);
+                            return Ok(Place::Mem(addr, e.ty.clone()));
+                        }
+                        let n = match &e.ty {
+                            Type::Scalar(_) => 1,
+                            Type::Index(r) | Type::Extent(r) => u32::from(*r),
+                            _ => return unsupported("a local used before its declaration"),
+                        };
+                        let vars = self.local_vars(*l, &e.ty, n);
+                        for v in &vars {
+                            let z = match &e.ty {
+                                Type::Scalar(s) => self.zero(*s),
+                                _ => self.b.ins().iconst(types::I32, 0),
+                            };
+                            self.b.def_var(*v, z);
+                        }
+                        Ok(if n == 1 && e.ty.scalar().is_some() {
+                            Place::Var(vars[0])
+                        } else {
+                            Place::Shape(vars)
+                        })
+                    }
+                }
+            }
+            ExprKind::Field { base, field } => {
+                let (addr, bty) = self.mem_of(base)?;
+                let Some(off) = field_offset(self.prog, &bty, *field) else {
+                    return unsupported("a field of this type");
+                };
+                let at = self.b.ins().iadd_imm_s(addr, i64::from(off));
+                Ok(Place::Mem(at, e.ty.clone()))
+            }
+            ExprKind::Element { base, index } => {
+                let (addr, bty) = self.mem_of(base)?;
+                let Type::CArray(elem, n) = &bty else {
+                    return unsupported("an element of a non-array");
+                };
+                let Some((size, _)) = size_align(self.prog, elem) else {
+                    return unsupported("an array element of this type");
+                };
+                let is = self.scalar_ty(&index.ty)?;
+                let i = self.scalar(index)?;
+                let i64v = self.widen(i, is);
+                self.check_below(i64v, i64::from(*n));
+                let off = self.b.ins().imul_imm_s(i64v, i64::from(size));
+                let at = self.b.ins().iadd(addr, off);
+                Ok(Place::Mem(at, (**elem).clone()))
+            }
+            ExprKind::Intrinsic {
+                op: Intrinsic::ViewElement,
+                args,
+            } => {
+                let (at, elem) = self.view_element(args)?;
+                Ok(Place::Mem(at, Type::Scalar(elem)))
+            }
+            ExprKind::Intrinsic {
+                op: Intrinsic::ShapeComponent,
+                args,
+            } => {
+                let p = self.place(&args[0])?;
+                let Some(k) = const_int(&args[1]) else {
+                    return unsupported("a computed component of an index as a place");
+                };
+                match p {
+                    Place::Shape(vars) => match vars.get(k as usize) {
+                        Some(v) if k >= 0 => Ok(Place::Var(*v)),
+                        _ => unsupported("a component past the rank"),
+                    },
+                    Place::Mem(addr, Type::Index(r) | Type::Extent(r))
+                        if k >= 0 && k < i64::from(r) =>
+                    {
+                        let at = self.b.ins().iadd_imm_s(addr, k * 4);
+                        Ok(Place::Mem(at, Type::INT))
+                    }
+                    _ => unsupported("a component of this index as a place"),
+                }
+            }
+            ExprKind::Assign { .. } | ExprKind::CompoundAssign { .. } => {
+                // `(a = b)` used as a place: do it, then name the target.
+                let (ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. }) =
+                    &e.kind
+                else {
+                    return unsupported("a place");
+                };
+                self.expr(e)?;
+                self.place(target)
+            }
+            ExprKind::IncDec {
+                prefix: true,
+                target,
+                ..
+            } => {
+                self.expr(e)?;
+                self.place(target)
+            }
+            _ => unsupported("this expression as a place"),
+        }
+    }
+
+    /// The address and type of an aggregate expression.
+    fn mem_of(&mut self, e: &Expr) -> R<(Value, Type)> {
+        if e.place {
+            match self.place(e)? {
+                Place::Mem(addr, ty) => return Ok((addr, ty)),
+                _ => return unsupported("an aggregate outside memory"),
+            }
+        }
+        match self.expr(e)? {
+            V::Mem(addr) => Ok((addr, e.ty.clone())),
+            _ => unsupported("an aggregate value of this kind"),
+        }
+    }
+
+    fn read(&mut self, p: &Place) -> R<V> {
+        Ok(match p {
+            Place::Var(v) => V::S(self.b.use_var(*v)),
+            Place::Shape(vars) => V::Shape(vars.iter().map(|v| self.b.use_var(*v)).collect()),
+            Place::Mem(addr, ty) => match ty {
+                Type::Scalar(s) => V::S(self.b.ins().load(clif_type(*s), flags(), *addr, 0)),
+                Type::Index(r) | Type::Extent(r) => V::Shape(
+                    (0..*r)
+                        .map(|k| {
+                            self.b
+                                .ins()
+                                .load(types::I32, flags(), *addr, i32::from(k) * 4)
+                        })
+                        .collect(),
+                ),
+                Type::Struct(_) | Type::CArray(..) => V::Mem(*addr),
+                _ => return unsupported("reading memory of this type"),
+            },
+        })
+    }
+
+    fn write(&mut self, p: &Place, v: &V, ty: &Type) -> R<()> {
+        match (p, v) {
+            (Place::Var(var), V::S(x)) => {
+                self.b.def_var(*var, *x);
+                Ok(())
+            }
+            (Place::Shape(vars), V::Shape(cs)) => {
+                for (var, c) in vars.iter().zip(cs) {
+                    self.b.def_var(*var, *c);
+                }
+                Ok(())
+            }
+            (Place::Shape(vars), V::Tiled) => {
+                let g = self.global_index();
+                for (var, c) in vars.iter().zip(g) {
+                    self.b.def_var(*var, c);
+                }
+                Ok(())
+            }
+            (Place::Mem(addr, mty), _) => {
+                let _ = ty;
+                self.store_value(*addr, mty, v)
+            }
+            _ => unsupported("an assignment of this kind"),
+        }
+    }
+
+    // ----- arithmetic -----
+
+    fn widen(&mut self, v: Value, s: Scalar) -> Value {
+        match s {
+            Scalar::Long | Scalar::ULong => v,
+            Scalar::UInt | Scalar::Bool => self.b.ins().uextend(types::I64, v),
+            _ => self.b.ins().sextend(types::I64, v),
+        }
+    }
+
+    /// Fails unless `0 <= i < n` (`i` a signed 64-bit value).
+    fn check_below(&mut self, i: Value, n: i64) {
+        let ok = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, i, n);
+        self.guard(ok);
+    }
+
+    /// Continues when `ok` is true, else fails.
+    fn guard(&mut self, ok: Value) {
+        let go = self.b.create_block();
+        let fail = self.fail;
+        self.b.ins().brif(ok, go, &[], fail, &[]);
+        self.b.switch_to_block(go);
+    }
+
+    fn fail_if(&mut self, bad: Value) {
+        let go = self.b.create_block();
+        let fail = self.fail;
+        self.b.ins().brif(bad, fail, &[], go, &[]);
+        self.b.switch_to_block(go);
+    }
+
+    fn binary(&mut self, op: BinOp, s: Scalar, a: Value, b: Value, rs: Scalar) -> R<Value> {
+        if s.is_floating() {
+            return self.float_binary(op, s, a, b);
+        }
+        if s == Scalar::Char || s == Scalar::Bool {
+            // Computed as `int`, then checked to fit.
+            let wa = self.b.ins().sextend(types::I32, a);
+            let wb = if rs == Scalar::Char || rs == Scalar::Bool {
+                self.b.ins().sextend(types::I32, b)
+            } else {
+                b
+            };
+            let wrs = if rs == Scalar::Char || rs == Scalar::Bool {
+                Scalar::Int
+            } else {
+                rs
+            };
+            let r = self.binary(op, Scalar::Int, wa, wb, wrs)?;
+            if is_comparison(op) {
+                return Ok(r);
+            }
+            let back = self.b.ins().ireduce(types::I8, r);
+            let again = self.b.ins().sextend(types::I32, back);
+            let bad = self.b.ins().icmp(IntCC::NotEqual, again, r);
+            self.fail_if(bad);
+            return Ok(back);
+        }
+        let signed = !s.is_unsigned();
+        let ins = self.b.ins();
+        Ok(match op {
+            BinOp::Add | BinOp::Sub | BinOp::Mul if signed => {
+                let (r, of) = match op {
+                    BinOp::Add => ins.sadd_overflow(a, b),
+                    BinOp::Sub => ins.ssub_overflow(a, b),
+                    _ => ins.smul_overflow(a, b),
+                };
+                self.fail_if(of);
+                r
+            }
+            BinOp::Add => ins.iadd(a, b),
+            BinOp::Sub => ins.isub(a, b),
+            BinOp::Mul => ins.imul(a, b),
+            BinOp::Div | BinOp::Rem => {
+                let zero = ins.icmp_imm_s(IntCC::Equal, b, 0);
+                self.fail_if(zero);
+                if signed {
+                    let t = self.b.func.dfg.value_type(a);
+                    let min = match t {
+                        types::I32 => i64::from(i32::MIN),
+                        _ => i64::MIN,
+                    };
+                    let is_min = self.b.ins().icmp_imm_s(IntCC::Equal, a, min);
+                    let is_m1 = self.b.ins().icmp_imm_s(IntCC::Equal, b, -1);
+                    let both = self.b.ins().band(is_min, is_m1);
+                    self.fail_if(both);
+                    if op == BinOp::Div {
+                        self.b.ins().sdiv(a, b)
+                    } else {
+                        self.b.ins().srem(a, b)
+                    }
+                } else if op == BinOp::Div {
+                    self.b.ins().udiv(a, b)
+                } else {
+                    self.b.ins().urem(a, b)
+                }
+            }
+            BinOp::Shl | BinOp::Shr => {
+                let width = i64::from(s.size() * 8);
+                let wb = self.widen(b, rs);
+                let ok = self.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, wb, width);
+                self.guard(ok);
+                if op == BinOp::Shl {
+                    self.b.ins().ishl(a, wb)
+                } else if signed {
+                    self.b.ins().sshr(a, wb)
+                } else {
+                    self.b.ins().ushr(a, wb)
+                }
+            }
+            BinOp::BitAnd => ins.band(a, b),
+            BinOp::BitOr => ins.bor(a, b),
+            BinOp::BitXor => ins.bxor(a, b),
+            cmp => {
+                let cc = match (cmp, signed) {
+                    (BinOp::Eq, _) => IntCC::Equal,
+                    (BinOp::Ne, _) => IntCC::NotEqual,
+                    (BinOp::Lt, true) => IntCC::SignedLessThan,
+                    (BinOp::Lt, false) => IntCC::UnsignedLessThan,
+                    (BinOp::Le, true) => IntCC::SignedLessThanOrEqual,
+                    (BinOp::Le, false) => IntCC::UnsignedLessThanOrEqual,
+                    (BinOp::Gt, true) => IntCC::SignedGreaterThan,
+                    (BinOp::Gt, false) => IntCC::UnsignedGreaterThan,
+                    (_, true) => IntCC::SignedGreaterThanOrEqual,
+                    (_, false) => IntCC::UnsignedGreaterThanOrEqual,
+                };
+                ins.icmp(cc, a, b)
+            }
+        })
+    }
+
+    fn float_binary(&mut self, op: BinOp, s: Scalar, a: Value, b: Value) -> R<Value> {
+        let ins = self.b.ins();
+        Ok(match op {
+            BinOp::Add => ins.fadd(a, b),
+            BinOp::Sub => ins.fsub(a, b),
+            BinOp::Mul => ins.fmul(a, b),
+            BinOp::Div => ins.fdiv(a, b),
+            BinOp::Rem => {
+                let zero = self.zero(s);
+                return self.math(MathFn::Fmod, s, &[a, b, zero]);
+            }
+            BinOp::Eq => ins.fcmp(FloatCC::Equal, a, b),
+            BinOp::Ne => ins.fcmp(FloatCC::NotEqual, a, b),
+            BinOp::Lt => ins.fcmp(FloatCC::LessThan, a, b),
+            BinOp::Le => ins.fcmp(FloatCC::LessThanOrEqual, a, b),
+            BinOp::Gt => ins.fcmp(FloatCC::GreaterThan, a, b),
+            BinOp::Ge => ins.fcmp(FloatCC::GreaterThanOrEqual, a, b),
+            _ => return unsupported("a bitwise operator on floats"),
+        })
+    }
+
+    fn unary(&mut self, op: UnOp, s: Scalar, a: Value) -> R<Value> {
+        Ok(match op {
+            UnOp::Not => self.b.ins().bxor_imm_s(a, 1),
+            UnOp::BitNot => {
+                if s == Scalar::Bool {
+                    return unsupported("`~` on a bool");
+                }
+                self.b.ins().bnot(a)
+            }
+            UnOp::Neg => match s {
+                Scalar::Float | Scalar::Double => self.b.ins().fneg(a),
+                Scalar::UInt | Scalar::ULong => self.b.ins().ineg(a),
+                _ => {
+                    let zero = self.zero(s);
+                    return self.binary(BinOp::Sub, s, zero, a, s);
+                }
+            },
+        })
+    }
+
+    fn convert_expr(&mut self, inner: &Expr, to: &Type) -> R<V> {
+        let v = self.expr(inner)?;
+        match (&inner.ty, to, v) {
+            (Type::Scalar(from), Type::Scalar(to), V::S(x)) => {
+                Ok(V::S(self.convert(x, *from, *to)?))
+            }
+            (_, Type::ArrayView { .. }, v @ V::View(_)) => Ok(v),
+            (_, Type::Index(_) | Type::Extent(_), v @ V::Shape(_)) => Ok(v),
+            (Type::TiledIndex(_), Type::Index(_), V::Tiled) => Ok(V::Shape(self.global_index())),
+            (_, _, v @ V::Shape(_)) if matches!(to, Type::Extent(_)) => Ok(v),
+            _ => unsupported("a conversion of this kind"),
+        }
+    }
+
+    fn convert(&mut self, x: Value, from: Scalar, to: Scalar) -> R<Value> {
+        if from == to {
+            return Ok(x);
+        }
+        let ins = self.b.ins();
+        Ok(match (from.is_floating(), to) {
+            (true, Scalar::Float) => ins.fdemote(types::F32, x),
+            (true, Scalar::Double) => ins.fpromote(types::F64, x),
+            (true, Scalar::Bool) => {
+                let z = self.zero(from);
+                self.b.ins().fcmp(FloatCC::NotEqual, x, z)
+            }
+            (true, _) => {
+                // Truncate, check the range as the interpreter does, then
+                // convert with the saturating instruction (never a trap).
+                let xd = if from == Scalar::Float {
+                    ins.fpromote(types::F64, x)
+                } else {
+                    x
+                };
+                let t = self.b.ins().trunc(xd);
+                let (lo, hi) = match to {
+                    Scalar::Char => (-128.0, 128.0),
+                    Scalar::Int => (-2_147_483_648.0, 2_147_483_648.0),
+                    Scalar::UInt => (0.0, 4_294_967_296.0),
+                    Scalar::Long => (-9_223_372_036_854_775_808.0, 9_223_372_036_854_775_808.0),
+                    _ => (0.0, 18_446_744_073_709_551_616.0),
+                };
+                let lo_v = self.b.ins().f64const(lo);
+                let hi_v = self.b.ins().f64const(hi);
+                let above = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, t, lo_v);
+                let below = self.b.ins().fcmp(FloatCC::LessThan, t, hi_v);
+                let ok = self.b.ins().band(above, below);
+                self.guard(ok);
+                match to {
+                    Scalar::ULong => self.b.ins().fcvt_to_uint_sat(types::I64, t),
+                    Scalar::UInt => {
+                        let w = self.b.ins().fcvt_to_uint_sat(types::I64, t);
+                        self.b.ins().ireduce(types::I32, w)
+                    }
+                    other => {
+                        let w = self.b.ins().fcvt_to_sint_sat(types::I64, t);
+                        if other == Scalar::Long {
+                            w
+                        } else {
+                            self.b.ins().ireduce(clif_type(other), w)
+                        }
+                    }
+                }
+            }
+            (false, Scalar::Bool) => ins.icmp_imm_s(IntCC::NotEqual, x, 0),
+            (false, Scalar::Float | Scalar::Double) => {
+                let t = clif_type(to);
+                if from.is_unsigned() || from == Scalar::Bool {
+                    let w = self.widen(x, from);
+                    self.b.ins().fcvt_from_uint(t, w)
+                } else {
+                    let w = self.widen(x, from);
+                    self.b.ins().fcvt_from_sint(t, w)
+                }
+            }
+            (false, _) => {
+                let (fb, tb) = (from.size(), to.size());
+                if tb < fb {
+                    ins.ireduce(clif_type(to), x)
+                } else if tb > fb {
+                    if from.is_unsigned() || from == Scalar::Bool {
+                        ins.uextend(clif_type(to), x)
+                    } else {
+                        ins.sextend(clif_type(to), x)
+                    }
+                } else {
+                    x
+                }
+            }
+        })
+    }
+
+    fn math(&mut self, f: MathFn, s: Scalar, args: &[Value]) -> R<Value> {
+        let code = tessera_runtime::math::ALL_MATH
+            .iter()
+            .position(|g| *g == f)
+            .unwrap_or(0) as i64;
+        let code = self.b.ins().iconst(types::I32, code);
+        let zero = self.zero(s);
+        let a = args.first().copied().unwrap_or(zero);
+        let b = args.get(1).copied().unwrap_or(zero);
+        let c = args.get(2).copied().unwrap_or(zero);
+        let helper = if s == Scalar::Float {
+            self.helpers.math_f32
+        } else {
+            self.helpers.math_f64
+        };
+        let call = self.b.ins().call(helper, &[code, a, b, c]);
+        Ok(self.b.inst_results(call)[0])
+    }
+
+    // ----- library -----
+
+    /// The address of a view element, bounds-checked.
+    fn view_element(&mut self, args: &[Expr]) -> R<(Value, Scalar)> {
+        let view = self.view(&args[0])?;
+        let idx = self.shape(&args[1])?;
+        if idx.len() != view.ext.len() {
+            return unsupported("an index of another rank");
+        }
+        let mut at = view.offset;
+        for d in 0..idx.len() {
+            let i = self.b.ins().sextend(types::I64, idx[d]);
+            let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, i, view.ext[d]);
+            self.guard(ok);
+            let step = self.b.ins().imul(i, view.strides[d]);
+            at = self.b.ins().iadd(at, step);
+        }
+        let bytes = self.b.ins().imul_imm_s(at, i64::from(view.elem.size()));
+        Ok((self.b.ins().iadd(view.base, bytes), view.elem))
+    }
+
+    fn intrinsic(&mut self, op: &Intrinsic, args: &[Expr], e: &Expr) -> R<V> {
+        match op {
+            Intrinsic::ViewElement => {
+                let (at, elem) = self.view_element(args)?;
+                Ok(V::S(self.b.ins().load(clif_type(elem), flags(), at, 0)))
+            }
+            Intrinsic::Math(f) => {
+                let s = self.scalar_ty(&e.ty)?;
+                let mut xs = Vec::with_capacity(args.len());
+                for a in args {
+                    xs.push(self.scalar(a)?);
+                }
+                if !s.is_floating() {
+                    return self.int_math(*f, s, &xs).map(V::S);
+                }
+                match (f, xs.as_slice()) {
+                    (MathFn::Sqrt, [a]) => Ok(V::S(self.b.ins().sqrt(*a))),
+                    (MathFn::Fabs, [a]) => Ok(V::S(self.b.ins().fabs(*a))),
+                    (MathFn::Floor, [a]) => Ok(V::S(self.b.ins().floor(*a))),
+                    (MathFn::Ceil, [a]) => Ok(V::S(self.b.ins().ceil(*a))),
+                    (MathFn::Trunc, [a]) => Ok(V::S(self.b.ins().trunc(*a))),
+                    _ => self.math(*f, s, &xs).map(V::S),
+                }
+            }
+            Intrinsic::MakeShape => {
+                let mut cs = Vec::with_capacity(args.len());
+                for a in args {
+                    let s = self.scalar_ty(&a.ty)?;
+                    let x = self.scalar(a)?;
+                    cs.push(self.convert(x, s, Scalar::Int)?);
+                }
+                Ok(V::Shape(cs))
+            }
+            Intrinsic::ShapeComponent => {
+                let cs = self.shape(&args[0])?;
+                match const_int(&args[1]) {
+                    Some(k) if k >= 0 && (k as usize) < cs.len() => Ok(V::S(cs[k as usize])),
+                    Some(_) => {
+                        let fail = self.fail;
+                        self.b.ins().jump(fail, &[]);
+                        self.dead_block();
+                        Ok(V::S(self.b.ins().iconst(types::I32, 0)))
+                    }
+                    None => {
+                        let is = self.scalar_ty(&args[1].ty)?;
+                        let k = self.scalar(&args[1])?;
+                        let k = self.widen(k, is);
+                        self.check_below(k, cs.len() as i64);
+                        let mut r = cs[0];
+                        for (j, c) in cs.iter().enumerate().skip(1) {
+                            let hit = self.b.ins().icmp_imm_s(IntCC::Equal, k, j as i64);
+                            r = self.b.ins().select(hit, *c, r);
+                        }
+                        Ok(V::S(r))
+                    }
+                }
+            }
+            Intrinsic::ShapeArith(op) => {
+                let a = self.shape(&args[0])?;
+                let b = match self.expr(&args[1])? {
+                    V::Shape(b) => b,
+                    V::Tiled => self.global_index(),
+                    V::S(x) => {
+                        let s = self.scalar_ty(&args[1].ty)?;
+                        let x = self.convert(x, s, Scalar::Int)?;
+                        vec![x; a.len()]
+                    }
+                    _ => return unsupported("index arithmetic with this operand"),
+                };
+                if matches!(op, BinOp::Eq | BinOp::Ne) {
+                    let mut all = self.b.ins().iconst(types::I8, 1);
+                    for (x, y) in a.iter().zip(&b) {
+                        let eq = self.b.ins().icmp(IntCC::Equal, *x, *y);
+                        all = self.b.ins().band(all, eq);
+                    }
+                    if *op == BinOp::Ne {
+                        all = self.b.ins().bxor_imm_s(all, 1);
+                    }
+                    return Ok(V::S(all));
+                }
+                let mut out = Vec::with_capacity(a.len());
+                for (x, y) in a.iter().zip(&b) {
+                    out.push(self.binary(*op, Scalar::Int, *x, *y, Scalar::Int)?);
+                }
+                Ok(V::Shape(out))
+            }
+            Intrinsic::ExtentSize => {
+                let cs = self.shape(&args[0])?;
+                let s = self.scalar_ty(&e.ty)?;
+                let mut n = self.b.ins().iconst(types::I64, 1);
+                for c in cs {
+                    let w = self.b.ins().sextend(types::I64, c);
+                    n = self.b.ins().imul(n, w);
+                }
+                Ok(V::S(match s {
+                    Scalar::Long | Scalar::ULong => n,
+                    other => self.b.ins().ireduce(clif_type(other), n),
+                }))
+            }
+            Intrinsic::ExtentContains => {
+                let ext = self.shape(&args[0])?;
+                let idx = self.shape(&args[1])?;
+                let mut all = self.b.ins().iconst(types::I8, 1);
+                for (d, i) in ext.iter().zip(&idx) {
+                    let nonneg = self
+                        .b
+                        .ins()
+                        .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, *i, 0);
+                    let below = self.b.ins().icmp(IntCC::SignedLessThan, *i, *d);
+                    all = self.b.ins().band(all, nonneg);
+                    all = self.b.ins().band(all, below);
+                }
+                Ok(V::S(all))
+            }
+            Intrinsic::Tile => self.expr(&args[0]),
+            Intrinsic::TiledIndexPart(part) => {
+                let Some(shape) = self.layout.tile else {
+                    return unsupported("a tiled index outside a tiled kernel");
+                };
+                if !matches!(self.expr(&args[0])?, V::Tiled) {
+                    return unsupported("a tiled index other than the kernel's");
+                }
+                let dims: Vec<i64> = shape.dims().iter().map(|&d| i64::from(d)).collect();
+                Ok(match part {
+                    TiledIndexPart::Global => V::Shape(self.global_index()),
+                    TiledIndexPart::Local => V::Shape(
+                        self.item_coords
+                            .clone()
+                            .iter()
+                            .map(|v| self.b.use_var(*v))
+                            .collect(),
+                    ),
+                    TiledIndexPart::Tile => V::Shape(self.tile_coords.clone()),
+                    TiledIndexPart::TileOrigin => V::Shape(
+                        self.tile_coords
+                            .clone()
+                            .iter()
+                            .zip(&dims)
+                            .map(|(t, d)| self.b.ins().imul_imm_s(*t, *d))
+                            .collect(),
+                    ),
+                    TiledIndexPart::TileExtent => V::Shape(
+                        dims.iter()
+                            .map(|d| self.b.ins().iconst(types::I32, *d))
+                            .collect(),
+                    ),
+                    TiledIndexPart::Barrier => V::Unit,
+                })
+            }
+            Intrinsic::ViewExtent => {
+                let v = self.view(&args[0])?;
+                Ok(V::Shape(
+                    v.ext
+                        .iter()
+                        .map(|x| self.b.ins().ireduce(types::I32, *x))
+                        .collect(),
+                ))
+            }
+            Intrinsic::ViewProject => {
+                let v = self.view(&args[0])?;
+                if v.ext.len() < 2 {
+                    return unsupported("a projection of a rank-1 view");
+                }
+                let is = self.scalar_ty(&args[1].ty)?;
+                let i = self.scalar(&args[1])?;
+                let i = self.widen(i, is);
+                let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, i, v.ext[0]);
+                self.guard(ok);
+                let step = self.b.ins().imul(i, v.strides[0]);
+                let offset = self.b.ins().iadd(v.offset, step);
+                Ok(V::View(ViewV {
+                    base: v.base,
+                    offset,
+                    ext: v.ext[1..].to_vec(),
+                    strides: v.strides[1..].to_vec(),
+                    elem: v.elem,
+                }))
+            }
+            Intrinsic::MemoryFence(_) => Ok(V::Unit),
+            Intrinsic::Atomic(a) => self.atomic(*a, args),
+            _ => unsupported(format!("the library operation {op:?} in a kernel")),
+        }
+    }
+
+    fn int_math(&mut self, f: MathFn, s: Scalar, xs: &[Value]) -> R<Value> {
+        let signed = !s.is_unsigned();
+        match (f, xs) {
+            (MathFn::Abs, [a]) => {
+                if !signed {
+                    return Ok(*a);
+                }
+                let zero = self.zero(s);
+                let neg = self.binary(BinOp::Sub, s, zero, *a, s)?;
+                let is_neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, *a, 0);
+                Ok(self.b.ins().select(is_neg, neg, *a))
+            }
+            (MathFn::Min, [a, b]) => Ok(if signed {
+                self.b.ins().smin(*a, *b)
+            } else {
+                self.b.ins().umin(*a, *b)
+            }),
+            (MathFn::Max, [a, b]) => Ok(if signed {
+                self.b.ins().smax(*a, *b)
+            } else {
+                self.b.ins().umax(*a, *b)
+            }),
+            _ => unsupported("this integer math function"),
+        }
+    }
+
+    fn atomic(&mut self, op: AtomicOp, args: &[Expr]) -> R<V> {
+        let s = self.scalar_ty(&args[0].ty)?;
+        let p = self.place(&args[0])?;
+        let Place::Mem(addr, _) = p else {
+            return unsupported("an atomic on a variable");
+        };
+        let t = clif_type(s);
+        if op == AtomicOp::CompareExchange {
+            let ep = self.place(&args[1])?;
+            let V::S(expected) = self.read(&ep)? else {
+                return unsupported("an atomic of this kind");
+            };
+            let desired = self.scalar(&args[2])?;
+            let old = self.b.ins().atomic_cas(flags(), addr, expected, desired);
+            let ok = self.b.ins().icmp(IntCC::Equal, old, expected);
+            let write = self.b.create_block();
+            let done = self.b.create_block();
+            self.b.ins().brif(ok, done, &[], write, &[]);
+            self.b.switch_to_block(write);
+            self.write(&ep, &V::S(old), &args[1].ty)?;
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(done);
+            return Ok(V::S(ok));
+        }
+        let operand = match args.get(1) {
+            Some(a) => self.scalar(a)?,
+            None => self.b.ins().iconst(t, 1),
+        };
+        let signed = !s.is_unsigned();
+        let rmw = match op {
+            AtomicOp::Add | AtomicOp::Inc => AtomicRmwOp::Add,
+            AtomicOp::Sub | AtomicOp::Dec => AtomicRmwOp::Sub,
+            AtomicOp::And => AtomicRmwOp::And,
+            AtomicOp::Or => AtomicRmwOp::Or,
+            AtomicOp::Xor => AtomicRmwOp::Xor,
+            AtomicOp::Max if signed => AtomicRmwOp::Smax,
+            AtomicOp::Max => AtomicRmwOp::Umax,
+            AtomicOp::Min if signed => AtomicRmwOp::Smin,
+            AtomicOp::Min => AtomicRmwOp::Umin,
+            AtomicOp::Exchange | AtomicOp::CompareExchange => AtomicRmwOp::Xchg,
+        };
+        Ok(V::S(self.b.ins().atomic_rmw(
+            t,
+            flags(),
+            rmw,
+            addr,
+            operand,
+        )))
+    }
+
+    // ----- calls -----
+
+    fn call(&mut self, func: FuncId, args: &[Expr]) -> R<V> {
+        if self
+            .barrier_fns
+            .get(func.0 as usize)
+            .copied()
+            .unwrap_or(true)
+        {
+            return unsupported("a call of a function with a barrier");
+        }
+        let callee = &self.prog.functions[func.0 as usize];
+        if callee.body.is_none() {
+            return unsupported("a call of an undefined function");
+        }
+        if self.scopes.len() > 64 {
+            return unsupported("calls nested too deeply");
+        }
+        let mut slots = HashMap::new();
+        for (k, a) in args.iter().enumerate() {
+            let local = &callee.locals[k];
+            let slot = if local.by_ref {
+                Slot::Ref(self.place(a)?)
+            } else {
+                match (&local.ty, self.expr(a)?) {
+                    (Type::Scalar(s), V::S(x)) => {
+                        let var = self.b.declare_var(clif_type(*s));
+                        self.b.def_var(var, x);
+                        Slot::Vars(vec![var])
+                    }
+                    (Type::Index(_) | Type::Extent(_), V::Shape(cs)) => {
+                        let vars: Vec<Variable> =
+                            cs.iter().map(|_| self.b.declare_var(types::I32)).collect();
+                        for (v, c) in vars.iter().zip(cs) {
+                            self.b.def_var(*v, c);
+                        }
+                        Slot::Vars(vars)
+                    }
+                    (Type::Index(_), V::Tiled) => {
+                        let g = self.global_index();
+                        let vars: Vec<Variable> =
+                            g.iter().map(|_| self.b.declare_var(types::I32)).collect();
+                        for (v, c) in vars.iter().zip(g) {
+                            self.b.def_var(*v, c);
+                        }
+                        Slot::Vars(vars)
+                    }
+                    (Type::ArrayView { .. } | Type::Array(..), V::View(v)) => Slot::View(v),
+                    (Type::TiledIndex(_), V::Tiled) => Slot::Tiled,
+                    (ty @ (Type::Struct(_) | Type::CArray(..)), V::Mem(src)) => {
+                        let Some((size, align)) = size_align(self.prog, ty) else {
+                            return unsupported("an argument of this type");
+                        };
+                        let ss = self.b.create_sized_stack_slot(StackSlotData::new(
+                            StackSlotKind::ExplicitSlot,
+                            size,
+                            align.trailing_zeros() as u8,
+                        ));
+                        let dst = self.b.ins().stack_addr(self.ptr, ss, 0);
+                        self.copy_bytes(dst, src, size);
+                        Slot::Stack(ss)
+                    }
+                    _ => return unsupported("an argument of this kind"),
+                }
+            };
+            slots.insert(LocalId(k as u32), slot);
+        }
+        let done = self.b.create_block();
+        let ret_ty = callee.ret.clone();
+        if callee.ret_by_ref {
+            return unsupported("a function returning a reference");
+        }
+        let ret_vars: Vec<Variable> = match &ret_ty {
+            Type::Void => Vec::new(),
+            Type::Scalar(s) => vec![self.b.declare_var(clif_type(*s))],
+            Type::Index(r) | Type::Extent(r) => {
+                (0..*r).map(|_| self.b.declare_var(types::I32)).collect()
+            }
+            _ => return unsupported("a function returning this type"),
+        };
+        // A value for the result on every path (a missing `return` is UB in
+        // C++; the checker rejects most).
+        for v in &ret_vars {
+            let z = match &ret_ty {
+                Type::Scalar(s) => self.zero(*s),
+                _ => self.b.ins().iconst(types::I32, 0),
+            };
+            self.b.def_var(*v, z);
+        }
+        self.scopes.push(Scope {
+            func,
+            slots,
+            ret: Some((done, ret_vars.clone(), ret_ty.clone())),
+        });
+        let saved_loops = std::mem::take(&mut self.loops);
+        let body = callee
+            .body
+            .as_ref()
+            .map(|b| b.stmts.as_slice())
+            .unwrap_or(&[]);
+        let r = self.stmts(body);
+        self.loops = saved_loops;
+        self.scopes.pop();
+        r?;
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        Ok(match &ret_ty {
+            Type::Void => V::Unit,
+            Type::Scalar(_) => V::S(self.b.use_var(ret_vars[0])),
+            _ => V::Shape(ret_vars.iter().map(|v| self.b.use_var(*v)).collect()),
+        })
+    }
+}
+
+fn is_comparison(op: BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+    )
+}
+
+fn const_int(e: &Expr) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Const(Const::Int(n)) => Some(*n),
+        ExprKind::Convert(inner) => const_int(inner),
+        _ => None,
+    }
+}
+
+/// The signature of every compiled kernel: `(env, group, scratch, frames) -> status`.
+pub(crate) fn kernel_signature(sig: &mut cranelift_codegen::ir::Signature) {
+    sig.params.push(AbiParam::new(types::I64));
+    sig.params.push(AbiParam::new(types::I64));
+    sig.params.push(AbiParam::new(types::I64));
+    sig.params.push(AbiParam::new(types::I64));
+    sig.returns.push(AbiParam::new(types::I32));
+}
+
+// ----- barrier analysis -----
+
+/// Functions that reach a barrier, directly or through calls.
+pub(crate) fn barrier_functions(prog: &Program) -> Vec<bool> {
+    let n = prog.functions.len();
+    let mut has = vec![false; n];
+    let mut calls: Vec<Vec<FuncId>> = vec![Vec::new(); n];
+    for (i, f) in prog.functions.iter().enumerate() {
+        if let Some(b) = &f.body {
+            walk_block(
+                b,
+                &mut |s| {
+                    if matches!(s.kind, StmtKind::Barrier(_)) {
+                        has[i] = true;
+                    }
+                },
+                &mut |e| {
+                    if let ExprKind::Call { func, .. } = &e.kind {
+                        calls[i].push(*func);
+                    }
+                },
+            );
+        }
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in 0..n {
+            if !has[i]
+                && calls[i]
+                    .iter()
+                    .any(|c| has.get(c.0 as usize).copied().unwrap_or(false))
+            {
+                has[i] = true;
+                changed = true;
+            }
+        }
+    }
+    has
+}
+
+fn walk_block(b: &IrBlock, fs: &mut dyn FnMut(&Stmt), fe: &mut dyn FnMut(&Expr)) {
+    for s in &b.stmts {
+        walk_stmt(s, fs, fe);
+    }
+}
+
+fn walk_stmt(s: &Stmt, fs: &mut dyn FnMut(&Stmt), fe: &mut dyn FnMut(&Expr)) {
+    fs(s);
+    match &s.kind {
+        StmtKind::Expr(e) => walk_expr(e, fe),
+        StmtKind::Let { init, .. } => {
+            if let Some(i) = init {
+                walk_init(i, fe);
+            }
+        }
+        StmtKind::Block(b) => walk_block(b, fs, fe),
+        StmtKind::If { cond, then, els } => {
+            walk_expr(cond, fe);
+            walk_block(then, fs, fe);
+            if let Some(e) = els {
+                walk_block(e, fs, fe);
+            }
+        }
+        StmtKind::Loop {
+            cond, body, step, ..
+        } => {
+            if let Some(c) = cond {
+                walk_expr(c, fe);
+            }
+            walk_block(body, fs, fe);
+            if let Some(st) = step {
+                walk_expr(st, fe);
+            }
+        }
+        StmtKind::Switch { value, arms } => {
+            walk_expr(value, fe);
+            for a in arms {
+                walk_block(&a.body, fs, fe);
+            }
+        }
+        StmtKind::Return(Some(e)) => walk_expr(e, fe),
+        _ => {}
+    }
+}
+
+fn walk_init(i: &Init, fe: &mut dyn FnMut(&Expr)) {
+    match i {
+        Init::Expr(e) | Init::Ref(e) => walk_expr(e, fe),
+        Init::List(items) => {
+            for it in items {
+                walk_init(it, fe);
+            }
+        }
+        Init::Zero => {}
+    }
+}
+
+fn walk_expr(e: &Expr, fe: &mut dyn FnMut(&Expr)) {
+    fe(e);
+    match &e.kind {
+        ExprKind::Binary { lhs, rhs, .. } | ExprKind::Logical { lhs, rhs, .. } => {
+            walk_expr(lhs, fe);
+            walk_expr(rhs, fe);
+        }
+        ExprKind::Unary { operand, .. } => walk_expr(operand, fe),
+        ExprKind::Conditional { cond, then, els } => {
+            walk_expr(cond, fe);
+            walk_expr(then, fe);
+            walk_expr(els, fe);
+        }
+        ExprKind::Convert(x) => walk_expr(x, fe),
+        ExprKind::Assign { target, value } | ExprKind::CompoundAssign { target, value, .. } => {
+            walk_expr(target, fe);
+            walk_expr(value, fe);
+        }
+        ExprKind::IncDec { target, .. } => walk_expr(target, fe),
+        ExprKind::Field { base, .. } => walk_expr(base, fe),
+        ExprKind::Element { base, index } => {
+            walk_expr(base, fe);
+            walk_expr(index, fe);
+        }
+        ExprKind::Call { args, .. }
+        | ExprKind::Intrinsic { args, .. }
+        | ExprKind::Aggregate(args) => {
+            for a in args {
+                walk_expr(a, fe);
+            }
+        }
+        ExprKind::Launch {
+            domain, captures, ..
+        } => {
+            walk_expr(domain, fe);
+            for c in captures {
+                walk_expr(c, fe);
+            }
+        }
+        ExprKind::Comma { first, second } => {
+            walk_expr(first, fe);
+            walk_expr(second, fe);
+        }
+        _ => {}
+    }
+}
+
+fn stmt_has_barrier(s: &Stmt, barrier_fns: &[bool]) -> bool {
+    let found = std::cell::Cell::new(false);
+    walk_stmt(
+        s,
+        &mut |s| {
+            if matches!(s.kind, StmtKind::Barrier(_)) {
+                found.set(true);
+            }
+        },
+        &mut |e| {
+            if let ExprKind::Call { func, .. } = &e.kind
+                && barrier_fns.get(func.0 as usize).copied().unwrap_or(false)
+            {
+                found.set(true);
+            }
+        },
+    );
+    found.get()
+}
+
+fn block_has_barrier(b: &IrBlock, barrier_fns: &[bool]) -> bool {
+    b.stmts.iter().any(|s| stmt_has_barrier(s, barrier_fns))
+}
+
+/// True when the block holds a `break`, `continue` or `return` that could
+/// leave it (a `break` inside a nested loop or switch stays inside).
+fn block_has_exit(b: &IrBlock) -> bool {
+    fn stmt(s: &Stmt, in_loop: bool) -> bool {
+        match &s.kind {
+            StmtKind::Break | StmtKind::Continue => !in_loop,
+            StmtKind::Return(_) => true,
+            StmtKind::Block(b) => b.stmts.iter().any(|s| stmt(s, in_loop)),
+            StmtKind::If { then, els, .. } => {
+                then.stmts.iter().any(|s| stmt(s, in_loop))
+                    || els
+                        .as_ref()
+                        .is_some_and(|e| e.stmts.iter().any(|s| stmt(s, in_loop)))
+            }
+            StmtKind::Loop { body, .. } => body.stmts.iter().any(|s| stmt(s, true)),
+            StmtKind::Switch { arms, .. } => arms.iter().any(|a| {
+                a.body
+                    .stmts
+                    .iter()
+                    .any(|s| stmt(s, true) || matches!(s.kind, StmtKind::Continue) && !in_loop)
+            }),
+            _ => false,
+        }
+    }
+    b.stmts.iter().any(|s| stmt(s, false))
+}
+
+/// Locals declared by `Let`s that are not inside a region: in blocks that
+/// hold barriers, at any depth of such blocks, and directly in them.
+fn collect_uniform_lets(b: &IrBlock, barrier_fns: &[bool], out: &mut Vec<LocalId>) {
+    for s in &b.stmts {
+        match &s.kind {
+            StmtKind::Let { local, .. } => out.push(*local),
+            StmtKind::Block(inner) => collect_uniform_lets(inner, barrier_fns, out),
+            StmtKind::If { then, els, .. } if stmt_has_barrier(s, barrier_fns) => {
+                collect_uniform_lets(then, barrier_fns, out);
+                if let Some(e) = els {
+                    collect_uniform_lets(e, barrier_fns, out);
+                }
+            }
+            StmtKind::Loop { body, .. } if stmt_has_barrier(s, barrier_fns) => {
+                collect_uniform_lets(body, barrier_fns, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Every local a statement names (reads, writes or declares).
+fn stmt_locals(s: &Stmt, out: &mut BTreeSet<LocalId>) {
+    // Only the kernel's own locals have frame slots; a callee's locals are
+    // named inside its inlined body, which this walk does not enter.
+    let found = std::cell::RefCell::new(std::mem::take(out));
+    walk_stmt(
+        s,
+        &mut |s| {
+            if let StmtKind::Let { local, .. } = &s.kind {
+                found.borrow_mut().insert(*local);
+            }
+        },
+        &mut |e| {
+            if let ExprKind::Local(l) = &e.kind {
+                found.borrow_mut().insert(*l);
+            }
+        },
+    );
+    *out = found.into_inner();
+}
+
+fn expr_locals(e: &Expr, out: &mut BTreeSet<LocalId>) {
+    walk_expr(e, &mut |e| {
+        if let ExprKind::Local(l) = &e.kind {
+            out.insert(*l);
+        }
+    });
+}

@@ -1,0 +1,184 @@
+//! A kernel launch handed from the engine running host code to a kernel
+//! engine, as plain data in C++ layout.
+//!
+//! The interpreter runs host code. At a `parallel_for_each` it may offer the
+//! launch to a [`KernelEngine`] (the JIT): the captured values become
+//! [`Arg`]s and the memory the kernel can reach becomes [`Buffer`]s of
+//! elements laid out as C++ lays them out. The engine runs the kernel on the
+//! buffers, and the interpreter copies them back only when it reports
+//! [`LaunchOutcome::Done`]. On any other outcome the buffers are dropped and
+//! the interpreter runs the launch itself from the untouched state, so a
+//! failure (an out-of-bounds index, a division by zero, barrier divergence,
+//! the time limit) is reported by the reference engine, with the same text,
+//! whichever engine found it first.
+
+use std::time::Instant;
+use tessera_ir::{FuncId, Scalar};
+
+/// Elements of one scalar type, in C++ layout, 8-byte aligned.
+#[derive(Clone, Debug)]
+pub struct Buffer {
+    /// The element type.
+    pub elem: Scalar,
+    /// Elements in the buffer.
+    pub len: usize,
+    words: Vec<u64>,
+}
+
+impl Buffer {
+    /// A zeroed buffer of `len` elements, or `None` if its size overflows.
+    pub fn zeroed(elem: Scalar, len: usize) -> Option<Buffer> {
+        let bytes = len.checked_mul(elem.size() as usize)?;
+        let words = vec![0u64; bytes.div_ceil(8)];
+        Some(Buffer { elem, len, words })
+    }
+
+    /// The first byte, for an engine to read and write through.
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.words.as_mut_ptr().cast()
+    }
+
+    /// Element `i` as a [`Bits`] value (`None` past the end).
+    pub fn get(&self, i: usize) -> Option<Bits> {
+        if i >= self.len {
+            return None;
+        }
+        // Elements are 1, 4 or 8 bytes at multiples of their size, so none
+        // straddles two words.
+        let size = self.elem.size() as usize;
+        let at = i * size;
+        let word = self.words.get(at / 8)? >> ((at % 8) * 8);
+        Some(match self.elem {
+            Scalar::Bool => Bits::Bool(word as u8 != 0),
+            Scalar::Char => Bits::Int(i64::from(word as u8 as i8)),
+            Scalar::Int => Bits::Int(i64::from(word as u32 as i32)),
+            Scalar::UInt => Bits::Int(i64::from(word as u32)),
+            Scalar::Long | Scalar::ULong => Bits::Int(word as i64),
+            Scalar::Float => Bits::Float(f32::from_bits(word as u32)),
+            Scalar::Double => Bits::Double(f64::from_bits(word)),
+        })
+    }
+
+    /// Stores element `i` (ignored past the end).
+    pub fn set(&mut self, i: usize, v: Bits) {
+        if i >= self.len {
+            return;
+        }
+        let size = self.elem.size() as usize;
+        let raw: u64 = match v {
+            Bits::Bool(b) => u64::from(b),
+            Bits::Int(n) => n as u64,
+            Bits::Float(f) => u64::from(f.to_bits()),
+            Bits::Double(d) => d.to_bits(),
+        };
+        let at = i * size;
+        let shift = (at % 8) * 8;
+        let mask: u64 = if size == 8 {
+            u64::MAX
+        } else {
+            ((1u64 << (size * 8)) - 1) << shift
+        };
+        if let Some(w) = self.words.get_mut(at / 8) {
+            *w = (*w & !mask) | ((raw << shift) & mask);
+        }
+    }
+}
+
+/// A scalar element's value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Bits {
+    /// `bool`
+    Bool(bool),
+    /// Any integer type, sign- or zero-extended (`unsigned long` as its bits).
+    Int(i64),
+    /// `float`
+    Float(f32),
+    /// `double`
+    Double(f64),
+}
+
+/// One captured value of a kernel, by capture slot.
+#[derive(Clone, Debug)]
+pub enum Arg {
+    /// A scalar.
+    Scalar(Bits),
+    /// An `index<N>` or `extent<N>`.
+    Shape(Vec<i64>),
+    /// An `array` or `array_view`: a window on buffer `buffer`.
+    View {
+        /// Position in [`Launch::buffers`].
+        buffer: usize,
+        /// Element `(0, ..., 0)`'s position in the buffer.
+        offset: usize,
+        /// The extent.
+        extent: Vec<i64>,
+        /// Distance between neighbours in each dimension, in elements.
+        strides: Vec<usize>,
+    },
+}
+
+/// One `parallel_for_each`.
+#[derive(Debug)]
+pub struct Launch {
+    /// The kernel function.
+    pub kernel: FuncId,
+    /// The compute domain's extent (checked: positive, divisible by the tile).
+    pub extent: Vec<i64>,
+    /// The captured values, by slot.
+    pub args: Vec<Arg>,
+    /// The memory the kernel reaches: one buffer per distinct storage, so two
+    /// views of the same data share one.
+    pub buffers: Vec<Buffer>,
+    /// When the run's time limit passes.
+    pub deadline: Option<Instant>,
+}
+
+/// How a kernel engine handled a launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaunchOutcome {
+    /// Ran to the end; the buffers hold the results.
+    Done,
+    /// The engine does not handle this kernel; nothing was run.
+    Declined,
+    /// Stopped by a failed check; the buffers are partly written and must be
+    /// dropped. The reference engine reruns the launch to report the error.
+    Failed,
+}
+
+/// Runs kernels on [`Launch`] data.
+pub trait KernelEngine {
+    /// Runs `launch` to the end, or declines it, or stops at a failed check.
+    fn launch(&mut self, launch: &mut Launch) -> LaunchOutcome;
+
+    /// A launch of `kernel` the interpreter kept because its data has no
+    /// plain form (a view of structs or over a C array, say).
+    fn kept(&mut self, kernel: FuncId) {
+        let _ = kernel;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elements_keep_their_type_and_neighbours() {
+        let mut b = Buffer::zeroed(Scalar::Char, 10).expect("small");
+        b.set(3, Bits::Int(-2));
+        b.set(4, Bits::Int(127));
+        assert_eq!(b.get(3), Some(Bits::Int(-2)));
+        assert_eq!(b.get(4), Some(Bits::Int(127)));
+        assert_eq!(b.get(2), Some(Bits::Int(0)));
+        assert_eq!(b.get(10), None);
+        let mut f = Buffer::zeroed(Scalar::Float, 3).expect("small");
+        f.set(1, Bits::Float(-1.5));
+        assert_eq!(f.get(1), Some(Bits::Float(-1.5)));
+        assert_eq!(f.get(0), Some(Bits::Float(0.0)));
+        let mut u = Buffer::zeroed(Scalar::UInt, 2).expect("small");
+        u.set(1, Bits::Int(4_294_967_295));
+        assert_eq!(u.get(1), Some(Bits::Int(4_294_967_295)));
+        let mut d = Buffer::zeroed(Scalar::Double, 1).expect("small");
+        d.set(0, Bits::Double(2.5));
+        assert_eq!(d.get(0), Some(Bits::Double(2.5)));
+    }
+}
