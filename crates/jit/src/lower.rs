@@ -37,7 +37,7 @@ use cranelift_codegen::ir::{
     Value, types,
 };
 use cranelift_frontend::{FunctionBuilder, Variable};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use tessera_ir::{
     AtomicOp, BinOp, Block as IrBlock, Const, Expr, ExprKind, FuncId, Function, FunctionKind, Init,
     Intrinsic, LocalId, MathFn, Program, Scalar, Space, Stmt, StmtKind, TileShape, TiledIndexPart,
@@ -59,6 +59,9 @@ const INLINE_BUDGET: usize = 100_000;
 
 /// Loop iterations between two polls.
 const FUEL: i64 = 1 << 16;
+
+/// A counted loop of at most this many iterations does not poll.
+const SHORT_LOOP: i64 = 1 << 16;
 
 /// Why a kernel is left to the interpreter.
 #[derive(Clone, Debug)]
@@ -212,6 +215,13 @@ pub(crate) struct Lower<'a, 'b, 'f> {
     barrier_fns: Vec<bool>,
     budget: usize,
     ptr: types::Type,
+    /// Known value ranges (inclusive) of locals, by scope depth: locals
+    /// assigned once, and loop counters inside their counted loop.
+    ranges: HashMap<(usize, LocalId), (i64, i64)>,
+    /// The range of each local's initial value, for counted loops.
+    init_ranges: HashMap<(usize, LocalId), (i64, i64)>,
+    /// Locals each function writes after their declaration.
+    mutated: HashMap<FuncId, HashSet<LocalId>>,
 }
 
 fn flags() -> MemFlagsData {
@@ -327,6 +337,9 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             barrier_fns,
             budget: INLINE_BUDGET,
             ptr: types::I64,
+            ranges: HashMap::new(),
+            init_ranges: HashMap::new(),
+            mutated: HashMap::new(),
         };
         lw.load_captures();
         // tile_static memory: one block per tile, each variable at its offset.
@@ -912,6 +925,14 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                     cont: Some(step_blk),
                     region,
                 });
+                // A counted loop: the counter's range holds in the body and
+                // the step, and a short loop needs no poll.
+                let counted = if *test_first {
+                    self.counted_loop(cond.as_ref(), step.as_ref(), body)
+                } else {
+                    None
+                };
+                let saved = counted.map(|(key, range, _)| (key, self.ranges.insert(key, range)));
                 let r = self.stmts(&body.stmts);
                 self.loops.pop();
                 r?;
@@ -920,7 +941,15 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 if let Some(step) = step {
                     self.expr(step)?;
                 }
-                self.poll_point()?;
+                if let Some((key, old)) = saved {
+                    match old {
+                        Some(r) => self.ranges.insert(key, r),
+                        None => self.ranges.remove(&key),
+                    };
+                }
+                if !counted.is_some_and(|(_, _, trips)| trips <= SHORT_LOOP) {
+                    self.poll_point()?;
+                }
                 self.b.ins().jump(test, &[]);
                 self.b.switch_to_block(exit);
             }
@@ -1042,6 +1071,23 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         match &ty {
             Type::Scalar(s) => {
                 let vars = self.local_vars(l, &ty, 1);
+                let depth = self.scopes.len() - 1;
+                let range = match init {
+                    Some(Init::Expr(e)) => self.range_of(e),
+                    _ => Some((0, 0)),
+                };
+                match range {
+                    Some(r) => {
+                        self.init_ranges.insert((depth, l), r);
+                        if !self.is_mutated(l) {
+                            self.ranges.insert((depth, l), r);
+                        }
+                    }
+                    None => {
+                        self.init_ranges.remove(&(depth, l));
+                        self.ranges.remove(&(depth, l));
+                    }
+                }
                 let v = match init {
                     Some(Init::Expr(e)) => self.scalar(e)?,
                     _ => self.zero(*s),
@@ -1242,6 +1288,131 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         }
     }
 
+    // ----- value ranges -----
+
+    /// True when the current function writes local `l` after declaring it.
+    fn is_mutated(&mut self, l: LocalId) -> bool {
+        let func = self.scope().func;
+        if !self.mutated.contains_key(&func) {
+            let mut set = HashSet::new();
+            if let Some(body) = &self.prog.functions[func.0 as usize].body {
+                mutated_locals(self.prog, body, &mut set);
+            }
+            self.mutated.insert(func, set);
+        }
+        self.mutated.get(&func).is_some_and(|m| m.contains(&l))
+    }
+
+    /// The range (inclusive) an `int`-like expression's value is known to
+    /// lie in, when it is known.
+    fn range_of(&self, e: &Expr) -> Option<(i64, i64)> {
+        let s = e.ty.scalar()?;
+        if s.is_floating() || s == Scalar::Bool {
+            return None;
+        }
+        let (tlo, thi) = int_limits(s);
+        let r = match &e.kind {
+            ExprKind::Const(Const::Int(n)) => (*n, *n),
+            ExprKind::Local(l) => *self.ranges.get(&(self.scopes.len() - 1, *l))?,
+            ExprKind::Convert(inner) => {
+                let is = inner.ty.scalar()?;
+                if is.is_floating() || is == Scalar::Bool {
+                    return None;
+                }
+                self.range_of(inner)?
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let (a, b) = (self.range_of(lhs)?, self.range_of(rhs)?);
+                let c = |x: i64, y: i64| -> Option<i64> {
+                    match op {
+                        BinOp::Add => x.checked_add(y),
+                        BinOp::Sub => x.checked_sub(y),
+                        BinOp::Mul => x.checked_mul(y),
+                        _ => None,
+                    }
+                };
+                let (ylo, yhi) = if *op == BinOp::Sub { (b.1, b.0) } else { b };
+                let corners = [c(a.0, ylo)?, c(a.0, yhi)?, c(a.1, ylo)?, c(a.1, yhi)?];
+                let lo = corners.iter().copied().min()?;
+                let hi = corners.iter().copied().max()?;
+                (lo, hi)
+            }
+            ExprKind::Intrinsic {
+                op: Intrinsic::ShapeComponent,
+                args,
+            } => {
+                let k = const_int(&args[1])?;
+                let ExprKind::Intrinsic {
+                    op: Intrinsic::TiledIndexPart(TiledIndexPart::Local),
+                    ..
+                } = &args[0].kind
+                else {
+                    return None;
+                };
+                let shape = self.layout.tile?;
+                let d = *shape.dims().get(usize::try_from(k).ok()?)?;
+                (0, i64::from(d) - 1)
+            }
+            _ => return None,
+        };
+        (r.0 >= tlo && r.1 <= thi).then_some(r)
+    }
+
+    /// For `for (...; k < n; ++k)` (or `k <= n`, `k++`, `k += c` with
+    /// `c > 0`) whose body does not write `k`, where `k` starts in a known
+    /// range and `n` is known: the counter's key, its range in the body, and
+    /// the most iterations the loop can make.
+    fn counted_loop(
+        &mut self,
+        cond: Option<&Expr>,
+        step: Option<&Expr>,
+        body: &IrBlock,
+    ) -> Option<((usize, LocalId), (i64, i64), i64)> {
+        let ExprKind::Binary { op, lhs, rhs } = &cond?.kind else {
+            return None;
+        };
+        let ExprKind::Local(k) = &lhs.kind else {
+            return None;
+        };
+        let step_ok = match &step?.kind {
+            ExprKind::IncDec {
+                increment: true,
+                target,
+                ..
+            } => matches!(&target.kind, ExprKind::Local(t) if t == k),
+            ExprKind::CompoundAssign {
+                op: BinOp::Add,
+                target,
+                value,
+            } => {
+                matches!(&target.kind, ExprKind::Local(t) if t == k)
+                    && self.range_of(value).is_some_and(|(lo, _)| lo > 0)
+            }
+            _ => false,
+        };
+        if !step_ok {
+            return None;
+        }
+        let mut written = HashSet::new();
+        mutated_locals(self.prog, body, &mut written);
+        if written.contains(k) {
+            return None;
+        }
+        let depth = self.scopes.len() - 1;
+        let (start, _) = *self.init_ranges.get(&(depth, *k))?;
+        let (_, limit) = self.range_of(rhs)?;
+        let hi = match op {
+            BinOp::Lt => limit.checked_sub(1)?,
+            BinOp::Le => limit,
+            _ => return None,
+        };
+        if hi < start {
+            return None;
+        }
+        let trips = hi.saturating_sub(start).saturating_add(1);
+        Some(((depth, *k), (start, hi), trips))
+    }
+
     // ----- expressions -----
 
     fn scalar_ty(&self, ty: &Type) -> R<Scalar> {
@@ -1346,8 +1517,20 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             ExprKind::Binary { op, lhs, rhs } => {
                 let s = self.scalar_ty(&lhs.ty)?;
                 let rs = self.scalar_ty(&rhs.ty)?;
+                let fits = matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul)
+                    && s == Scalar::Int
+                    && self.range_of(e).is_some();
                 let a = self.scalar(lhs)?;
                 let b = self.scalar(rhs)?;
+                if fits {
+                    // Both operand ranges are known and the result fits: no
+                    // overflow check.
+                    return Ok(V::S(match op {
+                        BinOp::Add => self.b.ins().iadd(a, b),
+                        BinOp::Sub => self.b.ins().isub(a, b),
+                        _ => self.b.ins().imul(a, b),
+                    }));
+                }
                 Ok(V::S(self.binary(*op, s, a, b, rs)?))
             }
             ExprKind::Unary { op, operand } => {
@@ -1440,7 +1623,19 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                     other => self.b.ins().iconst(clif_type(other), 1),
                 };
                 let op = if *increment { BinOp::Add } else { BinOp::Sub };
-                let new = self.binary(op, s, old, one, s)?;
+                let (lo, hi) = int_limits(s);
+                let safe = self
+                    .range_of(target)
+                    .is_some_and(|(l, h)| if *increment { h < hi } else { l > lo });
+                let new = if safe && !s.is_floating() {
+                    if *increment {
+                        self.b.ins().iadd(old, one)
+                    } else {
+                        self.b.ins().isub(old, one)
+                    }
+                } else {
+                    self.binary(op, s, old, one, s)?
+                };
                 self.write(&p, &V::S(new), &target.ty)?;
                 Ok(V::S(if *prefix { new } else { old }))
             }
@@ -1570,9 +1765,12 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                     return unsupported("an array element of this type");
                 };
                 let is = self.scalar_ty(&index.ty)?;
+                let known = self.range_of(index);
                 let i = self.scalar(index)?;
                 let i64v = self.widen(i, is);
-                self.check_below(i64v, i64::from(*n));
+                if !known.is_some_and(|(lo, hi)| lo >= 0 && hi < i64::from(*n)) {
+                    self.check_below(i64v, i64::from(*n));
+                }
                 let off = self.b.ins().imul_imm_s(i64v, i64::from(size));
                 let at = self.b.ins().iadd(addr, off);
                 Ok(Place::Mem(at, (**elem).clone()))
@@ -2366,6 +2564,75 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             _ => V::Shape(ret_vars.iter().map(|v| self.b.use_var(*v)).collect()),
         })
     }
+}
+
+/// The smallest and largest values of an integer type.
+fn int_limits(s: Scalar) -> (i64, i64) {
+    match s {
+        Scalar::Bool => (0, 1),
+        Scalar::Char => (i64::from(i8::MIN), i64::from(i8::MAX)),
+        Scalar::Int => (i64::from(i32::MIN), i64::from(i32::MAX)),
+        Scalar::UInt => (0, i64::from(u32::MAX)),
+        Scalar::Long => (i64::MIN, i64::MAX),
+        // `unsigned long` values past `i64::MAX` are not tracked.
+        _ => (0, i64::MAX),
+    }
+}
+
+/// Locals a block writes: targets of assignments, `++`/`--` and atomics,
+/// and anything bound to a reference (which may write it later).
+fn mutated_locals(prog: &Program, body: &IrBlock, out: &mut HashSet<LocalId>) {
+    fn root(e: &Expr) -> Option<LocalId> {
+        match &e.kind {
+            ExprKind::Local(l) => Some(*l),
+            ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => root(base),
+            ExprKind::Intrinsic {
+                op: Intrinsic::ShapeComponent,
+                args,
+            } => args.first().and_then(root),
+            _ => None,
+        }
+    }
+    let found = std::cell::RefCell::new(std::mem::take(out));
+    walk_block(
+        body,
+        &mut |s| {
+            if let StmtKind::Let {
+                init: Some(Init::Ref(target)),
+                ..
+            } = &s.kind
+                && let Some(l) = root(target)
+            {
+                found.borrow_mut().insert(l);
+            }
+        },
+        &mut |e| {
+            let targets: Vec<&Expr> = match &e.kind {
+                ExprKind::Assign { target, .. }
+                | ExprKind::CompoundAssign { target, .. }
+                | ExprKind::IncDec { target, .. } => vec![target],
+                ExprKind::Intrinsic {
+                    op: Intrinsic::Atomic(_),
+                    args,
+                } => args.iter().take(2).collect(),
+                ExprKind::Call { func, args } => {
+                    let callee = &prog.functions[func.0 as usize];
+                    args.iter()
+                        .enumerate()
+                        .filter(|(k, _)| callee.locals.get(*k).is_some_and(|l| l.by_ref))
+                        .map(|(_, a)| a)
+                        .collect()
+                }
+                _ => Vec::new(),
+            };
+            for t in targets {
+                if let Some(l) = root(t) {
+                    found.borrow_mut().insert(l);
+                }
+            }
+        },
+    );
+    *out = found.into_inner();
 }
 
 fn is_comparison(op: BinOp) -> bool {
