@@ -270,7 +270,7 @@ impl Machine<'_> {
             };
             values.push(v);
         }
-        if self.offload(kernel, &ext, &values, decls) {
+        if self.offload(kernel, &ext, &values, decls, span) {
             return Ok(());
         }
         let total: u64 = ext

@@ -109,12 +109,15 @@ pub(crate) fn run(
                     extent,
                     strides,
                 },
-                CaptureLayout::View(elem, r, w),
+                CaptureLayout::View(elem, elem_size, r, w),
             ) => {
                 let Some(buf) = launch.buffers.get(*buffer) else {
                     return LaunchOutcome::Declined;
                 };
-                if buf.elem != *elem || extent.len() != *r as usize || strides.len() != *r as usize
+                if buf.elem != *elem
+                    || buf.elem_size != *elem_size
+                    || extent.len() != *r as usize
+                    || strides.len() != *r as usize
                 {
                     return LaunchOutcome::Declined;
                 }
@@ -138,6 +141,15 @@ pub(crate) fn run(
                     words[w + 2 + d] = extent[d] as u64;
                     words[w + 2 + *r as usize + d] = strides[d] as u64;
                 }
+            }
+            (Arg::Object { buffer }, CaptureLayout::Object(ty, w)) => {
+                let Some(buf) = launch.buffers.get(*buffer) else {
+                    return LaunchOutcome::Declined;
+                };
+                if buf.elem != *ty || buf.len != 1 {
+                    return LaunchOutcome::Declined;
+                }
+                words[*w as usize] = bases[*buffer];
             }
             _ => return LaunchOutcome::Declined,
         }

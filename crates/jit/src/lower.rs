@@ -80,8 +80,11 @@ pub(crate) enum CaptureLayout {
     Scalar(Scalar, u32),
     /// `rank` words: the components.
     Shape(u32, u32),
-    /// A view: base pointer, offset, then `rank` extents and `rank` strides.
-    View(Scalar, u32, u32),
+    /// A view of elements of a type and size: base pointer, offset, then
+    /// `rank` extents and `rank` strides.
+    View(Type, u32, u32, u32),
+    /// A struct or C array: one word, its address.
+    Object(Type, u32),
 }
 
 /// What the runner must provide for a compiled kernel.
@@ -117,7 +120,8 @@ struct ViewV {
     offset: Value,
     ext: Vec<Value>,
     strides: Vec<Value>,
-    elem: Scalar,
+    elem: Type,
+    elem_size: u32,
 }
 
 /// A lowered value.
@@ -172,6 +176,8 @@ struct Scope {
     slots: HashMap<LocalId, Slot>,
     /// Where a `return` goes, and the variables that take its value.
     ret: Option<(Block, Vec<Variable>, Type)>,
+    /// Where a returned struct or C array is built.
+    ret_mem: Option<cranelift_codegen::ir::StackSlot>,
 }
 
 struct LoopTargets {
@@ -255,11 +261,16 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                     l
                 }
                 Type::Array(elem, r) | Type::ArrayView { elem, rank: r, .. } => {
-                    let Some(s) = elem.scalar() else {
-                        return unsupported("a view of non-scalar elements");
+                    let Some((size, _)) = size_align(prog, elem) else {
+                        return unsupported("a view of elements without a plain layout");
                     };
-                    let l = CaptureLayout::View(s, u32::from(*r), word);
+                    let l = CaptureLayout::View((**elem).clone(), size, u32::from(*r), word);
                     word += 2 + 2 * u32::from(*r);
+                    l
+                }
+                ty @ (Type::Struct(_) | Type::CArray(..)) if size_align(prog, ty).is_some() => {
+                    let l = CaptureLayout::Object(ty.clone(), word);
+                    word += 1;
                     l
                 }
                 other => {
@@ -329,6 +340,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 func: kernel,
                 slots: HashMap::new(),
                 ret: None,
+                ret_mem: None,
             }],
             loops: Vec::new(),
             region: None,
@@ -418,7 +430,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                         })
                         .collect(),
                 ),
-                CaptureLayout::View(elem, r, w) => {
+                CaptureLayout::View(elem, elem_size, r, w) => {
                     let base = self.word(w);
                     let offset = self.word(w + 1);
                     let ext = (0..r).map(|d| self.word(w + 2 + d)).collect();
@@ -429,8 +441,10 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                         ext,
                         strides,
                         elem,
+                        elem_size,
                     })
                 }
+                CaptureLayout::Object(_, w) => V::Mem(self.word(w)),
             };
             self.caps.push(v);
         }
@@ -1022,7 +1036,13 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                     };
                     if let Some(v) = value {
                         let lowered = self.expr(v)?;
-                        self.assign_vars(&vars, &lowered, &ty)?;
+                        match self.scope().ret_mem {
+                            Some(ss) => {
+                                let at = self.b.ins().stack_addr(self.ptr, ss, 0);
+                                self.store_value(at, &ty, &lowered)?;
+                            }
+                            None => self.assign_vars(&vars, &lowered, &ty)?,
+                        }
                     }
                     self.b.ins().jump(blk, &[]);
                 } else {
@@ -1748,6 +1768,10 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                     }
                 }
             }
+            ExprKind::Capture(slot) => match self.caps.get(*slot as usize) {
+                Some(V::Mem(addr)) => Ok(Place::Mem(*addr, e.ty.clone())),
+                _ => unsupported("a captured value as a place"),
+            },
             ExprKind::Field { base, field } => {
                 let (addr, bty) = self.mem_of(base)?;
                 let Some(off) = field_offset(self.prog, &bty, *field) else {
@@ -1780,7 +1804,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 args,
             } => {
                 let (at, elem) = self.view_element(args)?;
-                Ok(Place::Mem(at, Type::Scalar(elem)))
+                Ok(Place::Mem(at, elem))
             }
             ExprKind::Intrinsic {
                 op: Intrinsic::ShapeComponent,
@@ -2174,7 +2198,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
     // ----- library -----
 
     /// The address of a view element, bounds-checked.
-    fn view_element(&mut self, args: &[Expr]) -> R<(Value, Scalar)> {
+    fn view_element(&mut self, args: &[Expr]) -> R<(Value, Type)> {
         let view = self.view(&args[0])?;
         let idx = self.shape(&args[1])?;
         if idx.len() != view.ext.len() {
@@ -2188,7 +2212,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             let step = self.b.ins().imul(i, view.strides[d]);
             at = self.b.ins().iadd(at, step);
         }
-        let bytes = self.b.ins().imul_imm_s(at, i64::from(view.elem.size()));
+        let bytes = self.b.ins().imul_imm_s(at, i64::from(view.elem_size));
         Ok((self.b.ins().iadd(view.base, bytes), view.elem))
     }
 
@@ -2196,7 +2220,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         match op {
             Intrinsic::ViewElement => {
                 let (at, elem) = self.view_element(args)?;
-                Ok(V::S(self.b.ins().load(clif_type(elem), flags(), at, 0)))
+                self.read(&Place::Mem(at, elem))
             }
             Intrinsic::Math(f) => {
                 let s = self.scalar_ty(&e.ty)?;
@@ -2368,6 +2392,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                     ext: v.ext[1..].to_vec(),
                     strides: v.strides[1..].to_vec(),
                     elem: v.elem,
+                    elem_size: v.elem_size,
                 }))
             }
             Intrinsic::MemoryFence(_) => Ok(V::Unit),
@@ -2524,8 +2549,23 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         if callee.ret_by_ref {
             return unsupported("a function returning a reference");
         }
+        let mut ret_mem = None;
         let ret_vars: Vec<Variable> = match &ret_ty {
             Type::Void => Vec::new(),
+            ty @ (Type::Struct(_) | Type::CArray(..)) => {
+                let Some((size, align)) = size_align(self.prog, ty) else {
+                    return unsupported("a function returning this type");
+                };
+                let ss = self.b.create_sized_stack_slot(StackSlotData::new(
+                    StackSlotKind::ExplicitSlot,
+                    size,
+                    align.trailing_zeros() as u8,
+                ));
+                let at = self.b.ins().stack_addr(self.ptr, ss, 0);
+                self.zero_mem(at, ty)?;
+                ret_mem = Some(ss);
+                Vec::new()
+            }
             Type::Scalar(s) => vec![self.b.declare_var(clif_type(*s))],
             Type::Index(r) | Type::Extent(r) => {
                 (0..*r).map(|_| self.b.declare_var(types::I32)).collect()
@@ -2545,6 +2585,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             func,
             slots,
             ret: Some((done, ret_vars.clone(), ret_ty.clone())),
+            ret_mem,
         });
         let saved_loops = std::mem::take(&mut self.loops);
         let body = callee
@@ -2558,6 +2599,9 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         r?;
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
+        if let Some(ss) = ret_mem {
+            return Ok(V::Mem(self.b.ins().stack_addr(self.ptr, ss, 0)));
+        }
         Ok(match &ret_ty {
             Type::Void => V::Unit,
             Type::Scalar(_) => V::S(self.b.use_var(ret_vars[0])),

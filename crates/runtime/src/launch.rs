@@ -13,24 +13,38 @@
 //! whichever engine found it first.
 
 use std::time::Instant;
-use tessera_ir::{FuncId, Scalar};
+use tessera_ir::{FuncId, Scalar, Type};
 
-/// Elements of one scalar type, in C++ layout, 8-byte aligned.
+/// Elements of one type (a scalar, or a struct or C array of scalars), in
+/// C++ layout, 8-byte aligned.
 #[derive(Clone, Debug)]
 pub struct Buffer {
     /// The element type.
-    pub elem: Scalar,
+    pub elem: Type,
+    /// Bytes per element (with padding, as `sizeof`).
+    pub elem_size: u32,
     /// Elements in the buffer.
     pub len: usize,
     words: Vec<u64>,
 }
 
 impl Buffer {
-    /// A zeroed buffer of `len` elements, or `None` if its size overflows.
-    pub fn zeroed(elem: Scalar, len: usize) -> Option<Buffer> {
-        let bytes = len.checked_mul(elem.size() as usize)?;
+    /// A zeroed buffer of `len` elements of `elem_size` bytes, or `None` if
+    /// its size overflows.
+    pub fn zeroed(elem: Type, elem_size: u32, len: usize) -> Option<Buffer> {
+        let bytes = len.checked_mul(elem_size as usize)?;
         let words = vec![0u64; bytes.div_ceil(8)];
-        Some(Buffer { elem, len, words })
+        Some(Buffer {
+            elem,
+            elem_size,
+            len,
+            words,
+        })
+    }
+
+    /// A zeroed buffer of `len` scalars.
+    pub fn scalars(elem: Scalar, len: usize) -> Option<Buffer> {
+        Buffer::zeroed(Type::Scalar(elem), elem.size(), len)
     }
 
     /// The first byte, for an engine to read and write through.
@@ -38,17 +52,29 @@ impl Buffer {
         self.words.as_mut_ptr().cast()
     }
 
-    /// Element `i` as a [`Bits`] value (`None` past the end).
+    /// Element `i` of a scalar buffer (`None` past the end).
     pub fn get(&self, i: usize) -> Option<Bits> {
+        let s = self.elem.scalar()?;
         if i >= self.len {
             return None;
         }
-        // Elements are 1, 4 or 8 bytes at multiples of their size, so none
-        // straddles two words.
-        let size = self.elem.size() as usize;
-        let at = i * size;
+        self.get_at(i * self.elem_size as usize, s)
+    }
+
+    /// Stores element `i` of a scalar buffer (ignored past the end).
+    pub fn set(&mut self, i: usize, v: Bits) {
+        if let Some(s) = self.elem.scalar()
+            && i < self.len
+        {
+            self.set_at(i * self.elem_size as usize, s, v);
+        }
+    }
+
+    /// The scalar of type `s` at byte `at` (aligned to its size, as C++
+    /// layout puts it, so it never straddles two words).
+    pub fn get_at(&self, at: usize, s: Scalar) -> Option<Bits> {
         let word = self.words.get(at / 8)? >> ((at % 8) * 8);
-        Some(match self.elem {
+        Some(match s {
             Scalar::Bool => Bits::Bool(word as u8 != 0),
             Scalar::Char => Bits::Int(i64::from(word as u8 as i8)),
             Scalar::Int => Bits::Int(i64::from(word as u32 as i32)),
@@ -59,19 +85,15 @@ impl Buffer {
         })
     }
 
-    /// Stores element `i` (ignored past the end).
-    pub fn set(&mut self, i: usize, v: Bits) {
-        if i >= self.len {
-            return;
-        }
-        let size = self.elem.size() as usize;
+    /// Stores a scalar of type `s` at byte `at` (ignored past the end).
+    pub fn set_at(&mut self, at: usize, s: Scalar, v: Bits) {
+        let size = s.size() as usize;
         let raw: u64 = match v {
             Bits::Bool(b) => u64::from(b),
             Bits::Int(n) => n as u64,
             Bits::Float(f) => u64::from(f.to_bits()),
             Bits::Double(d) => d.to_bits(),
         };
-        let at = i * size;
         let shift = (at % 8) * 8;
         let mask: u64 = if size == 8 {
             u64::MAX
@@ -104,6 +126,11 @@ pub enum Arg {
     Scalar(Bits),
     /// An `index<N>` or `extent<N>`.
     Shape(Vec<i64>),
+    /// A struct or C array: the one element of buffer `buffer`.
+    Object {
+        /// Position in [`Launch::buffers`].
+        buffer: usize,
+    },
     /// An `array` or `array_view`: a window on buffer `buffer`.
     View {
         /// Position in [`Launch::buffers`].
@@ -163,21 +190,21 @@ mod tests {
 
     #[test]
     fn elements_keep_their_type_and_neighbours() {
-        let mut b = Buffer::zeroed(Scalar::Char, 10).expect("small");
+        let mut b = Buffer::scalars(Scalar::Char, 10).expect("small");
         b.set(3, Bits::Int(-2));
         b.set(4, Bits::Int(127));
         assert_eq!(b.get(3), Some(Bits::Int(-2)));
         assert_eq!(b.get(4), Some(Bits::Int(127)));
         assert_eq!(b.get(2), Some(Bits::Int(0)));
         assert_eq!(b.get(10), None);
-        let mut f = Buffer::zeroed(Scalar::Float, 3).expect("small");
+        let mut f = Buffer::scalars(Scalar::Float, 3).expect("small");
         f.set(1, Bits::Float(-1.5));
         assert_eq!(f.get(1), Some(Bits::Float(-1.5)));
         assert_eq!(f.get(0), Some(Bits::Float(0.0)));
-        let mut u = Buffer::zeroed(Scalar::UInt, 2).expect("small");
+        let mut u = Buffer::scalars(Scalar::UInt, 2).expect("small");
         u.set(1, Bits::Int(4_294_967_295));
         assert_eq!(u.get(1), Some(Bits::Int(4_294_967_295)));
-        let mut d = Buffer::zeroed(Scalar::Double, 1).expect("small");
+        let mut d = Buffer::scalars(Scalar::Double, 1).expect("small");
         d.set(0, Bits::Double(2.5));
         assert_eq!(d.get(0), Some(Bits::Double(2.5)));
     }

@@ -7,6 +7,7 @@
 pub mod error;
 pub mod format;
 pub mod launch;
+pub mod layout;
 pub mod math;
 
 pub use error::{EXIT_RUNTIME_ERROR, Limits, RunError, Thread, parse_size};
