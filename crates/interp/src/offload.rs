@@ -272,10 +272,12 @@ fn read_object(
         },
         Type::Index(r) | Type::Extent(r) => Value::shape(
             (0..usize::from(*r))
-                .map(|k| match buffer.get_at(at + 4 * k, tessera_ir::Scalar::Int) {
-                    Some(Bits::Int(n)) => n,
-                    _ => 0,
-                })
+                .map(
+                    |k| match buffer.get_at(at + 4 * k, tessera_ir::Scalar::Int) {
+                        Some(Bits::Int(n)) => n,
+                        _ => 0,
+                    },
+                )
                 .collect::<Vec<i64>>(),
         ),
         Type::Struct(id) => {

@@ -727,7 +727,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
     fn uniform_block(&mut self, body: &IrBlock) -> R<()> {
         let mut run: Vec<&Stmt> = Vec::new();
         for s in &body.stmts {
-            if stmt_has_barrier(s, &self.barrier_fns) {
+            if stmt_has_barrier(s, &self.barrier_fns) || escapes_loop(s) {
                 self.flush_region(&mut run)?;
                 self.uniform_stmt(s)?;
             } else {
@@ -776,8 +776,8 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 body,
                 step,
             } => {
-                if block_has_exit(body) {
-                    return unsupported("`break`, `continue` or `return` in a loop with a barrier");
+                if block_has_return(body) {
+                    return unsupported("`return` in a loop with a barrier");
                 }
                 let head = self.b.create_block();
                 let body_blk = self.b.create_block();
@@ -800,7 +800,14 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                     }
                 }
                 self.b.switch_to_block(body_blk);
-                self.uniform_block(body)?;
+                self.loops.push(LoopTargets {
+                    brk: exit,
+                    cont: Some(step_blk),
+                    region: u32::MAX,
+                });
+                let r = self.uniform_block(body);
+                self.loops.pop();
+                r?;
                 self.b.ins().jump(step_blk, &[]);
                 self.b.switch_to_block(step_blk);
                 if let Some(step) = step {
@@ -816,6 +823,24 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 self.b.switch_to_block(head);
                 self.b.ins().jump(test, &[]);
                 self.b.switch_to_block(exit);
+                Ok(())
+            }
+            StmtKind::Break | StmtKind::Continue => {
+                // Taken by the whole tile: the condition that led here was
+                // checked to agree across the work-items.
+                let Some(t) = self.loops.last() else {
+                    return unsupported("`break` outside a loop");
+                };
+                let target = if matches!(s.kind, StmtKind::Break) {
+                    t.brk
+                } else {
+                    let Some(c) = t.cont else {
+                        return unsupported("`continue` in a switch");
+                    };
+                    c
+                };
+                self.b.ins().jump(target, &[]);
+                self.dead_block();
                 Ok(())
             }
             _ => unsupported("a barrier inside this kind of statement"),
@@ -2872,31 +2897,44 @@ fn block_has_barrier(b: &IrBlock, barrier_fns: &[bool]) -> bool {
     b.stmts.iter().any(|s| stmt_has_barrier(s, barrier_fns))
 }
 
-/// True when the block holds a `break`, `continue` or `return` that could
-/// leave it (a `break` inside a nested loop or switch stays inside).
-fn block_has_exit(b: &IrBlock) -> bool {
-    fn stmt(s: &Stmt, in_loop: bool) -> bool {
+/// True when the block holds a `return`.
+fn block_has_return(b: &IrBlock) -> bool {
+    let found = std::cell::Cell::new(false);
+    walk_block(
+        b,
+        &mut |s| {
+            if matches!(s.kind, StmtKind::Return(_)) {
+                found.set(true);
+            }
+        },
+        &mut |_| {},
+    );
+    found.get()
+}
+
+/// True when the statement holds a `break` or `continue` that leaves it for
+/// an enclosing loop (one inside a nested loop, or a `break` inside a nested
+/// `switch`, stays inside).
+fn escapes_loop(s: &Stmt) -> bool {
+    fn stmt(s: &Stmt, in_loop: bool, in_switch: bool) -> bool {
         match &s.kind {
-            StmtKind::Break | StmtKind::Continue => !in_loop,
-            StmtKind::Return(_) => true,
-            StmtKind::Block(b) => b.stmts.iter().any(|s| stmt(s, in_loop)),
+            StmtKind::Break => !in_loop && !in_switch,
+            StmtKind::Continue => !in_loop,
+            StmtKind::Block(b) => b.stmts.iter().any(|s| stmt(s, in_loop, in_switch)),
             StmtKind::If { then, els, .. } => {
-                then.stmts.iter().any(|s| stmt(s, in_loop))
+                then.stmts.iter().any(|s| stmt(s, in_loop, in_switch))
                     || els
                         .as_ref()
-                        .is_some_and(|e| e.stmts.iter().any(|s| stmt(s, in_loop)))
+                        .is_some_and(|e| e.stmts.iter().any(|s| stmt(s, in_loop, in_switch)))
             }
-            StmtKind::Loop { body, .. } => body.stmts.iter().any(|s| stmt(s, true)),
-            StmtKind::Switch { arms, .. } => arms.iter().any(|a| {
-                a.body
-                    .stmts
-                    .iter()
-                    .any(|s| stmt(s, true) || matches!(s.kind, StmtKind::Continue) && !in_loop)
-            }),
+            StmtKind::Loop { .. } => false,
+            StmtKind::Switch { arms, .. } => arms
+                .iter()
+                .any(|a| a.body.stmts.iter().any(|s| stmt(s, in_loop, true))),
             _ => false,
         }
     }
-    b.stmts.iter().any(|s| stmt(s, false))
+    stmt(s, false, false)
 }
 
 /// Locals declared by `Let`s that are not inside a region: in blocks that
