@@ -587,6 +587,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
     fn item_loop(
         &mut self,
         uses: &BTreeSet<LocalId>,
+        stores: &HashSet<LocalId>,
         emit_body: &mut dyn FnMut(&mut Self) -> R<()>,
     ) -> R<()> {
         let Some(shape) = self.layout.tile else {
@@ -630,7 +631,12 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         emit_body(self)?;
         self.b.ins().jump(item_end, &[]);
         self.b.switch_to_block(item_end);
-        for &(l, off) in &frame {
+        let mut written: Vec<(LocalId, u32)> = stores
+            .iter()
+            .filter_map(|l| self.frame_locals.get(l).map(|&off| (*l, off)))
+            .collect();
+        written.sort();
+        for &(l, off) in &written {
             let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
                 .ty
                 .clone();
@@ -746,7 +752,25 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         for s in &stmts {
             stmt_locals(s, &mut uses);
         }
-        self.item_loop(&uses, &mut |lw| lw.stmts(&stmts))
+        // Declared here: nothing to load. Written or declared here: stored
+        // back for the next region.
+        let block = IrBlock {
+            stmts: stmts.clone(),
+        };
+        let mut stores = HashSet::new();
+        mutated_locals(self.prog, &block, &mut stores);
+        for s in &stmts {
+            if let StmtKind::Let { local, .. } = &s.kind {
+                uses.remove(local);
+                stores.insert(*local);
+            }
+        }
+        // A `Let` nested in a block of this region declares a local that
+        // later regions may still name (a frame local): store it as well.
+        let mut nested = Vec::new();
+        collect_uniform_lets(&block, &self.barrier_fns, &mut nested);
+        stores.extend(nested);
+        self.item_loop(&uses, &stores, &mut |lw| lw.stmts(&stmts))
     }
 
     fn uniform_stmt(&mut self, s: &Stmt) -> R<()> {
@@ -852,9 +876,17 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         let first = self.b.declare_var(types::I8);
         let mut uses = BTreeSet::new();
         expr_locals(cond, &mut uses);
+        let mut stores = HashSet::new();
+        let probe = IrBlock {
+            stmts: vec![Stmt {
+                kind: StmtKind::Expr(cond.clone()),
+                span: cond.span,
+            }],
+        };
+        mutated_locals(self.prog, &probe, &mut stores);
         let fail = self.fail;
         let item = self.item;
-        self.item_loop(&uses, &mut |lw| {
+        self.item_loop(&uses, &stores, &mut |lw| {
             let c = lw.scalar(cond)?;
             let it = lw.b.use_var(item);
             let is_first = lw.b.ins().icmp_imm_s(IntCC::Equal, it, 0);
