@@ -228,6 +228,9 @@ pub(crate) struct Lower<'a, 'b, 'f> {
     init_ranges: HashMap<(usize, LocalId), (i64, i64)>,
     /// Locals each function writes after their declaration.
     mutated: HashMap<FuncId, HashSet<LocalId>>,
+    /// Counters of loops with barriers that hold the same value in every
+    /// work-item of a tile: one variable per tile, not a frame slot.
+    uniform: HashSet<LocalId>,
 }
 
 fn flags() -> MemFlagsData {
@@ -352,6 +355,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             ranges: HashMap::new(),
             init_ranges: HashMap::new(),
             mutated: HashMap::new(),
+            uniform: HashSet::new(),
         };
         lw.load_captures();
         // tile_static memory: one block per tile, each variable at its offset.
@@ -487,10 +491,11 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
     fn plan_frame(&mut self, func: &Function, body: &IrBlock) -> R<u32> {
         let mut uniform = Vec::new();
         collect_uniform_lets(body, &self.barrier_fns, &mut uniform);
+        self.uniform = uniform_counters(self.prog, body, &self.barrier_fns);
         let mut at = 0u32;
         for id in uniform {
             let local = &func.locals[id.0 as usize];
-            if local.space == Space::TileStatic {
+            if local.space == Space::TileStatic || self.uniform.contains(&id) {
                 continue;
             }
             if local.by_ref {
@@ -733,7 +738,13 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
     fn uniform_block(&mut self, body: &IrBlock) -> R<()> {
         let mut run: Vec<&Stmt> = Vec::new();
         for s in &body.stmts {
-            if stmt_has_barrier(s, &self.barrier_fns) || escapes_loop(s) {
+            let uniform_let =
+                matches!(&s.kind, StmtKind::Let { local, .. } if self.uniform.contains(local));
+            if uniform_let {
+                // Same value in every work-item: computed once for the tile.
+                self.flush_region(&mut run)?;
+                self.stmt(s)?;
+            } else if stmt_has_barrier(s, &self.barrier_fns) || escapes_loop(s) {
                 self.flush_region(&mut run)?;
                 self.uniform_stmt(s)?;
             } else {
@@ -778,7 +789,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             StmtKind::Barrier(_) => Ok(()),
             StmtKind::Block(b) => self.uniform_block(b),
             StmtKind::If { cond, then, els } => {
-                let c = self.uniform_cond(cond)?;
+                let c = self.tile_cond(cond)?;
                 let t = self.b.create_block();
                 let e = self.b.create_block();
                 let join = self.b.create_block();
@@ -816,7 +827,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 self.b.switch_to_block(test);
                 match cond {
                     Some(c) => {
-                        let c = self.uniform_cond(c)?;
+                        let c = self.tile_cond(c)?;
                         self.b.ins().brif(c, body_blk, &[], exit, &[]);
                     }
                     None => {
@@ -835,12 +846,16 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 self.b.ins().jump(step_blk, &[]);
                 self.b.switch_to_block(step_blk);
                 if let Some(step) = step {
-                    let st = Stmt {
-                        kind: StmtKind::Expr(step.clone()),
-                        span: step.span,
-                    };
-                    let mut run = vec![&st];
-                    self.flush_region(&mut run)?;
+                    if self.writes_only_uniform(step) {
+                        self.expr(step)?;
+                    } else {
+                        let st = Stmt {
+                            kind: StmtKind::Expr(step.clone()),
+                            span: step.span,
+                        };
+                        let mut run = vec![&st];
+                        self.flush_region(&mut run)?;
+                    }
                 }
                 self.poll_point()?;
                 self.b.ins().jump(head, &[]);
@@ -868,6 +883,30 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 Ok(())
             }
             _ => unsupported("a barrier inside this kind of statement"),
+        }
+    }
+
+    /// A condition taken by the whole tile: computed once when it is
+    /// uniform by construction, else per work-item and checked to agree.
+    fn tile_cond(&mut self, cond: &Expr) -> R<Value> {
+        if is_uniform(cond, &self.uniform) {
+            self.scalar(cond)
+        } else {
+            self.uniform_cond(cond)
+        }
+    }
+
+    /// True for a step that writes only uniform counters with uniform values.
+    fn writes_only_uniform(&self, step: &Expr) -> bool {
+        match &step.kind {
+            ExprKind::IncDec { target, .. } => {
+                matches!(&target.kind, ExprKind::Local(l) if self.uniform.contains(l))
+            }
+            ExprKind::CompoundAssign { target, value, .. } | ExprKind::Assign { target, value } => {
+                matches!(&target.kind, ExprKind::Local(l) if self.uniform.contains(l))
+                    && is_uniform(value, &self.uniform)
+            }
+            _ => false,
         }
     }
 
@@ -2664,6 +2703,145 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             Type::Scalar(_) => V::S(self.b.use_var(ret_vars[0])),
             _ => V::Shape(ret_vars.iter().map(|v| self.b.use_var(*v)).collect()),
         })
+    }
+}
+
+/// True when `e` has the same value in every work-item of a tile, given the
+/// uniform locals: constants, captured scalars and shapes, extents of
+/// captured views, the tile's own coordinates, and arithmetic on those.
+/// Memory reads and calls are never uniform here.
+fn is_uniform(e: &Expr, uniform: &HashSet<LocalId>) -> bool {
+    match &e.kind {
+        ExprKind::Const(_) => true,
+        ExprKind::Local(l) => uniform.contains(l),
+        ExprKind::Capture(_) => !matches!(e.ty, Type::Array(..) | Type::ArrayView { .. }),
+        ExprKind::Binary { lhs, rhs, .. } | ExprKind::Logical { lhs, rhs, .. } => {
+            is_uniform(lhs, uniform) && is_uniform(rhs, uniform)
+        }
+        ExprKind::Unary { operand, .. } => is_uniform(operand, uniform),
+        ExprKind::Convert(inner) => is_uniform(inner, uniform),
+        ExprKind::Conditional { cond, then, els } => {
+            is_uniform(cond, uniform) && is_uniform(then, uniform) && is_uniform(els, uniform)
+        }
+        ExprKind::Intrinsic { op, args } => match op {
+            Intrinsic::TiledIndexPart(
+                TiledIndexPart::Tile | TiledIndexPart::TileOrigin | TiledIndexPart::TileExtent,
+            ) => true,
+            Intrinsic::ViewExtent => matches!(args[0].kind, ExprKind::Capture(_)),
+            Intrinsic::ShapeComponent
+            | Intrinsic::MakeShape
+            | Intrinsic::ShapeArith(_)
+            | Intrinsic::ExtentSize => args.iter().all(|a| is_uniform(a, uniform)),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Counters of the loops with barriers in a kernel body that every
+/// work-item of a tile steps alike: declared at the level of the barriers
+/// with a uniform value, compared with a uniform bound, stepped by a uniform
+/// amount in the loop's step and written nowhere else.
+fn uniform_counters(prog: &Program, body: &IrBlock, barrier_fns: &[bool]) -> HashSet<LocalId> {
+    let mut lets: HashMap<LocalId, Option<Expr>> = HashMap::new();
+    let mut loops: Vec<(LocalId, Expr, Expr)> = Vec::new();
+    fn scan(
+        b: &IrBlock,
+        barrier_fns: &[bool],
+        lets: &mut HashMap<LocalId, Option<Expr>>,
+        loops: &mut Vec<(LocalId, Expr, Expr)>,
+    ) {
+        for s in &b.stmts {
+            match &s.kind {
+                StmtKind::Let { local, init } => {
+                    let e = match init {
+                        Some(Init::Expr(e)) => Some(e.clone()),
+                        _ => None,
+                    };
+                    lets.insert(*local, e);
+                }
+                StmtKind::Block(inner) => scan(inner, barrier_fns, lets, loops),
+                StmtKind::If { then, els, .. } if stmt_has_barrier(s, barrier_fns) => {
+                    scan(then, barrier_fns, lets, loops);
+                    if let Some(e) = els {
+                        scan(e, barrier_fns, lets, loops);
+                    }
+                }
+                StmtKind::Loop {
+                    cond: Some(cond),
+                    step: Some(step),
+                    body,
+                    ..
+                } if stmt_has_barrier(s, barrier_fns) => {
+                    if let ExprKind::Binary { lhs, rhs, .. } = &cond.kind {
+                        let counter = match (&lhs.kind, &rhs.kind) {
+                            (ExprKind::Local(l), _) => Some((*l, (**rhs).clone())),
+                            (_, ExprKind::Local(l)) => Some((*l, (**lhs).clone())),
+                            _ => None,
+                        };
+                        if let Some((l, bound)) = counter {
+                            loops.push((l, bound, step.clone()));
+                        }
+                    }
+                    scan(body, barrier_fns, lets, loops);
+                }
+                _ => {}
+            }
+        }
+    }
+    scan(body, barrier_fns, &mut lets, &mut loops);
+    // Each candidate must be written exactly once after its declaration:
+    // by its loop's step.
+    let mut writes: HashMap<LocalId, usize> = HashMap::new();
+    walk_block(body, &mut |_| {}, &mut |e| {
+        let target = match &e.kind {
+            ExprKind::Assign { target, .. }
+            | ExprKind::CompoundAssign { target, .. }
+            | ExprKind::IncDec { target, .. } => Some(&**target),
+            _ => None,
+        };
+        if let Some(t) = target
+            && let ExprKind::Local(l) = &t.kind
+        {
+            *writes.entry(*l).or_default() += 1;
+        }
+    });
+    let mut escaped = HashSet::new();
+    mutated_locals(prog, body, &mut escaped);
+    let mut set: HashSet<LocalId> = loops
+        .iter()
+        .map(|(l, _, _)| *l)
+        .filter(|l| writes.get(l) == Some(&1) && lets.contains_key(l))
+        .collect();
+    // Writes through references or atomics also count as `mutated`; the
+    // only allowed write is the step, already counted once above.
+    set.retain(|l| escaped.contains(l));
+    loop {
+        let before = set.len();
+        let snapshot = set.clone();
+        set.retain(|l| {
+            let init_ok = matches!(lets.get(l), Some(Some(e)) if is_uniform(e, &snapshot));
+            let loop_ok = loops
+                .iter()
+                .filter(|(c, _, _)| c == l)
+                .all(|(_, bound, step)| {
+                    let step_ok = match &step.kind {
+                        ExprKind::IncDec { target, .. } => {
+                            matches!(&target.kind, ExprKind::Local(t) if t == l)
+                        }
+                        ExprKind::CompoundAssign { target, value, .. } => {
+                            matches!(&target.kind, ExprKind::Local(t) if t == l)
+                                && is_uniform(value, &snapshot)
+                        }
+                        _ => false,
+                    };
+                    step_ok && is_uniform(bound, &snapshot)
+                });
+            init_ok && loop_ok
+        });
+        if set.len() == before {
+            return set;
+        }
     }
 }
 
