@@ -308,7 +308,7 @@ impl Machine<'_> {
                 let v = self.copy_value(v, &args[1].ty, span)?;
                 if let Value::Vector(s) = vec {
                     self.take_memory(s.elem_bytes, span)?;
-                    s.data.borrow_mut().push(v);
+                    s.data_mut().push(v);
                 }
                 Ok(Value::Void)
             }
@@ -535,7 +535,7 @@ impl Machine<'_> {
                 if self.checker.on && !self.in_kernel {
                     self.check_host_access(s, span);
                 }
-                s.data.borrow().clone()
+                s.data().clone()
             }
             Value::View(view) => {
                 let view = Rc::clone(view);
@@ -662,7 +662,7 @@ impl Machine<'_> {
                         .with_label("destination too small")
                         .into());
                 }
-                let mut out = v.data.borrow_mut();
+                let mut out = v.data_mut();
                 for (slot, x) in out.iter_mut().zip(data) {
                     *slot = x;
                 }

@@ -634,7 +634,7 @@ impl<'p> Machine<'p> {
             (Value::Vector(s), _) if Rc::strong_count(s) > 1 => {
                 self.take_memory(s.len() as u64 * s.elem_bytes, span)?;
                 self.meter.give(s.len() as u64 * s.elem_bytes);
-                let data = s.data.borrow().clone();
+                let data = s.data().clone();
                 let elem = match ty {
                     Type::Vector(e) => (**e).clone(),
                     _ => Type::INT,
@@ -645,6 +645,16 @@ impl<'p> Machine<'p> {
                     StorageKind::Vector,
                     span,
                 )?))
+            }
+            // A temporary array nobody else holds (`array<T, N> a(e);`) is
+            // moved, not copied.
+            (Value::View(view), Type::Array(..))
+                if Rc::strong_count(view) == 1
+                    && view.storage().is_some_and(|s| Rc::strong_count(s) == 1)
+                    && view.offset == 0
+                    && view.storage().is_some_and(|s| s.len() == view.size()) =>
+            {
+                Ok(v)
             }
             (Value::View(view), Type::Array(elem, _)) => {
                 let view = Rc::clone(view);
@@ -787,8 +797,7 @@ impl<'p> Machine<'p> {
                     self.check_access(place, span, false, false)?;
                 }
                 storage
-                    .data
-                    .borrow()
+                    .data()
                     .get(*i)
                     .and_then(|v| get_path(v, &place.path))
                     .cloned()
@@ -839,7 +848,7 @@ impl<'p> Machine<'p> {
                         .get_mut(*slot as usize)
                         .and_then(|v| get_path_mut(v, &place.path)),
                     Root::Elem(storage, i) => {
-                        let mut data = storage.data.borrow_mut();
+                        let mut data = storage.data_mut();
                         if let Some(target) =
                             data.get_mut(*i).and_then(|t| get_path_mut(t, &place.path))
                         {

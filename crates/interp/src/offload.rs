@@ -17,8 +17,10 @@ use tessera_runtime::layout::{field_offset, size_align};
 
 /// Where a buffer's data came from, to copy results back.
 enum Home {
-    /// A vector's or array's elements.
-    Storage(Rc<Storage>),
+    /// A vector's or array's elements; whether the kernel may write them,
+    /// and whether the buffer came from a typed copy with writes the values
+    /// lack.
+    Storage(Rc<Storage>, bool, bool),
     /// A host C array a view was made over.
     Place(Place),
     /// A captured struct or C array (read-only in the kernel).
@@ -52,12 +54,12 @@ impl Machine<'_> {
                     false
                 } else {
                     let outcome = engine.launch(&mut launch);
+                    self.meter.give(bytes);
                     if outcome == LaunchOutcome::Done {
-                        for (buffer, home) in launch.buffers.iter().zip(&homes) {
+                        for (buffer, home) in launch.buffers.into_iter().zip(&homes) {
                             self.unmarshal(buffer, home, span);
                         }
                     }
-                    self.meter.give(bytes);
                     outcome == LaunchOutcome::Done
                 }
             }
@@ -81,6 +83,8 @@ impl Machine<'_> {
         let structs = &self.prog.structs;
         let mut homes: Vec<Home> = Vec::new();
         let mut buffers = Vec::new();
+        // Buffers some captured view may write (the rest need no copy back).
+        let mut writable: Vec<bool> = Vec::new();
         let mut args = Vec::with_capacity(values.len());
         for (v, decl) in values.iter().zip(decls) {
             let arg = match (&decl.ty, v) {
@@ -92,14 +96,22 @@ impl Machine<'_> {
                     write_object(structs, &mut buffer, 0, ty, v)?;
                     buffers.push(buffer);
                     homes.push(Home::Object);
+                    writable.push(false);
                     Arg::Object {
                         buffer: buffers.len() - 1,
                     }
                 }
                 (Type::Array(elem, _) | Type::ArrayView { elem, .. }, Value::View(view)) => {
+                    let read_only = matches!(
+                        decl.ty,
+                        Type::ArrayView {
+                            read_only: true,
+                            ..
+                        }
+                    );
                     let (size, _) = size_align(structs, elem)?;
                     let found = homes.iter().position(|h| match (h, &view.data) {
-                        (Home::Storage(s), ViewData::Storage(t)) => Rc::ptr_eq(s, t),
+                        (Home::Storage(s, _, _), ViewData::Storage(t)) => Rc::ptr_eq(s, t),
                         (Home::Place(p), ViewData::Place(q)) => same_place(p, q),
                         _ => false,
                     });
@@ -108,7 +120,29 @@ impl Machine<'_> {
                         None => {
                             let (items, home) = match &view.data {
                                 ViewData::Storage(s) => {
-                                    (s.data.borrow().clone(), Home::Storage(Rc::clone(s)))
+                                    let (buffer, dirty) = match s.device_copy() {
+                                        Some(copy) => copy,
+                                        None => {
+                                            (marshal_items(structs, elem, size, &s.data())?, false)
+                                        }
+                                    };
+                                    buffers.push(buffer);
+                                    homes.push(Home::Storage(Rc::clone(s), false, dirty));
+                                    writable.push(false);
+                                    let b = buffers.len() - 1;
+                                    if !read_only {
+                                        writable[b] = true;
+                                    }
+                                    if buffers[b].elem != **elem || buffers[b].elem_size != size {
+                                        return None;
+                                    }
+                                    args.push(Arg::View {
+                                        buffer: b,
+                                        offset: view.offset,
+                                        extent: view.extent.clone(),
+                                        strides: view.strides.clone(),
+                                    });
+                                    continue;
                                 }
                                 ViewData::Place(p) => {
                                     if !matches!(
@@ -126,18 +160,19 @@ impl Machine<'_> {
                                     }
                                 }
                             };
-                            let mut buffer = Buffer::zeroed((**elem).clone(), size, items.len())?;
-                            for (k, item) in items.iter().enumerate() {
-                                write_object(structs, &mut buffer, k * size as usize, elem, item)?;
-                            }
+                            let buffer = marshal_items(structs, elem, size, &items)?;
                             buffers.push(buffer);
                             homes.push(home);
+                            writable.push(false);
                             buffers.len() - 1
                         }
                     };
                     // Two views of one memory must agree on its element type.
                     if buffers[buffer].elem != **elem {
                         return None;
+                    }
+                    if !read_only {
+                        writable[buffer] = true;
                     }
                     Arg::View {
                         buffer,
@@ -157,19 +192,37 @@ impl Machine<'_> {
             buffers,
             deadline: self.deadline(),
         };
+        let homes = homes
+            .into_iter()
+            .zip(writable)
+            .map(|(h, w)| match h {
+                Home::Storage(s, _, dirty) => Home::Storage(s, w, dirty),
+                Home::Place(_) if !w => Home::Object,
+                other => other,
+            })
+            .collect();
         Some((launch, homes))
     }
 
-    /// Copies the engine's results back where the data came from.
-    fn unmarshal(&mut self, buffer: &Buffer, home: &Home, span: Span) {
+    /// Puts the engine's results where the data came from: a buffer of
+    /// scalars stays with its storage as its typed copy (the next launch
+    /// takes it as it is; the host's next access converts it back).
+    fn unmarshal(&mut self, buffer: Buffer, home: &Home, span: Span) {
         let structs = &self.prog.structs;
         let size = buffer.elem_size as usize;
         match home {
             Home::Object => {}
-            Home::Storage(storage) => {
-                let mut data = storage.data.borrow_mut();
+            Home::Storage(storage, writable, dirty) => {
+                if matches!(buffer.elem, Type::Scalar(_)) {
+                    storage.keep_device(buffer, *writable || *dirty);
+                    return;
+                }
+                if !*writable {
+                    return;
+                }
+                let mut data = storage.data_mut();
                 for (i, slot) in data.iter_mut().enumerate() {
-                    if let Some(v) = read_object(structs, buffer, i * size, &buffer.elem) {
+                    if let Some(v) = read_object(structs, &buffer, i * size, &buffer.elem) {
                         // Never-written elements stay never-written unless the
                         // kernel wrote them (it can only have written over a zero).
                         if !(matches!(slot, Value::Uninit) && is_zero(&v)) {
@@ -180,7 +233,7 @@ impl Machine<'_> {
             }
             Home::Place(place) => {
                 let items: Option<Vec<Value>> = (0..buffer.len)
-                    .map(|i| read_object(structs, buffer, i * size, &buffer.elem))
+                    .map(|i| read_object(structs, &buffer, i * size, &buffer.elem))
                     .collect();
                 if let Some(items) = items {
                     // The place was read before the launch, so writing it back
@@ -190,6 +243,32 @@ impl Machine<'_> {
             }
         }
     }
+}
+
+/// Elements in C++ layout.
+fn marshal_items(
+    structs: &[tessera_ir::StructDef],
+    elem: &Type,
+    size: u32,
+    items: &[Value],
+) -> Option<Buffer> {
+    let mut buffer = Buffer::zeroed(elem.clone(), size, items.len())?;
+    if let Type::Scalar(s) = elem {
+        let floating = s.is_floating();
+        for (k, item) in items.iter().enumerate() {
+            match item {
+                // Never written: zero, as the buffer already holds.
+                Value::Uninit => {}
+                Value::Int(_) if floating => return None,
+                v => buffer.set_at(k * size as usize, *s, bits(v)?),
+            }
+        }
+        return Some(buffer);
+    }
+    for (k, item) in items.iter().enumerate() {
+        write_object(structs, &mut buffer, k * size as usize, elem, item)?;
+    }
+    Some(buffer)
 }
 
 fn bits(v: &Value) -> Option<Bits> {

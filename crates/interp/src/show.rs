@@ -114,7 +114,7 @@ impl Machine<'_> {
             },
             Type::Vector(elem) => {
                 let data: Vec<Value> = match v {
-                    Value::Vector(s) => s.data.borrow().clone(),
+                    Value::Vector(s) => s.data().clone(),
                     _ => Vec::new(),
                 };
                 let parts: Vec<String> = picks(data.len())

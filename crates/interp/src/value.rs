@@ -129,10 +129,19 @@ pub(crate) enum StorageKind {
 }
 
 /// A block of elements: a vector's, or an array's.
+///
+/// After a launch run by another engine, the elements may live in that
+/// engine's typed copy ([`Storage::device`]) until the host touches them:
+/// chained launches then pass the copy along without converting every
+/// element twice per launch. Every access goes through [`Storage::data`] or
+/// [`Storage::data_mut`], which bring the copy back first.
 #[derive(Debug)]
 pub(crate) struct Storage {
-    /// The elements.
-    pub(crate) data: RefCell<Vec<Value>>,
+    /// The elements (stale while `device` holds a copy with writes).
+    values: RefCell<Vec<Value>>,
+    /// A typed copy of scalar elements left by a launch, and whether it
+    /// holds writes the values do not have yet.
+    device: RefCell<Option<(tessera_runtime::launch::Buffer, bool)>>,
     /// Vector or accelerator memory.
     pub(crate) kind: StorageKind,
     /// Bytes of one element in C++ (for the memory limit).
@@ -158,7 +167,8 @@ impl Storage {
         meter: &Rc<Meter>,
     ) -> Rc<Storage> {
         Rc::new(Storage {
-            data: RefCell::new(data),
+            values: RefCell::new(data),
+            device: RefCell::new(None),
             kind,
             elem_bytes,
             meter: Rc::clone(meter),
@@ -169,14 +179,96 @@ impl Storage {
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.data.borrow().len()
+        self.values.borrow().len()
+    }
+
+    /// The elements, for reading.
+    pub(crate) fn data(&self) -> std::cell::Ref<'_, Vec<Value>> {
+        self.sync();
+        self.values.borrow()
+    }
+
+    /// The elements, for writing.
+    pub(crate) fn data_mut(&self) -> std::cell::RefMut<'_, Vec<Value>> {
+        self.sync();
+        self.values.borrow_mut()
+    }
+
+    /// Brings a launch's typed copy back into the values and drops it.
+    fn sync(&self) {
+        let taken = self.device.borrow_mut().take();
+        if let Some((buffer, dirty)) = taken {
+            self.meter.give(buffer_bytes(&buffer));
+            if dirty {
+                copy_back_scalars(&buffer, &mut self.values.borrow_mut());
+            }
+        }
+    }
+
+    /// A copy of the typed copy (if any) for a launch, with whether it holds
+    /// writes the values lack. A copy, so that a launch that fails leaves
+    /// the memory as it was for the reference engine to rerun it.
+    pub(crate) fn device_copy(&self) -> Option<(tessera_runtime::launch::Buffer, bool)> {
+        self.device.borrow().clone()
+    }
+
+    /// Keeps a launch's typed copy of scalar elements in place of any older
+    /// one; when the memory limit has no room for it, its writes go into the
+    /// values now.
+    pub(crate) fn keep_device(&self, buffer: tessera_runtime::launch::Buffer, dirty: bool) {
+        if let Some((old, _)) = self.device.borrow_mut().take() {
+            self.meter.give(buffer_bytes(&old));
+        }
+        if self.meter.take(buffer_bytes(&buffer)).is_ok() {
+            *self.device.borrow_mut() = Some((buffer, dirty));
+        } else if dirty {
+            copy_back_scalars(&buffer, &mut self.values.borrow_mut());
+        }
+    }
+}
+
+/// Bytes of a buffer, as counted against the memory limit.
+pub(crate) fn buffer_bytes(b: &tessera_runtime::launch::Buffer) -> u64 {
+    (b.len as u64).saturating_mul(u64::from(b.elem_size))
+}
+
+/// Copies a buffer of scalars over the values (never-written elements stay
+/// never-written unless the kernel wrote something other than zero there).
+pub(crate) fn copy_back_scalars(buffer: &tessera_runtime::launch::Buffer, values: &mut [Value]) {
+    use tessera_runtime::launch::Bits;
+    let tessera_ir::Type::Scalar(s) = buffer.elem else {
+        return;
+    };
+    let size = buffer.elem_size as usize;
+    for (i, slot) in values.iter_mut().enumerate() {
+        let Some(b) = buffer.get_at(i * size, s) else {
+            break;
+        };
+        let v = match b {
+            Bits::Bool(b) => Value::Bool(b),
+            Bits::Int(n) => Value::Int(n),
+            Bits::Float(f) => Value::Float(f),
+            Bits::Double(d) => Value::Double(d),
+        };
+        let zero = match b {
+            Bits::Bool(b) => !b,
+            Bits::Int(n) => n == 0,
+            Bits::Float(f) => f.to_bits() == 0,
+            Bits::Double(d) => d.to_bits() == 0,
+        };
+        if !(matches!(slot, Value::Uninit) && zero) {
+            *slot = v;
+        }
     }
 }
 
 impl Drop for Storage {
     fn drop(&mut self) {
-        let n = self.data.get_mut().len() as u64;
+        let n = self.values.get_mut().len() as u64;
         self.meter.give(n.saturating_mul(self.elem_bytes));
+        if let Some((buffer, _)) = self.device.get_mut() {
+            self.meter.give(buffer_bytes(buffer));
+        }
     }
 }
 
