@@ -138,7 +138,23 @@ impl Session {
         first_stmt: usize,
         out: &mut dyn Write,
     ) -> SessionOutcome {
+        self.run_with_engine(program, first_global, first_stmt, out, None)
+    }
+
+    /// [`Session::run`], offering each kernel launch to `engine` first (see
+    /// [`run_with_engine`]; not with `--check`).
+    pub fn run_with_engine<'p>(
+        &mut self,
+        program: &'p Program,
+        first_global: usize,
+        first_stmt: usize,
+        out: &'p mut dyn Write,
+        engine: Option<&'p mut dyn tessera_runtime::launch::KernelEngine>,
+    ) -> SessionOutcome {
         let mut m = machine::Machine::resume(program, self.options, out, self.saved.take());
+        if !self.options.check {
+            m.engine = engine;
+        }
         m.interrupt = self.interrupt.clone();
         let result = m.run_part(first_global, first_stmt);
         m.flush();
