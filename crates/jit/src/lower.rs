@@ -212,6 +212,8 @@ pub(crate) struct Lower<'a, 'b, 'f> {
     item_coords: Vec<Variable>,
     /// Linear work-item number within the tile.
     item: Variable,
+    /// The current work-item's frame: `frames + item * frame_bytes`.
+    frame_ptr: Variable,
     scopes: Vec<Scope>,
     loops: Vec<LoopTargets>,
     region: Option<RegionCtx>,
@@ -319,10 +321,12 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         let stopped = b.create_block();
         let fuel = b.declare_var(types::I64);
         let item = b.declare_var(types::I64);
+        let frame_ptr = b.declare_var(types::I64);
         let fuel0 = b.ins().iconst(types::I64, FUEL);
         b.def_var(fuel, fuel0);
         let zero = b.ins().iconst(types::I64, 0);
         b.def_var(item, zero);
+        b.def_var(frame_ptr, params[3]);
         let barrier_fns = barrier_functions(prog);
         let mut lw = Lower {
             prog,
@@ -339,6 +343,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             tile_coords: Vec::new(),
             item_coords: Vec::new(),
             item,
+            frame_ptr,
             scopes: vec![Scope {
                 func: kernel,
                 slots: HashMap::new(),
@@ -604,6 +609,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         let saved_coords = std::mem::replace(&mut self.item_coords, coords.clone());
         let zero64 = self.b.ins().iconst(types::I64, 0);
         self.b.def_var(self.item, zero64);
+        self.b.def_var(self.frame_ptr, self.frames);
         // Nested loops over the local dimensions, the last innermost.
         let mut heads = Vec::new();
         let mut exits = Vec::new();
@@ -651,6 +657,13 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         let it = self.b.use_var(self.item);
         let it1 = self.b.ins().iadd_imm_s(it, 1);
         self.b.def_var(self.item, it1);
+        // The next work-item's frame, by a step rather than a multiplication.
+        let fp = self.b.use_var(self.frame_ptr);
+        let fp1 = self
+            .b
+            .ins()
+            .iadd_imm_s(fp, i64::from(self.layout.frame_bytes));
+        self.b.def_var(self.frame_ptr, fp1);
         for d in (0..rank).rev() {
             let v = self.b.use_var(coords[d]);
             let v1 = self.b.ins().iadd_imm_s(v, 1);
@@ -664,12 +677,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
     }
 
     fn frame_addr(&mut self, off: u32) -> Value {
-        let it = self.b.use_var(self.item);
-        let per = self
-            .b
-            .ins()
-            .imul_imm_s(it, i64::from(self.layout.frame_bytes));
-        let base = self.b.ins().iadd(self.frames, per);
+        let base = self.b.use_var(self.frame_ptr);
         self.b.ins().iadd_imm_s(base, i64::from(off))
     }
 
