@@ -183,7 +183,7 @@ pub(crate) fn run(
     };
     words[ew + 2 * rank] = total;
     let frame_bytes = (layout.frame_bytes as u64).saturating_mul(per_tile);
-    if frame_bytes > (1 << 28) || groups == 0 {
+    if frame_bytes > (64 << 20) || groups == 0 {
         return LaunchOutcome::Declined;
     }
     let workers = (threads as u64).min(groups).max(1) as usize;

@@ -60,6 +60,9 @@ const INLINE_BUDGET: usize = 100_000;
 /// Loop iterations between two polls.
 const FUEL: i64 = 1 << 16;
 
+/// Bytes of stack slots a kernel may use (workers have 8 MiB stacks).
+const STACK_BUDGET: u32 = 1 << 20;
+
 /// A counted loop of at most this many iterations does not poll.
 const SHORT_LOOP: i64 = 1 << 16;
 
@@ -172,6 +175,9 @@ enum Slot {
 }
 
 struct Scope {
+    /// Unique per inlined call, so facts about one call's locals never
+    /// apply to another's.
+    id: usize,
     func: FuncId,
     slots: HashMap<LocalId, Slot>,
     /// Where a `return` goes, and the variables that take its value.
@@ -223,7 +229,14 @@ pub(crate) struct Lower<'a, 'b, 'f> {
     barrier_fns: Vec<bool>,
     budget: usize,
     ptr: types::Type,
-    /// Known value ranges (inclusive) of locals, by scope depth: locals
+    /// The last scope id given out.
+    next_scope: usize,
+    /// Bytes of stack slots so far.
+    stack_bytes: u32,
+    /// The local the statement before the current one declared, if it was
+    /// a declaration (`for (int k = 0; ...)` is a declaration then a loop).
+    prev_let: Option<LocalId>,
+    /// Known value ranges (inclusive) of locals, by scope id: locals
     /// assigned once, and loop counters inside their counted loop.
     ranges: HashMap<(usize, LocalId), (i64, i64)>,
     /// The range of each local's initial value, for counted loops.
@@ -345,6 +358,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             item,
             frame_ptr,
             scopes: vec![Scope {
+                id: 0,
                 func: kernel,
                 slots: HashMap::new(),
                 ret: None,
@@ -357,6 +371,9 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             barrier_fns,
             budget: INLINE_BUDGET,
             ptr: types::I64,
+            next_scope: 0,
+            stack_bytes: 0,
+            prev_let: None,
             ranges: HashMap::new(),
             init_ranges: HashMap::new(),
             mutated: HashMap::new(),
@@ -977,9 +994,16 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
     // ----- statements inside a region -----
 
     fn stmts(&mut self, stmts: &[Stmt]) -> R<()> {
+        let mut prev = None;
         for s in stmts {
+            self.prev_let = prev;
             self.stmt(s)?;
+            prev = match &s.kind {
+                StmtKind::Let { local, .. } => Some(*local),
+                _ => None,
+            };
         }
+        self.prev_let = None;
         Ok(())
     }
 
@@ -1195,7 +1219,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         match &ty {
             Type::Scalar(s) => {
                 let vars = self.local_vars(l, &ty, 1);
-                let depth = self.scopes.len() - 1;
+                let depth = self.scope().id;
                 let range = match init {
                     Some(Init::Expr(e)) => self.range_of(e),
                     _ => Some((0, 0)),
@@ -1280,13 +1304,23 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         let Some((size, align)) = size_align(self.prog, ty) else {
             return unsupported("an aggregate of this type");
         };
-        let ss = self.b.create_sized_stack_slot(StackSlotData::new(
+        let ss = self.stack_slot(size, align)?;
+        self.scope_mut().slots.insert(l, Slot::Stack(ss));
+        Ok(self.b.ins().stack_addr(self.ptr, ss, 0))
+    }
+
+    /// A stack slot for a private aggregate; the kernel is declined past
+    /// [`STACK_BUDGET`] bytes, since workers have fixed-size stacks.
+    fn stack_slot(&mut self, size: u32, align: u32) -> R<cranelift_codegen::ir::StackSlot> {
+        self.stack_bytes = self.stack_bytes.saturating_add(size);
+        if self.stack_bytes > STACK_BUDGET {
+            return unsupported("private arrays too large for a worker's stack");
+        }
+        Ok(self.b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
             size,
             align.trailing_zeros() as u8,
-        ));
-        self.scope_mut().slots.insert(l, Slot::Stack(ss));
-        Ok(self.b.ins().stack_addr(self.ptr, ss, 0))
+        )))
     }
 
     fn slot_addr(&mut self, slot: &Slot) -> R<Value> {
@@ -1437,7 +1471,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         let (tlo, thi) = int_limits(s);
         let r = match &e.kind {
             ExprKind::Const(Const::Int(n)) => (*n, *n),
-            ExprKind::Local(l) => *self.ranges.get(&(self.scopes.len() - 1, *l))?,
+            ExprKind::Local(l) => *self.ranges.get(&(self.scope().id, *l))?,
             ExprKind::Convert(inner) => {
                 let is = inner.ty.scalar()?;
                 if is.is_floating() || is == Scalar::Bool {
@@ -1522,7 +1556,12 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         if written.contains(k) {
             return None;
         }
-        let depth = self.scopes.len() - 1;
+        // The counter's first value is its declaration's only when the
+        // declaration comes right before the loop.
+        if self.prev_let != Some(*k) {
+            return None;
+        }
+        let depth = self.scope().id;
         let (start, _) = *self.init_ranges.get(&(depth, *k))?;
         let (_, limit) = self.range_of(rhs)?;
         let hi = match op {
@@ -2634,11 +2673,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                         let Some((size, align)) = size_align(self.prog, ty) else {
                             return unsupported("an argument of this type");
                         };
-                        let ss = self.b.create_sized_stack_slot(StackSlotData::new(
-                            StackSlotKind::ExplicitSlot,
-                            size,
-                            align.trailing_zeros() as u8,
-                        ));
+                        let ss = self.stack_slot(size, align)?;
                         let dst = self.b.ins().stack_addr(self.ptr, ss, 0);
                         self.copy_bytes(dst, src, size);
                         Slot::Stack(ss)
@@ -2660,11 +2695,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 let Some((size, align)) = size_align(self.prog, ty) else {
                     return unsupported("a function returning this type");
                 };
-                let ss = self.b.create_sized_stack_slot(StackSlotData::new(
-                    StackSlotKind::ExplicitSlot,
-                    size,
-                    align.trailing_zeros() as u8,
-                ));
+                let ss = self.stack_slot(size, align)?;
                 let at = self.b.ins().stack_addr(self.ptr, ss, 0);
                 self.zero_mem(at, ty)?;
                 ret_mem = Some(ss);
@@ -2685,7 +2716,9 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             };
             self.b.def_var(*v, z);
         }
+        self.next_scope += 1;
         self.scopes.push(Scope {
+            id: self.next_scope,
             func,
             slots,
             ret: Some((done, ret_vars.clone(), ret_ty.clone())),
@@ -2814,16 +2847,22 @@ fn uniform_counters(prog: &Program, body: &IrBlock, barrier_fns: &[bool]) -> Has
             *writes.entry(*l).or_default() += 1;
         }
     });
-    let mut escaped = HashSet::new();
-    mutated_locals(prog, body, &mut escaped);
+    // Writes through references and atomics are not assignments: a local
+    // reached so is never a uniform counter.
+    let mut aliased = HashSet::new();
+    let mut probe = HashSet::new();
+    mutated_locals(prog, body, &mut probe);
+    for l in probe {
+        if !writes.contains_key(&l) {
+            aliased.insert(l);
+        }
+    }
+    aliased.extend(referenced_locals(prog, body));
     let mut set: HashSet<LocalId> = loops
         .iter()
         .map(|(l, _, _)| *l)
-        .filter(|l| writes.get(l) == Some(&1) && lets.contains_key(l))
+        .filter(|l| writes.get(l) == Some(&1) && lets.contains_key(l) && !aliased.contains(l))
         .collect();
-    // Writes through references or atomics also count as `mutated`; the
-    // only allowed write is the step, already counted once above.
-    set.retain(|l| escaped.contains(l));
     loop {
         let before = set.len();
         let snapshot = set.clone();
@@ -2851,6 +2890,59 @@ fn uniform_counters(prog: &Program, body: &IrBlock, barrier_fns: &[bool]) -> Has
             return set;
         }
     }
+}
+
+/// Locals bound to a reference, passed by reference or used by an atomic.
+fn referenced_locals(prog: &Program, body: &IrBlock) -> HashSet<LocalId> {
+    fn root(e: &Expr) -> Option<LocalId> {
+        match &e.kind {
+            ExprKind::Local(l) => Some(*l),
+            ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => root(base),
+            ExprKind::Intrinsic {
+                op: Intrinsic::ShapeComponent,
+                args,
+            } => args.first().and_then(root),
+            _ => None,
+        }
+    }
+    let found = std::cell::RefCell::new(HashSet::new());
+    walk_block(
+        body,
+        &mut |s| {
+            if let StmtKind::Let {
+                init: Some(Init::Ref(target)),
+                ..
+            } = &s.kind
+                && let Some(l) = root(target)
+            {
+                found.borrow_mut().insert(l);
+            }
+        },
+        &mut |e| match &e.kind {
+            ExprKind::Intrinsic {
+                op: Intrinsic::Atomic(_),
+                args,
+            } => {
+                for a in args.iter().take(2) {
+                    if let Some(l) = root(a) {
+                        found.borrow_mut().insert(l);
+                    }
+                }
+            }
+            ExprKind::Call { func, args } => {
+                let callee = &prog.functions[func.0 as usize];
+                for (k, a) in args.iter().enumerate() {
+                    if callee.locals.get(k).is_some_and(|l| l.by_ref)
+                        && let Some(l) = root(a)
+                    {
+                        found.borrow_mut().insert(l);
+                    }
+                }
+            }
+            _ => {}
+        },
+    );
+    found.into_inner()
 }
 
 /// The smallest and largest values of an integer type.
