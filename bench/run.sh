@@ -83,6 +83,15 @@ if [ "$SKIP_BUILD" != 1 ]; then
     fi
 fi
 [ -x "$TESSERA" ] || { echo "no tessera binary at $TESSERA" >&2; exit 1; }
+# Measure a private copy, so that a rebuild of target/ during the run cannot
+# mix two binaries in one table.
+cp "$TESSERA" "$RUN_DIR/tessera"
+TESSERA_SRC=$TESSERA
+TESSERA=$RUN_DIR/tessera
+COMMIT=$(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ -n "$(cd "$ROOT" && git status --porcelain --untracked-files=no -- crates Cargo.toml Cargo.lock 2>/dev/null)" ]; then
+    COMMIT="$COMMIT (with uncommitted changes in crates/)"
+fi
 
 STATS=()
 if "$TESSERA" run --help 2>&1 | grep -q -- '--stats'; then
@@ -142,6 +151,8 @@ measure() {
             printf '%s\t%s\t%s\n' "$bench" "$label" "$(grep -v '^tessera-stats ' "$err" | head -1)" >> "$RUN_DIR/notes.tsv"
         elif ! grep -q '^check: ok' "$out"; then
             status=wrong
+            printf '%s\t%s\t%s\n' "$bench" "$label" \
+                "N=$n: $(grep -m1 '^check:' "$out" || echo 'no check line')" >> "$RUN_DIR/notes.tsv"
         elif [ -f "$ref" ] && ! cmp -s "$ref" "$out"; then
             status=differs
         else
@@ -171,7 +182,7 @@ SPEEDUP_BENCH=matmul_1024
 wanted() { [ -z "$ONLY" ] || [[ ",$ONLY," == *",$1,"* ]]; }
 
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
-say "measuring $TESSERA, REPS=$REPS, QUICK=$QUICK, $NPROC cores, load $LOAD_START"
+say "measuring $TESSERA_SRC (copied to $TESSERA), REPS=$REPS, QUICK=$QUICK, $NPROC cores, load $LOAD_START"
 for spec in "${BENCHES[@]}"; do
     IFS='|' read -r name prog n_full n_quick n_interp n_interp_quick <<< "$spec"
     wanted "$name" || continue
@@ -235,10 +246,6 @@ fi
 
 # ------------------------------------------------------------- 4. report
 REPORT=$HERE/results/$STAMP.md
-COMMIT=$(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [ -n "$(cd "$ROOT" && git status --porcelain --untracked-files=no -- crates Cargo.toml Cargo.lock 2>/dev/null)" ]; then
-    COMMIT="$COMMIT (with uncommitted changes in crates/)"
-fi
 export RAW PEER_OUT NPROC REPS QUICK COMMIT SPEEDUP_BENCH K_BIG K_SMALL STAMP
 export NOTES=$RUN_DIR/notes.tsv
 export CPU_MODEL=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
@@ -282,7 +289,7 @@ notes = {}
 if Path(env["NOTES"]).exists():
     for line in Path(env["NOTES"]).read_text().splitlines():
         b, label, msg = (line.split("\t") + ["", "", ""])[:3]
-        notes.setdefault(msg.strip(), set()).add(label)
+        notes.setdefault(msg.strip(), set()).add(f"{b} {label}")
 
 
 def get(b, label, k="-"):
@@ -414,8 +421,8 @@ w(f"- tessera commit {env['COMMIT']}; {env['CPU_MODEL']}, {NPROC} cores; "
 w(f"- REPS={env['REPS']}{' QUICK=1' if quick else ''}: every Tessera cell is the "
   "median of REPS whole-process wall times of `tessera run`, in ms; "
   "`(k x)` is the median kernel_ms of `--stats`")
-w(f"- peers: {pdir if pdir else 'not run'} (kernel-only times, median of their "
-  "medians over their runs)\n")
+w(f"- peers: {pdir} (kernel-only times, median of their medians over their "
+  "runs)\n" if pdir else "- peers: not run\n")
 
 hdr = ["benchmark", "size", "JIT 1T ms", f"JIT {NPROC}T ms", "interp ms (size)",
        "C -O2 1T ms", "PoCL basic 1T ms", "PoCL pthread ms", "JIT1 / C",
