@@ -191,6 +191,7 @@ impl Machine<'_> {
             args,
             buffers,
             deadline: self.deadline(),
+            interrupt: self.interrupt.clone(),
         };
         let homes = homes
             .into_iter()

@@ -17,6 +17,7 @@ use tessera_runtime::launch::{Arg, Bits, Launch, LaunchOutcome};
 /// Shared by the workers of one launch; its address is argument word 0.
 struct Control {
     deadline: Option<Instant>,
+    interrupt: Option<std::sync::Arc<AtomicBool>>,
     stop: AtomicBool,
 }
 
@@ -43,14 +44,26 @@ extern "C" fn poll(env: *const u64) -> i32 {
     // word 0 is the address of the launch's `Control`, which outlives every
     // worker (see `run`).
     let control = unsafe { &*(*env as usize as *const Control) };
-    if control.stop.load(Ordering::Relaxed) {
-        return 1;
+    i32::from(control.should_stop())
+}
+
+impl Control {
+    /// True once the deadline passed, the run was interrupted or a worker
+    /// failed; sets the stop flag for the others.
+    fn should_stop(&self) -> bool {
+        if self.stop.load(Ordering::Relaxed) {
+            return true;
+        }
+        let interrupted = self
+            .interrupt
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed));
+        if interrupted || self.deadline.is_some_and(|d| Instant::now() > d) {
+            self.stop.store(true, Ordering::Relaxed);
+            return true;
+        }
+        false
     }
-    if control.deadline.is_some_and(|d| Instant::now() > d) {
-        control.stop.store(true, Ordering::Relaxed);
-        return 1;
-    }
-    0
 }
 
 /// The helpers by the names the generated code imports.
@@ -80,6 +93,7 @@ pub(crate) fn run(
 ) -> LaunchOutcome {
     let control = Control {
         deadline: launch.deadline,
+        interrupt: launch.interrupt.clone(),
         stop: AtomicBool::new(false),
     };
     let mut words = vec![0u64; layout.words as usize];
@@ -205,6 +219,10 @@ pub(crate) fn run(
             }
             let g = next.fetch_add(1, Ordering::Relaxed);
             if g >= groups {
+                return;
+            }
+            // Kernels without loops never poll: look between groups.
+            if g % 64 == 0 && control.should_stop() {
                 return;
             }
             if layout.tile.is_some() {

@@ -158,6 +158,9 @@ pub struct Launch {
     pub buffers: Vec<Buffer>,
     /// When the run's time limit passes.
     pub deadline: Option<Instant>,
+    /// Set from outside (Ctrl-C in the REPL) to stop the run; an engine
+    /// stops with `Failed` and leaves the flag set for the interpreter.
+    pub interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// How a kernel engine handled a launch.
