@@ -404,14 +404,16 @@ fn run_file(
         let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
         let host = total.saturating_sub(front_end + s.compile + s.kernels);
         out.err(&format!(
-            "tessera-stats front_end_ms={:.3} compile_ms={:.3} kernel_ms={:.3} host_ms={:.3} total_ms={:.3} launches={} fallbacks={} kernels_compiled={} threads={}\n",
+            "tessera-stats front_end_ms={:.3} compile_ms={:.3} kernel_ms={:.3} host_ms={:.3} compiled_host_ms={:.3} total_ms={:.3} launches={} fallbacks={} host_loops={} compiled={} threads={}\n",
             ms(front_end),
             ms(s.compile),
             ms(s.kernels),
             ms(host),
+            ms(s.host),
             ms(total),
             s.launches,
             s.fallbacks,
+            s.host_runs,
             s.compiled,
             if jit_stats.is_some() { s.threads } else { 1 },
         ));

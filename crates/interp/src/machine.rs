@@ -938,6 +938,10 @@ impl<'p> Machine<'p> {
                 body,
                 step,
             } => {
+                // A host loop the engine compiles runs there, whole.
+                if self.engine.is_some() && !self.in_kernel && self.offload_host(s) {
+                    return Ok(Flow::Normal);
+                }
                 let mut first = true;
                 loop {
                     self.tick(s.span)?;

@@ -1,4 +1,5 @@
-//! Hands kernel launches to another engine (the JIT) as plain data.
+//! Hands kernel launches, and host loops, to another engine (the JIT) as
+//! plain data.
 //!
 //! The captured values become [`Arg`]s and each distinct memory a captured
 //! view reaches (a vector's or array's storage, or a host C array) becomes
@@ -15,16 +16,106 @@ use tessera_ir::{Capture, FuncId, Type};
 use tessera_runtime::launch::{Arg, Bits, Buffer, Launch, LaunchOutcome};
 use tessera_runtime::layout::{field_offset, size_align};
 
-/// Where a buffer's data came from, to copy results back.
+/// Where a buffer's data came from, to put results back.
 enum Home {
-    /// A vector's or array's elements; whether the kernel may write them,
-    /// and whether the buffer came from a typed copy with writes the values
-    /// lack.
-    Storage(Rc<Storage>, bool, bool),
+    /// A vector's or array's elements.
+    Storage {
+        storage: Rc<Storage>,
+        /// Some captured view (or the host statement) may write them.
+        written: bool,
+        /// The buffer is the storage's own typed copy, taken out of it
+        /// rather than copied: it must go back whatever the outcome.
+        taken: bool,
+        /// The typed copy held writes the values lack.
+        dirty: bool,
+    },
     /// A host C array a view was made over.
     Place(Place),
     /// A captured struct or C array (read-only in the kernel).
     Object,
+}
+
+/// Memory the engine gets as buffers, and where each came from.
+struct Marshalled {
+    args: Vec<Arg>,
+    buffers: Vec<Buffer>,
+    homes: Vec<Home>,
+}
+
+impl Marshalled {
+    fn new() -> Marshalled {
+        Marshalled {
+            args: Vec::new(),
+            buffers: Vec::new(),
+            homes: Vec::new(),
+        }
+    }
+
+    /// The buffer of a storage's elements, made once per storage. A typed
+    /// copy the storage holds is taken as it is when nothing writes it or
+    /// when it holds nothing the values lack (a failed run then simply
+    /// drops it); one with writes the values lack that may be written is
+    /// copied, so a failed run leaves it intact for the rerun.
+    fn storage_buffer(
+        &mut self,
+        structs: &[tessera_ir::StructDef],
+        storage: &Rc<Storage>,
+        elem: &Type,
+        size: u32,
+        written: bool,
+    ) -> Option<usize> {
+        if let Some(i) = self
+            .homes
+            .iter()
+            .position(|h| matches!(h, Home::Storage { storage: s, .. } if Rc::ptr_eq(s, storage)))
+        {
+            return (self.buffers[i].elem == *elem).then_some(i);
+        }
+        let (buffer, taken, dirty) = match storage.take_device() {
+            Some((b, true)) if written => {
+                let copy = b.clone();
+                storage.keep_device(b, true);
+                (copy, false, true)
+            }
+            Some((b, dirty)) => (b, true, dirty),
+            None => (
+                marshal_items(structs, elem, size, &storage.data())?,
+                false,
+                false,
+            ),
+        };
+        let fits = buffer.elem == *elem && buffer.elem_size == size;
+        self.buffers.push(buffer);
+        self.homes.push(Home::Storage {
+            storage: Rc::clone(storage),
+            written,
+            taken,
+            dirty,
+        });
+        fits.then_some(self.buffers.len() - 1)
+    }
+}
+
+/// Storages some view among `values` may write.
+fn written_storages(values: &[Value], decls: &[Capture]) -> Vec<*const Storage> {
+    let mut out = Vec::new();
+    for (v, decl) in values.iter().zip(decls) {
+        let writes = matches!(
+            decl.ty,
+            Type::Array(..)
+                | Type::ArrayView {
+                    read_only: false,
+                    ..
+                }
+        );
+        if writes
+            && let Value::View(view) = v
+            && let ViewData::Storage(s) = &view.data
+        {
+            out.push(Rc::as_ptr(s));
+        }
+    }
+    out
 }
 
 impl Machine<'_> {
@@ -41,29 +132,22 @@ impl Machine<'_> {
         let Some(engine) = self.engine.take() else {
             return false;
         };
-        let ran = match self.marshal(kernel, ext, values, decls, span) {
-            Some((mut launch, homes)) => {
-                let bytes: u64 = launch
-                    .buffers
-                    .iter()
-                    .map(|b| (b.len as u64).saturating_mul(u64::from(b.elem_size)))
-                    .fold(0, u64::saturating_add);
-                // The copies count against the memory limit while they live;
-                // when they do not fit, the interpreter runs the launch in place.
-                if self.meter.take(bytes).is_err() {
-                    false
-                } else {
-                    let outcome = engine.launch(&mut launch);
-                    self.meter.give(bytes);
-                    if outcome == LaunchOutcome::Done {
-                        for (buffer, home) in launch.buffers.into_iter().zip(&homes) {
-                            self.unmarshal(buffer, home, span);
-                        }
-                    }
-                    outcome == LaunchOutcome::Done
-                }
+        let mut m = Marshalled::new();
+        let ran = match self.marshal(&mut m, values, decls, span) {
+            Some(()) => {
+                let mut launch = Launch {
+                    kernel,
+                    extent: ext.to_vec(),
+                    args: m.args,
+                    buffers: m.buffers,
+                    deadline: self.deadline(),
+                    interrupt: self.interrupt.clone(),
+                };
+                let homes = m.homes;
+                self.hand_over(&mut launch, homes, span, |launch| engine.launch(launch))
             }
             None => {
+                self.give_back(m, span);
                 engine.kept(kernel);
                 false
             }
@@ -72,20 +156,53 @@ impl Machine<'_> {
         ran
     }
 
+    /// Puts back what a marshalling that gave up had taken.
+    fn give_back(&mut self, m: Marshalled, span: Span) {
+        for (buffer, home) in m.buffers.into_iter().zip(m.homes) {
+            self.put_back(buffer, home, false, span);
+        }
+    }
+
+    /// Runs `run` on the launch with its buffers counted against the memory
+    /// limit, then puts every buffer back where it came from.
+    fn hand_over(
+        &mut self,
+        launch: &mut Launch,
+        homes: Vec<Home>,
+        span: Span,
+        run: impl FnOnce(&mut Launch) -> LaunchOutcome,
+    ) -> bool {
+        let bytes: u64 = launch
+            .buffers
+            .iter()
+            .map(|b| (b.len as u64).saturating_mul(u64::from(b.elem_size)))
+            .fold(0, u64::saturating_add);
+        // When the copies do not fit in the memory limit, the interpreter
+        // runs the launch in place.
+        let outcome = if self.meter.take(bytes).is_ok() {
+            let outcome = run(launch);
+            self.meter.give(bytes);
+            outcome
+        } else {
+            LaunchOutcome::Declined
+        };
+        let done = outcome == LaunchOutcome::Done;
+        let buffers = std::mem::take(&mut launch.buffers);
+        for (buffer, home) in buffers.into_iter().zip(homes) {
+            self.put_back(buffer, home, done, span);
+        }
+        done
+    }
+
     fn marshal(
         &mut self,
-        kernel: FuncId,
-        ext: &[i64],
+        m: &mut Marshalled,
         values: &[Value],
         decls: &[Capture],
         span: Span,
-    ) -> Option<(Launch, Vec<Home>)> {
+    ) -> Option<()> {
         let structs = &self.prog.structs;
-        let mut homes: Vec<Home> = Vec::new();
-        let mut buffers = Vec::new();
-        // Buffers some captured view may write (the rest need no copy back).
-        let mut writable: Vec<bool> = Vec::new();
-        let mut args = Vec::with_capacity(values.len());
+        let written = written_storages(values, decls);
         for (v, decl) in values.iter().zip(decls) {
             let arg = match (&decl.ty, v) {
                 (Type::Scalar(_), v) => Arg::Scalar(bits(v)?),
@@ -94,86 +211,30 @@ impl Machine<'_> {
                     let (size, _) = size_align(structs, ty)?;
                     let mut buffer = Buffer::zeroed(ty.clone(), size, 1)?;
                     write_object(structs, &mut buffer, 0, ty, v)?;
-                    buffers.push(buffer);
-                    homes.push(Home::Object);
-                    writable.push(false);
+                    m.buffers.push(buffer);
+                    m.homes.push(Home::Object);
                     Arg::Object {
-                        buffer: buffers.len() - 1,
+                        buffer: m.buffers.len() - 1,
                     }
                 }
                 (Type::Array(elem, _) | Type::ArrayView { elem, .. }, Value::View(view)) => {
-                    let read_only = matches!(
-                        decl.ty,
-                        Type::ArrayView {
-                            read_only: true,
-                            ..
-                        }
-                    );
                     let (size, _) = size_align(structs, elem)?;
-                    let found = homes.iter().position(|h| match (h, &view.data) {
-                        (Home::Storage(s, _, _), ViewData::Storage(t)) => Rc::ptr_eq(s, t),
-                        (Home::Place(p), ViewData::Place(q)) => same_place(p, q),
-                        _ => false,
-                    });
-                    let buffer = match found {
-                        Some(i) => i,
-                        None => {
-                            let (items, home) = match &view.data {
-                                ViewData::Storage(s) => {
-                                    let (buffer, dirty) = match s.device_copy() {
-                                        Some(copy) => copy,
-                                        None => {
-                                            (marshal_items(structs, elem, size, &s.data())?, false)
-                                        }
-                                    };
-                                    buffers.push(buffer);
-                                    homes.push(Home::Storage(Rc::clone(s), false, dirty));
-                                    writable.push(false);
-                                    let b = buffers.len() - 1;
-                                    if !read_only {
-                                        writable[b] = true;
-                                    }
-                                    if buffers[b].elem != **elem || buffers[b].elem_size != size {
-                                        return None;
-                                    }
-                                    args.push(Arg::View {
-                                        buffer: b,
-                                        offset: view.offset,
-                                        extent: view.extent.clone(),
-                                        strides: view.strides.clone(),
-                                    });
-                                    continue;
+                    let buffer = match &view.data {
+                        ViewData::Storage(s) => {
+                            let w = written.contains(&Rc::as_ptr(s));
+                            m.storage_buffer(structs, s, elem, size, w)?
+                        }
+                        ViewData::Place(p) => {
+                            let read_only = matches!(
+                                decl.ty,
+                                Type::ArrayView {
+                                    read_only: true,
+                                    ..
                                 }
-                                ViewData::Place(p) => {
-                                    if !matches!(
-                                        p.root,
-                                        Root::Local(..) | Root::HostLocal(..) | Root::Global(_)
-                                    ) || self.in_kernel
-                                    {
-                                        return None;
-                                    }
-                                    match self.read(p, span).ok()? {
-                                        Value::Agg(items) => {
-                                            ((*items).clone(), Home::Place(p.clone()))
-                                        }
-                                        _ => return None,
-                                    }
-                                }
-                            };
-                            let buffer = marshal_items(structs, elem, size, &items)?;
-                            buffers.push(buffer);
-                            homes.push(home);
-                            writable.push(false);
-                            buffers.len() - 1
+                            );
+                            self.place_buffer(m, p, elem, size, !read_only, span)?
                         }
                     };
-                    // Two views of one memory must agree on its element type.
-                    if buffers[buffer].elem != **elem {
-                        return None;
-                    }
-                    if !read_only {
-                        writable[buffer] = true;
-                    }
                     Arg::View {
                         buffer,
                         offset: view.offset,
@@ -183,66 +244,224 @@ impl Machine<'_> {
                 }
                 _ => return None,
             };
-            args.push(arg);
+            m.args.push(arg);
         }
-        let launch = Launch {
-            kernel,
-            extent: ext.to_vec(),
-            args,
-            buffers,
-            deadline: self.deadline(),
-            interrupt: self.interrupt.clone(),
-        };
-        let homes = homes
-            .into_iter()
-            .zip(writable)
-            .map(|(h, w)| match h {
-                Home::Storage(s, _, dirty) => Home::Storage(s, w, dirty),
-                Home::Place(_) if !w => Home::Object,
-                other => other,
-            })
-            .collect();
-        Some((launch, homes))
+        Some(())
     }
 
-    /// Puts the engine's results where the data came from: a buffer of
-    /// scalars stays with its storage as its typed copy (the next launch
-    /// takes it as it is; the host's next access converts it back).
-    fn unmarshal(&mut self, buffer: Buffer, home: &Home, span: Span) {
+    /// The buffer of a host C array a view was made over.
+    fn place_buffer(
+        &mut self,
+        m: &mut Marshalled,
+        p: &Place,
+        elem: &Type,
+        size: u32,
+        written: bool,
+        span: Span,
+    ) -> Option<usize> {
+        if let Some(i) = m
+            .homes
+            .iter()
+            .position(|h| matches!(h, Home::Place(q) if same_place(p, q)))
+        {
+            return (m.buffers[i].elem == *elem).then_some(i);
+        }
+        if !matches!(
+            p.root,
+            Root::Local(..) | Root::HostLocal(..) | Root::Global(_)
+        ) || self.in_kernel
+        {
+            return None;
+        }
+        let Value::Agg(items) = self.read(p, span).ok()? else {
+            return None;
+        };
+        let buffer = marshal_items(&self.prog.structs, elem, size, &items)?;
+        m.buffers.push(buffer);
+        // Read-only: nothing to write back.
+        m.homes.push(if written {
+            Home::Place(p.clone())
+        } else {
+            Home::Object
+        });
+        Some(m.buffers.len() - 1)
+    }
+
+    /// Puts a buffer back after a run: results go where the data came from
+    /// when the run is `done`; a typed copy taken from a storage goes back
+    /// to it whatever the outcome, unless a failed run may have written it
+    /// (its values are then the truth, and the copy is dropped).
+    fn put_back(&mut self, buffer: Buffer, home: Home, done: bool, span: Span) {
         let structs = &self.prog.structs;
         let size = buffer.elem_size as usize;
         match home {
             Home::Object => {}
-            Home::Storage(storage, writable, dirty) => {
-                if matches!(buffer.elem, Type::Scalar(_)) {
-                    storage.keep_device(buffer, *writable || *dirty);
-                    return;
-                }
-                if !*writable {
-                    return;
-                }
-                let mut data = storage.data_mut();
-                for (i, slot) in data.iter_mut().enumerate() {
-                    if let Some(v) = read_object(structs, &buffer, i * size, &buffer.elem) {
-                        // Never-written elements stay never-written unless the
-                        // kernel wrote them (it can only have written over a zero).
-                        if !(matches!(slot, Value::Uninit) && is_zero(&v)) {
+            Home::Storage {
+                storage,
+                written,
+                taken,
+                dirty,
+            } => {
+                let scalar = matches!(buffer.elem, Type::Scalar(_));
+                if done && scalar {
+                    storage.keep_device(buffer, written || dirty);
+                } else if done && written {
+                    let mut data = storage.data_mut();
+                    for (i, slot) in data.iter_mut().enumerate() {
+                        if let Some(v) = read_object(structs, &buffer, i * size, &buffer.elem)
+                            && !(matches!(slot, Value::Uninit) && is_zero(&v))
+                        {
+                            // Never-written elements stay never-written
+                            // unless the kernel wrote something there.
                             *slot = v;
                         }
                     }
+                } else if taken && (done || !written) {
+                    storage.keep_device(buffer, dirty);
                 }
             }
             Home::Place(place) => {
+                if !done {
+                    return;
+                }
                 let items: Option<Vec<Value>> = (0..buffer.len)
                     .map(|i| read_object(structs, &buffer, i * size, &buffer.elem))
                     .collect();
                 if let Some(items) = items {
                     // The place was read before the launch, so writing it back
                     // cannot fail for a reason the interpreter would report.
-                    let _ = self.write(place, Value::Agg(Rc::new(items)), span);
+                    let _ = self.write(&place, Value::Agg(Rc::new(items)), span);
                 }
             }
         }
+    }
+
+    /// Offers a host statement (a loop) to the engine; true when the engine
+    /// ran it to its end and its effects are in place.
+    pub(crate) fn offload_host(&mut self, stmt: &tessera_ir::Stmt) -> bool {
+        if self.in_kernel || self.checker.on {
+            return false;
+        }
+        let Some(func) = self.host.stack.last().and_then(|f| f.func) else {
+            return false;
+        };
+        let Some(engine) = self.engine.take() else {
+            return false;
+        };
+        let ran = self.offload_host_with(engine, func, stmt);
+        self.engine = Some(engine);
+        ran
+    }
+
+    fn offload_host_with(
+        &mut self,
+        engine: &mut dyn tessera_runtime::launch::KernelEngine,
+        func: FuncId,
+        stmt: &tessera_ir::Stmt,
+    ) -> bool {
+        let Some(plan) = engine.host_plan(func, stmt) else {
+            return false;
+        };
+        let Some(frame) = self.host.stack.last() else {
+            return false;
+        };
+        let values: Vec<Value> = plan
+            .iter()
+            .map(|(l, _)| {
+                frame
+                    .locals
+                    .get(l.0 as usize)
+                    .cloned()
+                    .unwrap_or(Value::Uninit)
+            })
+            .collect();
+        let mut m = Marshalled::new();
+        if self.marshal_host(&mut m, func, &plan, &values).is_none() {
+            self.give_back(m, stmt.span);
+            return false;
+        }
+        let mut launch = Launch {
+            kernel: func,
+            extent: Vec::new(),
+            args: m.args,
+            buffers: m.buffers,
+            deadline: self.deadline(),
+            interrupt: self.interrupt.clone(),
+        };
+        let done = self.hand_over(&mut launch, m.homes, stmt.span, |launch| {
+            engine.run_host(func, stmt, launch)
+        });
+        if done {
+            let Some(frame) = self.host.stack.last_mut() else {
+                return true;
+            };
+            for ((l, _), arg) in plan.iter().zip(&launch.args) {
+                if let (Arg::Scalar(b), Some(slot)) = (arg, frame.locals.get_mut(l.0 as usize)) {
+                    *slot = match *b {
+                        Bits::Bool(x) => Value::Bool(x),
+                        Bits::Int(n) => Value::Int(n),
+                        Bits::Float(f) => Value::Float(f),
+                        Bits::Double(d) => Value::Double(d),
+                    };
+                }
+            }
+        }
+        done
+    }
+
+    /// The host locals a statement names as arguments and buffers.
+    fn marshal_host(
+        &mut self,
+        m: &mut Marshalled,
+        func: FuncId,
+        plan: &[(tessera_ir::LocalId, bool)],
+        values: &[Value],
+    ) -> Option<()> {
+        let prog = self.prog;
+        let locals = &prog.functions[func.0 as usize].locals;
+        for ((l, written), v) in plan.iter().zip(values) {
+            let ty = &locals[l.0 as usize].ty;
+            let arg = match (ty, v) {
+                (Type::Scalar(s), Value::Uninit) => Arg::Scalar(zero_bits(*s)),
+                (Type::Scalar(_), v) => Arg::Scalar(bits(v)?),
+                (Type::Vector(elem), Value::Vector(storage)) => {
+                    let (size, _) = size_align(&prog.structs, elem)?;
+                    let len = storage.len();
+                    let buffer = m.storage_buffer(&prog.structs, storage, elem, size, *written)?;
+                    Arg::View {
+                        buffer,
+                        offset: 0,
+                        extent: vec![len as i64],
+                        strides: vec![1],
+                    }
+                }
+                (Type::Array(elem, _) | Type::ArrayView { elem, .. }, Value::View(view)) => {
+                    let (size, _) = size_align(&prog.structs, elem)?;
+                    let ViewData::Storage(storage) = &view.data else {
+                        return None;
+                    };
+                    let buffer = m.storage_buffer(&prog.structs, storage, elem, size, *written)?;
+                    Arg::View {
+                        buffer,
+                        offset: view.offset,
+                        extent: view.extent.clone(),
+                        strides: view.strides.clone(),
+                    }
+                }
+                _ => return None,
+            };
+            m.args.push(arg);
+        }
+        Some(())
+    }
+}
+
+fn zero_bits(s: tessera_ir::Scalar) -> Bits {
+    match s {
+        tessera_ir::Scalar::Bool => Bits::Bool(false),
+        tessera_ir::Scalar::Float => Bits::Float(0.0),
+        tessera_ir::Scalar::Double => Bits::Double(0.0),
+        _ => Bits::Int(0),
     }
 }
 

@@ -184,18 +184,21 @@ impl Storage {
 
     /// The elements, for reading.
     pub(crate) fn data(&self) -> std::cell::Ref<'_, Vec<Value>> {
-        self.sync();
+        // A typed copy with writes is copied back and stays, now clean: a
+        // host that only reads keeps the next launch from converting again.
+        let mut device = self.device.borrow_mut();
+        if let Some((buffer, dirty)) = device.as_mut()
+            && *dirty
+        {
+            copy_back_scalars(buffer, &mut self.values.borrow_mut());
+            *dirty = false;
+        }
+        drop(device);
         self.values.borrow()
     }
 
-    /// The elements, for writing.
+    /// The elements, for writing: the typed copy is brought back and dropped.
     pub(crate) fn data_mut(&self) -> std::cell::RefMut<'_, Vec<Value>> {
-        self.sync();
-        self.values.borrow_mut()
-    }
-
-    /// Brings a launch's typed copy back into the values and drops it.
-    fn sync(&self) {
         let taken = self.device.borrow_mut().take();
         if let Some((buffer, dirty)) = taken {
             self.meter.give(buffer_bytes(&buffer));
@@ -203,17 +206,22 @@ impl Storage {
                 copy_back_scalars(&buffer, &mut self.values.borrow_mut());
             }
         }
+        self.values.borrow_mut()
     }
 
-    /// A copy of the typed copy (if any) for a launch, with whether it holds
-    /// writes the values lack. A copy, so that a launch that fails leaves
-    /// the memory as it was for the reference engine to rerun it.
-    pub(crate) fn device_copy(&self) -> Option<(tessera_runtime::launch::Buffer, bool)> {
-        self.device.borrow().clone()
+    /// Hands the typed copy (if any) to an engine, with whether it holds
+    /// writes the values lack; the engine's caller gives it back with
+    /// [`Storage::keep_device`] or drops it.
+    pub(crate) fn take_device(&self) -> Option<(tessera_runtime::launch::Buffer, bool)> {
+        let taken = self.device.borrow_mut().take();
+        if let Some((buffer, _)) = &taken {
+            self.meter.give(buffer_bytes(buffer));
+        }
+        taken
     }
 
-    /// Keeps a launch's typed copy of scalar elements in place of any older
-    /// one; when the memory limit has no room for it, its writes go into the
+    /// Keeps a typed copy of scalar elements in place of any older one;
+    /// when the memory limit has no room for it, its writes go into the
     /// values now.
     pub(crate) fn keep_device(&self, buffer: tessera_runtime::launch::Buffer, dirty: bool) {
         if let Some((old, _)) = self.device.borrow_mut().take() {

@@ -9,9 +9,10 @@
 //! the code was compiled for) and never traps.
 #![allow(unsafe_code)]
 
-use crate::lower::{CHUNK, CaptureLayout, KernelLayout, STATUS_OK};
+use crate::lower::{CHUNK, CaptureLayout, HostLayout, KernelLayout, STATUS_OK};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
+use tessera_ir::Scalar;
 use tessera_runtime::launch::{Arg, Bits, Launch, LaunchOutcome};
 
 /// Shared by the workers of one launch; its address is argument word 0.
@@ -22,7 +23,7 @@ struct Control {
 }
 
 /// The signature of a compiled kernel.
-type KernelFn = extern "C" fn(*const u64, i64, *mut u8, *mut u8) -> i32;
+type KernelFn = extern "C" fn(*mut u64, i64, *mut u8, *mut u8) -> i32;
 
 extern "C" fn math_f32(code: i32, a: f32, b: f32, c: f32) -> f32 {
     match tessera_runtime::math::ALL_MATH.get(code as usize) {
@@ -84,29 +85,19 @@ fn bits_word(b: &Bits) -> u64 {
     }
 }
 
-/// Runs the kernel at `entry` over the launch on up to `threads` workers.
-pub(crate) fn run(
-    entry: usize,
-    layout: &KernelLayout,
-    launch: &mut Launch,
-    threads: usize,
-) -> LaunchOutcome {
-    let control = Control {
-        deadline: launch.deadline,
-        interrupt: launch.interrupt.clone(),
-        stop: AtomicBool::new(false),
-    };
-    let mut words = vec![0u64; layout.words as usize];
-    words[0] = &control as *const Control as usize as u64;
+/// Writes the captured values (and the buffers' addresses) into the
+/// argument words; false when they do not match the layout or a view does
+/// not lie inside its buffer.
+fn fill_words(captures: &[CaptureLayout], launch: &mut Launch, words: &mut [u64]) -> bool {
     let bases: Vec<u64> = launch
         .buffers
         .iter_mut()
         .map(|b| b.as_mut_ptr() as usize as u64)
         .collect();
-    if launch.args.len() != layout.captures.len() {
-        return LaunchOutcome::Declined;
+    if launch.args.len() != captures.len() {
+        return false;
     }
-    for (arg, cl) in launch.args.iter().zip(&layout.captures) {
+    for (arg, cl) in launch.args.iter().zip(captures) {
         match (arg, cl) {
             (Arg::Scalar(bits), CaptureLayout::Scalar(_, w)) => {
                 words[*w as usize] = bits_word(bits);
@@ -126,14 +117,14 @@ pub(crate) fn run(
                 CaptureLayout::View(elem, elem_size, r, w),
             ) => {
                 let Some(buf) = launch.buffers.get(*buffer) else {
-                    return LaunchOutcome::Declined;
+                    return false;
                 };
                 if buf.elem != *elem
                     || buf.elem_size != *elem_size
                     || extent.len() != *r as usize
                     || strides.len() != *r as usize
                 {
-                    return LaunchOutcome::Declined;
+                    return false;
                 }
                 // Every element the view can name must lie in the buffer:
                 // the generated code checks indices against the extent only.
@@ -146,7 +137,7 @@ pub(crate) fn run(
                 }
                 let empty = extent.iter().any(|e| *e <= 0);
                 if !empty && last >= buf.len as u128 {
-                    return LaunchOutcome::Declined;
+                    return false;
                 }
                 let w = *w as usize;
                 words[w] = bases[*buffer];
@@ -158,15 +149,77 @@ pub(crate) fn run(
             }
             (Arg::Object { buffer }, CaptureLayout::Object(ty, w)) => {
                 let Some(buf) = launch.buffers.get(*buffer) else {
-                    return LaunchOutcome::Declined;
+                    return false;
                 };
                 if buf.elem != *ty || buf.len != 1 {
-                    return LaunchOutcome::Declined;
+                    return false;
                 }
                 words[*w as usize] = bases[*buffer];
             }
-            _ => return LaunchOutcome::Declined,
+            _ => return false,
         }
+    }
+    true
+}
+
+/// Runs a compiled host statement once, on this thread, and reads the
+/// scalars it wrote back into `launch.args`.
+pub(crate) fn run_host(entry: usize, layout: &HostLayout, launch: &mut Launch) -> LaunchOutcome {
+    let control = Control {
+        deadline: launch.deadline,
+        interrupt: launch.interrupt.clone(),
+        stop: AtomicBool::new(false),
+    };
+    let mut words = vec![0u64; layout.words as usize];
+    words[0] = &control as *const Control as usize as u64;
+    if !fill_words(&layout.captures, launch, &mut words) {
+        return LaunchOutcome::Declined;
+    }
+    let mut scratch = [0u64; 1];
+    let mut frames = [0u64; 1];
+    // SAFETY: as in `run`: `entry` was compiled with the `KernelFn`
+    // signature by a module that outlives the call; the words (with the
+    // control block word 0 points to) live until it returns.
+    let f: KernelFn = unsafe { std::mem::transmute::<usize, KernelFn>(entry) };
+    let status = f(
+        words.as_mut_ptr(),
+        0,
+        scratch.as_mut_ptr().cast(),
+        frames.as_mut_ptr().cast(),
+    );
+    if i64::from(status) != STATUS_OK {
+        return LaunchOutcome::Failed;
+    }
+    for (arg, c) in launch.args.iter_mut().zip(&layout.captures) {
+        if let CaptureLayout::Scalar(s, w) = c {
+            let raw = words[*w as usize];
+            *arg = Arg::Scalar(match s {
+                Scalar::Bool => Bits::Bool(raw & 0xff != 0),
+                Scalar::Float => Bits::Float(f32::from_bits(raw as u32)),
+                Scalar::Double => Bits::Double(f64::from_bits(raw)),
+                _ => Bits::Int(raw as i64),
+            });
+        }
+    }
+    LaunchOutcome::Done
+}
+
+/// Runs the kernel at `entry` over the launch on up to `threads` workers.
+pub(crate) fn run(
+    entry: usize,
+    layout: &KernelLayout,
+    launch: &mut Launch,
+    threads: usize,
+) -> LaunchOutcome {
+    let control = Control {
+        deadline: launch.deadline,
+        interrupt: launch.interrupt.clone(),
+        stop: AtomicBool::new(false),
+    };
+    let mut words = vec![0u64; layout.words as usize];
+    words[0] = &control as *const Control as usize as u64;
+    if !fill_words(&layout.captures, launch, &mut words) {
+        return LaunchOutcome::Declined;
     }
     let rank = layout.rank as usize;
     if launch.extent.len() != rank || launch.extent.iter().any(|e| *e <= 0) {
@@ -231,7 +284,7 @@ pub(crate) fn run(
                 scratch.fill(0);
             }
             let status = f(
-                words_addr as *const u64,
+                words_addr as *mut u64,
                 g as i64,
                 scratch.as_mut_ptr().cast(),
                 frames.as_mut_ptr().cast(),

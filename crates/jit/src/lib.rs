@@ -43,11 +43,20 @@ pub struct Stats {
     pub compiled: u64,
     /// Worker threads used.
     pub threads: usize,
+    /// Time spent in compiled host statements.
+    pub host: Duration,
+    /// Host statements run by compiled code.
+    pub host_runs: u64,
 }
 
 struct Compiled {
     entry: usize,
     layout: lower::KernelLayout,
+}
+
+struct CompiledHost {
+    entry: usize,
+    layout: lower::HostLayout,
 }
 
 /// The JIT engine for one program.
@@ -56,6 +65,8 @@ pub struct Jit<'p> {
     module: Option<JITModule>,
     helper_ids: Option<HelperIds>,
     kernels: HashMap<FuncId, Result<Compiled, Unsupported>>,
+    /// Host statements, by address (the program outlives the engine).
+    hosts: HashMap<usize, Result<CompiledHost, Unsupported>>,
     threads: usize,
     stats: Stats,
 }
@@ -139,6 +150,7 @@ impl<'p> Jit<'p> {
             module,
             helper_ids,
             kernels: HashMap::new(),
+            hosts: HashMap::new(),
             threads: threads.max(1),
             stats: Stats {
                 threads: threads.max(1),
@@ -215,6 +227,53 @@ impl<'p> Jit<'p> {
         (compiled, text)
     }
 
+    /// Compiles one host statement.
+    fn compile_host(
+        &mut self,
+        func: FuncId,
+        stmt: &tessera_ir::Stmt,
+    ) -> Result<CompiledHost, Unsupported> {
+        let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
+            return Err(Unsupported(
+                "native code generation is not available on this machine".into(),
+            ));
+        };
+        let started = Instant::now();
+        let plan = lower::Lower::plan_host(self.prog, func, stmt)?;
+        let mut ctx = module.make_context();
+        lower::kernel_signature(&mut ctx.func.signature);
+        let helpers = lower::Helpers {
+            math_f32: module.declare_func_in_func(ids.math_f32, &mut ctx.func),
+            math_f64: module.declare_func_in_func(ids.math_f64, &mut ctx.func),
+            poll: module.declare_func_in_func(ids.poll, &mut ctx.func),
+        };
+        let frontend = module.isa().frontend_config();
+        let mut fbc = FunctionBuilderContext::new();
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
+        lower::Lower::emit_host(self.prog, func, stmt, &mut b, helpers, &plan)?;
+        b.finalize(frontend);
+        let name = format!("host_{}", self.hosts.len());
+        let result = module
+            .declare_function(&name, Linkage::Local, &ctx.func.signature)
+            .and_then(|id| {
+                module.define_function(id, &mut ctx)?;
+                module.clear_context(&mut ctx);
+                module.finalize_definitions()?;
+                Ok(id)
+            });
+        self.stats.compile += started.elapsed();
+        match result {
+            Ok(id) => {
+                self.stats.compiled += 1;
+                Ok(CompiledHost {
+                    entry: module.get_finalized_function(id) as usize,
+                    layout: plan,
+                })
+            }
+            Err(e) => Err(Unsupported(format!("code generation failed: {e}"))),
+        }
+    }
+
     /// The Cranelift IR of every kernel after the barrier split, in source
     /// order, or why a kernel is left to the interpreter.
     pub fn dump_clif(&mut self) -> Vec<KernelClif> {
@@ -279,5 +338,47 @@ impl KernelEngine for Jit<'_> {
 
     fn kept(&mut self, _kernel: FuncId) {
         self.stats.fallbacks += 1;
+    }
+
+    fn host_plan(
+        &mut self,
+        func: FuncId,
+        stmt: &tessera_ir::Stmt,
+    ) -> Option<Vec<(tessera_ir::LocalId, bool)>> {
+        let key = stmt as *const tessera_ir::Stmt as usize;
+        if !self.hosts.contains_key(&key) {
+            let compiled = self.compile_host(func, stmt);
+            self.hosts.insert(key, compiled);
+        }
+        match self.hosts.get(&key) {
+            Some(Ok(c)) => Some(
+                c.layout
+                    .locals
+                    .iter()
+                    .copied()
+                    .zip(c.layout.written.iter().copied())
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+
+    fn run_host(
+        &mut self,
+        _func: FuncId,
+        stmt: &tessera_ir::Stmt,
+        launch: &mut Launch,
+    ) -> LaunchOutcome {
+        let key = stmt as *const tessera_ir::Stmt as usize;
+        let Some(Ok(compiled)) = self.hosts.get(&key) else {
+            return LaunchOutcome::Declined;
+        };
+        let started = Instant::now();
+        let outcome = exec::run_host(compiled.entry, &compiled.layout, launch);
+        self.stats.host += started.elapsed();
+        if outcome == LaunchOutcome::Done {
+            self.stats.host_runs += 1;
+        }
+        outcome
     }
 }

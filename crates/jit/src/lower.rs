@@ -110,6 +110,19 @@ pub(crate) struct KernelLayout {
     pub(crate) rank: u32,
 }
 
+/// What the runner must provide for a compiled host statement.
+#[derive(Clone, Debug)]
+pub(crate) struct HostLayout {
+    /// The locals declared outside the statement that it names, in order.
+    pub(crate) locals: Vec<LocalId>,
+    /// For each, whether the statement may write its elements.
+    pub(crate) written: Vec<bool>,
+    /// Where each sits in the argument words.
+    pub(crate) captures: Vec<CaptureLayout>,
+    /// Total argument words.
+    pub(crate) words: u32,
+}
+
 /// Helper functions the generated code calls.
 pub(crate) struct Helpers {
     pub(crate) math_f32: FuncRef,
@@ -427,6 +440,199 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         lw.b.ins().return_(&[st]);
         lw.b.seal_all_blocks();
         Ok(layout)
+    }
+
+    /// Plans a host statement (a loop of `main`, say): the locals declared
+    /// outside it that it names, in order, and where each sits in the
+    /// argument words. Scalars are read and written back; vectors and views
+    /// are buffers like a kernel's views.
+    pub(crate) fn plan_host(prog: &Program, func: FuncId, stmt: &Stmt) -> R<HostLayout> {
+        let f = &prog.functions[func.0 as usize];
+        let mut named = BTreeSet::new();
+        stmt_locals(stmt, &mut named);
+        let mut declared = HashSet::new();
+        walk_stmt(
+            stmt,
+            &mut |s| {
+                if let StmtKind::Let { local, .. } = &s.kind {
+                    declared.insert(*local);
+                }
+            },
+            &mut |_| {},
+        );
+        let mut word = 1u32;
+        let mut locals = Vec::new();
+        let mut captures = Vec::new();
+        for l in named {
+            if declared.contains(&l) {
+                continue;
+            }
+            let Some(local) = f.locals.get(l.0 as usize) else {
+                return unsupported("an unknown local");
+            };
+            if local.by_ref {
+                return unsupported("a reference");
+            }
+            let layout = match &local.ty {
+                Type::Scalar(s) => {
+                    let c = CaptureLayout::Scalar(*s, word);
+                    word += 1;
+                    c
+                }
+                Type::Vector(elem) => {
+                    let Some(s) = elem.scalar() else {
+                        return unsupported("a vector of non-scalars");
+                    };
+                    let c = CaptureLayout::View(Type::Scalar(s), s.size(), 1, word);
+                    word += 4;
+                    c
+                }
+                Type::Array(elem, r) | Type::ArrayView { elem, rank: r, .. } => {
+                    let Some((size, _)) = size_align(prog, elem) else {
+                        return unsupported("a view of elements without a plain layout");
+                    };
+                    let c = CaptureLayout::View((**elem).clone(), size, u32::from(*r), word);
+                    word += 2 + 2 * u32::from(*r);
+                    c
+                }
+                _ => return unsupported("a host variable of this type"),
+            };
+            locals.push(l);
+            captures.push(layout);
+        }
+        let written = element_writes(prog, stmt);
+        let written = locals.iter().map(|l| written.contains(l)).collect();
+        Ok(HostLayout {
+            locals,
+            written,
+            captures,
+            words: word,
+        })
+    }
+
+    /// Emits a host statement as a function `(args, _, _, _) -> status`
+    /// that runs it once and writes the scalars it names back.
+    pub(crate) fn emit_host(
+        prog: &'a Program,
+        func: FuncId,
+        stmt: &Stmt,
+        b: &'b mut FunctionBuilder<'f>,
+        helpers: Helpers,
+        plan: &HostLayout,
+    ) -> R<()> {
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let params = b.block_params(entry).to_vec();
+        let fail = b.create_block();
+        let stopped = b.create_block();
+        let fuel = b.declare_var(types::I64);
+        let item = b.declare_var(types::I64);
+        let frame_ptr = b.declare_var(types::I64);
+        let fuel0 = b.ins().iconst(types::I64, FUEL);
+        b.def_var(fuel, fuel0);
+        let zero = b.ins().iconst(types::I64, 0);
+        b.def_var(item, zero);
+        b.def_var(frame_ptr, params[3]);
+        let layout = KernelLayout {
+            captures: plan.captures.clone(),
+            extent_word: plan.words,
+            words: plan.words,
+            scratch_bytes: 0,
+            frame_bytes: 0,
+            tile: None,
+            rank: 0,
+        };
+        let mut lw = Lower {
+            prog,
+            b,
+            helpers,
+            layout,
+            env: params[0],
+            scratch: params[2],
+            frames: params[3],
+            fail,
+            stopped,
+            fuel,
+            caps: Vec::new(),
+            tile_coords: Vec::new(),
+            item_coords: Vec::new(),
+            item,
+            frame_ptr,
+            scopes: vec![Scope {
+                id: 0,
+                func,
+                slots: HashMap::new(),
+                ret: None,
+                ret_mem: None,
+            }],
+            loops: Vec::new(),
+            region: None,
+            next_region: 0,
+            frame_locals: HashMap::new(),
+            barrier_fns: barrier_functions(prog),
+            budget: INLINE_BUDGET,
+            ptr: types::I64,
+            next_scope: 0,
+            stack_bytes: 0,
+            prev_let: None,
+            ranges: HashMap::new(),
+            init_ranges: HashMap::new(),
+            mutated: HashMap::new(),
+            uniform: HashSet::new(),
+        };
+        lw.load_captures();
+        // The named locals: scalars in variables, vectors and views as views.
+        let caps = std::mem::take(&mut lw.caps);
+        for (l, v) in plan.locals.iter().zip(caps) {
+            let slot = match v {
+                V::S(x) => {
+                    let t = lw.b.func.dfg.value_type(x);
+                    let var = lw.b.declare_var(t);
+                    lw.b.def_var(var, x);
+                    Slot::Vars(vec![var])
+                }
+                V::View(view) => Slot::View(view),
+                _ => return unsupported("a host variable of this kind"),
+            };
+            lw.scopes[0].slots.insert(*l, slot);
+        }
+        lw.stmt(stmt)?;
+        // Scalars go back to their words.
+        for (l, c) in plan.locals.iter().zip(&plan.captures) {
+            if let (CaptureLayout::Scalar(s, w), Some(Slot::Vars(vars))) =
+                (c, lw.scopes[0].slots.get(l).cloned())
+            {
+                let v = lw.b.use_var(vars[0]);
+                let raw = lw.to_word(v, *s);
+                lw.b.ins().store(flags(), raw, lw.env, (*w * 8) as i32);
+            }
+        }
+        let ok = lw.b.ins().iconst(types::I32, STATUS_OK);
+        lw.b.ins().return_(&[ok]);
+        lw.b.switch_to_block(fail);
+        let st = lw.b.ins().iconst(types::I32, STATUS_FAILED);
+        lw.b.ins().return_(&[st]);
+        lw.b.switch_to_block(stopped);
+        let st = lw.b.ins().iconst(types::I32, STATUS_STOPPED);
+        lw.b.ins().return_(&[st]);
+        lw.b.seal_all_blocks();
+        Ok(())
+    }
+
+    /// A scalar as its 64-bit argument word (sign- or zero-extended as the
+    /// interpreter keeps integers).
+    fn to_word(&mut self, v: Value, s: Scalar) -> Value {
+        match s {
+            Scalar::Long | Scalar::ULong => v,
+            Scalar::Double => self.b.ins().bitcast(types::I64, MemFlagsData::new(), v),
+            Scalar::Float => {
+                let bits = self.b.ins().bitcast(types::I32, MemFlagsData::new(), v);
+                self.b.ins().uextend(types::I64, bits)
+            }
+            Scalar::UInt | Scalar::Bool => self.b.ins().uextend(types::I64, v),
+            Scalar::Int | Scalar::Char => self.b.ins().sextend(types::I64, v),
+        }
     }
 
     // ----- setup -----
@@ -1950,6 +2156,13 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 Ok(Place::Mem(at, elem))
             }
             ExprKind::Intrinsic {
+                op: Intrinsic::VectorElement,
+                args,
+            } => {
+                let (at, elem) = self.vector_element(args)?;
+                Ok(Place::Mem(at, elem))
+            }
+            ExprKind::Intrinsic {
                 op: Intrinsic::ShapeComponent,
                 args,
             } => {
@@ -2359,6 +2572,19 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         Ok((self.b.ins().iadd(view.base, bytes), view.elem))
     }
 
+    /// The address of a vector element, bounds-checked (an `unsigned long`
+    /// index past `i64::MAX` is out of bounds too).
+    fn vector_element(&mut self, args: &[Expr]) -> R<(Value, Type)> {
+        let v = self.view(&args[0])?;
+        let is = self.scalar_ty(&args[1].ty)?;
+        let i = self.scalar(&args[1])?;
+        let i = self.widen(i, is);
+        let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, i, v.ext[0]);
+        self.guard(ok);
+        let bytes = self.b.ins().imul_imm_s(i, i64::from(v.elem_size));
+        Ok((self.b.ins().iadd(v.base, bytes), v.elem))
+    }
+
     fn intrinsic(&mut self, op: &Intrinsic, args: &[Expr], e: &Expr) -> R<V> {
         match op {
             Intrinsic::ViewElement => {
@@ -2539,6 +2765,18 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 }))
             }
             Intrinsic::MemoryFence(_) => Ok(V::Unit),
+            Intrinsic::VectorElement => {
+                let (at, elem) = self.vector_element(args)?;
+                self.read(&Place::Mem(at, elem))
+            }
+            Intrinsic::VectorSize => {
+                let v = self.view(&args[0])?;
+                let s = self.scalar_ty(&e.ty)?;
+                Ok(V::S(match s {
+                    Scalar::Long | Scalar::ULong => v.ext[0],
+                    other => self.b.ins().ireduce(clif_type(other), v.ext[0]),
+                }))
+            }
             Intrinsic::Atomic(a) => self.atomic(*a, args),
             _ => unsupported(format!("the library operation {op:?} in a kernel")),
         }
@@ -2890,6 +3128,54 @@ fn uniform_counters(prog: &Program, body: &IrBlock, barrier_fns: &[bool]) -> Has
             return set;
         }
     }
+}
+
+/// Locals (vectors, views) whose elements a statement may write: targets
+/// of assignments, `++`/`--` and atomics through `v[i]`, `av[idx]`, `av(i)`.
+fn element_writes(prog: &Program, stmt: &Stmt) -> HashSet<LocalId> {
+    fn root(e: &Expr) -> Option<LocalId> {
+        match &e.kind {
+            ExprKind::Local(l) => Some(*l),
+            ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => root(base),
+            ExprKind::Intrinsic {
+                op:
+                    Intrinsic::VectorElement
+                    | Intrinsic::ViewElement
+                    | Intrinsic::ViewProject
+                    | Intrinsic::ViewSection,
+                args,
+            } => args.first().and_then(root),
+            ExprKind::Convert(inner) => root(inner),
+            _ => None,
+        }
+    }
+    let mut found = HashSet::new();
+    // A reference bound to an element may write it later.
+    found.extend(referenced_locals(
+        prog,
+        &IrBlock {
+            stmts: vec![stmt.clone()],
+        },
+    ));
+    let found = std::cell::RefCell::new(found);
+    walk_stmt(stmt, &mut |_| {}, &mut |e| {
+        let targets: Vec<&Expr> = match &e.kind {
+            ExprKind::Assign { target, .. }
+            | ExprKind::CompoundAssign { target, .. }
+            | ExprKind::IncDec { target, .. } => vec![target],
+            ExprKind::Intrinsic {
+                op: Intrinsic::Atomic(_),
+                args,
+            } => args.iter().take(2).collect(),
+            _ => Vec::new(),
+        };
+        for t in targets {
+            if let Some(l) = root(t) {
+                found.borrow_mut().insert(l);
+            }
+        }
+    });
+    found.into_inner()
 }
 
 /// Locals bound to a reference, passed by reference or used by an atomic.

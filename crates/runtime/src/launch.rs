@@ -13,7 +13,7 @@
 //! whichever engine found it first.
 
 use std::time::Instant;
-use tessera_ir::{FuncId, Scalar, Type};
+use tessera_ir::{FuncId, LocalId, Scalar, Stmt, Type};
 
 /// Elements of one type (a scalar, or a struct or C array of scalars), in
 /// C++ layout, 8-byte aligned.
@@ -184,6 +184,26 @@ pub trait KernelEngine {
     /// plain form (a view of structs or over a C array, say).
     fn kept(&mut self, kernel: FuncId) {
         let _ = kernel;
+    }
+
+    /// Whether the engine runs host statement `stmt` of function `func` (a
+    /// loop of `main`, say), and if so the locals declared outside it that
+    /// it names, in the order [`KernelEngine::run_host`] wants them as
+    /// [`Launch::args`].
+    /// Each local comes with whether the statement may write through it (a
+    /// vector's or view's elements).
+    fn host_plan(&mut self, func: FuncId, stmt: &Stmt) -> Option<Vec<(LocalId, bool)>> {
+        let _ = (func, stmt);
+        None
+    }
+
+    /// Runs host statement `stmt` once with the locals of
+    /// [`KernelEngine::host_plan`] as `launch.args` (`launch.kernel` is
+    /// `func`, `launch.extent` empty); on `Done` the scalars among them
+    /// hold their new values and the buffers the new elements.
+    fn run_host(&mut self, func: FuncId, stmt: &Stmt, launch: &mut Launch) -> LaunchOutcome {
+        let _ = (func, stmt, launch);
+        LaunchOutcome::Declined
     }
 }
 
