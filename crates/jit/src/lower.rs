@@ -1685,6 +1685,32 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 }
                 self.range_of(inner)?
             }
+            // `x & m` with `m >= 0` lies in `[0, m]` whatever `x` is; `x % n`
+            // with `x >= 0` and `n > 0` in `[0, n - 1]`.
+            ExprKind::Binary {
+                op: BinOp::BitAnd,
+                lhs,
+                rhs,
+            } if self
+                .range_of(rhs)
+                .or_else(|| self.range_of(lhs))
+                .is_some_and(|(lo, _)| lo >= 0) =>
+            {
+                let m = self.range_of(rhs).filter(|(lo, _)| *lo >= 0);
+                let m = m.or_else(|| self.range_of(lhs).filter(|(lo, _)| *lo >= 0))?;
+                (0, m.1)
+            }
+            ExprKind::Binary {
+                op: BinOp::Rem,
+                lhs,
+                rhs,
+            } => {
+                let (a, b) = (self.range_of(lhs)?, self.range_of(rhs)?);
+                if a.0 < 0 || b.0 <= 0 {
+                    return None;
+                }
+                (0, (b.1 - 1).min(a.1))
+            }
             ExprKind::Binary { op, lhs, rhs } => {
                 let (a, b) = (self.range_of(lhs)?, self.range_of(rhs)?);
                 let c = |x: i64, y: i64| -> Option<i64> {
