@@ -246,6 +246,8 @@ pub(crate) struct Lower<'a, 'b, 'f> {
     next_scope: usize,
     /// Bytes of stack slots so far.
     stack_bytes: u32,
+    /// Emitting the kernel's last region, after its last barrier.
+    last_region: bool,
     /// The local the statement before the current one declared, if it was
     /// a declaration (`for (int k = 0; ...)` is a declaration then a loop).
     prev_let: Option<LocalId>,
@@ -386,6 +388,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             ptr: types::I64,
             next_scope: 0,
             stack_bytes: 0,
+            last_region: false,
             prev_let: None,
             ranges: HashMap::new(),
             init_ranges: HashMap::new(),
@@ -418,7 +421,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                     layout.frame_bytes = lw.plan_frame(func, body)?;
                     lw.layout.frame_bytes = layout.frame_bytes;
                 }
-                lw.uniform_block(body)?;
+                lw.uniform_body(body)?;
             }
             None => {
                 let rank = layout.rank as usize;
@@ -575,6 +578,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             ptr: types::I64,
             next_scope: 0,
             stack_bytes: 0,
+            last_region: false,
             prev_let: None,
             ranges: HashMap::new(),
             init_ranges: HashMap::new(),
@@ -985,6 +989,26 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         self.flush_region(&mut run)
     }
 
+    /// The kernel's body: as [`Lower::uniform_block`], and its last region
+    /// (after the last barrier) may `return`: a work-item that returns
+    /// there only skips the rest of that region.
+    fn uniform_body(&mut self, body: &IrBlock) -> R<()> {
+        let last_barrier = body
+            .stmts
+            .iter()
+            .rposition(|s| stmt_has_barrier(s, &self.barrier_fns) || escapes_loop(s));
+        let split = last_barrier.map_or(0, |i| i + 1);
+        let head = IrBlock {
+            stmts: body.stmts[..split].to_vec(),
+        };
+        self.uniform_block(&head)?;
+        let mut tail: Vec<&Stmt> = body.stmts[split..].iter().collect();
+        self.last_region = true;
+        let r = self.flush_region(&mut tail);
+        self.last_region = false;
+        r
+    }
+
     fn flush_region(&mut self, run: &mut Vec<&Stmt>) -> R<()> {
         if run.is_empty() {
             return Ok(());
@@ -1380,8 +1404,8 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                     }
                     self.b.ins().jump(blk, &[]);
                 } else {
-                    if self.layout.frame_bytes > 0 {
-                        return unsupported("`return` in a kernel with barriers");
+                    if self.layout.frame_bytes > 0 && !self.last_region {
+                        return unsupported("`return` before a barrier");
                     }
                     let Some(r) = &self.region else {
                         return unsupported("`return` between barriers");
