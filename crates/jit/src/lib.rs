@@ -185,20 +185,42 @@ impl<'p> Jit<'p> {
             Err(e) => return (Err(e), String::new()),
         };
         let mut ctx = module.make_context();
-        lower::kernel_signature(&mut ctx.func.signature);
-        let helpers = lower::Helpers {
-            math_f32: module.declare_func_in_func(ids.math_f32, &mut ctx.func),
-            math_f64: module.declare_func_in_func(ids.math_f64, &mut ctx.func),
-            poll: module.declare_func_in_func(ids.poll, &mut ctx.func),
+        let mut min_frame = 0;
+        let layout = loop {
+            ctx.func.clear();
+            lower::kernel_signature(&mut ctx.func.signature);
+            let helpers = lower::Helpers {
+                math_f32: module.declare_func_in_func(ids.math_f32, &mut ctx.func),
+                math_f64: module.declare_func_in_func(ids.math_f64, &mut ctx.func),
+                poll: module.declare_func_in_func(ids.poll, &mut ctx.func),
+            };
+            let frontend = module.isa().frontend_config();
+            let mut fbc = FunctionBuilderContext::new();
+            let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
+            let layout = match lower::Lower::emit(
+                self.prog,
+                kernel,
+                &mut b,
+                helpers,
+                plan.clone(),
+                min_frame,
+            ) {
+                Ok(l) => l,
+                Err(e) => return (Err(e), String::new()),
+            };
+            b.finalize(frontend);
+            if layout.frame_needed <= layout.frame_bytes {
+                break layout;
+            }
+            if min_frame != 0 {
+                // Lowering is deterministic: a second pass never needs more.
+                return (
+                    Err(Unsupported("the frame layout did not settle".into())),
+                    String::new(),
+                );
+            }
+            min_frame = layout.frame_needed;
         };
-        let frontend = module.isa().frontend_config();
-        let mut fbc = FunctionBuilderContext::new();
-        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
-        let layout = match lower::Lower::emit(self.prog, kernel, &mut b, helpers, plan) {
-            Ok(l) => l,
-            Err(e) => return (Err(e), String::new()),
-        };
-        b.finalize(frontend);
         let text = if clif {
             ctx.func.display().to_string()
         } else {

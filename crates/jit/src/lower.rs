@@ -104,6 +104,9 @@ pub(crate) struct KernelLayout {
     pub(crate) scratch_bytes: u32,
     /// Bytes of frame per work-item.
     pub(crate) frame_bytes: u32,
+    /// Bytes of frame the code uses; more than `frame_bytes` means the
+    /// kernel must be lowered again with this stride.
+    pub(crate) frame_needed: u32,
     /// The tile shape, for tiled kernels.
     pub(crate) tile: Option<TileShape>,
     /// The domain's rank.
@@ -197,6 +200,9 @@ struct Scope {
     ret: Option<(Block, Vec<Variable>, Type)>,
     /// Where a returned struct or C array is built.
     ret_mem: Option<cranelift_codegen::ir::StackSlot>,
+    /// Frame offsets of this scope's locals that live across barriers (the
+    /// kernel's, or those of an inlined function that holds a barrier).
+    frame: HashMap<LocalId, u32>,
 }
 
 struct LoopTargets {
@@ -237,8 +243,14 @@ pub(crate) struct Lower<'a, 'b, 'f> {
     loops: Vec<LoopTargets>,
     region: Option<RegionCtx>,
     next_region: u32,
-    /// Frame offsets of the kernel's locals declared outside regions.
-    frame_locals: HashMap<LocalId, u32>,
+    /// Bytes of frame given out so far (the kernel's locals, then those of
+    /// inlined functions with barriers).
+    frame_cursor: u32,
+    /// Bytes of `tile_static` memory given out so far.
+    scratch_cursor: u32,
+    /// `tile_static` variables of inlined functions: one per function and
+    /// tile, as C++ AMP has them, whatever the number of calls.
+    callee_tile_static: HashMap<(FuncId, LocalId), u32>,
     barrier_fns: Vec<bool>,
     budget: usize,
     ptr: types::Type,
@@ -323,6 +335,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             words: word,
             scratch_bytes: 0,
             frame_bytes: 0,
+            frame_needed: 0,
             tile: *tile,
             rank,
         })
@@ -336,6 +349,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         b: &'b mut FunctionBuilder<'f>,
         helpers: Helpers,
         mut layout: KernelLayout,
+        min_frame: u32,
     ) -> R<KernelLayout> {
         let func = &prog.functions[kernel.0 as usize];
         let Some(body) = &func.body else {
@@ -378,11 +392,14 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 slots: HashMap::new(),
                 ret: None,
                 ret_mem: None,
+                frame: HashMap::new(),
             }],
             loops: Vec::new(),
             region: None,
             next_region: 0,
-            frame_locals: HashMap::new(),
+            frame_cursor: 0,
+            scratch_cursor: 0,
+            callee_tile_static: HashMap::new(),
             barrier_fns,
             budget: INLINE_BUDGET,
             ptr: types::I64,
@@ -411,6 +428,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             }
         }
         layout.scratch_bytes = scratch;
+        lw.scratch_cursor = scratch;
         let group = params[1];
         match layout.tile {
             Some(shape) => {
@@ -418,10 +436,17 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 lw.tile_coords = lw.tile_coords(group, shape);
                 let barriers = block_has_barrier(body, &lw.barrier_fns);
                 if barriers {
-                    layout.frame_bytes = lw.plan_frame(func, body)?;
+                    // The stride between work-items' frames must be known
+                    // before the first region; inlined functions with
+                    // barriers may need more, found only while lowering
+                    // them: the caller then lowers again with that size.
+                    layout.frame_bytes = lw.plan_frame(func, body)?.max(min_frame);
                     lw.layout.frame_bytes = layout.frame_bytes;
                 }
                 lw.uniform_body(body)?;
+                layout.frame_needed = lw.frame_cursor.next_multiple_of(8).max(layout.frame_bytes);
+                // Inlined functions may have added `tile_static` variables.
+                layout.scratch_bytes = lw.scratch_cursor;
             }
             None => {
                 let rank = layout.rank as usize;
@@ -543,6 +568,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             words: plan.words,
             scratch_bytes: 0,
             frame_bytes: 0,
+            frame_needed: 0,
             tile: None,
             rank: 0,
         };
@@ -568,11 +594,14 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 slots: HashMap::new(),
                 ret: None,
                 ret_mem: None,
+                frame: HashMap::new(),
             }],
             loops: Vec::new(),
             region: None,
             next_region: 0,
-            frame_locals: HashMap::new(),
+            frame_cursor: 0,
+            scratch_cursor: 0,
+            callee_tile_static: HashMap::new(),
             barrier_fns: barrier_functions(prog),
             budget: INLINE_BUDGET,
             ptr: types::I64,
@@ -737,9 +766,10 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 return unsupported("a local of this type declared between barriers");
             };
             at = at.next_multiple_of(align.max(1));
-            self.frame_locals.insert(id, at);
+            self.scopes[0].frame.insert(id, at);
             at = at.saturating_add(size);
         }
+        self.frame_cursor = at;
         Ok(at.next_multiple_of(8).max(8))
     }
 
@@ -857,9 +887,9 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         // Frame locals used here come into variables.
         let frame: Vec<(LocalId, u32)> = uses
             .iter()
-            .filter_map(|l| self.frame_locals.get(l).map(|&off| (*l, off)))
+            .filter_map(|l| self.scope().frame.get(l).map(|&off| (*l, off)))
             .collect();
-        let kernel_fn = self.scopes[0].func;
+        let kernel_fn = self.scope().func;
         for &(l, off) in &frame {
             let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
                 .ty
@@ -871,7 +901,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         self.b.switch_to_block(item_end);
         let mut written: Vec<(LocalId, u32)> = stores
             .iter()
-            .filter_map(|l| self.frame_locals.get(l).map(|&off| (*l, off)))
+            .filter_map(|l| self.scope().frame.get(l).map(|&off| (*l, off)))
             .collect();
         written.sort();
         for &(l, off) in &written {
@@ -913,7 +943,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             Type::Scalar(_) => 1,
             Type::Index(r) | Type::Extent(r) => u32::from(*r),
             _ => {
-                self.scopes[0].slots.insert(l, Slot::Frame(off));
+                self.scope_mut().slots.insert(l, Slot::Frame(off));
                 return Ok(());
             }
         };
@@ -931,7 +961,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
     }
 
     fn vars_to_frame(&mut self, l: LocalId, off: u32, ty: &Type) -> R<()> {
-        let Some(Slot::Vars(vars)) = self.scopes[0].slots.get(&l).cloned() else {
+        let Some(Slot::Vars(vars)) = self.scope().slots.get(&l).cloned() else {
             return Ok(());
         };
         let addr = self.frame_addr(off);
@@ -973,8 +1003,8 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
     fn uniform_block(&mut self, body: &IrBlock) -> R<()> {
         let mut run: Vec<&Stmt> = Vec::new();
         for s in &body.stmts {
-            let uniform_let =
-                matches!(&s.kind, StmtKind::Let { local, .. } if self.uniform.contains(local));
+            let uniform_let = self.scopes.len() == 1
+                && matches!(&s.kind, StmtKind::Let { local, .. } if self.uniform.contains(local));
             if uniform_let {
                 // Same value in every work-item: computed once for the tile.
                 self.flush_region(&mut run)?;
@@ -1119,6 +1149,10 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 self.b.switch_to_block(exit);
                 Ok(())
             }
+            StmtKind::Expr(Expr {
+                kind: ExprKind::Call { func, args },
+                ..
+            }) => self.barrier_call(*func, args),
             StmtKind::Break | StmtKind::Continue => {
                 // Taken by the whole tile: the condition that led here was
                 // checked to agree across the work-items.
@@ -1141,10 +1175,153 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         }
     }
 
+    /// `f(t, ...);` of a function that holds a barrier, at the level of the
+    /// barriers: its body is split like the kernel's, inline, and its
+    /// locals (parameters included) get frame slots of their own.
+    fn barrier_call(&mut self, func: FuncId, args: &[Expr]) -> R<()> {
+        let callee = &self.prog.functions[func.0 as usize];
+        let Some(body) = &callee.body else {
+            return unsupported("a call of an undefined function");
+        };
+        if callee.ret_by_ref || callee.ret != Type::Void {
+            return unsupported("a function with a barrier that returns a value");
+        }
+        if block_has_return(body) {
+            return unsupported("`return` in a function with a barrier");
+        }
+        if self.scopes.len() > 16 {
+            return unsupported("calls with barriers nested too deeply");
+        }
+        // Every local of the callee that has a memory layout gets a slot; a
+        // reference parameter bound to a local of the caller that has one
+        // shares it; `tile_static` variables live in scratch memory.
+        let mut frame = HashMap::new();
+        let mut slots = HashMap::new();
+        for (i, local) in callee.locals.iter().enumerate() {
+            let id = LocalId(i as u32);
+            if local.space == Space::TileStatic {
+                let key = (func, id);
+                let at = match self.callee_tile_static.get(&key) {
+                    Some(&at) => at,
+                    None => {
+                        let Some((size, align)) = size_align(self.prog, &local.ty) else {
+                            return unsupported("a `tile_static` variable of this type");
+                        };
+                        let at = self.scratch_cursor.next_multiple_of(align.max(1));
+                        self.scratch_cursor = at.saturating_add(size);
+                        if self.scratch_cursor > 64 * 1024 {
+                            return unsupported("`tile_static` memory past 64 KB");
+                        }
+                        self.callee_tile_static.insert(key, at);
+                        at
+                    }
+                };
+                slots.insert(id, Slot::TileStatic(at));
+                continue;
+            }
+            if local.by_ref {
+                let Some(a) = args.get(i) else {
+                    return unsupported("a reference in a function with a barrier");
+                };
+                if matches!(local.ty, Type::TiledIndex(_)) {
+                    continue;
+                }
+                let ExprKind::Local(l) = &a.kind else {
+                    return unsupported("a reference argument other than a variable");
+                };
+                let Some(&off) = self.scope().frame.get(l) else {
+                    return unsupported("a reference argument to a variable of a work-item loop");
+                };
+                frame.insert(id, off);
+                continue;
+            }
+            if let Some((size, align)) = size_align(self.prog, &local.ty) {
+                let at = self.frame_cursor.next_multiple_of(align.max(1));
+                frame.insert(id, at);
+                self.frame_cursor = at.saturating_add(size);
+            }
+        }
+        // Views and the tiled index are the same in every work-item; the
+        // other arguments are stored into the parameters' slots per work-item
+        // (a reference already shares its variable's slot).
+        let mut per_item = Vec::new();
+        for (k, a) in args.iter().enumerate() {
+            let id = LocalId(k as u32);
+            let param = &callee.locals[k];
+            if param.by_ref && !matches!(param.ty, Type::TiledIndex(_)) {
+                continue;
+            }
+            match &param.ty {
+                Type::TiledIndex(_) => {
+                    if !matches!(self.expr(a)?, V::Tiled) {
+                        return unsupported("a tiled index other than the kernel's");
+                    }
+                    slots.insert(id, Slot::Tiled);
+                }
+                Type::ArrayView { .. } | Type::Array(..) => {
+                    if !matches!(a.kind, ExprKind::Capture(_)) {
+                        return unsupported("a view argument other than a captured view");
+                    }
+                    let V::View(v) = self.expr(a)? else {
+                        return unsupported("a view argument of this kind");
+                    };
+                    slots.insert(id, Slot::View(v));
+                }
+                ty if frame.contains_key(&id) => per_item.push((a, ty.clone(), frame[&id])),
+                _ => return unsupported("an argument of this type"),
+            }
+        }
+        if !per_item.is_empty() {
+            let mut uses = BTreeSet::new();
+            for (a, _, _) in &per_item {
+                expr_locals(a, &mut uses);
+            }
+            let mut stores = HashSet::new();
+            for (a, _, _) in &per_item {
+                let probe = IrBlock {
+                    stmts: vec![Stmt {
+                        kind: StmtKind::Expr((*a).clone()),
+                        span: a.span,
+                    }],
+                };
+                mutated_locals(self.prog, &probe, &mut stores);
+            }
+            self.item_loop(&uses, &stores, &mut |lw| {
+                for (a, ty, off) in &per_item {
+                    let v = lw.expr(a)?;
+                    let addr = lw.frame_addr(*off);
+                    lw.store_value(addr, ty, &v)?;
+                }
+                Ok(())
+            })?;
+        }
+        self.next_scope += 1;
+        self.scopes.push(Scope {
+            id: self.next_scope,
+            func,
+            slots,
+            ret: None,
+            ret_mem: None,
+            frame,
+        });
+        let saved_loops = std::mem::take(&mut self.loops);
+        let r = self.uniform_block(body);
+        self.loops = saved_loops;
+        self.scopes.pop();
+        r
+    }
+
     /// A condition taken by the whole tile: computed once when it is
     /// uniform by construction, else per work-item and checked to agree.
     fn tile_cond(&mut self, cond: &Expr) -> R<Value> {
-        if is_uniform(cond, &self.uniform) {
+        // The uniform counters are the kernel's own locals.
+        let empty = HashSet::new();
+        let uniform = if self.scopes.len() == 1 {
+            &self.uniform
+        } else {
+            &empty
+        };
+        if is_uniform(cond, uniform) {
             self.scalar(cond)
         } else {
             self.uniform_cond(cond)
@@ -1153,6 +1330,9 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
 
     /// True for a step that writes only uniform counters with uniform values.
     fn writes_only_uniform(&self, step: &Expr) -> bool {
+        if self.scopes.len() != 1 {
+            return false;
+        }
         match &step.kind {
             ExprKind::IncDec { target, .. } => {
                 matches!(&target.kind, ExprKind::Local(l) if self.uniform.contains(l))
@@ -1525,9 +1705,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         if let Some(slot) = self.scope().slots.get(&l).cloned() {
             return self.slot_addr(&slot);
         }
-        if self.scopes.len() == 1
-            && let Some(&off) = self.frame_locals.get(&l)
-        {
+        if let Some(&off) = self.scope().frame.get(&l) {
             self.scope_mut().slots.insert(l, Slot::Frame(off));
             return Ok(self.frame_addr(off));
         }
@@ -2140,9 +2318,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                     None => {
                         // Declared without `Let` reaching here (a frame local
                         // read before its region declared it, or a parameter).
-                        if self.scopes.len() == 1
-                            && let Some(&off) = self.frame_locals.get(l)
-                        {
+                        if let Some(&off) = self.scope().frame.get(l) {
                             let addr = self.frame_addr(off);
                             return Ok(Place::Mem(addr, e.ty.clone()));
                         }
@@ -3011,6 +3187,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             slots,
             ret: Some((done, ret_vars.clone(), ret_ty.clone())),
             ret_mem,
+            frame: HashMap::new(),
         });
         let saved_loops = std::mem::take(&mut self.loops);
         let body = callee
