@@ -306,6 +306,22 @@ fn ctrl_c_stops_the_running_input_and_the_session_goes_on() {
     term.send("kept + 1\r");
     term.expect("= 6 : int");
     term.expect("amp> ");
+    // A kernel that never ends, compiled by the JIT (the default engine),
+    // stops the same way.
+    term.send("#include <amp.h>\r");
+    term.expect("amp> ");
+    term.send("std::vector<int> w(4); concurrency::array_view<int, 1> aw(4, w);\r");
+    term.expect("amp> ");
+    term.send(
+        "concurrency::parallel_for_each(aw.extent, [=](concurrency::index<1> i) restrict(amp) { unsigned int s = 1u; while (s != 0u) { s = s * 3u + 2u; } aw[i] = (int)s; });\r",
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    term.send("\x03");
+    term.expect("R0012");
+    term.expect("amp> ");
+    term.send("kept + 2\r");
+    term.expect("= 7 : int");
+    term.expect("amp> ");
     term.send("\x04");
     let _ = std::fs::remove_file(&history);
 }

@@ -7,7 +7,7 @@
 //! order when they end up in one place (`2>&1`).
 
 use crate::input::meta_command;
-use crate::session::{Report, Session, TypeOf};
+use crate::session::{Engine, Report, Session, TypeOf};
 use crate::{CONTINUATION, PROMPT};
 use std::io::Write;
 use std::path::Path;
@@ -27,8 +27,14 @@ pub const META_COMMANDS: &[(&str, &str)] = &[
         "find races, barrier divergence and uninitialised reads while running",
     ),
     (":time [INPUT]", "time INPUT, or the next input"),
-    (":engine jit|interp", "choose the engine that runs inputs"),
-    (":clif", "show the JIT's code for the last kernel"),
+    (
+        ":engine jit|interp",
+        "choose the engine that runs inputs (jit by default)",
+    ),
+    (
+        ":clif [all]",
+        "show the JIT's Cranelift IR for the last kernel (or for every kernel)",
+    ),
     (":reset", "forget every declaration and variable"),
     (":quit", "leave (Ctrl-D does too)"),
 ];
@@ -155,9 +161,13 @@ impl<'w> Driver<'w> {
         match (word, arg) {
             ("help" | "h" | "?", _) => self.help(),
             ("quit" | "q" | "exit", _) => return Flow::Quit,
-            ("type" | "t", "") => self.complain("`:type` needs an expression, e.g. `:type v[0] + 1`"),
+            ("type" | "t", "") => {
+                self.complain("`:type` needs an expression, e.g. `:type v[0] + 1`")
+            }
             ("type" | "t", expr) => self.type_of(expr),
-            ("load" | "l", "") => self.complain("`:load` needs a file, e.g. `:load samples/sampling_average.amp`"),
+            ("load" | "l", "") => {
+                self.complain("`:load` needs a file, e.g. `:load samples/sampling_average.amp`")
+            }
             ("load" | "l", path) => {
                 let timed = std::mem::take(&mut self.time_next);
                 let report = {
@@ -172,31 +182,51 @@ impl<'w> Driver<'w> {
                 self.report(report, timed);
             }
             ("check", "") => {
-                let state = if self.session.options().check { "on" } else { "off" };
+                let state = if self.session.options().check {
+                    "on"
+                } else {
+                    "off"
+                };
                 self.say(&format!("dynamic checks are {state}\n"));
             }
             ("check", "on" | "off") => {
                 let mut options = self.session.options();
                 options.check = arg == "on";
                 self.session.set_options(options);
-                let text = if options.check {
+                let mut text = String::from(if options.check {
                     "dynamic checks on: races, barrier divergence, uninitialised `tile_static` reads, missing `synchronize()` and reads of discarded data are reported\n"
                 } else {
                     "dynamic checks off\n"
-                };
-                self.say(text);
+                });
+                if self.session.engine() == Engine::Jit {
+                    text.push_str(if options.check {
+                        "dynamic checks run in the interpreter: inputs run there, not in the JIT, until `:check off`\n"
+                    } else {
+                        "inputs run in the JIT again\n"
+                    });
+                }
+                self.say(&text);
             }
-            ("check", other) => self.complain(&format!("`:check {other}`: say `:check on` or `:check off`")),
-            ("engine", "" | "interp") => self.say("engine: interp (the reference interpreter)\n"),
-            ("engine", "jit") => self.complain(
-                "the JIT engine is not available in this build; inputs still run in the interpreter",
-            ),
-            ("engine", other) => self.complain(&format!(
-                "`:engine {other}`: the engines are `interp` and `jit`"
+            ("check", other) => self.complain(&format!(
+                "`:check {other}`: say `:check on` or `:check off`"
             )),
-            ("clif", _) => self.complain(
-                "`:clif` shows the JIT's code for the last kernel, and the JIT is not available in this build",
-            ),
+            ("engine", "") => self.engine(),
+            ("engine", "jit") => {
+                self.session.set_engine(Engine::Jit);
+                self.engine();
+            }
+            ("engine", "interp") => {
+                self.session.set_engine(Engine::Interp);
+                self.engine();
+            }
+            ("engine", other) => self.complain(&format!(
+                "`:engine {other}`: the engines are `jit` and `interp`"
+            )),
+            ("clif", "") => self.clif(false),
+            ("clif", "all") => self.clif(true),
+            ("clif", other) => self.complain(&format!(
+                "`:clif {other}`: say `:clif` for the last kernel or `:clif all` for every kernel"
+            )),
             ("time", "") => {
                 self.time_next = true;
                 self.say("the next input will be timed\n");
@@ -231,6 +261,58 @@ impl<'w> Driver<'w> {
             .unwrap_or(0);
         for (command, what) in META_COMMANDS {
             text.push_str(&format!("  {command:width$}  {what}\n"));
+        }
+        self.say(&text);
+    }
+
+    /// `:engine`: the engine chosen, and whether it is the one that runs.
+    fn engine(&mut self) {
+        let engine = self.session.engine();
+        let what = match engine {
+            Engine::Jit => {
+                "Cranelift: kernels and the host loops it can compile run as native code, the rest in the interpreter"
+            }
+            Engine::Interp => "the reference interpreter",
+        };
+        let mut text = format!("engine: {} ({what})\n", engine.name());
+        if engine == Engine::Jit && !self.session.runs_jit() {
+            text.push_str(
+                "dynamic checks are on, and they run in the interpreter: inputs run there until `:check off`\n",
+            );
+        }
+        self.say(&text);
+    }
+
+    /// `:clif`: the JIT's code for the session's last kernel, or with `all`
+    /// for every kernel.
+    fn clif(&mut self, all: bool) {
+        let mut kernels = self.session.kernels();
+        if kernels.is_empty() {
+            self.say("no kernel yet\n");
+            return;
+        }
+        if !all {
+            kernels.drain(..kernels.len() - 1);
+        }
+        let mut text = String::new();
+        for (i, k) in kernels.iter().enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            let what = match k.tile {
+                Some(t) => format!("tiled kernel <{t}>"),
+                None => "kernel".to_string(),
+            };
+            text.push_str(&format!("; {what} at {}\n", k.place));
+            match &k.clif {
+                Ok(clif) => {
+                    text.push_str(clif);
+                    if !clif.ends_with('\n') {
+                        text.push('\n');
+                    }
+                }
+                Err(why) => text.push_str(&format!("; runs in the interpreter: {why}\n")),
+            }
         }
         self.say(&text);
     }
@@ -277,10 +359,13 @@ impl<'w> Driver<'w> {
         }
         if timed {
             let total = report.check_time + report.run_time;
+            let compile = report.jit_compile.map_or(String::new(), |c| {
+                format!(", of which JIT compile {}", millis(c))
+            });
             let _ = self.out.flush();
             let _ = writeln!(
                 self.err,
-                "time: {} (parse and check {}, run {})",
+                "time: {} (parse and check {}, run {}{compile})",
                 millis(total),
                 millis(report.check_time),
                 millis(report.run_time)

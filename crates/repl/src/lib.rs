@@ -35,7 +35,7 @@ use rustyline::{CompletionType, Editor};
 use std::io::{BufRead, IsTerminal, Write};
 
 pub use editor::history_path;
-pub use session::{Report, Session, TypeOf};
+pub use session::{Engine, KernelCode, Report, Session, TypeOf};
 
 /// Exit status when a scripted session had an input that failed.
 pub const EXIT_FAILED_INPUT: u8 = 1;

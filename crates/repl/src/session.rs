@@ -8,6 +8,14 @@
 //! deterministic, so the accepted prefix lowers to the same globals and the
 //! same first statements of `main` every time, and the interpreter's
 //! [`tessera_interp::Session`] runs only what is new.
+//!
+//! With the JIT engine (the default, as for `tessera run`), each input's
+//! program gets a fresh [`tessera_jit::Jit`], which the interpreter offers
+//! every kernel launch (and the host loops it can compile); a kernel is
+//! compiled at its first launch. A launch the JIT declines or fails is run by
+//! the interpreter, so both engines print the same output and the same
+//! errors. `:check on` watches every access, which only the interpreter
+//! sees, so checked inputs run there whatever the engine.
 
 use std::io::Write;
 use std::path::Path;
@@ -49,6 +57,9 @@ pub struct Report {
     pub check_time: Duration,
     /// Time spent running.
     pub run_time: Duration,
+    /// Of the run time, what the JIT spent compiling, when the JIT ran the
+    /// input.
+    pub jit_compile: Option<Duration>,
 }
 
 impl Report {
@@ -78,6 +89,39 @@ pub enum TypeOf {
     Errors(Vec<Diagnostic>),
 }
 
+/// The engine that runs inputs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Engine {
+    /// The Cranelift JIT: kernels (and the host loops it can compile) run as
+    /// native code, everything else in the interpreter.
+    #[default]
+    Jit,
+    /// The reference interpreter alone.
+    Interp,
+}
+
+impl Engine {
+    /// The name `:engine` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Jit => "jit",
+            Engine::Interp => "interp",
+        }
+    }
+}
+
+/// One kernel of the session and the JIT's code for it (see
+/// [`Session::kernels`]).
+#[derive(Clone, Debug)]
+pub struct KernelCode {
+    /// Where the kernel was written: `<input N>:line:col`, or a loaded file.
+    pub place: String,
+    /// Its tile shape, when tiled.
+    pub tile: Option<tessera_ir::TileShape>,
+    /// Its Cranelift IR, or why it runs in the interpreter.
+    pub clif: Result<String, String>,
+}
+
 /// How an accepted input was read, to read it again (see [`Session::replay`]).
 #[derive(Debug)]
 struct Accepted {
@@ -95,7 +139,8 @@ enum Reading {
     Stmts { stmts: Vec<Stmt>, show: bool },
 }
 
-/// A REPL session: every accepted input and the interpreter's state.
+/// A REPL session: every accepted input, the interpreter's state and the
+/// engine inputs run with.
 pub struct Session {
     sources: Sources,
     /// The file `main`'s own spans point into.
@@ -110,7 +155,14 @@ pub struct Session {
     globals_run: usize,
     /// Statements of `main`'s lowered body already run.
     stmts_run: usize,
-    engine: tessera_interp::Session,
+    /// The interpreter's state: globals and `main`'s variables.
+    interp: tessera_interp::Session,
+    /// The engine chosen to run inputs.
+    engine: Engine,
+    /// Worker threads for kernels under the JIT: one per core.
+    threads: usize,
+    /// The program of the last accepted input (for `:clif`).
+    program: Option<Program>,
     /// Inputs read so far (for their names, `<input N>`), across resets.
     inputs: usize,
     /// Set by Ctrl-C while an input runs: stops it (R0012). Kept across
@@ -127,8 +179,8 @@ impl Session {
             text: MAIN_TEXT.into(),
         });
         let interrupt = Arc::new(AtomicBool::new(false));
-        let mut engine = tessera_interp::Session::new(options);
-        engine.set_interrupt(Arc::clone(&interrupt));
+        let mut interp = tessera_interp::Session::new(options);
+        interp.set_interrupt(Arc::clone(&interrupt));
         Session {
             sources,
             main_file,
@@ -137,7 +189,10 @@ impl Session {
             body: Vec::new(),
             globals_run: 0,
             stmts_run: 0,
-            engine,
+            interp,
+            engine: Engine::default(),
+            threads: tessera_jit::Jit::default_threads(),
+            program: None,
             inputs: 0,
             interrupt,
         }
@@ -149,14 +204,17 @@ impl Session {
         Arc::clone(&self.interrupt)
     }
 
-    /// Forgets every declaration and variable; the options stay.
+    /// Forgets every declaration and variable; the options and the engine
+    /// stay.
     pub fn reset(&mut self) {
         let inputs = self.inputs;
         let interrupt = Arc::clone(&self.interrupt);
-        *self = Session::new(self.engine.options());
+        let engine = self.engine;
+        *self = Session::new(self.interp.options());
         self.inputs = inputs;
-        self.engine.set_interrupt(Arc::clone(&interrupt));
+        self.interp.set_interrupt(Arc::clone(&interrupt));
         self.interrupt = interrupt;
+        self.engine = engine;
     }
 
     /// Every input read so far, for rendering diagnostics.
@@ -166,12 +224,57 @@ impl Session {
 
     /// The options inputs run with.
     pub fn options(&self) -> tessera_interp::Options {
-        self.engine.options()
+        self.interp.options()
     }
 
     /// Changes the options for later inputs.
     pub fn set_options(&mut self, options: tessera_interp::Options) {
-        self.engine.set_options(options);
+        self.interp.set_options(options);
+    }
+
+    /// The engine chosen to run inputs.
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// Chooses the engine for later inputs.
+    pub fn set_engine(&mut self, engine: Engine) {
+        self.engine = engine;
+    }
+
+    /// Whether the next input runs with the JIT: it is chosen and the
+    /// dynamic checks, which only the interpreter makes, are off.
+    pub fn runs_jit(&self) -> bool {
+        self.engine == Engine::Jit && !self.interp.options().check
+    }
+
+    /// Every kernel of the session's program, in the order they were typed
+    /// (a file's in its order, where it was loaded), with the JIT's code for
+    /// each. Compiles them all, whichever engine runs inputs.
+    pub fn kernels(&self) -> Vec<KernelCode> {
+        let Some(program) = &self.program else {
+            return Vec::new();
+        };
+        let mut kernels = tessera_jit::Jit::new(program, 1).dump_clif();
+        // Function order puts declarations before `main`, so a kernel in a
+        // function declared late comes before one typed early at the prompt;
+        // files are numbered as they are read.
+        kernels.sort_by_key(|k| (k.span.file, k.span.start));
+        kernels
+            .into_iter()
+            .map(|k| {
+                let name = self
+                    .sources
+                    .get(k.span.file)
+                    .map_or("<input>", |f| f.name.as_str());
+                let (line, col) = self.sources.line_col(k.span.file, k.span.start);
+                KernelCode {
+                    place: format!("{name}:{line}:{col}"),
+                    tile: k.tile,
+                    clif: k.clif,
+                }
+            })
+            .collect()
     }
 
     /// The names the session has declared: structs, functions, globals and
@@ -395,9 +498,17 @@ impl Session {
         let running = Instant::now();
         // A Ctrl-C pressed at the prompt is not meant for this input.
         self.interrupt.store(false, Ordering::Relaxed);
-        let outcome = self
-            .engine
-            .run(&program, self.globals_run, self.stmts_run, out);
+        let (globals_run, stmts_run) = (self.globals_run, self.stmts_run);
+        let (outcome, jit_compile) = if self.runs_jit() {
+            let mut jit = tessera_jit::Jit::new(&program, self.threads);
+            let outcome =
+                self.interp
+                    .run_with_engine(&program, globals_run, stmts_run, out, Some(&mut jit));
+            (outcome, Some(jit.stats().compile))
+        } else {
+            let outcome = self.interp.run(&program, globals_run, stmts_run, out);
+            (outcome, None)
+        };
         let run_time = running.elapsed();
         diagnostics.extend(outcome.findings.iter().map(|f| f.to_diagnostic()));
         if let Some(error) = &outcome.error {
@@ -407,10 +518,12 @@ impl Session {
             let mut report = Report::rejected(diagnostics);
             report.check_time = check_time;
             report.run_time = run_time;
+            report.jit_compile = jit_compile;
             return report;
         }
         self.globals_run = program.globals.len();
         self.stmts_run = main_body_len(&program);
+        self.program = Some(program);
         self.accepted.push(input);
         Report {
             accepted: true,
@@ -420,6 +533,7 @@ impl Session {
             message: None,
             check_time,
             run_time,
+            jit_compile,
         }
     }
 

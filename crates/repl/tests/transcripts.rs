@@ -482,8 +482,15 @@ a
         "{}",
         t.out
     );
+    // Checks watch every access, which only the interpreter sees.
     assert!(
-        t.out.contains("amp> :check off\ndynamic checks off\n"),
+        t.out.contains("dynamic checks run in the interpreter: inputs run there, not in the JIT, until `:check off`\n"),
+        "{}",
+        t.out
+    );
+    assert!(
+        t.out
+            .contains("amp> :check off\ndynamic checks off\ninputs run in the JIT again\n"),
         "{}",
         t.out
     );
@@ -501,49 +508,214 @@ a
 #[test]
 fn engine_clif_time_reset_and_quit() {
     let t = session(
-        "int x = 3;\n:engine\n:engine jit\n:clif\n:time x * 2\n:time\nx + 1\n:reset\nx\n:quit\nx\n",
+        "int x = 3;\n:engine\n:engine interp\n:engine\n:engine fast\n:engine jit\n:clif\n:clif everything\n:time x * 2\n:time\nx + 1\n:engine interp\n:time x + 2\n:reset\n:engine\nx\n:quit\nx\n",
     );
     assert_text(
         &t.out,
         "amp> int x = 3;
 amp> :engine
+engine: jit (Cranelift: kernels and the host loops it can compile run as native code, the rest in the interpreter)
+amp> :engine interp
 engine: interp (the reference interpreter)
+amp> :engine
+engine: interp (the reference interpreter)
+amp> :engine fast
 amp> :engine jit
+engine: jit (Cranelift: kernels and the host loops it can compile run as native code, the rest in the interpreter)
 amp> :clif
+no kernel yet
+amp> :clif everything
 amp> :time x * 2
 = 6 : int
 amp> :time
 the next input will be timed
 amp> x + 1
 = 4 : int
+amp> :engine interp
+engine: interp (the reference interpreter)
+amp> :time x + 2
+= 5 : int
 amp> :reset
 session reset: every declaration and variable is gone
+amp> :engine
+engine: interp (the reference interpreter)
 amp> x
 amp> :quit
 ",
     );
     let lines: Vec<&str> = t.err.lines().collect();
     assert_eq!(
-        lines[0],
-        "error: the JIT engine is not available in this build; inputs still run in the interpreter"
-    );
-    assert!(
-        lines[1].starts_with("error: `:clif` shows the JIT's code"),
+        lines[..2],
+        [
+            "error: `:engine fast`: the engines are `jit` and `interp`",
+            "error: `:clif everything`: say `:clif` for the last kernel or `:clif all` for every kernel",
+        ],
         "{}",
         t.err
     );
+    // Under the JIT the time says what compiling took; in the interpreter
+    // nothing compiles.
     for line in &lines[2..4] {
         assert!(
-            line.starts_with("time: ") && line.contains(" ms (parse and check "),
+            line.starts_with("time: ")
+                && line.contains(" ms (parse and check ")
+                && line.ends_with(" ms)")
+                && line.contains(", of which JIT compile "),
             "{}",
             t.err
         );
     }
     assert!(
-        lines[4].starts_with("error[E0200]: cannot find `x`"),
+        lines[4].starts_with("time: ") && !lines[4].contains("JIT"),
         "{}",
         t.err
     );
+    assert!(
+        lines[5].starts_with("error[E0200]: cannot find `x`"),
+        "{}",
+        t.err
+    );
+    assert_eq!(t.status, EXIT_FAILED_INPUT);
+}
+
+/// Inputs with tiled kernels, printed results, shown values and run-time
+/// errors in kernels, to type under each engine.
+const KERNELS: &str = "std::vector<int> data(24);
+for (int i = 0; i < 24; i++) data[i] = (i * 7) % 10;
+array_view<int, 2> sample(4, 6, data);
+std::vector<int> averages(24);
+array_view<int, 2> average(4, 6, averages);
+parallel_for_each(sample.extent.tile<2, 2>(), [=](tiled_index<2, 2> idx) restrict(amp) {
+    tile_static int nums[2][2];
+    nums[idx.local[0]][idx.local[1]] = sample[idx.global];
+    idx.barrier.wait();
+    int sum = nums[0][0] + nums[0][1] + nums[1][0] + nums[1][1];
+    average[idx.global] = sum / 4;
+});
+average
+for (int r = 0; r < 4; r++) { for (int c = 0; c < 6; c++) std::cout << average(r, c) << ' '; std::cout << '\\n'; }
+std::vector<float> f(8);
+array_view<float, 1> fv(8, f);
+parallel_for_each(fv.extent.tile<4>(), [=](tiled_index<4> t) restrict(amp) {
+    tile_static float s[4];
+    s[t.local[0]] = t.global[0] * 0.5f;
+    t.barrier.wait();
+    fv[t.global] = s[3 - t.local[0]] + s[0];
+});
+fv
+parallel_for_each(average.extent.tile<2, 2>(), [=](tiled_index<2, 2> idx) restrict(amp) {
+    average(idx.global[0], idx.global[1] + 1) = idx.tile[1];
+});
+int zero = 0;
+parallel_for_each(sample.extent, [=](index<2> i) restrict(amp) { average[i] = sample[i] / zero; });
+average
+";
+
+#[test]
+fn the_jit_and_the_interpreter_write_the_same_transcript() {
+    let under = |engine: &str| {
+        let t = session(&format!(":engine {engine}\n{PRELUDE}{KERNELS}"));
+        let from = t.all.find("amp> #include").unwrap_or(0);
+        (t.all[from..].to_string(), t.status)
+    };
+    let (jit, jit_status) = under("jit");
+    let (interp, interp_status) = under("interp");
+    assert_text(&jit, &interp);
+    assert_eq!(jit_status, interp_status);
+    assert_eq!(jit_status, EXIT_FAILED_INPUT);
+    // The kernels ran and the errors are there.
+    assert!(
+        jit.contains(
+            "amp> average
+= extent (4,6) : array_view<int, 2>
+  4 4 3 3 5 5
+  4 4 3 3 5 5
+  3 3 5 5 4 4
+  3 3 5 5 4 4
+"
+        ),
+        "{jit}"
+    );
+    assert!(jit.contains("= [1.5, 1, 0.5, 0, 5.5, 5, 4.5, 4]"), "{jit}");
+    assert_eq!(jit.matches("error[R").count(), 2, "{jit}");
+    // The JIT compiles the kernels the session kept (the inputs that failed
+    // are forgotten), so it ran them rather than the interpreter.
+    let t = session(&format!("{PRELUDE}{KERNELS}:clif all\n"));
+    let all = t.out.split("amp> :clif all\n").nth(1).unwrap_or_default();
+    assert_eq!(all.matches("\nfunction ").count(), 2, "{all}");
+    assert!(!all.contains("runs in the interpreter"), "{all}");
+    // What a failed launch wrote before its error stays written, alike.
+    assert!(
+        jit.ends_with(
+            "amp> average
+= extent (4,6) : array_view<int, 2>
+  4 0 0 1 1 2
+  4 0 0 1 1 5
+  3 3 5 5 4 4
+  3 3 5 5 4 4
+"
+        ),
+        "{jit}"
+    );
+}
+
+#[test]
+fn clif_shows_the_jits_code_for_the_last_kernel_typed() {
+    let t = session(&format!(
+        "{PRELUDE}:clif
+std::vector<int> v(16);
+array_view<int, 2> av(4, 4, v);
+parallel_for_each(av.extent, [=](index<2> i) restrict(amp) {{ av[i] = i[0] * 4 + i[1]; }});
+void flip(array_view<int, 2> a) {{
+    parallel_for_each(a.extent.tile<2, 2>(), [=](tiled_index<2, 2> t) restrict(amp) {{
+        tile_static int s[2][2];
+        s[t.local[0]][t.local[1]] = a[t.global];
+        t.barrier.wait();
+        a[t.global] = s[1 - t.local[0]][1 - t.local[1]];
+    }});
+}}
+:clif
+parallel_for_each(av.extent, [=](index<2> i) restrict(amp) {{ av[i] = missing; }});
+:engine interp
+:clif all
+flip(av);
+av
+"
+    ));
+    assert!(t.out.contains("amp> :clif\nno kernel yet\n"), "{}", t.out);
+    // `flip`, declared after the first kernel was typed, holds the last one
+    // (though the program's functions list declarations first).
+    let last = t
+        .out
+        .split("amp> :clif\n")
+        .nth(2)
+        .and_then(|s| s.split("amp> ").next())
+        .unwrap_or_default();
+    assert!(
+        last.starts_with("; tiled kernel <2, 2> at <input 7>:2:46\n"),
+        "{last}"
+    );
+    assert!(last.contains("\nfunction "), "{last}");
+    assert!(!last.contains("; kernel at"), "{last}");
+    // A rejected input leaves the session's kernels as they were; `all`
+    // lists them in the order they were typed, whichever engine runs.
+    let all = t
+        .out
+        .split("amp> :clif all\n")
+        .nth(1)
+        .and_then(|s| s.split("amp> ").next())
+        .unwrap_or_default();
+    let first = all.find("; kernel at <input 6>:1:30\n");
+    let second = all.find("; tiled kernel <2, 2> at <input 7>:2:46\n");
+    assert!(first.is_some() && first < second, "{all}");
+    assert_eq!(all.matches("\nfunction ").count(), 2, "{all}");
+    assert!(
+        t.out
+            .ends_with("   5  4  7  6\n   1  0  3  2\n  13 12 15 14\n   9  8 11 10\n"),
+        "{}",
+        t.out
+    );
+    assert!(t.err.contains("cannot find `missing`"), "{}", t.err);
 }
 
 #[test]
@@ -555,7 +727,7 @@ fn help_and_unknown_commands() {
         ":check on|off",
         ":time",
         ":engine jit|interp",
-        ":clif",
+        ":clif [all]",
         ":reset",
         ":quit",
     ] {
