@@ -76,6 +76,14 @@ pub(crate) fn helper_symbols() -> [(&'static str, *const u8); 3] {
     ]
 }
 
+/// Releases a module's code and data.
+pub(crate) fn free(module: cranelift_jit::JITModule) {
+    // SAFETY: called when the engine that owns the module is dropped; the
+    // module's code runs only inside `run` and `run_host`, which borrow the
+    // engine, so none of it is running or can run again.
+    unsafe { module.free_memory() }
+}
+
 fn bits_word(b: &Bits) -> u64 {
     match b {
         Bits::Bool(v) => u64::from(*v),
@@ -275,7 +283,7 @@ pub(crate) fn run(
                 return;
             }
             // Kernels without loops never poll: look between groups.
-            if g % 64 == 0 && control.should_stop() {
+            if g.is_multiple_of(64) && control.should_stop() {
                 return;
             }
             if layout.tile.is_some() {

@@ -138,6 +138,21 @@ fn new_module() -> Result<(JITModule, HelperIds), String> {
     ))
 }
 
+/// Declares, compiles and finalizes the function in `ctx`.
+fn define(
+    module: &mut JITModule,
+    name: &str,
+    ctx: &mut cranelift_codegen::Context,
+) -> Result<cranelift_module::FuncId, String> {
+    let id = module
+        .declare_function(name, Linkage::Local, &ctx.func.signature)
+        .map_err(|e| e.to_string())?;
+    module.define_function(id, ctx).map_err(|e| e.to_string())?;
+    module.clear_context(ctx);
+    module.finalize_definitions().map_err(|e| e.to_string())?;
+    Ok(id)
+}
+
 impl<'p> Jit<'p> {
     /// An engine for `prog` running launches on `threads` workers (at least 1).
     pub fn new(prog: &'p Program, threads: usize) -> Jit<'p> {
@@ -227,14 +242,7 @@ impl<'p> Jit<'p> {
             String::new()
         };
         let name = format!("kernel_{}", kernel.0);
-        let result = module
-            .declare_function(&name, Linkage::Local, &ctx.func.signature)
-            .and_then(|id| {
-                module.define_function(id, &mut ctx)?;
-                module.clear_context(&mut ctx);
-                module.finalize_definitions()?;
-                Ok(id)
-            });
+        let result = define(module, &name, &mut ctx);
         let compiled = match result {
             Ok(id) => Ok(Compiled {
                 entry: module.get_finalized_function(id) as usize,
@@ -275,14 +283,7 @@ impl<'p> Jit<'p> {
         lower::Lower::emit_host(self.prog, func, stmt, &mut b, helpers, &plan)?;
         b.finalize(frontend);
         let name = format!("host_{}", self.hosts.len());
-        let result = module
-            .declare_function(&name, Linkage::Local, &ctx.func.signature)
-            .and_then(|id| {
-                module.define_function(id, &mut ctx)?;
-                module.clear_context(&mut ctx);
-                module.finalize_definitions()?;
-                Ok(id)
-            });
+        let result = define(module, &name, &mut ctx);
         self.stats.compile += started.elapsed();
         match result {
             Ok(id) => {
@@ -335,6 +336,16 @@ pub struct KernelClif {
     pub tile: Option<tessera_ir::TileShape>,
     /// The IR as text, or why the kernel runs in the interpreter.
     pub clif: Result<String, String>,
+}
+
+impl Drop for Jit<'_> {
+    fn drop(&mut self) {
+        // The module leaks its code on purpose unless freed: a REPL makes
+        // an engine per input.
+        if let Some(module) = self.module.take() {
+            exec::free(module);
+        }
+    }
 }
 
 impl KernelEngine for Jit<'_> {

@@ -211,6 +211,17 @@ struct LoopTargets {
     region: u32,
 }
 
+/// A counted loop: its counter's key, the counter's range in the body, and
+/// the most iterations it can make.
+type CountedLoop = ((usize, LocalId), (i64, i64), i64);
+
+/// One lane of an interleaved region: its variables, coordinates, frame.
+struct LaneCtx {
+    slots: HashMap<LocalId, Slot>,
+    coords: Vec<Variable>,
+    frame_ptr: Variable,
+}
+
 /// The work-item loop being emitted.
 struct RegionCtx {
     id: u32,
@@ -637,7 +648,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 (c, lw.scopes[0].slots.get(l).cloned())
             {
                 let v = lw.b.use_var(vars[0]);
-                let raw = lw.to_word(v, *s);
+                let raw = lw.scalar_as_word(v, *s);
                 lw.b.ins().store(flags(), raw, lw.env, (*w * 8) as i32);
             }
         }
@@ -655,7 +666,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
 
     /// A scalar as its 64-bit argument word (sign- or zero-extended as the
     /// interpreter keeps integers).
-    fn to_word(&mut self, v: Value, s: Scalar) -> Value {
+    fn scalar_as_word(&mut self, v: Value, s: Scalar) -> Value {
         match s {
             Scalar::Long | Scalar::ULong => v,
             Scalar::Double => self.b.ins().bitcast(types::I64, MemFlagsData::new(), v),
@@ -685,7 +696,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             let v = match l {
                 CaptureLayout::Scalar(s, w) => {
                     let raw = self.word(w);
-                    V::S(self.from_word(raw, s))
+                    V::S(self.scalar_of_word(raw, s))
                 }
                 CaptureLayout::Shape(r, w) => V::Shape(
                     (0..r)
@@ -716,7 +727,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
     }
 
     /// A scalar from its 64-bit argument word.
-    fn from_word(&mut self, raw: Value, s: Scalar) -> Value {
+    fn scalar_of_word(&mut self, raw: Value, s: Scalar) -> Value {
         match s {
             Scalar::Long | Scalar::ULong => raw,
             Scalar::Double => self.b.ins().bitcast(types::F64, MemFlagsData::new(), raw),
@@ -1066,7 +1077,459 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         let mut nested = Vec::new();
         collect_uniform_lets(&block, &self.barrier_fns, &mut nested);
         stores.extend(nested);
+        if let Some((lanes, shared)) = self.interleave_plan(&stmts) {
+            return self.lane_loop(&uses, &stores, &stmts, lanes, &shared);
+        }
         self.item_loop(&uses, &stores, &mut |lw| lw.stmts(&stmts))
+    }
+
+    // ----- interleaved work-items -----
+
+    /// Whether a region can run several neighbouring work-items at once,
+    /// statement by statement ("lanes"), and which locals the lanes share.
+    ///
+    /// Only a region that writes no shared memory (so no lane can see
+    /// another's writes, and the order between lanes cannot matter) and
+    /// whose every branch and loop condition has the same value in every
+    /// work-item. Its loops' counters are then shared by the lanes, and the
+    /// work of several work-items overlaps instead of each waiting on its
+    /// own chain of operations (a dot product's running sum, say).
+    fn interleave_plan(&self, stmts: &[Stmt]) -> Option<(usize, HashSet<LocalId>)> {
+        if self.scopes.len() != 1 || self.last_region {
+            return None;
+        }
+        let shape = self.layout.tile?;
+        let last = *shape.dims().last()?;
+        let lanes = [4u32, 2]
+            .into_iter()
+            .find(|l| last % l == 0 && last >= *l)? as usize;
+        let block = IrBlock {
+            stmts: stmts.to_vec(),
+        };
+        let kernel = &self.prog.functions[self.scopes[0].func.0 as usize];
+        // Nothing that writes shared memory, calls, leaves early or waits.
+        let ok = std::cell::Cell::new(true);
+        let root_local = |e: &Expr| -> Option<LocalId> {
+            let mut node = e;
+            loop {
+                match &node.kind {
+                    ExprKind::Local(l) => return Some(*l),
+                    ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => node = base,
+                    ExprKind::Intrinsic {
+                        op: Intrinsic::ShapeComponent,
+                        args,
+                    } => node = args.first()?,
+                    _ => return None,
+                }
+            }
+        };
+        walk_block(
+            &block,
+            &mut |s| {
+                if matches!(
+                    s.kind,
+                    StmtKind::Break
+                        | StmtKind::Continue
+                        | StmtKind::Return(_)
+                        | StmtKind::Switch { .. }
+                        | StmtKind::Barrier(_)
+                ) {
+                    ok.set(false);
+                }
+                if let StmtKind::Let {
+                    init: Some(Init::Ref(_)),
+                    ..
+                } = &s.kind
+                {
+                    ok.set(false);
+                }
+            },
+            &mut |e| match &e.kind {
+                ExprKind::Call { .. }
+                | ExprKind::Intrinsic {
+                    op: Intrinsic::Atomic(_),
+                    ..
+                } => ok.set(false),
+                ExprKind::Assign { target, .. }
+                | ExprKind::CompoundAssign { target, .. }
+                | ExprKind::IncDec { target, .. } => {
+                    let private = root_local(target).is_some_and(|l| {
+                        kernel
+                            .locals
+                            .get(l.0 as usize)
+                            .is_some_and(|x| x.space != Space::TileStatic && !x.by_ref)
+                    });
+                    if !private {
+                        ok.set(false);
+                    }
+                }
+                _ => {}
+            },
+        );
+        if !ok.get() {
+            return None;
+        }
+        // Counters: declared here with a uniform value, compared with a
+        // uniform bound, stepped uniformly, written by nothing else.
+        let mut lets: HashMap<LocalId, Option<Expr>> = HashMap::new();
+        let mut loops: Vec<(LocalId, Expr, Expr)> = Vec::new();
+        let conds: std::cell::RefCell<Vec<Expr>> = std::cell::RefCell::new(Vec::new());
+        walk_block(
+            &block,
+            &mut |s| match &s.kind {
+                StmtKind::Let { local, init } => {
+                    let e = match init {
+                        Some(Init::Expr(e)) => Some(e.clone()),
+                        _ => None,
+                    };
+                    lets.insert(*local, e);
+                }
+                StmtKind::Loop {
+                    cond: Some(c),
+                    step,
+                    ..
+                } => {
+                    conds.borrow_mut().push(c.clone());
+                    if let (ExprKind::Binary { lhs, rhs, .. }, Some(st)) = (&c.kind, step)
+                        && let ExprKind::Local(k) = &lhs.kind
+                    {
+                        loops.push((*k, (**rhs).clone(), st.clone()));
+                    }
+                }
+                StmtKind::If { cond, .. } => conds.borrow_mut().push(cond.clone()),
+                _ => {}
+            },
+            &mut |e| match &e.kind {
+                ExprKind::Logical { lhs, .. } => conds.borrow_mut().push((**lhs).clone()),
+                ExprKind::Conditional { cond, .. } => conds.borrow_mut().push((**cond).clone()),
+                _ => {}
+            },
+        );
+        let conds = conds.into_inner();
+        let mut writes: HashMap<LocalId, usize> = HashMap::new();
+        walk_block(&block, &mut |_| {}, &mut |e| {
+            if let ExprKind::Assign { target, .. }
+            | ExprKind::CompoundAssign { target, .. }
+            | ExprKind::IncDec { target, .. } = &e.kind
+                && let ExprKind::Local(l) = &target.kind
+            {
+                *writes.entry(*l).or_default() += 1;
+            }
+        });
+        let mut shared: HashSet<LocalId> = lets
+            .keys()
+            .copied()
+            .filter(|l| {
+                let w = writes.get(l).copied().unwrap_or(0);
+                let counter = loops.iter().filter(|(k, _, _)| k == l).count();
+                (w == 0 && counter == 0) || (w == 1 && counter == 1)
+            })
+            .collect();
+        loop {
+            let before = shared.len();
+            let mut known: HashSet<LocalId> = shared.clone();
+            known.extend(self.uniform.iter().copied());
+            shared.retain(|l| {
+                let init_ok = matches!(lets.get(l), Some(Some(e)) if is_uniform(e, &known));
+                let loop_ok = loops
+                    .iter()
+                    .filter(|(k, _, _)| k == l)
+                    .all(|(_, bound, step)| {
+                        let step_ok = match &step.kind {
+                            ExprKind::IncDec { target, .. } => {
+                                matches!(&target.kind, ExprKind::Local(t) if t == l)
+                            }
+                            ExprKind::CompoundAssign { target, value, .. } => {
+                                matches!(&target.kind, ExprKind::Local(t) if t == l)
+                                    && is_uniform(value, &known)
+                            }
+                            _ => false,
+                        };
+                        step_ok && is_uniform(bound, &known)
+                    });
+                init_ok && loop_ok
+            });
+            if shared.len() == before {
+                break;
+            }
+        }
+        let mut known: HashSet<LocalId> = shared.clone();
+        known.extend(self.uniform.iter().copied());
+        if !conds.iter().all(|c| is_uniform(c, &known)) {
+            return None;
+        }
+        // Worth it only with a loop to overlap.
+        if loops.is_empty() {
+            return None;
+        }
+        Some((lanes, shared))
+    }
+
+    /// A region for `lanes` neighbouring work-items at a time (along the
+    /// last dimension): each lane has its own variables, coordinates and
+    /// frame; statements run lane after lane, loops and branches once.
+    fn lane_loop(
+        &mut self,
+        uses: &BTreeSet<LocalId>,
+        stores: &HashSet<LocalId>,
+        stmts: &[Stmt],
+        lanes: usize,
+        shared: &HashSet<LocalId>,
+    ) -> R<()> {
+        let Some(shape) = self.layout.tile else {
+            return unsupported("a work-item loop outside a tiled kernel");
+        };
+        let dims: Vec<i64> = shape.dims().iter().map(|&d| i64::from(d)).collect();
+        let rank = dims.len();
+        let coords: Vec<Variable> = (0..rank).map(|_| self.b.declare_var(types::I32)).collect();
+        let zero64 = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(self.item, zero64);
+        self.b.def_var(self.frame_ptr, self.frames);
+        let mut heads = Vec::new();
+        let mut exits = Vec::new();
+        for &c in coords.iter().take(rank) {
+            let zero = self.b.ins().iconst(types::I32, 0);
+            self.b.def_var(c, zero);
+            let head = self.b.create_block();
+            let exit = self.b.create_block();
+            self.b.ins().jump(head, &[]);
+            self.b.switch_to_block(head);
+            heads.push(head);
+            exits.push(exit);
+        }
+        let item_end = self.b.create_block();
+        let id = self.next_region;
+        self.next_region += 1;
+        let saved_region = self.region.replace(RegionCtx { id, item_end });
+        // What the lanes share: the tile's memory, the views, the tiled
+        // index, the kernel's uniform counters and this region's.
+        let base_slots: HashMap<LocalId, Slot> = self.scopes[0]
+            .slots
+            .iter()
+            .filter(|(l, slot)| {
+                matches!(slot, Slot::TileStatic(_) | Slot::Tiled | Slot::View(_))
+                    || self.uniform.contains(l)
+            })
+            .map(|(l, slot)| (*l, slot.clone()))
+            .collect();
+        let kernel_fn = self.scopes[0].func;
+        let mut shared_slots = base_slots;
+        for l in shared {
+            let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
+                .ty
+                .clone();
+            let Type::Scalar(sc) = ty else {
+                return unsupported("a shared counter that is not a scalar");
+            };
+            let var = self.b.declare_var(clif_type(sc));
+            shared_slots.insert(*l, Slot::Vars(vec![var]));
+        }
+        let mut ctxs = Vec::with_capacity(lanes);
+        for lane in 0..lanes {
+            let mut lane_coords = coords.clone();
+            let last = self.b.declare_var(types::I32);
+            let base = self.b.use_var(coords[rank - 1]);
+            let v = self.b.ins().iadd_imm_s(base, lane as i64);
+            self.b.def_var(last, v);
+            lane_coords[rank - 1] = last;
+            let fp = self.b.declare_var(types::I64);
+            let base_fp = self.b.use_var(self.frame_ptr);
+            let v = self
+                .b
+                .ins()
+                .iadd_imm_s(base_fp, lane as i64 * i64::from(self.layout.frame_bytes));
+            self.b.def_var(fp, v);
+            ctxs.push(LaneCtx {
+                slots: shared_slots.clone(),
+                coords: lane_coords,
+                frame_ptr: fp,
+            });
+        }
+        let saved_slots = std::mem::take(&mut self.scopes[0].slots);
+        let saved_coords = std::mem::take(&mut self.item_coords);
+        let saved_fp = self.frame_ptr;
+        let frame: Vec<(LocalId, u32)> = uses
+            .iter()
+            .filter_map(|l| self.scopes[0].frame.get(l).map(|&off| (*l, off)))
+            .collect();
+        let result = (|| -> R<()> {
+            for ctx in ctxs.iter_mut() {
+                self.swap_lane(ctx);
+                for &(l, off) in &frame {
+                    let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
+                        .ty
+                        .clone();
+                    self.frame_to_vars(l, off, &ty)?;
+                }
+                self.swap_lane(ctx);
+            }
+            self.lane_stmts(stmts, &mut ctxs)?;
+            self.b.ins().jump(item_end, &[]);
+            self.b.switch_to_block(item_end);
+            let mut written: Vec<(LocalId, u32)> = stores
+                .iter()
+                .filter_map(|l| self.scopes[0].frame.get(l).map(|&off| (*l, off)))
+                .collect();
+            written.sort();
+            for ctx in ctxs.iter_mut() {
+                self.swap_lane(ctx);
+                for &(l, off) in &written {
+                    let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
+                        .ty
+                        .clone();
+                    self.vars_to_frame(l, off, &ty)?;
+                }
+                self.swap_lane(ctx);
+            }
+            Ok(())
+        })();
+        self.scopes[0].slots = saved_slots;
+        self.item_coords = saved_coords;
+        self.frame_ptr = saved_fp;
+        self.region = saved_region;
+        result?;
+        let it = self.b.use_var(self.item);
+        let it1 = self.b.ins().iadd_imm_s(it, lanes as i64);
+        self.b.def_var(self.item, it1);
+        let fp = self.b.use_var(self.frame_ptr);
+        let fp1 = self
+            .b
+            .ins()
+            .iadd_imm_s(fp, lanes as i64 * i64::from(self.layout.frame_bytes));
+        self.b.def_var(self.frame_ptr, fp1);
+        for d in (0..rank).rev() {
+            let step = if d == rank - 1 { lanes as i64 } else { 1 };
+            let v = self.b.use_var(coords[d]);
+            let v1 = self.b.ins().iadd_imm_s(v, step);
+            self.b.def_var(coords[d], v1);
+            let more = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, v1, dims[d]);
+            self.b.ins().brif(more, heads[d], &[], exits[d], &[]);
+            self.b.switch_to_block(exits[d]);
+        }
+        Ok(())
+    }
+
+    /// Makes `ctx` the current lane (calling it again switches back).
+    fn swap_lane(&mut self, ctx: &mut LaneCtx) {
+        std::mem::swap(&mut self.scopes[0].slots, &mut ctx.slots);
+        std::mem::swap(&mut self.item_coords, &mut ctx.coords);
+        std::mem::swap(&mut self.frame_ptr, &mut ctx.frame_ptr);
+    }
+
+    /// Runs `f` as lane 0, whose view of the shared counters is everyone's.
+    fn in_lane0<T>(&mut self, ctxs: &mut [LaneCtx], f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        self.swap_lane(&mut ctxs[0]);
+        let r = f(self);
+        self.swap_lane(&mut ctxs[0]);
+        r
+    }
+
+    fn lane_stmts(&mut self, stmts: &[Stmt], ctxs: &mut [LaneCtx]) -> R<()> {
+        let mut prev = None;
+        for s in stmts {
+            self.prev_let = prev;
+            self.lane_stmt(s, ctxs)?;
+            prev = match &s.kind {
+                StmtKind::Let { local, .. } => Some(*local),
+                _ => None,
+            };
+        }
+        self.prev_let = None;
+        Ok(())
+    }
+
+    fn lane_stmt(&mut self, s: &Stmt, ctxs: &mut [LaneCtx]) -> R<()> {
+        let shared_let = matches!(&s.kind, StmtKind::Let { local, .. }
+        if matches!(ctxs[0].slots.get(local), Some(Slot::Vars(_)))
+            && ctxs.len() > 1
+            && matches!(
+                (ctxs[0].slots.get(local), ctxs[1].slots.get(local)),
+                (Some(Slot::Vars(a)), Some(Slot::Vars(b))) if a == b
+            ));
+        match &s.kind {
+            StmtKind::Block(b) => self.lane_stmts(&b.stmts, ctxs),
+            StmtKind::Let { .. } if shared_let => self.in_lane0(ctxs, |lw| lw.stmt(s)),
+            StmtKind::If { cond, then, els } => {
+                let c = self.in_lane0(ctxs, |lw| lw.scalar(cond))?;
+                let t = self.b.create_block();
+                let e = self.b.create_block();
+                let join = self.b.create_block();
+                self.b.ins().brif(c, t, &[], e, &[]);
+                self.b.switch_to_block(t);
+                self.lane_stmts(&then.stmts, ctxs)?;
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(e);
+                if let Some(els) = els {
+                    self.lane_stmts(&els.stmts, ctxs)?;
+                }
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(join);
+                Ok(())
+            }
+            StmtKind::Loop {
+                cond,
+                test_first,
+                body,
+                step,
+            } => {
+                let test = self.b.create_block();
+                let body_blk = self.b.create_block();
+                let step_blk = self.b.create_block();
+                let exit = self.b.create_block();
+                if *test_first {
+                    self.b.ins().jump(test, &[]);
+                } else {
+                    self.b.ins().jump(body_blk, &[]);
+                }
+                self.b.switch_to_block(test);
+                match cond {
+                    Some(c) => {
+                        let c = self.in_lane0(ctxs, |lw| lw.scalar(c))?;
+                        self.b.ins().brif(c, body_blk, &[], exit, &[]);
+                    }
+                    None => {
+                        self.b.ins().jump(body_blk, &[]);
+                    }
+                }
+                self.b.switch_to_block(body_blk);
+                let counted = if *test_first {
+                    self.in_lane0(ctxs, |lw| {
+                        Ok(lw.counted_loop(cond.as_ref(), step.as_ref(), body))
+                    })?
+                } else {
+                    None
+                };
+                let saved = counted.map(|(key, range, _)| (key, self.ranges.insert(key, range)));
+                let r = self.lane_stmts(&body.stmts, ctxs);
+                r?;
+                self.b.ins().jump(step_blk, &[]);
+                self.b.switch_to_block(step_blk);
+                if let Some(step) = step {
+                    self.in_lane0(ctxs, |lw| lw.expr(step).map(|_| ()))?;
+                }
+                if let Some((key, old)) = saved {
+                    match old {
+                        Some(r) => self.ranges.insert(key, r),
+                        None => self.ranges.remove(&key),
+                    };
+                }
+                if counted.is_none_or(|(_, _, trips)| trips > SHORT_LOOP) {
+                    self.poll_point()?;
+                }
+                self.b.ins().jump(test, &[]);
+                self.b.switch_to_block(exit);
+                Ok(())
+            }
+            _ => {
+                for ctx in ctxs.iter_mut() {
+                    self.swap_lane(ctx);
+                    let r = self.stmt(s);
+                    self.swap_lane(ctx);
+                    r?;
+                }
+                Ok(())
+            }
+        }
     }
 
     fn uniform_stmt(&mut self, s: &Stmt) -> R<()> {
@@ -1499,7 +1962,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                         None => self.ranges.remove(&key),
                     };
                 }
-                if !counted.is_some_and(|(_, _, trips)| trips <= SHORT_LOOP) {
+                if counted.is_none_or(|(_, _, trips)| trips > SHORT_LOOP) {
                     self.poll_point()?;
                 }
                 self.b.ins().jump(test, &[]);
@@ -1841,9 +2304,9 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
     fn copy_bytes(&mut self, dst: Value, src: Value, size: u32) {
         let mut k = 0u32;
         while k < size {
-            let (t, n) = if size - k >= 8 && k % 8 == 0 {
+            let (t, n) = if size - k >= 8 && k.is_multiple_of(8) {
                 (types::I64, 8)
-            } else if size - k >= 4 && k % 4 == 0 {
+            } else if size - k >= 4 && k.is_multiple_of(4) {
                 (types::I32, 4)
             } else {
                 (types::I8, 1)
@@ -1959,7 +2422,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         cond: Option<&Expr>,
         step: Option<&Expr>,
         body: &IrBlock,
-    ) -> Option<((usize, LocalId), (i64, i64), i64)> {
+    ) -> Option<CountedLoop> {
         let ExprKind::Binary { op, lhs, rhs } = &cond?.kind else {
             return None;
         };
@@ -2787,8 +3250,8 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             return unsupported("an index of another rank");
         }
         let mut at = view.offset;
-        for d in 0..idx.len() {
-            let i = self.b.ins().sextend(types::I64, idx[d]);
+        for (d, &component) in idx.iter().enumerate() {
+            let i = self.b.ins().sextend(types::I64, component);
             let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, i, view.ext[d]);
             self.guard(ok);
             let step = self.b.ins().imul(i, view.strides[d]);
@@ -3602,11 +4065,7 @@ fn walk_stmt(s: &Stmt, fs: &mut dyn FnMut(&Stmt), fe: &mut dyn FnMut(&Expr)) {
     fs(s);
     match &s.kind {
         StmtKind::Expr(e) => walk_expr(e, fe),
-        StmtKind::Let { init, .. } => {
-            if let Some(i) = init {
-                walk_init(i, fe);
-            }
-        }
+        StmtKind::Let { init: Some(i), .. } => walk_init(i, fe),
         StmtKind::Block(b) => walk_block(b, fs, fe),
         StmtKind::If { cond, then, els } => {
             walk_expr(cond, fe);
