@@ -479,6 +479,12 @@ impl<'p> Machine<'p> {
         self.charge(n / 16, span)?;
         let n = usize::try_from(n)
             .map_err(|_| self.error(codes::R0010, span, "allocation too large"))?;
+        if matches!(
+            fill,
+            Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Double(_) | Value::Uninit
+        ) {
+            return Ok(Storage::filled(n, fill, kind, elem_bytes, &self.meter));
+        }
         Ok(Storage::new(vec![fill; n], kind, elem_bytes, &self.meter))
     }
 

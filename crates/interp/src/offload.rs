@@ -78,11 +78,15 @@ impl Marshalled {
                 (copy, false, true)
             }
             Some((b, dirty)) => (b, true, dirty),
-            None => (
-                marshal_items(structs, elem, size, &storage.data())?,
-                false,
-                false,
-            ),
+            None => match storage.lazy_fill() {
+                // Never looked at: the buffer is the fill value, repeated.
+                Some((n, fill)) => (fill_buffer(elem, size, n, &fill)?, false, false),
+                None => (
+                    marshal_items(structs, elem, size, &storage.data())?,
+                    false,
+                    false,
+                ),
+            },
         };
         let fits = buffer.elem == *elem && buffer.elem_size == size;
         self.buffers.push(buffer);
@@ -463,6 +467,30 @@ fn zero_bits(s: tessera_ir::Scalar) -> Bits {
         tessera_ir::Scalar::Double => Bits::Double(0.0),
         _ => Bits::Int(0),
     }
+}
+
+/// `n` copies of a scalar in C++ layout.
+fn fill_buffer(elem: &Type, size: u32, n: usize, fill: &Value) -> Option<Buffer> {
+    let Type::Scalar(s) = elem else {
+        return None;
+    };
+    let mut buffer = Buffer::zeroed(elem.clone(), size, n)?;
+    let b = match fill {
+        Value::Uninit => return Some(buffer),
+        v => bits(v)?,
+    };
+    let zero = match b {
+        Bits::Bool(x) => !x,
+        Bits::Int(x) => x == 0,
+        Bits::Float(f) => f.to_bits() == 0,
+        Bits::Double(d) => d.to_bits() == 0,
+    };
+    if !zero {
+        for k in 0..n {
+            buffer.set_at(k * size as usize, *s, b);
+        }
+    }
+    Some(buffer)
 }
 
 /// Elements in C++ layout.

@@ -139,6 +139,10 @@ pub(crate) enum StorageKind {
 pub(crate) struct Storage {
     /// The elements (stale while `device` holds a copy with writes).
     values: RefCell<Vec<Value>>,
+    /// Elements not made yet: the storage was created as `n` copies of one
+    /// scalar and nothing has looked at them (a launch can start from the
+    /// value alone, without building millions of elements first).
+    lazy: RefCell<Option<(usize, Value)>>,
     /// A typed copy of scalar elements left by a launch, and whether it
     /// holds writes the values do not have yet.
     device: RefCell<Option<(tessera_runtime::launch::Buffer, bool)>>,
@@ -168,6 +172,7 @@ impl Storage {
     ) -> Rc<Storage> {
         Rc::new(Storage {
             values: RefCell::new(data),
+            lazy: RefCell::new(None),
             device: RefCell::new(None),
             kind,
             elem_bytes,
@@ -178,12 +183,43 @@ impl Storage {
         })
     }
 
+    /// New storage of `n` copies of the scalar `fill`, made only when first
+    /// needed.
+    pub(crate) fn filled(
+        n: usize,
+        fill: Value,
+        kind: StorageKind,
+        elem_bytes: u64,
+        meter: &Rc<Meter>,
+    ) -> Rc<Storage> {
+        let s = Storage::new(Vec::new(), kind, elem_bytes, meter);
+        *s.lazy.borrow_mut() = Some((n, fill));
+        s
+    }
+
     pub(crate) fn len(&self) -> usize {
-        self.values.borrow().len()
+        match &*self.lazy.borrow() {
+            Some((n, _)) => *n,
+            None => self.values.borrow().len(),
+        }
+    }
+
+    /// The element every element still is, when none has been made yet.
+    pub(crate) fn lazy_fill(&self) -> Option<(usize, Value)> {
+        self.lazy.borrow().clone()
+    }
+
+    /// Makes the elements of a storage created lazily.
+    fn materialize(&self) {
+        let taken = self.lazy.borrow_mut().take();
+        if let Some((n, fill)) = taken {
+            *self.values.borrow_mut() = vec![fill; n];
+        }
     }
 
     /// The elements, for reading.
     pub(crate) fn data(&self) -> std::cell::Ref<'_, Vec<Value>> {
+        self.materialize();
         // A typed copy with writes is copied back and stays, now clean: a
         // host that only reads keeps the next launch from converting again.
         let mut device = self.device.borrow_mut();
@@ -199,6 +235,7 @@ impl Storage {
 
     /// The elements, for writing: the typed copy is brought back and dropped.
     pub(crate) fn data_mut(&self) -> std::cell::RefMut<'_, Vec<Value>> {
+        self.materialize();
         let taken = self.device.borrow_mut().take();
         if let Some((buffer, dirty)) = taken {
             self.meter.give(buffer_bytes(&buffer));
@@ -230,6 +267,7 @@ impl Storage {
         if self.meter.take(buffer_bytes(&buffer)).is_ok() {
             *self.device.borrow_mut() = Some((buffer, dirty));
         } else if dirty {
+            self.materialize();
             copy_back_scalars(&buffer, &mut self.values.borrow_mut());
         }
     }
@@ -272,7 +310,7 @@ pub(crate) fn copy_back_scalars(buffer: &tessera_runtime::launch::Buffer, values
 
 impl Drop for Storage {
     fn drop(&mut self) {
-        let n = self.values.get_mut().len() as u64;
+        let n = self.len() as u64;
         self.meter.give(n.saturating_mul(self.elem_bytes));
         if let Some((buffer, _)) = self.device.get_mut() {
             self.meter.give(buffer_bytes(buffer));
