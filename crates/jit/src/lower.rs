@@ -1352,16 +1352,39 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             .iter()
             .filter_map(|l| self.scopes[0].frame.get(l).map(|&off| (*l, off)))
             .collect();
+        // Locals that hold the same value in neighbouring work-items (a row
+        // index, say) are loaded once and shared by the lanes.
+        let invariant = self.lane_invariant_locals(rank - 1);
+        let mut shared_loaded: Vec<(LocalId, Slot)> = Vec::new();
         let result = (|| -> R<()> {
+            let mut first = true;
             for ctx in ctxs.iter_mut() {
                 self.swap_lane(ctx);
                 for &(l, off) in &frame {
+                    if !first && invariant.contains(&l) {
+                        continue;
+                    }
                     let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
                         .ty
                         .clone();
                     self.frame_to_vars(l, off, &ty)?;
                 }
                 self.swap_lane(ctx);
+                if first {
+                    // Lane 0 loaded the invariant locals: the others use them.
+                    let loaded: Vec<(LocalId, Slot)> = frame
+                        .iter()
+                        .filter(|(l, _)| invariant.contains(l))
+                        .filter_map(|(l, _)| ctx.slots.get(l).map(|s| (*l, s.clone())))
+                        .collect();
+                    shared_loaded = loaded;
+                }
+                if !first {
+                    for (l, slot) in &shared_loaded {
+                        ctx.slots.insert(*l, slot.clone());
+                    }
+                }
+                first = false;
             }
             self.lane_stmts(stmts, &mut ctxs)?;
             self.b.ins().jump(item_end, &[]);
@@ -1407,6 +1430,43 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             self.b.switch_to_block(exits[d]);
         }
         Ok(())
+    }
+
+    /// The kernel's locals whose value is the same in work-items that differ
+    /// only in local dimension `lane_dim`: never written after their
+    /// declaration, declared from constants, captures, uniform counters, the
+    /// tile's coordinates, the other dimensions' coordinates and such locals.
+    fn lane_invariant_locals(&mut self, lane_dim: usize) -> HashSet<LocalId> {
+        let kernel = self.scopes[0].func;
+        let Some(body) = &self.prog.functions[kernel.0 as usize].body else {
+            return HashSet::new();
+        };
+        let mut lets: Vec<(LocalId, Expr)> = Vec::new();
+        walk_block(
+            body,
+            &mut |s| {
+                if let StmtKind::Let {
+                    local,
+                    init: Some(Init::Expr(e)),
+                } = &s.kind
+                {
+                    lets.push((*local, e.clone()));
+                }
+            },
+            &mut |_| {},
+        );
+        let mut set: HashSet<LocalId> = self.uniform.clone();
+        loop {
+            let before = set.len();
+            for (l, e) in &lets {
+                if !set.contains(l) && !self.is_mutated(*l) && lane_invariant(e, &set, lane_dim) {
+                    set.insert(*l);
+                }
+            }
+            if set.len() == before {
+                return set;
+            }
+        }
     }
 
     /// Makes `ctx` the current lane (calling it again switches back).
@@ -3704,6 +3764,34 @@ fn is_uniform(e: &Expr, uniform: &HashSet<LocalId>) -> bool {
             _ => false,
         },
         _ => false,
+    }
+}
+
+/// True when `e` has the same value in work-items that differ only in
+/// local dimension `lane_dim` (see `Lower::lane_invariant_locals`).
+fn lane_invariant(e: &Expr, known: &HashSet<LocalId>, lane_dim: usize) -> bool {
+    let go = |x: &Expr| lane_invariant(x, known, lane_dim);
+    match &e.kind {
+        ExprKind::Intrinsic {
+            op: Intrinsic::ShapeComponent,
+            args,
+        } if matches!(
+            args[0].kind,
+            ExprKind::Intrinsic {
+                op: Intrinsic::TiledIndexPart(TiledIndexPart::Local | TiledIndexPart::Global),
+                ..
+            }
+        ) =>
+        {
+            const_int(&args[1]).is_some_and(|k| k >= 0 && k as usize != lane_dim)
+        }
+        ExprKind::Binary { lhs, rhs, .. } | ExprKind::Logical { lhs, rhs, .. } => {
+            go(lhs) && go(rhs)
+        }
+        ExprKind::Unary { operand, .. } => go(operand),
+        ExprKind::Convert(inner) => go(inner),
+        ExprKind::Conditional { cond, then, els } => go(cond) && go(then) && go(els),
+        _ => is_uniform(e, known),
     }
 }
 
