@@ -19,6 +19,8 @@ use tessera_testkit::harness::env_number;
 /// The configurations each program runs under: a label and the arguments
 /// before the file.
 const CONFIGS: &[(&str, &[&str])] = &[
+    ("jit", &["run", "--engine", "jit"]),
+    ("jit --threads 1", &["run", "--engine", "jit", "--threads", "1"]),
     ("interp", &["run", "--engine", "interp"]),
     ("interp --check", &["run", "--engine", "interp", "--check"]),
 ];
