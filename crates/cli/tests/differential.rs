@@ -20,6 +20,9 @@
 //! - `TESSERA_DIFF_GAPS`: when 1, the programs also use what Tessera is
 //!   known to reject or get wrong (`programs::Options::known_gaps`), to
 //!   see those findings again;
+//! - `TESSERA_DIFF_ENGINES`: the engines `tessera run` is tried with, comma
+//!   separated, each the words after `--engine` (default `interp,jit`; for
+//!   example `interp,jit --threads 1,jit --threads 4`);
 //! - `TESSERA_BIN`: the `tessera` binary (default: the one cargo built for
 //!   this test);
 //! - `TESSERA_ORACLE`: the oracle (default `<workspace>/../shared/oracle/amp-oracle`).
@@ -29,7 +32,8 @@
 //! (g++ rejecting it, exit status 125, or the emulation reporting undefined
 //! behaviour or an exception, an `amp-oracle:` message, is a bug of the
 //! generator), and `tessera run` must print the same stdout, byte for byte,
-//! and exit with the same status. Every finding is written to
+//! and exit with the same status, under each engine (the first engine that
+//! disagrees gives `.tessera.stdout`). Every finding is written to
 //! `target/differential/` as `KIND_sSEED_N.amp` (KIND: `rejected`,
 //! `oracle` or `mismatch`), beside `KIND_sSEED_N.txt` with what happened
 //! and, when there are outputs, `.tessera.stdout` and `.oracle.stdout`.
@@ -162,8 +166,9 @@ struct Finding {
     oracle_stdout: Option<Vec<u8>>,
 }
 
-/// Tests one program, written at `file`.
-fn test_one(tessera: &Path, oracle: &Path, file: &Path) -> Option<Finding> {
+/// Tests one program, written at `file`, under each of `engines` (the words
+/// after `--engine`, such as `jit --threads 1`).
+fn test_one(tessera: &Path, oracle: &Path, file: &Path, engines: &[String]) -> Option<Finding> {
     let check = run_limited(
         Command::new(tessera)
             .env("NO_COLOR", "1")
@@ -201,20 +206,41 @@ fn test_one(tessera: &Path, oracle: &Path, file: &Path) -> Option<Finding> {
             oracle_stdout: Some(reference.stdout),
         });
     }
-    let ours = run_limited(
-        Command::new(tessera)
-            .env("NO_COLOR", "1")
-            .args(["run", "--color", "never"])
-            .arg(file),
-        TESSERA_LIMIT,
-    );
-    if ours.stdout == reference.stdout && ours.status == reference.status {
-        return None;
-    }
     let mut report = String::new();
+    let mut first_stdout = None;
+    for engine in engines {
+        let ours = run_limited(
+            Command::new(tessera)
+                .env("NO_COLOR", "1")
+                .args(["run", "--color", "never", "--engine"])
+                .args(engine.split_whitespace())
+                .arg(file),
+            TESSERA_LIMIT,
+        );
+        if ours.stdout == reference.stdout && ours.status == reference.status {
+            continue;
+        }
+        mismatch_report(&mut report, engine, &ours, &reference);
+        first_stdout.get_or_insert(ours.stdout);
+    }
+    let tessera_stdout = first_stdout?;
+    if !reference.stderr.is_empty() {
+        let _ = writeln!(report, "oracle stderr:\n{}", reference.stderr);
+    }
+    Some(Finding {
+        kind: "mismatch",
+        report,
+        tessera_stdout: Some(tessera_stdout),
+        oracle_stdout: Some(reference.stdout),
+    })
+}
+
+/// Describes how `tessera run --engine ENGINE` (`ours`) differs from the
+/// oracle.
+fn mismatch_report(report: &mut String, engine: &str, ours: &Ran, reference: &Ran) {
     let _ = writeln!(
         report,
-        "tessera: {}; oracle: {}",
+        "tessera --engine {engine}: {}; oracle: {}",
         status_text(&ours.status),
         status_text(&reference.status)
     );
@@ -241,15 +267,6 @@ fn test_one(tessera: &Path, oracle: &Path, file: &Path) -> Option<Finding> {
     if !ours.stderr.is_empty() {
         let _ = writeln!(report, "tessera stderr:\n{}", ours.stderr);
     }
-    if !reference.stderr.is_empty() {
-        let _ = writeln!(report, "oracle stderr:\n{}", reference.stderr);
-    }
-    Some(Finding {
-        kind: "mismatch",
-        report,
-        tessera_stdout: Some(ours.stdout),
-        oracle_stdout: Some(reference.stdout),
-    })
 }
 
 /// Writes `finding` for program `name` to `dir`; returns a one-line summary.
@@ -301,12 +318,18 @@ fn differential() {
         || std::thread::available_parallelism().map_or(2, usize::from),
         |n| n.max(1) as usize,
     );
+    let engines: Vec<String> = std::env::var("TESSERA_DIFF_ENGINES")
+        .unwrap_or_else(|_| "interp,jit".to_string())
+        .split(',')
+        .map(|e| e.trim().to_string())
+        .filter(|e| !e.is_empty())
+        .collect();
     let out_dir = root.join("target/differential");
     let work_dir = out_dir.join("work");
     std::fs::create_dir_all(&work_dir).expect("target/differential can be created");
     eprintln!(
         "differential: {iters} programs from #{start} of seed {seed}, {jobs} at a time, \
-         {options:?}, tessera {}, oracle {}",
+         {options:?}, engines {engines:?}, tessera {}, oracle {}",
         tessera.display(),
         oracle.display()
     );
@@ -329,7 +352,7 @@ fn differential() {
                     if let Err(err) = std::fs::write(&file, &text) {
                         panic!("cannot write {}: {err}", file.display());
                     }
-                    if let Some(finding) = test_one(&tessera, &oracle, &file) {
+                    if let Some(finding) = test_one(&tessera, &oracle, &file, &engines) {
                         let line = record(&out_dir, &name, &text, &finding);
                         eprintln!("differential: {line}");
                         findings
