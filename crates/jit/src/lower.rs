@@ -246,8 +246,11 @@ pub(crate) struct Lower<'a, 'b, 'f> {
     tile_coords: Vec<Value>,
     /// Local coordinates of the current work-item (tiled) or its global index (flat).
     item_coords: Vec<Variable>,
-    /// Linear work-item number within the tile.
+    /// Linear work-item number within the tile (kept only while a loop
+    /// that needs it is emitted: see `need_item`).
     item: Variable,
+    /// The work-item loop being emitted must count `item`.
+    need_item: bool,
     /// The current work-item's frame: `frames + item * frame_bytes`.
     frame_ptr: Variable,
     scopes: Vec<Scope>,
@@ -396,6 +399,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             tile_coords: Vec::new(),
             item_coords: Vec::new(),
             item,
+            need_item: false,
             frame_ptr,
             scopes: vec![Scope {
                 id: 0,
@@ -598,6 +602,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             tile_coords: Vec::new(),
             item_coords: Vec::new(),
             item,
+            need_item: false,
             frame_ptr,
             scopes: vec![Scope {
                 id: 0,
@@ -875,8 +880,11 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         let rank = dims.len();
         let coords: Vec<Variable> = (0..rank).map(|_| self.b.declare_var(types::I32)).collect();
         let saved_coords = std::mem::replace(&mut self.item_coords, coords.clone());
-        let zero64 = self.b.ins().iconst(types::I64, 0);
-        self.b.def_var(self.item, zero64);
+        let count_items = self.need_item;
+        if count_items {
+            let zero64 = self.b.ins().iconst(types::I64, 0);
+            self.b.def_var(self.item, zero64);
+        }
         self.b.def_var(self.frame_ptr, self.frames);
         // Nested loops over the local dimensions, the last innermost.
         let mut heads = Vec::new();
@@ -922,9 +930,11 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             self.vars_to_frame(l, off, &ty)?;
         }
         self.region = saved_region;
-        let it = self.b.use_var(self.item);
-        let it1 = self.b.ins().iadd_imm_s(it, 1);
-        self.b.def_var(self.item, it1);
+        if count_items {
+            let it = self.b.use_var(self.item);
+            let it1 = self.b.ins().iadd_imm_s(it, 1);
+            self.b.def_var(self.item, it1);
+        }
         // The next work-item's frame, by a step rather than a multiplication.
         let fp = self.b.use_var(self.frame_ptr);
         let fp1 = self
@@ -1258,10 +1268,6 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         if !conds.iter().all(|c| is_uniform(c, &known)) {
             return None;
         }
-        // Worth it only with a loop to overlap.
-        if loops.is_empty() {
-            return None;
-        }
         Some((lanes, shared))
     }
 
@@ -1282,8 +1288,6 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         let dims: Vec<i64> = shape.dims().iter().map(|&d| i64::from(d)).collect();
         let rank = dims.len();
         let coords: Vec<Variable> = (0..rank).map(|_| self.b.declare_var(types::I32)).collect();
-        let zero64 = self.b.ins().iconst(types::I64, 0);
-        self.b.def_var(self.item, zero64);
         self.b.def_var(self.frame_ptr, self.frames);
         let mut heads = Vec::new();
         let mut exits = Vec::new();
@@ -1411,9 +1415,6 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         self.frame_ptr = saved_fp;
         self.region = saved_region;
         result?;
-        let it = self.b.use_var(self.item);
-        let it1 = self.b.ins().iadd_imm_s(it, lanes as i64);
-        self.b.def_var(self.item, it1);
         let fp = self.b.use_var(self.frame_ptr);
         let fp1 = self
             .b
@@ -1883,7 +1884,8 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         mutated_locals(self.prog, &probe, &mut stores);
         let fail = self.fail;
         let item = self.item;
-        self.item_loop(&uses, &stores, &mut |lw| {
+        self.need_item = true;
+        let r = self.item_loop(&uses, &stores, &mut |lw| {
             let c = lw.scalar(cond)?;
             let it = lw.b.use_var(item);
             let is_first = lw.b.ins().icmp_imm_s(IntCC::Equal, it, 0);
@@ -1900,7 +1902,9 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             lw.b.ins().brif(differ, fail, &[], done, &[]);
             lw.b.switch_to_block(done);
             Ok(())
-        })?;
+        });
+        self.need_item = false;
+        r?;
         Ok(self.b.use_var(first))
     }
 
