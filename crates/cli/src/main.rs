@@ -400,11 +400,17 @@ fn run_file(
     };
     if how.stats {
         let total = started.elapsed();
-        let s = jit_stats.unwrap_or_default();
+        let s = jit_stats.clone().unwrap_or_default();
         let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
         let host = total.saturating_sub(front_end + s.compile + s.kernels);
+        // Each launch's time, `t` marking tiled ones, `;`-separated.
+        let launch_ms: Vec<String> = s
+            .launch_times
+            .iter()
+            .map(|(tiled, d)| format!("{:.3}{}", ms(*d), if *tiled { "t" } else { "" }))
+            .collect();
         out.err(&format!(
-            "tessera-stats front_end_ms={:.3} compile_ms={:.3} kernel_ms={:.3} host_ms={:.3} compiled_host_ms={:.3} total_ms={:.3} launches={} fallbacks={} host_loops={} compiled={} threads={}\n",
+            "tessera-stats front_end_ms={:.3} compile_ms={:.3} kernel_ms={:.3} host_ms={:.3} compiled_host_ms={:.3} total_ms={:.3} launches={} fallbacks={} host_loops={} compiled={} threads={} launch_ms={}\n",
             ms(front_end),
             ms(s.compile),
             ms(s.kernels),
@@ -416,6 +422,7 @@ fn run_file(
             s.host_runs,
             s.compiled,
             if jit_stats.is_some() { s.threads } else { 1 },
+            if launch_ms.is_empty() { "-".to_string() } else { launch_ms.join(";") },
         ));
     }
     let mut found: Vec<Diagnostic> = outcome.findings.iter().map(|f| f.to_diagnostic()).collect();

@@ -29,7 +29,7 @@ use tessera_runtime::launch::{KernelEngine, Launch, LaunchOutcome};
 pub use lower::Unsupported;
 
 /// What the engine did, for `tessera run --stats`.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Stats {
     /// Time spent compiling kernels.
     pub compile: Duration,
@@ -47,6 +47,14 @@ pub struct Stats {
     pub host: Duration,
     /// Host statements run by compiled code.
     pub host_runs: u64,
+    /// The first launches run by compiled code: whether tiled, and how long
+    /// each took (at most [`Stats::LAUNCHES_KEPT`]).
+    pub launch_times: Vec<(bool, Duration)>,
+}
+
+impl Stats {
+    /// Launches whose times are kept.
+    pub const LAUNCHES_KEPT: usize = 64;
 }
 
 struct Compiled {
@@ -181,7 +189,7 @@ impl<'p> Jit<'p> {
 
     /// What the engine has done so far.
     pub fn stats(&self) -> Stats {
-        self.stats
+        self.stats.clone()
     }
 
     /// Compiles one kernel; with `clif`, also returns its Cranelift IR.
@@ -360,9 +368,14 @@ impl KernelEngine for Jit<'_> {
         };
         let started = Instant::now();
         let outcome = exec::run(compiled.entry, &compiled.layout, launch, self.threads);
-        self.stats.kernels += started.elapsed();
+        let took = started.elapsed();
+        self.stats.kernels += took;
         if outcome == LaunchOutcome::Done {
             self.stats.launches += 1;
+            if self.stats.launch_times.len() < Stats::LAUNCHES_KEPT {
+                let tiled = compiled.layout.tile.is_some();
+                self.stats.launch_times.push((tiled, took));
+            }
         } else {
             self.stats.fallbacks += 1;
         }
