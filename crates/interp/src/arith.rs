@@ -121,7 +121,12 @@ fn integer(
     match op {
         BinOp::Add => checked(a + b),
         BinOp::Sub => checked(a - b),
-        BinOp::Mul => checked(a * b),
+        // Only two `unsigned long` values can overflow 128 bits; their
+        // product wraps like any unsigned one.
+        BinOp::Mul => match a.checked_mul(b) {
+            Some(r) => checked(r),
+            None => Ok(Value::Int(wrap(a.wrapping_mul(b), ty))),
+        },
         BinOp::Div | BinOp::Rem => {
             if b == 0 {
                 return Err(ArithError::DivByZero);

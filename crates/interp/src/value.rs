@@ -237,11 +237,8 @@ impl Storage {
     pub(crate) fn data_mut(&self) -> std::cell::RefMut<'_, Vec<Value>> {
         self.materialize();
         let taken = self.device.borrow_mut().take();
-        if let Some((buffer, dirty)) = taken {
-            self.meter.give(buffer_bytes(&buffer));
-            if dirty {
-                copy_back_scalars(&buffer, &mut self.values.borrow_mut());
-            }
+        if let Some((buffer, true)) = taken {
+            copy_back_scalars(&buffer, &mut self.values.borrow_mut());
         }
         self.values.borrow_mut()
     }
@@ -250,32 +247,17 @@ impl Storage {
     /// writes the values lack; the engine's caller gives it back with
     /// [`Storage::keep_device`] or drops it.
     pub(crate) fn take_device(&self) -> Option<(tessera_runtime::launch::Buffer, bool)> {
-        let taken = self.device.borrow_mut().take();
-        if let Some((buffer, _)) = &taken {
-            self.meter.give(buffer_bytes(buffer));
-        }
-        taken
+        self.device.borrow_mut().take()
     }
 
-    /// Keeps a typed copy of scalar elements in place of any older one;
-    /// when the memory limit has no room for it, its writes go into the
-    /// values now.
+    /// Keeps a typed copy of scalar elements in place of any older one.
+    ///
+    /// Not counted against `--max-memory`: the limit counts the program's
+    /// data in C++ sizes, once, whichever engine holds it (the typed copy
+    /// is never larger than that), so both engines stop at the same point.
     pub(crate) fn keep_device(&self, buffer: tessera_runtime::launch::Buffer, dirty: bool) {
-        if let Some((old, _)) = self.device.borrow_mut().take() {
-            self.meter.give(buffer_bytes(&old));
-        }
-        if self.meter.take(buffer_bytes(&buffer)).is_ok() {
-            *self.device.borrow_mut() = Some((buffer, dirty));
-        } else if dirty {
-            self.materialize();
-            copy_back_scalars(&buffer, &mut self.values.borrow_mut());
-        }
+        *self.device.borrow_mut() = Some((buffer, dirty));
     }
-}
-
-/// Bytes of a buffer, as counted against the memory limit.
-pub(crate) fn buffer_bytes(b: &tessera_runtime::launch::Buffer) -> u64 {
-    (b.len as u64).saturating_mul(u64::from(b.elem_size))
 }
 
 /// Copies a buffer of scalars over the values (never-written elements stay
@@ -312,9 +294,6 @@ impl Drop for Storage {
     fn drop(&mut self) {
         let n = self.len() as u64;
         self.meter.give(n.saturating_mul(self.elem_bytes));
-        if let Some((buffer, _)) = self.device.get_mut() {
-            self.meter.give(buffer_bytes(buffer));
-        }
     }
 }
 

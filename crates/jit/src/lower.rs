@@ -55,7 +55,11 @@ pub(crate) const STATUS_STOPPED: i64 = 2;
 pub(crate) const CHUNK: i64 = 4096;
 
 /// Expression nodes a kernel may lower to, inlined calls included.
-const INLINE_BUDGET: usize = 100_000;
+const INLINE_BUDGET: usize = 20_000;
+
+/// Cranelift instructions a function may have: compile time and memory
+/// grow with it, and a kernel past it runs in the interpreter.
+const MAX_INSTS: usize = 60_000;
 
 /// Loop iterations between two polls.
 const FUEL: i64 = 1 << 16;
@@ -277,6 +281,8 @@ pub(crate) struct Lower<'a, 'b, 'f> {
     /// The local the statement before the current one declared, if it was
     /// a declaration (`for (int k = 0; ...)` is a declaration then a loop).
     prev_let: Option<LocalId>,
+    /// That declaration's local and initial value.
+    prev_init: Option<(LocalId, Option<Expr>)>,
     /// Known value ranges (inclusive) of locals, by scope id: locals
     /// assigned once, and loop counters inside their counted loop.
     ranges: HashMap<(usize, LocalId), (i64, i64)>,
@@ -422,6 +428,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             stack_bytes: 0,
             last_region: false,
             prev_let: None,
+            prev_init: None,
             ranges: HashMap::new(),
             init_ranges: HashMap::new(),
             mutated: HashMap::new(),
@@ -625,6 +632,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             stack_bytes: 0,
             last_region: false,
             prev_let: None,
+            prev_init: None,
             ranges: HashMap::new(),
             init_ranges: HashMap::new(),
             mutated: HashMap::new(),
@@ -1486,16 +1494,13 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
     }
 
     fn lane_stmts(&mut self, stmts: &[Stmt], ctxs: &mut [LaneCtx]) -> R<()> {
-        let mut prev = None;
+        let mut prev: Option<&Stmt> = None;
         for s in stmts {
-            self.prev_let = prev;
+            self.set_prev(prev);
             self.lane_stmt(s, ctxs)?;
-            prev = match &s.kind {
-                StmtKind::Let { local, .. } => Some(*local),
-                _ => None,
-            };
+            prev = Some(s);
         }
-        self.prev_let = None;
+        self.set_prev(None);
         Ok(())
     }
 
@@ -1533,6 +1538,18 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 body,
                 step,
             } => {
+                let counted = if *test_first {
+                    self.in_lane0(ctxs, |lw| {
+                        Ok(lw.counted_loop(cond.as_ref(), step.as_ref(), body))
+                    })?
+                } else {
+                    None
+                };
+                // An innermost short counted loop never polls (the loops
+                // around it are charged for its iterations); any other
+                // polls every iteration, charged for the inner loops too.
+                let uncharged = self.innermost_short(self.prev_init.clone(), s).is_some();
+                let charge = loop_charge(self, body);
                 let test = self.b.create_block();
                 let body_blk = self.b.create_block();
                 let step_blk = self.b.create_block();
@@ -1553,13 +1570,6 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                     }
                 }
                 self.b.switch_to_block(body_blk);
-                let counted = if *test_first {
-                    self.in_lane0(ctxs, |lw| {
-                        Ok(lw.counted_loop(cond.as_ref(), step.as_ref(), body))
-                    })?
-                } else {
-                    None
-                };
                 let saved = counted.map(|(key, range, _)| (key, self.ranges.insert(key, range)));
                 let r = self.lane_stmts(&body.stmts, ctxs);
                 r?;
@@ -1574,8 +1584,8 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                         None => self.ranges.remove(&key),
                     };
                 }
-                if counted.is_none_or(|(_, _, trips)| trips > SHORT_LOOP) {
-                    self.poll_point()?;
+                if !uncharged {
+                    self.poll_point(charge)?;
                 }
                 self.b.ins().jump(test, &[]);
                 self.b.switch_to_block(exit);
@@ -1594,6 +1604,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
     }
 
     fn uniform_stmt(&mut self, s: &Stmt) -> R<()> {
+        self.spend()?;
         match &s.kind {
             StmtKind::Barrier(_) => Ok(()),
             StmtKind::Block(b) => self.uniform_block(b),
@@ -1666,7 +1677,8 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                         self.flush_region(&mut run)?;
                     }
                 }
-                self.poll_point()?;
+                let charge = loop_charge(self, body);
+                self.poll_point(charge)?;
                 self.b.ins().jump(head, &[]);
                 self.b.switch_to_block(head);
                 self.b.ins().jump(test, &[]);
@@ -1908,10 +1920,12 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         Ok(self.b.use_var(first))
     }
 
-    /// Counts one loop iteration; polls when the fuel runs out.
-    fn poll_point(&mut self) -> R<()> {
+    /// Counts one loop iteration as `charge` units of work (the iteration
+    /// and the iterations of the innermost loops inside it that do not
+    /// poll); polls when the fuel runs out.
+    fn poll_point(&mut self, charge: i64) -> R<()> {
         let f = self.b.use_var(self.fuel);
-        let f1 = self.b.ins().iadd_imm_s(f, -1);
+        let f1 = self.b.ins().iadd_imm_s(f, -charge.max(1));
         self.b.def_var(self.fuel, f1);
         let empty = self.b.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, f1, 0);
         let poll = self.b.create_block();
@@ -1931,17 +1945,108 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
     // ----- statements inside a region -----
 
     fn stmts(&mut self, stmts: &[Stmt]) -> R<()> {
-        let mut prev = None;
+        let mut prev: Option<&Stmt> = None;
         for s in stmts {
-            self.prev_let = prev;
+            self.set_prev(prev);
             self.stmt(s)?;
-            prev = match &s.kind {
-                StmtKind::Let { local, .. } => Some(*local),
-                _ => None,
-            };
+            prev = Some(s);
         }
-        self.prev_let = None;
+        self.set_prev(None);
         Ok(())
+    }
+
+    /// Remembers the statement before the current one, when it declares a
+    /// local (a `for` is its counter's declaration, then the loop).
+    fn set_prev(&mut self, prev: Option<&Stmt>) {
+        match prev.map(|p| &p.kind) {
+            Some(StmtKind::Let { local, init }) => {
+                self.prev_let = Some(*local);
+                let e = match init {
+                    Some(Init::Expr(e)) => Some(e.clone()),
+                    _ => None,
+                };
+                self.prev_init = Some((*local, e));
+            }
+            _ => {
+                self.prev_let = None;
+                self.prev_init = None;
+            }
+        }
+    }
+
+    /// The most iterations of `lp` when it is an innermost loop (no loop or
+    /// call inside) counted from its counter's declaration right before it
+    /// (`prev`) to a bound of known range, at most [`SHORT_LOOP`]. Such a
+    /// loop never polls; the loops around it are charged for it.
+    fn innermost_short(&self, prev: Option<(LocalId, Option<Expr>)>, lp: &Stmt) -> Option<i64> {
+        let StmtKind::Loop {
+            cond: Some(cond),
+            test_first: true,
+            body,
+            step: Some(step),
+        } = &lp.kind
+        else {
+            return None;
+        };
+        let (declared, Some(init)) = prev? else {
+            return None;
+        };
+        let ExprKind::Binary { op, lhs, rhs } = &cond.kind else {
+            return None;
+        };
+        let ExprKind::Local(k) = &lhs.kind else {
+            return None;
+        };
+        if *k != declared {
+            return None;
+        }
+        let step_ok = match &step.kind {
+            ExprKind::IncDec {
+                increment: true,
+                target,
+                ..
+            } => matches!(&target.kind, ExprKind::Local(t) if t == k),
+            ExprKind::CompoundAssign {
+                op: BinOp::Add,
+                target,
+                value,
+            } => {
+                matches!(&target.kind, ExprKind::Local(t) if t == k)
+                    && self.range_of(value).is_some_and(|(lo, _)| lo > 0)
+            }
+            _ => false,
+        };
+        if !step_ok {
+            return None;
+        }
+        let inner = std::cell::Cell::new(false);
+        walk_block(
+            body,
+            &mut |s| {
+                if matches!(s.kind, StmtKind::Loop { .. }) {
+                    inner.set(true);
+                }
+            },
+            &mut |e| {
+                if matches!(e.kind, ExprKind::Call { .. }) {
+                    inner.set(true);
+                }
+            },
+        );
+        let mut written = HashSet::new();
+        mutated_locals(self.prog, body, &mut written);
+        if inner.get() || written.contains(k) {
+            return None;
+        }
+        let (start, _) = self.range_of(&init)?;
+        let (_, limit) = self.range_of(rhs)?;
+        let hi = match op {
+            BinOp::Lt => limit.checked_sub(1)?,
+            BinOp::Le => limit,
+            _ => return None,
+        };
+        let trips = hi.saturating_sub(start).saturating_add(1).max(0);
+        (trips <= SHORT_LOOP).then_some(trips)
     }
 
     fn dead_block(&mut self) {
@@ -1950,6 +2055,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
     }
 
     fn stmt(&mut self, s: &Stmt) -> R<()> {
+        self.spend()?;
         match &s.kind {
             StmtKind::Expr(e) => {
                 self.expr(e)?;
@@ -1978,6 +2084,16 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 body,
                 step,
             } => {
+                // A counted loop: the counter's range holds in the body and
+                // the step, and a short one is charged for all its
+                // iterations before it starts rather than one by one.
+                let counted = if *test_first {
+                    self.counted_loop(cond.as_ref(), step.as_ref(), body)
+                } else {
+                    None
+                };
+                let uncharged = self.innermost_short(self.prev_init.clone(), s).is_some();
+                let charge = loop_charge(self, body);
                 let test = self.b.create_block();
                 let body_blk = self.b.create_block();
                 let step_blk = self.b.create_block();
@@ -2004,13 +2120,6 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                     cont: Some(step_blk),
                     region,
                 });
-                // A counted loop: the counter's range holds in the body and
-                // the step, and a short loop needs no poll.
-                let counted = if *test_first {
-                    self.counted_loop(cond.as_ref(), step.as_ref(), body)
-                } else {
-                    None
-                };
                 let saved = counted.map(|(key, range, _)| (key, self.ranges.insert(key, range)));
                 let r = self.stmts(&body.stmts);
                 self.loops.pop();
@@ -2026,8 +2135,8 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                         None => self.ranges.remove(&key),
                     };
                 }
-                if counted.is_none_or(|(_, _, trips)| trips > SHORT_LOOP) {
-                    self.poll_point()?;
+                if !uncharged {
+                    self.poll_point(charge)?;
                 }
                 self.b.ins().jump(test, &[]);
                 self.b.switch_to_block(exit);
@@ -2602,7 +2711,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
     }
 
     fn spend(&mut self) -> R<()> {
-        if self.budget == 0 {
+        if self.budget == 0 || self.b.func.dfg.num_insts() > MAX_INSTS {
             return unsupported("a kernel too large after inlining its calls");
         }
         self.budget -= 1;
@@ -2702,13 +2811,16 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 Ok(self.get_vars(&vars, &tv))
             }
             ExprKind::Convert(inner) => self.convert_expr(inner, &e.ty),
+            // C++17: the right operand of `=` and `op=` is evaluated before
+            // the left one.
             ExprKind::Assign { target, value } => {
-                let p = self.place(target)?;
                 let v = self.expr(value)?;
+                let p = self.place(target)?;
                 self.write(&p, &v, &target.ty)?;
                 Ok(v)
             }
             ExprKind::CompoundAssign { op, target, value } => {
+                let rhs = self.scalar(value)?;
                 let p = self.place(target)?;
                 let tv = self.read(&p)?;
                 let V::S(old) = tv else {
@@ -2716,7 +2828,6 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 };
                 let ts = self.scalar_ty(&target.ty)?;
                 let vs = self.scalar_ty(&value.ty)?;
-                let rhs = self.scalar(value)?;
                 let (op_ty, rhs_ty) = if matches!(op, BinOp::Shl | BinOp::Shr) {
                     (ts, vs)
                 } else {
@@ -4011,6 +4122,40 @@ fn referenced_locals(prog: &Program, body: &IrBlock) -> HashSet<LocalId> {
         },
     );
     found.into_inner()
+}
+
+/// Units of work one iteration of a loop with body `body` stands for: one,
+/// plus every iteration of the innermost short loops inside it, which do
+/// not poll (see `Lower::innermost_short`).
+fn loop_charge(lw: &Lower<'_, '_, '_>, body: &IrBlock) -> i64 {
+    fn block(lw: &Lower<'_, '_, '_>, b: &IrBlock) -> i64 {
+        let mut total: i64 = 0;
+        let mut prev: Option<(LocalId, Option<Expr>)> = None;
+        for s in &b.stmts {
+            let add = match &s.kind {
+                StmtKind::Loop { .. } => lw.innermost_short(prev.clone(), s).unwrap_or(0),
+                StmtKind::Block(inner) => block(lw, inner),
+                StmtKind::If { then, els, .. } => {
+                    block(lw, then).max(els.as_ref().map_or(0, |e| block(lw, e)))
+                }
+                StmtKind::Switch { arms, .. } => arms.iter().map(|a| block(lw, &a.body)).sum(),
+                _ => 0,
+            };
+            total = total.saturating_add(add);
+            prev = match &s.kind {
+                StmtKind::Let { local, init } => {
+                    let e = match init {
+                        Some(Init::Expr(e)) => Some(e.clone()),
+                        _ => None,
+                    };
+                    Some((*local, e))
+                }
+                _ => None,
+            };
+        }
+        total
+    }
+    block(lw, body).saturating_add(1).min(FUEL)
 }
 
 /// The smallest and largest values of an integer type.
