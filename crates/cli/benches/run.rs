@@ -20,7 +20,10 @@ use tessera_testkit::harness::env_number;
 /// before the file.
 const CONFIGS: &[(&str, &[&str])] = &[
     ("jit", &["run", "--engine", "jit"]),
-    ("jit --threads 1", &["run", "--engine", "jit", "--threads", "1"]),
+    (
+        "jit --threads 1",
+        &["run", "--engine", "jit", "--threads", "1"],
+    ),
     ("interp", &["run", "--engine", "interp"]),
     ("interp --check", &["run", "--engine", "interp", "--check"]),
 ];
