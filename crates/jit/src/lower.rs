@@ -3628,6 +3628,46 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                     elem_size: v.elem_size,
                 }))
             }
+            Intrinsic::ViewSection => {
+                let v = self.view(&args[0])?;
+                let origin = self.shape(&args[1])?;
+                let ext = self.shape(&args[2])?;
+                if origin.len() != v.ext.len() || ext.len() != v.ext.len() {
+                    return unsupported("a section of another rank");
+                }
+                // Inside the view: 0 <= origin, 0 < extent, origin + extent <=
+                // the view's extent, in every dimension (64-bit, no overflow).
+                let mut offset = v.offset;
+                let mut new_ext = Vec::with_capacity(ext.len());
+                for d in 0..ext.len() {
+                    let o = self.b.ins().sextend(types::I64, origin[d]);
+                    let n = self.b.ins().sextend(types::I64, ext[d]);
+                    let o_ok = self
+                        .b
+                        .ins()
+                        .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, o, 0);
+                    let n_ok = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, n, 0);
+                    let end = self.b.ins().iadd(o, n);
+                    let end_ok = self
+                        .b
+                        .ins()
+                        .icmp(IntCC::SignedLessThanOrEqual, end, v.ext[d]);
+                    let ok = self.b.ins().band(o_ok, n_ok);
+                    let ok = self.b.ins().band(ok, end_ok);
+                    self.guard(ok);
+                    let step = self.b.ins().imul(o, v.strides[d]);
+                    offset = self.b.ins().iadd(offset, step);
+                    new_ext.push(n);
+                }
+                Ok(V::View(ViewV {
+                    base: v.base,
+                    offset,
+                    ext: new_ext,
+                    strides: v.strides.clone(),
+                    elem: v.elem,
+                    elem_size: v.elem_size,
+                }))
+            }
             Intrinsic::MemoryFence(_) => Ok(V::Unit),
             Intrinsic::VectorElement => {
                 let (at, elem) = self.vector_element(args)?;
