@@ -239,12 +239,7 @@ impl Machine<'_> {
                             self.place_buffer(m, p, elem, size, !read_only, span)?
                         }
                     };
-                    Arg::View {
-                        buffer,
-                        offset: view.offset,
-                        extent: view.extent.clone(),
-                        strides: view.strides.clone(),
-                    }
+                    view_arg(buffer, view)
                 }
                 _ => return None,
             };
@@ -445,12 +440,7 @@ impl Machine<'_> {
                         return None;
                     };
                     let buffer = m.storage_buffer(&prog.structs, storage, elem, size, *written)?;
-                    Arg::View {
-                        buffer,
-                        offset: view.offset,
-                        extent: view.extent.clone(),
-                        strides: view.strides.clone(),
-                    }
+                    view_arg(buffer, view)
                 }
                 _ => return None,
             };
@@ -466,6 +456,16 @@ fn zero_bits(s: tessera_ir::Scalar) -> Bits {
         tessera_ir::Scalar::Float => Bits::Float(0.0),
         tessera_ir::Scalar::Double => Bits::Double(0.0),
         _ => Bits::Int(0),
+    }
+}
+
+/// A view's window on buffer `buffer`.
+fn view_arg(buffer: usize, view: &crate::value::View) -> Arg {
+    Arg::View {
+        buffer,
+        offset: view.offset,
+        extent: view.extent.clone(),
+        strides: view.strides.clone(),
     }
 }
 

@@ -93,6 +93,29 @@ fn bits_word(b: &Bits) -> u64 {
     }
 }
 
+impl Control {
+    fn new(launch: &Launch) -> Control {
+        Control {
+            deadline: launch.deadline,
+            interrupt: launch.interrupt.clone(),
+            stop: AtomicBool::new(false),
+        }
+    }
+}
+
+/// The argument words of a run: word 0 the control block's address, then
+/// the captured values; `None` when they do not fit the layout.
+fn argument_words(
+    control: &Control,
+    count: u32,
+    captures: &[CaptureLayout],
+    launch: &mut Launch,
+) -> Option<Vec<u64>> {
+    let mut words = vec![0u64; count as usize];
+    words[0] = control as *const Control as usize as u64;
+    fill_words(captures, launch, &mut words).then_some(words)
+}
+
 /// Writes the captured values (and the buffers' addresses) into the
 /// argument words; false when they do not match the layout or a view does
 /// not lie inside its buffer.
@@ -173,16 +196,10 @@ fn fill_words(captures: &[CaptureLayout], launch: &mut Launch, words: &mut [u64]
 /// Runs a compiled host statement once, on this thread, and reads the
 /// scalars it wrote back into `launch.args`.
 pub(crate) fn run_host(entry: usize, layout: &HostLayout, launch: &mut Launch) -> LaunchOutcome {
-    let control = Control {
-        deadline: launch.deadline,
-        interrupt: launch.interrupt.clone(),
-        stop: AtomicBool::new(false),
-    };
-    let mut words = vec![0u64; layout.words as usize];
-    words[0] = &control as *const Control as usize as u64;
-    if !fill_words(&layout.captures, launch, &mut words) {
+    let control = Control::new(launch);
+    let Some(mut words) = argument_words(&control, layout.words, &layout.captures, launch) else {
         return LaunchOutcome::Declined;
-    }
+    };
     let mut scratch = [0u64; 1];
     let mut frames = [0u64; 1];
     // SAFETY: as in `run`: `entry` was compiled with the `KernelFn`
@@ -219,16 +236,10 @@ pub(crate) fn run(
     launch: &mut Launch,
     threads: usize,
 ) -> LaunchOutcome {
-    let control = Control {
-        deadline: launch.deadline,
-        interrupt: launch.interrupt.clone(),
-        stop: AtomicBool::new(false),
-    };
-    let mut words = vec![0u64; layout.words as usize];
-    words[0] = &control as *const Control as usize as u64;
-    if !fill_words(&layout.captures, launch, &mut words) {
+    let control = Control::new(launch);
+    let Some(mut words) = argument_words(&control, layout.words, &layout.captures, launch) else {
         return LaunchOutcome::Declined;
-    }
+    };
     let rank = layout.rank as usize;
     if launch.extent.len() != rank || launch.extent.iter().any(|e| *e <= 0) {
         return LaunchOutcome::Declined;

@@ -146,6 +146,20 @@ fn new_module() -> Result<(JITModule, HelperIds), String> {
     ))
 }
 
+/// Gives the function in `ctx` the kernel signature and the helpers.
+fn start_function(
+    module: &mut JITModule,
+    ids: HelperIds,
+    ctx: &mut cranelift_codegen::Context,
+) -> lower::Helpers {
+    lower::kernel_signature(&mut ctx.func.signature);
+    lower::Helpers {
+        math_f32: module.declare_func_in_func(ids.math_f32, &mut ctx.func),
+        math_f64: module.declare_func_in_func(ids.math_f64, &mut ctx.func),
+        poll: module.declare_func_in_func(ids.poll, &mut ctx.func),
+    }
+}
+
 /// Declares, compiles and finalizes the function in `ctx`.
 fn define(
     module: &mut JITModule,
@@ -211,12 +225,7 @@ impl<'p> Jit<'p> {
         let mut min_frame = 0;
         let layout = loop {
             ctx.func.clear();
-            lower::kernel_signature(&mut ctx.func.signature);
-            let helpers = lower::Helpers {
-                math_f32: module.declare_func_in_func(ids.math_f32, &mut ctx.func),
-                math_f64: module.declare_func_in_func(ids.math_f64, &mut ctx.func),
-                poll: module.declare_func_in_func(ids.poll, &mut ctx.func),
-            };
+            let helpers = start_function(module, ids, &mut ctx);
             let frontend = module.isa().frontend_config();
             let mut fbc = FunctionBuilderContext::new();
             let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
@@ -279,12 +288,7 @@ impl<'p> Jit<'p> {
         let started = Instant::now();
         let plan = lower::Lower::plan_host(self.prog, func, stmt)?;
         let mut ctx = module.make_context();
-        lower::kernel_signature(&mut ctx.func.signature);
-        let helpers = lower::Helpers {
-            math_f32: module.declare_func_in_func(ids.math_f32, &mut ctx.func),
-            math_f64: module.declare_func_in_func(ids.math_f64, &mut ctx.func),
-            poll: module.declare_func_in_func(ids.poll, &mut ctx.func),
-        };
+        let helpers = start_function(module, ids, &mut ctx);
         let frontend = module.isa().frontend_config();
         let mut fbc = FunctionBuilderContext::new();
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);

@@ -1209,7 +1209,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 *writes.entry(*l).or_default() += 1;
             }
         });
-        let mut shared: HashSet<LocalId> = lets
+        let shared: HashSet<LocalId> = lets
             .keys()
             .copied()
             .filter(|l| {
@@ -1218,34 +1218,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 (w == 0 && counter == 0) || (w == 1 && counter == 1)
             })
             .collect();
-        loop {
-            let before = shared.len();
-            let mut known: HashSet<LocalId> = shared.clone();
-            known.extend(self.uniform.iter().copied());
-            shared.retain(|l| {
-                let init_ok = matches!(lets.get(l), Some(Some(e)) if is_uniform(e, &known));
-                let loop_ok = loops
-                    .iter()
-                    .filter(|(k, _, _)| k == l)
-                    .all(|(_, bound, step)| {
-                        let step_ok = match &step.kind {
-                            ExprKind::IncDec { target, .. } => {
-                                matches!(&target.kind, ExprKind::Local(t) if t == l)
-                            }
-                            ExprKind::CompoundAssign { target, value, .. } => {
-                                matches!(&target.kind, ExprKind::Local(t) if t == l)
-                                    && is_uniform(value, &known)
-                            }
-                            _ => false,
-                        };
-                        step_ok && is_uniform(bound, &known)
-                    });
-                init_ok && loop_ok
-            });
-            if shared.len() == before {
-                break;
-            }
-        }
+        let shared = uniform_fixpoint(shared, &lets, &loops, &self.uniform);
         let mut known: HashSet<LocalId> = shared.clone();
         known.extend(self.uniform.iter().copied());
         if !conds.iter().all(|c| is_uniform(c, &known)) {
@@ -1468,6 +1441,92 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         r
     }
 
+    /// A loop inside a region, for one work-item or for the lanes (whose
+    /// condition and step are lane 0's: they are the same in every lane).
+    fn emit_loop(&mut self, s: &Stmt, mut lanes: Option<&mut [LaneCtx]>) -> R<()> {
+        let StmtKind::Loop {
+            cond,
+            test_first,
+            body,
+            step,
+        } = &s.kind
+        else {
+            return unsupported("a loop of another kind");
+        };
+        // A counted loop: the counter's range holds in the body and the step.
+        let counted = if *test_first {
+            self.counted_loop(cond.as_ref(), step.as_ref(), body)
+        } else {
+            None
+        };
+        // An innermost short counted loop never polls (the loops around it
+        // are charged for its iterations); any other polls every iteration,
+        // charged for the inner loops too.
+        let uncharged = self.innermost_short(self.prev_init.clone(), s).is_some();
+        let charge = loop_charge(self, body);
+        let test = self.b.create_block();
+        let body_blk = self.b.create_block();
+        let step_blk = self.b.create_block();
+        let exit = self.b.create_block();
+        if *test_first {
+            self.b.ins().jump(test, &[]);
+        } else {
+            self.b.ins().jump(body_blk, &[]);
+        }
+        self.b.switch_to_block(test);
+        match cond {
+            Some(c) => {
+                let c = match lanes.as_deref_mut() {
+                    Some(ctxs) => self.in_lane0(ctxs, |lw| lw.scalar(c))?,
+                    None => self.scalar(c)?,
+                };
+                self.b.ins().brif(c, body_blk, &[], exit, &[]);
+            }
+            None => {
+                self.b.ins().jump(body_blk, &[]);
+            }
+        }
+        self.b.switch_to_block(body_blk);
+        let saved = counted.map(|(key, range, _)| (key, self.ranges.insert(key, range)));
+        let r = match lanes.as_deref_mut() {
+            Some(ctxs) => self.lane_stmts(&body.stmts, ctxs),
+            None => {
+                let region = self.region_id();
+                self.loops.push(LoopTargets {
+                    brk: exit,
+                    cont: Some(step_blk),
+                    region,
+                });
+                let r = self.stmts(&body.stmts);
+                self.loops.pop();
+                r
+            }
+        };
+        r?;
+        self.b.ins().jump(step_blk, &[]);
+        self.b.switch_to_block(step_blk);
+        if let Some(step) = step {
+            match lanes {
+                Some(ctxs) => self.in_lane0(ctxs, |lw| lw.expr(step).map(|_| ()))?,
+                None => {
+                    self.expr(step)?;
+                }
+            }
+        }
+        if let Some((key, old)) = saved {
+            match old {
+                Some(r) => self.ranges.insert(key, r),
+                None => self.ranges.remove(&key),
+            };
+        }
+        if !uncharged {
+            self.poll_point(charge)?;
+        }
+        self.b.ins().jump(test, &[]);
+        self.b.switch_to_block(exit);
+        Ok(())
+    }
+
     fn lane_stmts(&mut self, stmts: &[Stmt], ctxs: &mut [LaneCtx]) -> R<()> {
         let mut prev: Option<&Stmt> = None;
         for s in stmts {
@@ -1507,65 +1566,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 self.b.switch_to_block(join);
                 Ok(())
             }
-            StmtKind::Loop {
-                cond,
-                test_first,
-                body,
-                step,
-            } => {
-                let counted = if *test_first {
-                    self.in_lane0(ctxs, |lw| {
-                        Ok(lw.counted_loop(cond.as_ref(), step.as_ref(), body))
-                    })?
-                } else {
-                    None
-                };
-                // An innermost short counted loop never polls (the loops
-                // around it are charged for its iterations); any other
-                // polls every iteration, charged for the inner loops too.
-                let uncharged = self.innermost_short(self.prev_init.clone(), s).is_some();
-                let charge = loop_charge(self, body);
-                let test = self.b.create_block();
-                let body_blk = self.b.create_block();
-                let step_blk = self.b.create_block();
-                let exit = self.b.create_block();
-                if *test_first {
-                    self.b.ins().jump(test, &[]);
-                } else {
-                    self.b.ins().jump(body_blk, &[]);
-                }
-                self.b.switch_to_block(test);
-                match cond {
-                    Some(c) => {
-                        let c = self.in_lane0(ctxs, |lw| lw.scalar(c))?;
-                        self.b.ins().brif(c, body_blk, &[], exit, &[]);
-                    }
-                    None => {
-                        self.b.ins().jump(body_blk, &[]);
-                    }
-                }
-                self.b.switch_to_block(body_blk);
-                let saved = counted.map(|(key, range, _)| (key, self.ranges.insert(key, range)));
-                let r = self.lane_stmts(&body.stmts, ctxs);
-                r?;
-                self.b.ins().jump(step_blk, &[]);
-                self.b.switch_to_block(step_blk);
-                if let Some(step) = step {
-                    self.in_lane0(ctxs, |lw| lw.expr(step).map(|_| ()))?;
-                }
-                if let Some((key, old)) = saved {
-                    match old {
-                        Some(r) => self.ranges.insert(key, r),
-                        None => self.ranges.remove(&key),
-                    };
-                }
-                if !uncharged {
-                    self.poll_point(charge)?;
-                }
-                self.b.ins().jump(test, &[]);
-                self.b.switch_to_block(exit);
-                Ok(())
-            }
+            StmtKind::Loop { .. } => self.emit_loop(s, Some(ctxs)),
             _ => {
                 for ctx in ctxs.iter_mut() {
                     self.swap_lane(ctx);
@@ -2053,69 +2054,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 self.b.ins().jump(join, &[]);
                 self.b.switch_to_block(join);
             }
-            StmtKind::Loop {
-                cond,
-                test_first,
-                body,
-                step,
-            } => {
-                // A counted loop: the counter's range holds in the body and
-                // the step, and a short one is charged for all its
-                // iterations before it starts rather than one by one.
-                let counted = if *test_first {
-                    self.counted_loop(cond.as_ref(), step.as_ref(), body)
-                } else {
-                    None
-                };
-                let uncharged = self.innermost_short(self.prev_init.clone(), s).is_some();
-                let charge = loop_charge(self, body);
-                let test = self.b.create_block();
-                let body_blk = self.b.create_block();
-                let step_blk = self.b.create_block();
-                let exit = self.b.create_block();
-                if *test_first {
-                    self.b.ins().jump(test, &[]);
-                } else {
-                    self.b.ins().jump(body_blk, &[]);
-                }
-                self.b.switch_to_block(test);
-                match cond {
-                    Some(c) => {
-                        let c = self.scalar(c)?;
-                        self.b.ins().brif(c, body_blk, &[], exit, &[]);
-                    }
-                    None => {
-                        self.b.ins().jump(body_blk, &[]);
-                    }
-                }
-                self.b.switch_to_block(body_blk);
-                let region = self.region_id();
-                self.loops.push(LoopTargets {
-                    brk: exit,
-                    cont: Some(step_blk),
-                    region,
-                });
-                let saved = counted.map(|(key, range, _)| (key, self.ranges.insert(key, range)));
-                let r = self.stmts(&body.stmts);
-                self.loops.pop();
-                r?;
-                self.b.ins().jump(step_blk, &[]);
-                self.b.switch_to_block(step_blk);
-                if let Some(step) = step {
-                    self.expr(step)?;
-                }
-                if let Some((key, old)) = saved {
-                    match old {
-                        Some(r) => self.ranges.insert(key, r),
-                        None => self.ranges.remove(&key),
-                    };
-                }
-                if !uncharged {
-                    self.poll_point(charge)?;
-                }
-                self.b.ins().jump(test, &[]);
-                self.b.switch_to_block(exit);
-            }
+            StmtKind::Loop { .. } => self.emit_loop(s, None)?,
             StmtKind::Switch { value, arms } => {
                 let v = self.scalar(value)?;
                 let vty = clif_type(self.scalar_ty(&value.ty)?);
@@ -3925,6 +3864,46 @@ fn lane_invariant(e: &Expr, known: &HashSet<LocalId>, lane_dim: usize) -> bool {
     }
 }
 
+/// Narrows `candidates` to the counters that hold the same value in every
+/// work-item: declared with a uniform value, compared with a uniform bound
+/// and stepped (`++`, `op=`) by a uniform amount, where uniform may rest on
+/// the other candidates and on `known` (iterated to a fixed point).
+fn uniform_fixpoint(
+    mut candidates: HashSet<LocalId>,
+    lets: &HashMap<LocalId, Option<Expr>>,
+    loops: &[(LocalId, Expr, Expr)],
+    known: &HashSet<LocalId>,
+) -> HashSet<LocalId> {
+    loop {
+        let before = candidates.len();
+        let mut uniform: HashSet<LocalId> = candidates.clone();
+        uniform.extend(known.iter().copied());
+        candidates.retain(|l| {
+            let init_ok = matches!(lets.get(l), Some(Some(e)) if is_uniform(e, &uniform));
+            let loop_ok = loops
+                .iter()
+                .filter(|(c, _, _)| c == l)
+                .all(|(_, bound, step)| {
+                    let step_ok = match &step.kind {
+                        ExprKind::IncDec { target, .. } => {
+                            matches!(&target.kind, ExprKind::Local(t) if t == l)
+                        }
+                        ExprKind::CompoundAssign { target, value, .. } => {
+                            matches!(&target.kind, ExprKind::Local(t) if t == l)
+                                && is_uniform(value, &uniform)
+                        }
+                        _ => false,
+                    };
+                    step_ok && is_uniform(bound, &uniform)
+                });
+            init_ok && loop_ok
+        });
+        if candidates.len() == before {
+            return candidates;
+        }
+    }
+}
+
 /// Counters of the loops with barriers in a kernel body that every
 /// work-item of a tile steps alike: declared at the level of the barriers
 /// with a uniform value, compared with a uniform bound, stepped by a uniform
@@ -4004,38 +3983,12 @@ fn uniform_counters(prog: &Program, body: &IrBlock, barrier_fns: &[bool]) -> Has
         }
     }
     aliased.extend(referenced_locals(prog, body));
-    let mut set: HashSet<LocalId> = loops
+    let set: HashSet<LocalId> = loops
         .iter()
         .map(|(l, _, _)| *l)
         .filter(|l| writes.get(l) == Some(&1) && lets.contains_key(l) && !aliased.contains(l))
         .collect();
-    loop {
-        let before = set.len();
-        let snapshot = set.clone();
-        set.retain(|l| {
-            let init_ok = matches!(lets.get(l), Some(Some(e)) if is_uniform(e, &snapshot));
-            let loop_ok = loops
-                .iter()
-                .filter(|(c, _, _)| c == l)
-                .all(|(_, bound, step)| {
-                    let step_ok = match &step.kind {
-                        ExprKind::IncDec { target, .. } => {
-                            matches!(&target.kind, ExprKind::Local(t) if t == l)
-                        }
-                        ExprKind::CompoundAssign { target, value, .. } => {
-                            matches!(&target.kind, ExprKind::Local(t) if t == l)
-                                && is_uniform(value, &snapshot)
-                        }
-                        _ => false,
-                    };
-                    step_ok && is_uniform(bound, &snapshot)
-                });
-            init_ok && loop_ok
-        });
-        if set.len() == before {
-            return set;
-        }
-    }
+    uniform_fixpoint(set, &lets, &loops, &HashSet::new())
 }
 
 /// Locals (vectors, views) whose elements a statement may write: targets
