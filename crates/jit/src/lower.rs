@@ -2172,8 +2172,8 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             let Some(Init::Ref(target)) = init else {
                 return unsupported("a reference without a target");
             };
-            let p = self.place(target)?;
-            self.scope_mut().slots.insert(l, Slot::Ref(p));
+            let slot = self.bind_ref(target, &ty)?;
+            self.scope_mut().slots.insert(l, slot);
             return Ok(());
         }
         match &ty {
@@ -2248,6 +2248,35 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             }
         }
         Ok(())
+    }
+
+    /// What a reference of type `ty` bound to `a` names: the place `a` is,
+    /// or, for a value (`const T&` bound to `x + 1`), a temporary holding it
+    /// that nothing can write.
+    fn bind_ref(&mut self, a: &Expr, ty: &Type) -> R<Slot> {
+        if a.place {
+            return Ok(Slot::Ref(self.place(a)?));
+        }
+        Ok(match self.expr(a)? {
+            V::S(x) => {
+                let t = self.b.func.dfg.value_type(x);
+                let var = self.b.declare_var(t);
+                self.b.def_var(var, x);
+                Slot::Vars(vec![var])
+            }
+            V::Shape(cs) => {
+                let vars: Vec<Variable> =
+                    cs.iter().map(|_| self.b.declare_var(types::I32)).collect();
+                for (v, c) in vars.iter().zip(cs) {
+                    self.b.def_var(*v, c);
+                }
+                Slot::Vars(vars)
+            }
+            V::Mem(addr) => Slot::Ref(Place::Mem(addr, ty.clone())),
+            V::View(v) => Slot::View(v),
+            V::Tiled => Slot::Tiled,
+            V::Unit => return unsupported("a reference to nothing"),
+        })
     }
 
     /// The address of an aggregate local, giving it a home on first use.
@@ -2899,6 +2928,19 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 Some(V::Mem(addr)) => Ok(Place::Mem(*addr, e.ty.clone())),
                 _ => unsupported("a captured value as a place"),
             },
+            // A conversion that changes nothing in memory (to `const`, a
+            // struct to itself): the place it converts.
+            ExprKind::Convert(inner)
+                if inner.place
+                    && inner.ty.scalar().is_none()
+                    && size_align(self.prog, &inner.ty).is_some()
+                    && size_align(self.prog, &inner.ty) == size_align(self.prog, &e.ty) =>
+            {
+                match self.place(inner)? {
+                    Place::Mem(addr, _) => Ok(Place::Mem(addr, e.ty.clone())),
+                    other => Ok(other),
+                }
+            }
             ExprKind::Field { base, field } => {
                 let (addr, bty) = self.mem_of(base)?;
                 let Some(off) = field_offset(self.prog, &bty, *field) else {
@@ -2980,7 +3022,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 self.expr(e)?;
                 self.place(target)
             }
-            _ => unsupported("this expression as a place"),
+            other => unsupported(format!("{} as a place", kind_name(other))),
         }
     }
 
@@ -3698,7 +3740,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         for (k, a) in args.iter().enumerate() {
             let local = &callee.locals[k];
             let slot = if local.by_ref {
-                Slot::Ref(self.place(a)?)
+                self.bind_ref(a, &local.ty)?
             } else {
                 match (&local.ty, self.expr(a)?) {
                     (Type::Scalar(s), V::S(x)) => {
@@ -4124,6 +4166,24 @@ fn loop_charge(lw: &Lower<'_, '_, '_>, body: &IrBlock) -> i64 {
         total
     }
     block(lw, body).saturating_add(1).min(FUEL)
+}
+
+/// What an expression is, for the reason a kernel is declined.
+fn kind_name(k: &ExprKind) -> String {
+    match k {
+        ExprKind::Intrinsic { op, .. } => format!("the library operation {op:?}"),
+        ExprKind::Conditional { .. } => "a conditional".into(),
+        ExprKind::Comma { .. } => "a comma expression".into(),
+        ExprKind::Call { .. } => "a call".into(),
+        ExprKind::Convert(_) => "a conversion".into(),
+        ExprKind::Global(_) => "a global".into(),
+        ExprKind::IncDec { .. } => "a postfix `++`/`--`".into(),
+        other => {
+            let text = format!("{other:?}");
+            let name: String = text.chars().take_while(|c| c.is_alphanumeric()).collect();
+            format!("an expression ({name})")
+        }
+    }
 }
 
 /// The smallest and largest values of an integer type.
