@@ -364,19 +364,10 @@ fn run_file(
     options: &tessera_interp::Options,
 ) -> ExitCode {
     let started = std::time::Instant::now();
-    let mut sources = Sources::new();
-    let Some((file, replaced)) = load(out, &mut sources, path) else {
-        return ExitCode::from(EXIT_USAGE);
+    let (sources, checked, diagnostics) = match front_end(out, path) {
+        Ok(done) => done,
+        Err(code) => return code,
     };
-    let parsed = tessera_syntax::parse_file(&sources, file, &replaced);
-    if parsed.has_errors() {
-        report(out, &sources, &parsed.diagnostics, Format::Human);
-        return ExitCode::from(EXIT_ERRORS);
-    }
-    let checked = tessera_sema::check(&parsed.unit);
-    let mut diagnostics = parsed.diagnostics;
-    diagnostics.extend(checked.diagnostics.iter().cloned());
-    diagnostics.sort_by_key(|d| (d.primary.span.file, d.primary.span.start));
     report(out, &sources, &diagnostics, Format::Human);
     if checked.has_errors() {
         return ExitCode::from(EXIT_ERRORS);
@@ -483,19 +474,37 @@ fn dump_ast(out: &mut Output, path: &PathBuf, format: Format) -> ExitCode {
     }
 }
 
-fn dump_clif(out: &mut Output, path: &PathBuf) -> ExitCode {
+/// Reads, parses and checks one file (for `run` and `dump clif`): its
+/// sources, the checked program and every diagnostic in source order. A
+/// file that cannot be read or does not parse is reported here and ends
+/// with its exit status.
+fn front_end(
+    out: &mut Output,
+    path: &PathBuf,
+) -> Result<(Sources, tessera_sema::Checked, Vec<Diagnostic>), ExitCode> {
     let mut sources = Sources::new();
     let Some((file, replaced)) = load(out, &mut sources, path) else {
-        return ExitCode::from(EXIT_USAGE);
+        return Err(ExitCode::from(EXIT_USAGE));
     };
     let parsed = tessera_syntax::parse_file(&sources, file, &replaced);
     if parsed.has_errors() {
         report(out, &sources, &parsed.diagnostics, Format::Human);
-        return ExitCode::from(EXIT_ERRORS);
+        return Err(ExitCode::from(EXIT_ERRORS));
     }
     let checked = tessera_sema::check(&parsed.unit);
+    let mut diagnostics = parsed.diagnostics;
+    diagnostics.extend(checked.diagnostics.iter().cloned());
+    diagnostics.sort_by_key(|d| (d.primary.span.file, d.primary.span.start));
+    Ok((sources, checked, diagnostics))
+}
+
+fn dump_clif(out: &mut Output, path: &PathBuf) -> ExitCode {
+    let (sources, checked, diagnostics) = match front_end(out, path) {
+        Ok(done) => done,
+        Err(code) => return code,
+    };
     if checked.has_errors() {
-        report(out, &sources, &checked.diagnostics, Format::Human);
+        report(out, &sources, &diagnostics, Format::Human);
         return ExitCode::from(EXIT_ERRORS);
     }
     let mut jit = tessera_jit::Jit::new(&checked.program, 1);

@@ -128,6 +128,18 @@ pub(crate) enum StorageKind {
     Device,
 }
 
+/// How a [`Storage`]'s values stand against its lazy fill and typed copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sync {
+    /// The values are all there is.
+    Settled,
+    /// A typed copy exists and agrees with the values: reads go straight
+    /// to the values; a write drops the copy.
+    CleanCopy,
+    /// The values are not made yet or lack the typed copy's writes.
+    Pending,
+}
+
 /// A block of elements: a vector's, or an array's.
 ///
 /// After a launch run by another engine, the elements may live in that
@@ -146,6 +158,9 @@ pub(crate) struct Storage {
     /// A typed copy of scalar elements left by a launch, and whether it
     /// holds writes the values do not have yet.
     device: RefCell<Option<(tessera_runtime::launch::Buffer, bool)>>,
+    /// What `lazy` and `device` hold, summed up so that the interpreter's
+    /// element accesses (the hot path) test one cell, not two `RefCell`s.
+    sync: Cell<Sync>,
     /// Vector or accelerator memory.
     pub(crate) kind: StorageKind,
     /// Bytes of one element in C++ (for the memory limit).
@@ -174,6 +189,7 @@ impl Storage {
             values: RefCell::new(data),
             lazy: RefCell::new(None),
             device: RefCell::new(None),
+            sync: Cell::new(Sync::Settled),
             kind,
             elem_bytes,
             meter: Rc::clone(meter),
@@ -194,6 +210,7 @@ impl Storage {
     ) -> Rc<Storage> {
         let s = Storage::new(Vec::new(), kind, elem_bytes, meter);
         *s.lazy.borrow_mut() = Some((n, fill));
+        s.sync.set(Sync::Pending);
         s
     }
 
@@ -219,6 +236,9 @@ impl Storage {
 
     /// The elements, for reading.
     pub(crate) fn data(&self) -> std::cell::Ref<'_, Vec<Value>> {
+        if self.sync.get() != Sync::Pending {
+            return self.values.borrow();
+        }
         self.materialize();
         // A typed copy with writes is copied back and stays, now clean: a
         // host that only reads keeps the next launch from converting again.
@@ -229,16 +249,25 @@ impl Storage {
             copy_back_scalars(buffer, &mut self.values.borrow_mut());
             *dirty = false;
         }
+        let now = if device.is_some() {
+            Sync::CleanCopy
+        } else {
+            Sync::Settled
+        };
         drop(device);
+        self.sync.set(now);
         self.values.borrow()
     }
 
     /// The elements, for writing: the typed copy is brought back and dropped.
     pub(crate) fn data_mut(&self) -> std::cell::RefMut<'_, Vec<Value>> {
-        self.materialize();
-        let taken = self.device.borrow_mut().take();
-        if let Some((buffer, true)) = taken {
-            copy_back_scalars(&buffer, &mut self.values.borrow_mut());
+        if self.sync.get() != Sync::Settled {
+            self.materialize();
+            let taken = self.device.borrow_mut().take();
+            if let Some((buffer, true)) = taken {
+                copy_back_scalars(&buffer, &mut self.values.borrow_mut());
+            }
+            self.sync.set(Sync::Settled);
         }
         self.values.borrow_mut()
     }
@@ -247,7 +276,13 @@ impl Storage {
     /// writes the values lack; the engine's caller gives it back with
     /// [`Storage::keep_device`] or drops it.
     pub(crate) fn take_device(&self) -> Option<(tessera_runtime::launch::Buffer, bool)> {
-        self.device.borrow_mut().take()
+        let taken = self.device.borrow_mut().take();
+        // Without a clean copy the values are all there is; a copy with
+        // writes leaves them pending until its caller gives it back.
+        if matches!(taken, Some((_, false))) && self.lazy.borrow().is_none() {
+            self.sync.set(Sync::Settled);
+        }
+        taken
     }
 
     /// Keeps a typed copy of scalar elements in place of any older one.
@@ -257,6 +292,12 @@ impl Storage {
     /// is never larger than that), so both engines stop at the same point.
     pub(crate) fn keep_device(&self, buffer: tessera_runtime::launch::Buffer, dirty: bool) {
         *self.device.borrow_mut() = Some((buffer, dirty));
+        let pending = dirty || self.lazy.borrow().is_some();
+        self.sync.set(if pending {
+            Sync::Pending
+        } else {
+            Sync::CleanCopy
+        });
     }
 }
 

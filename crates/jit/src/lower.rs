@@ -219,6 +219,14 @@ struct LoopTargets {
 /// the most iterations it can make.
 type CountedLoop = ((usize, LocalId), (i64, i64), i64);
 
+/// The nested loops over a tile's local dimensions of a work-item loop.
+struct TileLoops {
+    dims: Vec<i64>,
+    coords: Vec<Variable>,
+    heads: Vec<Block>,
+    exits: Vec<Block>,
+}
+
 /// One lane of an interleaved region: its variables, coordinates, frame.
 struct LaneCtx {
     slots: HashMap<LocalId, Slot>,
@@ -884,29 +892,13 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         let Some(shape) = self.layout.tile else {
             return unsupported("a work-item loop outside a tiled kernel");
         };
-        let dims: Vec<i64> = shape.dims().iter().map(|&d| i64::from(d)).collect();
-        let rank = dims.len();
-        let coords: Vec<Variable> = (0..rank).map(|_| self.b.declare_var(types::I32)).collect();
-        let saved_coords = std::mem::replace(&mut self.item_coords, coords.clone());
         let count_items = self.need_item;
         if count_items {
             let zero64 = self.b.ins().iconst(types::I64, 0);
             self.b.def_var(self.item, zero64);
         }
-        self.b.def_var(self.frame_ptr, self.frames);
-        // Nested loops over the local dimensions, the last innermost.
-        let mut heads = Vec::new();
-        let mut exits = Vec::new();
-        for &c in coords.iter().take(rank) {
-            let zero = self.b.ins().iconst(types::I32, 0);
-            self.b.def_var(c, zero);
-            let head = self.b.create_block();
-            let exit = self.b.create_block();
-            self.b.ins().jump(head, &[]);
-            self.b.switch_to_block(head);
-            heads.push(head);
-            exits.push(exit);
-        }
+        let tile_loops = self.open_tile_loops(shape);
+        let saved_coords = std::mem::replace(&mut self.item_coords, tile_loops.coords.clone());
         let item_end = self.b.create_block();
         let id = self.next_region;
         self.next_region += 1;
@@ -943,23 +935,66 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             let it1 = self.b.ins().iadd_imm_s(it, 1);
             self.b.def_var(self.item, it1);
         }
+        self.close_tile_loops(&tile_loops, 1);
+        self.item_coords = saved_coords;
+        Ok(())
+    }
+
+    /// Opens nested loops over a tile's local dimensions (the last
+    /// innermost), each coordinate from 0, the frame pointer at the first
+    /// work-item's frame.
+    fn open_tile_loops(&mut self, shape: TileShape) -> TileLoops {
+        let dims: Vec<i64> = shape.dims().iter().map(|&d| i64::from(d)).collect();
+        let coords: Vec<Variable> = dims
+            .iter()
+            .map(|_| self.b.declare_var(types::I32))
+            .collect();
+        self.b.def_var(self.frame_ptr, self.frames);
+        let mut heads = Vec::new();
+        let mut exits = Vec::new();
+        for &c in &coords {
+            let zero = self.b.ins().iconst(types::I32, 0);
+            self.b.def_var(c, zero);
+            let head = self.b.create_block();
+            let exit = self.b.create_block();
+            self.b.ins().jump(head, &[]);
+            self.b.switch_to_block(head);
+            heads.push(head);
+            exits.push(exit);
+        }
+        TileLoops {
+            dims,
+            coords,
+            heads,
+            exits,
+        }
+    }
+
+    /// Closes the loops of [`Lower::open_tile_loops`], stepping `lanes`
+    /// work-items along the last dimension (and their frames) at a time.
+    fn close_tile_loops(&mut self, loops: &TileLoops, lanes: i64) {
         // The next work-item's frame, by a step rather than a multiplication.
         let fp = self.b.use_var(self.frame_ptr);
         let fp1 = self
             .b
             .ins()
-            .iadd_imm_s(fp, i64::from(self.layout.frame_bytes));
+            .iadd_imm_s(fp, lanes * i64::from(self.layout.frame_bytes));
         self.b.def_var(self.frame_ptr, fp1);
+        let rank = loops.dims.len();
         for d in (0..rank).rev() {
-            let v = self.b.use_var(coords[d]);
-            let v1 = self.b.ins().iadd_imm_s(v, 1);
-            self.b.def_var(coords[d], v1);
-            let more = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, v1, dims[d]);
-            self.b.ins().brif(more, heads[d], &[], exits[d], &[]);
-            self.b.switch_to_block(exits[d]);
+            let step = if d == rank - 1 { lanes } else { 1 };
+            let v = self.b.use_var(loops.coords[d]);
+            let v1 = self.b.ins().iadd_imm_s(v, step);
+            self.b.def_var(loops.coords[d], v1);
+            let more = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::SignedLessThan, v1, loops.dims[d]);
+            self.b
+                .ins()
+                .brif(more, loops.heads[d], &[], loops.exits[d], &[]);
+            self.b.switch_to_block(loops.exits[d]);
         }
-        self.item_coords = saved_coords;
-        Ok(())
     }
 
     fn frame_addr(&mut self, off: u32) -> Value {
@@ -1241,22 +1276,9 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         let Some(shape) = self.layout.tile else {
             return unsupported("a work-item loop outside a tiled kernel");
         };
-        let dims: Vec<i64> = shape.dims().iter().map(|&d| i64::from(d)).collect();
-        let rank = dims.len();
-        let coords: Vec<Variable> = (0..rank).map(|_| self.b.declare_var(types::I32)).collect();
-        self.b.def_var(self.frame_ptr, self.frames);
-        let mut heads = Vec::new();
-        let mut exits = Vec::new();
-        for &c in coords.iter().take(rank) {
-            let zero = self.b.ins().iconst(types::I32, 0);
-            self.b.def_var(c, zero);
-            let head = self.b.create_block();
-            let exit = self.b.create_block();
-            self.b.ins().jump(head, &[]);
-            self.b.switch_to_block(head);
-            heads.push(head);
-            exits.push(exit);
-        }
+        let tile_loops = self.open_tile_loops(shape);
+        let coords = tile_loops.coords.clone();
+        let rank = coords.len();
         let item_end = self.b.create_block();
         let id = self.next_region;
         self.next_region += 1;
@@ -1371,21 +1393,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         self.frame_ptr = saved_fp;
         self.region = saved_region;
         result?;
-        let fp = self.b.use_var(self.frame_ptr);
-        let fp1 = self
-            .b
-            .ins()
-            .iadd_imm_s(fp, lanes as i64 * i64::from(self.layout.frame_bytes));
-        self.b.def_var(self.frame_ptr, fp1);
-        for d in (0..rank).rev() {
-            let step = if d == rank - 1 { lanes as i64 } else { 1 };
-            let v = self.b.use_var(coords[d]);
-            let v1 = self.b.ins().iadd_imm_s(v, step);
-            self.b.def_var(coords[d], v1);
-            let more = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, v1, dims[d]);
-            self.b.ins().brif(more, heads[d], &[], exits[d], &[]);
-            self.b.switch_to_block(exits[d]);
-        }
+        self.close_tile_loops(&tile_loops, lanes as i64);
         Ok(())
     }
 
