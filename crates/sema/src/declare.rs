@@ -331,6 +331,18 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
                 &p.declarator.array_dims,
                 &lookup,
             );
+            // C++ adjusts a parameter declared as an array to a pointer, so
+            // the callee writes the caller's elements. Copying it would print
+            // wrong numbers; until pointers exist, refuse it.
+            if matches!(d.ty, Type::CArray(..)) && !d.by_ref {
+                ck.error(
+                    codes::E0211,
+                    p.span,
+                    "array parameters are not part of the Tessera language yet",
+                    "in C++ this parameter is a pointer to the caller's array",
+                    "pass a `std::vector` or an `array_view` by reference, or put the array in a struct passed by reference",
+                );
+            }
             if p.declarator.init.is_some() {
                 ck.error(
                     codes::E0211,
@@ -424,6 +436,33 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
             }
         }
         None => {
+            // Overloads of one arity that differ in parameter types need C++'s
+            // ranking of conversions to pick the right one; until that exists,
+            // refuse them rather than call the wrong function.
+            let clash = ck.functions.get(&f.name.name).and_then(|ids| {
+                ids.iter().find_map(|id| {
+                    ck.program
+                        .functions
+                        .get(id.0 as usize)
+                        .filter(|g| g.params == func.params)
+                        .map(|g| g.span)
+                })
+            });
+            if let Some(prev_span) = clash {
+                ck.report(
+                    Diagnostic::error(
+                        codes::E0211,
+                        f.name.span,
+                        format!(
+                            "overloading `{}` on its parameter types is not part of the Tessera language yet",
+                            f.name.name
+                        ),
+                    )
+                    .with_label("same name and number of parameters, other types")
+                    .with_secondary(prev_span, "the other overload")
+                    .with_help("give the functions different names"),
+                );
+            }
             if ck.globals.contains_key(&f.name.name) {
                 ck.error(
                     codes::E0202,
