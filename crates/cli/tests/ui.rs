@@ -76,7 +76,11 @@ fn read_header(source: &[u8]) -> Result<Header, String> {
         args: vec!["check".to_string()],
         exit: 1,
     };
-    let text = String::from_utf8_lossy(source);
+    // Decoded as the compiler decodes it, so a case saved as UTF-16 or with a
+    // byte-order mark carries directives too.
+    let text = tessera_diagnostics::SourceFile::from_bytes("", source)
+        .0
+        .text;
     let (mut seen_args, mut seen_exit) = (false, false);
     for line in text.lines() {
         let Some(comment) = line.trim_start().strip_prefix("//") else {

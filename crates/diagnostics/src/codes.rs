@@ -106,7 +106,7 @@ registry! {
     E0005, Lex, "malformed number literal";
     E0006, Lex, "invalid escape sequence";
     E0007, Lex, "source file too large";
-    E0050, Preprocess, "unknown header";
+    W0050, Preprocess, "unknown header";
     E0051, Preprocess, "malformed preprocessor directive";
     E0052, Preprocess, "unterminated conditional block";
     E0053, Preprocess, "conditional directive without `#if`";
@@ -115,6 +115,9 @@ registry! {
     E0056, Preprocess, "invalid `#if` expression";
     E0057, Preprocess, "`#error` directive";
     W0058, Preprocess, "macro redefined with a different body";
+    E0059, Preprocess, "header file not found";
+    W0060, Preprocess, "header name differs in case from the file";
+    E0061, Preprocess, "`#include` nested too deeply";
     E0100, Parse, "unexpected token";
     E0101, Parse, "expected `;`";
     E0102, Parse, "unclosed delimiter";

@@ -12,7 +12,7 @@ pub mod render;
 mod source;
 
 pub use codes::{Code, CodeInfo, Phase};
-pub use source::{FileId, SourceFile, Sources, Span};
+pub use source::{FOREIGN_BYTE_BASE, FileId, SourceFile, Sources, Span, foreign_byte};
 
 use serde::Serialize;
 

@@ -80,6 +80,17 @@ pub fn unescape(inner: &str) -> Option<Vec<u8>> {
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
+        if b >= 0x80 {
+            // A byte that was not UTF-8 in the source file (see
+            // `SourceFile::from_bytes`) is the byte itself, as g++ copies it.
+            let c = inner.get(i..).and_then(|rest| rest.chars().next())?;
+            match tessera_diagnostics::foreign_byte(c) {
+                Some(byte) => out.push(byte),
+                None => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+            }
+            i += c.len_utf8();
+            continue;
+        }
         if b != b'\\' {
             out.push(b);
             i += 1;
@@ -122,10 +133,10 @@ pub fn unescape(inner: &str) -> Option<Vec<u8>> {
 }
 
 /// The text of a string literal token (with quotes and optional `L`), decoded.
-pub fn parse_str(raw: &str) -> Option<String> {
+pub fn parse_str(raw: &str) -> Option<Vec<u8>> {
     let raw = raw.strip_prefix('L').unwrap_or(raw);
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
-    unescape(inner).map(|b| String::from_utf8_lossy(&b).into_owned())
+    unescape(inner)
 }
 
 #[cfg(test)]
