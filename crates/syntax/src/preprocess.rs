@@ -140,7 +140,7 @@ pub fn preprocess<'s>(
         headers,
         lexed: HashMap::new(),
         once: HashSet::new(),
-        include_depth: 0,
+        outer: Vec::new(),
         pos: 0,
         macros,
         diags,
@@ -154,6 +154,16 @@ pub fn preprocess<'s>(
     };
     pp.run();
     pp.out
+}
+
+/// A file whose `#include` is being read: where to go on after the header.
+struct Including<'s> {
+    toks: Rc<[Token<'s>]>,
+    /// The token after the `#include` line.
+    pos: usize,
+    /// Conditionals open when the header started; the header must close
+    /// those it opens.
+    conds: usize,
 }
 
 /// A token being expanded, with its blue paint.
@@ -261,7 +271,8 @@ struct Pp<'a, 's> {
     lexed: HashMap<FileId, Rc<[Token<'s>]>>,
     /// Files that said `#pragma once` and are not read again.
     once: HashSet<FileId>,
-    include_depth: u32,
+    /// The files whose `#include` is being read, innermost last.
+    outer: Vec<Including<'s>>,
     /// The next source token not yet consumed.
     pos: usize,
     macros: &'a mut MacroTable<'s>,
@@ -281,7 +292,7 @@ struct Pp<'a, 's> {
 
 impl<'s> Pp<'_, 's> {
     fn run(&mut self) {
-        self.run_file();
+        self.run_files();
         for cond in std::mem::take(&mut self.conds) {
             self.unclosed(cond);
         }
@@ -299,10 +310,25 @@ impl<'s> Pp<'_, 's> {
         );
     }
 
-    /// Reads the tokens of the current file (`self.toks` from `self.pos`).
-    fn run_file(&mut self) {
-        let toks = Rc::clone(&self.toks);
-        while let Some(&t) = toks.get(self.pos) {
+    /// Reads the tokens of the current file (`self.toks` from `self.pos`)
+    /// and of the headers it includes: an `#include` makes the header the
+    /// current file, and the end of a header returns to the file that
+    /// included it (a loop, not a recursion, so that no nesting of headers
+    /// can overflow the stack).
+    fn run_files(&mut self) {
+        loop {
+            let toks = Rc::clone(&self.toks);
+            let Some(&t) = toks.get(self.pos) else {
+                let Some(outer) = self.outer.pop() else {
+                    return;
+                };
+                // A conditional must close in the file that opened it.
+                for cond in self.conds.split_off(outer.conds.min(self.conds.len())) {
+                    self.unclosed(cond);
+                }
+                (self.toks, self.pos) = (outer.toks, outer.pos);
+                continue;
+            };
             match t.tok {
                 Tok::Newline => self.pos += 1,
                 Tok::Hash if self.at_line_start(self.pos) => {
@@ -1254,7 +1280,7 @@ impl<'s> Pp<'_, 's> {
         if self.once.contains(&file) {
             return;
         }
-        if self.include_depth >= MAX_INCLUDE_DEPTH {
+        if self.outer.len() >= MAX_INCLUDE_DEPTH as usize {
             self.diags.push(
                 Diagnostic::error(codes::E0061, span, "`#include` nested too deeply")
                     .with_label(format!("{MAX_INCLUDE_DEPTH} headers are open here"))
@@ -1280,17 +1306,13 @@ impl<'s> Pp<'_, 's> {
                 toks
             }
         };
-        let outer = (std::mem::replace(&mut self.toks, toks), self.pos);
+        // `run_files` reads the header next, then comes back here.
+        self.outer.push(Including {
+            toks: std::mem::replace(&mut self.toks, toks),
+            pos: self.pos,
+            conds: self.conds.len(),
+        });
         self.pos = 0;
-        let open = self.conds.len();
-        self.include_depth += 1;
-        self.run_file();
-        self.include_depth -= 1;
-        // A conditional must close in the file that opened it.
-        for cond in self.conds.split_off(open.min(self.conds.len())) {
-            self.unclosed(cond);
-        }
-        (self.toks, self.pos) = outer;
     }
 
     fn error_directive(

@@ -7,6 +7,9 @@ use tessera_diagnostics::{Diagnostic, FileId, SourceFile, Sources, Span};
 use tessera_syntax::ast::ItemKind;
 use tessera_syntax::include::{FileSystem, read_headers};
 use tessera_syntax::parse_unit;
+use tessera_testkit::harness::check_span;
+use tessera_testkit::mutate::{Rng, mutate};
+use tessera_testkit::samples;
 
 /// Files in memory, by path.
 struct Memory(BTreeMap<PathBuf, String>);
@@ -184,4 +187,87 @@ fn a_header_including_itself_stops_at_the_depth_limit() {
     let unit = parse(&fs, "main.amp", &[]);
     assert_eq!(unit.codes(), ["E0061"]);
     assert_eq!(unit.file_name(unit.diagnostics[0].primary.span), "loop.h");
+}
+
+/// Every span of a tree (serialised) and of the diagnostics lies inside the
+/// file it names.
+fn check_spans(sources: &Sources, parsed: &tessera_syntax::Parsed) -> Result<(), String> {
+    for d in &parsed.diagnostics {
+        check_span(sources, d.primary.span, &d.message)?;
+        for label in &d.secondary {
+            check_span(sources, label.span, &d.message)?;
+        }
+    }
+    let tree = serde_json::to_value(&parsed.unit).map_err(|e| e.to_string())?;
+    let mut stack = vec![&tree];
+    while let Some(v) = stack.pop() {
+        match v {
+            serde_json::Value::Array(items) => stack.extend(items),
+            serde_json::Value::Object(map) => {
+                let field = |k: &str| map.get(k).and_then(serde_json::Value::as_u64);
+                if let (Some(file), Some(start), Some(end), 3) =
+                    (field("file"), field("start"), field("end"), map.len())
+                {
+                    let span = Span {
+                        file: FileId(file as u32),
+                        start: start as u32,
+                        end: end as u32,
+                    };
+                    check_span(sources, span, "syntax tree")?;
+                } else {
+                    stack.extend(map.values());
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn mutated_headers_give_diagnostics_with_valid_spans() {
+    // Each sample cut in two at a line: the first part becomes a header the
+    // rest includes, and the header is mutated (guards, unclosed
+    // conditionals, broken literals and brackets across the file boundary).
+    let all = samples::load();
+    let donors: Vec<Vec<u8>> = all.iter().map(|s| s.bytes.clone()).collect();
+    let mut rng = Rng::new(0x1C1_0DE5);
+    for sample in &all {
+        let text = String::from_utf8_lossy(&sample.bytes).into_owned();
+        let lines: Vec<&str> = text.lines().collect();
+        for round in 0..6 {
+            let cut = 1 + rng.below(lines.len().max(2) - 1);
+            let header = lines[..cut.min(lines.len())].join("\n");
+            let rest = lines[cut.min(lines.len())..].join("\n");
+            let mutant = mutate(&mut rng, header.as_bytes(), &donors);
+            let mut sources = Sources::new();
+            let main = format!("#include \"part.h\"\n{rest}\n");
+            let (file, replaced) = SourceFile::from_bytes("dir/main.amp", main.as_bytes());
+            let file = sources.add(file);
+            let fs = MemoryBytes(vec![(PathBuf::from("dir/part.h"), mutant.bytes.clone())]);
+            let included = read_headers(&mut sources, file, &fs, &[]);
+            let parsed = parse_unit(&sources, file, &replaced, &included);
+            if let Err(e) = check_spans(&sources, &parsed) {
+                panic!("{} round {round} ({}): {e}", sample.name, mutant.log);
+            }
+        }
+    }
+}
+
+/// Files as raw bytes (a mutated header need not be UTF-8).
+struct MemoryBytes(Vec<(PathBuf, Vec<u8>)>);
+
+impl FileSystem for MemoryBytes {
+    fn read(&self, path: &Path) -> Option<Vec<u8>> {
+        self.0
+            .iter()
+            .find(|(p, _)| p == path)
+            .map(|(_, b)| b.clone())
+    }
+    fn is_file(&self, path: &Path) -> bool {
+        self.0.iter().any(|(p, _)| p == path)
+    }
+    fn list(&self, _: &Path) -> Vec<String> {
+        Vec::new()
+    }
 }
