@@ -11,7 +11,10 @@ pub fn parse_int(text: &str) -> Option<(i64, Scalar)> {
     let (digits, suffix) = lower.split_at(digits_end);
     let unsigned = suffix.contains('u');
     let long = suffix.contains('l');
-    if suffix.matches('l').count() > 1 {
+    // `ll` (`long long`) is 64 bits like `long` here (LP64), so the literal
+    // has the same value and prints the same as with `l`; `lul` is no suffix.
+    if suffix.matches('l').count() > 1 && !suffix.contains("ll") || suffix.matches('u').count() > 1
+    {
         return None;
     }
     let (radix, body) = if let Some(h) = digits.strip_prefix("0x") {
@@ -153,6 +156,14 @@ mod tests {
         assert_eq!(parse_int("010"), Some((8, Scalar::Int)));
         assert_eq!(parse_int("0b101"), Some((5, Scalar::Int)));
         assert_eq!(parse_int("99999999999999999999"), None);
+        assert_eq!(parse_int("6LL"), Some((6, Scalar::Long)));
+        assert_eq!(
+            parse_int("0xFFFFFFFFFFFFFFFFULL"),
+            Some((-1, Scalar::ULong))
+        );
+        assert_eq!(parse_int("1llu"), Some((1, Scalar::ULong)));
+        assert_eq!(parse_int("1lul"), None);
+        assert_eq!(parse_int("1uu"), None);
     }
 
     #[test]
