@@ -12,9 +12,13 @@
 //! How a tiled kernel becomes work-item loops split at its barriers is
 //! described in the `lower` module.
 
+mod barriers;
+mod decline;
+mod emit;
 mod exec;
 mod layout;
-mod lower;
+mod plan;
+mod walk;
 
 use cranelift_codegen::ir::{AbiParam, types};
 use cranelift_codegen::settings::{self, Configurable};
@@ -26,7 +30,7 @@ use std::time::{Duration, Instant};
 use tessera_ir::{FuncId, FunctionKind, Program};
 use tessera_runtime::launch::{KernelEngine, Launch, LaunchOutcome};
 
-pub use lower::Unsupported;
+pub use decline::Unsupported;
 
 /// What the engine did, for `tessera run --stats`.
 #[derive(Clone, Debug, Default)]
@@ -59,12 +63,12 @@ impl Stats {
 
 struct Compiled {
     entry: usize,
-    layout: lower::KernelLayout,
+    layout: emit::KernelLayout,
 }
 
 struct CompiledHost {
     entry: usize,
-    layout: lower::HostLayout,
+    layout: emit::HostLayout,
 }
 
 /// The JIT engine for one program.
@@ -151,9 +155,9 @@ fn start_function(
     module: &mut JITModule,
     ids: HelperIds,
     ctx: &mut cranelift_codegen::Context,
-) -> lower::Helpers {
-    lower::kernel_signature(&mut ctx.func.signature);
-    lower::Helpers {
+) -> emit::Helpers {
+    emit::kernel_signature(&mut ctx.func.signature);
+    emit::Helpers {
         math_f32: module.declare_func_in_func(ids.math_f32, &mut ctx.func),
         math_f64: module.declare_func_in_func(ids.math_f64, &mut ctx.func),
         poll: module.declare_func_in_func(ids.poll, &mut ctx.func),
@@ -217,7 +221,7 @@ impl<'p> Jit<'p> {
             );
         };
         let started = Instant::now();
-        let plan = match lower::Lower::plan(self.prog, kernel) {
+        let plan = match emit::Lower::plan(self.prog, kernel) {
             Ok(p) => p,
             Err(e) => return (Err(e), String::new()),
         };
@@ -229,7 +233,7 @@ impl<'p> Jit<'p> {
             let frontend = module.isa().frontend_config();
             let mut fbc = FunctionBuilderContext::new();
             let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
-            let layout = match lower::Lower::emit(
+            let layout = match emit::Lower::emit(
                 self.prog,
                 kernel,
                 &mut b,
@@ -286,13 +290,13 @@ impl<'p> Jit<'p> {
             ));
         };
         let started = Instant::now();
-        let plan = lower::Lower::plan_host(self.prog, func, stmt)?;
+        let plan = emit::Lower::plan_host(self.prog, func, stmt)?;
         let mut ctx = module.make_context();
         let helpers = start_function(module, ids, &mut ctx);
         let frontend = module.isa().frontend_config();
         let mut fbc = FunctionBuilderContext::new();
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
-        lower::Lower::emit_host(self.prog, func, stmt, &mut b, helpers, &plan)?;
+        emit::Lower::emit_host(self.prog, func, stmt, &mut b, helpers, &plan)?;
         b.finalize(frontend);
         let name = format!("host_{}", self.hosts.len());
         let result = define(module, &name, &mut ctx);

@@ -1,0 +1,373 @@
+//! Lanes: a region run four neighbouring work-items per step, statement by
+//! statement, each lane with its own variables, coordinates and frame.
+
+use super::*;
+
+impl Lower<'_, '_, '_> {
+    /// Whether a region can run several neighbouring work-items at once,
+    /// statement by statement ("lanes"), and which locals the lanes share.
+    ///
+    /// Only a region without atomics and whose every branch and loop
+    /// condition has the same value in every work-item. Between two
+    /// barriers, work-items of a tile can only see each other's writes
+    /// through a data race (undefined in C++ AMP, reported by `--check`) or
+    /// through atomics, so the order in which the lanes' statements
+    /// interleave cannot change a race-free program's result. Its loops'
+    /// counters are then shared by the lanes, and the work of several
+    /// work-items overlaps instead of each waiting on its own chain of
+    /// operations (a dot product's running sum, say).
+    pub(super) fn interleave_plan(&self, stmts: &[Stmt]) -> Option<(usize, HashSet<LocalId>)> {
+        if self.scopes.len() != 1 || self.last_region {
+            return None;
+        }
+        let shape = self.layout.tile?;
+        let last = *shape.dims().last()?;
+        let lanes = [4u32, 2]
+            .into_iter()
+            .find(|l| last % l == 0 && last >= *l)? as usize;
+        let block = IrBlock {
+            stmts: stmts.to_vec(),
+        };
+        // Nothing that calls, leaves early or waits, and no atomics.
+        let ok = std::cell::Cell::new(true);
+        walk_block(
+            &block,
+            &mut |s| {
+                if matches!(
+                    s.kind,
+                    StmtKind::Break
+                        | StmtKind::Continue
+                        | StmtKind::Return(_)
+                        | StmtKind::Switch { .. }
+                        | StmtKind::Barrier(_)
+                ) {
+                    ok.set(false);
+                }
+                if let StmtKind::Let {
+                    init: Some(Init::Ref(_)),
+                    ..
+                } = &s.kind
+                {
+                    ok.set(false);
+                }
+            },
+            &mut |e| match &e.kind {
+                ExprKind::Call { .. }
+                | ExprKind::Intrinsic {
+                    op: Intrinsic::Atomic(_),
+                    ..
+                } => ok.set(false),
+                _ => {}
+            },
+        );
+        if !ok.get() {
+            return None;
+        }
+        // Counters: declared here with a uniform value, compared with a
+        // uniform bound, stepped uniformly, written by nothing else.
+        let mut lets: HashMap<LocalId, Option<Expr>> = HashMap::new();
+        let mut loops: Vec<(LocalId, Expr, Expr)> = Vec::new();
+        let conds: std::cell::RefCell<Vec<Expr>> = std::cell::RefCell::new(Vec::new());
+        walk_block(
+            &block,
+            &mut |s| match &s.kind {
+                StmtKind::Let { local, init } => {
+                    let e = match init {
+                        Some(Init::Expr(e)) => Some(e.clone()),
+                        _ => None,
+                    };
+                    lets.insert(*local, e);
+                }
+                StmtKind::Loop {
+                    cond: Some(c),
+                    step,
+                    ..
+                } => {
+                    conds.borrow_mut().push(c.clone());
+                    if let (ExprKind::Binary { lhs, rhs, .. }, Some(st)) = (&c.kind, step)
+                        && let ExprKind::Local(k) = &lhs.kind
+                    {
+                        loops.push((*k, (**rhs).clone(), st.clone()));
+                    }
+                }
+                StmtKind::If { cond, .. } => conds.borrow_mut().push(cond.clone()),
+                _ => {}
+            },
+            &mut |e| match &e.kind {
+                ExprKind::Logical { lhs, .. } => conds.borrow_mut().push((**lhs).clone()),
+                ExprKind::Conditional { cond, .. } => conds.borrow_mut().push((**cond).clone()),
+                _ => {}
+            },
+        );
+        let conds = conds.into_inner();
+        let mut writes: HashMap<LocalId, usize> = HashMap::new();
+        walk_block(&block, &mut |_| {}, &mut |e| {
+            if let ExprKind::Assign { target, .. }
+            | ExprKind::CompoundAssign { target, .. }
+            | ExprKind::IncDec { target, .. } = &e.kind
+                && let ExprKind::Local(l) = &target.kind
+            {
+                *writes.entry(*l).or_default() += 1;
+            }
+        });
+        let shared: HashSet<LocalId> = lets
+            .keys()
+            .copied()
+            .filter(|l| {
+                let w = writes.get(l).copied().unwrap_or(0);
+                let counter = loops.iter().filter(|(k, _, _)| k == l).count();
+                (w == 0 && counter == 0) || (w == 1 && counter == 1)
+            })
+            .collect();
+        let shared = uniform_fixpoint(shared, &lets, &loops, &self.uniform);
+        let mut known: HashSet<LocalId> = shared.clone();
+        known.extend(self.uniform.iter().copied());
+        if !conds.iter().all(|c| is_uniform(c, &known)) {
+            return None;
+        }
+        Some((lanes, shared))
+    }
+
+    /// A region for `lanes` neighbouring work-items at a time (along the
+    /// last dimension): each lane has its own variables, coordinates and
+    /// frame; statements run lane after lane, loops and branches once.
+    pub(super) fn lane_loop(
+        &mut self,
+        uses: &BTreeSet<LocalId>,
+        stores: &HashSet<LocalId>,
+        stmts: &[Stmt],
+        lanes: usize,
+        shared: &HashSet<LocalId>,
+    ) -> R<()> {
+        let Some(shape) = self.layout.tile else {
+            return unsupported("a work-item loop outside a tiled kernel");
+        };
+        let tile_loops = self.open_tile_loops(shape);
+        let coords = tile_loops.coords.clone();
+        let rank = coords.len();
+        let item_end = self.b.create_block();
+        let id = self.next_region;
+        self.next_region += 1;
+        let saved_region = self.region.replace(RegionCtx { id, item_end });
+        // What the lanes share: the tile's memory, the views, the tiled
+        // index, the kernel's uniform counters and this region's.
+        let base_slots: HashMap<LocalId, Slot> = self.scopes[0]
+            .slots
+            .iter()
+            .filter(|(l, slot)| {
+                matches!(slot, Slot::TileStatic(_) | Slot::Tiled | Slot::View(_))
+                    || self.uniform.contains(l)
+            })
+            .map(|(l, slot)| (*l, slot.clone()))
+            .collect();
+        let kernel_fn = self.scopes[0].func;
+        let mut shared_slots = base_slots;
+        for l in shared {
+            let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
+                .ty
+                .clone();
+            let Type::Scalar(sc) = ty else {
+                return unsupported("a shared counter that is not a scalar");
+            };
+            let var = self.b.declare_var(clif_type(sc));
+            shared_slots.insert(*l, Slot::Vars(vec![var]));
+        }
+        let mut ctxs = Vec::with_capacity(lanes);
+        for lane in 0..lanes {
+            let mut lane_coords = coords.clone();
+            let last = self.b.declare_var(types::I32);
+            let base = self.b.use_var(coords[rank - 1]);
+            let v = self.b.ins().iadd_imm_s(base, lane as i64);
+            self.b.def_var(last, v);
+            lane_coords[rank - 1] = last;
+            let fp = self.b.declare_var(types::I64);
+            let base_fp = self.b.use_var(self.frame_ptr);
+            let v = self
+                .b
+                .ins()
+                .iadd_imm_s(base_fp, lane as i64 * i64::from(self.layout.frame_bytes));
+            self.b.def_var(fp, v);
+            ctxs.push(LaneCtx {
+                slots: shared_slots.clone(),
+                coords: lane_coords,
+                frame_ptr: fp,
+            });
+        }
+        let saved_slots = std::mem::take(&mut self.scopes[0].slots);
+        let saved_coords = std::mem::take(&mut self.item_coords);
+        let saved_fp = self.frame_ptr;
+        let frame: Vec<(LocalId, u32)> = uses
+            .iter()
+            .filter_map(|l| self.scopes[0].frame.get(l).map(|&off| (*l, off)))
+            .collect();
+        // Locals that hold the same value in neighbouring work-items (a row
+        // index, say) are loaded once and shared by the lanes.
+        let invariant = self.lane_invariant_locals(rank - 1);
+        let mut shared_loaded: Vec<(LocalId, Slot)> = Vec::new();
+        let result = (|| -> R<()> {
+            let mut first = true;
+            for ctx in ctxs.iter_mut() {
+                self.swap_lane(ctx);
+                for &(l, off) in &frame {
+                    if !first && invariant.contains(&l) {
+                        continue;
+                    }
+                    let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
+                        .ty
+                        .clone();
+                    self.frame_to_vars(l, off, &ty)?;
+                }
+                self.swap_lane(ctx);
+                if first {
+                    // Lane 0 loaded the invariant locals: the others use them.
+                    let loaded: Vec<(LocalId, Slot)> = frame
+                        .iter()
+                        .filter(|(l, _)| invariant.contains(l))
+                        .filter_map(|(l, _)| ctx.slots.get(l).map(|s| (*l, s.clone())))
+                        .collect();
+                    shared_loaded = loaded;
+                }
+                if !first {
+                    for (l, slot) in &shared_loaded {
+                        ctx.slots.insert(*l, slot.clone());
+                    }
+                }
+                first = false;
+            }
+            self.lane_stmts(stmts, &mut ctxs)?;
+            self.b.ins().jump(item_end, &[]);
+            self.b.switch_to_block(item_end);
+            let mut written: Vec<(LocalId, u32)> = stores
+                .iter()
+                .filter_map(|l| self.scopes[0].frame.get(l).map(|&off| (*l, off)))
+                .collect();
+            written.sort();
+            for ctx in ctxs.iter_mut() {
+                self.swap_lane(ctx);
+                for &(l, off) in &written {
+                    let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
+                        .ty
+                        .clone();
+                    self.vars_to_frame(l, off, &ty)?;
+                }
+                self.swap_lane(ctx);
+            }
+            Ok(())
+        })();
+        self.scopes[0].slots = saved_slots;
+        self.item_coords = saved_coords;
+        self.frame_ptr = saved_fp;
+        self.region = saved_region;
+        result?;
+        self.close_tile_loops(&tile_loops, lanes as i64);
+        Ok(())
+    }
+
+    /// The kernel's locals whose value is the same in work-items that differ
+    /// only in local dimension `lane_dim`: never written after their
+    /// declaration, declared from constants, captures, uniform counters, the
+    /// tile's coordinates, the other dimensions' coordinates and such locals.
+    pub(super) fn lane_invariant_locals(&mut self, lane_dim: usize) -> HashSet<LocalId> {
+        let kernel = self.scopes[0].func;
+        let Some(body) = &self.prog.functions[kernel.0 as usize].body else {
+            return HashSet::new();
+        };
+        let mut lets: Vec<(LocalId, Expr)> = Vec::new();
+        walk_block(
+            body,
+            &mut |s| {
+                if let StmtKind::Let {
+                    local,
+                    init: Some(Init::Expr(e)),
+                } = &s.kind
+                {
+                    lets.push((*local, e.clone()));
+                }
+            },
+            &mut |_| {},
+        );
+        let mut set: HashSet<LocalId> = self.uniform.clone();
+        loop {
+            let before = set.len();
+            for (l, e) in &lets {
+                if !set.contains(l) && !self.is_mutated(*l) && lane_invariant(e, &set, lane_dim) {
+                    set.insert(*l);
+                }
+            }
+            if set.len() == before {
+                return set;
+            }
+        }
+    }
+
+    /// Makes `ctx` the current lane (calling it again switches back).
+    pub(super) fn swap_lane(&mut self, ctx: &mut LaneCtx) {
+        std::mem::swap(&mut self.scopes[0].slots, &mut ctx.slots);
+        std::mem::swap(&mut self.item_coords, &mut ctx.coords);
+        std::mem::swap(&mut self.frame_ptr, &mut ctx.frame_ptr);
+    }
+
+    /// Runs `f` as lane 0, whose view of the shared counters is everyone's.
+    pub(super) fn in_lane0<T>(
+        &mut self,
+        ctxs: &mut [LaneCtx],
+        f: impl FnOnce(&mut Self) -> R<T>,
+    ) -> R<T> {
+        self.swap_lane(&mut ctxs[0]);
+        let r = f(self);
+        self.swap_lane(&mut ctxs[0]);
+        r
+    }
+
+    pub(super) fn lane_stmts(&mut self, stmts: &[Stmt], ctxs: &mut [LaneCtx]) -> R<()> {
+        let mut prev: Option<&Stmt> = None;
+        for s in stmts {
+            self.set_prev(prev);
+            self.lane_stmt(s, ctxs)?;
+            prev = Some(s);
+        }
+        self.set_prev(None);
+        Ok(())
+    }
+
+    pub(super) fn lane_stmt(&mut self, s: &Stmt, ctxs: &mut [LaneCtx]) -> R<()> {
+        let shared_let = matches!(&s.kind, StmtKind::Let { local, .. }
+        if matches!(ctxs[0].slots.get(local), Some(Slot::Vars(_)))
+            && ctxs.len() > 1
+            && matches!(
+                (ctxs[0].slots.get(local), ctxs[1].slots.get(local)),
+                (Some(Slot::Vars(a)), Some(Slot::Vars(b))) if a == b
+            ));
+        match &s.kind {
+            StmtKind::Block(b) => self.lane_stmts(&b.stmts, ctxs),
+            StmtKind::Let { .. } if shared_let => self.in_lane0(ctxs, |lw| lw.stmt(s)),
+            StmtKind::If { cond, then, els } => {
+                let c = self.in_lane0(ctxs, |lw| lw.scalar(cond))?;
+                let t = self.b.create_block();
+                let e = self.b.create_block();
+                let join = self.b.create_block();
+                self.b.ins().brif(c, t, &[], e, &[]);
+                self.b.switch_to_block(t);
+                self.lane_stmts(&then.stmts, ctxs)?;
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(e);
+                if let Some(els) = els {
+                    self.lane_stmts(&els.stmts, ctxs)?;
+                }
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(join);
+                Ok(())
+            }
+            StmtKind::Loop { .. } => self.emit_loop(s, Some(ctxs)),
+            _ => {
+                for ctx in ctxs.iter_mut() {
+                    self.swap_lane(ctx);
+                    let r = self.stmt(s);
+                    self.swap_lane(ctx);
+                    r?;
+                }
+                Ok(())
+            }
+        }
+    }
+}

@@ -1,0 +1,7 @@
+//! The plan: facts about a kernel computed as data before any code is
+//! emitted (uniformity, value ranges, which locals are read and written),
+//! with no Cranelift types, so they can be tested on small programs.
+
+pub(crate) mod locals;
+pub(crate) mod ranges;
+pub(crate) mod uniform;
