@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use tessera_ir::{FuncId, FunctionKind, Program};
 use tessera_runtime::launch::{KernelEngine, Launch, LaunchOutcome};
 
-pub use decline::Unsupported;
+pub use decline::Decline;
 
 /// What the engine did, for `tessera run --stats`.
 #[derive(Clone, Debug, Default)]
@@ -76,9 +76,9 @@ pub struct Jit<'p> {
     prog: &'p Program,
     module: Option<JITModule>,
     helper_ids: Option<HelperIds>,
-    kernels: HashMap<FuncId, Result<Compiled, Unsupported>>,
+    kernels: HashMap<FuncId, Result<Compiled, Decline>>,
     /// Host statements, by address (the program outlives the engine).
-    hosts: HashMap<usize, Result<CompiledHost, Unsupported>>,
+    hosts: HashMap<usize, Result<CompiledHost, Decline>>,
     threads: usize,
     stats: Stats,
 }
@@ -211,14 +211,9 @@ impl<'p> Jit<'p> {
     }
 
     /// Compiles one kernel; with `clif`, also returns its Cranelift IR.
-    fn compile(&mut self, kernel: FuncId, clif: bool) -> (Result<Compiled, Unsupported>, String) {
+    fn compile(&mut self, kernel: FuncId, clif: bool) -> (Result<Compiled, Decline>, String) {
         let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
-            return (
-                Err(Unsupported(
-                    "native code generation is not available on this machine".into(),
-                )),
-                String::new(),
-            );
+            return (Err(Decline::NoNativeCode), String::new());
         };
         let started = Instant::now();
         let plan = match emit::Lower::plan(self.prog, kernel) {
@@ -250,10 +245,7 @@ impl<'p> Jit<'p> {
             }
             if min_frame != 0 {
                 // Lowering is deterministic: a second pass never needs more.
-                return (
-                    Err(Unsupported("the frame layout did not settle".into())),
-                    String::new(),
-                );
+                return (Err(Decline::FrameLayoutUnsettled), String::new());
             }
             min_frame = layout.frame_needed;
         };
@@ -269,7 +261,7 @@ impl<'p> Jit<'p> {
                 entry: module.get_finalized_function(id) as usize,
                 layout,
             }),
-            Err(e) => Err(Unsupported(format!("code generation failed: {e}"))),
+            Err(e) => Err(Decline::CodeGeneration(e.to_string())),
         };
         self.stats.compile += started.elapsed();
         if compiled.is_ok() {
@@ -283,11 +275,9 @@ impl<'p> Jit<'p> {
         &mut self,
         func: FuncId,
         stmt: &tessera_ir::Stmt,
-    ) -> Result<CompiledHost, Unsupported> {
+    ) -> Result<CompiledHost, Decline> {
         let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
-            return Err(Unsupported(
-                "native code generation is not available on this machine".into(),
-            ));
+            return Err(Decline::NoNativeCode);
         };
         let started = Instant::now();
         let plan = emit::Lower::plan_host(self.prog, func, stmt)?;
@@ -309,7 +299,7 @@ impl<'p> Jit<'p> {
                     layout: plan,
                 })
             }
-            Err(e) => Err(Unsupported(format!("code generation failed: {e}"))),
+            Err(e) => Err(Decline::CodeGeneration(e.to_string())),
         }
     }
 
@@ -331,7 +321,7 @@ impl<'p> Jit<'p> {
                     self.kernels.insert(FuncId(i as u32), Ok(c));
                     Ok(head + &text)
                 }
-                Err(e) => Err(e.0),
+                Err(e) => Err(e.to_string()),
             };
             out.push(KernelClif {
                 span: f.span,

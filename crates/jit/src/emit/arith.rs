@@ -157,7 +157,7 @@ impl Lower<'_, '_, '_> {
             BinOp::Le => ins.fcmp(FloatCC::LessThanOrEqual, a, b),
             BinOp::Gt => ins.fcmp(FloatCC::GreaterThan, a, b),
             BinOp::Ge => ins.fcmp(FloatCC::GreaterThanOrEqual, a, b),
-            _ => return unsupported("a bitwise operator on floats"),
+            _ => return decline(Decline::BitwiseOperatorOnFloats),
         })
     }
 
@@ -166,7 +166,7 @@ impl Lower<'_, '_, '_> {
             UnOp::Not => self.b.ins().bxor_imm_s(a, 1),
             UnOp::BitNot => {
                 if s == Scalar::Bool {
-                    return unsupported("`~` on a bool");
+                    return decline(Decline::ComplementOnBool);
                 }
                 self.b.ins().bnot(a)
             }
@@ -191,7 +191,7 @@ impl Lower<'_, '_, '_> {
             (_, Type::Index(_) | Type::Extent(_), v @ V::Shape(_)) => Ok(v),
             (Type::TiledIndex(_), Type::Index(_), V::Tiled) => Ok(V::Shape(self.global_index())),
             (_, _, v @ V::Shape(_)) if matches!(to, Type::Extent(_)) => Ok(v),
-            _ => unsupported("a conversion of this kind"),
+            _ => decline(Decline::ConversionKind),
         }
     }
 

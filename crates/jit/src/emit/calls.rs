@@ -10,14 +10,14 @@ impl Lower<'_, '_, '_> {
             .copied()
             .unwrap_or(true)
         {
-            return unsupported("a call of a function with a barrier");
+            return decline(Decline::CallOfFunctionWithBarrier);
         }
         let callee = &self.prog.functions[func.0 as usize];
         if callee.body.is_none() {
-            return unsupported("a call of an undefined function");
+            return decline(Decline::CallUndefinedFunction);
         }
         if self.scopes.len() > 64 {
-            return unsupported("calls nested too deeply");
+            return decline(Decline::CallsNestedTooDeeply);
         }
         let mut slots = HashMap::new();
         for (k, a) in args.iter().enumerate() {
@@ -52,14 +52,14 @@ impl Lower<'_, '_, '_> {
                     (Type::TiledIndex(_), V::Tiled) => Slot::Tiled,
                     (ty @ (Type::Struct(_) | Type::CArray(..)), V::Mem(src)) => {
                         let Some((size, align)) = size_align(self.prog, ty) else {
-                            return unsupported("an argument of this type");
+                            return decline(Decline::ArgumentType);
                         };
                         let ss = self.stack_slot(size, align)?;
                         let dst = self.b.ins().stack_addr(self.ptr, ss, 0);
                         self.copy_bytes(dst, src, size);
                         Slot::Stack(ss)
                     }
-                    _ => return unsupported("an argument of this kind"),
+                    _ => return decline(Decline::ArgumentKind),
                 }
             };
             slots.insert(LocalId(k as u32), slot);
@@ -67,14 +67,14 @@ impl Lower<'_, '_, '_> {
         let done = self.b.create_block();
         let ret_ty = callee.ret.clone();
         if callee.ret_by_ref {
-            return unsupported("a function returning a reference");
+            return decline(Decline::FunctionReturningReference);
         }
         let mut ret_mem = None;
         let ret_vars: Vec<Variable> = match &ret_ty {
             Type::Void => Vec::new(),
             ty @ (Type::Struct(_) | Type::CArray(..)) => {
                 let Some((size, align)) = size_align(self.prog, ty) else {
-                    return unsupported("a function returning this type");
+                    return decline(Decline::FunctionReturningType);
                 };
                 let ss = self.stack_slot(size, align)?;
                 let at = self.b.ins().stack_addr(self.ptr, ss, 0);
@@ -86,7 +86,7 @@ impl Lower<'_, '_, '_> {
             Type::Index(r) | Type::Extent(r) => {
                 (0..*r).map(|_| self.b.declare_var(types::I32)).collect()
             }
-            _ => return unsupported("a function returning this type"),
+            _ => return decline(Decline::FunctionReturningType),
         };
         // A value for the result on every path (a missing `return` is UB in
         // C++; the checker rejects most).

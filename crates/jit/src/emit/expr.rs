@@ -6,10 +6,10 @@ impl Lower<'_, '_, '_> {
     pub(super) fn scalar_ty(&self, ty: &Type) -> R<Scalar> {
         match ty {
             Type::Scalar(s) => Ok(*s),
-            other => unsupported(format!(
-                "a value of type `{}` where a scalar was expected",
-                tessera_ir::display(other, &self.prog.structs)
-            )),
+            other => decline(Decline::TypeWhereScalarExpected(tessera_ir::display(
+                other,
+                &self.prog.structs,
+            ))),
         }
     }
 
@@ -24,7 +24,7 @@ impl Lower<'_, '_, '_> {
     pub(super) fn scalar(&mut self, e: &Expr) -> R<Value> {
         match self.expr(e)? {
             V::S(v) => Ok(v),
-            _ => unsupported("a non-scalar value where a scalar was expected"),
+            _ => decline(Decline::NonScalarWhereScalarExpected),
         }
     }
 
@@ -32,14 +32,14 @@ impl Lower<'_, '_, '_> {
         match self.expr(e)? {
             V::Shape(v) => Ok(v),
             V::Tiled => Ok(self.global_index()),
-            _ => unsupported("a value where an index was expected"),
+            _ => decline(Decline::ValueWhereIndexExpected),
         }
     }
 
     pub(super) fn view(&mut self, e: &Expr) -> R<ViewV> {
         match self.expr(e)? {
             V::View(v) => Ok(v),
-            _ => unsupported("a value where a view was expected"),
+            _ => decline(Decline::ValueWhereViewExpected),
         }
     }
 
@@ -67,7 +67,7 @@ impl Lower<'_, '_, '_> {
 
     pub(super) fn spend(&mut self) -> R<()> {
         if self.budget == 0 || self.b.func.dfg.num_insts() > MAX_INSTS {
-            return unsupported("a kernel too large after inlining its calls");
+            return decline(Decline::KernelTooLargeAfterInliningCalls);
         }
         self.budget -= 1;
         Ok(())
@@ -99,9 +99,9 @@ impl Lower<'_, '_, '_> {
             }
             ExprKind::Capture(slot) => match self.caps.get(*slot as usize) {
                 Some(v) => Ok(v.clone()),
-                None => unsupported("an unknown capture"),
+                None => decline(Decline::UnknownCapture),
             },
-            ExprKind::Global(_) => unsupported("a global variable in a kernel"),
+            ExprKind::Global(_) => decline(Decline::GlobalVariableInKernel),
             ExprKind::Binary { op, lhs, rhs } => {
                 let s = self.scalar_ty(&lhs.ty)?;
                 let rs = self.scalar_ty(&rhs.ty)?;
@@ -158,7 +158,7 @@ impl Lower<'_, '_, '_> {
                 self.b.switch_to_block(f);
                 let fv = self.expr(els)?;
                 if std::mem::discriminant(&tv) != std::mem::discriminant(&fv) {
-                    return unsupported("a conditional of mixed kinds");
+                    return decline(Decline::ConditionalMixedKinds);
                 }
                 self.set_vars(&vars, &fv);
                 self.b.ins().jump(done, &[]);
@@ -179,7 +179,7 @@ impl Lower<'_, '_, '_> {
                 let p = self.place(target)?;
                 let tv = self.read(&p)?;
                 let V::S(old) = tv else {
-                    return unsupported("a compound assignment to a non-scalar");
+                    return decline(Decline::CompoundAssignmentNonScalar);
                 };
                 let ts = self.scalar_ty(&target.ty)?;
                 let vs = self.scalar_ty(&value.ty)?;
@@ -201,11 +201,11 @@ impl Lower<'_, '_, '_> {
             } => {
                 let p = self.place(target)?;
                 let V::S(old) = self.read(&p)? else {
-                    return unsupported("`++` on a non-scalar");
+                    return decline(Decline::IncrementOnNonScalar);
                 };
                 let s = self.scalar_ty(&target.ty)?;
                 if s == Scalar::Bool {
-                    return unsupported("`++` on a bool");
+                    return decline(Decline::IncrementOnBool);
                 }
                 let one = match s {
                     Scalar::Float => self.b.ins().f32const(1.0),
@@ -235,9 +235,9 @@ impl Lower<'_, '_, '_> {
                 self.expr(first)?;
                 self.expr(second)
             }
-            ExprKind::Aggregate(_) => unsupported("a braced list as a value"),
-            ExprKind::Launch { .. } => unsupported("a launch inside a kernel"),
-            ExprKind::Str(_) => unsupported("a string in a kernel"),
+            ExprKind::Aggregate(_) => decline(Decline::BracedListAsValue),
+            ExprKind::Launch { .. } => decline(Decline::LaunchInKernel),
+            ExprKind::Str(_) => decline(Decline::StringInKernel),
         }
     }
 }

@@ -28,7 +28,7 @@ impl Lower<'_, '_, '_> {
         let view = self.view(&args[0])?;
         let idx = self.shape(&args[1])?;
         if idx.len() != view.ext.len() {
-            return unsupported("an index of another rank");
+            return decline(Decline::IndexAnotherRank);
         }
         let mut at = view.offset;
         for (d, &component) in idx.iter().enumerate() {
@@ -122,7 +122,7 @@ impl Lower<'_, '_, '_> {
                         let x = self.convert(x, s, Scalar::Int)?;
                         vec![x; a.len()]
                     }
-                    _ => return unsupported("index arithmetic with this operand"),
+                    _ => return decline(Decline::IndexArithmeticOperand),
                 };
                 if matches!(op, BinOp::Eq | BinOp::Ne) {
                     let mut all = self.b.ins().iconst(types::I8, 1);
@@ -172,10 +172,10 @@ impl Lower<'_, '_, '_> {
             Intrinsic::Tile => self.expr(&args[0]),
             Intrinsic::TiledIndexPart(part) => {
                 let Some(shape) = self.layout.tile else {
-                    return unsupported("a tiled index outside a tiled kernel");
+                    return decline(Decline::TiledIndexOutsideTiledKernel);
                 };
                 if !matches!(self.expr(&args[0])?, V::Tiled) {
-                    return unsupported("a tiled index other than the kernel's");
+                    return decline(Decline::TiledIndexNotKernels);
                 }
                 let dims: Vec<i64> = shape.dims().iter().map(|&d| i64::from(d)).collect();
                 Ok(match part {
@@ -216,7 +216,7 @@ impl Lower<'_, '_, '_> {
             Intrinsic::ViewProject => {
                 let v = self.view(&args[0])?;
                 if v.ext.len() < 2 {
-                    return unsupported("a projection of a rank-1 view");
+                    return decline(Decline::ProjectionOfRank1View);
                 }
                 let is = self.scalar_ty(&args[1].ty)?;
                 let i = self.scalar(&args[1])?;
@@ -239,7 +239,7 @@ impl Lower<'_, '_, '_> {
                 let origin = self.shape(&args[1])?;
                 let ext = self.shape(&args[2])?;
                 if origin.len() != v.ext.len() || ext.len() != v.ext.len() {
-                    return unsupported("a section of another rank");
+                    return decline(Decline::SectionAnotherRank);
                 }
                 // Inside the view: 0 <= origin, 0 < extent, origin + extent <=
                 // the view's extent, in every dimension (64-bit, no overflow).
@@ -288,7 +288,7 @@ impl Lower<'_, '_, '_> {
                 }))
             }
             Intrinsic::Atomic(a) => self.atomic(*a, args),
-            _ => unsupported(format!("the library operation {op:?} in a kernel")),
+            _ => decline(Decline::LibraryOperation(format!("{op:?}"))),
         }
     }
 
@@ -314,7 +314,7 @@ impl Lower<'_, '_, '_> {
             } else {
                 self.b.ins().umax(*a, *b)
             }),
-            _ => unsupported("this integer math function"),
+            _ => decline(Decline::IntegerMathFunction),
         }
     }
 
@@ -322,13 +322,13 @@ impl Lower<'_, '_, '_> {
         let s = self.scalar_ty(&args[0].ty)?;
         let p = self.place(&args[0])?;
         let Place::Mem(addr, _) = p else {
-            return unsupported("an atomic on a variable");
+            return decline(Decline::AtomicOnVariable);
         };
         let t = clif_type(s);
         if op == AtomicOp::CompareExchange {
             let ep = self.place(&args[1])?;
             let V::S(expected) = self.read(&ep)? else {
-                return unsupported("an atomic of this kind");
+                return decline(Decline::AtomicKind);
             };
             let desired = self.scalar(&args[2])?;
             let old = self.b.ins().atomic_cas(flags(), addr, expected, desired);

@@ -9,12 +9,12 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
     pub(crate) fn plan(prog: &Program, kernel: FuncId) -> R<KernelLayout> {
         let func = &prog.functions[kernel.0 as usize];
         let FunctionKind::Kernel { tile, captures } = &func.kind else {
-            return unsupported("not a kernel");
+            return decline(Decline::NotAKernel);
         };
         let rank = match func.locals.first().map(|l| &l.ty) {
             Some(Type::Index(r)) => u32::from(*r),
             Some(Type::TiledIndex(s)) => u32::from(s.rank),
-            _ => return unsupported("a kernel parameter of an unexpected type"),
+            _ => return decline(Decline::KernelParameterUnexpectedType),
         };
         let mut word = 1u32;
         let mut layouts = Vec::with_capacity(captures.len());
@@ -32,7 +32,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 }
                 Type::Array(elem, r) | Type::ArrayView { elem, rank: r, .. } => {
                     let Some((size, _)) = size_align(prog, elem) else {
-                        return unsupported("a view of elements without a plain layout");
+                        return decline(Decline::ViewElementsWithoutPlainLayout);
                     };
                     let l = CaptureLayout::View((**elem).clone(), size, u32::from(*r), word);
                     word += 2 + 2 * u32::from(*r);
@@ -44,10 +44,10 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                     l
                 }
                 other => {
-                    return unsupported(format!(
-                        "a captured `{}`",
-                        tessera_ir::display(other, &prog.structs)
-                    ));
+                    return decline(Decline::CapturedType(tessera_ir::display(
+                        other,
+                        &prog.structs,
+                    )));
                 }
             };
             layouts.push(l);
@@ -78,7 +78,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
     ) -> R<KernelLayout> {
         let func = &prog.functions[kernel.0 as usize];
         let Some(body) = &func.body else {
-            return unsupported("a kernel without a body");
+            return decline(Decline::KernelWithoutBody);
         };
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
@@ -145,7 +145,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         for (i, l) in func.locals.iter().enumerate() {
             if l.space == Space::TileStatic {
                 let Some((size, align)) = size_align(prog, &l.ty) else {
-                    return unsupported("a `tile_static` variable of this type");
+                    return decline(Decline::TileStaticVariableType);
                 };
                 scratch = scratch.next_multiple_of(align.max(1));
                 lw.scopes[0]
@@ -223,10 +223,10 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 continue;
             }
             let Some(local) = f.locals.get(l.0 as usize) else {
-                return unsupported("an unknown local");
+                return decline(Decline::UnknownLocal);
             };
             if local.by_ref {
-                return unsupported("a reference");
+                return decline(Decline::ReferenceLocal);
             }
             let layout = match &local.ty {
                 Type::Scalar(s) => {
@@ -236,7 +236,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 }
                 Type::Vector(elem) => {
                     let Some(s) = elem.scalar() else {
-                        return unsupported("a vector of non-scalars");
+                        return decline(Decline::VectorNonScalars);
                     };
                     let c = CaptureLayout::View(Type::Scalar(s), s.size(), 1, word);
                     word += 4;
@@ -244,13 +244,13 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 }
                 Type::Array(elem, r) | Type::ArrayView { elem, rank: r, .. } => {
                     let Some((size, _)) = size_align(prog, elem) else {
-                        return unsupported("a view of elements without a plain layout");
+                        return decline(Decline::ViewElementsWithoutPlainLayout);
                     };
                     let c = CaptureLayout::View((**elem).clone(), size, u32::from(*r), word);
                     word += 2 + 2 * u32::from(*r);
                     c
                 }
-                _ => return unsupported("a host variable of this type"),
+                _ => return decline(Decline::HostVariableType),
             };
             locals.push(l);
             captures.push(layout);
@@ -355,7 +355,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                     Slot::Vars(vec![var])
                 }
                 V::View(view) => Slot::View(view),
-                _ => return unsupported("a host variable of this kind"),
+                _ => return decline(Decline::HostVariableKind),
             };
             lw.scopes[0].slots.insert(*l, slot);
         }
@@ -487,10 +487,10 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                 continue;
             }
             if local.by_ref {
-                return unsupported("a reference declared between barriers");
+                return decline(Decline::ReferenceDeclaredBetweenBarriers);
             }
             let Some((size, align)) = size_align(self.prog, &local.ty) else {
-                return unsupported("a local of this type declared between barriers");
+                return decline(Decline::LocalTypeDeclaredBetweenBarriers);
             };
             at = at.next_multiple_of(align.max(1));
             self.scopes[0].frame.insert(id, at);

@@ -140,7 +140,7 @@ impl Lower<'_, '_, '_> {
         shared: &HashSet<LocalId>,
     ) -> R<()> {
         let Some(shape) = self.layout.tile else {
-            return unsupported("a work-item loop outside a tiled kernel");
+            return decline(Decline::WorkItemLoopOutsideTiledKernel);
         };
         let tile_loops = self.open_tile_loops(shape);
         let coords = tile_loops.coords.clone();
@@ -167,7 +167,7 @@ impl Lower<'_, '_, '_> {
                 .ty
                 .clone();
             let Type::Scalar(sc) = ty else {
-                return unsupported("a shared counter that is not a scalar");
+                return decline(Decline::SharedCounterNotScalar);
             };
             let var = self.b.declare_var(clif_type(sc));
             shared_slots.insert(*l, Slot::Vars(vec![var]));

@@ -49,7 +49,7 @@ mod stmt;
 pub(crate) use kernel::kernel_signature;
 
 use crate::barriers::{barrier_functions, block_has_barrier, stmt_has_barrier};
-use crate::decline::{R, kind_name, unsupported};
+use crate::decline::{Decline, R, decline, kind_name};
 use crate::layout::{clif_type, field_offset, size_align};
 use crate::plan::locals::{
     block_has_return, element_writes, escapes_loop, expr_locals, mutated_locals, stmt_locals,

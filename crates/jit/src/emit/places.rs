@@ -14,7 +14,7 @@ impl Lower<'_, '_, '_> {
             return Ok(self.frame_addr(off));
         }
         let Some((size, align)) = size_align(self.prog, ty) else {
-            return unsupported("an aggregate of this type");
+            return decline(Decline::AggregateType);
         };
         let ss = self.stack_slot(size, align)?;
         self.scope_mut().slots.insert(l, Slot::Stack(ss));
@@ -30,7 +30,7 @@ impl Lower<'_, '_, '_> {
     ) -> R<cranelift_codegen::ir::StackSlot> {
         self.stack_bytes = self.stack_bytes.saturating_add(size);
         if self.stack_bytes > STACK_BUDGET {
-            return unsupported("private arrays too large for a worker's stack");
+            return decline(Decline::PrivateArraysTooLargeForStack);
         }
         Ok(self.b.create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
@@ -44,13 +44,13 @@ impl Lower<'_, '_, '_> {
             Slot::Stack(ss) => self.b.ins().stack_addr(self.ptr, *ss, 0),
             Slot::Frame(off) => self.frame_addr(*off),
             Slot::TileStatic(off) => self.b.ins().iadd_imm_s(self.scratch, i64::from(*off)),
-            _ => return unsupported("the address of a variable"),
+            _ => return decline(Decline::AddressVariable),
         })
     }
 
     pub(super) fn zero_mem(&mut self, addr: Value, ty: &Type) -> R<()> {
         let Some((size, _)) = size_align(self.prog, ty) else {
-            return unsupported("an aggregate of this type");
+            return decline(Decline::AggregateType);
         };
         let zero = self.b.ins().iconst(types::I8, 0);
         if size <= 256 {
@@ -97,30 +97,30 @@ impl Lower<'_, '_, '_> {
                     let (sub_ty, off) = match ty {
                         Type::CArray(elem, _) => {
                             let Some((size, _)) = size_align(self.prog, elem) else {
-                                return unsupported("an array element of this type");
+                                return decline(Decline::ArrayElementType);
                             };
                             ((**elem).clone(), size * k as u32)
                         }
                         Type::Struct(id) => {
                             let Some(def) = self.prog.structs.get(id.0 as usize) else {
-                                return unsupported("an unknown struct");
+                                return decline(Decline::UnknownStruct);
                             };
                             let Some((_, fty)) = def.fields.get(k) else {
-                                return unsupported("an initialiser with too many fields");
+                                return decline(Decline::InitialiserTooManyFields);
                             };
                             let Some(off) = field_offset(self.prog, ty, k as u32) else {
-                                return unsupported("a field of this type");
+                                return decline(Decline::FieldType);
                             };
                             (fty.clone(), off)
                         }
-                        _ => return unsupported("a braced initialiser of this type"),
+                        _ => return decline(Decline::BracedInitialiserType),
                     };
                     let at = self.b.ins().iadd_imm_s(addr, i64::from(off));
                     self.init_mem(at, &sub_ty, item)?;
                 }
                 Ok(())
             }
-            Init::Ref(_) => unsupported("a reference inside an aggregate"),
+            Init::Ref(_) => decline(Decline::ReferenceInsideAggregate),
         }
     }
 
@@ -137,11 +137,11 @@ impl Lower<'_, '_, '_> {
             }
             (Type::Struct(_) | Type::CArray(..), V::Mem(src)) => {
                 let Some((size, _)) = size_align(self.prog, ty) else {
-                    return unsupported("an aggregate of this type");
+                    return decline(Decline::AggregateType);
                 };
                 self.copy_bytes(addr, *src, size);
             }
-            _ => return unsupported("storing a value of this kind"),
+            _ => return decline(Decline::StoringValueKind),
         }
         Ok(())
     }
@@ -170,7 +170,7 @@ impl Lower<'_, '_, '_> {
             }
             V::Shape(cs) => cs.iter().map(|_| self.b.declare_var(types::I32)).collect(),
             V::Mem(_) => vec![self.b.declare_var(self.ptr)],
-            _ => return unsupported("a conditional of this type"),
+            _ => return decline(Decline::ConditionalType),
         })
     }
 
@@ -205,7 +205,7 @@ impl Lower<'_, '_, '_> {
                 self.set_vars(vars, &V::Shape(g));
                 Ok(())
             }
-            _ => unsupported("returning a value of this type"),
+            _ => decline(Decline::ReturningValueType),
         }
     }
 
@@ -224,9 +224,7 @@ impl Lower<'_, '_, '_> {
                         let addr = self.slot_addr(&s)?;
                         Ok(Place::Mem(addr, e.ty.clone()))
                     }
-                    Some(Slot::View(_) | Slot::Tiled) => {
-                        unsupported("a view or tiled index as a place")
-                    }
+                    Some(Slot::View(_) | Slot::Tiled) => decline(Decline::ViewOrTiledIndexAsPlace),
                     None => {
                         // Declared without `Let` reaching here (a frame local
                         // read before its region declared it, or a parameter).
@@ -237,7 +235,7 @@ impl Lower<'_, '_, '_> {
                         let n = match &e.ty {
                             Type::Scalar(_) => 1,
                             Type::Index(r) | Type::Extent(r) => u32::from(*r),
-                            _ => return unsupported("a local used before its declaration"),
+                            _ => return decline(Decline::LocalUsedBeforeDeclaration),
                         };
                         let vars = self.local_vars(*l, &e.ty, n);
                         for v in &vars {
@@ -257,7 +255,7 @@ impl Lower<'_, '_, '_> {
             }
             ExprKind::Capture(slot) => match self.caps.get(*slot as usize) {
                 Some(V::Mem(addr)) => Ok(Place::Mem(*addr, e.ty.clone())),
-                _ => unsupported("a captured value as a place"),
+                _ => decline(Decline::CapturedValueAsPlace),
             },
             // A conversion that changes nothing in memory (to `const`, a
             // struct to itself): the place it converts.
@@ -275,7 +273,7 @@ impl Lower<'_, '_, '_> {
             ExprKind::Field { base, field } => {
                 let (addr, bty) = self.mem_of(base)?;
                 let Some(off) = field_offset(self.prog, &bty, *field) else {
-                    return unsupported("a field of this type");
+                    return decline(Decline::FieldType);
                 };
                 let at = self.b.ins().iadd_imm_s(addr, i64::from(off));
                 Ok(Place::Mem(at, e.ty.clone()))
@@ -283,10 +281,10 @@ impl Lower<'_, '_, '_> {
             ExprKind::Element { base, index } => {
                 let (addr, bty) = self.mem_of(base)?;
                 let Type::CArray(elem, n) = &bty else {
-                    return unsupported("an element of a non-array");
+                    return decline(Decline::ElementOfNonArray);
                 };
                 let Some((size, _)) = size_align(self.prog, elem) else {
-                    return unsupported("an array element of this type");
+                    return decline(Decline::ArrayElementType);
                 };
                 let is = self.scalar_ty(&index.ty)?;
                 let known = self.range_of(index);
@@ -319,12 +317,12 @@ impl Lower<'_, '_, '_> {
             } => {
                 let p = self.place(&args[0])?;
                 let Some(k) = const_int(&args[1]) else {
-                    return unsupported("a computed component of an index as a place");
+                    return decline(Decline::ComputedIndexComponentAsPlace);
                 };
                 match p {
                     Place::Shape(vars) => match vars.get(k as usize) {
                         Some(v) if k >= 0 => Ok(Place::Var(*v)),
-                        _ => unsupported("a component past the rank"),
+                        _ => decline(Decline::ComponentPastRank),
                     },
                     Place::Mem(addr, Type::Index(r) | Type::Extent(r))
                         if k >= 0 && k < i64::from(r) =>
@@ -332,7 +330,7 @@ impl Lower<'_, '_, '_> {
                         let at = self.b.ins().iadd_imm_s(addr, k * 4);
                         Ok(Place::Mem(at, Type::INT))
                     }
-                    _ => unsupported("a component of this index as a place"),
+                    _ => decline(Decline::IndexComponentAsPlace),
                 }
             }
             ExprKind::Assign { .. } | ExprKind::CompoundAssign { .. } => {
@@ -340,7 +338,7 @@ impl Lower<'_, '_, '_> {
                 let (ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. }) =
                     &e.kind
                 else {
-                    return unsupported("a place");
+                    return decline(Decline::OtherPlace);
                 };
                 self.expr(e)?;
                 self.place(target)
@@ -353,7 +351,7 @@ impl Lower<'_, '_, '_> {
                 self.expr(e)?;
                 self.place(target)
             }
-            other => unsupported(format!("{} as a place", kind_name(other))),
+            other => decline(Decline::ExprAsPlace(kind_name(other))),
         }
     }
 
@@ -362,12 +360,12 @@ impl Lower<'_, '_, '_> {
         if e.place {
             match self.place(e)? {
                 Place::Mem(addr, ty) => return Ok((addr, ty)),
-                _ => return unsupported("an aggregate outside memory"),
+                _ => return decline(Decline::AggregateOutsideMemory),
             }
         }
         match self.expr(e)? {
             V::Mem(addr) => Ok((addr, e.ty.clone())),
-            _ => unsupported("an aggregate value of this kind"),
+            _ => decline(Decline::AggregateValueKind),
         }
     }
 
@@ -387,7 +385,7 @@ impl Lower<'_, '_, '_> {
                         .collect(),
                 ),
                 Type::Struct(_) | Type::CArray(..) => V::Mem(*addr),
-                _ => return unsupported("reading memory of this type"),
+                _ => return decline(Decline::ReadingMemoryType),
             },
         })
     }
@@ -415,7 +413,7 @@ impl Lower<'_, '_, '_> {
                 let _ = ty;
                 self.store_value(*addr, mty, v)
             }
-            _ => unsupported("an assignment of this kind"),
+            _ => decline(Decline::AssignmentKind),
         }
     }
 }

@@ -89,7 +89,7 @@ impl Lower<'_, '_, '_> {
         emit_body: &mut dyn FnMut(&mut Self) -> R<()>,
     ) -> R<()> {
         let Some(shape) = self.layout.tile else {
-            return unsupported("a work-item loop outside a tiled kernel");
+            return decline(Decline::WorkItemLoopOutsideTiledKernel);
         };
         let count_items = self.need_item;
         if count_items {
@@ -362,7 +362,7 @@ impl Lower<'_, '_, '_> {
                 step,
             } => {
                 if block_has_return(body) {
-                    return unsupported("`return` in a loop with a barrier");
+                    return decline(Decline::ReturnInLoopWithBarrier);
                 }
                 let head = self.b.create_block();
                 let body_blk = self.b.create_block();
@@ -423,13 +423,13 @@ impl Lower<'_, '_, '_> {
                 // Taken by the whole tile: the condition that led here was
                 // checked to agree across the work-items.
                 let Some(t) = self.loops.last() else {
-                    return unsupported("`break` outside a loop");
+                    return decline(Decline::BreakOutsideLoop);
                 };
                 let target = if matches!(s.kind, StmtKind::Break) {
                     t.brk
                 } else {
                     let Some(c) = t.cont else {
-                        return unsupported("`continue` in a switch");
+                        return decline(Decline::ContinueInSwitch);
                     };
                     c
                 };
@@ -437,7 +437,7 @@ impl Lower<'_, '_, '_> {
                 self.dead_block();
                 Ok(())
             }
-            _ => unsupported("a barrier inside this kind of statement"),
+            _ => decline(Decline::BarrierInsideStatementKind),
         }
     }
 
@@ -447,16 +447,16 @@ impl Lower<'_, '_, '_> {
     pub(super) fn barrier_call(&mut self, func: FuncId, args: &[Expr]) -> R<()> {
         let callee = &self.prog.functions[func.0 as usize];
         let Some(body) = &callee.body else {
-            return unsupported("a call of an undefined function");
+            return decline(Decline::CallUndefinedFunction);
         };
         if callee.ret_by_ref || callee.ret != Type::Void {
-            return unsupported("a function with a barrier that returns a value");
+            return decline(Decline::FunctionBarrierReturnsValue);
         }
         if block_has_return(body) {
-            return unsupported("`return` in a function with a barrier");
+            return decline(Decline::ReturnInFunctionWithBarrier);
         }
         if self.scopes.len() > 16 {
-            return unsupported("calls with barriers nested too deeply");
+            return decline(Decline::CallsBarriersNestedTooDeeply);
         }
         // Every local of the callee that has a memory layout gets a slot; a
         // reference parameter bound to a local of the caller that has one
@@ -471,12 +471,12 @@ impl Lower<'_, '_, '_> {
                     Some(&at) => at,
                     None => {
                         let Some((size, align)) = size_align(self.prog, &local.ty) else {
-                            return unsupported("a `tile_static` variable of this type");
+                            return decline(Decline::TileStaticVariableType);
                         };
                         let at = self.scratch_cursor.next_multiple_of(align.max(1));
                         self.scratch_cursor = at.saturating_add(size);
                         if self.scratch_cursor > 64 * 1024 {
-                            return unsupported("`tile_static` memory past 64 KB");
+                            return decline(Decline::TileStaticMemoryPast64Kb);
                         }
                         self.callee_tile_static.insert(key, at);
                         at
@@ -487,16 +487,16 @@ impl Lower<'_, '_, '_> {
             }
             if local.by_ref {
                 let Some(a) = args.get(i) else {
-                    return unsupported("a reference in a function with a barrier");
+                    return decline(Decline::ReferenceInFunctionWithBarrier);
                 };
                 if matches!(local.ty, Type::TiledIndex(_)) {
                     continue;
                 }
                 let ExprKind::Local(l) = &a.kind else {
-                    return unsupported("a reference argument other than a variable");
+                    return decline(Decline::ReferenceArgumentNotVariable);
                 };
                 let Some(&off) = self.scope().frame.get(l) else {
-                    return unsupported("a reference argument to a variable of a work-item loop");
+                    return decline(Decline::ReferenceArgumentToWorkItemLoopVariable);
                 };
                 frame.insert(id, off);
                 continue;
@@ -520,21 +520,21 @@ impl Lower<'_, '_, '_> {
             match &param.ty {
                 Type::TiledIndex(_) => {
                     if !matches!(self.expr(a)?, V::Tiled) {
-                        return unsupported("a tiled index other than the kernel's");
+                        return decline(Decline::TiledIndexNotKernels);
                     }
                     slots.insert(id, Slot::Tiled);
                 }
                 Type::ArrayView { .. } | Type::Array(..) => {
                     if !matches!(a.kind, ExprKind::Capture(_)) {
-                        return unsupported("a view argument other than a captured view");
+                        return decline(Decline::ViewArgumentNotCapturedView);
                     }
                     let V::View(v) = self.expr(a)? else {
-                        return unsupported("a view argument of this kind");
+                        return decline(Decline::ViewArgumentKind);
                     };
                     slots.insert(id, Slot::View(v));
                 }
                 ty if frame.contains_key(&id) => per_item.push((a, ty.clone(), frame[&id])),
-                _ => return unsupported("an argument of this type"),
+                _ => return decline(Decline::ArgumentType),
             }
         }
         if !per_item.is_empty() {

@@ -13,7 +13,7 @@ impl Lower<'_, '_, '_> {
             step,
         } = &s.kind
         else {
-            return unsupported("a loop of another kind");
+            return decline(Decline::LoopAnotherKind);
         };
         // A counted loop: the counter's range holds in the body and the step.
         let counted = if *test_first {
@@ -189,10 +189,10 @@ impl Lower<'_, '_, '_> {
             StmtKind::Break => {
                 let region = self.region_id();
                 let Some(t) = self.loops.last() else {
-                    return unsupported("`break` outside a loop");
+                    return decline(Decline::BreakOutsideLoop);
                 };
                 if t.region != region {
-                    return unsupported("`break` out of a loop with a barrier");
+                    return decline(Decline::BreakOutOfLoopWithBarrier);
                 }
                 let brk = t.brk;
                 self.b.ins().jump(brk, &[]);
@@ -201,10 +201,10 @@ impl Lower<'_, '_, '_> {
             StmtKind::Continue => {
                 let region = self.region_id();
                 let Some(t) = self.loops.iter().rev().find(|t| t.cont.is_some()) else {
-                    return unsupported("`continue` outside a loop");
+                    return decline(Decline::ContinueOutsideLoop);
                 };
                 if t.region != region {
-                    return unsupported("`continue` in a loop with a barrier");
+                    return decline(Decline::ContinueInLoopWithBarrier);
                 }
                 let cont = t.cont.unwrap_or(t.brk);
                 self.b.ins().jump(cont, &[]);
@@ -214,7 +214,7 @@ impl Lower<'_, '_, '_> {
                 if self.scopes.len() > 1 {
                     let ret = self.scope().ret.clone();
                     let Some((blk, vars, ty)) = ret else {
-                        return unsupported("`return` here");
+                        return decline(Decline::ReturnHere);
                     };
                     if let Some(v) = value {
                         let lowered = self.expr(v)?;
@@ -229,17 +229,17 @@ impl Lower<'_, '_, '_> {
                     self.b.ins().jump(blk, &[]);
                 } else {
                     if self.layout.frame_bytes > 0 && !self.last_region {
-                        return unsupported("`return` before a barrier");
+                        return decline(Decline::ReturnBeforeBarrier);
                     }
                     let Some(r) = &self.region else {
-                        return unsupported("`return` between barriers");
+                        return decline(Decline::ReturnBetweenBarriers);
                     };
                     let end = r.item_end;
                     self.b.ins().jump(end, &[]);
                 }
                 self.dead_block();
             }
-            StmtKind::Barrier(_) => return unsupported("a barrier inside a work-item loop"),
+            StmtKind::Barrier(_) => return decline(Decline::BarrierInsideWorkItemLoop),
         }
         Ok(())
     }
@@ -251,16 +251,16 @@ impl Lower<'_, '_, '_> {
         if local.space == Space::TileStatic {
             // Shared by the tile: its one instance lives in scratch memory.
             if init.is_some_and(|i| !matches!(i, Init::Zero)) {
-                return unsupported("an initialised `tile_static` variable");
+                return decline(Decline::InitialisedTileStaticVariable);
             }
             if !self.scope().slots.contains_key(&l) {
-                return unsupported("a `tile_static` variable in a called function");
+                return decline(Decline::TileStaticVariableCalledFunction);
             }
             return Ok(());
         }
         if local.by_ref {
             let Some(Init::Ref(target)) = init else {
-                return unsupported("a reference without a target");
+                return decline(Decline::ReferenceWithoutTarget);
             };
             let slot = self.bind_ref(target, &ty)?;
             self.scope_mut().slots.insert(l, slot);
@@ -300,7 +300,7 @@ impl Lower<'_, '_, '_> {
                         let mut out = Vec::new();
                         for i in items {
                             let Init::Expr(e) = i else {
-                                return unsupported("a nested initialiser of an index");
+                                return decline(Decline::NestedInitialiserIndex);
                             };
                             out.push(self.scalar(e)?);
                         }
@@ -316,10 +316,10 @@ impl Lower<'_, '_, '_> {
             }
             Type::ArrayView { .. } | Type::Array(..) => {
                 let Some(Init::Expr(e)) = init else {
-                    return unsupported("a view local without a value");
+                    return decline(Decline::ViewLocalWithoutValue);
                 };
                 let V::View(v) = self.expr(e)? else {
-                    return unsupported("a view local of this kind");
+                    return decline(Decline::ViewLocalKind);
                 };
                 self.scope_mut().slots.insert(l, Slot::View(v));
             }
@@ -331,10 +331,10 @@ impl Lower<'_, '_, '_> {
                 }
             }
             other => {
-                return unsupported(format!(
-                    "a local of type `{}`",
-                    tessera_ir::display(other, &self.prog.structs)
-                ));
+                return decline(Decline::LocalType(tessera_ir::display(
+                    other,
+                    &self.prog.structs,
+                )));
             }
         }
         Ok(())
@@ -365,7 +365,7 @@ impl Lower<'_, '_, '_> {
             V::Mem(addr) => Slot::Ref(Place::Mem(addr, ty.clone())),
             V::View(v) => Slot::View(v),
             V::Tiled => Slot::Tiled,
-            V::Unit => return unsupported("a reference to nothing"),
+            V::Unit => return decline(Decline::ReferenceToNothing),
         })
     }
 }
