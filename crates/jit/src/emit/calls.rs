@@ -5,6 +5,7 @@ use super::*;
 impl Lower<'_, '_, '_> {
     pub(super) fn call(&mut self, func: FuncId, args: &[Expr]) -> R<V> {
         if self
+            .facts
             .barrier_fns
             .get(func.0 as usize)
             .copied()

@@ -79,6 +79,37 @@ impl Lower<'_, '_, '_> {
                     _ => self.math(*f, s, &xs).map(V::S),
                 }
             }
+            Intrinsic::MakeShape
+            | Intrinsic::ShapeComponent
+            | Intrinsic::ShapeArith(_)
+            | Intrinsic::ExtentSize
+            | Intrinsic::ExtentContains
+            | Intrinsic::TiledIndexPart(_) => self.shape_intrinsic(op, args, e),
+            Intrinsic::Tile => self.expr(&args[0]),
+            Intrinsic::ViewExtent | Intrinsic::ViewProject | Intrinsic::ViewSection => {
+                self.view_intrinsic(op, args)
+            }
+            Intrinsic::MemoryFence(_) => Ok(V::Unit),
+            Intrinsic::VectorElement => {
+                let (at, elem) = self.vector_element(args)?;
+                self.read(&Place::Mem(at, elem))
+            }
+            Intrinsic::VectorSize => {
+                let v = self.view(&args[0])?;
+                let s = self.scalar_ty(&e.ty)?;
+                Ok(V::S(match s {
+                    Scalar::Long | Scalar::ULong => v.ext[0],
+                    other => self.b.ins().ireduce(clif_type(other), v.ext[0]),
+                }))
+            }
+            Intrinsic::Atomic(a) => self.atomic(*a, args),
+            _ => decline(Decline::LibraryOperation(format!("{op:?}"))),
+        }
+    }
+
+    /// Operations on indices, extents and the tiled index.
+    fn shape_intrinsic(&mut self, op: &Intrinsic, args: &[Expr], e: &Expr) -> R<V> {
+        match op {
             Intrinsic::MakeShape => {
                 let mut cs = Vec::with_capacity(args.len());
                 for a in args {
@@ -169,7 +200,6 @@ impl Lower<'_, '_, '_> {
                 }
                 Ok(V::S(all))
             }
-            Intrinsic::Tile => self.expr(&args[0]),
             Intrinsic::TiledIndexPart(part) => {
                 let Some(shape) = self.layout.tile else {
                     return decline(Decline::TiledIndexOutsideTiledKernel);
@@ -204,6 +234,13 @@ impl Lower<'_, '_, '_> {
                     TiledIndexPart::Barrier => V::Unit,
                 })
             }
+            _ => decline(Decline::LibraryOperation(format!("{op:?}"))),
+        }
+    }
+
+    /// A view's extent, projection and section.
+    fn view_intrinsic(&mut self, op: &Intrinsic, args: &[Expr]) -> R<V> {
+        match op {
             Intrinsic::ViewExtent => {
                 let v = self.view(&args[0])?;
                 Ok(V::Shape(
@@ -274,20 +311,6 @@ impl Lower<'_, '_, '_> {
                     elem_size: v.elem_size,
                 }))
             }
-            Intrinsic::MemoryFence(_) => Ok(V::Unit),
-            Intrinsic::VectorElement => {
-                let (at, elem) = self.vector_element(args)?;
-                self.read(&Place::Mem(at, elem))
-            }
-            Intrinsic::VectorSize => {
-                let v = self.view(&args[0])?;
-                let s = self.scalar_ty(&e.ty)?;
-                Ok(V::S(match s {
-                    Scalar::Long | Scalar::ULong => v.ext[0],
-                    other => self.b.ins().ireduce(clif_type(other), v.ext[0]),
-                }))
-            }
-            Intrinsic::Atomic(a) => self.atomic(*a, args),
             _ => decline(Decline::LibraryOperation(format!("{op:?}"))),
         }
     }

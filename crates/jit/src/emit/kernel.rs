@@ -94,7 +94,6 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         let zero = b.ins().iconst(types::I64, 0);
         b.def_var(item, zero);
         b.def_var(frame_ptr, params[3]);
-        let barrier_fns = barrier_functions(prog);
         let mut lw = Lower {
             prog,
             b,
@@ -126,18 +125,12 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             frame_cursor: 0,
             scratch_cursor: 0,
             callee_tile_static: HashMap::new(),
-            barrier_fns,
             budget: INLINE_BUDGET,
             ptr: types::I64,
             next_scope: 0,
             stack_bytes: 0,
             last_region: false,
-            prev_let: None,
-            prev_init: None,
-            ranges: HashMap::new(),
-            init_ranges: HashMap::new(),
-            mutated: HashMap::new(),
-            uniform: HashSet::new(),
+            facts: Facts::new(prog, layout.tile),
         };
         lw.load_captures();
         // tile_static memory: one block per tile, each variable at its offset.
@@ -161,7 +154,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             Some(shape) => {
                 lw.scopes[0].slots.insert(LocalId(0), Slot::Tiled);
                 lw.tile_coords = lw.tile_coords(group, shape);
-                let barriers = block_has_barrier(body, &lw.barrier_fns);
+                let barriers = block_has_barrier(body, &lw.facts.barrier_fns);
                 if barriers {
                     // The stride between work-items' frames must be known
                     // before the first region; inlined functions with
@@ -330,18 +323,12 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             frame_cursor: 0,
             scratch_cursor: 0,
             callee_tile_static: HashMap::new(),
-            barrier_fns: barrier_functions(prog),
             budget: INLINE_BUDGET,
             ptr: types::I64,
             next_scope: 0,
             stack_bytes: 0,
             last_region: false,
-            prev_let: None,
-            prev_init: None,
-            ranges: HashMap::new(),
-            init_ranges: HashMap::new(),
-            mutated: HashMap::new(),
-            uniform: HashSet::new(),
+            facts: Facts::new(prog, None),
         };
         lw.load_captures();
         // The named locals: scalars in variables, vectors and views as views.
@@ -478,12 +465,12 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
     /// Gives each kernel local declared outside a region a frame slot.
     pub(super) fn plan_frame(&mut self, func: &Function, body: &IrBlock) -> R<u32> {
         let mut uniform = Vec::new();
-        collect_uniform_lets(body, &self.barrier_fns, &mut uniform);
-        self.uniform = uniform_counters(self.prog, body, &self.barrier_fns);
+        collect_uniform_lets(body, &self.facts.barrier_fns, &mut uniform);
+        self.facts.uniform = uniform_counters(self.prog, body, &self.facts.barrier_fns);
         let mut at = 0u32;
         for id in uniform {
             let local = &func.locals[id.0 as usize];
-            if local.space == Space::TileStatic || self.uniform.contains(&id) {
+            if local.space == Space::TileStatic || self.facts.uniform.contains(&id) {
                 continue;
             }
             if local.by_ref {

@@ -119,9 +119,9 @@ impl Lower<'_, '_, '_> {
                 (w == 0 && counter == 0) || (w == 1 && counter == 1)
             })
             .collect();
-        let shared = uniform_fixpoint(shared, &lets, &loops, &self.uniform);
+        let shared = uniform_fixpoint(shared, &lets, &loops, &self.facts.uniform);
         let mut known: HashSet<LocalId> = shared.clone();
-        known.extend(self.uniform.iter().copied());
+        known.extend(self.facts.uniform.iter().copied());
         if !conds.iter().all(|c| is_uniform(c, &known)) {
             return None;
         }
@@ -156,7 +156,7 @@ impl Lower<'_, '_, '_> {
             .iter()
             .filter(|(l, slot)| {
                 matches!(slot, Slot::TileStatic(_) | Slot::Tiled | Slot::View(_))
-                    || self.uniform.contains(l)
+                    || self.facts.uniform.contains(l)
             })
             .map(|(l, slot)| (*l, slot.clone()))
             .collect();
@@ -286,7 +286,7 @@ impl Lower<'_, '_, '_> {
             },
             &mut |_| {},
         );
-        let mut set: HashSet<LocalId> = self.uniform.clone();
+        let mut set: HashSet<LocalId> = self.facts.uniform.clone();
         loop {
             let before = set.len();
             for (l, e) in &lets {
@@ -322,11 +322,11 @@ impl Lower<'_, '_, '_> {
     pub(super) fn lane_stmts(&mut self, stmts: &[Stmt], ctxs: &mut [LaneCtx]) -> R<()> {
         let mut prev: Option<&Stmt> = None;
         for s in stmts {
-            self.set_prev(prev);
+            self.facts.set_prev(prev);
             self.lane_stmt(s, ctxs)?;
             prev = Some(s);
         }
-        self.set_prev(None);
+        self.facts.set_prev(None);
         Ok(())
     }
 

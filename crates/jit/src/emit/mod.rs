@@ -48,12 +48,14 @@ mod stmt;
 
 pub(crate) use kernel::kernel_signature;
 
-use crate::barriers::{barrier_functions, block_has_barrier, stmt_has_barrier};
+use crate::barriers::{block_has_barrier, stmt_has_barrier};
 use crate::decline::{Decline, R, decline, kind_name};
 use crate::layout::{clif_type, field_offset, size_align};
+use crate::plan::facts::Facts;
 use crate::plan::locals::{
     block_has_return, element_writes, escapes_loop, expr_locals, mutated_locals, stmt_locals,
 };
+use crate::plan::loops::FUEL;
 use crate::plan::ranges::{const_int, int_limits, is_comparison};
 use crate::plan::uniform::{
     collect_uniform_lets, is_uniform, lane_invariant, uniform_counters, uniform_fixpoint,
@@ -65,7 +67,6 @@ use cranelift_codegen::ir::{
     Value, types,
 };
 use cranelift_frontend::{FunctionBuilder, Variable};
-use facts::loop_charge;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use tessera_ir::{
     AtomicOp, BinOp, Block as IrBlock, Const, Expr, ExprKind, FuncId, Function, FunctionKind, Init,
@@ -90,14 +91,8 @@ const INLINE_BUDGET: usize = 20_000;
 /// grow with it, and a kernel past it runs in the interpreter.
 const MAX_INSTS: usize = 60_000;
 
-/// Loop iterations between two polls.
-const FUEL: i64 = 1 << 16;
-
 /// Bytes of stack slots a kernel may use (workers have 8 MiB stacks).
 const STACK_BUDGET: u32 = 1 << 20;
-
-/// A counted loop of at most this many iterations does not poll.
-const SHORT_LOOP: i64 = 1 << 16;
 
 /// Where each captured value sits in the launch's argument words.
 #[derive(Clone, Debug)]
@@ -234,10 +229,6 @@ struct LoopTargets {
     region: u32,
 }
 
-/// A counted loop: its counter's key, the counter's range in the body, and
-/// the most iterations it can make.
-type CountedLoop = ((usize, LocalId), (i64, i64), i64);
-
 /// The nested loops over a tile's local dimensions of a work-item loop.
 struct TileLoops {
     dims: Vec<i64>,
@@ -296,7 +287,6 @@ pub(crate) struct Lower<'a, 'b, 'f> {
     /// `tile_static` variables of inlined functions: one per function and
     /// tile, as C++ AMP has them, whatever the number of calls.
     callee_tile_static: HashMap<(FuncId, LocalId), u32>,
-    barrier_fns: Vec<bool>,
     budget: usize,
     ptr: types::Type,
     /// The last scope id given out.
@@ -305,21 +295,9 @@ pub(crate) struct Lower<'a, 'b, 'f> {
     stack_bytes: u32,
     /// Emitting the kernel's last region, after its last barrier.
     last_region: bool,
-    /// The local the statement before the current one declared, if it was
-    /// a declaration (`for (int k = 0; ...)` is a declaration then a loop).
-    prev_let: Option<LocalId>,
-    /// That declaration's local and initial value.
-    prev_init: Option<(LocalId, Option<Expr>)>,
-    /// Known value ranges (inclusive) of locals, by scope id: locals
-    /// assigned once, and loop counters inside their counted loop.
-    ranges: HashMap<(usize, LocalId), (i64, i64)>,
-    /// The range of each local's initial value, for counted loops.
-    init_ranges: HashMap<(usize, LocalId), (i64, i64)>,
-    /// Locals each function writes after their declaration.
-    mutated: HashMap<FuncId, HashSet<LocalId>>,
-    /// Counters of loops with barriers that hold the same value in every
-    /// work-item of a tile: one variable per tile, not a frame slot.
-    uniform: HashSet<LocalId>,
+    /// What is known about the kernel's locals: ranges, uniform counters,
+    /// the declaration before the current statement.
+    facts: Facts<'a>,
 }
 
 fn flags() -> MemFlagsData {

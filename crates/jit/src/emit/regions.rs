@@ -265,12 +265,12 @@ impl Lower<'_, '_, '_> {
         let mut run: Vec<&Stmt> = Vec::new();
         for s in &body.stmts {
             let uniform_let = self.scopes.len() == 1
-                && matches!(&s.kind, StmtKind::Let { local, .. } if self.uniform.contains(local));
+                && matches!(&s.kind, StmtKind::Let { local, .. } if self.facts.uniform.contains(local));
             if uniform_let {
                 // Same value in every work-item: computed once for the tile.
                 self.flush_region(&mut run)?;
                 self.stmt(s)?;
-            } else if stmt_has_barrier(s, &self.barrier_fns) || escapes_loop(s) {
+            } else if stmt_has_barrier(s, &self.facts.barrier_fns) || escapes_loop(s) {
                 self.flush_region(&mut run)?;
                 self.uniform_stmt(s)?;
             } else {
@@ -287,7 +287,7 @@ impl Lower<'_, '_, '_> {
         let last_barrier = body
             .stmts
             .iter()
-            .rposition(|s| stmt_has_barrier(s, &self.barrier_fns) || escapes_loop(s));
+            .rposition(|s| stmt_has_barrier(s, &self.facts.barrier_fns) || escapes_loop(s));
         let split = last_barrier.map_or(0, |i| i + 1);
         let head = IrBlock {
             stmts: body.stmts[..split].to_vec(),
@@ -325,7 +325,7 @@ impl Lower<'_, '_, '_> {
         // A `Let` nested in a block of this region declares a local that
         // later regions may still name (a frame local): store it as well.
         let mut nested = Vec::new();
-        collect_uniform_lets(&block, &self.barrier_fns, &mut nested);
+        collect_uniform_lets(&block, &self.facts.barrier_fns, &mut nested);
         stores.extend(nested);
         if let Some((lanes, shared)) = self.interleave_plan(&stmts) {
             return self.lane_loop(&uses, &stores, &stmts, lanes, &shared);
@@ -407,7 +407,7 @@ impl Lower<'_, '_, '_> {
                         self.flush_region(&mut run)?;
                     }
                 }
-                let charge = loop_charge(self, body);
+                let charge = self.facts.loop_charge(self.scope().id, body);
                 self.poll_point(charge)?;
                 self.b.ins().jump(head, &[]);
                 self.b.switch_to_block(head);
@@ -583,7 +583,7 @@ impl Lower<'_, '_, '_> {
         // The uniform counters are the kernel's own locals.
         let empty = HashSet::new();
         let uniform = if self.scopes.len() == 1 {
-            &self.uniform
+            &self.facts.uniform
         } else {
             &empty
         };
@@ -601,11 +601,11 @@ impl Lower<'_, '_, '_> {
         }
         match &step.kind {
             ExprKind::IncDec { target, .. } => {
-                matches!(&target.kind, ExprKind::Local(l) if self.uniform.contains(l))
+                matches!(&target.kind, ExprKind::Local(l) if self.facts.uniform.contains(l))
             }
             ExprKind::CompoundAssign { target, value, .. } | ExprKind::Assign { target, value } => {
-                matches!(&target.kind, ExprKind::Local(l) if self.uniform.contains(l))
-                    && is_uniform(value, &self.uniform)
+                matches!(&target.kind, ExprKind::Local(l) if self.facts.uniform.contains(l))
+                    && is_uniform(value, &self.facts.uniform)
             }
             _ => false,
         }

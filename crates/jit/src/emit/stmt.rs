@@ -17,15 +17,19 @@ impl Lower<'_, '_, '_> {
         };
         // A counted loop: the counter's range holds in the body and the step.
         let counted = if *test_first {
-            self.counted_loop(cond.as_ref(), step.as_ref(), body)
+            self.facts
+                .counted_loop(self.scope().id, cond.as_ref(), step.as_ref(), body)
         } else {
             None
         };
         // An innermost short counted loop never polls (the loops around it
         // are charged for its iterations); any other polls every iteration,
         // charged for the inner loops too.
-        let uncharged = self.innermost_short(self.prev_init.clone(), s).is_some();
-        let charge = loop_charge(self, body);
+        let uncharged = self
+            .facts
+            .innermost_short(self.scope().id, self.facts.prev_init.clone(), s)
+            .is_some();
+        let charge = self.facts.loop_charge(self.scope().id, body);
         let test = self.b.create_block();
         let body_blk = self.b.create_block();
         let step_blk = self.b.create_block();
@@ -49,7 +53,7 @@ impl Lower<'_, '_, '_> {
             }
         }
         self.b.switch_to_block(body_blk);
-        let saved = counted.map(|(key, range, _)| (key, self.ranges.insert(key, range)));
+        let saved = counted.map(|(key, range, _)| (key, self.facts.ranges.insert(key, range)));
         let r = match lanes.as_deref_mut() {
             Some(ctxs) => self.lane_stmts(&body.stmts, ctxs),
             None => {
@@ -77,8 +81,8 @@ impl Lower<'_, '_, '_> {
         }
         if let Some((key, old)) = saved {
             match old {
-                Some(r) => self.ranges.insert(key, r),
-                None => self.ranges.remove(&key),
+                Some(r) => self.facts.ranges.insert(key, r),
+                None => self.facts.ranges.remove(&key),
             };
         }
         if !uncharged {
@@ -92,31 +96,12 @@ impl Lower<'_, '_, '_> {
     pub(super) fn stmts(&mut self, stmts: &[Stmt]) -> R<()> {
         let mut prev: Option<&Stmt> = None;
         for s in stmts {
-            self.set_prev(prev);
+            self.facts.set_prev(prev);
             self.stmt(s)?;
             prev = Some(s);
         }
-        self.set_prev(None);
+        self.facts.set_prev(None);
         Ok(())
-    }
-
-    /// Remembers the statement before the current one, when it declares a
-    /// local (a `for` is its counter's declaration, then the loop).
-    pub(super) fn set_prev(&mut self, prev: Option<&Stmt>) {
-        match prev.map(|p| &p.kind) {
-            Some(StmtKind::Let { local, init }) => {
-                self.prev_let = Some(*local);
-                let e = match init {
-                    Some(Init::Expr(e)) => Some(e.clone()),
-                    _ => None,
-                };
-                self.prev_init = Some((*local, e));
-            }
-            _ => {
-                self.prev_let = None;
-                self.prev_init = None;
-            }
-        }
     }
 
     pub(super) fn dead_block(&mut self) {
@@ -276,14 +261,14 @@ impl Lower<'_, '_, '_> {
                 };
                 match range {
                     Some(r) => {
-                        self.init_ranges.insert((depth, l), r);
+                        self.facts.init_ranges.insert((depth, l), r);
                         if !self.is_mutated(l) {
-                            self.ranges.insert((depth, l), r);
+                            self.facts.ranges.insert((depth, l), r);
                         }
                     }
                     None => {
-                        self.init_ranges.remove(&(depth, l));
-                        self.ranges.remove(&(depth, l));
+                        self.facts.init_ranges.remove(&(depth, l));
+                        self.facts.ranges.remove(&(depth, l));
                     }
                 }
                 let v = match init {

@@ -2,6 +2,8 @@
 //! emitted (uniformity, value ranges, which locals are read and written),
 //! with no Cranelift types, so they can be tested on small programs.
 
+pub(crate) mod facts;
 pub(crate) mod locals;
+pub(crate) mod loops;
 pub(crate) mod ranges;
 pub(crate) mod uniform;
