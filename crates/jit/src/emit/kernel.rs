@@ -462,29 +462,15 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             .collect()
     }
 
-    /// Gives each kernel local declared outside a region a frame slot.
+    /// Gives the kernel's locals that live across barriers their frame
+    /// slots (see [`Facts::plan_frame`]); the frame size per work-item.
     pub(super) fn plan_frame(&mut self, func: &Function, body: &IrBlock) -> R<u32> {
-        let mut uniform = Vec::new();
-        collect_uniform_lets(body, &self.facts.barrier_fns, &mut uniform);
-        self.facts.uniform = uniform_counters(self.prog, body, &self.facts.barrier_fns);
-        let mut at = 0u32;
-        for id in uniform {
-            let local = &func.locals[id.0 as usize];
-            if local.space == Space::TileStatic || self.facts.uniform.contains(&id) {
-                continue;
-            }
-            if local.by_ref {
-                return decline(Decline::ReferenceDeclaredBetweenBarriers);
-            }
-            let Some((size, align)) = size_align(self.prog, &local.ty) else {
-                return decline(Decline::LocalTypeDeclaredBetweenBarriers);
-            };
-            at = at.next_multiple_of(align.max(1));
+        let frame = self.facts.plan_frame(func, body)?;
+        for (id, at) in frame.slots {
             self.scopes[0].frame.insert(id, at);
-            at = at.saturating_add(size);
         }
-        self.frame_cursor = at;
-        Ok(at.next_multiple_of(8).max(8))
+        self.frame_cursor = frame.end;
+        Ok(frame.end.next_multiple_of(8).max(8))
     }
 }
 

@@ -327,7 +327,15 @@ impl Lower<'_, '_, '_> {
         let mut nested = Vec::new();
         collect_uniform_lets(&block, &self.facts.barrier_fns, &mut nested);
         stores.extend(nested);
-        if let Some((lanes, shared)) = self.interleave_plan(&stmts) {
+        // Interleaving is planned for the kernel's own regions before its
+        // last barrier; the last region and inlined calls run one work-item
+        // at a time.
+        let shape = if self.scopes.len() != 1 || self.last_region {
+            None
+        } else {
+            self.facts.lane_shape(&stmts)
+        };
+        if let Some(LaneShape { lanes, shared }) = shape {
             return self.lane_loop(&uses, &stores, &stmts, lanes, &shared);
         }
         self.item_loop(&uses, &stores, &mut |lw| lw.stmts(&stmts))

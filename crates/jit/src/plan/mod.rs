@@ -3,6 +3,8 @@
 //! with no Cranelift types, so they can be tested on small programs.
 
 pub(crate) mod facts;
+pub(crate) mod frame;
+pub(crate) mod lanes;
 pub(crate) mod locals;
 pub(crate) mod loops;
 pub(crate) mod ranges;
