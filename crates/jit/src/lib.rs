@@ -16,6 +16,7 @@ mod barriers;
 mod decline;
 mod emit;
 mod exec;
+mod float_range;
 mod layout;
 mod plan;
 mod walk;
@@ -216,7 +217,7 @@ impl<'p> Jit<'p> {
             return (Err(Decline::NoNativeCode), String::new());
         };
         let started = Instant::now();
-        let plan = match emit::Lower::plan(self.prog, kernel) {
+        let plan = match emit::Emitter::plan(self.prog, kernel) {
             Ok(p) => p,
             Err(e) => return (Err(e), String::new()),
         };
@@ -228,7 +229,7 @@ impl<'p> Jit<'p> {
             let frontend = module.isa().frontend_config();
             let mut fbc = FunctionBuilderContext::new();
             let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
-            let layout = match emit::Lower::emit(
+            let layout = match emit::Emitter::emit(
                 self.prog,
                 kernel,
                 &mut b,
@@ -280,13 +281,13 @@ impl<'p> Jit<'p> {
             return Err(Decline::NoNativeCode);
         };
         let started = Instant::now();
-        let plan = emit::Lower::plan_host(self.prog, func, stmt)?;
+        let plan = emit::Emitter::plan_host(self.prog, func, stmt)?;
         let mut ctx = module.make_context();
         let helpers = start_function(module, ids, &mut ctx);
         let frontend = module.isa().frontend_config();
         let mut fbc = FunctionBuilderContext::new();
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
-        emit::Lower::emit_host(self.prog, func, stmt, &mut b, helpers, &plan)?;
+        emit::Emitter::emit_host(self.prog, func, stmt, &mut b, helpers, &plan)?;
         b.finalize(frontend);
         let name = format!("host_{}", self.hosts.len());
         let result = define(module, &name, &mut ctx);

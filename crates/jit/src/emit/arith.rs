@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl Lower<'_, '_, '_> {
+impl Emitter<'_, '_, '_> {
     pub(super) fn widen(&mut self, v: Value, s: Scalar) -> Value {
         match s {
             Scalar::Long | Scalar::ULong => v,
@@ -216,13 +216,7 @@ impl Lower<'_, '_, '_> {
                     x
                 };
                 let t = self.b.ins().trunc(xd);
-                let (lo, hi) = match to {
-                    Scalar::Char => (-128.0, 128.0),
-                    Scalar::Int => (-2_147_483_648.0, 2_147_483_648.0),
-                    Scalar::UInt => (0.0, 4_294_967_296.0),
-                    Scalar::Long => (-9_223_372_036_854_775_808.0, 9_223_372_036_854_775_808.0),
-                    _ => (0.0, 18_446_744_073_709_551_616.0),
-                };
+                let (lo, hi) = float_to_int_range(to);
                 let lo_v = self.b.ins().f64const(lo);
                 let hi_v = self.b.ins().f64const(hi);
                 let above = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, t, lo_v);

@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl Lower<'_, '_, '_> {
+impl Emitter<'_, '_, '_> {
     pub(super) fn call(&mut self, func: FuncId, args: &[Expr]) -> R<V> {
         if self
             .facts

@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl Lower<'_, '_, '_> {
+impl Emitter<'_, '_, '_> {
     pub(super) fn scalar_ty(&self, ty: &Type) -> R<Scalar> {
         match ty {
             Type::Scalar(s) => Ok(*s),

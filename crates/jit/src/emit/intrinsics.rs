@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl Lower<'_, '_, '_> {
+impl Emitter<'_, '_, '_> {
     pub(super) fn math(&mut self, f: MathFn, s: Scalar, args: &[Value]) -> R<Value> {
         let code = tessera_runtime::math::ALL_MATH
             .iter()

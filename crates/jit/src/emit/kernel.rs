@@ -4,7 +4,7 @@
 
 use super::*;
 
-impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
+impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
     /// Plans the layout of kernel `kernel`: argument words, scratch, frame.
     pub(crate) fn plan(prog: &Program, kernel: FuncId) -> R<KernelLayout> {
         let func = &prog.functions[kernel.0 as usize];
@@ -94,7 +94,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         let zero = b.ins().iconst(types::I64, 0);
         b.def_var(item, zero);
         b.def_var(frame_ptr, params[3]);
-        let mut lw = Lower {
+        let mut lw = Emitter {
             prog,
             b,
             helpers,
@@ -292,7 +292,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             tile: None,
             rank: 0,
         };
-        let mut lw = Lower {
+        let mut lw = Emitter {
             prog,
             b,
             helpers,

@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl Lower<'_, '_, '_> {
+impl Emitter<'_, '_, '_> {
     /// A region for `lanes` neighbouring work-items at a time (along the
     /// last dimension): each lane has its own variables, coordinates and
     /// frame; statements run lane after lane, loops and branches once.

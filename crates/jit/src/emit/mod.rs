@@ -50,6 +50,7 @@ pub(crate) use kernel::kernel_signature;
 
 use crate::barriers::{block_has_barrier, stmt_has_barrier};
 use crate::decline::{Decline, R, decline, kind_name};
+use crate::float_range::float_to_int_range;
 use crate::layout::{clif_type, field_offset, size_align};
 use crate::plan::facts::Facts;
 use crate::plan::lanes::LaneShape;
@@ -251,7 +252,7 @@ struct RegionCtx {
 }
 
 /// Lowers one kernel.
-pub(crate) struct Lower<'a, 'b, 'f> {
+pub(crate) struct Emitter<'a, 'b, 'f> {
     prog: &'a Program,
     b: &'b mut FunctionBuilder<'f>,
     helpers: Helpers,

@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl Lower<'_, '_, '_> {
+impl Emitter<'_, '_, '_> {
     /// The address of an aggregate local, giving it a home on first use.
     pub(super) fn aggregate_slot(&mut self, l: LocalId, ty: &Type) -> R<Value> {
         if let Some(slot) = self.scope().slots.get(&l).cloned() {

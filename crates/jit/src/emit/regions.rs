@@ -5,7 +5,7 @@
 
 use super::*;
 
-impl Lower<'_, '_, '_> {
+impl Emitter<'_, '_, '_> {
     /// A non-tiled chunk: work-items `group * CHUNK ..` up to the total.
     pub(super) fn flat_loop(&mut self, group: Value, body: &IrBlock) -> R<()> {
         let rank = self.layout.rank as usize;
@@ -169,7 +169,7 @@ impl Lower<'_, '_, '_> {
         }
     }
 
-    /// Closes the loops of [`Lower::open_tile_loops`], stepping `lanes`
+    /// Closes the loops of [`Emitter::open_tile_loops`], stepping `lanes`
     /// work-items along the last dimension (and their frames) at a time.
     pub(super) fn close_tile_loops(&mut self, loops: &TileLoops, lanes: i64) {
         // The next work-item's frame, by a step rather than a multiplication.
@@ -280,7 +280,7 @@ impl Lower<'_, '_, '_> {
         self.flush_region(&mut run)
     }
 
-    /// The kernel's body: as [`Lower::uniform_block`], and its last region
+    /// The kernel's body: as [`Emitter::uniform_block`], and its last region
     /// (after the last barrier) may `return`: a work-item that returns
     /// there only skips the rest of that region.
     pub(super) fn uniform_body(&mut self, body: &IrBlock) -> R<()> {

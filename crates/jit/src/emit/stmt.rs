@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl Lower<'_, '_, '_> {
+impl Emitter<'_, '_, '_> {
     /// A loop inside a region, for one work-item or for the lanes (whose
     /// condition and step are lane 0's: they are the same in every lane).
     pub(super) fn emit_loop(&mut self, s: &Stmt, mut lanes: Option<&mut [LaneCtx]>) -> R<()> {

@@ -9,3 +9,6 @@ pub(crate) mod locals;
 pub(crate) mod loops;
 pub(crate) mod ranges;
 pub(crate) mod uniform;
+
+#[cfg(test)]
+mod tests;

@@ -44,7 +44,7 @@ pub(crate) fn is_uniform(e: &Expr, uniform: &HashSet<LocalId>) -> bool {
 }
 
 /// True when `e` has the same value in work-items that differ only in
-/// local dimension `lane_dim` (see `Lower::lane_invariant_locals`).
+/// local dimension `lane_dim` (see `Emitter::lane_invariant_locals`).
 pub(crate) fn lane_invariant(e: &Expr, known: &HashSet<LocalId>, lane_dim: usize) -> bool {
     let go = |x: &Expr| lane_invariant(x, known, lane_dim);
     match &e.kind {
