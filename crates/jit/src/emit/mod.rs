@@ -48,18 +48,19 @@ mod stmt;
 
 pub(crate) use kernel::kernel_signature;
 
-use crate::barriers::{block_has_barrier, stmt_has_barrier};
+use crate::barriers::block_has_barrier;
 use crate::decline::{Decline, R, decline, kind_name};
 use crate::float_range::float_to_int_range;
 use crate::layout::{clif_type, field_offset, size_align};
 use crate::plan::facts::Facts;
 use crate::plan::lanes::LaneShape;
 use crate::plan::locals::{
-    block_has_return, element_writes, escapes_loop, expr_locals, mutated_locals, stmt_locals,
+    block_has_return, element_writes, expr_locals, mutated_locals, stmt_locals,
 };
 use crate::plan::loops::FUEL;
 use crate::plan::ranges::{const_int, int_limits, is_comparison};
-use crate::plan::uniform::{collect_uniform_lets, is_uniform, lane_invariant};
+use crate::plan::regions::{RegionIo, Segment, last_region_start, region_io, split};
+use crate::plan::uniform::{is_uniform, lane_invariant};
 use crate::walk::{walk_block, walk_stmt};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{

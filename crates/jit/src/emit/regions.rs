@@ -262,71 +262,51 @@ impl Emitter<'_, '_, '_> {
     /// A block of a tiled kernel outside any region: runs of barrier-free
     /// statements become work-item loops, barriers separate them.
     pub(super) fn uniform_block(&mut self, body: &IrBlock) -> R<()> {
-        let mut run: Vec<&Stmt> = Vec::new();
-        for s in &body.stmts {
-            let uniform_let = self.scopes.len() == 1
-                && matches!(&s.kind, StmtKind::Let { local, .. } if self.facts.uniform.contains(local));
-            if uniform_let {
+        let kernel_level = self.scopes.len() == 1;
+        let segments = split(
+            body,
+            &self.facts.barrier_fns,
+            &self.facts.uniform,
+            kernel_level,
+        );
+        for segment in segments {
+            match segment {
+                Segment::Region(run) => self.flush_region(&run)?,
                 // Same value in every work-item: computed once for the tile.
-                self.flush_region(&mut run)?;
-                self.stmt(s)?;
-            } else if stmt_has_barrier(s, &self.facts.barrier_fns) || escapes_loop(s) {
-                self.flush_region(&mut run)?;
-                self.uniform_stmt(s)?;
-            } else {
-                run.push(s);
+                Segment::UniformLet(s) => self.stmt(s)?,
+                Segment::AtBarriers(s) => self.uniform_stmt(s)?,
             }
         }
-        self.flush_region(&mut run)
+        Ok(())
     }
 
     /// The kernel's body: as [`Emitter::uniform_block`], and its last region
     /// (after the last barrier) may `return`: a work-item that returns
     /// there only skips the rest of that region.
     pub(super) fn uniform_body(&mut self, body: &IrBlock) -> R<()> {
-        let last_barrier = body
-            .stmts
-            .iter()
-            .rposition(|s| stmt_has_barrier(s, &self.facts.barrier_fns) || escapes_loop(s));
-        let split = last_barrier.map_or(0, |i| i + 1);
+        let split = last_region_start(body, &self.facts.barrier_fns);
         let head = IrBlock {
             stmts: body.stmts[..split].to_vec(),
         };
         self.uniform_block(&head)?;
-        let mut tail: Vec<&Stmt> = body.stmts[split..].iter().collect();
+        let tail: Vec<&Stmt> = body.stmts[split..].iter().collect();
         self.last_region = true;
-        let r = self.flush_region(&mut tail);
+        let r = self.flush_region(&tail);
         self.last_region = false;
         r
     }
 
-    pub(super) fn flush_region(&mut self, run: &mut Vec<&Stmt>) -> R<()> {
+    /// Emits one region: a loop over the tile's work-items (or its lanes)
+    /// with the frame loads and stores the plan gives it.
+    pub(super) fn flush_region(&mut self, run: &[&Stmt]) -> R<()> {
         if run.is_empty() {
             return Ok(());
         }
-        let stmts: Vec<Stmt> = run.drain(..).cloned().collect();
-        let mut uses = BTreeSet::new();
-        for s in &stmts {
-            stmt_locals(s, &mut uses);
-        }
-        // Declared here: nothing to load. Written or declared here: stored
-        // back for the next region.
-        let block = IrBlock {
-            stmts: stmts.clone(),
-        };
-        let mut stores = HashSet::new();
-        mutated_locals(self.prog, &block, &mut stores);
-        for s in &stmts {
-            if let StmtKind::Let { local, .. } = &s.kind {
-                uses.remove(local);
-                stores.insert(*local);
-            }
-        }
-        // A `Let` nested in a block of this region declares a local that
-        // later regions may still name (a frame local): store it as well.
-        let mut nested = Vec::new();
-        collect_uniform_lets(&block, &self.facts.barrier_fns, &mut nested);
-        stores.extend(nested);
+        let stmts: Vec<Stmt> = run.iter().map(|s| (*s).clone()).collect();
+        let RegionIo {
+            loads: uses,
+            stores,
+        } = region_io(self.prog, &self.facts.barrier_fns, &stmts);
         // Interleaving is planned for the kernel's own regions before its
         // last barrier; the last region and inlined calls run one work-item
         // at a time.
@@ -411,8 +391,7 @@ impl Emitter<'_, '_, '_> {
                             kind: StmtKind::Expr(step.clone()),
                             span: step.span,
                         };
-                        let mut run = vec![&st];
-                        self.flush_region(&mut run)?;
+                        self.flush_region(&[&st])?;
                     }
                 }
                 let charge = self.facts.loop_charge(self.scope().id, body);

@@ -8,6 +8,7 @@ pub(crate) mod lanes;
 pub(crate) mod locals;
 pub(crate) mod loops;
 pub(crate) mod ranges;
+pub(crate) mod regions;
 pub(crate) mod uniform;
 
 #[cfg(test)]

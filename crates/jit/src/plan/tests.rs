@@ -3,6 +3,7 @@
 
 use super::facts::Facts;
 use super::lanes::LaneShape;
+use super::regions::{Segment, last_region_start, region_io, split};
 use crate::barriers::barrier_functions;
 use crate::decline::Decline;
 use std::collections::HashSet;
@@ -336,4 +337,70 @@ int main() {
     assert!(named("wait"));
     assert!(named("twice"));
     assert!(!named("plain"));
+}
+
+#[test]
+fn the_matmul_splits_at_its_barriers() {
+    let prog = compile(MATMUL);
+    let (func, body, tile) = kernel(&prog);
+    let mut facts = Facts::new(&prog, tile);
+    facts.plan_frame(func, body).expect("planned");
+    // The last region, after the `k0` loop, stores the result.
+    let last = last_region_start(body, &facts.barrier_fns);
+    assert_eq!(last, body.stmts.len() - 1);
+    let head = IrBlock {
+        stmts: body.stmts[..last].to_vec(),
+    };
+    let top = split(&head, &facts.barrier_fns, &facts.uniform, true);
+    let kinds: Vec<&str> = top.iter().map(kind).collect();
+    assert_eq!(kinds, ["region", "barriers"]);
+    // The `for` is a block: its uniform counter, declared once per tile,
+    // then the loop with the barriers.
+    let Segment::AtBarriers(Stmt {
+        kind: StmtKind::Block(for_block),
+        ..
+    }) = top[1]
+    else {
+        panic!("the k0 loop is at the level of the barriers");
+    };
+    let inner = split(for_block, &facts.barrier_fns, &facts.uniform, true);
+    assert_eq!(
+        inner.iter().map(kind).collect::<Vec<_>>(),
+        ["uniform let", "barriers"]
+    );
+    // Inside an inlined call the same counter would be a plain local.
+    let inlined = split(for_block, &facts.barrier_fns, &facts.uniform, false);
+    assert_eq!(kind(&inlined[0]), "region");
+    // The loop's body: two regions, each ended by a barrier.
+    let (stmts, at) = find_loop(body, local(func, "k0")).expect("the k0 loop");
+    let StmtKind::Loop { body: k0_body, .. } = &stmts[at].kind else {
+        unreachable!("find_loop finds loops");
+    };
+    let regions = split(k0_body, &facts.barrier_fns, &facts.uniform, true);
+    assert_eq!(
+        regions.iter().map(kind).collect::<Vec<_>>(),
+        ["region", "barriers", "region", "barriers"]
+    );
+    // The inner product reads `row`, `col` and `sum` from the frame and
+    // stores back `sum`, not the coordinates it only reads.
+    let Segment::Region(product) = &regions[2] else {
+        unreachable!("checked above");
+    };
+    let product: Vec<Stmt> = product.iter().map(|s| (*s).clone()).collect();
+    let io = region_io(&prog, &facts.barrier_fns, &product);
+    for name in ["row", "col", "sum"] {
+        assert!(io.loads.contains(&local(func, name)), "{name} is loaded");
+    }
+    assert!(io.stores.contains(&local(func, "sum")));
+    assert!(!io.stores.contains(&local(func, "row")));
+    assert!(!io.stores.contains(&local(func, "col")));
+}
+
+/// A segment's kind, for assertions.
+fn kind(segment: &Segment<'_>) -> &'static str {
+    match segment {
+        Segment::Region(_) => "region",
+        Segment::UniformLet(_) => "uniform let",
+        Segment::AtBarriers(_) => "barriers",
+    }
 }
