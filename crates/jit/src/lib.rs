@@ -10,7 +10,8 @@
 //! the JIT only ever makes correct programs faster.
 //!
 //! How a tiled kernel becomes work-item loops split at its barriers is
-//! described in the `lower` module.
+//! described in the `emit` module; what is decided before any code is
+//! emitted (regions, uniformity, ranges, lanes, frame slots) is the `plan`.
 
 mod barriers;
 mod decline;

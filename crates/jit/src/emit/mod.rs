@@ -1,13 +1,14 @@
 //! The emitters: lower one kernel of the typed program to a Cranelift
 //! function that runs one tile (or one chunk of a non-tiled domain), reading
 //! the facts of [`crate::plan`]. One module per concern: [`kernel`] (entry
-//! points and layouts), [`regions`] (the barrier split and tile loops),
-//! [`lanes`], [`stmt`], [`expr`], [`places`], [`arith`] (checked
-//! arithmetic), [`intrinsics`], [`calls`], [`facts`] (value ranges and
-//! counted loops).
+//! points and layouts), [`regions`] (regions and tile loops), [`lanes`],
+//! [`stmt`], [`expr`], [`places`], [`arith`] (checked arithmetic),
+//! [`intrinsics`], [`calls`], [`facts`] (the plan's facts in the current
+//! inlined call).
 //!
 //! # The barrier split
-//! A tiled kernel's body is cut at its barriers. Statements between two
+//! A tiled kernel's body is cut at its barriers (decided in
+//! [`crate::plan::regions`]). Statements between two
 //! barriers form a *region*, emitted as a loop over the tile's work-items
 //! (nested loops over the local dimensions). A statement that holds a
 //! barrier is not in a region: a block is split further; an `if` or a loop
@@ -252,7 +253,9 @@ struct RegionCtx {
     item_end: Block,
 }
 
-/// Lowers one kernel.
+/// The emitter context: the state of emitting one kernel (or host loop),
+/// the Cranelift builder, variables, blocks, scopes and the current region,
+/// beside the plan's facts it reads.
 pub(crate) struct Emitter<'a, 'b, 'f> {
     prog: &'a Program,
     b: &'b mut FunctionBuilder<'f>,
