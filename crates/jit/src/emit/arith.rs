@@ -21,14 +21,14 @@ impl Emitter<'_, '_, '_> {
     /// Continues when `ok` is true, else fails.
     pub(super) fn guard(&mut self, ok: Value) {
         let go = self.b.create_block();
-        let fail = self.fail;
+        let fail = self.entry.fail;
         self.b.ins().brif(ok, go, &[], fail, &[]);
         self.b.switch_to_block(go);
     }
 
     pub(super) fn fail_if(&mut self, bad: Value) {
         let go = self.b.create_block();
-        let fail = self.fail;
+        let fail = self.entry.fail;
         self.b.ins().brif(bad, fail, &[], go, &[]);
         self.b.switch_to_block(go);
     }

@@ -98,9 +98,9 @@ impl Emitter<'_, '_, '_> {
             };
             self.b.def_var(*v, z);
         }
-        self.next_scope += 1;
+        self.alloc.next_scope += 1;
         self.scopes.push(Scope {
-            id: self.next_scope,
+            id: self.alloc.next_scope,
             func,
             slots,
             ret: Some((done, ret_vars.clone(), ret_ty.clone())),

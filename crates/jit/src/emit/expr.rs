@@ -46,13 +46,14 @@ impl Emitter<'_, '_, '_> {
     pub(super) fn global_index(&mut self) -> Vec<Value> {
         let Some(shape) = self.layout.tile else {
             return self
+                .wi
                 .item_coords
                 .iter()
                 .map(|v| self.b.use_var(*v))
                 .collect();
         };
-        let coords = self.item_coords.clone();
-        let tiles = self.tile_coords.clone();
+        let coords = self.wi.item_coords.clone();
+        let tiles = self.wi.tile_coords.clone();
         shape
             .dims()
             .iter()
@@ -66,10 +67,10 @@ impl Emitter<'_, '_, '_> {
     }
 
     pub(super) fn spend(&mut self) -> R<()> {
-        if self.budget == 0 || self.b.func.dfg.num_insts() > MAX_INSTS {
+        if self.alloc.budget == 0 || self.b.func.dfg.num_insts() > MAX_INSTS {
             return decline(Decline::KernelTooLargeAfterInliningCalls);
         }
-        self.budget -= 1;
+        self.alloc.budget -= 1;
         Ok(())
     }
 
@@ -97,7 +98,7 @@ impl Emitter<'_, '_, '_> {
                 let p = self.place(e)?;
                 self.read(&p)
             }
-            ExprKind::Capture(slot) => match self.caps.get(*slot as usize) {
+            ExprKind::Capture(slot) => match self.entry.caps.get(*slot as usize) {
                 Some(v) => Ok(v.clone()),
                 None => decline(Decline::UnknownCapture),
             },

@@ -15,9 +15,9 @@ impl Emitter<'_, '_, '_> {
         let b = args.get(1).copied().unwrap_or(zero);
         let c = args.get(2).copied().unwrap_or(zero);
         let helper = if s == Scalar::Float {
-            self.helpers.math_f32
+            self.entry.helpers.math_f32
         } else {
-            self.helpers.math_f64
+            self.entry.helpers.math_f64
         };
         let call = self.b.ins().call(helper, &[code, a, b, c]);
         Ok(self.b.inst_results(call)[0])
@@ -124,7 +124,7 @@ impl Emitter<'_, '_, '_> {
                 match const_int(&args[1]) {
                     Some(k) if k >= 0 && (k as usize) < cs.len() => Ok(V::S(cs[k as usize])),
                     Some(_) => {
-                        let fail = self.fail;
+                        let fail = self.entry.fail;
                         self.b.ins().jump(fail, &[]);
                         self.dead_block();
                         Ok(V::S(self.b.ins().iconst(types::I32, 0)))
@@ -211,15 +211,17 @@ impl Emitter<'_, '_, '_> {
                 Ok(match part {
                     TiledIndexPart::Global => V::Shape(self.global_index()),
                     TiledIndexPart::Local => V::Shape(
-                        self.item_coords
+                        self.wi
+                            .item_coords
                             .clone()
                             .iter()
                             .map(|v| self.b.use_var(*v))
                             .collect(),
                     ),
-                    TiledIndexPart::Tile => V::Shape(self.tile_coords.clone()),
+                    TiledIndexPart::Tile => V::Shape(self.wi.tile_coords.clone()),
                     TiledIndexPart::TileOrigin => V::Shape(
-                        self.tile_coords
+                        self.wi
+                            .tile_coords
                             .clone()
                             .iter()
                             .zip(&dims)

@@ -97,20 +97,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         let mut lw = Emitter {
             prog,
             b,
-            helpers,
             layout: layout.clone(),
-            env: params[0],
-            scratch: params[2],
-            frames: params[3],
-            fail,
-            stopped,
-            fuel,
-            caps: Vec::new(),
-            tile_coords: Vec::new(),
-            item_coords: Vec::new(),
-            item,
-            need_item: false,
-            frame_ptr,
             scopes: vec![Scope {
                 id: 0,
                 func: kernel,
@@ -122,15 +109,34 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             loops: Vec::new(),
             region: None,
             next_region: 0,
-            frame_cursor: 0,
-            scratch_cursor: 0,
-            callee_tile_static: HashMap::new(),
-            budget: INLINE_BUDGET,
             ptr: types::I64,
-            next_scope: 0,
-            stack_bytes: 0,
             last_region: false,
             facts: Facts::new(prog, layout.tile),
+            entry: Entry {
+                helpers,
+                env: params[0],
+                scratch: params[2],
+                frames: params[3],
+                fail,
+                stopped,
+                fuel,
+                caps: Vec::new(),
+            },
+            alloc: Alloc {
+                frame_cursor: 0,
+                scratch_cursor: 0,
+                callee_tile_static: HashMap::new(),
+                budget: INLINE_BUDGET,
+                next_scope: 0,
+                stack_bytes: 0,
+            },
+            wi: WorkItem {
+                tile_coords: Vec::new(),
+                item_coords: Vec::new(),
+                item,
+                need_item: false,
+                frame_ptr,
+            },
         };
         lw.load_captures();
         // tile_static memory: one block per tile, each variable at its offset.
@@ -148,12 +154,12 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             }
         }
         layout.scratch_bytes = scratch;
-        lw.scratch_cursor = scratch;
+        lw.alloc.scratch_cursor = scratch;
         let group = params[1];
         match layout.tile {
             Some(shape) => {
                 lw.scopes[0].slots.insert(LocalId(0), Slot::Tiled);
-                lw.tile_coords = lw.tile_coords(group, shape);
+                lw.wi.tile_coords = lw.tile_coords(group, shape);
                 let barriers = block_has_barrier(body, &lw.facts.barrier_fns);
                 if barriers {
                     // The stride between work-items' frames must be known
@@ -164,9 +170,13 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                     lw.layout.frame_bytes = layout.frame_bytes;
                 }
                 lw.uniform_body(body)?;
-                layout.frame_needed = lw.frame_cursor.next_multiple_of(8).max(layout.frame_bytes);
+                layout.frame_needed = lw
+                    .alloc
+                    .frame_cursor
+                    .next_multiple_of(8)
+                    .max(layout.frame_bytes);
                 // Inlined functions may have added `tile_static` variables.
-                layout.scratch_bytes = lw.scratch_cursor;
+                layout.scratch_bytes = lw.alloc.scratch_cursor;
             }
             None => {
                 let rank = layout.rank as usize;
@@ -174,7 +184,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 lw.scopes[0]
                     .slots
                     .insert(LocalId(0), Slot::Vars(vars.clone()));
-                lw.item_coords = vars;
+                lw.wi.item_coords = vars;
                 lw.flat_loop(group, body)?;
             }
         }
@@ -295,20 +305,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         let mut lw = Emitter {
             prog,
             b,
-            helpers,
             layout,
-            env: params[0],
-            scratch: params[2],
-            frames: params[3],
-            fail,
-            stopped,
-            fuel,
-            caps: Vec::new(),
-            tile_coords: Vec::new(),
-            item_coords: Vec::new(),
-            item,
-            need_item: false,
-            frame_ptr,
             scopes: vec![Scope {
                 id: 0,
                 func,
@@ -320,19 +317,38 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             loops: Vec::new(),
             region: None,
             next_region: 0,
-            frame_cursor: 0,
-            scratch_cursor: 0,
-            callee_tile_static: HashMap::new(),
-            budget: INLINE_BUDGET,
             ptr: types::I64,
-            next_scope: 0,
-            stack_bytes: 0,
             last_region: false,
             facts: Facts::new(prog, None),
+            entry: Entry {
+                helpers,
+                env: params[0],
+                scratch: params[2],
+                frames: params[3],
+                fail,
+                stopped,
+                fuel,
+                caps: Vec::new(),
+            },
+            alloc: Alloc {
+                frame_cursor: 0,
+                scratch_cursor: 0,
+                callee_tile_static: HashMap::new(),
+                budget: INLINE_BUDGET,
+                next_scope: 0,
+                stack_bytes: 0,
+            },
+            wi: WorkItem {
+                tile_coords: Vec::new(),
+                item_coords: Vec::new(),
+                item,
+                need_item: false,
+                frame_ptr,
+            },
         };
         lw.load_captures();
         // The named locals: scalars in variables, vectors and views as views.
-        let caps = std::mem::take(&mut lw.caps);
+        let caps = std::mem::take(&mut lw.entry.caps);
         for (l, v) in plan.locals.iter().zip(caps) {
             let slot = match v {
                 V::S(x) => {
@@ -354,7 +370,8 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             {
                 let v = lw.b.use_var(vars[0]);
                 let raw = lw.scalar_as_word(v, *s);
-                lw.b.ins().store(flags(), raw, lw.env, (*w * 8) as i32);
+                lw.b.ins()
+                    .store(flags(), raw, lw.entry.env, (*w * 8) as i32);
             }
         }
         let ok = lw.b.ins().iconst(types::I32, STATUS_OK);
@@ -388,7 +405,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         self.b.ins().load(
             types::I64,
             flags().with_readonly(),
-            self.env,
+            self.entry.env,
             (w * 8) as i32,
         )
     }
@@ -425,7 +442,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 }
                 CaptureLayout::Object(_, w) => V::Mem(self.word(w)),
             };
-            self.caps.push(v);
+            self.entry.caps.push(v);
         }
     }
 
@@ -469,7 +486,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         for (id, at) in frame.slots {
             self.scopes[0].frame.insert(id, at);
         }
-        self.frame_cursor = frame.end;
+        self.alloc.frame_cursor = frame.end;
         Ok(frame.end.next_multiple_of(8).max(8))
     }
 }

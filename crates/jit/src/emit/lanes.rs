@@ -57,7 +57,7 @@ impl Emitter<'_, '_, '_> {
             self.b.def_var(last, v);
             lane_coords[rank - 1] = last;
             let fp = self.b.declare_var(types::I64);
-            let base_fp = self.b.use_var(self.frame_ptr);
+            let base_fp = self.b.use_var(self.wi.frame_ptr);
             let v = self
                 .b
                 .ins()
@@ -70,8 +70,8 @@ impl Emitter<'_, '_, '_> {
             });
         }
         let saved_slots = std::mem::take(&mut self.scopes[0].slots);
-        let saved_coords = std::mem::take(&mut self.item_coords);
-        let saved_fp = self.frame_ptr;
+        let saved_coords = std::mem::take(&mut self.wi.item_coords);
+        let saved_fp = self.wi.frame_ptr;
         let frame: Vec<(LocalId, u32)> = uses
             .iter()
             .filter_map(|l| self.scopes[0].frame.get(l).map(|&off| (*l, off)))
@@ -131,8 +131,8 @@ impl Emitter<'_, '_, '_> {
             Ok(())
         })();
         self.scopes[0].slots = saved_slots;
-        self.item_coords = saved_coords;
-        self.frame_ptr = saved_fp;
+        self.wi.item_coords = saved_coords;
+        self.wi.frame_ptr = saved_fp;
         self.region = saved_region;
         result?;
         self.close_tile_loops(&tile_loops, lanes as i64);
@@ -179,8 +179,8 @@ impl Emitter<'_, '_, '_> {
     /// Makes `ctx` the current lane (calling it again switches back).
     pub(super) fn swap_lane(&mut self, ctx: &mut LaneCtx) {
         std::mem::swap(&mut self.scopes[0].slots, &mut ctx.slots);
-        std::mem::swap(&mut self.item_coords, &mut ctx.coords);
-        std::mem::swap(&mut self.frame_ptr, &mut ctx.frame_ptr);
+        std::mem::swap(&mut self.wi.item_coords, &mut ctx.coords);
+        std::mem::swap(&mut self.wi.frame_ptr, &mut ctx.frame_ptr);
     }
 
     /// Runs `f` as lane 0, whose view of the shared counters is everyone's.

@@ -257,17 +257,77 @@ struct RegionCtx {
 /// the Cranelift builder, variables, blocks, scopes and the current region,
 /// beside the plan's facts it reads.
 pub(crate) struct Emitter<'a, 'b, 'f> {
+    /// The program the kernel is part of.
     prog: &'a Program,
+    /// The Cranelift function being built.
     b: &'b mut FunctionBuilder<'f>,
-    helpers: Helpers,
+    /// Where the kernel's arguments sit, its tile and frame sizes.
     layout: KernelLayout,
+    /// The kernel's scope, then one per inlined call being emitted.
+    scopes: Vec<Scope>,
+    /// Where `break` and `continue` go in the loops being emitted.
+    loops: Vec<LoopTargets>,
+    /// The work-item loop being emitted, if any.
+    region: Option<RegionCtx>,
+    /// The number of the next region.
+    next_region: u32,
+    /// The pointer type.
+    ptr: types::Type,
+    /// Emitting the kernel's last region, after its last barrier.
+    last_region: bool,
+    /// What is known about the kernel's locals: ranges, uniform counters,
+    /// the declaration before the current statement.
+    facts: Facts<'a>,
+    /// What the function was given, and the blocks every check and poll
+    /// branches to.
+    entry: Entry,
+    /// Memory given out so far, and what is left of the budgets.
+    alloc: Alloc,
+    /// The current work-item: its coordinates, number and frame.
+    wi: WorkItem,
+}
+
+/// What the function was given, and the blocks every check and poll
+/// branches to.
+struct Entry {
+    /// The callbacks: math functions and the poll.
+    helpers: Helpers,
+    /// The launch's argument words.
     env: Value,
+    /// The tile's `tile_static` memory.
     scratch: Value,
+    /// The worker's frame block.
     frames: Value,
+    /// Returns `STATUS_FAILED`: every failed check branches here.
     fail: Block,
+    /// Returns `STATUS_STOPPED`: a poll that says stop branches here.
     stopped: Block,
+    /// Units of work left before the next poll.
     fuel: Variable,
+    /// The captured values, loaded from the argument words.
     caps: Vec<V>,
+}
+
+/// Memory given out so far, and what is left of the budgets.
+struct Alloc {
+    /// Bytes of frame given out so far (the kernel's locals, then those of
+    /// inlined functions with barriers).
+    frame_cursor: u32,
+    /// Bytes of `tile_static` memory given out so far.
+    scratch_cursor: u32,
+    /// `tile_static` variables of inlined functions: one per function and
+    /// tile, as C++ AMP has them, whatever the number of calls.
+    callee_tile_static: HashMap<(FuncId, LocalId), u32>,
+    /// Expression nodes left to lower, inlined calls included.
+    budget: usize,
+    /// The last scope id given out.
+    next_scope: usize,
+    /// Bytes of stack slots so far.
+    stack_bytes: u32,
+}
+
+/// The current work-item: its coordinates, number and frame.
+struct WorkItem {
     /// Tile coordinates (tiled) as `i32`.
     tile_coords: Vec<Value>,
     /// Local coordinates of the current work-item (tiled) or its global index (flat).
@@ -279,29 +339,6 @@ pub(crate) struct Emitter<'a, 'b, 'f> {
     need_item: bool,
     /// The current work-item's frame: `frames + item * frame_bytes`.
     frame_ptr: Variable,
-    scopes: Vec<Scope>,
-    loops: Vec<LoopTargets>,
-    region: Option<RegionCtx>,
-    next_region: u32,
-    /// Bytes of frame given out so far (the kernel's locals, then those of
-    /// inlined functions with barriers).
-    frame_cursor: u32,
-    /// Bytes of `tile_static` memory given out so far.
-    scratch_cursor: u32,
-    /// `tile_static` variables of inlined functions: one per function and
-    /// tile, as C++ AMP has them, whatever the number of calls.
-    callee_tile_static: HashMap<(FuncId, LocalId), u32>,
-    budget: usize,
-    ptr: types::Type,
-    /// The last scope id given out.
-    next_scope: usize,
-    /// Bytes of stack slots so far.
-    stack_bytes: u32,
-    /// Emitting the kernel's last region, after its last barrier.
-    last_region: bool,
-    /// What is known about the kernel's locals: ranges, uniform counters,
-    /// the declaration before the current statement.
-    facts: Facts<'a>,
 }
 
 fn flags() -> MemFlagsData {

@@ -28,8 +28,8 @@ impl Emitter<'_, '_, '_> {
         size: u32,
         align: u32,
     ) -> R<cranelift_codegen::ir::StackSlot> {
-        self.stack_bytes = self.stack_bytes.saturating_add(size);
-        if self.stack_bytes > STACK_BUDGET {
+        self.alloc.stack_bytes = self.alloc.stack_bytes.saturating_add(size);
+        if self.alloc.stack_bytes > STACK_BUDGET {
             return decline(Decline::PrivateArraysTooLargeForStack);
         }
         Ok(self.b.create_sized_stack_slot(StackSlotData::new(
@@ -43,7 +43,7 @@ impl Emitter<'_, '_, '_> {
         Ok(match slot {
             Slot::Stack(ss) => self.b.ins().stack_addr(self.ptr, *ss, 0),
             Slot::Frame(off) => self.frame_addr(*off),
-            Slot::TileStatic(off) => self.b.ins().iadd_imm_s(self.scratch, i64::from(*off)),
+            Slot::TileStatic(off) => self.b.ins().iadd_imm_s(self.entry.scratch, i64::from(*off)),
             _ => return decline(Decline::AddressVariable),
         })
     }
@@ -253,7 +253,7 @@ impl Emitter<'_, '_, '_> {
                     }
                 }
             }
-            ExprKind::Capture(slot) => match self.caps.get(*slot as usize) {
+            ExprKind::Capture(slot) => match self.entry.caps.get(*slot as usize) {
                 Some(V::Mem(addr)) => Ok(Place::Mem(*addr, e.ty.clone())),
                 _ => decline(Decline::CapturedValueAsPlace),
             },

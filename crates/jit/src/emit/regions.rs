@@ -27,7 +27,7 @@ impl Emitter<'_, '_, '_> {
                 c
             };
             let c32 = self.b.ins().ireduce(types::I32, c);
-            self.b.def_var(self.item_coords[d], c32);
+            self.b.def_var(self.wi.item_coords[d], c32);
         }
         let n = self.b.declare_var(types::I64);
         self.b.def_var(n, start);
@@ -54,17 +54,17 @@ impl Emitter<'_, '_, '_> {
         // Next index, last dimension fastest.
         let mut carry_blocks = Vec::new();
         for d in (0..rank).rev() {
-            let v = self.b.use_var(self.item_coords[d]);
+            let v = self.b.use_var(self.wi.item_coords[d]);
             let v1 = self.b.ins().iadd_imm_s(v, 1);
             if d == 0 {
-                self.b.def_var(self.item_coords[d], v1);
+                self.b.def_var(self.wi.item_coords[d], v1);
                 break;
             }
             let e32 = self.b.ins().ireduce(types::I32, exts[d]);
             let wrapped = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, v1, e32);
             let zero = self.b.ins().iconst(types::I32, 0);
             let nv = self.b.ins().select(wrapped, zero, v1);
-            self.b.def_var(self.item_coords[d], nv);
+            self.b.def_var(self.wi.item_coords[d], nv);
             let next = self.b.create_block();
             let done = self.b.create_block();
             self.b.ins().brif(wrapped, next, &[], done, &[]);
@@ -91,13 +91,13 @@ impl Emitter<'_, '_, '_> {
         let Some(shape) = self.layout.tile else {
             return decline(Decline::WorkItemLoopOutsideTiledKernel);
         };
-        let count_items = self.need_item;
+        let count_items = self.wi.need_item;
         if count_items {
             let zero64 = self.b.ins().iconst(types::I64, 0);
-            self.b.def_var(self.item, zero64);
+            self.b.def_var(self.wi.item, zero64);
         }
         let tile_loops = self.open_tile_loops(shape);
-        let saved_coords = std::mem::replace(&mut self.item_coords, tile_loops.coords.clone());
+        let saved_coords = std::mem::replace(&mut self.wi.item_coords, tile_loops.coords.clone());
         let item_end = self.b.create_block();
         let id = self.next_region;
         self.next_region += 1;
@@ -130,12 +130,12 @@ impl Emitter<'_, '_, '_> {
         }
         self.region = saved_region;
         if count_items {
-            let it = self.b.use_var(self.item);
+            let it = self.b.use_var(self.wi.item);
             let it1 = self.b.ins().iadd_imm_s(it, 1);
-            self.b.def_var(self.item, it1);
+            self.b.def_var(self.wi.item, it1);
         }
         self.close_tile_loops(&tile_loops, 1);
-        self.item_coords = saved_coords;
+        self.wi.item_coords = saved_coords;
         Ok(())
     }
 
@@ -148,7 +148,7 @@ impl Emitter<'_, '_, '_> {
             .iter()
             .map(|_| self.b.declare_var(types::I32))
             .collect();
-        self.b.def_var(self.frame_ptr, self.frames);
+        self.b.def_var(self.wi.frame_ptr, self.entry.frames);
         let mut heads = Vec::new();
         let mut exits = Vec::new();
         for &c in &coords {
@@ -173,12 +173,12 @@ impl Emitter<'_, '_, '_> {
     /// work-items along the last dimension (and their frames) at a time.
     pub(super) fn close_tile_loops(&mut self, loops: &TileLoops, lanes: i64) {
         // The next work-item's frame, by a step rather than a multiplication.
-        let fp = self.b.use_var(self.frame_ptr);
+        let fp = self.b.use_var(self.wi.frame_ptr);
         let fp1 = self
             .b
             .ins()
             .iadd_imm_s(fp, lanes * i64::from(self.layout.frame_bytes));
-        self.b.def_var(self.frame_ptr, fp1);
+        self.b.def_var(self.wi.frame_ptr, fp1);
         let rank = loops.dims.len();
         for d in (0..rank).rev() {
             let step = if d == rank - 1 { lanes } else { 1 };
@@ -197,7 +197,7 @@ impl Emitter<'_, '_, '_> {
     }
 
     pub(super) fn frame_addr(&mut self, off: u32) -> Value {
-        let base = self.b.use_var(self.frame_ptr);
+        let base = self.b.use_var(self.wi.frame_ptr);
         self.b.ins().iadd_imm_s(base, i64::from(off))
     }
 
@@ -454,18 +454,18 @@ impl Emitter<'_, '_, '_> {
             let id = LocalId(i as u32);
             if local.space == Space::TileStatic {
                 let key = (func, id);
-                let at = match self.callee_tile_static.get(&key) {
+                let at = match self.alloc.callee_tile_static.get(&key) {
                     Some(&at) => at,
                     None => {
                         let Some((size, align)) = size_align(self.prog, &local.ty) else {
                             return decline(Decline::TileStaticVariableType);
                         };
-                        let at = self.scratch_cursor.next_multiple_of(align.max(1));
-                        self.scratch_cursor = at.saturating_add(size);
-                        if self.scratch_cursor > 64 * 1024 {
+                        let at = self.alloc.scratch_cursor.next_multiple_of(align.max(1));
+                        self.alloc.scratch_cursor = at.saturating_add(size);
+                        if self.alloc.scratch_cursor > 64 * 1024 {
                             return decline(Decline::TileStaticMemoryPast64Kb);
                         }
-                        self.callee_tile_static.insert(key, at);
+                        self.alloc.callee_tile_static.insert(key, at);
                         at
                     }
                 };
@@ -489,9 +489,9 @@ impl Emitter<'_, '_, '_> {
                 continue;
             }
             if let Some((size, align)) = size_align(self.prog, &local.ty) {
-                let at = self.frame_cursor.next_multiple_of(align.max(1));
+                let at = self.alloc.frame_cursor.next_multiple_of(align.max(1));
                 frame.insert(id, at);
-                self.frame_cursor = at.saturating_add(size);
+                self.alloc.frame_cursor = at.saturating_add(size);
             }
         }
         // Views and the tiled index are the same in every work-item; the
@@ -548,9 +548,9 @@ impl Emitter<'_, '_, '_> {
                 Ok(())
             })?;
         }
-        self.next_scope += 1;
+        self.alloc.next_scope += 1;
         self.scopes.push(Scope {
-            id: self.next_scope,
+            id: self.alloc.next_scope,
             func,
             slots,
             ret: None,
@@ -611,9 +611,9 @@ impl Emitter<'_, '_, '_> {
             }],
         };
         mutated_locals(self.prog, &probe, &mut stores);
-        let fail = self.fail;
-        let item = self.item;
-        self.need_item = true;
+        let fail = self.entry.fail;
+        let item = self.wi.item;
+        self.wi.need_item = true;
         let r = self.item_loop(&uses, &stores, &mut |lw| {
             let c = lw.scalar(cond)?;
             let it = lw.b.use_var(item);
@@ -632,7 +632,7 @@ impl Emitter<'_, '_, '_> {
             lw.b.switch_to_block(done);
             Ok(())
         });
-        self.need_item = false;
+        self.wi.need_item = false;
         r?;
         Ok(self.b.use_var(first))
     }
@@ -641,19 +641,22 @@ impl Emitter<'_, '_, '_> {
     /// and the iterations of the innermost loops inside it that do not
     /// poll); polls when the fuel runs out.
     pub(super) fn poll_point(&mut self, charge: i64) -> R<()> {
-        let f = self.b.use_var(self.fuel);
+        let f = self.b.use_var(self.entry.fuel);
         let f1 = self.b.ins().iadd_imm_s(f, -charge.max(1));
-        self.b.def_var(self.fuel, f1);
+        self.b.def_var(self.entry.fuel, f1);
         let empty = self.b.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, f1, 0);
         let poll = self.b.create_block();
         let go = self.b.create_block();
         self.b.ins().brif(empty, poll, &[], go, &[]);
         self.b.switch_to_block(poll);
-        let call = self.b.ins().call(self.helpers.poll, &[self.env]);
+        let call = self
+            .b
+            .ins()
+            .call(self.entry.helpers.poll, &[self.entry.env]);
         let status = self.b.inst_results(call)[0];
         let refill = self.b.ins().iconst(types::I64, FUEL);
-        self.b.def_var(self.fuel, refill);
-        let stopped = self.stopped;
+        self.b.def_var(self.entry.fuel, refill);
+        let stopped = self.entry.stopped;
         self.b.ins().brif(status, stopped, &[], go, &[]);
         self.b.switch_to_block(go);
         Ok(())
