@@ -53,7 +53,7 @@ impl Emitter<'_, '_, '_> {
             }
         }
         self.b.switch_to_block(body_blk);
-        let saved = counted.map(|(key, range, _)| (key, self.facts.ranges.insert(key, range)));
+        let saved = counted.map(|counted| self.facts.enter_counted(counted));
         let r = match lanes.as_deref_mut() {
             Some(ctxs) => self.lane_stmts(&body.stmts, ctxs),
             None => {
@@ -79,11 +79,8 @@ impl Emitter<'_, '_, '_> {
                 }
             }
         }
-        if let Some((key, old)) = saved {
-            match old {
-                Some(r) => self.facts.ranges.insert(key, r),
-                None => self.facts.ranges.remove(&key),
-            };
+        if let Some(saved) = saved {
+            self.facts.leave_counted(saved);
         }
         if !uncharged {
             self.poll_point(charge)?;
@@ -254,23 +251,8 @@ impl Emitter<'_, '_, '_> {
         match &ty {
             Type::Scalar(s) => {
                 let vars = self.local_vars(l, &ty, 1);
-                let depth = self.scope().id;
-                let range = match init {
-                    Some(Init::Expr(e)) => self.range_of(e),
-                    _ => Some((0, 0)),
-                };
-                match range {
-                    Some(r) => {
-                        self.facts.init_ranges.insert((depth, l), r);
-                        if !self.is_mutated(l) {
-                            self.facts.ranges.insert((depth, l), r);
-                        }
-                    }
-                    None => {
-                        self.facts.init_ranges.remove(&(depth, l));
-                        self.facts.ranges.remove(&(depth, l));
-                    }
-                }
+                let (scope, func) = (self.scope().id, self.scope().func);
+                self.facts.declare_scalar(scope, func, l, init);
                 let v = match init {
                     Some(Init::Expr(e)) => self.scalar(e)?,
                     _ => self.zero(*s),

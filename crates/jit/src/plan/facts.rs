@@ -5,6 +5,7 @@
 //! scope id) and read them to drop checks.
 
 use super::locals::mutated_locals;
+use super::loops::CountedLoop;
 use super::ranges::{const_int, int_limits};
 use crate::barriers::barrier_functions;
 use std::collections::{HashMap, HashSet};
@@ -12,6 +13,9 @@ use tessera_ir::{
     BinOp, Const, Expr, ExprKind, FuncId, Init, Intrinsic, LocalId, Program, Scalar, Stmt,
     StmtKind, TileShape, TiledIndexPart,
 };
+
+/// A counter's key and the range it had before its loop.
+pub(crate) type SavedRange = ((usize, LocalId), Option<(i64, i64)>);
 
 /// What is known about a kernel's locals while it is lowered.
 pub(crate) struct Facts<'p> {
@@ -25,14 +29,14 @@ pub(crate) struct Facts<'p> {
     pub(crate) uniform: HashSet<LocalId>,
     /// The local the statement before the current one declared, if it was
     /// a declaration (`for (int k = 0; ...)` is a declaration then a loop).
-    pub(crate) prev_let: Option<LocalId>,
+    pub(super) prev_let: Option<LocalId>,
     /// That declaration's local and initial value.
     pub(crate) prev_init: Option<(LocalId, Option<Expr>)>,
     /// Known value ranges (inclusive) of locals, by scope id: locals
     /// assigned once, and loop counters inside their counted loop.
-    pub(crate) ranges: HashMap<(usize, LocalId), (i64, i64)>,
+    pub(super) ranges: HashMap<(usize, LocalId), (i64, i64)>,
     /// The range of each local's initial value, for counted loops.
-    pub(crate) init_ranges: HashMap<(usize, LocalId), (i64, i64)>,
+    pub(super) init_ranges: HashMap<(usize, LocalId), (i64, i64)>,
     /// Locals each function writes after their declaration.
     mutated: HashMap<FuncId, HashSet<LocalId>>,
 }
@@ -65,6 +69,50 @@ impl<'p> Facts<'p> {
             self.mutated.insert(func, set);
         }
         self.mutated.get(&func).is_some_and(|m| m.contains(&l))
+    }
+
+    /// Records the range of a scalar local declared in `scope` (a function
+    /// `func`'s, inlined): its initial value's, which holds for good when
+    /// the function never writes it again. Without an initialiser it starts
+    /// at zero.
+    pub(crate) fn declare_scalar(
+        &mut self,
+        scope: usize,
+        func: FuncId,
+        l: LocalId,
+        init: Option<&Init>,
+    ) {
+        let range = match init {
+            Some(Init::Expr(e)) => self.range_of(scope, e),
+            _ => Some((0, 0)),
+        };
+        match range {
+            Some(r) => {
+                self.init_ranges.insert((scope, l), r);
+                if !self.is_mutated(func, l) {
+                    self.ranges.insert((scope, l), r);
+                }
+            }
+            None => {
+                self.init_ranges.remove(&(scope, l));
+                self.ranges.remove(&(scope, l));
+            }
+        }
+    }
+
+    /// Gives a counted loop's counter its range for the body and the step;
+    /// what to hand to [`Facts::leave_counted`] after them.
+    pub(crate) fn enter_counted(&mut self, counted: CountedLoop) -> SavedRange {
+        let (key, range, _) = counted;
+        (key, self.ranges.insert(key, range))
+    }
+
+    /// Restores the counter's range from before its loop.
+    pub(crate) fn leave_counted(&mut self, (key, old): SavedRange) {
+        match old {
+            Some(r) => self.ranges.insert(key, r),
+            None => self.ranges.remove(&key),
+        };
     }
 
     /// Remembers the statement before the current one, when it declares a

@@ -96,6 +96,27 @@ fn init_of(block: &IrBlock, l: LocalId) -> &tessera_ir::Expr {
         .expect("a declaration with a value")
 }
 
+/// Records, as the emitter does, the declaration right before the loop at
+/// `stmts[at]`, in the kernel's own scope (0).
+fn declare_before(facts: &mut Facts<'_>, prog: &Program, stmts: &[Stmt], at: usize) {
+    let prev = at.checked_sub(1).and_then(|p| stmts.get(p));
+    let Some(Stmt {
+        kind: StmtKind::Let { local, init },
+        ..
+    }) = prev
+    else {
+        panic!("a declaration before the loop");
+    };
+    let kernel = prog
+        .functions
+        .iter()
+        .position(|f| matches!(f.kind, FunctionKind::Kernel { .. }))
+        .expect("a kernel");
+    let kernel = FuncId(u32::try_from(kernel).expect("few functions"));
+    facts.declare_scalar(0, kernel, *local, init.as_ref());
+    facts.set_prev(prev);
+}
+
 /// A tiled matrix product in the shape of `samples/matmul_tiled.amp`.
 const MATMUL: &str = r#"
 #include <amp.h>
@@ -203,8 +224,8 @@ fn the_inner_k_loop_is_counted_and_short() {
         unreachable!("find_loop finds loops");
     };
     // What the emitter records when it declares `k` right before the loop.
-    facts.set_prev(stmts.get(at.wrapping_sub(1)));
-    facts.init_ranges.insert((0, k), (0, 0));
+    declare_before(&mut facts, &prog, stmts, at);
+    assert_eq!(facts.init_ranges.get(&(0, k)), Some(&(0, 0)));
     assert_eq!(
         facts.counted_loop(0, cond.as_ref(), step.as_ref(), body),
         Some(((0, k), (0, 15), 16))
@@ -237,8 +258,7 @@ fn a_loop_that_writes_its_counter_is_not_counted() {
     else {
         unreachable!("find_loop finds loops");
     };
-    facts.set_prev(stmts.get(at.wrapping_sub(1)));
-    facts.init_ranges.insert((0, k), (0, 0));
+    declare_before(&mut facts, &prog, stmts, at);
     assert_eq!(
         facts.counted_loop(0, cond.as_ref(), step.as_ref(), body),
         None
