@@ -7,10 +7,4 @@ impl Emitter<'_, '_, '_> {
     pub(super) fn range_of(&self, e: &Expr) -> Option<(i64, i64)> {
         self.facts.range_of(self.scope().id, e)
     }
-
-    /// Whether the current function writes its local `l` after declaring it.
-    pub(super) fn is_mutated(&mut self, l: LocalId) -> bool {
-        let func = self.scope().func;
-        self.facts.is_mutated(func, l)
-    }
 }

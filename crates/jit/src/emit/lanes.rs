@@ -78,7 +78,9 @@ impl Emitter<'_, '_, '_> {
             .collect();
         // Locals that hold the same value in neighbouring work-items (a row
         // index, say) are loaded once and shared by the lanes.
-        let invariant = self.lane_invariant_locals(rank - 1);
+        // Lanes run only in the kernel's own regions (scope 0).
+        let kernel = self.scopes[0].func;
+        let invariant = self.facts.lane_invariant_locals(kernel, rank - 1);
         let mut shared_loaded: Vec<(LocalId, Slot)> = Vec::new();
         let result = (|| -> R<()> {
             let mut first = true;
@@ -137,43 +139,6 @@ impl Emitter<'_, '_, '_> {
         result?;
         self.close_tile_loops(&tile_loops, lanes as i64);
         Ok(())
-    }
-
-    /// The kernel's locals whose value is the same in work-items that differ
-    /// only in local dimension `lane_dim`: never written after their
-    /// declaration, declared from constants, captures, uniform counters, the
-    /// tile's coordinates, the other dimensions' coordinates and such locals.
-    pub(super) fn lane_invariant_locals(&mut self, lane_dim: usize) -> HashSet<LocalId> {
-        let kernel = self.scopes[0].func;
-        let Some(body) = &self.prog.functions[kernel.0 as usize].body else {
-            return HashSet::new();
-        };
-        let mut lets: Vec<(LocalId, Expr)> = Vec::new();
-        walk_block(
-            body,
-            &mut |s| {
-                if let StmtKind::Let {
-                    local,
-                    init: Some(Init::Expr(e)),
-                } = &s.kind
-                {
-                    lets.push((*local, e.clone()));
-                }
-            },
-            &mut |_| {},
-        );
-        let mut set: HashSet<LocalId> = self.facts.uniform.clone();
-        loop {
-            let before = set.len();
-            for (l, e) in &lets {
-                if !set.contains(l) && !self.is_mutated(*l) && lane_invariant(e, &set, lane_dim) {
-                    set.insert(*l);
-                }
-            }
-            if set.len() == before {
-                return set;
-            }
-        }
     }
 
     /// Makes `ctx` the current lane (calling it again switches back).

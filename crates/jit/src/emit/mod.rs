@@ -61,8 +61,8 @@ use crate::plan::locals::{
 use crate::plan::loops::FUEL;
 use crate::plan::ranges::{const_int, int_limits, is_comparison};
 use crate::plan::regions::{RegionIo, Segment, last_region_start, region_io, split};
-use crate::plan::uniform::{is_uniform, lane_invariant};
-use crate::walk::{walk_block, walk_stmt};
+use crate::plan::uniform::is_uniform;
+use crate::walk::walk_stmt;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
     AbiParam, AtomicRmwOp, Block, FuncRef, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind,

@@ -384,7 +384,7 @@ impl Emitter<'_, '_, '_> {
                 self.b.ins().jump(step_blk, &[]);
                 self.b.switch_to_block(step_blk);
                 if let Some(step) = step {
-                    if self.writes_only_uniform(step) {
+                    if self.scopes.len() == 1 && self.facts.writes_only_uniform(step) {
                         self.expr(step)?;
                     } else {
                         let st = Stmt {
@@ -578,23 +578,6 @@ impl Emitter<'_, '_, '_> {
             self.scalar(cond)
         } else {
             self.uniform_cond(cond)
-        }
-    }
-
-    /// True for a step that writes only uniform counters with uniform values.
-    pub(super) fn writes_only_uniform(&self, step: &Expr) -> bool {
-        if self.scopes.len() != 1 {
-            return false;
-        }
-        match &step.kind {
-            ExprKind::IncDec { target, .. } => {
-                matches!(&target.kind, ExprKind::Local(l) if self.facts.uniform.contains(l))
-            }
-            ExprKind::CompoundAssign { target, value, .. } | ExprKind::Assign { target, value } => {
-                matches!(&target.kind, ExprKind::Local(l) if self.facts.uniform.contains(l))
-                    && is_uniform(value, &self.facts.uniform)
-            }
-            _ => false,
         }
     }
 

@@ -3,10 +3,12 @@
 //! share (loop counters and values computed from uniform ones).
 
 use super::facts::Facts;
-use super::uniform::{is_uniform, uniform_fixpoint};
+use super::uniform::{is_uniform, lane_invariant, uniform_fixpoint};
 use crate::walk::walk_block;
 use std::collections::{HashMap, HashSet};
-use tessera_ir::{Block as IrBlock, Expr, ExprKind, Init, Intrinsic, LocalId, Stmt, StmtKind};
+use tessera_ir::{
+    Block as IrBlock, Expr, ExprKind, FuncId, Init, Intrinsic, LocalId, Stmt, StmtKind,
+};
 
 /// How a region runs interleaved.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -138,5 +140,48 @@ impl Facts<'_> {
             return None;
         }
         Some(LaneShape { lanes, shared })
+    }
+
+    /// The kernel's locals whose value is the same in work-items that differ
+    /// only in local dimension `lane_dim`: never written after their
+    /// declaration, declared from constants, captures, uniform counters, the
+    /// tile's coordinates, the other dimensions' coordinates and such locals.
+    pub(crate) fn lane_invariant_locals(
+        &mut self,
+        kernel: FuncId,
+        lane_dim: usize,
+    ) -> HashSet<LocalId> {
+        let Some(body) = &self.prog.functions[kernel.0 as usize].body else {
+            return HashSet::new();
+        };
+        let mut lets: Vec<(LocalId, Expr)> = Vec::new();
+        walk_block(
+            body,
+            &mut |s| {
+                if let StmtKind::Let {
+                    local,
+                    init: Some(Init::Expr(e)),
+                } = &s.kind
+                {
+                    lets.push((*local, e.clone()));
+                }
+            },
+            &mut |_| {},
+        );
+        let mut set: HashSet<LocalId> = self.uniform.clone();
+        loop {
+            let before = set.len();
+            for (l, e) in &lets {
+                if !set.contains(l)
+                    && !self.is_mutated(kernel, *l)
+                    && lane_invariant(e, &set, lane_dim)
+                {
+                    set.insert(*l);
+                }
+            }
+            if set.len() == before {
+                return set;
+            }
+        }
     }
 }

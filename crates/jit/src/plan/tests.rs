@@ -424,3 +424,35 @@ fn kind(segment: &Segment<'_>) -> &'static str {
         Segment::AtBarriers(_) => "barriers",
     }
 }
+
+#[test]
+fn steps_and_locals_the_same_across_work_items_or_lanes() {
+    let prog = compile(MATMUL);
+    let (func, body, tile) = kernel(&prog);
+    let mut facts = Facts::new(&prog, tile);
+    facts.plan_frame(func, body).expect("planned");
+    let step_of = |counter: &str| {
+        let (stmts, at) = find_loop(body, local(func, counter)).expect("a loop");
+        let StmtKind::Loop { step, .. } = &stmts[at].kind else {
+            unreachable!("find_loop finds loops");
+        };
+        step.clone().expect("a step")
+    };
+    // `k0 += 16` runs once per tile; `k++` (not a uniform counter) does not.
+    assert!(facts.writes_only_uniform(&step_of("k0")));
+    assert!(!facts.writes_only_uniform(&step_of("k")));
+    // Lanes are neighbours along dimension 1: they share the row, not the
+    // column.
+    let kernel_id = prog
+        .functions
+        .iter()
+        .position(|f| std::ptr::eq(f, func))
+        .map(|at| FuncId(u32::try_from(at).expect("few functions")))
+        .expect("the kernel");
+    let shared = facts.lane_invariant_locals(kernel_id, 1);
+    assert!(shared.contains(&local(func, "k0")));
+    assert!(shared.contains(&local(func, "row")));
+    assert!(!shared.contains(&local(func, "col")));
+    // `sum` is written: each lane has its own.
+    assert!(!shared.contains(&local(func, "sum")));
+}

@@ -1,6 +1,7 @@
 //! Uniformity: which expressions and loop counters hold the same value in
 //! every work-item of a tile, and which locals are the same in every lane.
 
+use super::facts::Facts;
 use super::locals::{mutated_locals, referenced_locals};
 use super::ranges::const_int;
 use crate::barriers::stmt_has_barrier;
@@ -219,6 +220,22 @@ pub(crate) fn collect_uniform_lets(b: &IrBlock, barrier_fns: &[bool], out: &mut 
                 collect_uniform_lets(body, barrier_fns, out);
             }
             _ => {}
+        }
+    }
+}
+
+impl Facts<'_> {
+    /// True for a step that writes only uniform counters with uniform values.
+    pub(crate) fn writes_only_uniform(&self, step: &Expr) -> bool {
+        match &step.kind {
+            ExprKind::IncDec { target, .. } => {
+                matches!(&target.kind, ExprKind::Local(l) if self.uniform.contains(l))
+            }
+            ExprKind::CompoundAssign { target, value, .. } | ExprKind::Assign { target, value } => {
+                matches!(&target.kind, ExprKind::Local(l) if self.uniform.contains(l))
+                    && is_uniform(value, &self.uniform)
+            }
+            _ => false,
         }
     }
 }
