@@ -215,7 +215,7 @@ pub enum Decline {
     CapturedType(String),
     /// A local of the named type.
     LocalType(String),
-    /// The named kind of expression as a place (see [`kind_name`]).
+    /// The named kind of expression as a place.
     ExprAsPlace(String),
     /// The named library operation, not compiled.
     LibraryOperation(String),
@@ -400,5 +400,36 @@ pub(crate) fn kind_name(k: &ExprKind) -> String {
             let name: String = text.chars().take_while(|c| c.is_alphanumeric()).collect();
             format!("an expression ({name})")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The messages are what `dump clif` printed before the enum existed,
+    /// and what the agreement tests tally: they must not drift.
+    #[test]
+    fn messages_are_the_reasons_printed() {
+        assert_eq!(
+            Decline::ReferenceDeclaredBetweenBarriers.to_string(),
+            "a reference declared between barriers"
+        );
+        assert_eq!(
+            Decline::ReturnInLoopWithBarrier.to_string(),
+            "`return` in a loop with a barrier"
+        );
+        assert_eq!(
+            Decline::ExprAsPlace(kind_name(&ExprKind::Call {
+                func: tessera_ir::FuncId(0),
+                args: Vec::new()
+            }))
+            .to_string(),
+            "a call as a place"
+        );
+        assert_eq!(
+            Decline::CodeGeneration("bad".into()).to_string(),
+            "code generation failed: bad"
+        );
     }
 }
