@@ -5,7 +5,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tessera_diagnostics::{Diagnostic, SourceFile, Sources, codes, json, render};
 
@@ -273,6 +273,23 @@ fn load(
     }
 }
 
+/// Reads source files from the disk, for the compiler.
+struct DiskFiles;
+
+impl tessera_driver::SourceLoader for DiskFiles {
+    fn load(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        std::fs::read(path)
+    }
+}
+
+/// Compiles the program whose main file is `path`, read from the disk.
+fn compile(
+    sources: &mut Sources,
+    path: &Path,
+) -> Result<tessera_driver::Checked, tessera_driver::LoadError> {
+    tessera_driver::compile(sources, &tessera_driver::Input::new(path, &DiskFiles))
+}
+
 fn report(out: &mut Output, sources: &Sources, diags: &[Diagnostic], format: Format) {
     match format {
         Format::Human => {
@@ -297,11 +314,14 @@ fn check(out: &mut Output, files: &[PathBuf], format: Format) -> ExitCode {
     let mut unreadable = false;
     let (mut errors, mut warnings) = (0usize, 0usize);
     for path in files {
-        let Some((file, replaced)) = load(out, &mut sources, path) else {
-            unreadable = true;
-            continue;
+        let diagnostics = match compile(&mut sources, path) {
+            Ok(checked) => checked.diagnostics,
+            Err(err) => {
+                out.err(&format!("error: {err}\n"));
+                unreadable = true;
+                continue;
+            }
         };
-        let diagnostics = check_file(&sources, file, &replaced);
         report(out, &sources, &diagnostics, format);
         for d in &diagnostics {
             if d.is_error() {
@@ -329,27 +349,6 @@ fn check(out: &mut Output, files: &[PathBuf], format: Format) -> ExitCode {
     }
 }
 
-/// Parses and, when the syntax is sound, checks a file; all diagnostics in
-/// source order.
-fn check_file(
-    sources: &Sources,
-    file: tessera_diagnostics::FileId,
-    replaced: &[usize],
-) -> Vec<Diagnostic> {
-    let parsed = tessera_syntax::parse_file(sources, file, replaced);
-    if parsed.has_errors() {
-        // The checker would report the holes the syntax errors left.
-        return parsed.diagnostics;
-    }
-    let checked = tessera_sema::check(&parsed.unit);
-    let mut all = parsed.diagnostics;
-    all.extend(checked.diagnostics);
-    all.sort_by_key(|d| (d.primary.span.file, d.primary.span.start));
-    all
-}
-
-/// `tessera run`: compile, then execute; the program's output goes to
-/// stdout untouched, diagnostics to stderr.
 /// How `tessera run` runs a program.
 struct RunHow {
     engine: Engine,
@@ -357,65 +356,33 @@ struct RunHow {
     stats: bool,
 }
 
+/// `tessera run`: compile, then execute; the program's output goes to
+/// stdout untouched, diagnostics to stderr.
 fn run_file(
     out: &mut Output,
-    path: &PathBuf,
+    path: &Path,
     how: &RunHow,
     options: &tessera_interp::Options,
 ) -> ExitCode {
     let started = std::time::Instant::now();
-    let (sources, checked, diagnostics) = match front_end(out, path) {
+    let (sources, checked) = match front_end(out, path, true) {
         Ok(done) => done,
         Err(code) => return code,
     };
-    report(out, &sources, &diagnostics, Format::Human);
-    if checked.has_errors() {
-        return ExitCode::from(EXIT_ERRORS);
-    }
     let front_end = started.elapsed();
-    let mut jit_stats = None;
-    let outcome = {
+    let engine = match how.engine {
+        Engine::Jit => tessera_driver::Engine::Jit,
+        Engine::Interp => tessera_driver::Engine::Interp,
+    };
+    let ran = {
         let stdout = std::io::stdout();
         let mut lock = stdout.lock();
-        match how.engine {
-            // `--check` watches every access, which only the interpreter sees.
-            Engine::Jit if !options.check => {
-                let mut jit = tessera_jit::Jit::new(&checked.program, how.threads);
-                let outcome =
-                    tessera_interp::run_with_engine(&checked.program, options, &mut lock, &mut jit);
-                jit_stats = Some(jit.stats());
-                outcome
-            }
-            _ => tessera_interp::run(&checked.program, options, &mut lock),
-        }
+        tessera_driver::engine::run(&checked.program, engine, how.threads, options, &mut lock)
     };
     if how.stats {
-        let total = started.elapsed();
-        let s = jit_stats.clone().unwrap_or_default();
-        let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
-        let host = total.saturating_sub(front_end + s.compile + s.kernels);
-        // Each launch's time, `t` marking tiled ones, `;`-separated.
-        let launch_ms: Vec<String> = s
-            .launch_times
-            .iter()
-            .map(|(tiled, d)| format!("{:.3}{}", ms(*d), if *tiled { "t" } else { "" }))
-            .collect();
-        out.err(&format!(
-            "tessera-stats front_end_ms={:.3} compile_ms={:.3} kernel_ms={:.3} host_ms={:.3} compiled_host_ms={:.3} total_ms={:.3} launches={} fallbacks={} host_loops={} compiled={} threads={} launch_ms={}\n",
-            ms(front_end),
-            ms(s.compile),
-            ms(s.kernels),
-            ms(host),
-            ms(s.host),
-            ms(total),
-            s.launches,
-            s.fallbacks,
-            s.host_runs,
-            s.compiled,
-            if jit_stats.is_some() { s.threads } else { 1 },
-            if launch_ms.is_empty() { "-".to_string() } else { launch_ms.join(";") },
-        ));
+        print_stats(out, started.elapsed(), front_end, ran.jit.as_ref());
     }
+    let outcome = ran.outcome;
     let mut found: Vec<Diagnostic> = outcome.findings.iter().map(|f| f.to_diagnostic()).collect();
     if let Some(error) = &outcome.error {
         found.push(error.to_diagnostic());
@@ -433,6 +400,39 @@ fn run_file(
     }
     // As a C++ program's exit status: the low 8 bits of `main`'s value.
     ExitCode::from(outcome.exit_code as u8)
+}
+
+/// `--stats`: one `tessera-stats` line of timings and counts on stderr.
+fn print_stats(
+    out: &mut Output,
+    total: std::time::Duration,
+    front_end: std::time::Duration,
+    jit: Option<&tessera_jit::Stats>,
+) {
+    let s = jit.cloned().unwrap_or_default();
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+    let host = total.saturating_sub(front_end + s.compile + s.kernels);
+    // Each launch's time, `t` marking tiled ones, `;`-separated.
+    let launch_ms: Vec<String> = s
+        .launch_times
+        .iter()
+        .map(|(tiled, d)| format!("{:.3}{}", ms(*d), if *tiled { "t" } else { "" }))
+        .collect();
+    out.err(&format!(
+        "tessera-stats front_end_ms={:.3} compile_ms={:.3} kernel_ms={:.3} host_ms={:.3} compiled_host_ms={:.3} total_ms={:.3} launches={} fallbacks={} host_loops={} compiled={} threads={} launch_ms={}\n",
+        ms(front_end),
+        ms(s.compile),
+        ms(s.kernels),
+        ms(host),
+        ms(s.host),
+        ms(total),
+        s.launches,
+        s.fallbacks,
+        s.host_runs,
+        s.compiled,
+        if jit.is_some() { s.threads } else { 1 },
+        if launch_ms.is_empty() { "-".to_string() } else { launch_ms.join(";") },
+    ));
 }
 
 fn explain(out: &mut Output, code: &str) -> ExitCode {
@@ -474,39 +474,37 @@ fn dump_ast(out: &mut Output, path: &PathBuf, format: Format) -> ExitCode {
     }
 }
 
-/// Reads, parses and checks one file (for `run` and `dump clif`): its
-/// sources, the checked program and every diagnostic in source order. A
-/// file that cannot be read or does not parse is reported here and ends
-/// with its exit status.
+/// Compiles one file (for `run` and `dump clif`): its sources and the
+/// checked program, or, reported here, the exit status when the file cannot
+/// be read or has errors. Warnings are reported too when `warnings`.
 fn front_end(
     out: &mut Output,
-    path: &PathBuf,
-) -> Result<(Sources, tessera_sema::Checked, Vec<Diagnostic>), ExitCode> {
+    path: &Path,
+    warnings: bool,
+) -> Result<(Sources, tessera_driver::Checked), ExitCode> {
     let mut sources = Sources::new();
-    let Some((file, replaced)) = load(out, &mut sources, path) else {
-        return Err(ExitCode::from(EXIT_USAGE));
+    let checked = match compile(&mut sources, path) {
+        Ok(checked) => checked,
+        Err(err) => {
+            out.err(&format!("error: {err}\n"));
+            return Err(ExitCode::from(EXIT_USAGE));
+        }
     };
-    let parsed = tessera_syntax::parse_file(&sources, file, &replaced);
-    if parsed.has_errors() {
-        report(out, &sources, &parsed.diagnostics, Format::Human);
+    if checked.has_errors() {
+        report(out, &sources, &checked.diagnostics, Format::Human);
         return Err(ExitCode::from(EXIT_ERRORS));
     }
-    let checked = tessera_sema::check(&parsed.unit);
-    let mut diagnostics = parsed.diagnostics;
-    diagnostics.extend(checked.diagnostics.iter().cloned());
-    diagnostics.sort_by_key(|d| (d.primary.span.file, d.primary.span.start));
-    Ok((sources, checked, diagnostics))
+    if warnings {
+        report(out, &sources, &checked.diagnostics, Format::Human);
+    }
+    Ok((sources, checked))
 }
 
-fn dump_clif(out: &mut Output, path: &PathBuf) -> ExitCode {
-    let (sources, checked, diagnostics) = match front_end(out, path) {
+fn dump_clif(out: &mut Output, path: &Path) -> ExitCode {
+    let (sources, checked) = match front_end(out, path, false) {
         Ok(done) => done,
         Err(code) => return code,
     };
-    if checked.has_errors() {
-        report(out, &sources, &diagnostics, Format::Human);
-        return ExitCode::from(EXIT_ERRORS);
-    }
     let mut jit = tessera_jit::Jit::new(&checked.program, 1);
     let kernels = jit.dump_clif();
     let mut text = String::new();

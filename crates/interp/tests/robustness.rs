@@ -46,7 +46,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-use tessera_diagnostics::{Code, FileId, Phase, SourceFile, Sources, render};
+use tessera_diagnostics::{Code, FileId, Phase, Sources, render};
 use tessera_interp::{Options, Outcome};
 use tessera_ir::Program;
 use tessera_runtime::{EXIT_RUNTIME_ERROR, Limits, RunError};
@@ -140,13 +140,7 @@ impl Write for Output {
 /// the checker reports an error.
 fn compile(name: &str, bytes: &[u8]) -> (Sources, Option<Program>) {
     let mut sources = Sources::new();
-    let (file, replaced) = SourceFile::from_bytes(name, bytes);
-    let id = sources.add(file);
-    let parsed = tessera_syntax::parse_file(&sources, id, &replaced);
-    if parsed.has_errors() {
-        return (sources, None);
-    }
-    let checked = tessera_sema::check(&parsed.unit);
+    let checked = tessera_driver::compile_source(&mut sources, name, bytes);
     if checked.has_errors() {
         return (sources, None);
     }
@@ -157,16 +151,9 @@ fn compile(name: &str, bytes: &[u8]) -> (Sources, Option<Program>) {
 /// check).
 fn compile_errors(name: &str, text: &str) -> String {
     let mut sources = Sources::new();
-    let id = sources.add(SourceFile {
-        name: name.into(),
-        text: text.into(),
-    });
-    let parsed = tessera_syntax::parse_file(&sources, id, &[]);
-    let mut diags = parsed.diagnostics.clone();
-    if !parsed.has_errors() {
-        diags.extend(tessera_sema::check(&parsed.unit).diagnostics);
-    }
-    diags
+    let checked = tessera_driver::compile_source(&mut sources, name, text.as_bytes());
+    checked
+        .diagnostics
         .iter()
         .filter(|d| d.is_error())
         .map(|d| render::render(d, &sources, false))

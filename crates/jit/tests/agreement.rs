@@ -75,7 +75,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
-use tessera_diagnostics::{FileId, SourceFile, Sources, render};
+use tessera_diagnostics::{FileId, Sources, render};
 use tessera_interp::Options;
 use tessera_ir::Program;
 use tessera_jit::Jit;
@@ -603,20 +603,12 @@ impl Ran {
 /// Parses and checks `text`; the rendered errors when it does not check.
 fn compile(text: &str) -> Result<(Sources, Program), String> {
     let mut sources = Sources::new();
-    let (file, replaced) = SourceFile::from_bytes("case.amp", text.as_bytes());
-    let id = sources.add(file);
-    let parsed = tessera_syntax::parse_file(&sources, id, &replaced);
-    let mut errors = String::new();
-    if !parsed.has_errors() {
-        let checked = tessera_sema::check(&parsed.unit);
-        if !checked.has_errors() {
-            return Ok((sources, checked.program));
-        }
-        for d in checked.diagnostics.iter().filter(|d| d.is_error()) {
-            errors.push_str(&render::render(d, &sources, false));
-        }
+    let checked = tessera_driver::compile_source(&mut sources, "case.amp", text.as_bytes());
+    if !checked.has_errors() {
+        return Ok((sources, checked.program));
     }
-    for d in parsed.diagnostics.iter().filter(|d| d.is_error()) {
+    let mut errors = String::new();
+    for d in checked.diagnostics.iter().filter(|d| d.is_error()) {
         errors.push_str(&render::render(d, &sources, false));
     }
     Err(errors)
