@@ -84,7 +84,7 @@ use tessera_jit::Jit;
 use tessera_runtime::{Limits, RunError, parse_size};
 use tessera_syntax::lexer::{Token, lex};
 use tessera_syntax::token::Tok;
-use tessera_testkit::harness::env_number;
+use tessera_testkit::harness::{check_span, env_number};
 use tessera_testkit::mutate::Rng;
 use tessera_testkit::{programs, samples, semantic};
 
@@ -134,8 +134,11 @@ enum Expect {
     Any,
     /// `main` returns this.
     Exit(i32),
-    /// The run stops with this code.
-    Error(String),
+    /// The run stops with one of these codes.
+    Error(Vec<String>),
+    /// `main` returns this, or the run stops with one of these codes (a
+    /// construct Tessera may decline to run).
+    ExitOrError(i32, Vec<String>),
 }
 
 /// One program and how to run it.
@@ -147,6 +150,30 @@ struct Case {
     threads: Vec<usize>,
     limits: Limits,
     expect: Expect,
+    /// When `main` returns, what it must have printed.
+    stdout: Option<String>,
+    /// The least output the run must print, however it ends.
+    at_least: u64,
+    /// Also run the interpreter with `--check`: it must give the same
+    /// answer, find these codes (among others it may) and point every
+    /// finding into the source.
+    check: Option<Vec<String>>,
+}
+
+impl Case {
+    /// A case of `source` with no expectation beyond agreement.
+    fn new(name: String, source: String, threads: Vec<usize>, limits: Limits) -> Case {
+        Case {
+            name,
+            source,
+            threads,
+            limits,
+            expect: Expect::Any,
+            stdout: None,
+            at_least: 0,
+            check: None,
+        }
+    }
 }
 
 /// Limits with `timeout` and `max_memory`, the rest as default.
@@ -165,17 +192,19 @@ enum Suite {
     Mutants,
     Hostile,
     Endless,
+    Robustness,
     Random,
     /// Checks the harness itself: its second case kills its child, its
     /// fourth stops reporting.
     Harness,
 }
 
-const SUITES: [Suite; 6] = [
+const SUITES: [Suite; 7] = [
     Suite::Corpus,
     Suite::Mutants,
     Suite::Hostile,
     Suite::Endless,
+    Suite::Robustness,
     Suite::Random,
     Suite::Harness,
 ];
@@ -187,6 +216,7 @@ impl Suite {
             Suite::Mutants => "mutants",
             Suite::Hostile => "hostile",
             Suite::Endless => "endless",
+            Suite::Robustness => "robustness",
             Suite::Random => "random",
             Suite::Harness => "harness",
         }
@@ -199,6 +229,7 @@ impl Suite {
             Suite::Mutants => "mutants_agree",
             Suite::Hostile => "hostile_kernels_agree",
             Suite::Endless => "endless_programs_agree",
+            Suite::Robustness => "robustness_programs_agree",
             Suite::Random => "random_programs_agree",
             Suite::Harness => "a_case_that_kills_its_child_is_a_crash",
         }
@@ -222,8 +253,11 @@ impl Suite {
                 let originals = mutant_originals();
                 (n, Box::new(move |i| mutant_case(&originals, seed, i)))
             }
-            Suite::Hostile | Suite::Endless => {
-                let cases = file_cases(self.name());
+            Suite::Hostile | Suite::Endless | Suite::Robustness => {
+                let cases = match self {
+                    Suite::Robustness => file_cases("robustness", true),
+                    _ => file_cases(&format!("agreement/{}", self.name()), false),
+                };
                 (cases.len(), Box::new(move |i| Some(cases[i].clone())))
             }
             Suite::Harness => {
@@ -238,13 +272,12 @@ impl Suite {
                 (
                     n,
                     Box::new(move |i| {
-                        Some(Case {
-                            name: format!("random program {i} of seed {seed:#x}"),
-                            source: programs::program(seed, i),
-                            threads: vec![[1, 2, 4][i % 3]],
-                            limits: limits(LONG_TIMEOUT, Limits::default().max_memory),
-                            expect: Expect::Any,
-                        })
+                        Some(Case::new(
+                            format!("random program {i} of seed {seed:#x}"),
+                            programs::program(seed, i),
+                            vec![[1, 2, 4][i % 3]],
+                            limits(LONG_TIMEOUT, Limits::default().max_memory),
+                        ))
                     }),
                 )
             }
@@ -314,17 +347,15 @@ fn corpus_case(path: &Path) -> Case {
         apply_run_flags(flags, &mut case_limits);
     }
     let root = samples::workspace_root();
-    Case {
-        name: path
-            .strip_prefix(&root)
+    Case::new(
+        path.strip_prefix(&root)
             .unwrap_or(path)
             .display()
             .to_string(),
         source,
-        threads: vec![1, 2, 4],
-        limits: case_limits,
-        expect: Expect::Any,
-    }
+        vec![1, 2, 4],
+        case_limits,
+    )
 }
 
 // ------------------------------------------------------------------ mutants
@@ -518,13 +549,12 @@ fn mutant_case(originals: &[(String, String)], seed: u64, i: usize) -> Option<Ca
             (text, log)
         };
         if compile(&text).is_ok() {
-            return Some(Case {
-                name: format!("mutant {i} (attempt {attempt}) of {name}:{log}"),
-                source: text,
-                threads: vec![[1, 2, 4][i % 3]],
-                limits: limits(SHORT_TIMEOUT, MAX_MEMORY),
-                expect: Expect::Any,
-            });
+            return Some(Case::new(
+                format!("mutant {i} (attempt {attempt}) of {name}:{log}"),
+                text,
+                vec![[1, 2, 4][i % 3]],
+                limits(SHORT_TIMEOUT, MAX_MEMORY),
+            ));
         }
     }
     None
@@ -622,14 +652,12 @@ fn compile(text: &str) -> Result<(Sources, Program), String> {
 fn run(program: &Program, options: &Options, threads: Option<usize>) -> Ran {
     let mut out = Output::default();
     let started = Instant::now();
-    let (outcome, stats) = match threads {
-        None => (tessera_interp::run(program, options, &mut out), None),
-        Some(t) => {
-            let mut jit = Jit::new(program, t);
-            let outcome = tessera_interp::run_with_engine(program, options, &mut out, &mut jit);
-            (outcome, Some(jit.stats()))
-        }
+    let (engine, threads) = match threads {
+        None => (tessera_driver::Engine::Interp, 1),
+        Some(t) => (tessera_driver::Engine::Jit, t),
     };
+    let ran = tessera_driver::engine::run(program, engine, threads, options, &mut out);
+    let (outcome, stats) = (ran.outcome, ran.jit);
     Ran {
         exit: outcome.exit_code,
         error: outcome.error,
@@ -829,12 +857,87 @@ fn compare(sources: &Sources, reference: &Ran, jit: &Ran, limit: Duration) -> (V
 }
 
 /// Whether the interpreter's answer is what the case expects.
-fn as_expected(expect: &Expect, r: &Ran) -> bool {
-    match expect {
+fn as_expected(case: &Case, r: &Ran) -> bool {
+    let exits = |code: i32| {
+        r.error.is_none()
+            && r.exit == code
+            && case
+                .stdout
+                .as_ref()
+                .is_none_or(|text| r.out.len == text.len() as u64 && r.out.head == text.as_bytes())
+    };
+    let fails = |codes: &[String]| {
+        r.error
+            .as_ref()
+            .is_some_and(|e| codes.iter().any(|c| c == e.code.as_str()))
+    };
+    let ends = match &case.expect {
         Expect::Any => true,
-        Expect::Exit(code) => r.error.is_none() && r.exit == *code,
-        Expect::Error(code) => r.error.as_ref().is_some_and(|e| e.code.as_str() == code),
+        Expect::Exit(code) => exits(*code),
+        Expect::Error(codes) => fails(codes),
+        Expect::ExitOrError(code, codes) => exits(*code) || fails(codes),
+    };
+    ends && r.out.len >= case.at_least
+}
+
+/// A case's run under the interpreter with `--check`, beside its run
+/// without: `--check` reports, it does not change what the program does
+/// (unless a run ended at a limit of the machine: time, native stack); it
+/// finds what the case says; every error and finding points into the
+/// source.
+fn with_check(case: &Case, sources: &Sources, plain: &Ran, checked: &Ran) -> Result<(), String> {
+    let Some(finds) = &case.check else {
+        return Ok(());
+    };
+    let machine_limit = |r: &Ran| {
+        r.error
+            .as_ref()
+            .is_some_and(|e| ["R0009", "R0011"].contains(&e.code.as_str()))
+    };
+    let end = |r: &Ran| match &r.error {
+        Some(e) => e.code.to_string(),
+        None => format!("exit {}", r.exit),
+    };
+    if !machine_limit(plain)
+        && !machine_limit(checked)
+        && (end(plain) != end(checked) || !plain.out.same(&checked.out))
+    {
+        return Err(format!(
+            "the answer changes: without it {} after {} bytes of output, with it {} after {} bytes",
+            end(plain),
+            plain.out.len,
+            end(checked),
+            checked.out.len
+        ));
     }
+    if !as_expected(case, checked) {
+        return Err(format!(
+            "expected {:?}; the interpreter {}",
+            case.expect,
+            ending(sources, checked)
+        ));
+    }
+    let found: Vec<&str> = checked.findings.iter().map(|f| f.code.as_str()).collect();
+    if let Some(missing) = finds.iter().find(|c| !found.contains(&c.as_str())) {
+        return Err(format!("does not find {missing} (it finds {found:?})"));
+    }
+    for e in plain
+        .error
+        .iter()
+        .chain(checked.error.iter())
+        .chain(&checked.findings)
+    {
+        let what = format!("{} {:?}", e.code, e.message);
+        check_span(sources, e.span, &what)?;
+        for (span, label) in &e.secondary {
+            check_span(
+                sources,
+                *span,
+                &format!("{what}, secondary label {label:?}"),
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// Panics seen in this process (any thread), counted by a hook.
@@ -922,15 +1025,18 @@ fn judge(case: &Case) -> Report {
         }
         // A racy program may legitimately differ: the checker says whether
         // it races.
-        let racy = differs && {
-            let checked = Options {
+        let checked = (differs || case.check.is_some()).then(|| {
+            let with_check = Options {
                 check: true,
                 ..options
             };
-            let c = run(&program, &checked, None);
-            c.findings.iter().any(|f| f.code.as_str() == "R0100")
-        };
-        (reference, verdicts, stats, elapsed, racy)
+            run(&program, &with_check, None)
+        });
+        let racy = differs
+            && checked
+                .as_ref()
+                .is_some_and(|c| c.findings.iter().any(|f| f.code.as_str() == "R0100"));
+        (reference, verdicts, stats, elapsed, racy, checked)
     }));
     if PANICS.load(Ordering::SeqCst) != panics || result.is_err() {
         report.verdict = Verdict::Panic;
@@ -940,7 +1046,7 @@ fn judge(case: &Case) -> Report {
             .clone();
         return report;
     }
-    let Ok((reference, verdicts, stats, jit_elapsed, racy)) = result else {
+    let Ok((reference, verdicts, stats, jit_elapsed, racy, checked)) = result else {
         return report;
     };
     for s in &stats {
@@ -971,13 +1077,22 @@ fn judge(case: &Case) -> Report {
         }
         worst = worst.max(v);
     }
-    if worst < Verdict::Unexpected && !as_expected(&case.expect, &reference) {
+    if worst < Verdict::Unexpected && !as_expected(case, &reference) {
         worst = Verdict::Unexpected;
         details.push(format!(
-            "expected {:?}; the interpreter {}",
+            "expected {:?}{}; the interpreter {}",
             case.expect,
+            case.stdout
+                .as_ref()
+                .map_or(String::new(), |t| format!(" printing {t:?}")),
             ending(&sources, &reference)
         ));
+    }
+    if worst < Verdict::Unexpected
+        && let Some(Err(why)) = checked.map(|c| with_check(case, &sources, &reference, &c))
+    {
+        worst = Verdict::Unexpected;
+        details.push(format!("with --check: {why}"));
     }
     report.verdict = worst;
     report.detail = details.join("\n  ");
@@ -1439,6 +1554,11 @@ fn hostile_kernels_agree() {
 }
 
 #[test]
+fn robustness_programs_agree() {
+    suite_test(Suite::Robustness, 5);
+}
+
+#[test]
 fn endless_programs_agree() {
     suite_test(Suite::Endless, 0);
 }
@@ -1475,9 +1595,10 @@ fn random_programs_agree() {
 
 // ------------------------------------------------------------------ hand-written cases
 
-/// The hand-written cases of `tests/agreement/DIR/`, sorted by file name.
-fn file_cases(dir: &str) -> Vec<Case> {
-    let dir = samples::workspace_root().join("tests/agreement").join(dir);
+/// The hand-written cases of `tests/DIR/`, sorted by file name; with
+/// `check`, each also runs under the interpreter with `--check`.
+fn file_cases(dir: &str, check: bool) -> Vec<Case> {
+    let dir = samples::workspace_root().join("tests").join(dir);
     let entries =
         std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()));
     let mut files: Vec<PathBuf> = entries
@@ -1486,41 +1607,51 @@ fn file_cases(dir: &str) -> Vec<Case> {
         .filter(|p| p.extension().is_some_and(|e| e == "amp"))
         .collect();
     files.sort();
-    files.iter().map(|path| file_case(path)).collect()
+    files
+        .iter()
+        .map(|path| {
+            let mut case = file_case(path);
+            if check && case.check.is_none() {
+                case.check = Some(Vec::new());
+            }
+            case
+        })
+        .collect()
 }
 
-/// A hand-written case file. Its leading comment lines say what it is:
-/// `// case: NAME` (its name in reports), `// expect: exit N` or
-/// `// expect: error CODE` (what the interpreter must answer) or
-/// `// expect: any`,
+/// A hand-written case file. Its leading comment lines say what it is (see
+/// `tests/README.md`): `// case: NAME` (its name in reports),
+/// `// expect: exit N`, `// expect: error CODE...` (one of the codes),
+/// `// expect: exit N or error CODE...` or `// expect: any` (what the
+/// interpreter must answer), `// stdout: "TEXT"` (what it prints when it
+/// exits, escaped as in Rust), `// output-at-least: BYTES`,
+/// `// check-finds: CODE...` (run with `--check` too, which must find these),
 /// `// run-flags: --timeout S --max-memory SIZE` and `// threads: 1 3` (the
 /// JIT's worker counts, one run each).
 fn file_case(path: &Path) -> Case {
     let source = std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    let mut case = Case {
-        name: path.display().to_string(),
-        source: String::new(),
-        threads: vec![1, 3],
-        limits: limits(LONG_TIMEOUT, MAX_MEMORY),
-        expect: Expect::Any,
-    };
+    let mut case = Case::new(
+        path.display().to_string(),
+        String::new(),
+        vec![1, 3],
+        limits(LONG_TIMEOUT, MAX_MEMORY),
+    );
+    let bad = |key: &str, value: &str| -> ! { panic!("{}: `// {key}: {value}`", path.display()) };
     for (key, value) in header(&source) {
         match key {
             "case" => case.name = value.to_string(),
-            "expect" => {
-                case.expect = match value.split_once(' ').unwrap_or((value, "")) {
-                    ("any", "") => Expect::Any,
-                    ("exit", n) => Expect::Exit(n.parse().expect("an exit status")),
-                    ("error", code) => Expect::Error(code.to_string()),
-                    _ => panic!("{}: `// expect: {value}`", path.display()),
-                }
+            "expect" => case.expect = parse_expect(value).unwrap_or_else(|| bad(key, value)),
+            "stdout" => case.stdout = Some(unescape(value).unwrap_or_else(|| bad(key, value))),
+            "output-at-least" => case.at_least = value.parse().unwrap_or_else(|_| bad(key, value)),
+            "check-finds" => {
+                case.check = Some(value.split_whitespace().map(str::to_string).collect());
             }
             "run-flags" => apply_run_flags(value, &mut case.limits),
             "threads" => {
                 case.threads = value
                     .split_whitespace()
-                    .map(|n| n.parse().expect("a number of threads"))
+                    .map(|n| n.parse().unwrap_or_else(|_| bad(key, value)))
                     .collect();
             }
             _ => {}
@@ -1528,6 +1659,55 @@ fn file_case(path: &Path) -> Case {
     }
     case.source = source;
     case
+}
+
+/// `exit N`, `error CODE...`, `exit N or error CODE...` or `any`.
+fn parse_expect(value: &str) -> Option<Expect> {
+    let codes =
+        |text: &str| -> Vec<String> { text.split_whitespace().map(str::to_string).collect() };
+    if value == "any" {
+        return Some(Expect::Any);
+    }
+    if let Some(codes_text) = value.strip_prefix("error ") {
+        return Some(Expect::Error(codes(codes_text)));
+    }
+    let rest = value.strip_prefix("exit ")?;
+    match rest.split_once(" or error ") {
+        Some((n, codes_text)) => Some(Expect::ExitOrError(
+            n.trim().parse().ok()?,
+            codes(codes_text),
+        )),
+        None => Some(Expect::Exit(rest.trim().parse().ok()?)),
+    }
+}
+
+/// The text of a string literal written as Rust's `{:?}` writes it.
+fn unescape(quoted: &str) -> Option<String> {
+    let inner = quoted.strip_prefix('"')?.strip_suffix('"')?;
+    let mut out = String::new();
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next()? {
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => out.push('\r'),
+            '0' => out.push('\0'),
+            '\\' => out.push('\\'),
+            '"' => out.push('"'),
+            '\'' => out.push('\''),
+            'u' => {
+                let rest: String = chars.by_ref().take_while(|&c| c != '}').collect();
+                let hex = rest.strip_prefix('{')?;
+                out.push(char::from_u32(u32::from_str_radix(hex, 16).ok()?)?);
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
 }
 
 /// The `// key: value` comment lines at the top of a program.
@@ -1551,11 +1731,12 @@ fn harness_case(name: &str) -> Case {
                   av[i] = av[i] * 2;\n    });\n    av.synchronize();\n    \
                   for (int i = 0; i < 4; i++) { std::cout << v[i] << (i % 16 == 15 ? \"\\n\" : \" \"); }\n    \
                   std::cout << \"\\n\";\n    return 0;\n}\n";
-    Case {
-        name: name.to_string(),
-        source: source.to_string(),
-        threads: vec![1, 3],
-        limits: limits(LONG_TIMEOUT, MAX_MEMORY),
-        expect: Expect::Exit(0),
-    }
+    let mut case = Case::new(
+        name.to_string(),
+        source.to_string(),
+        vec![1, 3],
+        limits(LONG_TIMEOUT, MAX_MEMORY),
+    );
+    case.expect = Expect::Exit(0);
+    case
 }
