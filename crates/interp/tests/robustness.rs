@@ -4,10 +4,10 @@
 //!
 //! [`mutated_programs_never_break_the_interpreter`] mutates every sample and
 //! every program of `tests/run/semantics/`, half of the time with the
-//! semantic mutator of `tessera_testkit` and half of the time with
-//! mutations aimed at run time (literals set to bounds, sizes and shift
-//! counts at the edges, comparisons and arithmetic swapped: see
-//! [`mutate_for_run_time`]). Of each mutant number it keeps the first of up
+//! semantic mutator of `tessera_testkit` and half of the time with its
+//! mutations aimed at run time (`semantic::mutate_run_time` anywhere in the
+//! program: literals at the edges of their types, comparisons and
+//! arithmetic swapped, indices pushed off). Of each mutant number it keeps the first of up
 //! to [`ATTEMPTS`] mutants that parses and checks without errors, and runs
 //! it twice, without and with `--check`, under tight limits ([`limits`]).
 //! A run must end within its time limit plus [`SLACK`]; an error or finding
@@ -42,24 +42,21 @@
 //! 256 MiB stack. Everything runs in the dev profile under `cargo test`.
 
 use std::collections::BTreeSet;
-use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-use tessera_diagnostics::{Code, FileId, Phase, Sources, render};
+use tessera_diagnostics::{Code, Phase, Sources, render};
 use tessera_interp::{Options, Outcome};
 use tessera_ir::Program;
 use tessera_runtime::{EXIT_RUNTIME_ERROR, Limits, RunError};
-use tessera_syntax::lexer::{Token, lex};
-use tessera_syntax::token::Tok;
 use tessera_testkit::harness::{
     check_span, count_panics, env_number, panic_text, panics_here, run_watched,
 };
 use tessera_testkit::mutate::Rng;
 use tessera_testkit::samples::{self, Sample};
-use tessera_testkit::semantic;
+use tessera_testkit::semantic::{self, Focus};
 
 /// Stack of the threads that run programs: the CLI's.
 const STACK: usize = 256 << 20;
@@ -368,86 +365,6 @@ fn failure_path(ext: &str) -> PathBuf {
     samples::target_dir().join(format!("fuzz-failure-run.{ext}"))
 }
 
-/// Integer literals put in place of others: loop bounds and sizes that are
-/// empty, off by one, long or huge; shift counts at and past the width;
-/// the ends of `int`.
-const INTS: &[&str] = &[
-    "0",
-    "1",
-    "2",
-    "3",
-    "-1",
-    "31",
-    "32",
-    "64",
-    "1024",
-    "65536",
-    "1000000",
-    "2147483647",
-    "(-2147483647 - 1)",
-];
-
-/// Floating-point literals put in place of others: zero, and values too
-/// large for `int` and for `float`.
-const FLOATS: &[&str] = &["0.0f", "0.0", "-3e9f", "1e30f", "1e300"];
-
-/// The operators that may take the place of `tok`, if it is one this
-/// mutation changes: comparisons by their neighbours (off-by-one bounds,
-/// loops that never end), arithmetic by its inverse, `++` by `--`.
-fn operator_swaps(tok: Tok<'_>) -> Option<&'static [&'static str]> {
-    Some(match tok {
-        Tok::Lt => &["<=", ">", "!="],
-        Tok::Le => &["<", ">="],
-        Tok::Gt => &[">=", "<"],
-        Tok::Ge => &[">", "<="],
-        Tok::EqEq => &["!="],
-        Tok::Plus => &["-", "*"],
-        Tok::Minus => &["+", "*"],
-        Tok::Star => &["/", "+"],
-        Tok::Slash => &["%", "*"],
-        Tok::Percent => &["/"],
-        Tok::PlusPlus => &["--"],
-        Tok::MinusMinus => &["++"],
-        _ => return None,
-    })
-}
-
-/// A mutation aimed at run time rather than at the checker: one literal
-/// or operator changed (see [`INTS`], [`FLOATS`], [`operator_swaps`]),
-/// logged like the semantic mutator's. False when `text` has none.
-fn mutate_for_run_time(rng: &mut Rng, text: &mut String, log: &mut String) -> bool {
-    let mut diags = Vec::new();
-    let tokens = lex(FileId(0), text, &[], &mut diags);
-    let candidates: Vec<&Token<'_>> = tokens
-        .iter()
-        .filter(|t| match t.tok {
-            Tok::Int(_) | Tok::Float(_) => true,
-            other => operator_swaps(other).is_some(),
-        })
-        .collect();
-    if candidates.is_empty() {
-        return false;
-    }
-    let t = *rng.pick(&candidates);
-    let replacement = match t.tok {
-        Tok::Int(_) => rng.pick(INTS).to_string(),
-        Tok::Float(_) => rng.pick(FLOATS).to_string(),
-        other => rng
-            .pick(operator_swaps(other).unwrap_or(&["+"]))
-            .to_string(),
-    };
-    let range = t.start as usize..t.end as usize;
-    let _ = write!(
-        log,
-        " run-time {}..{} {:?} -> {replacement:?};",
-        range.start,
-        range.end,
-        &text[range.clone()]
-    );
-    text.replace_range(range, &replacement);
-    true
-}
-
 /// How many mutants each mutant number may make before one checks without
 /// errors (most mutants of the semantic mutator do not).
 const ATTEMPTS: usize = 12;
@@ -463,7 +380,7 @@ fn mutant(rng: &mut Rng, original: &str) -> (String, String) {
     let mut text = original.to_string();
     let mut log = String::new();
     for _ in 0..1 + rng.below(2) {
-        mutate_for_run_time(rng, &mut text, &mut log);
+        semantic::mutate_run_time(rng, &mut text, &mut log, Focus::Anywhere);
         if rng.below(4) == 0 {
             semantic::mutate_once(rng, &mut text, &mut log);
         }

@@ -68,25 +68,22 @@
 //! number of mutants and random programs, `TESSERA_AGREEMENT_SEED` their seed.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::ops::Range;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
-use tessera_diagnostics::{FileId, Sources, render};
+use tessera_diagnostics::{Sources, render};
 use tessera_interp::Options;
 use tessera_ir::Program;
 use tessera_jit::Jit;
 use tessera_runtime::{Limits, RunError, parse_size};
-use tessera_syntax::lexer::{Token, lex};
-use tessera_syntax::token::Tok;
 use tessera_testkit::harness::{check_span, env_number};
 use tessera_testkit::mutate::Rng;
-use tessera_testkit::{programs, samples, semantic};
+use tessera_testkit::semantic::{self, Focus};
+use tessera_testkit::{programs, samples};
 
 /// Names the suite a child runs; set only in children.
 const SUITE_ENV: &str = "TESSERA_AGREEMENT_SUITE";
@@ -377,156 +374,6 @@ fn mutant_originals() -> Vec<(String, String)> {
         .collect()
 }
 
-/// Integer literals put in place of others in kernels: trip counts and
-/// indices at the edges, shift counts at and past the widths, the ends of
-/// `int`.
-const EDGE_INTS: &[&str] = &[
-    "0",
-    "1",
-    "-1",
-    "2",
-    "3",
-    "7",
-    "16",
-    "31",
-    "32",
-    "33",
-    "63",
-    "64",
-    "1023",
-    "1024",
-    "4097",
-    "65536",
-    "65537",
-    "2147483647",
-    "(-2147483647 - 1)",
-];
-
-/// Floating-point literals put in place of others: signed zeros, values out
-/// of the range of `int` and of `float`, the smallest subnormal.
-const EDGE_FLOATS: &[&str] = &[
-    "0.0f",
-    "-0.0f",
-    "-1.0f",
-    "3e9f",
-    "-3e9f",
-    "1e30f",
-    "1e-45f",
-    "1e300",
-    "2147483648.0",
-];
-
-/// What an index becomes: off by one either way, doubled, far off.
-const INDEX_NUDGES: &[&str] = &[" + 1", " - 1", " * 2", " + 4096", " - 2147483647"];
-
-/// The operators that may replace `tok`.
-fn swaps(tok: Tok<'_>) -> &'static [&'static str] {
-    match tok {
-        Tok::Plus => &["-", "*"],
-        Tok::Minus => &["+", "*"],
-        Tok::Star => &["/", "%", "+"],
-        Tok::Slash => &["%", "*"],
-        Tok::Percent => &["/", "&"],
-        Tok::Shl => &[">>"],
-        Tok::Shr => &["<<"],
-        Tok::Lt => &["<=", ">", "!="],
-        Tok::Le => &["<", ">="],
-        Tok::Gt => &[">=", "<"],
-        Tok::Ge => &[">", "<="],
-        Tok::EqEq => &["!="],
-        Tok::NotEq => &["==", "<"],
-        Tok::PlusPlus => &["--"],
-        Tok::MinusMinus => &["++"],
-        Tok::PlusAssign => &["-=", "*="],
-        Tok::MinusAssign => &["+=", "*="],
-        Tok::StarAssign => &["/=", "+=", "<<="],
-        Tok::SlashAssign => &["%=", "*="],
-        Tok::Pipe => &["^"],
-        Tok::Caret => &["|"],
-        Tok::AndAnd => &["||"],
-        Tok::OrOr => &["&&"],
-        _ => &[],
-    }
-}
-
-/// The byte ranges of the bodies of `restrict(...)` functions and lambdas
-/// that allow `amp`: the code the JIT compiles.
-fn amp_bodies(tokens: &[Token<'_>]) -> Vec<Range<usize>> {
-    let mut bodies = Vec::new();
-    for (k, t) in tokens.iter().enumerate() {
-        if t.tok != Tok::Restrict {
-            continue;
-        }
-        let Some(close) = tokens[k..].iter().position(|t| t.tok == Tok::RParen) else {
-            continue;
-        };
-        let clause = &tokens[k..k + close];
-        if !clause.iter().any(|t| t.tok == Tok::Ident("amp")) {
-            continue;
-        }
-        let Some(open) = tokens[k + close..]
-            .iter()
-            .position(|t| t.tok == Tok::LBrace)
-            .map(|p| k + close + p)
-        else {
-            continue;
-        };
-        let mut depth = 0usize;
-        for t in &tokens[open..] {
-            match t.tok {
-                Tok::LBrace => depth += 1,
-                Tok::RBrace => {
-                    depth -= 1;
-                    if depth == 0 {
-                        bodies.push(tokens[open].end as usize..t.start as usize);
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    bodies
-}
-
-/// One edit inside amp code (anywhere when there is none): a literal at an
-/// edge, a swapped operator, or an index pushed off. Logged; false when the
-/// text offers no place.
-fn mutate_kernel(rng: &mut Rng, text: &mut String, log: &mut String) -> bool {
-    let mut diags = Vec::new();
-    let tokens = lex(FileId(0), text, &[], &mut diags);
-    let bodies = amp_bodies(&tokens);
-    let inside =
-        |t: &Token<'_>| bodies.is_empty() || bodies.iter().any(|b| b.contains(&(t.start as usize)));
-    let places: Vec<&Token<'_>> = tokens
-        .iter()
-        .filter(|t| inside(t))
-        .filter(|t| {
-            matches!(t.tok, Tok::Int(_) | Tok::Float(_) | Tok::RBracket) || !swaps(t.tok).is_empty()
-        })
-        .collect();
-    if places.is_empty() {
-        return false;
-    }
-    let t = *rng.pick(&places);
-    let (range, new) = match t.tok {
-        Tok::Int(_) => (t.start..t.end, rng.pick(EDGE_INTS).to_string()),
-        Tok::Float(_) => (t.start..t.end, rng.pick(EDGE_FLOATS).to_string()),
-        Tok::RBracket => (t.start..t.start, rng.pick(INDEX_NUDGES).to_string()),
-        other => (t.start..t.end, rng.pick(swaps(other)).to_string()),
-    };
-    let range = range.start as usize..range.end as usize;
-    let _ = write!(
-        log,
-        " kernel {}..{} {:?} -> {new:?};",
-        range.start,
-        range.end,
-        &text[range.clone()]
-    );
-    text.replace_range(range, &new);
-    true
-}
-
 /// Mutant number `i`: the first of [`ATTEMPTS`] tries that checks. A try is
 /// the semantic mutator's (a third of the time) or one to three kernel edits,
 /// each followed by a semantic edit once in four times.
@@ -541,7 +388,7 @@ fn mutant_case(originals: &[(String, String)], seed: u64, i: usize) -> Option<Ca
             let mut text = original.clone();
             let mut log = String::new();
             for _ in 0..1 + rng.below(3) {
-                mutate_kernel(&mut rng, &mut text, &mut log);
+                semantic::mutate_run_time(&mut rng, &mut text, &mut log, Focus::Kernels);
                 if rng.below(4) == 0 {
                     semantic::mutate_once(&mut rng, &mut text, &mut log);
                 }
