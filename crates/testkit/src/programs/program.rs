@@ -499,101 +499,14 @@ impl<'r> Gen<'r> {
             ));
         }
 
-        // Inputs: existing vectors of the right length, or a new one.
-        let mut inputs: Vec<(String, Sc)> = self
-            .visible()
-            .into_iter()
-            .filter_map(|v| match v.kind {
-                Kind::Vector(t, n) if n == len && t != Sc::Char => Some((v.name.clone(), t)),
-                _ => None,
-            })
-            .collect();
-        while inputs.len() > 2 {
-            let at = self.rng.below(inputs.len());
-            inputs.remove(at);
-        }
-        if inputs.is_empty() || self.chance(3) {
-            let t = *self.rng.pick(VIEW_TYPES);
-            let name = format!("in{k}");
-            self.line(&format!("std::vector<{}> {name}({lens});", t.name()));
-            let i = self.fresh("i");
-            self.breakable.push(true);
-            self.open(
-                &format!("for (int {i} = 0; {i} < {lens}; {i}++)"),
-                vec![Var::fixed(i.clone(), Sc::Int, Rg::I(0, len as i128 - 1))],
-            );
-            self.begin();
-            let e = self.ex(3);
-            let e = self.fit_loose(e, t);
-            self.line(&format!("{name}[{i}] = {};", e.t));
-            self.close("");
-            self.breakable.pop();
-            self.push_var(Var::new(name.clone(), Kind::Vector(t, len)));
-            inputs.push((name, t));
-        }
+        let inputs = self.kernel_inputs(&k, len, &lens);
 
-        // The accumulator.
-        let acc = if self.chance(3) {
-            let op = *self.rng.pick(&[
-                AccOp::Additive,
-                AccOp::Additive,
-                AccOp::UAdditive,
-                AccOp::Max,
-                AccOp::Min,
-                AccOp::UMax,
-                AccOp::UMin,
-                AccOp::Or,
-                AccOp::And,
-                AccOp::Xor,
-            ]);
-            let alen = *self.rng.pick(&[1usize, 2, 4]);
-            let (t, init) = match op {
-                AccOp::Additive => ("int", "5"),
-                AccOp::Max => ("int", "-1000000"),
-                AccOp::Min => ("int", "1000000"),
-                AccOp::UMin => ("unsigned int", "0xFFFFFFFFu"),
-                AccOp::UMax => ("unsigned int", "0x7FFFFFFFu"),
-                AccOp::And => ("unsigned int", "0xFFFFFFFFu"),
-                _ => ("unsigned int", "3u"),
-            };
-            let accv = format!("acc{k}");
-            self.line(&format!("std::vector<{t}> {accv}({alen}, {init});"));
-            Some((accv, t, alen, op))
-        } else {
-            None
-        };
+        let acc = self.kernel_accumulator(&k);
 
         let dims_text = |g: &mut Self| -> Vec<String> { dims.iter().map(|&d| g.size(d)).collect() };
         self.line("{");
         self.ind += 1;
-        let mut kvars = Vec::new();
-        let mut by_ref = Vec::new();
-        let mut kviews = Vec::new();
-        for (j, (vec, t)) in inputs.iter().enumerate() {
-            let name = format!("in{k}_{j}");
-            let ds = dims_text(self).join(", ");
-            if self.chance(5) {
-                self.line(&format!(
-                    "array<{}, {rank}> {name}({ds}, {vec}.begin(), {vec}.end());",
-                    t.name()
-                ));
-                by_ref.push(name.clone());
-            } else {
-                let cst = if self.chance(4) { "" } else { "const " };
-                self.line(&format!(
-                    "array_view<{cst}{}, {rank}> {name}({ds}, {vec});",
-                    t.name()
-                ));
-                kviews.push((name.clone(), *t, dims.clone()));
-            }
-            kvars.push(Var {
-                name,
-                kind: Kind::View(*t, dims.clone()),
-                ro: true,
-                counter: false,
-                rg: None,
-            });
-        }
+        let (kvars, mut by_ref, kviews) = self.kernel_input_views(&k, &inputs, &dims);
         let ds = dims_text(self).join(", ");
         // A kernel may leave elements unwritten (a condition, an early
         // return, a truncated tiling): then the view keeps its data.
@@ -634,7 +547,106 @@ impl<'r> Gen<'r> {
             });
         }
 
-        // The domain and the index.
+        let rep_var = self.open_launch(&view, rank, &ds, &tile, &by_ref, tiled, tiling, repeat);
+
+        let captured = self.kernel_captures(rep_var.as_ref());
+        let padded = tiling == "pad";
+        let mut ivars = kvars;
+        self.index_vars(&mut ivars, tiled, &dims, &tile, tiling);
+        let target = self.output_target(&view, tiled, padded, rank);
+        if !discard && !padded && out_struct.is_none() {
+            // The work-item's own output element: read, written, passed by
+            // reference, before the final write.
+            ivars.push(Var::new(target.clone(), Kind::Sc(elem)));
+        }
+        self.kdims = dims.clone();
+        self.kviews = kviews;
+        self.kernel_return = !tiled && !discard;
+        // A host variable hides a global of its name, captured or not.
+        let host_names: Vec<String> = self.visible_from(1).into_iter().map(|v| v.name).collect();
+        let globals: Vec<Var> = self
+            .amp_globals()
+            .into_iter()
+            .filter(|g| !host_names.contains(&g.name))
+            .collect();
+        let kscopes = vec![globals, captured, ivars];
+        let saved_scopes = std::mem::replace(&mut self.scopes, kscopes);
+        let saved_callable = std::mem::replace(
+            &mut self.callable,
+            (0..self.funcs.len())
+                .filter(|&i| self.funcs[i].amp)
+                .collect(),
+        );
+        self.amp = true;
+        let saved_declared = std::mem::take(&mut self.declared);
+        self.budget = self.range(3, 10);
+        if self.chance(2) {
+            self.counter();
+        }
+        let n = self.range(1, 4);
+        self.stmts(n, 2);
+        if tiled {
+            self.tile_phases(&tile);
+        }
+        self.output_writes(out_struct, elem, &target, &view, padded, conditional);
+        if self.kernel_return && self.chance(4) {
+            // Statements after an early return.
+            self.begin();
+            let c = self.ex(2);
+            self.line(&format!("if ({}) return;", c.t));
+            self.budget = 2;
+            self.stmts(1, 1);
+        }
+        self.ind -= 1;
+        self.line("});");
+        if rep_var.is_some() {
+            self.ind -= 1;
+            self.line("}");
+        }
+        self.scopes = saved_scopes;
+        self.callable = saved_callable;
+        self.declared = saved_declared;
+        self.amp = false;
+        self.acc = None;
+        self.kidx.clear();
+        self.kdims.clear();
+        self.kviews.clear();
+        self.kernel_return = false;
+
+        // Back to the host: synchronize, copy out, read through the view, or
+        // let the view's destruction write the data back.
+        let how = if out_struct.is_some() {
+            0
+        } else if array_out {
+            10 + self.rng.below(2)
+        } else {
+            self.rng.below(6)
+        };
+        self.read_back(how, &view, &outv, &dims);
+        if let Some((accv, ..)) = &acc {
+            self.line(&format!("{accv}_v.synchronize();"));
+        }
+        self.ind -= 1;
+        self.line("}");
+
+        self.print_kernel_results(out_struct, outv, elem, len, acc.as_ref());
+    }
+
+    /// Opens the launch: the domain (the view's extent or a new one, tiled
+    /// as asked), the capture list, and the loop around a repeated launch,
+    /// whose counter it returns.
+    #[allow(clippy::too_many_arguments)]
+    fn open_launch(
+        &mut self,
+        view: &str,
+        rank: usize,
+        ds: &str,
+        tile: &[usize],
+        by_ref: &[String],
+        tiled: bool,
+        tiling: &str,
+        repeat: usize,
+    ) -> Option<Var> {
         let extent = if self.chance(2) {
             format!("{view}.extent")
         } else if self.chance(2) {
@@ -677,10 +689,127 @@ impl<'r> Gen<'r> {
             "parallel_for_each({domain}, {capture}({param}) restrict(amp) {{"
         ));
         self.ind += 1;
+        rep_var
+    }
 
-        // The kernel's scope: captured host variables, read-only.
+    /// A kernel's inputs: up to two existing vectors of its length, or a
+    /// new one filled by a loop.
+    fn kernel_inputs(&mut self, k: &str, len: usize, lens: &str) -> Vec<(String, Sc)> {
+        let mut inputs: Vec<(String, Sc)> = self
+            .visible()
+            .into_iter()
+            .filter_map(|v| match v.kind {
+                Kind::Vector(t, n) if n == len && t != Sc::Char => Some((v.name.clone(), t)),
+                _ => None,
+            })
+            .collect();
+        while inputs.len() > 2 {
+            let at = self.rng.below(inputs.len());
+            inputs.remove(at);
+        }
+        if inputs.is_empty() || self.chance(3) {
+            let t = *self.rng.pick(VIEW_TYPES);
+            let name = format!("in{k}");
+            self.line(&format!("std::vector<{}> {name}({lens});", t.name()));
+            let i = self.fresh("i");
+            self.breakable.push(true);
+            self.open(
+                &format!("for (int {i} = 0; {i} < {lens}; {i}++)"),
+                vec![Var::fixed(i.clone(), Sc::Int, Rg::I(0, len as i128 - 1))],
+            );
+            self.begin();
+            let e = self.ex(3);
+            let e = self.fit_loose(e, t);
+            self.line(&format!("{name}[{i}] = {};", e.t));
+            self.close("");
+            self.breakable.pop();
+            self.push_var(Var::new(name.clone(), Kind::Vector(t, len)));
+            inputs.push((name, t));
+        }
+        inputs
+    }
+
+    /// A kernel's accumulator, once in three: a vector updated by one
+    /// commutative atomic operation.
+    fn kernel_accumulator(&mut self, k: &str) -> Option<(String, &'static str, usize, AccOp)> {
+        if self.chance(3) {
+            let op = *self.rng.pick(&[
+                AccOp::Additive,
+                AccOp::Additive,
+                AccOp::UAdditive,
+                AccOp::Max,
+                AccOp::Min,
+                AccOp::UMax,
+                AccOp::UMin,
+                AccOp::Or,
+                AccOp::And,
+                AccOp::Xor,
+            ]);
+            let alen = *self.rng.pick(&[1usize, 2, 4]);
+            let (t, init) = match op {
+                AccOp::Additive => ("int", "5"),
+                AccOp::Max => ("int", "-1000000"),
+                AccOp::Min => ("int", "1000000"),
+                AccOp::UMin => ("unsigned int", "0xFFFFFFFFu"),
+                AccOp::UMax => ("unsigned int", "0x7FFFFFFFu"),
+                AccOp::And => ("unsigned int", "0xFFFFFFFFu"),
+                _ => ("unsigned int", "3u"),
+            };
+            let accv = format!("acc{k}");
+            self.line(&format!("std::vector<{t}> {accv}({alen}, {init});"));
+            Some((accv, t, alen, op))
+        } else {
+            None
+        }
+    }
+
+    /// The kernel's views (or arrays, captured by reference) of its inputs:
+    /// the kernel's variables for them, the arrays, and the views.
+    #[allow(clippy::type_complexity)]
+    fn kernel_input_views(
+        &mut self,
+        k: &str,
+        inputs: &[(String, Sc)],
+        dims: &[usize],
+    ) -> (Vec<Var>, Vec<String>, Vec<(String, Sc, Vec<usize>)>) {
+        let rank = dims.len();
+        let dims_text = |g: &mut Self| -> Vec<String> { dims.iter().map(|&d| g.size(d)).collect() };
+        let mut kvars = Vec::new();
+        let mut by_ref = Vec::new();
+        let mut kviews = Vec::new();
+        for (j, (vec, t)) in inputs.iter().enumerate() {
+            let name = format!("in{k}_{j}");
+            let ds = dims_text(self).join(", ");
+            if self.chance(5) {
+                self.line(&format!(
+                    "array<{}, {rank}> {name}({ds}, {vec}.begin(), {vec}.end());",
+                    t.name()
+                ));
+                by_ref.push(name.clone());
+            } else {
+                let cst = if self.chance(4) { "" } else { "const " };
+                self.line(&format!(
+                    "array_view<{cst}{}, {rank}> {name}({ds}, {vec});",
+                    t.name()
+                ));
+                kviews.push((name.clone(), *t, dims.to_vec()));
+            }
+            kvars.push(Var {
+                name,
+                kind: Kind::View(*t, dims.to_vec()),
+                ro: true,
+                counter: false,
+                rg: None,
+            });
+        }
+        (kvars, by_ref, kviews)
+    }
+
+    /// The kernel's scope of captured host variables, read-only (and the
+    /// repetition counter, when the launch repeats).
+    fn kernel_captures(&self, rep_var: Option<&Var>) -> Vec<Var> {
         let mut captured = Vec::new();
-        for v in self.visible_from(1).iter().chain(rep_var.iter()) {
+        for v in self.visible_from(1).iter().chain(rep_var) {
             let ok = match &v.kind {
                 Kind::Sc(_) if v.name.contains('.') => false,
                 Kind::Sc(t) => *t != Sc::Char,
@@ -695,10 +824,22 @@ impl<'r> Gen<'r> {
                 captured.push(c);
             }
         }
+        captured
+    }
+
+    /// The kernel's index variables (coordinates with their ranges) added to
+    /// `ivars`; sets the index expressions views may be read at.
+    fn index_vars(
+        &mut self,
+        ivars: &mut Vec<Var>,
+        tiled: bool,
+        dims: &[usize],
+        tile: &[usize],
+        tiling: &str,
+    ) {
         let padded = tiling == "pad";
-        let mut ivars = kvars;
         if tiled {
-            for (d, (&n, &t)) in dims.iter().zip(&tile).enumerate() {
+            for (d, (&n, &t)) in dims.iter().zip(tile).enumerate() {
                 // The range the tiling runs over: padded up, or truncated down.
                 let n = match tiling {
                     "pad" => n.div_ceil(t) * t,
@@ -748,7 +889,11 @@ impl<'r> Gen<'r> {
             }
             self.kidx = vec!["idx".into()];
         }
-        let target = if tiled {
+    }
+
+    /// The work-item's own output element, as the kernel writes it.
+    fn output_target(&mut self, view: &str, tiled: bool, padded: bool, rank: usize) -> String {
+        if tiled {
             if padded || self.chance(2) {
                 format!("{view}[t.global]")
             } else {
@@ -763,42 +908,21 @@ impl<'r> Gen<'r> {
             }
         } else {
             format!("{view}[idx]")
-        };
-        if !discard && !padded && out_struct.is_none() {
-            // The work-item's own output element: read, written, passed by
-            // reference, before the final write.
-            ivars.push(Var::new(target.clone(), Kind::Sc(elem)));
         }
-        self.kdims = dims.clone();
-        self.kviews = kviews;
-        self.kernel_return = !tiled && !discard;
-        // A host variable hides a global of its name, captured or not.
-        let host_names: Vec<String> = self.visible_from(1).into_iter().map(|v| v.name).collect();
-        let globals: Vec<Var> = self
-            .amp_globals()
-            .into_iter()
-            .filter(|g| !host_names.contains(&g.name))
-            .collect();
-        let kscopes = vec![globals, captured, ivars];
-        let saved_scopes = std::mem::replace(&mut self.scopes, kscopes);
-        let saved_callable = std::mem::replace(
-            &mut self.callable,
-            (0..self.funcs.len())
-                .filter(|&i| self.funcs[i].amp)
-                .collect(),
-        );
-        self.amp = true;
-        let saved_declared = std::mem::take(&mut self.declared);
-        self.budget = self.range(3, 10);
-        if self.chance(2) {
-            self.counter();
-        }
-        let n = self.range(1, 4);
-        self.stmts(n, 2);
-        if tiled {
-            self.tile_phases(&tile);
-        }
-        // The output write.
+    }
+
+    /// The kernel's write of its output element (or of fields of it), inside
+    /// the view's extent when the tiling is padded, and under a condition
+    /// when `conditional`.
+    fn output_writes(
+        &mut self,
+        out_struct: Option<usize>,
+        elem: Sc,
+        target: &str,
+        view: &str,
+        padded: bool,
+        conditional: bool,
+    ) {
         self.begin();
         let mut writes = Vec::new();
         match out_struct {
@@ -812,7 +936,7 @@ impl<'r> Gen<'r> {
                 let k = self.range(1, 3);
                 for _ in 0..k {
                     let (steps, t) = self.rng.pick(&paths).clone();
-                    let place = self.render(&target, &steps);
+                    let place = self.render(target, &steps);
                     self.begin();
                     let e = self.digest(t);
                     writes.push(format!("{place} = {};", e.t));
@@ -842,47 +966,18 @@ impl<'r> Gen<'r> {
                 self.line(w);
             }
         }
-        if self.kernel_return && self.chance(4) {
-            // Statements after an early return.
-            self.begin();
-            let c = self.ex(2);
-            self.line(&format!("if ({}) return;", c.t));
-            self.budget = 2;
-            self.stmts(1, 1);
-        }
-        self.ind -= 1;
-        self.line("});");
-        if rep_var.is_some() {
-            self.ind -= 1;
-            self.line("}");
-        }
-        self.scopes = saved_scopes;
-        self.callable = saved_callable;
-        self.declared = saved_declared;
-        self.amp = false;
-        self.acc = None;
-        self.kidx.clear();
-        self.kdims.clear();
-        self.kviews.clear();
-        self.kernel_return = false;
+    }
 
-        // Back to the host: synchronize, copy out, read through the view, or
-        // let the view's destruction write the data back.
-        let how = if out_struct.is_some() {
-            0
-        } else if array_out {
-            10 + self.rng.below(2)
-        } else {
-            self.rng.below(6)
-        };
-        self.read_back(how, &view, &outv, &dims);
-        if let Some((accv, ..)) = &acc {
-            self.line(&format!("{accv}_v.synchronize();"));
-        }
-        self.ind -= 1;
-        self.line("}");
-
-        // Print the results.
+    /// Prints a kernel's output vector and accumulator, and declares the
+    /// output for later code.
+    fn print_kernel_results(
+        &mut self,
+        out_struct: Option<usize>,
+        outv: String,
+        elem: Sc,
+        len: usize,
+        acc: Option<&(String, &'static str, usize, AccOp)>,
+    ) {
         match out_struct {
             Some(id) => {
                 self.print_struct_vector(&outv, id, len);
@@ -893,7 +988,7 @@ impl<'r> Gen<'r> {
                 self.push_var(Var::new(outv, Kind::Vector(elem, len)));
             }
         }
-        if let Some((accv, t, alen, _)) = &acc {
+        if let Some((accv, t, alen, _)) = acc {
             let et = if *t == "int" { Sc::Int } else { Sc::UInt };
             self.print_vector(accv, et, *alen);
         }
