@@ -101,11 +101,7 @@ fn broken_names<'s>(
 /// The name a diagnostic is about: the last identifier of the text at its
 /// primary span (`f` of `ns::f`, `y` of `p.y`).
 fn name_at<'s>(sources: &'s Sources, d: &Diagnostic) -> Option<&'s str> {
-    let span = d.primary.span;
-    let text = sources
-        .get(span.file)?
-        .text
-        .get(span.start as usize..span.end as usize)?;
+    let text = sources.snippet(d.primary.span);
     identifiers(text).last()
 }
 
