@@ -841,23 +841,36 @@ fn judge(case: &Case) -> Report {
     let limit = case.limits.timeout.unwrap_or(LONG_TIMEOUT);
     let panics = PANICS.load(Ordering::SeqCst);
     let result = catch_unwind(AssertUnwindSafe(|| {
-        // The interpreter's run goes on beside the JIT's: a case that runs
+        // The interpreter's runs go on beside the JIT's: a case that runs
         // into the time limit takes the limit once, not twice.
-        let (reference, jits) = std::thread::scope(|scope| {
+        let with_check = Options {
+            check: true,
+            ..options
+        };
+        let (reference, jits, checked) = std::thread::scope(|scope| {
+            let (program, options, with_check) = (&program, &options, &with_check);
             let reference = std::thread::Builder::new()
                 .name("agreement-reference".into())
                 .stack_size(STACK)
-                .spawn_scoped(scope, || run(&program, &options, None))
+                .spawn_scoped(scope, move || run(program, options, None))
                 .expect("spawn the interpreter's thread");
+            let checked = case.check.is_some().then(|| {
+                std::thread::Builder::new()
+                    .name("agreement-check".into())
+                    .stack_size(STACK)
+                    .spawn_scoped(scope, move || run(program, with_check, None))
+                    .expect("spawn the checking interpreter's thread")
+            });
             let jits: Vec<(usize, Ran)> = case
                 .threads
                 .iter()
-                .map(|&t| (t, run(&program, &options, Some(t))))
+                .map(|&t| (t, run(program, options, Some(t))))
                 .collect();
-            match reference.join() {
-                Ok(r) => (r, jits),
+            let join = |h: std::thread::ScopedJoinHandle<'_, Ran>| match h.join() {
+                Ok(r) => r,
                 Err(payload) => std::panic::resume_unwind(payload),
-            }
+            };
+            (join(reference), jits, checked.map(join))
         });
         let mut verdicts = Vec::new();
         let mut stats = Vec::new();
@@ -872,13 +885,7 @@ fn judge(case: &Case) -> Report {
         }
         // A racy program may legitimately differ: the checker says whether
         // it races.
-        let checked = (differs || case.check.is_some()).then(|| {
-            let with_check = Options {
-                check: true,
-                ..options
-            };
-            run(&program, &with_check, None)
-        });
+        let checked = checked.or_else(|| differs.then(|| run(&program, &with_check, None)));
         let racy = differs
             && checked
                 .as_ref()
