@@ -12,7 +12,10 @@
 //! appears in a *broken item*: a top-level item holding a syntax error, or a
 //! stretch of text the parser could not read as an item. Every other
 //! checker diagnostic stays, so a rule broken in a sound function is still
-//! reported beside the syntax error of another.
+//! reported beside the syntax error of another. The price: a name that is
+//! really unknown goes unreported while a broken item mentions it (inside
+//! that item, or elsewhere under the same name), until the syntax error is
+//! fixed.
 //!
 //! Also left out: a checker diagnostic whose primary span holds a lexical
 //! error (an invalid escape, a bad literal): the lexer's token there is a
