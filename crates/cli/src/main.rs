@@ -8,7 +8,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tessera_diagnostics::{Diagnostic, SourceFile, Sources, codes, json, render};
-use tessera_syntax::include::{FileSystem, Included, read_headers};
 
 /// Run and check C++ AMP kernels on the CPU.
 #[derive(Parser)]
@@ -261,16 +260,36 @@ impl Output {
     }
 }
 
-/// The files of the disk, for `#include "..."`.
-struct Disk;
-
-impl FileSystem for Disk {
-    fn read(&self, path: &Path) -> Option<Vec<u8>> {
-        std::fs::read(path).ok()
+/// Reads a file into `sources`; on failure prints why and returns `None`.
+fn load(
+    out: &mut Output,
+    sources: &mut Sources,
+    path: &PathBuf,
+) -> Option<(tessera_diagnostics::FileId, Vec<usize>)> {
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            let (file, replaced) = SourceFile::from_bytes(path.display().to_string(), &bytes);
+            Some((sources.add(file), replaced))
+        }
+        Err(err) => {
+            out.err(&format!("error: cannot read `{}`: {err}\n", path.display()));
+            None
+        }
     }
+}
+
+/// Reads source files from the disk, for the compiler.
+struct DiskFiles;
+
+impl tessera_driver::SourceLoader for DiskFiles {
+    fn load(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        std::fs::read(path)
+    }
+
     fn is_file(&self, path: &Path) -> bool {
         path.is_file()
     }
+
     fn list(&self, dir: &Path) -> Vec<String> {
         std::fs::read_dir(dir)
             .map(|entries| {
@@ -283,38 +302,17 @@ impl FileSystem for Disk {
     }
 }
 
-/// A source file read into `sources`: its id, where its bytes were not UTF-8,
-/// and the local headers it includes (read into `sources` too).
-struct Loaded {
-    file: tessera_diagnostics::FileId,
-    replaced: Vec<usize>,
-    included: Included,
-}
-
-/// Reads a file and the headers it includes (looked for in `dirs` after its
-/// own folder) into `sources`; on failure prints why and returns `None`.
-fn load(
-    out: &mut Output,
+/// Compiles the program whose main file is `path`, read from the disk with
+/// the headers it includes (looked for in `dirs` after their includer's
+/// folder).
+fn compile(
     sources: &mut Sources,
-    path: &PathBuf,
+    path: &Path,
     dirs: &[PathBuf],
-) -> Option<Loaded> {
-    match std::fs::read(path) {
-        Ok(bytes) => {
-            let (file, replaced) = SourceFile::from_bytes(path.display().to_string(), &bytes);
-            let file = sources.add(file);
-            let included = read_headers(sources, file, &Disk, dirs);
-            Some(Loaded {
-                file,
-                replaced,
-                included,
-            })
-        }
-        Err(err) => {
-            out.err(&format!("error: cannot read `{}`: {err}\n", path.display()));
-            None
-        }
-    }
+) -> Result<tessera_driver::Checked, tessera_driver::LoadError> {
+    let mut input = tessera_driver::Input::new(path, &DiskFiles);
+    input.include_dirs = dirs.to_vec();
+    tessera_driver::compile(sources, &input)
 }
 
 fn report(out: &mut Output, sources: &Sources, diags: &[Diagnostic], format: Format) {
@@ -341,11 +339,14 @@ fn check(out: &mut Output, files: &[PathBuf], dirs: &[PathBuf], format: Format) 
     let mut unreadable = false;
     let (mut errors, mut warnings) = (0usize, 0usize);
     for path in files {
-        let Some(loaded) = load(out, &mut sources, path, dirs) else {
-            unreadable = true;
-            continue;
+        let diagnostics = match compile(&mut sources, path, dirs) {
+            Ok(checked) => checked.diagnostics,
+            Err(err) => {
+                out.err(&format!("error: {err}\n"));
+                unreadable = true;
+                continue;
+            }
         };
-        let diagnostics = check_file(&sources, &loaded);
         report(out, &sources, &diagnostics, format);
         for d in &diagnostics {
             if d.is_error() {
@@ -373,24 +374,6 @@ fn check(out: &mut Output, files: &[PathBuf], dirs: &[PathBuf], format: Format) 
     }
 }
 
-/// Parses and, when the syntax is sound, checks a file; all diagnostics in
-/// source order.
-fn check_file(sources: &Sources, loaded: &Loaded) -> Vec<Diagnostic> {
-    let parsed =
-        tessera_syntax::parse_unit(sources, loaded.file, &loaded.replaced, &loaded.included);
-    if parsed.has_errors() {
-        // The checker would report the holes the syntax errors left.
-        return parsed.diagnostics;
-    }
-    let checked = tessera_sema::check(&parsed.unit);
-    let mut all = parsed.diagnostics;
-    all.extend(checked.diagnostics);
-    all.sort_by_key(|d| (d.primary.span.file, d.primary.span.start));
-    all
-}
-
-/// `tessera run`: compile, then execute; the program's output goes to
-/// stdout untouched, diagnostics to stderr.
 /// How `tessera run` runs a program.
 struct RunHow {
     engine: Engine,
@@ -398,66 +381,34 @@ struct RunHow {
     stats: bool,
 }
 
+/// `tessera run`: compile, then execute; the program's output goes to
+/// stdout untouched, diagnostics to stderr.
 fn run_file(
     out: &mut Output,
-    path: &PathBuf,
+    path: &Path,
     dirs: &[PathBuf],
     how: &RunHow,
     options: &tessera_interp::Options,
 ) -> ExitCode {
     let started = std::time::Instant::now();
-    let (sources, checked, diagnostics) = match front_end(out, path, dirs) {
+    let (sources, checked) = match front_end(out, path, dirs, true) {
         Ok(done) => done,
         Err(code) => return code,
     };
-    report(out, &sources, &diagnostics, Format::Human);
-    if checked.has_errors() {
-        return ExitCode::from(EXIT_ERRORS);
-    }
     let front_end = started.elapsed();
-    let mut jit_stats = None;
-    let outcome = {
+    let engine = match how.engine {
+        Engine::Jit => tessera_driver::Engine::Jit,
+        Engine::Interp => tessera_driver::Engine::Interp,
+    };
+    let ran = {
         let stdout = std::io::stdout();
         let mut lock = stdout.lock();
-        match how.engine {
-            // `--check` watches every access, which only the interpreter sees.
-            Engine::Jit if !options.check => {
-                let mut jit = tessera_jit::Jit::new(&checked.program, how.threads);
-                let outcome =
-                    tessera_interp::run_with_engine(&checked.program, options, &mut lock, &mut jit);
-                jit_stats = Some(jit.stats());
-                outcome
-            }
-            _ => tessera_interp::run(&checked.program, options, &mut lock),
-        }
+        tessera_driver::engine::run(&checked.program, engine, how.threads, options, &mut lock)
     };
     if how.stats {
-        let total = started.elapsed();
-        let s = jit_stats.clone().unwrap_or_default();
-        let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
-        let host = total.saturating_sub(front_end + s.compile + s.kernels);
-        // Each launch's time, `t` marking tiled ones, `;`-separated.
-        let launch_ms: Vec<String> = s
-            .launch_times
-            .iter()
-            .map(|(tiled, d)| format!("{:.3}{}", ms(*d), if *tiled { "t" } else { "" }))
-            .collect();
-        out.err(&format!(
-            "tessera-stats front_end_ms={:.3} compile_ms={:.3} kernel_ms={:.3} host_ms={:.3} compiled_host_ms={:.3} total_ms={:.3} launches={} fallbacks={} host_loops={} compiled={} threads={} launch_ms={}\n",
-            ms(front_end),
-            ms(s.compile),
-            ms(s.kernels),
-            ms(host),
-            ms(s.host),
-            ms(total),
-            s.launches,
-            s.fallbacks,
-            s.host_runs,
-            s.compiled,
-            if jit_stats.is_some() { s.threads } else { 1 },
-            if launch_ms.is_empty() { "-".to_string() } else { launch_ms.join(";") },
-        ));
+        print_stats(out, started.elapsed(), front_end, ran.jit.as_ref());
     }
+    let outcome = ran.outcome;
     let mut found: Vec<Diagnostic> = outcome.findings.iter().map(|f| f.to_diagnostic()).collect();
     if let Some(error) = &outcome.error {
         found.push(error.to_diagnostic());
@@ -477,6 +428,39 @@ fn run_file(
     ExitCode::from(outcome.exit_code as u8)
 }
 
+/// `--stats`: one `tessera-stats` line of timings and counts on stderr.
+fn print_stats(
+    out: &mut Output,
+    total: std::time::Duration,
+    front_end: std::time::Duration,
+    jit: Option<&tessera_jit::Stats>,
+) {
+    let s = jit.cloned().unwrap_or_default();
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+    let host = total.saturating_sub(front_end + s.compile + s.kernels);
+    // Each launch's time, `t` marking tiled ones, `;`-separated.
+    let launch_ms: Vec<String> = s
+        .launch_times
+        .iter()
+        .map(|(tiled, d)| format!("{:.3}{}", ms(*d), if *tiled { "t" } else { "" }))
+        .collect();
+    out.err(&format!(
+        "tessera-stats front_end_ms={:.3} compile_ms={:.3} kernel_ms={:.3} host_ms={:.3} compiled_host_ms={:.3} total_ms={:.3} launches={} fallbacks={} host_loops={} compiled={} threads={} launch_ms={}\n",
+        ms(front_end),
+        ms(s.compile),
+        ms(s.kernels),
+        ms(host),
+        ms(s.host),
+        ms(total),
+        s.launches,
+        s.fallbacks,
+        s.host_runs,
+        s.compiled,
+        if jit.is_some() { s.threads } else { 1 },
+        if launch_ms.is_empty() { "-".to_string() } else { launch_ms.join(";") },
+    ));
+}
+
 fn explain(out: &mut Output, code: &str) -> ExitCode {
     match codes::lookup(code) {
         Some(info) => {
@@ -494,11 +478,11 @@ fn explain(out: &mut Output, code: &str) -> ExitCode {
 
 fn dump_ast(out: &mut Output, path: &PathBuf, dirs: &[PathBuf], format: Format) -> ExitCode {
     let mut sources = Sources::new();
-    let Some(loaded) = load(out, &mut sources, path, dirs) else {
+    let Some((file, replaced)) = load(out, &mut sources, path) else {
         return ExitCode::from(EXIT_USAGE);
     };
-    let parsed =
-        tessera_syntax::parse_unit(&sources, loaded.file, &loaded.replaced, &loaded.included);
+    let included = tessera_syntax::include::read_headers(&mut sources, file, &DiskFiles, dirs);
+    let parsed = tessera_syntax::parse_unit(&sources, file, &replaced, &included);
     report(out, &sources, &parsed.diagnostics, Format::Human);
     match format {
         Format::Json => match serde_json::to_string(&parsed.unit) {
@@ -517,41 +501,38 @@ fn dump_ast(out: &mut Output, path: &PathBuf, dirs: &[PathBuf], format: Format) 
     }
 }
 
-/// Reads, parses and checks one file (for `run` and `dump clif`): its
-/// sources, the checked program and every diagnostic in source order. A
-/// file that cannot be read or does not parse is reported here and ends
-/// with its exit status.
+/// Compiles one file (for `run` and `dump clif`): its sources and the
+/// checked program, or, reported here, the exit status when the file cannot
+/// be read or has errors. Warnings are reported too when `warnings`.
 fn front_end(
     out: &mut Output,
-    path: &PathBuf,
+    path: &Path,
     dirs: &[PathBuf],
-) -> Result<(Sources, tessera_sema::Checked, Vec<Diagnostic>), ExitCode> {
+    warnings: bool,
+) -> Result<(Sources, tessera_driver::Checked), ExitCode> {
     let mut sources = Sources::new();
-    let Some(loaded) = load(out, &mut sources, path, dirs) else {
-        return Err(ExitCode::from(EXIT_USAGE));
+    let checked = match compile(&mut sources, path, dirs) {
+        Ok(checked) => checked,
+        Err(err) => {
+            out.err(&format!("error: {err}\n"));
+            return Err(ExitCode::from(EXIT_USAGE));
+        }
     };
-    let parsed =
-        tessera_syntax::parse_unit(&sources, loaded.file, &loaded.replaced, &loaded.included);
-    if parsed.has_errors() {
-        report(out, &sources, &parsed.diagnostics, Format::Human);
+    if checked.has_errors() {
+        report(out, &sources, &checked.diagnostics, Format::Human);
         return Err(ExitCode::from(EXIT_ERRORS));
     }
-    let checked = tessera_sema::check(&parsed.unit);
-    let mut diagnostics = parsed.diagnostics;
-    diagnostics.extend(checked.diagnostics.iter().cloned());
-    diagnostics.sort_by_key(|d| (d.primary.span.file, d.primary.span.start));
-    Ok((sources, checked, diagnostics))
+    if warnings {
+        report(out, &sources, &checked.diagnostics, Format::Human);
+    }
+    Ok((sources, checked))
 }
 
-fn dump_clif(out: &mut Output, path: &PathBuf, dirs: &[PathBuf]) -> ExitCode {
-    let (sources, checked, diagnostics) = match front_end(out, path, dirs) {
+fn dump_clif(out: &mut Output, path: &Path, dirs: &[PathBuf]) -> ExitCode {
+    let (sources, checked) = match front_end(out, path, dirs, false) {
         Ok(done) => done,
         Err(code) => return code,
     };
-    if checked.has_errors() {
-        report(out, &sources, &diagnostics, Format::Human);
-        return ExitCode::from(EXIT_ERRORS);
-    }
     let mut jit = tessera_jit::Jit::new(&checked.program, 1);
     let kernels = jit.dump_clif();
     let mut text = String::new();
@@ -577,8 +558,7 @@ fn dump_clif(out: &mut Output, path: &PathBuf, dirs: &[PathBuf]) -> ExitCode {
 
 fn dump_tokens(out: &mut Output, path: &PathBuf) -> ExitCode {
     let mut sources = Sources::new();
-    // The tokens of this file alone: headers are not read.
-    let Some(Loaded { file, replaced, .. }) = load(out, &mut sources, path, &[]) else {
+    let Some((file, replaced)) = load(out, &mut sources, path) else {
         return ExitCode::from(EXIT_USAGE);
     };
     let text = sources.get(file).map_or("", |f| f.text.as_str());

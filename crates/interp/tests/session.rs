@@ -1,7 +1,7 @@
 //! A REPL session through the interpreter's API: state lives on between
 //! inputs, only new statements run, a failed input leaves state alone.
 
-use tessera_diagnostics::{SourceFile, Sources};
+use tessera_diagnostics::Sources;
 use tessera_interp::{Options, Session};
 use tessera_ir::Program;
 
@@ -9,13 +9,7 @@ use tessera_ir::Program;
 /// how many statements `main` has.
 fn program(text: &str) -> (Program, usize) {
     let mut sources = Sources::new();
-    let file = sources.add(SourceFile {
-        name: "session.amp".into(),
-        text: text.to_string(),
-    });
-    let parsed = tessera_syntax::parse_file(&sources, file, &[]);
-    assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
-    let checked = tessera_sema::check(&parsed.unit);
+    let checked = tessera_driver::compile_source(&mut sources, "session.amp", text.as_bytes());
     assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
     let main = checked.program.main.expect("a main");
     let n = checked.program.functions[main.0 as usize]

@@ -89,26 +89,7 @@ pub enum TypeOf {
     Errors(Vec<Diagnostic>),
 }
 
-/// The engine that runs inputs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Engine {
-    /// The Cranelift JIT: kernels (and the host loops it can compile) run as
-    /// native code, everything else in the interpreter.
-    #[default]
-    Jit,
-    /// The reference interpreter alone.
-    Interp,
-}
-
-impl Engine {
-    /// The name `:engine` takes.
-    pub fn name(self) -> &'static str {
-        match self {
-            Engine::Jit => "jit",
-            Engine::Interp => "interp",
-        }
-    }
-}
+pub use tessera_driver::Engine;
 
 /// One kernel of the session and the JIT's code for it (see
 /// [`Session::kernels`]).
@@ -245,7 +226,7 @@ impl Session {
     /// Whether the next input runs with the JIT: it is chosen and the
     /// dynamic checks, which only the interpreter makes, are off.
     pub fn runs_jit(&self) -> bool {
-        self.engine == Engine::Jit && !self.interp.options().check
+        tessera_driver::engine::uses_jit(self.engine, &self.interp.options())
     }
 
     /// Every kernel of the session's program, in the order they were typed
@@ -499,15 +480,24 @@ impl Session {
         // A Ctrl-C pressed at the prompt is not meant for this input.
         self.interrupt.store(false, Ordering::Relaxed);
         let (globals_run, stmts_run) = (self.globals_run, self.stmts_run);
-        let (outcome, jit_compile) = if self.runs_jit() {
-            let mut jit = tessera_jit::Jit::new(&program, self.threads);
-            let outcome =
-                self.interp
-                    .run_with_engine(&program, globals_run, stmts_run, out, Some(&mut jit));
-            (outcome, Some(jit.stats().compile))
-        } else {
-            let outcome = self.interp.run(&program, globals_run, stmts_run, out);
-            (outcome, None)
+        let options = self.interp.options();
+        let (outcome, jit_compile) = match tessera_driver::engine::kernel_engine(
+            &program,
+            self.engine,
+            &options,
+            self.threads,
+        ) {
+            Some(mut jit) => {
+                let outcome = self.interp.run_with_engine(
+                    &program,
+                    globals_run,
+                    stmts_run,
+                    out,
+                    Some(&mut jit),
+                );
+                (outcome, Some(jit.stats().compile))
+            }
+            None => (self.interp.run(&program, globals_run, stmts_run, out), None),
         };
         let run_time = running.elapsed();
         diagnostics.extend(outcome.findings.iter().map(|f| f.to_diagnostic()));
@@ -538,12 +528,12 @@ impl Session {
     }
 
     /// Checks the session's program: the declarations, then `main`.
-    fn check(&mut self) -> tessera_sema::Checked {
+    fn check(&mut self) -> tessera_driver::Checked {
         let mut items = std::mem::take(&mut self.decls);
         let body = std::mem::take(&mut self.body);
         items.push(self.main_item(body));
         let unit = TranslationUnit { items };
-        let checked = tessera_sema::check(&unit);
+        let checked = tessera_driver::check_parsed(&self.sources, &unit, Vec::new());
         let mut items = unit.items;
         if let Some(Item {
             kind: ItemKind::Function(Function {

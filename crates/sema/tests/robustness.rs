@@ -3,8 +3,9 @@
 //! every diagnostic points into the text and renders.
 //!
 //! [`mutated_samples_never_break_the_checker`] mutates every sample with a
-//! deterministic PRNG, parses each mutant with `tessera_syntax::parse_file`,
-//! and, when the parse has no error, checks it with [`tessera_sema::check`].
+//! deterministic PRNG and compiles each mutant with
+//! `tessera_driver::compile_source`, which checks every item that parsed,
+//! also beside syntax errors.
 //! Byte-level mutants (`tessera_testkit::mutate`) rarely parse, so most
 //! mutants are semantic (`tessera_testkit::semantic`): the syntax stays valid
 //! but names, literals, restrictions, barriers, captures, tile sizes and
@@ -25,7 +26,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
-use tessera_diagnostics::{Code, Diagnostic, SourceFile, Sources, render};
+use tessera_diagnostics::{Code, Diagnostic, Phase, SourceFile, Sources, render};
 use tessera_testkit::harness::{
     check_span, count_panics, env_number, panic_text, panics_here, run_watched,
 };
@@ -76,23 +77,22 @@ enum Fate {
     Checked(Vec<Code>),
 }
 
-/// Parses `bytes` and, when that gives no error, checks the tree; checks
-/// and renders the diagnostics.
+/// Compiles `bytes` (the checker checks what parsed, also beside syntax
+/// errors); checks and renders the diagnostics.
 fn exercise(bytes: &[u8]) -> Result<Fate, String> {
     let mut sources = Sources::new();
-    let (file, replaced) = SourceFile::from_bytes("mutant.amp", bytes);
-    let id = sources.add(file);
-    let parsed = tessera_syntax::parse_file(&sources, id, &replaced);
+    let checked = tessera_driver::compile_source(&mut sources, "mutant.amp", bytes);
+    let (checker, front): (Vec<Diagnostic>, Vec<Diagnostic>) = checked
+        .diagnostics
+        .into_iter()
+        .partition(|d| d.code.info().is_some_and(|i| i.phase == Phase::Check));
     // The front end's own test renders these; only their spans here.
-    check_diagnostics(&sources, &parsed.diagnostics, false)?;
-    if parsed.has_errors() {
+    check_diagnostics(&sources, &front, false)?;
+    check_diagnostics(&sources, &checker, true)?;
+    if front.iter().any(Diagnostic::is_error) {
         return Ok(Fate::ParseError);
     }
-    let checked = tessera_sema::check(&parsed.unit);
-    check_diagnostics(&sources, &checked.diagnostics, true)?;
-    Ok(Fate::Checked(
-        checked.diagnostics.iter().map(|d| d.code).collect(),
-    ))
+    Ok(Fate::Checked(checker.iter().map(|d| d.code).collect()))
 }
 
 // ------------------------------------------------------------------ fuzzing
@@ -230,11 +230,8 @@ fn samples_check_without_errors() {
         .spawn(|| {
             for sample in samples::load() {
                 let mut sources = Sources::new();
-                let (file, replaced) = SourceFile::from_bytes(&sample.name, &sample.bytes);
-                let id = sources.add(file);
-                let parsed = tessera_syntax::parse_file(&sources, id, &replaced);
-                assert!(!parsed.has_errors(), "{}: parse errors", sample.name);
-                let checked = tessera_sema::check(&parsed.unit);
+                let checked =
+                    tessera_driver::compile_source(&mut sources, &sample.name, &sample.bytes);
                 let errors: Vec<String> = checked
                     .diagnostics
                     .iter()
@@ -324,7 +321,8 @@ fn deepest_trees_pass_the_checker() {
                         panic!("{what}: no depth parses");
                     };
                     assert!(depth + 100 > max, "{what}: only {depth} deep parses");
-                    let checked = tessera_sema::check(&parsed.unit);
+                    let checked =
+                        tessera_driver::check_parsed(&sources, &parsed.unit, parsed.diagnostics);
                     if let Err(problem) = check_diagnostics(&sources, &checked.diagnostics, true) {
                         panic!("{what}, {depth} deep: {problem}");
                     }

@@ -2,7 +2,7 @@
 //! preprocessed.
 //!
 //! The compiler core does no IO: the caller (the CLI, a test) gives a
-//! [`FileSystem`]. Every `#include "name"` (and `#include <name>` of a header
+//! [`SourceLoader`]. Every `#include "name"` (and `#include <name>` of a header
 //! Tessera does not know) in the main file and, in turn, in each header found
 //! is looked up: next to the including file, then in each include folder, in
 //! order. A name that matches a file only when case is ignored is found too
@@ -17,6 +17,7 @@ use crate::parse::MAX_SOURCE_LEN;
 use crate::preprocess::{Found, KNOWN_HEADERS};
 use crate::token::Tok;
 use std::collections::HashMap;
+use std::io;
 use std::path::{Component, Path, PathBuf};
 use tessera_diagnostics::{FileId, SourceFile, Sources};
 
@@ -27,30 +28,33 @@ const MAX_HEADERS: usize = 4096;
 /// share 32 bits (see [`crate::files`]).
 const MAX_HEADER_BYTES: usize = 1 << 30;
 
-/// The files the compiler may read, given by the caller.
-pub trait FileSystem {
-    /// The bytes of the file at `path`, or `None` if there is no such file
-    /// (or it cannot be read).
-    fn read(&self, path: &Path) -> Option<Vec<u8>>;
-    /// Whether `path` names a file (not a folder).
-    fn is_file(&self, path: &Path) -> bool;
-    /// The names of the entries of folder `dir` (empty if it cannot be read).
-    fn list(&self, dir: &Path) -> Vec<String>;
+/// Reads source files for the compiler, which never touches the filesystem
+/// itself: what a path means is the caller's choice (the CLI reads the disk,
+/// tests hold files in memory).
+pub trait SourceLoader {
+    /// The bytes of the file at `path`.
+    fn load(&self, path: &Path) -> io::Result<Vec<u8>>;
+    /// Whether `path` names a file that can be read.
+    fn is_file(&self, path: &Path) -> bool {
+        self.load(path).is_ok()
+    }
+    /// The names of the entries of folder `dir` (empty if it cannot be
+    /// read); used to find a header whose name differs in case.
+    fn list(&self, _dir: &Path) -> Vec<String> {
+        Vec::new()
+    }
 }
 
-/// A [`FileSystem`] with no files: nothing is ever included.
+/// A [`SourceLoader`] with no files: nothing is ever included.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NoFiles;
 
-impl FileSystem for NoFiles {
-    fn read(&self, _: &Path) -> Option<Vec<u8>> {
-        None
-    }
-    fn is_file(&self, _: &Path) -> bool {
-        false
-    }
-    fn list(&self, _: &Path) -> Vec<String> {
-        Vec::new()
+impl SourceLoader for NoFiles {
+    fn load(&self, path: &Path) -> io::Result<Vec<u8>> {
+        Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("no file `{}`", path.display()),
+        ))
     }
 }
 
@@ -72,7 +76,7 @@ pub struct Included {
 pub fn read_headers(
     sources: &mut Sources,
     main: FileId,
-    fs: &dyn FileSystem,
+    fs: &dyn SourceLoader,
     dirs: &[PathBuf],
 ) -> Included {
     let mut included = Included::default();
@@ -106,7 +110,8 @@ pub fn read_headers(
                     },
                     None if included.headers.len() < MAX_HEADERS => {
                         match fs
-                            .read(&path)
+                            .load(&path)
+                            .ok()
                             .filter(|b| b.len() <= MAX_SOURCE_LEN.min(budget))
                         {
                             Some(bytes) => {
@@ -178,7 +183,7 @@ fn include_names(file: FileId, text: &str) -> Vec<(String, bool)> {
 /// The first folder of `folders` holding `name`: the file's path, and its
 /// real spelling when found only by ignoring case.
 fn find<'a>(
-    fs: &dyn FileSystem,
+    fs: &dyn SourceLoader,
     folders: impl Iterator<Item = &'a Path>,
     name: &str,
 ) -> Option<(PathBuf, Option<String>)> {
@@ -208,7 +213,7 @@ fn find<'a>(
 }
 
 /// `relative` under `folder`, each component matched ignoring ASCII case.
-fn find_ignoring_case(fs: &dyn FileSystem, folder: &Path, relative: &Path) -> Option<PathBuf> {
+fn find_ignoring_case(fs: &dyn SourceLoader, folder: &Path, relative: &Path) -> Option<PathBuf> {
     let mut path = folder.to_path_buf();
     for component in relative.components() {
         match component {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tessera_diagnostics::{Diagnostic, FileId, SourceFile, Sources, Span};
 use tessera_syntax::ast::ItemKind;
-use tessera_syntax::include::{FileSystem, read_headers};
+use tessera_syntax::include::{SourceLoader, read_headers};
 use tessera_syntax::parse_unit;
 use tessera_testkit::harness::check_span;
 use tessera_testkit::mutate::{Rng, mutate};
@@ -25,9 +25,12 @@ impl Memory {
     }
 }
 
-impl FileSystem for Memory {
-    fn read(&self, path: &Path) -> Option<Vec<u8>> {
-        self.0.get(path).map(|t| t.clone().into_bytes())
+impl SourceLoader for Memory {
+    fn load(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        self.0
+            .get(path)
+            .map(|t| t.clone().into_bytes())
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
     }
     fn is_file(&self, path: &Path) -> bool {
         self.0.contains_key(path)
@@ -257,17 +260,12 @@ fn mutated_headers_give_diagnostics_with_valid_spans() {
 /// Files as raw bytes (a mutated header need not be UTF-8).
 struct MemoryBytes(Vec<(PathBuf, Vec<u8>)>);
 
-impl FileSystem for MemoryBytes {
-    fn read(&self, path: &Path) -> Option<Vec<u8>> {
+impl SourceLoader for MemoryBytes {
+    fn load(&self, path: &Path) -> std::io::Result<Vec<u8>> {
         self.0
             .iter()
             .find(|(p, _)| p == path)
             .map(|(_, b)| b.clone())
-    }
-    fn is_file(&self, path: &Path) -> bool {
-        self.0.iter().any(|(p, _)| p == path)
-    }
-    fn list(&self, _: &Path) -> Vec<String> {
-        Vec::new()
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
     }
 }

@@ -15,6 +15,10 @@
 //! - change a size of `tile<...>`, `tiled_index<...>` or `tiled_extent<...>`;
 //! - remove or duplicate a declaration line, or remove a statement line.
 //!
+//! [`mutate_run_time`] aims at run time instead (the engines' checks and
+//! their agreement): literals at the edges of their types, swapped
+//! operators, indices pushed off, in kernels or anywhere.
+//!
 //! Deterministic like the rest of the kit: the same [`Rng`] state and text
 //! give the same mutant.
 
@@ -613,4 +617,176 @@ fn balanced(toks: &[Token<'_>]) -> bool {
         }
     }
     depth == [0; 3]
+}
+
+// ------------------------------------------------------------------ run time
+
+/// Integer literals put in place of others in kernels: trip counts and
+/// indices at the edges, shift counts at and past the widths, the ends of
+/// `int`.
+pub const EDGE_INTS: &[&str] = &[
+    "0",
+    "1",
+    "-1",
+    "2",
+    "3",
+    "7",
+    "16",
+    "31",
+    "32",
+    "33",
+    "63",
+    "64",
+    "1023",
+    "1024",
+    "4097",
+    "65536",
+    "65537",
+    "2147483647",
+    "(-2147483647 - 1)",
+];
+
+/// Floating-point literals put in place of others: signed zeros, values out
+/// of the range of `int` and of `float`, the smallest subnormal.
+pub const EDGE_FLOATS: &[&str] = &[
+    "0.0f",
+    "-0.0f",
+    "-1.0f",
+    "3e9f",
+    "-3e9f",
+    "1e30f",
+    "1e-45f",
+    "1e300",
+    "2147483648.0",
+];
+
+/// What an index becomes: off by one either way, doubled, far off.
+pub const INDEX_NUDGES: &[&str] = &[" + 1", " - 1", " * 2", " + 4096", " - 2147483647"];
+
+/// The operators that may replace `tok`.
+pub fn swaps(tok: Tok<'_>) -> &'static [&'static str] {
+    match tok {
+        Tok::Plus => &["-", "*"],
+        Tok::Minus => &["+", "*"],
+        Tok::Star => &["/", "%", "+"],
+        Tok::Slash => &["%", "*"],
+        Tok::Percent => &["/", "&"],
+        Tok::Shl => &[">>"],
+        Tok::Shr => &["<<"],
+        Tok::Lt => &["<=", ">", "!="],
+        Tok::Le => &["<", ">="],
+        Tok::Gt => &[">=", "<"],
+        Tok::Ge => &[">", "<="],
+        Tok::EqEq => &["!="],
+        Tok::NotEq => &["==", "<"],
+        Tok::PlusPlus => &["--"],
+        Tok::MinusMinus => &["++"],
+        Tok::PlusAssign => &["-=", "*="],
+        Tok::MinusAssign => &["+=", "*="],
+        Tok::StarAssign => &["/=", "+=", "<<="],
+        Tok::SlashAssign => &["%=", "*="],
+        Tok::Pipe => &["^"],
+        Tok::Caret => &["|"],
+        Tok::AndAnd => &["||"],
+        Tok::OrOr => &["&&"],
+        _ => &[],
+    }
+}
+
+/// The byte ranges of the bodies of `restrict(...)` functions and lambdas
+/// that allow `amp`: the code the JIT compiles.
+fn amp_bodies(tokens: &[Token<'_>]) -> Vec<Range<usize>> {
+    let mut bodies = Vec::new();
+    for (k, t) in tokens.iter().enumerate() {
+        if t.tok != Tok::Restrict {
+            continue;
+        }
+        let Some(close) = tokens[k..].iter().position(|t| t.tok == Tok::RParen) else {
+            continue;
+        };
+        let clause = &tokens[k..k + close];
+        if !clause.iter().any(|t| t.tok == Tok::Ident("amp")) {
+            continue;
+        }
+        let Some(open) = tokens[k + close..]
+            .iter()
+            .position(|t| t.tok == Tok::LBrace)
+            .map(|p| k + close + p)
+        else {
+            continue;
+        };
+        let mut depth = 0usize;
+        for t in &tokens[open..] {
+            match t.tok {
+                Tok::LBrace => depth += 1,
+                Tok::RBrace => {
+                    depth -= 1;
+                    if depth == 0 {
+                        bodies.push(tokens[open].end as usize..t.start as usize);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    bodies
+}
+
+/// Where [`mutate_run_time`] edits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Focus {
+    /// Inside amp code (functions and lambdas whose `restrict` allows
+    /// `amp`: what the JIT compiles), or anywhere when there is none.
+    Kernels,
+    /// Anywhere: host code too.
+    Anywhere,
+}
+
+/// A mutation aimed at run time rather than at the checker: one literal
+/// put at an edge of its type ([`EDGE_INTS`], [`EDGE_FLOATS`]), an
+/// operator swapped for a neighbour ([`swaps`]: off-by-one bounds, loops
+/// that never end, arithmetic by its inverse) or an index pushed off
+/// ([`INDEX_NUDGES`]), where `focus` says. Logged like [`mutate_once`];
+/// false when the text offers no place.
+pub fn mutate_run_time(rng: &mut Rng, text: &mut String, log: &mut String, focus: Focus) -> bool {
+    let mut diags = Vec::new();
+    let tokens = lex(FileId(0), text, &[], &mut diags);
+    let bodies = match focus {
+        Focus::Kernels => amp_bodies(&tokens),
+        Focus::Anywhere => Vec::new(),
+    };
+    let inside =
+        |t: &Token<'_>| bodies.is_empty() || bodies.iter().any(|b| b.contains(&(t.start as usize)));
+    let places: Vec<&Token<'_>> = tokens
+        .iter()
+        .filter(|t| inside(t))
+        .filter(|t| {
+            matches!(t.tok, Tok::Int(_) | Tok::Float(_) | Tok::RBracket) || !swaps(t.tok).is_empty()
+        })
+        .collect();
+    if places.is_empty() {
+        return false;
+    }
+    let t = *rng.pick(&places);
+    let (range, new) = match t.tok {
+        Tok::Int(_) => (t.start..t.end, rng.pick(EDGE_INTS).to_string()),
+        Tok::Float(_) => (t.start..t.end, rng.pick(EDGE_FLOATS).to_string()),
+        Tok::RBracket => (t.start..t.start, rng.pick(INDEX_NUDGES).to_string()),
+        other => (t.start..t.end, rng.pick(swaps(other)).to_string()),
+    };
+    let range = range.start as usize..range.end as usize;
+    let _ = write!(
+        log,
+        " {} {}..{} {:?} -> {new:?};",
+        match focus {
+            Focus::Kernels => "kernel",
+            Focus::Anywhere => "run-time",
+        },
+        range.start,
+        range.end,
+        &text[range.clone()]
+    );
+    text.replace_range(range, &new);
+    true
 }

@@ -7,7 +7,7 @@ use super::regions::{Segment, last_region_start, region_io, split};
 use crate::barriers::barrier_functions;
 use crate::decline::Decline;
 use std::collections::HashSet;
-use tessera_diagnostics::{SourceFile, Sources};
+use tessera_diagnostics::Sources;
 use tessera_ir::{
     Block as IrBlock, ExprKind, FuncId, Function, FunctionKind, Init, LocalId, Program, Stmt,
     StmtKind, TileShape,
@@ -17,11 +17,7 @@ use tessera_ir::{
 /// does not check (a test program is always valid).
 fn compile(source: &str) -> Program {
     let mut sources = Sources::new();
-    let (file, replaced) = SourceFile::from_bytes("plan.amp", source.as_bytes());
-    let id = sources.add(file);
-    let parsed = tessera_syntax::parse_file(&sources, id, &replaced);
-    assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
-    let checked = tessera_sema::check(&parsed.unit);
+    let checked = tessera_driver::compile_source(&mut sources, "plan.amp", source.as_bytes());
     assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
     checked.program
 }

@@ -1,0 +1,83 @@
+//! Which engine runs a program's kernels, decided in one place.
+//!
+//! Host code always runs in the interpreter. Kernel launches (and the host
+//! loops it can compile) go to the Cranelift JIT when it is chosen and the
+//! dynamic checks (`--check`, `:check on`) are off: the checks watch every
+//! access, which only the interpreter sees. A launch the JIT declines or
+//! fails in is run by the interpreter, so both engines answer alike.
+
+use std::io::Write;
+use tessera_interp::{Options, Outcome};
+use tessera_ir::Program;
+use tessera_jit::Jit;
+
+/// The engine chosen for kernels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Engine {
+    /// The Cranelift JIT: kernels (and the host loops it can compile) run as
+    /// native code, everything else in the interpreter.
+    #[default]
+    Jit,
+    /// The reference interpreter alone.
+    Interp,
+}
+
+impl Engine {
+    /// The engine's name on the command line and in the REPL (`:engine`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Jit => "jit",
+            Engine::Interp => "interp",
+        }
+    }
+}
+
+/// Whether launches run with the JIT: it is chosen and the dynamic checks,
+/// which only the interpreter makes, are off. The only place that decides.
+pub fn uses_jit(engine: Engine, options: &Options) -> bool {
+    engine == Engine::Jit && !options.check
+}
+
+/// The kernel engine for a run of `program` with `threads` workers, or
+/// `None` when the interpreter runs everything (see [`uses_jit`]).
+pub fn kernel_engine<'p>(
+    program: &'p Program,
+    engine: Engine,
+    options: &Options,
+    threads: usize,
+) -> Option<Jit<'p>> {
+    uses_jit(engine, options).then(|| Jit::new(program, threads))
+}
+
+/// What a whole run gave.
+#[derive(Debug)]
+pub struct Ran {
+    /// The interpreter's answer: exit status, run-time error, findings.
+    pub outcome: Outcome,
+    /// The JIT's counts and timings, when it ran the kernels.
+    pub jit: Option<tessera_jit::Stats>,
+}
+
+/// Runs `program` to the end with `engine` for its kernels (`threads`
+/// workers under the JIT); its output goes to `out`.
+pub fn run(
+    program: &Program,
+    engine: Engine,
+    threads: usize,
+    options: &Options,
+    out: &mut dyn Write,
+) -> Ran {
+    match kernel_engine(program, engine, options, threads) {
+        Some(mut jit) => {
+            let outcome = tessera_interp::run_with_engine(program, options, out, &mut jit);
+            Ran {
+                outcome,
+                jit: Some(jit.stats()),
+            }
+        }
+        None => Ran {
+            outcome: tessera_interp::run(program, options, out),
+            jit: None,
+        },
+    }
+}

@@ -1,0 +1,171 @@
+//! The one way from source files to a checked program, and the one choice of
+//! engine.
+//!
+//! [`compile`] reads a program's main file through a [`SourceLoader`] the
+//! caller gives (the CLI's reads the disk; tests give [`MemoryFiles`]),
+//! parses it, checks every item that parsed (also when other items have
+//! syntax errors) and returns a [`Checked`]: the typed program and every
+//! diagnostic of every stage, merged and sorted by position.
+//! [`check_parsed`] is the same from a syntax tree already built (the REPL
+//! builds its program from accepted inputs). [`engine`] decides which engine
+//! runs a program's kernels.
+//!
+//! The crate does no IO of its own: every byte it reads comes through the
+//! loader, so the front end stays pure and the caller decides what a path
+//! means. The loader also reads the files named by `#include "..."`
+//! (relative to the including file, then the [`Input::include_dirs`]).
+
+pub mod engine;
+mod recovery;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use tessera_diagnostics::{Diagnostic, SourceFile, Sources};
+use tessera_syntax::ast::TranslationUnit;
+use tessera_syntax::include::read_headers;
+
+pub use engine::Engine;
+pub use tessera_sema::Checked;
+
+pub use tessera_syntax::include::SourceLoader;
+
+/// Files held in memory, by path: for tests and for text that is not on
+/// disk.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryFiles {
+    files: HashMap<PathBuf, Vec<u8>>,
+}
+
+impl MemoryFiles {
+    /// No files.
+    pub fn new() -> MemoryFiles {
+        MemoryFiles::default()
+    }
+
+    /// Adds (or replaces) the file at `path`.
+    pub fn insert(&mut self, path: impl Into<PathBuf>, bytes: impl Into<Vec<u8>>) {
+        self.files.insert(path.into(), bytes.into());
+    }
+}
+
+impl SourceLoader for MemoryFiles {
+    fn load(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.files.get(path).cloned().ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("no file `{}` in memory", path.display()),
+            )
+        })
+    }
+
+    fn is_file(&self, path: &Path) -> bool {
+        self.files.contains_key(path)
+    }
+
+    fn list(&self, dir: &Path) -> Vec<String> {
+        let dir = if dir == Path::new(".") {
+            Path::new("")
+        } else {
+            dir
+        };
+        self.files
+            .keys()
+            .filter_map(|p| p.strip_prefix(dir).ok())
+            .filter_map(|rest| rest.components().next())
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect()
+    }
+}
+
+/// What to compile: a program's main file and how to read files.
+pub struct Input<'a> {
+    /// The main file, as the loader understands paths.
+    pub main: PathBuf,
+    /// Reads every file the compilation needs.
+    pub loader: &'a dyn SourceLoader,
+    /// Folders searched for `#include "..."` after the including file's own
+    /// (`-I`), in order.
+    pub include_dirs: Vec<PathBuf>,
+}
+
+impl<'a> Input<'a> {
+    /// The program whose main file is `main`, read by `loader`, with no
+    /// include directories.
+    pub fn new(main: impl Into<PathBuf>, loader: &'a dyn SourceLoader) -> Input<'a> {
+        Input {
+            main: main.into(),
+            loader,
+            include_dirs: Vec::new(),
+        }
+    }
+}
+
+/// A file the loader could not read.
+#[derive(Debug)]
+pub struct LoadError {
+    /// The file.
+    pub path: PathBuf,
+    /// Why.
+    pub error: io::Error,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cannot read `{}`: {}", self.path.display(), self.error)
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Reads, parses and checks the program of `input`; its files are added to
+/// `sources` (for rendering the diagnostics), named as their paths display.
+/// Every item that parsed is checked, also when others have syntax errors.
+/// Fails only when a file cannot be read.
+pub fn compile(sources: &mut Sources, input: &Input<'_>) -> Result<Checked, LoadError> {
+    let bytes = input.loader.load(&input.main).map_err(|error| LoadError {
+        path: input.main.clone(),
+        error,
+    })?;
+    let (file, replaced) = SourceFile::from_bytes(input.main.display().to_string(), &bytes);
+    let file = sources.add(file);
+    let included = read_headers(sources, file, input.loader, &input.include_dirs);
+    let parsed = tessera_syntax::parse_unit(sources, file, &replaced, &included);
+    Ok(check_parsed(sources, &parsed.unit, parsed.diagnostics))
+}
+
+/// [`compile`] of a program whose main file, called `name`, holds `bytes`
+/// and includes no local header.
+pub fn compile_source(sources: &mut Sources, name: &str, bytes: &[u8]) -> Checked {
+    let (file, replaced) = SourceFile::from_bytes(name, bytes);
+    let file = sources.add(file);
+    let parsed = tessera_syntax::parse_file(sources, file, &replaced);
+    check_parsed(sources, &parsed.unit, parsed.diagnostics)
+}
+
+/// Checks a parsed program, `unit` with the parser's `parse_diagnostics`:
+/// every item that parsed, whatever the syntax errors of the others. The
+/// diagnostics of both stages are merged in source order; a checker error
+/// about a name that code with a syntax error may have declared is left out
+/// (see the `recovery` module). `sources` holds the texts the tree's spans
+/// point into.
+pub fn check_parsed(
+    sources: &Sources,
+    unit: &TranslationUnit,
+    parse_diagnostics: Vec<Diagnostic>,
+) -> Checked {
+    let checked = tessera_sema::check(unit);
+    let check_diagnostics = if parse_diagnostics.iter().any(Diagnostic::is_error) {
+        recovery::quiet_follow_ons(sources, unit, &parse_diagnostics, checked.diagnostics)
+    } else {
+        checked.diagnostics
+    };
+    let mut diagnostics = parse_diagnostics;
+    diagnostics.extend(check_diagnostics);
+    diagnostics.sort_by_key(|d| (d.primary.span.file, d.primary.span.start));
+    Checked {
+        program: checked.program,
+        diagnostics,
+    }
+}
