@@ -111,8 +111,8 @@ pub(crate) struct Machine<'p> {
     /// `tile_static` slot of each (function, local), and its type.
     pub(crate) ts_slot: Vec<Vec<Option<u32>>>,
     pub(crate) ts_types: Vec<(FuncId, LocalId)>,
-    /// Functions that contain a barrier, directly or through calls.
-    pub(crate) barrier_fns: Vec<bool>,
+    /// Functions that wait at a barrier, directly or through calls.
+    pub(crate) barriers: tessera_ir::facts::Barriers,
     pub(crate) meter: Rc<Meter>,
     pub(crate) stream: StreamFormat,
     pub(crate) out: Vec<u8>,
@@ -129,9 +129,10 @@ pub(crate) struct Machine<'p> {
     stack_base: usize,
     /// Set from outside (Ctrl-C in the REPL) to stop the run.
     pub(crate) interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
-    /// Whether each statement reaches a barrier, by address (see
+    /// By function, then by statement id: whether the statement reaches a
+    /// barrier, filled in for a function when first asked (see
     /// `Machine::has_barrier`).
-    pub(crate) barrier_stmts: std::collections::HashMap<usize, bool>,
+    pub(crate) barrier_stmts: Vec<Option<Vec<bool>>>,
     /// The engine offered each kernel launch first (the JIT), if any.
     pub(crate) engine: Option<&'p mut dyn tessera_runtime::launch::KernelEngine>,
 }
@@ -154,7 +155,7 @@ impl<'p> Machine<'p> {
                 .collect();
             ts_slot.push(slots);
         }
-        let barrier_fns = crate::kernel::barrier_functions(prog);
+        let barriers = tessera_ir::facts::Barriers::of(prog);
         let meter = Meter::new(opts.limits.max_memory);
         let mut m = Machine {
             prog,
@@ -167,7 +168,7 @@ impl<'p> Machine<'p> {
             launch: LaunchState::default(),
             ts_slot,
             ts_types,
-            barrier_fns,
+            barriers,
             meter,
             stream: StreamFormat::default(),
             out: Vec::new(),
@@ -180,7 +181,7 @@ impl<'p> Machine<'p> {
             frame_bytes: Vec::new(),
             stack_base: stack_address(),
             interrupt: None,
-            barrier_stmts: std::collections::HashMap::new(),
+            barrier_stmts: vec![None; prog.functions.len()],
             engine: None,
         };
         m.frame_bytes = prog

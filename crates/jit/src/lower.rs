@@ -1654,6 +1654,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
                         self.expr(step)?;
                     } else {
                         let st = Stmt {
+                            id: tessera_ir::StmtId::UNNUMBERED,
                             kind: StmtKind::Expr(step.clone()),
                             span: step.span,
                         };
@@ -1800,6 +1801,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
             for (a, _, _) in &per_item {
                 let probe = IrBlock {
                     stmts: vec![Stmt {
+                        id: tessera_ir::StmtId::UNNUMBERED,
                         kind: StmtKind::Expr((*a).clone()),
                         span: a.span,
                     }],
@@ -1873,6 +1875,7 @@ impl<'a, 'b, 'f> Lower<'a, 'b, 'f> {
         let mut stores = HashSet::new();
         let probe = IrBlock {
             stmts: vec![Stmt {
+                id: tessera_ir::StmtId::UNNUMBERED,
                 kind: StmtKind::Expr(cond.clone()),
                 span: cond.span,
             }],

@@ -132,6 +132,7 @@ fn host_function(name: &str, span: Span) -> Function {
         ret: Type::Void,
         ret_by_ref: false,
         body: None,
+        stmt_count: 0,
         span,
     }
 }
@@ -313,6 +314,7 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
         ret: ret.ty,
         ret_by_ref: ret.by_ref,
         body: None,
+        stmt_count: 0,
         span: f.name.span,
     };
     let mut param_names: Vec<Option<ast::Ident>> = Vec::new();

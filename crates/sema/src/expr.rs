@@ -1757,6 +1757,7 @@ impl FnCx<'_> {
             ret: Type::Void,
             ret_by_ref: false,
             body: None,
+            stmt_count: 0,
             span,
         };
         let outer_consts = self.visible_consts().locals;

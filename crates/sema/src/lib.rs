@@ -51,6 +51,9 @@ pub fn check(unit: &TranslationUnit) -> Checked {
     let mut checker = cx::Checker::default();
     declare::declare_all(&mut checker, unit);
     declare::lower_bodies(&mut checker, unit);
+    // Numbered once every body is complete, so the ids are a function of the
+    // body alone (the engines and the REPL key statements by them).
+    checker.program.number_statements();
     // The analyses tolerate error nodes, so rules are reported together.
     analysis::analyse(&checker.program, &mut checker.diags);
     let mut diagnostics = checker.diags;

@@ -5,8 +5,8 @@ use crate::types::{self, Declared};
 use std::collections::HashMap;
 use tessera_diagnostics::{Diagnostic, Span, codes};
 use tessera_ir::{
-    Block, Const, Expr, ExprKind, Init, Intrinsic, Local, LocalId, Scalar, Space, Stmt, StmtKind,
-    SwitchArm, Type,
+    Block, Const, Expr, ExprKind, Init, Intrinsic, Local, LocalId, Scalar, Space, Stmt, StmtId,
+    StmtKind, SwitchArm, Type,
 };
 use tessera_syntax::ast::{self, Label, StmtKind as S};
 
@@ -77,7 +77,7 @@ impl FnCx<'_> {
     }
 
     fn push(out: &mut Vec<Stmt>, kind: StmtKind, span: Span) {
-        out.push(Stmt { kind, span });
+        out.push(Stmt::new(kind, span));
     }
 
     /// Lowers one statement, appending to `out` (a declaration of several
@@ -155,6 +155,7 @@ impl FnCx<'_> {
                     let step = step.as_ref().map(|e| cx.expr(e));
                     let body = cx.loop_body(body);
                     stmts.push(Stmt {
+                        id: StmtId::UNNUMBERED,
                         kind: StmtKind::Loop {
                             cond,
                             test_first: true,
@@ -440,6 +441,7 @@ impl FnCx<'_> {
                 span: range_span,
             });
             stmts.push(Stmt {
+                id: StmtId::UNNUMBERED,
                 kind: StmtKind::Let {
                     local: range_local,
                     init: Some(if range_ref {
@@ -465,6 +467,7 @@ impl FnCx<'_> {
                 span,
             };
             stmts.push(Stmt {
+                id: StmtId::UNNUMBERED,
                 kind: StmtKind::Let {
                     local: counter,
                     init: Some(Init::Expr(zero)),
@@ -570,6 +573,7 @@ impl FnCx<'_> {
                     Init::Expr(cx.coerce(elem_place, &ty, "the loop variable"))
                 };
                 body_stmts.push(Stmt {
+                    id: StmtId::UNNUMBERED,
                     kind: StmtKind::Let {
                         local: var,
                         init: Some(init),
@@ -578,6 +582,7 @@ impl FnCx<'_> {
                 });
                 let inner = cx.body(body);
                 body_stmts.push(Stmt {
+                    id: StmtId::UNNUMBERED,
                     kind: StmtKind::Block(inner),
                     span: body.span,
                 });
@@ -585,6 +590,7 @@ impl FnCx<'_> {
             });
             cx.loops -= 1;
             stmts.push(Stmt {
+                id: StmtId::UNNUMBERED,
                 kind: StmtKind::Loop {
                     cond: Some(cond),
                     test_first: true,
@@ -596,6 +602,7 @@ impl FnCx<'_> {
             Block { stmts }
         });
         out.push(Stmt {
+            id: StmtId::UNNUMBERED,
             kind: StmtKind::Block(block),
             span,
         });
@@ -704,6 +711,7 @@ impl FnCx<'_> {
                 }
             }
             out.push(Stmt {
+                id: StmtId::UNNUMBERED,
                 kind: StmtKind::Let { local, init },
                 span: decl.span,
             });

@@ -21,16 +21,17 @@ mod testing;
 
 use std::collections::HashSet;
 use tessera_diagnostics::{Diagnostic, codes};
-use tessera_ir::{ExprKind, FuncId, Program};
+use tessera_ir::facts::{self, BarrierRule, Barriers, CallGraph};
+use tessera_ir::{ExprKind, FuncId, Program, visit};
 
 /// Runs every analysis.
 pub fn analyse(program: &Program, diags: &mut Vec<Diagnostic>) {
-    let graph = callgraph::CallGraph::build(program);
+    let graph = CallGraph::build(program);
     let mut found = Vec::new();
     undefined_calls(program, &mut found);
     callgraph::check(program, &graph, &mut found);
-    let barriers = uniformity::Barriers::find(program, &graph);
-    let tiled: Vec<uniformity::Uniformity<'_>> = callgraph::kernels(program)
+    let barriers = Barriers::find(program, &graph, BarrierRule::Written);
+    let tiled: Vec<uniformity::Uniformity<'_>> = facts::kernels(program)
         .into_iter()
         .filter(|(_, tile)| tile.is_some())
         .map(|(kernel, _)| uniformity::Uniformity::analyse(program, &graph, kernel))
@@ -52,9 +53,9 @@ fn undefined_calls(program: &Program, found: &mut Vec<Diagnostic>) {
     let mut reported: HashSet<FuncId> = HashSet::new();
     for f in &program.functions {
         let Some(body) = &f.body else { continue };
-        walk::for_each_expr_deep(body, &mut |e| {
+        visit::for_each_expr_deep(body, &mut |e| {
             if let ExprKind::Call { func, .. } = &e.kind
-                && let Some(callee) = walk::function(program, *func)
+                && let Some(callee) = program.get_function(*func)
                 && callee.body.is_none()
                 && reported.insert(*func)
             {

@@ -28,10 +28,11 @@
 //! A function *contains a barrier* when its body, or a function it calls, has
 //! one; calling it counts as a barrier at the call site.
 
-use super::callgraph::CallGraph;
-use super::walk::{self, function};
+use super::walk;
 use std::collections::{HashMap, HashSet};
 use tessera_diagnostics::{Diagnostic, Span, codes};
+use tessera_ir::facts::{self, Barriers, CallGraph};
+use tessera_ir::visit;
 use tessera_ir::{
     Block, Expr, ExprKind, FuncId, Init, Intrinsic, LocalId, Program, Space, Stmt, StmtKind,
     TiledIndexPart,
@@ -131,13 +132,13 @@ impl<'p> Uniformity<'p> {
         let funcs: Vec<FuncId> = graph.reach(kernel).iter().map(|r| r.func).collect();
         let mut facts = HashMap::new();
         for &f in &funcs {
-            let Some(func) = function(program, f) else {
+            let Some(func) = program.get_function(f) else {
                 continue;
             };
             let written = func
                 .body
                 .as_ref()
-                .map(|b| walk::written_roots(program, b))
+                .map(|b| facts::written_roots(program, b))
                 .unwrap_or_default();
             facts.insert(
                 f,
@@ -161,7 +162,7 @@ impl<'p> Uniformity<'p> {
             u.changed = false;
             for i in 0..u.funcs.len() {
                 let f = u.funcs[i];
-                if let Some(body) = function(program, f).and_then(|func| func.body.as_ref()) {
+                if let Some(body) = program.get_function(f).and_then(|func| func.body.as_ref()) {
                     u.block(f, body, None);
                 }
             }
@@ -203,7 +204,7 @@ impl<'p> Uniformity<'p> {
             ExprKind::Comma { second, .. } => self.why(f, second),
             _ => {
                 let mut found = None;
-                walk::for_each_child(e, &mut |c| {
+                visit::for_each_child(e, &mut |c| {
                     if found.is_none() {
                         found = self.why(f, c);
                     }
@@ -226,8 +227,8 @@ impl<'p> Uniformity<'p> {
     /// Why the local `id` of `f` can differ between work-items (`tile_static`
     /// locals are shared: reading one whole is uniform).
     pub fn local_why(&self, f: FuncId, id: LocalId) -> Option<Why> {
-        let func = function(self.program, f)?;
-        if walk::local(func, id)?.space == Space::TileStatic {
+        let func = self.program.get_function(f)?;
+        if func.get_local(id)?.space == Space::TileStatic {
             return None;
         }
         self.facts
@@ -299,7 +300,10 @@ impl<'p> Uniformity<'p> {
     }
 
     fn mark_local(&mut self, f: FuncId, id: LocalId, why: Why) {
-        let shared = function(self.program, f).is_none_or(|func| walk::is_tile_static(func, id));
+        let shared = self
+            .program
+            .get_function(f)
+            .is_none_or(|func| func.is_tile_static(id));
         if shared {
             return;
         }
@@ -316,7 +320,7 @@ impl<'p> Uniformity<'p> {
 
     /// A write of a possibly non-uniform value to `place`.
     fn mark_place(&mut self, f: FuncId, place: &Expr, why: Why) {
-        let Some(root) = walk::place_root(place) else {
+        let Some(root) = facts::place_root(place) else {
             return;
         };
         self.mark_local(f, root, why);
@@ -342,9 +346,9 @@ impl<'p> Uniformity<'p> {
                 local,
                 init: Some(init),
             } => {
-                walk::for_each_init_expr(init, &mut |e| self.effects(f, e, ctrl));
+                visit::for_each_init_expr(init, &mut |e| self.effects(f, e, ctrl));
                 if let Init::Ref(place) = init
-                    && let Some(root) = walk::place_root(place)
+                    && let Some(root) = facts::place_root(place)
                 {
                     let facts = self.facts.get_mut(&f);
                     if let Some(facts) = facts {
@@ -489,14 +493,14 @@ impl<'p> Uniformity<'p> {
                     self.mark_place(f, place, why);
                 }
             }
-            _ => walk::for_each_child(e, &mut |c| self.effects(f, c, ctrl)),
+            _ => visit::for_each_child(e, &mut |c| self.effects(f, c, ctrl)),
         }
     }
 
     /// Passes the arguments' uniformity to the callee's parameters, and the
     /// callee's writes through reference parameters back to the arguments.
     fn call(&mut self, f: FuncId, callee: FuncId, args: &'p [Expr], ctrl: Option<Why>) {
-        let Some(cfunc) = function(self.program, callee) else {
+        let Some(cfunc) = self.program.get_function(callee) else {
             return;
         };
         for (i, arg) in args.iter().enumerate() {
@@ -520,82 +524,6 @@ impl<'p> Uniformity<'p> {
     }
 }
 
-/// Which functions wait at a barrier, directly or through calls.
-#[derive(Debug)]
-pub struct Barriers {
-    /// By function id: the body or a callee has a barrier.
-    contains: Vec<bool>,
-    /// By function id: the first barrier written in the body itself.
-    first: Vec<Option<Span>>,
-}
-
-impl Barriers {
-    /// Finds the barriers of every function.
-    pub fn find(program: &Program, graph: &CallGraph) -> Self {
-        let n = program.functions.len();
-        let first: Vec<Option<Span>> = program
-            .functions
-            .iter()
-            .map(|f| {
-                let body = f.body.as_ref()?;
-                let mut found = None;
-                walk::for_each_stmt(body, &mut |n| match n {
-                    walk::Node::Stmt(s) => {
-                        if found.is_none() && matches!(s.kind, StmtKind::Barrier(_)) {
-                            found = Some(s.span);
-                        }
-                    }
-                    walk::Node::Expr(e) => walk::for_each_subexpr(e, &mut |e| {
-                        if found.is_none()
-                            && let ExprKind::Intrinsic {
-                                op: Intrinsic::Barrier(_),
-                                ..
-                            } = e.kind
-                        {
-                            found = Some(e.span);
-                        }
-                    }),
-                });
-                found
-            })
-            .collect();
-        let mut callers: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for caller in 0..n {
-            for &(callee, _) in graph.calls(FuncId(caller as u32)) {
-                if let Some(list) = callers.get_mut(callee.0 as usize) {
-                    list.push(caller);
-                }
-            }
-        }
-        let mut contains: Vec<bool> = first.iter().map(Option::is_some).collect();
-        let mut work: Vec<usize> = (0..n).filter(|&i| contains[i]).collect();
-        while let Some(v) = work.pop() {
-            for &c in callers.get(v).map_or(&[][..], Vec::as_slice) {
-                if let Some(slot) = contains.get_mut(c)
-                    && !*slot
-                {
-                    *slot = true;
-                    work.push(c);
-                }
-            }
-        }
-        Barriers { contains, first }
-    }
-
-    /// True when calling `f` waits at a barrier.
-    pub fn contains(&self, f: FuncId) -> bool {
-        self.contains.get(f.0 as usize).copied().unwrap_or(false)
-    }
-
-    /// A barrier that calling `f` waits at: in `f`, or in the nearest callee that has one.
-    pub fn witness(&self, graph: &CallGraph, f: FuncId) -> Option<Span> {
-        graph
-            .reach(f)
-            .iter()
-            .find_map(|r| self.first.get(r.func.0 as usize).copied().flatten())
-    }
-}
-
 /// Runs E0408 and E0409 on every tiled kernel.
 pub fn check(
     program: &Program,
@@ -606,7 +534,7 @@ pub fn check(
 ) {
     for uni in kernels {
         for &f in &uni.funcs {
-            let Some(body) = function(program, f).and_then(|func| func.body.as_ref()) else {
+            let Some(body) = program.get_function(f).and_then(|func| func.body.as_ref()) else {
                 continue;
             };
             let mut walker = BarrierWalk {
@@ -726,7 +654,7 @@ impl BarrierWalk<'_, '_> {
             StmtKind::Expr(e) => self.expr(e),
             StmtKind::Let { init, .. } => {
                 if let Some(init) = init {
-                    walk::for_each_init_expr(init, &mut |e| self.expr(e));
+                    visit::for_each_init_expr(init, &mut |e| self.expr(e));
                 }
             }
             StmtKind::Block(b) => self.block(b),
@@ -846,7 +774,7 @@ impl BarrierWalk<'_, '_> {
                 }
                 self.barrier(e.span, None);
             }
-            _ => walk::for_each_child(e, &mut |c| self.expr(c)),
+            _ => visit::for_each_child(e, &mut |c| self.expr(c)),
         }
     }
 
@@ -860,7 +788,7 @@ impl BarrierWalk<'_, '_> {
         }
         let label = match callee {
             Some(c) => {
-                let name = function(self.program, c).map_or("", |f| f.name.as_str());
+                let name = self.program.get_function(c).map_or("", |f| f.name.as_str());
                 format!("`{name}` waits at a barrier")
             }
             None => "this barrier".to_string(),
@@ -999,7 +927,7 @@ impl BarrierWalk<'_, '_> {
         }
         let barrier_label = match event.callee {
             Some(c) => {
-                let name = function(self.program, c).map_or("", |f| f.name.as_str());
+                let name = self.program.get_function(c).map_or("", |f| f.name.as_str());
                 format!("the others wait for them at the barrier in `{name}`")
             }
             None => "the others wait for them at this barrier".to_string(),
@@ -1016,6 +944,7 @@ impl BarrierWalk<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::super::testing::*;
+    use tessera_ir::facts::CallGraph;
     use tessera_ir::{
         AtomicOp, BinOp, Capture, Expr, ExprKind, LocalId, Space, TiledIndexPart, Type,
     };
@@ -1737,11 +1666,7 @@ mod tests {
             vec![s_expr(call(0, vec![], Type::Error))],
         ));
         let _ = ir_codes(&p);
-        let u = super::Uniformity::analyse(
-            &p,
-            &super::super::callgraph::CallGraph::build(&p),
-            tessera_ir::FuncId(1000),
-        );
+        let u = super::Uniformity::analyse(&p, &CallGraph::build(&p), tessera_ir::FuncId(1000));
         assert!(u.local_why(tessera_ir::FuncId(1000), LocalId(0)).is_none());
     }
 
