@@ -105,11 +105,7 @@ impl Machine<'_> {
                 let p = self.place(e)?;
                 self.read_value(&p, e)
             }
-            ExprKind::Global(g) => Ok(self
-                .globals
-                .get(g.0 as usize)
-                .cloned()
-                .unwrap_or(Value::Void)),
+            ExprKind::Global(g) => Ok(self.globals.get(g.index()).cloned().unwrap_or(Value::Void)),
             ExprKind::Capture(c) => Ok(self
                 .launch
                 .captures
@@ -306,8 +302,8 @@ impl Machine<'_> {
         let func = self.current_fn().unwrap_or(tessera_ir::FuncId(0));
         let root = if let Some(Some(slot)) = self
             .ts_slot
-            .get(func.0 as usize)
-            .and_then(|f| f.get(id.0 as usize))
+            .get(func.index())
+            .and_then(|f| f.get(id.index()))
         {
             self.launch.tile_static.get(*slot as usize)
         } else {

@@ -65,7 +65,7 @@ impl Machine<'_> {
         span: Span,
     ) -> Res<()> {
         let prog = self.prog;
-        let func = &prog.functions[kernel.0 as usize];
+        let func = &prog.function(kernel);
         let FunctionKind::Kernel {
             tile,
             captures: decls,
@@ -163,7 +163,7 @@ impl Machine<'_> {
     fn run_flat(&mut self, kernel: FuncId, ext: &[i64], total: u64, _param: &Type) -> Res<()> {
         let rank = ext.len();
         let prog = self.prog;
-        let body = match &prog.functions[kernel.0 as usize].body {
+        let body = match &prog.function(kernel).body {
             Some(b) => b,
             None => return Ok(()),
         };
@@ -184,12 +184,12 @@ impl Machine<'_> {
             self.enter(
                 kernel,
                 vec![Value::shape(idx.iter().copied())],
-                body_span(body, &prog.functions[kernel.0 as usize]),
+                body_span(body, &prog.function(kernel)),
             )?;
             let r = self.exec_block(body);
             self.leave();
             r?;
-            self.tick(body_span(body, &prog.functions[kernel.0 as usize]))?;
+            self.tick(body_span(body, &prog.function(kernel)))?;
             // Next index, last dimension fastest.
             for d in (0..rank).rev() {
                 idx[d] += 1;
@@ -204,7 +204,7 @@ impl Machine<'_> {
 
     fn run_tiled(&mut self, kernel: FuncId, ext: &[i64], shape: tessera_ir::TileShape) -> Res<()> {
         let prog = self.prog;
-        let Some(body) = &prog.functions[kernel.0 as usize].body else {
+        let Some(body) = &prog.function(kernel).body else {
             return Ok(());
         };
         let rank = usize::from(shape.rank);
@@ -216,7 +216,7 @@ impl Machine<'_> {
         let ts_types: Vec<Type> = self
             .ts_types
             .iter()
-            .map(|(f, l)| prog.functions[f.0 as usize].locals[l.0 as usize].ty.clone())
+            .map(|(f, l)| prog.function(*f).local(*l).ty.clone())
             .collect();
         for t in 0..ntiles {
             let tile = delinearize(t, &tiles);
@@ -241,7 +241,7 @@ impl Machine<'_> {
                     t.saturating_mul(per_tile).saturating_add(l) as u32,
                 );
                 let mut locals = vec![Value::shape(global)];
-                locals.resize(prog.functions[kernel.0 as usize].locals.len(), Value::Void);
+                locals.resize(prog.function(kernel).locals.len(), Value::Void);
                 strand.stack.push(Frame {
                     func: Some(kernel),
                     locals,
@@ -249,17 +249,14 @@ impl Machine<'_> {
                 self.items.push(strand);
             }
             // The work-items' frames, counted like any call's.
-            let frames = self.frame_bytes[kernel.0 as usize].saturating_mul(per_tile as u64);
-            self.take_memory(frames, body_span(body, &prog.functions[kernel.0 as usize]))?;
+            let frames = self.frame_bytes[kernel.index()].saturating_mul(per_tile as u64);
+            self.take_memory(frames, body_span(body, &prog.function(kernel)))?;
             let mask = vec![true; self.items.len()];
             let r = self.lock_block(kernel, body, &mask);
             self.meter.give(frames);
             r?;
             // Count every work-item: a tile of 1,024 is 1,024 steps of work.
-            self.charge(
-                per_tile as u64,
-                body_span(body, &prog.functions[kernel.0 as usize]),
-            )?;
+            self.charge(per_tile as u64, body_span(body, &prog.function(kernel)))?;
         }
         Ok(())
     }
@@ -472,7 +469,7 @@ impl Machine<'_> {
             return Ok(());
         };
         let prog = self.prog;
-        let Some(body) = &prog.functions[func.0 as usize].body else {
+        let Some(body) = &prog.function(*func).body else {
             return Ok(());
         };
         let live = self.active(mask);

@@ -63,7 +63,7 @@ impl Machine<'_> {
                 let fields = self
                     .prog
                     .structs
-                    .get(id.0 as usize)
+                    .get(id.index())
                     .map(|s| s.fields.clone())
                     .unwrap_or_default();
                 let parts: Vec<String> = fields

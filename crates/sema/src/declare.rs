@@ -401,13 +401,13 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
         ids.iter().copied().find(|id| {
             ck.program
                 .functions
-                .get(id.0 as usize)
+                .get(id.index())
                 .is_some_and(|g| same_signature(g, &func))
         })
     });
     let id = match existing {
         Some(id) => {
-            let prev = ck.program.functions[id.0 as usize].clone();
+            let prev = ck.program.function(id).clone();
             if prev.restriction != restriction && f.body.is_some() && prev.body.is_none() {
                 ck.error(
                     codes::E0311,
@@ -445,7 +445,7 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
                 ids.iter().find_map(|id| {
                     ck.program
                         .functions
-                        .get(id.0 as usize)
+                        .get(id.index())
                         .filter(|g| g.params == func.params)
                         .map(|g| g.span)
                 })
@@ -487,7 +487,7 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
     let block = fcx.block(body);
     let mut func = fcx.func;
     func.body = Some(block);
-    ck.program.functions[id.0 as usize] = func;
+    *ck.program.function_mut(id) = func;
 }
 
 fn new_function(ck: &mut Checker, name: &str, func: Function) -> FuncId {

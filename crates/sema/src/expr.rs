@@ -300,7 +300,7 @@ impl FnCx<'_> {
     }
 
     fn global(&mut self, gid: tessera_ir::GlobalId, span: Span) -> Expr {
-        let Some(g) = self.ck.program.globals.get(gid.0 as usize) else {
+        let Some(g) = self.ck.program.get_global(gid) else {
             return error_expr(span);
         };
         let (ty, is_const, decl_span, name) = (g.ty.clone(), g.is_const, g.span, g.name.clone());
@@ -713,7 +713,7 @@ impl FnCx<'_> {
                     .then(|| (format!("`{}` is const", l.name), Some(l.span)))
             }
             ExprKind::Global(id) => {
-                let g = self.ck.program.globals.get(id.0 as usize)?;
+                let g = self.ck.program.get_global(*id)?;
                 g.is_const
                     .then(|| (format!("`{}` is const", g.name), Some(g.span)))
             }
@@ -1216,7 +1216,7 @@ impl FnCx<'_> {
                 .ck
                 .program
                 .structs
-                .get(id.0 as usize)
+                .get(id.index())
                 .map(|s| (s.name.clone(), s.fields.clone()));
             if let Some((sname, fields)) = fields {
                 if let Some(i) = fields.iter().position(|(n, _)| n == &name.name) {
@@ -1319,7 +1319,7 @@ impl FnCx<'_> {
                         .ck
                         .program
                         .structs
-                        .get(id.0 as usize)
+                        .get(id.index())
                         .is_some_and(|s| s.fields.iter().any(|(n, _)| n == &name.name)),
                     _ => false,
                 };
@@ -1373,14 +1373,12 @@ impl FnCx<'_> {
                 self.ck
                     .program
                     .functions
-                    .get(id.0 as usize)
+                    .get(id.index())
                     .is_some_and(|f| f.params as usize == args.len())
             })
             .collect();
         let Some(&first) = candidates.first() else {
-            let f = ids
-                .first()
-                .and_then(|id| self.ck.program.functions.get(id.0 as usize));
+            let f = ids.first().and_then(|id| self.ck.program.get_function(*id));
             let (n, decl) = f.map_or((0, span), |f| (f.params, f.span));
             self.ck.report(
                 Diagnostic::error(
@@ -1411,11 +1409,11 @@ impl FnCx<'_> {
                 self.ck
                     .program
                     .functions
-                    .get(id.0 as usize)
+                    .get(id.index())
                     .is_some_and(|f| fits(f.restriction))
             })
             .unwrap_or(first);
-        let Some(f) = self.ck.program.functions.get(chosen.0 as usize) else {
+        let Some(f) = self.ck.program.get_function(chosen) else {
             return error_expr(span);
         };
         let (restriction, decl_span, ret, ret_by_ref) =
@@ -1794,7 +1792,7 @@ impl FnCx<'_> {
         let made = kcx.kernel.take().map(|k| k.made).unwrap_or_default();
         let mut func = kcx.func;
         func.body = Some(body);
-        self.ck.program.functions[id.0 as usize] = func;
+        *self.ck.program.function_mut(id) = func;
         Some((id, made))
     }
 }

@@ -234,7 +234,7 @@ impl<'p> Uniformity<'p> {
         self.facts
             .get(&f)?
             .nonuniform
-            .get(id.0 as usize)
+            .get(id.index())
             .copied()
             .flatten()
     }
@@ -310,7 +310,7 @@ impl<'p> Uniformity<'p> {
         if let Some(slot) = self
             .facts
             .get_mut(&f)
-            .and_then(|x| x.nonuniform.get_mut(id.0 as usize))
+            .and_then(|x| x.nonuniform.get_mut(id.index()))
             && slot.is_none()
         {
             *slot = Some(why);
@@ -327,7 +327,7 @@ impl<'p> Uniformity<'p> {
         let referent = self
             .facts
             .get(&f)
-            .and_then(|x| x.ref_root.get(root.0 as usize).copied().flatten());
+            .and_then(|x| x.ref_root.get(root.index()).copied().flatten());
         if let Some(r) = referent {
             self.mark_local(f, r, why);
         }
@@ -354,11 +354,11 @@ impl<'p> Uniformity<'p> {
                     if let Some(facts) = facts {
                         let root = facts
                             .ref_root
-                            .get(root.0 as usize)
+                            .get(root.index())
                             .copied()
                             .flatten()
                             .unwrap_or(root);
-                        if let Some(slot) = facts.ref_root.get_mut(local.0 as usize) {
+                        if let Some(slot) = facts.ref_root.get_mut(local.index()) {
                             *slot = Some(root);
                         }
                     }

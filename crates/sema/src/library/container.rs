@@ -109,7 +109,7 @@ fn const_root(cx: &FnCx<'_>, e: &Expr) -> Option<(String, Span)> {
             .ck
             .program
             .globals
-            .get(id.0 as usize)
+            .get(id.index())
             .filter(|g| g.is_const)
             .map(|g| (g.name.clone(), g.span)),
         ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => const_root(cx, base),

@@ -202,7 +202,7 @@ fn location(cx: &FnCx<'_>, e: &Expr) -> Location {
                 .ck
                 .program
                 .globals
-                .get(id.0 as usize)
+                .get(id.index())
                 .map_or_else(String::new, |g| g.name.clone());
             Location::Host(format!("global `{name}`"))
         }
