@@ -16,10 +16,13 @@
 //! No IO; diagnostics are returned as data.
 
 mod analysis;
+mod call;
 mod convert;
 mod cx;
 mod declare;
 mod expr;
+mod init;
+mod launch;
 mod library;
 mod literal;
 mod stmt;
