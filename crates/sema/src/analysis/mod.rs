@@ -2,16 +2,20 @@
 //!
 //! - [`callgraph`]: recursion (E0303), `tile_static` in kernels launched
 //!   without tiles (E0406), `tile_static` bytes per tile (E0405);
-//! - [`uniformity`]: which values are the same for every work-item of a tile,
-//!   barriers under divergent conditions (E0408) and early exits that skip
-//!   barriers (E0409);
+//! - [`uniformity`]: which values are the same for every work-item of a tile;
+//! - [`divergence`]: barriers under divergent conditions (E0408) and early
+//!   exits that skip barriers (E0409);
 //! - [`races`]: warnings about `tile_static` races and reads of unwritten
 //!   `tile_static` variables (W0411, W0412, W0413).
 //!
 //! The program may contain `Type::Error` nodes and, when built by hand, ids
-//! that point nowhere: every lookup is checked, nothing panics.
+//! that point nowhere: every lookup is checked (the `get_` accessors of
+//! `tessera_ir`), nothing panics. The call graph, barrier facts and walkers
+//! are `tessera_ir`'s (`facts`, `visit`); [`walk`] has what only these rules
+//! need.
 
 pub mod callgraph;
+pub mod divergence;
 pub mod races;
 pub mod uniformity;
 pub mod walk;
@@ -36,7 +40,7 @@ pub fn analyse(program: &Program, diags: &mut Vec<Diagnostic>) {
         .filter(|(_, tile)| tile.is_some())
         .map(|(kernel, _)| uniformity::Uniformity::analyse(program, &graph, kernel))
         .collect();
-    uniformity::check(program, &graph, &barriers, &tiled, &mut found);
+    divergence::check(program, &graph, &barriers, &tiled, &mut found);
     races::check(program, &barriers, &tiled, &mut found);
     // A function that several kernels call is analysed once per kernel.
     let mut seen = HashSet::new();
