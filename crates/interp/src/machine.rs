@@ -532,8 +532,7 @@ impl<'p> Machine<'p> {
             Type::Struct(id) => {
                 let fields = self
                     .prog
-                    .structs
-                    .get(id.index())
+                    .get_struct(*id)
                     .map(|s| s.fields.clone())
                     .unwrap_or_default();
                 let mut items = Vec::with_capacity(fields.len());
@@ -569,11 +568,7 @@ impl<'p> Machine<'p> {
     pub(crate) fn uninit_value(&self, ty: &Type) -> Value {
         match ty {
             Type::Struct(id) => {
-                let n = self
-                    .prog
-                    .structs
-                    .get(id.index())
-                    .map_or(0, |s| s.fields.len());
+                let n = self.prog.get_struct(*id).map_or(0, |s| s.fields.len());
                 let fields: Vec<Value> = (0..n)
                     .map(|i| {
                         self.prog
@@ -605,8 +600,7 @@ impl<'p> Machine<'p> {
                 let elem_types: Vec<Type> = match ty {
                     Type::Struct(id) => self
                         .prog
-                        .structs
-                        .get(id.index())
+                        .get_struct(*id)
                         .map(|s| s.fields.iter().map(|(_, t)| t.clone()).collect())
                         .unwrap_or_default(),
                     Type::CArray(elem, n) => vec![(**elem).clone(); *n as usize],

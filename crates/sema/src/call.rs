@@ -22,8 +22,7 @@ impl FnCx<'_> {
             let fields = self
                 .ck
                 .program
-                .structs
-                .get(id.index())
+                .get_struct(*id)
                 .map(|s| (s.name.clone(), s.fields.clone()));
             if let Some((sname, fields)) = fields {
                 if let Some(i) = fields.iter().position(|(n, _)| n == &name.name) {
@@ -125,8 +124,7 @@ impl FnCx<'_> {
                     Type::Struct(id) => self
                         .ck
                         .program
-                        .structs
-                        .get(id.index())
+                        .get_struct(*id)
                         .is_some_and(|s| s.fields.iter().any(|(n, _)| n == &name.name)),
                     _ => false,
                 };
@@ -179,8 +177,7 @@ impl FnCx<'_> {
             .filter(|id| {
                 self.ck
                     .program
-                    .functions
-                    .get(id.index())
+                    .get_function(*id)
                     .is_some_and(|f| f.params as usize == args.len())
             })
             .collect();
@@ -215,8 +212,7 @@ impl FnCx<'_> {
             .find(|id| {
                 self.ck
                     .program
-                    .functions
-                    .get(id.index())
+                    .get_function(*id)
                     .is_some_and(|f| fits(f.restriction))
             })
             .unwrap_or(first);

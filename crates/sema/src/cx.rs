@@ -66,8 +66,7 @@ impl Checker {
     /// the caller may go on reporting while it walks them.
     pub fn struct_fields(&self, id: StructId) -> Vec<(String, Type)> {
         self.program
-            .structs
-            .get(id.index())
+            .get_struct(id)
             .map(|s| s.fields.clone())
             .unwrap_or_default()
     }

@@ -5,8 +5,8 @@ use crate::types::{self, Declared};
 use std::collections::HashMap;
 use tessera_diagnostics::{Diagnostic, Span, codes};
 use tessera_ir::{
-    Block, Const, Expr, ExprKind, Init, Intrinsic, Local, LocalId, Scalar, Space, Stmt, StmtId,
-    StmtKind, SwitchArm, Type,
+    Block, Const, Expr, ExprKind, Init, Intrinsic, Local, LocalId, Scalar, Space, Stmt, StmtKind,
+    SwitchArm, Type,
 };
 use tessera_syntax::ast::{self, Label, StmtKind as S};
 
@@ -154,16 +154,15 @@ impl FnCx<'_> {
                     });
                     let step = step.as_ref().map(|e| cx.expr(e));
                     let body = cx.loop_body(body);
-                    stmts.push(Stmt {
-                        id: StmtId::UNNUMBERED,
-                        kind: StmtKind::Loop {
+                    stmts.push(Stmt::new(
+                        StmtKind::Loop {
                             cond,
                             test_first: true,
                             body,
                             step,
                         },
                         span,
-                    });
+                    ));
                     Block { stmts }
                 });
                 Self::push(out, StmtKind::Block(block), span);
@@ -440,9 +439,8 @@ impl FnCx<'_> {
                 space,
                 span: range_span,
             });
-            stmts.push(Stmt {
-                id: StmtId::UNNUMBERED,
-                kind: StmtKind::Let {
+            stmts.push(Stmt::new(
+                StmtKind::Let {
                     local: range_local,
                     init: Some(if range_ref {
                         Init::Ref(range)
@@ -451,7 +449,7 @@ impl FnCx<'_> {
                     }),
                 },
                 span,
-            });
+            ));
             let counter = cx.declare(Local {
                 name: String::new(),
                 ty: Type::Scalar(Scalar::Long),
@@ -466,14 +464,13 @@ impl FnCx<'_> {
                 place: false,
                 span,
             };
-            stmts.push(Stmt {
-                id: StmtId::UNNUMBERED,
-                kind: StmtKind::Let {
+            stmts.push(Stmt::new(
+                StmtKind::Let {
                     local: counter,
                     init: Some(Init::Expr(zero)),
                 },
                 span,
-            });
+            ));
             let local_expr = |id: LocalId, ty: Type| Expr {
                 kind: ExprKind::Local(id),
                 ty,
@@ -572,40 +569,30 @@ impl FnCx<'_> {
                 } else {
                     Init::Expr(cx.coerce(elem_place, &ty, "the loop variable"))
                 };
-                body_stmts.push(Stmt {
-                    id: StmtId::UNNUMBERED,
-                    kind: StmtKind::Let {
+                body_stmts.push(Stmt::new(
+                    StmtKind::Let {
                         local: var,
                         init: Some(init),
                     },
-                    span: declarator.span,
-                });
+                    declarator.span,
+                ));
                 let inner = cx.body(body);
-                body_stmts.push(Stmt {
-                    id: StmtId::UNNUMBERED,
-                    kind: StmtKind::Block(inner),
-                    span: body.span,
-                });
+                body_stmts.push(Stmt::new(StmtKind::Block(inner), body.span));
                 Block { stmts: body_stmts }
             });
             cx.loops -= 1;
-            stmts.push(Stmt {
-                id: StmtId::UNNUMBERED,
-                kind: StmtKind::Loop {
+            stmts.push(Stmt::new(
+                StmtKind::Loop {
                     cond: Some(cond),
                     test_first: true,
                     body,
                     step: Some(step),
                 },
                 span,
-            });
+            ));
             Block { stmts }
         });
-        out.push(Stmt {
-            id: StmtId::UNNUMBERED,
-            kind: StmtKind::Block(block),
-            span,
-        });
+        out.push(Stmt::new(StmtKind::Block(block), span));
     }
 
     fn local_decl(&mut self, d: &ast::Decl, out: &mut Vec<Stmt>) {
@@ -710,11 +697,7 @@ impl FnCx<'_> {
                     self.local_consts.insert(local, v);
                 }
             }
-            out.push(Stmt {
-                id: StmtId::UNNUMBERED,
-                kind: StmtKind::Let { local, init },
-                span: decl.span,
-            });
+            out.push(Stmt::new(StmtKind::Let { local, init }, decl.span));
         }
     }
 
