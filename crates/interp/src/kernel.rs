@@ -65,7 +65,7 @@ impl Machine<'_> {
         span: Span,
     ) -> Res<()> {
         let prog = self.prog;
-        let func = &prog.function(kernel);
+        let func = prog.function(kernel);
         let FunctionKind::Kernel {
             tile,
             captures: decls,
@@ -184,12 +184,12 @@ impl Machine<'_> {
             self.enter(
                 kernel,
                 vec![Value::shape(idx.iter().copied())],
-                body_span(body, &prog.function(kernel)),
+                body_span(body, prog.function(kernel)),
             )?;
             let r = self.exec_block(body);
             self.leave();
             r?;
-            self.tick(body_span(body, &prog.function(kernel)))?;
+            self.tick(body_span(body, prog.function(kernel)))?;
             // Next index, last dimension fastest.
             for d in (0..rank).rev() {
                 idx[d] += 1;
@@ -250,13 +250,13 @@ impl Machine<'_> {
             }
             // The work-items' frames, counted like any call's.
             let frames = self.frame_bytes[kernel.index()].saturating_mul(per_tile as u64);
-            self.take_memory(frames, body_span(body, &prog.function(kernel)))?;
+            self.take_memory(frames, body_span(body, prog.function(kernel)))?;
             let mask = vec![true; self.items.len()];
             let r = self.lock_block(kernel, body, &mask);
             self.meter.give(frames);
             r?;
             // Count every work-item: a tile of 1,024 is 1,024 steps of work.
-            self.charge(per_tile as u64, body_span(body, &prog.function(kernel)))?;
+            self.charge(per_tile as u64, body_span(body, prog.function(kernel)))?;
         }
         Ok(())
     }

@@ -255,7 +255,7 @@ impl<'p> Machine<'p> {
         let Some(main) = prog.main else {
             return Ok(None);
         };
-        let func = &prog.function(main);
+        let func = prog.function(main);
         let frame = &mut self.host.stack[0];
         frame.func = Some(main);
         frame.locals.resize(func.locals.len(), Value::Void);
@@ -1017,7 +1017,7 @@ impl<'p> Machine<'p> {
         let Some(func) = self.current_fn() else {
             return Ok(());
         };
-        let decl = &self.prog.function(func).local(local);
+        let decl = self.prog.function(func).local(local);
         let ty = decl.ty.clone();
         if decl.space == tessera_ir::Space::TileStatic {
             // One instance per tile, made when the tile starts.
@@ -1071,7 +1071,7 @@ impl<'p> Machine<'p> {
         self.tick(span)?;
         self.take_memory(self.frame_bytes[func.index()], span)?;
         self.depth += 1;
-        let f: &Function = &self.prog.function(func);
+        let f: &Function = self.prog.function(func);
         let mut locals = args;
         locals.resize(f.locals.len(), Value::Void);
         self.strand().stack.push(Frame {
@@ -1092,7 +1092,7 @@ impl<'p> Machine<'p> {
     /// Calls a user function with evaluated arguments.
     pub(crate) fn call(&mut self, func: FuncId, args: Vec<Value>, span: Span) -> Res<Value> {
         let prog = self.prog;
-        let f = &prog.function(func);
+        let f = prog.function(func);
         let Some(body) = &f.body else {
             return Ok(Value::Void);
         };
@@ -1108,7 +1108,7 @@ impl<'p> Machine<'p> {
     /// Evaluates the arguments of a call of `func`.
     pub(crate) fn call_args(&mut self, func: FuncId, args: &[Expr]) -> Res<Vec<Value>> {
         let prog = self.prog;
-        let f = &prog.function(func);
+        let f = prog.function(func);
         let mut out = Vec::with_capacity(args.len());
         for (i, a) in args.iter().enumerate() {
             let by_ref = f.locals.get(i).is_some_and(|l| l.by_ref);
