@@ -472,3 +472,145 @@ pub fn written_roots(program: &Program, block: &Block) -> HashSet<LocalId> {
     });
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Const, Fence, Restriction, Space, StmtId, Type};
+
+    fn expr(kind: ExprKind) -> Expr {
+        Expr {
+            kind,
+            ty: Type::Void,
+            place: false,
+            span: Span::default(),
+        }
+    }
+
+    fn call(f: u32) -> Stmt {
+        Stmt::new(
+            StmtKind::Expr(expr(ExprKind::Call {
+                func: FuncId(f),
+                args: Vec::new(),
+            })),
+            Span::default(),
+        )
+    }
+
+    fn func(name: &str, stmts: Vec<Stmt>) -> Function {
+        Function {
+            name: name.into(),
+            kind: FunctionKind::Plain,
+            restriction: Restriction {
+                cpu: false,
+                amp: true,
+            },
+            params: 0,
+            locals: Vec::new(),
+            ret: Type::Void,
+            ret_by_ref: false,
+            body: Some(Block { stmts }),
+            stmt_count: 0,
+            span: Span::default(),
+        }
+    }
+
+    /// `f0` waits; `f1` calls `f0` inside an `if`; `f2` calls `f1` and a
+    /// function that does not exist; `f3` calls itself; `f4` and `f5` call
+    /// each other.
+    fn program() -> Program {
+        let barrier = Stmt::new(StmtKind::Barrier(Fence::All), Span::default());
+        let cond = expr(ExprKind::Const(Const::Bool(true)));
+        let guarded = Stmt::new(
+            StmtKind::If {
+                cond,
+                then: Block {
+                    stmts: vec![call(0)],
+                },
+                els: None,
+            },
+            Span::default(),
+        );
+        let plain = Stmt::new(
+            StmtKind::Let {
+                local: LocalId(0),
+                init: None,
+            },
+            Span::default(),
+        );
+        let mut p = Program {
+            functions: vec![
+                func("f0", vec![barrier]),
+                func("f1", vec![plain, guarded]),
+                func("f2", vec![call(1), call(99)]),
+                func("f3", vec![call(3)]),
+                func("f4", vec![call(5)]),
+                func("f5", vec![call(4)]),
+            ],
+            ..Program::default()
+        };
+        p.functions[1].locals.push(crate::Local {
+            name: "x".into(),
+            ty: Type::INT,
+            by_ref: false,
+            is_const: false,
+            space: Space::Private,
+            span: Span::default(),
+        });
+        p.number_statements();
+        p
+    }
+
+    #[test]
+    fn statements_are_numbered_in_program_order() {
+        let p = program();
+        let f1 = p.function(FuncId(1));
+        assert_eq!(f1.stmt_count, 3);
+        let mut ids = Vec::new();
+        visit::walk_block(
+            f1.body.as_ref().unwrap_or(&Block::default()),
+            &mut |s| ids.push(s.id),
+            &mut |_| {},
+        );
+        assert_eq!(ids, [StmtId(0), StmtId(1), StmtId(2)]);
+    }
+
+    #[test]
+    fn barriers_reach_callers_and_their_statements() {
+        let p = program();
+        let barriers = Barriers::of(&p);
+        assert_eq!(
+            barriers.functions(),
+            [true, true, true, false, false, false]
+        );
+        // In f1: the `let` does not wait, the `if` and the call in it do.
+        assert_eq!(
+            barriers.stmt_table(p.function(FuncId(1))),
+            [false, true, true]
+        );
+        assert_eq!(barrier_functions(&p), barriers.functions());
+    }
+
+    #[test]
+    fn recursion_is_found_in_cycles_and_self_calls() {
+        let p = program();
+        let graph = CallGraph::build(&p);
+        // The call of f99 is no edge.
+        assert_eq!(graph.calls(FuncId(2)).len(), 1);
+        let everything = graph.reachable((0..6).map(FuncId));
+        let mut groups: Vec<Vec<usize>> = graph
+            .recursive_components(&everything)
+            .into_iter()
+            .map(|mut c| {
+                c.sort_unstable();
+                c
+            })
+            .collect();
+        groups.sort();
+        assert_eq!(groups, [vec![3], vec![4, 5]]);
+        assert_eq!(
+            graph.reachable([FuncId(2)]),
+            [true, true, true, false, false, false]
+        );
+    }
+}
