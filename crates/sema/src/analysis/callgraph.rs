@@ -11,7 +11,7 @@
 //! call (kernels are never called, only launched). Calls to ids the program
 //! does not have are ignored.
 
-use super::walk;
+use super::places;
 use std::collections::{HashMap, HashSet, VecDeque};
 use tessera_diagnostics::{Diagnostic, Span, codes};
 use tessera_ir::facts::{CallGraph, kernels};
@@ -158,7 +158,7 @@ fn check_untiled_tile_static(program: &Program, graph: &CallGraph, out: &mut Vec
             let Some(func) = program.get_function(r.func) else {
                 continue;
             };
-            for (local, decl_span) in walk::tile_static_decls(func) {
+            for (local, decl_span) in places::tile_static_decls(func) {
                 if !reported.insert((r.func, local)) {
                     continue;
                 }
@@ -206,7 +206,7 @@ fn check_tile_static_size(program: &Program, graph: &CallGraph, out: &mut Vec<Di
             let Some(func) = program.get_function(r.func) else {
                 continue;
             };
-            for (local, span) in walk::tile_static_decls(func) {
+            for (local, span) in places::tile_static_decls(func) {
                 let Some(l) = func.get_local(local) else {
                     continue;
                 };

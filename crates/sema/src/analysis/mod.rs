@@ -11,14 +11,14 @@
 //! The program may contain `Type::Error` nodes and, when built by hand, ids
 //! that point nowhere: every lookup is checked (the `get_` accessors of
 //! `tessera_ir`), nothing panics. The call graph, barrier facts and walkers
-//! are `tessera_ir`'s (`facts`, `visit`); [`walk`] has what only these rules
+//! are `tessera_ir`'s (`facts`, `visit`); [`places`] has what only these rules
 //! need.
 
 pub mod callgraph;
 pub mod divergence;
+pub mod places;
 pub mod races;
 pub mod uniformity;
-pub mod walk;
 
 #[cfg(test)]
 mod testing;

@@ -16,8 +16,8 @@
 //! work-items leave early, after a non-uniform `return`, and in a function
 //! that some call site reaches under divergent control.
 
+use super::places::{self, PathStep};
 use super::uniformity::{ExitFilter, Uniformity};
-use super::walk::{self, PathStep};
 use std::collections::HashSet;
 use tessera_diagnostics::{Diagnostic, Span, codes};
 use tessera_ir::facts::Barriers;
@@ -373,7 +373,7 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
     fn read(&mut self, id: LocalId, e: &'p Expr) {
         self.reads.push(Access {
             local: id,
-            path: walk::place_path(e),
+            path: places::place_path(e),
             span: e.span,
         });
         if self.written.contains(&id) || !self.warned_unwritten.insert(id) {
@@ -403,7 +403,7 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
         if self.uni.path_why(self.f, target).is_some() {
             self.spread_writes.push(Access {
                 local: root,
-                path: walk::place_path(target),
+                path: places::place_path(target),
                 span,
             });
             return;
@@ -439,7 +439,9 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
             let Some(first) = writes.first() else {
                 continue;
             };
-            if writes.iter().any(|w| walk::same_path(&w.path, &read.path))
+            if writes
+                .iter()
+                .any(|w| places::same_path(&w.path, &read.path))
                 || !warned.insert(read.local)
             {
                 continue;

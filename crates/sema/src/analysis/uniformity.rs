@@ -21,7 +21,7 @@
 //!   non-uniform argument; a call's result is non-uniform when an argument is,
 //!   or when the callee can return a non-uniform value.
 
-use super::walk;
+use super::places;
 use std::collections::{HashMap, HashSet};
 use tessera_diagnostics::Span;
 use tessera_ir::facts::{self, CallGraph};
@@ -235,10 +235,12 @@ impl<'p> Uniformity<'p> {
     /// Why the positions along a place (`a[i][j]`: `i` and `j`) can differ
     /// between work-items; `None` when every work-item names the same location.
     pub fn path_why(&self, f: FuncId, place: &Expr) -> Option<Why> {
-        walk::place_path(place).iter().find_map(|step| match step {
-            walk::PathStep::Index(i) => self.why(f, i),
-            walk::PathStep::Field(_) => None,
-        })
+        places::place_path(place)
+            .iter()
+            .find_map(|step| match step {
+                places::PathStep::Index(i) => self.why(f, i),
+                places::PathStep::Field(_) => None,
+            })
     }
 
     /// The condition of the first exit selected by `filter` out of `body` (of
