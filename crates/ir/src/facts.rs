@@ -321,7 +321,7 @@ impl Barriers {
     /// or a call of a function that waits at one.
     pub fn in_stmt(&self, s: &Stmt) -> bool {
         let mut found = false;
-        visit::walk_stmt(s, &mut |n| {
+        visit::for_each_node(s, &mut |n| {
             found = found
                 || match n {
                     Node::Stmt(s) => matches!(s.kind, StmtKind::Barrier(_)),

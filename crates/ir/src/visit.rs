@@ -161,12 +161,12 @@ pub enum Node<'a> {
 /// returned values), in program order: a loop's step after its body.
 pub fn for_each_stmt<'a>(block: &'a Block, f: &mut impl FnMut(Node<'a>)) {
     for s in &block.stmts {
-        walk_stmt(s, f);
+        for_each_node(s, f);
     }
 }
 
 /// [`for_each_stmt`] for one statement and what it contains.
-pub fn walk_stmt<'a>(s: &'a Stmt, f: &mut impl FnMut(Node<'a>)) {
+pub fn for_each_node<'a>(s: &'a Stmt, f: &mut impl FnMut(Node<'a>)) {
     f(Node::Stmt(s));
     match &s.kind {
         StmtKind::Expr(e) | StmtKind::Return(Some(e)) => f(Node::Expr(e)),
@@ -221,6 +221,14 @@ pub fn walk_block<'a>(
     fe: &mut impl FnMut(&'a Expr),
 ) {
     for_each_stmt(block, &mut |n| match n {
+        Node::Stmt(s) => fs(s),
+        Node::Expr(e) => for_each_subexpr(e, fe),
+    });
+}
+
+/// [`walk_block`] for one statement and what it contains.
+pub fn walk_stmt<'a>(s: &'a Stmt, fs: &mut impl FnMut(&'a Stmt), fe: &mut impl FnMut(&'a Expr)) {
+    for_each_node(s, &mut |n| match n {
         Node::Stmt(s) => fs(s),
         Node::Expr(e) => for_each_subexpr(e, fe),
     });
