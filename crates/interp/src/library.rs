@@ -263,10 +263,7 @@ impl Machine<'_> {
         if i < 0 || i >= d0 {
             return Err(self.oob(span, "a projection of a view".into(), &[i], &[d0]));
         }
-        let data = match &view.data {
-            ViewData::Storage(s) => ViewData::Storage(Rc::clone(s)),
-            ViewData::Place(p) => ViewData::Place(p.clone()),
-        };
+        let data = view.data.share();
         Ok(Value::View(View::new(
             data,
             view.offset + i as usize * view.strides[0],
@@ -307,10 +304,7 @@ impl Machine<'_> {
                 .zip(&view.strides)
                 .map(|(&o, &s)| o as usize * s)
                 .sum::<usize>();
-        let data = match &view.data {
-            ViewData::Storage(s) => ViewData::Storage(Rc::clone(s)),
-            ViewData::Place(p) => ViewData::Place(p.clone()),
-        };
+        let data = view.data.share();
         Ok(Value::View(View::new(
             data,
             offset,
@@ -599,10 +593,7 @@ impl Machine<'_> {
             _ => {
                 let v = self.eval(src)?;
                 let view = self.view_of(&v, span)?;
-                let data = match &view.data {
-                    ViewData::Storage(s) => ViewData::Storage(Rc::clone(s)),
-                    ViewData::Place(p) => ViewData::Place(p.clone()),
-                };
+                let data = view.data.share();
                 Ok(Value::View(View::new(
                     data,
                     view.offset,
