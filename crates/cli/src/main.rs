@@ -5,9 +5,10 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tessera_diagnostics::{Diagnostic, SourceFile, Sources, codes, json, render};
+use tessera_syntax::include::{FileSystem, Included, read_headers};
 
 /// Run and check C++ AMP kernels on the CPU.
 #[derive(Parser)]
@@ -16,6 +17,10 @@ struct Cli {
     /// When to colour diagnostics (`auto` honours NO_COLOR and terminals).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
     color: ColorChoice,
+    /// A folder to look for `#include "..."` headers in, after the including
+    /// file's own folder (may be given several times).
+    #[arg(short = 'I', value_name = "DIR", global = true)]
+    include: Vec<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -175,8 +180,9 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> ExitCode {
     let mut out = Output::new(cli.color);
+    let dirs = &cli.include;
     match cli.command {
-        Command::Check { files, format } => check(&mut out, &files, format),
+        Command::Check { files, format } => check(&mut out, &files, dirs, format),
         Command::Run {
             file,
             engine,
@@ -199,7 +205,7 @@ fn run(cli: Cli) -> ExitCode {
                 threads: threads.map_or_else(tessera_jit::Jit::default_threads, usize::from),
                 stats,
             };
-            run_file(&mut out, &file, &how, &options)
+            run_file(&mut out, &file, dirs, &how, &options)
         }
         Command::Repl { check, echo } => {
             let options = tessera_interp::Options {
@@ -215,9 +221,9 @@ fn run(cli: Cli) -> ExitCode {
         }
         Command::Explain { code } => explain(&mut out, &code),
         Command::Dump { what } => match what {
-            DumpWhat::Ast { file, format } => dump_ast(&mut out, &file, format),
+            DumpWhat::Ast { file, format } => dump_ast(&mut out, &file, dirs, format),
             DumpWhat::Tokens { file } => dump_tokens(&mut out, &file),
-            DumpWhat::Clif { file } => dump_clif(&mut out, &file),
+            DumpWhat::Clif { file } => dump_clif(&mut out, &file, dirs),
         },
     }
 }
@@ -255,16 +261,54 @@ impl Output {
     }
 }
 
-/// Reads a file into `sources`; on failure prints why and returns `None`.
+/// The files of the disk, for `#include "..."`.
+struct Disk;
+
+impl FileSystem for Disk {
+    fn read(&self, path: &Path) -> Option<Vec<u8>> {
+        std::fs::read(path).ok()
+    }
+    fn is_file(&self, path: &Path) -> bool {
+        path.is_file()
+    }
+    fn list(&self, dir: &Path) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// A source file read into `sources`: its id, where its bytes were not UTF-8,
+/// and the local headers it includes (read into `sources` too).
+struct Loaded {
+    file: tessera_diagnostics::FileId,
+    replaced: Vec<usize>,
+    included: Included,
+}
+
+/// Reads a file and the headers it includes (looked for in `dirs` after its
+/// own folder) into `sources`; on failure prints why and returns `None`.
 fn load(
     out: &mut Output,
     sources: &mut Sources,
     path: &PathBuf,
-) -> Option<(tessera_diagnostics::FileId, Vec<usize>)> {
+    dirs: &[PathBuf],
+) -> Option<Loaded> {
     match std::fs::read(path) {
         Ok(bytes) => {
             let (file, replaced) = SourceFile::from_bytes(path.display().to_string(), &bytes);
-            Some((sources.add(file), replaced))
+            let file = sources.add(file);
+            let included = read_headers(sources, file, &Disk, dirs);
+            Some(Loaded {
+                file,
+                replaced,
+                included,
+            })
         }
         Err(err) => {
             out.err(&format!("error: cannot read `{}`: {err}\n", path.display()));
@@ -291,17 +335,17 @@ fn report(out: &mut Output, sources: &Sources, diags: &[Diagnostic], format: For
     }
 }
 
-fn check(out: &mut Output, files: &[PathBuf], format: Format) -> ExitCode {
+fn check(out: &mut Output, files: &[PathBuf], dirs: &[PathBuf], format: Format) -> ExitCode {
     let mut sources = Sources::new();
     let mut failed = false;
     let mut unreadable = false;
     let (mut errors, mut warnings) = (0usize, 0usize);
     for path in files {
-        let Some((file, replaced)) = load(out, &mut sources, path) else {
+        let Some(loaded) = load(out, &mut sources, path, dirs) else {
             unreadable = true;
             continue;
         };
-        let diagnostics = check_file(&sources, file, &replaced);
+        let diagnostics = check_file(&sources, &loaded);
         report(out, &sources, &diagnostics, format);
         for d in &diagnostics {
             if d.is_error() {
@@ -331,12 +375,9 @@ fn check(out: &mut Output, files: &[PathBuf], format: Format) -> ExitCode {
 
 /// Parses and, when the syntax is sound, checks a file; all diagnostics in
 /// source order.
-fn check_file(
-    sources: &Sources,
-    file: tessera_diagnostics::FileId,
-    replaced: &[usize],
-) -> Vec<Diagnostic> {
-    let parsed = tessera_syntax::parse_file(sources, file, replaced);
+fn check_file(sources: &Sources, loaded: &Loaded) -> Vec<Diagnostic> {
+    let parsed =
+        tessera_syntax::parse_unit(sources, loaded.file, &loaded.replaced, &loaded.included);
     if parsed.has_errors() {
         // The checker would report the holes the syntax errors left.
         return parsed.diagnostics;
@@ -360,11 +401,12 @@ struct RunHow {
 fn run_file(
     out: &mut Output,
     path: &PathBuf,
+    dirs: &[PathBuf],
     how: &RunHow,
     options: &tessera_interp::Options,
 ) -> ExitCode {
     let started = std::time::Instant::now();
-    let (sources, checked, diagnostics) = match front_end(out, path) {
+    let (sources, checked, diagnostics) = match front_end(out, path, dirs) {
         Ok(done) => done,
         Err(code) => return code,
     };
@@ -450,12 +492,13 @@ fn explain(out: &mut Output, code: &str) -> ExitCode {
     }
 }
 
-fn dump_ast(out: &mut Output, path: &PathBuf, format: Format) -> ExitCode {
+fn dump_ast(out: &mut Output, path: &PathBuf, dirs: &[PathBuf], format: Format) -> ExitCode {
     let mut sources = Sources::new();
-    let Some((file, replaced)) = load(out, &mut sources, path) else {
+    let Some(loaded) = load(out, &mut sources, path, dirs) else {
         return ExitCode::from(EXIT_USAGE);
     };
-    let parsed = tessera_syntax::parse_file(&sources, file, &replaced);
+    let parsed =
+        tessera_syntax::parse_unit(&sources, loaded.file, &loaded.replaced, &loaded.included);
     report(out, &sources, &parsed.diagnostics, Format::Human);
     match format {
         Format::Json => match serde_json::to_string(&parsed.unit) {
@@ -481,12 +524,14 @@ fn dump_ast(out: &mut Output, path: &PathBuf, format: Format) -> ExitCode {
 fn front_end(
     out: &mut Output,
     path: &PathBuf,
+    dirs: &[PathBuf],
 ) -> Result<(Sources, tessera_sema::Checked, Vec<Diagnostic>), ExitCode> {
     let mut sources = Sources::new();
-    let Some((file, replaced)) = load(out, &mut sources, path) else {
+    let Some(loaded) = load(out, &mut sources, path, dirs) else {
         return Err(ExitCode::from(EXIT_USAGE));
     };
-    let parsed = tessera_syntax::parse_file(&sources, file, &replaced);
+    let parsed =
+        tessera_syntax::parse_unit(&sources, loaded.file, &loaded.replaced, &loaded.included);
     if parsed.has_errors() {
         report(out, &sources, &parsed.diagnostics, Format::Human);
         return Err(ExitCode::from(EXIT_ERRORS));
@@ -498,8 +543,8 @@ fn front_end(
     Ok((sources, checked, diagnostics))
 }
 
-fn dump_clif(out: &mut Output, path: &PathBuf) -> ExitCode {
-    let (sources, checked, diagnostics) = match front_end(out, path) {
+fn dump_clif(out: &mut Output, path: &PathBuf, dirs: &[PathBuf]) -> ExitCode {
+    let (sources, checked, diagnostics) = match front_end(out, path, dirs) {
         Ok(done) => done,
         Err(code) => return code,
     };
@@ -532,7 +577,8 @@ fn dump_clif(out: &mut Output, path: &PathBuf) -> ExitCode {
 
 fn dump_tokens(out: &mut Output, path: &PathBuf) -> ExitCode {
     let mut sources = Sources::new();
-    let Some((file, replaced)) = load(out, &mut sources, path) else {
+    // The tokens of this file alone: headers are not read.
+    let Some(Loaded { file, replaced, .. }) = load(out, &mut sources, path, &[]) else {
         return ExitCode::from(EXIT_USAGE);
     };
     let text = sources.get(file).map_or("", |f| f.text.as_str());

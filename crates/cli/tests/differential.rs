@@ -46,13 +46,12 @@
 //! decide with the C++ rules.
 
 use std::fmt::Write as _;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-use tessera_testkit::harness::env_number;
+use tessera_testkit::harness::{Ran, env_number, run_limited};
 use tessera_testkit::programs::{self, Options};
 
 /// Longest a `tessera check` or `tessera run` may take.
@@ -60,69 +59,6 @@ const TESSERA_LIMIT: Duration = Duration::from_secs(60);
 
 /// Longest an oracle invocation may take (compiling is ~1.5 s).
 const ORACLE_LIMIT: Duration = Duration::from_secs(180);
-
-/// What one process did.
-struct Ran {
-    stdout: Vec<u8>,
-    stderr: String,
-    /// The exit status, or why there is none.
-    status: Result<i32, String>,
-}
-
-/// Runs `command` without stdin, collecting its output, killed after `limit`.
-fn run_limited(command: &mut Command, limit: Duration) -> Ran {
-    let child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
-    let mut child = match child {
-        Ok(child) => child,
-        Err(err) => {
-            return Ran {
-                stdout: Vec::new(),
-                stderr: String::new(),
-                status: Err(format!("cannot start {command:?}: {err}")),
-            };
-        }
-    };
-    let out_pipe = child.stdout.take();
-    let err_pipe = child.stderr.take();
-    std::thread::scope(|scope| {
-        let out = scope.spawn(move || read_all(out_pipe));
-        let err = scope.spawn(move || read_all(err_pipe));
-        let started = Instant::now();
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => {
-                    break status
-                        .code()
-                        .ok_or_else(|| format!("killed by a signal ({status})"));
-                }
-                Ok(None) if started.elapsed() > limit => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    break Err(format!("no result after {limit:?}; killed"));
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-                Err(err) => break Err(format!("cannot wait: {err}")),
-            }
-        };
-        Ran {
-            stdout: out.join().unwrap_or_default(),
-            stderr: String::from_utf8_lossy(&err.join().unwrap_or_default()).into_owned(),
-            status,
-        }
-    })
-}
-
-fn read_all(pipe: Option<impl Read>) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    if let Some(mut pipe) = pipe {
-        let _ = pipe.read_to_end(&mut bytes);
-    }
-    bytes
-}
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -16,7 +16,9 @@
 //!
 //! Every code has a page `docs/errors/CODE.md`, embedded here so that
 //! `tessera explain CODE` works from an installed binary. Warnings use `W`
-//! with the same ranges.
+//! with the same ranges. A code of a C++ AMP rule names the MSVC error it
+//! stands for, so that Microsoft's conformance suite, whose compile-fail
+//! tests expect MSVC codes, can be scored mechanically.
 
 use serde::Serialize;
 use std::fmt;
@@ -71,6 +73,10 @@ pub struct CodeInfo {
     pub title: &'static str,
     /// The Markdown page that `tessera explain` prints.
     pub explanation: &'static str,
+    /// The MSVC error this code usually stands for (a diagnostic may name
+    /// another, see [`crate::Diagnostic::msvc`]); `None` where MSVC has no
+    /// single counterpart.
+    pub msvc: Option<&'static str>,
 }
 
 /// Looks a code up by its text, case-insensitively (`e0101` finds `E0101`).
@@ -81,7 +87,9 @@ pub fn lookup(text: &str) -> Option<&'static CodeInfo> {
 }
 
 macro_rules! registry {
-    ($($name:ident, $phase:ident, $title:literal;)*) => {
+    (@msvc) => { None };
+    (@msvc $msvc:literal) => { Some($msvc) };
+    ($($name:ident, $phase:ident, $title:literal $(, $msvc:literal)?;)*) => {
         $(
             #[doc = $title]
             pub const $name: Code = Code(stringify!($name));
@@ -93,6 +101,7 @@ macro_rules! registry {
                 phase: Phase::$phase,
                 title: $title,
                 explanation: include_str!(concat!("../../../docs/errors/", stringify!($name), ".md")),
+                msvc: registry!(@msvc $($msvc)?),
             },)*
         ];
     };
@@ -106,7 +115,7 @@ registry! {
     E0005, Lex, "malformed number literal";
     E0006, Lex, "invalid escape sequence";
     E0007, Lex, "source file too large";
-    E0050, Preprocess, "unknown header";
+    W0050, Preprocess, "unknown header";
     E0051, Preprocess, "malformed preprocessor directive";
     E0052, Preprocess, "unterminated conditional block";
     E0053, Preprocess, "conditional directive without `#if`";
@@ -115,6 +124,9 @@ registry! {
     E0056, Preprocess, "invalid `#if` expression";
     E0057, Preprocess, "`#error` directive";
     W0058, Preprocess, "macro redefined with a different body";
+    E0059, Preprocess, "header file not found";
+    W0060, Preprocess, "header name differs in case from the file";
+    E0061, Preprocess, "`#include` nested too deeply";
     E0100, Parse, "unexpected token";
     E0101, Parse, "expected `;`";
     E0102, Parse, "unclosed delimiter";
@@ -123,48 +135,48 @@ registry! {
     E0105, Parse, "invalid type specifiers";
     E0106, Parse, "unsupported C++ construct";
     E0107, Parse, "mismatched closing delimiter";
-    E0200, Check, "unknown name";
+    E0200, Check, "unknown name", "C2065";
     E0201, Check, "unknown type";
-    E0202, Check, "name declared twice";
-    E0203, Check, "mismatched types";
-    E0204, Check, "not assignable";
-    E0205, Check, "write through a const view or to a const variable";
-    E0206, Check, "wrong number of arguments";
-    E0207, Check, "no such member";
-    E0208, Check, "not a function";
-    E0209, Check, "not a constant expression";
+    E0202, Check, "name declared twice", "C2086";
+    E0203, Check, "mismatched types", "C2440";
+    E0204, Check, "not assignable", "C2106";
+    E0205, Check, "write through a const view or to a const variable", "C3892";
+    E0206, Check, "wrong number of arguments", "C2660";
+    E0207, Check, "no such member", "C2039";
+    E0208, Check, "not a function", "C2064";
+    E0209, Check, "not a constant expression", "C2057";
     E0210, Check, "invalid operands";
     E0211, Check, "construct outside the Tessera language";
-    E0212, Check, "wrong return";
-    E0213, Check, "invalid template arguments";
-    E0214, Check, "`break` or `continue` outside a loop";
-    E0215, Check, "integer constant out of range";
+    E0212, Check, "wrong return", "C2561";
+    E0213, Check, "invalid template arguments", "C2338";
+    E0214, Check, "`break` or `continue` outside a loop", "C2043";
+    E0215, Check, "integer constant out of range", "C3595";
     E0216, Check, "function declared but never defined";
     W0217, Check, "`void main()`";
     E0218, Check, "variable needs an initialiser";
-    E0300, Check, "host-only function called from amp code";
-    E0301, Check, "amp-only function called from host code";
-    E0302, Check, "type not allowed in amp code";
-    E0303, Check, "recursion in amp code";
+    E0300, Check, "host-only function called from amp code", "C3930";
+    E0301, Check, "amp-only function called from host code", "C3930";
+    E0302, Check, "type not allowed in amp code", "C3581";
+    E0303, Check, "recursion in amp code", "C3559";
     E0304, Check, "statement not allowed in amp code";
-    E0305, Check, "global or static variable used in amp code";
-    E0306, Check, "pointer not allowed";
-    E0307, Check, "capture by reference in a kernel";
-    E0308, Check, "`concurrency::array` captured by value";
-    E0309, Check, "captured variable of a type kernels cannot use";
-    E0310, Check, "`parallel_for_each` called from amp code";
-    E0311, Check, "invalid `restrict` specifier";
+    E0305, Check, "global or static variable used in amp code", "C3586";
+    E0306, Check, "pointer not allowed", "C3581";
+    E0307, Check, "capture by reference in a kernel", "C3590";
+    E0308, Check, "`concurrency::array` captured by value", "C3597";
+    E0309, Check, "captured variable of a type kernels cannot use", "C3596";
+    E0310, Check, "`parallel_for_each` called from amp code", "C3930";
+    E0311, Check, "invalid `restrict` specifier", "C3936";
     E0312, Check, "kernel signature does not fit `parallel_for_each`";
-    E0400, Check, "kernel index does not match the compute domain";
-    E0401, Check, "illegal tile extents";
-    E0402, Check, "`tile_static` outside an amp-only function";
-    E0403, Check, "`tile_static` variable with an initialiser";
-    E0404, Check, "`tile_static` variable of a type that cannot be shared";
-    E0405, Check, "too much `tile_static` memory";
-    E0406, Check, "`tile_static` used by a non-tiled kernel";
-    E0407, Check, "barrier outside a tiled kernel";
-    E0408, Check, "barrier in divergent control flow";
-    E0409, Check, "early exit before a barrier";
+    E0400, Check, "kernel index does not match the compute domain", "C3577";
+    E0401, Check, "illegal tile extents", "C3574";
+    E0402, Check, "`tile_static` outside an amp-only function", "C3584";
+    E0403, Check, "`tile_static` variable with an initialiser", "C3584";
+    E0404, Check, "`tile_static` variable of a type that cannot be shared", "C3584";
+    E0405, Check, "too much `tile_static` memory", "C3565";
+    E0406, Check, "`tile_static` used by a non-tiled kernel", "C3600";
+    E0407, Check, "barrier outside a tiled kernel", "C2039";
+    E0408, Check, "barrier in divergent control flow", "C3561";
+    E0409, Check, "early exit before a barrier", "C3561";
     E0410, Check, "atomic operation on an invalid location";
     W0411, Check, "every work-item of a tile writes the same `tile_static` location";
     W0412, Check, "`tile_static` read before any write";

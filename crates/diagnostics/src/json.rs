@@ -40,6 +40,7 @@ pub fn to_json(diag: &Diagnostic, sources: &Sources) -> String {
             .collect(),
         notes: &diag.notes,
         help: diag.help.as_deref(),
+        msvc: diag.msvc(),
     };
     // Serialising these plain structs cannot fail; the fallback is only there
     // so that no input can ever make this function panic.
@@ -72,6 +73,9 @@ struct JsonDiagnostic<'a> {
     secondary: Vec<JsonLabel<'a>>,
     notes: &'a [String],
     help: Option<&'a str>,
+    /// The MSVC error it stands for, e.g. `"C3581"` (absent when none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    msvc: Option<&'static str>,
 }
 
 /// A secondary label.

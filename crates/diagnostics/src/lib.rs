@@ -12,7 +12,7 @@ pub mod render;
 mod source;
 
 pub use codes::{Code, CodeInfo, Phase};
-pub use source::{FileId, SourceFile, Sources, Span};
+pub use source::{FOREIGN_BYTE_BASE, FileId, SourceFile, Sources, Span, foreign_byte};
 
 use serde::Serialize;
 
@@ -55,6 +55,9 @@ pub struct Diagnostic {
     pub notes: Vec<String>,
     /// How to fix it ("help: ...").
     pub help: Option<String>,
+    /// The MSVC error this diagnostic stands for, when it is more precise
+    /// than its code's (see [`Diagnostic::msvc`]).
+    pub msvc: Option<&'static str>,
 }
 
 impl Diagnostic {
@@ -80,6 +83,7 @@ impl Diagnostic {
             secondary: Vec::new(),
             notes: Vec::new(),
             help: None,
+            msvc: None,
         }
     }
 
@@ -108,6 +112,19 @@ impl Diagnostic {
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self
+    }
+
+    /// Names the MSVC error this diagnostic stands for, with a note saying so.
+    pub fn with_msvc(mut self, code: &'static str) -> Self {
+        self.msvc = Some(code);
+        self.notes.push(format!("MSVC reports this as {code}"));
+        self
+    }
+
+    /// The MSVC error this diagnostic stands for: its own, or its code's.
+    pub fn msvc(&self) -> Option<&'static str> {
+        self.msvc
+            .or_else(|| codes::lookup(self.code.as_str()).and_then(|info| info.msvc))
     }
 
     /// True for errors (which make a check fail), false for warnings.

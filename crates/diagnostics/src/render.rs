@@ -422,6 +422,7 @@ fn line_breaks_as_ours(text: &str) -> Cow<'_, str> {
             '\n' | '\t' => c,
             c if c.is_ascii_control() => '?',
             '\u{0080}'..='\u{009F}' => '\u{00BF}',
+            c if crate::source::foreign_byte(c).is_some() => char::REPLACEMENT_CHARACTER,
             other => other,
         })
         .collect::<String>()
@@ -434,6 +435,7 @@ fn needs_replacing(c: char) -> bool {
         c,
         '\r' | '\x0B' | '\x0C' | '\u{0085}' | '\u{2028}' | '\u{2029}'
     ) || (c.is_control() && c != '\n' && c != '\t')
+        || crate::source::foreign_byte(c).is_some()
 }
 
 /// Lines longer than this are not quoted: the plain form is shown instead.

@@ -481,7 +481,7 @@ impl Machine<'_> {
             self.charge(bound / 64, span)?;
         }
         match (v, ty) {
-            (Value::Str(s), _) => self.stream.write_str(s, &mut self.out),
+            (Value::Str(s), _) => self.stream.write_bytes(s, &mut self.out),
             (Value::Manip(m, arg), _) => {
                 self.stream.apply(*m, *arg, &mut self.out);
                 if *m == Manipulator::Endl {

@@ -43,7 +43,7 @@ pub(crate) enum Value {
     /// What a reference variable or parameter refers to.
     Ref(Rc<Place>),
     /// A string literal.
-    Str(Rc<String>),
+    Str(Rc<[u8]>),
     /// A stream manipulator and its argument.
     Manip(Manipulator, i32),
 }

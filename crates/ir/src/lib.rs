@@ -498,8 +498,9 @@ pub enum ExprKind {
     },
     /// A struct or C array built element by element (aggregate initialisation).
     Aggregate(Vec<Expr>),
-    /// A string literal's text (type `Type::Str`; only printed).
-    Str(String),
+    /// A string literal's bytes, escapes decoded (type `Type::Str`; only
+    /// printed). Bytes, not text: `"\xe9"` is one byte, as in C++.
+    Str(Vec<u8>),
     /// `a, b`: evaluates `a`, then yields `b`.
     Comma {
         /// Evaluated for its effects.

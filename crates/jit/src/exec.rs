@@ -9,7 +9,7 @@
 //! the code was compiled for) and never traps.
 #![allow(unsafe_code)]
 
-use crate::lower::{CHUNK, CaptureLayout, HostLayout, KernelLayout, STATUS_OK};
+use crate::emit::{CHUNK, CaptureLayout, HostLayout, KernelLayout, STATUS_OK};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 use tessera_ir::Scalar;
@@ -282,7 +282,7 @@ pub(crate) fn run(
         let mut scratch = vec![0u64; scratch_words];
         let mut frames = vec![0u64; frame_words];
         // SAFETY: `entry` is the finalized code of a function compiled with
-        // the `KernelFn` signature (see `lower::kernel_signature`); the JIT
+        // the `KernelFn` signature (see `emit::kernel_signature`); the JIT
         // module that owns it outlives every launch.
         let f: KernelFn = unsafe { std::mem::transmute::<usize, KernelFn>(entry) };
         loop {

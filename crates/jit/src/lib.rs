@@ -10,11 +10,17 @@
 //! the JIT only ever makes correct programs faster.
 //!
 //! How a tiled kernel becomes work-item loops split at its barriers is
-//! described in the `lower` module.
+//! described in the `emit` module; what is decided before any code is
+//! emitted (regions, uniformity, ranges, lanes, frame slots) is the `plan`.
 
+mod barriers;
+mod decline;
+mod emit;
 mod exec;
+mod float_range;
 mod layout;
-mod lower;
+mod plan;
+mod walk;
 
 use cranelift_codegen::ir::{AbiParam, types};
 use cranelift_codegen::settings::{self, Configurable};
@@ -26,7 +32,7 @@ use std::time::{Duration, Instant};
 use tessera_ir::{FuncId, FunctionKind, Program};
 use tessera_runtime::launch::{KernelEngine, Launch, LaunchOutcome};
 
-pub use lower::Unsupported;
+pub use decline::Decline;
 
 /// What the engine did, for `tessera run --stats`.
 #[derive(Clone, Debug, Default)]
@@ -59,12 +65,12 @@ impl Stats {
 
 struct Compiled {
     entry: usize,
-    layout: lower::KernelLayout,
+    layout: emit::KernelLayout,
 }
 
 struct CompiledHost {
     entry: usize,
-    layout: lower::HostLayout,
+    layout: emit::HostLayout,
 }
 
 /// The JIT engine for one program.
@@ -72,9 +78,9 @@ pub struct Jit<'p> {
     prog: &'p Program,
     module: Option<JITModule>,
     helper_ids: Option<HelperIds>,
-    kernels: HashMap<FuncId, Result<Compiled, Unsupported>>,
+    kernels: HashMap<FuncId, Result<Compiled, Decline>>,
     /// Host statements, by address (the program outlives the engine).
-    hosts: HashMap<usize, Result<CompiledHost, Unsupported>>,
+    hosts: HashMap<usize, Result<CompiledHost, Decline>>,
     threads: usize,
     stats: Stats,
 }
@@ -151,9 +157,9 @@ fn start_function(
     module: &mut JITModule,
     ids: HelperIds,
     ctx: &mut cranelift_codegen::Context,
-) -> lower::Helpers {
-    lower::kernel_signature(&mut ctx.func.signature);
-    lower::Helpers {
+) -> emit::Helpers {
+    emit::kernel_signature(&mut ctx.func.signature);
+    emit::Helpers {
         math_f32: module.declare_func_in_func(ids.math_f32, &mut ctx.func),
         math_f64: module.declare_func_in_func(ids.math_f64, &mut ctx.func),
         poll: module.declare_func_in_func(ids.poll, &mut ctx.func),
@@ -207,17 +213,12 @@ impl<'p> Jit<'p> {
     }
 
     /// Compiles one kernel; with `clif`, also returns its Cranelift IR.
-    fn compile(&mut self, kernel: FuncId, clif: bool) -> (Result<Compiled, Unsupported>, String) {
+    fn compile(&mut self, kernel: FuncId, clif: bool) -> (Result<Compiled, Decline>, String) {
         let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
-            return (
-                Err(Unsupported(
-                    "native code generation is not available on this machine".into(),
-                )),
-                String::new(),
-            );
+            return (Err(Decline::NoNativeCode), String::new());
         };
         let started = Instant::now();
-        let plan = match lower::Lower::plan(self.prog, kernel) {
+        let plan = match emit::Emitter::plan(self.prog, kernel) {
             Ok(p) => p,
             Err(e) => return (Err(e), String::new()),
         };
@@ -229,7 +230,7 @@ impl<'p> Jit<'p> {
             let frontend = module.isa().frontend_config();
             let mut fbc = FunctionBuilderContext::new();
             let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
-            let layout = match lower::Lower::emit(
+            let layout = match emit::Emitter::emit(
                 self.prog,
                 kernel,
                 &mut b,
@@ -246,10 +247,7 @@ impl<'p> Jit<'p> {
             }
             if min_frame != 0 {
                 // Lowering is deterministic: a second pass never needs more.
-                return (
-                    Err(Unsupported("the frame layout did not settle".into())),
-                    String::new(),
-                );
+                return (Err(Decline::FrameLayoutUnsettled), String::new());
             }
             min_frame = layout.frame_needed;
         };
@@ -265,7 +263,7 @@ impl<'p> Jit<'p> {
                 entry: module.get_finalized_function(id) as usize,
                 layout,
             }),
-            Err(e) => Err(Unsupported(format!("code generation failed: {e}"))),
+            Err(e) => Err(Decline::CodeGeneration(e.to_string())),
         };
         self.stats.compile += started.elapsed();
         if compiled.is_ok() {
@@ -279,20 +277,18 @@ impl<'p> Jit<'p> {
         &mut self,
         func: FuncId,
         stmt: &tessera_ir::Stmt,
-    ) -> Result<CompiledHost, Unsupported> {
+    ) -> Result<CompiledHost, Decline> {
         let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
-            return Err(Unsupported(
-                "native code generation is not available on this machine".into(),
-            ));
+            return Err(Decline::NoNativeCode);
         };
         let started = Instant::now();
-        let plan = lower::Lower::plan_host(self.prog, func, stmt)?;
+        let plan = emit::Emitter::plan_host(self.prog, func, stmt)?;
         let mut ctx = module.make_context();
         let helpers = start_function(module, ids, &mut ctx);
         let frontend = module.isa().frontend_config();
         let mut fbc = FunctionBuilderContext::new();
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
-        lower::Lower::emit_host(self.prog, func, stmt, &mut b, helpers, &plan)?;
+        emit::Emitter::emit_host(self.prog, func, stmt, &mut b, helpers, &plan)?;
         b.finalize(frontend);
         let name = format!("host_{}", self.hosts.len());
         let result = define(module, &name, &mut ctx);
@@ -305,7 +301,7 @@ impl<'p> Jit<'p> {
                     layout: plan,
                 })
             }
-            Err(e) => Err(Unsupported(format!("code generation failed: {e}"))),
+            Err(e) => Err(Decline::CodeGeneration(e.to_string())),
         }
     }
 
@@ -327,7 +323,7 @@ impl<'p> Jit<'p> {
                     self.kernels.insert(FuncId(i as u32), Ok(c));
                     Ok(head + &text)
                 }
-                Err(e) => Err(e.0),
+                Err(e) => Err(e.to_string()),
             };
             out.push(KernelClif {
                 span: f.span,

@@ -448,7 +448,7 @@ impl Session {
         tokens
             .iter()
             .find(|t| t.tok == Tok::Ident("main"))
-            .map(|t| t.span(file))
+            .map(|t| t.span_in(file))
     }
 
     /// A refusal that names the place in the input it is about.

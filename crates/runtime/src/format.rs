@@ -179,6 +179,12 @@ impl StreamFormat {
         self.pad_and_write(s.as_bytes(), out);
     }
 
+    /// Writes a string literal's bytes as `<<` does (padded to the width,
+    /// which counts bytes, as `char`s).
+    pub fn write_bytes(&mut self, s: &[u8], out: &mut Vec<u8>) {
+        self.pad_and_write(s, out);
+    }
+
     /// Text of an integer: `signed` in decimal, or `bits` (the value
     /// reinterpreted as its unsigned type) in lowercase hex without prefix.
     fn integer(&self, signed: i64, bits: u64) -> String {

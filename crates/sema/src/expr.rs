@@ -127,7 +127,11 @@ impl FnCx<'_> {
                 let K::Str(parts) = &e.kind else {
                     return error_expr(span);
                 };
-                let text: String = parts.iter().filter_map(|p| literal::parse_str(p)).collect();
+                let text: Vec<u8> = parts
+                    .iter()
+                    .filter_map(|p| literal::parse_str(p))
+                    .flatten()
+                    .collect();
                 mk(ExprKind::Str(text), Type::Str, false, span)
             }
             K::Bool(b) => mk(ExprKind::Const(Const::Bool(*b)), Type::BOOL, false, span),

@@ -11,7 +11,10 @@ pub fn parse_int(text: &str) -> Option<(i64, Scalar)> {
     let (digits, suffix) = lower.split_at(digits_end);
     let unsigned = suffix.contains('u');
     let long = suffix.contains('l');
-    if suffix.matches('l').count() > 1 {
+    // `ll` (`long long`) is 64 bits like `long` here (LP64), so the literal
+    // has the same value and prints the same as with `l`; `lul` is no suffix.
+    if suffix.matches('l').count() > 1 && !suffix.contains("ll") || suffix.matches('u').count() > 1
+    {
         return None;
     }
     let (radix, body) = if let Some(h) = digits.strip_prefix("0x") {
@@ -80,6 +83,17 @@ pub fn unescape(inner: &str) -> Option<Vec<u8>> {
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
+        if b >= 0x80 {
+            // A byte that was not UTF-8 in the source file (see
+            // `SourceFile::from_bytes`) is the byte itself, as g++ copies it.
+            let c = inner.get(i..).and_then(|rest| rest.chars().next())?;
+            match tessera_diagnostics::foreign_byte(c) {
+                Some(byte) => out.push(byte),
+                None => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+            }
+            i += c.len_utf8();
+            continue;
+        }
         if b != b'\\' {
             out.push(b);
             i += 1;
@@ -122,10 +136,10 @@ pub fn unescape(inner: &str) -> Option<Vec<u8>> {
 }
 
 /// The text of a string literal token (with quotes and optional `L`), decoded.
-pub fn parse_str(raw: &str) -> Option<String> {
+pub fn parse_str(raw: &str) -> Option<Vec<u8>> {
     let raw = raw.strip_prefix('L').unwrap_or(raw);
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
-    unescape(inner).map(|b| String::from_utf8_lossy(&b).into_owned())
+    unescape(inner)
 }
 
 #[cfg(test)]
@@ -142,6 +156,14 @@ mod tests {
         assert_eq!(parse_int("010"), Some((8, Scalar::Int)));
         assert_eq!(parse_int("0b101"), Some((5, Scalar::Int)));
         assert_eq!(parse_int("99999999999999999999"), None);
+        assert_eq!(parse_int("6LL"), Some((6, Scalar::Long)));
+        assert_eq!(
+            parse_int("0xFFFFFFFFFFFFFFFFULL"),
+            Some((-1, Scalar::ULong))
+        );
+        assert_eq!(parse_int("1llu"), Some((1, Scalar::ULong)));
+        assert_eq!(parse_int("1lul"), None);
+        assert_eq!(parse_int("1uu"), None);
     }
 
     #[test]

@@ -15,8 +15,9 @@
 use std::hint::black_box;
 use std::time::Duration;
 use tessera_diagnostics::{FileId, SourceFile, Sources, render};
+use tessera_syntax::files::{Files, Segment};
 use tessera_syntax::lexer::lex;
-use tessera_syntax::preprocess::{MacroTable, preprocess};
+use tessera_syntax::preprocess::{Headers, MacroTable, preprocess};
 use tessera_syntax::{parse_file, tokens};
 use tessera_testkit::generate::large_program;
 use tessera_testkit::harness::{env_number, median_time};
@@ -79,7 +80,19 @@ fn main() {
             let mut diags = Vec::new();
             let raw = lex(file, black_box(&text), &[], &mut diags);
             let mut macros = MacroTable::default();
-            black_box(preprocess(file, &text, &raw, &mut macros, &mut diags));
+            let segments = [Segment {
+                base: 0,
+                file,
+                text: &text,
+            }];
+            let files = Files::new(&segments);
+            black_box(preprocess(
+                files,
+                &raw,
+                &Headers::default(),
+                &mut macros,
+                &mut diags,
+            ));
         }),
     );
     report(

@@ -2,7 +2,8 @@
 //! and turning declaration specifiers into a [`DeclSpecs`].
 
 use crate::ast::*;
-use tessera_diagnostics::{Diagnostic, FileId, Span, codes};
+use crate::files::Files;
+use tessera_diagnostics::{Diagnostic, Span, codes};
 
 /// The external lexer's error type: lexing problems are reported before
 /// parsing, so the token stream the parser sees never fails.
@@ -20,12 +21,12 @@ pub enum Input {
 }
 
 /// A span of `file` from byte `l` to byte `r`.
-pub fn span(file: FileId, l: usize, r: usize) -> Span {
-    Span::new(file, l..r.max(l))
+pub fn span(file: Files<'_, '_>, l: usize, r: usize) -> Span {
+    file.span(l as u32, r.max(l) as u32)
 }
 
 /// An identifier node.
-pub fn ident(file: FileId, name: &str, l: usize, r: usize) -> Ident {
+pub fn ident(file: Files<'_, '_>, name: &str, l: usize, r: usize) -> Ident {
     Ident {
         name: name.to_string(),
         span: span(file, l, r),
@@ -33,7 +34,7 @@ pub fn ident(file: FileId, name: &str, l: usize, r: usize) -> Ident {
 }
 
 /// A path node from its segments.
-pub fn path(file: FileId, segments: Vec<Ident>, l: usize, r: usize) -> Path {
+pub fn path(file: Files<'_, '_>, segments: Vec<Ident>, l: usize, r: usize) -> Path {
     Path {
         global: false,
         segments,
@@ -42,7 +43,7 @@ pub fn path(file: FileId, segments: Vec<Ident>, l: usize, r: usize) -> Path {
 }
 
 /// Prefixes a qualifier to a type reference: `std` + `vector<int>`.
-pub fn qualify(file: FileId, qualifier: Ident, ty: BaseType, l: usize) -> BaseType {
+pub fn qualify(file: Files<'_, '_>, qualifier: Ident, ty: BaseType, l: usize) -> BaseType {
     let extend = |mut p: Path| {
         p.segments.insert(0, qualifier.clone());
         p.span = span(file, l, p.span.end as usize);
@@ -78,7 +79,13 @@ fn too_deep(diags: &mut Vec<Diagnostic>, sp: Span) {
 }
 
 /// An expression node; enforces [`MAX_HEIGHT`].
-pub fn expr(file: FileId, diags: &mut Vec<Diagnostic>, kind: ExprKind, l: usize, r: usize) -> Expr {
+pub fn expr(
+    file: Files<'_, '_>,
+    diags: &mut Vec<Diagnostic>,
+    kind: ExprKind,
+    l: usize,
+    r: usize,
+) -> Expr {
     let sp = span(file, l, r);
     let height = kind.child_height() + 1;
     if height > MAX_HEIGHT {
@@ -98,7 +105,7 @@ pub fn expr(file: FileId, diags: &mut Vec<Diagnostic>, kind: ExprKind, l: usize,
 
 /// A binary expression node.
 pub fn binary(
-    file: FileId,
+    file: Files<'_, '_>,
     diags: &mut Vec<Diagnostic>,
     op: BinaryOp,
     lhs: Expr,
@@ -115,7 +122,13 @@ pub fn binary(
 }
 
 /// A statement node; enforces [`MAX_HEIGHT`].
-pub fn stmt(file: FileId, diags: &mut Vec<Diagnostic>, kind: StmtKind, l: usize, r: usize) -> Stmt {
+pub fn stmt(
+    file: Files<'_, '_>,
+    diags: &mut Vec<Diagnostic>,
+    kind: StmtKind,
+    l: usize,
+    r: usize,
+) -> Stmt {
     let sp = span(file, l, r);
     let height = kind.child_height() + 1;
     if height > MAX_HEIGHT {
@@ -147,7 +160,7 @@ pub enum LoopHead {
 
 /// A loop or switch statement from its head and body.
 pub fn loop_stmt(
-    file: FileId,
+    file: Files<'_, '_>,
     diags: &mut Vec<Diagnostic>,
     head: LoopHead,
     body: Stmt,
@@ -186,7 +199,7 @@ pub enum LabelHead {
 
 /// A labelled statement.
 pub fn labelled(
-    file: FileId,
+    file: Files<'_, '_>,
     diags: &mut Vec<Diagnostic>,
     head: LabelHead,
     inner: Stmt,
@@ -226,7 +239,7 @@ pub enum CaptureItem {
 /// A lambda from its parts; checks that a default capture comes first and only once.
 #[allow(clippy::too_many_arguments)]
 pub fn lambda(
-    _file: FileId,
+    _file: Files<'_, '_>,
     diags: &mut Vec<Diagnostic>,
     items: Vec<CaptureItem>,
     capture_span: Span,
@@ -298,7 +311,7 @@ pub enum Spec {
 /// (`const int static N`), into a [`DeclSpecs`]; an impossible combination is
 /// reported (E0105) and yields [`BaseType::Error`].
 pub fn decl_specs(
-    file: FileId,
+    file: Files<'_, '_>,
     diags: &mut Vec<Diagnostic>,
     specs: Vec<Spec>,
     l: usize,

@@ -1,9 +1,10 @@
 //! Bracket matching before parsing: an unclosed or mismatched delimiter gets
 //! a message that names both ends, which an LR parser alone cannot give.
 
+use crate::files::Files;
 use crate::lexer::Token;
 use crate::token::Tok;
-use tessera_diagnostics::{Diagnostic, FileId, Span, codes};
+use tessera_diagnostics::{Diagnostic, codes};
 
 fn closer_of(open: Tok<'_>) -> Tok<'static> {
     match open {
@@ -20,7 +21,7 @@ const MAX_REPORTS: usize = 50;
 /// Checks that `(`, `[` and `{` nest properly. Returns the byte offset of the
 /// first problem, if any, so that the parser's follow-on errors can be dropped.
 pub fn check(
-    file: FileId,
+    file: Files<'_, '_>,
     tokens: &[Token<'_>],
     text_len: usize,
     diags: &mut Vec<Diagnostic>,
@@ -81,7 +82,7 @@ pub fn check(
             _ => {}
         }
     }
-    let eof = Span::new(file, text_len..text_len);
+    let eof = file.span(text_len as u32, text_len as u32);
     for open in stack
         .iter()
         .rev()

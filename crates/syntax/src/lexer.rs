@@ -1,5 +1,6 @@
 //! Bytes to tokens.
 
+use crate::files::Files;
 use crate::token::Tok;
 use logos::Logos;
 use tessera_diagnostics::{Diagnostic, FileId, Span, codes};
@@ -23,8 +24,14 @@ pub struct Token<'s> {
 }
 
 impl Token<'_> {
-    /// The token's span in `file`.
-    pub fn span(&self, file: FileId) -> Span {
+    /// The token's span (in the file its position lies in).
+    pub fn span(&self, files: Files<'_, '_>) -> Span {
+        files.span(self.start, self.end)
+    }
+
+    /// The token's span in `file`, for a token of a unit without headers
+    /// (its positions are offsets in that file).
+    pub fn span_in(&self, file: FileId) -> Span {
         Span {
             file,
             start: self.start,
@@ -45,24 +52,6 @@ pub fn lex<'s>(
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Token<'s>> {
     let first_diag = diags.len();
-    // One report per run of bad bytes: each replacement character stands for
-    // one invalid sequence, and a run of them is one problem.
-    let width = char::REPLACEMENT_CHARACTER.len_utf8();
-    let mut runs: Vec<(usize, usize)> = Vec::new();
-    for &offset in replaced {
-        match runs.last_mut() {
-            Some((_, end)) if *end == offset => *end = offset + width,
-            _ => runs.push((offset, offset + width)),
-        }
-    }
-    for (start, end) in runs.into_iter().take(MAX_LEX_DIAGS + 1) {
-        let span = Span::new(file, start..end);
-        diags.push(
-            Diagnostic::error(codes::E0002, span, "source is not valid UTF-8")
-                .with_label("these bytes are not UTF-8")
-                .with_help("save the file as UTF-8"),
-        );
-    }
     let mut out = Vec::with_capacity(text.len() / 4);
     let mut lexer = Tok::lexer(text);
     while let Some(result) = lexer.next() {
@@ -115,13 +104,24 @@ pub fn lex<'s>(
                     .get(range.clone())
                     .and_then(|s| s.chars().next())
                     .unwrap_or('\u{FFFD}');
-                // Invalid UTF-8 was already reported once, where the file was read.
-                // `replaced` is in ascending order (see `SourceFile::from_bytes`);
-                // a linear search here made binary input quadratic.
-                if ch != char::REPLACEMENT_CHARACTER
-                    || replaced.binary_search(&range.start).is_err()
-                {
+                // A byte that is not UTF-8 is fine in a comment or a literal
+                // (never an error token there); elsewhere it is one report per
+                // run of such bytes. `replaced` is in ascending order (see
+                // `SourceFile::from_bytes`); a linear search made binary input
+                // quadratic.
+                if replaced.binary_search(&range.start).is_err() {
                     diags.push(invalid_char(span, ch));
+                } else if let Some(last) = diags[first_diag..]
+                    .last_mut()
+                    .filter(|d| d.code == codes::E0002 && d.primary.span.end == span.start)
+                {
+                    last.primary.span.end = span.end;
+                } else if room {
+                    diags.push(
+                        Diagnostic::error(codes::E0002, span, "source is not valid UTF-8")
+                            .with_label("these bytes are not UTF-8")
+                            .with_help("save the file as UTF-8; outside comments and literals, C++ source is ASCII"),
+                    );
                 }
             }
         }

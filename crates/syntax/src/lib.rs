@@ -18,6 +18,8 @@ pub mod actions;
 pub mod ast;
 pub mod classify;
 pub mod delimiters;
+pub mod files;
+pub mod include;
 pub mod lexer;
 mod parse;
 pub mod preprocess;
@@ -39,6 +41,7 @@ mod grammar {
 
 pub use parse::{
     MAX_SOURCE_LEN, ParseSession, Parsed, ParsedStmts, parse_file, parse_in, parse_stmts_in,
+    parse_unit,
 };
 
 /// The tokens the parser would see (after preprocessing and classification),
@@ -51,7 +54,18 @@ pub fn tokens<'s>(
     let mut diags = Vec::new();
     let raw = lexer::lex(file, text, replaced, &mut diags);
     let mut macros = preprocess::MacroTable::default();
-    let mut tokens = preprocess::preprocess(file, text, &raw, &mut macros, &mut diags);
+    let segments = [files::Segment {
+        base: 0,
+        file,
+        text,
+    }];
+    let mut tokens = preprocess::preprocess(
+        files::Files::new(&segments),
+        &raw,
+        &preprocess::Headers::default(),
+        &mut macros,
+        &mut diags,
+    );
     classify::classify(&mut tokens, &mut std::collections::HashSet::new());
     (tokens, diags)
 }

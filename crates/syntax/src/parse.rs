@@ -17,13 +17,15 @@
 
 use crate::actions::{Input, NoError};
 use crate::ast::{Stmt, TranslationUnit};
+use crate::files::{Files, Segment};
+use crate::include::Included;
 use crate::lexer::{Token, lex};
-use crate::preprocess::{MacroTable, preprocess};
+use crate::preprocess::{Headers, MacroTable, preprocess};
 use crate::token::Tok;
 use crate::{classify, delimiters, grammar};
 use lalrpop_util::{ErrorRecovery, ParseError};
 use std::cell::RefCell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use tessera_diagnostics::{Diagnostic, FileId, Sources, Span, codes};
 
 /// Largest source file accepted (spans are 32-bit; real programs are far smaller).
@@ -97,12 +99,50 @@ pub struct ParseSession<'s> {
     pub types: HashSet<String>,
 }
 
-/// Parses file `file` of `sources`. `replaced` lists where invalid UTF-8 was
-/// replaced when the file was read (see `SourceFile::from_bytes`).
+/// Parses file `file` of `sources`, which includes no local header.
+/// `replaced` lists where bytes that were not UTF-8 were read (see
+/// `SourceFile::from_bytes`).
 pub fn parse_file(sources: &Sources, file: FileId, replaced: &[usize]) -> Parsed {
+    parse_unit(sources, file, replaced, &Included::default())
+}
+
+/// Parses file `file` of `sources` with the local headers it includes,
+/// already read into `sources` (see [`crate::include::read_headers`]).
+pub fn parse_unit(
+    sources: &Sources,
+    file: FileId,
+    replaced: &[usize],
+    included: &Included,
+) -> Parsed {
+    let text_of = |id: FileId| sources.get(id).map_or("", |f| f.text.as_str());
+    let mut segments = vec![Segment {
+        base: 0,
+        file,
+        text: text_of(file),
+    }];
+    let mut headers = Headers {
+        resolved: included.resolved.clone(),
+        files: Default::default(),
+    };
+    for (id, replaced) in &included.headers {
+        // One position between files, so that a file's end is its own.
+        let base = segments.last().map_or(0, |s| s.end().saturating_add(1));
+        let seg = Segment {
+            base,
+            file: *id,
+            text: text_of(*id),
+        };
+        segments.push(seg);
+        headers.files.insert(*id, (seg, replaced.clone()));
+    }
     let mut session = ParseSession::default();
-    let text = sources.get(file).map_or("", |f| f.text.as_str());
-    parse_in(&mut session, file, text, replaced)
+    let (input, diagnostics, _) =
+        parse_with(&mut session, &segments, &headers, replaced, Mode::Unit);
+    let unit = match input {
+        Input::Unit(unit) => unit,
+        Input::Stmts(_) => TranslationUnit { items: Vec::new() },
+    };
+    Parsed { unit, diagnostics }
 }
 
 /// What the token stream is read as.
@@ -125,7 +165,7 @@ struct Attempt<'s> {
     truncated: bool,
 }
 
-fn run_parser<'s>(file: FileId, tokens: &[Token<'s>], mode: Mode) -> Attempt<'s> {
+fn run_parser<'s>(file: Files<'_, 's>, tokens: &[Token<'s>], mode: Mode) -> Attempt<'s> {
     let recovered: RefCell<Vec<Recovered<'s>>> = RefCell::new(Vec::new());
     let mut action_diags = Vec::new();
     let mut truncated = false;
@@ -182,7 +222,18 @@ pub fn parse_in<'s>(
     text: &'s str,
     replaced: &[usize],
 ) -> Parsed {
-    let (input, diagnostics, _) = parse_with(session, file, text, replaced, Mode::Unit);
+    let segments = [Segment {
+        base: 0,
+        file,
+        text,
+    }];
+    let (input, diagnostics, _) = parse_with(
+        session,
+        &segments,
+        &Headers::default(),
+        replaced,
+        Mode::Unit,
+    );
     let unit = match input {
         Input::Unit(unit) => unit,
         Input::Stmts(_) => TranslationUnit { items: Vec::new() },
@@ -201,8 +252,18 @@ pub fn parse_stmts_in<'s>(
     text: &'s str,
     replaced: &[usize],
 ) -> ParsedStmts {
-    let (input, diagnostics, implicit_semicolon) =
-        parse_with(session, file, text, replaced, Mode::Stmts);
+    let segments = [Segment {
+        base: 0,
+        file,
+        text,
+    }];
+    let (input, diagnostics, implicit_semicolon) = parse_with(
+        session,
+        &segments,
+        &Headers::default(),
+        replaced,
+        Mode::Stmts,
+    );
     let stmts = match input {
         Input::Stmts(stmts) => stmts,
         Input::Unit(_) => Vec::new(),
@@ -218,11 +279,14 @@ pub fn parse_stmts_in<'s>(
 /// and whether a final `;` was supplied.
 fn parse_with<'s>(
     session: &mut ParseSession<'s>,
-    file: FileId,
-    text: &'s str,
+    segments: &[Segment<'s>],
+    headers: &Headers<'s>,
     replaced: &[usize],
     mode: Mode,
 ) -> (Input, Vec<Diagnostic>, bool) {
+    let files = Files::new(segments);
+    let main = files.segment(0);
+    let (file, text) = (main.file, main.text);
     let empty = || match mode {
         Mode::Unit => Input::Unit(TranslationUnit { items: Vec::new() }),
         Mode::Stmts => Input::Stmts(Vec::new()),
@@ -237,37 +301,53 @@ fn parse_with<'s>(
         return (empty(), diags, false);
     }
     let raw = lex(file, text, replaced, &mut diags);
-    let mut tokens = preprocess(file, text, &raw, &mut session.macros, &mut diags);
+    let mut tokens = preprocess(files, &raw, headers, &mut session.macros, &mut diags);
     drop(raw);
     classify::classify(&mut tokens, &mut session.types);
 
     // Lines with a lexical or preprocessor problem: syntax errors there (and on
     // the next line) are its echoes.
-    let line_starts: Vec<usize> = std::iter::once(0)
-        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+    let line_starts: HashMap<FileId, Vec<usize>> = segments
+        .iter()
+        .map(|s| {
+            let starts = std::iter::once(0)
+                .chain(s.text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect();
+            (s.file, starts)
+        })
         .collect();
-    let line_of = |offset: u32| {
-        line_starts
-            .partition_point(|&start| start <= offset as usize)
-            .saturating_sub(1)
+    let line_of = |span: Span| {
+        let line = line_starts.get(&span.file).map_or(0, |starts| {
+            starts
+                .partition_point(|&start| start <= span.start as usize)
+                .saturating_sub(1)
+        });
+        (span.file, line)
     };
-    let early_lines: HashSet<usize> = diags
+    // A diagnostic's place among token positions.
+    let global = |span: Span| {
+        segments
+            .iter()
+            .find(|s| s.file == span.file)
+            .map_or(span.start, |s| s.base.saturating_add(span.start))
+    };
+    let early_lines: HashSet<(FileId, usize)> = diags
         .iter()
         .filter(|d| d.is_error())
         .flat_map(|d| {
-            let l = line_of(d.primary.span.start);
-            [l, l + 1]
+            let (f, l) = line_of(d.primary.span);
+            [(f, l), (f, l + 1)]
         })
         .collect();
     let expansion_cut = diags
         .iter()
         .filter(|d| d.code == codes::E0055)
-        .map(|d| d.primary.span.start)
+        .map(|d| global(d.primary.span))
         .min();
     let first_early = diags
         .iter()
         .filter(|d| d.is_error())
-        .map(|d| d.primary.span.start)
+        .map(|d| global(d.primary.span))
         .min();
 
     // Each repair costs a parse of the whole file: bound the total work, and
@@ -282,8 +362,8 @@ fn parse_with<'s>(
     let mut implicit_semicolon = false;
     let (attempt, delim_diags, delimiter_error) = loop {
         let mut delim_diags = Vec::new();
-        let delimiter_error = delimiters::check(file, &tokens, text.len(), &mut delim_diags);
-        let attempt = run_parser(file, &tokens, mode);
+        let delimiter_error = delimiters::check(files, &tokens, text.len(), &mut delim_diags);
+        let attempt = run_parser(files, &tokens, mode);
         // A statement input may leave out its last `;`, like a REPL line.
         if mode == Mode::Stmts
             && !implicit_semicolon
@@ -301,7 +381,7 @@ fn parse_with<'s>(
             continue;
         }
         let reporter = Reporter {
-            file,
+            file: files,
             text,
             tokens: &tokens,
         };
@@ -332,23 +412,19 @@ fn parse_with<'s>(
     // A delimiter left open by a broken comment, literal or macro call is the
     // broken thing's fault, not the user's.
     let delim_diags = delim_diags.into_iter().filter(|d| {
-        !(d.code == codes::E0102 && first_early.is_some_and(|e| e > d.primary.span.start))
+        !(d.code == codes::E0102 && first_early.is_some_and(|e| e > global(d.primary.span)))
     });
     diags.extend(delim_diags);
     diags.extend(attempt.action_diags);
     // A repair's secondary label is the token found; judge it by that place.
-    let found_at = |d: &Diagnostic| {
-        d.secondary
-            .first()
-            .map_or(d.primary.span.start, |l| l.span.start)
-    };
+    let found_at = |d: &Diagnostic| d.secondary.first().map_or(d.primary.span, |l| l.span);
     diags.extend(repairs.into_iter().filter(|d| {
         !early_lines.contains(&line_of(found_at(d)))
-            && expansion_cut.is_none_or(|cut| found_at(d) < cut)
+            && expansion_cut.is_none_or(|cut| global(found_at(d)) < cut)
     }));
 
     let reporter = Reporter {
-        file,
+        file: files,
         text,
         tokens: &tokens,
     };
@@ -362,7 +438,7 @@ fn parse_with<'s>(
         if cutoff.is_some_and(|at| found_at >= at as usize) {
             continue;
         }
-        let line = line_of(found_at as u32);
+        let line = line_of(files.span(found_at as u32, found_at as u32));
         if early_lines.contains(&line) || last_line == Some(line) {
             continue;
         }
@@ -401,7 +477,7 @@ fn only_semicolon_missing(expected: &[String]) -> bool {
 }
 
 struct Reporter<'a, 's> {
-    file: FileId,
+    file: Files<'a, 's>,
     text: &'a str,
     tokens: &'a [Token<'s>],
 }
@@ -436,7 +512,7 @@ impl Reporter<'_, '_> {
                 l,
                 Diagnostic::error(
                     codes::E0100,
-                    Span::new(self.file, l..r),
+                    self.file.span(l as u32, r as u32),
                     format!("unexpected {}", tok.describe()),
                 )
                 .with_label("not expected here"),
@@ -448,7 +524,7 @@ impl Reporter<'_, '_> {
                     at,
                     Diagnostic::error(
                         codes::E0103,
-                        Span::new(self.file, at..at),
+                        self.file.span(at as u32, at as u32),
                         format!("unexpected end of file; expected {what}"),
                     )
                     .with_label(format!("expected {what} here"))
@@ -476,9 +552,9 @@ impl Reporter<'_, '_> {
         let index = self.index_of(*l)?;
         let prev = index.checked_sub(1).and_then(|i| self.tokens.get(i))?;
         let wants = names(expected);
-        let found_span = Span::new(self.file, *l..*r);
+        let found_span = self.file.span(*l as u32, *r as u32);
         let prev_end = prev.end as usize;
-        let here = Span::new(self.file, prev_end..prev_end);
+        let here = self.file.span(prev_end as u32, prev_end as u32);
         // Where a statement or declaration may start, `;` is merely allowed
         // (as an empty one), not missing.
         let at_start = wants.contains(&"using") || wants.contains(&"if");
@@ -512,7 +588,7 @@ impl Reporter<'_, '_> {
     }
 
     fn unexpected(&self, l: usize, r: usize, tok: Tok<'_>, expected: &[String]) -> Diagnostic {
-        let found_span = Span::new(self.file, l..r);
+        let found_span = self.file.span(l as u32, r as u32);
         let found = tok.describe();
         if let Some(feature) = unsupported_feature(tok) {
             return Diagnostic::error(codes::E0106, found_span, format!("{feature} are not part of the Tessera language"))
@@ -536,7 +612,7 @@ impl Reporter<'_, '_> {
             && prev_end < l
         {
             let closer = closer.trim_start_matches("template ");
-            let at = Span::new(self.file, prev_end..prev_end);
+            let at = self.file.span(prev_end as u32, prev_end as u32);
             diag = diag.with_secondary(at, format!("perhaps a `{closer}` is missing here"));
         }
         diag

@@ -13,9 +13,11 @@
 //! input can overflow the call stack. A budget on the tokens produced and a
 //! limit on nesting bound time and memory, whatever the macros do.
 
-use crate::lexer::Token;
+use crate::files::{Files, Segment};
+use crate::lexer::{Token, lex};
 use crate::token::Tok;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 use std::sync::Arc;
 use tessera_diagnostics::{Diagnostic, FileId, Span, codes};
 
@@ -33,6 +35,10 @@ pub const KNOWN_HEADERS: &[&str] = &[
     "algorithm",
     "numeric",
 ];
+
+/// Most `#include`s open at once (GCC's limit): a header that includes
+/// itself without a guard stops here.
+pub const MAX_INCLUDE_DEPTH: u32 = 200;
 
 /// Most macro expansions (plus argument pre-expansions) in progress at once.
 const MAX_DEPTH: usize = 256;
@@ -84,25 +90,57 @@ impl<'s> MacroTable<'s> {
     }
 }
 
+/// What a `#include` of a local header names, found before preprocessing
+/// (see [`crate::include`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// The header is this file. `spelled` is set when the name was found
+    /// only by ignoring case: the name of the file on disk.
+    File {
+        /// The header's file.
+        file: FileId,
+        /// The file's real name, when it differs in case from the include.
+        spelled: Option<String>,
+    },
+    /// No such file in the including file's folder or the include folders.
+    Missing,
+}
+
+/// The local headers a unit may include: which file each `#include` names
+/// (by including file and name as written) and the text of each header.
+#[derive(Clone, Debug, Default)]
+pub struct Headers<'s> {
+    /// `(including file, name between the quotes)` to what it names.
+    pub resolved: HashMap<(FileId, String), Found>,
+    /// Each header's place among positions (see [`Files`]) and the offsets
+    /// of bytes that were not UTF-8 (see `SourceFile::from_bytes`).
+    pub files: HashMap<FileId, (Segment<'s>, Vec<usize>)>,
+}
+
 /// Runs directives and expands macros.
 ///
-/// `tokens` is the lexer's output for `text` (with `Newline` and `Hash`
-/// tokens), all in `file`. The result has no `Newline` tokens; directives are
-/// removed and macros expanded. Tokens produced by a macro carry the byte
-/// range of the macro's use (the name, or `NAME(...)` through the `)`), except
-/// tokens that came from an argument, which keep their own. Problems are
-/// pushed to `diags`; this never fails and never panics.
+/// `tokens` is the lexer's output for the main file of `files` (with
+/// `Newline` and `Hash` tokens); `headers` are the local headers it may
+/// include, whose tokens are read in place of their `#include`. The result
+/// has no `Newline` tokens; directives are removed and macros expanded.
+/// Tokens produced by a macro carry the range of the macro's use (the name,
+/// or `NAME(...)` through the `)`), except tokens that came from an argument,
+/// which keep their own. Problems are pushed to `diags`; this never fails and
+/// never panics.
 pub fn preprocess<'s>(
-    file: FileId,
-    text: &'s str,
+    files: Files<'_, 's>,
     tokens: &[Token<'s>],
+    headers: &Headers<'s>,
     macros: &mut MacroTable<'s>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Token<'s>> {
     let mut pp = Pp {
-        file,
-        text,
-        toks: tokens,
+        files,
+        toks: tokens.into(),
+        headers,
+        lexed: HashMap::new(),
+        once: HashSet::new(),
+        outer: Vec::new(),
         pos: 0,
         macros,
         diags,
@@ -116,6 +154,16 @@ pub fn preprocess<'s>(
     };
     pp.run();
     pp.out
+}
+
+/// A file whose `#include` is being read: where to go on after the header.
+struct Including<'s> {
+    toks: Rc<[Token<'s>]>,
+    /// The token after the `#include` line.
+    pos: usize,
+    /// Conditionals open when the header started; the header must close
+    /// those it opens.
+    conds: usize,
 }
 
 /// A token being expanded, with its blue paint.
@@ -215,9 +263,16 @@ struct ExprError {
 }
 
 struct Pp<'a, 's> {
-    file: FileId,
-    text: &'s str,
-    toks: &'a [Token<'s>],
+    files: Files<'a, 's>,
+    /// The tokens of the file being read (the main file or a header).
+    toks: Rc<[Token<'s>]>,
+    headers: &'a Headers<'s>,
+    /// Headers lexed so far (each is lexed once, however often included).
+    lexed: HashMap<FileId, Rc<[Token<'s>]>>,
+    /// Files that said `#pragma once` and are not read again.
+    once: HashSet<FileId>,
+    /// The files whose `#include` is being read, innermost last.
+    outer: Vec<Including<'s>>,
     /// The next source token not yet consumed.
     pos: usize,
     macros: &'a mut MacroTable<'s>,
@@ -237,8 +292,43 @@ struct Pp<'a, 's> {
 
 impl<'s> Pp<'_, 's> {
     fn run(&mut self) {
-        let toks = self.toks;
-        while let Some(&t) = toks.get(self.pos) {
+        self.run_files();
+        for cond in std::mem::take(&mut self.conds) {
+            self.unclosed(cond);
+        }
+    }
+
+    fn unclosed(&mut self, cond: Cond) {
+        self.diags.push(
+            Diagnostic::error(
+                codes::E0052,
+                cond.open,
+                format!("`{}` without a matching `#endif`", cond.kind),
+            )
+            .with_label("this conditional block is never closed")
+            .with_help("add `#endif` where the block should end"),
+        );
+    }
+
+    /// Reads the tokens of the current file (`self.toks` from `self.pos`)
+    /// and of the headers it includes: an `#include` makes the header the
+    /// current file, and the end of a header returns to the file that
+    /// included it (a loop, not a recursion, so that no nesting of headers
+    /// can overflow the stack).
+    fn run_files(&mut self) {
+        loop {
+            let toks = Rc::clone(&self.toks);
+            let Some(&t) = toks.get(self.pos) else {
+                let Some(outer) = self.outer.pop() else {
+                    return;
+                };
+                // A conditional must close in the file that opened it.
+                for cond in self.conds.split_off(outer.conds.min(self.conds.len())) {
+                    self.unclosed(cond);
+                }
+                (self.toks, self.pos) = (outer.toks, outer.pos);
+                continue;
+            };
             match t.tok {
                 Tok::Newline => self.pos += 1,
                 Tok::Hash if self.at_line_start(self.pos) => {
@@ -247,7 +337,9 @@ impl<'s> Pp<'_, 's> {
                         .and_then(|rest| rest.iter().position(|t| t.tok == Tok::Newline))
                         .map_or(toks.len(), |n| self.pos + n);
                     let line = toks.get(self.pos + 1..end).unwrap_or_default();
-                    let line_end = toks.get(end).map_or(self.text.len() as u32, |t| t.start);
+                    let line_end = toks
+                        .get(end)
+                        .map_or(self.files.end_of(t.start), |t| t.start);
                     self.pos = end;
                     self.directive(t, line, line_end);
                 }
@@ -266,17 +358,6 @@ impl<'s> Pp<'_, 's> {
                 }
             }
         }
-        for cond in std::mem::take(&mut self.conds) {
-            self.diags.push(
-                Diagnostic::error(
-                    codes::E0052,
-                    cond.open,
-                    format!("`{}` without a matching `#endif`", cond.kind),
-                )
-                .with_label("this conditional block is never closed")
-                .with_help("add `#endif` where the block should end"),
-            );
-        }
     }
 
     /// A `#` here starts a directive.
@@ -293,11 +374,7 @@ impl<'s> Pp<'_, 's> {
     }
 
     fn span(&self, start: u32, end: u32) -> Span {
-        Span {
-            file: self.file,
-            start,
-            end,
-        }
+        self.files.span(start, end)
     }
 
     fn error(&mut self, code: tessera_diagnostics::Code, span: Span, message: String, label: &str) {
@@ -396,7 +473,7 @@ impl<'s> Pp<'_, 's> {
             self.diags.push(
                 Diagnostic::error(
                     codes::E0054,
-                    at.span(self.file),
+                    at.span(self.files),
                     format!(
                         "macro `{name}` takes {n} argument{} but {got} {} given",
                         plural(n),
@@ -488,7 +565,7 @@ impl<'s> Pp<'_, 's> {
         }
         self.exhausted = true;
         self.diags.push(
-            Diagnostic::error(codes::E0055, at.span(self.file), "macro expansion too large")
+            Diagnostic::error(codes::E0055, at.span(self.files), "macro expansion too large")
                 .with_label("expanding this macro goes past the preprocessor's limits")
                 .with_note(format!(
                     "the limits are {} tokens of expansion for this input and {MAX_DEPTH} nested expansions",
@@ -704,8 +781,13 @@ impl<'s> Pp<'_, 's> {
             "undef" => self.undef(kw, rest),
             "include" => self.include(kw, rest),
             "error" => self.error_directive(hash, kw, rest, line_end),
-            // `#pragma once` and every other pragma have no effect here.
-            "pragma" => {}
+            "pragma" => {
+                // `#pragma once`: the file is not read again. Every other
+                // pragma has no effect here.
+                if matches!(rest.first().map(|t| t.tok), Some(Tok::Ident("once"))) {
+                    self.once.insert(self.files.file_at(hash.start));
+                }
+            }
             "line" | "warning" | "ident" | "sccs" | "import" | "include_next" | "assert"
             | "unassert" => {
                 let shown = kw.tok.to_string();
@@ -788,7 +870,7 @@ impl<'s> Pp<'_, 's> {
                 );
                 self.error(
                     codes::E0051,
-                    t.span(self.file),
+                    t.span(self.files),
                     message,
                     "expected a macro name",
                 );
@@ -798,7 +880,7 @@ impl<'s> Pp<'_, 's> {
                 let message = format!("macro name missing after `{kind}`");
                 self.error(
                     codes::E0051,
-                    kw.span(self.file),
+                    kw.span(self.files),
                     message,
                     "expected a macro name after this",
                 );
@@ -871,7 +953,7 @@ impl<'s> Pp<'_, 's> {
     }
 
     fn define(&mut self, kw: Token<'s>, rest: &[Token<'s>]) {
-        let file = self.file;
+        let file = self.files;
         let Some((&name_tok, after)) = rest.split_first() else {
             let message = "macro name missing after `#define`".to_string();
             return self.error(
@@ -987,7 +1069,7 @@ impl<'s> Pp<'_, 's> {
         lparen: Token<'s>,
         toks: &'t [Token<'s>],
     ) -> Option<(Vec<&'s str>, &'t [Token<'s>])> {
-        let file = self.file;
+        let file = self.files;
         let mut params = Vec::new();
         // A set, so that a huge parameter list is not checked in quadratic time.
         let mut seen = HashSet::new();
@@ -1068,7 +1150,7 @@ impl<'s> Pp<'_, 's> {
     }
 
     fn include(&mut self, kw: Token<'s>, rest: &[Token<'s>]) {
-        let file = self.file;
+        let file = self.files;
         let Some(&first) = rest.first() else {
             self.diags.push(
                 Diagnostic::error(
@@ -1121,13 +1203,41 @@ impl<'s> Pp<'_, 's> {
                 return;
             }
         };
-        let raw = self.text.get(start as usize..end as usize).unwrap_or("");
+        let raw = self.files.text(start, end);
         // Spaces inside the brackets are tolerated: `< amp.h >` names `amp.h`.
         let name = raw.trim();
         let start = start.saturating_add((raw.len() - raw.trim_start().len()) as u32);
         let span = self.span(start, start.saturating_add(name.len() as u32));
         if KNOWN_HEADERS.contains(&name) {
             return;
+        }
+        let including = self.files.file_at(kw.start);
+        match self.headers.resolved.get(&(including, name.to_string())) {
+            Some(Found::File { file, spelled }) => {
+                if let Some(spelled) = spelled {
+                    self.diags.push(
+                        Diagnostic::warning(
+                            codes::W0060,
+                            span,
+                            format!("`{name}` is found only as `{spelled}`"),
+                        )
+                        .with_label("the file's name differs in case")
+                        .with_note("Windows finds it, but file names are case-sensitive elsewhere")
+                        .with_help(format!("write `{spelled}`")),
+                    );
+                }
+                return self.include_file(*file, span);
+            }
+            Some(Found::Missing) if matches!(first.tok, Tok::Str(_)) => {
+                self.diags.push(
+                    Diagnostic::error(codes::E0059, span, format!("header file `{name}` not found"))
+                        .with_label("no such file")
+                        .with_note("a `\"...\"` header is looked for next to the file that includes it, then in each folder given with `-I`")
+                        .with_help("check the name, or pass its folder with `-I DIR`"),
+                );
+                return;
+            }
+            _ => {}
         }
         if name.is_empty() {
             let message = "empty header name".to_string();
@@ -1157,11 +1267,52 @@ impl<'s> Pp<'_, 's> {
             ),
         };
         self.diags.push(
-            Diagnostic::error(codes::E0050, span, format!("unknown header `{name}`"))
+            Diagnostic::warning(codes::W0050, span, format!("unknown header `{name}` skipped"))
                 .with_label("not a header Tessera knows")
-                .with_note("the contents of the known headers are built into Tessera")
+                .with_note("the contents of the known headers are built into Tessera; what this header declares is unknown")
                 .with_help(help),
         );
+    }
+
+    /// Reads the tokens of header `file` here, as if written in place of
+    /// the `#include` at `span`.
+    fn include_file(&mut self, file: FileId, span: Span) {
+        if self.once.contains(&file) {
+            return;
+        }
+        if self.outer.len() >= MAX_INCLUDE_DEPTH as usize {
+            self.diags.push(
+                Diagnostic::error(codes::E0061, span, "`#include` nested too deeply")
+                    .with_label(format!("{MAX_INCLUDE_DEPTH} headers are open here"))
+                    .with_help(
+                        "a header that includes itself needs an include guard or `#pragma once`",
+                    ),
+            );
+            return;
+        }
+        let toks = match self.lexed.get(&file) {
+            Some(toks) => Rc::clone(toks),
+            None => {
+                let Some((seg, replaced)) = self.headers.files.get(&file) else {
+                    return;
+                };
+                let mut toks = lex(file, seg.text, replaced, self.diags);
+                for t in &mut toks {
+                    t.start = t.start.saturating_add(seg.base);
+                    t.end = t.end.saturating_add(seg.base);
+                }
+                let toks: Rc<[Token<'s>]> = toks.into();
+                self.lexed.insert(file, Rc::clone(&toks));
+                toks
+            }
+        };
+        // `run_files` reads the header next, then comes back here.
+        self.outer.push(Including {
+            toks: std::mem::replace(&mut self.toks, toks),
+            pos: self.pos,
+            conds: self.conds.len(),
+        });
+        self.pos = 0;
     }
 
     fn error_directive(
@@ -1174,17 +1325,10 @@ impl<'s> Pp<'_, 's> {
         // The message is the source text, not the tokens: it need not be valid C++.
         // A comment after the last token is not part of it.
         let last = rest.last().map_or(kw.end, |t| t.end);
-        let tail = self
-            .text
-            .get(last as usize..line_end as usize)
-            .unwrap_or("");
+        let tail = self.files.text(last, line_end);
         let comment = ["//", "/*"].iter().filter_map(|c| tail.find(c)).min();
         let end = last.saturating_add(comment.unwrap_or(tail.len()) as u32);
-        let message = self
-            .text
-            .get(kw.end as usize..end as usize)
-            .unwrap_or("")
-            .trim();
+        let message = self.files.text(kw.end, end).trim();
         let message = if message.is_empty() {
             "`#error` directive".to_string()
         } else {
@@ -1218,7 +1362,7 @@ impl<'s> Pp<'_, 's> {
             toks: &toks,
             pos: 0,
             depth: 0,
-            file: self.file,
+            file: self.files,
             end,
         };
         let result = parser.conditional(true).and_then(|v| match parser.peek() {
@@ -1282,7 +1426,7 @@ struct ExprParser<'t, 's> {
     toks: &'t [Token<'s>],
     pos: usize,
     depth: u32,
-    file: FileId,
+    file: Files<'t, 's>,
     /// Where a missing operand is reported: the end of the line.
     end: Span,
 }
@@ -1610,7 +1754,13 @@ mod tests {
     fn pp_with<'s>(src: &'s str, table: &mut MacroTable<'s>) -> (Vec<Token<'s>>, Vec<Diagnostic>) {
         let mut diags = Vec::new();
         let toks = lex(FILE, src, &[], &mut diags);
-        let out = preprocess(FILE, src, &toks, table, &mut diags);
+        let segments = [Segment {
+            base: 0,
+            file: FILE,
+            text: src,
+        }];
+        let files = Files::new(&segments);
+        let out = preprocess(files, &toks, &Headers::default(), table, &mut diags);
         (out, diags)
     }
 
@@ -1818,7 +1968,7 @@ mod tests {
         let src = "#include <amp.h>\n#include <fstream>\n";
         let (out, diags) = pp(src);
         assert!(out.is_empty());
-        assert_eq!(codes_of(&diags), vec!["E0050"]);
+        assert_eq!(codes_of(&diags), vec!["W0050"]);
         let span = diags.first().map(|d| d.primary.span);
         assert_eq!(span.and_then(|s| src.get(s.range())), Some("fstream"));
         assert!(
@@ -1829,7 +1979,7 @@ mod tests {
         );
 
         let (_, diags) = pp("#include <Windows.h>\n");
-        assert_eq!(codes_of(&diags), vec!["E0050"]);
+        assert_eq!(codes_of(&diags), vec!["W0050"]);
         assert_eq!(
             diags.first().and_then(|d| d.help.as_deref()),
             Some(

@@ -193,7 +193,7 @@ fn exercise(original: &[u8], mutant: &[u8], session: bool) -> Result<(), String>
     let text = sources.get(id).map_or("", |f| f.text.as_str());
     let (tokens, diags) = tessera_syntax::tokens(id, text, &replaced);
     for t in &tokens {
-        check_span(&sources, t.span(id), &format!("token {:?}", t.tok))?;
+        check_span(&sources, t.span_in(id), &format!("token {:?}", t.tok))?;
     }
     check_diagnostics(&sources, &diags, Show::Nothing)?;
 
@@ -737,14 +737,21 @@ fn floods_of_delimiters() {
 fn binary_and_utf16_input() {
     for Sample { name, bytes } in samples::load() {
         // What an editor saving "Unicode" writes: UTF-16LE with a BOM.
-        let text = String::from_utf8(bytes).expect("UTF-8 sample");
-        let utf16: Vec<u8> = [0xFEFF_u16]
-            .into_iter()
-            .chain(text.encode_utf16())
-            .flat_map(u16::to_le_bytes)
-            .collect();
-        let out = run_case(&format!("{name} in UTF-16"), utf16);
-        assert!(!out.is_clean(), "{name} in UTF-16: expected diagnostics");
+        // It reads as the UTF-8 file does, big- or little-endian.
+        let text = String::from_utf8(bytes.clone()).expect("UTF-8 sample");
+        let as_utf8 = run_case(&name, bytes);
+        for (order, unit) in [
+            ("LE", u16::to_le_bytes as fn(u16) -> [u8; 2]),
+            ("BE", u16::to_be_bytes),
+        ] {
+            let utf16: Vec<u8> = [0xFEFF_u16]
+                .into_iter()
+                .chain(text.encode_utf16())
+                .flat_map(unit)
+                .collect();
+            let out = run_case(&format!("{name} in UTF-16{order}"), utf16);
+            assert_eq!(out.codes, as_utf8.codes, "{name} in UTF-16{order}");
+        }
     }
     // Bytes of no particular shape, as from an executable passed by mistake.
     let mut rng = Rng::new(0x0B1A_2B3C);

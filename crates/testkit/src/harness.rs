@@ -3,6 +3,8 @@
 //! median timing.
 
 use std::cell::Cell;
+use std::io::Read;
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Once, mpsc};
 use std::thread;
@@ -141,4 +143,70 @@ pub fn run_watched<T: Send + 'static>(
             }
         }
     }
+}
+
+/// What one process did.
+#[derive(Debug)]
+pub struct Ran {
+    /// What it wrote to standard output.
+    pub stdout: Vec<u8>,
+    /// What it wrote to standard error.
+    pub stderr: String,
+    /// The exit status, or why there is none (a signal, the time limit).
+    pub status: Result<i32, String>,
+}
+
+/// Runs `command` without stdin, collecting its output, killed after `limit`.
+pub fn run_limited(command: &mut Command, limit: Duration) -> Ran {
+    let child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(child) => child,
+        Err(err) => {
+            return Ran {
+                stdout: Vec::new(),
+                stderr: String::new(),
+                status: Err(format!("cannot start {command:?}: {err}")),
+            };
+        }
+    };
+    let out_pipe = child.stdout.take();
+    let err_pipe = child.stderr.take();
+    std::thread::scope(|scope| {
+        let out = scope.spawn(move || read_all(out_pipe));
+        let err = scope.spawn(move || read_all(err_pipe));
+        let started = Instant::now();
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => {
+                    break status
+                        .code()
+                        .ok_or_else(|| format!("killed by a signal ({status})"));
+                }
+                Ok(None) if started.elapsed() > limit => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break Err(format!("no result after {limit:?}; killed"));
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+                Err(err) => break Err(format!("cannot wait: {err}")),
+            }
+        };
+        Ran {
+            stdout: out.join().unwrap_or_default(),
+            stderr: String::from_utf8_lossy(&err.join().unwrap_or_default()).into_owned(),
+            status,
+        }
+    })
+}
+
+fn read_all(pipe: Option<impl Read>) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    if let Some(mut pipe) = pipe {
+        let _ = pipe.read_to_end(&mut bytes);
+    }
+    bytes
 }

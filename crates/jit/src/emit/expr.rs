@@ -1,0 +1,244 @@
+//! Expressions: the value of each kind of expression.
+
+use super::*;
+
+impl Emitter<'_, '_, '_> {
+    pub(super) fn scalar_ty(&self, ty: &Type) -> R<Scalar> {
+        match ty {
+            Type::Scalar(s) => Ok(*s),
+            other => decline(Decline::TypeWhereScalarExpected(tessera_ir::display(
+                other,
+                &self.prog.structs,
+            ))),
+        }
+    }
+
+    pub(super) fn zero(&mut self, s: Scalar) -> Value {
+        match s {
+            Scalar::Float => self.b.ins().f32const(0.0),
+            Scalar::Double => self.b.ins().f64const(0.0),
+            other => self.b.ins().iconst(clif_type(other), 0),
+        }
+    }
+
+    pub(super) fn scalar(&mut self, e: &Expr) -> R<Value> {
+        match self.expr(e)? {
+            V::S(v) => Ok(v),
+            _ => decline(Decline::NonScalarWhereScalarExpected),
+        }
+    }
+
+    pub(super) fn shape(&mut self, e: &Expr) -> R<Vec<Value>> {
+        match self.expr(e)? {
+            V::Shape(v) => Ok(v),
+            V::Tiled => Ok(self.global_index()),
+            _ => decline(Decline::ValueWhereIndexExpected),
+        }
+    }
+
+    pub(super) fn view(&mut self, e: &Expr) -> R<ViewV> {
+        match self.expr(e)? {
+            V::View(v) => Ok(v),
+            _ => decline(Decline::ValueWhereViewExpected),
+        }
+    }
+
+    pub(super) fn global_index(&mut self) -> Vec<Value> {
+        let Some(shape) = self.layout.tile else {
+            return self
+                .wi
+                .item_coords
+                .iter()
+                .map(|v| self.b.use_var(*v))
+                .collect();
+        };
+        let coords = self.wi.item_coords.clone();
+        let tiles = self.wi.tile_coords.clone();
+        shape
+            .dims()
+            .iter()
+            .enumerate()
+            .map(|(d, &t)| {
+                let origin = self.b.ins().imul_imm_s(tiles[d], i64::from(t));
+                let l = self.b.use_var(coords[d]);
+                self.b.ins().iadd(origin, l)
+            })
+            .collect()
+    }
+
+    pub(super) fn spend(&mut self) -> R<()> {
+        if self.alloc.budget == 0 || self.b.func.dfg.num_insts() > MAX_INSTS {
+            return decline(Decline::KernelTooLargeAfterInliningCalls);
+        }
+        self.alloc.budget -= 1;
+        Ok(())
+    }
+
+    pub(super) fn expr(&mut self, e: &Expr) -> R<V> {
+        self.spend()?;
+        match &e.kind {
+            ExprKind::Const(c) => Ok(V::S(match *c {
+                Const::Bool(b) => self.b.ins().iconst(types::I8, i64::from(b)),
+                Const::Int(n) => {
+                    let s = self.scalar_ty(&e.ty)?;
+                    self.b.ins().iconst(clif_type(s), n)
+                }
+                Const::Float(f) => self.b.ins().f32const(f),
+                Const::Double(d) => self.b.ins().f64const(d),
+            })),
+            ExprKind::Local(l)
+                if matches!(self.scope().slots.get(l), Some(Slot::View(_) | Slot::Tiled)) =>
+            {
+                match self.scope().slots.get(l) {
+                    Some(Slot::View(v)) => Ok(V::View(v.clone())),
+                    _ => Ok(V::Tiled),
+                }
+            }
+            ExprKind::Local(_) | ExprKind::Field { .. } | ExprKind::Element { .. } => {
+                let p = self.place(e)?;
+                self.read(&p)
+            }
+            ExprKind::Capture(slot) => match self.entry.caps.get(*slot as usize) {
+                Some(v) => Ok(v.clone()),
+                None => decline(Decline::UnknownCapture),
+            },
+            ExprKind::Global(_) => decline(Decline::GlobalVariableInKernel),
+            ExprKind::Binary { op, lhs, rhs } => {
+                let s = self.scalar_ty(&lhs.ty)?;
+                let rs = self.scalar_ty(&rhs.ty)?;
+                let fits = matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul)
+                    && s == Scalar::Int
+                    && self.range_of(e).is_some();
+                let a = self.scalar(lhs)?;
+                let b = self.scalar(rhs)?;
+                if fits {
+                    // Both operand ranges are known and the result fits: no
+                    // overflow check.
+                    return Ok(V::S(match op {
+                        BinOp::Add => self.b.ins().iadd(a, b),
+                        BinOp::Sub => self.b.ins().isub(a, b),
+                        _ => self.b.ins().imul(a, b),
+                    }));
+                }
+                Ok(V::S(self.binary(*op, s, a, b, rs)?))
+            }
+            ExprKind::Unary { op, operand } => {
+                let s = self.scalar_ty(&operand.ty)?;
+                let a = self.scalar(operand)?;
+                Ok(V::S(self.unary(*op, s, a)?))
+            }
+            ExprKind::Logical { and, lhs, rhs } => {
+                let result = self.b.declare_var(types::I8);
+                let a = self.scalar(lhs)?;
+                self.b.def_var(result, a);
+                let more = self.b.create_block();
+                let done = self.b.create_block();
+                if *and {
+                    self.b.ins().brif(a, more, &[], done, &[]);
+                } else {
+                    self.b.ins().brif(a, done, &[], more, &[]);
+                }
+                self.b.switch_to_block(more);
+                let b = self.scalar(rhs)?;
+                self.b.def_var(result, b);
+                self.b.ins().jump(done, &[]);
+                self.b.switch_to_block(done);
+                Ok(V::S(self.b.use_var(result)))
+            }
+            ExprKind::Conditional { cond, then, els } => {
+                let c = self.scalar(cond)?;
+                let t = self.b.create_block();
+                let f = self.b.create_block();
+                let done = self.b.create_block();
+                self.b.ins().brif(c, t, &[], f, &[]);
+                self.b.switch_to_block(t);
+                let tv = self.expr(then)?;
+                let vars = self.temp_vars(&tv)?;
+                self.set_vars(&vars, &tv);
+                self.b.ins().jump(done, &[]);
+                self.b.switch_to_block(f);
+                let fv = self.expr(els)?;
+                if std::mem::discriminant(&tv) != std::mem::discriminant(&fv) {
+                    return decline(Decline::ConditionalMixedKinds);
+                }
+                self.set_vars(&vars, &fv);
+                self.b.ins().jump(done, &[]);
+                self.b.switch_to_block(done);
+                Ok(self.get_vars(&vars, &tv))
+            }
+            ExprKind::Convert(inner) => self.convert_expr(inner, &e.ty),
+            // C++17: the right operand of `=` and `op=` is evaluated before
+            // the left one.
+            ExprKind::Assign { target, value } => {
+                let v = self.expr(value)?;
+                let p = self.place(target)?;
+                self.write(&p, &v, &target.ty)?;
+                Ok(v)
+            }
+            ExprKind::CompoundAssign { op, target, value } => {
+                let rhs = self.scalar(value)?;
+                let p = self.place(target)?;
+                let tv = self.read(&p)?;
+                let V::S(old) = tv else {
+                    return decline(Decline::CompoundAssignmentNonScalar);
+                };
+                let ts = self.scalar_ty(&target.ty)?;
+                let vs = self.scalar_ty(&value.ty)?;
+                let (op_ty, rhs_ty) = if matches!(op, BinOp::Shl | BinOp::Shr) {
+                    (ts, vs)
+                } else {
+                    (vs, vs)
+                };
+                let lhs = self.convert(old, ts, op_ty)?;
+                let r = self.binary(*op, op_ty, lhs, rhs, rhs_ty)?;
+                let back = self.convert(r, op_ty, ts)?;
+                self.write(&p, &V::S(back), &target.ty)?;
+                Ok(V::S(back))
+            }
+            ExprKind::IncDec {
+                increment,
+                prefix,
+                target,
+            } => {
+                let p = self.place(target)?;
+                let V::S(old) = self.read(&p)? else {
+                    return decline(Decline::IncrementOnNonScalar);
+                };
+                let s = self.scalar_ty(&target.ty)?;
+                if s == Scalar::Bool {
+                    return decline(Decline::IncrementOnBool);
+                }
+                let one = match s {
+                    Scalar::Float => self.b.ins().f32const(1.0),
+                    Scalar::Double => self.b.ins().f64const(1.0),
+                    other => self.b.ins().iconst(clif_type(other), 1),
+                };
+                let op = if *increment { BinOp::Add } else { BinOp::Sub };
+                let (lo, hi) = int_limits(s);
+                let safe = self
+                    .range_of(target)
+                    .is_some_and(|(l, h)| if *increment { h < hi } else { l > lo });
+                let new = if safe && !s.is_floating() {
+                    if *increment {
+                        self.b.ins().iadd(old, one)
+                    } else {
+                        self.b.ins().isub(old, one)
+                    }
+                } else {
+                    self.binary(op, s, old, one, s)?
+                };
+                self.write(&p, &V::S(new), &target.ty)?;
+                Ok(V::S(if *prefix { new } else { old }))
+            }
+            ExprKind::Call { func, args } => self.call(*func, args),
+            ExprKind::Intrinsic { op, args } => self.intrinsic(op, args, e),
+            ExprKind::Comma { first, second } => {
+                self.expr(first)?;
+                self.expr(second)
+            }
+            ExprKind::Aggregate(_) => decline(Decline::BracedListAsValue),
+            ExprKind::Launch { .. } => decline(Decline::LaunchInKernel),
+            ExprKind::Str(_) => decline(Decline::StringInKernel),
+        }
+    }
+}

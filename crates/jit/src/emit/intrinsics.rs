@@ -1,0 +1,395 @@
+//! Library intrinsics: math functions, element access of views and vectors,
+//! shape operations, atomics.
+
+use super::*;
+
+impl Emitter<'_, '_, '_> {
+    pub(super) fn math(&mut self, f: MathFn, s: Scalar, args: &[Value]) -> R<Value> {
+        let code = tessera_runtime::math::ALL_MATH
+            .iter()
+            .position(|g| *g == f)
+            .unwrap_or(0) as i64;
+        let code = self.b.ins().iconst(types::I32, code);
+        let zero = self.zero(s);
+        let a = args.first().copied().unwrap_or(zero);
+        let b = args.get(1).copied().unwrap_or(zero);
+        let c = args.get(2).copied().unwrap_or(zero);
+        let helper = if s == Scalar::Float {
+            self.entry.helpers.math_f32
+        } else {
+            self.entry.helpers.math_f64
+        };
+        let call = self.b.ins().call(helper, &[code, a, b, c]);
+        Ok(self.b.inst_results(call)[0])
+    }
+
+    /// The address of a view element, bounds-checked.
+    pub(super) fn view_element(&mut self, args: &[Expr]) -> R<(Value, Type)> {
+        let view = self.view(&args[0])?;
+        let idx = self.shape(&args[1])?;
+        if idx.len() != view.ext.len() {
+            return decline(Decline::IndexAnotherRank);
+        }
+        let mut at = view.offset;
+        for (d, &component) in idx.iter().enumerate() {
+            let i = self.b.ins().sextend(types::I64, component);
+            let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, i, view.ext[d]);
+            self.guard(ok);
+            let step = self.b.ins().imul(i, view.strides[d]);
+            at = self.b.ins().iadd(at, step);
+        }
+        let bytes = self.b.ins().imul_imm_s(at, i64::from(view.elem_size));
+        Ok((self.b.ins().iadd(view.base, bytes), view.elem))
+    }
+
+    /// The address of a vector element, bounds-checked (an `unsigned long`
+    /// index past `i64::MAX` is out of bounds too).
+    pub(super) fn vector_element(&mut self, args: &[Expr]) -> R<(Value, Type)> {
+        let v = self.view(&args[0])?;
+        let is = self.scalar_ty(&args[1].ty)?;
+        let i = self.scalar(&args[1])?;
+        let i = self.widen(i, is);
+        let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, i, v.ext[0]);
+        self.guard(ok);
+        let bytes = self.b.ins().imul_imm_s(i, i64::from(v.elem_size));
+        Ok((self.b.ins().iadd(v.base, bytes), v.elem))
+    }
+
+    pub(super) fn intrinsic(&mut self, op: &Intrinsic, args: &[Expr], e: &Expr) -> R<V> {
+        match op {
+            Intrinsic::ViewElement => {
+                let (at, elem) = self.view_element(args)?;
+                self.read(&Place::Mem(at, elem))
+            }
+            Intrinsic::Math(f) => {
+                let s = self.scalar_ty(&e.ty)?;
+                let mut xs = Vec::with_capacity(args.len());
+                for a in args {
+                    xs.push(self.scalar(a)?);
+                }
+                if !s.is_floating() {
+                    return self.int_math(*f, s, &xs).map(V::S);
+                }
+                match (f, xs.as_slice()) {
+                    (MathFn::Sqrt, [a]) => Ok(V::S(self.b.ins().sqrt(*a))),
+                    (MathFn::Fabs, [a]) => Ok(V::S(self.b.ins().fabs(*a))),
+                    (MathFn::Floor, [a]) => Ok(V::S(self.b.ins().floor(*a))),
+                    (MathFn::Ceil, [a]) => Ok(V::S(self.b.ins().ceil(*a))),
+                    (MathFn::Trunc, [a]) => Ok(V::S(self.b.ins().trunc(*a))),
+                    _ => self.math(*f, s, &xs).map(V::S),
+                }
+            }
+            Intrinsic::MakeShape
+            | Intrinsic::ShapeComponent
+            | Intrinsic::ShapeArith(_)
+            | Intrinsic::ExtentSize
+            | Intrinsic::ExtentContains
+            | Intrinsic::TiledIndexPart(_) => self.shape_intrinsic(op, args, e),
+            Intrinsic::Tile => self.expr(&args[0]),
+            Intrinsic::ViewExtent | Intrinsic::ViewProject | Intrinsic::ViewSection => {
+                self.view_intrinsic(op, args)
+            }
+            Intrinsic::MemoryFence(_) => Ok(V::Unit),
+            Intrinsic::VectorElement => {
+                let (at, elem) = self.vector_element(args)?;
+                self.read(&Place::Mem(at, elem))
+            }
+            Intrinsic::VectorSize => {
+                let v = self.view(&args[0])?;
+                let s = self.scalar_ty(&e.ty)?;
+                Ok(V::S(match s {
+                    Scalar::Long | Scalar::ULong => v.ext[0],
+                    other => self.b.ins().ireduce(clif_type(other), v.ext[0]),
+                }))
+            }
+            Intrinsic::Atomic(a) => self.atomic(*a, args),
+            _ => decline(Decline::LibraryOperation(format!("{op:?}"))),
+        }
+    }
+
+    /// Operations on indices, extents and the tiled index.
+    fn shape_intrinsic(&mut self, op: &Intrinsic, args: &[Expr], e: &Expr) -> R<V> {
+        match op {
+            Intrinsic::MakeShape => {
+                let mut cs = Vec::with_capacity(args.len());
+                for a in args {
+                    let s = self.scalar_ty(&a.ty)?;
+                    let x = self.scalar(a)?;
+                    cs.push(self.convert(x, s, Scalar::Int)?);
+                }
+                Ok(V::Shape(cs))
+            }
+            Intrinsic::ShapeComponent => {
+                let cs = self.shape(&args[0])?;
+                match const_int(&args[1]) {
+                    Some(k) if k >= 0 && (k as usize) < cs.len() => Ok(V::S(cs[k as usize])),
+                    Some(_) => {
+                        let fail = self.entry.fail;
+                        self.b.ins().jump(fail, &[]);
+                        self.dead_block();
+                        Ok(V::S(self.b.ins().iconst(types::I32, 0)))
+                    }
+                    None => {
+                        let is = self.scalar_ty(&args[1].ty)?;
+                        let k = self.scalar(&args[1])?;
+                        let k = self.widen(k, is);
+                        self.check_below(k, cs.len() as i64);
+                        let mut r = cs[0];
+                        for (j, c) in cs.iter().enumerate().skip(1) {
+                            let hit = self.b.ins().icmp_imm_s(IntCC::Equal, k, j as i64);
+                            r = self.b.ins().select(hit, *c, r);
+                        }
+                        Ok(V::S(r))
+                    }
+                }
+            }
+            Intrinsic::ShapeArith(op) => {
+                let a = self.shape(&args[0])?;
+                let b = match self.expr(&args[1])? {
+                    V::Shape(b) => b,
+                    V::Tiled => self.global_index(),
+                    V::S(x) => {
+                        let s = self.scalar_ty(&args[1].ty)?;
+                        let x = self.convert(x, s, Scalar::Int)?;
+                        vec![x; a.len()]
+                    }
+                    _ => return decline(Decline::IndexArithmeticOperand),
+                };
+                if matches!(op, BinOp::Eq | BinOp::Ne) {
+                    let mut all = self.b.ins().iconst(types::I8, 1);
+                    for (x, y) in a.iter().zip(&b) {
+                        let eq = self.b.ins().icmp(IntCC::Equal, *x, *y);
+                        all = self.b.ins().band(all, eq);
+                    }
+                    if *op == BinOp::Ne {
+                        all = self.b.ins().bxor_imm_s(all, 1);
+                    }
+                    return Ok(V::S(all));
+                }
+                let mut out = Vec::with_capacity(a.len());
+                for (x, y) in a.iter().zip(&b) {
+                    out.push(self.binary(*op, Scalar::Int, *x, *y, Scalar::Int)?);
+                }
+                Ok(V::Shape(out))
+            }
+            Intrinsic::ExtentSize => {
+                let cs = self.shape(&args[0])?;
+                let s = self.scalar_ty(&e.ty)?;
+                let mut n = self.b.ins().iconst(types::I64, 1);
+                for c in cs {
+                    let w = self.b.ins().sextend(types::I64, c);
+                    n = self.b.ins().imul(n, w);
+                }
+                Ok(V::S(match s {
+                    Scalar::Long | Scalar::ULong => n,
+                    other => self.b.ins().ireduce(clif_type(other), n),
+                }))
+            }
+            Intrinsic::ExtentContains => {
+                let ext = self.shape(&args[0])?;
+                let idx = self.shape(&args[1])?;
+                let mut all = self.b.ins().iconst(types::I8, 1);
+                for (d, i) in ext.iter().zip(&idx) {
+                    let nonneg = self
+                        .b
+                        .ins()
+                        .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, *i, 0);
+                    let below = self.b.ins().icmp(IntCC::SignedLessThan, *i, *d);
+                    all = self.b.ins().band(all, nonneg);
+                    all = self.b.ins().band(all, below);
+                }
+                Ok(V::S(all))
+            }
+            Intrinsic::TiledIndexPart(part) => {
+                let Some(shape) = self.layout.tile else {
+                    return decline(Decline::TiledIndexOutsideTiledKernel);
+                };
+                if !matches!(self.expr(&args[0])?, V::Tiled) {
+                    return decline(Decline::TiledIndexNotKernels);
+                }
+                let dims: Vec<i64> = shape.dims().iter().map(|&d| i64::from(d)).collect();
+                Ok(match part {
+                    TiledIndexPart::Global => V::Shape(self.global_index()),
+                    TiledIndexPart::Local => V::Shape(
+                        self.wi
+                            .item_coords
+                            .clone()
+                            .iter()
+                            .map(|v| self.b.use_var(*v))
+                            .collect(),
+                    ),
+                    TiledIndexPart::Tile => V::Shape(self.wi.tile_coords.clone()),
+                    TiledIndexPart::TileOrigin => V::Shape(
+                        self.wi
+                            .tile_coords
+                            .clone()
+                            .iter()
+                            .zip(&dims)
+                            .map(|(t, d)| self.b.ins().imul_imm_s(*t, *d))
+                            .collect(),
+                    ),
+                    TiledIndexPart::TileExtent => V::Shape(
+                        dims.iter()
+                            .map(|d| self.b.ins().iconst(types::I32, *d))
+                            .collect(),
+                    ),
+                    TiledIndexPart::Barrier => V::Unit,
+                })
+            }
+            _ => decline(Decline::LibraryOperation(format!("{op:?}"))),
+        }
+    }
+
+    /// A view's extent, projection and section.
+    fn view_intrinsic(&mut self, op: &Intrinsic, args: &[Expr]) -> R<V> {
+        match op {
+            Intrinsic::ViewExtent => {
+                let v = self.view(&args[0])?;
+                Ok(V::Shape(
+                    v.ext
+                        .iter()
+                        .map(|x| self.b.ins().ireduce(types::I32, *x))
+                        .collect(),
+                ))
+            }
+            Intrinsic::ViewProject => {
+                let v = self.view(&args[0])?;
+                if v.ext.len() < 2 {
+                    return decline(Decline::ProjectionOfRank1View);
+                }
+                let is = self.scalar_ty(&args[1].ty)?;
+                let i = self.scalar(&args[1])?;
+                let i = self.widen(i, is);
+                let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, i, v.ext[0]);
+                self.guard(ok);
+                let step = self.b.ins().imul(i, v.strides[0]);
+                let offset = self.b.ins().iadd(v.offset, step);
+                Ok(V::View(ViewV {
+                    base: v.base,
+                    offset,
+                    ext: v.ext[1..].to_vec(),
+                    strides: v.strides[1..].to_vec(),
+                    elem: v.elem,
+                    elem_size: v.elem_size,
+                }))
+            }
+            Intrinsic::ViewSection => {
+                let v = self.view(&args[0])?;
+                let origin = self.shape(&args[1])?;
+                let ext = self.shape(&args[2])?;
+                if origin.len() != v.ext.len() || ext.len() != v.ext.len() {
+                    return decline(Decline::SectionAnotherRank);
+                }
+                // Inside the view: 0 <= origin, 0 < extent, origin + extent <=
+                // the view's extent, in every dimension (64-bit, no overflow).
+                let mut offset = v.offset;
+                let mut new_ext = Vec::with_capacity(ext.len());
+                for d in 0..ext.len() {
+                    let o = self.b.ins().sextend(types::I64, origin[d]);
+                    let n = self.b.ins().sextend(types::I64, ext[d]);
+                    let o_ok = self
+                        .b
+                        .ins()
+                        .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, o, 0);
+                    let n_ok = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, n, 0);
+                    let end = self.b.ins().iadd(o, n);
+                    let end_ok = self
+                        .b
+                        .ins()
+                        .icmp(IntCC::SignedLessThanOrEqual, end, v.ext[d]);
+                    let ok = self.b.ins().band(o_ok, n_ok);
+                    let ok = self.b.ins().band(ok, end_ok);
+                    self.guard(ok);
+                    let step = self.b.ins().imul(o, v.strides[d]);
+                    offset = self.b.ins().iadd(offset, step);
+                    new_ext.push(n);
+                }
+                Ok(V::View(ViewV {
+                    base: v.base,
+                    offset,
+                    ext: new_ext,
+                    strides: v.strides.clone(),
+                    elem: v.elem,
+                    elem_size: v.elem_size,
+                }))
+            }
+            _ => decline(Decline::LibraryOperation(format!("{op:?}"))),
+        }
+    }
+
+    pub(super) fn int_math(&mut self, f: MathFn, s: Scalar, xs: &[Value]) -> R<Value> {
+        let signed = !s.is_unsigned();
+        match (f, xs) {
+            (MathFn::Abs, [a]) => {
+                if !signed {
+                    return Ok(*a);
+                }
+                let zero = self.zero(s);
+                let neg = self.binary(BinOp::Sub, s, zero, *a, s)?;
+                let is_neg = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, *a, 0);
+                Ok(self.b.ins().select(is_neg, neg, *a))
+            }
+            (MathFn::Min, [a, b]) => Ok(if signed {
+                self.b.ins().smin(*a, *b)
+            } else {
+                self.b.ins().umin(*a, *b)
+            }),
+            (MathFn::Max, [a, b]) => Ok(if signed {
+                self.b.ins().smax(*a, *b)
+            } else {
+                self.b.ins().umax(*a, *b)
+            }),
+            _ => decline(Decline::IntegerMathFunction),
+        }
+    }
+
+    pub(super) fn atomic(&mut self, op: AtomicOp, args: &[Expr]) -> R<V> {
+        let s = self.scalar_ty(&args[0].ty)?;
+        let p = self.place(&args[0])?;
+        let Place::Mem(addr, _) = p else {
+            return decline(Decline::AtomicOnVariable);
+        };
+        let t = clif_type(s);
+        if op == AtomicOp::CompareExchange {
+            let ep = self.place(&args[1])?;
+            let V::S(expected) = self.read(&ep)? else {
+                return decline(Decline::AtomicKind);
+            };
+            let desired = self.scalar(&args[2])?;
+            let old = self.b.ins().atomic_cas(flags(), addr, expected, desired);
+            let ok = self.b.ins().icmp(IntCC::Equal, old, expected);
+            let write = self.b.create_block();
+            let done = self.b.create_block();
+            self.b.ins().brif(ok, done, &[], write, &[]);
+            self.b.switch_to_block(write);
+            self.write(&ep, &V::S(old), &args[1].ty)?;
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(done);
+            return Ok(V::S(ok));
+        }
+        let operand = match args.get(1) {
+            Some(a) => self.scalar(a)?,
+            None => self.b.ins().iconst(t, 1),
+        };
+        let signed = !s.is_unsigned();
+        let rmw = match op {
+            AtomicOp::Add | AtomicOp::Inc => AtomicRmwOp::Add,
+            AtomicOp::Sub | AtomicOp::Dec => AtomicRmwOp::Sub,
+            AtomicOp::And => AtomicRmwOp::And,
+            AtomicOp::Or => AtomicRmwOp::Or,
+            AtomicOp::Xor => AtomicRmwOp::Xor,
+            AtomicOp::Max if signed => AtomicRmwOp::Smax,
+            AtomicOp::Max => AtomicRmwOp::Umax,
+            AtomicOp::Min if signed => AtomicRmwOp::Smin,
+            AtomicOp::Min => AtomicRmwOp::Umin,
+            AtomicOp::Exchange | AtomicOp::CompareExchange => AtomicRmwOp::Xchg,
+        };
+        Ok(V::S(self.b.ins().atomic_rmw(
+            t,
+            flags(),
+            rmw,
+            addr,
+            operand,
+        )))
+    }
+}

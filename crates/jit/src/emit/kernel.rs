@@ -1,0 +1,501 @@
+//! Entry points: the layout of a kernel's or host loop's arguments, the
+//! function's prologue (argument words, captures, tile coordinates) and the
+//! frame plan.
+
+use super::*;
+
+impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
+    /// Plans the layout of kernel `kernel`: argument words, scratch, frame.
+    pub(crate) fn plan(prog: &Program, kernel: FuncId) -> R<KernelLayout> {
+        let func = &prog.functions[kernel.0 as usize];
+        let FunctionKind::Kernel { tile, captures } = &func.kind else {
+            return decline(Decline::NotAKernel);
+        };
+        let rank = match func.locals.first().map(|l| &l.ty) {
+            Some(Type::Index(r)) => u32::from(*r),
+            Some(Type::TiledIndex(s)) => u32::from(s.rank),
+            _ => return decline(Decline::KernelParameterUnexpectedType),
+        };
+        let mut word = 1u32;
+        let mut layouts = Vec::with_capacity(captures.len());
+        for c in captures {
+            let l = match &c.ty {
+                Type::Scalar(s) => {
+                    let l = CaptureLayout::Scalar(*s, word);
+                    word += 1;
+                    l
+                }
+                Type::Index(r) | Type::Extent(r) => {
+                    let l = CaptureLayout::Shape(u32::from(*r), word);
+                    word += u32::from(*r);
+                    l
+                }
+                Type::Array(elem, r) | Type::ArrayView { elem, rank: r, .. } => {
+                    let Some((size, _)) = size_align(prog, elem) else {
+                        return decline(Decline::ViewElementsWithoutPlainLayout);
+                    };
+                    let l = CaptureLayout::View((**elem).clone(), size, u32::from(*r), word);
+                    word += 2 + 2 * u32::from(*r);
+                    l
+                }
+                ty @ (Type::Struct(_) | Type::CArray(..)) if size_align(prog, ty).is_some() => {
+                    let l = CaptureLayout::Object(ty.clone(), word);
+                    word += 1;
+                    l
+                }
+                other => {
+                    return decline(Decline::CapturedType(tessera_ir::display(
+                        other,
+                        &prog.structs,
+                    )));
+                }
+            };
+            layouts.push(l);
+        }
+        let extent_word = word;
+        word += 2 * rank + 1;
+        Ok(KernelLayout {
+            captures: layouts,
+            extent_word,
+            words: word,
+            scratch_bytes: 0,
+            frame_bytes: 0,
+            frame_needed: 0,
+            tile: *tile,
+            rank,
+        })
+    }
+
+    /// Emits the whole kernel function into `b` (whose signature is
+    /// `(env, group, scratch, frames) -> status`).
+    pub(crate) fn emit(
+        prog: &'a Program,
+        kernel: FuncId,
+        b: &'b mut FunctionBuilder<'f>,
+        helpers: Helpers,
+        mut layout: KernelLayout,
+        min_frame: u32,
+    ) -> R<KernelLayout> {
+        let func = &prog.functions[kernel.0 as usize];
+        let Some(body) = &func.body else {
+            return decline(Decline::KernelWithoutBody);
+        };
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let params = b.block_params(entry).to_vec();
+        let fail = b.create_block();
+        let stopped = b.create_block();
+        let fuel = b.declare_var(types::I64);
+        let item = b.declare_var(types::I64);
+        let frame_ptr = b.declare_var(types::I64);
+        let fuel0 = b.ins().iconst(types::I64, FUEL);
+        b.def_var(fuel, fuel0);
+        let zero = b.ins().iconst(types::I64, 0);
+        b.def_var(item, zero);
+        b.def_var(frame_ptr, params[3]);
+        let mut lw = Emitter {
+            prog,
+            b,
+            layout: layout.clone(),
+            scopes: vec![Scope {
+                id: 0,
+                func: kernel,
+                slots: HashMap::new(),
+                ret: None,
+                ret_mem: None,
+                frame: HashMap::new(),
+            }],
+            loops: Vec::new(),
+            region: None,
+            next_region: 0,
+            ptr: types::I64,
+            last_region: false,
+            facts: Facts::new(prog, layout.tile),
+            entry: Entry {
+                helpers,
+                env: params[0],
+                scratch: params[2],
+                frames: params[3],
+                fail,
+                stopped,
+                fuel,
+                caps: Vec::new(),
+            },
+            alloc: Alloc {
+                frame_cursor: 0,
+                scratch_cursor: 0,
+                callee_tile_static: HashMap::new(),
+                budget: INLINE_BUDGET,
+                next_scope: 0,
+                stack_bytes: 0,
+            },
+            wi: WorkItem {
+                tile_coords: Vec::new(),
+                item_coords: Vec::new(),
+                item,
+                need_item: false,
+                frame_ptr,
+            },
+        };
+        lw.load_captures();
+        // tile_static memory: one block per tile, each variable at its offset.
+        let mut scratch = 0u32;
+        for (i, l) in func.locals.iter().enumerate() {
+            if l.space == Space::TileStatic {
+                let Some((size, align)) = size_align(prog, &l.ty) else {
+                    return decline(Decline::TileStaticVariableType);
+                };
+                scratch = scratch.next_multiple_of(align.max(1));
+                lw.scopes[0]
+                    .slots
+                    .insert(LocalId(i as u32), Slot::TileStatic(scratch));
+                scratch = scratch.saturating_add(size);
+            }
+        }
+        layout.scratch_bytes = scratch;
+        lw.alloc.scratch_cursor = scratch;
+        let group = params[1];
+        match layout.tile {
+            Some(shape) => {
+                lw.scopes[0].slots.insert(LocalId(0), Slot::Tiled);
+                lw.wi.tile_coords = lw.tile_coords(group, shape);
+                let barriers = block_has_barrier(body, &lw.facts.barrier_fns);
+                if barriers {
+                    // The stride between work-items' frames must be known
+                    // before the first region; inlined functions with
+                    // barriers may need more, found only while lowering
+                    // them: the caller then lowers again with that size.
+                    layout.frame_bytes = lw.plan_frame(func, body)?.max(min_frame);
+                    lw.layout.frame_bytes = layout.frame_bytes;
+                }
+                lw.uniform_body(body)?;
+                layout.frame_needed = lw
+                    .alloc
+                    .frame_cursor
+                    .next_multiple_of(8)
+                    .max(layout.frame_bytes);
+                // Inlined functions may have added `tile_static` variables.
+                layout.scratch_bytes = lw.alloc.scratch_cursor;
+            }
+            None => {
+                let rank = layout.rank as usize;
+                let vars: Vec<Variable> = (0..rank).map(|_| lw.b.declare_var(types::I32)).collect();
+                lw.scopes[0]
+                    .slots
+                    .insert(LocalId(0), Slot::Vars(vars.clone()));
+                lw.wi.item_coords = vars;
+                lw.flat_loop(group, body)?;
+            }
+        }
+        let ok = lw.b.ins().iconst(types::I32, STATUS_OK);
+        lw.b.ins().return_(&[ok]);
+        lw.b.switch_to_block(fail);
+        let st = lw.b.ins().iconst(types::I32, STATUS_FAILED);
+        lw.b.ins().return_(&[st]);
+        lw.b.switch_to_block(stopped);
+        let st = lw.b.ins().iconst(types::I32, STATUS_STOPPED);
+        lw.b.ins().return_(&[st]);
+        lw.b.seal_all_blocks();
+        Ok(layout)
+    }
+
+    /// Plans a host statement (a loop of `main`, say): the locals declared
+    /// outside it that it names, in order, and where each sits in the
+    /// argument words. Scalars are read and written back; vectors and views
+    /// are buffers like a kernel's views.
+    pub(crate) fn plan_host(prog: &Program, func: FuncId, stmt: &Stmt) -> R<HostLayout> {
+        let f = &prog.functions[func.0 as usize];
+        let mut named = BTreeSet::new();
+        stmt_locals(stmt, &mut named);
+        let mut declared = HashSet::new();
+        walk_stmt(
+            stmt,
+            &mut |s| {
+                if let StmtKind::Let { local, .. } = &s.kind {
+                    declared.insert(*local);
+                }
+            },
+            &mut |_| {},
+        );
+        let mut word = 1u32;
+        let mut locals = Vec::new();
+        let mut captures = Vec::new();
+        for l in named {
+            if declared.contains(&l) {
+                continue;
+            }
+            let Some(local) = f.locals.get(l.0 as usize) else {
+                return decline(Decline::UnknownLocal);
+            };
+            if local.by_ref {
+                return decline(Decline::ReferenceLocal);
+            }
+            let layout = match &local.ty {
+                Type::Scalar(s) => {
+                    let c = CaptureLayout::Scalar(*s, word);
+                    word += 1;
+                    c
+                }
+                Type::Vector(elem) => {
+                    let Some(s) = elem.scalar() else {
+                        return decline(Decline::VectorNonScalars);
+                    };
+                    let c = CaptureLayout::View(Type::Scalar(s), s.size(), 1, word);
+                    word += 4;
+                    c
+                }
+                Type::Array(elem, r) | Type::ArrayView { elem, rank: r, .. } => {
+                    let Some((size, _)) = size_align(prog, elem) else {
+                        return decline(Decline::ViewElementsWithoutPlainLayout);
+                    };
+                    let c = CaptureLayout::View((**elem).clone(), size, u32::from(*r), word);
+                    word += 2 + 2 * u32::from(*r);
+                    c
+                }
+                _ => return decline(Decline::HostVariableType),
+            };
+            locals.push(l);
+            captures.push(layout);
+        }
+        let written = element_writes(prog, stmt);
+        let written = locals.iter().map(|l| written.contains(l)).collect();
+        Ok(HostLayout {
+            locals,
+            written,
+            captures,
+            words: word,
+        })
+    }
+
+    /// Emits a host statement as a function `(args, _, _, _) -> status`
+    /// that runs it once and writes the scalars it names back.
+    pub(crate) fn emit_host(
+        prog: &'a Program,
+        func: FuncId,
+        stmt: &Stmt,
+        b: &'b mut FunctionBuilder<'f>,
+        helpers: Helpers,
+        plan: &HostLayout,
+    ) -> R<()> {
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let params = b.block_params(entry).to_vec();
+        let fail = b.create_block();
+        let stopped = b.create_block();
+        let fuel = b.declare_var(types::I64);
+        let item = b.declare_var(types::I64);
+        let frame_ptr = b.declare_var(types::I64);
+        let fuel0 = b.ins().iconst(types::I64, FUEL);
+        b.def_var(fuel, fuel0);
+        let zero = b.ins().iconst(types::I64, 0);
+        b.def_var(item, zero);
+        b.def_var(frame_ptr, params[3]);
+        let layout = KernelLayout {
+            captures: plan.captures.clone(),
+            extent_word: plan.words,
+            words: plan.words,
+            scratch_bytes: 0,
+            frame_bytes: 0,
+            frame_needed: 0,
+            tile: None,
+            rank: 0,
+        };
+        let mut lw = Emitter {
+            prog,
+            b,
+            layout,
+            scopes: vec![Scope {
+                id: 0,
+                func,
+                slots: HashMap::new(),
+                ret: None,
+                ret_mem: None,
+                frame: HashMap::new(),
+            }],
+            loops: Vec::new(),
+            region: None,
+            next_region: 0,
+            ptr: types::I64,
+            last_region: false,
+            facts: Facts::new(prog, None),
+            entry: Entry {
+                helpers,
+                env: params[0],
+                scratch: params[2],
+                frames: params[3],
+                fail,
+                stopped,
+                fuel,
+                caps: Vec::new(),
+            },
+            alloc: Alloc {
+                frame_cursor: 0,
+                scratch_cursor: 0,
+                callee_tile_static: HashMap::new(),
+                budget: INLINE_BUDGET,
+                next_scope: 0,
+                stack_bytes: 0,
+            },
+            wi: WorkItem {
+                tile_coords: Vec::new(),
+                item_coords: Vec::new(),
+                item,
+                need_item: false,
+                frame_ptr,
+            },
+        };
+        lw.load_captures();
+        // The named locals: scalars in variables, vectors and views as views.
+        let caps = std::mem::take(&mut lw.entry.caps);
+        for (l, v) in plan.locals.iter().zip(caps) {
+            let slot = match v {
+                V::S(x) => {
+                    let t = lw.b.func.dfg.value_type(x);
+                    let var = lw.b.declare_var(t);
+                    lw.b.def_var(var, x);
+                    Slot::Vars(vec![var])
+                }
+                V::View(view) => Slot::View(view),
+                _ => return decline(Decline::HostVariableKind),
+            };
+            lw.scopes[0].slots.insert(*l, slot);
+        }
+        lw.stmt(stmt)?;
+        // Scalars go back to their words.
+        for (l, c) in plan.locals.iter().zip(&plan.captures) {
+            if let (CaptureLayout::Scalar(s, w), Some(Slot::Vars(vars))) =
+                (c, lw.scopes[0].slots.get(l).cloned())
+            {
+                let v = lw.b.use_var(vars[0]);
+                let raw = lw.scalar_as_word(v, *s);
+                lw.b.ins()
+                    .store(flags(), raw, lw.entry.env, (*w * 8) as i32);
+            }
+        }
+        let ok = lw.b.ins().iconst(types::I32, STATUS_OK);
+        lw.b.ins().return_(&[ok]);
+        lw.b.switch_to_block(fail);
+        let st = lw.b.ins().iconst(types::I32, STATUS_FAILED);
+        lw.b.ins().return_(&[st]);
+        lw.b.switch_to_block(stopped);
+        let st = lw.b.ins().iconst(types::I32, STATUS_STOPPED);
+        lw.b.ins().return_(&[st]);
+        lw.b.seal_all_blocks();
+        Ok(())
+    }
+
+    /// A scalar as its 64-bit argument word (sign- or zero-extended as the
+    /// interpreter keeps integers).
+    pub(super) fn scalar_as_word(&mut self, v: Value, s: Scalar) -> Value {
+        match s {
+            Scalar::Long | Scalar::ULong => v,
+            Scalar::Double => self.b.ins().bitcast(types::I64, MemFlagsData::new(), v),
+            Scalar::Float => {
+                let bits = self.b.ins().bitcast(types::I32, MemFlagsData::new(), v);
+                self.b.ins().uextend(types::I64, bits)
+            }
+            Scalar::UInt | Scalar::Bool => self.b.ins().uextend(types::I64, v),
+            Scalar::Int | Scalar::Char => self.b.ins().sextend(types::I64, v),
+        }
+    }
+
+    pub(super) fn word(&mut self, w: u32) -> Value {
+        self.b.ins().load(
+            types::I64,
+            flags().with_readonly(),
+            self.entry.env,
+            (w * 8) as i32,
+        )
+    }
+
+    pub(super) fn load_captures(&mut self) {
+        let layouts = self.layout.captures.clone();
+        for l in layouts {
+            let v = match l {
+                CaptureLayout::Scalar(s, w) => {
+                    let raw = self.word(w);
+                    V::S(self.scalar_of_word(raw, s))
+                }
+                CaptureLayout::Shape(r, w) => V::Shape(
+                    (0..r)
+                        .map(|d| {
+                            let x = self.word(w + d);
+                            self.b.ins().ireduce(types::I32, x)
+                        })
+                        .collect(),
+                ),
+                CaptureLayout::View(elem, elem_size, r, w) => {
+                    let base = self.word(w);
+                    let offset = self.word(w + 1);
+                    let ext = (0..r).map(|d| self.word(w + 2 + d)).collect();
+                    let strides = (0..r).map(|d| self.word(w + 2 + r + d)).collect();
+                    V::View(ViewV {
+                        base,
+                        offset,
+                        ext,
+                        strides,
+                        elem,
+                        elem_size,
+                    })
+                }
+                CaptureLayout::Object(_, w) => V::Mem(self.word(w)),
+            };
+            self.entry.caps.push(v);
+        }
+    }
+
+    /// A scalar from its 64-bit argument word.
+    pub(super) fn scalar_of_word(&mut self, raw: Value, s: Scalar) -> Value {
+        match s {
+            Scalar::Long | Scalar::ULong => raw,
+            Scalar::Double => self.b.ins().bitcast(types::F64, MemFlagsData::new(), raw),
+            Scalar::Float => {
+                let low = self.b.ins().ireduce(types::I32, raw);
+                self.b.ins().bitcast(types::F32, MemFlagsData::new(), low)
+            }
+            other => self.b.ins().ireduce(clif_type(other), raw),
+        }
+    }
+
+    /// The tile's coordinates from its linear number (last dimension fastest).
+    pub(super) fn tile_coords(&mut self, group: Value, shape: TileShape) -> Vec<Value> {
+        let rank = usize::from(shape.rank);
+        let mut coords = vec![group; rank];
+        let mut rest = group;
+        for d in (0..rank).rev() {
+            let per = self.word(self.layout.extent_word + rank as u32 + d as u32);
+            if d == 0 {
+                coords[d] = rest;
+            } else {
+                coords[d] = self.b.ins().urem(rest, per);
+                rest = self.b.ins().udiv(rest, per);
+            }
+        }
+        coords
+            .into_iter()
+            .map(|c| self.b.ins().ireduce(types::I32, c))
+            .collect()
+    }
+
+    /// Gives the kernel's locals that live across barriers their frame
+    /// slots (see [`Facts::plan_frame`]); the frame size per work-item.
+    pub(super) fn plan_frame(&mut self, func: &Function, body: &IrBlock) -> R<u32> {
+        let frame = self.facts.plan_frame(func, body)?;
+        for (id, at) in frame.slots {
+            self.scopes[0].frame.insert(id, at);
+        }
+        self.alloc.frame_cursor = frame.end;
+        Ok(frame.end.next_multiple_of(8).max(8))
+    }
+}
+
+/// The signature of every compiled kernel: `(env, group, scratch, frames) -> status`.
+pub(crate) fn kernel_signature(sig: &mut cranelift_codegen::ir::Signature) {
+    sig.params.push(AbiParam::new(types::I64));
+    sig.params.push(AbiParam::new(types::I64));
+    sig.params.push(AbiParam::new(types::I64));
+    sig.params.push(AbiParam::new(types::I64));
+    sig.returns.push(AbiParam::new(types::I32));
+}

@@ -1,0 +1,214 @@
+//! Lanes: a region run four neighbouring work-items per step, statement by
+//! statement, each lane with its own variables, coordinates and frame.
+
+use super::*;
+
+impl Emitter<'_, '_, '_> {
+    /// A region for `lanes` neighbouring work-items at a time (along the
+    /// last dimension): each lane has its own variables, coordinates and
+    /// frame; statements run lane after lane, loops and branches once.
+    pub(super) fn lane_loop(
+        &mut self,
+        uses: &BTreeSet<LocalId>,
+        stores: &HashSet<LocalId>,
+        stmts: &[Stmt],
+        lanes: usize,
+        shared: &HashSet<LocalId>,
+    ) -> R<()> {
+        let Some(shape) = self.layout.tile else {
+            return decline(Decline::WorkItemLoopOutsideTiledKernel);
+        };
+        let tile_loops = self.open_tile_loops(shape);
+        let coords = tile_loops.coords.clone();
+        let rank = coords.len();
+        let item_end = self.b.create_block();
+        let id = self.next_region;
+        self.next_region += 1;
+        let saved_region = self.region.replace(RegionCtx { id, item_end });
+        // What the lanes share: the tile's memory, the views, the tiled
+        // index, the kernel's uniform counters and this region's.
+        let base_slots: HashMap<LocalId, Slot> = self.scopes[0]
+            .slots
+            .iter()
+            .filter(|(l, slot)| {
+                matches!(slot, Slot::TileStatic(_) | Slot::Tiled | Slot::View(_))
+                    || self.facts.uniform.contains(l)
+            })
+            .map(|(l, slot)| (*l, slot.clone()))
+            .collect();
+        let kernel_fn = self.scopes[0].func;
+        let mut shared_slots = base_slots;
+        for l in shared {
+            let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
+                .ty
+                .clone();
+            let Type::Scalar(sc) = ty else {
+                return decline(Decline::SharedCounterNotScalar);
+            };
+            let var = self.b.declare_var(clif_type(sc));
+            shared_slots.insert(*l, Slot::Vars(vec![var]));
+        }
+        let mut ctxs = Vec::with_capacity(lanes);
+        for lane in 0..lanes {
+            let mut lane_coords = coords.clone();
+            let last = self.b.declare_var(types::I32);
+            let base = self.b.use_var(coords[rank - 1]);
+            let v = self.b.ins().iadd_imm_s(base, lane as i64);
+            self.b.def_var(last, v);
+            lane_coords[rank - 1] = last;
+            let fp = self.b.declare_var(types::I64);
+            let base_fp = self.b.use_var(self.wi.frame_ptr);
+            let v = self
+                .b
+                .ins()
+                .iadd_imm_s(base_fp, lane as i64 * i64::from(self.layout.frame_bytes));
+            self.b.def_var(fp, v);
+            ctxs.push(LaneCtx {
+                slots: shared_slots.clone(),
+                coords: lane_coords,
+                frame_ptr: fp,
+            });
+        }
+        let saved_slots = std::mem::take(&mut self.scopes[0].slots);
+        let saved_coords = std::mem::take(&mut self.wi.item_coords);
+        let saved_fp = self.wi.frame_ptr;
+        let frame: Vec<(LocalId, u32)> = uses
+            .iter()
+            .filter_map(|l| self.scopes[0].frame.get(l).map(|&off| (*l, off)))
+            .collect();
+        // Locals that hold the same value in neighbouring work-items (a row
+        // index, say) are loaded once and shared by the lanes.
+        // Lanes run only in the kernel's own regions (scope 0).
+        let kernel = self.scopes[0].func;
+        let invariant = self.facts.lane_invariant_locals(kernel, rank - 1);
+        let mut shared_loaded: Vec<(LocalId, Slot)> = Vec::new();
+        let result = (|| -> R<()> {
+            let mut first = true;
+            for ctx in ctxs.iter_mut() {
+                self.swap_lane(ctx);
+                for &(l, off) in &frame {
+                    if !first && invariant.contains(&l) {
+                        continue;
+                    }
+                    let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
+                        .ty
+                        .clone();
+                    self.frame_to_vars(l, off, &ty)?;
+                }
+                self.swap_lane(ctx);
+                if first {
+                    // Lane 0 loaded the invariant locals: the others use them.
+                    let loaded: Vec<(LocalId, Slot)> = frame
+                        .iter()
+                        .filter(|(l, _)| invariant.contains(l))
+                        .filter_map(|(l, _)| ctx.slots.get(l).map(|s| (*l, s.clone())))
+                        .collect();
+                    shared_loaded = loaded;
+                }
+                if !first {
+                    for (l, slot) in &shared_loaded {
+                        ctx.slots.insert(*l, slot.clone());
+                    }
+                }
+                first = false;
+            }
+            self.lane_stmts(stmts, &mut ctxs)?;
+            self.b.ins().jump(item_end, &[]);
+            self.b.switch_to_block(item_end);
+            let mut written: Vec<(LocalId, u32)> = stores
+                .iter()
+                .filter_map(|l| self.scopes[0].frame.get(l).map(|&off| (*l, off)))
+                .collect();
+            written.sort();
+            for ctx in ctxs.iter_mut() {
+                self.swap_lane(ctx);
+                for &(l, off) in &written {
+                    let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
+                        .ty
+                        .clone();
+                    self.vars_to_frame(l, off, &ty)?;
+                }
+                self.swap_lane(ctx);
+            }
+            Ok(())
+        })();
+        self.scopes[0].slots = saved_slots;
+        self.wi.item_coords = saved_coords;
+        self.wi.frame_ptr = saved_fp;
+        self.region = saved_region;
+        result?;
+        self.close_tile_loops(&tile_loops, lanes as i64);
+        Ok(())
+    }
+
+    /// Makes `ctx` the current lane (calling it again switches back).
+    pub(super) fn swap_lane(&mut self, ctx: &mut LaneCtx) {
+        std::mem::swap(&mut self.scopes[0].slots, &mut ctx.slots);
+        std::mem::swap(&mut self.wi.item_coords, &mut ctx.coords);
+        std::mem::swap(&mut self.wi.frame_ptr, &mut ctx.frame_ptr);
+    }
+
+    /// Runs `f` as lane 0, whose view of the shared counters is everyone's.
+    pub(super) fn in_lane0<T>(
+        &mut self,
+        ctxs: &mut [LaneCtx],
+        f: impl FnOnce(&mut Self) -> R<T>,
+    ) -> R<T> {
+        self.swap_lane(&mut ctxs[0]);
+        let r = f(self);
+        self.swap_lane(&mut ctxs[0]);
+        r
+    }
+
+    pub(super) fn lane_stmts(&mut self, stmts: &[Stmt], ctxs: &mut [LaneCtx]) -> R<()> {
+        let mut prev: Option<&Stmt> = None;
+        for s in stmts {
+            self.facts.set_prev(prev);
+            self.lane_stmt(s, ctxs)?;
+            prev = Some(s);
+        }
+        self.facts.set_prev(None);
+        Ok(())
+    }
+
+    pub(super) fn lane_stmt(&mut self, s: &Stmt, ctxs: &mut [LaneCtx]) -> R<()> {
+        let shared_let = matches!(&s.kind, StmtKind::Let { local, .. }
+        if matches!(ctxs[0].slots.get(local), Some(Slot::Vars(_)))
+            && ctxs.len() > 1
+            && matches!(
+                (ctxs[0].slots.get(local), ctxs[1].slots.get(local)),
+                (Some(Slot::Vars(a)), Some(Slot::Vars(b))) if a == b
+            ));
+        match &s.kind {
+            StmtKind::Block(b) => self.lane_stmts(&b.stmts, ctxs),
+            StmtKind::Let { .. } if shared_let => self.in_lane0(ctxs, |lw| lw.stmt(s)),
+            StmtKind::If { cond, then, els } => {
+                let c = self.in_lane0(ctxs, |lw| lw.scalar(cond))?;
+                let t = self.b.create_block();
+                let e = self.b.create_block();
+                let join = self.b.create_block();
+                self.b.ins().brif(c, t, &[], e, &[]);
+                self.b.switch_to_block(t);
+                self.lane_stmts(&then.stmts, ctxs)?;
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(e);
+                if let Some(els) = els {
+                    self.lane_stmts(&els.stmts, ctxs)?;
+                }
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(join);
+                Ok(())
+            }
+            StmtKind::Loop { .. } => self.emit_loop(s, Some(ctxs)),
+            _ => {
+                for ctx in ctxs.iter_mut() {
+                    self.swap_lane(ctx);
+                    let r = self.stmt(s);
+                    self.swap_lane(ctx);
+                    r?;
+                }
+                Ok(())
+            }
+        }
+    }
+}

@@ -1,0 +1,346 @@
+//! The emitters: lower one kernel of the typed program to a Cranelift
+//! function that runs one tile (or one chunk of a non-tiled domain), reading
+//! the facts of [`crate::plan`]. One module per concern: [`kernel`] (entry
+//! points and layouts), [`regions`] (regions and tile loops), [`lanes`],
+//! [`stmt`], [`expr`], [`places`], [`arith`] (checked arithmetic),
+//! [`intrinsics`], [`calls`], [`facts`] (the plan's facts in the current
+//! inlined call).
+//!
+//! # The barrier split
+//! A tiled kernel's body is cut at its barriers (decided in
+//! [`crate::plan::regions`]). Statements between two
+//! barriers form a *region*, emitted as a loop over the tile's work-items
+//! (nested loops over the local dimensions). A statement that holds a
+//! barrier is not in a region: a block is split further; an `if` or a loop
+//! evaluates its condition in a region of its own, checks that every
+//! work-item got the same answer (else the launch fails and the reference
+//! engine reports the divergence), and branches once for the whole tile.
+//! Nothing runs concurrently within a tile, so a barrier is the end of one
+//! region and the start of the next, and fences are no-ops.
+//!
+//! Locals declared outside any region (at the level of the barriers) live
+//! across barriers: each work-item has a slot for them in the *frame* block
+//! (`frames + wi * frame_size`). A region loads the ones it uses into
+//! Cranelift variables when a work-item starts and stores them back when it
+//! ends, so inside a region they sit in registers. Locals declared inside a
+//! region are plain variables.
+//!
+//! # Checks
+//! Every run-time check (bounds, division by zero, signed overflow,
+//! out-of-range shifts and float-to-int conversions, barrier divergence)
+//! branches to one block that returns [`STATUS_FAILED`]; loops count down a
+//! fuel variable and call the poll helper when it runs out, which returns
+//! [`STATUS_STOPPED`] past the deadline or when another worker failed. No
+//! Cranelift trap instruction is emitted.
+//!
+//! Calls of user functions are inlined (amp code cannot recurse); a kernel
+//! that needs more than [`INLINE_BUDGET`] expression nodes is declined.
+
+mod arith;
+mod calls;
+mod expr;
+mod facts;
+mod intrinsics;
+mod kernel;
+mod lanes;
+mod places;
+mod regions;
+mod stmt;
+
+pub(crate) use kernel::kernel_signature;
+
+use crate::barriers::block_has_barrier;
+use crate::decline::{Decline, R, decline, kind_name};
+use crate::float_range::float_to_int_range;
+use crate::layout::{clif_type, field_offset, size_align};
+use crate::plan::facts::Facts;
+use crate::plan::lanes::LaneShape;
+use crate::plan::locals::{
+    block_has_return, element_writes, expr_locals, mutated_locals, stmt_locals,
+};
+use crate::plan::loops::FUEL;
+use crate::plan::ranges::{const_int, int_limits, is_comparison};
+use crate::plan::regions::{RegionIo, Segment, last_region_start, region_io, split};
+use crate::plan::uniform::is_uniform;
+use crate::walk::walk_stmt;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{
+    AbiParam, AtomicRmwOp, Block, FuncRef, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind,
+    Value, types,
+};
+use cranelift_frontend::{FunctionBuilder, Variable};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use tessera_ir::{
+    AtomicOp, BinOp, Block as IrBlock, Const, Expr, ExprKind, FuncId, Function, FunctionKind, Init,
+    Intrinsic, LocalId, MathFn, Program, Scalar, Space, Stmt, StmtKind, TileShape, TiledIndexPart,
+    Type, UnOp,
+};
+
+/// The function ran to its end.
+pub(crate) const STATUS_OK: i64 = 0;
+/// A run-time check failed.
+pub(crate) const STATUS_FAILED: i64 = 1;
+/// The deadline passed or another worker failed.
+pub(crate) const STATUS_STOPPED: i64 = 2;
+
+/// Work-items per chunk of a non-tiled launch.
+pub(crate) const CHUNK: i64 = 4096;
+
+/// Expression nodes a kernel may lower to, inlined calls included.
+const INLINE_BUDGET: usize = 20_000;
+
+/// Cranelift instructions a function may have: compile time and memory
+/// grow with it, and a kernel past it runs in the interpreter.
+const MAX_INSTS: usize = 60_000;
+
+/// Bytes of stack slots a kernel may use (workers have 8 MiB stacks).
+const STACK_BUDGET: u32 = 1 << 20;
+
+/// Where each captured value sits in the launch's argument words.
+#[derive(Clone, Debug)]
+pub(crate) enum CaptureLayout {
+    /// One word: the scalar's bits.
+    Scalar(Scalar, u32),
+    /// `rank` words: the components.
+    Shape(u32, u32),
+    /// A view of elements of a type and size: base pointer, offset, then
+    /// `rank` extents and `rank` strides.
+    View(Type, u32, u32, u32),
+    /// A struct or C array: one word, its address.
+    Object(Type, u32),
+}
+
+/// What the runner must provide for a compiled kernel.
+#[derive(Clone, Debug)]
+pub(crate) struct KernelLayout {
+    /// Per capture slot.
+    pub(crate) captures: Vec<CaptureLayout>,
+    /// Word where the launch extent starts (`rank` words), followed by the
+    /// tiles per dimension (tiled) or the total work-items (flat).
+    pub(crate) extent_word: u32,
+    /// Total argument words.
+    pub(crate) words: u32,
+    /// Bytes of `tile_static` memory per tile.
+    pub(crate) scratch_bytes: u32,
+    /// Bytes of frame per work-item.
+    pub(crate) frame_bytes: u32,
+    /// Bytes of frame the code uses; more than `frame_bytes` means the
+    /// kernel must be lowered again with this stride.
+    pub(crate) frame_needed: u32,
+    /// The tile shape, for tiled kernels.
+    pub(crate) tile: Option<TileShape>,
+    /// The domain's rank.
+    pub(crate) rank: u32,
+}
+
+/// What the runner must provide for a compiled host statement.
+#[derive(Clone, Debug)]
+pub(crate) struct HostLayout {
+    /// The locals declared outside the statement that it names, in order.
+    pub(crate) locals: Vec<LocalId>,
+    /// For each, whether the statement may write its elements.
+    pub(crate) written: Vec<bool>,
+    /// Where each sits in the argument words.
+    pub(crate) captures: Vec<CaptureLayout>,
+    /// Total argument words.
+    pub(crate) words: u32,
+}
+
+/// Helper functions the generated code calls.
+pub(crate) struct Helpers {
+    pub(crate) math_f32: FuncRef,
+    pub(crate) math_f64: FuncRef,
+    pub(crate) poll: FuncRef,
+}
+
+#[derive(Clone, Debug)]
+struct ViewV {
+    base: Value,
+    offset: Value,
+    ext: Vec<Value>,
+    strides: Vec<Value>,
+    elem: Type,
+    elem_size: u32,
+}
+
+/// A lowered value.
+#[derive(Clone, Debug)]
+enum V {
+    /// A scalar.
+    S(Value),
+    /// Index or extent components (`i32`).
+    Shape(Vec<Value>),
+    /// A view.
+    View(ViewV),
+    /// The kernel's `tiled_index`.
+    Tiled,
+    /// Nothing (`void`, a barrier object, a fence).
+    Unit,
+    /// An aggregate in memory, by address.
+    Mem(Value),
+}
+
+/// A lowered place.
+#[derive(Clone, Debug)]
+enum Place {
+    /// A scalar variable.
+    Var(Variable),
+    /// Index or extent variables.
+    Shape(Vec<Variable>),
+    /// Memory of the given type.
+    Mem(Value, Type),
+}
+
+/// Where a local lives.
+#[derive(Clone, Debug)]
+enum Slot {
+    /// Scalar (one) or index/extent (`rank`) variables.
+    Vars(Vec<Variable>),
+    /// An aggregate in a stack slot.
+    Stack(cranelift_codegen::ir::StackSlot),
+    /// An aggregate in the work-item's frame, at this offset.
+    Frame(u32),
+    /// In `tile_static` scratch memory, at this offset.
+    TileStatic(u32),
+    /// A reference.
+    Ref(Place),
+    /// A view (read-only binding).
+    View(ViewV),
+    /// The kernel's `tiled_index` parameter.
+    Tiled,
+}
+
+struct Scope {
+    /// Unique per inlined call, so facts about one call's locals never
+    /// apply to another's.
+    id: usize,
+    func: FuncId,
+    slots: HashMap<LocalId, Slot>,
+    /// Where a `return` goes, and the variables that take its value.
+    ret: Option<(Block, Vec<Variable>, Type)>,
+    /// Where a returned struct or C array is built.
+    ret_mem: Option<cranelift_codegen::ir::StackSlot>,
+    /// Frame offsets of this scope's locals that live across barriers (the
+    /// kernel's, or those of an inlined function that holds a barrier).
+    frame: HashMap<LocalId, u32>,
+}
+
+struct LoopTargets {
+    brk: Block,
+    cont: Option<Block>,
+    region: u32,
+}
+
+/// The nested loops over a tile's local dimensions of a work-item loop.
+struct TileLoops {
+    dims: Vec<i64>,
+    coords: Vec<Variable>,
+    heads: Vec<Block>,
+    exits: Vec<Block>,
+}
+
+/// One lane of an interleaved region: its variables, coordinates, frame.
+struct LaneCtx {
+    slots: HashMap<LocalId, Slot>,
+    coords: Vec<Variable>,
+    frame_ptr: Variable,
+}
+
+/// The work-item loop being emitted.
+struct RegionCtx {
+    id: u32,
+    /// Where a kernel-level `return` ends the work-item.
+    item_end: Block,
+}
+
+/// The emitter context: the state of emitting one kernel (or host loop),
+/// the Cranelift builder, variables, blocks, scopes and the current region,
+/// beside the plan's facts it reads.
+pub(crate) struct Emitter<'a, 'b, 'f> {
+    /// The program the kernel is part of.
+    prog: &'a Program,
+    /// The Cranelift function being built.
+    b: &'b mut FunctionBuilder<'f>,
+    /// Where the kernel's arguments sit, its tile and frame sizes.
+    layout: KernelLayout,
+    /// The kernel's scope, then one per inlined call being emitted.
+    scopes: Vec<Scope>,
+    /// Where `break` and `continue` go in the loops being emitted.
+    loops: Vec<LoopTargets>,
+    /// The work-item loop being emitted, if any.
+    region: Option<RegionCtx>,
+    /// The number of the next region.
+    next_region: u32,
+    /// The pointer type.
+    ptr: types::Type,
+    /// Emitting the kernel's last region, after its last barrier.
+    last_region: bool,
+    /// What is known about the kernel's locals: ranges, uniform counters,
+    /// the declaration before the current statement.
+    facts: Facts<'a>,
+    /// What the function was given, and the blocks every check and poll
+    /// branches to.
+    entry: Entry,
+    /// Memory given out so far, and what is left of the budgets.
+    alloc: Alloc,
+    /// The current work-item: its coordinates, number and frame.
+    wi: WorkItem,
+}
+
+/// What the function was given, and the blocks every check and poll
+/// branches to.
+struct Entry {
+    /// The callbacks: math functions and the poll.
+    helpers: Helpers,
+    /// The launch's argument words.
+    env: Value,
+    /// The tile's `tile_static` memory.
+    scratch: Value,
+    /// The worker's frame block.
+    frames: Value,
+    /// Returns `STATUS_FAILED`: every failed check branches here.
+    fail: Block,
+    /// Returns `STATUS_STOPPED`: a poll that says stop branches here.
+    stopped: Block,
+    /// Units of work left before the next poll.
+    fuel: Variable,
+    /// The captured values, loaded from the argument words.
+    caps: Vec<V>,
+}
+
+/// Memory given out so far, and what is left of the budgets.
+struct Alloc {
+    /// Bytes of frame given out so far (the kernel's locals, then those of
+    /// inlined functions with barriers).
+    frame_cursor: u32,
+    /// Bytes of `tile_static` memory given out so far.
+    scratch_cursor: u32,
+    /// `tile_static` variables of inlined functions: one per function and
+    /// tile, as C++ AMP has them, whatever the number of calls.
+    callee_tile_static: HashMap<(FuncId, LocalId), u32>,
+    /// Expression nodes left to lower, inlined calls included.
+    budget: usize,
+    /// The last scope id given out.
+    next_scope: usize,
+    /// Bytes of stack slots so far.
+    stack_bytes: u32,
+}
+
+/// The current work-item: its coordinates, number and frame.
+struct WorkItem {
+    /// Tile coordinates (tiled) as `i32`.
+    tile_coords: Vec<Value>,
+    /// Local coordinates of the current work-item (tiled) or its global index (flat).
+    item_coords: Vec<Variable>,
+    /// Linear work-item number within the tile (kept only while a loop
+    /// that needs it is emitted: see `need_item`).
+    item: Variable,
+    /// The work-item loop being emitted must count `item`.
+    need_item: bool,
+    /// The current work-item's frame: `frames + item * frame_bytes`.
+    frame_ptr: Variable,
+}
+
+fn flags() -> MemFlagsData {
+    MemFlagsData::trusted()
+}

@@ -1,0 +1,419 @@
+//! Places and memory: where locals live (variables, stack slots, frame,
+//! `tile_static` scratch), reading and writing them, aggregates.
+
+use super::*;
+
+impl Emitter<'_, '_, '_> {
+    /// The address of an aggregate local, giving it a home on first use.
+    pub(super) fn aggregate_slot(&mut self, l: LocalId, ty: &Type) -> R<Value> {
+        if let Some(slot) = self.scope().slots.get(&l).cloned() {
+            return self.slot_addr(&slot);
+        }
+        if let Some(&off) = self.scope().frame.get(&l) {
+            self.scope_mut().slots.insert(l, Slot::Frame(off));
+            return Ok(self.frame_addr(off));
+        }
+        let Some((size, align)) = size_align(self.prog, ty) else {
+            return decline(Decline::AggregateType);
+        };
+        let ss = self.stack_slot(size, align)?;
+        self.scope_mut().slots.insert(l, Slot::Stack(ss));
+        Ok(self.b.ins().stack_addr(self.ptr, ss, 0))
+    }
+
+    /// A stack slot for a private aggregate; the kernel is declined past
+    /// [`STACK_BUDGET`] bytes, since workers have fixed-size stacks.
+    pub(super) fn stack_slot(
+        &mut self,
+        size: u32,
+        align: u32,
+    ) -> R<cranelift_codegen::ir::StackSlot> {
+        self.alloc.stack_bytes = self.alloc.stack_bytes.saturating_add(size);
+        if self.alloc.stack_bytes > STACK_BUDGET {
+            return decline(Decline::PrivateArraysTooLargeForStack);
+        }
+        Ok(self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            size,
+            align.trailing_zeros() as u8,
+        )))
+    }
+
+    pub(super) fn slot_addr(&mut self, slot: &Slot) -> R<Value> {
+        Ok(match slot {
+            Slot::Stack(ss) => self.b.ins().stack_addr(self.ptr, *ss, 0),
+            Slot::Frame(off) => self.frame_addr(*off),
+            Slot::TileStatic(off) => self.b.ins().iadd_imm_s(self.entry.scratch, i64::from(*off)),
+            _ => return decline(Decline::AddressVariable),
+        })
+    }
+
+    pub(super) fn zero_mem(&mut self, addr: Value, ty: &Type) -> R<()> {
+        let Some((size, _)) = size_align(self.prog, ty) else {
+            return decline(Decline::AggregateType);
+        };
+        let zero = self.b.ins().iconst(types::I8, 0);
+        if size <= 256 {
+            for k in 0..size {
+                self.b.ins().store(flags(), zero, addr, k as i32);
+            }
+            return Ok(());
+        }
+        // A loop for large arrays.
+        let i = self.b.declare_var(types::I64);
+        let z64 = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(i, z64);
+        let head = self.b.create_block();
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let iv = self.b.use_var(i);
+        let more = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, iv, i64::from(size));
+        self.b.ins().brif(more, body, &[], exit, &[]);
+        self.b.switch_to_block(body);
+        let at = self.b.ins().iadd(addr, iv);
+        self.b.ins().store(flags(), zero, at, 0);
+        let i1 = self.b.ins().iadd_imm_s(iv, 1);
+        self.b.def_var(i, i1);
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(exit);
+        Ok(())
+    }
+
+    pub(super) fn init_mem(&mut self, addr: Value, ty: &Type, init: &Init) -> R<()> {
+        match init {
+            Init::Zero => self.zero_mem(addr, ty),
+            Init::Expr(e) => {
+                let v = self.expr(e)?;
+                self.store_value(addr, ty, &v)
+            }
+            Init::List(items) => {
+                self.zero_mem(addr, ty)?;
+                for (k, item) in items.iter().enumerate() {
+                    let (sub_ty, off) = match ty {
+                        Type::CArray(elem, _) => {
+                            let Some((size, _)) = size_align(self.prog, elem) else {
+                                return decline(Decline::ArrayElementType);
+                            };
+                            ((**elem).clone(), size * k as u32)
+                        }
+                        Type::Struct(id) => {
+                            let Some(def) = self.prog.structs.get(id.0 as usize) else {
+                                return decline(Decline::UnknownStruct);
+                            };
+                            let Some((_, fty)) = def.fields.get(k) else {
+                                return decline(Decline::InitialiserTooManyFields);
+                            };
+                            let Some(off) = field_offset(self.prog, ty, k as u32) else {
+                                return decline(Decline::FieldType);
+                            };
+                            (fty.clone(), off)
+                        }
+                        _ => return decline(Decline::BracedInitialiserType),
+                    };
+                    let at = self.b.ins().iadd_imm_s(addr, i64::from(off));
+                    self.init_mem(at, &sub_ty, item)?;
+                }
+                Ok(())
+            }
+            Init::Ref(_) => decline(Decline::ReferenceInsideAggregate),
+        }
+    }
+
+    /// Stores a value of type `ty` at `addr`.
+    pub(super) fn store_value(&mut self, addr: Value, ty: &Type, v: &V) -> R<()> {
+        match (ty, v) {
+            (Type::Scalar(_), V::S(x)) => {
+                self.b.ins().store(flags(), *x, addr, 0);
+            }
+            (Type::Index(_) | Type::Extent(_), V::Shape(cs)) => {
+                for (k, c) in cs.iter().enumerate() {
+                    self.b.ins().store(flags(), *c, addr, (k * 4) as i32);
+                }
+            }
+            (Type::Struct(_) | Type::CArray(..), V::Mem(src)) => {
+                let Some((size, _)) = size_align(self.prog, ty) else {
+                    return decline(Decline::AggregateType);
+                };
+                self.copy_bytes(addr, *src, size);
+            }
+            _ => return decline(Decline::StoringValueKind),
+        }
+        Ok(())
+    }
+
+    pub(super) fn copy_bytes(&mut self, dst: Value, src: Value, size: u32) {
+        let mut k = 0u32;
+        while k < size {
+            let (t, n) = if size - k >= 8 && k.is_multiple_of(8) {
+                (types::I64, 8)
+            } else if size - k >= 4 && k.is_multiple_of(4) {
+                (types::I32, 4)
+            } else {
+                (types::I8, 1)
+            };
+            let v = self.b.ins().load(t, flags(), src, k as i32);
+            self.b.ins().store(flags(), v, dst, k as i32);
+            k += n;
+        }
+    }
+
+    pub(super) fn temp_vars(&mut self, v: &V) -> R<Vec<Variable>> {
+        Ok(match v {
+            V::S(x) => {
+                let t = self.b.func.dfg.value_type(*x);
+                vec![self.b.declare_var(t)]
+            }
+            V::Shape(cs) => cs.iter().map(|_| self.b.declare_var(types::I32)).collect(),
+            V::Mem(_) => vec![self.b.declare_var(self.ptr)],
+            _ => return decline(Decline::ConditionalType),
+        })
+    }
+
+    pub(super) fn set_vars(&mut self, vars: &[Variable], v: &V) {
+        match v {
+            V::S(x) | V::Mem(x) => self.b.def_var(vars[0], *x),
+            V::Shape(cs) => {
+                for (var, c) in vars.iter().zip(cs) {
+                    self.b.def_var(*var, *c);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn get_vars(&mut self, vars: &[Variable], like: &V) -> V {
+        match like {
+            V::S(_) => V::S(self.b.use_var(vars[0])),
+            V::Mem(_) => V::Mem(self.b.use_var(vars[0])),
+            _ => V::Shape(vars.iter().map(|v| self.b.use_var(*v)).collect()),
+        }
+    }
+
+    pub(super) fn assign_vars(&mut self, vars: &[Variable], v: &V, ty: &Type) -> R<()> {
+        match (v, ty) {
+            (V::S(_) | V::Shape(_), _) => {
+                self.set_vars(vars, v);
+                Ok(())
+            }
+            (V::Tiled, Type::Index(_)) => {
+                let g = self.global_index();
+                self.set_vars(vars, &V::Shape(g));
+                Ok(())
+            }
+            _ => decline(Decline::ReturningValueType),
+        }
+    }
+
+    pub(super) fn place(&mut self, e: &Expr) -> R<Place> {
+        match &e.kind {
+            ExprKind::Local(l) => {
+                let slot = self.scope().slots.get(l).cloned();
+                match slot {
+                    Some(Slot::Vars(vars)) => Ok(if vars.len() == 1 && e.ty.scalar().is_some() {
+                        Place::Var(vars[0])
+                    } else {
+                        Place::Shape(vars)
+                    }),
+                    Some(Slot::Ref(p)) => Ok(p),
+                    Some(s @ (Slot::Stack(_) | Slot::Frame(_) | Slot::TileStatic(_))) => {
+                        let addr = self.slot_addr(&s)?;
+                        Ok(Place::Mem(addr, e.ty.clone()))
+                    }
+                    Some(Slot::View(_) | Slot::Tiled) => decline(Decline::ViewOrTiledIndexAsPlace),
+                    None => {
+                        // Declared without `Let` reaching here (a frame local
+                        // read before its region declared it, or a parameter).
+                        if let Some(&off) = self.scope().frame.get(l) {
+                            let addr = self.frame_addr(off);
+                            return Ok(Place::Mem(addr, e.ty.clone()));
+                        }
+                        let n = match &e.ty {
+                            Type::Scalar(_) => 1,
+                            Type::Index(r) | Type::Extent(r) => u32::from(*r),
+                            _ => return decline(Decline::LocalUsedBeforeDeclaration),
+                        };
+                        let vars = self.local_vars(*l, &e.ty, n);
+                        for v in &vars {
+                            let z = match &e.ty {
+                                Type::Scalar(s) => self.zero(*s),
+                                _ => self.b.ins().iconst(types::I32, 0),
+                            };
+                            self.b.def_var(*v, z);
+                        }
+                        Ok(if n == 1 && e.ty.scalar().is_some() {
+                            Place::Var(vars[0])
+                        } else {
+                            Place::Shape(vars)
+                        })
+                    }
+                }
+            }
+            ExprKind::Capture(slot) => match self.entry.caps.get(*slot as usize) {
+                Some(V::Mem(addr)) => Ok(Place::Mem(*addr, e.ty.clone())),
+                _ => decline(Decline::CapturedValueAsPlace),
+            },
+            // A conversion that changes nothing in memory (to `const`, a
+            // struct to itself): the place it converts.
+            ExprKind::Convert(inner)
+                if inner.place
+                    && inner.ty.scalar().is_none()
+                    && size_align(self.prog, &inner.ty).is_some()
+                    && size_align(self.prog, &inner.ty) == size_align(self.prog, &e.ty) =>
+            {
+                match self.place(inner)? {
+                    Place::Mem(addr, _) => Ok(Place::Mem(addr, e.ty.clone())),
+                    other => Ok(other),
+                }
+            }
+            ExprKind::Field { base, field } => {
+                let (addr, bty) = self.mem_of(base)?;
+                let Some(off) = field_offset(self.prog, &bty, *field) else {
+                    return decline(Decline::FieldType);
+                };
+                let at = self.b.ins().iadd_imm_s(addr, i64::from(off));
+                Ok(Place::Mem(at, e.ty.clone()))
+            }
+            ExprKind::Element { base, index } => {
+                let (addr, bty) = self.mem_of(base)?;
+                let Type::CArray(elem, n) = &bty else {
+                    return decline(Decline::ElementOfNonArray);
+                };
+                let Some((size, _)) = size_align(self.prog, elem) else {
+                    return decline(Decline::ArrayElementType);
+                };
+                let is = self.scalar_ty(&index.ty)?;
+                let known = self.range_of(index);
+                let i = self.scalar(index)?;
+                let i64v = self.widen(i, is);
+                if !known.is_some_and(|(lo, hi)| lo >= 0 && hi < i64::from(*n)) {
+                    self.check_below(i64v, i64::from(*n));
+                }
+                let off = self.b.ins().imul_imm_s(i64v, i64::from(size));
+                let at = self.b.ins().iadd(addr, off);
+                Ok(Place::Mem(at, (**elem).clone()))
+            }
+            ExprKind::Intrinsic {
+                op: Intrinsic::ViewElement,
+                args,
+            } => {
+                let (at, elem) = self.view_element(args)?;
+                Ok(Place::Mem(at, elem))
+            }
+            ExprKind::Intrinsic {
+                op: Intrinsic::VectorElement,
+                args,
+            } => {
+                let (at, elem) = self.vector_element(args)?;
+                Ok(Place::Mem(at, elem))
+            }
+            ExprKind::Intrinsic {
+                op: Intrinsic::ShapeComponent,
+                args,
+            } => {
+                let p = self.place(&args[0])?;
+                let Some(k) = const_int(&args[1]) else {
+                    return decline(Decline::ComputedIndexComponentAsPlace);
+                };
+                match p {
+                    Place::Shape(vars) => match vars.get(k as usize) {
+                        Some(v) if k >= 0 => Ok(Place::Var(*v)),
+                        _ => decline(Decline::ComponentPastRank),
+                    },
+                    Place::Mem(addr, Type::Index(r) | Type::Extent(r))
+                        if k >= 0 && k < i64::from(r) =>
+                    {
+                        let at = self.b.ins().iadd_imm_s(addr, k * 4);
+                        Ok(Place::Mem(at, Type::INT))
+                    }
+                    _ => decline(Decline::IndexComponentAsPlace),
+                }
+            }
+            ExprKind::Assign { .. } | ExprKind::CompoundAssign { .. } => {
+                // `(a = b)` used as a place: do it, then name the target.
+                let (ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. }) =
+                    &e.kind
+                else {
+                    return decline(Decline::OtherPlace);
+                };
+                self.expr(e)?;
+                self.place(target)
+            }
+            ExprKind::IncDec {
+                prefix: true,
+                target,
+                ..
+            } => {
+                self.expr(e)?;
+                self.place(target)
+            }
+            other => decline(Decline::ExprAsPlace(kind_name(other))),
+        }
+    }
+
+    /// The address and type of an aggregate expression.
+    pub(super) fn mem_of(&mut self, e: &Expr) -> R<(Value, Type)> {
+        if e.place {
+            match self.place(e)? {
+                Place::Mem(addr, ty) => return Ok((addr, ty)),
+                _ => return decline(Decline::AggregateOutsideMemory),
+            }
+        }
+        match self.expr(e)? {
+            V::Mem(addr) => Ok((addr, e.ty.clone())),
+            _ => decline(Decline::AggregateValueKind),
+        }
+    }
+
+    pub(super) fn read(&mut self, p: &Place) -> R<V> {
+        Ok(match p {
+            Place::Var(v) => V::S(self.b.use_var(*v)),
+            Place::Shape(vars) => V::Shape(vars.iter().map(|v| self.b.use_var(*v)).collect()),
+            Place::Mem(addr, ty) => match ty {
+                Type::Scalar(s) => V::S(self.b.ins().load(clif_type(*s), flags(), *addr, 0)),
+                Type::Index(r) | Type::Extent(r) => V::Shape(
+                    (0..*r)
+                        .map(|k| {
+                            self.b
+                                .ins()
+                                .load(types::I32, flags(), *addr, i32::from(k) * 4)
+                        })
+                        .collect(),
+                ),
+                Type::Struct(_) | Type::CArray(..) => V::Mem(*addr),
+                _ => return decline(Decline::ReadingMemoryType),
+            },
+        })
+    }
+
+    pub(super) fn write(&mut self, p: &Place, v: &V, ty: &Type) -> R<()> {
+        match (p, v) {
+            (Place::Var(var), V::S(x)) => {
+                self.b.def_var(*var, *x);
+                Ok(())
+            }
+            (Place::Shape(vars), V::Shape(cs)) => {
+                for (var, c) in vars.iter().zip(cs) {
+                    self.b.def_var(*var, *c);
+                }
+                Ok(())
+            }
+            (Place::Shape(vars), V::Tiled) => {
+                let g = self.global_index();
+                for (var, c) in vars.iter().zip(g) {
+                    self.b.def_var(*var, c);
+                }
+                Ok(())
+            }
+            (Place::Mem(addr, mty), _) => {
+                let _ = ty;
+                self.store_value(*addr, mty, v)
+            }
+            _ => decline(Decline::AssignmentKind),
+        }
+    }
+}

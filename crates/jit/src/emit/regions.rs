@@ -1,0 +1,654 @@
+//! Regions and tile loops: the barrier split of a tiled kernel into
+//! work-item loops, statements at the level of the barriers (uniform or
+//! checked-uniform conditions, calls of functions with barriers), frames and
+//! polls.
+
+use super::*;
+
+impl Emitter<'_, '_, '_> {
+    /// A non-tiled chunk: work-items `group * CHUNK ..` up to the total.
+    pub(super) fn flat_loop(&mut self, group: Value, body: &IrBlock) -> R<()> {
+        let rank = self.layout.rank as usize;
+        let total = self.word(self.layout.extent_word + 2 * rank as u32);
+        let start = self.b.ins().imul_imm_s(group, CHUNK);
+        let end0 = self.b.ins().iadd_imm_s(start, CHUNK);
+        let end = self.b.ins().umin(end0, total);
+        // The starting index by division, then carry increments.
+        let mut rest = start;
+        let exts: Vec<Value> = (0..rank)
+            .map(|d| self.word(self.layout.extent_word + d as u32))
+            .collect();
+        for d in (0..rank).rev() {
+            let c = if d == 0 {
+                rest
+            } else {
+                let c = self.b.ins().urem(rest, exts[d]);
+                rest = self.b.ins().udiv(rest, exts[d]);
+                c
+            };
+            let c32 = self.b.ins().ireduce(types::I32, c);
+            self.b.def_var(self.wi.item_coords[d], c32);
+        }
+        let n = self.b.declare_var(types::I64);
+        self.b.def_var(n, start);
+        let head = self.b.create_block();
+        let body_blk = self.b.create_block();
+        let item_end = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let nv = self.b.use_var(n);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, nv, end);
+        self.b.ins().brif(more, body_blk, &[], exit, &[]);
+        self.b.switch_to_block(body_blk);
+        let id = self.next_region;
+        self.next_region += 1;
+        self.region = Some(RegionCtx { id, item_end });
+        self.stmts(&body.stmts)?;
+        self.region = None;
+        self.b.ins().jump(item_end, &[]);
+        self.b.switch_to_block(item_end);
+        let nv = self.b.use_var(n);
+        let n1 = self.b.ins().iadd_imm_s(nv, 1);
+        self.b.def_var(n, n1);
+        // Next index, last dimension fastest.
+        let mut carry_blocks = Vec::new();
+        for d in (0..rank).rev() {
+            let v = self.b.use_var(self.wi.item_coords[d]);
+            let v1 = self.b.ins().iadd_imm_s(v, 1);
+            if d == 0 {
+                self.b.def_var(self.wi.item_coords[d], v1);
+                break;
+            }
+            let e32 = self.b.ins().ireduce(types::I32, exts[d]);
+            let wrapped = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, v1, e32);
+            let zero = self.b.ins().iconst(types::I32, 0);
+            let nv = self.b.ins().select(wrapped, zero, v1);
+            self.b.def_var(self.wi.item_coords[d], nv);
+            let next = self.b.create_block();
+            let done = self.b.create_block();
+            self.b.ins().brif(wrapped, next, &[], done, &[]);
+            carry_blocks.push(done);
+            self.b.switch_to_block(next);
+        }
+        for done in carry_blocks.into_iter().rev() {
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(done);
+        }
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(exit);
+        Ok(())
+    }
+
+    /// Emits `emit_body` once per work-item of the tile, loading the frame
+    /// locals in `uses` before and storing them after.
+    pub(super) fn item_loop(
+        &mut self,
+        uses: &BTreeSet<LocalId>,
+        stores: &HashSet<LocalId>,
+        emit_body: &mut dyn FnMut(&mut Self) -> R<()>,
+    ) -> R<()> {
+        let Some(shape) = self.layout.tile else {
+            return decline(Decline::WorkItemLoopOutsideTiledKernel);
+        };
+        let count_items = self.wi.need_item;
+        if count_items {
+            let zero64 = self.b.ins().iconst(types::I64, 0);
+            self.b.def_var(self.wi.item, zero64);
+        }
+        let tile_loops = self.open_tile_loops(shape);
+        let saved_coords = std::mem::replace(&mut self.wi.item_coords, tile_loops.coords.clone());
+        let item_end = self.b.create_block();
+        let id = self.next_region;
+        self.next_region += 1;
+        let saved_region = self.region.replace(RegionCtx { id, item_end });
+        // Frame locals used here come into variables.
+        let frame: Vec<(LocalId, u32)> = uses
+            .iter()
+            .filter_map(|l| self.scope().frame.get(l).map(|&off| (*l, off)))
+            .collect();
+        let kernel_fn = self.scope().func;
+        for &(l, off) in &frame {
+            let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
+                .ty
+                .clone();
+            self.frame_to_vars(l, off, &ty)?;
+        }
+        emit_body(self)?;
+        self.b.ins().jump(item_end, &[]);
+        self.b.switch_to_block(item_end);
+        let mut written: Vec<(LocalId, u32)> = stores
+            .iter()
+            .filter_map(|l| self.scope().frame.get(l).map(|&off| (*l, off)))
+            .collect();
+        written.sort();
+        for &(l, off) in &written {
+            let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
+                .ty
+                .clone();
+            self.vars_to_frame(l, off, &ty)?;
+        }
+        self.region = saved_region;
+        if count_items {
+            let it = self.b.use_var(self.wi.item);
+            let it1 = self.b.ins().iadd_imm_s(it, 1);
+            self.b.def_var(self.wi.item, it1);
+        }
+        self.close_tile_loops(&tile_loops, 1);
+        self.wi.item_coords = saved_coords;
+        Ok(())
+    }
+
+    /// Opens nested loops over a tile's local dimensions (the last
+    /// innermost), each coordinate from 0, the frame pointer at the first
+    /// work-item's frame.
+    pub(super) fn open_tile_loops(&mut self, shape: TileShape) -> TileLoops {
+        let dims: Vec<i64> = shape.dims().iter().map(|&d| i64::from(d)).collect();
+        let coords: Vec<Variable> = dims
+            .iter()
+            .map(|_| self.b.declare_var(types::I32))
+            .collect();
+        self.b.def_var(self.wi.frame_ptr, self.entry.frames);
+        let mut heads = Vec::new();
+        let mut exits = Vec::new();
+        for &c in &coords {
+            let zero = self.b.ins().iconst(types::I32, 0);
+            self.b.def_var(c, zero);
+            let head = self.b.create_block();
+            let exit = self.b.create_block();
+            self.b.ins().jump(head, &[]);
+            self.b.switch_to_block(head);
+            heads.push(head);
+            exits.push(exit);
+        }
+        TileLoops {
+            dims,
+            coords,
+            heads,
+            exits,
+        }
+    }
+
+    /// Closes the loops of [`Emitter::open_tile_loops`], stepping `lanes`
+    /// work-items along the last dimension (and their frames) at a time.
+    pub(super) fn close_tile_loops(&mut self, loops: &TileLoops, lanes: i64) {
+        // The next work-item's frame, by a step rather than a multiplication.
+        let fp = self.b.use_var(self.wi.frame_ptr);
+        let fp1 = self
+            .b
+            .ins()
+            .iadd_imm_s(fp, lanes * i64::from(self.layout.frame_bytes));
+        self.b.def_var(self.wi.frame_ptr, fp1);
+        let rank = loops.dims.len();
+        for d in (0..rank).rev() {
+            let step = if d == rank - 1 { lanes } else { 1 };
+            let v = self.b.use_var(loops.coords[d]);
+            let v1 = self.b.ins().iadd_imm_s(v, step);
+            self.b.def_var(loops.coords[d], v1);
+            let more = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::SignedLessThan, v1, loops.dims[d]);
+            self.b
+                .ins()
+                .brif(more, loops.heads[d], &[], loops.exits[d], &[]);
+            self.b.switch_to_block(loops.exits[d]);
+        }
+    }
+
+    pub(super) fn frame_addr(&mut self, off: u32) -> Value {
+        let base = self.b.use_var(self.wi.frame_ptr);
+        self.b.ins().iadd_imm_s(base, i64::from(off))
+    }
+
+    pub(super) fn frame_to_vars(&mut self, l: LocalId, off: u32, ty: &Type) -> R<()> {
+        let n = match ty {
+            Type::Scalar(_) => 1,
+            Type::Index(r) | Type::Extent(r) => u32::from(*r),
+            _ => {
+                self.scope_mut().slots.insert(l, Slot::Frame(off));
+                return Ok(());
+            }
+        };
+        let vars = self.local_vars(l, ty, n);
+        let addr = self.frame_addr(off);
+        for (k, var) in vars.iter().enumerate() {
+            let cty = match ty {
+                Type::Scalar(s) => clif_type(*s),
+                _ => types::I32,
+            };
+            let v = self.b.ins().load(cty, flags(), addr, (k * 4) as i32);
+            self.b.def_var(*var, v);
+        }
+        Ok(())
+    }
+
+    pub(super) fn vars_to_frame(&mut self, l: LocalId, off: u32, ty: &Type) -> R<()> {
+        let Some(Slot::Vars(vars)) = self.scope().slots.get(&l).cloned() else {
+            return Ok(());
+        };
+        let addr = self.frame_addr(off);
+        for (k, var) in vars.iter().enumerate() {
+            let v = self.b.use_var(*var);
+            self.b.ins().store(flags(), v, addr, (k * 4) as i32);
+        }
+        let _ = ty;
+        Ok(())
+    }
+
+    /// The variables of a scalar or shape local of the current scope,
+    /// declared on first use.
+    pub(super) fn local_vars(&mut self, l: LocalId, ty: &Type, n: u32) -> Vec<Variable> {
+        if let Some(Slot::Vars(v)) = self.scope().slots.get(&l) {
+            return v.clone();
+        }
+        let cty = match ty {
+            Type::Scalar(s) => clif_type(*s),
+            _ => types::I32,
+        };
+        let vars: Vec<Variable> = (0..n).map(|_| self.b.declare_var(cty)).collect();
+        self.scope_mut().slots.insert(l, Slot::Vars(vars.clone()));
+        vars
+    }
+
+    pub(super) fn scope(&self) -> &Scope {
+        self.scopes.last().expect("a scope is always open")
+    }
+
+    pub(super) fn scope_mut(&mut self) -> &mut Scope {
+        self.scopes.last_mut().expect("a scope is always open")
+    }
+
+    /// A block of a tiled kernel outside any region: runs of barrier-free
+    /// statements become work-item loops, barriers separate them.
+    pub(super) fn uniform_block(&mut self, body: &IrBlock) -> R<()> {
+        let kernel_level = self.scopes.len() == 1;
+        let segments = split(
+            body,
+            &self.facts.barrier_fns,
+            &self.facts.uniform,
+            kernel_level,
+        );
+        for segment in segments {
+            match segment {
+                Segment::Region(run) => self.flush_region(&run)?,
+                // Same value in every work-item: computed once for the tile.
+                Segment::UniformLet(s) => self.stmt(s)?,
+                Segment::AtBarriers(s) => self.uniform_stmt(s)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The kernel's body: as [`Emitter::uniform_block`], and its last region
+    /// (after the last barrier) may `return`: a work-item that returns
+    /// there only skips the rest of that region.
+    pub(super) fn uniform_body(&mut self, body: &IrBlock) -> R<()> {
+        let split = last_region_start(body, &self.facts.barrier_fns);
+        let head = IrBlock {
+            stmts: body.stmts[..split].to_vec(),
+        };
+        self.uniform_block(&head)?;
+        let tail: Vec<&Stmt> = body.stmts[split..].iter().collect();
+        self.last_region = true;
+        let r = self.flush_region(&tail);
+        self.last_region = false;
+        r
+    }
+
+    /// Emits one region: a loop over the tile's work-items (or its lanes)
+    /// with the frame loads and stores the plan gives it.
+    pub(super) fn flush_region(&mut self, run: &[&Stmt]) -> R<()> {
+        if run.is_empty() {
+            return Ok(());
+        }
+        let stmts: Vec<Stmt> = run.iter().map(|s| (*s).clone()).collect();
+        let RegionIo {
+            loads: uses,
+            stores,
+        } = region_io(self.prog, &self.facts.barrier_fns, &stmts);
+        // Interleaving is planned for the kernel's own regions before its
+        // last barrier; the last region and inlined calls run one work-item
+        // at a time.
+        let shape = if self.scopes.len() != 1 || self.last_region {
+            None
+        } else {
+            self.facts.lane_shape(&stmts)
+        };
+        if let Some(LaneShape { lanes, shared }) = shape {
+            return self.lane_loop(&uses, &stores, &stmts, lanes, &shared);
+        }
+        self.item_loop(&uses, &stores, &mut |lw| lw.stmts(&stmts))
+    }
+
+    pub(super) fn uniform_stmt(&mut self, s: &Stmt) -> R<()> {
+        self.spend()?;
+        match &s.kind {
+            StmtKind::Barrier(_) => Ok(()),
+            StmtKind::Block(b) => self.uniform_block(b),
+            StmtKind::If { cond, then, els } => {
+                let c = self.tile_cond(cond)?;
+                let t = self.b.create_block();
+                let e = self.b.create_block();
+                let join = self.b.create_block();
+                self.b.ins().brif(c, t, &[], e, &[]);
+                self.b.switch_to_block(t);
+                self.uniform_block(then)?;
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(e);
+                if let Some(els) = els {
+                    self.uniform_block(els)?;
+                }
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(join);
+                Ok(())
+            }
+            StmtKind::Loop {
+                cond,
+                test_first,
+                body,
+                step,
+            } => {
+                if block_has_return(body) {
+                    return decline(Decline::ReturnInLoopWithBarrier);
+                }
+                let head = self.b.create_block();
+                let body_blk = self.b.create_block();
+                let step_blk = self.b.create_block();
+                let exit = self.b.create_block();
+                let test = self.b.create_block();
+                if *test_first {
+                    self.b.ins().jump(test, &[]);
+                } else {
+                    self.b.ins().jump(body_blk, &[]);
+                }
+                self.b.switch_to_block(test);
+                match cond {
+                    Some(c) => {
+                        let c = self.tile_cond(c)?;
+                        self.b.ins().brif(c, body_blk, &[], exit, &[]);
+                    }
+                    None => {
+                        self.b.ins().jump(body_blk, &[]);
+                    }
+                }
+                self.b.switch_to_block(body_blk);
+                self.loops.push(LoopTargets {
+                    brk: exit,
+                    cont: Some(step_blk),
+                    region: u32::MAX,
+                });
+                let r = self.uniform_block(body);
+                self.loops.pop();
+                r?;
+                self.b.ins().jump(step_blk, &[]);
+                self.b.switch_to_block(step_blk);
+                if let Some(step) = step {
+                    if self.scopes.len() == 1 && self.facts.writes_only_uniform(step) {
+                        self.expr(step)?;
+                    } else {
+                        let st = Stmt {
+                            id: tessera_ir::StmtId::UNNUMBERED,
+                            kind: StmtKind::Expr(step.clone()),
+                            span: step.span,
+                        };
+                        self.flush_region(&[&st])?;
+                    }
+                }
+                let charge = self.facts.loop_charge(self.scope().id, body);
+                self.poll_point(charge)?;
+                self.b.ins().jump(head, &[]);
+                self.b.switch_to_block(head);
+                self.b.ins().jump(test, &[]);
+                self.b.switch_to_block(exit);
+                Ok(())
+            }
+            StmtKind::Expr(Expr {
+                kind: ExprKind::Call { func, args },
+                ..
+            }) => self.barrier_call(*func, args),
+            StmtKind::Break | StmtKind::Continue => {
+                // Taken by the whole tile: the condition that led here was
+                // checked to agree across the work-items.
+                let Some(t) = self.loops.last() else {
+                    return decline(Decline::BreakOutsideLoop);
+                };
+                let target = if matches!(s.kind, StmtKind::Break) {
+                    t.brk
+                } else {
+                    let Some(c) = t.cont else {
+                        return decline(Decline::ContinueInSwitch);
+                    };
+                    c
+                };
+                self.b.ins().jump(target, &[]);
+                self.dead_block();
+                Ok(())
+            }
+            _ => decline(Decline::BarrierInsideStatementKind),
+        }
+    }
+
+    /// `f(t, ...);` of a function that holds a barrier, at the level of the
+    /// barriers: its body is split like the kernel's, inline, and its
+    /// locals (parameters included) get frame slots of their own.
+    pub(super) fn barrier_call(&mut self, func: FuncId, args: &[Expr]) -> R<()> {
+        let callee = &self.prog.functions[func.0 as usize];
+        let Some(body) = &callee.body else {
+            return decline(Decline::CallUndefinedFunction);
+        };
+        if callee.ret_by_ref || callee.ret != Type::Void {
+            return decline(Decline::FunctionBarrierReturnsValue);
+        }
+        if block_has_return(body) {
+            return decline(Decline::ReturnInFunctionWithBarrier);
+        }
+        if self.scopes.len() > 16 {
+            return decline(Decline::CallsBarriersNestedTooDeeply);
+        }
+        // Every local of the callee that has a memory layout gets a slot; a
+        // reference parameter bound to a local of the caller that has one
+        // shares it; `tile_static` variables live in scratch memory.
+        let mut frame = HashMap::new();
+        let mut slots = HashMap::new();
+        for (i, local) in callee.locals.iter().enumerate() {
+            let id = LocalId(i as u32);
+            if local.space == Space::TileStatic {
+                let key = (func, id);
+                let at = match self.alloc.callee_tile_static.get(&key) {
+                    Some(&at) => at,
+                    None => {
+                        let Some((size, align)) = size_align(self.prog, &local.ty) else {
+                            return decline(Decline::TileStaticVariableType);
+                        };
+                        let at = self.alloc.scratch_cursor.next_multiple_of(align.max(1));
+                        self.alloc.scratch_cursor = at.saturating_add(size);
+                        if self.alloc.scratch_cursor > 64 * 1024 {
+                            return decline(Decline::TileStaticMemoryPast64Kb);
+                        }
+                        self.alloc.callee_tile_static.insert(key, at);
+                        at
+                    }
+                };
+                slots.insert(id, Slot::TileStatic(at));
+                continue;
+            }
+            if local.by_ref {
+                let Some(a) = args.get(i) else {
+                    return decline(Decline::ReferenceInFunctionWithBarrier);
+                };
+                if matches!(local.ty, Type::TiledIndex(_)) {
+                    continue;
+                }
+                let ExprKind::Local(l) = &a.kind else {
+                    return decline(Decline::ReferenceArgumentNotVariable);
+                };
+                let Some(&off) = self.scope().frame.get(l) else {
+                    return decline(Decline::ReferenceArgumentToWorkItemLoopVariable);
+                };
+                frame.insert(id, off);
+                continue;
+            }
+            if let Some((size, align)) = size_align(self.prog, &local.ty) {
+                let at = self.alloc.frame_cursor.next_multiple_of(align.max(1));
+                frame.insert(id, at);
+                self.alloc.frame_cursor = at.saturating_add(size);
+            }
+        }
+        // Views and the tiled index are the same in every work-item; the
+        // other arguments are stored into the parameters' slots per work-item
+        // (a reference already shares its variable's slot).
+        let mut per_item = Vec::new();
+        for (k, a) in args.iter().enumerate() {
+            let id = LocalId(k as u32);
+            let param = &callee.locals[k];
+            if param.by_ref && !matches!(param.ty, Type::TiledIndex(_)) {
+                continue;
+            }
+            match &param.ty {
+                Type::TiledIndex(_) => {
+                    if !matches!(self.expr(a)?, V::Tiled) {
+                        return decline(Decline::TiledIndexNotKernels);
+                    }
+                    slots.insert(id, Slot::Tiled);
+                }
+                Type::ArrayView { .. } | Type::Array(..) => {
+                    if !matches!(a.kind, ExprKind::Capture(_)) {
+                        return decline(Decline::ViewArgumentNotCapturedView);
+                    }
+                    let V::View(v) = self.expr(a)? else {
+                        return decline(Decline::ViewArgumentKind);
+                    };
+                    slots.insert(id, Slot::View(v));
+                }
+                ty if frame.contains_key(&id) => per_item.push((a, ty.clone(), frame[&id])),
+                _ => return decline(Decline::ArgumentType),
+            }
+        }
+        if !per_item.is_empty() {
+            let mut uses = BTreeSet::new();
+            for (a, _, _) in &per_item {
+                expr_locals(a, &mut uses);
+            }
+            let mut stores = HashSet::new();
+            for (a, _, _) in &per_item {
+                let probe = IrBlock {
+                    stmts: vec![Stmt {
+                        id: tessera_ir::StmtId::UNNUMBERED,
+                        kind: StmtKind::Expr((*a).clone()),
+                        span: a.span,
+                    }],
+                };
+                mutated_locals(self.prog, &probe, &mut stores);
+            }
+            self.item_loop(&uses, &stores, &mut |lw| {
+                for (a, ty, off) in &per_item {
+                    let v = lw.expr(a)?;
+                    let addr = lw.frame_addr(*off);
+                    lw.store_value(addr, ty, &v)?;
+                }
+                Ok(())
+            })?;
+        }
+        self.alloc.next_scope += 1;
+        self.scopes.push(Scope {
+            id: self.alloc.next_scope,
+            func,
+            slots,
+            ret: None,
+            ret_mem: None,
+            frame,
+        });
+        let saved_loops = std::mem::take(&mut self.loops);
+        let r = self.uniform_block(body);
+        self.loops = saved_loops;
+        self.scopes.pop();
+        r
+    }
+
+    /// A condition taken by the whole tile: computed once when it is
+    /// uniform by construction, else per work-item and checked to agree.
+    pub(super) fn tile_cond(&mut self, cond: &Expr) -> R<Value> {
+        // The uniform counters are the kernel's own locals.
+        let empty = HashSet::new();
+        let uniform = if self.scopes.len() == 1 {
+            &self.facts.uniform
+        } else {
+            &empty
+        };
+        if is_uniform(cond, uniform) {
+            self.scalar(cond)
+        } else {
+            self.uniform_cond(cond)
+        }
+    }
+
+    /// Evaluates a condition for every work-item and checks that they agree.
+    pub(super) fn uniform_cond(&mut self, cond: &Expr) -> R<Value> {
+        let first = self.b.declare_var(types::I8);
+        let mut uses = BTreeSet::new();
+        expr_locals(cond, &mut uses);
+        let mut stores = HashSet::new();
+        let probe = IrBlock {
+            stmts: vec![Stmt {
+                id: tessera_ir::StmtId::UNNUMBERED,
+                kind: StmtKind::Expr(cond.clone()),
+                span: cond.span,
+            }],
+        };
+        mutated_locals(self.prog, &probe, &mut stores);
+        let fail = self.entry.fail;
+        let item = self.wi.item;
+        self.wi.need_item = true;
+        let r = self.item_loop(&uses, &stores, &mut |lw| {
+            let c = lw.scalar(cond)?;
+            let it = lw.b.use_var(item);
+            let is_first = lw.b.ins().icmp_imm_s(IntCC::Equal, it, 0);
+            let set = lw.b.create_block();
+            let check = lw.b.create_block();
+            let done = lw.b.create_block();
+            lw.b.ins().brif(is_first, set, &[], check, &[]);
+            lw.b.switch_to_block(set);
+            lw.b.def_var(first, c);
+            lw.b.ins().jump(done, &[]);
+            lw.b.switch_to_block(check);
+            let f = lw.b.use_var(first);
+            let differ = lw.b.ins().icmp(IntCC::NotEqual, f, c);
+            lw.b.ins().brif(differ, fail, &[], done, &[]);
+            lw.b.switch_to_block(done);
+            Ok(())
+        });
+        self.wi.need_item = false;
+        r?;
+        Ok(self.b.use_var(first))
+    }
+
+    /// Counts one loop iteration as `charge` units of work (the iteration
+    /// and the iterations of the innermost loops inside it that do not
+    /// poll); polls when the fuel runs out.
+    pub(super) fn poll_point(&mut self, charge: i64) -> R<()> {
+        let f = self.b.use_var(self.entry.fuel);
+        let f1 = self.b.ins().iadd_imm_s(f, -charge.max(1));
+        self.b.def_var(self.entry.fuel, f1);
+        let empty = self.b.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, f1, 0);
+        let poll = self.b.create_block();
+        let go = self.b.create_block();
+        self.b.ins().brif(empty, poll, &[], go, &[]);
+        self.b.switch_to_block(poll);
+        let call = self
+            .b
+            .ins()
+            .call(self.entry.helpers.poll, &[self.entry.env]);
+        let status = self.b.inst_results(call)[0];
+        let refill = self.b.ins().iconst(types::I64, FUEL);
+        self.b.def_var(self.entry.fuel, refill);
+        let stopped = self.entry.stopped;
+        self.b.ins().brif(status, stopped, &[], go, &[]);
+        self.b.switch_to_block(go);
+        Ok(())
+    }
+
+    pub(super) fn region_id(&self) -> u32 {
+        self.region.as_ref().map_or(u32::MAX, |r| r.id)
+    }
+}

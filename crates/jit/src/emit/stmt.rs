@@ -1,0 +1,338 @@
+//! Statements inside a region: blocks, loops, declarations, control flow.
+
+use super::*;
+
+impl Emitter<'_, '_, '_> {
+    /// A loop inside a region, for one work-item or for the lanes (whose
+    /// condition and step are lane 0's: they are the same in every lane).
+    pub(super) fn emit_loop(&mut self, s: &Stmt, mut lanes: Option<&mut [LaneCtx]>) -> R<()> {
+        let StmtKind::Loop {
+            cond,
+            test_first,
+            body,
+            step,
+        } = &s.kind
+        else {
+            return decline(Decline::LoopAnotherKind);
+        };
+        // A counted loop: the counter's range holds in the body and the step.
+        let counted = if *test_first {
+            self.facts
+                .counted_loop(self.scope().id, cond.as_ref(), step.as_ref(), body)
+        } else {
+            None
+        };
+        // An innermost short counted loop never polls (the loops around it
+        // are charged for its iterations); any other polls every iteration,
+        // charged for the inner loops too.
+        let uncharged = self
+            .facts
+            .innermost_short(self.scope().id, self.facts.prev_init.clone(), s)
+            .is_some();
+        let charge = self.facts.loop_charge(self.scope().id, body);
+        let test = self.b.create_block();
+        let body_blk = self.b.create_block();
+        let step_blk = self.b.create_block();
+        let exit = self.b.create_block();
+        if *test_first {
+            self.b.ins().jump(test, &[]);
+        } else {
+            self.b.ins().jump(body_blk, &[]);
+        }
+        self.b.switch_to_block(test);
+        match cond {
+            Some(c) => {
+                let c = match lanes.as_deref_mut() {
+                    Some(ctxs) => self.in_lane0(ctxs, |lw| lw.scalar(c))?,
+                    None => self.scalar(c)?,
+                };
+                self.b.ins().brif(c, body_blk, &[], exit, &[]);
+            }
+            None => {
+                self.b.ins().jump(body_blk, &[]);
+            }
+        }
+        self.b.switch_to_block(body_blk);
+        let saved = counted.map(|counted| self.facts.enter_counted(counted));
+        let r = match lanes.as_deref_mut() {
+            Some(ctxs) => self.lane_stmts(&body.stmts, ctxs),
+            None => {
+                let region = self.region_id();
+                self.loops.push(LoopTargets {
+                    brk: exit,
+                    cont: Some(step_blk),
+                    region,
+                });
+                let r = self.stmts(&body.stmts);
+                self.loops.pop();
+                r
+            }
+        };
+        r?;
+        self.b.ins().jump(step_blk, &[]);
+        self.b.switch_to_block(step_blk);
+        if let Some(step) = step {
+            match lanes {
+                Some(ctxs) => self.in_lane0(ctxs, |lw| lw.expr(step).map(|_| ()))?,
+                None => {
+                    self.expr(step)?;
+                }
+            }
+        }
+        if let Some(saved) = saved {
+            self.facts.leave_counted(saved);
+        }
+        if !uncharged {
+            self.poll_point(charge)?;
+        }
+        self.b.ins().jump(test, &[]);
+        self.b.switch_to_block(exit);
+        Ok(())
+    }
+
+    pub(super) fn stmts(&mut self, stmts: &[Stmt]) -> R<()> {
+        let mut prev: Option<&Stmt> = None;
+        for s in stmts {
+            self.facts.set_prev(prev);
+            self.stmt(s)?;
+            prev = Some(s);
+        }
+        self.facts.set_prev(None);
+        Ok(())
+    }
+
+    pub(super) fn dead_block(&mut self) {
+        let b = self.b.create_block();
+        self.b.switch_to_block(b);
+    }
+
+    pub(super) fn stmt(&mut self, s: &Stmt) -> R<()> {
+        self.spend()?;
+        match &s.kind {
+            StmtKind::Expr(e) => {
+                self.expr(e)?;
+            }
+            StmtKind::Let { local, init } => self.let_local(*local, init.as_ref())?,
+            StmtKind::Block(b) => self.stmts(&b.stmts)?,
+            StmtKind::If { cond, then, els } => {
+                let c = self.scalar(cond)?;
+                let t = self.b.create_block();
+                let e = self.b.create_block();
+                let join = self.b.create_block();
+                self.b.ins().brif(c, t, &[], e, &[]);
+                self.b.switch_to_block(t);
+                self.stmts(&then.stmts)?;
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(e);
+                if let Some(els) = els {
+                    self.stmts(&els.stmts)?;
+                }
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(join);
+            }
+            StmtKind::Loop { .. } => self.emit_loop(s, None)?,
+            StmtKind::Switch { value, arms } => {
+                let v = self.scalar(value)?;
+                let vty = clif_type(self.scalar_ty(&value.ty)?);
+                let exit = self.b.create_block();
+                let blocks: Vec<Block> = arms.iter().map(|_| self.b.create_block()).collect();
+                let mut default = exit;
+                for (arm, blk) in arms.iter().zip(&blocks) {
+                    match arm.value {
+                        Some(k) => {
+                            let kv = self.b.ins().iconst(vty, k);
+                            let hit = self.b.ins().icmp(IntCC::Equal, v, kv);
+                            let next = self.b.create_block();
+                            self.b.ins().brif(hit, *blk, &[], next, &[]);
+                            self.b.switch_to_block(next);
+                        }
+                        None => default = *blk,
+                    }
+                }
+                self.b.ins().jump(default, &[]);
+                let region = self.region_id();
+                self.loops.push(LoopTargets {
+                    brk: exit,
+                    cont: None,
+                    region,
+                });
+                for (i, (arm, blk)) in arms.iter().zip(&blocks).enumerate() {
+                    self.b.switch_to_block(*blk);
+                    if let Err(e) = self.stmts(&arm.body.stmts) {
+                        self.loops.pop();
+                        return Err(e);
+                    }
+                    let fall = blocks.get(i + 1).copied().unwrap_or(exit);
+                    self.b.ins().jump(fall, &[]);
+                }
+                self.loops.pop();
+                self.b.switch_to_block(exit);
+            }
+            StmtKind::Break => {
+                let region = self.region_id();
+                let Some(t) = self.loops.last() else {
+                    return decline(Decline::BreakOutsideLoop);
+                };
+                if t.region != region {
+                    return decline(Decline::BreakOutOfLoopWithBarrier);
+                }
+                let brk = t.brk;
+                self.b.ins().jump(brk, &[]);
+                self.dead_block();
+            }
+            StmtKind::Continue => {
+                let region = self.region_id();
+                let Some(t) = self.loops.iter().rev().find(|t| t.cont.is_some()) else {
+                    return decline(Decline::ContinueOutsideLoop);
+                };
+                if t.region != region {
+                    return decline(Decline::ContinueInLoopWithBarrier);
+                }
+                let cont = t.cont.unwrap_or(t.brk);
+                self.b.ins().jump(cont, &[]);
+                self.dead_block();
+            }
+            StmtKind::Return(value) => {
+                if self.scopes.len() > 1 {
+                    let ret = self.scope().ret.clone();
+                    let Some((blk, vars, ty)) = ret else {
+                        return decline(Decline::ReturnHere);
+                    };
+                    if let Some(v) = value {
+                        let lowered = self.expr(v)?;
+                        match self.scope().ret_mem {
+                            Some(ss) => {
+                                let at = self.b.ins().stack_addr(self.ptr, ss, 0);
+                                self.store_value(at, &ty, &lowered)?;
+                            }
+                            None => self.assign_vars(&vars, &lowered, &ty)?,
+                        }
+                    }
+                    self.b.ins().jump(blk, &[]);
+                } else {
+                    if self.layout.frame_bytes > 0 && !self.last_region {
+                        return decline(Decline::ReturnBeforeBarrier);
+                    }
+                    let Some(r) = &self.region else {
+                        return decline(Decline::ReturnBetweenBarriers);
+                    };
+                    let end = r.item_end;
+                    self.b.ins().jump(end, &[]);
+                }
+                self.dead_block();
+            }
+            StmtKind::Barrier(_) => return decline(Decline::BarrierInsideWorkItemLoop),
+        }
+        Ok(())
+    }
+
+    pub(super) fn let_local(&mut self, l: LocalId, init: Option<&Init>) -> R<()> {
+        let func = self.scope().func;
+        let local = &self.prog.functions[func.0 as usize].locals[l.0 as usize];
+        let ty = local.ty.clone();
+        if local.space == Space::TileStatic {
+            // Shared by the tile: its one instance lives in scratch memory.
+            if init.is_some_and(|i| !matches!(i, Init::Zero)) {
+                return decline(Decline::InitialisedTileStaticVariable);
+            }
+            if !self.scope().slots.contains_key(&l) {
+                return decline(Decline::TileStaticVariableCalledFunction);
+            }
+            return Ok(());
+        }
+        if local.by_ref {
+            let Some(Init::Ref(target)) = init else {
+                return decline(Decline::ReferenceWithoutTarget);
+            };
+            let slot = self.bind_ref(target, &ty)?;
+            self.scope_mut().slots.insert(l, slot);
+            return Ok(());
+        }
+        match &ty {
+            Type::Scalar(s) => {
+                let vars = self.local_vars(l, &ty, 1);
+                let (scope, func) = (self.scope().id, self.scope().func);
+                self.facts.declare_scalar(scope, func, l, init);
+                let v = match init {
+                    Some(Init::Expr(e)) => self.scalar(e)?,
+                    _ => self.zero(*s),
+                };
+                self.b.def_var(vars[0], v);
+            }
+            Type::Index(r) | Type::Extent(r) => {
+                let vars = self.local_vars(l, &ty, u32::from(*r));
+                let comps = match init {
+                    Some(Init::Expr(e)) => self.shape(e)?,
+                    Some(Init::List(items)) => {
+                        let mut out = Vec::new();
+                        for i in items {
+                            let Init::Expr(e) = i else {
+                                return decline(Decline::NestedInitialiserIndex);
+                            };
+                            out.push(self.scalar(e)?);
+                        }
+                        out
+                    }
+                    _ => (0..*r)
+                        .map(|_| self.b.ins().iconst(types::I32, 0))
+                        .collect(),
+                };
+                for (var, c) in vars.iter().zip(comps) {
+                    self.b.def_var(*var, c);
+                }
+            }
+            Type::ArrayView { .. } | Type::Array(..) => {
+                let Some(Init::Expr(e)) = init else {
+                    return decline(Decline::ViewLocalWithoutValue);
+                };
+                let V::View(v) = self.expr(e)? else {
+                    return decline(Decline::ViewLocalKind);
+                };
+                self.scope_mut().slots.insert(l, Slot::View(v));
+            }
+            Type::Struct(_) | Type::CArray(..) => {
+                let addr = self.aggregate_slot(l, &ty)?;
+                match init {
+                    None | Some(Init::Zero) => self.zero_mem(addr, &ty)?,
+                    Some(i) => self.init_mem(addr, &ty, i)?,
+                }
+            }
+            other => {
+                return decline(Decline::LocalType(tessera_ir::display(
+                    other,
+                    &self.prog.structs,
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// What a reference of type `ty` bound to `a` names: the place `a` is,
+    /// or, for a value (`const T&` bound to `x + 1`), a temporary holding it
+    /// that nothing can write.
+    pub(super) fn bind_ref(&mut self, a: &Expr, ty: &Type) -> R<Slot> {
+        if a.place {
+            return Ok(Slot::Ref(self.place(a)?));
+        }
+        Ok(match self.expr(a)? {
+            V::S(x) => {
+                let t = self.b.func.dfg.value_type(x);
+                let var = self.b.declare_var(t);
+                self.b.def_var(var, x);
+                Slot::Vars(vec![var])
+            }
+            V::Shape(cs) => {
+                let vars: Vec<Variable> =
+                    cs.iter().map(|_| self.b.declare_var(types::I32)).collect();
+                for (v, c) in vars.iter().zip(cs) {
+                    self.b.def_var(*v, c);
+                }
+                Slot::Vars(vars)
+            }
+            V::Mem(addr) => Slot::Ref(Place::Mem(addr, ty.clone())),
+            V::View(v) => Slot::View(v),
+            V::Tiled => Slot::Tiled,
+            V::Unit => return decline(Decline::ReferenceToNothing),
+        })
+    }
+}

@@ -1,0 +1,217 @@
+//! Facts about the locals of the kernel being lowered: value ranges,
+//! uniform counters, the declaration just before the current statement, and
+//! which locals each function writes. The emitters fill the ranges as they
+//! meet declarations (a range holds within one inlined call, keyed by its
+//! scope id) and read them to drop checks.
+
+use super::locals::mutated_locals;
+use super::loops::CountedLoop;
+use super::ranges::{const_int, int_limits};
+use crate::barriers::barrier_functions;
+use std::collections::{HashMap, HashSet};
+use tessera_ir::{
+    BinOp, Const, Expr, ExprKind, FuncId, Init, Intrinsic, LocalId, Program, Scalar, Stmt,
+    StmtKind, TileShape, TiledIndexPart,
+};
+
+/// A counter's key and the range it had before its loop.
+pub(crate) type SavedRange = ((usize, LocalId), Option<(i64, i64)>);
+
+/// What is known about a kernel's locals while it is lowered.
+pub(crate) struct Facts<'p> {
+    pub(crate) prog: &'p Program,
+    /// The kernel's tile shape, when tiled: local coordinates lie in it.
+    pub(crate) tile: Option<TileShape>,
+    /// Functions that reach a barrier (see [`barrier_functions`]).
+    pub(crate) barrier_fns: Vec<bool>,
+    /// Counters of loops with barriers that hold the same value in every
+    /// work-item of a tile: one variable per tile, not a frame slot.
+    pub(crate) uniform: HashSet<LocalId>,
+    /// The local the statement before the current one declared, if it was
+    /// a declaration (`for (int k = 0; ...)` is a declaration then a loop).
+    pub(super) prev_let: Option<LocalId>,
+    /// That declaration's local and initial value.
+    pub(crate) prev_init: Option<(LocalId, Option<Expr>)>,
+    /// Known value ranges (inclusive) of locals, by scope id: locals
+    /// assigned once, and loop counters inside their counted loop.
+    pub(super) ranges: HashMap<(usize, LocalId), (i64, i64)>,
+    /// The range of each local's initial value, for counted loops.
+    pub(super) init_ranges: HashMap<(usize, LocalId), (i64, i64)>,
+    /// Locals each function writes after their declaration.
+    mutated: HashMap<FuncId, HashSet<LocalId>>,
+}
+
+impl<'p> Facts<'p> {
+    /// No facts yet about a kernel (or host loop) of `prog` with this tile
+    /// shape.
+    pub(crate) fn new(prog: &'p Program, tile: Option<TileShape>) -> Self {
+        Facts {
+            prog,
+            tile,
+            barrier_fns: barrier_functions(prog),
+            uniform: HashSet::new(),
+            prev_let: None,
+            prev_init: None,
+            ranges: HashMap::new(),
+            init_ranges: HashMap::new(),
+            mutated: HashMap::new(),
+        }
+    }
+
+    /// Whether `func` writes its local `l` after its declaration (computed
+    /// once per function).
+    pub(crate) fn is_mutated(&mut self, func: FuncId, l: LocalId) -> bool {
+        if !self.mutated.contains_key(&func) {
+            let mut set = HashSet::new();
+            if let Some(body) = &self.prog.functions[func.0 as usize].body {
+                mutated_locals(self.prog, body, &mut set);
+            }
+            self.mutated.insert(func, set);
+        }
+        self.mutated.get(&func).is_some_and(|m| m.contains(&l))
+    }
+
+    /// Records the range of a scalar local declared in `scope` (a function
+    /// `func`'s, inlined): its initial value's, which holds for good when
+    /// the function never writes it again. Without an initialiser it starts
+    /// at zero.
+    pub(crate) fn declare_scalar(
+        &mut self,
+        scope: usize,
+        func: FuncId,
+        l: LocalId,
+        init: Option<&Init>,
+    ) {
+        let range = match init {
+            Some(Init::Expr(e)) => self.range_of(scope, e),
+            _ => Some((0, 0)),
+        };
+        match range {
+            Some(r) => {
+                self.init_ranges.insert((scope, l), r);
+                if !self.is_mutated(func, l) {
+                    self.ranges.insert((scope, l), r);
+                }
+            }
+            None => {
+                self.init_ranges.remove(&(scope, l));
+                self.ranges.remove(&(scope, l));
+            }
+        }
+    }
+
+    /// Gives a counted loop's counter its range for the body and the step;
+    /// what to hand to [`Facts::leave_counted`] after them.
+    pub(crate) fn enter_counted(&mut self, counted: CountedLoop) -> SavedRange {
+        let (key, range, _) = counted;
+        (key, self.ranges.insert(key, range))
+    }
+
+    /// Restores the counter's range from before its loop.
+    pub(crate) fn leave_counted(&mut self, (key, old): SavedRange) {
+        match old {
+            Some(r) => self.ranges.insert(key, r),
+            None => self.ranges.remove(&key),
+        };
+    }
+
+    /// Remembers the statement before the current one, when it declares a
+    /// local (a `for` is its counter's declaration, then the loop).
+    pub(crate) fn set_prev(&mut self, prev: Option<&Stmt>) {
+        match prev.map(|p| &p.kind) {
+            Some(StmtKind::Let { local, init }) => {
+                self.prev_let = Some(*local);
+                let e = match init {
+                    Some(Init::Expr(e)) => Some(e.clone()),
+                    _ => None,
+                };
+                self.prev_init = Some((*local, e));
+            }
+            _ => {
+                self.prev_let = None;
+                self.prev_init = None;
+            }
+        }
+    }
+
+    /// The range (inclusive) an `int`-like expression's value is known to
+    /// lie in, when it is known, in the inlined call `scope`.
+    pub(crate) fn range_of(&self, scope: usize, e: &Expr) -> Option<(i64, i64)> {
+        let s = e.ty.scalar()?;
+        if s.is_floating() || s == Scalar::Bool {
+            return None;
+        }
+        let (tlo, thi) = int_limits(s);
+        let r = match &e.kind {
+            ExprKind::Const(Const::Int(n)) => (*n, *n),
+            ExprKind::Local(l) => *self.ranges.get(&(scope, *l))?,
+            ExprKind::Convert(inner) => {
+                let is = inner.ty.scalar()?;
+                if is.is_floating() || is == Scalar::Bool {
+                    return None;
+                }
+                self.range_of(scope, inner)?
+            }
+            // `x & m` with `m >= 0` lies in `[0, m]` whatever `x` is; `x % n`
+            // with `x >= 0` and `n > 0` in `[0, n - 1]`.
+            ExprKind::Binary {
+                op: BinOp::BitAnd,
+                lhs,
+                rhs,
+            } if self
+                .range_of(scope, rhs)
+                .or_else(|| self.range_of(scope, lhs))
+                .is_some_and(|(lo, _)| lo >= 0) =>
+            {
+                let m = self.range_of(scope, rhs).filter(|(lo, _)| *lo >= 0);
+                let m = m.or_else(|| self.range_of(scope, lhs).filter(|(lo, _)| *lo >= 0))?;
+                (0, m.1)
+            }
+            ExprKind::Binary {
+                op: BinOp::Rem,
+                lhs,
+                rhs,
+            } => {
+                let (a, b) = (self.range_of(scope, lhs)?, self.range_of(scope, rhs)?);
+                if a.0 < 0 || b.0 <= 0 {
+                    return None;
+                }
+                (0, (b.1 - 1).min(a.1))
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let (a, b) = (self.range_of(scope, lhs)?, self.range_of(scope, rhs)?);
+                let c = |x: i64, y: i64| -> Option<i64> {
+                    match op {
+                        BinOp::Add => x.checked_add(y),
+                        BinOp::Sub => x.checked_sub(y),
+                        BinOp::Mul => x.checked_mul(y),
+                        _ => None,
+                    }
+                };
+                let (ylo, yhi) = if *op == BinOp::Sub { (b.1, b.0) } else { b };
+                let corners = [c(a.0, ylo)?, c(a.0, yhi)?, c(a.1, ylo)?, c(a.1, yhi)?];
+                let lo = corners.iter().copied().min()?;
+                let hi = corners.iter().copied().max()?;
+                (lo, hi)
+            }
+            ExprKind::Intrinsic {
+                op: Intrinsic::ShapeComponent,
+                args,
+            } => {
+                let k = const_int(&args[1])?;
+                let ExprKind::Intrinsic {
+                    op: Intrinsic::TiledIndexPart(TiledIndexPart::Local),
+                    ..
+                } = &args[0].kind
+                else {
+                    return None;
+                };
+                let shape = self.tile?;
+                let d = *shape.dims().get(usize::try_from(k).ok()?)?;
+                (0, i64::from(d) - 1)
+            }
+            _ => return None,
+        };
+        (r.0 >= tlo && r.1 <= thi).then_some(r)
+    }
+}

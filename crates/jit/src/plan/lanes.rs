@@ -1,0 +1,187 @@
+//! Lane shape: whether a region can run neighbouring work-items
+//! interleaved, four (or two) per step, and which of its locals the lanes
+//! share (loop counters and values computed from uniform ones).
+
+use super::facts::Facts;
+use super::uniform::{is_uniform, lane_invariant, uniform_fixpoint};
+use crate::walk::walk_block;
+use std::collections::{HashMap, HashSet};
+use tessera_ir::{
+    Block as IrBlock, Expr, ExprKind, FuncId, Init, Intrinsic, LocalId, Stmt, StmtKind,
+};
+
+/// How a region runs interleaved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct LaneShape {
+    /// Work-items per step: neighbours along the tile's last dimension.
+    pub(crate) lanes: usize,
+    /// Locals with one variable for all lanes: they hold the same value in
+    /// every lane.
+    pub(crate) shared: HashSet<LocalId>,
+}
+
+impl Facts<'_> {
+    /// Whether a region can run several neighbouring work-items at once,
+    /// statement by statement ("lanes"), and which locals the lanes share.
+    ///
+    /// Only a region without atomics and whose every branch and loop
+    /// condition has the same value in every work-item. Between two
+    /// barriers, work-items of a tile can only see each other's writes
+    /// through a data race (undefined in C++ AMP, reported by `--check`) or
+    /// through atomics, so the order in which the lanes' statements
+    /// interleave cannot change a race-free program's result. Its loops'
+    /// counters are then shared by the lanes, and the work of several
+    /// work-items overlaps instead of each waiting on its own chain of
+    /// operations (a dot product's running sum, say).
+    pub(crate) fn lane_shape(&self, stmts: &[Stmt]) -> Option<LaneShape> {
+        let shape = self.tile?;
+        let last = *shape.dims().last()?;
+        let lanes = [4u32, 2]
+            .into_iter()
+            .find(|l| last % l == 0 && last >= *l)? as usize;
+        let block = IrBlock {
+            stmts: stmts.to_vec(),
+        };
+        // Nothing that calls, leaves early or waits, and no atomics.
+        let ok = std::cell::Cell::new(true);
+        walk_block(
+            &block,
+            &mut |s| {
+                if matches!(
+                    s.kind,
+                    StmtKind::Break
+                        | StmtKind::Continue
+                        | StmtKind::Return(_)
+                        | StmtKind::Switch { .. }
+                        | StmtKind::Barrier(_)
+                ) {
+                    ok.set(false);
+                }
+                if let StmtKind::Let {
+                    init: Some(Init::Ref(_)),
+                    ..
+                } = &s.kind
+                {
+                    ok.set(false);
+                }
+            },
+            &mut |e| match &e.kind {
+                ExprKind::Call { .. }
+                | ExprKind::Intrinsic {
+                    op: Intrinsic::Atomic(_),
+                    ..
+                } => ok.set(false),
+                _ => {}
+            },
+        );
+        if !ok.get() {
+            return None;
+        }
+        // Counters: declared here with a uniform value, compared with a
+        // uniform bound, stepped uniformly, written by nothing else.
+        let mut lets: HashMap<LocalId, Option<Expr>> = HashMap::new();
+        let mut loops: Vec<(LocalId, Expr, Expr)> = Vec::new();
+        let conds: std::cell::RefCell<Vec<Expr>> = std::cell::RefCell::new(Vec::new());
+        walk_block(
+            &block,
+            &mut |s| match &s.kind {
+                StmtKind::Let { local, init } => {
+                    let e = match init {
+                        Some(Init::Expr(e)) => Some(e.clone()),
+                        _ => None,
+                    };
+                    lets.insert(*local, e);
+                }
+                StmtKind::Loop {
+                    cond: Some(c),
+                    step,
+                    ..
+                } => {
+                    conds.borrow_mut().push(c.clone());
+                    if let (ExprKind::Binary { lhs, rhs, .. }, Some(st)) = (&c.kind, step)
+                        && let ExprKind::Local(k) = &lhs.kind
+                    {
+                        loops.push((*k, (**rhs).clone(), st.clone()));
+                    }
+                }
+                StmtKind::If { cond, .. } => conds.borrow_mut().push(cond.clone()),
+                _ => {}
+            },
+            &mut |e| match &e.kind {
+                ExprKind::Logical { lhs, .. } => conds.borrow_mut().push((**lhs).clone()),
+                ExprKind::Conditional { cond, .. } => conds.borrow_mut().push((**cond).clone()),
+                _ => {}
+            },
+        );
+        let conds = conds.into_inner();
+        let mut writes: HashMap<LocalId, usize> = HashMap::new();
+        walk_block(&block, &mut |_| {}, &mut |e| {
+            if let ExprKind::Assign { target, .. }
+            | ExprKind::CompoundAssign { target, .. }
+            | ExprKind::IncDec { target, .. } = &e.kind
+                && let ExprKind::Local(l) = &target.kind
+            {
+                *writes.entry(*l).or_default() += 1;
+            }
+        });
+        let shared: HashSet<LocalId> = lets
+            .keys()
+            .copied()
+            .filter(|l| {
+                let w = writes.get(l).copied().unwrap_or(0);
+                let counter = loops.iter().filter(|(k, _, _)| k == l).count();
+                (w == 0 && counter == 0) || (w == 1 && counter == 1)
+            })
+            .collect();
+        let shared = uniform_fixpoint(shared, &lets, &loops, &self.uniform);
+        let mut known: HashSet<LocalId> = shared.clone();
+        known.extend(self.uniform.iter().copied());
+        if !conds.iter().all(|c| is_uniform(c, &known)) {
+            return None;
+        }
+        Some(LaneShape { lanes, shared })
+    }
+
+    /// The kernel's locals whose value is the same in work-items that differ
+    /// only in local dimension `lane_dim`: never written after their
+    /// declaration, declared from constants, captures, uniform counters, the
+    /// tile's coordinates, the other dimensions' coordinates and such locals.
+    pub(crate) fn lane_invariant_locals(
+        &mut self,
+        kernel: FuncId,
+        lane_dim: usize,
+    ) -> HashSet<LocalId> {
+        let Some(body) = &self.prog.functions[kernel.0 as usize].body else {
+            return HashSet::new();
+        };
+        let mut lets: Vec<(LocalId, Expr)> = Vec::new();
+        walk_block(
+            body,
+            &mut |s| {
+                if let StmtKind::Let {
+                    local,
+                    init: Some(Init::Expr(e)),
+                } = &s.kind
+                {
+                    lets.push((*local, e.clone()));
+                }
+            },
+            &mut |_| {},
+        );
+        let mut set: HashSet<LocalId> = self.uniform.clone();
+        loop {
+            let before = set.len();
+            for (l, e) in &lets {
+                if !set.contains(l)
+                    && !self.is_mutated(kernel, *l)
+                    && lane_invariant(e, &set, lane_dim)
+                {
+                    set.insert(*l);
+                }
+            }
+            if set.len() == before {
+                return set;
+            }
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! Which locals a block reads, writes or writes through elements, and the
+//! shape of its control flow (returns, exits from loops).
+
+use crate::walk::{walk_block, walk_expr, walk_stmt};
+use std::collections::{BTreeSet, HashSet};
+use tessera_ir::{
+    Block as IrBlock, Expr, ExprKind, Init, Intrinsic, LocalId, Program, Stmt, StmtKind,
+};
+
+/// Locals (vectors, views) whose elements a statement may write: targets
+/// of assignments, `++`/`--` and atomics through `v[i]`, `av[idx]`, `av(i)`.
+pub(crate) fn element_writes(prog: &Program, stmt: &Stmt) -> HashSet<LocalId> {
+    fn root(e: &Expr) -> Option<LocalId> {
+        match &e.kind {
+            ExprKind::Local(l) => Some(*l),
+            ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => root(base),
+            ExprKind::Intrinsic {
+                op:
+                    Intrinsic::VectorElement
+                    | Intrinsic::ViewElement
+                    | Intrinsic::ViewProject
+                    | Intrinsic::ViewSection,
+                args,
+            } => args.first().and_then(root),
+            ExprKind::Convert(inner) => root(inner),
+            _ => None,
+        }
+    }
+    let mut found = HashSet::new();
+    // A reference bound to an element may write it later.
+    found.extend(referenced_locals(
+        prog,
+        &IrBlock {
+            stmts: vec![stmt.clone()],
+        },
+    ));
+    let found = std::cell::RefCell::new(found);
+    walk_stmt(stmt, &mut |_| {}, &mut |e| {
+        let targets: Vec<&Expr> = match &e.kind {
+            ExprKind::Assign { target, .. }
+            | ExprKind::CompoundAssign { target, .. }
+            | ExprKind::IncDec { target, .. } => vec![target],
+            ExprKind::Intrinsic {
+                op: Intrinsic::Atomic(_),
+                args,
+            } => args.iter().take(2).collect(),
+            _ => Vec::new(),
+        };
+        for t in targets {
+            if let Some(l) = root(t) {
+                found.borrow_mut().insert(l);
+            }
+        }
+    });
+    found.into_inner()
+}
+
+/// Locals bound to a reference, passed by reference or used by an atomic.
+pub(crate) fn referenced_locals(prog: &Program, body: &IrBlock) -> HashSet<LocalId> {
+    fn root(e: &Expr) -> Option<LocalId> {
+        match &e.kind {
+            ExprKind::Local(l) => Some(*l),
+            ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => root(base),
+            ExprKind::Intrinsic {
+                op: Intrinsic::ShapeComponent,
+                args,
+            } => args.first().and_then(root),
+            _ => None,
+        }
+    }
+    let found = std::cell::RefCell::new(HashSet::new());
+    walk_block(
+        body,
+        &mut |s| {
+            if let StmtKind::Let {
+                init: Some(Init::Ref(target)),
+                ..
+            } = &s.kind
+                && let Some(l) = root(target)
+            {
+                found.borrow_mut().insert(l);
+            }
+        },
+        &mut |e| match &e.kind {
+            ExprKind::Intrinsic {
+                op: Intrinsic::Atomic(_),
+                args,
+            } => {
+                for a in args.iter().take(2) {
+                    if let Some(l) = root(a) {
+                        found.borrow_mut().insert(l);
+                    }
+                }
+            }
+            ExprKind::Call { func, args } => {
+                let callee = &prog.functions[func.0 as usize];
+                for (k, a) in args.iter().enumerate() {
+                    if callee.locals.get(k).is_some_and(|l| l.by_ref)
+                        && let Some(l) = root(a)
+                    {
+                        found.borrow_mut().insert(l);
+                    }
+                }
+            }
+            _ => {}
+        },
+    );
+    found.into_inner()
+}
+
+/// Locals a block writes: targets of assignments, `++`/`--` and atomics,
+/// and anything bound to a reference (which may write it later).
+pub(crate) fn mutated_locals(prog: &Program, body: &IrBlock, out: &mut HashSet<LocalId>) {
+    fn root(e: &Expr) -> Option<LocalId> {
+        match &e.kind {
+            ExprKind::Local(l) => Some(*l),
+            ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => root(base),
+            ExprKind::Intrinsic {
+                op: Intrinsic::ShapeComponent,
+                args,
+            } => args.first().and_then(root),
+            _ => None,
+        }
+    }
+    let found = std::cell::RefCell::new(std::mem::take(out));
+    walk_block(
+        body,
+        &mut |s| {
+            if let StmtKind::Let {
+                init: Some(Init::Ref(target)),
+                ..
+            } = &s.kind
+                && let Some(l) = root(target)
+            {
+                found.borrow_mut().insert(l);
+            }
+        },
+        &mut |e| {
+            let targets: Vec<&Expr> = match &e.kind {
+                ExprKind::Assign { target, .. }
+                | ExprKind::CompoundAssign { target, .. }
+                | ExprKind::IncDec { target, .. } => vec![target],
+                ExprKind::Intrinsic {
+                    op: Intrinsic::Atomic(_),
+                    args,
+                } => args.iter().take(2).collect(),
+                ExprKind::Call { func, args } => {
+                    let callee = &prog.functions[func.0 as usize];
+                    args.iter()
+                        .enumerate()
+                        .filter(|(k, _)| callee.locals.get(*k).is_some_and(|l| l.by_ref))
+                        .map(|(_, a)| a)
+                        .collect()
+                }
+                _ => Vec::new(),
+            };
+            for t in targets {
+                if let Some(l) = root(t) {
+                    found.borrow_mut().insert(l);
+                }
+            }
+        },
+    );
+    *out = found.into_inner();
+}
+
+/// True when the block holds a `return`.
+pub(crate) fn block_has_return(b: &IrBlock) -> bool {
+    let found = std::cell::Cell::new(false);
+    walk_block(
+        b,
+        &mut |s| {
+            if matches!(s.kind, StmtKind::Return(_)) {
+                found.set(true);
+            }
+        },
+        &mut |_| {},
+    );
+    found.get()
+}
+
+/// True when the statement holds a `break` or `continue` that leaves it for
+/// an enclosing loop (one inside a nested loop, or a `break` inside a nested
+/// `switch`, stays inside).
+pub(crate) fn escapes_loop(s: &Stmt) -> bool {
+    fn stmt(s: &Stmt, in_loop: bool, in_switch: bool) -> bool {
+        match &s.kind {
+            StmtKind::Break => !in_loop && !in_switch,
+            StmtKind::Continue => !in_loop,
+            StmtKind::Block(b) => b.stmts.iter().any(|s| stmt(s, in_loop, in_switch)),
+            StmtKind::If { then, els, .. } => {
+                then.stmts.iter().any(|s| stmt(s, in_loop, in_switch))
+                    || els
+                        .as_ref()
+                        .is_some_and(|e| e.stmts.iter().any(|s| stmt(s, in_loop, in_switch)))
+            }
+            StmtKind::Loop { .. } => false,
+            StmtKind::Switch { arms, .. } => arms
+                .iter()
+                .any(|a| a.body.stmts.iter().any(|s| stmt(s, in_loop, true))),
+            _ => false,
+        }
+    }
+    stmt(s, false, false)
+}
+
+/// Every local a statement names (reads, writes or declares).
+pub(crate) fn stmt_locals(s: &Stmt, out: &mut BTreeSet<LocalId>) {
+    // Only the kernel's own locals have frame slots; a callee's locals are
+    // named inside its inlined body, which this walk does not enter.
+    let found = std::cell::RefCell::new(std::mem::take(out));
+    walk_stmt(
+        s,
+        &mut |s| {
+            if let StmtKind::Let { local, .. } = &s.kind {
+                found.borrow_mut().insert(*local);
+            }
+        },
+        &mut |e| {
+            if let ExprKind::Local(l) = &e.kind {
+                found.borrow_mut().insert(*l);
+            }
+        },
+    );
+    *out = found.into_inner();
+}
+
+pub(crate) fn expr_locals(e: &Expr, out: &mut BTreeSet<LocalId>) {
+    walk_expr(e, &mut |e| {
+        if let ExprKind::Local(l) = &e.kind {
+            out.insert(*l);
+        }
+    });
+}

@@ -1,0 +1,206 @@
+//! Counted loops: one recogniser for `for (k = start; k < n; ++k)` and its
+//! variants, used both to give the counter a range inside the body (which
+//! drops bounds and overflow checks) and to find the short innermost loops
+//! that need not poll.
+
+use super::facts::Facts;
+use super::locals::mutated_locals;
+use crate::walk::walk_block;
+use std::collections::HashSet;
+use tessera_ir::{BinOp, Block as IrBlock, Expr, ExprKind, Init, LocalId, Stmt, StmtKind};
+
+/// Loop iterations between two polls.
+pub(crate) const FUEL: i64 = 1 << 16;
+
+/// A counted loop of at most this many iterations does not poll.
+pub(crate) const SHORT_LOOP: i64 = 1 << 16;
+
+/// A counted loop: its counter's key (scope id and local), the counter's
+/// range in the body, and the most iterations it can make.
+pub(crate) type CountedLoop = ((usize, LocalId), (i64, i64), i64);
+
+/// The condition and step of a counted loop, as the recogniser found them.
+struct Counter<'e> {
+    /// The counter, compared on the left of the condition.
+    local: LocalId,
+    /// The bound it is compared with.
+    bound: &'e Expr,
+    /// `k <= n` rather than `k < n`.
+    inclusive: bool,
+}
+
+impl Facts<'_> {
+    /// Recognises `k < n` (or `k <= n`) with a step `++k`, `k++` or `k += c`
+    /// (`c` known positive) and a body that does not write `k`.
+    fn counter<'e>(
+        &self,
+        scope: usize,
+        cond: &'e Expr,
+        step: &Expr,
+        body: &IrBlock,
+    ) -> Option<Counter<'e>> {
+        let ExprKind::Binary { op, lhs, rhs } = &cond.kind else {
+            return None;
+        };
+        let ExprKind::Local(k) = &lhs.kind else {
+            return None;
+        };
+        let inclusive = match op {
+            BinOp::Lt => false,
+            BinOp::Le => true,
+            _ => return None,
+        };
+        let step_ok = match &step.kind {
+            ExprKind::IncDec {
+                increment: true,
+                target,
+                ..
+            } => matches!(&target.kind, ExprKind::Local(t) if t == k),
+            ExprKind::CompoundAssign {
+                op: BinOp::Add,
+                target,
+                value,
+            } => {
+                matches!(&target.kind, ExprKind::Local(t) if t == k)
+                    && self.range_of(scope, value).is_some_and(|(lo, _)| lo > 0)
+            }
+            _ => false,
+        };
+        if !step_ok {
+            return None;
+        }
+        let mut written = HashSet::new();
+        mutated_locals(self.prog, body, &mut written);
+        if written.contains(k) {
+            return None;
+        }
+        Some(Counter {
+            local: *k,
+            bound: rhs,
+            inclusive,
+        })
+    }
+
+    /// The counter's last value in the body, from the bound's range.
+    fn last_value(&self, scope: usize, counter: &Counter<'_>) -> Option<i64> {
+        let (_, limit) = self.range_of(scope, counter.bound)?;
+        if counter.inclusive {
+            Some(limit)
+        } else {
+            limit.checked_sub(1)
+        }
+    }
+
+    /// For a counted loop whose counter is declared right before it (the
+    /// last declaration seen, `prev_let`) with an initial value of known
+    /// range: the counter's key, its range in the body, and the most
+    /// iterations the loop can make.
+    pub(crate) fn counted_loop(
+        &self,
+        scope: usize,
+        cond: Option<&Expr>,
+        step: Option<&Expr>,
+        body: &IrBlock,
+    ) -> Option<CountedLoop> {
+        let counter = self.counter(scope, cond?, step?, body)?;
+        let k = counter.local;
+        // The counter's first value is its declaration's only when the
+        // declaration comes right before the loop.
+        if self.prev_let != Some(k) {
+            return None;
+        }
+        let (start, _) = *self.init_ranges.get(&(scope, k))?;
+        let hi = self.last_value(scope, &counter)?;
+        if hi < start {
+            return None;
+        }
+        let trips = hi.saturating_sub(start).saturating_add(1);
+        Some(((scope, k), (start, hi), trips))
+    }
+
+    /// The most iterations of `lp` when it is an innermost counted loop (no
+    /// loop or call inside, tested first) whose counter is declared right
+    /// before it (`prev`), at most [`SHORT_LOOP`]. Such a loop never polls;
+    /// the loops around it are charged for it.
+    pub(crate) fn innermost_short(
+        &self,
+        scope: usize,
+        prev: Option<(LocalId, Option<Expr>)>,
+        lp: &Stmt,
+    ) -> Option<i64> {
+        let StmtKind::Loop {
+            cond: Some(cond),
+            test_first: true,
+            body,
+            step: Some(step),
+        } = &lp.kind
+        else {
+            return None;
+        };
+        let (declared, Some(init)) = prev? else {
+            return None;
+        };
+        let counter = self.counter(scope, cond, step, body)?;
+        if counter.local != declared {
+            return None;
+        }
+        let inner = std::cell::Cell::new(false);
+        walk_block(
+            body,
+            &mut |s| {
+                if matches!(s.kind, StmtKind::Loop { .. }) {
+                    inner.set(true);
+                }
+            },
+            &mut |e| {
+                if matches!(e.kind, ExprKind::Call { .. }) {
+                    inner.set(true);
+                }
+            },
+        );
+        if inner.get() {
+            return None;
+        }
+        let (start, _) = self.range_of(scope, &init)?;
+        let hi = self.last_value(scope, &counter)?;
+        let trips = hi.saturating_sub(start).saturating_add(1).max(0);
+        (trips <= SHORT_LOOP).then_some(trips)
+    }
+
+    /// Units of work one iteration of a loop with body `body` stands for:
+    /// one, plus every iteration of the innermost short loops inside it,
+    /// which do not poll (see [`Facts::innermost_short`]).
+    pub(crate) fn loop_charge(&self, scope: usize, body: &IrBlock) -> i64 {
+        self.block_charge(scope, body).saturating_add(1).min(FUEL)
+    }
+
+    fn block_charge(&self, scope: usize, b: &IrBlock) -> i64 {
+        let mut total: i64 = 0;
+        let mut prev: Option<(LocalId, Option<Expr>)> = None;
+        for s in &b.stmts {
+            let add = match &s.kind {
+                StmtKind::Loop { .. } => self.innermost_short(scope, prev.clone(), s).unwrap_or(0),
+                StmtKind::Block(inner) => self.block_charge(scope, inner),
+                StmtKind::If { then, els, .. } => self
+                    .block_charge(scope, then)
+                    .max(els.as_ref().map_or(0, |e| self.block_charge(scope, e))),
+                StmtKind::Switch { arms, .. } => {
+                    arms.iter().map(|a| self.block_charge(scope, &a.body)).sum()
+                }
+                _ => 0,
+            };
+            total = total.saturating_add(add);
+            prev = match &s.kind {
+                StmtKind::Let { local, init } => {
+                    let e = match init {
+                        Some(Init::Expr(e)) => Some(e.clone()),
+                        _ => None,
+                    };
+                    Some((*local, e))
+                }
+                _ => None,
+            };
+        }
+        total
+    }
+}

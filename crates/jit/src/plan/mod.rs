@@ -1,0 +1,28 @@
+//! The plan: what the JIT decides about a kernel, as data with no Cranelift
+//! types, so it can be tested on small programs (`tests.rs`).
+//!
+//! - [`regions`]: the barrier split, and each region's frame loads and stores;
+//! - [`frame`]: frame slots of the locals that live across barriers;
+//! - [`uniform`]: uniform counters, conditions and steps;
+//! - [`facts`]: what is known of the kernel's locals, value ranges;
+//! - [`loops`]: the counted-loop recogniser, polls and their charges;
+//! - [`lanes`]: which regions run work-items interleaved, what lanes share;
+//! - [`locals`], [`ranges`]: which locals a block reads and writes; integer
+//!   limits and constants.
+//!
+//! The frame plan is made before the kernel's body is emitted; the split,
+//! lane shape and counted loops are decided per block as the emitters reach
+//! it, and value ranges are recorded as declarations are met (a range
+//! depends on the inlined call, so it is keyed by the call's scope id).
+
+pub(crate) mod facts;
+pub(crate) mod frame;
+pub(crate) mod lanes;
+pub(crate) mod locals;
+pub(crate) mod loops;
+pub(crate) mod ranges;
+pub(crate) mod regions;
+pub(crate) mod uniform;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,104 @@
+//! The barrier split: a block at the level of a kernel's barriers cut into
+//! regions (runs of statements without barriers, each emitted as a loop
+//! over the tile's work-items) and the statements between them, and the
+//! locals each region loads from and stores to the work-items' frames.
+
+use super::locals::{escapes_loop, mutated_locals, stmt_locals};
+use super::uniform::collect_uniform_lets;
+use crate::barriers::stmt_has_barrier;
+use std::collections::{BTreeSet, HashSet};
+use tessera_ir::{Block as IrBlock, LocalId, Program, Stmt, StmtKind};
+
+/// One piece of a block at the level of the barriers, in order.
+#[derive(Debug)]
+pub(crate) enum Segment<'b> {
+    /// Statements without barriers: one work-item loop.
+    Region(Vec<&'b Stmt>),
+    /// The declaration of a local with the same value in every work-item
+    /// (a uniform counter): computed once for the tile.
+    UniformLet(&'b Stmt),
+    /// A statement that holds a barrier, or leaves a loop that does (its
+    /// condition is evaluated per work-item and checked to agree).
+    AtBarriers(&'b Stmt),
+}
+
+/// Cuts `body` at its barriers. `uniform` are the uniform counters; they
+/// are declared once per tile only at the kernel's own level
+/// (`kernel_level`), not in an inlined call's.
+pub(crate) fn split<'b>(
+    body: &'b IrBlock,
+    barrier_fns: &[bool],
+    uniform: &HashSet<LocalId>,
+    kernel_level: bool,
+) -> Vec<Segment<'b>> {
+    let mut out = Vec::new();
+    let mut run: Vec<&Stmt> = Vec::new();
+    for s in &body.stmts {
+        let uniform_let = kernel_level
+            && matches!(&s.kind, StmtKind::Let { local, .. } if uniform.contains(local));
+        if uniform_let {
+            close(&mut run, &mut out);
+            out.push(Segment::UniformLet(s));
+        } else if stmt_has_barrier(s, barrier_fns) || escapes_loop(s) {
+            close(&mut run, &mut out);
+            out.push(Segment::AtBarriers(s));
+        } else {
+            run.push(s);
+        }
+    }
+    close(&mut run, &mut out);
+    out
+}
+
+/// Ends the current region, if it has statements.
+fn close<'b>(run: &mut Vec<&'b Stmt>, out: &mut Vec<Segment<'b>>) {
+    if !run.is_empty() {
+        out.push(Segment::Region(std::mem::take(run)));
+    }
+}
+
+/// Where the kernel's last region starts: after its last statement with a
+/// barrier. A work-item may `return` there (it only skips the rest of the
+/// region), which no earlier region allows.
+pub(crate) fn last_region_start(body: &IrBlock, barrier_fns: &[bool]) -> usize {
+    let last_barrier = body
+        .stmts
+        .iter()
+        .rposition(|s| stmt_has_barrier(s, barrier_fns) || escapes_loop(s));
+    last_barrier.map_or(0, |i| i + 1)
+}
+
+/// The frame traffic of one region.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct RegionIo {
+    /// Locals the region reads that it did not declare: loaded from the
+    /// frame (those that have a slot) when a work-item starts.
+    pub(crate) loads: BTreeSet<LocalId>,
+    /// Locals it writes or declares: stored back (those that have a slot)
+    /// for the next region.
+    pub(crate) stores: HashSet<LocalId>,
+}
+
+/// The locals a region made of `stmts` loads and stores.
+pub(crate) fn region_io(prog: &Program, barrier_fns: &[bool], stmts: &[Stmt]) -> RegionIo {
+    let mut io = RegionIo::default();
+    for s in stmts {
+        stmt_locals(s, &mut io.loads);
+    }
+    let block = IrBlock {
+        stmts: stmts.to_vec(),
+    };
+    mutated_locals(prog, &block, &mut io.stores);
+    for s in stmts {
+        if let StmtKind::Let { local, .. } = &s.kind {
+            io.loads.remove(local);
+            io.stores.insert(*local);
+        }
+    }
+    // A `Let` nested in a block of this region declares a local that later
+    // regions may still name (a frame local): store it as well.
+    let mut nested = Vec::new();
+    collect_uniform_lets(&block, barrier_fns, &mut nested);
+    io.stores.extend(nested);
+    io
+}

@@ -1,0 +1,458 @@
+//! The plan on small programs: each is parsed and checked as `tessera run`
+//! would, then the plan's facts are asserted on directly.
+
+use super::facts::Facts;
+use super::lanes::LaneShape;
+use super::regions::{Segment, last_region_start, region_io, split};
+use crate::barriers::barrier_functions;
+use crate::decline::Decline;
+use std::collections::HashSet;
+use tessera_diagnostics::{SourceFile, Sources};
+use tessera_ir::{
+    Block as IrBlock, ExprKind, FuncId, Function, FunctionKind, Init, LocalId, Program, Stmt,
+    StmtKind, TileShape,
+};
+
+/// The checked program of `source`; panics with the diagnostics when it
+/// does not check (a test program is always valid).
+fn compile(source: &str) -> Program {
+    let mut sources = Sources::new();
+    let (file, replaced) = SourceFile::from_bytes("plan.amp", source.as_bytes());
+    let id = sources.add(file);
+    let parsed = tessera_syntax::parse_file(&sources, id, &replaced);
+    assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
+    let checked = tessera_sema::check(&parsed.unit);
+    assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+    checked.program
+}
+
+/// The program's only kernel, its body and tile shape.
+fn kernel(prog: &Program) -> (&Function, &IrBlock, Option<TileShape>) {
+    let mut kernels = prog.functions.iter().filter_map(|f| match &f.kind {
+        FunctionKind::Kernel { tile, .. } => Some((f, f.body.as_ref()?, *tile)),
+        _ => None,
+    });
+    let found = kernels.next().expect("a kernel");
+    assert!(kernels.next().is_none(), "one kernel only");
+    found
+}
+
+/// The local of `func` named `name`.
+fn local(func: &Function, name: &str) -> LocalId {
+    let at = func.locals.iter().position(|l| l.name == name);
+    LocalId(u32::try_from(at.expect(name)).expect("few locals"))
+}
+
+/// The statement list holding the loop counted by `counter`, and the
+/// loop's position in it (a `for` is a block: its declaration, the loop).
+fn find_loop(block: &IrBlock, counter: LocalId) -> Option<(&[Stmt], usize)> {
+    for (at, s) in block.stmts.iter().enumerate() {
+        match &s.kind {
+            StmtKind::Loop {
+                cond: Some(cond),
+                body,
+                ..
+            } => {
+                if let ExprKind::Binary { lhs, .. } = &cond.kind
+                    && matches!(lhs.kind, ExprKind::Local(l) if l == counter)
+                {
+                    return Some((&block.stmts, at));
+                }
+                if let Some(found) = find_loop(body, counter) {
+                    return Some(found);
+                }
+            }
+            StmtKind::Block(inner) => {
+                if let Some(found) = find_loop(inner, counter) {
+                    return Some(found);
+                }
+            }
+            StmtKind::If { then, els, .. } => {
+                if let Some(found) = find_loop(then, counter) {
+                    return Some(found);
+                }
+                if let Some(found) = els.as_ref().and_then(|e| find_loop(e, counter)) {
+                    return Some(found);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The initial value of the declaration of `l` in `block` (not nested).
+fn init_of(block: &IrBlock, l: LocalId) -> &tessera_ir::Expr {
+    block
+        .stmts
+        .iter()
+        .find_map(|s| match &s.kind {
+            StmtKind::Let {
+                local,
+                init: Some(Init::Expr(e)),
+            } if *local == l => Some(e),
+            _ => None,
+        })
+        .expect("a declaration with a value")
+}
+
+/// Records, as the emitter does, the declaration right before the loop at
+/// `stmts[at]`, in the kernel's own scope (0).
+fn declare_before(facts: &mut Facts<'_>, prog: &Program, stmts: &[Stmt], at: usize) {
+    let prev = at.checked_sub(1).and_then(|p| stmts.get(p));
+    let Some(Stmt {
+        kind: StmtKind::Let { local, init },
+        ..
+    }) = prev
+    else {
+        panic!("a declaration before the loop");
+    };
+    let kernel = prog
+        .functions
+        .iter()
+        .position(|f| matches!(f.kind, FunctionKind::Kernel { .. }))
+        .expect("a kernel");
+    let kernel = FuncId(u32::try_from(kernel).expect("few functions"));
+    facts.declare_scalar(0, kernel, *local, init.as_ref());
+    facts.set_prev(prev);
+}
+
+/// A tiled matrix product in the shape of `samples/matmul_tiled.amp`.
+const MATMUL: &str = r#"
+#include <amp.h>
+using namespace concurrency;
+int main() {
+    std::vector<float> av(64 * 64), bv(64 * 64), cv(64 * 64);
+    array_view<const float, 2> a(64, 64, av);
+    array_view<const float, 2> b(64, 64, bv);
+    array_view<float, 2> c(64, 64, cv);
+    parallel_for_each(c.extent.tile<16, 16>(), [=](tiled_index<16, 16> t) restrict(amp) {
+        tile_static float at[16][16];
+        tile_static float bt[16][16];
+        int row = t.local[0];
+        int col = t.local[1];
+        float sum = 0.0f;
+        for (int k0 = 0; k0 < 64; k0 += 16) {
+            at[row][col] = a(t.global[0], k0 + col);
+            bt[row][col] = b(k0 + row, t.global[1]);
+            t.barrier.wait();
+            for (int k = 0; k < 16; k++) {
+                sum += at[row][k] * bt[k][col];
+            }
+            t.barrier.wait();
+        }
+        c[t.global] = sum;
+    });
+    return 0;
+}
+"#;
+
+#[test]
+fn the_matmul_tile_loop_counter_is_uniform_and_needs_no_frame_slot() {
+    let prog = compile(MATMUL);
+    let (func, body, tile) = kernel(&prog);
+    let mut facts = Facts::new(&prog, tile);
+    let frame = facts.plan_frame(func, body).expect("planned");
+    let k0 = local(func, "k0");
+    assert_eq!(facts.uniform, HashSet::from([k0]));
+    // `row`, `col`, `sum` and `k` are declared at the level of the
+    // barriers, so they live across them: 4 bytes each. (`k` is declared in
+    // the loop that holds the barriers, though only one region uses it.)
+    let slots: Vec<(LocalId, u32)> = ["row", "col", "sum", "k"]
+        .iter()
+        .zip([0, 4, 8, 12])
+        .map(|(name, at)| (local(func, name), at))
+        .collect();
+    assert_eq!(frame.slots, slots);
+    assert_eq!(frame.end, 16);
+}
+
+#[test]
+fn a_counter_written_outside_its_step_is_not_uniform() {
+    // Uniform still (the checker accepts the barriers), but the plan only
+    // proves counters written by their step alone.
+    let prog = compile(&MATMUL.replace(
+        "t.barrier.wait();\n            for",
+        "t.barrier.wait();\n            k0 += 0;\n            for",
+    ));
+    let (func, body, tile) = kernel(&prog);
+    let mut facts = Facts::new(&prog, tile);
+    let frame = facts.plan_frame(func, body).expect("planned");
+    let k0 = local(func, "k0");
+    assert!(facts.uniform.is_empty());
+    assert!(frame.slots.iter().any(|(l, _)| *l == k0));
+}
+
+#[test]
+fn a_reference_across_barriers_is_declined() {
+    let prog = compile(&MATMUL.replace("float sum = 0.0f;", "float sum = 0.0f; float& s = sum;"));
+    let (func, body, tile) = kernel(&prog);
+    let mut facts = Facts::new(&prog, tile);
+    assert_eq!(
+        facts.plan_frame(func, body),
+        Err(Decline::ReferenceDeclaredBetweenBarriers)
+    );
+}
+
+#[test]
+fn local_coordinates_are_in_the_tile_and_global_ones_unknown() {
+    let prog = compile(MATMUL);
+    let (func, body, tile) = kernel(&prog);
+    let facts = Facts::new(&prog, tile);
+    let col = init_of(body, local(func, "col"));
+    assert_eq!(facts.range_of(0, col), Some((0, 15)));
+    let modulo = MATMUL.replace("int col = t.local[1];", "int col = t.global[1] % 5;");
+    let prog = compile(&modulo);
+    let (func, body, tile) = kernel(&prog);
+    let facts = Facts::new(&prog, tile);
+    // A global coordinate has no range, so neither has its remainder: `%`
+    // needs a non-negative left side.
+    assert_eq!(facts.range_of(0, init_of(body, local(func, "col"))), None);
+}
+
+#[test]
+fn the_inner_k_loop_is_counted_and_short() {
+    let prog = compile(MATMUL);
+    let (func, body, tile) = kernel(&prog);
+    let mut facts = Facts::new(&prog, tile);
+    let k = local(func, "k");
+    let (stmts, at) = find_loop(body, k).expect("the k loop");
+    let StmtKind::Loop {
+        cond, step, body, ..
+    } = &stmts[at].kind
+    else {
+        unreachable!("find_loop finds loops");
+    };
+    // What the emitter records when it declares `k` right before the loop.
+    declare_before(&mut facts, &prog, stmts, at);
+    assert_eq!(facts.init_ranges.get(&(0, k)), Some(&(0, 0)));
+    assert_eq!(
+        facts.counted_loop(0, cond.as_ref(), step.as_ref(), body),
+        Some(((0, k), (0, 15), 16))
+    );
+    let prev = facts.prev_init.clone();
+    assert_eq!(facts.innermost_short(0, prev.clone(), &stmts[at]), Some(16));
+    // In another scope (another inlined call) nothing is known of `k`.
+    assert_eq!(
+        facts.counted_loop(1, cond.as_ref(), step.as_ref(), body),
+        None
+    );
+    // Without the declaration right before it, the start is unknown.
+    facts.set_prev(None);
+    assert_eq!(
+        facts.counted_loop(0, cond.as_ref(), step.as_ref(), body),
+        None
+    );
+}
+
+#[test]
+fn a_loop_that_writes_its_counter_is_not_counted() {
+    let prog = compile(&MATMUL.replace("sum += at[row][k]", "k += 0; sum += at[row][k]"));
+    let (func, body, tile) = kernel(&prog);
+    let mut facts = Facts::new(&prog, tile);
+    let k = local(func, "k");
+    let (stmts, at) = find_loop(body, k).expect("the k loop");
+    let StmtKind::Loop {
+        cond, step, body, ..
+    } = &stmts[at].kind
+    else {
+        unreachable!("find_loop finds loops");
+    };
+    declare_before(&mut facts, &prog, stmts, at);
+    assert_eq!(
+        facts.counted_loop(0, cond.as_ref(), step.as_ref(), body),
+        None
+    );
+    let prev = facts.prev_init.clone();
+    assert_eq!(facts.innermost_short(0, prev, &stmts[at]), None);
+}
+
+#[test]
+fn a_loop_with_a_barrier_is_charged_for_its_short_inner_loop() {
+    let prog = compile(MATMUL);
+    let (func, body, tile) = kernel(&prog);
+    let facts = Facts::new(&prog, tile);
+    let (stmts, at) = find_loop(body, local(func, "k0")).expect("the k0 loop");
+    let StmtKind::Loop { body, .. } = &stmts[at].kind else {
+        unreachable!("find_loop finds loops");
+    };
+    // One for the iteration itself, sixteen for the `k` loop inside.
+    assert_eq!(facts.loop_charge(0, body), 17);
+}
+
+/// The statements of the region that holds the `k` loop of `source`.
+fn k_region(prog: &Program) -> (&Function, Facts<'_>, &[Stmt]) {
+    let (func, body, tile) = kernel(prog);
+    let mut facts = Facts::new(prog, tile);
+    facts.plan_frame(func, body).expect("planned");
+    let (stmts, _) = find_loop(body, local(func, "k")).expect("the k loop");
+    (func, facts, stmts)
+}
+
+#[test]
+fn the_matmul_inner_product_runs_four_lanes_sharing_its_counter() {
+    let prog = compile(MATMUL);
+    let (func, facts, region) = k_region(&prog);
+    assert_eq!(
+        facts.lane_shape(region),
+        Some(LaneShape {
+            lanes: 4,
+            shared: HashSet::from([local(func, "k")]),
+        })
+    );
+}
+
+#[test]
+fn lanes_need_a_tile_width_they_divide_and_the_same_path_in_every_work_item() {
+    // A last dimension of 6 takes two lanes.
+    let six = MATMUL
+        .replace("tile<16, 16>", "tile<16, 6>")
+        .replace("tiled_index<16, 16>", "tiled_index<16, 6>");
+    let prog = compile(&six);
+    let (_, facts, region) = k_region(&prog);
+    assert_eq!(facts.lane_shape(region).map(|s| s.lanes), Some(2));
+    // A bound that differs between work-items: each takes its own path.
+    let prog = compile(&MATMUL.replace("k < 16;", "k < 16 - col;"));
+    let (_, facts, region) = k_region(&prog);
+    assert_eq!(facts.lane_shape(region), None);
+    // An atomic: the order of the lanes' updates could be observed.
+    let atomic = MATMUL.replace(
+        "sum += at[row][k] * bt[k][col];",
+        "sum += at[row][k] * bt[k][col]; atomic_fetch_add(&h[0], 1);",
+    )
+    .replace(
+        "array_view<float, 2> c(64, 64, cv);",
+        "array_view<float, 2> c(64, 64, cv); std::vector<int> hv(4); array_view<int, 1> h(4, hv);",
+    );
+    let prog = compile(&atomic);
+    let (_, facts, region) = k_region(&prog);
+    assert_eq!(facts.lane_shape(region), None);
+}
+
+#[test]
+fn barrier_functions_reach_through_calls() {
+    let prog = compile(
+        r#"
+#include <amp.h>
+using namespace concurrency;
+void wait(tiled_index<4> t) restrict(amp) { t.barrier.wait(); }
+void twice(tiled_index<4> t) restrict(amp) { wait(t); wait(t); }
+int plain(int x) restrict(amp) { return x + 1; }
+int main() {
+    std::vector<int> v(8);
+    array_view<int, 1> a(8, v);
+    parallel_for_each(a.extent.tile<4>(), [=](tiled_index<4> t) restrict(amp) {
+        a[t.global] = plain(t.local[0]);
+        twice(t);
+    });
+    return 0;
+}
+"#,
+    );
+    let reaches = barrier_functions(&prog);
+    let named = |name: &str| {
+        let at = prog.functions.iter().position(|f| f.name == name);
+        reaches[FuncId(u32::try_from(at.expect(name)).expect("few")).0 as usize]
+    };
+    assert!(named("wait"));
+    assert!(named("twice"));
+    assert!(!named("plain"));
+}
+
+#[test]
+fn the_matmul_splits_at_its_barriers() {
+    let prog = compile(MATMUL);
+    let (func, body, tile) = kernel(&prog);
+    let mut facts = Facts::new(&prog, tile);
+    facts.plan_frame(func, body).expect("planned");
+    // The last region, after the `k0` loop, stores the result.
+    let last = last_region_start(body, &facts.barrier_fns);
+    assert_eq!(last, body.stmts.len() - 1);
+    let head = IrBlock {
+        stmts: body.stmts[..last].to_vec(),
+    };
+    let top = split(&head, &facts.barrier_fns, &facts.uniform, true);
+    let kinds: Vec<&str> = top.iter().map(kind).collect();
+    assert_eq!(kinds, ["region", "barriers"]);
+    // The `for` is a block: its uniform counter, declared once per tile,
+    // then the loop with the barriers.
+    let Segment::AtBarriers(Stmt {
+        kind: StmtKind::Block(for_block),
+        ..
+    }) = top[1]
+    else {
+        panic!("the k0 loop is at the level of the barriers");
+    };
+    let inner = split(for_block, &facts.barrier_fns, &facts.uniform, true);
+    assert_eq!(
+        inner.iter().map(kind).collect::<Vec<_>>(),
+        ["uniform let", "barriers"]
+    );
+    // Inside an inlined call the same counter would be a plain local.
+    let inlined = split(for_block, &facts.barrier_fns, &facts.uniform, false);
+    assert_eq!(kind(&inlined[0]), "region");
+    // The loop's body: two regions, each ended by a barrier.
+    let (stmts, at) = find_loop(body, local(func, "k0")).expect("the k0 loop");
+    let StmtKind::Loop { body: k0_body, .. } = &stmts[at].kind else {
+        unreachable!("find_loop finds loops");
+    };
+    let regions = split(k0_body, &facts.barrier_fns, &facts.uniform, true);
+    assert_eq!(
+        regions.iter().map(kind).collect::<Vec<_>>(),
+        ["region", "barriers", "region", "barriers"]
+    );
+    // The inner product reads `row`, `col` and `sum` from the frame and
+    // stores back `sum`, not the coordinates it only reads.
+    let Segment::Region(product) = &regions[2] else {
+        unreachable!("checked above");
+    };
+    let product: Vec<Stmt> = product.iter().map(|s| (*s).clone()).collect();
+    let io = region_io(&prog, &facts.barrier_fns, &product);
+    for name in ["row", "col", "sum"] {
+        assert!(io.loads.contains(&local(func, name)), "{name} is loaded");
+    }
+    assert!(io.stores.contains(&local(func, "sum")));
+    assert!(!io.stores.contains(&local(func, "row")));
+    assert!(!io.stores.contains(&local(func, "col")));
+}
+
+/// A segment's kind, for assertions.
+fn kind(segment: &Segment<'_>) -> &'static str {
+    match segment {
+        Segment::Region(_) => "region",
+        Segment::UniformLet(_) => "uniform let",
+        Segment::AtBarriers(_) => "barriers",
+    }
+}
+
+#[test]
+fn steps_and_locals_the_same_across_work_items_or_lanes() {
+    let prog = compile(MATMUL);
+    let (func, body, tile) = kernel(&prog);
+    let mut facts = Facts::new(&prog, tile);
+    facts.plan_frame(func, body).expect("planned");
+    let step_of = |counter: &str| {
+        let (stmts, at) = find_loop(body, local(func, counter)).expect("a loop");
+        let StmtKind::Loop { step, .. } = &stmts[at].kind else {
+            unreachable!("find_loop finds loops");
+        };
+        step.clone().expect("a step")
+    };
+    // `k0 += 16` runs once per tile; `k++` (not a uniform counter) does not.
+    assert!(facts.writes_only_uniform(&step_of("k0")));
+    assert!(!facts.writes_only_uniform(&step_of("k")));
+    // Lanes are neighbours along dimension 1: they share the row, not the
+    // column.
+    let kernel_id = prog
+        .functions
+        .iter()
+        .position(|f| std::ptr::eq(f, func))
+        .map(|at| FuncId(u32::try_from(at).expect("few functions")))
+        .expect("the kernel");
+    let shared = facts.lane_invariant_locals(kernel_id, 1);
+    assert!(shared.contains(&local(func, "k0")));
+    assert!(shared.contains(&local(func, "row")));
+    assert!(!shared.contains(&local(func, "col")));
+    // `sum` is written: each lane has its own.
+    assert!(!shared.contains(&local(func, "sum")));
+}

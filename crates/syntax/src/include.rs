@@ -1,0 +1,253 @@
+//! Finding and reading the local headers a file includes, before it is
+//! preprocessed.
+//!
+//! The compiler core does no IO: the caller (the CLI, a test) gives a
+//! [`FileSystem`]. Every `#include "name"` (and `#include <name>` of a header
+//! Tessera does not know) in the main file and, in turn, in each header found
+//! is looked up: next to the including file, then in each include folder, in
+//! order. A name that matches a file only when case is ignored is found too
+//! (Windows sources often spell headers another way); the preprocessor warns.
+//!
+//! The scan does not evaluate conditionals: a header inside `#if 0` is read
+//! if it exists, and a missing one is reported only if the preprocessor
+//! reaches its `#include`.
+
+use crate::lexer::{Token, lex};
+use crate::parse::MAX_SOURCE_LEN;
+use crate::preprocess::{Found, KNOWN_HEADERS};
+use crate::token::Tok;
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use tessera_diagnostics::{FileId, SourceFile, Sources};
+
+/// Most header files one unit reads.
+const MAX_HEADERS: usize = 4096;
+
+/// Most bytes of headers one unit reads: positions of all files of a unit
+/// share 32 bits (see [`crate::files`]).
+const MAX_HEADER_BYTES: usize = 1 << 30;
+
+/// The files the compiler may read, given by the caller.
+pub trait FileSystem {
+    /// The bytes of the file at `path`, or `None` if there is no such file
+    /// (or it cannot be read).
+    fn read(&self, path: &Path) -> Option<Vec<u8>>;
+    /// Whether `path` names a file (not a folder).
+    fn is_file(&self, path: &Path) -> bool;
+    /// The names of the entries of folder `dir` (empty if it cannot be read).
+    fn list(&self, dir: &Path) -> Vec<String>;
+}
+
+/// A [`FileSystem`] with no files: nothing is ever included.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoFiles;
+
+impl FileSystem for NoFiles {
+    fn read(&self, _: &Path) -> Option<Vec<u8>> {
+        None
+    }
+    fn is_file(&self, _: &Path) -> bool {
+        false
+    }
+    fn list(&self, _: &Path) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// The headers found for one unit: added to its [`Sources`], with what each
+/// `#include` names.
+#[derive(Clone, Debug, Default)]
+pub struct Included {
+    /// `(including file, name as written)` to what it names.
+    pub resolved: HashMap<(FileId, String), Found>,
+    /// Each header read, with the offsets of bytes that were not UTF-8, in
+    /// the order they were found.
+    pub headers: Vec<(FileId, Vec<usize>)>,
+}
+
+/// Finds and reads, through `fs`, every local header `main` includes
+/// (directly or through other headers), adding each to `sources` once.
+/// `dirs` are the include folders (`-I`), searched after the including
+/// file's own folder.
+pub fn read_headers(
+    sources: &mut Sources,
+    main: FileId,
+    fs: &dyn FileSystem,
+    dirs: &[PathBuf],
+) -> Included {
+    let mut included = Included::default();
+    let mut by_path: HashMap<PathBuf, FileId> = HashMap::new();
+    let mut queue = vec![main];
+    let mut budget = MAX_HEADER_BYTES;
+    while let Some(file) = queue.pop() {
+        let Some(source) = sources.get(file) else {
+            continue;
+        };
+        let folder = Path::new(&source.name)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let names = include_names(file, &source.text);
+        for (name, quoted) in names {
+            let key = (file, name.clone());
+            if included.resolved.contains_key(&key) {
+                continue;
+            }
+            let own = quoted.then_some(folder.as_path());
+            let found = match find(
+                fs,
+                own.into_iter().chain(dirs.iter().map(PathBuf::as_path)),
+                &name,
+            ) {
+                Some((path, spelled)) => match by_path.get(&path) {
+                    Some(&known) => Found::File {
+                        file: known,
+                        spelled,
+                    },
+                    None if included.headers.len() < MAX_HEADERS => {
+                        match fs
+                            .read(&path)
+                            .filter(|b| b.len() <= MAX_SOURCE_LEN.min(budget))
+                        {
+                            Some(bytes) => {
+                                budget -= bytes.len();
+                                let shown = path.to_string_lossy().into_owned();
+                                let (header, replaced) = SourceFile::from_bytes(shown, &bytes);
+                                let id = sources.add(header);
+                                by_path.insert(path, id);
+                                included.headers.push((id, replaced));
+                                queue.push(id);
+                                Found::File { file: id, spelled }
+                            }
+                            None => Found::Missing,
+                        }
+                    }
+                    None => Found::Missing,
+                },
+                None => Found::Missing,
+            };
+            included.resolved.insert(key, found);
+        }
+    }
+    included
+}
+
+/// The header names of a file's `#include` lines that Tessera does not
+/// provide itself, each with whether it was written in quotes.
+fn include_names(file: FileId, text: &str) -> Vec<(String, bool)> {
+    let mut ignored = Vec::new();
+    let toks = lex(file, text, &[], &mut ignored);
+    let mut names = Vec::new();
+    for (i, t) in toks.iter().enumerate() {
+        let at_line_start = i == 0 || toks.get(i - 1).is_some_and(|p| p.tok == Tok::Newline);
+        if t.tok != Tok::Hash || !at_line_start {
+            continue;
+        }
+        let line: Vec<&Token<'_>> = toks
+            .get(i + 1..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|t| t.tok != Tok::Newline)
+            .collect();
+        let [kw, first, rest @ ..] = line.as_slice() else {
+            continue;
+        };
+        if kw.tok != Tok::Ident("include") {
+            continue;
+        }
+        let (name, quoted) = match first.tok {
+            Tok::Str(s) if s.starts_with('"') => (s.trim_matches('"').trim().to_string(), true),
+            Tok::Lt => {
+                let Some(close) = rest.iter().find(|t| t.tok == Tok::Gt) else {
+                    continue;
+                };
+                let inner = text
+                    .get(first.end as usize..close.start as usize)
+                    .unwrap_or("");
+                (inner.trim().to_string(), false)
+            }
+            _ => continue,
+        };
+        if !name.is_empty() && !KNOWN_HEADERS.contains(&name.as_str()) {
+            names.push((name, quoted));
+        }
+    }
+    names
+}
+
+/// The first folder of `folders` holding `name`: the file's path, and its
+/// real spelling when found only by ignoring case.
+fn find<'a>(
+    fs: &dyn FileSystem,
+    folders: impl Iterator<Item = &'a Path>,
+    name: &str,
+) -> Option<(PathBuf, Option<String>)> {
+    let relative = Path::new(name);
+    // An absolute name is looked up as it is.
+    if relative.is_absolute() {
+        return fs.is_file(relative).then(|| (relative.to_path_buf(), None));
+    }
+    let folders: Vec<&Path> = folders.collect();
+    for folder in &folders {
+        let path = folder.join(relative);
+        if fs.is_file(&path) {
+            return Some((normal(&path), None));
+        }
+    }
+    for folder in &folders {
+        if let Some(path) = find_ignoring_case(fs, folder, relative) {
+            let spelled = path
+                .strip_prefix(folder)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .into_owned();
+            return Some((normal(&path), Some(spelled)));
+        }
+    }
+    None
+}
+
+/// `relative` under `folder`, each component matched ignoring ASCII case.
+fn find_ignoring_case(fs: &dyn FileSystem, folder: &Path, relative: &Path) -> Option<PathBuf> {
+    let mut path = folder.to_path_buf();
+    for component in relative.components() {
+        match component {
+            Component::Normal(part) => {
+                let part = part.to_string_lossy();
+                let entries = fs.list(if path.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    &path
+                });
+                let entry = entries
+                    .iter()
+                    .find(|e| **e == part)
+                    .or_else(|| entries.iter().find(|e| e.eq_ignore_ascii_case(&part)))?;
+                path.push(entry);
+            }
+            other => path.push(other.as_os_str()),
+        }
+    }
+    fs.is_file(&path).then_some(path)
+}
+
+/// `path` without `.` components and with `dir/..` folded, so that one file
+/// reached by two spellings is read once.
+fn normal(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir
+                if out
+                    .components()
+                    .next_back()
+                    .is_some_and(|c| matches!(c, Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}

@@ -1,0 +1,273 @@
+//! Local headers: `#include "x.h"` read through a `FileSystem`, spliced in
+//! place, with guards, `#pragma once`, folders and case-insensitive names.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use tessera_diagnostics::{Diagnostic, FileId, SourceFile, Sources, Span};
+use tessera_syntax::ast::ItemKind;
+use tessera_syntax::include::{FileSystem, read_headers};
+use tessera_syntax::parse_unit;
+use tessera_testkit::harness::check_span;
+use tessera_testkit::mutate::{Rng, mutate};
+use tessera_testkit::samples;
+
+/// Files in memory, by path.
+struct Memory(BTreeMap<PathBuf, String>);
+
+impl Memory {
+    fn new(files: &[(&str, &str)]) -> Self {
+        Memory(
+            files
+                .iter()
+                .map(|(p, t)| (PathBuf::from(p), (*t).to_string()))
+                .collect(),
+        )
+    }
+}
+
+impl FileSystem for Memory {
+    fn read(&self, path: &Path) -> Option<Vec<u8>> {
+        self.0.get(path).map(|t| t.clone().into_bytes())
+    }
+    fn is_file(&self, path: &Path) -> bool {
+        self.0.contains_key(path)
+    }
+    fn list(&self, dir: &Path) -> Vec<String> {
+        let dir = if dir == Path::new(".") {
+            Path::new("")
+        } else {
+            dir
+        };
+        self.0
+            .keys()
+            .filter_map(|p| p.strip_prefix(dir).ok())
+            .filter_map(|rest| rest.components().next())
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect()
+    }
+}
+
+struct Unit {
+    sources: Sources,
+    functions: Vec<(String, Span)>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Unit {
+    fn file_name(&self, span: Span) -> &str {
+        self.sources.get(span.file).map_or("?", |f| f.name.as_str())
+    }
+    fn codes(&self) -> Vec<&str> {
+        self.diagnostics.iter().map(|d| d.code.as_str()).collect()
+    }
+}
+
+fn parse(fs: &Memory, main: &str, dirs: &[&str]) -> Unit {
+    let mut sources = Sources::new();
+    let text = fs.0.get(Path::new(main)).cloned().unwrap_or_default();
+    let (file, replaced) = SourceFile::from_bytes(main, text.as_bytes());
+    let file: FileId = sources.add(file);
+    let dirs: Vec<PathBuf> = dirs.iter().map(PathBuf::from).collect();
+    let included = read_headers(&mut sources, file, fs, &dirs);
+    let parsed = parse_unit(&sources, file, &replaced, &included);
+    let functions = parsed
+        .unit
+        .items
+        .iter()
+        .filter_map(|item| match &item.kind {
+            ItemKind::Function(f) => Some((f.name.name.clone(), f.name.span)),
+            _ => None,
+        })
+        .collect();
+    Unit {
+        sources,
+        functions,
+        diagnostics: parsed.diagnostics,
+    }
+}
+
+#[test]
+fn a_header_is_read_in_place_with_its_own_spans() {
+    let fs = Memory::new(&[
+        (
+            "src/main.amp",
+            "int before();\n#include \"util.h\"\nint after();\n",
+        ),
+        ("src/util.h", "// helpers\nint helper();\n"),
+    ]);
+    let unit = parse(&fs, "src/main.amp", &[]);
+    assert!(unit.diagnostics.is_empty(), "{:?}", unit.diagnostics);
+    let names: Vec<&str> = unit.functions.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["before", "helper", "after"]);
+    let (_, helper) = &unit.functions[1];
+    assert_eq!(unit.file_name(*helper), "src/util.h");
+    assert_eq!(helper.start, 15, "offset within the header");
+    let (_, after) = &unit.functions[2];
+    assert_eq!(unit.file_name(*after), "src/main.amp");
+    assert_eq!(after.start, 36);
+}
+
+#[test]
+fn guards_and_pragma_once_read_a_header_once() {
+    let fs = Memory::new(&[
+        (
+            "main.amp",
+            "#include \"a.h\"\n#include \"a.h\"\n#include \"b.h\"\n#include \"b.h\"\n",
+        ),
+        ("a.h", "#ifndef A_H\n#define A_H\nint a();\n#endif\n"),
+        ("b.h", "#pragma once\nint b();\n"),
+    ]);
+    let unit = parse(&fs, "main.amp", &[]);
+    assert!(unit.diagnostics.is_empty(), "{:?}", unit.diagnostics);
+    assert_eq!(unit.functions.len(), 2);
+}
+
+#[test]
+fn nested_headers_resolve_from_their_own_folder_then_include_dirs() {
+    let fs = Memory::new(&[
+        (
+            "app/main.amp",
+            "#include \"lib/outer.h\"\n#include <shared.h>\n",
+        ),
+        ("app/lib/outer.h", "#include \"inner.h\"\nint outer();\n"),
+        ("app/lib/inner.h", "int inner();\n"),
+        ("common/shared.h", "int shared();\n"),
+    ]);
+    let unit = parse(&fs, "app/main.amp", &["common"]);
+    assert!(unit.diagnostics.is_empty(), "{:?}", unit.diagnostics);
+    let names: Vec<&str> = unit.functions.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["inner", "outer", "shared"]);
+    assert_eq!(unit.file_name(unit.functions[0].1), "app/lib/inner.h");
+}
+
+#[test]
+fn a_name_in_other_case_is_found_with_a_warning() {
+    let fs = Memory::new(&[
+        ("main.amp", "#include \"scan.h\"\n"),
+        ("Scan.h", "int scan();\n"),
+    ]);
+    let unit = parse(&fs, "main.amp", &[]);
+    assert_eq!(unit.codes(), ["W0060"]);
+    assert_eq!(unit.functions.len(), 1);
+    assert!(unit.diagnostics[0].message.contains("Scan.h"));
+}
+
+#[test]
+fn missing_and_unknown_headers_do_not_stop_the_rest() {
+    let fs = Memory::new(&[(
+        "main.amp",
+        "#include \"nowhere.h\"\n#include <windows.h>\nint main() { return 0; }\n",
+    )]);
+    let unit = parse(&fs, "main.amp", &[]);
+    assert_eq!(unit.codes(), ["E0059", "W0050"]);
+    assert_eq!(unit.functions.len(), 1);
+}
+
+#[test]
+fn errors_in_a_header_point_into_it() {
+    let fs = Memory::new(&[
+        ("main.amp", "#include \"bad.h\"\nint main() { return 0; }\n"),
+        ("bad.h", "int broken( { }\n#if 1\n"),
+    ]);
+    let unit = parse(&fs, "main.amp", &[]);
+    assert!(!unit.diagnostics.is_empty());
+    for d in &unit.diagnostics {
+        assert_eq!(unit.file_name(d.primary.span), "bad.h", "{d:?}");
+    }
+    assert!(unit.codes().contains(&"E0052"), "{:?}", unit.codes());
+    assert!(unit.functions.iter().any(|(n, _)| n == "main"));
+}
+
+#[test]
+fn a_header_including_itself_stops_at_the_depth_limit() {
+    let fs = Memory::new(&[
+        ("main.amp", "#include \"loop.h\"\n"),
+        ("loop.h", "#include \"loop.h\"\n"),
+    ]);
+    let unit = parse(&fs, "main.amp", &[]);
+    assert_eq!(unit.codes(), ["E0061"]);
+    assert_eq!(unit.file_name(unit.diagnostics[0].primary.span), "loop.h");
+}
+
+/// Every span of a tree (serialised) and of the diagnostics lies inside the
+/// file it names.
+fn check_spans(sources: &Sources, parsed: &tessera_syntax::Parsed) -> Result<(), String> {
+    for d in &parsed.diagnostics {
+        check_span(sources, d.primary.span, &d.message)?;
+        for label in &d.secondary {
+            check_span(sources, label.span, &d.message)?;
+        }
+    }
+    let tree = serde_json::to_value(&parsed.unit).map_err(|e| e.to_string())?;
+    let mut stack = vec![&tree];
+    while let Some(v) = stack.pop() {
+        match v {
+            serde_json::Value::Array(items) => stack.extend(items),
+            serde_json::Value::Object(map) => {
+                let field = |k: &str| map.get(k).and_then(serde_json::Value::as_u64);
+                if let (Some(file), Some(start), Some(end), 3) =
+                    (field("file"), field("start"), field("end"), map.len())
+                {
+                    let span = Span {
+                        file: FileId(file as u32),
+                        start: start as u32,
+                        end: end as u32,
+                    };
+                    check_span(sources, span, "syntax tree")?;
+                } else {
+                    stack.extend(map.values());
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn mutated_headers_give_diagnostics_with_valid_spans() {
+    // Each sample cut in two at a line: the first part becomes a header the
+    // rest includes, and the header is mutated (guards, unclosed
+    // conditionals, broken literals and brackets across the file boundary).
+    let all = samples::load();
+    let donors: Vec<Vec<u8>> = all.iter().map(|s| s.bytes.clone()).collect();
+    let mut rng = Rng::new(0x1C1_0DE5);
+    for sample in &all {
+        let text = String::from_utf8_lossy(&sample.bytes).into_owned();
+        let lines: Vec<&str> = text.lines().collect();
+        for round in 0..6 {
+            let cut = 1 + rng.below(lines.len().max(2) - 1);
+            let header = lines[..cut.min(lines.len())].join("\n");
+            let rest = lines[cut.min(lines.len())..].join("\n");
+            let mutant = mutate(&mut rng, header.as_bytes(), &donors);
+            let mut sources = Sources::new();
+            let main = format!("#include \"part.h\"\n{rest}\n");
+            let (file, replaced) = SourceFile::from_bytes("dir/main.amp", main.as_bytes());
+            let file = sources.add(file);
+            let fs = MemoryBytes(vec![(PathBuf::from("dir/part.h"), mutant.bytes.clone())]);
+            let included = read_headers(&mut sources, file, &fs, &[]);
+            let parsed = parse_unit(&sources, file, &replaced, &included);
+            if let Err(e) = check_spans(&sources, &parsed) {
+                panic!("{} round {round} ({}): {e}", sample.name, mutant.log);
+            }
+        }
+    }
+}
+
+/// Files as raw bytes (a mutated header need not be UTF-8).
+struct MemoryBytes(Vec<(PathBuf, Vec<u8>)>);
+
+impl FileSystem for MemoryBytes {
+    fn read(&self, path: &Path) -> Option<Vec<u8>> {
+        self.0
+            .iter()
+            .find(|(p, _)| p == path)
+            .map(|(_, b)| b.clone())
+    }
+    fn is_file(&self, path: &Path) -> bool {
+        self.0.iter().any(|(p, _)| p == path)
+    }
+    fn list(&self, _: &Path) -> Vec<String> {
+        Vec::new()
+    }
+}

@@ -1,0 +1,2 @@
+#pragma once
+inline int scan_width() { return 4; }

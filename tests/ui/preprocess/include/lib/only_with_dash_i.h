@@ -1,0 +1,1 @@
+inline int from_lib() { return 7; }
