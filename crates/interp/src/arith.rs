@@ -195,13 +195,8 @@ pub(crate) fn convert(v: &Value, from: Scalar, to: Scalar) -> Result<Value, Arit
             Scalar::Bool => Ok(Value::Bool(f != 0.0)),
             _ => {
                 let t = f.trunc();
-                let (lo, hi) = match to {
-                    Scalar::Char => (-128.0, 128.0),
-                    Scalar::Int => (-2_147_483_648.0, 2_147_483_648.0),
-                    Scalar::UInt => (0.0, 4_294_967_296.0),
-                    Scalar::Long => (-9_223_372_036_854_775_808.0, 9_223_372_036_854_775_808.0),
-                    _ => (0.0, 18_446_744_073_709_551_616.0),
-                };
+                // `to` is an integer type other than `bool` here.
+                let (lo, hi) = to.float_to_int_bounds().unwrap_or((0.0, 0.0));
                 if t.is_nan() || t < lo || t >= hi {
                     Err(ArithError::FloatToInt(f, to))
                 } else if to == Scalar::ULong {

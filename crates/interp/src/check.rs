@@ -274,7 +274,7 @@ impl Machine<'_> {
 
     fn tile_static_name(&self, slot: u32, path: &[u32]) -> String {
         let (f, l) = self.ts_types[slot as usize];
-        let name = &self.prog.functions[f.0 as usize].locals[l.0 as usize].name;
+        let name = &self.prog.function(f).local(l).name;
         let idx: String = path.iter().map(|i| format!("[{i}]")).collect();
         format!("{name}{idx}")
     }
@@ -283,7 +283,7 @@ impl Machine<'_> {
     pub(crate) fn report_uninit(&mut self, slot: u32, span: Span) {
         let thread = self.thread();
         let (f, l) = self.ts_types[slot as usize];
-        let local = &self.prog.functions[f.0 as usize].locals[l.0 as usize];
+        let local = &self.prog.function(f).local(l);
         let f = RunError::new(
             codes::R0101,
             span,

@@ -79,22 +79,7 @@ impl Machine<'_> {
                 Ok(v)
             }
             ExprKind::CompoundAssign { op, target, value } => {
-                let rhs = self.eval(value)?;
-                if let ExprKind::Local(id) = target.kind
-                    && let Some(slot) = self.plain_local(id)
-                {
-                    let cur = slot.clone();
-                    let r = self.compound(*op, &cur, &rhs, target, value, e.span)?;
-                    if let Some(slot) = self.plain_local(id) {
-                        *slot = r.clone();
-                    }
-                    return Ok(r);
-                }
-                let p = self.place(target)?;
-                let cur = self.read_at(&p, e.span, &target.ty)?;
-                let r = self.compound(*op, &cur, &rhs, target, value, e.span)?;
-                self.write(&p, r.clone(), e.span)?;
-                Ok(r)
+                self.eval_compound(e, *op, target, value)
             }
             ExprKind::Element { .. } => {
                 if !self.checker.on
@@ -105,11 +90,7 @@ impl Machine<'_> {
                 let p = self.place(e)?;
                 self.read_value(&p, e)
             }
-            ExprKind::Global(g) => Ok(self
-                .globals
-                .get(g.0 as usize)
-                .cloned()
-                .unwrap_or(Value::Void)),
+            ExprKind::Global(g) => Ok(self.globals.get(g.index()).cloned().unwrap_or(Value::Void)),
             ExprKind::Capture(c) => Ok(self
                 .launch
                 .captures
@@ -189,38 +170,7 @@ impl Machine<'_> {
                 prefix,
                 target,
                 increment,
-            } => {
-                if let ExprKind::Local(id) = target.kind
-                    && let Some(ty) = target.ty.scalar()
-                    && matches!(ty, Scalar::Int | Scalar::Long)
-                    && let Some(slot) = self.plain_local(id)
-                    && let Value::Int(v) = *slot
-                {
-                    // The common loop counter: an `int` or `long` variable.
-                    let next = if *increment {
-                        v.checked_add(1)
-                    } else {
-                        v.checked_sub(1)
-                    };
-                    // Overflow takes the general path, which reports it.
-                    if let Some(next) = next
-                        && (ty == Scalar::Long || i32::try_from(next).is_ok())
-                    {
-                        *slot = Value::Int(next);
-                        return Ok(Value::Int(if *prefix { next } else { v }));
-                    }
-                }
-                let (p, old) = self.inc_dec(e)?;
-                if !*prefix {
-                    return Ok(old);
-                }
-                if let ExprKind::Local(id) = target.kind
-                    && let Some(v) = self.plain_local(id)
-                {
-                    return Ok(v.clone());
-                }
-                self.read_value(&p, e)
-            }
+            } => self.eval_inc_dec(e, *increment, *prefix, target),
             ExprKind::Field { base, field } => {
                 if base.place {
                     let p = self.place(e)?;
@@ -259,6 +209,69 @@ impl Machine<'_> {
                 self.eval(second)
             }
         }
+    }
+
+    /// `target op= value`, with a plain local updated in place.
+    #[inline]
+    fn eval_compound(&mut self, e: &Expr, op: BinOp, target: &Expr, value: &Expr) -> Res<Value> {
+        let rhs = self.eval(value)?;
+        if let ExprKind::Local(id) = target.kind
+            && let Some(slot) = self.plain_local(id)
+        {
+            let cur = slot.clone();
+            let r = self.compound(op, &cur, &rhs, target, value, e.span)?;
+            if let Some(slot) = self.plain_local(id) {
+                *slot = r.clone();
+            }
+            return Ok(r);
+        }
+        let p = self.place(target)?;
+        let cur = self.read_at(&p, e.span, &target.ty)?;
+        let r = self.compound(op, &cur, &rhs, target, value, e.span)?;
+        self.write(&p, r.clone(), e.span)?;
+        Ok(r)
+    }
+
+    /// `++`/`--`; an `int` or `long` local (the common loop counter) is
+    /// stepped in place.
+    #[inline]
+    fn eval_inc_dec(
+        &mut self,
+        e: &Expr,
+        increment: bool,
+        prefix: bool,
+        target: &Expr,
+    ) -> Res<Value> {
+        if let ExprKind::Local(id) = target.kind
+            && let Some(ty) = target.ty.scalar()
+            && matches!(ty, Scalar::Int | Scalar::Long)
+            && let Some(slot) = self.plain_local(id)
+            && let Value::Int(v) = *slot
+        {
+            // The common loop counter: an `int` or `long` variable.
+            let next = if increment {
+                v.checked_add(1)
+            } else {
+                v.checked_sub(1)
+            };
+            // Overflow takes the general path, which reports it.
+            if let Some(next) = next
+                && (ty == Scalar::Long || i32::try_from(next).is_ok())
+            {
+                *slot = Value::Int(next);
+                return Ok(Value::Int(if prefix { next } else { v }));
+            }
+        }
+        let (p, old) = self.inc_dec(e)?;
+        if !prefix {
+            return Ok(old);
+        }
+        if let ExprKind::Local(id) = target.kind
+            && let Some(v) = self.plain_local(id)
+        {
+            return Ok(v.clone());
+        }
+        self.read_value(&p, e)
     }
 
     /// Reads a place for expression `e`: an uninitialised value reads as
@@ -306,8 +319,8 @@ impl Machine<'_> {
         let func = self.current_fn().unwrap_or(tessera_ir::FuncId(0));
         let root = if let Some(Some(slot)) = self
             .ts_slot
-            .get(func.0 as usize)
-            .and_then(|f| f.get(id.0 as usize))
+            .get(func.index())
+            .and_then(|f| f.get(id.index()))
         {
             self.launch.tile_static.get(*slot as usize)
         } else {

@@ -19,147 +19,8 @@
 use crate::machine::{Flow, Frame, LaunchState, Machine, Res, Strand};
 use crate::value::Value;
 use tessera_diagnostics::{Span, codes};
-use tessera_ir::{
-    Block, Expr, ExprKind, Fence, FuncId, FunctionKind, Init, Program, Stmt, StmtKind, Type,
-};
+use tessera_ir::{Block, Expr, ExprKind, Fence, FuncId, FunctionKind, Init, Stmt, StmtKind, Type};
 use tessera_runtime::{RunError, Thread};
-
-/// Calls every callee of an expression tree.
-fn calls_in(e: &Expr, f: &mut dyn FnMut(FuncId)) {
-    match &e.kind {
-        ExprKind::Call { func, args } => {
-            f(*func);
-            args.iter().for_each(|a| calls_in(a, f));
-        }
-        ExprKind::Binary { lhs, rhs, .. }
-        | ExprKind::Logical { lhs, rhs, .. }
-        | ExprKind::Comma {
-            first: lhs,
-            second: rhs,
-        }
-        | ExprKind::Assign {
-            target: lhs,
-            value: rhs,
-        }
-        | ExprKind::CompoundAssign {
-            target: lhs,
-            value: rhs,
-            ..
-        } => {
-            calls_in(lhs, f);
-            calls_in(rhs, f);
-        }
-        ExprKind::Unary { operand: x, .. }
-        | ExprKind::Convert(x)
-        | ExprKind::IncDec { target: x, .. }
-        | ExprKind::Field { base: x, .. } => calls_in(x, f),
-        ExprKind::Element { base, index } => {
-            calls_in(base, f);
-            calls_in(index, f);
-        }
-        ExprKind::Conditional { cond, then, els } => {
-            calls_in(cond, f);
-            calls_in(then, f);
-            calls_in(els, f);
-        }
-        ExprKind::Intrinsic { args, .. } | ExprKind::Aggregate(args) => {
-            args.iter().for_each(|a| calls_in(a, f))
-        }
-        ExprKind::Launch {
-            domain, captures, ..
-        } => {
-            calls_in(domain, f);
-            captures.iter().for_each(|a| calls_in(a, f));
-        }
-        ExprKind::Const(_)
-        | ExprKind::Local(_)
-        | ExprKind::Global(_)
-        | ExprKind::Capture(_)
-        | ExprKind::Str(_) => {}
-    }
-}
-
-fn init_exprs<'a>(init: &'a Init, out: &mut Vec<&'a Expr>) {
-    match init {
-        Init::Expr(e) | Init::Ref(e) => out.push(e),
-        Init::List(items) => items.iter().for_each(|i| init_exprs(i, out)),
-        Init::Zero => {}
-    }
-}
-
-/// The expressions a statement evaluates directly (not those of nested blocks).
-fn stmt_exprs(s: &Stmt) -> Vec<&Expr> {
-    let mut out = Vec::new();
-    match &s.kind {
-        StmtKind::Expr(e) => out.push(e),
-        StmtKind::Let { init: Some(i), .. } => init_exprs(i, &mut out),
-        StmtKind::If { cond, .. } => out.push(cond),
-        StmtKind::Loop { cond, step, .. } => {
-            out.extend(cond.iter());
-            out.extend(step.iter());
-        }
-        StmtKind::Switch { value, .. } => out.push(value),
-        StmtKind::Return(Some(e)) => out.push(e),
-        _ => {}
-    }
-    out
-}
-
-fn nested_blocks(s: &Stmt) -> Vec<&Block> {
-    match &s.kind {
-        StmtKind::Block(b) => vec![b],
-        StmtKind::If { then, els, .. } => {
-            let mut v = vec![then];
-            v.extend(els.iter());
-            v
-        }
-        StmtKind::Loop { body, .. } => vec![body],
-        StmtKind::Switch { arms, .. } => arms.iter().map(|a| &a.body).collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// Which functions contain a barrier, directly or through the functions they call.
-pub(crate) fn barrier_functions(prog: &Program) -> Vec<bool> {
-    let n = prog.functions.len();
-    let mut direct = vec![false; n];
-    let mut callees: Vec<Vec<FuncId>> = vec![Vec::new(); n];
-    fn walk(b: &Block, has: &mut bool, calls: &mut Vec<FuncId>) {
-        for s in &b.stmts {
-            if matches!(s.kind, StmtKind::Barrier(_)) {
-                *has = true;
-            }
-            for e in stmt_exprs(s) {
-                calls_in(e, &mut |f| calls.push(f));
-            }
-            for nb in nested_blocks(s) {
-                walk(nb, has, calls);
-            }
-        }
-    }
-    for (i, f) in prog.functions.iter().enumerate() {
-        if let Some(body) = &f.body {
-            walk(body, &mut direct[i], &mut callees[i]);
-        }
-    }
-    let mut has = direct;
-    loop {
-        let mut changed = false;
-        for i in 0..n {
-            if !has[i]
-                && callees[i]
-                    .iter()
-                    .any(|c| has.get(c.0 as usize) == Some(&true))
-            {
-                has[i] = true;
-                changed = true;
-            }
-        }
-        if !changed {
-            return has;
-        }
-    }
-}
 
 /// A call of a barrier-holding function in the forms lock-step execution runs.
 enum BarrierCall<'a> {
@@ -175,31 +36,24 @@ enum BarrierCall<'a> {
 
 impl Machine<'_> {
     fn expr_has_barrier(&self, e: &Expr) -> bool {
-        let mut found = false;
-        calls_in(e, &mut |f| {
-            if self.barrier_fns.get(f.0 as usize) == Some(&true) {
-                found = true;
-            }
-        });
-        found
+        self.barriers.in_expr(e)
     }
 
-    /// True when running `s` reaches a barrier. Remembered per statement:
-    /// lock-step execution asks again for every statement of a loop body on
-    /// every iteration of every tile.
-    fn has_barrier(&mut self, s: &Stmt) -> bool {
-        // The program outlives the machine, so a statement's address names it.
-        let key = std::ptr::from_ref(s) as usize;
-        if let Some(&known) = self.barrier_stmts.get(&key) {
-            return known;
+    /// True when running `s`, a statement of `func`, reaches a barrier.
+    /// Lock-step execution asks again for every statement of a loop body on
+    /// every iteration of every tile, so the answers for a function's
+    /// statements are computed together, once, by statement id.
+    fn has_barrier(&mut self, func: FuncId, s: &Stmt) -> bool {
+        let prog = self.prog;
+        let Some(slot) = self.barrier_stmts.get_mut(func.index()) else {
+            return self.barriers.in_stmt(s);
+        };
+        let table = slot.get_or_insert_with(|| self.barriers.stmt_table(prog.function(func)));
+        match table.get(s.id.index()) {
+            Some(&known) => known,
+            // Not numbered: a program that did not come from the checker.
+            None => self.barriers.in_stmt(s),
         }
-        let found = matches!(s.kind, StmtKind::Barrier(_))
-            || stmt_exprs(s).into_iter().any(|e| self.expr_has_barrier(e))
-            || nested_blocks(s)
-                .into_iter()
-                .any(|b| b.stmts.iter().any(|s| self.has_barrier(s)));
-        self.barrier_stmts.insert(key, found);
-        found
     }
 
     /// `parallel_for_each(domain, kernel)`.
@@ -211,7 +65,7 @@ impl Machine<'_> {
         span: Span,
     ) -> Res<()> {
         let prog = self.prog;
-        let func = &prog.functions[kernel.0 as usize];
+        let func = prog.function(kernel);
         let FunctionKind::Kernel {
             tile,
             captures: decls,
@@ -309,7 +163,7 @@ impl Machine<'_> {
     fn run_flat(&mut self, kernel: FuncId, ext: &[i64], total: u64, _param: &Type) -> Res<()> {
         let rank = ext.len();
         let prog = self.prog;
-        let body = match &prog.functions[kernel.0 as usize].body {
+        let body = match &prog.function(kernel).body {
             Some(b) => b,
             None => return Ok(()),
         };
@@ -330,12 +184,12 @@ impl Machine<'_> {
             self.enter(
                 kernel,
                 vec![Value::shape(idx.iter().copied())],
-                body_span(body, &prog.functions[kernel.0 as usize]),
+                body_span(body, prog.function(kernel)),
             )?;
             let r = self.exec_block(body);
             self.leave();
             r?;
-            self.tick(body_span(body, &prog.functions[kernel.0 as usize]))?;
+            self.tick(body_span(body, prog.function(kernel)))?;
             // Next index, last dimension fastest.
             for d in (0..rank).rev() {
                 idx[d] += 1;
@@ -350,7 +204,7 @@ impl Machine<'_> {
 
     fn run_tiled(&mut self, kernel: FuncId, ext: &[i64], shape: tessera_ir::TileShape) -> Res<()> {
         let prog = self.prog;
-        let Some(body) = &prog.functions[kernel.0 as usize].body else {
+        let Some(body) = &prog.function(kernel).body else {
             return Ok(());
         };
         let rank = usize::from(shape.rank);
@@ -362,7 +216,7 @@ impl Machine<'_> {
         let ts_types: Vec<Type> = self
             .ts_types
             .iter()
-            .map(|(f, l)| prog.functions[f.0 as usize].locals[l.0 as usize].ty.clone())
+            .map(|(f, l)| prog.function(*f).local(*l).ty.clone())
             .collect();
         for t in 0..ntiles {
             let tile = delinearize(t, &tiles);
@@ -387,7 +241,7 @@ impl Machine<'_> {
                     t.saturating_mul(per_tile).saturating_add(l) as u32,
                 );
                 let mut locals = vec![Value::shape(global)];
-                locals.resize(prog.functions[kernel.0 as usize].locals.len(), Value::Void);
+                locals.resize(prog.function(kernel).locals.len(), Value::Void);
                 strand.stack.push(Frame {
                     func: Some(kernel),
                     locals,
@@ -395,24 +249,21 @@ impl Machine<'_> {
                 self.items.push(strand);
             }
             // The work-items' frames, counted like any call's.
-            let frames = self.frame_bytes[kernel.0 as usize].saturating_mul(per_tile as u64);
-            self.take_memory(frames, body_span(body, &prog.functions[kernel.0 as usize]))?;
+            let frames = self.frame_bytes[kernel.index()].saturating_mul(per_tile as u64);
+            self.take_memory(frames, body_span(body, prog.function(kernel)))?;
             let mask = vec![true; self.items.len()];
-            let r = self.lock_block(body, &mask);
+            let r = self.lock_block(kernel, body, &mask);
             self.meter.give(frames);
             r?;
             // Count every work-item: a tile of 1,024 is 1,024 steps of work.
-            self.charge(
-                per_tile as u64,
-                body_span(body, &prog.functions[kernel.0 as usize]),
-            )?;
+            self.charge(per_tile as u64, body_span(body, prog.function(kernel)))?;
         }
         Ok(())
     }
 
     /// Runs a block for the work-items in `mask`, in lock-step at barriers.
-    fn lock_block(&mut self, b: &Block, mask: &[bool]) -> Res<()> {
-        let r = self.lock_stmts(b, mask);
+    fn lock_block(&mut self, func: FuncId, b: &Block, mask: &[bool]) -> Res<()> {
+        let r = self.lock_stmts(func, b, mask);
         for i in 0..self.items.len() {
             if mask[i] {
                 self.cur = i;
@@ -422,12 +273,12 @@ impl Machine<'_> {
         r
     }
 
-    fn lock_stmts(&mut self, b: &Block, mask: &[bool]) -> Res<()> {
+    fn lock_stmts(&mut self, func: FuncId, b: &Block, mask: &[bool]) -> Res<()> {
         for s in &b.stmts {
             if !self.any_active(mask) {
                 break;
             }
-            if !self.has_barrier(s) {
+            if !self.has_barrier(func, s) {
                 for i in 0..self.items.len() {
                     if mask[i] && matches!(self.items[i].flow, Flow::Normal) {
                         self.cur = i;
@@ -437,7 +288,7 @@ impl Machine<'_> {
                 }
                 continue;
             }
-            self.lock_stmt(s, mask)?;
+            self.lock_stmt(func, s, mask)?;
         }
         Ok(())
     }
@@ -457,10 +308,10 @@ impl Machine<'_> {
             .collect()
     }
 
-    fn lock_stmt(&mut self, s: &Stmt, mask: &[bool]) -> Res<()> {
+    fn lock_stmt(&mut self, func: FuncId, s: &Stmt, mask: &[bool]) -> Res<()> {
         match &s.kind {
             StmtKind::Barrier(fence) => self.barrier(s.span, *fence, mask),
-            StmtKind::Block(b) => self.lock_block(b, mask),
+            StmtKind::Block(b) => self.lock_block(func, b, mask),
             StmtKind::If { cond, then, els } => {
                 let live = self.active(mask);
                 let mut yes = vec![false; live.len()];
@@ -476,12 +327,12 @@ impl Machine<'_> {
                     }
                 }
                 if yes.contains(&true) {
-                    self.lock_block(then, &yes)?;
+                    self.lock_block(func, then, &yes)?;
                 }
                 if let Some(els) = els
                     && no.contains(&true)
                 {
-                    self.lock_block(els, &no)?;
+                    self.lock_block(func, els, &no)?;
                 }
                 Ok(())
             }
@@ -511,7 +362,7 @@ impl Machine<'_> {
                     if !live.contains(&true) {
                         break;
                     }
-                    self.lock_block(body, &live)?;
+                    self.lock_block(func, body, &live)?;
                     for i in 0..live.len() {
                         if !live[i] {
                             continue;
@@ -555,7 +406,7 @@ impl Machine<'_> {
                         .map(|i| live[i] && start[i] <= k && !broke[i])
                         .collect();
                     if arm_mask.contains(&true) {
-                        self.lock_block(&arm.body, &arm_mask)?;
+                        self.lock_block(func, &arm.body, &arm_mask)?;
                     }
                     for i in 0..live.len() {
                         if arm_mask[i] && matches!(self.items[i].flow, Flow::Break) {
@@ -618,7 +469,7 @@ impl Machine<'_> {
             return Ok(());
         };
         let prog = self.prog;
-        let Some(body) = &prog.functions[func.0 as usize].body else {
+        let Some(body) = &prog.function(*func).body else {
             return Ok(());
         };
         let live = self.active(mask);
@@ -634,7 +485,7 @@ impl Machine<'_> {
             }
         }
         self.depth = depth + 1;
-        let r = self.lock_block(body, &live);
+        let r = self.lock_block(*func, body, &live);
         let mut results = vec![Value::Void; live.len()];
         for i in 0..live.len() {
             if live[i] {

@@ -145,97 +145,16 @@ impl Machine<'_> {
                 ))
             }
             Intrinsic::Tile => self.eval(&args[0]),
-            Intrinsic::TiledIndexPart(part) => {
-                let v = self.eval(&args[0])?;
-                let Type::TiledIndex(shape) = &args[0].ty else {
-                    return Ok(v);
-                };
-                let global = v.dims();
-                let dims: Vec<i64> = shape.dims().iter().map(|&d| i64::from(d)).collect();
-                let local = global.iter().zip(&dims).map(|(g, d)| g.rem_euclid(*d));
-                Ok(match part {
-                    TiledIndexPart::Global => v,
-                    TiledIndexPart::Local => Value::shape(local),
-                    TiledIndexPart::Tile => {
-                        Value::shape(global.iter().zip(&dims).map(|(g, d)| g.div_euclid(*d)))
-                    }
-                    TiledIndexPart::TileOrigin => {
-                        Value::shape(global.iter().zip(&dims).map(|(g, d)| g - g.rem_euclid(*d)))
-                    }
-                    TiledIndexPart::TileExtent => Value::shape(dims),
-                    TiledIndexPart::Barrier => Value::Void,
-                })
-            }
+            Intrinsic::TiledIndexPart(part) => self.tiled_index_part(*part, args),
             Intrinsic::NewArray => self.new_array(args, e),
             Intrinsic::NewView => self.new_view(args, e),
-            Intrinsic::ViewProject => {
-                let view = self.eval(&args[0])?;
-                let view = self.view_of(&view, span)?;
-                let i = self.eval(&args[1])?.int();
-                let d0 = view.extent.first().copied().unwrap_or(0);
-                if i < 0 || i >= d0 {
-                    return Err(self.oob(span, "a projection of a view".into(), &[i], &[d0]));
-                }
-                let data = match &view.data {
-                    ViewData::Storage(s) => ViewData::Storage(Rc::clone(s)),
-                    ViewData::Place(p) => ViewData::Place(p.clone()),
-                };
-                Ok(Value::View(View::new(
-                    data,
-                    view.offset + i as usize * view.strides[0],
-                    view.extent[1..].to_vec(),
-                    view.strides[1..].to_vec(),
-                )))
-            }
+            Intrinsic::ViewProject => self.view_project(args, span),
             Intrinsic::ViewExtent => {
                 let v = self.eval(&args[0])?;
                 let view = self.view_of(&v, span)?;
                 Ok(Value::shape(view.extent.iter().copied()))
             }
-            Intrinsic::ViewSection => {
-                let v = self.eval(&args[0])?;
-                let view = self.view_of(&v, span)?;
-                let origin = self.eval(&args[1])?.dims();
-                let ext = self.eval(&args[2])?.dims();
-                let fits = origin
-                    .iter()
-                    .zip(&ext)
-                    .zip(&view.extent)
-                    .all(|((&o, &n), &d)| {
-                        o >= 0 && n > 0 && o.checked_add(n).is_some_and(|end| end <= d)
-                    });
-                if !fits {
-                    return Err(self
-                        .error(
-                            codes::R0007,
-                            span,
-                            format!(
-                                "the section at {} of extent {} does not fit in a view of extent {}",
-                                tuple(&origin),
-                                tuple(&ext),
-                                tuple(&view.extent)
-                            ),
-                        )
-                        .with_label("section out of bounds")
-                        .into());
-                }
-                let offset = view.offset
-                    + origin
-                        .iter()
-                        .zip(&view.strides)
-                        .map(|(&o, &s)| o as usize * s)
-                        .sum::<usize>();
-                let data = match &view.data {
-                    ViewData::Storage(s) => ViewData::Storage(Rc::clone(s)),
-                    ViewData::Place(p) => ViewData::Place(p.clone()),
-                };
-                Ok(Value::View(View::new(
-                    data,
-                    offset,
-                    ext,
-                    view.strides.clone(),
-                )))
-            }
+            Intrinsic::ViewSection => self.view_section(args, span),
             Intrinsic::ViewSynchronize | Intrinsic::ViewRefresh => {
                 let v = self.eval(&args[0])?;
                 if let Value::View(view) = &v
@@ -333,6 +252,88 @@ impl Machine<'_> {
             }
             Intrinsic::Barrier(_) | Intrinsic::MemoryFence(_) => Ok(Value::Void),
         }
+    }
+
+    /// `view[i]` of a rank-`N` view: the rank-`N - 1` view at row `i`.
+    fn view_project(&mut self, args: &[Expr], span: Span) -> Res<Value> {
+        let view = self.eval(&args[0])?;
+        let view = self.view_of(&view, span)?;
+        let i = self.eval(&args[1])?.int();
+        let d0 = view.extent.first().copied().unwrap_or(0);
+        if i < 0 || i >= d0 {
+            return Err(self.oob(span, "a projection of a view".into(), &[i], &[d0]));
+        }
+        let data = view.data.share();
+        Ok(Value::View(View::new(
+            data,
+            view.offset + i as usize * view.strides[0],
+            view.extent[1..].to_vec(),
+            view.strides[1..].to_vec(),
+        )))
+    }
+
+    /// `view.section(origin, extent)`.
+    fn view_section(&mut self, args: &[Expr], span: Span) -> Res<Value> {
+        let v = self.eval(&args[0])?;
+        let view = self.view_of(&v, span)?;
+        let origin = self.eval(&args[1])?.dims();
+        let ext = self.eval(&args[2])?.dims();
+        let fits = origin
+            .iter()
+            .zip(&ext)
+            .zip(&view.extent)
+            .all(|((&o, &n), &d)| o >= 0 && n > 0 && o.checked_add(n).is_some_and(|end| end <= d));
+        if !fits {
+            return Err(self
+                .error(
+                    codes::R0007,
+                    span,
+                    format!(
+                        "the section at {} of extent {} does not fit in a view of extent {}",
+                        tuple(&origin),
+                        tuple(&ext),
+                        tuple(&view.extent)
+                    ),
+                )
+                .with_label("section out of bounds")
+                .into());
+        }
+        let offset = view.offset
+            + origin
+                .iter()
+                .zip(&view.strides)
+                .map(|(&o, &s)| o as usize * s)
+                .sum::<usize>();
+        let data = view.data.share();
+        Ok(Value::View(View::new(
+            data,
+            offset,
+            ext,
+            view.strides.clone(),
+        )))
+    }
+
+    /// A member of a `tiled_index` (the value holds the global index).
+    fn tiled_index_part(&mut self, part: TiledIndexPart, args: &[Expr]) -> Res<Value> {
+        let v = self.eval(&args[0])?;
+        let Type::TiledIndex(shape) = &args[0].ty else {
+            return Ok(v);
+        };
+        let global = v.dims();
+        let dims: Vec<i64> = shape.dims().iter().map(|&d| i64::from(d)).collect();
+        let local = global.iter().zip(&dims).map(|(g, d)| g.rem_euclid(*d));
+        Ok(match part {
+            TiledIndexPart::Global => v,
+            TiledIndexPart::Local => Value::shape(local),
+            TiledIndexPart::Tile => {
+                Value::shape(global.iter().zip(&dims).map(|(g, d)| g.div_euclid(*d)))
+            }
+            TiledIndexPart::TileOrigin => {
+                Value::shape(global.iter().zip(&dims).map(|(g, d)| g - g.rem_euclid(*d)))
+            }
+            TiledIndexPart::TileExtent => Value::shape(dims),
+            TiledIndexPart::Barrier => Value::Void,
+        })
     }
 
     fn component(&self, dims: &[i64], i: i64, span: Span) -> Res<()> {
@@ -592,10 +593,7 @@ impl Machine<'_> {
             _ => {
                 let v = self.eval(src)?;
                 let view = self.view_of(&v, span)?;
-                let data = match &view.data {
-                    ViewData::Storage(s) => ViewData::Storage(Rc::clone(s)),
-                    ViewData::Place(p) => ViewData::Place(p.clone()),
-                };
+                let data = view.data.share();
                 Ok(Value::View(View::new(
                     data,
                     view.offset,

@@ -111,8 +111,8 @@ pub(crate) struct Machine<'p> {
     /// `tile_static` slot of each (function, local), and its type.
     pub(crate) ts_slot: Vec<Vec<Option<u32>>>,
     pub(crate) ts_types: Vec<(FuncId, LocalId)>,
-    /// Functions that contain a barrier, directly or through calls.
-    pub(crate) barrier_fns: Vec<bool>,
+    /// Functions that wait at a barrier, directly or through calls.
+    pub(crate) barriers: tessera_ir::facts::Barriers,
     pub(crate) meter: Rc<Meter>,
     pub(crate) stream: StreamFormat,
     pub(crate) out: Vec<u8>,
@@ -129,9 +129,10 @@ pub(crate) struct Machine<'p> {
     stack_base: usize,
     /// Set from outside (Ctrl-C in the REPL) to stop the run.
     pub(crate) interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
-    /// Whether each statement reaches a barrier, by address (see
+    /// By function, then by statement id: whether the statement reaches a
+    /// barrier, filled in for a function when first asked (see
     /// `Machine::has_barrier`).
-    pub(crate) barrier_stmts: std::collections::HashMap<usize, bool>,
+    pub(crate) barrier_stmts: Vec<Option<Vec<bool>>>,
     /// The engine offered each kernel launch first (the JIT), if any.
     pub(crate) engine: Option<&'p mut dyn tessera_runtime::launch::KernelEngine>,
 }
@@ -154,7 +155,7 @@ impl<'p> Machine<'p> {
                 .collect();
             ts_slot.push(slots);
         }
-        let barrier_fns = crate::kernel::barrier_functions(prog);
+        let barriers = tessera_ir::facts::Barriers::of(prog);
         let meter = Meter::new(opts.limits.max_memory);
         let mut m = Machine {
             prog,
@@ -167,7 +168,7 @@ impl<'p> Machine<'p> {
             launch: LaunchState::default(),
             ts_slot,
             ts_types,
-            barrier_fns,
+            barriers,
             meter,
             stream: StreamFormat::default(),
             out: Vec::new(),
@@ -180,7 +181,7 @@ impl<'p> Machine<'p> {
             frame_bytes: Vec::new(),
             stack_base: stack_address(),
             interrupt: None,
-            barrier_stmts: std::collections::HashMap::new(),
+            barrier_stmts: vec![None; prog.functions.len()],
             engine: None,
         };
         m.frame_bytes = prog
@@ -254,7 +255,7 @@ impl<'p> Machine<'p> {
         let Some(main) = prog.main else {
             return Ok(None);
         };
-        let func = &prog.functions[main.0 as usize];
+        let func = prog.function(main);
         let frame = &mut self.host.stack[0];
         frame.func = Some(main);
         frame.locals.resize(func.locals.len(), Value::Void);
@@ -319,7 +320,7 @@ impl<'p> Machine<'p> {
         let Some(main) = prog.main else {
             return Ok(0);
         };
-        let v = self.call(main, Vec::new(), prog.functions[main.0 as usize].span)?;
+        let v = self.call(main, Vec::new(), prog.function(main).span)?;
         Ok(match v {
             Value::Int(code) => code as i32,
             _ => 0,
@@ -502,11 +503,15 @@ impl<'p> Machine<'p> {
         Ok(Storage::new(data, kind, elem_bytes, &self.meter))
     }
 
-    /// The C++ size of a type, for the memory budget.
+    /// The C++ size of a type, for the memory budget: its layout's size
+    /// when it has a plain one; a handle (view, vector, ...) counts 8 bytes.
     pub(crate) fn type_bytes(&self, ty: &Type) -> u64 {
+        if let Some((size, _)) = tessera_ir::layout::size_align_u64(&self.prog.structs, ty) {
+            return size;
+        }
         match ty {
-            Type::Scalar(s) => u64::from(s.size()),
-            Type::Struct(id) => self.prog.structs.get(id.0 as usize).map_or(8, |s| {
+            // An aggregate holding handles: its parts, without padding.
+            Type::Struct(id) => self.prog.get_struct(*id).map_or(8, |s| {
                 s.fields
                     .iter()
                     .map(|(_, t)| self.type_bytes(t))
@@ -514,7 +519,6 @@ impl<'p> Machine<'p> {
                     .max(1)
             }),
             Type::CArray(elem, n) => self.type_bytes(elem).saturating_mul(u64::from(*n)),
-            Type::Index(r) | Type::Extent(r) => 4 * u64::from(*r),
             _ => 8,
         }
     }
@@ -528,8 +532,7 @@ impl<'p> Machine<'p> {
             Type::Struct(id) => {
                 let fields = self
                     .prog
-                    .structs
-                    .get(id.0 as usize)
+                    .get_struct(*id)
                     .map(|s| s.fields.clone())
                     .unwrap_or_default();
                 let mut items = Vec::with_capacity(fields.len());
@@ -565,14 +568,11 @@ impl<'p> Machine<'p> {
     pub(crate) fn uninit_value(&self, ty: &Type) -> Value {
         match ty {
             Type::Struct(id) => {
-                let n = self
-                    .prog
-                    .structs
-                    .get(id.0 as usize)
-                    .map_or(0, |s| s.fields.len());
+                let n = self.prog.get_struct(*id).map_or(0, |s| s.fields.len());
                 let fields: Vec<Value> = (0..n)
                     .map(|i| {
-                        self.prog.structs[id.0 as usize]
+                        self.prog
+                            .struct_def(*id)
                             .fields
                             .get(i)
                             .map_or(Value::Uninit, |(_, t)| self.uninit_value(t))
@@ -600,8 +600,7 @@ impl<'p> Machine<'p> {
                 let elem_types: Vec<Type> = match ty {
                     Type::Struct(id) => self
                         .prog
-                        .structs
-                        .get(id.0 as usize)
+                        .get_struct(*id)
                         .map(|s| s.fields.iter().map(|(_, t)| t.clone()).collect())
                         .unwrap_or_default(),
                     Type::CArray(elem, n) => vec![(**elem).clone(); *n as usize],
@@ -700,7 +699,7 @@ impl<'p> Machine<'p> {
     /// Sets a local of the current frame.
     pub(crate) fn set_local(&mut self, id: LocalId, v: Value) {
         let frame = self.frame_mut();
-        let i = id.0 as usize;
+        let i = id.index();
         if frame.locals.len() <= i {
             frame.locals.resize(i + 1, Value::Void);
         }
@@ -717,7 +716,7 @@ impl<'p> Machine<'p> {
         } else {
             &mut self.host
         };
-        let v = strand.stack.last_mut()?.locals.get_mut(id.0 as usize)?;
+        let v = strand.stack.last_mut()?.locals.get_mut(id.index())?;
         match v {
             Value::Void | Value::Ref(_) | Value::Uninit => None,
             _ => Some(v),
@@ -728,18 +727,14 @@ impl<'p> Machine<'p> {
     pub(crate) fn local_place(&mut self, func: FuncId, id: LocalId) -> Place {
         if let Some(Some(slot)) = self
             .ts_slot
-            .get(func.0 as usize)
-            .and_then(|f| f.get(id.0 as usize))
+            .get(func.index())
+            .and_then(|f| f.get(id.index()))
         {
             return Place::root(Root::TileStatic(*slot));
         }
         let strand = self.strand();
         let depth = strand.stack.len().saturating_sub(1) as u32;
-        if let Some(Value::Ref(p)) = strand
-            .stack
-            .last()
-            .and_then(|f| f.locals.get(id.0 as usize))
-        {
+        if let Some(Value::Ref(p)) = strand.stack.last().and_then(|f| f.locals.get(id.index())) {
             return (**p).clone();
         }
         if self.in_kernel {
@@ -917,7 +912,7 @@ impl<'p> Machine<'p> {
         for s in &b.stmts {
             if let StmtKind::Let { local, .. } = s.kind {
                 let frame = self.frame_mut();
-                if let Some(slot) = frame.locals.get_mut(local.0 as usize) {
+                if let Some(slot) = frame.locals.get_mut(local.index()) {
                     *slot = Value::Void;
                 }
             }
@@ -1011,7 +1006,7 @@ impl<'p> Machine<'p> {
     /// The value a `return` gives: a place for functions returning a reference.
     pub(crate) fn return_value(&mut self, e: &Expr) -> Res<Value> {
         let func = self.current_fn();
-        if func.is_some_and(|f| self.prog.functions[f.0 as usize].ret_by_ref) {
+        if func.is_some_and(|f| self.prog.function(f).ret_by_ref) {
             return Ok(Value::Ref(Rc::new(self.place(e)?)));
         }
         let v = self.eval(e)?;
@@ -1022,7 +1017,7 @@ impl<'p> Machine<'p> {
         let Some(func) = self.current_fn() else {
             return Ok(());
         };
-        let decl = &self.prog.functions[func.0 as usize].locals[local.0 as usize];
+        let decl = self.prog.function(func).local(local);
         let ty = decl.ty.clone();
         if decl.space == tessera_ir::Space::TileStatic {
             // One instance per tile, made when the tile starts.
@@ -1074,9 +1069,9 @@ impl<'p> Machine<'p> {
                 .into());
         }
         self.tick(span)?;
-        self.take_memory(self.frame_bytes[func.0 as usize], span)?;
+        self.take_memory(self.frame_bytes[func.index()], span)?;
         self.depth += 1;
-        let f: &Function = &self.prog.functions[func.0 as usize];
+        let f: &Function = self.prog.function(func);
         let mut locals = args;
         locals.resize(f.locals.len(), Value::Void);
         self.strand().stack.push(Frame {
@@ -1090,14 +1085,14 @@ impl<'p> Machine<'p> {
     pub(crate) fn leave(&mut self) {
         self.depth = self.depth.saturating_sub(1);
         if let Some(Some(func)) = self.strand().stack.pop().map(|f| f.func) {
-            self.meter.give(self.frame_bytes[func.0 as usize]);
+            self.meter.give(self.frame_bytes[func.index()]);
         }
     }
 
     /// Calls a user function with evaluated arguments.
     pub(crate) fn call(&mut self, func: FuncId, args: Vec<Value>, span: Span) -> Res<Value> {
         let prog = self.prog;
-        let f = &prog.functions[func.0 as usize];
+        let f = prog.function(func);
         let Some(body) = &f.body else {
             return Ok(Value::Void);
         };
@@ -1113,7 +1108,7 @@ impl<'p> Machine<'p> {
     /// Evaluates the arguments of a call of `func`.
     pub(crate) fn call_args(&mut self, func: FuncId, args: &[Expr]) -> Res<Vec<Value>> {
         let prog = self.prog;
-        let f = &prog.functions[func.0 as usize];
+        let f = prog.function(func);
         let mut out = Vec::with_capacity(args.len());
         for (i, a) in args.iter().enumerate() {
             let by_ref = f.locals.get(i).is_some_and(|l| l.by_ref);

@@ -369,7 +369,7 @@ impl Machine<'_> {
             .map(|(l, _)| {
                 frame
                     .locals
-                    .get(l.0 as usize)
+                    .get(l.index())
                     .cloned()
                     .unwrap_or(Value::Uninit)
             })
@@ -395,7 +395,7 @@ impl Machine<'_> {
                 return true;
             };
             for ((l, _), arg) in plan.iter().zip(&launch.args) {
-                if let (Arg::Scalar(b), Some(slot)) = (arg, frame.locals.get_mut(l.0 as usize)) {
+                if let (Arg::Scalar(b), Some(slot)) = (arg, frame.locals.get_mut(l.index())) {
                     *slot = match *b {
                         Bits::Bool(x) => Value::Bool(x),
                         Bits::Int(n) => Value::Int(n),
@@ -417,9 +417,9 @@ impl Machine<'_> {
         values: &[Value],
     ) -> Option<()> {
         let prog = self.prog;
-        let locals = &prog.functions[func.0 as usize].locals;
+        let locals = &prog.function(func).locals;
         for ((l, written), v) in plan.iter().zip(values) {
-            let ty = &locals[l.0 as usize].ty;
+            let ty = &locals[l.index()].ty;
             let arg = match (ty, v) {
                 (Type::Scalar(s), Value::Uninit) => Arg::Scalar(zero_bits(*s)),
                 (Type::Scalar(_), v) => Arg::Scalar(bits(v)?),
@@ -563,7 +563,7 @@ fn write_object(
                 return matches!(v, Value::Uninit).then_some(());
             };
             let Type::Struct(id) = ty else { return None };
-            let def = structs.get(id.0 as usize)?;
+            let def = structs.get(id.index())?;
             for (k, ((_, fty), fv)) in def.fields.iter().zip(fields.iter()).enumerate() {
                 let off = field_offset(structs, ty, k as u32)? as usize;
                 write_object(structs, buffer, at + off, fty, fv)?;
@@ -608,7 +608,7 @@ fn read_object(
                 .collect::<Vec<i64>>(),
         ),
         Type::Struct(id) => {
-            let def = structs.get(id.0 as usize)?;
+            let def = structs.get(id.index())?;
             let mut fields = Vec::with_capacity(def.fields.len());
             for (k, (_, fty)) in def.fields.iter().enumerate() {
                 let off = field_offset(structs, ty, k as u32)? as usize;

@@ -62,8 +62,7 @@ impl Machine<'_> {
             Type::Struct(id) => {
                 let fields = self
                     .prog
-                    .structs
-                    .get(id.0 as usize)
+                    .get_struct(*id)
                     .map(|s| s.fields.clone())
                     .unwrap_or_default();
                 let parts: Vec<String> = fields

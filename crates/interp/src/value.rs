@@ -348,6 +348,17 @@ pub(crate) enum ViewData {
     Place(Place),
 }
 
+impl ViewData {
+    /// Another handle on the same elements (a section or projection of a
+    /// view sees what the view sees).
+    pub(crate) fn share(&self) -> ViewData {
+        match self {
+            ViewData::Storage(s) => ViewData::Storage(Rc::clone(s)),
+            ViewData::Place(p) => ViewData::Place(p.clone()),
+        }
+    }
+}
+
 /// An `array` or `array_view`: a rectangular window on some elements.
 #[derive(Debug)]
 pub(crate) struct View {

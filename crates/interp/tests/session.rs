@@ -12,7 +12,9 @@ fn program(text: &str) -> (Program, usize) {
     let checked = tessera_driver::compile_source(&mut sources, "session.amp", text.as_bytes());
     assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
     let main = checked.program.main.expect("a main");
-    let n = checked.program.functions[main.0 as usize]
+    let n = checked
+        .program
+        .function(main)
         .body
         .as_ref()
         .map_or(0, |b| b.stmts.len());

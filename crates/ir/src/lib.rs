@@ -16,8 +16,36 @@
 //!
 //! Invariant: a `Program` handed to an engine came from a check that reported
 //! no errors; it contains no `Type::Error` and no `ExprKind::Error`.
+//!
+//! Besides the data, this crate answers the questions about a program that
+//! several passes ask, so each has one answer: [`visit`] walks bodies,
+//! [`facts`] has the call graph and which functions and statements reach a
+//! barrier, [`layout`] is C++'s object layout, [`Scalar::int_range`] and
+//! [`Scalar::float_to_int_bounds`] are the limits of the arithmetic types.
+//!
+//! # Looking things up by id
+//!
+//! Every id in a `Program` the checker built names an entry of that program
+//! (the checker makes ids only by pushing the entry). So there are two forms
+//! of each lookup, as with slices:
+//!
+//! - [`Program::function`], [`Program::struct_def`], [`Program::global`],
+//!   [`Function::local`] index, and panic on an id from elsewhere: the
+//!   engines use them, since they run only programs checked without errors;
+//! - [`Program::get_function`], [`Program::get_struct`],
+//!   [`Program::get_global`], [`Function::get_local`] return `None` instead:
+//!   the checker's analyses use them, since they also run on programs with
+//!   errors and on hand-built malformed programs, where they must not panic.
+//!
+//! Tables kept beside the program (one entry per function, per local, per
+//! statement) are indexed with [`FuncId::index`] and friends.
 
+mod access;
+pub mod facts;
+pub mod layout;
+mod limits;
 mod types;
+pub mod visit;
 
 pub use types::{Rank, Scalar, StructDef, StructId, TileShape, Type, display};
 
@@ -34,6 +62,19 @@ pub struct GlobalId(pub u32);
 /// A function (index into [`Program::functions`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FuncId(pub u32);
+
+/// A statement of one function: unique within its function's body, numbered
+/// from 0 in program order (each statement before the statements inside it)
+/// when the checker finishes the program. A function's first statements
+/// keep their numbers when statements are added after them, which is what
+/// lets the REPL check its growing `main` again and find the new ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StmtId(pub u32);
+
+impl StmtId {
+    /// The id of a statement not yet numbered ([`Function::number_statements`]).
+    pub const UNNUMBERED: StmtId = StmtId(u32::MAX);
+}
 
 /// A whole checked program.
 #[derive(Clone, Debug, Default)]
@@ -129,6 +170,9 @@ pub struct Function {
     /// The body (`None` for a prototype never defined; calling one is an error
     /// reported by the checker).
     pub body: Option<Block>,
+    /// How many statements the body has, nested ones included: their
+    /// [`StmtId`]s are `0..stmt_count` (see [`Function::number_statements`]).
+    pub stmt_count: u32,
     /// Where it was declared.
     pub span: Span,
 }
@@ -174,10 +218,24 @@ pub enum Init {
 /// A statement.
 #[derive(Clone, Debug)]
 pub struct Stmt {
+    /// Which statement of its function it is.
+    pub id: StmtId,
     /// What it does.
     pub kind: StmtKind,
     /// Where.
     pub span: Span,
+}
+
+impl Stmt {
+    /// A statement not yet numbered: the checker numbers a function's
+    /// statements once its body is complete.
+    pub fn new(kind: StmtKind, span: Span) -> Stmt {
+        Stmt {
+            id: StmtId::UNNUMBERED,
+            kind,
+            span,
+        }
+    }
 }
 
 /// The kinds of statement.

@@ -199,7 +199,7 @@ pub fn display(ty: &Type, structs: &[StructDef]) -> String {
         Type::Void => "void".into(),
         Type::Scalar(s) => s.name().into(),
         Type::Struct(id) => structs
-            .get(id.0 as usize)
+            .get(id.index())
             .map_or_else(|| "<struct>".into(), |s| s.name.clone()),
         Type::CArray(elem, n) => format!("{}[{n}]", display(elem, structs)),
         Type::Index(n) => format!("index<{n}>"),

@@ -66,8 +66,7 @@ impl Checker {
     /// the caller may go on reporting while it walks them.
     pub fn struct_fields(&self, id: StructId) -> Vec<(String, Type)> {
         self.program
-            .structs
-            .get(id.0 as usize)
+            .get_struct(id)
             .map(|s| s.fields.clone())
             .unwrap_or_default()
     }
@@ -173,7 +172,7 @@ impl<'c> FnCx<'c> {
             .last_mut()
             .and_then(|scope| scope.insert(name.clone(), id));
         if let Some(prev) = previous {
-            let prev_span = self.func.locals.get(prev.0 as usize).map(|l| l.span);
+            let prev_span = self.func.get_local(prev).map(|l| l.span);
             let mut d = Diagnostic::error(
                 tessera_diagnostics::codes::E0202,
                 span,
@@ -204,7 +203,7 @@ impl<'c> FnCx<'c> {
 
     /// The description of a local.
     pub fn local(&self, id: LocalId) -> Option<&Local> {
-        self.func.locals.get(id.0 as usize)
+        self.func.get_local(id)
     }
 }
 

@@ -132,6 +132,7 @@ fn host_function(name: &str, span: Span) -> Function {
         ret: Type::Void,
         ret_by_ref: false,
         body: None,
+        stmt_count: 0,
         span,
     }
 }
@@ -313,6 +314,7 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
         ret: ret.ty,
         ret_by_ref: ret.by_ref,
         body: None,
+        stmt_count: 0,
         span: f.name.span,
     };
     let mut param_names: Vec<Option<ast::Ident>> = Vec::new();
@@ -370,42 +372,20 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
     func.params = func.locals.len() as u32;
 
     if f.name.name == "main" {
-        if restriction.amp {
-            ck.error(
-                codes::E0311,
-                f.restrict.as_ref().map_or(f.name.span, |r| r.span),
-                "`main` can only run on the host",
-                "`main` restricted to amp",
-                "remove the `restrict` clause from `main`",
-            );
-        }
-        match &func.ret {
-            Type::Void => ck.report(
-                Diagnostic::warning(codes::W0217, f.ret.span, "`void main()` is not standard C++")
-                    .with_label("`main` should return `int`")
-                    .with_note("MSVC accepts it, but other compilers reject it, and the exit status is then undefined")
-                    .with_help("write `int main()`; returning from it without a value returns 0"),
-            ),
-            Type::Scalar(tessera_ir::Scalar::Int) | Type::Error => {}
-            other => {
-                let shown = ck.show(other);
-                ck.error(codes::E0212, f.ret.span, format!("`main` must return `int`, not `{shown}`"), "here", "write `int main()`");
-            }
-        }
+        check_main(ck, f, restriction, &func.ret);
     }
 
     // A definition after a prototype with the same signature completes it.
     let existing = ck.functions.get(&f.name.name).and_then(|ids| {
         ids.iter().copied().find(|id| {
             ck.program
-                .functions
-                .get(id.0 as usize)
+                .get_function(*id)
                 .is_some_and(|g| same_signature(g, &func))
         })
     });
     let id = match existing {
         Some(id) => {
-            let prev = ck.program.functions[id.0 as usize].clone();
+            let prev = ck.program.function(id).clone();
             if prev.restriction != restriction && f.body.is_some() && prev.body.is_none() {
                 ck.error(
                     codes::E0311,
@@ -442,8 +422,7 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
             let clash = ck.functions.get(&f.name.name).and_then(|ids| {
                 ids.iter().find_map(|id| {
                     ck.program
-                        .functions
-                        .get(id.0 as usize)
+                        .get_function(*id)
                         .filter(|g| g.params == func.params)
                         .map(|g| g.span)
                 })
@@ -485,7 +464,33 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
     let block = fcx.block(body);
     let mut func = fcx.func;
     func.body = Some(block);
-    ck.program.functions[id.0 as usize] = func;
+    *ck.program.function_mut(id) = func;
+}
+
+/// The rules for `main`: host code, returning `int`.
+fn check_main(ck: &mut Checker, f: &ast::Function, restriction: Restriction, ret: &Type) {
+    if restriction.amp {
+        ck.error(
+            codes::E0311,
+            f.restrict.as_ref().map_or(f.name.span, |r| r.span),
+            "`main` can only run on the host",
+            "`main` restricted to amp",
+            "remove the `restrict` clause from `main`",
+        );
+    }
+    match ret {
+        Type::Void => ck.report(
+            Diagnostic::warning(codes::W0217, f.ret.span, "`void main()` is not standard C++")
+                .with_label("`main` should return `int`")
+                .with_note("MSVC accepts it, but other compilers reject it, and the exit status is then undefined")
+                .with_help("write `int main()`; returning from it without a value returns 0"),
+        ),
+        Type::Scalar(tessera_ir::Scalar::Int) | Type::Error => {}
+        other => {
+            let shown = ck.show(other);
+            ck.error(codes::E0212, f.ret.span, format!("`main` must return `int`, not `{shown}`"), "here", "write `int main()`");
+        }
+    }
 }
 
 fn new_function(ck: &mut Checker, name: &str, func: Function) -> FuncId {

@@ -16,10 +16,13 @@
 //! No IO; diagnostics are returned as data.
 
 mod analysis;
+mod call;
 mod convert;
 mod cx;
 mod declare;
 mod expr;
+mod init;
+mod launch;
 mod library;
 mod literal;
 mod stmt;
@@ -51,6 +54,9 @@ pub fn check(unit: &TranslationUnit) -> Checked {
     let mut checker = cx::Checker::default();
     declare::declare_all(&mut checker, unit);
     declare::lower_bodies(&mut checker, unit);
+    // Numbered once every body is complete, so the ids are a function of the
+    // body alone (the engines and the REPL key statements by them).
+    checker.program.number_statements();
     // The analyses tolerate error nodes, so rules are reported together.
     analysis::analyse(&checker.program, &mut checker.diags);
     let mut diagnostics = checker.diags;

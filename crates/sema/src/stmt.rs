@@ -77,7 +77,7 @@ impl FnCx<'_> {
     }
 
     fn push(out: &mut Vec<Stmt>, kind: StmtKind, span: Span) {
-        out.push(Stmt { kind, span });
+        out.push(Stmt::new(kind, span));
     }
 
     /// Lowers one statement, appending to `out` (a declaration of several
@@ -154,15 +154,15 @@ impl FnCx<'_> {
                     });
                     let step = step.as_ref().map(|e| cx.expr(e));
                     let body = cx.loop_body(body);
-                    stmts.push(Stmt {
-                        kind: StmtKind::Loop {
+                    stmts.push(Stmt::new(
+                        StmtKind::Loop {
                             cond,
                             test_first: true,
                             body,
                             step,
                         },
                         span,
-                    });
+                    ));
                     Block { stmts }
                 });
                 Self::push(out, StmtKind::Block(block), span);
@@ -439,8 +439,8 @@ impl FnCx<'_> {
                 space,
                 span: range_span,
             });
-            stmts.push(Stmt {
-                kind: StmtKind::Let {
+            stmts.push(Stmt::new(
+                StmtKind::Let {
                     local: range_local,
                     init: Some(if range_ref {
                         Init::Ref(range)
@@ -449,7 +449,7 @@ impl FnCx<'_> {
                     }),
                 },
                 span,
-            });
+            ));
             let counter = cx.declare(Local {
                 name: String::new(),
                 ty: Type::Scalar(Scalar::Long),
@@ -464,13 +464,13 @@ impl FnCx<'_> {
                 place: false,
                 span,
             };
-            stmts.push(Stmt {
-                kind: StmtKind::Let {
+            stmts.push(Stmt::new(
+                StmtKind::Let {
                     local: counter,
                     init: Some(Init::Expr(zero)),
                 },
                 span,
-            });
+            ));
             let local_expr = |id: LocalId, ty: Type| Expr {
                 kind: ExprKind::Local(id),
                 ty,
@@ -569,36 +569,30 @@ impl FnCx<'_> {
                 } else {
                     Init::Expr(cx.coerce(elem_place, &ty, "the loop variable"))
                 };
-                body_stmts.push(Stmt {
-                    kind: StmtKind::Let {
+                body_stmts.push(Stmt::new(
+                    StmtKind::Let {
                         local: var,
                         init: Some(init),
                     },
-                    span: declarator.span,
-                });
+                    declarator.span,
+                ));
                 let inner = cx.body(body);
-                body_stmts.push(Stmt {
-                    kind: StmtKind::Block(inner),
-                    span: body.span,
-                });
+                body_stmts.push(Stmt::new(StmtKind::Block(inner), body.span));
                 Block { stmts: body_stmts }
             });
             cx.loops -= 1;
-            stmts.push(Stmt {
-                kind: StmtKind::Loop {
+            stmts.push(Stmt::new(
+                StmtKind::Loop {
                     cond: Some(cond),
                     test_first: true,
                     body,
                     step: Some(step),
                 },
                 span,
-            });
+            ));
             Block { stmts }
         });
-        out.push(Stmt {
-            kind: StmtKind::Block(block),
-            span,
-        });
+        out.push(Stmt::new(StmtKind::Block(block), span));
     }
 
     fn local_decl(&mut self, d: &ast::Decl, out: &mut Vec<Stmt>) {
@@ -703,10 +697,7 @@ impl FnCx<'_> {
                     self.local_consts.insert(local, v);
                 }
             }
-            out.push(Stmt {
-                kind: StmtKind::Let { local, init },
-                span: decl.span,
-            });
+            out.push(Stmt::new(StmtKind::Let { local, init }, decl.span));
         }
     }
 

@@ -388,6 +388,7 @@ impl Emitter<'_, '_, '_> {
                         self.expr(step)?;
                     } else {
                         let st = Stmt {
+                            id: tessera_ir::StmtId::UNNUMBERED,
                             kind: StmtKind::Expr(step.clone()),
                             span: step.span,
                         };
@@ -533,6 +534,7 @@ impl Emitter<'_, '_, '_> {
             for (a, _, _) in &per_item {
                 let probe = IrBlock {
                     stmts: vec![Stmt {
+                        id: tessera_ir::StmtId::UNNUMBERED,
                         kind: StmtKind::Expr((*a).clone()),
                         span: a.span,
                     }],
@@ -589,6 +591,7 @@ impl Emitter<'_, '_, '_> {
         let mut stores = HashSet::new();
         let probe = IrBlock {
             stmts: vec![Stmt {
+                id: tessera_ir::StmtId::UNNUMBERED,
                 kind: StmtKind::Expr(cond.clone()),
                 span: cond.span,
             }],

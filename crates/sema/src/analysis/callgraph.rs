@@ -11,118 +11,14 @@
 //! call (kernels are never called, only launched). Calls to ids the program
 //! does not have are ignored.
 
-use super::walk::{self, function};
+use super::places;
 use std::collections::{HashMap, HashSet, VecDeque};
 use tessera_diagnostics::{Diagnostic, Span, codes};
-use tessera_ir::{ExprKind, FuncId, FunctionKind, LocalId, Program, TileShape, Type};
+use tessera_ir::facts::{CallGraph, kernels};
+use tessera_ir::{FuncId, FunctionKind, LocalId, Program, Type, layout};
 
 /// The most `tile_static` memory one tile may use, in bytes.
 pub const TILE_STATIC_LIMIT: u64 = 32 * 1024;
-
-/// Who calls whom.
-#[derive(Debug, Default)]
-pub struct CallGraph {
-    /// For each function (by id), its calls in program order: callee and the
-    /// span of the call expression.
-    calls: Vec<Vec<(FuncId, Span)>>,
-}
-
-/// A function reached from a root, and the call that first reached it.
-#[derive(Clone, Copy, Debug)]
-pub struct Reached {
-    /// The function.
-    pub func: FuncId,
-    /// How it was reached: the position (in the list returned by
-    /// [`CallGraph::reach`]) of the caller, and the call's span. `None` for the root.
-    pub via: Option<(usize, Span)>,
-}
-
-impl CallGraph {
-    /// The call graph of every function of `program`.
-    pub fn build(program: &Program) -> Self {
-        let n = program.functions.len();
-        let calls = program
-            .functions
-            .iter()
-            .map(|f| {
-                let mut out = Vec::new();
-                if let Some(body) = &f.body {
-                    walk::for_each_expr_deep(body, &mut |e| {
-                        if let ExprKind::Call { func, .. } = &e.kind
-                            && (func.0 as usize) < n
-                        {
-                            out.push((*func, e.span));
-                        }
-                    });
-                }
-                out
-            })
-            .collect();
-        CallGraph { calls }
-    }
-
-    /// The calls made by `f`'s body, in program order.
-    pub fn calls(&self, f: FuncId) -> &[(FuncId, Span)] {
-        self.calls.get(f.0 as usize).map_or(&[], Vec::as_slice)
-    }
-
-    /// Every function `root` can run, itself first, breadth first (so the
-    /// recorded paths are shortest).
-    pub fn reach(&self, root: FuncId) -> Vec<Reached> {
-        let mut out = vec![Reached {
-            func: root,
-            via: None,
-        }];
-        let mut seen = HashSet::from([root]);
-        let mut next = 0;
-        while let Some(&Reached { func, .. }) = out.get(next) {
-            for &(callee, span) in self.calls(func) {
-                if seen.insert(callee) {
-                    out.push(Reached {
-                        func: callee,
-                        via: Some((next, span)),
-                    });
-                }
-            }
-            next += 1;
-        }
-        out
-    }
-
-    /// The calls leading from the root of `reached` to entry `at`, the
-    /// root's call first: (callee, span of the call).
-    pub fn path(reached: &[Reached], at: usize) -> Vec<(FuncId, Span)> {
-        let mut out = Vec::new();
-        let mut idx = at;
-        while let Some(Reached {
-            func,
-            via: Some((parent, span)),
-        }) = reached.get(idx)
-        {
-            // Callers come earlier in the list; anything else is not a path.
-            if *parent >= idx {
-                break;
-            }
-            out.push((*func, *span));
-            idx = *parent;
-        }
-        out.reverse();
-        out
-    }
-}
-
-/// The kernels of a program with their tile shapes (`None`: launched without tiles).
-pub fn kernels(program: &Program) -> Vec<(FuncId, Option<TileShape>)> {
-    program
-        .functions
-        .iter()
-        .enumerate()
-        .filter_map(|(i, f)| match &f.kind {
-            FunctionKind::Kernel { tile, .. } => Some((FuncId(i as u32), *tile)),
-            FunctionKind::Plain => None,
-        })
-        .collect()
-}
 
 /// Runs the three call-graph rules.
 pub fn check(program: &Program, graph: &CallGraph, out: &mut Vec<Diagnostic>) {
@@ -132,114 +28,24 @@ pub fn check(program: &Program, graph: &CallGraph, out: &mut Vec<Diagnostic>) {
 }
 
 fn name(program: &Program, f: FuncId) -> String {
-    function(program, f).map_or_else(|| "<unknown>".into(), |f| f.name.clone())
+    program
+        .get_function(f)
+        .map_or_else(|| "<unknown>".into(), |f| f.name.clone())
 }
 
 /// E0303: cycles among the functions amp code can run.
 fn check_recursion(program: &Program, graph: &CallGraph, out: &mut Vec<Diagnostic>) {
-    let n = program.functions.len();
     // Every kernel and every `restrict(amp)` function is a root; recursion
     // among host-only functions that amp code never reaches is fine.
-    let mut in_scope = vec![false; n];
-    let mut work: Vec<usize> = program
-        .functions
-        .iter()
-        .enumerate()
+    let roots = program
+        .functions_with_ids()
         .filter(|(_, f)| f.restriction.amp || matches!(f.kind, FunctionKind::Kernel { .. }))
-        .map(|(i, _)| i)
-        .collect();
-    while let Some(v) = work.pop() {
-        if in_scope.get(v).copied().unwrap_or(true) {
-            continue;
-        }
-        in_scope[v] = true;
-        work.extend(
-            graph
-                .calls(FuncId(v as u32))
-                .iter()
-                .map(|(c, _)| c.0 as usize),
-        );
+        .map(|(id, _)| id);
+    let in_scope = graph.reachable(roots);
+    let adj = graph.adjacency();
+    for component in graph.recursive_components(&in_scope) {
+        report_cycle(program, graph, &adj, &component, out);
     }
-    let adj: Vec<Vec<usize>> = (0..n)
-        .map(|v| {
-            let mut s: Vec<usize> = graph
-                .calls(FuncId(v as u32))
-                .iter()
-                .map(|(c, _)| c.0 as usize)
-                .filter(|&c| c < n)
-                .collect();
-            s.sort_unstable();
-            s.dedup();
-            s
-        })
-        .collect();
-    for component in strongly_connected(&adj, &in_scope) {
-        let recursive =
-            component.len() > 1 || component.first().is_some_and(|&v| adj[v].contains(&v));
-        if recursive {
-            report_cycle(program, graph, &adj, &component, out);
-        }
-    }
-}
-
-/// Tarjan's algorithm without recursion: the strongly connected components of
-/// the nodes marked in `in_scope`.
-fn strongly_connected(adj: &[Vec<usize>], in_scope: &[bool]) -> Vec<Vec<usize>> {
-    const UNSEEN: usize = usize::MAX;
-    let n = adj.len();
-    let mut index = vec![UNSEEN; n];
-    let mut low = vec![0; n];
-    let mut on_stack = vec![false; n];
-    let mut stack: Vec<usize> = Vec::new();
-    let mut next = 0;
-    let mut out = Vec::new();
-    for start in 0..n {
-        if !in_scope.get(start).copied().unwrap_or(false) || index[start] != UNSEEN {
-            continue;
-        }
-        index[start] = next;
-        low[start] = next;
-        next += 1;
-        stack.push(start);
-        on_stack[start] = true;
-        let mut frames: Vec<(usize, usize)> = vec![(start, 0)];
-        while let Some(top) = frames.last_mut() {
-            let (v, edge) = *top;
-            if let Some(&w) = adj[v].get(edge) {
-                top.1 += 1;
-                if !in_scope.get(w).copied().unwrap_or(false) {
-                    continue;
-                }
-                if index[w] == UNSEEN {
-                    index[w] = next;
-                    low[w] = next;
-                    next += 1;
-                    stack.push(w);
-                    on_stack[w] = true;
-                    frames.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-                continue;
-            }
-            frames.pop();
-            if let Some(&(parent, _)) = frames.last() {
-                low[parent] = low[parent].min(low[v]);
-            }
-            if low[v] == index[v] {
-                let mut component = Vec::new();
-                while let Some(w) = stack.pop() {
-                    on_stack[w] = false;
-                    component.push(w);
-                    if w == v {
-                        break;
-                    }
-                }
-                out.push(component);
-            }
-        }
-    }
-    out
 }
 
 /// Reports one cycle of a recursive component: it starts at the function
@@ -253,7 +59,8 @@ fn report_cycle(
 ) {
     let members: HashSet<usize> = component.iter().copied().collect();
     let position = |v: usize| {
-        let span = function(program, FuncId(v as u32))
+        let span = program
+            .get_function(FuncId(v as u32))
             .map(|f| f.span)
             .unwrap_or_default();
         (span.file, span.start, v)
@@ -315,7 +122,7 @@ fn report_cycle(
     });
     for (i, &f) in ids.iter().enumerate() {
         let callee = ids.get(i + 1).copied().unwrap_or(start_id);
-        let Some(func) = function(program, f) else {
+        let Some(func) = program.get_function(f) else {
             continue;
         };
         let label = if callee == f {
@@ -336,7 +143,7 @@ fn report_cycle(
 fn check_untiled_tile_static(program: &Program, graph: &CallGraph, out: &mut Vec<Diagnostic>) {
     let mut reported: HashSet<(FuncId, LocalId)> = HashSet::new();
     for (kernel, tile) in kernels(program) {
-        let Some(kfunc) = function(program, kernel) else {
+        let Some(kfunc) = program.get_function(kernel) else {
             continue;
         };
         // A launch whose domain did not check has no tile shape either; its
@@ -348,14 +155,16 @@ fn check_untiled_tile_static(program: &Program, graph: &CallGraph, out: &mut Vec
         }
         let reached = graph.reach(kernel);
         for (at, r) in reached.iter().enumerate() {
-            let Some(func) = function(program, r.func) else {
+            let Some(func) = program.get_function(r.func) else {
                 continue;
             };
-            for (local, decl_span) in walk::tile_static_decls(func) {
+            for (local, decl_span) in places::tile_static_decls(func) {
                 if !reported.insert((r.func, local)) {
                     continue;
                 }
-                let var = walk::local(func, local).map_or_else(String::new, |l| l.name.clone());
+                let var = func
+                    .get_local(local)
+                    .map_or_else(String::new, |l| l.name.clone());
                 let mut d = Diagnostic::error(
                     codes::E0406,
                     decl_span,
@@ -388,20 +197,21 @@ fn check_tile_static_size(program: &Program, graph: &CallGraph, out: &mut Vec<Di
         if tile.is_none() {
             continue;
         }
-        let Some(kfunc) = function(program, kernel) else {
+        let Some(kfunc) = program.get_function(kernel) else {
             continue;
         };
         // Each function counts once, however often it is called.
         let mut decls: Vec<(String, Span, u64)> = Vec::new();
         for r in graph.reach(kernel) {
-            let Some(func) = function(program, r.func) else {
+            let Some(func) = program.get_function(r.func) else {
                 continue;
             };
-            for (local, span) in walk::tile_static_decls(func) {
-                let Some(l) = walk::local(func, local) else {
+            for (local, span) in places::tile_static_decls(func) {
+                let Some(l) = func.get_local(local) else {
                     continue;
                 };
-                let (size, _) = walk::size_align(&l.ty, program);
+                // A type without a plain layout cannot be shared; it adds nothing.
+                let (size, _) = layout::size_align_u64(&program.structs, &l.ty).unwrap_or((0, 1));
                 decls.push((l.name.clone(), span, size));
             }
         }
@@ -673,8 +483,10 @@ mod tests {
 
     #[test]
     fn struct_sizes_follow_c_layout() {
-        use super::super::walk::size_align;
         use tessera_ir::{Program, Scalar, StructDef, StructId};
+        let size_align = |ty: &Type, p: &Program| {
+            tessera_ir::layout::size_align_u64(&p.structs, ty).unwrap_or((0, 1))
+        };
         let mut p = Program::default();
         p.structs.push(StructDef {
             name: "A".into(),
@@ -706,6 +518,13 @@ mod tests {
         assert_eq!(size_align(&Type::Struct(StructId(9)), &p), (0, 1));
         // A struct containing itself cannot be written; a malformed one does not hang.
         assert_eq!(size_align(&Type::Struct(StructId(2)), &p).0, 0);
+        // An empty struct takes a byte, as in C++.
+        p.structs.push(StructDef {
+            name: "E".into(),
+            fields: vec![],
+            span: sp(),
+        });
+        assert_eq!(size_align(&Type::Struct(StructId(3)), &p), (1, 1));
     }
 
     // --- from source ---

@@ -2,40 +2,45 @@
 //!
 //! - [`callgraph`]: recursion (E0303), `tile_static` in kernels launched
 //!   without tiles (E0406), `tile_static` bytes per tile (E0405);
-//! - [`uniformity`]: which values are the same for every work-item of a tile,
-//!   barriers under divergent conditions (E0408) and early exits that skip
-//!   barriers (E0409);
+//! - [`uniformity`]: which values are the same for every work-item of a tile;
+//! - [`divergence`]: barriers under divergent conditions (E0408) and early
+//!   exits that skip barriers (E0409);
 //! - [`races`]: warnings about `tile_static` races and reads of unwritten
 //!   `tile_static` variables (W0411, W0412, W0413).
 //!
 //! The program may contain `Type::Error` nodes and, when built by hand, ids
-//! that point nowhere: every lookup is checked, nothing panics.
+//! that point nowhere: every lookup is checked (the `get_` accessors of
+//! `tessera_ir`), nothing panics. The call graph, barrier facts and walkers
+//! are `tessera_ir`'s (`facts`, `visit`); [`places`] has what only these rules
+//! need.
 
 pub mod callgraph;
+pub mod divergence;
+pub mod places;
 pub mod races;
 pub mod uniformity;
-pub mod walk;
 
 #[cfg(test)]
 mod testing;
 
 use std::collections::HashSet;
 use tessera_diagnostics::{Diagnostic, codes};
-use tessera_ir::{ExprKind, FuncId, Program};
+use tessera_ir::facts::{self, BarrierRule, Barriers, CallGraph};
+use tessera_ir::{ExprKind, FuncId, Program, visit};
 
 /// Runs every analysis.
 pub fn analyse(program: &Program, diags: &mut Vec<Diagnostic>) {
-    let graph = callgraph::CallGraph::build(program);
+    let graph = CallGraph::build(program);
     let mut found = Vec::new();
     undefined_calls(program, &mut found);
     callgraph::check(program, &graph, &mut found);
-    let barriers = uniformity::Barriers::find(program, &graph);
-    let tiled: Vec<uniformity::Uniformity<'_>> = callgraph::kernels(program)
+    let barriers = Barriers::find(program, &graph, BarrierRule::Written);
+    let tiled: Vec<uniformity::Uniformity<'_>> = facts::kernels(program)
         .into_iter()
         .filter(|(_, tile)| tile.is_some())
         .map(|(kernel, _)| uniformity::Uniformity::analyse(program, &graph, kernel))
         .collect();
-    uniformity::check(program, &graph, &barriers, &tiled, &mut found);
+    divergence::check(program, &graph, &barriers, &tiled, &mut found);
     races::check(program, &barriers, &tiled, &mut found);
     // A function that several kernels call is analysed once per kernel.
     let mut seen = HashSet::new();
@@ -52,9 +57,9 @@ fn undefined_calls(program: &Program, found: &mut Vec<Diagnostic>) {
     let mut reported: HashSet<FuncId> = HashSet::new();
     for f in &program.functions {
         let Some(body) = &f.body else { continue };
-        walk::for_each_expr_deep(body, &mut |e| {
+        visit::for_each_expr_deep(body, &mut |e| {
             if let ExprKind::Call { func, .. } = &e.kind
-                && let Some(callee) = walk::function(program, *func)
+                && let Some(callee) = program.get_function(*func)
                 && callee.body.is_none()
                 && reported.insert(*func)
             {

@@ -16,14 +16,16 @@
 //! work-items leave early, after a non-uniform `return`, and in a function
 //! that some call site reaches under divergent control.
 
-use super::uniformity::{Barriers, ExitFilter, Uniformity};
-use super::walk::{self, PathStep, function};
+use super::places::{self, PathStep};
+use super::uniformity::{ExitFilter, Uniformity};
 use std::collections::HashSet;
 use tessera_diagnostics::{Diagnostic, Span, codes};
+use tessera_ir::facts::Barriers;
 use tessera_ir::{
     AtomicOp, Block, Expr, ExprKind, FuncId, Function, FunctionKind, Init, Intrinsic, LocalId,
     Program, Stmt, StmtKind,
 };
+use tessera_ir::{facts, visit};
 
 /// Exits after which fewer work-items run the next iterations of a loop.
 const LOOP_EXITS: ExitFilter = ExitFilter {
@@ -47,10 +49,12 @@ pub fn check(
     out: &mut Vec<Diagnostic>,
 ) {
     for uni in kernels {
-        let threads = function(program, uni.kernel).and_then(|k| match &k.kind {
-            FunctionKind::Kernel { tile: Some(t), .. } => Some(t.threads()),
-            _ => None,
-        });
+        let threads = program
+            .get_function(uni.kernel)
+            .and_then(|k| match &k.kind {
+                FunctionKind::Kernel { tile: Some(t), .. } => Some(t.threads()),
+                _ => None,
+            });
         let synchronised = barriers.contains(uni.kernel);
         // Which functions some call site reaches under divergent control; the
         // set only grows, so this ends.
@@ -123,7 +127,7 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
         entered: bool,
         threads: Option<u64>,
     ) -> Option<Self> {
-        let func = function(program, f)?;
+        let func = program.get_function(f)?;
         let body = func.body.as_ref()?;
         let mut w = RaceWalk {
             program,
@@ -151,7 +155,7 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
     }
 
     fn is_tile_static(&self, id: LocalId) -> bool {
-        walk::is_tile_static(self.func, id)
+        self.func.is_tile_static(id)
     }
 
     fn block(&mut self, block: &'p Block, ctrl: bool) {
@@ -167,13 +171,13 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
                 Some(Init::Ref(place)) => {
                     self.place(place, ctrl, false);
                     // A reference may be written through later.
-                    if let Some(root) = walk::place_root(place)
+                    if let Some(root) = facts::place_root(place)
                         && self.is_tile_static(root)
                     {
                         self.written.insert(root);
                     }
                 }
-                Some(init) => walk::for_each_init_expr(init, &mut |e| self.expr(e, ctrl)),
+                Some(init) => visit::for_each_init_expr(init, &mut |e| self.expr(e, ctrl)),
                 None => {}
             },
             StmtKind::Block(b) => self.block(b, ctrl),
@@ -194,16 +198,16 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
                         .is_some_and(|e| !self.uni.is_uniform(self.f, e))
                     || self.uni.divergent_exit(self.f, body, LOOP_EXITS).is_some();
                 // Reads in one iteration see the writes of the previous ones.
-                for id in walk::written_roots(self.program, body) {
+                for id in facts::written_roots(self.program, body) {
                     if self.is_tile_static(id) {
                         self.written.insert(id);
                     }
                 }
                 for e in cond.iter().chain(step.iter()) {
-                    walk::for_each_subexpr(e, &mut |sub| {
-                        for place in walk::written_places(self.program, sub) {
-                            if let Some(root) = walk::place_root(place)
-                                && walk::is_tile_static(self.func, root)
+                    visit::for_each_subexpr(e, &mut |sub| {
+                        for place in facts::written_places(self.program, sub) {
+                            if let Some(root) = facts::place_root(place)
+                                && self.func.is_tile_static(root)
                             {
                                 self.written.insert(root);
                             }
@@ -299,7 +303,7 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
                 self.expr(rhs, c);
             }
             ExprKind::Call { func, args } => {
-                let callee = function(self.program, *func);
+                let callee = self.program.get_function(*func);
                 for (i, a) in args.iter().enumerate() {
                     let param = callee
                         .filter(|c| (i as u32) < c.params)
@@ -307,7 +311,7 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
                     if param.is_some_and(|p| p.by_ref && !p.is_const) {
                         // The callee may write the place; count it as written.
                         self.place(a, ctrl, false);
-                        if let Some(root) = walk::place_root(a)
+                        if let Some(root) = facts::place_root(a)
                             && self.is_tile_static(root)
                         {
                             self.written.insert(root);
@@ -334,7 +338,7 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
                     self.expr(a, ctrl);
                 }
             }
-            _ => walk::for_each_child(e, &mut |c| self.expr(c, ctrl)),
+            _ => visit::for_each_child(e, &mut |c| self.expr(c, ctrl)),
         }
     }
 
@@ -362,14 +366,14 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
     }
 
     fn declaration(&self, id: LocalId) -> Option<(String, Span)> {
-        walk::local(self.func, id).map(|l| (l.name.clone(), l.span))
+        self.func.get_local(id).map(|l| (l.name.clone(), l.span))
     }
 
     /// A read of the `tile_static` local `id` through the place `e`.
     fn read(&mut self, id: LocalId, e: &'p Expr) {
         self.reads.push(Access {
             local: id,
-            path: walk::place_path(e),
+            path: places::place_path(e),
             span: e.span,
         });
         if self.written.contains(&id) || !self.warned_unwritten.insert(id) {
@@ -389,7 +393,7 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
 
     /// A write to `target` by the expression at `span`.
     fn write(&mut self, target: &'p Expr, span: Span, ctrl: bool, atomic: bool) {
-        let Some(root) = walk::place_root(target) else {
+        let Some(root) = facts::place_root(target) else {
             return;
         };
         if !self.is_tile_static(root) {
@@ -399,7 +403,7 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
         if self.uni.path_why(self.f, target).is_some() {
             self.spread_writes.push(Access {
                 local: root,
-                path: walk::place_path(target),
+                path: places::place_path(target),
                 span,
             });
             return;
@@ -435,7 +439,9 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
             let Some(first) = writes.first() else {
                 continue;
             };
-            if writes.iter().any(|w| walk::same_path(&w.path, &read.path))
+            if writes
+                .iter()
+                .any(|w| places::same_path(&w.path, &read.path))
                 || !warned.insert(read.local)
             {
                 continue;

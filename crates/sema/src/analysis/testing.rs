@@ -257,7 +257,7 @@ pub fn launch(kernel: u32, captures: Vec<Expr>) -> Expr {
 }
 
 fn st(kind: StmtKind) -> Stmt {
-    Stmt { kind, span: sp() }
+    Stmt::new(kind, sp())
 }
 
 /// An expression statement.
@@ -421,6 +421,7 @@ pub fn kernel(
         ret: Type::Void,
         ret_by_ref: false,
         body: Some(block(body)),
+        stmt_count: 0,
         span: sp(),
     }
 }
@@ -470,6 +471,7 @@ pub fn plain(
         ret,
         ret_by_ref: false,
         body: Some(block(body)),
+        stmt_count: 0,
         span: sp(),
     }
 }

@@ -1,10 +1,6 @@
-//! Tile uniformity, and the barrier rules built on it:
-//!
-//! - E0408: a barrier (or a call of a function that waits at one) under an
-//!   `if`, loop or `switch` whose condition can differ between the work-items
-//!   of a tile (MSVC: C3561);
-//! - E0409: a `return`, `break` or `continue` under such a condition that lets
-//!   some work-items skip a barrier the others wait at.
+//! Tile uniformity: which values every work-item of a tile computes alike.
+//! The barrier rules ([`super::divergence`]) and the race rules
+//! ([`super::races`]) are built on it.
 //!
 //! A value is *uniform* when every work-item of a tile computes the same one.
 //! The analysis is flow-insensitive and runs to a fixpoint over a tiled kernel
@@ -24,14 +20,12 @@
 //! - a parameter is non-uniform when any call site in the kernel passes a
 //!   non-uniform argument; a call's result is non-uniform when an argument is,
 //!   or when the callee can return a non-uniform value.
-//!
-//! A function *contains a barrier* when its body, or a function it calls, has
-//! one; calling it counts as a barrier at the call site.
 
-use super::callgraph::CallGraph;
-use super::walk::{self, function};
+use super::places;
 use std::collections::{HashMap, HashSet};
-use tessera_diagnostics::{Diagnostic, Span, codes};
+use tessera_diagnostics::Span;
+use tessera_ir::facts::{self, CallGraph};
+use tessera_ir::visit;
 use tessera_ir::{
     Block, Expr, ExprKind, FuncId, Init, Intrinsic, LocalId, Program, Space, Stmt, StmtKind,
     TiledIndexPart,
@@ -80,7 +74,7 @@ pub struct ExitFilter {
 }
 
 /// `break`s out of a loop: the work-items that take them run fewer iterations.
-const BREAKS: ExitFilter = ExitFilter {
+pub(super) const BREAKS: ExitFilter = ExitFilter {
     breaks: true,
     continues: false,
     returns: false,
@@ -131,13 +125,13 @@ impl<'p> Uniformity<'p> {
         let funcs: Vec<FuncId> = graph.reach(kernel).iter().map(|r| r.func).collect();
         let mut facts = HashMap::new();
         for &f in &funcs {
-            let Some(func) = function(program, f) else {
+            let Some(func) = program.get_function(f) else {
                 continue;
             };
             let written = func
                 .body
                 .as_ref()
-                .map(|b| walk::written_roots(program, b))
+                .map(|b| facts::written_roots(program, b))
                 .unwrap_or_default();
             facts.insert(
                 f,
@@ -161,7 +155,7 @@ impl<'p> Uniformity<'p> {
             u.changed = false;
             for i in 0..u.funcs.len() {
                 let f = u.funcs[i];
-                if let Some(body) = function(program, f).and_then(|func| func.body.as_ref()) {
+                if let Some(body) = program.get_function(f).and_then(|func| func.body.as_ref()) {
                     u.block(f, body, None);
                 }
             }
@@ -203,7 +197,7 @@ impl<'p> Uniformity<'p> {
             ExprKind::Comma { second, .. } => self.why(f, second),
             _ => {
                 let mut found = None;
-                walk::for_each_child(e, &mut |c| {
+                visit::for_each_child(e, &mut |c| {
                     if found.is_none() {
                         found = self.why(f, c);
                     }
@@ -226,14 +220,14 @@ impl<'p> Uniformity<'p> {
     /// Why the local `id` of `f` can differ between work-items (`tile_static`
     /// locals are shared: reading one whole is uniform).
     pub fn local_why(&self, f: FuncId, id: LocalId) -> Option<Why> {
-        let func = function(self.program, f)?;
-        if walk::local(func, id)?.space == Space::TileStatic {
+        let func = self.program.get_function(f)?;
+        if func.get_local(id)?.space == Space::TileStatic {
             return None;
         }
         self.facts
             .get(&f)?
             .nonuniform
-            .get(id.0 as usize)
+            .get(id.index())
             .copied()
             .flatten()
     }
@@ -241,10 +235,12 @@ impl<'p> Uniformity<'p> {
     /// Why the positions along a place (`a[i][j]`: `i` and `j`) can differ
     /// between work-items; `None` when every work-item names the same location.
     pub fn path_why(&self, f: FuncId, place: &Expr) -> Option<Why> {
-        walk::place_path(place).iter().find_map(|step| match step {
-            walk::PathStep::Index(i) => self.why(f, i),
-            walk::PathStep::Field(_) => None,
-        })
+        places::place_path(place)
+            .iter()
+            .find_map(|step| match step {
+                places::PathStep::Index(i) => self.why(f, i),
+                places::PathStep::Field(_) => None,
+            })
     }
 
     /// The condition of the first exit selected by `filter` out of `body` (of
@@ -299,14 +295,17 @@ impl<'p> Uniformity<'p> {
     }
 
     fn mark_local(&mut self, f: FuncId, id: LocalId, why: Why) {
-        let shared = function(self.program, f).is_none_or(|func| walk::is_tile_static(func, id));
+        let shared = self
+            .program
+            .get_function(f)
+            .is_none_or(|func| func.is_tile_static(id));
         if shared {
             return;
         }
         if let Some(slot) = self
             .facts
             .get_mut(&f)
-            .and_then(|x| x.nonuniform.get_mut(id.0 as usize))
+            .and_then(|x| x.nonuniform.get_mut(id.index()))
             && slot.is_none()
         {
             *slot = Some(why);
@@ -316,14 +315,14 @@ impl<'p> Uniformity<'p> {
 
     /// A write of a possibly non-uniform value to `place`.
     fn mark_place(&mut self, f: FuncId, place: &Expr, why: Why) {
-        let Some(root) = walk::place_root(place) else {
+        let Some(root) = facts::place_root(place) else {
             return;
         };
         self.mark_local(f, root, why);
         let referent = self
             .facts
             .get(&f)
-            .and_then(|x| x.ref_root.get(root.0 as usize).copied().flatten());
+            .and_then(|x| x.ref_root.get(root.index()).copied().flatten());
         if let Some(r) = referent {
             self.mark_local(f, r, why);
         }
@@ -342,19 +341,19 @@ impl<'p> Uniformity<'p> {
                 local,
                 init: Some(init),
             } => {
-                walk::for_each_init_expr(init, &mut |e| self.effects(f, e, ctrl));
+                visit::for_each_init_expr(init, &mut |e| self.effects(f, e, ctrl));
                 if let Init::Ref(place) = init
-                    && let Some(root) = walk::place_root(place)
+                    && let Some(root) = facts::place_root(place)
                 {
                     let facts = self.facts.get_mut(&f);
                     if let Some(facts) = facts {
                         let root = facts
                             .ref_root
-                            .get(root.0 as usize)
+                            .get(root.index())
                             .copied()
                             .flatten()
                             .unwrap_or(root);
-                        if let Some(slot) = facts.ref_root.get_mut(local.0 as usize) {
+                        if let Some(slot) = facts.ref_root.get_mut(local.index()) {
                             *slot = Some(root);
                         }
                     }
@@ -489,14 +488,14 @@ impl<'p> Uniformity<'p> {
                     self.mark_place(f, place, why);
                 }
             }
-            _ => walk::for_each_child(e, &mut |c| self.effects(f, c, ctrl)),
+            _ => visit::for_each_child(e, &mut |c| self.effects(f, c, ctrl)),
         }
     }
 
     /// Passes the arguments' uniformity to the callee's parameters, and the
     /// callee's writes through reference parameters back to the arguments.
     fn call(&mut self, f: FuncId, callee: FuncId, args: &'p [Expr], ctrl: Option<Why>) {
-        let Some(cfunc) = function(self.program, callee) else {
+        let Some(cfunc) = self.program.get_function(callee) else {
             return;
         };
         for (i, arg) in args.iter().enumerate() {
@@ -517,1399 +516,5 @@ impl<'p> Uniformity<'p> {
                 self.mark_place(f, arg, why);
             }
         }
-    }
-}
-
-/// Which functions wait at a barrier, directly or through calls.
-#[derive(Debug)]
-pub struct Barriers {
-    /// By function id: the body or a callee has a barrier.
-    contains: Vec<bool>,
-    /// By function id: the first barrier written in the body itself.
-    first: Vec<Option<Span>>,
-}
-
-impl Barriers {
-    /// Finds the barriers of every function.
-    pub fn find(program: &Program, graph: &CallGraph) -> Self {
-        let n = program.functions.len();
-        let first: Vec<Option<Span>> = program
-            .functions
-            .iter()
-            .map(|f| {
-                let body = f.body.as_ref()?;
-                let mut found = None;
-                walk::for_each_stmt(body, &mut |n| match n {
-                    walk::Node::Stmt(s) => {
-                        if found.is_none() && matches!(s.kind, StmtKind::Barrier(_)) {
-                            found = Some(s.span);
-                        }
-                    }
-                    walk::Node::Expr(e) => walk::for_each_subexpr(e, &mut |e| {
-                        if found.is_none()
-                            && let ExprKind::Intrinsic {
-                                op: Intrinsic::Barrier(_),
-                                ..
-                            } = e.kind
-                        {
-                            found = Some(e.span);
-                        }
-                    }),
-                });
-                found
-            })
-            .collect();
-        let mut callers: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for caller in 0..n {
-            for &(callee, _) in graph.calls(FuncId(caller as u32)) {
-                if let Some(list) = callers.get_mut(callee.0 as usize) {
-                    list.push(caller);
-                }
-            }
-        }
-        let mut contains: Vec<bool> = first.iter().map(Option::is_some).collect();
-        let mut work: Vec<usize> = (0..n).filter(|&i| contains[i]).collect();
-        while let Some(v) = work.pop() {
-            for &c in callers.get(v).map_or(&[][..], Vec::as_slice) {
-                if let Some(slot) = contains.get_mut(c)
-                    && !*slot
-                {
-                    *slot = true;
-                    work.push(c);
-                }
-            }
-        }
-        Barriers { contains, first }
-    }
-
-    /// True when calling `f` waits at a barrier.
-    pub fn contains(&self, f: FuncId) -> bool {
-        self.contains.get(f.0 as usize).copied().unwrap_or(false)
-    }
-
-    /// A barrier that calling `f` waits at: in `f`, or in the nearest callee that has one.
-    pub fn witness(&self, graph: &CallGraph, f: FuncId) -> Option<Span> {
-        graph
-            .reach(f)
-            .iter()
-            .find_map(|r| self.first.get(r.func.0 as usize).copied().flatten())
-    }
-}
-
-/// Runs E0408 and E0409 on every tiled kernel.
-pub fn check(
-    program: &Program,
-    graph: &CallGraph,
-    barriers: &Barriers,
-    kernels: &[Uniformity<'_>],
-    out: &mut Vec<Diagnostic>,
-) {
-    for uni in kernels {
-        for &f in &uni.funcs {
-            let Some(body) = function(program, f).and_then(|func| func.body.as_ref()) else {
-                continue;
-            };
-            let mut walker = BarrierWalk {
-                program,
-                graph,
-                uni,
-                barriers,
-                f,
-                conds: Vec::new(),
-                frames: Vec::new(),
-                events: Vec::new(),
-                returns: Vec::new(),
-                reported: HashSet::new(),
-                out: &mut *out,
-            };
-            walker.block(body);
-            walker.finish();
-        }
-    }
-}
-
-/// An enclosing condition that is not uniform.
-#[derive(Clone, Copy, Debug)]
-struct NuCond {
-    /// The condition.
-    span: Span,
-    /// Why it is not uniform.
-    why: Why,
-    /// How many loops and `switch`es enclosed it.
-    frames: usize,
-}
-
-/// An early exit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ExitKind {
-    Return,
-    Break,
-    Continue,
-}
-
-/// An early exit under a non-uniform condition, waiting to learn which
-/// barriers it skips.
-#[derive(Clone, Copy, Debug)]
-struct Exit {
-    span: Span,
-    kind: ExitKind,
-    cond: NuCond,
-    /// Barriers met before it.
-    at: usize,
-    /// For a `return`: barriers met before the outermost enclosing loop.
-    loop_start: Option<usize>,
-}
-
-/// An enclosing loop or `switch`.
-#[derive(Debug)]
-struct Frame {
-    is_loop: bool,
-    /// Barriers met before it.
-    start: usize,
-    /// Barriers met before the end of the loop body.
-    body_end: usize,
-    exits: Vec<Exit>,
-}
-
-/// A barrier, or a call that waits at one.
-#[derive(Clone, Copy, Debug)]
-struct Event {
-    span: Span,
-    callee: Option<FuncId>,
-}
-
-/// Walks one function in program order for E0408 and E0409.
-struct BarrierWalk<'a, 'p> {
-    program: &'p Program,
-    graph: &'a CallGraph,
-    uni: &'a Uniformity<'p>,
-    barriers: &'a Barriers,
-    f: FuncId,
-    conds: Vec<NuCond>,
-    frames: Vec<Frame>,
-    events: Vec<Event>,
-    returns: Vec<Exit>,
-    /// Conditions already reported for a barrier under them.
-    reported: HashSet<Span>,
-    out: &'a mut Vec<Diagnostic>,
-}
-
-impl BarrierWalk<'_, '_> {
-    fn push_cond(&mut self, cond: &Expr) -> bool {
-        match self.uni.why(self.f, cond) {
-            Some(why) => {
-                self.conds.push(NuCond {
-                    span: cond.span,
-                    why,
-                    frames: self.frames.len(),
-                });
-                true
-            }
-            None => false,
-        }
-    }
-
-    fn pop_cond(&mut self, pushed: bool) {
-        if pushed {
-            self.conds.pop();
-        }
-    }
-
-    fn block(&mut self, block: &Block) {
-        for s in &block.stmts {
-            self.stmt(s);
-        }
-    }
-
-    fn stmt(&mut self, s: &Stmt) {
-        match &s.kind {
-            StmtKind::Expr(e) => self.expr(e),
-            StmtKind::Let { init, .. } => {
-                if let Some(init) = init {
-                    walk::for_each_init_expr(init, &mut |e| self.expr(e));
-                }
-            }
-            StmtKind::Block(b) => self.block(b),
-            StmtKind::If { cond, then, els } => {
-                self.expr(cond);
-                let pushed = self.push_cond(cond);
-                let first = self.returns.len();
-                self.block(then);
-                let taken = self.returns.len();
-                if let Some(els) = els {
-                    self.block(els);
-                    // A work-item that returned in the `then` branch would
-                    // not have run the `else` branch: its barriers are not
-                    // skipped by those returns.
-                    let after = self.events.len();
-                    for r in self.returns.get_mut(first..taken).into_iter().flatten() {
-                        r.at = r.at.max(after);
-                    }
-                }
-                self.pop_cond(pushed);
-            }
-            StmtKind::Loop {
-                cond,
-                test_first,
-                body,
-                step,
-            } => {
-                // The condition decides how often the body runs: it encloses
-                // the whole loop, but exits inside are judged by what is
-                // inside the loop only. When some work-items leave the loop
-                // early, its counter differs afterwards and so the condition
-                // does too: the exit is the error (E0409), not the condition.
-                let leaves = self.uni.divergent_exit(self.f, body, BREAKS).is_some();
-                let pushed = !leaves && cond.as_ref().is_some_and(|c| self.push_cond(c));
-                self.frames.push(Frame {
-                    is_loop: true,
-                    start: self.events.len(),
-                    body_end: 0,
-                    exits: Vec::new(),
-                });
-                if *test_first && let Some(c) = cond {
-                    self.expr(c);
-                }
-                self.block(body);
-                let body_end = self.events.len();
-                if let Some(step) = step {
-                    self.expr(step);
-                }
-                if !*test_first && let Some(c) = cond {
-                    self.expr(c);
-                }
-                if let Some(mut frame) = self.frames.pop() {
-                    frame.body_end = body_end;
-                    self.resolve(frame);
-                }
-                self.pop_cond(pushed);
-            }
-            StmtKind::Switch { value, arms } => {
-                self.expr(value);
-                let pushed = self.push_cond(value);
-                self.frames.push(Frame {
-                    is_loop: false,
-                    start: self.events.len(),
-                    body_end: 0,
-                    exits: Vec::new(),
-                });
-                for arm in arms {
-                    self.block(&arm.body);
-                }
-                if let Some(mut frame) = self.frames.pop() {
-                    frame.body_end = self.events.len();
-                    self.resolve(frame);
-                }
-                self.pop_cond(pushed);
-            }
-            StmtKind::Break => self.exit(s.span, ExitKind::Break),
-            StmtKind::Continue => self.exit(s.span, ExitKind::Continue),
-            StmtKind::Return(value) => {
-                if let Some(v) = value {
-                    self.expr(v);
-                }
-                self.exit(s.span, ExitKind::Return);
-            }
-            StmtKind::Barrier(_) => self.barrier(s.span, None),
-        }
-    }
-
-    fn expr(&mut self, e: &Expr) {
-        match &e.kind {
-            ExprKind::Conditional { cond, then, els } => {
-                self.expr(cond);
-                let pushed = self.push_cond(cond);
-                self.expr(then);
-                self.expr(els);
-                self.pop_cond(pushed);
-            }
-            ExprKind::Logical { lhs, rhs, .. } => {
-                self.expr(lhs);
-                let pushed = self.push_cond(lhs);
-                self.expr(rhs);
-                self.pop_cond(pushed);
-            }
-            ExprKind::Call { func, args } => {
-                for a in args {
-                    self.expr(a);
-                }
-                if self.barriers.contains(*func) {
-                    self.barrier(e.span, Some(*func));
-                }
-            }
-            ExprKind::Intrinsic {
-                op: Intrinsic::Barrier(_),
-                args,
-            } => {
-                for a in args {
-                    self.expr(a);
-                }
-                self.barrier(e.span, None);
-            }
-            _ => walk::for_each_child(e, &mut |c| self.expr(c)),
-        }
-    }
-
-    fn barrier(&mut self, span: Span, callee: Option<FuncId>) {
-        self.events.push(Event { span, callee });
-        let Some(cond) = self.conds.last().copied() else {
-            return;
-        };
-        if !self.reported.insert(cond.span) {
-            return;
-        }
-        let label = match callee {
-            Some(c) => {
-                let name = function(self.program, c).map_or("", |f| f.name.as_str());
-                format!("`{name}` waits at a barrier")
-            }
-            None => "this barrier".to_string(),
-        };
-        let mut d = Diagnostic::error(
-            codes::E0408,
-            span,
-            "barrier in control flow that differs between the work-items of a tile",
-        )
-        .with_label(label)
-        .with_secondary(
-            cond.span,
-            "this condition differs between work-items of a tile",
-        );
-        if cond.why.span != cond.span {
-            d = d.with_secondary(cond.why.span, cond.why.label());
-        }
-        if let Some(c) = callee
-            && let Some(at) = self.barriers.witness(self.graph, c)
-        {
-            d = d.with_secondary(at, "the barrier");
-        }
-        self.out.push(
-            d.with_note("a barrier completes only when every work-item of the tile reaches it; work-items that do not come this way never arrive")
-                .with_note("MSVC reports this as C3561")
-                .with_help("move the barrier out of the condition, or make the condition depend only on `tile`, captures and constants"),
-        );
-    }
-
-    fn exit(&mut self, span: Span, kind: ExitKind) {
-        let at = self.events.len();
-        match kind {
-            ExitKind::Return => {
-                let Some(cond) = self.conds.last().copied() else {
-                    return;
-                };
-                let loop_start = self.frames.iter().find(|fr| fr.is_loop).map(|fr| fr.start);
-                self.returns.push(Exit {
-                    span,
-                    kind,
-                    cond,
-                    at,
-                    loop_start,
-                });
-            }
-            ExitKind::Break | ExitKind::Continue => {
-                let target = if kind == ExitKind::Break {
-                    self.frames.len().checked_sub(1)
-                } else {
-                    self.frames.iter().rposition(|fr| fr.is_loop)
-                };
-                let Some(target) = target else { return };
-                // Only conditions inside the construct left decide who leaves.
-                let Some(cond) = self.conds.iter().rev().find(|c| c.frames > target).copied()
-                else {
-                    return;
-                };
-                if let Some(frame) = self.frames.get_mut(target) {
-                    frame.exits.push(Exit {
-                        span,
-                        kind,
-                        cond,
-                        at,
-                        loop_start: None,
-                    });
-                }
-            }
-        }
-    }
-
-    /// Reports the exits out of a loop or `switch` that skip one of its barriers.
-    fn resolve(&mut self, frame: Frame) {
-        let end = self.events.len();
-        for exit in &frame.exits {
-            let skipped = match exit.kind {
-                // The others run the rest of this iteration and the next ones.
-                ExitKind::Break if frame.is_loop => self
-                    .event_in(exit.at, end)
-                    .or_else(|| self.event_in(frame.start, exit.at)),
-                ExitKind::Continue if frame.is_loop => self.event_in(exit.at, frame.body_end),
-                _ => self.event_in(exit.at, end),
-            };
-            if let Some(event) = skipped {
-                self.report_exit(exit, event, !frame.is_loop);
-            }
-        }
-    }
-
-    /// The first barrier met between `from` (included) and `to` (excluded).
-    fn event_in(&self, from: usize, to: usize) -> Option<Event> {
-        if from < to {
-            self.events.get(from).copied()
-        } else {
-            None
-        }
-    }
-
-    /// Reports the `return`s that skip a later barrier of the function.
-    fn finish(&mut self) {
-        let end = self.events.len();
-        let returns = std::mem::take(&mut self.returns);
-        for exit in &returns {
-            let skipped = self
-                .event_in(exit.at, end)
-                .or_else(|| exit.loop_start.and_then(|s| self.event_in(s, exit.at)));
-            if let Some(event) = skipped {
-                self.report_exit(exit, event, false);
-            }
-        }
-    }
-
-    fn report_exit(&mut self, exit: &Exit, event: Event, from_switch: bool) {
-        let (what, label) = match exit.kind {
-            ExitKind::Return => ("`return`", "some work-items leave here"),
-            ExitKind::Break if from_switch => {
-                ("`break`", "some work-items leave the `switch` here")
-            }
-            ExitKind::Break => ("`break`", "some work-items leave the loop here"),
-            ExitKind::Continue => (
-                "`continue`",
-                "some work-items skip the rest of the iteration here",
-            ),
-        };
-        let mut d = Diagnostic::error(
-            codes::E0409,
-            exit.span,
-            format!("{what} under a condition that differs between work-items skips a barrier"),
-        )
-        .with_label(label)
-        .with_secondary(
-            exit.cond.span,
-            "this condition differs between work-items of a tile",
-        );
-        if exit.cond.why.span != exit.cond.span {
-            d = d.with_secondary(exit.cond.why.span, exit.cond.why.label());
-        }
-        let barrier_label = match event.callee {
-            Some(c) => {
-                let name = function(self.program, c).map_or("", |f| f.name.as_str());
-                format!("the others wait for them at the barrier in `{name}`")
-            }
-            None => "the others wait for them at this barrier".to_string(),
-        };
-        self.out.push(
-            d.with_secondary(event.span, barrier_label)
-                .with_note("a barrier completes only when every work-item of the tile reaches it; a work-item that has left never does")
-                .with_note("MSVC reports this as C3561")
-                .with_help("keep every work-item on the way to the barrier and guard only the work, e.g. `if (inside) { ... }` instead of leaving early"),
-        );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::testing::*;
-    use tessera_ir::{
-        AtomicOp, BinOp, Capture, Expr, ExprKind, LocalId, Space, TiledIndexPart, Type,
-    };
-
-    const N: u32 = 64;
-
-    fn eq0(e: Expr) -> Expr {
-        bin(BinOp::Eq, e, int(0))
-    }
-
-    fn codes_of(more: Vec<tessera_ir::Local>, body: Vec<tessera_ir::Stmt>) -> Vec<&'static str> {
-        ir_codes(&tiled_program(N, more, body))
-    }
-
-    // --- E0408 ---
-
-    #[test]
-    fn barrier_under_local_condition() {
-        let cond = eq0(local0(N));
-        let cond_span = cond.span;
-        let p = tiled_program(N, vec![], vec![s_if(cond, vec![s_barrier()], None)]);
-        let d = ir_diags(&p);
-        assert_eq!(d.len(), 1, "{d:#?}");
-        assert_eq!(d[0].code.as_str(), "E0408");
-        assert!(
-            d[0].secondary
-                .iter()
-                .any(|l| l.span == cond_span && l.message.contains("differs between work-items"))
-        );
-        assert!(
-            d[0].secondary.iter().any(|l| l.message.contains("`local`")),
-            "{:#?}",
-            d[0].secondary
-        );
-        assert!(
-            d[0].help
-                .as_deref()
-                .is_some_and(|h| h.contains("move the barrier out of the condition"))
-        );
-        assert!(d[0].notes.iter().any(|n| n.contains("C3561")));
-    }
-
-    #[test]
-    fn barrier_under_tile_condition_is_fine() {
-        assert!(codes_of(vec![], vec![s_if(eq0(tile0(N)), vec![s_barrier()], None)]).is_empty());
-    }
-
-    #[test]
-    fn barrier_under_capture_condition_is_fine() {
-        let body = vec![s_if(
-            bin(BinOp::Gt, cap(0, Type::INT), int(2)),
-            vec![s_barrier()],
-            Some(vec![s_barrier()]),
-        )];
-        assert!(codes_of(vec![], body).is_empty());
-    }
-
-    #[test]
-    fn non_uniformity_flows_through_locals() {
-        // int x = t.local[0]; int y = x * 2; if (y == 0) barrier;
-        let source = local0(N);
-        let source_span = match &source.kind {
-            ExprKind::Intrinsic { args, .. } => args[0].span,
-            _ => source.span,
-        };
-        let p = tiled_program(
-            N,
-            vec![private("x"), private("y")],
-            vec![
-                s_let(1, source),
-                s_let(2, bin(BinOp::Mul, ivar(1), int(2))),
-                s_if(eq0(ivar(2)), vec![s_barrier()], None),
-            ],
-        );
-        let d = ir_diags(&p);
-        assert_eq!(
-            d.iter().map(|d| d.code.as_str()).collect::<Vec<_>>(),
-            ["E0408"]
-        );
-        assert!(
-            d[0].secondary.iter().any(|l| l.span == source_span),
-            "{:#?}",
-            d[0].secondary
-        );
-    }
-
-    #[test]
-    fn assignment_order_does_not_matter() {
-        // The use comes first in program order; the analysis is flow-insensitive.
-        let body = vec![
-            s_let(1, int(0)),
-            s_for(
-                2,
-                int(0),
-                int(4),
-                int(1),
-                vec![
-                    s_if(eq0(ivar(1)), vec![s_barrier()], None),
-                    s_expr(assign(ivar(1), local0(N))),
-                ],
-            ),
-        ];
-        assert_eq!(codes_of(vec![private("x"), private("k")], body), ["E0408"]);
-    }
-
-    #[test]
-    fn tiled_loop_with_barriers_is_fine() {
-        // for (int k = 0; k < n; k += 16) { ...; barrier; ...; barrier; }
-        let body = vec![s_for(
-            1,
-            int(0),
-            cap(0, Type::INT),
-            int(16),
-            vec![
-                s_expr(assign(elem(var(2, floats(N)), local0(N)), float(1.0))),
-                s_barrier(),
-                s_barrier(),
-            ],
-        )];
-        let more = vec![private("k"), shared("cache", floats(N))];
-        let mut p = tiled_program(N, more, body);
-        if let Some(b) = p.functions[1].body.as_mut() {
-            b.stmts.insert(0, s_decl(2));
-        }
-        assert!(ir_codes(&p).is_empty(), "{:#?}", ir_diags(&p));
-    }
-
-    #[test]
-    fn loop_bound_from_global_is_divergent() {
-        let body = vec![s_for(
-            1,
-            int(0),
-            comp(part(TiledIndexPart::Global, tile1(N)), 0),
-            int(1),
-            vec![s_barrier()],
-        )];
-        assert_eq!(codes_of(vec![private("k")], body), ["E0408"]);
-    }
-
-    #[test]
-    fn counter_changed_under_divergent_condition_is_divergent() {
-        // for (k = 0; k < 4; k++) { if (t.local[0] == 0) k++; barrier; }
-        let body = vec![s_for(
-            1,
-            int(0),
-            int(4),
-            int(1),
-            vec![
-                s_if(eq0(local0(N)), vec![s_expr(inc(ivar(1)))], None),
-                s_barrier(),
-            ],
-        )];
-        assert_eq!(codes_of(vec![private("k")], body), ["E0408"]);
-    }
-
-    #[test]
-    fn guarded_write_before_a_barrier_is_fine() {
-        // if (t.local[0] == 0) total = data[t.tile]; barrier;
-        let body = vec![
-            s_decl(1),
-            s_if(
-                eq0(local0(N)),
-                vec![s_expr(assign(
-                    var(1, float_ty()),
-                    view_elem(
-                        cap(1, float_view()),
-                        part(TiledIndexPart::Tile, tile1(N)),
-                        float_ty(),
-                    ),
-                ))],
-                None,
-            ),
-            s_barrier(),
-        ];
-        assert!(codes_of(vec![shared("total", float_ty())], body).is_empty());
-    }
-
-    #[test]
-    fn guarded_private_write_makes_the_local_divergent() {
-        // int x = 0; if (t.local[0] == 0) x = 1; if (x) barrier;
-        let body = vec![
-            s_let(1, int(0)),
-            s_if(eq0(local0(N)), vec![s_expr(assign(ivar(1), int(1)))], None),
-            s_if(eq0(ivar(1)), vec![s_barrier()], None),
-        ];
-        assert_eq!(codes_of(vec![private("x")], body), ["E0408"]);
-    }
-
-    #[test]
-    fn tile_static_reads_at_uniform_positions_are_uniform() {
-        // tile_static int flag[4]; if (t.local[0] == 0) flag[0] = data...; barrier; if (flag[0]) barrier;
-        let arr = Type::CArray(Box::new(Type::INT), 4);
-        let body = vec![
-            s_decl(1),
-            s_if(
-                eq0(local0(N)),
-                vec![s_expr(assign(elem(var(1, arr.clone()), int(0)), local0(N)))],
-                None,
-            ),
-            s_barrier(),
-            s_if(
-                eq0(elem(var(1, arr.clone()), int(0))),
-                vec![s_barrier()],
-                None,
-            ),
-        ];
-        assert!(codes_of(vec![shared("flag", arr.clone())], body).is_empty());
-        let body = vec![
-            s_decl(1),
-            s_expr(assign(elem(var(1, arr.clone()), local0(N)), int(1))),
-            s_barrier(),
-            s_if(
-                eq0(elem(var(1, arr.clone()), local0(N))),
-                vec![s_barrier()],
-                None,
-            ),
-        ];
-        assert_eq!(codes_of(vec![shared("flag", arr)], body), ["E0408"]);
-    }
-
-    #[test]
-    fn view_reads_depend_on_the_position() {
-        let at_tile = view_elem(
-            cap(1, float_view()),
-            part(TiledIndexPart::Tile, tile1(N)),
-            float_ty(),
-        );
-        let body = vec![s_if(
-            bin(BinOp::Gt, at_tile, float(0.0)),
-            vec![s_barrier()],
-            None,
-        )];
-        assert!(codes_of(vec![], body).is_empty());
-        let at_global = view_elem(
-            cap(1, float_view()),
-            part(TiledIndexPart::Global, tile1(N)),
-            float_ty(),
-        );
-        let body = vec![s_if(
-            bin(BinOp::Gt, at_global, float(0.0)),
-            vec![s_barrier()],
-            None,
-        )];
-        assert_eq!(codes_of(vec![], body), ["E0408"]);
-    }
-
-    #[test]
-    fn atomic_results_are_divergent() {
-        let arr = Type::CArray(Box::new(Type::INT), 1);
-        let old = atomic(AtomicOp::Add, elem(var(1, arr.clone()), int(0)), int(1));
-        let body = vec![
-            s_decl(1),
-            s_let(2, old),
-            s_if(eq0(ivar(2)), vec![s_barrier()], None),
-        ];
-        let d = ir_diags(&tiled_program(
-            N,
-            vec![shared("count", arr), private("old")],
-            body,
-        ));
-        assert_eq!(
-            d.iter().filter(|d| d.code.as_str() == "E0408").count(),
-            1,
-            "{d:#?}"
-        );
-        assert!(
-            d.iter()
-                .any(|d| d.secondary.iter().any(|l| l.message.contains("atomic")))
-        );
-    }
-
-    #[test]
-    fn divergent_switch_around_a_barrier() {
-        let body = vec![s_switch(
-            local0(N),
-            vec![(Some(0), vec![s_barrier(), s_break()]), (None, vec![])],
-        )];
-        assert_eq!(codes_of(vec![], body), ["E0408"]);
-        let body = vec![s_switch(
-            cap(0, Type::INT),
-            vec![
-                (Some(0), vec![s_barrier(), s_break()]),
-                (None, vec![s_barrier()]),
-            ],
-        )];
-        assert!(codes_of(vec![], body).is_empty());
-    }
-
-    #[test]
-    fn one_error_per_divergent_condition() {
-        let body = vec![s_if(
-            eq0(local0(N)),
-            vec![s_barrier(), s_if(eq0(tile0(N)), vec![s_barrier()], None)],
-            None,
-        )];
-        assert_eq!(codes_of(vec![], body), ["E0408"]);
-    }
-
-    #[test]
-    fn short_circuit_before_a_waiting_call() {
-        // t.local[0] == 0 && sync(t)   where sync waits at a barrier
-        let tile = Type::TiledIndex(tile1(N));
-        let sync = plain(
-            "sync",
-            true,
-            1,
-            vec![loc("t", tile.clone(), Space::Private)],
-            Type::BOOL,
-            vec![s_barrier(), s_return_value(int(1))],
-        );
-        let and = Expr {
-            kind: ExprKind::Logical {
-                and: true,
-                lhs: Box::new(eq0(local0(N))),
-                rhs: Box::new(call(2, vec![var(0, tile)], Type::BOOL)),
-            },
-            ty: Type::BOOL,
-            place: false,
-            span: sp(),
-        };
-        let k = kernel(Some(tile1(N)), vec![], vec![], vec![s_expr(and)]);
-        let p = program(vec![main_launching(&[1]), k, sync]);
-        assert_eq!(ir_codes(&p), ["E0408"]);
-    }
-
-    // --- helpers ---
-
-    #[test]
-    fn call_of_a_waiting_helper_under_a_divergent_condition() {
-        let tile = Type::TiledIndex(tile1(N));
-        let helper = plain(
-            "sync",
-            true,
-            1,
-            vec![loc("t", tile.clone(), Space::Private)],
-            Type::Void,
-            vec![s_barrier()],
-        );
-        let barrier_span = helper.body.as_ref().map(|b| b.stmts[0].span);
-        let k = kernel(
-            Some(tile1(N)),
-            vec![],
-            vec![],
-            vec![s_if(
-                eq0(local0(N)),
-                vec![s_expr(call(2, vec![var(0, tile)], Type::Void))],
-                None,
-            )],
-        );
-        let p = program(vec![main_launching(&[1]), k, helper]);
-        let d = ir_diags(&p);
-        assert_eq!(d.len(), 1, "{d:#?}");
-        assert_eq!(d[0].code.as_str(), "E0408");
-        assert!(d[0].primary.message.contains("`sync` waits at a barrier"));
-        assert!(d[0].secondary.iter().any(|l| Some(l.span) == barrier_span));
-    }
-
-    #[test]
-    fn call_of_a_waiting_helper_under_a_uniform_loop_is_fine() {
-        let tile = Type::TiledIndex(tile1(N));
-        let helper = plain(
-            "sync",
-            true,
-            1,
-            vec![loc("t", tile.clone(), Space::Private)],
-            Type::Void,
-            vec![s_barrier()],
-        );
-        let k = kernel(
-            Some(tile1(N)),
-            vec![int_capture("x")],
-            vec![private("i")],
-            vec![s_for(
-                1,
-                int(0),
-                cap(0, Type::INT),
-                int(1),
-                vec![s_switch(
-                    cap(0, Type::INT),
-                    vec![(
-                        Some(1),
-                        vec![s_expr(call(2, vec![var(0, tile)], Type::Void))],
-                    )],
-                )],
-            )],
-        );
-        let p = program(vec![main_launching(&[1]), k, helper]);
-        assert!(ir_codes(&p).is_empty(), "{:#?}", ir_diags(&p));
-    }
-
-    /// `void helper(tiled_index t, int x) { if (x > 0) barrier; }` called with `arg`.
-    fn helper_program(arg: Expr) -> tessera_ir::Program {
-        let tile = Type::TiledIndex(tile1(N));
-        let helper = plain(
-            "helper",
-            true,
-            2,
-            vec![loc("t", tile.clone(), Space::Private), private("x")],
-            Type::Void,
-            vec![s_if(
-                bin(BinOp::Gt, ivar(1), int(0)),
-                vec![s_barrier()],
-                None,
-            )],
-        );
-        let k = kernel(
-            Some(tile1(N)),
-            vec![],
-            vec![],
-            vec![s_expr(call(2, vec![var(0, tile), arg], Type::Void))],
-        );
-        program(vec![main_launching(&[1]), k, helper])
-    }
-
-    #[test]
-    fn divergent_argument_makes_the_parameter_divergent() {
-        assert_eq!(ir_codes(&helper_program(local0(N))), ["E0408"]);
-        assert!(ir_codes(&helper_program(tile0(N))).is_empty());
-    }
-
-    #[test]
-    fn helper_results_carry_their_divergence() {
-        // int lid(tiled_index t) { return t.local[0]; }  if (lid(t) == 0) barrier;
-        let tile = Type::TiledIndex(tile1(N));
-        let lid = plain(
-            "lid",
-            true,
-            1,
-            vec![loc("t", tile.clone(), Space::Private)],
-            Type::INT,
-            vec![s_return_value(local0(N))],
-        );
-        let k = kernel(
-            Some(tile1(N)),
-            vec![],
-            vec![],
-            vec![s_if(
-                eq0(call(2, vec![var(0, tile)], Type::INT)),
-                vec![s_barrier()],
-                None,
-            )],
-        );
-        let p = program(vec![main_launching(&[1]), k, lid]);
-        assert_eq!(ir_codes(&p), ["E0408"]);
-    }
-
-    #[test]
-    fn writes_through_reference_parameters_reach_the_caller() {
-        // void set(int& r, int v) { r = v; }   int x = 0; set(x, t.local[0]); if (x == 0) barrier;
-        let mut r = private("r");
-        r.by_ref = true;
-        let set = plain(
-            "set",
-            true,
-            2,
-            vec![r, private("v")],
-            Type::Void,
-            vec![s_expr(assign(ivar(0), ivar(1)))],
-        );
-        let k = kernel(
-            Some(tile1(N)),
-            vec![],
-            vec![private("x")],
-            vec![
-                s_let(1, int(0)),
-                s_expr(call(2, vec![ivar(1), local0(N)], Type::Void)),
-                s_if(eq0(ivar(1)), vec![s_barrier()], None),
-            ],
-        );
-        let p = program(vec![main_launching(&[1]), k, set]);
-        assert_eq!(ir_codes(&p), ["E0408"]);
-    }
-
-    #[test]
-    fn writes_through_reference_locals_reach_the_referent() {
-        // int x = 0; int& r = x; r = t.local[0]; if (x == 0) barrier;
-        let mut r = private("r");
-        r.by_ref = true;
-        let body = vec![
-            s_let(1, int(0)),
-            s_ref(2, ivar(1)),
-            s_expr(assign(ivar(2), local0(N))),
-            s_if(eq0(ivar(1)), vec![s_barrier()], None),
-        ];
-        assert_eq!(codes_of(vec![private("x"), r], body), ["E0408"]);
-    }
-
-    #[test]
-    fn loop_left_early_by_some_work_items_makes_its_counter_divergent() {
-        // for (i = 0; i < n; i++) { if (data[t.global] == i) break; }  if (i < 5) barrier;
-        let data = view_elem(
-            cap(1, float_view()),
-            part(TiledIndexPart::Global, tile1(N)),
-            Type::INT,
-        );
-        let body = vec![
-            s_let(1, int(0)),
-            s_loop(
-                Some(bin(BinOp::Lt, ivar(1), cap(0, Type::INT))),
-                vec![s_if(bin(BinOp::Eq, data, ivar(1)), vec![s_break()], None)],
-                Some(inc(ivar(1))),
-            ),
-            s_if(bin(BinOp::Lt, ivar(1), int(5)), vec![s_barrier()], None),
-        ];
-        assert_eq!(codes_of(vec![private("i")], body), ["E0408"]);
-    }
-
-    // --- E0409 ---
-
-    #[test]
-    fn early_return_before_a_barrier() {
-        let cond = bin(
-            BinOp::Ge,
-            comp(part(TiledIndexPart::Global, tile1(N)), 0),
-            cap(0, Type::INT),
-        );
-        let body = vec![s_if(cond, vec![s_return()], None), s_barrier()];
-        let p = tiled_program(N, vec![], body);
-        let d = ir_diags(&p);
-        assert_eq!(d.len(), 1, "{d:#?}");
-        assert_eq!(d[0].code.as_str(), "E0409");
-        assert!(
-            d[0].secondary
-                .iter()
-                .any(|l| l.message.contains("this condition differs"))
-        );
-        assert!(
-            d[0].secondary
-                .iter()
-                .any(|l| l.message.contains("wait for them at this barrier"))
-        );
-        assert!(
-            d[0].secondary
-                .iter()
-                .any(|l| l.message.contains("`global`"))
-        );
-    }
-
-    #[test]
-    fn early_return_after_the_last_barrier_is_fine() {
-        let body = vec![s_barrier(), s_if(eq0(local0(N)), vec![s_return()], None)];
-        assert!(codes_of(vec![], body).is_empty());
-    }
-
-    #[test]
-    fn early_return_on_a_uniform_condition_is_fine() {
-        let body = vec![s_if(eq0(tile0(N)), vec![s_return()], None), s_barrier()];
-        assert!(codes_of(vec![], body).is_empty());
-    }
-
-    #[test]
-    fn early_return_does_not_skip_the_barrier_of_the_other_branch() {
-        // if (n > 0) { if (t.local[0] == 0) return; } else { barrier; }
-        let body = vec![s_if(
-            bin(BinOp::Gt, cap(0, Type::INT), int(0)),
-            vec![s_if(eq0(local0(N)), vec![s_return()], None)],
-            Some(vec![s_barrier()]),
-        )];
-        assert!(codes_of(vec![], body).is_empty());
-        // ... but it skips the ones after the `if`.
-        let body = vec![
-            s_if(
-                bin(BinOp::Gt, cap(0, Type::INT), int(0)),
-                vec![s_if(eq0(local0(N)), vec![s_return()], None)],
-                Some(vec![s_barrier()]),
-            ),
-            s_barrier(),
-        ];
-        assert_eq!(codes_of(vec![], body), ["E0409"]);
-    }
-
-    #[test]
-    fn early_return_in_a_loop_skips_the_next_iteration_barrier() {
-        let body = vec![s_for(
-            1,
-            int(0),
-            int(4),
-            int(1),
-            vec![s_barrier(), s_if(eq0(local0(N)), vec![s_return()], None)],
-        )];
-        assert_eq!(codes_of(vec![private("k")], body), ["E0409"]);
-    }
-
-    #[test]
-    fn break_out_of_a_loop_with_a_barrier() {
-        let body = vec![s_for(
-            1,
-            int(0),
-            int(4),
-            int(1),
-            vec![s_barrier(), s_if(eq0(local0(N)), vec![s_break()], None)],
-        )];
-        assert_eq!(codes_of(vec![private("k")], body), ["E0409"]);
-    }
-
-    #[test]
-    fn break_out_of_a_loop_without_barrier_is_fine() {
-        let body = vec![
-            s_for(
-                1,
-                int(0),
-                int(4),
-                int(1),
-                vec![s_if(eq0(local0(N)), vec![s_break()], None)],
-            ),
-            s_barrier(),
-        ];
-        assert!(codes_of(vec![private("k")], body).is_empty());
-    }
-
-    #[test]
-    fn continue_before_a_barrier() {
-        let body = vec![s_for(
-            1,
-            int(0),
-            int(4),
-            int(1),
-            vec![s_if(eq0(local0(N)), vec![s_continue()], None), s_barrier()],
-        )];
-        assert_eq!(codes_of(vec![private("k")], body), ["E0409"]);
-    }
-
-    #[test]
-    fn continue_after_the_barrier_of_the_iteration_is_fine() {
-        let body = vec![s_for(
-            1,
-            int(0),
-            int(4),
-            int(1),
-            vec![s_barrier(), s_if(eq0(local0(N)), vec![s_continue()], None)],
-        )];
-        assert!(codes_of(vec![private("k")], body).is_empty());
-    }
-
-    #[test]
-    fn divergent_loop_with_a_harmless_continue_is_still_reported() {
-        // for (k = 0; k < t.local[0]; k++) { barrier; if (t.local[0] == k) continue; }
-        let body = vec![s_for(
-            1,
-            int(0),
-            local0(N),
-            int(1),
-            vec![
-                s_barrier(),
-                s_if(bin(BinOp::Eq, local0(N), ivar(1)), vec![s_continue()], None),
-            ],
-        )];
-        assert_eq!(codes_of(vec![private("k")], body), ["E0408"]);
-    }
-
-    #[test]
-    fn break_out_of_a_switch_before_its_barrier() {
-        let body = vec![s_switch(
-            cap(0, Type::INT),
-            vec![(
-                Some(0),
-                vec![s_if(eq0(local0(N)), vec![s_break()], None), s_barrier()],
-            )],
-        )];
-        assert_eq!(codes_of(vec![], body), ["E0409"]);
-    }
-
-    #[test]
-    fn early_exit_in_a_helper_does_not_skip_the_callers_barrier() {
-        let tile = Type::TiledIndex(tile1(N));
-        let helper = plain(
-            "helper",
-            true,
-            1,
-            vec![loc("t", tile.clone(), Space::Private)],
-            Type::Void,
-            vec![s_if(eq0(local0(N)), vec![s_return()], None)],
-        );
-        let k = kernel(
-            Some(tile1(N)),
-            vec![],
-            vec![],
-            vec![s_expr(call(2, vec![var(0, tile)], Type::Void)), s_barrier()],
-        );
-        let p = program(vec![main_launching(&[1]), k, helper]);
-        assert!(ir_codes(&p).is_empty(), "{:#?}", ir_diags(&p));
-    }
-
-    // --- robustness ---
-
-    #[test]
-    fn malformed_programs_do_not_panic() {
-        let bad_local = var(99, Type::Error);
-        let bad_call = call(77, vec![var(55, Type::Error)], Type::Error);
-        let error_cond = Expr {
-            kind: ExprKind::Const(tessera_ir::Const::Int(0)),
-            ty: Type::Error,
-            place: false,
-            span: sp(),
-        };
-        let body = vec![
-            s_if(bad_local.clone(), vec![s_barrier(), s_return()], None),
-            s_expr(assign(var(42, Type::Error), local0(N))),
-            s_expr(bad_call),
-            s_if(error_cond, vec![s_barrier()], None),
-            s_ref(88, var(3, Type::Error)),
-            s_switch(
-                var(12, Type::Error),
-                vec![(None, vec![s_break(), s_continue()])],
-            ),
-            s_continue(),
-            s_break(),
-            s_barrier(),
-        ];
-        let mut p = tiled_program(N, vec![], body);
-        p.functions.push(kernel(
-            Some(tile1(N)),
-            vec![Capture {
-                name: "x".into(),
-                ty: Type::Error,
-                by_ref: false,
-            }],
-            vec![],
-            vec![s_expr(call(0, vec![], Type::Error))],
-        ));
-        let _ = ir_codes(&p);
-        let u = super::Uniformity::analyse(
-            &p,
-            &super::super::callgraph::CallGraph::build(&p),
-            tessera_ir::FuncId(1000),
-        );
-        assert!(u.local_why(tessera_ir::FuncId(1000), LocalId(0)).is_none());
-    }
-
-    // --- from source ---
-
-    const PRELUDE: &str = "#include <amp.h>\nusing namespace concurrency;\n";
-
-    #[test]
-    fn divergent_barrier_docs_example() {
-        let src = format!(
-            "{PRELUDE}void tile_sums(array_view<const float, 1> in, array_view<float, 1> sums) {{\n\
-             parallel_for_each(in.extent.tile<64>(), [=](tiled_index<64> t) restrict(amp) {{\n\
-                 tile_static float cache[64];\n\
-                 cache[t.local[0]] = in[t.global];\n\
-                 if (t.local[0] == 0) {{\n\
-                     t.barrier.wait();\n\
-                     float sum = 0.0f;\n\
-                     for (int i = 0; i < 64; ++i) {{ sum += cache[i]; }}\n\
-                     sums[t.tile] = sum;\n\
-                 }}\n\
-             }});\n}}\n"
-        );
-        assert_eq!(src_codes(&src), ["E0408"]);
-    }
-
-    #[test]
-    fn divergent_barrier_docs_fix() {
-        let src = format!(
-            "{PRELUDE}void tile_sums(array_view<const float, 1> in, array_view<float, 1> sums) {{\n\
-             parallel_for_each(in.extent.tile<64>(), [=](tiled_index<64> t) restrict(amp) {{\n\
-                 tile_static float cache[64];\n\
-                 cache[t.local[0]] = in[t.global];\n\
-                 t.barrier.wait();\n\
-                 if (t.local[0] == 0) {{\n\
-                     float sum = 0.0f;\n\
-                     for (int i = 0; i < 64; ++i) {{ sum += cache[i]; }}\n\
-                     sums[t.tile] = sum;\n\
-                 }}\n\
-                 if (t.tile[0] == 0) {{ t.barrier.wait(); }}\n\
-             }});\n}}\n"
-        );
-        assert!(src_codes(&src).is_empty(), "{:#?}", check_src(&src));
-    }
-
-    #[test]
-    fn barriers_in_helpers_under_captured_conditions() {
-        // CONF ControlFlow Test.12/13: loops and switches on a captured `x`.
-        let src = format!(
-            "{PRELUDE}void sync(tiled_index<16> t) restrict(amp) {{ t.barrier.wait(); }}\n\
-             void run(array_view<int, 1> out, int x) {{\n\
-             parallel_for_each(out.extent.tile<16>(), [=](tiled_index<16> t) restrict(amp) {{\n\
-                 for (int i = 0; i < x; i++) {{\n\
-                     switch (x) {{ case 1: sync(t); break; default: t.barrier.wait(); break; }}\n\
-                 }}\n\
-                 while (x > 100) {{ sync(t); }}\n\
-                 int g = t.tile[0];\n\
-                 if (g > 0) {{ t.barrier.wait(); }}\n\
-                 out[t.global] = x;\n\
-             }});\n}}\n"
-        );
-        assert!(src_codes(&src).is_empty(), "{:#?}", check_src(&src));
-    }
-
-    #[test]
-    fn classic_tiled_kernels_are_clean() {
-        // Bitonic sort steps, a scan, and a loop bound read from `tile_static` memory.
-        let src = format!(
-            "{PRELUDE}void run(array_view<int, 1> data, int n) {{\n\
-             parallel_for_each(data.extent.tile<256>(), [=](tiled_index<256> t) restrict(amp) {{\n\
-                 tile_static int s[256];\n\
-                 tile_static int count;\n\
-                 int i = t.local[0];\n\
-                 bool active = t.global[0] < n;\n\
-                 s[i] = active ? data[t.global] : 0;\n\
-                 if (i == 0) {{ count = data[t.tile] % 8; }}\n\
-                 t.barrier.wait();\n\
-                 for (int k = 2; k <= 256; k <<= 1) {{\n\
-                     for (int j = k >> 1; j > 0; j >>= 1) {{\n\
-                         int ixj = i ^ j;\n\
-                         if (ixj > i) {{\n\
-                             int a = s[i];\n\
-                             int b = s[ixj];\n\
-                             if ((a > b) == ((i & k) == 0)) {{ s[i] = b; s[ixj] = a; }}\n\
-                         }}\n\
-                         t.barrier.wait();\n\
-                     }}\n\
-                 }}\n\
-                 int offset = 1;\n\
-                 for (int d = 128; d > 0; d >>= 1) {{\n\
-                     t.barrier.wait();\n\
-                     if (i < d) {{ s[offset * (2 * i + 2) - 1] += s[offset * (2 * i + 1) - 1]; }}\n\
-                     offset *= 2;\n\
-                 }}\n\
-                 for (int r = 0; r < count; r++) {{ t.barrier.wait(); }}\n\
-                 t.barrier.wait();\n\
-                 if (active) {{ data[t.global] = s[i]; }}\n\
-             }});\n}}\n"
-        );
-        assert!(src_codes(&src).is_empty(), "{:#?}", check_src(&src));
-    }
-
-    #[test]
-    fn barrier_in_helper_under_local_condition_from_source() {
-        let src = format!(
-            "{PRELUDE}void sync(tiled_index<16> t) restrict(amp) {{ t.barrier.wait(); }}\n\
-             void run(array_view<int, 1> out) {{\n\
-             parallel_for_each(out.extent.tile<16>(), [=](tiled_index<16> t) restrict(amp) {{\n\
-                 if (t.local[0] % 2 == 0) {{ sync(t); }}\n\
-                 out[t.global] = 1;\n\
-             }});\n}}\n"
-        );
-        assert_eq!(src_codes(&src), ["E0408"]);
-    }
-
-    #[test]
-    fn early_exit_docs_example() {
-        let src = format!(
-            "{PRELUDE}void shift(array_view<const float, 1> in, array_view<float, 1> out) {{\n\
-             int n = in.extent[0];\n\
-             parallel_for_each(extent<1>((n + 63) / 64 * 64).tile<64>(),\n\
-                 [=](tiled_index<64> t) restrict(amp) {{\n\
-                 tile_static float cache[64];\n\
-                 if (t.global[0] >= n) {{\n\
-                     return;\n\
-                 }}\n\
-                 cache[t.local[0]] = in[t.global];\n\
-                 t.barrier.wait();\n\
-                 out[t.global] = cache[(t.local[0] + 1) % 64];\n\
-             }});\n}}\n"
-        );
-        assert_eq!(src_codes(&src), ["E0409"]);
-    }
-
-    #[test]
-    fn early_exit_docs_fix() {
-        let src = format!(
-            "{PRELUDE}void shift(array_view<const float, 1> in, array_view<float, 1> out) {{\n\
-             int n = in.extent[0];\n\
-             parallel_for_each(extent<1>((n + 63) / 64 * 64).tile<64>(),\n\
-                 [=](tiled_index<64> t) restrict(amp) {{\n\
-                 tile_static float cache[64];\n\
-                 bool inside = t.global[0] < n;\n\
-                 cache[t.local[0]] = inside ? in[t.global] : 0.0f;\n\
-                 t.barrier.wait();\n\
-                 if (inside) {{\n\
-                     out[t.global] = cache[(t.local[0] + 1) % 64];\n\
-                 }}\n\
-                 if (!inside) {{ return; }}\n\
-             }});\n}}\n"
-        );
-        assert!(src_codes(&src).is_empty(), "{:#?}", check_src(&src));
-    }
-
-    #[test]
-    fn break_and_continue_from_source() {
-        let src = format!(
-            "{PRELUDE}void run(array_view<int, 1> out, int x) {{\n\
-             parallel_for_each(out.extent.tile<16>(), [=](tiled_index<16> t) restrict(amp) {{\n\
-                 for (int i = 0; i < x; i++) {{\n\
-                     if (t.local[0] == i) {{ continue; }}\n\
-                     t.barrier.wait();\n\
-                 }}\n\
-                 for (int i = 0; i < x; i++) {{\n\
-                     t.barrier.wait();\n\
-                     if (out[t.global] > i) {{ break; }}\n\
-                 }}\n\
-             }});\n}}\n"
-        );
-        assert_eq!(src_codes(&src), ["E0409", "E0409"]);
     }
 }

@@ -108,8 +108,7 @@ fn const_root(cx: &FnCx<'_>, e: &Expr) -> Option<(String, Span)> {
         ExprKind::Global(id) => cx
             .ck
             .program
-            .globals
-            .get(id.0 as usize)
+            .get_global(*id)
             .filter(|g| g.is_const)
             .map(|g| (g.name.clone(), g.span)),
         ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => const_root(cx, base),

@@ -201,8 +201,7 @@ fn location(cx: &FnCx<'_>, e: &Expr) -> Location {
             let name = cx
                 .ck
                 .program
-                .globals
-                .get(id.0 as usize)
+                .get_global(*id)
                 .map_or_else(String::new, |g| g.name.clone());
             Location::Host(format!("global `{name}`"))
         }

@@ -2,7 +2,7 @@
 //! diagnostics compared by code; a few tests also look at the lowering.
 
 use tessera_diagnostics::{SourceFile, Sources};
-use tessera_ir::{Block, Expr, ExprKind, Init, Intrinsic, Program, StmtKind, Type};
+use tessera_ir::{Expr, ExprKind, Intrinsic, Program, StmtKind, Type};
 
 /// Parses and checks `src`; panics on syntax errors.
 fn check(src: &str) -> crate::Checked {
@@ -36,84 +36,10 @@ fn program(body: &str) -> String {
 
 /// Every expression of the program, depth first.
 fn exprs(p: &Program) -> Vec<&Expr> {
-    fn block<'a>(b: &'a Block, out: &mut Vec<&'a Expr>) {
-        for s in &b.stmts {
-            match &s.kind {
-                StmtKind::Expr(e) | StmtKind::Return(Some(e)) => expr(e, out),
-                StmtKind::Let { init: Some(i), .. } => init(i, out),
-                StmtKind::Block(b) => block(b, out),
-                StmtKind::If { cond, then, els } => {
-                    expr(cond, out);
-                    block(then, out);
-                    if let Some(e) = els {
-                        block(e, out);
-                    }
-                }
-                StmtKind::Loop {
-                    cond, body, step, ..
-                } => {
-                    cond.iter().chain(step.iter()).for_each(|e| expr(e, out));
-                    block(body, out);
-                }
-                StmtKind::Switch { value, arms } => {
-                    expr(value, out);
-                    arms.iter().for_each(|a| block(&a.body, out));
-                }
-                _ => {}
-            }
-        }
-    }
-    fn init<'a>(i: &'a Init, out: &mut Vec<&'a Expr>) {
-        match i {
-            Init::Expr(e) | Init::Ref(e) => expr(e, out),
-            Init::List(items) => items.iter().for_each(|i| init(i, out)),
-            Init::Zero => {}
-        }
-    }
-    fn expr<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
-        out.push(e);
-        match &e.kind {
-            ExprKind::Binary { lhs, rhs, .. } | ExprKind::Logical { lhs, rhs, .. } => {
-                expr(lhs, out);
-                expr(rhs, out);
-            }
-            ExprKind::Assign { target, value } | ExprKind::CompoundAssign { target, value, .. } => {
-                expr(target, out);
-                expr(value, out);
-            }
-            ExprKind::Conditional { cond, then, els } => {
-                [cond, then, els].into_iter().for_each(|e| expr(e, out))
-            }
-            ExprKind::Unary { operand: e, .. }
-            | ExprKind::Convert(e)
-            | ExprKind::IncDec { target: e, .. }
-            | ExprKind::Field { base: e, .. } => expr(e, out),
-            ExprKind::Element { base, index } => {
-                expr(base, out);
-                expr(index, out);
-            }
-            ExprKind::Call { args, .. }
-            | ExprKind::Intrinsic { args, .. }
-            | ExprKind::Aggregate(args) => {
-                args.iter().for_each(|a| expr(a, out));
-            }
-            ExprKind::Launch {
-                domain, captures, ..
-            } => {
-                expr(domain, out);
-                captures.iter().for_each(|c| expr(c, out));
-            }
-            ExprKind::Comma { first, second } => {
-                expr(first, out);
-                expr(second, out);
-            }
-            _ => {}
-        }
-    }
     let mut out = Vec::new();
     for f in &p.functions {
         if let Some(b) = &f.body {
-            block(b, &mut out);
+            tessera_ir::visit::for_each_expr_deep(b, &mut |e| out.push(e));
         }
     }
     out
@@ -458,4 +384,33 @@ fn every_sample_checks_cleanly() {
         let found = codes(&src);
         assert_eq!(found, Vec::<&str>::new(), "{}", path.display());
     }
+}
+
+/// The ids of a function's statements in program order.
+fn stmt_ids(f: &tessera_ir::Function) -> Vec<u32> {
+    let mut ids = Vec::new();
+    if let Some(b) = &f.body {
+        tessera_ir::visit::walk_block(b, &mut |s| ids.push(s.id.0), &mut |_| {});
+    }
+    ids
+}
+
+#[test]
+fn the_checker_numbers_every_statement_and_keeps_the_numbers_of_a_prefix() {
+    let body = "int s = 0; for (int i = 0; i < 3; ++i) { if (i) s += i; else { s -= 1; } }";
+    let src = format!("int main() {{ {body} return s; }}\n");
+    let checked = check(&src);
+    assert!(!checked.has_errors(), "{:#?}", checked.diagnostics);
+    for f in &checked.program.functions {
+        let ids = stmt_ids(f);
+        assert_eq!(ids, (0..f.stmt_count).collect::<Vec<_>>(), "{}", f.name);
+    }
+    let longer = format!("int main() {{ {body} s *= 2; return s; }}\n");
+    let again = check(&longer);
+    let (before, after) = (
+        stmt_ids(&checked.program.functions[0]),
+        stmt_ids(&again.program.functions[0]),
+    );
+    // The statements before the new one keep their ids.
+    assert_eq!(after[..before.len() - 1], before[..before.len() - 1]);
 }

@@ -1,0 +1,137 @@
+//! C++ object layout on LP64: sizes, alignments and field offsets.
+//!
+//! The interpreter lays data out this way when it hands a launch over, the
+//! JIT's code reads it this way, and the checker sums `tile_static` memory
+//! with it; one definition keeps them in step.
+
+use crate::{StructDef, Type};
+
+/// Struct nesting is finite in valid programs (a struct cannot contain
+/// itself); this guards hand-built malformed ones, far above what a program
+/// written by hand nests.
+const MAX_DEPTH: u32 = 1024;
+
+/// Size and alignment in bytes of a type with a plain memory layout
+/// (scalars, indices, extents, structs and C arrays of those), computed
+/// without bound: sizes past `u64::MAX` saturate. `None` for other types
+/// (views, vectors, ...), for unknown struct ids and for nesting deeper
+/// than any valid program has.
+pub fn size_align_u64(structs: &[StructDef], ty: &Type) -> Option<(u64, u64)> {
+    size_align_at(structs, ty, 0)
+}
+
+fn size_align_at(structs: &[StructDef], ty: &Type, depth: u32) -> Option<(u64, u64)> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    match ty {
+        Type::Scalar(s) => Some((u64::from(s.size()), u64::from(s.size()))),
+        Type::Index(r) | Type::Extent(r) => Some((4 * u64::from(*r), 4)),
+        Type::CArray(elem, n) => {
+            let (size, align) = size_align_at(structs, elem, depth + 1)?;
+            Some((size.saturating_mul(u64::from(*n)), align))
+        }
+        Type::Struct(id) => {
+            let def = structs.get(id.index())?;
+            let mut at = 0u64;
+            let mut align = 1u64;
+            for (_, field_ty) in &def.fields {
+                let (s, a) = size_align_at(structs, field_ty, depth + 1)?;
+                at = round_up(at, a).saturating_add(s);
+                align = align.max(a);
+            }
+            // C++ gives an empty struct size 1, so distinct objects have
+            // distinct addresses.
+            Some((round_up(at, align).max(1), align))
+        }
+        _ => None,
+    }
+}
+
+fn round_up(n: u64, align: u64) -> u64 {
+    match n % align.max(1) {
+        0 => n,
+        r => n.saturating_add(align - r),
+    }
+}
+
+/// Size and alignment in bytes of a type with a plain memory layout whose
+/// size fits in `u32` (the engines' buffers), or `None`.
+pub fn size_align(structs: &[StructDef], ty: &Type) -> Option<(u32, u32)> {
+    let (size, align) = size_align_u64(structs, ty)?;
+    Some((u32::try_from(size).ok()?, u32::try_from(align).ok()?))
+}
+
+/// Byte offset of field `field` of struct type `ty` (`None` when `ty` is no
+/// struct, has no such field, or does not fit [`size_align`]).
+pub fn field_offset(structs: &[StructDef], ty: &Type, field: u32) -> Option<u32> {
+    let Type::Struct(id) = ty else {
+        return None;
+    };
+    let def = structs.get(id.index())?;
+    let mut at = 0u32;
+    for (i, (_, f_ty)) in def.fields.iter().enumerate() {
+        let (s, a) = size_align(structs, f_ty)?;
+        at = at.checked_next_multiple_of(a)?;
+        if i as u32 == field {
+            return Some(at);
+        }
+        at = at.checked_add(s)?;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Scalar, StructId};
+
+    fn padded() -> Vec<StructDef> {
+        vec![StructDef {
+            name: "P".into(),
+            fields: vec![
+                ("c".into(), Type::Scalar(Scalar::Char)),
+                ("d".into(), Type::Scalar(Scalar::Double)),
+                ("i".into(), Type::Scalar(Scalar::Int)),
+            ],
+            span: tessera_diagnostics::Span::default(),
+        }]
+    }
+
+    #[test]
+    fn structs_are_padded_as_cpp_pads_them() {
+        let structs = padded();
+        let p = Type::Struct(StructId(0));
+        assert_eq!(size_align(&structs, &p), Some((24, 8)));
+        assert_eq!(field_offset(&structs, &p, 1), Some(8));
+        assert_eq!(field_offset(&structs, &p, 2), Some(16));
+        let arr = Type::CArray(Box::new(p), 3);
+        assert_eq!(size_align(&structs, &arr), Some((72, 8)));
+    }
+
+    #[test]
+    fn sizes_past_u32_saturate_in_u64_and_are_refused_in_u32() {
+        let structs = padded();
+        let big = Type::CArray(
+            Box::new(Type::CArray(Box::new(Type::Struct(StructId(0))), 1 << 20)),
+            1 << 20,
+        );
+        assert_eq!(size_align_u64(&structs, &big), Some((24 << 40, 8)));
+        assert_eq!(size_align(&structs, &big), None);
+        assert_eq!(size_align(&structs, &Type::Struct(StructId(5))), None);
+        assert_eq!(size_align(&structs, &Type::Ostream), None);
+    }
+
+    #[test]
+    fn an_empty_struct_has_size_one() {
+        let structs = vec![StructDef {
+            name: "E".into(),
+            fields: vec![],
+            span: tessera_diagnostics::Span::default(),
+        }];
+        assert_eq!(
+            size_align(&structs, &Type::Struct(StructId(0))),
+            Some((1, 1))
+        );
+    }
+}

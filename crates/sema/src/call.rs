@@ -1,0 +1,320 @@
+//! Member accesses and calls: overload choice among user functions, the
+//! library's members and functions, and the restriction contexts a call
+//! must respect (`restrict(cpu)` code calling `restrict(amp)` functions and
+//! the reverse).
+
+use crate::cx::{FnCx, error_expr};
+use crate::expr::mk;
+use crate::library;
+use tessera_diagnostics::{Diagnostic, Span, codes};
+use tessera_ir::{Expr, ExprKind, FuncId, Local, Restriction, Type};
+use tessera_syntax::ast::{self, ExprKind as K, UnaryOp as U};
+
+impl FnCx<'_> {
+    pub(crate) fn member(
+        &mut self,
+        base: Expr,
+        name: &ast::Ident,
+        template_args: Option<&[ast::TemplateArg]>,
+        span: Span,
+    ) -> Expr {
+        if let Type::Struct(id) = &base.ty {
+            let fields = self
+                .ck
+                .program
+                .get_struct(*id)
+                .map(|s| (s.name.clone(), s.fields.clone()));
+            if let Some((sname, fields)) = fields {
+                if let Some(i) = fields.iter().position(|(n, _)| n == &name.name) {
+                    let ty = fields[i].1.clone();
+                    let place = base.place;
+                    return mk(
+                        ExprKind::Field {
+                            base: Box::new(base),
+                            field: i as u32,
+                        },
+                        ty,
+                        place,
+                        span,
+                    );
+                }
+                self.ck.error(
+                    codes::E0207,
+                    name.span,
+                    format!("`{sname}` has no member `{}`", name.name),
+                    "unknown member",
+                    "",
+                );
+                return error_expr(span);
+            }
+        }
+        if base.ty.is_error() {
+            return error_expr(span);
+        }
+        library::member(self, base, name, template_args, span)
+    }
+
+    pub(crate) fn call(&mut self, callee: &ast::Expr, args: &[ast::Expr], span: Span) -> Expr {
+        match &callee.kind {
+            K::Name(path) if path.last() == "parallel_for_each" => {
+                return self.launch(path, args, span);
+            }
+            // C++ AMP's atomics take the address of the location: `atomic_fetch_add(&x, 1)`.
+            // Tessera has no pointers, so the place itself is passed on.
+            K::Name(path) if library::takes_address(path) => {
+                let lowered: Vec<Expr> = args
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| {
+                        let is_location =
+                            i == 0 || (i == 1 && path.last() == "atomic_compare_exchange");
+                        match &a.kind {
+                            K::Unary {
+                                op: U::AddrOf,
+                                operand,
+                            } if is_location => self.expr(operand),
+                            _ if is_location => {
+                                self.ck.error(
+                                    codes::E0203,
+                                    a.span,
+                                    format!("`{}` takes the address of the location", path.text()),
+                                    "a value, not an address",
+                                    "write `&x` (for example `&counts[i]`)",
+                                );
+                                self.expr(a);
+                                error_expr(a.span)
+                            }
+                            _ => self.expr(a),
+                        }
+                    })
+                    .collect();
+                return library::call(self, path, lowered, span);
+            }
+            K::Name(path)
+                if path.segments.len() == 1 && self.lookup_local(path.last()).is_none() =>
+            {
+                if let Some(ids) = self.ck.functions.get(path.last()).cloned() {
+                    let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                    return self.call_user(path, &ids, lowered, span);
+                }
+            }
+            K::Member {
+                base,
+                name,
+                arrow: false,
+                template_args,
+            } => {
+                let base = self.expr(base);
+                if base.ty.is_error() {
+                    return error_expr(span);
+                }
+                if !matches!(base.ty, Type::Struct(_)) {
+                    let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                    return library::method(
+                        self,
+                        base,
+                        name,
+                        template_args.as_deref(),
+                        lowered,
+                        span,
+                    );
+                }
+                // `s.view(i, j)`: calling a data member (a view) is fine.
+                let is_field = match &base.ty {
+                    Type::Struct(id) => self
+                        .ck
+                        .program
+                        .get_struct(*id)
+                        .is_some_and(|s| s.fields.iter().any(|(n, _)| n == &name.name)),
+                    _ => false,
+                };
+                if is_field {
+                    let member_span = base.span.to(name.span);
+                    let callee = self.member(base, name, None, member_span);
+                    let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                    if callee.ty.is_error() {
+                        return error_expr(span);
+                    }
+                    return library::call_value(self, callee, lowered, span);
+                }
+                self.ck.error(
+                    codes::E0211,
+                    name.span,
+                    "member functions are not part of the Tessera language",
+                    "struct members are data",
+                    "write a free function taking the struct",
+                );
+                return error_expr(span);
+            }
+            _ => {}
+        }
+        if let K::Name(path) = &callee.kind
+            && self.lookup_local(path.last()).is_none()
+            && self
+                .kernel
+                .as_ref()
+                .is_none_or(|k| !k.outer.iter().any(|(n, _)| n == path.last()))
+            && !self.ck.globals.contains_key(path.last())
+        {
+            let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+            return library::call(self, path, lowered, span);
+        }
+        let callee = self.expr(callee);
+        let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+        if callee.ty.is_error() {
+            return error_expr(span);
+        }
+        library::call_value(self, callee, lowered, span)
+    }
+
+    fn call_user(&mut self, path: &ast::Path, ids: &[FuncId], args: Vec<Expr>, span: Span) -> Expr {
+        // Overloads: by arity, then by restriction fitting the caller (C++ AMP
+        // allows overloading on `restrict`).
+        let here = self.restriction();
+        let candidates: Vec<FuncId> = ids
+            .iter()
+            .copied()
+            .filter(|id| {
+                self.ck
+                    .program
+                    .get_function(*id)
+                    .is_some_and(|f| f.params as usize == args.len())
+            })
+            .collect();
+        let Some(&first) = candidates.first() else {
+            let f = ids.first().and_then(|id| self.ck.program.get_function(*id));
+            let (n, decl) = f.map_or((0, span), |f| (f.params, f.span));
+            self.ck.report(
+                Diagnostic::error(
+                    codes::E0206,
+                    span,
+                    format!(
+                        "`{}` takes {n} argument{}, but {} {} given",
+                        path.text(),
+                        if n == 1 { "" } else { "s" },
+                        args.len(),
+                        if args.len() == 1 { "was" } else { "were" }
+                    ),
+                )
+                .with_label("wrong number of arguments")
+                .with_secondary(decl, "declared here"),
+            );
+            return error_expr(span);
+        };
+        let fits = |r: Restriction| {
+            (here.amp && r.amp)
+                || (here.cpu && r.cpu && !here.amp)
+                || (here.cpu && here.amp && r.cpu && r.amp)
+        };
+        let chosen = candidates
+            .iter()
+            .copied()
+            .find(|id| {
+                self.ck
+                    .program
+                    .get_function(*id)
+                    .is_some_and(|f| fits(f.restriction))
+            })
+            .unwrap_or(first);
+        let Some(f) = self.ck.program.get_function(chosen) else {
+            return error_expr(span);
+        };
+        let (restriction, decl_span, ret, ret_by_ref) =
+            (f.restriction, f.span, f.ret.clone(), f.ret_by_ref);
+        let params: Vec<Local> = f.locals.iter().take(f.params as usize).cloned().collect();
+        self.check_call_restriction(path, restriction, decl_span, span);
+        let mut lowered = Vec::new();
+        for (arg, p) in args.into_iter().zip(params.iter()) {
+            if p.by_ref {
+                if !arg.place && !p.is_const && !arg.ty.is_error() {
+                    self.ck.error(
+                        codes::E0204,
+                        arg.span,
+                        "a temporary value cannot be passed by non-const reference",
+                        "temporary",
+                        "pass a variable",
+                    );
+                }
+                if p.is_const && !arg.place {
+                    lowered.push(self.coerce(arg, &p.ty, "an argument"));
+                    continue;
+                }
+                if arg.ty != p.ty && !arg.ty.is_error() && !p.ty.is_error() {
+                    let (a, b) = (self.ck.show(&p.ty), self.ck.show(&arg.ty));
+                    self.ck.error(
+                        codes::E0203,
+                        arg.span,
+                        format!("expected a `{a}` to pass by reference, found `{b}`"),
+                        "different type",
+                        "",
+                    );
+                }
+                if !p.is_const && arg.place {
+                    self.check_writable(&arg, "passed by non-const reference");
+                }
+                lowered.push(arg);
+            } else {
+                lowered.push(self.coerce(arg, &p.ty, &format!("parameter `{}`", p.name)));
+            }
+        }
+        mk(
+            ExprKind::Call {
+                func: chosen,
+                args: lowered,
+            },
+            ret,
+            ret_by_ref,
+            span,
+        )
+    }
+
+    /// E0300/E0301: the callee must be able to run where the caller runs.
+    pub fn check_call_restriction(
+        &mut self,
+        path: &ast::Path,
+        callee: Restriction,
+        decl_span: Span,
+        span: Span,
+    ) {
+        let here = self.restriction();
+        let name = path.text();
+        if here.amp && !callee.amp {
+            self.ck.report(
+                Diagnostic::error(
+                    codes::E0300,
+                    span,
+                    format!("`{name}` runs only on the host, but is called from amp code"),
+                )
+                .with_label("called from `restrict(amp)` code")
+                .with_secondary(decl_span, "declared without `restrict(amp)`")
+                .with_note("MSVC reports this as C3930")
+                .with_help(format!(
+                    "mark `{name}` `restrict(amp, cpu)` if its body is valid amp code"
+                )),
+            );
+        } else if here.cpu && !here.amp && !callee.cpu {
+            self.ck.report(
+                Diagnostic::error(
+                    codes::E0301,
+                    span,
+                    format!("`{name}` runs only on the accelerator, but is called from host code"),
+                )
+                .with_label("called from host code")
+                .with_secondary(decl_span, "declared `restrict(amp)`")
+                .with_note("MSVC reports this as C3930")
+                .with_help(format!(
+                    "mark `{name}` `restrict(amp, cpu)`, or call it from a kernel"
+                )),
+            );
+        } else if here.cpu && here.amp && !(callee.cpu && callee.amp) {
+            let missing = if callee.amp { "cpu" } else { "amp" };
+            self.ck.report(
+                Diagnostic::error(if callee.amp { codes::E0301 } else { codes::E0300 }, span, format!("`{name}` cannot run everywhere its `restrict(amp, cpu)` caller runs"))
+                    .with_label("called here")
+                    .with_secondary(decl_span, format!("not marked `{missing}`"))
+                    .with_note("a function marked `restrict(amp, cpu)` may call only functions marked both ways")
+                    .with_help(format!("add `{missing}` to `{name}`'s restrict clause")),
+            );
+        }
+    }
+}

@@ -1,0 +1,293 @@
+//! Initialisers: braced lists, aggregates, constructor calls (`T(args)`)
+//! and the conversion of a declaration's initialiser to the variable's type.
+
+use crate::cx::{FnCx, error_expr};
+use crate::expr::mk;
+use crate::library;
+use crate::types::Declared;
+use tessera_diagnostics::{Span, codes};
+use tessera_ir::{Const, Expr, ExprKind, Init, Scalar, Type};
+use tessera_syntax::ast::{self, ExprKind as K};
+
+impl FnCx<'_> {
+    pub(crate) fn construct(
+        &mut self,
+        ty: &ast::TypeName,
+        args: &[ast::Expr],
+        braces: bool,
+        span: Span,
+    ) -> Expr {
+        let Declared { ty, by_ref } = self.resolve(&ty.specs, &ty.modifiers, &[]);
+        if ty.is_error() {
+            return error_expr(span);
+        }
+        if let Type::Scalar(_) = ty {
+            return match args {
+                [one] => {
+                    let e = self.expr(one);
+                    self.explicit_conversion(e, &ty, by_ref, span)
+                }
+                [] => {
+                    let zero = mk(ExprKind::Const(Const::Int(0)), Type::INT, false, span);
+                    self.convert_scalar(zero, ty.scalar().unwrap_or(Scalar::Int))
+                }
+                _ => {
+                    self.ck.error(
+                        codes::E0206,
+                        span,
+                        "a number is built from one value",
+                        "too many values",
+                        "",
+                    );
+                    error_expr(span)
+                }
+            };
+        }
+        if let Type::Struct(_) = ty {
+            let mut t = ty.clone();
+            let init = self.aggregate(&mut t, args, span);
+            return self.init_as_expr(init, &t, span);
+        }
+        let _ = braces;
+        let args: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+        library::construct(self, &ty, args, span)
+    }
+
+    /// Builds a struct or C array from a braced list (aggregate initialisation).
+    pub fn aggregate(&mut self, ty: &mut Type, items: &[ast::Expr], span: Span) -> Option<Init> {
+        match ty.clone() {
+            Type::Struct(id) => {
+                let fields = self.ck.struct_fields(id);
+                if items.len() > fields.len() {
+                    let name = self.ck.show(ty);
+                    self.ck.error(
+                        codes::E0206,
+                        span,
+                        format!(
+                            "too many values for `{name}`: it has {} members",
+                            fields.len()
+                        ),
+                        "too many values",
+                        "",
+                    );
+                    return None;
+                }
+                let mut parts = Vec::new();
+                for (i, (fname, fty)) in fields.iter().enumerate() {
+                    match items.get(i) {
+                        Some(item) => {
+                            let mut fty = fty.clone();
+                            let part = self.init_item(&mut fty, item, &format!("member `{fname}`"));
+                            parts.push(part?);
+                        }
+                        None => parts.push(Init::Zero),
+                    }
+                }
+                Some(Init::List(parts))
+            }
+            Type::CArray(elem, n) => {
+                let n = if n == 0 { items.len() as u32 } else { n };
+                if items.len() > n as usize {
+                    self.ck.error(
+                        codes::E0206,
+                        span,
+                        format!("too many values: the array has {n} elements"),
+                        "too many values",
+                        "",
+                    );
+                    return None;
+                }
+                *ty = Type::CArray(elem.clone(), n);
+                let mut parts = Vec::new();
+                for item in items {
+                    let mut et = (*elem).clone();
+                    parts.push(self.init_item(&mut et, item, "an array element")?);
+                }
+                Some(Init::List(parts))
+            }
+            Type::Scalar(_) => match items {
+                [one] => {
+                    let mut t = ty.clone();
+                    self.init_item(&mut t, one, "the value")
+                }
+                [] => Some(Init::Zero),
+                _ => {
+                    self.ck.error(
+                        codes::E0206,
+                        span,
+                        "a number is initialised from one value",
+                        "too many values",
+                        "",
+                    );
+                    None
+                }
+            },
+            Type::Error => None,
+            other => {
+                let args: Vec<Expr> = items.iter().map(|a| self.expr(a)).collect();
+                Some(Init::Expr(library::construct(self, &other, args, span)))
+            }
+        }
+    }
+
+    fn init_item(&mut self, ty: &mut Type, item: &ast::Expr, what: &str) -> Option<Init> {
+        match &item.kind {
+            K::InitList(items) => self.aggregate(ty, items, item.span),
+            _ => {
+                let e = self.expr(item);
+                Some(Init::Expr(self.coerce(e, ty, what)))
+            }
+        }
+    }
+
+    /// The initialiser of a variable; infers `auto` and the size of `T x[]`.
+    pub fn initializer(
+        &mut self,
+        ty: &mut Type,
+        specs: &ast::DeclSpecs,
+        d: &ast::Declarator,
+        name: &str,
+    ) -> Option<Init> {
+        let is_auto = matches!(specs.ty, ast::BaseType::Auto);
+        let what = format!("the initialiser of `{name}`");
+        let by_ref = d.modifiers.reference == 1;
+        match &d.init {
+            None => {
+                if is_auto {
+                    self.ck.error(
+                        codes::E0218,
+                        d.span,
+                        format!("`auto` variable `{name}` needs an initialiser"),
+                        "type cannot be deduced",
+                        "",
+                    );
+                }
+                if let Type::CArray(_, 0) = ty {
+                    self.ck.error(
+                        codes::E0218,
+                        d.span,
+                        format!("array `{name}` needs a size or an initialiser"),
+                        "unknown size",
+                        "",
+                    );
+                    *ty = Type::Error;
+                }
+                None
+            }
+            Some(ast::Init::Assign(e)) => match &e.kind {
+                K::InitList(items) if !is_auto => self.aggregate(ty, items, e.span),
+                _ => {
+                    let v = self.expr(e);
+                    if is_auto {
+                        *ty = v.ty.clone();
+                    }
+                    if by_ref {
+                        if !v.place && !v.ty.is_error() && !specs.is_const {
+                            self.ck.error(
+                                codes::E0204,
+                                v.span,
+                                "a non-const reference cannot be bound to a temporary value",
+                                "temporary",
+                                "bind it to a variable, or make it `const T&`",
+                            );
+                        }
+                        if v.ty != *ty && !v.ty.is_error() && !ty.is_error() {
+                            let (a, b) = (self.ck.show(ty), self.ck.show(&v.ty));
+                            self.ck.error(
+                                codes::E0203,
+                                v.span,
+                                format!("a `{a}&` cannot refer to a `{b}`"),
+                                "different type",
+                                "",
+                            );
+                        }
+                        return Some(Init::Ref(v));
+                    }
+                    Some(Init::Expr(self.coerce(v, ty, &what)))
+                }
+            },
+            Some(ast::Init::Brace(items)) => {
+                if is_auto {
+                    self.ck.error(
+                        codes::E0211,
+                        d.span,
+                        "`auto` with a braced initialiser is not supported",
+                        "here",
+                        "write `auto x = value;`",
+                    );
+                    return None;
+                }
+                match ty {
+                    Type::Struct(_) | Type::CArray(..) | Type::Scalar(_) => {
+                        self.aggregate(ty, items, d.span)
+                    }
+                    _ => {
+                        let args: Vec<Expr> = items.iter().map(|a| self.expr(a)).collect();
+                        Some(Init::Expr(library::construct(self, ty, args, d.span)))
+                    }
+                }
+            }
+            Some(ast::Init::Paren(args)) => {
+                if is_auto {
+                    self.ck.error(
+                        codes::E0211,
+                        d.span,
+                        "`auto` with a parenthesised initialiser is not supported",
+                        "here",
+                        "write `auto x = value;`",
+                    );
+                    return None;
+                }
+                match (&*ty, args.as_slice()) {
+                    (Type::Scalar(_), [one]) => {
+                        let v = self.expr(one);
+                        Some(Init::Expr(self.coerce(v, ty, &what)))
+                    }
+                    (Type::Struct(_) | Type::CArray(..), _) => {
+                        self.ck.error(
+                            codes::E0211,
+                            d.span,
+                            "structs and arrays are initialised with braces",
+                            "here",
+                            format!("write `{name} = {{...}}`"),
+                        );
+                        None
+                    }
+                    (Type::Error, _) => None,
+                    _ => {
+                        let args: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                        Some(Init::Expr(library::construct(self, ty, args, d.span)))
+                    }
+                }
+            }
+        }
+    }
+
+    /// An aggregate initialiser as a value (`p = {1, 2}`, `P{1, 2}`); missing
+    /// members are zero.
+    pub(crate) fn init_as_expr(&mut self, init: Option<Init>, ty: &Type, span: Span) -> Expr {
+        match init {
+            Some(Init::Expr(e)) => e,
+            Some(Init::List(parts)) => {
+                let mut exprs = Vec::new();
+                for part in parts {
+                    match part {
+                        Init::Expr(e) => exprs.push(e),
+                        _ => {
+                            self.ck.error(
+                                codes::E0211,
+                                span,
+                                "nested or partial braced lists are supported only in declarations",
+                                "here",
+                                "declare a variable with this initialiser and use it",
+                            );
+                            return error_expr(span);
+                        }
+                    }
+                }
+                mk(ExprKind::Aggregate(exprs), ty.clone(), false, span)
+            }
+            _ => error_expr(span),
+        }
+    }
+}

@@ -1,0 +1,440 @@
+//! `parallel_for_each`: the launch, the kernel function its lambda becomes,
+//! and the lambda's captures (what may be captured, and how).
+
+use crate::cx::{Capturable, FnCx, KernelCx, error_expr};
+use crate::expr::mk;
+use tessera_diagnostics::{Diagnostic, Span, codes};
+use tessera_ir::{
+    Expr, ExprKind, FuncId, Function, FunctionKind, Local, LocalId, Restriction, Space, Type,
+};
+use tessera_syntax::ast::{self, ExprKind as K};
+
+/// A capture made by a kernel: name, the local it copies, by reference.
+type MadeCapture = (String, LocalId, bool);
+
+impl FnCx<'_> {
+    /// Resolves a name from the function around a kernel lambda: a capture.
+    pub(crate) fn capture(&mut self, name: &str, span: Span) -> Option<Expr> {
+        let kernel = self.kernel.as_mut()?;
+        if let Some(slot) = kernel.made.iter().position(|(n, _, _)| n == name) {
+            let ty = self.func_capture_type(slot);
+            return Some(mk(ExprKind::Capture(slot as u32), ty, true, span));
+        }
+        let (_, found) = kernel.outer.iter().rev().find(|(n, _)| n == name)?;
+        let Capturable { local, info } = found.clone();
+        let explicit = kernel.explicit.iter().find(|(n, _, _)| n == name).cloned();
+        let by_ref = match (&explicit, kernel.default_capture) {
+            (Some((_, by_ref, _)), _) => *by_ref,
+            (None, Some(ast::CaptureDefault::ByValue)) => false,
+            (None, Some(ast::CaptureDefault::ByRef)) => true,
+            (None, None) => {
+                let capture_span = kernel.capture_span;
+                self.ck.report(
+                    Diagnostic::error(
+                        codes::E0200,
+                        span,
+                        format!("`{name}` is not captured by the kernel"),
+                    )
+                    .with_label("used here")
+                    .with_secondary(capture_span, "capture list")
+                    .with_secondary(info.span, "declared outside the lambda")
+                    .with_help(format!(
+                        "capture it: `[=]` captures everything by value, or list it: `[{name}]`"
+                    )),
+                );
+                return Some(error_expr(span));
+            }
+        };
+        let kernel = self.kernel.as_mut()?;
+        let capture_span = explicit.as_ref().map_or(kernel.capture_span, |e| e.2);
+        kernel.made.push((name.to_string(), local, by_ref));
+        let slot = kernel.made.len() - 1;
+        let before = self.ck.diags.len();
+        self.check_capture(name, &info, by_ref, capture_span, span);
+        // An invalid capture is reported once; its uses are not checked again.
+        let ty = if self.ck.diags.len() == before {
+            info.ty.clone()
+        } else {
+            Type::Error
+        };
+        if let FunctionKind::Kernel { captures, .. } = &mut self.func.kind {
+            captures.push(tessera_ir::Capture {
+                name: name.to_string(),
+                ty: ty.clone(),
+                by_ref,
+            });
+        }
+        Some(mk(ExprKind::Capture(slot as u32), ty, true, span))
+    }
+
+    fn func_capture_type(&self, slot: usize) -> Type {
+        match &self.func.kind {
+            FunctionKind::Kernel { captures, .. } => {
+                captures.get(slot).map_or(Type::Error, |c| c.ty.clone())
+            }
+            FunctionKind::Plain => Type::Error,
+        }
+    }
+
+    /// The capture rules of C++ AMP (E0307, E0308, E0309).
+    fn check_capture(
+        &mut self,
+        name: &str,
+        info: &Local,
+        by_ref: bool,
+        capture_span: Span,
+        use_span: Span,
+    ) {
+        let is_array = matches!(info.ty, Type::Array(..));
+        if by_ref && !is_array && !info.ty.is_error() {
+            let shown = self.ck.show(&info.ty);
+            self.ck.report(
+                Diagnostic::error(codes::E0307, use_span, format!("`{name}` is captured by reference; only a `concurrency::array` may be captured by reference"))
+                    .with_label(format!("`{name}` is `{shown}`"))
+                    .with_secondary(capture_span, "captured by reference here")
+                    .with_note("MSVC reports this as C3590; the kernel runs on the accelerator, which cannot reach host variables")
+                    .with_help(if matches!(info.ty, Type::ArrayView { .. }) {
+                        "capture views by value (`[=]`): a copy of an `array_view` still refers to the same data".to_string()
+                    } else {
+                        format!("capture `{name}` by value, and write results through an `array_view` or `array`")
+                    }),
+            );
+        }
+        if is_array && !by_ref {
+            self.ck.report(
+                Diagnostic::error(codes::E0308, use_span, format!("`concurrency::array` `{name}` is captured by value"))
+                    .with_label("captured by value")
+                    .with_secondary(capture_span, "capture list")
+                    .with_note("MSVC reports this as C3597; an `array` owns accelerator memory and cannot be copied into a kernel")
+                    .with_help(format!("capture it by reference: `[=, &{name}]`")),
+            );
+        }
+        let problem = match &info.ty {
+            Type::Vector(_) => Some(
+                "`std::vector` is host memory; wrap it in an `array_view` and capture the view"
+                    .to_string(),
+            ),
+            Type::Ostream | Type::Manipulator | Type::Str => Some("streams are host-only".into()),
+            other => crate::stmt::kernel_type_problem(self, other),
+        };
+        if let Some(problem) = problem {
+            let shown = self.ck.show(&info.ty);
+            self.ck.report(
+                Diagnostic::error(
+                    codes::E0309,
+                    use_span,
+                    format!("`{name}` of type `{shown}` cannot be captured by a kernel"),
+                )
+                .with_label("captured here")
+                .with_secondary(info.span, "declared here")
+                .with_note("MSVC reports this as C3596")
+                .with_help(problem),
+            );
+        }
+    }
+
+    /// `parallel_for_each(domain, [captures](index) restrict(amp) { ... })`.
+    pub(crate) fn launch(&mut self, path: &ast::Path, args: &[ast::Expr], span: Span) -> Expr {
+        if self.in_amp() {
+            self.ck.report(
+                Diagnostic::error(
+                    codes::E0310,
+                    path.span,
+                    "`parallel_for_each` can only be called from host code",
+                )
+                .with_label("called from amp code")
+                .with_note("kernels cannot launch kernels")
+                .with_help("launch the second kernel from the host after the first one"),
+            );
+            return error_expr(span);
+        }
+        let (domain_ast, lambda_ast) = match args {
+            [d, l] => (d, l),
+            [_, d, l] => (d, l),
+            _ => {
+                self.ck.error(
+                    codes::E0206,
+                    span,
+                    "`parallel_for_each` takes a compute domain and a kernel",
+                    "wrong number of arguments",
+                    "write `parallel_for_each(e, [=](index<1> i) restrict(amp) { ... });`",
+                );
+                return error_expr(span);
+            }
+        };
+        let domain = self.expr(domain_ast);
+        let (tile, rank) = match &domain.ty {
+            Type::Extent(r) => (None, *r),
+            Type::TiledExtent(shape) => (Some(*shape), shape.rank),
+            Type::Error => (None, 0),
+            other => {
+                let shown = self.ck.show(other);
+                self.ck.error(
+                    codes::E0203,
+                    domain.span,
+                    format!(
+                        "the compute domain must be an `extent` or a `tiled_extent`, not `{shown}`"
+                    ),
+                    "not a compute domain",
+                    "use `view.extent` or `view.extent.tile<16, 16>()`",
+                );
+                (None, 0)
+            }
+        };
+        let K::Lambda(lambda) = &lambda_ast.kind else {
+            self.ck.error(
+                codes::E0211,
+                lambda_ast.span,
+                "the kernel must be a lambda written in the call",
+                "not a lambda",
+                "write `[=](index<1> i) restrict(amp) { ... }`",
+            );
+            return error_expr(span);
+        };
+        let kernel = self.kernel_function(lambda, &domain, tile, rank, lambda_ast.span);
+        let Some((id, made)) = kernel else {
+            return error_expr(span);
+        };
+        let captures: Vec<Expr> = made
+            .iter()
+            .map(|(_, local, _)| self.local_expr(*local, lambda_ast.span))
+            .collect();
+        mk(
+            ExprKind::Launch {
+                domain: Box::new(domain),
+                kernel: id,
+                captures,
+            },
+            Type::Void,
+            false,
+            span,
+        )
+    }
+
+    fn kernel_function(
+        &mut self,
+        lambda: &ast::Lambda,
+        domain: &Expr,
+        tile: Option<tessera_ir::TileShape>,
+        rank: u8,
+        span: Span,
+    ) -> Option<(FuncId, Vec<MadeCapture>)> {
+        let domain_span = domain.span;
+        let domain = &domain.ty;
+        let restriction = crate::declare::restriction(self.ck, lambda.restrict.as_ref());
+        if !restriction.amp {
+            let at = lambda
+                .restrict
+                .as_ref()
+                .map_or(lambda.capture_span, |r| r.span);
+            self.ck.report(
+                Diagnostic::error(codes::E0312, at, "the kernel must be `restrict(amp)`")
+                    .with_label(if lambda.restrict.is_some() {
+                        "restricted to the host"
+                    } else {
+                        "no `restrict(amp)` clause"
+                    })
+                    .with_note("MSVC reports this as C3577")
+                    .with_help("add `restrict(amp)` after the parameter list"),
+            );
+        }
+        if let Some(ret) = &lambda.ret
+            && !matches!(ret.specs.ty, ast::BaseType::Builtin(ast::Builtin::Void))
+        {
+            self.ck.error(
+                codes::E0312,
+                ret.span,
+                "a kernel returns `void`",
+                "return type",
+                "remove `-> T`",
+            );
+        }
+        let expected = match tile {
+            Some(shape) => Type::TiledIndex(shape),
+            None => Type::Index(rank),
+        };
+        let param = match lambda.params.as_slice() {
+            [p] => Some(p),
+            _ => {
+                let shown = self.ck.show(&expected);
+                let at = lambda.params.get(1).map_or(lambda.capture_span, |p| p.span);
+                self.ck.error(
+                    codes::E0312,
+                    at,
+                    format!(
+                        "a kernel takes exactly one parameter, the index; it has {}",
+                        lambda.params.len()
+                    ),
+                    "kernel",
+                    format!("write `({shown} idx)`"),
+                );
+                None
+            }
+        };
+        let (param_ty, param_name) = self.kernel_param(param, domain_span, domain, &expected);
+        // Visible locals of the function around the lambda, for captures.
+        let mut outer: Vec<(String, Capturable)> = Vec::new();
+        for scope in &self.scopes {
+            for (name, id) in scope {
+                if let Some(info) = self.local(*id) {
+                    outer.push((
+                        name.clone(),
+                        Capturable {
+                            local: *id,
+                            info: info.clone(),
+                        },
+                    ));
+                }
+            }
+        }
+        let explicit = self.explicit_captures(lambda, &outer);
+        let func = Function {
+            name: "<kernel>".into(),
+            kind: FunctionKind::Kernel {
+                tile,
+                captures: Vec::new(),
+            },
+            restriction: Restriction {
+                amp: true,
+                cpu: restriction.cpu,
+            },
+            params: 1,
+            locals: vec![Local {
+                name: param_name.clone(),
+                ty: param_ty,
+                by_ref: false,
+                is_const: true,
+                space: Space::Private,
+                span: param.map_or(span, |p| p.span),
+            }],
+            ret: Type::Void,
+            ret_by_ref: false,
+            body: None,
+            stmt_count: 0,
+            span,
+        };
+        let outer_consts = self.visible_consts().locals;
+        let id = crate::declare::reserve_function(self.ck, func.clone());
+        let mut kcx = FnCx::new(self.ck, func);
+        if !param_name.is_empty() {
+            kcx.scopes[0].insert(param_name, LocalId(0));
+        }
+        // Extra parameters (already reported) stay visible so that their uses
+        // are not reported again as unknown names.
+        for p in lambda.params.iter().skip(1) {
+            let d = kcx.resolve(&p.specs, &p.declarator.modifiers, &p.declarator.array_dims);
+            if let Some(n) = &p.declarator.name {
+                kcx.declare(Local {
+                    name: n.name.clone(),
+                    ty: d.ty,
+                    by_ref: d.by_ref,
+                    is_const: false,
+                    space: Space::Private,
+                    span: p.span,
+                });
+            }
+        }
+        kcx.kernel = Some(KernelCx {
+            outer,
+            default_capture: lambda.default_capture,
+            is_mutable: lambda.is_mutable,
+            outer_consts,
+            explicit,
+            made: Vec::new(),
+            capture_span: lambda.capture_span,
+        });
+        let body = kcx.block(&lambda.body);
+        let made = kcx.kernel.take().map(|k| k.made).unwrap_or_default();
+        let mut func = kcx.func;
+        func.body = Some(body);
+        *self.ck.program.function_mut(id) = func;
+        Some((id, made))
+    }
+
+    /// The kernel's index parameter: its type (the one the domain passes,
+    /// after reporting a mismatch) and its name.
+    fn kernel_param(
+        &mut self,
+        param: Option<&ast::Param>,
+        domain_span: Span,
+        domain: &Type,
+        expected: &Type,
+    ) -> (Type, String) {
+        let mut param_ty = Type::Error;
+        let mut param_name = String::new();
+        if let Some(p) = param {
+            let d = self.resolve(&p.specs, &p.declarator.modifiers, &p.declarator.array_dims);
+            param_ty = d.ty;
+            param_name = p
+                .declarator
+                .name
+                .as_ref()
+                .map_or_else(String::new, |n| n.name.clone());
+            if !param_ty.is_error() && !domain.is_error() && param_ty != *expected {
+                let (got, want, dom) = (
+                    self.ck.show(&param_ty),
+                    self.ck.show(expected),
+                    self.ck.show(domain),
+                );
+                let hint = match (&param_ty, expected) {
+                    (Type::TiledIndex(a), Type::TiledIndex(b)) if a.rank == b.rank => {
+                        format!("the tile is <{b}>, the index says <{a}>")
+                    }
+                    (Type::Index(_), Type::TiledIndex(_)) => {
+                        "a tiled launch passes a `tiled_index`".into()
+                    }
+                    (Type::TiledIndex(_), Type::Index(_)) => {
+                        "only a tiled extent (`e.tile<...>()`) passes a `tiled_index`".into()
+                    }
+                    _ => "the index's rank must be the extent's".into(),
+                };
+                self.ck.report(
+                    Diagnostic::error(codes::E0400, p.span, format!("the kernel takes `{got}`, but the compute domain `{dom}` passes `{want}`"))
+                        .with_label(format!("should be `{want}`"))
+                        .with_secondary(domain_span, format!("the compute domain is `{dom}`"))
+                        .with_note(hint)
+                        .with_note("MSVC reports this as C3577")
+                        .with_help(format!("declare the parameter as `{want}`")),
+                );
+                param_ty = expected.clone();
+            }
+        }
+        (param_ty, param_name)
+    }
+
+    /// The lambda's explicit captures that name visible locals (the others
+    /// are reported): name, by reference, span.
+    fn explicit_captures(
+        &mut self,
+        lambda: &ast::Lambda,
+        outer: &[(String, Capturable)],
+    ) -> Vec<(String, bool, Span)> {
+        // A kernel inside a kernel is reported above; an enclosing kernel's
+        // captures are not visible here.
+        let mut explicit = Vec::new();
+        for c in &lambda.captures {
+            if c.name.name == "this" {
+                self.ck.error(
+                    codes::E0307,
+                    c.span,
+                    "a kernel cannot capture `this`",
+                    "`this` capture",
+                    "",
+                );
+                continue;
+            }
+            if !outer.iter().any(|(n, _)| n == &c.name.name) {
+                self.ck.error(
+                    codes::E0200,
+                    c.name.span,
+                    format!("cannot capture `{}`: no such local variable", c.name.name),
+                    "not declared",
+                    "",
+                );
+                continue;
+            }
+            explicit.push((c.name.name.clone(), c.by_ref, c.span));
+        }
+        explicit
+    }
+}
