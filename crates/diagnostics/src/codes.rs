@@ -154,6 +154,8 @@ registry! {
     E0216, Check, "function declared but never defined";
     W0217, Check, "`void main()`";
     E0218, Check, "variable needs an initialiser";
+    E0240, Check, "no overload accepts the arguments", "C2665";
+    E0241, Check, "ambiguous call", "C2668";
     E0300, Check, "host-only function called from amp code", "C3930";
     E0301, Check, "amp-only function called from host code", "C3930";
     E0302, Check, "type not allowed in amp code", "C3581";

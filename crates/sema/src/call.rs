@@ -6,6 +6,7 @@
 use crate::cx::{FnCx, error_expr};
 use crate::expr::mk;
 use crate::library;
+use crate::overload::{self, Arg, Param, Resolution, Sequence};
 use tessera_diagnostics::{Diagnostic, Span, codes};
 use tessera_ir::{Expr, ExprKind, FuncId, Local, Restriction, Type};
 use tessera_syntax::ast::{self, ExprKind as K, UnaryOp as U};
@@ -206,16 +207,25 @@ impl FnCx<'_> {
                 || (here.cpu && r.cpu && !here.amp)
                 || (here.cpu && here.amp && r.cpu && r.amp)
         };
-        let chosen = candidates
+        let fitting: Vec<FuncId> = candidates
             .iter()
             .copied()
-            .find(|id| {
+            .filter(|id| {
                 self.ck
                     .program
                     .get_function(*id)
                     .is_some_and(|f| fits(f.restriction))
             })
-            .unwrap_or(first);
+            .collect();
+        let chosen = match fitting.as_slice() {
+            // None fits where it is called: the restriction check reports it.
+            [] => first,
+            [one] => *one,
+            several => match self.overload(path, several, &args, span) {
+                Some(id) => id,
+                None => return error_expr(span),
+            },
+        };
         let Some(f) = self.ck.program.get_function(chosen) else {
             return error_expr(span);
         };
@@ -266,6 +276,94 @@ impl FnCx<'_> {
             ret_by_ref,
             span,
         )
+    }
+
+    /// The best of several functions of one name for `args`, as C++ ranks
+    /// them; `None` after reporting that none fits (E0240) or that the call
+    /// is ambiguous (E0241).
+    fn overload(
+        &mut self,
+        path: &ast::Path,
+        candidates: &[FuncId],
+        args: &[Expr],
+        span: Span,
+    ) -> Option<FuncId> {
+        // An argument already in error would only add noise: take the first.
+        if args.iter().any(|a| a.ty.is_error()) {
+            return candidates.first().copied();
+        }
+        let shapes: Vec<Arg<'_>> = args
+            .iter()
+            .map(|a| Arg {
+                ty: &a.ty,
+                modifiable_lvalue: a.place && self.read_only_reason(a).is_none(),
+            })
+            .collect();
+        let sequences: Vec<Option<Vec<Sequence>>> = candidates
+            .iter()
+            .map(|id| {
+                let f = self.ck.program.get_function(*id)?;
+                f.locals
+                    .iter()
+                    .take(f.params as usize)
+                    .zip(&shapes)
+                    .map(|(p, a)| {
+                        overload::sequence(
+                            *a,
+                            Param {
+                                ty: &p.ty,
+                                by_ref: p.by_ref,
+                                is_const: p.is_const,
+                            },
+                        )
+                    })
+                    .collect()
+            })
+            .collect();
+        let name = path.text();
+        let shown: Vec<String> = args.iter().map(|a| self.ck.show(&a.ty)).collect();
+        let decl = |ck: &crate::cx::Checker, i: usize| {
+            candidates
+                .get(i)
+                .and_then(|id| ck.program.get_function(*id))
+                .map(|f| f.span)
+        };
+        match overload::resolve(&sequences) {
+            Resolution::Best(i) => candidates.get(i).copied(),
+            Resolution::NoneViable => {
+                let mut d = Diagnostic::error(
+                    codes::E0240,
+                    span,
+                    format!("no overload of `{name}` takes ({})", shown.join(", ")),
+                )
+                .with_label("no function of this name accepts these arguments")
+                .with_msvc("C2665");
+                for i in 0..candidates.len() {
+                    if let Some(at) = decl(self.ck, i) {
+                        d = d.with_secondary(at, "a candidate");
+                    }
+                }
+                self.ck.report(d);
+                None
+            }
+            Resolution::Ambiguous(tied) => {
+                let mut d = Diagnostic::error(
+                    codes::E0241,
+                    span,
+                    format!("the call `{name}({})` is ambiguous", shown.join(", ")),
+                )
+                .with_label("more than one function fits equally well")
+                .with_msvc("C2668")
+                .with_help("convert the arguments to the exact parameter types of one of them");
+                for i in tied {
+                    if let Some(at) = decl(self.ck, i) {
+                        d = d.with_secondary(at, "fits equally well");
+                    }
+                }
+                self.ck.report(d);
+                None
+            }
+        }
     }
 
     /// E0300/E0301: the callee must be able to run where the caller runs.

@@ -283,7 +283,11 @@ fn same_signature(a: &Function, b: &Function) -> bool {
             .iter()
             .take(a.params as usize)
             .zip(b.locals.iter())
-            .all(|(x, y)| x.ty == y.ty && x.by_ref == y.by_ref)
+            // `const` on a by-value parameter is not part of the signature;
+            // on a reference it is (`f(int&)` and `f(const int&)` overload).
+            .all(|(x, y)| {
+                x.ty == y.ty && x.by_ref == y.by_ref && (!x.by_ref || x.is_const == y.is_const)
+            })
 }
 
 fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
@@ -416,32 +420,6 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
             }
         }
         None => {
-            // Overloads of one arity that differ in parameter types need C++'s
-            // ranking of conversions to pick the right one; until that exists,
-            // refuse them rather than call the wrong function.
-            let clash = ck.functions.get(&f.name.name).and_then(|ids| {
-                ids.iter().find_map(|id| {
-                    ck.program
-                        .get_function(*id)
-                        .filter(|g| g.params == func.params)
-                        .map(|g| g.span)
-                })
-            });
-            if let Some(prev_span) = clash {
-                ck.report(
-                    Diagnostic::error(
-                        codes::E0211,
-                        f.name.span,
-                        format!(
-                            "overloading `{}` on its parameter types is not part of the Tessera language yet",
-                            f.name.name
-                        ),
-                    )
-                    .with_label("same name and number of parameters, other types")
-                    .with_secondary(prev_span, "the other overload")
-                    .with_help("give the functions different names"),
-                );
-            }
             if ck.globals.contains_key(&f.name.name) {
                 ck.error(
                     codes::E0202,

@@ -583,7 +583,7 @@ impl FnCx<'_> {
     }
 
     /// Why a place is read-only, and where that was declared.
-    fn read_only_reason(&self, place: &Expr) -> Option<(String, Option<Span>)> {
+    pub(crate) fn read_only_reason(&self, place: &Expr) -> Option<(String, Option<Span>)> {
         match &place.kind {
             ExprKind::Local(id) => {
                 let l = self.local(*id)?;

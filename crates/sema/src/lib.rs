@@ -25,6 +25,7 @@ mod init;
 mod launch;
 mod library;
 mod literal;
+mod overload;
 mod stmt;
 mod types;
 

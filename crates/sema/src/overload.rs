@@ -129,11 +129,7 @@ pub fn resolve(candidates: &[Option<Vec<Sequence>>]) -> Resolution {
     }
     let best: Vec<usize> = viable
         .iter()
-        .filter(|(i, s)| {
-            viable
-                .iter()
-                .all(|(j, t)| i == j || better_candidate(s, t))
-        })
+        .filter(|(i, s)| viable.iter().all(|(j, t)| i == j || better_candidate(s, t)))
         .map(|(i, _)| *i)
         .collect();
     match best.as_slice() {
@@ -226,8 +222,14 @@ mod tests {
             is_const: true,
         };
         // f(int&) and f(const int&): an lvalue picks the first, an rvalue the second.
-        assert_eq!(pick(lvalue(&INT), &[by_ref, by_const_ref]), Resolution::Best(0));
-        assert_eq!(pick(rvalue(&INT), &[by_ref, by_const_ref]), Resolution::Best(1));
+        assert_eq!(
+            pick(lvalue(&INT), &[by_ref, by_const_ref]),
+            Resolution::Best(0)
+        );
+        assert_eq!(
+            pick(rvalue(&INT), &[by_ref, by_const_ref]),
+            Resolution::Best(1)
+        );
         // f(int) and f(int&) with an lvalue: ambiguous in C++.
         assert_eq!(
             pick(lvalue(&INT), &[value(&INT), by_ref]),
