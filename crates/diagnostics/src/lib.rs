@@ -121,6 +121,13 @@ impl Diagnostic {
         self
     }
 
+    /// Names the MSVC error this diagnostic stands for, for a diagnostic
+    /// whose own note already says so in other words.
+    pub fn standing_for(mut self, code: &'static str) -> Self {
+        self.msvc = Some(code);
+        self
+    }
+
     /// The MSVC error this diagnostic stands for: its own, or its code's.
     pub fn msvc(&self) -> Option<&'static str> {
         self.msvc

@@ -187,7 +187,7 @@ fn render_with_ariadne(
     if let Some(help) = &diag.help {
         builder = builder.with_help(help);
     }
-    for note in &diag.notes {
+    for note in notes(diag) {
         builder.add_note(note);
     }
     let report = builder.finish();
@@ -352,10 +352,31 @@ fn render_plain(diag: &Diagnostic, sources: &Sources, color: bool) -> String {
     if let Some(help) = &diag.help {
         text.push_str(&format!("  = help: {help}\n"));
     }
-    for note in &diag.notes {
+    for note in notes(diag) {
         text.push_str(&format!("  = note: {note}\n"));
     }
     text
+}
+
+/// The notes shown for a diagnostic: its own, and for a rule of C++ AMP
+/// (`E0300`-`E0499`) whose notes do not say which MSVC error it stands for,
+/// that error, from the registry.
+fn notes(diag: &Diagnostic) -> Vec<String> {
+    let mut notes = diag.notes.clone();
+    let amp_rule = diag
+        .code
+        .as_str()
+        .get(1..)
+        .and_then(|n| n.parse::<u32>().ok())
+        .is_some_and(|n| (300..500).contains(&n));
+    let named = notes.iter().any(|n| n.contains("MSVC"));
+    if amp_rule
+        && !named
+        && let Some(msvc) = diag.msvc()
+    {
+        notes.push(format!("MSVC reports this as {msvc}"));
+    }
+    notes
 }
 
 /// An ariadne [`Cache`] over our [`Sources`].

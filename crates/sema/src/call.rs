@@ -385,7 +385,7 @@ impl FnCx<'_> {
                 )
                 .with_label("called from `restrict(amp)` code")
                 .with_secondary(decl_span, "declared without `restrict(amp)`")
-                .with_note("MSVC reports this as C3930")
+                .with_msvc("C3930")
                 .with_help(format!(
                     "mark `{name}` `restrict(amp, cpu)` if its body is valid amp code"
                 )),
@@ -399,7 +399,7 @@ impl FnCx<'_> {
                 )
                 .with_label("called from host code")
                 .with_secondary(decl_span, "declared `restrict(amp)`")
-                .with_note("MSVC reports this as C3930")
+                .with_msvc("C3930")
                 .with_help(format!(
                     "mark `{name}` `restrict(amp, cpu)`, or call it from a kernel"
                 )),

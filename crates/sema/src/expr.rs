@@ -53,6 +53,7 @@ impl FnCx<'_> {
                         Diagnostic::error(codes::E0215, span, format!("integer constant `{text}` does not fit in 32 bits"))
                             .with_label("too large for amp code")
                             .with_note("amp code computes with 32-bit integers; MSVC reports this as C3595")
+                    .standing_for("C3595")
                             .with_help("use a value that fits `int` or `unsigned int`, or compute in `float`/`double`"),
                     );
                     mk(ExprKind::Const(Const::Int(v)), Type::Scalar(s), false, span)
@@ -120,7 +121,7 @@ impl FnCx<'_> {
                             "string literals cannot be used in amp code",
                         )
                         .with_label("string literal")
-                        .with_note("MSVC reports this as C3589"),
+                        .with_msvc("C3589"),
                     );
                     return error_expr(span);
                 }
@@ -312,6 +313,7 @@ impl FnCx<'_> {
                     .with_label("used in a kernel")
                     .with_secondary(decl_span, "declared at namespace scope here")
                     .with_note("MSVC reports this as C3586; only `const` integers with a constant value may be read")
+                    .standing_for("C3586")
                     .with_help("pass the value in: capture a local copy, or make it a `const int`"),
             );
             return error_expr(span);

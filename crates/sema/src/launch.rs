@@ -93,6 +93,7 @@ impl FnCx<'_> {
                     .with_label(format!("`{name}` is `{shown}`"))
                     .with_secondary(capture_span, "captured by reference here")
                     .with_note("MSVC reports this as C3590; the kernel runs on the accelerator, which cannot reach host variables")
+                    .standing_for("C3590")
                     .with_help(if matches!(info.ty, Type::ArrayView { .. }) {
                         "capture views by value (`[=]`): a copy of an `array_view` still refers to the same data".to_string()
                     } else {
@@ -106,6 +107,7 @@ impl FnCx<'_> {
                     .with_label("captured by value")
                     .with_secondary(capture_span, "capture list")
                     .with_note("MSVC reports this as C3597; an `array` owns accelerator memory and cannot be copied into a kernel")
+                    .standing_for("C3597")
                     .with_help(format!("capture it by reference: `[=, &{name}]`")),
             );
         }
@@ -127,7 +129,7 @@ impl FnCx<'_> {
                 )
                 .with_label("captured here")
                 .with_secondary(info.span, "declared here")
-                .with_note("MSVC reports this as C3596")
+                .with_msvc("C3596")
                 .with_help(problem),
             );
         }
@@ -234,7 +236,7 @@ impl FnCx<'_> {
                     } else {
                         "no `restrict(amp)` clause"
                     })
-                    .with_note("MSVC reports this as C3577")
+                    .with_msvc("C3577")
                     .with_help("add `restrict(amp)` after the parameter list"),
             );
         }
@@ -393,7 +395,7 @@ impl FnCx<'_> {
                         .with_label(format!("should be `{want}`"))
                         .with_secondary(domain_span, format!("the compute domain is `{dom}`"))
                         .with_note(hint)
-                        .with_note("MSVC reports this as C3577")
+                        .with_msvc("C3577")
                         .with_help(format!("declare the parameter as `{want}`")),
                 );
                 param_ty = expected.clone();

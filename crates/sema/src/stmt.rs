@@ -238,12 +238,12 @@ impl FnCx<'_> {
 
     /// Reports a construct that C++ AMP forbids in amp code and that Tessera
     /// does not support on the host either.
-    pub fn forbidden(&mut self, span: Span, what: &str, msvc: &str) {
+    pub fn forbidden(&mut self, span: Span, what: &str, msvc: &'static str) {
         if self.in_amp() {
             self.ck.report(
                 Diagnostic::error(codes::E0304, span, format!("{what} cannot be used in amp code"))
                     .with_label("not allowed in `restrict(amp)` code")
-                    .with_note(format!("MSVC reports this as {msvc}"))
+                    .with_msvc(msvc)
                     .with_help("kernels use structured control flow only: `if`, loops, `switch`, `break`, `continue`, `return`"),
             );
         } else {
@@ -606,7 +606,7 @@ impl FnCx<'_> {
                         "`static` and `extern` locals cannot be used in amp code",
                     )
                     .with_label("unsupported storage class")
-                    .with_note("MSVC reports this as C3585")
+                    .with_msvc("C3585")
                     .with_help(
                         "use an ordinary local, or `tile_static` to share a value within a tile",
                     ),
@@ -716,7 +716,7 @@ impl FnCx<'_> {
                     "`tile_static` can only be used in amp-only code",
                 )
                 .with_label(why)
-                .with_note("MSVC reports this as C3584")
+                .with_msvc("C3584")
                 .with_help(
                     "declare it inside the kernel, or in a function marked `restrict(amp)` only",
                 ),
@@ -751,7 +751,7 @@ impl FnCx<'_> {
                 )
                 .with_label("cannot be shared by a tile")
                 .with_secondary(ts, "declared `tile_static` here")
-                .with_note("MSVC reports this as C3584")
+                .with_msvc("C3584")
                 .with_help("use scalars, structs of scalars, or fixed-size arrays of them"),
             );
         }
@@ -763,7 +763,7 @@ impl FnCx<'_> {
             self.ck.report(
                 Diagnostic::error(codes::E0302, span, format!("{what} has a type amp code cannot use: {problem}"))
                     .with_label("not allowed in `restrict(amp)` code")
-                    .with_note("MSVC reports this as C3581")
+                    .with_msvc("C3581")
                     .with_help("kernels use `int`, `unsigned int`, `long`, `unsigned long`, `float`, `double`, `bool`, structs and arrays of these, and the concurrency types"),
             );
         }

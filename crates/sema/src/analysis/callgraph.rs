@@ -134,7 +134,7 @@ fn report_cycle(
     }
     out.push(
         d.with_note("a kernel is compiled by inlining every function it calls, and a recursive call cannot be inlined")
-            .with_note("MSVC reports this as C3559")
+            .with_msvc("C3559")
             .with_help("rewrite the recursion as a loop (keep pending work in a local array if needed)"),
     );
 }
@@ -182,7 +182,7 @@ fn check_untiled_tile_static(program: &Program, graph: &CallGraph, out: &mut Vec
                 }
                 out.push(
                     d.with_note("`tile_static` memory is shared by the work-items of a tile; a launch without tiles has none, and C++ AMP leaves the result undefined")
-                        .with_note("MSVC reports this as C3600")
+                        .with_msvc("C3600")
                         .with_help("launch over a tiled extent (`e.tile<64>()`) with a `tiled_index` parameter, or use an ordinary local variable"),
                 );
             }
@@ -236,7 +236,7 @@ fn check_tile_static_size(program: &Program, graph: &CallGraph, out: &mut Vec<Di
         out.push(
             d.with_secondary(kfunc.span, "in this kernel")
                 .with_note(format!("the kernel uses {total} bytes of `tile_static` memory per tile; the limit is {TILE_STATIC_LIMIT} bytes"))
-                .with_note("MSVC reports this as C3565")
+                .with_msvc("C3565")
                 .with_help("size `tile_static` arrays by the tile, not by the data; process larger data in rounds with a barrier between them"),
         );
     }

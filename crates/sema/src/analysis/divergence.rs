@@ -305,7 +305,7 @@ impl BarrierWalk<'_, '_> {
         }
         self.out.push(
             d.with_note("a barrier completes only when every work-item of the tile reaches it; work-items that do not come this way never arrive")
-                .with_note("MSVC reports this as C3561")
+                .with_msvc("C3561")
                 .with_help("move the barrier out of the condition, or make the condition depend only on `tile`, captures and constants"),
         );
     }
@@ -427,7 +427,7 @@ impl BarrierWalk<'_, '_> {
         self.out.push(
             d.with_secondary(event.span, barrier_label)
                 .with_note("a barrier completes only when every work-item of the tile reaches it; a work-item that has left never does")
-                .with_note("MSVC reports this as C3561")
+                .with_msvc("C3561")
                 .with_help("keep every work-item on the way to the barrier and guard only the work, e.g. `if (inside) { ... }` instead of leaving early"),
         );
     }

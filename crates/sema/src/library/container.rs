@@ -715,7 +715,7 @@ fn split_extent(
                 format!("`{shown}` has no default constructor"),
             )
             .with_label("needs a size")
-            .with_note("MSVC reports this as C2248")
+            .with_msvc("C2248")
             .with_help(format!("pass {usage}")),
         );
         return None;

@@ -104,7 +104,7 @@ fn check_side(
     side: Side,
     what: &str,
     span: Span,
-    msvc: &str,
+    msvc: &'static str,
     help: &str,
 ) -> bool {
     let here = cx.restriction();
@@ -131,7 +131,7 @@ fn check_side(
     };
     let mut d = Diagnostic::error(code, span, message)
         .with_label(label)
-        .with_note(format!("MSVC reports this as {msvc}"));
+        .with_msvc(msvc);
     if !help.is_empty() {
         d = d.with_help(help);
     }

@@ -532,7 +532,8 @@ fn tile(
                 format!("only extents of rank 1, 2 or 3 can be tiled, not `extent<{n}>`"),
             )
             .with_label("rank too high")
-            .with_note("MSVC reports this as C2338 (a `static_assert` in `<amp.h>`)"),
+            .with_note("MSVC reports this as C2338 (a `static_assert` in `<amp.h>`)")
+            .standing_for("C2338"),
         );
         return error_expr(span);
     }
@@ -555,6 +556,7 @@ fn tile(
                 shape.rank
             ))
             .with_note("MSVC reports this as C2338 (a `static_assert` in `<amp.h>`)")
+            .standing_for("C2338")
             .with_help(format!(
                 "give one tile size per dimension: `e.tile<{example}>()`"
             )),

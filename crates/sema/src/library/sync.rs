@@ -79,7 +79,7 @@ pub(super) fn no_barrier(cx: &mut FnCx<'_>, ty: &Type, rank: Rank, name: &ast::I
         Diagnostic::error(codes::E0407, name.span, format!("no barrier outside a tiled kernel: `{shown}` has no member `{}`", name.name))
             .with_label(format!("`{shown}` has no barrier"))
             .with_note("only a `tiled_index`, passed to kernels launched on a tiled extent, has a `barrier`")
-            .with_note("MSVC reports this as C2039")
+            .with_msvc("C2039")
             .with_help(format!(
                 "launch on a tiled extent and take a tiled index: `parallel_for_each(e.tile<{dims}>(), [=](tiled_index<{dims}> t) restrict(amp) {{ ... t.barrier.wait(); }})`"
             )),
@@ -251,6 +251,7 @@ fn bad_atomic_type(cx: &mut FnCx<'_>, what: &str, op: AtomicOp, dest: &Expr) {
         .with_note(format!(
             "MSVC reports this as C2665: no overload of {what} takes a `{shown}*`"
         ))
+        .standing_for("C2665")
         .with_help(help),
     );
 }
