@@ -572,6 +572,7 @@ impl Session {
                 tile_static: None,
                 is_extern: false,
                 is_inline: false,
+                is_typedef: false,
                 ty: BaseType::Builtin(Builtin::Int),
                 span: span(0, 3),
             },

@@ -28,6 +28,9 @@ pub struct Checker {
     /// Namespaces made visible so far by `using namespace` (as written,
     /// `concurrency::fast_math`), which decide what an unqualified `sqrt` is.
     pub using_namespaces: Vec<String>,
+    /// Type aliases (`typedef`, `using name = T;`) by scope: namespace scope
+    /// first, then one map per block being lowered, innermost last.
+    pub aliases: Vec<HashMap<String, Type>>,
 }
 
 impl Checker {
@@ -40,6 +43,29 @@ impl Checker {
 }
 
 impl Checker {
+    /// The type an alias visible here names, innermost scope first.
+    pub fn alias(&self, name: &str) -> Option<&Type> {
+        self.aliases.iter().rev().find_map(|s| s.get(name))
+    }
+
+    /// Declares an alias in the innermost scope; false if that scope
+    /// already has an alias of this name for another type.
+    pub fn declare_alias(&mut self, name: &str, ty: Type) -> bool {
+        if self.aliases.is_empty() {
+            self.aliases.push(HashMap::new());
+        }
+        let Some(scope) = self.aliases.last_mut() else {
+            return false;
+        };
+        match scope.get(name) {
+            Some(prev) => *prev == ty || ty.is_error() || prev.is_error(),
+            None => {
+                scope.insert(name.to_string(), ty);
+                true
+            }
+        }
+    }
+
     /// Reports a diagnostic.
     pub fn report(&mut self, diag: Diagnostic) {
         self.diags.push(diag);
@@ -196,7 +222,12 @@ impl<'c> FnCx<'c> {
     /// Runs `f` in a new scope.
     pub fn scoped<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
         self.scopes.push(HashMap::new());
+        if self.ck.aliases.is_empty() {
+            self.ck.aliases.push(HashMap::new());
+        }
+        self.ck.aliases.push(HashMap::new());
         let out = f(self);
+        self.ck.aliases.pop();
         self.scopes.pop();
         out
     }

@@ -19,6 +19,11 @@ pub fn declare_all(ck: &mut Checker, unit: &TranslationUnit) {
             ItemKind::UsingNamespace(path) => ck.using_namespaces.push(path.text()),
             ItemKind::UsingDecl(_) | ItemKind::Empty | ItemKind::Error => {}
             ItemKind::Struct(s) => declare_struct(ck, s, item.span),
+            ItemKind::Global(decl) if decl.specs.is_typedef => {
+                let snapshot = const_snapshot(ck);
+                let lookup = move |n: &str| snapshot.get(n).copied();
+                types::declare_aliases(ck, &decl.specs, &decl.declarators, &lookup);
+            }
             ItemKind::Global(decl) => declare_globals(ck, &decl.specs, &decl.declarators),
             ItemKind::Function(f) => declare_function(ck, f, item.span),
         }
@@ -108,6 +113,7 @@ fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
             tile_static: None,
             is_extern: false,
             is_inline: false,
+            is_typedef: false,
             ty: ast::BaseType::Named(ast::Path {
                 global: false,
                 segments: vec![s.name.clone()],

@@ -597,6 +597,12 @@ impl FnCx<'_> {
 
     fn local_decl(&mut self, d: &ast::Decl, out: &mut Vec<Stmt>) {
         let specs = &d.specs;
+        if specs.is_typedef {
+            let visible = self.visible_consts();
+            let lookup = move |n: &str| visible.get(n);
+            types::declare_aliases(self.ck, specs, &d.declarators, &lookup);
+            return;
+        }
         if specs.is_static || specs.is_extern {
             if self.in_amp() {
                 self.ck.report(

@@ -28,6 +28,18 @@ pub fn resolve(
     consts: ConstLookup<'_>,
 ) -> Declared {
     let mut ty = base_type(ck, &specs.ty, specs.span, consts);
+    if specs.is_typedef {
+        // Aliases are declared by `declare_aliases`; anywhere else (a
+        // parameter, a member, a `for` header) Tessera has no use for one.
+        ck.error(
+            codes::E0211,
+            specs.span,
+            "a `typedef` is not supported here",
+            "`typedef` here",
+            "declare the alias at namespace or block scope",
+        );
+        ty = Type::Error;
+    }
     if modifiers.pointers > 0 {
         ck.error(
             codes::E0306,
@@ -146,6 +158,11 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
             let name = path.last();
             if name == "tile_barrier" && qualifier_ok(path, AMP_NAMESPACES) {
                 return Type::TileBarrier;
+            }
+            if path.segments.len() == 1
+                && let Some(ty) = ck.alias(name)
+            {
+                return ty.clone();
             }
             if path.segments.len() == 1
                 && let Some(id) = ck.structs.get(name)
@@ -461,5 +478,80 @@ pub fn try_eval(e: &ast::Expr, consts: ConstLookup<'_>) -> Result<i64, (Span, St
         K::Cast { operand, .. } => try_eval(operand, consts),
         K::Construct { args, .. } if args.len() == 1 => try_eval(&args[0], consts),
         _ => fail("it is computed at run time"),
+    }
+}
+
+/// Declares the names of a `typedef` (or `using name = T;`) in the innermost
+/// alias scope. The forms Tessera does not carry through its types yet (an
+/// alias of a `const` or reference type) are refused rather than half-kept.
+pub fn declare_aliases(
+    ck: &mut Checker,
+    specs: &DeclSpecs,
+    declarators: &[ast::Declarator],
+    consts: ConstLookup<'_>,
+) {
+    if specs.is_static
+        || specs.is_extern
+        || specs.is_inline
+        || specs.is_constexpr
+        || specs.tile_static.is_some()
+    {
+        ck.error(
+            codes::E0105,
+            specs.span,
+            "a `typedef` takes no storage class or `constexpr`",
+            "invalid with `typedef`",
+            "write `typedef T name;`",
+        );
+        return;
+    }
+    if matches!(specs.ty, BaseType::Auto) {
+        ck.error(
+            codes::E0105,
+            specs.span,
+            "`auto` cannot name the type of an alias",
+            "`auto` here",
+            "write the type the alias stands for",
+        );
+        return;
+    }
+    for d in declarators {
+        let Some(name) = &d.name else { continue };
+        if d.init.is_some() {
+            ck.error(
+                codes::E0105,
+                d.span,
+                format!("the alias `{}` cannot have an initialiser", name.name),
+                "initialiser",
+                "a `typedef` names a type; declare a variable of it to hold a value",
+            );
+            continue;
+        }
+        let plain = DeclSpecs {
+            is_typedef: false,
+            ..specs.clone()
+        };
+        let Declared { ty, by_ref } = resolve(ck, &plain, &d.modifiers, &d.array_dims, consts);
+        let ty = if specs.is_const || specs.is_volatile || by_ref {
+            ck.error(
+                codes::E0211,
+                d.span,
+                "aliases of `const`, `volatile` or reference types are not supported yet",
+                "not supported",
+                "write `const` or `&` where the alias is used: `const myint x = 1;`",
+            );
+            Type::Error
+        } else {
+            ty
+        };
+        if !ck.declare_alias(&name.name, ty) {
+            ck.error(
+                codes::E0202,
+                name.span,
+                format!("`{}` is already an alias of another type", name.name),
+                "redefined here",
+                "use another name",
+            );
+        }
     }
 }

@@ -163,6 +163,9 @@ pub struct DeclSpecs {
     pub is_extern: bool,
     /// `inline`
     pub is_inline: bool,
+    /// `typedef` (or an alias declaration `using name = T;`): the
+    /// declarators name types, not variables.
+    pub is_typedef: bool,
     /// The base type.
     pub ty: BaseType,
     /// Where (all the specifiers).

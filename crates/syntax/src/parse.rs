@@ -412,7 +412,6 @@ fn unsupported_feature(tok: Tok<'_>) -> Option<&'static str> {
         Tok::Template | Tok::Typename => "templates",
         Tok::Enum => "enumerations",
         Tok::Union => "unions",
-        Tok::Typedef => "`typedef`",
         Tok::Namespace => "namespace definitions",
         Tok::Operator => "operator overloading",
         Tok::Virtual => "virtual functions",
