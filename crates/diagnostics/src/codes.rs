@@ -142,6 +142,7 @@ registry! {
     E0216, Check, "function declared but never defined";
     W0217, Check, "`void main()`";
     E0218, Check, "variable needs an initialiser";
+    E0219, Check, "`static_assert` failed";
     E0300, Check, "host-only function called from amp code";
     E0301, Check, "amp-only function called from host code";
     E0302, Check, "type not allowed in amp code";

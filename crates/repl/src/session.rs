@@ -713,8 +713,11 @@ fn is_declaration(item: &Item) -> bool {
         | ItemKind::UsingDecl(_)
         | ItemKind::Struct(_)
         | ItemKind::Function(_)
+        | ItemKind::StaticAssert(_)
         | ItemKind::Empty => true,
-        ItemKind::Global(decl) => decl.specs.is_static || decl.specs.is_extern,
+        ItemKind::Global(decl) => {
+            decl.specs.is_static || decl.specs.is_extern || decl.specs.is_typedef
+        }
         ItemKind::Error => false,
     }
 }
@@ -736,6 +739,7 @@ fn find_return(stmt: &Stmt) -> Option<Span> {
         | StmtKind::Labeled { stmt: body, .. } => find_return(body),
         StmtKind::Expr(_)
         | StmtKind::Decl(_)
+        | StmtKind::StaticAssert(_)
         | StmtKind::Break
         | StmtKind::Continue
         | StmtKind::Goto(_)

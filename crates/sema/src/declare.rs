@@ -25,9 +25,27 @@ pub fn declare_all(ck: &mut Checker, unit: &TranslationUnit) {
                 types::declare_aliases(ck, &decl.specs, &decl.declarators, &lookup);
             }
             ItemKind::Global(decl) => declare_globals(ck, &decl.specs, &decl.declarators),
+            ItemKind::StaticAssert(a) => namespace_static_assert(ck, a),
             ItemKind::Function(f) => declare_function(ck, f, item.span),
         }
     }
+}
+
+/// A `static_assert` at namespace or class scope: it sees the constant globals.
+fn namespace_static_assert(ck: &mut Checker, a: &ast::StaticAssert) {
+    let snapshot = const_snapshot(ck);
+    let lookup = move |n: &str| snapshot.get(n).copied();
+    let unsigned: HashMap<String, bool> = ck
+        .globals
+        .iter()
+        .map(|(name, id)| {
+            let ty = ck.program.get_global(*id).map(|g| &g.ty);
+            let u = matches!(ty, Some(Type::Scalar(s)) if s.is_unsigned());
+            (name.clone(), u)
+        })
+        .collect();
+    let is_unsigned = move |n: &str| unsigned.get(n).copied().unwrap_or(false);
+    types::static_assert(ck, a, &lookup, &is_unsigned);
 }
 
 /// Bodies are lowered as their items are declared (see [`declare_all`]).
@@ -48,6 +66,9 @@ fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
             "",
         );
         return;
+    }
+    for a in &s.asserts {
+        namespace_static_assert(ck, a);
     }
     let mut fields: Vec<(String, Type)> = Vec::new();
     for decl in &s.fields {

@@ -96,6 +96,7 @@ impl FnCx<'_> {
                 }
             }
             S::Decl(d) => self.local_decl(d, out),
+            S::StaticAssert(a) => self.static_assert(a),
             S::Block(b) => {
                 let b = self.block(b);
                 Self::push(out, StmtKind::Block(b), span);
@@ -593,6 +594,37 @@ impl FnCx<'_> {
             Block { stmts }
         });
         out.push(Stmt::new(StmtKind::Block(block), span));
+    }
+
+    /// A `static_assert` in a block: it sees the constants visible there.
+    fn static_assert(&mut self, a: &ast::StaticAssert) {
+        let visible = self.visible_consts();
+        let lookup = move |n: &str| visible.get(n);
+        let mut unsigned: HashMap<String, bool> = HashMap::new();
+        for scope in &self.scopes {
+            for (name, id) in scope {
+                let u = matches!(self.local(*id).map(|l| &l.ty), Some(Type::Scalar(s)) if s.is_unsigned());
+                unsigned.insert(name.clone(), u);
+            }
+        }
+        let globals = &self.ck.globals;
+        let program = &self.ck.program;
+        let global_unsigned = |n: &str| {
+            globals
+                .get(n)
+                .and_then(|id| program.get_global(*id))
+                .is_some_and(|g| matches!(g.ty, Type::Scalar(s) if s.is_unsigned()))
+        };
+        let mut all: HashMap<String, bool> = HashMap::new();
+        for name in unsigned.keys().chain(globals.keys()) {
+            let u = match unsigned.get(name) {
+                Some(u) => *u,
+                None => global_unsigned(name),
+            };
+            all.insert(name.clone(), u);
+        }
+        let is_unsigned = move |n: &str| all.get(n).copied().unwrap_or(false);
+        types::static_assert(self.ck, a, &lookup, &is_unsigned);
     }
 
     fn local_decl(&mut self, d: &ast::Decl, out: &mut Vec<Stmt>) {

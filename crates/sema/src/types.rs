@@ -555,3 +555,72 @@ pub fn declare_aliases(
         }
     }
 }
+
+/// Checks a `static_assert`: its condition must be a constant and true;
+/// a false one is reported with its message. `is_unsigned` tells whether a
+/// named constant has an unsigned type.
+pub fn static_assert(
+    ck: &mut Checker,
+    a: &ast::StaticAssert,
+    consts: ConstLookup<'_>,
+    is_unsigned: &dyn Fn(&str) -> bool,
+) {
+    // The evaluator computes in 64-bit signed arithmetic; C++'s unsigned
+    // arithmetic and conversions could give another answer, so refuse them.
+    if let Some((span, what)) = beyond_signed(&a.cond, is_unsigned) {
+        ck.error(
+            codes::E0211,
+            span,
+            format!("`static_assert` conditions with {what} are not supported yet"),
+            "not supported in a `static_assert`",
+            "write the condition with signed integer constants",
+        );
+        return;
+    }
+    let Some(value) = eval(ck, &a.cond, consts) else {
+        return;
+    };
+    if value != 0 {
+        return;
+    }
+    let message = a.message.as_ref().map(|parts| {
+        parts
+            .iter()
+            .map(|p| crate::literal::parse_str(p).unwrap_or_default())
+            .collect::<String>()
+    });
+    let text = match &message {
+        Some(m) => format!("static assertion failed: {m}"),
+        None => "static assertion failed".to_string(),
+    };
+    ck.report(
+        tessera_diagnostics::Diagnostic::error(codes::E0219, a.cond.span, text)
+            .with_label("this condition is false")
+            .with_note("MSVC reports this as C2338"),
+    );
+}
+
+/// The first part of a constant expression that 64-bit signed arithmetic
+/// may not evaluate as C++ does: an unsigned literal or constant, a cast.
+fn beyond_signed(
+    e: &ast::Expr,
+    is_unsigned: &dyn Fn(&str) -> bool,
+) -> Option<(Span, &'static str)> {
+    use ast::ExprKind as K;
+    match &e.kind {
+        K::Int(text) => match crate::literal::parse_int(text) {
+            Some((_, s)) if s.is_unsigned() => Some((e.span, "unsigned values")),
+            _ => None,
+        },
+        K::Name(path) if is_unsigned(path.last()) => Some((e.span, "unsigned values")),
+        K::Cast { .. } | K::Construct { .. } => Some((e.span, "casts")),
+        K::Unary { operand, .. } => beyond_signed(operand, is_unsigned),
+        K::Binary { lhs, rhs, .. } => {
+            beyond_signed(lhs, is_unsigned).or_else(|| beyond_signed(rhs, is_unsigned))
+        }
+        K::Conditional { cond, then, els } => beyond_signed(cond, is_unsigned)
+            .or_else(|| beyond_signed(then, is_unsigned))
+            .or_else(|| beyond_signed(els, is_unsigned)),
+        _ => None,
+    }
+}

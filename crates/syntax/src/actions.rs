@@ -211,6 +211,8 @@ pub enum Member {
     Field(Decl),
     /// `public:` and friends.
     Access(Span),
+    /// `static_assert(...)`.
+    Assert(StaticAssert),
     /// A member that failed to parse (already reported).
     Error,
 }

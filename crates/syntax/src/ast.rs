@@ -88,6 +88,8 @@ pub enum ItemKind {
     Function(Function),
     /// Global variables (or constants).
     Global(Decl),
+    /// `static_assert(cond, "message");`
+    StaticAssert(StaticAssert),
     /// A stray `;`.
     Empty,
     /// What could not be parsed (already reported).
@@ -107,6 +109,19 @@ pub struct StructDef {
     pub access_spans: Vec<Span>,
     /// Variables declared after the closing brace: `struct P {...} p;`.
     pub trailing: Vec<Declarator>,
+    /// `static_assert`s among the members, in order.
+    pub asserts: Vec<StaticAssert>,
+}
+
+/// `static_assert(cond, "message");` (the message is optional, as in C++17).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StaticAssert {
+    /// The constant condition.
+    pub cond: Expr,
+    /// The message's string literals as written (quotes and escapes kept).
+    pub message: Option<Vec<String>>,
+    /// Where.
+    pub span: Span,
 }
 
 /// A function definition (with a body) or declaration (without).
@@ -346,6 +361,8 @@ pub struct Stmt {
 pub enum StmtKind {
     /// `expr;`
     Expr(Expr),
+    /// `static_assert(cond, "message");` in a block.
+    StaticAssert(StaticAssert),
     /// `int a = 1, b;`
     Decl(Decl),
     /// `{ ... }`
@@ -806,6 +823,7 @@ impl StmtKind {
     pub fn child_height(&self) -> u32 {
         match self {
             StmtKind::Expr(e) => e.height,
+            StmtKind::StaticAssert(a) => a.cond.height,
             StmtKind::Labeled { label, stmt } => match label {
                 Label::Case(e) => e.height.max(stmt.height),
                 Label::Default | Label::Named(_) => stmt.height,

@@ -215,9 +215,21 @@ impl Printer<'_> {
             ItemKind::Struct(def) => self.struct_def(def),
             ItemKind::Function(function) => self.function(function),
             ItemKind::Global(decl) => self.decl("global", decl),
+            ItemKind::StaticAssert(a) => self.static_assert(a),
             ItemKind::Empty => self.push("(empty)"),
             ItemKind::Error => self.push("(error)"),
         }
+    }
+
+    /// `(static_assert COND "message")`.
+    fn static_assert(&mut self, a: &crate::ast::StaticAssert) {
+        self.push("(static_assert ");
+        self.expr(&a.cond);
+        for m in a.message.iter().flatten() {
+            self.push(" ");
+            self.push(m);
+        }
+        self.push(")");
     }
 
     fn struct_def(&mut self, def: &StructDef) {
@@ -471,6 +483,7 @@ impl Printer<'_> {
                 self.push(")");
             }
             StmtKind::Decl(decl) => self.decl("decl", decl),
+            StmtKind::StaticAssert(a) => self.static_assert(a),
             StmtKind::Block(block) => self.block(block),
             StmtKind::If { cond, then, els } => {
                 self.push("(if ");
