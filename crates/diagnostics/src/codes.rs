@@ -143,6 +143,8 @@ registry! {
     W0217, Check, "`void main()`";
     E0218, Check, "variable needs an initialiser";
     E0219, Check, "`static_assert` failed";
+    E0220, Check, "default argument given twice";
+    E0221, Check, "missing default argument";
     E0300, Check, "host-only function called from amp code";
     E0301, Check, "amp-only function called from host code";
     E0302, Check, "type not allowed in amp code";

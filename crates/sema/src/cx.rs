@@ -31,6 +31,10 @@ pub struct Checker {
     /// Type aliases (`typedef`, `using name = T;`) by scope: namespace scope
     /// first, then one map per block being lowered, innermost last.
     pub aliases: Vec<HashMap<String, Type>>,
+    /// Default arguments by function, one entry per parameter: the value,
+    /// lowered where the function is declared and converted to the
+    /// parameter's type, and where it was written.
+    pub defaults: HashMap<FuncId, Vec<Option<(Expr, Span)>>>,
 }
 
 impl Checker {

@@ -372,15 +372,6 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
                     "pass a `std::vector` or an `array_view` by reference, or put the array in a struct passed by reference",
                 );
             }
-            if p.declarator.init.is_some() {
-                ck.error(
-                    codes::E0211,
-                    p.span,
-                    "default arguments are not part of the Tessera language",
-                    "default argument",
-                    "pass the value at every call",
-                );
-            }
             func.locals.push(Local {
                 name: p
                     .declarator
@@ -481,6 +472,9 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
             new_function(ck, &f.name.name, func.clone())
         }
     };
+    if !is_void_list {
+        declare_defaults(ck, f, id, &func);
+    }
     let Some(body) = &f.body else { return };
     let mut fcx = FnCx::new(ck, func);
     for (i, name) in param_names.iter().enumerate() {
@@ -492,6 +486,100 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
     let mut func = fcx.func;
     func.body = Some(block);
     *ck.program.function_mut(id) = func;
+}
+
+/// Lowers the default arguments of this declaration of `f` (whose id is
+/// `id`) and merges them with those of earlier declarations: C++ lets a
+/// later declaration add defaults but not repeat one, and once a parameter
+/// has a default every parameter after it needs one.
+fn declare_defaults(ck: &mut Checker, f: &ast::Function, id: FuncId, func: &Function) {
+    let mut merged = ck
+        .defaults
+        .remove(&id)
+        .unwrap_or_else(|| vec![None; func.params as usize]);
+    merged.resize(func.params as usize, None);
+    for (i, p) in f.params.iter().enumerate() {
+        let Some(ast::Init::Assign(value)) = &p.declarator.init else {
+            continue;
+        };
+        let Some(param) = func.locals.get(i) else {
+            continue;
+        };
+        if let Some(Some((_, first))) = merged.get(i) {
+            ck.report(
+                Diagnostic::error(
+                    codes::E0220,
+                    value.span,
+                    format!(
+                        "the default argument of parameter {} of `{}` is given again",
+                        i + 1,
+                        f.name.name
+                    ),
+                )
+                .with_label("redefined here")
+                .with_secondary(*first, "first given here")
+                .with_note("MSVC reports this as C2572")
+                .with_help("give a default argument in one declaration only"),
+            );
+            continue;
+        }
+        if param.by_ref && !param.is_const {
+            ck.error(
+                codes::E0211,
+                value.span,
+                "default arguments of non-const reference parameters are not supported yet",
+                "default argument",
+                "take the parameter by value or by `const&`",
+            );
+            continue;
+        }
+        // Lowered as code of a throwaway function with the callee's
+        // restriction: a default sees what the declaration sees, not the
+        // caller's locals, and is checked once, where it is written.
+        let mut scratch = host_function("<default argument>", value.span);
+        scratch.restriction = func.restriction;
+        let mut fcx = FnCx::new(ck, scratch);
+        let lowered = fcx.expr(value);
+        let what = format!("the default of parameter `{}`", param.name);
+        let lowered = fcx.coerce(lowered, &param.ty, &what);
+        let locals_used = !fcx.func.locals.is_empty();
+        drop(fcx);
+        if locals_used {
+            ck.error(
+                codes::E0211,
+                value.span,
+                "this default argument is too complex",
+                "here",
+                "use a constant, a global or a call with such arguments",
+            );
+            continue;
+        }
+        if let Some(slot) = merged.get_mut(i) {
+            *slot = Some((lowered, value.span));
+        }
+    }
+    if let Some(first) = merged.iter().position(Option::is_some)
+        && let Some(gap) = merged[first..].iter().position(Option::is_none)
+    {
+        let at = first + gap;
+        let span = f.params.get(at).map_or(f.name.span, |p| p.span);
+        ck.report(
+            Diagnostic::error(
+                codes::E0221,
+                span,
+                format!(
+                    "parameter {} of `{}` needs a default argument, since an earlier one has one",
+                    at + 1,
+                    f.name.name
+                ),
+            )
+            .with_label("no default argument")
+            .with_note("MSVC reports this as C2548")
+            .with_help("give defaults to the last parameters only"),
+        );
+        merged.fill(None);
+    }
+    ck.defaults.insert(id, merged);
 }
 
 /// The rules for `main`: host code, returning `int`.
