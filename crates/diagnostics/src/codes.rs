@@ -145,6 +145,7 @@ registry! {
     E0219, Check, "`static_assert` failed";
     E0220, Check, "default argument given twice";
     E0221, Check, "missing default argument";
+    E0222, Check, "invalid use of an enumeration";
     E0300, Check, "host-only function called from amp code";
     E0301, Check, "amp-only function called from host code";
     E0302, Check, "type not allowed in amp code";

@@ -714,6 +714,7 @@ fn is_declaration(item: &Item) -> bool {
         | ItemKind::Struct(_)
         | ItemKind::Function(_)
         | ItemKind::StaticAssert(_)
+        | ItemKind::Enum(_)
         | ItemKind::Empty => true,
         ItemKind::Global(decl) => {
             decl.specs.is_static || decl.specs.is_extern || decl.specs.is_typedef

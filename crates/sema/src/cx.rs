@@ -35,6 +35,20 @@ pub struct Checker {
     /// lowered where the function is declared and converted to the
     /// parameter's type, and where it was written.
     pub defaults: HashMap<FuncId, Vec<Option<(Expr, Span)>>>,
+    /// Enumerations, by `EnumId`.
+    pub enums: Vec<crate::enums::EnumInfo>,
+    /// Enumerations by name.
+    pub enum_names: HashMap<String, crate::enums::EnumId>,
+    /// Enumerators of unscoped enumerations by their plain name, with values.
+    pub enumerators: HashMap<String, (crate::enums::EnumId, i64)>,
+    /// Locals (and parameters) of an enumeration type, by their declaration span.
+    pub enum_locals: HashMap<Span, crate::enums::EnumId>,
+    /// Globals of an enumeration type.
+    pub enum_globals: HashMap<GlobalId, crate::enums::EnumId>,
+    /// Functions with an enumeration in their signature: return, parameters.
+    pub enum_sigs: HashMap<FuncId, crate::enums::EnumSig>,
+    /// The expressions lowered so far whose type is an enumeration, by span.
+    pub enum_spans: HashMap<Span, crate::enums::EnumId>,
 }
 
 impl Checker {
@@ -151,6 +165,10 @@ pub struct FnCx<'c> {
     pub kernel: Option<KernelCx>,
     /// Values of the `const` integral locals with a constant initialiser.
     pub local_consts: HashMap<LocalId, i64>,
+    /// The enumeration the function returns, if it returns one.
+    pub ret_enum: Option<crate::enums::EnumId>,
+    /// The enumerations of the values of the `switch`es around, innermost last.
+    pub switch_enums: Vec<Option<crate::enums::EnumId>>,
 }
 
 impl<'c> FnCx<'c> {
@@ -164,6 +182,8 @@ impl<'c> FnCx<'c> {
             switches: 0,
             kernel: None,
             local_consts: HashMap::new(),
+            ret_enum: None,
+            switch_enums: Vec::new(),
         }
     }
 

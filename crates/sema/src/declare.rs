@@ -26,6 +26,7 @@ pub fn declare_all(ck: &mut Checker, unit: &TranslationUnit) {
             }
             ItemKind::Global(decl) => declare_globals(ck, &decl.specs, &decl.declarators),
             ItemKind::StaticAssert(a) => namespace_static_assert(ck, a),
+            ItemKind::Enum(e) => crate::enums::declare_enum(ck, e),
             ItemKind::Function(f) => declare_function(ck, f, item.span),
         }
     }
@@ -57,7 +58,7 @@ fn const_snapshot(ck: &Checker) -> std::rc::Rc<HashMap<String, i64>> {
 }
 
 fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
-    if ck.structs.contains_key(&s.name.name) {
+    if ck.structs.contains_key(&s.name.name) || ck.enum_names.contains_key(&s.name.name) {
         ck.error(
             codes::E0202,
             s.name.span,
@@ -79,6 +80,15 @@ fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
                 "static members are not part of the Tessera language",
                 "here",
                 "move it out of the struct",
+            );
+        }
+        if ck.enum_of_specs(&decl.specs).is_some() {
+            ck.error(
+                codes::E0211,
+                decl.span,
+                "members of an enumeration type are not supported yet",
+                "enumeration member",
+                "use the underlying integer type and `static_cast`",
             );
         }
         for d in &decl.declarators {
@@ -176,6 +186,15 @@ fn declare_globals(ck: &mut Checker, specs: &ast::DeclSpecs, declarators: &[ast:
     }
     for d in declarators {
         let Some(name) = &d.name else { continue };
+        if ck.enumerators.contains_key(&name.name) {
+            ck.error(
+                codes::E0202,
+                name.span,
+                format!("`{}` is already an enumerator", name.name),
+                "second declaration",
+                "use another name",
+            );
+        }
         let Declared { mut ty, by_ref } = {
             let snapshot = const_snapshot(ck);
             let lookup = move |n: &str| snapshot.get(n).copied();
@@ -196,6 +215,17 @@ fn declare_globals(ck: &mut Checker, specs: &ast::DeclSpecs, declarators: &[ast:
         let init = fcx.initializer(&mut ty, specs, d, &name.name);
         let locals_used = !fcx.func.locals.is_empty();
         drop(fcx);
+        let target = if matches!(specs.ty, ast::BaseType::Auto) {
+            match &d.init {
+                Some(ast::Init::Assign(v)) => ck.enum_at(v.span),
+                _ => None,
+            }
+        } else {
+            ck.enum_of_specs(specs)
+        };
+        if !ck.enums.is_empty() {
+            crate::enums::check_declarator(ck, target, d, &ty);
+        }
         if locals_used {
             ck.error(
                 codes::E0211,
@@ -216,6 +246,9 @@ fn declare_globals(ck: &mut Checker, specs: &ast::DeclSpecs, declarators: &[ast:
             );
         }
         let id = GlobalId(ck.program.globals.len() as u32);
+        if let Some(t) = target {
+            ck.enum_globals.insert(id, t);
+        }
         if is_const
             && matches!(ty, Type::Scalar(s) if s.is_integral())
             && let Some(ast::Init::Assign(e)) = &d.init
@@ -345,6 +378,8 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
         span: f.name.span,
     };
     let mut param_names: Vec<Option<ast::Ident>> = Vec::new();
+    let mut param_enums: Vec<Option<crate::enums::EnumId>> = Vec::new();
+    let ret_enum = ck.enum_of_specs(&f.ret);
     let is_void_list = f.params.len() == 1
         && matches!(
             f.params[0].specs.ty,
@@ -385,6 +420,21 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
                 span: p.span,
             });
             param_names.push(p.declarator.name.clone());
+            let param_enum = ck.enum_of_specs(&p.specs);
+            if let Some(e) = param_enum {
+                if p.declarator.array_dims.is_empty() {
+                    ck.enum_locals.insert(p.span, e);
+                } else {
+                    ck.error(
+                        codes::E0211,
+                        p.span,
+                        "arrays of enumerations are not supported yet",
+                        "array of an enumeration",
+                        "use the underlying integer type and `static_cast`",
+                    );
+                }
+            }
+            param_enums.push(param_enum);
         }
     }
     func.params = func.locals.len() as u32;
@@ -460,7 +510,7 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
                     .with_help("give the functions different names"),
                 );
             }
-            if ck.globals.contains_key(&f.name.name) {
+            if ck.globals.contains_key(&f.name.name) || ck.enumerators.contains_key(&f.name.name) {
                 ck.error(
                     codes::E0202,
                     f.name.span,
@@ -472,11 +522,15 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
             new_function(ck, &f.name.name, func.clone())
         }
     };
+    if ret_enum.is_some() || param_enums.iter().any(Option::is_some) {
+        ck.enum_sigs.insert(id, (ret_enum, param_enums));
+    }
     if !is_void_list {
         declare_defaults(ck, f, id, &func);
     }
     let Some(body) = &f.body else { return };
     let mut fcx = FnCx::new(ck, func);
+    fcx.ret_enum = ret_enum;
     for (i, name) in param_names.iter().enumerate() {
         if let Some(name) = name {
             fcx.scopes[0].insert(name.name.clone(), tessera_ir::LocalId(i as u32));
@@ -540,6 +594,9 @@ fn declare_defaults(ck: &mut Checker, f: &ast::Function, id: FuncId, func: &Func
         scratch.restriction = func.restriction;
         let mut fcx = FnCx::new(ck, scratch);
         let lowered = fcx.expr(value);
+        let param_enum = fcx.ck.enum_locals.get(&param.span).copied();
+        fcx.ck
+            .check_enum_target(param_enum, value.span, &lowered.ty);
         let what = format!("the default of parameter `{}`", param.name);
         let lowered = fcx.coerce(lowered, &param.ty, &what);
         let locals_used = !fcx.func.locals.is_empty();

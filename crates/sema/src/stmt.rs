@@ -294,6 +294,8 @@ impl FnCx<'_> {
             }
             (Some(v), _) => {
                 let e = self.expr(v);
+                let target = self.ret_enum;
+                self.ck.check_enum_target(target, v.span, &e.ty);
                 if self.func.ret_by_ref {
                     if !e.place && !e.ty.is_error() {
                         self.ck.error(
@@ -314,6 +316,8 @@ impl FnCx<'_> {
 
     fn switch(&mut self, cond: &ast::Expr, body: &ast::Stmt, span: Span, out: &mut Vec<Stmt>) {
         let value = self.expr(cond);
+        let switch_enum = self.ck.enum_at(cond.span);
+        self.switch_enums.push(switch_enum);
         let value = match value.ty.scalar() {
             Some(s) if s.is_integral() => self.convert_scalar(value, crate::convert::promote(s)),
             None if value.ty.is_error() => value,
@@ -342,6 +346,7 @@ impl FnCx<'_> {
             arms
         });
         self.switches -= 1;
+        self.switch_enums.pop();
         Self::push(out, StmtKind::Switch { value, arms }, span);
     }
 
@@ -351,7 +356,36 @@ impl FnCx<'_> {
                 label: Label::Case(e),
                 stmt,
             } => {
-                let v = self.eval_const(e);
+                let label_enum = match &e.kind {
+                    ast::ExprKind::Name(p) => self.ck.enumerator(p),
+                    _ => None,
+                };
+                let v = match label_enum {
+                    Some((_, v)) => Some(v),
+                    None => self.eval_const(e),
+                };
+                let switch_enum = self.switch_enums.last().copied().flatten();
+                let label_enum = label_enum.map(|(id, _)| id);
+                if (self
+                    .ck
+                    .enums
+                    .get(switch_enum.unwrap_or(usize::MAX))
+                    .is_some_and(|s| s.scoped)
+                    || self
+                        .ck
+                        .enums
+                        .get(label_enum.unwrap_or(usize::MAX))
+                        .is_some_and(|s| s.scoped))
+                    && switch_enum != label_enum
+                {
+                    self.ck.error(
+                        codes::E0222,
+                        e.span,
+                        "the case label and the `switch` value must both be of the same scoped enumeration",
+                        "other type than the `switch` value",
+                        "name an enumerator of the `switch` value's enumeration: `case Color::Red:`",
+                    );
+                }
                 if let Some(v) = v
                     && arms.iter().any(|a| a.value == Some(v))
                 {
@@ -716,6 +750,17 @@ impl FnCx<'_> {
                     "",
                 );
             }
+            let target = if matches!(specs.ty, ast::BaseType::Auto) {
+                match &decl.init {
+                    Some(ast::Init::Assign(v)) => self.ck.enum_at(v.span),
+                    _ => None,
+                }
+            } else {
+                self.ck.enum_of_specs(specs)
+            };
+            if !self.ck.enums.is_empty() {
+                self.enum_init(target, decl, &ty);
+            }
             let local = self.declare(Local {
                 name: name.name.clone(),
                 ty,
@@ -724,6 +769,9 @@ impl FnCx<'_> {
                 space,
                 span: name.span,
             });
+            if let Some(t) = target {
+                self.ck.enum_locals.insert(name.span, t);
+            }
             // A `const` integer with a constant value can size arrays and tiles.
             if (specs.is_const || specs.is_constexpr)
                 && matches!(self.local(local).map(|l| &l.ty), Some(Type::Scalar(s)) if s.is_integral())

@@ -165,6 +165,11 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                 return ty.clone();
             }
             if path.segments.len() == 1
+                && let Some(e) = ck.enum_names.get(name).and_then(|id| ck.enums.get(*id))
+            {
+                return Type::Scalar(e.underlying);
+            }
+            if path.segments.len() == 1
                 && let Some(id) = ck.structs.get(name)
             {
                 return Type::Struct(*id);
@@ -202,6 +207,20 @@ fn template(
 ) -> Type {
     let name = path.last();
     let amp_ok = qualifier_ok(path, AMP_NAMESPACES);
+    for arg in args {
+        if let TemplateArg::Type(t) = arg
+            && ck.enum_of_specs(&t.specs).is_some()
+        {
+            ck.error(
+                codes::E0211,
+                t.span,
+                "containers and views of enumerations are not supported yet",
+                "enumeration element type",
+                "use the underlying integer type and `static_cast`",
+            );
+            return Type::Error;
+        }
+    }
     match name {
         "vector" if qualifier_ok(path, &["std"]) => match args {
             [TemplateArg::Type(t)] => {
@@ -424,6 +443,10 @@ pub fn try_eval(e: &ast::Expr, consts: ConstLookup<'_>) -> Result<i64, (Span, St
             Some(v) => Ok(v),
             None => fail(&format!("`{}` is not a constant", path.last())),
         },
+        K::Name(path) => match consts(&path.text()) {
+            Some(v) => Ok(v),
+            None => fail(&format!("`{}` is not a constant", path.text())),
+        },
         K::Unary { op, operand } => {
             let v = try_eval(operand, consts)?;
             match op {
@@ -512,6 +535,16 @@ pub fn declare_aliases(
             "`auto` cannot name the type of an alias",
             "`auto` here",
             "write the type the alias stands for",
+        );
+        return;
+    }
+    if ck.enum_of_specs(specs).is_some() {
+        ck.error(
+            codes::E0211,
+            specs.span,
+            "aliases of enumerations are not supported yet",
+            "enumeration",
+            "use the enumeration's own name",
         );
         return;
     }

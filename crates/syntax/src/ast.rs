@@ -90,6 +90,8 @@ pub enum ItemKind {
     Global(Decl),
     /// `static_assert(cond, "message");`
     StaticAssert(StaticAssert),
+    /// `enum E { ... };` or `enum class E : int { ... };`
+    Enum(EnumDef),
     /// A stray `;`.
     Empty,
     /// What could not be parsed (already reported).
@@ -111,6 +113,21 @@ pub struct StructDef {
     pub trailing: Vec<Declarator>,
     /// `static_assert`s among the members, in order.
     pub asserts: Vec<StaticAssert>,
+}
+
+/// `enum Name : T { A, B = 2 };`, `enum class Name { ... };`
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EnumDef {
+    /// `enum class` or `enum struct`: a scoped enumeration.
+    pub scoped: bool,
+    /// The name.
+    pub name: Ident,
+    /// The underlying type, if given.
+    pub underlying: Option<TypeName>,
+    /// The enumerators, with their values if given.
+    pub enumerators: Vec<(Ident, Option<Expr>)>,
+    /// Where.
+    pub span: Span,
 }
 
 /// `static_assert(cond, "message");` (the message is optional, as in C++17).

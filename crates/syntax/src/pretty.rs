@@ -216,6 +216,20 @@ impl Printer<'_> {
             ItemKind::Function(function) => self.function(function),
             ItemKind::Global(decl) => self.decl("global", decl),
             ItemKind::StaticAssert(a) => self.static_assert(a),
+            ItemKind::Enum(e) => {
+                self.push(if e.scoped { "(enum-class " } else { "(enum " });
+                self.push(&e.name.name);
+                for (name, value) in &e.enumerators {
+                    self.push(" (");
+                    self.push(&name.name);
+                    if let Some(v) = value {
+                        self.push(" ");
+                        self.expr(v);
+                    }
+                    self.push(")");
+                }
+                self.push(")");
+            }
             ItemKind::Empty => self.push("(empty)"),
             ItemKind::Error => self.push("(error)"),
         }
