@@ -262,14 +262,21 @@ impl FnCx<'_> {
             (f.restriction, f.span, f.ret.clone(), f.ret_by_ref);
         let params: Vec<Local> = f.locals.iter().take(f.params as usize).cloned().collect();
         self.check_call_restriction(path, restriction, decl_span, span);
-        if let Some((_, param_enums)) = self.ck.enum_sigs.get(&chosen).cloned() {
-            for (i, arg) in args.iter().enumerate() {
+        if !self.ck.enums.is_empty() {
+            let param_enums = self
+                .ck
+                .enum_sigs
+                .get(&chosen)
+                .map(|(_, p)| p.clone())
+                .unwrap_or_default();
+            for (i, (arg, p)) in args.iter().zip(params.iter()).enumerate() {
                 let target = param_enums.get(i).copied().flatten();
-                self.ck.check_enum_target(target, arg.span, &arg.ty);
-            }
-        } else if !self.ck.enums.is_empty() {
-            for arg in &args {
-                self.ck.check_not_scoped(arg.span);
+                if p.by_ref {
+                    self.ck
+                        .check_ref_bind(target, arg.span, &arg.ty, p.is_const);
+                } else {
+                    self.ck.check_enum_target(target, arg.span, &arg.ty);
+                }
             }
         }
         // Missing arguments are the defaults, each evaluated at the call.

@@ -334,6 +334,48 @@ impl Checker {
         );
     }
 
+    /// Checks that the value at `span` may bind to a reference (`const` if
+    /// `is_const`) to something of enumeration `target`: an enumeration does
+    /// not bind to `int&` (nor a number to `E&`). A `const int&` would bind
+    /// to a converted copy, which the typed program cannot tell from the
+    /// variable itself, so that is refused too.
+    pub fn check_ref_bind(
+        &mut self,
+        target: Option<EnumId>,
+        span: Span,
+        ty: &Type,
+        is_const: bool,
+    ) {
+        if self.enums.is_empty() || ty.is_error() {
+            return;
+        }
+        let found = self.enum_at(span);
+        if target.is_none()
+            && let Some(f) = found
+        {
+            let name = self.enum_name(f);
+            if is_const {
+                self.error(
+                    codes::E0211,
+                    span,
+                    format!("binding a `const` reference to a number to a `{name}` is not supported yet"),
+                    "enumeration",
+                    format!("convert first: `static_cast<int>(...)`, or declare the reference as `const {name}&`"),
+                );
+                return;
+            }
+            self.bad_enum(
+                span,
+                format!("a `{name}` cannot be bound to a non-const reference to a number"),
+                "enumeration",
+                "C2664 or C2440",
+                &format!("declare the reference as `{name}&`"),
+            );
+        } else {
+            self.check_enum_target(target, span, ty);
+        }
+    }
+
     /// Reports a scoped enumeration value used where a number is needed.
     pub fn check_not_scoped(&mut self, span: Span) {
         let found = self.enum_at(span);
@@ -346,7 +388,18 @@ impl Checker {
 impl FnCx<'_> {
     /// Checks the initialiser (already lowered) of a variable declared with
     /// `decl` against its enumeration `target`.
-    pub(crate) fn enum_init(&mut self, target: Option<EnumId>, decl: &ast::Declarator, ty: &Type) {
+    pub(crate) fn enum_init(
+        &mut self,
+        target: Option<EnumId>,
+        decl: &ast::Declarator,
+        ty: &Type,
+        by_ref: bool,
+        is_const: bool,
+    ) {
+        if by_ref && let Some(ast::Init::Assign(v)) = &decl.init {
+            self.ck.check_ref_bind(target, v.span, ty, is_const);
+            return;
+        }
         check_declarator(self.ck, target, decl, ty);
     }
 

@@ -759,7 +759,8 @@ impl FnCx<'_> {
                 self.ck.enum_of_specs(specs)
             };
             if !self.ck.enums.is_empty() {
-                self.enum_init(target, decl, &ty);
+                let is_const = specs.is_const || specs.is_constexpr;
+                self.enum_init(target, decl, &ty, by_ref, is_const);
             }
             let local = self.declare(Local {
                 name: name.name.clone(),
