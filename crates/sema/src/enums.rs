@@ -37,7 +37,19 @@ pub struct EnumInfo {
 /// Declares an enumeration at namespace scope.
 pub fn declare_enum(ck: &mut Checker, def: &ast::EnumDef) {
     let name = &def.name.name;
-    if ck.enum_names.contains_key(name) || ck.structs.contains_key(name) || ck.alias(name).is_some()
+    if name.is_empty() && def.scoped {
+        ck.error(
+            codes::E0100,
+            def.span,
+            "a scoped enumeration needs a name",
+            "unnamed `enum class`",
+            "name it: `enum class Name { ... };`",
+        );
+        return;
+    }
+    if !name.is_empty() && ck.enum_names.contains_key(name)
+        || ck.structs.contains_key(name)
+        || ck.alias(name).is_some()
     {
         ck.error(
             codes::E0202,
@@ -148,7 +160,9 @@ pub fn declare_enum(ck: &mut Checker, def: &ast::EnumDef) {
     if !def.scoped {
         for (n, v) in &values {
             consts.insert(n.clone(), *v);
-            consts.insert(format!("{name}::{n}"), *v);
+            if !name.is_empty() {
+                consts.insert(format!("{name}::{n}"), *v);
+            }
         }
         for (n, v) in &values {
             ck.enumerators.insert(n.clone(), (id, *v));
@@ -160,7 +174,9 @@ pub fn declare_enum(ck: &mut Checker, def: &ast::EnumDef) {
         underlying: scalar,
         values,
     });
-    ck.enum_names.insert(name.clone(), id);
+    if !name.is_empty() {
+        ck.enum_names.insert(name.clone(), id);
+    }
 }
 
 /// The constants an enumerator's value may use: the constant globals and

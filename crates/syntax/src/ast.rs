@@ -120,7 +120,7 @@ pub struct StructDef {
 pub struct EnumDef {
     /// `enum class` or `enum struct`: a scoped enumeration.
     pub scoped: bool,
-    /// The name.
+    /// The name (empty for `enum { A, B };`).
     pub name: Ident,
     /// The underlying type, if given.
     pub underlying: Option<TypeName>,
