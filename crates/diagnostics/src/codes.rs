@@ -154,6 +154,10 @@ registry! {
     E0216, Check, "function declared but never defined";
     W0217, Check, "`void main()`";
     E0218, Check, "variable needs an initialiser";
+    E0219, Check, "`static_assert` failed", "C2338";
+    E0220, Check, "default argument given twice", "C2572";
+    E0221, Check, "missing default argument", "C2548";
+    E0222, Check, "invalid use of an enumeration";
     E0240, Check, "no overload accepts the arguments", "C2665";
     E0241, Check, "ambiguous call", "C2668";
     E0300, Check, "host-only function called from amp code", "C3930";

@@ -562,6 +562,7 @@ impl Session {
                 tile_static: None,
                 is_extern: false,
                 is_inline: false,
+                is_typedef: false,
                 ty: BaseType::Builtin(Builtin::Int),
                 span: span(0, 3),
             },
@@ -702,8 +703,12 @@ fn is_declaration(item: &Item) -> bool {
         | ItemKind::UsingDecl(_)
         | ItemKind::Struct(_)
         | ItemKind::Function(_)
+        | ItemKind::StaticAssert(_)
+        | ItemKind::Enum(_)
         | ItemKind::Empty => true,
-        ItemKind::Global(decl) => decl.specs.is_static || decl.specs.is_extern,
+        ItemKind::Global(decl) => {
+            decl.specs.is_static || decl.specs.is_extern || decl.specs.is_typedef
+        }
         ItemKind::Error => false,
     }
 }
@@ -725,6 +730,7 @@ fn find_return(stmt: &Stmt) -> Option<Span> {
         | StmtKind::Labeled { stmt: body, .. } => find_return(body),
         StmtKind::Expr(_)
         | StmtKind::Decl(_)
+        | StmtKind::StaticAssert(_)
         | StmtKind::Break
         | StmtKind::Continue
         | StmtKind::Goto(_)

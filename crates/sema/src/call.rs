@@ -168,29 +168,68 @@ impl FnCx<'_> {
         library::call_value(self, callee, lowered, span)
     }
 
-    fn call_user(&mut self, path: &ast::Path, ids: &[FuncId], args: Vec<Expr>, span: Span) -> Expr {
-        // Overloads: by arity, then by restriction fitting the caller (C++ AMP
-        // allows overloading on `restrict`).
+    /// How many trailing parameters of `id` have a default argument.
+    fn defaulted(&self, id: FuncId) -> usize {
+        self.ck.defaults.get(&id).map_or(0, |d| {
+            d.iter().rev().take_while(|slot| slot.is_some()).count()
+        })
+    }
+
+    fn call_user(
+        &mut self,
+        path: &ast::Path,
+        ids: &[FuncId],
+        mut args: Vec<Expr>,
+        span: Span,
+    ) -> Expr {
+        // Overloads: by arity (default arguments included), then by
+        // restriction fitting the caller (C++ AMP allows overloading on
+        // `restrict`).
         let here = self.restriction();
         let candidates: Vec<FuncId> = ids
             .iter()
             .copied()
             .filter(|id| {
-                self.ck
-                    .program
-                    .get_function(*id)
-                    .is_some_and(|f| f.params as usize == args.len())
+                self.ck.program.get_function(*id).is_some_and(|f| {
+                    let n = f.params as usize;
+                    args.len() <= n && args.len() + self.defaulted(*id) >= n
+                })
             })
             .collect();
+        // Overloads of different arities that a call with defaults fits
+        // alike need C++'s overload ranking; refuse rather than guess.
+        let arities: Vec<u32> = candidates
+            .iter()
+            .filter_map(|id| self.ck.program.get_function(*id).map(|f| f.params))
+            .collect();
+        if arities.iter().any(|n| Some(n) != arities.first()) {
+            self.ck.error(
+                codes::E0211,
+                span,
+                format!(
+                    "this call fits overloads of `{}` with different numbers of parameters through default arguments; choosing between them is not supported yet",
+                    path.text()
+                ),
+                "several overloads fit",
+                "pass every argument, or give the functions different names",
+            );
+            return error_expr(span);
+        }
         let Some(&first) = candidates.first() else {
             let f = ids.first().and_then(|id| self.ck.program.get_function(*id));
             let (n, decl) = f.map_or((0, span), |f| (f.params, f.span));
+            let optional = ids.first().map_or(0, |id| self.defaulted(*id)) as u32;
+            let takes = if optional > 0 {
+                format!("{} to {n}", n - optional.min(n))
+            } else {
+                n.to_string()
+            };
             self.ck.report(
                 Diagnostic::error(
                     codes::E0206,
                     span,
                     format!(
-                        "`{}` takes {n} argument{}, but {} {} given",
+                        "`{}` takes {takes} argument{}, but {} {} given",
                         path.text(),
                         if n == 1 { "" } else { "s" },
                         args.len(),
@@ -233,6 +272,28 @@ impl FnCx<'_> {
             (f.restriction, f.span, f.ret.clone(), f.ret_by_ref);
         let params: Vec<Local> = f.locals.iter().take(f.params as usize).cloned().collect();
         self.check_call_restriction(path, restriction, decl_span, span);
+        if !self.ck.enums.is_empty() {
+            let param_enums = self
+                .ck
+                .enum_sigs
+                .get(&chosen)
+                .map(|(_, p)| p.clone())
+                .unwrap_or_default();
+            for (i, (arg, p)) in args.iter().zip(params.iter()).enumerate() {
+                let target = param_enums.get(i).copied().flatten();
+                if p.by_ref {
+                    self.ck
+                        .check_ref_bind(target, arg.span, &arg.ty, p.is_const);
+                } else {
+                    self.ck.check_enum_target(target, arg.span, &arg.ty);
+                }
+            }
+        }
+        // Missing arguments are the defaults, each evaluated at the call.
+        if let Some(defaults) = self.ck.defaults.get(&chosen) {
+            let missing = defaults.iter().skip(args.len()).flatten();
+            args.extend(missing.map(|(value, _)| value.clone()));
+        }
         let mut lowered = Vec::new();
         for (arg, p) in args.into_iter().zip(params.iter()) {
             if p.by_ref {

@@ -144,6 +144,7 @@ impl FnCx<'_> {
 
     /// Converts a condition to `bool` (scalars only).
     pub fn condition(&mut self, e: Expr) -> Expr {
+        self.ck.check_not_scoped(e.span);
         match e.ty {
             Type::Scalar(_) => self.convert_scalar(e, Scalar::Bool),
             Type::Error => e,

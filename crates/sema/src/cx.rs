@@ -28,6 +28,27 @@ pub struct Checker {
     /// Namespaces made visible so far by `using namespace` (as written,
     /// `concurrency::fast_math`), which decide what an unqualified `sqrt` is.
     pub using_namespaces: Vec<String>,
+    /// Type aliases (`typedef`, `using name = T;`) by scope: namespace scope
+    /// first, then one map per block being lowered, innermost last.
+    pub aliases: Vec<HashMap<String, Type>>,
+    /// Default arguments by function, one entry per parameter: the value,
+    /// lowered where the function is declared and converted to the
+    /// parameter's type, and where it was written.
+    pub defaults: HashMap<FuncId, Vec<Option<(Expr, Span)>>>,
+    /// Enumerations, by `EnumId`.
+    pub enums: Vec<crate::enums::EnumInfo>,
+    /// Enumerations by name.
+    pub enum_names: HashMap<String, crate::enums::EnumId>,
+    /// Enumerators of unscoped enumerations by their plain name, with values.
+    pub enumerators: HashMap<String, (crate::enums::EnumId, i64)>,
+    /// Locals (and parameters) of an enumeration type, by their declaration span.
+    pub enum_locals: HashMap<Span, crate::enums::EnumId>,
+    /// Globals of an enumeration type.
+    pub enum_globals: HashMap<GlobalId, crate::enums::EnumId>,
+    /// Functions with an enumeration in their signature: return, parameters.
+    pub enum_sigs: HashMap<FuncId, crate::enums::EnumSig>,
+    /// The expressions lowered so far whose type is an enumeration, by span.
+    pub enum_spans: HashMap<Span, crate::enums::EnumId>,
 }
 
 impl Checker {
@@ -40,6 +61,29 @@ impl Checker {
 }
 
 impl Checker {
+    /// The type an alias visible here names, innermost scope first.
+    pub fn alias(&self, name: &str) -> Option<&Type> {
+        self.aliases.iter().rev().find_map(|s| s.get(name))
+    }
+
+    /// Declares an alias in the innermost scope; false if that scope
+    /// already has an alias of this name for another type.
+    pub fn declare_alias(&mut self, name: &str, ty: Type) -> bool {
+        if self.aliases.is_empty() {
+            self.aliases.push(HashMap::new());
+        }
+        let Some(scope) = self.aliases.last_mut() else {
+            return false;
+        };
+        match scope.get(name) {
+            Some(prev) => *prev == ty || ty.is_error() || prev.is_error(),
+            None => {
+                scope.insert(name.to_string(), ty);
+                true
+            }
+        }
+    }
+
     /// Reports a diagnostic.
     pub fn report(&mut self, diag: Diagnostic) {
         self.diags.push(diag);
@@ -121,6 +165,10 @@ pub struct FnCx<'c> {
     pub kernel: Option<KernelCx>,
     /// Values of the `const` integral locals with a constant initialiser.
     pub local_consts: HashMap<LocalId, i64>,
+    /// The enumeration the function returns, if it returns one.
+    pub ret_enum: Option<crate::enums::EnumId>,
+    /// The enumerations of the values of the `switch`es around, innermost last.
+    pub switch_enums: Vec<Option<crate::enums::EnumId>>,
 }
 
 impl<'c> FnCx<'c> {
@@ -134,6 +182,8 @@ impl<'c> FnCx<'c> {
             switches: 0,
             kernel: None,
             local_consts: HashMap::new(),
+            ret_enum: None,
+            switch_enums: Vec::new(),
         }
     }
 
@@ -196,7 +246,12 @@ impl<'c> FnCx<'c> {
     /// Runs `f` in a new scope.
     pub fn scoped<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
         self.scopes.push(HashMap::new());
+        if self.ck.aliases.is_empty() {
+            self.ck.aliases.push(HashMap::new());
+        }
+        self.ck.aliases.push(HashMap::new());
         let out = f(self);
+        self.ck.aliases.pop();
         self.scopes.pop();
         out
     }

@@ -19,10 +19,34 @@ pub fn declare_all(ck: &mut Checker, unit: &TranslationUnit) {
             ItemKind::UsingNamespace(path) => ck.using_namespaces.push(path.text()),
             ItemKind::UsingDecl(_) | ItemKind::Empty | ItemKind::Error => {}
             ItemKind::Struct(s) => declare_struct(ck, s, item.span),
+            ItemKind::Global(decl) if decl.specs.is_typedef => {
+                let snapshot = const_snapshot(ck);
+                let lookup = move |n: &str| snapshot.get(n).copied();
+                types::declare_aliases(ck, &decl.specs, &decl.declarators, &lookup);
+            }
             ItemKind::Global(decl) => declare_globals(ck, &decl.specs, &decl.declarators),
+            ItemKind::StaticAssert(a) => namespace_static_assert(ck, a),
+            ItemKind::Enum(e) => crate::enums::declare_enum(ck, e),
             ItemKind::Function(f) => declare_function(ck, f, item.span),
         }
     }
+}
+
+/// A `static_assert` at namespace or class scope: it sees the constant globals.
+fn namespace_static_assert(ck: &mut Checker, a: &ast::StaticAssert) {
+    let snapshot = const_snapshot(ck);
+    let lookup = move |n: &str| snapshot.get(n).copied();
+    let unsigned: HashMap<String, bool> = ck
+        .globals
+        .iter()
+        .map(|(name, id)| {
+            let ty = ck.program.get_global(*id).map(|g| &g.ty);
+            let u = matches!(ty, Some(Type::Scalar(s)) if s.is_unsigned());
+            (name.clone(), u)
+        })
+        .collect();
+    let is_unsigned = move |n: &str| unsigned.get(n).copied().unwrap_or(false);
+    types::static_assert(ck, a, &lookup, &is_unsigned);
 }
 
 /// Bodies are lowered as their items are declared (see [`declare_all`]).
@@ -34,7 +58,7 @@ fn const_snapshot(ck: &Checker) -> std::rc::Rc<HashMap<String, i64>> {
 }
 
 fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
-    if ck.structs.contains_key(&s.name.name) {
+    if ck.structs.contains_key(&s.name.name) || ck.enum_names.contains_key(&s.name.name) {
         ck.error(
             codes::E0202,
             s.name.span,
@@ -43,6 +67,9 @@ fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
             "",
         );
         return;
+    }
+    for a in &s.asserts {
+        namespace_static_assert(ck, a);
     }
     let mut fields: Vec<(String, Type)> = Vec::new();
     for decl in &s.fields {
@@ -53,6 +80,15 @@ fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
                 "static members are not part of the Tessera language",
                 "here",
                 "move it out of the struct",
+            );
+        }
+        if ck.enum_of_specs(&decl.specs).is_some() {
+            ck.error(
+                codes::E0211,
+                decl.span,
+                "members of an enumeration type are not supported yet",
+                "enumeration member",
+                "use the underlying integer type and `static_cast`",
             );
         }
         for d in &decl.declarators {
@@ -108,6 +144,7 @@ fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
             tile_static: None,
             is_extern: false,
             is_inline: false,
+            is_typedef: false,
             ty: ast::BaseType::Named(ast::Path {
                 global: false,
                 segments: vec![s.name.clone()],
@@ -149,6 +186,15 @@ fn declare_globals(ck: &mut Checker, specs: &ast::DeclSpecs, declarators: &[ast:
     }
     for d in declarators {
         let Some(name) = &d.name else { continue };
+        if ck.enumerators.contains_key(&name.name) {
+            ck.error(
+                codes::E0202,
+                name.span,
+                format!("`{}` is already an enumerator", name.name),
+                "second declaration",
+                "use another name",
+            );
+        }
         let Declared { mut ty, by_ref } = {
             let snapshot = const_snapshot(ck);
             let lookup = move |n: &str| snapshot.get(n).copied();
@@ -169,6 +215,17 @@ fn declare_globals(ck: &mut Checker, specs: &ast::DeclSpecs, declarators: &[ast:
         let init = fcx.initializer(&mut ty, specs, d, &name.name);
         let locals_used = !fcx.func.locals.is_empty();
         drop(fcx);
+        let target = if matches!(specs.ty, ast::BaseType::Auto) {
+            match &d.init {
+                Some(ast::Init::Assign(v)) => ck.enum_at(v.span),
+                _ => None,
+            }
+        } else {
+            ck.enum_of_specs(specs)
+        };
+        if !ck.enums.is_empty() {
+            crate::enums::check_declarator(ck, target, d, &ty);
+        }
         if locals_used {
             ck.error(
                 codes::E0211,
@@ -189,6 +246,9 @@ fn declare_globals(ck: &mut Checker, specs: &ast::DeclSpecs, declarators: &[ast:
             );
         }
         let id = GlobalId(ck.program.globals.len() as u32);
+        if let Some(t) = target {
+            ck.enum_globals.insert(id, t);
+        }
         if is_const
             && matches!(ty, Type::Scalar(s) if s.is_integral())
             && let Some(ast::Init::Assign(e)) = &d.init
@@ -322,6 +382,8 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
         span: f.name.span,
     };
     let mut param_names: Vec<Option<ast::Ident>> = Vec::new();
+    let mut param_enums: Vec<Option<crate::enums::EnumId>> = Vec::new();
+    let ret_enum = ck.enum_of_specs(&f.ret);
     let is_void_list = f.params.len() == 1
         && matches!(
             f.params[0].specs.ty,
@@ -349,15 +411,6 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
                     "pass a `std::vector` or an `array_view` by reference, or put the array in a struct passed by reference",
                 );
             }
-            if p.declarator.init.is_some() {
-                ck.error(
-                    codes::E0211,
-                    p.span,
-                    "default arguments are not part of the Tessera language",
-                    "default argument",
-                    "pass the value at every call",
-                );
-            }
             func.locals.push(Local {
                 name: p
                     .declarator
@@ -371,6 +424,21 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
                 span: p.span,
             });
             param_names.push(p.declarator.name.clone());
+            let param_enum = ck.enum_of_specs(&p.specs);
+            if let Some(e) = param_enum {
+                if p.declarator.array_dims.is_empty() {
+                    ck.enum_locals.insert(p.span, e);
+                } else {
+                    ck.error(
+                        codes::E0211,
+                        p.span,
+                        "arrays of enumerations are not supported yet",
+                        "array of an enumeration",
+                        "use the underlying integer type and `static_cast`",
+                    );
+                }
+            }
+            param_enums.push(param_enum);
         }
     }
     func.params = func.locals.len() as u32;
@@ -420,7 +488,7 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
             }
         }
         None => {
-            if ck.globals.contains_key(&f.name.name) {
+            if ck.globals.contains_key(&f.name.name) || ck.enumerators.contains_key(&f.name.name) {
                 ck.error(
                     codes::E0202,
                     f.name.span,
@@ -432,8 +500,15 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
             new_function(ck, &f.name.name, func.clone())
         }
     };
+    if ret_enum.is_some() || param_enums.iter().any(Option::is_some) {
+        ck.enum_sigs.insert(id, (ret_enum, param_enums));
+    }
+    if !is_void_list {
+        declare_defaults(ck, f, id, &func);
+    }
     let Some(body) = &f.body else { return };
     let mut fcx = FnCx::new(ck, func);
+    fcx.ret_enum = ret_enum;
     for (i, name) in param_names.iter().enumerate() {
         if let Some(name) = name {
             fcx.scopes[0].insert(name.name.clone(), tessera_ir::LocalId(i as u32));
@@ -443,6 +518,103 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
     let mut func = fcx.func;
     func.body = Some(block);
     *ck.program.function_mut(id) = func;
+}
+
+/// Lowers the default arguments of this declaration of `f` (whose id is
+/// `id`) and merges them with those of earlier declarations: C++ lets a
+/// later declaration add defaults but not repeat one, and once a parameter
+/// has a default every parameter after it needs one.
+fn declare_defaults(ck: &mut Checker, f: &ast::Function, id: FuncId, func: &Function) {
+    let mut merged = ck
+        .defaults
+        .remove(&id)
+        .unwrap_or_else(|| vec![None; func.params as usize]);
+    merged.resize(func.params as usize, None);
+    for (i, p) in f.params.iter().enumerate() {
+        let Some(ast::Init::Assign(value)) = &p.declarator.init else {
+            continue;
+        };
+        let Some(param) = func.locals.get(i) else {
+            continue;
+        };
+        if let Some(Some((_, first))) = merged.get(i) {
+            ck.report(
+                Diagnostic::error(
+                    codes::E0220,
+                    value.span,
+                    format!(
+                        "the default argument of parameter {} of `{}` is given again",
+                        i + 1,
+                        f.name.name
+                    ),
+                )
+                .with_label("redefined here")
+                .with_secondary(*first, "first given here")
+                .with_msvc("C2572")
+                .with_help("give a default argument in one declaration only"),
+            );
+            continue;
+        }
+        if param.by_ref && !param.is_const {
+            ck.error(
+                codes::E0211,
+                value.span,
+                "default arguments of non-const reference parameters are not supported yet",
+                "default argument",
+                "take the parameter by value or by `const&`",
+            );
+            continue;
+        }
+        // Lowered as code of a throwaway function with the callee's
+        // restriction: a default sees what the declaration sees, not the
+        // caller's locals, and is checked once, where it is written.
+        let mut scratch = host_function("<default argument>", value.span);
+        scratch.restriction = func.restriction;
+        let mut fcx = FnCx::new(ck, scratch);
+        let lowered = fcx.expr(value);
+        let param_enum = fcx.ck.enum_locals.get(&param.span).copied();
+        fcx.ck
+            .check_enum_target(param_enum, value.span, &lowered.ty);
+        let what = format!("the default of parameter `{}`", param.name);
+        let lowered = fcx.coerce(lowered, &param.ty, &what);
+        let locals_used = !fcx.func.locals.is_empty();
+        drop(fcx);
+        if locals_used {
+            ck.error(
+                codes::E0211,
+                value.span,
+                "this default argument is too complex",
+                "here",
+                "use a constant, a global or a call with such arguments",
+            );
+            continue;
+        }
+        if let Some(slot) = merged.get_mut(i) {
+            *slot = Some((lowered, value.span));
+        }
+    }
+    if let Some(first) = merged.iter().position(Option::is_some)
+        && let Some(gap) = merged[first..].iter().position(Option::is_none)
+    {
+        let at = first + gap;
+        let span = f.params.get(at).map_or(f.name.span, |p| p.span);
+        ck.report(
+            Diagnostic::error(
+                codes::E0221,
+                span,
+                format!(
+                    "parameter {} of `{}` needs a default argument, since an earlier one has one",
+                    at + 1,
+                    f.name.name
+                ),
+            )
+            .with_label("no default argument")
+            .with_msvc("C2548")
+            .with_help("give defaults to the last parameters only"),
+        );
+        merged.fill(None);
+    }
+    ck.defaults.insert(id, merged);
 }
 
 /// The rules for `main`: host code, returning `int`.

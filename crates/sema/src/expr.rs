@@ -45,6 +45,14 @@ pub fn bin_op(op: B) -> Option<BinOp> {
 impl FnCx<'_> {
     /// Lowers an expression.
     pub fn expr(&mut self, e: &ast::Expr) -> Expr {
+        let lowered = self.expr_kind(e);
+        if !self.ck.enums.is_empty() {
+            self.enum_rules(e, &lowered);
+        }
+        lowered
+    }
+
+    fn expr_kind(&mut self, e: &ast::Expr) -> Expr {
         let span = e.span;
         match &e.kind {
             K::Int(text) => match literal::parse_int(text) {
@@ -269,6 +277,15 @@ impl FnCx<'_> {
             if let Some(&gid) = self.ck.globals.get(name) {
                 return self.global(gid, span);
             }
+        }
+        if let Some((id, value)) = self.ck.enumerator(path) {
+            let scalar = self.ck.enums.get(id).map_or(Scalar::Int, |e| e.underlying);
+            return mk(
+                ExprKind::Const(Const::Int(value)),
+                Type::Scalar(scalar),
+                false,
+                span,
+            );
         }
         if let Some(e) = library::name(self, path) {
             return e;

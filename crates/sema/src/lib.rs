@@ -20,6 +20,7 @@ mod call;
 mod convert;
 mod cx;
 mod declare;
+mod enums;
 mod expr;
 mod init;
 mod launch;

@@ -96,6 +96,7 @@ impl FnCx<'_> {
                 }
             }
             S::Decl(d) => self.local_decl(d, out),
+            S::StaticAssert(a) => self.static_assert(a),
             S::Block(b) => {
                 let b = self.block(b);
                 Self::push(out, StmtKind::Block(b), span);
@@ -293,6 +294,8 @@ impl FnCx<'_> {
             }
             (Some(v), _) => {
                 let e = self.expr(v);
+                let target = self.ret_enum;
+                self.ck.check_enum_target(target, v.span, &e.ty);
                 if self.func.ret_by_ref {
                     if !e.place && !e.ty.is_error() {
                         self.ck.error(
@@ -313,6 +316,8 @@ impl FnCx<'_> {
 
     fn switch(&mut self, cond: &ast::Expr, body: &ast::Stmt, span: Span, out: &mut Vec<Stmt>) {
         let value = self.expr(cond);
+        let switch_enum = self.ck.enum_at(cond.span);
+        self.switch_enums.push(switch_enum);
         let value = match value.ty.scalar() {
             Some(s) if s.is_integral() => self.convert_scalar(value, crate::convert::promote(s)),
             None if value.ty.is_error() => value,
@@ -341,6 +346,7 @@ impl FnCx<'_> {
             arms
         });
         self.switches -= 1;
+        self.switch_enums.pop();
         Self::push(out, StmtKind::Switch { value, arms }, span);
     }
 
@@ -350,7 +356,36 @@ impl FnCx<'_> {
                 label: Label::Case(e),
                 stmt,
             } => {
-                let v = self.eval_const(e);
+                let label_enum = match &e.kind {
+                    ast::ExprKind::Name(p) => self.ck.enumerator(p),
+                    _ => None,
+                };
+                let v = match label_enum {
+                    Some((_, v)) => Some(v),
+                    None => self.eval_const(e),
+                };
+                let switch_enum = self.switch_enums.last().copied().flatten();
+                let label_enum = label_enum.map(|(id, _)| id);
+                if (self
+                    .ck
+                    .enums
+                    .get(switch_enum.unwrap_or(usize::MAX))
+                    .is_some_and(|s| s.scoped)
+                    || self
+                        .ck
+                        .enums
+                        .get(label_enum.unwrap_or(usize::MAX))
+                        .is_some_and(|s| s.scoped))
+                    && switch_enum != label_enum
+                {
+                    self.ck.error(
+                        codes::E0222,
+                        e.span,
+                        "the case label and the `switch` value must both be of the same scoped enumeration",
+                        "other type than the `switch` value",
+                        "name an enumerator of the `switch` value's enumeration: `case Color::Red:`",
+                    );
+                }
                 if let Some(v) = v
                     && arms.iter().any(|a| a.value == Some(v))
                 {
@@ -595,8 +630,45 @@ impl FnCx<'_> {
         out.push(Stmt::new(StmtKind::Block(block), span));
     }
 
+    /// A `static_assert` in a block: it sees the constants visible there.
+    fn static_assert(&mut self, a: &ast::StaticAssert) {
+        let visible = self.visible_consts();
+        let lookup = move |n: &str| visible.get(n);
+        let mut unsigned: HashMap<String, bool> = HashMap::new();
+        for scope in &self.scopes {
+            for (name, id) in scope {
+                let u = matches!(self.local(*id).map(|l| &l.ty), Some(Type::Scalar(s)) if s.is_unsigned());
+                unsigned.insert(name.clone(), u);
+            }
+        }
+        let globals = &self.ck.globals;
+        let program = &self.ck.program;
+        let global_unsigned = |n: &str| {
+            globals
+                .get(n)
+                .and_then(|id| program.get_global(*id))
+                .is_some_and(|g| matches!(g.ty, Type::Scalar(s) if s.is_unsigned()))
+        };
+        let mut all: HashMap<String, bool> = HashMap::new();
+        for name in unsigned.keys().chain(globals.keys()) {
+            let u = match unsigned.get(name) {
+                Some(u) => *u,
+                None => global_unsigned(name),
+            };
+            all.insert(name.clone(), u);
+        }
+        let is_unsigned = move |n: &str| all.get(n).copied().unwrap_or(false);
+        types::static_assert(self.ck, a, &lookup, &is_unsigned);
+    }
+
     fn local_decl(&mut self, d: &ast::Decl, out: &mut Vec<Stmt>) {
         let specs = &d.specs;
+        if specs.is_typedef {
+            let visible = self.visible_consts();
+            let lookup = move |n: &str| visible.get(n);
+            types::declare_aliases(self.ck, specs, &d.declarators, &lookup);
+            return;
+        }
         if specs.is_static || specs.is_extern {
             if self.in_amp() {
                 self.ck.report(
@@ -678,6 +750,18 @@ impl FnCx<'_> {
                     "",
                 );
             }
+            let target = if matches!(specs.ty, ast::BaseType::Auto) {
+                match &decl.init {
+                    Some(ast::Init::Assign(v)) => self.ck.enum_at(v.span),
+                    _ => None,
+                }
+            } else {
+                self.ck.enum_of_specs(specs)
+            };
+            if !self.ck.enums.is_empty() {
+                let is_const = specs.is_const || specs.is_constexpr;
+                self.enum_init(target, decl, &ty, by_ref, is_const);
+            }
             let local = self.declare(Local {
                 name: name.name.clone(),
                 ty,
@@ -686,6 +770,9 @@ impl FnCx<'_> {
                 space,
                 span: name.span,
             });
+            if let Some(t) = target {
+                self.ck.enum_locals.insert(name.span, t);
+            }
             // A `const` integer with a constant value can size arrays and tiles.
             if (specs.is_const || specs.is_constexpr)
                 && matches!(self.local(local).map(|l| &l.ty), Some(Type::Scalar(s)) if s.is_integral())

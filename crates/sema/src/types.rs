@@ -28,6 +28,18 @@ pub fn resolve(
     consts: ConstLookup<'_>,
 ) -> Declared {
     let mut ty = base_type(ck, &specs.ty, specs.span, consts);
+    if specs.is_typedef {
+        // Aliases are declared by `declare_aliases`; anywhere else (a
+        // parameter, a member, a `for` header) Tessera has no use for one.
+        ck.error(
+            codes::E0211,
+            specs.span,
+            "a `typedef` is not supported here",
+            "`typedef` here",
+            "declare the alias at namespace or block scope",
+        );
+        ty = Type::Error;
+    }
     if modifiers.pointers > 0 {
         ck.error(
             codes::E0306,
@@ -148,6 +160,16 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                 return Type::TileBarrier;
             }
             if path.segments.len() == 1
+                && let Some(ty) = ck.alias(name)
+            {
+                return ty.clone();
+            }
+            if path.segments.len() == 1
+                && let Some(e) = ck.enum_names.get(name).and_then(|id| ck.enums.get(*id))
+            {
+                return Type::Scalar(e.underlying);
+            }
+            if path.segments.len() == 1
                 && let Some(id) = ck.structs.get(name)
             {
                 return Type::Struct(*id);
@@ -185,6 +207,20 @@ fn template(
 ) -> Type {
     let name = path.last();
     let amp_ok = qualifier_ok(path, AMP_NAMESPACES);
+    for arg in args {
+        if let TemplateArg::Type(t) = arg
+            && ck.enum_of_specs(&t.specs).is_some()
+        {
+            ck.error(
+                codes::E0211,
+                t.span,
+                "containers and views of enumerations are not supported yet",
+                "enumeration element type",
+                "use the underlying integer type and `static_cast`",
+            );
+            return Type::Error;
+        }
+    }
     match name {
         "vector" if qualifier_ok(path, &["std"]) => match args {
             [TemplateArg::Type(t)] => {
@@ -407,6 +443,10 @@ pub fn try_eval(e: &ast::Expr, consts: ConstLookup<'_>) -> Result<i64, (Span, St
             Some(v) => Ok(v),
             None => fail(&format!("`{}` is not a constant", path.last())),
         },
+        K::Name(path) => match consts(&path.text()) {
+            Some(v) => Ok(v),
+            None => fail(&format!("`{}` is not a constant", path.text())),
+        },
         K::Unary { op, operand } => {
             let v = try_eval(operand, consts)?;
             match op {
@@ -461,5 +501,160 @@ pub fn try_eval(e: &ast::Expr, consts: ConstLookup<'_>) -> Result<i64, (Span, St
         K::Cast { operand, .. } => try_eval(operand, consts),
         K::Construct { args, .. } if args.len() == 1 => try_eval(&args[0], consts),
         _ => fail("it is computed at run time"),
+    }
+}
+
+/// Declares the names of a `typedef` (or `using name = T;`) in the innermost
+/// alias scope. The forms Tessera does not carry through its types yet (an
+/// alias of a `const` or reference type) are refused rather than half-kept.
+pub fn declare_aliases(
+    ck: &mut Checker,
+    specs: &DeclSpecs,
+    declarators: &[ast::Declarator],
+    consts: ConstLookup<'_>,
+) {
+    if specs.is_static
+        || specs.is_extern
+        || specs.is_inline
+        || specs.is_constexpr
+        || specs.tile_static.is_some()
+    {
+        ck.error(
+            codes::E0105,
+            specs.span,
+            "a `typedef` takes no storage class or `constexpr`",
+            "invalid with `typedef`",
+            "write `typedef T name;`",
+        );
+        return;
+    }
+    if matches!(specs.ty, BaseType::Auto) {
+        ck.error(
+            codes::E0105,
+            specs.span,
+            "`auto` cannot name the type of an alias",
+            "`auto` here",
+            "write the type the alias stands for",
+        );
+        return;
+    }
+    if ck.enum_of_specs(specs).is_some() {
+        ck.error(
+            codes::E0211,
+            specs.span,
+            "aliases of enumerations are not supported yet",
+            "enumeration",
+            "use the enumeration's own name",
+        );
+        return;
+    }
+    for d in declarators {
+        let Some(name) = &d.name else { continue };
+        if d.init.is_some() {
+            ck.error(
+                codes::E0105,
+                d.span,
+                format!("the alias `{}` cannot have an initialiser", name.name),
+                "initialiser",
+                "a `typedef` names a type; declare a variable of it to hold a value",
+            );
+            continue;
+        }
+        let plain = DeclSpecs {
+            is_typedef: false,
+            ..specs.clone()
+        };
+        let Declared { ty, by_ref } = resolve(ck, &plain, &d.modifiers, &d.array_dims, consts);
+        let ty = if specs.is_const || specs.is_volatile || by_ref {
+            ck.error(
+                codes::E0211,
+                d.span,
+                "aliases of `const`, `volatile` or reference types are not supported yet",
+                "not supported",
+                "write `const` or `&` where the alias is used: `const myint x = 1;`",
+            );
+            Type::Error
+        } else {
+            ty
+        };
+        if !ck.declare_alias(&name.name, ty) {
+            ck.error(
+                codes::E0202,
+                name.span,
+                format!("`{}` is already an alias of another type", name.name),
+                "redefined here",
+                "use another name",
+            );
+        }
+    }
+}
+
+/// Checks a `static_assert`: its condition must be a constant and true;
+/// a false one is reported with its message. `is_unsigned` tells whether a
+/// named constant has an unsigned type.
+pub fn static_assert(
+    ck: &mut Checker,
+    a: &ast::StaticAssert,
+    consts: ConstLookup<'_>,
+    is_unsigned: &dyn Fn(&str) -> bool,
+) {
+    // The evaluator computes in 64-bit signed arithmetic; C++'s unsigned
+    // arithmetic and conversions could give another answer, so refuse them.
+    if let Some((span, what)) = beyond_signed(&a.cond, is_unsigned) {
+        ck.error(
+            codes::E0211,
+            span,
+            format!("`static_assert` conditions with {what} are not supported yet"),
+            "not supported in a `static_assert`",
+            "write the condition with signed integer constants",
+        );
+        return;
+    }
+    let Some(value) = eval(ck, &a.cond, consts) else {
+        return;
+    };
+    if value != 0 {
+        return;
+    }
+    let message = a.message.as_ref().map(|parts| {
+        let bytes: Vec<u8> = parts
+            .iter()
+            .flat_map(|p| crate::literal::parse_str(p).unwrap_or_default())
+            .collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    });
+    let text = match &message {
+        Some(m) => format!("static assertion failed: {m}"),
+        None => "static assertion failed".to_string(),
+    };
+    ck.report(
+        tessera_diagnostics::Diagnostic::error(codes::E0219, a.cond.span, text)
+            .with_label("this condition is false")
+            .with_msvc("C2338"),
+    );
+}
+
+/// The first part of a constant expression that 64-bit signed arithmetic
+/// may not evaluate as C++ does: an unsigned literal or constant, a cast.
+fn beyond_signed(
+    e: &ast::Expr,
+    is_unsigned: &dyn Fn(&str) -> bool,
+) -> Option<(Span, &'static str)> {
+    use ast::ExprKind as K;
+    match &e.kind {
+        K::Int(text) => match crate::literal::parse_int(text) {
+            Some((_, s)) if s.is_unsigned() => Some((e.span, "unsigned values")),
+            _ => None,
+        },
+        K::Name(path) if is_unsigned(path.last()) => Some((e.span, "unsigned values")),
+        K::Cast { .. } | K::Construct { .. } => Some((e.span, "casts")),
+        K::Unary { operand, .. } => beyond_signed(operand, is_unsigned),
+        K::Binary { lhs, rhs, .. } => {
+            beyond_signed(lhs, is_unsigned).or_else(|| beyond_signed(rhs, is_unsigned))
+        }
+        K::Conditional { cond, then, els } => beyond_signed(cond, is_unsigned)
+            .or_else(|| beyond_signed(then, is_unsigned))
+            .or_else(|| beyond_signed(els, is_unsigned)),
+        _ => None,
     }
 }

@@ -224,6 +224,8 @@ pub enum Member {
     Field(Decl),
     /// `public:` and friends.
     Access(Span),
+    /// `static_assert(...)`.
+    Assert(StaticAssert),
     /// A member that failed to parse (already reported).
     Error,
 }
@@ -299,6 +301,8 @@ pub enum Spec {
     Extern,
     /// `inline`
     Inline,
+    /// `typedef`
+    Typedef,
     /// A fundamental type keyword (`int`, `unsigned`, `long`, ...).
     Word(&'static str, Span),
     /// `auto`
@@ -326,6 +330,7 @@ pub fn decl_specs(
         tile_static: None,
         is_extern: false,
         is_inline: false,
+        is_typedef: false,
         ty: BaseType::Error,
         span: sp,
     };
@@ -341,6 +346,7 @@ pub fn decl_specs(
             Spec::TileStatic(s) => out.tile_static = Some(s),
             Spec::Extern => out.is_extern = true,
             Spec::Inline => out.is_inline = true,
+            Spec::Typedef => out.is_typedef = true,
             Spec::Word(w, _) => words.push(w),
             Spec::Auto(_) => auto = true,
             Spec::Type(t) => named.push(t),
@@ -432,5 +438,23 @@ fn builtin_from_words(words: &[&str]) -> Option<Builtin> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// `using name = T;` as the declaration `typedef T name;` it means.
+pub fn alias(file: Files<'_, '_>, name: Ident, t: TypeName, l: usize, r: usize) -> Decl {
+    let mut specs = t.specs;
+    specs.is_typedef = true;
+    let declarator = Declarator {
+        span: name.span,
+        name: Some(name),
+        modifiers: t.modifiers,
+        array_dims: Vec::new(),
+        init: None,
+    };
+    Decl {
+        specs,
+        declarators: vec![declarator],
+        span: span(file, l, r),
     }
 }

@@ -88,6 +88,10 @@ pub enum ItemKind {
     Function(Function),
     /// Global variables (or constants).
     Global(Decl),
+    /// `static_assert(cond, "message");`
+    StaticAssert(StaticAssert),
+    /// `enum E { ... };` or `enum class E : int { ... };`
+    Enum(EnumDef),
     /// A stray `;`.
     Empty,
     /// What could not be parsed (already reported).
@@ -107,6 +111,34 @@ pub struct StructDef {
     pub access_spans: Vec<Span>,
     /// Variables declared after the closing brace: `struct P {...} p;`.
     pub trailing: Vec<Declarator>,
+    /// `static_assert`s among the members, in order.
+    pub asserts: Vec<StaticAssert>,
+}
+
+/// `enum Name : T { A, B = 2 };`, `enum class Name { ... };`
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EnumDef {
+    /// `enum class` or `enum struct`: a scoped enumeration.
+    pub scoped: bool,
+    /// The name (empty for `enum { A, B };`).
+    pub name: Ident,
+    /// The underlying type, if given.
+    pub underlying: Option<TypeName>,
+    /// The enumerators, with their values if given.
+    pub enumerators: Vec<(Ident, Option<Expr>)>,
+    /// Where.
+    pub span: Span,
+}
+
+/// `static_assert(cond, "message");` (the message is optional, as in C++17).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StaticAssert {
+    /// The constant condition.
+    pub cond: Expr,
+    /// The message's string literals as written (quotes and escapes kept).
+    pub message: Option<Vec<String>>,
+    /// Where.
+    pub span: Span,
 }
 
 /// A function definition (with a body) or declaration (without).
@@ -163,6 +195,9 @@ pub struct DeclSpecs {
     pub is_extern: bool,
     /// `inline`
     pub is_inline: bool,
+    /// `typedef` (or an alias declaration `using name = T;`): the
+    /// declarators name types, not variables.
+    pub is_typedef: bool,
     /// The base type.
     pub ty: BaseType,
     /// Where (all the specifiers).
@@ -343,6 +378,8 @@ pub struct Stmt {
 pub enum StmtKind {
     /// `expr;`
     Expr(Expr),
+    /// `static_assert(cond, "message");` in a block.
+    StaticAssert(StaticAssert),
     /// `int a = 1, b;`
     Decl(Decl),
     /// `{ ... }`
@@ -803,6 +840,7 @@ impl StmtKind {
     pub fn child_height(&self) -> u32 {
         match self {
             StmtKind::Expr(e) => e.height,
+            StmtKind::StaticAssert(a) => a.cond.height,
             StmtKind::Labeled { label, stmt } => match label {
                 Label::Case(e) => e.height.max(stmt.height),
                 Label::Default | Label::Named(_) => stmt.height,

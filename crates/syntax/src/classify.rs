@@ -8,8 +8,9 @@
 //!
 //! The Tessera language has no user-defined templates, so the template names
 //! are the library's; type names are the library's classes plus every
-//! `struct`/`class` declared earlier in the file (the classic "lexer hack": C++
-//! requires a class to be declared before use).
+//! `struct`/`class`/`enum` and every alias (`typedef`, `using name = T;`)
+//! declared earlier in the file (the classic "lexer hack": C++ requires a type
+//! to be declared before use).
 
 use crate::lexer::Token;
 use crate::token::Tok;
@@ -50,7 +51,15 @@ const MAX_TEMPLATE_SCAN: usize = 512;
 /// earlier inputs (the REPL); names declared here are added to it.
 pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known_types: &mut HashSet<String>) {
     let mut splits = Vec::new();
+    // Positions of the names a `typedef` declares.
+    let mut alias_names: HashSet<usize> = HashSet::new();
     for i in 0..tokens.len() {
+        if alias_names.remove(&i)
+            && let Tok::Ident(name) = tokens[i].tok
+        {
+            known_types.insert(name.to_string());
+            continue;
+        }
         let prev = i.checked_sub(1).map(|p| tokens[p].tok);
         let next = tokens.get(i + 1).map(|t| t.tok);
         match tokens[i].tok {
@@ -58,6 +67,14 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known_types: &mut HashSet<Strin
                 if let Some(Tok::Ident(name)) = next {
                     known_types.insert(name.to_string());
                 }
+            }
+            Tok::Typedef => typedef_names(tokens, i, &mut alias_names),
+            // `using name = T;` and `enum name`, `enum class name`.
+            Tok::Ident(name)
+                if (prev == Some(Tok::Using) && next == Some(Tok::Assign))
+                    || prev == Some(Tok::Enum) =>
+            {
+                known_types.insert(name.to_string());
             }
             Tok::Ident(name) => {
                 let after_member = matches!(prev, Some(Tok::Dot | Tok::Arrow));
@@ -93,6 +110,32 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known_types: &mut HashSet<Strin
     mark_qualifiers(tokens);
     if !splits.is_empty() {
         split_shifts(tokens, &splits);
+    }
+}
+
+/// Finds the names declared by the `typedef` at `at`: the identifiers, outside
+/// brackets and template arguments, that end a declarator (followed by `,`,
+/// `;` or an array bound) before the `;` that ends the declaration.
+fn typedef_names(tokens: &[Token<'_>], at: usize, names: &mut HashSet<usize>) {
+    let mut depth = 0i64;
+    let end = tokens.len().min(at + MAX_TEMPLATE_SCAN);
+    for k in at + 1..end {
+        match tokens[k].tok {
+            Tok::LParen | Tok::LBracket | Tok::Lt => depth += 1,
+            Tok::RParen | Tok::RBracket | Tok::Gt => depth -= 1,
+            Tok::Shr => depth -= 2,
+            Tok::Semi | Tok::LBrace | Tok::RBrace => return,
+            Tok::Ident(_)
+                if depth == 0
+                    && matches!(
+                        tokens.get(k + 1).map(|t| t.tok),
+                        Some(Tok::Comma | Tok::Semi | Tok::LBracket)
+                    ) =>
+            {
+                names.insert(k);
+            }
+            _ => {}
+        }
     }
 }
 

@@ -486,9 +486,8 @@ struct Reporter<'a, 's> {
 fn unsupported_feature(tok: Tok<'_>) -> Option<&'static str> {
     Some(match tok {
         Tok::Template | Tok::Typename => "templates",
-        Tok::Enum => "enumerations",
+        Tok::Enum => "enumerations declared inside a function or a class",
         Tok::Union => "unions",
-        Tok::Typedef => "`typedef`",
         Tok::Namespace => "namespace definitions",
         Tok::Operator => "operator overloading",
         Tok::Virtual => "virtual functions",

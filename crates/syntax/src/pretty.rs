@@ -215,9 +215,35 @@ impl Printer<'_> {
             ItemKind::Struct(def) => self.struct_def(def),
             ItemKind::Function(function) => self.function(function),
             ItemKind::Global(decl) => self.decl("global", decl),
+            ItemKind::StaticAssert(a) => self.static_assert(a),
+            ItemKind::Enum(e) => {
+                self.push(if e.scoped { "(enum-class " } else { "(enum " });
+                self.push(&e.name.name);
+                for (name, value) in &e.enumerators {
+                    self.push(" (");
+                    self.push(&name.name);
+                    if let Some(v) = value {
+                        self.push(" ");
+                        self.expr(v);
+                    }
+                    self.push(")");
+                }
+                self.push(")");
+            }
             ItemKind::Empty => self.push("(empty)"),
             ItemKind::Error => self.push("(error)"),
         }
+    }
+
+    /// `(static_assert COND "message")`.
+    fn static_assert(&mut self, a: &crate::ast::StaticAssert) {
+        self.push("(static_assert ");
+        self.expr(&a.cond);
+        for m in a.message.iter().flatten() {
+            self.push(" ");
+            self.push(m);
+        }
+        self.push(")");
     }
 
     fn struct_def(&mut self, def: &StructDef) {
@@ -396,6 +422,7 @@ impl Printer<'_> {
             (specs.is_extern, "extern "),
             (specs.is_static, "static "),
             (specs.is_inline, "inline "),
+            (specs.is_typedef, "typedef "),
             (specs.is_constexpr, "constexpr "),
             (specs.tile_static.is_some(), "tile_static "),
             (specs.is_const, "const "),
@@ -470,6 +497,7 @@ impl Printer<'_> {
                 self.push(")");
             }
             StmtKind::Decl(decl) => self.decl("decl", decl),
+            StmtKind::StaticAssert(a) => self.static_assert(a),
             StmtKind::Block(block) => self.block(block),
             StmtKind::If { cond, then, els } => {
                 self.push("(if ");
@@ -923,6 +951,7 @@ mod tests {
                         tile_static: None,
                         is_extern: false,
                         is_inline: false,
+                        is_typedef: false,
                         ty: crate::ast::BaseType::Error,
                         span,
                     },

@@ -147,6 +147,9 @@ pub enum Tok<'s> {
     /// `typedef`
     #[token("typedef")]
     Typedef,
+    /// `static_assert`
+    #[token("static_assert")]
+    StaticAssert,
     /// `template`
     #[token("template")]
     Template,
@@ -467,6 +470,7 @@ impl fmt::Display for Tok<'_> {
             Tok::Union => "union",
             Tok::Enum => "enum",
             Tok::Typedef => "typedef",
+            Tok::StaticAssert => "static_assert",
             Tok::Template => "template",
             Tok::Typename => "typename",
             Tok::Using => "using",
