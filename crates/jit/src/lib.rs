@@ -13,14 +13,11 @@
 //! described in the `emit` module; what is decided before any code is
 //! emitted (regions, uniformity, ranges, lanes, frame slots) is the `plan`.
 
-mod barriers;
 mod decline;
 mod emit;
 mod exec;
-mod float_range;
 mod layout;
 mod plan;
-mod walk;
 
 use cranelift_codegen::ir::{AbiParam, types};
 use cranelift_codegen::settings::{self, Configurable};

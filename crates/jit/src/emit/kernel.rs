@@ -31,14 +31,16 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                     l
                 }
                 Type::Array(elem, r) | Type::ArrayView { elem, rank: r, .. } => {
-                    let Some((size, _)) = size_align(prog, elem) else {
+                    let Some((size, _)) = size_align(&prog.structs, elem) else {
                         return decline(Decline::ViewElementsWithoutPlainLayout);
                     };
                     let l = CaptureLayout::View((**elem).clone(), size, u32::from(*r), word);
                     word += 2 + 2 * u32::from(*r);
                     l
                 }
-                ty @ (Type::Struct(_) | Type::CArray(..)) if size_align(prog, ty).is_some() => {
+                ty @ (Type::Struct(_) | Type::CArray(..))
+                    if size_align(&prog.structs, ty).is_some() =>
+                {
                     let l = CaptureLayout::Object(ty.clone(), word);
                     word += 1;
                     l
@@ -143,7 +145,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         let mut scratch = 0u32;
         for (i, l) in func.locals.iter().enumerate() {
             if l.space == Space::TileStatic {
-                let Some((size, align)) = size_align(prog, &l.ty) else {
+                let Some((size, align)) = size_align(&prog.structs, &l.ty) else {
                     return decline(Decline::TileStaticVariableType);
                 };
                 scratch = scratch.next_multiple_of(align.max(1));
@@ -160,7 +162,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             Some(shape) => {
                 lw.scopes[0].slots.insert(LocalId(0), Slot::Tiled);
                 lw.wi.tile_coords = lw.tile_coords(group, shape);
-                let barriers = block_has_barrier(body, &lw.facts.barrier_fns);
+                let barriers = lw.facts.barriers.in_block(body);
                 if barriers {
                     // The stride between work-items' frames must be known
                     // before the first region; inlined functions with
@@ -246,7 +248,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                     c
                 }
                 Type::Array(elem, r) | Type::ArrayView { elem, rank: r, .. } => {
-                    let Some((size, _)) = size_align(prog, elem) else {
+                    let Some((size, _)) = size_align(&prog.structs, elem) else {
                         return decline(Decline::ViewElementsWithoutPlainLayout);
                     };
                     let c = CaptureLayout::View((**elem).clone(), size, u32::from(*r), word);

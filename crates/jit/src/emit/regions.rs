@@ -265,7 +265,7 @@ impl Emitter<'_, '_, '_> {
         let kernel_level = self.scopes.len() == 1;
         let segments = split(
             body,
-            &self.facts.barrier_fns,
+            &self.facts.barriers,
             &self.facts.uniform,
             kernel_level,
         );
@@ -284,7 +284,7 @@ impl Emitter<'_, '_, '_> {
     /// (after the last barrier) may `return`: a work-item that returns
     /// there only skips the rest of that region.
     pub(super) fn uniform_body(&mut self, body: &IrBlock) -> R<()> {
-        let split = last_region_start(body, &self.facts.barrier_fns);
+        let split = last_region_start(body, &self.facts.barriers);
         let head = IrBlock {
             stmts: body.stmts[..split].to_vec(),
         };
@@ -306,7 +306,7 @@ impl Emitter<'_, '_, '_> {
         let RegionIo {
             loads: uses,
             stores,
-        } = region_io(self.prog, &self.facts.barrier_fns, &stmts);
+        } = region_io(self.prog, &self.facts.barriers, &stmts);
         // Interleaving is planned for the kernel's own regions before its
         // last barrier; the last region and inlined calls run one work-item
         // at a time.
@@ -458,7 +458,7 @@ impl Emitter<'_, '_, '_> {
                 let at = match self.alloc.callee_tile_static.get(&key) {
                     Some(&at) => at,
                     None => {
-                        let Some((size, align)) = size_align(self.prog, &local.ty) else {
+                        let Some((size, align)) = size_align(&self.prog.structs, &local.ty) else {
                             return decline(Decline::TileStaticVariableType);
                         };
                         let at = self.alloc.scratch_cursor.next_multiple_of(align.max(1));
@@ -489,7 +489,7 @@ impl Emitter<'_, '_, '_> {
                 frame.insert(id, off);
                 continue;
             }
-            if let Some((size, align)) = size_align(self.prog, &local.ty) {
+            if let Some((size, align)) = size_align(&self.prog.structs, &local.ty) {
                 let at = self.alloc.frame_cursor.next_multiple_of(align.max(1));
                 frame.insert(id, at);
                 self.alloc.frame_cursor = at.saturating_add(size);

@@ -4,8 +4,8 @@
 
 use super::facts::Facts;
 use super::uniform::{is_uniform, lane_invariant, uniform_fixpoint};
-use crate::walk::walk_block;
 use std::collections::{HashMap, HashSet};
+use tessera_ir::visit::walk_block;
 use tessera_ir::{
     Block as IrBlock, Expr, ExprKind, FuncId, Init, Intrinsic, LocalId, Stmt, StmtKind,
 };

@@ -1,8 +1,8 @@
 //! Which locals a block reads, writes or writes through elements, and the
 //! shape of its control flow (returns, exits from loops).
 
-use crate::walk::{walk_block, walk_expr, walk_stmt};
 use std::collections::{BTreeSet, HashSet};
+use tessera_ir::visit::{for_each_subexpr, walk_block, walk_stmt};
 use tessera_ir::{
     Block as IrBlock, Expr, ExprKind, Init, Intrinsic, LocalId, Program, Stmt, StmtKind,
 };
@@ -226,7 +226,7 @@ pub(crate) fn stmt_locals(s: &Stmt, out: &mut BTreeSet<LocalId>) {
 }
 
 pub(crate) fn expr_locals(e: &Expr, out: &mut BTreeSet<LocalId>) {
-    walk_expr(e, &mut |e| {
+    for_each_subexpr(e, &mut |e| {
         if let ExprKind::Local(l) = &e.kind {
             out.insert(*l);
         }
