@@ -7,7 +7,7 @@ use super::*;
 impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
     /// Plans the layout of kernel `kernel`: argument words, scratch, frame.
     pub(crate) fn plan(prog: &Program, kernel: FuncId) -> R<KernelLayout> {
-        let func = &prog.functions[kernel.0 as usize];
+        let func = prog.function(kernel);
         let FunctionKind::Kernel { tile, captures } = &func.kind else {
             return decline(Decline::NotAKernel);
         };
@@ -78,7 +78,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         mut layout: KernelLayout,
         min_frame: u32,
     ) -> R<KernelLayout> {
-        let func = &prog.functions[kernel.0 as usize];
+        let func = prog.function(kernel);
         let Some(body) = &func.body else {
             return decline(Decline::KernelWithoutBody);
         };
@@ -207,7 +207,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
     /// argument words. Scalars are read and written back; vectors and views
     /// are buffers like a kernel's views.
     pub(crate) fn plan_host(prog: &Program, func: FuncId, stmt: &Stmt) -> R<HostLayout> {
-        let f = &prog.functions[func.0 as usize];
+        let f = prog.function(func);
         let mut named = BTreeSet::new();
         stmt_locals(stmt, &mut named);
         let mut declared = HashSet::new();
@@ -227,7 +227,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             if declared.contains(&l) {
                 continue;
             }
-            let Some(local) = f.locals.get(l.0 as usize) else {
+            let Some(local) = f.get_local(l) else {
                 return decline(Decline::UnknownLocal);
             };
             if local.by_ref {

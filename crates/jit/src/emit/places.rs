@@ -102,7 +102,7 @@ impl Emitter<'_, '_, '_> {
                             ((**elem).clone(), size * k as u32)
                         }
                         Type::Struct(id) => {
-                            let Some(def) = self.prog.structs.get(id.0 as usize) else {
+                            let Some(def) = self.prog.get_struct(*id) else {
                                 return decline(Decline::UnknownStruct);
                             };
                             let Some((_, fty)) = def.fields.get(k) else {

@@ -109,9 +109,7 @@ impl Emitter<'_, '_, '_> {
             .collect();
         let kernel_fn = self.scope().func;
         for &(l, off) in &frame {
-            let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
-                .ty
-                .clone();
+            let ty = self.prog.function(kernel_fn).local(l).ty.clone();
             self.frame_to_vars(l, off, &ty)?;
         }
         emit_body(self)?;
@@ -123,9 +121,7 @@ impl Emitter<'_, '_, '_> {
             .collect();
         written.sort();
         for &(l, off) in &written {
-            let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
-                .ty
-                .clone();
+            let ty = self.prog.function(kernel_fn).local(l).ty.clone();
             self.vars_to_frame(l, off, &ty)?;
         }
         self.region = saved_region;
@@ -433,7 +429,7 @@ impl Emitter<'_, '_, '_> {
     /// barriers: its body is split like the kernel's, inline, and its
     /// locals (parameters included) get frame slots of their own.
     pub(super) fn barrier_call(&mut self, func: FuncId, args: &[Expr]) -> R<()> {
-        let callee = &self.prog.functions[func.0 as usize];
+        let callee = self.prog.function(func);
         let Some(body) = &callee.body else {
             return decline(Decline::CallUndefinedFunction);
         };

@@ -63,7 +63,7 @@ impl<'p> Facts<'p> {
     pub(crate) fn is_mutated(&mut self, func: FuncId, l: LocalId) -> bool {
         if !self.mutated.contains_key(&func) {
             let mut set = HashSet::new();
-            if let Some(body) = &self.prog.functions[func.0 as usize].body {
+            if let Some(body) = &self.prog.function(func).body {
                 mutated_locals(self.prog, body, &mut set);
             }
             self.mutated.insert(func, set);

@@ -29,7 +29,7 @@ impl Facts<'_> {
         let mut frame = FramePlan::default();
         let mut at = 0u32;
         for id in at_barriers {
-            let local = &func.locals[id.0 as usize];
+            let local = func.local(id);
             if local.space == Space::TileStatic || self.uniform.contains(&id) {
                 continue;
             }

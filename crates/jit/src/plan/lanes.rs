@@ -151,7 +151,7 @@ impl Facts<'_> {
         kernel: FuncId,
         lane_dim: usize,
     ) -> HashSet<LocalId> {
-        let Some(body) = &self.prog.functions[kernel.0 as usize].body else {
+        let Some(body) = &self.prog.function(kernel).body else {
             return HashSet::new();
         };
         let mut lets: Vec<(LocalId, Expr)> = Vec::new();

@@ -93,7 +93,7 @@ pub(crate) fn referenced_locals(prog: &Program, body: &IrBlock) -> HashSet<Local
                 }
             }
             ExprKind::Call { func, args } => {
-                let callee = &prog.functions[func.0 as usize];
+                let callee = prog.function(*func);
                 for (k, a) in args.iter().enumerate() {
                     if callee.locals.get(k).is_some_and(|l| l.by_ref)
                         && let Some(l) = root(a)
@@ -145,7 +145,7 @@ pub(crate) fn mutated_locals(prog: &Program, body: &IrBlock, out: &mut HashSet<L
                     args,
                 } => args.iter().take(2).collect(),
                 ExprKind::Call { func, args } => {
-                    let callee = &prog.functions[func.0 as usize];
+                    let callee = prog.function(*func);
                     args.iter()
                         .enumerate()
                         .filter(|(k, _)| callee.locals.get(*k).is_some_and(|l| l.by_ref))
