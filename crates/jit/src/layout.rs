@@ -3,11 +3,11 @@
 //! Scalars are one Cranelift value of their width (`bool` is an `i8` holding
 //! 0 or 1). In memory (structs, C arrays, `tile_static` variables, captured
 //! buffers) everything is laid out as C++ lays it out on LP64
-//! ([`tessera_runtime::layout`]), so a buffer the interpreter hands over is
+//! ([`tessera_ir::layout`]), so a buffer the interpreter hands over is
 //! read as it is.
 
 use cranelift_codegen::ir::types;
-use tessera_ir::{Program, Scalar, Type};
+use tessera_ir::Scalar;
 
 /// The Cranelift type of a scalar.
 pub(crate) fn clif_type(s: Scalar) -> types::Type {
@@ -18,14 +18,4 @@ pub(crate) fn clif_type(s: Scalar) -> types::Type {
         Scalar::Float => types::F32,
         Scalar::Double => types::F64,
     }
-}
-
-/// Size and alignment in bytes of a type kept in memory.
-pub(crate) fn size_align(prog: &Program, ty: &Type) -> Option<(u32, u32)> {
-    tessera_runtime::layout::size_align(&prog.structs, ty)
-}
-
-/// Byte offset of field `field` of struct type `ty`.
-pub(crate) fn field_offset(prog: &Program, ty: &Type, field: u32) -> Option<u32> {
-    tessera_runtime::layout::field_offset(&prog.structs, ty, field)
 }

@@ -13,14 +13,11 @@
 //! described in the `emit` module; what is decided before any code is
 //! emitted (regions, uniformity, ranges, lanes, frame slots) is the `plan`.
 
-mod barriers;
 mod decline;
 mod emit;
 mod exec;
-mod float_range;
 mod layout;
 mod plan;
-mod walk;
 
 use cranelift_codegen::ir::{AbiParam, types};
 use cranelift_codegen::settings::{self, Configurable};
@@ -29,7 +26,7 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
-use tessera_ir::{FuncId, FunctionKind, Program};
+use tessera_ir::{FuncId, FunctionKind, Program, StmtId};
 use tessera_runtime::launch::{KernelEngine, Launch, LaunchOutcome};
 
 pub use decline::Decline;
@@ -79,8 +76,8 @@ pub struct Jit<'p> {
     module: Option<JITModule>,
     helper_ids: Option<HelperIds>,
     kernels: HashMap<FuncId, Result<Compiled, Decline>>,
-    /// Host statements, by address (the program outlives the engine).
-    hosts: HashMap<usize, Result<CompiledHost, Decline>>,
+    /// Host statements, by function and statement id.
+    hosts: HashMap<(FuncId, StmtId), Result<CompiledHost, Decline>>,
     threads: usize,
     stats: Stats,
 }
@@ -309,18 +306,18 @@ impl<'p> Jit<'p> {
     /// order, or why a kernel is left to the interpreter.
     pub fn dump_clif(&mut self) -> Vec<KernelClif> {
         let mut out = Vec::new();
-        for (i, f) in self.prog.functions.iter().enumerate() {
+        for (id, f) in self.prog.functions_with_ids() {
             let FunctionKind::Kernel { tile, .. } = &f.kind else {
                 continue;
             };
-            let (compiled, text) = self.compile(FuncId(i as u32), true);
+            let (compiled, text) = self.compile(id, true);
             let clif = match compiled {
                 Ok(c) => {
                     let head = format!(
                         "; arguments: {} words; tile_static: {} bytes per tile; frame: {} bytes per work-item\n",
                         c.layout.words, c.layout.scratch_bytes, c.layout.frame_bytes
                     );
-                    self.kernels.insert(FuncId(i as u32), Ok(c));
+                    self.kernels.insert(id, Ok(c));
                     Ok(head + &text)
                 }
                 Err(e) => Err(e.to_string()),
@@ -391,7 +388,12 @@ impl KernelEngine for Jit<'_> {
         func: FuncId,
         stmt: &tessera_ir::Stmt,
     ) -> Option<Vec<(tessera_ir::LocalId, bool)>> {
-        let key = stmt as *const tessera_ir::Stmt as usize;
+        // Ids tell statements apart only once the checker has numbered
+        // them; an unnumbered statement could share its key with another.
+        if stmt.id == StmtId::UNNUMBERED {
+            return None;
+        }
+        let key = (func, stmt.id);
         if !self.hosts.contains_key(&key) {
             let compiled = self.compile_host(func, stmt);
             self.hosts.insert(key, compiled);
@@ -411,12 +413,11 @@ impl KernelEngine for Jit<'_> {
 
     fn run_host(
         &mut self,
-        _func: FuncId,
+        func: FuncId,
         stmt: &tessera_ir::Stmt,
         launch: &mut Launch,
     ) -> LaunchOutcome {
-        let key = stmt as *const tessera_ir::Stmt as usize;
-        let Some(Ok(compiled)) = self.hosts.get(&key) else {
+        let Some(Ok(compiled)) = self.hosts.get(&(func, stmt.id)) else {
             return LaunchOutcome::Declined;
         };
         let started = Instant::now();

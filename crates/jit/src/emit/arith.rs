@@ -208,6 +208,10 @@ impl Emitter<'_, '_, '_> {
                 self.b.ins().fcmp(FloatCC::NotEqual, x, z)
             }
             (true, _) => {
+                // Every integer type but `bool` has bounds.
+                let Some((lo, hi)) = to.float_to_int_bounds() else {
+                    return decline(Decline::ConversionKind);
+                };
                 // Truncate, check the range as the interpreter does, then
                 // convert with the saturating instruction (never a trap).
                 let xd = if from == Scalar::Float {
@@ -216,7 +220,6 @@ impl Emitter<'_, '_, '_> {
                     x
                 };
                 let t = self.b.ins().trunc(xd);
-                let (lo, hi) = float_to_int_range(to);
                 let lo_v = self.b.ins().f64const(lo);
                 let hi_v = self.b.ins().f64const(hi);
                 let above = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, t, lo_v);

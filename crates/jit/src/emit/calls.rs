@@ -4,16 +4,12 @@ use super::*;
 
 impl Emitter<'_, '_, '_> {
     pub(super) fn call(&mut self, func: FuncId, args: &[Expr]) -> R<V> {
-        if self
-            .facts
-            .barrier_fns
-            .get(func.0 as usize)
-            .copied()
-            .unwrap_or(true)
-        {
+        if self.facts.barriers.contains(func) {
             return decline(Decline::CallOfFunctionWithBarrier);
         }
-        let callee = &self.prog.functions[func.0 as usize];
+        let Some(callee) = self.prog.get_function(func) else {
+            return decline(Decline::CallUndefinedFunction);
+        };
         if callee.body.is_none() {
             return decline(Decline::CallUndefinedFunction);
         }
@@ -52,7 +48,7 @@ impl Emitter<'_, '_, '_> {
                     (Type::ArrayView { .. } | Type::Array(..), V::View(v)) => Slot::View(v),
                     (Type::TiledIndex(_), V::Tiled) => Slot::Tiled,
                     (ty @ (Type::Struct(_) | Type::CArray(..)), V::Mem(src)) => {
-                        let Some((size, align)) = size_align(self.prog, ty) else {
+                        let Some((size, align)) = size_align(&self.prog.structs, ty) else {
                             return decline(Decline::ArgumentType);
                         };
                         let ss = self.stack_slot(size, align)?;
@@ -74,7 +70,7 @@ impl Emitter<'_, '_, '_> {
         let ret_vars: Vec<Variable> = match &ret_ty {
             Type::Void => Vec::new(),
             ty @ (Type::Struct(_) | Type::CArray(..)) => {
-                let Some((size, align)) = size_align(self.prog, ty) else {
+                let Some((size, align)) = size_align(&self.prog.structs, ty) else {
                     return decline(Decline::FunctionReturningType);
                 };
                 let ss = self.stack_slot(size, align)?;

@@ -214,7 +214,7 @@ impl Emitter<'_, '_, '_> {
                     other => self.b.ins().iconst(clif_type(other), 1),
                 };
                 let op = if *increment { BinOp::Add } else { BinOp::Sub };
-                let (lo, hi) = int_limits(s);
+                let (lo, hi) = s.int_range();
                 let safe = self
                     .range_of(target)
                     .is_some_and(|(l, h)| if *increment { h < hi } else { l > lo });

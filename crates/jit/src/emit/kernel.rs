@@ -7,7 +7,7 @@ use super::*;
 impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
     /// Plans the layout of kernel `kernel`: argument words, scratch, frame.
     pub(crate) fn plan(prog: &Program, kernel: FuncId) -> R<KernelLayout> {
-        let func = &prog.functions[kernel.0 as usize];
+        let func = prog.function(kernel);
         let FunctionKind::Kernel { tile, captures } = &func.kind else {
             return decline(Decline::NotAKernel);
         };
@@ -31,14 +31,16 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                     l
                 }
                 Type::Array(elem, r) | Type::ArrayView { elem, rank: r, .. } => {
-                    let Some((size, _)) = size_align(prog, elem) else {
+                    let Some((size, _)) = size_align(&prog.structs, elem) else {
                         return decline(Decline::ViewElementsWithoutPlainLayout);
                     };
                     let l = CaptureLayout::View((**elem).clone(), size, u32::from(*r), word);
                     word += 2 + 2 * u32::from(*r);
                     l
                 }
-                ty @ (Type::Struct(_) | Type::CArray(..)) if size_align(prog, ty).is_some() => {
+                ty @ (Type::Struct(_) | Type::CArray(..))
+                    if size_align(&prog.structs, ty).is_some() =>
+                {
                     let l = CaptureLayout::Object(ty.clone(), word);
                     word += 1;
                     l
@@ -76,7 +78,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         mut layout: KernelLayout,
         min_frame: u32,
     ) -> R<KernelLayout> {
-        let func = &prog.functions[kernel.0 as usize];
+        let func = prog.function(kernel);
         let Some(body) = &func.body else {
             return decline(Decline::KernelWithoutBody);
         };
@@ -143,7 +145,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         let mut scratch = 0u32;
         for (i, l) in func.locals.iter().enumerate() {
             if l.space == Space::TileStatic {
-                let Some((size, align)) = size_align(prog, &l.ty) else {
+                let Some((size, align)) = size_align(&prog.structs, &l.ty) else {
                     return decline(Decline::TileStaticVariableType);
                 };
                 scratch = scratch.next_multiple_of(align.max(1));
@@ -160,7 +162,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             Some(shape) => {
                 lw.scopes[0].slots.insert(LocalId(0), Slot::Tiled);
                 lw.wi.tile_coords = lw.tile_coords(group, shape);
-                let barriers = block_has_barrier(body, &lw.facts.barrier_fns);
+                let barriers = lw.facts.barriers.in_block(body);
                 if barriers {
                     // The stride between work-items' frames must be known
                     // before the first region; inlined functions with
@@ -205,7 +207,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
     /// argument words. Scalars are read and written back; vectors and views
     /// are buffers like a kernel's views.
     pub(crate) fn plan_host(prog: &Program, func: FuncId, stmt: &Stmt) -> R<HostLayout> {
-        let f = &prog.functions[func.0 as usize];
+        let f = prog.function(func);
         let mut named = BTreeSet::new();
         stmt_locals(stmt, &mut named);
         let mut declared = HashSet::new();
@@ -225,7 +227,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             if declared.contains(&l) {
                 continue;
             }
-            let Some(local) = f.locals.get(l.0 as usize) else {
+            let Some(local) = f.get_local(l) else {
                 return decline(Decline::UnknownLocal);
             };
             if local.by_ref {
@@ -246,7 +248,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                     c
                 }
                 Type::Array(elem, r) | Type::ArrayView { elem, rank: r, .. } => {
-                    let Some((size, _)) = size_align(prog, elem) else {
+                    let Some((size, _)) = size_align(&prog.structs, elem) else {
                         return decline(Decline::ViewElementsWithoutPlainLayout);
                     };
                     let c = CaptureLayout::View((**elem).clone(), size, u32::from(*r), word);

@@ -39,9 +39,7 @@ impl Emitter<'_, '_, '_> {
         let kernel_fn = self.scopes[0].func;
         let mut shared_slots = base_slots;
         for l in shared {
-            let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
-                .ty
-                .clone();
+            let ty = self.prog.function(kernel_fn).local(*l).ty.clone();
             let Type::Scalar(sc) = ty else {
                 return decline(Decline::SharedCounterNotScalar);
             };
@@ -90,9 +88,7 @@ impl Emitter<'_, '_, '_> {
                     if !first && invariant.contains(&l) {
                         continue;
                     }
-                    let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
-                        .ty
-                        .clone();
+                    let ty = self.prog.function(kernel_fn).local(l).ty.clone();
                     self.frame_to_vars(l, off, &ty)?;
                 }
                 self.swap_lane(ctx);
@@ -123,9 +119,7 @@ impl Emitter<'_, '_, '_> {
             for ctx in ctxs.iter_mut() {
                 self.swap_lane(ctx);
                 for &(l, off) in &written {
-                    let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
-                        .ty
-                        .clone();
+                    let ty = self.prog.function(kernel_fn).local(l).ty.clone();
                     self.vars_to_frame(l, off, &ty)?;
                 }
                 self.swap_lane(ctx);

@@ -49,20 +49,17 @@ mod stmt;
 
 pub(crate) use kernel::kernel_signature;
 
-use crate::barriers::block_has_barrier;
 use crate::decline::{Decline, R, decline, kind_name};
-use crate::float_range::float_to_int_range;
-use crate::layout::{clif_type, field_offset, size_align};
+use crate::layout::clif_type;
 use crate::plan::facts::Facts;
 use crate::plan::lanes::LaneShape;
 use crate::plan::locals::{
     block_has_return, element_writes, expr_locals, mutated_locals, stmt_locals,
 };
 use crate::plan::loops::FUEL;
-use crate::plan::ranges::{const_int, int_limits, is_comparison};
+use crate::plan::ranges::{const_int, is_comparison};
 use crate::plan::regions::{RegionIo, Segment, last_region_start, region_io, split};
 use crate::plan::uniform::is_uniform;
-use crate::walk::walk_stmt;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
     AbiParam, AtomicRmwOp, Block, FuncRef, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind,
@@ -70,6 +67,8 @@ use cranelift_codegen::ir::{
 };
 use cranelift_frontend::{FunctionBuilder, Variable};
 use std::collections::{BTreeSet, HashMap, HashSet};
+use tessera_ir::layout::{field_offset, size_align};
+use tessera_ir::visit::walk_stmt;
 use tessera_ir::{
     AtomicOp, BinOp, Block as IrBlock, Const, Expr, ExprKind, FuncId, Function, FunctionKind, Init,
     Intrinsic, LocalId, MathFn, Program, Scalar, Space, Stmt, StmtKind, TileShape, TiledIndexPart,

@@ -13,7 +13,7 @@ impl Emitter<'_, '_, '_> {
             self.scope_mut().slots.insert(l, Slot::Frame(off));
             return Ok(self.frame_addr(off));
         }
-        let Some((size, align)) = size_align(self.prog, ty) else {
+        let Some((size, align)) = size_align(&self.prog.structs, ty) else {
             return decline(Decline::AggregateType);
         };
         let ss = self.stack_slot(size, align)?;
@@ -49,7 +49,7 @@ impl Emitter<'_, '_, '_> {
     }
 
     pub(super) fn zero_mem(&mut self, addr: Value, ty: &Type) -> R<()> {
-        let Some((size, _)) = size_align(self.prog, ty) else {
+        let Some((size, _)) = size_align(&self.prog.structs, ty) else {
             return decline(Decline::AggregateType);
         };
         let zero = self.b.ins().iconst(types::I8, 0);
@@ -96,19 +96,19 @@ impl Emitter<'_, '_, '_> {
                 for (k, item) in items.iter().enumerate() {
                     let (sub_ty, off) = match ty {
                         Type::CArray(elem, _) => {
-                            let Some((size, _)) = size_align(self.prog, elem) else {
+                            let Some((size, _)) = size_align(&self.prog.structs, elem) else {
                                 return decline(Decline::ArrayElementType);
                             };
                             ((**elem).clone(), size * k as u32)
                         }
                         Type::Struct(id) => {
-                            let Some(def) = self.prog.structs.get(id.0 as usize) else {
+                            let Some(def) = self.prog.get_struct(*id) else {
                                 return decline(Decline::UnknownStruct);
                             };
                             let Some((_, fty)) = def.fields.get(k) else {
                                 return decline(Decline::InitialiserTooManyFields);
                             };
-                            let Some(off) = field_offset(self.prog, ty, k as u32) else {
+                            let Some(off) = field_offset(&self.prog.structs, ty, k as u32) else {
                                 return decline(Decline::FieldType);
                             };
                             (fty.clone(), off)
@@ -136,7 +136,7 @@ impl Emitter<'_, '_, '_> {
                 }
             }
             (Type::Struct(_) | Type::CArray(..), V::Mem(src)) => {
-                let Some((size, _)) = size_align(self.prog, ty) else {
+                let Some((size, _)) = size_align(&self.prog.structs, ty) else {
                     return decline(Decline::AggregateType);
                 };
                 self.copy_bytes(addr, *src, size);
@@ -262,8 +262,9 @@ impl Emitter<'_, '_, '_> {
             ExprKind::Convert(inner)
                 if inner.place
                     && inner.ty.scalar().is_none()
-                    && size_align(self.prog, &inner.ty).is_some()
-                    && size_align(self.prog, &inner.ty) == size_align(self.prog, &e.ty) =>
+                    && size_align(&self.prog.structs, &inner.ty).is_some()
+                    && size_align(&self.prog.structs, &inner.ty)
+                        == size_align(&self.prog.structs, &e.ty) =>
             {
                 match self.place(inner)? {
                     Place::Mem(addr, _) => Ok(Place::Mem(addr, e.ty.clone())),
@@ -272,7 +273,7 @@ impl Emitter<'_, '_, '_> {
             }
             ExprKind::Field { base, field } => {
                 let (addr, bty) = self.mem_of(base)?;
-                let Some(off) = field_offset(self.prog, &bty, *field) else {
+                let Some(off) = field_offset(&self.prog.structs, &bty, *field) else {
                     return decline(Decline::FieldType);
                 };
                 let at = self.b.ins().iadd_imm_s(addr, i64::from(off));
@@ -283,7 +284,7 @@ impl Emitter<'_, '_, '_> {
                 let Type::CArray(elem, n) = &bty else {
                     return decline(Decline::ElementOfNonArray);
                 };
-                let Some((size, _)) = size_align(self.prog, elem) else {
+                let Some((size, _)) = size_align(&self.prog.structs, elem) else {
                     return decline(Decline::ArrayElementType);
                 };
                 let is = self.scalar_ty(&index.ty)?;

@@ -109,9 +109,7 @@ impl Emitter<'_, '_, '_> {
             .collect();
         let kernel_fn = self.scope().func;
         for &(l, off) in &frame {
-            let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
-                .ty
-                .clone();
+            let ty = self.prog.function(kernel_fn).local(l).ty.clone();
             self.frame_to_vars(l, off, &ty)?;
         }
         emit_body(self)?;
@@ -123,9 +121,7 @@ impl Emitter<'_, '_, '_> {
             .collect();
         written.sort();
         for &(l, off) in &written {
-            let ty = self.prog.functions[kernel_fn.0 as usize].locals[l.0 as usize]
-                .ty
-                .clone();
+            let ty = self.prog.function(kernel_fn).local(l).ty.clone();
             self.vars_to_frame(l, off, &ty)?;
         }
         self.region = saved_region;
@@ -265,7 +261,7 @@ impl Emitter<'_, '_, '_> {
         let kernel_level = self.scopes.len() == 1;
         let segments = split(
             body,
-            &self.facts.barrier_fns,
+            &self.facts.barriers,
             &self.facts.uniform,
             kernel_level,
         );
@@ -284,7 +280,7 @@ impl Emitter<'_, '_, '_> {
     /// (after the last barrier) may `return`: a work-item that returns
     /// there only skips the rest of that region.
     pub(super) fn uniform_body(&mut self, body: &IrBlock) -> R<()> {
-        let split = last_region_start(body, &self.facts.barrier_fns);
+        let split = last_region_start(body, &self.facts.barriers);
         let head = IrBlock {
             stmts: body.stmts[..split].to_vec(),
         };
@@ -306,7 +302,7 @@ impl Emitter<'_, '_, '_> {
         let RegionIo {
             loads: uses,
             stores,
-        } = region_io(self.prog, &self.facts.barrier_fns, &stmts);
+        } = region_io(self.prog, &self.facts.barriers, &stmts);
         // Interleaving is planned for the kernel's own regions before its
         // last barrier; the last region and inlined calls run one work-item
         // at a time.
@@ -433,7 +429,7 @@ impl Emitter<'_, '_, '_> {
     /// barriers: its body is split like the kernel's, inline, and its
     /// locals (parameters included) get frame slots of their own.
     pub(super) fn barrier_call(&mut self, func: FuncId, args: &[Expr]) -> R<()> {
-        let callee = &self.prog.functions[func.0 as usize];
+        let callee = self.prog.function(func);
         let Some(body) = &callee.body else {
             return decline(Decline::CallUndefinedFunction);
         };
@@ -458,7 +454,7 @@ impl Emitter<'_, '_, '_> {
                 let at = match self.alloc.callee_tile_static.get(&key) {
                     Some(&at) => at,
                     None => {
-                        let Some((size, align)) = size_align(self.prog, &local.ty) else {
+                        let Some((size, align)) = size_align(&self.prog.structs, &local.ty) else {
                             return decline(Decline::TileStaticVariableType);
                         };
                         let at = self.alloc.scratch_cursor.next_multiple_of(align.max(1));
@@ -489,7 +485,7 @@ impl Emitter<'_, '_, '_> {
                 frame.insert(id, off);
                 continue;
             }
-            if let Some((size, align)) = size_align(self.prog, &local.ty) {
+            if let Some((size, align)) = size_align(&self.prog.structs, &local.ty) {
                 let at = self.alloc.frame_cursor.next_multiple_of(align.max(1));
                 frame.insert(id, at);
                 self.alloc.frame_cursor = at.saturating_add(size);

@@ -228,7 +228,7 @@ impl Emitter<'_, '_, '_> {
 
     pub(super) fn let_local(&mut self, l: LocalId, init: Option<&Init>) -> R<()> {
         let func = self.scope().func;
-        let local = &self.prog.functions[func.0 as usize].locals[l.0 as usize];
+        let local = self.prog.function(func).local(l);
         let ty = local.ty.clone();
         if local.space == Space::TileStatic {
             // Shared by the tile: its one instance lives in scratch memory.

@@ -6,9 +6,9 @@
 
 use super::locals::mutated_locals;
 use super::loops::CountedLoop;
-use super::ranges::{const_int, int_limits};
-use crate::barriers::barrier_functions;
+use super::ranges::const_int;
 use std::collections::{HashMap, HashSet};
+use tessera_ir::facts::Barriers;
 use tessera_ir::{
     BinOp, Const, Expr, ExprKind, FuncId, Init, Intrinsic, LocalId, Program, Scalar, Stmt,
     StmtKind, TileShape, TiledIndexPart,
@@ -22,8 +22,8 @@ pub(crate) struct Facts<'p> {
     pub(crate) prog: &'p Program,
     /// The kernel's tile shape, when tiled: local coordinates lie in it.
     pub(crate) tile: Option<TileShape>,
-    /// Functions that reach a barrier (see [`barrier_functions`]).
-    pub(crate) barrier_fns: Vec<bool>,
+    /// Which functions and statements reach a barrier that runs.
+    pub(crate) barriers: Barriers,
     /// Counters of loops with barriers that hold the same value in every
     /// work-item of a tile: one variable per tile, not a frame slot.
     pub(crate) uniform: HashSet<LocalId>,
@@ -48,7 +48,7 @@ impl<'p> Facts<'p> {
         Facts {
             prog,
             tile,
-            barrier_fns: barrier_functions(prog),
+            barriers: Barriers::of(prog),
             uniform: HashSet::new(),
             prev_let: None,
             prev_init: None,
@@ -63,7 +63,7 @@ impl<'p> Facts<'p> {
     pub(crate) fn is_mutated(&mut self, func: FuncId, l: LocalId) -> bool {
         if !self.mutated.contains_key(&func) {
             let mut set = HashSet::new();
-            if let Some(body) = &self.prog.functions[func.0 as usize].body {
+            if let Some(body) = &self.prog.function(func).body {
                 mutated_locals(self.prog, body, &mut set);
             }
             self.mutated.insert(func, set);
@@ -141,7 +141,7 @@ impl<'p> Facts<'p> {
         if s.is_floating() || s == Scalar::Bool {
             return None;
         }
-        let (tlo, thi) = int_limits(s);
+        let (tlo, thi) = s.int_range();
         let r = match &e.kind {
             ExprKind::Const(Const::Int(n)) => (*n, *n),
             ExprKind::Local(l) => *self.ranges.get(&(scope, *l))?,

@@ -5,7 +5,7 @@
 use super::facts::Facts;
 use super::uniform::{collect_uniform_lets, uniform_counters};
 use crate::decline::{Decline, R, decline};
-use crate::layout::size_align;
+use tessera_ir::layout::size_align;
 use tessera_ir::{Block as IrBlock, Function, LocalId, Space};
 
 /// Where the kernel's locals that live across barriers sit in a
@@ -24,19 +24,19 @@ impl Facts<'_> {
     /// declared at the level of the barriers a frame slot.
     pub(crate) fn plan_frame(&mut self, func: &Function, body: &IrBlock) -> R<FramePlan> {
         let mut at_barriers = Vec::new();
-        collect_uniform_lets(body, &self.barrier_fns, &mut at_barriers);
-        self.uniform = uniform_counters(self.prog, body, &self.barrier_fns);
+        collect_uniform_lets(body, &self.barriers, &mut at_barriers);
+        self.uniform = uniform_counters(self.prog, body, &self.barriers);
         let mut frame = FramePlan::default();
         let mut at = 0u32;
         for id in at_barriers {
-            let local = &func.locals[id.0 as usize];
+            let local = func.local(id);
             if local.space == Space::TileStatic || self.uniform.contains(&id) {
                 continue;
             }
             if local.by_ref {
                 return decline(Decline::ReferenceDeclaredBetweenBarriers);
             }
-            let Some((size, align)) = size_align(self.prog, &local.ty) else {
+            let Some((size, align)) = size_align(&self.prog.structs, &local.ty) else {
                 return decline(Decline::LocalTypeDeclaredBetweenBarriers);
             };
             at = at.next_multiple_of(align.max(1));

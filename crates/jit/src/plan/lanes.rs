@@ -4,8 +4,8 @@
 
 use super::facts::Facts;
 use super::uniform::{is_uniform, lane_invariant, uniform_fixpoint};
-use crate::walk::walk_block;
 use std::collections::{HashMap, HashSet};
+use tessera_ir::visit::walk_block;
 use tessera_ir::{
     Block as IrBlock, Expr, ExprKind, FuncId, Init, Intrinsic, LocalId, Stmt, StmtKind,
 };
@@ -151,7 +151,7 @@ impl Facts<'_> {
         kernel: FuncId,
         lane_dim: usize,
     ) -> HashSet<LocalId> {
-        let Some(body) = &self.prog.functions[kernel.0 as usize].body else {
+        let Some(body) = &self.prog.function(kernel).body else {
             return HashSet::new();
         };
         let mut lets: Vec<(LocalId, Expr)> = Vec::new();

@@ -1,8 +1,8 @@
 //! Which locals a block reads, writes or writes through elements, and the
 //! shape of its control flow (returns, exits from loops).
 
-use crate::walk::{walk_block, walk_expr, walk_stmt};
 use std::collections::{BTreeSet, HashSet};
+use tessera_ir::visit::{for_each_subexpr, walk_block, walk_stmt};
 use tessera_ir::{
     Block as IrBlock, Expr, ExprKind, Init, Intrinsic, LocalId, Program, Stmt, StmtKind,
 };
@@ -55,19 +55,22 @@ pub(crate) fn element_writes(prog: &Program, stmt: &Stmt) -> HashSet<LocalId> {
     found.into_inner()
 }
 
+/// The local a place passed by reference, bound to a reference or written
+/// names: `x`, `x.f`, `x[i]`, or the index or extent `x` of `x[k]`.
+fn named_root(e: &Expr) -> Option<LocalId> {
+    match &e.kind {
+        ExprKind::Local(l) => Some(*l),
+        ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => named_root(base),
+        ExprKind::Intrinsic {
+            op: Intrinsic::ShapeComponent,
+            args,
+        } => args.first().and_then(named_root),
+        _ => None,
+    }
+}
+
 /// Locals bound to a reference, passed by reference or used by an atomic.
 pub(crate) fn referenced_locals(prog: &Program, body: &IrBlock) -> HashSet<LocalId> {
-    fn root(e: &Expr) -> Option<LocalId> {
-        match &e.kind {
-            ExprKind::Local(l) => Some(*l),
-            ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => root(base),
-            ExprKind::Intrinsic {
-                op: Intrinsic::ShapeComponent,
-                args,
-            } => args.first().and_then(root),
-            _ => None,
-        }
-    }
     let found = std::cell::RefCell::new(HashSet::new());
     walk_block(
         body,
@@ -76,7 +79,7 @@ pub(crate) fn referenced_locals(prog: &Program, body: &IrBlock) -> HashSet<Local
                 init: Some(Init::Ref(target)),
                 ..
             } = &s.kind
-                && let Some(l) = root(target)
+                && let Some(l) = named_root(target)
             {
                 found.borrow_mut().insert(l);
             }
@@ -87,16 +90,16 @@ pub(crate) fn referenced_locals(prog: &Program, body: &IrBlock) -> HashSet<Local
                 args,
             } => {
                 for a in args.iter().take(2) {
-                    if let Some(l) = root(a) {
+                    if let Some(l) = named_root(a) {
                         found.borrow_mut().insert(l);
                     }
                 }
             }
             ExprKind::Call { func, args } => {
-                let callee = &prog.functions[func.0 as usize];
+                let callee = prog.function(*func);
                 for (k, a) in args.iter().enumerate() {
                     if callee.locals.get(k).is_some_and(|l| l.by_ref)
-                        && let Some(l) = root(a)
+                        && let Some(l) = named_root(a)
                     {
                         found.borrow_mut().insert(l);
                     }
@@ -108,60 +111,20 @@ pub(crate) fn referenced_locals(prog: &Program, body: &IrBlock) -> HashSet<Local
     found.into_inner()
 }
 
-/// Locals a block writes: targets of assignments, `++`/`--` and atomics,
-/// and anything bound to a reference (which may write it later).
+/// Locals a block writes: targets of assignments and `++`/`--`, and the
+/// [`referenced_locals`] (atomics write theirs, and a reference may write
+/// its local later).
 pub(crate) fn mutated_locals(prog: &Program, body: &IrBlock, out: &mut HashSet<LocalId>) {
-    fn root(e: &Expr) -> Option<LocalId> {
-        match &e.kind {
-            ExprKind::Local(l) => Some(*l),
-            ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => root(base),
-            ExprKind::Intrinsic {
-                op: Intrinsic::ShapeComponent,
-                args,
-            } => args.first().and_then(root),
-            _ => None,
+    out.extend(referenced_locals(prog, body));
+    walk_block(body, &mut |_| {}, &mut |e| {
+        if let ExprKind::Assign { target, .. }
+        | ExprKind::CompoundAssign { target, .. }
+        | ExprKind::IncDec { target, .. } = &e.kind
+            && let Some(l) = named_root(target)
+        {
+            out.insert(l);
         }
-    }
-    let found = std::cell::RefCell::new(std::mem::take(out));
-    walk_block(
-        body,
-        &mut |s| {
-            if let StmtKind::Let {
-                init: Some(Init::Ref(target)),
-                ..
-            } = &s.kind
-                && let Some(l) = root(target)
-            {
-                found.borrow_mut().insert(l);
-            }
-        },
-        &mut |e| {
-            let targets: Vec<&Expr> = match &e.kind {
-                ExprKind::Assign { target, .. }
-                | ExprKind::CompoundAssign { target, .. }
-                | ExprKind::IncDec { target, .. } => vec![target],
-                ExprKind::Intrinsic {
-                    op: Intrinsic::Atomic(_),
-                    args,
-                } => args.iter().take(2).collect(),
-                ExprKind::Call { func, args } => {
-                    let callee = &prog.functions[func.0 as usize];
-                    args.iter()
-                        .enumerate()
-                        .filter(|(k, _)| callee.locals.get(*k).is_some_and(|l| l.by_ref))
-                        .map(|(_, a)| a)
-                        .collect()
-                }
-                _ => Vec::new(),
-            };
-            for t in targets {
-                if let Some(l) = root(t) {
-                    found.borrow_mut().insert(l);
-                }
-            }
-        },
-    );
-    *out = found.into_inner();
+    });
 }
 
 /// True when the block holds a `return`.
@@ -226,7 +189,7 @@ pub(crate) fn stmt_locals(s: &Stmt, out: &mut BTreeSet<LocalId>) {
 }
 
 pub(crate) fn expr_locals(e: &Expr, out: &mut BTreeSet<LocalId>) {
-    walk_expr(e, &mut |e| {
+    for_each_subexpr(e, &mut |e| {
         if let ExprKind::Local(l) = &e.kind {
             out.insert(*l);
         }

@@ -5,8 +5,8 @@
 
 use super::facts::Facts;
 use super::locals::mutated_locals;
-use crate::walk::walk_block;
 use std::collections::HashSet;
+use tessera_ir::visit::walk_block;
 use tessera_ir::{BinOp, Block as IrBlock, Expr, ExprKind, Init, LocalId, Stmt, StmtKind};
 
 /// Loop iterations between two polls.

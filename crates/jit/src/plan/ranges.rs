@@ -1,19 +1,7 @@
-//! Integer limits and constants, the ground of value ranges.
+//! Constants and comparisons, the ground of value ranges (the limits of
+//! each integer type are [`tessera_ir::Scalar::int_range`]).
 
-use tessera_ir::{BinOp, Const, Expr, ExprKind, Scalar};
-
-/// The smallest and largest values of an integer type.
-pub(crate) fn int_limits(s: Scalar) -> (i64, i64) {
-    match s {
-        Scalar::Bool => (0, 1),
-        Scalar::Char => (i64::from(i8::MIN), i64::from(i8::MAX)),
-        Scalar::Int => (i64::from(i32::MIN), i64::from(i32::MAX)),
-        Scalar::UInt => (0, i64::from(u32::MAX)),
-        Scalar::Long => (i64::MIN, i64::MAX),
-        // `unsigned long` values past `i64::MAX` are not tracked.
-        _ => (0, i64::MAX),
-    }
-}
+use tessera_ir::{BinOp, Const, Expr, ExprKind};
 
 pub(crate) fn is_comparison(op: BinOp) -> bool {
     matches!(

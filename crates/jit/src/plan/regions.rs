@@ -5,8 +5,8 @@
 
 use super::locals::{escapes_loop, mutated_locals, stmt_locals};
 use super::uniform::collect_uniform_lets;
-use crate::barriers::stmt_has_barrier;
 use std::collections::{BTreeSet, HashSet};
+use tessera_ir::facts::Barriers;
 use tessera_ir::{Block as IrBlock, LocalId, Program, Stmt, StmtKind};
 
 /// One piece of a block at the level of the barriers, in order.
@@ -27,7 +27,7 @@ pub(crate) enum Segment<'b> {
 /// (`kernel_level`), not in an inlined call's.
 pub(crate) fn split<'b>(
     body: &'b IrBlock,
-    barrier_fns: &[bool],
+    barriers: &Barriers,
     uniform: &HashSet<LocalId>,
     kernel_level: bool,
 ) -> Vec<Segment<'b>> {
@@ -39,7 +39,7 @@ pub(crate) fn split<'b>(
         if uniform_let {
             close(&mut run, &mut out);
             out.push(Segment::UniformLet(s));
-        } else if stmt_has_barrier(s, barrier_fns) || escapes_loop(s) {
+        } else if barriers.in_stmt(s) || escapes_loop(s) {
             close(&mut run, &mut out);
             out.push(Segment::AtBarriers(s));
         } else {
@@ -60,11 +60,11 @@ fn close<'b>(run: &mut Vec<&'b Stmt>, out: &mut Vec<Segment<'b>>) {
 /// Where the kernel's last region starts: after its last statement with a
 /// barrier. A work-item may `return` there (it only skips the rest of the
 /// region), which no earlier region allows.
-pub(crate) fn last_region_start(body: &IrBlock, barrier_fns: &[bool]) -> usize {
+pub(crate) fn last_region_start(body: &IrBlock, barriers: &Barriers) -> usize {
     let last_barrier = body
         .stmts
         .iter()
-        .rposition(|s| stmt_has_barrier(s, barrier_fns) || escapes_loop(s));
+        .rposition(|s| barriers.in_stmt(s) || escapes_loop(s));
     last_barrier.map_or(0, |i| i + 1)
 }
 
@@ -80,7 +80,7 @@ pub(crate) struct RegionIo {
 }
 
 /// The locals a region made of `stmts` loads and stores.
-pub(crate) fn region_io(prog: &Program, barrier_fns: &[bool], stmts: &[Stmt]) -> RegionIo {
+pub(crate) fn region_io(prog: &Program, barriers: &Barriers, stmts: &[Stmt]) -> RegionIo {
     let mut io = RegionIo::default();
     for s in stmts {
         stmt_locals(s, &mut io.loads);
@@ -98,7 +98,7 @@ pub(crate) fn region_io(prog: &Program, barrier_fns: &[bool], stmts: &[Stmt]) ->
     // A `Let` nested in a block of this region declares a local that later
     // regions may still name (a frame local): store it as well.
     let mut nested = Vec::new();
-    collect_uniform_lets(&block, barrier_fns, &mut nested);
+    collect_uniform_lets(&block, barriers, &mut nested);
     io.stores.extend(nested);
     io
 }

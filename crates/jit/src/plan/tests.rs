@@ -4,10 +4,10 @@
 use super::facts::Facts;
 use super::lanes::LaneShape;
 use super::regions::{Segment, last_region_start, region_io, split};
-use crate::barriers::barrier_functions;
 use crate::decline::Decline;
 use std::collections::HashSet;
 use tessera_diagnostics::Sources;
+use tessera_ir::facts::barrier_functions;
 use tessera_ir::{
     Block as IrBlock, ExprKind, FuncId, Function, FunctionKind, Init, LocalId, Program, Stmt,
     StmtKind, TileShape,
@@ -348,7 +348,7 @@ int main() {
     let reaches = barrier_functions(&prog);
     let named = |name: &str| {
         let at = prog.functions.iter().position(|f| f.name == name);
-        reaches[FuncId(u32::try_from(at.expect(name)).expect("few")).0 as usize]
+        reaches[FuncId(u32::try_from(at.expect(name)).expect("few")).index()]
     };
     assert!(named("wait"));
     assert!(named("twice"));
@@ -362,12 +362,12 @@ fn the_matmul_splits_at_its_barriers() {
     let mut facts = Facts::new(&prog, tile);
     facts.plan_frame(func, body).expect("planned");
     // The last region, after the `k0` loop, stores the result.
-    let last = last_region_start(body, &facts.barrier_fns);
+    let last = last_region_start(body, &facts.barriers);
     assert_eq!(last, body.stmts.len() - 1);
     let head = IrBlock {
         stmts: body.stmts[..last].to_vec(),
     };
-    let top = split(&head, &facts.barrier_fns, &facts.uniform, true);
+    let top = split(&head, &facts.barriers, &facts.uniform, true);
     let kinds: Vec<&str> = top.iter().map(kind).collect();
     assert_eq!(kinds, ["region", "barriers"]);
     // The `for` is a block: its uniform counter, declared once per tile,
@@ -379,20 +379,20 @@ fn the_matmul_splits_at_its_barriers() {
     else {
         panic!("the k0 loop is at the level of the barriers");
     };
-    let inner = split(for_block, &facts.barrier_fns, &facts.uniform, true);
+    let inner = split(for_block, &facts.barriers, &facts.uniform, true);
     assert_eq!(
         inner.iter().map(kind).collect::<Vec<_>>(),
         ["uniform let", "barriers"]
     );
     // Inside an inlined call the same counter would be a plain local.
-    let inlined = split(for_block, &facts.barrier_fns, &facts.uniform, false);
+    let inlined = split(for_block, &facts.barriers, &facts.uniform, false);
     assert_eq!(kind(&inlined[0]), "region");
     // The loop's body: two regions, each ended by a barrier.
     let (stmts, at) = find_loop(body, local(func, "k0")).expect("the k0 loop");
     let StmtKind::Loop { body: k0_body, .. } = &stmts[at].kind else {
         unreachable!("find_loop finds loops");
     };
-    let regions = split(k0_body, &facts.barrier_fns, &facts.uniform, true);
+    let regions = split(k0_body, &facts.barriers, &facts.uniform, true);
     assert_eq!(
         regions.iter().map(kind).collect::<Vec<_>>(),
         ["region", "barriers", "region", "barriers"]
@@ -403,7 +403,7 @@ fn the_matmul_splits_at_its_barriers() {
         unreachable!("checked above");
     };
     let product: Vec<Stmt> = product.iter().map(|s| (*s).clone()).collect();
-    let io = region_io(&prog, &facts.barrier_fns, &product);
+    let io = region_io(&prog, &facts.barriers, &product);
     for name in ["row", "col", "sum"] {
         assert!(io.loads.contains(&local(func, name)), "{name} is loaded");
     }

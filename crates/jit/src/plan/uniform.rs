@@ -4,9 +4,9 @@
 use super::facts::Facts;
 use super::locals::{mutated_locals, referenced_locals};
 use super::ranges::const_int;
-use crate::barriers::stmt_has_barrier;
-use crate::walk::walk_block;
 use std::collections::{HashMap, HashSet};
+use tessera_ir::facts::Barriers;
+use tessera_ir::visit::walk_block;
 use tessera_ir::{
     Block as IrBlock, Expr, ExprKind, Init, Intrinsic, LocalId, Program, StmtKind, TiledIndexPart,
     Type,
@@ -119,13 +119,13 @@ pub(crate) fn uniform_fixpoint(
 pub(crate) fn uniform_counters(
     prog: &Program,
     body: &IrBlock,
-    barrier_fns: &[bool],
+    barriers: &Barriers,
 ) -> HashSet<LocalId> {
     let mut lets: HashMap<LocalId, Option<Expr>> = HashMap::new();
     let mut loops: Vec<(LocalId, Expr, Expr)> = Vec::new();
     fn scan(
         b: &IrBlock,
-        barrier_fns: &[bool],
+        barriers: &Barriers,
         lets: &mut HashMap<LocalId, Option<Expr>>,
         loops: &mut Vec<(LocalId, Expr, Expr)>,
     ) {
@@ -138,11 +138,11 @@ pub(crate) fn uniform_counters(
                     };
                     lets.insert(*local, e);
                 }
-                StmtKind::Block(inner) => scan(inner, barrier_fns, lets, loops),
-                StmtKind::If { then, els, .. } if stmt_has_barrier(s, barrier_fns) => {
-                    scan(then, barrier_fns, lets, loops);
+                StmtKind::Block(inner) => scan(inner, barriers, lets, loops),
+                StmtKind::If { then, els, .. } if barriers.in_stmt(s) => {
+                    scan(then, barriers, lets, loops);
                     if let Some(e) = els {
-                        scan(e, barrier_fns, lets, loops);
+                        scan(e, barriers, lets, loops);
                     }
                 }
                 StmtKind::Loop {
@@ -150,7 +150,7 @@ pub(crate) fn uniform_counters(
                     step: Some(step),
                     body,
                     ..
-                } if stmt_has_barrier(s, barrier_fns) => {
+                } if barriers.in_stmt(s) => {
                     if let ExprKind::Binary { lhs, rhs, .. } = &cond.kind {
                         let counter = match (&lhs.kind, &rhs.kind) {
                             (ExprKind::Local(l), _) => Some((*l, (**rhs).clone())),
@@ -161,13 +161,13 @@ pub(crate) fn uniform_counters(
                             loops.push((l, bound, step.clone()));
                         }
                     }
-                    scan(body, barrier_fns, lets, loops);
+                    scan(body, barriers, lets, loops);
                 }
                 _ => {}
             }
         }
     }
-    scan(body, barrier_fns, &mut lets, &mut loops);
+    scan(body, barriers, &mut lets, &mut loops);
     // Each candidate must be written exactly once after its declaration:
     // by its loop's step.
     let mut writes: HashMap<LocalId, usize> = HashMap::new();
@@ -205,19 +205,19 @@ pub(crate) fn uniform_counters(
 
 /// Locals declared by `Let`s that are not inside a region: in blocks that
 /// hold barriers, at any depth of such blocks, and directly in them.
-pub(crate) fn collect_uniform_lets(b: &IrBlock, barrier_fns: &[bool], out: &mut Vec<LocalId>) {
+pub(crate) fn collect_uniform_lets(b: &IrBlock, barriers: &Barriers, out: &mut Vec<LocalId>) {
     for s in &b.stmts {
         match &s.kind {
             StmtKind::Let { local, .. } => out.push(*local),
-            StmtKind::Block(inner) => collect_uniform_lets(inner, barrier_fns, out),
-            StmtKind::If { then, els, .. } if stmt_has_barrier(s, barrier_fns) => {
-                collect_uniform_lets(then, barrier_fns, out);
+            StmtKind::Block(inner) => collect_uniform_lets(inner, barriers, out),
+            StmtKind::If { then, els, .. } if barriers.in_stmt(s) => {
+                collect_uniform_lets(then, barriers, out);
                 if let Some(e) = els {
-                    collect_uniform_lets(e, barrier_fns, out);
+                    collect_uniform_lets(e, barriers, out);
                 }
             }
-            StmtKind::Loop { body, .. } if stmt_has_barrier(s, barrier_fns) => {
-                collect_uniform_lets(body, barrier_fns, out);
+            StmtKind::Loop { body, .. } if barriers.in_stmt(s) => {
+                collect_uniform_lets(body, barriers, out);
             }
             _ => {}
         }
