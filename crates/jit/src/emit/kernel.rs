@@ -68,20 +68,16 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         })
     }
 
-    /// Emits the whole kernel function into `b` (whose signature is
-    /// `(env, group, scratch, frames) -> status`).
-    pub(crate) fn emit(
+    /// The emitter of one compiled function (a kernel or a host loop): its
+    /// entry block, the failure and stop blocks, the fuel, work-item and
+    /// frame variables, and empty scopes over `func`.
+    fn start(
         prog: &'a Program,
-        kernel: FuncId,
+        func: FuncId,
         b: &'b mut FunctionBuilder<'f>,
         helpers: Helpers,
-        mut layout: KernelLayout,
-        min_frame: u32,
-    ) -> R<KernelLayout> {
-        let func = prog.function(kernel);
-        let Some(body) = &func.body else {
-            return decline(Decline::KernelWithoutBody);
-        };
+        layout: KernelLayout,
+    ) -> Self {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
@@ -96,13 +92,14 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         let zero = b.ins().iconst(types::I64, 0);
         b.def_var(item, zero);
         b.def_var(frame_ptr, params[3]);
-        let mut lw = Emitter {
+        let tile = layout.tile;
+        Emitter {
             prog,
             b,
-            layout: layout.clone(),
+            layout,
             scopes: vec![Scope {
                 id: 0,
-                func: kernel,
+                func,
                 slots: HashMap::new(),
                 ret: None,
                 ret_mem: None,
@@ -113,10 +110,11 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             next_region: 0,
             ptr: types::I64,
             last_region: false,
-            facts: Facts::new(prog, layout.tile),
+            facts: Facts::new(prog, tile),
             entry: Entry {
                 helpers,
                 env: params[0],
+                group: params[1],
                 scratch: params[2],
                 frames: params[3],
                 fail,
@@ -139,7 +137,24 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 need_item: false,
                 frame_ptr,
             },
+        }
+    }
+
+    /// Emits the whole kernel function into `b` (whose signature is
+    /// `(env, group, scratch, frames) -> status`).
+    pub(crate) fn emit(
+        prog: &'a Program,
+        kernel: FuncId,
+        b: &'b mut FunctionBuilder<'f>,
+        helpers: Helpers,
+        mut layout: KernelLayout,
+        min_frame: u32,
+    ) -> R<KernelLayout> {
+        let func = prog.function(kernel);
+        let Some(body) = &func.body else {
+            return decline(Decline::KernelWithoutBody);
         };
+        let mut lw = Self::start(prog, kernel, b, helpers, layout.clone());
         lw.load_captures();
         // tile_static memory: one block per tile, each variable at its offset.
         let mut scratch = 0u32;
@@ -157,7 +172,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         }
         layout.scratch_bytes = scratch;
         lw.alloc.scratch_cursor = scratch;
-        let group = params[1];
+        let group = lw.entry.group;
         match layout.tile {
             Some(shape) => {
                 lw.scopes[0].slots.insert(LocalId(0), Slot::Tiled);
@@ -192,10 +207,10 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         }
         let ok = lw.b.ins().iconst(types::I32, STATUS_OK);
         lw.b.ins().return_(&[ok]);
-        lw.b.switch_to_block(fail);
+        lw.b.switch_to_block(lw.entry.fail);
         let st = lw.b.ins().iconst(types::I32, STATUS_FAILED);
         lw.b.ins().return_(&[st]);
-        lw.b.switch_to_block(stopped);
+        lw.b.switch_to_block(lw.entry.stopped);
         let st = lw.b.ins().iconst(types::I32, STATUS_STOPPED);
         lw.b.ins().return_(&[st]);
         lw.b.seal_all_blocks();
@@ -280,20 +295,6 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         helpers: Helpers,
         plan: &HostLayout,
     ) -> R<()> {
-        let entry = b.create_block();
-        b.append_block_params_for_function_params(entry);
-        b.switch_to_block(entry);
-        let params = b.block_params(entry).to_vec();
-        let fail = b.create_block();
-        let stopped = b.create_block();
-        let fuel = b.declare_var(types::I64);
-        let item = b.declare_var(types::I64);
-        let frame_ptr = b.declare_var(types::I64);
-        let fuel0 = b.ins().iconst(types::I64, FUEL);
-        b.def_var(fuel, fuel0);
-        let zero = b.ins().iconst(types::I64, 0);
-        b.def_var(item, zero);
-        b.def_var(frame_ptr, params[3]);
         let layout = KernelLayout {
             captures: plan.captures.clone(),
             extent_word: plan.words,
@@ -304,50 +305,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             tile: None,
             rank: 0,
         };
-        let mut lw = Emitter {
-            prog,
-            b,
-            layout,
-            scopes: vec![Scope {
-                id: 0,
-                func,
-                slots: HashMap::new(),
-                ret: None,
-                ret_mem: None,
-                frame: HashMap::new(),
-            }],
-            loops: Vec::new(),
-            region: None,
-            next_region: 0,
-            ptr: types::I64,
-            last_region: false,
-            facts: Facts::new(prog, None),
-            entry: Entry {
-                helpers,
-                env: params[0],
-                scratch: params[2],
-                frames: params[3],
-                fail,
-                stopped,
-                fuel,
-                caps: Vec::new(),
-            },
-            alloc: Alloc {
-                frame_cursor: 0,
-                scratch_cursor: 0,
-                callee_tile_static: HashMap::new(),
-                budget: INLINE_BUDGET,
-                next_scope: 0,
-                stack_bytes: 0,
-            },
-            wi: WorkItem {
-                tile_coords: Vec::new(),
-                item_coords: Vec::new(),
-                item,
-                need_item: false,
-                frame_ptr,
-            },
-        };
+        let mut lw = Self::start(prog, func, b, helpers, layout);
         lw.load_captures();
         // The named locals: scalars in variables, vectors and views as views.
         let caps = std::mem::take(&mut lw.entry.caps);
@@ -378,10 +336,10 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         }
         let ok = lw.b.ins().iconst(types::I32, STATUS_OK);
         lw.b.ins().return_(&[ok]);
-        lw.b.switch_to_block(fail);
+        lw.b.switch_to_block(lw.entry.fail);
         let st = lw.b.ins().iconst(types::I32, STATUS_FAILED);
         lw.b.ins().return_(&[st]);
-        lw.b.switch_to_block(stopped);
+        lw.b.switch_to_block(lw.entry.stopped);
         let st = lw.b.ins().iconst(types::I32, STATUS_STOPPED);
         lw.b.ins().return_(&[st]);
         lw.b.seal_all_blocks();

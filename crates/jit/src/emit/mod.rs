@@ -293,6 +293,8 @@ struct Entry {
     helpers: Helpers,
     /// The launch's argument words.
     env: Value,
+    /// The group to run: a tile's number, or a chunk's first work-item.
+    group: Value,
     /// The tile's `tile_static` memory.
     scratch: Value,
     /// The worker's frame block.
