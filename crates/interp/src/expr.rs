@@ -203,7 +203,7 @@ impl Machine<'_> {
                 }
                 Ok(Value::Agg(Rc::new(out)))
             }
-            ExprKind::Str(s) => Ok(Value::Str(Rc::from(s.as_slice()))),
+            ExprKind::Str(s) => Ok(Value::Str(Rc::new(s.clone()))),
             ExprKind::Comma { first, second } => {
                 self.eval(first)?;
                 self.eval(second)

@@ -43,10 +43,15 @@ pub(crate) enum Value {
     /// What a reference variable or parameter refers to.
     Ref(Rc<Place>),
     /// A string literal.
-    Str(Rc<[u8]>),
+    Str(Rc<Vec<u8>>),
     /// A stream manipulator and its argument.
     Manip(Manipulator, i32),
 }
+
+// Every element of a vector or array is a `Value`: its size is the
+// interpreter's memory per element (a fat pointer in a variant made it 24
+// bytes and every big vector half as large again).
+const _: () = assert!(std::mem::size_of::<Value>() == 16);
 
 impl Value {
     /// The integer in a scalar (bools are 0 or 1, floats truncate).
