@@ -77,9 +77,10 @@ pub struct Options {
     /// Also generate what Tessera has been found to reject or get wrong:
     /// valid C++ AMP that `tessera check` rejects (`std::noboolalpha`, a
     /// `const T&`, local or parameter, bound to a value of another type,
-    /// `L`/`UL` literals in amp code), functions overloaded on their
-    /// parameter types (calls go to the first declaration), and `char`s
-    /// outside ASCII written to `std::cout` (fixed since). Off by default,
+    /// `L`/`UL` literals in amp code), and `char`s outside ASCII written to
+    /// `std::cout` (fixed since). (Functions overloaded on their parameter
+    /// types, once called by the first declaration, are generated always
+    /// since overload resolution follows C++.) Off by default,
     /// so that a run looks for new problems; on, it checks old ones.
     pub known_gaps: bool,
 }

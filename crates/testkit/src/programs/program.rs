@@ -83,14 +83,11 @@ impl<'r> Gen<'r> {
         let mut defs = Vec::new();
         let mut protos = Vec::new();
         for _ in 0..nf {
-            // Under `known_gaps`, sometimes an overload of the previous
-            // function; not with prototypes, which would show it to calls
-            // generated before it existed.
-            let overload = (self.options.known_gaps
-                && !prototypes
-                && !self.funcs.is_empty()
-                && self.chance(3))
-            .then(|| self.funcs.len() - 1);
+            // Sometimes an overload of the previous function; not with
+            // prototypes, which would show it to calls generated before it
+            // existed.
+            let overload = (!prototypes && !self.funcs.is_empty() && self.chance(3))
+                .then(|| self.funcs.len() - 1);
             let saved = std::mem::take(&mut self.out);
             let proto = self.function(overload);
             let text = std::mem::replace(&mut self.out, saved);
