@@ -31,6 +31,9 @@
 //! Each test reports every failing case, with a compact diff, in one failure
 //! message. Expected files without their `.amp` also fail the run test.
 
+mod common;
+
+use common::{display_path, files_under, repo_root};
 use std::fmt::Write as _;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -62,45 +65,6 @@ const MAX_DIFF_LINES: usize = 40;
 
 /// Unchanged lines shown around each change.
 const CONTEXT: usize = 2;
-
-/// The repository root: this crate is `crates/cli`.
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(2)
-        .expect("crates/cli has two ancestors")
-        .to_path_buf()
-}
-
-/// `path` with `/` separators, as the case is named on the command line.
-fn slash_path(path: &Path) -> String {
-    let parts: Vec<String> = path
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    parts.join("/")
-}
-
-/// Every file under `root/dir`, recursively, relative to `root`, sorted.
-fn files_under(root: &Path, dir: &str) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut pending = vec![root.join(dir)];
-    while let Some(current) = pending.pop() {
-        let entries = std::fs::read_dir(&current)
-            .unwrap_or_else(|err| panic!("cannot list {}: {err}", current.display()));
-        for entry in entries {
-            let path = entry.expect("a directory entry").path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                let relative = path.strip_prefix(root).expect("a path under the root");
-                found.push(relative.to_path_buf());
-            }
-        }
-    }
-    found.sort();
-    found
-}
 
 fn has_extension(path: &Path, ext: &str) -> bool {
     path.extension().is_some_and(|e| e == ext)
@@ -165,7 +129,7 @@ fn load_case(root: &Path, path: &Path) -> Result<Case, String> {
         Some(text) => text.trim().parse().map_err(|_| {
             format!(
                 "{} must hold an exit status, not {:?}",
-                slash_path(&path.with_extension("exit")),
+                display_path(&path.with_extension("exit")),
                 text.trim()
             )
         })?,
@@ -183,7 +147,7 @@ fn load_case(root: &Path, path: &Path) -> Result<Case, String> {
 fn load_sample(root: &Path, path: &Path) -> Result<Case, String> {
     let expected = path.with_extension("expected");
     let stdout = read_optional(&root.join(&expected))?
-        .ok_or_else(|| format!("{} is missing", slash_path(&expected)))?;
+        .ok_or_else(|| format!("{} is missing", display_path(&expected)))?;
     Ok(Case {
         path: path.to_path_buf(),
         flags: Vec::new(),
@@ -274,7 +238,7 @@ fn run_tessera(root: &Path, case: &Case, engine: &str) -> Outcome {
         .args(engine.split(' '))
         .args(["--color", "never"])
         .args(options)
-        .arg(slash_path(&case.path))
+        .arg(display_path(&case.path))
         .args(arguments);
     execute(&mut command, RUN_LIMIT)
 }
@@ -295,7 +259,7 @@ fn mismatches(case: &Case, actual: &Outcome) -> Vec<String> {
         )),
         None => problems.push(format!(
             "{} is missing (BLESS=1 writes it); stdout was:\n{}",
-            slash_path(&case.path.with_extension("stdout")),
+            display_path(&case.path.with_extension("stdout")),
             compact_diff("", &actual.stdout)
         )),
     }
@@ -408,13 +372,13 @@ fn run_all(
     let results = parallel_map(cases, workers(), |case| {
         let case = match case {
             Ok(case) => case,
-            Err((path, why)) => return vec![format!("{}: {why}", slash_path(path))],
+            Err((path, why)) => return vec![format!("{}: {why}", display_path(path))],
         };
         let outcomes: Vec<(&str, Outcome)> = ENGINES
             .iter()
             .map(|engine| (*engine, run_tessera(root, case, engine)))
             .collect();
-        let name = slash_path(&case.path);
+        let name = display_path(&case.path);
         if bless_them {
             return bless(root, case, &outcomes)
                 .into_iter()
@@ -448,15 +412,15 @@ fn report(what: &str, count: usize, failures: &[String], hint: &str) {
 fn run_cases() {
     let root = repo_root();
     let bless_them = std::env::var_os("BLESS").is_some_and(|v| v == "1");
-    let files = files_under(&root, "tests/run");
+    let files = files_under(&root, Path::new("tests/run"));
     let mut failures = Vec::new();
     for file in &files {
         let expected_file = EXPECTED.iter().any(|ext| has_extension(file, ext));
         if expected_file && !root.join(file.with_extension("amp")).is_file() {
             failures.push(format!(
                 "{}: stale, there is no {} beside it",
-                slash_path(file),
-                slash_path(&file.with_extension("amp"))
+                display_path(file),
+                display_path(&file.with_extension("amp"))
             ));
         }
     }
@@ -478,7 +442,7 @@ fn run_cases() {
 #[test]
 fn run_samples() {
     let root = repo_root();
-    let samples: Vec<Result<Case, (PathBuf, String)>> = files_under(&root, "samples")
+    let samples: Vec<Result<Case, (PathBuf, String)>> = files_under(&root, Path::new("samples"))
         .iter()
         .filter(|f| has_extension(f, "amp"))
         .map(|f| load_sample(&root, f).map_err(|why| (f.clone(), why)))
@@ -521,15 +485,15 @@ fn oracle_agrees() {
     };
     let mut programs: Vec<Case> = Vec::new();
     let mut failures = Vec::new();
-    for file in files_under(&root, "samples") {
+    for file in files_under(&root, Path::new("samples")) {
         if has_extension(&file, "amp") {
             match load_sample(&root, &file) {
                 Ok(case) => programs.push(case),
-                Err(why) => failures.push(format!("{}: {why}", slash_path(&file))),
+                Err(why) => failures.push(format!("{}: {why}", display_path(&file))),
             }
         }
     }
-    for file in files_under(&root, "tests/run") {
+    for file in files_under(&root, Path::new("tests/run")) {
         if !has_extension(&file, "amp") {
             continue;
         }
@@ -544,7 +508,7 @@ fn oracle_agrees() {
     }
     let results = parallel_map(&programs, ORACLE_WORKERS, |case| {
         let mut command = Command::new(&script);
-        command.current_dir(&root).arg(slash_path(&case.path));
+        command.current_dir(&root).arg(display_path(&case.path));
         let outcome = execute(&mut command, ORACLE_LIMIT);
         let mut problems = Vec::new();
         match &outcome.exit {
@@ -571,7 +535,7 @@ fn oracle_agrees() {
         if !problems.is_empty() {
             failures.push(format!(
                 "{}:\n  {}",
-                slash_path(&case.path),
+                display_path(&case.path),
                 problems.join("\n  ")
             ));
         }

@@ -1,4 +1,4 @@
-//! Helpers shared by the golden-output harnesses (`ui.rs`, `clif.rs`):
+//! Helpers shared by the golden-output harnesses (`ui.rs`, `clif.rs`, `run.rs`):
 //! finding cases, blessing expected files and printing readable diffs.
 
 // Each harness includes this module and uses part of it.
