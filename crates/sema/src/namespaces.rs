@@ -279,6 +279,28 @@ impl Flat<'_> {
                 let saved = self.ns.clone();
                 for seg in &ns.name {
                     let full = join(&self.ns, &seg.name);
+                    let clash = match self.member(&self.ns, &seg.name) {
+                        Some(Member::Namespace(f)) => *f != full,
+                        Some(Member::Entity(..)) => true,
+                        None => false,
+                    };
+                    if clash {
+                        self.diags.push(
+                            Diagnostic::error(
+                                codes::E0202,
+                                seg.span,
+                                format!(
+                                    "`{}` is already declared, and not as a namespace",
+                                    seg.name
+                                ),
+                            )
+                            .with_label("cannot name a namespace")
+                            .with_help("choose another name for the namespace")
+                            .with_msvc("C2757"),
+                        );
+                        self.ns = saved;
+                        return;
+                    }
                     self.declare(&seg.name, Member::Namespace(full.clone()));
                     self.ns = full;
                 }
@@ -315,6 +337,7 @@ impl Flat<'_> {
                     self.directives.push((self.ns.clone(), cur));
                     return;
                 }
+                self.check_library(path);
             }
             ItemKind::UsingDecl(path) => {
                 if path.segments.len() > 1 {
@@ -420,6 +443,26 @@ impl Flat<'_> {
             }
         }
         Some(cur)
+    }
+
+    /// A directive that names no user namespace must name the library's.
+    fn check_library(&mut self, path: &Path) {
+        const LIBRARY: &[&str] = &[
+            "std",
+            "concurrency",
+            "Concurrency",
+            "concurrency::fast_math",
+            "concurrency::precise_math",
+            "Concurrency::fast_math",
+            "Concurrency::precise_math",
+        ];
+        let text = path.text();
+        let text = text.trim_start_matches("::");
+        if !LIBRARY.contains(&text)
+            && let Some(first) = path.segments.first()
+        {
+            self.diags.push(unknown_namespace(&first.name, path.span));
+        }
     }
 
     fn param(&mut self, p: &mut Param) {
@@ -563,6 +606,8 @@ impl Flat<'_> {
                     if let Some(cur) = self.namespace_of(path) {
                         self.directives.push((self.ns.clone(), cur));
                         stmt.kind = StmtKind::Empty;
+                    } else {
+                        self.check_library(path);
                     }
                 } else if path.segments.len() > 1 {
                     let mut p = path.clone();

@@ -115,6 +115,8 @@ pub struct Namespace {
     pub name: Vec<Ident>,
     /// The declarations inside, in order.
     pub items: Vec<Item>,
+    /// How deeply namespaces nest here: 1 when `items` holds none.
+    pub depth: u32,
 }
 
 /// `struct Name { fields };`

@@ -216,7 +216,7 @@ impl Printer<'_> {
                 self.push("(namespace ");
                 let name: Vec<&str> = ns.name.iter().map(|i| i.name.as_str()).collect();
                 self.push(&name.join("::"));
-                self.push(")");
+                self.push(&format!(", {} items)", ns.items.len()));
                 for inner in &ns.items {
                     self.item(inner);
                 }
