@@ -100,8 +100,30 @@ impl Flat<'_> {
     /// Declares an entity in the current namespace and renames it.
     fn declare_entity(&mut self, ident: &mut Ident, is_fn: bool) {
         let flat = join(&self.ns, &ident.name);
+        self.check_joins(&ident.name, &flat, ident.span);
         self.declare(&ident.name, Member::Entity(flat.clone(), is_fn));
         ident.name = flat;
+    }
+
+    /// A using-declaration and a declaration of the same name in one scope
+    /// would make one overload set of two namespaces' functions (or clash).
+    fn check_joins(&mut self, name: &str, flat: &str, span: Span) {
+        if let Some(Member::Entity(other, _)) = self.member(&self.ns, name)
+            && other != flat
+        {
+            let other = other.clone();
+            self.diags.push(
+                Diagnostic::error(
+                    codes::E0211,
+                    span,
+                    format!(
+                        "a using-declaration and another declaration of `{name}` in one scope are not supported yet"
+                    ),
+                )
+                .with_label(format!("`{flat}` here, `{other}` already"))
+                .with_help("drop the using-declaration and qualify the uses"),
+            );
+        }
     }
 
     fn member(&self, scope: &str, name: &str) -> Option<&Member> {
@@ -353,7 +375,9 @@ impl Flat<'_> {
                             Some(Member::Entity(_, true))
                         );
                         let last = path.last().to_string();
-                        self.declare(&last, Member::Entity(p.segments[0].name.clone(), is_fn));
+                        let target = p.segments[0].name.clone();
+                        self.check_joins(&last, &target, path.span);
+                        self.declare(&last, Member::Entity(target, is_fn));
                         return;
                     }
                 }
