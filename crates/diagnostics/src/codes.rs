@@ -160,6 +160,9 @@ registry! {
     E0222, Check, "invalid use of an enumeration";
     E0240, Check, "no overload accepts the arguments", "C2665";
     E0241, Check, "ambiguous call", "C2668";
+    E0242, Check, "ambiguous name", "C2872";
+    E0243, Check, "no such member in the namespace", "C2039";
+    E0244, Check, "not a namespace", "C2653";
     E0300, Check, "host-only function called from amp code", "C3930";
     E0301, Check, "amp-only function called from host code", "C3930";
     E0302, Check, "type not allowed in amp code", "C3581";

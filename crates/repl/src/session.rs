@@ -701,6 +701,8 @@ fn is_declaration(item: &Item) -> bool {
     match &item.kind {
         ItemKind::UsingNamespace(_)
         | ItemKind::UsingDecl(_)
+        | ItemKind::Namespace(_)
+        | ItemKind::NamespaceAlias { .. }
         | ItemKind::Struct(_)
         | ItemKind::Function(_)
         | ItemKind::StaticAssert(_)
@@ -734,6 +736,7 @@ fn find_return(stmt: &Stmt) -> Option<Span> {
         | StmtKind::Break
         | StmtKind::Continue
         | StmtKind::Goto(_)
+        | StmtKind::Using { .. }
         | StmtKind::Empty
         | StmtKind::Error => None,
     }

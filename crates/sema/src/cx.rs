@@ -250,7 +250,9 @@ impl<'c> FnCx<'c> {
             self.ck.aliases.push(HashMap::new());
         }
         self.ck.aliases.push(HashMap::new());
+        let usings = self.ck.using_namespaces.len();
         let out = f(self);
+        self.ck.using_namespaces.truncate(usings);
         self.ck.aliases.pop();
         self.scopes.pop();
         out

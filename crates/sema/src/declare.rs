@@ -17,7 +17,11 @@ pub fn declare_all(ck: &mut Checker, unit: &TranslationUnit) {
     for item in &unit.items {
         match &item.kind {
             ItemKind::UsingNamespace(path) => ck.using_namespaces.push(path.text()),
-            ItemKind::UsingDecl(_) | ItemKind::Empty | ItemKind::Error => {}
+            ItemKind::UsingDecl(_)
+            | ItemKind::Namespace(_)
+            | ItemKind::NamespaceAlias { .. }
+            | ItemKind::Empty
+            | ItemKind::Error => {}
             ItemKind::Struct(s) => declare_struct(ck, s, item.span),
             ItemKind::Global(decl) if decl.specs.is_typedef => {
                 let snapshot = const_snapshot(ck);

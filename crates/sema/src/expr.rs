@@ -268,10 +268,14 @@ impl FnCx<'_> {
         let span = path.span;
         if path.segments.len() == 1 {
             let name = path.last();
-            if let Some(id) = self.lookup_local(name) {
+            if !path.global
+                && let Some(id) = self.lookup_local(name)
+            {
                 return self.local_expr(id, span);
             }
-            if let Some(e) = self.capture(name, span) {
+            if !path.global
+                && let Some(e) = self.capture(name, span)
+            {
                 return e;
             }
             if let Some(&gid) = self.ck.globals.get(name) {

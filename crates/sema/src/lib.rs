@@ -26,6 +26,7 @@ mod init;
 mod launch;
 mod library;
 mod literal;
+mod namespaces;
 mod overload;
 mod stmt;
 mod types;
@@ -54,6 +55,8 @@ impl Checked {
 /// Checks a parsed file.
 pub fn check(unit: &TranslationUnit) -> Checked {
     let mut checker = cx::Checker::default();
+    let flat = namespaces::flatten(unit, &mut checker.diags);
+    let unit = flat.as_ref().unwrap_or(unit);
     declare::declare_all(&mut checker, unit);
     declare::lower_bodies(&mut checker, unit);
     // Numbered once every body is complete, so the ids are a function of the
@@ -62,6 +65,28 @@ pub fn check(unit: &TranslationUnit) -> Checked {
     // The analyses tolerate error nodes, so rules are reported together.
     analysis::analyse(&checker.program, &mut checker.diags);
     let mut diagnostics = checker.diags;
+    // A name the namespace pass reported is not reported again as unknown.
+    let reported: Vec<_> = diagnostics
+        .iter()
+        .filter(|d| {
+            [
+                tessera_diagnostics::codes::E0242,
+                tessera_diagnostics::codes::E0243,
+            ]
+            .contains(&d.code)
+        })
+        .map(|d| d.primary.span)
+        .collect();
+    if !reported.is_empty() {
+        diagnostics.retain(|d| {
+            d.code != tessera_diagnostics::codes::E0200
+                || !reported.iter().any(|r| {
+                    r.file == d.primary.span.file
+                        && r.start < d.primary.span.end
+                        && d.primary.span.start < r.end
+                })
+        });
+    }
     diagnostics.sort_by_key(|d| (d.primary.span.file, d.primary.span.start));
     Checked {
         program: checker.program,

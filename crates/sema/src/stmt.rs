@@ -224,6 +224,11 @@ impl FnCx<'_> {
                 let value = self.return_value(value.as_ref(), span);
                 Self::push(out, StmtKind::Return(value), span);
             }
+            S::Using { namespace, path } => {
+                if *namespace {
+                    self.ck.using_namespaces.push(path.text());
+                }
+            }
             S::Goto(label) => self.forbidden(label.span.to(span), "`goto`", "C3593"),
             S::Try(_) => {
                 // Point at the keyword, not the whole block.

@@ -78,6 +78,45 @@ fn too_deep(diags: &mut Vec<Diagnostic>, sp: Span) {
     }
 }
 
+/// A namespace definition; nesting deeper than [`MAX_HEIGHT`] is E0104.
+pub fn namespace(
+    file: Files<'_, '_>,
+    diags: &mut Vec<Diagnostic>,
+    name: Vec<Ident>,
+    items: Vec<Item>,
+    l: usize,
+    r: usize,
+) -> Item {
+    let sp = span(file, l, r);
+    let depth = items
+        .iter()
+        .map(|i| match &i.kind {
+            ItemKind::Namespace(ns) => ns.depth,
+            _ => 0,
+        })
+        .max()
+        .unwrap_or(0)
+        + 1;
+    if depth > MAX_HEIGHT {
+        let already = diags.iter().any(|d| d.code == codes::E0104);
+        if !already {
+            diags.push(
+                Diagnostic::error(codes::E0104, sp, "namespaces nested too deeply")
+                    .with_label(format!("more than {MAX_HEIGHT} levels deep"))
+                    .with_help("nest fewer namespaces"),
+            );
+        }
+        return Item {
+            kind: ItemKind::Error,
+            span: sp,
+        };
+    }
+    Item {
+        kind: ItemKind::Namespace(Namespace { name, items, depth }),
+        span: sp,
+    }
+}
+
 /// An expression node; enforces [`MAX_HEIGHT`].
 pub fn expr(
     file: Files<'_, '_>,

@@ -82,6 +82,16 @@ pub enum ItemKind {
     UsingNamespace(Path),
     /// `using std::cout;`
     UsingDecl(Path),
+    /// `namespace a { ... }`, `namespace a::b { ... }` or, with no name
+    /// segments, the anonymous `namespace { ... }`.
+    Namespace(Namespace),
+    /// `namespace short_name = very::long_name;`
+    NamespaceAlias {
+        /// The new name.
+        name: Ident,
+        /// The namespace it stands for.
+        target: Path,
+    },
     /// A `struct` or `class` definition.
     Struct(StructDef),
     /// A function definition or prototype.
@@ -96,6 +106,17 @@ pub enum ItemKind {
     Empty,
     /// What could not be parsed (already reported).
     Error,
+}
+
+/// `namespace a::b { items }`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Namespace {
+    /// The name segments (`a`, `b` for `namespace a::b`); empty when anonymous.
+    pub name: Vec<Ident>,
+    /// The declarations inside, in order.
+    pub items: Vec<Item>,
+    /// How deeply namespaces nest here: 1 when `items` holds none.
+    pub depth: u32,
 }
 
 /// `struct Name { fields };`
@@ -451,6 +472,13 @@ pub enum StmtKind {
     Return(Option<Expr>),
     /// `goto label;`
     Goto(Ident),
+    /// `using namespace ns;` (`namespace` true) or `using ns::f;` in a block.
+    Using {
+        /// A `using` directive rather than a using-declaration.
+        namespace: bool,
+        /// What it names.
+        path: Path,
+    },
     /// `try { } catch (...) { }`, parsed only to be rejected with a clear message.
     Try(Block),
     /// `;`
@@ -877,6 +905,7 @@ impl StmtKind {
             StmtKind::Break
             | StmtKind::Continue
             | StmtKind::Goto(_)
+            | StmtKind::Using { .. }
             | StmtKind::Empty
             | StmtKind::Error => 0,
         }

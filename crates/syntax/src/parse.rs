@@ -488,7 +488,7 @@ fn unsupported_feature(tok: Tok<'_>) -> Option<&'static str> {
         Tok::Template | Tok::Typename => "templates",
         Tok::Enum => "enumerations declared inside a function or a class",
         Tok::Union => "unions",
-        Tok::Namespace => "namespace definitions",
+        Tok::Namespace => "namespace definitions inside a function or a class",
         Tok::Operator => "operator overloading",
         Tok::Virtual => "virtual functions",
         _ => return None,

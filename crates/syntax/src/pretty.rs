@@ -212,6 +212,22 @@ impl Printer<'_> {
                 self.push(&path.text());
                 self.push(")");
             }
+            ItemKind::Namespace(ns) => {
+                self.push("(namespace ");
+                let name: Vec<&str> = ns.name.iter().map(|i| i.name.as_str()).collect();
+                self.push(&name.join("::"));
+                self.push(&format!(", {} items)", ns.items.len()));
+                for inner in &ns.items {
+                    self.item(inner);
+                }
+            }
+            ItemKind::NamespaceAlias { name, target } => {
+                self.push("(namespace-alias ");
+                self.push(&name.name);
+                self.push(" ");
+                self.push(&target.text());
+                self.push(")");
+            }
             ItemKind::Struct(def) => self.struct_def(def),
             ItemKind::Function(function) => self.function(function),
             ItemKind::Global(decl) => self.decl("global", decl),
@@ -591,6 +607,15 @@ impl Printer<'_> {
                     self.sep(e.span);
                     self.expr(e);
                 }
+                self.push(")");
+            }
+            StmtKind::Using { namespace, path } => {
+                self.push(if *namespace {
+                    "(using-namespace "
+                } else {
+                    "(using "
+                });
+                self.push(&path.text());
                 self.push(")");
             }
             StmtKind::Goto(label) => {

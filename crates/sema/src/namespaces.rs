@@ -1,0 +1,745 @@
+//! User namespaces, resolved before checking: every entity declared in
+//! `namespace a::b { ... }` gets the flat name `a::b::x`, and every name that
+//! refers to it (qualified, unqualified from inside the namespace, through a
+//! `using` directive or declaration, or through a namespace alias) is
+//! rewritten to that flat name. The checker then sees a file without
+//! namespaces, and its diagnostics name entities as C++ does (`ns::f`).
+
+use std::collections::HashMap;
+use tessera_diagnostics::{Diagnostic, Span, codes};
+use tessera_syntax::ast::*;
+
+/// What a name declared in a namespace stands for.
+#[derive(Clone, Debug)]
+enum Member {
+    /// An entity with its flat name; `true` for a function.
+    Entity(String, bool),
+    /// A namespace (or an alias of one), by its full name.
+    Namespace(String),
+}
+
+/// The file with its namespaces flattened, or `None` when it has none.
+pub fn flatten(unit: &TranslationUnit, diags: &mut Vec<Diagnostic>) -> Option<TranslationUnit> {
+    let has = unit.items.iter().any(|i| {
+        matches!(
+            i.kind,
+            ItemKind::Namespace(_) | ItemKind::NamespaceAlias { .. }
+        )
+    });
+    if !has {
+        return None;
+    }
+    let mut flat = Flat {
+        ns: String::new(),
+        members: HashMap::new(),
+        directives: Vec::new(),
+        locals: Vec::new(),
+        out: Vec::new(),
+        diags,
+    };
+    for item in &unit.items {
+        flat.item(item);
+    }
+    Some(TranslationUnit { items: flat.out })
+}
+
+struct Flat<'d> {
+    /// The current namespace's full name ("" at file scope).
+    ns: String,
+    members: HashMap<String, HashMap<String, Member>>,
+    /// `using namespace N;`: (the namespace it is written in, N).
+    directives: Vec<(String, String)>,
+    /// The names declared in each open block: `None` for a local variable,
+    /// the flat name for a block-scope using-declaration.
+    locals: Vec<HashMap<String, Option<String>>>,
+    out: Vec<Item>,
+    diags: &'d mut Vec<Diagnostic>,
+}
+
+fn join(scope: &str, name: &str) -> String {
+    if scope.is_empty() {
+        name.to_string()
+    } else {
+        format!("{scope}::{name}")
+    }
+}
+
+fn parent(scope: &str) -> Option<&str> {
+    if scope.is_empty() {
+        None
+    } else {
+        Some(scope.rfind("::").map_or("", |i| &scope[..i]))
+    }
+}
+
+/// True when `outer` is `inner` or encloses it.
+fn encloses(outer: &str, inner: &str) -> bool {
+    outer.is_empty() || inner == outer || inner.starts_with(&format!("{outer}::"))
+}
+
+/// The innermost namespace enclosing both.
+fn common(a: &str, b: &str) -> String {
+    let mut out = String::new();
+    for (x, y) in a.split("::").zip(b.split("::")) {
+        if x != y || x.is_empty() {
+            break;
+        }
+        out = join(&out, x);
+    }
+    out
+}
+
+impl Flat<'_> {
+    fn declare(&mut self, name: &str, member: Member) {
+        self.members
+            .entry(self.ns.clone())
+            .or_default()
+            .insert(name.to_string(), member);
+    }
+
+    /// Declares an entity in the current namespace and renames it.
+    fn declare_entity(&mut self, ident: &mut Ident, is_fn: bool) {
+        let flat = join(&self.ns, &ident.name);
+        self.check_joins(&ident.name, &flat, ident.span);
+        self.declare(&ident.name, Member::Entity(flat.clone(), is_fn));
+        ident.name = flat;
+    }
+
+    /// A using-declaration and a declaration of the same name in one scope
+    /// would make one overload set of two namespaces' functions (or clash).
+    fn check_joins(&mut self, name: &str, flat: &str, span: Span) {
+        if let Some(Member::Entity(other, _)) = self.member(&self.ns, name)
+            && other != flat
+        {
+            let other = other.clone();
+            self.diags.push(
+                Diagnostic::error(
+                    codes::E0211,
+                    span,
+                    format!(
+                        "a using-declaration and another declaration of `{name}` in one scope are not supported yet"
+                    ),
+                )
+                .with_label(format!("`{flat}` here, `{other}` already"))
+                .with_help("drop the using-declaration and qualify the uses"),
+            );
+        }
+    }
+
+    fn member(&self, scope: &str, name: &str) -> Option<&Member> {
+        self.members.get(scope).and_then(|m| m.get(name))
+    }
+
+    /// Unqualified lookup from the current namespace outwards (only the
+    /// file scope when `global`). `want_ns` looks for a namespace name.
+    fn lookup(&mut self, name: &str, want_ns: bool, global: bool, span: Span) -> Option<Member> {
+        let mut scope = if global {
+            String::new()
+        } else {
+            self.ns.clone()
+        };
+        loop {
+            let mut found: Vec<Member> = Vec::new();
+            let push = |m: &Member, found: &mut Vec<Member>| {
+                let fits = matches!(m, Member::Namespace(_)) == want_ns;
+                let same = found.iter().any(|f| match (f, m) {
+                    (Member::Entity(a, _), Member::Entity(b, _)) => a == b,
+                    (Member::Namespace(a), Member::Namespace(b)) => a == b,
+                    _ => false,
+                });
+                if fits && !same {
+                    found.push(m.clone());
+                }
+            };
+            if let Some(m) = self.member(&scope, name) {
+                push(&m.clone(), &mut found);
+            }
+            // A qualified lookup (`::x`) follows directives only when the
+            // namespace itself does not declare the name.
+            let follow = !global || found.is_empty();
+            for (written, nominated) in self.directives.iter().filter(|_| follow) {
+                if encloses(written, &self.ns)
+                    && common(written, nominated) == scope
+                    && let Some(m) = self.member(nominated, name)
+                {
+                    push(m, &mut found);
+                }
+            }
+            match found.len() {
+                0 => {}
+                1 => return found.pop(),
+                _ => {
+                    let fns = found.iter().all(|m| matches!(m, Member::Entity(_, true)));
+                    let names: Vec<String> = found
+                        .iter()
+                        .map(|m| match m {
+                            Member::Entity(n, _) | Member::Namespace(n) => format!("`{n}`"),
+                        })
+                        .collect();
+                    let d = if fns {
+                        Diagnostic::error(
+                            codes::E0211,
+                            span,
+                            format!(
+                                "calling functions named `{name}` from several namespaces as one overload set is not supported yet"
+                            ),
+                        )
+                        .with_label(format!("could be {}", names.join(" or ")))
+                        .with_help("qualify the name: `ns::f(...)`")
+                    } else {
+                        Diagnostic::error(codes::E0242, span, format!("`{name}` is ambiguous"))
+                            .with_label(format!("could be {}", names.join(" or ")))
+                            .with_help("qualify the name to say which one you mean")
+                            .with_msvc("C2872")
+                    };
+                    self.diags.push(d);
+                    return None;
+                }
+            }
+            if global {
+                return None;
+            }
+            scope = parent(&scope)?.to_string();
+        }
+    }
+
+    /// What a block scope says about `name`: `Some(None)` for a local.
+    fn local(&self, name: &str) -> Option<Option<String>> {
+        self.locals.iter().rev().find_map(|s| s.get(name).cloned())
+    }
+
+    fn is_local(&self, name: &str) -> bool {
+        matches!(self.local(name), Some(None))
+    }
+
+    fn add_local(&mut self, name: &str, flat: Option<String>) {
+        if let Some(s) = self.locals.last_mut() {
+            s.insert(name.to_string(), flat);
+        }
+    }
+
+    /// Rewrites a path to the flat name of what it names, when that is in
+    /// a user namespace.
+    fn path(&mut self, path: &mut Path) {
+        let Some(first) = path.segments.first() else {
+            return;
+        };
+        let first_name = first.name.clone();
+        let first_span = first.span;
+        if path.segments.len() == 1 {
+            if !path.global {
+                match self.local(&first_name) {
+                    Some(None) => return,
+                    Some(Some(flat)) => {
+                        path.segments[0].name = flat;
+                        return;
+                    }
+                    None => {}
+                }
+            }
+            if let Some(Member::Entity(flat, _)) =
+                self.lookup(&first_name, false, path.global, first_span)
+                && flat != first_name
+            {
+                path.segments[0].name = flat;
+                path.global = false;
+            }
+            return;
+        }
+        // Qualified: the first segment names a namespace, or an entity
+        // (an enumeration: `Color::Red`).
+        match self.lookup(&first_name, true, path.global, first_span) {
+            Some(Member::Namespace(mut cur)) => {
+                let mut used = 1;
+                while used + 1 < path.segments.len() {
+                    match self.member(&cur, &path.segments[used].name) {
+                        Some(Member::Namespace(next)) => {
+                            cur = next.clone();
+                            used += 1;
+                        }
+                        _ => break,
+                    }
+                }
+                let seg = &path.segments[used];
+                let Some(Member::Entity(flat, _)) = self.member(&cur, &seg.name).cloned() else {
+                    self.diags.push(
+                        Diagnostic::error(
+                            codes::E0243,
+                            seg.span,
+                            format!("namespace `{cur}` has no member `{}`", seg.name),
+                        )
+                        .with_label("not declared in this namespace")
+                        .with_help("declare it in the namespace before this use")
+                        .with_msvc("C2039"),
+                    );
+                    return;
+                };
+                let span = path.segments[0].span.to(seg.span);
+                let rest = path.segments.split_off(used + 1);
+                path.segments = std::iter::once(Ident { name: flat, span })
+                    .chain(rest)
+                    .collect();
+                path.global = false;
+            }
+            _ => {
+                if !self.is_local(&first_name)
+                    && let Some(Member::Entity(flat, _)) =
+                        self.lookup(&first_name, false, path.global, first_span)
+                    && flat != first_name
+                {
+                    path.segments[0].name = flat;
+                    path.global = false;
+                }
+            }
+        }
+    }
+
+    fn item(&mut self, item: &Item) {
+        let mut item = item.clone();
+        match &mut item.kind {
+            ItemKind::Namespace(ns) => {
+                let saved = self.ns.clone();
+                for seg in &ns.name {
+                    let full = join(&self.ns, &seg.name);
+                    let clash = match self.member(&self.ns, &seg.name) {
+                        Some(Member::Namespace(f)) => *f != full,
+                        Some(Member::Entity(..)) => true,
+                        None => false,
+                    };
+                    if clash {
+                        self.diags.push(
+                            Diagnostic::error(
+                                codes::E0202,
+                                seg.span,
+                                format!(
+                                    "`{}` is already declared, and not as a namespace",
+                                    seg.name
+                                ),
+                            )
+                            .with_label("cannot name a namespace")
+                            .with_help("choose another name for the namespace")
+                            .with_msvc("C2757"),
+                        );
+                        self.ns = saved;
+                        return;
+                    }
+                    self.declare(&seg.name, Member::Namespace(full.clone()));
+                    self.ns = full;
+                }
+                for inner in &ns.items {
+                    self.item(inner);
+                }
+                self.ns = saved;
+                return;
+            }
+            ItemKind::NamespaceAlias { name, target } => {
+                let mut segs = target.segments.iter();
+                let Some(first) = segs.next() else { return };
+                let Some(Member::Namespace(mut cur)) =
+                    self.lookup(&first.name, true, target.global, first.span)
+                else {
+                    self.diags.push(unknown_namespace(&first.name, first.span));
+                    return;
+                };
+                for seg in segs {
+                    match self.member(&cur, &seg.name) {
+                        Some(Member::Namespace(next)) => cur = next.clone(),
+                        _ => {
+                            self.diags.push(unknown_namespace(&seg.name, seg.span));
+                            return;
+                        }
+                    }
+                }
+                let name = name.name.clone();
+                self.declare(&name, Member::Namespace(cur));
+                return;
+            }
+            ItemKind::UsingNamespace(path) => {
+                if let Some(cur) = self.namespace_of(path) {
+                    self.directives.push((self.ns.clone(), cur));
+                    return;
+                }
+                self.check_library(path);
+            }
+            ItemKind::UsingDecl(path) => {
+                if path.segments.len() > 1 {
+                    let mut p = path.clone();
+                    let before = self.diags.len();
+                    self.path(&mut p);
+                    if self.diags.len() > before {
+                        return;
+                    }
+                    if p.segments.len() == 1 {
+                        let is_fn = matches!(
+                            self.lookup_flat(&p.segments[0].name),
+                            Some(Member::Entity(_, true))
+                        );
+                        let last = path.last().to_string();
+                        let target = p.segments[0].name.clone();
+                        self.check_joins(&last, &target, path.span);
+                        self.declare(&last, Member::Entity(target, is_fn));
+                        return;
+                    }
+                }
+            }
+            ItemKind::Function(f) => {
+                self.declare_entity(&mut f.name, true);
+                self.specs(&mut f.ret);
+                self.locals.push(HashMap::new());
+                for p in &mut f.params {
+                    self.param(p);
+                }
+                if let Some(body) = &mut f.body {
+                    self.block(body);
+                }
+                self.locals.pop();
+            }
+            ItemKind::Struct(s) => {
+                self.declare_entity(&mut s.name, false);
+                for d in &mut s.fields {
+                    self.specs(&mut d.specs);
+                    for decl in &mut d.declarators {
+                        self.declarator_parts(decl);
+                    }
+                }
+                for a in &mut s.asserts {
+                    self.expr(&mut a.cond);
+                }
+                for d in &mut s.trailing {
+                    self.declarator_parts(d);
+                    if let Some(n) = &mut d.name {
+                        self.declare_entity(n, false);
+                    }
+                }
+            }
+            ItemKind::Global(decl) => {
+                self.specs(&mut decl.specs);
+                for d in &mut decl.declarators {
+                    self.declarator_parts(d);
+                    if let Some(n) = &mut d.name {
+                        self.declare_entity(n, false);
+                    }
+                }
+            }
+            ItemKind::StaticAssert(a) => self.expr(&mut a.cond),
+            ItemKind::Enum(e) => {
+                if !e.name.name.is_empty() {
+                    self.declare_entity(&mut e.name, false);
+                }
+                if let Some(t) = &mut e.underlying {
+                    self.specs(&mut t.specs);
+                }
+                for (name, value) in &mut e.enumerators {
+                    if let Some(v) = value {
+                        self.expr(v);
+                    }
+                    if !e.scoped {
+                        self.declare_entity(name, false);
+                    }
+                }
+            }
+            ItemKind::Empty | ItemKind::Error => {}
+        }
+        self.out.push(item);
+    }
+
+    fn lookup_flat(&self, flat: &str) -> Option<Member> {
+        let (scope, name) = flat.rsplit_once("::").unwrap_or(("", flat));
+        self.member(scope, name).cloned()
+    }
+
+    /// The user namespace a path names, if any.
+    fn namespace_of(&mut self, path: &Path) -> Option<String> {
+        let mut segs = path.segments.iter();
+        let first = segs.next()?;
+        let Some(Member::Namespace(mut cur)) =
+            self.lookup(&first.name, true, path.global, first.span)
+        else {
+            return None;
+        };
+        for seg in segs {
+            match self.member(&cur, &seg.name) {
+                Some(Member::Namespace(next)) => cur = next.clone(),
+                _ => {
+                    self.diags.push(unknown_namespace(&seg.name, seg.span));
+                    return None;
+                }
+            }
+        }
+        Some(cur)
+    }
+
+    /// A directive that names no user namespace must name the library's.
+    fn check_library(&mut self, path: &Path) {
+        const LIBRARY: &[&str] = &[
+            "std",
+            "concurrency",
+            "Concurrency",
+            "concurrency::fast_math",
+            "concurrency::precise_math",
+            "Concurrency::fast_math",
+            "Concurrency::precise_math",
+        ];
+        let text = path.text();
+        let text = text.trim_start_matches("::");
+        if !LIBRARY.contains(&text)
+            && let Some(first) = path.segments.first()
+        {
+            self.diags.push(unknown_namespace(&first.name, path.span));
+        }
+    }
+
+    fn param(&mut self, p: &mut Param) {
+        self.specs(&mut p.specs);
+        self.declarator_parts(&mut p.declarator);
+        if let Some(n) = &p.declarator.name {
+            let name = n.name.clone();
+            self.add_local(&name, None);
+        }
+    }
+
+    fn specs(&mut self, specs: &mut DeclSpecs) {
+        self.base(&mut specs.ty);
+    }
+
+    fn base(&mut self, ty: &mut BaseType) {
+        match ty {
+            BaseType::Named(path) => self.path(path),
+            BaseType::Template { args, .. } => {
+                for a in args {
+                    match a {
+                        TemplateArg::Type(t) => self.specs(&mut t.specs),
+                        TemplateArg::Expr(e) => self.expr(e),
+                    }
+                }
+            }
+            BaseType::Builtin(_) | BaseType::Auto | BaseType::Error => {}
+        }
+    }
+
+    fn declarator_parts(&mut self, d: &mut Declarator) {
+        for e in d.array_dims.iter_mut().flatten() {
+            self.expr(e);
+        }
+        match &mut d.init {
+            Some(Init::Assign(e)) => self.expr(e),
+            Some(Init::Paren(es) | Init::Brace(es)) => {
+                for e in es {
+                    self.expr(e);
+                }
+            }
+            None => {}
+        }
+    }
+
+    fn local_decl(&mut self, decl: &mut Decl) {
+        self.specs(&mut decl.specs);
+        for d in &mut decl.declarators {
+            self.declarator_parts(d);
+            if let Some(n) = &d.name {
+                let name = n.name.clone();
+                self.add_local(&name, None);
+            }
+        }
+    }
+
+    fn block(&mut self, block: &mut Block) {
+        self.locals.push(HashMap::new());
+        let directives = self.directives.len();
+        for s in &mut block.stmts {
+            self.stmt(s);
+        }
+        self.directives.truncate(directives);
+        self.locals.pop();
+    }
+
+    fn scoped(&mut self, stmt: &mut Stmt) {
+        self.locals.push(HashMap::new());
+        self.stmt(stmt);
+        self.locals.pop();
+    }
+
+    fn stmt(&mut self, stmt: &mut Stmt) {
+        match &mut stmt.kind {
+            StmtKind::Expr(e) => self.expr(e),
+            StmtKind::StaticAssert(a) => self.expr(&mut a.cond),
+            StmtKind::Decl(d) => self.local_decl(d),
+            StmtKind::Block(b) | StmtKind::Try(b) => self.block(b),
+            StmtKind::If { cond, then, els } => {
+                self.expr(cond);
+                self.scoped(then);
+                if let Some(e) = els {
+                    self.scoped(e);
+                }
+            }
+            StmtKind::For {
+                init,
+                cond,
+                step,
+                body,
+            } => {
+                self.locals.push(HashMap::new());
+                if let Some(i) = init {
+                    self.stmt(i);
+                }
+                if let Some(c) = cond {
+                    self.expr(c);
+                }
+                if let Some(s) = step {
+                    self.expr(s);
+                }
+                self.scoped(body);
+                self.locals.pop();
+            }
+            StmtKind::ForRange {
+                specs,
+                declarator,
+                range,
+                body,
+            } => {
+                self.locals.push(HashMap::new());
+                self.specs(specs);
+                self.expr(range);
+                self.declarator_parts(declarator);
+                if let Some(n) = &declarator.name {
+                    let name = n.name.clone();
+                    self.add_local(&name, None);
+                }
+                self.scoped(body);
+                self.locals.pop();
+            }
+            StmtKind::While { cond, body }
+            | StmtKind::DoWhile { body, cond }
+            | StmtKind::Switch { cond, body } => {
+                self.expr(cond);
+                self.scoped(body);
+            }
+            StmtKind::Labeled { label, stmt } => {
+                if let Label::Case(e) = label {
+                    self.expr(e);
+                }
+                self.stmt(stmt);
+            }
+            StmtKind::Return(e) => {
+                if let Some(e) = e {
+                    self.expr(e);
+                }
+            }
+            StmtKind::Using { namespace, path } => {
+                if *namespace {
+                    if let Some(cur) = self.namespace_of(path) {
+                        self.directives.push((self.ns.clone(), cur));
+                        stmt.kind = StmtKind::Empty;
+                    } else {
+                        self.check_library(path);
+                    }
+                } else if path.segments.len() > 1 {
+                    let mut p = path.clone();
+                    let before = self.diags.len();
+                    self.path(&mut p);
+                    if self.diags.len() == before && p.segments.len() == 1 {
+                        let last = path.last().to_string();
+                        self.add_local(&last, Some(p.segments[0].name.clone()));
+                        stmt.kind = StmtKind::Empty;
+                    }
+                }
+            }
+            StmtKind::Break
+            | StmtKind::Continue
+            | StmtKind::Goto(_)
+            | StmtKind::Empty
+            | StmtKind::Error => {}
+        }
+    }
+
+    fn type_name(&mut self, t: &mut TypeName) {
+        self.specs(&mut t.specs);
+    }
+
+    fn expr(&mut self, e: &mut Expr) {
+        match &mut e.kind {
+            ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Char(_)
+            | ExprKind::Str(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Nullptr
+            | ExprKind::This
+            | ExprKind::Error => {}
+            ExprKind::Name(p) => self.path(p),
+            ExprKind::Unary { operand, .. } => self.expr(operand),
+            ExprKind::Binary { lhs, rhs, .. } | ExprKind::Assign { lhs, rhs, .. } => {
+                self.expr(lhs);
+                self.expr(rhs);
+            }
+            ExprKind::Conditional { cond, then, els } => {
+                self.expr(cond);
+                self.expr(then);
+                self.expr(els);
+            }
+            ExprKind::Cast { ty, operand, .. } => {
+                self.type_name(ty);
+                self.expr(operand);
+            }
+            ExprKind::Construct { ty, args, .. } => {
+                self.type_name(ty);
+                for a in args {
+                    self.expr(a);
+                }
+            }
+            ExprKind::Call { callee, args } => {
+                self.expr(callee);
+                for a in args {
+                    self.expr(a);
+                }
+            }
+            ExprKind::Index { base, index } => {
+                self.expr(base);
+                self.expr(index);
+            }
+            ExprKind::Member {
+                base,
+                template_args,
+                ..
+            } => {
+                self.expr(base);
+                for a in template_args.iter_mut().flatten() {
+                    match a {
+                        TemplateArg::Type(t) => self.type_name(t),
+                        TemplateArg::Expr(e) => self.expr(e),
+                    }
+                }
+            }
+            ExprKind::Lambda(lambda) => {
+                self.locals.push(HashMap::new());
+                for p in &mut lambda.params {
+                    self.param(p);
+                }
+                if let Some(t) = &mut lambda.ret {
+                    self.type_name(t);
+                }
+                self.block(&mut lambda.body);
+                self.locals.pop();
+            }
+            ExprKind::InitList(items) => {
+                for i in items {
+                    self.expr(i);
+                }
+            }
+            ExprKind::SizeofType(t) | ExprKind::New(t) => self.type_name(t),
+            ExprKind::SizeofExpr(x) | ExprKind::Delete(x) => self.expr(x),
+            ExprKind::Throw(x) => {
+                if let Some(x) = x {
+                    self.expr(x);
+                }
+            }
+        }
+    }
+}
+
+fn unknown_namespace(name: &str, span: Span) -> Diagnostic {
+    Diagnostic::error(codes::E0244, span, format!("`{name}` is not a namespace"))
+        .with_label("no namespace of this name is declared here")
+        .with_help("declare the namespace first, or check the spelling")
+        .with_msvc("C2653")
+}
