@@ -382,7 +382,12 @@ impl FnCx<'_> {
             })
             .collect();
         let name = path.text();
-        let shown: Vec<String> = args.iter().map(|a| self.ck.show(&a.ty)).collect();
+        let shown = |ck: &crate::cx::Checker| {
+            args.iter()
+                .map(|a| ck.show(&a.ty))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         let decl = |ck: &crate::cx::Checker, i: usize| {
             candidates
                 .get(i)
@@ -395,7 +400,7 @@ impl FnCx<'_> {
                 let mut d = Diagnostic::error(
                     codes::E0240,
                     span,
-                    format!("no overload of `{name}` takes ({})", shown.join(", ")),
+                    format!("no overload of `{name}` takes ({})", shown(self.ck)),
                 )
                 .with_label("no function of this name accepts these arguments")
                 .with_msvc("C2665");
@@ -411,7 +416,7 @@ impl FnCx<'_> {
                 let mut d = Diagnostic::error(
                     codes::E0241,
                     span,
-                    format!("the call `{name}({})` is ambiguous", shown.join(", ")),
+                    format!("the call `{name}({})` is ambiguous", shown(self.ck)),
                 )
                 .with_label("more than one function fits equally well")
                 .with_msvc("C2668")

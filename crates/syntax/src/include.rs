@@ -140,6 +140,23 @@ pub fn read_headers(
 /// The header names of a file's `#include` lines that Tessera does not
 /// provide itself, each with whether it was written in quotes.
 fn include_names(file: FileId, text: &str) -> Vec<(String, bool)> {
+    // Most files include only headers Tessera knows: a look at the lines
+    // spares lexing them a second time (the preprocessor lexes them again).
+    // Any line with `include` other than `#include <known>` is lexed (a
+    // comment between `#` and `include` is rare but valid).
+    let may_name_a_file = text.lines().filter(|l| l.contains("include")).any(|line| {
+        let known = line
+            .trim_start()
+            .strip_prefix('#')
+            .and_then(|rest| rest.trim_start().strip_prefix("include"))
+            .and_then(|rest| rest.trim_start().strip_prefix('<'))
+            .and_then(|angled| angled.split('>').next())
+            .is_some_and(|name| KNOWN_HEADERS.contains(&name.trim()));
+        !known
+    });
+    if !may_name_a_file {
+        return Vec::new();
+    }
     let mut ignored = Vec::new();
     let toks = lex(file, text, &[], &mut ignored);
     let mut names = Vec::new();

@@ -205,15 +205,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 lw.flat_loop(group, body)?;
             }
         }
-        let ok = lw.b.ins().iconst(types::I32, STATUS_OK);
-        lw.b.ins().return_(&[ok]);
-        lw.b.switch_to_block(lw.entry.fail);
-        let st = lw.b.ins().iconst(types::I32, STATUS_FAILED);
-        lw.b.ins().return_(&[st]);
-        lw.b.switch_to_block(lw.entry.stopped);
-        let st = lw.b.ins().iconst(types::I32, STATUS_STOPPED);
-        lw.b.ins().return_(&[st]);
-        lw.b.seal_all_blocks();
+        lw.finish();
         Ok(layout)
     }
 
@@ -334,16 +326,25 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                     .store(flags(), raw, lw.entry.env, (*w * 8) as i32);
             }
         }
-        let ok = lw.b.ins().iconst(types::I32, STATUS_OK);
-        lw.b.ins().return_(&[ok]);
-        lw.b.switch_to_block(lw.entry.fail);
-        let st = lw.b.ins().iconst(types::I32, STATUS_FAILED);
-        lw.b.ins().return_(&[st]);
-        lw.b.switch_to_block(lw.entry.stopped);
-        let st = lw.b.ins().iconst(types::I32, STATUS_STOPPED);
-        lw.b.ins().return_(&[st]);
-        lw.b.seal_all_blocks();
+        lw.finish();
         Ok(())
+    }
+
+    /// Ends an emitted function begun by [`Emitter::start`]: the normal
+    /// return, then the failure and stop blocks' returns.
+    fn finish(&mut self) {
+        for (block, status) in [
+            (None, STATUS_OK),
+            (Some(self.entry.fail), STATUS_FAILED),
+            (Some(self.entry.stopped), STATUS_STOPPED),
+        ] {
+            if let Some(block) = block {
+                self.b.switch_to_block(block);
+            }
+            let st = self.b.ins().iconst(types::I32, status);
+            self.b.ins().return_(&[st]);
+        }
+        self.b.seal_all_blocks();
     }
 
     /// A scalar as its 64-bit argument word (sign- or zero-extended as the
