@@ -478,11 +478,15 @@ fn explain(out: &mut Output, code: &str) -> ExitCode {
 
 fn dump_ast(out: &mut Output, path: &PathBuf, dirs: &[PathBuf], format: Format) -> ExitCode {
     let mut sources = Sources::new();
-    let Some((file, replaced)) = load(out, &mut sources, path) else {
-        return ExitCode::from(EXIT_USAGE);
+    let mut input = tessera_driver::Input::new(path, &DiskFiles);
+    input.include_dirs = dirs.to_vec();
+    let parsed = match tessera_driver::parse(&mut sources, &input) {
+        Ok(parsed) => parsed,
+        Err(err) => {
+            out.err(&format!("error: {err}\n"));
+            return ExitCode::from(EXIT_USAGE);
+        }
     };
-    let included = tessera_syntax::include::read_headers(&mut sources, file, &DiskFiles, dirs);
-    let parsed = tessera_syntax::parse_unit(&sources, file, &replaced, &included);
     report(out, &sources, &parsed.diagnostics, Format::Human);
     match format {
         Format::Json => match serde_json::to_string(&parsed.unit) {

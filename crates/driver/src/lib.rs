@@ -23,6 +23,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 use tessera_diagnostics::{Diagnostic, SourceFile, Sources};
+use tessera_syntax::Parsed;
 use tessera_syntax::ast::TranslationUnit;
 use tessera_syntax::include::read_headers;
 
@@ -124,6 +125,14 @@ impl std::error::Error for LoadError {}
 /// Every item that parsed is checked, also when others have syntax errors.
 /// Fails only when a file cannot be read.
 pub fn compile(sources: &mut Sources, input: &Input<'_>) -> Result<Checked, LoadError> {
+    let parsed = parse(sources, input)?;
+    Ok(check_parsed(sources, &parsed.unit, parsed.diagnostics))
+}
+
+/// The first half of [`compile`]: reads the main file of `input` and the
+/// local headers it includes into `sources`, and parses them (for `dump ast`
+/// and for [`compile`]). Fails only when the main file cannot be read.
+pub fn parse(sources: &mut Sources, input: &Input<'_>) -> Result<Parsed, LoadError> {
     let bytes = input.loader.load(&input.main).map_err(|error| LoadError {
         path: input.main.clone(),
         error,
@@ -131,8 +140,9 @@ pub fn compile(sources: &mut Sources, input: &Input<'_>) -> Result<Checked, Load
     let (file, replaced) = SourceFile::from_bytes(input.main.display().to_string(), &bytes);
     let file = sources.add(file);
     let included = read_headers(sources, file, input.loader, &input.include_dirs);
-    let parsed = tessera_syntax::parse_unit(sources, file, &replaced, &included);
-    Ok(check_parsed(sources, &parsed.unit, parsed.diagnostics))
+    Ok(tessera_syntax::parse_unit(
+        sources, file, &replaced, &included,
+    ))
 }
 
 /// [`compile`] of a program whose main file, called `name`, holds `bytes`
