@@ -163,6 +163,10 @@ registry! {
     E0242, Check, "ambiguous name", "C2872";
     E0243, Check, "no such member in the namespace", "C2039";
     E0244, Check, "not a namespace", "C2653";
+    E0250, Check, "member not accessible", "C2248";
+    E0251, Check, "no default constructor", "C2512";
+    E0252, Check, "non-const member function called on a const object", "C2662";
+    E0253, Check, "member function not declared in its class", "C2511";
     E0300, Check, "host-only function called from amp code", "C3930";
     E0301, Check, "amp-only function called from host code", "C3930";
     E0302, Check, "type not allowed in amp code", "C3581";

@@ -573,6 +573,8 @@ impl Session {
             },
             params: Vec::new(),
             restrict: None,
+            class: None,
+            method: tessera_syntax::ast::MethodInfo::default(),
             body: Some(Block {
                 stmts,
                 span: span(11, MAIN_TEXT.len()),

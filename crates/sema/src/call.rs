@@ -19,26 +19,20 @@ impl FnCx<'_> {
         template_args: Option<&[ast::TemplateArg]>,
         span: Span,
     ) -> Expr {
-        if let Type::Struct(id) = &base.ty {
-            let fields = self
-                .ck
-                .program
-                .get_struct(*id)
-                .map(|s| (s.name.clone(), s.fields.clone()));
-            if let Some((sname, fields)) = fields {
-                if let Some(i) = fields.iter().position(|(n, _)| n == &name.name) {
-                    let ty = fields[i].1.clone();
-                    let place = base.place;
-                    return mk(
-                        ExprKind::Field {
-                            base: Box::new(base),
-                            field: i as u32,
-                        },
-                        ty,
-                        place,
-                        span,
-                    );
-                }
+        if let Type::Struct(id) = base.ty {
+            if let Some(e) = self.class_field(base, id, name, span) {
+                return e;
+            }
+            let sname = self.ck.show(&Type::Struct(id));
+            if self.ck.find_methods(id, &name.name).is_some() {
+                self.ck.error(
+                    codes::E0208,
+                    name.span,
+                    format!("`{sname}::{}` is a member function; call it", name.name),
+                    "member function used as a value",
+                    "add the arguments: `obj.f(x)`",
+                );
+            } else {
                 self.ck.error(
                     codes::E0207,
                     name.span,
@@ -46,8 +40,8 @@ impl FnCx<'_> {
                     "unknown member",
                     "",
                 );
-                return error_expr(span);
             }
+            return error_expr(span);
         }
         if base.ty.is_error() {
             return error_expr(span);
@@ -94,9 +88,18 @@ impl FnCx<'_> {
             K::Name(path)
                 if path.segments.len() == 1 && self.lookup_local(path.last()).is_none() =>
             {
+                // Inside a member function, the class's members come first.
+                if let Some(class) = self.current_class()
+                    && self.ck.find_methods(class, path.last()).is_some()
+                {
+                    let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                    if let Some(call) = self.implicit_method_call(path.last(), lowered, span) {
+                        return call;
+                    }
+                }
                 if let Some(ids) = self.ck.functions.get(path.last()).cloned() {
                     let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
-                    return self.call_user(path, &ids, lowered, span);
+                    return self.call_user(path, &ids, lowered, span, false);
                 }
             }
             K::Member {
@@ -120,30 +123,81 @@ impl FnCx<'_> {
                         span,
                     );
                 }
-                // `s.view(i, j)`: calling a data member (a view) is fine.
-                let is_field = match &base.ty {
-                    Type::Struct(id) => self
-                        .ck
-                        .program
-                        .get_struct(*id)
-                        .is_some_and(|s| s.fields.iter().any(|(n, _)| n == &name.name)),
-                    _ => false,
+                let Type::Struct(id) = base.ty else {
+                    return error_expr(span);
                 };
-                if is_field {
+                // `s.view(i, j)`: calling a data member (a view) is fine.
+                if self.ck.find_field(id, &name.name).is_some() {
                     let member_span = base.span.to(name.span);
                     let callee = self.member(base, name, None, member_span);
                     let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
                     if callee.ty.is_error() {
                         return error_expr(span);
                     }
+                    if let Type::Struct(_) = callee.ty {
+                        return self.call_object(callee, lowered, span);
+                    }
                     return library::call_value(self, callee, lowered, span);
                 }
+                let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                if let Some(call) = self.method_call(base, id, name, lowered, span) {
+                    return call;
+                }
+                let sname = self.ck.show(&Type::Struct(id));
                 self.ck.error(
-                    codes::E0211,
+                    codes::E0207,
                     name.span,
-                    "member functions are not part of the Tessera language",
-                    "struct members are data",
-                    "write a free function taking the struct",
+                    format!("`{sname}` has no member `{}`", name.name),
+                    "unknown member",
+                    "",
+                );
+                return error_expr(span);
+            }
+            K::Member {
+                base,
+                name,
+                arrow: true,
+                ..
+            } if matches!(base.kind, K::This) => {
+                let Some(object) = self.this_object(base.span) else {
+                    return self.expr(callee);
+                };
+                let Type::Struct(id) = object.ty else {
+                    return error_expr(span);
+                };
+                let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                if self.ck.find_field(id, &name.name).is_none()
+                    && let Some(call) = self.method_call(object, id, name, lowered, span)
+                {
+                    return call;
+                }
+                let callee = self.expr(callee);
+                if callee.ty.is_error() {
+                    return error_expr(span);
+                }
+                let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                return library::call_value(self, callee, lowered, span);
+            }
+            // `Point::origin()`, `Base::f()`.
+            K::Name(path)
+                if path.segments.len() == 2
+                    && self.ck.structs.contains_key(&path.segments[0].name) =>
+            {
+                let class = self.ck.structs[&path.segments[0].name];
+                let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                if let Some(call) = self.qualified_method_call(class, path.last(), lowered, span) {
+                    return call;
+                }
+                self.ck.error(
+                    codes::E0207,
+                    path.segments[1].span,
+                    format!(
+                        "`{}` has no member function `{}`",
+                        path.segments[0].name,
+                        path.last()
+                    ),
+                    "unknown member",
+                    "",
                 );
                 return error_expr(span);
             }
@@ -165,7 +219,31 @@ impl FnCx<'_> {
         if callee.ty.is_error() {
             return error_expr(span);
         }
+        if let Type::Struct(_) = callee.ty {
+            return self.call_object(callee, lowered, span);
+        }
         library::call_value(self, callee, lowered, span)
+    }
+
+    /// `f(args)` where `f` is a class object: its `operator()`.
+    fn call_object(&mut self, callee: Expr, args: Vec<Expr>, span: Span) -> Expr {
+        let shown = self.ck.show(&callee.ty);
+        let callee_span = callee.span;
+        let mut operands = vec![callee];
+        operands.extend(args);
+        match self.user_operator("()", operands, span) {
+            Ok(call) => call,
+            Err(_) => {
+                self.ck.error(
+                    codes::E0208,
+                    callee_span,
+                    format!("`{shown}` has no `operator()`; it cannot be called"),
+                    "not a function",
+                    "",
+                );
+                error_expr(span)
+            }
+        }
     }
 
     /// How many trailing parameters of `id` have a default argument.
@@ -175,12 +253,17 @@ impl FnCx<'_> {
         })
     }
 
-    fn call_user(
+    /// Calls the best of the user functions `ids` for `args`. With `object`,
+    /// the first argument is the object a member function is called on (or
+    /// an operator's left operand), which C++ lets a non-const member bind
+    /// even when it is a temporary.
+    pub(crate) fn call_user(
         &mut self,
         path: &ast::Path,
         ids: &[FuncId],
         mut args: Vec<Expr>,
         span: Span,
+        object: bool,
     ) -> Expr {
         // Overloads: by arity (default arguments included), then by
         // restriction fitting the caller (C++ AMP allows overloading on
@@ -260,7 +343,7 @@ impl FnCx<'_> {
             // None fits where it is called: the restriction check reports it.
             [] => first,
             [one] => *one,
-            several => match self.overload(path, several, &args, span) {
+            several => match self.overload(path, several, &args, span, object) {
                 Some(id) => id,
                 None => return error_expr(span),
             },
@@ -295,7 +378,38 @@ impl FnCx<'_> {
             args.extend(missing.map(|(value, _)| value.clone()));
         }
         let mut lowered = Vec::new();
-        for (arg, p) in args.into_iter().zip(params.iter()) {
+        for (i, (arg, p)) in args.into_iter().zip(params.iter()).enumerate() {
+            let is_object = object && i == 0 && p.by_ref;
+            if is_object && !arg.place {
+                // A temporary object: the callee works on a copy of it.
+                lowered.push(arg);
+                continue;
+            }
+            if is_object
+                && !p.is_const
+                && !arg.ty.is_error()
+                && let Some((why, at)) = self.read_only_reason(&arg)
+            {
+                let name = path.text();
+                let mut d = Diagnostic::error(
+                    codes::E0252,
+                    arg.span,
+                    format!(
+                        "`{name}` is not a `const` member function, but the object is const: {why}"
+                    ),
+                )
+                .with_label("const object")
+                .with_msvc("C2662")
+                .with_help(format!(
+                    "declare `{name}` `const` if it does not change the object"
+                ));
+                if let Some(at) = at {
+                    d = d.with_secondary(at, "declared here");
+                }
+                self.ck.report(d);
+                lowered.push(arg);
+                continue;
+            }
             if p.by_ref {
                 if !arg.place && !p.is_const && !arg.ty.is_error() {
                     self.ck.error(
@@ -348,6 +462,7 @@ impl FnCx<'_> {
         candidates: &[FuncId],
         args: &[Expr],
         span: Span,
+        object: bool,
     ) -> Option<FuncId> {
         // An argument already in error would only add noise: take the first.
         if args.iter().any(|a| a.ty.is_error()) {
@@ -355,9 +470,14 @@ impl FnCx<'_> {
         }
         let shapes: Vec<Arg<'_>> = args
             .iter()
-            .map(|a| Arg {
+            .enumerate()
+            .map(|(i, a)| Arg {
                 ty: &a.ty,
-                modifiable_lvalue: a.place && self.read_only_reason(a).is_none(),
+                modifiable_lvalue: if object && i == 0 && !a.place {
+                    true
+                } else {
+                    a.place && self.read_only_reason(a).is_none()
+                },
             })
             .collect();
         let sequences: Vec<Option<Vec<Sequence>>> = candidates

@@ -49,6 +49,9 @@ pub struct Checker {
     pub enum_sigs: HashMap<FuncId, crate::enums::EnumSig>,
     /// The expressions lowered so far whose type is an enumeration, by span.
     pub enum_spans: HashMap<Span, crate::enums::EnumId>,
+    /// What the checker knows of each struct or class beyond its data:
+    /// member functions, constructors, access, bases, static members.
+    pub classes: HashMap<StructId, crate::class::ClassInfo>,
 }
 
 impl Checker {
@@ -169,6 +172,8 @@ pub struct FnCx<'c> {
     pub ret_enum: Option<crate::enums::EnumId>,
     /// The enumerations of the values of the `switch`es around, innermost last.
     pub switch_enums: Vec<Option<crate::enums::EnumId>>,
+    /// Set while lowering a member function or constructor: the object.
+    pub this: Option<crate::class::ThisCx>,
 }
 
 impl<'c> FnCx<'c> {
@@ -184,6 +189,7 @@ impl<'c> FnCx<'c> {
             local_consts: HashMap::new(),
             ret_enum: None,
             switch_enums: Vec::new(),
+            this: None,
         }
     }
 

@@ -31,6 +31,7 @@ pub fn declare_all(ck: &mut Checker, unit: &TranslationUnit) {
             ItemKind::Global(decl) => declare_globals(ck, &decl.specs, &decl.declarators),
             ItemKind::StaticAssert(a) => namespace_static_assert(ck, a),
             ItemKind::Enum(e) => crate::enums::declare_enum(ck, e),
+            ItemKind::Function(f) if f.class.is_some() => crate::class::define_out_of_class(ck, f),
             ItemKind::Function(f) => declare_function(ck, f, item.span),
         }
     }
@@ -57,7 +58,7 @@ fn namespace_static_assert(ck: &mut Checker, a: &ast::StaticAssert) {
 pub fn lower_bodies(_ck: &mut Checker, _unit: &TranslationUnit) {}
 
 /// The values of the constant globals declared so far, by name (shared, not copied).
-fn const_snapshot(ck: &Checker) -> std::rc::Rc<HashMap<String, i64>> {
+pub(crate) fn const_snapshot(ck: &Checker) -> std::rc::Rc<HashMap<String, i64>> {
     ck.const_globals.clone()
 }
 
@@ -75,15 +76,47 @@ fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
     for a in &s.asserts {
         namespace_static_assert(ck, a);
     }
+    // Base classes are subobjects, laid out first, in order (see `class`).
     let mut fields: Vec<(String, Type)> = Vec::new();
-    for decl in &s.fields {
-        if decl.specs.is_static || decl.specs.tile_static.is_some() {
+    let mut layout = crate::class::Layout::default();
+    for base in &s.bases {
+        match ck.structs.get(base.item.last()).copied() {
+            Some(b) => {
+                fields.push((
+                    crate::class::base_field_name(base.item.last()),
+                    Type::Struct(b),
+                ));
+                layout.bases.push(b);
+                layout.access.push(base.access);
+                layout.default_inits.push(None);
+            }
+            None => ck.error(
+                codes::E0200,
+                base.item.span,
+                format!("cannot find class `{}`", base.item.text()),
+                "not declared",
+                "define the base class before this one",
+            ),
+        }
+    }
+    let class_consts = crate::class::static_consts(ck, s);
+    for (k, decl) in s.fields.iter().enumerate() {
+        let access = s
+            .field_access
+            .get(k)
+            .copied()
+            .unwrap_or(ast::Access::Public);
+        if decl.specs.is_static {
+            layout.statics.push((decl.clone(), access));
+            continue;
+        }
+        if decl.specs.tile_static.is_some() {
             ck.error(
                 codes::E0211,
                 decl.span,
-                "static members are not part of the Tessera language",
+                "`tile_static` members are not part of the Tessera language",
                 "here",
-                "move it out of the struct",
+                "declare the `tile_static` variable in the kernel",
             );
         }
         if ck.enum_of_specs(&decl.specs).is_some() {
@@ -97,7 +130,8 @@ fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
         }
         for d in &decl.declarators {
             let snapshot = const_snapshot(ck);
-            let lookup = move |n: &str| snapshot.get(n).copied();
+            let consts = class_consts.clone();
+            let lookup = move |n: &str| consts.get(n).or_else(|| snapshot.get(n)).copied();
             let Declared { ty, by_ref } =
                 types::resolve(ck, &decl.specs, &d.modifiers, &d.array_dims, &lookup);
             let Some(name) = &d.name else { continue };
@@ -108,15 +142,6 @@ fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
                     "reference members are not part of the Tessera language",
                     "reference member",
                     "store the value itself",
-                );
-            }
-            if d.init.is_some() {
-                ck.error(
-                    codes::E0211,
-                    d.span,
-                    "default member initialisers are not part of the Tessera language",
-                    "initialiser",
-                    "initialise the members where the struct is created: `P p = {1, 2};`",
                 );
             }
             if fields.iter().any(|(n, _)| n == &name.name) {
@@ -130,6 +155,8 @@ fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
                 continue;
             }
             fields.push((name.name.clone(), ty));
+            layout.access.push(access);
+            layout.default_inits.push(d.init.clone());
         }
     }
     let id = StructId(ck.program.structs.len() as u32);
@@ -139,6 +166,7 @@ fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
         span,
     });
     ck.structs.insert(s.name.name.clone(), id);
+    crate::class::declare_class(ck, id, s, layout, class_consts);
     if !s.trailing.is_empty() {
         let specs = ast::DeclSpecs {
             is_const: false,
@@ -178,7 +206,11 @@ fn host_function(name: &str, span: Span) -> Function {
     }
 }
 
-fn declare_globals(ck: &mut Checker, specs: &ast::DeclSpecs, declarators: &[ast::Declarator]) {
+pub(crate) fn declare_globals(
+    ck: &mut Checker,
+    specs: &ast::DeclSpecs,
+    declarators: &[ast::Declarator],
+) {
     if let Some(ts) = specs.tile_static {
         ck.error(
             codes::E0402,
@@ -396,37 +428,8 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
         && f.params[0].declarator.name.is_none();
     if !is_void_list {
         for p in &f.params {
-            let d = types::resolve(
-                ck,
-                &p.specs,
-                &p.declarator.modifiers,
-                &p.declarator.array_dims,
-                &lookup,
-            );
-            // C++ adjusts a parameter declared as an array to a pointer, so
-            // the callee writes the caller's elements. Copying it would print
-            // wrong numbers; until pointers exist, refuse it.
-            if matches!(d.ty, Type::CArray(..)) && !d.by_ref {
-                ck.error(
-                    codes::E0211,
-                    p.span,
-                    "array parameters are not part of the Tessera language yet",
-                    "in C++ this parameter is a pointer to the caller's array",
-                    "pass a `std::vector` or an `array_view` by reference, or put the array in a struct passed by reference",
-                );
-            }
-            func.locals.push(Local {
-                name: p
-                    .declarator
-                    .name
-                    .as_ref()
-                    .map_or_else(String::new, |n| n.name.clone()),
-                ty: d.ty,
-                by_ref: d.by_ref,
-                is_const: p.specs.is_const,
-                space,
-                span: p.span,
-            });
+            let local = param_local(ck, p, space, &lookup);
+            func.locals.push(local);
             param_names.push(p.declarator.name.clone());
             let param_enum = ck.enum_of_specs(&p.specs);
             if let Some(e) = param_enum {
@@ -524,11 +527,51 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
     *ck.program.function_mut(id) = func;
 }
 
+/// A parameter as a local of its function. C++ adjusts a parameter declared
+/// as an array to a pointer, so the callee writes the caller's elements;
+/// copying it would print wrong numbers, so until pointers exist it is
+/// refused.
+pub(crate) fn param_local(
+    ck: &mut Checker,
+    p: &ast::Param,
+    space: Space,
+    lookup: crate::types::ConstLookup<'_>,
+) -> Local {
+    let d = types::resolve(
+        ck,
+        &p.specs,
+        &p.declarator.modifiers,
+        &p.declarator.array_dims,
+        lookup,
+    );
+    if matches!(d.ty, Type::CArray(..)) && !d.by_ref {
+        ck.error(
+            codes::E0211,
+            p.span,
+            "array parameters are not part of the Tessera language yet",
+            "in C++ this parameter is a pointer to the caller's array",
+            "pass a `std::vector` or an `array_view` by reference, or put the array in a struct passed by reference",
+        );
+    }
+    Local {
+        name: p
+            .declarator
+            .name
+            .as_ref()
+            .map_or_else(String::new, |n| n.name.clone()),
+        ty: d.ty,
+        by_ref: d.by_ref,
+        is_const: p.specs.is_const,
+        space,
+        span: p.span,
+    }
+}
+
 /// Lowers the default arguments of this declaration of `f` (whose id is
 /// `id`) and merges them with those of earlier declarations: C++ lets a
 /// later declaration add defaults but not repeat one, and once a parameter
 /// has a default every parameter after it needs one.
-fn declare_defaults(ck: &mut Checker, f: &ast::Function, id: FuncId, func: &Function) {
+pub(crate) fn declare_defaults(ck: &mut Checker, f: &ast::Function, id: FuncId, func: &Function) {
     let mut merged = ck
         .defaults
         .remove(&id)

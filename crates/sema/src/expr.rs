@@ -144,6 +144,16 @@ impl FnCx<'_> {
                 mk(ExprKind::Str(text), Type::Str, false, span)
             }
             K::Bool(b) => mk(ExprKind::Const(Const::Bool(*b)), Type::BOOL, false, span),
+            K::This if self.this.as_ref().is_some_and(|t| t.object.is_some()) => {
+                self.ck.error(
+                    codes::E0306,
+                    span,
+                    "`this` is a pointer, and pointers are not supported yet",
+                    "`this` as a value",
+                    "use `this->member` or `*this`",
+                );
+                error_expr(span)
+            }
             K::Nullptr | K::This => {
                 self.ck.error(
                     codes::E0306,
@@ -181,6 +191,7 @@ impl FnCx<'_> {
                         )
                     }
                     Type::Error => error_expr(span),
+                    Type::Struct(_) => self.class_operator("[]", vec![base, index], span),
                     _ => library::subscript(self, base, index, span),
                 }
             }
@@ -190,6 +201,12 @@ impl FnCx<'_> {
                 arrow,
                 template_args,
             } => {
+                if *arrow
+                    && matches!(base.kind, K::This)
+                    && let Some(object) = self.this_object(base.span)
+                {
+                    return self.member(object, name, template_args.as_deref(), span);
+                }
                 if *arrow {
                     self.ck.error(
                         codes::E0306,
@@ -245,6 +262,31 @@ impl FnCx<'_> {
         }
     }
 
+    /// `a @ b` on a class object: its `operator@`, or an error naming the
+    /// operands when the class has none.
+    pub(crate) fn class_operator(&mut self, symbol: &str, operands: Vec<Expr>, span: Span) -> Expr {
+        match self.user_operator(symbol, operands, span) {
+            Ok(call) => call,
+            Err(operands) => {
+                if operands.iter().any(|o| o.ty.is_error()) {
+                    return error_expr(span);
+                }
+                let shown: Vec<String> = operands
+                    .iter()
+                    .map(|o| format!("`{}`", self.ck.show(&o.ty)))
+                    .collect();
+                self.ck.error(
+                    codes::E0210,
+                    span,
+                    format!("no `operator{symbol}` for {}", shown.join(" and ")),
+                    "invalid operands",
+                    format!("declare `operator{symbol}` for the class"),
+                );
+                error_expr(span)
+            }
+        }
+    }
+
     /// An index into a C array or vector, as `long`.
     pub fn integral_index(&mut self, index: Expr) -> Expr {
         match index.ty.scalar() {
@@ -278,9 +320,21 @@ impl FnCx<'_> {
             {
                 return e;
             }
+            if !path.global
+                && let Some(e) = self.class_member_name(name, span)
+            {
+                return e;
+            }
             if let Some(&gid) = self.ck.globals.get(name) {
                 return self.global(gid, span);
             }
+        }
+        // `Point::count`: a static data member.
+        if path.segments.len() == 2
+            && let Some(&class) = self.ck.structs.get(&path.segments[0].name)
+            && let Some(e) = self.static_member(class, path.last(), span)
+        {
+            return e;
         }
         if let Some((id, value)) = self.ck.enumerator(path) {
             let scalar = self.ck.enums.get(id).map_or(Scalar::Int, |e| e.underlying);
@@ -319,7 +373,7 @@ impl FnCx<'_> {
         mk(ExprKind::Local(id), ty, true, span)
     }
 
-    fn global(&mut self, gid: tessera_ir::GlobalId, span: Span) -> Expr {
+    pub(crate) fn global(&mut self, gid: tessera_ir::GlobalId, span: Span) -> Expr {
         let Some(g) = self.ck.program.get_global(gid) else {
             return error_expr(span);
         };
@@ -347,6 +401,19 @@ impl FnCx<'_> {
         match op {
             U::PreInc | U::PreDec | U::PostInc | U::PostDec => {
                 let target = self.expr(operand);
+                if let Type::Struct(_) = target.ty {
+                    let symbol = if matches!(op, U::PreInc | U::PostInc) {
+                        "++"
+                    } else {
+                        "--"
+                    };
+                    let mut operands = vec![target];
+                    if matches!(op, U::PostInc | U::PostDec) {
+                        // `x++` calls `operator++(int)`, with a dummy 0.
+                        operands.push(mk(ExprKind::Const(Const::Int(0)), Type::INT, false, span));
+                    }
+                    return self.class_operator(symbol, operands, span);
+                }
                 if let Some(e) = library::inc_dec(self, &target, op, span) {
                     return e;
                 }
@@ -376,6 +443,9 @@ impl FnCx<'_> {
                     span,
                 )
             }
+            U::Deref if matches!(operand.kind, K::This) && self.this_object(span).is_some() => {
+                self.this_object(span).unwrap_or_else(|| error_expr(span))
+            }
             U::Deref | U::AddrOf => {
                 let inner = self.expr(operand);
                 if !inner.ty.is_error() {
@@ -391,6 +461,9 @@ impl FnCx<'_> {
             }
             U::Not => {
                 let e = self.expr(operand);
+                if let Type::Struct(_) = e.ty {
+                    return self.class_operator("!", vec![e], span);
+                }
                 let e = self.condition(e);
                 mk(
                     ExprKind::Unary {
@@ -404,6 +477,14 @@ impl FnCx<'_> {
             }
             U::Neg | U::Plus | U::BitNot => {
                 let e = self.expr(operand);
+                if let Type::Struct(_) = e.ty {
+                    let symbol = match op {
+                        U::Neg => "-",
+                        U::Plus => "+",
+                        _ => "~",
+                    };
+                    return self.class_operator(symbol, vec![e], span);
+                }
                 if let Some(out) = library::unary(self, &e, op, span) {
                     return out;
                 }
@@ -566,6 +647,9 @@ impl FnCx<'_> {
             _ => {
                 let l = self.expr(lhs);
                 let r = self.expr(rhs);
+                if matches!(l.ty, Type::Struct(_)) || matches!(r.ty, Type::Struct(_)) {
+                    return self.class_operator(op.symbol(), vec![l, r], span);
+                }
                 if let Some(e) = library::binary(self, op, &l, &r, span) {
                     return e;
                 }
@@ -662,6 +746,17 @@ impl FnCx<'_> {
             }
             _ => self.expr(rhs),
         };
+        if let Type::Struct(id) = target.ty {
+            let symbol = format!("{}=", op.map_or("", |o| o.symbol()));
+            let declared = self
+                .ck
+                .find_methods(id, &format!("operator{symbol}"))
+                .is_some()
+                || self.ck.functions.contains_key(&format!("operator{symbol}"));
+            if op.is_some() || declared {
+                return self.class_operator(&symbol, vec![target, value], span);
+            }
+        }
         if let Some(e) = library::assign(self, op, &target, &value, span) {
             return e;
         }

@@ -9,6 +9,9 @@ use tessera_diagnostics::{Span, codes};
 use tessera_ir::{Const, Expr, ExprKind, Init, Scalar, Type};
 use tessera_syntax::ast::{self, ExprKind as K};
 
+/// The most objects with a constructor an array may have (each is a call).
+const MAX_CONSTRUCTED_ELEMENTS: u32 = 4096;
+
 impl FnCx<'_> {
     pub(crate) fn construct(
         &mut self,
@@ -43,6 +46,11 @@ impl FnCx<'_> {
                 }
             };
         }
+        if let Type::Struct(id) = ty
+            && let Some(e) = self.constructed(id, args, false, span)
+        {
+            return e;
+        }
         if let Type::Struct(_) = ty {
             let mut t = ty.clone();
             let init = self.aggregate(&mut t, args, span);
@@ -53,9 +61,70 @@ impl FnCx<'_> {
         library::construct(self, &ty, args, span)
     }
 
+    /// An object of a class that constructors build, from `args`; `None`
+    /// for a class built as an aggregate.
+    fn constructed(
+        &mut self,
+        id: tessera_ir::StructId,
+        args: &[ast::Expr],
+        copy_init: bool,
+        span: Span,
+    ) -> Option<Expr> {
+        if !self.ck.needs_construction(id) {
+            return None;
+        }
+        let has_ctors = self
+            .ck
+            .classes
+            .get(&id)
+            .is_some_and(|c| !c.ctors.is_empty());
+        if !has_ctors && !args.is_empty() {
+            let name = self.ck.show(&Type::Struct(id));
+            self.ck.error(
+                codes::E0211,
+                span,
+                format!("braced initialisation of `{name}`, whose members have default initialisers, is not supported yet"),
+                "here",
+                "declare a constructor taking these values",
+            );
+            return Some(error_expr(span));
+        }
+        let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+        self.construct_object(id, lowered, copy_init, span)
+    }
+
+    /// The objects of a declaration without an initialiser: built by the
+    /// default constructor when their class has one (every element, for an
+    /// array of them); `None` when nothing needs to run.
+    fn default_constructed(&mut self, ty: &Type, span: Span) -> Option<Init> {
+        match ty {
+            Type::Struct(id) if self.ck.needs_construction(*id) => self
+                .construct_object(*id, Vec::new(), false, span)
+                .map(Init::Expr),
+            Type::CArray(elem, n) => {
+                let one = self.default_constructed(elem, span)?;
+                if *n > MAX_CONSTRUCTED_ELEMENTS {
+                    self.ck.error(
+                        codes::E0211,
+                        span,
+                        format!("arrays of more than {MAX_CONSTRUCTED_ELEMENTS} objects with a constructor are not supported yet"),
+                        "too many elements",
+                        "use a `std::vector`, or a class without constructors",
+                    );
+                    return None;
+                }
+                Some(Init::List(vec![one; *n as usize]))
+            }
+            _ => None,
+        }
+    }
+
     /// Builds a struct or C array from a braced list (aggregate initialisation).
     pub fn aggregate(&mut self, ty: &mut Type, items: &[ast::Expr], span: Span) -> Option<Init> {
         match ty.clone() {
+            Type::Struct(id) if self.ck.needs_construction(id) => {
+                self.constructed(id, items, false, span).map(Init::Expr)
+            }
             Type::Struct(id) => {
                 let fields = self.ck.struct_fields(id);
                 if items.len() > fields.len() {
@@ -172,7 +241,12 @@ impl FnCx<'_> {
                     );
                     *ty = Type::Error;
                 }
-                None
+                // C++ AMP does not run the constructors of `tile_static`
+                // objects (MSVC warns, C4881).
+                if specs.tile_static.is_some() {
+                    return None;
+                }
+                self.default_constructed(ty, d.span)
             }
             Some(ast::Init::Assign(e)) => match &e.kind {
                 K::InitList(items) if !is_auto => self.aggregate(ty, items, e.span),
@@ -202,6 +276,15 @@ impl FnCx<'_> {
                             );
                         }
                         return Some(Init::Ref(v));
+                    }
+                    if let Type::Struct(id) = *ty
+                        && v.ty != Type::Struct(id)
+                        && !v.ty.is_error()
+                        && self.ck.needs_construction(id)
+                    {
+                        return self
+                            .construct_object(id, vec![v], true, d.span)
+                            .map(Init::Expr);
                     }
                     Some(Init::Expr(self.coerce(v, ty, &what)))
                 }
@@ -240,6 +323,14 @@ impl FnCx<'_> {
                 }
                 match (&*ty, args.as_slice()) {
                     (Type::Scalar(_), [one]) => {
+                        let v = self.expr(one);
+                        Some(Init::Expr(self.coerce(v, ty, &what)))
+                    }
+                    (Type::Struct(id), _) if self.ck.needs_construction(*id) => {
+                        let id = *id;
+                        self.constructed(id, args, false, d.span).map(Init::Expr)
+                    }
+                    (Type::Struct(_), [one]) => {
                         let v = self.expr(one);
                         Some(Init::Expr(self.coerce(v, ty, &what)))
                     }

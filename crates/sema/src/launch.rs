@@ -184,11 +184,29 @@ impl FnCx<'_> {
             }
         };
         let K::Lambda(lambda) = &lambda_ast.kind else {
+            let functor = self.expr(lambda_ast);
+            if functor.ty.is_error() {
+                return error_expr(span);
+            }
+            if let Some((id, object)) =
+                self.functor_kernel(functor, &domain, tile, rank, lambda_ast.span)
+            {
+                return mk(
+                    ExprKind::Launch {
+                        domain: Box::new(domain),
+                        kernel: id,
+                        captures: vec![object],
+                    },
+                    Type::Void,
+                    false,
+                    span,
+                );
+            }
             self.ck.error(
                 codes::E0211,
                 lambda_ast.span,
-                "the kernel must be a lambda written in the call",
-                "not a lambda",
+                "the kernel must be a lambda or a function object with `operator()`",
+                "not a lambda or function object",
                 "write `[=](index<1> i) restrict(amp) { ... }`",
             );
             return error_expr(span);

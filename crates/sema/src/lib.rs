@@ -17,6 +17,7 @@
 
 mod analysis;
 mod call;
+mod class;
 mod convert;
 mod cx;
 mod declare;

@@ -48,6 +48,14 @@ impl FnCx<'_> {
                 }
             }
         }
+        // In a member function, the class's static constants.
+        if let Some(this) = &self.this
+            && let Some(class) = self.ck.classes.get(&this.class)
+        {
+            for (name, v) in &class.static_consts {
+                locals.entry(name.clone()).or_insert(Some(*v));
+            }
+        }
         // In a kernel, the constants of the function around the lambda.
         if let Some(kernel) = &self.kernel {
             for (name, v) in &kernel.outer_consts {
@@ -219,6 +227,12 @@ impl FnCx<'_> {
                     );
                 }
                 Self::push(out, StmtKind::Continue, span);
+            }
+            S::Return(None) if self.this.as_ref().is_some_and(|t| t.constructing) => {
+                // A constructor returns the object it built (see `class`).
+                let object = self.this.as_ref().and_then(|t| t.object);
+                let value = object.map(|o| self.local_expr(o, span));
+                Self::push(out, StmtKind::Return(value), span);
             }
             S::Return(value) => {
                 let value = self.return_value(value.as_ref(), span);

@@ -262,11 +262,192 @@ pub enum Member {
     /// A data member declaration.
     Field(Decl),
     /// `public:` and friends.
-    Access(Span),
+    Access(Access, Span),
     /// `static_assert(...)`.
     Assert(StaticAssert),
+    /// A member function, constructor or destructor.
+    Method(Function),
+    /// A stray `;`.
+    Empty,
     /// A member that failed to parse (already reported).
     Error,
+}
+
+/// What follows a member function's declarator.
+pub enum MethodBody {
+    /// `;`
+    Declared,
+    /// `{ ... }`
+    Body(Block),
+    /// `= default;`
+    Default,
+    /// `= delete;`
+    Delete,
+}
+
+/// A `struct`/`class` definition from its parts: members sorted into data,
+/// functions and access labels, each member with the access that applies
+/// (`private` until the first label in a `class`, `public` in a `struct`).
+pub fn struct_def(
+    is_class: bool,
+    name: Ident,
+    bases: Vec<(Option<Access>, Path)>,
+    members: Vec<Member>,
+    trailing: Vec<Declarator>,
+) -> StructDef {
+    let default_access = if is_class {
+        Access::Private
+    } else {
+        Access::Public
+    };
+    let mut access = default_access;
+    let mut def = StructDef {
+        is_class,
+        name,
+        fields: Vec::new(),
+        access_spans: Vec::new(),
+        trailing,
+        asserts: Vec::new(),
+        methods: Vec::new(),
+        field_access: Vec::new(),
+        bases: bases
+            .into_iter()
+            .map(|(a, item)| crate::ast::Member {
+                access: a.unwrap_or(default_access),
+                item,
+            })
+            .collect(),
+    };
+    for m in members {
+        match m {
+            Member::Field(d) => {
+                def.fields.push(d);
+                def.field_access.push(access);
+            }
+            Member::Assert(a) => def.asserts.push(a),
+            Member::Access(a, s) => {
+                access = a;
+                def.access_spans.push(s);
+            }
+            Member::Method(f) => def.methods.push(crate::ast::Member { access, item: f }),
+            Member::Empty | Member::Error => {}
+        }
+    }
+    if def.field_access.iter().all(|a| *a == Access::Public) && def.methods.is_empty() {
+        def.field_access.clear();
+    }
+    def
+}
+
+fn method_info(
+    quals: (bool, Option<Restrict>),
+    body: &MethodBody,
+) -> (MethodInfo, Option<Restrict>) {
+    let info = MethodInfo {
+        is_const: quals.0,
+        defaulted: matches!(body, MethodBody::Default),
+        deleted: matches!(body, MethodBody::Delete),
+        ..MethodInfo::default()
+    };
+    (info, quals.1)
+}
+
+fn body_block(body: MethodBody) -> Option<Block> {
+    match body {
+        MethodBody::Body(b) => Some(b),
+        MethodBody::Declared | MethodBody::Default | MethodBody::Delete => None,
+    }
+}
+
+/// A member function (in its class, or defined outside with `class`).
+#[allow(clippy::too_many_arguments)]
+pub fn method(
+    ret: DeclSpecs,
+    ret_modifiers: Modifiers,
+    name: Ident,
+    params: Vec<Param>,
+    quals: (bool, Option<Restrict>),
+    body: MethodBody,
+    is_virtual: bool,
+    class: Option<Ident>,
+) -> Function {
+    let (mut method, restrict) = method_info(quals, &body);
+    method.is_virtual = is_virtual;
+    Function {
+        ret,
+        ret_modifiers,
+        name,
+        params,
+        restrict,
+        body: body_block(body),
+        class,
+        method,
+    }
+}
+
+/// The return specifiers of a constructor or destructor: `void`, spanning
+/// its name.
+fn no_return(at: Span) -> DeclSpecs {
+    DeclSpecs {
+        is_const: false,
+        is_volatile: false,
+        is_static: false,
+        is_constexpr: false,
+        tile_static: None,
+        is_extern: false,
+        is_inline: false,
+        is_typedef: false,
+        ty: BaseType::Builtin(Builtin::Void),
+        span: at,
+    }
+}
+
+/// A constructor.
+pub fn constructor(
+    name: Ident,
+    params: Vec<Param>,
+    quals: (bool, Option<Restrict>),
+    inits: Vec<MemberInit>,
+    body: MethodBody,
+    is_explicit: bool,
+    class: Option<Ident>,
+) -> Function {
+    let (mut method, restrict) = method_info(quals, &body);
+    method.is_explicit = is_explicit;
+    method.special = Special::Constructor(inits);
+    Function {
+        ret: no_return(name.span),
+        ret_modifiers: Modifiers::default(),
+        name,
+        params,
+        restrict,
+        body: body_block(body),
+        class,
+        method,
+    }
+}
+
+/// A destructor (`name` is `~Class`).
+pub fn destructor(
+    name: Ident,
+    quals: (bool, Option<Restrict>),
+    body: MethodBody,
+    is_virtual: bool,
+    class: Option<Ident>,
+) -> Function {
+    let (mut method, restrict) = method_info(quals, &body);
+    method.is_virtual = is_virtual;
+    method.special = Special::Destructor;
+    Function {
+        ret: no_return(name.span),
+        ret_modifiers: Modifiers::default(),
+        name,
+        params: Vec::new(),
+        restrict,
+        body: body_block(body),
+        class,
+        method,
+    }
 }
 
 /// One entry of a lambda's capture list.

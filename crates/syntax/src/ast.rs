@@ -134,6 +134,36 @@ pub struct StructDef {
     pub trailing: Vec<Declarator>,
     /// `static_assert`s among the members, in order.
     pub asserts: Vec<StaticAssert>,
+    /// Member functions, constructors and destructors defined or declared
+    /// in the class, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub methods: Vec<Member<Function>>,
+    /// Data members with the access that applies to each, parallel to `fields`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub field_access: Vec<Access>,
+    /// Base classes: `struct D : public B`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bases: Vec<Member<Path>>,
+}
+
+/// Who may name a class member.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Access {
+    /// `public`
+    Public,
+    /// `protected`
+    Protected,
+    /// `private`
+    Private,
+}
+
+/// A class member (or base) with the access that applies to it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Member<T> {
+    /// Who may name it.
+    pub access: Access,
+    /// The member.
+    pub item: T,
 }
 
 /// `enum Name : T { A, B = 2 };`, `enum class Name { ... };`
@@ -177,6 +207,62 @@ pub struct Function {
     pub restrict: Option<Restrict>,
     /// The body, or `None` for a prototype.
     pub body: Option<Block>,
+    /// The class qualifier of a member defined outside its class: `Point`
+    /// in `float Point::length() const`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class: Option<Ident>,
+    /// What a member function is, beside its name.
+    #[serde(skip_serializing_if = "MethodInfo::is_plain")]
+    pub method: MethodInfo,
+}
+
+/// The parts of a declaration that only member functions have.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MethodInfo {
+    /// `const` after the parameters: `this` is a pointer to const.
+    pub is_const: bool,
+    /// `virtual`
+    pub is_virtual: bool,
+    /// `explicit` (constructors)
+    pub is_explicit: bool,
+    /// `= default`
+    pub defaulted: bool,
+    /// `= delete`
+    pub deleted: bool,
+    /// A constructor (with its member initialisers) or a destructor.
+    pub special: Special,
+}
+
+impl MethodInfo {
+    /// True for a free function (nothing of a member written).
+    pub fn is_plain(&self) -> bool {
+        *self == MethodInfo::default()
+    }
+}
+
+/// Constructors and destructors.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub enum Special {
+    /// An ordinary function.
+    #[default]
+    None,
+    /// A constructor, with its member initialiser list.
+    Constructor(Vec<MemberInit>),
+    /// A destructor (`~Name`).
+    Destructor,
+}
+
+/// One entry of a constructor's initialiser list: `x(a)`, `base{1, 2}`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MemberInit {
+    /// The member or base class initialised.
+    pub name: Ident,
+    /// The arguments.
+    pub args: Vec<Expr>,
+    /// Written with braces.
+    pub braces: bool,
+    /// Where.
+    pub span: Span,
 }
 
 /// `restrict(amp, cpu)`

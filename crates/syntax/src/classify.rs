@@ -107,6 +107,7 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known_types: &mut HashSet<Strin
             _ => {}
         }
     }
+    mark_class_qualifiers(tokens);
     mark_qualifiers(tokens);
     if !splits.is_empty() {
         split_shifts(tokens, &splits);
@@ -288,12 +289,30 @@ fn mark_template_args(tokens: &mut [Token<'_>], open: usize, splits: &mut Vec<us
     true
 }
 
+/// Marks a type name followed by `::` and a member (`Point::length`,
+/// `Point::~Point`, `Point::operator+`, `Color::Red`) as [`Tok::ClassQual`],
+/// so that an out-of-class definition `float Point::length()` is not read as
+/// two type specifiers.
+fn mark_class_qualifiers(tokens: &mut [Token<'_>]) {
+    for i in 0..tokens.len().saturating_sub(2) {
+        if let Tok::TypeName(name) = tokens[i].tok
+            && tokens[i + 1].tok == Tok::ColonColon
+            && matches!(
+                tokens[i + 2].tok,
+                Tok::Ident(_) | Tok::TypeName(_) | Tok::Tilde | Tok::Operator
+            )
+        {
+            tokens[i].tok = Tok::ClassQual(name);
+        }
+    }
+}
+
 /// Marks `std` in `std::vector<int>` (a qualifier of a type) as [`Tok::NsQual`].
 fn mark_qualifiers(tokens: &mut [Token<'_>]) {
     for i in (0..tokens.len()).rev() {
         let is_type_part = matches!(
             tokens[i].tok,
-            Tok::TypeName(_) | Tok::TemplateName(_) | Tok::NsQual(_)
+            Tok::TypeName(_) | Tok::TemplateName(_) | Tok::NsQual(_) | Tok::ClassQual(_)
         );
         if is_type_part
             && i >= 2

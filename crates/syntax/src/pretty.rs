@@ -293,6 +293,10 @@ impl Printer<'_> {
                 }
             }
         }
+        for method in &def.methods {
+            self.begin(depth, method.item.name.span);
+            self.function(&method.item);
+        }
         if let Some(first) = def.trailing.first() {
             self.begin(depth, first.span);
             self.push("(trailing");
@@ -312,9 +316,31 @@ impl Printer<'_> {
         } else {
             "(prototype "
         });
+        if let Some(class) = &function.class {
+            self.push(&class.name);
+            self.push("::");
+        }
         self.push(&function.name.name);
-        self.push(" -> ");
-        self.ty(&function.ret, &function.ret_modifiers);
+        match &function.method.special {
+            crate::ast::Special::None => {
+                self.push(" -> ");
+                self.ty(&function.ret, &function.ret_modifiers);
+            }
+            crate::ast::Special::Constructor(_) => self.push(" constructor"),
+            crate::ast::Special::Destructor => self.push(" destructor"),
+        }
+        let m = &function.method;
+        for (set, word) in [
+            (m.is_const, " const"),
+            (m.is_virtual, " virtual"),
+            (m.is_explicit, " explicit"),
+            (m.defaulted, " = default"),
+            (m.deleted, " = delete"),
+        ] {
+            if set {
+                self.push(word);
+            }
+        }
         if let Some(restrict) = &function.restrict {
             self.sep(restrict.span);
             self.restrict(restrict);
@@ -322,6 +348,18 @@ impl Printer<'_> {
         for param in &function.params {
             self.begin(depth, param.span);
             self.param(param);
+        }
+        if let crate::ast::Special::Constructor(inits) = &function.method.special {
+            for init in inits {
+                self.begin(depth, init.span);
+                self.push("(init ");
+                self.push(&init.name.name);
+                for arg in &init.args {
+                    self.push(" ");
+                    self.expr(arg);
+                }
+                self.push(")");
+            }
         }
         if let Some(body) = &function.body {
             self.begin(depth, body.span);
@@ -984,6 +1022,8 @@ mod tests {
                     name: ident("f"),
                     params: Vec::new(),
                     restrict: None,
+                    class: None,
+                    method: crate::ast::MethodInfo::default(),
                     body: Some(crate::ast::Block {
                         stmts: vec![Stmt {
                             kind: StmtKind::Expr(call),

@@ -45,6 +45,9 @@ pub enum Tok<'s> {
     TypeName(&'s str),
     /// Classified: a namespace name qualifying a type (`std` in `std::vector<int>`).
     NsQual(&'s str),
+    /// Classified: a class (or enumeration) name followed by `::` and a member:
+    /// `Point` in `Point::length`, `Point::Point`, `Color::Red`.
+    ClassQual(&'s str),
     /// Classified: an identifier that names a class template and is followed by `<`.
     TemplateName(&'s str),
     /// Classified: the `<` that opens a template argument list.
@@ -180,6 +183,9 @@ pub enum Tok<'s> {
     /// `mutable`
     #[token("mutable")]
     Mutable,
+    /// `explicit`
+    #[token("explicit")]
+    Explicit,
     /// `restrict` (C++ AMP's restriction specifier)
     #[token("restrict")]
     Restrict,
@@ -416,7 +422,11 @@ impl<'s> Tok<'s> {
     /// How the token is shown in "expected ..., found ..." messages.
     pub fn describe(&self) -> String {
         match self {
-            Tok::Ident(s) | Tok::TypeName(s) | Tok::NsQual(s) | Tok::TemplateName(s) => {
+            Tok::Ident(s)
+            | Tok::TypeName(s)
+            | Tok::NsQual(s)
+            | Tok::ClassQual(s)
+            | Tok::TemplateName(s) => {
                 format!("identifier `{s}`")
             }
             Tok::Int(s) | Tok::Float(s) | Tok::BadNumber(s) => format!("number `{s}`"),
@@ -435,6 +445,7 @@ impl fmt::Display for Tok<'_> {
             | Tok::TypeName(s)
             | Tok::TemplateName(s)
             | Tok::NsQual(s)
+            | Tok::ClassQual(s)
             | Tok::Int(s)
             | Tok::Float(s)
             | Tok::BadNumber(s)
@@ -481,6 +492,7 @@ impl fmt::Display for Tok<'_> {
             Tok::Virtual => "virtual",
             Tok::Operator => "operator",
             Tok::Mutable => "mutable",
+            Tok::Explicit => "explicit",
             Tok::Restrict => "restrict",
             Tok::If => "if",
             Tok::Else => "else",

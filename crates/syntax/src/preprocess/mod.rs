@@ -1409,6 +1409,7 @@ fn is_keyword(tok: &Tok<'_>) -> bool {
         Tok::Ident(_)
         | Tok::TypeName(_)
         | Tok::NsQual(_)
+        | Tok::ClassQual(_)
         | Tok::TemplateName(_)
         | Tok::Int(_)
         | Tok::Float(_)

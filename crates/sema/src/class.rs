@@ -1,0 +1,1441 @@
+//! Classes: member functions, constructors, destructors, operators, access,
+//! static members, non-virtual bases and function objects as kernels.
+//!
+//! Everything is lowered here to what the typed program already has, so the
+//! engines need nothing new:
+//!
+//! - a member function is a plain function whose first parameter is the
+//!   object, a reference named `this` (`const` for a `const` member);
+//! - a constructor is a function that returns the object: it declares a
+//!   local `this`, initialises bases and members in declaration order (from
+//!   the initialiser list, a default member initialiser or a default
+//!   constructor), runs the body and returns `this`. So `Point p(1, 2);` is
+//!   `Point p = Point::Point(1, 2);` and a temporary `Point(1, 2)` is the call
+//!   itself. The copy this would cost in C++ is one C++17 elides;
+//! - a base class is the struct's first fields, one subobject per base, as
+//!   C++ lays it out; a base's member is reached through its subobject, and
+//!   converting a derived object to its base is naming that field;
+//! - an operator on a class object is a call of `operator@`, a member (the
+//!   object first) or a free function, chosen by the one overload resolution;
+//! - a function object passed to `parallel_for_each` becomes a kernel that
+//!   captures the object by value and calls its `operator()`.
+
+use crate::cx::{Checker, FnCx, error_expr};
+use crate::expr::mk;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+use tessera_diagnostics::{Diagnostic, Span, codes};
+use tessera_ir::{
+    Expr, ExprKind, FuncId, Function, FunctionKind, Local, LocalId, Restriction, Space, Stmt,
+    StmtKind, StructId, Type,
+};
+use tessera_syntax::ast::{self, Access};
+
+/// What the checker knows of a struct or class beyond its data members.
+#[derive(Clone, Debug, Default)]
+pub struct ClassInfo {
+    /// The class's name.
+    pub name: String,
+    /// Base classes in order: base `i` is the struct's field `i`.
+    pub bases: Vec<StructId>,
+    /// The access of each field (bases included), parallel to the fields.
+    pub access: Vec<Access>,
+    /// Default member initialisers, parallel to the fields.
+    pub default_inits: Vec<Option<ast::Init>>,
+    /// Member functions by name (`operator+` for operators), static ones included.
+    pub methods: HashMap<String, Vec<FuncId>>,
+    /// The access of each member function and constructor.
+    pub method_access: HashMap<FuncId, Access>,
+    /// Static member functions.
+    pub statics: HashSet<FuncId>,
+    /// Members declared `= delete`.
+    pub deleted: HashSet<FuncId>,
+    /// Constructors the class declares.
+    pub ctors: Vec<FuncId>,
+    /// Constructors declared `explicit`.
+    pub explicit: HashSet<FuncId>,
+    /// The default constructor the compiler defines, once one was needed.
+    pub implicit_ctor: Option<FuncId>,
+    /// The destructor, if declared.
+    pub dtor: Option<FuncId>,
+    /// Static data members: their global and access.
+    pub static_data: HashMap<String, (tessera_ir::GlobalId, Access)>,
+    /// Values of the static integral constants, by plain name.
+    pub static_consts: HashMap<String, i64>,
+    /// A member function is `virtual`.
+    pub has_virtual: bool,
+}
+
+/// The parts of a class that `declare_struct` reads with its data members.
+#[derive(Default)]
+pub struct Layout {
+    /// Base classes in order.
+    pub bases: Vec<StructId>,
+    /// Access of each field, bases included.
+    pub access: Vec<Access>,
+    /// Default member initialisers, bases included (always `None`).
+    pub default_inits: Vec<Option<ast::Init>>,
+    /// Static data member declarations with their access.
+    pub statics: Vec<(ast::Decl, Access)>,
+}
+
+/// The object of the member function being lowered.
+#[derive(Clone, Debug)]
+pub struct ThisCx {
+    /// The class.
+    pub class: StructId,
+    /// The local holding the object (`None` in a static member function).
+    pub object: Option<LocalId>,
+    /// Lowering a constructor: `return;` returns the object.
+    pub constructing: bool,
+}
+
+/// The name of the field holding the base class `name`.
+pub fn base_field_name(name: &str) -> String {
+    format!("<base {name}>")
+}
+
+/// The values of a class's `static const` integral members written in the
+/// class, for constant expressions in the class (array bounds, bodies).
+pub fn static_consts(ck: &mut Checker, s: &ast::StructDef) -> Rc<HashMap<String, i64>> {
+    let mut out: HashMap<String, i64> = HashMap::new();
+    for decl in &s.fields {
+        if !decl.specs.is_static || !(decl.specs.is_const || decl.specs.is_constexpr) {
+            continue;
+        }
+        for d in &decl.declarators {
+            let (Some(name), Some(ast::Init::Assign(e))) = (&d.name, &d.init) else {
+                continue;
+            };
+            let snapshot = crate::declare::const_snapshot(ck);
+            let known = out.clone();
+            let lookup = move |n: &str| known.get(n).or_else(|| snapshot.get(n)).copied();
+            if let Ok(v) = crate::types::try_eval(e, &lookup) {
+                out.insert(name.name.clone(), v);
+            }
+        }
+    }
+    Rc::new(out)
+}
+
+/// Declares the members of class `id` beyond its data: static members,
+/// member functions (signatures first, then bodies, which see the whole
+/// class as C++ requires), constructors and the destructor.
+pub fn declare_class(
+    ck: &mut Checker,
+    id: StructId,
+    s: &ast::StructDef,
+    layout: Layout,
+    consts: Rc<HashMap<String, i64>>,
+) {
+    let mut info = ClassInfo {
+        name: s.name.name.clone(),
+        bases: layout.bases,
+        access: layout.access,
+        default_inits: layout.default_inits,
+        static_consts: (*consts).clone(),
+        ..ClassInfo::default()
+    };
+    for (decl, access) in &layout.statics {
+        declare_static_data(ck, &mut info, decl, *access);
+    }
+    ck.classes.insert(id, info);
+    let mut declared = Vec::new();
+    for m in &s.methods {
+        if let Some(fid) = declare_method(ck, id, &m.item, m.access) {
+            declared.push((fid, &m.item));
+        }
+    }
+    for (fid, f) in declared {
+        if f.body.is_some() {
+            lower_method(ck, id, fid, f);
+        }
+    }
+}
+
+fn declare_static_data(ck: &mut Checker, info: &mut ClassInfo, decl: &ast::Decl, access: Access) {
+    let mut specs = decl.specs.clone();
+    specs.is_static = false;
+    for d in &decl.declarators {
+        let Some(name) = &d.name else { continue };
+        let mut renamed = d.clone();
+        let qualified = format!("{}::{}", info.name, name.name);
+        renamed.name = Some(ast::Ident {
+            name: qualified.clone(),
+            span: name.span,
+        });
+        crate::declare::declare_globals(ck, &specs, std::slice::from_ref(&renamed));
+        if let Some(&gid) = ck.globals.get(&qualified) {
+            info.static_data.insert(name.name.clone(), (gid, access));
+        }
+    }
+}
+
+/// The signature of a member function, constructor or destructor of class
+/// `id`, registered in its class; `None` after reporting why it cannot be.
+fn declare_method(
+    ck: &mut Checker,
+    id: StructId,
+    f: &ast::Function,
+    access: Access,
+) -> Option<FuncId> {
+    let class_name = ck
+        .classes
+        .get(&id)
+        .map(|c| c.name.clone())
+        .unwrap_or_default();
+    let restriction = crate::declare::restriction(ck, f.restrict.as_ref());
+    let space = if restriction.amp {
+        Space::Private
+    } else {
+        Space::Host
+    };
+    let consts = ck
+        .classes
+        .get(&id)
+        .map(|c| c.static_consts.clone())
+        .unwrap_or_default();
+    let snapshot = crate::declare::const_snapshot(ck);
+    let lookup = move |n: &str| consts.get(n).or_else(|| snapshot.get(n)).copied();
+    let is_static = f.ret.is_static;
+    let (ret, ret_by_ref) = match &f.method.special {
+        ast::Special::Constructor(_) => (Type::Struct(id), false),
+        ast::Special::Destructor => (Type::Void, false),
+        ast::Special::None => {
+            let d = crate::types::resolve(ck, &f.ret, &f.ret_modifiers, &[], &lookup);
+            (d.ty, d.by_ref)
+        }
+    };
+    if f.method.is_virtual {
+        if let Some(c) = ck.classes.get_mut(&id) {
+            c.has_virtual = true;
+        }
+        if restriction.amp {
+            ck.report(
+                Diagnostic::error(
+                    codes::E0302,
+                    f.name.span,
+                    format!(
+                        "virtual function `{}` cannot be `restrict(amp)`",
+                        f.name.name
+                    ),
+                )
+                .with_label("virtual")
+                .with_msvc("C3581")
+                .with_help("amp code has no virtual calls; make the function non-virtual"),
+            );
+        } else {
+            ck.error(
+                codes::E0211,
+                f.name.span,
+                "virtual functions are not supported yet",
+                "virtual",
+                "make the function non-virtual",
+            );
+        }
+    }
+    let mut locals = Vec::new();
+    let constructing = matches!(f.method.special, ast::Special::Constructor(_));
+    if !is_static && !constructing {
+        locals.push(Local {
+            name: "this".into(),
+            ty: Type::Struct(id),
+            by_ref: true,
+            is_const: f.method.is_const,
+            space,
+            span: f.name.span,
+        });
+    }
+    let is_void_list = f.params.len() == 1
+        && matches!(
+            f.params[0].specs.ty,
+            ast::BaseType::Builtin(ast::Builtin::Void)
+        )
+        && f.params[0].declarator.name.is_none();
+    if !is_void_list {
+        for p in &f.params {
+            let local = crate::declare::param_local(ck, p, space, &lookup);
+            locals.push(local);
+        }
+    }
+    let name = match &f.method.special {
+        ast::Special::Constructor(_) => format!("{class_name}::{class_name}"),
+        _ => format!("{class_name}::{}", f.name.name),
+    };
+    let func = Function {
+        name,
+        kind: FunctionKind::Plain,
+        restriction,
+        params: locals.len() as u32,
+        locals,
+        ret,
+        ret_by_ref,
+        body: None,
+        stmt_count: 0,
+        span: f.name.span,
+    };
+    let fid = FuncId(ck.program.functions.len() as u32);
+    ck.program.functions.push(func.clone());
+    let Some(class) = ck.classes.get_mut(&id) else {
+        return None;
+    };
+    class.method_access.insert(fid, access);
+    if f.method.deleted {
+        class.deleted.insert(fid);
+    }
+    match &f.method.special {
+        ast::Special::Constructor(_) => {
+            class.ctors.push(fid);
+            if f.method.is_explicit {
+                class.explicit.insert(fid);
+            }
+        }
+        ast::Special::Destructor => class.dtor = Some(fid),
+        ast::Special::None => {
+            if is_static {
+                class.statics.insert(fid);
+            }
+            class
+                .methods
+                .entry(f.name.name.clone())
+                .or_default()
+                .push(fid);
+        }
+    }
+    if !is_void_list {
+        crate::declare::declare_defaults(ck, f, fid, &func);
+    }
+    check_special(ck, id, f, fid);
+    Some(fid)
+}
+
+/// The forms of special member Tessera does not run yet: refused rather than
+/// run wrongly.
+fn check_special(ck: &mut Checker, id: StructId, f: &ast::Function, fid: FuncId) {
+    let Some(func) = ck.program.get_function(fid) else {
+        return;
+    };
+    let params: Vec<Local> = func
+        .locals
+        .iter()
+        .take(func.params as usize)
+        .cloned()
+        .collect();
+    let is_copy = |params: &[Local]| {
+        params.len() == 1 && params[0].by_ref && params[0].ty == Type::Struct(id)
+    };
+    match &f.method.special {
+        ast::Special::Constructor(_) if is_copy(&params) && !f.method.defaulted => ck.error(
+            codes::E0211,
+            f.name.span,
+            "user-written copy constructors are not supported yet",
+            "copy constructor",
+            "remove it: the implicit copy copies every member",
+        ),
+        ast::Special::Destructor if f.body.as_ref().is_some_and(|b| !b.stmts.is_empty()) => ck
+            .error(
+                codes::E0211,
+                f.name.span,
+                "destructors with a body are not supported yet",
+                "destructor",
+                "move the clean-up into a member function called explicitly",
+            ),
+        _ => {}
+    }
+}
+
+/// Lowers the body of member `fid` of class `id` from its definition `f`.
+fn lower_method(ck: &mut Checker, id: StructId, fid: FuncId, f: &ast::Function) {
+    let Some(body) = &f.body else { return };
+    let Some(func) = ck.program.get_function(fid).cloned() else {
+        return;
+    };
+    let constructing = matches!(f.method.special, ast::Special::Constructor(_));
+    let is_static = ck
+        .classes
+        .get(&id)
+        .is_some_and(|c| c.statics.contains(&fid));
+    let first_param = usize::from(!is_static && !constructing);
+    let mut fcx = FnCx::new(ck, func);
+    for (i, p) in f.params.iter().enumerate() {
+        if let Some(name) = &p.declarator.name {
+            fcx.scopes[0].insert(name.name.clone(), LocalId((i + first_param) as u32));
+        }
+    }
+    fcx.this = Some(ThisCx {
+        class: id,
+        object: (first_param == 1).then_some(LocalId(0)),
+        constructing,
+    });
+    let mut stmts = Vec::new();
+    if let ast::Special::Constructor(inits) = &f.method.special {
+        stmts = fcx.construct_members(id, inits, f.name.span);
+    }
+    let block = fcx.block(body);
+    stmts.extend(block.stmts);
+    if let Some(ThisCx {
+        object: Some(object),
+        constructing: true,
+        ..
+    }) = fcx.this
+    {
+        let end = body.span;
+        let result = fcx.local_expr(object, end);
+        stmts.push(Stmt::new(StmtKind::Return(Some(result)), end));
+    }
+    let mut func = fcx.func;
+    func.body = Some(tessera_ir::Block { stmts });
+    *ck.program.function_mut(fid) = func;
+}
+
+/// A member defined outside its class: `float Point::length() const { ... }`.
+pub fn define_out_of_class(ck: &mut Checker, f: &ast::Function) {
+    let Some(class) = &f.class else { return };
+    let Some(&id) = ck.structs.get(&class.name) else {
+        ck.error(
+            codes::E0200,
+            class.span,
+            format!("cannot find class `{}`", class.name),
+            "not declared",
+            "define the class before its members",
+        );
+        return;
+    };
+    let Some(info) = ck.classes.get(&id) else {
+        return;
+    };
+    let candidates: Vec<FuncId> = match &f.method.special {
+        ast::Special::Constructor(_) => info.ctors.clone(),
+        ast::Special::Destructor => info.dtor.into_iter().collect(),
+        ast::Special::None => info.methods.get(&f.name.name).cloned().unwrap_or_default(),
+    };
+    // The declaration in the class with the same parameter types.
+    let consts = info.static_consts.clone();
+    let snapshot = crate::declare::const_snapshot(ck);
+    let lookup = move |n: &str| consts.get(n).or_else(|| snapshot.get(n)).copied();
+    let before = ck.diags.len();
+    let params: Vec<Local> = f
+        .params
+        .iter()
+        .filter(|p| {
+            !(f.params.len() == 1
+                && matches!(p.specs.ty, ast::BaseType::Builtin(ast::Builtin::Void))
+                && p.declarator.name.is_none())
+        })
+        .map(|p| crate::declare::param_local(ck, p, Space::Host, &lookup))
+        .collect();
+    // Parameter types were reported with the declaration in the class.
+    ck.diags.truncate(before);
+    let matching = candidates.iter().copied().find(|fid| {
+        ck.program.get_function(*fid).is_some_and(|g| {
+            let skip = usize::from(g.locals.first().is_some_and(|l| l.name == "this"));
+            let theirs = &g.locals[skip.min(g.locals.len())..(g.params as usize).max(skip)];
+            theirs.len() == params.len()
+                && theirs.iter().zip(&params).all(|(a, b)| {
+                    a.ty == b.ty && a.by_ref == b.by_ref && (!a.by_ref || a.is_const == b.is_const)
+                })
+                && g.locals
+                    .first()
+                    .is_none_or(|l| l.name != "this" || l.is_const == f.method.is_const)
+        })
+    });
+    let Some(fid) = matching else {
+        ck.report(
+            Diagnostic::error(
+                codes::E0253,
+                f.name.span,
+                format!(
+                    "`{}` is not a member function of `{}` with these parameters",
+                    f.name.name, class.name
+                ),
+            )
+            .with_label("not declared in the class")
+            .with_msvc("C2511")
+            .with_help("declare it in the class with the same parameters and `const`"),
+        );
+        return;
+    };
+    if ck
+        .program
+        .get_function(fid)
+        .is_some_and(|g| g.body.is_some())
+    {
+        ck.error(
+            codes::E0202,
+            f.name.span,
+            format!("`{}::{}` is defined twice", class.name, f.name.name),
+            "second definition",
+            "",
+        );
+        return;
+    }
+    let restriction = crate::declare::restriction(ck, f.restrict.as_ref());
+    if ck
+        .program
+        .get_function(fid)
+        .is_some_and(|g| g.restriction != restriction)
+    {
+        ck.error(
+            codes::E0311,
+            f.name.span,
+            "the definition's `restrict` clause differs from the declaration's",
+            "here",
+            "use the same clause in both",
+        );
+    }
+    lower_method(ck, id, fid, f);
+}
+
+/// One step from a class to a member: through base subobject `field`.
+type BasePath = Vec<u32>;
+
+impl Checker {
+    /// The field `name` of class `id` or of one of its bases (searched in
+    /// order, the class first): the path of base fields to its subobject,
+    /// the field's position there, its type, its class and access.
+    pub fn find_field(
+        &self,
+        id: StructId,
+        name: &str,
+    ) -> Option<(BasePath, u32, Type, StructId, Access)> {
+        self.find_field_depth(id, name, 0)
+    }
+
+    fn find_field_depth(
+        &self,
+        id: StructId,
+        name: &str,
+        depth: u32,
+    ) -> Option<(BasePath, u32, Type, StructId, Access)> {
+        if depth > 64 {
+            return None;
+        }
+        let def = self.program.get_struct(id)?;
+        if let Some(i) = def.fields.iter().position(|(n, _)| n == name) {
+            let access = self
+                .classes
+                .get(&id)
+                .and_then(|c| c.access.get(i).copied())
+                .unwrap_or(Access::Public);
+            return Some((Vec::new(), i as u32, def.fields[i].1.clone(), id, access));
+        }
+        let bases = self
+            .classes
+            .get(&id)
+            .map(|c| c.bases.clone())
+            .unwrap_or_default();
+        for (i, b) in bases.iter().enumerate() {
+            if let Some((mut path, f, ty, owner, access)) =
+                self.find_field_depth(*b, name, depth + 1)
+            {
+                path.insert(0, i as u32);
+                return Some((path, f, ty, owner, access));
+            }
+        }
+        None
+    }
+
+    /// The member functions named `name` of class `id`, or of its first base
+    /// that has some (a name in a class hides the bases' ones): the path to
+    /// that class's subobject, the class, the functions.
+    pub fn find_methods(
+        &self,
+        id: StructId,
+        name: &str,
+    ) -> Option<(BasePath, StructId, Vec<FuncId>)> {
+        self.find_methods_depth(id, name, 0)
+    }
+
+    fn find_methods_depth(
+        &self,
+        id: StructId,
+        name: &str,
+        depth: u32,
+    ) -> Option<(BasePath, StructId, Vec<FuncId>)> {
+        if depth > 64 {
+            return None;
+        }
+        let info = self.classes.get(&id)?;
+        if let Some(ids) = info.methods.get(name) {
+            return Some((Vec::new(), id, ids.clone()));
+        }
+        for (i, b) in info.bases.iter().enumerate() {
+            if let Some((mut path, owner, ids)) = self.find_methods_depth(*b, name, depth + 1) {
+                path.insert(0, i as u32);
+                return Some((path, owner, ids));
+            }
+        }
+        None
+    }
+
+    /// True when `derived` is `base` or derives from it.
+    pub fn derives_from(&self, derived: StructId, base: StructId) -> bool {
+        let mut todo = vec![(derived, 0u32)];
+        while let Some((c, depth)) = todo.pop() {
+            if c == base {
+                return true;
+            }
+            if depth < 64
+                && let Some(info) = self.classes.get(&c)
+            {
+                todo.extend(info.bases.iter().map(|b| (*b, depth + 1)));
+            }
+        }
+        false
+    }
+
+    /// True when objects of class `id` are made by calling a constructor:
+    /// it declares one, or a member or base needs one, or a member has a
+    /// default initialiser.
+    pub fn needs_construction(&self, id: StructId) -> bool {
+        self.needs_construction_depth(id, 0)
+    }
+
+    fn needs_construction_depth(&self, id: StructId, depth: u32) -> bool {
+        let Some(info) = self.classes.get(&id) else {
+            return false;
+        };
+        if !info.ctors.is_empty() || info.default_inits.iter().any(Option::is_some) {
+            return true;
+        }
+        if depth > 64 {
+            return false;
+        }
+        self.program.get_struct(id).is_some_and(|s| {
+            s.fields.iter().any(|(_, ty)| match ty {
+                Type::Struct(f) => self.needs_construction_depth(*f, depth + 1),
+                _ => false,
+            })
+        })
+    }
+}
+
+impl FnCx<'_> {
+    /// The class whose members the code being lowered may name freely.
+    pub(crate) fn current_class(&self) -> Option<StructId> {
+        self.this.as_ref().map(|t| t.class)
+    }
+
+    /// Reports naming a member the code here may not (E0250).
+    fn check_access(&mut self, owner: StructId, access: Access, what: &str, span: Span) {
+        let here = self.current_class();
+        let allowed = match access {
+            Access::Public => true,
+            Access::Private => here == Some(owner),
+            Access::Protected => here.is_some_and(|h| self.ck.derives_from(h, owner)),
+        };
+        if allowed {
+            return;
+        }
+        let class = self
+            .ck
+            .classes
+            .get(&owner)
+            .map(|c| c.name.clone())
+            .unwrap_or_default();
+        let word = if access == Access::Private {
+            "private"
+        } else {
+            "protected"
+        };
+        self.ck.report(
+            Diagnostic::error(codes::E0250, span, format!("{what} is {word} in `{class}`"))
+                .with_label(format!("{word} member"))
+                .with_msvc("C2248")
+                .with_help(format!(
+                    "only {} can use it; make it `public`, or add a public member function",
+                    if access == Access::Private {
+                        format!("`{class}`'s own members")
+                    } else {
+                        format!("`{class}` and the classes derived from it")
+                    }
+                )),
+        );
+    }
+
+    /// The object `base` seen as its base-class subobject along `path`.
+    fn upcast(&self, base: Expr, path: &[u32]) -> Expr {
+        let mut e = base;
+        for &i in path {
+            let Type::Struct(id) = e.ty else { return e };
+            let ty = self
+                .ck
+                .program
+                .get_struct(id)
+                .and_then(|s| s.fields.get(i as usize))
+                .map_or(Type::Error, |f| f.1.clone());
+            let (place, span) = (e.place, e.span);
+            e = mk(
+                ExprKind::Field {
+                    base: Box::new(e),
+                    field: i,
+                },
+                ty,
+                place,
+                span,
+            );
+        }
+        e
+    }
+
+    /// `obj.name` for a data member of a class (its bases included), with
+    /// the access check; `None` when the class has no such data member.
+    pub(crate) fn class_field(
+        &mut self,
+        base: Expr,
+        id: StructId,
+        name: &ast::Ident,
+        span: Span,
+    ) -> Option<Expr> {
+        let (path, field, ty, owner, access) = self.ck.find_field(id, &name.name)?;
+        self.check_access(owner, access, &format!("`{}`", name.name), name.span);
+        let base = self.upcast(base, &path);
+        let place = base.place;
+        Some(mk(
+            ExprKind::Field {
+                base: Box::new(base),
+                field,
+            },
+            ty,
+            place,
+            span,
+        ))
+    }
+
+    /// The object of the member function being lowered, as a place.
+    pub(crate) fn this_object(&mut self, span: Span) -> Option<Expr> {
+        let object = self.this.as_ref()?.object?;
+        Some(self.local_expr(object, span))
+    }
+
+    /// A name inside a member function that names a member of its class:
+    /// a data member of the object, or a static data member.
+    pub(crate) fn class_member_name(&mut self, name: &str, span: Span) -> Option<Expr> {
+        let class = self.current_class()?;
+        let ident = ast::Ident {
+            name: name.to_string(),
+            span,
+        };
+        if self.ck.find_field(class, name).is_some() {
+            let Some(object) = self.this_object(span) else {
+                self.ck.error(
+                    codes::E0200,
+                    span,
+                    format!(
+                        "`{name}` is a data member, and a static member function has no object"
+                    ),
+                    "no object here",
+                    "pass the object as a parameter",
+                );
+                return Some(error_expr(span));
+            };
+            return self.class_field(object, class, &ident, span);
+        }
+        self.static_member(class, name, span)
+    }
+
+    /// `Class::name` for a static data member (also found through the bases).
+    pub(crate) fn static_member(
+        &mut self,
+        class: StructId,
+        name: &str,
+        span: Span,
+    ) -> Option<Expr> {
+        let mut todo = vec![class];
+        let mut seen = 0;
+        while let Some(c) = todo.pop() {
+            seen += 1;
+            if seen > 64 {
+                return None;
+            }
+            let info = self.ck.classes.get(&c)?;
+            if let Some(&(gid, access)) = info.static_data.get(name) {
+                self.check_access(c, access, &format!("`{name}`"), span);
+                if let Some(v) = self.ck.global_consts.get(&gid) {
+                    let ty = self
+                        .ck
+                        .program
+                        .get_global(gid)
+                        .map_or(Type::INT, |g| g.ty.clone());
+                    return Some(mk(
+                        ExprKind::Const(tessera_ir::Const::Int(*v)),
+                        ty,
+                        false,
+                        span,
+                    ));
+                }
+                return Some(self.global(gid, span));
+            }
+            todo.extend(info.bases.iter().copied());
+        }
+        None
+    }
+
+    /// `obj.name(args)` for a member function of `obj`'s class.
+    pub(crate) fn method_call(
+        &mut self,
+        object: Expr,
+        id: StructId,
+        name: &ast::Ident,
+        args: Vec<Expr>,
+        span: Span,
+    ) -> Option<Expr> {
+        let (path, owner, ids) = self.ck.find_methods(id, &name.name)?;
+        let object = self.upcast(object, &path);
+        let class = self
+            .ck
+            .classes
+            .get(&owner)
+            .map(|c| c.name.clone())
+            .unwrap_or_default();
+        Some(self.call_members(Some(object), owner, &class, &name.name, &ids, args, span))
+    }
+
+    /// An unqualified call inside a member function of a member function of
+    /// its class: `helper(x)` is `this->helper(x)`.
+    pub(crate) fn implicit_method_call(
+        &mut self,
+        name: &str,
+        args: Vec<Expr>,
+        span: Span,
+    ) -> Option<Expr> {
+        let class = self.current_class()?;
+        let (path, owner, ids) = self.ck.find_methods(class, name)?;
+        let object = self.this_object(span).map(|o| self.upcast(o, &path));
+        let class_name = self
+            .ck
+            .classes
+            .get(&owner)
+            .map(|c| c.name.clone())
+            .unwrap_or_default();
+        Some(self.call_members(object, owner, &class_name, name, &ids, args, span))
+    }
+
+    /// `Class::name(args)`: a static member function, or (inside a member
+    /// of a derived class) a base's member function called on this object.
+    pub(crate) fn qualified_method_call(
+        &mut self,
+        class: StructId,
+        name: &str,
+        args: Vec<Expr>,
+        span: Span,
+    ) -> Option<Expr> {
+        let (path, owner, ids) = self.ck.find_methods(class, name)?;
+        let object = match self.current_class() {
+            Some(here) if self.ck.derives_from(here, class) => {
+                let to_class = self.base_path(here, class);
+                match (self.this_object(span), to_class) {
+                    (Some(o), Some(mut steps)) => {
+                        steps.extend(path);
+                        Some(self.upcast(o, &steps))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let class_name = self
+            .ck
+            .classes
+            .get(&owner)
+            .map(|c| c.name.clone())
+            .unwrap_or_default();
+        Some(self.call_members(object, owner, &class_name, name, &ids, args, span))
+    }
+
+    /// The path of base fields from class `from` to its base `to`.
+    fn base_path(&self, from: StructId, to: StructId) -> Option<BasePath> {
+        if from == to {
+            return Some(Vec::new());
+        }
+        let info = self.ck.classes.get(&from)?;
+        for (i, b) in info.bases.iter().enumerate() {
+            if self.ck.derives_from(*b, to)
+                && let Some(mut rest) = self.base_path(*b, to)
+            {
+                rest.insert(0, i as u32);
+                return Some(rest);
+            }
+        }
+        None
+    }
+
+    /// Calls one of the member functions `ids` of class `owner`, on
+    /// `object` (`None`: no object, so only static members fit).
+    #[allow(clippy::too_many_arguments)]
+    fn call_members(
+        &mut self,
+        object: Option<Expr>,
+        owner: StructId,
+        class: &str,
+        name: &str,
+        ids: &[FuncId],
+        args: Vec<Expr>,
+        span: Span,
+    ) -> Expr {
+        let statics: Vec<FuncId> = ids
+            .iter()
+            .copied()
+            .filter(|f| {
+                self.ck
+                    .classes
+                    .get(&owner)
+                    .is_some_and(|c| c.statics.contains(f))
+            })
+            .collect();
+        let path = ast::Path {
+            global: false,
+            segments: vec![ast::Ident {
+                name: format!("{class}::{name}"),
+                span,
+            }],
+            span,
+        };
+        let chosen = if statics.len() == ids.len() {
+            self.call_user(&path, ids, args, span, false)
+        } else {
+            let Some(object) = object else {
+                self.ck.error(
+                    codes::E0200,
+                    span,
+                    format!("`{class}::{name}` needs an object, and there is none here"),
+                    "called without an object",
+                    "call it on an object: `obj.f()`",
+                );
+                return error_expr(span);
+            };
+            let members: Vec<FuncId> = ids
+                .iter()
+                .copied()
+                .filter(|f| !statics.contains(f))
+                .collect();
+            let mut all = vec![object];
+            all.extend(args);
+            self.call_user(&path, &members, all, span, true)
+        };
+        if let ExprKind::Call { func, .. } = &chosen.kind {
+            let func = *func;
+            let access = self
+                .ck
+                .classes
+                .get(&owner)
+                .and_then(|c| c.method_access.get(&func).copied())
+                .unwrap_or(Access::Public);
+            self.check_access(owner, access, &format!("`{class}::{name}`"), span);
+            if self
+                .ck
+                .classes
+                .get(&owner)
+                .is_some_and(|c| c.deleted.contains(&func))
+            {
+                self.ck.error(
+                    codes::E0211,
+                    span,
+                    format!("`{class}::{name}` is deleted"),
+                    "call of a deleted function",
+                    "",
+                );
+            }
+        }
+        chosen
+    }
+
+    /// An object of class `id` built from `args` by a constructor, or by
+    /// the implicit default constructor when there are none and no
+    /// arguments; `None` when the class is built without one (an aggregate).
+    pub(crate) fn construct_object(
+        &mut self,
+        id: StructId,
+        args: Vec<Expr>,
+        copy_init: bool,
+        span: Span,
+    ) -> Option<Expr> {
+        let info = self.ck.classes.get(&id)?;
+        let name = info.name.clone();
+        if info.ctors.is_empty() {
+            if !args.is_empty() || !self.ck.needs_construction(id) {
+                return None;
+            }
+            let ctor = self.implicit_default_ctor(id, span)?;
+            let restriction = self
+                .ck
+                .program
+                .get_function(ctor)
+                .map(|f| (f.restriction, f.span));
+            if let Some((r, at)) = restriction {
+                let path = ast::Path {
+                    global: false,
+                    segments: vec![ast::Ident {
+                        name: format!("{name}::{name}"),
+                        span,
+                    }],
+                    span,
+                };
+                self.check_call_restriction(&path, r, at, span);
+            }
+            return Some(mk(
+                ExprKind::Call {
+                    func: ctor,
+                    args: Vec::new(),
+                },
+                Type::Struct(id),
+                false,
+                span,
+            ));
+        }
+        let ctors = info.ctors.clone();
+        let explicit = info.explicit.clone();
+        if args.is_empty()
+            && !ctors.iter().any(|c| {
+                self.ck
+                    .program
+                    .get_function(*c)
+                    .is_some_and(|f| f.params as usize <= self.defaulted_count(*c))
+            })
+        {
+            let mut d = Diagnostic::error(
+                codes::E0251,
+                span,
+                format!("`{name}` has no default constructor"),
+            )
+            .with_label("needs constructor arguments")
+            .with_msvc("C2512")
+            .with_help(format!(
+                "pass the arguments of one of `{name}`'s constructors, or declare `{name}()`"
+            ));
+            for c in &ctors {
+                if let Some(f) = self.ck.program.get_function(*c) {
+                    d = d.with_secondary(f.span, "a constructor");
+                }
+            }
+            self.ck.report(d);
+            return Some(error_expr(span));
+        }
+        let path = ast::Path {
+            global: false,
+            segments: vec![ast::Ident {
+                name: format!("{name}::{name}"),
+                span,
+            }],
+            span,
+        };
+        let call = self.call_user(&path, &ctors, args, span, false);
+        if let ExprKind::Call { func, .. } = &call.kind {
+            let func = *func;
+            if copy_init && explicit.contains(&func) {
+                self.ck.error(
+                    codes::E0203,
+                    span,
+                    format!("the constructor of `{name}` chosen here is `explicit`"),
+                    "implicit conversion",
+                    format!("write `{name}(...)` to call it explicitly"),
+                );
+            }
+            let access = self
+                .ck
+                .classes
+                .get(&id)
+                .and_then(|c| c.method_access.get(&func).copied())
+                .unwrap_or(Access::Public);
+            self.check_access(id, access, &format!("this constructor of `{name}`"), span);
+            if self
+                .ck
+                .classes
+                .get(&id)
+                .is_some_and(|c| c.deleted.contains(&func))
+            {
+                self.ck.error(
+                    codes::E0211,
+                    span,
+                    format!("this constructor of `{name}` is deleted"),
+                    "call of a deleted constructor",
+                    "",
+                );
+            }
+        }
+        Some(call)
+    }
+
+    fn defaulted_count(&self, id: FuncId) -> usize {
+        self.ck.defaults.get(&id).map_or(0, |d| {
+            d.iter().rev().take_while(|slot| slot.is_some()).count()
+        })
+    }
+
+    /// The default constructor C++ defines for a class that declares none but
+    /// needs one (a member with a constructor or a default initialiser).
+    fn implicit_default_ctor(&mut self, id: StructId, span: Span) -> Option<FuncId> {
+        if let Some(f) = self.ck.classes.get(&id).and_then(|c| c.implicit_ctor) {
+            return Some(f);
+        }
+        let name = self.ck.classes.get(&id)?.name.clone();
+        let func = Function {
+            name: format!("{name}::{name}"),
+            kind: FunctionKind::Plain,
+            restriction: Restriction {
+                cpu: true,
+                amp: true,
+            },
+            params: 0,
+            locals: Vec::new(),
+            ret: Type::Struct(id),
+            ret_by_ref: false,
+            body: None,
+            stmt_count: 0,
+            span: self.ck.program.get_struct(id).map_or(span, |s| s.span),
+        };
+        let fid = crate::declare::reserve_function(self.ck, func.clone());
+        if let Some(c) = self.ck.classes.get_mut(&id) {
+            c.implicit_ctor = Some(fid);
+        }
+        let mut fcx = FnCx::new(self.ck, func);
+        fcx.this = Some(ThisCx {
+            class: id,
+            object: None,
+            constructing: true,
+        });
+        let mut stmts = fcx.construct_members(id, &[], span);
+        if let Some(object) = fcx.this.as_ref().and_then(|t| t.object) {
+            let result = fcx.local_expr(object, span);
+            stmts.push(Stmt::new(StmtKind::Return(Some(result)), span));
+        }
+        let mut func = fcx.func;
+        // It may run wherever everything it calls may run.
+        let mut restriction = Restriction {
+            cpu: true,
+            amp: true,
+        };
+        let block = tessera_ir::Block { stmts };
+        tessera_ir::visit::for_each_expr_deep(&block, &mut |e: &Expr| {
+            if let ExprKind::Call { func: callee, .. } = &e.kind
+                && let Some(f) = self.ck.program.get_function(*callee)
+            {
+                restriction.cpu &= f.restriction.cpu;
+                restriction.amp &= f.restriction.amp;
+            }
+        });
+        if !restriction.cpu && !restriction.amp {
+            restriction.cpu = true;
+        }
+        func.restriction = restriction;
+        func.body = Some(block);
+        *self.ck.program.function_mut(fid) = func;
+        Some(fid)
+    }
+
+    /// The start of a constructor of class `id`: declares the object `this`
+    /// and initialises its bases and members in declaration order.
+    fn construct_members(
+        &mut self,
+        id: StructId,
+        inits: &[ast::MemberInit],
+        span: Span,
+    ) -> Vec<Stmt> {
+        let space = self.local_space();
+        let object = self.declare(Local {
+            name: String::new(),
+            ty: Type::Struct(id),
+            by_ref: false,
+            is_const: false,
+            space,
+            span,
+        });
+        if let Some(t) = &mut self.this {
+            t.object = Some(object);
+        }
+        let mut stmts = vec![Stmt::new(
+            StmtKind::Let {
+                local: object,
+                init: Some(tessera_ir::Init::Zero),
+            },
+            span,
+        )];
+        let fields = self.ck.struct_fields(id);
+        let info = self.ck.classes.get(&id).cloned().unwrap_or_default();
+        let mut used = vec![false; inits.len()];
+        for (i, (fname, fty)) in fields.iter().enumerate() {
+            let base_name = info
+                .bases
+                .get(i)
+                .and_then(|b| self.ck.classes.get(b))
+                .map(|c| c.name.clone());
+            let written = inits.iter().position(|m| {
+                Some(&m.name.name) == base_name.as_ref()
+                    || (base_name.is_none() && &m.name.name == fname)
+            });
+            let value = match written {
+                Some(k) => {
+                    used[k] = true;
+                    let m = &inits[k];
+                    self.member_value(fty, &m.args, m.braces, fname, m.span)
+                }
+                None => match info.default_inits.get(i).cloned().flatten() {
+                    Some(init) => self.default_member_value(fty, &init, fname, span),
+                    None => match fty {
+                        Type::Struct(c) => self.construct_object(*c, Vec::new(), false, span),
+                        _ => None,
+                    },
+                },
+            };
+            let Some(value) = value else { continue };
+            let target = self.local_expr(object, span);
+            let target = mk(
+                ExprKind::Field {
+                    base: Box::new(target),
+                    field: i as u32,
+                },
+                fty.clone(),
+                true,
+                span,
+            );
+            let assign = mk(
+                ExprKind::Assign {
+                    target: Box::new(target),
+                    value: Box::new(value),
+                },
+                fty.clone(),
+                true,
+                span,
+            );
+            stmts.push(Stmt::new(StmtKind::Expr(assign), span));
+        }
+        for (k, m) in inits.iter().enumerate() {
+            if !used[k] {
+                self.ck.error(
+                    codes::E0207,
+                    m.name.span,
+                    format!(
+                        "`{}` is not a member or direct base of `{}`",
+                        m.name.name, info.name
+                    ),
+                    "unknown member",
+                    "",
+                );
+            }
+        }
+        stmts
+    }
+
+    /// The value a member initialiser `name(args)` gives a member of type `ty`.
+    fn member_value(
+        &mut self,
+        ty: &Type,
+        args: &[ast::Expr],
+        braces: bool,
+        name: &str,
+        span: Span,
+    ) -> Option<Expr> {
+        match ty {
+            Type::Struct(c) if self.ck.needs_construction(*c) => {
+                let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                if let [one] = lowered.as_slice()
+                    && one.ty == *ty
+                {
+                    return lowered.into_iter().next();
+                }
+                self.construct_object(*c, lowered, false, span)
+            }
+            Type::Struct(_) | Type::CArray(..) => {
+                let mut t = ty.clone();
+                if let [one] = args
+                    && !braces
+                {
+                    let e = self.expr(one);
+                    return Some(self.coerce(e, ty, &format!("member `{name}`")));
+                }
+                let init = self.aggregate(&mut t, args, span);
+                match init {
+                    Some(tessera_ir::Init::Zero) | None if args.is_empty() => None,
+                    init => Some(self.init_as_expr(init, &t, span)),
+                }
+            }
+            Type::Scalar(_) => match args {
+                [] => None,
+                [one] => {
+                    let e = self.expr(one);
+                    Some(self.coerce(e, ty, &format!("member `{name}`")))
+                }
+                _ => {
+                    self.ck.error(
+                        codes::E0206,
+                        span,
+                        format!("member `{name}` is initialised from one value"),
+                        "too many values",
+                        "",
+                    );
+                    None
+                }
+            },
+            _ => {
+                let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                if let [one] = lowered.as_slice()
+                    && (one.ty == *ty || one.ty.is_error())
+                {
+                    return lowered.into_iter().next();
+                }
+                Some(crate::library::construct(self, ty, lowered, span))
+            }
+        }
+    }
+
+    /// The value of a default member initialiser (`int n = 4;`, `P p{1, 2};`).
+    fn default_member_value(
+        &mut self,
+        ty: &Type,
+        init: &ast::Init,
+        name: &str,
+        span: Span,
+    ) -> Option<Expr> {
+        match init {
+            ast::Init::Assign(e) => match &e.kind {
+                ast::ExprKind::InitList(items) => self.member_value(ty, items, true, name, span),
+                _ => {
+                    let v = self.expr(e);
+                    match ty {
+                        Type::Struct(c) if v.ty != *ty && self.ck.needs_construction(*c) => {
+                            self.construct_object(*c, vec![v], true, span)
+                        }
+                        _ => Some(self.coerce(v, ty, &format!("member `{name}`"))),
+                    }
+                }
+            },
+            ast::Init::Brace(items) => self.member_value(ty, items, true, name, span),
+            ast::Init::Paren(items) => self.member_value(ty, items, false, name, span),
+        }
+    }
+
+    /// `a @ b` (or `@a`, with `operands` of one) where an operand is a class
+    /// object: a call of `operator@`, a member of the first operand's class
+    /// or a free function. `None` when no such operator is declared.
+    pub(crate) fn user_operator(
+        &mut self,
+        symbol: &str,
+        operands: Vec<Expr>,
+        span: Span,
+    ) -> Result<Expr, Vec<Expr>> {
+        let name = format!("operator{symbol}");
+        let mut members: Vec<FuncId> = Vec::new();
+        let mut object = None;
+        if let Some(Expr {
+            ty: Type::Struct(id),
+            ..
+        }) = operands.first()
+            && let Some((path, _, ids)) = self.ck.find_methods(*id, &name)
+        {
+            members = ids;
+            object = Some(path);
+        }
+        let free: Vec<FuncId> = self.ck.functions.get(&name).cloned().unwrap_or_default();
+        if members.is_empty() && free.is_empty() {
+            return Err(operands);
+        }
+        let mut operands = operands;
+        if let Some(path) = object
+            && !path.is_empty()
+            && !operands.is_empty()
+        {
+            let first = operands.remove(0);
+            operands.insert(0, self.upcast(first, &path));
+        }
+        let mut all = members;
+        all.extend(free);
+        let path = ast::Path {
+            global: false,
+            segments: vec![ast::Ident { name, span }],
+            span,
+        };
+        Ok(self.call_user(&path, &all, operands, span, true))
+    }
+
+    /// `parallel_for_each(domain, f)` with a function object `f`: a kernel
+    /// that captures the object by value and calls its `operator()`.
+    pub(crate) fn functor_kernel(
+        &mut self,
+        functor: Expr,
+        domain: &Expr,
+        tile: Option<tessera_ir::TileShape>,
+        rank: u8,
+        span: Span,
+    ) -> Option<(FuncId, Expr)> {
+        let Type::Struct(id) = functor.ty else {
+            return None;
+        };
+        let (_, owner, ids) = self.ck.find_methods(id, "operator()")?;
+        let index_ty = match tile {
+            Some(shape) => Type::TiledIndex(shape),
+            None => Type::Index(rank),
+        };
+        let func = Function {
+            name: "<kernel>".into(),
+            kind: FunctionKind::Kernel {
+                tile,
+                captures: vec![tessera_ir::Capture {
+                    name: "<function object>".into(),
+                    ty: functor.ty.clone(),
+                    by_ref: false,
+                }],
+            },
+            restriction: Restriction {
+                amp: true,
+                cpu: false,
+            },
+            params: 1,
+            locals: vec![Local {
+                name: "<index>".into(),
+                ty: index_ty.clone(),
+                by_ref: false,
+                is_const: false,
+                space: Space::Private,
+                span,
+            }],
+            ret: Type::Void,
+            ret_by_ref: false,
+            body: None,
+            stmt_count: 0,
+            span,
+        };
+        let kernel_id = crate::declare::reserve_function(self.ck, func.clone());
+        let mut kcx = FnCx::new(self.ck, func);
+        let object = mk(ExprKind::Capture(0), functor.ty.clone(), true, span);
+        let index = mk(ExprKind::Local(LocalId(0)), index_ty, true, span);
+        let class = kcx
+            .ck
+            .classes
+            .get(&owner)
+            .map(|c| c.name.clone())
+            .unwrap_or_default();
+        let call = kcx.call_members(
+            Some(object),
+            owner,
+            &class,
+            "operator()",
+            &ids,
+            vec![index],
+            span,
+        );
+        if let ExprKind::Call { func, .. } = &call.kind
+            && let Some(f) = kcx.ck.program.get_function(*func)
+            && f.ret != Type::Void
+        {
+            let (at, shown) = (f.span, kcx.ck.show(&f.ret));
+            kcx.ck.report(
+                Diagnostic::error(
+                    codes::E0312,
+                    domain.span.to(span),
+                    format!("the kernel's `operator()` returns `{shown}`; a kernel returns `void`"),
+                )
+                .with_label("function object used as a kernel")
+                .with_secondary(at, "declared here")
+                .with_msvc("C3577")
+                .with_help("declare `void operator()(index<N> idx) const restrict(amp)`"),
+            );
+        }
+        let body = tessera_ir::Block {
+            stmts: vec![Stmt::new(StmtKind::Expr(call), span)],
+        };
+        let mut func = kcx.func;
+        func.body = Some(body);
+        *self.ck.program.function_mut(kernel_id) = func;
+        Some((kernel_id, functor))
+    }
+}
