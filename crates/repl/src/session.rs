@@ -709,6 +709,7 @@ fn is_declaration(item: &Item) -> bool {
         | ItemKind::Function(_)
         | ItemKind::StaticAssert(_)
         | ItemKind::Enum(_)
+        | ItemKind::Template(_)
         | ItemKind::Empty => true,
         ItemKind::Global(decl) => {
             decl.specs.is_static || decl.specs.is_extern || decl.specs.is_typedef

@@ -97,6 +97,16 @@ impl FnCx<'_> {
                         return call;
                     }
                 }
+                if self.is_function_template(path.last()) {
+                    let plain = self
+                        .ck
+                        .functions
+                        .get(path.last())
+                        .cloned()
+                        .unwrap_or_default();
+                    let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                    return self.call_templates(path, &plain, None, lowered, span);
+                }
                 if let Some(ids) = self.ck.functions.get(path.last()).cloned() {
                     let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
                     return self.call_user(path, &ids, lowered, span, false);
@@ -410,6 +420,8 @@ impl FnCx<'_> {
                 lowered.push(arg);
                 continue;
             }
+            // A derived object passed as its base: its base subobject.
+            let arg = self.to_base(arg, &p.ty);
             if p.by_ref {
                 if !arg.place && !p.is_const && !arg.ty.is_error() {
                     self.ck.error(

@@ -62,6 +62,9 @@ pub struct ClassInfo {
     pub static_data: HashMap<String, (tessera_ir::GlobalId, Access)>,
     /// Values of the static integral constants, by plain name.
     pub static_consts: HashMap<String, i64>,
+    /// Static data members declared in the class without a value, whose
+    /// one definition outside it (`int Counter::made = 0;`) is still to come.
+    pub undefined_statics: HashSet<String>,
     /// A member function is `virtual`.
     pub has_virtual: bool,
 }
@@ -158,6 +161,11 @@ fn declare_static_data(ck: &mut Checker, info: &mut ClassInfo, decl: &ast::Decl,
     specs.is_static = false;
     for d in &decl.declarators {
         let Some(name) = &d.name else { continue };
+        // Without a value in the class (and not `inline`), C++ wants one
+        // definition outside it, which gives the value.
+        if d.init.is_none() && !decl.specs.is_inline {
+            info.undefined_statics.insert(name.name.clone());
+        }
         let mut renamed = d.clone();
         let qualified = format!("{}::{}", info.name, name.name);
         renamed.name = Some(ast::Ident {
@@ -386,6 +394,82 @@ fn lower_method(ck: &mut Checker, id: StructId, fid: FuncId, f: &ast::Function) 
     let mut func = fcx.func;
     func.body = Some(tessera_ir::Block { stmts });
     *ck.program.function_mut(fid) = func;
+}
+
+/// The definition of a static data member outside its class:
+/// `int Counter::made = 0;` (`d` is named `Counter::made`).
+pub fn define_static_data(ck: &mut Checker, specs: &ast::DeclSpecs, d: &ast::Declarator) {
+    let Some(name) = &d.name else { return };
+    let Some((class, member)) = name.name.split_once("::") else {
+        return;
+    };
+    let Some(&id) = ck.structs.get(class) else {
+        ck.error(
+            codes::E0200,
+            name.span,
+            format!("cannot find class `{class}`"),
+            "not declared",
+            "",
+        );
+        return;
+    };
+    let waiting = ck
+        .classes
+        .get_mut(&id)
+        .is_some_and(|c| c.undefined_statics.remove(member));
+    let declared = ck
+        .classes
+        .get(&id)
+        .and_then(|c| c.static_data.get(member).copied())
+        .filter(|_| waiting);
+    let Some((old, _)) = declared else {
+        ck.report(
+            Diagnostic::error(
+                codes::E0253,
+                name.span,
+                format!(
+                    "`{member}` is not a static data member of `{class}` waiting for its definition"
+                ),
+            )
+            .with_label("not declared in the class, or already defined")
+            .with_msvc("C2039")
+            .with_help("declare it `static` in the class, and define it once"),
+        );
+        return;
+    };
+    // Checked as a global of its own, whose value then goes to the variable
+    // the class declared (which member functions already refer to).
+    ck.globals.remove(&name.name);
+    crate::declare::declare_globals(ck, specs, std::slice::from_ref(d));
+    let defined = ck.globals.insert(name.name.clone(), old);
+    if let Some(new) = defined
+        && new.0 as usize + 1 == ck.program.globals.len()
+        && new != old
+        && let Some(g) = ck.program.globals.pop()
+    {
+        let old_ty = ck.program.get_global(old).map(|o| o.ty.clone());
+        if old_ty
+            .as_ref()
+            .is_some_and(|t| *t != g.ty && !t.is_error() && !g.ty.is_error())
+        {
+            ck.error(
+                codes::E0203,
+                name.span,
+                format!(
+                    "`{}` is defined with another type than its declaration in the class",
+                    name.name
+                ),
+                "different type",
+                "use the type of the declaration",
+            );
+        }
+        if let Some(v) = ck.global_consts.remove(&new) {
+            ck.global_consts.insert(old, v);
+        }
+        if let Some(target) = ck.program.globals.get_mut(old.0 as usize) {
+            target.init = g.init;
+        }
+    }
 }
 
 /// A member defined outside its class: `float Point::length() const { ... }`.
@@ -651,6 +735,20 @@ impl FnCx<'_> {
                     }
                 )),
         );
+    }
+
+    /// `e` converted to its base class `to` when it is an object of a class
+    /// derived from it (a place stays a place); otherwise `e` itself.
+    pub(crate) fn to_base(&self, e: Expr, to: &Type) -> Expr {
+        match (&e.ty, to) {
+            (Type::Struct(from), Type::Struct(base)) if from != base => {
+                match self.base_path(*from, *base) {
+                    Some(path) => self.upcast(e, &path),
+                    None => e,
+                }
+            }
+            _ => e,
+        }
     }
 
     /// The object `base` seen as its base-class subobject along `path`.

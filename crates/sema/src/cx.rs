@@ -52,6 +52,8 @@ pub struct Checker {
     /// What the checker knows of each struct or class beyond its data:
     /// member functions, constructors, access, bases, static members.
     pub classes: HashMap<StructId, crate::class::ClassInfo>,
+    /// Class and function templates and their instances.
+    pub templates: crate::template::Templates,
 }
 
 impl Checker {

@@ -28,9 +28,20 @@ pub fn declare_all(ck: &mut Checker, unit: &TranslationUnit) {
                 let lookup = move |n: &str| snapshot.get(n).copied();
                 types::declare_aliases(ck, &decl.specs, &decl.declarators, &lookup);
             }
+            ItemKind::Global(decl)
+                if decl
+                    .declarators
+                    .iter()
+                    .any(|d| d.name.as_ref().is_some_and(|n| n.name.contains("::"))) =>
+            {
+                for d in &decl.declarators {
+                    crate::class::define_static_data(ck, &decl.specs, d);
+                }
+            }
             ItemKind::Global(decl) => declare_globals(ck, &decl.specs, &decl.declarators),
             ItemKind::StaticAssert(a) => namespace_static_assert(ck, a),
             ItemKind::Enum(e) => crate::enums::declare_enum(ck, e),
+            ItemKind::Template(t) => crate::template::declare_template(ck, t, item.span),
             ItemKind::Function(f) if f.class.is_some() => crate::class::define_out_of_class(ck, f),
             ItemKind::Function(f) => declare_function(ck, f, item.span),
         }
@@ -62,7 +73,7 @@ pub(crate) fn const_snapshot(ck: &Checker) -> std::rc::Rc<HashMap<String, i64>> 
     ck.const_globals.clone()
 }
 
-fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
+pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
     if ck.structs.contains_key(&s.name.name) || ck.enum_names.contains_key(&s.name.name) {
         ck.error(
             codes::E0202,
@@ -386,7 +397,20 @@ fn same_signature(a: &Function, b: &Function) -> bool {
             })
 }
 
-fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
+fn declare_function(ck: &mut Checker, f: &ast::Function, item_span: Span) {
+    declare_function_signature_first(ck, f, item_span, |_, _| {});
+}
+
+/// Declares a function (or completes its prototype) and lowers its body;
+/// `declared` runs once the function has its id, before the body is
+/// lowered (a template instance caches itself there, so that a recursive
+/// call finds it). The id, unless the declaration was refused.
+pub(crate) fn declare_function_signature_first(
+    ck: &mut Checker,
+    f: &ast::Function,
+    _item_span: Span,
+    declared: impl FnOnce(&mut Checker, FuncId),
+) -> Option<FuncId> {
     let restriction = restriction(ck, f.restrict.as_ref());
     let snapshot = const_snapshot(ck);
     let lookup = move |n: &str| snapshot.get(n).copied();
@@ -486,7 +510,7 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
                         .with_label("second definition")
                         .with_secondary(prev_span, "first defined here"),
                     );
-                    return;
+                    return None;
                 }
                 // Overloading on restriction: a separate function.
                 new_function(ck, &f.name.name, func.clone())
@@ -513,7 +537,8 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
     if !is_void_list {
         declare_defaults(ck, f, id, &func);
     }
-    let Some(body) = &f.body else { return };
+    declared(ck, id);
+    let Some(body) = &f.body else { return Some(id) };
     let mut fcx = FnCx::new(ck, func);
     fcx.ret_enum = ret_enum;
     for (i, name) in param_names.iter().enumerate() {
@@ -525,6 +550,7 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
     let mut func = fcx.func;
     func.body = Some(block);
     *ck.program.function_mut(id) = func;
+    Some(id)
 }
 
 /// A parameter as a local of its function. C++ adjusts a parameter declared

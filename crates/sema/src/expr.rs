@@ -321,6 +321,11 @@ impl FnCx<'_> {
                 return e;
             }
             if !path.global
+                && let Some(e) = self.template_value(name, span)
+            {
+                return e;
+            }
+            if !path.global
                 && let Some(e) = self.class_member_name(name, span)
             {
                 return e;

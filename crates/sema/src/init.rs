@@ -20,6 +20,21 @@ impl FnCx<'_> {
         braces: bool,
         span: Span,
     ) -> Expr {
+        // `scale<16>(x)`: a function template called with explicit arguments.
+        if let ast::BaseType::Template { path, args: targs } = &ty.specs.ty
+            && path.segments.len() == 1
+            && self.is_function_template(path.last())
+        {
+            let plain = self
+                .ck
+                .functions
+                .get(path.last())
+                .cloned()
+                .unwrap_or_default();
+            let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+            let _ = braces;
+            return self.call_templates(path, &plain, Some(targs), lowered, span);
+        }
         let Declared { ty, by_ref } = self.resolve(&ty.specs, &ty.modifiers, &[]);
         if ty.is_error() {
             return error_expr(span);

@@ -30,6 +30,7 @@ mod literal;
 mod namespaces;
 mod overload;
 mod stmt;
+mod template;
 mod types;
 
 use tessera_diagnostics::Diagnostic;

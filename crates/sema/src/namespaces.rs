@@ -405,6 +405,18 @@ impl Flat<'_> {
                 for a in &mut s.asserts {
                     self.expr(&mut a.cond);
                 }
+                for m in &mut s.methods {
+                    let f = &mut m.item;
+                    self.specs(&mut f.ret);
+                    self.locals.push(HashMap::new());
+                    for p in &mut f.params {
+                        self.param(p);
+                    }
+                    if let Some(body) = &mut f.body {
+                        self.block(body);
+                    }
+                    self.locals.pop();
+                }
                 for d in &mut s.trailing {
                     self.declarator_parts(d);
                     if let Some(n) = &mut d.name {
@@ -436,6 +448,14 @@ impl Flat<'_> {
                     if !e.scoped {
                         self.declare_entity(name, false);
                     }
+                }
+            }
+            ItemKind::Template(t) => {
+                // The templated item is rewritten like any other; it stays
+                // inside its `template` header.
+                self.item(&t.item);
+                if let Some(inner) = self.out.pop() {
+                    *t.item = inner;
                 }
             }
             ItemKind::Empty | ItemKind::Error => {}

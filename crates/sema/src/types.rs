@@ -164,6 +164,14 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
             {
                 return ty.clone();
             }
+            // Inside a class template's instance, the template's name.
+            if path.segments.len() == 1
+                && let Some((short, instance)) = &ck.templates.injected
+                && short == name
+                && let Some(id) = ck.structs.get(instance)
+            {
+                return Type::Struct(*id);
+            }
             if path.segments.len() == 1
                 && let Some(e) = ck.enum_names.get(name).and_then(|id| ck.enums.get(*id))
             {
@@ -206,6 +214,9 @@ fn template(
     consts: ConstLookup<'_>,
 ) -> Type {
     let name = path.last();
+    if path.segments.len() == 1 && ck.templates.classes.contains_key(name) {
+        return crate::template::instantiate_class(ck, path, args, consts);
+    }
     let amp_ok = qualifier_ok(path, AMP_NAMESPACES);
     for arg in args {
         if let TemplateArg::Type(t) = arg

@@ -385,6 +385,39 @@ pub fn method(
     }
 }
 
+/// `int Counter::made = 0;`: a global declaration whose one declarator is
+/// named `Counter::made`.
+#[allow(clippy::too_many_arguments)]
+pub fn static_member_definition(
+    file: Files<'_, '_>,
+    specs: DeclSpecs,
+    modifiers: Modifiers,
+    class: Ident,
+    name: Ident,
+    init: Option<Init>,
+    l: usize,
+    r: usize,
+) -> Item {
+    let declarator = Declarator {
+        name: Some(Ident {
+            name: format!("{}::{}", class.name, name.name),
+            span: class.span.to(name.span),
+        }),
+        modifiers,
+        array_dims: Vec::new(),
+        init,
+        span: class.span.to(name.span),
+    };
+    Item {
+        kind: ItemKind::Global(Decl {
+            specs,
+            declarators: vec![declarator],
+            span: span(file, l, r),
+        }),
+        span: span(file, l, r),
+    }
+}
+
 /// The return specifiers of a constructor or destructor: `void`, spanning
 /// its name.
 fn no_return(at: Span) -> DeclSpecs {

@@ -102,10 +102,51 @@ pub enum ItemKind {
     StaticAssert(StaticAssert),
     /// `enum E { ... };` or `enum class E : int { ... };`
     Enum(EnumDef),
+    /// `template <typename T, int N> ...`: a class or function template.
+    Template(Template),
     /// A stray `;`.
     Empty,
     /// What could not be parsed (already reported).
     Error,
+}
+
+/// `template <params> item`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Template {
+    /// The parameters.
+    pub params: Vec<TemplateParam>,
+    /// The templated class (an `ItemKind::Struct`) or function.
+    pub item: Box<Item>,
+}
+
+/// One template parameter.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum TemplateParam {
+    /// `typename T` / `class T`, with a default type.
+    Type {
+        /// The name.
+        name: Ident,
+        /// `= int`
+        default: Option<TypeName>,
+    },
+    /// `int N`, with a default value.
+    Value {
+        /// The parameter's type.
+        specs: DeclSpecs,
+        /// The name.
+        name: Ident,
+        /// `= 4`
+        default: Option<Expr>,
+    },
+}
+
+impl TemplateParam {
+    /// The parameter's name.
+    pub fn name(&self) -> &Ident {
+        match self {
+            TemplateParam::Type { name, .. } | TemplateParam::Value { name, .. } => name,
+        }
+    }
 }
 
 /// `namespace a::b { items }`.

@@ -47,9 +47,22 @@ pub const CLASS_NAMES: &[&str] = &[
 /// How far a template argument list may reach before `<` is taken as "less than".
 const MAX_TEMPLATE_SCAN: usize = 512;
 
-/// Classifies `tokens` in place. `known_types` holds struct names declared by
+/// The names declared so far that decide how later tokens read.
+#[derive(Clone, Debug, Default)]
+pub struct KnownNames {
+    /// Struct, class, enumeration and alias names, and template type parameters.
+    pub types: HashSet<String>,
+    /// Names of the user's class and function templates.
+    pub templates: HashSet<String>,
+}
+
+/// Classifies `tokens` in place. `known` holds the names declared by
 /// earlier inputs (the REPL); names declared here are added to it.
-pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known_types: &mut HashSet<String>) {
+pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
+    let KnownNames {
+        types: known_types,
+        templates,
+    } = known;
     let mut splits = Vec::new();
     // Positions of the names a `typedef` declares.
     let mut alias_names: HashSet<usize> = HashSet::new();
@@ -63,6 +76,9 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known_types: &mut HashSet<Strin
         let prev = i.checked_sub(1).map(|p| tokens[p].tok);
         let next = tokens.get(i + 1).map(|t| t.tok);
         match tokens[i].tok {
+            Tok::Template if next == Some(Tok::Lt) => {
+                template_header(tokens, i + 1, known_types, templates);
+            }
             Tok::Struct | Tok::Class => {
                 if let Some(Tok::Ident(name)) = next {
                     known_types.insert(name.to_string());
@@ -78,14 +94,14 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known_types: &mut HashSet<Strin
             }
             Tok::Ident(name) => {
                 let after_member = matches!(prev, Some(Tok::Dot | Tok::Arrow));
-                let declaring = matches!(prev, Some(Tok::Struct | Tok::Class));
+                let declaring = matches!(prev, Some(Tok::Struct | Tok::Class | Tok::Typename));
                 if next == Some(Tok::Lt) {
                     let is_template = if after_member {
                         MEMBER_TEMPLATES.contains(&name)
                     } else {
-                        TEMPLATE_NAMES.contains(&name)
+                        TEMPLATE_NAMES.contains(&name) || templates.contains(name)
                     };
-                    if is_template && mark_template_args(tokens, i + 1, &mut splits) {
+                    if is_template && mark_template_args(tokens, i + 1, &mut splits, templates) {
                         if !after_member {
                             tokens[i].tok = Tok::TemplateName(name);
                         }
@@ -102,7 +118,7 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known_types: &mut HashSet<Strin
             Tok::StaticCast | Tok::ConstCast | Tok::ReinterpretCast | Tok::DynamicCast
                 if next == Some(Tok::Lt) =>
             {
-                mark_template_args(tokens, i + 1, &mut splits);
+                mark_template_args(tokens, i + 1, &mut splits, templates);
             }
             _ => {}
         }
@@ -111,6 +127,66 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known_types: &mut HashSet<Strin
     mark_qualifiers(tokens);
     if !splits.is_empty() {
         split_shifts(tokens, &splits);
+    }
+}
+
+/// Reads the parameter list of `template <...>` opening at `open`: marks its
+/// brackets, declares its type parameters (`typename T`, `class T`) as type
+/// names, and declares the name of the template that follows (the class
+/// after `struct`/`class`, or the function before the first `(`).
+fn template_header(
+    tokens: &mut [Token<'_>],
+    open: usize,
+    known_types: &mut HashSet<String>,
+    templates: &mut HashSet<String>,
+) {
+    let end = tokens.len().min(open + MAX_TEMPLATE_SCAN);
+    let mut depth = 0i64;
+    let mut close = None;
+    for k in open..end {
+        match tokens[k].tok {
+            Tok::Lt => depth += 1,
+            Tok::Gt => depth -= 1,
+            Tok::Shr if depth >= 2 => depth -= 2,
+            Tok::Semi | Tok::LBrace | Tok::RBrace => return,
+            Tok::Typename | Tok::Class if depth == 1 => {
+                if let Some(Tok::Ident(name)) = tokens.get(k + 1).map(|t| t.tok) {
+                    known_types.insert(name.to_string());
+                }
+            }
+            _ => {}
+        }
+        if depth == 0 {
+            close = Some(k);
+            break;
+        }
+    }
+    let Some(close) = close else { return };
+    tokens[open].tok = Tok::TplOpen;
+    tokens[close].tok = Tok::TplClose;
+    match (
+        tokens.get(close + 1).map(|t| t.tok),
+        tokens.get(close + 2).map(|t| t.tok),
+    ) {
+        (Some(Tok::Struct | Tok::Class), Some(Tok::Ident(name) | Tok::TypeName(name))) => {
+            templates.insert(name.to_string());
+            known_types.insert(name.to_string());
+        }
+        _ => {
+            let stop = tokens.len().min(close + MAX_TEMPLATE_SCAN);
+            for k in close + 1..stop {
+                match tokens[k].tok {
+                    Tok::LParen => {
+                        if let Some(Tok::Ident(name)) = tokens.get(k - 1).map(|t| t.tok) {
+                            templates.insert(name.to_string());
+                        }
+                        return;
+                    }
+                    Tok::Semi | Tok::LBrace | Tok::RBrace => return,
+                    _ => {}
+                }
+            }
+        }
     }
 }
 
@@ -143,7 +219,12 @@ fn typedef_names(tokens: &[Token<'_>], at: usize, names: &mut HashSet<usize>) {
 /// Tries to read a template argument list opening at `open` (a `<`). On
 /// success marks its `<` and `>` (and those of nested lists) and returns true.
 /// `>>` closing two lists is recorded in `splits` to become two tokens.
-fn mark_template_args(tokens: &mut [Token<'_>], open: usize, splits: &mut Vec<usize>) -> bool {
+fn mark_template_args(
+    tokens: &mut [Token<'_>],
+    open: usize,
+    splits: &mut Vec<usize>,
+    templates: &HashSet<String>,
+) -> bool {
     let mut opens = vec![open];
     let mut closes: Vec<usize> = Vec::new();
     let mut double_closes: Vec<usize> = Vec::new();
@@ -174,8 +255,8 @@ fn mark_template_args(tokens: &mut [Token<'_>], open: usize, splits: &mut Vec<us
             | Tok::SlashAssign
             | Tok::Str(_) => return false,
             Tok::Lt => {
-                let prev_is_template =
-                    matches!(tokens[k - 1].tok, Tok::Ident(n) if TEMPLATE_NAMES.contains(&n));
+                let prev_is_template = matches!(tokens[k - 1].tok,
+                    Tok::Ident(n) if TEMPLATE_NAMES.contains(&n) || templates.contains(n));
                 if !prev_is_template {
                     return false;
                 }

@@ -66,6 +66,6 @@ pub fn tokens<'s>(
         &mut macros,
         &mut diags,
     );
-    classify::classify(&mut tokens, &mut std::collections::HashSet::new());
+    classify::classify(&mut tokens, &mut classify::KnownNames::default());
     (tokens, diags)
 }

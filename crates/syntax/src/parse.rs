@@ -95,8 +95,8 @@ impl ParsedStmts {
 pub struct ParseSession<'s> {
     /// `#define`s seen so far.
     pub macros: MacroTable<'s>,
-    /// Struct and class names declared so far.
-    pub types: HashSet<String>,
+    /// Type and template names declared so far.
+    pub names: crate::classify::KnownNames,
 }
 
 /// Parses file `file` of `sources`, which includes no local header.
@@ -303,7 +303,7 @@ fn parse_with<'s>(
     let raw = lex(file, text, replaced, &mut diags);
     let mut tokens = preprocess(files, &raw, headers, &mut session.macros, &mut diags);
     drop(raw);
-    classify::classify(&mut tokens, &mut session.types);
+    classify::classify(&mut tokens, &mut session.names);
 
     // Lines with a lexical or preprocessor problem: syntax errors there (and on
     // the next line) are its echoes.

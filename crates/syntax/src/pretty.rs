@@ -246,6 +246,40 @@ impl Printer<'_> {
                 }
                 self.push(")");
             }
+            ItemKind::Template(t) => {
+                let depth = self.depth() + 1;
+                self.push("(template");
+                for param in &t.params {
+                    self.push(" (");
+                    match param {
+                        crate::ast::TemplateParam::Type { name, default } => {
+                            self.push("typename ");
+                            self.push(&name.name);
+                            if let Some(d) = default {
+                                self.push(" = ");
+                                self.ty(&d.specs, &d.modifiers);
+                            }
+                        }
+                        crate::ast::TemplateParam::Value {
+                            specs,
+                            name,
+                            default,
+                        } => {
+                            self.ty(specs, &Modifiers::default());
+                            self.push(" ");
+                            self.push(&name.name);
+                            if let Some(d) = default {
+                                self.push(" = ");
+                                self.expr(d);
+                            }
+                        }
+                    }
+                    self.push(")");
+                }
+                self.begin(depth, t.item.span);
+                self.item(&t.item);
+                self.push(")");
+            }
             ItemKind::Empty => self.push("(empty)"),
             ItemKind::Error => self.push("(error)"),
         }

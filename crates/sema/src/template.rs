@@ -1,0 +1,643 @@
+//! Templates: class and function templates with type and value parameters,
+//! default arguments, argument deduction and explicit arguments.
+//!
+//! A template is kept as syntax and checked once per distinct argument
+//! list, when a use needs it (C++'s implicit instantiation): its
+//! parameters are bound (type parameters as type aliases, value parameters
+//! as constants) and the class or function is declared again under the name
+//! of the instance (`Vec<float>`, `scale<16>`), so the typed program holds
+//! only concrete structs and functions and the engines know nothing of
+//! templates. Instances are cached by argument list: a template used ten
+//! thousand times with one argument list is checked once.
+//!
+//! An error inside an instance is reported where it is in the template,
+//! with the use that asked for the instance beside it.
+
+use crate::cx::{Checker, FnCx, error_expr};
+use std::collections::HashMap;
+use std::rc::Rc;
+use tessera_diagnostics::{Diagnostic, Span, codes};
+use tessera_ir::{Expr, FuncId, Scalar, StructId, Type};
+use tessera_syntax::ast::{self, BaseType, TemplateArg};
+
+/// Instances deeper than this (a template instantiating itself with ever
+/// new arguments) are refused.
+const MAX_DEPTH: u32 = 64;
+
+/// A template as written, with what its definition saw.
+#[derive(Debug)]
+pub struct TemplateDef {
+    /// The parameters.
+    pub params: Vec<ast::TemplateParam>,
+    /// The class or function.
+    pub item: ast::Item,
+    /// The `using namespace` directives in force at the definition.
+    pub usings: Vec<String>,
+}
+
+/// A template argument, resolved.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TArg {
+    /// A type.
+    Type(Type),
+    /// A constant.
+    Value(i64),
+}
+
+/// The templates of a program and their instances.
+#[derive(Debug, Default)]
+pub struct Templates {
+    /// Class templates by name.
+    pub classes: HashMap<String, Rc<TemplateDef>>,
+    /// Function templates by name (several: overloaded templates).
+    pub functions: HashMap<String, Vec<Rc<TemplateDef>>>,
+    /// Function instances: by template (name, position) and arguments.
+    pub function_instances: HashMap<(String, usize, Vec<TArg>), Option<FuncId>>,
+    /// Which template and arguments each class instance comes from.
+    pub instance_of: HashMap<StructId, (String, Vec<TArg>)>,
+    /// Inside a class instance, its template's plain name names the
+    /// instance (the injected class name): plain name, instance name.
+    pub injected: Option<(String, String)>,
+    /// Instances being checked, innermost last.
+    pub depth: u32,
+    /// Values of the value parameters bound now, with their types.
+    pub values: HashMap<String, (i64, Scalar)>,
+}
+
+/// Registers `template <...> item`.
+pub fn declare_template(ck: &mut Checker, t: &ast::Template, span: Span) {
+    if t.params.is_empty() {
+        ck.error(
+            codes::E0211,
+            span,
+            "explicit specialisations (`template <>`) are not supported yet",
+            "specialisation",
+            "write the specialised class or function under its own name",
+        );
+        return;
+    }
+    let def = Rc::new(TemplateDef {
+        params: t.params.clone(),
+        item: (*t.item).clone(),
+        usings: ck.using_namespaces.clone(),
+    });
+    match &t.item.kind {
+        ast::ItemKind::Struct(s) => {
+            let name = s.name.name.clone();
+            if ck.templates.classes.contains_key(&name) || ck.structs.contains_key(&name) {
+                ck.error(
+                    codes::E0202,
+                    s.name.span,
+                    format!("class template `{name}` is defined twice"),
+                    "second definition",
+                    "partial specialisations are not supported yet",
+                );
+                return;
+            }
+            ck.templates.classes.insert(name, def);
+        }
+        ast::ItemKind::Function(f) if f.class.is_none() => {
+            ck.templates
+                .functions
+                .entry(f.name.name.clone())
+                .or_default()
+                .push(def);
+        }
+        _ => ck.error(
+            codes::E0211,
+            span,
+            "this kind of template is not supported yet",
+            "template",
+            "",
+        ),
+    }
+}
+
+/// How an argument list is shown in an instance's name: `float, 16`.
+fn show_args(ck: &Checker, args: &[TArg]) -> String {
+    args.iter()
+        .map(|a| match a {
+            TArg::Type(t) => ck.show(t),
+            TArg::Value(v) => v.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The type a value parameter has (`int` unless written otherwise).
+fn value_param_type(ck: &mut Checker, specs: &ast::DeclSpecs) -> Scalar {
+    let before = ck.diags.len();
+    let snapshot = crate::declare::const_snapshot(ck);
+    let lookup = move |n: &str| snapshot.get(n).copied();
+    let d = crate::types::resolve(ck, specs, &ast::Modifiers::default(), &[], &lookup);
+    ck.diags.truncate(before);
+    d.ty.scalar().unwrap_or(Scalar::Int)
+}
+
+/// Runs `f` with the parameters of `def` bound to `args`, seeing what the
+/// template's definition saw; diagnostics it reports get a note naming the
+/// instance and the use at `use_span` that asked for it.
+fn with_bindings<T>(
+    ck: &mut Checker,
+    def: &TemplateDef,
+    args: &[TArg],
+    instance: &str,
+    use_span: Span,
+    f: impl FnOnce(&mut Checker) -> T,
+) -> T {
+    let mut types = HashMap::new();
+    let mut values = HashMap::new();
+    for (p, a) in def.params.iter().zip(args) {
+        match (p, a) {
+            (ast::TemplateParam::Type { name, .. }, TArg::Type(t)) => {
+                types.insert(name.name.clone(), t.clone());
+            }
+            (ast::TemplateParam::Value { name, specs, .. }, TArg::Value(v)) => {
+                let s = value_param_type(ck, specs);
+                values.insert(name.name.clone(), (*v, s));
+            }
+            _ => {}
+        }
+    }
+    let namespace_aliases = ck.aliases.first().cloned().unwrap_or_default();
+    let saved_aliases = std::mem::replace(&mut ck.aliases, vec![namespace_aliases, types]);
+    let saved_usings = std::mem::replace(&mut ck.using_namespaces, def.usings.clone());
+    let saved_consts = ck.const_globals.clone();
+    {
+        let consts = Rc::make_mut(&mut ck.const_globals);
+        for (name, (v, _)) in &values {
+            consts.insert(name.clone(), *v);
+        }
+    }
+    let saved_values = std::mem::replace(&mut ck.templates.values, values);
+    let saved_injected = ck.templates.injected.take();
+    ck.templates.depth += 1;
+    let before = ck.diags.len();
+    let out = f(ck);
+    ck.templates.depth -= 1;
+    ck.templates.injected = saved_injected;
+    ck.templates.values = saved_values;
+    ck.const_globals = saved_consts;
+    ck.using_namespaces = saved_usings;
+    ck.aliases = saved_aliases;
+    for d in &mut ck.diags[before..] {
+        let note = format!("in `{instance}`, the instance of a template used here");
+        if !d.secondary.iter().any(|s| s.span == use_span) {
+            *d = d.clone().with_secondary(use_span, note);
+        }
+    }
+    out
+}
+
+/// Reports a template nested too deeply; true when it is.
+fn too_deep(ck: &mut Checker, span: Span) -> bool {
+    if ck.templates.depth < MAX_DEPTH {
+        return false;
+    }
+    ck.error(
+        codes::E0213,
+        span,
+        format!("templates are instantiated more than {MAX_DEPTH} levels deep"),
+        "instance needed here",
+        "a template instantiating itself needs a case that stops it",
+    );
+    true
+}
+
+/// Resolves written template arguments.
+fn resolve_args(
+    ck: &mut Checker,
+    args: &[TemplateArg],
+    consts: crate::types::ConstLookup<'_>,
+) -> Option<Vec<TArg>> {
+    let mut out = Vec::new();
+    for a in args {
+        match a {
+            TemplateArg::Type(t) => {
+                // `N` written where a value is expected parses as a type name
+                // when it names a type; otherwise it is a value.
+                let d = crate::types::resolve_type_name(ck, t, consts);
+                if d.ty.is_error() {
+                    return None;
+                }
+                out.push(TArg::Type(d.ty));
+            }
+            TemplateArg::Expr(e) => out.push(TArg::Value(crate::types::eval(ck, e, consts)?)),
+        }
+    }
+    Some(out)
+}
+
+/// Completes `args` with the defaults of the parameters after them; reports
+/// a wrong number or kind of arguments.
+fn complete_args(
+    ck: &mut Checker,
+    def: &TemplateDef,
+    mut args: Vec<TArg>,
+    name: &str,
+    span: Span,
+) -> Option<Vec<TArg>> {
+    if args.len() > def.params.len() {
+        ck.error(
+            codes::E0213,
+            span,
+            format!(
+                "`{name}` takes {} template argument{}, but {} were given",
+                def.params.len(),
+                if def.params.len() == 1 { "" } else { "s" },
+                args.len()
+            ),
+            "too many template arguments",
+            "",
+        );
+        return None;
+    }
+    for p in &def.params[args.len()..] {
+        let arg = match p {
+            ast::TemplateParam::Type {
+                default: Some(t), ..
+            } => {
+                let bound = args.clone();
+                let d = with_bindings(ck, def, &bound, name, span, |ck| {
+                    let snapshot = crate::declare::const_snapshot(ck);
+                    let lookup = move |n: &str| snapshot.get(n).copied();
+                    crate::types::resolve_type_name(ck, t, &lookup)
+                });
+                TArg::Type(d.ty)
+            }
+            ast::TemplateParam::Value {
+                default: Some(e), ..
+            } => {
+                let bound = args.clone();
+                let v = with_bindings(ck, def, &bound, name, span, |ck| {
+                    let snapshot = crate::declare::const_snapshot(ck);
+                    let lookup = move |n: &str| snapshot.get(n).copied();
+                    crate::types::eval(ck, e, &lookup)
+                })?;
+                TArg::Value(v)
+            }
+            _ => {
+                ck.error(
+                    codes::E0213,
+                    span,
+                    format!("`{name}` needs a template argument for `{}`", p.name().name),
+                    "missing template argument",
+                    "",
+                );
+                return None;
+            }
+        };
+        args.push(arg);
+    }
+    for (p, a) in def.params.iter().zip(&args) {
+        let fits = matches!(
+            (p, a),
+            (ast::TemplateParam::Type { .. }, TArg::Type(_))
+                | (ast::TemplateParam::Value { .. }, TArg::Value(_))
+        );
+        if !fits {
+            let what = if matches!(p, ast::TemplateParam::Type { .. }) {
+                "a type"
+            } else {
+                "a constant"
+            };
+            ck.error(
+                codes::E0213,
+                span,
+                format!(
+                    "template parameter `{}` of `{name}` takes {what}",
+                    p.name().name
+                ),
+                "wrong kind of template argument",
+                "",
+            );
+            return None;
+        }
+    }
+    Some(args)
+}
+
+/// `Name<args>` for a class template `Name`: its instance.
+pub fn instantiate_class(
+    ck: &mut Checker,
+    path: &ast::Path,
+    args: &[TemplateArg],
+    consts: crate::types::ConstLookup<'_>,
+) -> Type {
+    let name = path.last().to_string();
+    let Some(def) = ck.templates.classes.get(&name).cloned() else {
+        return Type::Error;
+    };
+    let Some(args) = resolve_args(ck, args, consts) else {
+        return Type::Error;
+    };
+    let Some(args) = complete_args(ck, &def, args, &name, path.span) else {
+        return Type::Error;
+    };
+    let instance = format!("{name}<{}>", show_args(ck, &args));
+    if let Some(&id) = ck.structs.get(&instance) {
+        return Type::Struct(id);
+    }
+    if too_deep(ck, path.span) {
+        return Type::Error;
+    }
+    let ast::ItemKind::Struct(s) = &def.item.kind else {
+        return Type::Error;
+    };
+    let mut s = s.clone();
+    s.name.name = instance.clone();
+    let span = def.item.span;
+    let inst = instance.clone();
+    with_bindings(ck, &def, &args, &instance, path.span, |ck| {
+        ck.templates.injected = Some((name.clone(), inst));
+        crate::declare::declare_struct(ck, &s, span);
+    });
+    match ck.structs.get(&instance) {
+        Some(&id) => {
+            ck.templates.instance_of.insert(id, (name, args));
+            Type::Struct(id)
+        }
+        None => Type::Error,
+    }
+}
+
+/// The instance of function template `def` (the `index`th of its name) for
+/// `args`, declared on first use.
+fn instantiate_function(
+    ck: &mut Checker,
+    name: &str,
+    index: usize,
+    def: &Rc<TemplateDef>,
+    args: Vec<TArg>,
+    span: Span,
+) -> Option<FuncId> {
+    let key = (name.to_string(), index, args.clone());
+    if let Some(found) = ck.templates.function_instances.get(&key) {
+        return *found;
+    }
+    if too_deep(ck, span) {
+        return None;
+    }
+    let ast::ItemKind::Function(f) = &def.item.kind else {
+        return None;
+    };
+    let instance = format!("{name}<{}>", show_args(ck, &args));
+    let mut f = f.clone();
+    f.name.name = instance.clone();
+    let item_span = def.item.span;
+    // Cached before the body is checked, so a recursive template finds itself.
+    let id = with_bindings(ck, def, &args, &instance, span, |ck| {
+        crate::declare::declare_function_signature_first(ck, &f, item_span, |ck, id| {
+            ck.templates
+                .function_instances
+                .insert(key.clone(), Some(id));
+        })
+    });
+    ck.templates.function_instances.insert(key, id);
+    id
+}
+
+/// Deduces template arguments from a parameter's written type and the
+/// argument's type, as C++ does for the forms Tessera has.
+fn deduce(
+    ck: &Checker,
+    def: &TemplateDef,
+    pattern: &ast::DeclSpecs,
+    arg: &Type,
+    bound: &mut HashMap<String, TArg>,
+    given: &[String],
+) -> bool {
+    let is_type_param = |n: &str| {
+        def.params
+            .iter()
+            .any(|p| matches!(p, ast::TemplateParam::Type { name, .. } if name.name == n))
+    };
+    let is_value_param = |n: &str| {
+        def.params
+            .iter()
+            .any(|p| matches!(p, ast::TemplateParam::Value { name, .. } if name.name == n))
+    };
+    // A parameter given explicitly is not deduced: the argument converts.
+    let bind = |name: &str, value: TArg, bound: &mut HashMap<String, TArg>| match bound.get(name) {
+        _ if given.iter().any(|g| g == name) => true,
+        Some(prev) => *prev == value,
+        None => {
+            bound.insert(name.to_string(), value);
+            true
+        }
+    };
+    match &pattern.ty {
+        BaseType::Named(path) if path.segments.len() == 1 && is_type_param(path.last()) => {
+            bind(path.last(), TArg::Type(arg.clone()), bound)
+        }
+        BaseType::Template { path, args } => {
+            let value_of = |e: &ast::Expr| match &e.kind {
+                ast::ExprKind::Name(p) if p.segments.len() == 1 && is_value_param(p.last()) => {
+                    Some(p.last().to_string())
+                }
+                _ => None,
+            };
+            let mut pairs: Vec<(&TemplateArg, TArg)> = Vec::new();
+            match (path.last(), arg) {
+                ("array_view", Type::ArrayView { elem, rank, .. })
+                | ("array", Type::Array(elem, rank)) => {
+                    if let Some(a) = args.first() {
+                        pairs.push((a, TArg::Type((**elem).clone())));
+                    }
+                    if let Some(a) = args.get(1) {
+                        pairs.push((a, TArg::Value(i64::from(*rank))));
+                    }
+                }
+                ("vector", Type::Vector(elem)) => {
+                    if let Some(a) = args.first() {
+                        pairs.push((a, TArg::Type((**elem).clone())));
+                    }
+                }
+                ("index", Type::Index(r)) | ("extent", Type::Extent(r)) => {
+                    if let Some(a) = args.first() {
+                        pairs.push((a, TArg::Value(i64::from(*r))));
+                    }
+                }
+                ("tiled_index", Type::TiledIndex(shape))
+                | ("tiled_extent", Type::TiledExtent(shape)) => {
+                    for (a, d) in args.iter().zip(shape.dims()) {
+                        pairs.push((a, TArg::Value(i64::from(*d))));
+                    }
+                }
+                (name, Type::Struct(id)) => {
+                    if let Some((template, targs)) = ck.templates.instance_of.get(id)
+                        && template == name
+                    {
+                        for (a, t) in args.iter().zip(targs) {
+                            pairs.push((a, t.clone()));
+                        }
+                    }
+                }
+                _ => {}
+            }
+            for (pat, actual) in pairs {
+                let ok = match (pat, &actual) {
+                    (TemplateArg::Type(t), TArg::Type(ty)) => {
+                        deduce(ck, def, &t.specs, ty, bound, given)
+                    }
+                    (TemplateArg::Expr(e), TArg::Value(_)) => match value_of(e) {
+                        Some(n) => bind(&n, actual.clone(), bound),
+                        None => true,
+                    },
+                    // A value parameter's name parses as a type argument
+                    // when nothing says otherwise.
+                    (TemplateArg::Type(t), TArg::Value(_)) => match &t.specs.ty {
+                        BaseType::Named(p) if p.segments.len() == 1 && is_value_param(p.last()) => {
+                            bind(p.last(), actual.clone(), bound)
+                        }
+                        _ => true,
+                    },
+                    _ => true,
+                };
+                if !ok {
+                    return false;
+                }
+            }
+            true
+        }
+        _ => true,
+    }
+}
+
+impl FnCx<'_> {
+    /// True when `name` names a function template.
+    pub(crate) fn is_function_template(&self, name: &str) -> bool {
+        self.ck.templates.functions.contains_key(name)
+    }
+
+    /// The value of a template value parameter bound here.
+    pub(crate) fn template_value(&self, name: &str, span: Span) -> Option<Expr> {
+        let (v, s) = self.ck.templates.values.get(name)?;
+        Some(crate::expr::mk(
+            tessera_ir::ExprKind::Const(tessera_ir::Const::Int(*v)),
+            Type::Scalar(*s),
+            false,
+            span,
+        ))
+    }
+
+    /// A call of `name(args)` where `name` has function templates (and maybe
+    /// plain functions `plain`): deduces each template's arguments (after
+    /// the `explicit` ones), instantiates the templates that fit, and lets
+    /// overload resolution choose, a plain function winning a tie.
+    pub(crate) fn call_templates(
+        &mut self,
+        path: &ast::Path,
+        plain: &[FuncId],
+        explicit: Option<&[TemplateArg]>,
+        args: Vec<Expr>,
+        span: Span,
+    ) -> Expr {
+        let name = path.last().to_string();
+        let defs = self
+            .ck
+            .templates
+            .functions
+            .get(&name)
+            .cloned()
+            .unwrap_or_default();
+        let explicit = match explicit {
+            Some(written) => {
+                let visible = self.visible_consts();
+                let lookup = move |n: &str| visible.get(n);
+                match resolve_args(self.ck, written, &lookup) {
+                    Some(a) => a,
+                    None => return error_expr(span),
+                }
+            }
+            None => Vec::new(),
+        };
+        let mut instances = Vec::new();
+        for (index, def) in defs.iter().enumerate() {
+            let ast::ItemKind::Function(f) = &def.item.kind else {
+                continue;
+            };
+            if explicit.len() > def.params.len() {
+                continue;
+            }
+            let mut bound: HashMap<String, TArg> = HashMap::new();
+            let mut given = Vec::new();
+            for (p, a) in def.params.iter().zip(&explicit) {
+                bound.insert(p.name().name.clone(), a.clone());
+                given.push(p.name().name.clone());
+            }
+            let deduced = f.params.iter().zip(&args).all(|(p, a)| {
+                a.ty.is_error() || deduce(self.ck, def, &p.specs, &a.ty, &mut bound, &given)
+            });
+            if !deduced {
+                continue;
+            }
+            // Parameters up to the last one deduced or given, then defaults.
+            let mut ordered = Vec::new();
+            for p in &def.params {
+                match bound.get(&p.name().name) {
+                    Some(a) => ordered.push(a.clone()),
+                    None => break,
+                }
+            }
+            if ordered.len() < def.params.len()
+                && def.params[ordered.len()..].iter().any(|p| {
+                    matches!(
+                        p,
+                        ast::TemplateParam::Type { default: None, .. }
+                            | ast::TemplateParam::Value { default: None, .. }
+                    )
+                })
+            {
+                continue;
+            }
+            let before = self.ck.diags.len();
+            let Some(full) = complete_args(self.ck, def, ordered, &name, span) else {
+                self.ck.diags.truncate(before);
+                continue;
+            };
+            if let Some(id) = instantiate_function(self.ck, &name, index, def, full, span) {
+                instances.push(id);
+            }
+        }
+        if instances.is_empty() && plain.is_empty() {
+            if args.iter().any(|a| a.ty.is_error()) {
+                return error_expr(span);
+            }
+            let shown: Vec<String> = args.iter().map(|a| self.ck.show(&a.ty)).collect();
+            self.ck.report(
+                Diagnostic::error(
+                    codes::E0240,
+                    span,
+                    format!(
+                        "no instance of template `{name}` takes ({})",
+                        shown.join(", ")
+                    ),
+                )
+                .with_label("template arguments cannot be deduced from these arguments")
+                .with_msvc("C2783")
+                .with_help(format!("give the template arguments: `{name}<...>(...)`")),
+            );
+            return error_expr(span);
+        }
+        // A plain function that fits exactly beats every template instance.
+        let exact_plain: Vec<FuncId> = plain
+            .iter()
+            .copied()
+            .filter(|id| {
+                self.ck.program.get_function(*id).is_some_and(|f| {
+                    f.params as usize == args.len()
+                        && f.locals.iter().zip(&args).all(|(p, a)| p.ty == a.ty)
+                })
+            })
+            .collect();
+        let candidates = if exact_plain.is_empty() {
+            let mut all = plain.to_vec();
+            all.extend(instances);
+            all
+        } else {
+            exact_plain
+        };
+        self.call_user(path, &candidates, args, span, false)
+    }
+}
