@@ -400,7 +400,7 @@ fn lower_method(ck: &mut Checker, id: StructId, fid: FuncId, f: &ast::Function) 
 /// `int Counter::made = 0;` (`d` is named `Counter::made`).
 pub fn define_static_data(ck: &mut Checker, specs: &ast::DeclSpecs, d: &ast::Declarator) {
     let Some(name) = &d.name else { return };
-    let Some((class, member)) = name.name.split_once("::") else {
+    let Some((class, member)) = name.name.rsplit_once("::") else {
         return;
     };
     let Some(&id) = ck.structs.get(class) else {

@@ -28,11 +28,16 @@ pub fn declare_all(ck: &mut Checker, unit: &TranslationUnit) {
                 let lookup = move |n: &str| snapshot.get(n).copied();
                 types::declare_aliases(ck, &decl.specs, &decl.declarators, &lookup);
             }
+            // `int Counter::made = 0;` (a namespace's globals have flat
+            // names with `::` too, but not after a class's name).
             ItemKind::Global(decl)
-                if decl
-                    .declarators
-                    .iter()
-                    .any(|d| d.name.as_ref().is_some_and(|n| n.name.contains("::"))) =>
+                if decl.declarators.iter().any(|d| {
+                    d.name.as_ref().is_some_and(|n| {
+                        n.name
+                            .rsplit_once("::")
+                            .is_some_and(|(class, _)| ck.structs.contains_key(class))
+                    })
+                }) =>
             {
                 for d in &decl.declarators {
                     crate::class::define_static_data(ck, &decl.specs, d);
