@@ -383,7 +383,21 @@ impl Flat<'_> {
                 }
             }
             ItemKind::Function(f) => {
-                self.declare_entity(&mut f.name, true);
+                // A member defined outside its class names the class, which
+                // may live in a namespace; the member itself is the class's.
+                if let Some(class) = &mut f.class {
+                    let mut path = Path {
+                        global: false,
+                        segments: vec![class.clone()],
+                        span: class.span,
+                    };
+                    self.path(&mut path);
+                    if let [one] = path.segments.as_slice() {
+                        class.name = one.name.clone();
+                    }
+                } else {
+                    self.declare_entity(&mut f.name, true);
+                }
                 self.specs(&mut f.ret);
                 self.locals.push(HashMap::new());
                 for p in &mut f.params {
