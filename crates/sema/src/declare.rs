@@ -446,6 +446,7 @@ fn declare_function(ck: &mut Checker, f: &ast::Function, _item_span: Span) {
         }
     }
     func.params = func.locals.len() as u32;
+    types::check_signature(ck, f, &func);
 
     if f.name.name == "main" {
         check_main(ck, f, restriction, &func.ret);
