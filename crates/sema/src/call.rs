@@ -175,13 +175,16 @@ impl FnCx<'_> {
         })
     }
 
-    fn call_user(
+    pub(crate) fn call_user(
         &mut self,
         path: &ast::Path,
         ids: &[FuncId],
         mut args: Vec<Expr>,
         span: Span,
     ) -> Expr {
+        if let Some(e) = self.call_in_both_contexts(path, ids, &args, span) {
+            return e;
+        }
         // Overloads: by arity (default arguments included), then by
         // restriction fitting the caller (C++ AMP allows overloading on
         // `restrict`).

@@ -49,6 +49,10 @@ pub struct Checker {
     pub enum_sigs: HashMap<FuncId, crate::enums::EnumSig>,
     /// The expressions lowered so far whose type is an enumeration, by span.
     pub enum_spans: HashMap<Span, crate::enums::EnumId>,
+    /// Calls in `restrict(amp, cpu)` code that resolve to another function
+    /// in amp code: by the call's span and host callee, the amp call (see
+    /// `context.rs`).
+    pub dual_calls: HashMap<(Span, FuncId), tessera_ir::Expr>,
 }
 
 impl Checker {
