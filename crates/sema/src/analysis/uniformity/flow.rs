@@ -51,12 +51,10 @@ impl State {
     /// Sets a followed local: to `why` when `strong` (an assignment of the
     /// whole local), or only towards non-uniform otherwise.
     fn set(&mut self, id: LocalId, why: Option<Why>, strong: bool) {
-        if let Some(Slot::Known(slot)) = self.0.get_mut(id.index()) {
-            if strong {
-                *slot = why;
-            } else if slot.is_none() {
-                *slot = why;
-            }
+        if let Some(Slot::Known(slot)) = self.0.get_mut(id.index())
+            && (strong || slot.is_none())
+        {
+            *slot = why;
         }
     }
 
