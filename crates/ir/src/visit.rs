@@ -60,6 +60,97 @@ pub fn for_each_child<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
     }
 }
 
+/// Calls `f` on each direct operand of `e`, mutably, in evaluation order
+/// (for passes that rewrite expressions in place).
+pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Expr)) {
+    match &mut e.kind {
+        ExprKind::Const(_)
+        | ExprKind::Local(_)
+        | ExprKind::Global(_)
+        | ExprKind::Capture(_)
+        | ExprKind::Str(_) => {}
+        ExprKind::Binary { lhs, rhs, .. }
+        | ExprKind::Logical { lhs, rhs, .. }
+        | ExprKind::Comma {
+            first: lhs,
+            second: rhs,
+        } => {
+            f(lhs);
+            f(rhs);
+        }
+        ExprKind::Unary { operand, .. } => f(operand),
+        ExprKind::Conditional { cond, then, els } => {
+            f(cond);
+            f(then);
+            f(els);
+        }
+        ExprKind::Convert(inner) => f(inner),
+        ExprKind::Assign { target, value } | ExprKind::CompoundAssign { target, value, .. } => {
+            f(value);
+            f(target);
+        }
+        ExprKind::IncDec { target, .. } => f(target),
+        ExprKind::Field { base, .. } => f(base),
+        ExprKind::Element { base, index } => {
+            f(base);
+            f(index);
+        }
+        ExprKind::Call { args, .. }
+        | ExprKind::Intrinsic { args, .. }
+        | ExprKind::Aggregate(args) => {
+            for a in args {
+                f(a);
+            }
+        }
+        ExprKind::Launch {
+            domain, captures, ..
+        } => {
+            f(domain);
+            for c in captures {
+                f(c);
+            }
+        }
+    }
+}
+
+/// Calls `f` on each top-level expression of every statement of `block`,
+/// nested statements included (conditions, steps, initialisers, switched
+/// and returned values; not their operands), for passes that rewrite
+/// expressions in place.
+pub fn for_each_stmt_expr_mut(block: &mut Block, f: &mut impl FnMut(&mut Expr)) {
+    fn init(i: &mut Init, f: &mut impl FnMut(&mut Expr)) {
+        match i {
+            Init::Expr(e) | Init::Ref(e) => f(e),
+            Init::List(items) => {
+                for item in items {
+                    init(item, f);
+                }
+            }
+            Init::Zero => {}
+        }
+    }
+    for_each_stmt_mut(block, &mut |s| match &mut s.kind {
+        StmtKind::Expr(e) | StmtKind::Return(Some(e)) => f(e),
+        StmtKind::Let { init: Some(i), .. } => init(i, f),
+        StmtKind::If { cond, .. } => f(cond),
+        StmtKind::Loop { cond, step, .. } => {
+            if let Some(c) = cond {
+                f(c);
+            }
+            if let Some(st) = step {
+                f(st);
+            }
+        }
+        StmtKind::Switch { value, .. } => f(value),
+        StmtKind::Let { init: None, .. }
+        | StmtKind::Block(_)
+        | StmtKind::Return(None)
+        | StmtKind::Break
+        | StmtKind::Continue
+        | StmtKind::Barrier(_) => {}
+    });
+}
+
 /// Calls `f` on `e` and on every expression inside it, parents first.
 pub fn for_each_subexpr<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
     f(e);

@@ -275,6 +275,9 @@ impl FnCx<'_> {
         span: Span,
         object: bool,
     ) -> Expr {
+        if let Some(e) = self.call_in_both_contexts(path, ids, &args, span, object) {
+            return e;
+        }
         // Overloads: by arity (default arguments included), then by
         // restriction fitting the caller (C++ AMP allows overloading on
         // `restrict`).

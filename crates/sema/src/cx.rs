@@ -54,6 +54,10 @@ pub struct Checker {
     pub classes: HashMap<StructId, crate::class::ClassInfo>,
     /// Class and function templates and their instances.
     pub templates: crate::template::Templates,
+    /// Calls in `restrict(amp, cpu)` code that resolve to another function
+    /// in amp code: by the call's span and host callee, the amp call (see
+    /// `context.rs`).
+    pub dual_calls: HashMap<(Span, FuncId), tessera_ir::Expr>,
 }
 
 impl Checker {

@@ -478,6 +478,7 @@ pub(crate) fn declare_function_signature_first(
         }
     }
     func.params = func.locals.len() as u32;
+    types::check_signature(ck, f, &func);
 
     if f.name.name == "main" {
         check_main(ck, f, restriction, &func.ret);

@@ -56,7 +56,7 @@ impl FnCx<'_> {
         let span = e.span;
         match &e.kind {
             K::Int(text) => match literal::parse_int(text) {
-                Some((v, s)) if self.in_amp() && matches!(s, Scalar::Long | Scalar::ULong) => {
+                Some((v, s)) if self.in_amp() && !literal::fits_32_bits(v, s) => {
                     self.ck.report(
                         Diagnostic::error(codes::E0215, span, format!("integer constant `{text}` does not fit in 32 bits"))
                             .with_label("too large for amp code")
@@ -79,6 +79,10 @@ impl FnCx<'_> {
                 }
             },
             K::Float(text) => match literal::parse_float(text) {
+                Some((v, s)) if literal::float_too_big(text, v, s) => {
+                    self.ck.report(literal::float_too_big_error(text, s, span));
+                    error_expr(span)
+                }
                 Some((v, Scalar::Float)) => mk(
                     ExprKind::Const(Const::Float(v as f32)),
                     Type::FLOAT,
@@ -764,6 +768,15 @@ impl FnCx<'_> {
         }
         if let Some(e) = library::assign(self, op, &target, &value, span) {
             return e;
+        }
+        if op.is_none() && matches!(target.ty, Type::TiledIndex(_)) {
+            // Its members are const, so C++ deletes its copy assignment.
+            let d = Diagnostic::error(codes::E0204, span, "a `tiled_index` cannot be assigned")
+                .with_label("its members are const")
+                .with_msvc("C2582")
+                .with_help("declare a new variable: `tiled_index<...> u = t;`");
+            self.ck.report(d);
+            return error_expr(span);
         }
         self.check_writable(&target, "assigned");
         let ty = target.ty.clone();

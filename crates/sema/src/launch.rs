@@ -117,7 +117,7 @@ impl FnCx<'_> {
                     .to_string(),
             ),
             Type::Ostream | Type::Manipulator | Type::Str => Some("streams are host-only".into()),
-            other => crate::stmt::kernel_type_problem(self, other),
+            other => crate::stmt::kernel_type_problem(self.ck, other),
         };
         if let Some(problem) = problem {
             let shown = self.ck.show(&info.ty);
@@ -323,7 +323,9 @@ impl FnCx<'_> {
                 name: param_name.clone(),
                 ty: param_ty,
                 by_ref: false,
-                is_const: true,
+                // The lambda's parameter is a copy the kernel owns: const only
+                // when declared so (a `tiled_index`'s members stay const).
+                is_const: param.is_none_or(|p| p.specs.is_const),
                 space: Space::Private,
                 span: param.map_or(span, |p| p.span),
             }],

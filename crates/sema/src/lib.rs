@@ -18,6 +18,7 @@
 mod analysis;
 mod call;
 mod class;
+mod context;
 mod convert;
 mod cx;
 mod declare;
@@ -61,6 +62,7 @@ pub fn check(unit: &TranslationUnit) -> Checked {
     let unit = flat.as_ref().unwrap_or(unit);
     declare::declare_all(&mut checker, unit);
     declare::lower_bodies(&mut checker, unit);
+    context::specialise(&mut checker);
     // Numbered once every body is complete, so the ids are a function of the
     // body alone (the engines and the REPL key statements by them).
     checker.program.number_statements();

@@ -1,5 +1,6 @@
 //! Literal values: integer, floating and character literals as C++ reads them.
 
+use tessera_diagnostics::{Diagnostic, Span, codes};
 use tessera_ir::Scalar;
 
 /// Value and type of an integer literal (C++ [lex.icon]: the first type of the
@@ -49,6 +50,45 @@ fn fits(v: u64, s: Scalar) -> bool {
         Scalar::Long => v <= i64::MAX as u64,
         _ => true,
     }
+}
+
+/// Whether an integer literal's value (as [`parse_int`] gives it) fits in 32
+/// bits, as every integer constant in amp code must (MSVC's C3595). The
+/// suffix does not matter: `6LL` is a small constant of a wide type.
+pub fn fits_32_bits(value: i64, ty: Scalar) -> bool {
+    (value as u64) <= u64::from(u32::MAX) || !matches!(ty, Scalar::Long | Scalar::ULong)
+}
+
+/// Whether a floating literal is beyond the largest value of its type, which
+/// MSVC refuses (C2177, "constant too big"). A `float` literal is compared
+/// as written, before rounding: `3.402823467e+38f` rounds to `FLT_MAX` but
+/// is above it. A `double` one is too big when it rounds to infinity.
+pub fn float_too_big(text: &str, value: f64, ty: Scalar) -> bool {
+    match ty {
+        Scalar::Float => {
+            let body = text.trim_end_matches(['f', 'F']);
+            body.parse::<f64>()
+                .is_ok_and(|exact| exact > f64::from(f32::MAX))
+                || value.is_infinite()
+        }
+        _ => value.is_infinite(),
+    }
+}
+
+/// The error for a floating literal [`float_too_big`] refuses (E0223).
+pub fn float_too_big_error(text: &str, ty: Scalar, span: Span) -> Diagnostic {
+    let (name, max) = match ty {
+        Scalar::Float => ("float", "3.402823466e+38f (`FLT_MAX`)"),
+        _ => ("double", "1.7976931348623157e+308 (`DBL_MAX`)"),
+    };
+    Diagnostic::error(
+        codes::E0223,
+        span,
+        format!("floating-point constant `{text}` is too large for `{name}`"),
+    )
+    .with_label(format!("beyond the largest `{name}`"))
+    .with_msvc("C2177")
+    .with_help(format!("the largest `{name}` is {max}"))
 }
 
 /// Value and type (`float` or `double`) of a floating literal; `None` for `long double`.
@@ -164,6 +204,32 @@ mod tests {
         assert_eq!(parse_int("1llu"), Some((1, Scalar::ULong)));
         assert_eq!(parse_int("1lul"), None);
         assert_eq!(parse_int("1uu"), None);
+    }
+
+    #[test]
+    fn amp_integer_constants_fit_32_bits_whatever_their_suffix() {
+        let fits = |text: &str| parse_int(text).is_some_and(|(v, s)| fits_32_bits(v, s));
+        assert!(fits("6LL"));
+        assert!(fits("6ull"));
+        assert!(fits("0x10ULL"));
+        assert!(fits("4294967295"));
+        assert!(fits("0xFFFFFFFFll"));
+        assert!(!fits("4294967296"));
+        assert!(!fits("0x2ffffffffLL"));
+        assert!(!fits("0xFFFFFFFFFFFFFFFFULL"));
+    }
+
+    #[test]
+    fn float_constants_beyond_their_type() {
+        let too_big =
+            |text: &str| parse_float(text).is_some_and(|(v, s)| float_too_big(text, v, s));
+        assert!(!too_big("3.402823466e+38f"));
+        assert!(too_big("3.402823467e+38f"));
+        assert!(too_big("1e39f"));
+        assert!(!too_big("3.402823467e+38"));
+        assert!(!too_big("1.7976931348623157e+308"));
+        assert!(too_big("1.7976931348623159e+308"));
+        assert!(!too_big("1e-50f"));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Statements and declarations of locals.
 
-use crate::cx::{Consts, FnCx};
+use crate::cx::{Checker, Consts, FnCx};
 use crate::types::{self, Declared};
 use std::collections::HashMap;
 use tessera_diagnostics::{Diagnostic, Span, codes};
@@ -721,7 +721,11 @@ impl FnCx<'_> {
                 space = Space::TileStatic;
                 self.check_tile_static(ts, decl, &ty, by_ref);
             }
-            if self.in_amp() {
+            if self.in_amp() && specs.is_volatile {
+                let what = format!("variable `{}`", name.name);
+                self.ck
+                    .report(types::amp_type_error(decl.span, &what, "`volatile`"));
+            } else if self.in_amp() {
                 self.check_kernel_type(&ty, decl.span, &format!("variable `{}`", name.name));
             }
             // Initialise before declaring: `int x = x;` reads the outer `x` in Tessera.
@@ -865,13 +869,8 @@ impl FnCx<'_> {
 
     /// Reports a type amp code cannot use (E0302).
     pub fn check_kernel_type(&mut self, ty: &Type, span: Span, what: &str) {
-        if let Some(problem) = kernel_type_problem(self, ty) {
-            self.ck.report(
-                Diagnostic::error(codes::E0302, span, format!("{what} has a type amp code cannot use: {problem}"))
-                    .with_label("not allowed in `restrict(amp)` code")
-                    .with_msvc("C3581")
-                    .with_help("kernels use `int`, `unsigned int`, `long`, `unsigned long`, `float`, `double`, `bool`, structs and arrays of these, and the concurrency types"),
-            );
+        if let Some(problem) = kernel_type_problem(self.ck, ty) {
+            self.ck.report(types::amp_type_error(span, what, &problem));
         }
     }
 }
@@ -894,7 +893,7 @@ fn needs_constructor(ty: &Type) -> bool {
 }
 
 /// Why `ty` cannot be used in amp code, if it cannot.
-pub fn kernel_type_problem(cx: &FnCx<'_>, ty: &Type) -> Option<String> {
+pub fn kernel_type_problem(ck: &Checker, ty: &Type) -> Option<String> {
     match ty {
         Type::Scalar(Scalar::Char) => Some("`char`".into()),
         Type::Vector(_) => Some("`std::vector` lives on the host".into()),
@@ -902,11 +901,16 @@ pub fn kernel_type_problem(cx: &FnCx<'_>, ty: &Type) -> Option<String> {
             Some("streams and strings are host-only".into())
         }
         Type::CArray(elem, _) if **elem == Type::BOOL => Some("arrays of `bool`".into()),
-        Type::CArray(elem, _) => kernel_type_problem(cx, elem),
+        // An empty class has size 1, which the accelerator cannot lay out in
+        // an array of 4-byte elements.
+        Type::CArray(elem, _) if matches!(**elem, Type::Struct(id) if ck.struct_fields(id).is_empty()) => {
+            Some("arrays of an empty class".into())
+        }
+        Type::CArray(elem, _) => kernel_type_problem(ck, elem),
         Type::Struct(id) => {
-            let fields = cx.ck.struct_fields(*id);
+            let fields = ck.struct_fields(*id);
             fields.iter().find_map(|(name, t)| {
-                kernel_type_problem(cx, t).map(|p| format!("member `{name}` is {p}"))
+                kernel_type_problem(ck, t).map(|p| format!("member `{name}` is {p}"))
             })
         }
         _ => None,

@@ -2,7 +2,7 @@
 //! arguments, array sizes, case labels).
 
 use crate::cx::Checker;
-use tessera_diagnostics::{Span, codes};
+use tessera_diagnostics::{Diagnostic, Span, codes};
 use tessera_ir::{Rank, Scalar, TileShape, Type};
 use tessera_syntax::ast::{self, BaseType, Builtin, DeclSpecs, Modifiers, TemplateArg};
 
@@ -668,4 +668,70 @@ fn beyond_signed(
             .or_else(|| beyond_signed(els, is_unsigned)),
         _ => None,
     }
+}
+
+/// What C++ AMP forbids in the signature of a function that may run on the
+/// accelerator (`restrict(amp)` or `restrict(amp, cpu)`), and `tile_static`
+/// anywhere in a function's declaration: MSVC's C3581 for types amp code
+/// cannot use (`char`, `volatile`, ...), C3584 for `tile_static`.
+pub fn check_signature(ck: &mut Checker, f: &ast::Function, func: &tessera_ir::Function) {
+    let declared = std::iter::once(&f.ret).chain(f.params.iter().map(|p| &p.specs));
+    for specs in declared {
+        if let Some(ts) = specs.tile_static {
+            ck.report(
+                Diagnostic::error(
+                    codes::E0402,
+                    ts,
+                    "`tile_static` applies to local variables, not to functions or parameters",
+                )
+                .with_label("in a function's declaration")
+                .with_msvc("C3584")
+                .with_help("remove `tile_static`; declare a `tile_static` variable in the body"),
+            );
+        }
+    }
+    if !func.restriction.amp {
+        return;
+    }
+    let params = func.locals.iter().take(func.params as usize);
+    let typed = std::iter::once((
+        &f.ret,
+        &func.ret,
+        f.ret.span,
+        format!("the return value of `{}`", func.name),
+    ))
+    .chain(f.params.iter().zip(params).map(|(p, local)| {
+        let what = if local.name.is_empty() {
+            "a parameter".to_string()
+        } else {
+            format!("parameter `{}`", local.name)
+        };
+        (&p.specs, &local.ty, p.span, what)
+    }));
+    let mut problems = Vec::new();
+    for (specs, ty, span, what) in typed {
+        let problem = if specs.is_volatile {
+            Some("`volatile`".to_string())
+        } else {
+            crate::stmt::kernel_type_problem(ck, ty)
+        };
+        if let Some(problem) = problem {
+            problems.push((span, what, problem));
+        }
+    }
+    for (span, what, problem) in problems {
+        ck.report(amp_type_error(span, &what, &problem));
+    }
+}
+
+/// E0302: `what` has a type amp code cannot use (MSVC's C3581).
+pub fn amp_type_error(span: Span, what: &str, problem: &str) -> Diagnostic {
+    Diagnostic::error(
+        codes::E0302,
+        span,
+        format!("{what} has a type amp code cannot use: {problem}"),
+    )
+    .with_label("not allowed in `restrict(amp)` code")
+    .with_msvc("C3581")
+    .with_help("kernels use `int`, `unsigned int`, `long`, `unsigned long`, `float`, `double`, `bool`, structs and arrays of these, and the concurrency types")
 }

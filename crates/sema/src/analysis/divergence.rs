@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use tessera_diagnostics::{Diagnostic, Span, codes};
 use tessera_ir::facts::{Barriers, CallGraph};
 use tessera_ir::visit;
-use tessera_ir::{Block, Expr, ExprKind, FuncId, Intrinsic, Program, Stmt, StmtKind};
+use tessera_ir::{Block, Expr, ExprKind, FuncId, Intrinsic, Program, Stmt, StmtId, StmtKind};
 
 /// Runs E0408 and E0409 on every tiled kernel.
 pub fn check(
@@ -41,6 +41,7 @@ pub fn check(
                 returns: Vec::new(),
                 reported: HashSet::new(),
                 out: &mut *out,
+                current: None,
             };
             walker.block(body);
             walker.finish();
@@ -112,11 +113,18 @@ struct BarrierWalk<'a, 'p> {
     /// Conditions already reported for a barrier under them.
     reported: HashSet<Span>,
     out: &'a mut Vec<Diagnostic>,
+    /// The statement whose own expressions are being walked: conditions are
+    /// judged with what is known of the locals there.
+    current: Option<StmtId>,
 }
 
 impl BarrierWalk<'_, '_> {
     fn push_cond(&mut self, cond: &Expr) -> bool {
-        match self.uni.why(self.f, cond) {
+        let why = match self.current {
+            Some(s) => self.uni.why_at(self.f, s, cond),
+            None => self.uni.why(self.f, cond),
+        };
+        match why {
             Some(why) => {
                 self.conds.push(NuCond {
                     span: cond.span,
@@ -142,6 +150,7 @@ impl BarrierWalk<'_, '_> {
     }
 
     fn stmt(&mut self, s: &Stmt) {
+        self.current = Some(s.id);
         match &s.kind {
             StmtKind::Expr(e) => self.expr(e),
             StmtKind::Let { init, .. } => {
@@ -191,6 +200,7 @@ impl BarrierWalk<'_, '_> {
                     self.expr(c);
                 }
                 self.block(body);
+                self.current = Some(s.id);
                 let body_end = self.events.len();
                 if let Some(step) = step {
                     self.expr(step);

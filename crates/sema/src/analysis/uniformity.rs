@@ -3,8 +3,8 @@
 //! ([`super::races`]) are built on it.
 //!
 //! A value is *uniform* when every work-item of a tile computes the same one.
-//! The analysis is flow-insensitive and runs to a fixpoint over a tiled kernel
-//! and every function it can call:
+//! The analysis first runs flow-insensitively to a fixpoint over a tiled
+//! kernel and every function it can call:
 //!
 //! - uniform: constants, globals (only constants are readable in amp code),
 //!   captures, `t.tile`, `t.tile_origin`, `t.tile_extent`, reads of
@@ -20,6 +20,13 @@
 //! - a parameter is non-uniform when any call site in the kernel passes a
 //!   non-uniform argument; a call's result is non-uniform when an argument is,
 //!   or when the callee can return a non-uniform value.
+//!
+//! Then [`flow`] follows each function's statements in order on top of those
+//! facts, so that a local becomes uniform again when it is assigned a uniform
+//! value under uniform control: the uniformity of a local *at a statement*
+//! ([`Uniformity::why_at`]) is what the barrier rules ask.
+
+mod flow;
 
 use super::places;
 use std::collections::{HashMap, HashSet};
@@ -27,8 +34,8 @@ use tessera_diagnostics::Span;
 use tessera_ir::facts::{self, CallGraph};
 use tessera_ir::visit;
 use tessera_ir::{
-    Block, Expr, ExprKind, FuncId, Init, Intrinsic, LocalId, Program, Space, Stmt, StmtKind,
-    TiledIndexPart,
+    Block, Expr, ExprKind, FuncId, Init, Intrinsic, LocalId, Program, Space, Stmt, StmtId,
+    StmtKind, TiledIndexPart,
 };
 
 /// What makes a value differ between the work-items of a tile.
@@ -105,6 +112,8 @@ struct FnFacts {
     returns: Option<Why>,
     /// The locals the body may write (for by-reference parameters).
     written: HashSet<LocalId>,
+    /// Per parameter: why some call site passes a non-uniform argument.
+    param_in: Vec<Option<Why>>,
 }
 
 /// Uniformity facts for one tiled kernel and every function it can call.
@@ -117,6 +126,9 @@ pub struct Uniformity<'p> {
     pub funcs: Vec<FuncId>,
     facts: HashMap<FuncId, FnFacts>,
     changed: bool,
+    /// Per statement: why each local may differ where the statement's own
+    /// expressions are evaluated (see [`flow`]).
+    at: HashMap<(FuncId, StmtId), flow::State>,
 }
 
 impl<'p> Uniformity<'p> {
@@ -140,6 +152,7 @@ impl<'p> Uniformity<'p> {
                     ref_root: vec![None; func.locals.len()],
                     returns: None,
                     written,
+                    param_in: vec![None; func.params as usize],
                 },
             );
         }
@@ -149,6 +162,7 @@ impl<'p> Uniformity<'p> {
             funcs,
             facts,
             changed: true,
+            at: HashMap::new(),
         };
         // Facts only ever go from uniform to non-uniform, so this ends.
         while u.changed {
@@ -160,19 +174,39 @@ impl<'p> Uniformity<'p> {
                 }
             }
         }
+        for i in 0..u.funcs.len() {
+            let f = u.funcs[i];
+            let at = flow::states(&u, f);
+            u.at.extend(at.into_iter().map(|(s, state)| ((f, s), state)));
+        }
         u
     }
 
     /// Why `e`, evaluated in function `f`, can differ between the work-items
     /// of a tile; `None` when it is uniform.
     pub fn why(&self, f: FuncId, e: &Expr) -> Option<Why> {
+        self.why_in(f, e, None)
+    }
+
+    /// [`Uniformity::why`] for an expression of statement `s` of `f`, with
+    /// what is known of the locals at that statement.
+    pub fn why_at(&self, f: FuncId, s: StmtId, e: &Expr) -> Option<Why> {
+        self.why_in(f, e, self.at.get(&(f, s)))
+    }
+
+    /// [`Uniformity::why`] with the locals' uniformity from `state` where it
+    /// tracks them (see [`flow`]).
+    fn why_in(&self, f: FuncId, e: &Expr, state: Option<&flow::State>) -> Option<Why> {
         match &e.kind {
             ExprKind::Const(_)
             | ExprKind::Str(_)
             | ExprKind::Global(_)
             | ExprKind::Capture(_)
             | ExprKind::Launch { .. } => None,
-            ExprKind::Local(id) => self.local_why(f, *id),
+            ExprKind::Local(id) => match state.and_then(|st| st.get(*id)) {
+                Some(why) => why,
+                None => self.local_why(f, *id),
+            },
             ExprKind::Intrinsic {
                 op: Intrinsic::TiledIndexPart(TiledIndexPart::Local),
                 ..
@@ -194,12 +228,12 @@ impl<'p> Uniformity<'p> {
                 span: e.span,
                 source: Source::Atomic,
             }),
-            ExprKind::Comma { second, .. } => self.why(f, second),
+            ExprKind::Comma { second, .. } => self.why_in(f, second, state),
             _ => {
                 let mut found = None;
                 visit::for_each_child(e, &mut |c| {
                     if found.is_none() {
-                        found = self.why(f, c);
+                        found = self.why_in(f, c, state);
                     }
                 });
                 if found.is_none()
@@ -235,10 +269,24 @@ impl<'p> Uniformity<'p> {
     /// Why the positions along a place (`a[i][j]`: `i` and `j`) can differ
     /// between work-items; `None` when every work-item names the same location.
     pub fn path_why(&self, f: FuncId, place: &Expr) -> Option<Why> {
+        self.path_why_in_state(f, place, None)
+    }
+
+    /// [`Uniformity::path_why`] with the locals' uniformity from `state`.
+    fn path_why_in(&self, f: FuncId, place: &Expr, state: &flow::State) -> Option<Why> {
+        self.path_why_in_state(f, place, Some(state))
+    }
+
+    fn path_why_in_state(
+        &self,
+        f: FuncId,
+        place: &Expr,
+        state: Option<&flow::State>,
+    ) -> Option<Why> {
         places::place_path(place)
             .iter()
             .find_map(|step| match step {
-                places::PathStep::Index(i) => self.why(f, i),
+                places::PathStep::Index(i) => self.why_in(f, i, state),
                 places::PathStep::Field(_) => None,
             })
     }
@@ -248,6 +296,12 @@ impl<'p> Uniformity<'p> {
     /// that condition is not uniform. Conditions count from the body's start.
     pub fn divergent_exit(&self, f: FuncId, body: &Block, filter: ExitFilter) -> Option<Why> {
         self.exit_scan(f, body, filter, None, false, false)
+    }
+
+    /// The condition's uniformity for [`Uniformity::exit_scan`]: at its
+    /// statement once [`flow`] has run, flow-insensitive while it runs.
+    fn cond_why(&self, f: FuncId, s: &Stmt, cond: &Expr) -> Option<Why> {
+        self.why_in(f, cond, self.at.get(&(f, s.id)))
     }
 
     /// [`Uniformity::divergent_exit`] under control `ctrl`, inside a nested
@@ -269,7 +323,7 @@ impl<'p> Uniformity<'p> {
                 StmtKind::Return(_) if filter.returns => ctrl,
                 StmtKind::Block(b) => self.exit_scan(f, b, filter, ctrl, in_loop, in_switch),
                 StmtKind::If { cond, then, els } => {
-                    let c = ctrl.or_else(|| self.why(f, cond));
+                    let c = ctrl.or_else(|| self.cond_why(f, s, cond));
                     self.exit_scan(f, then, filter, c, in_loop, in_switch)
                         .or_else(|| {
                             els.as_ref()
@@ -277,11 +331,11 @@ impl<'p> Uniformity<'p> {
                         })
                 }
                 StmtKind::Loop { cond, body, .. } => {
-                    let c = ctrl.or_else(|| cond.as_ref().and_then(|e| self.why(f, e)));
+                    let c = ctrl.or_else(|| cond.as_ref().and_then(|e| self.cond_why(f, s, e)));
                     self.exit_scan(f, body, filter, c, true, in_switch)
                 }
                 StmtKind::Switch { value, arms } => {
-                    let c = ctrl.or_else(|| self.why(f, value));
+                    let c = ctrl.or_else(|| self.cond_why(f, s, value));
                     arms.iter()
                         .find_map(|a| self.exit_scan(f, &a.body, filter, c, in_loop, true))
                 }
@@ -505,6 +559,14 @@ impl<'p> Uniformity<'p> {
             let pid = LocalId(i as u32);
             if let Some(why) = self.why(f, arg) {
                 self.mark_local(callee, pid, why);
+                if let Some(slot) = self
+                    .facts
+                    .get_mut(&callee)
+                    .and_then(|x| x.param_in.get_mut(i))
+                    && slot.is_none()
+                {
+                    *slot = Some(why);
+                }
             }
             let writes = param.by_ref
                 && !param.is_const

@@ -1147,8 +1147,27 @@ pub(super) fn copy(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: S
     }
 }
 
-/// Reports E0205 when `dst` is a view of `const` elements.
-fn check_destination(cx: &mut FnCx<'_>, dst: &Expr) -> bool {
+/// Reports E0205 when `dst` is a view of `const` elements or a `const`
+/// array; `msvc` is the error MSVC gives for the latter (amp.h has no
+/// overload taking a `const array` destination).
+fn check_destination(cx: &mut FnCx<'_>, dst: &Expr, msvc: &'static str) -> bool {
+    if matches!(dst.ty, Type::Array(..))
+        && let Some((why, at)) = cx.read_only_reason(dst)
+    {
+        let mut d = Diagnostic::error(
+            codes::E0205,
+            dst.span,
+            format!("cannot copy into a `const` array: {why}"),
+        )
+        .with_label("read-only array")
+        .with_msvc(msvc)
+        .with_help("copy into an array declared without `const`");
+        if let Some(at) = at {
+            d = d.with_secondary(at, "declared here");
+        }
+        cx.ck.report(d);
+        return false;
+    }
     match view_ty(&dst.ty) {
         Some(v) if v.read_only => {
             let shown = cx.ck.show(&dst.ty);
@@ -1199,7 +1218,7 @@ fn copy_views(cx: &mut FnCx<'_>, src: Expr, dst: Expr, span: Span) -> Expr {
         );
         return error_expr(span);
     }
-    if !check_destination(cx, &dst) {
+    if !check_destination(cx, &dst, "C2338") {
         return error_expr(span);
     }
     intrinsic(Intrinsic::Copy, vec![src, dst], Type::Void, span)
@@ -1207,7 +1226,7 @@ fn copy_views(cx: &mut FnCx<'_>, src: Expr, dst: Expr, span: Span) -> Expr {
 
 /// `copy(v.begin()[, v.end()], dst)`: `Copy [vector, dst]`.
 fn copy_in(cx: &mut FnCx<'_>, vector: Expr, dst: Expr, span: Span) -> Expr {
-    if !check_destination(cx, &dst) {
+    if !check_destination(cx, &dst, "C2665") {
         return error_expr(span);
     }
     if let (Type::Vector(e), Some(d)) = (&vector.ty, view_ty(&dst.ty))

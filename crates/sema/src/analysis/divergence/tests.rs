@@ -88,7 +88,8 @@ fn non_uniformity_flows_through_locals() {
 
 #[test]
 fn assignment_order_does_not_matter() {
-    // The use comes first in program order; the analysis is flow-insensitive.
+    // The use comes first in program order; the loop brings the assignment
+    // of the previous iteration back to it.
     let body = vec![
         s_let(1, int(0)),
         s_for(
@@ -895,4 +896,81 @@ fn break_and_continue_from_source() {
          }});\n}}\n"
     );
     assert_eq!(src_codes(&src), ["E0409", "E0409"]);
+}
+
+/// A kernel over `out` tiled by 4, with `x` captured, whose body is `body`.
+fn tiled_source(body: &str) -> String {
+    format!(
+        "{PRELUDE}void run(array_view<int, 1> out, int x) {{\n\
+         parallel_for_each(out.extent.tile<4>(), [=](tiled_index<4> t) restrict(amp) {{\n\
+         {body}\n\
+         }});\n}}\n"
+    )
+}
+
+#[test]
+fn a_local_reset_to_a_uniform_value_is_uniform_again() {
+    let cases = [
+        "int n = t.local[0]; out[t.global] = n; n = 2;\n\
+         for (int k = 0; k < n; k++) { t.barrier.wait(); }",
+        "int n = t.local[0]; n = x; if (n > 1) { t.barrier.wait(); }",
+        "int n = t.local[0]; if (x > 0) { n = 1; } else { n = 2; }\n\
+         while (n > 0) { t.barrier.wait(); n--; }",
+        "for (int i = 0; i < 3; i++) { int m = t.local[0]; out[t.global] += m; m = i;\n\
+         if (m > 0) { t.barrier.wait(); } }",
+        "int n = 0; do { n = t.local[0]; out[t.global] = n; n = 4; } while (n < 3);\n\
+         if (n == 4) { t.barrier.wait(); }",
+    ];
+    for body in cases {
+        let src = tiled_source(body);
+        assert!(src_codes(&src).is_empty(), "{body}: {:#?}", check_src(&src));
+    }
+}
+
+#[test]
+fn a_reset_that_not_every_path_makes_keeps_the_local_divergent() {
+    let cases = [
+        // Only when `x > 0`: the other path keeps `local`.
+        "int n = t.local[0]; if (x > 0) { n = 2; } if (n > 1) { t.barrier.wait(); }",
+        // Under a divergent condition.
+        "int n = t.local[0]; if (t.local[0] > 0) { n = 2; } if (n > 1) { t.barrier.wait(); }",
+        // The next iteration sees the divergent value.
+        "int n = 2; for (int k = 0; k < n; k++) { t.barrier.wait(); n = t.local[0]; }",
+        // A `break` leaves with the divergent value.
+        "int n = 0; while (true) { n = t.local[0]; if (x > 0) { break; } n = 2; }\n\
+         if (n > 1) { t.barrier.wait(); }",
+        // A `continue` skips the reset.
+        "int n = 0; for (int k = 0; k < 3; k++) { n = t.local[0]; if (x > 0) { continue; } n = 2; }\n\
+         if (n > 1) { t.barrier.wait(); }",
+        // A `switch` arm that falls through without the reset.
+        "int n = 0; switch (x) { case 1: n = t.local[0]; case 2: break; default: n = 1; }\n\
+         if (n > 1) { t.barrier.wait(); }",
+        // Assigned in one operand of `?:` only.
+        "int n = 1; (x > 0) ? (n = t.local[0]) : (n = 1); if (n > 1) { t.barrier.wait(); }",
+        // Assigned and read in the condition itself.
+        "int n = 1; if ((n = t.local[0], n) > 1) { t.barrier.wait(); }",
+        // Written through a reference: the local is not followed.
+        "int n = 2; int& r = n; r = t.local[0]; if (n > 1) { t.barrier.wait(); }",
+    ];
+    for body in cases {
+        let src = tiled_source(body);
+        assert_eq!(src_codes(&src), ["E0408"], "{body}: {:#?}", check_src(&src));
+    }
+}
+
+#[test]
+fn deep_loop_nests_keep_the_flow_insensitive_answer() {
+    // 40 nested loops each reaching a fixpoint would revisit the innermost
+    // body about 2^40 times; the walk gives up and the answer stays sound.
+    let mut body = String::from("int n = t.local[0];\n");
+    for i in 0..40 {
+        body.push_str(&format!(
+            "for (int k{i} = 0; k{i} < 2; k{i}++) {{ n = {i};\n"
+        ));
+    }
+    body.push_str("n = t.local[0];");
+    body.push_str(&"}".repeat(40));
+    body.push_str("\nn = 1; if (n > 0) { t.barrier.wait(); }");
+    let src = tiled_source(&body);
+    assert_eq!(src_codes(&src), ["E0408"], "{:#?}", check_src(&src));
 }
