@@ -180,6 +180,9 @@ pub struct FnCx<'c> {
     pub switch_enums: Vec<Option<crate::enums::EnumId>>,
     /// Set while lowering a member function or constructor: the object.
     pub this: Option<crate::class::ThisCx>,
+    /// The (promoted) types of the values of the `switch`es around,
+    /// innermost last: a case label must fit it.
+    pub switch_types: Vec<Option<tessera_ir::Scalar>>,
 }
 
 impl<'c> FnCx<'c> {
@@ -196,6 +199,7 @@ impl<'c> FnCx<'c> {
             ret_enum: None,
             switch_enums: Vec::new(),
             this: None,
+            switch_types: Vec::new(),
         }
     }
 

@@ -353,6 +353,7 @@ impl FnCx<'_> {
             }
         };
         self.switches += 1;
+        self.switch_types.push(value.ty.scalar());
         let arms = self.scoped(|cx| {
             let mut arms: Vec<SwitchArm> = Vec::new();
             let stmts: Vec<&ast::Stmt> = match &body.kind {
@@ -365,6 +366,7 @@ impl FnCx<'_> {
             arms
         });
         self.switches -= 1;
+        self.switch_types.pop();
         self.switch_enums.pop();
         Self::push(out, StmtKind::Switch { value, arms }, span);
     }
@@ -403,6 +405,20 @@ impl FnCx<'_> {
                         "the case label and the `switch` value must both be of the same scoped enumeration",
                         "other type than the `switch` value",
                         "name an enumerator of the `switch` value's enumeration: `case Color::Red:`",
+                    );
+                }
+                // C++ converts the label to the switch's type, and a value
+                // that does not fit is a narrowing error.
+                if let (Some(v), Some(Some(t))) = (v, self.switch_types.last().copied())
+                    && t.is_integral()
+                    && !(t.int_range().0..=t.int_range().1).contains(&v)
+                {
+                    self.ck.error(
+                        codes::E0215,
+                        e.span,
+                        format!("`case {v}` does not fit the `switch` value's type `{}`", t.name()),
+                        "out of range",
+                        "use a value of the `switch` value's type",
                     );
                 }
                 if let Some(v) = v
