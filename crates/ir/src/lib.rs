@@ -579,6 +579,75 @@ pub enum Intrinsic {
     Barrier(Fence),
     /// `all_memory_fence(barrier)` and friends: orders memory, does not wait.
     MemoryFence(Fence),
+    /// `printf`/`fprintf`: args `[format, values...]`, the format a `Str`
+    /// checked against the values, which are already promoted as C's
+    /// variadic calls promote them (`float` to `double`, `char` and `bool`
+    /// to `int`). The result is the number of bytes written, an `int`.
+    Printf(OutStream),
+    /// `puts(s)` (`newline: true`, then `int`) or `fputs(s, f)`; args `[string]`.
+    Puts {
+        /// The stream written.
+        stream: OutStream,
+        /// `puts` adds a newline.
+        newline: bool,
+    },
+    /// `putchar(c)` / `fputc(c, f)`: args `[int]`, returns the byte written.
+    Putchar(OutStream),
+    /// `fflush(f)`: args none; returns 0.
+    Fflush(OutStream),
+    /// `rand()`: glibc's generator, an `int` in `0..=RAND_MAX`.
+    Rand,
+    /// `srand(seed)`: args `[unsigned int]`.
+    Srand,
+    /// `exit(status)`: args `[int]`; flushes the output and ends the run.
+    Exit,
+    /// `abort()`: ends the run with a run-time error.
+    Abort,
+    /// `assert(cond)`: args `[bool]`; a false condition ends the run with a
+    /// run-time error naming the function (`int main()`).
+    Assert(String),
+    /// A `<algorithm>`/`<numeric>` operation on vector ranges; see [`Algo`].
+    Algo(Algo),
+}
+
+/// The C streams `printf` and friends write to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OutStream {
+    /// `stdout`, the stream `std::cout` writes to too: one order.
+    Stdout,
+    /// `stderr`.
+    Stderr,
+}
+
+/// `<algorithm>` and `<numeric>` operations. A range is a vector and two
+/// `int` positions `[first, last)`, checked at run time to lie in the
+/// vector; an iterator result is its position as an `int`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Algo {
+    /// `std::fill(range, value)`: args `[v, first, last, value]`.
+    Fill,
+    /// `std::iota(range, start)`: args `[v, first, last, start]` (`start` of
+    /// the element type; each next value is `++` of the previous).
+    Iota,
+    /// `std::accumulate(range, init)`: args `[v, first, last, init]`; each
+    /// element is added to the sum in the type of `init` (the result type).
+    Accumulate,
+    /// `std::sort(range)` ascending: args `[v, first, last]`.
+    Sort,
+    /// `std::reverse(range)`: args `[v, first, last]`.
+    Reverse,
+    /// `std::min_element(range)`: the position of the first least element
+    /// (`last` when empty).
+    MinElement,
+    /// `std::max_element(range)`: the position of the first greatest element.
+    MaxElement,
+    /// `std::count(range, value)`: args `[v, first, last, value]`, a `long`.
+    Count,
+    /// `std::equal(range, first2)`: args `[v, first, last, w, first2]`, a `bool`.
+    Equal,
+    /// `std::copy(range, first2)`: args `[v, first, last, w, first2]`; the
+    /// result is the position after the last element written in `w`.
+    Copy,
 }
 
 /// Parts of a `tiled_index`.
