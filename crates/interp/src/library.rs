@@ -251,6 +251,16 @@ impl Machine<'_> {
                 Ok(Value::Manip(*m, arg))
             }
             Intrinsic::Barrier(_) | Intrinsic::MemoryFence(_) => Ok(Value::Void),
+            Intrinsic::Printf(_)
+            | Intrinsic::Puts { .. }
+            | Intrinsic::Putchar(_)
+            | Intrinsic::Fflush(_)
+            | Intrinsic::Rand
+            | Intrinsic::Srand
+            | Intrinsic::Exit
+            | Intrinsic::Abort
+            | Intrinsic::Assert(_) => self.clib(op, args, e),
+            Intrinsic::Algo(a) => self.algo(*a, args, e),
         }
     }
 

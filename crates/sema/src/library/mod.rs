@@ -28,6 +28,7 @@
 //!   constructors and of `copy`, which take the vector itself; see
 //!   [`container::iterator`].
 
+mod clib;
 mod container;
 mod math;
 mod shape;
@@ -315,7 +316,7 @@ pub fn takes_address(path: &ast::Path) -> bool {
 
 /// A library name used as a value (`std::cout`, `std::endl`), if it is one.
 pub fn name(cx: &mut FnCx<'_>, path: &ast::Path) -> Option<Expr> {
-    stream::name(cx, path)
+    stream::name(cx, path).or_else(|| clib::name(cx, path))
 }
 
 /// `base[index]` on a library type.
@@ -368,6 +369,16 @@ pub fn binary(cx: &mut FnCx<'_>, op: BinaryOp, l: &Expr, r: &Expr, span: Span) -
         .find(|e| container::iterator(e).is_some())
     {
         container::iterator_misuse(cx, it);
+        return Some(error_expr(span));
+    }
+    if let Some(file) = [l, r].into_iter().find(|e| clib::c_stream(e).is_some()) {
+        cx.ck.error(
+            codes::E0210,
+            file.span,
+            "`stdout` and `stderr` are C streams: `<<` does not write to them",
+            "a C `FILE*`",
+            "use `std::cout << x`, or `fprintf(stderr, \"%d\\n\", x)`",
+        );
         return Some(error_expr(span));
     }
     if l.ty == Type::Ostream {
@@ -534,6 +545,10 @@ pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
     if amp_like && let Some(fence) = sync::fence_fn(name) {
         return sync::memory_fence(cx, path, fence, args, span);
     }
+    let args = match clib::call(cx, path, ns, args, span) {
+        Ok(e) => return e,
+        Err(args) => args,
+    };
     if let Some(e) = math::call(cx, path, ns, &args, span) {
         return e;
     }
@@ -570,11 +585,19 @@ fn unsupported(ns: Ns, name: &str) -> Option<&'static str> {
         "fill",
         "accumulate",
         "swap",
-        "abort",
-        "exit",
-        "printf",
-        "rand",
-        "srand",
+        "time",
+        "clock",
+        "scanf",
+        "sprintf",
+        "snprintf",
+        "getchar",
+        "malloc",
+        "free",
+        "memcpy",
+        "memset",
+        "strlen",
+        "atoi",
+        "atof",
     ];
     const AMP: &[&str] = &[
         "copy_async",
