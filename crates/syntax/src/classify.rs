@@ -50,6 +50,7 @@ const MAX_TEMPLATE_SCAN: usize = 512;
 /// Classifies `tokens` in place. `known_types` holds struct names declared by
 /// earlier inputs (the REPL); names declared here are added to it.
 pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known_types: &mut HashSet<String>) {
+    crate::limits::rewrite(tokens);
     let mut splits = Vec::new();
     // Positions of the names a `typedef` declares.
     let mut alias_names: HashSet<usize> = HashSet::new();

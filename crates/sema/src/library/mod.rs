@@ -30,6 +30,7 @@
 
 mod clib;
 mod container;
+mod limits;
 mod math;
 mod shape;
 mod stream;
@@ -316,7 +317,21 @@ pub fn takes_address(path: &ast::Path) -> bool {
 
 /// A library name used as a value (`std::cout`, `std::endl`), if it is one.
 pub fn name(cx: &mut FnCx<'_>, path: &ast::Path) -> Option<Expr> {
-    stream::name(cx, path).or_else(|| clib::name(cx, path))
+    if let Some(e) = stream::name(cx, path).or_else(|| clib::name(cx, path)) {
+        return Some(e);
+    }
+    // A C macro used without its header: say which header defines it.
+    let header = (path.segments.len() == 1)
+        .then(|| tessera_syntax::preprocess::macro_header(path.last()))
+        .flatten()?;
+    cx.ck.error(
+        codes::E0200,
+        path.span,
+        format!("cannot find `{}` in this scope", path.text()),
+        "not declared",
+        format!("`{}` is a macro of `<{header}>`: add `#include <{header}>`", path.last()),
+    );
+    Some(error_expr(path.span))
 }
 
 /// `base[index]` on a library type.
@@ -525,6 +540,9 @@ pub fn method(
 pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) -> Expr {
     if args.iter().any(|a| a.ty.is_error()) {
         return error_expr(span);
+    }
+    if limits::is_limits(path) {
+        return limits::call(cx, path, &args, span);
     }
     let ns = namespace(path);
     let name = path.last();

@@ -89,6 +89,23 @@ pub fn header_of(name: &str) -> Option<&'static str> {
 /// definition of one of the names is kept (it came first; C would report a
 /// redefinition).
 pub(super) fn define(macros: &mut MacroTable<'_>, header: &str, span: Span) {
+    // With `NDEBUG` defined before the include, `assert(e)` is `((void)0)`,
+    // as `<assert.h>` makes it; without, it is the library's function.
+    if matches!(header, "cassert" | "assert.h") && macros.is_defined("NDEBUG") {
+        let body = Tok::lexer("((void)0)")
+            .filter_map(Result::ok)
+            .map(BodyTok::Tok)
+            .collect();
+        macros.defs.insert(
+            "assert",
+            Arc::new(Macro {
+                params: Some(vec!["e"]),
+                used: vec![false],
+                body,
+                def: span,
+            }),
+        );
+    }
     for &(name, body) in of(header) {
         if macros.defs.contains_key(name) {
             continue;
