@@ -584,24 +584,126 @@ mod tests {
 
     #[test]
     fn integers() {
-        assert_eq!(f("%d|%5d|%-5d|%05d", &[Arg::Int(-3), Arg::Int(42), Arg::Int(7), Arg::Int(-12)]), "-3|   42|7    |-0012");
-        assert_eq!(f("%+d % d %.3d %.0d|", &[Arg::Int(5), Arg::Int(5), Arg::Int(7), Arg::Int(0)]), "+5  5 007 |");
-        assert_eq!(f("%x %X %#x %#o %o %#x", &[Arg::Int(255), Arg::Int(255), Arg::Int(255), Arg::Int(8), Arg::Int(8), Arg::Int(0)]), "ff FF 0xff 010 10 0");
-        assert_eq!(f("%u %hhd %hu %lu", &[Arg::Int(-1), Arg::Int(300), Arg::Int(-1), Arg::Int(-1)]), "4294967295 44 65535 18446744073709551615");
-        assert_eq!(f("%*d|%-*d|%.*d", &[Arg::Int(4), Arg::Int(1), Arg::Int(-3), Arg::Int(2), Arg::Int(3), Arg::Int(9)]), "   1|2  |009");
+        assert_eq!(
+            f(
+                "%d|%5d|%-5d|%05d",
+                &[Arg::Int(-3), Arg::Int(42), Arg::Int(7), Arg::Int(-12)]
+            ),
+            "-3|   42|7    |-0012"
+        );
+        assert_eq!(
+            f(
+                "%+d % d %.3d %.0d|",
+                &[Arg::Int(5), Arg::Int(5), Arg::Int(7), Arg::Int(0)]
+            ),
+            "+5  5 007 |"
+        );
+        assert_eq!(
+            f(
+                "%x %X %#x %#o %o %#x",
+                &[
+                    Arg::Int(255),
+                    Arg::Int(255),
+                    Arg::Int(255),
+                    Arg::Int(8),
+                    Arg::Int(8),
+                    Arg::Int(0)
+                ]
+            ),
+            "ff FF 0xff 010 10 0"
+        );
+        assert_eq!(
+            f(
+                "%u %hhd %hu %lu",
+                &[Arg::Int(-1), Arg::Int(300), Arg::Int(-1), Arg::Int(-1)]
+            ),
+            "4294967295 44 65535 18446744073709551615"
+        );
+        assert_eq!(
+            f(
+                "%*d|%-*d|%.*d",
+                &[
+                    Arg::Int(4),
+                    Arg::Int(1),
+                    Arg::Int(-3),
+                    Arg::Int(2),
+                    Arg::Int(3),
+                    Arg::Int(9)
+                ]
+            ),
+            "   1|2  |009"
+        );
     }
 
     #[test]
     fn floats() {
-        assert_eq!(f("%f %.2f %e %g %g", &[Arg::Double(3.5), Arg::Double(2.675), Arg::Double(12345.678), Arg::Double(0.0001), Arg::Double(1e20)]), "3.500000 2.67 1.234568e+04 0.0001 1e+20");
-        assert_eq!(f("%a %a %.0a %A", &[Arg::Double(3.0), Arg::Double(1.0), Arg::Double(1.5), Arg::Double(0.5)]), "0x1.8p+1 0x1p+0 0x2p+0 0X1P-1");
-        assert_eq!(f("%08.2f|%-8.1e|%+.0f|%#.0f|%#g", &[Arg::Double(-1.5), Arg::Double(100.0), Arg::Double(2.5), Arg::Double(3.0), Arg::Double(1.0)]), "-0001.50|1.0e+02 |+2|3.|1.00000");
-        assert_eq!(f("%5f|%05F|%G", &[Arg::Double(f64::INFINITY), Arg::Double(f64::NAN), Arg::Double(1e-10)]), "  inf|  NAN|1E-10");
+        assert_eq!(
+            f(
+                "%f %.2f %e %g %g",
+                &[
+                    Arg::Double(3.5),
+                    Arg::Double(2.675),
+                    Arg::Double(12345.678),
+                    Arg::Double(0.0001),
+                    Arg::Double(1e20)
+                ]
+            ),
+            "3.500000 2.67 1.234568e+04 0.0001 1e+20"
+        );
+        assert_eq!(
+            f(
+                "%a %a %.0a %A",
+                &[
+                    Arg::Double(3.0),
+                    Arg::Double(1.0),
+                    Arg::Double(1.5),
+                    Arg::Double(0.5)
+                ]
+            ),
+            "0x1.8p+1 0x1p+0 0x2p+0 0X1P-1"
+        );
+        assert_eq!(
+            f(
+                "%08.2f|%-8.1e|%+.0f|%#.0f|%#g",
+                &[
+                    Arg::Double(-1.5),
+                    Arg::Double(100.0),
+                    Arg::Double(2.5),
+                    Arg::Double(3.0),
+                    Arg::Double(1.0)
+                ]
+            ),
+            "-0001.50|1.0e+02 |+2|3.|1.00000"
+        );
+        assert_eq!(
+            f(
+                "%5f|%05F|%G",
+                &[
+                    Arg::Double(f64::INFINITY),
+                    Arg::Double(f64::NAN),
+                    Arg::Double(1e-10)
+                ]
+            ),
+            "  inf|  NAN|1E-10"
+        );
     }
 
     #[test]
     fn strings_and_chars() {
-        assert_eq!(f("%s|%5s|%-5s|%.2s|%c|%3c|%%", &[Arg::Str(b"ab"), Arg::Str(b"ab"), Arg::Str(b"ab"), Arg::Str(b"abc"), Arg::Int(65), Arg::Int(66)]), "ab|   ab|ab   |ab|A|  B|%");
+        assert_eq!(
+            f(
+                "%s|%5s|%-5s|%.2s|%c|%3c|%%",
+                &[
+                    Arg::Str(b"ab"),
+                    Arg::Str(b"ab"),
+                    Arg::Str(b"ab"),
+                    Arg::Str(b"abc"),
+                    Arg::Int(65),
+                    Arg::Int(66)
+                ]
+            ),
+            "ab|   ab|ab   |ab|A|  B|%"
+        );
     }
 
     #[test]

@@ -28,10 +28,7 @@ pub const FUNCTIONS: &[&str] = &[
 
 /// Rewrites every `numeric_limits<T>::m()` in `tokens`.
 pub fn rewrite(tokens: &mut Vec<Token<'_>>) {
-    if !tokens
-        .iter()
-        .any(|t| t.tok == Tok::Ident("numeric_limits"))
-    {
+    if !tokens.iter().any(|t| t.tok == Tok::Ident("numeric_limits")) {
         return;
     }
     let mut out = Vec::with_capacity(tokens.len() + 8);

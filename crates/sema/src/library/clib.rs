@@ -22,7 +22,10 @@ use tessera_syntax::ast;
 /// `stdout`/`stderr` as values: a constant of type `Ostream` (1 or 2, the C
 /// file descriptors), taken only by the `f...` functions.
 pub(super) fn name(cx: &mut FnCx<'_>, path: &ast::Path) -> Option<Expr> {
-    if !matches!(super::namespace(path), Ns::Std | Ns::Unqualified | Ns::Global) {
+    if !matches!(
+        super::namespace(path),
+        Ns::Std | Ns::Unqualified | Ns::Global
+    ) {
         return None;
     }
     let fd = match path.last() {
@@ -42,7 +45,12 @@ pub(super) fn name(cx: &mut FnCx<'_>, path: &ast::Path) -> Option<Expr> {
         );
         return Some(error_expr(span));
     }
-    Some(mk(ExprKind::Const(Const::Int(fd)), Type::Ostream, false, span))
+    Some(mk(
+        ExprKind::Const(Const::Int(fd)),
+        Type::Ostream,
+        false,
+        span,
+    ))
 }
 
 /// The stream a `stdout`/`stderr` value names.
@@ -60,6 +68,14 @@ const NAMES: &[&str] = &[
     "exit", "abort", "assert",
 ];
 
+/// True when `path` names one of these functions.
+pub(super) fn is_clib(path: &ast::Path, ns: Ns) -> bool {
+    let name = path.last();
+    matches!(ns, Ns::Std | Ns::Unqualified | Ns::Global)
+        && NAMES.contains(&name)
+        && (name != "assert" || ns == Ns::Unqualified)
+}
+
 /// A call of one of these functions, if `path` names one.
 pub(super) fn call(
     cx: &mut FnCx<'_>,
@@ -69,26 +85,25 @@ pub(super) fn call(
     span: Span,
 ) -> Result<Expr, Vec<Expr>> {
     let name = path.last();
-    let assert_ok = name != "assert" || ns == Ns::Unqualified;
-    if !matches!(ns, Ns::Std | Ns::Unqualified | Ns::Global) || !NAMES.contains(&name) || !assert_ok
-    {
+    if !is_clib(path, ns) {
         return Err(args);
     }
-    let what = format!("`{}`", path.text());
-    let help = match name {
-        "assert" => "kernels cannot stop the program; check on the host, after the kernel",
-        "rand" | "srand" => "make the random numbers on the host and pass them in an `array_view`",
-        "exit" | "abort" => "kernels cannot stop the program; return from the kernel instead",
-        _ => "kernels cannot print: write the results into an `array_view` and print them on the host",
-    };
-    if !check_side(cx, Side::Host, &what, path.span, "C3930", help) {
+    if !host_only(cx, path) || args.iter().any(|a| a.ty.is_error()) {
         return Ok(error_expr(span));
     }
+    let what = format!("`{}`", path.text());
     Ok(match name {
         "printf" => {
             let mut it = args.into_iter();
             let Some(fmt) = it.next() else {
-                arity(cx, &what, &[], 1, "a format string and the values it converts", span);
+                arity(
+                    cx,
+                    &what,
+                    &[],
+                    1,
+                    "a format string and the values it converts",
+                    span,
+                );
                 return Ok(error_expr(span));
             };
             format_call(cx, &what, OutStream::Stdout, fmt, it.collect(), span)
@@ -96,7 +111,14 @@ pub(super) fn call(
         "fprintf" => {
             let mut it = args.into_iter();
             let (Some(file), Some(fmt)) = (it.next(), it.next()) else {
-                arity(cx, &what, &[], 2, "`stdout` or `stderr`, a format string and its values", span);
+                arity(
+                    cx,
+                    &what,
+                    &[],
+                    2,
+                    "`stdout` or `stderr`, a format string and its values",
+                    span,
+                );
                 return Ok(error_expr(span));
             };
             let Some(stream) = stream_arg(cx, &what, &file) else {
@@ -123,7 +145,12 @@ pub(super) fn call(
                 mismatch(cx, &s, &format!("{what} takes a string literal"), "");
                 return Ok(error_expr(span));
             }
-            intrinsic(Intrinsic::Puts { stream, newline }, vec![s], Type::INT, span)
+            intrinsic(
+                Intrinsic::Puts { stream, newline },
+                vec![s],
+                Type::INT,
+                span,
+            )
         }
         "putchar" | "fputc" | "putc" => {
             let want = if name == "putchar" { 1 } else { 2 };
@@ -192,6 +219,20 @@ pub(super) fn call(
             intrinsic(Intrinsic::Assert(signature), vec![cond], Type::Void, span)
         }
     })
+}
+
+/// E0300 for a call in amp code; false when it reported.
+pub(super) fn host_only(cx: &mut FnCx<'_>, path: &ast::Path) -> bool {
+    let help = match path.last() {
+        "assert" => "kernels cannot stop the program; check on the host, after the kernel",
+        "rand" | "srand" => "make the random numbers on the host and pass them in an `array_view`",
+        "exit" | "abort" => "kernels cannot stop the program; return from the kernel instead",
+        _ => {
+            "kernels cannot print: write the results into an `array_view` and print them on the host"
+        }
+    };
+    let what = format!("`{}`", path.text());
+    check_side(cx, Side::Host, &what, path.span, "C3930", help)
 }
 
 /// The current function as glibc's `assert` names it (`__PRETTY_FUNCTION__`):
@@ -387,7 +428,8 @@ fn refused(spec: &printf::Spec) -> Option<String> {
             length.text()
         ));
     }
-    if spec.hash && matches!(kind, Kind::Signed | Kind::Char | Kind::Str) || spec.hash && conv == 'u'
+    if spec.hash && matches!(kind, Kind::Signed | Kind::Char | Kind::Str)
+        || spec.hash && conv == 'u'
     {
         return Some(format!("the `#` flag does not go with `%{conv}`"));
     }
@@ -432,17 +474,20 @@ fn promote_star(cx: &mut FnCx<'_>, v: Expr, text: &str) -> Option<Expr> {
 /// E0260: the argument `v` is not what `text` converts.
 fn wrong(cx: &mut FnCx<'_>, v: &Expr, text: &str, expects: &str, help: &str) {
     let shown = cx.ck.show(&v.ty);
-    cx.ck.report(
-        Diagnostic::error(
-            codes::E0260,
-            v.span,
-            format!("`{text}` expects {expects}, but the argument is `{shown}`"),
-        )
-        .with_label(format!("this is `{shown}`"))
-        .with_msvc("C4477")
-        .with_note("a value of the wrong type makes `printf` read garbage: C leaves it undefined")
-        .with_help(help.to_string()),
-    );
+    let d = Diagnostic::error(
+        codes::E0260,
+        v.span,
+        format!("`{text}` expects {expects}, but the argument is `{shown}`"),
+    )
+    .with_label(format!("this is `{shown}`"))
+    .with_msvc("C4477")
+    .with_note("a value of the wrong type makes `printf` read garbage: C leaves it undefined");
+    let d = if help.is_empty() {
+        d
+    } else {
+        d.with_help(help)
+    };
+    cx.ck.report(d);
 }
 
 /// The argument of a conversion, promoted; E0260 when it does not fit.
@@ -476,7 +521,10 @@ fn promote(cx: &mut FnCx<'_>, v: Expr, spec: &printf::Spec, text: &str) -> Optio
                 let help = if long {
                     format!("use `%l{conv}` for a `{}`", s.name())
                 } else if small {
-                    format!("use `%{conv}` for an `{}`, or convert it: `(long)x`", s.name())
+                    format!(
+                        "use `%{conv}` for an `{}`, or convert it: `(long)x`",
+                        s.name()
+                    )
                 } else {
                     format!(
                         "use `%f`, `%g` or `%e` for a `{}`, or convert it: `(int)x`",
@@ -499,7 +547,13 @@ fn promote(cx: &mut FnCx<'_>, v: Expr, spec: &printf::Spec, text: &str) -> Optio
         }
         Kind::Char => {
             if !small {
-                wrong(cx, &v, text, "an `int` (a character)", "convert it: `(char)x`");
+                wrong(
+                    cx,
+                    &v,
+                    text,
+                    "an `int` (a character)",
+                    "convert it: `(char)x`",
+                );
                 return None;
             }
             Some(cx.convert_scalar(v, Scalar::Int))

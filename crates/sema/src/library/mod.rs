@@ -329,7 +329,10 @@ pub fn name(cx: &mut FnCx<'_>, path: &ast::Path) -> Option<Expr> {
         path.span,
         format!("cannot find `{}` in this scope", path.text()),
         "not declared",
-        format!("`{}` is a macro of `<{header}>`: add `#include <{header}>`", path.last()),
+        format!(
+            "`{}` is a macro of `<{header}>`: add `#include <{header}>`",
+            path.last()
+        ),
     );
     Some(error_expr(path.span))
 }
@@ -539,6 +542,10 @@ pub fn method(
 /// A call of a library function by name (`sqrt(x)`, `atomic_fetch_add(&a, 1)`, `copy(a, v)`).
 pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) -> Expr {
     if args.iter().any(|a| a.ty.is_error()) {
+        // `printf("...")` in a kernel: the literal was refused, the call is too.
+        if clib::is_clib(path, namespace(path)) {
+            clib::host_only(cx, path);
+        }
         return error_expr(span);
     }
     if limits::is_limits(path) {
