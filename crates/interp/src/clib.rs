@@ -59,7 +59,7 @@ impl Machine<'_> {
                 }
                 Ok(Value::Int(0))
             }
-            Intrinsic::Rand => Ok(Value::Int(i64::from(self.clib.rand.next()))),
+            Intrinsic::Rand => Ok(Value::Int(i64::from(self.clib.rand.rand()))),
             Intrinsic::Srand => {
                 let seed = self.eval(&args[0])?.int() as u32;
                 self.clib.rand = Rand::seeded(seed);

@@ -428,9 +428,7 @@ fn refused(spec: &printf::Spec) -> Option<String> {
             length.text()
         ));
     }
-    if spec.hash && matches!(kind, Kind::Signed | Kind::Char | Kind::Str)
-        || spec.hash && conv == 'u'
-    {
+    if spec.hash && (matches!(kind, Kind::Signed | Kind::Char | Kind::Str) || conv == 'u') {
         return Some(format!("the `#` flag does not go with `%{conv}`"));
     }
     if spec.zero && matches!(kind, Kind::Char | Kind::Str) {
