@@ -11,7 +11,6 @@
 //! another, and a tile's work-items run in lock-step between barriers (see
 //! the `kernel` module). No IO but the output sink it is given.
 
-mod algo;
 mod arith;
 mod check;
 mod clib;

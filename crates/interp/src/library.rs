@@ -260,7 +260,6 @@ impl Machine<'_> {
             | Intrinsic::Exit
             | Intrinsic::Abort
             | Intrinsic::Assert(_) => self.clib(op, args, e),
-            Intrinsic::Algo(a) => self.algo(*a, args, e),
         }
     }
 

@@ -606,8 +606,6 @@ pub enum Intrinsic {
     /// `assert(cond)`: args `[bool]`; a false condition ends the run with a
     /// run-time error naming the function (`int main()`).
     Assert(String),
-    /// A `<algorithm>`/`<numeric>` operation on vector ranges; see [`Algo`].
-    Algo(Algo),
 }
 
 /// The C streams `printf` and friends write to.
@@ -617,37 +615,6 @@ pub enum OutStream {
     Stdout,
     /// `stderr`.
     Stderr,
-}
-
-/// `<algorithm>` and `<numeric>` operations. A range is a vector and two
-/// `int` positions `[first, last)`, checked at run time to lie in the
-/// vector; an iterator result is its position as an `int`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Algo {
-    /// `std::fill(range, value)`: args `[v, first, last, value]`.
-    Fill,
-    /// `std::iota(range, start)`: args `[v, first, last, start]` (`start` of
-    /// the element type; each next value is `++` of the previous).
-    Iota,
-    /// `std::accumulate(range, init)`: args `[v, first, last, init]`; each
-    /// element is added to the sum in the type of `init` (the result type).
-    Accumulate,
-    /// `std::sort(range)` ascending: args `[v, first, last]`.
-    Sort,
-    /// `std::reverse(range)`: args `[v, first, last]`.
-    Reverse,
-    /// `std::min_element(range)`: the position of the first least element
-    /// (`last` when empty).
-    MinElement,
-    /// `std::max_element(range)`: the position of the first greatest element.
-    MaxElement,
-    /// `std::count(range, value)`: args `[v, first, last, value]`, a `long`.
-    Count,
-    /// `std::equal(range, first2)`: args `[v, first, last, w, first2]`, a `bool`.
-    Equal,
-    /// `std::copy(range, first2)`: args `[v, first, last, w, first2]`; the
-    /// result is the position after the last element written in `w`.
-    Copy,
 }
 
 /// Parts of a `tiled_index`.
