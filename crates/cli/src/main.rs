@@ -409,6 +409,9 @@ fn run_file(
         print_stats(out, started.elapsed(), front_end, ran.jit.as_ref());
     }
     let outcome = ran.outcome;
+    if !outcome.stderr.is_empty() {
+        let _ = out.stderr.write_all(&outcome.stderr);
+    }
     let mut found: Vec<Diagnostic> = outcome.findings.iter().map(|f| f.to_diagnostic()).collect();
     if let Some(error) = &outcome.error {
         found.push(error.to_diagnostic());

@@ -168,6 +168,8 @@ registry! {
     E0251, Check, "no default constructor", "C2512";
     E0252, Check, "non-const member function called on a const object", "C2662";
     E0253, Check, "member function not declared in its class", "C2511";
+    E0260, Check, "`printf` format does not match its arguments", "C4477";
+    W0261, Check, "`printf` argument not used by the format", "C4474";
     E0300, Check, "host-only function called from amp code", "C3930";
     E0301, Check, "amp-only function called from host code", "C3930";
     E0302, Check, "type not allowed in amp code", "C3581";
@@ -207,6 +209,8 @@ registry! {
     R0010, Run, "memory limit exceeded";
     R0011, Run, "call stack too deep";
     R0012, Run, "interrupted";
+    R0020, Run, "assertion failed";
+    R0021, Run, "`abort` called";
     R0100, Run, "data race";
     R0101, Run, "read of uninitialised `tile_static` memory";
     R0102, Run, "host access to data a kernel changed without `synchronize()`";

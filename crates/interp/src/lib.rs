@@ -13,6 +13,7 @@
 
 mod arith;
 mod check;
+mod clib;
 mod expr;
 mod kernel;
 mod library;
@@ -43,6 +44,8 @@ pub struct Outcome {
     pub error: Option<RunError>,
     /// What `--check` found, in order.
     pub findings: Vec<RunError>,
+    /// What the program wrote to `stderr` (`fprintf(stderr, ...)`), in order.
+    pub stderr: Vec<u8>,
 }
 
 /// Runs `program`, writing its standard output to `out`.
@@ -85,6 +88,8 @@ pub struct SessionOutcome {
     pub error: Option<RunError>,
     /// What `--check` found.
     pub findings: Vec<RunError>,
+    /// What the input wrote to `stderr`.
+    pub stderr: Vec<u8>,
 }
 
 /// A REPL session: globals and `main`'s locals live on between inputs.
@@ -159,12 +164,19 @@ impl Session {
         let result = m.run_part(first_global, first_stmt);
         m.flush();
         let findings = std::mem::take(&mut m.checker.findings);
+        let stderr = std::mem::take(&mut m.clib.stderr);
+        // `exit` in a session ends the input, which is kept.
+        let result = match (result, m.clib.exit) {
+            (Err(_), Some(_)) => Ok(None),
+            (r, _) => r,
+        };
         self.saved = Some(m.save());
         match result {
             Ok(shown) => SessionOutcome {
                 shown,
                 error: None,
                 findings,
+                stderr,
             },
             Err(e) => {
                 if let Some(saved) = &mut self.saved {
@@ -174,6 +186,7 @@ impl Session {
                     shown: None,
                     error: Some(*e),
                     findings,
+                    stderr,
                 }
             }
         }

@@ -251,6 +251,15 @@ impl Machine<'_> {
                 Ok(Value::Manip(*m, arg))
             }
             Intrinsic::Barrier(_) | Intrinsic::MemoryFence(_) => Ok(Value::Void),
+            Intrinsic::Printf(_)
+            | Intrinsic::Puts { .. }
+            | Intrinsic::Putchar(_)
+            | Intrinsic::Fflush(_)
+            | Intrinsic::Rand
+            | Intrinsic::Srand
+            | Intrinsic::Exit
+            | Intrinsic::Abort
+            | Intrinsic::Assert(_) => self.clib(op, args, e),
         }
     }
 

@@ -74,6 +74,7 @@ pub(crate) struct Saved {
     host: Strand,
     meter: Rc<Meter>,
     stream: StreamFormat,
+    rand: tessera_runtime::rand::Rand,
 }
 
 impl Saved {
@@ -135,6 +136,9 @@ pub(crate) struct Machine<'p> {
     pub(crate) barrier_stmts: Vec<Option<Vec<bool>>>,
     /// The engine offered each kernel launch first (the JIT), if any.
     pub(crate) engine: Option<&'p mut dyn tessera_runtime::launch::KernelEngine>,
+    /// The C library's state: `rand`, what the program wrote to `stderr`,
+    /// and the status `exit` asked for.
+    pub(crate) clib: crate::clib::CState,
 }
 
 impl<'p> Machine<'p> {
@@ -183,6 +187,7 @@ impl<'p> Machine<'p> {
             interrupt: None,
             barrier_stmts: vec![None; prog.functions.len()],
             engine: None,
+            clib: crate::clib::CState::default(),
         };
         m.frame_bytes = prog
             .functions
@@ -211,6 +216,7 @@ impl<'p> Machine<'p> {
             m.host = saved.host;
             m.meter = saved.meter;
             m.stream = saved.stream;
+            m.clib.rand = saved.rand;
         }
         m
     }
@@ -222,6 +228,7 @@ impl<'p> Machine<'p> {
             host: self.host,
             meter: self.meter,
             stream: self.stream,
+            rand: self.clib.rand,
         }
     }
 
@@ -286,14 +293,16 @@ impl<'p> Machine<'p> {
     pub(crate) fn run(mut self) -> Outcome {
         let result = self.run_main();
         self.flush();
-        let (exit_code, error) = match result {
-            Ok(code) => (code, None),
-            Err(e) => (i32::from(tessera_runtime::EXIT_RUNTIME_ERROR), Some(*e)),
+        let (exit_code, error) = match (result, self.clib.exit) {
+            (Ok(code), _) => (code, None),
+            (Err(_), Some(code)) => (code, None),
+            (Err(e), None) => (i32::from(tessera_runtime::EXIT_RUNTIME_ERROR), Some(*e)),
         };
         Outcome {
             exit_code,
             error,
             findings: std::mem::take(&mut self.checker.findings),
+            stderr: std::mem::take(&mut self.clib.stderr),
         }
     }
 

@@ -579,6 +579,42 @@ pub enum Intrinsic {
     Barrier(Fence),
     /// `all_memory_fence(barrier)` and friends: orders memory, does not wait.
     MemoryFence(Fence),
+    /// `printf`/`fprintf`: args `[format, values...]`, the format a `Str`
+    /// checked against the values, which are already promoted as C's
+    /// variadic calls promote them (`float` to `double`, `char` and `bool`
+    /// to `int`). The result is the number of bytes written, an `int`.
+    Printf(OutStream),
+    /// `puts(s)` (`newline: true`, then `int`) or `fputs(s, f)`; args `[string]`.
+    Puts {
+        /// The stream written.
+        stream: OutStream,
+        /// `puts` adds a newline.
+        newline: bool,
+    },
+    /// `putchar(c)` / `fputc(c, f)`: args `[int]`, returns the byte written.
+    Putchar(OutStream),
+    /// `fflush(f)`: args none; returns 0.
+    Fflush(OutStream),
+    /// `rand()`: glibc's generator, an `int` in `0..=RAND_MAX`.
+    Rand,
+    /// `srand(seed)`: args `[unsigned int]`.
+    Srand,
+    /// `exit(status)`: args `[int]`; flushes the output and ends the run.
+    Exit,
+    /// `abort()`: ends the run with a run-time error.
+    Abort,
+    /// `assert(cond)`: args `[bool]`; a false condition ends the run with a
+    /// run-time error naming the function (`int main()`).
+    Assert(String),
+}
+
+/// The C streams `printf` and friends write to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OutStream {
+    /// `stdout`, the stream `std::cout` writes to too: one order.
+    Stdout,
+    /// `stderr`.
+    Stderr,
 }
 
 /// Parts of a `tiled_index`.

@@ -500,6 +500,8 @@ impl Session {
             None => (self.interp.run(&program, globals_run, stmts_run, out), None),
         };
         let run_time = running.elapsed();
+        // A session has one terminal: the input's `stderr` follows its output.
+        let _ = out.write_all(&outcome.stderr);
         diagnostics.extend(outcome.findings.iter().map(|f| f.to_diagnostic()));
         if let Some(error) = &outcome.error {
             diagnostics.push(error.to_diagnostic());

@@ -48,7 +48,7 @@ pub enum ScalarValue {
 /// Setting both `fixed` and `scientific` (hexfloat) is impossible through the
 /// supported manipulators, since each replaces the whole field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum FloatField {
+pub(crate) enum FloatField {
     /// Neither flag: `%g`.
     General,
     /// `std::fixed`: `%f`.
@@ -227,7 +227,7 @@ const EXACT_DIGITS: usize = 1100;
 
 /// Formats `v` as glibc's `printf` does with `%.{precision}g` (`General`),
 /// `%.{precision}f` (`Fixed`) or `%.{precision}e` (`Scientific`).
-fn format_float(v: f64, field: FloatField, precision: usize) -> String {
+pub(crate) fn format_float(v: f64, field: FloatField, precision: usize) -> String {
     if !v.is_finite() {
         // glibc shows the sign bit of a NaN too, so `-NAN` prints "-nan".
         let sign = if v.is_sign_negative() { "-" } else { "" };
@@ -290,17 +290,17 @@ fn format_general(v: f64, precision: usize) -> String {
 }
 
 /// A finite value in `%e` form, split where the exponent goes.
-struct Exponential {
+pub(crate) struct Exponential {
     /// Sign, leading digit, and the point and fraction digits if any.
-    mantissa: String,
+    pub(crate) mantissa: String,
     /// The decimal exponent after rounding.
-    exponent: i32,
+    pub(crate) exponent: i32,
 }
 
 impl Exponential {
     /// Rounds `v` (finite) to `precision` digits after the point, as `%e`
     /// does: correctly, ties to even, keeping the sign of negative zero.
-    fn new(v: f64, precision: usize) -> Self {
+    pub(crate) fn new(v: f64, precision: usize) -> Self {
         // Rust writes e.g. "-1.50e-7" and "0e0"; only the exponent's
         // spelling differs from C.
         let exact = precision.min(EXACT_DIGITS);
@@ -332,7 +332,7 @@ fn parse_exponent(text: &str) -> i32 {
 }
 
 /// C's exponent suffix: `e`, a sign always, and at least two digits.
-fn exponent_suffix(exponent: i32) -> String {
+pub(crate) fn exponent_suffix(exponent: i32) -> String {
     let sign = if exponent < 0 { '-' } else { '+' };
     format!("e{sign}{:02}", exponent.unsigned_abs())
 }
@@ -340,7 +340,7 @@ fn exponent_suffix(exponent: i32) -> String {
 /// Drops trailing zeros after a decimal point, then the point itself if
 /// nothing follows it; text without a point is returned unchanged (its zeros
 /// are significant).
-fn strip_fraction_zeros(text: &str) -> &str {
+pub(crate) fn strip_fraction_zeros(text: &str) -> &str {
     if !text.contains('.') {
         return text;
     }

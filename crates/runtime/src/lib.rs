@@ -9,5 +9,7 @@ pub mod format;
 pub mod launch;
 pub mod layout;
 pub mod math;
+pub mod printf;
+pub mod rand;
 
 pub use error::{EXIT_RUNTIME_ERROR, Limits, RunError, Thread, parse_size};

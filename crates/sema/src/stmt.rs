@@ -416,7 +416,10 @@ impl FnCx<'_> {
                     self.ck.error(
                         codes::E0215,
                         e.span,
-                        format!("`case {v}` does not fit the `switch` value's type `{}`", t.name()),
+                        format!(
+                            "`case {v}` does not fit the `switch` value's type `{}`",
+                            t.name()
+                        ),
                         "out of range",
                         "use a value of the `switch` value's type",
                     );

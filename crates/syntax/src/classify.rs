@@ -59,6 +59,7 @@ pub struct KnownNames {
 /// Classifies `tokens` in place. `known` holds the names declared by
 /// earlier inputs (the REPL); names declared here are added to it.
 pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
+    crate::limits::rewrite(tokens);
     let KnownNames {
         types: known_types,
         templates,

@@ -21,6 +21,7 @@ pub mod delimiters;
 pub mod files;
 pub mod include;
 pub mod lexer;
+pub mod limits;
 mod parse;
 pub mod preprocess;
 /// The syntax tree as an indented S-expression, for people and golden tests.

@@ -28,7 +28,9 @@
 //!   constructors and of `copy`, which take the vector itself; see
 //!   [`container::iterator`].
 
+mod clib;
 mod container;
+mod limits;
 mod math;
 mod shape;
 mod stream;
@@ -315,7 +317,24 @@ pub fn takes_address(path: &ast::Path) -> bool {
 
 /// A library name used as a value (`std::cout`, `std::endl`), if it is one.
 pub fn name(cx: &mut FnCx<'_>, path: &ast::Path) -> Option<Expr> {
-    stream::name(cx, path)
+    if let Some(e) = stream::name(cx, path).or_else(|| clib::name(cx, path)) {
+        return Some(e);
+    }
+    // A C macro used without its header: say which header defines it.
+    let header = (path.segments.len() == 1)
+        .then(|| tessera_syntax::preprocess::macro_header(path.last()))
+        .flatten()?;
+    cx.ck.error(
+        codes::E0200,
+        path.span,
+        format!("cannot find `{}` in this scope", path.text()),
+        "not declared",
+        format!(
+            "`{}` is a macro of `<{header}>`: add `#include <{header}>`",
+            path.last()
+        ),
+    );
+    Some(error_expr(path.span))
 }
 
 /// `base[index]` on a library type.
@@ -368,6 +387,16 @@ pub fn binary(cx: &mut FnCx<'_>, op: BinaryOp, l: &Expr, r: &Expr, span: Span) -
         .find(|e| container::iterator(e).is_some())
     {
         container::iterator_misuse(cx, it);
+        return Some(error_expr(span));
+    }
+    if let Some(file) = [l, r].into_iter().find(|e| clib::c_stream(e).is_some()) {
+        cx.ck.error(
+            codes::E0210,
+            file.span,
+            "`stdout` and `stderr` are C streams: `<<` does not write to them",
+            "a C `FILE*`",
+            "use `std::cout << x`, or `fprintf(stderr, \"%d\\n\", x)`",
+        );
         return Some(error_expr(span));
     }
     if l.ty == Type::Ostream {
@@ -513,7 +542,14 @@ pub fn method(
 /// A call of a library function by name (`sqrt(x)`, `atomic_fetch_add(&a, 1)`, `copy(a, v)`).
 pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) -> Expr {
     if args.iter().any(|a| a.ty.is_error()) {
+        // `printf("...")` in a kernel: the literal was refused, the call is too.
+        if clib::is_clib(path, namespace(path)) {
+            clib::host_only(cx, path);
+        }
         return error_expr(span);
+    }
+    if limits::is_limits(path) {
+        return limits::call(cx, path, &args, span);
     }
     let ns = namespace(path);
     let name = path.last();
@@ -534,6 +570,10 @@ pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
     if amp_like && let Some(fence) = sync::fence_fn(name) {
         return sync::memory_fence(cx, path, fence, args, span);
     }
+    let args = match clib::call(cx, path, ns, args, span) {
+        Ok(e) => return e,
+        Err(args) => args,
+    };
     if let Some(e) = math::call(cx, path, ns, &args, span) {
         return e;
     }
@@ -570,11 +610,19 @@ fn unsupported(ns: Ns, name: &str) -> Option<&'static str> {
         "fill",
         "accumulate",
         "swap",
-        "abort",
-        "exit",
-        "printf",
-        "rand",
-        "srand",
+        "time",
+        "clock",
+        "scanf",
+        "sprintf",
+        "snprintf",
+        "getchar",
+        "malloc",
+        "free",
+        "memcpy",
+        "memset",
+        "strlen",
+        "atoi",
+        "atof",
     ];
     const AMP: &[&str] = &[
         "copy_async",

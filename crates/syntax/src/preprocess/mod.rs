@@ -13,6 +13,7 @@
 //! input can overflow the call stack. A budget on the tokens produced and a
 //! limit on nesting bound time and memory, whatever the macros do.
 
+mod builtin;
 mod cond;
 
 use crate::files::{Files, Segment};
@@ -29,15 +30,51 @@ use tessera_diagnostics::{Diagnostic, FileId, Span, codes};
 pub const KNOWN_HEADERS: &[&str] = &[
     "amp.h",
     "amp_math.h",
+    "amp_graphics.h",
+    "amp_short_vectors.h",
     "iostream",
     "iomanip",
     "vector",
     "cmath",
+    "math.h",
     "cstdlib",
+    "stdlib.h",
     "cstdio",
+    "stdio.h",
+    "cassert",
+    "assert.h",
+    "climits",
+    "limits.h",
+    "cfloat",
+    "float.h",
+    "limits",
+    "cstring",
+    "string.h",
+    "ctime",
+    "time.h",
+    "cstdint",
+    "stdint.h",
+    "cstddef",
+    "stddef.h",
     "algorithm",
     "numeric",
+    "random",
+    "chrono",
+    "string",
+    "sstream",
+    "array",
+    "utility",
+    "functional",
+    "memory",
+    "iterator",
+    "ostream",
+    "tuple",
+    "type_traits",
+    "exception",
+    "stdexcept",
 ];
+
+pub use builtin::header_of as macro_header;
 
 /// Most `#include`s open at once (GCC's limit): a header that includes
 /// itself without a guard stops here.
@@ -1212,6 +1249,7 @@ impl<'s> Pp<'_, 's> {
         let start = start.saturating_add((raw.len() - raw.trim_start().len()) as u32);
         let span = self.span(start, start.saturating_add(name.len() as u32));
         if KNOWN_HEADERS.contains(&name) {
+            builtin::define(self.macros, name, span);
             return;
         }
         let including = self.files.file_at(kw.start);

@@ -1,0 +1,153 @@
+//! The C library: `printf` and the other `<cstdio>` output functions,
+//! `rand`/`srand`, `exit`, `abort` and `assert`.
+//!
+//! `stdout` is the buffer `std::cout` writes to, so C and C++ output keep
+//! their order. What the program writes to `stderr` is kept apart and handed
+//! back with the outcome (the interpreter does no IO of its own).
+
+use crate::arith;
+use crate::machine::{Machine, Res};
+use crate::value::Value;
+use tessera_diagnostics::{Span, codes};
+use tessera_ir::{Expr, ExprKind, Intrinsic, OutStream, Scalar, Type};
+use tessera_runtime::printf;
+use tessera_runtime::rand::Rand;
+
+/// The C library's state in a run.
+#[derive(Debug, Default)]
+pub(crate) struct CState {
+    /// `rand`'s generator.
+    pub(crate) rand: Rand,
+    /// Bytes written to `stderr`.
+    pub(crate) stderr: Vec<u8>,
+    /// Set by `exit(status)`: the run is stopping with this status, not
+    /// failing (the error that unwinds the interpreter is dropped).
+    pub(crate) exit: Option<i32>,
+}
+
+/// Output past which a write is held to the memory and time limits before
+/// the text is built.
+const LARGE_OUTPUT: u64 = 1 << 16;
+
+impl Machine<'_> {
+    /// Runs a C library intrinsic.
+    pub(crate) fn clib(&mut self, op: &Intrinsic, args: &[Expr], e: &Expr) -> Res<Value> {
+        let span = e.span;
+        match op {
+            Intrinsic::Printf(stream) => self.printf(*stream, args, span),
+            Intrinsic::Puts { stream, newline } => {
+                let v = self.eval(&args[0])?;
+                let mut bytes = match v {
+                    Value::Str(s) => s.to_vec(),
+                    _ => Vec::new(),
+                };
+                if *newline {
+                    bytes.push(b'\n');
+                }
+                self.write_c(*stream, &bytes, span)?;
+                // glibc's `puts` returns a non-negative number on success: the bytes written.
+                Ok(Value::Int(bytes.len() as i64))
+            }
+            Intrinsic::Putchar(stream) => {
+                let c = self.eval(&args[0])?.int() as u8;
+                self.write_c(*stream, &[c], span)?;
+                Ok(Value::Int(i64::from(c)))
+            }
+            Intrinsic::Fflush(stream) => {
+                if *stream == OutStream::Stdout {
+                    self.flush();
+                }
+                Ok(Value::Int(0))
+            }
+            Intrinsic::Rand => Ok(Value::Int(i64::from(self.clib.rand.rand()))),
+            Intrinsic::Srand => {
+                let seed = self.eval(&args[0])?.int() as u32;
+                self.clib.rand = Rand::seeded(seed);
+                Ok(Value::Void)
+            }
+            Intrinsic::Exit => {
+                let status = self.eval(&args[0])?.int() as i32;
+                self.clib.exit = Some(status);
+                Err(self.error(codes::R0012, span, format!("exit({status})")))
+            }
+            Intrinsic::Abort => Err(self
+                .error(codes::R0021, span, "the program called `abort()`")
+                .with_label("aborted here")
+                .with_help("to end the program with a status of your choosing, call `exit(status)`")
+                .into()),
+            Intrinsic::Assert(function) => {
+                if self.eval(&args[0])?.truth() {
+                    return Ok(Value::Void);
+                }
+                Err(self
+                    .error(
+                        codes::R0020,
+                        span,
+                        format!("assertion failed in `{function}`"),
+                    )
+                    .with_label("this condition is false")
+                    .with_note(format!(
+                        "C++ prints `{function}: Assertion ... failed.` and aborts here"
+                    ))
+                    .into())
+            }
+            _ => Ok(Value::Void),
+        }
+    }
+
+    /// Writes C output to `stream`.
+    fn write_c(&mut self, stream: OutStream, bytes: &[u8], span: Span) -> Res<()> {
+        match stream {
+            OutStream::Stdout => {
+                self.out.extend_from_slice(bytes);
+                if self.out.len() > 1 << 16 {
+                    self.flush();
+                }
+            }
+            OutStream::Stderr => {
+                // Kept until the run ends, so it counts as memory in use.
+                self.take_memory(bytes.len() as u64, span)?;
+                self.clib.stderr.extend_from_slice(bytes);
+            }
+        }
+        Ok(())
+    }
+
+    /// `printf`/`fprintf`: args `[format, values...]`.
+    fn printf(&mut self, stream: OutStream, args: &[Expr], span: Span) -> Res<Value> {
+        let fmt = match &args[0].kind {
+            ExprKind::Str(bytes) => bytes.clone(),
+            _ => Vec::new(),
+        };
+        let mut values = Vec::with_capacity(args.len().saturating_sub(1));
+        for a in &args[1..] {
+            values.push(self.eval(a)?);
+        }
+        let converted: Vec<printf::Arg<'_>> = values
+            .iter()
+            .zip(&args[1..])
+            .map(|(v, a)| match (v, &a.ty) {
+                (Value::Str(s), _) => printf::Arg::Str(s.as_slice()),
+                (_, Type::Scalar(Scalar::Float | Scalar::Double)) => {
+                    printf::Arg::Double(arith::as_f64(v))
+                }
+                (_, Type::Scalar(Scalar::UInt)) => printf::Arg::Int(i64::from(v.int() as u32)),
+                _ => printf::Arg::Int(v.int()),
+            })
+            .collect();
+        // C would write a field of any width; the text is built in memory
+        // first, so an absurd width or precision is held to the memory and
+        // time limits like any allocation.
+        let bound = printf::bound(&fmt, &converted);
+        if bound > LARGE_OUTPUT {
+            self.take_memory(bound, span)?;
+            self.meter.give(bound);
+            self.charge(bound / 64, span)?;
+        }
+        let mut text = Vec::new();
+        let n = printf::format(&fmt, &converted, &mut text);
+        drop(converted);
+        self.write_c(stream, &text, span)?;
+        Ok(Value::Int(n.min(i32::MAX as usize) as i64))
+    }
+}
