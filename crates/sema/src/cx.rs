@@ -183,6 +183,9 @@ pub struct FnCx<'c> {
     /// The (promoted) types of the values of the `switch`es around,
     /// innermost last: a case label must fit it.
     pub switch_types: Vec<Option<tessera_ir::Scalar>>,
+    /// Lowering a lambda without `-> T`: its first `return` gives the
+    /// return type.
+    pub deducing_return: bool,
 }
 
 impl<'c> FnCx<'c> {
@@ -200,6 +203,7 @@ impl<'c> FnCx<'c> {
             switch_enums: Vec::new(),
             this: None,
             switch_types: Vec::new(),
+            deducing_return: false,
         }
     }
 

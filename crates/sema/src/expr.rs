@@ -224,16 +224,7 @@ impl FnCx<'_> {
                 let base = self.expr(base);
                 self.member(base, name, template_args.as_deref(), span)
             }
-            K::Lambda(_) => {
-                self.ck.error(
-                    codes::E0211,
-                    span,
-                    "a lambda can only be the kernel argument of `parallel_for_each`",
-                    "lambda here",
-                    "write the code inline, or as a function",
-                );
-                error_expr(span)
-            }
+            K::Lambda(lambda) => self.lambda_value(lambda, span),
             K::InitList(_) => {
                 self.ck.error(
                     codes::E0211,

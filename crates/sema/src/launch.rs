@@ -50,7 +50,11 @@ impl FnCx<'_> {
         kernel.made.push((name.to_string(), local, by_ref));
         let slot = kernel.made.len() - 1;
         let before = self.ck.diags.len();
-        self.check_capture(name, &info, by_ref, capture_span, span);
+        // A lambda that is not amp code (a host lambda used as a value)
+        // captures what C++ lets it.
+        if self.func.restriction.amp {
+            self.check_capture(name, &info, by_ref, capture_span, span);
+        }
         // An invalid capture is reported once; its uses are not checked again.
         let ty = if self.ck.diags.len() == before {
             info.ty.clone()

@@ -25,6 +25,7 @@ mod declare;
 mod enums;
 mod expr;
 mod init;
+mod lambda;
 mod launch;
 mod library;
 mod literal;

@@ -285,6 +285,15 @@ impl FnCx<'_> {
     }
 
     fn return_value(&mut self, value: Option<&ast::Expr>, span: Span) -> Option<Expr> {
+        if self.deducing_return {
+            self.deducing_return = false;
+            if let Some(v) = value {
+                let e = self.expr(v);
+                self.func.ret = e.ty.clone();
+                return Some(Expr { place: false, ..e });
+            }
+            return None;
+        }
         let ret = self.func.ret.clone();
         match (value, &ret) {
             (None, Type::Void) => None,

@@ -1,0 +1,225 @@
+//! Lambdas as values: `auto f = [=](int x) { return x + k; };`.
+//!
+//! A lambda is what C++ says it is, an object of a class of its own: the
+//! class has one data member per captured variable and an `operator()`
+//! whose body is the lambda's. So calling it, passing it to a function
+//! template and launching it as a kernel (`parallel_for_each(e, f)`) all go
+//! through the class machinery (`class.rs`), and the engines see a struct
+//! and a member function.
+//!
+//! Captures are found as the body is lowered, as for kernels: the body's
+//! uses of outer variables become capture slots, which are then rewritten
+//! to the closure object's members. Captures by reference would need
+//! reference members, which Tessera's structs do not have yet.
+
+use crate::class::ClassInfo;
+use crate::cx::{Capturable, FnCx, KernelCx, error_expr};
+use crate::expr::mk;
+use tessera_diagnostics::{Span, codes};
+use tessera_ir::{
+    Expr, ExprKind, Function, FunctionKind, Local, LocalId, Space, StructDef, StructId, Type,
+};
+use tessera_syntax::ast;
+
+impl FnCx<'_> {
+    /// A lambda expression that is not the kernel argument of a launch: a
+    /// closure object.
+    pub(crate) fn lambda_value(&mut self, lambda: &ast::Lambda, span: Span) -> Expr {
+        let by_ref = lambda.default_capture == Some(ast::CaptureDefault::ByRef)
+            || lambda.captures.iter().any(|c| c.by_ref);
+        if by_ref {
+            self.ck.error(
+                codes::E0211,
+                lambda.capture_span,
+                "lambdas that capture by reference are supported only as kernels yet",
+                "capture by reference",
+                "capture by value (`[=]`), or pass the variables as arguments",
+            );
+            return error_expr(span);
+        }
+        if let Some(c) = lambda.captures.iter().find(|c| c.name.name == "this") {
+            self.ck.error(
+                codes::E0211,
+                c.span,
+                "lambdas that capture `this` are not supported yet",
+                "`this` capture",
+                "capture the members you need in locals first",
+            );
+            return error_expr(span);
+        }
+        // The closure class, its data members filled in once the captures
+        // are known.
+        let id = StructId(self.ck.program.structs.len() as u32);
+        let name = format!("<lambda {}>", id.0);
+        self.ck.program.structs.push(StructDef {
+            name: name.clone(),
+            fields: Vec::new(),
+            span,
+        });
+        self.ck.classes.insert(
+            id,
+            ClassInfo {
+                name: name.clone(),
+                ..ClassInfo::default()
+            },
+        );
+        // A lambda without `restrict` has the restriction of the code around it.
+        let restriction = match &lambda.restrict {
+            Some(r) => crate::declare::restriction(self.ck, Some(r)),
+            None => self.restriction(),
+        };
+        let space = if restriction.amp {
+            Space::Private
+        } else {
+            Space::Host
+        };
+        let mut locals = vec![Local {
+            name: "this".into(),
+            ty: Type::Struct(id),
+            by_ref: true,
+            is_const: !lambda.is_mutable,
+            space,
+            span,
+        }];
+        let ret_written = match &lambda.ret {
+            Some(t) => {
+                let d = self.resolve(&t.specs, &t.modifiers, &[]);
+                Some((d.ty, d.by_ref))
+            }
+            None => None,
+        };
+        let before = self.ck.diags.len();
+        for p in &lambda.params {
+            let visible = self.visible_consts();
+            let lookup = move |n: &str| visible.get(n);
+            locals.push(crate::declare::param_local(self.ck, p, space, &lookup));
+        }
+        if self.ck.diags.len() > before {
+            return error_expr(span);
+        }
+        let (ret, ret_by_ref) = ret_written.clone().unwrap_or((Type::Void, false));
+        let func = Function {
+            name: format!("{name}::operator()"),
+            kind: FunctionKind::Plain,
+            restriction,
+            params: locals.len() as u32,
+            locals,
+            ret,
+            ret_by_ref,
+            body: None,
+            stmt_count: 0,
+            span,
+        };
+        let fid = crate::declare::reserve_function(self.ck, func.clone());
+        if let Some(c) = self.ck.classes.get_mut(&id) {
+            c.methods.insert("operator()".into(), vec![fid]);
+            c.method_access.insert(fid, ast::Access::Public);
+        }
+        // Visible locals of the function around the lambda, for captures.
+        let mut outer: Vec<(String, Capturable)> = Vec::new();
+        for scope in &self.scopes {
+            for (n, local) in scope {
+                if let Some(info) = self.local(*local) {
+                    outer.push((
+                        n.clone(),
+                        Capturable {
+                            local: *local,
+                            info: info.clone(),
+                        },
+                    ));
+                }
+            }
+        }
+        let explicit: Vec<(String, bool, Span)> = lambda
+            .captures
+            .iter()
+            .map(|c| (c.name.name.clone(), c.by_ref, c.span))
+            .collect();
+        for (n, _, at) in &explicit {
+            if !outer.iter().any(|(o, _)| o == n) {
+                self.ck.error(
+                    codes::E0200,
+                    *at,
+                    format!("cannot capture `{n}`: no such local variable"),
+                    "not declared",
+                    "",
+                );
+            }
+        }
+        let outer_consts = self.visible_consts().locals;
+        let mut fcx = FnCx::new(self.ck, func);
+        for (i, p) in lambda.params.iter().enumerate() {
+            if let Some(n) = &p.declarator.name {
+                fcx.scopes[0].insert(n.name.clone(), LocalId(i as u32 + 1));
+            }
+        }
+        fcx.kernel = Some(KernelCx {
+            outer,
+            default_capture: lambda.default_capture,
+            is_mutable: lambda.is_mutable,
+            outer_consts,
+            explicit,
+            made: Vec::new(),
+            capture_span: lambda.capture_span,
+        });
+        fcx.func.kind = FunctionKind::Kernel {
+            tile: None,
+            captures: Vec::new(),
+        };
+        fcx.deducing_return = ret_written.is_none();
+        let body = fcx.block(&lambda.body);
+        let made = fcx.kernel.take().map(|k| k.made).unwrap_or_default();
+        let captures = match std::mem::replace(&mut fcx.func.kind, FunctionKind::Plain) {
+            FunctionKind::Kernel { captures, .. } => captures,
+            FunctionKind::Plain => Vec::new(),
+        };
+        let mut func = fcx.func;
+        let mut body = body;
+        // Captures become the closure object's members.
+        let this_ty = Type::Struct(id);
+        let field_types: Vec<Type> = captures.iter().map(|c| c.ty.clone()).collect();
+        let rewrite = |e: &mut Expr| rewrite_captures(e, &this_ty, &field_types);
+        tessera_ir::visit::for_each_stmt_expr_mut(&mut body, &mut |e| rewrite(e));
+        func.body = Some(body);
+        *self.ck.program.function_mut(fid) = func;
+        if let Some(def) = self.ck.program.structs.get_mut(id.0 as usize) {
+            def.fields = captures
+                .iter()
+                .map(|c| (c.name.clone(), c.ty.clone()))
+                .collect();
+        }
+        if let Some(c) = self.ck.classes.get_mut(&id) {
+            c.access = vec![ast::Access::Private; captures.len()];
+            c.default_inits = vec![None; captures.len()];
+        }
+        let values: Vec<Expr> = made
+            .iter()
+            .map(|(_, local, _)| self.local_expr(*local, span))
+            .collect();
+        mk(ExprKind::Aggregate(values), Type::Struct(id), false, span)
+    }
+}
+
+/// Rewrites the capture slots in `e` (the body of a closure's `operator()`)
+/// to members of the closure object, its parameter 0.
+fn rewrite_captures(e: &mut Expr, this_ty: &Type, fields: &[Type]) {
+    if let ExprKind::Capture(slot) = e.kind {
+        let object = Expr {
+            kind: ExprKind::Local(LocalId(0)),
+            ty: this_ty.clone(),
+            place: true,
+            span: e.span,
+        };
+        e.kind = ExprKind::Field {
+            base: Box::new(object),
+            field: slot,
+        };
+        if let Some(t) = fields.get(slot as usize)
+            && !t.is_error()
+        {
+            e.ty = t.clone();
+        }
+        return;
+    }
+    tessera_ir::visit::for_each_child_mut(e, &mut |c| rewrite_captures(c, this_ty, fields));
+}
