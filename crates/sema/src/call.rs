@@ -188,6 +188,26 @@ impl FnCx<'_> {
                 let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
                 return library::call_value(self, callee, lowered, span);
             }
+            // `Vec<float>::make()`: a static member function of an instance.
+            K::TypeMember { ty, member } => {
+                let d = self.resolve(&ty.specs, &ty.modifiers, &[]);
+                let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                let Type::Struct(class) = d.ty else {
+                    return error_expr(span);
+                };
+                if let Some(call) = self.qualified_method_call(class, &member.name, lowered, span) {
+                    return call;
+                }
+                let shown = self.ck.show(&d.ty);
+                self.ck.error(
+                    codes::E0207,
+                    member.span,
+                    format!("`{shown}` has no member function `{}`", member.name),
+                    "unknown member",
+                    "",
+                );
+                return error_expr(span);
+            }
             // `Point::origin()`, `Base::f()`.
             K::Name(path)
                 if path.segments.len() == 2

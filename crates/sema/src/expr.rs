@@ -225,6 +225,37 @@ impl FnCx<'_> {
                 self.member(base, name, template_args.as_deref(), span)
             }
             K::Lambda(lambda) => self.lambda_value(lambda, span),
+            K::TypeMember { ty, member } => {
+                let d = self.resolve(&ty.specs, &ty.modifiers, &[]);
+                match d.ty {
+                    Type::Struct(id) => match self.static_member(id, &member.name, member.span) {
+                        Some(e) => Expr { span, ..e },
+                        None => {
+                            let shown = self.ck.show(&d.ty);
+                            self.ck.error(
+                                codes::E0207,
+                                member.span,
+                                format!("`{shown}` has no static data member `{}`", member.name),
+                                "unknown member",
+                                "",
+                            );
+                            error_expr(span)
+                        }
+                    },
+                    Type::Error => error_expr(span),
+                    other => {
+                        let shown = self.ck.show(&other);
+                        self.ck.error(
+                            codes::E0211,
+                            span,
+                            format!("members of `{shown}` named with `::` are not supported"),
+                            "here",
+                            "",
+                        );
+                        error_expr(span)
+                    }
+                }
+            }
             K::InitList(_) => {
                 self.ck.error(
                     codes::E0211,

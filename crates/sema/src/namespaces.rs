@@ -715,6 +715,7 @@ impl Flat<'_> {
                 self.type_name(ty);
                 self.expr(operand);
             }
+            ExprKind::TypeMember { ty, .. } => self.type_name(ty),
             ExprKind::Construct { ty, args, .. } => {
                 self.type_name(ty);
                 for a in args {

@@ -62,18 +62,17 @@ pub struct Templates {
     pub depth: u32,
     /// Values of the value parameters bound now, with their types.
     pub values: HashMap<String, (i64, Scalar)>,
+    /// Explicit specialisations of class templates, by name and arguments.
+    pub class_specs: HashMap<(String, Vec<TArg>), Rc<TemplateDef>>,
+    /// Explicit specialisations of function templates, by the template
+    /// (name, position) and arguments.
+    pub function_specs: HashMap<(String, usize, Vec<TArg>), Rc<TemplateDef>>,
 }
 
 /// Registers `template <...> item`.
 pub fn declare_template(ck: &mut Checker, t: &ast::Template, span: Span) {
     if t.params.is_empty() {
-        ck.error(
-            codes::E0211,
-            span,
-            "explicit specialisations (`template <>`) are not supported yet",
-            "specialisation",
-            "write the specialised class or function under its own name",
-        );
+        declare_specialization(ck, t, span);
         return;
     }
     let def = Rc::new(TemplateDef {
@@ -109,6 +108,112 @@ pub fn declare_template(ck: &mut Checker, t: &ast::Template, span: Span) {
             "this kind of template is not supported yet",
             "template",
             "",
+        ),
+    }
+}
+
+/// `template <> item`: an explicit specialisation of a template declared
+/// before, used instead of the template for its arguments.
+fn declare_specialization(ck: &mut Checker, t: &ast::Template, span: Span) {
+    let def = Rc::new(TemplateDef {
+        params: Vec::new(),
+        item: (*t.item).clone(),
+        usings: ck.using_namespaces.clone(),
+    });
+    match &t.item.kind {
+        ast::ItemKind::Struct(s) if s.specialization.is_some() => {
+            let name = s.name.name.clone();
+            let Some(primary) = ck.templates.classes.get(&name).cloned() else {
+                ck.error(
+                    codes::E0200,
+                    s.name.span,
+                    format!("`{name}` is not a class template declared before"),
+                    "specialisation of an unknown template",
+                    "declare the template first",
+                );
+                return;
+            };
+            let snapshot = crate::declare::const_snapshot(ck);
+            let lookup = move |n: &str| snapshot.get(n).copied();
+            let written = s.specialization.clone().unwrap_or_default();
+            let Some(args) = resolve_args(ck, &written, &lookup) else {
+                return;
+            };
+            let Some(args) = complete_args(ck, &primary, args, &name, s.name.span) else {
+                return;
+            };
+            if ck
+                .templates
+                .class_specs
+                .insert((name.clone(), args), def)
+                .is_some()
+            {
+                ck.error(
+                    codes::E0202,
+                    s.name.span,
+                    format!("this specialisation of `{name}` is defined twice"),
+                    "second definition",
+                    "",
+                );
+            }
+        }
+        ast::ItemKind::Function(f) if f.class.is_none() => {
+            let name = f.name.name.clone();
+            let primaries = ck
+                .templates
+                .functions
+                .get(&name)
+                .cloned()
+                .unwrap_or_default();
+            let before = ck.diags.len();
+            let snapshot = crate::declare::const_snapshot(ck);
+            let lookup = move |n: &str| snapshot.get(n).copied();
+            let types: Vec<Type> = f
+                .params
+                .iter()
+                .map(|p| crate::declare::param_local(ck, p, tessera_ir::Space::Host, &lookup).ty)
+                .collect();
+            ck.diags.truncate(before);
+            // The template whose parameters it fixes: deduced from its
+            // parameter types, as C++ does for `template <> bool f(float)`.
+            let found = primaries.iter().enumerate().find_map(|(index, primary)| {
+                let ast::ItemKind::Function(pf) = &primary.item.kind else {
+                    return None;
+                };
+                if pf.params.len() != types.len() {
+                    return None;
+                }
+                let mut bound = HashMap::new();
+                let ok = pf
+                    .params
+                    .iter()
+                    .zip(&types)
+                    .all(|(p, t)| deduce(ck, primary, &p.specs, t, &mut bound, &[]));
+                let args: Option<Vec<TArg>> = primary
+                    .params
+                    .iter()
+                    .map(|p| bound.get(&p.name().name).cloned())
+                    .collect();
+                (ok).then_some(()).and(args).map(|a| (index, a))
+            });
+            let Some((index, args)) = found else {
+                ck.error(
+                    codes::E0240,
+                    f.name.span,
+                    format!("this specialisation matches no template `{name}` declared before"),
+                    "no template to specialise",
+                    "declare the template first, with parameters this specialisation fixes",
+                );
+                return;
+            };
+            ck.templates.function_specs.insert((name, index, args), def);
+        }
+        _ => ck.error(
+            codes::E0211,
+            span,
+            "this kind of explicit specialisation is not supported yet",
+            "specialisation",
+            "write the specialised class or function under its own name",
         ),
     }
 }
@@ -341,11 +446,16 @@ pub fn instantiate_class(
     if too_deep(ck, path.span) {
         return Type::Error;
     }
+    let def = match ck.templates.class_specs.get(&(name.clone(), args.clone())) {
+        Some(spec) => spec.clone(),
+        None => def,
+    };
     let ast::ItemKind::Struct(s) = &def.item.kind else {
         return Type::Error;
     };
     let mut s = s.clone();
     s.name.name = instance.clone();
+    s.specialization = None;
     let span = def.item.span;
     let inst = instance.clone();
     with_bindings(ck, &def, &args, &instance, path.span, |ck| {
@@ -378,6 +488,8 @@ fn instantiate_function(
     if too_deep(ck, span) {
         return None;
     }
+    let spec = ck.templates.function_specs.get(&key).cloned();
+    let def = spec.as_ref().unwrap_or(def);
     let ast::ItemKind::Function(f) = &def.item.kind else {
         return None;
     };

@@ -310,6 +310,7 @@ pub fn struct_def(
         asserts: Vec::new(),
         methods: Vec::new(),
         field_access: Vec::new(),
+        specialization: None,
         bases: bases
             .into_iter()
             .map(|(a, item)| crate::ast::Member {
@@ -416,6 +417,40 @@ pub fn static_member_definition(
         }),
         span: span(file, l, r),
     }
+}
+
+/// `Name<args>::member` in an expression.
+#[allow(clippy::too_many_arguments)]
+pub fn type_member(
+    file: Files<'_, '_>,
+    diags: &mut Vec<Diagnostic>,
+    name: &str,
+    args: Vec<TemplateArg>,
+    tl: usize,
+    tr: usize,
+    member: Ident,
+    l: usize,
+    r: usize,
+) -> Expr {
+    let template = path(
+        file,
+        vec![ident(file, name, tl, tl + name.len())],
+        tl,
+        tl + name.len(),
+    );
+    let specs = DeclSpecs {
+        ty: BaseType::Template {
+            path: template,
+            args,
+        },
+        ..no_return(span(file, tl, tr))
+    };
+    let ty = TypeName {
+        specs,
+        modifiers: Modifiers::default(),
+        span: span(file, tl, tr),
+    };
+    expr(file, diags, ExprKind::TypeMember { ty, member }, l, r)
 }
 
 /// The return specifiers of a constructor or destructor: `void`, spanning

@@ -185,6 +185,10 @@ pub struct StructDef {
     /// Base classes: `struct D : public B`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bases: Vec<Member<Path>>,
+    /// The arguments of an explicit specialisation: `<float>` in
+    /// `template <> struct Vec<float> { ... };`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub specialization: Option<Vec<TemplateArg>>,
 }
 
 /// Who may name a class member.
@@ -846,6 +850,14 @@ pub enum ExprKind {
     Lambda(Box<Lambda>),
     /// `{a, b}` where an initialiser or argument is expected.
     InitList(Vec<Expr>),
+    /// `Traits<int, 3>::size`, `Vec<float>::make()`: a member of a class
+    /// named by a template-id.
+    TypeMember {
+        /// The class.
+        ty: TypeName,
+        /// The member.
+        member: Ident,
+    },
     /// `sizeof(T)` / `sizeof expr`
     SizeofType(TypeName),
     /// `sizeof expr`
@@ -983,7 +995,9 @@ impl ExprKind {
             }
             ExprKind::Lambda(lambda) => block_height(&lambda.body),
             ExprKind::InitList(items) => max_height(items),
-            ExprKind::SizeofType(ty) | ExprKind::New(ty) => type_height(ty),
+            ExprKind::SizeofType(ty) | ExprKind::New(ty) | ExprKind::TypeMember { ty, .. } => {
+                type_height(ty)
+            }
             ExprKind::SizeofExpr(e) | ExprKind::Delete(e) => e.height,
             ExprKind::Throw(e) => e.as_ref().map_or(0, |e| e.height),
         }

@@ -801,6 +801,13 @@ impl Printer<'_> {
             }
             ExprKind::Lambda(lambda) => self.lambda(lambda, expr.span),
             ExprKind::InitList(items) => self.list("init-list", items),
+            ExprKind::TypeMember { ty, member } => {
+                self.push("(type-member ");
+                self.ty(&ty.specs, &ty.modifiers);
+                self.push(" ");
+                self.push(&member.name);
+                self.push(")");
+            }
             ExprKind::SizeofType(ty) => {
                 self.push("(sizeof-type ");
                 self.type_name(ty);
