@@ -576,6 +576,7 @@ impl Session {
             params: Vec::new(),
             restrict: None,
             class: None,
+            class_args: None,
             method: tessera_syntax::ast::MethodInfo::default(),
             body: Some(Block {
                 stmts,

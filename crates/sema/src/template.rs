@@ -62,6 +62,11 @@ pub struct Templates {
     pub depth: u32,
     /// Values of the value parameters bound now, with their types.
     pub values: HashMap<String, (i64, Scalar)>,
+    /// Members of class templates defined outside the class
+    /// (`template <typename T> T Matrix<T>::get() {...}`), by class.
+    pub class_members: HashMap<String, Vec<Rc<TemplateDef>>>,
+    /// The instances of each class template so far, with their arguments.
+    pub class_instances: HashMap<String, Vec<(String, Vec<TArg>)>>,
     /// Explicit specialisations of class templates, by name and arguments.
     pub class_specs: HashMap<(String, Vec<TArg>), Rc<TemplateDef>>,
     /// Explicit specialisations of function templates, by the template
@@ -102,6 +107,35 @@ pub fn declare_template(ck: &mut Checker, t: &ast::Template, span: Span) {
                 .or_default()
                 .push(def);
         }
+        ast::ItemKind::Function(f) => {
+            let Some(class) = &f.class else { return };
+            if !ck.templates.classes.contains_key(&class.name) {
+                ck.error(
+                    codes::E0200,
+                    class.span,
+                    format!("`{}` is not a class template declared before", class.name),
+                    "not a class template",
+                    "",
+                );
+                return;
+            }
+            // Instances made before this definition get the member now;
+            // later ones when they are made.
+            let made = ck
+                .templates
+                .class_instances
+                .get(&class.name)
+                .cloned()
+                .unwrap_or_default();
+            for (instance, args) in made {
+                define_member(ck, &def, &instance, &args, span);
+            }
+            ck.templates
+                .class_members
+                .entry(class.name.clone())
+                .or_default()
+                .push(def);
+        }
         _ => ck.error(
             codes::E0211,
             span,
@@ -110,6 +144,32 @@ pub fn declare_template(ck: &mut Checker, t: &ast::Template, span: Span) {
             "",
         ),
     }
+}
+
+/// Defines member `def` (a class template's member written outside the
+/// class) for the class instance `instance` with arguments `args`.
+fn define_member(
+    ck: &mut Checker,
+    def: &TemplateDef,
+    instance: &str,
+    args: &[TArg],
+    use_span: Span,
+) {
+    let ast::ItemKind::Function(f) = &def.item.kind else {
+        return;
+    };
+    let Some(class) = &f.class else { return };
+    let mut f = f.clone();
+    let plain = class.name.clone();
+    if let Some(c) = &mut f.class {
+        c.name = instance.to_string();
+    }
+    f.class_args = None;
+    let inst = instance.to_string();
+    with_bindings(ck, def, args, instance, use_span, |ck| {
+        ck.templates.injected = Some((plain, inst));
+        crate::class::define_out_of_class(ck, &f);
+    });
 }
 
 /// `template <> item`: an explicit specialisation of a template declared
@@ -462,13 +522,27 @@ pub fn instantiate_class(
         ck.templates.injected = Some((name.clone(), inst));
         crate::declare::declare_struct(ck, &s, span);
     });
-    match ck.structs.get(&instance) {
-        Some(&id) => {
-            ck.templates.instance_of.insert(id, (name, args));
-            Type::Struct(id)
-        }
-        None => Type::Error,
+    let Some(&id) = ck.structs.get(&instance) else {
+        return Type::Error;
+    };
+    ck.templates
+        .instance_of
+        .insert(id, (name.clone(), args.clone()));
+    ck.templates
+        .class_instances
+        .entry(name.clone())
+        .or_default()
+        .push((instance.clone(), args.clone()));
+    let members = ck
+        .templates
+        .class_members
+        .get(&name)
+        .cloned()
+        .unwrap_or_default();
+    for member in members {
+        define_member(ck, &member, &instance, &args, path.span);
     }
+    Type::Struct(id)
 }
 
 /// The instance of function template `def` (the `index`th of its name) for

@@ -382,6 +382,7 @@ pub fn method(
         restrict,
         body: body_block(body),
         class,
+        class_args: None,
         method,
     }
 }
@@ -453,6 +454,13 @@ pub fn type_member(
     expr(file, diags, ExprKind::TypeMember { ty, member }, l, r)
 }
 
+/// A member defined outside its class, with the template arguments of its
+/// class qualifier (`Matrix<T>::`).
+pub fn qualified(mut f: Function, class_args: Option<Vec<TemplateArg>>) -> Function {
+    f.class_args = class_args;
+    f
+}
+
 /// The return specifiers of a constructor or destructor: `void`, spanning
 /// its name.
 fn no_return(at: Span) -> DeclSpecs {
@@ -491,6 +499,7 @@ pub fn constructor(
         restrict,
         body: body_block(body),
         class,
+        class_args: None,
         method,
     }
 }
@@ -514,6 +523,7 @@ pub fn destructor(
         restrict,
         body: body_block(body),
         class,
+        class_args: None,
         method,
     }
 }

@@ -256,6 +256,10 @@ pub struct Function {
     /// in `float Point::length() const`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub class: Option<Ident>,
+    /// The template arguments of the class qualifier of a member of a class
+    /// template defined outside it: `<T>` in `T Matrix<T>::get()`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class_args: Option<Vec<TemplateArg>>,
     /// What a member function is, beside its name.
     #[serde(skip_serializing_if = "MethodInfo::is_plain")]
     pub method: MethodInfo,

@@ -376,6 +376,32 @@ fn mark_template_args(
 /// so that an out-of-class definition `float Point::length()` is not read as
 /// two type specifiers.
 fn mark_class_qualifiers(tokens: &mut [Token<'_>]) {
+    // `Matrix<T>::get`: a template-id followed by `::`.
+    for i in 0..tokens.len() {
+        let Tok::TemplateName(name) = tokens[i].tok else {
+            continue;
+        };
+        if tokens.get(i + 1).map(|t| t.tok) != Some(Tok::TplOpen) {
+            continue;
+        }
+        let mut depth = 0usize;
+        let end = tokens.len().min(i + 1 + MAX_TEMPLATE_SCAN);
+        for k in i + 1..end {
+            match tokens[k].tok {
+                Tok::TplOpen => depth += 1,
+                Tok::TplClose => {
+                    depth -= 1;
+                    if depth == 0 {
+                        if tokens.get(k + 1).map(|t| t.tok) == Some(Tok::ColonColon) {
+                            tokens[i].tok = Tok::TemplateQual(name);
+                        }
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
     for i in 0..tokens.len().saturating_sub(2) {
         if let Tok::TypeName(name) = tokens[i].tok
             && tokens[i + 1].tok == Tok::ColonColon
@@ -394,7 +420,11 @@ fn mark_qualifiers(tokens: &mut [Token<'_>]) {
     for i in (0..tokens.len()).rev() {
         let is_type_part = matches!(
             tokens[i].tok,
-            Tok::TypeName(_) | Tok::TemplateName(_) | Tok::NsQual(_) | Tok::ClassQual(_)
+            Tok::TypeName(_)
+                | Tok::TemplateName(_)
+                | Tok::NsQual(_)
+                | Tok::ClassQual(_)
+                | Tok::TemplateQual(_)
         );
         if is_type_part
             && i >= 2

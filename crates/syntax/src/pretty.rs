@@ -1064,6 +1064,7 @@ mod tests {
                     params: Vec::new(),
                     restrict: None,
                     class: None,
+                    class_args: None,
                     method: crate::ast::MethodInfo::default(),
                     body: Some(crate::ast::Block {
                         stmts: vec![Stmt {

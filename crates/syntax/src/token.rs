@@ -48,6 +48,9 @@ pub enum Tok<'s> {
     /// Classified: a class (or enumeration) name followed by `::` and a member:
     /// `Point` in `Point::length`, `Point::Point`, `Color::Red`.
     ClassQual(&'s str),
+    /// Classified: a class template's name whose argument list is followed by
+    /// `::`: `Matrix` in `Matrix<T>::get`, `Traits<int>::size`.
+    TemplateQual(&'s str),
     /// Classified: an identifier that names a class template and is followed by `<`.
     TemplateName(&'s str),
     /// Classified: the `<` that opens a template argument list.
@@ -426,6 +429,7 @@ impl<'s> Tok<'s> {
             | Tok::TypeName(s)
             | Tok::NsQual(s)
             | Tok::ClassQual(s)
+            | Tok::TemplateQual(s)
             | Tok::TemplateName(s) => {
                 format!("identifier `{s}`")
             }
@@ -446,6 +450,7 @@ impl fmt::Display for Tok<'_> {
             | Tok::TemplateName(s)
             | Tok::NsQual(s)
             | Tok::ClassQual(s)
+            | Tok::TemplateQual(s)
             | Tok::Int(s)
             | Tok::Float(s)
             | Tok::BadNumber(s)

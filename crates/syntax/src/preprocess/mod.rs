@@ -1448,6 +1448,7 @@ fn is_keyword(tok: &Tok<'_>) -> bool {
         | Tok::TypeName(_)
         | Tok::NsQual(_)
         | Tok::ClassQual(_)
+        | Tok::TemplateQual(_)
         | Tok::TemplateName(_)
         | Tok::Int(_)
         | Tok::Float(_)
