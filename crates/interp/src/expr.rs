@@ -52,6 +52,7 @@ impl Machine<'_> {
     #[inline(never)]
     fn eval_node(&mut self, e: &Expr) -> Res<Value> {
         match &e.kind {
+            ExprKind::Throw(value) => self.throw(value.as_deref(), e.span),
             ExprKind::Const(c) => Ok(match c {
                 tessera_ir::Const::Bool(b) => Value::Bool(*b),
                 tessera_ir::Const::Int(i) => Value::Int(*i),

@@ -14,6 +14,7 @@
 mod arith;
 mod check;
 mod clib;
+mod exceptions;
 mod expr;
 mod kernel;
 mod library;

@@ -139,6 +139,8 @@ pub(crate) struct Machine<'p> {
     /// The C library's state: `rand`, what the program wrote to `stderr`,
     /// and the status `exit` asked for.
     pub(crate) clib: crate::clib::CState,
+    /// The exception being thrown and those being handled.
+    pub(crate) exceptions: crate::exceptions::Exceptions,
 }
 
 impl<'p> Machine<'p> {
@@ -188,6 +190,7 @@ impl<'p> Machine<'p> {
             barrier_stmts: vec![None; prog.functions.len()],
             engine: None,
             clib: crate::clib::CState::default(),
+            exceptions: crate::exceptions::Exceptions::default(),
         };
         m.frame_bytes = prog
             .functions
@@ -988,6 +991,7 @@ impl<'p> Machine<'p> {
                     }
                 }
             }
+            StmtKind::Try { body, handlers } => return self.exec_try(body, handlers),
             StmtKind::Break => return Ok(Flow::Break),
             StmtKind::Continue => return Ok(Flow::Continue),
             StmtKind::Return(e) => {

@@ -77,6 +77,33 @@ impl Program {
         self.structs.get(id.index())
     }
 
+    /// The positions of the base-class fields leading from struct `from` to
+    /// its base `to` (empty when they are the same), or `None` when `to` is
+    /// not a base of `from`. Bases are the fields named by
+    /// [`crate::base_field_name`].
+    pub fn base_path(&self, from: StructId, to: StructId) -> Option<Vec<u32>> {
+        self.base_path_depth(from, to, 0)
+    }
+
+    fn base_path_depth(&self, from: StructId, to: StructId, depth: u32) -> Option<Vec<u32>> {
+        if from == to {
+            return Some(Vec::new());
+        }
+        if depth > 64 {
+            return None;
+        }
+        let def = self.get_struct(from)?;
+        for (i, (name, ty)) in def.fields.iter().enumerate() {
+            if let (true, crate::Type::Struct(base)) = (crate::is_base_field(name), ty)
+                && let Some(mut rest) = self.base_path_depth(*base, to, depth + 1)
+            {
+                rest.insert(0, i as u32);
+                return Some(rest);
+            }
+        }
+        None
+    }
+
     /// The global `id`; panics on an id from another program.
     pub fn global(&self, id: GlobalId) -> &Global {
         &self.globals[id.index()]

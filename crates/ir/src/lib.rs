@@ -51,6 +51,18 @@ pub use types::{Rank, Scalar, StructDef, StructId, TileShape, Type, display};
 
 use tessera_diagnostics::Span;
 
+/// The name of the field of a struct that holds its base class `class`: a
+/// derived class's bases are its first fields, one subobject each, as C++
+/// lays them out.
+pub fn base_field_name(class: &str) -> String {
+    format!("<base {class}>")
+}
+
+/// True for the name of a field that holds a base-class subobject.
+pub fn is_base_field(name: &str) -> bool {
+    name.starts_with("<base ")
+}
+
 /// A local variable or parameter of one function (index into [`Function::locals`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct LocalId(pub u32);
@@ -289,6 +301,23 @@ pub enum StmtKind {
     Return(Option<Expr>),
     /// A barrier: every work-item of the tile waits here for the others.
     Barrier(Fence),
+    /// `try { body } catch ...`: host code only.
+    Try {
+        /// The guarded block.
+        body: Block,
+        /// The handlers, tried in order.
+        handlers: Vec<Handler>,
+    },
+}
+
+/// One `catch` of a `try` statement.
+#[derive(Clone, Debug)]
+pub struct Handler {
+    /// What it catches: the type, and the local that receives a copy of the
+    /// exception (`None` for an unnamed parameter); `None` for `catch (...)`.
+    pub catches: Option<(Type, Option<LocalId>)>,
+    /// The handler's block.
+    pub body: Block,
 }
 
 /// One `case` or `default` arm and the statements up to the next arm.
@@ -501,6 +530,9 @@ pub enum ExprKind {
     /// A string literal's bytes, escapes decoded (type `Type::Str`; only
     /// printed). Bytes, not text: `"\xe9"` is one byte, as in C++.
     Str(Vec<u8>),
+    /// `throw value` (or `throw` to rethrow the exception being handled):
+    /// host code only; of type `void`.
+    Throw(Option<Box<Expr>>),
     /// `a, b`: evaluates `a`, then yields `b`.
     Comma {
         /// Evaluated for its effects.

@@ -22,6 +22,11 @@ pub fn for_each_child<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
             f(rhs);
         }
         ExprKind::Unary { operand, .. } => f(operand),
+        ExprKind::Throw(value) => {
+            if let Some(v) = value {
+                f(v);
+            }
+        }
         ExprKind::Conditional { cond, then, els } => {
             f(cond);
             f(then);
@@ -79,6 +84,11 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Expr)) {
             f(rhs);
         }
         ExprKind::Unary { operand, .. } => f(operand),
+        ExprKind::Throw(value) => {
+            if let Some(v) = value {
+                f(v);
+            }
+        }
         ExprKind::Conditional { cond, then, els } => {
             f(cond);
             f(then);
@@ -144,6 +154,7 @@ pub fn for_each_stmt_expr_mut(block: &mut Block, f: &mut impl FnMut(&mut Expr)) 
         StmtKind::Switch { value, .. } => f(value),
         StmtKind::Let { init: None, .. }
         | StmtKind::Block(_)
+        | StmtKind::Try { .. }
         | StmtKind::Return(None)
         | StmtKind::Break
         | StmtKind::Continue
@@ -205,6 +216,7 @@ impl Stmt {
             StmtKind::Switch { value, .. } => f(value),
             StmtKind::Let { init: None, .. }
             | StmtKind::Block(_)
+            | StmtKind::Try { .. }
             | StmtKind::Return(None)
             | StmtKind::Break
             | StmtKind::Continue
@@ -226,6 +238,12 @@ impl Stmt {
             StmtKind::Switch { arms, .. } => {
                 for a in arms {
                     f(&a.body);
+                }
+            }
+            StmtKind::Try { body, handlers } => {
+                f(body);
+                for h in handlers {
+                    f(&h.body);
                 }
             }
             StmtKind::Expr(_)
@@ -291,6 +309,12 @@ pub fn for_each_node<'a>(s: &'a Stmt, f: &mut impl FnMut(Node<'a>)) {
                 for_each_stmt(&arm.body, f);
             }
         }
+        StmtKind::Try { body, handlers } => {
+            for_each_stmt(body, f);
+            for h in handlers {
+                for_each_stmt(&h.body, f);
+            }
+        }
         StmtKind::Return(None) | StmtKind::Break | StmtKind::Continue | StmtKind::Barrier(_) => {}
     }
 }
@@ -342,6 +366,12 @@ pub fn for_each_stmt_mut(block: &mut Block, f: &mut impl FnMut(&mut Stmt)) {
             StmtKind::Switch { arms, .. } => {
                 for a in arms {
                     for_each_stmt_mut(&mut a.body, f);
+                }
+            }
+            StmtKind::Try { body, handlers } => {
+                for_each_stmt_mut(body, f);
+                for h in handlers {
+                    for_each_stmt_mut(&mut h.body, f);
                 }
             }
             StmtKind::Expr(_)

@@ -59,6 +59,8 @@ pub enum Decline {
     LaunchInKernel,
     /// A string in a kernel.
     StringInKernel,
+    /// `try`/`catch` or `throw` (host code only): the interpreter unwinds.
+    Exceptions,
     /// An index of another rank.
     IndexAnotherRank,
     /// Index arithmetic with this operand.
@@ -256,6 +258,7 @@ impl Decline {
             Self::BracedListAsValue => "a braced list as a value".into(),
             Self::LaunchInKernel => "a launch inside a kernel".into(),
             Self::StringInKernel => "a string in a kernel".into(),
+            Self::Exceptions => "exceptions (`try`, `throw`)".into(),
             Self::IndexAnotherRank => "an index of another rank".into(),
             Self::IndexArithmeticOperand => "index arithmetic with this operand".into(),
             Self::TiledIndexOutsideTiledKernel => "a tiled index outside a tiled kernel".into(),

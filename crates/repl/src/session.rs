@@ -726,7 +726,12 @@ fn is_declaration(item: &Item) -> bool {
 fn find_return(stmt: &Stmt) -> Option<Span> {
     match &stmt.kind {
         StmtKind::Return(_) => Some(stmt.span),
-        StmtKind::Block(block) | StmtKind::Try(block) => block.stmts.iter().find_map(find_return),
+        StmtKind::Block(block) => block.stmts.iter().find_map(find_return),
+        StmtKind::Try { body, handlers } => body
+            .stmts
+            .iter()
+            .chain(handlers.iter().flat_map(|h| h.body.stmts.iter()))
+            .find_map(find_return),
         StmtKind::If { then, els, .. } => {
             find_return(then).or_else(|| els.as_deref().and_then(find_return))
         }

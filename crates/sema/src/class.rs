@@ -95,7 +95,7 @@ pub struct ThisCx {
 
 /// The name of the field holding the base class `name`.
 pub fn base_field_name(name: &str) -> String {
-    format!("<base {name}>")
+    tessera_ir::base_field_name(name)
 }
 
 /// The values of a class's `static const` integral members written in the

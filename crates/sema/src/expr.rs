@@ -280,9 +280,16 @@ impl FnCx<'_> {
                 self.forbidden(span, "`new` and `delete`", "C3930");
                 error_expr(span)
             }
-            K::Throw(_) => {
-                self.forbidden(span, "exceptions (`throw`)", "C3594");
-                error_expr(span)
+            K::Throw(value) => {
+                if self.in_amp() {
+                    self.forbidden(span, "exceptions (`throw`)", "C3594");
+                    return error_expr(span);
+                }
+                let value = value.as_ref().map(|v| {
+                    let e = self.expr(v);
+                    Box::new(Expr { place: false, ..e })
+                });
+                mk(ExprKind::Throw(value), Type::Void, false, span)
             }
             K::Error => error_expr(span),
         }

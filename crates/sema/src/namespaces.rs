@@ -598,7 +598,18 @@ impl Flat<'_> {
             StmtKind::Expr(e) => self.expr(e),
             StmtKind::StaticAssert(a) => self.expr(&mut a.cond),
             StmtKind::Decl(d) => self.local_decl(d),
-            StmtKind::Block(b) | StmtKind::Try(b) => self.block(b),
+            StmtKind::Block(b) => self.block(b),
+            StmtKind::Try { body, handlers } => {
+                self.block(body);
+                for h in handlers {
+                    self.locals.push(HashMap::new());
+                    if let Some(p) = &mut h.param {
+                        self.param(p);
+                    }
+                    self.block(&mut h.body);
+                    self.locals.pop();
+                }
+            }
             StmtKind::If { cond, then, els } => {
                 self.expr(cond);
                 self.scoped(then);

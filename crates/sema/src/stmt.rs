@@ -244,16 +244,64 @@ impl FnCx<'_> {
                 }
             }
             S::Goto(label) => self.forbidden(label.span.to(span), "`goto`", "C3593"),
-            S::Try(_) => {
-                // Point at the keyword, not the whole block.
-                let keyword = Span {
-                    end: span.start.saturating_add(3).min(span.end),
-                    ..span
-                };
-                self.forbidden(keyword, "exceptions (`try`/`catch`)", "C3594");
+            S::Try { body, handlers } => {
+                if self.in_amp() {
+                    // Point at the keyword, not the whole block.
+                    let keyword = Span {
+                        end: span.start.saturating_add(3).min(span.end),
+                        ..span
+                    };
+                    self.forbidden(keyword, "exceptions (`try`/`catch`)", "C3594");
+                    return;
+                }
+                let body = self.block(body);
+                let mut lowered = Vec::new();
+                for (i, h) in handlers.iter().enumerate() {
+                    if h.param.is_none() && i + 1 < handlers.len() {
+                        self.ck.error(
+                            codes::E0202,
+                            h.span,
+                            "`catch (...)` must be the last handler",
+                            "handlers after it could never run",
+                            "move `catch (...)` to the end",
+                        );
+                    }
+                    lowered.push(self.handler(h));
+                }
+                Self::push(
+                    out,
+                    StmtKind::Try {
+                        body,
+                        handlers: lowered,
+                    },
+                    span,
+                );
             }
             S::Empty | S::Error => {}
         }
+    }
+
+    /// One `catch` handler: its parameter is a local of the handler's scope
+    /// that receives a copy of the exception.
+    fn handler(&mut self, h: &ast::Handler) -> tessera_ir::Handler {
+        self.scoped(|cx| {
+            let catches = h.param.as_ref().map(|p| {
+                let d = cx.resolve(&p.specs, &p.declarator.modifiers, &p.declarator.array_dims);
+                let local = p.declarator.name.as_ref().map(|n| {
+                    cx.declare(tessera_ir::Local {
+                        name: n.name.clone(),
+                        ty: d.ty.clone(),
+                        by_ref: false,
+                        is_const: p.specs.is_const,
+                        space: tessera_ir::Space::Host,
+                        span: p.span,
+                    })
+                });
+                (d.ty, local)
+            });
+            let body = cx.block(&h.body);
+            tessera_ir::Handler { catches, body }
+        })
     }
 
     /// Reports a construct that C++ AMP forbids in amp code and that Tessera

@@ -614,12 +614,28 @@ pub enum StmtKind {
         /// What it names.
         path: Path,
     },
-    /// `try { } catch (...) { }`, parsed only to be rejected with a clear message.
-    Try(Block),
+    /// `try { } catch (T e) { } catch (...) { }`
+    Try {
+        /// The guarded block.
+        body: Block,
+        /// The handlers, in order.
+        handlers: Vec<Handler>,
+    },
     /// `;`
     Empty,
     /// What could not be parsed (already reported).
     Error,
+}
+
+/// `catch (T e) { ... }` or `catch (...) { ... }`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Handler {
+    /// The caught type and name; `None` for `...`.
+    pub param: Option<Param>,
+    /// The handler's block.
+    pub body: Block,
+    /// Where.
+    pub span: Span,
 }
 
 /// A statement label.
@@ -870,7 +886,7 @@ pub enum ExprKind {
     New(TypeName),
     /// `delete x`, parsed only to be rejected.
     Delete(Box<Expr>),
-    /// `throw x`, parsed only to be rejected.
+    /// `throw x`, or `throw` to rethrow.
     Throw(Option<Box<Expr>>),
     /// What could not be parsed (already reported).
     Error,
@@ -1020,7 +1036,13 @@ impl StmtKind {
             },
             StmtKind::Return(e) => e.as_ref().map_or(0, |e| e.height),
             StmtKind::Decl(d) => decl_height(d),
-            StmtKind::Block(b) | StmtKind::Try(b) => block_height(b),
+            StmtKind::Block(b) => block_height(b),
+            StmtKind::Try { body, handlers } => handlers
+                .iter()
+                .map(|h| block_height(&h.body))
+                .max()
+                .unwrap_or(0)
+                .max(block_height(body)),
             StmtKind::If { cond, then, els } => cond
                 .height
                 .max(then.height)

@@ -695,9 +695,21 @@ impl Printer<'_> {
                 self.push(&label.name);
                 self.push(")");
             }
-            StmtKind::Try(block) => {
+            StmtKind::Try { body, handlers } => {
+                let depth = self.depth() + 1;
                 self.push("(try ");
-                self.block(block);
+                self.block(body);
+                for h in handlers {
+                    self.begin(depth, h.span);
+                    self.push("(catch ");
+                    match &h.param {
+                        Some(p) => self.param(p),
+                        None => self.push("..."),
+                    }
+                    self.push(" ");
+                    self.block(&h.body);
+                    self.push(")");
+                }
                 self.push(")");
             }
             StmtKind::Empty => self.push("(empty)"),

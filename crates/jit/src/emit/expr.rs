@@ -239,6 +239,7 @@ impl Emitter<'_, '_, '_> {
             ExprKind::Aggregate(_) => decline(Decline::BracedListAsValue),
             ExprKind::Launch { .. } => decline(Decline::LaunchInKernel),
             ExprKind::Str(_) => decline(Decline::StringInKernel),
+            ExprKind::Throw(_) => decline(Decline::Exceptions),
         }
     }
 }

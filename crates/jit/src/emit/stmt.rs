@@ -222,6 +222,7 @@ impl Emitter<'_, '_, '_> {
                 self.dead_block();
             }
             StmtKind::Barrier(_) => return decline(Decline::BarrierInsideWorkItemLoop),
+            StmtKind::Try { .. } => return decline(Decline::Exceptions),
         }
         Ok(())
     }

@@ -159,6 +159,13 @@ impl BarrierWalk<'_, '_> {
                 }
             }
             StmtKind::Block(b) => self.block(b),
+            // Host code only: nothing of a kernel's barriers inside.
+            StmtKind::Try { body, handlers } => {
+                self.block(body);
+                for h in handlers {
+                    self.block(&h.body);
+                }
+            }
             StmtKind::If { cond, then, els } => {
                 self.expr(cond);
                 let pushed = self.push_cond(cond);

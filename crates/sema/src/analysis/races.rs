@@ -181,6 +181,12 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
                 None => {}
             },
             StmtKind::Block(b) => self.block(b, ctrl),
+            StmtKind::Try { body, handlers } => {
+                self.block(body, ctrl);
+                for h in handlers {
+                    self.block(&h.body, ctrl);
+                }
+            }
             StmtKind::If { cond, then, els } => {
                 self.expr(cond, ctrl);
                 let c = ctrl || !self.uni.is_uniform(self.f, cond);

@@ -419,6 +419,12 @@ impl<'p> Uniformity<'p> {
             }
             StmtKind::Let { init: None, .. } => {}
             StmtKind::Block(b) => self.block(f, b, ctrl),
+            StmtKind::Try { body, handlers } => {
+                self.block(f, body, ctrl);
+                for h in handlers {
+                    self.block(f, &h.body, ctrl);
+                }
+            }
             StmtKind::If { cond, then, els } => {
                 self.effects(f, cond, ctrl);
                 let c = ctrl.or_else(|| self.why(f, cond));

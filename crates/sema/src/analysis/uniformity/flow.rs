@@ -178,6 +178,14 @@ impl Flow<'_, '_> {
                 self.record(s, state, &[], ctrl);
                 self.block(b, state, ctrl);
             }
+            // Host code only (amp code has no exceptions): followed as blocks.
+            StmtKind::Try { body, handlers } => {
+                self.record(s, state, &[], ctrl);
+                self.block(body, state, ctrl);
+                for h in handlers {
+                    self.block(&h.body, state, ctrl);
+                }
+            }
             StmtKind::If { cond, then, els } => {
                 self.record(s, state, &[cond], ctrl);
                 self.effects(cond, state, ctrl, true);

@@ -1,0 +1,108 @@
+//! `throw` and `try`/`catch` on the host.
+//!
+//! A thrown exception travels up as a run-time error of code R0022 (so every
+//! `?` on the way unwinds, popping frames as calls do for any error), with
+//! the exception object itself kept beside it in the machine. A `try` whose
+//! handler matches the object's type takes it back and runs the handler;
+//! if none does, the error reaches the top and stops the program, as an
+//! uncaught exception terminates a C++ program.
+
+use crate::machine::{Flow, Machine, Res};
+use crate::value::{Value, get_path};
+use tessera_diagnostics::{Span, codes};
+use tessera_ir::{Block, Expr, Handler, Type};
+
+/// The exceptions of a run.
+#[derive(Debug, Default)]
+pub(crate) struct Exceptions {
+    /// The exception on its way up, with its type.
+    in_flight: Option<(Value, Type)>,
+    /// The exceptions being handled (innermost last), for `throw;`.
+    handling: Vec<(Value, Type)>,
+}
+
+impl Machine<'_> {
+    /// `throw value`, or `throw` to rethrow the exception being handled.
+    pub(crate) fn throw(&mut self, value: Option<&Expr>, span: Span) -> Res<Value> {
+        let thrown = match value {
+            Some(e) => {
+                let v = self.eval(e)?;
+                let v = self.copy_value(v, &e.ty, e.span)?;
+                (v, e.ty.clone())
+            }
+            None => match self.exceptions.handling.last() {
+                Some(current) => current.clone(),
+                None => {
+                    return Err(self
+                        .error(
+                            codes::R0023,
+                            span,
+                            "`throw;` with no exception being handled",
+                        )
+                        .with_label("nothing to rethrow")
+                        .with_note("C++ calls `std::terminate` here")
+                        .with_help("rethrow only inside a `catch` block")
+                        .into());
+                }
+            },
+        };
+        let shown = tessera_ir::display(&thrown.1, &self.prog.structs);
+        self.exceptions.in_flight = Some(thrown);
+        Err(self
+            .error(
+                codes::R0022,
+                span,
+                format!("an exception of type `{shown}` was thrown and not caught"),
+            )
+            .with_label("thrown here")
+            .with_note("C++ calls `std::terminate` for an exception no handler catches")
+            .with_help(format!(
+                "catch it: `try {{ ... }} catch (const {shown}& e) {{ ... }}`"
+            ))
+            .into())
+    }
+
+    /// `try { body } catch ...`.
+    pub(crate) fn exec_try(&mut self, body: &Block, handlers: &[Handler]) -> Res<Flow> {
+        let stop = match self.exec_block(body) {
+            Ok(flow) => return Ok(flow),
+            Err(stop) if stop.code == codes::R0022 => stop,
+            Err(other) => return Err(other),
+        };
+        let Some((value, ty)) = self.exceptions.in_flight.take() else {
+            return Err(stop);
+        };
+        for h in handlers {
+            let caught = match &h.catches {
+                None => Some(None),
+                Some((want, local)) => self
+                    .catches(&value, &ty, want)
+                    .map(|v| local.map(|l| (l, v))),
+            };
+            let Some(binding) = caught else { continue };
+            if let Some((local, v)) = binding {
+                self.set_local(local, v);
+            }
+            self.exceptions.handling.push((value, ty));
+            let r = self.exec_block(&h.body);
+            self.exceptions.handling.pop();
+            return r;
+        }
+        self.exceptions.in_flight = Some((value, ty));
+        Err(stop)
+    }
+
+    /// The object a handler for `want` receives for an exception `value` of
+    /// type `ty`: the object itself for the same type, its base subobject
+    /// for a base class; `None` when the handler does not match.
+    fn catches(&self, value: &Value, ty: &Type, want: &Type) -> Option<Value> {
+        if ty == want {
+            return Some(value.clone());
+        }
+        let (Type::Struct(from), Type::Struct(to)) = (ty, want) else {
+            return None;
+        };
+        let path = self.prog.base_path(*from, *to)?;
+        get_path(value, &path).cloned()
+    }
+}
