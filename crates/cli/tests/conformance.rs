@@ -1,6 +1,6 @@
 //! Microsoft's C++ AMP conformance suite as a yardstick: how many of its
 //! compile-fail tests `tessera check` rejects for the rule they test, and how
-//! many of its runnable tests it accepts.
+//! many of its runnable tests it accepts, runs and passes.
 //!
 //! Not part of `cargo test` (the suite is data outside the project, and the
 //! counts are a measurement, not a pass/fail line); run by hand:
@@ -22,10 +22,18 @@
 //! *rejected for another reason* when Tessera reports errors but none of
 //! those, *accepted* when it reports no error, and *crashed* when `tessera`
 //! ends any other way (a signal, an unexpected exit status, the time limit).
-//! Each other test (a runnable one) counts as accepted, rejected or crashed.
-//! When the project has its own `amptest` shim (`tests/conformance/`), it is
+//! Each other test (a runnable one) that `tessera check` accepts is run
+//! under the interpreter and under the JIT (each with a time and a memory
+//! limit) and counts as *pass*, *fail* or *skip* by its exit status (0, 1,
+//! 2: the suite's `runall_result`), *error* (a run-time error, status 3),
+//! *crashed* (no status, or another one), or *disagree* when the engines'
+//! stdout or status differ; a test that `test.conf` marks `compile_only` is
+//! not run. The project's `amptest` shim (`tests/conformance/amptest`) is
 //! passed with `-I`. The report goes to standard output and to
-//! `target/conformance/report.txt`; the test fails only on a crash.
+//! `target/conformance/report.txt`, and a fuller one (per folder, and why
+//! each runnable test that does not pass did not) to
+//! `tests/conformance/REPORT.md`; the test fails only when `tessera check`
+//! crashes.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -38,6 +46,19 @@ use tessera_testkit::harness::{env_number, run_limited};
 
 /// Longest one `tessera check` may take.
 const LIMIT: Duration = Duration::from_secs(60);
+
+/// The time limit `tessera run` is given for one test under one engine,
+/// and the memory limit.
+const RUN_TIMEOUT_SECS: u64 = 60;
+const RUN_MAX_MEMORY: &str = "1G";
+
+/// How long the harness waits for a run before killing it: the program's
+/// own limit plus the compile and a margin, so that a hang of Tessera
+/// itself shows as a crash.
+const RUN_LIMIT: Duration = Duration::from_secs(RUN_TIMEOUT_SECS + 30);
+
+/// The engines every accepted runnable test runs under.
+const ENGINES: [&str; 2] = ["interp", "jit"];
 
 /// How one test came out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -59,13 +80,39 @@ struct Case {
     file: PathBuf,
     /// MSVC codes for a compile-fail test; `None` for a runnable one.
     expects: Option<BTreeSet<String>>,
+    /// Its `test.conf` marks it `compile_only`: checked, never run.
+    compile_only: bool,
 }
 
-/// What `tessera check` said about one case.
+/// How the runs of an accepted runnable test ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Run {
+    /// Both engines exited with 0.
+    Pass,
+    /// Both exited with 1 (`runall_fail`).
+    Fail,
+    /// Both exited with 2 (`runall_skip`).
+    Skip,
+    /// Both stopped at a run-time error (status 3); its message.
+    Error(String),
+    /// An engine ended another way (a signal, the harness's time limit, an
+    /// unexpected status); how.
+    Crashed(String),
+    /// The engines printed different output or exited differently.
+    Disagree(String),
+    /// `compile_only` in `test.conf`: accepted, not run.
+    CompileOnly,
+}
+
+/// What `tessera check` said about one case, and how its runs ended.
 struct Outcome {
     verdict: Verdict,
     /// The first error's code and its MSVC code, for the report.
     first_error: Option<String>,
+    /// The first error's message and where it points, for `REPORT.md`.
+    first_message: Option<String>,
+    /// For an accepted runnable test, how its runs ended.
+    run: Option<Run>,
 }
 
 fn workspace() -> PathBuf {
@@ -112,7 +159,21 @@ fn cases(root: &Path) -> Vec<Case> {
                 .map(|p| p.display().to_string())
                 .unwrap_or_default();
             let expects = negative.get(&dir).cloned();
-            Case { dir, file, expects }
+            let compile_only = file
+                .parent()
+                .and_then(|d| std::fs::read_to_string(d.join("test.conf")).ok())
+                .is_some_and(|conf| {
+                    conf.lines().any(|l| {
+                        let l: String = l.chars().filter(|c| !c.is_whitespace()).collect();
+                        l.starts_with("'compile_only'=>1")
+                    })
+                });
+            Case {
+                dir,
+                file,
+                expects,
+                compile_only,
+            }
         })
         .collect()
 }
@@ -146,6 +207,8 @@ fn judge(bin: &Path, includes: &[PathBuf], case: &Case) -> Outcome {
             return Outcome {
                 verdict: Verdict::Crashed,
                 first_error: None,
+                first_message: None,
+                run: None,
             };
         }
     };
@@ -174,9 +237,80 @@ fn judge(bin: &Path, includes: &[PathBuf], case: &Case) -> Outcome {
     } else {
         Verdict::Rejected
     };
+    let first_message = errors.first().map(|d| {
+        let message = d["message"].as_str().unwrap_or("?");
+        match (d["file"].as_str(), d["span"]["line"].as_u64()) {
+            (Some(file), Some(line)) => {
+                let file = Path::new(file)
+                    .file_name()
+                    .map_or_else(|| file.to_string(), |n| n.to_string_lossy().into_owned());
+                format!("{message} ({file}:{line})")
+            }
+            _ => message.to_string(),
+        }
+    });
+    let run = (case.expects.is_none() && verdict == Verdict::Accepted).then(|| {
+        if case.compile_only {
+            Run::CompileOnly
+        } else {
+            run_both(bin, includes, case)
+        }
+    });
     Outcome {
         verdict,
         first_error,
+        first_message,
+        run,
+    }
+}
+
+/// Runs an accepted test under each engine and compares the answers.
+fn run_both(bin: &Path, includes: &[PathBuf], case: &Case) -> Run {
+    let mut answers = Vec::new();
+    for engine in ENGINES {
+        let mut command = Command::new(bin);
+        command.args(["--color", "never", "run", "--engine", engine]);
+        command.args(["--timeout", &RUN_TIMEOUT_SECS.to_string()]);
+        command.args(["--max-memory", RUN_MAX_MEMORY]);
+        for dir in includes {
+            command.arg("-I").arg(dir);
+        }
+        command.arg(&case.file);
+        let ran = run_limited(&mut command, RUN_LIMIT);
+        match ran.status {
+            Ok(code @ 0..=3) => answers.push((engine, code, ran.stdout, ran.stderr)),
+            Ok(code) => return Run::Crashed(format!("{engine}: exit status {code}")),
+            Err(why) => return Run::Crashed(format!("{engine}: {why}")),
+        }
+    }
+    let [
+        (first, code, stdout, stderr),
+        (second, other_code, other_stdout, _),
+    ] = answers.as_slice()
+    else {
+        return Run::Crashed("an engine gave no answer".to_string());
+    };
+    if code != other_code {
+        return Run::Disagree(format!(
+            "{first} exits with {code}, {second} with {other_code}"
+        ));
+    }
+    if stdout != other_stdout {
+        return Run::Disagree(format!("{first} and {second} print different output"));
+    }
+    match code {
+        0 => Run::Pass,
+        1 => Run::Fail,
+        2 => Run::Skip,
+        _ => Run::Error(
+            stderr
+                .lines()
+                .find(|l| l.contains("error"))
+                .or_else(|| stderr.lines().next())
+                .unwrap_or("run-time error")
+                .trim()
+                .to_string(),
+        ),
     }
 }
 
@@ -203,6 +337,79 @@ impl Tally {
     }
 }
 
+/// Counts of how runnable tests ended.
+#[derive(Default, Clone, Copy)]
+struct RunTally {
+    /// Rejected by `tessera check`, or `check` crashed.
+    not_compiled: usize,
+    pass: usize,
+    fail: usize,
+    skip: usize,
+    error: usize,
+    crashed: usize,
+    disagree: usize,
+    compile_only: usize,
+}
+
+impl RunTally {
+    fn add(&mut self, outcome: &Outcome) {
+        match &outcome.run {
+            None => self.not_compiled += 1,
+            Some(Run::Pass) => self.pass += 1,
+            Some(Run::Fail) => self.fail += 1,
+            Some(Run::Skip) => self.skip += 1,
+            Some(Run::Error(_)) => self.error += 1,
+            Some(Run::Crashed(_)) => self.crashed += 1,
+            Some(Run::Disagree(_)) => self.disagree += 1,
+            Some(Run::CompileOnly) => self.compile_only += 1,
+        }
+    }
+    fn merge(&mut self, other: &RunTally) {
+        self.not_compiled += other.not_compiled;
+        self.pass += other.pass;
+        self.fail += other.fail;
+        self.skip += other.skip;
+        self.error += other.error;
+        self.crashed += other.crashed;
+        self.disagree += other.disagree;
+        self.compile_only += other.compile_only;
+    }
+    fn total(&self) -> usize {
+        self.not_compiled
+            + self.pass
+            + self.fail
+            + self.skip
+            + self.error
+            + self.crashed
+            + self.disagree
+            + self.compile_only
+    }
+    /// The counts in the order of [`RUN_COLUMNS`].
+    fn columns(&self) -> [usize; 8] {
+        [
+            self.not_compiled,
+            self.pass,
+            self.fail,
+            self.skip,
+            self.error,
+            self.crashed,
+            self.disagree,
+            self.compile_only,
+        ]
+    }
+}
+
+const RUN_COLUMNS: [&str; 8] = [
+    "not compiled",
+    "pass",
+    "fail",
+    "skip",
+    "error",
+    "crashed",
+    "disagree",
+    "compile-only",
+];
+
 /// The chapter of a test: its first folder, e.g. `2_Cxx_Lang_Exte`.
 fn chapter(dir: &str) -> &str {
     dir.split('/').next().unwrap_or(dir)
@@ -224,11 +431,8 @@ fn conformance_suite() {
         || PathBuf::from(env!("CARGO_BIN_EXE_tessera")),
         |b| workspace().join(b),
     );
-    let shim = workspace().join("tests/conformance");
-    let includes: Vec<PathBuf> = [shim.clone(), shim.join("amptest")]
-        .into_iter()
-        .filter(|d| d.is_dir())
-        .collect();
+    let shim = workspace().join("tests/conformance/amptest");
+    let includes: Vec<PathBuf> = [shim].into_iter().filter(|d| d.is_dir()).collect();
     let cases = cases(&root);
     let jobs = env_number("TESSERA_CONFORMANCE_JOBS").map_or_else(
         || std::thread::available_parallelism().map_or(2, usize::from),
@@ -257,6 +461,10 @@ fn conformance_suite() {
     let out_dir = workspace().join("target/conformance");
     let _ = std::fs::create_dir_all(&out_dir);
     let _ = std::fs::write(out_dir.join("report.txt"), &report);
+    let _ = std::fs::write(
+        workspace().join("tests/conformance/REPORT.md"),
+        markdown(&cases, &outcomes),
+    );
     let crashed: Vec<&str> = cases
         .iter()
         .zip(&outcomes)
@@ -273,8 +481,12 @@ fn report(cases: &[Case], outcomes: &[Option<Outcome>]) -> String {
     let mut positive: BTreeMap<&str, Tally> = BTreeMap::new();
     let mut accepted_negative = Vec::new();
     let mut blockers: BTreeMap<String, usize> = BTreeMap::new();
+    let mut runs: BTreeMap<&str, RunTally> = BTreeMap::new();
     for (case, outcome) in cases.iter().zip(outcomes) {
         let Some(outcome) = outcome else { continue };
+        if case.expects.is_none() {
+            runs.entry(chapter(&case.dir)).or_default().add(outcome);
+        }
         let table = if case.expects.is_some() {
             &mut negative
         } else {
@@ -323,6 +535,21 @@ fn report(cases: &[Case], outcomes: &[Option<Outcome>]) -> String {
         p.rejected,
         p.crashed
     );
+    let mut all_runs = RunTally::default();
+    for t in runs.values() {
+        all_runs.merge(t);
+    }
+    let _ = writeln!(
+        out,
+        "runnable tests run: {} | {}",
+        all_runs.total(),
+        RUN_COLUMNS
+            .iter()
+            .zip(all_runs.columns())
+            .map(|(name, n)| format!("{name} {n}"))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
     let _ = writeln!(
         out,
         "\ncompile-fail tests by chapter (rule / other / accepted / crashed):"
@@ -347,6 +574,15 @@ fn report(cases: &[Case], outcomes: &[Option<Outcome>]) -> String {
     }
     let _ = writeln!(
         out,
+        "\nrunnable tests by chapter ({}):",
+        RUN_COLUMNS.join(" / ")
+    );
+    for (chapter, t) in &runs {
+        let cells: Vec<String> = t.columns().iter().map(|n| format!("{n:>4}")).collect();
+        let _ = writeln!(out, "  {chapter:<20} {}", cells.join(" / "));
+    }
+    let _ = writeln!(
+        out,
         "\ncompile-fail tests accepted ({}):",
         accepted_negative.len()
     );
@@ -361,6 +597,131 @@ fn report(cases: &[Case], outcomes: &[Option<Outcome>]) -> String {
     );
     for (code, count) in common.iter().take(15) {
         let _ = writeln!(out, "  {count:>4}  {code}");
+    }
+    out
+}
+
+/// Two folders deep: `5_Data_Cont/5_1_array`.
+fn section(dir: &str) -> String {
+    dir.split('/').take(2).collect::<Vec<_>>().join("/")
+}
+
+/// `tests/conformance/REPORT.md`: the counts per folder, then every
+/// runnable test that does not pass with the reason, and every compile-fail
+/// test not rejected for its rule with what Tessera said.
+fn markdown(cases: &[Case], outcomes: &[Option<Outcome>]) -> String {
+    let mut negative: BTreeMap<String, Tally> = BTreeMap::new();
+    let mut runs: BTreeMap<String, RunTally> = BTreeMap::new();
+    let mut not_passing = Vec::new();
+    let mut not_ruled = Vec::new();
+    for (case, outcome) in cases.iter().zip(outcomes) {
+        let Some(outcome) = outcome else { continue };
+        if case.expects.is_some() {
+            negative
+                .entry(section(&case.dir))
+                .or_default()
+                .add(outcome.verdict);
+            let said = match outcome.verdict {
+                Verdict::RightRule => continue,
+                Verdict::Accepted => "accepted".to_string(),
+                Verdict::Crashed => "check crashed".to_string(),
+                Verdict::Rejected => format!(
+                    "{}: {}",
+                    outcome.first_error.as_deref().unwrap_or("?"),
+                    outcome.first_message.as_deref().unwrap_or("?")
+                ),
+            };
+            let expects: Vec<&str> = case.expects.iter().flatten().map(String::as_str).collect();
+            not_ruled.push((case.dir.as_str(), expects.join(", "), said));
+            continue;
+        }
+        runs.entry(section(&case.dir)).or_default().add(outcome);
+        let why = match &outcome.run {
+            Some(Run::Pass) => continue,
+            None if outcome.verdict == Verdict::Crashed => "check crashed".to_string(),
+            None => format!(
+                "not compiled: {}: {}",
+                outcome.first_error.as_deref().unwrap_or("?"),
+                outcome.first_message.as_deref().unwrap_or("?")
+            ),
+            Some(Run::Fail) => "fail (exit 1)".to_string(),
+            Some(Run::Skip) => "skip (exit 2)".to_string(),
+            Some(Run::Error(message)) => format!("run-time error: {message}"),
+            Some(Run::Crashed(how)) => format!("crashed: {how}"),
+            Some(Run::Disagree(how)) => format!("engines disagree: {how}"),
+            Some(Run::CompileOnly) => "compile-only: accepted, not run".to_string(),
+        };
+        not_passing.push((case.dir.as_str(), why));
+    }
+    let cell = |text: &str| text.replace('|', "\\|").replace('\n', " ");
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# Tessera against the C++ AMP conformance suite\n\n\
+         Generated by `crates/cli/tests/conformance.rs` (see tests/README.md); do not edit.\n\
+         Runnable tests are run under the interpreter and the JIT \
+         ({RUN_TIMEOUT_SECS} s, {RUN_MAX_MEMORY} each) with `-I tests/conformance/amptest`.\n"
+    );
+    let mut all_runs = RunTally::default();
+    for t in runs.values() {
+        all_runs.merge(t);
+    }
+    let _ = writeln!(out, "## Runnable tests\n");
+    let _ = writeln!(out, "| folder | tests | {} |", RUN_COLUMNS.join(" | "));
+    let _ = writeln!(out, "| --- | ---: |{}", " ---: |".repeat(RUN_COLUMNS.len()));
+    for (folder, t) in runs.iter().chain([(&"all".to_string(), &all_runs)]) {
+        let cells: Vec<String> = t.columns().iter().map(usize::to_string).collect();
+        let _ = writeln!(out, "| {folder} | {} | {} |", t.total(), cells.join(" | "));
+    }
+    let mut all_negative = Tally::default();
+    for t in negative.values() {
+        all_negative.right += t.right;
+        all_negative.rejected += t.rejected;
+        all_negative.accepted += t.accepted;
+        all_negative.crashed += t.crashed;
+    }
+    let _ = writeln!(out, "\n## Compile-fail tests\n");
+    let _ = writeln!(
+        out,
+        "| folder | tests | rejected for the rule | for another reason | accepted | crashed |"
+    );
+    let _ = writeln!(out, "| --- | ---: | ---: | ---: | ---: | ---: |");
+    for (folder, t) in negative.iter().chain([(&"all".to_string(), &all_negative)]) {
+        let _ = writeln!(
+            out,
+            "| {folder} | {} | {} | {} | {} | {} |",
+            t.total(),
+            t.right,
+            t.rejected,
+            t.accepted,
+            t.crashed
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n## Runnable tests that do not pass ({})\n",
+        not_passing.len()
+    );
+    let _ = writeln!(out, "| test | how it ended |");
+    let _ = writeln!(out, "| --- | --- |");
+    for (dir, why) in &not_passing {
+        let _ = writeln!(out, "| {} | {} |", cell(dir), cell(why));
+    }
+    let _ = writeln!(
+        out,
+        "\n## Compile-fail tests not rejected for their rule ({})\n",
+        not_ruled.len()
+    );
+    let _ = writeln!(out, "| test | expects | Tessera's first error |");
+    let _ = writeln!(out, "| --- | --- | --- |");
+    for (dir, expects, said) in &not_ruled {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} |",
+            cell(dir),
+            cell(expects),
+            cell(said)
+        );
     }
     out
 }

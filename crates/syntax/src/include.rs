@@ -62,8 +62,9 @@ impl SourceLoader for NoFiles {
 /// `#include` names.
 #[derive(Clone, Debug, Default)]
 pub struct Included {
-    /// `(including file, name as written)` to what it names.
-    pub resolved: HashMap<(FileId, String), Found>,
+    /// `(including file, name as written, written in quotes)` to what it
+    /// names: `"x.h"` and `<x.h>` are looked for in different folders.
+    pub resolved: HashMap<(FileId, String, bool), Found>,
     /// Each header read, with the offsets of bytes that were not UTF-8, in
     /// the order they were found.
     pub headers: Vec<(FileId, Vec<usize>)>,
@@ -93,7 +94,7 @@ pub fn read_headers(
             .unwrap_or_default();
         let names = include_names(file, &source.text);
         for (name, quoted) in names {
-            let key = (file, name.clone());
+            let key = (file, name.clone(), quoted);
             if included.resolved.contains_key(&key) {
                 continue;
             }

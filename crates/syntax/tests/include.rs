@@ -144,6 +144,50 @@ fn nested_headers_resolve_from_their_own_folder_then_include_dirs() {
 }
 
 #[test]
+fn angle_brackets_search_the_include_dirs_in_order_and_not_the_includer() {
+    let fs = Memory::new(&[
+        (
+            "tests/main.amp",
+            "#include <lib.h>\n#include <mine.h>\n#include \"mine.h\"\n",
+        ),
+        ("tests/mine.h", "int mine();\n"),
+        // `lib.h` includes `<lib/detail.h>`: found through the folders, not
+        // under `first/lib/`, where the header itself lives.
+        ("first/lib.h", "#include <lib/detail.h>\nint first();\n"),
+        ("first/lib/detail.h", "int detail();\n"),
+        ("first/lib/lib/detail.h", "int wrong_detail();\n"),
+        ("second/lib.h", "int second();\n"),
+    ]);
+    let unit = parse(&fs, "tests/main.amp", &["first", "second"]);
+    // `<mine.h>` is not looked for next to the file that includes it, as
+    // compilers do; the quoted spelling finds it there.
+    assert_eq!(unit.codes(), ["W0050"], "{:?}", unit.diagnostics);
+    let names: Vec<&str> = unit.functions.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["detail", "first", "mine"]);
+    assert_eq!(unit.file_name(unit.functions[0].1), "first/lib/detail.h");
+}
+
+#[test]
+fn known_headers_keep_their_meaning_beside_include_dirs() {
+    let fs = Memory::new(&[
+        (
+            "main.amp",
+            "#include <amp.h>\n#include <vector>\n#include <shim.h>\nint main() { return 0; }\n",
+        ),
+        ("inc/amp.h", "int not_the_library();\n"),
+        ("inc/vector", "int not_the_vector();\n"),
+        (
+            "inc/shim.h",
+            "#include <amp.h>\n#include <iostream>\nint shim();\n",
+        ),
+    ]);
+    let unit = parse(&fs, "main.amp", &["inc"]);
+    assert!(unit.diagnostics.is_empty(), "{:?}", unit.diagnostics);
+    let names: Vec<&str> = unit.functions.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["shim", "main"]);
+}
+
+#[test]
 fn a_name_in_other_case_is_found_with_a_warning() {
     let fs = Memory::new(&[
         ("main.amp", "#include \"scan.h\"\n"),

@@ -150,8 +150,9 @@ pub enum Found {
 /// (by including file and name as written) and the text of each header.
 #[derive(Clone, Debug, Default)]
 pub struct Headers<'s> {
-    /// `(including file, name between the quotes)` to what it names.
-    pub resolved: HashMap<(FileId, String), Found>,
+    /// `(including file, name as written, written in quotes)` to what it
+    /// names (see [`crate::include::Included`]).
+    pub resolved: HashMap<(FileId, String, bool), Found>,
     /// Each header's place among positions (see [`Files`]) and the offsets
     /// of bytes that were not UTF-8 (see `SourceFile::from_bytes`).
     pub files: HashMap<FileId, (Segment<'s>, Vec<usize>)>,
@@ -1253,7 +1254,12 @@ impl<'s> Pp<'_, 's> {
             return;
         }
         let including = self.files.file_at(kw.start);
-        match self.headers.resolved.get(&(including, name.to_string())) {
+        let quoted = matches!(first.tok, Tok::Str(_));
+        match self
+            .headers
+            .resolved
+            .get(&(including, name.to_string(), quoted))
+        {
             Some(Found::File { file, spelled }) => {
                 if let Some(spelled) = spelled {
                     self.diags.push(
@@ -1269,7 +1275,7 @@ impl<'s> Pp<'_, 's> {
                 }
                 return self.include_file(*file, span);
             }
-            Some(Found::Missing) if matches!(first.tok, Tok::Str(_)) => {
+            Some(Found::Missing) if quoted => {
                 self.diags.push(
                     Diagnostic::error(codes::E0059, span, format!("header file `{name}` not found"))
                         .with_label("no such file")

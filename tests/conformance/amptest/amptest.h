@@ -1,0 +1,11 @@
+// The conformance tests' helper library: what `#include <amptest.h>`
+// brings in. See ../README.md for the parts that are left out.
+#pragma once
+
+#include <amp.h>
+#include <amptest/platform.h>
+#include <amptest/restrict.h>
+#include <amptest/runall.h>
+#include <amptest/logging.h>
+#include <amptest/math.h>
+#include <amptest/amp.compare.h>
