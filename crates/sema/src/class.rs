@@ -149,11 +149,55 @@ pub fn declare_class(
             declared.push((fid, &m.item));
         }
     }
+    check_destructor_restriction(ck, id);
     for (fid, f) in declared {
         if f.body.is_some() {
             lower_method(ck, id, fid, f);
         }
     }
+}
+
+/// A destructor must be able to run wherever an object can be made: its
+/// restriction covers those of all constructors (C++ AMP, MSVC C3933).
+fn check_destructor_restriction(ck: &mut Checker, id: StructId) {
+    let Some(info) = ck.classes.get(&id) else {
+        return;
+    };
+    let Some(dtor) = info.dtor.and_then(|d| ck.program.get_function(d)) else {
+        return;
+    };
+    let (have, at) = (dtor.restriction, dtor.span);
+    let mut need = tessera_ir::Restriction::default();
+    for c in &info.ctors {
+        if let Some(f) = ck.program.get_function(*c) {
+            need.cpu |= f.restriction.cpu;
+            need.amp |= f.restriction.amp;
+        }
+    }
+    let missing: Vec<&str> = [
+        (need.cpu && !have.cpu, "cpu"),
+        (need.amp && !have.amp, "amp"),
+    ]
+    .into_iter()
+    .filter_map(|(m, w)| m.then_some(w))
+    .collect();
+    if missing.is_empty() {
+        return;
+    }
+    let name = info.name.clone();
+    ck.report(
+        Diagnostic::error(
+            codes::E0311,
+            at,
+            format!(
+                "the destructor of `{name}` must also be `{}`: a constructor makes objects there",
+                missing.join(", ")
+            ),
+        )
+        .with_label("destructor")
+        .with_msvc("C3933")
+        .with_help("give the destructor every restriction its constructors have"),
+    );
 }
 
 fn declare_static_data(ck: &mut Checker, info: &mut ClassInfo, decl: &ast::Decl, access: Access) {
@@ -241,6 +285,38 @@ fn declare_method(
                 "make the function non-virtual",
             );
         }
+    }
+    if f.method.const_after_restrict
+        && let Some(r) = &f.restrict
+    {
+        ck.report(
+            Diagnostic::error(
+                codes::E0100,
+                r.span,
+                "`const` must come before the `restrict` clause",
+            )
+            .with_label("`restrict(...)` written before `const`")
+            .with_msvc("C4430")
+            .with_help("write `int f() const restrict(amp)`"),
+        );
+    }
+    if matches!(f.method.special, ast::Special::Destructor)
+        && let Some(prev) = ck.classes.get(&id).and_then(|c| c.dtor)
+    {
+        let at = ck.program.get_function(prev).map(|p| p.span);
+        let mut d = Diagnostic::error(
+            codes::E0202,
+            f.name.span,
+            format!("`{}` is declared twice: a class has one destructor", f.name.name),
+        )
+        .with_label("second destructor")
+        .with_msvc("C2535")
+        .with_help("destructors cannot be overloaded, not even on `restrict`; give one destructor every restriction it needs: `restrict(amp, cpu)`");
+        if let Some(at) = at {
+            d = d.with_secondary(at, "first declared here");
+        }
+        ck.report(d);
+        return None;
     }
     let mut locals = Vec::new();
     let constructing = matches!(f.method.special, ast::Special::Constructor(_));

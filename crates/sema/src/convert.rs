@@ -65,6 +65,22 @@ impl FnCx<'_> {
             return e;
         }
         let span = e.span;
+        // A class with a converting constructor: `Result r = 3;`,
+        // `return failure_code;` from a function returning the class.
+        if let Type::Struct(id) = to
+            && !matches!(e.ty, Type::Struct(_))
+            && self.ck.classes.get(id).is_some_and(|c| !c.ctors.is_empty())
+            && let Some(built) = self.construct_object(*id, vec![e.clone()], true, span)
+        {
+            return built;
+        }
+        let e = match to {
+            Type::Struct(_) => self.to_base(e, to),
+            _ => e,
+        };
+        if &e.ty == to {
+            return e;
+        }
         match (&e.ty, to) {
             (Type::Scalar(_), Type::Scalar(t)) => return self.convert_scalar(e, *t),
             (Type::TiledIndex(shape), Type::Index(rank)) if shape.rank == *rank => {

@@ -167,6 +167,11 @@ impl FnCx<'_> {
             captures: Vec::new(),
         };
         fcx.deducing_return = ret_written.is_none();
+        // A variable named in the capture list is captured even when the
+        // body does not use it (and must be capturable).
+        for c in &lambda.captures {
+            let _ = fcx.capture(&c.name.name, c.span);
+        }
         let body = fcx.block(&lambda.body);
         let made = fcx.kernel.take().map(|k| k.made).unwrap_or_default();
         let captures = match std::mem::replace(&mut fcx.func.kind, FunctionKind::Plain) {

@@ -340,17 +340,25 @@ pub fn struct_def(
     def
 }
 
-fn method_info(
-    quals: (bool, Option<Restrict>),
-    body: &MethodBody,
-) -> (MethodInfo, Option<Restrict>) {
+/// `const` and `restrict(...)` after a member function's parameters.
+pub struct MethodQuals {
+    /// `const`
+    pub is_const: bool,
+    /// `restrict(...)`
+    pub restrict: Option<Restrict>,
+    /// `const` was written after `restrict(...)`.
+    pub const_after: bool,
+}
+
+fn method_info(quals: MethodQuals, body: &MethodBody) -> (MethodInfo, Option<Restrict>) {
     let info = MethodInfo {
-        is_const: quals.0,
+        is_const: quals.is_const,
+        const_after_restrict: quals.const_after,
         defaulted: matches!(body, MethodBody::Default),
         deleted: matches!(body, MethodBody::Delete),
         ..MethodInfo::default()
     };
-    (info, quals.1)
+    (info, quals.restrict)
 }
 
 fn body_block(body: MethodBody) -> Option<Block> {
@@ -367,7 +375,7 @@ pub fn method(
     ret_modifiers: Modifiers,
     name: Ident,
     params: Vec<Param>,
-    quals: (bool, Option<Restrict>),
+    quals: MethodQuals,
     body: MethodBody,
     is_virtual: bool,
     class: Option<Ident>,
@@ -482,7 +490,7 @@ fn no_return(at: Span) -> DeclSpecs {
 pub fn constructor(
     name: Ident,
     params: Vec<Param>,
-    quals: (bool, Option<Restrict>),
+    quals: MethodQuals,
     inits: Vec<MemberInit>,
     body: MethodBody,
     is_explicit: bool,
@@ -507,7 +515,7 @@ pub fn constructor(
 /// A destructor (`name` is `~Class`).
 pub fn destructor(
     name: Ident,
-    quals: (bool, Option<Restrict>),
+    quals: MethodQuals,
     body: MethodBody,
     is_virtual: bool,
     class: Option<Ident>,

@@ -270,6 +270,8 @@ pub struct Function {
 pub struct MethodInfo {
     /// `const` after the parameters: `this` is a pointer to const.
     pub is_const: bool,
+    /// `const` written after `restrict(...)`, an order C++ AMP rejects.
+    pub const_after_restrict: bool,
     /// `virtual`
     pub is_virtual: bool,
     /// `explicit` (constructors)
