@@ -728,6 +728,36 @@ impl Checker {
         None
     }
 
+    /// True when assigning a whole object of class `id` runs user code: a
+    /// base or member (at any depth) declares `operator=` (C++'s implicit
+    /// assignment calls it).
+    pub fn assignment_runs_code(&self, id: StructId) -> bool {
+        self.assignment_runs_code_depth(id, 0)
+    }
+
+    fn assignment_runs_code_depth(&self, id: StructId, depth: u32) -> bool {
+        if depth > 64 {
+            return false;
+        }
+        if depth > 0
+            && self
+                .classes
+                .get(&id)
+                .is_some_and(|c| c.methods.contains_key("operator="))
+        {
+            return true;
+        }
+        self.program.get_struct(id).is_some_and(|s| {
+            s.fields.iter().any(|(_, t)| {
+                let mut t = t;
+                while let Type::CArray(inner, _) = t {
+                    t = inner;
+                }
+                matches!(t, Type::Struct(m) if self.assignment_runs_code_depth(*m, depth + 1))
+            })
+        })
+    }
+
     /// True when `derived` is `base` or derives from it.
     pub fn derives_from(&self, derived: StructId, base: StructId) -> bool {
         let mut todo = vec![(derived, 0u32)];

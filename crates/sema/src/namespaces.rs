@@ -133,6 +133,27 @@ impl Flat<'_> {
     /// Unqualified lookup from the current namespace outwards (only the
     /// file scope when `global`). `want_ns` looks for a namespace name.
     fn lookup(&mut self, name: &str, want_ns: bool, global: bool, span: Span) -> Option<Member> {
+        let found = self.lookup_spelled(name, want_ns, global, span);
+        // MSVC's `concurrency` is an alias of `Concurrency`: a program (or a
+        // header) that adds to one reaches it through the other too.
+        match (found, name) {
+            (None, "concurrency") if want_ns => {
+                self.lookup_spelled("Concurrency", want_ns, global, span)
+            }
+            (None, "Concurrency") if want_ns => {
+                self.lookup_spelled("concurrency", want_ns, global, span)
+            }
+            (found, _) => found,
+        }
+    }
+
+    fn lookup_spelled(
+        &mut self,
+        name: &str,
+        want_ns: bool,
+        global: bool,
+        span: Span,
+    ) -> Option<Member> {
         let mut scope = if global {
             String::new()
         } else {
@@ -261,7 +282,16 @@ impl Flat<'_> {
                     }
                 }
                 let seg = &path.segments[used];
-                let Some(Member::Entity(flat, _)) = self.member(&cur, &seg.name).cloned() else {
+                let found = self.member(&cur, &seg.name).cloned();
+                // A library namespace the program adds to (`Concurrency`,
+                // `std`) still holds the library's names.
+                let library_root = ["concurrency", "Concurrency", "std"]
+                    .iter()
+                    .any(|l| cur == *l || cur.starts_with(&format!("{l}::")));
+                if library_root && !matches!(found, Some(Member::Entity(..))) {
+                    return;
+                }
+                let Some(Member::Entity(flat, _)) = found else {
                     self.diags.push(
                         Diagnostic::error(
                             codes::E0243,

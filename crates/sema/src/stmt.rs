@@ -839,7 +839,21 @@ impl FnCx<'_> {
                     "write `T& r = x;`",
                 );
             }
-            if (specs.is_const || specs.is_constexpr) && init.is_none() && !ty.is_error() && !by_ref
+            // A const object of a class whose default initialisation sets
+            // every member (here: a class with no data) needs no initialiser.
+            let default_initialised = match &ty {
+                Type::Struct(id) => self.ck.program.get_struct(*id).is_some_and(|s| {
+                    s.fields.iter().all(|(_, t)| {
+                        matches!(t, Type::Struct(b) if self.ck.program.get_struct(*b).is_some_and(|b| b.fields.is_empty()))
+                    })
+                }),
+                _ => false,
+            };
+            if (specs.is_const || specs.is_constexpr)
+                && init.is_none()
+                && !ty.is_error()
+                && !by_ref
+                && !default_initialised
             {
                 self.ck.error(
                     codes::E0218,
