@@ -9,6 +9,9 @@ use tessera_diagnostics::{Span, codes};
 use tessera_ir::{Const, Expr, ExprKind, Init, Scalar, Type};
 use tessera_syntax::ast::{self, ExprKind as K};
 
+/// The largest C array an expression may build element by element.
+const MAX_ZERO_ELEMENTS: u32 = 1 << 16;
+
 /// The most objects with a constructor an array may have (each is a call).
 const MAX_CONSTRUCTED_ELEMENTS: u32 = 4096;
 
@@ -376,24 +379,81 @@ impl FnCx<'_> {
             Some(Init::Expr(e)) => e,
             Some(Init::List(parts)) => {
                 let mut exprs = Vec::new();
-                for part in parts {
+                // The element (or member) types, to build nested parts.
+                let part_types: Vec<Type> = match ty {
+                    Type::Struct(id) => self
+                        .ck
+                        .struct_fields(*id)
+                        .into_iter()
+                        .map(|f| f.1)
+                        .collect(),
+                    Type::CArray(elem, n) => vec![(**elem).clone(); *n as usize],
+                    _ => Vec::new(),
+                };
+                for (i, part) in parts.into_iter().enumerate() {
+                    let part_ty = part_types.get(i).cloned().unwrap_or(Type::Error);
                     match part {
                         Init::Expr(e) => exprs.push(e),
-                        _ => {
+                        Init::Ref(_) => {
                             self.ck.error(
                                 codes::E0211,
                                 span,
-                                "nested or partial braced lists are supported only in declarations",
+                                "a reference inside a braced list is not supported here",
                                 "here",
                                 "declare a variable with this initialiser and use it",
                             );
                             return error_expr(span);
                         }
+                        nested => exprs.push(self.init_as_expr(Some(nested), &part_ty, span)),
                     }
+                }
+                // Members and elements not given are zero.
+                for part_ty in part_types.iter().skip(exprs.len()) {
+                    exprs.push(self.zero_value(part_ty, span));
                 }
                 mk(ExprKind::Aggregate(exprs), ty.clone(), false, span)
             }
+            Some(Init::Zero) => self.zero_value(ty, span),
             _ => error_expr(span),
+        }
+    }
+
+    /// The value-initialised (zero) value of `ty` as an expression.
+    fn zero_value(&mut self, ty: &Type, span: Span) -> Expr {
+        match ty {
+            Type::Scalar(s) => {
+                let zero = mk(ExprKind::Const(Const::Int(0)), Type::INT, false, span);
+                self.convert_scalar(zero, *s)
+            }
+            Type::Struct(id) => {
+                let fields = self.ck.struct_fields(*id);
+                let parts = fields
+                    .iter()
+                    .map(|(_, t)| self.zero_value(t, span))
+                    .collect();
+                mk(ExprKind::Aggregate(parts), ty.clone(), false, span)
+            }
+            Type::CArray(elem, n) if *n <= MAX_ZERO_ELEMENTS => {
+                let one = self.zero_value(elem, span);
+                mk(
+                    ExprKind::Aggregate(vec![one; *n as usize]),
+                    ty.clone(),
+                    false,
+                    span,
+                )
+            }
+            Type::Error => error_expr(span),
+            _ => {
+                let shown = self.ck.show(ty);
+                self.ck.error(
+                    codes::E0211,
+                    span,
+                    format!("a value-initialised `{shown}` in an expression is not supported yet"),
+                    "here",
+                    "declare a variable and use it",
+                );
+                error_expr(span)
+            }
         }
     }
 }

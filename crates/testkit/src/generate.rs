@@ -139,4 +139,31 @@ pub fn generated(out: &mut String, copy: usize) {
         );
     }
     out.push_str("    return r;\n}\n\n");
+
+    // Classes and templates, instantiated and called from amp-capable code.
+    let _ = write!(
+        out,
+        "template <typename T, int N>\n\
+         struct Acc_{copy} {{\n    \
+             T items[N];\n    \
+             T sum() const restrict(amp, cpu) {{ T s = T(); for (int i = 0; i < N; i++) s += items[i]; return s; }}\n    \
+             void fill(T v) restrict(amp, cpu) {{ for (int i = 0; i < N; i++) items[i] = v; }}\n\
+         }};\n\n\
+         template <typename T>\n\
+         T clampv_{copy}(T v, T lo, T hi) restrict(amp, cpu) {{ return v < lo ? lo : (v > hi ? hi : v); }}\n\n\
+         class Point_{copy} {{\n\
+         public:\n    \
+             Point_{copy}(float x, float y) restrict(amp, cpu) : x(x), y(y) {{}}\n    \
+             Point_{copy} operator+(const Point_{copy}& o) const restrict(amp, cpu) {{ return Point_{copy}(x + o.x, y + o.y); }}\n    \
+             float dot(const Point_{copy}& o) const restrict(amp, cpu) {{ return x * o.x + y * o.y; }}\n\
+         private:\n    \
+             float x, y;\n\
+         }};\n\n\
+         float use_{copy}(float a) restrict(amp, cpu) {{\n    \
+             Acc_{copy}<float, 8> acc;\n    \
+             acc.fill(a);\n    \
+             Point_{copy} p(a, 1.0f), q(2.0f, a);\n    \
+             return clampv_{copy}(acc.sum() + (p + q).dot(p), 0.0f, 100.0f) + clampv_{copy}<int>(3, 0, 2);\n\
+         }}\n\n"
+    );
 }
