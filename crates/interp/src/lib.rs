@@ -19,6 +19,7 @@ mod kernel;
 mod library;
 mod machine;
 mod offload;
+mod pointer;
 mod show;
 mod value;
 

@@ -40,6 +40,9 @@ pub(crate) struct Frame {
     pub(crate) func: Option<FuncId>,
     /// Locals, by `LocalId`.
     pub(crate) locals: Vec<Value>,
+    /// Which activation this is: unique for the run, so that a pointer
+    /// to a local of a returned call does not see a later call's locals.
+    pub(crate) generation: u64,
 }
 
 /// A flow of control: the host, or one work-item of a kernel.
@@ -139,6 +142,8 @@ pub(crate) struct Machine<'p> {
     /// The C library's state: `rand`, what the program wrote to `stderr`,
     /// and the status `exit` asked for.
     pub(crate) clib: crate::clib::CState,
+    /// Frames made so far (each frame's `generation`).
+    pub(crate) generations: u64,
 }
 
 impl<'p> Machine<'p> {
@@ -188,6 +193,7 @@ impl<'p> Machine<'p> {
             barrier_stmts: vec![None; prog.functions.len()],
             engine: None,
             clib: crate::clib::CState::default(),
+            generations: 0,
         };
         m.frame_bytes = prog
             .functions
@@ -248,6 +254,7 @@ impl<'p> Machine<'p> {
             self.host.stack.push(Frame {
                 func: None,
                 locals: Vec::new(),
+                generation: 0,
             });
         }
         self.host.stack[0].func = None;
@@ -316,6 +323,7 @@ impl<'p> Machine<'p> {
         self.host.stack.push(Frame {
             func: None,
             locals: Vec::new(),
+            generation: 0,
         });
         for g in &prog.globals {
             self.take_memory(self.type_bytes(&g.ty), g.span)?;
@@ -699,6 +707,7 @@ impl<'p> Machine<'p> {
             strand.stack.push(Frame {
                 func: None,
                 locals: Vec::new(),
+                generation: 0,
             });
         }
         let last = strand.stack.len() - 1;
@@ -1083,9 +1092,12 @@ impl<'p> Machine<'p> {
         let f: &Function = self.prog.function(func);
         let mut locals = args;
         locals.resize(f.locals.len(), Value::Void);
+        self.generations += 1;
+        let generation = self.generations;
         self.strand().stack.push(Frame {
             func: Some(func),
             locals,
+            generation,
         });
         Ok(())
     }

@@ -65,6 +65,10 @@ impl FnCx<'_> {
             return e;
         }
         let span = e.span;
+        let e = match self.pointer_coerce(e, to) {
+            Ok(done) => return done,
+            Err(e) => e,
+        };
         match (&e.ty, to) {
             (Type::Scalar(_), Type::Scalar(t)) => return self.convert_scalar(e, *t),
             (Type::TiledIndex(shape), Type::Index(rank)) if shape.rank == *rank => {
@@ -147,6 +151,15 @@ impl FnCx<'_> {
         self.ck.check_not_scoped(e.span);
         match e.ty {
             Type::Scalar(_) => self.convert_scalar(e, Scalar::Bool),
+            Type::Ptr { .. } | Type::Null => {
+                let span = e.span;
+                Expr {
+                    kind: ExprKind::Convert(Box::new(e)),
+                    ty: Type::BOOL,
+                    place: false,
+                    span,
+                }
+            }
             Type::Error => e,
             _ => {
                 let shown = self.ck.show(&e.ty);

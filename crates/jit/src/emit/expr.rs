@@ -239,6 +239,13 @@ impl Emitter<'_, '_, '_> {
             ExprKind::Aggregate(_) => decline(Decline::BracedListAsValue),
             ExprKind::Launch { .. } => decline(Decline::LaunchInKernel),
             ExprKind::Str(_) => decline(Decline::StringInKernel),
+            ExprKind::Null
+            | ExprKind::AddrOf(_)
+            | ExprKind::Deref(_)
+            | ExprKind::PtrAdd { .. }
+            | ExprKind::PtrDiff { .. }
+            | ExprKind::New { .. }
+            | ExprKind::Delete { .. } => decline(Decline::Pointer),
         }
     }
 }
