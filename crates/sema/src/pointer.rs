@@ -119,10 +119,6 @@ impl FnCx<'_> {
             );
             return error_expr(span);
         }
-        if self.in_amp() && e.ty.pointee().is_some() {
-            self.amp_pointer_error(span, "a pointer to a pointer", "C3581");
-            return error_expr(span);
-        }
         let is_const = self.read_only_reason(&e).is_some();
         let ty = ptr_to(e.ty.clone(), is_const);
         mk(ExprKind::AddrOf(Box::new(e)), ty, false, span)
