@@ -238,9 +238,7 @@ impl Machine<'_> {
                 let b = self.eval(rhs)?;
                 self.ptr_diff(&a, &b, e.span)
             }
-            ExprKind::New { count, value } => {
-                self.new_block(e, count.as_deref(), value.as_deref())
-            }
+            ExprKind::New { count, value } => self.new_block(e, count.as_deref(), value.as_deref()),
             ExprKind::Delete { ptr, array } => {
                 self.delete(ptr, *array, e.span)?;
                 Ok(Value::Void)

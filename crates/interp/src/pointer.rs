@@ -166,11 +166,17 @@ impl Machine<'_> {
         let (frame, slot) = match &place.root {
             Root::Local(depth, slot) => {
                 let f = self.strand().stack.get(*depth as usize);
-                (f.map(|f| (f.generation, f.locals.get(*slot as usize).cloned())), slot)
+                (
+                    f.map(|f| (f.generation, f.locals.get(*slot as usize).cloned())),
+                    slot,
+                )
             }
             Root::HostLocal(depth, slot) => {
                 let f = self.host.stack.get(*depth as usize);
-                (f.map(|f| (f.generation, f.locals.get(*slot as usize).cloned())), slot)
+                (
+                    f.map(|f| (f.generation, f.locals.get(*slot as usize).cloned())),
+                    slot,
+                )
             }
             _ => return None,
         };
@@ -398,7 +404,11 @@ impl Machine<'_> {
         };
         if storage.freed.get() {
             return Err(self
-                .error(codes::R0015, span, format!("`{form}` of memory already deleted"))
+                .error(
+                    codes::R0015,
+                    span,
+                    format!("`{form}` of memory already deleted"),
+                )
                 .with_label("deleted a second time")
                 .with_note("C++ leaves a double delete undefined")
                 .into());

@@ -432,18 +432,21 @@ impl FnCx<'_> {
                 }
                 self.check_writable(&target, "incremented");
                 let ty = target.ty.clone();
-                if self.in_amp()
-                    && matches!(&ty, Type::Ptr { elem, .. } if **elem == Type::BOOL)
-                {
+                if self.in_amp() && matches!(&ty, Type::Ptr { elem, .. } if **elem == Type::BOOL) {
                     self.ck.report(
-                        Diagnostic::error(codes::E0306, span, "arithmetic on a `bool*` is not allowed in amp code")
-                            .with_label("not allowed in `restrict(amp)` code")
-                            .with_msvc("C3599"),
+                        Diagnostic::error(
+                            codes::E0306,
+                            span,
+                            "arithmetic on a `bool*` is not allowed in amp code",
+                        )
+                        .with_label("not allowed in `restrict(amp)` code")
+                        .with_msvc("C3599"),
                     );
                     return error_expr(span);
                 }
                 let pointer = matches!(&ty, Type::Ptr { elem, .. } if **elem != Type::Void);
-                if !matches!(ty, Type::Scalar(s) if s != Scalar::Bool) && !pointer && !ty.is_error() {
+                if !matches!(ty, Type::Scalar(s) if s != Scalar::Bool) && !pointer && !ty.is_error()
+                {
                     let shown = self.ck.show(&ty);
                     self.ck.error(
                         codes::E0210,
@@ -674,7 +677,7 @@ impl FnCx<'_> {
                 }
                 let (l, r) = match self.pointer_binary(op, l, r, span) {
                     Ok(e) => return e,
-                    Err(operands) => operands,
+                    Err(operands) => *operands,
                 };
                 if let Some(e) = library::binary(self, op, &l, &r, span) {
                     return e;

@@ -108,7 +108,10 @@ impl FnCx<'_> {
             );
             return error_expr(span);
         }
-        if matches!(e.ty, Type::Ostream | Type::Manipulator | Type::Str | Type::Null) {
+        if matches!(
+            e.ty,
+            Type::Ostream | Type::Manipulator | Type::Str | Type::Null
+        ) {
             let shown = self.ck.show(&e.ty);
             self.ck.error(
                 codes::E0211,
@@ -189,7 +192,7 @@ impl FnCx<'_> {
         l: Expr,
         r: Expr,
         span: Span,
-    ) -> Result<Expr, (Expr, Expr)> {
+    ) -> Result<Expr, Box<(Expr, Expr)>> {
         let pointerish = |e: &Expr| matches!(e.ty, Type::Ptr { .. } | Type::Null);
         let arrayish = |e: &Expr| matches!(e.ty, Type::CArray(..)) && e.place;
         let arithmetic = matches!(op, B::Add | B::Sub);
@@ -197,7 +200,7 @@ impl FnCx<'_> {
         let involved = ((arithmetic || comparison) && (pointerish(&l) || pointerish(&r)))
             || (arithmetic && (arrayish(&l) || arrayish(&r)));
         if !involved {
-            return Err((l, r));
+            return Err(Box::new((l, r)));
         }
         let l = self.pointer_operand(l);
         let r = self.pointer_operand(r);
@@ -378,7 +381,8 @@ impl FnCx<'_> {
     /// when none applies.
     pub(crate) fn pointer_coerce(&mut self, e: Expr, to: &Type) -> Result<Expr, Expr> {
         let span = e.span;
-        let convert = |e: Expr, to: &Type| mk(ExprKind::Convert(Box::new(e)), to.clone(), false, span);
+        let convert =
+            |e: Expr, to: &Type| mk(ExprKind::Convert(Box::new(e)), to.clone(), false, span);
         match (&e.ty, to) {
             (Type::Null, Type::Ptr { .. }) => Ok(Expr {
                 ty: to.clone(),
@@ -434,13 +438,8 @@ impl FnCx<'_> {
             return error_expr(span);
         }
         if elem == Type::Void || declared.by_ref {
-            self.ck.error(
-                codes::E0210,
-                span,
-                "`new` needs an object type",
-                "here",
-                "",
-            );
+            self.ck
+                .error(codes::E0210, span, "`new` needs an object type", "here", "");
             return error_expr(span);
         }
         if !matches!(
@@ -525,7 +524,11 @@ impl FnCx<'_> {
         }
         if self.in_amp() {
             let msvc = if from_ptr && to_ptr { "C3581" } else { "C3588" };
-            self.amp_pointer_error(span, "a cast between pointer types or between a pointer and an integer", msvc);
+            self.amp_pointer_error(
+                span,
+                "a cast between pointer types or between a pointer and an integer",
+                msvc,
+            );
         } else {
             let (a, b) = (self.ck.show(from), self.ck.show(to));
             self.ck.error(

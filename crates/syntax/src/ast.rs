@@ -997,7 +997,7 @@ impl ExprKind {
             ExprKind::InitList(items) => max_height(items),
             ExprKind::SizeofType(ty) => type_height(ty),
             ExprKind::New { ty, args, count } => type_height(ty)
-                .max(args.as_ref().map_or(0, |a| max_height(a)))
+                .max(args.as_ref().map_or(0, max_height))
                 .max(count.as_ref().map_or(0, |c| c.height)),
             ExprKind::SizeofExpr(e) | ExprKind::Delete { operand: e, .. } => e.height,
             ExprKind::Throw(e) => e.as_ref().map_or(0, |e| e.height),

@@ -136,9 +136,9 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
 /// also open a lambda's captures, which one token of lookahead cannot tell
 /// apart (C++ reads `delete []` as the array form, so does Tessera).
 fn join_delete_array(tokens: &mut Vec<Token<'_>>) {
-    let joined = tokens.windows(3).any(|w| {
-        w[0].tok == Tok::Delete && w[1].tok == Tok::LBracket && w[2].tok == Tok::RBracket
-    });
+    let joined = tokens
+        .windows(3)
+        .any(|w| w[0].tok == Tok::Delete && w[1].tok == Tok::LBracket && w[2].tok == Tok::RBracket);
     if !joined {
         return;
     }

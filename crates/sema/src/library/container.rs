@@ -677,9 +677,8 @@ fn vector_method(
                 span,
             )
         }
-        "resize" | "reserve" | "clear" | "back" | "pop_back" | "insert" | "erase"
-        | "assign" | "capacity" | "cbegin" | "cend" | "rbegin" | "rend" | "swap"
-        | "emplace_back" => {
+        "resize" | "reserve" | "clear" | "back" | "pop_back" | "insert" | "erase" | "assign"
+        | "capacity" | "cbegin" | "cend" | "rbegin" | "rend" | "swap" | "emplace_back" => {
             cx.ck.error(
                 codes::E0211,
                 name.span,

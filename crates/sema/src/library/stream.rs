@@ -147,8 +147,8 @@ pub(super) fn shift(
     // A `char*` prints the string it points to; other pointers print an
     // address, which differs from run to run.
     let char_pointer = matches!(&value.ty, Type::Ptr { elem, .. } if **elem == Type::Scalar(tessera_ir::Scalar::Char));
-    let printable = char_pointer
-        || matches!(value.ty, Type::Scalar(_) | Type::Str | Type::Manipulator);
+    let printable =
+        char_pointer || matches!(value.ty, Type::Scalar(_) | Type::Str | Type::Manipulator);
     if !printable {
         let shown = cx.ck.show(&value.ty);
         let help = match &value.ty {
