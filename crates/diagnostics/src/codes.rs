@@ -209,6 +209,9 @@ registry! {
     R0010, Run, "memory limit exceeded";
     R0011, Run, "call stack too deep";
     R0012, Run, "interrupted";
+    R0013, Run, "null pointer dereferenced";
+    R0014, Run, "dangling pointer";
+    R0015, Run, "invalid `delete`";
     R0020, Run, "assertion failed";
     R0021, Run, "`abort` called";
     R0022, Run, "exception not caught";

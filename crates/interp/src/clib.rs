@@ -39,6 +39,7 @@ impl Machine<'_> {
                 let v = self.eval(&args[0])?;
                 let mut bytes = match v {
                     Value::Str(s) => s.to_vec(),
+                    Value::Ptr(_) => self.c_string(&v, span)?,
                     _ => Vec::new(),
                 };
                 if *newline {
@@ -121,7 +122,13 @@ impl Machine<'_> {
         };
         let mut values = Vec::with_capacity(args.len().saturating_sub(1));
         for a in &args[1..] {
-            values.push(self.eval(a)?);
+            let v = self.eval(a)?;
+            // `%s` of a `char*`: the bytes up to its zero.
+            let v = match v {
+                Value::Ptr(_) => Value::Str(std::rc::Rc::new(self.c_string(&v, a.span)?)),
+                other => other,
+            };
+            values.push(v);
         }
         let converted: Vec<printf::Arg<'_>> = values
             .iter()

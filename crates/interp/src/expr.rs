@@ -101,6 +101,9 @@ impl Machine<'_> {
             ExprKind::Binary { op, lhs, rhs } => {
                 let a = self.eval(lhs)?;
                 let b = self.eval(rhs)?;
+                if let Value::Ptr(_) = a {
+                    return self.ptr_compare(*op, &a, &b, e.span);
+                }
                 // The common cases first, without the general machinery.
                 match (&a, &b, *op) {
                     (Value::Float(x), Value::Float(y), BinOp::Add) => {
@@ -160,6 +163,17 @@ impl Machine<'_> {
                 }
             }
             ExprKind::Convert(inner) => {
+                match (&inner.ty, &e.ty) {
+                    (Type::CArray(..), Type::Ptr { .. }) => return self.decay(inner),
+                    (Type::Str, Type::Ptr { .. }) => {
+                        let v = self.eval(inner)?;
+                        return Ok(Machine::string_pointer(&v));
+                    }
+                    (Type::Ptr { .. } | Type::Null, Type::Scalar(Scalar::Bool)) => {
+                        return Ok(Value::Bool(self.eval(inner)?.truth()));
+                    }
+                    _ => {}
+                }
                 let v = self.eval(inner)?;
                 match (inner.ty.scalar(), e.ty.scalar()) {
                     (Some(from), Some(to)) => arith::convert(&v, from, to)
@@ -208,6 +222,27 @@ impl Machine<'_> {
             ExprKind::Comma { first, second } => {
                 self.eval(first)?;
                 self.eval(second)
+            }
+            ExprKind::Null => Ok(crate::value::Pointer::null()),
+            ExprKind::AddrOf(inner) => self.addr_of(inner),
+            ExprKind::Deref(_) => {
+                let p = self.place(e)?;
+                self.read_value(&p, e)
+            }
+            ExprKind::PtrAdd { ptr, offset } => {
+                let p = self.eval(ptr)?;
+                let n = self.eval(offset)?.int();
+                self.ptr_add(&p, n, e.span)
+            }
+            ExprKind::PtrDiff { lhs, rhs } => {
+                let a = self.eval(lhs)?;
+                let b = self.eval(rhs)?;
+                self.ptr_diff(&a, &b, e.span)
+            }
+            ExprKind::New { count, value } => self.new_block(e, count.as_deref(), value.as_deref()),
+            ExprKind::Delete { ptr, array } => {
+                self.delete(ptr, *array, e.span)?;
+                Ok(Value::Void)
             }
         }
     }
@@ -416,6 +451,10 @@ impl Machine<'_> {
                 self.eval(first)?;
                 self.place(second)
             }
+            ExprKind::Deref(ptr) => {
+                let p = self.eval(ptr)?;
+                self.deref_place(&p, e.span)
+            }
             _ => Ok(Machine::temp(self.eval(e)?)),
         }
     }
@@ -431,6 +470,14 @@ impl Machine<'_> {
         span: Span,
     ) -> Res<Value> {
         let Some(tty) = target.ty.scalar() else {
+            if let Type::Ptr { .. } = target.ty {
+                let n = if op == BinOp::Sub {
+                    rhs.int().wrapping_neg()
+                } else {
+                    rhs.int()
+                };
+                return self.ptr_add(cur, n, span);
+            }
             return self.shape_arith(op, cur, rhs, span);
         };
         let shift = matches!(op, BinOp::Shl | BinOp::Shr);
@@ -464,6 +511,8 @@ impl Machine<'_> {
             let r = arith::binary(op, op_ty, &cur, &arith::one(op_ty), op_ty)
                 .map_err(|err| self.arith_error(err, op_ty, e.span))?;
             arith::convert(&r, op_ty, ty).map_err(|err| self.arith_error(err, ty, e.span))?
+        } else if let Type::Ptr { .. } = target.ty {
+            self.ptr_add(&old, if *increment { 1 } else { -1 }, e.span)?
         } else {
             old.clone()
         };

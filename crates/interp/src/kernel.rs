@@ -242,9 +242,11 @@ impl Machine<'_> {
                 );
                 let mut locals = vec![Value::shape(global)];
                 locals.resize(prog.function(kernel).locals.len(), Value::Void);
+                self.generations += 1;
                 strand.stack.push(Frame {
                     func: Some(kernel),
                     locals,
+                    generation: self.generations,
                 });
                 self.items.push(strand);
             }

@@ -20,6 +20,7 @@ mod kernel;
 mod library;
 mod machine;
 mod offload;
+mod pointer;
 mod show;
 mod value;
 

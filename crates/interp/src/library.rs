@@ -243,6 +243,7 @@ impl Machine<'_> {
                 Ok(Value::Int(n as i64))
             }
             Intrinsic::VectorIterator { .. } => self.eval(&args[0]),
+            Intrinsic::VectorData => self.vector_data(args),
             Intrinsic::Manipulator(m) => {
                 let arg = match args.first() {
                     Some(a) => self.eval(a)?.int() as i32,
@@ -491,6 +492,10 @@ impl Machine<'_> {
         }
         match (v, ty) {
             (Value::Str(s), _) => self.stream.write_bytes(s, &mut self.out),
+            (Value::Ptr(_), _) => {
+                let bytes = self.c_string(v, span)?;
+                self.stream.write_bytes(&bytes, &mut self.out);
+            }
             (Value::Manip(m, arg), _) => {
                 self.stream.apply(*m, *arg, &mut self.out);
                 if *m == Manipulator::Endl {

@@ -40,6 +40,9 @@ pub(crate) struct Frame {
     pub(crate) func: Option<FuncId>,
     /// Locals, by `LocalId`.
     pub(crate) locals: Vec<Value>,
+    /// Which activation this is: unique for the run, so that a pointer
+    /// to a local of a returned call does not see a later call's locals.
+    pub(crate) generation: u64,
 }
 
 /// A flow of control: the host, or one work-item of a kernel.
@@ -141,6 +144,8 @@ pub(crate) struct Machine<'p> {
     pub(crate) clib: crate::clib::CState,
     /// The exception being thrown and those being handled.
     pub(crate) exceptions: crate::exceptions::Exceptions,
+    /// Frames made so far (each frame's `generation`).
+    pub(crate) generations: u64,
 }
 
 impl<'p> Machine<'p> {
@@ -191,6 +196,7 @@ impl<'p> Machine<'p> {
             engine: None,
             clib: crate::clib::CState::default(),
             exceptions: crate::exceptions::Exceptions::default(),
+            generations: 0,
         };
         m.frame_bytes = prog
             .functions
@@ -251,6 +257,7 @@ impl<'p> Machine<'p> {
             self.host.stack.push(Frame {
                 func: None,
                 locals: Vec::new(),
+                generation: 0,
             });
         }
         self.host.stack[0].func = None;
@@ -319,6 +326,7 @@ impl<'p> Machine<'p> {
         self.host.stack.push(Frame {
             func: None,
             locals: Vec::new(),
+            generation: 0,
         });
         for g in &prog.globals {
             self.take_memory(self.type_bytes(&g.ty), g.span)?;
@@ -702,6 +710,7 @@ impl<'p> Machine<'p> {
             strand.stack.push(Frame {
                 func: None,
                 locals: Vec::new(),
+                generation: 0,
             });
         }
         let last = strand.stack.len() - 1;
@@ -1087,9 +1096,12 @@ impl<'p> Machine<'p> {
         let f: &Function = self.prog.function(func);
         let mut locals = args;
         locals.resize(f.locals.len(), Value::Void);
+        self.generations += 1;
+        let generation = self.generations;
         self.strand().stack.push(Frame {
             func: Some(func),
             locals,
+            generation,
         });
         Ok(())
     }

@@ -46,6 +46,88 @@ pub(crate) enum Value {
     Str(Rc<Vec<u8>>),
     /// A stream manipulator and its argument.
     Manip(Manipulator, i32),
+    /// A pointer.
+    Ptr(Rc<Pointer>),
+}
+
+/// A pointer value: what it points into and where.
+#[derive(Clone, Debug)]
+pub(crate) struct Pointer {
+    /// The allocation.
+    pub(crate) target: Target,
+    /// The element offset within it (one past the end is allowed).
+    pub(crate) offset: i64,
+}
+
+/// What a pointer points into.
+#[derive(Clone, Debug)]
+pub(crate) enum Target {
+    /// `nullptr`.
+    Null,
+    /// An object of the program: a C array (`array`: element `k` is
+    /// `place.child(k)`, `len` of them) or one object (`len` 1).
+    Place {
+        /// The array or object.
+        place: Place,
+        /// Elements are the place's children.
+        array: bool,
+        /// How many elements.
+        len: u32,
+        /// The generation of the frame that owns the place (locals only),
+        /// so that a pointer to a local of a returned call is caught.
+        generation: u64,
+    },
+    /// Elements of a vector, an `array`, or a `new` allocation.
+    Storage(Rc<Storage>),
+    /// The bytes of a string literal and its terminating zero.
+    Str(Rc<Vec<u8>>),
+}
+
+impl Pointer {
+    pub(crate) fn null() -> Value {
+        Value::Ptr(Rc::new(Pointer {
+            target: Target::Null,
+            offset: 0,
+        }))
+    }
+
+    pub(crate) fn is_null(&self) -> bool {
+        matches!(self.target, Target::Null)
+    }
+
+    /// Number of elements of the allocation.
+    pub(crate) fn len(&self) -> i64 {
+        match &self.target {
+            Target::Null => 0,
+            Target::Place { len, .. } => i64::from(*len),
+            Target::Storage(s) => s.len() as i64,
+            Target::Str(bytes) => bytes.len() as i64 + 1,
+        }
+    }
+
+    /// True when both point into the same allocation.
+    pub(crate) fn same_allocation(&self, other: &Pointer) -> bool {
+        match (&self.target, &other.target) {
+            (Target::Null, Target::Null) => true,
+            (Target::Storage(a), Target::Storage(b)) => Rc::ptr_eq(a, b),
+            (Target::Str(a), Target::Str(b)) => Rc::ptr_eq(a, b),
+            (
+                Target::Place {
+                    place: a,
+                    array: x,
+                    generation: g,
+                    ..
+                },
+                Target::Place {
+                    place: b,
+                    array: y,
+                    generation: h,
+                    ..
+                },
+            ) => x == y && g == h && a.same(b),
+            _ => false,
+        }
+    }
 }
 
 // Every element of a vector or array is a `Value`: its size is the
@@ -72,6 +154,7 @@ impl Value {
             Value::Int(v) => *v != 0,
             Value::Float(f) => *f != 0.0,
             Value::Double(d) => *d != 0.0,
+            Value::Ptr(p) => !p.is_null(),
             _ => false,
         }
     }
@@ -131,6 +214,11 @@ pub(crate) enum StorageKind {
     /// Memory of the accelerator: an `array`, or an `array_view` made
     /// without a data source.
     Device,
+    /// Host memory from `new` (`array`: from `new T[n]`).
+    Heap {
+        /// Made by `new T[n]`, so freed by `delete[]`.
+        array: bool,
+    },
 }
 
 /// How a [`Storage`]'s values stand against its lazy fill and typed copy.
@@ -168,6 +256,8 @@ pub(crate) struct Storage {
     sync: Cell<Sync>,
     /// Vector or accelerator memory.
     pub(crate) kind: StorageKind,
+    /// A `new` allocation that was deleted.
+    pub(crate) freed: Cell<bool>,
     /// Bytes of one element in C++ (for the memory limit).
     pub(crate) elem_bytes: u64,
     meter: Rc<Meter>,
@@ -196,6 +286,7 @@ impl Storage {
             device: RefCell::new(None),
             sync: Cell::new(Sync::Settled),
             kind,
+            freed: Cell::new(false),
             elem_bytes,
             meter: Rc::clone(meter),
             views: Cell::new(0),
@@ -508,6 +599,21 @@ impl Place {
             root,
             path: Path::new(),
         }
+    }
+
+    /// True when both name the same object (same root, same path).
+    pub(crate) fn same(&self, other: &Place) -> bool {
+        let roots = match (&self.root, &other.root) {
+            (Root::Local(a, b), Root::Local(c, d))
+            | (Root::HostLocal(a, b), Root::HostLocal(c, d)) => a == c && b == d,
+            (Root::Global(a), Root::Global(b))
+            | (Root::Capture(a), Root::Capture(b))
+            | (Root::TileStatic(a), Root::TileStatic(b)) => a == b,
+            (Root::Elem(a, i), Root::Elem(b, j)) => Rc::ptr_eq(a, b) && i == j,
+            (Root::Temp(a), Root::Temp(b)) => Rc::ptr_eq(a, b),
+            _ => false,
+        };
+        roots && self.path == other.path
     }
 
     /// The place of part `i` of this one.

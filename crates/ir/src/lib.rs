@@ -533,6 +533,44 @@ pub enum ExprKind {
     /// `throw value` (or `throw` to rethrow the exception being handled):
     /// host code only; of type `void`.
     Throw(Option<Box<Expr>>),
+    /// `nullptr`, or a null pointer of `Expr::ty`.
+    Null,
+    /// `&place`: a pointer to the place (an element of a C array, a vector
+    /// or an array points into its array, for arithmetic).
+    AddrOf(Box<Expr>),
+    /// `*ptr`: the place a pointer points to (checked: not null, not
+    /// dangling, not past the end); a place.
+    Deref(Box<Expr>),
+    /// `ptr + offset` (`offset` a `long`, negative for `-`): checked to stay
+    /// within its allocation or one past its end.
+    PtrAdd {
+        /// The pointer.
+        ptr: Box<Expr>,
+        /// The element offset, a `long`.
+        offset: Box<Expr>,
+    },
+    /// `a - b` for two pointers into the same allocation: a `long`.
+    PtrDiff {
+        /// Left operand.
+        lhs: Box<Expr>,
+        /// Right operand (same pointer type).
+        rhs: Box<Expr>,
+    },
+    /// `new T`, `new T(v)`, `new T[n]` (host only): a pointer to fresh
+    /// storage of `Expr::ty`'s pointee.
+    New {
+        /// `new T[count]`: the element count, a `long`.
+        count: Option<Box<Expr>>,
+        /// `new T(value)`: the initial value.
+        value: Option<Box<Expr>>,
+    },
+    /// `delete p` / `delete[] p` (host only).
+    Delete {
+        /// The pointer.
+        ptr: Box<Expr>,
+        /// `delete[]`.
+        array: bool,
+    },
     /// `a, b`: evaluates `a`, then yields `b`.
     Comma {
         /// Evaluated for its effects.
@@ -592,6 +630,8 @@ pub enum Intrinsic {
     VectorPush,
     /// `v.size()`.
     VectorSize,
+    /// `v.data()`: a pointer to the first element.
+    VectorData,
     /// `v[i]` (bounds-checked); a place.
     VectorElement,
     /// `std::cout`: the standard output stream (a place of type `Ostream`).

@@ -154,8 +154,18 @@ pub enum Type {
     Iterator(Box<Type>),
     /// A stream manipulator value (`std::setw(2)`, `std::endl`).
     Manipulator,
-    /// A string literal (only as an operand of `<<`).
+    /// A string literal (printed, or bound to a `const char*`).
     Str,
+    /// A pointer `T*` (`const T*` when `is_const`): one element of an
+    /// object, array or allocation, or one past its end, or null.
+    Ptr {
+        /// The pointee's type.
+        elem: Box<Type>,
+        /// The pointee is `const`: no writes through this pointer.
+        is_const: bool,
+    },
+    /// The type of `nullptr` (`std::nullptr_t`).
+    Null,
     /// The type of an expression that could not be checked (already reported).
     Error,
 }
@@ -173,6 +183,52 @@ impl Type {
         match self {
             Type::Scalar(s) => Some(*s),
             _ => None,
+        }
+    }
+
+    /// The pointee of a pointer type.
+    pub fn pointee(&self) -> Option<&Type> {
+        match self {
+            Type::Ptr { elem, .. } => Some(elem),
+            _ => None,
+        }
+    }
+
+    /// True when this type is or contains a pointer (struct fields are
+    /// not looked into: see [`Type::contains_pointer`]).
+    pub fn is_pointer_like(&self) -> bool {
+        match self {
+            Type::Ptr { .. } | Type::Null => true,
+            Type::CArray(elem, _) | Type::Vector(elem) | Type::Array(elem, _) => {
+                elem.is_pointer_like()
+            }
+            Type::ArrayView { elem, .. } | Type::Iterator(elem) => elem.is_pointer_like(),
+            _ => false,
+        }
+    }
+
+    /// True when this type is or contains a pointer, struct fields included.
+    pub fn contains_pointer(&self, structs: &[StructDef]) -> bool {
+        self.contains_pointer_depth(structs, 0)
+    }
+
+    fn contains_pointer_depth(&self, structs: &[StructDef], depth: u32) -> bool {
+        if depth > 64 {
+            return false;
+        }
+        match self {
+            Type::Struct(id) => structs.get(id.index()).is_some_and(|s| {
+                s.fields
+                    .iter()
+                    .any(|(_, t)| t.contains_pointer_depth(structs, depth + 1))
+            }),
+            Type::CArray(elem, _) | Type::Vector(elem) | Type::Array(elem, _) => {
+                elem.contains_pointer_depth(structs, depth + 1)
+            }
+            Type::ArrayView { elem, .. } | Type::Iterator(elem) => {
+                elem.contains_pointer_depth(structs, depth + 1)
+            }
+            other => other.is_pointer_like(),
         }
     }
 
@@ -221,6 +277,17 @@ pub fn display(ty: &Type, structs: &[StructDef]) -> String {
         Type::Iterator(elem) => format!("std::vector<{}>::iterator", display(elem, structs)),
         Type::Manipulator => "stream manipulator".into(),
         Type::Str => "string literal".into(),
+        Type::Ptr { elem, is_const } => {
+            let c = if *is_const { "const " } else { "" };
+            match &**elem {
+                // `int (*)[4]` is how C++ spells a pointer to an array.
+                Type::CArray(inner, n) => {
+                    format!("{c}{} (*)[{n}]", display(inner, structs))
+                }
+                other => format!("{c}{}*", display(other, structs)),
+            }
+        }
+        Type::Null => "std::nullptr_t".into(),
         Type::Error => "<error>".into(),
     }
 }

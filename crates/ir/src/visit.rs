@@ -16,11 +16,30 @@ pub fn for_each_child<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
         | ExprKind::Local(_)
         | ExprKind::Global(_)
         | ExprKind::Capture(_)
+        | ExprKind::Null
         | ExprKind::Str(_) => {}
         ExprKind::Binary { lhs, rhs, .. } | ExprKind::Logical { lhs, rhs, .. } => {
             f(lhs);
             f(rhs);
         }
+        ExprKind::AddrOf(inner) | ExprKind::Deref(inner) => f(inner),
+        ExprKind::PtrAdd { ptr, offset } => {
+            f(ptr);
+            f(offset);
+        }
+        ExprKind::PtrDiff { lhs, rhs } => {
+            f(lhs);
+            f(rhs);
+        }
+        ExprKind::New { count, value } => {
+            if let Some(c) = count {
+                f(c);
+            }
+            if let Some(v) = value {
+                f(v);
+            }
+        }
+        ExprKind::Delete { ptr, .. } => f(ptr),
         ExprKind::Unary { operand, .. } => f(operand),
         ExprKind::Throw(value) => {
             if let Some(v) = value {
@@ -73,9 +92,11 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Expr)) {
         | ExprKind::Local(_)
         | ExprKind::Global(_)
         | ExprKind::Capture(_)
+        | ExprKind::Null
         | ExprKind::Str(_) => {}
         ExprKind::Binary { lhs, rhs, .. }
         | ExprKind::Logical { lhs, rhs, .. }
+        | ExprKind::PtrDiff { lhs, rhs }
         | ExprKind::Comma {
             first: lhs,
             second: rhs,
@@ -83,6 +104,20 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Expr)) {
             f(lhs);
             f(rhs);
         }
+        ExprKind::AddrOf(inner) | ExprKind::Deref(inner) => f(inner),
+        ExprKind::PtrAdd { ptr, offset } => {
+            f(ptr);
+            f(offset);
+        }
+        ExprKind::New { count, value } => {
+            if let Some(c) = count {
+                f(c);
+            }
+            if let Some(v) = value {
+                f(v);
+            }
+        }
+        ExprKind::Delete { ptr, .. } => f(ptr),
         ExprKind::Unary { operand, .. } => f(operand),
         ExprKind::Throw(value) => {
             if let Some(v) = value {

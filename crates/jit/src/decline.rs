@@ -11,6 +11,9 @@ use tessera_ir::ExprKind;
 pub enum Decline {
     /// Native code generation is not available on this machine.
     NoNativeCode,
+    /// Pointers: the interpreter's checked pointers (allocation, bounds,
+    /// lifetime) have no compiled form.
+    Pointer,
     /// The frame size of a kernel did not settle after its second lowering.
     FrameLayoutUnsettled,
     /// A bitwise operator on floats.
@@ -230,6 +233,7 @@ impl Decline {
     pub fn message(&self) -> Cow<'static, str> {
         match self {
             Self::NoNativeCode => "native code generation is not available on this machine".into(),
+            Self::Pointer => "a pointer (checked pointers run in the interpreter)".into(),
             Self::FrameLayoutUnsettled => "the frame layout did not settle".into(),
             Self::BitwiseOperatorOnFloats => "a bitwise operator on floats".into(),
             Self::ComplementOnBool => "`~` on a bool".into(),

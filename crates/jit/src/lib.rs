@@ -90,6 +90,62 @@ struct HelperIds {
 }
 
 /// Builds the native code module, or says why this machine cannot.
+/// True when a kernel (or one host statement of `func`), or a function it
+/// calls, has a value or variable of pointer type: those run in the
+/// interpreter, which checks every pointer.
+fn uses_pointers(prog: &Program, func: FuncId, stmt: Option<&tessera_ir::Stmt>) -> bool {
+    let mut calls = Vec::new();
+    let found = std::cell::Cell::new(false);
+    // The walks below visit every sub-expression: each node is looked at once.
+    let look = |x: &tessera_ir::Expr, calls: &mut Vec<FuncId>| {
+        if x.ty.contains_pointer(&prog.structs)
+            || matches!(
+                x.kind,
+                tessera_ir::ExprKind::AddrOf(_)
+                    | tessera_ir::ExprKind::Deref(_)
+                    | tessera_ir::ExprKind::New { .. }
+                    | tessera_ir::ExprKind::Delete { .. }
+            )
+        {
+            found.set(true);
+        }
+        if let tessera_ir::ExprKind::Call { func, .. } = x.kind {
+            calls.push(func);
+        }
+    };
+    match stmt {
+        Some(s) => tessera_ir::visit::walk_stmt(s, &mut |_| {}, &mut |e| look(e, &mut calls)),
+        None => calls.push(func),
+    }
+    let mut seen = vec![false; prog.functions.len()];
+    while let Some(f) = calls.pop() {
+        if found.get() {
+            return true;
+        }
+        let Some(slot) = seen.get_mut(f.index()) else {
+            continue;
+        };
+        if std::mem::replace(slot, true) {
+            continue;
+        }
+        let Some(function) = prog.get_function(f) else {
+            continue;
+        };
+        if function.ret.contains_pointer(&prog.structs)
+            || function
+                .locals
+                .iter()
+                .any(|l| l.ty.contains_pointer(&prog.structs))
+        {
+            return true;
+        }
+        if let Some(body) = &function.body {
+            tessera_ir::visit::walk_block(body, &mut |_| {}, &mut |e| look(e, &mut calls));
+        }
+    }
+    found.get()
+}
+
 fn new_module() -> Result<(JITModule, HelperIds), String> {
     let mut flags = settings::builder();
     let set = |flags: &mut settings::Builder, k: &str, v: &str| {
@@ -214,6 +270,9 @@ impl<'p> Jit<'p> {
         let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
             return (Err(Decline::NoNativeCode), String::new());
         };
+        if uses_pointers(self.prog, kernel, None) {
+            return (Err(Decline::Pointer), String::new());
+        }
         let started = Instant::now();
         let plan = match emit::Emitter::plan(self.prog, kernel) {
             Ok(p) => p,
@@ -278,6 +337,9 @@ impl<'p> Jit<'p> {
         let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
             return Err(Decline::NoNativeCode);
         };
+        if uses_pointers(self.prog, func, Some(stmt)) {
+            return Err(Decline::Pointer);
+        }
         let started = Instant::now();
         let plan = emit::Emitter::plan_host(self.prog, func, stmt)?;
         let mut ctx = module.make_context();

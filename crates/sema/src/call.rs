@@ -115,10 +115,15 @@ impl FnCx<'_> {
             K::Member {
                 base,
                 name,
-                arrow: false,
+                arrow,
                 template_args,
-            } => {
-                let base = self.expr(base);
+            } if !(*arrow && matches!(base.kind, K::This)) => {
+                let mut base = self.expr(base);
+                if *arrow && !base.ty.is_error() {
+                    // `p->f(x)` is `(*p).f(x)`; `deref` reports a non-pointer.
+                    let bspan = base.span;
+                    base = self.deref(base, bspan);
+                }
                 if base.ty.is_error() {
                     return error_expr(span);
                 }

@@ -65,6 +65,10 @@ impl FnCx<'_> {
             return e;
         }
         let span = e.span;
+        let e = match self.pointer_coerce(e, to) {
+            Ok(done) => return done,
+            Err(e) => e,
+        };
         // A class with a converting constructor: `Result r = 3;`,
         // `return failure_code;` from a function returning the class.
         if let Type::Struct(id) = to
@@ -163,6 +167,15 @@ impl FnCx<'_> {
         self.ck.check_not_scoped(e.span);
         match e.ty {
             Type::Scalar(_) => self.convert_scalar(e, Scalar::Bool),
+            Type::Ptr { .. } | Type::Null => {
+                let span = e.span;
+                Expr {
+                    kind: ExprKind::Convert(Box::new(e)),
+                    ty: Type::BOOL,
+                    place: false,
+                    span,
+                }
+            }
             Type::Error => e,
             _ => {
                 let shown = self.ck.show(&e.ty);

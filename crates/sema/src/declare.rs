@@ -287,7 +287,7 @@ pub(crate) fn declare_globals(
                 "initialise the global in `main`",
             );
         }
-        let is_const = specs.is_const || specs.is_constexpr;
+        let is_const = types::object_const(specs, &d.modifiers);
         if is_const && init.is_none() && !ty.is_error() {
             ck.error(
                 codes::E0218,
@@ -560,9 +560,7 @@ pub(crate) fn declare_function_signature_first(
 }
 
 /// A parameter as a local of its function. C++ adjusts a parameter declared
-/// as an array to a pointer, so the callee writes the caller's elements;
-/// copying it would print wrong numbers, so until pointers exist it is
-/// refused.
+/// as an array to a pointer, so the callee writes the caller's elements.
 pub(crate) fn param_local(
     ck: &mut Checker,
     p: &ast::Param,
@@ -576,14 +574,18 @@ pub(crate) fn param_local(
         &p.declarator.array_dims,
         lookup,
     );
-    if matches!(d.ty, Type::CArray(..)) && !d.by_ref {
-        ck.error(
-            codes::E0211,
-            p.span,
-            "array parameters are not part of the Tessera language yet",
-            "in C++ this parameter is a pointer to the caller's array",
-            "pass a `std::vector` or an `array_view` by reference, or put the array in a struct passed by reference",
-        );
+    let mut ty = d.ty;
+    let mut is_const = types::object_const(&p.specs, &p.declarator.modifiers);
+    // `int a[4]` and `int a[]` declare a pointer parameter: the callee
+    // reaches the caller's elements.
+    if let Type::CArray(elem, _) = &ty
+        && !d.by_ref
+    {
+        ty = Type::Ptr {
+            elem: elem.clone(),
+            is_const: is_const && p.declarator.modifiers.pointers == 0,
+        };
+        is_const = false;
     }
     Local {
         name: p
@@ -591,9 +593,9 @@ pub(crate) fn param_local(
             .name
             .as_ref()
             .map_or_else(String::new, |n| n.name.clone()),
-        ty: d.ty,
+        ty,
         by_ref: d.by_ref,
-        is_const: p.specs.is_const,
+        is_const,
         space,
         span: p.span,
     }

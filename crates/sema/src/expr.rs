@@ -149,16 +149,10 @@ impl FnCx<'_> {
             }
             K::Bool(b) => mk(ExprKind::Const(Const::Bool(*b)), Type::BOOL, false, span),
             K::This if self.this.as_ref().is_some_and(|t| t.object.is_some()) => {
-                self.ck.error(
-                    codes::E0306,
-                    span,
-                    "`this` is a pointer, and pointers are not supported yet",
-                    "`this` as a value",
-                    "use `this->member` or `*this`",
-                );
-                error_expr(span)
+                self.this_pointer(span).unwrap_or_else(|| error_expr(span))
             }
-            K::Nullptr | K::This => {
+            K::Nullptr => self.null_pointer(span),
+            K::This => {
                 self.ck.error(
                     codes::E0306,
                     span,
@@ -195,6 +189,7 @@ impl FnCx<'_> {
                         )
                     }
                     Type::Error => error_expr(span),
+                    Type::Ptr { .. } => self.pointer_index(base, index, span),
                     Type::Struct(_) => self.class_operator("[]", vec![base, index], span),
                     _ => library::subscript(self, base, index, span),
                 }
@@ -211,17 +206,26 @@ impl FnCx<'_> {
                 {
                     return self.member(object, name, template_args.as_deref(), span);
                 }
-                if *arrow {
-                    self.ck.error(
-                        codes::E0306,
-                        span,
-                        "`->` needs a pointer, and Tessera has no pointers",
-                        "here",
-                        "use `.`",
-                    );
-                    return error_expr(span);
-                }
                 let base = self.expr(base);
+                if *arrow {
+                    if base.ty.is_error() {
+                        return error_expr(span);
+                    }
+                    if base.ty.pointee().is_none() {
+                        let shown = self.ck.show(&base.ty);
+                        self.ck.error(
+                            codes::E0210,
+                            span,
+                            format!("`->` needs a pointer, not `{shown}`"),
+                            "not a pointer",
+                            "use `.`",
+                        );
+                        return error_expr(span);
+                    }
+                    let bspan = base.span;
+                    let object = self.deref(base, bspan);
+                    return self.member(object, name, template_args.as_deref(), span);
+                }
                 self.member(base, name, template_args.as_deref(), span)
             }
             K::Lambda(lambda) => self.lambda_value(lambda, span),
@@ -276,10 +280,10 @@ impl FnCx<'_> {
                 );
                 error_expr(span)
             }
-            K::New(_) | K::Delete(_) => {
-                self.forbidden(span, "`new` and `delete`", "C3930");
-                error_expr(span)
+            K::New { ty, args, count } => {
+                self.new_expr(ty, args.as_deref(), count.as_deref(), span)
             }
+            K::Delete { operand, array } => self.delete_expr(operand, *array, span),
             K::Throw(value) => {
                 if self.in_amp() {
                     self.forbidden(span, "exceptions (`throw`)", "C3594");
@@ -457,7 +461,21 @@ impl FnCx<'_> {
                 }
                 self.check_writable(&target, "incremented");
                 let ty = target.ty.clone();
-                if !matches!(ty, Type::Scalar(s) if s != Scalar::Bool) && !ty.is_error() {
+                if self.in_amp() && matches!(&ty, Type::Ptr { elem, .. } if **elem == Type::BOOL) {
+                    self.ck.report(
+                        Diagnostic::error(
+                            codes::E0306,
+                            span,
+                            "arithmetic on a `bool*` is not allowed in amp code",
+                        )
+                        .with_label("not allowed in `restrict(amp)` code")
+                        .with_msvc("C3599"),
+                    );
+                    return error_expr(span);
+                }
+                let pointer = matches!(&ty, Type::Ptr { elem, .. } if **elem != Type::Void);
+                if !matches!(ty, Type::Scalar(s) if s != Scalar::Bool) && !pointer && !ty.is_error()
+                {
                     let shown = self.ck.show(&ty);
                     self.ck.error(
                         codes::E0210,
@@ -484,18 +502,16 @@ impl FnCx<'_> {
             U::Deref if matches!(operand.kind, K::This) && self.this_object(span).is_some() => {
                 self.this_object(span).unwrap_or_else(|| error_expr(span))
             }
-            U::Deref | U::AddrOf => {
+            U::Deref => {
                 let inner = self.expr(operand);
-                if !inner.ty.is_error() {
-                    self.ck.error(
-                        codes::E0306,
-                        span,
-                        "pointers are not part of the Tessera language",
-                        "pointer operation",
-                        "use references (`T& r = x;`) or indices",
-                    );
+                if let Type::Struct(_) = inner.ty {
+                    return self.class_operator("*", vec![inner], span);
                 }
-                error_expr(span)
+                self.deref(inner, span)
+            }
+            U::AddrOf => {
+                let inner = self.expr(operand);
+                self.address_of(inner, span)
             }
             U::Not => {
                 let e = self.expr(operand);
@@ -688,6 +704,10 @@ impl FnCx<'_> {
                 if matches!(l.ty, Type::Struct(_)) || matches!(r.ty, Type::Struct(_)) {
                     return self.class_operator(op.symbol(), vec![l, r], span);
                 }
+                let (l, r) = match self.pointer_binary(op, l, r, span) {
+                    Ok(e) => return e,
+                    Err(operands) => *operands,
+                };
                 if let Some(e) = library::binary(self, op, &l, &r, span) {
                     return e;
                 }
@@ -753,6 +773,12 @@ impl FnCx<'_> {
             ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => {
                 self.read_only_reason(base)
             }
+            ExprKind::Deref(ptr) => match &ptr.ty {
+                Type::Ptr { is_const: true, .. } => {
+                    Some(("it is reached through a pointer to `const`".into(), None))
+                }
+                _ => None,
+            },
             ExprKind::Intrinsic { args, .. } => match args.first() {
                 Some(Expr {
                     ty:
@@ -833,6 +859,9 @@ impl FnCx<'_> {
                     span,
                 )
             }
+            Some(op) if matches!(ty, Type::Ptr { .. }) => {
+                self.pointer_compound(op, target, value, span)
+            }
             Some(op) => {
                 let (Some(a), Some(b)) = (ty.scalar(), value.ty.scalar()) else {
                     if !ty.is_error() && !value.ty.is_error() {
@@ -908,6 +937,23 @@ impl FnCx<'_> {
                 let ty = t.ty.clone();
                 (t, e, ty)
             }
+            // `c ? p : nullptr`, `c ? p : q` with `q` a `const T*`.
+            _ if matches!(
+                (&t.ty, &e.ty),
+                (Type::Ptr { .. }, Type::Ptr { .. } | Type::Null) | (Type::Null, Type::Ptr { .. })
+            ) =>
+            {
+                let ty = match (&t.ty, &e.ty) {
+                    (Type::Null, other) | (other, Type::Null) => other.clone(),
+                    (Type::Ptr { elem, is_const: a }, Type::Ptr { is_const: b, .. }) => {
+                        crate::pointer::ptr_to((**elem).clone(), *a || *b)
+                    }
+                    _ => t.ty.clone(),
+                };
+                let t = self.coerce(t, &ty, "a branch of `?:`");
+                let e = self.coerce(e, &ty, "a branch of `?:`");
+                (Expr { place: false, ..t }, Expr { place: false, ..e }, ty)
+            }
             _ if t.ty.is_error() || e.ty.is_error() => return error_expr(span),
             _ => {
                 let (a, b) = (self.ck.show(&t.ty), self.ck.show(&e.ty));
@@ -942,6 +988,10 @@ impl FnCx<'_> {
         span: Span,
     ) -> Expr {
         match kind {
+            ast::CastKind::Reinterpret if self.in_amp() => {
+                self.reinterpret_in_amp(span);
+                return error_expr(span);
+            }
             ast::CastKind::Reinterpret => {
                 self.ck.error(
                     codes::E0211,
@@ -1003,6 +1053,20 @@ impl FnCx<'_> {
                 place: false,
                 ..e
             },
+            (Type::Ptr { .. } | Type::Null, _) | (_, Type::Ptr { .. }) => {
+                let from = e.ty.clone();
+                match self.pointer_coerce(e, ty) {
+                    Ok(mut out) => {
+                        out.span = span;
+                        out
+                    }
+                    Err(e) if e.ty == *ty => e,
+                    Err(_) => {
+                        self.pointer_cast_refused(&from, ty, span);
+                        error_expr(span)
+                    }
+                }
+            }
             _ => {
                 let mut out = self.coerce(e, ty, "the result of the cast");
                 out.span = span;

@@ -121,6 +121,15 @@ impl FnCx<'_> {
                     .to_string(),
             ),
             Type::Ostream | Type::Manipulator | Type::Str => Some("streams are host-only".into()),
+            // A capture becomes a member of the kernel's closure, and amp
+            // code allows no pointer members.
+            Type::Ptr { .. } | Type::Null => Some(
+                "a kernel cannot capture a pointer; capture the data through an `array_view` instead"
+                    .into(),
+            ),
+            other if other.contains_pointer(&self.ck.program.structs) => Some(
+                "a kernel cannot capture data that holds a pointer".into(),
+            ),
             other => crate::stmt::kernel_type_problem(self.ck, other),
         };
         if let Some(problem) = problem {

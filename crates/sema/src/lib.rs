@@ -31,6 +31,7 @@ mod library;
 mod literal;
 mod namespaces;
 mod overload;
+mod pointer;
 mod stmt;
 mod template;
 mod types;

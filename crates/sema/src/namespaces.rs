@@ -802,8 +802,17 @@ impl Flat<'_> {
                     self.expr(i);
                 }
             }
-            ExprKind::SizeofType(t) | ExprKind::New(t) => self.type_name(t),
-            ExprKind::SizeofExpr(x) | ExprKind::Delete(x) => self.expr(x),
+            ExprKind::SizeofType(t) => self.type_name(t),
+            ExprKind::New { ty, args, count } => {
+                self.type_name(ty);
+                for a in args.iter_mut().flatten() {
+                    self.expr(a);
+                }
+                if let Some(n) = count {
+                    self.expr(n);
+                }
+            }
+            ExprKind::SizeofExpr(x) | ExprKind::Delete { operand: x, .. } => self.expr(x),
             ExprKind::Throw(x) => {
                 if let Some(x) = x {
                     self.expr(x);

@@ -690,7 +690,7 @@ impl FnCx<'_> {
                     name,
                     ty: ty.clone(),
                     by_ref,
-                    is_const: specs.is_const,
+                    is_const: types::object_const(specs, &declarator.modifiers),
                     space,
                     span: declarator.span,
                 });
@@ -849,12 +849,8 @@ impl FnCx<'_> {
                 }),
                 _ => false,
             };
-            if (specs.is_const || specs.is_constexpr)
-                && init.is_none()
-                && !ty.is_error()
-                && !by_ref
-                && !default_initialised
-            {
+            let var_const = types::object_const(specs, &decl.modifiers);
+            if var_const && init.is_none() && !ty.is_error() && !by_ref && !default_initialised {
                 self.ck.error(
                     codes::E0218,
                     decl.span,
@@ -879,7 +875,7 @@ impl FnCx<'_> {
                 name: name.name.clone(),
                 ty,
                 by_ref,
-                is_const: specs.is_const || specs.is_constexpr,
+                is_const: var_const,
                 space,
                 span: name.span,
             });
@@ -991,6 +987,11 @@ pub fn kernel_type_problem(ck: &Checker, ty: &Type) -> Option<String> {
             Some("streams and strings are host-only".into())
         }
         Type::CArray(elem, _) if **elem == Type::BOOL => Some("arrays of `bool`".into()),
+        // C++ AMP allows one level of pointer, as a local, parameter or
+        // return value; never as an element or member.
+        Type::Ptr { elem, .. } if elem.pointee().is_some() => Some("a pointer to a pointer".into()),
+        Type::Ptr { elem, .. } => kernel_type_problem(ck, elem),
+        Type::CArray(elem, _) if elem.pointee().is_some() => Some("an array of pointers".into()),
         // An empty class has size 1, which the accelerator cannot lay out in
         // an array of 4-byte elements.
         Type::CArray(elem, _) if matches!(**elem, Type::Struct(id) if ck.struct_fields(id).is_empty()) => {
@@ -1000,6 +1001,9 @@ pub fn kernel_type_problem(ck: &Checker, ty: &Type) -> Option<String> {
         Type::Struct(id) => {
             let fields = ck.struct_fields(*id);
             fields.iter().find_map(|(name, t)| {
+                if t.pointee().is_some() {
+                    return Some(format!("member `{name}` is a pointer"));
+                }
                 kernel_type_problem(ck, t).map(|p| format!("member `{name}` is {p}"))
             })
         }
@@ -1010,6 +1014,7 @@ pub fn kernel_type_problem(ck: &Checker, ty: &Type) -> Option<String> {
 /// Why `ty` cannot be shared as `tile_static`, if it cannot.
 fn shared_type_problem(cx: &FnCx<'_>, ty: &Type) -> Option<String> {
     match ty {
+        Type::Ptr { .. } | Type::Null => Some("a pointer".into()),
         Type::ArrayView { .. } => Some("an `array_view`".into()),
         Type::Array(..) => Some("a `concurrency::array`".into()),
         Type::TileBarrier | Type::TiledIndex(_) => Some("a tile's index or barrier".into()),

@@ -40,15 +40,15 @@ pub fn resolve(
         );
         ty = Type::Error;
     }
-    if modifiers.pointers > 0 {
-        ck.error(
-            codes::E0306,
-            specs.span,
-            "pointers are not part of the Tessera language",
-            "pointer type",
-            "use a reference (`T&`), an index into an `array_view`, or an index into an array",
-        );
-        ty = Type::Error;
+    if modifiers.pointers > 0 && !ty.is_error() {
+        // `const T* p`: the `const` of the specifiers is the pointee's; the
+        // pointer itself is const only when written `T* const p`.
+        for level in 0..modifiers.pointers {
+            ty = Type::Ptr {
+                elem: Box::new(ty),
+                is_const: level == 0 && specs.is_const,
+            };
+        }
     }
     if modifiers.reference == 2 {
         ck.error(
@@ -93,6 +93,16 @@ pub fn resolve(
     Declared {
         ty,
         by_ref: modifiers.reference == 1,
+    }
+}
+
+/// Whether the declared object itself is `const`: for a pointer, only
+/// `T* const p` is (`const T* p` points to const data).
+pub fn object_const(specs: &DeclSpecs, modifiers: &Modifiers) -> bool {
+    if modifiers.pointers > 0 {
+        modifiers.const_pointer
+    } else {
+        specs.is_const || specs.is_constexpr
     }
 }
 

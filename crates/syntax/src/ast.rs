@@ -884,10 +884,22 @@ pub enum ExprKind {
     SizeofType(TypeName),
     /// `sizeof expr`
     SizeofExpr(Box<Expr>),
-    /// `new T(...)`, parsed only to be rejected with a clear message.
-    New(TypeName),
-    /// `delete x`, parsed only to be rejected.
-    Delete(Box<Expr>),
+    /// `new T`, `new T(args)`, `new T[count]`.
+    New {
+        /// The allocated type.
+        ty: TypeName,
+        /// `new T(args)`.
+        args: Option<Vec<Expr>>,
+        /// `new T[count]`.
+        count: Option<Box<Expr>>,
+    },
+    /// `delete x` or `delete[] x`.
+    Delete {
+        /// The pointer.
+        operand: Box<Expr>,
+        /// `delete[]`.
+        array: bool,
+    },
     /// `throw x`, or `throw` to rethrow.
     Throw(Option<Box<Expr>>),
     /// What could not be parsed (already reported).
@@ -1017,10 +1029,11 @@ impl ExprKind {
             }
             ExprKind::Lambda(lambda) => block_height(&lambda.body),
             ExprKind::InitList(items) => max_height(items),
-            ExprKind::SizeofType(ty) | ExprKind::New(ty) | ExprKind::TypeMember { ty, .. } => {
-                type_height(ty)
-            }
-            ExprKind::SizeofExpr(e) | ExprKind::Delete(e) => e.height,
+            ExprKind::SizeofType(ty) | ExprKind::TypeMember { ty, .. } => type_height(ty),
+            ExprKind::New { ty, args, count } => type_height(ty)
+                .max(args.as_ref().map_or(0, max_height))
+                .max(count.as_ref().map_or(0, |c| c.height)),
+            ExprKind::SizeofExpr(e) | ExprKind::Delete { operand: e, .. } => e.height,
             ExprKind::Throw(e) => e.as_ref().map_or(0, |e| e.height),
         }
     }

@@ -129,6 +129,39 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
     if !splits.is_empty() {
         split_shifts(tokens, &splits);
     }
+    join_delete_array(tokens);
+}
+
+/// `delete [ ]` becomes one `delete[]` token: after `delete`, a `[` could
+/// also open a lambda's captures, which one token of lookahead cannot tell
+/// apart (C++ reads `delete []` as the array form, so does Tessera).
+fn join_delete_array(tokens: &mut Vec<Token<'_>>) {
+    let joined = tokens
+        .windows(3)
+        .any(|w| w[0].tok == Tok::Delete && w[1].tok == Tok::LBracket && w[2].tok == Tok::RBracket);
+    if !joined {
+        return;
+    }
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = tokens[i];
+        if t.tok == Tok::Delete
+            && tokens.get(i + 1).map(|t| t.tok) == Some(Tok::LBracket)
+            && let Some(close) = tokens.get(i + 2).filter(|t| t.tok == Tok::RBracket)
+        {
+            out.push(Token {
+                tok: Tok::DeleteArray,
+                start: t.start,
+                end: close.end.max(t.end),
+            });
+            i += 3;
+            continue;
+        }
+        out.push(t);
+        i += 1;
+    }
+    *tokens = out;
 }
 
 /// Reads the parameter list of `template <...>` opening at `open`: marks its

@@ -830,13 +830,24 @@ impl Printer<'_> {
                 self.expr(operand);
                 self.push(")");
             }
-            ExprKind::New(ty) => {
+            ExprKind::New { ty, args, count } => {
                 self.push("(new ");
                 self.type_name(ty);
+                if let Some(args) = args {
+                    for a in args {
+                        self.sep(a.span);
+                        self.expr(a);
+                    }
+                }
+                if let Some(n) = count {
+                    self.push(" [");
+                    self.expr(n);
+                    self.push("]");
+                }
                 self.push(")");
             }
-            ExprKind::Delete(operand) => {
-                self.push("(delete ");
+            ExprKind::Delete { operand, array } => {
+                self.push(if *array { "(delete[] " } else { "(delete " });
                 self.expr(operand);
                 self.push(")");
             }

@@ -60,6 +60,8 @@ pub enum Tok<'s> {
     /// Never lexed: put first by [`crate::parse_stmts_in`] to make the parser
     /// read a sequence of statements instead of a translation unit.
     StmtsMarker,
+    /// Classified: `delete []`, the array form of `delete`.
+    DeleteArray,
 
     /// An integer literal, raw text (suffixes included).
     #[regex(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)[uUlL]*")]
@@ -463,6 +465,7 @@ impl fmt::Display for Tok<'_> {
             Tok::TplOpen => "<",
             Tok::TplClose => ">",
             Tok::StmtsMarker => "<statements>",
+            Tok::DeleteArray => "delete[]",
             Tok::Void => "void",
             Tok::Bool => "bool",
             Tok::CharKw => "char",

@@ -240,6 +240,13 @@ impl Emitter<'_, '_, '_> {
             ExprKind::Launch { .. } => decline(Decline::LaunchInKernel),
             ExprKind::Str(_) => decline(Decline::StringInKernel),
             ExprKind::Throw(_) => decline(Decline::Exceptions),
+            ExprKind::Null
+            | ExprKind::AddrOf(_)
+            | ExprKind::Deref(_)
+            | ExprKind::PtrAdd { .. }
+            | ExprKind::PtrDiff { .. }
+            | ExprKind::New { .. }
+            | ExprKind::Delete { .. } => decline(Decline::Pointer),
         }
     }
 }

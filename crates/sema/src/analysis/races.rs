@@ -330,6 +330,16 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
                     self.divergent_calls.insert(*func);
                 }
             }
+            // A pointer to the place: what is done through it is not
+            // followed, so the place counts as written (no warning about
+            // reading it first) and taking the address reads nothing.
+            ExprKind::AddrOf(inner) => self.address_taken(inner, ctrl),
+            ExprKind::Convert(inner)
+                if matches!(inner.ty, tessera_ir::Type::CArray(..))
+                    && matches!(e.ty, tessera_ir::Type::Ptr { .. }) =>
+            {
+                self.address_taken(inner, ctrl)
+            }
             ExprKind::Intrinsic {
                 op: Intrinsic::Atomic(op),
                 args,
@@ -345,6 +355,16 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
                 }
             }
             _ => visit::for_each_child(e, &mut |c| self.expr(c, ctrl)),
+        }
+    }
+
+    /// `&e`, or the array `e` decayed to a pointer.
+    fn address_taken(&mut self, e: &'p Expr, ctrl: bool) {
+        self.place(e, ctrl, false);
+        if let Some(root) = facts::place_root(e)
+            && self.is_tile_static(root)
+        {
+            self.written.insert(root);
         }
     }
 

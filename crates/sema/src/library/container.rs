@@ -553,7 +553,16 @@ fn vector_method(
     let m = name.name.as_str();
     let what = format!("`std::vector::{m}`");
     let ulong = Type::Scalar(Scalar::ULong);
-    let known = ["push_back", "size", "empty", "begin", "end", "at", "front"];
+    let known = [
+        "push_back",
+        "size",
+        "empty",
+        "begin",
+        "end",
+        "at",
+        "front",
+        "data",
+    ];
     if known.contains(&m) {
         check_side(
             cx,
@@ -595,6 +604,27 @@ fn vector_method(
                 false,
                 span,
             )
+        }
+        "data" => {
+            if !arity(cx, &what, &args, 0, "no arguments", span) {
+                return error_expr(span);
+            }
+            if !base.place {
+                cx.ck.error(
+                    codes::E0211,
+                    base.span,
+                    "the data of a temporary vector is gone after the statement",
+                    "temporary vector",
+                    "store the vector in a variable first",
+                );
+                return error_expr(span);
+            }
+            let is_const = cx.read_only_reason(&base).is_some();
+            let ty = Type::Ptr {
+                elem: elem.clone(),
+                is_const,
+            };
+            intrinsic(Intrinsic::VectorData, vec![base], ty, span)
         }
         "begin" | "end" => {
             if !arity(cx, &what, &args, 0, "no arguments", span) {
@@ -647,9 +677,8 @@ fn vector_method(
                 span,
             )
         }
-        "resize" | "reserve" | "clear" | "data" | "back" | "pop_back" | "insert" | "erase"
-        | "assign" | "capacity" | "cbegin" | "cend" | "rbegin" | "rend" | "swap"
-        | "emplace_back" => {
+        "resize" | "reserve" | "clear" | "back" | "pop_back" | "insert" | "erase" | "assign"
+        | "capacity" | "cbegin" | "cend" | "rbegin" | "rend" | "swap" | "emplace_back" => {
             cx.ck.error(
                 codes::E0211,
                 name.span,

@@ -144,7 +144,11 @@ pub(super) fn shift(
         );
         return error_expr(span);
     }
-    let printable = matches!(value.ty, Type::Scalar(_) | Type::Str | Type::Manipulator);
+    // A `char*` prints the string it points to; other pointers print an
+    // address, which differs from run to run.
+    let char_pointer = matches!(&value.ty, Type::Ptr { elem, .. } if **elem == Type::Scalar(tessera_ir::Scalar::Char));
+    let printable =
+        char_pointer || matches!(value.ty, Type::Scalar(_) | Type::Str | Type::Manipulator);
     if !printable {
         let shown = cx.ck.show(&value.ty);
         let help = match &value.ty {
@@ -158,6 +162,10 @@ pub(super) fn shift(
                 "print the elements in a loop".to_string()
             }
             Type::Void => "this expression has no value".to_string(),
+            Type::Ptr { .. } | Type::Null => {
+                "an address differs from run to run; print what it points to: `std::cout << *p`"
+                    .to_string()
+            }
             Type::Ostream => "chain the values instead: `std::cout << a << b`".to_string(),
             _ => String::new(),
         };

@@ -1,0 +1,517 @@
+//! Checked pointers: `&`, `*`, pointer arithmetic and comparisons, `new` and
+//! `delete`.
+//!
+//! A pointer knows its allocation (an object or C array of the program, the
+//! elements of a vector, `array` or `new` block, or a string literal) and
+//! its element offset in it. Forming a pointer outside `[0, len]` is
+//! reported when it happens (undefined in C++); dereferencing null, one past
+//! the end, a deleted block or a local of a call that has returned stops
+//! the run with the place it happened.
+
+use crate::machine::{Machine, Res, Stop};
+use crate::value::{Place, Pointer, Root, StorageKind, Target, Value};
+use std::rc::Rc;
+use tessera_diagnostics::{Span, codes};
+use tessera_ir::{Expr, ExprKind, Type};
+
+impl Machine<'_> {
+    /// The generation of the frame a place's root lives in (0 for places
+    /// that are not locals of a call).
+    fn root_generation(&mut self, root: &Root) -> u64 {
+        match root {
+            Root::Local(depth, _) => self
+                .strand()
+                .stack
+                .get(*depth as usize)
+                .map_or(0, |f| f.generation),
+            Root::HostLocal(depth, _) => self
+                .host
+                .stack
+                .get(*depth as usize)
+                .map_or(0, |f| f.generation),
+            _ => 0,
+        }
+    }
+
+    fn pointer_to_place(&mut self, place: Place, array: bool, len: u32) -> Value {
+        let generation = self.root_generation(&place.root);
+        Value::Ptr(Rc::new(Pointer {
+            target: Target::Place {
+                place,
+                array,
+                len,
+                generation,
+            },
+            offset: 0,
+        }))
+    }
+
+    /// `&e`: a pointer to the place `e` names.
+    pub(crate) fn addr_of(&mut self, e: &Expr) -> Res<Value> {
+        match &e.kind {
+            // `&*p` and `&p[i]` are the pointer itself.
+            ExprKind::Deref(ptr) => {
+                let v = self.eval(ptr)?;
+                // Dereferencing is what `*p` would do; `&*p` of a valid
+                // pointer is that pointer, and C++ allows `&p[n]` one past.
+                return Ok(v);
+            }
+            ExprKind::Element { base, index } => {
+                if let Type::CArray(_, n) = &base.ty {
+                    let n = *n;
+                    let place = self.place(base)?;
+                    let i = self.eval(index)?.int();
+                    if i < 0 || i >= i64::from(n) {
+                        let shown = tessera_ir::display(&base.ty, &self.prog.structs);
+                        return Err(self
+                            .error(
+                                codes::R0001,
+                                e.span,
+                                format!("index {i} is out of bounds for `{shown}`"),
+                            )
+                            .with_label(format!("index {i}"))
+                            .with_note(format!("the valid indices are 0 to {}", n - 1))
+                            .into());
+                    }
+                    let v = self.pointer_to_place(place, true, n);
+                    return Ok(with_offset(v, i));
+                }
+            }
+            _ => {}
+        }
+        let place = self.place(e)?;
+        if let Root::Elem(storage, i) = &place.root
+            && place.path.is_empty()
+        {
+            return Ok(Value::Ptr(Rc::new(Pointer {
+                target: Target::Storage(Rc::clone(storage)),
+                offset: *i as i64,
+            })));
+        }
+        Ok(self.pointer_to_place(place, false, 1))
+    }
+
+    /// A C array place decayed to a pointer to its first element.
+    pub(crate) fn decay(&mut self, e: &Expr) -> Res<Value> {
+        let Type::CArray(_, n) = &e.ty else {
+            return Ok(Pointer::null());
+        };
+        let n = *n;
+        let place = self.place(e)?;
+        Ok(self.pointer_to_place(place, true, n))
+    }
+
+    /// The error for a pointer that cannot be dereferenced, or `None`.
+    fn deref_error(&mut self, p: &Pointer, span: Span, what: &str) -> Option<Stop> {
+        let len = p.len();
+        match &p.target {
+            Target::Null => {
+                return Some(
+                    self.error(codes::R0013, span, format!("{what} a null pointer"))
+                        .with_label("this pointer is null")
+                        .with_help("check the pointer before using it: `if (p != nullptr)`")
+                        .into(),
+                );
+            }
+            Target::Storage(s) if s.freed.get() => {
+                return Some(
+                    self.error(
+                        codes::R0014,
+                        span,
+                        format!("{what} a pointer to memory that was deleted"),
+                    )
+                    .with_label("its block was freed by `delete`")
+                    .with_help("do not use a pointer after deleting what it points to")
+                    .into(),
+                );
+            }
+            Target::Place {
+                place, generation, ..
+            } => {
+                if let Some(stop) = self.dangling(place, *generation, span, what) {
+                    return Some(stop);
+                }
+            }
+            _ => {}
+        }
+        if p.offset < 0 || p.offset >= len {
+            let past = if p.offset == len {
+                "one past the end of"
+            } else {
+                "outside"
+            };
+            return Some(
+                self.error(
+                    codes::R0001,
+                    span,
+                    format!(
+                        "{what} a pointer {past} its array: element {} of {len}",
+                        p.offset
+                    ),
+                )
+                .with_label(format!("element {}", p.offset))
+                .with_note(format!(
+                    "the pointer may be dereferenced at elements 0 to {}",
+                    len - 1
+                ))
+                .into(),
+            );
+        }
+        None
+    }
+
+    /// Whether a place a pointer holds is gone: a local of a call that has
+    /// returned, or of a block that has ended.
+    fn dangling(&mut self, place: &Place, generation: u64, span: Span, what: &str) -> Option<Stop> {
+        let (frame, slot) = match &place.root {
+            Root::Local(depth, slot) => {
+                let f = self.strand().stack.get(*depth as usize);
+                (
+                    f.map(|f| (f.generation, f.locals.get(*slot as usize).cloned())),
+                    slot,
+                )
+            }
+            Root::HostLocal(depth, slot) => {
+                let f = self.host.stack.get(*depth as usize);
+                (
+                    f.map(|f| (f.generation, f.locals.get(*slot as usize).cloned())),
+                    slot,
+                )
+            }
+            _ => return None,
+        };
+        let _ = slot;
+        let gone = match frame {
+            Some((g, value)) if g == generation => {
+                // A block's locals are cleared when it ends.
+                matches!(value, None | Some(Value::Void))
+            }
+            _ => true,
+        };
+        gone.then(|| {
+            self.error(
+                codes::R0014,
+                span,
+                format!("{what} a dangling pointer: the variable it points to no longer exists"),
+            )
+            .with_label("points to a local whose function returned or whose block ended")
+            .with_help("keep the variable alive while the pointer is used, or use `new`")
+            .into()
+        })
+    }
+
+    /// The place `*p` names, checked.
+    pub(crate) fn deref_place(&mut self, v: &Value, span: Span) -> Res<Place> {
+        let Value::Ptr(p) = v else {
+            return Err(self
+                .error(codes::R0013, span, "dereferenced a null pointer")
+                .with_label("this pointer is null")
+                .into());
+        };
+        if let Some(stop) = self.deref_error(p, span, "dereferenced") {
+            return Err(stop);
+        }
+        let at = p.offset;
+        Ok(match &p.target {
+            Target::Place { place, array, .. } => {
+                if *array {
+                    place.clone().child(at as u32)
+                } else {
+                    place.clone()
+                }
+            }
+            Target::Storage(s) => Place::root(Root::Elem(Rc::clone(s), at as usize)),
+            Target::Str(bytes) => {
+                let b = bytes.get(at as usize).copied().unwrap_or(0);
+                Machine::temp(Value::Int(i64::from(b as i8)))
+            }
+            Target::Null => Machine::temp(Value::Void),
+        })
+    }
+
+    /// `p + n`, checked to stay within `[0, len]` of its allocation.
+    pub(crate) fn ptr_add(&mut self, v: &Value, n: i64, span: Span) -> Res<Value> {
+        let Value::Ptr(p) = v else {
+            return Ok(v.clone());
+        };
+        if n == 0 {
+            return Ok(v.clone());
+        }
+        if p.is_null() {
+            return Err(self
+                .error(codes::R0013, span, "arithmetic on a null pointer")
+                .with_label("this pointer is null")
+                .with_note("C++ leaves arithmetic on a null pointer undefined")
+                .into());
+        }
+        let len = p.len();
+        let to = p.offset.checked_add(n).filter(|t| (0..=len).contains(t));
+        let Some(to) = to else {
+            return Err(self
+                .error(
+                    codes::R0001,
+                    span,
+                    format!(
+                        "pointer arithmetic leaves its array: element {} {} {} of {len}",
+                        p.offset,
+                        if n < 0 { "-" } else { "+" },
+                        n.unsigned_abs()
+                    ),
+                )
+                .with_label("out of the array")
+                .with_note(format!(
+                    "a pointer may point to elements 0 to {len} (one past the end); C++ leaves any other result undefined"
+                ))
+                .into());
+        };
+        Ok(with_offset(v.clone(), to - p.offset))
+    }
+
+    /// `a - b`: both must point into the same allocation.
+    pub(crate) fn ptr_diff(&mut self, a: &Value, b: &Value, span: Span) -> Res<Value> {
+        let (Value::Ptr(a), Value::Ptr(b)) = (a, b) else {
+            return Ok(Value::Int(0));
+        };
+        if !a.same_allocation(b) {
+            return Err(self
+                .error(
+                    codes::R0001,
+                    span,
+                    "subtracted pointers into different arrays",
+                )
+                .with_label("not the same array")
+                .with_note("C++ defines `p - q` only for pointers into the same array")
+                .into());
+        }
+        Ok(Value::Int(a.offset - b.offset))
+    }
+
+    /// `a op b` for two pointers: equality for any two, order only within
+    /// one allocation.
+    pub(crate) fn ptr_compare(
+        &mut self,
+        op: tessera_ir::BinOp,
+        a: &Value,
+        b: &Value,
+        span: Span,
+    ) -> Res<Value> {
+        use tessera_ir::BinOp;
+        let (Value::Ptr(a), Value::Ptr(b)) = (a, b) else {
+            return Ok(Value::Bool(false));
+        };
+        let same = a.same_allocation(b);
+        let r = match op {
+            BinOp::Eq => same && a.offset == b.offset,
+            BinOp::Ne => !(same && a.offset == b.offset),
+            _ => {
+                if !same {
+                    return Err(self
+                        .error(
+                            codes::R0001,
+                            span,
+                            "compared the order of pointers into different arrays",
+                        )
+                        .with_label("not the same array")
+                        .with_note("C++ leaves `<` on unrelated pointers unspecified")
+                        .into());
+                }
+                match op {
+                    BinOp::Lt => a.offset < b.offset,
+                    BinOp::Le => a.offset <= b.offset,
+                    BinOp::Gt => a.offset > b.offset,
+                    _ => a.offset >= b.offset,
+                }
+            }
+        };
+        Ok(Value::Bool(r))
+    }
+
+    /// `new T`, `new T(v)`, `new T[n]`.
+    pub(crate) fn new_block(
+        &mut self,
+        e: &Expr,
+        count: Option<&Expr>,
+        value: Option<&Expr>,
+    ) -> Res<Value> {
+        let elem = e.ty.pointee().cloned().unwrap_or(Type::INT);
+        let n = match count {
+            Some(c) => {
+                let n = self.eval(c)?.int();
+                if n < 0 {
+                    return Err(self
+                        .error(
+                            codes::R0007,
+                            c.span,
+                            format!("`new[]` of a negative number of elements ({n})"),
+                        )
+                        .with_label("negative size")
+                        .into());
+                }
+                n as u64
+            }
+            None => 1,
+        };
+        let fill = match value {
+            Some(v) => {
+                let x = self.eval(v)?;
+                self.copy_value(x, &elem, v.span)?
+            }
+            None => self.zero_value(&elem, e.span)?,
+        };
+        let kind = StorageKind::Heap {
+            array: count.is_some(),
+        };
+        let storage = if matches!(
+            fill,
+            Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Double(_)
+        ) {
+            self.new_storage(n, fill, &elem, kind, e.span)?
+        } else {
+            let bytes = self.type_bytes(&elem);
+            self.take_memory(n.saturating_mul(bytes), e.span)?;
+            self.meter.give(n.saturating_mul(bytes));
+            let n = usize::try_from(n)
+                .map_err(|_| self.error(codes::R0010, e.span, "allocation too large"))?;
+            self.storage_of(vec![fill; n], &elem, kind, e.span)?
+        };
+        Ok(Value::Ptr(Rc::new(Pointer {
+            target: Target::Storage(storage),
+            offset: 0,
+        })))
+    }
+
+    /// `delete p` / `delete[] p`.
+    pub(crate) fn delete(&mut self, ptr: &Expr, array: bool, span: Span) -> Res<()> {
+        let v = self.eval(ptr)?;
+        let Value::Ptr(p) = &v else {
+            return Ok(());
+        };
+        let form = if array { "delete[]" } else { "delete" };
+        let storage = match &p.target {
+            Target::Null => return Ok(()),
+            Target::Storage(s) if matches!(s.kind, StorageKind::Heap { .. }) => Rc::clone(s),
+            _ => {
+                return Err(self
+                    .error(
+                        codes::R0015,
+                        span,
+                        format!("`{form}` of a pointer that `new` did not return"),
+                    )
+                    .with_label("this memory was not allocated with `new`")
+                    .with_note("C++ leaves this undefined")
+                    .into());
+            }
+        };
+        if storage.freed.get() {
+            return Err(self
+                .error(
+                    codes::R0015,
+                    span,
+                    format!("`{form}` of memory already deleted"),
+                )
+                .with_label("deleted a second time")
+                .with_note("C++ leaves a double delete undefined")
+                .into());
+        }
+        if p.offset != 0 {
+            return Err(self
+                .error(
+                    codes::R0015,
+                    span,
+                    format!("`{form}` of a pointer into the middle of a block"),
+                )
+                .with_label(format!("element {} of the block", p.offset))
+                .with_help("delete the pointer `new` returned")
+                .into());
+        }
+        let StorageKind::Heap { array: made_array } = storage.kind else {
+            return Ok(());
+        };
+        if made_array != array {
+            let (made, want) = if made_array {
+                ("new[]", "delete[]")
+            } else {
+                ("new", "delete")
+            };
+            return Err(self
+                .error(
+                    codes::R0015,
+                    span,
+                    format!("`{form}` of memory allocated with `{made}`"),
+                )
+                .with_label(format!("use `{want}`"))
+                .with_note("C++ leaves mixing the two forms undefined")
+                .into());
+        }
+        storage.freed.set(true);
+        Ok(())
+    }
+
+    /// A string literal as a `const char*`.
+    pub(crate) fn string_pointer(v: &Value) -> Value {
+        match v {
+            Value::Str(bytes) => Value::Ptr(Rc::new(Pointer {
+                target: Target::Str(Rc::clone(bytes)),
+                offset: 0,
+            })),
+            other => other.clone(),
+        }
+    }
+
+    /// The bytes a `char` pointer points to, up to the first zero: what
+    /// `std::cout << p` prints. Checked like a read of each byte.
+    pub(crate) fn c_string(&mut self, v: &Value, span: Span) -> Res<Vec<u8>> {
+        let Value::Ptr(p) = v else {
+            return Ok(Vec::new());
+        };
+        if let Target::Str(bytes) = &p.target
+            && p.offset >= 0
+            && (p.offset as usize) <= bytes.len()
+        {
+            let rest = &bytes[p.offset as usize..];
+            let end = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
+            return Ok(rest[..end].to_vec());
+        }
+        let mut out = Vec::new();
+        let mut q = (**p).clone();
+        loop {
+            if let Some(stop) = self.deref_error(&q, span, "printed through") {
+                return Err(stop);
+            }
+            let place = self.deref_place(&Value::Ptr(Rc::new(q.clone())), span)?;
+            let b = self.read(&place, span)?.int();
+            if b == 0 {
+                return Ok(out);
+            }
+            out.push(b as u8);
+            self.tick(span)?;
+            q.offset += 1;
+        }
+    }
+
+    /// `v.data()`.
+    pub(crate) fn vector_data(&mut self, args: &[Expr]) -> Res<Value> {
+        let Some(arg) = args.first() else {
+            return Ok(Pointer::null());
+        };
+        match self.eval(arg)? {
+            Value::Vector(s) => Ok(Value::Ptr(Rc::new(Pointer {
+                target: Target::Storage(s),
+                offset: 0,
+            }))),
+            _ => Ok(Pointer::null()),
+        }
+    }
+}
+
+/// `v` moved by `n` elements (unchecked: callers check).
+fn with_offset(v: Value, n: i64) -> Value {
+    match v {
+        Value::Ptr(p) if n != 0 => {
+            let mut q = (*p).clone();
+            q.offset += n;
+            Value::Ptr(Rc::new(q))
+        }
+        other => other,
+    }
+}

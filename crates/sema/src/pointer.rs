@@ -1,0 +1,549 @@
+//! Pointers: `nullptr`, `&`, `*`, `->`, `p[i]`, pointer arithmetic and
+//! comparisons, array-to-pointer decay, `new` and `delete`, and the rules
+//! C++ AMP adds for them in amp code.
+
+use crate::cx::{FnCx, error_expr};
+use crate::expr::mk;
+use tessera_diagnostics::{Diagnostic, Span, codes};
+use tessera_ir::{BinOp, Const, Expr, ExprKind, Scalar, Type};
+use tessera_syntax::ast::{self, BinaryOp as B};
+
+/// A pointer to `elem`.
+pub(crate) fn ptr_to(elem: Type, is_const: bool) -> Type {
+    Type::Ptr {
+        elem: Box::new(elem),
+        is_const,
+    }
+}
+
+impl FnCx<'_> {
+    /// `nullptr`.
+    pub(crate) fn null_pointer(&mut self, span: Span) -> Expr {
+        mk(ExprKind::Null, Type::Null, false, span)
+    }
+
+    /// `this` as a value: the address of the object a member function runs on.
+    pub(crate) fn this_pointer(&mut self, span: Span) -> Option<Expr> {
+        let object = self.this_object(span)?;
+        let is_const = self.read_only_reason(&object).is_some();
+        let ty = ptr_to(object.ty.clone(), is_const);
+        Some(mk(ExprKind::AddrOf(Box::new(object)), ty, false, span))
+    }
+
+    /// Reports a pointer construct amp code cannot have (E0306).
+    fn amp_pointer_error(&mut self, span: Span, what: &str, msvc: &'static str) {
+        self.ck.report(
+            Diagnostic::error(codes::E0306, span, format!("{what} is not allowed in amp code"))
+                .with_label("not allowed in `restrict(amp)` code")
+                .with_msvc(msvc)
+                .with_help("amp code may use one level of pointer to its locals, `tile_static` variables and view elements; use indices otherwise"),
+        );
+    }
+
+    /// A C array decayed to a pointer to its first element.
+    pub(crate) fn decay(&mut self, e: Expr) -> Expr {
+        let Type::CArray(elem, _) = &e.ty else {
+            return e;
+        };
+        let is_const = self.read_only_reason(&e).is_some();
+        let ty = ptr_to((**elem).clone(), is_const);
+        let span = e.span;
+        mk(ExprKind::Convert(Box::new(e)), ty, false, span)
+    }
+
+    /// The operand of pointer arithmetic: arrays decay.
+    fn pointer_operand(&mut self, e: Expr) -> Expr {
+        if matches!(e.ty, Type::CArray(..)) && e.place {
+            self.decay(e)
+        } else {
+            e
+        }
+    }
+
+    /// `*e`.
+    pub(crate) fn deref(&mut self, e: Expr, span: Span) -> Expr {
+        let e = self.pointer_operand(e);
+        match &e.ty {
+            Type::Ptr { elem, .. } if **elem == Type::Void => {
+                self.ck.error(
+                    codes::E0210,
+                    span,
+                    "a `void*` cannot be dereferenced",
+                    "points to `void`",
+                    "",
+                );
+                error_expr(span)
+            }
+            Type::Ptr { elem, .. } => {
+                let elem = (**elem).clone();
+                mk(ExprKind::Deref(Box::new(e)), elem, true, span)
+            }
+            Type::Error => error_expr(span),
+            other => {
+                let shown = self.ck.show(other);
+                self.ck.error(
+                    codes::E0210,
+                    span,
+                    format!("`*` needs a pointer, not `{shown}`"),
+                    "not a pointer",
+                    "",
+                );
+                error_expr(span)
+            }
+        }
+    }
+
+    /// `&e`.
+    pub(crate) fn address_of(&mut self, e: Expr, span: Span) -> Expr {
+        if e.ty.is_error() {
+            return error_expr(span);
+        }
+        if !e.place {
+            self.ck.error(
+                codes::E0210,
+                span,
+                "cannot take the address of a temporary value",
+                "not a variable or element",
+                "store the value in a variable first",
+            );
+            return error_expr(span);
+        }
+        if matches!(
+            e.ty,
+            Type::Ostream | Type::Manipulator | Type::Str | Type::Null
+        ) {
+            let shown = self.ck.show(&e.ty);
+            self.ck.error(
+                codes::E0211,
+                span,
+                format!("pointers to `{shown}` are not part of the Tessera language"),
+                "here",
+                "",
+            );
+            return error_expr(span);
+        }
+        let is_const = self.read_only_reason(&e).is_some();
+        let ty = ptr_to(e.ty.clone(), is_const);
+        mk(ExprKind::AddrOf(Box::new(e)), ty, false, span)
+    }
+
+    /// `p[i]`: `*(p + i)`.
+    pub(crate) fn pointer_index(&mut self, base: Expr, index: Expr, span: Span) -> Expr {
+        let index = self.integral_index(index);
+        if index.ty.is_error() {
+            return error_expr(span);
+        }
+        let ptr = self.pointer_add(base, index, false, span);
+        self.deref(ptr, span)
+    }
+
+    /// `p + n` (`minus`: `p - n`), `n` already a `long`.
+    fn pointer_add(&mut self, ptr: Expr, n: Expr, minus: bool, span: Span) -> Expr {
+        if self.in_amp()
+            && let Type::Ptr { elem, .. } = &ptr.ty
+            && **elem == Type::BOOL
+        {
+            self.amp_pointer_error(span, "arithmetic on a `bool*`", "C3599");
+            return error_expr(span);
+        }
+        if let Type::Ptr { elem, .. } = &ptr.ty
+            && **elem == Type::Void
+        {
+            self.ck.error(
+                codes::E0210,
+                span,
+                "arithmetic on a `void*`",
+                "points to `void`",
+                "",
+            );
+            return error_expr(span);
+        }
+        let n = if minus {
+            let nspan = n.span;
+            mk(
+                ExprKind::Unary {
+                    op: tessera_ir::UnOp::Neg,
+                    operand: Box::new(n),
+                },
+                Type::Scalar(Scalar::Long),
+                false,
+                nspan,
+            )
+        } else {
+            n
+        };
+        let ty = ptr.ty.clone();
+        mk(
+            ExprKind::PtrAdd {
+                ptr: Box::new(ptr),
+                offset: Box::new(n),
+            },
+            ty,
+            false,
+            span,
+        )
+    }
+
+    /// A binary operator with a pointer operand; `None` when neither
+    /// operand is a pointer (nor an array used as one).
+    pub(crate) fn pointer_binary(
+        &mut self,
+        op: B,
+        l: Expr,
+        r: Expr,
+        span: Span,
+    ) -> Result<Expr, Box<(Expr, Expr)>> {
+        let pointerish = |e: &Expr| matches!(e.ty, Type::Ptr { .. } | Type::Null);
+        let arrayish = |e: &Expr| matches!(e.ty, Type::CArray(..)) && e.place;
+        let arithmetic = matches!(op, B::Add | B::Sub);
+        let comparison = matches!(op, B::Eq | B::Ne | B::Lt | B::Le | B::Gt | B::Ge);
+        let involved = ((arithmetic || comparison) && (pointerish(&l) || pointerish(&r)))
+            || (arithmetic && (arrayish(&l) || arrayish(&r)));
+        if !involved {
+            return Err(Box::new((l, r)));
+        }
+        let l = self.pointer_operand(l);
+        let r = self.pointer_operand(r);
+        let lp = matches!(l.ty, Type::Ptr { .. });
+        let rp = matches!(r.ty, Type::Ptr { .. });
+        let integral = |e: &Expr| e.ty.scalar().is_some_and(|s| s.is_integral());
+        match op {
+            B::Add if lp && integral(&r) => {
+                let n = self.convert_scalar(r, Scalar::Long);
+                Ok(self.pointer_add(l, n, false, span))
+            }
+            B::Add if rp && integral(&l) => {
+                let n = self.convert_scalar(l, Scalar::Long);
+                Ok(self.pointer_add(r, n, false, span))
+            }
+            B::Sub if lp && integral(&r) => {
+                let n = self.convert_scalar(r, Scalar::Long);
+                Ok(self.pointer_add(l, n, true, span))
+            }
+            B::Sub if lp && rp => {
+                if l.ty.pointee() != r.ty.pointee() {
+                    return Ok(self.pointer_mismatch(&l, &r, span));
+                }
+                Ok(mk(
+                    ExprKind::PtrDiff {
+                        lhs: Box::new(l),
+                        rhs: Box::new(r),
+                    },
+                    Type::Scalar(Scalar::Long),
+                    false,
+                    span,
+                ))
+            }
+            B::Eq | B::Ne | B::Lt | B::Le | B::Gt | B::Ge => {
+                let Some(bop) = crate::expr::bin_op(op) else {
+                    return Ok(error_expr(span));
+                };
+                let (l, r) = match self.common_pointer(l, r, span) {
+                    Ok(pair) => pair,
+                    Err(e) => return Ok(e),
+                };
+                if !matches!(op, B::Eq | B::Ne) && matches!(l.ty, Type::Null) {
+                    self.ck.error(
+                        codes::E0210,
+                        span,
+                        "`nullptr` has no order",
+                        "ordered comparison with `nullptr`",
+                        "compare with `==` or `!=`",
+                    );
+                    return Ok(error_expr(span));
+                }
+                Ok(mk(
+                    ExprKind::Binary {
+                        op: bop,
+                        lhs: Box::new(l),
+                        rhs: Box::new(r),
+                    },
+                    Type::BOOL,
+                    false,
+                    span,
+                ))
+            }
+            _ => {
+                if l.ty.is_error() || r.ty.is_error() {
+                    return Ok(error_expr(span));
+                }
+                let (a, b) = (self.ck.show(&l.ty), self.ck.show(&r.ty));
+                self.ck.error(
+                    codes::E0210,
+                    span,
+                    format!("no operator `{}` for `{a}` and `{b}`", op.symbol()),
+                    "invalid operands",
+                    "pointers take `+`/`-` with an integer, `-` with another pointer, and comparisons",
+                );
+                Ok(error_expr(span))
+            }
+        }
+    }
+
+    fn pointer_mismatch(&mut self, l: &Expr, r: &Expr, span: Span) -> Expr {
+        if l.ty.is_error() || r.ty.is_error() {
+            return error_expr(span);
+        }
+        let (a, b) = (self.ck.show(&l.ty), self.ck.show(&r.ty));
+        self.ck.report(
+            Diagnostic::error(
+                codes::E0203,
+                span,
+                format!("pointers of different types: `{a}` and `{b}`"),
+            )
+            .with_label("mismatched pointers")
+            .with_msvc("C2446"),
+        );
+        error_expr(span)
+    }
+
+    /// Two pointer operands brought to one type (`nullptr` and `T*` to
+    /// `T*`, `T*` and `const T*` to `const T*`).
+    fn common_pointer(&mut self, l: Expr, r: Expr, span: Span) -> Result<(Expr, Expr), Expr> {
+        match (&l.ty, &r.ty) {
+            (a, b) if a == b => Ok((l, r)),
+            (Type::Null, Type::Ptr { .. }) => {
+                let ty = r.ty.clone();
+                Ok((Expr { ty, ..l }, r))
+            }
+            (Type::Ptr { .. }, Type::Null) => {
+                let ty = l.ty.clone();
+                Ok((l, Expr { ty, ..r }))
+            }
+            (Type::Ptr { elem: a, .. }, Type::Ptr { elem: b, .. }) if a == b => {
+                let ty = ptr_to((**a).clone(), true);
+                let l = self.coerce(l, &ty, "an operand");
+                let r = self.coerce(r, &ty, "an operand");
+                Ok((l, r))
+            }
+            (Type::Ptr { .. } | Type::Null, Type::Scalar(_))
+                if matches!(r.kind, ExprKind::Const(Const::Int(0))) =>
+            {
+                // The literal `0` is a null pointer constant.
+                let ty = if matches!(l.ty, Type::Null) {
+                    Type::Null
+                } else {
+                    l.ty.clone()
+                };
+                let rspan = r.span;
+                Ok((l, mk(ExprKind::Null, ty, false, rspan)))
+            }
+            _ => Err(self.pointer_mismatch(&l, &r, span)),
+        }
+    }
+
+    /// `p += n`, `p -= n`.
+    pub(crate) fn pointer_compound(
+        &mut self,
+        op: B,
+        target: Expr,
+        value: Expr,
+        span: Span,
+    ) -> Expr {
+        let integral = value.ty.scalar().is_some_and(|s| s.is_integral());
+        if !matches!(op, B::Add | B::Sub) || !integral {
+            if !value.ty.is_error() {
+                let (a, b) = (self.ck.show(&target.ty), self.ck.show(&value.ty));
+                self.ck.error(
+                    codes::E0210,
+                    span,
+                    format!("no operator `{}=` for `{a}` and `{b}`", op.symbol()),
+                    "invalid operands",
+                    "a pointer takes `+=` and `-=` with an integer",
+                );
+            }
+            return error_expr(span);
+        }
+        if self.in_amp()
+            && let Type::Ptr { elem, .. } = &target.ty
+            && **elem == Type::BOOL
+        {
+            self.amp_pointer_error(span, "arithmetic on a `bool*`", "C3599");
+            return error_expr(span);
+        }
+        self.check_writable(&target, "assigned");
+        let value = self.convert_scalar(value, Scalar::Long);
+        let ty = target.ty.clone();
+        let bop = if op == B::Add { BinOp::Add } else { BinOp::Sub };
+        mk(
+            ExprKind::CompoundAssign {
+                op: bop,
+                target: Box::new(target),
+                value: Box::new(value),
+            },
+            ty,
+            true,
+            span,
+        )
+    }
+
+    /// The implicit conversions to and from pointers; `Err` gives `e` back
+    /// when none applies.
+    pub(crate) fn pointer_coerce(&mut self, e: Expr, to: &Type) -> Result<Expr, Expr> {
+        let span = e.span;
+        let convert =
+            |e: Expr, to: &Type| mk(ExprKind::Convert(Box::new(e)), to.clone(), false, span);
+        match (&e.ty, to) {
+            (Type::Null, Type::Ptr { .. }) => Ok(Expr {
+                ty: to.clone(),
+                place: false,
+                ..e
+            }),
+            (Type::Scalar(s), Type::Ptr { .. })
+                if s.is_integral() && matches!(e.kind, ExprKind::Const(Const::Int(0))) =>
+            {
+                Ok(mk(ExprKind::Null, to.clone(), false, span))
+            }
+            (
+                Type::Ptr { elem: a, is_const },
+                Type::Ptr {
+                    elem: b,
+                    is_const: true,
+                },
+            ) if a == b && !is_const => Ok(convert(e, to)),
+            (Type::CArray(a, _), Type::Ptr { elem: b, is_const }) if a == b && e.place => {
+                let read_only = self.read_only_reason(&e).is_some();
+                if read_only && !is_const {
+                    return Err(e);
+                }
+                Ok(convert(e, to))
+            }
+            (
+                Type::Str,
+                Type::Ptr {
+                    elem,
+                    is_const: true,
+                },
+            ) if **elem == Type::Scalar(Scalar::Char) => Ok(convert(e, to)),
+            (Type::Ptr { .. } | Type::Null, Type::Scalar(Scalar::Bool)) => Ok(convert(e, to)),
+            _ => Err(e),
+        }
+    }
+
+    /// `new T`, `new T(v)`, `new T[n]` (host code; amp code has no heap).
+    pub(crate) fn new_expr(
+        &mut self,
+        ty: &ast::TypeName,
+        args: Option<&[ast::Expr]>,
+        count: Option<&ast::Expr>,
+        span: Span,
+    ) -> Expr {
+        if self.in_amp() {
+            self.forbidden(span, "`new`", "C3930");
+            return error_expr(span);
+        }
+        let declared = self.resolve(&ty.specs, &ty.modifiers, &[]);
+        let elem = declared.ty;
+        if elem.is_error() {
+            return error_expr(span);
+        }
+        if elem == Type::Void || declared.by_ref {
+            self.ck
+                .error(codes::E0210, span, "`new` needs an object type", "here", "");
+            return error_expr(span);
+        }
+        if !matches!(
+            elem,
+            Type::Scalar(_) | Type::Struct(_) | Type::Ptr { .. } | Type::CArray(..)
+        ) {
+            let shown = self.ck.show(&elem);
+            self.ck.error(
+                codes::E0211,
+                span,
+                format!("`new` of `{shown}` is not part of the Tessera language"),
+                "here",
+                "allocate scalars, structs and pointers with `new`; use a local for library types",
+            );
+            return error_expr(span);
+        }
+        let count = count.map(|c| {
+            let n = self.expr(c);
+            Box::new(self.integral_index(n))
+        });
+        let value = match args {
+            Some([]) | None => None,
+            Some([one]) => {
+                let v = self.expr(one);
+                Some(Box::new(self.coerce(v, &elem, "the initial value")))
+            }
+            Some(_) => {
+                self.ck.error(
+                    codes::E0211,
+                    span,
+                    "`new` with several constructor arguments is not part of the Tessera language",
+                    "here",
+                    "allocate, then assign the members",
+                );
+                return error_expr(span);
+            }
+        };
+        let ty = ptr_to(elem, ty.specs.is_const);
+        mk(ExprKind::New { count, value }, ty, false, span)
+    }
+
+    /// `delete p`, `delete[] p`.
+    pub(crate) fn delete_expr(&mut self, operand: &ast::Expr, array: bool, span: Span) -> Expr {
+        if self.in_amp() {
+            self.forbidden(span, "`delete`", "C3930");
+            return error_expr(span);
+        }
+        let ptr = self.expr(operand);
+        match &ptr.ty {
+            Type::Ptr { .. } | Type::Null => mk(
+                ExprKind::Delete {
+                    ptr: Box::new(ptr),
+                    array,
+                },
+                Type::Void,
+                false,
+                span,
+            ),
+            Type::Error => error_expr(span),
+            other => {
+                let shown = self.ck.show(other);
+                self.ck.error(
+                    codes::E0210,
+                    span,
+                    format!("`delete` needs a pointer, not `{shown}`"),
+                    "not a pointer",
+                    "",
+                );
+                error_expr(span)
+            }
+        }
+    }
+
+    /// `(T*)e` and `static_cast<T*>(e)` where no implicit conversion
+    /// applies: casts between pointer types, and between pointers and
+    /// integers, reinterpret memory, which Tessera's typed memory cannot.
+    pub(crate) fn pointer_cast_refused(&mut self, from: &Type, to: &Type, span: Span) -> bool {
+        let from_ptr = matches!(from, Type::Ptr { .. } | Type::Null);
+        let to_ptr = matches!(to, Type::Ptr { .. });
+        if !(from_ptr || to_ptr) || from.is_error() || to.is_error() {
+            return false;
+        }
+        if self.in_amp() {
+            let msvc = if from_ptr && to_ptr { "C3581" } else { "C3588" };
+            self.amp_pointer_error(
+                span,
+                "a cast between pointer types or between a pointer and an integer",
+                msvc,
+            );
+        } else {
+            let (a, b) = (self.ck.show(from), self.ck.show(to));
+            self.ck.error(
+                codes::E0211,
+                span,
+                format!("a cast from `{a}` to `{b}` is not part of the Tessera language"),
+                "reinterprets memory",
+                "Tessera's memory is typed: copy the value instead",
+            );
+        }
+        true
+    }
+
+    /// `reinterpret_cast` in amp code.
+    pub(crate) fn reinterpret_in_amp(&mut self, span: Span) {
+        self.amp_pointer_error(span, "`reinterpret_cast`", "C3588");
+    }
+}
