@@ -340,11 +340,36 @@ impl<'p> Machine<'p> {
         let Some(main) = prog.main else {
             return Ok(0);
         };
-        let v = self.call(main, Vec::new(), prog.function(main).span)?;
+        let span = prog.function(main).span;
+        let args = if prog.function(main).params == 2 {
+            self.main_args(span)?
+        } else {
+            Vec::new()
+        };
+        let v = self.call(main, args, span)?;
         Ok(match v {
             Value::Int(code) => code as i32,
             _ => 0,
         })
+    }
+
+    /// `argc` and `argv` for `int main(int argc, char** argv)`: one argument,
+    /// the program's name (`a.out`, as a C++ compiler names a program), and
+    /// the null pointer that ends the list.
+    fn main_args(&mut self, span: Span) -> Res<Vec<Value>> {
+        let name = Machine::string_value_of(b"a.out");
+        let char_ptr = Type::Ptr {
+            elem: Box::new(Type::Scalar(Scalar::Char)),
+            is_const: false,
+        };
+        let storage = self.storage_of(
+            vec![name, crate::value::Pointer::null()],
+            &char_ptr,
+            StorageKind::Heap { array: true },
+            span,
+        )?;
+        let argv = crate::value::Pointer::to_storage(storage);
+        Ok(vec![Value::Int(1), argv])
     }
 
     // ----- output -----

@@ -447,6 +447,11 @@ impl Machine<'_> {
         Ok(())
     }
 
+    /// A pointer to the bytes of a string (a C string: the bytes, then 0).
+    pub(crate) fn string_value_of(bytes: &[u8]) -> Value {
+        Self::string_pointer(&Value::Str(Rc::new(bytes.to_vec())))
+    }
+
     /// A string literal as a `const char*`.
     pub(crate) fn string_pointer(v: &Value) -> Value {
         match v {

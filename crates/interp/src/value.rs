@@ -84,6 +84,14 @@ pub(crate) enum Target {
 }
 
 impl Pointer {
+    /// A pointer to the first element of `storage`.
+    pub(crate) fn to_storage(storage: Rc<Storage>) -> Value {
+        Value::Ptr(Rc::new(Pointer {
+            target: Target::Storage(storage),
+            offset: 0,
+        }))
+    }
+
     pub(crate) fn null() -> Value {
         Value::Ptr(Rc::new(Pointer {
             target: Target::Null,

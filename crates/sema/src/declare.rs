@@ -482,6 +482,7 @@ pub(crate) fn declare_function_signature_first(
 
     if f.name.name == "main" {
         check_main(ck, f, restriction, &func.ret);
+        check_main_params(ck, f, &func);
     }
 
     // A definition after a prototype with the same signature completes it.
@@ -696,6 +697,35 @@ pub(crate) fn declare_defaults(ck: &mut Checker, f: &ast::Function, id: FuncId, 
         merged.fill(None);
     }
     ck.defaults.insert(id, merged);
+}
+
+/// `main` takes no parameters or `(int argc, char** argv)` (also written
+/// `char* argv[]`); a program run by Tessera gets `argc == 1` and `argv[0]`.
+fn check_main_params(ck: &mut Checker, f: &ast::Function, func: &Function) {
+    let params: Vec<&Local> = func.locals.iter().take(func.params as usize).collect();
+    let char_ptr_ptr = |t: &Type| match t {
+        Type::Ptr { elem, .. } => {
+            matches!(&**elem, Type::Ptr { elem, .. } if **elem == Type::Scalar(tessera_ir::Scalar::Char))
+        }
+        _ => false,
+    };
+    let fits = match params.as_slice() {
+        [] => true,
+        [argc, argv] => {
+            argc.ty == Type::INT && !argc.by_ref && char_ptr_ptr(&argv.ty) && !argv.by_ref
+        }
+        _ => false,
+    };
+    if !fits && !params.iter().any(|p| p.ty.is_error()) {
+        let at = f.params.first().map_or(f.name.span, |p| p.span);
+        ck.error(
+            codes::E0212,
+            at,
+            "`main` takes no parameters, or `(int argc, char** argv)`",
+            "other parameters",
+            "write `int main()` or `int main(int argc, char** argv)`",
+        );
+    }
 }
 
 /// The rules for `main`: host code, returning `int`.
