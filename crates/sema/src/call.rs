@@ -281,6 +281,57 @@ impl FnCx<'_> {
         }
     }
 
+    /// A default argument used by a call in amp code must call only amp
+    /// functions (it was bound as host code: MSVC C3931).
+    fn check_default_in_amp(&mut self, value: &Expr, at: Span, call: Span) {
+        let mut host_only = None;
+        let mut global = None;
+        tessera_ir::visit::for_each_subexpr(value, &mut |e| {
+            if let ExprKind::Global(g) = &e.kind
+                && let Some(gl) = self.ck.program.get_global(*g)
+                && !self.ck.global_consts.contains_key(g)
+                && global.is_none()
+            {
+                global = Some(gl.name.clone());
+            }
+            if let ExprKind::Call { func, .. } = &e.kind
+                && let Some(f) = self.ck.program.get_function(*func)
+                && !f.restriction.amp
+                && host_only.is_none()
+            {
+                host_only = Some(f.name.clone());
+            }
+        });
+        if let Some(name) = global {
+            self.ck.report(
+                Diagnostic::error(
+                    codes::E0305,
+                    call,
+                    format!("this call's default argument reads the global variable `{name}`, which amp code cannot"),
+                )
+                .with_label("default argument used in amp code")
+                .with_secondary(at, "default argument")
+                .with_msvc("C3586")
+                .with_help("pass the argument explicitly in amp code"),
+            );
+        }
+        if let Some(name) = host_only {
+            self.ck.report(
+                Diagnostic::error(
+                    codes::E0300,
+                    call,
+                    format!(
+                        "this call's default argument calls `{name}`, which runs only on the host"
+                    ),
+                )
+                .with_label("default argument used in amp code")
+                .with_secondary(at, "default argument, bound as host code")
+                .with_msvc("C3931")
+                .with_help("pass the argument explicitly in amp code"),
+            );
+        }
+    }
+
     /// How many trailing parameters of `id` have a default argument.
     fn defaulted(&self, id: FuncId) -> usize {
         self.ck.defaults.get(&id).map_or(0, |d| {
@@ -411,9 +462,13 @@ impl FnCx<'_> {
             }
         }
         // Missing arguments are the defaults, each evaluated at the call.
-        if let Some(defaults) = self.ck.defaults.get(&chosen) {
-            let missing = defaults.iter().skip(args.len()).flatten();
-            args.extend(missing.map(|(value, _)| value.clone()));
+        if let Some(defaults) = self.ck.defaults.get(&chosen).cloned() {
+            for (value, at) in defaults.iter().skip(args.len()).flatten() {
+                if self.in_amp() {
+                    self.check_default_in_amp(value, *at, span);
+                }
+                args.push(value.clone());
+            }
         }
         let mut lowered = Vec::new();
         for (i, (arg, p)) in args.into_iter().zip(params.iter()).enumerate() {

@@ -318,6 +318,24 @@ fn declare_method(
         ck.report(d);
         return None;
     }
+    // A member function that runs in amp code works on an object of the
+    // class there: the class must be a type amp code may use.
+    if restriction.amp
+        && let Some(problem) = crate::stmt::kernel_type_problem(ck, &Type::Struct(id))
+    {
+        ck.report(
+            Diagnostic::error(
+                codes::E0302,
+                f.name.span,
+                format!("`{class_name}` cannot be used in amp code: {problem}"),
+            )
+            .with_label("amp member function")
+            .with_msvc("C3581")
+            .with_help(
+                "keep pointers, references and host-only types out of classes used in amp code",
+            ),
+        );
+    }
     let mut locals = Vec::new();
     let constructing = matches!(f.method.special, ast::Special::Constructor(_));
     if !is_static && !constructing {
@@ -756,6 +774,45 @@ impl Checker {
         })
     }
 
+    /// Where the destructor of class `id` may run: the declared one's
+    /// restriction, or for the implicit one what all of its bases' and
+    /// members' destructors allow; `None` when no destructor runs code.
+    pub fn dtor_restriction(&self, id: StructId) -> Option<tessera_ir::Restriction> {
+        self.dtor_restriction_depth(id, 0)
+    }
+
+    fn dtor_restriction_depth(&self, id: StructId, depth: u32) -> Option<tessera_ir::Restriction> {
+        if depth > 64 {
+            return None;
+        }
+        if let Some(d) = self.classes.get(&id).and_then(|c| c.dtor) {
+            return self.program.get_function(d).map(|f| f.restriction);
+        }
+        let mut out: Option<tessera_ir::Restriction> = None;
+        for (_, t) in self
+            .program
+            .get_struct(id)
+            .map(|s| s.fields.as_slice())
+            .unwrap_or_default()
+        {
+            let mut t = t;
+            while let Type::CArray(inner, _) = t {
+                t = inner;
+            }
+            if let Type::Struct(m) = t
+                && let Some(r) = self.dtor_restriction_depth(*m, depth + 1)
+            {
+                let o = out.get_or_insert(tessera_ir::Restriction {
+                    cpu: true,
+                    amp: true,
+                });
+                o.cpu &= r.cpu;
+                o.amp &= r.amp;
+            }
+        }
+        out
+    }
+
     /// True when `derived` is `base` or derives from it.
     pub fn derives_from(&self, derived: StructId, base: StructId) -> bool {
         let mut todo = vec![(derived, 0u32)];
@@ -878,6 +935,47 @@ impl FnCx<'_> {
             );
         }
         e
+    }
+
+    /// An object of type `ty` made here is destroyed here: its destructor
+    /// must be able to run in this code (MSVC C3930).
+    pub(crate) fn check_destructible_here(&mut self, ty: &Type, span: Span) {
+        let mut t = ty;
+        while let Type::CArray(inner, _) = t {
+            t = inner;
+        }
+        let Type::Struct(id) = t else { return };
+        let Some(r) = self.ck.dtor_restriction(*id) else {
+            return;
+        };
+        let here = self.restriction();
+        let fits = (!here.amp || r.amp) && (!here.cpu || r.cpu);
+        if fits {
+            return;
+        }
+        let name = self
+            .ck
+            .classes
+            .get(id)
+            .map(|c| c.name.clone())
+            .unwrap_or_default();
+        let (code, only) = if r.amp {
+            (codes::E0301, "in amp code")
+        } else {
+            (codes::E0300, "on the host")
+        };
+        self.ck.report(
+            Diagnostic::error(
+                code,
+                span,
+                format!("the destructor of `{name}` runs only {only}, but the object is destroyed here"),
+            )
+            .with_label("object made here")
+            .with_msvc("C3930")
+            .with_help(format!(
+                "give `{name}`'s destructor (or its members' and bases' destructors) the restriction of this code"
+            )),
+        );
     }
 
     /// `obj.name` for a data member of a class (its bases included), with
@@ -1470,6 +1568,21 @@ impl FnCx<'_> {
             },
             _ => {
                 let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                if let Type::Array(..) = ty
+                    && self.in_amp()
+                {
+                    self.ck.report(
+                        Diagnostic::error(
+                            codes::E0300,
+                            span,
+                            format!("member `{name}`, a `concurrency::array`, cannot be copied in amp code"),
+                        )
+                        .with_label("copies an `array`")
+                        .with_msvc("C3930")
+                        .with_help("an `array`'s copy constructor runs only on the host; keep an `array_view` member instead"),
+                    );
+                    return None;
+                }
                 if let [one] = lowered.as_slice()
                     && (one.ty == *ty || one.ty.is_error())
                 {

@@ -96,6 +96,19 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
     let mut fields: Vec<(String, Type)> = Vec::new();
     let mut layout = crate::class::Layout::default();
     for base in &s.bases {
+        if let Some(name) = base.item.last().strip_prefix("virtual ") {
+            ck.report(
+                Diagnostic::error(
+                    codes::E0302,
+                    base.item.span,
+                    format!("virtual base class `{name}` is not supported"),
+                )
+                .with_label("virtual base")
+                .with_msvc("C3581")
+                .with_help("C++ AMP forbids virtual bases in types amp code uses; derive without `virtual`"),
+            );
+            continue;
+        }
         match ck.structs.get(base.item.last()).copied() {
             Some(b) => {
                 fields.push((
@@ -519,7 +532,23 @@ pub(crate) fn declare_function_signature_first(
                     );
                     return None;
                 }
-                // Overloading on restriction: a separate function.
+                // Overloading on restriction: a separate function, for
+                // restrictions that do not overlap (C++ AMP, MSVC C3935).
+                let (a, b) = (prev.restriction, restriction);
+                if (a.amp && b.amp) || (a.cpu && b.cpu) {
+                    ck.report(
+                        Diagnostic::error(
+                            codes::E0202,
+                            f.name.span,
+                            format!("`{}` is overloaded on restrictions that overlap", f.name.name),
+                        )
+                        .with_label("runs where the other overload runs too")
+                        .with_secondary(prev_span, "the other overload")
+                        .with_msvc("C3935")
+                        .with_help("overloads on `restrict` must not share a specifier: use `restrict(amp)` and `restrict(cpu)`"),
+                    );
+                    return None;
+                }
                 new_function(ck, &f.name.name, func.clone())
             } else {
                 id
@@ -651,7 +680,13 @@ pub(crate) fn declare_defaults(ck: &mut Checker, f: &ast::Function, id: FuncId, 
         // restriction: a default sees what the declaration sees, not the
         // caller's locals, and is checked once, where it is written.
         let mut scratch = host_function("<default argument>", value.span);
-        scratch.restriction = func.restriction;
+        // MSVC binds the names in a default argument as host code, whatever
+        // the function's restriction; a call from amp code that needs a
+        // default with host-only calls is refused there (C3931).
+        scratch.restriction = Restriction {
+            cpu: true,
+            amp: false,
+        };
         let mut fcx = FnCx::new(ck, scratch);
         let lowered = fcx.expr(value);
         let param_enum = fcx.ck.enum_locals.get(&param.span).copied();

@@ -283,6 +283,22 @@ impl FnCx<'_> {
                                 "bind it to a variable, or make it `const T&`",
                             );
                         }
+                        if !specs.is_const
+                            && v.place
+                            && let Some((why, _)) = self.read_only_reason(&v)
+                        {
+                            let shown = self.ck.show(ty);
+                            self.ck.report(
+                                tessera_diagnostics::Diagnostic::error(
+                                    codes::E0203,
+                                    v.span,
+                                    format!("a `{shown}&` cannot refer to a const object: {why}"),
+                                )
+                                .with_label("const object")
+                                .with_msvc("C2440")
+                                .with_help(format!("bind a `const {shown}&` instead")),
+                            );
+                        }
                         if v.ty != *ty && !v.ty.is_error() && !ty.is_error() {
                             let (a, b) = (self.ck.show(ty), self.ck.show(&v.ty));
                             self.ck.error(

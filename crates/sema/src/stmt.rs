@@ -849,6 +849,9 @@ impl FnCx<'_> {
                 }),
                 _ => false,
             };
+            if !by_ref && specs.tile_static.is_none() {
+                self.check_destructible_here(&ty, decl.span);
+            }
             let var_const = types::object_const(specs, &decl.modifiers);
             if var_const && init.is_none() && !ty.is_error() && !by_ref && !default_initialised {
                 self.ck.error(

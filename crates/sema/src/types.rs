@@ -277,6 +277,40 @@ fn template(
             if elem_ty.ty.is_error() {
                 return Type::Error;
             }
+            if let Type::Ptr { .. } = &elem_ty.ty {
+                let shown = ck.show(&elem_ty.ty);
+                ck.report(
+                    tessera_diagnostics::Diagnostic::error(
+                        codes::E0302,
+                        elem.span,
+                        format!("`{name}` of pointers (`{shown}`) is not allowed"),
+                    )
+                    .with_label("pointer element type")
+                    .with_msvc("C3581")
+                    .with_help("store indices instead of pointers"),
+                );
+                return Type::Error;
+            }
+            // amp.h asserts that an element is a whole number of 4-byte words
+            // (an empty class, of size 1, is not; nor are `bool` and `char`).
+            if let Type::Struct(_) | Type::Scalar(Scalar::Bool | Scalar::Char) = &elem_ty.ty
+                && let Some((size, _)) =
+                    tessera_ir::layout::size_align_u64(&ck.program.structs, &elem_ty.ty)
+                && size % 4 != 0
+            {
+                let shown = ck.show(&elem_ty.ty);
+                ck.report(
+                    tessera_diagnostics::Diagnostic::error(
+                        codes::E0213,
+                        elem.span,
+                        format!("the elements of `{name}` must be a multiple of 4 bytes; `{shown}` has {size}"),
+                    )
+                    .with_label("element type")
+                    .with_msvc("C2338")
+                    .with_help("add members (or padding) so the size is a multiple of 4 bytes"),
+                );
+                return Type::Error;
+            }
             if name == "array" {
                 if elem.specs.is_const {
                     ck.error(

@@ -828,6 +828,15 @@ impl<'s> Pp<'_, 's> {
                 if matches!(rest.first().map(|t| t.tok), Some(Tok::Ident("once"))) {
                     self.once.insert(self.files.file_at(hash.start));
                 }
+                // `#pragma pack` changes the layout of the structs after it;
+                // ignoring it would give them another layout than C++ does.
+                if matches!(rest.first().map(|t| t.tok), Some(Tok::Ident("pack"))) {
+                    self.diags.push(
+                        Diagnostic::error(codes::E0051, span, "`#pragma pack` is not supported")
+                            .with_label("changes the layout of structs")
+                            .with_help("remove it: C++ AMP types must keep their natural alignment (MSVC rejects packed types in amp code, C3581)"),
+                    );
+                }
             }
             "line" | "warning" | "ident" | "sccs" | "import" | "include_next" | "assert"
             | "unassert" => {
