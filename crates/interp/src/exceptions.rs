@@ -66,10 +66,14 @@ impl Machine<'_> {
     pub(crate) fn exec_try(&mut self, body: &Block, handlers: &[Handler]) -> Res<Flow> {
         let stop = match self.exec_block(body) {
             Ok(flow) => return Ok(flow),
-            Err(stop) if stop.code == codes::R0022 => stop,
+            Err(stop) if stop.code == codes::R0022 || stop.exception.is_some() => stop,
             Err(other) => return Err(other),
         };
-        let Some((value, ty)) = self.exceptions.in_flight.take() else {
+        let thrown = match &stop.exception {
+            Some(e) => self.library_exception(e),
+            None => self.exceptions.in_flight.take(),
+        };
+        let Some((value, ty)) = thrown else {
             return Err(stop);
         };
         for h in handlers {
@@ -88,8 +92,37 @@ impl Machine<'_> {
             self.exceptions.handling.pop();
             return r;
         }
-        self.exceptions.in_flight = Some((value, ty));
+        if stop.exception.is_none() {
+            self.exceptions.in_flight = Some((value, ty));
+        }
         Err(stop)
+    }
+
+    /// The object of a library exception, of the program's class for it
+    /// (`concurrency::invalid_compute_domain`, made by the checker when the
+    /// program names it); `catch (...)` takes it even when there is none.
+    fn library_exception(&self, e: &tessera_runtime::LibraryException) -> Option<(Value, Type)> {
+        let find = |name: &str| {
+            self.prog
+                .structs
+                .iter()
+                .position(|s| s.name == format!("concurrency::{name}"))
+                .map(|i| tessera_ir::StructId(i as u32))
+        };
+        let base = Value::Agg(std::rc::Rc::new(vec![
+            Machine::string_value_of(e.what.as_bytes()),
+            Value::Int(e.code),
+        ]));
+        match find(e.class) {
+            Some(id) if e.class != "runtime_exception" => {
+                Some((Value::Agg(std::rc::Rc::new(vec![base])), Type::Struct(id)))
+            }
+            Some(id) => Some((base, Type::Struct(id))),
+            None => match find("runtime_exception") {
+                Some(id) => Some((base, Type::Struct(id))),
+                None => Some((Value::Void, Type::Void)),
+            },
+        }
     }
 
     /// The object a handler for `want` receives for an exception `value` of

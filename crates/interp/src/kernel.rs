@@ -74,7 +74,14 @@ impl Machine<'_> {
             return Ok(());
         };
         let ext = self.eval(domain)?.dims();
+        // What C++ AMP's `invalid_compute_domain::what()` says (as the oracle's
+        // library words it), for a program that catches it.
+        let tiling = if tile.is_some() { " (tiling)" } else { "" };
         if let Some(bad) = ext.iter().position(|&d| d <= 0) {
+            let what = format!(
+                "concurrency::parallel_for_each{tiling}: unsupported compute domain, the extent of dimension {bad} of the compute domain ({}) cannot be smaller than or equal to 0.",
+                ext[bad]
+            );
             return Err(self
                 .error(
                     codes::R0006,
@@ -87,6 +94,7 @@ impl Machine<'_> {
                 )
                 .with_label("this extent")
                 .with_note("C++ AMP throws `concurrency::invalid_compute_domain` here")
+                .with_exception(invalid_compute_domain(what))
                 .into());
         }
         if let Some(shape) = tile {
@@ -94,6 +102,9 @@ impl Machine<'_> {
             for (d, (&e, &t)) in ext.iter().zip(dims).enumerate() {
                 if e % i64::from(t) != 0 {
                     let tile_text: Vec<String> = dims.iter().map(u32::to_string).collect();
+                    let what = format!(
+                        "concurrency::parallel_for_each (tiling): unsupported compute domain, the extent of dimension {d} of the compute domain ({e}) is not a multiple of the extent of dimension {d} of the tile ({t})."
+                    );
                     return Err(self
                         .error(
                             codes::R0006,
@@ -109,6 +120,7 @@ impl Machine<'_> {
                         .with_help(
                             "make each dimension a multiple of the tile size, or use `.pad()` and test `extent.contains(t.global)` in the kernel",
                         )
+                        .with_exception(invalid_compute_domain(what))
                         .into());
                 }
             }
@@ -625,4 +637,14 @@ fn delinearize(mut n: i64, dims: &[i64]) -> Vec<i64> {
 
 fn body_span(b: &Block, func: &tessera_ir::Function) -> Span {
     b.stmts.first().map_or(func.span, |s| s.span)
+}
+
+/// The exception C++ AMP throws for a compute domain a launch cannot take.
+fn invalid_compute_domain(what: String) -> tessera_runtime::LibraryException {
+    tessera_runtime::LibraryException {
+        class: "invalid_compute_domain",
+        what,
+        // E_INVALIDARG, as a 64-bit `long`
+        code: 0x8007_0057,
+    }
 }

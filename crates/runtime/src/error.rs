@@ -74,6 +74,20 @@ pub struct RunError {
     pub notes: Vec<String>,
     /// How to fix it.
     pub help: Option<String>,
+    /// For an error C++ AMP reports by throwing: the exception, which a
+    /// program's `catch` may take instead of the run stopping.
+    pub exception: Option<LibraryException>,
+}
+
+/// An exception the C++ AMP library throws, as a program catches it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LibraryException {
+    /// The class, unqualified: `invalid_compute_domain`.
+    pub class: &'static str,
+    /// What `what()` returns.
+    pub what: String,
+    /// What `get_error_code()` returns (an `HRESULT`, a `long`).
+    pub code: i64,
 }
 
 /// The exit status of a program stopped by a run-time error: what a C++ AMP
@@ -92,7 +106,14 @@ impl RunError {
             secondary: Vec::new(),
             notes: Vec::new(),
             help: None,
+            exception: None,
         }
+    }
+
+    /// Marks the error as the library exception a program may catch.
+    pub fn with_exception(mut self, exception: LibraryException) -> Self {
+        self.exception = Some(exception);
+        self
     }
 
     /// Sets the primary label.

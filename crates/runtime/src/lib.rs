@@ -12,4 +12,4 @@ pub mod math;
 pub mod printf;
 pub mod rand;
 
-pub use error::{EXIT_RUNTIME_ERROR, Limits, RunError, Thread, parse_size};
+pub use error::{EXIT_RUNTIME_ERROR, LibraryException, Limits, RunError, Thread, parse_size};

@@ -1754,3 +1754,261 @@ impl FnCx<'_> {
         Some((kernel_id, functor))
     }
 }
+
+/// The classes of the exceptions C++ AMP throws, made when a program first
+/// names one: `runtime_exception` (a message and an error code, `what()`,
+/// `get_error_code()`) and the classes derived from it. Their objects are
+/// what a `catch` receives when the library reports an error.
+pub fn library_exception(ck: &mut Checker, name: &str) -> Option<StructId> {
+    let derived_code: i64 = match name {
+        "runtime_exception" => 0,
+        // `HRESULT` is a `long`, as in the oracle's emulation on LP64.
+        "invalid_compute_domain" | "unsupported_feature" => 0x8007_0057,
+        "out_of_memory" => 0x8007_000E,
+        _ => return None,
+    };
+    let full = format!("concurrency::{name}");
+    if let Some(&id) = ck.structs.get(&full) {
+        return Some(id);
+    }
+    let base = if name == "runtime_exception" {
+        None
+    } else {
+        Some(library_exception(ck, "runtime_exception")?)
+    };
+    let span = tessera_diagnostics::Span::default();
+    let char_ptr = Type::Ptr {
+        elem: Box::new(Type::Scalar(tessera_ir::Scalar::Char)),
+        is_const: true,
+    };
+    let id = StructId(ck.program.structs.len() as u32);
+    let fields = match base {
+        None => vec![
+            ("<message>".to_string(), char_ptr.clone()),
+            ("<code>".to_string(), Type::Scalar(tessera_ir::Scalar::Long)),
+        ],
+        Some(b) => vec![(
+            base_field_name("concurrency::runtime_exception"),
+            Type::Struct(b),
+        )],
+    };
+    ck.program.structs.push(tessera_ir::StructDef {
+        name: full.clone(),
+        fields: fields.clone(),
+        span,
+    });
+    ck.structs.insert(full.clone(), id);
+    let mut info = ClassInfo {
+        name: full.clone(),
+        bases: base.into_iter().collect(),
+        access: vec![Access::Private; fields.len()],
+        default_inits: vec![None; fields.len()],
+        ..ClassInfo::default()
+    };
+    if base.is_some()
+        && let Some(a) = info.access.first_mut()
+    {
+        *a = Access::Public;
+    }
+    ck.classes.insert(id, info.clone());
+    let host = Restriction {
+        cpu: true,
+        amp: false,
+    };
+    let local = |name: &str, ty: Type, by_ref: bool| Local {
+        name: name.to_string(),
+        ty,
+        by_ref,
+        is_const: by_ref,
+        space: Space::Host,
+        span,
+    };
+    let this_field = |field: u32, ty: Type| {
+        let this = mk(ExprKind::Local(LocalId(0)), Type::Struct(id), true, span);
+        mk(
+            ExprKind::Field {
+                base: Box::new(this),
+                field,
+            },
+            ty,
+            true,
+            span,
+        )
+    };
+    let add = |ck: &mut Checker, func: Function| {
+        let fid = FuncId(ck.program.functions.len() as u32);
+        ck.program.functions.push(func);
+        fid
+    };
+    let plain =
+        |name: String, locals: Vec<Local>, params: u32, ret: Type, stmts: Vec<Stmt>| Function {
+            name,
+            kind: FunctionKind::Plain,
+            restriction: host,
+            params,
+            locals,
+            ret,
+            ret_by_ref: false,
+            body: Some(tessera_ir::Block { stmts }),
+            stmt_count: 0,
+            span,
+        };
+    if base.is_none() {
+        let what = plain(
+            format!("{full}::what"),
+            vec![local("this", Type::Struct(id), true)],
+            1,
+            char_ptr.clone(),
+            vec![Stmt::new(
+                StmtKind::Return(Some(this_field(0, char_ptr.clone()))),
+                span,
+            )],
+        );
+        let what = add(ck, what);
+        let code = plain(
+            format!("{full}::get_error_code"),
+            vec![local("this", Type::Struct(id), true)],
+            1,
+            Type::Scalar(tessera_ir::Scalar::Long),
+            vec![Stmt::new(
+                StmtKind::Return(Some(this_field(1, Type::Scalar(tessera_ir::Scalar::Long)))),
+                span,
+            )],
+        );
+        let code = add(ck, code);
+        info.methods.insert("what".into(), vec![what]);
+        info.methods.insert("get_error_code".into(), vec![code]);
+    }
+    // Constructors return the object they build (see the module docs).
+    let build = |ck: &mut Checker, params: Vec<Local>, parts: Vec<Expr>| {
+        let n = params.len() as u32;
+        let mut locals = params;
+        let object = LocalId(n);
+        locals.push(local("", Type::Struct(id), false));
+        let target = |field: u32, ty: Type| {
+            let o = mk(ExprKind::Local(object), Type::Struct(id), true, span);
+            mk(
+                ExprKind::Field {
+                    base: Box::new(o),
+                    field,
+                },
+                ty,
+                true,
+                span,
+            )
+        };
+        let mut stmts = vec![Stmt::new(
+            StmtKind::Let {
+                local: object,
+                init: Some(tessera_ir::Init::Zero),
+            },
+            span,
+        )];
+        for (i, value) in parts.into_iter().enumerate() {
+            let ty = value.ty.clone();
+            let assign = mk(
+                ExprKind::Assign {
+                    target: Box::new(target(i as u32, ty.clone())),
+                    value: Box::new(value),
+                },
+                ty,
+                true,
+                span,
+            );
+            stmts.push(Stmt::new(StmtKind::Expr(assign), span));
+        }
+        let result = mk(ExprKind::Local(object), Type::Struct(id), true, span);
+        stmts.push(Stmt::new(StmtKind::Return(Some(result)), span));
+        let f = plain(
+            format!("{full}::{name}"),
+            locals,
+            n,
+            Type::Struct(id),
+            stmts,
+        );
+        let fid = FuncId(ck.program.functions.len() as u32);
+        ck.program.functions.push(f);
+        fid
+    };
+    let param = |i: u32, ty: Type| mk(ExprKind::Local(LocalId(i)), ty, true, span);
+    let literal = |text: &str, ck: &mut Checker| {
+        let s = mk(
+            ExprKind::Str(text.as_bytes().to_vec()),
+            Type::Str,
+            false,
+            span,
+        );
+        let mut fcx = FnCx::new(
+            ck,
+            plain(String::new(), Vec::new(), 0, Type::Void, Vec::new()),
+        );
+        fcx.coerce(s, &char_ptr, "a message")
+    };
+    let (with_message, without_message, explicit_one) = match base {
+        None => {
+            let a = build(
+                ck,
+                vec![
+                    local("message", char_ptr.clone(), false),
+                    local("hresult", Type::Scalar(tessera_ir::Scalar::Long), false),
+                ],
+                vec![
+                    param(0, char_ptr.clone()),
+                    param(1, Type::Scalar(tessera_ir::Scalar::Long)),
+                ],
+            );
+            let default_text = literal("concurrency::runtime_exception", ck);
+            let b = build(
+                ck,
+                vec![local(
+                    "hresult",
+                    Type::Scalar(tessera_ir::Scalar::Long),
+                    false,
+                )],
+                vec![
+                    default_text,
+                    param(0, Type::Scalar(tessera_ir::Scalar::Long)),
+                ],
+            );
+            (a, b, b)
+        }
+        Some(b) => {
+            let base_ctor = ck.classes.get(&b).and_then(|c| c.ctors.first().copied());
+            let call = |args: Vec<Expr>| match base_ctor {
+                Some(f) => mk(
+                    ExprKind::Call { func: f, args },
+                    Type::Struct(b),
+                    false,
+                    span,
+                ),
+                None => crate::cx::error_expr(span),
+            };
+            let code = mk(
+                ExprKind::Const(tessera_ir::Const::Int(derived_code)),
+                Type::Scalar(tessera_ir::Scalar::Long),
+                false,
+                span,
+            );
+            let a = build(
+                ck,
+                vec![local("message", char_ptr.clone(), false)],
+                vec![call(vec![param(0, char_ptr.clone()), code.clone()])],
+            );
+            let text = literal(&full, ck);
+            let c = build(ck, Vec::new(), vec![call(vec![text, code])]);
+            (a, c, a)
+        }
+    };
+    info.ctors = vec![with_message, without_message];
+    info.explicit.insert(explicit_one);
+    for f in [with_message, without_message] {
+        info.method_access.insert(f, Access::Public);
+    }
+    for fs in info.methods.values() {
+        for f in fs {
+            info.method_access.insert(*f, Access::Public);
+        }
+    }
+    ck.classes.insert(id, info);
+    Some(id)
+}

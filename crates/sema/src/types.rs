@@ -192,6 +192,11 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
             {
                 return Type::Struct(*id);
             }
+            if qualifier_ok(path, AMP_NAMESPACES)
+                && let Some(id) = crate::class::library_exception(ck, name)
+            {
+                return Type::Struct(id);
+            }
             ck.error(
                 codes::E0201,
                 path.span,
