@@ -564,9 +564,23 @@ pub enum Intrinsic {
     VectorElement,
     /// `std::cout`: the standard output stream (a place of type `Ostream`).
     Stdout,
-    /// Writes a value to standard output with the stream's current format;
-    /// args `[stream, value]`, the result is the stream.
+    /// `std::cerr` / `std::wcerr`: the standard error stream (a place of
+    /// type `Ostream`).
+    Stderr,
+    /// Writes a value to a stream with the stream's current format; args
+    /// `[stream, value]`, the result is the stream. The stream is standard
+    /// error when the innermost first operand of the chain is `Stderr`
+    /// (see `print_target`), standard output otherwise.
     Print,
+    /// An `accelerator` or `accelerator_view` value: Tessera's one device
+    /// or its queue (of the expression's type); args none.
+    Device,
+    /// `accelerator(path)`: args `[path string]`. The device, or a run-time
+    /// error when no device has that path.
+    DeviceOpen,
+    /// `accelerator_view::wait()` / `flush()`: every operation has finished
+    /// before the next one starts, so there is nothing to do.
+    DeviceWait,
     /// `v.begin()` (`end: false`) or `v.end()`; args `[vector]`. Only an
     /// argument of `array` constructors and `copy`.
     VectorIterator {
@@ -783,4 +797,44 @@ pub enum Manipulator {
     Boolalpha,
     /// `std::setfill(c)`.
     Setfill,
+}
+
+/// The stream a `Print` chain writes to: follows the first operands of
+/// nested `Print`s down to the stream itself.
+pub fn print_target(stream: &Expr) -> OutStream {
+    let mut e = stream;
+    loop {
+        match &e.kind {
+            ExprKind::Intrinsic {
+                op: Intrinsic::Print,
+                args,
+            } if !args.is_empty() => e = &args[0],
+            ExprKind::Intrinsic {
+                op: Intrinsic::Stderr,
+                ..
+            } => return OutStream::Stderr,
+            _ => return OutStream::Stdout,
+        }
+    }
+}
+
+/// What `concurrency::accelerator` answers about Tessera's one device, the
+/// CPU that runs every kernel.
+pub mod device {
+    /// `device_path`.
+    pub const PATH: &str = "cpu";
+    /// `description`.
+    pub const DESCRIPTION: &str = "Tessera CPU";
+    /// The paths `accelerator(path)` accepts: the default device and the
+    /// CPU, which are the same device here.
+    pub const OPENS: &[&str] = &["default", "cpu"];
+    /// The device-path constants of `accelerator`, as C++ AMP defines them.
+    pub const CONSTANTS: &[(&str, &str)] = &[
+        ("default_accelerator", "default"),
+        ("cpu_accelerator", "cpu"),
+        ("direct3d_warp", "direct3d\\warp"),
+        ("direct3d_ref", "direct3d\\ref"),
+    ];
+    /// `version`: 1.0 as C++ AMP encodes it (major in the high 16 bits).
+    pub const VERSION: i64 = 0x10000;
 }

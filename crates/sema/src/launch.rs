@@ -120,7 +120,9 @@ impl FnCx<'_> {
                 "`std::vector` is host memory; wrap it in an `array_view` and capture the view"
                     .to_string(),
             ),
-            Type::Ostream | Type::Manipulator | Type::Str => Some("streams are host-only".into()),
+            Type::Ostream | Type::WideOstream | Type::Manipulator | Type::Str | Type::WideStr => {
+                Some("streams are host-only".into())
+            }
             other => crate::stmt::kernel_type_problem(self.ck, other),
         };
         if let Some(problem) = problem {

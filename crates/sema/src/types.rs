@@ -182,14 +182,19 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
             {
                 return Type::Struct(*id);
             }
+            if qualifier_ok(path, AMP_NAMESPACES) {
+                match name {
+                    "accelerator" => return Type::Accelerator,
+                    "accelerator_view" => return Type::AcceleratorView,
+                    _ => {}
+                }
+            }
             ck.error(
                 codes::E0201,
                 path.span,
                 format!("`{}` is not a type Tessera knows", path.text()),
                 "unknown type",
                 if [
-                    "accelerator",
-                    "accelerator_view",
                     "completion_future",
                     "string",
                     "size_t",
@@ -300,6 +305,13 @@ fn template(
             None => Type::Error,
         },
         _ => {
+            if qualifier_ok(path, AMP_NAMESPACES) {
+                match name {
+                    "accelerator" => return Type::Accelerator,
+                    "accelerator_view" => return Type::AcceleratorView,
+                    _ => {}
+                }
+            }
             ck.error(
                 codes::E0201,
                 path.span,

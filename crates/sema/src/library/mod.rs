@@ -30,6 +30,7 @@
 
 mod clib;
 mod container;
+mod device;
 mod limits;
 mod math;
 mod shape;
@@ -317,7 +318,10 @@ pub fn takes_address(path: &ast::Path) -> bool {
 
 /// A library name used as a value (`std::cout`, `std::endl`), if it is one.
 pub fn name(cx: &mut FnCx<'_>, path: &ast::Path) -> Option<Expr> {
-    if let Some(e) = stream::name(cx, path).or_else(|| clib::name(cx, path)) {
+    if let Some(e) = stream::name(cx, path)
+        .or_else(|| clib::name(cx, path))
+        .or_else(|| device::name(cx, path))
+    {
         return Some(e);
     }
     // A C macro used without its header: say which header defines it.
@@ -399,8 +403,11 @@ pub fn binary(cx: &mut FnCx<'_>, op: BinaryOp, l: &Expr, r: &Expr, span: Span) -
         );
         return Some(error_expr(span));
     }
-    if l.ty == Type::Ostream {
+    if matches!(l.ty, Type::Ostream | Type::WideOstream) {
         return Some(stream::shift(cx, op, l.clone(), r.clone(), span));
+    }
+    if device::is_device(&l.ty) || device::is_device(&r.ty) {
+        return Some(device::compare(cx, op, l.clone(), r.clone(), span));
     }
     if shape_rank(&l.ty).is_some() || shape_rank(&r.ty).is_some() {
         return Some(shape::binary(cx, op, l.clone(), r.clone(), span));
@@ -450,6 +457,7 @@ pub fn construct(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> E
         Type::Array(..) => container::construct_array(cx, ty, args, span),
         Type::ArrayView { .. } => container::construct_view(cx, ty, args, span),
         Type::Vector(_) => container::construct_vector(cx, ty, args, span),
+        Type::Accelerator | Type::AcceleratorView => device::construct(cx, ty, args, span),
         _ => {
             let shown = cx.ck.show(ty);
             cx.ck.error(
@@ -494,6 +502,7 @@ pub fn member(
         Type::Array(..) | Type::ArrayView { .. } | Type::Vector(_) => {
             container::member(cx, base, name, span)
         }
+        Type::Accelerator | Type::AcceleratorView => device::member(cx, base, name, span),
         other => {
             let other = other.clone();
             no_member(cx, &other, name, "")
@@ -532,6 +541,7 @@ pub fn method(
         Type::Array(..) | Type::ArrayView { .. } | Type::Vector(_) => {
             container::method(cx, base, name, args, span)
         }
+        Type::Accelerator | Type::AcceleratorView => device::method(cx, base, name, args, span),
         other => {
             let other = other.clone();
             no_member(cx, &other, name, "")
@@ -550,6 +560,9 @@ pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
     }
     if limits::is_limits(path) {
         return limits::call(cx, path, &args, span);
+    }
+    if let Some(e) = device::call(cx, path, &args, span) {
+        return e;
     }
     let ns = namespace(path);
     let name = path.last();
