@@ -279,6 +279,9 @@ impl Machine<'_> {
             | Intrinsic::Assert(_) => self.clib(op, args, e),
             Intrinsic::Device | Intrinsic::DeviceWait => Ok(Value::Void),
             Intrinsic::DeviceOpen => self.device_open(&args[0]),
+            Intrinsic::IterAt => self.eval(&args[1]),
+            Intrinsic::Algorithm(algo) => self.algorithm(*algo, args, e),
+            Intrinsic::Swap => self.swap(args, span),
         }
     }
 
@@ -509,7 +512,10 @@ impl Machine<'_> {
             Value::Str(s) => s,
             _ => &[],
         };
-        if tessera_ir::device::OPENS.iter().any(|p| p.as_bytes() == bytes) {
+        if tessera_ir::device::OPENS
+            .iter()
+            .any(|p| p.as_bytes() == bytes)
+        {
             return Ok(Value::Void);
         }
         let shown = String::from_utf8_lossy(bytes);

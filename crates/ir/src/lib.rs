@@ -581,6 +581,16 @@ pub enum Intrinsic {
     /// `accelerator_view::wait()` / `flush()`: every operation has finished
     /// before the next one starts, so there is nothing to do.
     DeviceWait,
+    /// An iterator into a vector at a position: args `[vector, position]`
+    /// (a `long`); its value is the position. Made for `v.begin() + k` and
+    /// the iterators algorithms return; the vector is a pure expression.
+    IterAt,
+    /// An `<algorithm>`/`<numeric>` function over `[lo, hi)` of a vector:
+    /// args `[vector (a place), lo, hi, ...]`, positions as `long`s
+    /// checked against the vector's size when it runs.
+    Algorithm(Algo),
+    /// `std::swap(a, b)`: args `[a, b]`, two places of one type.
+    Swap,
     /// `v.begin()` (`end: false`) or `v.end()`; args `[vector]`. Only an
     /// argument of `array` constructors and `copy`.
     VectorIterator {
@@ -620,6 +630,39 @@ pub enum Intrinsic {
     /// `assert(cond)`: args `[bool]`; a false condition ends the run with a
     /// run-time error naming the function (`int main()`).
     Assert(String),
+}
+
+/// The algorithms of `Intrinsic::Algorithm`; the arguments after the range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Algo {
+    /// `std::fill`: `[value]` of the element type.
+    Fill,
+    /// `std::iota`: `[start]` of its own type, incremented in that type and
+    /// converted to the element type for each element.
+    Iota,
+    /// `std::accumulate`: `[init]`; each step is `acc = acc + x` in `common`
+    /// (the usual arithmetic conversions of the two types), converted back
+    /// to the type of `init`, which is the result's.
+    Accumulate(Scalar),
+    /// `std::sort`, ascending, or descending with `std::greater<T>()`.
+    Sort {
+        /// Descending.
+        greater: bool,
+    },
+    /// `std::reverse`.
+    Reverse,
+    /// `std::min_element` / `std::max_element`: the position of the first
+    /// least (greatest) element, `hi` for an empty range.
+    MinMaxElement {
+        /// `max_element`.
+        max: bool,
+    },
+    /// `std::count`: `[value]` of the element type; a `long`.
+    Count,
+    /// `std::equal`: `[vector2, lo2]`; a `bool`.
+    Equal,
+    /// `std::copy`: `[destination vector, lo2]`; no value.
+    Copy,
 }
 
 /// The C streams `printf` and friends write to.

@@ -481,6 +481,9 @@ impl FnCx<'_> {
             }
             U::Deref | U::AddrOf => {
                 let inner = self.expr(operand);
+                if op == U::Deref && matches!(inner.ty, Type::Iterator(_)) {
+                    return library::deref(self, inner, span);
+                }
                 if !inner.ty.is_error() {
                     self.ck.error(
                         codes::E0306,

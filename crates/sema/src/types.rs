@@ -194,13 +194,7 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                 path.span,
                 format!("`{}` is not a type Tessera knows", path.text()),
                 "unknown type",
-                if [
-                    "completion_future",
-                    "string",
-                    "size_t",
-                ]
-                .contains(&name)
-                {
+                if ["completion_future", "string", "size_t"].contains(&name) {
                     "this library type is outside the Tessera language; see docs/language.md"
                 } else {
                     "declare the struct before using it"

@@ -105,12 +105,7 @@ pub(super) fn name(cx: &mut FnCx<'_>, path: &ast::Path) -> Option<Expr> {
 }
 
 /// A call of a static member function of `accelerator`, if it is one.
-pub(super) fn call(
-    cx: &mut FnCx<'_>,
-    path: &ast::Path,
-    args: &[Expr],
-    span: Span,
-) -> Option<Expr> {
+pub(super) fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: &[Expr], span: Span) -> Option<Expr> {
     if !in_accelerator_class(path) {
         return None;
     }
@@ -299,7 +294,9 @@ pub(super) fn method(
                 cx.ck.error(
                     codes::E0203,
                     mode.span,
-                    format!("mismatched types: `create_view` takes a `queuing_mode`, not `{shown}`"),
+                    format!(
+                        "mismatched types: `create_view` takes a `queuing_mode`, not `{shown}`"
+                    ),
                     format!("this is `{shown}`"),
                     "pass `queuing_mode_automatic` or `queuing_mode_immediate`",
                 );
@@ -332,13 +329,7 @@ pub(super) fn method(
 
 /// `a == b` and `a != b` on two accelerators or two views: every value is
 /// the same device, so they are always equal.
-pub(super) fn compare(
-    cx: &mut FnCx<'_>,
-    op: ast::BinaryOp,
-    l: Expr,
-    r: Expr,
-    span: Span,
-) -> Expr {
+pub(super) fn compare(cx: &mut FnCx<'_>, op: ast::BinaryOp, l: Expr, r: Expr, span: Span) -> Expr {
     let equal = match op {
         ast::BinaryOp::Eq => true,
         ast::BinaryOp::Ne => false,

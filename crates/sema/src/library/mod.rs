@@ -10,7 +10,9 @@
 //! - [`shape`]: `index`, `extent`, `tiled_extent`, `tiled_index`, `tile_barrier`;
 //! - [`container`]: `array`, `array_view`, `std::vector`, `copy`;
 //! - [`math`]: `<cmath>`, `fast_math`, `precise_math`, `direct3d`, `std::min`/`max`;
-//! - [`sync`]: atomics, barriers and fences.
+//! - [`sync`]: atomics, barriers and fences;
+//! - [`device`]: `accelerator` and `accelerator_view`;
+//! - [`algorithm`]: `<algorithm>`/`<numeric>` on vector ranges, `std::swap`.
 //!
 //! # Representations chosen here
 //!
@@ -24,10 +26,12 @@
 //! - `index == index` is `ShapeArith(Eq)` (and `!=` `ShapeArith(Ne)`) of type
 //!   `bool`: all components equal, or any differs.
 //! - `Intrinsic::Atomic` takes the location itself (a place) as its first operand.
-//! - The iterators `v.begin()`/`v.end()` exist only as arguments of `array`
-//!   constructors and of `copy`, which take the vector itself; see
-//!   [`container::iterator`].
+//! - The iterators `v.begin()`/`v.end()` are arguments of `array`
+//!   constructors and of `copy`, which take the vector itself (see
+//!   [`container::iterator`]), and of the algorithms, which take a vector
+//!   and positions (see [`algorithm`]).
 
+mod algorithm;
 mod clib;
 mod container;
 mod device;
@@ -375,6 +379,11 @@ pub fn inc_dec(cx: &mut FnCx<'_>, target: &Expr, op: UnaryOp, span: Span) -> Opt
     }
 }
 
+/// `*it` on an iterator.
+pub fn deref(cx: &mut FnCx<'_>, it: Expr, span: Span) -> Expr {
+    algorithm::deref(cx, it, span)
+}
+
 /// A unary operator on a library type, if it is one. None is defined (C++ AMP
 /// has no unary `-` on indices), so the caller reports the operand.
 pub fn unary(_cx: &mut FnCx<'_>, _e: &Expr, _op: UnaryOp, _span: Span) -> Option<Expr> {
@@ -385,6 +394,9 @@ pub fn unary(_cx: &mut FnCx<'_>, _e: &Expr, _op: UnaryOp, _span: Span) -> Option
 pub fn binary(cx: &mut FnCx<'_>, op: BinaryOp, l: &Expr, r: &Expr, span: Span) -> Option<Expr> {
     if l.ty.is_error() || r.ty.is_error() {
         return None;
+    }
+    if let Some(e) = algorithm::binary(cx, op, l, r, span) {
+        return Some(e);
     }
     if let Some(it) = [l, r]
         .into_iter()
@@ -583,6 +595,14 @@ pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
     if amp_like && let Some(fence) = sync::fence_fn(name) {
         return sync::memory_fence(cx, path, fence, args, span);
     }
+    let args = if std_like {
+        match algorithm::call(cx, path, args, span) {
+            Ok(e) => return e,
+            Err(args) => args,
+        }
+    } else {
+        args
+    };
     let args = match clib::call(cx, path, ns, args, span) {
         Ok(e) => return e,
         Err(args) => args,
@@ -613,16 +633,9 @@ pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
 /// Known library functions Tessera leaves out, with what to do instead.
 fn unsupported(ns: Ns, name: &str) -> Option<&'static str> {
     const STD: &[&str] = &[
-        "iota",
         "copy",
         "transform",
-        "min_element",
-        "max_element",
         "fill_n",
-        "sort",
-        "fill",
-        "accumulate",
-        "swap",
         "time",
         "clock",
         "scanf",
