@@ -46,9 +46,7 @@ impl Machine<'_> {
                 }
                 Ok(s)
             }
-            _ => Err(self
-                .error(codes::R0007, e.span, "this is not a vector")
-                .into()),
+            _ => Err(self.error(codes::R0007, e.span, "this is not a vector")),
         }
     }
 

@@ -284,9 +284,7 @@ fn declare_method(
     };
     let fid = FuncId(ck.program.functions.len() as u32);
     ck.program.functions.push(func.clone());
-    let Some(class) = ck.classes.get_mut(&id) else {
-        return None;
-    };
+    let class = ck.classes.get_mut(&id)?;
     class.method_access.insert(fid, access);
     if f.method.deleted {
         class.deleted.insert(fid);
