@@ -20,6 +20,9 @@ pub(crate) struct CState {
     pub(crate) rand: Rand,
     /// Bytes written to `stderr`.
     pub(crate) stderr: Vec<u8>,
+    /// `std::cerr`'s formatting state (its flags are its own, apart from
+    /// `std::cout`'s).
+    pub(crate) err_format: tessera_runtime::format::StreamFormat,
     /// Set by `exit(status)`: the run is stopping with this status, not
     /// failing (the error that unwinds the interpreter is dropped).
     pub(crate) exit: Option<i32>,

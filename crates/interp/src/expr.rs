@@ -444,7 +444,8 @@ impl Machine<'_> {
                 | Intrinsic::VectorElement
                 | Intrinsic::ShapeComponent
                 | Intrinsic::Print
-                | Intrinsic::Stdout => self.intrinsic_place(op, args, e),
+                | Intrinsic::Stdout
+                | Intrinsic::Stderr => self.intrinsic_place(op, args, e),
                 _ => Ok(Machine::temp(self.eval(e)?)),
             },
             ExprKind::Comma { first, second } => {

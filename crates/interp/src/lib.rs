@@ -11,6 +11,7 @@
 //! another, and a tile's work-items run in lock-step between barriers (see
 //! the `kernel` module). No IO but the output sink it is given.
 
+mod algorithm;
 mod arith;
 mod check;
 mod clib;

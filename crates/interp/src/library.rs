@@ -7,7 +7,9 @@ use crate::machine::{Machine, Res, Stop};
 use crate::value::{Place, Root, StorageKind, Value, View, ViewData, get_path};
 use std::rc::Rc;
 use tessera_diagnostics::{Span, codes};
-use tessera_ir::{AtomicOp, Expr, Intrinsic, Manipulator, MathFn, Scalar, TiledIndexPart, Type};
+use tessera_ir::{
+    AtomicOp, Expr, Intrinsic, Manipulator, MathFn, OutStream, Scalar, TiledIndexPart, Type,
+};
 use tessera_runtime::format::ScalarValue;
 
 /// `(1, 2, 3)`
@@ -24,6 +26,20 @@ fn elem_type(ty: &Type) -> Type {
         | Type::Vector(e)
         | Type::CArray(e, _) => (**e).clone(),
         _ => Type::INT,
+    }
+}
+
+/// A scalar as the stream formatter takes it.
+fn scalar_value(v: &Value, s: Scalar) -> ScalarValue {
+    match s {
+        Scalar::Bool => ScalarValue::Bool(v.truth()),
+        Scalar::Char => ScalarValue::Char(v.int() as i8),
+        Scalar::Int => ScalarValue::Int(v.int() as i32),
+        Scalar::UInt => ScalarValue::UInt(v.int() as u32),
+        Scalar::Long => ScalarValue::Long(v.int()),
+        Scalar::ULong => ScalarValue::ULong(v.int() as u64),
+        Scalar::Float => ScalarValue::Float(arith::as_f64(v) as f32),
+        Scalar::Double => ScalarValue::Double(arith::as_f64(v)),
     }
 }
 
@@ -114,7 +130,8 @@ impl Machine<'_> {
             Intrinsic::ViewElement
             | Intrinsic::VectorElement
             | Intrinsic::Print
-            | Intrinsic::Stdout => {
+            | Intrinsic::Stdout
+            | Intrinsic::Stderr => {
                 let p = self.intrinsic_place(op, args, e)?;
                 self.read(&p, span)
             }
@@ -261,6 +278,11 @@ impl Machine<'_> {
             | Intrinsic::Exit
             | Intrinsic::Abort
             | Intrinsic::Assert(_) => self.clib(op, args, e),
+            Intrinsic::Device | Intrinsic::DeviceWait => Ok(Value::Void),
+            Intrinsic::DeviceOpen => self.device_open(&args[0]),
+            Intrinsic::IterAt => self.eval(&args[1]),
+            Intrinsic::Algorithm(algo) => self.algorithm(*algo, args, e),
+            Intrinsic::Swap => self.swap(args, span),
         }
     }
 
@@ -467,15 +489,68 @@ impl Machine<'_> {
                 self.component(&base.dims(), i, span)?;
                 Ok(p.child(i as u32))
             }
-            Intrinsic::Stdout => Ok(Machine::temp(Value::Void)),
+            Intrinsic::Stdout | Intrinsic::Stderr => Ok(Machine::temp(Value::Void)),
             Intrinsic::Print => {
                 self.eval(&args[0])?;
                 let v = self.eval(&args[1])?;
-                self.print(&v, &args[1].ty, span)?;
+                if tessera_ir::print_target(&args[0]) == OutStream::Stderr {
+                    self.print_err(&v, &args[1].ty, span)?;
+                } else {
+                    self.print(&v, &args[1].ty, span)?;
+                }
                 Ok(Machine::temp(Value::Void))
             }
             _ => Ok(Machine::temp(self.intrinsic(op, args, e)?)),
         }
+    }
+
+    /// `accelerator(path)`: Tessera's device answers to its own path and
+    /// to the two C++ AMP names that mean it (the default device, and the
+    /// CPU).
+    fn device_open(&mut self, path: &Expr) -> Res<Value> {
+        let v = self.eval(path)?;
+        let bytes: &[u8] = match &v {
+            Value::Str(s) => s,
+            _ => &[],
+        };
+        if tessera_ir::device::OPENS
+            .iter()
+            .any(|p| p.as_bytes() == bytes)
+        {
+            return Ok(Value::Void);
+        }
+        let shown = String::from_utf8_lossy(bytes);
+        Err(self
+            .error(
+                codes::R0007,
+                path.span,
+                format!("no accelerator has the device path `{shown}`"),
+            )
+            .with_label("no such device")
+            .with_note(
+                "Tessera has one device, the CPU: its paths are `accelerator::default_accelerator` and `accelerator::cpu_accelerator`; C++ AMP throws a `runtime_exception` here",
+            )
+            .into())
+    }
+
+    /// `std::cerr << v`: formatted with `std::cerr`'s own state, kept with
+    /// the rest of standard error.
+    fn print_err(&mut self, v: &Value, ty: &Type, span: Span) -> Res<()> {
+        let floating = ty.scalar().is_some_and(Scalar::is_floating);
+        let bound = self.clib.err_format.output_bound(floating) as u64;
+        // Standard error is kept until the run ends, so its text is memory in use.
+        self.take_memory(bound.max(16), span)?;
+        let before = self.clib.stderr.len();
+        let (format, out) = (&mut self.clib.err_format, &mut self.clib.stderr);
+        match (v, ty) {
+            (Value::Str(s), _) => format.write_bytes(s, out),
+            (Value::Manip(m, arg), _) => format.apply(*m, *arg, out),
+            (_, Type::Scalar(s)) => format.write_scalar(scalar_value(v, *s), out),
+            _ => {}
+        }
+        let written = (self.clib.stderr.len() - before) as u64;
+        self.meter.give(bound.max(16).saturating_sub(written));
+        Ok(())
     }
 
     /// `std::cout << v`.
@@ -503,17 +578,7 @@ impl Machine<'_> {
                 }
             }
             (_, Type::Scalar(s)) => {
-                let sv = match s {
-                    Scalar::Bool => ScalarValue::Bool(v.truth()),
-                    Scalar::Char => ScalarValue::Char(v.int() as i8),
-                    Scalar::Int => ScalarValue::Int(v.int() as i32),
-                    Scalar::UInt => ScalarValue::UInt(v.int() as u32),
-                    Scalar::Long => ScalarValue::Long(v.int()),
-                    Scalar::ULong => ScalarValue::ULong(v.int() as u64),
-                    Scalar::Float => ScalarValue::Float(arith::as_f64(v) as f32),
-                    Scalar::Double => ScalarValue::Double(arith::as_f64(v)),
-                };
-                self.stream.write_scalar(sv, &mut self.out);
+                self.stream.write_scalar(scalar_value(v, *s), &mut self.out);
             }
             _ => {}
         }

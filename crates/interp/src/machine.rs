@@ -283,7 +283,7 @@ impl<'p> Machine<'p> {
         for (i, s) in stmts.iter().enumerate() {
             if i + 1 == stmts.len()
                 && let StmtKind::Expr(e) = &s.kind
-                && !matches!(e.ty, Type::Void | Type::Ostream)
+                && !matches!(e.ty, Type::Void | Type::Ostream | Type::WideOstream)
             {
                 let v = self.eval(e)?;
                 let text = self.show(&v, &e.ty);

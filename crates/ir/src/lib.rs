@@ -636,9 +636,33 @@ pub enum Intrinsic {
     VectorElement,
     /// `std::cout`: the standard output stream (a place of type `Ostream`).
     Stdout,
-    /// Writes a value to standard output with the stream's current format;
-    /// args `[stream, value]`, the result is the stream.
+    /// `std::cerr` / `std::wcerr`: the standard error stream (a place of
+    /// type `Ostream`).
+    Stderr,
+    /// Writes a value to a stream with the stream's current format; args
+    /// `[stream, value]`, the result is the stream. The stream is standard
+    /// error when the innermost first operand of the chain is `Stderr`
+    /// (see `print_target`), standard output otherwise.
     Print,
+    /// An `accelerator` or `accelerator_view` value: Tessera's one device
+    /// or its queue (of the expression's type); args none.
+    Device,
+    /// `accelerator(path)`: args `[path string]`. The device, or a run-time
+    /// error when no device has that path.
+    DeviceOpen,
+    /// `accelerator_view::wait()` / `flush()`: every operation has finished
+    /// before the next one starts, so there is nothing to do.
+    DeviceWait,
+    /// An iterator into a vector at a position: args `[vector, position]`
+    /// (a `long`); its value is the position. Made for `v.begin() + k` and
+    /// the iterators algorithms return; the vector is a pure expression.
+    IterAt,
+    /// An `<algorithm>`/`<numeric>` function over `[lo, hi)` of a vector:
+    /// args `[vector (a place), lo, hi, ...]`, positions as `long`s
+    /// checked against the vector's size when it runs.
+    Algorithm(Algo),
+    /// `std::swap(a, b)`: args `[a, b]`, two places of one type.
+    Swap,
     /// `v.begin()` (`end: false`) or `v.end()`; args `[vector]`. Only an
     /// argument of `array` constructors and `copy`.
     VectorIterator {
@@ -678,6 +702,39 @@ pub enum Intrinsic {
     /// `assert(cond)`: args `[bool]`; a false condition ends the run with a
     /// run-time error naming the function (`int main()`).
     Assert(String),
+}
+
+/// The algorithms of `Intrinsic::Algorithm`; the arguments after the range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Algo {
+    /// `std::fill`: `[value]` of the element type.
+    Fill,
+    /// `std::iota`: `[start]` of its own type, incremented in that type and
+    /// converted to the element type for each element.
+    Iota,
+    /// `std::accumulate`: `[init]`; each step is `acc = acc + x` in `common`
+    /// (the usual arithmetic conversions of the two types), converted back
+    /// to the type of `init`, which is the result's.
+    Accumulate(Scalar),
+    /// `std::sort`, ascending, or descending with `std::greater<T>()`.
+    Sort {
+        /// Descending.
+        greater: bool,
+    },
+    /// `std::reverse`.
+    Reverse,
+    /// `std::min_element` / `std::max_element`: the position of the first
+    /// least (greatest) element, `hi` for an empty range.
+    MinMaxElement {
+        /// `max_element`.
+        max: bool,
+    },
+    /// `std::count`: `[value]` of the element type; a `long`.
+    Count,
+    /// `std::equal`: `[vector2, lo2]`; a `bool`.
+    Equal,
+    /// `std::copy`: `[destination vector, lo2]`; no value.
+    Copy,
 }
 
 /// The C streams `printf` and friends write to.
@@ -855,4 +912,44 @@ pub enum Manipulator {
     Boolalpha,
     /// `std::setfill(c)`.
     Setfill,
+}
+
+/// The stream a `Print` chain writes to: follows the first operands of
+/// nested `Print`s down to the stream itself.
+pub fn print_target(stream: &Expr) -> OutStream {
+    let mut e = stream;
+    loop {
+        match &e.kind {
+            ExprKind::Intrinsic {
+                op: Intrinsic::Print,
+                args,
+            } if !args.is_empty() => e = &args[0],
+            ExprKind::Intrinsic {
+                op: Intrinsic::Stderr,
+                ..
+            } => return OutStream::Stderr,
+            _ => return OutStream::Stdout,
+        }
+    }
+}
+
+/// What `concurrency::accelerator` answers about Tessera's one device, the
+/// CPU that runs every kernel.
+pub mod device {
+    /// `device_path`.
+    pub const PATH: &str = "cpu";
+    /// `description`.
+    pub const DESCRIPTION: &str = "Tessera CPU";
+    /// The paths `accelerator(path)` accepts: the default device and the
+    /// CPU, which are the same device here.
+    pub const OPENS: &[&str] = &["default", "cpu"];
+    /// The device-path constants of `accelerator`, as C++ AMP defines them.
+    pub const CONSTANTS: &[(&str, &str)] = &[
+        ("default_accelerator", "default"),
+        ("cpu_accelerator", "cpu"),
+        ("direct3d_warp", "direct3d\\warp"),
+        ("direct3d_ref", "direct3d\\ref"),
+    ];
+    /// `version`: 1.0 as C++ AMP encodes it (major in the high 16 bits).
+    pub const VERSION: i64 = 0x10000;
 }

@@ -150,6 +150,11 @@ pub enum Type {
     Vector(Box<Type>),
     /// `std::ostream` (`std::cout`).
     Ostream,
+    /// `concurrency::accelerator`: Tessera's one device, the CPU. Every
+    /// value denotes it, so it carries no data.
+    Accelerator,
+    /// `concurrency::accelerator_view`: the one queue of that device.
+    AcceleratorView,
     /// `std::vector<T>::iterator` (only from `begin()`/`end()`).
     Iterator(Box<Type>),
     /// A stream manipulator value (`std::setw(2)`, `std::endl`).
@@ -166,6 +171,13 @@ pub enum Type {
     },
     /// The type of `nullptr` (`std::nullptr_t`).
     Null,
+    /// A wide string literal `L"..."` or an accelerator's wide string
+    /// (`description`); only as an operand of `<<` on a wide stream. The
+    /// bytes are the UTF-8 text, which is what `std::wcout` writes under a
+    /// UTF-8 locale.
+    WideStr,
+    /// `std::wostream` (`std::wcout`, `std::wcerr`).
+    WideOstream,
     /// The type of an expression that could not be checked (already reported).
     Error,
 }
@@ -274,6 +286,8 @@ pub fn display(ty: &Type, structs: &[StructDef]) -> String {
         }
         Type::Vector(elem) => format!("std::vector<{}>", display(elem, structs)),
         Type::Ostream => "std::ostream".into(),
+        Type::Accelerator => "accelerator".into(),
+        Type::AcceleratorView => "accelerator_view".into(),
         Type::Iterator(elem) => format!("std::vector<{}>::iterator", display(elem, structs)),
         Type::Manipulator => "stream manipulator".into(),
         Type::Str => "string literal".into(),
@@ -288,6 +302,8 @@ pub fn display(ty: &Type, structs: &[StructDef]) -> String {
             }
         }
         Type::Null => "std::nullptr_t".into(),
+        Type::WideStr => "wide string".into(),
+        Type::WideOstream => "std::wostream".into(),
         Type::Error => "<error>".into(),
     }
 }

@@ -145,7 +145,9 @@ impl FnCx<'_> {
                     .filter_map(|p| literal::parse_str(p))
                     .flatten()
                     .collect();
-                mk(ExprKind::Str(text), Type::Str, false, span)
+                let wide = parts.iter().any(|p| p.starts_with('L'));
+                let ty = if wide { Type::WideStr } else { Type::Str };
+                mk(ExprKind::Str(text), ty, false, span)
             }
             K::Bool(b) => mk(ExprKind::Const(Const::Bool(*b)), Type::BOOL, false, span),
             K::This if self.this.as_ref().is_some_and(|t| t.object.is_some()) => {
@@ -504,6 +506,9 @@ impl FnCx<'_> {
             }
             U::Deref => {
                 let inner = self.expr(operand);
+                if matches!(inner.ty, Type::Iterator(_)) {
+                    return library::deref(self, inner, span);
+                }
                 if let Type::Struct(_) = inner.ty {
                     return self.class_operator("*", vec![inner], span);
                 }

@@ -120,7 +120,9 @@ impl FnCx<'_> {
                 "`std::vector` is host memory; wrap it in an `array_view` and capture the view"
                     .to_string(),
             ),
-            Type::Ostream | Type::Manipulator | Type::Str => Some("streams are host-only".into()),
+            Type::Ostream | Type::WideOstream | Type::Manipulator | Type::Str | Type::WideStr => {
+                Some("streams are host-only".into())
+            }
             // A capture becomes a member of the kernel's closure, and amp
             // code allows no pointer members.
             Type::Ptr { .. } | Type::Null => Some(
@@ -165,7 +167,21 @@ impl FnCx<'_> {
         }
         let (domain_ast, lambda_ast) = match args {
             [d, l] => (d, l),
-            [_, d, l] => (d, l),
+            [view, d, l] => {
+                // One device, one queue: the view only has to be one.
+                let view = self.expr(view);
+                if !matches!(view.ty, Type::AcceleratorView | Type::Error) {
+                    let shown = self.ck.show(&view.ty);
+                    self.ck.error(
+                        codes::E0203,
+                        view.span,
+                        format!("mismatched types: the first of three arguments of `parallel_for_each` is an `accelerator_view`, not `{shown}`"),
+                        format!("this is `{shown}`"),
+                        "pass `acc.default_view`, or leave it out",
+                    );
+                }
+                (d, l)
+            }
             _ => {
                 self.ck.error(
                     codes::E0206,

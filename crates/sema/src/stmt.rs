@@ -966,7 +966,10 @@ impl FnCx<'_> {
 
 /// Library types that a declaration without initialiser default-constructs.
 fn default_constructed(ty: &Type) -> bool {
-    matches!(ty, Type::Vector(_) | Type::Index(_) | Type::Extent(_))
+    matches!(
+        ty,
+        Type::Vector(_) | Type::Index(_) | Type::Extent(_) | Type::Accelerator
+    )
 }
 
 /// Library types whose declaration needs constructor arguments.
@@ -978,6 +981,7 @@ fn needs_constructor(ty: &Type) -> bool {
             | Type::TiledExtent(_)
             | Type::TiledIndex(_)
             | Type::TileBarrier
+            | Type::AcceleratorView
     )
 }
 
@@ -986,8 +990,11 @@ pub fn kernel_type_problem(ck: &Checker, ty: &Type) -> Option<String> {
     match ty {
         Type::Scalar(Scalar::Char) => Some("`char`".into()),
         Type::Vector(_) => Some("`std::vector` lives on the host".into()),
-        Type::Ostream | Type::Manipulator | Type::Str => {
+        Type::Ostream | Type::WideOstream | Type::Manipulator | Type::Str | Type::WideStr => {
             Some("streams and strings are host-only".into())
+        }
+        Type::Accelerator | Type::AcceleratorView => {
+            Some("accelerators and their views are host-only".into())
         }
         Type::CArray(elem, _) if **elem == Type::BOOL => Some("arrays of `bool`".into()),
         // C++ AMP allows one level of pointer, as a local, parameter or

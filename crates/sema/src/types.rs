@@ -192,6 +192,13 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
             {
                 return Type::Struct(*id);
             }
+            if qualifier_ok(path, AMP_NAMESPACES) {
+                match name {
+                    "accelerator" => return Type::Accelerator,
+                    "accelerator_view" => return Type::AcceleratorView,
+                    _ => {}
+                }
+            }
             if qualifier_ok(path, AMP_NAMESPACES)
                 && let Some(id) = crate::class::library_exception(ck, name)
             {
@@ -202,15 +209,7 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                 path.span,
                 format!("`{}` is not a type Tessera knows", path.text()),
                 "unknown type",
-                if [
-                    "accelerator",
-                    "accelerator_view",
-                    "completion_future",
-                    "string",
-                    "size_t",
-                ]
-                .contains(&name)
-                {
+                if ["completion_future", "string", "size_t"].contains(&name) {
                     "this library type is outside the Tessera language; see docs/language.md"
                 } else {
                     "declare the struct before using it"
@@ -349,6 +348,13 @@ fn template(
             None => Type::Error,
         },
         _ => {
+            if qualifier_ok(path, AMP_NAMESPACES) {
+                match name {
+                    "accelerator" => return Type::Accelerator,
+                    "accelerator_view" => return Type::AcceleratorView,
+                    _ => {}
+                }
+            }
             ck.error(
                 codes::E0201,
                 path.span,

@@ -805,6 +805,22 @@ pub(super) fn construct_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, spa
         "create arrays on the host and capture them by reference: `[&a]`",
     );
     let shown = cx.ck.show(ty);
+    let mut args = args;
+    // `array<T, N> a(..., acc.default_view)`: the array lives on the one
+    // device whatever view names it, and a view has nothing to evaluate.
+    if args.last().is_some_and(|a| a.ty == Type::AcceleratorView) {
+        args.pop();
+        if let Some(second) = args.iter().rev().find(|a| a.ty == Type::AcceleratorView) {
+            cx.ck.error(
+                codes::E0211,
+                second.span,
+                "staging arrays (an `array` on two accelerator views) are not supported",
+                "a second accelerator view",
+                "build the array on one view: Tessera's kernels read host memory directly",
+            );
+            return error_expr(span);
+        }
+    }
     // A copy of an array or view: `array<T, N> a(view)`.
     if let [one] = args.as_slice()
         && let Some(src) = view_ty(&one.ty)

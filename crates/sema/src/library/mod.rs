@@ -10,7 +10,9 @@
 //! - [`shape`]: `index`, `extent`, `tiled_extent`, `tiled_index`, `tile_barrier`;
 //! - [`container`]: `array`, `array_view`, `std::vector`, `copy`;
 //! - [`math`]: `<cmath>`, `fast_math`, `precise_math`, `direct3d`, `std::min`/`max`;
-//! - [`sync`]: atomics, barriers and fences.
+//! - [`sync`]: atomics, barriers and fences;
+//! - [`device`]: `accelerator` and `accelerator_view`;
+//! - [`algorithm`]: `<algorithm>`/`<numeric>` on vector ranges, `std::swap`.
 //!
 //! # Representations chosen here
 //!
@@ -24,12 +26,15 @@
 //! - `index == index` is `ShapeArith(Eq)` (and `!=` `ShapeArith(Ne)`) of type
 //!   `bool`: all components equal, or any differs.
 //! - `Intrinsic::Atomic` takes the location itself (a place) as its first operand.
-//! - The iterators `v.begin()`/`v.end()` exist only as arguments of `array`
-//!   constructors and of `copy`, which take the vector itself; see
-//!   [`container::iterator`].
+//! - The iterators `v.begin()`/`v.end()` are arguments of `array`
+//!   constructors and of `copy`, which take the vector itself (see
+//!   [`container::iterator`]), and of the algorithms, which take a vector
+//!   and positions (see [`algorithm`]).
 
+mod algorithm;
 mod clib;
 mod container;
+mod device;
 mod limits;
 mod math;
 mod shape;
@@ -317,7 +322,10 @@ pub fn takes_address(path: &ast::Path) -> bool {
 
 /// A library name used as a value (`std::cout`, `std::endl`), if it is one.
 pub fn name(cx: &mut FnCx<'_>, path: &ast::Path) -> Option<Expr> {
-    if let Some(e) = stream::name(cx, path).or_else(|| clib::name(cx, path)) {
+    if let Some(e) = stream::name(cx, path)
+        .or_else(|| clib::name(cx, path))
+        .or_else(|| device::name(cx, path))
+    {
         return Some(e);
     }
     // A C macro used without its header: say which header defines it.
@@ -371,6 +379,11 @@ pub fn inc_dec(cx: &mut FnCx<'_>, target: &Expr, op: UnaryOp, span: Span) -> Opt
     }
 }
 
+/// `*it` on an iterator.
+pub fn deref(cx: &mut FnCx<'_>, it: Expr, span: Span) -> Expr {
+    algorithm::deref(cx, it, span)
+}
+
 /// A unary operator on a library type, if it is one. None is defined (C++ AMP
 /// has no unary `-` on indices), so the caller reports the operand.
 pub fn unary(_cx: &mut FnCx<'_>, _e: &Expr, _op: UnaryOp, _span: Span) -> Option<Expr> {
@@ -381,6 +394,9 @@ pub fn unary(_cx: &mut FnCx<'_>, _e: &Expr, _op: UnaryOp, _span: Span) -> Option
 pub fn binary(cx: &mut FnCx<'_>, op: BinaryOp, l: &Expr, r: &Expr, span: Span) -> Option<Expr> {
     if l.ty.is_error() || r.ty.is_error() {
         return None;
+    }
+    if let Some(e) = algorithm::binary(cx, op, l, r, span) {
+        return Some(e);
     }
     if let Some(it) = [l, r]
         .into_iter()
@@ -399,8 +415,11 @@ pub fn binary(cx: &mut FnCx<'_>, op: BinaryOp, l: &Expr, r: &Expr, span: Span) -
         );
         return Some(error_expr(span));
     }
-    if l.ty == Type::Ostream {
+    if matches!(l.ty, Type::Ostream | Type::WideOstream) {
         return Some(stream::shift(cx, op, l.clone(), r.clone(), span));
+    }
+    if device::is_device(&l.ty) || device::is_device(&r.ty) {
+        return Some(device::compare(cx, op, l.clone(), r.clone(), span));
     }
     if shape_rank(&l.ty).is_some() || shape_rank(&r.ty).is_some() {
         return Some(shape::binary(cx, op, l.clone(), r.clone(), span));
@@ -450,6 +469,7 @@ pub fn construct(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> E
         Type::Array(..) => container::construct_array(cx, ty, args, span),
         Type::ArrayView { .. } => container::construct_view(cx, ty, args, span),
         Type::Vector(_) => container::construct_vector(cx, ty, args, span),
+        Type::Accelerator | Type::AcceleratorView => device::construct(cx, ty, args, span),
         _ => {
             let shown = cx.ck.show(ty);
             cx.ck.error(
@@ -494,6 +514,7 @@ pub fn member(
         Type::Array(..) | Type::ArrayView { .. } | Type::Vector(_) => {
             container::member(cx, base, name, span)
         }
+        Type::Accelerator | Type::AcceleratorView => device::member(cx, base, name, span),
         other => {
             let other = other.clone();
             no_member(cx, &other, name, "")
@@ -532,6 +553,7 @@ pub fn method(
         Type::Array(..) | Type::ArrayView { .. } | Type::Vector(_) => {
             container::method(cx, base, name, args, span)
         }
+        Type::Accelerator | Type::AcceleratorView => device::method(cx, base, name, args, span),
         other => {
             let other = other.clone();
             no_member(cx, &other, name, "")
@@ -550,6 +572,9 @@ pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
     }
     if limits::is_limits(path) {
         return limits::call(cx, path, &args, span);
+    }
+    if let Some(e) = device::call(cx, path, &args, span) {
+        return e;
     }
     let ns = namespace(path);
     let name = path.last();
@@ -570,6 +595,14 @@ pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
     if amp_like && let Some(fence) = sync::fence_fn(name) {
         return sync::memory_fence(cx, path, fence, args, span);
     }
+    let args = if std_like {
+        match algorithm::call(cx, path, args, span) {
+            Ok(e) => return e,
+            Err(args) => args,
+        }
+    } else {
+        args
+    };
     let args = match clib::call(cx, path, ns, args, span) {
         Ok(e) => return e,
         Err(args) => args,
@@ -600,16 +633,9 @@ pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
 /// Known library functions Tessera leaves out, with what to do instead.
 fn unsupported(ns: Ns, name: &str) -> Option<&'static str> {
     const STD: &[&str] = &[
-        "iota",
         "copy",
         "transform",
-        "min_element",
-        "max_element",
         "fill_n",
-        "sort",
-        "fill",
-        "accumulate",
-        "swap",
         "time",
         "clock",
         "scanf",

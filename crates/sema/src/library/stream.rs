@@ -1,4 +1,5 @@
-//! `std::cout`, `operator<<` and the `<iostream>`/`<iomanip>` manipulators.
+//! `std::cout`, `std::cerr`, their wide twins `std::wcout`/`std::wcerr`,
+//! `operator<<` and the `<iostream>`/`<iomanip>` manipulators.
 
 use super::{Ns, Side, arity, check_side, intrinsic, mk, namespace};
 use crate::cx::{FnCx, error_expr};
@@ -36,15 +37,23 @@ pub(super) fn name(cx: &mut FnCx<'_>, path: &ast::Path) -> Option<Expr> {
     }
     let span = path.span;
     let last = path.last();
-    let (e, msvc) = if last == "cout" {
+    let stream = match last {
+        "cout" => Some((Intrinsic::Stdout, Type::Ostream)),
+        "wcout" => Some((Intrinsic::Stdout, Type::WideOstream)),
+        // `clog` is `cerr` with a buffer; the text and its order are the same.
+        "cerr" | "clog" => Some((Intrinsic::Stderr, Type::Ostream)),
+        "wcerr" | "wclog" => Some((Intrinsic::Stderr, Type::WideOstream)),
+        _ => None,
+    };
+    let (e, msvc) = if let Some((op, ty)) = stream {
         // Only the first operand of `Print` has this type; see the module docs.
         (
             mk(
                 ExprKind::Intrinsic {
-                    op: Intrinsic::Stdout,
+                    op,
                     args: Vec::new(),
                 },
-                Type::Ostream,
+                ty,
                 true,
                 span,
             ),
@@ -144,11 +153,29 @@ pub(super) fn shift(
         );
         return error_expr(span);
     }
+    let wide_stream = stream.ty == Type::WideOstream;
+    if value.ty == Type::WideStr && !wide_stream {
+        cx.ck.report(
+            Diagnostic::error(
+                codes::E0210,
+                value.span,
+                "a wide string cannot be written to a narrow stream",
+            )
+            .with_label("a wide string")
+            .with_secondary(stream.span, "writes `char`s")
+            .with_note("C++ deletes `operator<<(std::ostream&, const wchar_t*)`, and has none for `std::wstring`")
+            .with_help("write it to `std::wcout` (or `std::wcerr`)"),
+        );
+        return error_expr(span);
+    }
     // A `char*` prints the string it points to; other pointers print an
     // address, which differs from run to run.
     let char_pointer = matches!(&value.ty, Type::Ptr { elem, .. } if **elem == Type::Scalar(tessera_ir::Scalar::Char));
-    let printable =
-        char_pointer || matches!(value.ty, Type::Scalar(_) | Type::Str | Type::Manipulator);
+    let printable = char_pointer
+        || matches!(
+            value.ty,
+            Type::Scalar(_) | Type::Str | Type::WideStr | Type::Manipulator
+        );
     if !printable {
         let shown = cx.ck.show(&value.ty);
         let help = match &value.ty {
@@ -166,7 +193,9 @@ pub(super) fn shift(
                 "an address differs from run to run; print what it points to: `std::cout << *p`"
                     .to_string()
             }
-            Type::Ostream => "chain the values instead: `std::cout << a << b`".to_string(),
+            Type::Ostream | Type::WideOstream => {
+                "chain the values instead: `std::cout << a << b`".to_string()
+            }
             _ => String::new(),
         };
         let mut d = Diagnostic::error(
@@ -183,12 +212,13 @@ pub(super) fn shift(
         return error_expr(span);
     }
     // `bool` and `char` keep their type: the stream prints them as such.
+    let ty = stream.ty.clone();
     mk(
         ExprKind::Intrinsic {
             op: Intrinsic::Print,
             args: vec![stream, value],
         },
-        Type::Ostream,
+        ty,
         true,
         span,
     )

@@ -317,7 +317,7 @@ fn containers_copy_and_iterators() {
             std::vector<int> w(12);
             array<int, 1> a(12, v.begin(), w.end());
             array<int, 1> b(12, v);
-            int i = v.begin() + 1;
+            int i = v.begin() * 2;
             copy(a, v);
             return 0;
         }"#,

@@ -1,0 +1,182 @@
+//! `<algorithm>`/`<numeric>` over a range of a `std::vector`, and
+//! `std::swap`.
+
+use crate::arith;
+use crate::machine::{Machine, Res};
+use crate::value::{Storage, Value};
+use std::cmp::Ordering;
+use std::rc::Rc;
+use tessera_diagnostics::{Span, codes};
+use tessera_ir::{Algo, BinOp, Expr, Scalar, Type};
+
+/// The scalar element type of a vector type (`int` for anything else, which
+/// the checker does not let through to the comparing algorithms).
+fn elem_scalar(ty: &Type) -> Scalar {
+    match ty {
+        Type::Vector(e) => e.scalar().unwrap_or(Scalar::Int),
+        _ => Scalar::Int,
+    }
+}
+
+/// C++'s `<` on two elements as an ordering; `NaN` is put in a total order
+/// so that sorting stays defined (C++ leaves such a sort undefined).
+fn order(a: &Value, b: &Value, s: Scalar) -> Ordering {
+    match s {
+        Scalar::Float | Scalar::Double => arith::as_f64(a).total_cmp(&arith::as_f64(b)),
+        Scalar::ULong => (a.int() as u64).cmp(&(b.int() as u64)),
+        _ => a.int().cmp(&b.int()),
+    }
+}
+
+/// C++'s `==` on two elements.
+fn equal(a: &Value, b: &Value, s: Scalar) -> bool {
+    match s {
+        Scalar::Float | Scalar::Double => arith::as_f64(a) == arith::as_f64(b),
+        _ => a.int() == b.int(),
+    }
+}
+
+impl Machine<'_> {
+    /// The storage of a vector argument.
+    fn vector_storage(&mut self, e: &Expr) -> Res<Rc<Storage>> {
+        match self.eval(e)? {
+            Value::Vector(s) => {
+                if self.checker.on && !self.in_kernel {
+                    self.check_host_access(&s, e.span);
+                }
+                Ok(s)
+            }
+            _ => Err(self.error(codes::R0007, e.span, "this is not a vector")),
+        }
+    }
+
+    /// `[lo, hi)` checked against a vector of `n` elements.
+    fn checked_range(&self, lo: i64, hi: i64, n: usize, span: Span) -> Res<(usize, usize)> {
+        if lo < 0 || hi < lo || hi as u64 > n as u64 {
+            return Err(self
+                .error(
+                    codes::R0001,
+                    span,
+                    format!(
+                        "the iterator range [{lo}, {hi}) is outside a `std::vector` of size {n}"
+                    ),
+                )
+                .with_label("this range")
+                .with_note(format!(
+                    "a range runs from `v.begin() + i` to `v.begin() + j` with 0 <= i <= j <= {n}"
+                ))
+                .into());
+        }
+        Ok((lo as usize, hi as usize))
+    }
+
+    /// Runs an algorithm: args `[vector, lo, hi, ...]`.
+    pub(crate) fn algorithm(&mut self, algo: Algo, args: &[Expr], e: &Expr) -> Res<Value> {
+        let span = e.span;
+        let storage = self.vector_storage(&args[0])?;
+        let lo = self.eval(&args[1])?.int();
+        let hi = self.eval(&args[2])?.int();
+        let (lo, hi) = self.checked_range(lo, hi, storage.len(), span)?;
+        let s = elem_scalar(&args[0].ty);
+        // `sort` is n log n; the others are linear.
+        let n = (hi - lo) as u64;
+        self.charge(n / 8 + n.max(2).ilog2() as u64 * n / 16, span)?;
+        match algo {
+            Algo::Fill => {
+                let v = self.eval(&args[3])?;
+                storage.data_mut()[lo..hi].fill(v);
+                Ok(Value::Void)
+            }
+            Algo::Iota => {
+                let t = args[3].ty.scalar().unwrap_or(Scalar::Int);
+                let mut v = self.eval(&args[3])?;
+                let one = arith::convert(&Value::Int(1), Scalar::Int, t)
+                    .map_err(|err| self.arith_error(err, t, span))?;
+                for k in lo..hi {
+                    let x =
+                        arith::convert(&v, t, s).map_err(|err| self.arith_error(err, s, span))?;
+                    storage.data_mut()[k] = x;
+                    if k + 1 < hi {
+                        v = arith::binary(BinOp::Add, t, &v, &one, t)
+                            .map_err(|err| self.arith_error(err, t, span))?;
+                    }
+                }
+                Ok(Value::Void)
+            }
+            Algo::Accumulate(common) => {
+                let t = args[3].ty.scalar().unwrap_or(Scalar::Int);
+                let mut acc = self.eval(&args[3])?;
+                let items: Vec<Value> = storage.data()[lo..hi].to_vec();
+                for x in &items {
+                    let fail = |m: &Self, err| m.arith_error(err, common, span);
+                    let a = arith::convert(&acc, t, common).map_err(|err| fail(self, err))?;
+                    let b = arith::convert(x, s, common).map_err(|err| fail(self, err))?;
+                    let r = arith::binary(BinOp::Add, common, &a, &b, common)
+                        .map_err(|err| fail(self, err))?;
+                    acc = arith::convert(&r, common, t)
+                        .map_err(|err| self.arith_error(err, t, span))?;
+                }
+                Ok(acc)
+            }
+            Algo::Sort { greater } => {
+                let mut data = storage.data_mut();
+                let range = &mut data[lo..hi];
+                range.sort_by(|a, b| order(a, b, s));
+                if greater {
+                    range.reverse();
+                }
+                Ok(Value::Void)
+            }
+            Algo::Reverse => {
+                storage.data_mut()[lo..hi].reverse();
+                Ok(Value::Void)
+            }
+            Algo::MinMaxElement { max } => {
+                let data = storage.data();
+                let mut best = lo;
+                for k in lo..hi {
+                    let o = order(&data[k], &data[best], s);
+                    if (max && o == Ordering::Greater) || (!max && o == Ordering::Less) {
+                        best = k;
+                    }
+                }
+                Ok(Value::Int(if lo == hi { hi } else { best } as i64))
+            }
+            Algo::Count => {
+                let v = self.eval(&args[3])?;
+                let n = storage.data()[lo..hi]
+                    .iter()
+                    .filter(|x| equal(x, &v, s))
+                    .count();
+                Ok(Value::Int(n as i64))
+            }
+            Algo::Equal | Algo::Copy => {
+                let other = self.vector_storage(&args[3])?;
+                let lo2 = self.eval(&args[4])?.int();
+                let hi2 = lo2.saturating_add((hi - lo) as i64);
+                let (lo2, hi2) = self.checked_range(lo2, hi2, other.len(), args[4].span)?;
+                let items: Vec<Value> = storage.data()[lo..hi].to_vec();
+                if algo == Algo::Equal {
+                    let same = other.data()[lo2..hi2]
+                        .iter()
+                        .zip(&items)
+                        .all(|(a, b)| equal(a, b, s));
+                    return Ok(Value::Bool(same));
+                }
+                other.data_mut()[lo2..hi2].clone_from_slice(&items);
+                Ok(Value::Void)
+            }
+        }
+    }
+
+    /// `std::swap(a, b)`.
+    pub(crate) fn swap(&mut self, args: &[Expr], span: Span) -> Res<Value> {
+        let pa = self.place(&args[0])?;
+        let pb = self.place(&args[1])?;
+        let a = self.read(&pa, span)?;
+        let b = self.read(&pb, span)?;
+        self.write(&pa, b, span)?;
+        self.write(&pb, a, span)?;
+        Ok(Value::Void)
+    }
+}

@@ -1,0 +1,390 @@
+//! `<algorithm>` and `<numeric>` over `std::vector` iterator ranges, the
+//! iterator arithmetic they need (`v.begin() + k`, `it - v.begin()`, `*it`)
+//! and `std::swap`.
+//!
+//! An iterator is a vector and a position: `v.begin()` is 0, `v.end()` the
+//! size, and `Intrinsic::IterAt` any other position, so an algorithm
+//! becomes `Intrinsic::Algorithm` over `[vector, lo, hi, ...]`. Iterators
+//! are values of expressions only: they cannot be stored in variables.
+
+use super::{Side, arity, check_side, intrinsic, is_pure, mk};
+use crate::convert;
+use crate::cx::{FnCx, error_expr};
+use tessera_diagnostics::{Span, codes};
+use tessera_ir::{Algo, Const, Expr, ExprKind, Intrinsic, Scalar, Type};
+use tessera_syntax::ast::{self, BinaryOp};
+
+const LONG: Type = Type::Scalar(Scalar::Long);
+
+/// The vector and position (a `long`) of an iterator expression.
+fn parts(cx: &mut FnCx<'_>, e: &Expr) -> Option<(Expr, Expr)> {
+    let ExprKind::Intrinsic { op, args } = &e.kind else {
+        return None;
+    };
+    match (op, args.as_slice()) {
+        (Intrinsic::VectorIterator { end }, [v]) => {
+            let pos = if *end {
+                let size = intrinsic(
+                    Intrinsic::VectorSize,
+                    vec![v.clone()],
+                    Type::Scalar(Scalar::ULong),
+                    e.span,
+                );
+                cx.convert_scalar(size, Scalar::Long)
+            } else {
+                mk(ExprKind::Const(Const::Int(0)), LONG, false, e.span)
+            };
+            Some((v.clone(), pos))
+        }
+        (Intrinsic::IterAt, [v, pos]) => Some((v.clone(), pos.clone())),
+        _ => None,
+    }
+}
+
+/// An iterator of `vector` at `pos`.
+fn iter_at(vector: Expr, pos: Expr, span: Span) -> Expr {
+    let ty = match &vector.ty {
+        Type::Vector(elem) => Type::Iterator(elem.clone()),
+        _ => Type::Error,
+    };
+    intrinsic(Intrinsic::IterAt, vec![vector, pos], ty, span)
+}
+
+fn same_vector(a: &Expr, b: &Expr) -> bool {
+    match (&a.kind, &b.kind) {
+        (ExprKind::Local(x), ExprKind::Local(y)) => x == y,
+        (ExprKind::Global(x), ExprKind::Global(y)) => x == y,
+        (ExprKind::Capture(x), ExprKind::Capture(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Reports an iterator argument that is not `v.begin()`, `v.end()` or one of
+/// them moved by an integer.
+fn not_iterator(cx: &mut FnCx<'_>, e: &Expr, what: &str) {
+    let shown = cx.ck.show(&e.ty);
+    cx.ck.error(
+        codes::E0203,
+        e.span,
+        format!("mismatched types: {what} takes iterators of a `std::vector`, not `{shown}`"),
+        format!("this is `{shown}`"),
+        "pass `v.begin()`, `v.end()` or `v.begin() + k` of a vector variable",
+    );
+}
+
+/// The range `[b, e)`: its vector, `lo` and `hi`.
+fn range(cx: &mut FnCx<'_>, b: &Expr, e: &Expr, what: &str) -> Option<(Expr, Expr, Expr)> {
+    let Some((v1, lo)) = parts(cx, b) else {
+        not_iterator(cx, b, what);
+        return None;
+    };
+    let Some((v2, hi)) = parts(cx, e) else {
+        not_iterator(cx, e, what);
+        return None;
+    };
+    if !is_pure(&v1) || !same_vector(&v1, &v2) {
+        cx.ck.error(
+            codes::E0203,
+            b.span.to(e.span),
+            format!("{what} takes a range of one vector variable"),
+            "not the iterators of one vector variable",
+            "write `v.begin(), v.end()` of the same named vector",
+        );
+        return None;
+    }
+    Some((v1, lo, hi))
+}
+
+/// The element type of a range's vector.
+fn elem_of(v: &Expr) -> Type {
+    match &v.ty {
+        Type::Vector(e) => (**e).clone(),
+        _ => Type::Error,
+    }
+}
+
+/// A call of an algorithm by name, if `name` is one; `Err` gives the
+/// arguments back.
+pub(super) fn call(
+    cx: &mut FnCx<'_>,
+    path: &ast::Path,
+    args: Vec<Expr>,
+    span: Span,
+) -> Result<Expr, Vec<Expr>> {
+    let name = path.last();
+    let known = matches!(
+        name,
+        "fill"
+            | "iota"
+            | "accumulate"
+            | "sort"
+            | "reverse"
+            | "min_element"
+            | "max_element"
+            | "count"
+            | "equal"
+            | "copy"
+            | "swap"
+    );
+    if !known {
+        return Err(args);
+    }
+    let what = format!("`{}`", path.text());
+    if !check_side(
+        cx,
+        Side::Host,
+        &what,
+        path.span,
+        "C3930",
+        "run it on the host, before or after the kernel",
+    ) {
+        return Ok(error_expr(span));
+    }
+    Ok(lower(cx, name, &what, args, span).unwrap_or_else(|| error_expr(span)))
+}
+
+fn lower(cx: &mut FnCx<'_>, name: &str, what: &str, args: Vec<Expr>, span: Span) -> Option<Expr> {
+    if name == "swap" {
+        return swap(cx, what, args, span);
+    }
+    let takes = match name {
+        "sort" => "a range",
+        "reverse" | "min_element" | "max_element" => "a range",
+        "equal" | "copy" => "a range and the first iterator of another",
+        _ => "a range and a value",
+    };
+    let want = match (name, args.len()) {
+        ("sort", 3) => 3,
+        ("sort" | "reverse" | "min_element" | "max_element", _) => 2,
+        _ => 3,
+    };
+    if !arity(cx, what, &args, want, takes, span) {
+        return None;
+    }
+    let (v, lo, hi) = range(cx, &args[0], &args[1], what)?;
+    let elem = elem_of(&v);
+    let algo = |op: Algo, extra: Vec<Expr>, ty: Type, v: Expr| {
+        let mut all = vec![v, lo.clone(), hi.clone()];
+        all.extend(extra);
+        intrinsic(Intrinsic::Algorithm(op), all, ty, span)
+    };
+    let scalar_elem = elem.scalar();
+    if scalar_elem.is_none() && !matches!(name, "reverse" | "copy" | "fill") {
+        let shown = cx.ck.show(&elem);
+        cx.ck.error(
+            codes::E0211,
+            args[0].span,
+            format!("{what} over elements of type `{shown}` is not supported yet"),
+            "not a vector of numbers",
+            "write the loop yourself",
+        );
+        return None;
+    }
+    Some(match name {
+        "fill" => {
+            let value = cx.coerce(args[2].clone(), &elem, "the fill value");
+            algo(Algo::Fill, vec![value], Type::Void, v)
+        }
+        "count" => {
+            let value = cx.coerce(args[2].clone(), &elem, "the value counted");
+            algo(Algo::Count, vec![value], LONG, v)
+        }
+        "iota" | "accumulate" => {
+            let init = args[2].clone();
+            let Some(t) = init.ty.scalar() else {
+                let shown = cx.ck.show(&init.ty);
+                cx.ck.error(
+                    codes::E0203,
+                    init.span,
+                    format!("mismatched types: {what} takes a number as its initial value, not `{shown}`"),
+                    format!("this is `{shown}`"),
+                    "",
+                );
+                return None;
+            };
+            let e = scalar_elem.unwrap_or(Scalar::Int);
+            if name == "iota" {
+                algo(Algo::Iota, vec![init], Type::Void, v)
+            } else {
+                let common = convert::common(t, e);
+                algo(Algo::Accumulate(common), vec![init], Type::Scalar(t), v)
+            }
+        }
+        "sort" => {
+            if let Some(cmp) = args.get(2) {
+                cx.ck.error(
+                    codes::E0211,
+                    cmp.span,
+                    "`std::sort` with a comparison is not supported yet",
+                    "a comparison",
+                    "sort ascending, then `std::reverse` the range for descending order",
+                );
+                return None;
+            }
+            algo(Algo::Sort { greater: false }, Vec::new(), Type::Void, v)
+        }
+        "reverse" => algo(Algo::Reverse, Vec::new(), Type::Void, v),
+        "min_element" | "max_element" => {
+            let max = name == "max_element";
+            let pos = algo(Algo::MinMaxElement { max }, Vec::new(), LONG, v.clone());
+            iter_at(v, pos, span)
+        }
+        _ => {
+            // `equal` and `copy`: the second range starts at the third argument.
+            let Some((v2, lo2)) = parts(cx, &args[2]) else {
+                not_iterator(cx, &args[2], what);
+                return None;
+            };
+            if !is_pure(&v2) {
+                not_iterator(cx, &args[2], what);
+                return None;
+            }
+            if elem_of(&v2) != elem {
+                let (a, b) = (cx.ck.show(&v.ty), cx.ck.show(&v2.ty));
+                cx.ck.error(
+                    codes::E0203,
+                    args[2].span,
+                    format!("mismatched types: {what} between `{a}` and `{b}`"),
+                    format!("this is an iterator of `{b}`"),
+                    "",
+                );
+                return None;
+            }
+            if name == "equal" {
+                algo(Algo::Equal, vec![v2, lo2], Type::BOOL, v)
+            } else {
+                algo(Algo::Copy, vec![v2, lo2], Type::Void, v)
+            }
+        }
+    })
+}
+
+/// `std::swap(a, b)`.
+fn swap(cx: &mut FnCx<'_>, what: &str, args: Vec<Expr>, span: Span) -> Option<Expr> {
+    if !arity(cx, what, &args, 2, "two variables of one type", span) {
+        return None;
+    }
+    let (a, b) = (&args[0], &args[1]);
+    if a.ty != b.ty {
+        let (x, y) = (cx.ck.show(&a.ty), cx.ck.show(&b.ty));
+        cx.ck.error(
+            codes::E0203,
+            b.span,
+            format!(
+                "mismatched types: {what} exchanges two values of one type, not `{x}` and `{y}`"
+            ),
+            format!("this is `{y}`"),
+            "",
+        );
+        return None;
+    }
+    for e in [a, b] {
+        if !e.place {
+            cx.ck.error(
+                codes::E0203,
+                e.span,
+                format!("{what} takes variables, not a computed value"),
+                "not a variable",
+                "",
+            );
+            return None;
+        }
+    }
+    Some(intrinsic(Intrinsic::Swap, args, Type::Void, span))
+}
+
+/// `it + k`, `k + it`, `it - k` and `it - it2`, when an operand is an
+/// iterator.
+pub(super) fn binary(
+    cx: &mut FnCx<'_>,
+    op: BinaryOp,
+    l: &Expr,
+    r: &Expr,
+    span: Span,
+) -> Option<Expr> {
+    let l_it = matches!(l.ty, Type::Iterator(_));
+    let r_it = matches!(r.ty, Type::Iterator(_));
+    if !l_it && !r_it {
+        return None;
+    }
+    let integral = |e: &Expr| e.ty.scalar().is_some_and(Scalar::is_integral);
+    let moved = |cx: &mut FnCx<'_>, it: &Expr, k: &Expr, neg: bool| -> Option<Expr> {
+        let (v, pos) = parts(cx, it)?;
+        if !is_pure(&v) {
+            return None;
+        }
+        let k = cx.convert_scalar(k.clone(), Scalar::Long);
+        let op = if neg {
+            tessera_ir::BinOp::Sub
+        } else {
+            tessera_ir::BinOp::Add
+        };
+        let pos = mk(
+            ExprKind::Binary {
+                op,
+                lhs: Box::new(pos),
+                rhs: Box::new(k),
+            },
+            LONG,
+            false,
+            span,
+        );
+        Some(iter_at(v, pos, span))
+    };
+    let out = match op {
+        BinaryOp::Add if l_it && integral(r) => moved(cx, l, r, false),
+        BinaryOp::Add if r_it && integral(l) => moved(cx, r, l, false),
+        BinaryOp::Sub if l_it && integral(r) => moved(cx, l, r, true),
+        BinaryOp::Sub if l_it && r_it => {
+            let (a, b) = (parts(cx, l), parts(cx, r));
+            match (a, b) {
+                (Some((v1, p1)), Some((v2, p2))) if same_vector(&v1, &v2) => Some(mk(
+                    ExprKind::Binary {
+                        op: tessera_ir::BinOp::Sub,
+                        lhs: Box::new(p1),
+                        rhs: Box::new(p2),
+                    },
+                    LONG,
+                    false,
+                    span,
+                )),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    Some(out.unwrap_or_else(|| {
+        cx.ck.error(
+            codes::E0211,
+            span,
+            "this use of an iterator is not supported",
+            "iterator arithmetic",
+            "iterators support `+ k`, `- k`, the distance `it - v.begin()` and `*it`, within one vector variable",
+        );
+        error_expr(span)
+    }))
+}
+
+/// `*it`: the element, a place.
+pub(super) fn deref(cx: &mut FnCx<'_>, it: Expr, span: Span) -> Expr {
+    let Some((v, pos)) = parts(cx, &it) else {
+        cx.ck.error(
+            codes::E0211,
+            it.span,
+            "only an iterator made in this expression can be dereferenced",
+            "not `v.begin() + k` or an algorithm's result",
+            "iterators cannot be stored in variables yet; index the vector: `v[i]`",
+        );
+        return error_expr(span);
+    };
+    let elem = elem_of(&v);
+    mk(
+        ExprKind::Intrinsic {
+            op: Intrinsic::VectorElement,
+            args: vec![v, pos],
+        },
+        elem,
+        true,
+        span,
+    )
+}

@@ -1,0 +1,364 @@
+//! `concurrency::accelerator` and `accelerator_view` on the host.
+//!
+//! Tessera has one device, the CPU that runs every kernel, and one queue on
+//! it, so neither type carries data: a value of either is `Intrinsic::Device`,
+//! and what a program asks about the device is answered here, as constants
+//! (`tessera_ir::device`). `accelerator(path)` is checked at run time
+//! (`Intrinsic::DeviceOpen`), as C++ AMP checks it.
+
+use super::{Ns, Side, arity, check_side, intrinsic, is_pure, mk, namespace, no_member};
+use crate::cx::{FnCx, error_expr};
+use tessera_diagnostics::{Span, codes};
+use tessera_ir::{Const, Expr, ExprKind, Intrinsic, Scalar, Type, device};
+use tessera_syntax::ast;
+
+/// The help for device use in amp code.
+const AMP_HELP: &str = "choose the accelerator on the host, before `parallel_for_each`";
+
+/// The help listing what an `accelerator` has.
+const ACCELERATOR_MEMBERS: &str = "an `accelerator` has `description`, `device_path`, `version`, `dedicated_memory`, `supports_double_precision`, `supports_limited_double_precision`, `supports_cpu_shared_memory`, `is_emulated`, `has_display`, `is_debug`, `default_view` (each also as `get_...()`) and `create_view()`";
+
+/// The help listing what an `accelerator_view` has.
+const VIEW_MEMBERS: &str = "an `accelerator_view` has `get_accelerator()`, `wait()`, `flush()`, `queuing_mode`, `is_debug`, `version` (each also as `get_...()`)";
+
+/// `queuing_mode_automatic`, C++ AMP's default and the mode of every view here.
+const QUEUING_AUTOMATIC: i64 = 1;
+
+/// True for `accelerator` and `accelerator_view`.
+pub(super) fn is_device(ty: &Type) -> bool {
+    matches!(ty, Type::Accelerator | Type::AcceleratorView)
+}
+
+/// Reports device use in amp code; false when it reported.
+fn host_only(cx: &mut FnCx<'_>, what: &str, span: Span) -> bool {
+    check_side(cx, Side::Host, what, span, "C3930", AMP_HELP)
+}
+
+/// The device or its queue, as a value of `ty`.
+fn device_value(ty: Type, span: Span) -> Expr {
+    intrinsic(Intrinsic::Device, Vec::new(), ty, span)
+}
+
+/// A wide string constant (`L"cpu"`).
+fn wide(text: &str, span: Span) -> Expr {
+    mk(
+        ExprKind::Str(text.as_bytes().to_vec()),
+        Type::WideStr,
+        false,
+        span,
+    )
+}
+
+fn constant(c: Const, s: Scalar, span: Span) -> Expr {
+    mk(ExprKind::Const(c), Type::Scalar(s), false, span)
+}
+
+/// `value`, after `base` when evaluating `base` may do something.
+fn after(base: Expr, value: Expr) -> Expr {
+    if is_pure(&base) {
+        return value;
+    }
+    let (ty, span) = (value.ty.clone(), value.span);
+    mk(
+        ExprKind::Comma {
+            first: Box::new(base),
+            second: Box::new(value),
+        },
+        ty,
+        false,
+        span,
+    )
+}
+
+/// True for `[concurrency::]accelerator::name`.
+fn in_accelerator_class(path: &ast::Path) -> bool {
+    let n = path.segments.len();
+    n >= 2
+        && path.segments[n - 2].name == "accelerator"
+        && path.segments[..n - 2]
+            .iter()
+            .all(|s| s.name == "concurrency" || s.name == "Concurrency")
+}
+
+/// The static data members of `accelerator` and the `queuing_mode`
+/// enumerators, used as values.
+pub(super) fn name(cx: &mut FnCx<'_>, path: &ast::Path) -> Option<Expr> {
+    let span = path.span;
+    let last = path.last();
+    let e = if in_accelerator_class(path) {
+        let (_, text) = device::CONSTANTS.iter().find(|(n, _)| *n == last)?;
+        wide(text, span)
+    } else if matches!(namespace(path), Ns::Amp | Ns::Unqualified) {
+        let mode = match last {
+            "queuing_mode_immediate" => 0,
+            "queuing_mode_automatic" => QUEUING_AUTOMATIC,
+            _ => return None,
+        };
+        constant(Const::Int(mode), Scalar::Int, span)
+    } else {
+        return None;
+    };
+    if !host_only(cx, &format!("`{}`", path.text()), span) {
+        return Some(error_expr(span));
+    }
+    Some(e)
+}
+
+/// A call of a static member function of `accelerator`, if it is one.
+pub(super) fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: &[Expr], span: Span) -> Option<Expr> {
+    if !in_accelerator_class(path) {
+        return None;
+    }
+    let last = path.last();
+    let what = format!("`accelerator::{last}`");
+    if !matches!(last, "get_all" | "set_default" | "get_auto_selection_view") {
+        cx.ck.error(
+            codes::E0200,
+            path.span,
+            format!("`accelerator` has no static member function `{last}`"),
+            "unknown member",
+            "the static member functions are `get_all()`, `set_default(path)` and `get_auto_selection_view()`",
+        );
+        return Some(error_expr(span));
+    }
+    if !host_only(cx, &what, path.span) {
+        return Some(error_expr(span));
+    }
+    Some(match last {
+        "get_all" => {
+            if !arity(cx, &what, args, 0, "", span) {
+                return Some(error_expr(span));
+            }
+            // One device: a vector of one accelerator.
+            let one = constant(Const::Int(1), Scalar::Long, span);
+            intrinsic(
+                Intrinsic::NewVector,
+                vec![one, device_value(Type::Accelerator, span)],
+                Type::Vector(Box::new(Type::Accelerator)),
+                span,
+            )
+        }
+        "set_default" => {
+            if !arity(cx, &what, args, 1, "a device path", span) {
+                return Some(error_expr(span));
+            }
+            let Some(path_text) = wide_text(cx, &args[0], &what) else {
+                return Some(error_expr(span));
+            };
+            // The default is already this device, so naming it succeeds and
+            // naming any other fails, as C++ AMP answers for a missing device.
+            let ok = device::OPENS.contains(&path_text.as_str()) || path_text == device::PATH;
+            constant(Const::Bool(ok), Scalar::Bool, span)
+        }
+        _ => {
+            if !arity(cx, &what, args, 0, "", span) {
+                return Some(error_expr(span));
+            }
+            device_value(Type::AcceleratorView, span)
+        }
+    })
+}
+
+/// The text of a device path argument, which must be a wide string.
+fn wide_text(cx: &mut FnCx<'_>, arg: &Expr, what: &str) -> Option<String> {
+    match (&arg.kind, &arg.ty) {
+        (ExprKind::Str(bytes), Type::WideStr) => Some(String::from_utf8_lossy(bytes).into_owned()),
+        _ => {
+            let shown = cx.ck.show(&arg.ty);
+            cx.ck.error(
+                codes::E0203,
+                arg.span,
+                format!("mismatched types: {what} takes a device path, a `std::wstring`, not `{shown}`"),
+                format!("this is `{shown}`"),
+                "name the device with `accelerator::default_accelerator` or a wide string literal `L\"...\"`",
+            );
+            None
+        }
+    }
+}
+
+/// `accelerator()`, `accelerator(path)`, and copies of either type.
+pub(super) fn construct(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> Expr {
+    let what = if *ty == Type::Accelerator {
+        "an `accelerator`"
+    } else {
+        "an `accelerator_view`"
+    };
+    if !host_only(cx, &format!("creating {what}"), span) {
+        return error_expr(span);
+    }
+    match (ty, args.as_slice()) {
+        (_, [one]) if one.ty == *ty => one.clone(),
+        (Type::Accelerator, []) => device_value(Type::Accelerator, span),
+        (Type::Accelerator, [path]) => {
+            if wide_text(cx, path, "`accelerator`").is_none() {
+                return error_expr(span);
+            }
+            intrinsic(
+                Intrinsic::DeviceOpen,
+                vec![path.clone()],
+                Type::Accelerator,
+                span,
+            )
+        }
+        (Type::Accelerator, _) => {
+            arity(cx, "`accelerator`", &args, 1, "a device path", span);
+            error_expr(span)
+        }
+        _ => {
+            cx.ck.error(
+                codes::E0203,
+                span,
+                "an `accelerator_view` has no public constructor",
+                "no constructor",
+                "take the view of an accelerator: `acc.default_view` or `acc.create_view()`",
+            );
+            error_expr(span)
+        }
+    }
+}
+
+/// The value of a property (`description`, `is_emulated`) of the device or
+/// its queue.
+fn property(ty: &Type, name: &str, span: Span) -> Option<Expr> {
+    let b = |v: bool| constant(Const::Bool(v), Scalar::Bool, span);
+    let version = || constant(Const::Int(device::VERSION), Scalar::UInt, span);
+    Some(match (ty, name) {
+        (Type::Accelerator, "description") => wide(device::DESCRIPTION, span),
+        (Type::Accelerator, "device_path") => wide(device::PATH, span),
+        (Type::Accelerator, "dedicated_memory") => {
+            // In kilobytes; the CPU has no memory of its own apart from the host's.
+            constant(Const::Int(0), Scalar::ULong, span)
+        }
+        (Type::Accelerator, "supports_double_precision")
+        | (Type::Accelerator, "supports_limited_double_precision") => b(true),
+        // Kernels read and write host memory directly.
+        (Type::Accelerator, "supports_cpu_shared_memory") => b(true),
+        // A software device, as WARP and the reference rasteriser are.
+        (Type::Accelerator, "is_emulated") => b(true),
+        (Type::Accelerator, "has_display") => b(false),
+        (Type::Accelerator, "default_view") => device_value(Type::AcceleratorView, span),
+        (_, "is_debug") => b(false),
+        (_, "version") => version(),
+        (Type::AcceleratorView, "queuing_mode") => {
+            constant(Const::Int(QUEUING_AUTOMATIC), Scalar::Int, span)
+        }
+        _ => return None,
+    })
+}
+
+fn members_help(ty: &Type) -> &'static str {
+    if *ty == Type::Accelerator {
+        ACCELERATOR_MEMBERS
+    } else {
+        VIEW_MEMBERS
+    }
+}
+
+/// A data member: `acc.description`, `view.queuing_mode`.
+pub(super) fn member(cx: &mut FnCx<'_>, base: Expr, name: &ast::Ident, span: Span) -> Expr {
+    if !host_only(cx, &format!("`{}`", name.name), name.span) {
+        return error_expr(span);
+    }
+    let ty = base.ty.clone();
+    match property(&ty, &name.name, span) {
+        Some(value) => after(base, value),
+        None => no_member(cx, &ty, name, members_help(&ty)),
+    }
+}
+
+/// A member function call: `acc.get_description()`, `view.wait()`.
+pub(super) fn method(
+    cx: &mut FnCx<'_>,
+    base: Expr,
+    name: &ast::Ident,
+    args: Vec<Expr>,
+    span: Span,
+) -> Expr {
+    let what = format!("`{}`", name.name);
+    if !host_only(cx, &what, name.span) {
+        return error_expr(span);
+    }
+    let ty = base.ty.clone();
+    let value = match (&ty, name.name.as_str()) {
+        (Type::Accelerator, "create_view") => {
+            // The one queue, whatever mode is asked for.
+            if args.len() > 1 {
+                arity(cx, &what, &args, 1, "an optional `queuing_mode`", span);
+                return error_expr(span);
+            }
+            if let Some(mode) = args.first()
+                && !matches!(mode.ty, Type::Scalar(Scalar::Int))
+            {
+                let shown = cx.ck.show(&mode.ty);
+                cx.ck.error(
+                    codes::E0203,
+                    mode.span,
+                    format!(
+                        "mismatched types: `create_view` takes a `queuing_mode`, not `{shown}`"
+                    ),
+                    format!("this is `{shown}`"),
+                    "pass `queuing_mode_automatic` or `queuing_mode_immediate`",
+                );
+                return error_expr(span);
+            }
+            let view = device_value(Type::AcceleratorView, span);
+            let base = match args.into_iter().next() {
+                Some(mode) if !is_pure(&mode) => after(base, mode),
+                _ => base,
+            };
+            return after(base, view);
+        }
+        (Type::AcceleratorView, "get_accelerator") => device_value(Type::Accelerator, span),
+        (Type::AcceleratorView, "wait" | "flush") => {
+            intrinsic(Intrinsic::DeviceWait, Vec::new(), Type::Void, span)
+        }
+        (_, getter) => match getter
+            .strip_prefix("get_")
+            .and_then(|p| property(&ty, p, span))
+        {
+            Some(v) => v,
+            None => return no_member(cx, &ty, name, members_help(&ty)),
+        },
+    };
+    if !arity(cx, &what, &args, 0, "", span) {
+        return error_expr(span);
+    }
+    after(base, value)
+}
+
+/// `a == b` and `a != b` on two accelerators or two views: every value is
+/// the same device, so they are always equal.
+pub(super) fn compare(cx: &mut FnCx<'_>, op: ast::BinaryOp, l: Expr, r: Expr, span: Span) -> Expr {
+    let equal = match op {
+        ast::BinaryOp::Eq => true,
+        ast::BinaryOp::Ne => false,
+        _ => {
+            let shown = cx.ck.show(&l.ty);
+            cx.ck.error(
+                codes::E0210,
+                span,
+                format!("no operator `{}` for `{shown}`", op.symbol()),
+                "invalid operands",
+                "devices compare only with `==` and `!=`",
+            );
+            return error_expr(span);
+        }
+    };
+    if l.ty != r.ty {
+        let (a, b) = (cx.ck.show(&l.ty), cx.ck.show(&r.ty));
+        cx.ck.error(
+            codes::E0210,
+            span,
+            format!("no operator `{}` between `{a}` and `{b}`", op.symbol()),
+            "invalid operands",
+            "",
+        );
+        return error_expr(span);
+    }
+    if !host_only(cx, "comparing devices", span) {
+        return error_expr(span);
+    }
+    let value = constant(Const::Bool(equal), Scalar::Bool, span);
+    after(l, after(r, value))
+}
