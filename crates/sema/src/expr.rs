@@ -272,15 +272,14 @@ impl FnCx<'_> {
                 );
                 error_expr(span)
             }
-            K::SizeofType(_) | K::SizeofExpr(_) => {
-                self.ck.error(
-                    codes::E0211,
-                    span,
-                    "`sizeof` is not part of the Tessera language",
-                    "here",
-                    "",
-                );
-                error_expr(span)
+            K::SizeofType(t) => {
+                let d = self.resolve(&t.specs, &t.modifiers, &[]);
+                self.size_of(&d.ty, span)
+            }
+            K::SizeofExpr(operand) => {
+                // The operand is not evaluated: only its type counts.
+                let e = self.expr(operand);
+                self.size_of(&e.ty, span)
             }
             K::New { ty, args, count } => {
                 self.new_expr(ty, args.as_deref(), count.as_deref(), span)
@@ -298,6 +297,37 @@ impl FnCx<'_> {
                 mk(ExprKind::Throw(value), Type::Void, false, span)
             }
             K::Error => error_expr(span),
+        }
+    }
+
+    /// `sizeof` a type: its size in C++'s layout on the platforms Tessera
+    /// runs on (LP64), as a `size_t` (`unsigned long`).
+    fn size_of(&mut self, ty: &Type, span: Span) -> Expr {
+        if ty.is_error() {
+            return error_expr(span);
+        }
+        let size = match ty {
+            Type::Ptr { .. } | Type::Null => Some(8),
+            _ => tessera_ir::layout::size_align_u64(&self.ck.program.structs, ty).map(|(s, _)| s),
+        };
+        match size.and_then(|s| i64::try_from(s).ok()) {
+            Some(n) => mk(
+                ExprKind::Const(Const::Int(n)),
+                Type::Scalar(Scalar::ULong),
+                false,
+                span,
+            ),
+            None => {
+                let shown = self.ck.show(ty);
+                self.ck.error(
+                    codes::E0211,
+                    span,
+                    format!("`sizeof` of `{shown}` is not supported"),
+                    "its size depends on the C++ library",
+                    "use `sizeof` on scalars, structs and arrays of them",
+                );
+                error_expr(span)
+            }
         }
     }
 

@@ -192,6 +192,17 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
             {
                 return Type::Struct(*id);
             }
+            // The C library's integer typedefs, as in LP64.
+            if qualifier_ok(path, &["std"]) {
+                match name {
+                    "size_t" => return Type::Scalar(Scalar::ULong),
+                    "ptrdiff_t" | "int64_t" => return Type::Scalar(Scalar::Long),
+                    "uint64_t" => return Type::Scalar(Scalar::ULong),
+                    "int32_t" => return Type::Scalar(Scalar::Int),
+                    "uint32_t" => return Type::Scalar(Scalar::UInt),
+                    _ => {}
+                }
+            }
             if qualifier_ok(path, AMP_NAMESPACES) {
                 match name {
                     "accelerator" => return Type::Accelerator,
@@ -209,7 +220,7 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                 path.span,
                 format!("`{}` is not a type Tessera knows", path.text()),
                 "unknown type",
-                if ["completion_future", "string", "size_t"].contains(&name) {
+                if ["completion_future", "string"].contains(&name) {
                     "this library type is outside the Tessera language; see docs/language.md"
                 } else {
                     "declare the struct before using it"
@@ -348,6 +359,17 @@ fn template(
             None => Type::Error,
         },
         _ => {
+            // The C library's integer typedefs, as in LP64.
+            if qualifier_ok(path, &["std"]) {
+                match name {
+                    "size_t" => return Type::Scalar(Scalar::ULong),
+                    "ptrdiff_t" | "int64_t" => return Type::Scalar(Scalar::Long),
+                    "uint64_t" => return Type::Scalar(Scalar::ULong),
+                    "int32_t" => return Type::Scalar(Scalar::Int),
+                    "uint32_t" => return Type::Scalar(Scalar::UInt),
+                    _ => {}
+                }
+            }
             if qualifier_ok(path, AMP_NAMESPACES) {
                 match name {
                     "accelerator" => return Type::Accelerator,

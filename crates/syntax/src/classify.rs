@@ -41,6 +41,11 @@ pub const CLASS_NAMES: &[&str] = &[
     "out_of_memory",
     "unsupported_feature",
     "size_t",
+    "ptrdiff_t",
+    "int32_t",
+    "uint32_t",
+    "int64_t",
+    "uint64_t",
     "string",
 ];
 
