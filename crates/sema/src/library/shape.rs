@@ -311,6 +311,58 @@ pub(super) fn construct(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Spa
         let zeros = (0..n).map(|_| int_const(0, span)).collect();
         return make_shape(zeros, ty.clone(), span);
     }
+    // `extent<3>(dims)`, `index<2>(p)`: the first `n` elements of an `int`
+    // array (or what an `int*` points to), each read with its bounds checked.
+    if let [one] = args.as_slice()
+        && let Some(elem) = match &one.ty {
+            Type::CArray(elem, _) if one.place => Some(elem.as_ref()),
+            Type::Ptr { elem, .. } => Some(elem.as_ref()),
+            _ => None,
+        }
+        && matches!(elem, Type::Scalar(s) if s.is_integral())
+    {
+        let elem = elem.clone();
+        let ints = (0..n)
+            .map(|i| {
+                let at = Expr {
+                    ty: Type::Scalar(Scalar::Long),
+                    kind: ExprKind::Const(tessera_ir::Const::Int(i64::from(i))),
+                    place: false,
+                    span,
+                };
+                let item = match &one.ty {
+                    Type::CArray(..) => Expr {
+                        kind: ExprKind::Element {
+                            base: Box::new(one.clone()),
+                            index: Box::new(at),
+                        },
+                        ty: elem.clone(),
+                        place: true,
+                        span,
+                    },
+                    _ => {
+                        let moved = Expr {
+                            kind: ExprKind::PtrAdd {
+                                ptr: Box::new(one.clone()),
+                                offset: Box::new(at),
+                            },
+                            ty: one.ty.clone(),
+                            place: false,
+                            span,
+                        };
+                        Expr {
+                            kind: ExprKind::Deref(Box::new(moved)),
+                            ty: elem.clone(),
+                            place: true,
+                            span,
+                        }
+                    }
+                };
+                to_int(cx, item, "a dimension")
+            })
+            .collect();
+        return make_shape(ints, ty.clone(), span);
+    }
     if let [one] = args.as_slice()
         && !matches!(one.ty, Type::Scalar(_))
     {
