@@ -428,6 +428,12 @@ pub(super) fn construct_tiled(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, spa
             ..one.clone()
         };
     }
+    // `tiled_extent<4>(e)`: the extent tiled, as `e.tile<4>()` makes it.
+    if let (Type::TiledExtent(shape), [one]) = (ty, args.as_slice())
+        && one.ty == Type::Extent(shape.rank)
+    {
+        return intrinsic(Intrinsic::Tile, vec![one.clone()], ty.clone(), span);
+    }
     let shown = cx.ck.show(ty);
     let help = match ty {
         Type::TiledExtent(s) => format!("tile an extent: `e.tile<{s}>()`"),
