@@ -209,3 +209,32 @@ template <typename T, int N>
 bool VerifyDataOnCpu(const array_view<const T, N>& actual, const array_view<T, N>& expected, T diff = 0) {
     return amptest_differ_by(amptest_host_values(actual), amptest_host_values(expected), diff);
 }
+
+// -1 when every element equals `value` (by type_comparer<T>), otherwise
+// the position of the first that does not; reports the wrong elements.
+template <typename T>
+int VerifyAllSameValue(const std::vector<T>& input, const T& value) {
+    type_comparer<T> comparer;
+    int first = -1;
+    int failed = 0;
+    for (int i = 0; i < (int)input.size(); i++) {
+        if (!comparer.are_equal(input[i], value)) {
+            if (first == -1) {
+                first = i;
+            }
+            failed = concurrency::Test::details::count_failure(failed, i, value, input[i]);
+        }
+    }
+    concurrency::Test::details::finish_verify(failed, (int)input.size());
+    return first;
+}
+
+template <typename T, int N>
+int VerifyAllSameValue(const array<T, N>& input, const T& value) {
+    return VerifyAllSameValue(amptest_host_values(input), value);
+}
+
+template <typename T, int N>
+int VerifyAllSameValue(const array_view<T, N>& input, const T& value) {
+    return VerifyAllSameValue(amptest_host_values(input), value);
+}
