@@ -128,7 +128,7 @@ public:
           _all_expected(all_expected),
           _all_known(all_known) {}
 
-    array_view<_value_type, _rank> view() { return _view; }
+    array_view<_value_type, _rank>& view() { return _view; }
 
     ArrayViewTest<_value_type, _rank, _data_rank> section(index<_rank> origin) {
         return section(_view.section(origin), origin);
