@@ -8,4 +8,6 @@
 #include <amptest/runall.h>
 #include <amptest/logging.h>
 #include <amptest/math.h>
+#include <amptest/compare.h>
 #include <amptest/amp.compare.h>
+#include <amptest/data.h>

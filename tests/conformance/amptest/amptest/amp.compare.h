@@ -1,14 +1,14 @@
-// Comparing results with expected values. The library writes these as
-// templates over the element type; the language has no templates yet, so
-// each element type the tests use has its own overload.
+// Comparing results with expected values: AreEqual, AreAlmostEqual and
+// Verify of two std::vectors element by element.
 #pragma once
 
 #include <iostream>
 #include <vector>
 #include <amptest/math.h>
+#include <amptest/compare.h>
 #include <amptest/runall.h>
 
-namespace Concurrency {
+namespace concurrency {
 namespace Test {
 
 inline bool AreAlmostEqual(float v1, float v2, const float maxAbsoluteDiff = DEFAULT_MAX_ABS_DIFF_FLT,
@@ -23,15 +23,18 @@ inline bool AreAlmostEqual(double v1, double v2, const double maxAbsoluteDiff = 
 
 namespace details {
 
-// Reports one wrong element (the first 20, as the library does) and
-// returns the new count of wrong elements.
-inline int count_failure(int failed, int i) {
+// Reports one wrong element (the first 20) and returns the new count of
+// wrong elements.
+template <typename T>
+int count_failure(int failed, int i, const T& expected, const T& actual) {
     failed = failed + 1;
     if (failed == 1) {
         std::cout << "Verify found elements with incorrect values:" << std::endl;
     }
     if (failed <= 20) {
-        std::cout << "   at [" << i << "]" << std::endl;
+        std::cout << "   [" << i << "] = " << actual << ", expected " << expected << std::endl;
+    } else if (failed == 21) {
+        std::cout << "      and more..." << std::endl;
     }
     return failed;
 }
@@ -44,73 +47,194 @@ inline bool finish_verify(int failed, int size) {
 }
 
 } // namespace details
-
-// Whether `c` (actual) holds the values of `refc` (expected): exactly for
-// integers, within the default tolerances for floating-point types.
-inline bool Verify(const std::vector<int>& c, const std::vector<int>& refc) {
-    if (c.size() != refc.size()) {
-        return false;
-    }
-    int failed = 0;
-    for (int i = 0; i < (int)refc.size(); i++) {
-        if (!(refc[i] == c[i])) {
-            failed = details::count_failure(failed, i);
-        }
-    }
-    return details::finish_verify(failed, (int)refc.size());
-}
-
-inline bool Verify(const std::vector<unsigned int>& c, const std::vector<unsigned int>& refc) {
-    if (c.size() != refc.size()) {
-        return false;
-    }
-    int failed = 0;
-    for (int i = 0; i < (int)refc.size(); i++) {
-        if (!(refc[i] == c[i])) {
-            failed = details::count_failure(failed, i);
-        }
-    }
-    return details::finish_verify(failed, (int)refc.size());
-}
-
-inline bool Verify(const std::vector<long>& c, const std::vector<long>& refc) {
-    if (c.size() != refc.size()) {
-        return false;
-    }
-    int failed = 0;
-    for (int i = 0; i < (int)refc.size(); i++) {
-        if (!(refc[i] == c[i])) {
-            failed = details::count_failure(failed, i);
-        }
-    }
-    return details::finish_verify(failed, (int)refc.size());
-}
-
-inline bool Verify(const std::vector<float>& c, const std::vector<float>& refc) {
-    if (c.size() != refc.size()) {
-        return false;
-    }
-    int failed = 0;
-    for (int i = 0; i < (int)refc.size(); i++) {
-        if (!amptest_math::are_almost_equal(refc[i], c[i])) {
-            failed = details::count_failure(failed, i);
-        }
-    }
-    return details::finish_verify(failed, (int)refc.size());
-}
-
-inline bool Verify(const std::vector<double>& c, const std::vector<double>& refc) {
-    if (c.size() != refc.size()) {
-        return false;
-    }
-    int failed = 0;
-    for (int i = 0; i < (int)refc.size(); i++) {
-        if (!amptest_math::are_almost_equal(refc[i], c[i])) {
-            failed = details::count_failure(failed, i);
-        }
-    }
-    return details::finish_verify(failed, (int)refc.size());
-}
-
 } // namespace Test
-} // namespace Concurrency
+} // namespace concurrency
+
+// The library declares the templates below in Concurrency::Test; the
+// language finds templates called with explicit arguments (`Verify<int>`)
+// only at file scope yet, so they are declared there.
+
+// Equal when neither is less than the other, so T needs only `<`.
+template <typename T>
+bool AreEqual(const T& v1, const T& v2) restrict(cpu, amp) {
+    return !(v1 < v2) && !(v2 < v1);
+}
+
+// Whether `c` (actual) holds the values of `refc` (expected), each pair
+// compared with `comparer`.
+template <typename T>
+bool Verify(const std::vector<T>& c, const std::vector<T>& refc,
+            type_comparer<T> comparer = type_comparer<T>()) {
+    if (c.size() != refc.size()) {
+        std::cout << "Verify: the vectors differ in size: " << c.size() << " and " << refc.size()
+                  << std::endl;
+        return false;
+    }
+    int failed = 0;
+    int size = (int)refc.size();
+    for (int i = 0; i < size; i++) {
+        if (!comparer.are_equal(c[i], refc[i])) {
+            failed = Concurrency::Test::details::count_failure(failed, i, refc[i], c[i]);
+        }
+    }
+    return Concurrency::Test::details::finish_verify(failed, size);
+}
+
+// The comparer with the given tolerances: float and double have them;
+// other types compare exactly.
+template <typename T>
+struct amptest_tolerance {
+    static type_comparer<T> comparer(double, double) { return type_comparer<T>(); }
+};
+
+template <>
+struct amptest_tolerance<float> {
+    static type_comparer<float> comparer(double abs_diff, double rel_diff) {
+        return type_comparer<float>((float)abs_diff, (float)rel_diff);
+    }
+};
+
+template <>
+struct amptest_tolerance<double> {
+    static type_comparer<double> comparer(double abs_diff, double rel_diff) {
+        return type_comparer<double>(abs_diff, rel_diff);
+    }
+};
+
+// The same with the tolerances given (for float and double).
+template <typename T>
+bool Verify(const std::vector<T>& c, const std::vector<T>& refc, double maxAbsoluteDiff,
+            double maxRelativeDiff) {
+    return Verify(c, refc, amptest_tolerance<T>::comparer(maxAbsoluteDiff, maxRelativeDiff));
+}
+
+// The elements of an array or array_view, copied to the host in row order.
+template <typename T, int N>
+std::vector<T> amptest_host_values(const array<T, N>& src) {
+    std::vector<T> values(src.get_extent().size());
+    copy(src, values.begin());
+    return values;
+}
+
+template <typename T, int N>
+std::vector<T> amptest_host_values(const array_view<T, N>& src) {
+    std::vector<T> values(src.get_extent().size());
+    copy(src, values.begin());
+    return values;
+}
+
+template <typename T, int N>
+std::vector<T> amptest_host_values(const array_view<const T, N>& src) {
+    std::vector<T> values(src.get_extent().size());
+    copy(src, values.begin());
+    return values;
+}
+
+// Whether each expected value minus the actual one is `diff`; reports the
+// first element where it is not.
+template <typename T>
+bool amptest_differ_by(const std::vector<T>& actual, const std::vector<T>& expected, T diff) {
+    if (actual.size() != expected.size()) {
+        std::cout << "Size of actual (" << actual.size() << ") and expected (" << expected.size()
+                  << ") do not match." << std::endl;
+        return false;
+    }
+    for (int i = 0; i < (int)actual.size(); i++) {
+        if (!(expected[i] - actual[i] == diff)) {
+            std::cout << "First mismatch at element " << i << ": actual " << actual[i]
+                      << ", expected " << expected[i] << std::endl;
+            return false;
+        }
+    }
+    return true;
+}
+
+// Whether the data of `actual` and `expected` (arrays, array_views or
+// std::vectors) differ by `diff` in every element, compared on the host.
+template <typename T, int N>
+bool VerifyDataOnCpu(const array<T, N>& actual, const array<T, N>& expected, T diff = 0) {
+    return actual.get_extent() == expected.get_extent() &&
+           amptest_differ_by(amptest_host_values(actual), amptest_host_values(expected), diff);
+}
+
+template <typename T, int N>
+bool VerifyDataOnCpu(const array<T, N>& actual, const array_view<T, N>& expected, T diff = 0) {
+    return actual.get_extent() == expected.get_extent() &&
+           amptest_differ_by(amptest_host_values(actual), amptest_host_values(expected), diff);
+}
+
+template <typename T, int N>
+bool VerifyDataOnCpu(const array_view<T, N>& actual, const array<T, N>& expected, T diff = 0) {
+    return actual.get_extent() == expected.get_extent() &&
+           amptest_differ_by(amptest_host_values(actual), amptest_host_values(expected), diff);
+}
+
+template <typename T, int N>
+bool VerifyDataOnCpu(const array_view<T, N>& actual, const array_view<T, N>& expected, T diff = 0) {
+    return actual.get_extent() == expected.get_extent() &&
+           amptest_differ_by(amptest_host_values(actual), amptest_host_values(expected), diff);
+}
+
+template <typename T, int N>
+bool VerifyDataOnCpu(const array<T, N>& actual, const std::vector<T>& expected, T diff = 0) {
+    return amptest_differ_by(amptest_host_values(actual), expected, diff);
+}
+
+template <typename T, int N>
+bool VerifyDataOnCpu(const array_view<T, N>& actual, const std::vector<T>& expected, T diff = 0) {
+    return amptest_differ_by(amptest_host_values(actual), expected, diff);
+}
+
+template <typename T, int N>
+bool VerifyDataOnCpu(const std::vector<T>& actual, const array<T, N>& expected, T diff = 0) {
+    return amptest_differ_by(actual, amptest_host_values(expected), diff);
+}
+
+template <typename T, int N>
+bool VerifyDataOnCpu(const std::vector<T>& actual, const array_view<T, N>& expected, T diff = 0) {
+    return amptest_differ_by(actual, amptest_host_values(expected), diff);
+}
+
+template <typename T, int N>
+bool VerifyDataOnCpu(const array_view<const T, N>& actual, const std::vector<T>& expected, T diff = 0) {
+    return amptest_differ_by(amptest_host_values(actual), expected, diff);
+}
+
+template <typename T, int N>
+bool VerifyDataOnCpu(const array_view<const T, N>& actual, const array<T, N>& expected, T diff = 0) {
+    return amptest_differ_by(amptest_host_values(actual), amptest_host_values(expected), diff);
+}
+
+template <typename T, int N>
+bool VerifyDataOnCpu(const array_view<const T, N>& actual, const array_view<T, N>& expected, T diff = 0) {
+    return amptest_differ_by(amptest_host_values(actual), amptest_host_values(expected), diff);
+}
+
+// -1 when every element equals `value` (by type_comparer<T>), otherwise
+// the position of the first that does not; reports the wrong elements.
+template <typename T>
+int VerifyAllSameValue(const std::vector<T>& input, const T& value) {
+    type_comparer<T> comparer;
+    int first = -1;
+    int failed = 0;
+    for (int i = 0; i < (int)input.size(); i++) {
+        if (!comparer.are_equal(input[i], value)) {
+            if (first == -1) {
+                first = i;
+            }
+            failed = concurrency::Test::details::count_failure(failed, i, value, input[i]);
+        }
+    }
+    concurrency::Test::details::finish_verify(failed, (int)input.size());
+    return first;
+}
+
+template <typename T, int N>
+int VerifyAllSameValue(const array<T, N>& input, const T& value) {
+    return VerifyAllSameValue(amptest_host_values(input), value);
+}
+
+template <typename T, int N>
+int VerifyAllSameValue(const array_view<T, N>& input, const T& value) {
+    return VerifyAllSameValue(amptest_host_values(input), value);
+}

@@ -1,13 +1,14 @@
-// Reporting verdicts. The library's Log() returns a std::ostream& and its
-// report functions take the tested expression's text as a std::string;
-// the language has neither type yet, so the reports name the verdict only.
+// Logging and reporting verdicts. The library's report functions take the
+// tested expression's text as a std::string; the language has no strings
+// yet, so the reports name the verdict only.
 #pragma once
 
+#include <cstdlib>
 #include <iostream>
 #include <amptest/platform.h>
 #include <amptest/runall.h>
 
-namespace Concurrency {
+namespace concurrency {
 namespace Test {
 
 enum class LogType { Silent = 0, Error = 1, Warning = 2, Info = 3 };
@@ -30,8 +31,24 @@ inline runall_result report_result(int result) {
     return report_result(runall_result(result));
 }
 
+// Ends the test as skipped when `condition` holds.
+inline void skip_if(bool condition) {
+    if (condition) {
+        std::cout << "SKIP_IF: the condition holds; skipping the test." << std::endl;
+        exit(runall_skip);
+    }
+}
+
 } // namespace Test
-} // namespace Concurrency
+} // namespace concurrency
+
+// The stream a test logs to: `Log(LogType::Info, true) << ...`. The
+// library returns a std::ostream& that filters by the message's type; here
+// every message goes to standard output, which the language names only as
+// std::cout.
+#define Log(type, flag) std::cout
+#define LogStream() std::cout
 
 // The library's form also passes the expression's text (#_testExp).
 #define REPORT_RESULT(_testExp) Concurrency::Test::report_result((_testExp))
+#define SKIP_IF(_testExp) Concurrency::Test::skip_if((_testExp))

@@ -8,7 +8,7 @@
 #define DEFAULT_MAX_ABS_DIFF_DBL 0.00000000005
 #define DEFAULT_MAX_REL_DIFF_DBL 0.0001
 
-namespace Concurrency {
+namespace concurrency {
 namespace Test {
 namespace amptest_math {
 
@@ -51,4 +51,4 @@ inline bool are_almost_equal(double v1, double v2, const double max_abs_diff = D
 
 } // namespace amptest_math
 } // namespace Test
-} // namespace Concurrency
+} // namespace concurrency

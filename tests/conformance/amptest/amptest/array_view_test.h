@@ -1,0 +1,261 @@
+// ArrayViewTest<T, N>: an array_view under test together with the values
+// the test expects in it. A test writes through view() and records what
+// it wrote with set_known_value; pass() then checks every recorded value
+// against the data, and sections share the data and the record with the
+// view they were made from.
+#pragma once
+
+#include <amp.h>
+#include <cstdlib>
+#include <iostream>
+#include <vector>
+#include <amptest/restrict.h>
+#include <amptest/runall.h>
+#include <amptest/logging.h>
+#include <amptest/compare.h>
+#include <amptest/coordinates.h>
+#include <amptest.h>
+
+namespace concurrency {
+namespace Test {
+namespace details {
+
+// A random index inside the extent `ex` placed at `origin`.
+template <int rank>
+index<rank> random_index(index<rank> origin, extent<rank> ex) {
+    index<rank> idx;
+    for (int d = 0; d < rank; d++) {
+        idx[d] = origin[d] + rand() % ex[d];
+    }
+    return idx;
+}
+
+// Reading and writing one element from a kernel.
+template <typename value_type, int rank>
+value_type gpu_read(array_view<value_type, rank> src, index<rank> idx) {
+    std::vector<value_type> out(1);
+    array_view<value_type, 1> result(1, out);
+    parallel_for_each(extent<1>(1), [=](index<1>) restrict(amp) { result[0] = src[idx]; });
+    result.synchronize();
+    return out[0];
+}
+
+template <typename value_type, int rank>
+void gpu_write(array_view<value_type, rank> dest, index<rank> idx, value_type value) {
+    parallel_for_each(extent<1>(1), [=](index<1>) restrict(amp) { dest[idx] = value; });
+}
+
+// Checks the recorded values of a whole data set (`known` is 1 where
+// `expected` holds a recorded value) against `data`; reports each wrong
+// element and returns whether there was none.
+template <typename value_type, int data_rank>
+bool check_known_values(array_view<value_type, data_rank> data,
+                        array_view<value_type, data_rank> expected,
+                        array_view<int, data_rank> known) {
+    int size = (int)data.get_extent().size();
+    std::vector<value_type> actual_values(size);
+    std::vector<value_type> expected_values(size);
+    std::vector<int> known_flags(size);
+    copy(data, actual_values.begin());
+    copy(expected, expected_values.begin());
+    copy(known, known_flags.begin());
+    int failed = 0;
+    for (int i = 0; i < size; i++) {
+        if (known_flags[i] != 0 && actual_values[i] != expected_values[i]) {
+            failed++;
+            if (failed <= 20) {
+                std::cout << "Known value at linear position " << i << " is "
+                          << actual_values[i] << ", expected " << expected_values[i] << std::endl;
+            }
+        }
+    }
+    if (failed != 0) {
+        std::cout << failed << " known values differ" << std::endl;
+    }
+    return failed == 0;
+}
+
+} // namespace details
+} // namespace Test
+} // namespace concurrency
+
+// The library declares the templates below in Concurrency::Test; the
+// language finds class templates and templates called with explicit
+// arguments only at file scope yet, so they are declared there.
+
+// An array_view of `ex` holding zeros.
+template <typename value_type, int rank>
+array_view<value_type, rank> amptest_zeroed_view(extent<rank> ex) {
+    array_view<value_type, rank> v(ex);
+    std::vector<value_type> zeros(ex.size(), 0);
+    copy(zeros.begin(), zeros.end(), v);
+    return v;
+}
+
+template <typename _value_type, int _rank = 1, int _data_rank = _rank>
+class ArrayViewTest {
+public:
+    // A view of `ex` zeros.
+    ArrayViewTest(extent<_rank> ex)
+        : _view(amptest_zeroed_view<_value_type, _rank>(ex)),
+          _expected(amptest_zeroed_view<_value_type, _rank>(ex)),
+          _known(amptest_zeroed_view<int, _rank>(ex)),
+          _all_data(_view),
+          _all_expected(_expected),
+          _all_known(_known) {}
+
+    // A view of a copy of `data`.
+    ArrayViewTest(extent<_rank> ex, const std::vector<_value_type>& data)
+        : _view(amptest_zeroed_view<_value_type, _rank>(ex)),
+          _expected(amptest_zeroed_view<_value_type, _rank>(ex)),
+          _known(amptest_zeroed_view<int, _rank>(ex)),
+          _all_data(_view),
+          _all_expected(_expected),
+          _all_known(_known) {
+        copy(data.begin(), data.end(), _view);
+    }
+
+    // A part of another test's data: `view` with the matching parts of the
+    // record, and the whole data set and record.
+    ArrayViewTest(array_view<_value_type, _rank> view, array_view<_value_type, _rank> expected,
+                  array_view<int, _rank> known, array_view<_value_type, _data_rank> all_data,
+                  array_view<_value_type, _data_rank> all_expected,
+                  array_view<int, _data_rank> all_known)
+        : _view(view),
+          _expected(expected),
+          _known(known),
+          _all_data(all_data),
+          _all_expected(all_expected),
+          _all_known(all_known) {}
+
+    array_view<_value_type, _rank>& view() { return _view; }
+
+    ArrayViewTest<_value_type, _rank, _data_rank> section(index<_rank> origin) {
+        return section(_view.section(origin), origin);
+    }
+
+    ArrayViewTest<_value_type, _rank, _data_rank> section(extent<_rank> ex) {
+        return section(_view.section(ex), index<_rank>());
+    }
+
+    ArrayViewTest<_value_type, _rank, _data_rank> section(index<_rank> origin, extent<_rank> ex) {
+        return section(_view.section(origin, ex), origin);
+    }
+
+    // `other` is the section of view() at `origin`.
+    ArrayViewTest<_value_type, _rank, _data_rank> section(array_view<_value_type, _rank> other,
+                                                          index<_rank> origin) {
+        extent<_rank> ex = other.get_extent();
+        return ArrayViewTest<_value_type, _rank, _data_rank>(
+            other, _expected.section(origin, ex), _known.section(origin, ex), _all_data,
+            _all_expected, _all_known);
+    }
+
+    // Writes `value` at `i` and records it.
+    void set_value(index<_rank> i, _value_type value) {
+        set_known_value(i, value);
+        concurrency::Test::details::gpu_write(_view, i, value);
+    }
+
+    // Records that the data holds `value` at `i` (of this view).
+    void set_known_value(index<_rank> i, _value_type value) {
+        _expected[i] = value;
+        _known[i] = 1;
+    }
+
+    // Whether every recorded value is in the data: runall_pass or
+    // runall_fail.
+    int pass() {
+        if (!concurrency::Test::details::check_known_values(_all_data, _all_expected, _all_known)) {
+            return fail();
+        }
+        std::cout << "Pass" << std::endl;
+        return runall_pass;
+    }
+
+    int fail() {
+        std::cout << "Fail" << std::endl;
+        return runall_fail;
+    }
+
+private:
+    array_view<_value_type, _rank> _view;
+    array_view<_value_type, _rank> _expected;
+    array_view<int, _rank> _known;
+    array_view<_value_type, _data_rank> _all_data;
+    array_view<_value_type, _data_rank> _all_expected;
+    array_view<int, _data_rank> _all_known;
+};
+
+// Checks that `section` (made from `original` at `origin`) and `original`
+// see each other's writes, on the host and in kernels.
+template <typename value_type, int rank>
+bool TestSection(ArrayViewTest<value_type, rank>& original, ArrayViewTest<value_type, rank>& section,
+                 index<rank> origin) {
+    type_comparer<value_type> comparer;
+    extent<rank> ex = section.view().get_extent();
+    index<rank> original_on_gpu = concurrency::Test::details::random_index(origin, ex);
+    index<rank> original_on_cpu = concurrency::Test::details::random_index(origin, ex);
+    index<rank> section_on_gpu = concurrency::Test::details::random_index(origin, ex) - origin;
+
+    value_type expected = static_cast<value_type>(rand());
+    original.view()[original_on_cpu] = expected;
+    original.set_known_value(original_on_cpu, expected);
+    value_type actual = section.view()[original_on_cpu - origin];
+    if (!comparer.are_equal(actual, expected)) {
+        std::cout << "Reading the section on the host: " << actual << ", expected " << expected
+                  << std::endl;
+        return false;
+    }
+
+    expected = static_cast<value_type>(rand());
+    concurrency::Test::details::gpu_write(section.view(), section_on_gpu, expected);
+    section.set_known_value(section_on_gpu, expected);
+    actual = original.view()[section_on_gpu + origin];
+    if (!comparer.are_equal(actual, expected)) {
+        std::cout << "Reading the original on the host: " << actual << ", expected " << expected
+                  << std::endl;
+        return false;
+    }
+
+    expected = static_cast<value_type>(rand());
+    concurrency::Test::details::gpu_write(original.view(), original_on_gpu, expected);
+    original.set_known_value(original_on_gpu, expected);
+    actual = concurrency::Test::details::gpu_read(section.view(), original_on_gpu - origin);
+    if (!comparer.are_equal(actual, expected)) {
+        std::cout << "Reading the section in a kernel: " << actual << ", expected " << expected
+                  << std::endl;
+        return false;
+    }
+
+    expected = static_cast<value_type>(rand());
+    section.view()[section_on_gpu] = expected;
+    section.set_known_value(section_on_gpu, expected);
+    actual = concurrency::Test::details::gpu_read(original.view(), section_on_gpu + origin);
+    if (!comparer.are_equal(actual, expected)) {
+        std::cout << "Reading the original in a kernel: " << actual << ", expected " << expected
+                  << std::endl;
+        return false;
+    }
+    return true;
+}
+
+template <typename value_type, int rank>
+bool TestSection(ArrayViewTest<value_type, rank>& original, index<rank> origin) {
+    ArrayViewTest<value_type, rank> section = original.section(origin);
+    return TestSection(original, section, origin);
+}
+
+template <typename value_type, int rank>
+bool TestSection(ArrayViewTest<value_type, rank>& original, index<rank> origin, extent<rank> ex) {
+    ArrayViewTest<value_type, rank> section = original.section(origin, ex);
+    return TestSection(original, section, origin);
+}
+
+template <typename value_type, int rank>
+bool TestSection(ArrayViewTest<value_type, rank>& original, array_view<value_type, rank>& section_view,
+                 index<rank> origin) {
+    ArrayViewTest<value_type, rank> section = original.section(section_view, origin);
+    return TestSection(original, section, origin);
+}
+

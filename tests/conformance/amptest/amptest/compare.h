@@ -1,0 +1,55 @@
+// type_comparer<T>: how the tests decide that a computed value equals the
+// expected one. Exact equality by default; within a tolerance for float
+// and double.
+#pragma once
+
+#include <amptest/restrict.h>
+#include <amptest/math.h>
+
+// The library declares these in Concurrency::Test; the language finds
+// class templates only at file scope yet, so they are declared there and
+// the tests' `using namespace Concurrency::Test;` is not needed to name
+// them.
+template <typename T>
+struct type_comparer {
+    type_comparer() restrict(cpu, amp) {}
+
+    bool are_equal(const T& actual, const T& expected) const restrict(cpu, amp) {
+        return expected == actual;
+    }
+
+    bool isnan(const T&) const restrict(cpu, amp) { return false; }
+};
+
+template <>
+struct type_comparer<float> {
+    float max_abs_diff;
+    float max_rel_diff;
+
+    type_comparer(float abs_diff = DEFAULT_MAX_ABS_DIFF_FLT,
+                  float rel_diff = DEFAULT_MAX_REL_DIFF_FLT) restrict(cpu, amp)
+        : max_abs_diff(abs_diff), max_rel_diff(rel_diff) {}
+
+    bool are_equal(const float& actual, const float& expected) const restrict(cpu, amp) {
+        return Concurrency::Test::amptest_math::are_almost_equal(actual, expected, max_abs_diff, max_rel_diff);
+    }
+
+    bool isnan(float v) const restrict(cpu, amp) { return Concurrency::Test::amptest_math::isnan(v); }
+};
+
+template <>
+struct type_comparer<double> {
+    double max_abs_diff;
+    double max_rel_diff;
+
+    type_comparer(double abs_diff = DEFAULT_MAX_ABS_DIFF_DBL,
+                  double rel_diff = DEFAULT_MAX_REL_DIFF_DBL) restrict(cpu, amp)
+        : max_abs_diff(abs_diff), max_rel_diff(rel_diff) {}
+
+    bool are_equal(const double& actual, const double& expected) const restrict(cpu, amp) {
+        return Concurrency::Test::amptest_math::are_almost_equal(actual, expected, max_abs_diff, max_rel_diff);
+    }
+
+    bool isnan(double v) const restrict(cpu, amp) { return Concurrency::Test::amptest_math::isnan(v); }
+};
+

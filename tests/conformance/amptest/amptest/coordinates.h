@@ -1,0 +1,61 @@
+// Building indices and extents of rank 4 and 5 from their components, and
+// the row-major position of an index in an extent.
+#pragma once
+
+#include <amp.h>
+#include <amptest/restrict.h>
+
+namespace concurrency {
+namespace Test {
+
+inline index<4> make_index(int i0, int i1, int i2, int i3) restrict(cpu, amp) {
+    index<4> idx;
+    idx[0] = i0;
+    idx[1] = i1;
+    idx[2] = i2;
+    idx[3] = i3;
+    return idx;
+}
+
+inline index<5> make_index(int i0, int i1, int i2, int i3, int i4) restrict(cpu, amp) {
+    index<5> idx;
+    idx[0] = i0;
+    idx[1] = i1;
+    idx[2] = i2;
+    idx[3] = i3;
+    idx[4] = i4;
+    return idx;
+}
+
+inline extent<4> make_extent(int e0, int e1, int e2, int e3) restrict(cpu, amp) {
+    extent<4> ext;
+    ext[0] = e0;
+    ext[1] = e1;
+    ext[2] = e2;
+    ext[3] = e3;
+    return ext;
+}
+
+inline extent<5> make_extent(int e0, int e1, int e2, int e3, int e4) restrict(cpu, amp) {
+    extent<5> ext;
+    ext[0] = e0;
+    ext[1] = e1;
+    ext[2] = e2;
+    ext[3] = e3;
+    ext[4] = e4;
+    return ext;
+}
+
+// The position of `idx` when the elements of `ext` are laid out row by
+// row (the last component varies fastest).
+template <int rank>
+unsigned int flatten(index<rank> idx, extent<rank> ext) restrict(cpu, amp) {
+    int result = idx[0];
+    for (int i = 1; i < rank; i++) {
+        result = result * ext[i] + idx[i];
+    }
+    return (unsigned int)result;
+}
+
+} // namespace Test
+} // namespace concurrency
