@@ -69,6 +69,11 @@ impl Marshalled {
             .iter()
             .position(|h| matches!(h, Home::Storage { storage: s, .. } if Rc::ptr_eq(s, storage)))
         {
+            // One storage reached twice (a vector and a view over it): the
+            // buffer goes back if either writes it.
+            if written && let Some(Home::Storage { written: w, .. }) = self.homes.get_mut(i) {
+                *w = true;
+            }
             return (self.buffers[i].elem == *elem).then_some(i);
         }
         let (buffer, taken, dirty) = match storage.take_device() {
