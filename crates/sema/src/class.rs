@@ -42,6 +42,8 @@ pub struct ClassInfo {
     pub access: Vec<Access>,
     /// Default member initialisers, parallel to the fields.
     pub default_inits: Vec<Option<ast::Init>>,
+    /// Which fields are declared `const`, parallel to the fields.
+    pub const_fields: Vec<bool>,
     /// Member functions by name (`operator+` for operators), static ones included.
     pub methods: HashMap<String, Vec<FuncId>>,
     /// The access of each member function and constructor.
@@ -78,6 +80,8 @@ pub struct Layout {
     pub access: Vec<Access>,
     /// Default member initialisers, bases included (always `None`).
     pub default_inits: Vec<Option<ast::Init>>,
+    /// Which fields are `const`, bases included (never).
+    pub const_fields: Vec<bool>,
     /// Static data member declarations with their access.
     pub statics: Vec<(ast::Decl, Access)>,
 }
@@ -136,6 +140,7 @@ pub fn declare_class(
         bases: layout.bases,
         access: layout.access,
         default_inits: layout.default_inits,
+        const_fields: layout.const_fields,
         static_consts: (*consts).clone(),
         ..ClassInfo::default()
     };
@@ -811,6 +816,40 @@ impl Checker {
             }
         }
         out
+    }
+
+    /// The name of a `const` data member of class `id` (at any depth, bases
+    /// and members included), if it has one: such an object cannot be
+    /// assigned as a whole.
+    pub fn const_member(&self, id: StructId) -> Option<String> {
+        self.const_member_depth(id, 0)
+    }
+
+    fn const_member_depth(&self, id: StructId, depth: u32) -> Option<String> {
+        if depth > 64 {
+            return None;
+        }
+        let def = self.program.get_struct(id)?;
+        let consts = self
+            .classes
+            .get(&id)
+            .map(|c| c.const_fields.clone())
+            .unwrap_or_default();
+        for (i, (name, t)) in def.fields.iter().enumerate() {
+            if consts.get(i).copied().unwrap_or(false) {
+                return Some(name.clone());
+            }
+            let mut t = t;
+            while let Type::CArray(inner, _) = t {
+                t = inner;
+            }
+            if let Type::Struct(m) = t
+                && let Some(n) = self.const_member_depth(*m, depth + 1)
+            {
+                return Some(n);
+            }
+        }
+        None
     }
 
     /// True when `derived` is `base` or derives from it.

@@ -118,6 +118,7 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
                 layout.bases.push(b);
                 layout.access.push(base.access);
                 layout.default_inits.push(None);
+                layout.const_fields.push(false);
             }
             None => ck.error(
                 codes::E0200,
@@ -186,6 +187,9 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
             fields.push((name.name.clone(), ty));
             layout.access.push(access);
             layout.default_inits.push(d.init.clone());
+            layout
+                .const_fields
+                .push(crate::types::object_const(&decl.specs, &d.modifiers));
         }
     }
     let id = StructId(ck.program.structs.len() as u32);

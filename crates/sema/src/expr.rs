@@ -805,9 +805,27 @@ impl FnCx<'_> {
                     )
                 })
             }
-            ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => {
+            ExprKind::Field { base, field } => {
+                if let Type::Struct(id) = &base.ty
+                    && let Some(info) = self.ck.classes.get(id)
+                    && info
+                        .const_fields
+                        .get(*field as usize)
+                        .copied()
+                        .unwrap_or(false)
+                {
+                    let name = self
+                        .ck
+                        .program
+                        .get_struct(*id)
+                        .and_then(|s| s.fields.get(*field as usize))
+                        .map(|f| f.0.clone())
+                        .unwrap_or_default();
+                    return Some((format!("member `{name}` is const"), None));
+                }
                 self.read_only_reason(base)
             }
+            ExprKind::Element { base, .. } => self.read_only_reason(base),
             ExprKind::Deref(ptr) => match &ptr.ty {
                 Type::Ptr { is_const: true, .. } => {
                     Some(("it is reached through a pointer to `const`".into(), None))
@@ -854,6 +872,24 @@ impl FnCx<'_> {
                 || self.ck.functions.contains_key(&format!("operator{symbol}"));
             if op.is_some() || declared {
                 return self.class_operator(&symbol, vec![target, value], span);
+            }
+            if op.is_none()
+                && let Some(member) = self.ck.const_member(id)
+            {
+                let shown = self.ck.show(&target.ty);
+                self.ck.report(
+                    Diagnostic::error(
+                        codes::E0205,
+                        span,
+                        format!("a `{shown}` cannot be assigned: its member `{member}` is const"),
+                    )
+                    .with_label("assignment of the whole object")
+                    .with_msvc("C2582")
+                    .with_help(
+                        "assign the other members one by one, or drop `const` from the member",
+                    ),
+                );
+                return error_expr(span);
             }
             if self.ck.assignment_runs_code(id) {
                 let shown = self.ck.show(&target.ty);

@@ -379,6 +379,18 @@ fn resolve_args(
     for a in args {
         match a {
             TemplateArg::Type(t) => {
+                // The typed program has no `const` types: an instance over
+                // `const int` would lose what makes its members read-only.
+                if t.specs.is_const && t.modifiers.pointers == 0 && t.modifiers.reference == 0 {
+                    ck.error(
+                        codes::E0211,
+                        t.span,
+                        "`const` template arguments of user templates are not supported yet",
+                        "`const` type argument",
+                        "pass the type without `const` and keep the object `const` where it is declared",
+                    );
+                    return None;
+                }
                 // `N` written where a value is expected parses as a type name
                 // when it names a type; otherwise it is a value.
                 let d = crate::types::resolve_type_name(ck, t, consts);
