@@ -569,7 +569,10 @@ impl Flat<'_> {
     fn base(&mut self, ty: &mut BaseType) {
         match ty {
             BaseType::Named(path) => self.path(path),
-            BaseType::Template { args, .. } => {
+            BaseType::Template { path, args } => {
+                // A class template declared in a namespace is named like
+                // any entity there.
+                self.path(path);
                 for a in args {
                     match a {
                         TemplateArg::Type(t) => self.specs(&mut t.specs),

@@ -758,6 +758,17 @@ impl FnCx<'_> {
             if explicit.len() > def.params.len() {
                 continue;
             }
+            // A template whose function cannot take this many arguments is
+            // not a candidate: it is not instantiated (C++'s SFINAE-free
+            // arity check comes first).
+            let required = f
+                .params
+                .iter()
+                .filter(|p| p.declarator.init.is_none())
+                .count();
+            if args.len() > f.params.len() || args.len() < required {
+                continue;
+            }
             let mut bound: HashMap<String, TArg> = HashMap::new();
             let mut given = Vec::new();
             for (p, a) in def.params.iter().zip(&explicit) {
