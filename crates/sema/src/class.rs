@@ -155,10 +155,57 @@ pub fn declare_class(
         }
     }
     check_destructor_restriction(ck, id);
+    // In a class-template instance, a member's body is checked when it is
+    // first called (see `template::ensure_body`).
+    let declaring = ck.templates.declaring.take();
     for (fid, f) in declared {
-        if f.body.is_some() {
-            lower_method(ck, id, fid, f);
+        if f.body.is_none() {
+            continue;
         }
+        match &declaring {
+            Some((def, args, instance)) => {
+                let plain = match &def.item.kind {
+                    ast::ItemKind::Struct(s) => s.name.name.clone(),
+                    _ => String::new(),
+                };
+                ck.templates.lazy.insert(
+                    fid,
+                    crate::template::LazyMember {
+                        def: def.clone(),
+                        args: args.clone(),
+                        instance: instance.clone(),
+                        plain,
+                        class: id,
+                        function: f.clone(),
+                        out_of_class: false,
+                    },
+                );
+            }
+            None => lower_method(ck, id, fid, f),
+        }
+    }
+}
+
+/// Checks member `fid`'s body now (a class-template instance's member, on
+/// its first call).
+pub fn lower_method_now(ck: &mut Checker, id: StructId, fid: FuncId, f: &ast::Function) {
+    lower_method(ck, id, fid, f);
+}
+
+/// The member function of class `id` that the out-of-class definition `f`
+/// defines, if it is declared there.
+pub fn matching_member(ck: &mut Checker, id: StructId, f: &ast::Function) -> Option<FuncId> {
+    let info = ck.classes.get(&id)?;
+    let candidates: Vec<FuncId> = match &f.method.special {
+        ast::Special::Constructor(_) => info.ctors.clone(),
+        ast::Special::Destructor => info.dtor.into_iter().collect(),
+        ast::Special::None => info.methods.get(&f.name.name).cloned().unwrap_or_default(),
+    };
+    // Parameter types need the template's bindings; with one candidate the
+    // name decides, otherwise the definition is checked at once.
+    match candidates.as_slice() {
+        [one] => Some(*one),
+        _ => None,
     }
 }
 

@@ -69,9 +69,63 @@ pub struct Templates {
     pub class_instances: HashMap<String, Vec<(String, Vec<TArg>)>>,
     /// Explicit specialisations of class templates, by name and arguments.
     pub class_specs: HashMap<(String, Vec<TArg>), Rc<TemplateDef>>,
+    /// The class-template instance being declared: its template, arguments
+    /// and name. Its member functions' bodies are checked when first called
+    /// (C++ instantiates a member only when it is used).
+    pub declaring: Option<(Rc<TemplateDef>, Vec<TArg>, String)>,
+    /// Member functions of class-template instances whose bodies are not
+    /// checked yet, with what checking them needs.
+    pub lazy: HashMap<FuncId, LazyMember>,
     /// Explicit specialisations of function templates, by the template
     /// (name, position) and arguments.
     pub function_specs: HashMap<(String, usize, Vec<TArg>), Rc<TemplateDef>>,
+}
+
+/// A member function of a class-template instance, checked on first use.
+#[derive(Debug, Clone)]
+pub struct LazyMember {
+    /// The template (class or out-of-class member definition) it comes from.
+    pub def: Rc<TemplateDef>,
+    /// The instance's arguments.
+    pub args: Vec<TArg>,
+    /// The instance's name (`Stack<int, 8>`).
+    pub instance: String,
+    /// The class's plain name (`Stack`), which names the instance inside it.
+    pub plain: String,
+    /// The instance's struct.
+    pub class: StructId,
+    /// The member's definition, its class already named as the instance.
+    pub function: ast::Function,
+    /// Defined outside the class (`Stack<T>::pop`) rather than in it.
+    pub out_of_class: bool,
+}
+
+/// Checks the body of `id` now, if it is a member function of a
+/// class-template instance not yet checked.
+pub fn ensure_body(ck: &mut Checker, id: FuncId, use_span: Span) {
+    let Some(lazy) = ck.templates.lazy.remove(&id) else {
+        return;
+    };
+    if too_deep(ck, use_span) {
+        return;
+    }
+    let LazyMember {
+        def,
+        args,
+        instance,
+        plain,
+        class,
+        function,
+        out_of_class,
+    } = lazy;
+    with_bindings(ck, &def, &args, &instance, use_span, |ck| {
+        ck.templates.injected = Some((plain, instance.clone()));
+        if out_of_class {
+            crate::class::define_out_of_class(ck, &function);
+        } else {
+            crate::class::lower_method_now(ck, class, id, &function);
+        }
+    });
 }
 
 /// Registers `template <...> item`.
@@ -165,11 +219,36 @@ fn define_member(
         c.name = instance.to_string();
     }
     f.class_args = None;
-    let inst = instance.to_string();
-    with_bindings(ck, def, args, instance, use_span, |ck| {
-        ck.templates.injected = Some((plain, inst));
-        crate::class::define_out_of_class(ck, &f);
-    });
+    // The member's declaration in the instance: its body waits for a call.
+    let id = ck.structs.get(instance).copied();
+    let declared = id.and_then(|id| crate::class::matching_member(ck, id, &f));
+    match (id, declared) {
+        (Some(class), Some(fid)) => {
+            ck.templates.lazy.insert(
+                fid,
+                LazyMember {
+                    def: Rc::new(TemplateDef {
+                        params: def.params.clone(),
+                        item: def.item.clone(),
+                        usings: def.usings.clone(),
+                    }),
+                    args: args.to_vec(),
+                    instance: instance.to_string(),
+                    plain,
+                    class,
+                    function: f,
+                    out_of_class: true,
+                },
+            );
+        }
+        _ => {
+            let inst = instance.to_string();
+            with_bindings(ck, def, args, instance, use_span, |ck| {
+                ck.templates.injected = Some((plain, inst));
+                crate::class::define_out_of_class(ck, &f);
+            });
+        }
+    }
 }
 
 /// `template <> item`: an explicit specialisation of a template declared
@@ -530,9 +609,12 @@ pub fn instantiate_class(
     s.specialization = None;
     let span = def.item.span;
     let inst = instance.clone();
+    let declaring = (def.clone(), args.clone(), instance.clone());
     with_bindings(ck, &def, &args, &instance, path.span, |ck| {
         ck.templates.injected = Some((name.clone(), inst));
+        let saved = ck.templates.declaring.replace(declaring);
         crate::declare::declare_struct(ck, &s, span);
+        ck.templates.declaring = saved;
     });
     let Some(&id) = ck.structs.get(&instance) else {
         return Type::Error;
