@@ -258,9 +258,13 @@ fn declare_static_data(ck: &mut Checker, info: &mut ClassInfo, decl: &ast::Decl,
     for d in &decl.declarators {
         let Some(name) = &d.name else { continue };
         // Without a value in the class (and not `inline`), C++ wants one
-        // definition outside it, which gives the value.
+        // definition outside it, which gives the value (and which a `const`
+        // member needs: until then it is declared as a variable).
+        let mut member_specs = specs.clone();
         if d.init.is_none() && !decl.specs.is_inline {
             info.undefined_statics.insert(name.name.clone());
+            member_specs.is_const = false;
+            member_specs.is_constexpr = false;
         }
         let mut renamed = d.clone();
         let qualified = format!("{}::{}", info.name, name.name);
@@ -268,7 +272,7 @@ fn declare_static_data(ck: &mut Checker, info: &mut ClassInfo, decl: &ast::Decl,
             name: qualified.clone(),
             span: name.span,
         });
-        crate::declare::declare_globals(ck, &specs, std::slice::from_ref(&renamed));
+        crate::declare::declare_globals(ck, &member_specs, std::slice::from_ref(&renamed));
         if let Some(&gid) = ck.globals.get(&qualified) {
             info.static_data.insert(name.name.clone(), (gid, access));
         }
@@ -612,6 +616,7 @@ pub fn define_static_data(ck: &mut Checker, specs: &ast::DeclSpecs, d: &ast::Dec
         }
         if let Some(target) = ck.program.globals.get_mut(old.0 as usize) {
             target.init = g.init;
+            target.is_const |= g.is_const;
         }
     }
 }

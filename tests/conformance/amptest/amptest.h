@@ -11,3 +11,4 @@
 #include <amptest/compare.h>
 #include <amptest/amp.compare.h>
 #include <amptest/data.h>
+#include <amptest/device.h>
