@@ -64,11 +64,22 @@ impl Machine<'_> {
 
     /// `try { body } catch ...`.
     pub(crate) fn exec_try(&mut self, body: &Block, handlers: &[Handler]) -> Res<Flow> {
-        let stop = match self.exec_block(body) {
+        let mut stop = match self.exec_block(body) {
             Ok(flow) => return Ok(flow),
             Err(stop) if stop.code == codes::R0022 || stop.exception.is_some() => stop,
+            // A library operation given an argument it cannot take: C++ AMP
+            // throws `runtime_exception` for these on the host.
+            Err(stop) if stop.code == codes::R0007 && !self.in_kernel => stop,
             Err(other) => return Err(other),
         };
+        if stop.code == codes::R0007 && stop.exception.is_none() {
+            let what = stop.message.clone();
+            stop.exception = Some(tessera_runtime::LibraryException {
+                class: "runtime_exception",
+                what,
+                code: 0x8007_0057,
+            });
+        }
         let thrown = match &stop.exception {
             Some(e) => self.library_exception(e),
             None => self.exceptions.in_flight.take(),

@@ -328,6 +328,12 @@ impl Machine<'_> {
                     ),
                 )
                 .with_label("section out of bounds")
+                .with_exception(tessera_runtime::LibraryException {
+                    class: "runtime_exception",
+                    what: "concurrency::array_view::section: the section does not fit in the view"
+                        .into(),
+                    code: 0x8007_0057,
+                })
                 .into());
         }
         let offset = view.offset
