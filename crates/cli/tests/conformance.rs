@@ -27,7 +27,10 @@
 //! limit) and counts as *pass*, *fail* or *skip* by its exit status (0, 1,
 //! 2: the suite's `runall_result`), *error* (a run-time error, status 3),
 //! *crashed* (no status, or another one), or *disagree* when the engines'
-//! stdout or status differ; a test that `test.conf` marks `compile_only` is
+//! stdout or status differ; a test that `test.conf` parameterises with
+//! `definitions` is checked and run once, with its first definition set as
+//! `#define`s at the top of a copy under `target/conformance/`; a test that
+//! `test.conf` marks `compile_only` is
 //! not run. The project's `amptest` shim (`tests/conformance/amptest`) is
 //! passed with `-I`. The report goes to standard output and to
 //! `target/conformance/report.txt`, and a fuller one (per folder, and why
@@ -82,6 +85,63 @@ struct Case {
     expects: Option<BTreeSet<String>>,
     /// Its `test.conf` marks it `compile_only`: checked, never run.
     compile_only: bool,
+    /// Folders to search for its headers besides the shim's: a test made
+    /// from a parameterised one (below) keeps finding its own.
+    extra_includes: Vec<PathBuf>,
+}
+
+/// The first set of `definitions` in a `test.conf` (`'DATA_TYPE' => 'int'`),
+/// which the suite's harness passes as `-D` when it compiles the test.
+fn definitions(conf: &str) -> Vec<(String, String)> {
+    let Some(start) = conf.find("'definitions'") else {
+        return Vec::new();
+    };
+    let rest = &conf[start..];
+    let (Some(open), Some(close)) = (rest.find('{'), rest.find('}')) else {
+        return Vec::new();
+    };
+    if close < open {
+        return Vec::new();
+    }
+    rest[open + 1..close]
+        .split(',')
+        .filter_map(|pair| {
+            let (k, v) = pair.split_once("=>")?;
+            let k = k.trim().trim_matches('\'');
+            let v = v.trim().trim_matches('\'');
+            (!k.is_empty()).then(|| (k.to_string(), v.to_string()))
+        })
+        .collect()
+}
+
+/// For a test that `test.conf` parameterises, a copy under `target/` that
+/// starts with its first definition set as `#define`s (the suite is data
+/// that stays where it is); `None` for the others.
+fn parameterised_copy(file: &Path, dir: &str) -> Option<PathBuf> {
+    // The `test.conf` of the test's folder, or of the folder around it
+    // (shared by a group of tests).
+    let conf = file
+        .ancestors()
+        .skip(1)
+        .take(2)
+        .find_map(|d| std::fs::read_to_string(d.join("test.conf")).ok())?;
+    let defs = definitions(&conf);
+    if defs.is_empty() {
+        return None;
+    }
+    let text = std::fs::read_to_string(file).ok()?;
+    let mut out = String::new();
+    for (k, v) in &defs {
+        out.push_str(&format!("#define {k} {v}\n"));
+    }
+    out.push_str(&text);
+    let target = workspace()
+        .join("target/conformance/parameterised")
+        .join(dir);
+    std::fs::create_dir_all(&target).ok()?;
+    let copy = target.join("test.cpp");
+    std::fs::write(&copy, out).ok()?;
+    Some(copy)
 }
 
 /// How the runs of an accepted runnable test ended.
@@ -168,11 +228,19 @@ fn cases(root: &Path) -> Vec<Case> {
                         l.starts_with("'compile_only'=>1")
                     })
                 });
+            let (file, extra_includes) = match parameterised_copy(&file, &dir) {
+                Some(copy) => {
+                    let home = file.parent().map(Path::to_path_buf).unwrap_or_default();
+                    (copy, vec![home])
+                }
+                None => (file, Vec::new()),
+            };
             Case {
                 dir,
                 file,
                 expects,
                 compile_only,
+                extra_includes,
             }
         })
         .collect()
@@ -196,7 +264,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 fn judge(bin: &Path, includes: &[PathBuf], case: &Case) -> Outcome {
     let mut command = Command::new(bin);
     command.args(["--color", "never", "check", "--format", "json"]);
-    for dir in includes {
+    for dir in includes.iter().chain(&case.extra_includes) {
         command.arg("-I").arg(dir);
     }
     command.arg(&case.file);
@@ -272,7 +340,7 @@ fn run_both(bin: &Path, includes: &[PathBuf], case: &Case) -> Run {
         command.args(["--color", "never", "run", "--engine", engine]);
         command.args(["--timeout", &RUN_TIMEOUT_SECS.to_string()]);
         command.args(["--max-memory", RUN_MAX_MEMORY]);
-        for dir in includes {
+        for dir in includes.iter().chain(&case.extra_includes) {
             command.arg("-I").arg(dir);
         }
         command.arg(&case.file);

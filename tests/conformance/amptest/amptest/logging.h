@@ -48,6 +48,8 @@ inline void skip_if(bool condition) {
 // std::cout.
 #define Log(type, flag) std::cout
 #define LogStream() std::cout
+// The wide stream, for wide strings such as an accelerator's description.
+#define WLog(type, flag) std::wcout
 
 // The library's form also passes the expression's text (#_testExp).
 #define REPORT_RESULT(_testExp) Concurrency::Test::report_result((_testExp))
