@@ -3,6 +3,13 @@
 #pragma once
 
 #include <amp.h>
+// The standard headers the library's own headers bring in, which tests rely
+// on without including them.
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <vector>
+#include <algorithm>
 #include <amptest/platform.h>
 #include <amptest/restrict.h>
 #include <amptest/runall.h>

@@ -64,7 +64,12 @@ const STDLIB: &[(&str, &str)] = &[
     ("RAND_MAX", "2147483647"),
     ("EXIT_SUCCESS", "0"),
     ("EXIT_FAILURE", "1"),
+    ("NULL", "0"),
 ];
+
+/// `NULL`, which `<cstddef>`, `<cstdio>` and `<cstring>` define too: a null
+/// pointer constant (`0`, as MSVC defines it).
+const NULL_ONLY: &[(&str, &str)] = &[("NULL", "0")];
 
 /// The macros `header` defines.
 fn of(header: &str) -> &'static [(&'static str, &'static str)] {
@@ -72,6 +77,7 @@ fn of(header: &str) -> &'static [(&'static str, &'static str)] {
         "climits" | "limits.h" => LIMITS,
         "cfloat" | "float.h" => FLOATS,
         "cstdlib" | "stdlib.h" => STDLIB,
+        "cstddef" | "stddef.h" | "cstdio" | "stdio.h" | "cstring" | "string.h" => NULL_ONLY,
         _ => &[],
     }
 }
