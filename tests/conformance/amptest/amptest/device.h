@@ -111,6 +111,11 @@ inline bool get_device(accelerator& device, device_flags required_flags) {
     return true;
 }
 
+inline bool get_device(Device required_device, accelerator& device) {
+    device_flags flags = {required_device.bits};
+    return get_device(device, flags);
+}
+
 template <typename T>
 inline accelerator require_device_for(device_flags required_flags, bool full_double_support) {
     return require_device(required_flags);
