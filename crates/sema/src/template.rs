@@ -858,7 +858,16 @@ impl FnCx<'_> {
                 given.push(p.name().name.clone());
             }
             let deduced = f.params.iter().zip(&args).all(|(p, a)| {
-                a.ty.is_error() || deduce(self.ck, def, &p.specs, &a.ty, &mut bound, &given)
+                // `T*` against an `int*` (or an `int[4]`, which decays)
+                // deduces `T` from the pointee.
+                let mut ty = &a.ty;
+                for _ in 0..p.declarator.modifiers.pointers {
+                    ty = match ty {
+                        Type::Ptr { elem, .. } | Type::CArray(elem, _) => elem,
+                        _ => return false,
+                    };
+                }
+                a.ty.is_error() || deduce(self.ck, def, &p.specs, ty, &mut bound, &given)
             });
             if !deduced {
                 continue;

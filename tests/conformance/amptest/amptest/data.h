@@ -71,3 +71,15 @@ void Fill(std::vector<T>& arr) {
     Fill<T>(arr, amptest_fill_range<T>::default_min(), amptest_fill_range<T>::default_max());
 }
 
+// C arrays and what pointers point to: `size` elements from `arr`.
+template <typename T>
+void Fill(T* arr, size_t size, T min, T max) {
+    for (size_t i = 0; i < size; i++) {
+        arr[i] = amptest_fill_range<T>::random_value(min, max);
+    }
+}
+
+template <typename T>
+void Fill(T* arr, size_t size) {
+    Fill<T>(arr, size, amptest_fill_range<T>::default_min(), amptest_fill_range<T>::default_max());
+}
