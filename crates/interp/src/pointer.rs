@@ -504,6 +504,22 @@ impl Machine<'_> {
                 target: Target::Storage(s),
                 offset: 0,
             }))),
+            // An `array`'s or rank-1 view's `data()`: its first element.
+            Value::View(view) => match &view.data {
+                crate::value::ViewData::Storage(s) => Ok(Value::Ptr(Rc::new(Pointer {
+                    target: Target::Storage(Rc::clone(s)),
+                    offset: view.offset as i64,
+                }))),
+                crate::value::ViewData::Place(_) => Err(self
+                    .error(
+                        codes::R0007,
+                        arg.span,
+                        "`data()` of a view over a C array is not supported yet",
+                    )
+                    .with_label("a view over a C array")
+                    .with_help("take the address of the array's first element instead: `&arr[0]`")
+                    .into()),
+            },
             _ => Ok(Pointer::null()),
         }
     }

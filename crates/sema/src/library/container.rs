@@ -330,6 +330,25 @@ pub(super) fn method(
             )
         }
         "section" => section(cx, base, args, span),
+        // `data()`: a pointer to the first element; an `array_view` has it
+        // at rank 1 only (its elements are contiguous then).
+        "data" if v.array || v.rank == 1 => {
+            if !arity(cx, &what, &args, 0, "no arguments", span) {
+                return error_expr(span);
+            }
+            let is_const = matches!(
+                base.ty,
+                Type::ArrayView {
+                    read_only: true,
+                    ..
+                }
+            ) || cx.read_only_reason(&base).is_some() && v.array;
+            let ty = Type::Ptr {
+                elem: Box::new(v.elem.clone()),
+                is_const,
+            };
+            intrinsic(Intrinsic::VectorData, vec![base], ty, span)
+        }
         "get_ref" => {
             if !arity(cx, &what, &args, 1, "an index", span) {
                 return error_expr(span);
