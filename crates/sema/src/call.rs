@@ -368,25 +368,11 @@ impl FnCx<'_> {
                 })
             })
             .collect();
-        // Overloads of different arities that a call with defaults fits
-        // alike need C++'s overload ranking; refuse rather than guess.
-        let arities: Vec<u32> = candidates
-            .iter()
-            .filter_map(|id| self.ck.program.get_function(*id).map(|f| f.params))
-            .collect();
-        if arities.iter().any(|n| Some(n) != arities.first()) {
-            self.ck.error(
-                codes::E0211,
-                span,
-                format!(
-                    "this call fits overloads of `{}` with different numbers of parameters through default arguments; choosing between them is not supported yet",
-                    path.text()
-                ),
-                "several overloads fit",
-                "pass every argument, or give the functions different names",
-            );
-            return error_expr(span);
-        }
+        // Overloads of different arities that the call fits through default
+        // arguments are ranked on the arguments written only, as C++ does
+        // (their parameter lists are cut to the call's length): `f(int, int
+        // = 0)` against `f(double)` for `f(1)` picks the first, against
+        // `f(int)` it is ambiguous.
         let Some(&first) = candidates.first() else {
             let f = ids.first().and_then(|id| self.ck.program.get_function(*id));
             let (n, decl) = f.map_or((0, span), |f| (f.params, f.span));
