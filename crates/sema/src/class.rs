@@ -50,6 +50,9 @@ pub struct ClassInfo {
     pub method_access: HashMap<FuncId, Access>,
     /// Static member functions.
     pub statics: HashSet<FuncId>,
+    /// Conversion functions (`operator float()`), with whether each is
+    /// `explicit`.
+    pub conversions: Vec<(FuncId, bool)>,
     /// Members declared `= delete`.
     pub deleted: HashSet<FuncId>,
     /// Constructors the class declares.
@@ -450,6 +453,9 @@ fn declare_method(
         ast::Special::None => {
             if is_static {
                 class.statics.insert(fid);
+            }
+            if f.name.name.starts_with("operator ") {
+                class.conversions.push((fid, f.method.is_explicit));
             }
             class
                 .methods
@@ -1751,6 +1757,65 @@ impl FnCx<'_> {
             span,
         };
         Ok(self.call_user(&path, &all, operands, span, true))
+    }
+
+    /// `e`, a class object, converted to `to` by one of its class's
+    /// conversion functions: one returning `to` itself, or else a scalar
+    /// that converts to a scalar `to`. `explicit` ones only where the
+    /// conversion is written (a cast, a condition). `Err(e)` when none fits.
+    pub(crate) fn user_conversion(
+        &mut self,
+        e: Expr,
+        to: &Type,
+        explicit_ok: bool,
+    ) -> Result<Expr, Expr> {
+        let Type::Struct(id) = e.ty else {
+            return Err(e);
+        };
+        let conversions: Vec<FuncId> = self
+            .ck
+            .classes
+            .get(&id)
+            .map(|c| {
+                c.conversions
+                    .iter()
+                    .filter(|(_, explicit)| explicit_ok || !explicit)
+                    .map(|(f, _)| *f)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let ret_of = |ck: &Checker, f: FuncId| ck.program.get_function(f).map(|f| f.ret.clone());
+        let exact = conversions
+            .iter()
+            .copied()
+            .find(|f| ret_of(self.ck, *f).as_ref() == Some(to));
+        let scalar = conversions.iter().copied().find(|f| {
+            matches!(ret_of(self.ck, *f), Some(Type::Scalar(_))) && matches!(to, Type::Scalar(_))
+        });
+        let Some(chosen) = exact.or(scalar) else {
+            return Err(e);
+        };
+        let name = self
+            .ck
+            .program
+            .get_function(chosen)
+            .map(|f| f.name.clone())
+            .unwrap_or_default();
+        let short = name.rsplit("::").next().unwrap_or(&name).to_string();
+        let class = self
+            .ck
+            .classes
+            .get(&id)
+            .map(|c| c.name.clone())
+            .unwrap_or_default();
+        let span = e.span;
+        let call = self.call_members(Some(e), id, &class, &short, &[chosen], Vec::new(), span);
+        match (&call.ty, to) {
+            (Type::Scalar(_), Type::Scalar(t)) if call.ty != *to => {
+                Ok(self.convert_scalar(call, *t))
+            }
+            _ => Ok(call),
+        }
     }
 
     /// `parallel_for_each(domain, f)` with a function object `f`: a kernel

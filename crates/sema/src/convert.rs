@@ -69,6 +69,14 @@ impl FnCx<'_> {
             Ok(done) => return done,
             Err(e) => e,
         };
+        // A class object with a conversion function: `float f = meters;`.
+        let e = match to {
+            Type::Struct(_) => e,
+            _ => match self.user_conversion(e, to, false) {
+                Ok(done) => return done,
+                Err(e) => e,
+            },
+        };
         // A class with a converting constructor: `Result r = 3;`,
         // `return failure_code;` from a function returning the class.
         if let Type::Struct(id) = to
@@ -165,6 +173,12 @@ impl FnCx<'_> {
     /// Converts a condition to `bool` (scalars only).
     pub fn condition(&mut self, e: Expr) -> Expr {
         self.ck.check_not_scoped(e.span);
+        // A class object with `(explicit) operator bool()` or another
+        // conversion to a scalar.
+        let e = match self.user_conversion(e, &Type::BOOL, true) {
+            Ok(done) => return done,
+            Err(e) => e,
+        };
         match e.ty {
             Type::Scalar(_) => self.convert_scalar(e, Scalar::Bool),
             Type::Ptr { .. } | Type::Null => {

@@ -331,6 +331,26 @@ impl FnCx<'_> {
         }
     }
 
+    /// A class object converted to the scalar its (non-explicit) conversion
+    /// function gives, for a built-in operator; anything else unchanged.
+    fn to_scalar(&mut self, e: Expr) -> Expr {
+        let Type::Struct(id) = e.ty else { return e };
+        let target = self.ck.classes.get(&id).and_then(|c| {
+            c.conversions.iter().find_map(|(f, explicit)| {
+                (!explicit)
+                    .then(|| self.ck.program.get_function(*f))
+                    .flatten()
+                    .and_then(|f| matches!(f.ret, Type::Scalar(_)).then(|| f.ret.clone()))
+            })
+        });
+        match target {
+            Some(t) => match self.user_conversion(e, &t, false) {
+                Ok(done) | Err(done) => done,
+            },
+            None => e,
+        }
+    }
+
     /// `a @ b` on a class object: its `operator@`, or an error naming the
     /// operands when the class has none.
     pub(crate) fn class_operator(&mut self, symbol: &str, operands: Vec<Expr>, span: Span) -> Expr {
@@ -550,9 +570,18 @@ impl FnCx<'_> {
             }
             U::Not => {
                 let e = self.expr(operand);
-                if let Type::Struct(_) = e.ty {
-                    return self.class_operator("!", vec![e], span);
-                }
+                let e = if let Type::Struct(_) = e.ty {
+                    match self.user_operator("!", vec![e], span) {
+                        Ok(call) => return call,
+                        // `!x` of a class with a conversion to `bool`.
+                        Err(mut operands) => match operands.pop() {
+                            Some(e) => e,
+                            None => return error_expr(span),
+                        },
+                    }
+                } else {
+                    e
+                };
                 let e = self.condition(e);
                 mk(
                     ExprKind::Unary {
@@ -736,9 +765,26 @@ impl FnCx<'_> {
             _ => {
                 let l = self.expr(lhs);
                 let r = self.expr(rhs);
-                if matches!(l.ty, Type::Struct(_)) || matches!(r.ty, Type::Struct(_)) {
-                    return self.class_operator(op.symbol(), vec![l, r], span);
-                }
+                let (l, r) = if matches!(l.ty, Type::Struct(_)) || matches!(r.ty, Type::Struct(_)) {
+                    match self.user_operator(op.symbol(), vec![l, r], span) {
+                        Ok(call) => return call,
+                        // No `operator@`: C++'s built-in operator, reached
+                        // through the operands' conversion functions.
+                        Err(mut operands) => {
+                            let (Some(r), Some(l)) = (operands.pop(), operands.pop()) else {
+                                return error_expr(span);
+                            };
+                            let l = self.to_scalar(l);
+                            let r = self.to_scalar(r);
+                            if matches!(l.ty, Type::Struct(_)) || matches!(r.ty, Type::Struct(_)) {
+                                return self.class_operator(op.symbol(), vec![l, r], span);
+                            }
+                            (l, r)
+                        }
+                    }
+                } else {
+                    (l, r)
+                };
                 let (l, r) = match self.pointer_binary(op, l, r, span) {
                     Ok(e) => return e,
                     Err(operands) => *operands,
@@ -1124,6 +1170,19 @@ impl FnCx<'_> {
                 place: false,
                 ..e
             },
+            (Type::Struct(_), t) if !matches!(t, Type::Struct(_)) => {
+                match self.user_conversion(e, ty, true) {
+                    Ok(mut out) => {
+                        out.span = span;
+                        out
+                    }
+                    Err(e) => {
+                        let mut out = self.coerce(e, ty, "the result of the cast");
+                        out.span = span;
+                        out
+                    }
+                }
+            }
             (Type::Ptr { .. } | Type::Null, _) | (_, Type::Ptr { .. }) => {
                 let from = e.ty.clone();
                 match self.pointer_coerce(e, ty) {

@@ -469,6 +469,36 @@ pub fn qualified(mut f: Function, class_args: Option<Vec<TemplateArg>>) -> Funct
     f
 }
 
+/// A conversion function `operator T()`, named `operator T` as written.
+pub fn conversion(
+    file: Files<'_, '_>,
+    ty: TypeName,
+    quals: MethodQuals,
+    body: MethodBody,
+    is_explicit: bool,
+    l: usize,
+    r: usize,
+) -> Function {
+    let (mut method, restrict) = method_info(quals, &body);
+    method.is_explicit = is_explicit;
+    let text = file.text(l as u32, r.max(l) as u32);
+    let name = Ident {
+        name: text.split_whitespace().collect::<Vec<_>>().join(" "),
+        span: span(file, l, r),
+    };
+    Function {
+        ret: ty.specs,
+        ret_modifiers: ty.modifiers,
+        name,
+        params: Vec::new(),
+        restrict,
+        body: body_block(body),
+        class: None,
+        class_args: None,
+        method,
+    }
+}
+
 /// The return specifiers of a constructor or destructor: `void`, spanning
 /// its name.
 fn no_return(at: Span) -> DeclSpecs {
