@@ -485,12 +485,16 @@ struct Reporter<'a, 's> {
 /// Keywords of C++ features outside the Tessera language.
 fn unsupported_feature(tok: Tok<'_>) -> Option<&'static str> {
     Some(match tok {
-        Tok::Template | Tok::Typename => "templates",
+        Tok::Template | Tok::Typename => {
+            "member templates, templates declared in a function and `typename` qualifiers"
+        }
         Tok::Enum => "enumerations declared inside a function or a class",
         Tok::Union => "unions",
         Tok::Namespace => "namespace definitions inside a function or a class",
-        Tok::Operator => "operator overloading",
-        Tok::Virtual => "virtual functions",
+        Tok::Operator => {
+            "operator functions in this form (conversion functions outside their class, `operator new`, `operator` named in an expression)"
+        }
+        Tok::Virtual => "virtual functions in this form",
         _ => return None,
     })
 }
