@@ -490,12 +490,26 @@ fn wrong(cx: &mut FnCx<'_>, v: &Expr, text: &str, expects: &str, help: &str) {
 
 /// The argument of a conversion, promoted; E0260 when it does not fit.
 fn promote(cx: &mut FnCx<'_>, v: Expr, spec: &printf::Spec, text: &str) -> Option<Expr> {
+    // An array passed to `...` decays to a pointer to its first element.
+    let v = match &v.ty {
+        Type::CArray(elem, _) if **elem == Type::Scalar(Scalar::Char) && v.place => {
+            let to = Type::Ptr {
+                elem: elem.clone(),
+                is_const: true,
+            };
+            cx.coerce(v, &to, "a `printf` argument")
+        }
+        _ => v,
+    };
     let Some(s) = v.ty.scalar() else {
-        if v.ty == Type::Str && spec.kind() == Kind::Str {
+        // `%s` takes a string literal or a `char*` (printed up to its 0).
+        let c_string =
+            matches!(&v.ty, Type::Ptr { elem, .. } if **elem == Type::Scalar(Scalar::Char));
+        if (v.ty == Type::Str || c_string) && spec.kind() == Kind::Str {
             return Some(v);
         }
         let expects = match spec.kind() {
-            Kind::Str => "a string literal",
+            Kind::Str => "a string (a literal or a `char*`)",
             Kind::Double => "a `double`",
             _ => "an integer",
         };
