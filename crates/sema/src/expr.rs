@@ -333,7 +333,7 @@ impl FnCx<'_> {
 
     /// A class object converted to the scalar its (non-explicit) conversion
     /// function gives, for a built-in operator; anything else unchanged.
-    fn to_scalar(&mut self, e: Expr) -> Expr {
+    fn scalar_through_conversion(&mut self, e: Expr) -> Expr {
         let Type::Struct(id) = e.ty else { return e };
         let target = self.ck.classes.get(&id).and_then(|c| {
             c.conversions.iter().find_map(|(f, explicit)| {
@@ -774,8 +774,8 @@ impl FnCx<'_> {
                             let (Some(r), Some(l)) = (operands.pop(), operands.pop()) else {
                                 return error_expr(span);
                             };
-                            let l = self.to_scalar(l);
-                            let r = self.to_scalar(r);
+                            let l = self.scalar_through_conversion(l);
+                            let r = self.scalar_through_conversion(r);
                             if matches!(l.ty, Type::Struct(_)) || matches!(r.ty, Type::Struct(_)) {
                                 return self.class_operator(op.symbol(), vec![l, r], span);
                             }
