@@ -495,16 +495,26 @@ impl Machine<'_> {
                 self.component(&base.dims(), i, span)?;
                 Ok(p.child(i as u32))
             }
-            Intrinsic::Stdout | Intrinsic::Stderr => Ok(Machine::temp(Value::Void)),
+            // A stream's value says which it is, for a `std::ostream&` that
+            // may refer to either.
+            Intrinsic::Stdout => Ok(Machine::temp(Value::Int(STDOUT))),
+            Intrinsic::Stderr => Ok(Machine::temp(Value::Int(STDERR))),
             Intrinsic::Print => {
-                self.eval(&args[0])?;
+                let stream = self.eval(&args[0])?;
                 let v = self.eval(&args[1])?;
-                if tessera_ir::print_target(&args[0]) == OutStream::Stderr {
+                let to_stderr = tessera_ir::print_target(&args[0]) == OutStream::Stderr
+                    || matches!(stream, Value::Int(STDERR));
+                if to_stderr {
                     self.print_err(&v, &args[1].ty, span)?;
                 } else {
                     self.print(&v, &args[1].ty, span)?;
                 }
-                Ok(Machine::temp(Value::Void))
+                // `a << b` is the stream `a`, for the next `<<`.
+                Ok(Machine::temp(Value::Int(if to_stderr {
+                    STDERR
+                } else {
+                    STDOUT
+                })))
             }
             _ => Ok(Machine::temp(self.intrinsic(op, args, e)?)),
         }
@@ -868,3 +878,8 @@ impl Machine<'_> {
 pub(crate) fn part(v: &Value, path: &[u32]) -> Option<Value> {
     get_path(v, path).cloned()
 }
+
+/// The value of `std::cout` (and of a `std::ostream&` bound to it).
+const STDOUT: i64 = 1;
+/// The value of `std::cerr`.
+const STDERR: i64 = 2;

@@ -610,6 +610,14 @@ pub(crate) fn param_local(
     );
     let mut ty = d.ty;
     let mut is_const = types::object_const(&p.specs, &p.declarator.modifiers);
+    if ty == Type::Ostream && !d.by_ref {
+        ck.report(
+            Diagnostic::error(codes::E0203, p.span, "a stream cannot be passed by value")
+                .with_label("copies a `std::ostream`")
+                .with_msvc("C2280")
+                .with_help("take it by reference: `std::ostream& os`"),
+        );
+    }
     // `int a[4]` and `int a[]` declare a pointer parameter: the callee
     // reaches the caller's elements.
     if let Type::CArray(elem, _) = &ty

@@ -820,6 +820,14 @@ impl FnCx<'_> {
                 }
                 other => other,
             };
+            if ty == Type::Ostream && !by_ref {
+                self.ck.report(
+                    Diagnostic::error(codes::E0203, decl.span, "a stream cannot be copied")
+                        .with_label("copies a `std::ostream`")
+                        .with_msvc("C2280")
+                        .with_help("bind a reference: `std::ostream& out = std::cout;`"),
+                );
+            }
             if ty == Type::Void || matches!(ty, Type::Iterator(_)) {
                 let shown = self.ck.show(&ty);
                 self.ck.error(

@@ -199,6 +199,8 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                     "ptrdiff_t" | "int64_t" => return Type::Scalar(Scalar::Long),
                     "uint64_t" => return Type::Scalar(Scalar::ULong),
                     "int32_t" => return Type::Scalar(Scalar::Int),
+                    // Only as `std::ostream&`: `std::cout` or `std::cerr`.
+                    "ostream" if path.segments.len() == 2 => return Type::Ostream,
                     "uint32_t" => return Type::Scalar(Scalar::UInt),
                     _ => {}
                 }
@@ -366,6 +368,8 @@ fn template(
                     "ptrdiff_t" | "int64_t" => return Type::Scalar(Scalar::Long),
                     "uint64_t" => return Type::Scalar(Scalar::ULong),
                     "int32_t" => return Type::Scalar(Scalar::Int),
+                    // Only as `std::ostream&`: `std::cout` or `std::cerr`.
+                    "ostream" if path.segments.len() == 2 => return Type::Ostream,
                     "uint32_t" => return Type::Scalar(Scalar::UInt),
                     _ => {}
                 }

@@ -47,6 +47,7 @@ pub const CLASS_NAMES: &[&str] = &[
     "int64_t",
     "uint64_t",
     "string",
+    "ostream",
 ];
 
 /// How far a template argument list may reach before `<` is taken as "less than".
