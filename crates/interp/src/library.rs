@@ -714,6 +714,44 @@ impl Machine<'_> {
         let src = self.eval(&args[0])?;
         let dst = self.eval(&args[1])?;
         match (&src, &dst) {
+            // From `n` elements a pointer points to (`copy(p, view)`, or
+            // `copy(p, q, view)` with `q - p` of them), each read checked.
+            (Value::Ptr(_), Value::View(d)) => {
+                let d = Rc::clone(d);
+                let n = d.size() as i64;
+                if let Some(end) = args.get(2) {
+                    let end = self.eval(end)?;
+                    let have = self.ptr_diff(&end, &src, span)?.int();
+                    if have != n {
+                        return Err(self
+                            .error(
+                                codes::R0007,
+                                span,
+                                format!("`copy` of {have} elements into a destination of {n}"),
+                            )
+                            .with_label("sizes differ")
+                            .into());
+                    }
+                }
+                let mut data = Vec::with_capacity(n.max(0) as usize);
+                for k in 0..n {
+                    let at = self.ptr_add(&src, k, span)?;
+                    let place = self.deref_place(&at, span)?;
+                    data.push(self.read(&place, span)?);
+                }
+                self.fill_view(&d, data, span)
+            }
+            // Into the elements a pointer points to.
+            (Value::View(s), Value::Ptr(_)) => {
+                let s = Rc::clone(s);
+                let data = self.view_elements(&s, span)?;
+                for (k, x) in data.into_iter().enumerate() {
+                    let at = self.ptr_add(&dst, k as i64, span)?;
+                    let place = self.deref_place(&at, span)?;
+                    self.write(&place, x, span)?;
+                }
+                Ok(())
+            }
             (Value::View(s), Value::View(d)) => {
                 if s.extent != d.extent {
                     return Err(self

@@ -1162,7 +1162,80 @@ pub(super) fn copy(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: S
         "copy data on the host, before or after the kernel",
     );
     let usage = "`copy(src, dst)` between arrays and views, `copy(v.begin(), v.end(), dst)`, `copy(v.begin(), dst)` or `copy(src, v.begin())`";
+    // A C array names a pointer to its first element here.
+    let decay = |cx: &mut FnCx<'_>, e: Expr| match &e.ty {
+        Type::CArray(elem, _) if e.place => {
+            let to = Type::Ptr {
+                elem: elem.clone(),
+                is_const: false,
+            };
+            cx.coerce(e, &to, "a `copy` argument")
+        }
+        _ => e,
+    };
+    let args: Vec<Expr> = args.into_iter().map(|a| decay(cx, a)).collect();
+    let pointee = |e: &Expr| match &e.ty {
+        Type::Ptr { elem, .. } => Some((**elem).clone()),
+        _ => None,
+    };
     match args.as_slice() {
+        // `copy(p, q, dst)`, `copy(p, dst)`: from what pointers point to.
+        [b, e, dst] if pointee(b).is_some() && pointee(b) == pointee(e) => {
+            if !check_destination(cx, dst, "C2665") {
+                return error_expr(span);
+            }
+            if let (Some(p), Some(d)) = (pointee(b), view_ty(&dst.ty))
+                && p != d.elem
+            {
+                return elem_mismatch(cx, b.span, "the pointer", &d.elem, &p);
+            }
+            return intrinsic(
+                Intrinsic::Copy,
+                vec![b.clone(), dst.clone(), e.clone()],
+                Type::Void,
+                span,
+            );
+        }
+        [src, dst] if pointee(src).is_some() && view_ty(&dst.ty).is_some() => {
+            if !check_destination(cx, dst, "C2665") {
+                return error_expr(span);
+            }
+            if let (Some(p), Some(d)) = (pointee(src), view_ty(&dst.ty))
+                && p != d.elem
+            {
+                return elem_mismatch(cx, src.span, "the pointer", &d.elem, &p);
+            }
+            return intrinsic(
+                Intrinsic::Copy,
+                vec![src.clone(), dst.clone()],
+                Type::Void,
+                span,
+            );
+        }
+        // `copy(src, p)`: into what a pointer points to.
+        [src, dst] if view_ty(&src.ty).is_some() && pointee(dst).is_some() => {
+            if matches!(dst.ty, Type::Ptr { is_const: true, .. }) {
+                cx.ck.error(
+                    codes::E0205,
+                    dst.span,
+                    "cannot copy through a pointer to `const`",
+                    "read-only destination",
+                    "",
+                );
+                return error_expr(span);
+            }
+            if let (Some(s), Some(p)) = (view_ty(&src.ty), pointee(dst))
+                && s.elem != p
+            {
+                return elem_mismatch(cx, dst.span, "the pointer", &s.elem, &p);
+            }
+            return intrinsic(
+                Intrinsic::Copy,
+                vec![src.clone(), dst.clone()],
+                Type::Void,
+                span,
+            );
+        }
         [b, e, dst] => {
             let pair = match (iterator(b), iterator(e)) {
                 (Some((v1, false)), Some((v2, true))) if same_place(v1, v2) => Some(v1.clone()),
