@@ -1189,12 +1189,12 @@ pub(super) fn copy(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: S
             {
                 return elem_mismatch(cx, b.span, "the pointer", &d.elem, &p);
             }
-            return intrinsic(
+            intrinsic(
                 Intrinsic::Copy,
                 vec![b.clone(), dst.clone(), e.clone()],
                 Type::Void,
                 span,
-            );
+            )
         }
         [src, dst] if pointee(src).is_some() && view_ty(&dst.ty).is_some() => {
             if !check_destination(cx, dst, "C2665") {
