@@ -1205,12 +1205,12 @@ pub(super) fn copy(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: S
             {
                 return elem_mismatch(cx, src.span, "the pointer", &d.elem, &p);
             }
-            return intrinsic(
+            intrinsic(
                 Intrinsic::Copy,
                 vec![src.clone(), dst.clone()],
                 Type::Void,
                 span,
-            );
+            )
         }
         // `copy(src, p)`: into what a pointer points to.
         [src, dst] if view_ty(&src.ty).is_some() && pointee(dst).is_some() => {
@@ -1229,12 +1229,12 @@ pub(super) fn copy(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: S
             {
                 return elem_mismatch(cx, dst.span, "the pointer", &s.elem, &p);
             }
-            return intrinsic(
+            intrinsic(
                 Intrinsic::Copy,
                 vec![src.clone(), dst.clone()],
                 Type::Void,
                 span,
-            );
+            )
         }
         [b, e, dst] => {
             let pair = match (iterator(b), iterator(e)) {
