@@ -1311,30 +1311,37 @@ impl FnCx<'_> {
             self.call_user(&path, &members, all, span, true)
         };
         if let ExprKind::Call { func, .. } = &chosen.kind {
-            let func = *func;
-            let access = self
-                .ck
-                .classes
-                .get(&owner)
-                .and_then(|c| c.method_access.get(&func).copied())
-                .unwrap_or(Access::Public);
-            self.check_access(owner, access, &format!("`{class}::{name}`"), span);
-            if self
-                .ck
-                .classes
-                .get(&owner)
-                .is_some_and(|c| c.deleted.contains(&func))
-            {
-                self.ck.error(
-                    codes::E0211,
-                    span,
-                    format!("`{class}::{name}` is deleted"),
-                    "call of a deleted function",
-                    "",
-                );
-            }
+            self.check_member_use(owner, *func, &format!("`{class}::{name}`"), span);
         }
         chosen
+    }
+
+    /// The rules for calling member `func` of class `owner` (`what` names
+    /// it): its access (E0250) and `= delete`.
+    fn check_member_use(&mut self, owner: StructId, func: FuncId, what: &str, span: Span) {
+        let (access, deleted) = self
+            .ck
+            .classes
+            .get(&owner)
+            .map_or((Access::Public, false), |c| {
+                (
+                    c.method_access
+                        .get(&func)
+                        .copied()
+                        .unwrap_or(Access::Public),
+                    c.deleted.contains(&func),
+                )
+            });
+        self.check_access(owner, access, what, span);
+        if deleted {
+            self.ck.error(
+                codes::E0211,
+                span,
+                format!("{what} is deleted"),
+                "call of a deleted function",
+                "",
+            );
+        }
     }
 
     /// An object of class `id` built from `args` by a constructor, or by
@@ -1428,27 +1435,7 @@ impl FnCx<'_> {
                     format!("write `{name}(...)` to call it explicitly"),
                 );
             }
-            let access = self
-                .ck
-                .classes
-                .get(&id)
-                .and_then(|c| c.method_access.get(&func).copied())
-                .unwrap_or(Access::Public);
-            self.check_access(id, access, &format!("this constructor of `{name}`"), span);
-            if self
-                .ck
-                .classes
-                .get(&id)
-                .is_some_and(|c| c.deleted.contains(&func))
-            {
-                self.ck.error(
-                    codes::E0211,
-                    span,
-                    format!("this constructor of `{name}` is deleted"),
-                    "call of a deleted constructor",
-                    "",
-                );
-            }
+            self.check_member_use(id, func, &format!("this constructor of `{name}`"), span);
         }
         Some(call)
     }
