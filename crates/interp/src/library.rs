@@ -309,7 +309,16 @@ impl Machine<'_> {
         let v = self.eval(&args[0])?;
         let view = self.view_of(&v, span)?;
         let origin = self.eval(&args[1])?.dims();
-        let ext = self.eval(&args[2])?.dims();
+        // Without an extent: the rest of the view from the origin.
+        let ext = match args.get(2) {
+            Some(e) => self.eval(e)?.dims(),
+            None => view
+                .extent
+                .iter()
+                .zip(&origin)
+                .map(|(&d, &o)| d.saturating_sub(o))
+                .collect(),
+        };
         let fits = origin
             .iter()
             .zip(&ext)

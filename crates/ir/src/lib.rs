@@ -612,7 +612,8 @@ pub enum Intrinsic {
     ViewProject,
     /// `view.extent` / `get_extent()`.
     ViewExtent,
-    /// `view.section(origin, extent)`.
+    /// `view.section(origin, extent)`, or `(origin)` alone: the rest of the
+    /// view from the origin.
     ViewSection,
     /// `view.synchronize()`.
     ViewSynchronize,

@@ -276,7 +276,22 @@ impl Emitter<'_, '_, '_> {
             Intrinsic::ViewSection => {
                 let v = self.view(&args[0])?;
                 let origin = self.shape(&args[1])?;
-                let ext = self.shape(&args[2])?;
+                // Without an extent: the rest of the view from the origin
+                // (32-bit, as the interpreter computes it; checked below).
+                let ext = match args.get(2) {
+                    Some(e) => self.shape(e)?,
+                    None => {
+                        if origin.len() != v.ext.len() {
+                            return decline(Decline::SectionAnotherRank);
+                        }
+                        let mut rest = Vec::with_capacity(origin.len());
+                        for (d, &o) in origin.iter().enumerate() {
+                            let full = self.b.ins().ireduce(types::I32, v.ext[d]);
+                            rest.push(self.b.ins().isub(full, o));
+                        }
+                        rest
+                    }
+                };
                 if origin.len() != v.ext.len() || ext.len() != v.ext.len() {
                     return decline(Decline::SectionAnotherRank);
                 }

@@ -499,30 +499,26 @@ fn section(cx: &mut FnCx<'_>, base: Expr, args: Vec<Expr>, span: Span) -> Expr {
                 )
             }
             (Some(o), None) => {
-                // The rest of the view from `o`: extent - origin.
-                if !is_pure(&base) || !is_pure(&o) {
-                    cx.ck.error(
-                        codes::E0211,
-                        o.span,
-                        "`section(origin)` on a computed view or origin is not supported",
-                        "computed here",
-                        "store them in variables first, or pass the extent too",
+                // The rest of the view from `o`: the engines compute the
+                // extent from the view they already evaluated, so neither the
+                // view nor the origin is evaluated twice.
+                if o.ty != Type::Index(n) && !o.ty.is_error() {
+                    let (w, f) = (cx.ck.show(&Type::Index(n)), cx.ck.show(&o.ty));
+                    cx.ck.report(
+                        Diagnostic::error(
+                            codes::E0203,
+                            o.span,
+                            format!("mismatched types: expected `{w}`, found `{f}`"),
+                        )
+                        .with_label(format!("this is `{f}`"))
+                        .with_help("the rank must be the view's"),
                     );
                     return error_expr(span);
                 }
-                let full = intrinsic(
-                    Intrinsic::ViewExtent,
-                    vec![base.clone()],
-                    Type::Extent(n),
-                    span,
-                );
-                let rest = intrinsic(
-                    Intrinsic::ShapeArith(BinOp::Sub),
-                    vec![full, o.clone()],
-                    Type::Extent(n),
-                    span,
-                );
-                (o, rest)
+                if o.ty.is_error() {
+                    return error_expr(span);
+                }
+                return intrinsic(Intrinsic::ViewSection, vec![base, o], ty, span);
             }
             (None, None) => {
                 cx.ck.report(
