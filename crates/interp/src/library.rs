@@ -100,7 +100,7 @@ impl Machine<'_> {
         Ok(dims)
     }
 
-    fn size_of(dims: &[i64]) -> u64 {
+    pub(crate) fn size_of(dims: &[i64]) -> u64 {
         dims.iter().fold(1u64, |acc, &d| {
             acc.saturating_mul(u64::try_from(d).unwrap_or(0))
         })
@@ -694,6 +694,10 @@ impl Machine<'_> {
                 }
                 Ok(Value::View(View::dense(ViewData::Storage(s), dims)))
             }
+            Type::Ptr { .. } => {
+                let v = self.eval(src)?;
+                self.view_over_pointer(&v, dims, src.span)
+            }
             _ => {
                 let v = self.eval(src)?;
                 let view = self.view_of(&v, span)?;
@@ -708,7 +712,7 @@ impl Machine<'_> {
         }
     }
 
-    fn too_small(&self, span: Span, n: u64, have: u64) -> Stop {
+    pub(crate) fn too_small(&self, span: Span, n: u64, have: u64) -> Stop {
         self.error(
             codes::R0007,
             span,

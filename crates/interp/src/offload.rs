@@ -243,6 +243,9 @@ impl Machine<'_> {
                             );
                             self.place_buffer(m, p, elem, size, !read_only, span)?
                         }
+                        // One object, not an array of elements: the
+                        // interpreter runs such a kernel.
+                        ViewData::Object(_) => return None,
                     };
                     view_arg(buffer, view)
                 }

@@ -9,7 +9,9 @@
 //! the run with the place it happened.
 
 use crate::machine::{Machine, Res, Stop};
-use crate::value::{Place, Pointer, Root, StorageKind, Target, Value};
+use crate::value::{
+    Place, Pointer, Root, StorageKind, Target, Value, View, ViewData, row_major_strides,
+};
 use std::rc::Rc;
 use tessera_diagnostics::{Span, codes};
 use tessera_ir::{Expr, ExprKind, Type};
@@ -494,6 +496,50 @@ impl Machine<'_> {
         }
     }
 
+    /// `array_view<T, N> v(e, p)`: a view of the `e.size()` elements from
+    /// `p` on, which must all be in `p`'s allocation.
+    pub(crate) fn view_over_pointer(
+        &mut self,
+        v: &Value,
+        dims: Vec<i64>,
+        span: Span,
+    ) -> Res<Value> {
+        let Value::Ptr(p) = v else {
+            return Err(self
+                .error(codes::R0013, span, "a view over a null pointer")
+                .into());
+        };
+        let n = Machine::size_of(&dims);
+        if let Some(stop) = self.deref_error(p, span, "a view over") {
+            return Err(stop);
+        }
+        let room = u64::try_from(p.len() - p.offset).unwrap_or(0);
+        if room < n {
+            return Err(self.too_small(span, n, room));
+        }
+        let offset = usize::try_from(p.offset).unwrap_or(0);
+        let strides = row_major_strides(&dims);
+        let data = match &p.target {
+            Target::Storage(s) => ViewData::Storage(Rc::clone(s)),
+            Target::Place {
+                place, array: true, ..
+            } => ViewData::Place(place.clone()),
+            Target::Place { place, .. } => ViewData::Object(place.clone()),
+            Target::Null | Target::Str(_) => {
+                return Err(self
+                    .error(
+                        codes::R0007,
+                        span,
+                        "a view over a string literal is not supported",
+                    )
+                    .with_label("a string literal")
+                    .with_help("copy the characters into a `std::vector` first")
+                    .into());
+            }
+        };
+        Ok(Value::View(View::new(data, offset, dims, strides)))
+    }
+
     /// `v.data()`.
     pub(crate) fn vector_data(&mut self, args: &[Expr]) -> Res<Value> {
         let Some(arg) = args.first() else {
@@ -510,7 +556,7 @@ impl Machine<'_> {
                     target: Target::Storage(Rc::clone(s)),
                     offset: view.offset as i64,
                 }))),
-                crate::value::ViewData::Place(_) => Err(self
+                crate::value::ViewData::Place(_) | crate::value::ViewData::Object(_) => Err(self
                     .error(
                         codes::R0007,
                         arg.span,

@@ -450,6 +450,9 @@ pub(crate) enum ViewData {
     /// In a C array variable (`array_view<int, 2> v(2, 2, cells)` over a
     /// `tile_static` or private array): element `k` is `place[k]`.
     Place(Place),
+    /// One object (`array_view<int, 1> v(1, &x)`): the view's one element
+    /// is the place itself.
+    Object(Place),
 }
 
 impl ViewData {
@@ -459,6 +462,7 @@ impl ViewData {
         match self {
             ViewData::Storage(s) => ViewData::Storage(Rc::clone(s)),
             ViewData::Place(p) => ViewData::Place(p.clone()),
+            ViewData::Object(p) => ViewData::Object(p.clone()),
         }
     }
 }
@@ -527,6 +531,8 @@ impl View {
                 root: Root::Elem(Rc::clone(s), at),
                 path: Path::new(),
             },
+            // The view's extent is checked against its one element.
+            ViewData::Object(p) => p.clone(),
             ViewData::Place(p) => {
                 let mut path = p.path.clone();
                 path.push(u32::try_from(at).unwrap_or(u32::MAX));
@@ -542,7 +548,7 @@ impl View {
     pub(crate) fn storage(&self) -> Option<&Rc<Storage>> {
         match &self.data {
             ViewData::Storage(s) => Some(s),
-            ViewData::Place(_) => None,
+            ViewData::Place(_) | ViewData::Object(_) => None,
         }
     }
 }

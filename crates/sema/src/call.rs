@@ -213,12 +213,15 @@ impl FnCx<'_> {
                 );
                 return error_expr(span);
             }
-            // `Point::origin()`, `Base::f()`.
+            // `Point::origin()`, `Base::f()`, and `T::f()` where a template's
+            // type parameter (or another alias) names a class.
             K::Name(path)
                 if path.segments.len() == 2
-                    && self.ck.structs.contains_key(&path.segments[0].name) =>
+                    && self.class_named(&path.segments[0].name).is_some() =>
             {
-                let class = self.ck.structs[&path.segments[0].name];
+                let Some(class) = self.class_named(&path.segments[0].name) else {
+                    return error_expr(span);
+                };
                 let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
                 if let Some(call) = self.qualified_method_call(class, path.last(), lowered, span) {
                     return call;

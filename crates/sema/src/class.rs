@@ -1210,6 +1210,16 @@ impl FnCx<'_> {
 
     /// `Class::name(args)`: a static member function, or (inside a member
     /// of a derived class) a base's member function called on this object.
+    /// The class a name denotes before `::`: a type alias or template type
+    /// parameter bound to a class (`T::make()`), else a class of that name.
+    pub(crate) fn class_named(&self, name: &str) -> Option<StructId> {
+        match self.ck.alias(name) {
+            Some(Type::Struct(id)) => Some(*id),
+            Some(_) => None,
+            None => self.ck.structs.get(name).copied(),
+        }
+    }
+
     pub(crate) fn qualified_method_call(
         &mut self,
         class: StructId,

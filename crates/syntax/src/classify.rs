@@ -28,7 +28,7 @@ pub const TEMPLATE_NAMES: &[&str] = &[
 ];
 
 /// Member function templates called with explicit arguments: `e.tile<2, 3>()`.
-const MEMBER_TEMPLATES: &[&str] = &["tile"];
+const MEMBER_TEMPLATES: &[&str] = &["tile", "reinterpret_as"];
 
 /// Library classes that are not templates.
 pub const CLASS_NAMES: &[&str] = &[
@@ -66,6 +66,7 @@ pub struct KnownNames {
 /// earlier inputs (the REPL); names declared here are added to it.
 pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
     crate::limits::rewrite(tokens);
+    drop_template_disambiguators(tokens);
     let KnownNames {
         types: known_types,
         templates,
@@ -136,6 +137,27 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
         split_shifts(tokens, &splits);
     }
     join_delete_array(tokens);
+}
+
+/// Drops the `template` of `e.template tile<4>()`, `p->template f<T>()` and
+/// `N::template C<T>`: C++ requires it to read a dependent member as a
+/// template, and this classifier already knows which members are templates,
+/// so it carries nothing the parser needs.
+fn drop_template_disambiguators(tokens: &mut Vec<Token<'_>>) {
+    let is_disambiguator = |i: usize, tokens: &[Token<'_>]| {
+        tokens[i].tok == Tok::Template
+            && i > 0
+            && matches!(tokens[i - 1].tok, Tok::Dot | Tok::Arrow | Tok::ColonColon)
+            && matches!(tokens.get(i + 1).map(|t| t.tok), Some(Tok::Ident(_)))
+    };
+    if !(0..tokens.len()).any(|i| is_disambiguator(i, tokens)) {
+        return;
+    }
+    let keep: Vec<bool> = (0..tokens.len())
+        .map(|i| !is_disambiguator(i, tokens))
+        .collect();
+    let mut k = keep.iter();
+    tokens.retain(|_| k.next().copied().unwrap_or(true));
 }
 
 /// `delete [ ]` becomes one `delete[]` token: after `delete`, a `[` could

@@ -1011,12 +1011,36 @@ pub(super) fn construct_view(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span
                     (**e2).clone()
                 }
                 Type::CArray(e2, _) => (**e2).clone(),
+                // `array_view<T, N> v(e, p)`: the elements from `p` on (the
+                // engines check that the allocation holds them).
+                Type::Ptr { elem: e2, is_const } => {
+                    if **e2 != v.elem {
+                        return elem_mismatch(cx, src.span, "the data source", &v.elem, e2);
+                    }
+                    if *is_const && !v.read_only {
+                        let shown_elem = cx.ck.show(&v.elem);
+                        cx.ck.report(
+                            Diagnostic::error(
+                                codes::E0205,
+                                src.span,
+                                format!("a writable view cannot refer to elements through a `const {shown_elem}*`"),
+                            )
+                            .with_label("pointer to const")
+                            .with_help(format!(
+                                "declare the view read-only: `array_view<const {shown_elem}, {}>`",
+                                v.rank
+                            )),
+                        );
+                        return error_expr(span);
+                    }
+                    return intrinsic(Intrinsic::NewView, vec![ext, src.clone()], ty.clone(), span);
+                }
                 _ => {
                     let found = cx.ck.show(&src.ty);
                     let help = if view_ty(&src.ty).is_some() {
                         "a view of an `array` takes the array alone: `array_view<T, N> v(a);`; for a part, use `section`"
                     } else {
-                        "the data source is a `std::vector<T>` or a `T[]` array"
+                        "the data source is a `std::vector<T>`, a `T[]` array or a `T*` pointer"
                     };
                     cx.ck.report(
                         Diagnostic::error(
