@@ -505,9 +505,7 @@ impl Machine<'_> {
         span: Span,
     ) -> Res<Value> {
         let Value::Ptr(p) = v else {
-            return Err(self
-                .error(codes::R0013, span, "a view over a null pointer")
-                .into());
+            return Err(self.error(codes::R0013, span, "a view over a null pointer"));
         };
         let n = Machine::size_of(&dims);
         if let Some(stop) = self.deref_error(p, span, "a view over") {
