@@ -20,6 +20,14 @@ impl FnCx<'_> {
         span: Span,
     ) -> Expr {
         if let Type::Struct(id) = base.ty {
+            // `obj.count` for a static data member: the object only names
+            // the class (evaluating it has no effect when it is pure).
+            if self.ck.find_field(id, &name.name).is_none()
+                && library::is_pure(&base)
+                && let Some(e) = self.static_member(id, &name.name, span)
+            {
+                return e;
+            }
             if let Some(e) = self.class_field(base, id, name, span) {
                 return e;
             }
@@ -86,10 +94,13 @@ impl FnCx<'_> {
                 return library::call(self, path, lowered, span);
             }
             K::Name(path)
-                if path.segments.len() == 1 && self.lookup_local(path.last()).is_none() =>
+                if path.segments.len() == 1
+                    && (path.global || self.lookup_local(path.last()).is_none()) =>
             {
-                // Inside a member function, the class's members come first.
-                if let Some(class) = self.current_class()
+                // Inside a member function, the class's members come first
+                // (not for `::f`, which names the global scope's).
+                if !path.global
+                    && let Some(class) = self.current_class()
                     && self.ck.find_methods(class, path.last()).is_some()
                 {
                     let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
@@ -241,12 +252,14 @@ impl FnCx<'_> {
             }
             _ => {}
         }
+        // A qualified name (`::f`, `N::f`) never names a local or a capture.
         if let K::Name(path) = &callee.kind
-            && self.lookup_local(path.last()).is_none()
-            && self
-                .kernel
-                .as_ref()
-                .is_none_or(|k| !k.outer.iter().any(|(n, _)| n == path.last()))
+            && ((path.global || path.segments.len() > 1)
+                || (self.lookup_local(path.last()).is_none()
+                    && self
+                        .kernel
+                        .as_ref()
+                        .is_none_or(|k| !k.outer.iter().any(|(n, _)| n == path.last()))))
             && !self.ck.globals.contains_key(path.last())
         {
             let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();

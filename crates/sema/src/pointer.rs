@@ -460,6 +460,29 @@ impl FnCx<'_> {
             let n = self.expr(c);
             Box::new(self.integral_index(n))
         });
+        // `new C(args)` direct-initialises: any constructor of `C` fits,
+        // `explicit` ones included, and several arguments are fine.
+        if let (Type::Struct(id), None, Some(args)) = (&elem, count.as_ref(), args) {
+            let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+            if lowered.iter().any(|a| a.ty.is_error()) {
+                return error_expr(span);
+            }
+            if let Some(built) = self.construct_object(*id, lowered, false, span) {
+                if built.ty.is_error() {
+                    return error_expr(span);
+                }
+                let ty = ptr_to(elem, ty.specs.is_const);
+                return mk(
+                    ExprKind::New {
+                        count: None,
+                        value: Some(Box::new(built)),
+                    },
+                    ty,
+                    false,
+                    span,
+                );
+            }
+        }
         let value = match args {
             Some([]) | None => None,
             Some([one]) => {

@@ -67,6 +67,7 @@ pub struct KnownNames {
 pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
     crate::limits::rewrite(tokens);
     drop_template_disambiguators(tokens);
+    restrict_as_name(tokens);
     let KnownNames {
         types: known_types,
         templates,
@@ -158,6 +159,27 @@ fn drop_template_disambiguators(tokens: &mut Vec<Token<'_>>) {
         .collect();
     let mut k = keep.iter();
     tokens.retain(|_| k.next().copied().unwrap_or(true));
+}
+
+/// `restrict` is a contextual keyword in C++ AMP: it is the restriction
+/// specifier only right after a function's or lambda's parameter list (and
+/// its `const`, `volatile` or `mutable`), before `(`; anywhere else it is an
+/// ordinary name (`int restrict = 2;`, `class restrict`, `f.restrict()`).
+fn restrict_as_name(tokens: &mut [Token<'_>]) {
+    for i in 0..tokens.len() {
+        if tokens[i].tok != Tok::Restrict {
+            continue;
+        }
+        let after_declarator = i > 0
+            && matches!(
+                tokens[i - 1].tok,
+                Tok::RParen | Tok::Const | Tok::Volatile | Tok::Mutable
+            );
+        let opens = tokens.get(i + 1).is_some_and(|t| t.tok == Tok::LParen);
+        if !(after_declarator && opens) {
+            tokens[i].tok = Tok::Ident("restrict");
+        }
+    }
 }
 
 /// `delete [ ]` becomes one `delete[]` token: after `delete`, a `[` could

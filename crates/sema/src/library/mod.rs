@@ -170,7 +170,7 @@ fn int_const(v: i64, span: Span) -> Expr {
 /// and no side effect (variables, constants, members and elements of them).
 /// Lowerings that need an operand twice (`idx += 1` as `idx = idx + 1`)
 /// require it.
-fn is_pure(e: &Expr) -> bool {
+pub(crate) fn is_pure(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Const(_)
         | ExprKind::Local(_)
