@@ -172,6 +172,7 @@ impl Machine<'_> {
                 Ok(Value::shape(view.extent.iter().copied()))
             }
             Intrinsic::ViewSection => self.view_section(args, span),
+            Intrinsic::ViewAs => self.view_as(args, span),
             Intrinsic::ViewSynchronize | Intrinsic::ViewRefresh => {
                 let v = self.eval(&args[0])?;
                 if let Value::View(view) = &v
@@ -357,6 +358,49 @@ impl Machine<'_> {
             offset,
             ext,
             view.strides.clone(),
+        )))
+    }
+
+    /// `a.view_as(e)`: the elements from the first on, row-major, with
+    /// extent `e` (the checker allows it only where they are contiguous).
+    fn view_as(&mut self, args: &[Expr], span: Span) -> Res<Value> {
+        let v = self.eval(&args[0])?;
+        let view = self.view_of(&v, span)?;
+        let ext = self.eval(&args[1])?.dims();
+        let n = ext.iter().try_fold(1u64, |acc, &d| {
+            u64::try_from(d).ok().and_then(|d| acc.checked_mul(d))
+        });
+        let have = view.size() as u64;
+        let unit = view.strides.last().copied().unwrap_or(1);
+        if ext.iter().any(|&d| d <= 0) || n.is_none_or(|n| n > have) {
+            return Err(self
+                .error(
+                    codes::R0007,
+                    span,
+                    format!(
+                        "`view_as` of extent {} needs more elements than the {} of the view",
+                        tuple(&ext),
+                        have
+                    ),
+                )
+                .with_label("does not fit")
+                .with_exception(tessera_runtime::LibraryException {
+                    class: "runtime_exception",
+                    what: "concurrency::array_view::view_as: the extent does not fit in the view"
+                        .into(),
+                    code: 0x8007_0057,
+                })
+                .into());
+        }
+        let strides = crate::value::row_major_strides(&ext)
+            .into_iter()
+            .map(|s| s * unit)
+            .collect();
+        Ok(Value::View(View::new(
+            view.data.share(),
+            view.offset,
+            ext,
+            strides,
         )))
     }
 

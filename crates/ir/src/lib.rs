@@ -615,6 +615,9 @@ pub enum Intrinsic {
     /// `view.section(origin, extent)`, or `(origin)` alone: the rest of the
     /// view from the origin.
     ViewSection,
+    /// `a.view_as(extent)`: the same contiguous elements with another
+    /// extent (row-major), which must not hold more of them.
+    ViewAs,
     /// `view.synchronize()`.
     ViewSynchronize,
     /// `view.discard_data()`.

@@ -86,9 +86,10 @@ impl Emitter<'_, '_, '_> {
             | Intrinsic::ExtentContains
             | Intrinsic::TiledIndexPart(_) => self.shape_intrinsic(op, args, e),
             Intrinsic::Tile => self.expr(&args[0]),
-            Intrinsic::ViewExtent | Intrinsic::ViewProject | Intrinsic::ViewSection => {
-                self.view_intrinsic(op, args)
-            }
+            Intrinsic::ViewExtent
+            | Intrinsic::ViewProject
+            | Intrinsic::ViewSection
+            | Intrinsic::ViewAs => self.view_intrinsic(op, args),
             Intrinsic::MemoryFence(_) => Ok(V::Unit),
             Intrinsic::VectorElement => {
                 let (at, elem) = self.vector_element(args)?;
@@ -324,6 +325,43 @@ impl Emitter<'_, '_, '_> {
                     offset,
                     ext: new_ext,
                     strides: v.strides.clone(),
+                    elem: v.elem,
+                    elem_size: v.elem_size,
+                }))
+            }
+            Intrinsic::ViewAs => {
+                let v = self.view(&args[0])?;
+                let ext = self.shape(&args[1])?;
+                let Some(&unit) = v.strides.last() else {
+                    return decline(Decline::SectionAnotherRank);
+                };
+                // Every extent positive and the product (64-bit; each
+                // factor is below 2^31, so checking after each step keeps
+                // it from overflowing) at most the view's size.
+                let mut have = self.b.ins().iconst(types::I64, 1);
+                for &d in &v.ext {
+                    have = self.b.ins().imul(have, d);
+                }
+                let mut n = self.b.ins().iconst(types::I64, 1);
+                let mut wide = Vec::with_capacity(ext.len());
+                for &d in &ext {
+                    let d = self.b.ins().sextend(types::I64, d);
+                    let pos = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, d, 0);
+                    self.guard(pos);
+                    n = self.b.ins().imul(n, d);
+                    let fits = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, n, have);
+                    self.guard(fits);
+                    wide.push(d);
+                }
+                let mut strides = vec![unit; wide.len()];
+                for d in (0..wide.len().saturating_sub(1)).rev() {
+                    strides[d] = self.b.ins().imul(strides[d + 1], wide[d + 1]);
+                }
+                Ok(V::View(ViewV {
+                    base: v.base,
+                    offset: v.offset,
+                    ext: wide,
+                    strides,
                     elem: v.elem,
                     elem_size: v.elem_size,
                 }))

@@ -19,7 +19,8 @@ pub(crate) fn element_writes(prog: &Program, stmt: &Stmt) -> HashSet<LocalId> {
                     Intrinsic::VectorElement
                     | Intrinsic::ViewElement
                     | Intrinsic::ViewProject
-                    | Intrinsic::ViewSection,
+                    | Intrinsic::ViewSection
+                    | Intrinsic::ViewAs,
                 args,
             } => args.first().and_then(root),
             ExprKind::Convert(inner) => root(inner),

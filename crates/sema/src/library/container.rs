@@ -407,8 +407,8 @@ pub(super) fn method(
             name,
             "only an `array_view` has it; copy an `array` out with `copy(a, v.begin())` or `std::vector<T> v = a;`",
         ),
-        "view_as"
-        | "reinterpret_as"
+        "view_as" => view_as(cx, base, &v, &what, args, span),
+        "reinterpret_as"
         | "data"
         | "synchronize_async"
         | "synchronize_to"
@@ -433,6 +433,64 @@ pub(super) fn method(
             "it has `extent`, `get_extent()`, `section(...)` and, for views, `synchronize()`, `refresh()` and `discard_data()`",
         ),
     }
+}
+
+/// `a.view_as(extent<M>)` of an `array` (any rank) or `v.view_as(...)` of
+/// a rank-1 `array_view`: the same elements, in row-major order, seen with
+/// another extent (C++ AMP defines it only where the elements are
+/// contiguous; the engines check the new extent fits).
+fn view_as(
+    cx: &mut FnCx<'_>,
+    base: Expr,
+    v: &ViewTy,
+    what: &str,
+    args: Vec<Expr>,
+    span: Span,
+) -> Expr {
+    if !arity(cx, what, &args, 1, "an `extent<M>`", span) {
+        return error_expr(span);
+    }
+    if !v.array && v.rank != 1 {
+        cx.ck.report(
+            Diagnostic::error(
+                codes::E0207,
+                span,
+                format!(
+                    "`view_as` is a member of `array` and of rank-1 `array_view`s, not of `array_view<{}, {}>`",
+                    cx.ck.show(&v.elem),
+                    v.rank
+                ),
+            )
+            .with_msvc("C2039")
+            .with_label("not a member of this view")
+            .with_help("take a rank-1 view first, or use `section` to pick a part"),
+        );
+        return error_expr(span);
+    }
+    let Some(arg) = args.into_iter().next() else {
+        return error_expr(span);
+    };
+    let rank = match &arg.ty {
+        Type::Extent(m) => *m,
+        other => {
+            let found = cx.ck.show(other);
+            cx.ck.report(
+                Diagnostic::error(
+                    codes::E0203,
+                    arg.span,
+                    format!("mismatched types: `view_as` takes an `extent<M>`, not `{found}`"),
+                )
+                .with_label(format!("this is `{found}`")),
+            );
+            return error_expr(span);
+        }
+    };
+    let ty = Type::ArrayView {
+        elem: Box::new(v.elem.clone()),
+        rank,
+        read_only: v.read_only,
+    };
+    intrinsic(Intrinsic::ViewAs, vec![base, arg], ty, span)
 }
 
 /// `v.section(origin, ext)`, `(origin)`, `(ext)`, `(i0, [i1, [i2,]] e0, [e1, [e2]])`.
