@@ -250,6 +250,9 @@ impl FnCx<'_> {
                     },
                     Type::Error => error_expr(span),
                     other => {
+                        if let Some(e) = library_rank(&other, &member.name, span) {
+                            return e;
+                        }
                         let shown = self.ck.show(&other);
                         self.ck.error(
                             codes::E0211,
@@ -423,12 +426,20 @@ impl FnCx<'_> {
                 return self.global(gid, span);
             }
         }
-        // `Point::count`: a static data member.
-        if path.segments.len() == 2
-            && let Some(&class) = self.ck.structs.get(&path.segments[0].name)
-            && let Some(e) = self.static_member(class, path.last(), span)
-        {
-            return e;
+        // `Point::count`: a static data member, also through a type
+        // parameter (`T::count`); `T::rank` of an index, extent or view type.
+        if path.segments.len() == 2 {
+            let first = &path.segments[0].name;
+            if let Some(class) = self.class_named(first)
+                && let Some(e) = self.static_member(class, path.last(), span)
+            {
+                return e;
+            }
+            if let Some(ty) = self.ck.alias(first).cloned()
+                && let Some(e) = library_rank(&ty, path.last(), span)
+            {
+                return e;
+            }
         }
         if let Some((id, value)) = self.ck.enumerator(path) {
             let scalar = self.ck.enums.get(id).map_or(Scalar::Int, |e| e.underlying);
@@ -1204,4 +1215,24 @@ impl FnCx<'_> {
             }
         }
     }
+}
+
+/// `extent<2>::rank`, `T::rank` for an `index`, `extent`, tiled type,
+/// `array` or `array_view`: the library's `static const int rank`.
+fn library_rank(ty: &Type, member: &str, span: Span) -> Option<Expr> {
+    if member != "rank" {
+        return None;
+    }
+    let rank = match ty {
+        Type::Index(n) | Type::Extent(n) | Type::Array(_, n) => *n,
+        Type::ArrayView { rank, .. } => *rank,
+        Type::TiledIndex(shape) | Type::TiledExtent(shape) => shape.rank,
+        _ => return None,
+    };
+    Some(mk(
+        ExprKind::Const(Const::Int(i64::from(rank))),
+        Type::INT,
+        false,
+        span,
+    ))
 }

@@ -902,6 +902,11 @@ impl FnCx<'_> {
                 let lookup = move |n: &str| visible.get(n);
                 if let Ok(v) = types::try_eval(e, &lookup) {
                     self.local_consts.insert(local, v);
+                } else if let Some(Init::Expr(value)) = &init
+                    && let Some(v) = lowered_int_const(value)
+                {
+                    // A constant only the checker knows (`T::rank`).
+                    self.local_consts.insert(local, v);
                 }
             }
             out.push(Stmt::new(StmtKind::Let { local, init }, decl.span));
@@ -1042,6 +1047,17 @@ fn shared_type_problem(cx: &FnCx<'_>, ty: &Type) -> Option<String> {
             fields.iter().find_map(|(name, t)| {
                 shared_type_problem(cx, t).map(|p| format!("a struct whose member `{name}` is {p}"))
             })
+        }
+        _ => None,
+    }
+}
+
+/// The value of a lowered integer constant, through conversions.
+fn lowered_int_const(e: &Expr) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Const(tessera_ir::Const::Int(v)) => Some(*v),
+        ExprKind::Convert(inner) if e.ty.scalar().is_some_and(|s| s.is_integral()) => {
+            lowered_int_const(inner)
         }
         _ => None,
     }

@@ -155,11 +155,16 @@ pub fn declare_template(ck: &mut Checker, t: &ast::Template, span: Span) {
             ck.templates.classes.insert(name, def);
         }
         ast::ItemKind::Function(f) if f.class.is_none() => {
+            let name = f.name.name.clone();
+            let index = ck.templates.functions.get(&name).map_or(0, Vec::len);
             ck.templates
                 .functions
-                .entry(f.name.name.clone())
+                .entry(name.clone())
                 .or_default()
-                .push(def);
+                .push(Rc::clone(&def));
+            if f.body.is_some() {
+                define_declared_instances(ck, &name, index, &def, span);
+            }
         }
         ast::ItemKind::Function(f) => {
             let Some(class) = &f.class else { return };
@@ -641,6 +646,75 @@ pub fn instantiate_class(
 
 /// The instance of function template `def` (the `index`th of its name) for
 /// `args`, declared on first use.
+/// The definition (template number `index` of `name`) of a function
+/// template declared earlier without a body: instances of the declaration
+/// made before now (C++ instantiates at the end of the file, so a later
+/// definition counts) get their bodies from it. Only a declaration of the
+/// same shape can be the same template: as many template and function
+/// parameters.
+fn define_declared_instances(
+    ck: &mut Checker,
+    name: &str,
+    index: usize,
+    def: &Rc<TemplateDef>,
+    span: Span,
+) {
+    let ast::ItemKind::Function(defined) = &def.item.kind else {
+        return;
+    };
+    let shape = |d: &TemplateDef| match &d.item.kind {
+        ast::ItemKind::Function(f) => Some((
+            d.params
+                .iter()
+                .map(|p| matches!(p, ast::TemplateParam::Type { .. }))
+                .collect::<Vec<_>>(),
+            f.params.len(),
+        )),
+        _ => None,
+    };
+    let Some(defs) = ck.templates.functions.get(name).cloned() else {
+        return;
+    };
+    let declared: Vec<usize> = defs
+        .iter()
+        .enumerate()
+        .filter(|(i, d)| {
+            *i != index
+                && matches!(&d.item.kind, ast::ItemKind::Function(f) if f.body.is_none())
+                && shape(d) == shape(def)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if declared.is_empty() {
+        return;
+    }
+    let made: Vec<(usize, Vec<TArg>)> = ck
+        .templates
+        .function_instances
+        .iter()
+        .filter(|((n, i, _), id)| n == name && declared.contains(i) && id.is_some())
+        .map(|((_, i, args), _)| (*i, args.clone()))
+        .collect();
+    for (_, args) in made {
+        let instance = format!("{name}<{}>", show_args(ck, &args));
+        let mut f = defined.clone();
+        f.name.name = instance.clone();
+        let item_span = def.item.span;
+        let key = (name.to_string(), index, args.clone());
+        // Declaring the definition under the instance's name completes the
+        // body-less instance when the signatures agree (as a definition
+        // after a prototype does).
+        let id = with_bindings(ck, def, &args, &instance, span, |ck| {
+            crate::declare::declare_function_signature_first(ck, &f, item_span, |ck, id| {
+                ck.templates
+                    .function_instances
+                    .insert(key.clone(), Some(id));
+            })
+        });
+        ck.templates.function_instances.insert(key, id);
+    }
+}
+
 fn instantiate_function(
     ck: &mut Checker,
     name: &str,
@@ -897,9 +971,10 @@ impl FnCx<'_> {
                 continue;
             };
             if let Some(id) = instantiate_function(self.ck, &name, index, def, full, span) {
-                instances.push(id);
+                instances.push((id, f.body.is_some()));
             }
         }
+        let instances = self.drop_redeclarations(instances);
         if instances.is_empty() && plain.is_empty() {
             if args.iter().any(|a| a.ty.is_error()) {
                 return error_expr(span);
@@ -939,5 +1014,34 @@ impl FnCx<'_> {
             exact_plain
         };
         self.call_user(path, &candidates, args, span, false)
+    }
+
+    /// A template declared first and defined later (`template <class T> T
+    /// f(T);` ... `template <class T> T f(T x) {...}`) is one template in
+    /// C++: of instances with the same signature, the ones from a
+    /// declaration without a body give way to one with a body.
+    fn drop_redeclarations(&self, instances: Vec<(FuncId, bool)>) -> Vec<FuncId> {
+        let signature = |id: FuncId| {
+            self.ck.program.get_function(id).map(|f| {
+                let params: Vec<(Type, bool)> = f
+                    .locals
+                    .iter()
+                    .take(f.params as usize)
+                    .map(|l| (l.ty.clone(), l.by_ref))
+                    .collect();
+                (params, f.restriction)
+            })
+        };
+        let mut kept: Vec<FuncId> = Vec::new();
+        for &(id, has_body) in &instances {
+            let sig = signature(id);
+            let defined_twin = instances
+                .iter()
+                .any(|&(other, body)| other != id && body && signature(other) == sig);
+            if (has_body || !defined_twin) && !kept.contains(&id) {
+                kept.push(id);
+            }
+        }
+        kept
     }
 }
