@@ -3,6 +3,8 @@
 // and double.
 #pragma once
 
+#include <iostream>
+#include <amp.h>
 #include <amptest/restrict.h>
 #include <amptest/math.h>
 
@@ -53,3 +55,46 @@ struct type_comparer<double> {
     bool isnan(double v) const restrict(cpu, amp) { return Concurrency::Test::amptest_math::isnan(v); }
 };
 
+
+// compose_incorrect_element_message(idx, expected, actual): the message
+// for one wrong element, written to a stream: `Log(...) << message`. The
+// library builds a std::string; the language has no strings, so the
+// message is an object that writes itself.
+template <typename Tidx, typename Texpected, typename Tactual>
+struct amptest_element_message {
+    Tidx idx;
+    Texpected expected;
+    Tactual actual;
+};
+
+inline void amptest_write_coordinates(std::ostream& os, int idx) { os << idx; }
+
+template <int rank>
+void amptest_write_coordinates(std::ostream& os, const index<rank>& idx) {
+    os << "{";
+    for (int d = 0; d < rank; d++) {
+        if (d > 0) {
+            os << ",";
+        }
+        os << idx[d];
+    }
+    os << "}";
+}
+
+template <typename Tidx, typename Texpected, typename Tactual>
+std::ostream& operator<<(std::ostream& os, const amptest_element_message<Tidx, Texpected, Tactual>& message) {
+    os << "Element at index ";
+    amptest_write_coordinates(os, message.idx);
+    os << " is incorrect. Expected: " << message.expected << " Actual: " << message.actual;
+    return os;
+}
+
+template <typename Tidx, typename Texpected, typename Tactual>
+amptest_element_message<Tidx, Texpected, Tactual> compose_incorrect_element_message(Tidx idx, Texpected expected,
+                                                                                    Tactual actual) {
+    amptest_element_message<Tidx, Texpected, Tactual> message;
+    message.idx = idx;
+    message.expected = expected;
+    message.actual = actual;
+    return message;
+}

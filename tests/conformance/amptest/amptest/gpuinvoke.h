@@ -20,8 +20,21 @@ namespace concurrency {
 namespace Test {
 namespace details {
 
-inline void log_run_test_result(const char* what, const char* on, const runall_result& result) {
-    std::cout << what << " on " << on << ": ";
+// The macros that run a test on both sides, by number: a string literal
+// does not pass to a `const char*` parameter of a function template yet.
+inline void log_run_test_macro(int macro) {
+    if (macro == 0) {
+        std::cout << "EVALUATE_TEST_ON_CPU_AND_GPU";
+    } else if (macro == 1) {
+        std::cout << "INVOKE_TEST_FUNC_ON_CPU_AND_GPU";
+    } else {
+        std::cout << "EVALUATE_IS_TRUE_ON_CPU_AND_GPU";
+    }
+}
+
+inline void log_run_test_result(int macro, const char* on, const runall_result& result) {
+    log_run_test_macro(macro);
+    std::cout << " on " << on << ": ";
     print_runall_result_name(result.get_exit_code());
     std::cout << "." << std::endl;
 }
@@ -47,7 +60,7 @@ Tresult amptest_gpu_invoke(const accelerator_view& av, const Func& func) {
 // Runs `func` (returning a verdict, an int or a bool) on the host and in a
 // kernel on `av`, reports both verdicts and returns them combined.
 template <typename Func>
-runall_result amptest_run_test_on_cpu_and_gpu(const accelerator_view& av, const char* what, const Func& func) {
+runall_result amptest_run_test_on_cpu_and_gpu(const accelerator_view& av, int macro, const Func& func) {
     runall_result cpu_result = runall_result(func());
 
     std::vector<int> codes(1);
@@ -58,8 +71,8 @@ runall_result amptest_run_test_on_cpu_and_gpu(const accelerator_view& av, const 
     });
     runall_result gpu_result = runall_result(codev[0]);
 
-    Concurrency::Test::details::log_run_test_result(what, "CPU", cpu_result);
-    Concurrency::Test::details::log_run_test_result(what, "GPU", gpu_result);
+    Concurrency::Test::details::log_run_test_result(macro, "CPU", cpu_result);
+    Concurrency::Test::details::log_run_test_result(macro, "GPU", gpu_result);
     return cpu_result & gpu_result;
 }
 
@@ -73,17 +86,17 @@ runall_result amptest_run_test_on_cpu_and_gpu(const accelerator_view& av, const 
 // The verdict of `_expr` (a runall_result, int or bool) on the host and in
 // a kernel.
 #define EVALUATE_TEST_ON_CPU_AND_GPU(_av, _expr)                                                    \
-    amptest_run_test_on_cpu_and_gpu(_av, "EVALUATE_TEST_ON_CPU_AND_GPU", [=]() restrict(cpu, amp) { \
+    amptest_run_test_on_cpu_and_gpu(_av, 0, [=]() restrict(cpu, amp) { \
         return _expr;                                                                                \
     })
 
 // The verdict of `_func(args...)` on the host and in a kernel.
 #define INVOKE_TEST_FUNC_ON_CPU_AND_GPU(_av, _func, ...)                                                \
-    amptest_run_test_on_cpu_and_gpu(_av, "INVOKE_TEST_FUNC_ON_CPU_AND_GPU", [=]() restrict(cpu, amp) { \
+    amptest_run_test_on_cpu_and_gpu(_av, 1, [=]() restrict(cpu, amp) { \
         return _func(__VA_ARGS__);                                                                       \
     })
 
 // Whether `_expression` holds on the host and in a kernel.
 #define EVALUATE_IS_TRUE_ON_CPU_AND_GPU(_av, _expression)                                           \
-    amptest_run_test_on_cpu_and_gpu(_av, "EVALUATE_IS_TRUE_ON_CPU_AND_GPU",                        \
+    amptest_run_test_on_cpu_and_gpu(_av, 2,                        \
                                     [=]() restrict(cpu, amp) { return (bool)(_expression); })

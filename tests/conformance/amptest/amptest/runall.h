@@ -75,6 +75,14 @@ public:
         return *this &= runall_result(result);
     }
 
+    // `result != runall_pass`: the library compares with the verdict the
+    // int (or bool) converts to; the checker does not yet convert an
+    // operator's argument through a constructor, so these say it directly.
+    bool operator==(int other) const restrict(cpu, amp) { return *this == runall_result(other); }
+    bool operator!=(int other) const restrict(cpu, amp) { return *this != runall_result(other); }
+    bool operator==(bool other) const restrict(cpu, amp) { return *this == runall_result(other); }
+    bool operator!=(bool other) const restrict(cpu, amp) { return *this != runall_result(other); }
+
     bool operator==(const runall_result& other) const restrict(cpu, amp) {
         return _exit_code == other._exit_code;
     }
