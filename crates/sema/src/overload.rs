@@ -73,6 +73,27 @@ fn value_rank(from: &Type, to: &Type) -> Option<Rank> {
     if from == to {
         return Some(Rank::Exact);
     }
+    match (from, to) {
+        // An array decays to a pointer to its first element, which may gain
+        // `const`; a pointer may gain `const`: both are exact matches (an
+        // lvalue transformation and a qualification adjustment).
+        (Type::CArray(a, _), Type::Ptr { elem, .. }) => return (**a == **elem).then_some(Rank::Exact),
+        (
+            Type::Ptr {
+                elem: a,
+                is_const: false,
+            },
+            Type::Ptr {
+                elem: b,
+                is_const: true,
+            },
+        ) => return (a == b).then_some(Rank::Exact),
+        (Type::Null, Type::Ptr { .. }) => return Some(Rank::Conversion),
+        (Type::Ptr { .. } | Type::CArray(..) | Type::Null, Type::Scalar(Scalar::Bool)) => {
+            return Some(Rank::Conversion);
+        }
+        _ => {}
+    }
     let (Type::Scalar(a), Type::Scalar(b)) = (from, to) else {
         return None;
     };
@@ -259,6 +280,41 @@ mod tests {
         let cands: Vec<Option<Vec<Sequence>>> =
             vec![a.into_iter().collect(), b.into_iter().collect()];
         assert_eq!(resolve(&cands), Resolution::Ambiguous(vec![0, 1]));
+    }
+
+    #[test]
+    fn arrays_and_pointers_convert_to_pointers() {
+        // f(const int*) beside f(double): an int[8] or an int* picks the
+        // first, as g++ does; a float* converts to neither.
+        let arr = Type::CArray(Box::new(INT), 8);
+        let ptr = Type::Ptr {
+            elem: Box::new(INT),
+            is_const: false,
+        };
+        let cptr = Type::Ptr {
+            elem: Box::new(INT),
+            is_const: true,
+        };
+        let fptr = Type::Ptr {
+            elem: Box::new(FLOAT),
+            is_const: false,
+        };
+        let params = [value(&cptr), value(&DOUBLE)];
+        assert_eq!(pick(lvalue(&arr), &params), Resolution::Best(0));
+        assert_eq!(pick(rvalue(&ptr), &params), Resolution::Best(0));
+        assert_eq!(pick(rvalue(&fptr), &params), Resolution::NoneViable);
+        // A pointer to const does not lose its `const`.
+        assert_eq!(sequence(rvalue(&cptr), value(&ptr)), None);
+        // nullptr and pointers convert to bool.
+        let bool_ty = Type::Scalar(Scalar::Bool);
+        assert_eq!(
+            sequence(rvalue(&ptr), value(&bool_ty)).map(|s| s.rank),
+            Some(Rank::Conversion)
+        );
+        assert_eq!(
+            sequence(rvalue(&Type::Null), value(&ptr)).map(|s| s.rank),
+            Some(Rank::Conversion)
+        );
     }
 
     #[test]

@@ -19,3 +19,4 @@
 #include <amptest/amp.compare.h>
 #include <amptest/data.h>
 #include <amptest/device.h>
+#include <amptest/gpuinvoke.h>

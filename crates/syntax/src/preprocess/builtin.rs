@@ -106,6 +106,7 @@ pub(super) fn define(macros: &mut MacroTable<'_>, header: &str, span: Span) {
             "assert",
             Arc::new(Macro {
                 params: Some(vec!["e"]),
+                variadic: false,
                 used: vec![false],
                 body,
                 def: span,
@@ -124,6 +125,7 @@ pub(super) fn define(macros: &mut MacroTable<'_>, header: &str, span: Span) {
             name,
             Arc::new(Macro {
                 params: None,
+                variadic: false,
                 used: Vec::new(),
                 body,
                 def: span,

@@ -97,8 +97,12 @@ enum BodyTok<'s> {
 /// One `#define`.
 #[derive(Debug)]
 struct Macro<'s> {
-    /// `None` for object-like macros.
+    /// `None` for object-like macros. A variadic macro's last parameter is
+    /// `__VA_ARGS__` (its `...`).
     params: Option<Vec<&'s str>>,
+    /// Whether the parameter list ends with `...`: the arguments from the
+    /// last parameter's position on are its one argument, commas included.
+    variadic: bool,
     /// Per parameter: whether the body mentions it (unused arguments are not expanded).
     used: Vec<bool>,
     /// The replacement list. Positions are not kept: expanded tokens take the
@@ -508,15 +512,40 @@ impl<'s> Pp<'_, 's> {
         if params.is_empty() && args.len() == 1 && args.first().is_some_and(Vec::is_empty) {
             args.clear();
         }
+        if mac.variadic {
+            // `F(a)` for `F(x, ...)` passes no variable arguments (C++20);
+            // more arguments than parameters join the last one, with the
+            // commas between them.
+            let fixed = params.len().saturating_sub(1);
+            if args.len() == fixed {
+                args.push(Vec::new());
+            } else if args.len() > params.len() {
+                let rest = args.split_off(fixed);
+                let comma = PTok::new(Token {
+                    tok: Tok::Comma,
+                    ..at
+                });
+                let mut joined = Vec::new();
+                for (k, arg) in rest.into_iter().enumerate() {
+                    if k > 0 {
+                        joined.push(comma);
+                    }
+                    joined.extend(arg);
+                }
+                args.push(joined);
+            }
+        }
         if args.len() != params.len() {
             let (n, got) = (params.len(), args.len());
             let plural = |k: usize| if k == 1 { "" } else { "s" };
+            let least = if mac.variadic { "at least " } else { "" };
+            let n = if mac.variadic { n - 1 } else { n };
             self.diags.push(
                 Diagnostic::error(
                     codes::E0054,
                     at.span(self.files),
                     format!(
-                        "macro `{name}` takes {n} argument{} but {got} {} given",
+                        "macro `{name}` takes {least}{n} argument{} but {got} {} given",
                         plural(n),
                         if got == 1 { "was" } else { "were" }
                     ),
@@ -1051,6 +1080,9 @@ impl<'s> Pp<'_, 's> {
             }
             _ => (None, after),
         };
+        let variadic = params
+            .as_ref()
+            .is_some_and(|ps| ps.last() == Some(&"__VA_ARGS__"));
         if let Some(h) = body
             .iter()
             .find(|t| matches!(t.tok, Tok::Hash | Tok::HashHash))
@@ -1090,6 +1122,7 @@ impl<'s> Pp<'_, 's> {
             .collect();
         let new = Macro {
             params,
+            variadic,
             used,
             body,
             def: name_tok.span(file),
@@ -1137,7 +1170,7 @@ impl<'s> Pp<'_, 's> {
                     t @ Token {
                         tok: Tok::Ident(p), ..
                     },
-                ) => {
+                ) if *p != "__VA_ARGS__" => {
                     if !seen.insert(*p) {
                         let message = format!("duplicate macro parameter `{p}`");
                         self.error(codes::E0051, t.span(file), message, "already a parameter");
@@ -1146,9 +1179,27 @@ impl<'s> Pp<'_, 's> {
                     params.push(*p);
                     prev = *t;
                 }
-                Some(t) if t.tok == Tok::Ellipsis => {
-                    let message = "variadic macros are not supported".to_string();
-                    self.error(codes::E0051, t.span(file), message, "`...` parameter");
+                // `...` ends the list; the body names it `__VA_ARGS__`.
+                Some(t) if t.tok == Tok::Ellipsis => match toks.get(i + 1) {
+                    Some(close) if close.tok == Tok::RParen => {
+                        params.push("__VA_ARGS__");
+                        return Some((params, toks.get(i + 2..).unwrap_or_default()));
+                    }
+                    other => {
+                        let found = other.map_or("end of line".to_string(), |t| t.tok.describe());
+                        let message = format!("expected `)` after `...`, found {found}");
+                        self.error(codes::E0051, at(other, *t), message, "expected `)`");
+                        return None;
+                    }
+                },
+                Some(
+                    t @ Token {
+                        tok: Tok::Ident("__VA_ARGS__"),
+                        ..
+                    },
+                ) => {
+                    let message = "`__VA_ARGS__` cannot name a parameter".to_string();
+                    self.error(codes::E0051, t.span(file), message, "reserved name");
                     return None;
                 }
                 other => {

@@ -383,7 +383,8 @@ fn malformed_defines() {
         "#define F(a\n",
         "#define F(\n",
         "#define F(a,) a\n",
-        "#define F(...) __VA_ARGS__\n",
+        "#define F(a, ...) a\n#define F(... , a) a\n",
+        "#define F(__VA_ARGS__) 1\n",
         "#define S(x) #x\n",
         "#define P(a, b) a ## b\n",
         "#undef\n",
@@ -498,4 +499,22 @@ fn never_panics() {
     ] {
         let _ = pp(src);
     }
+}
+
+#[test]
+fn variadic_macros() {
+    // The variable arguments, commas included, replace `__VA_ARGS__`; none
+    // at all is allowed (C++20).
+    let src = "#define CALL(f, ...) f(__VA_ARGS__)\n\
+               CALL(g, 1, (2, 3), h(4, 5)) CALL(g) CALL(g, )\n\
+               #define ALL(...) [__VA_ARGS__]\n\
+               ALL() ALL(x) ALL(x, y)\n";
+    assert_eq!(
+        clean(src),
+        "g ( 1 , ( 2 , 3 ) , h ( 4 , 5 ) ) g ( ) g ( ) [ ] [ x ] [ x , y ]"
+    );
+    // Too few for the named parameters.
+    let (_, diags) = pp("#define F(a, b, ...) a b\nF(1)\n");
+    assert_eq!(codes_of(&diags), vec!["E0054"]);
+    assert!(diags[0].message.contains("at least 2 arguments"), "{}", diags[0].message);
 }

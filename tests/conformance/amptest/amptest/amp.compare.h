@@ -23,6 +23,14 @@ inline bool AreAlmostEqual(double v1, double v2, const double maxAbsoluteDiff = 
 
 namespace details {
 
+// Equal when neither is less than the other, so T needs only `<`. (The
+// library keeps this older form beside AreEqual; tests call it by its
+// qualified name.)
+template <typename T>
+bool AreEqual(const T& v1, const T& v2) restrict(cpu, amp) {
+    return !(v1 < v2) && !(v2 < v1);
+}
+
 // Reports one wrong element (the first 20) and returns the new count of
 // wrong elements.
 template <typename T>
@@ -80,6 +88,29 @@ bool Verify(const std::vector<T>& c, const std::vector<T>& refc,
     return Concurrency::Test::details::finish_verify(failed, size);
 }
 
+// Whether the `size` elements from `c` (actual) hold those from `refc`
+// (expected): C arrays, or what pointers point to.
+template <typename T>
+bool Verify(const T* c, const T* refc, size_t size, type_comparer<T> comparer) {
+    int failed = 0;
+    int count = (int)size;
+    for (int i = 0; i < count; i++) {
+        if (!comparer.are_equal(c[i], refc[i])) {
+            failed = Concurrency::Test::details::count_failure(failed, i, refc[i], c[i]);
+        }
+    }
+    return Concurrency::Test::details::finish_verify(failed, count);
+}
+
+// The library gives the comparer a default; a separate overload here,
+// since the checker does not yet pick a template that needs a default
+// argument, called with explicit template arguments (`Verify<int>(a, b,
+// n)`), beside one that takes that many arguments (the std::vector form).
+template <typename T>
+bool Verify(const T* c, const T* refc, size_t size) {
+    return Verify(c, refc, size, type_comparer<T>());
+}
+
 // The comparer with the given tolerances: float and double have them;
 // other types compare exactly.
 template <typename T>
@@ -106,6 +137,11 @@ template <typename T>
 bool Verify(const std::vector<T>& c, const std::vector<T>& refc, double maxAbsoluteDiff,
             double maxRelativeDiff) {
     return Verify(c, refc, amptest_tolerance<T>::comparer(maxAbsoluteDiff, maxRelativeDiff));
+}
+
+template <typename T>
+bool Verify(const T* c, const T* refc, size_t size, double maxAbsoluteDiff, double maxRelativeDiff) {
+    return Verify(c, refc, size, amptest_tolerance<T>::comparer(maxAbsoluteDiff, maxRelativeDiff));
 }
 
 // The elements of an array or array_view, copied to the host in row order.

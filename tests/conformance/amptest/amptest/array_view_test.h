@@ -178,6 +178,11 @@ public:
         return runall_fail;
     }
 
+    // The record of this view's elements: the values a test expects, and
+    // 1 where a value is known.
+    array_view<_value_type, _rank>& expected_values() { return _expected; }
+    array_view<int, _rank>& known_flags() { return _known; }
+
 private:
     array_view<_value_type, _rank> _view;
     array_view<_value_type, _rank> _expected;
@@ -259,3 +264,162 @@ bool TestSection(ArrayViewTest<value_type, rank>& original, array_view<value_typ
     return TestSection(original, section, origin);
 }
 
+
+// The index of the element at row-major position `linear` of `ex`.
+template <int rank>
+index<rank> amptest_index_at(int linear, extent<rank> ex) restrict(cpu, amp) {
+    index<rank> idx;
+    for (int d = rank - 1; d >= 0; d--) {
+        idx[d] = linear % ex[d];
+        linear = linear / ex[d];
+    }
+    return idx;
+}
+
+// OverlapTest<T, N>: whether two sections of one array_view see each
+// other's data. Both tests fill the whole data set with one value on the
+// host, write random values to the "remote" section in a kernel (recorded
+// as known values), read the "local" section on the host and look at what
+// changed there: a positive test expects the overlapping elements (the
+// known ones) to hold the remote values and the others the filled value,
+// a negative test expects nothing to have changed.
+//
+// The library's members taking two sections are member templates, so that
+// the sections may have other ranks than the data; the language has no
+// member templates yet, so here both sections have the data's rank.
+template <typename value_type, int rank>
+class OverlapTest {
+public:
+    OverlapTest(ArrayViewTest<value_type, rank> original) : _original(original) {}
+
+    OverlapTest(extent<rank> original_extent) : _original(original_extent) {}
+
+    ArrayViewTest<value_type, rank>& original() { return _original; }
+
+    bool positive_test(index<rank> local_origin, extent<rank> local_extent, index<rank> remote_origin,
+                       extent<rank> remote_extent) {
+        ArrayViewTest<value_type, rank> local = _original.section(local_origin, local_extent);
+        ArrayViewTest<value_type, rank> remote = _original.section(remote_origin, remote_extent);
+        return positive_test(local, remote);
+    }
+
+    // True when the sections are seen to overlap: some element of `local`
+    // holds a value written to `remote`, and every other one is unchanged.
+    bool positive_test(ArrayViewTest<value_type, rank>& local, ArrayViewTest<value_type, rank>& remote) {
+        value_type local_value = static_cast<value_type>(rand());
+        write_local(local_value);
+        write_remote(remote);
+
+        Log(LogType::Info, true) << "Performing implicit synchronize on the local section" << std::endl;
+        local.view()[index<rank>()];
+
+        Log(LogType::Info, true) << "Looking for changes in the local section" << std::endl;
+        array_view<value_type, rank> data = local.view();
+        array_view<value_type, rank> expected = local.expected_values();
+        array_view<int, rank> known = local.known_flags();
+        extent<rank> ex = data.get_extent();
+        int size = (int)ex.size();
+        int unexpected_changes = 0;
+        int known_values_checked = 0;
+        for (int k = 0; k < size; k++) {
+            index<rank> i = amptest_index_at(k, ex);
+            value_type actual_value = data[i];
+            if (known[i] == 0) {
+                if (actual_value != local_value) {
+                    Log(LogType::Error, true) << "Mismatch at local position " << k << ": expected "
+                                              << local_value << ", actual " << actual_value << std::endl;
+                    unexpected_changes++;
+                }
+            } else {
+                known_values_checked++;
+                if (actual_value != expected[i]) {
+                    Log(LogType::Error, true) << "Mismatch at local position " << k << ": expected "
+                                              << expected[i] << ", actual " << actual_value << std::endl;
+                    unexpected_changes++;
+                }
+            }
+        }
+        Log(LogType::Info, true) << unexpected_changes << " unexpected changes found" << std::endl;
+        if (known_values_checked == 0) {
+            Log(LogType::Error, true) << "No known value in the local section: the sections do not overlap"
+                                      << std::endl;
+        } else {
+            Log(LogType::Info, true) << known_values_checked << " overlapping elements found" << std::endl;
+        }
+
+        Log(LogType::Info, true) << "Performing implicit synchronize on the remote section" << std::endl;
+        remote.view()[index<rank>()];
+        return unexpected_changes == 0 && known_values_checked > 0;
+    }
+
+    bool negative_test(index<rank> local_origin, extent<rank> local_extent, index<rank> remote_origin,
+                       extent<rank> remote_extent) {
+        ArrayViewTest<value_type, rank> local = _original.section(local_origin, local_extent);
+        ArrayViewTest<value_type, rank> remote = _original.section(remote_origin, remote_extent);
+        return negative_test(local, remote);
+    }
+
+    // True when the sections are seen not to overlap: writing `remote`
+    // changed no element of `local`.
+    bool negative_test(ArrayViewTest<value_type, rank>& local, ArrayViewTest<value_type, rank>& remote) {
+        value_type local_value = static_cast<value_type>(rand());
+        write_local(local_value);
+        write_remote(remote);
+
+        Log(LogType::Info, true) << "Performing implicit synchronize on the local section" << std::endl;
+        local.view()[index<rank>()];
+
+        Log(LogType::Info, true) << "Looking for changes in the local section" << std::endl;
+        array_view<value_type, rank> data = local.view();
+        extent<rank> ex = data.get_extent();
+        int size = (int)ex.size();
+        int changes = 0;
+        for (int k = 0; k < size; k++) {
+            value_type actual_value = data[amptest_index_at(k, ex)];
+            if (actual_value != local_value) {
+                Log(LogType::Error, true) << "Mismatch at local position " << k << ": expected " << local_value
+                                          << ", actual " << actual_value << std::endl;
+                changes++;
+            }
+        }
+        Log(LogType::Info, true) << changes << " changes found" << std::endl;
+
+        Log(LogType::Info, true) << "Performing implicit synchronize on the remote section" << std::endl;
+        remote.view()[index<rank>()];
+        return changes == 0;
+    }
+
+    int pass() { return _original.pass(); }
+
+    int fail() { return _original.fail(); }
+
+private:
+    // Every element of the data set holds `value`, written on the host and
+    // not recorded.
+    void write_local(value_type value) {
+        Log(LogType::Info, true) << "Writing " << value << " to every element on the host" << std::endl;
+        array_view<value_type, rank> data = _original.view();
+        std::vector<value_type> values(data.get_extent().size(), value);
+        copy(values.begin(), values.end(), data);
+    }
+
+    // Random values written to `remote` in a kernel, and recorded.
+    void write_remote(ArrayViewTest<value_type, rank>& remote) {
+        array_view<value_type, rank> remote_av = remote.view();
+        extent<rank> ex = remote_av.get_extent();
+        std::vector<value_type> random_data(ex.size());
+        Fill(random_data);
+        array_view<value_type, rank> random_av(ex, random_data);
+
+        Log(LogType::Info, true) << "Writing random data to the remote section in a kernel" << std::endl;
+        parallel_for_each(ex, [=](index<rank> i) restrict(amp) { remote_av[i] = random_av[i]; });
+
+        int size = (int)ex.size();
+        for (int k = 0; k < size; k++) {
+            index<rank> i = amptest_index_at(k, ex);
+            remote.set_known_value(i, random_av[i]);
+        }
+    }
+
+    ArrayViewTest<value_type, rank> _original;
+};

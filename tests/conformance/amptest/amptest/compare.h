@@ -3,6 +3,8 @@
 // and double.
 #pragma once
 
+#include <iostream>
+#include <amp.h>
 #include <amptest/restrict.h>
 #include <amptest/math.h>
 
@@ -53,3 +55,57 @@ struct type_comparer<double> {
     bool isnan(double v) const restrict(cpu, amp) { return Concurrency::Test::amptest_math::isnan(v); }
 };
 
+
+// compose_incorrect_element_message(idx, expected, actual): the message
+// for one wrong element, written to a stream: `Log(...) << message`. The
+// library builds a std::string; the language has no strings, so the
+// message is an object that writes itself. It holds the values as
+// `double` (the checker does not yet find an `operator<<` template for a
+// class template), which is exact for the integer and float values the
+// tests report.
+struct amptest_element_message {
+    int rank; // 0 for a plain position
+    int coordinates[8];
+    double expected;
+    double actual;
+};
+
+inline std::ostream& operator<<(std::ostream& os, const amptest_element_message& message) {
+    os << "Element at index ";
+    if (message.rank == 0) {
+        os << message.coordinates[0];
+    } else {
+        os << "{";
+        for (int d = 0; d < message.rank; d++) {
+            if (d > 0) {
+                os << ",";
+            }
+            os << message.coordinates[d];
+        }
+        os << "}";
+    }
+    os << " is incorrect. Expected: " << message.expected << " Actual: " << message.actual;
+    return os;
+}
+
+inline void amptest_set_position(amptest_element_message& message, int idx) {
+    message.rank = 0;
+    message.coordinates[0] = idx;
+}
+
+template <int rank>
+void amptest_set_position(amptest_element_message& message, const index<rank>& idx) {
+    message.rank = rank < 8 ? rank : 8;
+    for (int d = 0; d < message.rank; d++) {
+        message.coordinates[d] = idx[d];
+    }
+}
+
+template <typename Tidx, typename Texpected, typename Tactual>
+amptest_element_message compose_incorrect_element_message(Tidx idx, Texpected expected, Tactual actual) {
+    amptest_element_message message;
+    amptest_set_position(message, idx);
+    message.expected = (double)expected;
+    message.actual = (double)actual;
+    return message;
+}

@@ -59,3 +59,33 @@ unsigned int flatten(index<rank> idx, extent<rank> ext) restrict(cpu, amp) {
 
 } // namespace Test
 } // namespace concurrency
+
+// The library declares the class below in Concurrency::Test; the language
+// finds class templates only at file scope yet, so it is declared there.
+
+// The coordinates of an extent's elements: an index is its own absolute
+// index, and its linear position is its row-major offset in the extent.
+// (The library derives it from a coordinate_nest base with virtual
+// members; the language has no virtual functions on the host yet, and the
+// tests use this class alone.)
+template <int rank>
+class extent_coordinate_nest {
+public:
+    extent_coordinate_nest(extent<rank> ex) : data_extent(ex) {}
+
+    index<rank> get_absolute(index<rank> i) const { return i; }
+
+    unsigned int get_linear(index<rank> i) const {
+        index<rank> absolute_index = get_absolute(i);
+        unsigned int stride = 1;
+        unsigned int linear = 0;
+        for (int d = rank - 1; d >= 0; d--) {
+            linear += (unsigned int)absolute_index[d] * stride;
+            stride *= (unsigned int)data_extent[d];
+        }
+        return linear;
+    }
+
+private:
+    extent<rank> data_extent;
+};

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <vector>
 #include <amp.h>
 #include <amptest/runall.h>
 
@@ -83,6 +84,15 @@ inline void skip_for_missing_device() {
 inline bool device_flags_unmet(int flags) {
     int unmet = (1 << 2) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 13) | (1 << 14);
     return (flags & unmet) != 0;
+}
+
+// The devices that have `required_flags`: this one, or none.
+inline std::vector<accelerator> get_available_devices(device_flags required_flags) {
+    if (device_flags_unmet(required_flags.bits)) {
+        std::vector<accelerator> none;
+        return none;
+    }
+    return accelerator::get_all();
 }
 
 inline accelerator require_device(device_flags required_flags) {

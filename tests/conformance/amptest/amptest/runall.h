@@ -75,6 +75,14 @@ public:
         return *this &= runall_result(result);
     }
 
+    // `result != runall_pass`: the library compares with the verdict the
+    // int (or bool) converts to; the checker does not yet convert an
+    // operator's argument through a constructor, so these say it directly.
+    bool operator==(int other) const restrict(cpu, amp) { return *this == runall_result(other); }
+    bool operator!=(int other) const restrict(cpu, amp) { return *this != runall_result(other); }
+    bool operator==(bool other) const restrict(cpu, amp) { return *this == runall_result(other); }
+    bool operator!=(bool other) const restrict(cpu, amp) { return *this != runall_result(other); }
+
     bool operator==(const runall_result& other) const restrict(cpu, amp) {
         return _exit_code == other._exit_code;
     }
@@ -91,6 +99,21 @@ public:
     }
     bool get_is_skip() const restrict(cpu, amp) { return _exit_code == runall_skip; }
     bool get_is_no_value() const restrict(cpu, amp) { return _exit_code == runall_no_value; }
+
+    // The verdict's name ("pass", "fail", ...); the library returns a
+    // std::string, which the language does not have.
+    const char* get_name() const {
+        if (_exit_code == runall_pass) {
+            return "pass";
+        } else if (_exit_code == runall_fail) {
+            return "fail";
+        } else if (_exit_code == runall_skip) {
+            return "skip";
+        } else if (_exit_code == runall_cascade_fail) {
+            return "cascade fail";
+        }
+        return "no value";
+    }
 
     runall_result treat_skip_as_pass() const restrict(cpu, amp) {
         return get_is_skip() ? runall_result(runall_pass) : *this;
@@ -122,4 +145,9 @@ inline void print_runall_result_name(int code) {
     } else {
         std::cout << "no value";
     }
+}
+
+inline std::ostream& operator<<(std::ostream& os, const runall_result& result) {
+    os << result.get_name();
+    return os;
 }
