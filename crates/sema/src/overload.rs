@@ -77,7 +77,9 @@ fn value_rank(from: &Type, to: &Type) -> Option<Rank> {
         // An array decays to a pointer to its first element, which may gain
         // `const`; a pointer may gain `const`: both are exact matches (an
         // lvalue transformation and a qualification adjustment).
-        (Type::CArray(a, _), Type::Ptr { elem, .. }) => return (**a == **elem).then_some(Rank::Exact),
+        (Type::CArray(a, _), Type::Ptr { elem, .. }) => {
+            return (**a == **elem).then_some(Rank::Exact);
+        }
         (
             Type::Ptr {
                 elem: a,

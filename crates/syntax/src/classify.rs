@@ -66,6 +66,7 @@ pub struct KnownNames {
 /// earlier inputs (the REPL); names declared here are added to it.
 pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
     crate::limits::rewrite(tokens);
+    crate::member_types::rewrite(tokens);
     drop_template_disambiguators(tokens);
     restrict_as_name(tokens);
     let KnownNames {

@@ -22,6 +22,7 @@ pub mod files;
 pub mod include;
 pub mod lexer;
 pub mod limits;
+pub mod member_types;
 mod parse;
 pub mod preprocess;
 /// The syntax tree as an indented S-expression, for people and golden tests.

@@ -516,5 +516,9 @@ fn variadic_macros() {
     // Too few for the named parameters.
     let (_, diags) = pp("#define F(a, b, ...) a b\nF(1)\n");
     assert_eq!(codes_of(&diags), vec!["E0054"]);
-    assert!(diags[0].message.contains("at least 2 arguments"), "{}", diags[0].message);
+    assert!(
+        diags[0].message.contains("at least 2 arguments"),
+        "{}",
+        diags[0].message
+    );
 }

@@ -1,0 +1,160 @@
+//! Member types of library containers named through the container's type:
+//! `std::vector<T>::size_type`, `std::vector<T>::value_type`,
+//! `array_view<T, N>::value_type`. They are rewritten, before the tokens
+//! are classified, into the type they name (`size_t`, `ptrdiff_t`, or the
+//! element type's own tokens), so the grammar needs no form for a member
+//! of a template instance.
+
+use crate::lexer::Token;
+use crate::token::Tok;
+
+/// Library class templates whose member types are rewritten, with the
+/// members each has.
+const CONTAINERS: &[(&str, &[&str])] = &[
+    ("vector", &["size_type", "difference_type", "value_type"]),
+    ("array", &["value_type"]),
+    ("array_view", &["value_type"]),
+];
+
+/// How far a template argument list may reach.
+const MAX_SCAN: usize = 256;
+
+/// Rewrites every `C<args>::member` of [`CONTAINERS`] in `tokens`.
+pub fn rewrite(tokens: &mut Vec<Token<'_>>) {
+    let opens = |i: usize, tokens: &[Token<'_>]| {
+        matches!(tokens[i].tok, Tok::Ident(name) if CONTAINERS.iter().any(|(c, _)| *c == name))
+            && tokens.get(i + 1).is_some_and(|t| t.tok == Tok::Lt)
+    };
+    if !(0..tokens.len()).any(|i| opens(i, tokens)) {
+        return;
+    }
+    let mut out: Vec<Token<'_>> = Vec::with_capacity(tokens.len());
+    let mut i = 0;
+    while i < tokens.len() {
+        if opens(i, tokens)
+            && let Some(next) = rewrite_at(tokens, i, &mut out)
+        {
+            i = next;
+            continue;
+        }
+        out.push(tokens[i]);
+        i += 1;
+    }
+    *tokens = out;
+}
+
+/// The index of the `>` closing the argument list opened at `open`, if it
+/// closes plainly (no `>>`, no statement punctuation on the way).
+fn closing(tokens: &[Token<'_>], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut parens = 0usize;
+    for (k, t) in tokens.iter().enumerate().skip(open).take(MAX_SCAN) {
+        match t.tok {
+            Tok::Lt if parens == 0 => depth += 1,
+            Tok::Gt if parens == 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            Tok::LParen => parens += 1,
+            Tok::RParen => parens = parens.checked_sub(1)?,
+            Tok::Shr | Tok::Semi | Tok::LBrace | Tok::RBrace => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Rewrites the use at `i` (the container's name), pushing the result to
+/// `out` after taking back the qualifiers already pushed (`std::`,
+/// `typename`); the index after the use, or `None` when it is not one.
+fn rewrite_at<'s>(tokens: &[Token<'s>], i: usize, out: &mut Vec<Token<'s>>) -> Option<usize> {
+    let Tok::Ident(container) = tokens[i].tok else {
+        return None;
+    };
+    let members = CONTAINERS.iter().find(|(c, _)| *c == container)?.1;
+    let close = closing(tokens, i + 1)?;
+    if tokens.get(close + 1)?.tok != Tok::ColonColon {
+        return None;
+    }
+    let Tok::Ident(member) = tokens.get(close + 2)?.tok else {
+        return None;
+    };
+    if !members.contains(&member) {
+        return None;
+    }
+    // Take back `std ::`, `concurrency ::`, a leading `::` and `typename`.
+    let mut start = tokens[i].start;
+    loop {
+        match out.as_slice() {
+            [
+                ..,
+                Token {
+                    tok: Tok::Ident(ns),
+                    start: s,
+                    ..
+                },
+                Token {
+                    tok: Tok::ColonColon,
+                    ..
+                },
+            ] if matches!(*ns, "std" | "concurrency" | "Concurrency") => {
+                start = *s;
+                out.truncate(out.len() - 2);
+            }
+            [
+                ..,
+                Token {
+                    tok: Tok::ColonColon,
+                    start: s,
+                    ..
+                },
+            ]
+            | [
+                ..,
+                Token {
+                    tok: Tok::Typename,
+                    start: s,
+                    ..
+                },
+            ] => {
+                start = *s;
+                out.truncate(out.len() - 1);
+            }
+            _ => break,
+        }
+    }
+    let end = tokens[close + 2].end;
+    let named = |name: &'s str| Token {
+        tok: Tok::Ident(name),
+        start,
+        end,
+    };
+    match member {
+        "size_type" => out.push(named("size_t")),
+        "difference_type" => out.push(named("ptrdiff_t")),
+        _ => {
+            // The element type: the first argument, up to a comma outside
+            // brackets.
+            let mut depth = 0usize;
+            let mut end_arg = close;
+            for (k, t) in tokens.iter().enumerate().take(close).skip(i + 2) {
+                match t.tok {
+                    Tok::Lt | Tok::LParen => depth += 1,
+                    Tok::Gt | Tok::RParen => depth = depth.saturating_sub(1),
+                    Tok::Comma if depth == 0 => {
+                        end_arg = k;
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            if end_arg == i + 2 {
+                return None;
+            }
+            out.extend_from_slice(&tokens[i + 2..end_arg]);
+        }
+    }
+    Some(close + 3)
+}
