@@ -1734,7 +1734,33 @@ impl FnCx<'_> {
             members = ids;
             object = Some(path);
         }
-        let free: Vec<FuncId> = self.ck.functions.get(&name).cloned().unwrap_or_default();
+        let mut free: Vec<FuncId> = self.ck.functions.get(&name).cloned().unwrap_or_default();
+        // Operators declared in a namespace are found through the operands'
+        // classes (argument-dependent lookup: the namespace each class is
+        // declared in) and through `using namespace` directives in force.
+        let mut scopes: Vec<String> = self.ck.using_namespaces.clone();
+        for operand in &operands {
+            if let Type::Struct(_) = operand.ty {
+                let shown = self.ck.show(&operand.ty);
+                let plain = shown.split('<').next().unwrap_or_default();
+                if let Some((ns, _)) = plain.rsplit_once("::") {
+                    scopes.push(ns.to_string());
+                }
+            }
+        }
+        for ns in scopes {
+            for id in self
+                .ck
+                .functions
+                .get(&format!("{ns}::{name}"))
+                .cloned()
+                .unwrap_or_default()
+            {
+                if !free.contains(&id) {
+                    free.push(id);
+                }
+            }
+        }
         if members.is_empty() && free.is_empty() {
             return Err(operands);
         }

@@ -431,6 +431,8 @@ fn mark_template_args(
                 | Tok::EqEq
                 | Tok::NotEq
                 | Tok::Const
+                // `Box<int> operator*(...)`: an operator function's result.
+                | Tok::Operator
         )
     );
     if !plausible {
