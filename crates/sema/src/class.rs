@@ -1832,7 +1832,15 @@ impl FnCx<'_> {
             .map(|c| c.name.clone())
             .unwrap_or_default();
         let span = e.span;
-        let call = self.call_members(Some(e), id, &class, &short, &[chosen], Vec::new(), span);
+        // Conversion functions to the same type that differ in their
+        // `restrict` clause are overloads: the call picks by context.
+        let chosen_ret = ret_of(self.ck, chosen);
+        let same: Vec<FuncId> = conversions
+            .iter()
+            .copied()
+            .filter(|f| ret_of(self.ck, *f) == chosen_ret)
+            .collect();
+        let call = self.call_members(Some(e), id, &class, &short, &same, Vec::new(), span);
         match (&call.ty, to) {
             (Type::Scalar(_), Type::Scalar(t)) if call.ty != *to => {
                 Ok(self.convert_scalar(call, *t))

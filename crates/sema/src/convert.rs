@@ -69,9 +69,29 @@ impl FnCx<'_> {
             Ok(done) => return done,
             Err(e) => e,
         };
-        // A class object with a conversion function: `float f = meters;`.
-        let e = match to {
-            Type::Struct(_) => e,
+        // A class object with a conversion function: `float f = meters;`,
+        // and `B b = a;` through `A::operator B()` or a constructor `B(A)`
+        // (for classes unrelated by derivation).
+        let e = match (&e.ty, to) {
+            (Type::Struct(src), Type::Struct(dst))
+                if src != dst && !self.ck.derives_from(*src, *dst) =>
+            {
+                let e = match self.user_conversion(e, to, false) {
+                    Ok(done) => return done,
+                    Err(e) => e,
+                };
+                if self
+                    .ck
+                    .classes
+                    .get(dst)
+                    .is_some_and(|c| !c.ctors.is_empty())
+                    && let Some(built) = self.construct_object(*dst, vec![e.clone()], true, span)
+                {
+                    return built;
+                }
+                e
+            }
+            (_, Type::Struct(_)) => e,
             _ => match self.user_conversion(e, to, false) {
                 Ok(done) => return done,
                 Err(e) => e,
