@@ -237,6 +237,37 @@ impl Machine<'_> {
                     span,
                 )?))
             }
+            Intrinsic::VectorFromPointers => {
+                let first = self.eval(&args[0])?;
+                let last = self.eval(&args[1])?;
+                let n = self.ptr_diff(&last, &first, span)?.int();
+                if n < 0 {
+                    return Err(self
+                        .error(
+                            codes::R0001,
+                            span,
+                            format!(
+                                "the range of a `std::vector` ends {} elements before it starts",
+                                -n
+                            ),
+                        )
+                        .with_label("`last` is before `first`")
+                        .into());
+                }
+                let mut data = Vec::with_capacity(n as usize);
+                for k in 0..n {
+                    let at = self.ptr_add(&first, k, span)?;
+                    let place = self.deref_place(&at, span)?;
+                    data.push(self.read(&place, span)?);
+                }
+                let elem = elem_type(&e.ty);
+                Ok(Value::Vector(self.storage_of(
+                    data,
+                    &elem,
+                    StorageKind::Vector,
+                    span,
+                )?))
+            }
             Intrinsic::VectorPush => {
                 let vp = self.place(&args[0])?;
                 let vec = self.read(&vp, span)?;
@@ -260,6 +291,20 @@ impl Machine<'_> {
                 Ok(Value::Int(n as i64))
             }
             Intrinsic::VectorIterator { .. } => self.eval(&args[0]),
+            Intrinsic::VectorReversed => {
+                let v = self.eval(&args[0])?;
+                let data = match &v {
+                    Value::Vector(s) => s.data().iter().rev().cloned().collect(),
+                    _ => Vec::new(),
+                };
+                let elem = elem_type(&e.ty);
+                Ok(Value::Vector(self.storage_of(
+                    data,
+                    &elem,
+                    StorageKind::Vector,
+                    span,
+                )?))
+            }
             Intrinsic::VectorData => self.vector_data(args),
             Intrinsic::Manipulator(m) => {
                 let arg = match args.first() {

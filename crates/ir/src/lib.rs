@@ -628,6 +628,9 @@ pub enum Intrinsic {
     NewVector,
     /// `v.push_back(x)`.
     VectorPush,
+    /// `std::vector<T>(first, last)` from two pointers into one allocation:
+    /// args `[first, last]`; each element is read through a checked pointer.
+    VectorFromPointers,
     /// `v.size()`.
     VectorSize,
     /// `v.data()`: a pointer to the first element.
@@ -664,11 +667,19 @@ pub enum Intrinsic {
     /// `std::swap(a, b)`: args `[a, b]`, two places of one type.
     Swap,
     /// `v.begin()` (`end: false`) or `v.end()`; args `[vector]`. Only an
-    /// argument of `array` constructors and `copy`.
+    /// argument of `array` constructors and `copy`. `cbegin()`/`cend()` are
+    /// the same; `rbegin()`/`rend()` (and `crbegin()`/`crend()`) have
+    /// `reverse`, and the consumer reads the vector through
+    /// [`Intrinsic::VectorReversed`].
     VectorIterator {
         /// `end()` rather than `begin()`.
         end: bool,
+        /// A reverse iterator (`rbegin()`, `rend()`).
+        reverse: bool,
     },
+    /// A new vector with the elements of `args[0]` (a vector) in reverse
+    /// order: what a range of reverse iterators reads.
+    VectorReversed,
     /// A stream manipulator (`std::endl`, `std::setw(n)`, ...).
     Manipulator(Manipulator),
     /// `tiled_index::barrier.wait*()`; only as a statement, lowered to `StmtKind::Barrier`.

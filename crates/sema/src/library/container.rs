@@ -47,14 +47,14 @@ fn view_ty(ty: &Type) -> Option<ViewTy> {
 /// `v.begin()` (`end == false`) or `v.end()`. Iterators are accepted only as
 /// arguments of `array` constructors and `copy`, which take the vector
 /// itself; used anywhere else they are reported ([`iterator_misuse`]).
-fn make_iterator(vector: Expr, end: bool, span: Span) -> Expr {
+fn make_iterator(vector: Expr, end: bool, reverse: bool, span: Span) -> Expr {
     let elem = match &vector.ty {
         Type::Vector(elem) => (**elem).clone(),
         _ => Type::Error,
     };
     mk(
         ExprKind::Intrinsic {
-            op: Intrinsic::VectorIterator { end },
+            op: Intrinsic::VectorIterator { end, reverse },
             args: vec![vector],
         },
         Type::Iterator(Box::new(elem)),
@@ -67,10 +67,32 @@ fn make_iterator(vector: Expr, end: bool, span: Span) -> Expr {
 pub(super) fn iterator(e: &Expr) -> Option<(&Expr, bool)> {
     match &e.kind {
         ExprKind::Intrinsic {
-            op: Intrinsic::VectorIterator { end },
+            op: Intrinsic::VectorIterator { end, .. },
             args,
         } => args.first().map(|v| (v, *end)),
         _ => None,
+    }
+}
+
+/// True for a reverse iterator (`rbegin()`, `rend()`).
+pub(super) fn is_reverse(e: &Expr) -> bool {
+    matches!(
+        &e.kind,
+        ExprKind::Intrinsic {
+            op: Intrinsic::VectorIterator { reverse: true, .. },
+            ..
+        }
+    )
+}
+
+/// The container an iterator (or a range starting at it) reads, in the
+/// order the iterator visits it: the container itself, or its reversal.
+fn read_through(first: &Expr, container: Expr) -> Expr {
+    if is_reverse(first) {
+        let (ty, span) = (container.ty.clone(), container.span);
+        intrinsic(Intrinsic::VectorReversed, vec![container], ty, span)
+    } else {
+        container
     }
 }
 
@@ -578,6 +600,12 @@ fn vector_method(
         "empty",
         "begin",
         "end",
+        "cbegin",
+        "cend",
+        "rbegin",
+        "rend",
+        "crbegin",
+        "crend",
         "at",
         "front",
         "data",
@@ -645,7 +673,7 @@ fn vector_method(
             };
             intrinsic(Intrinsic::VectorData, vec![base], ty, span)
         }
-        "begin" | "end" => {
+        "begin" | "end" | "cbegin" | "cend" | "rbegin" | "rend" | "crbegin" | "crend" => {
             if !arity(cx, &what, &args, 0, "no arguments", span) {
                 return error_expr(span);
             }
@@ -659,7 +687,12 @@ fn vector_method(
                 );
                 return error_expr(span);
             }
-            make_iterator(base, m == "end", span)
+            make_iterator(
+                base,
+                m.ends_with("end"),
+                m.contains("rbegin") || m.contains("rend"),
+                span,
+            )
         }
         "at" | "front" => {
             let want = usize::from(m == "at");
@@ -697,7 +730,7 @@ fn vector_method(
             )
         }
         "resize" | "reserve" | "clear" | "back" | "pop_back" | "insert" | "erase" | "assign"
-        | "capacity" | "cbegin" | "cend" | "rbegin" | "rend" | "swap" | "emplace_back" => {
+        | "capacity" | "swap" | "emplace_back" => {
             cx.ck.error(
                 codes::E0211,
                 name.span,
@@ -891,7 +924,9 @@ pub(super) fn construct_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, spa
             let well_formed = match rest {
                 [] => !end,
                 [last] => match iterator(last) {
-                    Some((other, true)) => !end && same_place(&vector, other),
+                    Some((other, true)) => {
+                        !end && same_place(&vector, other) && is_reverse(first) == is_reverse(last)
+                    }
                     _ => false,
                 },
                 _ => false,
@@ -913,7 +948,8 @@ pub(super) fn construct_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, spa
             {
                 return elem_mismatch(cx, first.span, "the vector", &elem, e2);
             }
-            intrinsic(Intrinsic::NewArray, vec![ext, vector], ty.clone(), span)
+            let source = read_through(first, vector);
+            intrinsic(Intrinsic::NewArray, vec![ext, source], ty.clone(), span)
         }
         [src] if view_ty(&src.ty).is_some() => {
             let Some(s) = view_ty(&src.ty) else {
@@ -1111,7 +1147,7 @@ pub(super) fn construct_vector(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, sp
             let (Some((v1, _)), Some((v2, _))) = (iterator(b), iterator(e)) else {
                 return error_expr(span);
             };
-            if !same_place(v1, v2) {
+            if !same_place(v1, v2) || is_reverse(b) != is_reverse(e) {
                 cx.ck.error(
                     codes::E0203,
                     b.span,
@@ -1121,11 +1157,25 @@ pub(super) fn construct_vector(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, sp
                 );
                 return error_expr(span);
             }
-            let v = v1.clone();
+            let v = read_through(b, v1.clone());
             Expr {
                 place: false,
                 ..cx.coerce(v, ty, "the vector to copy")
             }
+        }
+        // `std::vector<T> v(p, q)`: the elements from `p` up to `q`, two
+        // pointers (or a C array and a pointer into it) of the element type.
+        [b, e] if pointer_pair(b, e) => {
+            let b = decay_array(cx, b.clone());
+            let e = decay_array(cx, e.clone());
+            let pointee = match &b.ty {
+                Type::Ptr { elem, .. } => (**elem).clone(),
+                _ => Type::Error,
+            };
+            if pointee != elem {
+                return elem_mismatch(cx, b.span, "the pointer range", &elem, &pointee);
+            }
+            intrinsic(Intrinsic::VectorFromPointers, vec![b, e], ty.clone(), span)
         }
         [one] => Expr {
             place: false,
@@ -1147,6 +1197,31 @@ pub(super) fn construct_vector(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, sp
             );
             error_expr(span)
         }
+    }
+}
+
+/// True when `b, e` are a pointer range: two pointers (a C array counts as
+/// a pointer to its first element) to one element type.
+fn pointer_pair(b: &Expr, e: &Expr) -> bool {
+    let pointee = |x: &Expr| match &x.ty {
+        Type::Ptr { elem, .. } => Some((**elem).clone()),
+        Type::CArray(elem, _) if x.place => Some((**elem).clone()),
+        _ => None,
+    };
+    pointee(b).is_some() && pointee(b) == pointee(e)
+}
+
+/// A C array place as a pointer to its first element; anything else as it is.
+fn decay_array(cx: &mut FnCx<'_>, e: Expr) -> Expr {
+    match &e.ty {
+        Type::CArray(elem, _) if e.place => {
+            let to = Type::Ptr {
+                elem: elem.clone(),
+                is_const: false,
+            };
+            cx.coerce(e, &to, "a pointer range")
+        }
+        _ => e,
     }
 }
 
@@ -1238,7 +1313,11 @@ pub(super) fn copy(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: S
         }
         [b, e, dst] => {
             let pair = match (iterator(b), iterator(e)) {
-                (Some((v1, false)), Some((v2, true))) if same_place(v1, v2) => Some(v1.clone()),
+                (Some((v1, false)), Some((v2, true)))
+                    if same_place(v1, v2) && is_reverse(b) == is_reverse(e) =>
+                {
+                    Some(read_through(b, v1.clone()))
+                }
                 _ => None,
             };
             let Some(vector) = pair else {
@@ -1258,7 +1337,20 @@ pub(super) fn copy(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: S
             copy_in(cx, vector, dst.clone(), span)
         }
         [src, dst] => match (iterator(src), iterator(dst)) {
-            (Some((vector, false)), None) => copy_in(cx, vector.clone(), dst.clone(), span),
+            (Some((vector, false)), None) => {
+                let source = read_through(src, vector.clone());
+                copy_in(cx, source, dst.clone(), span)
+            }
+            (None, Some((_, false))) if is_reverse(dst) => {
+                cx.ck.error(
+                    codes::E0211,
+                    dst.span,
+                    format!("{what} into a reverse iterator is not supported"),
+                    "a reverse iterator",
+                    "copy into `v.begin()` and reverse the vector afterwards with `std::reverse`",
+                );
+                error_expr(span)
+            }
             (None, Some((vector, false))) => copy_out(cx, src.clone(), vector.clone(), span),
             (None, None) if view_ty(&src.ty).is_some() && view_ty(&dst.ty).is_some() => {
                 copy_views(cx, src.clone(), dst.clone(), span)

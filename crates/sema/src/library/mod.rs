@@ -586,6 +586,9 @@ pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
     if std_like && (name == "min" || name == "max") {
         return math::std_min_max(cx, path, args, span);
     }
+    if std_like && name == "move" {
+        return std_move(cx, path, args, span);
+    }
     if amp_like && name == "copy" {
         return container::copy(cx, path, args, span);
     }
@@ -628,6 +631,49 @@ pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
         "declare it before this call",
     );
     error_expr(span)
+}
+
+/// `std::move(x)` on the host: the value of `x` as a temporary, so that it
+/// initialises or is assigned as C++'s move would. An `array` keeps its data
+/// (C++ leaves a moved-from array empty, and any later use of it is
+/// undefined); types whose moved-from state a program could observe
+/// (`std::vector` and the other containers, which libstdc++ leaves empty)
+/// are refused rather than answered differently.
+fn std_move(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) -> Expr {
+    let what = format!("`{}`", path.text());
+    if !check_side(
+        cx,
+        Side::Host,
+        &what,
+        path.span,
+        "C3930",
+        "pass the value itself",
+    ) {
+        return error_expr(span);
+    }
+    if !arity(cx, &what, &args, 1, "the object to move", span) {
+        return error_expr(span);
+    }
+    let Some(x) = args.into_iter().next() else {
+        return error_expr(span);
+    };
+    let movable = x.ty.scalar().is_some()
+        || matches!(
+            x.ty,
+            Type::Array(..) | Type::ArrayView { .. } | Type::Index(_) | Type::Extent(_)
+        );
+    if !movable {
+        let shown = cx.ck.show(&x.ty);
+        cx.ck.error(
+            codes::E0211,
+            x.span,
+            format!("{what} of a `{shown}` is not supported"),
+            "moved here",
+            "copy it instead; `std::move` is supported on arrays, views, indices, extents and numbers",
+        );
+        return error_expr(span);
+    }
+    Expr { place: false, ..x }
 }
 
 /// Known library functions Tessera leaves out, with what to do instead.
