@@ -47,7 +47,7 @@ mod limits;
 mod types;
 pub mod visit;
 
-pub use types::{Rank, Scalar, StructDef, StructId, TileShape, Type, display};
+pub use types::{Container, Rank, Scalar, StructDef, StructId, TileShape, Type, display};
 
 use tessera_diagnostics::Span;
 
@@ -628,6 +628,19 @@ pub enum Intrinsic {
     NewVector,
     /// `v.push_back(x)`.
     VectorPush,
+    /// `c.insert(x)` on a `std::set` or another associative container:
+    /// args `[container (a place), value]`; the value goes where the
+    /// container's order puts it (and nowhere when a set has it already).
+    ContainerInsert(Container),
+    /// `c.push_front(x)` on a `std::deque` or `std::list`: args
+    /// `[container (a place), value]`.
+    ContainerPushFront,
+    /// `c.clear()`: args `[container (a place)]`.
+    ContainerClear,
+    /// A container of the expression's type holding the elements of a
+    /// vector value (`args[0]`), inserted one by one in order: what
+    /// construction from an iterator range makes.
+    ContainerFrom,
     /// `std::vector<T>(first, last)` from two pointers into one allocation:
     /// args `[first, last]`; each element is read through a checked pointer.
     VectorFromPointers,

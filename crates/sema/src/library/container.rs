@@ -47,10 +47,10 @@ fn view_ty(ty: &Type) -> Option<ViewTy> {
 /// `v.begin()` (`end == false`) or `v.end()`. Iterators are accepted only as
 /// arguments of `array` constructors and `copy`, which take the vector
 /// itself; used anywhere else they are reported ([`iterator_misuse`]).
-fn make_iterator(vector: Expr, end: bool, reverse: bool, span: Span) -> Expr {
-    let elem = match &vector.ty {
-        Type::Vector(elem) => (**elem).clone(),
-        _ => Type::Error,
+pub(super) fn make_iterator(vector: Expr, end: bool, reverse: bool, span: Span) -> Expr {
+    let elem = match vector.ty.sequence_elem() {
+        Some(elem) => elem.clone(),
+        None => Type::Error,
     };
     mk(
         ExprKind::Intrinsic {
@@ -87,7 +87,7 @@ pub(super) fn is_reverse(e: &Expr) -> bool {
 
 /// The container an iterator (or a range starting at it) reads, in the
 /// order the iterator visits it: the container itself, or its reversal.
-fn read_through(first: &Expr, container: Expr) -> Expr {
+pub(super) fn read_through(first: &Expr, container: Expr) -> Expr {
     if is_reverse(first) {
         let (ty, span) = (container.ty.clone(), container.span);
         intrinsic(Intrinsic::VectorReversed, vec![container], ty, span)
@@ -108,7 +108,7 @@ pub(super) fn iterator_misuse(cx: &mut FnCx<'_>, e: &Expr) {
 }
 
 /// True when two expressions certainly denote the same variable.
-fn same_place(a: &Expr, b: &Expr) -> bool {
+pub(super) fn same_place(a: &Expr, b: &Expr) -> bool {
     match (&a.kind, &b.kind) {
         (ExprKind::Local(x), ExprKind::Local(y)) => x == y,
         (ExprKind::Global(x), ExprKind::Global(y)) => x == y,
@@ -943,10 +943,11 @@ pub(super) fn construct_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, spa
                 );
                 return error_expr(span);
             }
-            if let Type::Vector(e2) = &vector.ty
-                && **e2 != elem
+            if let Some(e2) = vector.ty.sequence_elem()
+                && *e2 != elem
             {
-                return elem_mismatch(cx, first.span, "the vector", &elem, e2);
+                let e2 = e2.clone();
+                return elem_mismatch(cx, first.span, "the container", &elem, &e2);
             }
             let source = read_through(first, vector);
             intrinsic(Intrinsic::NewArray, vec![ext, source], ty.clone(), span)
@@ -1158,6 +1159,13 @@ pub(super) fn construct_vector(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, sp
                 return error_expr(span);
             }
             let v = read_through(b, v1.clone());
+            if let Type::Container(..) = v.ty {
+                if v.ty.sequence_elem() != Some(&elem) {
+                    let found = v.ty.sequence_elem().cloned().unwrap_or(Type::Error);
+                    return elem_mismatch(cx, b.span, "the range", &elem, &found);
+                }
+                return intrinsic(Intrinsic::ContainerFrom, vec![v], ty.clone(), span);
+            }
             Expr {
                 place: false,
                 ..cx.coerce(v, ty, "the vector to copy")
@@ -1202,7 +1210,7 @@ pub(super) fn construct_vector(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, sp
 
 /// True when `b, e` are a pointer range: two pointers (a C array counts as
 /// a pointer to its first element) to one element type.
-fn pointer_pair(b: &Expr, e: &Expr) -> bool {
+pub(super) fn pointer_pair(b: &Expr, e: &Expr) -> bool {
     let pointee = |x: &Expr| match &x.ty {
         Type::Ptr { elem, .. } => Some((**elem).clone()),
         Type::CArray(elem, _) if x.place => Some((**elem).clone()),
@@ -1458,10 +1466,11 @@ fn copy_in(cx: &mut FnCx<'_>, vector: Expr, dst: Expr, span: Span) -> Expr {
     if !check_destination(cx, &dst, "C2665") {
         return error_expr(span);
     }
-    if let (Type::Vector(e), Some(d)) = (&vector.ty, view_ty(&dst.ty))
-        && **e != d.elem
+    if let (Some(e), Some(d)) = (vector.ty.sequence_elem(), view_ty(&dst.ty))
+        && *e != d.elem
     {
-        return elem_mismatch(cx, vector.span, "the vector", &d.elem, e);
+        let e = e.clone();
+        return elem_mismatch(cx, vector.span, "the container", &d.elem, &e);
     }
     intrinsic(Intrinsic::Copy, vec![vector, dst], Type::Void, span)
 }
@@ -1481,10 +1490,26 @@ fn copy_out(cx: &mut FnCx<'_>, src: Expr, vector: Expr, span: Span) -> Expr {
         );
         return error_expr(span);
     };
-    if let Type::Vector(e) = &vector.ty
-        && **e != s.elem
+    if let Some(e) = vector.ty.sequence_elem()
+        && *e != s.elem
     {
-        return elem_mismatch(cx, vector.span, "the vector", &s.elem, e);
+        let e = e.clone();
+        return elem_mismatch(cx, vector.span, "the container", &s.elem, &e);
+    }
+    if let Type::Container(kind, _) = vector.ty
+        && kind.is_associative()
+    {
+        cx.ck.error(
+            codes::E0205,
+            vector.span,
+            format!(
+                "cannot copy into a `std::{}`: its elements are `const`",
+                kind.name()
+            ),
+            "read-only elements",
+            "copy into a `std::vector`, then insert its elements",
+        );
+        return error_expr(span);
     }
     cx.check_writable(&vector, "copied into");
     intrinsic(Intrinsic::Copy, vec![src, vector], Type::Void, span)
