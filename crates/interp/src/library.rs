@@ -8,7 +8,8 @@ use crate::value::{Place, Root, StorageKind, Value, View, ViewData, get_path};
 use std::rc::Rc;
 use tessera_diagnostics::{Span, codes};
 use tessera_ir::{
-    AtomicOp, Expr, Intrinsic, Manipulator, MathFn, OutStream, Scalar, TiledIndexPart, Type,
+    AtomicOp, Container, Expr, Intrinsic, Manipulator, MathFn, OutStream, Scalar, TiledIndexPart,
+    Type,
 };
 use tessera_runtime::format::ScalarValue;
 
@@ -24,8 +25,53 @@ fn elem_type(ty: &Type) -> Type {
         Type::Array(e, _)
         | Type::ArrayView { elem: e, .. }
         | Type::Vector(e)
+        | Type::Container(_, e)
         | Type::CArray(e, _) => (**e).clone(),
         _ => Type::INT,
+    }
+}
+
+/// Where `v` goes in the elements of a container of `kind` (in iteration
+/// order), or `None` when a set already holds it. A set keeps ascending
+/// order by `<` and a multiset puts a value after those equal to it, as
+/// libstdc++'s tree does; the unordered containers are never iterated
+/// (the checker refuses it), so only their size matters: a value goes last,
+/// once for an `unordered_set`.
+fn container_slot(data: &[Value], v: &Value, elem: Scalar, kind: Container) -> Option<usize> {
+    match kind {
+        Container::Set => {
+            let at = data.partition_point(|x| less(x, v, elem));
+            let present = data.get(at).is_some_and(|x| !less(v, x, elem));
+            (!present).then_some(at)
+        }
+        Container::MultiSet => Some(data.partition_point(|x| !less(v, x, elem))),
+        Container::UnorderedSet => {
+            let present = data.iter().any(|x| equal(x, v, elem));
+            (!present).then_some(data.len())
+        }
+        Container::UnorderedMultiSet | Container::Deque | Container::List => Some(data.len()),
+    }
+}
+
+/// `a < b` for two values of the scalar type `s`, as C++ compares them.
+fn less(a: &Value, b: &Value, s: Scalar) -> bool {
+    match (a, b) {
+        (Value::Float(x), Value::Float(y)) => x < y,
+        (Value::Double(x), Value::Double(y)) => x < y,
+        (Value::Bool(x), Value::Bool(y)) => !x & y,
+        // `unsigned long` is kept as its bit pattern.
+        (Value::Int(x), Value::Int(y)) if s == Scalar::ULong => (*x as u64) < (*y as u64),
+        (Value::Int(x), Value::Int(y)) => x < y,
+        _ => false,
+    }
+}
+
+/// `a == b` for two values of the scalar type `s` (`NaN` equals nothing).
+fn equal(a: &Value, b: &Value, s: Scalar) -> bool {
+    match (a, b) {
+        (Value::Float(x), Value::Float(y)) => x == y,
+        (Value::Double(x), Value::Double(y)) => x == y,
+        _ => !less(a, b, s) && !less(b, a, s),
     }
 }
 
@@ -238,6 +284,103 @@ impl Machine<'_> {
                     span,
                 )?))
             }
+            Intrinsic::VectorFromPointers => {
+                let first = self.eval(&args[0])?;
+                let last = self.eval(&args[1])?;
+                let n = self.ptr_diff(&last, &first, span)?.int();
+                if n < 0 {
+                    return Err(self
+                        .error(
+                            codes::R0001,
+                            span,
+                            format!(
+                                "the range of a `std::vector` ends {} elements before it starts",
+                                -n
+                            ),
+                        )
+                        .with_label("`last` is before `first`")
+                        .into());
+                }
+                let mut data = Vec::with_capacity(n as usize);
+                for k in 0..n {
+                    let at = self.ptr_add(&first, k, span)?;
+                    let place = self.deref_place(&at, span)?;
+                    data.push(self.read(&place, span)?);
+                }
+                let elem = elem_type(&e.ty);
+                Ok(Value::Vector(self.storage_of(
+                    data,
+                    &elem,
+                    StorageKind::Vector,
+                    span,
+                )?))
+            }
+            Intrinsic::ContainerInsert(kind) => {
+                let cp = self.place(&args[0])?;
+                let c = self.read(&cp, span)?;
+                let v = self.eval(&args[1])?;
+                let v = self.copy_value(v, &args[1].ty, span)?;
+                let elem = scalar(&args[1].ty);
+                if let Value::Vector(s) = c {
+                    let at = {
+                        let data = s.data();
+                        container_slot(&data, &v, elem, *kind)
+                    };
+                    if let Some(at) = at {
+                        self.take_memory(s.elem_bytes, span)?;
+                        s.data_mut().insert(at, v);
+                    }
+                }
+                Ok(Value::Void)
+            }
+            Intrinsic::ContainerPushFront => {
+                let cp = self.place(&args[0])?;
+                let c = self.read(&cp, span)?;
+                let v = self.eval(&args[1])?;
+                let v = self.copy_value(v, &args[1].ty, span)?;
+                if let Value::Vector(s) = c {
+                    self.take_memory(s.elem_bytes, span)?;
+                    self.charge(s.len() as u64 / 16, span)?;
+                    s.data_mut().insert(0, v);
+                }
+                Ok(Value::Void)
+            }
+            Intrinsic::ContainerClear => {
+                let cp = self.place(&args[0])?;
+                if let Value::Vector(s) = self.read(&cp, span)? {
+                    let n = s.len() as u64;
+                    s.data_mut().clear();
+                    self.meter.give(n * s.elem_bytes);
+                }
+                Ok(Value::Void)
+            }
+            Intrinsic::ContainerFrom => {
+                let src = self.eval(&args[0])?;
+                let data: Vec<Value> = match &src {
+                    Value::Vector(s) => s.data().clone(),
+                    _ => Vec::new(),
+                };
+                let elem = elem_type(&e.ty);
+                let mut out: Vec<Value> = Vec::with_capacity(data.len());
+                match &e.ty {
+                    Type::Container(kind, _) if kind.is_associative() => {
+                        let s = elem.scalar().unwrap_or(Scalar::Int);
+                        self.charge(data.len() as u64, span)?;
+                        for v in data {
+                            if let Some(at) = container_slot(&out, &v, s, *kind) {
+                                out.insert(at, v);
+                            }
+                        }
+                    }
+                    _ => out = data,
+                }
+                Ok(Value::Vector(self.storage_of(
+                    out,
+                    &elem,
+                    StorageKind::Vector,
+                    span,
+                )?))
+            }
             Intrinsic::VectorPush => {
                 let vp = self.place(&args[0])?;
                 let vec = self.read(&vp, span)?;
@@ -261,6 +404,20 @@ impl Machine<'_> {
                 Ok(Value::Int(n as i64))
             }
             Intrinsic::VectorIterator { .. } => self.eval(&args[0]),
+            Intrinsic::VectorReversed => {
+                let v = self.eval(&args[0])?;
+                let data = match &v {
+                    Value::Vector(s) => s.data().iter().rev().cloned().collect(),
+                    _ => Vec::new(),
+                };
+                let elem = elem_type(&e.ty);
+                Ok(Value::Vector(self.storage_of(
+                    data,
+                    &elem,
+                    StorageKind::Vector,
+                    span,
+                )?))
+            }
             Intrinsic::VectorData => self.vector_data(args),
             Intrinsic::Manipulator(m) => {
                 let arg = match args.first() {

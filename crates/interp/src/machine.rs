@@ -599,7 +599,7 @@ impl<'p> Machine<'p> {
             Type::TiledExtent(t) | Type::TiledIndex(t) => {
                 Value::shape(vec![0; usize::from(t.rank)])
             }
-            Type::Vector(elem) => Value::Vector(Storage::new(
+            Type::Vector(elem) | Type::Container(_, elem) => Value::Vector(Storage::new(
                 Vec::new(),
                 StorageKind::Vector,
                 self.type_bytes(elem),
@@ -685,10 +685,7 @@ impl<'p> Machine<'p> {
                 self.take_memory(s.len() as u64 * s.elem_bytes, span)?;
                 self.meter.give(s.len() as u64 * s.elem_bytes);
                 let data = s.data().clone();
-                let elem = match ty {
-                    Type::Vector(e) => (**e).clone(),
-                    _ => Type::INT,
-                };
+                let elem = ty.sequence_elem().cloned().unwrap_or(Type::INT);
                 Ok(Value::Vector(self.storage_of(
                     data,
                     &elem,

@@ -47,7 +47,7 @@ mod limits;
 mod types;
 pub mod visit;
 
-pub use types::{Rank, Scalar, StructDef, StructId, TileShape, Type, display};
+pub use types::{Container, Rank, Scalar, StructDef, StructId, TileShape, Type, display};
 
 use tessera_diagnostics::Span;
 
@@ -632,6 +632,22 @@ pub enum Intrinsic {
     NewVector,
     /// `v.push_back(x)`.
     VectorPush,
+    /// `c.insert(x)` on a `std::set` or another associative container:
+    /// args `[container (a place), value]`; the value goes where the
+    /// container's order puts it (and nowhere when a set has it already).
+    ContainerInsert(Container),
+    /// `c.push_front(x)` on a `std::deque` or `std::list`: args
+    /// `[container (a place), value]`.
+    ContainerPushFront,
+    /// `c.clear()`: args `[container (a place)]`.
+    ContainerClear,
+    /// A container of the expression's type holding the elements of a
+    /// vector value (`args[0]`), inserted one by one in order: what
+    /// construction from an iterator range makes.
+    ContainerFrom,
+    /// `std::vector<T>(first, last)` from two pointers into one allocation:
+    /// args `[first, last]`; each element is read through a checked pointer.
+    VectorFromPointers,
     /// `v.size()`.
     VectorSize,
     /// `v.data()`: a pointer to the first element.
@@ -668,11 +684,19 @@ pub enum Intrinsic {
     /// `std::swap(a, b)`: args `[a, b]`, two places of one type.
     Swap,
     /// `v.begin()` (`end: false`) or `v.end()`; args `[vector]`. Only an
-    /// argument of `array` constructors and `copy`.
+    /// argument of `array` constructors and `copy`. `cbegin()`/`cend()` are
+    /// the same; `rbegin()`/`rend()` (and `crbegin()`/`crend()`) have
+    /// `reverse`, and the consumer reads the vector through
+    /// [`Intrinsic::VectorReversed`].
     VectorIterator {
         /// `end()` rather than `begin()`.
         end: bool,
+        /// A reverse iterator (`rbegin()`, `rend()`).
+        reverse: bool,
     },
+    /// A new vector with the elements of `args[0]` (a vector) in reverse
+    /// order: what a range of reverse iterators reads.
+    VectorReversed,
     /// A stream manipulator (`std::endl`, `std::setw(n)`, ...).
     Manipulator(Manipulator),
     /// `tiled_index::barrier.wait*()`; only as a statement, lowered to `StmtKind::Barrier`.

@@ -148,6 +148,9 @@ pub enum Type {
     },
     /// `std::vector<T>`
     Vector(Box<Type>),
+    /// `std::deque<T>`, `std::list<T>`, `std::set<T>` and the other host
+    /// containers: held like a vector, its elements in iteration order.
+    Container(Container, Box<Type>),
     /// `std::ostream` (`std::cout`).
     Ostream,
     /// `concurrency::accelerator`: Tessera's one device, the CPU. Every
@@ -182,6 +185,70 @@ pub enum Type {
     Error,
 }
 
+/// The host containers besides `std::vector` (`Type::Container`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Container {
+    /// `std::deque<T>`: random access, `push_front` and `push_back`.
+    Deque,
+    /// `std::list<T>`: `push_front` and `push_back`, no indexing.
+    List,
+    /// `std::set<T>`: ascending, each value once.
+    Set,
+    /// `std::multiset<T>`: ascending, equal values in insertion order.
+    MultiSet,
+    /// `std::unordered_set<T>`: libstdc++'s hash-table order.
+    UnorderedSet,
+    /// `std::unordered_multiset<T>`.
+    UnorderedMultiSet,
+}
+
+impl Container {
+    /// The name after `std::`, as C++ spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Container::Deque => "deque",
+            Container::List => "list",
+            Container::Set => "set",
+            Container::MultiSet => "multiset",
+            Container::UnorderedSet => "unordered_set",
+            Container::UnorderedMultiSet => "unordered_multiset",
+        }
+    }
+
+    /// The container a template name denotes.
+    pub fn from_name(name: &str) -> Option<Container> {
+        Some(match name {
+            "deque" => Container::Deque,
+            "list" => Container::List,
+            "set" => Container::Set,
+            "multiset" => Container::MultiSet,
+            "unordered_set" => Container::UnorderedSet,
+            "unordered_multiset" => Container::UnorderedMultiSet,
+            _ => return None,
+        })
+    }
+
+    /// `set` and `multiset`: kept ordered by `<`.
+    pub fn is_ordered(self) -> bool {
+        matches!(self, Container::Set | Container::MultiSet)
+    }
+
+    /// `unordered_set` and `unordered_multiset`.
+    pub fn is_unordered(self) -> bool {
+        matches!(self, Container::UnorderedSet | Container::UnorderedMultiSet)
+    }
+
+    /// The associative containers: `insert(x)` rather than `push_back(x)`.
+    pub fn is_associative(self) -> bool {
+        self.is_ordered() || self.is_unordered()
+    }
+
+    /// The containers that keep one element per value.
+    pub fn is_unique(self) -> bool {
+        matches!(self, Container::Set | Container::UnorderedSet)
+    }
+}
+
 impl Type {
     /// `int`
     pub const INT: Type = Type::Scalar(Scalar::Int);
@@ -189,6 +256,14 @@ impl Type {
     pub const BOOL: Type = Type::Scalar(Scalar::Bool);
     /// `float`
     pub const FLOAT: Type = Type::Scalar(Scalar::Float);
+
+    /// The element type of a `std::vector` or another host container.
+    pub fn sequence_elem(&self) -> Option<&Type> {
+        match self {
+            Type::Vector(elem) | Type::Container(_, elem) => Some(elem),
+            _ => None,
+        }
+    }
 
     /// The scalar, if this is one.
     pub fn scalar(&self) -> Option<Scalar> {
@@ -211,9 +286,10 @@ impl Type {
     pub fn is_pointer_like(&self) -> bool {
         match self {
             Type::Ptr { .. } | Type::Null => true,
-            Type::CArray(elem, _) | Type::Vector(elem) | Type::Array(elem, _) => {
-                elem.is_pointer_like()
-            }
+            Type::CArray(elem, _)
+            | Type::Vector(elem)
+            | Type::Container(_, elem)
+            | Type::Array(elem, _) => elem.is_pointer_like(),
             Type::ArrayView { elem, .. } | Type::Iterator(elem) => elem.is_pointer_like(),
             _ => false,
         }
@@ -234,9 +310,10 @@ impl Type {
                     .iter()
                     .any(|(_, t)| t.contains_pointer_depth(structs, depth + 1))
             }),
-            Type::CArray(elem, _) | Type::Vector(elem) | Type::Array(elem, _) => {
-                elem.contains_pointer_depth(structs, depth + 1)
-            }
+            Type::CArray(elem, _)
+            | Type::Vector(elem)
+            | Type::Container(_, elem)
+            | Type::Array(elem, _) => elem.contains_pointer_depth(structs, depth + 1),
             Type::ArrayView { elem, .. } | Type::Iterator(elem) => {
                 elem.contains_pointer_depth(structs, depth + 1)
             }
@@ -285,6 +362,7 @@ pub fn display(ty: &Type, structs: &[StructDef]) -> String {
             format!("array_view<{c}{}, {rank}>", display(elem, structs))
         }
         Type::Vector(elem) => format!("std::vector<{}>", display(elem, structs)),
+        Type::Container(c, elem) => format!("std::{}<{}>", c.name(), display(elem, structs)),
         Type::Ostream => "std::ostream".into(),
         Type::Accelerator => "accelerator".into(),
         Type::AcceleratorView => "accelerator_view".into(),

@@ -900,7 +900,7 @@ impl FnCx<'_> {
                 // Elements of a const vector or array are const too.
                 Some(
                     base @ Expr {
-                        ty: Type::Vector(_) | Type::Array(..),
+                        ty: Type::Vector(_) | Type::Container(..) | Type::Array(..),
                         ..
                     },
                 ) => self.read_only_reason(base),

@@ -120,6 +120,10 @@ impl FnCx<'_> {
                 "`std::vector` is host memory; wrap it in an `array_view` and capture the view"
                     .to_string(),
             ),
+            Type::Container(kind, _) => Some(format!(
+                "`std::{}` is host memory; copy it into an `array` and capture the array",
+                kind.name()
+            )),
             Type::Ostream | Type::WideOstream | Type::Manipulator | Type::Str | Type::WideStr => {
                 Some("streams are host-only".into())
             }

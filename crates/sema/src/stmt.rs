@@ -542,6 +542,11 @@ impl FnCx<'_> {
         let range = self.expr(range);
         let (elem, size, element) = match &range.ty {
             Type::Vector(elem) => ((**elem).clone(), Intrinsic::VectorSize, None),
+            Type::Container(kind, _) if kind.is_unordered() => {
+                crate::library::unordered_iteration(self, &range);
+                return;
+            }
+            Type::Container(_, elem) => ((**elem).clone(), Intrinsic::VectorSize, None),
             Type::CArray(elem, n) => ((**elem).clone(), Intrinsic::VectorSize, Some(*n)),
             Type::Error => (Type::Error, Intrinsic::VectorSize, None),
             other => {
@@ -981,7 +986,11 @@ impl FnCx<'_> {
 fn default_constructed(ty: &Type) -> bool {
     matches!(
         ty,
-        Type::Vector(_) | Type::Index(_) | Type::Extent(_) | Type::Accelerator
+        Type::Vector(_)
+            | Type::Container(..)
+            | Type::Index(_)
+            | Type::Extent(_)
+            | Type::Accelerator
     )
 }
 
@@ -1003,6 +1012,7 @@ pub fn kernel_type_problem(ck: &Checker, ty: &Type) -> Option<String> {
     match ty {
         Type::Scalar(Scalar::Char) => Some("`char`".into()),
         Type::Vector(_) => Some("`std::vector` lives on the host".into()),
+        Type::Container(kind, _) => Some(format!("`std::{}` lives on the host", kind.name())),
         Type::Ostream | Type::WideOstream | Type::Manipulator | Type::Str | Type::WideStr => {
             Some("streams and strings are host-only".into())
         }

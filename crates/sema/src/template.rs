@@ -807,6 +807,11 @@ fn deduce(
                         pairs.push((a, TArg::Type((**elem).clone())));
                     }
                 }
+                (name, Type::Container(kind, elem)) if kind.name() == name => {
+                    if let Some(a) = args.first() {
+                        pairs.push((a, TArg::Type((**elem).clone())));
+                    }
+                }
                 ("index", Type::Index(r)) | ("extent", Type::Extent(r)) => {
                     if let Some(a) = args.first() {
                         pairs.push((a, TArg::Value(i64::from(*r))));

@@ -3,7 +3,7 @@
 
 use crate::cx::Checker;
 use tessera_diagnostics::{Diagnostic, Span, codes};
-use tessera_ir::{Rank, Scalar, TileShape, Type};
+use tessera_ir::{Container, Rank, Scalar, TileShape, Type};
 use tessera_syntax::ast::{self, BaseType, Builtin, DeclSpecs, Modifiers, TemplateArg};
 
 /// Looks up the value of a named constant (a `const` integral variable).
@@ -270,6 +270,16 @@ fn template(
                 }
             }
             _ => bad_args(ck, path, "one element type: `std::vector<float>`"),
+        },
+        c if qualifier_ok(path, &["std"]) && Container::from_name(c).is_some() => match args {
+            [TemplateArg::Type(t)] => {
+                let elem = resolve_type_name(ck, t, consts);
+                match Container::from_name(c) {
+                    Some(kind) if !elem.ty.is_error() => Type::Container(kind, Box::new(elem.ty)),
+                    _ => Type::Error,
+                }
+            }
+            _ => bad_args(ck, path, &format!("one element type: `std::{c}<int>`")),
         },
         "array" | "array_view" if amp_ok => {
             let (elem, rank) = match args {

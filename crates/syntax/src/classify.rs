@@ -25,6 +25,12 @@ pub const TEMPLATE_NAMES: &[&str] = &[
     "tiled_extent",
     "tiled_index",
     "vector",
+    "deque",
+    "list",
+    "set",
+    "multiset",
+    "unordered_set",
+    "unordered_multiset",
 ];
 
 /// Member function templates called with explicit arguments: `e.tile<2, 3>()`.

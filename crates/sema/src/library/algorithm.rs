@@ -22,7 +22,13 @@ fn parts(cx: &mut FnCx<'_>, e: &Expr) -> Option<(Expr, Expr)> {
         return None;
     };
     match (op, args.as_slice()) {
-        (Intrinsic::VectorIterator { end }, [v]) => {
+        (
+            Intrinsic::VectorIterator {
+                end,
+                reverse: false,
+            },
+            [v],
+        ) => {
             let pos = if *end {
                 let size = intrinsic(
                     Intrinsic::VectorSize,
@@ -74,6 +80,16 @@ fn not_iterator(cx: &mut FnCx<'_>, e: &Expr, what: &str) {
 
 /// The range `[b, e)`: its vector, `lo` and `hi`.
 fn range(cx: &mut FnCx<'_>, b: &Expr, e: &Expr, what: &str) -> Option<(Expr, Expr, Expr)> {
+    if let Some(rev) = [b, e].into_iter().find(|x| super::container::is_reverse(x)) {
+        cx.ck.error(
+            codes::E0211,
+            rev.span,
+            format!("{what} over reverse iterators is not supported"),
+            "a reverse iterator",
+            "use `v.begin()`, `v.end()`",
+        );
+        return None;
+    }
     let Some((v1, lo)) = parts(cx, b) else {
         not_iterator(cx, b, what);
         return None;

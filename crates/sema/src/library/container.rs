@@ -47,14 +47,14 @@ fn view_ty(ty: &Type) -> Option<ViewTy> {
 /// `v.begin()` (`end == false`) or `v.end()`. Iterators are accepted only as
 /// arguments of `array` constructors and `copy`, which take the vector
 /// itself; used anywhere else they are reported ([`iterator_misuse`]).
-fn make_iterator(vector: Expr, end: bool, span: Span) -> Expr {
-    let elem = match &vector.ty {
-        Type::Vector(elem) => (**elem).clone(),
-        _ => Type::Error,
+pub(super) fn make_iterator(vector: Expr, end: bool, reverse: bool, span: Span) -> Expr {
+    let elem = match vector.ty.sequence_elem() {
+        Some(elem) => elem.clone(),
+        None => Type::Error,
     };
     mk(
         ExprKind::Intrinsic {
-            op: Intrinsic::VectorIterator { end },
+            op: Intrinsic::VectorIterator { end, reverse },
             args: vec![vector],
         },
         Type::Iterator(Box::new(elem)),
@@ -67,10 +67,32 @@ fn make_iterator(vector: Expr, end: bool, span: Span) -> Expr {
 pub(super) fn iterator(e: &Expr) -> Option<(&Expr, bool)> {
     match &e.kind {
         ExprKind::Intrinsic {
-            op: Intrinsic::VectorIterator { end },
+            op: Intrinsic::VectorIterator { end, .. },
             args,
         } => args.first().map(|v| (v, *end)),
         _ => None,
+    }
+}
+
+/// True for a reverse iterator (`rbegin()`, `rend()`).
+pub(super) fn is_reverse(e: &Expr) -> bool {
+    matches!(
+        &e.kind,
+        ExprKind::Intrinsic {
+            op: Intrinsic::VectorIterator { reverse: true, .. },
+            ..
+        }
+    )
+}
+
+/// The container an iterator (or a range starting at it) reads, in the
+/// order the iterator visits it: the container itself, or its reversal.
+pub(super) fn read_through(first: &Expr, container: Expr) -> Expr {
+    if is_reverse(first) {
+        let (ty, span) = (container.ty.clone(), container.span);
+        intrinsic(Intrinsic::VectorReversed, vec![container], ty, span)
+    } else {
+        container
     }
 }
 
@@ -86,7 +108,7 @@ pub(super) fn iterator_misuse(cx: &mut FnCx<'_>, e: &Expr) {
 }
 
 /// True when two expressions certainly denote the same variable.
-fn same_place(a: &Expr, b: &Expr) -> bool {
+pub(super) fn same_place(a: &Expr, b: &Expr) -> bool {
     match (&a.kind, &b.kind) {
         (ExprKind::Local(x), ExprKind::Local(y)) => x == y,
         (ExprKind::Global(x), ExprKind::Global(y)) => x == y,
@@ -632,6 +654,12 @@ fn vector_method(
         "empty",
         "begin",
         "end",
+        "cbegin",
+        "cend",
+        "rbegin",
+        "rend",
+        "crbegin",
+        "crend",
         "at",
         "front",
         "data",
@@ -699,7 +727,7 @@ fn vector_method(
             };
             intrinsic(Intrinsic::VectorData, vec![base], ty, span)
         }
-        "begin" | "end" => {
+        "begin" | "end" | "cbegin" | "cend" | "rbegin" | "rend" | "crbegin" | "crend" => {
             if !arity(cx, &what, &args, 0, "no arguments", span) {
                 return error_expr(span);
             }
@@ -713,7 +741,12 @@ fn vector_method(
                 );
                 return error_expr(span);
             }
-            make_iterator(base, m == "end", span)
+            make_iterator(
+                base,
+                m.ends_with("end"),
+                m.contains("rbegin") || m.contains("rend"),
+                span,
+            )
         }
         "at" | "front" => {
             let want = usize::from(m == "at");
@@ -751,7 +784,7 @@ fn vector_method(
             )
         }
         "resize" | "reserve" | "clear" | "back" | "pop_back" | "insert" | "erase" | "assign"
-        | "capacity" | "cbegin" | "cend" | "rbegin" | "rend" | "swap" | "emplace_back" => {
+        | "capacity" | "swap" | "emplace_back" => {
             cx.ck.error(
                 codes::E0211,
                 name.span,
@@ -945,7 +978,9 @@ pub(super) fn construct_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, spa
             let well_formed = match rest {
                 [] => !end,
                 [last] => match iterator(last) {
-                    Some((other, true)) => !end && same_place(&vector, other),
+                    Some((other, true)) => {
+                        !end && same_place(&vector, other) && is_reverse(first) == is_reverse(last)
+                    }
                     _ => false,
                 },
                 _ => false,
@@ -962,12 +997,14 @@ pub(super) fn construct_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, spa
                 );
                 return error_expr(span);
             }
-            if let Type::Vector(e2) = &vector.ty
-                && **e2 != elem
+            if let Some(e2) = vector.ty.sequence_elem()
+                && *e2 != elem
             {
-                return elem_mismatch(cx, first.span, "the vector", &elem, e2);
+                let e2 = e2.clone();
+                return elem_mismatch(cx, first.span, "the container", &elem, &e2);
             }
-            intrinsic(Intrinsic::NewArray, vec![ext, vector], ty.clone(), span)
+            let source = read_through(first, vector);
+            intrinsic(Intrinsic::NewArray, vec![ext, source], ty.clone(), span)
         }
         [src] if view_ty(&src.ty).is_some() => {
             let Some(s) = view_ty(&src.ty) else {
@@ -1189,7 +1226,7 @@ pub(super) fn construct_vector(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, sp
             let (Some((v1, _)), Some((v2, _))) = (iterator(b), iterator(e)) else {
                 return error_expr(span);
             };
-            if !same_place(v1, v2) {
+            if !same_place(v1, v2) || is_reverse(b) != is_reverse(e) {
                 cx.ck.error(
                     codes::E0203,
                     b.span,
@@ -1199,11 +1236,32 @@ pub(super) fn construct_vector(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, sp
                 );
                 return error_expr(span);
             }
-            let v = v1.clone();
+            let v = read_through(b, v1.clone());
+            if let Type::Container(..) = v.ty {
+                if v.ty.sequence_elem() != Some(&elem) {
+                    let found = v.ty.sequence_elem().cloned().unwrap_or(Type::Error);
+                    return elem_mismatch(cx, b.span, "the range", &elem, &found);
+                }
+                return intrinsic(Intrinsic::ContainerFrom, vec![v], ty.clone(), span);
+            }
             Expr {
                 place: false,
                 ..cx.coerce(v, ty, "the vector to copy")
             }
+        }
+        // `std::vector<T> v(p, q)`: the elements from `p` up to `q`, two
+        // pointers (or a C array and a pointer into it) of the element type.
+        [b, e] if pointer_pair(b, e) => {
+            let b = decay_array(cx, b.clone());
+            let e = decay_array(cx, e.clone());
+            let pointee = match &b.ty {
+                Type::Ptr { elem, .. } => (**elem).clone(),
+                _ => Type::Error,
+            };
+            if pointee != elem {
+                return elem_mismatch(cx, b.span, "the pointer range", &elem, &pointee);
+            }
+            intrinsic(Intrinsic::VectorFromPointers, vec![b, e], ty.clone(), span)
         }
         [one] => Expr {
             place: false,
@@ -1225,6 +1283,31 @@ pub(super) fn construct_vector(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, sp
             );
             error_expr(span)
         }
+    }
+}
+
+/// True when `b, e` are a pointer range: two pointers (a C array counts as
+/// a pointer to its first element) to one element type.
+pub(super) fn pointer_pair(b: &Expr, e: &Expr) -> bool {
+    let pointee = |x: &Expr| match &x.ty {
+        Type::Ptr { elem, .. } => Some((**elem).clone()),
+        Type::CArray(elem, _) if x.place => Some((**elem).clone()),
+        _ => None,
+    };
+    pointee(b).is_some() && pointee(b) == pointee(e)
+}
+
+/// A C array place as a pointer to its first element; anything else as it is.
+fn decay_array(cx: &mut FnCx<'_>, e: Expr) -> Expr {
+    match &e.ty {
+        Type::CArray(elem, _) if e.place => {
+            let to = Type::Ptr {
+                elem: elem.clone(),
+                is_const: false,
+            };
+            cx.coerce(e, &to, "a pointer range")
+        }
+        _ => e,
     }
 }
 
@@ -1316,7 +1399,11 @@ pub(super) fn copy(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: S
         }
         [b, e, dst] => {
             let pair = match (iterator(b), iterator(e)) {
-                (Some((v1, false)), Some((v2, true))) if same_place(v1, v2) => Some(v1.clone()),
+                (Some((v1, false)), Some((v2, true)))
+                    if same_place(v1, v2) && is_reverse(b) == is_reverse(e) =>
+                {
+                    Some(read_through(b, v1.clone()))
+                }
                 _ => None,
             };
             let Some(vector) = pair else {
@@ -1336,7 +1423,20 @@ pub(super) fn copy(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: S
             copy_in(cx, vector, dst.clone(), span)
         }
         [src, dst] => match (iterator(src), iterator(dst)) {
-            (Some((vector, false)), None) => copy_in(cx, vector.clone(), dst.clone(), span),
+            (Some((vector, false)), None) => {
+                let source = read_through(src, vector.clone());
+                copy_in(cx, source, dst.clone(), span)
+            }
+            (None, Some((_, false))) if is_reverse(dst) => {
+                cx.ck.error(
+                    codes::E0211,
+                    dst.span,
+                    format!("{what} into a reverse iterator is not supported"),
+                    "a reverse iterator",
+                    "copy into `v.begin()` and reverse the vector afterwards with `std::reverse`",
+                );
+                error_expr(span)
+            }
             (None, Some((vector, false))) => copy_out(cx, src.clone(), vector.clone(), span),
             (None, None) if view_ty(&src.ty).is_some() && view_ty(&dst.ty).is_some() => {
                 copy_views(cx, src.clone(), dst.clone(), span)
@@ -1444,10 +1544,11 @@ fn copy_in(cx: &mut FnCx<'_>, vector: Expr, dst: Expr, span: Span) -> Expr {
     if !check_destination(cx, &dst, "C2665") {
         return error_expr(span);
     }
-    if let (Type::Vector(e), Some(d)) = (&vector.ty, view_ty(&dst.ty))
-        && **e != d.elem
+    if let (Some(e), Some(d)) = (vector.ty.sequence_elem(), view_ty(&dst.ty))
+        && *e != d.elem
     {
-        return elem_mismatch(cx, vector.span, "the vector", &d.elem, e);
+        let e = e.clone();
+        return elem_mismatch(cx, vector.span, "the container", &d.elem, &e);
     }
     intrinsic(Intrinsic::Copy, vec![vector, dst], Type::Void, span)
 }
@@ -1467,10 +1568,26 @@ fn copy_out(cx: &mut FnCx<'_>, src: Expr, vector: Expr, span: Span) -> Expr {
         );
         return error_expr(span);
     };
-    if let Type::Vector(e) = &vector.ty
-        && **e != s.elem
+    if let Some(e) = vector.ty.sequence_elem()
+        && *e != s.elem
     {
-        return elem_mismatch(cx, vector.span, "the vector", &s.elem, e);
+        let e = e.clone();
+        return elem_mismatch(cx, vector.span, "the container", &s.elem, &e);
+    }
+    if let Type::Container(kind, _) = vector.ty
+        && kind.is_associative()
+    {
+        cx.ck.error(
+            codes::E0205,
+            vector.span,
+            format!(
+                "cannot copy into a `std::{}`: its elements are `const`",
+                kind.name()
+            ),
+            "read-only elements",
+            "copy into a `std::vector`, then insert its elements",
+        );
+        return error_expr(span);
     }
     cx.check_writable(&vector, "copied into");
     intrinsic(Intrinsic::Copy, vec![src, vector], Type::Void, span)

@@ -12,7 +12,8 @@
 //! - [`math`]: `<cmath>`, `fast_math`, `precise_math`, `direct3d`, `std::min`/`max`;
 //! - [`sync`]: atomics, barriers and fences;
 //! - [`device`]: `accelerator` and `accelerator_view`;
-//! - [`algorithm`]: `<algorithm>`/`<numeric>` on vector ranges, `std::swap`.
+//! - [`algorithm`]: `<algorithm>`/`<numeric>` on vector ranges, `std::swap`;
+//! - [`stdcont`]: `std::deque`, `std::list`, the sets.
 //!
 //! # Representations chosen here
 //!
@@ -38,6 +39,7 @@ mod device;
 mod limits;
 mod math;
 mod shape;
+mod stdcont;
 mod stream;
 mod sync;
 
@@ -357,6 +359,7 @@ pub fn subscript(cx: &mut FnCx<'_>, base: Expr, index: Expr, span: Span) -> Expr
         Type::Array(..) | Type::ArrayView { .. } | Type::Vector(_) => {
             container::subscript(cx, base, index, span)
         }
+        Type::Container(..) => stdcont::subscript(cx, base, index, span),
         _ => {
             let shown = cx.ck.show(&base.ty);
             cx.ck.error(
@@ -469,6 +472,7 @@ pub fn construct(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> E
         Type::Array(..) => container::construct_array(cx, ty, args, span),
         Type::ArrayView { .. } => container::construct_view(cx, ty, args, span),
         Type::Vector(_) => container::construct_vector(cx, ty, args, span),
+        Type::Container(..) => stdcont::construct(cx, ty, args, span),
         Type::Accelerator | Type::AcceleratorView => device::construct(cx, ty, args, span),
         _ => {
             let shown = cx.ck.show(ty);
@@ -514,6 +518,7 @@ pub fn member(
         Type::Array(..) | Type::ArrayView { .. } | Type::Vector(_) => {
             container::member(cx, base, name, span)
         }
+        Type::Container(..) => stdcont::member(cx, base, name),
         Type::Accelerator | Type::AcceleratorView => device::member(cx, base, name, span),
         other => {
             let other = other.clone();
@@ -566,6 +571,7 @@ pub fn method(
         Type::Array(..) | Type::ArrayView { .. } | Type::Vector(_) => {
             container::method(cx, base, name, args, span)
         }
+        Type::Container(..) => stdcont::method(cx, base, name, args, span),
         Type::Accelerator | Type::AcceleratorView => device::method(cx, base, name, args, span),
         other => {
             let other = other.clone();
@@ -598,6 +604,9 @@ pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
     }
     if std_like && (name == "min" || name == "max") {
         return math::std_min_max(cx, path, args, span);
+    }
+    if std_like && name == "move" {
+        return std_move(cx, path, args, span);
     }
     if amp_like && name == "copy" {
         return container::copy(cx, path, args, span);
@@ -641,6 +650,64 @@ pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
         "declare it before this call",
     );
     error_expr(span)
+}
+
+/// `std::move(x)` on the host: the value of `x` as a temporary, so that it
+/// initialises or is assigned as C++'s move would. An `array` keeps its data
+/// (C++ leaves a moved-from array empty, and any later use of it is
+/// undefined); types whose moved-from state a program could observe
+/// (`std::vector` and the other containers, which libstdc++ leaves empty)
+/// are refused rather than answered differently.
+fn std_move(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) -> Expr {
+    let what = format!("`{}`", path.text());
+    if !check_side(
+        cx,
+        Side::Host,
+        &what,
+        path.span,
+        "C3930",
+        "pass the value itself",
+    ) {
+        return error_expr(span);
+    }
+    if !arity(cx, &what, &args, 1, "the object to move", span) {
+        return error_expr(span);
+    }
+    let Some(x) = args.into_iter().next() else {
+        return error_expr(span);
+    };
+    let movable = x.ty.scalar().is_some()
+        || matches!(
+            x.ty,
+            Type::Array(..) | Type::ArrayView { .. } | Type::Index(_) | Type::Extent(_)
+        );
+    if !movable {
+        let shown = cx.ck.show(&x.ty);
+        cx.ck.error(
+            codes::E0211,
+            x.span,
+            format!("{what} of a `{shown}` is not supported"),
+            "moved here",
+            "copy it instead; `std::move` is supported on arrays, views, indices, extents and numbers",
+        );
+        return error_expr(span);
+    }
+    Expr { place: false, ..x }
+}
+
+/// Reports iteration over an `unordered_set` or `unordered_multiset`: the
+/// order is libstdc++'s hash-table order, which Tessera does not reproduce,
+/// and a program that prints or copies in another order would answer
+/// differently from C++.
+pub(crate) fn unordered_iteration(cx: &mut FnCx<'_>, container: &Expr) {
+    let shown = cx.ck.show(&container.ty);
+    cx.ck.error(
+        codes::E0211,
+        container.span,
+        format!("iterating over a `{shown}` is not supported"),
+        "its order is the C++ library's hash-table order",
+        "use a `std::set` or `std::multiset` (ordered), or a `std::vector`",
+    );
 }
 
 /// Known library functions Tessera leaves out, with what to do instead.

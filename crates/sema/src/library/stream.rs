@@ -185,9 +185,11 @@ pub(super) fn shift(
             Type::Struct(_) => {
                 "print its members one by one: `std::cout << p.x << \" \" << p.y`".to_string()
             }
-            Type::Array(..) | Type::ArrayView { .. } | Type::Vector(_) | Type::CArray(..) => {
-                "print the elements in a loop".to_string()
-            }
+            Type::Array(..)
+            | Type::ArrayView { .. }
+            | Type::Vector(_)
+            | Type::Container(..)
+            | Type::CArray(..) => "print the elements in a loop".to_string(),
             Type::Void => "this expression has no value".to_string(),
             Type::Ptr { .. } | Type::Null => {
                 "an address differs from run to run; print what it points to: `std::cout << *p`"

@@ -72,6 +72,11 @@ pub const KNOWN_HEADERS: &[&str] = &[
     "type_traits",
     "exception",
     "stdexcept",
+    "set",
+    "unordered_set",
+    "list",
+    "deque",
+    "queue",
 ];
 
 pub use builtin::header_of as macro_header;
