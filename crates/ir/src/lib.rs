@@ -693,6 +693,9 @@ pub enum Intrinsic {
         end: bool,
         /// A reverse iterator (`rbegin()`, `rend()`).
         reverse: bool,
+        /// A const iterator (`cbegin()`, `crend()`, ...): nothing may be
+        /// written through it.
+        read_only: bool,
     },
     /// A new vector with the elements of `args[0]` (a vector) in reverse
     /// order: what a range of reverse iterators reads.

@@ -26,6 +26,7 @@ fn parts(cx: &mut FnCx<'_>, e: &Expr) -> Option<(Expr, Expr)> {
             Intrinsic::VectorIterator {
                 end,
                 reverse: false,
+                ..
             },
             [v],
         ) => {

@@ -47,14 +47,24 @@ fn view_ty(ty: &Type) -> Option<ViewTy> {
 /// `v.begin()` (`end == false`) or `v.end()`. Iterators are accepted only as
 /// arguments of `array` constructors and `copy`, which take the vector
 /// itself; used anywhere else they are reported ([`iterator_misuse`]).
-pub(super) fn make_iterator(vector: Expr, end: bool, reverse: bool, span: Span) -> Expr {
+pub(super) fn make_iterator(
+    vector: Expr,
+    end: bool,
+    reverse: bool,
+    read_only: bool,
+    span: Span,
+) -> Expr {
     let elem = match vector.ty.sequence_elem() {
         Some(elem) => elem.clone(),
         None => Type::Error,
     };
     mk(
         ExprKind::Intrinsic {
-            op: Intrinsic::VectorIterator { end, reverse },
+            op: Intrinsic::VectorIterator {
+                end,
+                reverse,
+                read_only,
+            },
             args: vec![vector],
         },
         Type::Iterator(Box::new(elem)),
@@ -745,6 +755,7 @@ fn vector_method(
                 base,
                 m.ends_with("end"),
                 m.contains("rbegin") || m.contains("rend"),
+                m.starts_with('c'),
                 span,
             )
         }
@@ -1434,6 +1445,30 @@ pub(super) fn copy(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: S
                     format!("{what} into a reverse iterator is not supported"),
                     "a reverse iterator",
                     "copy into `v.begin()` and reverse the vector afterwards with `std::reverse`",
+                );
+                error_expr(span)
+            }
+            (None, Some((_, false)))
+                if matches!(
+                    &dst.kind,
+                    ExprKind::Intrinsic {
+                        op: Intrinsic::VectorIterator {
+                            read_only: true,
+                            ..
+                        },
+                        ..
+                    }
+                ) =>
+            {
+                cx.ck.report(
+                    Diagnostic::error(
+                        codes::E0205,
+                        dst.span,
+                        format!("{what} cannot write through a const iterator"),
+                    )
+                    .with_label("a `const_iterator`")
+                    .with_msvc("C3892")
+                    .with_help("copy into `v.begin()`"),
                 );
                 error_expr(span)
             }

@@ -347,7 +347,7 @@ pub(super) fn method(
                 return error_expr(span);
             }
             let reverse = m.contains("rbegin") || m.contains("rend");
-            make_iterator(base, m.ends_with("end"), reverse, span)
+            make_iterator(base, m.ends_with("end"), reverse, m.starts_with('c'), span)
         }
     }
 }
