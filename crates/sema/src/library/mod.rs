@@ -35,6 +35,8 @@ mod algorithm;
 mod clib;
 mod container;
 mod device;
+
+pub(crate) use device::access_type_enum;
 mod limits;
 mod math;
 mod shape;
