@@ -530,7 +530,7 @@ fn explain(out: &mut Output, code: &str) -> ExitCode {
     }
 }
 
-fn dump_ast(out: &mut Output, path: &PathBuf, front: &Front, format: Format) -> ExitCode {
+fn dump_ast(out: &mut Output, path: &Path, front: &Front, format: Format) -> ExitCode {
     let mut sources = Sources::new();
     let input = front.input(path);
     let parsed = match tessera_driver::parse(&mut sources, &input) {
