@@ -20,6 +20,10 @@ struct Cli {
     /// file's own folder (may be given several times).
     #[arg(short = 'I', value_name = "DIR", global = true)]
     include: Vec<PathBuf>,
+    /// Define a macro before the program's first line, as `#define NAME
+    /// VALUE` would (VALUE defaults to 1; may be given several times).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]", global = true, value_parser = parse_define)]
+    define: Vec<(String, String)>,
     #[command(subcommand)]
     command: Command,
 }
@@ -126,6 +130,33 @@ enum Engine {
     Jit,
 }
 
+/// `-D NAME[=VALUE]`: the macro's name (an identifier, or a function-like
+/// head `F(a,b)`) and its replacement text, `1` when none is given, as a
+/// C++ compiler reads the option.
+fn parse_define(text: &str) -> Result<(String, String), String> {
+    let (name, value) = text.split_once('=').unwrap_or((text, "1"));
+    if text.contains(['\n', '\r']) {
+        return Err("a macro definition cannot hold a line break".to_string());
+    }
+    let ident = name.split_once('(').map_or(name, |(head, _)| head);
+    let is_ident = ident
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && ident.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !is_ident {
+        return Err(format!(
+            "`{name}`: a macro name must be an identifier (letters, digits and `_`, not starting with a digit)"
+        ));
+    }
+    if ident.len() != name.len() && !name.ends_with(')') {
+        return Err(format!(
+            "`{name}`: a function-like macro's parameters end with `)`"
+        ));
+    }
+    Ok((name.to_string(), value.to_string()))
+}
+
 /// `--timeout`: a positive number of seconds.
 fn parse_timeout(text: &str) -> Result<std::time::Duration, String> {
     let secs: f64 = text
@@ -179,9 +210,12 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> ExitCode {
     let mut out = Output::new(cli.color);
-    let dirs = &cli.include;
+    let front = &Front {
+        include: cli.include,
+        define: cli.define,
+    };
     match cli.command {
-        Command::Check { files, format } => check(&mut out, &files, dirs, format),
+        Command::Check { files, format } => check(&mut out, &files, front, format),
         Command::Run {
             file,
             engine,
@@ -204,7 +238,7 @@ fn run(cli: Cli) -> ExitCode {
                 threads: threads.map_or_else(tessera_jit::Jit::default_threads, usize::from),
                 stats,
             };
-            run_file(&mut out, &file, dirs, &how, &options)
+            run_file(&mut out, &file, front, &how, &options)
         }
         Command::Repl { check, echo } => {
             let options = tessera_interp::Options {
@@ -215,14 +249,15 @@ fn run(cli: Cli) -> ExitCode {
                 color: out.color,
                 options,
                 echo,
+                defines: front.define.clone(),
             };
             ExitCode::from(tessera_repl::run(&config))
         }
         Command::Explain { code } => explain(&mut out, &code),
         Command::Dump { what } => match what {
-            DumpWhat::Ast { file, format } => dump_ast(&mut out, &file, dirs, format),
+            DumpWhat::Ast { file, format } => dump_ast(&mut out, &file, front, format),
             DumpWhat::Tokens { file } => dump_tokens(&mut out, &file),
-            DumpWhat::Clif { file } => dump_clif(&mut out, &file, dirs),
+            DumpWhat::Clif { file } => dump_clif(&mut out, &file, front),
         },
     }
 }
@@ -278,6 +313,23 @@ fn load(
     }
 }
 
+/// The front-end options every command shares: `-I` folders and `-D`
+/// macros.
+struct Front {
+    include: Vec<PathBuf>,
+    define: Vec<(String, String)>,
+}
+
+impl Front {
+    /// What to compile for the main file `path`, read from the disk.
+    fn input(&self, path: &Path) -> tessera_driver::Input<'static> {
+        let mut input = tessera_driver::Input::new(path, &DiskFiles);
+        input.include_dirs = self.include.clone();
+        input.defines = self.define.clone();
+        input
+    }
+}
+
 /// Reads source files from the disk, for the compiler.
 struct DiskFiles;
 
@@ -303,15 +355,14 @@ impl tessera_driver::SourceLoader for DiskFiles {
 }
 
 /// Compiles the program whose main file is `path`, read from the disk with
-/// the headers it includes (looked for in `dirs` after their includer's
-/// folder).
+/// the headers it includes (looked for in the `-I` folders after their
+/// includer's folder) and the `-D` macros defined first.
 fn compile(
     sources: &mut Sources,
     path: &Path,
-    dirs: &[PathBuf],
+    front: &Front,
 ) -> Result<tessera_driver::Checked, tessera_driver::LoadError> {
-    let mut input = tessera_driver::Input::new(path, &DiskFiles);
-    input.include_dirs = dirs.to_vec();
+    let input = front.input(path);
     tessera_driver::compile(sources, &input)
 }
 
@@ -333,13 +384,13 @@ fn report(out: &mut Output, sources: &Sources, diags: &[Diagnostic], format: For
     }
 }
 
-fn check(out: &mut Output, files: &[PathBuf], dirs: &[PathBuf], format: Format) -> ExitCode {
+fn check(out: &mut Output, files: &[PathBuf], front: &Front, format: Format) -> ExitCode {
     let mut sources = Sources::new();
     let mut failed = false;
     let mut unreadable = false;
     let (mut errors, mut warnings) = (0usize, 0usize);
     for path in files {
-        let diagnostics = match compile(&mut sources, path, dirs) {
+        let diagnostics = match compile(&mut sources, path, front) {
             Ok(checked) => checked.diagnostics,
             Err(err) => {
                 out.err(&format!("error: {err}\n"));
@@ -386,12 +437,12 @@ struct RunHow {
 fn run_file(
     out: &mut Output,
     path: &Path,
-    dirs: &[PathBuf],
+    front: &Front,
     how: &RunHow,
     options: &tessera_interp::Options,
 ) -> ExitCode {
     let started = std::time::Instant::now();
-    let (sources, checked) = match front_end(out, path, dirs, true) {
+    let (sources, checked) = match front_end(out, path, front, true) {
         Ok(done) => done,
         Err(code) => return code,
     };
@@ -479,10 +530,9 @@ fn explain(out: &mut Output, code: &str) -> ExitCode {
     }
 }
 
-fn dump_ast(out: &mut Output, path: &PathBuf, dirs: &[PathBuf], format: Format) -> ExitCode {
+fn dump_ast(out: &mut Output, path: &Path, front: &Front, format: Format) -> ExitCode {
     let mut sources = Sources::new();
-    let mut input = tessera_driver::Input::new(path, &DiskFiles);
-    input.include_dirs = dirs.to_vec();
+    let input = front.input(path);
     let parsed = match tessera_driver::parse(&mut sources, &input) {
         Ok(parsed) => parsed,
         Err(err) => {
@@ -514,11 +564,11 @@ fn dump_ast(out: &mut Output, path: &PathBuf, dirs: &[PathBuf], format: Format) 
 fn front_end(
     out: &mut Output,
     path: &Path,
-    dirs: &[PathBuf],
+    front: &Front,
     warnings: bool,
 ) -> Result<(Sources, tessera_driver::Checked), ExitCode> {
     let mut sources = Sources::new();
-    let checked = match compile(&mut sources, path, dirs) {
+    let checked = match compile(&mut sources, path, front) {
         Ok(checked) => checked,
         Err(err) => {
             out.err(&format!("error: {err}\n"));
@@ -535,8 +585,8 @@ fn front_end(
     Ok((sources, checked))
 }
 
-fn dump_clif(out: &mut Output, path: &Path, dirs: &[PathBuf]) -> ExitCode {
-    let (sources, checked) = match front_end(out, path, dirs, false) {
+fn dump_clif(out: &mut Output, path: &Path, front: &Front) -> ExitCode {
+    let (sources, checked) = match front_end(out, path, front, false) {
         Ok(done) => done,
         Err(code) => return code,
     };

@@ -27,10 +27,14 @@
 //! limit) and counts as *pass*, *fail* or *skip* by its exit status (0, 1,
 //! 2: the suite's `runall_result`), *error* (a run-time error, status 3),
 //! *crashed* (no status, or another one), or *disagree* when the engines'
-//! stdout or status differ; a test that `test.conf` parameterises with
-//! `definitions` is checked and run once, with its first definition set as
-//! `#define`s at the top of a copy under `target/conformance/`; a test that
-//! `test.conf` marks `compile_only` is
+//! stdout or status differ. As the suite's harness does, a test's settings
+//! come from the nearest `*.conf` found going up from its folder to
+//! `Tests/`: a test that it parameterises with `definitions` is checked
+//! (and run) in place once per definition set, each given as `-D NAME=VALUE`
+//! flags, and counts as passing (or rejected for its rule) only when every
+//! set does; the first set that does not decides its outcome, which the
+//! report names (`[definition set 2 of 4]`). A test that the `*.conf` marks
+//! `compile_only` is
 //! not run. The project's `amptest` shim (`tests/conformance/amptest`) is
 //! passed with `-I`. The report goes to standard output and to
 //! `target/conformance/report.txt`, and a fuller one (per folder, and why
@@ -85,63 +89,74 @@ struct Case {
     expects: Option<BTreeSet<String>>,
     /// Its `test.conf` marks it `compile_only`: checked, never run.
     compile_only: bool,
-    /// Folders to search for its headers besides the shim's: a test made
-    /// from a parameterised one (below) keeps finding its own.
-    extra_includes: Vec<PathBuf>,
+    /// The definition sets it is compiled with, each as `-D` flags (one
+    /// empty set when its `*.conf` has none).
+    def_sets: Vec<Defs>,
 }
 
-/// The first set of `definitions` in a `test.conf` (`'DATA_TYPE' => 'int'`),
-/// which the suite's harness passes as `-D` when it compiles the test.
-fn definitions(conf: &str) -> Vec<(String, String)> {
+/// A set of macro definitions the suite's harness passes as `-D NAME=VALUE`
+/// when it compiles a test.
+type Defs = Vec<(String, String)>;
+
+/// The sets of `definitions` in a test's `*.conf` (a Perl hash: `'definitions'
+/// => [ { 'DATA_TYPE' => 'int', 'RANK' => '1' }, { ... } ]`), in order; the
+/// suite's harness compiles and runs the test once per set. Values are
+/// single-quoted Perl strings, which may hold commas and spaces (`'5, 7'`).
+fn definitions(conf: &str) -> Vec<Defs> {
     let Some(start) = conf.find("'definitions'") else {
         return Vec::new();
     };
-    let rest = &conf[start..];
-    let (Some(open), Some(close)) = (rest.find('{'), rest.find('}')) else {
-        return Vec::new();
-    };
-    if close < open {
-        return Vec::new();
+    let mut sets = Vec::new();
+    let mut current: Option<Defs> = None;
+    let mut key: Option<String> = None;
+    let mut chars = conf[start + "'definitions'".len()..].chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' => current = Some(Vec::new()),
+            '}' => sets.extend(current.take()),
+            // The end of the list of sets.
+            ']' if current.is_none() => break,
+            '\'' => {
+                // A quoted string; `\'` and `\\` are Perl's only escapes in it.
+                let mut text = String::new();
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' => text.extend(chars.next()),
+                        '\'' => break,
+                        c => text.push(c),
+                    }
+                }
+                if let Some(set) = current.as_mut() {
+                    match key.take() {
+                        Some(k) => set.push((k, text)),
+                        None => key = Some(text),
+                    }
+                }
+            }
+            _ => {}
+        }
     }
-    rest[open + 1..close]
-        .split(',')
-        .filter_map(|pair| {
-            let (k, v) = pair.split_once("=>")?;
-            let k = k.trim().trim_matches('\'');
-            let v = v.trim().trim_matches('\'');
-            (!k.is_empty()).then(|| (k.to_string(), v.to_string()))
-        })
-        .collect()
+    sets
 }
 
-/// For a test that `test.conf` parameterises, a copy under `target/` that
-/// starts with its first definition set as `#define`s (the suite is data
-/// that stays where it is); `None` for the others.
-fn parameterised_copy(file: &Path, dir: &str) -> Option<PathBuf> {
-    // The `test.conf` of the test's folder, or of the folder around it
-    // (shared by a group of tests).
-    let conf = file
+/// The `*.conf` that applies to a test, as the suite's harness finds it
+/// (`try_find_file_by_extension` in `run_tests.pl.in`): the one in the
+/// test's folder or, failing that, in the nearest folder above it, up to
+/// `Tests/` itself.
+fn find_conf(test_dir: &Path, tests_root: &Path) -> Option<PathBuf> {
+    test_dir
         .ancestors()
-        .skip(1)
-        .take(2)
-        .find_map(|d| std::fs::read_to_string(d.join("test.conf")).ok())?;
-    let defs = definitions(&conf);
-    if defs.is_empty() {
-        return None;
-    }
-    let text = std::fs::read_to_string(file).ok()?;
-    let mut out = String::new();
-    for (k, v) in &defs {
-        out.push_str(&format!("#define {k} {v}\n"));
-    }
-    out.push_str(&text);
-    let target = workspace()
-        .join("target/conformance/parameterised")
-        .join(dir);
-    std::fs::create_dir_all(&target).ok()?;
-    let copy = target.join("test.cpp");
-    std::fs::write(&copy, out).ok()?;
-    Some(copy)
+        .take_while(|d| d.starts_with(tests_root))
+        .find_map(|d| {
+            let mut confs: Vec<PathBuf> = std::fs::read_dir(d)
+                .ok()?
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "conf") && p.is_file())
+                .collect();
+            confs.sort();
+            confs.into_iter().next()
+        })
 }
 
 /// How the runs of an accepted runnable test ended.
@@ -173,6 +188,9 @@ struct Outcome {
     first_message: Option<String>,
     /// For an accepted runnable test, how its runs ended.
     run: Option<Run>,
+    /// For a test with several definition sets, the one this outcome is
+    /// of (`definition set 2 of 4`): the first that did not pass.
+    set: Option<String>,
 }
 
 fn workspace() -> PathBuf {
@@ -219,28 +237,25 @@ fn cases(root: &Path) -> Vec<Case> {
                 .map(|p| p.display().to_string())
                 .unwrap_or_default();
             let expects = negative.get(&dir).cloned();
-            let compile_only = file
+            let conf = file
                 .parent()
-                .and_then(|d| std::fs::read_to_string(d.join("test.conf")).ok())
-                .is_some_and(|conf| {
-                    conf.lines().any(|l| {
-                        let l: String = l.chars().filter(|c| !c.is_whitespace()).collect();
-                        l.starts_with("'compile_only'=>1")
-                    })
-                });
-            let (file, extra_includes) = match parameterised_copy(&file, &dir) {
-                Some(copy) => {
-                    let home = file.parent().map(Path::to_path_buf).unwrap_or_default();
-                    (copy, vec![home])
-                }
-                None => (file, Vec::new()),
-            };
+                .and_then(|d| find_conf(d, &tests))
+                .and_then(|c| std::fs::read_to_string(c).ok())
+                .unwrap_or_default();
+            let compile_only = conf.lines().any(|l| {
+                let l: String = l.chars().filter(|c| !c.is_whitespace()).collect();
+                l.starts_with("'compile_only'=>1")
+            });
+            let mut def_sets = definitions(&conf);
+            if def_sets.is_empty() {
+                def_sets.push(Vec::new());
+            }
             Case {
                 dir,
                 file,
                 expects,
                 compile_only,
-                extra_includes,
+                def_sets,
             }
         })
         .collect()
@@ -260,13 +275,53 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Runs `tessera check --format json` on one case and judges the answer.
-fn judge(bin: &Path, includes: &[PathBuf], case: &Case) -> Outcome {
-    let mut command = Command::new(bin);
-    command.args(["--color", "never", "check", "--format", "json"]);
-    for dir in includes.iter().chain(&case.extra_includes) {
+/// `-I` for each include folder and `-D NAME=VALUE` for each definition.
+fn front_args(command: &mut Command, includes: &[PathBuf], defs: &Defs) {
+    for dir in includes {
         command.arg("-I").arg(dir);
     }
+    for (name, value) in defs {
+        command.arg("-D").arg(format!("{name}={value}"));
+    }
+}
+
+/// Judges one case under each of its definition sets in turn, as the
+/// suite's harness builds and runs it once per set: the case passes (or is
+/// rejected for its rule) only when every set does, and the first set that
+/// does not decides how it ended (the later ones are not tried).
+fn judge(bin: &Path, includes: &[PathBuf], case: &Case) -> Outcome {
+    let count = case.def_sets.len();
+    let mut last = None;
+    for (k, defs) in case.def_sets.iter().enumerate() {
+        let mut outcome = judge_set(bin, includes, case, defs);
+        let good = match case.expects {
+            Some(_) => outcome.verdict == Verdict::RightRule,
+            None => matches!(outcome.run, Some(Run::Pass | Run::CompileOnly)),
+        };
+        if count > 1 {
+            outcome.set = Some(format!("definition set {} of {count}", k + 1));
+        }
+        if !good {
+            return outcome;
+        }
+        last = Some(outcome);
+    }
+    last.map_or_else(
+        || judge_set(bin, includes, case, &Vec::new()),
+        |mut o| {
+            // Every set passed: nothing to single out.
+            o.set = None;
+            o
+        },
+    )
+}
+
+/// Runs `tessera check --format json` on one case with one definition set,
+/// judges the answer, and runs the case when it is a runnable one accepted.
+fn judge_set(bin: &Path, includes: &[PathBuf], case: &Case, defs: &Defs) -> Outcome {
+    let mut command = Command::new(bin);
+    command.args(["--color", "never", "check", "--format", "json"]);
+    front_args(&mut command, includes, defs);
     command.arg(&case.file);
     let ran = run_limited(&mut command, LIMIT);
     let status = match ran.status {
@@ -277,6 +332,7 @@ fn judge(bin: &Path, includes: &[PathBuf], case: &Case) -> Outcome {
                 first_error: None,
                 first_message: None,
                 run: None,
+                set: None,
             };
         }
     };
@@ -321,7 +377,7 @@ fn judge(bin: &Path, includes: &[PathBuf], case: &Case) -> Outcome {
         if case.compile_only {
             Run::CompileOnly
         } else {
-            run_both(bin, includes, case)
+            run_both(bin, includes, case, defs)
         }
     });
     Outcome {
@@ -329,20 +385,19 @@ fn judge(bin: &Path, includes: &[PathBuf], case: &Case) -> Outcome {
         first_error,
         first_message,
         run,
+        set: None,
     }
 }
 
 /// Runs an accepted test under each engine and compares the answers.
-fn run_both(bin: &Path, includes: &[PathBuf], case: &Case) -> Run {
+fn run_both(bin: &Path, includes: &[PathBuf], case: &Case, defs: &Defs) -> Run {
     let mut answers = Vec::new();
     for engine in ENGINES {
         let mut command = Command::new(bin);
         command.args(["--color", "never", "run", "--engine", engine]);
         command.args(["--timeout", &RUN_TIMEOUT_SECS.to_string()]);
         command.args(["--max-memory", RUN_MAX_MEMORY]);
-        for dir in includes.iter().chain(&case.extra_includes) {
-            command.arg("-I").arg(dir);
-        }
+        front_args(&mut command, includes, defs);
         command.arg(&case.file);
         let ran = run_limited(&mut command, RUN_LIMIT);
         match ran.status {
@@ -699,6 +754,10 @@ fn markdown(cases: &[Case], outcomes: &[Option<Outcome>]) -> String {
                     outcome.first_message.as_deref().unwrap_or("?")
                 ),
             };
+            let said = match &outcome.set {
+                Some(set) => format!("{said} [{set}]"),
+                None => said,
+            };
             let expects: Vec<&str> = case.expects.iter().flatten().map(String::as_str).collect();
             not_ruled.push((case.dir.as_str(), expects.join(", "), said));
             continue;
@@ -718,6 +777,10 @@ fn markdown(cases: &[Case], outcomes: &[Option<Outcome>]) -> String {
             Some(Run::Crashed(how)) => format!("crashed: {how}"),
             Some(Run::Disagree(how)) => format!("engines disagree: {how}"),
             Some(Run::CompileOnly) => "compile-only: accepted, not run".to_string(),
+        };
+        let why = match &outcome.set {
+            Some(set) => format!("{why} [{set}]"),
+            None => why,
         };
         not_passing.push((case.dir.as_str(), why));
     }

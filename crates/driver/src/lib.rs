@@ -89,6 +89,10 @@ pub struct Input<'a> {
     /// Folders searched for `#include "..."` after the including file's own
     /// (`-I`), in order.
     pub include_dirs: Vec<PathBuf>,
+    /// Macros defined before the main file is read (`-D`), in order: each a
+    /// name (or a function-like head such as `F(x)`) and its replacement
+    /// text, as `#define NAME VALUE` would define it.
+    pub defines: Vec<(String, String)>,
 }
 
 impl<'a> Input<'a> {
@@ -99,8 +103,25 @@ impl<'a> Input<'a> {
             main: main.into(),
             loader,
             include_dirs: Vec::new(),
+            defines: Vec::new(),
         }
     }
+}
+
+/// The name under which the `-D` definitions appear in diagnostics (a
+/// redefinition of one of them points there), as g++ names them.
+pub const COMMAND_LINE: &str = "<command-line>";
+
+/// The text of the file that holds the definitions of [`Input::defines`]:
+/// one `#define` line each. A line break in a name or value would start a
+/// directive of its own, so it is written as a space (the CLI refuses
+/// them; this keeps other callers from injecting lines).
+pub fn prelude_text(defines: &[(String, String)]) -> String {
+    let flat = |s: &str| s.replace(['\n', '\r'], " ");
+    defines
+        .iter()
+        .map(|(name, value)| format!("#define {} {}\n", flat(name), flat(value)))
+        .collect()
 }
 
 /// A file the loader could not read.
@@ -139,7 +160,12 @@ pub fn parse(sources: &mut Sources, input: &Input<'_>) -> Result<Parsed, LoadErr
     })?;
     let (file, replaced) = SourceFile::from_bytes(input.main.display().to_string(), &bytes);
     let file = sources.add(file);
-    let included = read_headers(sources, file, input.loader, &input.include_dirs);
+    let mut included = read_headers(sources, file, input.loader, &input.include_dirs);
+    if !input.defines.is_empty() {
+        let text = prelude_text(&input.defines);
+        let (prelude, _) = SourceFile::from_bytes(COMMAND_LINE, text.as_bytes());
+        included.prelude = Some(sources.add(prelude));
+    }
     Ok(tessera_syntax::parse_unit(
         sources, file, &replaced, &included,
     ))

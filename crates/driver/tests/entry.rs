@@ -178,3 +178,33 @@ fn both_engines_run_a_program_alike() {
     assert_eq!(outputs[0], b"0 3 6 9 12 15 18 21 ");
     assert_eq!(outputs[0], outputs[1]);
 }
+
+#[test]
+fn defines_come_before_the_main_file_and_before_its_headers() {
+    let mut files = MemoryFiles::new();
+    // The header sees the definition too: it is read after the prelude.
+    files.insert("lib.h", "#ifndef N\n#error N undefined\n#endif\n");
+    files.insert(
+        "main.amp",
+        format!(
+            "#include \"lib.h\"\n{HEAD}int main() {{ int a[N]; a[0] = ON; return a[0] - 1; }}\n"
+        ),
+    );
+    let mut sources = Sources::new();
+    let mut input = Input::new("main.amp", &files);
+    input.defines = vec![
+        ("N".to_string(), "4".to_string()),
+        ("ON".to_string(), "1".to_string()),
+    ];
+    let checked = compile(&mut sources, &input).expect("in memory");
+    assert!(checked.diagnostics.is_empty(), "{:?}", checked.diagnostics);
+    // Without them, the header's `#error` fires.
+    let checked = compile(&mut Sources::new(), &Input::new("main.amp", &files)).expect("in memory");
+    assert!(checked.has_errors(), "{:?}", checked.diagnostics);
+}
+
+#[test]
+fn a_line_break_in_a_define_cannot_start_a_directive() {
+    let text = tessera_driver::prelude_text(&[("A".to_string(), "1\n#define B 2".to_string())]);
+    assert_eq!(text.lines().count(), 1, "{text}");
+}

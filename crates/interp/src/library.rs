@@ -438,6 +438,30 @@ impl Machine<'_> {
             | Intrinsic::Assert(_) => self.clib(op, args, e),
             Intrinsic::Device | Intrinsic::DeviceWait => Ok(Value::Void),
             Intrinsic::DeviceOpen => self.device_open(&args[0]),
+            Intrinsic::DeviceCpuAccess => Ok(Value::Int(
+                self.cpu_default
+                    .0
+                    .unwrap_or(tessera_ir::device::ACCESS_AUTO),
+            )),
+            Intrinsic::DeviceSetCpuAccess => {
+                let t = self.eval(&args[0])?.int();
+                let ok = self.cpu_default == (None, false);
+                if ok {
+                    self.cpu_default.0 = Some(t);
+                }
+                Ok(Value::Bool(ok))
+            }
+            Intrinsic::ArrayCpuAccess => {
+                let v = self.eval(&args[0])?;
+                let t = match &v {
+                    Value::View(view) => match &view.data {
+                        crate::value::ViewData::Storage(s) => s.cpu_access.get(),
+                        crate::value::ViewData::Place(_) => tessera_ir::device::ACCESS_READ_WRITE,
+                    },
+                    _ => tessera_ir::device::ACCESS_READ_WRITE,
+                };
+                Ok(Value::Int(t))
+            }
             Intrinsic::IterAt => self.eval(&args[1]),
             Intrinsic::Algorithm(algo) => self.algorithm(*algo, args, e),
             Intrinsic::Swap => self.swap(args, span),
@@ -820,7 +844,12 @@ impl Machine<'_> {
         let dims = self.checked_extent(&ext, args[0].span, "an `array`")?;
         let n = Machine::size_of(&dims);
         let elem = elem_type(&e.ty);
-        let storage = match args.get(1) {
+        // After the extent: the source (a vector or view), then the CPU
+        // access type (an `int`), each optional.
+        let rest = args.get(1..).unwrap_or_default();
+        let source = rest.iter().find(|a| !matches!(a.ty, Type::Scalar(_)));
+        let access = rest.iter().find(|a| matches!(a.ty, Type::Scalar(_)));
+        let storage = match source {
             None => {
                 let z = self.zero_value(&elem, span)?;
                 self.new_storage(n, z, &elem, StorageKind::Device, span)?
@@ -831,6 +860,24 @@ impl Machine<'_> {
                 self.storage_of(data, &elem, StorageKind::Device, span)?
             }
         };
+        let asked = match access {
+            Some(a) => self.eval(a)?.int(),
+            None => tessera_ir::device::ACCESS_AUTO,
+        };
+        let t = if asked == tessera_ir::device::ACCESS_AUTO {
+            // `access_type_auto`: the device's default, or the runtime's own
+            // choice, which is then used and can no longer be changed.
+            match self.cpu_default.0 {
+                Some(t) if t != tessera_ir::device::ACCESS_AUTO => t,
+                _ => {
+                    self.cpu_default.1 = true;
+                    tessera_ir::device::ACCESS_READ_WRITE
+                }
+            }
+        } else {
+            asked
+        };
+        storage.cpu_access.set(t);
         Ok(Value::View(View::dense(ViewData::Storage(storage), dims)))
     }
 

@@ -146,6 +146,11 @@ pub(crate) struct Machine<'p> {
     pub(crate) exceptions: crate::exceptions::Exceptions,
     /// Frames made so far (each frame's `generation`).
     pub(crate) generations: u64,
+    /// The device's default CPU `access_type` as the program set it
+    /// (`None`: `access_type_auto`), and whether the runtime's own default
+    /// was already used for an array, after which it can no longer be set
+    /// (C++ AMP's rule for `set_default_cpu_access_type`).
+    pub(crate) cpu_default: (Option<i64>, bool),
 }
 
 impl<'p> Machine<'p> {
@@ -197,6 +202,7 @@ impl<'p> Machine<'p> {
             clib: crate::clib::CState::default(),
             exceptions: crate::exceptions::Exceptions::default(),
             generations: 0,
+            cpu_default: (None, false),
         };
         m.frame_bytes = prog
             .functions

@@ -550,6 +550,13 @@ impl Machine<'_> {
             }))),
             // An `array`'s or rank-1 view's `data()`: its first element.
             Value::View(view) => match &view.data {
+                // An array the CPU may not access has no host data.
+                crate::value::ViewData::Storage(s)
+                    if matches!(arg.ty, tessera_ir::Type::Array(..))
+                        && s.cpu_access.get() == tessera_ir::device::ACCESS_NONE =>
+                {
+                    Ok(Pointer::null())
+                }
                 crate::value::ViewData::Storage(s) => Ok(Value::Ptr(Rc::new(Pointer {
                     target: Target::Storage(Rc::clone(s)),
                     offset: view.offset as i64,

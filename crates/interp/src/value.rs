@@ -278,6 +278,9 @@ pub(crate) struct Storage {
     pub(crate) unsynced: Cell<Option<Span>>,
     /// `--check`: elements dropped by `discard_data()` and not written since.
     pub(crate) discarded: RefCell<Vec<bool>>,
+    /// An `array`'s CPU `access_type` (C++ AMP's value), set when it is
+    /// made; `access_type_read_write` for everything else.
+    pub(crate) cpu_access: Cell<i64>,
 }
 
 impl Storage {
@@ -300,6 +303,7 @@ impl Storage {
             views: Cell::new(0),
             unsynced: Cell::new(None),
             discarded: RefCell::new(Vec::new()),
+            cpu_access: Cell::new(tessera_ir::device::ACCESS_READ_WRITE),
         })
     }
 

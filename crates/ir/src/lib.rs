@@ -602,7 +602,9 @@ pub enum Intrinsic {
     Tile,
     /// A member of a `tiled_index`.
     TiledIndexPart(TiledIndexPart),
-    /// Creates a `concurrency::array` (extent, optional source range).
+    /// Creates a `concurrency::array`: args `[extent, source?, access?]`,
+    /// the optional source a vector or view, the optional CPU
+    /// `access_type` an `int` (absent: `access_type_auto`).
     NewArray,
     /// Creates an `array_view` (extent, optional data source).
     NewView,
@@ -673,6 +675,17 @@ pub enum Intrinsic {
     /// `accelerator_view::wait()` / `flush()`: every operation has finished
     /// before the next one starts, so there is nothing to do.
     DeviceWait,
+    /// `accelerator::get_default_cpu_access_type()`: args none; the
+    /// device's default CPU `access_type` (an `int`), `access_type_auto`
+    /// until a program sets one.
+    DeviceCpuAccess,
+    /// `accelerator::set_default_cpu_access_type(t)`: args `[access_type]`;
+    /// `true` when the default was set, `false` when it was set before or
+    /// the runtime's default was already used for an array (C++ AMP's rule).
+    DeviceSetCpuAccess,
+    /// `array::get_cpu_access_type()`: args `[array]`; the `access_type` the
+    /// array was made with, `access_type_auto` resolved when it was made.
+    ArrayCpuAccess,
     /// An iterator into a vector at a position: args `[vector, position]`
     /// (a `long`); its value is the position. Made for `v.begin() + k` and
     /// the iterators algorithms return; the vector is a pure expression.
@@ -983,4 +996,19 @@ pub mod device {
     ];
     /// `version`: 1.0 as C++ AMP encodes it (major in the high 16 bits).
     pub const VERSION: i64 = 0x10000;
+    /// `concurrency::access_type`'s enumerators and their values.
+    pub const ACCESS_TYPES: [(&str, i64); 5] = [
+        ("access_type_none", 0),
+        ("access_type_read", 1),
+        ("access_type_write", 2),
+        ("access_type_read_write", 3),
+        ("access_type_auto", 4),
+    ];
+    /// `access_type_none`: the CPU may not touch the data (`data()` is null).
+    pub const ACCESS_NONE: i64 = 0;
+    /// `access_type_read_write`: what `access_type_auto` resolves to here,
+    /// since the device's memory is the host's own, as fast for either.
+    pub const ACCESS_READ_WRITE: i64 = 3;
+    /// `access_type_auto`: the default's value until a program sets one.
+    pub const ACCESS_AUTO: i64 = 4;
 }

@@ -81,6 +81,11 @@ pub struct Driver<'w> {
 }
 
 impl<'w> Driver<'w> {
+    /// Defines macros before every input (see [`Session::predefine`]).
+    pub fn predefine(&mut self, defines: &[(String, String)]) {
+        self.session.predefine(defines);
+    }
+
     /// A driver over a new session; `color` colours diagnostics.
     pub fn new(
         options: tessera_interp::Options,

@@ -44,7 +44,7 @@ pub const EXIT_FAILED_INPUT: u8 = 1;
 pub const EXIT_TERMINAL: u8 = 2;
 
 /// How to run a session.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Config {
     /// Colour diagnostics.
     pub color: bool,
@@ -53,6 +53,9 @@ pub struct Config {
     /// When reading a script: write each input after a prompt before its
     /// results, so the output reads like the terminal session would.
     pub echo: bool,
+    /// Macros defined before the first input (`-D NAME=VALUE`), each as
+    /// `#define NAME VALUE`.
+    pub defines: Vec<(String, String)>,
 }
 
 /// The prompt of a new input.
@@ -86,6 +89,7 @@ pub fn run_script(
     err: &mut dyn Write,
 ) -> u8 {
     let mut driver = Driver::new(config.options, out, err, config.color);
+    driver.predefine(&config.defines);
     let mut buffer = String::new();
     let mut line = Vec::new();
     loop {
@@ -161,6 +165,7 @@ fn run_terminal(config: &Config) -> u8 {
         env!("CARGO_PKG_VERSION")
     );
     let mut driver = Driver::new(config.options, &mut out, &mut err, config.color);
+    driver.predefine(&config.defines);
     // At the prompt the editor reads Ctrl-C as a key; while an input runs the
     // terminal sends SIGINT, which stops that input instead of the REPL.
     let flag = driver.interrupt_flag();

@@ -149,6 +149,12 @@ pub struct Session {
     /// Set by Ctrl-C while an input runs: stops it (R0012). Kept across
     /// resets, since the signal handler holds it.
     interrupt: Arc<AtomicBool>,
+    /// The `-D` definitions the session started with, as a file of
+    /// `#define` lines read before every input (kept across resets, as
+    /// the command line that gave them does not change).
+    prelude: Option<(FileId, Vec<usize>)>,
+    /// What `prelude` defines, for [`Session::reset`].
+    defines: Vec<(String, String)>,
 }
 
 impl Session {
@@ -176,7 +182,23 @@ impl Session {
             program: None,
             inputs: 0,
             interrupt,
+            prelude: None,
+            defines: Vec::new(),
         }
+    }
+
+    /// Defines macros before anything the session reads, as `tessera repl
+    /// -D NAME=VALUE` asks: each `(name, value)` as `#define name value`.
+    pub fn predefine(&mut self, defines: &[(String, String)]) {
+        if defines.is_empty() {
+            self.prelude = None;
+            return;
+        }
+        self.defines = defines.to_vec();
+        let text = tessera_driver::prelude_text(defines);
+        let (file, replaced) =
+            SourceFile::from_bytes(tessera_driver::COMMAND_LINE, text.as_bytes());
+        self.prelude = Some((self.sources.add(file), replaced));
     }
 
     /// The flag that stops the running input when set (from a Ctrl-C
@@ -191,7 +213,10 @@ impl Session {
         let inputs = self.inputs;
         let interrupt = Arc::clone(&self.interrupt);
         let engine = self.engine;
+        let defines = std::mem::take(&mut self.defines);
         *self = Session::new(self.interp.options());
+        // The new session's sources are new: the prelude is added again.
+        self.predefine(&defines);
         self.inputs = inputs;
         self.interp.set_interrupt(Arc::clone(&interrupt));
         self.interrupt = interrupt;
@@ -312,6 +337,9 @@ impl Session {
     /// little next to checking the whole program, which every input does.)
     fn replay(&self) -> ParseSession<'_> {
         let mut session = ParseSession::default();
+        if let Some((file, replaced)) = &self.prelude {
+            parse_in(&mut session, *file, self.text(*file), replaced);
+        }
         for input in &self.accepted {
             let text = self.text(input.file);
             if input.as_stmts {

@@ -256,6 +256,14 @@ impl Checker {
             {
                 self.enum_names.get(path.last()).copied()
             }
+            // The library's `concurrency::access_type` (declared by then:
+            // resolving the type declares it).
+            BaseType::Named(path)
+                if path.last() == "access_type"
+                    && types::qualifier_ok(path, types::AMP_NAMESPACES) =>
+            {
+                self.enum_names.get(path.last()).copied()
+            }
             _ => None,
         }
     }
@@ -265,6 +273,13 @@ impl Checker {
     pub fn enumerator(&self, path: &ast::Path) -> Option<(EnumId, i64)> {
         match path.segments.as_slice() {
             [one] if !path.global => self.enumerators.get(&one.name).copied(),
+            // `concurrency::access_type_read`: the library's enumerators.
+            [.., x]
+                if types::qualifier_ok(path, types::AMP_NAMESPACES)
+                    && x.name.starts_with("access_type_") =>
+            {
+                self.enumerators.get(&x.name).copied()
+            }
             [e, x] if !path.global => {
                 let id = *self.enum_names.get(&e.name)?;
                 let info = self.enums.get(id)?;

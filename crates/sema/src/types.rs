@@ -147,14 +147,14 @@ fn builtin(ck: &mut Checker, b: Builtin, span: Span) -> Type {
 }
 
 /// The namespaces a library name may be qualified with.
-fn qualifier_ok(path: &ast::Path, allowed: &[&str]) -> bool {
+pub(crate) fn qualifier_ok(path: &ast::Path, allowed: &[&str]) -> bool {
     let n = path.segments.len();
     path.segments[..n.saturating_sub(1)]
         .iter()
         .all(|s| allowed.contains(&s.name.as_str()))
 }
 
-const AMP_NAMESPACES: &[&str] = &["concurrency", "Concurrency"];
+pub(crate) const AMP_NAMESPACES: &[&str] = &["concurrency", "Concurrency"];
 
 fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_>) -> Type {
     match ty {
@@ -209,6 +209,10 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                 match name {
                     "accelerator" => return Type::Accelerator,
                     "accelerator_view" => return Type::AcceleratorView,
+                    "access_type" => {
+                        crate::library::access_type_enum(ck);
+                        return Type::Scalar(Scalar::Int);
+                    }
                     _ => {}
                 }
             }

@@ -41,6 +41,7 @@ pub const CLASS_NAMES: &[&str] = &[
     "tile_barrier",
     "accelerator",
     "accelerator_view",
+    "access_type",
     "completion_future",
     "runtime_exception",
     "invalid_compute_domain",

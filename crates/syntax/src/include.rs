@@ -68,6 +68,11 @@ pub struct Included {
     /// Each header read, with the offsets of bytes that were not UTF-8, in
     /// the order they were found.
     pub headers: Vec<(FileId, Vec<usize>)>,
+    /// A file read before the main file, as if the main file included it on
+    /// its first line: the macros given on the command line (`-D`), which a
+    /// C++ compiler defines before it reads the first line of the program.
+    /// Its `#include`s are not looked for.
+    pub prelude: Option<FileId>,
 }
 
 /// Finds and reads, through `fs`, every local header `main` includes

@@ -123,8 +123,10 @@ pub fn parse_unit(
     let mut headers = Headers {
         resolved: included.resolved.clone(),
         files: Default::default(),
+        prelude: included.prelude,
     };
-    for (id, replaced) in &included.headers {
+    let prelude = included.prelude.map(|id| (id, Vec::new()));
+    for (id, replaced) in included.headers.iter().chain(prelude.iter()) {
         // One position between files, so that a file's end is its own.
         let base = segments.last().map_or(0, |s| s.end().saturating_add(1));
         let seg = Segment {

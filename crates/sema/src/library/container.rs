@@ -320,6 +320,9 @@ pub(super) fn member(cx: &mut FnCx<'_>, base: Expr, name: &ast::Ident, span: Spa
                 );
             }
             "rank" => return int_const(i64::from(v.rank), span),
+            "cpu_access_type" if v.array => {
+                return cpu_access(cx, base, "`array::cpu_access_type`", name.span, span);
+            }
             _ => {}
         }
     }
@@ -331,6 +334,28 @@ pub(super) fn member(cx: &mut FnCx<'_>, base: Expr, name: &ast::Ident, span: Spa
         _ => "it has `extent`, `rank`, `get_extent()`, `section(...)` and, for views, `synchronize()`, `refresh()` and `discard_data()`".to_string(),
     };
     no_member(cx, &ty, name, &help)
+}
+
+/// `a.get_cpu_access_type()` / `a.cpu_access_type`: host only, as every
+/// question about an array's placement is.
+fn cpu_access(cx: &mut FnCx<'_>, base: Expr, what: &str, at: Span, span: Span) -> Expr {
+    if !check_side(
+        cx,
+        Side::Host,
+        what,
+        at,
+        "C3930",
+        "ask on the host, before or after the kernel",
+    ) {
+        return error_expr(span);
+    }
+    crate::library::access_type_enum(cx.ck);
+    intrinsic(
+        Intrinsic::ArrayCpuAccess,
+        vec![base],
+        Type::Scalar(Scalar::Int),
+        span,
+    )
 }
 
 /// A method of a view, array or vector.
@@ -413,6 +438,43 @@ pub(super) fn method(
                 return error_expr(span);
             };
             copy_views(cx, base, dst, span)
+        }
+        "get_cpu_access_type" if v.array => {
+            if !arity(cx, &what, &args, 0, "no arguments", span) {
+                return error_expr(span);
+            }
+            cpu_access(cx, base, &what, name.span, span)
+        }
+        // `synchronize(type)`: the data is the host's already, whatever
+        // access the host asks for; the type is checked and evaluated.
+        "synchronize" if !v.array && args.len() == 1 => {
+            if !super::device::access_arg(cx, &args[0], &what) {
+                return error_expr(span);
+            }
+            let Some(access) = args.into_iter().next() else {
+                return error_expr(span);
+            };
+            check_side(
+                cx,
+                Side::Host,
+                &what,
+                name.span,
+                "C3930",
+                "call it on the host, before or after the kernel",
+            );
+            let sync = intrinsic(Intrinsic::ViewSynchronize, vec![base], Type::Void, span);
+            if is_pure(&access) {
+                return sync;
+            }
+            mk(
+                ExprKind::Comma {
+                    first: Box::new(access),
+                    second: Box::new(sync),
+                },
+                Type::Void,
+                false,
+                span,
+            )
         }
         "synchronize" | "refresh" | "discard_data" if !v.array => {
             let op = match m {
@@ -908,7 +970,41 @@ fn split_extent(
 }
 
 /// `array<T, N>(...)`: host only.
+///
+/// `array<T, N> a(..., view, access_type)` gives the CPU access the array
+/// is made with, kept with it (`get_cpu_access_type()`; `data()` is null
+/// for `access_type_none`): it becomes `NewArray`'s last operand, an `int`.
 pub(super) fn construct_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> Expr {
+    let mut args = args;
+    let mut access = None;
+    if args.len() >= 2
+        && args[args.len() - 2].ty == Type::AcceleratorView
+        && args.last().is_some_and(|a| matches!(a.ty, Type::Scalar(_)))
+        && let Some(last) = args.pop()
+    {
+        if !super::device::access_arg(cx, &last, "an `array` constructor") {
+            return error_expr(span);
+        }
+        access = Some(last);
+    }
+    let made = build_array(cx, ty, args, span);
+    match (made.kind, access) {
+        (
+            ExprKind::Intrinsic {
+                op: Intrinsic::NewArray,
+                mut args,
+            },
+            Some(access),
+        ) => {
+            args.push(access);
+            intrinsic(Intrinsic::NewArray, args, made.ty, made.span)
+        }
+        (kind, _) => Expr { kind, ..made },
+    }
+}
+
+/// [`construct_array`] once its access type is set aside.
+fn build_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> Expr {
     let Type::Array(elem, rank) = ty else {
         return error_expr(span);
     };

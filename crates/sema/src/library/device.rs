@@ -7,7 +7,8 @@
 //! (`Intrinsic::DeviceOpen`), as C++ AMP checks it.
 
 use super::{Ns, Side, arity, check_side, intrinsic, is_pure, mk, namespace, no_member};
-use crate::cx::{FnCx, error_expr};
+use crate::cx::{Checker, FnCx, error_expr};
+use crate::enums::{EnumId, EnumInfo};
 use tessera_diagnostics::{Span, codes};
 use tessera_ir::{Const, Expr, ExprKind, Intrinsic, Scalar, Type, device};
 use tessera_syntax::ast;
@@ -16,7 +17,7 @@ use tessera_syntax::ast;
 const AMP_HELP: &str = "choose the accelerator on the host, before `parallel_for_each`";
 
 /// The help listing what an `accelerator` has.
-const ACCELERATOR_MEMBERS: &str = "an `accelerator` has `description`, `device_path`, `version`, `dedicated_memory`, `supports_double_precision`, `supports_limited_double_precision`, `supports_cpu_shared_memory`, `is_emulated`, `has_display`, `is_debug`, `default_view` (each also as `get_...()`) and `create_view()`";
+const ACCELERATOR_MEMBERS: &str = "an `accelerator` has `description`, `device_path`, `version`, `dedicated_memory`, `supports_double_precision`, `supports_limited_double_precision`, `supports_cpu_shared_memory`, `is_emulated`, `has_display`, `is_debug`, `default_view`, `default_cpu_access_type` (each also as `get_...()`), `set_default_cpu_access_type(t)` and `create_view()`";
 
 /// The help listing what an `accelerator_view` has.
 const VIEW_MEMBERS: &str = "an `accelerator_view` has `get_accelerator()`, `wait()`, `flush()`, `queuing_mode`, `is_debug`, `version` (each also as `get_...()`)";
@@ -70,6 +71,72 @@ fn after(base: Expr, value: Expr) -> Expr {
     )
 }
 
+/// The name `access_type` is known by once declared.
+const ACCESS_TYPE: &str = "access_type";
+
+/// `concurrency::access_type`, an unscoped enumeration of `int` like C++
+/// AMP's: declared the first time a program names it or one of its
+/// enumerators, so that a program that never does may use the names for
+/// itself, and from then on checked like the program's own enumerations
+/// (nothing converts to it implicitly; it converts to `int`).
+pub(crate) fn access_type_enum(ck: &mut Checker) -> EnumId {
+    if let Some(&id) = ck.enum_names.get(ACCESS_TYPE)
+        && ck
+            .enums
+            .get(id)
+            .is_some_and(|e| e.values.len() == device::ACCESS_TYPES.len())
+    {
+        return id;
+    }
+    let id = ck.enums.len();
+    let values: Vec<(String, i64)> = device::ACCESS_TYPES
+        .iter()
+        .map(|(n, v)| ((*n).to_string(), *v))
+        .collect();
+    let consts = std::rc::Rc::make_mut(&mut ck.const_globals);
+    for (n, v) in &values {
+        consts.insert(n.clone(), *v);
+        consts.insert(format!("{ACCESS_TYPE}::{n}"), *v);
+    }
+    for (n, v) in &values {
+        ck.enumerators.insert(n.clone(), (id, *v));
+    }
+    ck.enums.push(EnumInfo {
+        name: ACCESS_TYPE.to_string(),
+        scoped: false,
+        underlying: Scalar::Int,
+        values,
+    });
+    ck.enum_names.insert(ACCESS_TYPE.to_string(), id);
+    id
+}
+
+/// Checks that `arg` is an `access_type` (an enumerator, a variable or
+/// parameter of the type, or the library's own answer); false when it
+/// reported that it is not.
+pub(super) fn access_arg(cx: &mut FnCx<'_>, arg: &Expr, what: &str) -> bool {
+    let id = access_type_enum(cx.ck);
+    let library = matches!(
+        &arg.kind,
+        ExprKind::Intrinsic {
+            op: Intrinsic::DeviceCpuAccess | Intrinsic::ArrayCpuAccess,
+            ..
+        }
+    );
+    if cx.ck.enum_at(arg.span) == Some(id) || library {
+        return true;
+    }
+    let shown = cx.ck.show(&arg.ty);
+    cx.ck.error(
+        codes::E0203,
+        arg.span,
+        format!("mismatched types: {what} takes a `concurrency::access_type`, not `{shown}`"),
+        format!("this is `{shown}`"),
+        "pass `access_type_none`, `access_type_read`, `access_type_write`, `access_type_read_write` or `access_type_auto`",
+    );
+    false
+}
+
 /// True for `[concurrency::]accelerator::name`.
 fn in_accelerator_class(path: &ast::Path) -> bool {
     let n = path.segments.len();
@@ -88,6 +155,11 @@ pub(super) fn name(cx: &mut FnCx<'_>, path: &ast::Path) -> Option<Expr> {
     let e = if in_accelerator_class(path) {
         let (_, text) = device::CONSTANTS.iter().find(|(n, _)| *n == last)?;
         wide(text, span)
+    } else if matches!(namespace(path), Ns::Amp | Ns::Unqualified)
+        && let Some((_, value)) = device::ACCESS_TYPES.iter().find(|(n, _)| *n == last)
+    {
+        access_type_enum(cx.ck);
+        constant(Const::Int(*value), Scalar::Int, span)
     } else if matches!(namespace(path), Ns::Amp | Ns::Unqualified) {
         let mode = match last {
             "queuing_mode_immediate" => 0,
@@ -238,6 +310,13 @@ fn property(ty: &Type, name: &str, span: Span) -> Option<Expr> {
         (Type::Accelerator, "is_emulated") => b(true),
         (Type::Accelerator, "has_display") => b(false),
         (Type::Accelerator, "default_view") => device_value(Type::AcceleratorView, span),
+        // Run-time state: a program may set it.
+        (Type::Accelerator, "default_cpu_access_type") => intrinsic(
+            Intrinsic::DeviceCpuAccess,
+            Vec::new(),
+            Type::Scalar(Scalar::Int),
+            span,
+        ),
         (_, "is_debug") => b(false),
         (_, "version") => version(),
         (Type::AcceleratorView, "queuing_mode") => {
@@ -308,6 +387,20 @@ pub(super) fn method(
                 _ => base,
             };
             return after(base, view);
+        }
+        (Type::Accelerator, "set_default_cpu_access_type") => {
+            if !arity(cx, &what, &args, 1, "an `access_type`", span)
+                || !access_arg(cx, &args[0], &what)
+            {
+                return error_expr(span);
+            }
+            let set = intrinsic(
+                Intrinsic::DeviceSetCpuAccess,
+                args,
+                Type::Scalar(Scalar::Bool),
+                span,
+            );
+            return after(base, set);
         }
         (Type::AcceleratorView, "get_accelerator") => device_value(Type::Accelerator, span),
         (Type::AcceleratorView, "wait" | "flush") => {

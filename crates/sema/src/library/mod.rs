@@ -36,6 +36,8 @@ mod algorithm;
 mod clib;
 mod container;
 mod device;
+
+pub(crate) use device::access_type_enum;
 mod limits;
 mod math;
 mod shape;

@@ -165,6 +165,9 @@ pub struct Headers<'s> {
     /// Each header's place among positions (see [`Files`]) and the offsets
     /// of bytes that were not UTF-8 (see `SourceFile::from_bytes`).
     pub files: HashMap<FileId, (Segment<'s>, Vec<usize>)>,
+    /// A file of `files` read before the main file, as if included on its
+    /// first line (see [`crate::include::Included::prelude`]).
+    pub prelude: Option<FileId>,
 }
 
 /// Runs directives and expands macros.
@@ -202,6 +205,13 @@ pub fn preprocess<'s>(
         limit: tokens.len().saturating_mul(16).saturating_add(1_000_000),
         exhausted: false,
     };
+    if let Some(prelude) = headers.prelude {
+        // Read first, then the main file from its start: an include at
+        // position 0 (which cannot be nested too deeply, the one case where
+        // the span is shown).
+        let at = pp.span(0, 0);
+        pp.include_file(prelude, at);
+    }
     pp.run();
     pp.out
 }
