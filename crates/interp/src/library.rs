@@ -456,7 +456,9 @@ impl Machine<'_> {
                 let t = match &v {
                     Value::View(view) => match &view.data {
                         crate::value::ViewData::Storage(s) => s.cpu_access.get(),
-                        crate::value::ViewData::Place(_) => tessera_ir::device::ACCESS_READ_WRITE,
+                        crate::value::ViewData::Place(_) | crate::value::ViewData::Object(_) => {
+                            tessera_ir::device::ACCESS_READ_WRITE
+                        }
                     },
                     _ => tessera_ir::device::ACCESS_READ_WRITE,
                 };
