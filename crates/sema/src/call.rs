@@ -367,6 +367,12 @@ impl FnCx<'_> {
         span: Span,
         object: bool,
     ) -> Expr {
+        // A vector's iterator passed to a user function is a pointer to its
+        // element there.
+        args = args
+            .into_iter()
+            .map(|a| crate::library::materialize_iterator(self, a))
+            .collect();
         if let Some(e) = self.call_in_both_contexts(path, ids, &args, span, object) {
             return e;
         }

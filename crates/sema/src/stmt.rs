@@ -825,6 +825,16 @@ impl FnCx<'_> {
                 }
                 other => other,
             };
+            // `auto it = v.begin();`: a stored iterator is a pointer to its
+            // element.
+            let init = match init {
+                Some(Init::Expr(e)) if matches!(ty, Type::Iterator(_)) && !by_ref => {
+                    let e = crate::library::materialize_iterator(self, e);
+                    ty = e.ty.clone();
+                    Some(Init::Expr(e))
+                }
+                other => other,
+            };
             if ty == Type::Ostream && !by_ref {
                 self.ck.report(
                     Diagnostic::error(codes::E0203, decl.span, "a stream cannot be copied")

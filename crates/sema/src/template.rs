@@ -918,6 +918,11 @@ impl FnCx<'_> {
         span: Span,
     ) -> Expr {
         let name = path.last().to_string();
+        // Deduction sees a vector's iterator as the pointer it is stored as.
+        let args: Vec<Expr> = args
+            .into_iter()
+            .map(|a| crate::library::materialize_iterator(self, a))
+            .collect();
         let defs = self
             .ck
             .templates
