@@ -771,7 +771,9 @@ impl FnCx<'_> {
                 });
             }
         }
+        let outer = self.ck.local_class_context.replace(here);
         crate::declare::declare_struct(self.ck, &def, span);
+        self.ck.local_class_context = outer;
     }
 
     fn static_assert(&mut self, a: &ast::StaticAssert) {
