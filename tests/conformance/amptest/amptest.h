@@ -20,3 +20,4 @@
 #include <amptest/data.h>
 #include <amptest/device.h>
 #include <amptest/gpuinvoke.h>
+#include <amptest/type_names.h>
