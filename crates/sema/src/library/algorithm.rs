@@ -51,7 +51,9 @@ fn parts(cx: &mut FnCx<'_>, e: &Expr) -> Option<(Expr, Expr)> {
 /// An iterator of `vector` at `pos`.
 fn iter_at(vector: Expr, pos: Expr, span: Span) -> Expr {
     let ty = match &vector.ty {
-        Type::Vector(elem) => Type::Iterator(elem.clone()),
+        Type::Vector(elem) | Type::Container(tessera_ir::Container::Deque, elem) => {
+            Type::Iterator(elem.clone())
+        }
         _ => Type::Error,
     };
     intrinsic(Intrinsic::IterAt, vec![vector, pos], ty, span)
@@ -429,7 +431,12 @@ pub(super) fn binary(
     let integral = |e: &Expr| e.ty.scalar().is_some_and(Scalar::is_integral);
     let moved = |cx: &mut FnCx<'_>, it: &Expr, k: &Expr, neg: bool| -> Option<Expr> {
         let (v, pos) = parts(cx, it)?;
-        if !is_pure(&v) {
+        // Only random-access iterators move by `k`.
+        let random_access = matches!(
+            v.ty,
+            Type::Vector(_) | Type::Container(tessera_ir::Container::Deque, _)
+        );
+        if !is_pure(&v) || !random_access {
             return None;
         }
         let k = cx.convert_scalar(k.clone(), Scalar::Long);
@@ -472,6 +479,38 @@ pub(super) fn binary(
         }
         _ => None,
     };
+    // `+`/`-` on the iterators of a list or set: C++ has no such operator.
+    let sequential = [l, r].into_iter().find_map(|e| {
+        let ExprKind::Intrinsic {
+            op: Intrinsic::VectorIterator { .. },
+            args,
+        } = &e.kind
+        else {
+            return None;
+        };
+        match args.first().map(|v| &v.ty) {
+            Some(t @ Type::Container(kind, _)) if *kind != tessera_ir::Container::Deque => {
+                Some(t.clone())
+            }
+            _ => None,
+        }
+    });
+    if out.is_none()
+        && let Some(container) = sequential
+    {
+        let shown = cx.ck.show(&container);
+        cx.ck.report(
+            tessera_diagnostics::Diagnostic::error(
+                codes::E0210,
+                span,
+                format!("the iterators of a `{shown}` cannot move by a number"),
+            )
+            .with_label("not a random-access iterator")
+            .with_msvc("C2676")
+            .with_help("step with `++it`, or copy the elements into a `std::vector`"),
+        );
+        return Some(error_expr(span));
+    }
     Some(out.unwrap_or_else(|| {
         cx.ck.error(
             codes::E0211,
@@ -541,7 +580,9 @@ pub(super) fn materialize(cx: &mut FnCx<'_>, it: Expr) -> Expr {
         super::container::iterator_misuse(cx, &it);
         return error_expr(span);
     };
-    let Type::Vector(elem) = &v.ty else {
+    // A deque's iterators are random access like a vector's; those of
+    // lists and sets are not, and a pointer would allow what they do not.
+    let (Type::Vector(elem) | Type::Container(tessera_ir::Container::Deque, elem)) = &v.ty else {
         let shown = cx.ck.show(&v.ty);
         cx.ck.error(
             codes::E0211,
