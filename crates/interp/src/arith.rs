@@ -25,6 +25,9 @@ pub(crate) fn wrap(v: i128, ty: Scalar) -> i64 {
     match ty {
         Scalar::Bool => i64::from(v != 0),
         Scalar::Char => i64::from(v as i8),
+        Scalar::UChar => i64::from(v as u8),
+        Scalar::Short => i64::from(v as i16),
+        Scalar::UShort => i64::from(v as u16),
         Scalar::Int => i64::from(v as i32),
         Scalar::UInt => i64::from(v as u32),
         Scalar::Long | Scalar::ULong => v as i64,
@@ -108,6 +111,16 @@ fn integer(
     rhs: &Value,
     rhs_ty: Scalar,
 ) -> Result<Value, ArithError> {
+    // A type narrower than `int` is promoted first: `c++` and `s += 1` are
+    // computed in `int` and converted back, which wraps (g++'s
+    // implementation-defined conversion) instead of overflowing.
+    if ty.promotes_to_int() && ty != Scalar::Bool {
+        let r = integer(op, Scalar::Int, a, rhs, rhs_ty)?;
+        return Ok(match r {
+            Value::Int(v) => Value::Int(wrap(i128::from(v), ty)),
+            other => other,
+        });
+    }
     let signed = !ty.is_unsigned();
     let b = wide(rhs.int(), rhs_ty);
     let checked = |r: i128| -> Result<Value, ArithError> {

@@ -79,7 +79,10 @@ fn equal(a: &Value, b: &Value, s: Scalar) -> bool {
 fn scalar_value(v: &Value, s: Scalar) -> ScalarValue {
     match s {
         Scalar::Bool => ScalarValue::Bool(v.truth()),
-        Scalar::Char => ScalarValue::Char(v.int() as i8),
+        // `unsigned char` prints as a character too.
+        Scalar::Char | Scalar::UChar => ScalarValue::Char(v.int() as i8),
+        Scalar::Short => ScalarValue::Short(v.int() as i16),
+        Scalar::UShort => ScalarValue::UShort(v.int() as u16),
         Scalar::Int => ScalarValue::Int(v.int() as i32),
         Scalar::UInt => ScalarValue::UInt(v.int() as u32),
         Scalar::Long => ScalarValue::Long(v.int()),

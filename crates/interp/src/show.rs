@@ -224,7 +224,7 @@ fn show_scalar(v: &Value, s: Scalar) -> String {
     let mut f = StreamFormat::default();
     match s {
         Scalar::Bool => return if v.truth() { "true" } else { "false" }.to_string(),
-        Scalar::Char => {
+        Scalar::Char | Scalar::UChar => {
             let c = v.int() as u8;
             return if c.is_ascii_graphic() || c == b' ' {
                 format!("'{}'", char::from(c))
@@ -232,6 +232,8 @@ fn show_scalar(v: &Value, s: Scalar) -> String {
                 format!("{}", v.int())
             };
         }
+        Scalar::Short => f.write_scalar(ScalarValue::Short(v.int() as i16), &mut out),
+        Scalar::UShort => f.write_scalar(ScalarValue::UShort(v.int() as u16), &mut out),
         Scalar::Int => f.write_scalar(ScalarValue::Int(v.int() as i32), &mut out),
         Scalar::UInt => f.write_scalar(ScalarValue::UInt(v.int() as u32), &mut out),
         Scalar::Long => f.write_scalar(ScalarValue::Long(v.int()), &mut out),

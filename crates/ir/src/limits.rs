@@ -11,6 +11,9 @@ impl Scalar {
         match self {
             Scalar::Bool => (0, 1),
             Scalar::Char => (i64::from(i8::MIN), i64::from(i8::MAX)),
+            Scalar::UChar => (0, i64::from(u8::MAX)),
+            Scalar::Short => (i64::from(i16::MIN), i64::from(i16::MAX)),
+            Scalar::UShort => (0, i64::from(u16::MAX)),
             Scalar::Int => (i64::from(i32::MIN), i64::from(i32::MAX)),
             Scalar::UInt => (0, i64::from(u32::MAX)),
             Scalar::Long | Scalar::Float | Scalar::Double => (i64::MIN, i64::MAX),
@@ -26,6 +29,9 @@ impl Scalar {
     pub fn float_to_int_bounds(self) -> Option<(f64, f64)> {
         match self {
             Scalar::Char => Some((-128.0, 128.0)),
+            Scalar::UChar => Some((0.0, 256.0)),
+            Scalar::Short => Some((-32_768.0, 32_768.0)),
+            Scalar::UShort => Some((0.0, 65_536.0)),
             Scalar::Int => Some((-2_147_483_648.0, 2_147_483_648.0)),
             Scalar::UInt => Some((0.0, 4_294_967_296.0)),
             Scalar::Long => Some((-9_223_372_036_854_775_808.0, 9_223_372_036_854_775_808.0)),
@@ -41,7 +47,15 @@ mod tests {
 
     #[test]
     fn float_bounds_are_the_integer_ranges() {
-        for s in [Scalar::Char, Scalar::Int, Scalar::UInt, Scalar::Long] {
+        for s in [
+            Scalar::Char,
+            Scalar::UChar,
+            Scalar::Short,
+            Scalar::UShort,
+            Scalar::Int,
+            Scalar::UInt,
+            Scalar::Long,
+        ] {
             let (lo, hi) = s.int_range();
             let (flo, fhi) = s.float_to_int_bounds().unwrap_or((1.0, 0.0));
             assert_eq!(flo, lo as f64);

@@ -20,6 +20,12 @@ pub enum Scalar {
     Bool,
     /// `char` (8-bit, signed)
     Char,
+    /// `unsigned char` (8-bit)
+    UChar,
+    /// `short` (16-bit)
+    Short,
+    /// `unsigned short` (16-bit)
+    UShort,
     /// `int` (32-bit)
     Int,
     /// `unsigned int` (32-bit)
@@ -47,13 +53,26 @@ impl Scalar {
 
     /// True for the unsigned integer types.
     pub fn is_unsigned(self) -> bool {
-        matches!(self, Scalar::UInt | Scalar::ULong)
+        matches!(
+            self,
+            Scalar::UChar | Scalar::UShort | Scalar::UInt | Scalar::ULong
+        )
+    }
+
+    /// True for the types narrower than `int` that arithmetic promotes to
+    /// `int` first (`bool`, the character types, `short`, `unsigned short`).
+    pub fn promotes_to_int(self) -> bool {
+        matches!(
+            self,
+            Scalar::Bool | Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort
+        )
     }
 
     /// Size in bytes.
     pub fn size(self) -> u32 {
         match self {
-            Scalar::Bool | Scalar::Char => 1,
+            Scalar::Bool | Scalar::Char | Scalar::UChar => 1,
+            Scalar::Short | Scalar::UShort => 2,
             Scalar::Int | Scalar::UInt | Scalar::Float => 4,
             Scalar::Long | Scalar::ULong | Scalar::Double => 8,
         }
@@ -63,11 +82,12 @@ impl Scalar {
     pub fn rank(self) -> u8 {
         match self {
             Scalar::Bool => 0,
-            Scalar::Char => 1,
-            Scalar::Int | Scalar::UInt => 2,
-            Scalar::Long | Scalar::ULong => 3,
-            Scalar::Float => 4,
-            Scalar::Double => 5,
+            Scalar::Char | Scalar::UChar => 1,
+            Scalar::Short | Scalar::UShort => 2,
+            Scalar::Int | Scalar::UInt => 3,
+            Scalar::Long | Scalar::ULong => 4,
+            Scalar::Float => 5,
+            Scalar::Double => 6,
         }
     }
 
@@ -76,6 +96,9 @@ impl Scalar {
         match self {
             Scalar::Bool => "bool",
             Scalar::Char => "char",
+            Scalar::UChar => "unsigned char",
+            Scalar::Short => "short",
+            Scalar::UShort => "unsigned short",
             Scalar::Int => "int",
             Scalar::UInt => "unsigned int",
             Scalar::Long => "long",
@@ -297,10 +320,28 @@ impl Type {
 
     /// True when this type is or contains a pointer, struct fields included.
     pub fn contains_pointer(&self, structs: &[StructDef]) -> bool {
-        self.contains_pointer_depth(structs, 0)
+        self.contains_leaf(structs, 0, &Type::is_pointer_like)
     }
 
-    fn contains_pointer_depth(&self, structs: &[StructDef], depth: u32) -> bool {
+    /// True when the type is or holds `unsigned char`, `short` or `unsigned
+    /// short` (host-only types, which the compiled engine leaves to the
+    /// interpreter).
+    pub fn contains_narrow_integer(&self, structs: &[StructDef]) -> bool {
+        self.contains_leaf(structs, 0, &|t| {
+            matches!(
+                t,
+                Type::Scalar(Scalar::UChar | Scalar::Short | Scalar::UShort)
+            )
+        })
+    }
+
+    /// Whether a part of the type that holds no other type satisfies `leaf`.
+    fn contains_leaf(
+        &self,
+        structs: &[StructDef],
+        depth: u32,
+        leaf: &dyn Fn(&Type) -> bool,
+    ) -> bool {
         if depth > 64 {
             return false;
         }
@@ -308,16 +349,16 @@ impl Type {
             Type::Struct(id) => structs.get(id.index()).is_some_and(|s| {
                 s.fields
                     .iter()
-                    .any(|(_, t)| t.contains_pointer_depth(structs, depth + 1))
+                    .any(|(_, t)| t.contains_leaf(structs, depth + 1, leaf))
             }),
             Type::CArray(elem, _)
             | Type::Vector(elem)
             | Type::Container(_, elem)
-            | Type::Array(elem, _) => elem.contains_pointer_depth(structs, depth + 1),
+            | Type::Array(elem, _) => elem.contains_leaf(structs, depth + 1, leaf),
             Type::ArrayView { elem, .. } | Type::Iterator(elem) => {
-                elem.contains_pointer_depth(structs, depth + 1)
+                elem.contains_leaf(structs, depth + 1, leaf)
             }
-            other => other.is_pointer_like(),
+            other => leaf(other),
         }
     }
 

@@ -12,7 +12,8 @@ pub enum Decline {
     /// Native code generation is not available on this machine.
     NoNativeCode,
     /// Pointers: the interpreter's checked pointers (allocation, bounds,
-    /// lifetime) have no compiled form.
+    /// lifetime) have no compiled form; nor have the host-only integer
+    /// types narrower than `int` (other than `char`).
     Pointer,
     /// The frame size of a kernel did not settle after its second lowering.
     FrameLayoutUnsettled,
@@ -233,7 +234,9 @@ impl Decline {
     pub fn message(&self) -> Cow<'static, str> {
         match self {
             Self::NoNativeCode => "native code generation is not available on this machine".into(),
-            Self::Pointer => "a pointer (checked pointers run in the interpreter)".into(),
+            Self::Pointer => {
+                "a pointer or a host-only integer type (checked pointers and `short`, `unsigned short`, `unsigned char` run in the interpreter)".into()
+            }
             Self::FrameLayoutUnsettled => "the frame layout did not settle".into(),
             Self::BitwiseOperatorOnFloats => "a bitwise operator on floats".into(),
             Self::ComplementOnBool => "`~` on a bool".into(),

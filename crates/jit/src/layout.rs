@@ -12,7 +12,8 @@ use tessera_ir::Scalar;
 /// The Cranelift type of a scalar.
 pub(crate) fn clif_type(s: Scalar) -> types::Type {
     match s {
-        Scalar::Bool | Scalar::Char => types::I8,
+        Scalar::Bool | Scalar::Char | Scalar::UChar => types::I8,
+        Scalar::Short | Scalar::UShort => types::I16,
         Scalar::Int | Scalar::UInt => types::I32,
         Scalar::Long | Scalar::ULong => types::I64,
         Scalar::Float => types::F32,

@@ -93,12 +93,18 @@ struct HelperIds {
 /// True when a kernel (or one host statement of `func`), or a function it
 /// calls, has a value or variable of pointer type: those run in the
 /// interpreter, which checks every pointer.
+/// Types whose values only the interpreter keeps: pointers (checked) and
+/// the host-only integers narrower than `int`.
+fn interpreted_type(ty: &tessera_ir::Type, prog: &Program) -> bool {
+    ty.contains_pointer(&prog.structs) || ty.contains_narrow_integer(&prog.structs)
+}
+
 fn uses_pointers(prog: &Program, func: FuncId, stmt: Option<&tessera_ir::Stmt>) -> bool {
     let mut calls = Vec::new();
     let found = std::cell::Cell::new(false);
     // The walks below visit every sub-expression: each node is looked at once.
     let look = |x: &tessera_ir::Expr, calls: &mut Vec<FuncId>| {
-        if x.ty.contains_pointer(&prog.structs)
+        if interpreted_type(&x.ty, prog)
             || matches!(
                 x.kind,
                 tessera_ir::ExprKind::AddrOf(_)
@@ -131,11 +137,11 @@ fn uses_pointers(prog: &Program, func: FuncId, stmt: Option<&tessera_ir::Stmt>) 
         let Some(function) = prog.get_function(f) else {
             continue;
         };
-        if function.ret.contains_pointer(&prog.structs)
+        if interpreted_type(&function.ret, prog)
             || function
                 .locals
                 .iter()
-                .any(|l| l.ty.contains_pointer(&prog.structs))
+                .any(|l| interpreted_type(&l.ty, prog))
         {
             return true;
         }

@@ -296,10 +296,16 @@ fn corpus_files() -> Vec<PathBuf> {
                 walk(&path, out);
             } else if path.extension().is_some_and(|e| e == "amp")
                 // Cases are compiled from their text alone: a file that is
-                // not UTF-8 (the encoding cases) or reads local headers is
-                // run under every engine by tests/run instead.
+                // not UTF-8 (the encoding cases), reads local headers or
+                // needs `-D` definitions is run under every engine by
+                // tests/run instead.
                 && std::fs::read(&path).is_ok_and(|b| {
-                    std::str::from_utf8(&b).is_ok_and(|text| !text.contains("#include \""))
+                    std::str::from_utf8(&b).is_ok_and(|text| {
+                        let defines = text.lines().next().is_some_and(|l| {
+                            l.starts_with("// run-flags:") && l.contains(" -D")
+                        });
+                        !text.contains("#include \"") && !defines
+                    })
                 })
             {
                 out.push(path);

@@ -29,6 +29,10 @@ pub enum ScalarValue {
     Bool(bool),
     /// `char` (signed on the x86-64 targets g++ is compared against).
     Char(i8),
+    /// `short`.
+    Short(i16),
+    /// `unsigned short`.
+    UShort(u16),
     /// `int`.
     Int(i32),
     /// `unsigned int`.
@@ -154,6 +158,8 @@ impl StreamFormat {
             }
             // In hex, libstdc++ converts signed values to their unsigned type
             // of the same width first, so negatives show all their bits.
+            ScalarValue::Short(i) => self.integer(i64::from(i), u64::from(i as u16)),
+            ScalarValue::UShort(u) => self.integer(i64::from(u), u64::from(u)),
             ScalarValue::Int(i) => self.integer(i64::from(i), u64::from(i as u32)),
             ScalarValue::UInt(u) => self.integer(i64::from(u), u64::from(u)),
             ScalarValue::Long(l) => self.integer(l, l as u64),

@@ -77,6 +77,9 @@ impl Buffer {
         Some(match s {
             Scalar::Bool => Bits::Bool(word as u8 != 0),
             Scalar::Char => Bits::Int(i64::from(word as u8 as i8)),
+            Scalar::UChar => Bits::Int(i64::from(word as u8)),
+            Scalar::Short => Bits::Int(i64::from(word as u16 as i16)),
+            Scalar::UShort => Bits::Int(i64::from(word as u16)),
             Scalar::Int => Bits::Int(i64::from(word as u32 as i32)),
             Scalar::UInt => Bits::Int(i64::from(word as u32)),
             Scalar::Long | Scalar::ULong => Bits::Int(word as i64),

@@ -6,10 +6,11 @@ use crate::cx::{FnCx, error_expr};
 use tessera_diagnostics::{Diagnostic, codes};
 use tessera_ir::{Expr, ExprKind, Intrinsic, Scalar, TiledIndexPart, Type};
 
-/// Integral promotion: `bool` and `char` become `int`.
+/// Integral promotion: `bool`, the character types, `short` and `unsigned
+/// short` become `int`.
 pub fn promote(s: Scalar) -> Scalar {
     match s {
-        Scalar::Bool | Scalar::Char => Scalar::Int,
+        Scalar::Bool | Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort => Scalar::Int,
         other => other,
     }
 }

@@ -117,7 +117,10 @@ fn value_rank(from: &Type, to: &Type) -> Option<Rank> {
     };
     let promotes = matches!(
         (a, b),
-        (Scalar::Bool | Scalar::Char, Scalar::Int) | (Scalar::Float, Scalar::Double)
+        (
+            Scalar::Bool | Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort,
+            Scalar::Int
+        ) | (Scalar::Float, Scalar::Double)
     );
     Some(if promotes {
         Rank::Promotion

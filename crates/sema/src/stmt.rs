@@ -851,6 +851,12 @@ impl FnCx<'_> {
                 let what = format!("variable `{}`", name.name);
                 self.ck
                     .report(types::amp_type_error(decl.span, &what, "`volatile`"));
+            } else if self.in_amp()
+                && let Some(problem) = types::written_type_problem(specs)
+            {
+                let what = format!("variable `{}`", name.name);
+                self.ck
+                    .report(types::amp_type_error(decl.span, &what, &problem));
             } else if self.in_amp() {
                 self.check_kernel_type(&ty, decl.span, &format!("variable `{}`", name.name));
             }
@@ -1065,7 +1071,9 @@ fn needs_constructor(ty: &Type) -> bool {
 /// Why `ty` cannot be used in amp code, if it cannot.
 pub fn kernel_type_problem(ck: &Checker, ty: &Type) -> Option<String> {
     match ty {
-        Type::Scalar(Scalar::Char) => Some("`char`".into()),
+        Type::Scalar(s @ (Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort)) => {
+            Some(format!("`{}`", s.name()))
+        }
         Type::Vector(_) => Some("`std::vector` lives on the host".into()),
         Type::Container(kind, _) => Some(format!("`std::{}` lives on the host", kind.name())),
         Type::Ostream | Type::WideOstream | Type::Manipulator | Type::Str | Type::WideStr => {

@@ -119,26 +119,27 @@ fn builtin(ck: &mut Checker, b: Builtin, span: Span) -> Type {
     let scalar = match b {
         Builtin::Void => return Type::Void,
         Builtin::Bool => Scalar::Bool,
-        Builtin::Char => Scalar::Char,
+        // `signed char` behaves as `char` does on the targets g++ is
+        // compared against (signed, 8 bits); `long long` as `long` (both 64
+        // bits under LP64). Each stays a distinct type in C++; Tessera
+        // names them by the type they behave as.
+        Builtin::Char | Builtin::SignedChar => Scalar::Char,
+        Builtin::UnsignedChar => Scalar::UChar,
+        Builtin::Short => Scalar::Short,
+        Builtin::UnsignedShort => Scalar::UShort,
         Builtin::Int => Scalar::Int,
         Builtin::Unsigned => Scalar::UInt,
-        Builtin::Long => Scalar::Long,
-        Builtin::UnsignedLong => Scalar::ULong,
+        Builtin::Long | Builtin::LongLong => Scalar::Long,
+        Builtin::UnsignedLong | Builtin::UnsignedLongLong => Scalar::ULong,
         Builtin::Float => Scalar::Float,
         Builtin::Double => Scalar::Double,
-        Builtin::SignedChar
-        | Builtin::UnsignedChar
-        | Builtin::Short
-        | Builtin::UnsignedShort
-        | Builtin::LongLong
-        | Builtin::UnsignedLongLong
-        | Builtin::LongDouble => {
+        Builtin::LongDouble => {
             ck.error(
                 codes::E0211,
                 span,
                 format!("`{}` is not part of the Tessera language", b.name()),
                 "unsupported type",
-                "use `int`, `unsigned int`, `long`, `unsigned long`, `float` or `double`",
+                "use `double`",
             );
             return Type::Error;
         }
@@ -324,7 +325,10 @@ fn template(
             }
             // amp.h asserts that an element is a whole number of 4-byte words
             // (an empty class, of size 1, is not; nor are `bool` and `char`).
-            if let Type::Struct(_) | Type::Scalar(Scalar::Bool | Scalar::Char) = &elem_ty.ty
+            if let Type::Struct(_)
+            | Type::Scalar(
+                Scalar::Bool | Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort,
+            ) = &elem_ty.ty
                 && let Some((size, _)) =
                     tessera_ir::layout::size_align_u64(&ck.program.structs, &elem_ty.ty)
                 && size % 4 != 0
@@ -808,7 +812,7 @@ pub fn check_signature(ck: &mut Checker, f: &ast::Function, func: &tessera_ir::F
         let problem = if specs.is_volatile {
             Some("`volatile`".to_string())
         } else {
-            crate::stmt::kernel_type_problem(ck, ty)
+            written_type_problem(specs).or_else(|| crate::stmt::kernel_type_problem(ck, ty))
         };
         if let Some(problem) = problem {
             problems.push((span, what, problem));
@@ -816,6 +820,17 @@ pub fn check_signature(ck: &mut Checker, f: &ast::Function, func: &tessera_ir::F
     }
     for (span, what, problem) in problems {
         ck.report(amp_type_error(span, &what, &problem));
+    }
+}
+
+/// A type amp code cannot use that its checked type does not show: `long
+/// long` behaves as `long` in Tessera, but C++ AMP forbids it.
+pub fn written_type_problem(specs: &ast::DeclSpecs) -> Option<String> {
+    match specs.ty {
+        BaseType::Builtin(b @ (Builtin::LongLong | Builtin::UnsignedLongLong)) => {
+            Some(format!("`{}`", b.name()))
+        }
+        _ => None,
     }
 }
 

@@ -357,8 +357,10 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 let bits = self.b.ins().bitcast(types::I32, MemFlagsData::new(), v);
                 self.b.ins().uextend(types::I64, bits)
             }
-            Scalar::UInt | Scalar::Bool => self.b.ins().uextend(types::I64, v),
-            Scalar::Int | Scalar::Char => self.b.ins().sextend(types::I64, v),
+            Scalar::UInt | Scalar::Bool | Scalar::UChar | Scalar::UShort => {
+                self.b.ins().uextend(types::I64, v)
+            }
+            Scalar::Int | Scalar::Char | Scalar::Short => self.b.ins().sextend(types::I64, v),
         }
     }
 

@@ -459,7 +459,7 @@ fn missing(cx: &mut FnCx<'_>, what: &str, text: &str, fmt: &Expr, span: Span) ->
 /// A `*` width or precision: an `int`.
 fn promote_star(cx: &mut FnCx<'_>, v: Expr, text: &str) -> Option<Expr> {
     match v.ty.scalar() {
-        Some(Scalar::Int | Scalar::UInt | Scalar::Char | Scalar::Bool) => {
+        Some(s) if s.promotes_to_int() || matches!(s, Scalar::Int | Scalar::UInt) => {
             Some(cx.convert_scalar(v, Scalar::Int))
         }
         _ => {
@@ -517,7 +517,8 @@ fn promote(cx: &mut FnCx<'_>, v: Expr, spec: &printf::Spec, text: &str) -> Optio
         return None;
     };
     let wide = spec.length.wide();
-    let small = matches!(s, Scalar::Bool | Scalar::Char | Scalar::Int | Scalar::UInt);
+    // Arguments narrower than `int` arrive promoted to `int`.
+    let small = s.promotes_to_int() || matches!(s, Scalar::Int | Scalar::UInt);
     let long = matches!(s, Scalar::Long | Scalar::ULong);
     let conv = char::from(spec.conv);
     match spec.kind() {

@@ -33,6 +33,9 @@ fn value(t: Scalar, member: &str) -> Option<(Const, Scalar)> {
     let (lo, hi): (i64, i64) = match t {
         Bool => (0, 1),
         Char => (i64::from(i8::MIN), i64::from(i8::MAX)),
+        UChar => (0, i64::from(u8::MAX)),
+        Short => (i64::from(i16::MIN), i64::from(i16::MAX)),
+        UShort => (0, i64::from(u16::MAX)),
         Int => (i64::from(i32::MIN), i64::from(i32::MAX)),
         UInt => (0, i64::from(u32::MAX)),
         Long => (i64::MIN, i64::MAX),
@@ -44,6 +47,9 @@ fn value(t: Scalar, member: &str) -> Option<(Const, Scalar)> {
     let (digits, digits10): (i64, i64) = match t {
         Bool => (1, 0),
         Char => (7, 2),
+        UChar => (8, 2),
+        Short => (15, 4),
+        UShort => (16, 4),
         Int => (31, 9),
         UInt => (32, 9),
         Long => (63, 18),
