@@ -1,6 +1,7 @@
 //! Statements and declarations of locals.
 
 use crate::cx::{Checker, Consts, FnCx};
+use crate::expr::mk;
 use crate::types::{self, Declared};
 use std::collections::HashMap;
 use tessera_diagnostics::{Diagnostic, Span, codes};
@@ -828,13 +829,13 @@ impl FnCx<'_> {
                         "use an ordinary local, or `tile_static` to share a value within a tile",
                     ),
                 );
-            } else {
+            } else if specs.is_extern {
                 self.ck.error(
                     codes::E0211,
                     specs.span,
-                    "`static` locals are not part of the Tessera language",
+                    "`extern` declarations in a function are not part of the Tessera language",
                     "here",
-                    "use a global or a local of `main`",
+                    "declare the variable at namespace scope",
                 );
             }
         }
@@ -948,6 +949,18 @@ impl FnCx<'_> {
                 let is_const = specs.is_const || specs.is_constexpr;
                 self.enum_init(target, decl, &ty, by_ref, is_const);
             }
+            // A `static` local (host code): a variable of the program's that
+            // only this scope names, initialised the first time control
+            // passes its declaration (at startup when the initialiser is a
+            // constant, as C++'s constant initialisation does).
+            let (by_ref, init) = if specs.is_static && !self.in_amp() && !by_ref && !ty.is_error() {
+                match self.static_local(&name.name, &ty, var_const, init, decl.span, out) {
+                    Some(place) => (true, Some(Init::Ref(place))),
+                    None => (by_ref, None),
+                }
+            } else {
+                (by_ref, init)
+            };
             let local = self.declare(Local {
                 name: name.name.clone(),
                 ty,
@@ -977,6 +990,107 @@ impl FnCx<'_> {
             }
             out.push(Stmt::new(StmtKind::Let { local, init }, decl.span));
         }
+    }
+
+    /// The storage of `static T name = init;`: a global (named after the
+    /// function), set at startup from a constant initialiser, or else by a
+    /// statement guarded by a second global so that it runs once. The
+    /// global, as a place for the local reference that names it here.
+    fn static_local(
+        &mut self,
+        name: &str,
+        ty: &Type,
+        is_const: bool,
+        init: Option<Init>,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Expr> {
+        fn constant(init: &Init) -> bool {
+            match init {
+                Init::Zero => true,
+                Init::Expr(e) => lowered_constant(e),
+                Init::List(items) => items.iter().all(constant),
+                Init::Ref(_) => false,
+            }
+        }
+        let at_startup = init.as_ref().is_none_or(constant);
+        if !at_startup && matches!(init, Some(Init::List(_))) {
+            self.ck.error(
+                codes::E0211,
+                span,
+                "a `static` local with a computed aggregate initialiser is not supported yet",
+                "computed at run time",
+                "initialise it from constants, or assign its elements in the function",
+            );
+            return None;
+        }
+        let function = self.func.name.clone();
+        let mut add_global = |ck: &mut Checker, name: String, ty: Type, init: Option<Init>| {
+            let id = tessera_ir::GlobalId(ck.program.globals.len() as u32);
+            ck.program.globals.push(tessera_ir::Global {
+                name,
+                ty,
+                is_const: false,
+                init,
+                span,
+            });
+            id
+        };
+        let (startup, later) = if at_startup {
+            (init, None)
+        } else {
+            (None, init)
+        };
+        let value = add_global(self.ck, format!("{function}::{name}"), ty.clone(), startup);
+        if let Some(program) = self.ck.program.globals.get_mut(value.0 as usize) {
+            program.is_const = is_const && at_startup;
+        }
+        let place = self.global(value, span);
+        if let Some(Init::Expr(first)) = later {
+            let guard = add_global(
+                self.ck,
+                format!("{function}::{name} (initialised)"),
+                Type::BOOL,
+                None,
+            );
+            let guard_place = self.global(guard, span);
+            let not_yet = mk(
+                ExprKind::Unary {
+                    op: tessera_ir::UnOp::Not,
+                    operand: Box::new(guard_place.clone()),
+                },
+                Type::BOOL,
+                false,
+                span,
+            );
+            let assign = |target: Expr, value: Expr| {
+                let ty = target.ty.clone();
+                Stmt::new(
+                    StmtKind::Expr(mk(
+                        ExprKind::Assign {
+                            target: Box::new(target),
+                            value: Box::new(value),
+                        },
+                        ty,
+                        false,
+                        span,
+                    )),
+                    span,
+                )
+            };
+            let set = mk(ExprKind::Const(Const::Bool(true)), Type::BOOL, false, span);
+            out.push(Stmt::new(
+                StmtKind::If {
+                    cond: not_yet,
+                    then: Block {
+                        stmts: vec![assign(guard_place, set), assign(place.clone(), first)],
+                    },
+                    els: None,
+                },
+                span,
+            ));
+        }
+        Some(place)
     }
 
     fn check_tile_static(&mut self, ts: Span, decl: &ast::Declarator, ty: &Type, by_ref: bool) {
@@ -1133,5 +1247,15 @@ fn lowered_int_const(e: &Expr) -> Option<i64> {
             lowered_int_const(inner)
         }
         _ => None,
+    }
+}
+
+/// Whether a lowered initialiser is a constant the program can hold from
+/// its start (literals and conversions of them).
+fn lowered_constant(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Const(_) => true,
+        ExprKind::Convert(inner) => lowered_constant(inner),
+        _ => false,
     }
 }
