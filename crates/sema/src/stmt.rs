@@ -1025,7 +1025,7 @@ impl FnCx<'_> {
             return None;
         }
         let function = self.func.name.clone();
-        let mut add_global = |ck: &mut Checker, name: String, ty: Type, init: Option<Init>| {
+        let add_global = |ck: &mut Checker, name: String, ty: Type, init: Option<Init>| {
             let id = tessera_ir::GlobalId(ck.program.globals.len() as u32);
             ck.program.globals.push(tessera_ir::Global {
                 name,
