@@ -57,6 +57,10 @@ pub const CLASS_NAMES: &[&str] = &[
     "ostream",
 ];
 
+/// Library classes named only as `std::name`: common words (`exception`)
+/// that a program may also use for its own variables.
+pub const STD_CLASS_NAMES: &[&str] = &["wstring", "exception"];
+
 /// How far a template argument list may reach before `<` is taken as "less than".
 const MAX_TEMPLATE_SCAN: usize = 512;
 
@@ -125,9 +129,13 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
                         continue;
                     }
                 }
+                let std_qualified = prev == Some(Tok::ColonColon)
+                    && i >= 2
+                    && tokens[i - 2].tok == Tok::Ident("std")
+                    && STD_CLASS_NAMES.contains(&name);
                 if !after_member
                     && !declaring
-                    && (CLASS_NAMES.contains(&name) || known_types.contains(name))
+                    && (std_qualified || CLASS_NAMES.contains(&name) || known_types.contains(name))
                 {
                     tokens[i].tok = Tok::TypeName(name);
                 }

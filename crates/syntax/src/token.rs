@@ -70,6 +70,8 @@ pub enum Tok<'s> {
     #[regex(r"[0-9]+\.[0-9]*([eE][+-]?[0-9]+)?[fFlL]?")]
     #[regex(r"\.[0-9]+([eE][+-]?[0-9]+)?[fFlL]?")]
     #[regex(r"[0-9]+[eE][+-]?[0-9]+[fFlL]?")]
+    // Hexadecimal: `0x1.8p3` (the exponent, of 2, is required).
+    #[regex(r"0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+[fFlL]?")]
     Float(&'s str),
     /// Something that starts like a number but is not one (`0x`, `12abc`).
     #[regex(r"[0-9][0-9A-Za-z_.]*", priority = 1)]

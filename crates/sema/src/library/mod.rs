@@ -44,6 +44,7 @@ mod shape;
 mod stdcont;
 mod stream;
 mod sync;
+mod wstring;
 
 #[cfg(test)]
 mod tests;
@@ -426,6 +427,9 @@ pub fn binary(cx: &mut FnCx<'_>, op: BinaryOp, l: &Expr, r: &Expr, span: Span) -
     if device::is_device(&l.ty) || device::is_device(&r.ty) {
         return Some(device::compare(cx, op, l.clone(), r.clone(), span));
     }
+    if wstring::is_wide(&l.ty) || wstring::is_wide(&r.ty) {
+        return Some(wstring::compare(cx, op, l.clone(), r.clone(), span));
+    }
     if shape_rank(&l.ty).is_some() || shape_rank(&r.ty).is_some() {
         return Some(shape::binary(cx, op, l.clone(), r.clone(), span));
     }
@@ -476,6 +480,7 @@ pub fn construct(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> E
         Type::Vector(_) => container::construct_vector(cx, ty, args, span),
         Type::Container(..) => stdcont::construct(cx, ty, args, span),
         Type::Accelerator | Type::AcceleratorView => device::construct(cx, ty, args, span),
+        Type::WideStr => wstring::construct(cx, args, span),
         _ => {
             let shown = cx.ck.show(ty);
             cx.ck.error(
@@ -575,6 +580,7 @@ pub fn method(
         }
         Type::Container(..) => stdcont::method(cx, base, name, args, span),
         Type::Accelerator | Type::AcceleratorView => device::method(cx, base, name, args, span),
+        Type::WideStr => wstring::method(cx, name, span),
         other => {
             let other = other.clone();
             no_member(cx, &other, name, "")
