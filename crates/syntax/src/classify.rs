@@ -154,6 +154,82 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
         split_shifts(tokens, &splits);
     }
     join_delete_array(tokens);
+    mark_init_parens(tokens);
+}
+
+/// Marks the `(` of `T name(args);` at namespace scope as [`Tok::InitParen`]
+/// when its first argument cannot begin a parameter declaration (a literal,
+/// a name that is not a type, `Class::member`, an operator): C++ reads such
+/// a declaration as a variable with constructor arguments, and one token of
+/// lookahead could not tell it from a function declaration.
+fn mark_init_parens(tokens: &mut [Token<'_>]) {
+    // For each open brace: whether it is a namespace body.
+    let mut braces: Vec<bool> = Vec::new();
+    for i in 0..tokens.len() {
+        match tokens[i].tok {
+            Tok::LBrace => {
+                let mut j = i;
+                while j > 0
+                    && matches!(
+                        tokens[j - 1].tok,
+                        Tok::Ident(_) | Tok::NsQual(_) | Tok::ColonColon
+                    )
+                {
+                    j -= 1;
+                }
+                braces.push(j > 0 && tokens[j - 1].tok == Tok::Namespace);
+            }
+            Tok::RBrace => {
+                braces.pop();
+            }
+            Tok::LParen if braces.iter().all(|b| *b) && i >= 2 => {
+                let declares = matches!(tokens[i - 1].tok, Tok::Ident(_))
+                    && matches!(
+                        tokens[i - 2].tok,
+                        Tok::TypeName(_) | Tok::TplClose | Tok::Star | Tok::Amp
+                    );
+                if declares && starts_argument(&tokens[i + 1..]) {
+                    tokens[i].tok = Tok::InitParen;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether `rest` (after a `(`) begins with an expression that cannot be
+/// the start of a parameter declaration.
+fn starts_argument(rest: &[Token<'_>]) -> bool {
+    let tok = |k: usize| rest.get(k).map(|t| t.tok);
+    match tok(0) {
+        Some(
+            Tok::Int(_)
+            | Tok::Float(_)
+            | Tok::Str(_)
+            | Tok::Char(_)
+            | Tok::True
+            | Tok::False
+            | Tok::Nullptr
+            | Tok::Minus
+            | Tok::Bang
+            | Tok::Tilde
+            | Tok::Amp
+            | Tok::Star
+            | Tok::LParen,
+        ) => true,
+        // A variable, enumerator or function: type names were classified.
+        Some(Tok::Ident(_)) => true,
+        // `accelerator::cpu_accelerator`: a member that is not a type.
+        Some(Tok::TypeName(_) | Tok::ClassQual(_)) if tok(1) == Some(Tok::ColonColon) => {
+            matches!(tok(2), Some(Tok::Ident(_)))
+        }
+        // `Counter(7, 1)`: a temporary built from arguments (with `()` or a
+        // type inside, it would declare a parameter of function type).
+        Some(Tok::TypeName(_)) if tok(1) == Some(Tok::LParen) => {
+            rest.get(2..).is_some_and(starts_argument)
+        }
+        _ => false,
+    }
 }
 
 /// Drops the `template` of `e.template tile<4>()`, `p->template f<T>()` and

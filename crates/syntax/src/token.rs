@@ -62,6 +62,10 @@ pub enum Tok<'s> {
     StmtsMarker,
     /// Classified: `delete []`, the array form of `delete`.
     DeleteArray,
+    /// Classified: the `(` that opens the constructor arguments of a
+    /// variable at namespace scope (`accelerator a(path);`), which would
+    /// otherwise read as a function declaration.
+    InitParen,
 
     /// An integer literal, raw text (suffixes included).
     #[regex(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)[uUlL]*")]
@@ -468,6 +472,7 @@ impl fmt::Display for Tok<'_> {
             Tok::TplClose => ">",
             Tok::StmtsMarker => "<statements>",
             Tok::DeleteArray => "delete[]",
+            Tok::InitParen => "(",
             Tok::Void => "void",
             Tok::Bool => "bool",
             Tok::CharKw => "char",
