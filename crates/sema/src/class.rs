@@ -1735,6 +1735,19 @@ impl FnCx<'_> {
             object = Some(path);
         }
         let mut free: Vec<FuncId> = self.ck.functions.get(&name).cloned().unwrap_or_default();
+        // `using ns::operator<<;` in an enclosing block.
+        for used in &self.ck.used_operators {
+            if used.rsplit("::").next() == Some(name.as_str())
+                && let Some(ids) = self.ck.functions.get(used)
+            {
+                free.extend(
+                    ids.iter()
+                        .filter(|id| !free.contains(id))
+                        .copied()
+                        .collect::<Vec<_>>(),
+                );
+            }
+        }
         // Operators declared in a namespace are found through the operands'
         // classes (argument-dependent lookup: the namespace each class is
         // declared in) and through `using namespace` directives in force.

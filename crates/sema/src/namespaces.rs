@@ -717,8 +717,15 @@ impl Flat<'_> {
                     self.path(&mut p);
                     if self.diags.len() == before && p.segments.len() == 1 {
                         let last = path.last().to_string();
-                        self.add_local(&last, Some(p.segments[0].name.clone()));
-                        stmt.kind = StmtKind::Empty;
+                        if last.starts_with("operator") {
+                            // An operator is found by the checker when an
+                            // expression uses it, so the declaration stays,
+                            // naming the operator's flat name.
+                            *path = p;
+                        } else {
+                            self.add_local(&last, Some(p.segments[0].name.clone()));
+                            stmt.kind = StmtKind::Empty;
+                        }
                     }
                 }
             }

@@ -242,6 +242,15 @@ impl FnCx<'_> {
             S::Using { namespace, path } => {
                 if *namespace {
                     self.ck.using_namespaces.push(path.text());
+                } else if path
+                    .last()
+                    .rsplit("::")
+                    .next()
+                    .is_some_and(|n| n.starts_with("operator"))
+                {
+                    // Kept by the namespace pass, with the operator's flat
+                    // name (one segment: `Concurrency::Test::operator<<`).
+                    self.ck.used_operators.push(path.text());
                 }
             }
             S::Goto(label) => self.forbidden(label.span.to(span), "`goto`", "C3593"),

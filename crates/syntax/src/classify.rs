@@ -76,6 +76,7 @@ pub struct KnownNames {
 /// Classifies `tokens` in place. `known` holds the names declared by
 /// earlier inputs (the REPL); names declared here are added to it.
 pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
+    join_used_operators(tokens);
     crate::limits::rewrite(tokens);
     crate::member_types::rewrite(tokens);
     drop_template_disambiguators(tokens);
@@ -271,6 +272,52 @@ fn restrict_as_name(tokens: &mut [Token<'_>]) {
         if !(after_declarator && opens) {
             tokens[i].tok = Tok::Ident("restrict");
         }
+    }
+}
+
+/// The name of an operator function as one identifier, for a
+/// using-declaration: `operator<<`.
+fn operator_name(tok: Tok<'_>) -> Option<&'static str> {
+    Some(match tok {
+        Tok::Shl => "operator<<",
+        Tok::Shr => "operator>>",
+        Tok::EqEq => "operator==",
+        Tok::NotEq => "operator!=",
+        Tok::Lt => "operator<",
+        Tok::Gt => "operator>",
+        Tok::Le => "operator<=",
+        Tok::Ge => "operator>=",
+        Tok::Plus => "operator+",
+        Tok::Minus => "operator-",
+        Tok::Star => "operator*",
+        Tok::Slash => "operator/",
+        _ => return None,
+    })
+}
+
+/// `using ns::operator<<;`: the operator's name becomes one identifier, so
+/// the using-declaration reads as any other (`using ns::name;`).
+fn join_used_operators(tokens: &mut Vec<Token<'_>>) {
+    let mut i = 0;
+    while i + 3 < tokens.len() {
+        let joined = tokens[i].tok == Tok::ColonColon
+            && tokens[i + 1].tok == Tok::Operator
+            && tokens[i + 3].tok == Tok::Semi
+            && operator_name(tokens[i + 2].tok).is_some()
+            && {
+                // Back over `a::b` to the `using` that starts the declaration.
+                let mut j = i;
+                while j > 0 && matches!(tokens[j - 1].tok, Tok::Ident(_) | Tok::ColonColon) {
+                    j -= 1;
+                }
+                j > 0 && tokens[j - 1].tok == Tok::Using
+            };
+        if let Some(name) = operator_name(tokens[i + 2].tok).filter(|_| joined) {
+            tokens[i + 1].tok = Tok::Ident(name);
+            tokens[i + 1].end = tokens[i + 2].end;
+            tokens.remove(i + 2);
+        }
+        i += 1;
     }
 }
 
