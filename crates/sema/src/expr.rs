@@ -777,10 +777,12 @@ impl FnCx<'_> {
                 let l = self.expr(lhs);
                 let r = self.expr(rhs);
                 // A program's `operator<<` may also print an index or an
-                // extent, which the library's streams do not.
+                // extent, or a wide string on a narrow stream, which the
+                // library's streams do not.
                 let printed_shape = op == B::Shl
-                    && matches!(l.ty, Type::Ostream | Type::WideOstream)
-                    && matches!(r.ty, Type::Index(_) | Type::Extent(_));
+                    && (matches!(l.ty, Type::Ostream | Type::WideOstream)
+                        && matches!(r.ty, Type::Index(_) | Type::Extent(_))
+                        || l.ty == Type::Ostream && r.ty == Type::WideStr);
                 let (l, r) = if matches!(l.ty, Type::Struct(_))
                     || matches!(r.ty, Type::Struct(_))
                     || printed_shape

@@ -56,6 +56,14 @@ struct Flat<'d> {
     diags: &'d mut Vec<Diagnostic>,
 }
 
+/// Makes `path` name the namespace `full` by its full name, as one segment
+/// (the form of the flat names the checker sees).
+fn flat_namespace(path: &mut Path, full: String) {
+    let span = path.span;
+    path.global = false;
+    path.segments = vec![Ident { name: full, span }];
+}
+
 fn join(scope: &str, name: &str) -> String {
     if scope.is_empty() {
         name.to_string()
@@ -386,7 +394,12 @@ impl Flat<'_> {
             }
             ItemKind::UsingNamespace(path) => {
                 if let Some(cur) = self.namespace_of(path) {
-                    self.directives.push((self.ns.clone(), cur));
+                    self.directives.push((self.ns.clone(), cur.clone()));
+                    // Names are resolved here; the checker still needs the
+                    // directive for the operators an expression uses, so it
+                    // stays, naming the namespace by its full name.
+                    flat_namespace(path, cur);
+                    self.out.push(item);
                     return;
                 }
                 self.check_library(path);
@@ -706,8 +719,9 @@ impl Flat<'_> {
             StmtKind::Using { namespace, path } => {
                 if *namespace {
                     if let Some(cur) = self.namespace_of(path) {
-                        self.directives.push((self.ns.clone(), cur));
-                        stmt.kind = StmtKind::Empty;
+                        self.directives.push((self.ns.clone(), cur.clone()));
+                        // Kept for the operators, as at namespace scope.
+                        flat_namespace(path, cur);
                     } else {
                         self.check_library(path);
                     }

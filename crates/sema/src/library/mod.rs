@@ -745,7 +745,18 @@ fn unsupported(ns: Ns, name: &str) -> Option<&'static str> {
         "direct3d_errorf",
         "direct3d_abort",
     ];
+    // The math functions that also answer through a pointer.
+    const OUT_PARAM_MATH: &[&str] = &[
+        "modf", "modff", "frexp", "frexpf", "remquo", "remquof", "sincos", "sincosf",
+    ];
     match ns {
+        Ns::Std | Ns::Global | Ns::Unqualified | Ns::FastMath | Ns::PreciseMath
+            if OUT_PARAM_MATH.contains(&name) =>
+        {
+            Some(
+                "the math functions that store a second result through a pointer are not supported yet; compute it with `trunc`, `floor` or `fmod` instead",
+            )
+        }
         // An unqualified `copy` is `concurrency::copy`, handled before.
         Ns::Std | Ns::Unqualified if STD.contains(&name) => {
             Some("write the loop yourself; see docs/language.md for the library Tessera supports")
