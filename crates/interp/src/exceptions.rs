@@ -111,25 +111,26 @@ impl Machine<'_> {
 
     /// The object of a library exception, of the program's class for it
     /// (`concurrency::invalid_compute_domain`, made by the checker when the
-    /// program names it); `catch (...)` takes it even when there is none.
+    /// program names it, with `runtime_exception` and `std::exception` as
+    /// its bases); `catch (...)` takes it even when there is none.
     fn library_exception(&self, e: &tessera_runtime::LibraryException) -> Option<(Value, Type)> {
         let find = |name: &str| {
             self.prog
                 .structs
                 .iter()
-                .position(|s| s.name == format!("concurrency::{name}"))
+                .position(|s| s.name == name)
                 .map(|i| tessera_ir::StructId(i as u32))
         };
-        let base = Value::Agg(std::rc::Rc::new(vec![
-            Machine::string_value_of(e.what.as_bytes()),
-            Value::Int(e.code),
-        ]));
-        match find(e.class) {
+        let root = Value::Agg(std::rc::Rc::new(vec![Machine::string_value_of(
+            e.what.as_bytes(),
+        )]));
+        let base = Value::Agg(std::rc::Rc::new(vec![root, Value::Int(e.code)]));
+        match find(&format!("concurrency::{}", e.class)) {
             Some(id) if e.class != "runtime_exception" => {
                 Some((Value::Agg(std::rc::Rc::new(vec![base])), Type::Struct(id)))
             }
             Some(id) => Some((base, Type::Struct(id))),
-            None => match find("runtime_exception") {
+            None => match find("concurrency::runtime_exception") {
                 Some(id) => Some((base, Type::Struct(id))),
                 None => Some((Value::Void, Type::Void)),
             },

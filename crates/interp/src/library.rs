@@ -441,6 +441,25 @@ impl Machine<'_> {
             | Intrinsic::Assert(_) => self.clib(op, args, e),
             Intrinsic::Device | Intrinsic::DeviceWait => Ok(Value::Void),
             Intrinsic::DeviceOpen => self.device_open(&args[0]),
+            Intrinsic::DeviceSetDefault => {
+                let v = self.eval(&args[0])?;
+                let known = match &v {
+                    Value::Str(s) => tessera_ir::device::OPENS
+                        .iter()
+                        .any(|p| p.as_bytes() == s.as_slice()),
+                    _ => false,
+                };
+                Ok(Value::Bool(known))
+            }
+            Intrinsic::WideStrEq => {
+                let a = self.eval(&args[0])?;
+                let b = self.eval(&args[1])?;
+                let same = match (&a, &b) {
+                    (Value::Str(x), Value::Str(y)) => x == y,
+                    _ => false,
+                };
+                Ok(Value::Bool(same))
+            }
             Intrinsic::DeviceCpuAccess => Ok(Value::Int(
                 self.cpu_default
                     .0

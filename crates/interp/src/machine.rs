@@ -611,6 +611,8 @@ impl<'p> Machine<'p> {
                 self.type_bytes(elem),
                 &self.meter,
             )),
+            // An empty `std::wstring`.
+            Type::WideStr => Value::Str(Rc::new(Vec::new())),
             _ => Value::Void,
         })
     }

@@ -672,6 +672,12 @@ pub enum Intrinsic {
     /// `accelerator(path)`: args `[path string]`. The device, or a run-time
     /// error when no device has that path.
     DeviceOpen,
+    /// `accelerator::set_default(path)`: args `[path string]`; `true` when
+    /// the path names the one device (which is already the default).
+    DeviceSetDefault,
+    /// `a == b` for two wide strings (`std::wstring`, `L"..."`): args
+    /// `[a, b]`; `true` when they hold the same characters.
+    WideStrEq,
     /// `accelerator_view::wait()` / `flush()`: every operation has finished
     /// before the next one starts, so there is nothing to do.
     DeviceWait,

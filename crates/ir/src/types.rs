@@ -421,7 +421,7 @@ pub fn display(ty: &Type, structs: &[StructDef]) -> String {
             }
         }
         Type::Null => "std::nullptr_t".into(),
-        Type::WideStr => "wide string".into(),
+        Type::WideStr => "std::wstring".into(),
         Type::WideOstream => "std::wostream".into(),
         Type::Error => "<error>".into(),
     }

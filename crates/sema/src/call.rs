@@ -435,21 +435,24 @@ impl FnCx<'_> {
             } else {
                 n.to_string()
             };
-            self.ck.report(
-                Diagnostic::error(
-                    codes::E0206,
-                    span,
-                    format!(
-                        "`{}` takes {takes} argument{}, but {} {} given",
-                        path.text(),
-                        if n == 1 { "" } else { "s" },
-                        args.len(),
-                        if args.len() == 1 { "was" } else { "were" }
-                    ),
-                )
-                .with_label("wrong number of arguments")
-                .with_secondary(decl, "declared here"),
-            );
+            let mut d = Diagnostic::error(
+                codes::E0206,
+                span,
+                format!(
+                    "`{}` takes {takes} argument{}, but {} {} given",
+                    path.text(),
+                    if n == 1 { "" } else { "s" },
+                    args.len(),
+                    if args.len() == 1 { "was" } else { "were" }
+                ),
+            )
+            .with_label("wrong number of arguments");
+            // The library's classes (`std::exception`) are declared nowhere
+            // in the program.
+            if decl != Span::default() {
+                d = d.with_secondary(decl, "declared here");
+            }
+            self.ck.report(d);
             return error_expr(span);
         };
         let fits = |r: Restriction| {

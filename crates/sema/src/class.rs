@@ -1735,6 +1735,19 @@ impl FnCx<'_> {
             object = Some(path);
         }
         let mut free: Vec<FuncId> = self.ck.functions.get(&name).cloned().unwrap_or_default();
+        // `using ns::operator<<;` in an enclosing block.
+        for used in &self.ck.used_operators {
+            if used.rsplit("::").next() == Some(name.as_str())
+                && let Some(ids) = self.ck.functions.get(used)
+            {
+                free.extend(
+                    ids.iter()
+                        .filter(|id| !free.contains(id))
+                        .copied()
+                        .collect::<Vec<_>>(),
+                );
+            }
+        }
         // Operators declared in a namespace are found through the operands'
         // classes (argument-dependent lookup: the namespace each class is
         // declared in) and through `using namespace` directives in force.
@@ -1942,11 +1955,25 @@ impl FnCx<'_> {
     }
 }
 
+/// The name of `std::exception`'s hidden constructor from a message, which
+/// the library's exceptions use for their base (C++ has no such public
+/// constructor, so it is not among the class's constructors).
+const EXCEPTION_FROM_MESSAGE: &str = "std::exception::<from message>";
+
 /// The classes of the exceptions C++ AMP throws, made when a program first
-/// names one: `runtime_exception` (a message and an error code, `what()`,
-/// `get_error_code()`) and the classes derived from it. Their objects are
-/// what a `catch` receives when the library reports an error.
+/// names one: `std::exception` (a message, `what()`), `runtime_exception`
+/// derived from it (and an error code, `get_error_code()`) and the classes
+/// derived from that. Their objects are what a `catch` receives when the
+/// library reports an error. `what()` is not virtual here: every class
+/// keeps its message in the `std::exception` at its start, so the base's
+/// `what()` answers for the derived class as the virtual call would.
 pub fn library_exception(ck: &mut Checker, name: &str) -> Option<StructId> {
+    if name == "exception" {
+        // The library's own errors must reach a `catch (std::exception&)`
+        // even in a program that never names `runtime_exception`.
+        library_exception(ck, "runtime_exception");
+        return Some(std_exception(ck));
+    }
     let derived_code: i64 = match name {
         "runtime_exception" => 0,
         // `HRESULT` is a `long`, as in the oracle's emulation on LP64.
@@ -1958,6 +1985,7 @@ pub fn library_exception(ck: &mut Checker, name: &str) -> Option<StructId> {
     if let Some(&id) = ck.structs.get(&full) {
         return Some(id);
     }
+    let root = std_exception(ck);
     let base = if name == "runtime_exception" {
         None
     } else {
@@ -1971,7 +1999,7 @@ pub fn library_exception(ck: &mut Checker, name: &str) -> Option<StructId> {
     let id = StructId(ck.program.structs.len() as u32);
     let fields = match base {
         None => vec![
-            ("<message>".to_string(), char_ptr.clone()),
+            (base_field_name("std::exception"), Type::Struct(root)),
             ("<code>".to_string(), Type::Scalar(tessera_ir::Scalar::Long)),
         ],
         Some(b) => vec![(
@@ -1987,14 +2015,13 @@ pub fn library_exception(ck: &mut Checker, name: &str) -> Option<StructId> {
     ck.structs.insert(full.clone(), id);
     let mut info = ClassInfo {
         name: full.clone(),
-        bases: base.into_iter().collect(),
+        bases: vec![base.unwrap_or(root)],
         access: vec![Access::Private; fields.len()],
         default_inits: vec![None; fields.len()],
         ..ClassInfo::default()
     };
-    if base.is_some()
-        && let Some(a) = info.access.first_mut()
-    {
+    // The base subobject is public, as the classes derive publicly.
+    if let Some(a) = info.access.first_mut() {
         *a = Access::Public;
     }
     ck.classes.insert(id, info.clone());
@@ -2041,17 +2068,6 @@ pub fn library_exception(ck: &mut Checker, name: &str) -> Option<StructId> {
             span,
         };
     if base.is_none() {
-        let what = plain(
-            format!("{full}::what"),
-            vec![local("this", Type::Struct(id), true)],
-            1,
-            char_ptr.clone(),
-            vec![Stmt::new(
-                StmtKind::Return(Some(this_field(0, char_ptr.clone()))),
-                span,
-            )],
-        );
-        let what = add(ck, what);
         let code = plain(
             format!("{full}::get_error_code"),
             vec![local("this", Type::Struct(id), true)],
@@ -2063,7 +2079,6 @@ pub fn library_exception(ck: &mut Checker, name: &str) -> Option<StructId> {
             )],
         );
         let code = add(ck, code);
-        info.methods.insert("what".into(), vec![what]);
         info.methods.insert("get_error_code".into(), vec![code]);
     }
     // Constructors return the object they build (see the module docs).
@@ -2131,6 +2146,24 @@ pub fn library_exception(ck: &mut Checker, name: &str) -> Option<StructId> {
         );
         fcx.coerce(s, &char_ptr, "a message")
     };
+    let from_message = ck
+        .program
+        .functions
+        .iter()
+        .position(|f| f.name == EXCEPTION_FROM_MESSAGE)
+        .map(|i| FuncId(i as u32));
+    let root_of = |message: Expr| match from_message {
+        Some(f) => mk(
+            ExprKind::Call {
+                func: f,
+                args: vec![message],
+            },
+            Type::Struct(root),
+            false,
+            span,
+        ),
+        None => crate::cx::error_expr(span),
+    };
     let (with_message, without_message, explicit_one) = match base {
         None => {
             let a = build(
@@ -2140,7 +2173,7 @@ pub fn library_exception(ck: &mut Checker, name: &str) -> Option<StructId> {
                     local("hresult", Type::Scalar(tessera_ir::Scalar::Long), false),
                 ],
                 vec![
-                    param(0, char_ptr.clone()),
+                    root_of(param(0, char_ptr.clone())),
                     param(1, Type::Scalar(tessera_ir::Scalar::Long)),
                 ],
             );
@@ -2153,7 +2186,7 @@ pub fn library_exception(ck: &mut Checker, name: &str) -> Option<StructId> {
                     false,
                 )],
                 vec![
-                    default_text,
+                    root_of(default_text),
                     param(0, Type::Scalar(tessera_ir::Scalar::Long)),
                 ],
             );
@@ -2198,4 +2231,142 @@ pub fn library_exception(ck: &mut Checker, name: &str) -> Option<StructId> {
     }
     ck.classes.insert(id, info);
     Some(id)
+}
+
+/// `std::exception`: a class holding the text `what()` returns, made when a
+/// program first names it or a C++ AMP exception (their common base). A
+/// default-constructed one says `std::exception`, as libstdc++'s does.
+fn std_exception(ck: &mut Checker) -> StructId {
+    const NAME: &str = "std::exception";
+    if let Some(&id) = ck.structs.get(NAME) {
+        return id;
+    }
+    let span = Span::default();
+    let char_ptr = Type::Ptr {
+        elem: Box::new(Type::Scalar(tessera_ir::Scalar::Char)),
+        is_const: true,
+    };
+    let id = StructId(ck.program.structs.len() as u32);
+    ck.program.structs.push(tessera_ir::StructDef {
+        name: NAME.to_string(),
+        fields: vec![("<message>".to_string(), char_ptr.clone())],
+        span,
+    });
+    ck.structs.insert(NAME.to_string(), id);
+    let mut info = ClassInfo {
+        name: NAME.to_string(),
+        access: vec![Access::Private],
+        default_inits: vec![None],
+        ..ClassInfo::default()
+    };
+    ck.classes.insert(id, info.clone());
+    let local = |name: &str, ty: Type, by_ref: bool| Local {
+        name: name.to_string(),
+        ty,
+        by_ref,
+        is_const: by_ref,
+        space: Space::Host,
+        span,
+    };
+    let function =
+        |name: &str, locals: Vec<Local>, params: u32, ret: Type, stmts: Vec<Stmt>| Function {
+            name: format!("{NAME}::{name}"),
+            kind: FunctionKind::Plain,
+            restriction: Restriction {
+                cpu: true,
+                amp: false,
+            },
+            params,
+            locals,
+            ret,
+            ret_by_ref: false,
+            body: Some(tessera_ir::Block { stmts }),
+            stmt_count: 0,
+            span,
+        };
+    let add = |ck: &mut Checker, f: Function| {
+        let fid = FuncId(ck.program.functions.len() as u32);
+        ck.program.functions.push(f);
+        fid
+    };
+    // `what()`: the message field of `*this`.
+    let this = mk(ExprKind::Local(LocalId(0)), Type::Struct(id), true, span);
+    let message = mk(
+        ExprKind::Field {
+            base: Box::new(this),
+            field: 0,
+        },
+        char_ptr.clone(),
+        true,
+        span,
+    );
+    let what = function(
+        "what",
+        vec![local("this", Type::Struct(id), true)],
+        1,
+        char_ptr.clone(),
+        vec![Stmt::new(StmtKind::Return(Some(message)), span)],
+    );
+    let what = add(ck, what);
+    // A constructor from a message: a new object whose field is `text`.
+    let construct = |ck: &mut Checker, name: &str, params: Vec<Local>, text: Expr| {
+        let n = params.len() as u32;
+        let mut locals = params;
+        let object = LocalId(n);
+        locals.push(local("", Type::Struct(id), false));
+        let o = mk(ExprKind::Local(object), Type::Struct(id), true, span);
+        let field = mk(
+            ExprKind::Field {
+                base: Box::new(o.clone()),
+                field: 0,
+            },
+            char_ptr.clone(),
+            true,
+            span,
+        );
+        let assign = mk(
+            ExprKind::Assign {
+                target: Box::new(field),
+                value: Box::new(text),
+            },
+            char_ptr.clone(),
+            true,
+            span,
+        );
+        let stmts = vec![
+            Stmt::new(
+                StmtKind::Let {
+                    local: object,
+                    init: Some(tessera_ir::Init::Zero),
+                },
+                span,
+            ),
+            Stmt::new(StmtKind::Expr(assign), span),
+            Stmt::new(StmtKind::Return(Some(o)), span),
+        ];
+        let f = function(name, locals, n, Type::Struct(id), stmts);
+        add(ck, f)
+    };
+    let given = mk(ExprKind::Local(LocalId(0)), char_ptr.clone(), true, span);
+    construct(
+        ck,
+        "<from message>",
+        vec![local("message", char_ptr.clone(), false)],
+        given,
+    );
+    let text = mk(
+        ExprKind::Str(NAME.as_bytes().to_vec()),
+        Type::Str,
+        false,
+        span,
+    );
+    let mut fcx = FnCx::new(ck, function("", Vec::new(), 0, Type::Void, Vec::new()));
+    let text = fcx.coerce(text, &char_ptr, "a message");
+    let default = construct(ck, "exception", Vec::new(), text);
+    info.ctors = vec![default];
+    info.methods.insert("what".into(), vec![what]);
+    info.method_access.insert(default, Access::Public);
+    info.method_access.insert(what, Access::Public);
+    ck.classes.insert(id, info);
+    id
 }

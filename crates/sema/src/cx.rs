@@ -28,6 +28,9 @@ pub struct Checker {
     /// Namespaces made visible so far by `using namespace` (as written,
     /// `concurrency::fast_math`), which decide what an unqualified `sqrt` is.
     pub using_namespaces: Vec<String>,
+    /// Operator functions made visible by using-declarations in the blocks
+    /// being lowered (`using ns::operator<<;`), by their flat names.
+    pub used_operators: Vec<String>,
     /// Type aliases (`typedef`, `using name = T;`) by scope: namespace scope
     /// first, then one map per block being lowered, innermost last.
     pub aliases: Vec<HashMap<String, Type>>,
@@ -274,8 +277,10 @@ impl<'c> FnCx<'c> {
         }
         self.ck.aliases.push(HashMap::new());
         let usings = self.ck.using_namespaces.len();
+        let operators = self.ck.used_operators.len();
         let out = f(self);
         self.ck.using_namespaces.truncate(usings);
+        self.ck.used_operators.truncate(operators);
         self.ck.aliases.pop();
         self.scopes.pop();
         out

@@ -776,7 +776,17 @@ impl FnCx<'_> {
             _ => {
                 let l = self.expr(lhs);
                 let r = self.expr(rhs);
-                let (l, r) = if matches!(l.ty, Type::Struct(_)) || matches!(r.ty, Type::Struct(_)) {
+                // A program's `operator<<` may also print an index or an
+                // extent, or a wide string on a narrow stream, which the
+                // library's streams do not.
+                let printed_shape = op == B::Shl
+                    && (matches!(l.ty, Type::Ostream | Type::WideOstream)
+                        && matches!(r.ty, Type::Index(_) | Type::Extent(_))
+                        || l.ty == Type::Ostream && r.ty == Type::WideStr);
+                let (l, r) = if matches!(l.ty, Type::Struct(_))
+                    || matches!(r.ty, Type::Struct(_))
+                    || printed_shape
+                {
                     match self.user_operator(op.symbol(), vec![l, r], span) {
                         Ok(call) => return call,
                         // No `operator@`: C++'s built-in operator, reached

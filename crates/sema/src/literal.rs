@@ -97,11 +97,50 @@ pub fn parse_float(text: &str) -> Option<(f64, Scalar)> {
     if lower.ends_with('l') {
         return None;
     }
+    if let Some(hex) = lower.strip_prefix("0x") {
+        return parse_hex_float(hex);
+    }
     if let Some(body) = lower.strip_suffix('f') {
         let v: f32 = body.parse().ok()?;
         Some((f64::from(v), Scalar::Float))
     } else {
         Some((lower.parse().ok()?, Scalar::Double))
+    }
+}
+
+/// A hexadecimal floating literal after its `0x` (lower case): hex digits
+/// with an optional point, `p`, a decimal exponent of 2, an optional `f`.
+/// The digits are gathered exactly (up to 128 bits), then scaled, so a
+/// literal with at most 53 significant bits is exact, as C++ reads it.
+fn parse_hex_float(hex: &str) -> Option<(f64, Scalar)> {
+    let (digits, exponent) = hex.split_once('p')?;
+    let (exponent, ty) = match exponent.strip_suffix('f') {
+        Some(e) => (e, Scalar::Float),
+        None => (exponent, Scalar::Double),
+    };
+    let exponent: i32 = exponent.parse().ok()?;
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    let mut mantissa: u128 = 0;
+    let mut scale = exponent;
+    for (i, c) in whole.chars().chain(fraction.chars()).enumerate() {
+        let d = c.to_digit(16)?;
+        if mantissa >> 120 != 0 {
+            // Beyond 120 bits a digit only scales the value (its bits are
+            // far below a `double`'s precision).
+            if i < whole.len() {
+                scale = scale.checked_add(4)?;
+            }
+            continue;
+        }
+        mantissa = mantissa * 16 + u128::from(d);
+        if i >= whole.len() {
+            scale = scale.checked_sub(4)?;
+        }
+    }
+    let value = mantissa as f64 * 2f64.powi(scale);
+    match ty {
+        Scalar::Float => Some((f64::from(value as f32), Scalar::Float)),
+        _ => Some((value, Scalar::Double)),
     }
 }
 
@@ -234,6 +273,17 @@ mod tests {
 
     #[test]
     fn floats_and_chars() {
+        assert_eq!(
+            parse_float("0x1.0p-23f"),
+            Some((f64::from(f32::EPSILON), Scalar::Float))
+        );
+        assert_eq!(
+            parse_float("0x1.0p-52"),
+            Some((f64::EPSILON, Scalar::Double))
+        );
+        assert_eq!(parse_float("0x1.8P1"), Some((3.0, Scalar::Double)));
+        assert_eq!(parse_float("0xA.p0"), Some((10.0, Scalar::Double)));
+        assert_eq!(parse_float("0x.8p0"), Some((0.5, Scalar::Double)));
         assert_eq!(parse_float("1.5f"), Some((1.5, Scalar::Float)));
         assert_eq!(parse_float("2e3"), Some((2000.0, Scalar::Double)));
         assert_eq!(parse_float("1.0L"), None);

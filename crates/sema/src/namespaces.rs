@@ -100,6 +100,14 @@ fn stmt_has_local_class(stmt: &Stmt) -> bool {
     }
 }
 
+/// Makes `path` name the namespace `full` by its full name, as one segment
+/// (the form of the flat names the checker sees).
+fn flat_namespace(path: &mut Path, full: String) {
+    let span = path.span;
+    path.global = false;
+    path.segments = vec![Ident { name: full, span }];
+}
+
 fn join(scope: &str, name: &str) -> String {
     if scope.is_empty() {
         name.to_string()
@@ -437,7 +445,12 @@ impl Flat<'_> {
             }
             ItemKind::UsingNamespace(path) => {
                 if let Some(cur) = self.namespace_of(path) {
-                    self.directives.push((self.ns.clone(), cur));
+                    self.directives.push((self.ns.clone(), cur.clone()));
+                    // Names are resolved here; the checker still needs the
+                    // directive for the operators an expression uses, so it
+                    // stays, naming the namespace by its full name.
+                    flat_namespace(path, cur);
+                    self.out.push(item);
                     return;
                 }
                 self.check_library(path);
@@ -796,8 +809,9 @@ impl Flat<'_> {
             StmtKind::Using { namespace, path } => {
                 if *namespace {
                     if let Some(cur) = self.namespace_of(path) {
-                        self.directives.push((self.ns.clone(), cur));
-                        stmt.kind = StmtKind::Empty;
+                        self.directives.push((self.ns.clone(), cur.clone()));
+                        // Kept for the operators, as at namespace scope.
+                        flat_namespace(path, cur);
                     } else {
                         self.check_library(path);
                     }
@@ -807,8 +821,15 @@ impl Flat<'_> {
                     self.path(&mut p);
                     if self.diags.len() == before && p.segments.len() == 1 {
                         let last = path.last().to_string();
-                        self.add_local(&last, Some(p.segments[0].name.clone()));
-                        stmt.kind = StmtKind::Empty;
+                        if last.starts_with("operator") {
+                            // An operator is found by the checker when an
+                            // expression uses it, so the declaration stays,
+                            // naming the operator's flat name.
+                            *path = p;
+                        } else {
+                            self.add_local(&last, Some(p.segments[0].name.clone()));
+                            stmt.kind = StmtKind::Empty;
+                        }
                     }
                 }
             }

@@ -243,6 +243,15 @@ impl FnCx<'_> {
             S::Using { namespace, path } => {
                 if *namespace {
                     self.ck.using_namespaces.push(path.text());
+                } else if path
+                    .last()
+                    .rsplit("::")
+                    .next()
+                    .is_some_and(|n| n.starts_with("operator"))
+                {
+                    // Kept by the namespace pass, with the operator's flat
+                    // name (one segment: `Concurrency::Test::operator<<`).
+                    self.ck.used_operators.push(path.text());
                 }
             }
             S::Goto(label) => self.forbidden(label.span.to(span), "`goto`", "C3593"),
@@ -299,11 +308,60 @@ impl FnCx<'_> {
                         span: p.span,
                     })
                 });
-                (d.ty, local)
+                (d.ty, local, d.by_ref)
             });
-            let body = cx.block(&h.body);
+            let mut body = cx.block(&h.body);
+            if let Some((ty, Some(local), false)) = &catches {
+                body.stmts
+                    .splice(0..0, cx.slice_std_exception(ty, *local, h.span));
+            }
+            let catches = catches.map(|(ty, local, _)| (ty, local));
             tessera_ir::Handler { catches, body }
         })
+    }
+
+    /// For a handler that catches a `std::exception` by value: the copy is
+    /// a plain `std::exception` (sliced from whatever was thrown), whose
+    /// `what()` says `std::exception` (libstdc++'s text), so the handler
+    /// starts by replacing the message the copy took from the thrown object.
+    fn slice_std_exception(&mut self, ty: &Type, local: LocalId, span: Span) -> Vec<Stmt> {
+        let Type::Struct(id) = ty else {
+            return Vec::new();
+        };
+        if self.ck.structs.get("std::exception") != Some(id) {
+            return Vec::new();
+        }
+        let char_ptr = Type::Ptr {
+            elem: Box::new(Type::Scalar(Scalar::Char)),
+            is_const: true,
+        };
+        let object = mk(ExprKind::Local(local), ty.clone(), true, span);
+        let field = mk(
+            ExprKind::Field {
+                base: Box::new(object),
+                field: 0,
+            },
+            char_ptr.clone(),
+            true,
+            span,
+        );
+        let text = mk(
+            ExprKind::Str(b"std::exception".to_vec()),
+            Type::Str,
+            false,
+            span,
+        );
+        let text = self.coerce(text, &char_ptr, "a message");
+        let assign = mk(
+            ExprKind::Assign {
+                target: Box::new(field),
+                value: Box::new(text),
+            },
+            char_ptr,
+            true,
+            span,
+        );
+        vec![Stmt::new(StmtKind::Expr(assign), span)]
     }
 
     /// Reports a construct that C++ AMP forbids in amp code and that Tessera

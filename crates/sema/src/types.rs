@@ -203,6 +203,12 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                     // Only as `std::ostream&`: `std::cout` or `std::cerr`.
                     "ostream" if path.segments.len() == 2 => return Type::Ostream,
                     "uint32_t" => return Type::Scalar(Scalar::UInt),
+                    "wstring" if path.segments.len() == 2 => return Type::WideStr,
+                    "exception" if path.segments.len() == 2 => {
+                        if let Some(id) = crate::class::library_exception(ck, name) {
+                            return Type::Struct(id);
+                        }
+                    }
                     _ => {}
                 }
             }
@@ -218,6 +224,7 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                 }
             }
             if qualifier_ok(path, AMP_NAMESPACES)
+                && name != "exception"
                 && let Some(id) = crate::class::library_exception(ck, name)
             {
                 return Type::Struct(id);

@@ -57,6 +57,10 @@ pub const CLASS_NAMES: &[&str] = &[
     "ostream",
 ];
 
+/// Library classes named only as `std::name`: common words (`exception`)
+/// that a program may also use for its own variables.
+pub const STD_CLASS_NAMES: &[&str] = &["wstring", "exception"];
+
 /// How far a template argument list may reach before `<` is taken as "less than".
 const MAX_TEMPLATE_SCAN: usize = 512;
 
@@ -72,6 +76,7 @@ pub struct KnownNames {
 /// Classifies `tokens` in place. `known` holds the names declared by
 /// earlier inputs (the REPL); names declared here are added to it.
 pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
+    join_used_operators(tokens);
     crate::limits::rewrite(tokens);
     crate::member_types::rewrite(tokens);
     drop_template_disambiguators(tokens);
@@ -125,9 +130,13 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
                         continue;
                     }
                 }
+                let std_qualified = prev == Some(Tok::ColonColon)
+                    && i >= 2
+                    && tokens[i - 2].tok == Tok::Ident("std")
+                    && STD_CLASS_NAMES.contains(&name);
                 if !after_member
                     && !declaring
-                    && (CLASS_NAMES.contains(&name) || known_types.contains(name))
+                    && (std_qualified || CLASS_NAMES.contains(&name) || known_types.contains(name))
                 {
                     tokens[i].tok = Tok::TypeName(name);
                 }
@@ -146,6 +155,82 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
         split_shifts(tokens, &splits);
     }
     join_delete_array(tokens);
+    mark_init_parens(tokens);
+}
+
+/// Marks the `(` of `T name(args);` at namespace scope as [`Tok::InitParen`]
+/// when its first argument cannot begin a parameter declaration (a literal,
+/// a name that is not a type, `Class::member`, an operator): C++ reads such
+/// a declaration as a variable with constructor arguments, and one token of
+/// lookahead could not tell it from a function declaration.
+fn mark_init_parens(tokens: &mut [Token<'_>]) {
+    // For each open brace: whether it is a namespace body.
+    let mut braces: Vec<bool> = Vec::new();
+    for i in 0..tokens.len() {
+        match tokens[i].tok {
+            Tok::LBrace => {
+                let mut j = i;
+                while j > 0
+                    && matches!(
+                        tokens[j - 1].tok,
+                        Tok::Ident(_) | Tok::NsQual(_) | Tok::ColonColon
+                    )
+                {
+                    j -= 1;
+                }
+                braces.push(j > 0 && tokens[j - 1].tok == Tok::Namespace);
+            }
+            Tok::RBrace => {
+                braces.pop();
+            }
+            Tok::LParen if braces.iter().all(|b| *b) && i >= 2 => {
+                let declares = matches!(tokens[i - 1].tok, Tok::Ident(_))
+                    && matches!(
+                        tokens[i - 2].tok,
+                        Tok::TypeName(_) | Tok::TplClose | Tok::Star | Tok::Amp
+                    );
+                if declares && starts_argument(&tokens[i + 1..]) {
+                    tokens[i].tok = Tok::InitParen;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether `rest` (after a `(`) begins with an expression that cannot be
+/// the start of a parameter declaration.
+fn starts_argument(rest: &[Token<'_>]) -> bool {
+    let tok = |k: usize| rest.get(k).map(|t| t.tok);
+    match tok(0) {
+        Some(
+            Tok::Int(_)
+            | Tok::Float(_)
+            | Tok::Str(_)
+            | Tok::Char(_)
+            | Tok::True
+            | Tok::False
+            | Tok::Nullptr
+            | Tok::Minus
+            | Tok::Bang
+            | Tok::Tilde
+            | Tok::Amp
+            | Tok::Star
+            | Tok::LParen,
+        ) => true,
+        // A variable, enumerator or function: type names were classified.
+        Some(Tok::Ident(_)) => true,
+        // `accelerator::cpu_accelerator`: a member that is not a type.
+        Some(Tok::TypeName(_) | Tok::ClassQual(_)) if tok(1) == Some(Tok::ColonColon) => {
+            matches!(tok(2), Some(Tok::Ident(_)))
+        }
+        // `Counter(7, 1)`: a temporary built from arguments (with `()` or a
+        // type inside, it would declare a parameter of function type).
+        Some(Tok::TypeName(_)) if tok(1) == Some(Tok::LParen) => {
+            rest.get(2..).is_some_and(starts_argument)
+        }
+        _ => false,
+    }
 }
 
 /// Drops the `template` of `e.template tile<4>()`, `p->template f<T>()` and
@@ -187,6 +272,52 @@ fn restrict_as_name(tokens: &mut [Token<'_>]) {
         if !(after_declarator && opens) {
             tokens[i].tok = Tok::Ident("restrict");
         }
+    }
+}
+
+/// The name of an operator function as one identifier, for a
+/// using-declaration: `operator<<`.
+fn operator_name(tok: Tok<'_>) -> Option<&'static str> {
+    Some(match tok {
+        Tok::Shl => "operator<<",
+        Tok::Shr => "operator>>",
+        Tok::EqEq => "operator==",
+        Tok::NotEq => "operator!=",
+        Tok::Lt => "operator<",
+        Tok::Gt => "operator>",
+        Tok::Le => "operator<=",
+        Tok::Ge => "operator>=",
+        Tok::Plus => "operator+",
+        Tok::Minus => "operator-",
+        Tok::Star => "operator*",
+        Tok::Slash => "operator/",
+        _ => return None,
+    })
+}
+
+/// `using ns::operator<<;`: the operator's name becomes one identifier, so
+/// the using-declaration reads as any other (`using ns::name;`).
+fn join_used_operators(tokens: &mut Vec<Token<'_>>) {
+    let mut i = 0;
+    while i + 3 < tokens.len() {
+        let joined = tokens[i].tok == Tok::ColonColon
+            && tokens[i + 1].tok == Tok::Operator
+            && tokens[i + 3].tok == Tok::Semi
+            && operator_name(tokens[i + 2].tok).is_some()
+            && {
+                // Back over `a::b` to the `using` that starts the declaration.
+                let mut j = i;
+                while j > 0 && matches!(tokens[j - 1].tok, Tok::Ident(_) | Tok::ColonColon) {
+                    j -= 1;
+                }
+                j > 0 && tokens[j - 1].tok == Tok::Using
+            };
+        if let Some(name) = operator_name(tokens[i + 2].tok).filter(|_| joined) {
+            tokens[i + 1].tok = Tok::Ident(name);
+            tokens[i + 1].end = tokens[i + 2].end;
+            tokens.remove(i + 2);
+        }
+        i += 1;
     }
 }
 

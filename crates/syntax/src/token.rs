@@ -62,6 +62,10 @@ pub enum Tok<'s> {
     StmtsMarker,
     /// Classified: `delete []`, the array form of `delete`.
     DeleteArray,
+    /// Classified: the `(` that opens the constructor arguments of a
+    /// variable at namespace scope (`accelerator a(path);`), which would
+    /// otherwise read as a function declaration.
+    InitParen,
 
     /// An integer literal, raw text (suffixes included).
     #[regex(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)[uUlL]*")]
@@ -70,6 +74,8 @@ pub enum Tok<'s> {
     #[regex(r"[0-9]+\.[0-9]*([eE][+-]?[0-9]+)?[fFlL]?")]
     #[regex(r"\.[0-9]+([eE][+-]?[0-9]+)?[fFlL]?")]
     #[regex(r"[0-9]+[eE][+-]?[0-9]+[fFlL]?")]
+    // Hexadecimal: `0x1.8p3` (the exponent, of 2, is required).
+    #[regex(r"0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+[fFlL]?")]
     Float(&'s str),
     /// Something that starts like a number but is not one (`0x`, `12abc`).
     #[regex(r"[0-9][0-9A-Za-z_.]*", priority = 1)]
@@ -466,6 +472,7 @@ impl fmt::Display for Tok<'_> {
             Tok::TplClose => ">",
             Tok::StmtsMarker => "<statements>",
             Tok::DeleteArray => "delete[]",
+            Tok::InitParen => "(",
             Tok::Void => "void",
             Tok::Bool => "bool",
             Tok::CharKw => "char",

@@ -14,6 +14,7 @@
 #include <amptest/restrict.h>
 #include <amptest/runall.h>
 #include <amptest/logging.h>
+#include <amptest/operators.h>
 #include <amptest/math.h>
 #include <amptest/compare.h>
 #include <amptest/amp.compare.h>

@@ -214,13 +214,17 @@ pub(super) fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: &[Expr], span: Spa
             if !arity(cx, &what, args, 1, "a device path", span) {
                 return Some(error_expr(span));
             }
-            let Some(path_text) = wide_text(cx, &args[0], &what) else {
+            if !wide_arg(cx, &args[0], &what) {
                 return Some(error_expr(span));
-            };
+            }
             // The default is already this device, so naming it succeeds and
             // naming any other fails, as C++ AMP answers for a missing device.
-            let ok = device::OPENS.contains(&path_text.as_str()) || path_text == device::PATH;
-            constant(Const::Bool(ok), Scalar::Bool, span)
+            intrinsic(
+                Intrinsic::DeviceSetDefault,
+                vec![args[0].clone()],
+                Type::BOOL,
+                span,
+            )
         }
         _ => {
             if !arity(cx, &what, args, 0, "", span) {
@@ -231,10 +235,11 @@ pub(super) fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: &[Expr], span: Spa
     })
 }
 
-/// The text of a device path argument, which must be a wide string.
-fn wide_text(cx: &mut FnCx<'_>, arg: &Expr, what: &str) -> Option<String> {
-    match (&arg.kind, &arg.ty) {
-        (ExprKind::Str(bytes), Type::WideStr) => Some(String::from_utf8_lossy(bytes).into_owned()),
+/// Checks that a device path argument is a wide string (a literal, an
+/// `accelerator` constant or a `std::wstring`); false when it reported.
+fn wide_arg(cx: &mut FnCx<'_>, arg: &Expr, what: &str) -> bool {
+    match &arg.ty {
+        Type::WideStr => true,
         _ => {
             let shown = cx.ck.show(&arg.ty);
             cx.ck.error(
@@ -244,7 +249,7 @@ fn wide_text(cx: &mut FnCx<'_>, arg: &Expr, what: &str) -> Option<String> {
                 format!("this is `{shown}`"),
                 "name the device with `accelerator::default_accelerator` or a wide string literal `L\"...\"`",
             );
-            None
+            false
         }
     }
 }
@@ -263,7 +268,7 @@ pub(super) fn construct(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Spa
         (_, [one]) if one.ty == *ty => one.clone(),
         (Type::Accelerator, []) => device_value(Type::Accelerator, span),
         (Type::Accelerator, [path]) => {
-            if wide_text(cx, path, "`accelerator`").is_none() {
+            if !wide_arg(cx, path, "`accelerator`") {
                 return error_expr(span);
             }
             intrinsic(

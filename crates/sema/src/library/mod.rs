@@ -44,6 +44,7 @@ mod shape;
 mod stdcont;
 mod stream;
 mod sync;
+mod wstring;
 
 #[cfg(test)]
 mod tests;
@@ -432,6 +433,9 @@ pub fn binary(cx: &mut FnCx<'_>, op: BinaryOp, l: &Expr, r: &Expr, span: Span) -
     if device::is_device(&l.ty) || device::is_device(&r.ty) {
         return Some(device::compare(cx, op, l.clone(), r.clone(), span));
     }
+    if wstring::is_wide(&l.ty) || wstring::is_wide(&r.ty) {
+        return Some(wstring::compare(cx, op, l.clone(), r.clone(), span));
+    }
     if shape_rank(&l.ty).is_some() || shape_rank(&r.ty).is_some() {
         return Some(shape::binary(cx, op, l.clone(), r.clone(), span));
     }
@@ -482,6 +486,7 @@ pub fn construct(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> E
         Type::Vector(_) => container::construct_vector(cx, ty, args, span),
         Type::Container(..) => stdcont::construct(cx, ty, args, span),
         Type::Accelerator | Type::AcceleratorView => device::construct(cx, ty, args, span),
+        Type::WideStr => wstring::construct(cx, args, span),
         _ => {
             let shown = cx.ck.show(ty);
             cx.ck.error(
@@ -581,6 +586,7 @@ pub fn method(
         }
         Type::Container(..) => stdcont::method(cx, base, name, args, span),
         Type::Accelerator | Type::AcceleratorView => device::method(cx, base, name, args, span),
+        Type::WideStr => wstring::method(cx, name, span),
         other => {
             let other = other.clone();
             no_member(cx, &other, name, "")
@@ -745,7 +751,18 @@ fn unsupported(ns: Ns, name: &str) -> Option<&'static str> {
         "direct3d_errorf",
         "direct3d_abort",
     ];
+    // The math functions that also answer through a pointer.
+    const OUT_PARAM_MATH: &[&str] = &[
+        "modf", "modff", "frexp", "frexpf", "remquo", "remquof", "sincos", "sincosf",
+    ];
     match ns {
+        Ns::Std | Ns::Global | Ns::Unqualified | Ns::FastMath | Ns::PreciseMath
+            if OUT_PARAM_MATH.contains(&name) =>
+        {
+            Some(
+                "the math functions that store a second result through a pointer are not supported yet; compute it with `trunc`, `floor` or `fmod` instead",
+            )
+        }
         // An unqualified `copy` is `concurrency::copy`, handled before.
         Ns::Std | Ns::Unqualified if STD.contains(&name) => {
             Some("write the loop yourself; see docs/language.md for the library Tessera supports")

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <string>
 #include <amptest/platform.h>
 #include <amptest/runall.h>
 
@@ -12,6 +13,14 @@ namespace concurrency {
 namespace Test {
 
 enum class LogType { Silent = 0, Error = 1, Warning = 2, Info = 3 };
+
+// The library's log is a narrow stream that also takes wide strings (an
+// accelerator's description); here the text goes to the wide stream, which
+// writes to the same standard output.
+inline std::ostream& operator<<(std::ostream& os, const std::wstring& text) {
+    std::wcout << text;
+    return os;
+}
 
 inline bool report_result(bool passed) {
     std::cout << "REPORT_RESULT: ";
