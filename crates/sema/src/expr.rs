@@ -776,6 +776,30 @@ impl FnCx<'_> {
             _ => {
                 let l = self.expr(lhs);
                 let r = self.expr(rhs);
+                // `os << ext` where the program declares a function template
+                // `operator<<` for a library type the stream cannot print
+                // itself (the conformance library's `extent` and `index`).
+                if op == B::Shl
+                    && matches!(l.ty, Type::Ostream | Type::WideOstream)
+                    && matches!(r.ty, Type::Index(_) | Type::Extent(_))
+                    && self.is_function_template("operator<<")
+                {
+                    let path = ast::Path {
+                        global: false,
+                        segments: vec![ast::Ident {
+                            name: "operator<<".into(),
+                            span,
+                        }],
+                        span,
+                    };
+                    let plain = self
+                        .ck
+                        .functions
+                        .get("operator<<")
+                        .cloned()
+                        .unwrap_or_default();
+                    return self.call_templates(&path, &plain, None, vec![l, r], span);
+                }
                 let (l, r) = if matches!(l.ty, Type::Struct(_)) || matches!(r.ty, Type::Struct(_)) {
                     match self.user_operator(op.symbol(), vec![l, r], span) {
                         Ok(call) => return call,

@@ -17,6 +17,8 @@
 #include <amptest/math.h>
 #include <amptest/compare.h>
 #include <amptest/amp.compare.h>
+#include <amptest/operators.h>
+#include <amptest/amp.data.h>
 #include <amptest/data.h>
 #include <amptest/device.h>
 #include <amptest/gpuinvoke.h>
