@@ -245,6 +245,24 @@ fn template(
     consts: ConstLookup<'_>,
 ) -> Type {
     let name = path.last();
+    // `C<T, N>` where `C` is a template template parameter bound now: the
+    // class template it names.
+    if path.segments.len() == 1
+        && let Some(bound) = ck.templates.template_params.get(name).cloned()
+    {
+        let named = ast::Path {
+            global: false,
+            segments: bound
+                .iter()
+                .map(|n| ast::Ident {
+                    name: n.clone(),
+                    span: path.span,
+                })
+                .collect(),
+            span: path.span,
+        };
+        return template(ck, &named, args, consts);
+    }
     if path.segments.len() == 1 && ck.templates.classes.contains_key(name) {
         return crate::template::instantiate_class(ck, path, args, consts);
     }
