@@ -269,6 +269,7 @@ fn template(
     let amp_ok = qualifier_ok(path, AMP_NAMESPACES);
     for arg in args {
         if let TemplateArg::Type(t) = arg
+            && name != "tuple"
             && ck.enum_of_specs(&t.specs).is_some()
         {
             ck.error(
@@ -282,6 +283,9 @@ fn template(
         }
     }
     match name {
+        "tuple" if qualifier_ok(path, &["std"]) => {
+            crate::library::tuple::written_type(ck, path, args, consts)
+        }
         "vector" if qualifier_ok(path, &["std"]) => match args {
             [TemplateArg::Type(t)] => {
                 let elem = resolve_type_name(ck, t, consts);

@@ -31,6 +31,7 @@ pub const TEMPLATE_NAMES: &[&str] = &[
     "multiset",
     "unordered_set",
     "unordered_multiset",
+    "tuple",
 ];
 
 /// Member function templates called with explicit arguments: `e.tile<2, 3>()`.
@@ -113,10 +114,16 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
                 let after_member = matches!(prev, Some(Tok::Dot | Tok::Arrow));
                 let declaring = matches!(prev, Some(Tok::Struct | Tok::Class | Tok::Typename));
                 if next == Some(Tok::Lt) {
+                    // `std::get<0>(t)`: the library's one function template
+                    // called with explicit arguments, named through `std::`.
+                    let std_get = name == "get"
+                        && prev == Some(Tok::ColonColon)
+                        && i >= 2
+                        && tokens[i - 2].tok == Tok::Ident("std");
                     let is_template = if after_member {
                         MEMBER_TEMPLATES.contains(&name)
                     } else {
-                        TEMPLATE_NAMES.contains(&name) || templates.contains(name)
+                        TEMPLATE_NAMES.contains(&name) || templates.contains(name) || std_get
                     };
                     if is_template && mark_template_args(tokens, i + 1, &mut splits, templates) {
                         if !after_member {

@@ -89,3 +89,66 @@ public:
 private:
     extent<rank> data_extent;
 };
+
+// Walks the indices of an extent in row-major order: `begin()` and `end()`
+// give the first and one-past-the-last position, `*it` the index at the
+// position. (The library's declares the standard iterator typedefs too;
+// the language has no `std::input_iterator_tag`, and the tests do not use
+// them.)
+template <int rank>
+class index_iterator {
+public:
+    index_iterator(concurrency::extent<rank> ext) : _position(0), _extent(ext) {
+        int stride = 1;
+        for (int i = rank - 1; i >= 0; i--) {
+            _strides[i] = stride;
+            stride *= _extent[i];
+        }
+    }
+
+    index_iterator& operator++() {
+        _position++;
+        return *this;
+    }
+
+    // As the library's: the postfix form also returns the iterator itself.
+    index_iterator& operator++(int) {
+        _position++;
+        return *this;
+    }
+
+    concurrency::index<rank> operator*() const {
+        int linear = _position;
+        concurrency::index<rank> idx;
+        for (int i = 0; i < rank; i++) {
+            idx[i] = linear / _strides[i];
+            linear %= _strides[i];
+        }
+        return idx;
+    }
+
+    bool operator==(const index_iterator<rank>& other) const {
+        return _position == other._position && _extent == other._extent;
+    }
+
+    bool operator!=(const index_iterator<rank>& other) const {
+        return !(*this == other);
+    }
+
+    index_iterator<rank> begin() const {
+        index_iterator<rank> other = *this;
+        other._position = 0;
+        return other;
+    }
+
+    index_iterator<rank> end() const {
+        index_iterator<rank> other = *this;
+        other._position = _extent.size();
+        return other;
+    }
+
+private:
+    int _position;
+    concurrency::extent<rank> _extent;
+    int _strides[rank];
+};
