@@ -3,7 +3,7 @@
 
 use crate::arith;
 use crate::machine::{Machine, Res};
-use crate::value::{Storage, Value};
+use crate::value::{Storage, StorageKind, Value};
 use std::cmp::Ordering;
 use std::rc::Rc;
 use tessera_diagnostics::{Span, codes};
@@ -13,7 +13,7 @@ use tessera_ir::{Algo, BinOp, Expr, Scalar, Type};
 /// the checker does not let through to the comparing algorithms).
 fn elem_scalar(ty: &Type) -> Scalar {
     match ty {
-        Type::Vector(e) => e.scalar().unwrap_or(Scalar::Int),
+        Type::Vector(e) | Type::Ptr { elem: e, .. } => e.scalar().unwrap_or(Scalar::Int),
         _ => Scalar::Int,
     }
 }
@@ -37,17 +37,72 @@ fn equal(a: &Value, b: &Value, s: Scalar) -> bool {
 }
 
 impl Machine<'_> {
-    /// The storage of a vector argument.
-    fn vector_storage(&mut self, e: &Expr) -> Res<Rc<Storage>> {
-        match self.eval(e)? {
+    /// The storage of a range's first argument: a vector's own, or for a
+    /// pointer (`std::sort(a, a + n)`) a copy of the first `len` elements
+    /// it points to (each read checked), with the pointer to write them
+    /// back through. `gather` false leaves the copy's elements zero, for a
+    /// destination that is only written.
+    fn range_storage(
+        &mut self,
+        e: &Expr,
+        value: Value,
+        len: i64,
+        gather: bool,
+    ) -> Res<(Rc<Storage>, Option<Value>)> {
+        match value {
             Value::Vector(s) => {
                 if self.checker.on && !self.in_kernel {
                     self.check_host_access(&s, e.span);
                 }
-                Ok(s)
+                Ok((s, None))
+            }
+            p @ Value::Ptr(_) => {
+                let elem = match &e.ty {
+                    Type::Ptr { elem, .. } => (**elem).clone(),
+                    _ => Type::Scalar(Scalar::Int),
+                };
+                if len < 0 {
+                    return Err(self.error(
+                        codes::R0001,
+                        e.span,
+                        "a pointer range that ends before it starts",
+                    ));
+                }
+                // Reads fail at the range's end, before a huge `len` is reached.
+                let mut data = Vec::with_capacity(len.min(1 << 16) as usize);
+                for k in 0..len {
+                    let at = self.ptr_add(&p, k, e.span)?;
+                    let place = self.deref_place(&at, e.span)?;
+                    data.push(if gather {
+                        self.read(&place, e.span)?
+                    } else {
+                        self.zero_value(&elem, e.span)?
+                    });
+                }
+                let storage = self.storage_of(data, &elem, StorageKind::Vector, e.span)?;
+                Ok((storage, Some(p)))
             }
             _ => Err(self.error(codes::R0007, e.span, "this is not a vector")),
         }
+    }
+
+    /// Writes elements `[lo, hi)` of a gathered copy back through the
+    /// pointer it came from.
+    fn write_back(
+        &mut self,
+        storage: &Storage,
+        ptr: &Value,
+        lo: usize,
+        hi: usize,
+        span: Span,
+    ) -> Res<()> {
+        for k in lo..hi {
+            let value = storage.data()[k].clone();
+            let at = self.ptr_add(ptr, k as i64, span)?;
+            let place = self.deref_place(&at, span)?;
+            self.write(&place, value, span)?;
+        }
+        Ok(())
     }
 
     /// `[lo, hi)` checked against a vector of `n` elements.
@@ -73,10 +128,37 @@ impl Machine<'_> {
     /// Runs an algorithm: args `[vector, lo, hi, ...]`.
     pub(crate) fn algorithm(&mut self, algo: Algo, args: &[Expr], e: &Expr) -> Res<Value> {
         let span = e.span;
-        let storage = self.vector_storage(&args[0])?;
+        let first = self.eval(&args[0])?;
         let lo = self.eval(&args[1])?.int();
-        let hi = self.eval(&args[2])?.int();
+        // Over pointers, the third argument is the end pointer.
+        let hi = match self.eval(&args[2])? {
+            end @ Value::Ptr(_) => self.ptr_diff(&end, &first, span)?.int(),
+            hi => hi.int(),
+        };
+        let (storage, through) = self.range_storage(&args[0], first, hi, true)?;
         let (lo, hi) = self.checked_range(lo, hi, storage.len(), span)?;
+        let result = self.run_algorithm(algo, args, &storage, lo, hi, span)?;
+        if let Some(ptr) = through
+            && matches!(
+                algo,
+                Algo::Fill | Algo::Iota | Algo::Sort { .. } | Algo::Reverse
+            )
+        {
+            self.write_back(&storage, &ptr, lo, hi, span)?;
+        }
+        Ok(result)
+    }
+
+    /// [`Machine::algorithm`] on the range's storage.
+    fn run_algorithm(
+        &mut self,
+        algo: Algo,
+        args: &[Expr],
+        storage: &Rc<Storage>,
+        lo: usize,
+        hi: usize,
+        span: Span,
+    ) -> Res<Value> {
         let s = elem_scalar(&args[0].ty);
         // `sort` is n log n; the others are linear.
         let n = (hi - lo) as u64;
@@ -151,9 +233,11 @@ impl Machine<'_> {
                 Ok(Value::Int(n as i64))
             }
             Algo::Equal | Algo::Copy => {
-                let other = self.vector_storage(&args[3])?;
                 let lo2 = self.eval(&args[4])?.int();
                 let hi2 = lo2.saturating_add((hi - lo) as i64);
+                let second = self.eval(&args[3])?;
+                let (other, through) =
+                    self.range_storage(&args[3], second, hi2, algo == Algo::Equal)?;
                 let (lo2, hi2) = self.checked_range(lo2, hi2, other.len(), args[4].span)?;
                 let items: Vec<Value> = storage.data()[lo..hi].to_vec();
                 if algo == Algo::Equal {
@@ -164,6 +248,9 @@ impl Machine<'_> {
                     return Ok(Value::Bool(same));
                 }
                 other.data_mut()[lo2..hi2].clone_from_slice(&items);
+                if let Some(ptr) = through {
+                    self.write_back(&other, &ptr, lo2, hi2, span)?;
+                }
                 Ok(Value::Void)
             }
         }

@@ -856,6 +856,37 @@ impl Machine<'_> {
                 let z = self.zero_value(&elem, span)?;
                 self.new_storage(n, z, &elem, StorageKind::Device, span)?
             }
+            Some(src) if matches!(src.ty, Type::Ptr { .. }) => {
+                // `array(e, p)` / `array(e, p, q)`: `n` elements from `p`,
+                // each read checked; `q - p` must cover them.
+                let p = self.eval(src)?;
+                let end = rest
+                    .iter()
+                    .filter(|a| matches!(a.ty, Type::Ptr { .. }))
+                    .nth(1);
+                if let Some(end) = end {
+                    let q = self.eval(end)?;
+                    let have = self.ptr_diff(&q, &p, span)?.int();
+                    if have < 0 || (have as u64) < n {
+                        return Err(self
+                            .error(
+                                codes::R0007,
+                                span,
+                                format!("an `array` of {n} elements built from a range of {have}"),
+                            )
+                            .with_label("the range is too short")
+                            .into());
+                    }
+                }
+                // Reads fail at the range's end, before a huge `n` is reached.
+                let mut data = Vec::with_capacity(n.min(1 << 16) as usize);
+                for k in 0..n as i64 {
+                    let at = self.ptr_add(&p, k, span)?;
+                    let place = self.deref_place(&at, span)?;
+                    data.push(self.read(&place, span)?);
+                }
+                self.storage_of(data, &elem, StorageKind::Device, span)?
+            }
             Some(src) => {
                 let v = self.eval(src)?;
                 let data = self.source_elements(&v, n, src.span, "the array")?;

@@ -772,6 +772,7 @@ fn find_return(stmt: &Stmt) -> Option<Span> {
         StmtKind::Expr(_)
         | StmtKind::Decl(_)
         | StmtKind::StaticAssert(_)
+        | StmtKind::Class(_)
         | StmtKind::Break
         | StmtKind::Continue
         | StmtKind::Goto(_)

@@ -297,9 +297,40 @@ impl FnCx<'_> {
         }
     }
 
-    /// A default argument used by a call in amp code must call only amp
-    /// functions (it was bound as host code: MSVC C3931).
-    fn check_default_in_amp(&mut self, value: &Expr, at: Span, call: Span) {
+    /// A default argument must call only functions that can run where the
+    /// call is (it was bound where it is written: MSVC C3931).
+    fn check_default_restriction(&mut self, value: &Expr, at: Span, call: Span) {
+        let here = self.restriction();
+        if here.cpu {
+            let mut amp_only = None;
+            tessera_ir::visit::for_each_subexpr(value, &mut |e| {
+                if let ExprKind::Call { func, .. } = &e.kind
+                    && let Some(f) = self.ck.program.get_function(*func)
+                    && !f.restriction.cpu
+                    && amp_only.is_none()
+                {
+                    amp_only = Some(f.name.clone());
+                }
+            });
+            if let Some(name) = amp_only {
+                self.ck.report(
+                    Diagnostic::error(
+                        codes::E0301,
+                        call,
+                        format!(
+                            "this call's default argument calls `{name}`, which runs only on the accelerator"
+                        ),
+                    )
+                    .with_label("default argument used in host code")
+                    .with_secondary(at, "default argument, bound as amp code")
+                    .with_msvc("C3931")
+                    .with_help("pass the argument explicitly in host code"),
+                );
+            }
+        }
+        if !here.amp {
+            return;
+        }
         let mut host_only = None;
         let mut global = None;
         tessera_ir::visit::for_each_subexpr(value, &mut |e| {
@@ -367,6 +398,12 @@ impl FnCx<'_> {
         span: Span,
         object: bool,
     ) -> Expr {
+        // A vector's iterator passed to a user function is a pointer to its
+        // element there.
+        args = args
+            .into_iter()
+            .map(|a| crate::library::materialize_iterator(self, a))
+            .collect();
         if let Some(e) = self.call_in_both_contexts(path, ids, &args, span, object) {
             return e;
         }
@@ -467,9 +504,7 @@ impl FnCx<'_> {
         // Missing arguments are the defaults, each evaluated at the call.
         if let Some(defaults) = self.ck.defaults.get(&chosen).cloned() {
             for (value, at) in defaults.iter().skip(args.len()).flatten() {
-                if self.in_amp() {
-                    self.check_default_in_amp(value, *at, span);
-                }
+                self.check_default_restriction(value, *at, span);
                 args.push(value.clone());
             }
         }

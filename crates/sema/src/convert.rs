@@ -65,6 +65,17 @@ impl FnCx<'_> {
             return e;
         }
         let span = e.span;
+        // `int* p = v.begin();`, `it = v.end();`: a vector's iterator as a
+        // pointer to its element.
+        let e = if matches!(e.ty, Type::Iterator(_)) && matches!(to, Type::Ptr { .. }) {
+            let e = crate::library::materialize_iterator(self, e);
+            if &e.ty == to || e.ty.is_error() {
+                return e;
+            }
+            e
+        } else {
+            e
+        };
         let e = match self.pointer_coerce(e, to) {
             Ok(done) => return done,
             Err(e) => e,

@@ -43,6 +43,9 @@ pub struct Checker {
     pub enumerators: HashMap<String, (crate::enums::EnumId, i64)>,
     /// Locals (and parameters) of an enumeration type, by their declaration span.
     pub enum_locals: HashMap<Span, crate::enums::EnumId>,
+    /// While a local class is declared: the restriction of the function it
+    /// is in, where its members' default arguments are bound.
+    pub local_class_context: Option<Restriction>,
     /// Globals of an enumeration type.
     pub enum_globals: HashMap<GlobalId, crate::enums::EnumId>,
     /// Functions with an enumeration in their signature: return, parameters.

@@ -693,12 +693,14 @@ pub(crate) fn declare_defaults(ck: &mut Checker, f: &ast::Function, id: FuncId, 
         // caller's locals, and is checked once, where it is written.
         let mut scratch = host_function("<default argument>", value.span);
         // MSVC binds the names in a default argument as host code, whatever
-        // the function's restriction; a call from amp code that needs a
-        // default with host-only calls is refused there (C3931).
-        scratch.restriction = Restriction {
+        // the function's restriction (in a local class: as code of the
+        // enclosing function); a call from amp code that needs a default
+        // with host-only calls is refused there (C3931), and the other way
+        // round.
+        scratch.restriction = ck.local_class_context.unwrap_or(Restriction {
             cpu: true,
             amp: false,
-        };
+        });
         let mut fcx = FnCx::new(ck, scratch);
         let lowered = fcx.expr(value);
         let param_enum = fcx.ck.enum_locals.get(&param.span).copied();

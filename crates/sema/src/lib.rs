@@ -30,6 +30,7 @@ mod launch;
 mod library;
 mod literal;
 mod namespaces;
+mod ordering;
 mod overload;
 mod pointer;
 mod stmt;

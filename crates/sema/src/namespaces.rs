@@ -24,7 +24,7 @@ pub fn flatten(unit: &TranslationUnit, diags: &mut Vec<Diagnostic>) -> Option<Tr
         matches!(
             i.kind,
             ItemKind::Namespace(_) | ItemKind::NamespaceAlias { .. }
-        )
+        ) || item_has_local_class(i)
     });
     if !has {
         return None;
@@ -34,6 +34,8 @@ pub fn flatten(unit: &TranslationUnit, diags: &mut Vec<Diagnostic>) -> Option<Tr
         members: HashMap::new(),
         directives: Vec::new(),
         locals: Vec::new(),
+        function: String::new(),
+        local_classes: std::collections::HashSet::new(),
         out: Vec::new(),
         diags,
     };
@@ -52,8 +54,50 @@ struct Flat<'d> {
     /// The names declared in each open block: `None` for a local variable,
     /// the flat name for a block-scope using-declaration.
     locals: Vec<HashMap<String, Option<String>>>,
+    /// The function whose body is being rewritten (it names local classes).
+    function: String,
+    /// The flat names given to local classes so far.
+    local_classes: std::collections::HashSet<String>,
     out: Vec<Item>,
     diags: &'d mut Vec<Diagnostic>,
+}
+
+/// Whether a function (or a member function of a class) defines a class in
+/// its body: local classes get names of their own in this pass.
+fn item_has_local_class(item: &Item) -> bool {
+    match &item.kind {
+        ItemKind::Function(f) => f.body.as_ref().is_some_and(block_has_local_class),
+        ItemKind::Struct(s) => s
+            .methods
+            .iter()
+            .any(|m| m.item.body.as_ref().is_some_and(block_has_local_class)),
+        ItemKind::Template(t) => item_has_local_class(&t.item),
+        _ => false,
+    }
+}
+
+fn block_has_local_class(block: &Block) -> bool {
+    block.stmts.iter().any(stmt_has_local_class)
+}
+
+fn stmt_has_local_class(stmt: &Stmt) -> bool {
+    match &stmt.kind {
+        StmtKind::Class(_) => true,
+        StmtKind::Block(b) => block_has_local_class(b),
+        StmtKind::Try { body, handlers } => {
+            block_has_local_class(body) || handlers.iter().any(|h| block_has_local_class(&h.body))
+        }
+        StmtKind::If { then, els, .. } => {
+            stmt_has_local_class(then) || els.as_deref().is_some_and(stmt_has_local_class)
+        }
+        StmtKind::For { body, .. }
+        | StmtKind::ForRange { body, .. }
+        | StmtKind::While { body, .. }
+        | StmtKind::DoWhile { body, .. }
+        | StmtKind::Switch { body, .. }
+        | StmtKind::Labeled { stmt: body, .. } => stmt_has_local_class(body),
+        _ => false,
+    }
 }
 
 fn join(scope: &str, name: &str) -> String {
@@ -267,6 +311,13 @@ impl Flat<'_> {
             }
             return;
         }
+        // `C::f` where `C` is a local class.
+        if !path.global
+            && let Some(Some(flat)) = self.local(&first_name)
+        {
+            path.segments[0].name = flat;
+            return;
+        }
         // Qualified: the first segment names a namespace, or an entity
         // (an enumeration: `Color::Red`).
         match self.lookup(&first_name, true, path.global, first_span) {
@@ -433,41 +484,14 @@ impl Flat<'_> {
                 for p in &mut f.params {
                     self.param(p);
                 }
+                let outer = std::mem::replace(&mut self.function, f.name.name.clone());
                 if let Some(body) = &mut f.body {
                     self.block(body);
                 }
+                self.function = outer;
                 self.locals.pop();
             }
-            ItemKind::Struct(s) => {
-                self.declare_entity(&mut s.name, false);
-                for d in &mut s.fields {
-                    self.specs(&mut d.specs);
-                    for decl in &mut d.declarators {
-                        self.declarator_parts(decl);
-                    }
-                }
-                for a in &mut s.asserts {
-                    self.expr(&mut a.cond);
-                }
-                for m in &mut s.methods {
-                    let f = &mut m.item;
-                    self.specs(&mut f.ret);
-                    self.locals.push(HashMap::new());
-                    for p in &mut f.params {
-                        self.param(p);
-                    }
-                    if let Some(body) = &mut f.body {
-                        self.block(body);
-                    }
-                    self.locals.pop();
-                }
-                for d in &mut s.trailing {
-                    self.declarator_parts(d);
-                    if let Some(n) = &mut d.name {
-                        self.declare_entity(n, false);
-                    }
-                }
-            }
+            ItemKind::Struct(s) => self.struct_def(s),
             ItemKind::Global(decl) => {
                 self.specs(&mut decl.specs);
                 for d in &mut decl.declarators {
@@ -505,6 +529,71 @@ impl Flat<'_> {
             ItemKind::Empty | ItemKind::Error => {}
         }
         self.out.push(item);
+    }
+
+    /// A class's name and members (a namespace-level or a local class).
+    fn struct_def(&mut self, s: &mut StructDef) {
+        self.declare_entity(&mut s.name, false);
+        self.struct_members(s, false);
+    }
+
+    /// A class defined in a function body: named after the function
+    /// (`main()::Cell`, as compilers show it; a second class of that name
+    /// in the function gets a number), visible from its definition to the
+    /// end of the block, its own members included.
+    fn local_class(&mut self, s: &mut StructDef) {
+        let plain = s.name.name.clone();
+        let mut flat = format!("{}()::{plain}", self.function);
+        let mut k = 1;
+        while self.local_classes.contains(&flat) {
+            k += 1;
+            flat = format!("{}()#{k}::{plain}", self.function);
+        }
+        self.local_classes.insert(flat.clone());
+        self.add_local(&plain, Some(flat.clone()));
+        s.name.name = flat;
+        self.struct_members(s, true);
+    }
+
+    /// The members of a class: types, bodies and trailing declarators.
+    fn struct_members(&mut self, s: &mut StructDef, local: bool) {
+        for d in &mut s.fields {
+            self.specs(&mut d.specs);
+            for decl in &mut d.declarators {
+                self.declarator_parts(decl);
+            }
+        }
+        for a in &mut s.asserts {
+            self.expr(&mut a.cond);
+        }
+        for m in &mut s.methods {
+            let f = &mut m.item;
+            self.specs(&mut f.ret);
+            self.locals.push(HashMap::new());
+            for p in &mut f.params {
+                self.param(p);
+            }
+            let outer = std::mem::replace(
+                &mut self.function,
+                format!("{}::{}", s.name.name, f.name.name),
+            );
+            if let Some(body) = &mut f.body {
+                self.block(body);
+            }
+            self.function = outer;
+            self.locals.pop();
+        }
+        for d in &mut s.trailing {
+            self.declarator_parts(d);
+            if let Some(n) = &mut d.name {
+                if local {
+                    let name = n.name.clone();
+                    self.add_local(&name, None);
+                } else {
+                    self.declare_entity(n, false);
+                }
+            }
+        }
     }
 
     fn lookup_flat(&self, flat: &str) -> Option<Member> {
@@ -630,6 +719,7 @@ impl Flat<'_> {
         match &mut stmt.kind {
             StmtKind::Expr(e) => self.expr(e),
             StmtKind::StaticAssert(a) => self.expr(&mut a.cond),
+            StmtKind::Class(c) => self.local_class(c),
             StmtKind::Decl(d) => self.local_decl(d),
             StmtKind::Block(b) => self.block(b),
             StmtKind::Try { body, handlers } => {

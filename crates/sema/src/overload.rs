@@ -29,6 +29,10 @@ pub struct Sequence {
     /// two bindings of the same rank, the one to the less qualified type is
     /// better ([over.ics.rank] 3.2.6).
     pub binds_const_ref: Option<bool>,
+    /// The conversion adds `const` to a pointer's target (`int*` to
+    /// `const int*`): between sequences otherwise alike, the one without
+    /// is better ([over.ics.rank] 3.2.5).
+    pub adds_const: bool,
 }
 
 /// An argument as overload resolution sees it.
@@ -59,12 +63,24 @@ pub fn sequence(arg: Arg<'_>, param: Param<'_>) -> Option<Sequence> {
         return (arg.modifiable_lvalue && arg.ty == param.ty).then_some(Sequence {
             rank: Rank::Exact,
             binds_const_ref: Some(false),
+            adds_const: false,
         });
     }
     let rank = value_rank(arg.ty, param.ty)?;
+    let adds_const = matches!(
+        (arg.ty, param.ty),
+        (
+            Type::Ptr {
+                is_const: false,
+                ..
+            } | Type::CArray(..),
+            Type::Ptr { is_const: true, .. }
+        )
+    );
     Some(Sequence {
         rank,
         binds_const_ref: param.by_ref.then_some(true),
+        adds_const,
     })
 }
 
@@ -114,6 +130,9 @@ fn value_rank(from: &Type, to: &Type) -> Option<Rank> {
 fn better(a: Sequence, b: Sequence) -> bool {
     if a.rank != b.rank {
         return a.rank < b.rank;
+    }
+    if a.adds_const != b.adds_const {
+        return !a.adds_const;
     }
     matches!(
         (a.binds_const_ref, b.binds_const_ref),

@@ -197,6 +197,20 @@ impl FnCx<'_> {
         let arrayish = |e: &Expr| matches!(e.ty, Type::CArray(..)) && e.place;
         let arithmetic = matches!(op, B::Add | B::Sub);
         let comparison = matches!(op, B::Eq | B::Ne | B::Lt | B::Le | B::Gt | B::Ge);
+        // An iterator meeting a stored one (a pointer), or two compared:
+        // both as pointers (`it != v.end()`).
+        let iterator = |e: &Expr| matches!(e.ty, Type::Iterator(_));
+        let (l, r) = if (iterator(&l) && pointerish(&r))
+            || (iterator(&r) && pointerish(&l))
+            || (comparison && iterator(&l) && iterator(&r))
+        {
+            (
+                crate::library::materialize_iterator(self, l),
+                crate::library::materialize_iterator(self, r),
+            )
+        } else {
+            (l, r)
+        };
         let involved = ((arithmetic || comparison) && (pointerish(&l) || pointerish(&r)))
             || (arithmetic && (arrayish(&l) || arrayish(&r)));
         if !involved {

@@ -105,6 +105,7 @@ impl FnCx<'_> {
             }
             S::Decl(d) => self.local_decl(d, out),
             S::StaticAssert(a) => self.static_assert(a),
+            S::Class(def) => self.local_class(def, span),
             S::Block(b) => {
                 let b = self.block(b);
                 Self::push(out, StmtKind::Block(b), span);
@@ -731,6 +732,50 @@ impl FnCx<'_> {
     }
 
     /// A `static_assert` in a block: it sees the constants visible there.
+    /// `class C { ... };` in a function body. The class is declared as any
+    /// other (its name must not clash with another class's); member
+    /// functions written without a `restrict` clause take the enclosing
+    /// function's, as C++ AMP infers them for a local class in amp code.
+    fn local_class(&mut self, def: &ast::StructDef, span: Span) {
+        if self.ck.structs.contains_key(&def.name.name) {
+            self.ck.error(
+                codes::E0211,
+                def.name.span,
+                format!(
+                    "a local class named like another class (`{}`) is not supported yet",
+                    def.name.name
+                ),
+                "declared before, or in another instance of this template",
+                "give the class a name of its own",
+            );
+            return;
+        }
+        let here = self.restriction();
+        let mut def = def.clone();
+        for m in &mut def.methods {
+            if m.item.restrict.is_none() {
+                let mut specifiers = Vec::new();
+                let name = |n: &str| ast::Ident {
+                    name: n.to_string(),
+                    span: m.item.name.span,
+                };
+                if here.cpu {
+                    specifiers.push(name("cpu"));
+                }
+                if here.amp {
+                    specifiers.push(name("amp"));
+                }
+                m.item.restrict = Some(ast::Restrict {
+                    specifiers,
+                    span: m.item.name.span,
+                });
+            }
+        }
+        let outer = self.ck.local_class_context.replace(here);
+        crate::declare::declare_struct(self.ck, &def, span);
+        self.ck.local_class_context = outer;
+    }
+
     fn static_assert(&mut self, a: &ast::StaticAssert) {
         let visible = self.visible_consts();
         let lookup = move |n: &str| visible.get(n);
@@ -821,6 +866,16 @@ impl FnCx<'_> {
                 // the library reports it.
                 None if !by_ref && specs.tile_static.is_none() && needs_constructor(&ty) => {
                     let e = crate::library::construct(self, &ty, Vec::new(), decl.span);
+                    Some(Init::Expr(e))
+                }
+                other => other,
+            };
+            // `auto it = v.begin();`: a stored iterator is a pointer to its
+            // element.
+            let init = match init {
+                Some(Init::Expr(e)) if matches!(ty, Type::Iterator(_)) && !by_ref => {
+                    let e = crate::library::materialize_iterator(self, e);
+                    ty = e.ty.clone();
                     Some(Init::Expr(e))
                 }
                 other => other,

@@ -801,7 +801,32 @@ fn instantiate_function(
     let ast::ItemKind::Function(f) = &def.item.kind else {
         return None;
     };
-    let instance = format!("{name}<{}>", show_args(ck, &args));
+    let mut instance = format!("{name}<{}>", show_args(ck, &args));
+    // Two different templates of one name may give instances with the same
+    // arguments (`f(T, int)` and `f(int, T)` as `f<int>`): distinct
+    // functions, which must not be taken for a redefinition.
+    let same_args_elsewhere = ck
+        .templates
+        .function_instances
+        .keys()
+        .any(|(n, i, a)| n == name && *i != index && *a == args);
+    if same_args_elsewhere {
+        let defs = ck
+            .templates
+            .functions
+            .get(name)
+            .cloned()
+            .unwrap_or_default();
+        let distinct = defs.iter().take(index).all(|other| match &other.item.kind {
+            ast::ItemKind::Function(g) => {
+                !crate::ordering::equivalent((&def.params, f), (&other.params, g))
+            }
+            _ => true,
+        });
+        if distinct {
+            instance = format!("{instance}#{}", index + 1);
+        }
+    }
     let mut f = f.clone();
     f.name.name = instance.clone();
     let item_span = def.item.span;
@@ -1003,6 +1028,11 @@ impl FnCx<'_> {
         span: Span,
     ) -> Expr {
         let name = path.last().to_string();
+        // Deduction sees a vector's iterator as the pointer it is stored as.
+        let args: Vec<Expr> = args
+            .into_iter()
+            .map(|a| crate::library::materialize_iterator(self, a))
+            .collect();
         let defs = self
             .ck
             .templates
@@ -1046,18 +1076,40 @@ impl FnCx<'_> {
                 bound.insert(p.name().name.clone(), a.clone());
                 given.push(p.name().name.clone());
             }
-            let deduced = f.params.iter().zip(&args).all(|(p, a)| {
-                // `T*` against an `int*` (or an `int[4]`, which decays)
-                // deduces `T` from the pointee.
-                let mut ty = &a.ty;
-                for _ in 0..p.declarator.modifiers.pointers {
-                    ty = match ty {
-                        Type::Ptr { elem, .. } | Type::CArray(elem, _) => elem,
-                        _ => return false,
-                    };
-                }
-                a.ty.is_error() || deduce(self.ck, def, &p.specs, ty, &mut bound, &given)
-            });
+            let read_only: Vec<bool> = args
+                .iter()
+                .map(|a| self.read_only_reason(a).is_some())
+                .collect();
+            let deduced = f
+                .params
+                .iter()
+                .zip(&args)
+                .zip(&read_only)
+                .all(|((p, a), &ro)| {
+                    // `T*` against an `int*` (or an `int[4]`, which decays)
+                    // deduces `T` from the pointee.
+                    let mut ty = &a.ty;
+                    for _ in 0..p.declarator.modifiers.pointers {
+                        ty = match ty {
+                            Type::Ptr { elem, .. } | Type::CArray(elem, _) => elem,
+                            _ => return false,
+                        };
+                    }
+                    // A parameter `T` taken by value sees an array argument
+                    // decayed: `f(T)` called with an `int[4]` makes `T` an `int*`.
+                    let decayed;
+                    if p.declarator.modifiers.reference == 0
+                        && p.declarator.modifiers.pointers == 0
+                        && let Type::CArray(elem, _) = ty
+                    {
+                        decayed = Type::Ptr {
+                            elem: elem.clone(),
+                            is_const: ro,
+                        };
+                        ty = &decayed;
+                    }
+                    a.ty.is_error() || deduce(self.ck, def, &p.specs, ty, &mut bound, &given)
+                });
             if !deduced {
                 continue;
             }
@@ -1087,9 +1139,10 @@ impl FnCx<'_> {
                 continue;
             };
             if let Some(id) = instantiate_function(self.ck, &name, index, def, full, span) {
-                instances.push((id, f.body.is_some()));
+                instances.push((id, f.body.is_some(), index));
             }
         }
+        let instances = self.most_specialised(instances, &defs, args.len());
         let instances = self.drop_redeclarations(instances);
         if instances.is_empty() && plain.is_empty() {
             if args.iter().any(|a| a.ty.is_error()) {
@@ -1130,6 +1183,47 @@ impl FnCx<'_> {
             exact_plain
         };
         self.call_user(path, &candidates, args, span, false)
+    }
+
+    /// Of instances with the same signature, those whose template is less
+    /// specialised than another's give way ([temp.func.order]): they would
+    /// tie in overload resolution, and C++ breaks the tie this way.
+    fn most_specialised(
+        &self,
+        instances: Vec<(FuncId, bool, usize)>,
+        defs: &[std::rc::Rc<TemplateDef>],
+        count: usize,
+    ) -> Vec<(FuncId, bool)> {
+        let signature = |id: FuncId| {
+            self.ck.program.get_function(id).map(|f| {
+                f.locals
+                    .iter()
+                    .take(f.params as usize)
+                    .map(|l| (l.ty.clone(), l.by_ref, l.is_const))
+                    .collect::<Vec<_>>()
+            })
+        };
+        let template = |index: usize| {
+            defs.get(index).and_then(|d| match &d.item.kind {
+                ast::ItemKind::Function(f) => Some((d.params.as_slice(), f)),
+                _ => None,
+            })
+        };
+        instances
+            .iter()
+            .filter(|&&(id, _, index)| {
+                let sig = signature(id);
+                !instances.iter().any(|&(other, _, other_index)| {
+                    other_index != index
+                        && signature(other) == sig
+                        && match (template(other_index), template(index)) {
+                            (Some(a), Some(b)) => crate::ordering::more_specialised(a, b, count),
+                            _ => false,
+                        }
+                })
+            })
+            .map(|&(id, body, _)| (id, body))
+            .collect()
     }
 
     /// A template declared first and defined later (`template <class T> T

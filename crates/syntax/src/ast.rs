@@ -553,6 +553,8 @@ pub enum StmtKind {
     Expr(Expr),
     /// `static_assert(cond, "message");` in a block.
     StaticAssert(StaticAssert),
+    /// `class C { ... };` in a function body: a local class.
+    Class(Box<StructDef>),
     /// `int a = 1, b;`
     Decl(Decl),
     /// `{ ... }`
@@ -1066,6 +1068,15 @@ impl StmtKind {
             },
             StmtKind::Return(e) => e.as_ref().map_or(0, |e| e.height),
             StmtKind::Decl(d) => decl_height(d),
+            // A local class's member functions are checked as functions of
+            // their own, but their bodies still nest inside this statement.
+            StmtKind::Class(c) => c
+                .methods
+                .iter()
+                .filter_map(|m| m.item.body.as_ref().map(block_height))
+                .chain(c.fields.iter().map(decl_height))
+                .max()
+                .unwrap_or(0),
             StmtKind::Block(b) => block_height(b),
             StmtKind::Try { body, handlers } => handlers
                 .iter()

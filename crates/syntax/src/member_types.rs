@@ -3,7 +3,10 @@
 //! `array_view<T, N>::value_type`. They are rewritten, before the tokens
 //! are classified, into the type they name (`size_t`, `ptrdiff_t`, or the
 //! element type's own tokens), so the grammar needs no form for a member
-//! of a template instance.
+//! of a template instance. A vector's `iterator` and `const_iterator`
+//! become `T*` and `const T*`: a stored vector iterator is a pointer to its
+//! element in Tessera (as in several standard libraries), checked like any
+//! pointer.
 
 use crate::lexer::Token;
 use crate::token::Tok;
@@ -11,7 +14,16 @@ use crate::token::Tok;
 /// Library class templates whose member types are rewritten, with the
 /// members each has.
 const CONTAINERS: &[(&str, &[&str])] = &[
-    ("vector", &["size_type", "difference_type", "value_type"]),
+    (
+        "vector",
+        &[
+            "size_type",
+            "difference_type",
+            "value_type",
+            "iterator",
+            "const_iterator",
+        ],
+    ),
     ("array", &["value_type"]),
     ("array_view", &["value_type"]),
 ];
@@ -29,18 +41,63 @@ pub fn rewrite(tokens: &mut Vec<Token<'_>>) {
         return;
     }
     let mut out: Vec<Token<'_>> = Vec::with_capacity(tokens.len());
+    // Declarators after the first of a declaration whose type became a
+    // pointer (`vector<int>::iterator a = x, b = y;`) get their own `*`.
+    let mut starred: Vec<usize> = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
         if opens(i, tokens)
             && let Some(next) = rewrite_at(tokens, i, &mut out)
         {
+            if out.last().is_some_and(|t| t.tok == Tok::Star) {
+                starred.extend(later_declarators(tokens, next));
+            }
             i = next;
             continue;
+        }
+        if starred.contains(&i) {
+            out.push(Token {
+                tok: Tok::Star,
+                start: tokens[i].start,
+                end: tokens[i].start,
+            });
         }
         out.push(tokens[i]);
         i += 1;
     }
     *tokens = out;
+}
+
+/// The names of the declarators after the first in the declaration whose
+/// first declarator starts at `from`: an identifier after a comma at the
+/// outer level, followed by `=`, `,`, `;`, `(` or `{`. Stops at the end of
+/// the declaration (or of the parameter it is in).
+fn later_declarators(tokens: &[Token<'_>], from: usize) -> Vec<usize> {
+    let mut found = Vec::new();
+    let mut depth = 0usize;
+    for (k, t) in tokens.iter().enumerate().skip(from).take(MAX_SCAN) {
+        match t.tok {
+            Tok::LParen | Tok::LBracket | Tok::LBrace => depth += 1,
+            Tok::RParen | Tok::RBracket | Tok::RBrace => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => break,
+            },
+            Tok::Semi if depth == 0 => break,
+            Tok::Comma if depth == 0 => {
+                let name = matches!(tokens.get(k + 1).map(|t| t.tok), Some(Tok::Ident(_)));
+                let after = tokens.get(k + 2).map(|t| t.tok);
+                let declarator = matches!(
+                    after,
+                    Some(Tok::Assign | Tok::Comma | Tok::Semi | Tok::LParen | Tok::LBrace)
+                );
+                if name && declarator {
+                    found.push(k + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    found
 }
 
 /// The index of the `>` closing the argument list opened at `open`, if it
@@ -134,27 +191,42 @@ fn rewrite_at<'s>(tokens: &[Token<'s>], i: usize, out: &mut Vec<Token<'s>>) -> O
     match member {
         "size_type" => out.push(named("size_t")),
         "difference_type" => out.push(named("ptrdiff_t")),
+        "iterator" | "const_iterator" => {
+            let elem = element_tokens(tokens, i, close)?;
+            let mark = |tok: Tok<'s>| Token { tok, start, end };
+            if member == "const_iterator" {
+                out.push(mark(Tok::Const));
+            }
+            out.extend_from_slice(elem);
+            out.push(mark(Tok::Star));
+        }
         _ => {
-            // The element type: the first argument, up to a comma outside
-            // brackets.
-            let mut depth = 0usize;
-            let mut end_arg = close;
-            for (k, t) in tokens.iter().enumerate().take(close).skip(i + 2) {
-                match t.tok {
-                    Tok::Lt | Tok::LParen => depth += 1,
-                    Tok::Gt | Tok::RParen => depth = depth.saturating_sub(1),
-                    Tok::Comma if depth == 0 => {
-                        end_arg = k;
-                        break;
-                    }
-                    _ => {}
-                }
-            }
-            if end_arg == i + 2 {
-                return None;
-            }
-            out.extend_from_slice(&tokens[i + 2..end_arg]);
+            let elem = element_tokens(tokens, i, close)?;
+            out.extend_from_slice(elem);
         }
     }
     Some(close + 3)
+}
+
+/// The tokens of the first template argument of the list opened after the
+/// name at `i` and closed at `close`: up to a comma outside brackets.
+fn element_tokens<'t, 's>(
+    tokens: &'t [Token<'s>],
+    i: usize,
+    close: usize,
+) -> Option<&'t [Token<'s>]> {
+    let mut depth = 0usize;
+    let mut end_arg = close;
+    for (k, t) in tokens.iter().enumerate().take(close).skip(i + 2) {
+        match t.tok {
+            Tok::Lt | Tok::LParen => depth += 1,
+            Tok::Gt | Tok::RParen => depth = depth.saturating_sub(1),
+            Tok::Comma if depth == 0 => {
+                end_arg = k;
+                break;
+            }
+            _ => {}
+        }
+    }
+    (end_arg > i + 2).then(|| &tokens[i + 2..end_arg])
 }

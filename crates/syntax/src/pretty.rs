@@ -594,6 +594,7 @@ impl Printer<'_> {
             }
             StmtKind::Decl(decl) => self.decl("decl", decl),
             StmtKind::StaticAssert(a) => self.static_assert(a),
+            StmtKind::Class(def) => self.struct_def(def),
             StmtKind::Block(block) => self.block(block),
             StmtKind::If { cond, then, els } => {
                 self.push("(if ");

@@ -22,3 +22,4 @@
 #include <amptest/data.h>
 #include <amptest/device.h>
 #include <amptest/gpuinvoke.h>
+#include <amptest/type_names.h>

@@ -51,7 +51,9 @@ fn parts(cx: &mut FnCx<'_>, e: &Expr) -> Option<(Expr, Expr)> {
 /// An iterator of `vector` at `pos`.
 fn iter_at(vector: Expr, pos: Expr, span: Span) -> Expr {
     let ty = match &vector.ty {
-        Type::Vector(elem) => Type::Iterator(elem.clone()),
+        Type::Vector(elem) | Type::Container(tessera_ir::Container::Deque, elem) => {
+            Type::Iterator(elem.clone())
+        }
         _ => Type::Error,
     };
     intrinsic(Intrinsic::IterAt, vec![vector, pos], ty, span)
@@ -79,8 +81,50 @@ fn not_iterator(cx: &mut FnCx<'_>, e: &Expr, what: &str) {
     );
 }
 
+/// True for a pointer, a C array, or a vector iterator moved or stored:
+/// the operands of a pointer range.
+fn pointer_like(e: &Expr) -> bool {
+    matches!(e.ty, Type::Ptr { .. }) || (matches!(e.ty, Type::CArray(..)) && e.place)
+}
+
+/// A pointer range operand as a pointer: C arrays decay, vector iterators
+/// become pointers to their elements.
+fn as_pointer(cx: &mut FnCx<'_>, e: Expr) -> Expr {
+    match &e.ty {
+        Type::CArray(..) => cx.decay(e),
+        Type::Iterator(_) => materialize(cx, e),
+        _ => e,
+    }
+}
+
+/// The range `[b, e)` of two pointers (`std::sort(a, a + n)`, or stored
+/// vector iterators): the first pointer, 0 and the distance.
+fn pointer_range(cx: &mut FnCx<'_>, b: &Expr, e: &Expr, what: &str) -> Option<(Expr, Expr, Expr)> {
+    let b = as_pointer(cx, b.clone());
+    let e = as_pointer(cx, e.clone());
+    if b.ty.is_error() || e.ty.is_error() {
+        return None;
+    }
+    let pointee = |x: &Expr| match &x.ty {
+        Type::Ptr { elem, .. } => Some((**elem).clone()),
+        _ => None,
+    };
+    if pointee(&b).is_none() || pointee(&b) != pointee(&e) {
+        let bad = if pointee(&b).is_none() { &b } else { &e };
+        not_iterator(cx, bad, what);
+        return None;
+    }
+    // The engines take the end pointer itself as the third operand and
+    // measure the range against the first.
+    let zero = mk(ExprKind::Const(Const::Int(0)), LONG, false, b.span);
+    Some((b, zero, e))
+}
+
 /// The range `[b, e)`: its vector, `lo` and `hi`.
 fn range(cx: &mut FnCx<'_>, b: &Expr, e: &Expr, what: &str) -> Option<(Expr, Expr, Expr)> {
+    if pointer_like(b) || pointer_like(e) {
+        return pointer_range(cx, b, e, what);
+    }
     if let Some(rev) = [b, e].into_iter().find(|x| super::container::is_reverse(x)) {
         cx.ck.error(
             codes::E0211,
@@ -115,7 +159,7 @@ fn range(cx: &mut FnCx<'_>, b: &Expr, e: &Expr, what: &str) -> Option<(Expr, Exp
 /// The element type of a range's vector.
 fn elem_of(v: &Expr) -> Type {
     match &v.ty {
-        Type::Vector(e) => (**e).clone(),
+        Type::Vector(e) | Type::Ptr { elem: e, .. } => (**e).clone(),
         _ => Type::Error,
     }
 }
@@ -179,6 +223,18 @@ fn lower(cx: &mut FnCx<'_>, name: &str, what: &str, args: Vec<Expr>, span: Span)
         return None;
     }
     let (v, lo, hi) = range(cx, &args[0], &args[1], what)?;
+    if matches!(v.ty, Type::Ptr { is_const: true, .. })
+        && matches!(name, "fill" | "iota" | "sort" | "reverse")
+    {
+        cx.ck.error(
+            codes::E0205,
+            args[0].span,
+            format!("{what} cannot write through a pointer to `const`"),
+            "a read-only range",
+            "",
+        );
+        return None;
+    }
     let elem = elem_of(&v);
     let algo = |op: Algo, extra: Vec<Expr>, ty: Type, v: Expr| {
         let mut all = vec![v, lo.clone(), hi.clone()];
@@ -244,11 +300,59 @@ fn lower(cx: &mut FnCx<'_>, name: &str, what: &str, args: Vec<Expr>, span: Span)
         "min_element" | "max_element" => {
             let max = name == "max_element";
             let pos = algo(Algo::MinMaxElement { max }, Vec::new(), LONG, v.clone());
-            iter_at(v, pos, span)
+            if matches!(v.ty, Type::Ptr { .. }) {
+                // Over a pointer range, the result is a pointer too, from
+                // the first pointer evaluated again.
+                if !is_pure(&v) {
+                    cx.ck.error(
+                        codes::E0211,
+                        v.span,
+                        format!("{what} over a computed first pointer is not supported yet"),
+                        "computed here",
+                        "store the pointer in a variable first",
+                    );
+                    return None;
+                }
+                let ty = v.ty.clone();
+                mk(
+                    ExprKind::PtrAdd {
+                        ptr: Box::new(v),
+                        offset: Box::new(pos),
+                    },
+                    ty,
+                    false,
+                    span,
+                )
+            } else {
+                iter_at(v, pos, span)
+            }
         }
         _ => {
             // `equal` and `copy`: the second range starts at the third argument.
-            let Some((v2, lo2)) = parts(cx, &args[2]) else {
+            let second = if pointer_like(&args[2]) || matches!(v.ty, Type::Ptr { .. }) {
+                let p = as_pointer(cx, args[2].clone());
+                if p.ty.is_error() {
+                    return None;
+                }
+                let zero = mk(ExprKind::Const(Const::Int(0)), LONG, false, p.span);
+                matches!(p.ty, Type::Ptr { .. }).then_some((p, zero))
+            } else {
+                parts(cx, &args[2])
+            };
+            if name == "copy"
+                && let Some((Type::Ptr { is_const: true, .. }, at)) =
+                    second.as_ref().map(|(p, _)| (&p.ty, p.span))
+            {
+                cx.ck.error(
+                    codes::E0205,
+                    at,
+                    format!("{what} cannot write through a pointer to `const`"),
+                    "a read-only destination",
+                    "",
+                );
+                return None;
+            }
+            let Some((v2, lo2)) = second else {
                 not_iterator(cx, &args[2], what);
                 return None;
             };
@@ -327,7 +431,12 @@ pub(super) fn binary(
     let integral = |e: &Expr| e.ty.scalar().is_some_and(Scalar::is_integral);
     let moved = |cx: &mut FnCx<'_>, it: &Expr, k: &Expr, neg: bool| -> Option<Expr> {
         let (v, pos) = parts(cx, it)?;
-        if !is_pure(&v) {
+        // Only random-access iterators move by `k`.
+        let random_access = matches!(
+            v.ty,
+            Type::Vector(_) | Type::Container(tessera_ir::Container::Deque, _)
+        );
+        if !is_pure(&v) || !random_access {
             return None;
         }
         let k = cx.convert_scalar(k.clone(), Scalar::Long);
@@ -370,6 +479,38 @@ pub(super) fn binary(
         }
         _ => None,
     };
+    // `+`/`-` on the iterators of a list or set: C++ has no such operator.
+    let sequential = [l, r].into_iter().find_map(|e| {
+        let ExprKind::Intrinsic {
+            op: Intrinsic::VectorIterator { .. },
+            args,
+        } = &e.kind
+        else {
+            return None;
+        };
+        match args.first().map(|v| &v.ty) {
+            Some(t @ Type::Container(kind, _)) if *kind != tessera_ir::Container::Deque => {
+                Some(t.clone())
+            }
+            _ => None,
+        }
+    });
+    if out.is_none()
+        && let Some(container) = sequential
+    {
+        let shown = cx.ck.show(&container);
+        cx.ck.report(
+            tessera_diagnostics::Diagnostic::error(
+                codes::E0210,
+                span,
+                format!("the iterators of a `{shown}` cannot move by a number"),
+            )
+            .with_label("not a random-access iterator")
+            .with_msvc("C2676")
+            .with_help("step with `++it`, or copy the elements into a `std::vector`"),
+        );
+        return Some(error_expr(span));
+    }
     Some(out.unwrap_or_else(|| {
         cx.ck.error(
             codes::E0211,
@@ -402,6 +543,82 @@ pub(super) fn deref(cx: &mut FnCx<'_>, it: Expr, span: Span) -> Expr {
         },
         elem,
         true,
+        span,
+    )
+}
+
+/// An iterator of a vector variable as a value that outlives its
+/// expression (stored in a variable, passed to a function, compared with a
+/// stored one): a pointer to the element it designates, as a vector's
+/// iterator behaves. Reverse iterators have no such form yet (E0211).
+pub(super) fn materialize(cx: &mut FnCx<'_>, it: Expr) -> Expr {
+    if !matches!(it.ty, Type::Iterator(_)) {
+        return it;
+    }
+    let span = it.span;
+    if super::container::is_reverse(&it) {
+        cx.ck.error(
+            codes::E0211,
+            span,
+            "reverse iterators can be used only where they are made, not stored or passed yet",
+            "a reverse iterator",
+            "use `v.begin()`/`v.end()`, or index the vector from the back",
+        );
+        return error_expr(span);
+    }
+    let read_only = matches!(
+        &it.kind,
+        ExprKind::Intrinsic {
+            op: Intrinsic::VectorIterator {
+                read_only: true,
+                ..
+            },
+            ..
+        }
+    );
+    let Some((v, pos)) = parts(cx, &it) else {
+        super::container::iterator_misuse(cx, &it);
+        return error_expr(span);
+    };
+    // A deque's iterators are random access like a vector's; those of
+    // lists and sets are not, and a pointer would allow what they do not.
+    let (Type::Vector(elem) | Type::Container(tessera_ir::Container::Deque, elem)) = &v.ty else {
+        let shown = cx.ck.show(&v.ty);
+        cx.ck.error(
+            codes::E0211,
+            span,
+            format!("iterators of a `{shown}` can be used only where they are made"),
+            "stored or passed here",
+            "copy the elements into a `std::vector` first",
+        );
+        return error_expr(span);
+    };
+    if !v.place || !is_pure(&v) {
+        cx.ck.error(
+            codes::E0211,
+            span,
+            "an iterator of a temporary vector is gone after the statement",
+            "iterator of a temporary",
+            "store the vector in a variable first",
+        );
+        return error_expr(span);
+    }
+    let is_const = read_only || cx.read_only_reason(&v).is_some();
+    let ty = Type::Ptr {
+        elem: elem.clone(),
+        is_const,
+    };
+    let data = intrinsic(Intrinsic::VectorData, vec![v], ty.clone(), span);
+    if matches!(pos.kind, ExprKind::Const(Const::Int(0))) {
+        return data;
+    }
+    mk(
+        ExprKind::PtrAdd {
+            ptr: Box::new(data),
+            offset: Box::new(pos),
+        },
+        ty,
+        false,
         span,
     )
 }

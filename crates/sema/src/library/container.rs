@@ -1091,8 +1091,43 @@ fn build_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> Exp
     let Some((ext, rest)) = split_extent(cx, ty, rank, args, span) else {
         return error_expr(span);
     };
+    // A moved iterator (`v.begin() + 1`), or iterators beside a stored one:
+    // all as pointers.
+    let moved = |e: &Expr| matches!(e.ty, Type::Iterator(_)) && iterator(e).is_none();
+    let rest: Vec<Expr> = if rest
+        .iter()
+        .any(|e| moved(e) || matches!(e.ty, Type::Ptr { .. }))
+    {
+        rest.into_iter()
+            .map(|e| super::algorithm::materialize(cx, e))
+            .collect()
+    } else {
+        rest
+    };
+    let points = |e: &Expr| {
+        matches!(e.ty, Type::Ptr { .. }) || (matches!(e.ty, Type::CArray(..)) && e.place)
+    };
     match rest.as_slice() {
         [] => intrinsic(Intrinsic::NewArray, vec![ext], ty.clone(), span),
+        // `array<T, N> a(e, p)` and `a(e, p, q)`: from what pointers (or a
+        // vector's stored iterators) point to, each read checked.
+        [first, more @ ..]
+            if points(first)
+                && (more.is_empty() || (more.len() == 1 && pointer_pair(first, &more[0]))) =>
+        {
+            let mut sources = vec![ext];
+            for p in std::iter::once(first).chain(more) {
+                let p = decay_array(cx, p.clone());
+                if let Type::Ptr { elem: pe, .. } = &p.ty
+                    && **pe != elem
+                {
+                    let pe = (**pe).clone();
+                    return elem_mismatch(cx, p.span, "the pointer", &elem, &pe);
+                }
+                sources.push(p);
+            }
+            intrinsic(Intrinsic::NewArray, sources, ty.clone(), span)
+        }
         [first, rest @ ..] if iterator(first).is_some() => {
             let Some((vector, end)) = iterator(first) else {
                 return error_expr(span);

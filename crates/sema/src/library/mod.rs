@@ -385,6 +385,12 @@ pub fn inc_dec(cx: &mut FnCx<'_>, target: &Expr, op: UnaryOp, span: Span) -> Opt
     }
 }
 
+/// An iterator as a value of its own: a pointer to its element (see
+/// `algorithm::materialize`); other expressions unchanged.
+pub fn materialize_iterator(cx: &mut FnCx<'_>, e: Expr) -> Expr {
+    algorithm::materialize(cx, e)
+}
+
 /// `*it` on an iterator.
 pub fn deref(cx: &mut FnCx<'_>, it: Expr, span: Span) -> Expr {
     algorithm::deref(cx, it, span)

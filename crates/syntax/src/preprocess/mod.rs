@@ -11,10 +11,12 @@
 //! function-like macros are expanded in isolation before substitution; instead
 //! of recursing, that work runs in a nested *frame* on an explicit stack, so no
 //! input can overflow the call stack. A budget on the tokens produced and a
-//! limit on nesting bound time and memory, whatever the macros do.
+//! limit on nesting bound time and memory, whatever the macros do. `#` and
+//! `##` in a body (see `paste`) work on the arguments as written.
 
 mod builtin;
 mod cond;
+mod paste;
 
 use crate::files::{Files, Segment};
 use crate::lexer::{Token, lex};
@@ -97,6 +99,10 @@ const MAX_EXPR_DEPTH: u32 = 256;
 enum BodyTok<'s> {
     Tok(Tok<'s>),
     Param(usize),
+    /// `#param`: the argument as written, as a string literal.
+    Stringize(usize),
+    /// `##`: the tokens on either side become one.
+    Paste,
 }
 
 /// One `#define`.
@@ -110,6 +116,9 @@ struct Macro<'s> {
     variadic: bool,
     /// Per parameter: whether the body mentions it (unused arguments are not expanded).
     used: Vec<bool>,
+    /// Per parameter: whether the body needs it as written (after `#`,
+    /// beside `##`).
+    raw_used: Vec<bool>,
     /// The replacement list. Positions are not kept: expanded tokens take the
     /// position of the macro's use.
     body: Vec<BodyTok<'s>>,
@@ -498,17 +507,7 @@ impl<'s> Pp<'_, 's> {
             if !self.reserve(mac.body.len(), pt.tok) {
                 return frame.out.push(pt);
             }
-            let toks = mac
-                .body
-                .iter()
-                .filter_map(|b| match b {
-                    BodyTok::Tok(tok) => Some(PTok::new(Token {
-                        tok: *tok,
-                        ..pt.tok
-                    })),
-                    BodyTok::Param(_) => None,
-                })
-                .collect();
+            let toks = self.substitute(&mac, pt.tok, &[], &[]);
             return self.push_context(frame, name, toks);
         };
         // A function-like macro name not followed by `(` is an ordinary identifier.
@@ -600,7 +599,12 @@ impl<'s> Pp<'_, 's> {
             if !p.mac.used.get(i).copied().unwrap_or(false) {
                 continue;
             }
-            let raw = p.raw.get_mut(i).map(std::mem::take).unwrap_or_default();
+            // An argument the body also needs as written is kept.
+            let raw = if p.mac.raw_used.get(i).copied().unwrap_or(false) {
+                p.raw.get(i).cloned().unwrap_or_default()
+            } else {
+                p.raw.get_mut(i).map(std::mem::take).unwrap_or_default()
+            };
             p.current = i;
             let at = p.at;
             if self.reserve(raw.len(), at) {
@@ -620,21 +624,103 @@ impl<'s> Pp<'_, 's> {
             .body
             .iter()
             .map(|b| match b {
-                BodyTok::Param(i) => p.expanded.get(*i).map_or(0, Vec::len),
-                BodyTok::Tok(_) => 1,
+                BodyTok::Param(i) => p
+                    .expanded
+                    .get(*i)
+                    .map_or(0, Vec::len)
+                    .max(p.raw.get(*i).map_or(0, Vec::len)),
+                BodyTok::Tok(_) | BodyTok::Stringize(_) => 1,
+                BodyTok::Paste => 0,
             })
             .fold(0usize, usize::saturating_add);
         if !self.reserve(size, p.at) {
             return;
         }
-        let mut toks = Vec::with_capacity(size);
-        for b in &p.mac.body {
-            match b {
-                BodyTok::Tok(tok) => toks.push(PTok::new(Token { tok: *tok, ..p.at })),
-                BodyTok::Param(i) => toks.extend(p.expanded.get(*i).into_iter().flatten().copied()),
-            }
-        }
+        let toks = self.substitute(&p.mac, p.at, &p.raw, &p.expanded);
         self.push_context(frame, p.name, toks);
+    }
+
+    /// A macro's replacement for a use at `at`: body tokens with the
+    /// arguments in (expanded, or as written after `#` and beside `##`),
+    /// strings made and tokens pasted.
+    fn substitute(
+        &mut self,
+        mac: &Macro<'s>,
+        at: Token<'s>,
+        raw: &[Vec<PTok<'s>>],
+        expanded: &[Vec<PTok<'s>>],
+    ) -> Vec<PTok<'s>> {
+        let mut out: Vec<PTok<'s>> = Vec::with_capacity(mac.body.len());
+        let mut paste_next = false;
+        // Whether the last piece placed was empty (an empty argument).
+        let mut last_empty = false;
+        for (k, b) in mac.body.iter().enumerate() {
+            let beside_paste = paste_next || matches!(mac.body.get(k + 1), Some(BodyTok::Paste));
+            let piece: Vec<PTok<'s>> = match b {
+                BodyTok::Paste => {
+                    paste_next = true;
+                    continue;
+                }
+                BodyTok::Tok(tok) => vec![PTok::new(Token { tok: *tok, ..at })],
+                BodyTok::Param(i) if beside_paste => raw.get(*i).cloned().unwrap_or_default(),
+                BodyTok::Param(i) => expanded.get(*i).cloned().unwrap_or_default(),
+                BodyTok::Stringize(i) => {
+                    let arg: Vec<Token<'s>> =
+                        raw.get(*i).into_iter().flatten().map(|t| t.tok).collect();
+                    match paste::stringize(&arg) {
+                        Ok(tok) => vec![PTok::new(Token { tok, ..at })],
+                        Err(failure) => {
+                            self.paste_failure(failure, at);
+                            Vec::new()
+                        }
+                    }
+                }
+            };
+            let left_empty = std::mem::replace(&mut last_empty, piece.is_empty());
+            if !std::mem::take(&mut paste_next) {
+                out.extend(piece);
+                continue;
+            }
+            // An empty side (a placemarker) leaves the other as it is.
+            let Some((first, rest)) = piece.split_first() else {
+                last_empty = left_empty;
+                continue;
+            };
+            let left = if left_empty { None } else { out.pop() };
+            let Some(left) = left else {
+                out.extend(piece);
+                continue;
+            };
+            match paste::paste(left.tok.tok, first.tok.tok) {
+                Ok(tok) => out.push(PTok::new(Token { tok, ..at })),
+                Err(failure) => {
+                    self.paste_failure(failure, at);
+                    out.push(left);
+                    out.push(*first);
+                }
+            }
+            out.extend(rest.iter().copied());
+        }
+        out
+    }
+
+    fn paste_failure(&mut self, failure: paste::Failure, at: Token<'s>) {
+        let d = match failure {
+            paste::Failure::NotAToken(text) => Diagnostic::error(
+                codes::E0051,
+                at.span(self.files),
+                format!("pasting with `##` gives `{text}`, which is not one token"),
+            )
+            .with_label("in this macro's expansion")
+            .with_help("`##` must join its two sides into one identifier, number or operator"),
+            paste::Failure::Full => Diagnostic::error(
+                codes::E0055,
+                at.span(self.files),
+                "too much text made by `#` and `##`",
+            )
+            .with_label("in this macro's expansion"),
+        };
+        self.diags.push(d);
     }
 
     /// Accounts for `n` more tokens of expansion one level deeper; false (after
@@ -1098,21 +1184,6 @@ impl<'s> Pp<'_, 's> {
         let variadic = params
             .as_ref()
             .is_some_and(|ps| ps.last() == Some(&"__VA_ARGS__"));
-        if let Some(h) = body
-            .iter()
-            .find(|t| matches!(t.tok, Tok::Hash | Tok::HashHash))
-        {
-            self.diags.push(
-                Diagnostic::error(
-                    codes::E0051,
-                    h.span(file),
-                    "stringizing and token pasting are not supported",
-                )
-                .with_label(format!("`{}` in a macro body", h.tok))
-                .with_help("write the string or the identifier out; macros only substitute tokens"),
-            );
-            return;
-        }
         let index: HashMap<&str, usize> = params
             .iter()
             .flatten()
@@ -1120,25 +1191,65 @@ impl<'s> Pp<'_, 's> {
             .map(|(i, p)| (*p, i))
             .collect();
         let mut used = vec![false; index.len()];
-        let body: Vec<BodyTok<'s>> = body
-            .iter()
-            .map(|t| match t.tok {
+        let mut raw_used = vec![false; index.len()];
+        let mut out: Vec<BodyTok<'s>> = Vec::with_capacity(body.len());
+        let mut k = 0;
+        while k < body.len() {
+            let t = body[k];
+            k += 1;
+            match t.tok {
+                Tok::HashHash => {
+                    if out.is_empty() || k == body.len() {
+                        return self.hash_error(t, "`##` cannot begin or end a macro body");
+                    }
+                    if let Some(BodyTok::Param(i)) = out.last()
+                        && let Some(r) = raw_used.get_mut(*i)
+                    {
+                        *r = true;
+                    }
+                    out.push(BodyTok::Paste);
+                }
+                // `#` is an operator only in a function-like macro.
+                Tok::Hash if params.is_some() => {
+                    let param = body.get(k).and_then(|n| match n.tok {
+                        Tok::Ident(n) => index.get(n).copied(),
+                        _ => None,
+                    });
+                    let Some(i) = param else {
+                        return self.hash_error(t, "`#` must be followed by a macro parameter");
+                    };
+                    k += 1;
+                    if let Some(u) = used.get_mut(i) {
+                        *u = true;
+                    }
+                    if let Some(r) = raw_used.get_mut(i) {
+                        *r = true;
+                    }
+                    out.push(BodyTok::Stringize(i));
+                }
                 Tok::Ident(n) => match index.get(n) {
                     Some(&i) => {
                         if let Some(u) = used.get_mut(i) {
                             *u = true;
                         }
-                        BodyTok::Param(i)
+                        if matches!(out.last(), Some(BodyTok::Paste))
+                            && let Some(r) = raw_used.get_mut(i)
+                        {
+                            *r = true;
+                        }
+                        out.push(BodyTok::Param(i));
                     }
-                    None => BodyTok::Tok(t.tok),
+                    None => out.push(BodyTok::Tok(t.tok)),
                 },
-                _ => BodyTok::Tok(t.tok),
-            })
-            .collect();
+                _ => out.push(BodyTok::Tok(t.tok)),
+            }
+        }
+        let body = out;
         let new = Macro {
             params,
             variadic,
             used,
+            raw_used,
             body,
             def: name_tok.span(file),
         };
@@ -1159,6 +1270,16 @@ impl<'s> Pp<'_, 's> {
             );
         }
         self.macros.defs.insert(name, Arc::new(new));
+    }
+
+    /// Reports a misplaced `#` or `##` in a macro body (the `#define` is
+    /// dropped).
+    fn hash_error(&mut self, at: Token<'s>, message: &str) {
+        let span = at.span(self.files);
+        self.diags.push(
+            Diagnostic::error(codes::E0051, span, message.to_string())
+                .with_label(format!("`{}` here", at.tok)),
+        );
     }
 
     /// Parses a parameter list after its `(`; returns the names and the body tokens.

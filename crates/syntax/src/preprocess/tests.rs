@@ -385,8 +385,9 @@ fn malformed_defines() {
         "#define F(a,) a\n",
         "#define F(a, ...) a\n#define F(... , a) a\n",
         "#define F(__VA_ARGS__) 1\n",
-        "#define S(x) #x\n",
-        "#define P(a, b) a ## b\n",
+        "#define S(x) #y\n",
+        "#define P(a, b) ## b\n",
+        "#define Q(a, b) a ##\n",
         "#undef\n",
         "#ifdef\n#endif\n",
         "#foo\n",
@@ -399,6 +400,28 @@ fn malformed_defines() {
     let (out, diags) = pp("#\n#pragma once\n#pragma omp parallel\na # b ## c\n");
     assert!(diags.is_empty());
     assert_eq!(text(&out), "a # b ## c");
+}
+
+#[test]
+fn stringizing_and_pasting() {
+    let (out, diags) = pp(concat!(
+        "#define S(x) #x\n",
+        "#define X(x) S(x)\n",
+        "#define N 7\n",
+        "#define P(a, b) a ## b\n",
+        "#define Q x ## 2\n",
+        "#define R(a, b) w a ## b\n",
+        "S(a  +  \"q\\n\") X(N) S(N) P(ab, cd) P(1, 5) P(, y) P(z, ) Q P(<, <=) R(, v)\n",
+    ));
+    assert!(diags.is_empty(), "{diags:?}");
+    assert_eq!(
+        text(&out),
+        r#""a + \"q\\n\"" "7" "N" abcd 15 y z x2 <<= w v"#
+    );
+    // Pasting that makes no single token is an error; the tokens stay apart.
+    let (out, diags) = pp("#define P(a, b) a ## b\nP(+, -)\n");
+    assert_eq!(codes_of(&diags), vec!["E0051"]);
+    assert_eq!(text(&out), "+ -");
 }
 
 #[test]
