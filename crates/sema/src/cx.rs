@@ -53,6 +53,9 @@ pub struct Checker {
     pub enum_globals: HashMap<GlobalId, crate::enums::EnumId>,
     /// Functions with an enumeration in their signature: return, parameters.
     pub enum_sigs: HashMap<FuncId, crate::enums::EnumSig>,
+    /// The `std::tuple` types made so far: each element's enumeration, if
+    /// it has one (see `library::tuple`).
+    pub tuples: HashMap<StructId, Vec<Option<crate::enums::EnumId>>>,
     /// The expressions lowered so far whose type is an enumeration, by span.
     pub enum_spans: HashMap<Span, crate::enums::EnumId>,
     /// What the checker knows of each struct or class beyond its data:

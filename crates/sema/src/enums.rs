@@ -198,6 +198,29 @@ pub fn check_declarator(
     decl: &ast::Declarator,
     ty: &Type,
 ) {
+    // A one-dimensional array initialised by a list: each value must be of
+    // the enumeration (its elements are, see `enum_rules`).
+    if target.is_some()
+        && decl.array_dims.len() == 1
+        && let Type::CArray(elem, _) = ty
+    {
+        match &decl.init {
+            Some(
+                ast::Init::Brace(items)
+                | ast::Init::Assign(ast::Expr {
+                    kind: K::InitList(items),
+                    ..
+                }),
+            ) => {
+                for item in items {
+                    ck.check_enum_target(target, item.span, elem);
+                }
+                return;
+            }
+            None => return,
+            _ => {}
+        }
+    }
     if target.is_some() && !decl.array_dims.is_empty() {
         ck.error(
             codes::E0211,
@@ -562,9 +585,13 @@ impl FnCx<'_> {
                     None
                 }
             },
-            K::Index { index, .. } => {
+            K::Index { base, index } => {
                 self.ck.check_not_scoped(index.span);
-                None
+                // An element of an array of an enumeration.
+                match &lowered.kind {
+                    ExprKind::Element { .. } => at(self, base.span),
+                    _ => None,
+                }
             }
             K::Conditional { cond, then, els } => {
                 self.ck.check_not_scoped(cond.span);
@@ -578,6 +605,12 @@ impl FnCx<'_> {
                 }
             }
             K::Cast { ty, .. } => self.type_enum(ty),
+            // `std::get<N>(t)` of a tuple element of an enumeration.
+            K::Construct { .. }
+                if crate::library::tuple::field_enum(self.ck, lowered).is_some() =>
+            {
+                crate::library::tuple::field_enum(self.ck, lowered)
+            }
             K::Construct { ty, args, braces } => match self.type_enum(ty) {
                 Some(id) => {
                     if *braces || args.len() != 1 {

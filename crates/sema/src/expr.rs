@@ -776,6 +776,31 @@ impl FnCx<'_> {
             _ => {
                 let l = self.expr(lhs);
                 let r = self.expr(rhs);
+                // `os << ext` where the program declares a function template
+                // `operator<<` for a library type the stream cannot print
+                // itself (`template <int N> ostream& operator<<(ostream&,
+                // const extent<N>&)`).
+                if op == B::Shl
+                    && matches!(l.ty, Type::Ostream | Type::WideOstream)
+                    && matches!(r.ty, Type::Index(_) | Type::Extent(_))
+                    && self.is_function_template("operator<<")
+                {
+                    let path = ast::Path {
+                        global: false,
+                        segments: vec![ast::Ident {
+                            name: "operator<<".into(),
+                            span,
+                        }],
+                        span,
+                    };
+                    let plain = self
+                        .ck
+                        .functions
+                        .get("operator<<")
+                        .cloned()
+                        .unwrap_or_default();
+                    return self.call_templates(&path, &plain, None, vec![l, r], span);
+                }
                 // A program's `operator<<` may also print an index or an
                 // extent, or a wide string on a narrow stream, which the
                 // library's streams do not.

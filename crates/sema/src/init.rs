@@ -23,6 +23,15 @@ impl FnCx<'_> {
         braces: bool,
         span: Span,
     ) -> Expr {
+        // `std::get<0>(t)`: reads as a construction of `get<0>`.
+        if let ast::BaseType::Template { path, args: targs } = &ty.specs.ty
+            && path.last() == "get"
+            && crate::types::qualifier_ok(path, &["std"])
+            && !self.is_function_template("get")
+        {
+            let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+            return crate::library::tuple::get(self, path, targs, lowered, span);
+        }
         // `scale<16>(x)`: a function template called with explicit arguments.
         if let ast::BaseType::Template { path, args: targs } = &ty.specs.ty
             && path.segments.len() == 1

@@ -42,6 +42,10 @@ pub enum TArg {
     Type(Type),
     /// A constant.
     Value(i64),
+    /// A class template, for a template template parameter: its path as
+    /// written (`array`, `std::vector`), which a use of the parameter
+    /// (`C<T, N>`) names instead.
+    Template(Vec<String>),
 }
 
 /// The templates of a program and their instances.
@@ -62,6 +66,9 @@ pub struct Templates {
     pub depth: u32,
     /// Values of the value parameters bound now, with their types.
     pub values: HashMap<String, (i64, Scalar)>,
+    /// The class templates the template template parameters bound now
+    /// name, as paths.
+    pub template_params: HashMap<String, Vec<String>>,
     /// Members of class templates defined outside the class
     /// (`template <typename T> T Matrix<T>::get() {...}`), by class.
     pub class_members: HashMap<String, Vec<Rc<TemplateDef>>>,
@@ -368,6 +375,7 @@ fn show_args(ck: &Checker, args: &[TArg]) -> String {
         .map(|a| match a {
             TArg::Type(t) => ck.show(t),
             TArg::Value(v) => v.to_string(),
+            TArg::Template(path) => path.join("::"),
         })
         .collect::<Vec<_>>()
         .join(", ")
@@ -396,8 +404,12 @@ fn with_bindings<T>(
 ) -> T {
     let mut types = HashMap::new();
     let mut values = HashMap::new();
+    let mut template_params = HashMap::new();
     for (p, a) in def.params.iter().zip(args) {
         match (p, a) {
+            (ast::TemplateParam::Template { name, .. }, TArg::Template(path)) => {
+                template_params.insert(name.name.clone(), path.clone());
+            }
             (ast::TemplateParam::Type { name, .. }, TArg::Type(t)) => {
                 types.insert(name.name.clone(), t.clone());
             }
@@ -419,6 +431,8 @@ fn with_bindings<T>(
         }
     }
     let saved_values = std::mem::replace(&mut ck.templates.values, values);
+    let saved_template_params =
+        std::mem::replace(&mut ck.templates.template_params, template_params);
     let saved_injected = ck.templates.injected.take();
     ck.templates.depth += 1;
     let before = ck.diags.len();
@@ -426,6 +440,7 @@ fn with_bindings<T>(
     ck.templates.depth -= 1;
     ck.templates.injected = saved_injected;
     ck.templates.values = saved_values;
+    ck.templates.template_params = saved_template_params;
     ck.const_globals = saved_consts;
     ck.using_namespaces = saved_usings;
     ck.aliases = saved_aliases;
@@ -461,6 +476,10 @@ fn resolve_args(
 ) -> Option<Vec<TArg>> {
     let mut out = Vec::new();
     for a in args {
+        if let Some(path) = class_template_arg(ck, a, consts) {
+            out.push(TArg::Template(path));
+            continue;
+        }
         match a {
             TemplateArg::Type(t) => {
                 // The typed program has no `const` types: an instance over
@@ -487,6 +506,52 @@ fn resolve_args(
         }
     }
     Some(out)
+}
+
+/// The library's class templates a template template parameter may take.
+const LIBRARY_CLASS_TEMPLATES: &[&str] = &[
+    "array",
+    "array_view",
+    "vector",
+    "deque",
+    "list",
+    "set",
+    "multiset",
+];
+
+/// A template argument that names a class template without arguments
+/// (`array`, `std::vector`, a user's `Stack`, or a template template
+/// parameter bound now): its path.
+fn class_template_arg(
+    ck: &Checker,
+    arg: &TemplateArg,
+    consts: crate::types::ConstLookup<'_>,
+) -> Option<Vec<String>> {
+    let path = match arg {
+        TemplateArg::Expr(ast::Expr {
+            kind: ast::ExprKind::Name(path),
+            ..
+        }) => path,
+        TemplateArg::Type(t) if t.modifiers == ast::Modifiers::default() && !t.specs.is_const => {
+            match &t.specs.ty {
+                BaseType::Named(path) => path,
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    let name = path.last();
+    if path.segments.len() == 1 {
+        if consts(name).is_some() || ck.alias(name).is_some() {
+            return None;
+        }
+        if let Some(bound) = ck.templates.template_params.get(name) {
+            return Some(bound.clone());
+        }
+    }
+    let known = ck.templates.classes.contains_key(name) && path.segments.len() == 1
+        || LIBRARY_CLASS_TEMPLATES.contains(&name);
+    known.then(|| path.segments.iter().map(|s| s.name.clone()).collect())
 }
 
 /// Completes `args` with the defaults of the parameters after them; reports
@@ -555,12 +620,13 @@ fn complete_args(
             (p, a),
             (ast::TemplateParam::Type { .. }, TArg::Type(_))
                 | (ast::TemplateParam::Value { .. }, TArg::Value(_))
+                | (ast::TemplateParam::Template { .. }, TArg::Template(_))
         );
         if !fits {
-            let what = if matches!(p, ast::TemplateParam::Type { .. }) {
-                "a type"
-            } else {
-                "a constant"
+            let what = match p {
+                ast::TemplateParam::Type { .. } => "a type",
+                ast::TemplateParam::Value { .. } => "a constant",
+                ast::TemplateParam::Template { .. } => "a class template",
             };
             ck.error(
                 codes::E0213,
@@ -809,6 +875,36 @@ fn deduce(
         BaseType::Named(path) if path.segments.len() == 1 && is_type_param(path.last()) => {
             bind(path.last(), TArg::Type(arg.clone()), bound)
         }
+        BaseType::Template { path, args }
+            if path.segments.len() == 1
+                && def.params.iter().any(|p| {
+                    matches!(p, ast::TemplateParam::Template { name, .. } if name.name == path.last())
+                }) =>
+        {
+            // `C<T, N>` where `C` is a template template parameter: `C` is
+            // the template the argument is an instance of, and its
+            // arguments deduce as if it had been written.
+            let Some(template) = template_of(ck, arg) else {
+                return false;
+            };
+            if !bind(path.last(), TArg::Template(template.clone()), bound) {
+                return false;
+            }
+            let mut named = path.clone();
+            if let Some(last) = named.segments.last_mut()
+                && let Some(n) = template.last()
+            {
+                last.name = n.clone();
+            }
+            let pattern = ast::DeclSpecs {
+                ty: BaseType::Template {
+                    path: named,
+                    args: args.clone(),
+                },
+                ..pattern.clone()
+            };
+            deduce(ck, def, &pattern, arg, bound, given)
+        }
         BaseType::Template { path, args } => {
             let value_of = |e: &ast::Expr| match &e.kind {
                 ast::ExprKind::Name(p) if p.segments.len() == 1 && is_value_param(p.last()) => {
@@ -886,6 +982,20 @@ fn deduce(
         }
         _ => true,
     }
+}
+
+/// The class template `ty` is an instance of, as a path, for deducing a
+/// template template parameter.
+fn template_of(ck: &Checker, ty: &Type) -> Option<Vec<String>> {
+    let name = match ty {
+        Type::Array(..) => "array".to_string(),
+        Type::ArrayView { .. } => "array_view".to_string(),
+        Type::Vector(_) => return Some(vec!["std".into(), "vector".into()]),
+        Type::Container(kind, _) => return Some(vec!["std".into(), kind.name().to_string()]),
+        Type::Struct(id) => ck.templates.instance_of.get(id)?.0.clone(),
+        _ => return None,
+    };
+    Some(vec![name])
 }
 
 impl FnCx<'_> {
@@ -1017,6 +1127,7 @@ impl FnCx<'_> {
                         p,
                         ast::TemplateParam::Type { default: None, .. }
                             | ast::TemplateParam::Value { default: None, .. }
+                            | ast::TemplateParam::Template { .. }
                     )
                 })
             {

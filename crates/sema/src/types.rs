@@ -253,12 +253,31 @@ fn template(
     consts: ConstLookup<'_>,
 ) -> Type {
     let name = path.last();
+    // `C<T, N>` where `C` is a template template parameter bound now: the
+    // class template it names.
+    if path.segments.len() == 1
+        && let Some(bound) = ck.templates.template_params.get(name).cloned()
+    {
+        let named = ast::Path {
+            global: false,
+            segments: bound
+                .iter()
+                .map(|n| ast::Ident {
+                    name: n.clone(),
+                    span: path.span,
+                })
+                .collect(),
+            span: path.span,
+        };
+        return template(ck, &named, args, consts);
+    }
     if path.segments.len() == 1 && ck.templates.classes.contains_key(name) {
         return crate::template::instantiate_class(ck, path, args, consts);
     }
     let amp_ok = qualifier_ok(path, AMP_NAMESPACES);
     for arg in args {
         if let TemplateArg::Type(t) = arg
+            && name != "tuple"
             && ck.enum_of_specs(&t.specs).is_some()
         {
             ck.error(
@@ -272,6 +291,9 @@ fn template(
         }
     }
     match name {
+        "tuple" if qualifier_ok(path, &["std"]) => {
+            crate::library::tuple::written_type(ck, path, args, consts)
+        }
         "vector" if qualifier_ok(path, &["std"]) => match args {
             [TemplateArg::Type(t)] => {
                 let elem = resolve_type_name(ck, t, consts);

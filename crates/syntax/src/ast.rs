@@ -138,13 +138,28 @@ pub enum TemplateParam {
         /// `= 4`
         default: Option<Expr>,
     },
+    /// `template <typename, int> class C`: a template template parameter,
+    /// whose argument is a class template (`array`, `std::vector`).
+    Template {
+        /// The parameters of the templates it takes (their defaults are
+        /// read but not used: the argument's own apply).
+        params: Vec<TemplateParam>,
+        /// The name.
+        name: Ident,
+    },
 }
+
+/// The name given to a template parameter written without one
+/// (`template <typename, int> class C`): no identifier can spell it.
+pub const UNNAMED_PARAM: &str = "<unnamed>";
 
 impl TemplateParam {
     /// The parameter's name.
     pub fn name(&self) -> &Ident {
         match self {
-            TemplateParam::Type { name, .. } | TemplateParam::Value { name, .. } => name,
+            TemplateParam::Type { name, .. }
+            | TemplateParam::Value { name, .. }
+            | TemplateParam::Template { name, .. } => name,
         }
     }
 }

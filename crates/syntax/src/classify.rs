@@ -31,6 +31,7 @@ pub const TEMPLATE_NAMES: &[&str] = &[
     "multiset",
     "unordered_set",
     "unordered_multiset",
+    "tuple",
 ];
 
 /// Member function templates called with explicit arguments: `e.tile<2, 3>()`.
@@ -99,7 +100,7 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
         let next = tokens.get(i + 1).map(|t| t.tok);
         match tokens[i].tok {
             Tok::Template if next == Some(Tok::Lt) => {
-                template_header(tokens, i + 1, known_types, templates);
+                template_header(tokens, i + 1, known_types, templates, &mut splits);
             }
             Tok::Struct | Tok::Class => {
                 if let Some(Tok::Ident(name)) = next {
@@ -118,10 +119,16 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
                 let after_member = matches!(prev, Some(Tok::Dot | Tok::Arrow));
                 let declaring = matches!(prev, Some(Tok::Struct | Tok::Class | Tok::Typename));
                 if next == Some(Tok::Lt) {
+                    // `std::get<0>(t)`: the library's one function template
+                    // called with explicit arguments, named through `std::`.
+                    let std_get = name == "get"
+                        && prev == Some(Tok::ColonColon)
+                        && i >= 2
+                        && tokens[i - 2].tok == Tok::Ident("std");
                     let is_template = if after_member {
                         MEMBER_TEMPLATES.contains(&name)
                     } else {
-                        TEMPLATE_NAMES.contains(&name) || templates.contains(name)
+                        TEMPLATE_NAMES.contains(&name) || templates.contains(name) || std_get
                     };
                     if is_template && mark_template_args(tokens, i + 1, &mut splits, templates) {
                         if !after_member {
@@ -354,39 +361,83 @@ fn join_delete_array(tokens: &mut Vec<Token<'_>>) {
 }
 
 /// Reads the parameter list of `template <...>` opening at `open`: marks its
-/// brackets, declares its type parameters (`typename T`, `class T`) as type
-/// names, and declares the name of the template that follows (the class
-/// after `struct`/`class`, or the function before the first `(`).
+/// brackets and those nested in it (template template parameters
+/// `template <typename, int> class C`, defaults `= std::allocator<T>`, a
+/// `>>` closing two lists recorded in `splits`), declares its type
+/// parameters (`typename T`, `class T`) as type names and its template
+/// template parameters as template names, and declares the name of the
+/// template that follows (the class after `struct`/`class`, or the function
+/// before the first `(`).
 fn template_header(
     tokens: &mut [Token<'_>],
     open: usize,
     known_types: &mut HashSet<String>,
     templates: &mut HashSet<String>,
+    splits: &mut Vec<usize>,
 ) {
     let end = tokens.len().min(open + MAX_TEMPLATE_SCAN);
-    let mut depth = 0i64;
+    let mut opens: Vec<usize> = Vec::new();
+    let mut all_opens: Vec<usize> = Vec::new();
+    let mut closes: Vec<usize> = Vec::new();
+    let mut double_closes: Vec<usize> = Vec::new();
+    let mut names: Vec<usize> = Vec::new();
     let mut close = None;
     for k in open..end {
         match tokens[k].tok {
-            Tok::Lt => depth += 1,
-            Tok::Gt => depth -= 1,
-            Tok::Shr if depth >= 2 => depth -= 2,
+            Tok::Lt => {
+                if k > open && matches!(tokens[k - 1].tok, Tok::Ident(_)) {
+                    names.push(k - 1);
+                }
+                opens.push(k);
+                all_opens.push(k);
+            }
+            Tok::Gt => {
+                opens.pop();
+                closes.push(k);
+            }
+            Tok::Shr if opens.len() >= 2 => {
+                opens.pop();
+                opens.pop();
+                double_closes.push(k);
+            }
             Tok::Semi | Tok::LBrace | Tok::RBrace => return,
-            Tok::Typename | Tok::Class if depth == 1 => {
+            Tok::Typename | Tok::Class if !opens.is_empty() => {
                 if let Some(Tok::Ident(name)) = tokens.get(k + 1).map(|t| t.tok) {
-                    known_types.insert(name.to_string());
+                    // `template <...> class C` at the outer level: `C` takes
+                    // template arguments.
+                    let after_list = opens.len() == 1
+                        && k > open
+                        && matches!(tokens[k - 1].tok, Tok::Gt | Tok::Shr);
+                    if after_list {
+                        templates.insert(name.to_string());
+                    } else {
+                        known_types.insert(name.to_string());
+                    }
                 }
             }
             _ => {}
         }
-        if depth == 0 {
+        if opens.is_empty() {
             close = Some(k);
             break;
         }
     }
     let Some(close) = close else { return };
-    tokens[open].tok = Tok::TplOpen;
-    tokens[close].tok = Tok::TplClose;
+    for &o in &all_opens {
+        tokens[o].tok = Tok::TplOpen;
+    }
+    for &c in &closes {
+        tokens[c].tok = Tok::TplClose;
+    }
+    for &c in &double_closes {
+        tokens[c].tok = Tok::TplClose;
+        splits.push(c);
+    }
+    for &n in &names {
+        if let Tok::Ident(name) = tokens[n].tok {
+            tokens[n].tok = Tok::TemplateName(name);
+        }
+    }
     match (
         tokens.get(close + 1).map(|t| t.tok),
         tokens.get(close + 2).map(|t| t.tok),

@@ -273,6 +273,14 @@ impl Printer<'_> {
                                 self.expr(d);
                             }
                         }
+                        crate::ast::TemplateParam::Template { params, name } => {
+                            self.push(&format!(
+                                "template of {} parameter{} ",
+                                params.len(),
+                                if params.len() == 1 { "" } else { "s" }
+                            ));
+                            self.push(&name.name);
+                        }
                     }
                     self.push(")");
                 }

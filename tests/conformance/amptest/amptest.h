@@ -18,6 +18,8 @@
 #include <amptest/math.h>
 #include <amptest/compare.h>
 #include <amptest/amp.compare.h>
+#include <amptest/operators.h>
+#include <amptest/amp.data.h>
 #include <amptest/data.h>
 #include <amptest/device.h>
 #include <amptest/gpuinvoke.h>

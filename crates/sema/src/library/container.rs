@@ -986,6 +986,22 @@ pub(super) fn construct_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, spa
             return error_expr(span);
         }
         access = Some(last);
+    } else if args.len() >= 2
+        && args[args.len() - 2].ty == Type::AcceleratorView
+        && args.last().is_some_and(|a| a.ty == Type::AcceleratorView)
+        && let Some(associated) = args.pop()
+    {
+        // A staging array `array<T, N> a(..., cpu_view, associated_view)`:
+        // memory on the CPU meant for copies to and from the associated
+        // accelerator. Tessera's one device is the CPU, so it is an array
+        // like any other, and C++ AMP gives a staging array read and write
+        // access from the CPU.
+        access = Some(crate::expr::mk(
+            ExprKind::Const(tessera_ir::Const::Int(3)),
+            Type::Scalar(tessera_ir::Scalar::Int),
+            false,
+            associated.span,
+        ));
     }
     let made = build_array(cx, ty, args, span);
     match (made.kind, access) {

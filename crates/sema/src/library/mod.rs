@@ -44,6 +44,7 @@ mod shape;
 mod stdcont;
 mod stream;
 mod sync;
+pub(crate) mod tuple;
 mod wstring;
 
 #[cfg(test)]
@@ -621,6 +622,9 @@ pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
     }
     if std_like && name == "move" {
         return std_move(cx, path, args, span);
+    }
+    if std_like && name == "make_tuple" {
+        return tuple::make_tuple(cx, path, args, span);
     }
     if amp_like && name == "copy" {
         return container::copy(cx, path, args, span);

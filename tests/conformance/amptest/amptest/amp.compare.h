@@ -274,3 +274,17 @@ template <typename T, int N>
 int VerifyAllSameValue(const array_view<T, N>& input, const T& value) {
     return VerifyAllSameValue(amptest_host_values(input), value);
 }
+
+// A predicate: whether the expected value minus the actual one is `diff`.
+template <typename T>
+class Difference {
+public:
+    Difference(T d) : diff(d) {}
+
+    bool operator()(T actualValue, T expectedValue) const {
+        return expectedValue - actualValue == diff;
+    }
+
+private:
+    T diff;
+};

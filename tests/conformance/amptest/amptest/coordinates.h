@@ -89,3 +89,61 @@ public:
 private:
     extent<rank> data_extent;
 };
+
+// Walks the indices of an extent in row-major order: `begin()` and `end()`
+// give the first and one-past-the-last position, `*it` the index at the
+// position. (The library's declares the standard iterator typedefs too;
+// the language has no `std::input_iterator_tag`, and the tests do not use
+// them. It keeps the extent's strides; this one divides by the extent's
+// dimensions instead, which gives the same index and keeps the iterator
+// small: tests copy it at every step, `it != all.end()`.)
+template <int rank>
+class index_iterator {
+public:
+    index_iterator(concurrency::extent<rank> ext) : _position(0), _extent(ext) {}
+
+    index_iterator& operator++() {
+        _position++;
+        return *this;
+    }
+
+    // As the library's: the postfix form also returns the iterator itself.
+    index_iterator& operator++(int) {
+        _position++;
+        return *this;
+    }
+
+    concurrency::index<rank> operator*() const {
+        int linear = _position;
+        concurrency::index<rank> idx;
+        for (int i = rank - 1; i >= 0; i--) {
+            idx[i] = linear % _extent[i];
+            linear /= _extent[i];
+        }
+        return idx;
+    }
+
+    bool operator==(const index_iterator<rank>& other) const {
+        return _position == other._position && _extent == other._extent;
+    }
+
+    bool operator!=(const index_iterator<rank>& other) const {
+        return _position != other._position || _extent != other._extent;
+    }
+
+    index_iterator<rank> begin() const {
+        index_iterator<rank> other = *this;
+        other._position = 0;
+        return other;
+    }
+
+    index_iterator<rank> end() const {
+        index_iterator<rank> other = *this;
+        other._position = _extent.size();
+        return other;
+    }
+
+private:
+    int _position;
+    concurrency::extent<rank> _extent;
+};

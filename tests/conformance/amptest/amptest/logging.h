@@ -22,6 +22,13 @@ inline std::ostream& operator<<(std::ostream& os, const std::wstring& text) {
     return os;
 }
 
+// The stream a test logs to: `Log(LogType::Info, true) << ...`. The
+// library's filters messages by their type; here every message goes to
+// standard output.
+inline std::ostream& Log(LogType type, bool flag) {
+    return std::cout;
+}
+
 inline bool report_result(bool passed) {
     std::cout << "REPORT_RESULT: ";
     print_runall_result_name(passed ? runall_pass : runall_fail);
@@ -51,11 +58,7 @@ inline void skip_if(bool condition) {
 } // namespace Test
 } // namespace concurrency
 
-// The stream a test logs to: `Log(LogType::Info, true) << ...`. The
-// library returns a std::ostream& that filters by the message's type; here
-// every message goes to standard output, which the language names only as
-// std::cout.
-#define Log(type, flag) std::cout
+// The stream of the library's LogStream().
 #define LogStream() std::cout
 // The wide stream, for wide strings such as an accelerator's description.
 #define WLog(type, flag) std::wcout
