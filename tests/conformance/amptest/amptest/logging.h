@@ -22,6 +22,20 @@ inline std::ostream& operator<<(std::ostream& os, const std::wstring& text) {
     return os;
 }
 
+// A line in the log. The library's take `printf` arguments after the
+// message; these take the message alone.
+inline void Log_writeline(LogType type) {
+    std::cout << std::endl;
+}
+
+inline void Log_writeline(LogType type, const char* message) {
+    std::cout << message << std::endl;
+}
+
+inline void Log_writeline(const char* message) {
+    std::cout << message << std::endl;
+}
+
 inline bool report_result(bool passed) {
     std::cout << "REPORT_RESULT: ";
     print_runall_result_name(passed ? runall_pass : runall_fail);
@@ -53,8 +67,9 @@ inline void skip_if(bool condition) {
 
 // The stream a test logs to: `Log(LogType::Info, true) << ...`. The
 // library returns a std::ostream& that filters by the message's type; here
-// every message goes to standard output, which the language names only as
-// std::cout.
+// every message goes to standard output. (Macros, not functions: the
+// helpers use `LogType` unqualified where only the macro's discarding of
+// the argument lets them.)
 #define Log(type, flag) std::cout
 #define LogStream() std::cout
 // The wide stream, for wide strings such as an accelerator's description.
