@@ -191,11 +191,14 @@ fn mark_init_parens(tokens: &mut [Token<'_>]) {
                 braces.pop();
             }
             Tok::LParen if braces.iter().all(|b| *b) && i >= 2 => {
+                // The name follows a type, possibly through `*`, `&` and
+                // `const` (`a * f(2)` in an initialiser is no declaration).
+                let mut j = i - 2;
+                while j > 0 && matches!(tokens[j].tok, Tok::Star | Tok::Amp | Tok::Const) {
+                    j -= 1;
+                }
                 let declares = matches!(tokens[i - 1].tok, Tok::Ident(_))
-                    && matches!(
-                        tokens[i - 2].tok,
-                        Tok::TypeName(_) | Tok::TplClose | Tok::Star | Tok::Amp
-                    );
+                    && matches!(tokens[j].tok, Tok::TypeName(_) | Tok::TplClose);
                 if declares && starts_argument(&tokens[i + 1..]) {
                     tokens[i].tok = Tok::InitParen;
                 }

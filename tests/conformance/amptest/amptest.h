@@ -5,6 +5,7 @@
 #include <amp.h>
 // The standard headers the library's own headers bring in, which tests rely
 // on without including them.
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>

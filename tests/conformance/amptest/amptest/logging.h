@@ -29,6 +29,20 @@ inline std::ostream& Log(LogType type, bool flag) {
     return std::cout;
 }
 
+// A line in the log. The library's take `printf` arguments after the
+// message; these take the message alone.
+inline void Log_writeline(LogType type) {
+    std::cout << std::endl;
+}
+
+inline void Log_writeline(LogType type, const char* message) {
+    std::cout << message << std::endl;
+}
+
+inline void Log_writeline(const char* message) {
+    std::cout << message << std::endl;
+}
+
 inline bool report_result(bool passed) {
     std::cout << "REPORT_RESULT: ";
     print_runall_result_name(passed ? runall_pass : runall_fail);

@@ -147,6 +147,15 @@ inline void print_runall_result_name(int code) {
     }
 }
 
+// The verdict's name; the library returns a std::string.
+inline const char* runall_result_name(int result) {
+    return runall_result(result).get_name();
+}
+
+inline const char* runall_result_name(bool passed) {
+    return passed ? "pass" : "fail";
+}
+
 inline std::ostream& operator<<(std::ostream& os, const runall_result& result) {
     os << result.get_name();
     return os;
