@@ -299,6 +299,15 @@ fn template(
                 let elem = resolve_type_name(ck, t, consts);
                 if elem.ty.is_error() {
                     Type::Error
+                } else if elem.by_ref {
+                    ck.error(
+                        codes::E0213,
+                        t.span,
+                        "the elements of `std::vector` cannot be references",
+                        "a reference type",
+                        "use the element type itself: `std::vector<int>`",
+                    );
+                    Type::Error
                 } else {
                     Type::Vector(Box::new(elem.ty))
                 }
@@ -336,6 +345,21 @@ fn template(
                 },
             };
             if elem_ty.ty.is_error() {
+                return Type::Error;
+            }
+            // Elements are objects: `array<int&, 1>` would hold references
+            // (amp.h stores a pointer to its element type: C2528).
+            if elem_ty.by_ref {
+                ck.report(
+                    tessera_diagnostics::Diagnostic::error(
+                        codes::E0213,
+                        elem.span,
+                        format!("the elements of `{name}` cannot be references"),
+                    )
+                    .with_label("a reference type")
+                    .with_msvc("C2528")
+                    .with_help("use the element type itself: `array<int, 1>`"),
+                );
                 return Type::Error;
             }
             if let Type::Ptr { .. } = &elem_ty.ty {
