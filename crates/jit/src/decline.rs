@@ -14,6 +14,8 @@ pub enum Decline {
     /// Pointers: the interpreter's checked pointers (allocation, bounds,
     /// lifetime) have no compiled form.
     Pointer,
+    /// Unions: the interpreter keeps which member is active.
+    Union,
     /// The frame size of a kernel did not settle after its second lowering.
     FrameLayoutUnsettled,
     /// A bitwise operator on floats.
@@ -234,6 +236,7 @@ impl Decline {
         match self {
             Self::NoNativeCode => "native code generation is not available on this machine".into(),
             Self::Pointer => "a pointer (checked pointers run in the interpreter)".into(),
+            Self::Union => "a union (the interpreter tracks its active member)".into(),
             Self::FrameLayoutUnsettled => "the frame layout did not settle".into(),
             Self::BitwiseOperatorOnFloats => "a bitwise operator on floats".into(),
             Self::ComplementOnBool => "`~` on a bool".into(),

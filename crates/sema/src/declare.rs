@@ -95,7 +95,21 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
     // Base classes are subobjects, laid out first, in order (see `class`).
     let mut fields: Vec<(String, Type)> = Vec::new();
     let mut layout = crate::class::Layout::default();
+    if s.is_union && !s.bases.is_empty() {
+        ck.report(
+            Diagnostic::error(
+                codes::E0254,
+                s.name.span,
+                format!("union `{}` cannot have base classes", s.name.name),
+            )
+            .with_label("a union")
+            .with_help("make the union a member of a struct instead"),
+        );
+    }
     for base in &s.bases {
+        if s.is_union {
+            break;
+        }
         if let Some(name) = base.item.last().strip_prefix("virtual ") {
             ck.report(
                 Diagnostic::error(
@@ -110,6 +124,19 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
             continue;
         }
         match ck.structs.get(base.item.last()).copied() {
+            Some(b) if ck.is_union(&Type::Struct(b)) => ck.report(
+                Diagnostic::error(
+                    codes::E0254,
+                    base.item.span,
+                    format!(
+                        "union `{}` cannot be used as a base class",
+                        base.item.text()
+                    ),
+                )
+                .with_label("a union")
+                .with_msvc("C2569")
+                .with_help("make the union a member of the class instead"),
+            ),
             Some(b) => {
                 fields.push((
                     crate::class::base_field_name(base.item.last()),
@@ -196,6 +223,7 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
     ck.program.structs.push(StructDef {
         name: s.name.name.clone(),
         fields,
+        is_union: s.is_union,
         span,
     });
     ck.structs.insert(s.name.name.clone(), id);
