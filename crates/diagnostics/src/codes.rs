@@ -168,6 +168,7 @@ registry! {
     E0251, Check, "no default constructor", "C2512";
     E0252, Check, "non-const member function called on a const object", "C2662";
     E0253, Check, "member function not declared in its class", "C2511";
+    E0254, Check, "union with a base class or used as one", "C2570";
     E0260, Check, "`printf` format does not match its arguments", "C4477";
     W0261, Check, "`printf` argument not used by the format", "C4474";
     E0300, Check, "host-only function called from amp code", "C3930";
@@ -212,6 +213,7 @@ registry! {
     R0013, Run, "null pointer dereferenced";
     R0014, Run, "dangling pointer";
     R0015, Run, "invalid `delete`";
+    R0016, Run, "read of a union member that is not the active one";
     R0020, Run, "assertion failed";
     R0021, Run, "`abort` called";
     R0022, Run, "exception not caught";

@@ -192,7 +192,10 @@ impl Machine<'_> {
                     return self.read_value(&p, e);
                 }
                 let v = self.eval(base)?;
-                Ok(get_path(&v, &[*field]).cloned().unwrap_or(Value::Void))
+                match crate::value::read_path(&v, &[*field]) {
+                    Ok(found) => Ok(found.cloned().unwrap_or(Value::Void)),
+                    Err(m) => Err(self.misread(m, e.span)),
+                }
             }
             ExprKind::Call { func, args } => {
                 let args = self.call_args(*func, args)?;
@@ -215,6 +218,16 @@ impl Machine<'_> {
                 for item in items {
                     let v = self.eval(item)?;
                     out.push(self.copy_value(v, &item.ty, item.span)?);
+                }
+                // A union's list holds its first member's value.
+                if let Some(shape) = self.union_of(&e.ty) {
+                    let first = out.into_iter().next();
+                    let active = first.is_some().then_some(0);
+                    return Ok(Self::union_value(
+                        shape,
+                        active,
+                        first.unwrap_or(Value::Uninit),
+                    ));
                 }
                 Ok(Value::Agg(Rc::new(out)))
             }

@@ -2,7 +2,10 @@
 
 use crate::arith::{self, ArithError};
 use crate::check::Checker;
-use crate::value::{Meter, Place, Root, Storage, StorageKind, Value, get_path, get_path_mut};
+use crate::value::{
+    Alias, Meter, Misread, Place, Root, Storage, StorageKind, UnionShape, UnionVal, Value,
+    get_path_mut, read_path,
+};
 use crate::{Options, Outcome};
 use std::cell::RefCell;
 use std::io::Write;
@@ -151,6 +154,8 @@ pub(crate) struct Machine<'p> {
     /// was already used for an array, after which it can no longer be set
     /// (C++ AMP's rule for `set_default_cpu_access_type`).
     pub(crate) cpu_default: (Option<i64>, bool),
+    /// By struct id: the shape of each union type.
+    pub(crate) unions: Vec<Option<Rc<UnionShape>>>,
 }
 
 impl<'p> Machine<'p> {
@@ -203,7 +208,13 @@ impl<'p> Machine<'p> {
             exceptions: crate::exceptions::Exceptions::default(),
             generations: 0,
             cpu_default: (None, false),
+            unions: Vec::new(),
         };
+        // In id order: a union member of union type was declared first.
+        for def in &prog.structs {
+            let shape = def.is_union.then(|| Rc::new(m.union_shape(def)));
+            m.unions.push(shape);
+        }
         m.frame_bytes = prog
             .functions
             .iter()
@@ -578,6 +589,23 @@ impl<'p> Machine<'p> {
 
     /// The value a variable of type `ty` starts with when zero-initialised.
     pub(crate) fn zero_value(&self, ty: &Type, span: Span) -> Res<Value> {
+        // Zero-initialising a union zero-initialises its first member.
+        if let Some(shape) = self.union_of(ty) {
+            let first = match self
+                .prog
+                .get_struct(union_id(ty))
+                .and_then(|d| d.fields.first())
+            {
+                Some((_, t)) => Some(self.zero_value(t, span)?),
+                None => None,
+            };
+            let active = first.is_some().then_some(0);
+            return Ok(Self::union_value(
+                shape,
+                active,
+                first.unwrap_or(Value::Uninit),
+            ));
+        }
         Ok(match ty {
             Type::Scalar(s) => arith::zero(*s),
             Type::Struct(id) => {
@@ -617,8 +645,87 @@ impl<'p> Machine<'p> {
         })
     }
 
+    /// What a union's members are and how each reads while another is active.
+    fn union_shape(&self, def: &tessera_ir::StructDef) -> UnionShape {
+        let structs = &self.prog.structs;
+        let reads = def
+            .fields
+            .iter()
+            .map(|(_, read)| {
+                def.fields
+                    .iter()
+                    .map(|(_, active)| {
+                        if read == active {
+                            return Alias::Same;
+                        }
+                        // Two structs' common initial sequence: their
+                        // leading members of the same types.
+                        let members = |t: &Type| match t {
+                            Type::Struct(id) => structs
+                                .get(id.index())
+                                .filter(|d| !d.is_union)
+                                .map(|d| d.fields.iter().map(|(_, t)| t.clone()).collect()),
+                            _ => None,
+                        };
+                        let (Some(r), Some(a)): (Option<Vec<Type>>, Option<Vec<Type>>) =
+                            (members(read), members(active))
+                        else {
+                            return Alias::No;
+                        };
+                        match r.iter().zip(&a).take_while(|(x, y)| x == y).count() {
+                            0 => Alias::No,
+                            n => Alias::Prefix(n as u32),
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        UnionShape {
+            name: def.name.clone(),
+            fields: def.fields.iter().map(|(n, _)| n.clone()).collect(),
+            fresh: def
+                .fields
+                .iter()
+                .map(|(_, t)| self.uninit_value(t))
+                .collect(),
+            reads,
+        }
+    }
+
+    /// The shape of union type `ty`, if it is one.
+    pub(crate) fn union_of(&self, ty: &Type) -> Option<Rc<UnionShape>> {
+        match ty {
+            Type::Struct(id) => self.unions.get(id.index()).cloned().flatten(),
+            _ => None,
+        }
+    }
+
+    /// A union of shape `shape` whose member `active` holds `value`.
+    pub(crate) fn union_value(shape: Rc<UnionShape>, active: Option<u32>, value: Value) -> Value {
+        Value::Union(Rc::new(UnionVal {
+            shape,
+            active,
+            value,
+        }))
+    }
+
+    /// The error for a read of a union member that is not active.
+    pub(crate) fn misread(&self, m: Misread, span: Span) -> Stop {
+        self.error(
+            codes::R0016,
+            span,
+            format!(
+                "read of member `{}` of union `{}`, whose active member is `{}`",
+                m.read, m.union, m.active
+            ),
+        )
+    }
+
     /// The value of an uninitialised `tile_static` variable of type `ty`.
     pub(crate) fn uninit_value(&self, ty: &Type) -> Value {
+        if let Some(shape) = self.union_of(ty) {
+            return Self::union_value(shape, None, Value::Uninit);
+        }
         match ty {
             Type::Struct(id) => {
                 let n = self.prog.get_struct(*id).map_or(0, |s| s.fields.len());
@@ -649,6 +756,23 @@ impl<'p> Machine<'p> {
             }
             Init::Zero => self.zero_value(ty, span),
             Init::Ref(e) => Ok(Value::Ref(Rc::new(self.place(e)?))),
+            // A braced list initialises a union's first member.
+            Init::List(items) if self.union_of(ty).is_some() => {
+                let shape = self.union_of(ty);
+                let first = self
+                    .prog
+                    .get_struct(union_id(ty))
+                    .and_then(|d| d.fields.first())
+                    .map(|(_, t)| t.clone());
+                let (Some(shape), Some(t)) = (shape, first) else {
+                    return self.zero_value(ty, span);
+                };
+                let v = match items.first() {
+                    Some(item) => self.init_value(item, &t, span)?,
+                    None => self.zero_value(&t, span)?,
+                };
+                Ok(Self::union_value(shape, Some(0), v))
+            }
             Init::List(items) => {
                 let elem_types: Vec<Type> = match ty {
                     Type::Struct(id) => self
@@ -804,8 +928,7 @@ impl<'p> Machine<'p> {
                     .stack
                     .get(*depth as usize)
                     .and_then(|f| f.locals.get(*slot as usize))
-                    .and_then(|v| get_path(v, &place.path))
-                    .cloned()
+                    .map(|v| read_path(v, &place.path).map(|x| x.cloned()))
             }
             Root::HostLocal(depth, slot) => {
                 if self.checker.on {
@@ -815,31 +938,27 @@ impl<'p> Machine<'p> {
                     .stack
                     .get(*depth as usize)
                     .and_then(|f| f.locals.get(*slot as usize))
-                    .and_then(|v| get_path(v, &place.path))
-                    .cloned()
+                    .map(|v| read_path(v, &place.path).map(|x| x.cloned()))
             }
             Root::Global(g) => self
                 .globals
                 .get(*g as usize)
-                .and_then(|v| get_path(v, &place.path))
-                .cloned(),
+                .map(|v| read_path(v, &place.path).map(|x| x.cloned())),
             Root::Capture(c) => self
                 .launch
                 .captures
                 .get(*c as usize)
-                .and_then(|v| get_path(v, &place.path))
-                .cloned(),
+                .map(|v| read_path(v, &place.path).map(|x| x.cloned())),
             Root::TileStatic(slot) => {
                 let v = self
                     .launch
                     .tile_static
                     .get(*slot as usize)
-                    .and_then(|v| get_path(v, &place.path))
-                    .cloned();
+                    .map(|v| read_path(v, &place.path).map(|x| x.cloned()));
                 if self.checker.on {
                     self.check_access(place, span, false, false)?;
                 }
-                if matches!(v, Some(Value::Uninit)) && self.checker.on {
+                if matches!(v, Some(Ok(Some(Value::Uninit)))) && self.checker.on {
                     self.report_uninit(*slot, span);
                 }
                 v
@@ -851,12 +970,15 @@ impl<'p> Machine<'p> {
                 storage
                     .data()
                     .get(*i)
-                    .and_then(|v| get_path(v, &place.path))
-                    .cloned()
+                    .map(|v| read_path(v, &place.path).map(|x| x.cloned()))
             }
-            Root::Temp(cell) => get_path(&cell.borrow(), &place.path).cloned(),
+            Root::Temp(cell) => Some(read_path(&cell.borrow(), &place.path).map(|x| x.cloned())),
         };
-        Ok(v.unwrap_or(Value::Uninit))
+        match v {
+            Some(Ok(Some(v))) => Ok(v),
+            Some(Err(m)) => Err(self.misread(m, span)),
+            _ => Ok(Value::Uninit),
+        }
     }
 
     /// Stores a value at a place.
@@ -1182,6 +1304,14 @@ impl<'p> Machine<'p> {
 /// Where the native stack is now: the address of a local. The stack grows
 /// down on every platform Tessera runs on.
 #[inline(never)]
+/// The struct id of a union type (one past every id for another type).
+fn union_id(ty: &Type) -> tessera_ir::StructId {
+    match ty {
+        Type::Struct(id) => *id,
+        _ => tessera_ir::StructId(u32::MAX),
+    }
+}
+
 fn stack_address() -> usize {
     let marker = 0u8;
     std::hint::black_box(&marker) as *const u8 as usize

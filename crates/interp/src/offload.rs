@@ -624,6 +624,10 @@ fn read_object(
         ),
         Type::Struct(id) => {
             let def = structs.get(id.index())?;
+            // A union's bytes do not say which member is active.
+            if def.is_union {
+                return None;
+            }
             let mut fields = Vec::with_capacity(def.fields.len());
             for (k, (_, fty)) in def.fields.iter().enumerate() {
                 let off = field_offset(structs, ty, k as u32)? as usize;

@@ -48,6 +48,123 @@ pub(crate) enum Value {
     Manip(Manipulator, i32),
     /// A pointer.
     Ptr(Rc<Pointer>),
+    /// A union: its active member and that member's value.
+    Union(Rc<UnionVal>),
+}
+
+/// A union object. Only its active member has a value: C++ leaves reading
+/// another undefined, so the interpreter keeps nothing that could answer it.
+#[derive(Clone, Debug)]
+pub(crate) struct UnionVal {
+    /// What the union's members are.
+    pub(crate) shape: Rc<UnionShape>,
+    /// The member alive (none in a `tile_static` union not yet written).
+    pub(crate) active: Option<u32>,
+    /// Its value.
+    pub(crate) value: Value,
+}
+
+/// What a union type's members are, computed once per type.
+#[derive(Debug)]
+pub(crate) struct UnionShape {
+    /// The union's name and its members' names, for messages.
+    pub(crate) name: String,
+    pub(crate) fields: Vec<String>,
+    /// Member `i` when its life starts by a write into a part of it.
+    pub(crate) fresh: Vec<Value>,
+    /// `reads[j][a]`: how member `j` may be read while `a` is active.
+    pub(crate) reads: Vec<Vec<Alias>>,
+}
+
+/// How one union member may be read while another is active.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Alias {
+    /// Same type: the value is the active member's.
+    Same,
+    /// Both are structs whose first `n` members have the same types (the
+    /// common initial sequence): those members may be read.
+    Prefix(u32),
+    /// Reading it is undefined.
+    No,
+}
+
+/// A read of a union member that is not active.
+#[derive(Debug)]
+pub(crate) struct Misread {
+    pub(crate) union: String,
+    pub(crate) read: String,
+    pub(crate) active: String,
+}
+
+impl UnionVal {
+    /// Where a read of member `j` followed by `rest` of a path goes: the
+    /// value to go on from, or the misread.
+    fn read_member<'v>(&'v self, j: u32, rest: &[u32]) -> Result<&'v Value, Misread> {
+        let Some(a) = self.active else {
+            return self
+                .shape
+                .fresh
+                .get(j as usize)
+                .ok_or_else(|| self.misread(j, j));
+        };
+        if a == j {
+            return Ok(&self.value);
+        }
+        let how = self
+            .shape
+            .reads
+            .get(j as usize)
+            .and_then(|r| r.get(a as usize))
+            .copied()
+            .unwrap_or(Alias::No);
+        match (how, rest.first()) {
+            (Alias::Same, _) => Ok(&self.value),
+            (Alias::Prefix(n), Some(&k)) if k < n => Ok(&self.value),
+            _ => Err(self.misread(j, a)),
+        }
+    }
+
+    /// The value to write into when member `j` (or a part of it) is
+    /// written: `j` becomes the active member.
+    fn write_member(&mut self, j: u32) -> &mut Value {
+        let keeps = match self.active {
+            Some(a) => {
+                a == j
+                    || self
+                        .shape
+                        .reads
+                        .get(j as usize)
+                        .and_then(|r| r.get(a as usize))
+                        == Some(&Alias::Same)
+            }
+            None => false,
+        };
+        if !keeps {
+            self.value = self
+                .shape
+                .fresh
+                .get(j as usize)
+                .cloned()
+                .unwrap_or(Value::Uninit);
+        }
+        self.active = Some(j);
+        &mut self.value
+    }
+
+    fn misread(&self, read: u32, active: u32) -> Misread {
+        let name = |i: u32| {
+            self.shape
+                .fields
+                .get(i as usize)
+                .cloned()
+                .unwrap_or_default()
+        };
+        Misread {
+            union: self.shape.name.clone(),
+            read: name(read),
+            active: name(active),
+        }
+    }
 }
 
 /// A pointer value: what it points into and where.
@@ -641,22 +758,35 @@ impl Place {
     }
 }
 
-/// Follows `path` into `v` for reading.
-pub(crate) fn get_path<'v>(mut v: &'v Value, path: &[u32]) -> Option<&'v Value> {
-    for &i in path {
-        match v {
-            Value::Agg(items) => v = items.get(i as usize)?,
-            _ => return None,
-        }
-    }
-    Some(v)
+/// Follows `path` into `v` for reading (`None` also for a read of a union
+/// member that is not active: [`read_path`] tells that apart).
+pub(crate) fn get_path<'v>(v: &'v Value, path: &[u32]) -> Option<&'v Value> {
+    read_path(v, path).ok().flatten()
 }
 
-/// Follows `path` into `v` for writing, unsharing aggregates on the way.
+/// Follows `path` into `v` for reading: the value, `None` when the path
+/// leads nowhere, or the read of a union member that is not active.
+pub(crate) fn read_path<'v>(mut v: &'v Value, path: &[u32]) -> Result<Option<&'v Value>, Misread> {
+    for (k, &i) in path.iter().enumerate() {
+        match v {
+            Value::Agg(items) => match items.get(i as usize) {
+                Some(item) => v = item,
+                None => return Ok(None),
+            },
+            Value::Union(u) => v = u.read_member(i, &path[k + 1..])?,
+            _ => return Ok(None),
+        }
+    }
+    Ok(Some(v))
+}
+
+/// Follows `path` into `v` for writing, unsharing aggregates on the way; a
+/// union on the way takes the member written as its active one.
 pub(crate) fn get_path_mut<'v>(mut v: &'v mut Value, path: &[u32]) -> Option<&'v mut Value> {
     for &i in path {
         match v {
             Value::Agg(items) => v = Rc::make_mut(items).get_mut(i as usize)?,
+            Value::Union(u) => v = Rc::make_mut(u).write_member(i),
             _ => return None,
         }
     }

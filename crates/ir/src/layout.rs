@@ -37,7 +37,12 @@ fn size_align_at(structs: &[StructDef], ty: &Type, depth: u32) -> Option<(u64, u
             let mut align = 1u64;
             for (_, field_ty) in &def.fields {
                 let (s, a) = size_align_at(structs, field_ty, depth + 1)?;
-                at = round_up(at, a).saturating_add(s);
+                // A union's members overlap: it is as large as its largest.
+                at = if def.is_union {
+                    at.max(s)
+                } else {
+                    round_up(at, a).saturating_add(s)
+                };
                 align = align.max(a);
             }
             // C++ gives an empty struct size 1, so distinct objects have
@@ -69,6 +74,9 @@ pub fn field_offset(structs: &[StructDef], ty: &Type, field: u32) -> Option<u32>
         return None;
     };
     let def = structs.get(id.index())?;
+    if def.is_union {
+        return (field < def.fields.len() as u32).then_some(0);
+    }
     let mut at = 0u32;
     for (i, (_, f_ty)) in def.fields.iter().enumerate() {
         let (s, a) = size_align(structs, f_ty)?;
@@ -94,6 +102,7 @@ mod tests {
                 ("d".into(), Type::Scalar(Scalar::Double)),
                 ("i".into(), Type::Scalar(Scalar::Int)),
             ],
+            is_union: false,
             span: tessera_diagnostics::Span::default(),
         }]
     }
@@ -123,10 +132,30 @@ mod tests {
     }
 
     #[test]
+    fn a_union_is_as_large_as_its_largest_member() {
+        let structs = vec![StructDef {
+            name: "U".into(),
+            fields: vec![
+                (
+                    "c".into(),
+                    Type::CArray(Box::new(Type::Scalar(Scalar::Char)), 5),
+                ),
+                ("i".into(), Type::Scalar(Scalar::Int)),
+            ],
+            is_union: true,
+            span: tessera_diagnostics::Span::default(),
+        }];
+        let u = Type::Struct(StructId(0));
+        assert_eq!(size_align(&structs, &u), Some((8, 4)));
+        assert_eq!(field_offset(&structs, &u, 1), Some(0));
+    }
+
+    #[test]
     fn an_empty_struct_has_size_one() {
         let structs = vec![StructDef {
             name: "E".into(),
             fields: vec![],
+            is_union: false,
             span: tessera_diagnostics::Span::default(),
         }];
         assert_eq!(

@@ -318,6 +318,34 @@ impl Type {
         }
     }
 
+    /// True when this type is or contains a union (struct fields, elements
+    /// of arrays, vectors and views included).
+    pub fn contains_union(&self, structs: &[StructDef]) -> bool {
+        self.contains_union_depth(structs, 0)
+    }
+
+    fn contains_union_depth(&self, structs: &[StructDef], depth: u32) -> bool {
+        if depth > 64 {
+            return false;
+        }
+        match self {
+            Type::Struct(id) => structs.get(id.index()).is_some_and(|s| {
+                s.is_union
+                    || s.fields
+                        .iter()
+                        .any(|(_, t)| t.contains_union_depth(structs, depth + 1))
+            }),
+            Type::CArray(elem, _)
+            | Type::Vector(elem)
+            | Type::Container(_, elem)
+            | Type::Array(elem, _)
+            | Type::ArrayView { elem, .. }
+            | Type::Iterator(elem)
+            | Type::Ptr { elem, .. } => elem.contains_union_depth(structs, depth + 1),
+            _ => false,
+        }
+    }
+
     /// True when this type is or contains a pointer, struct fields included.
     pub fn contains_pointer(&self, structs: &[StructDef]) -> bool {
         self.contains_leaf(structs, 0, &Type::is_pointer_like)
@@ -375,6 +403,8 @@ pub struct StructDef {
     pub name: String,
     /// Its fields in order.
     pub fields: Vec<(String, Type)>,
+    /// A `union`: every field starts at offset 0, one of them is alive.
+    pub is_union: bool,
     /// Where it was declared.
     pub span: Span,
 }

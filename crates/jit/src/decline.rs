@@ -15,6 +15,8 @@ pub enum Decline {
     /// lifetime) have no compiled form; nor have the host-only integer
     /// types narrower than `int` (other than `char`).
     Pointer,
+    /// Unions: the interpreter keeps which member is active.
+    Union,
     /// The frame size of a kernel did not settle after its second lowering.
     FrameLayoutUnsettled,
     /// A bitwise operator on floats.
@@ -237,6 +239,7 @@ impl Decline {
             Self::Pointer => {
                 "a pointer or a host-only integer type (checked pointers and `short`, `unsigned short`, `unsigned char` run in the interpreter)".into()
             }
+            Self::Union => "a union (the interpreter tracks its active member)".into(),
             Self::FrameLayoutUnsettled => "the frame layout did not settle".into(),
             Self::BitwiseOperatorOnFloats => "a bitwise operator on floats".into(),
             Self::ComplementOnBool => "`~` on a bool".into(),

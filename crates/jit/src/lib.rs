@@ -90,28 +90,54 @@ struct HelperIds {
 }
 
 /// Builds the native code module, or says why this machine cannot.
-/// True when a kernel (or one host statement of `func`), or a function it
-/// calls, has a value or variable of pointer type: those run in the
-/// interpreter, which checks every pointer.
 /// Types whose values only the interpreter keeps: pointers (checked) and
 /// the host-only integers narrower than `int`.
 fn interpreted_type(ty: &tessera_ir::Type, prog: &Program) -> bool {
     ty.contains_pointer(&prog.structs) || ty.contains_narrow_integer(&prog.structs)
 }
 
+/// True when a kernel (or one host statement of `func`), or a function it
+/// calls, has a value or variable of pointer type (or a host-only narrow
+/// integer): those run in the interpreter, which checks every pointer.
 fn uses_pointers(prog: &Program, func: FuncId, stmt: Option<&tessera_ir::Stmt>) -> bool {
+    uses(prog, func, stmt, &|t| interpreted_type(t, prog), true)
+}
+
+/// True when the code of `func` (or of `stmt` in it), or of a function it
+/// calls, has a value or local of a type containing a union.
+fn uses_unions(prog: &Program, func: FuncId, stmt: Option<&tessera_ir::Stmt>) -> bool {
+    uses(
+        prog,
+        func,
+        stmt,
+        &|t| t.contains_union(&prog.structs),
+        false,
+    )
+}
+
+/// True when the code of `func` (or of `stmt` in it), or of a function it
+/// calls, has a value or local of a type `bad_type` picks, or (with
+/// `pointer_ops`) a pointer operation.
+fn uses(
+    prog: &Program,
+    func: FuncId,
+    stmt: Option<&tessera_ir::Stmt>,
+    bad_type: &dyn Fn(&tessera_ir::Type) -> bool,
+    pointer_ops: bool,
+) -> bool {
     let mut calls = Vec::new();
     let found = std::cell::Cell::new(false);
     // The walks below visit every sub-expression: each node is looked at once.
     let look = |x: &tessera_ir::Expr, calls: &mut Vec<FuncId>| {
-        if interpreted_type(&x.ty, prog)
-            || matches!(
-                x.kind,
-                tessera_ir::ExprKind::AddrOf(_)
-                    | tessera_ir::ExprKind::Deref(_)
-                    | tessera_ir::ExprKind::New { .. }
-                    | tessera_ir::ExprKind::Delete { .. }
-            )
+        if bad_type(&x.ty)
+            || (pointer_ops
+                && matches!(
+                    x.kind,
+                    tessera_ir::ExprKind::AddrOf(_)
+                        | tessera_ir::ExprKind::Deref(_)
+                        | tessera_ir::ExprKind::New { .. }
+                        | tessera_ir::ExprKind::Delete { .. }
+                ))
         {
             found.set(true);
         }
@@ -137,12 +163,7 @@ fn uses_pointers(prog: &Program, func: FuncId, stmt: Option<&tessera_ir::Stmt>) 
         let Some(function) = prog.get_function(f) else {
             continue;
         };
-        if interpreted_type(&function.ret, prog)
-            || function
-                .locals
-                .iter()
-                .any(|l| interpreted_type(&l.ty, prog))
-        {
+        if bad_type(&function.ret) || function.locals.iter().any(|l| bad_type(&l.ty)) {
             return true;
         }
         if let Some(body) = &function.body {
@@ -150,6 +171,18 @@ fn uses_pointers(prog: &Program, func: FuncId, stmt: Option<&tessera_ir::Stmt>) 
         }
     }
     found.get()
+}
+
+/// True when a kernel captures a union or data holding unions: the
+/// interpreter keeps which member of a union is active, which memory laid
+/// out for compiled code cannot tell.
+fn captures_union(prog: &Program, kernel: FuncId) -> bool {
+    match prog.get_function(kernel).map(|f| &f.kind) {
+        Some(tessera_ir::FunctionKind::Kernel { captures, .. }) => {
+            captures.iter().any(|c| c.ty.contains_union(&prog.structs))
+        }
+        _ => false,
+    }
 }
 
 fn new_module() -> Result<(JITModule, HelperIds), String> {
@@ -279,6 +312,9 @@ impl<'p> Jit<'p> {
         if uses_pointers(self.prog, kernel, None) {
             return (Err(Decline::Pointer), String::new());
         }
+        if captures_union(self.prog, kernel) || uses_unions(self.prog, kernel, None) {
+            return (Err(Decline::Union), String::new());
+        }
         let started = Instant::now();
         let plan = match emit::Emitter::plan(self.prog, kernel) {
             Ok(p) => p,
@@ -345,6 +381,9 @@ impl<'p> Jit<'p> {
         };
         if uses_pointers(self.prog, func, Some(stmt)) {
             return Err(Decline::Pointer);
+        }
+        if uses_unions(self.prog, func, Some(stmt)) {
+            return Err(Decline::Union);
         }
         let started = Instant::now();
         let plan = emit::Emitter::plan_host(self.prog, func, stmt)?;

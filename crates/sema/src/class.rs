@@ -1547,6 +1547,8 @@ impl FnCx<'_> {
         let fields = self.ck.struct_fields(id);
         let info = self.ck.classes.get(&id).cloned().unwrap_or_default();
         let mut used = vec![false; inits.len()];
+        // A union's constructor makes one member at most: the one named.
+        let is_union = self.ck.is_union(&Type::Struct(id));
         for (i, (fname, fty)) in fields.iter().enumerate() {
             let base_name = info
                 .bases
@@ -1566,7 +1568,9 @@ impl FnCx<'_> {
                 None => match info.default_inits.get(i).cloned().flatten() {
                     Some(init) => self.default_member_value(fty, &init, fname, span),
                     None => match fty {
-                        Type::Struct(c) => self.construct_object(*c, Vec::new(), false, span),
+                        Type::Struct(c) if !is_union => {
+                            self.construct_object(*c, Vec::new(), false, span)
+                        }
                         _ => None,
                     },
                 },
@@ -2010,6 +2014,7 @@ pub fn library_exception(ck: &mut Checker, name: &str) -> Option<StructId> {
     ck.program.structs.push(tessera_ir::StructDef {
         name: full.clone(),
         fields: fields.clone(),
+        is_union: false,
         span,
     });
     ck.structs.insert(full.clone(), id);
@@ -2250,6 +2255,7 @@ fn std_exception(ck: &mut Checker) -> StructId {
     ck.program.structs.push(tessera_ir::StructDef {
         name: NAME.to_string(),
         fields: vec![("<message>".to_string(), char_ptr.clone())],
+        is_union: false,
         span,
     });
     ck.structs.insert(NAME.to_string(), id);

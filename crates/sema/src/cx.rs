@@ -133,6 +133,11 @@ impl Checker {
             .unwrap_or_default()
     }
 
+    /// True when `ty` is a union type.
+    pub fn is_union(&self, ty: &Type) -> bool {
+        matches!(ty, Type::Struct(id) if self.program.get_struct(*id).is_some_and(|s| s.is_union))
+    }
+
     /// A type as C++ writes it.
     pub fn show(&self, ty: &Type) -> String {
         tessera_ir::display(ty, &self.program.structs)

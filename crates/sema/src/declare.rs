@@ -95,7 +95,21 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
     // Base classes are subobjects, laid out first, in order (see `class`).
     let mut fields: Vec<(String, Type)> = Vec::new();
     let mut layout = crate::class::Layout::default();
+    if s.is_union && !s.bases.is_empty() {
+        ck.report(
+            Diagnostic::error(
+                codes::E0254,
+                s.name.span,
+                format!("union `{}` cannot have base classes", s.name.name),
+            )
+            .with_label("a union")
+            .with_help("make the union a member of a struct instead"),
+        );
+    }
     for base in &s.bases {
+        if s.is_union {
+            break;
+        }
         if let Some(name) = base.item.last().strip_prefix("virtual ") {
             ck.report(
                 Diagnostic::error(
@@ -110,6 +124,19 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
             continue;
         }
         match ck.structs.get(base.item.last()).copied() {
+            Some(b) if ck.is_union(&Type::Struct(b)) => ck.report(
+                Diagnostic::error(
+                    codes::E0254,
+                    base.item.span,
+                    format!(
+                        "union `{}` cannot be used as a base class",
+                        base.item.text()
+                    ),
+                )
+                .with_label("a union")
+                .with_msvc("C2569")
+                .with_help("make the union a member of the class instead"),
+            ),
             Some(b) => {
                 fields.push((
                     crate::class::base_field_name(base.item.last()),
@@ -192,10 +219,33 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
                 .push(crate::types::object_const(&decl.specs, &d.modifiers));
         }
     }
+    if s.is_union {
+        for (name, ty) in &fields {
+            if let Some(why) = union_member_problem(ck, ty, 0) {
+                let at = s
+                    .fields
+                    .iter()
+                    .find(|d| {
+                        d.declarators
+                            .iter()
+                            .any(|x| x.name.as_ref().is_some_and(|n| &n.name == name))
+                    })
+                    .map_or(s.name.span, |d| d.span);
+                ck.error(
+                    codes::E0211,
+                    at,
+                    format!("union member `{name}` {why}: such members are not supported yet"),
+                    "union member",
+                    "keep union members to numbers, pointers, arrays of them and plain structs",
+                );
+            }
+        }
+    }
     let id = StructId(ck.program.structs.len() as u32);
     ck.program.structs.push(StructDef {
         name: s.name.name.clone(),
         fields,
+        is_union: s.is_union,
         span,
     });
     ck.structs.insert(s.name.name.clone(), id);
@@ -218,6 +268,43 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
             span: s.name.span,
         };
         declare_globals(ck, &specs, &s.trailing);
+    }
+}
+
+/// Why a union member of type `ty` is not supported, if it is not: C++
+/// deletes a union's constructors, destructor or assignment when a member
+/// has non-trivial ones, which Tessera does not model, so only members
+/// without them are taken.
+fn union_member_problem(ck: &Checker, ty: &Type, depth: u32) -> Option<String> {
+    if depth > 64 {
+        return None;
+    }
+    match ty {
+        Type::Scalar(_) | Type::Ptr { .. } | Type::Error => None,
+        Type::CArray(elem, _) => union_member_problem(ck, elem, depth + 1),
+        Type::Struct(id) => {
+            let info = ck.classes.get(id);
+            let special = info.is_some_and(|c| {
+                !c.ctors.is_empty()
+                    || c.dtor.is_some()
+                    || c.default_inits.iter().any(Option::is_some)
+                    || c.methods.contains_key("operator=")
+            });
+            if special {
+                return Some(format!(
+                    "has the class type `{}`, which declares constructors, a destructor, `operator=` or member initialisers",
+                    ck.show(ty)
+                ));
+            }
+            let fields = ck.struct_fields(*id);
+            fields
+                .iter()
+                .find_map(|(_, t)| union_member_problem(ck, t, depth + 1))
+        }
+        other => Some(format!(
+            "has the type `{}`, which has constructors",
+            ck.show(other)
+        )),
     }
 }
 

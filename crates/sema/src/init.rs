@@ -152,6 +152,32 @@ impl FnCx<'_> {
             Type::Struct(id) if self.ck.needs_construction(id) => {
                 self.constructed(id, items, false, span).map(Init::Expr)
             }
+            // A braced list initialises a union's first member (C++20's
+            // designated initialisers aside).
+            Type::Struct(id) if self.ck.is_union(ty) => {
+                let fields = self.ck.struct_fields(id);
+                if items.len() > 1 {
+                    let name = self.ck.show(ty);
+                    self.ck.report(
+                        tessera_diagnostics::Diagnostic::error(
+                            codes::E0206,
+                            span,
+                            format!("too many values for union `{name}`: a braced list initialises its first member"),
+                        )
+                        .with_label("too many values")
+                        .with_msvc("C2078"),
+                    );
+                    return None;
+                }
+                match (items.first(), fields.first()) {
+                    (Some(item), Some((fname, fty))) => {
+                        let mut fty = fty.clone();
+                        let part = self.init_item(&mut fty, item, &format!("member `{fname}`"))?;
+                        Some(Init::List(vec![part]))
+                    }
+                    _ => Some(Init::Zero),
+                }
+            }
             Type::Struct(id) => {
                 let fields = self.ck.struct_fields(id);
                 if items.len() > fields.len() {
@@ -406,6 +432,14 @@ impl FnCx<'_> {
                 let mut exprs = Vec::new();
                 // The element (or member) types, to build nested parts.
                 let part_types: Vec<Type> = match ty {
+                    // A union's list holds its first member only.
+                    Type::Struct(id) if self.ck.is_union(ty) => self
+                        .ck
+                        .struct_fields(*id)
+                        .into_iter()
+                        .take(1)
+                        .map(|f| f.1)
+                        .collect(),
                     Type::Struct(id) => self
                         .ck
                         .struct_fields(*id)
@@ -451,7 +485,11 @@ impl FnCx<'_> {
                 self.convert_scalar(zero, *s)
             }
             Type::Struct(id) => {
-                let fields = self.ck.struct_fields(*id);
+                let mut fields = self.ck.struct_fields(*id);
+                // Zero-initialising a union zero-initialises its first member.
+                if self.ck.is_union(ty) {
+                    fields.truncate(1);
+                }
                 let parts = fields
                     .iter()
                     .map(|(_, t)| self.zero_value(t, span))

@@ -54,6 +54,7 @@ impl FnCx<'_> {
         self.ck.program.structs.push(StructDef {
             name: name.clone(),
             fields: Vec::new(),
+            is_union: false,
             span,
         });
         self.ck.classes.insert(

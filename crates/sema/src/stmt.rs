@@ -1289,8 +1289,13 @@ fn shared_type_problem(cx: &FnCx<'_>, ty: &Type) -> Option<String> {
         Type::CArray(elem, _) => shared_type_problem(cx, elem),
         Type::Struct(id) => {
             let fields = cx.ck.struct_fields(*id);
+            let kind = if cx.ck.is_union(ty) {
+                "union"
+            } else {
+                "struct"
+            };
             fields.iter().find_map(|(name, t)| {
-                shared_type_problem(cx, t).map(|p| format!("a struct whose member `{name}` is {p}"))
+                shared_type_problem(cx, t).map(|p| format!("a {kind} whose member `{name}` is {p}"))
             })
         }
         _ => None,

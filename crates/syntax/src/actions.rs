@@ -289,12 +289,13 @@ pub enum MethodBody {
 /// functions and access labels, each member with the access that applies
 /// (`private` until the first label in a `class`, `public` in a `struct`).
 pub fn struct_def(
-    is_class: bool,
+    key: ClassKey,
     name: Ident,
     bases: Vec<(Option<Access>, Path)>,
     members: Vec<Member>,
     trailing: Vec<Declarator>,
 ) -> StructDef {
+    let is_class = key == ClassKey::Class;
     let default_access = if is_class {
         Access::Private
     } else {
@@ -303,6 +304,7 @@ pub fn struct_def(
     let mut access = default_access;
     let mut def = StructDef {
         is_class,
+        is_union: key == ClassKey::Union,
         name,
         fields: Vec::new(),
         access_spans: Vec::new(),

@@ -175,11 +175,25 @@ pub struct Namespace {
     pub depth: u32,
 }
 
+/// The keyword a class definition starts with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum ClassKey {
+    /// `struct`
+    Struct,
+    /// `class`
+    Class,
+    /// `union`
+    Union,
+}
+
 /// `struct Name { fields };`
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StructDef {
     /// `class` rather than `struct`.
     pub is_class: bool,
+    /// `union`: the members share their storage.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub is_union: bool,
     /// The name.
     pub name: Ident,
     /// Members in order (access specifiers are not kept; see `access_spans`).

@@ -102,7 +102,7 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
             Tok::Template if next == Some(Tok::Lt) => {
                 template_header(tokens, i + 1, known_types, templates, &mut splits);
             }
-            Tok::Struct | Tok::Class => {
+            Tok::Struct | Tok::Class | Tok::Union => {
                 if let Some(Tok::Ident(name)) = next {
                     known_types.insert(name.to_string());
                 }
@@ -117,7 +117,10 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
             }
             Tok::Ident(name) => {
                 let after_member = matches!(prev, Some(Tok::Dot | Tok::Arrow));
-                let declaring = matches!(prev, Some(Tok::Struct | Tok::Class | Tok::Typename));
+                let declaring = matches!(
+                    prev,
+                    Some(Tok::Struct | Tok::Class | Tok::Union | Tok::Typename)
+                );
                 if next == Some(Tok::Lt) {
                     // `std::get<0>(t)`: the library's one function template
                     // called with explicit arguments, named through `std::`.
@@ -472,8 +475,28 @@ fn template_header(
 /// `;` or an array bound) before the `;` that ends the declaration.
 fn typedef_names(tokens: &[Token<'_>], at: usize, names: &mut HashSet<usize>) {
     let mut depth = 0i64;
-    let end = tokens.len().min(at + MAX_TEMPLATE_SCAN);
-    for k in at + 1..end {
+    let mut start = at + 1;
+    // `typedef union { ... } name;`: the name follows the class body.
+    if matches!(
+        tokens.get(at + 1).map(|t| t.tok),
+        Some(Tok::Struct | Tok::Class | Tok::Union)
+    ) && tokens.get(at + 2).map(|t| t.tok) == Some(Tok::LBrace)
+    {
+        let mut braces = 0usize;
+        let Some(close) = (at + 2..tokens.len()).find(|&k| {
+            match tokens[k].tok {
+                Tok::LBrace => braces += 1,
+                Tok::RBrace => braces = braces.saturating_sub(1),
+                _ => {}
+            }
+            braces == 0
+        }) else {
+            return;
+        };
+        start = close + 1;
+    }
+    let end = tokens.len().min(start + MAX_TEMPLATE_SCAN);
+    for k in start..end {
         match tokens[k].tok {
             Tok::LParen | Tok::LBracket | Tok::Lt => depth += 1,
             Tok::RParen | Tok::RBracket | Tok::Gt => depth -= 1,

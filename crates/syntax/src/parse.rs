@@ -491,7 +491,7 @@ fn unsupported_feature(tok: Tok<'_>) -> Option<&'static str> {
             "member templates, templates declared in a function and `typename` qualifiers"
         }
         Tok::Enum => "enumerations declared inside a function or a class",
-        Tok::Union => "unions",
+        Tok::Union => "unions declared inside a function or a class",
         Tok::Namespace => "namespace definitions inside a function or a class",
         Tok::Operator => {
             "operator functions in this form (conversion functions outside their class, `operator new`, `operator` named in an expression)"

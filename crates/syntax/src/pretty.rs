@@ -306,7 +306,13 @@ impl Printer<'_> {
 
     fn struct_def(&mut self, def: &StructDef) {
         let depth = self.depth() + 1;
-        self.push(if def.is_class { "(class " } else { "(struct " });
+        self.push(if def.is_union {
+            "(union "
+        } else if def.is_class {
+            "(class "
+        } else {
+            "(struct "
+        });
         self.push(&def.name.name);
         // Access labels are kept apart from the fields; put them back in order.
         let mut members: Vec<(u32, Option<&Decl>, Span)> = def

@@ -494,6 +494,7 @@ mod tests {
                 ("c".into(), Type::Scalar(Scalar::Char)),
                 ("d".into(), Type::Scalar(Scalar::Double)),
             ],
+            is_union: false,
             span: sp(),
         });
         p.structs.push(StructDef {
@@ -502,11 +503,13 @@ mod tests {
                 ("i".into(), Type::INT),
                 ("c".into(), Type::Scalar(Scalar::Char)),
             ],
+            is_union: false,
             span: sp(),
         });
         p.structs.push(StructDef {
             name: "Loop".into(),
             fields: vec![("me".into(), Type::Struct(StructId(2)))],
+            is_union: false,
             span: sp(),
         });
         assert_eq!(size_align(&Type::Struct(StructId(0)), &p), (16, 8));
@@ -522,6 +525,7 @@ mod tests {
         p.structs.push(StructDef {
             name: "E".into(),
             fields: vec![],
+            is_union: false,
             span: sp(),
         });
         assert_eq!(size_align(&Type::Struct(StructId(3)), &p), (1, 1));

@@ -49,6 +49,7 @@ pub fn tuple_type(ck: &mut Checker, elems: &[(Type, Option<EnumId>)]) -> Type {
             .enumerate()
             .map(|(i, (t, _))| (format!("_{i}"), t.clone()))
             .collect(),
+        is_union: false,
         span: Span::default(),
     });
     ck.classes.insert(
