@@ -138,6 +138,10 @@ impl FnCx<'_> {
                 if base.ty.is_error() {
                     return error_expr(span);
                 }
+                if library::future::is_future(self.ck, &base.ty) {
+                    let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                    return library::future::method(self, base, name, lowered, span);
+                }
                 if !matches!(base.ty, Type::Struct(_)) {
                     let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
                     return library::method(

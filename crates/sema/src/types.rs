@@ -223,6 +223,9 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                     _ => {}
                 }
             }
+            if name == "completion_future" && qualifier_ok(path, AMP_NAMESPACES) {
+                return crate::library::future::future_type(ck);
+            }
             if qualifier_ok(path, AMP_NAMESPACES)
                 && name != "exception"
                 && let Some(id) = crate::class::library_exception(ck, name)
@@ -234,7 +237,7 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                 path.span,
                 format!("`{}` is not a type Tessera knows", path.text()),
                 "unknown type",
-                if ["completion_future", "string"].contains(&name) {
+                if name == "string" {
                     "this library type is outside the Tessera language; see docs/language.md"
                 } else {
                     "declare the struct before using it"
@@ -291,6 +294,17 @@ fn template(
         }
     }
     match name {
+        // `std::shared_future<void>`: what a `completion_future` converts
+        // to; Tessera's futures are ready at once, so the two are one type.
+        "shared_future" if qualifier_ok(path, &["std"]) => match args {
+            [TemplateArg::Type(t)]
+                if matches!(t.specs.ty, ast::BaseType::Builtin(ast::Builtin::Void))
+                    && t.modifiers == ast::Modifiers::default() =>
+            {
+                crate::library::future::future_type(ck)
+            }
+            _ => bad_args(ck, path, "`void`: `std::shared_future<void>`"),
+        },
         "tuple" if qualifier_ok(path, &["std"]) => {
             crate::library::tuple::written_type(ck, path, args, consts)
         }

@@ -32,6 +32,7 @@ pub const TEMPLATE_NAMES: &[&str] = &[
     "unordered_set",
     "unordered_multiset",
     "tuple",
+    "shared_future",
 ];
 
 /// Member function templates called with explicit arguments: `e.tile<2, 3>()`.

@@ -38,6 +38,7 @@ mod container;
 mod device;
 
 pub(crate) use device::access_type_enum;
+pub(crate) mod future;
 mod limits;
 mod math;
 mod shape;
@@ -623,6 +624,9 @@ pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
     if std_like && name == "move" {
         return std_move(cx, path, args, span);
     }
+    if amp_like && name == "copy_async" {
+        return future::copy_async(cx, path, args, span);
+    }
     if std_like && name == "make_tuple" {
         return tuple::make_tuple(cx, path, args, span);
     }
@@ -749,7 +753,6 @@ fn unsupported(ns: Ns, name: &str) -> Option<&'static str> {
         "atof",
     ];
     const AMP: &[&str] = &[
-        "copy_async",
         "parallel_for_each_async",
         "direct3d_printf",
         "direct3d_errorf",

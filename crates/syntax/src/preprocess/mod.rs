@@ -71,6 +71,7 @@ pub const KNOWN_HEADERS: &[&str] = &[
     "iterator",
     "ostream",
     "tuple",
+    "future",
     "type_traits",
     "exception",
     "stdexcept",

@@ -4,6 +4,8 @@
 
 #include <iostream>
 #include <vector>
+#include <deque>
+#include <list>
 #include <amptest/math.h>
 #include <amptest/compare.h>
 #include <amptest/runall.h>
@@ -244,6 +246,44 @@ bool VerifyDataOnCpu(const array_view<const T, N>& actual, const array<T, N>& ex
 template <typename T, int N>
 bool VerifyDataOnCpu(const array_view<const T, N>& actual, const array_view<T, N>& expected, T diff = 0) {
     return amptest_differ_by(amptest_host_values(actual), amptest_host_values(expected), diff);
+}
+
+// The library takes any standard container as the expected data; here
+// std::deque and std::list, whose elements are copied to a std::vector.
+template <typename T, int N>
+bool VerifyDataOnCpu(const array<T, N>& actual, const std::deque<T>& expected, T diff = 0) {
+    std::vector<T> values(expected.begin(), expected.end());
+    return amptest_differ_by(amptest_host_values(actual), values, diff);
+}
+
+template <typename T, int N>
+bool VerifyDataOnCpu(const array_view<T, N>& actual, const std::deque<T>& expected, T diff = 0) {
+    std::vector<T> values(expected.begin(), expected.end());
+    return amptest_differ_by(amptest_host_values(actual), values, diff);
+}
+
+template <typename T, int N>
+bool VerifyDataOnCpu(const array_view<const T, N>& actual, const std::deque<T>& expected, T diff = 0) {
+    std::vector<T> values(expected.begin(), expected.end());
+    return amptest_differ_by(amptest_host_values(actual), values, diff);
+}
+
+template <typename T, int N>
+bool VerifyDataOnCpu(const array<T, N>& actual, const std::list<T>& expected, T diff = 0) {
+    std::vector<T> values(expected.begin(), expected.end());
+    return amptest_differ_by(amptest_host_values(actual), values, diff);
+}
+
+template <typename T, int N>
+bool VerifyDataOnCpu(const array_view<T, N>& actual, const std::list<T>& expected, T diff = 0) {
+    std::vector<T> values(expected.begin(), expected.end());
+    return amptest_differ_by(amptest_host_values(actual), values, diff);
+}
+
+template <typename T, int N>
+bool VerifyDataOnCpu(const array_view<const T, N>& actual, const std::list<T>& expected, T diff = 0) {
+    std::vector<T> values(expected.begin(), expected.end());
+    return amptest_differ_by(amptest_host_values(actual), values, diff);
 }
 
 // -1 when every element equals `value` (by type_comparer<T>), otherwise

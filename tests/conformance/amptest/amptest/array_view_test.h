@@ -310,10 +310,10 @@ public:
         write_local(local_value);
         write_remote(remote);
 
-        Log(LogType::Info, true) << "Performing implicit synchronize on the local section" << std::endl;
+        concurrency::Test::Log(concurrency::Test::LogType::Info, true) << "Performing implicit synchronize on the local section" << std::endl;
         local.view()[index<rank>()];
 
-        Log(LogType::Info, true) << "Looking for changes in the local section" << std::endl;
+        concurrency::Test::Log(concurrency::Test::LogType::Info, true) << "Looking for changes in the local section" << std::endl;
         array_view<value_type, rank> data = local.view();
         array_view<value_type, rank> expected = local.expected_values();
         array_view<int, rank> known = local.known_flags();
@@ -326,28 +326,28 @@ public:
             value_type actual_value = data[i];
             if (known[i] == 0) {
                 if (actual_value != local_value) {
-                    Log(LogType::Error, true) << "Mismatch at local position " << k << ": expected "
+                    concurrency::Test::Log(concurrency::Test::LogType::Error, true) << "Mismatch at local position " << k << ": expected "
                                               << local_value << ", actual " << actual_value << std::endl;
                     unexpected_changes++;
                 }
             } else {
                 known_values_checked++;
                 if (actual_value != expected[i]) {
-                    Log(LogType::Error, true) << "Mismatch at local position " << k << ": expected "
+                    concurrency::Test::Log(concurrency::Test::LogType::Error, true) << "Mismatch at local position " << k << ": expected "
                                               << expected[i] << ", actual " << actual_value << std::endl;
                     unexpected_changes++;
                 }
             }
         }
-        Log(LogType::Info, true) << unexpected_changes << " unexpected changes found" << std::endl;
+        concurrency::Test::Log(concurrency::Test::LogType::Info, true) << unexpected_changes << " unexpected changes found" << std::endl;
         if (known_values_checked == 0) {
-            Log(LogType::Error, true) << "No known value in the local section: the sections do not overlap"
+            concurrency::Test::Log(concurrency::Test::LogType::Error, true) << "No known value in the local section: the sections do not overlap"
                                       << std::endl;
         } else {
-            Log(LogType::Info, true) << known_values_checked << " overlapping elements found" << std::endl;
+            concurrency::Test::Log(concurrency::Test::LogType::Info, true) << known_values_checked << " overlapping elements found" << std::endl;
         }
 
-        Log(LogType::Info, true) << "Performing implicit synchronize on the remote section" << std::endl;
+        concurrency::Test::Log(concurrency::Test::LogType::Info, true) << "Performing implicit synchronize on the remote section" << std::endl;
         remote.view()[index<rank>()];
         return unexpected_changes == 0 && known_values_checked > 0;
     }
@@ -366,10 +366,10 @@ public:
         write_local(local_value);
         write_remote(remote);
 
-        Log(LogType::Info, true) << "Performing implicit synchronize on the local section" << std::endl;
+        concurrency::Test::Log(concurrency::Test::LogType::Info, true) << "Performing implicit synchronize on the local section" << std::endl;
         local.view()[index<rank>()];
 
-        Log(LogType::Info, true) << "Looking for changes in the local section" << std::endl;
+        concurrency::Test::Log(concurrency::Test::LogType::Info, true) << "Looking for changes in the local section" << std::endl;
         array_view<value_type, rank> data = local.view();
         extent<rank> ex = data.get_extent();
         int size = (int)ex.size();
@@ -377,14 +377,14 @@ public:
         for (int k = 0; k < size; k++) {
             value_type actual_value = data[amptest_index_at(k, ex)];
             if (actual_value != local_value) {
-                Log(LogType::Error, true) << "Mismatch at local position " << k << ": expected " << local_value
+                concurrency::Test::Log(concurrency::Test::LogType::Error, true) << "Mismatch at local position " << k << ": expected " << local_value
                                           << ", actual " << actual_value << std::endl;
                 changes++;
             }
         }
-        Log(LogType::Info, true) << changes << " changes found" << std::endl;
+        concurrency::Test::Log(concurrency::Test::LogType::Info, true) << changes << " changes found" << std::endl;
 
-        Log(LogType::Info, true) << "Performing implicit synchronize on the remote section" << std::endl;
+        concurrency::Test::Log(concurrency::Test::LogType::Info, true) << "Performing implicit synchronize on the remote section" << std::endl;
         remote.view()[index<rank>()];
         return changes == 0;
     }
@@ -397,7 +397,7 @@ private:
     // Every element of the data set holds `value`, written on the host and
     // not recorded.
     void write_local(value_type value) {
-        Log(LogType::Info, true) << "Writing " << value << " to every element on the host" << std::endl;
+        concurrency::Test::Log(concurrency::Test::LogType::Info, true) << "Writing " << value << " to every element on the host" << std::endl;
         array_view<value_type, rank> data = _original.view();
         std::vector<value_type> values(data.get_extent().size(), value);
         copy(values.begin(), values.end(), data);
@@ -411,7 +411,7 @@ private:
         Fill(random_data);
         array_view<value_type, rank> random_av(ex, random_data);
 
-        Log(LogType::Info, true) << "Writing random data to the remote section in a kernel" << std::endl;
+        concurrency::Test::Log(concurrency::Test::LogType::Info, true) << "Writing random data to the remote section in a kernel" << std::endl;
         parallel_for_each(ex, [=](index<rank> i) restrict(amp) { remote_av[i] = random_av[i]; });
 
         int size = (int)ex.size();
