@@ -371,7 +371,9 @@ fn corpus_case(path: &Path) -> Case {
 
 // ------------------------------------------------------------------ mutants
 
-/// The programs mutants are made from: the samples and `tests/run/semantics/`.
+/// The programs mutants are made from: the samples and the programs of
+/// `tests/run/semantics/` that launch kernels (the mutations edit kernels;
+/// a host-only program would only dilute the suite).
 fn mutant_originals() -> Vec<(String, String)> {
     let root = samples::workspace_root();
     corpus_files()
@@ -385,6 +387,7 @@ fn mutant_originals() -> Vec<(String, String)> {
             let name = p.strip_prefix(&root).unwrap_or(&p).display().to_string();
             (name, text)
         })
+        .filter(|(_, text)| text.contains("parallel_for_each"))
         .collect()
 }
 
