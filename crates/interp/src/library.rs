@@ -704,26 +704,6 @@ impl Machine<'_> {
                 if !self.in_kernel
                     && let Some(s) = view.storage()
                 {
-                    // An `array` the CPU may not access (`access_type_none`)
-                    // cannot be indexed on the host: C++ AMP throws.
-                    if matches!(args[0].ty, tessera_ir::Type::Array(..))
-                        && s.cpu_access.get() == tessera_ir::device::ACCESS_NONE
-                    {
-                        return Err(self
-                            .error(
-                                codes::R0007,
-                                span,
-                                "host code indexes an `array` whose CPU access type is `access_type_none`",
-                            )
-                            .with_label("read or written on the host")
-                            .with_help("copy the array to a `std::vector`, or create it with `access_type_read_write`")
-                            .with_exception(tessera_runtime::LibraryException {
-                                class: "runtime_exception",
-                                what: "concurrency::array: the array is not accessible on the CPU".into(),
-                                code: 0x8007_0057,
-                            })
-                            .into());
-                    }
                     // Host access through a view brings the kernels' writes
                     // back to the container, as C++ AMP does.
                     s.unsynced.set(None);

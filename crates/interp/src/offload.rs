@@ -447,13 +447,6 @@ impl Machine<'_> {
                     let ViewData::Storage(storage) = &view.data else {
                         return None;
                     };
-                    // Host code may not touch an `array` the CPU cannot
-                    // access: the interpreter runs the loop and throws.
-                    if matches!(ty, Type::Array(..))
-                        && storage.cpu_access.get() == tessera_ir::device::ACCESS_NONE
-                    {
-                        return None;
-                    }
                     let buffer = m.storage_buffer(&prog.structs, storage, elem, size, *written)?;
                     view_arg(buffer, view)
                 }

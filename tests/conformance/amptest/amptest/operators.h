@@ -53,3 +53,32 @@ inline std::ostream& operator<<(std::ostream& os, const concurrency::extent<4>& 
 
 } // namespace Test
 } // namespace concurrency
+
+// The same for any rank, as function templates at file scope, for the
+// library's own helpers (`amp.data.h`) that print extents outside the
+// tests' `using` of the namespace.
+template <int rank>
+std::ostream& operator<<(std::ostream& os, const concurrency::index<rank>& idx) {
+    os << "index<" << rank << ">(";
+    for (int i = 0; i < rank; i++) {
+        os << idx[i];
+        if (i != rank - 1) {
+            os << ", ";
+        }
+    }
+    os << ")";
+    return os;
+}
+
+template <int rank>
+std::ostream& operator<<(std::ostream& os, const concurrency::extent<rank>& ext) {
+    os << "extent<" << rank << ">(";
+    for (int i = 0; i < rank; i++) {
+        os << ext[i];
+        if (i != rank - 1) {
+            os << ", ";
+        }
+    }
+    os << ")";
+    return os;
+}
