@@ -408,11 +408,20 @@ fn run_both(bin: &Path, includes: &[PathBuf], case: &Case, defs: &Defs) -> Run {
     }
     let [
         (first, code, stdout, stderr),
-        (second, other_code, other_stdout, _),
+        (second, other_code, other_stdout, other_stderr),
     ] = answers.as_slice()
     else {
         return Run::Crashed("an engine gave no answer".to_string());
     };
+    // A run stopped by the time limit says nothing about its meaning: the
+    // engines are not compared then (a loaded machine slows both).
+    for (engine, err) in [(first, stderr), (second, other_stderr)] {
+        if err.contains("R0009") {
+            return Run::Error(format!(
+                "{engine} reached the time limit of {RUN_TIMEOUT_SECS} s"
+            ));
+        }
+    }
     if code != other_code {
         return Run::Disagree(format!(
             "{first} exits with {code}, {second} with {other_code}"
