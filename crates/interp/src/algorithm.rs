@@ -68,17 +68,15 @@ impl Machine<'_> {
                         "a pointer range that ends before it starts",
                     ));
                 }
-                // Reads fail at the range's end, before a huge `len` is reached.
-                let mut data = Vec::with_capacity(len.min(1 << 16) as usize);
-                for k in 0..len {
-                    let at = self.ptr_add(&p, k, e.span)?;
-                    let place = self.deref_place(&at, e.span)?;
-                    data.push(if gather {
-                        self.read(&place, e.span)?
-                    } else {
-                        self.zero_value(&elem, e.span)?
-                    });
-                }
+                let data = if gather {
+                    self.read_pointed(&p, len, e.span)?
+                } else {
+                    // Only written: zeros, once the range's end is checked
+                    // to lie in the allocation (which bounds `len`).
+                    self.ptr_add(&p, len, e.span)?;
+                    let zero = self.zero_value(&elem, e.span)?;
+                    vec![zero; len as usize]
+                };
                 let storage = self.storage_of(data, &elem, StorageKind::Vector, e.span)?;
                 Ok((storage, Some(p)))
             }
@@ -96,13 +94,8 @@ impl Machine<'_> {
         hi: usize,
         span: Span,
     ) -> Res<()> {
-        for k in lo..hi {
-            let value = storage.data()[k].clone();
-            let at = self.ptr_add(ptr, k as i64, span)?;
-            let place = self.deref_place(&at, span)?;
-            self.write(&place, value, span)?;
-        }
-        Ok(())
+        let values: Vec<Value> = storage.data()[lo..hi].to_vec();
+        self.write_pointed(ptr, lo as i64, values, span)
     }
 
     /// `[lo, hi)` checked against a vector of `n` elements.

@@ -304,12 +304,7 @@ impl Machine<'_> {
                         .with_label("`last` is before `first`")
                         .into());
                 }
-                let mut data = Vec::with_capacity(n as usize);
-                for k in 0..n {
-                    let at = self.ptr_add(&first, k, span)?;
-                    let place = self.deref_place(&at, span)?;
-                    data.push(self.read(&place, span)?);
-                }
+                let data = self.read_pointed(&first, n, span)?;
                 let elem = elem_type(&e.ty);
                 Ok(Value::Vector(self.storage_of(
                     data,
@@ -900,13 +895,7 @@ impl Machine<'_> {
                             .into());
                     }
                 }
-                // Reads fail at the range's end, before a huge `n` is reached.
-                let mut data = Vec::with_capacity(n.min(1 << 16) as usize);
-                for k in 0..n as i64 {
-                    let at = self.ptr_add(&p, k, span)?;
-                    let place = self.deref_place(&at, span)?;
-                    data.push(self.read(&place, span)?);
-                }
+                let data = self.read_pointed(&p, n as i64, span)?;
                 self.storage_of(data, &elem, StorageKind::Device, span)?
             }
             Some(src) => {
@@ -1049,24 +1038,14 @@ impl Machine<'_> {
                             .into());
                     }
                 }
-                let mut data = Vec::with_capacity(n.max(0) as usize);
-                for k in 0..n {
-                    let at = self.ptr_add(&src, k, span)?;
-                    let place = self.deref_place(&at, span)?;
-                    data.push(self.read(&place, span)?);
-                }
+                let data = self.read_pointed(&src, n, span)?;
                 self.fill_view(&d, data, span)
             }
             // Into the elements a pointer points to.
             (Value::View(s), Value::Ptr(_)) => {
                 let s = Rc::clone(s);
                 let data = self.view_elements(&s, span)?;
-                for (k, x) in data.into_iter().enumerate() {
-                    let at = self.ptr_add(&dst, k as i64, span)?;
-                    let place = self.deref_place(&at, span)?;
-                    self.write(&place, x, span)?;
-                }
-                Ok(())
+                self.write_pointed(&dst, 0, data, span)
             }
             (Value::View(s), Value::View(d)) => {
                 if s.extent != d.extent {

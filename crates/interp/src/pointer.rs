@@ -539,6 +539,34 @@ impl Machine<'_> {
     }
 
     /// `v.data()`.
+    /// The `n` elements from pointer `p` on, each read checked (a read past
+    /// the allocation fails before a huge `n` is reached).
+    pub(crate) fn read_pointed(&mut self, p: &Value, n: i64, span: Span) -> Res<Vec<Value>> {
+        let mut data = Vec::with_capacity(n.clamp(0, 1 << 16) as usize);
+        for k in 0..n {
+            let at = self.ptr_add(p, k, span)?;
+            let place = self.deref_place(&at, span)?;
+            data.push(self.read(&place, span)?);
+        }
+        Ok(data)
+    }
+
+    /// Writes `values` to the elements from `p + start` on, each checked.
+    pub(crate) fn write_pointed(
+        &mut self,
+        p: &Value,
+        start: i64,
+        values: impl IntoIterator<Item = Value>,
+        span: Span,
+    ) -> Res<()> {
+        for (k, v) in (start..).zip(values) {
+            let at = self.ptr_add(p, k, span)?;
+            let place = self.deref_place(&at, span)?;
+            self.write(&place, v, span)?;
+        }
+        Ok(())
+    }
+
     pub(crate) fn vector_data(&mut self, args: &[Expr]) -> Res<Value> {
         let Some(arg) = args.first() else {
             return Ok(Pointer::null());

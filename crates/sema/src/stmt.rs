@@ -1083,32 +1083,37 @@ impl FnCx<'_> {
             return None;
         }
         let function = self.func.name.clone();
-        let add_global = |ck: &mut Checker, name: String, ty: Type, init: Option<Init>| {
-            let id = tessera_ir::GlobalId(ck.program.globals.len() as u32);
-            ck.program.globals.push(tessera_ir::Global {
-                name,
-                ty,
-                is_const: false,
-                init,
-                span,
-            });
-            id
-        };
+        let add_global =
+            |ck: &mut Checker, name: String, ty: Type, is_const: bool, init: Option<Init>| {
+                let id = tessera_ir::GlobalId(ck.program.globals.len() as u32);
+                ck.program.globals.push(tessera_ir::Global {
+                    name,
+                    ty,
+                    is_const,
+                    init,
+                    span,
+                });
+                id
+            };
         let (startup, later) = if at_startup {
             (init, None)
         } else {
             (None, init)
         };
-        let value = add_global(self.ck, format!("{function}::{name}"), ty.clone(), startup);
-        if let Some(program) = self.ck.program.globals.get_mut(value.0 as usize) {
-            program.is_const = is_const && at_startup;
-        }
+        let value = add_global(
+            self.ck,
+            format!("{function}::{name}"),
+            ty.clone(),
+            is_const && at_startup,
+            startup,
+        );
         let place = self.global(value, span);
         if let Some(Init::Expr(first)) = later {
             let guard = add_global(
                 self.ck,
                 format!("{function}::{name} (initialised)"),
                 Type::BOOL,
+                false,
                 None,
             );
             let guard_place = self.global(guard, span);

@@ -83,7 +83,7 @@ fn not_iterator(cx: &mut FnCx<'_>, e: &Expr, what: &str) {
 
 /// True for a pointer, a C array, or a vector iterator moved or stored:
 /// the operands of a pointer range.
-fn pointer_like(e: &Expr) -> bool {
+pub(super) fn pointer_like(e: &Expr) -> bool {
     matches!(e.ty, Type::Ptr { .. }) || (matches!(e.ty, Type::CArray(..)) && e.place)
 }
 

@@ -1104,15 +1104,12 @@ fn build_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> Exp
     } else {
         rest
     };
-    let points = |e: &Expr| {
-        matches!(e.ty, Type::Ptr { .. }) || (matches!(e.ty, Type::CArray(..)) && e.place)
-    };
     match rest.as_slice() {
         [] => intrinsic(Intrinsic::NewArray, vec![ext], ty.clone(), span),
         // `array<T, N> a(e, p)` and `a(e, p, q)`: from what pointers (or a
         // vector's stored iterators) point to, each read checked.
         [first, more @ ..]
-            if points(first)
+            if super::algorithm::pointer_like(first)
                 && (more.is_empty() || (more.len() == 1 && pointer_pair(first, &more[0]))) =>
         {
             let mut sources = vec![ext];
