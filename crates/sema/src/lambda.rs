@@ -9,8 +9,12 @@
 //!
 //! Captures are found as the body is lowered, as for kernels: the body's
 //! uses of outer variables become capture slots, which are then rewritten
-//! to the closure object's members. Captures by reference would need
-//! reference members, which Tessera's structs do not have yet.
+//! to the closure object's members. A capture by reference is a member
+//! holding a checked pointer to the variable, and its uses read and write
+//! through it: what C++'s reference member does, and a use after the
+//! variable's scope has ended is a run-time error rather than undefined
+//! behaviour. Amp code has no pointers, so lambdas that may run there
+//! capture by value only (kernels have their own rules, in `launch.rs`).
 
 use crate::class::ClassInfo;
 use crate::cx::{Capturable, FnCx, KernelCx, error_expr};
@@ -25,18 +29,6 @@ impl FnCx<'_> {
     /// A lambda expression that is not the kernel argument of a launch: a
     /// closure object.
     pub(crate) fn lambda_value(&mut self, lambda: &ast::Lambda, span: Span) -> Expr {
-        let by_ref = lambda.default_capture == Some(ast::CaptureDefault::ByRef)
-            || lambda.captures.iter().any(|c| c.by_ref);
-        if by_ref {
-            self.ck.error(
-                codes::E0211,
-                lambda.capture_span,
-                "lambdas that capture by reference are supported only as kernels yet",
-                "capture by reference",
-                "capture by value (`[=]`), or pass the variables as arguments",
-            );
-            return error_expr(span);
-        }
         if let Some(c) = lambda.captures.iter().find(|c| c.name.name == "this") {
             self.ck.error(
                 codes::E0211,
@@ -69,6 +61,20 @@ impl FnCx<'_> {
             Some(r) => crate::declare::restriction(self.ck, Some(r)),
             None => self.restriction(),
         };
+        // Host lambdas capture by reference through pointers to the
+        // variables (see `by_ref_members`); amp code has no pointer members.
+        let by_ref = lambda.default_capture == Some(ast::CaptureDefault::ByRef)
+            || lambda.captures.iter().any(|c| c.by_ref);
+        if by_ref && restriction.amp {
+            self.ck.error(
+                codes::E0211,
+                lambda.capture_span,
+                "lambdas that may run on the accelerator and capture by reference are supported only as kernels yet",
+                "capture by reference",
+                "capture by value (`[=]`), or pass the variables as arguments",
+            );
+            return error_expr(span);
+        }
         let space = if restriction.amp {
             Space::Private
         } else {
@@ -181,34 +187,62 @@ impl FnCx<'_> {
         };
         let mut func = fcx.func;
         let mut body = body;
-        // Captures become the closure object's members.
+        // Captures become the closure object's members: the value, or for
+        // a capture by reference a pointer to the variable.
+        let values: Vec<Expr> = made
+            .iter()
+            .map(|(_, local, by_ref)| {
+                let variable = self.local_expr(*local, span);
+                if *by_ref {
+                    self.address_of(variable, span)
+                } else {
+                    variable
+                }
+            })
+            .collect();
         let this_ty = Type::Struct(id);
-        let field_types: Vec<Type> = captures.iter().map(|c| c.ty.clone()).collect();
-        let rewrite = |e: &mut Expr| rewrite_captures(e, &this_ty, &field_types);
+        let members: Vec<Member> = captures
+            .iter()
+            .zip(&values)
+            .map(|(c, v)| Member {
+                ty: c.ty.clone(),
+                stored: if c.by_ref { v.ty.clone() } else { c.ty.clone() },
+                by_ref: c.by_ref,
+            })
+            .collect();
+        let rewrite = |e: &mut Expr| rewrite_captures(e, &this_ty, &members);
         tessera_ir::visit::for_each_stmt_expr_mut(&mut body, &mut |e| rewrite(e));
         func.body = Some(body);
         *self.ck.program.function_mut(fid) = func;
         if let Some(def) = self.ck.program.structs.get_mut(id.0 as usize) {
             def.fields = captures
                 .iter()
-                .map(|c| (c.name.clone(), c.ty.clone()))
+                .zip(&members)
+                .map(|(c, m)| (c.name.clone(), m.stored.clone()))
                 .collect();
         }
         if let Some(c) = self.ck.classes.get_mut(&id) {
             c.access = vec![ast::Access::Private; captures.len()];
             c.default_inits = vec![None; captures.len()];
         }
-        let values: Vec<Expr> = made
-            .iter()
-            .map(|(_, local, _)| self.local_expr(*local, span))
-            .collect();
         mk(ExprKind::Aggregate(values), Type::Struct(id), false, span)
     }
 }
 
+/// One data member of a closure, for a capture.
+struct Member {
+    /// The captured variable's type.
+    ty: Type,
+    /// The member's type: the variable's, or a pointer to it.
+    stored: Type,
+    /// Captured by reference: the member points to the variable.
+    by_ref: bool,
+}
+
 /// Rewrites the capture slots in `e` (the body of a closure's `operator()`)
-/// to members of the closure object, its parameter 0.
-fn rewrite_captures(e: &mut Expr, this_ty: &Type, fields: &[Type]) {
+/// to members of the closure object, its parameter 0; a capture by
+/// reference to the variable its member points to.
+fn rewrite_captures(e: &mut Expr, this_ty: &Type, members: &[Member]) {
     if let ExprKind::Capture(slot) = e.kind {
         let object = Expr {
             kind: ExprKind::Local(LocalId(0)),
@@ -216,16 +250,33 @@ fn rewrite_captures(e: &mut Expr, this_ty: &Type, fields: &[Type]) {
             place: true,
             span: e.span,
         };
-        e.kind = ExprKind::Field {
+        let member = members.get(slot as usize);
+        let field = ExprKind::Field {
             base: Box::new(object),
             field: slot,
         };
-        if let Some(t) = fields.get(slot as usize)
-            && !t.is_error()
-        {
-            e.ty = t.clone();
+        match member {
+            Some(m) if m.by_ref && !m.ty.is_error() => {
+                let pointer = Expr {
+                    kind: field,
+                    ty: m.stored.clone(),
+                    place: true,
+                    span: e.span,
+                };
+                e.kind = ExprKind::Deref(Box::new(pointer));
+                e.ty = m.ty.clone();
+                e.place = true;
+            }
+            _ => {
+                e.kind = field;
+                if let Some(m) = member
+                    && !m.ty.is_error()
+                {
+                    e.ty = m.ty.clone();
+                }
+            }
         }
         return;
     }
-    tessera_ir::visit::for_each_child_mut(e, &mut |c| rewrite_captures(c, this_ty, fields));
+    tessera_ir::visit::for_each_child_mut(e, &mut |c| rewrite_captures(c, this_ty, members));
 }
