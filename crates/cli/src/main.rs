@@ -541,13 +541,21 @@ fn dump_ast(out: &mut Output, path: &Path, front: &Front, format: Format) -> Exi
         }
     };
     report(out, &sources, &parsed.diagnostics, Format::Human);
+    // The library's own source (`<algorithm>`) is not the program's: the
+    // dump shows what the file and its local headers declare.
+    let mut unit = parsed.unit.clone();
+    unit.items.retain(|item| {
+        sources
+            .get(item.span.file)
+            .is_none_or(|f| !tessera_syntax::headers::is_library_source(&f.name))
+    });
     match format {
-        Format::Json => match serde_json::to_string(&parsed.unit) {
+        Format::Json => match serde_json::to_string(&unit) {
             Ok(text) => out.out(&format!("{text}\n")),
             Err(err) => out.err(&format!("error: cannot serialise the tree: {err}\n")),
         },
         Format::Human => {
-            let text = tessera_syntax::pretty::dump(&parsed.unit, &sources);
+            let text = tessera_syntax::pretty::dump(&unit, &sources);
             out.out(&text);
         }
     }

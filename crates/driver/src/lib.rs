@@ -172,11 +172,12 @@ pub fn parse(sources: &mut Sources, input: &Input<'_>) -> Result<Parsed, LoadErr
 }
 
 /// [`compile`] of a program whose main file, called `name`, holds `bytes`
-/// and includes no local header.
+/// and includes no local header (the library's own headers are read).
 pub fn compile_source(sources: &mut Sources, name: &str, bytes: &[u8]) -> Checked {
     let (file, replaced) = SourceFile::from_bytes(name, bytes);
     let file = sources.add(file);
-    let parsed = tessera_syntax::parse_file(sources, file, &replaced);
+    let included = read_headers(sources, file, &tessera_syntax::include::NoFiles, &[]);
+    let parsed = tessera_syntax::parse_unit(sources, file, &replaced, &included);
     check_parsed(sources, &parsed.unit, parsed.diagnostics)
 }
 

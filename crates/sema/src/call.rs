@@ -116,6 +116,25 @@ impl FnCx<'_> {
                         .cloned()
                         .unwrap_or_default();
                     let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                    // An algorithm the built-in library runs itself in this
+                    // form (`std::sort(b, e)` of numbers) beside the
+                    // templates of `<algorithm>` (`std::sort(b, e, comp)`).
+                    if let Some(algorithm) = path.last().strip_prefix("std::")
+                        && library::builtin_algorithm_form(algorithm, &lowered)
+                    {
+                        let std_path = ast::Path {
+                            global: false,
+                            segments: ["std", algorithm]
+                                .iter()
+                                .map(|n| ast::Ident {
+                                    name: n.to_string(),
+                                    span: path.span,
+                                })
+                                .collect(),
+                            span: path.span,
+                        };
+                        return library::call(self, &std_path, lowered, span);
+                    }
                     return self.call_templates(path, &plain, None, lowered, span);
                 }
                 if let Some(ids) = self.ck.functions.get(path.last()).cloned() {

@@ -453,6 +453,26 @@ impl FnCx<'_> {
         if let Some(e) = library::name(self, path) {
             return e;
         }
+        // A function named as a value: one function, not overloaded, is
+        // passed as a function object (see `function_object`).
+        let named = self
+            .ck
+            .functions
+            .get(&path.text())
+            .or_else(|| self.ck.functions.get(path.last()));
+        if let Some([only]) = named.map(Vec::as_slice) {
+            let only = *only;
+            return self.function_object(crate::lambda::Callee::Function(only), span);
+        }
+        if path.last() == "rand"
+            && path.segments.len() <= 2
+            && path
+                .segments
+                .first()
+                .is_none_or(|s| s.name == "std" || path.segments.len() == 1)
+        {
+            return self.function_object(crate::lambda::Callee::Rand, span);
+        }
         if self.ck.functions.contains_key(path.last()) {
             self.ck.error(
                 codes::E0208,

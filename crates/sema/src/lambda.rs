@@ -21,7 +21,8 @@ use crate::cx::{Capturable, FnCx, KernelCx, error_expr};
 use crate::expr::mk;
 use tessera_diagnostics::{Span, codes};
 use tessera_ir::{
-    Expr, ExprKind, Function, FunctionKind, Local, LocalId, Space, StructDef, StructId, Type,
+    Expr, ExprKind, FuncId, Function, FunctionKind, Local, LocalId, Space, Stmt, StmtKind,
+    StructDef, StructId, Type,
 };
 use tessera_syntax::ast;
 
@@ -279,4 +280,120 @@ fn rewrite_captures(e: &mut Expr, this_ty: &Type, members: &[Member]) {
         return;
     }
     tessera_ir::visit::for_each_child_mut(e, &mut |c| rewrite_captures(c, this_ty, members));
+}
+
+/// What the operator of a function object made for a function used as a
+/// value calls.
+pub(crate) enum Callee {
+    /// A function of the program.
+    Function(FuncId),
+    /// `rand()`.
+    Rand,
+}
+
+impl FnCx<'_> {
+    /// A function named as a value (`std::generate(b, e, rand)`): C++
+    /// passes a pointer to it; here it is a function object without data
+    /// whose `operator()` calls it, which a template calling its argument
+    /// (the one use Tessera accepts) treats the same way.
+    pub(crate) fn function_object(&mut self, callee: Callee, span: Span) -> Expr {
+        let (shown, params, ret, restriction) = match &callee {
+            Callee::Function(id) => match self.ck.program.get_function(*id) {
+                Some(f) => (
+                    f.name.clone(),
+                    f.locals[..f.params as usize].to_vec(),
+                    f.ret.clone(),
+                    f.restriction,
+                ),
+                None => return error_expr(span),
+            },
+            Callee::Rand => (
+                "rand".to_string(),
+                Vec::new(),
+                Type::Scalar(tessera_ir::Scalar::Int),
+                tessera_ir::Restriction {
+                    amp: false,
+                    cpu: true,
+                },
+            ),
+        };
+        let id = StructId(self.ck.program.structs.len() as u32);
+        let name = format!("<function {shown}>");
+        self.ck.program.structs.push(StructDef {
+            name: name.clone(),
+            fields: Vec::new(),
+            is_union: false,
+            span,
+        });
+        self.ck.classes.insert(
+            id,
+            ClassInfo {
+                name: name.clone(),
+                ..ClassInfo::default()
+            },
+        );
+        let mut locals = vec![Local {
+            name: "this".into(),
+            ty: Type::Struct(id),
+            by_ref: true,
+            is_const: true,
+            space: Space::Host,
+            span,
+        }];
+        locals.extend(params.iter().cloned());
+        let args: Vec<Expr> = params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                mk(
+                    ExprKind::Local(LocalId(i as u32 + 1)),
+                    p.ty.clone(),
+                    true,
+                    span,
+                )
+            })
+            .collect();
+        let call = match callee {
+            Callee::Function(func) => mk(ExprKind::Call { func, args }, ret.clone(), false, span),
+            Callee::Rand => mk(
+                ExprKind::Intrinsic {
+                    op: tessera_ir::Intrinsic::Rand,
+                    args,
+                },
+                ret.clone(),
+                false,
+                span,
+            ),
+        };
+        let stmt = if ret == Type::Void {
+            StmtKind::Expr(call)
+        } else {
+            StmtKind::Return(Some(call))
+        };
+        let func = Function {
+            name: format!("{name}::operator()"),
+            kind: FunctionKind::Plain,
+            restriction,
+            params: locals.len() as u32,
+            locals,
+            ret,
+            ret_by_ref: false,
+            body: Some(tessera_ir::Block {
+                stmts: vec![Stmt::new(stmt, span)],
+            }),
+            stmt_count: 0,
+            span,
+        };
+        let fid = crate::declare::reserve_function(self.ck, func);
+        if let Some(c) = self.ck.classes.get_mut(&id) {
+            c.methods.insert("operator()".into(), vec![fid]);
+            c.method_access.insert(fid, ast::Access::Public);
+        }
+        mk(
+            ExprKind::Aggregate(Vec::new()),
+            Type::Struct(id),
+            false,
+            span,
+        )
+    }
 }

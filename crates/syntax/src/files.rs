@@ -57,14 +57,26 @@ impl<'a, 's> Files<'a, 's> {
 
     /// The span from `start` to `end`, in the file holding `start` (an end
     /// past that file is cut at its end).
+    ///
+    /// The ends are moved out to character boundaries: a position inside a
+    /// character (the stand-in of a byte that is not UTF-8 is three bytes
+    /// of text for one byte of input) never reaches a [`Span`].
     pub fn span(self, start: u32, end: u32) -> Span {
         let seg = self.segment(start);
         let len = seg.text.len() as u32;
         let local = |p: u32| p.saturating_sub(seg.base).min(len);
+        let mut from = local(start);
+        let mut to = local(end.max(start));
+        while from > 0 && !seg.text.is_char_boundary(from as usize) {
+            from -= 1;
+        }
+        while to < len && !seg.text.is_char_boundary(to as usize) {
+            to += 1;
+        }
         Span {
             file: seg.file,
-            start: local(start),
-            end: local(end.max(start)),
+            start: from,
+            end: to,
         }
     }
 

@@ -8,6 +8,10 @@
 //! order. A name that matches a file only when case is ignored is found too
 //! (Windows sources often spell headers another way); the preprocessor warns.
 //!
+//! A standard header whose part of the library is written in the Tessera
+//! language (see [`crate::headers`]) is read from the binary, as a header
+//! named `<name>`, and is included like any other.
+//!
 //! The scan does not evaluate conditionals: a header inside `#if 0` is read
 //! if it exists, and a missing one is reported only if the preprocessor
 //! reaches its `#include`.
@@ -103,6 +107,29 @@ pub fn read_headers(
             if included.resolved.contains_key(&key) {
                 continue;
             }
+            if let Some((shown, text)) = crate::headers::source_of(&name) {
+                let id = match by_path.get(Path::new(shown)) {
+                    Some(&id) => id,
+                    None => {
+                        let id = sources.add(SourceFile {
+                            name: shown.to_string(),
+                            text: text.to_string(),
+                        });
+                        by_path.insert(PathBuf::from(shown), id);
+                        included.headers.push((id, Vec::new()));
+                        queue.push(id);
+                        id
+                    }
+                };
+                included.resolved.insert(
+                    key,
+                    Found::File {
+                        file: id,
+                        spelled: None,
+                    },
+                );
+                continue;
+            }
             let own = quoted.then_some(folder.as_path());
             let found = match find(
                 fs,
@@ -157,7 +184,10 @@ fn include_names(file: FileId, text: &str) -> Vec<(String, bool)> {
             .and_then(|rest| rest.trim_start().strip_prefix("include"))
             .and_then(|rest| rest.trim_start().strip_prefix('<'))
             .and_then(|angled| angled.split('>').next())
-            .is_some_and(|name| KNOWN_HEADERS.contains(&name.trim()));
+            .is_some_and(|name| {
+                KNOWN_HEADERS.contains(&name.trim())
+                    && crate::headers::source_of(name.trim()).is_none()
+            });
         !known
     });
     if !may_name_a_file {
@@ -196,7 +226,9 @@ fn include_names(file: FileId, text: &str) -> Vec<(String, bool)> {
             }
             _ => continue,
         };
-        if !name.is_empty() && !KNOWN_HEADERS.contains(&name.as_str()) {
+        let known =
+            KNOWN_HEADERS.contains(&name.as_str()) && crate::headers::source_of(&name).is_none();
+        if !name.is_empty() && !known {
             names.push((name, quoted));
         }
     }

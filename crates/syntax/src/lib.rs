@@ -19,6 +19,7 @@ pub mod ast;
 pub mod classify;
 pub mod delimiters;
 pub mod files;
+pub mod headers;
 pub mod include;
 pub mod lexer;
 pub mod limits;

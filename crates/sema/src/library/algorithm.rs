@@ -173,21 +173,7 @@ pub(super) fn call(
     span: Span,
 ) -> Result<Expr, Vec<Expr>> {
     let name = path.last();
-    let known = matches!(
-        name,
-        "fill"
-            | "iota"
-            | "accumulate"
-            | "sort"
-            | "reverse"
-            | "min_element"
-            | "max_element"
-            | "count"
-            | "equal"
-            | "copy"
-            | "swap"
-    );
-    if !known {
+    if !is_builtin(name) || source_form(name, &args) {
         return Err(args);
     }
     let what = format!("`{}`", path.text());
@@ -202,6 +188,40 @@ pub(super) fn call(
         return Ok(error_expr(span));
     }
     Ok(lower(cx, name, &what, args, span).unwrap_or_else(|| error_expr(span)))
+}
+
+/// True for the algorithms the built-in library knows (in some forms).
+pub(super) fn is_builtin(name: &str) -> bool {
+    matches!(
+        name,
+        "fill"
+            | "iota"
+            | "accumulate"
+            | "sort"
+            | "reverse"
+            | "min_element"
+            | "max_element"
+            | "count"
+            | "equal"
+            | "copy"
+            | "swap"
+    )
+}
+
+/// True for the forms of the algorithms written in the Tessera language
+/// (`crates/syntax/src/headers/algorithm.h`): those taking a function, and
+/// sorts of elements other than numbers, which compare with their `<`.
+pub(super) fn source_form(name: &str, args: &[Expr]) -> bool {
+    let elem_is_number = args.first().is_some_and(|first| match &first.ty {
+        Type::Iterator(e) | Type::Ptr { elem: e, .. } | Type::CArray(e, _) => e.scalar().is_some(),
+        _ => true,
+    });
+    match name {
+        "sort" => args.len() == 3 || !elem_is_number,
+        "accumulate" | "equal" => args.len() == 4,
+        "min_element" | "max_element" => args.len() == 3,
+        _ => false,
+    }
 }
 
 fn lower(cx: &mut FnCx<'_>, name: &str, what: &str, args: Vec<Expr>, span: Span) -> Option<Expr> {

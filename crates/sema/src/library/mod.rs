@@ -596,6 +596,12 @@ pub fn method(
     }
 }
 
+/// True when the built-in library runs algorithm `std::name` called with
+/// `args` itself, rather than the template of `<algorithm>` of that name.
+pub fn builtin_algorithm_form(name: &str, args: &[Expr]) -> bool {
+    algorithm::is_builtin(name) && !algorithm::source_form(name, args)
+}
+
 /// A call of a library function by name (`sqrt(x)`, `atomic_fetch_add(&a, 1)`, `copy(a, v)`).
 pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) -> Expr {
     if args.iter().any(|a| a.ty.is_error()) {

@@ -1446,12 +1446,21 @@ impl<'s> Pp<'_, 's> {
         let name = raw.trim();
         let start = start.saturating_add((raw.len() - raw.trim_start().len()) as u32);
         let span = self.span(start, start.saturating_add(name.len() as u32));
-        if KNOWN_HEADERS.contains(&name) {
-            builtin::define(self.macros, name, span);
-            return;
-        }
         let including = self.files.file_at(kw.start);
         let quoted = matches!(first.tok, Tok::Str(_));
+        if KNOWN_HEADERS.contains(&name) {
+            builtin::define(self.macros, name, span);
+            // The part of the header written in the Tessera language.
+            if let Some(Found::File { file, .. }) =
+                self.headers
+                    .resolved
+                    .get(&(including, name.to_string(), quoted))
+                && crate::headers::source_of(name).is_some()
+            {
+                self.include_file(*file, span);
+            }
+            return;
+        }
         match self
             .headers
             .resolved

@@ -1,0 +1,31 @@
+//! The parts of the standard headers written in the Tessera language.
+//!
+//! Most of the library is built in: the checker knows each name and lowers
+//! its uses to intrinsics that both engines run. Algorithms that call a
+//! function the program gives (`std::generate(b, e, gen)`, `std::sort(b, e,
+//! comp)`) are plain C++ templates over iterators and function objects, so
+//! they are written as such and read like a local header: the program's
+//! `#include <algorithm>` splices this text in, and each template is
+//! checked when a call needs an instance, as the program's own are. The
+//! engines know nothing of them, and a mistake in a call is reported in the
+//! template with the call beside it.
+
+/// The text for a standard header, if part of it is written here: the name
+/// shown in diagnostics (`<algorithm>`) and the source. `<numeric>` and
+/// `<amp.h>` bring the same text (`<amp.h>` includes `<algorithm>` in the
+/// implementations C++ AMP programs are compiled with, and the text guards
+/// itself with `#pragma once`).
+pub fn source_of(header: &str) -> Option<(&'static str, &'static str)> {
+    match header {
+        "algorithm" | "numeric" | "amp.h" => Some(("<algorithm>", ALGORITHM)),
+        _ => None,
+    }
+}
+
+/// True for the name a file of library source is shown under (`<algorithm>`).
+pub fn is_library_source(name: &str) -> bool {
+    name.starts_with('<') && name.ends_with('>')
+}
+
+/// `<algorithm>` and `<numeric>`: the algorithms that take a function.
+const ALGORITHM: &str = include_str!("algorithm.h");
