@@ -434,6 +434,10 @@ impl Machine<'_> {
             | Intrinsic::Exit
             | Intrinsic::Abort
             | Intrinsic::Assert(_) => self.clib(op, args, e),
+            Intrinsic::RandomSeed(_)
+            | Intrinsic::RandomNext(_)
+            | Intrinsic::RandomDiscard(_)
+            | Intrinsic::RandomDraw(..) => self.random(op, args, span),
             Intrinsic::Device | Intrinsic::DeviceWait => Ok(Value::Void),
             Intrinsic::DeviceOpen => self.device_open(&args[0]),
             Intrinsic::DeviceSetDefault => {

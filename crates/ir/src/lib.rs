@@ -743,6 +743,18 @@ pub enum Intrinsic {
     Fflush(OutStream),
     /// `rand()`: glibc's generator, an `int` in `0..=RAND_MAX`.
     Rand,
+    /// A `<random>` engine seeded with `args[0]` (an `unsigned long`): its
+    /// struct, to initialise or assign an engine with.
+    RandomSeed(RandomEngine),
+    /// The engine's next number: args `[engine (a place)]`; an
+    /// `unsigned long`.
+    RandomNext(RandomEngine),
+    /// Advances the engine: args `[engine (a place), count]`, the count an
+    /// `unsigned long`.
+    RandomDiscard(RandomEngine),
+    /// A number of a distribution from an engine: args `[distribution (a
+    /// place), engine (a place)]`; of the distribution's result type.
+    RandomDraw(Distribution, RandomEngine),
     /// `srand(seed)`: args `[unsigned int]`.
     Srand,
     /// `exit(status)`: args `[int]`; flushes the output and ends the run.
@@ -752,6 +764,84 @@ pub enum Intrinsic {
     /// `assert(cond)`: args `[bool]`; a false condition ends the run with a
     /// run-time error naming the function (`int main()`).
     Assert(String),
+}
+
+/// The engines of `<random>`, as libstdc++ defines them. An engine is a
+/// struct of two fields: `words`, its state as `unsigned long`s (one for
+/// the linear congruential engines), and `pos`, a `long` (the Mersenne
+/// twisters' next word).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RandomEngine {
+    /// `std::mt19937`
+    Mt19937,
+    /// `std::mt19937_64`
+    Mt19937_64,
+    /// `std::minstd_rand0`, which is libstdc++'s `default_random_engine`.
+    MinstdRand0,
+    /// `std::minstd_rand`
+    MinstdRand,
+}
+
+impl RandomEngine {
+    /// The name in `std`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RandomEngine::Mt19937 => "mt19937",
+            RandomEngine::Mt19937_64 => "mt19937_64",
+            RandomEngine::MinstdRand0 => "minstd_rand0",
+            RandomEngine::MinstdRand => "minstd_rand",
+        }
+    }
+
+    /// How many words of state it has.
+    pub fn state_words(self) -> u32 {
+        match self {
+            RandomEngine::Mt19937 => 624,
+            RandomEngine::Mt19937_64 => 312,
+            RandomEngine::MinstdRand0 | RandomEngine::MinstdRand => 1,
+        }
+    }
+
+    /// `min()`
+    pub fn min(self) -> u64 {
+        match self {
+            RandomEngine::Mt19937 | RandomEngine::Mt19937_64 => 0,
+            RandomEngine::MinstdRand0 | RandomEngine::MinstdRand => 1,
+        }
+    }
+
+    /// `max()`
+    pub fn max(self) -> u64 {
+        match self {
+            RandomEngine::Mt19937 => u64::from(u32::MAX),
+            RandomEngine::Mt19937_64 => u64::MAX,
+            RandomEngine::MinstdRand0 | RandomEngine::MinstdRand => 2_147_483_646,
+        }
+    }
+
+    /// The seed of a default-constructed engine.
+    pub fn default_seed(self) -> u64 {
+        match self {
+            RandomEngine::Mt19937 | RandomEngine::Mt19937_64 => 5489,
+            RandomEngine::MinstdRand0 | RandomEngine::MinstdRand => 1,
+        }
+    }
+}
+
+/// The distributions of `<random>`. A distribution is a struct of its
+/// parameters (`a`, `b`; `mean`, `stddev`; `p`) and, for the normal
+/// distribution, the second number of the last pair it made (`saved`) and
+/// whether that is still to be returned (`has_saved`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Distribution {
+    /// `uniform_int_distribution<T>`: its integer type.
+    UniformInt(Scalar),
+    /// `uniform_real_distribution<T>`: `float` or `double`.
+    UniformReal(Scalar),
+    /// `normal_distribution<T>`: `float` or `double`.
+    Normal(Scalar),
+    /// `bernoulli_distribution`: a `bool`.
+    Bernoulli,
 }
 
 /// The algorithms of `Intrinsic::Algorithm`; the arguments after the range.

@@ -11,5 +11,6 @@ pub mod layout;
 pub mod math;
 pub mod printf;
 pub mod rand;
+pub mod random;
 
 pub use error::{EXIT_RUNTIME_ERROR, LibraryException, Limits, RunError, Thread, parse_size};

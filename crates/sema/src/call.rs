@@ -157,6 +157,10 @@ impl FnCx<'_> {
                 if base.ty.is_error() {
                     return error_expr(span);
                 }
+                if library::random::kind_of(self.ck, &base.ty).is_some() {
+                    let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                    return library::random::method(self, base, name, lowered, span);
+                }
                 if library::future::is_future(self.ck, &base.ty) {
                     let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
                     return library::future::method(self, base, name, lowered, span);
@@ -301,6 +305,9 @@ impl FnCx<'_> {
 
     /// `f(args)` where `f` is a class object: its `operator()`.
     fn call_object(&mut self, callee: Expr, args: Vec<Expr>, span: Span) -> Expr {
+        if library::random::kind_of(self.ck, &callee.ty).is_some() {
+            return library::random::call(self, callee, args, span);
+        }
         let shown = self.ck.show(&callee.ty);
         let callee_span = callee.span;
         let mut operands = vec![callee];

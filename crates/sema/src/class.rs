@@ -934,6 +934,10 @@ impl Checker {
     }
 
     fn needs_construction_depth(&self, id: StructId, depth: u32) -> bool {
+        // `<random>` objects: their constructors seed or set parameters.
+        if self.random.contains_key(&id) {
+            return true;
+        }
         let Some(info) = self.classes.get(&id) else {
             return false;
         };
@@ -1364,6 +1368,9 @@ impl FnCx<'_> {
         copy_init: bool,
         span: Span,
     ) -> Option<Expr> {
+        if self.ck.random.contains_key(&id) {
+            return Some(crate::library::random::construct(self, id, args, span));
+        }
         let info = self.ck.classes.get(&id)?;
         let name = info.name.clone();
         if info.ctors.is_empty() {

@@ -56,6 +56,9 @@ pub struct Checker {
     /// The `std::tuple` types made so far: each element's enumeration, if
     /// it has one (see `library::tuple`).
     pub tuples: HashMap<StructId, Vec<Option<crate::enums::EnumId>>>,
+    /// The `<random>` engines and distributions made so far (see
+    /// `library::random`).
+    pub random: HashMap<StructId, crate::library::random::RandomKind>,
     /// The expressions lowered so far whose type is an enumeration, by span.
     pub enum_spans: HashMap<Span, crate::enums::EnumId>,
     /// What the checker knows of each struct or class beyond its data:

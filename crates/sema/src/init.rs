@@ -100,6 +100,10 @@ impl FnCx<'_> {
         if !self.ck.needs_construction(id) {
             return None;
         }
+        if self.ck.random.contains_key(&id) {
+            let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+            return self.construct_object(id, lowered, copy_init, span);
+        }
         let has_ctors = self
             .ck
             .classes

@@ -204,6 +204,14 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                     "ostream" if path.segments.len() == 2 => return Type::Ostream,
                     "uint32_t" => return Type::Scalar(Scalar::UInt),
                     "wstring" if path.segments.len() == 2 => return Type::WideStr,
+                    "bernoulli_distribution" => {
+                        return crate::library::random::bernoulli_type(ck);
+                    }
+                    _ if crate::library::random::engine_named(name).is_some() => {
+                        if let Some(e) = crate::library::random::engine_named(name) {
+                            return crate::library::random::engine_type(ck, e);
+                        }
+                    }
                     "exception" if path.segments.len() == 2 => {
                         if let Some(id) = crate::class::library_exception(ck, name) {
                             return Type::Struct(id);
@@ -292,6 +300,11 @@ fn template(
             );
             return Type::Error;
         }
+    }
+    if qualifier_ok(path, &["std"])
+        && let Some(t) = crate::library::random::distribution_type(ck, path, args, consts)
+    {
+        return t;
     }
     match name {
         // `std::shared_future<void>`: what a `completion_future` converts

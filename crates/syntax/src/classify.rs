@@ -33,6 +33,9 @@ pub const TEMPLATE_NAMES: &[&str] = &[
     "unordered_multiset",
     "tuple",
     "shared_future",
+    "uniform_int_distribution",
+    "uniform_real_distribution",
+    "normal_distribution",
 ];
 
 /// Member function templates called with explicit arguments: `e.tile<2, 3>()`.
@@ -57,6 +60,12 @@ pub const CLASS_NAMES: &[&str] = &[
     "uint64_t",
     "string",
     "ostream",
+    "mt19937",
+    "mt19937_64",
+    "minstd_rand0",
+    "minstd_rand",
+    "default_random_engine",
+    "bernoulli_distribution",
 ];
 
 /// Library classes named only as `std::name`: common words (`exception`)

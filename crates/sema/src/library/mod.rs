@@ -41,6 +41,7 @@ pub(crate) use device::access_type_enum;
 pub(crate) mod future;
 mod limits;
 mod math;
+pub(crate) mod random;
 mod shape;
 mod stdcont;
 mod stream;
