@@ -138,6 +138,18 @@ impl FnCx<'_> {
                 if base.ty.is_error() {
                     return error_expr(span);
                 }
+                if name.name.starts_with('~') {
+                    if !args.is_empty() {
+                        self.ck.error(
+                            codes::E0206,
+                            span,
+                            "a destructor takes no arguments",
+                            "arguments",
+                            "",
+                        );
+                    }
+                    return self.explicit_destroy(base, name, span);
+                }
                 if library::future::is_future(self.ck, &base.ty) {
                     let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
                     return library::future::method(self, base, name, lowered, span);
@@ -579,7 +591,8 @@ impl FnCx<'_> {
                 }
                 lowered.push(arg);
             } else {
-                lowered.push(self.coerce(arg, &p.ty, &format!("parameter `{}`", p.name)));
+                let arg = self.coerce(arg, &p.ty, &format!("parameter `{}`", p.name));
+                lowered.push(self.copied(arg));
             }
         }
         mk(
