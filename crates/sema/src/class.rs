@@ -448,7 +448,10 @@ fn declare_method(
     // ones C++ defines implicitly (see `special.rs`).
     let copy_like = constructing
         && func.params == 1
-        && func.locals.first().is_some_and(|p| p.by_ref && p.ty == Type::Struct(id));
+        && func
+            .locals
+            .first()
+            .is_some_and(|p| p.by_ref && p.ty == Type::Struct(id));
     if f.method.defaulted
         && match &f.method.special {
             ast::Special::Destructor => true,
@@ -503,7 +506,9 @@ fn check_special(ck: &mut Checker, _id: StructId, f: &ast::Function, _fid: FuncI
     // A destructor's members are destroyed after its body: a `return` in
     // it would have to run them too.
     if matches!(f.method.special, ast::Special::Destructor)
-        && f.body.as_ref().is_some_and(|b| b.stmts.iter().any(has_return))
+        && f.body
+            .as_ref()
+            .is_some_and(|b| b.stmts.iter().any(has_return))
     {
         ck.error(
             codes::E0211,
@@ -594,6 +599,36 @@ fn lower_method(ck: &mut Checker, id: StructId, fid: FuncId, f: &ast::Function) 
     let mut func = fcx.func;
     func.body = Some(tessera_ir::Block { stmts });
     *ck.program.function_mut(fid) = func;
+}
+
+/// The body of the implicit default constructor of class `id` lowered
+/// under restriction `r`, and where its calls may run.
+fn lower_default_ctor(
+    ck: &mut Checker,
+    id: StructId,
+    mut func: Function,
+    r: Restriction,
+    span: Span,
+) -> (Function, Restriction) {
+    func.restriction = r;
+    func.locals.clear();
+    func.body = None;
+    let mut fcx = FnCx::new(ck, func);
+    fcx.this = Some(ThisCx {
+        class: id,
+        object: None,
+        constructing: true,
+    });
+    let mut stmts = fcx.construct_members(id, &[], span);
+    if let Some(object) = fcx.this.as_ref().and_then(|t| t.object) {
+        let result = fcx.local_expr(object, span);
+        stmts.push(Stmt::new(StmtKind::Return(Some(result)), span));
+    }
+    let block = tessera_ir::Block { stmts };
+    let left = crate::special::calls_restriction(fcx.ck, &block);
+    let mut func = fcx.func;
+    func.body = Some(block);
+    (func, left)
 }
 
 /// The definition of a static data member outside its class:
@@ -1422,6 +1457,23 @@ impl FnCx<'_> {
                 .program
                 .get_function(ctor)
                 .map(|f| (f.restriction, f.span));
+            if let Some((r, at)) = restriction
+                && !r.cpu
+                && !r.amp
+            {
+                self.ck.report(
+                    Diagnostic::error(
+                        codes::E0251,
+                        span,
+                        format!("`{name}` has no default constructor: those of its bases and members run in no common context"),
+                    )
+                    .with_label("needs a default constructor")
+                    .with_secondary(at, "class")
+                    .with_msvc("C2512")
+                    .with_help("give the bases' and members' default constructors (and destructors) a restriction in common"),
+                );
+                return Some(error_expr(span));
+            }
             if let Some((r, at)) = restriction {
                 let path = ast::Path {
                     global: false,
@@ -1528,37 +1580,28 @@ impl FnCx<'_> {
         if let Some(c) = self.ck.classes.get_mut(&id) {
             c.implicit_ctor = Some(fid);
         }
-        let mut fcx = FnCx::new(self.ck, func);
-        fcx.this = Some(ThisCx {
-            class: id,
-            object: None,
-            constructing: true,
-        });
-        let mut stmts = fcx.construct_members(id, &[], span);
-        if let Some(object) = fcx.this.as_ref().and_then(|t| t.object) {
-            let result = fcx.local_expr(object, span);
-            stmts.push(Stmt::new(StmtKind::Return(Some(result)), span));
-        }
-        let mut func = fcx.func;
-        // It may run wherever everything it calls may run.
-        let mut restriction = Restriction {
+        // Lowered for both contexts, then (when what it calls runs in one
+        // only) again for that one, so that calls overloaded on `restrict`
+        // resolve for it; what it cannot call is reported at its uses.
+        let before = self.ck.diags.len();
+        let both = Restriction {
             cpu: true,
             amp: true,
         };
-        let block = tessera_ir::Block { stmts };
-        tessera_ir::visit::for_each_expr_deep(&block, &mut |e: &Expr| {
-            if let ExprKind::Call { func: callee, .. } = &e.kind
-                && let Some(f) = self.ck.program.get_function(*callee)
-            {
-                restriction.cpu &= f.restriction.cpu;
-                restriction.amp &= f.restriction.amp;
-            }
-        });
-        if !restriction.cpu && !restriction.amp {
-            restriction.cpu = true;
+        let (mut func, mut restriction) = lower_default_ctor(self.ck, id, func, both, span);
+        if let Some(d) = self.ck.classes.get(&id).and_then(|c| c.dtor)
+            && let Some(f) = self.ck.program.get_function(d)
+        {
+            restriction.cpu &= f.restriction.cpu;
+            restriction.amp &= f.restriction.amp;
         }
+        if restriction != both && (restriction.cpu || restriction.amp) {
+            // The first lowering's reports were for a context it does not run in.
+            self.ck.diags.truncate(before);
+            func = lower_default_ctor(self.ck, id, func, restriction, span).0;
+        }
+        crate::special::drop_restriction_errors(self.ck, before);
         func.restriction = restriction;
-        func.body = Some(block);
         *self.ck.program.function_mut(fid) = func;
         Some(fid)
     }

@@ -58,7 +58,6 @@ impl Checker {
                         && f.locals
                             .first()
                             .is_some_and(|p| p.by_ref && p.ty == Type::Struct(id))
-
                 })
             })
             .collect()
@@ -267,6 +266,12 @@ impl FnCx<'_> {
     /// The call that destroys `object` (a place), or `None` when its
     /// destruction runs no code.
     pub(crate) fn destroy_call(&mut self, object: Expr, span: Span) -> Option<Expr> {
+        self.destroy_call_checked(object, span, true)
+    }
+
+    /// `destroy_call`, reporting a destructor that cannot run here when
+    /// `report` (a declared local's is reported where it is declared).
+    fn destroy_call_checked(&mut self, object: Expr, span: Span, report: bool) -> Option<Expr> {
         let Type::Struct(id) = object.ty else {
             return None;
         };
@@ -278,8 +283,12 @@ impl FnCx<'_> {
             None => self.implicit_member(id, Implicit::Dtor, span)?,
         };
         crate::template::ensure_body(self.ck, dtor, span);
-        let r = self.ck.program.get_function(dtor).map(|f| (f.restriction, f.span));
-        if let Some((r, at)) = r {
+        let r = self
+            .ck
+            .program
+            .get_function(dtor)
+            .map(|f| (f.restriction, f.span));
+        if let Some((r, at)) = r.filter(|_| report) {
             let here = self.restriction();
             if (here.amp && !r.amp) || (here.cpu && !here.amp && !r.cpu) {
                 let name = self.ck.show(&Type::Struct(id));
@@ -338,7 +347,7 @@ impl FnCx<'_> {
             return;
         }
         let object = self.local_expr(local, span);
-        if let Some(call) = self.destroy_call(object, span) {
+        if let Some(call) = self.destroy_call_checked(object, span, false) {
             self.cleanups.push((self.scopes.len(), local, call));
         }
     }
@@ -395,12 +404,25 @@ impl FnCx<'_> {
 
     /// The destructor calls a jump out of the scopes deeper than `depth`
     /// runs, innermost first (`skip`: the object a `return` hands back).
-    pub(crate) fn jump_cleanups(&self, depth: usize, skip: Option<LocalId>, span: Span) -> Vec<Stmt> {
+    pub(crate) fn jump_cleanups(
+        &self,
+        depth: usize,
+        skip: Option<LocalId>,
+        span: Span,
+    ) -> Vec<Stmt> {
         self.cleanups
             .iter()
             .rev()
             .filter(|(d, l, _)| *d > depth && Some(*l) != skip)
-            .map(|(_, _, call)| Stmt::new(StmtKind::Expr(Expr { span, ..call.clone() }), span))
+            .map(|(_, _, call)| {
+                Stmt::new(
+                    StmtKind::Expr(Expr {
+                        span,
+                        ..call.clone()
+                    }),
+                    span,
+                )
+            })
             .collect()
     }
 
@@ -417,7 +439,12 @@ impl FnCx<'_> {
     /// runs code and that is not the object being initialised (`init`) is
     /// kept in a hidden local declared in `out`; returns the expression and
     /// the destructor calls to run after it, in order.
-    pub(crate) fn temporaries(&mut self, e: &mut Expr, init: bool, out: &mut Vec<Stmt>) -> Vec<Expr> {
+    pub(crate) fn temporaries(
+        &mut self,
+        e: &mut Expr,
+        init: bool,
+        out: &mut Vec<Stmt>,
+    ) -> Vec<Expr> {
         if !self.ck.any_dtor {
             return Vec::new();
         }
@@ -450,6 +477,8 @@ impl FnCx<'_> {
             ExprKind::Comma { first, second } => {
                 self.temps_in(first, false, conditional, out, dtors);
                 self.temps_in(second, consumed, conditional, out, dtors);
+                // Its value is its second operand's object.
+                return;
             }
             ExprKind::Call { func, args } => {
                 let func = *func;
@@ -499,7 +528,9 @@ impl FnCx<'_> {
             }
             _ => {
                 let mut children = Vec::new();
-                visit::for_each_child_mut(e, &mut |c| children.push(std::mem::replace(c, error_expr(c.span))));
+                visit::for_each_child_mut(e, &mut |c| {
+                    children.push(std::mem::replace(c, error_expr(c.span)))
+                });
                 for c in &mut children {
                     self.temps_in(c, false, conditional, out, dtors);
                 }
@@ -574,13 +605,13 @@ impl FnCx<'_> {
 
     /// A full expression whose value is used (a condition, a `for` step):
     /// its temporaries are destroyed after it within the expression.
-    pub(crate) fn valued_expr(&mut self, mut e: Expr, out: &mut Vec<Stmt>) -> Expr {
+    pub(crate) fn valued_expr(&mut self, mut e: Expr, out: &mut Vec<Stmt>, keep: bool) -> Expr {
         let dtors = self.temporaries(&mut e, false, out);
         if dtors.is_empty() {
             return e;
         }
         let span = e.span;
-        let ty = e.ty.clone();
+        let ty = if keep { e.ty.clone() } else { Type::Void };
         let mut tail = if ty == Type::Void {
             None
         } else {
@@ -639,9 +670,11 @@ impl FnCx<'_> {
     /// a class whose destruction runs no code, or a scalar).
     pub(crate) fn explicit_destroy(&mut self, object: Expr, name: &ast::Ident, span: Span) -> Expr {
         let plain = name.name.trim_start_matches('~');
-        let named = self.ck.alias(plain).cloned().or_else(|| {
-            self.ck.structs.get(plain).map(|id| Type::Struct(*id))
-        });
+        let named = self
+            .ck
+            .alias(plain)
+            .cloned()
+            .or_else(|| self.ck.structs.get(plain).map(|id| Type::Struct(*id)));
         if object.ty.is_error() {
             return error_expr(span);
         }
@@ -802,14 +835,27 @@ fn synthesise(ck: &mut Checker, id: StructId, kind: Implicit, name: &str, span: 
         r.amp &= f.restriction.amp;
     }
     if r != both && (r.cpu || r.amp) {
+        // The first lowering's reports were for a context it does not run in.
+        ck.diags.truncate(before);
         let (again, _) = lower_implicit(ck, id, kind, name, r, decl_span);
         func = again;
     }
     // The calls it cannot make are reported at its uses, as C++ AMP does.
-    ck.diags.truncate(before);
+    drop_restriction_errors(ck, before);
     func.restriction = r;
     *ck.program.function_mut(fid) = func;
     fid
+}
+
+/// Drops the restriction errors reported since `before` (while an implicit
+/// member was lowered for a context it turns out not to run in); other
+/// errors stay.
+pub fn drop_restriction_errors(ck: &mut Checker, before: usize) {
+    let mut i = 0;
+    ck.diags.retain(|d| {
+        i += 1;
+        i <= before || (d.code != codes::E0300 && d.code != codes::E0301)
+    });
 }
 
 /// The signature of an implicit member: a copy constructor takes the
@@ -929,12 +975,7 @@ fn lower_implicit(
                 let target = field(fcx.local_expr(LocalId(0), span), i, t, span);
                 let source = field(fcx.local_expr(LocalId(1), span), i, t, span);
                 let e = match t {
-                    Type::Struct(m)
-                        if fcx
-                            .ck
-                            .find_methods(*m, "operator=")
-                            .is_some() =>
-                    {
+                    Type::Struct(m) if fcx.ck.find_methods(*m, "operator=").is_some() => {
                         fcx.class_operator("=", vec![target, source], span)
                     }
                     Type::Struct(m) if fcx.ck.assignment_runs_code(*m) => {
@@ -960,18 +1001,64 @@ fn lower_implicit(
         }
     }
     let block = tessera_ir::Block { stmts };
+    let mut left = calls_restriction(fcx.ck, &block);
+    // A copy runs where each base's and member's copy constructor does: one
+    // of its own, or the one C++ defines for it.
+    if kind == Implicit::Copy {
+        left = Restriction {
+            cpu: true,
+            amp: true,
+        };
+        for (_, t) in &fields {
+            let Type::Struct(m) = t else { continue };
+            if !fcx.ck.copy_runs_code(*m) {
+                continue;
+            }
+            let users = fcx.ck.user_copy_ctors(*m);
+            let mut r = Restriction::default();
+            if users.is_empty() {
+                if let Some(f) = fcx
+                    .ck
+                    .classes
+                    .get(m)
+                    .and_then(|c| c.implicit_copy)
+                    .and_then(|f| fcx.ck.program.get_function(f))
+                {
+                    r = f.restriction;
+                }
+            } else {
+                for u in users {
+                    if let Some(f) = fcx.ck.program.get_function(u) {
+                        r.cpu |= f.restriction.cpu;
+                        r.amp |= f.restriction.amp;
+                    }
+                }
+            }
+            left.cpu &= r.cpu;
+            left.amp &= r.amp;
+        }
+    }
+    let mut func = fcx.func;
+    func.body = Some(block);
+    (func, left)
+}
+
+/// Where every call of `block` may run: a call overloaded on `restrict`
+/// (lowered for both contexts) counts for each context one of its
+/// overloads runs in.
+pub fn calls_restriction(ck: &Checker, block: &tessera_ir::Block) -> Restriction {
     let mut left = Restriction {
         cpu: true,
         amp: true,
     };
-    visit::for_each_expr_deep(&block, &mut |e: &Expr| {
+    visit::for_each_expr_deep(block, &mut |e: &Expr| {
         if let ExprKind::Call { func: callee, .. } = &e.kind
-            && let Some(f) = fcx.ck.program.get_function(*callee)
+            && let Some(f) = ck.program.get_function(*callee)
         {
             let mut cr = f.restriction;
             if let Some(ExprKind::Call { func: other, .. }) =
-                fcx.ck.dual_calls.get(&(e.span, *callee)).map(|d| &d.kind)
-                && let Some(o) = fcx.ck.program.get_function(*other)
+                ck.dual_calls.get(&(e.span, *callee)).map(|d| &d.kind)
+                && let Some(o) = ck.program.get_function(*other)
             {
                 cr.cpu |= o.restriction.cpu;
                 cr.amp |= o.restriction.amp;
@@ -980,9 +1067,7 @@ fn lower_implicit(
             left.amp &= cr.amp;
         }
     });
-    let mut func = fcx.func;
-    func.body = Some(block);
-    (func, left)
+    left
 }
 
 /// Field `i` (of type `t`) of the object `base`.

@@ -116,7 +116,7 @@ impl FnCx<'_> {
             S::If { cond, then, els } => {
                 let cond = self.expr(cond);
                 let cond = self.condition(cond);
-                let cond = self.valued_expr(cond, out);
+                let cond = self.valued_expr(cond, out, true);
                 let then = self.body(then);
                 let els = els.as_ref().map(|e| self.body(e));
                 Self::push(out, StmtKind::If { cond, then, els }, span);
@@ -124,7 +124,7 @@ impl FnCx<'_> {
             S::While { cond, body } => {
                 let cond = self.expr(cond);
                 let cond = self.condition(cond);
-                let cond = Some(self.valued_expr(cond, out));
+                let cond = Some(self.valued_expr(cond, out, true));
                 let body = self.loop_body(body);
                 Self::push(
                     out,
@@ -141,7 +141,7 @@ impl FnCx<'_> {
                 let body = self.loop_body(body);
                 let cond = self.expr(cond);
                 let cond = self.condition(cond);
-                let cond = Some(self.valued_expr(cond, out));
+                let cond = Some(self.valued_expr(cond, out, true));
                 Self::push(
                     out,
                     StmtKind::Loop {
@@ -167,11 +167,11 @@ impl FnCx<'_> {
                     let cond = cond.as_ref().map(|c| {
                         let c = cx.expr(c);
                         let c = cx.condition(c);
-                        cx.valued_expr(c, &mut stmts)
+                        cx.valued_expr(c, &mut stmts, true)
                     });
                     let step = step.as_ref().map(|e| {
                         let e = cx.expr(e);
-                        cx.valued_expr(e, &mut stmts)
+                        cx.valued_expr(e, &mut stmts, false)
                     });
                     let body = cx.loop_body(body);
                     let mut ends = Vec::new();
@@ -417,9 +417,7 @@ impl FnCx<'_> {
         // The variable every `return` names is not copied (nor destroyed).
         let nrvo = value.and_then(|v| match &v.kind {
             ast::ExprKind::Name(p)
-                if p.segments.len() == 1
-                    && !p.global
-                    && self.nrvo.as_deref() == Some(p.last()) =>
+                if p.segments.len() == 1 && !p.global && self.nrvo.as_deref() == Some(p.last()) =>
             {
                 self.lookup_local(p.last()).filter(|id| {
                     id.0 >= self.func.params
@@ -464,7 +462,14 @@ impl FnCx<'_> {
         } else {
             Init::Expr(value)
         };
-        Self::push(out, StmtKind::Let { local, init: Some(init) }, span);
+        Self::push(
+            out,
+            StmtKind::Let {
+                local,
+                init: Some(init),
+            },
+            span,
+        );
         for d in dtors {
             Self::push(out, StmtKind::Expr(d), span);
         }
@@ -1146,9 +1151,7 @@ impl FnCx<'_> {
                     Some(Init::Expr(e))
                 }
                 Some(Init::Ref(mut e)) if !specs.is_static => {
-                    if !e.place
-                        && matches!(e.ty, Type::Struct(id) if self.ck.dtor_runs_code(id))
-                    {
+                    if !e.place && matches!(e.ty, Type::Struct(id) if self.ck.dtor_runs_code(id)) {
                         self.ck.error(
                             codes::E0211,
                             e.span,
@@ -1167,7 +1170,10 @@ impl FnCx<'_> {
                 out.push(Stmt::new(StmtKind::Expr(d), decl.span));
             }
             if specs.is_static && !self.in_amp() {
-                let ty = self.local(local).map(|l| l.ty.clone()).unwrap_or(Type::Void);
+                let ty = self
+                    .local(local)
+                    .map(|l| l.ty.clone())
+                    .unwrap_or(Type::Void);
                 self.ck.refuse_static_dtor(&ty, decl.span);
             } else {
                 self.register_local(local, decl.span);
