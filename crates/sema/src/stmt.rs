@@ -281,6 +281,17 @@ impl FnCx<'_> {
                     self.forbidden(keyword, "exceptions (`try`/`catch`)", "C3594");
                     return;
                 }
+                // Unwinding does not run the destructor calls the checker
+                // writes at scope ends: refused rather than skipped.
+                if self.ck.any_dtor {
+                    self.ck.error(
+                        codes::E0211,
+                        span,
+                        "exceptions in a program whose classes declare destructors are not supported yet",
+                        "`try`",
+                        "",
+                    );
+                }
                 let body = self.block(body);
                 let mut lowered = Vec::new();
                 for (i, h) in handlers.iter().enumerate() {
