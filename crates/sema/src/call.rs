@@ -157,6 +157,18 @@ impl FnCx<'_> {
                 if base.ty.is_error() {
                     return error_expr(span);
                 }
+                if name.name.starts_with('~') {
+                    if !args.is_empty() {
+                        self.ck.error(
+                            codes::E0206,
+                            span,
+                            "a destructor takes no arguments",
+                            "arguments",
+                            "",
+                        );
+                    }
+                    return self.explicit_destroy(base, name, span);
+                }
                 if library::random::kind_of(self.ck, &base.ty).is_some() {
                     let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
                     return library::random::method(self, base, name, lowered, span);
@@ -605,7 +617,8 @@ impl FnCx<'_> {
                 }
                 lowered.push(arg);
             } else {
-                lowered.push(self.coerce(arg, &p.ty, &format!("parameter `{}`", p.name)));
+                let arg = self.coerce(arg, &p.ty, &format!("parameter `{}`", p.name));
+                lowered.push(self.copied(arg));
             }
         }
         mk(

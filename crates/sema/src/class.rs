@@ -63,6 +63,15 @@ pub struct ClassInfo {
     pub implicit_ctor: Option<FuncId>,
     /// The destructor, if declared.
     pub dtor: Option<FuncId>,
+    /// The destructor C++ defines for a class that declares none, once one
+    /// was needed (a base or member has a destructor that runs code).
+    pub implicit_dtor: Option<FuncId>,
+    /// The copy constructor C++ defines for a class that declares none,
+    /// once one was needed (a base or member has a user-written one).
+    pub implicit_copy: Option<FuncId>,
+    /// The copy assignment C++ defines for a class that declares none, once
+    /// one was needed (a base or member declares `operator=`).
+    pub implicit_assign: Option<FuncId>,
     /// Static data members: their global and access.
     pub static_data: HashMap<String, (tessera_ir::GlobalId, Access)>,
     /// Values of the static integral constants, by plain name.
@@ -162,7 +171,7 @@ pub fn declare_class(
     // first called (see `template::ensure_body`).
     let declaring = ck.templates.declaring.take();
     for (fid, f) in declared {
-        if f.body.is_none() {
+        if f.body.is_none() && !f.method.defaulted {
             continue;
         }
         match &declaring {
@@ -435,6 +444,26 @@ fn declare_method(
         stmt_count: 0,
         span: f.name.span,
     };
+    // `= default` copy constructors, destructors and assignments are the
+    // ones C++ defines implicitly (see `special.rs`).
+    let copy_like = constructing
+        && func.params == 1
+        && func
+            .locals
+            .first()
+            .is_some_and(|p| p.by_ref && p.ty == Type::Struct(id));
+    if f.method.defaulted
+        && match &f.method.special {
+            ast::Special::Destructor => true,
+            ast::Special::Constructor(_) => copy_like,
+            ast::Special::None => f.name.name == "operator=",
+        }
+    {
+        return None;
+    }
+    if matches!(f.method.special, ast::Special::Destructor) {
+        ck.any_dtor = true;
+    }
     let fid = FuncId(ck.program.functions.len() as u32);
     ck.program.functions.push(func.clone());
     let class = ck.classes.get_mut(&id)?;
@@ -473,42 +502,60 @@ fn declare_method(
 
 /// The forms of special member Tessera does not run yet: refused rather than
 /// run wrongly.
-fn check_special(ck: &mut Checker, id: StructId, f: &ast::Function, fid: FuncId) {
-    let Some(func) = ck.program.get_function(fid) else {
-        return;
-    };
-    let params: Vec<Local> = func
-        .locals
-        .iter()
-        .take(func.params as usize)
-        .cloned()
-        .collect();
-    let is_copy = |params: &[Local]| {
-        params.len() == 1 && params[0].by_ref && params[0].ty == Type::Struct(id)
-    };
-    match &f.method.special {
-        ast::Special::Constructor(_) if is_copy(&params) && !f.method.defaulted => ck.error(
+fn check_special(ck: &mut Checker, _id: StructId, f: &ast::Function, _fid: FuncId) {
+    // A destructor's members are destroyed after its body: a `return` in
+    // it would have to run them too.
+    if matches!(f.method.special, ast::Special::Destructor)
+        && f.body
+            .as_ref()
+            .is_some_and(|b| b.stmts.iter().any(has_return))
+    {
+        ck.error(
             codes::E0211,
             f.name.span,
-            "user-written copy constructors are not supported yet",
-            "copy constructor",
-            "remove it: the implicit copy copies every member",
-        ),
-        ast::Special::Destructor if f.body.as_ref().is_some_and(|b| !b.stmts.is_empty()) => ck
-            .error(
-                codes::E0211,
-                f.name.span,
-                "destructors with a body are not supported yet",
-                "destructor",
-                "move the clean-up into a member function called explicitly",
-            ),
-        _ => {}
+            "`return` in a destructor is not supported yet",
+            "destructor",
+            "let the body end instead",
+        );
+    }
+}
+
+/// True when statement `s` holds a `return`.
+fn has_return(s: &ast::Stmt) -> bool {
+    use ast::StmtKind as S;
+    match &s.kind {
+        S::Return(_) => true,
+        S::Block(b) => b.stmts.iter().any(has_return),
+        S::If { then, els, .. } => has_return(then) || els.as_deref().is_some_and(has_return),
+        S::While { body, .. }
+        | S::DoWhile { body, .. }
+        | S::Switch { body, .. }
+        | S::For { body, .. }
+        | S::ForRange { body, .. } => has_return(body),
+        S::Labeled { stmt, .. } => has_return(stmt),
+        S::Try { body, handlers } => {
+            body.stmts.iter().any(has_return)
+                || handlers.iter().any(|h| h.body.stmts.iter().any(has_return))
+        }
+        _ => false,
     }
 }
 
 /// Lowers the body of member `fid` of class `id` from its definition `f`.
 fn lower_method(ck: &mut Checker, id: StructId, fid: FuncId, f: &ast::Function) {
-    let Some(body) = &f.body else { return };
+    // `A() = default;` builds the members as the implicit one would.
+    let empty;
+    let body = match &f.body {
+        Some(b) => b,
+        None if f.method.defaulted => {
+            empty = ast::Block {
+                stmts: Vec::new(),
+                span: f.name.span,
+            };
+            &empty
+        }
+        None => return,
+    };
     let Some(func) = ck.program.get_function(fid).cloned() else {
         return;
     };
@@ -533,8 +580,12 @@ fn lower_method(ck: &mut Checker, id: StructId, fid: FuncId, f: &ast::Function) 
     if let ast::Special::Constructor(inits) = &f.method.special {
         stmts = fcx.construct_members(id, inits, f.name.span);
     }
+    fcx.nrvo = crate::special::nrvo_name(body);
     let block = fcx.block(body);
     stmts.extend(block.stmts);
+    if matches!(f.method.special, ast::Special::Destructor) {
+        stmts.extend(fcx.member_dtors(id, LocalId(0), body.span));
+    }
     if let Some(ThisCx {
         object: Some(object),
         constructing: true,
@@ -548,6 +599,36 @@ fn lower_method(ck: &mut Checker, id: StructId, fid: FuncId, f: &ast::Function) 
     let mut func = fcx.func;
     func.body = Some(tessera_ir::Block { stmts });
     *ck.program.function_mut(fid) = func;
+}
+
+/// The body of the implicit default constructor of class `id` lowered
+/// under restriction `r`, and where its calls may run.
+fn lower_default_ctor(
+    ck: &mut Checker,
+    id: StructId,
+    mut func: Function,
+    r: Restriction,
+    span: Span,
+) -> (Function, Restriction) {
+    func.restriction = r;
+    func.locals.clear();
+    func.body = None;
+    let mut fcx = FnCx::new(ck, func);
+    fcx.this = Some(ThisCx {
+        class: id,
+        object: None,
+        constructing: true,
+    });
+    let mut stmts = fcx.construct_members(id, &[], span);
+    if let Some(object) = fcx.this.as_ref().and_then(|t| t.object) {
+        let result = fcx.local_expr(object, span);
+        stmts.push(Stmt::new(StmtKind::Return(Some(result)), span));
+    }
+    let block = tessera_ir::Block { stmts };
+    let left = crate::special::calls_restriction(fcx.ck, &block);
+    let mut func = fcx.func;
+    func.body = Some(block);
+    (func, left)
 }
 
 /// The definition of a static data member outside its class:
@@ -1383,6 +1464,23 @@ impl FnCx<'_> {
                 .program
                 .get_function(ctor)
                 .map(|f| (f.restriction, f.span));
+            if let Some((r, at)) = restriction
+                && !r.cpu
+                && !r.amp
+            {
+                self.ck.report(
+                    Diagnostic::error(
+                        codes::E0251,
+                        span,
+                        format!("`{name}` has no default constructor: those of its bases and members run in no common context"),
+                    )
+                    .with_label("needs a default constructor")
+                    .with_secondary(at, "class")
+                    .with_msvc("C2512")
+                    .with_help("give the bases' and members' default constructors (and destructors) a restriction in common"),
+                );
+                return Some(error_expr(span));
+            }
             if let Some((r, at)) = restriction {
                 let path = ast::Path {
                     global: false,
@@ -1489,37 +1587,28 @@ impl FnCx<'_> {
         if let Some(c) = self.ck.classes.get_mut(&id) {
             c.implicit_ctor = Some(fid);
         }
-        let mut fcx = FnCx::new(self.ck, func);
-        fcx.this = Some(ThisCx {
-            class: id,
-            object: None,
-            constructing: true,
-        });
-        let mut stmts = fcx.construct_members(id, &[], span);
-        if let Some(object) = fcx.this.as_ref().and_then(|t| t.object) {
-            let result = fcx.local_expr(object, span);
-            stmts.push(Stmt::new(StmtKind::Return(Some(result)), span));
-        }
-        let mut func = fcx.func;
-        // It may run wherever everything it calls may run.
-        let mut restriction = Restriction {
+        // Lowered for both contexts, then (when what it calls runs in one
+        // only) again for that one, so that calls overloaded on `restrict`
+        // resolve for it; what it cannot call is reported at its uses.
+        let before = self.ck.diags.len();
+        let both = Restriction {
             cpu: true,
             amp: true,
         };
-        let block = tessera_ir::Block { stmts };
-        tessera_ir::visit::for_each_expr_deep(&block, &mut |e: &Expr| {
-            if let ExprKind::Call { func: callee, .. } = &e.kind
-                && let Some(f) = self.ck.program.get_function(*callee)
-            {
-                restriction.cpu &= f.restriction.cpu;
-                restriction.amp &= f.restriction.amp;
-            }
-        });
-        if !restriction.cpu && !restriction.amp {
-            restriction.cpu = true;
+        let (mut func, mut restriction) = lower_default_ctor(self.ck, id, func, both, span);
+        if let Some(d) = self.ck.classes.get(&id).and_then(|c| c.dtor)
+            && let Some(f) = self.ck.program.get_function(d)
+        {
+            restriction.cpu &= f.restriction.cpu;
+            restriction.amp &= f.restriction.amp;
         }
+        if restriction != both && (restriction.cpu || restriction.amp) {
+            // The first lowering's reports were for a context it does not run in.
+            self.ck.diags.truncate(before);
+            func = lower_default_ctor(self.ck, id, func, restriction, span).0;
+        }
+        crate::special::drop_restriction_errors(self.ck, before);
         func.restriction = restriction;
-        func.body = Some(block);
         *self.ck.program.function_mut(fid) = func;
         Some(fid)
     }
@@ -1635,8 +1724,9 @@ impl FnCx<'_> {
                 let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
                 if let [one] = lowered.as_slice()
                     && one.ty == *ty
+                    && self.ck.user_copy_ctors(*c).is_empty()
                 {
-                    return lowered.into_iter().next();
+                    return lowered.into_iter().next().map(|e| self.copied(e));
                 }
                 self.construct_object(*c, lowered, false, span)
             }
@@ -1646,7 +1736,8 @@ impl FnCx<'_> {
                     && !braces
                 {
                     let e = self.expr(one);
-                    return Some(self.coerce(e, ty, &format!("member `{name}`")));
+                    let e = self.coerce(e, ty, &format!("member `{name}`"));
+                    return Some(self.copied(e));
                 }
                 let init = self.aggregate(&mut t, args, span);
                 match init {
@@ -1699,7 +1790,7 @@ impl FnCx<'_> {
     }
 
     /// The value of a default member initialiser (`int n = 4;`, `P p{1, 2};`).
-    fn default_member_value(
+    pub(crate) fn default_member_value(
         &mut self,
         ty: &Type,
         init: &ast::Init,
@@ -1715,7 +1806,10 @@ impl FnCx<'_> {
                         Type::Struct(c) if v.ty != *ty && self.ck.needs_construction(*c) => {
                             self.construct_object(*c, vec![v], true, span)
                         }
-                        _ => Some(self.coerce(v, ty, &format!("member `{name}`"))),
+                        _ => {
+                            let v = self.coerce(v, ty, &format!("member `{name}`"));
+                            Some(self.copied(v))
+                        }
                     }
                 }
             },

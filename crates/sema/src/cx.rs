@@ -70,6 +70,9 @@ pub struct Checker {
     /// in amp code: by the call's span and host callee, the amp call (see
     /// `context.rs`).
     pub dual_calls: HashMap<(Span, FuncId), tessera_ir::Expr>,
+    /// A class declares a destructor: full expressions are searched for
+    /// temporaries to destroy (see `special.rs`).
+    pub any_dtor: bool,
 }
 
 impl Checker {
@@ -203,6 +206,18 @@ pub struct FnCx<'c> {
     /// Lowering a lambda without `-> T`: its first `return` gives the
     /// return type.
     pub deducing_return: bool,
+    /// The objects in scope whose destructor runs code, in the order they
+    /// were made: the scope depth (`scopes.len()`) that declared each, the
+    /// local and the destructor call (see `special.rs`).
+    pub cleanups: Vec<(usize, LocalId, Expr)>,
+    /// The loops and `switch`es around the current statement, innermost
+    /// last: the scope depth outside the body, and whether it is a loop
+    /// (the target of `continue`).
+    pub jump_scopes: Vec<(usize, bool)>,
+    /// The local every `return` of the function names, which C++ compilers
+    /// build in the caller's object: returning it copies and destroys
+    /// nothing (named return value optimisation).
+    pub nrvo: Option<String>,
 }
 
 impl<'c> FnCx<'c> {
@@ -221,6 +236,9 @@ impl<'c> FnCx<'c> {
             this: None,
             switch_types: Vec::new(),
             deducing_return: false,
+            cleanups: Vec::new(),
+            jump_scopes: Vec::new(),
+            nrvo: None,
         }
     }
 
@@ -290,6 +308,7 @@ impl<'c> FnCx<'c> {
         let usings = self.ck.using_namespaces.len();
         let operators = self.ck.used_operators.len();
         let out = f(self);
+        self.leave_scope();
         self.ck.using_namespaces.truncate(usings);
         self.ck.used_operators.truncate(operators);
         self.ck.aliases.pop();

@@ -420,6 +420,7 @@ pub(crate) fn declare_globals(
                 std::rc::Rc::make_mut(&mut ck.const_globals).insert(name.name.clone(), v);
             }
         }
+        ck.refuse_static_dtor(&ty, d.span);
         ck.program.globals.push(Global {
             name: name.name.clone(),
             ty,
@@ -668,6 +669,7 @@ pub(crate) fn declare_function_signature_first(
     let Some(body) = &f.body else { return Some(id) };
     let mut fcx = FnCx::new(ck, func);
     fcx.ret_enum = ret_enum;
+    fcx.nrvo = crate::special::nrvo_name(body);
     for (i, name) in param_names.iter().enumerate() {
         if let Some(name) = name {
             fcx.scopes[0].insert(name.name.clone(), tessera_ir::LocalId(i as u32));

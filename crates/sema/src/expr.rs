@@ -1004,15 +1004,7 @@ impl FnCx<'_> {
                 return error_expr(span);
             }
             if self.ck.assignment_runs_code(id) {
-                let shown = self.ck.show(&target.ty);
-                self.ck.error(
-                    codes::E0211,
-                    span,
-                    format!("assigning a `{shown}`, whose base or member declares `operator=`, is not supported yet"),
-                    "implicit assignment",
-                    format!("declare `operator=` in `{shown}`"),
-                );
-                return error_expr(span);
+                return self.implicit_assign(target, value, span);
             }
         }
         if let Some(e) = library::assign(self, op, &target, &value, span) {

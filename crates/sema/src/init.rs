@@ -109,19 +109,99 @@ impl FnCx<'_> {
             .classes
             .get(&id)
             .is_some_and(|c| !c.ctors.is_empty());
-        if !has_ctors && !args.is_empty() {
-            let name = self.ck.show(&Type::Struct(id));
-            self.ck.error(
-                codes::E0211,
-                span,
-                format!("braced initialisation of `{name}`, whose members have default initialisers, is not supported yet"),
-                "here",
-                "declare a constructor taking these values",
-            );
-            return Some(error_expr(span));
+        // `A b(a);`, `A b{a}`: a copy, by the copy constructor C++ defines
+        // when the class declares none.
+        let mut first = None;
+        if let [one] = args
+            && !matches!(one.kind, K::InitList(_))
+        {
+            let e = self.expr(one);
+            let e = if let Type::Struct(from) = e.ty
+                && from != id
+                && self.ck.derives_from(from, id)
+            {
+                self.to_base(e, &Type::Struct(id))
+            } else {
+                e
+            };
+            if e.ty == Type::Struct(id) && self.ck.user_copy_ctors(id).is_empty() {
+                return Some(self.copied(e));
+            }
+            first = Some(e);
         }
-        let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+        if !has_ctors && !args.is_empty() {
+            return Some(self.aggregate_with_defaults(id, args, first, span));
+        }
+        let lowered: Vec<Expr> = match first {
+            Some(e) => vec![e],
+            None => args.iter().map(|a| self.expr(a)).collect(),
+        };
         self.construct_object(id, lowered, copy_init, span)
+    }
+
+    /// A braced list for an aggregate whose members are built by
+    /// constructors or have default initialisers: the members the list
+    /// names are initialised from it in order, the others from their
+    /// default initialiser, their default constructor, or zero.
+    fn aggregate_with_defaults(
+        &mut self,
+        id: tessera_ir::StructId,
+        items: &[ast::Expr],
+        mut first: Option<Expr>,
+        span: Span,
+    ) -> Expr {
+        let fields = self.ck.struct_fields(id);
+        let name = self.ck.show(&Type::Struct(id));
+        if items.len() > fields.len() {
+            self.ck.error(
+                codes::E0206,
+                span,
+                format!(
+                    "too many values for `{name}`: it has {} members",
+                    fields.len()
+                ),
+                "too many values",
+                "",
+            );
+            return error_expr(span);
+        }
+        let defaults = self
+            .ck
+            .classes
+            .get(&id)
+            .map(|c| c.default_inits.clone())
+            .unwrap_or_default();
+        let mut parts = Vec::new();
+        for (i, (fname, fty)) in fields.iter().enumerate() {
+            let what = format!("member `{fname}`");
+            let value = match items.get(i) {
+                Some(_) if i == 0 && first.is_some() => first.take().map(|e| {
+                    let e = self.coerce(e, fty, &what);
+                    self.copied(e)
+                }),
+                Some(item) => {
+                    let mut t = fty.clone();
+                    let init = self.init_item(&mut t, item, &what);
+                    let e = self.init_as_expr(init, &t, item.span);
+                    Some(self.copied(e))
+                }
+                None => match defaults.get(i).cloned().flatten() {
+                    Some(init) => self.default_member_value(fty, &init, fname, span),
+                    None => match fty {
+                        Type::Struct(c) if self.ck.needs_construction(*c) => {
+                            self.construct_object(*c, Vec::new(), false, span)
+                        }
+                        _ => None,
+                    },
+                },
+            };
+            let value = match value {
+                Some(v) => v,
+                None => self.init_as_expr(Some(Init::Zero), fty, span),
+            };
+            parts.push(value);
+        }
+        mk(ExprKind::Aggregate(parts), Type::Struct(id), false, span)
     }
 
     /// The objects of a declaration without an initialiser: built by the

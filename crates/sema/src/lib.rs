@@ -33,6 +33,7 @@ mod namespaces;
 mod ordering;
 mod overload;
 mod pointer;
+mod special;
 mod stmt;
 mod template;
 mod types;

@@ -19,6 +19,7 @@ impl FnCx<'_> {
             for s in &b.stmts {
                 cx.stmt_into(s, &mut out.stmts);
             }
+            cx.close_scope(&mut out.stmts);
             out
         })
     }
@@ -30,6 +31,7 @@ impl FnCx<'_> {
             _ => self.scoped(|cx| {
                 let mut out = Block::default();
                 cx.stmt_into(s, &mut out.stmts);
+                cx.close_scope(&mut out.stmts);
                 out
             }),
         }
@@ -101,7 +103,7 @@ impl FnCx<'_> {
                         op: Intrinsic::Barrier(fence),
                         ..
                     } => Self::push(out, StmtKind::Barrier(fence), span),
-                    _ => Self::push(out, StmtKind::Expr(e), span),
+                    _ => self.effect_stmt(e, span, out),
                 }
             }
             S::Decl(d) => self.local_decl(d, out),
@@ -114,13 +116,15 @@ impl FnCx<'_> {
             S::If { cond, then, els } => {
                 let cond = self.expr(cond);
                 let cond = self.condition(cond);
+                let cond = self.valued_expr(cond, out, true);
                 let then = self.body(then);
                 let els = els.as_ref().map(|e| self.body(e));
                 Self::push(out, StmtKind::If { cond, then, els }, span);
             }
             S::While { cond, body } => {
                 let cond = self.expr(cond);
-                let cond = Some(self.condition(cond));
+                let cond = self.condition(cond);
+                let cond = Some(self.valued_expr(cond, out, true));
                 let body = self.loop_body(body);
                 Self::push(
                     out,
@@ -136,7 +140,8 @@ impl FnCx<'_> {
             S::DoWhile { body, cond } => {
                 let body = self.loop_body(body);
                 let cond = self.expr(cond);
-                let cond = Some(self.condition(cond));
+                let cond = self.condition(cond);
+                let cond = Some(self.valued_expr(cond, out, true));
                 Self::push(
                     out,
                     StmtKind::Loop {
@@ -161,10 +166,16 @@ impl FnCx<'_> {
                     }
                     let cond = cond.as_ref().map(|c| {
                         let c = cx.expr(c);
-                        cx.condition(c)
+                        let c = cx.condition(c);
+                        cx.valued_expr(c, &mut stmts, true)
                     });
-                    let step = step.as_ref().map(|e| cx.expr(e));
+                    let step = step.as_ref().map(|e| {
+                        let e = cx.expr(e);
+                        cx.valued_expr(e, &mut stmts, false)
+                    });
                     let body = cx.loop_body(body);
+                    let mut ends = Vec::new();
+                    cx.close_scope(&mut ends);
                     stmts.push(Stmt::new(
                         StmtKind::Loop {
                             cond,
@@ -174,6 +185,7 @@ impl FnCx<'_> {
                         },
                         span,
                     ));
+                    stmts.extend(ends);
                     Block { stmts }
                 });
                 Self::push(out, StmtKind::Block(block), span);
@@ -216,6 +228,9 @@ impl FnCx<'_> {
                         "to leave the function, use `return`",
                     );
                 }
+                if let Some(depth) = self.jump_depth(false) {
+                    out.extend(self.jump_cleanups(depth, None, span));
+                }
                 Self::push(out, StmtKind::Break, span);
             }
             S::Continue => {
@@ -228,18 +243,19 @@ impl FnCx<'_> {
                         "to leave the function, use `return`",
                     );
                 }
+                if let Some(depth) = self.jump_depth(true) {
+                    out.extend(self.jump_cleanups(depth, None, span));
+                }
                 Self::push(out, StmtKind::Continue, span);
             }
             S::Return(None) if self.this.as_ref().is_some_and(|t| t.constructing) => {
                 // A constructor returns the object it built (see `class`).
                 let object = self.this.as_ref().and_then(|t| t.object);
                 let value = object.map(|o| self.local_expr(o, span));
+                out.extend(self.jump_cleanups(0, None, span));
                 Self::push(out, StmtKind::Return(value), span);
             }
-            S::Return(value) => {
-                let value = self.return_value(value.as_ref(), span);
-                Self::push(out, StmtKind::Return(value), span);
-            }
+            S::Return(value) => self.return_stmt(value.as_ref(), span, out),
             S::Using { namespace, path } => {
                 if *namespace {
                     self.ck.using_namespaces.push(path.text());
@@ -264,6 +280,17 @@ impl FnCx<'_> {
                     };
                     self.forbidden(keyword, "exceptions (`try`/`catch`)", "C3594");
                     return;
+                }
+                // Unwinding does not run the destructor calls the checker
+                // writes at scope ends: refused rather than skipped.
+                if self.ck.any_dtor {
+                    self.ck.error(
+                        codes::E0211,
+                        span,
+                        "exceptions in a program whose classes declare destructors are not supported yet",
+                        "`try`",
+                        "",
+                    );
                 }
                 let body = self.block(body);
                 let mut lowered = Vec::new();
@@ -387,12 +414,82 @@ impl FnCx<'_> {
 
     fn loop_body(&mut self, body: &ast::Stmt) -> Block {
         self.loops += 1;
+        self.jump_scopes.push((self.scopes.len(), true));
         let b = self.body(body);
+        self.jump_scopes.pop();
         self.loops -= 1;
         b
     }
 
-    fn return_value(&mut self, value: Option<&ast::Expr>, span: Span) -> Option<Expr> {
+    /// `return value;`: the value is computed, the temporaries and the
+    /// objects in scope are destroyed (not the one returned, when C++
+    /// builds it in the caller's object), and the function returns.
+    fn return_stmt(&mut self, value: Option<&ast::Expr>, span: Span, out: &mut Vec<Stmt>) {
+        // The variable every `return` names is not copied (nor destroyed).
+        let nrvo = value.and_then(|v| match &v.kind {
+            ast::ExprKind::Name(p)
+                if p.segments.len() == 1 && !p.global && self.nrvo.as_deref() == Some(p.last()) =>
+            {
+                self.lookup_local(p.last()).filter(|id| {
+                    id.0 >= self.func.params
+                        && self.local(*id).is_some_and(|l| {
+                            !l.by_ref && l.ty == self.func.ret && !self.func.ret_by_ref
+                        })
+                })
+            }
+            _ => None,
+        });
+        let value = self.return_value(value, span, nrvo.is_none());
+        let Some(mut value) = value else {
+            out.extend(self.jump_cleanups(0, None, span));
+            Self::push(out, StmtKind::Return(None), span);
+            return;
+        };
+        let dtors = self.temporaries(&mut value, !self.func.ret_by_ref, out);
+        let cleanups = self.jump_cleanups(0, nrvo, span);
+        if dtors.is_empty() && cleanups.is_empty() {
+            Self::push(out, StmtKind::Return(Some(value)), span);
+            return;
+        }
+        if nrvo.is_some() {
+            out.extend(cleanups);
+            Self::push(out, StmtKind::Return(Some(value)), span);
+            return;
+        }
+        // The value is kept in a hidden local while the objects go.
+        let by_ref = self.func.ret_by_ref;
+        let space = self.local_space();
+        let ty = value.ty.clone();
+        let local = self.declare(Local {
+            name: String::new(),
+            ty,
+            by_ref,
+            is_const: false,
+            space,
+            span,
+        });
+        let init = if by_ref {
+            Init::Ref(value)
+        } else {
+            Init::Expr(value)
+        };
+        Self::push(
+            out,
+            StmtKind::Let {
+                local,
+                init: Some(init),
+            },
+            span,
+        );
+        for d in dtors {
+            Self::push(out, StmtKind::Expr(d), span);
+        }
+        out.extend(cleanups);
+        let result = self.local_expr(local, span);
+        Self::push(out, StmtKind::Return(Some(result)), span);
+    }
+
+    fn return_value(&mut self, value: Option<&ast::Expr>, span: Span, copy: bool) -> Option<Expr> {
         if self.deducing_return {
             self.deducing_return = false;
             if let Some(v) = value {
@@ -444,7 +541,8 @@ impl FnCx<'_> {
                     }
                     Some(e)
                 } else {
-                    Some(self.coerce(e, &ret, "the return value"))
+                    let e = self.coerce(e, &ret, "the return value");
+                    Some(if copy { self.copied(e) } else { e })
                 }
             }
         }
@@ -470,6 +568,7 @@ impl FnCx<'_> {
             }
         };
         self.switches += 1;
+        self.jump_scopes.push((self.scopes.len(), false));
         self.switch_types.push(value.ty.scalar());
         let arms = self.scoped(|cx| {
             let mut arms: Vec<SwitchArm> = Vec::new();
@@ -483,6 +582,7 @@ impl FnCx<'_> {
             arms
         });
         self.switches -= 1;
+        self.jump_scopes.pop();
         self.switch_types.pop();
         self.switch_enums.pop();
         Self::push(out, StmtKind::Switch { value, arms }, span);
@@ -738,6 +838,7 @@ impl FnCx<'_> {
                 span,
             };
             cx.loops += 1;
+            cx.jump_scopes.push((cx.scopes.len(), true));
             let body = cx.scoped(|cx| {
                 let mut body_stmts = Vec::new();
                 let Declared { ty, by_ref } =
@@ -762,7 +863,8 @@ impl FnCx<'_> {
                 let init = if by_ref {
                     Init::Ref(elem_place)
                 } else {
-                    Init::Expr(cx.coerce(elem_place, &ty, "the loop variable"))
+                    let e = cx.coerce(elem_place, &ty, "the loop variable");
+                    Init::Expr(cx.copied(e))
                 };
                 body_stmts.push(Stmt::new(
                     StmtKind::Let {
@@ -771,10 +873,13 @@ impl FnCx<'_> {
                     },
                     declarator.span,
                 ));
+                cx.register_local(var, declarator.span);
                 let inner = cx.body(body);
                 body_stmts.push(Stmt::new(StmtKind::Block(inner), body.span));
+                cx.close_scope(&mut body_stmts);
                 Block { stmts: body_stmts }
             });
+            cx.jump_scopes.pop();
             cx.loops -= 1;
             stmts.push(Stmt::new(
                 StmtKind::Loop {
@@ -1046,7 +1151,44 @@ impl FnCx<'_> {
                     self.local_consts.insert(local, v);
                 }
             }
+            // The initialiser is a full expression: a copy of a named
+            // object runs the copy constructor, and its temporaries are
+            // destroyed once the variable is made.
+            let mut dtors = Vec::new();
+            let init = match init {
+                Some(Init::Expr(e)) if !specs.is_static => {
+                    let mut e = self.copied(e);
+                    dtors = self.temporaries(&mut e, true, out);
+                    Some(Init::Expr(e))
+                }
+                Some(Init::Ref(mut e)) if !specs.is_static => {
+                    if !e.place && matches!(e.ty, Type::Struct(id) if self.ck.dtor_runs_code(id)) {
+                        self.ck.error(
+                            codes::E0211,
+                            e.span,
+                            "a reference bound to a temporary whose destructor runs code is not supported yet",
+                            "temporary",
+                            "make the object a variable",
+                        );
+                    }
+                    dtors = self.temporaries(&mut e, true, out);
+                    Some(Init::Ref(e))
+                }
+                other => other,
+            };
             out.push(Stmt::new(StmtKind::Let { local, init }, decl.span));
+            for d in dtors {
+                out.push(Stmt::new(StmtKind::Expr(d), decl.span));
+            }
+            if specs.is_static && !self.in_amp() {
+                let ty = self
+                    .local(local)
+                    .map(|l| l.ty.clone())
+                    .unwrap_or(Type::Void);
+                self.ck.refuse_static_dtor(&ty, decl.span);
+            } else {
+                self.register_local(local, decl.span);
+            }
         }
     }
 

@@ -33,6 +33,15 @@ pub fn ident(file: Files<'_, '_>, name: &str, l: usize, r: usize) -> Ident {
     }
 }
 
+/// The member name of an explicit destructor call (`a.~A()`): `~A`, at
+/// the class name.
+pub fn tilde_name(name: Ident) -> Ident {
+    Ident {
+        name: format!("~{}", name.name),
+        span: name.span,
+    }
+}
+
 /// A path node from its segments.
 pub fn path(file: Files<'_, '_>, segments: Vec<Ident>, l: usize, r: usize) -> Path {
     Path {
