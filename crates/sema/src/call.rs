@@ -316,6 +316,15 @@ impl FnCx<'_> {
     }
 
     /// `f(args)` where `f` is a class object: its `operator()`.
+    /// A call of a value with `args`: a function object's `operator()`
+    /// (a lambda's), for library functions that call what they are given.
+    pub(crate) fn call_callable(&mut self, callee: Expr, args: Vec<Expr>, span: Span) -> Expr {
+        if callee.ty.is_error() {
+            return error_expr(span);
+        }
+        self.call_object(callee, args, span)
+    }
+
     fn call_object(&mut self, callee: Expr, args: Vec<Expr>, span: Span) -> Expr {
         if library::random::kind_of(self.ck, &callee.ty).is_some() {
             return library::random::call(self, callee, args, span);

@@ -502,6 +502,65 @@ pub(super) fn method(
             "only an `array_view` has it; copy an `array` out with `copy(a, v.begin())` or `std::vector<T> v = a;`",
         ),
         "view_as" => view_as(cx, base, &v, &what, args, span),
+        // The one device's one view: where every array lives, and what a
+        // staging array is associated with.
+        "get_accelerator_view" | "get_associated_accelerator_view" if v.array => {
+            if !arity(cx, &what, &args, 0, "no arguments", span) {
+                return error_expr(span);
+            }
+            let view = intrinsic(Intrinsic::Device, Vec::new(), Type::AcceleratorView, span);
+            if is_pure(&base) {
+                return view;
+            }
+            mk(
+                ExprKind::Comma {
+                    first: Box::new(base),
+                    second: Box::new(view),
+                },
+                Type::AcceleratorView,
+                false,
+                span,
+            )
+        }
+        // The copy back is done at once, then the future is ready.
+        "synchronize_async" if !v.array && args.len() <= 1 => {
+            check_side(
+                cx,
+                Side::Host,
+                &what,
+                name.span,
+                "C3930",
+                "call it on the host, before or after the kernel",
+            );
+            let mut first = Vec::new();
+            if let Some(access) = args.into_iter().next() {
+                if !super::device::access_arg(cx, &access, &what) {
+                    return error_expr(span);
+                }
+                if !is_pure(&access) {
+                    first.push(access);
+                }
+            }
+            first.push(intrinsic(
+                Intrinsic::ViewSynchronize,
+                vec![base],
+                Type::Void,
+                span,
+            ));
+            let future = super::future::ready(cx.ck, span);
+            let ty = future.ty.clone();
+            first.into_iter().rev().fold(future, |rest, e| {
+                mk(
+                    ExprKind::Comma {
+                        first: Box::new(e),
+                        second: Box::new(rest),
+                    },
+                    ty.clone(),
+                    false,
+                    span,
+                )
+            })
+        }
         "reinterpret_as"
         | "data"
         | "synchronize_async"

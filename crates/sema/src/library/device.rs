@@ -411,6 +411,9 @@ pub(super) fn method(
         (Type::AcceleratorView, "wait" | "flush") => {
             intrinsic(Intrinsic::DeviceWait, Vec::new(), Type::Void, span)
         }
+        // Every command before the marker has finished when it is made: a
+        // ready future.
+        (Type::AcceleratorView, "create_marker") => super::future::ready(cx.ck, span),
         (_, getter) => match getter
             .strip_prefix("get_")
             .and_then(|p| property(&ty, p, span))

@@ -6,7 +6,8 @@
 //! returns is ready: `wait()` and `get()` return at once, `is_ready()` and
 //! `valid()` are true. The future is a struct the checker makes once (one
 //! `int`, so that it has a size), which the engines copy like any other.
-//! Continuations (`then`, `to_task`) are not supported yet.
+//! A continuation given to `then` runs at once, when `then` is called (the
+//! future is ready); `to_task` (PPL tasks) is not supported yet.
 
 use super::{Side, arity, check_side, intrinsic};
 use crate::class::ClassInfo;
@@ -47,7 +48,7 @@ pub fn is_future(ck: &Checker, ty: &Type) -> bool {
 }
 
 /// A ready future.
-fn ready(ck: &mut Checker, span: Span) -> Expr {
+pub(super) fn ready(ck: &mut Checker, span: Span) -> Expr {
     let ty = future_type(ck);
     let one = mk(
         ExprKind::Const(Const::Int(1)),
@@ -107,6 +108,27 @@ pub fn method(
         "wait on the host",
     ) {
         return error_expr(span);
+    }
+    if name.name == "then" {
+        if !arity(cx, &what, &args, 1, "a function to call", span) {
+            return error_expr(span);
+        }
+        let Some(f) = args.into_iter().next() else {
+            return error_expr(span);
+        };
+        let call = cx.call_callable(f, Vec::new(), span);
+        if call.ty.is_error() {
+            return call;
+        }
+        return mk(
+            ExprKind::Comma {
+                first: Box::new(base),
+                second: Box::new(call),
+            },
+            Type::Void,
+            false,
+            span,
+        );
     }
     let value = match name.name.as_str() {
         // Nothing to wait for: the operation is done.
