@@ -1866,17 +1866,48 @@ impl FnCx<'_> {
                 }
             }
         }
+        // Operator templates (`template <class A, class B> bool
+        // operator<(const pair<A, B>&, const pair<A, B>&)`) are looked up in
+        // the same scopes.
+        let mut template_names: Vec<String> = Vec::new();
+        if self.is_function_template(&name) {
+            template_names.push(name.clone());
+        }
         for ns in scopes {
+            let qualified = format!("{ns}::{name}");
+            if self.is_function_template(&qualified) && !template_names.contains(&qualified) {
+                template_names.push(qualified.clone());
+            }
             for id in self
                 .ck
                 .functions
-                .get(&format!("{ns}::{name}"))
+                .get(&qualified)
                 .cloned()
                 .unwrap_or_default()
             {
                 if !free.contains(&id) {
                     free.push(id);
                 }
+            }
+        }
+        if members.is_empty() && !template_names.is_empty() {
+            // The first scope whose templates take the operands; an
+            // operator no template takes is C++'s built-in one, or none.
+            for template in &template_names {
+                let before = self.ck.diags.len();
+                let path = ast::Path {
+                    global: false,
+                    segments: vec![ast::Ident {
+                        name: template.clone(),
+                        span,
+                    }],
+                    span,
+                };
+                let call = self.call_templates(&path, &free, None, operands.clone(), span);
+                if !call.ty.is_error() || self.ck.diags.len() == before {
+                    return Ok(call);
+                }
+                self.ck.diags.truncate(before);
             }
         }
         if members.is_empty() && free.is_empty() {

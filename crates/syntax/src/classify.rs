@@ -72,6 +72,13 @@ pub const CLASS_NAMES: &[&str] = &[
 /// that a program may also use for its own variables.
 pub const STD_CLASS_NAMES: &[&str] = &["wstring", "exception"];
 
+/// Class templates of the library written in the Tessera language
+/// (`crate::headers`) whose names programs also use for their own
+/// variables (`auto pair = ...`): the name is a type only inside the class's
+/// own definition (for its constructors), and a template wherever `<`
+/// follows it (`std::pair<int, int>`).
+const LIBRARY_TEMPLATE_NAMES: &[&str] = &["pair"];
+
 /// How far a template argument list may reach before `<` is taken as "less than".
 const MAX_TEMPLATE_SCAN: usize = 512;
 
@@ -99,7 +106,13 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
     let mut splits = Vec::new();
     // Positions of the names a `typedef` declares.
     let mut alias_names: HashSet<usize> = HashSet::new();
+    // Where a library class template's definition ends, and its name.
+    let mut definition_ends: Vec<(usize, &str)> = Vec::new();
     for i in 0..tokens.len() {
+        if let Some(k) = definition_ends.iter().position(|(end, _)| *end == i) {
+            let (_, name) = definition_ends.swap_remove(k);
+            known_types.remove(name);
+        }
         if alias_names.remove(&i)
             && let Tok::Ident(name) = tokens[i].tok
         {
@@ -115,6 +128,14 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
             Tok::Struct | Tok::Class | Tok::Union => {
                 if let Some(Tok::Ident(name)) = next {
                     known_types.insert(name.to_string());
+                    if LIBRARY_TEMPLATE_NAMES.contains(&name) {
+                        match definition_end(tokens, i) {
+                            Some(end) => definition_ends.push((end, name)),
+                            None => {
+                                known_types.remove(name);
+                            }
+                        }
+                    }
                 }
             }
             Tok::Typedef => typedef_names(tokens, i, &mut alias_names),
@@ -384,6 +405,26 @@ fn join_delete_array(tokens: &mut Vec<Token<'_>>) {
 /// template parameters as template names, and declares the name of the
 /// template that follows (the class after `struct`/`class`, or the function
 /// before the first `(`).
+/// The position of the `}` that ends the class definition whose key
+/// (`struct`) is at `key`, if a body follows its name.
+fn definition_end(tokens: &[Token<'_>], key: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, t) in tokens.iter().enumerate().skip(key + 2) {
+        match t.tok {
+            Tok::LBrace => depth += 1,
+            Tok::RBrace => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            Tok::Semi if depth == 0 => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
 fn template_header(
     tokens: &mut [Token<'_>],
     open: usize,
@@ -460,7 +501,9 @@ fn template_header(
     ) {
         (Some(Tok::Struct | Tok::Class), Some(Tok::Ident(name) | Tok::TypeName(name))) => {
             templates.insert(name.to_string());
-            known_types.insert(name.to_string());
+            if !LIBRARY_TEMPLATE_NAMES.contains(&name) {
+                known_types.insert(name.to_string());
+            }
         }
         _ => {
             let stop = tokens.len().min(close + MAX_TEMPLATE_SCAN);

@@ -1,5 +1,6 @@
 // The algorithms of <algorithm> and <numeric> that take a function (a
-// lambda, a function object), written in the Tessera language. Tessera
+// lambda, a function object), and <utility>'s pair, written in the
+// Tessera language. Tessera
 // reads this text when a program includes <algorithm>, <numeric> or
 // <amp.h>, and checks each template as it checks the program's own when
 // a call needs an instance. The algorithms without a function are the
@@ -12,6 +13,50 @@
 #pragma once
 
 namespace std {
+
+// <utility>'s pair, which `mismatch` returns.
+template <typename T1, typename T2>
+struct pair {
+    T1 first;
+    T2 second;
+    pair() : first(), second() {}
+    pair(const T1& a, const T2& b) : first(a), second(b) {}
+};
+
+template <typename T1, typename T2>
+pair<T1, T2> make_pair(T1 a, T2 b) {
+    return pair<T1, T2>(a, b);
+}
+
+template <typename T1, typename T2>
+bool operator==(const pair<T1, T2>& x, const pair<T1, T2>& y) {
+    return x.first == y.first && x.second == y.second;
+}
+
+template <typename T1, typename T2>
+bool operator!=(const pair<T1, T2>& x, const pair<T1, T2>& y) {
+    return !(x == y);
+}
+
+template <typename T1, typename T2>
+bool operator<(const pair<T1, T2>& x, const pair<T1, T2>& y) {
+    return x.first < y.first || (!(y.first < x.first) && x.second < y.second);
+}
+
+template <typename T1, typename T2>
+bool operator>(const pair<T1, T2>& x, const pair<T1, T2>& y) {
+    return y < x;
+}
+
+template <typename T1, typename T2>
+bool operator<=(const pair<T1, T2>& x, const pair<T1, T2>& y) {
+    return !(y < x);
+}
+
+template <typename T1, typename T2>
+bool operator>=(const pair<T1, T2>& x, const pair<T1, T2>& y) {
+    return !(x < y);
+}
 
 template <typename It, typename Gen>
 void generate(It first, It last, Gen gen) {
@@ -165,6 +210,24 @@ bool equal(In1 first1, In1 last1, In2 first2, Pred pred) {
     return true;
 }
 
+template <typename In1, typename In2>
+pair<In1, In2> mismatch(In1 first1, In1 last1, In2 first2) {
+    while (first1 != last1 && *first1 == *first2) {
+        ++first1;
+        ++first2;
+    }
+    return pair<In1, In2>(first1, first2);
+}
+
+template <typename In1, typename In2, typename Pred>
+pair<In1, In2> mismatch(In1 first1, In1 last1, In2 first2, Pred pred) {
+    while (first1 != last1 && pred(*first1, *first2)) {
+        ++first1;
+        ++first2;
+    }
+    return pair<In1, In2>(first1, first2);
+}
+
 template <typename It, typename Compare>
 It min_element(It first, It last, Compare comp) {
     if (first == last) {
@@ -282,23 +345,30 @@ void random_shuffle(It first, It last) {
     }
 }
 
+// Every comparison of the sorts goes through here, so that a comparison
+// that cannot be called is reported once, not at each use.
+template <typename Compare, typename A, typename B>
+bool __compare(Compare& comp, const A& a, const B& b) {
+    return comp(a, b);
+}
+
 // libstdc++'s introsort: quicksort with the median of three moved to the
 // front, heapsort below a depth of twice the range's binary logarithm,
 // and insertion sort over runs of at most 16 at the end.
 
 template <typename It, typename Compare>
 void __move_median_to_first(It result, It a, It b, It c, Compare& comp) {
-    if (comp(*a, *b)) {
-        if (comp(*b, *c)) {
+    if (std::__compare(comp, *a, *b)) {
+        if (std::__compare(comp, *b, *c)) {
             std::swap(*result, *b);
-        } else if (comp(*a, *c)) {
+        } else if (std::__compare(comp, *a, *c)) {
             std::swap(*result, *c);
         } else {
             std::swap(*result, *a);
         }
-    } else if (comp(*a, *c)) {
+    } else if (std::__compare(comp, *a, *c)) {
         std::swap(*result, *a);
-    } else if (comp(*b, *c)) {
+    } else if (std::__compare(comp, *b, *c)) {
         std::swap(*result, *c);
     } else {
         std::swap(*result, *b);
@@ -308,11 +378,11 @@ void __move_median_to_first(It result, It a, It b, It c, Compare& comp) {
 template <typename It, typename Compare>
 It __unguarded_partition(It first, It last, It pivot, Compare& comp) {
     while (true) {
-        while (comp(*first, *pivot)) {
+        while (std::__compare(comp, *first, *pivot)) {
             ++first;
         }
         --last;
-        while (comp(*pivot, *last)) {
+        while (std::__compare(comp, *pivot, *last)) {
             --last;
         }
         if (!(first < last)) {
@@ -326,7 +396,7 @@ It __unguarded_partition(It first, It last, It pivot, Compare& comp) {
 template <typename It, typename T, typename Compare>
 void __push_heap(It first, long hole, long top, T value, Compare& comp) {
     long parent = (hole - 1) / 2;
-    while (hole > top && comp(*(first + parent), value)) {
+    while (hole > top && std::__compare(comp, *(first + parent), value)) {
         *(first + hole) = *(first + parent);
         hole = parent;
         parent = (hole - 1) / 2;
@@ -340,7 +410,7 @@ void __adjust_heap(It first, long hole, long len, T value, Compare& comp) {
     long child = hole;
     while (child < (len - 1) / 2) {
         child = 2 * (child + 1);
-        if (comp(*(first + child), *(first + (child - 1)))) {
+        if (std::__compare(comp, *(first + child), *(first + (child - 1)))) {
             child--;
         }
         *(first + hole) = *(first + child);
@@ -408,7 +478,7 @@ void __unguarded_linear_insert(It last, Compare& comp) {
     auto value = *last;
     It next = last;
     --next;
-    while (comp(value, *next)) {
+    while (std::__compare(comp, value, *next)) {
         *last = *next;
         last = next;
         --next;
@@ -422,7 +492,7 @@ void __insertion_sort(It first, It last, Compare& comp) {
         return;
     }
     for (It i = first + 1; i != last; ++i) {
-        if (comp(*i, *first)) {
+        if (std::__compare(comp, *i, *first)) {
             auto value = *i;
             for (It k = i; k != first; --k) {
                 *k = *(k - 1);
@@ -471,7 +541,7 @@ void __merge_sort(T* first, T* last, T* buffer, Compare& comp) {
     T* b = mid;
     T* out = buffer;
     while (a != mid && b != last) {
-        if (comp(*b, *a)) {
+        if (std::__compare(comp, *b, *a)) {
             *out = *b;
             ++b;
         } else {

@@ -11,13 +11,13 @@
 //! template with the call beside it.
 
 /// The text for a standard header, if part of it is written here: the name
-/// shown in diagnostics (`<algorithm>`) and the source. `<numeric>` and
-/// `<amp.h>` bring the same text (`<amp.h>` includes `<algorithm>` in the
+/// shown in diagnostics (`<algorithm>`) and the source. `<numeric>`,
+/// `<utility>` and `<amp.h>` bring the same text (`<amp.h>` includes `<algorithm>` in the
 /// implementations C++ AMP programs are compiled with, and the text guards
 /// itself with `#pragma once`).
 pub fn source_of(header: &str) -> Option<(&'static str, &'static str)> {
     match header {
-        "algorithm" | "numeric" | "amp.h" => Some(("<algorithm>", ALGORITHM)),
+        "algorithm" | "numeric" | "utility" | "amp.h" => Some(("<algorithm>", ALGORITHM)),
         _ => None,
     }
 }
