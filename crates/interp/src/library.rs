@@ -222,6 +222,8 @@ impl Machine<'_> {
             }
             Intrinsic::ViewSection => self.view_section(args, span),
             Intrinsic::ViewAs => self.view_as(args, span),
+            Intrinsic::ReinterpretAs => self.reinterpret_view(args, e),
+            Intrinsic::PtrReinterpret => self.reinterpret_pointer(args, e),
             Intrinsic::ViewSynchronize | Intrinsic::ViewRefresh => {
                 let v = self.eval(&args[0])?;
                 if let Value::View(view) = &v
@@ -473,7 +475,9 @@ impl Machine<'_> {
                 let t = match &v {
                     Value::View(view) => match &view.data {
                         crate::value::ViewData::Storage(s) => s.cpu_access.get(),
-                        crate::value::ViewData::Place(_) | crate::value::ViewData::Object(_) => {
+                        crate::value::ViewData::Place(_)
+                        | crate::value::ViewData::Object(_)
+                        | crate::value::ViewData::Pun(_) => {
                             tessera_ir::device::ACCESS_READ_WRITE
                         }
                     },

@@ -246,6 +246,10 @@ impl Machine<'_> {
                         // One object, not an array of elements: the
                         // interpreter runs such a kernel.
                         ViewData::Object(_) => return None,
+                        // Memory read as another type: the JIT's buffers
+                        // hold one element type each, so the interpreter
+                        // runs the launch.
+                        ViewData::Pun(_) => return None,
                     };
                     view_arg(buffer, view)
                 }

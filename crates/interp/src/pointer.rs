@@ -19,7 +19,7 @@ use tessera_ir::{Expr, ExprKind, Type};
 impl Machine<'_> {
     /// The generation of the frame a place's root lives in (0 for places
     /// that are not locals of a call).
-    fn root_generation(&mut self, root: &Root) -> u64 {
+    pub(crate) fn root_generation(&mut self, root: &Root) -> u64 {
         match root {
             Root::Local(depth, _) => self
                 .strand()
@@ -82,6 +82,11 @@ impl Machine<'_> {
             _ => {}
         }
         let place = self.place(e)?;
+        if let Root::Pun(pun, byte) = &place.root
+            && place.path.is_empty()
+        {
+            return Ok(Machine::pun_address(pun, *byte));
+        }
         if let Root::Elem(storage, i) = &place.root
             && place.path.is_empty()
         {
@@ -105,8 +110,23 @@ impl Machine<'_> {
 
     /// The error for a pointer that cannot be dereferenced, or `None`.
     fn deref_error(&mut self, p: &Pointer, span: Span, what: &str) -> Option<Stop> {
-        let len = p.len();
+        let (lo, len) = p.bounds();
         match &p.target {
+            // The memory under a pun must be alive too.
+            Target::Pun(pun) => {
+                let mem = Pointer {
+                    target: pun.mem.clone(),
+                    offset: 0,
+                };
+                if !matches!(mem.target, Target::Storage(_) | Target::Place { .. }) {
+                    return None;
+                }
+                if let Some(stop) = self.deref_error(&mem, span, what)
+                    && pun.total() > 0
+                {
+                    return Some(stop);
+                }
+            }
             Target::Null => {
                 return Some(
                     self.error(codes::R0013, span, format!("{what} a null pointer"))
@@ -136,7 +156,7 @@ impl Machine<'_> {
             }
             _ => {}
         }
-        if p.offset < 0 || p.offset >= len {
+        if p.offset < lo || p.offset >= len {
             let past = if p.offset == len {
                 "one past the end of"
             } else {
@@ -228,6 +248,10 @@ impl Machine<'_> {
                 Machine::temp(Value::Int(i64::from(b as i8)))
             }
             Target::Null => Machine::temp(Value::Void),
+            Target::Pun(pun) => {
+                let byte = pun.base as i64 + at.saturating_mul(pun.ty.size as i64);
+                Place::root(Root::Pun(Rc::clone(pun), u64::try_from(byte).unwrap_or(0)))
+            }
         })
     }
 
@@ -246,8 +270,8 @@ impl Machine<'_> {
                 .with_note("C++ leaves arithmetic on a null pointer undefined")
                 .into());
         }
-        let len = p.len();
-        let to = p.offset.checked_add(n).filter(|t| (0..=len).contains(t));
+        let (lo, len) = p.bounds();
+        let to = p.offset.checked_add(n).filter(|t| (lo..=len).contains(t));
         let Some(to) = to else {
             return Err(self
                 .error(
@@ -523,6 +547,10 @@ impl Machine<'_> {
                 place, array: true, ..
             } => ViewData::Place(place.clone()),
             Target::Place { place, .. } => ViewData::Object(place.clone()),
+            Target::Pun(pun) => {
+                let data = ViewData::Pun(Machine::pun_from(pun, p.offset));
+                return Ok(Value::View(View::new(data, 0, dims, strides)));
+            }
             Target::Null | Target::Str(_) => {
                 return Err(self
                     .error(
@@ -588,6 +616,10 @@ impl Machine<'_> {
                 crate::value::ViewData::Storage(s) => Ok(Value::Ptr(Rc::new(Pointer {
                     target: Target::Storage(Rc::clone(s)),
                     offset: view.offset as i64,
+                }))),
+                crate::value::ViewData::Pun(pun) => Ok(Value::Ptr(Rc::new(Pointer {
+                    target: Target::Pun(Machine::pun_from(pun, view.offset as i64)),
+                    offset: 0,
                 }))),
                 crate::value::ViewData::Place(_) | crate::value::ViewData::Object(_) => Err(self
                     .error(

@@ -579,8 +579,99 @@ impl FnCx<'_> {
         true
     }
 
-    /// `reinterpret_cast` in amp code.
-    pub(crate) fn reinterpret_in_amp(&mut self, span: Span) {
-        self.amp_pointer_error(span, "`reinterpret_cast`", "C3588");
+    /// `reinterpret_cast<T>(e)`: between pointer types only (host and amp
+    /// code); a pointer and an integer stay apart (C3588 in amp code).
+    pub(crate) fn reinterpret_cast(&mut self, e: Expr, ty: &Type, by_ref: bool, span: Span) -> Expr {
+        if e.ty.is_error() || ty.is_error() {
+            return error_expr(span);
+        }
+        let from_ptr = matches!(e.ty, Type::Ptr { .. } | Type::Null);
+        let to_ptr = matches!(ty, Type::Ptr { .. });
+        if from_ptr && to_ptr && !by_ref {
+            return self.pointer_reinterpret(e, ty, true, span);
+        }
+        if self.in_amp() && (from_ptr || to_ptr) {
+            self.amp_pointer_error(span, "`reinterpret_cast` between a pointer and an integer", "C3588");
+        } else {
+            let (a, b) = (self.ck.show(&e.ty), self.ck.show(ty));
+            let b = if by_ref { format!("{b}&") } else { b };
+            self.ck.error(
+                codes::E0211,
+                span,
+                format!("`reinterpret_cast` from `{a}` to `{b}` is not part of the Tessera language"),
+                "not supported",
+                "Tessera reinterprets pointers only: `reinterpret_cast<float*>(p)`; use `static_cast` for numbers",
+            );
+        }
+        error_expr(span)
+    }
+
+    /// A cast between pointer types that no implicit conversion covers
+    /// (`reinterpret_cast<U*>(p)`, or `(U*)p`): a pointer to the same bytes
+    /// read as `U`. Casting away `const` is refused (`reinterpret_cast`
+    /// cannot; a C-style cast could, which Tessera does not follow).
+    pub(crate) fn pointer_reinterpret(&mut self, e: Expr, to: &Type, explicit: bool, span: Span) -> Expr {
+        let (Type::Ptr { .. } | Type::Null, Type::Ptr { elem: b, is_const: to_const }) = (&e.ty, to)
+        else {
+            return error_expr(span);
+        };
+        let (b, to_const) = ((**b).clone(), *to_const);
+        if let Type::Ptr { is_const: true, .. } = &e.ty
+            && !to_const
+        {
+            let (x, y) = (self.ck.show(&e.ty), self.ck.show(to));
+            if explicit {
+                self.ck.report(
+                    Diagnostic::error(
+                        codes::E0203,
+                        span,
+                        format!("mismatched types: `reinterpret_cast` cannot cast `{x}` to `{y}`: it casts away `const`"),
+                    )
+                    .with_msvc("C2440")
+                    .with_label("drops `const`")
+                    .with_help("keep the `const`: cast to a pointer to `const`"),
+                );
+            } else {
+                self.ck.error(
+                    codes::E0211,
+                    span,
+                    format!("a cast from `{x}` to `{y}` casts away `const`, which is not part of the Tessera language"),
+                    "drops `const`",
+                    "keep the `const`: cast to a pointer to `const`",
+                );
+            }
+            return error_expr(span);
+        }
+        let e = match self.pointer_coerce(e, to) {
+            Ok(mut out) => {
+                out.span = span;
+                return out;
+            }
+            Err(e) if e.ty == *to => return Expr { span, place: false, ..e },
+            Err(e) => e,
+        };
+        let a = e.ty.pointee().cloned().unwrap_or(Type::Void);
+        let structs = &self.ck.program.structs;
+        let plain = |t: &Type| tessera_ir::layout::scalar_leaves(structs, t).is_some();
+        if !plain(&a) || !plain(&b) {
+            let (x, y) = (self.ck.show(&e.ty), self.ck.show(to));
+            self.ck.error(
+                codes::E0211,
+                span,
+                format!("a cast from `{x}` to `{y}` is not part of the Tessera language"),
+                "not supported",
+                "pointers are reinterpreted only between scalars and structs or arrays of scalars (no unions)",
+            );
+            return error_expr(span);
+        }
+        mk(
+            ExprKind::Intrinsic {
+                op: tessera_ir::Intrinsic::PtrReinterpret,
+                args: vec![e],
+            },
+            to.clone(),
+            false,
+            span,
+        )
     }
 }
