@@ -551,8 +551,11 @@ impl FnCx<'_> {
     }
 
     /// `(T*)e` and `static_cast<T*>(e)` where no implicit conversion
-    /// applies: casts between pointer types, and between pointers and
-    /// integers, reinterpret memory, which Tessera's typed memory cannot.
+    /// applies and no reinterpretation either (`pointer_reinterpret` takes
+    /// C-style casts between pointer types): casts between pointers and
+    /// integers, which Tessera's checked pointers (an allocation and an
+    /// offset, no address) cannot follow, and `static_cast` between
+    /// unrelated pointer types, which C++ refuses too.
     pub(crate) fn pointer_cast_refused(&mut self, from: &Type, to: &Type, span: Span) -> bool {
         let from_ptr = matches!(from, Type::Ptr { .. } | Type::Null);
         let to_ptr = matches!(to, Type::Ptr { .. });
@@ -561,19 +564,28 @@ impl FnCx<'_> {
         }
         if self.in_amp() {
             let msvc = if from_ptr && to_ptr { "C3581" } else { "C3588" };
-            self.amp_pointer_error(
-                span,
-                "a cast between pointer types or between a pointer and an integer",
-                msvc,
-            );
+            let what = if from_ptr && to_ptr {
+                "a `static_cast` between unrelated pointer types"
+            } else {
+                "a cast between a pointer and an integer"
+            };
+            self.amp_pointer_error(span, what, msvc);
         } else {
             let (a, b) = (self.ck.show(from), self.ck.show(to));
             self.ck.error(
                 codes::E0211,
                 span,
                 format!("a cast from `{a}` to `{b}` is not part of the Tessera language"),
-                "reinterprets memory",
-                "Tessera's memory is typed: copy the value instead",
+                if from_ptr && to_ptr {
+                    "not a reinterpretation"
+                } else {
+                    "a pointer has no integer address"
+                },
+                if from_ptr && to_ptr {
+                    "write a C-style cast or `reinterpret_cast` to read the same bytes as another type"
+                } else {
+                    "Tessera's pointers are checked: keep the pointer, or an index, instead of its address"
+                },
             );
         }
         true
