@@ -249,7 +249,7 @@ impl Machine<'_> {
             }
             Target::Null => Machine::temp(Value::Void),
             Target::Pun(pun) => {
-                let byte = pun.base as i64 + at.saturating_mul(pun.ty.size as i64);
+                let byte = (pun.base as i64).saturating_add(at.saturating_mul(pun.ty.size as i64));
                 Place::root(Root::Pun(Rc::clone(pun), u64::try_from(byte).unwrap_or(0)))
             }
         })
@@ -309,7 +309,7 @@ impl Machine<'_> {
                 .with_note("C++ defines `p - q` only for pointers into the same array")
                 .into());
         }
-        Ok(Value::Int(a.offset - b.offset))
+        Ok(Value::Int((a.position() - b.position()) / a.unit()))
     }
 
     /// `a op b` for two pointers: equality for any two, order only within
@@ -326,9 +326,10 @@ impl Machine<'_> {
             return Ok(Value::Bool(false));
         };
         let same = a.same_allocation(b);
+        let (x, y) = (a.position(), b.position());
         let r = match op {
-            BinOp::Eq => same && a.offset == b.offset,
-            BinOp::Ne => !(same && a.offset == b.offset),
+            BinOp::Eq => same && x == y,
+            BinOp::Ne => !(same && x == y),
             _ => {
                 if !same {
                     return Err(self
@@ -342,10 +343,10 @@ impl Machine<'_> {
                         .into());
                 }
                 match op {
-                    BinOp::Lt => a.offset < b.offset,
-                    BinOp::Le => a.offset <= b.offset,
-                    BinOp::Gt => a.offset > b.offset,
-                    _ => a.offset >= b.offset,
+                    BinOp::Lt => x < y,
+                    BinOp::Le => x <= y,
+                    BinOp::Gt => x > y,
+                    _ => x >= y,
                 }
             }
         };

@@ -115,7 +115,7 @@ impl Machine<'_> {
             Target::Null => Ok(v.clone()),
             Target::Pun(pun) => {
                 let u = self.shape(to, span)?;
-                let byte = pun.base as i64 + p.offset.saturating_mul(pun.ty.size as i64);
+                let byte = (pun.base as i64).saturating_add(p.offset.saturating_mul(pun.ty.size as i64));
                 Ok(Self::pun_pointer(
                     pun.mem.clone(),
                     Rc::clone(&pun.elem),
@@ -152,7 +152,7 @@ impl Machine<'_> {
 
     /// The view of a pun pointer's memory from offset `offset` on.
     pub(crate) fn pun_from(pun: &Pun, offset: i64) -> Rc<Pun> {
-        let byte = pun.base as i64 + offset.saturating_mul(pun.ty.size as i64);
+        let byte = (pun.base as i64).saturating_add(offset.saturating_mul(pun.ty.size as i64));
         Rc::new(Pun {
             mem: pun.mem.clone(),
             elem: Rc::clone(&pun.elem),
@@ -192,7 +192,7 @@ impl Machine<'_> {
             ViewData::Pun(p) => (
                 p.mem.clone(),
                 Rc::clone(&p.elem),
-                p.base + (view.offset as u64).saturating_mul(p.ty.size),
+                p.base.saturating_add((view.offset as u64).saturating_mul(p.ty.size)),
                 p.ty.size,
             ),
             data => {

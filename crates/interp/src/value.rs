@@ -297,17 +297,34 @@ impl Pointer {
         }
     }
 
+    /// Where the pointer is in its allocation, in the units of
+    /// [`Pointer::unit`]: the element offset, or for a pun the byte (puns
+    /// made at different bytes of one memory are compared by it).
+    pub(crate) fn position(&self) -> i64 {
+        match &self.target {
+            Target::Pun(p) => (p.base as i64).saturating_add(self.offset.saturating_mul(p.ty.size as i64)),
+            _ => self.offset,
+        }
+    }
+
+    /// How many [`Pointer::position`] units one element is.
+    pub(crate) fn unit(&self) -> i64 {
+        match &self.target {
+            Target::Pun(p) => (p.ty.size as i64).max(1),
+            _ => 1,
+        }
+    }
+
     /// True when both point into the same allocation.
     pub(crate) fn same_allocation(&self, other: &Pointer) -> bool {
         match (&self.target, &other.target) {
             (Target::Null, Target::Null) => true,
             (Target::Storage(a), Target::Storage(b)) => Rc::ptr_eq(a, b),
             (Target::Str(a), Target::Str(b)) => Rc::ptr_eq(a, b),
-            // Offsets of two puns compare when they count the same `U`s
-            // from the same byte.
+            // Two puns of one memory as one type: their positions
+            // ([`Pointer::position`]) compare.
             (Target::Pun(a), Target::Pun(b)) => {
-                a.base == b.base
-                    && a.ty.ty == b.ty.ty
+                a.ty.ty == b.ty.ty
                     && Pointer {
                         target: a.mem.clone(),
                         offset: 0,

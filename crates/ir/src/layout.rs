@@ -101,10 +101,16 @@ pub struct Leaf {
     pub scalar: crate::Scalar,
 }
 
+/// The most scalars [`scalar_leaves`] lists: reading a type's bytes as
+/// another's works scalar by scalar, and a type larger than this (a big C
+/// array) is refused rather than listed.
+pub const MAX_LEAVES: usize = 1 << 16;
+
 /// The scalars an object of type `ty` is made of, in the order of their
-/// bytes, or `None` when it has no plain layout or holds a union (whose
-/// bytes depend on which member is alive). Used to read the same bytes as
-/// another type (`reinterpret_as`, `reinterpret_cast`).
+/// bytes, or `None` when it has no plain layout, holds a union (whose
+/// bytes depend on which member is alive) or more than [`MAX_LEAVES`]
+/// scalars. Used to read the same bytes as another type (`reinterpret_as`,
+/// `reinterpret_cast`).
 pub fn scalar_leaves(structs: &[StructDef], ty: &Type) -> Option<Vec<Leaf>> {
     fn walk(
         structs: &[StructDef],
@@ -118,6 +124,7 @@ pub fn scalar_leaves(structs: &[StructDef], ty: &Type) -> Option<Vec<Leaf>> {
             return None;
         }
         match ty {
+            _ if out.len() >= MAX_LEAVES => return None,
             Type::Scalar(s) => out.push(Leaf {
                 path: path.clone(),
                 offset: at,
@@ -131,6 +138,10 @@ pub fn scalar_leaves(structs: &[StructDef], ty: &Type) -> Option<Vec<Leaf>> {
                 }
             }
             Type::CArray(elem, n) => {
+                // Also bounds the loop for elements without scalars.
+                if *n as usize > MAX_LEAVES {
+                    return None;
+                }
                 let (size, _) = size_align_at(structs, elem, depth + 1)?;
                 for i in 0..*n {
                     path.push(i);

@@ -1174,7 +1174,16 @@ impl FnCx<'_> {
         }
         let Declared { ty, by_ref } = self.resolve(&ty.specs, &ty.modifiers, &[]);
         let e = self.expr(operand);
-        // `(U*)p` between unrelated pointer types is a `reinterpret_cast`.
+        // `(U*)p` between unrelated pointer types is a `reinterpret_cast`
+        // (`(U*)a` of a C array too: it decays first).
+        let e = if kind == ast::CastKind::CStyle
+            && matches!(ty, Type::Ptr { .. })
+            && matches!(&e.ty, Type::CArray(elem, _) if Some(&**elem) != ty.pointee())
+        {
+            self.pointer_operand(e)
+        } else {
+            e
+        };
         if kind == ast::CastKind::CStyle
             && !by_ref
             && let (Type::Ptr { elem: a, .. }, Type::Ptr { elem: b, .. }) = (&e.ty, &ty)

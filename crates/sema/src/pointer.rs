@@ -52,7 +52,7 @@ impl FnCx<'_> {
     }
 
     /// The operand of pointer arithmetic: arrays decay.
-    fn pointer_operand(&mut self, e: Expr) -> Expr {
+    pub(crate) fn pointer_operand(&mut self, e: Expr) -> Expr {
         if matches!(e.ty, Type::CArray(..)) && e.place {
             self.decay(e)
         } else {
@@ -597,6 +597,7 @@ impl FnCx<'_> {
         if e.ty.is_error() || ty.is_error() {
             return error_expr(span);
         }
+        let e = self.pointer_operand(e);
         let from_ptr = matches!(e.ty, Type::Ptr { .. } | Type::Null);
         let to_ptr = matches!(ty, Type::Ptr { .. });
         if from_ptr && to_ptr && !by_ref {
