@@ -477,9 +477,7 @@ impl Machine<'_> {
                         crate::value::ViewData::Storage(s) => s.cpu_access.get(),
                         crate::value::ViewData::Place(_)
                         | crate::value::ViewData::Object(_)
-                        | crate::value::ViewData::Pun(_) => {
-                            tessera_ir::device::ACCESS_READ_WRITE
-                        }
+                        | crate::value::ViewData::Pun(_) => tessera_ir::device::ACCESS_READ_WRITE,
                     },
                     _ => tessera_ir::device::ACCESS_READ_WRITE,
                 };

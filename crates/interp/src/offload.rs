@@ -134,7 +134,7 @@ impl Marshalled {
                     .iter()
                     .all(|l| l.scalar != tessera_ir::Scalar::Bool)
         };
-        if !plain(&pun.elem) || !plain(&pun.ty) || pun.base % pun.ty.size != 0 {
+        if !plain(&pun.elem) || !plain(&pun.ty) || !pun.base.is_multiple_of(pun.ty.size) {
             return None;
         }
         let size = u32::try_from(pun.elem.size).ok()?;

@@ -84,7 +84,7 @@ impl Machine<'_> {
     /// A pointer to the bytes of `mem` (elements `elem`) from byte `byte`
     /// on, read as `ty`: a plain pointer when that is what it is.
     fn pun_pointer(mem: Target, elem: Rc<Shape>, ty: Rc<Shape>, byte: u64) -> Value {
-        if ty.ty == elem.ty && byte % elem.size == 0 {
+        if ty.ty == elem.ty && byte.is_multiple_of(elem.size) {
             return Value::Ptr(Rc::new(Pointer {
                 target: mem,
                 offset: (byte / elem.size) as i64,
@@ -115,7 +115,8 @@ impl Machine<'_> {
             Target::Null => Ok(v.clone()),
             Target::Pun(pun) => {
                 let u = self.shape(to, span)?;
-                let byte = (pun.base as i64).saturating_add(p.offset.saturating_mul(pun.ty.size as i64));
+                let byte =
+                    (pun.base as i64).saturating_add(p.offset.saturating_mul(pun.ty.size as i64));
                 Ok(Self::pun_pointer(
                     pun.mem.clone(),
                     Rc::clone(&pun.elem),
@@ -192,7 +193,8 @@ impl Machine<'_> {
             ViewData::Pun(p) => (
                 p.mem.clone(),
                 Rc::clone(&p.elem),
-                p.base.saturating_add((view.offset as u64).saturating_mul(p.ty.size)),
+                p.base
+                    .saturating_add((view.offset as u64).saturating_mul(p.ty.size)),
                 p.ty.size,
             ),
             data => {
@@ -221,7 +223,7 @@ impl Machine<'_> {
         let bytes = n.saturating_mul(size);
         // On the host amp.h checks that the bytes make whole elements; amp
         // code cannot throw and keeps the whole elements there are.
-        if bytes % u.size != 0 && !self.in_kernel {
+        if !bytes.is_multiple_of(u.size) && !self.in_kernel {
             let shown = tessera_ir::display(to, &self.prog.structs);
             return Err(self
                 .error(

@@ -302,7 +302,9 @@ impl Pointer {
     /// made at different bytes of one memory are compared by it).
     pub(crate) fn position(&self) -> i64 {
         match &self.target {
-            Target::Pun(p) => (p.base as i64).saturating_add(self.offset.saturating_mul(p.ty.size as i64)),
+            Target::Pun(p) => {
+                (p.base as i64).saturating_add(self.offset.saturating_mul(p.ty.size as i64))
+            }
             _ => self.offset,
         }
     }

@@ -133,7 +133,14 @@ pub fn scalar_leaves(structs: &[StructDef], ty: &Type) -> Option<Vec<Leaf>> {
             Type::Index(r) | Type::Extent(r) => {
                 for i in 0..u32::from(*r) {
                     path.push(i);
-                    walk(structs, &Type::INT, path, at + 4 * u64::from(i), out, depth + 1)?;
+                    walk(
+                        structs,
+                        &Type::INT,
+                        path,
+                        at + 4 * u64::from(i),
+                        out,
+                        depth + 1,
+                    )?;
                     path.pop();
                 }
             }
@@ -252,7 +259,8 @@ mod tests {
     #[test]
     fn leaves_follow_the_padded_layout() {
         let structs = padded();
-        let leaves = scalar_leaves(&structs, &Type::Struct(StructId(0))).unwrap();
+        let leaves = scalar_leaves(&structs, &Type::Struct(StructId(0)))
+            .expect("a padded struct has a plain layout");
         let offsets: Vec<u64> = leaves.iter().map(|l| l.offset).collect();
         assert_eq!(offsets, vec![0, 8, 16]);
         assert_eq!(leaves[2].path, vec![2]);

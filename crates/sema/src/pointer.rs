@@ -593,7 +593,13 @@ impl FnCx<'_> {
 
     /// `reinterpret_cast<T>(e)`: between pointer types only (host and amp
     /// code); a pointer and an integer stay apart (C3588 in amp code).
-    pub(crate) fn reinterpret_cast(&mut self, e: Expr, ty: &Type, by_ref: bool, span: Span) -> Expr {
+    pub(crate) fn reinterpret_cast(
+        &mut self,
+        e: Expr,
+        ty: &Type,
+        by_ref: bool,
+        span: Span,
+    ) -> Expr {
         if e.ty.is_error() || ty.is_error() {
             return error_expr(span);
         }
@@ -604,7 +610,11 @@ impl FnCx<'_> {
             return self.pointer_reinterpret(e, ty, true, span);
         }
         if self.in_amp() && (from_ptr || to_ptr) {
-            self.amp_pointer_error(span, "`reinterpret_cast` between a pointer and an integer", "C3588");
+            self.amp_pointer_error(
+                span,
+                "`reinterpret_cast` between a pointer and an integer",
+                "C3588",
+            );
         } else {
             let (a, b) = (self.ck.show(&e.ty), self.ck.show(ty));
             let b = if by_ref { format!("{b}&") } else { b };
@@ -623,8 +633,20 @@ impl FnCx<'_> {
     /// (`reinterpret_cast<U*>(p)`, or `(U*)p`): a pointer to the same bytes
     /// read as `U`. Casting away `const` is refused (`reinterpret_cast`
     /// cannot; a C-style cast could, which Tessera does not follow).
-    pub(crate) fn pointer_reinterpret(&mut self, e: Expr, to: &Type, explicit: bool, span: Span) -> Expr {
-        let (Type::Ptr { .. } | Type::Null, Type::Ptr { elem: b, is_const: to_const }) = (&e.ty, to)
+    pub(crate) fn pointer_reinterpret(
+        &mut self,
+        e: Expr,
+        to: &Type,
+        explicit: bool,
+        span: Span,
+    ) -> Expr {
+        let (
+            Type::Ptr { .. } | Type::Null,
+            Type::Ptr {
+                elem: b,
+                is_const: to_const,
+            },
+        ) = (&e.ty, to)
         else {
             return error_expr(span);
         };
@@ -660,7 +682,13 @@ impl FnCx<'_> {
                 out.span = span;
                 return out;
             }
-            Err(e) if e.ty == *to => return Expr { span, place: false, ..e },
+            Err(e) if e.ty == *to => {
+                return Expr {
+                    span,
+                    place: false,
+                    ..e
+                };
+            }
             Err(e) => e,
         };
         let a = e.ty.pointee().cloned().unwrap_or(Type::Void);
