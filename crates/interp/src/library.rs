@@ -227,7 +227,7 @@ impl Machine<'_> {
             Intrinsic::ViewSynchronize | Intrinsic::ViewRefresh => {
                 let v = self.eval(&args[0])?;
                 if let Value::View(view) = &v
-                    && let Some(s) = view.storage()
+                    && let Some(s) = view.backing_storage()
                     && matches!(op, Intrinsic::ViewSynchronize)
                 {
                     s.unsynced.set(None);
@@ -699,7 +699,7 @@ impl Machine<'_> {
                         .map(|(&i, &s)| i as usize * s)
                         .sum::<usize>();
                 if !self.in_kernel
-                    && let Some(s) = view.storage()
+                    && let Some(s) = view.backing_storage()
                 {
                     // Host access through a view brings the kernels' writes
                     // back to the container, as C++ AMP does.

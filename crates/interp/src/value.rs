@@ -773,7 +773,21 @@ impl View {
         }
     }
 
-    /// The shared storage, if the view has some.
+    /// The shared storage the view's bytes are in, also for a view made by
+    /// `reinterpret_as` (whose elements are not the storage's): what a
+    /// `synchronize` or a host access through the view brings up to date.
+    pub(crate) fn backing_storage(&self) -> Option<&Rc<Storage>> {
+        match &self.data {
+            ViewData::Storage(s) => Some(s),
+            ViewData::Pun(p) => match &p.mem {
+                Target::Storage(s) => Some(s),
+                _ => None,
+            },
+            ViewData::Place(_) | ViewData::Object(_) => None,
+        }
+    }
+
+    /// The shared storage, if the view's elements are its elements.
     pub(crate) fn storage(&self) -> Option<&Rc<Storage>> {
         match &self.data {
             ViewData::Storage(s) => Some(s),
