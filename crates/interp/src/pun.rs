@@ -514,3 +514,50 @@ impl Machine<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(v: Value, s: Scalar) -> Option<Value> {
+        scalar_value(scalar_bytes(&v, s), s)
+    }
+
+    #[test]
+    fn scalars_keep_their_bits() {
+        assert!(matches!(
+            round_trip(Value::Int(-2), Scalar::Int),
+            Some(Value::Int(-2))
+        ));
+        assert!(matches!(
+            round_trip(Value::Int(0xffff_fffe), Scalar::UInt),
+            Some(Value::Int(0xffff_fffe))
+        ));
+        assert!(matches!(
+            round_trip(Value::Int(-1), Scalar::Long),
+            Some(Value::Int(-1))
+        ));
+        let bytes = scalar_bytes(&Value::Float(1.5), Scalar::Float);
+        assert!(matches!(
+            scalar_value(bytes, Scalar::Int),
+            Some(Value::Int(0x3fc0_0000))
+        ));
+        // The high word of a double, read as an int, is sign-extended.
+        let d = scalar_bytes(&Value::Double(-2.25), Scalar::Double);
+        let mut high = [0u8; 8];
+        high[..4].copy_from_slice(&d[4..]);
+        assert!(matches!(
+            scalar_value(high, Scalar::Int),
+            Some(Value::Int(v)) if v == i64::from(0xc002_0000u32 as i32)
+        ));
+    }
+
+    #[test]
+    fn only_0_and_1_are_bools() {
+        assert!(matches!(
+            scalar_value([1, 0, 0, 0, 0, 0, 0, 0], Scalar::Bool),
+            Some(Value::Bool(true))
+        ));
+        assert!(scalar_value([2, 0, 0, 0, 0, 0, 0, 0], Scalar::Bool).is_none());
+    }
+}
