@@ -704,10 +704,13 @@ pub(super) fn reinterpret_as(
         );
         return error_expr(span);
     }
+    // A `const array` gives `array_view<const U, 1>`, as amp.h's const
+    // overload does.
+    let const_array = v.array && cx.read_only_reason(&base).is_some();
     let ty = Type::ArrayView {
         elem: Box::new(elem),
         rank: 1,
-        read_only: v.read_only || target.specs.is_const,
+        read_only: v.read_only || target.specs.is_const || const_array,
     };
     intrinsic(Intrinsic::ReinterpretAs, vec![base], ty, span)
 }
