@@ -218,6 +218,7 @@ registry! {
     R0021, Run, "`abort` called";
     R0022, Run, "exception not caught";
     R0023, Run, "`throw;` with no exception being handled";
+    R0024, Run, "memory read as a type its bytes do not make";
     R0100, Run, "data race";
     R0101, Run, "read of uninitialised `tile_static` memory";
     R0102, Run, "host access to data a kernel changed without `synchronize()`";

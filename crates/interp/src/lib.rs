@@ -22,6 +22,7 @@ mod library;
 mod machine;
 mod offload;
 mod pointer;
+mod pun;
 mod random;
 mod show;
 mod value;

@@ -222,10 +222,12 @@ impl Machine<'_> {
             }
             Intrinsic::ViewSection => self.view_section(args, span),
             Intrinsic::ViewAs => self.view_as(args, span),
+            Intrinsic::ReinterpretAs => self.reinterpret_view(args, e),
+            Intrinsic::PtrReinterpret => self.reinterpret_pointer(args, e),
             Intrinsic::ViewSynchronize | Intrinsic::ViewRefresh => {
                 let v = self.eval(&args[0])?;
                 if let Value::View(view) = &v
-                    && let Some(s) = view.storage()
+                    && let Some(s) = view.backing_storage()
                     && matches!(op, Intrinsic::ViewSynchronize)
                 {
                     s.unsynced.set(None);
@@ -477,9 +479,9 @@ impl Machine<'_> {
                 let t = match &v {
                     Value::View(view) => match &view.data {
                         crate::value::ViewData::Storage(s) => s.cpu_access.get(),
-                        crate::value::ViewData::Place(_) | crate::value::ViewData::Object(_) => {
-                            tessera_ir::device::ACCESS_READ_WRITE
-                        }
+                        crate::value::ViewData::Place(_)
+                        | crate::value::ViewData::Object(_)
+                        | crate::value::ViewData::Pun(_) => tessera_ir::device::ACCESS_READ_WRITE,
                     },
                     _ => tessera_ir::device::ACCESS_READ_WRITE,
                 };
@@ -701,7 +703,7 @@ impl Machine<'_> {
                         .map(|(&i, &s)| i as usize * s)
                         .sum::<usize>();
                 if !self.in_kernel
-                    && let Some(s) = view.storage()
+                    && let Some(s) = view.backing_storage()
                 {
                     // Host access through a view brings the kernels' writes
                     // back to the container, as C++ AMP does.

@@ -973,6 +973,10 @@ impl<'p> Machine<'p> {
                     .map(|v| read_path(v, &place.path).map(|x| x.cloned()))
             }
             Root::Temp(cell) => Some(read_path(&cell.borrow(), &place.path).map(|x| x.cloned())),
+            Root::Pun(pun, byte) => {
+                let pun = Rc::clone(pun);
+                return self.pun_read(&pun, *byte, &place.path, span);
+            }
         };
         match v {
             Some(Ok(Some(v))) => Ok(v),
@@ -1039,6 +1043,10 @@ impl<'p> Machine<'p> {
                     *target = v;
                 }
                 return Ok(());
+            }
+            Root::Pun(pun, byte) => {
+                let pun = Rc::clone(pun);
+                return self.pun_write(&pun, *byte, &place.path, &v, span);
             }
         };
         if let Some(target) = slot {

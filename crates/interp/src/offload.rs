@@ -105,6 +105,45 @@ impl Marshalled {
     }
 }
 
+impl Marshalled {
+    /// The buffer of the storage under a view made by `reinterpret_as`,
+    /// and the view's first element counted in its own elements from the
+    /// buffer's start; `None` (the interpreter runs the launch) when
+    /// compiled code could not read the bytes as the interpreter does:
+    /// memory other than a storage, an element type with padding (whose
+    /// bytes the interpreter refuses to read) or with a `bool` (whose bytes
+    /// it checks), or a first byte that is not a whole number of elements.
+    fn pun_buffer(
+        &mut self,
+        structs: &[tessera_ir::StructDef],
+        pun: &crate::value::Pun,
+        written: &[*const Storage],
+    ) -> Option<(usize, usize)> {
+        let crate::value::Target::Storage(s) = &pun.mem else {
+            return None;
+        };
+        let plain = |shape: &crate::value::Shape| {
+            let bytes: u64 = shape
+                .leaves
+                .iter()
+                .map(|l| u64::from(l.scalar.size()))
+                .sum();
+            bytes == shape.size
+                && shape
+                    .leaves
+                    .iter()
+                    .all(|l| l.scalar != tessera_ir::Scalar::Bool)
+        };
+        if !plain(&pun.elem) || !plain(&pun.ty) || !pun.base.is_multiple_of(pun.ty.size) {
+            return None;
+        }
+        let size = u32::try_from(pun.elem.size).ok()?;
+        let w = written.contains(&Rc::as_ptr(s));
+        let buffer = self.storage_buffer(structs, s, &pun.elem.ty, size, w)?;
+        Some((buffer, usize::try_from(pun.base / pun.ty.size).ok()?))
+    }
+}
+
 /// Storages some view among `values` may write.
 fn written_storages(values: &[Value], decls: &[Capture]) -> Vec<*const Storage> {
     let mut out = Vec::new();
@@ -117,11 +156,16 @@ fn written_storages(values: &[Value], decls: &[Capture]) -> Vec<*const Storage> 
                     ..
                 }
         );
-        if writes
-            && let Value::View(view) = v
-            && let ViewData::Storage(s) = &view.data
-        {
-            out.push(Rc::as_ptr(s));
+        if writes && let Value::View(view) = v {
+            match &view.data {
+                ViewData::Storage(s) => out.push(Rc::as_ptr(s)),
+                ViewData::Pun(p) => {
+                    if let crate::value::Target::Storage(s) = &p.mem {
+                        out.push(Rc::as_ptr(s));
+                    }
+                }
+                ViewData::Place(_) | ViewData::Object(_) => {}
+            }
         }
     }
     out
@@ -246,6 +290,18 @@ impl Machine<'_> {
                         // One object, not an array of elements: the
                         // interpreter runs such a kernel.
                         ViewData::Object(_) => return None,
+                        ViewData::Pun(p) => {
+                            let (buffer, offset) = m.pun_buffer(structs, p, &written)?;
+                            m.args.push(Arg::PunView {
+                                buffer,
+                                elem: p.ty.ty.clone(),
+                                elem_size: u32::try_from(p.ty.size).ok()?,
+                                offset: offset + view.offset,
+                                extent: view.extent.clone(),
+                                strides: view.strides.clone(),
+                            });
+                            continue;
+                        }
                     };
                     view_arg(buffer, view)
                 }

@@ -19,7 +19,7 @@ use tessera_ir::{Expr, ExprKind, Type};
 impl Machine<'_> {
     /// The generation of the frame a place's root lives in (0 for places
     /// that are not locals of a call).
-    fn root_generation(&mut self, root: &Root) -> u64 {
+    pub(crate) fn root_generation(&mut self, root: &Root) -> u64 {
         match root {
             Root::Local(depth, _) => self
                 .strand()
@@ -82,6 +82,11 @@ impl Machine<'_> {
             _ => {}
         }
         let place = self.place(e)?;
+        if let Root::Pun(pun, byte) = &place.root
+            && place.path.is_empty()
+        {
+            return Ok(Machine::pun_address(pun, *byte));
+        }
         if let Root::Elem(storage, i) = &place.root
             && place.path.is_empty()
         {
@@ -105,8 +110,23 @@ impl Machine<'_> {
 
     /// The error for a pointer that cannot be dereferenced, or `None`.
     fn deref_error(&mut self, p: &Pointer, span: Span, what: &str) -> Option<Stop> {
-        let len = p.len();
+        let (lo, len) = p.bounds();
         match &p.target {
+            // The memory under a pun must be alive too.
+            Target::Pun(pun) => {
+                let mem = Pointer {
+                    target: pun.mem.clone(),
+                    offset: 0,
+                };
+                if !matches!(mem.target, Target::Storage(_) | Target::Place { .. }) {
+                    return None;
+                }
+                if let Some(stop) = self.deref_error(&mem, span, what)
+                    && pun.total() > 0
+                {
+                    return Some(stop);
+                }
+            }
             Target::Null => {
                 return Some(
                     self.error(codes::R0013, span, format!("{what} a null pointer"))
@@ -136,7 +156,7 @@ impl Machine<'_> {
             }
             _ => {}
         }
-        if p.offset < 0 || p.offset >= len {
+        if p.offset < lo || p.offset >= len {
             let past = if p.offset == len {
                 "one past the end of"
             } else {
@@ -228,6 +248,10 @@ impl Machine<'_> {
                 Machine::temp(Value::Int(i64::from(b as i8)))
             }
             Target::Null => Machine::temp(Value::Void),
+            Target::Pun(pun) => {
+                let byte = (pun.base as i64).saturating_add(at.saturating_mul(pun.ty.size as i64));
+                Place::root(Root::Pun(Rc::clone(pun), u64::try_from(byte).unwrap_or(0)))
+            }
         })
     }
 
@@ -246,8 +270,8 @@ impl Machine<'_> {
                 .with_note("C++ leaves arithmetic on a null pointer undefined")
                 .into());
         }
-        let len = p.len();
-        let to = p.offset.checked_add(n).filter(|t| (0..=len).contains(t));
+        let (lo, len) = p.bounds();
+        let to = p.offset.checked_add(n).filter(|t| (lo..=len).contains(t));
         let Some(to) = to else {
             return Err(self
                 .error(
@@ -285,7 +309,7 @@ impl Machine<'_> {
                 .with_note("C++ defines `p - q` only for pointers into the same array")
                 .into());
         }
-        Ok(Value::Int(a.offset - b.offset))
+        Ok(Value::Int((a.position() - b.position()) / a.unit()))
     }
 
     /// `a op b` for two pointers: equality for any two, order only within
@@ -302,9 +326,10 @@ impl Machine<'_> {
             return Ok(Value::Bool(false));
         };
         let same = a.same_allocation(b);
+        let (x, y) = (a.position(), b.position());
         let r = match op {
-            BinOp::Eq => same && a.offset == b.offset,
-            BinOp::Ne => !(same && a.offset == b.offset),
+            BinOp::Eq => same && x == y,
+            BinOp::Ne => !(same && x == y),
             _ => {
                 if !same {
                     return Err(self
@@ -318,10 +343,10 @@ impl Machine<'_> {
                         .into());
                 }
                 match op {
-                    BinOp::Lt => a.offset < b.offset,
-                    BinOp::Le => a.offset <= b.offset,
-                    BinOp::Gt => a.offset > b.offset,
-                    _ => a.offset >= b.offset,
+                    BinOp::Lt => x < y,
+                    BinOp::Le => x <= y,
+                    BinOp::Gt => x > y,
+                    _ => x >= y,
                 }
             }
         };
@@ -523,6 +548,10 @@ impl Machine<'_> {
                 place, array: true, ..
             } => ViewData::Place(place.clone()),
             Target::Place { place, .. } => ViewData::Object(place.clone()),
+            Target::Pun(pun) => {
+                let data = ViewData::Pun(Machine::pun_from(pun, p.offset));
+                return Ok(Value::View(View::new(data, 0, dims, strides)));
+            }
             Target::Null | Target::Str(_) => {
                 return Err(self
                     .error(
@@ -588,6 +617,10 @@ impl Machine<'_> {
                 crate::value::ViewData::Storage(s) => Ok(Value::Ptr(Rc::new(Pointer {
                     target: Target::Storage(Rc::clone(s)),
                     offset: view.offset as i64,
+                }))),
+                crate::value::ViewData::Pun(pun) => Ok(Value::Ptr(Rc::new(Pointer {
+                    target: Target::Pun(Machine::pun_from(pun, view.offset as i64)),
+                    offset: 0,
                 }))),
                 crate::value::ViewData::Place(_) | crate::value::ViewData::Object(_) => Err(self
                     .error(

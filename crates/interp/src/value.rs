@@ -198,6 +198,65 @@ pub(crate) enum Target {
     Storage(Rc<Storage>),
     /// The bytes of a string literal and its terminating zero.
     Str(Rc<Vec<u8>>),
+    /// Memory of one type read as another (`reinterpret_cast<U*>(p)`); the
+    /// offset counts `U`s from the pun's first byte.
+    Pun(Rc<Pun>),
+}
+
+/// The scalars a type is made of, for reading its bytes as another type.
+#[derive(Debug)]
+pub(crate) struct Shape {
+    /// The type.
+    pub(crate) ty: tessera_ir::Type,
+    /// Its size in bytes (C++ layout).
+    pub(crate) size: u64,
+    /// Its scalars in the order of their bytes.
+    pub(crate) leaves: Vec<tessera_ir::layout::Leaf>,
+}
+
+/// Memory seen as another type: the bytes of `mem`'s elements (of type
+/// `elem`) from byte `base` on, read as `ty`s.
+///
+/// Why the interpreter reads bytes through the scalars that hold them,
+/// rather than keeping bytes: its memory is typed (a `Value` per scalar,
+/// shared by every view of a storage, which `--check` follows element by
+/// element), and a pun is rare. A read of a `ty` scalar gathers the bytes of
+/// the `elem` scalars under it (C++ layout, little-endian); a write changes
+/// those scalars' bytes and nothing else, so writes through either type are
+/// seen through the other. Bytes held by no scalar (padding) cannot be read.
+#[derive(Debug)]
+pub(crate) struct Pun {
+    /// The memory as it is: a storage, a place or a string literal, as a
+    /// pointer to its first element would hold it.
+    pub(crate) mem: Target,
+    /// Its elements' type.
+    pub(crate) elem: Rc<Shape>,
+    /// The type the bytes are read as.
+    pub(crate) ty: Rc<Shape>,
+    /// The first byte, from the start of `mem`.
+    pub(crate) base: u64,
+}
+
+impl Pun {
+    /// Bytes of the memory.
+    pub(crate) fn total(&self) -> u64 {
+        let count = match &self.mem {
+            Target::Null | Target::Pun(_) => 0,
+            Target::Place { len, .. } => u64::from(*len),
+            Target::Storage(s) => s.len() as u64,
+            Target::Str(bytes) => bytes.len() as u64 + 1,
+        };
+        count.saturating_mul(self.elem.size)
+    }
+
+    /// The offsets a pointer may take: `ty`s from `lo` (the first whole one
+    /// in the memory) to `hi` (one past the last).
+    pub(crate) fn bounds(&self) -> (i64, i64) {
+        let size = self.ty.size.max(1);
+        let lo = -i64::try_from(self.base / size).unwrap_or(i64::MAX);
+        let hi = i64::try_from(self.total().saturating_sub(self.base) / size).unwrap_or(i64::MAX);
+        (lo, hi)
+    }
 }
 
 impl Pointer {
@@ -222,11 +281,39 @@ impl Pointer {
 
     /// Number of elements of the allocation.
     pub(crate) fn len(&self) -> i64 {
+        self.bounds().1
+    }
+
+    /// The offsets the pointer may take: dereferenced from `lo` to `hi - 1`,
+    /// formed from `lo` to `hi` (one past the end). `lo` is 0 except for a
+    /// pun that starts inside its memory.
+    pub(crate) fn bounds(&self) -> (i64, i64) {
         match &self.target {
-            Target::Null => 0,
-            Target::Place { len, .. } => i64::from(*len),
-            Target::Storage(s) => s.len() as i64,
-            Target::Str(bytes) => bytes.len() as i64 + 1,
+            Target::Null => (0, 0),
+            Target::Place { len, .. } => (0, i64::from(*len)),
+            Target::Storage(s) => (0, s.len() as i64),
+            Target::Str(bytes) => (0, bytes.len() as i64 + 1),
+            Target::Pun(p) => p.bounds(),
+        }
+    }
+
+    /// Where the pointer is in its allocation, in the units of
+    /// [`Pointer::unit`]: the element offset, or for a pun the byte (puns
+    /// made at different bytes of one memory are compared by it).
+    pub(crate) fn position(&self) -> i64 {
+        match &self.target {
+            Target::Pun(p) => {
+                (p.base as i64).saturating_add(self.offset.saturating_mul(p.ty.size as i64))
+            }
+            _ => self.offset,
+        }
+    }
+
+    /// How many [`Pointer::position`] units one element is.
+    pub(crate) fn unit(&self) -> i64 {
+        match &self.target {
+            Target::Pun(p) => (p.ty.size as i64).max(1),
+            _ => 1,
         }
     }
 
@@ -236,6 +323,19 @@ impl Pointer {
             (Target::Null, Target::Null) => true,
             (Target::Storage(a), Target::Storage(b)) => Rc::ptr_eq(a, b),
             (Target::Str(a), Target::Str(b)) => Rc::ptr_eq(a, b),
+            // Two puns of one memory as one type: their positions
+            // ([`Pointer::position`]) compare.
+            (Target::Pun(a), Target::Pun(b)) => {
+                a.ty.ty == b.ty.ty
+                    && Pointer {
+                        target: a.mem.clone(),
+                        offset: 0,
+                    }
+                    .same_allocation(&Pointer {
+                        target: b.mem.clone(),
+                        offset: 0,
+                    })
+            }
             (
                 Target::Place {
                     place: a,
@@ -574,6 +674,9 @@ pub(crate) enum ViewData {
     /// One object (`array_view<int, 1> v(1, &x)`): the view's one element
     /// is the place itself.
     Object(Place),
+    /// Other memory read as the view's element type (`reinterpret_as`):
+    /// element `k` is the pun's `k`-th `ty`.
+    Pun(Rc<Pun>),
 }
 
 impl ViewData {
@@ -584,6 +687,7 @@ impl ViewData {
             ViewData::Storage(s) => ViewData::Storage(Rc::clone(s)),
             ViewData::Place(p) => ViewData::Place(p.clone()),
             ViewData::Object(p) => ViewData::Object(p.clone()),
+            ViewData::Pun(p) => ViewData::Pun(Rc::clone(p)),
         }
     }
 }
@@ -662,14 +766,32 @@ impl View {
                     path,
                 }
             }
+            ViewData::Pun(p) => {
+                let byte = (at as u64).saturating_mul(p.ty.size).saturating_add(p.base);
+                Place::root(Root::Pun(Rc::clone(p), byte))
+            }
         }
     }
 
-    /// The shared storage, if the view has some.
+    /// The shared storage the view's bytes are in, also for a view made by
+    /// `reinterpret_as` (whose elements are not the storage's): what a
+    /// `synchronize` or a host access through the view brings up to date.
+    pub(crate) fn backing_storage(&self) -> Option<&Rc<Storage>> {
+        match &self.data {
+            ViewData::Storage(s) => Some(s),
+            ViewData::Pun(p) => match &p.mem {
+                Target::Storage(s) => Some(s),
+                _ => None,
+            },
+            ViewData::Place(_) | ViewData::Object(_) => None,
+        }
+    }
+
+    /// The shared storage, if the view's elements are its elements.
     pub(crate) fn storage(&self) -> Option<&Rc<Storage>> {
         match &self.data {
             ViewData::Storage(s) => Some(s),
-            ViewData::Place(_) | ViewData::Object(_) => None,
+            ViewData::Place(_) | ViewData::Object(_) | ViewData::Pun(_) => None,
         }
     }
 }
@@ -717,6 +839,8 @@ pub(crate) enum Root {
     Elem(Rc<Storage>, usize),
     /// A temporary.
     Temp(Rc<RefCell<Value>>),
+    /// The object of the pun's type at this byte of the pun's memory.
+    Pun(Rc<Pun>, u64),
 }
 
 /// A place: an object, or a part of one (field and element positions).
@@ -746,6 +870,7 @@ impl Place {
             | (Root::TileStatic(a), Root::TileStatic(b)) => a == b,
             (Root::Elem(a, i), Root::Elem(b, j)) => Rc::ptr_eq(a, b) && i == j,
             (Root::Temp(a), Root::Temp(b)) => Rc::ptr_eq(a, b),
+            (Root::Pun(a, i), Root::Pun(b, j)) => Rc::ptr_eq(a, b) && i == j,
             _ => false,
         };
         roots && self.path == other.path

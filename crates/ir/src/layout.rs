@@ -89,6 +89,98 @@ pub fn field_offset(structs: &[StructDef], ty: &Type, field: u32) -> Option<u32>
     None
 }
 
+/// One scalar of an object's layout: where it is in the value (the field
+/// and element positions) and in the bytes, and its type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Leaf {
+    /// Field and element positions from the whole object to the scalar.
+    pub path: Vec<u32>,
+    /// Its first byte in the object.
+    pub offset: u64,
+    /// Its type.
+    pub scalar: crate::Scalar,
+}
+
+/// The most scalars [`scalar_leaves`] lists: reading a type's bytes as
+/// another's works scalar by scalar, and a type larger than this (a big C
+/// array) is refused rather than listed.
+pub const MAX_LEAVES: usize = 1 << 16;
+
+/// The scalars an object of type `ty` is made of, in the order of their
+/// bytes, or `None` when it has no plain layout, holds a union (whose
+/// bytes depend on which member is alive) or more than [`MAX_LEAVES`]
+/// scalars. Used to read the same bytes as another type (`reinterpret_as`,
+/// `reinterpret_cast`).
+pub fn scalar_leaves(structs: &[StructDef], ty: &Type) -> Option<Vec<Leaf>> {
+    fn walk(
+        structs: &[StructDef],
+        ty: &Type,
+        path: &mut Vec<u32>,
+        at: u64,
+        out: &mut Vec<Leaf>,
+        depth: u32,
+    ) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        match ty {
+            _ if out.len() >= MAX_LEAVES => return None,
+            Type::Scalar(s) => out.push(Leaf {
+                path: path.clone(),
+                offset: at,
+                scalar: *s,
+            }),
+            Type::Index(r) | Type::Extent(r) => {
+                for i in 0..u32::from(*r) {
+                    path.push(i);
+                    walk(
+                        structs,
+                        &Type::INT,
+                        path,
+                        at + 4 * u64::from(i),
+                        out,
+                        depth + 1,
+                    )?;
+                    path.pop();
+                }
+            }
+            Type::CArray(elem, n) => {
+                // Also bounds the loop for elements without scalars.
+                if *n as usize > MAX_LEAVES {
+                    return None;
+                }
+                let (size, _) = size_align_at(structs, elem, depth + 1)?;
+                for i in 0..*n {
+                    path.push(i);
+                    let off = at.checked_add(size.checked_mul(u64::from(i))?)?;
+                    walk(structs, elem, path, off, out, depth + 1)?;
+                    path.pop();
+                }
+            }
+            Type::Struct(id) => {
+                let def = structs.get(id.index())?;
+                if def.is_union {
+                    return None;
+                }
+                let mut off = 0u64;
+                for (i, (_, f)) in def.fields.iter().enumerate() {
+                    let (s, a) = size_align_at(structs, f, depth + 1)?;
+                    off = round_up(off, a);
+                    path.push(u32::try_from(i).ok()?);
+                    walk(structs, f, path, at.checked_add(off)?, out, depth + 1)?;
+                    path.pop();
+                    off = off.saturating_add(s);
+                }
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+    let mut out = Vec::new();
+    walk(structs, ty, &mut Vec::new(), 0, &mut out, 0)?;
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,5 +254,16 @@ mod tests {
             size_align(&structs, &Type::Struct(StructId(0))),
             Some((1, 1))
         );
+    }
+
+    #[test]
+    fn leaves_follow_the_padded_layout() {
+        let structs = padded();
+        let leaves = scalar_leaves(&structs, &Type::Struct(StructId(0)))
+            .expect("a padded struct has a plain layout");
+        let offsets: Vec<u64> = leaves.iter().map(|l| l.offset).collect();
+        assert_eq!(offsets, vec![0, 8, 16]);
+        assert_eq!(leaves[2].path, vec![2]);
+        assert_eq!(scalar_leaves(&structs, &Type::Ostream), None);
     }
 }

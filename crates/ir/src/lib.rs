@@ -620,6 +620,13 @@ pub enum Intrinsic {
     /// `a.view_as(extent)`: the same contiguous elements with another
     /// extent (row-major), which must not hold more of them.
     ViewAs,
+    /// `a.reinterpret_as<U>()`: a rank-1 `array_view` whose elements are
+    /// the bytes of the array's or rank-1 view's elements read as `U` (the
+    /// result type's element type).
+    ReinterpretAs,
+    /// `reinterpret_cast<U*>(p)` (or `(U*)p`) between pointer types: a
+    /// pointer to the same bytes read as the result's pointee type.
+    PtrReinterpret,
     /// `view.synchronize()`.
     ViewSynchronize,
     /// `view.discard_data()`.

@@ -178,6 +178,50 @@ fn fill_words(captures: &[CaptureLayout], launch: &mut Launch, words: &mut [u64]
                     words[w + 2 + *r as usize + d] = strides[d] as u64;
                 }
             }
+            (
+                Arg::PunView {
+                    buffer,
+                    elem: pun_elem,
+                    elem_size: pun_size,
+                    offset,
+                    extent,
+                    strides,
+                },
+                CaptureLayout::View(elem, elem_size, r, w),
+            ) => {
+                let Some(buf) = launch.buffers.get(*buffer) else {
+                    return false;
+                };
+                if pun_elem != elem
+                    || pun_size != elem_size
+                    || *elem_size == 0
+                    || extent.len() != *r as usize
+                    || strides.len() != *r as usize
+                {
+                    return false;
+                }
+                // The bytes of every element the view can name must lie in
+                // the buffer, counted in the view's own elements.
+                let mut last = *offset as u128;
+                for (e, s) in extent.iter().zip(strides) {
+                    if *e <= 0 {
+                        continue;
+                    }
+                    last += (*e as u128 - 1) * (*s as u128);
+                }
+                let empty = extent.iter().any(|e| *e <= 0);
+                let bytes = buf.len as u128 * u128::from(buf.elem_size);
+                if !empty && (last + 1) * u128::from(*elem_size) > bytes {
+                    return false;
+                }
+                let w = *w as usize;
+                words[w] = bases[*buffer];
+                words[w + 1] = *offset as u64;
+                for d in 0..*r as usize {
+                    words[w + 2 + d] = extent[d] as u64;
+                    words[w + 2 + *r as usize + d] = strides[d] as u64;
+                }
+            }
             (Arg::Object { buffer }, CaptureLayout::Object(ty, w)) => {
                 let Some(buf) = launch.buffers.get(*buffer) else {
                     return false;

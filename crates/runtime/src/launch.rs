@@ -145,6 +145,23 @@ pub enum Arg {
         /// Distance between neighbours in each dimension, in elements.
         strides: Vec<usize>,
     },
+    /// A view made by `reinterpret_as`: a window on the bytes of buffer
+    /// `buffer` (whose elements are of another type) read as `elem`s.
+    PunView {
+        /// Position in [`Launch::buffers`].
+        buffer: usize,
+        /// The type the bytes are read as.
+        elem: Type,
+        /// Its size in bytes.
+        elem_size: u32,
+        /// Element `(0, ..., 0)`'s position, in `elem`s from the buffer's
+        /// first byte.
+        offset: usize,
+        /// The extent.
+        extent: Vec<i64>,
+        /// Distance between neighbours in each dimension, in `elem`s.
+        strides: Vec<usize>,
+    },
 }
 
 /// One `parallel_for_each`.

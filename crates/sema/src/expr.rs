@@ -1163,19 +1163,10 @@ impl FnCx<'_> {
         span: Span,
     ) -> Expr {
         match kind {
-            ast::CastKind::Reinterpret if self.in_amp() => {
-                self.reinterpret_in_amp(span);
-                return error_expr(span);
-            }
             ast::CastKind::Reinterpret => {
-                self.ck.error(
-                    codes::E0211,
-                    span,
-                    "`reinterpret_cast` is not part of the Tessera language",
-                    "here",
-                    "use `static_cast` for numbers",
-                );
-                return error_expr(span);
+                let Declared { ty, by_ref } = self.resolve(&ty.specs, &ty.modifiers, &[]);
+                let e = self.expr(operand);
+                return self.reinterpret_cast(e, &ty, by_ref, span);
             }
             ast::CastKind::Dynamic => {
                 self.forbidden(span, "`dynamic_cast`", "C3587");
@@ -1195,6 +1186,23 @@ impl FnCx<'_> {
         }
         let Declared { ty, by_ref } = self.resolve(&ty.specs, &ty.modifiers, &[]);
         let e = self.expr(operand);
+        // `(U*)p` between unrelated pointer types is a `reinterpret_cast`
+        // (`(U*)a` of a C array too: it decays first).
+        let e = if kind == ast::CastKind::CStyle
+            && matches!(ty, Type::Ptr { .. })
+            && matches!(&e.ty, Type::CArray(elem, _) if Some(&**elem) != ty.pointee())
+        {
+            self.pointer_operand(e)
+        } else {
+            e
+        };
+        if kind == ast::CastKind::CStyle
+            && !by_ref
+            && let (Type::Ptr { elem: a, .. }, Type::Ptr { elem: b, .. }) = (&e.ty, &ty)
+            && a != b
+        {
+            return self.pointer_reinterpret(e, &ty, false, span);
+        }
         self.explicit_conversion(e, &ty, by_ref, span)
     }
 

@@ -52,7 +52,7 @@ impl FnCx<'_> {
     }
 
     /// The operand of pointer arithmetic: arrays decay.
-    fn pointer_operand(&mut self, e: Expr) -> Expr {
+    pub(crate) fn pointer_operand(&mut self, e: Expr) -> Expr {
         if matches!(e.ty, Type::CArray(..)) && e.place {
             self.decay(e)
         } else {
@@ -551,8 +551,11 @@ impl FnCx<'_> {
     }
 
     /// `(T*)e` and `static_cast<T*>(e)` where no implicit conversion
-    /// applies: casts between pointer types, and between pointers and
-    /// integers, reinterpret memory, which Tessera's typed memory cannot.
+    /// applies and no reinterpretation either (`pointer_reinterpret` takes
+    /// C-style casts between pointer types): casts between pointers and
+    /// integers, which Tessera's checked pointers (an allocation and an
+    /// offset, no address) cannot follow, and `static_cast` between
+    /// unrelated pointer types, which C++ refuses too.
     pub(crate) fn pointer_cast_refused(&mut self, from: &Type, to: &Type, span: Span) -> bool {
         let from_ptr = matches!(from, Type::Ptr { .. } | Type::Null);
         let to_ptr = matches!(to, Type::Ptr { .. });
@@ -561,26 +564,155 @@ impl FnCx<'_> {
         }
         if self.in_amp() {
             let msvc = if from_ptr && to_ptr { "C3581" } else { "C3588" };
-            self.amp_pointer_error(
-                span,
-                "a cast between pointer types or between a pointer and an integer",
-                msvc,
-            );
+            let what = if from_ptr && to_ptr {
+                "a `static_cast` between unrelated pointer types"
+            } else {
+                "a cast between a pointer and an integer"
+            };
+            self.amp_pointer_error(span, what, msvc);
         } else {
             let (a, b) = (self.ck.show(from), self.ck.show(to));
             self.ck.error(
                 codes::E0211,
                 span,
                 format!("a cast from `{a}` to `{b}` is not part of the Tessera language"),
-                "reinterprets memory",
-                "Tessera's memory is typed: copy the value instead",
+                if from_ptr && to_ptr {
+                    "not a reinterpretation"
+                } else {
+                    "a pointer has no integer address"
+                },
+                if from_ptr && to_ptr {
+                    "write a C-style cast or `reinterpret_cast` to read the same bytes as another type"
+                } else {
+                    "Tessera's pointers are checked: keep the pointer, or an index, instead of its address"
+                },
             );
         }
         true
     }
 
-    /// `reinterpret_cast` in amp code.
-    pub(crate) fn reinterpret_in_amp(&mut self, span: Span) {
-        self.amp_pointer_error(span, "`reinterpret_cast`", "C3588");
+    /// `reinterpret_cast<T>(e)`: between pointer types only (host and amp
+    /// code); a pointer and an integer stay apart (C3588 in amp code).
+    pub(crate) fn reinterpret_cast(
+        &mut self,
+        e: Expr,
+        ty: &Type,
+        by_ref: bool,
+        span: Span,
+    ) -> Expr {
+        if e.ty.is_error() || ty.is_error() {
+            return error_expr(span);
+        }
+        let e = self.pointer_operand(e);
+        let from_ptr = matches!(e.ty, Type::Ptr { .. } | Type::Null);
+        let to_ptr = matches!(ty, Type::Ptr { .. });
+        if from_ptr && to_ptr && !by_ref {
+            return self.pointer_reinterpret(e, ty, true, span);
+        }
+        if self.in_amp() && (from_ptr || to_ptr) {
+            self.amp_pointer_error(
+                span,
+                "`reinterpret_cast` between a pointer and an integer",
+                "C3588",
+            );
+        } else {
+            let (a, b) = (self.ck.show(&e.ty), self.ck.show(ty));
+            let b = if by_ref { format!("{b}&") } else { b };
+            self.ck.error(
+                codes::E0211,
+                span,
+                format!("`reinterpret_cast` from `{a}` to `{b}` is not part of the Tessera language"),
+                "not supported",
+                "Tessera reinterprets pointers only: `reinterpret_cast<float*>(p)`; use `static_cast` for numbers",
+            );
+        }
+        error_expr(span)
+    }
+
+    /// A cast between pointer types that no implicit conversion covers
+    /// (`reinterpret_cast<U*>(p)`, or `(U*)p`): a pointer to the same bytes
+    /// read as `U`. Casting away `const` is refused (`reinterpret_cast`
+    /// cannot; a C-style cast could, which Tessera does not follow).
+    pub(crate) fn pointer_reinterpret(
+        &mut self,
+        e: Expr,
+        to: &Type,
+        explicit: bool,
+        span: Span,
+    ) -> Expr {
+        let (
+            Type::Ptr { .. } | Type::Null,
+            Type::Ptr {
+                elem: b,
+                is_const: to_const,
+            },
+        ) = (&e.ty, to)
+        else {
+            return error_expr(span);
+        };
+        let (b, to_const) = ((**b).clone(), *to_const);
+        if let Type::Ptr { is_const: true, .. } = &e.ty
+            && !to_const
+        {
+            let (x, y) = (self.ck.show(&e.ty), self.ck.show(to));
+            if explicit {
+                self.ck.report(
+                    Diagnostic::error(
+                        codes::E0203,
+                        span,
+                        format!("mismatched types: `reinterpret_cast` cannot cast `{x}` to `{y}`: it casts away `const`"),
+                    )
+                    .with_msvc("C2440")
+                    .with_label("drops `const`")
+                    .with_help("keep the `const`: cast to a pointer to `const`"),
+                );
+            } else {
+                self.ck.error(
+                    codes::E0211,
+                    span,
+                    format!("a cast from `{x}` to `{y}` casts away `const`, which is not part of the Tessera language"),
+                    "drops `const`",
+                    "keep the `const`: cast to a pointer to `const`",
+                );
+            }
+            return error_expr(span);
+        }
+        let e = match self.pointer_coerce(e, to) {
+            Ok(mut out) => {
+                out.span = span;
+                return out;
+            }
+            Err(e) if e.ty == *to => {
+                return Expr {
+                    span,
+                    place: false,
+                    ..e
+                };
+            }
+            Err(e) => e,
+        };
+        let a = e.ty.pointee().cloned().unwrap_or(Type::Void);
+        let structs = &self.ck.program.structs;
+        let plain = |t: &Type| tessera_ir::layout::scalar_leaves(structs, t).is_some();
+        if !plain(&a) || !plain(&b) {
+            let (x, y) = (self.ck.show(&e.ty), self.ck.show(to));
+            self.ck.error(
+                codes::E0211,
+                span,
+                format!("a cast from `{x}` to `{y}` is not part of the Tessera language"),
+                "not supported",
+                "pointers are reinterpreted only between scalars and structs or arrays of scalars (no unions)",
+            );
+            return error_expr(span);
+        }
+        mk(
+            ExprKind::Intrinsic {
+                op: tessera_ir::Intrinsic::PtrReinterpret,
+                args: vec![e],
+            },
+            to.clone(),
+            false,
+            span,
+        )
     }
 }

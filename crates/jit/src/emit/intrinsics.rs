@@ -90,6 +90,7 @@ impl Emitter<'_, '_, '_> {
             | Intrinsic::ViewProject
             | Intrinsic::ViewSection
             | Intrinsic::ViewAs => self.view_intrinsic(op, args),
+            Intrinsic::ReinterpretAs => self.reinterpret_view(args, &e.ty),
             Intrinsic::MemoryFence(_) => Ok(V::Unit),
             Intrinsic::VectorElement => {
                 let (at, elem) = self.vector_element(args)?;
@@ -368,6 +369,69 @@ impl Emitter<'_, '_, '_> {
             }
             _ => decline(Decline::LibraryOperation(format!("{op:?}"))),
         }
+    }
+
+    /// `a.reinterpret_as<U>()`: the same bytes of the same buffer as a
+    /// rank-1 view of `U`s. Buffers hold the C++ layout, so this is the
+    /// interpreter's reading exactly when every byte belongs to a scalar
+    /// and none is a `bool` (the interpreter refuses padding and checks
+    /// `bool` bytes): other types are declined. A view that is not one run
+    /// of elements, or whose bytes do not start or end on a whole `U`,
+    /// fails, and the interpreter runs the launch (and reports or throws).
+    fn reinterpret_view(&mut self, args: &[Expr], ty: &Type) -> R<V> {
+        let Type::ArrayView { elem: to, .. } = ty else {
+            return decline(Decline::LibraryOperation("ReinterpretAs".into()));
+        };
+        let v = self.view(&args[0])?;
+        let structs = &self.prog.structs;
+        let plain = |t: &Type| {
+            let (Some((size, _)), Some(leaves)) = (
+                size_align(structs, t),
+                tessera_ir::layout::scalar_leaves(structs, t),
+            ) else {
+                return None;
+            };
+            let bytes: u64 = leaves.iter().map(|l| u64::from(l.scalar.size())).sum();
+            let ok = size > 0
+                && bytes == u64::from(size)
+                && leaves.iter().all(|l| l.scalar != Scalar::Bool);
+            ok.then_some(size)
+        };
+        let (Some(t_size), Some(u_size)) = (plain(&v.elem), plain(to)) else {
+            return decline(Decline::LibraryOperation(
+                "ReinterpretAs of a type with padding or a bool".into(),
+            ));
+        };
+        // One run of elements: row-major strides, the last one 1.
+        let rank = v.ext.len();
+        let mut want = self.b.ins().iconst(types::I64, 1);
+        let mut n = self.b.ins().iconst(types::I64, 1);
+        for d in (0..rank).rev() {
+            let ok = self.b.ins().icmp(IntCC::Equal, v.strides[d], want);
+            self.guard(ok);
+            want = self.b.ins().imul(want, v.ext[d]);
+            n = self.b.ins().imul(n, v.ext[d]);
+        }
+        let tsz = self.b.ins().iconst(types::I64, i64::from(t_size));
+        let usz = self.b.ins().iconst(types::I64, i64::from(u_size));
+        let first = self.b.ins().imul(v.offset, tsz);
+        let bytes = self.b.ins().imul(n, tsz);
+        let first_rem = self.b.ins().urem(first, usz);
+        let bytes_rem = self.b.ins().urem(bytes, usz);
+        let rem = self.b.ins().bor(first_rem, bytes_rem);
+        let whole = self.b.ins().icmp_imm_u(IntCC::Equal, rem, 0);
+        self.guard(whole);
+        let offset = self.b.ins().udiv(first, usz);
+        let count = self.b.ins().udiv(bytes, usz);
+        let one = self.b.ins().iconst(types::I64, 1);
+        Ok(V::View(ViewV {
+            base: v.base,
+            offset,
+            ext: vec![count],
+            strides: vec![one],
+            elem: (**to).clone(),
+            elem_size: u_size,
+        }))
     }
 
     pub(super) fn int_math(&mut self, f: MathFn, s: Scalar, xs: &[Value]) -> R<Value> {

@@ -196,6 +196,13 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 layout.scratch_bytes = lw.alloc.scratch_cursor;
             }
             None => {
+                // The index parameter is the work-item loop's counter: a
+                // kernel that changes it is left to the interpreter.
+                let mut written = std::collections::HashSet::new();
+                crate::plan::locals::mutated_locals(prog, body, &mut written);
+                if written.contains(&LocalId(0)) {
+                    return decline(Decline::KernelIndexWritten);
+                }
                 let rank = layout.rank as usize;
                 let vars: Vec<Variable> = (0..rank).map(|_| lw.b.declare_var(types::I32)).collect();
                 lw.scopes[0]

@@ -20,7 +20,8 @@ pub(crate) fn element_writes(prog: &Program, stmt: &Stmt) -> HashSet<LocalId> {
                     | Intrinsic::ViewElement
                     | Intrinsic::ViewProject
                     | Intrinsic::ViewSection
-                    | Intrinsic::ViewAs,
+                    | Intrinsic::ViewAs
+                    | Intrinsic::ReinterpretAs,
                 args,
             } => args.first().and_then(root),
             ExprKind::Convert(inner) => root(inner),

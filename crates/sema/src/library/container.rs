@@ -561,8 +561,7 @@ pub(super) fn method(
                 )
             })
         }
-        "reinterpret_as"
-        | "data"
+        "data"
         | "synchronize_async"
         | "synchronize_to"
         | "copy_to_async"
@@ -644,6 +643,135 @@ fn view_as(
         read_only: v.read_only,
     };
     intrinsic(Intrinsic::ViewAs, vec![base, arg], ty, span)
+}
+
+/// `a.reinterpret_as<U>()`: a rank-1 `array_view<U, 1>` over the bytes of
+/// an `array` (any rank) or of a rank-1 `array_view`, in host and amp code.
+///
+/// The checks are amp.h's: `U` must be a valid element type (no pointers:
+/// C3581; a whole number of 4-byte words: C2338; a type amp code may use,
+/// in amp code: C3581), the view rank 1 (C2338). Whether the bytes divide
+/// into whole `U`s is known only at run time (`runtime_exception`).
+pub(super) fn reinterpret_as(
+    cx: &mut FnCx<'_>,
+    base: Expr,
+    name: &ast::Ident,
+    template_args: Option<&[ast::TemplateArg]>,
+    args: Vec<Expr>,
+    span: Span,
+) -> Expr {
+    let Some(v) = view_ty(&base.ty) else {
+        return error_expr(span);
+    };
+    if !v.array && v.rank != 1 {
+        cx.ck.report(
+            Diagnostic::error(
+                codes::E0213,
+                span,
+                format!(
+                    "`reinterpret_as` needs a rank-1 view, not `array_view<{}, {}>`",
+                    cx.ck.show(&v.elem),
+                    v.rank
+                ),
+            )
+            .with_msvc("C2338")
+            .with_label("rank is not 1")
+            .with_help("reinterpret a rank-1 view of the same data, or the `array` itself"),
+        );
+        return error_expr(span);
+    }
+    let what = "`reinterpret_as`";
+    if !arity(cx, what, &args, 0, "no arguments", span) {
+        return error_expr(span);
+    }
+    let target = match template_args {
+        Some([ast::TemplateArg::Type(t)]) => t,
+        _ => {
+            cx.ck.error(
+                codes::E0213,
+                name.span,
+                "`reinterpret_as` takes one template argument, the new element type",
+                "expected `reinterpret_as<T>`",
+                "write the element type: `a.reinterpret_as<float>()`",
+            );
+            return error_expr(span);
+        }
+    };
+    let declared = cx.resolve(&target.specs, &target.modifiers, &[]);
+    if declared.ty.is_error() {
+        return error_expr(span);
+    }
+    let elem = declared.ty;
+    if declared.by_ref {
+        cx.ck.error(
+            codes::E0213,
+            target.span,
+            "the elements of `array_view` cannot be references",
+            "a reference type",
+            "use the element type itself",
+        );
+        return error_expr(span);
+    }
+    if let Type::Ptr { .. } = &elem {
+        let shown = cx.ck.show(&elem);
+        cx.ck.report(
+            Diagnostic::error(
+                codes::E0302,
+                target.span,
+                format!("`reinterpret_as` to pointers (`{shown}`) is not allowed"),
+            )
+            .with_label("pointer element type")
+            .with_msvc("C3581")
+            .with_help("views hold values, not pointers"),
+        );
+        return error_expr(span);
+    }
+    if cx.in_amp() && crate::stmt::kernel_type_problem(cx.ck, &elem).is_some() {
+        cx.check_kernel_type(&elem, target.span, "an element of `reinterpret_as`");
+        return error_expr(span);
+    }
+    let structs = &cx.ck.program.structs;
+    let size = tessera_ir::layout::size_align_u64(structs, &elem).map(|(s, _)| s);
+    if let Some(size) = size
+        && size % 4 != 0
+    {
+        let shown = cx.ck.show(&elem);
+        cx.ck.report(
+            Diagnostic::error(
+                codes::E0213,
+                target.span,
+                format!("the elements of `array_view` must be a multiple of 4 bytes; `{shown}` has {size}"),
+            )
+            .with_label("element type")
+            .with_msvc("C2338")
+            .with_help("read the bytes as a type of 4-byte words: `int`, `float`, a struct of them"),
+        );
+        return error_expr(span);
+    }
+    // The interpreter reads the same bytes through the scalars each type is
+    // made of; a union's bytes depend on its live member, and types without
+    // a plain layout have no bytes to read.
+    let plain = |t: &Type| tessera_ir::layout::scalar_leaves(structs, t).is_some();
+    if !plain(&elem) || !plain(&v.elem) {
+        let (a, b) = (cx.ck.show(&v.elem), cx.ck.show(&elem));
+        cx.ck.error(
+            codes::E0211,
+            span,
+            format!("`reinterpret_as` from `{a}` to `{b}` is not supported"),
+            "not supported",
+            "both element types must be scalars, or structs and arrays of scalars (no unions)",
+        );
+        return error_expr(span);
+    }
+    // A `const array` gives `array_view<const U, 1>`, as amp.h's const
+    // overload does.
+    let const_array = v.array && cx.read_only_reason(&base).is_some();
+    let ty = Type::ArrayView {
+        elem: Box::new(elem),
+        rank: 1,
+        read_only: v.read_only || target.specs.is_const || const_array,
+    };
+    intrinsic(Intrinsic::ReinterpretAs, vec![base], ty, span)
 }
 
 /// `v.section(origin, ext)`, `(origin)`, `(ext)`, `(i0, [i1, [i2,]] e0, [e1, [e2]])`.

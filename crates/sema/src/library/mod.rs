@@ -557,16 +557,7 @@ pub fn method(
     }
     if name.name == "reinterpret_as" && matches!(&base.ty, Type::Array(..) | Type::ArrayView { .. })
     {
-        // Reading the same bytes as another element type needs one byte
-        // storage for both engines; until then, a clear refusal.
-        cx.ck.error(
-            codes::E0211,
-            name.span,
-            "`reinterpret_as` is not part of the Tessera library yet",
-            "not supported",
-            "copy the elements into a container of the other type instead",
-        );
-        return error_expr(span);
+        return container::reinterpret_as(cx, base, name, template_args, args, span);
     }
     if template_args.is_some() && name.name != "tile" {
         cx.ck.error(

@@ -130,6 +130,9 @@ public:
 
     array_view<_value_type, _rank>& view() { return _view; }
 
+    // The whole data set on the host, from its first element (rank-1 data).
+    _value_type* data() { return _all_data.data(); }
+
     ArrayViewTest<_value_type, _rank, _data_rank> section(index<_rank> origin) {
         return section(_view.section(origin), origin);
     }
