@@ -201,6 +201,12 @@ pub fn check_parsed(
     let mut diagnostics = parse_diagnostics;
     diagnostics.extend(check_diagnostics);
     diagnostics.sort_by_key(|d| (d.primary.span.file, d.primary.span.start));
+    // One report per problem: a construct the parser meets again (a class
+    // template's member read for each instance) gives the same diagnostic
+    // each time.
+    diagnostics.dedup_by(|a, b| {
+        a.code == b.code && a.primary.span == b.primary.span && a.message == b.message
+    });
     Checked {
         program: checked.program,
         diagnostics,

@@ -101,7 +101,12 @@ impl FnCx<'_> {
                 // (not for `::f`, which names the global scope's).
                 if !path.global
                     && let Some(class) = self.current_class()
-                    && self.ck.find_methods(class, path.last()).is_some()
+                    && (self.ck.find_methods(class, path.last()).is_some()
+                        || self
+                            .ck
+                            .classes
+                            .get(&class)
+                            .is_some_and(|c| c.member_templates.contains_key(path.last())))
                 {
                     let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
                     if let Some(call) = self.implicit_method_call(path.last(), lowered, span) {
@@ -205,7 +210,9 @@ impl FnCx<'_> {
                     return library::call_value(self, callee, lowered, span);
                 }
                 let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
-                if let Some(call) = self.method_call(base, id, name, lowered, span) {
+                if let Some(call) =
+                    self.method_call_with(base, id, name, template_args.as_deref(), lowered, span)
+                {
                     return call;
                 }
                 let sname = self.ck.show(&Type::Struct(id));

@@ -81,6 +81,9 @@ pub struct ClassInfo {
     pub undefined_statics: HashSet<String>,
     /// A member function is `virtual`.
     pub has_virtual: bool,
+    /// Member function templates by name (see
+    /// `template::MemberTemplate`).
+    pub member_templates: HashMap<String, Vec<Rc<crate::template::MemberTemplate>>>,
 }
 
 /// The parts of a class that `declare_struct` reads with its data members.
@@ -158,6 +161,15 @@ pub fn declare_class(
     };
     for (decl, access) in &layout.statics {
         declare_static_data(ck, &mut info, decl, *access);
+    }
+    for m in &s.method_templates {
+        let template = crate::template::MemberTemplate::new(ck, &m.item, m.access, &s.name.name);
+        if let Some(t) = template {
+            info.member_templates
+                .entry(t.name.clone())
+                .or_default()
+                .push(Rc::new(t));
+        }
     }
     ck.classes.insert(id, info);
     let mut declared = Vec::new();
@@ -289,6 +301,17 @@ fn declare_static_data(ck: &mut Checker, info: &mut ClassInfo, decl: &ast::Decl,
             info.static_data.insert(name.name.clone(), (gid, access));
         }
     }
+}
+
+/// An instance of a member template: declared as a member function (under
+/// its instance name, `f<int>`), its body left to the caller.
+pub fn declare_member_instance(
+    ck: &mut Checker,
+    id: StructId,
+    f: &ast::Function,
+    access: Access,
+) -> Option<FuncId> {
+    declare_method(ck, id, f, access)
 }
 
 /// The signature of a member function, constructor or destructor of class
@@ -1262,7 +1285,65 @@ impl FnCx<'_> {
         args: Vec<Expr>,
         span: Span,
     ) -> Option<Expr> {
-        let (path, owner, ids) = self.ck.find_methods(id, &name.name)?;
+        self.method_call_with(object, id, name, None, args, span)
+    }
+
+    /// `object.name<template_args>(args)`: the class's member functions of
+    /// that name and the instances of its member templates that take the
+    /// arguments (only those, when template arguments are written).
+    pub(crate) fn method_call_with(
+        &mut self,
+        object: Expr,
+        id: StructId,
+        name: &ast::Ident,
+        template_args: Option<&[ast::TemplateArg]>,
+        args: Vec<Expr>,
+        span: Span,
+    ) -> Option<Expr> {
+        let instances = self.member_template_instances(id, &name.name, template_args, &args, span);
+        let found = self.ck.find_methods(id, &name.name);
+        let (path, owner, ids) = match found {
+            Some((path, owner, mut ids)) if template_args.is_none() || owner == id => {
+                if template_args.is_some() {
+                    ids.clear();
+                }
+                if owner == id {
+                    ids.extend(instances);
+                }
+                (path, owner, ids)
+            }
+            _ if !instances.is_empty() => (Vec::new(), id, instances),
+            _ => {
+                let has_templates = self
+                    .ck
+                    .classes
+                    .get(&id)
+                    .is_some_and(|c| c.member_templates.contains_key(&name.name));
+                if !has_templates {
+                    return None;
+                }
+                let shown: Vec<String> = args.iter().map(|a| self.ck.show(&a.ty)).collect();
+                let class = self.ck.show(&Type::Struct(id));
+                self.ck.report(
+                    Diagnostic::error(
+                        codes::E0240,
+                        span,
+                        format!(
+                            "no instance of member template `{class}::{}` takes ({})",
+                            name.name,
+                            shown.join(", ")
+                        ),
+                    )
+                    .with_label("template arguments cannot be deduced from these arguments")
+                    .with_msvc("C2783")
+                    .with_help(format!(
+                        "give the template arguments: `obj.{}<...>(...)`",
+                        name.name
+                    )),
+                );
+                return Some(error_expr(span));
+            }
+        };
         let object = self.upcast(object, &path);
         let class = self
             .ck
@@ -1282,6 +1363,19 @@ impl FnCx<'_> {
         span: Span,
     ) -> Option<Expr> {
         let class = self.current_class()?;
+        let has_templates = self
+            .ck
+            .classes
+            .get(&class)
+            .is_some_and(|c| c.member_templates.contains_key(name));
+        if has_templates {
+            let object = self.this_object(span)?;
+            let ident = ast::Ident {
+                name: name.to_string(),
+                span,
+            };
+            return self.method_call_with(object, class, &ident, None, args, span);
+        }
         let (path, owner, ids) = self.ck.find_methods(class, name)?;
         let object = self.this_object(span).map(|o| self.upcast(o, &path));
         let class_name = self

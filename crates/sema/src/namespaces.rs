@@ -579,8 +579,14 @@ impl Flat<'_> {
         for a in &mut s.asserts {
             self.expr(&mut a.cond);
         }
-        for m in &mut s.methods {
-            let f = &mut m.item;
+        let templated = s
+            .method_templates
+            .iter_mut()
+            .filter_map(|m| match &mut m.item.item.kind {
+                ItemKind::Function(f) => Some(f),
+                _ => None,
+            });
+        for f in s.methods.iter_mut().map(|m| &mut m.item).chain(templated) {
             self.specs(&mut f.ret);
             self.locals.push(HashMap::new());
             for p in &mut f.params {

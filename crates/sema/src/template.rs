@@ -83,6 +83,9 @@ pub struct Templates {
     /// Member functions of class-template instances whose bodies are not
     /// checked yet, with what checking them needs.
     pub lazy: HashMap<FuncId, LazyMember>,
+    /// Instances of member templates: by class, name, template and the
+    /// member's own arguments.
+    pub member_instances: HashMap<(StructId, String, usize, Vec<TArg>), Option<FuncId>>,
     /// Explicit specialisations of function templates, by the template
     /// (name, position) and arguments.
     pub function_specs: HashMap<(String, usize, Vec<TArg>), Rc<TemplateDef>>,
@@ -105,6 +108,245 @@ pub struct LazyMember {
     pub function: ast::Function,
     /// Defined outside the class (`Stack<T>::pop`) rather than in it.
     pub out_of_class: bool,
+}
+
+/// A member function template of a class (of a class-template instance
+/// too): instantiated per argument list when a call needs it, as a member
+/// function of the class named `f<args>`, with the class template's
+/// arguments bound around its own.
+#[derive(Debug)]
+pub struct MemberTemplate {
+    /// The member's name.
+    pub name: String,
+    /// Its access.
+    pub access: ast::Access,
+    /// The class template's parameters followed by the member's, and the
+    /// member as the item.
+    pub def: Rc<TemplateDef>,
+    /// How many of `def.params` are the member's own (the last ones).
+    pub own: usize,
+    /// The class template's arguments (none for a plain class).
+    pub class_args: Vec<TArg>,
+    /// The class's name as written and as instantiated (`Box`, `Box<int>`).
+    pub plain: String,
+    /// The instance's name.
+    pub instance: String,
+}
+
+impl MemberTemplate {
+    /// The member template `t` of the class being declared (named
+    /// `plain`), with the bindings of the class template instance being
+    /// declared, if any.
+    pub fn new(ck: &Checker, t: &ast::Template, access: ast::Access, plain: &str) -> Option<Self> {
+        let ast::ItemKind::Function(f) = &t.item.kind else {
+            return None;
+        };
+        let (mut params, class_args, usings, plain, instance) = match &ck.templates.declaring {
+            Some((def, args, instance)) => {
+                let plain = match &def.item.kind {
+                    ast::ItemKind::Struct(s) => s.name.name.clone(),
+                    _ => plain.to_string(),
+                };
+                (
+                    def.params.clone(),
+                    args.clone(),
+                    def.usings.clone(),
+                    plain,
+                    instance.clone(),
+                )
+            }
+            None => (
+                Vec::new(),
+                Vec::new(),
+                ck.using_namespaces.clone(),
+                plain.to_string(),
+                plain.to_string(),
+            ),
+        };
+        params.extend(t.params.iter().cloned());
+        Some(MemberTemplate {
+            name: f.name.name.clone(),
+            access,
+            def: Rc::new(TemplateDef {
+                params,
+                item: (*t.item).clone(),
+                usings,
+            }),
+            own: t.params.len(),
+            class_args,
+            plain,
+            instance,
+        })
+    }
+}
+
+impl FnCx<'_> {
+    /// The instances of class `class`'s member templates named `name` that
+    /// take `args` (after the `explicit` template arguments), made now if
+    /// new. Each template is deduced as a function template is.
+    pub(crate) fn member_template_instances(
+        &mut self,
+        class: StructId,
+        name: &str,
+        explicit: Option<&[TemplateArg]>,
+        args: &[Expr],
+        span: Span,
+    ) -> Vec<FuncId> {
+        let templates = self
+            .ck
+            .classes
+            .get(&class)
+            .and_then(|c| c.member_templates.get(name))
+            .cloned()
+            .unwrap_or_default();
+        if templates.is_empty() {
+            return Vec::new();
+        }
+        let explicit = match explicit {
+            Some(written) => {
+                let visible = self.visible_consts();
+                let lookup = move |n: &str| visible.get(n);
+                match resolve_args(self.ck, written, &lookup) {
+                    Some(a) => a,
+                    None => return Vec::new(),
+                }
+            }
+            None => Vec::new(),
+        };
+        let args: Vec<Expr> = args
+            .iter()
+            .cloned()
+            .map(|a| crate::library::materialize_iterator(self, a))
+            .collect();
+        let mut found = Vec::new();
+        for mt in templates {
+            let ast::ItemKind::Function(f) = &mt.def.item.kind else {
+                continue;
+            };
+            let own_params = &mt.def.params[mt.def.params.len() - mt.own..];
+            if explicit.len() > own_params.len() || f.params.len() < args.len() {
+                continue;
+            }
+            // Deduction sees only the member's own parameters: the class's
+            // are bound already.
+            let own_def = TemplateDef {
+                params: own_params.to_vec(),
+                item: mt.def.item.clone(),
+                usings: mt.def.usings.clone(),
+            };
+            let mut bound: HashMap<String, TArg> = HashMap::new();
+            for (p, a) in own_params.iter().zip(&explicit) {
+                bound.insert(p.name().name.clone(), a.clone());
+            }
+            let given: Vec<String> = bound.keys().cloned().collect();
+            let class_bindings = mt.class_args.clone();
+            let outer_def = mt.def.clone();
+            let class_def = TemplateDef {
+                params: outer_def.params[..outer_def.params.len() - mt.own].to_vec(),
+                item: outer_def.item.clone(),
+                usings: outer_def.usings.clone(),
+            };
+            // Deduction and the member's default arguments see the class
+            // template's arguments (`template <int R = rank>`).
+            let own_args = with_bindings(
+                self.ck,
+                &class_def,
+                &class_bindings,
+                &mt.instance,
+                span,
+                |ck| {
+                    let deduced = f.params.iter().zip(&args).all(|(p, a)| {
+                        let mut ty = &a.ty;
+                        for _ in 0..p.declarator.modifiers.pointers {
+                            ty = match ty {
+                                Type::Ptr { elem, .. } | Type::CArray(elem, _) => elem,
+                                _ => return false,
+                            };
+                        }
+                        a.ty.is_error() || deduce(ck, &own_def, &p.specs, ty, &mut bound, &given)
+                    });
+                    if !deduced {
+                        return None;
+                    }
+                    let mut ordered = Vec::new();
+                    for p in own_params {
+                        match bound.get(&p.name().name) {
+                            Some(a) => ordered.push(a.clone()),
+                            None => break,
+                        }
+                    }
+                    let before = ck.diags.len();
+                    let completed = complete_args(ck, &own_def, ordered, name, span);
+                    if completed.is_none() {
+                        ck.diags.truncate(before);
+                    }
+                    completed
+                },
+            );
+            let Some(own_args) = own_args else {
+                continue;
+            };
+            if let Some(id) = instantiate_member(self.ck, class, &mt, own_args, span) {
+                found.push(id);
+            }
+        }
+        found
+    }
+}
+
+/// Instance `own_args` of member template `mt` of class `class`: declared
+/// as a member function, its body checked on first call.
+fn instantiate_member(
+    ck: &mut Checker,
+    class: StructId,
+    mt: &Rc<MemberTemplate>,
+    own_args: Vec<TArg>,
+    span: Span,
+) -> Option<FuncId> {
+    let key = (
+        class,
+        mt.name.clone(),
+        Rc::as_ptr(mt) as usize,
+        own_args.clone(),
+    );
+    if let Some(found) = ck.templates.member_instances.get(&key) {
+        return *found;
+    }
+    if too_deep(ck, span) {
+        return None;
+    }
+    let ast::ItemKind::Function(f) = &mt.def.item.kind else {
+        return None;
+    };
+    let mut f = f.clone();
+    f.name.name = format!("{}<{}>", mt.name, show_args(ck, &own_args));
+    let mut args = mt.class_args.clone();
+    args.extend(own_args);
+    let shown = format!("{}::{}", mt.instance, f.name.name);
+    let (plain, instance) = (mt.plain.clone(), mt.instance.clone());
+    let access = mt.access;
+    let id = with_bindings(ck, &mt.def, &args, &shown, span, |ck| {
+        ck.templates.injected = Some((plain.clone(), instance.clone()));
+        crate::class::declare_member_instance(ck, class, &f, access)
+    });
+    ck.templates.member_instances.insert(key, id);
+    if let Some(fid) = id
+        && f.body.is_some()
+    {
+        ck.templates.lazy.insert(
+            fid,
+            LazyMember {
+                def: mt.def.clone(),
+                args,
+                instance: mt.instance.clone(),
+                plain: mt.plain.clone(),
+                class,
+                function: f,
+                out_of_class: false,
+            },
+        );
+    }
+    id
 }
 
 /// Checks the body of `id` now, if it is a member function of a

@@ -270,6 +270,9 @@ pub fn labelled(
 pub enum Member {
     /// A data member declaration.
     Field(Decl),
+    /// A member function template: its parameters, the function, and the
+    /// span of the whole declaration.
+    Template(Vec<crate::ast::TemplateParam>, Function, Span),
     /// `public:` and friends.
     Access(Access, Span),
     /// `static_assert(...)`.
@@ -320,6 +323,7 @@ pub fn struct_def(
         trailing,
         asserts: Vec::new(),
         methods: Vec::new(),
+        method_templates: Vec::new(),
         field_access: Vec::new(),
         specialization: None,
         bases: bases
@@ -342,6 +346,16 @@ pub fn struct_def(
                 def.access_spans.push(s);
             }
             Member::Method(f) => def.methods.push(crate::ast::Member { access, item: f }),
+            Member::Template(params, f, span) => def.method_templates.push(crate::ast::Member {
+                access,
+                item: crate::ast::Template {
+                    params,
+                    item: Box::new(crate::ast::Item {
+                        kind: crate::ast::ItemKind::Function(f),
+                        span,
+                    }),
+                },
+            }),
             Member::Empty | Member::Error => {}
         }
     }

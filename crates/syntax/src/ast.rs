@@ -208,6 +208,10 @@ pub struct StructDef {
     /// in the class, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub methods: Vec<Member<Function>>,
+    /// Member function templates (`template <int N> void f();` in the
+    /// class), each a [`Template`] of an `ItemKind::Function`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub method_templates: Vec<Member<Template>>,
     /// Data members with the access that applies to each, parallel to `fields`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub field_access: Vec<Access>,

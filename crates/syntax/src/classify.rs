@@ -160,7 +160,7 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
                         && i >= 2
                         && tokens[i - 2].tok == Tok::Ident("std");
                     let is_template = if after_member {
-                        MEMBER_TEMPLATES.contains(&name)
+                        MEMBER_TEMPLATES.contains(&name) || templates.contains(name)
                     } else {
                         TEMPLATE_NAMES.contains(&name) || templates.contains(name) || std_get
                     };

@@ -154,6 +154,31 @@ public:
             _all_expected, _all_known);
     }
 
+    // The row `i` of this view (rank `_rank - 1`), sharing the data and the
+    // record. A member template, so that it exists only where it is used
+    // (a rank-1 test has no projection).
+    template <int _r = _rank>
+    ArrayViewTest<_value_type, _r - 1, _data_rank> projection(int i) {
+        return ArrayViewTest<_value_type, _r - 1, _data_rank>(
+            _view[i], _expected[i], _known[i], _all_data, _all_expected, _all_known);
+    }
+
+    // `other` is row `i` of view().
+    template <int _r = _rank>
+    ArrayViewTest<_value_type, _r - 1, _data_rank> projection(array_view<_value_type, _r - 1> other,
+                                                               int i) {
+        return ArrayViewTest<_value_type, _r - 1, _data_rank>(
+            other, _expected[i], _known[i], _all_data, _all_expected, _all_known);
+    }
+
+    // The same elements seen with extent `ex` (row-major).
+    template <int new_rank>
+    ArrayViewTest<_value_type, new_rank, _data_rank> view_as(extent<new_rank> ex) {
+        return ArrayViewTest<_value_type, new_rank, _data_rank>(
+            _view.view_as(ex), _expected.view_as(ex), _known.view_as(ex), _all_data,
+            _all_expected, _all_known);
+    }
+
     // Writes `value` at `i` and records it.
     void set_value(index<_rank> i, _value_type value) {
         set_known_value(i, value);
@@ -287,9 +312,8 @@ index<rank> amptest_index_at(int linear, extent<rank> ex) restrict(cpu, amp) {
 // known ones) to hold the remote values and the others the filled value,
 // a negative test expects nothing to have changed.
 //
-// The library's members taking two sections are member templates, so that
-// the sections may have other ranks than the data; the language has no
-// member templates yet, so here both sections have the data's rank.
+// The members taking two sections are member templates, so that the
+// sections may have other ranks than the data (a projection, a view_as).
 template <typename value_type, int rank>
 class OverlapTest {
 public:
@@ -308,24 +332,26 @@ public:
 
     // True when the sections are seen to overlap: some element of `local`
     // holds a value written to `remote`, and every other one is unchanged.
-    bool positive_test(ArrayViewTest<value_type, rank>& local, ArrayViewTest<value_type, rank>& remote) {
+    template <int local_rank, int remote_rank>
+    bool positive_test(ArrayViewTest<value_type, local_rank, rank>& local,
+                       ArrayViewTest<value_type, remote_rank, rank>& remote) {
         value_type local_value = static_cast<value_type>(rand());
         write_local(local_value);
         write_remote(remote);
 
         concurrency::Test::Log(concurrency::Test::LogType::Info, true) << "Performing implicit synchronize on the local section" << std::endl;
-        local.view()[index<rank>()];
+        local.view()[index<local_rank>()];
 
         concurrency::Test::Log(concurrency::Test::LogType::Info, true) << "Looking for changes in the local section" << std::endl;
-        array_view<value_type, rank> data = local.view();
-        array_view<value_type, rank> expected = local.expected_values();
-        array_view<int, rank> known = local.known_flags();
-        extent<rank> ex = data.get_extent();
+        array_view<value_type, local_rank> data = local.view();
+        array_view<value_type, local_rank> expected = local.expected_values();
+        array_view<int, local_rank> known = local.known_flags();
+        extent<local_rank> ex = data.get_extent();
         int size = (int)ex.size();
         int unexpected_changes = 0;
         int known_values_checked = 0;
         for (int k = 0; k < size; k++) {
-            index<rank> i = amptest_index_at(k, ex);
+            index<local_rank> i = amptest_index_at(k, ex);
             value_type actual_value = data[i];
             if (known[i] == 0) {
                 if (actual_value != local_value) {
@@ -351,7 +377,7 @@ public:
         }
 
         concurrency::Test::Log(concurrency::Test::LogType::Info, true) << "Performing implicit synchronize on the remote section" << std::endl;
-        remote.view()[index<rank>()];
+        remote.view()[index<remote_rank>()];
         return unexpected_changes == 0 && known_values_checked > 0;
     }
 
@@ -364,17 +390,19 @@ public:
 
     // True when the sections are seen not to overlap: writing `remote`
     // changed no element of `local`.
-    bool negative_test(ArrayViewTest<value_type, rank>& local, ArrayViewTest<value_type, rank>& remote) {
+    template <int local_rank, int remote_rank>
+    bool negative_test(ArrayViewTest<value_type, local_rank, rank>& local,
+                       ArrayViewTest<value_type, remote_rank, rank>& remote) {
         value_type local_value = static_cast<value_type>(rand());
         write_local(local_value);
         write_remote(remote);
 
         concurrency::Test::Log(concurrency::Test::LogType::Info, true) << "Performing implicit synchronize on the local section" << std::endl;
-        local.view()[index<rank>()];
+        local.view()[index<local_rank>()];
 
         concurrency::Test::Log(concurrency::Test::LogType::Info, true) << "Looking for changes in the local section" << std::endl;
-        array_view<value_type, rank> data = local.view();
-        extent<rank> ex = data.get_extent();
+        array_view<value_type, local_rank> data = local.view();
+        extent<local_rank> ex = data.get_extent();
         int size = (int)ex.size();
         int changes = 0;
         for (int k = 0; k < size; k++) {
@@ -388,7 +416,7 @@ public:
         concurrency::Test::Log(concurrency::Test::LogType::Info, true) << changes << " changes found" << std::endl;
 
         concurrency::Test::Log(concurrency::Test::LogType::Info, true) << "Performing implicit synchronize on the remote section" << std::endl;
-        remote.view()[index<rank>()];
+        remote.view()[index<remote_rank>()];
         return changes == 0;
     }
 
@@ -407,19 +435,20 @@ private:
     }
 
     // Random values written to `remote` in a kernel, and recorded.
-    void write_remote(ArrayViewTest<value_type, rank>& remote) {
-        array_view<value_type, rank> remote_av = remote.view();
-        extent<rank> ex = remote_av.get_extent();
+    template <int remote_rank>
+    void write_remote(ArrayViewTest<value_type, remote_rank, rank>& remote) {
+        array_view<value_type, remote_rank> remote_av = remote.view();
+        extent<remote_rank> ex = remote_av.get_extent();
         std::vector<value_type> random_data(ex.size());
         Fill(random_data);
-        array_view<value_type, rank> random_av(ex, random_data);
+        array_view<value_type, remote_rank> random_av(ex, random_data);
 
         concurrency::Test::Log(concurrency::Test::LogType::Info, true) << "Writing random data to the remote section in a kernel" << std::endl;
-        parallel_for_each(ex, [=](index<rank> i) restrict(amp) { remote_av[i] = random_av[i]; });
+        parallel_for_each(ex, [=](index<remote_rank> i) restrict(amp) { remote_av[i] = random_av[i]; });
 
         int size = (int)ex.size();
         for (int k = 0; k < size; k++) {
-            index<rank> i = amptest_index_at(k, ex);
+            index<remote_rank> i = amptest_index_at(k, ex);
             remote.set_known_value(i, random_av[i]);
         }
     }
