@@ -315,6 +315,9 @@ int VerifyAllSameValue(const array_view<T, N>& input, const T& value) {
     return VerifyAllSameValue(amptest_host_values(input), value);
 }
 
+namespace concurrency {
+namespace Test {
+
 // A predicate: whether the expected value minus the actual one is `diff`.
 template <typename T>
 class Difference {
@@ -328,3 +331,19 @@ public:
 private:
     T diff;
 };
+
+// Whether `pred(actual, expected)` holds for each pair of elements of the
+// two ranges; the first pair where it does not is logged.
+template <typename It1, typename It2, typename Pred>
+bool Equal(It1 begin_actual, It1 end_actual, It2 begin_expected, Pred pred) {
+    std::pair<It1, It2> result = std::mismatch(begin_actual, end_actual, begin_expected, pred);
+    if (result.first == end_actual) {
+        return true;
+    }
+    std::cout << "Result mismatch between two iterators" << std::endl;
+    std::cout << "First mismatch at element number: " << (result.first - begin_actual) << std::endl;
+    return false;
+}
+
+} // namespace Test
+} // namespace concurrency
