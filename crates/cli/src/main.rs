@@ -446,6 +446,10 @@ fn run_file(
         Ok(done) => done,
         Err(code) => return code,
     };
+    if let Some(missing) = missing_main(&sources, path, &checked) {
+        report(out, &sources, &[missing], Format::Human);
+        return ExitCode::from(EXIT_ERRORS);
+    }
     let front_end = started.elapsed();
     let engine = match how.engine {
         Engine::Jit => tessera_driver::Engine::Jit,
@@ -480,6 +484,47 @@ fn run_file(
     }
     // As a C++ program's exit status: the low 8 bits of `main`'s value.
     ExitCode::from(outcome.exit_code as u8)
+}
+
+/// E0230, when the program to run has no `main` with a body. As in C++,
+/// where a compiler compiles such a file and only linking it into a program
+/// fails, `check` accepts the file: only `run` needs the entry point.
+fn missing_main(
+    sources: &Sources,
+    path: &Path,
+    checked: &tessera_driver::Checked,
+) -> Option<Diagnostic> {
+    let program = &checked.program;
+    let declared = program.main.and_then(|id| program.get_function(id));
+    if declared.is_some_and(|f| f.body.is_some()) {
+        return None;
+    }
+    let diagnostic = match declared {
+        Some(f) => Diagnostic::error(codes::E0230, f.span, "`main` is declared but never defined")
+            .with_label("declared here, without a body"),
+        None => {
+            // The end of the main file's text: where a `main` would go.
+            let name = path.display().to_string();
+            let file = (0..)
+                .map(tessera_diagnostics::FileId)
+                .map_while(|id| sources.get(id).map(|f| (id, f)))
+                .find(|(_, f)| f.name == name);
+            let (file, end) = file.map_or((tessera_diagnostics::FileId(0), 0), |(id, f)| {
+                (id, f.text.trim_end().len())
+            });
+            Diagnostic::error(
+                codes::E0230,
+                tessera_diagnostics::Span::new(file, end..end),
+                "this program has no `main` function",
+            )
+            .with_label("the program ends here without one")
+        }
+    };
+    Some(
+        diagnostic
+            .with_note("a program starts in `main`: a C++ compiler accepts a file without one (so does `tessera check`), but building a program from it fails (g++: undefined reference to `main`)")
+            .with_help("define `int main() { ... }` to run the file, or `:load` it in `tessera repl` to call its functions"),
+    )
 }
 
 /// `--stats`: one `tessera-stats` line of timings and counts on stderr.
