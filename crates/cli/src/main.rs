@@ -189,7 +189,10 @@ fn parse_timeout(text: &str) -> Result<std::time::Duration, String> {
 
 /// The run limits of `--timeout` and `--max-memory`, the same for `run`
 /// and `repl`.
-fn limits(timeout: Option<std::time::Duration>, max_memory: Option<u64>) -> tessera_runtime::Limits {
+fn limits(
+    timeout: Option<std::time::Duration>,
+    max_memory: Option<u64>,
+) -> tessera_runtime::Limits {
     let defaults = tessera_runtime::Limits::default();
     tessera_runtime::Limits {
         timeout,

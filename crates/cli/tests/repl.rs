@@ -133,8 +133,7 @@ while (kept > 0) { n++; }
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(
-        stdout,
-        "engine: interp (the reference interpreter)\n= 7 : int\n",
+        stdout, "engine: interp (the reference interpreter)\n= 7 : int\n",
         "{stderr}"
     );
     let codes: Vec<&str> = stderr

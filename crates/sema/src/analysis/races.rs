@@ -1237,7 +1237,11 @@ mod tests {
         let codes: Vec<&str> = d.iter().map(|d| d.code.as_str()).collect();
         assert_eq!(codes, ["W0413"], "{d:#?}");
         // The first step reads what another work-item's store wrote.
-        assert!(d[0].primary.message.contains("local (0,0,0) reads `s[0][0][2]`"));
+        assert!(
+            d[0].primary
+                .message
+                .contains("local (0,0,0) reads `s[0][0][2]`")
+        );
         assert!(
             d[0].secondary
                 .iter()
@@ -1251,7 +1255,11 @@ mod tests {
         let src = reduction_3d("t.barrier.wait();", "");
         let d = check_src(&src);
         assert_eq!(d.len(), 1, "{d:#?}");
-        assert!(d[0].primary.message.contains("local (0,0,0) reads `s[0][0][1]`"));
+        assert!(
+            d[0].primary
+                .message
+                .contains("local (0,0,0) reads `s[0][0][1]`")
+        );
     }
 
     #[test]
