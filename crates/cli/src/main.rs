@@ -79,6 +79,22 @@ enum Command {
         /// prompt before its results, as a terminal session shows it.
         #[arg(long)]
         echo: bool,
+        /// Which engine runs inputs at the start (`:engine` changes it):
+        /// `jit` compiles kernels to native code, `interp` is the reference
+        /// interpreter alone.
+        #[arg(long, value_enum, default_value_t = Engine::Jit)]
+        engine: Engine,
+        /// Worker threads for kernels under the JIT (default: one per core).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: Option<u16>,
+        /// Stop each input after it has run this many seconds (the input
+        /// is then forgotten, as after any run-time error).
+        #[arg(long, value_name = "SECONDS", value_parser = parse_timeout)]
+        timeout: Option<std::time::Duration>,
+        /// The most data the session may hold at once, e.g. `512M`, `2G`
+        /// (the variables of earlier inputs count).
+        #[arg(long, value_name = "SIZE", value_parser = tessera_runtime::parse_size)]
+        max_memory: Option<u64>,
     },
     /// Explain an error code, e.g. `tessera explain E0101`.
     Explain {
@@ -171,6 +187,28 @@ fn parse_timeout(text: &str) -> Result<std::time::Duration, String> {
     Ok(std::time::Duration::from_secs_f64(secs))
 }
 
+/// The run limits of `--timeout` and `--max-memory`, the same for `run`
+/// and `repl`.
+fn limits(
+    timeout: Option<std::time::Duration>,
+    max_memory: Option<u64>,
+) -> tessera_runtime::Limits {
+    let defaults = tessera_runtime::Limits::default();
+    tessera_runtime::Limits {
+        timeout,
+        max_memory: max_memory.unwrap_or(defaults.max_memory),
+        ..defaults
+    }
+}
+
+/// The engine `--engine` names.
+fn driver_engine(engine: Engine) -> tessera_driver::Engine {
+    match engine {
+        Engine::Jit => tessera_driver::Engine::Jit,
+        Engine::Interp => tessera_driver::Engine::Interp,
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum ColorChoice {
     /// Colour on a terminal, unless NO_COLOR is set.
@@ -226,13 +264,10 @@ fn run(cli: Cli) -> ExitCode {
             max_memory,
             args: _,
         } => {
-            let defaults = tessera_runtime::Limits::default();
-            let limits = tessera_runtime::Limits {
-                timeout,
-                max_memory: max_memory.unwrap_or(defaults.max_memory),
-                ..defaults
+            let options = tessera_interp::Options {
+                check,
+                limits: limits(timeout, max_memory),
             };
-            let options = tessera_interp::Options { check, limits };
             let how = RunHow {
                 engine,
                 threads: threads.map_or_else(tessera_jit::Jit::default_threads, usize::from),
@@ -240,16 +275,25 @@ fn run(cli: Cli) -> ExitCode {
             };
             run_file(&mut out, &file, front, &how, &options)
         }
-        Command::Repl { check, echo } => {
+        Command::Repl {
+            check,
+            echo,
+            engine,
+            threads,
+            timeout,
+            max_memory,
+        } => {
             let options = tessera_interp::Options {
                 check,
-                ..tessera_interp::Options::default()
+                limits: limits(timeout, max_memory),
             };
             let config = tessera_repl::Config {
                 color: out.color,
                 options,
                 echo,
                 defines: front.define.clone(),
+                engine: driver_engine(engine),
+                threads: threads.map(usize::from),
             };
             ExitCode::from(tessera_repl::run(&config))
         }
@@ -446,11 +490,12 @@ fn run_file(
         Ok(done) => done,
         Err(code) => return code,
     };
+    if let Some(missing) = missing_main(&sources, path, &checked) {
+        report(out, &sources, &[missing], Format::Human);
+        return ExitCode::from(EXIT_ERRORS);
+    }
     let front_end = started.elapsed();
-    let engine = match how.engine {
-        Engine::Jit => tessera_driver::Engine::Jit,
-        Engine::Interp => tessera_driver::Engine::Interp,
-    };
+    let engine = driver_engine(how.engine);
     let ran = {
         let stdout = std::io::stdout();
         let mut lock = stdout.lock();
@@ -480,6 +525,47 @@ fn run_file(
     }
     // As a C++ program's exit status: the low 8 bits of `main`'s value.
     ExitCode::from(outcome.exit_code as u8)
+}
+
+/// E0230, when the program to run has no `main` with a body. As in C++,
+/// where a compiler compiles such a file and only linking it into a program
+/// fails, `check` accepts the file: only `run` needs the entry point.
+fn missing_main(
+    sources: &Sources,
+    path: &Path,
+    checked: &tessera_driver::Checked,
+) -> Option<Diagnostic> {
+    let program = &checked.program;
+    let declared = program.main.and_then(|id| program.get_function(id));
+    if declared.is_some_and(|f| f.body.is_some()) {
+        return None;
+    }
+    let diagnostic = match declared {
+        Some(f) => Diagnostic::error(codes::E0230, f.span, "`main` is declared but never defined")
+            .with_label("declared here, without a body"),
+        None => {
+            // The end of the main file's text: where a `main` would go.
+            let name = path.display().to_string();
+            let file = (0..)
+                .map(tessera_diagnostics::FileId)
+                .map_while(|id| sources.get(id).map(|f| (id, f)))
+                .find(|(_, f)| f.name == name);
+            let (file, end) = file.map_or((tessera_diagnostics::FileId(0), 0), |(id, f)| {
+                (id, f.text.trim_end().len())
+            });
+            Diagnostic::error(
+                codes::E0230,
+                tessera_diagnostics::Span::new(file, end..end),
+                "this program has no `main` function",
+            )
+            .with_label("the program ends here without one")
+        }
+    };
+    Some(
+        diagnostic
+            .with_note("a program starts in `main`: a C++ compiler accepts a file without one (so does `tessera check`), but building a program from it fails (g++: undefined reference to `main`)")
+            .with_help("define `int main() { ... }` to run the file, or `:load` it in `tessera repl` to call its functions"),
+    )
 }
 
 /// `--stats`: one `tessera-stats` line of timings and counts on stderr.

@@ -101,6 +101,60 @@ fn echo_shows_each_input_after_its_prompt() {
 }
 
 #[test]
+fn run_options_apply_to_each_input() {
+    // The engine, the workers and the limits of `tessera run`, for every
+    // input: one that runs too long is stopped and forgotten, and the
+    // session goes on with the same limit.
+    let history = scratch_history("options");
+    let script = "#include <vector>
+:engine
+long n = 0;
+while (true) { n++; }
+std::vector<int> big(100000000);
+int kept = 7;
+kept
+while (kept > 0) { n++; }
+";
+    let started = Instant::now();
+    let output = piped(
+        &[
+            "--engine",
+            "interp",
+            "--threads",
+            "3",
+            "--timeout",
+            "0.5",
+            "--max-memory",
+            "64M",
+        ],
+        script,
+        &history,
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stdout, "engine: interp (the reference interpreter)\n= 7 : int\n",
+        "{stderr}"
+    );
+    let codes: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("error["))
+        .filter_map(|l| l.get(..5))
+        .collect();
+    assert_eq!(codes, ["R0009", "R0010", "R0009"], "{stderr}");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(started.elapsed() < PATIENCE, "{:?}", started.elapsed());
+    // Without the options, the JIT is the engine.
+    let output = piped(&[], ":engine\n", &history);
+    assert!(String::from_utf8_lossy(&output.stdout).starts_with("engine: jit "));
+    // The options are checked as `tessera run` checks them.
+    for bad in [["--threads", "0"], ["--timeout", "-1"], ["--engine", "gpu"]] {
+        let output = piped(&bad, "", &history);
+        assert_eq!(output.status.code(), Some(2), "{bad:?}");
+    }
+}
+
+#[test]
 fn load_reads_paths_from_the_working_directory() {
     let history = scratch_history("load");
     let output = piped(

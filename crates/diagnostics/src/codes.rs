@@ -159,6 +159,7 @@ registry! {
     E0221, Check, "missing default argument", "C2548";
     E0222, Check, "invalid use of an enumeration";
     E0223, Check, "floating-point constant out of range", "C2177";
+    E0230, Check, "program without `main`";
     E0240, Check, "no overload accepts the arguments", "C2665";
     E0241, Check, "ambiguous call", "C2668";
     E0242, Check, "ambiguous name", "C2872";

@@ -86,6 +86,16 @@ impl<'w> Driver<'w> {
         self.session.predefine(defines);
     }
 
+    /// Takes the rest of `config` (its options and colour are
+    /// [`Driver::new`]'s): the macros, the engine and the worker threads.
+    pub fn configure(&mut self, config: &crate::Config) {
+        self.session.predefine(&config.defines);
+        self.session.set_engine(config.engine);
+        if let Some(threads) = config.threads {
+            self.session.set_threads(threads);
+        }
+    }
+
     /// A driver over a new session; `color` colours diagnostics.
     pub fn new(
         options: tessera_interp::Options,

@@ -56,6 +56,10 @@ pub struct Config {
     /// Macros defined before the first input (`-D NAME=VALUE`), each as
     /// `#define NAME VALUE`.
     pub defines: Vec<(String, String)>,
+    /// The engine inputs run with at the start (`:engine` changes it).
+    pub engine: Engine,
+    /// Worker threads for kernels under the JIT; `None`: one per core.
+    pub threads: Option<usize>,
 }
 
 /// The prompt of a new input.
@@ -89,7 +93,7 @@ pub fn run_script(
     err: &mut dyn Write,
 ) -> u8 {
     let mut driver = Driver::new(config.options, out, err, config.color);
-    driver.predefine(&config.defines);
+    driver.configure(config);
     let mut buffer = String::new();
     let mut line = Vec::new();
     loop {
@@ -165,7 +169,7 @@ fn run_terminal(config: &Config) -> u8 {
         env!("CARGO_PKG_VERSION")
     );
     let mut driver = Driver::new(config.options, &mut out, &mut err, config.color);
-    driver.predefine(&config.defines);
+    driver.configure(config);
     // At the prompt the editor reads Ctrl-C as a key; while an input runs the
     // terminal sends SIGINT, which stops that input instead of the REPL.
     let flag = driver.interrupt_flag();

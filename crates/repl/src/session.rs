@@ -207,12 +207,12 @@ impl Session {
         Arc::clone(&self.interrupt)
     }
 
-    /// Forgets every declaration and variable; the options and the engine
-    /// stay.
+    /// Forgets every declaration and variable; the options, the engine and
+    /// its threads stay.
     pub fn reset(&mut self) {
         let inputs = self.inputs;
         let interrupt = Arc::clone(&self.interrupt);
-        let engine = self.engine;
+        let (engine, threads) = (self.engine, self.threads);
         let defines = std::mem::take(&mut self.defines);
         *self = Session::new(self.interp.options());
         // The new session's sources are new: the prelude is added again.
@@ -221,6 +221,7 @@ impl Session {
         self.interp.set_interrupt(Arc::clone(&interrupt));
         self.interrupt = interrupt;
         self.engine = engine;
+        self.threads = threads;
     }
 
     /// Every input read so far, for rendering diagnostics.
@@ -246,6 +247,16 @@ impl Session {
     /// Chooses the engine for later inputs.
     pub fn set_engine(&mut self, engine: Engine) {
         self.engine = engine;
+    }
+
+    /// Worker threads for kernels under the JIT.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Sets the worker threads for kernels under the JIT (at least one).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
     }
 
     /// Whether the next input runs with the JIT: it is chosen and the

@@ -794,3 +794,49 @@ fn globals_written_with_their_functions_are_declared_as_written() {
     assert!(t.err.contains("`x`"), "{}", t.err);
     assert!(t.out.ends_with("amp> x\n= 1 : int\n"), "{}", t.out);
 }
+
+#[test]
+fn the_run_options_of_the_config_apply_to_each_input() {
+    // `tessera repl --engine interp --threads 2 --timeout 0.3`: the engine
+    // is chosen from the start and kept by `:reset`; each input that runs
+    // too long stops with R0009 and is forgotten, and the next input has
+    // the whole limit again (what it did to the variables stays).
+    let options = tessera_interp::Options {
+        limits: tessera_runtime::Limits {
+            timeout: Some(std::time::Duration::from_millis(300)),
+            ..tessera_runtime::Limits::default()
+        },
+        ..tessera_interp::Options::default()
+    };
+    let config = Config {
+        echo: true,
+        options,
+        engine: tessera_repl::Engine::Interp,
+        threads: Some(2),
+        ..Config::default()
+    };
+    let t = run_with(
+        &config,
+        ":engine\nlong n = 0;\nwhile (true) { n++; }\nn = 5;\nfor (long i = 0; i < 3000000000L; i++) { n++; }\nint kept = 7;\nkept\n:reset\n:engine\n",
+    );
+    assert_text(
+        &t.out,
+        "amp> :engine
+engine: interp (the reference interpreter)
+amp> long n = 0;
+amp> while (true) { n++; }
+amp> n = 5;
+amp> for (long i = 0; i < 3000000000L; i++) { n++; }
+amp> int kept = 7;
+amp> kept
+= 7 : int
+amp> :reset
+session reset: every declaration and variable is gone
+amp> :engine
+engine: interp (the reference interpreter)
+",
+    );
+    let stopped = t.err.matches("error[R0009]").count();
+    assert_eq!(stopped, 2, "{}", t.err);
+    assert_eq!(t.status, 1);
+}

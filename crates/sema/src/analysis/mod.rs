@@ -6,7 +6,8 @@
 //! - [`divergence`]: barriers under divergent conditions (E0408) and early
 //!   exits that skip barriers (E0409);
 //! - [`races`]: warnings about `tile_static` races and reads of unwritten
-//!   `tile_static` variables (W0411, W0412, W0413).
+//!   `tile_static` variables (W0411, W0412, W0413);
+//! - [`work_items`]: index values in each work-item of a tile, for [`races`].
 //!
 //! The program may contain `Type::Error` nodes and, when built by hand, ids
 //! that point nowhere: every lookup is checked (the `get_` accessors of
@@ -19,6 +20,7 @@ pub mod divergence;
 pub mod places;
 pub mod races;
 pub mod uniformity;
+pub mod work_items;
 
 #[cfg(test)]
 mod testing;

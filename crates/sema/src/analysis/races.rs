@@ -8,7 +8,12 @@
 //! - W0413: a kernel without any barrier writes `tile_static` elements at
 //!   positions that differ between work-items and reads the variable at
 //!   another position: it reads a neighbour's element with nothing ordering
-//!   the neighbour's write before the read.
+//!   the neighbour's write before the read. In a kernel with barriers, a
+//!   write and a read with no barrier between them in program order (the
+//!   same *interval*) whose positions [`super::work_items`] can compute in
+//!   each work-item, and where some work-item reads an element another one
+//!   writes, under the conditions around each (a missing barrier between
+//!   two phases of a tiled algorithm).
 //!
 //! Each function a tiled kernel can run is walked in program order for its
 //! own `tile_static` variables. Control is *divergent* (only some work-items
@@ -18,12 +23,13 @@
 
 use super::places::{self, PathStep};
 use super::uniformity::{ExitFilter, Uniformity};
-use std::collections::HashSet;
+use super::work_items::{Step, WorkItems};
+use std::collections::{HashMap, HashSet};
 use tessera_diagnostics::{Diagnostic, Span, codes};
 use tessera_ir::facts::Barriers;
 use tessera_ir::{
     AtomicOp, Block, Expr, ExprKind, FuncId, Function, FunctionKind, Init, Intrinsic, LocalId,
-    Program, Stmt, StmtKind,
+    Program, Stmt, StmtKind, TileShape,
 };
 use tessera_ir::{facts, visit};
 
@@ -49,12 +55,13 @@ pub fn check(
     out: &mut Vec<Diagnostic>,
 ) {
     for uni in kernels {
-        let threads = program
+        let shape = program
             .get_function(uni.kernel)
             .and_then(|k| match &k.kind {
-                FunctionKind::Kernel { tile: Some(t), .. } => Some(t.threads()),
+                FunctionKind::Kernel { tile: Some(t), .. } => Some(*t),
                 _ => None,
             });
+        let within = Within { barriers, shape };
         let synchronised = barriers.contains(uni.kernel);
         // Which functions some call site reaches under divergent control; the
         // set only grows, so this ends.
@@ -62,8 +69,7 @@ pub fn check(
         loop {
             let before = entered.len();
             for &f in &uni.funcs {
-                if let Some(walker) = RaceWalk::run(program, uni, f, entered.contains(&f), threads)
-                {
+                if let Some(walker) = RaceWalk::run(program, uni, f, entered.contains(&f), within) {
                     entered.extend(walker.divergent_calls);
                 }
             }
@@ -72,16 +78,27 @@ pub fn check(
             }
         }
         for &f in &uni.funcs {
-            let Some(mut walker) = RaceWalk::run(program, uni, f, entered.contains(&f), threads)
+            let Some(mut walker) = RaceWalk::run(program, uni, f, entered.contains(&f), within)
             else {
                 continue;
             };
             if !synchronised {
                 walker.unsynchronised_reads();
+            } else if let Some(shape) = shape {
+                walker.interval_races(shape);
             }
             out.append(&mut walker.diags);
         }
     }
+}
+
+/// What a walk knows of the kernel it is part of.
+#[derive(Clone, Copy)]
+struct Within<'a> {
+    /// Which functions wait at a barrier.
+    barriers: &'a Barriers,
+    /// The kernel's tiles.
+    shape: Option<TileShape>,
 }
 
 /// A write at positions that differ between work-items, or a read.
@@ -89,6 +106,10 @@ struct Access<'p> {
     local: LocalId,
     path: Vec<PathStep<'p>>,
     span: Span,
+    /// The barrier interval it is in (see [`RaceWalk::interval`]).
+    interval: u32,
+    /// The conditions it runs under, each with the value it has there.
+    guards: Vec<(&'p Expr, bool)>,
 }
 
 /// One walk over one function.
@@ -99,6 +120,15 @@ struct RaceWalk<'a, 'p> {
     func: &'p Function,
     /// Work-items per tile, for messages.
     threads: Option<u64>,
+    barriers: &'a Barriers,
+    /// The barrier interval the walk is in: a new number after each barrier
+    /// and around each statement that waits at one, so two accesses with
+    /// the same number have no barrier between them in program order.
+    interval: u32,
+    /// The last interval number given out.
+    intervals: u32,
+    /// The conditions of the `if`s, `&&`, `||` and `?:` around the walk.
+    guards: Vec<(&'p Expr, bool)>,
     /// Some work-items have returned.
     returned: bool,
     /// Per enclosing loop or `switch`: some work-items have left it or this iteration.
@@ -125,7 +155,7 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
         uni: &'a Uniformity<'p>,
         f: FuncId,
         entered: bool,
-        threads: Option<u64>,
+        within: Within<'a>,
     ) -> Option<Self> {
         let func = program.get_function(f)?;
         let body = func.body.as_ref()?;
@@ -134,7 +164,11 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
             uni,
             f,
             func,
-            threads,
+            threads: within.shape.map(|t| t.threads()),
+            barriers: within.barriers,
+            interval: 0,
+            intervals: 0,
+            guards: Vec::new(),
             returned: false,
             left: Vec::new(),
             is_loop: Vec::new(),
@@ -164,7 +198,28 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
         }
     }
 
+    /// Starts a new barrier interval.
+    fn next_interval(&mut self) {
+        self.intervals += 1;
+        self.interval = self.intervals;
+    }
+
     fn stmt(&mut self, s: &'p Stmt, ctrl: bool) {
+        // Accesses inside a statement that waits at a barrier are kept apart
+        // from those before and after it: which of them a barrier separates
+        // depends on the path taken, and a race is only claimed where none
+        // can.
+        let waits = self.barriers.in_stmt(s);
+        if waits {
+            self.next_interval();
+        }
+        self.stmt_inner(s, ctrl, waits);
+        if waits {
+            self.next_interval();
+        }
+    }
+
+    fn stmt_inner(&mut self, s: &'p Stmt, ctrl: bool, waits: bool) {
         match &s.kind {
             StmtKind::Expr(e) => self.expr(e, ctrl),
             StmtKind::Let { init, .. } => match init {
@@ -190,9 +245,17 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
             StmtKind::If { cond, then, els } => {
                 self.expr(cond, ctrl);
                 let c = ctrl || !self.uni.is_uniform(self.f, cond);
+                self.guards.push((cond, true));
                 self.block(then, c);
+                self.guards.pop();
                 if let Some(els) = els {
+                    // The branches are not run one after the other.
+                    if waits {
+                        self.next_interval();
+                    }
+                    self.guards.push((cond, false));
                     self.block(els, c);
+                    self.guards.pop();
                 }
             }
             StmtKind::Loop {
@@ -244,6 +307,9 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
                 self.left.push(false);
                 self.is_loop.push(false);
                 for arm in arms {
+                    if waits {
+                        self.next_interval();
+                    }
                     self.block(&arm.body, c);
                 }
                 self.left.pop();
@@ -273,7 +339,7 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
                     self.returned = true;
                 }
             }
-            StmtKind::Barrier(_) => {}
+            StmtKind::Barrier(_) => self.next_interval(),
         }
     }
 
@@ -300,13 +366,19 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
             ExprKind::Conditional { cond, then, els } => {
                 self.expr(cond, ctrl);
                 let c = ctrl || !self.uni.is_uniform(self.f, cond);
+                self.guards.push((cond, true));
                 self.expr(then, c);
+                self.guards.pop();
+                self.guards.push((cond, false));
                 self.expr(els, c);
+                self.guards.pop();
             }
-            ExprKind::Logical { lhs, rhs, .. } => {
+            ExprKind::Logical { lhs, rhs, and } => {
                 self.expr(lhs, ctrl);
                 let c = ctrl || !self.uni.is_uniform(self.f, lhs);
+                self.guards.push((lhs, *and));
                 self.expr(rhs, c);
+                self.guards.pop();
             }
             ExprKind::Call { func, args } => {
                 let callee = self.program.get_function(*func);
@@ -401,6 +473,8 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
             local: id,
             path: places::place_path(e),
             span: e.span,
+            interval: self.interval,
+            guards: self.guards.clone(),
         });
         if self.written.contains(&id) || !self.warned_unwritten.insert(id) {
             return;
@@ -431,6 +505,8 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
                 local: root,
                 path: places::place_path(target),
                 span,
+                interval: self.interval,
+                guards: self.guards.clone(),
             });
             return;
         }
@@ -451,6 +527,58 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
                 .with_note(format!("{who} of the tile write the same location at the same time: the writes race, and what is left depends on timing"))
                 .with_help("let one work-item write it (guard the write with a test that the tiled index's `local` is zero in every dimension), or give each work-item its own element, indexed by `local`"),
         );
+    }
+
+    /// W0413 in a kernel with barriers: a read and a write of one variable
+    /// in the same barrier interval, where some work-item reads an element
+    /// another one writes (both computed in each work-item of a tile).
+    fn interval_races(&mut self, shape: TileShape) {
+        if self.reads.is_empty() || self.spread_writes.is_empty() {
+            return;
+        }
+        let items = WorkItems::new(self.program, self.func, shape);
+        let coords = items.all();
+        let mut warned: HashSet<LocalId> = HashSet::new();
+        let mut found = Vec::new();
+        for read in &self.reads {
+            if warned.contains(&read.local) {
+                continue;
+            }
+            let hit = self
+                .spread_writes
+                .iter()
+                .filter(|w| w.local == read.local && w.interval == read.interval)
+                .filter(|w| !self.exclusive(read, w))
+                .find_map(|w| conflict(&items, &coords, w, read).map(|hit| (w, hit)));
+            let Some((write, hit)) = hit else {
+                continue;
+            };
+            warned.insert(read.local);
+            let Some((name, decl)) = self.declaration(read.local) else {
+                continue;
+            };
+            let element = show_element(&name, &hit.location);
+            let (writer, reader) = (items.show(&hit.writer), items.show(&hit.reader));
+            found.push(
+                Diagnostic::warning(codes::W0413, read.span, format!("`tile_static` variable `{name}` is shared between work-items without a barrier"))
+                    .with_label(format!("local {reader} reads {element} here"))
+                    .with_secondary(write.span, format!("local {writer} writes it here"))
+                    .with_secondary(decl, "declared here")
+                    .with_note("no barrier comes between the write and the read, so nothing orders them: the read may happen before or after the other work-item's write")
+                    .with_help("wait at `t.barrier.wait()` between the writes and the reads"),
+            );
+        }
+        self.diags.append(&mut found);
+    }
+
+    /// True when `a` and `b` are in the two branches of one condition that
+    /// every work-item of a tile evaluates alike: no tile runs both.
+    fn exclusive(&self, a: &Access<'p>, b: &Access<'p>) -> bool {
+        a.guards.iter().any(|(x, want)| {
+            b.guards.iter().any(|(y, other)| {
+                std::ptr::eq(*x, *y) && want != other && self.uni.is_uniform(self.f, x)
+            })
+        })
     }
 
     /// W0413: reads of other work-items' elements in a kernel without barriers.
@@ -485,6 +613,74 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
             );
         }
     }
+}
+
+/// A work-item that reads an element another one writes.
+struct Conflict {
+    writer: [i64; 3],
+    reader: [i64; 3],
+    location: Vec<Step>,
+}
+
+/// Whether some work-item of a tile reads, at `read`, an element another
+/// work-item writes at `write`, where the positions are known.
+fn conflict(
+    items: &WorkItems<'_>,
+    coords: &[[i64; 3]],
+    write: &Access<'_>,
+    read: &Access<'_>,
+) -> Option<Conflict> {
+    // A write of a whole element covers its parts, and the other way round.
+    let common = write.path.len().min(read.path.len());
+    let mut writers: HashMap<Vec<Step>, Vec<usize>> = HashMap::new();
+    for (i, at) in coords.iter().enumerate() {
+        if !items.may_run(&write.guards, at) {
+            continue;
+        }
+        let Some(mut location) = items.location(&write.path, at) else {
+            continue;
+        };
+        location.truncate(common);
+        let who = writers.entry(location).or_default();
+        // Two writers are enough to find one other than any reader.
+        if who.len() < 2 {
+            who.push(i);
+        }
+    }
+    for (i, at) in coords.iter().enumerate() {
+        if !items.may_run(&read.guards, at) {
+            continue;
+        }
+        let Some(mut location) = items.location(&read.path, at) else {
+            continue;
+        };
+        location.truncate(common);
+        if let Some(&w) = writers
+            .get(&location)
+            .and_then(|who| who.iter().find(|&&w| w != i))
+        {
+            return Some(Conflict {
+                writer: coords[w],
+                reader: *at,
+                location: items.location(&read.path, at)?,
+            });
+        }
+    }
+    None
+}
+
+/// `` `s[0][1]` `` for a location of the variable `name` made of elements;
+/// "an element" when it goes through fields.
+fn show_element(name: &str, location: &[Step]) -> String {
+    let mut text = format!("`{name}");
+    for step in location {
+        match step {
+            Step::Index(i) => text.push_str(&format!("[{i}]")),
+            Step::Field(_) => return "an element".to_string(),
+        }
+    }
+    text.push('`');
+    text
 }
 
 #[cfg(test)]
@@ -998,6 +1194,128 @@ mod tests {
                  cache[i] = in[t.global];\n\
                  t.barrier.wait();\n\
                  out[t.global] = (cache[i] + cache[(i + 1) % 64]) / 2;\n\
+             }});\n}}\n"
+        );
+        assert!(src_codes(&src).is_empty(), "{:#?}", check_src(&src));
+    }
+
+    // --- W0413 between two barriers ---
+
+    /// A tiled 3-D reduction over tiles of 2x2x4: the elements are stored,
+    /// then halved along the last dimension twice; `between` goes between
+    /// the store and the first step, `middle` between the two steps.
+    fn reduction_3d(between: &str, middle: &str) -> String {
+        format!(
+            "{PRELUDE}void reduce(array_view<const int, 3> in, array_view<int, 3> out) {{\n\
+             parallel_for_each(in.extent.tile<2, 2, 4>(), [=](tiled_index<2, 2, 4> t) restrict(amp) {{\n\
+                 tile_static int s[2][2][4];\n\
+                 int a = t.local[0];\n\
+                 int b = t.local[1];\n\
+                 int c = t.local[2];\n\
+                 s[a][b][c] = in[t.global];\n\
+                 {between}\n\
+                 if (c < 2) s[a][b][c] += s[a][b][c + 2];\n\
+                 {middle}\n\
+                 if (c == 0) s[a][b][0] += s[a][b][1];\n\
+                 t.barrier.wait();\n\
+                 out[t.global] = s[0][0][0] + s[0][1][0] + s[1][0][0] + s[1][1][0];\n\
+             }});\n}}\n"
+        )
+    }
+
+    #[test]
+    fn reduction_3d_with_every_barrier_is_fine() {
+        // Each step reads elements of work-items that write nothing in it.
+        let src = reduction_3d("t.barrier.wait();", "t.barrier.wait();");
+        assert!(src_codes(&src).is_empty(), "{:#?}", check_src(&src));
+    }
+
+    #[test]
+    fn reduction_3d_without_its_middle_barriers() {
+        let src = reduction_3d("", "");
+        let d = check_src(&src);
+        let codes: Vec<&str> = d.iter().map(|d| d.code.as_str()).collect();
+        assert_eq!(codes, ["W0413"], "{d:#?}");
+        // The first step reads what another work-item's store wrote.
+        assert!(
+            d[0].primary
+                .message
+                .contains("local (0,0,0) reads `s[0][0][2]`")
+        );
+        assert!(
+            d[0].secondary
+                .iter()
+                .any(|l| l.message.contains("local (0,0,2) writes it"))
+        );
+    }
+
+    #[test]
+    fn reduction_3d_without_the_barrier_between_its_steps() {
+        // `c == 0` reads `s[a][b][1]`, which `c == 1` writes in the step before.
+        let src = reduction_3d("t.barrier.wait();", "");
+        let d = check_src(&src);
+        assert_eq!(d.len(), 1, "{d:#?}");
+        assert!(
+            d[0].primary
+                .message
+                .contains("local (0,0,0) reads `s[0][0][1]`")
+        );
+    }
+
+    #[test]
+    fn a_barrier_in_a_loop_separates_its_iterations_phases() {
+        let src = format!(
+            "{PRELUDE}void run(array_view<int, 2> v) {{\n\
+             parallel_for_each(v.extent.tile<4, 4>(), [=](tiled_index<4, 4> t) restrict(amp) {{\n\
+                 tile_static int s[4][4];\n\
+                 int r = t.local[0];\n\
+                 int c = t.local[1];\n\
+                 for (int k = 0; k < 3; k++) {{\n\
+                     s[r][c] = v[t.global] + k;\n\
+                     t.barrier.wait();\n\
+                     v[t.global] = s[c][r];\n\
+                     t.barrier.wait();\n\
+                 }}\n\
+             }});\n}}\n"
+        );
+        assert!(src_codes(&src).is_empty(), "{:#?}", check_src(&src));
+        let racy = src.replacen("t.barrier.wait();\n", "\n", 1);
+        assert_eq!(src_codes(&racy), ["W0413"]);
+    }
+
+    #[test]
+    fn branches_of_a_uniform_condition_do_not_race() {
+        // Every work-item of a tile takes the same branch of `flag`.
+        let src = format!(
+            "{PRELUDE}void run(array_view<int, 1> v, int flag) {{\n\
+             parallel_for_each(v.extent.tile<8>(), [=](tiled_index<8> t) restrict(amp) {{\n\
+                 tile_static int s[8];\n\
+                 int i = t.local[0];\n\
+                 s[i] = 0;\n\
+                 t.barrier.wait();\n\
+                 if (flag > 0) s[i] = v[t.global]; else v[t.global] = s[7 - i];\n\
+                 t.barrier.wait();\n\
+             }});\n}}\n"
+        );
+        assert!(src_codes(&src).is_empty(), "{:#?}", check_src(&src));
+        // Under a condition that differs between work-items they do.
+        let racy = src.replace("flag > 0", "v[t.global] > 0");
+        assert_eq!(src_codes(&racy), ["W0413"]);
+    }
+
+    #[test]
+    fn positions_the_program_does_not_fix_are_not_guessed() {
+        // `j` comes from data: the read may or may not be another's element.
+        let src = format!(
+            "{PRELUDE}void run(array_view<int, 1> v) {{\n\
+             parallel_for_each(v.extent.tile<8>(), [=](tiled_index<8> t) restrict(amp) {{\n\
+                 tile_static int s[8];\n\
+                 int i = t.local[0];\n\
+                 int j = v[t.global] & 7;\n\
+                 t.barrier.wait();\n\
+                 s[i] = i;\n\
+                 v[t.global] = s[j];\n\
+                 t.barrier.wait();\n\
              }});\n}}\n"
         );
         assert!(src_codes(&src).is_empty(), "{:#?}", check_src(&src));
