@@ -614,6 +614,7 @@ impl Session {
             },
             params: Vec::new(),
             restrict: None,
+            exception_spec: None,
             class: None,
             class_args: None,
             method: tessera_syntax::ast::MethodInfo::default(),

@@ -328,6 +328,7 @@ fn declare_method(
         .map(|c| c.name.clone())
         .unwrap_or_default();
     let restriction = crate::declare::restriction(ck, f.restrict.as_ref());
+    crate::declare::check_exception_spec(ck, f.exception_spec, restriction);
     let space = if restriction.amp {
         Space::Private
     } else {

@@ -443,6 +443,25 @@ pub(crate) fn declare_globals(
 }
 
 /// Reads `restrict(...)`; reports unknown or empty specifier lists (E0311).
+/// C++ AMP forbids dynamic exception specifications (`throw()`) on
+/// functions that may run on the accelerator (MSVC C3581).
+pub fn check_exception_spec(ck: &mut Checker, spec: Option<Span>, restriction: Restriction) {
+    if let Some(at) = spec
+        && restriction.amp
+    {
+        ck.report(
+            Diagnostic::error(
+                codes::E0302,
+                at,
+                "an exception specification is not allowed on a function that may run on the accelerator",
+            )
+            .with_label("exception specification")
+            .with_msvc("C3581")
+            .with_help("remove the `throw(...)`: amp code has no exceptions"),
+        );
+    }
+}
+
 pub fn restriction(ck: &mut Checker, r: Option<&ast::Restrict>) -> Restriction {
     let Some(r) = r else {
         return Restriction {
@@ -522,6 +541,7 @@ pub(crate) fn declare_function_signature_first(
     declared: impl FnOnce(&mut Checker, FuncId),
 ) -> Option<FuncId> {
     let restriction = restriction(ck, f.restrict.as_ref());
+    check_exception_spec(ck, f.exception_spec, restriction);
     let snapshot = const_snapshot(ck);
     let lookup = move |n: &str| snapshot.get(n).copied();
     let ret = types::resolve(ck, &f.ret, &f.ret_modifiers, &[], &lookup);

@@ -62,6 +62,7 @@ impl FnCx<'_> {
             Some(r) => crate::declare::restriction(self.ck, Some(r)),
             None => self.restriction(),
         };
+        crate::declare::check_exception_spec(self.ck, lambda.exception_spec, restriction);
         // Host lambdas capture by reference through pointers to the
         // variables (see `by_ref_members`); amp code has no pointer members.
         let by_ref = lambda.default_capture == Some(ast::CaptureDefault::ByRef)

@@ -275,6 +275,7 @@ impl FnCx<'_> {
         let domain_span = domain.span;
         let domain = &domain.ty;
         let restriction = crate::declare::restriction(self.ck, lambda.restrict.as_ref());
+        crate::declare::check_exception_spec(self.ck, lambda.exception_spec, restriction);
         if !restriction.amp {
             let at = lambda
                 .restrict

@@ -373,6 +373,8 @@ pub struct MethodQuals {
     pub restrict: Option<Restrict>,
     /// `const` was written after `restrict(...)`.
     pub const_after: bool,
+    /// A dynamic exception specification after them.
+    pub exception_spec: Option<Span>,
 }
 
 fn method_info(quals: MethodQuals, body: &MethodBody) -> (MethodInfo, Option<Restrict>) {
@@ -405,6 +407,7 @@ pub fn method(
     is_virtual: bool,
     class: Option<Ident>,
 ) -> Function {
+    let exception_spec = quals.exception_spec;
     let (mut method, restrict) = method_info(quals, &body);
     method.is_virtual = is_virtual;
     Function {
@@ -413,6 +416,7 @@ pub fn method(
         name,
         params,
         restrict,
+        exception_spec,
         body: body_block(body),
         class,
         class_args: None,
@@ -504,6 +508,7 @@ pub fn conversion(
     l: usize,
     r: usize,
 ) -> Function {
+    let exception_spec = quals.exception_spec;
     let (mut method, restrict) = method_info(quals, &body);
     method.is_explicit = is_explicit;
     let text = file.text(l as u32, r.max(l) as u32);
@@ -517,6 +522,7 @@ pub fn conversion(
         name,
         params: Vec::new(),
         restrict,
+        exception_spec,
         body: body_block(body),
         class: None,
         class_args: None,
@@ -551,6 +557,7 @@ pub fn constructor(
     is_explicit: bool,
     class: Option<Ident>,
 ) -> Function {
+    let exception_spec = quals.exception_spec;
     let (mut method, restrict) = method_info(quals, &body);
     method.is_explicit = is_explicit;
     method.special = Special::Constructor(inits);
@@ -560,6 +567,7 @@ pub fn constructor(
         name,
         params,
         restrict,
+        exception_spec,
         body: body_block(body),
         class,
         class_args: None,
@@ -575,6 +583,7 @@ pub fn destructor(
     is_virtual: bool,
     class: Option<Ident>,
 ) -> Function {
+    let exception_spec = quals.exception_spec;
     let (mut method, restrict) = method_info(quals, &body);
     method.is_virtual = is_virtual;
     method.special = Special::Destructor;
@@ -584,6 +593,7 @@ pub fn destructor(
         name,
         params: Vec::new(),
         restrict,
+        exception_spec,
         body: body_block(body),
         class,
         class_args: None,
@@ -609,6 +619,7 @@ pub fn lambda(
     params: Vec<Param>,
     restrict: Option<Restrict>,
     is_mutable: bool,
+    exception_spec: Option<Span>,
     ret: Option<TypeName>,
     body: Block,
 ) -> Lambda {
@@ -640,6 +651,7 @@ pub fn lambda(
         capture_span,
         params,
         restrict,
+        exception_spec,
         is_mutable,
         ret,
         body,

@@ -283,6 +283,10 @@ pub struct Function {
     pub params: Vec<Param>,
     /// `restrict(...)`, if written.
     pub restrict: Option<Restrict>,
+    /// Where a dynamic exception specification (`throw()`, `throw(int)`)
+    /// is written, if one is: C++ AMP forbids them in amp code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exception_spec: Option<Span>,
     /// The body, or `None` for a prototype.
     pub body: Option<Block>,
     /// The class qualifier of a member defined outside its class: `Point`
@@ -974,6 +978,9 @@ pub struct Lambda {
     pub params: Vec<Param>,
     /// `restrict(...)`
     pub restrict: Option<Restrict>,
+    /// Where a dynamic exception specification is written, if one is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exception_spec: Option<Span>,
     /// `mutable`
     pub is_mutable: bool,
     /// `-> T`

@@ -1101,6 +1101,7 @@ mod tests {
                     name: ident("f"),
                     params: Vec::new(),
                     restrict: None,
+                    exception_spec: None,
                     class: None,
                     class_args: None,
                     method: crate::ast::MethodInfo::default(),
