@@ -365,6 +365,30 @@ pub fn struct_def(
     def
 }
 
+/// The return type of `auto f(...) -> T`: `T`, with the specifiers written
+/// before the name (`static`, `inline`) kept. Anything but a plain `auto`
+/// before the name keeps what was written there (`int* f() -> int*` is
+/// not C++), which the checker then reports as it would without the
+/// trailing type.
+pub fn trailing_return(
+    written: DeclSpecs,
+    written_modifiers: Modifiers,
+    t: TypeName,
+) -> (DeclSpecs, Modifiers) {
+    if !matches!(written.ty, BaseType::Auto) || written_modifiers != Modifiers::default() {
+        return (written, written_modifiers);
+    }
+    let ty = t.specs.ty;
+    (
+        DeclSpecs {
+            ty,
+            is_const: written.is_const || t.specs.is_const,
+            ..written
+        },
+        t.modifiers,
+    )
+}
+
 /// `const` and `restrict(...)` after a member function's parameters.
 pub struct MethodQuals {
     /// `const`

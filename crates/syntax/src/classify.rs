@@ -147,7 +147,24 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
                 known_types.insert(name.to_string());
             }
             Tok::Ident(name) => {
-                let after_member = matches!(prev, Some(Tok::Dot | Tok::Arrow));
+                // `auto f(int x) -> T {`: a trailing return type, not a
+                // member access (which no `{`, `;` or declarator follows).
+                let trailing_return = prev == Some(Tok::Arrow)
+                    && i >= 2
+                    && matches!(tokens[i - 2].tok, Tok::RParen | Tok::Const)
+                    && matches!(
+                        next,
+                        Some(
+                            Tok::LBrace
+                                | Tok::Semi
+                                | Tok::Amp
+                                | Tok::AndAnd
+                                | Tok::Star
+                                | Tok::Lt
+                                | Tok::ColonColon
+                        )
+                    );
+                let after_member = matches!(prev, Some(Tok::Dot | Tok::Arrow)) && !trailing_return;
                 let declaring = matches!(
                     prev,
                     Some(Tok::Struct | Tok::Class | Tok::Union | Tok::Typename)
