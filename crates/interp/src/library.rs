@@ -352,6 +352,46 @@ impl Machine<'_> {
                 }
                 Ok(Value::Void)
             }
+            // An iterator value is the pointer it holds.
+            Intrinsic::AsIter | Intrinsic::IterBase => self.eval(&args[0]),
+            Intrinsic::IterElements { reverse } => self.iter_elements(*reverse, args, e),
+            Intrinsic::VectorAssign => {
+                let vp = self.place(&args[0])?;
+                let target = self.read(&vp, span)?;
+                let source = self.eval(&args[1])?;
+                if let (Value::Vector(t), Value::Vector(s)) = (target, source) {
+                    let data = s.data().clone();
+                    self.charge(data.len() as u64 / 16, span)?;
+                    let old = t.len() as u64;
+                    *t.data_mut() = data;
+                    self.meter.give(old * t.elem_bytes);
+                }
+                Ok(Value::Void)
+            }
+            Intrinsic::VectorResize => {
+                let vp = self.place(&args[0])?;
+                let target = self.read(&vp, span)?;
+                let n = self.eval(&args[1])?.int();
+                let value = self.eval(&args[2])?;
+                let value = self.copy_value(value, &args[2].ty, span)?;
+                if let Value::Vector(t) = target {
+                    let Ok(n) = usize::try_from(n) else {
+                        return Err(self
+                            .error(codes::R0001, span, format!("`resize` to {n} elements"))
+                            .with_label("a negative size")
+                            .into());
+                    };
+                    let old = t.len();
+                    if n > old {
+                        self.take_memory((n - old) as u64 * t.elem_bytes, span)?;
+                        self.charge((n - old) as u64 / 16, span)?;
+                    } else {
+                        self.meter.give((old - n) as u64 * t.elem_bytes);
+                    }
+                    t.data_mut().resize(n, value);
+                }
+                Ok(Value::Void)
+            }
             Intrinsic::ContainerFrom => {
                 let src = self.eval(&args[0])?;
                 let data: Vec<Value> = match &src {
@@ -1216,3 +1256,59 @@ pub(crate) fn part(v: &Value, path: &[u32]) -> Option<Value> {
 const STDOUT: i64 = 1;
 /// The value of `std::cerr`.
 const STDERR: i64 = 2;
+
+impl Machine<'_> {
+    /// `Intrinsic::IterElements`: the elements `[first, last)` (or from
+    /// `first` to the end) in the order the iterators visit them, each read
+    /// through a checked pointer.
+    fn iter_elements(&mut self, reverse: bool, args: &[Expr], e: &Expr) -> Res<Value> {
+        let span = e.span;
+        let first = self.eval(&args[0])?;
+        // The lowest pointer of the range and its length.
+        let (low, n) = match args.get(1) {
+            Some(last) => {
+                let last = self.eval(last)?;
+                if reverse {
+                    let n = self.ptr_diff(&first, &last, span)?.int();
+                    (last, n)
+                } else {
+                    let n = self.ptr_diff(&last, &first, span)?.int();
+                    (first, n)
+                }
+            }
+            None => {
+                let (len, at) = match &first {
+                    Value::Ptr(p) => (p.len(), p.offset),
+                    _ => (0, 0),
+                };
+                if reverse {
+                    (self.ptr_add(&first, -at, span)?, at)
+                } else {
+                    (first, len - at)
+                }
+            }
+        };
+        if n < 0 {
+            return Err(self
+                .error(
+                    codes::R0001,
+                    span,
+                    format!("an iterator range ends {} elements before it starts", -n),
+                )
+                .with_label("`last` comes before `first`")
+                .into());
+        }
+        self.charge(n as u64 / 16, span)?;
+        let mut data = self.read_pointed(&low, n, span)?;
+        if reverse {
+            data.reverse();
+        }
+        let elem = elem_type(&e.ty);
+        Ok(Value::Vector(self.storage_of(
+            data,
+            &elem,
+            StorageKind::Vector,
+            span,
+        )?))
+    }
+}

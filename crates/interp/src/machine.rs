@@ -641,6 +641,8 @@ impl<'p> Machine<'p> {
             )),
             // An empty `std::wstring`.
             Type::WideStr => Value::Str(Rc::new(Vec::new())),
+            // A singular iterator: a null pointer, which cannot be used.
+            Type::Iter(_) => crate::value::Pointer::null(),
             _ => Value::Void,
         })
     }

@@ -47,7 +47,7 @@ mod limits;
 mod types;
 pub mod visit;
 
-pub use types::{Container, Rank, Scalar, StructDef, StructId, TileShape, Type, display};
+pub use types::{Container, IterType, Rank, Scalar, StructDef, StructId, TileShape, Type, display};
 
 use tessera_diagnostics::Span;
 
@@ -643,6 +643,14 @@ pub enum Intrinsic {
     ContainerPushFront,
     /// `c.clear()`: args `[container (a place)]`.
     ContainerClear,
+    /// `v.assign(...)`: args `[vector (a place), source vector]`; the
+    /// vector's elements become the source's, in the vector's own storage
+    /// (views over it see them).
+    VectorAssign,
+    /// `v.resize(n)` / `v.resize(n, value)`: args `[vector (a place), n (a
+    /// long), value]`; the first `n` elements are kept, new ones are the
+    /// value.
+    VectorResize,
     /// A container of the expression's type holding the elements of a
     /// vector value (`args[0]`), inserted one by one in order: what
     /// construction from an iterator range makes.
@@ -650,6 +658,20 @@ pub enum Intrinsic {
     /// `std::vector<T>(first, last)` from two pointers into one allocation:
     /// args `[first, last]`; each element is read through a checked pointer.
     VectorFromPointers,
+    /// An iterator value (`Type::Iter`) from the pointer `args[0]`: the
+    /// same value, typed as the iterator.
+    AsIter,
+    /// The pointer an iterator value (`args[0]`, a `Type::Iter`) holds:
+    /// the same value, typed as a pointer.
+    IterBase,
+    /// The elements an iterator range visits, in its order, as a vector:
+    /// args `[first, last]` (the pointers of two iterator values), or
+    /// `[first]` for every element from `first` to the end. A reverse
+    /// range visits the elements before its bases, backwards.
+    IterElements {
+        /// The iterators are reverse iterators.
+        reverse: bool,
+    },
     /// `v.size()`.
     VectorSize,
     /// `v.data()`: a pointer to the first element.

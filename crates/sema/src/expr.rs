@@ -567,7 +567,7 @@ impl FnCx<'_> {
             }
             U::Deref => {
                 let inner = self.expr(operand);
-                if matches!(inner.ty, Type::Iterator(_)) {
+                if matches!(inner.ty, Type::Iterator(_) | Type::Iter(_)) {
                     return library::deref(self, inner, span);
                 }
                 if let Type::Struct(_) = inner.ty {

@@ -1252,6 +1252,7 @@ pub fn kernel_type_problem(ck: &Checker, ty: &Type) -> Option<String> {
             Some(format!("`{}`", s.name()))
         }
         Type::Vector(_) => Some("`std::vector` lives on the host".into()),
+        Type::Iter(_) => Some("the iterators of host containers live on the host".into()),
         Type::Container(kind, _) => Some(format!("`std::{}` lives on the host", kind.name())),
         Type::Ostream | Type::WideOstream | Type::Manipulator | Type::Str | Type::WideStr => {
             Some("streams and strings are host-only".into())

@@ -33,6 +33,10 @@ pub const TEMPLATE_NAMES: &[&str] = &[
     "unordered_multiset",
     "tuple",
     "shared_future",
+    "__iterator",
+    "__const_iterator",
+    "__reverse_iterator",
+    "__const_reverse_iterator",
 ];
 
 /// Member function templates called with explicit arguments: `e.tile<2, 3>()`.

@@ -84,7 +84,9 @@ fn not_iterator(cx: &mut FnCx<'_>, e: &Expr, what: &str) {
 /// True for a pointer, a C array, or a vector iterator moved or stored:
 /// the operands of a pointer range.
 pub(super) fn pointer_like(e: &Expr) -> bool {
-    matches!(e.ty, Type::Ptr { .. }) || (matches!(e.ty, Type::CArray(..)) && e.place)
+    matches!(e.ty, Type::Ptr { .. })
+        || (matches!(e.ty, Type::CArray(..)) && e.place)
+        || matches!(&e.ty, Type::Iter(it) if !it.reverse)
 }
 
 /// A pointer range operand as a pointer: C arrays decay, vector iterators
@@ -93,6 +95,7 @@ fn as_pointer(cx: &mut FnCx<'_>, e: Expr) -> Expr {
     match &e.ty {
         Type::CArray(..) => cx.decay(e),
         Type::Iterator(_) => materialize(cx, e),
+        Type::Iter(_) => super::iter::base(e),
         _ => e,
     }
 }
@@ -125,7 +128,10 @@ fn range(cx: &mut FnCx<'_>, b: &Expr, e: &Expr, what: &str) -> Option<(Expr, Exp
     if pointer_like(b) || pointer_like(e) {
         return pointer_range(cx, b, e, what);
     }
-    if let Some(rev) = [b, e].into_iter().find(|x| super::container::is_reverse(x)) {
+    let reverse = |x: &Expr| {
+        super::container::is_reverse(x) || super::iter::iter_type(x).is_some_and(|t| t.reverse)
+    };
+    if let Some(rev) = [b, e].into_iter().find(|x| reverse(x)) {
         cx.ck.error(
             codes::E0211,
             rev.span,
@@ -222,6 +228,37 @@ fn lower(cx: &mut FnCx<'_>, name: &str, what: &str, args: Vec<Expr>, span: Span)
     if !arity(cx, what, &args, want, takes, span) {
         return None;
     }
+    // The category and constness of the range's iterators, as C++ checks
+    // them when the algorithm is instantiated.
+    if let Some(it) = super::iter::category(&args[0]) {
+        if name == "sort" && !it.random_access() {
+            let shown = cx.ck.show(&Type::Iter(Box::new(it)));
+            cx.ck.report(
+                tessera_diagnostics::Diagnostic::error(
+                    codes::E0210,
+                    args[0].span,
+                    format!("{what} needs random-access iterators, not `{shown}`"),
+                )
+                .with_label("not a random-access iterator")
+                .with_msvc("C2676")
+                .with_help("copy the elements into a `std::vector` and sort that"),
+            );
+            return None;
+        }
+        if it.is_const && matches!(name, "fill" | "iota" | "sort" | "reverse") {
+            cx.ck.report(
+                tessera_diagnostics::Diagnostic::error(
+                    codes::E0205,
+                    args[0].span,
+                    format!("{what} cannot write through these iterators: the elements are `const`"),
+                )
+                .with_label("read-only elements")
+                .with_msvc("C3892"),
+            );
+            return None;
+        }
+    }
+    let stored = super::iter::iter_type(&args[0]).cloned();
     let (v, lo, hi) = range(cx, &args[0], &args[1], what)?;
     if matches!(v.ty, Type::Ptr { is_const: true, .. })
         && matches!(name, "fill" | "iota" | "sort" | "reverse")
@@ -314,7 +351,7 @@ fn lower(cx: &mut FnCx<'_>, name: &str, what: &str, args: Vec<Expr>, span: Span)
                     return None;
                 }
                 let ty = v.ty.clone();
-                mk(
+                let found = mk(
                     ExprKind::PtrAdd {
                         ptr: Box::new(v),
                         offset: Box::new(pos),
@@ -322,7 +359,12 @@ fn lower(cx: &mut FnCx<'_>, name: &str, what: &str, args: Vec<Expr>, span: Span)
                     ty,
                     false,
                     span,
-                )
+                );
+                // Over stored list or set iterators, an iterator again.
+                match stored {
+                    Some(it) => intrinsic(Intrinsic::AsIter, vec![found], Type::Iter(Box::new(it)), span),
+                    None => found,
+                }
             } else {
                 iter_at(v, pos, span)
             }
@@ -356,7 +398,9 @@ fn lower(cx: &mut FnCx<'_>, name: &str, what: &str, args: Vec<Expr>, span: Span)
                 not_iterator(cx, &args[2], what);
                 return None;
             };
-            if !is_pure(&v2) {
+            // A vector is named again by the engines; a pointer is
+            // evaluated once, so any expression may give it.
+            if !is_pure(&v2) && !matches!(v2.ty, Type::Ptr { .. }) {
                 not_iterator(cx, &args[2], what);
                 return None;
             }
@@ -556,15 +600,37 @@ pub(super) fn materialize(cx: &mut FnCx<'_>, it: Expr) -> Expr {
         return it;
     }
     let span = it.span;
-    if super::container::is_reverse(&it) {
-        cx.ck.error(
-            codes::E0211,
-            span,
-            "reverse iterators can be used only where they are made, not stored or passed yet",
-            "a reverse iterator",
-            "use `v.begin()`/`v.end()`, or index the vector from the back",
-        );
-        return error_expr(span);
+    // Iterators of lists and sets, and reverse iterators, are values of
+    // their own (`Type::Iter`).
+    if let ExprKind::Intrinsic {
+        op: Intrinsic::VectorIterator {
+            end,
+            reverse,
+            read_only,
+        },
+        args,
+    } = &it.kind
+        && let [c] = args.as_slice()
+        && super::iter::held_as_value(&c.ty, *reverse)
+    {
+        if !c.place || !is_pure(c) {
+            cx.ck.error(
+                codes::E0211,
+                span,
+                "an iterator of a temporary container is gone after the statement",
+                "iterator of a temporary",
+                "store the container in a variable first",
+            );
+            return error_expr(span);
+        }
+        if let Type::Container(kind, _) = &c.ty
+            && kind.is_unordered()
+        {
+            super::unordered_iteration(cx, c);
+            return error_expr(span);
+        }
+        let (end, reverse, read_only) = (*end, *reverse, *read_only);
+        return super::iter::from_container(cx, c.clone(), end, reverse, read_only, span);
     }
     let read_only = matches!(
         &it.kind,

@@ -62,6 +62,27 @@ pub(super) fn construct(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Spa
     }
     let integral = |e: &Expr| matches!(&e.ty, Type::Scalar(s) if s.is_integral());
     let sized = matches!(kind, Container::Deque | Container::List);
+    // A range of list or set iterators, or of reverse iterators.
+    if let [b, e] = args.as_slice()
+        && let Some(source) = super::iter::range_source(cx, b, Some(e))
+    {
+        let Ok(source) = source else {
+            return error_expr(span);
+        };
+        if source.ty.sequence_elem() != Some(&elem) {
+            let found = source.ty.sequence_elem().cloned().unwrap_or(Type::Error);
+            let (w, f) = (cx.ck.show(&elem), cx.ck.show(&found));
+            cx.ck.error(
+                codes::E0203,
+                b.span,
+                format!("mismatched types: the range has elements of type `{f}`, expected `{w}`"),
+                format!("elements of type `{f}`"),
+                "",
+            );
+            return error_expr(span);
+        }
+        return intrinsic(Intrinsic::ContainerFrom, vec![source], ty.clone(), span);
+    }
     match args.as_slice() {
         [] => intrinsic(Intrinsic::NewVector, Vec::new(), ty.clone(), span),
         // A count (and a value): only the sequences have these.
