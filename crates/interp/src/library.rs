@@ -320,6 +320,24 @@ impl Machine<'_> {
                 let v = self.copy_value(v, &args[1].ty, span)?;
                 let elem = scalar(&args[1].ty);
                 if let Value::Vector(s) = c {
+                    if kind.is_unordered() {
+                        self.charge(s.len() as u64 / 16, span)?;
+                        self.take_memory(s.elem_bytes, span)?;
+                        let mut buckets = s.buckets.get();
+                        let inserted = crate::hashtable::insert(
+                            &mut s.data_mut(),
+                            &mut buckets,
+                            v,
+                            elem,
+                            !kind.is_unique(),
+                            |a, b| equal(a, b, elem),
+                        );
+                        s.buckets.set(buckets);
+                        if !inserted {
+                            self.meter.give(s.elem_bytes);
+                        }
+                        return Ok(Value::Void);
+                    }
                     let at = {
                         let data = s.data();
                         container_slot(&data, &v, elem, *kind)
@@ -400,7 +418,23 @@ impl Machine<'_> {
                 };
                 let elem = elem_type(&e.ty);
                 let mut out: Vec<Value> = Vec::with_capacity(data.len());
+                let mut buckets = 1;
                 match &e.ty {
+                    Type::Container(kind, _) if kind.is_unordered() => {
+                        let s = elem.scalar().unwrap_or(Scalar::Int);
+                        let multi = !kind.is_unique();
+                        // A multiset's range constructor sizes its table
+                        // for the range first; a set's inserts one by one.
+                        if multi {
+                            buckets = crate::hashtable::presized(data.len() as u64);
+                        }
+                        self.charge(data.len() as u64 * (data.len() as u64 / 16 + 1), span)?;
+                        for v in data {
+                            crate::hashtable::insert(&mut out, &mut buckets, v, s, multi, |a, b| {
+                                equal(a, b, s)
+                            });
+                        }
+                    }
                     Type::Container(kind, _) if kind.is_associative() => {
                         let s = elem.scalar().unwrap_or(Scalar::Int);
                         self.charge(data.len() as u64, span)?;
@@ -412,12 +446,9 @@ impl Machine<'_> {
                     }
                     _ => out = data,
                 }
-                Ok(Value::Vector(self.storage_of(
-                    out,
-                    &elem,
-                    StorageKind::Vector,
-                    span,
-                )?))
+                let made = self.storage_of(out, &elem, StorageKind::Vector, span)?;
+                made.buckets.set(buckets);
+                Ok(Value::Vector(made))
             }
             Intrinsic::VectorPush => {
                 let vp = self.place(&args[0])?;

@@ -398,6 +398,9 @@ pub(crate) struct Storage {
     /// An `array`'s CPU `access_type` (C++ AMP's value), set when it is
     /// made; `access_type_read_write` for everything else.
     pub(crate) cpu_access: Cell<i64>,
+    /// An unordered container's bucket count (1 before its first
+    /// insertion), which decides its iteration order (`hashtable`).
+    pub(crate) buckets: Cell<u64>,
 }
 
 impl Storage {
@@ -421,6 +424,7 @@ impl Storage {
             unsynced: Cell::new(None),
             discarded: RefCell::new(Vec::new()),
             cpu_access: Cell::new(tessera_ir::device::ACCESS_READ_WRITE),
+            buckets: Cell::new(1),
         })
     }
 

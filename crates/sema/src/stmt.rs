@@ -602,10 +602,6 @@ impl FnCx<'_> {
         let range = self.expr(range);
         let (elem, size, element) = match &range.ty {
             Type::Vector(elem) => ((**elem).clone(), Intrinsic::VectorSize, None),
-            Type::Container(kind, _) if kind.is_unordered() => {
-                crate::library::unordered_iteration(self, &range);
-                return;
-            }
             Type::Container(_, elem) => ((**elem).clone(), Intrinsic::VectorSize, None),
             Type::CArray(elem, n) => ((**elem).clone(), Intrinsic::VectorSize, Some(*n)),
             Type::Error => (Type::Error, Intrinsic::VectorSize, None),

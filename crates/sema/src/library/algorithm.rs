@@ -623,12 +623,6 @@ pub(super) fn materialize(cx: &mut FnCx<'_>, it: Expr) -> Expr {
             );
             return error_expr(span);
         }
-        if let Type::Container(kind, _) = &c.ty
-            && kind.is_unordered()
-        {
-            super::unordered_iteration(cx, c);
-            return error_expr(span);
-        }
         let (end, reverse, read_only) = (*end, *reverse, *read_only);
         return super::iter::from_container(cx, c.clone(), end, reverse, read_only, span);
     }

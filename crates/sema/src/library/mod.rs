@@ -748,21 +748,6 @@ fn std_move(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
     Expr { place: false, ..x }
 }
 
-/// Reports iteration over an `unordered_set` or `unordered_multiset`: the
-/// order is libstdc++'s hash-table order, which Tessera does not reproduce,
-/// and a program that prints or copies in another order would answer
-/// differently from C++.
-pub(crate) fn unordered_iteration(cx: &mut FnCx<'_>, container: &Expr) {
-    let shown = cx.ck.show(&container.ty);
-    cx.ck.error(
-        codes::E0211,
-        container.span,
-        format!("iterating over a `{shown}` is not supported"),
-        "its order is the C++ library's hash-table order",
-        "use a `std::set` or `std::multiset` (ordered), or a `std::vector`",
-    );
-}
-
 /// Known library functions Tessera leaves out, with what to do instead.
 fn unsupported(ns: Ns, name: &str) -> Option<&'static str> {
     const STD: &[&str] = &[

@@ -7,9 +7,8 @@
 //! `array` constructors, range `for`) reads these too. What differs is
 //! where an element goes: `ContainerInsert` keeps a set ordered,
 //! `ContainerPushFront` prepends. The unordered containers visit their
-//! elements in the order of libstdc++'s hash table, which Tessera does not
-//! reproduce; iterating over them is refused ([`super::unordered_iteration`])
-//! rather than answered in another order.
+//! elements in the order of libstdc++'s hash table, which the interpreter
+//! reproduces (its `hashtable` module).
 
 use super::container::{iterator, make_iterator, read_through, same_place};
 use super::{Side, arity, check_side, intrinsic, mk, no_member};
@@ -210,7 +209,7 @@ fn members(kind: Container) -> &'static str {
             "`size()`, `empty()`, `clear()`, `insert(x)`, `emplace(x)`, `begin()`, `end()` (and `c`, `r`, `cr` forms)"
         }
         Container::UnorderedSet | Container::UnorderedMultiSet => {
-            "`size()`, `empty()`, `clear()`, `insert(x)`, `emplace(x)`"
+            "`size()`, `empty()`, `clear()`, `insert(x)`, `emplace(x)`, `begin()`, `end()`, `cbegin()`, `cend()`"
         }
     }
 }
@@ -246,7 +245,8 @@ pub(super) fn method(
         "size" | "empty" | "clear" => true,
         "push_back" | "push_front" | "emplace_back" | "emplace_front" => sequence,
         "insert" | "emplace" => kind.is_associative(),
-        _ => iterators.contains(&m),
+        // The unordered containers' iterators only go forward.
+        _ => iterators.contains(&m) && !(kind.is_unordered() && m.contains("rbegin") || kind.is_unordered() && m.contains("rend")),
     };
     if !known {
         if matches!(
@@ -351,10 +351,6 @@ pub(super) fn method(
         }
         _ => {
             if !arity(cx, &what, &args, 0, "no arguments", span) {
-                return error_expr(span);
-            }
-            if kind.is_unordered() {
-                super::unordered_iteration(cx, &base);
                 return error_expr(span);
             }
             if !base.place {
