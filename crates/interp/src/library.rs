@@ -333,7 +333,9 @@ impl Machine<'_> {
                             |a, b| equal(a, b, elem),
                         );
                         s.buckets.set(buckets);
-                        if !inserted {
+                        if inserted {
+                            s.reshape();
+                        } else {
                             self.meter.give(s.elem_bytes);
                         }
                         return Ok(Value::Void);
@@ -345,6 +347,7 @@ impl Machine<'_> {
                     if let Some(at) = at {
                         self.take_memory(s.elem_bytes, span)?;
                         s.data_mut().insert(at, v);
+                        s.reshape();
                     }
                 }
                 Ok(Value::Void)
@@ -358,6 +361,7 @@ impl Machine<'_> {
                     self.take_memory(s.elem_bytes, span)?;
                     self.charge(s.len() as u64 / 16, span)?;
                     s.data_mut().insert(0, v);
+                    s.reshape();
                 }
                 Ok(Value::Void)
             }
@@ -366,12 +370,43 @@ impl Machine<'_> {
                 if let Value::Vector(s) = self.read(&cp, span)? {
                     let n = s.len() as u64;
                     s.data_mut().clear();
+                    s.reshape();
                     self.meter.give(n * s.elem_bytes);
                 }
                 Ok(Value::Void)
             }
-            // An iterator value is the pointer it holds.
-            Intrinsic::AsIter | Intrinsic::IterBase => self.eval(&args[0]),
+            // An iterator value is the pointer it holds, stamped with the
+            // container's shape when made and checked against it when used.
+            Intrinsic::AsIter => match self.eval(&args[0])? {
+                Value::Ptr(p) => {
+                    let mut p = (*p).clone();
+                    if let crate::value::Target::Storage(s) = &p.target {
+                        p.stamp = s.reshaped.get();
+                    }
+                    Ok(Value::Ptr(Rc::new(p)))
+                }
+                other => Ok(other),
+            },
+            Intrinsic::IterBase => {
+                let v = self.eval(&args[0])?;
+                if let Value::Ptr(p) = &v
+                    && let crate::value::Target::Storage(s) = &p.target
+                    && p.stamp != 0
+                    && p.stamp != s.reshaped.get()
+                {
+                    return Err(self
+                        .error(
+                            codes::R0007,
+                            args[0].span,
+                            "this iterator was made before its container changed size",
+                        )
+                        .with_label("used after an insertion or removal")
+                        .with_note("Tessera does not follow iterators across insertions and removals (C++ keeps those of lists and sets valid)")
+                        .with_help("take the iterator again after changing the container")
+                        .into());
+                }
+                Ok(v)
+            }
             Intrinsic::IterElements { reverse } => self.iter_elements(*reverse, args, e),
             Intrinsic::VectorAssign => {
                 let vp = self.place(&args[0])?;
@@ -382,6 +417,7 @@ impl Machine<'_> {
                     self.charge(data.len() as u64 / 16, span)?;
                     let old = t.len() as u64;
                     *t.data_mut() = data;
+                    t.reshape();
                     self.meter.give(old * t.elem_bytes);
                 }
                 Ok(Value::Void)
@@ -407,6 +443,7 @@ impl Machine<'_> {
                         self.meter.give((old - n) as u64 * t.elem_bytes);
                     }
                     t.data_mut().resize(n, value);
+                    t.reshape();
                 }
                 Ok(Value::Void)
             }
@@ -458,6 +495,7 @@ impl Machine<'_> {
                 if let Value::Vector(s) = vec {
                     self.take_memory(s.elem_bytes, span)?;
                     s.data_mut().push(v);
+                    s.reshape();
                 }
                 Ok(Value::Void)
             }

@@ -45,6 +45,7 @@ impl Machine<'_> {
                 generation,
             },
             offset: 0,
+            stamp: 0,
         }))
     }
 
@@ -88,6 +89,7 @@ impl Machine<'_> {
             return Ok(Value::Ptr(Rc::new(Pointer {
                 target: Target::Storage(Rc::clone(storage)),
                 offset: *i as i64,
+                stamp: 0,
             })));
         }
         Ok(self.pointer_to_place(place, false, 1))
@@ -379,6 +381,7 @@ impl Machine<'_> {
         Ok(Value::Ptr(Rc::new(Pointer {
             target: Target::Storage(storage),
             offset: 0,
+            stamp: 0,
         })))
     }
 
@@ -460,6 +463,7 @@ impl Machine<'_> {
             Value::Str(bytes) => Value::Ptr(Rc::new(Pointer {
                 target: Target::Str(Rc::clone(bytes)),
                 offset: 0,
+                stamp: 0,
             })),
             other => other.clone(),
         }
@@ -575,6 +579,7 @@ impl Machine<'_> {
             Value::Vector(s) => Ok(Value::Ptr(Rc::new(Pointer {
                 target: Target::Storage(s),
                 offset: 0,
+                stamp: 0,
             }))),
             // An `array`'s or rank-1 view's `data()`: its first element.
             Value::View(view) => match &view.data {
@@ -588,6 +593,7 @@ impl Machine<'_> {
                 crate::value::ViewData::Storage(s) => Ok(Value::Ptr(Rc::new(Pointer {
                     target: Target::Storage(Rc::clone(s)),
                     offset: view.offset as i64,
+                    stamp: 0,
                 }))),
                 crate::value::ViewData::Place(_) | crate::value::ViewData::Object(_) => Err(self
                     .error(

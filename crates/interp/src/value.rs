@@ -174,6 +174,11 @@ pub(crate) struct Pointer {
     pub(crate) target: Target,
     /// The element offset within it (one past the end is allowed).
     pub(crate) offset: i64,
+    /// For an iterator of a container (`Type::Iter`): the container's
+    /// `Storage::reshaped` when the iterator was made, so that a use after
+    /// the container changed size is caught rather than read at a shifted
+    /// position. 0 for other pointers, which are not checked.
+    pub(crate) stamp: u64,
 }
 
 /// What a pointer points into.
@@ -206,6 +211,7 @@ impl Pointer {
         Value::Ptr(Rc::new(Pointer {
             target: Target::Storage(storage),
             offset: 0,
+            stamp: 0,
         }))
     }
 
@@ -213,6 +219,7 @@ impl Pointer {
         Value::Ptr(Rc::new(Pointer {
             target: Target::Null,
             offset: 0,
+            stamp: 0,
         }))
     }
 
@@ -401,9 +408,18 @@ pub(crate) struct Storage {
     /// An unordered container's bucket count (1 before its first
     /// insertion), which decides its iteration order (`hashtable`).
     pub(crate) buckets: Cell<u64>,
+    /// How many times the elements changed number (insertions, removals):
+    /// positions, and with them iterator values, are stale after a change.
+    pub(crate) reshaped: Cell<u64>,
 }
 
 impl Storage {
+    /// Records a change in the number of elements (iterators made before
+    /// it are stale).
+    pub(crate) fn reshape(&self) {
+        self.reshaped.set(self.reshaped.get().wrapping_add(1).max(1));
+    }
+
     /// New storage of `data`, counted against `meter` (already taken).
     pub(crate) fn new(
         data: Vec<Value>,
@@ -425,6 +441,7 @@ impl Storage {
             discarded: RefCell::new(Vec::new()),
             cpu_access: Cell::new(tessera_ir::device::ACCESS_READ_WRITE),
             buckets: Cell::new(1),
+            reshaped: Cell::new(1),
         })
     }
 
