@@ -467,9 +467,14 @@ impl Machine<'_> {
                         }
                         self.charge(data.len() as u64 * (data.len() as u64 / 16 + 1), span)?;
                         for v in data {
-                            crate::hashtable::insert(&mut out, &mut buckets, v, s, multi, |a, b| {
-                                equal(a, b, s)
-                            });
+                            crate::hashtable::insert(
+                                &mut out,
+                                &mut buckets,
+                                v,
+                                s,
+                                multi,
+                                |a, b| equal(a, b, s),
+                            );
                         }
                     }
                     Type::Container(kind, _) if kind.is_associative() => {

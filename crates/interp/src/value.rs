@@ -417,7 +417,8 @@ impl Storage {
     /// Records a change in the number of elements (iterators made before
     /// it are stale).
     pub(crate) fn reshape(&self) {
-        self.reshaped.set(self.reshaped.get().wrapping_add(1).max(1));
+        self.reshaped
+            .set(self.reshaped.get().wrapping_add(1).max(1));
     }
 
     /// New storage of `data`, counted against `meter` (already taken).

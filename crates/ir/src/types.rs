@@ -479,7 +479,10 @@ pub fn display(ty: &Type, structs: &[StructDef]) -> String {
                 Some(c) => format!("std::{}<{}>", c.name(), display(&it.elem, structs)),
                 None => format!("std::vector<{}>", display(&it.elem, structs)),
             };
-            let name = match (it.reverse, it.is_const && !it.of.is_some_and(Container::is_associative)) {
+            let name = match (
+                it.reverse,
+                it.is_const && !it.of.is_some_and(Container::is_associative),
+            ) {
                 (false, false) => "iterator",
                 (false, true) => "const_iterator",
                 (true, false) => "reverse_iterator",

@@ -250,7 +250,9 @@ fn lower(cx: &mut FnCx<'_>, name: &str, what: &str, args: Vec<Expr>, span: Span)
                 tessera_diagnostics::Diagnostic::error(
                     codes::E0205,
                     args[0].span,
-                    format!("{what} cannot write through these iterators: the elements are `const`"),
+                    format!(
+                        "{what} cannot write through these iterators: the elements are `const`"
+                    ),
                 )
                 .with_label("read-only elements")
                 .with_msvc("C3892"),
@@ -362,7 +364,12 @@ fn lower(cx: &mut FnCx<'_>, name: &str, what: &str, args: Vec<Expr>, span: Span)
                 );
                 // Over stored list or set iterators, an iterator again.
                 match stored {
-                    Some(it) => intrinsic(Intrinsic::AsIter, vec![found], Type::Iter(Box::new(it)), span),
+                    Some(it) => intrinsic(
+                        Intrinsic::AsIter,
+                        vec![found],
+                        Type::Iter(Box::new(it)),
+                        span,
+                    ),
                     None => found,
                 }
             } else {
@@ -603,11 +610,12 @@ pub(super) fn materialize(cx: &mut FnCx<'_>, it: Expr) -> Expr {
     // Iterators of lists and sets, and reverse iterators, are values of
     // their own (`Type::Iter`).
     if let ExprKind::Intrinsic {
-        op: Intrinsic::VectorIterator {
-            end,
-            reverse,
-            read_only,
-        },
+        op:
+            Intrinsic::VectorIterator {
+                end,
+                reverse,
+                read_only,
+            },
         args,
     } = &it.kind
         && let [c] = args.as_slice()

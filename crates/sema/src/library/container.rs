@@ -877,11 +877,25 @@ fn vector_method(
             if source.ty.is_error() {
                 return source;
             }
-            intrinsic(Intrinsic::VectorAssign, vec![base, source], Type::Void, span)
+            intrinsic(
+                Intrinsic::VectorAssign,
+                vec![base, source],
+                Type::Void,
+                span,
+            )
         }
         "resize" => {
             check_side(cx, Side::Host, &what, name.span, "C3930", "");
-            if args.len() != 1 && !arity(cx, &what, &args, 2, "a size, and the value of new elements", span) {
+            if args.len() != 1
+                && !arity(
+                    cx,
+                    &what,
+                    &args,
+                    2,
+                    "a size, and the value of new elements",
+                    span,
+                )
+            {
                 return error_expr(span);
             }
             cx.check_writable(&base, "modified");
@@ -901,14 +915,21 @@ fn vector_method(
                     cx.ck.error(
                         codes::E0211,
                         span,
-                        format!("`resize` of a vector of `{shown}` without a value is not supported"),
+                        format!(
+                            "`resize` of a vector of `{shown}` without a value is not supported"
+                        ),
                         "new elements would be default-constructed",
                         "pass the value of the new elements: `v.resize(n, value)`",
                     );
                     return error_expr(span);
                 }
             };
-            intrinsic(Intrinsic::VectorResize, vec![base, n, value], Type::Void, span)
+            intrinsic(
+                Intrinsic::VectorResize,
+                vec![base, n, value],
+                Type::Void,
+                span,
+            )
         }
         "reserve" | "back" | "pop_back" | "insert" | "erase" | "capacity" | "swap"
         | "emplace_back" => {

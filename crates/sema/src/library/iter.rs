@@ -20,9 +20,7 @@
 use super::{intrinsic, mk};
 use crate::cx::{FnCx, error_expr};
 use tessera_diagnostics::{Diagnostic, Span, codes};
-use tessera_ir::{
-    Const, Container, Expr, ExprKind, Intrinsic, IterType, Scalar, Type,
-};
+use tessera_ir::{Const, Container, Expr, ExprKind, Intrinsic, IterType, Scalar, Type};
 use tessera_syntax::ast::{BinaryOp, UnaryOp};
 
 const LONG: Type = Type::Scalar(Scalar::Long);
@@ -84,9 +82,8 @@ pub(super) fn from_container(
         Type::Container(kind, elem) => (Some(*kind), (**elem).clone()),
         _ => return error_expr(span),
     };
-    let is_const = read_only
-        || of.is_some_and(Container::is_associative)
-        || cx.read_only_reason(&c).is_some();
+    let is_const =
+        read_only || of.is_some_and(Container::is_associative) || cx.read_only_reason(&c).is_some();
     let ptr_ty = Type::Ptr {
         elem: Box::new(elem.clone()),
         is_const,
@@ -166,18 +163,14 @@ pub(crate) fn coerce(e: Expr, to: &Type) -> Result<Expr, Expr> {
 fn category_error(cx: &mut FnCx<'_>, it: &IterType, span: Span, what: &str, help: &str) -> Expr {
     let shown = cx.ck.show(&Type::Iter(Box::new(it.clone())));
     cx.ck.report(
-        Diagnostic::error(
-            codes::E0210,
-            span,
-            format!("a `{shown}` cannot {what}"),
-        )
-        .with_label(if it.bidirectional() {
-            "not a random-access iterator"
-        } else {
-            "a forward iterator"
-        })
-        .with_msvc("C2676")
-        .with_help(help),
+        Diagnostic::error(codes::E0210, span, format!("a `{shown}` cannot {what}"))
+            .with_label(if it.bidirectional() {
+                "not a random-access iterator"
+            } else {
+                "a forward iterator"
+            })
+            .with_msvc("C2676")
+            .with_help(help),
     );
     error_expr(span)
 }
@@ -259,7 +252,10 @@ pub(super) fn binary(
     let integral = |e: &Expr| e.ty.scalar().is_some_and(Scalar::is_integral);
     match (iter_type(&l).cloned(), iter_type(&r).cloned()) {
         (Some(a), Some(b)) if a.elem == b.elem && a.of == b.of && a.reverse == b.reverse => {
-            let ordered = matches!(op, BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge);
+            let ordered = matches!(
+                op,
+                BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge
+            );
             if (ordered || op == BinaryOp::Sub) && !a.random_access() {
                 return Some(category_error(
                     cx,
@@ -370,10 +366,19 @@ pub(super) fn compound_assign(
     span: Span,
 ) -> Option<Expr> {
     let it = iter_type(target)?.clone();
-    if !matches!(op, BinaryOp::Add | BinaryOp::Sub) || !value.ty.scalar().is_some_and(Scalar::is_integral) {
+    if !matches!(op, BinaryOp::Add | BinaryOp::Sub)
+        || !value.ty.scalar().is_some_and(Scalar::is_integral)
+    {
         return Some(unsupported(cx, span));
     }
-    let new = moved(cx, target.clone(), &it, value.clone(), op == BinaryOp::Sub, span);
+    let new = moved(
+        cx,
+        target.clone(),
+        &it,
+        value.clone(),
+        op == BinaryOp::Sub,
+        span,
+    );
     if new.ty.is_error() {
         return Some(new);
     }

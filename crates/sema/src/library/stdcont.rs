@@ -246,7 +246,11 @@ pub(super) fn method(
         "push_back" | "push_front" | "emplace_back" | "emplace_front" => sequence,
         "insert" | "emplace" => kind.is_associative(),
         // The unordered containers' iterators only go forward.
-        _ => iterators.contains(&m) && !(kind.is_unordered() && m.contains("rbegin") || kind.is_unordered() && m.contains("rend")),
+        _ => {
+            iterators.contains(&m)
+                && !(kind.is_unordered() && m.contains("rbegin")
+                    || kind.is_unordered() && m.contains("rend"))
+        }
     };
     if !known {
         if matches!(
