@@ -345,7 +345,7 @@ fn next_bucket_count(n: u64) -> u64 {
 /// once anything is allocated).
 fn grown(buckets: u64, count: u64) -> u64 {
     let next_resize = if buckets <= 1 { 0 } else { buckets };
-    if count + 1 <= next_resize {
+    if count < next_resize {
         return buckets;
     }
     let min = if next_resize == 0 {
