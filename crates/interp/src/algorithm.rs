@@ -225,6 +225,26 @@ impl Machine<'_> {
                     .count();
                 Ok(Value::Int(n as i64))
             }
+            Algo::Predicate { count } => {
+                // The predicate may change the range: each element is read
+                // when its turn comes, within the range as it is then.
+                self.eval(&args[3])?;
+                let place = self.place(&args[4])?;
+                let mut hits = 0i64;
+                for k in lo..hi {
+                    let Some(x) = storage.data().get(k).cloned() else {
+                        break;
+                    };
+                    self.write(&place, x, span)?;
+                    if self.eval(&args[5])?.truth() {
+                        if !count {
+                            return Ok(Value::Int(k as i64));
+                        }
+                        hits += 1;
+                    }
+                }
+                Ok(Value::Int(if count { hits } else { hi as i64 }))
+            }
             Algo::Equal | Algo::Copy => {
                 let lo2 = self.eval(&args[4])?.int();
                 let hi2 = lo2.saturating_add((hi - lo) as i64);

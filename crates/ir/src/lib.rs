@@ -807,6 +807,16 @@ pub enum Algo {
     Equal,
     /// `std::copy`: `[destination vector, lo2]`; no value.
     Copy,
+    /// `std::find_if` (`count: false`; the position of the first element
+    /// the predicate accepts, `hi` if none) and `std::count_if` (`count:
+    /// true`; how many it accepts, a `long`): `[store, element, test]`,
+    /// where `store` is evaluated once (it stores the predicate in a hidden
+    /// local), `element` is the place of a hidden local that holds each
+    /// element in turn, and `test` the `bool` call of the predicate on it.
+    Predicate {
+        /// `count_if` rather than `find_if`.
+        count: bool,
+    },
 }
 
 /// The C streams `printf` and friends write to.

@@ -281,7 +281,7 @@ impl FnCx<'_> {
     }
 
     /// `f(args)` where `f` is a class object: its `operator()`.
-    fn call_object(&mut self, callee: Expr, args: Vec<Expr>, span: Span) -> Expr {
+    pub(crate) fn call_object(&mut self, callee: Expr, args: Vec<Expr>, span: Span) -> Expr {
         let shown = self.ck.show(&callee.ty);
         let callee_span = callee.span;
         let mut operands = vec![callee];

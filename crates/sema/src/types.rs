@@ -312,7 +312,18 @@ fn template(
                     let (of, elem) = match container {
                         Type::Vector(elem) => (None, *elem),
                         Type::Container(kind, elem) => (Some(kind), *elem),
-                        _ => return Type::Error,
+                        Type::Error => return Type::Error,
+                        other => {
+                            let shown = ck.show(&other);
+                            ck.error(
+                                codes::E0201,
+                                t.span,
+                                format!("`{shown}` has no iterator types"),
+                                "not a container",
+                                "",
+                            );
+                            return Type::Error;
+                        }
                     };
                     Type::Iter(Box::new(tessera_ir::IterType {
                         elem,
@@ -322,7 +333,7 @@ fn template(
                             || of.is_some_and(tessera_ir::Container::is_associative),
                     }))
                 }
-                _ => Type::Error,
+                _ => bad_args(ck, path, "a container type"),
             }
         }
         "tuple" if qualifier_ok(path, &["std"]) => {

@@ -50,9 +50,34 @@ fn parts(cx: &mut FnCx<'_>, e: &Expr) -> Option<(Expr, Expr)> {
 
 /// An iterator of `vector` at `pos`.
 fn iter_at(vector: Expr, pos: Expr, span: Span) -> Expr {
-    let ty = match &vector.ty {
+    let ty = match &vector.ty.clone() {
         Type::Vector(elem) | Type::Container(tessera_ir::Container::Deque, elem) => {
             Type::Iterator(elem.clone())
+        }
+        // A list's or set's iterator is a value: the pointer to the element.
+        Type::Container(kind, elem) => {
+            let is_const = kind.is_associative();
+            let ptr_ty = Type::Ptr {
+                elem: elem.clone(),
+                is_const,
+            };
+            let data = intrinsic(Intrinsic::VectorData, vec![vector], ptr_ty.clone(), span);
+            let at = mk(
+                ExprKind::PtrAdd {
+                    ptr: Box::new(data),
+                    offset: Box::new(pos),
+                },
+                ptr_ty,
+                false,
+                span,
+            );
+            let it = tessera_ir::IterType {
+                elem: (**elem).clone(),
+                of: Some(*kind),
+                reverse: false,
+                is_const,
+            };
+            return intrinsic(Intrinsic::AsIter, vec![at], Type::Iter(Box::new(it)), span);
         }
         _ => Type::Error,
     };
@@ -192,6 +217,8 @@ pub(super) fn call(
             | "equal"
             | "copy"
             | "swap"
+            | "find_if"
+            | "count_if"
     );
     if !known {
         return Err(args);
@@ -213,6 +240,9 @@ pub(super) fn call(
 fn lower(cx: &mut FnCx<'_>, name: &str, what: &str, args: Vec<Expr>, span: Span) -> Option<Expr> {
     if name == "swap" {
         return swap(cx, what, args, span);
+    }
+    if matches!(name, "find_if" | "count_if") {
+        return predicate(cx, name == "count_if", what, args, span);
     }
     let takes = match name {
         "sort" => "a range",
@@ -428,6 +458,106 @@ fn lower(cx: &mut FnCx<'_>, name: &str, what: &str, args: Vec<Expr>, span: Span)
                 algo(Algo::Copy, vec![v2, lo2], Type::Void, v)
             }
         }
+    })
+}
+
+/// `std::find_if(first, last, pred)` and `std::count_if`: the predicate,
+/// a class object (a lambda), is stored once in a hidden local and called
+/// on another that holds each element in turn (`Algo::Predicate`).
+fn predicate(
+    cx: &mut FnCx<'_>,
+    count: bool,
+    what: &str,
+    args: Vec<Expr>,
+    span: Span,
+) -> Option<Expr> {
+    if !arity(cx, what, &args, 3, "a range and a predicate", span) {
+        return None;
+    }
+    let stored = super::iter::iter_type(&args[0]).cloned();
+    let (v, lo, hi) = range(cx, &args[0], &args[1], what)?;
+    let elem = elem_of(&v);
+    let pred = args[2].clone();
+    if !matches!(pred.ty, Type::Struct(_)) {
+        if !pred.ty.is_error() {
+            cx.ck.error(
+                codes::E0211,
+                pred.span,
+                format!("{what} with a predicate that is not a lambda or function object is not supported yet"),
+                "the predicate",
+                "pass a lambda: `[](int x) { return x > 0; }`",
+            );
+        }
+        return None;
+    }
+    let hidden = |cx: &mut FnCx<'_>, ty: Type, at: Span| {
+        let id = cx.declare(tessera_ir::Local {
+            name: String::new(),
+            ty: ty.clone(),
+            by_ref: false,
+            is_const: false,
+            space: cx.local_space(),
+            span: at,
+        });
+        mk(ExprKind::Local(id), ty, true, at)
+    };
+    let held = hidden(cx, pred.ty.clone(), pred.span);
+    let store = mk(
+        ExprKind::Assign {
+            target: Box::new(held.clone()),
+            value: Box::new(Expr {
+                place: false,
+                ..pred
+            }),
+        },
+        held.ty.clone(),
+        true,
+        span,
+    );
+    let element = hidden(cx, elem, args[0].span);
+    let call = cx.call_object(held, vec![element.clone()], span);
+    if call.ty.is_error() {
+        return None;
+    }
+    let test = cx.condition(call);
+    let all = vec![v.clone(), lo, hi, store, element, test];
+    let found = intrinsic(
+        Intrinsic::Algorithm(Algo::Predicate { count }),
+        all,
+        LONG,
+        span,
+    );
+    if count {
+        return Some(found);
+    }
+    // `find_if` gives an iterator at the position found.
+    Some(if matches!(v.ty, Type::Ptr { .. }) {
+        if !is_pure(&v) {
+            cx.ck.error(
+                codes::E0211,
+                v.span,
+                format!("{what} over a computed first pointer is not supported yet"),
+                "computed here",
+                "store the pointer in a variable first",
+            );
+            return None;
+        }
+        let pty = v.ty.clone();
+        let at = mk(
+            ExprKind::PtrAdd {
+                ptr: Box::new(v),
+                offset: Box::new(found),
+            },
+            pty,
+            false,
+            span,
+        );
+        match stored {
+            Some(it) => intrinsic(Intrinsic::AsIter, vec![at], Type::Iter(Box::new(it)), span),
+            None => at,
+        }
+    } else {
+        iter_at(v, found, span)
     })
 }
 
