@@ -408,6 +408,8 @@ impl Machine<'_> {
                 Ok(v)
             }
             Intrinsic::IterElements { reverse } => self.iter_elements(*reverse, args, e),
+            Intrinsic::GatherIter => self.gather_iter(args, e),
+            Intrinsic::ScatterIter => self.scatter_iter(args, e),
             Intrinsic::VectorAssign => {
                 let vp = self.place(&args[0])?;
                 let target = self.read(&vp, span)?;
@@ -1384,5 +1386,56 @@ impl Machine<'_> {
             StorageKind::Vector,
             span,
         )?))
+    }
+}
+
+impl Machine<'_> {
+    /// `Intrinsic::GatherIter`: a loop over the program's iterator class.
+    fn gather_iter(&mut self, args: &[Expr], e: &Expr) -> Res<Value> {
+        let span = e.span;
+        self.eval(&args[0])?;
+        self.eval(&args[1])?;
+        let count = self.eval(&args[3])?.int();
+        let elem = elem_type(&e.ty);
+        let bytes = self.type_bytes(&elem);
+        let mut out = Vec::new();
+        while count < 0 || (out.len() as i64) < count {
+            if !self.eval(&args[2])?.truth() {
+                break;
+            }
+            let v = self.eval(&args[4])?;
+            let v = self.copy_value(v, &args[4].ty, span)?;
+            self.charge(1, span)?;
+            self.take_memory(bytes, span)?;
+            out.push(v);
+            self.eval(&args[5])?;
+        }
+        // The elements' memory is the vector's from here on.
+        self.meter.give(out.len() as u64 * bytes);
+        Ok(Value::Vector(self.storage_of(
+            out,
+            &elem,
+            StorageKind::Vector,
+            span,
+        )?))
+    }
+
+    /// `Intrinsic::ScatterIter`: each element written through the
+    /// program's iterator class.
+    fn scatter_iter(&mut self, args: &[Expr], e: &Expr) -> Res<Value> {
+        let span = e.span;
+        let data = match self.eval(&args[0])? {
+            Value::Vector(s) => s.data().clone(),
+            _ => Vec::new(),
+        };
+        self.eval(&args[1])?;
+        let place = self.place(&args[2])?;
+        for x in data {
+            self.charge(1, span)?;
+            self.write(&place, x, span)?;
+            self.eval(&args[3])?;
+            self.eval(&args[4])?;
+        }
+        Ok(Value::Void)
     }
 }

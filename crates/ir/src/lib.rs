@@ -672,6 +672,18 @@ pub enum Intrinsic {
         /// The iterators are reverse iterators.
         reverse: bool,
     },
+    /// `concurrency::copy` reading through an iterator of the program's
+    /// own class: args `[store first, store last, cond, count, read,
+    /// step]`. The stores (assignments to hidden locals) run once; then,
+    /// while fewer than `count` elements were read (`count` < 0: no bound)
+    /// and `cond` (a `bool`) holds, `read` gives the next element and
+    /// `step` advances. The result is the vector of the elements read.
+    GatherIter,
+    /// `concurrency::copy` writing through an iterator of the program's own
+    /// class: args `[source vector, store out, element, write, step]`: for
+    /// each element of the source, the hidden local `element` (a place)
+    /// takes it, then `write` and `step` run.
+    ScatterIter,
     /// `v.size()`.
     VectorSize,
     /// `v.data()`: a pointer to the first element.

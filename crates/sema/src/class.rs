@@ -36,6 +36,9 @@ use tessera_syntax::ast::{self, Access};
 pub struct ClassInfo {
     /// The class's name.
     pub name: String,
+    /// The names of the classes declared `friend` (a class template's name
+    /// stands for every instance of it).
+    pub friends: Vec<String>,
     /// Base classes in order: base `i` is the struct's field `i`.
     pub bases: Vec<StructId>,
     /// The access of each field (bases included), parallel to the fields.
@@ -140,6 +143,7 @@ pub fn declare_class(
 ) {
     let mut info = ClassInfo {
         name: s.name.name.clone(),
+        friends: s.friends.iter().map(|f| f.name.clone()).collect(),
         bases: layout.bases,
         access: layout.access,
         default_inits: layout.default_inits,
@@ -952,6 +956,23 @@ impl Checker {
     }
 }
 
+impl Checker {
+    /// True when class `owner` declares `class` a friend (by its name, or
+    /// for an instance of a class template, by the template's name).
+    pub(crate) fn is_friend(&self, class: StructId, owner: StructId) -> bool {
+        let (Some(c), Some(o)) = (self.classes.get(&class), self.classes.get(&owner)) else {
+            return false;
+        };
+        // The friend is named as written; the class by its flat name
+        // (`ns::X<int>`).
+        let template = c.name.split('<').next().unwrap_or_default();
+        let unqualified = template.rsplit("::").next().unwrap_or_default();
+        o.friends
+            .iter()
+            .any(|f| *f == c.name || f == template || f == unqualified)
+    }
+}
+
 impl FnCx<'_> {
     /// The class whose members the code being lowered may name freely.
     pub(crate) fn current_class(&self) -> Option<StructId> {
@@ -965,7 +986,7 @@ impl FnCx<'_> {
             Access::Public => true,
             Access::Private => here == Some(owner),
             Access::Protected => here.is_some_and(|h| self.ck.derives_from(h, owner)),
-        };
+        } || here.is_some_and(|h| self.ck.is_friend(h, owner));
         if allowed {
             return;
         }

@@ -271,6 +271,22 @@ pub enum Member {
     Empty,
     /// A member that failed to parse (already reported).
     Error,
+    /// `friend class X;` (the class's name).
+    Friend(Ident),
+}
+
+impl Member {
+    /// `friend class T;`: the befriended class's name (a class template's
+    /// name befriends its instances).
+    pub fn friend(t: TypeName) -> Member {
+        match t.specs.ty {
+            BaseType::Named(path) | BaseType::Template { path, .. } => match path.segments.last() {
+                Some(last) => Member::Friend(last.clone()),
+                None => Member::Empty,
+            },
+            _ => Member::Empty,
+        }
+    }
 }
 
 /// What follows a member function's declarator.
@@ -283,6 +299,14 @@ pub enum MethodBody {
     Default,
     /// `= delete;`
     Delete,
+}
+
+/// `class X;`: a class declared, to be defined later.
+pub fn forward_class(key: ClassKey, name: Ident) -> StructDef {
+    StructDef {
+        forward: true,
+        ..struct_def(key, name, Vec::new(), Vec::new(), Vec::new())
+    }
 }
 
 /// A `struct`/`class` definition from its parts: members sorted into data,
@@ -313,6 +337,8 @@ pub fn struct_def(
         methods: Vec::new(),
         field_access: Vec::new(),
         specialization: None,
+        friends: Vec::new(),
+        forward: false,
         bases: bases
             .into_iter()
             .map(|(a, item)| crate::ast::Member {
@@ -328,6 +354,7 @@ pub fn struct_def(
                 def.field_access.push(access);
             }
             Member::Assert(a) => def.asserts.push(a),
+            Member::Friend(name) => def.friends.push(name),
             Member::Access(a, s) => {
                 access = a;
                 def.access_spans.push(s);

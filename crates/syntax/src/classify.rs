@@ -85,6 +85,7 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
     join_used_operators(tokens);
     crate::limits::rewrite(tokens);
     crate::member_types::rewrite(tokens);
+    crate::class_forms::rewrite(tokens);
     drop_template_disambiguators(tokens);
     restrict_as_name(tokens);
     let KnownNames {

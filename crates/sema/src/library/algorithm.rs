@@ -85,12 +85,7 @@ fn iter_at(vector: Expr, pos: Expr, span: Span) -> Expr {
 }
 
 fn same_vector(a: &Expr, b: &Expr) -> bool {
-    match (&a.kind, &b.kind) {
-        (ExprKind::Local(x), ExprKind::Local(y)) => x == y,
-        (ExprKind::Global(x), ExprKind::Global(y)) => x == y,
-        (ExprKind::Capture(x), ExprKind::Capture(y)) => x == y,
-        _ => false,
-    }
+    super::container::same_place(a, b)
 }
 
 /// Reports an iterator argument that is not `v.begin()`, `v.end()` or one of

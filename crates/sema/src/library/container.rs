@@ -1594,6 +1594,51 @@ pub(super) fn copy(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: S
         _ => e,
     };
     let mut args: Vec<Expr> = args.into_iter().map(|a| decay(cx, a)).collect();
+    // Iterators of the program's own classes: loops over their operators.
+    match args.as_slice() {
+        [b, e, dst] if super::user_iter::is_user_iter(b) => {
+            let Some(d) = view_ty(&dst.ty) else {
+                return error_expr(span);
+            };
+            return match super::user_iter::gather(
+                cx,
+                b.clone(),
+                Some(e.clone()),
+                None,
+                &d.elem,
+                span,
+            ) {
+                Some(v) => copy_in(cx, v, dst.clone(), span),
+                None => error_expr(span),
+            };
+        }
+        [b, dst] if super::user_iter::is_user_iter(b) && view_ty(&dst.ty).is_some() => {
+            let Some(d) = view_ty(&dst.ty) else {
+                return error_expr(span);
+            };
+            let Some(n) = super::user_iter::view_size(cx, dst) else {
+                return error_expr(span);
+            };
+            return match super::user_iter::gather(cx, b.clone(), None, Some(n), &d.elem, span) {
+                Some(v) => copy_in(cx, v, dst.clone(), span),
+                None => error_expr(span),
+            };
+        }
+        [src, out] if super::user_iter::is_user_iter(out) && view_ty(&src.ty).is_some() => {
+            let Some(s) = view_ty(&src.ty) else {
+                return error_expr(span);
+            };
+            let vector = intrinsic(
+                Intrinsic::ArrayToVector,
+                vec![src.clone()],
+                Type::Vector(Box::new(s.elem)),
+                src.span,
+            );
+            return super::user_iter::scatter(cx, vector, out.clone(), span)
+                .unwrap_or_else(|| error_expr(span));
+        }
+        _ => {}
+    }
     // Iterators of lists and sets, and reverse iterators: a range read as
     // the elements it visits, a forward destination as its pointer.
     match args.as_slice() {

@@ -37,6 +37,7 @@ mod clib;
 mod container;
 mod device;
 mod iter;
+mod user_iter;
 
 pub(crate) use device::access_type_enum;
 pub(crate) mod future;
