@@ -1420,6 +1420,24 @@ impl FnCx<'_> {
         }
         let ctors = info.ctors.clone();
         let explicit = info.explicit.clone();
+        // `X b(a)` with `a` an `X`: the implicit copy constructor, unless
+        // the class declares its own.
+        let copies = |c: FuncId| {
+            self.ck.program.get_function(c).is_some_and(|f| {
+                f.params >= 1
+                    && f.locals.first().is_some_and(|l| l.ty == Type::Struct(id))
+                    && f.params as usize <= 1 + self.defaulted_count(c)
+            })
+        };
+        if let [one] = args.as_slice()
+            && one.ty == Type::Struct(id)
+            && !ctors.iter().any(|c| copies(*c))
+        {
+            return args.into_iter().next().map(|one| Expr {
+                place: false,
+                ..one
+            });
+        }
         if args.is_empty()
             && !ctors.iter().any(|c| {
                 self.ck
