@@ -123,8 +123,8 @@ fn drop_iterator_bases(tokens: &[Token<'_>], from: usize, open: usize, drop: &mu
     let mut bases = Vec::new();
     let mut start = from + 1;
     let mut angle = 0usize;
-    for k in from + 1..open {
-        match tokens[k].tok {
+    for (k, t) in tokens.iter().enumerate().take(open).skip(from + 1) {
+        match t.tok {
             Tok::Lt => angle += 1,
             Tok::Gt => angle = angle.saturating_sub(1),
             Tok::Comma if angle == 0 => {
