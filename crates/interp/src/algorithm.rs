@@ -13,7 +13,9 @@ use tessera_ir::{Algo, BinOp, Expr, Scalar, Type};
 /// the checker does not let through to the comparing algorithms).
 fn elem_scalar(ty: &Type) -> Scalar {
     match ty {
-        Type::Vector(e) | Type::Ptr { elem: e, .. } => e.scalar().unwrap_or(Scalar::Int),
+        Type::Vector(e) | Type::Container(_, e) | Type::Ptr { elem: e, .. } => {
+            e.scalar().unwrap_or(Scalar::Int)
+        }
         _ => Scalar::Int,
     }
 }

@@ -185,7 +185,7 @@ fn range(cx: &mut FnCx<'_>, b: &Expr, e: &Expr, what: &str) -> Option<(Expr, Exp
 /// The element type of a range's vector.
 fn elem_of(v: &Expr) -> Type {
     match &v.ty {
-        Type::Vector(e) | Type::Ptr { elem: e, .. } => (**e).clone(),
+        Type::Vector(e) | Type::Container(_, e) | Type::Ptr { elem: e, .. } => (**e).clone(),
         _ => Type::Error,
     }
 }

@@ -203,6 +203,8 @@ pub(crate) fn is_pure(e: &Expr) -> bool {
                     | Intrinsic::VectorElement
                     | Intrinsic::ViewElement
                     | Intrinsic::ViewProject
+                    | Intrinsic::IterBase
+                    | Intrinsic::AsIter
             ) && args.iter().all(is_pure)
         }
         _ => false,
