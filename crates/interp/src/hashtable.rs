@@ -411,37 +411,36 @@ fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
     shift_mix(h)
 }
 
-/// The runs of the list: each bucket's elements, buckets in list order.
-type Runs = Vec<(u64, Vec<Value>)>;
-
 /// Relinks `data` for `buckets` buckets in libstdc++'s rehash order.
 fn rehash(data: Vec<Value>, buckets: u64, s: Scalar, multi: bool) -> Vec<Value> {
-    // Built front to back: `runs[0]` is the front of the list.
-    let mut runs: Runs = Vec::new();
+    // Each bucket's run; `runs` holds them back to front (a new run goes to
+    // the front of the list, so it is pushed last), `at` finds a bucket's.
+    let mut runs: Vec<Vec<Value>> = Vec::new();
+    let mut at: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
     // The previous element's bucket and its index in that run.
     let mut prev: Option<(u64, usize)> = None;
     for v in data {
         let b = hash(&v, s) % buckets;
-        let run = runs.iter().position(|(rb, _)| *rb == b);
-        let placed = match (prev, run) {
+        let placed = match (prev, at.get(&b).copied()) {
             // A multiset keeps a run of equal elements in order: the next
             // one of the same bucket goes right after the previous one.
-            (Some((pb, at)), Some(r)) if multi && pb == b => {
-                runs[r].1.insert(at + 1, v);
-                (b, at + 1)
+            (Some((pb, k)), Some(r)) if multi && pb == b => {
+                runs[r].insert(k + 1, v);
+                (b, k + 1)
             }
             (_, Some(r)) => {
-                runs[r].1.insert(0, v);
+                runs[r].insert(0, v);
                 (b, 0)
             }
             (_, None) => {
-                runs.insert(0, (b, vec![v]));
+                at.insert(b, runs.len());
+                runs.push(vec![v]);
                 (b, 0)
             }
         };
         prev = Some(placed);
     }
-    runs.into_iter().flat_map(|(_, run)| run).collect()
+    runs.into_iter().rev().flatten().collect()
 }
 
 /// Inserts `v` into the elements of an unordered container (in iteration
