@@ -13,7 +13,9 @@ use tessera_ir::{Algo, BinOp, Expr, Scalar, Type};
 /// the checker does not let through to the comparing algorithms).
 fn elem_scalar(ty: &Type) -> Scalar {
     match ty {
-        Type::Vector(e) | Type::Ptr { elem: e, .. } => e.scalar().unwrap_or(Scalar::Int),
+        Type::Vector(e) | Type::Container(_, e) | Type::Ptr { elem: e, .. } => {
+            e.scalar().unwrap_or(Scalar::Int)
+        }
         _ => Scalar::Int,
     }
 }
@@ -224,6 +226,26 @@ impl Machine<'_> {
                     .filter(|x| equal(x, &v, s))
                     .count();
                 Ok(Value::Int(n as i64))
+            }
+            Algo::Predicate { count } => {
+                // The predicate may change the range: each element is read
+                // when its turn comes, within the range as it is then.
+                self.eval(&args[3])?;
+                let place = self.place(&args[4])?;
+                let mut hits = 0i64;
+                for k in lo..hi {
+                    let Some(x) = storage.data().get(k).cloned() else {
+                        break;
+                    };
+                    self.write(&place, x, span)?;
+                    if self.eval(&args[5])?.truth() {
+                        if !count {
+                            return Ok(Value::Int(k as i64));
+                        }
+                        hits += 1;
+                    }
+                }
+                Ok(Value::Int(if count { hits } else { hi as i64 }))
             }
             Algo::Equal | Algo::Copy => {
                 let lo2 = self.eval(&args[4])?.int();

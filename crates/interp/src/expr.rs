@@ -525,7 +525,7 @@ impl Machine<'_> {
             let r = arith::binary(op, op_ty, &cur, &arith::one(op_ty), op_ty)
                 .map_err(|err| self.arith_error(err, op_ty, e.span))?;
             arith::convert(&r, op_ty, ty).map_err(|err| self.arith_error(err, ty, e.span))?
-        } else if let Type::Ptr { .. } = target.ty {
+        } else if let Type::Ptr { .. } | Type::Iter(_) = target.ty {
             self.ptr_add(&old, if *increment { 1 } else { -1 }, e.span)?
         } else {
             old.clone()

@@ -17,6 +17,7 @@ mod check;
 mod clib;
 mod exceptions;
 mod expr;
+mod hashtable;
 mod kernel;
 mod library;
 mod machine;

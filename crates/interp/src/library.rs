@@ -322,6 +322,26 @@ impl Machine<'_> {
                 let v = self.copy_value(v, &args[1].ty, span)?;
                 let elem = scalar(&args[1].ty);
                 if let Value::Vector(s) = c {
+                    if kind.is_unordered() {
+                        self.charge(s.len() as u64 / 16, span)?;
+                        self.take_memory(s.elem_bytes, span)?;
+                        let mut buckets = s.buckets.get();
+                        let inserted = crate::hashtable::insert(
+                            &mut s.data_mut(),
+                            &mut buckets,
+                            v,
+                            elem,
+                            !kind.is_unique(),
+                            |a, b| equal(a, b, elem),
+                        );
+                        s.buckets.set(buckets);
+                        if inserted {
+                            s.reshape();
+                        } else {
+                            self.meter.give(s.elem_bytes);
+                        }
+                        return Ok(Value::Void);
+                    }
                     let at = {
                         let data = s.data();
                         container_slot(&data, &v, elem, *kind)
@@ -329,6 +349,7 @@ impl Machine<'_> {
                     if let Some(at) = at {
                         self.take_memory(s.elem_bytes, span)?;
                         s.data_mut().insert(at, v);
+                        s.reshape();
                     }
                 }
                 Ok(Value::Void)
@@ -342,6 +363,7 @@ impl Machine<'_> {
                     self.take_memory(s.elem_bytes, span)?;
                     self.charge(s.len() as u64 / 16, span)?;
                     s.data_mut().insert(0, v);
+                    s.reshape();
                 }
                 Ok(Value::Void)
             }
@@ -350,7 +372,82 @@ impl Machine<'_> {
                 if let Value::Vector(s) = self.read(&cp, span)? {
                     let n = s.len() as u64;
                     s.data_mut().clear();
+                    s.reshape();
                     self.meter.give(n * s.elem_bytes);
+                }
+                Ok(Value::Void)
+            }
+            // An iterator value is the pointer it holds, stamped with the
+            // container's shape when made and checked against it when used.
+            Intrinsic::AsIter => match self.eval(&args[0])? {
+                Value::Ptr(p) => {
+                    let mut p = (*p).clone();
+                    if let crate::value::Target::Storage(s) = &p.target {
+                        p.stamp = s.reshaped.get();
+                    }
+                    Ok(Value::Ptr(Rc::new(p)))
+                }
+                other => Ok(other),
+            },
+            Intrinsic::IterBase => {
+                let v = self.eval(&args[0])?;
+                if let Value::Ptr(p) = &v
+                    && let crate::value::Target::Storage(s) = &p.target
+                    && p.stamp != 0
+                    && p.stamp != s.reshaped.get()
+                {
+                    return Err(self
+                        .error(
+                            codes::R0007,
+                            args[0].span,
+                            "this iterator was made before its container changed size",
+                        )
+                        .with_label("used after an insertion or removal")
+                        .with_note("Tessera does not follow iterators across insertions and removals (C++ keeps those of lists and sets valid)")
+                        .with_help("take the iterator again after changing the container")
+                        .into());
+                }
+                Ok(v)
+            }
+            Intrinsic::IterElements { reverse } => self.iter_elements(*reverse, args, e),
+            Intrinsic::GatherIter => self.gather_iter(args, e),
+            Intrinsic::ScatterIter => self.scatter_iter(args, e),
+            Intrinsic::VectorAssign => {
+                let vp = self.place(&args[0])?;
+                let target = self.read(&vp, span)?;
+                let source = self.eval(&args[1])?;
+                if let (Value::Vector(t), Value::Vector(s)) = (target, source) {
+                    let data = s.data().clone();
+                    self.charge(data.len() as u64 / 16, span)?;
+                    let old = t.len() as u64;
+                    *t.data_mut() = data;
+                    t.reshape();
+                    self.meter.give(old * t.elem_bytes);
+                }
+                Ok(Value::Void)
+            }
+            Intrinsic::VectorResize => {
+                let vp = self.place(&args[0])?;
+                let target = self.read(&vp, span)?;
+                let n = self.eval(&args[1])?.int();
+                let value = self.eval(&args[2])?;
+                let value = self.copy_value(value, &args[2].ty, span)?;
+                if let Value::Vector(t) = target {
+                    let Ok(n) = usize::try_from(n) else {
+                        return Err(self
+                            .error(codes::R0001, span, format!("`resize` to {n} elements"))
+                            .with_label("a negative size")
+                            .into());
+                    };
+                    let old = t.len();
+                    if n > old {
+                        self.take_memory((n - old) as u64 * t.elem_bytes, span)?;
+                        self.charge((n - old) as u64 / 16, span)?;
+                    } else {
+                        self.meter.give((old - n) as u64 * t.elem_bytes);
+                    }
+                    t.data_mut().resize(n, value);
+                    t.reshape();
                 }
                 Ok(Value::Void)
             }
@@ -362,7 +459,28 @@ impl Machine<'_> {
                 };
                 let elem = elem_type(&e.ty);
                 let mut out: Vec<Value> = Vec::with_capacity(data.len());
+                let mut buckets = 1;
                 match &e.ty {
+                    Type::Container(kind, _) if kind.is_unordered() => {
+                        let s = elem.scalar().unwrap_or(Scalar::Int);
+                        let multi = !kind.is_unique();
+                        // A multiset's range constructor sizes its table
+                        // for the range first; a set's inserts one by one.
+                        if multi {
+                            buckets = crate::hashtable::presized(data.len() as u64);
+                        }
+                        self.charge(data.len() as u64 * (data.len() as u64 / 16 + 1), span)?;
+                        for v in data {
+                            crate::hashtable::insert(
+                                &mut out,
+                                &mut buckets,
+                                v,
+                                s,
+                                multi,
+                                |a, b| equal(a, b, s),
+                            );
+                        }
+                    }
                     Type::Container(kind, _) if kind.is_associative() => {
                         let s = elem.scalar().unwrap_or(Scalar::Int);
                         self.charge(data.len() as u64, span)?;
@@ -374,12 +492,9 @@ impl Machine<'_> {
                     }
                     _ => out = data,
                 }
-                Ok(Value::Vector(self.storage_of(
-                    out,
-                    &elem,
-                    StorageKind::Vector,
-                    span,
-                )?))
+                let made = self.storage_of(out, &elem, StorageKind::Vector, span)?;
+                made.buckets.set(buckets);
+                Ok(Value::Vector(made))
             }
             Intrinsic::VectorPush => {
                 let vp = self.place(&args[0])?;
@@ -389,6 +504,7 @@ impl Machine<'_> {
                 if let Value::Vector(s) = vec {
                     self.take_memory(s.elem_bytes, span)?;
                     s.data_mut().push(v);
+                    s.reshape();
                 }
                 Ok(Value::Void)
             }
@@ -1222,3 +1338,110 @@ pub(crate) fn part(v: &Value, path: &[u32]) -> Option<Value> {
 const STDOUT: i64 = 1;
 /// The value of `std::cerr`.
 const STDERR: i64 = 2;
+
+impl Machine<'_> {
+    /// `Intrinsic::IterElements`: the elements `[first, last)` (or from
+    /// `first` to the end) in the order the iterators visit them, each read
+    /// through a checked pointer.
+    fn iter_elements(&mut self, reverse: bool, args: &[Expr], e: &Expr) -> Res<Value> {
+        let span = e.span;
+        let first = self.eval(&args[0])?;
+        // The lowest pointer of the range and its length.
+        let (low, n) = match args.get(1) {
+            Some(last) => {
+                let last = self.eval(last)?;
+                if reverse {
+                    let n = self.ptr_diff(&first, &last, span)?.int();
+                    (last, n)
+                } else {
+                    let n = self.ptr_diff(&last, &first, span)?.int();
+                    (first, n)
+                }
+            }
+            None => {
+                let (len, at) = match &first {
+                    Value::Ptr(p) => (p.len(), p.offset),
+                    _ => (0, 0),
+                };
+                if reverse {
+                    (self.ptr_add(&first, -at, span)?, at)
+                } else {
+                    (first, len - at)
+                }
+            }
+        };
+        if n < 0 {
+            return Err(self
+                .error(
+                    codes::R0001,
+                    span,
+                    format!("an iterator range ends {} elements before it starts", -n),
+                )
+                .with_label("`last` comes before `first`")
+                .into());
+        }
+        self.charge(n as u64 / 16, span)?;
+        let mut data = self.read_pointed(&low, n, span)?;
+        if reverse {
+            data.reverse();
+        }
+        let elem = elem_type(&e.ty);
+        Ok(Value::Vector(self.storage_of(
+            data,
+            &elem,
+            StorageKind::Vector,
+            span,
+        )?))
+    }
+}
+
+impl Machine<'_> {
+    /// `Intrinsic::GatherIter`: a loop over the program's iterator class.
+    fn gather_iter(&mut self, args: &[Expr], e: &Expr) -> Res<Value> {
+        let span = e.span;
+        self.eval(&args[0])?;
+        self.eval(&args[1])?;
+        let count = self.eval(&args[3])?.int();
+        let elem = elem_type(&e.ty);
+        let bytes = self.type_bytes(&elem);
+        let mut out = Vec::new();
+        while count < 0 || (out.len() as i64) < count {
+            if !self.eval(&args[2])?.truth() {
+                break;
+            }
+            let v = self.eval(&args[4])?;
+            let v = self.copy_value(v, &args[4].ty, span)?;
+            self.charge(1, span)?;
+            self.take_memory(bytes, span)?;
+            out.push(v);
+            self.eval(&args[5])?;
+        }
+        // The elements' memory is the vector's from here on.
+        self.meter.give(out.len() as u64 * bytes);
+        Ok(Value::Vector(self.storage_of(
+            out,
+            &elem,
+            StorageKind::Vector,
+            span,
+        )?))
+    }
+
+    /// `Intrinsic::ScatterIter`: each element written through the
+    /// program's iterator class.
+    fn scatter_iter(&mut self, args: &[Expr], e: &Expr) -> Res<Value> {
+        let span = e.span;
+        let data = match self.eval(&args[0])? {
+            Value::Vector(s) => s.data().clone(),
+            _ => Vec::new(),
+        };
+        self.eval(&args[1])?;
+        let place = self.place(&args[2])?;
+        for x in data {
+            self.charge(1, span)?;
+            self.write(&place, x, span)?;
+            self.eval(&args[3])?;
+            self.eval(&args[4])?;
+        }
+        Ok(Value::Void)
+    }
+}

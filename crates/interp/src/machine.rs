@@ -641,6 +641,8 @@ impl<'p> Machine<'p> {
             )),
             // An empty `std::wstring`.
             Type::WideStr => Value::Str(Rc::new(Vec::new())),
+            // A singular iterator: a null pointer, which cannot be used.
+            Type::Iter(_) => crate::value::Pointer::null(),
             _ => Value::Void,
         })
     }
@@ -818,12 +820,10 @@ impl<'p> Machine<'p> {
                 self.meter.give(s.len() as u64 * s.elem_bytes);
                 let data = s.data().clone();
                 let elem = ty.sequence_elem().cloned().unwrap_or(Type::INT);
-                Ok(Value::Vector(self.storage_of(
-                    data,
-                    &elem,
-                    StorageKind::Vector,
-                    span,
-                )?))
+                let copy = self.storage_of(data, &elem, StorageKind::Vector, span)?;
+                // A copied hash table keeps its buckets, so its order.
+                copy.buckets.set(s.buckets.get());
+                Ok(Value::Vector(copy))
             }
             // A temporary array nobody else holds (`array<T, N> a(e);`) is
             // moved, not copied.

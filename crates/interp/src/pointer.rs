@@ -45,6 +45,7 @@ impl Machine<'_> {
                 generation,
             },
             offset: 0,
+            stamp: 0,
         }))
     }
 
@@ -93,6 +94,7 @@ impl Machine<'_> {
             return Ok(Value::Ptr(Rc::new(Pointer {
                 target: Target::Storage(Rc::clone(storage)),
                 offset: *i as i64,
+                stamp: 0,
             })));
         }
         Ok(self.pointer_to_place(place, false, 1))
@@ -117,6 +119,7 @@ impl Machine<'_> {
                 let mem = Pointer {
                     target: pun.mem.clone(),
                     offset: 0,
+                    stamp: 0,
                 };
                 if !matches!(mem.target, Target::Storage(_) | Target::Place { .. }) {
                     return None;
@@ -404,6 +407,7 @@ impl Machine<'_> {
         Ok(Value::Ptr(Rc::new(Pointer {
             target: Target::Storage(storage),
             offset: 0,
+            stamp: 0,
         })))
     }
 
@@ -485,6 +489,7 @@ impl Machine<'_> {
             Value::Str(bytes) => Value::Ptr(Rc::new(Pointer {
                 target: Target::Str(Rc::clone(bytes)),
                 offset: 0,
+                stamp: 0,
             })),
             other => other.clone(),
         }
@@ -604,6 +609,7 @@ impl Machine<'_> {
             Value::Vector(s) => Ok(Value::Ptr(Rc::new(Pointer {
                 target: Target::Storage(s),
                 offset: 0,
+                stamp: 0,
             }))),
             // An `array`'s or rank-1 view's `data()`: its first element.
             Value::View(view) => match &view.data {
@@ -617,10 +623,12 @@ impl Machine<'_> {
                 crate::value::ViewData::Storage(s) => Ok(Value::Ptr(Rc::new(Pointer {
                     target: Target::Storage(Rc::clone(s)),
                     offset: view.offset as i64,
+                    stamp: 0,
                 }))),
                 crate::value::ViewData::Pun(pun) => Ok(Value::Ptr(Rc::new(Pointer {
                     target: Target::Pun(Machine::pun_from(pun, view.offset as i64)),
                     offset: 0,
+                    stamp: 0,
                 }))),
                 crate::value::ViewData::Place(_) | crate::value::ViewData::Object(_) => Err(self
                     .error(

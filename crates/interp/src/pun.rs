@@ -88,6 +88,7 @@ impl Machine<'_> {
             return Value::Ptr(Rc::new(Pointer {
                 target: mem,
                 offset: (byte / elem.size) as i64,
+                stamp: 0,
             }));
         }
         Value::Ptr(Rc::new(Pointer {
@@ -98,6 +99,7 @@ impl Machine<'_> {
                 base: byte,
             })),
             offset: 0,
+            stamp: 0,
         }))
     }
 
@@ -148,6 +150,7 @@ impl Machine<'_> {
                 base: byte,
             })),
             offset: 0,
+            stamp: 0,
         }))
     }
 
@@ -408,6 +411,7 @@ impl Machine<'_> {
         let p = Value::Ptr(Rc::new(Pointer {
             target: pun.mem.clone(),
             offset: i64::try_from(k).unwrap_or(i64::MAX),
+            stamp: 0,
         }));
         self.deref_place(&p, span)
     }

@@ -174,6 +174,11 @@ pub(crate) struct Pointer {
     pub(crate) target: Target,
     /// The element offset within it (one past the end is allowed).
     pub(crate) offset: i64,
+    /// For an iterator of a container (`Type::Iter`): the container's
+    /// `Storage::reshaped` when the iterator was made, so that a use after
+    /// the container changed size is caught rather than read at a shifted
+    /// position. 0 for other pointers, which are not checked.
+    pub(crate) stamp: u64,
 }
 
 /// What a pointer points into.
@@ -265,6 +270,7 @@ impl Pointer {
         Value::Ptr(Rc::new(Pointer {
             target: Target::Storage(storage),
             offset: 0,
+            stamp: 0,
         }))
     }
 
@@ -272,6 +278,7 @@ impl Pointer {
         Value::Ptr(Rc::new(Pointer {
             target: Target::Null,
             offset: 0,
+            stamp: 0,
         }))
     }
 
@@ -330,10 +337,12 @@ impl Pointer {
                     && Pointer {
                         target: a.mem.clone(),
                         offset: 0,
+                        stamp: 0,
                     }
                     .same_allocation(&Pointer {
                         target: b.mem.clone(),
                         offset: 0,
+                        stamp: 0,
                     })
             }
             (
@@ -498,9 +507,22 @@ pub(crate) struct Storage {
     /// An `array`'s CPU `access_type` (C++ AMP's value), set when it is
     /// made; `access_type_read_write` for everything else.
     pub(crate) cpu_access: Cell<i64>,
+    /// An unordered container's bucket count (1 before its first
+    /// insertion), which decides its iteration order (`hashtable`).
+    pub(crate) buckets: Cell<u64>,
+    /// How many times the elements changed number (insertions, removals):
+    /// positions, and with them iterator values, are stale after a change.
+    pub(crate) reshaped: Cell<u64>,
 }
 
 impl Storage {
+    /// Records a change in the number of elements (iterators made before
+    /// it are stale).
+    pub(crate) fn reshape(&self) {
+        self.reshaped
+            .set(self.reshaped.get().wrapping_add(1).max(1));
+    }
+
     /// New storage of `data`, counted against `meter` (already taken).
     pub(crate) fn new(
         data: Vec<Value>,
@@ -521,6 +543,8 @@ impl Storage {
             unsynced: Cell::new(None),
             discarded: RefCell::new(Vec::new()),
             cpu_access: Cell::new(tessera_ir::device::ACCESS_READ_WRITE),
+            buckets: Cell::new(1),
+            reshaped: Cell::new(1),
         })
     }
 

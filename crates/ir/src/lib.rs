@@ -47,7 +47,7 @@ mod limits;
 mod types;
 pub mod visit;
 
-pub use types::{Container, Rank, Scalar, StructDef, StructId, TileShape, Type, display};
+pub use types::{Container, IterType, Rank, Scalar, StructDef, StructId, TileShape, Type, display};
 
 use tessera_diagnostics::Span;
 
@@ -650,6 +650,14 @@ pub enum Intrinsic {
     ContainerPushFront,
     /// `c.clear()`: args `[container (a place)]`.
     ContainerClear,
+    /// `v.assign(...)`: args `[vector (a place), source vector]`; the
+    /// vector's elements become the source's, in the vector's own storage
+    /// (views over it see them).
+    VectorAssign,
+    /// `v.resize(n)` / `v.resize(n, value)`: args `[vector (a place), n (a
+    /// long), value]`; the first `n` elements are kept, new ones are the
+    /// value.
+    VectorResize,
     /// A container of the expression's type holding the elements of a
     /// vector value (`args[0]`), inserted one by one in order: what
     /// construction from an iterator range makes.
@@ -657,6 +665,32 @@ pub enum Intrinsic {
     /// `std::vector<T>(first, last)` from two pointers into one allocation:
     /// args `[first, last]`; each element is read through a checked pointer.
     VectorFromPointers,
+    /// An iterator value (`Type::Iter`) from the pointer `args[0]`: the
+    /// same value, typed as the iterator.
+    AsIter,
+    /// The pointer an iterator value (`args[0]`, a `Type::Iter`) holds:
+    /// the same value, typed as a pointer.
+    IterBase,
+    /// The elements an iterator range visits, in its order, as a vector:
+    /// args `[first, last]` (the pointers of two iterator values), or
+    /// `[first]` for every element from `first` to the end. A reverse
+    /// range visits the elements before its bases, backwards.
+    IterElements {
+        /// The iterators are reverse iterators.
+        reverse: bool,
+    },
+    /// `concurrency::copy` reading through an iterator of the program's
+    /// own class: args `[store first, store last, cond, count, read,
+    /// step]`. The stores (assignments to hidden locals) run once; then,
+    /// while fewer than `count` elements were read (`count` < 0: no bound)
+    /// and `cond` (a `bool`) holds, `read` gives the next element and
+    /// `step` advances. The result is the vector of the elements read.
+    GatherIter,
+    /// `concurrency::copy` writing through an iterator of the program's own
+    /// class: args `[source vector, store out, element, write, step]`: for
+    /// each element of the source, the hidden local `element` (a place)
+    /// takes it, then `write` and `step` run.
+    ScatterIter,
     /// `v.size()`.
     VectorSize,
     /// `v.data()`: a pointer to the first element.
@@ -882,6 +916,16 @@ pub enum Algo {
     Equal,
     /// `std::copy`: `[destination vector, lo2]`; no value.
     Copy,
+    /// `std::find_if` (`count: false`; the position of the first element
+    /// the predicate accepts, `hi` if none) and `std::count_if` (`count:
+    /// true`; how many it accepts, a `long`): `[store, element, test]`,
+    /// where `store` is evaluated once (it stores the predicate in a hidden
+    /// local), `element` is the place of a hidden local that holds each
+    /// element in turn, and `test` the `bool` call of the predicate on it.
+    Predicate {
+        /// `count_if` rather than `find_if`.
+        count: bool,
+    },
 }
 
 /// The C streams `printf` and friends write to.

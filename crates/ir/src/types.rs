@@ -183,6 +183,13 @@ pub enum Type {
     AcceleratorView,
     /// `std::vector<T>::iterator` (only from `begin()`/`end()`).
     Iterator(Box<Type>),
+    /// An iterator held as a value whose operations differ from a
+    /// pointer's: those of lists and sets (no `+ k`), of unordered sets
+    /// (forward only), and reverse iterators. At run time it is a pointer
+    /// into the container's elements (held in iteration order); a reverse
+    /// iterator points one past the element it designates, as
+    /// `std::reverse_iterator` keeps its base.
+    Iter(Box<IterType>),
     /// A stream manipulator value (`std::setw(2)`, `std::endl`).
     Manipulator,
     /// A string literal (printed, or bound to a `const char*`).
@@ -206,6 +213,32 @@ pub enum Type {
     WideOstream,
     /// The type of an expression that could not be checked (already reported).
     Error,
+}
+
+/// The type of an iterator value (`Type::Iter`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct IterType {
+    /// The element type.
+    pub elem: Type,
+    /// The container iterated: `None` for `std::vector`.
+    pub of: Option<Container>,
+    /// A reverse iterator (`rbegin()`, `std::vector<T>::reverse_iterator`).
+    pub reverse: bool,
+    /// Elements may not be written through it (`const_iterator`, and
+    /// every iterator of a set).
+    pub is_const: bool,
+}
+
+impl IterType {
+    /// Moves by `+ k` and measures distances (vector and deque).
+    pub fn random_access(&self) -> bool {
+        matches!(self.of, None | Some(Container::Deque))
+    }
+
+    /// Steps back by `--` (all but the unordered containers').
+    pub fn bidirectional(&self) -> bool {
+        !self.of.is_some_and(Container::is_unordered)
+    }
 }
 
 /// The host containers besides `std::vector` (`Type::Container`).
@@ -314,6 +347,7 @@ impl Type {
             | Type::Container(_, elem)
             | Type::Array(elem, _) => elem.is_pointer_like(),
             Type::ArrayView { elem, .. } | Type::Iterator(elem) => elem.is_pointer_like(),
+            Type::Iter(it) => it.elem.is_pointer_like(),
             _ => false,
         }
     }
@@ -342,6 +376,7 @@ impl Type {
             | Type::ArrayView { elem, .. }
             | Type::Iterator(elem)
             | Type::Ptr { elem, .. } => elem.contains_union_depth(structs, depth + 1),
+            Type::Iter(it) => it.elem.contains_union_depth(structs, depth + 1),
             _ => false,
         }
     }
@@ -386,6 +421,7 @@ impl Type {
             Type::ArrayView { elem, .. } | Type::Iterator(elem) => {
                 elem.contains_leaf(structs, depth + 1, leaf)
             }
+            Type::Iter(it) => it.elem.contains_leaf(structs, depth + 1, leaf),
             other => leaf(other),
         }
     }
@@ -438,6 +474,22 @@ pub fn display(ty: &Type, structs: &[StructDef]) -> String {
         Type::Accelerator => "accelerator".into(),
         Type::AcceleratorView => "accelerator_view".into(),
         Type::Iterator(elem) => format!("std::vector<{}>::iterator", display(elem, structs)),
+        Type::Iter(it) => {
+            let container = match it.of {
+                Some(c) => format!("std::{}<{}>", c.name(), display(&it.elem, structs)),
+                None => format!("std::vector<{}>", display(&it.elem, structs)),
+            };
+            let name = match (
+                it.reverse,
+                it.is_const && !it.of.is_some_and(Container::is_associative),
+            ) {
+                (false, false) => "iterator",
+                (false, true) => "const_iterator",
+                (true, false) => "reverse_iterator",
+                (true, true) => "const_reverse_iterator",
+            };
+            format!("{container}::{name}")
+        }
         Type::Manipulator => "stream manipulator".into(),
         Type::Str => "string literal".into(),
         Type::Ptr { elem, is_const } => {

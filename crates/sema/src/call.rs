@@ -332,7 +332,7 @@ impl FnCx<'_> {
         self.call_object(callee, args, span)
     }
 
-    fn call_object(&mut self, callee: Expr, args: Vec<Expr>, span: Span) -> Expr {
+    pub(crate) fn call_object(&mut self, callee: Expr, args: Vec<Expr>, span: Span) -> Expr {
         if library::random::kind_of(self.ck, &callee.ty).is_some() {
             return library::random::call(self, callee, args, span);
         }

@@ -36,6 +36,9 @@ use tessera_syntax::ast::{self, Access};
 pub struct ClassInfo {
     /// The class's name.
     pub name: String,
+    /// The names of the classes declared `friend` (a class template's name
+    /// stands for every instance of it).
+    pub friends: Vec<String>,
     /// Base classes in order: base `i` is the struct's field `i`.
     pub bases: Vec<StructId>,
     /// The access of each field (bases included), parallel to the fields.
@@ -152,6 +155,7 @@ pub fn declare_class(
 ) {
     let mut info = ClassInfo {
         name: s.name.name.clone(),
+        friends: s.friends.iter().map(|f| f.name.clone()).collect(),
         bases: layout.bases,
         access: layout.access,
         default_inits: layout.default_inits,
@@ -1061,6 +1065,23 @@ impl Checker {
     }
 }
 
+impl Checker {
+    /// True when class `owner` declares `class` a friend (by its name, or
+    /// for an instance of a class template, by the template's name).
+    pub(crate) fn is_friend(&self, class: StructId, owner: StructId) -> bool {
+        let (Some(c), Some(o)) = (self.classes.get(&class), self.classes.get(&owner)) else {
+            return false;
+        };
+        // The friend is named as written; the class by its flat name
+        // (`ns::X<int>`).
+        let template = c.name.split('<').next().unwrap_or_default();
+        let unqualified = template.rsplit("::").next().unwrap_or_default();
+        o.friends
+            .iter()
+            .any(|f| *f == c.name || f == template || f == unqualified)
+    }
+}
+
 impl FnCx<'_> {
     /// The class whose members the code being lowered may name freely.
     pub(crate) fn current_class(&self) -> Option<StructId> {
@@ -1074,7 +1095,7 @@ impl FnCx<'_> {
             Access::Public => true,
             Access::Private => here == Some(owner),
             Access::Protected => here.is_some_and(|h| self.ck.derives_from(h, owner)),
-        };
+        } || here.is_some_and(|h| self.ck.is_friend(h, owner));
         if allowed {
             return;
         }
@@ -1599,6 +1620,24 @@ impl FnCx<'_> {
         }
         let ctors = info.ctors.clone();
         let explicit = info.explicit.clone();
+        // `X b(a)` with `a` an `X`: the implicit copy constructor, unless
+        // the class declares its own.
+        let copies = |c: FuncId| {
+            self.ck.program.get_function(c).is_some_and(|f| {
+                f.params >= 1
+                    && f.locals.first().is_some_and(|l| l.ty == Type::Struct(id))
+                    && f.params as usize <= 1 + self.defaulted_count(c)
+            })
+        };
+        if let [one] = args.as_slice()
+            && one.ty == Type::Struct(id)
+            && !ctors.iter().any(|c| copies(*c))
+        {
+            return args.into_iter().next().map(|one| Expr {
+                place: false,
+                ..one
+            });
+        }
         if args.is_empty()
             && !ctors.iter().any(|c| {
                 self.ck

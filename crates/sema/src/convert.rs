@@ -77,6 +77,10 @@ impl FnCx<'_> {
         } else {
             e
         };
+        let e = match crate::library::coerce_iterator(self, e, to) {
+            Ok(done) => return done,
+            Err(e) => e,
+        };
         let e = match self.pointer_coerce(e, to) {
             Ok(done) => return done,
             Err(e) => e,

@@ -22,6 +22,8 @@ pub fn declare_all(ck: &mut Checker, unit: &TranslationUnit) {
             | ItemKind::NamespaceAlias { .. }
             | ItemKind::Empty
             | ItemKind::Error => {}
+            // `class X;`: the definition declares it.
+            ItemKind::Struct(s) if s.forward => {}
             ItemKind::Struct(s) => declare_struct(ck, s, item.span),
             ItemKind::Global(decl) if decl.specs.is_typedef => {
                 let snapshot = const_snapshot(ck);

@@ -587,7 +587,7 @@ impl FnCx<'_> {
             }
             U::Deref => {
                 let inner = self.expr(operand);
-                if matches!(inner.ty, Type::Iterator(_)) {
+                if matches!(inner.ty, Type::Iterator(_) | Type::Iter(_)) {
                     return library::deref(self, inner, span);
                 }
                 if let Type::Struct(_) = inner.ty {
@@ -939,6 +939,11 @@ impl FnCx<'_> {
             }
             ExprKind::Element { base, .. } => self.read_only_reason(base),
             ExprKind::Deref(ptr) => match &ptr.ty {
+                Type::Ptr { is_const: true, .. } if through_iterator(ptr) => Some((
+                    "the element is `const` through this iterator (a `const_iterator`, or a set's)"
+                        .into(),
+                    None,
+                )),
                 Type::Ptr { is_const: true, .. } => {
                     Some(("it is reached through a pointer to `const`".into(), None))
                 }
@@ -1290,4 +1295,16 @@ fn library_rank(ty: &Type, member: &str, span: Span) -> Option<Expr> {
         false,
         span,
     ))
+}
+
+/// True for the pointer of `*it` on an iterator value (`Type::Iter`).
+fn through_iterator(ptr: &Expr) -> bool {
+    match &ptr.kind {
+        ExprKind::Intrinsic {
+            op: tessera_ir::Intrinsic::IterBase,
+            ..
+        } => true,
+        ExprKind::PtrAdd { ptr, .. } => through_iterator(ptr),
+        _ => false,
+    }
 }

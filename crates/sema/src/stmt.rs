@@ -702,10 +702,6 @@ impl FnCx<'_> {
         let range = self.expr(range);
         let (elem, size, element) = match &range.ty {
             Type::Vector(elem) => ((**elem).clone(), Intrinsic::VectorSize, None),
-            Type::Container(kind, _) if kind.is_unordered() => {
-                crate::library::unordered_iteration(self, &range);
-                return;
-            }
             Type::Container(_, elem) => ((**elem).clone(), Intrinsic::VectorSize, None),
             Type::CArray(elem, n) => ((**elem).clone(), Intrinsic::VectorSize, Some(*n)),
             Type::Error => (Type::Error, Intrinsic::VectorSize, None),
@@ -1394,6 +1390,7 @@ pub fn kernel_type_problem(ck: &Checker, ty: &Type) -> Option<String> {
             Some(format!("`{}`", s.name()))
         }
         Type::Vector(_) => Some("`std::vector` lives on the host".into()),
+        Type::Iter(_) => Some("the iterators of host containers live on the host".into()),
         Type::Container(kind, _) => Some(format!("`std::{}` lives on the host", kind.name())),
         Type::Ostream | Type::WideOstream | Type::Manipulator | Type::Str | Type::WideStr => {
             Some("streams and strings are host-only".into())

@@ -389,6 +389,8 @@ pub fn declare_template(ck: &mut Checker, t: &ast::Template, span: Span) {
         usings: ck.using_namespaces.clone(),
     });
     match &t.item.kind {
+        // `template <typename T> class X;`: the definition follows.
+        ast::ItemKind::Struct(s) if s.forward => {}
         ast::ItemKind::Struct(s) => {
             let name = s.name.name.clone();
             if ck.templates.classes.contains_key(&name) || ck.structs.contains_key(&name) {
@@ -920,10 +922,30 @@ pub fn instantiate_class(
     let mut s = s.clone();
     s.name.name = instance.clone();
     s.specialization = None;
+    // Member typedefs (`typedef Iter<T> iterator;`) are aliases of the
+    // instance's scope, where its members are declared and defined.
+    let mut typedefs = Vec::new();
+    let mut k = 0;
+    while k < s.fields.len() {
+        if s.fields[k].specs.is_typedef {
+            typedefs.push(s.fields.remove(k));
+            if k < s.field_access.len() {
+                s.field_access.remove(k);
+            }
+        } else {
+            k += 1;
+        }
+    }
     let span = def.item.span;
     let inst = instance.clone();
     let declaring = (def.clone(), args.clone(), instance.clone());
     with_bindings(ck, &def, &args, &instance, path.span, |ck| {
+        let consts = ck.const_globals.clone();
+        for d in &typedefs {
+            crate::types::declare_aliases(ck, &d.specs, &d.declarators, &|n| {
+                consts.get(n).copied()
+            });
+        }
         ck.templates.injected = Some((name.clone(), inst));
         let saved = ck.templates.declaring.replace(declaring);
         crate::declare::declare_struct(ck, &s, span);

@@ -318,6 +318,37 @@ fn template(
             }
             _ => bad_args(ck, path, "`void`: `std::shared_future<void>`"),
         },
+        "__iterator" | "__const_iterator" | "__reverse_iterator" | "__const_reverse_iterator" => {
+            match args {
+                [TemplateArg::Type(t)] => {
+                    let container = resolve_type_name(ck, t, consts).ty;
+                    let (of, elem) = match container {
+                        Type::Vector(elem) => (None, *elem),
+                        Type::Container(kind, elem) => (Some(kind), *elem),
+                        Type::Error => return Type::Error,
+                        other => {
+                            let shown = ck.show(&other);
+                            ck.error(
+                                codes::E0201,
+                                t.span,
+                                format!("`{shown}` has no iterator types"),
+                                "not a container",
+                                "",
+                            );
+                            return Type::Error;
+                        }
+                    };
+                    Type::Iter(Box::new(tessera_ir::IterType {
+                        elem,
+                        of,
+                        reverse: name.contains("reverse"),
+                        is_const: name.starts_with("__const")
+                            || of.is_some_and(tessera_ir::Container::is_associative),
+                    }))
+                }
+                _ => bad_args(ck, path, "a container type"),
+            }
+        }
         "tuple" if qualifier_ok(path, &["std"]) => {
             crate::library::tuple::written_type(ck, path, args, consts)
         }

@@ -283,6 +283,22 @@ pub enum Member {
     Empty,
     /// A member that failed to parse (already reported).
     Error,
+    /// `friend class X;` (the class's name).
+    Friend(Ident),
+}
+
+impl Member {
+    /// `friend class T;`: the befriended class's name (a class template's
+    /// name befriends its instances).
+    pub fn friend(t: TypeName) -> Member {
+        match t.specs.ty {
+            BaseType::Named(path) | BaseType::Template { path, .. } => match path.segments.last() {
+                Some(last) => Member::Friend(last.clone()),
+                None => Member::Empty,
+            },
+            _ => Member::Empty,
+        }
+    }
 }
 
 /// What follows a member function's declarator.
@@ -295,6 +311,14 @@ pub enum MethodBody {
     Default,
     /// `= delete;`
     Delete,
+}
+
+/// `class X;`: a class declared, to be defined later.
+pub fn forward_class(key: ClassKey, name: Ident) -> StructDef {
+    StructDef {
+        forward: true,
+        ..struct_def(key, name, Vec::new(), Vec::new(), Vec::new())
+    }
 }
 
 /// A `struct`/`class` definition from its parts: members sorted into data,
@@ -326,6 +350,8 @@ pub fn struct_def(
         method_templates: Vec::new(),
         field_access: Vec::new(),
         specialization: None,
+        friends: Vec::new(),
+        forward: false,
         bases: bases
             .into_iter()
             .map(|(a, item)| crate::ast::Member {
@@ -341,6 +367,7 @@ pub fn struct_def(
                 def.field_access.push(access);
             }
             Member::Assert(a) => def.asserts.push(a),
+            Member::Friend(name) => def.friends.push(name),
             Member::Access(a, s) => {
                 access = a;
                 def.access_spans.push(s);

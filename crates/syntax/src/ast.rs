@@ -222,6 +222,13 @@ pub struct StructDef {
     /// `template <> struct Vec<float> { ... };`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub specialization: Option<Vec<TemplateArg>>,
+    /// The classes declared `friend` (by name; a class template's name
+    /// stands for its instances).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub friends: Vec<Ident>,
+    /// `class X;`: declared here, defined later (no members).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub forward: bool,
 }
 
 /// Who may name a class member.

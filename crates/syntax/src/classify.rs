@@ -36,6 +36,10 @@ pub const TEMPLATE_NAMES: &[&str] = &[
     "uniform_int_distribution",
     "uniform_real_distribution",
     "normal_distribution",
+    "__iterator",
+    "__const_iterator",
+    "__reverse_iterator",
+    "__const_reverse_iterator",
 ];
 
 /// Member function templates called with explicit arguments: `e.tile<2, 3>()`.
@@ -97,6 +101,7 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
     join_used_operators(tokens);
     crate::limits::rewrite(tokens);
     crate::member_types::rewrite(tokens);
+    crate::class_forms::rewrite(tokens);
     drop_template_disambiguators(tokens);
     restrict_as_name(tokens);
     let KnownNames {

@@ -16,6 +16,7 @@
 
 pub mod actions;
 pub mod ast;
+pub mod class_forms;
 pub mod classify;
 pub mod delimiters;
 pub mod files;

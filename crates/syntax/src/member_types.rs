@@ -14,18 +14,36 @@ use crate::token::Tok;
 /// Library class templates whose member types are rewritten, with the
 /// members each has.
 const CONTAINERS: &[(&str, &[&str])] = &[
-    (
-        "vector",
-        &[
-            "size_type",
-            "difference_type",
-            "value_type",
-            "iterator",
-            "const_iterator",
-        ],
-    ),
+    ("vector", SEQUENCE),
+    ("deque", SEQUENCE),
+    ("list", SEQUENCE),
+    ("set", SEQUENCE),
+    ("multiset", SEQUENCE),
+    ("unordered_set", SEQUENCE),
+    ("unordered_multiset", SEQUENCE),
     ("array", &["value_type"]),
     ("array_view", &["value_type"]),
+];
+
+/// The member types of the host containers.
+const SEQUENCE: &[&str] = &[
+    "size_type",
+    "difference_type",
+    "value_type",
+    "iterator",
+    "const_iterator",
+    "reverse_iterator",
+    "const_reverse_iterator",
+];
+
+/// The library templates an iterator type of a container becomes when it
+/// is not a pointer: `set<int>::iterator` is `__iterator<std::set<int>>`.
+/// The checker resolves them (`Type::Iter`).
+pub const ITERATOR_TEMPLATES: &[&str] = &[
+    "__iterator",
+    "__const_iterator",
+    "__reverse_iterator",
+    "__const_reverse_iterator",
 ];
 
 /// How far a template argument list may reach.
@@ -188,9 +206,28 @@ fn rewrite_at<'s>(tokens: &[Token<'s>], i: usize, out: &mut Vec<Token<'s>>) -> O
         start,
         end,
     };
+    let pointer = matches!(container, "vector" | "deque");
     match member {
         "size_type" => out.push(named("size_t")),
         "difference_type" => out.push(named("ptrdiff_t")),
+        "iterator" | "const_iterator" | "reverse_iterator" | "const_reverse_iterator"
+            if !pointer || member.ends_with("reverse_iterator") =>
+        {
+            // `__iterator<std::C<args>>` and its kin.
+            let mark = |tok: Tok<'s>| Token { tok, start, end };
+            let template = match member {
+                "iterator" => ITERATOR_TEMPLATES[0],
+                "const_iterator" => ITERATOR_TEMPLATES[1],
+                "reverse_iterator" => ITERATOR_TEMPLATES[2],
+                _ => ITERATOR_TEMPLATES[3],
+            };
+            out.push(mark(Tok::Ident(template)));
+            out.push(mark(Tok::Lt));
+            out.push(mark(Tok::Ident("std")));
+            out.push(mark(Tok::ColonColon));
+            out.extend_from_slice(&tokens[i..=close]);
+            out.push(mark(Tok::Gt));
+        }
         "iterator" | "const_iterator" => {
             let elem = element_tokens(tokens, i, close)?;
             let mark = |tok: Tok<'s>| Token { tok, start, end };

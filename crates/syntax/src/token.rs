@@ -194,6 +194,9 @@ pub enum Tok<'s> {
     /// `mutable`
     #[token("mutable")]
     Mutable,
+    /// `friend`
+    #[token("friend")]
+    Friend,
     /// `explicit`
     #[token("explicit")]
     Explicit,
@@ -507,6 +510,7 @@ impl fmt::Display for Tok<'_> {
             Tok::Virtual => "virtual",
             Tok::Operator => "operator",
             Tok::Mutable => "mutable",
+            Tok::Friend => "friend",
             Tok::Explicit => "explicit",
             Tok::Restrict => "restrict",
             Tok::If => "if",

@@ -50,9 +50,34 @@ fn parts(cx: &mut FnCx<'_>, e: &Expr) -> Option<(Expr, Expr)> {
 
 /// An iterator of `vector` at `pos`.
 fn iter_at(vector: Expr, pos: Expr, span: Span) -> Expr {
-    let ty = match &vector.ty {
+    let ty = match &vector.ty.clone() {
         Type::Vector(elem) | Type::Container(tessera_ir::Container::Deque, elem) => {
             Type::Iterator(elem.clone())
+        }
+        // A list's or set's iterator is a value: the pointer to the element.
+        Type::Container(kind, elem) => {
+            let is_const = kind.is_associative();
+            let ptr_ty = Type::Ptr {
+                elem: elem.clone(),
+                is_const,
+            };
+            let data = intrinsic(Intrinsic::VectorData, vec![vector], ptr_ty.clone(), span);
+            let at = mk(
+                ExprKind::PtrAdd {
+                    ptr: Box::new(data),
+                    offset: Box::new(pos),
+                },
+                ptr_ty,
+                false,
+                span,
+            );
+            let it = tessera_ir::IterType {
+                elem: (**elem).clone(),
+                of: Some(*kind),
+                reverse: false,
+                is_const,
+            };
+            return intrinsic(Intrinsic::AsIter, vec![at], Type::Iter(Box::new(it)), span);
         }
         _ => Type::Error,
     };
@@ -60,12 +85,7 @@ fn iter_at(vector: Expr, pos: Expr, span: Span) -> Expr {
 }
 
 fn same_vector(a: &Expr, b: &Expr) -> bool {
-    match (&a.kind, &b.kind) {
-        (ExprKind::Local(x), ExprKind::Local(y)) => x == y,
-        (ExprKind::Global(x), ExprKind::Global(y)) => x == y,
-        (ExprKind::Capture(x), ExprKind::Capture(y)) => x == y,
-        _ => false,
-    }
+    super::container::same_place(a, b)
 }
 
 /// Reports an iterator argument that is not `v.begin()`, `v.end()` or one of
@@ -84,7 +104,9 @@ fn not_iterator(cx: &mut FnCx<'_>, e: &Expr, what: &str) {
 /// True for a pointer, a C array, or a vector iterator moved or stored:
 /// the operands of a pointer range.
 pub(super) fn pointer_like(e: &Expr) -> bool {
-    matches!(e.ty, Type::Ptr { .. }) || (matches!(e.ty, Type::CArray(..)) && e.place)
+    matches!(e.ty, Type::Ptr { .. })
+        || (matches!(e.ty, Type::CArray(..)) && e.place)
+        || matches!(&e.ty, Type::Iter(it) if !it.reverse)
 }
 
 /// A pointer range operand as a pointer: C arrays decay, vector iterators
@@ -93,6 +115,7 @@ fn as_pointer(cx: &mut FnCx<'_>, e: Expr) -> Expr {
     match &e.ty {
         Type::CArray(..) => cx.decay(e),
         Type::Iterator(_) => materialize(cx, e),
+        Type::Iter(_) => super::iter::base(e),
         _ => e,
     }
 }
@@ -125,7 +148,10 @@ fn range(cx: &mut FnCx<'_>, b: &Expr, e: &Expr, what: &str) -> Option<(Expr, Exp
     if pointer_like(b) || pointer_like(e) {
         return pointer_range(cx, b, e, what);
     }
-    if let Some(rev) = [b, e].into_iter().find(|x| super::container::is_reverse(x)) {
+    let reverse = |x: &Expr| {
+        super::container::is_reverse(x) || super::iter::iter_type(x).is_some_and(|t| t.reverse)
+    };
+    if let Some(rev) = [b, e].into_iter().find(|x| reverse(x)) {
         cx.ck.error(
             codes::E0211,
             rev.span,
@@ -159,7 +185,7 @@ fn range(cx: &mut FnCx<'_>, b: &Expr, e: &Expr, what: &str) -> Option<(Expr, Exp
 /// The element type of a range's vector.
 fn elem_of(v: &Expr) -> Type {
     match &v.ty {
-        Type::Vector(e) | Type::Ptr { elem: e, .. } => (**e).clone(),
+        Type::Vector(e) | Type::Container(_, e) | Type::Ptr { elem: e, .. } => (**e).clone(),
         _ => Type::Error,
     }
 }
@@ -205,6 +231,8 @@ pub(super) fn is_builtin(name: &str) -> bool {
             | "equal"
             | "copy"
             | "swap"
+            | "find_if"
+            | "count_if"
     )
 }
 
@@ -228,6 +256,9 @@ fn lower(cx: &mut FnCx<'_>, name: &str, what: &str, args: Vec<Expr>, span: Span)
     if name == "swap" {
         return swap(cx, what, args, span);
     }
+    if matches!(name, "find_if" | "count_if") {
+        return predicate(cx, name == "count_if", what, args, span);
+    }
     let takes = match name {
         "sort" => "a range",
         "reverse" | "min_element" | "max_element" => "a range",
@@ -242,6 +273,39 @@ fn lower(cx: &mut FnCx<'_>, name: &str, what: &str, args: Vec<Expr>, span: Span)
     if !arity(cx, what, &args, want, takes, span) {
         return None;
     }
+    // The category and constness of the range's iterators, as C++ checks
+    // them when the algorithm is instantiated.
+    if let Some(it) = super::iter::category(&args[0]) {
+        if name == "sort" && !it.random_access() {
+            let shown = cx.ck.show(&Type::Iter(Box::new(it)));
+            cx.ck.report(
+                tessera_diagnostics::Diagnostic::error(
+                    codes::E0210,
+                    args[0].span,
+                    format!("{what} needs random-access iterators, not `{shown}`"),
+                )
+                .with_label("not a random-access iterator")
+                .with_msvc("C2676")
+                .with_help("copy the elements into a `std::vector` and sort that"),
+            );
+            return None;
+        }
+        if it.is_const && matches!(name, "fill" | "iota" | "sort" | "reverse") {
+            cx.ck.report(
+                tessera_diagnostics::Diagnostic::error(
+                    codes::E0205,
+                    args[0].span,
+                    format!(
+                        "{what} cannot write through these iterators: the elements are `const`"
+                    ),
+                )
+                .with_label("read-only elements")
+                .with_msvc("C3892"),
+            );
+            return None;
+        }
+    }
+    let stored = super::iter::iter_type(&args[0]).cloned();
     let (v, lo, hi) = range(cx, &args[0], &args[1], what)?;
     if matches!(v.ty, Type::Ptr { is_const: true, .. })
         && matches!(name, "fill" | "iota" | "sort" | "reverse")
@@ -334,7 +398,7 @@ fn lower(cx: &mut FnCx<'_>, name: &str, what: &str, args: Vec<Expr>, span: Span)
                     return None;
                 }
                 let ty = v.ty.clone();
-                mk(
+                let found = mk(
                     ExprKind::PtrAdd {
                         ptr: Box::new(v),
                         offset: Box::new(pos),
@@ -342,7 +406,17 @@ fn lower(cx: &mut FnCx<'_>, name: &str, what: &str, args: Vec<Expr>, span: Span)
                     ty,
                     false,
                     span,
-                )
+                );
+                // Over stored list or set iterators, an iterator again.
+                match stored {
+                    Some(it) => intrinsic(
+                        Intrinsic::AsIter,
+                        vec![found],
+                        Type::Iter(Box::new(it)),
+                        span,
+                    ),
+                    None => found,
+                }
             } else {
                 iter_at(v, pos, span)
             }
@@ -376,7 +450,9 @@ fn lower(cx: &mut FnCx<'_>, name: &str, what: &str, args: Vec<Expr>, span: Span)
                 not_iterator(cx, &args[2], what);
                 return None;
             };
-            if !is_pure(&v2) {
+            // A vector is named again by the engines; a pointer is
+            // evaluated once, so any expression may give it.
+            if !is_pure(&v2) && !matches!(v2.ty, Type::Ptr { .. }) {
                 not_iterator(cx, &args[2], what);
                 return None;
             }
@@ -397,6 +473,106 @@ fn lower(cx: &mut FnCx<'_>, name: &str, what: &str, args: Vec<Expr>, span: Span)
                 algo(Algo::Copy, vec![v2, lo2], Type::Void, v)
             }
         }
+    })
+}
+
+/// `std::find_if(first, last, pred)` and `std::count_if`: the predicate,
+/// a class object (a lambda), is stored once in a hidden local and called
+/// on another that holds each element in turn (`Algo::Predicate`).
+fn predicate(
+    cx: &mut FnCx<'_>,
+    count: bool,
+    what: &str,
+    args: Vec<Expr>,
+    span: Span,
+) -> Option<Expr> {
+    if !arity(cx, what, &args, 3, "a range and a predicate", span) {
+        return None;
+    }
+    let stored = super::iter::iter_type(&args[0]).cloned();
+    let (v, lo, hi) = range(cx, &args[0], &args[1], what)?;
+    let elem = elem_of(&v);
+    let pred = args[2].clone();
+    if !matches!(pred.ty, Type::Struct(_)) {
+        if !pred.ty.is_error() {
+            cx.ck.error(
+                codes::E0211,
+                pred.span,
+                format!("{what} with a predicate that is not a lambda or function object is not supported yet"),
+                "the predicate",
+                "pass a lambda: `[](int x) { return x > 0; }`",
+            );
+        }
+        return None;
+    }
+    let hidden = |cx: &mut FnCx<'_>, ty: Type, at: Span| {
+        let id = cx.declare(tessera_ir::Local {
+            name: String::new(),
+            ty: ty.clone(),
+            by_ref: false,
+            is_const: false,
+            space: cx.local_space(),
+            span: at,
+        });
+        mk(ExprKind::Local(id), ty, true, at)
+    };
+    let held = hidden(cx, pred.ty.clone(), pred.span);
+    let store = mk(
+        ExprKind::Assign {
+            target: Box::new(held.clone()),
+            value: Box::new(Expr {
+                place: false,
+                ..pred
+            }),
+        },
+        held.ty.clone(),
+        true,
+        span,
+    );
+    let element = hidden(cx, elem, args[0].span);
+    let call = cx.call_object(held, vec![element.clone()], span);
+    if call.ty.is_error() {
+        return None;
+    }
+    let test = cx.condition(call);
+    let all = vec![v.clone(), lo, hi, store, element, test];
+    let found = intrinsic(
+        Intrinsic::Algorithm(Algo::Predicate { count }),
+        all,
+        LONG,
+        span,
+    );
+    if count {
+        return Some(found);
+    }
+    // `find_if` gives an iterator at the position found.
+    Some(if matches!(v.ty, Type::Ptr { .. }) {
+        if !is_pure(&v) {
+            cx.ck.error(
+                codes::E0211,
+                v.span,
+                format!("{what} over a computed first pointer is not supported yet"),
+                "computed here",
+                "store the pointer in a variable first",
+            );
+            return None;
+        }
+        let pty = v.ty.clone();
+        let at = mk(
+            ExprKind::PtrAdd {
+                ptr: Box::new(v),
+                offset: Box::new(found),
+            },
+            pty,
+            false,
+            span,
+        );
+        match stored {
+            Some(it) => intrinsic(Intrinsic::AsIter, vec![at], Type::Iter(Box::new(it)), span),
+            None => at,
+        }
+    } else {
+        iter_at(v, found, span)
     })
 }
 
@@ -576,15 +752,32 @@ pub(super) fn materialize(cx: &mut FnCx<'_>, it: Expr) -> Expr {
         return it;
     }
     let span = it.span;
-    if super::container::is_reverse(&it) {
-        cx.ck.error(
-            codes::E0211,
-            span,
-            "reverse iterators can be used only where they are made, not stored or passed yet",
-            "a reverse iterator",
-            "use `v.begin()`/`v.end()`, or index the vector from the back",
-        );
-        return error_expr(span);
+    // Iterators of lists and sets, and reverse iterators, are values of
+    // their own (`Type::Iter`).
+    if let ExprKind::Intrinsic {
+        op:
+            Intrinsic::VectorIterator {
+                end,
+                reverse,
+                read_only,
+            },
+        args,
+    } = &it.kind
+        && let [c] = args.as_slice()
+        && super::iter::held_as_value(&c.ty, *reverse)
+    {
+        if !c.place || !is_pure(c) {
+            cx.ck.error(
+                codes::E0211,
+                span,
+                "an iterator of a temporary container is gone after the statement",
+                "iterator of a temporary",
+                "store the container in a variable first",
+            );
+            return error_expr(span);
+        }
+        let (end, reverse, read_only) = (*end, *reverse, *read_only);
+        return super::iter::from_container(cx, c.clone(), end, reverse, read_only, span);
     }
     let read_only = matches!(
         &it.kind,

@@ -1043,14 +1043,89 @@ fn vector_method(
                 span,
             )
         }
-        "resize" | "reserve" | "clear" | "back" | "pop_back" | "insert" | "erase" | "assign"
-        | "capacity" | "swap" | "emplace_back" => {
+        "clear" => {
+            if !arity(cx, &what, &args, 0, "no arguments", span) {
+                return error_expr(span);
+            }
+            check_side(cx, Side::Host, &what, name.span, "C3930", "");
+            cx.check_writable(&base, "modified");
+            intrinsic(Intrinsic::ContainerClear, vec![base], Type::Void, span)
+        }
+        "assign" => {
+            // `v.assign(n, x)` and `v.assign(first, last)`: the elements of
+            // the vector the same arguments would construct.
+            check_side(cx, Side::Host, &what, name.span, "C3930", "");
+            if !arity(cx, &what, &args, 2, "a count and a value, or a range", span) {
+                return error_expr(span);
+            }
+            cx.check_writable(&base, "modified");
+            let vector = base.ty.clone();
+            let source = construct_vector(cx, &vector, args, span);
+            if source.ty.is_error() {
+                return source;
+            }
+            intrinsic(
+                Intrinsic::VectorAssign,
+                vec![base, source],
+                Type::Void,
+                span,
+            )
+        }
+        "resize" => {
+            check_side(cx, Side::Host, &what, name.span, "C3930", "");
+            if args.len() != 1
+                && !arity(
+                    cx,
+                    &what,
+                    &args,
+                    2,
+                    "a size, and the value of new elements",
+                    span,
+                )
+            {
+                return error_expr(span);
+            }
+            cx.check_writable(&base, "modified");
+            let mut args = args.into_iter();
+            let Some(n) = args.next() else {
+                return error_expr(span);
+            };
+            let n = cx.integral_index(n);
+            let value = match args.next() {
+                Some(v) => cx.coerce(v, &elem, "the value of new elements"),
+                None if elem.scalar().is_some() => {
+                    let zero = mk(ExprKind::Const(Const::Int(0)), Type::INT, false, span);
+                    cx.coerce(zero, &elem, "the value of new elements")
+                }
+                None => {
+                    let shown = cx.ck.show(&elem);
+                    cx.ck.error(
+                        codes::E0211,
+                        span,
+                        format!(
+                            "`resize` of a vector of `{shown}` without a value is not supported"
+                        ),
+                        "new elements would be default-constructed",
+                        "pass the value of the new elements: `v.resize(n, value)`",
+                    );
+                    return error_expr(span);
+                }
+            };
+            intrinsic(
+                Intrinsic::VectorResize,
+                vec![base, n, value],
+                Type::Void,
+                span,
+            )
+        }
+        "reserve" | "back" | "pop_back" | "insert" | "erase" | "capacity" | "swap"
+        | "emplace_back" => {
             cx.ck.error(
                 codes::E0211,
                 name.span,
                 format!("{what} is not part of the Tessera library"),
                 "not supported",
-                "the supported members are `size()`, `empty()`, `push_back(x)`, `at(i)`, `front()`, `begin()`, `end()` and `v[i]`",
+                "the supported members are `size()`, `empty()`, `push_back(x)`, `clear()`, `assign(...)`, `resize(n)`, `at(i)`, `front()`, `begin()`, `end()` and `v[i]`",
             );
             error_expr(span)
         }
@@ -1278,6 +1353,23 @@ fn build_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> Exp
     let Some((ext, rest)) = split_extent(cx, ty, rank, args, span) else {
         return error_expr(span);
     };
+    // Iterators of lists and sets, reverse iterators: the elements they
+    // visit.
+    if let [first, more @ ..] = rest.as_slice()
+        && more.len() <= 1
+        && let Some(source) = super::iter::range_source(cx, first, more.first())
+    {
+        let Ok(source) = source else {
+            return error_expr(span);
+        };
+        if let Some(e2) = source.ty.sequence_elem()
+            && *e2 != elem
+        {
+            let e2 = e2.clone();
+            return elem_mismatch(cx, first.span, "the range", &elem, &e2);
+        }
+        return intrinsic(Intrinsic::NewArray, vec![ext, source], ty.clone(), span);
+    }
     // A moved iterator (`v.begin() + 1`), or iterators beside a stored one:
     // all as pointers.
     let moved = |e: &Expr| matches!(e.ty, Type::Iterator(_)) && iterator(e).is_none();
@@ -1550,6 +1642,18 @@ pub(super) fn construct_vector(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, sp
     check_side(cx, Side::Host, "`std::vector`", span, "C3930", "");
     let size = |cx: &mut FnCx<'_>, n: Expr| cx.convert_scalar(n, Scalar::Long);
     let integral = |e: &Expr| matches!(&e.ty, Type::Scalar(s) if s.is_integral());
+    if let [b, e] = args.as_slice()
+        && let Some(source) = super::iter::range_source(cx, b, Some(e))
+    {
+        let Ok(source) = source else {
+            return error_expr(span);
+        };
+        if source.ty.sequence_elem() != Some(&elem) {
+            let found = source.ty.sequence_elem().cloned().unwrap_or(Type::Error);
+            return elem_mismatch(cx, b.span, "the range", &elem, &found);
+        }
+        return source;
+    }
     match args.as_slice() {
         [] => intrinsic(Intrinsic::NewVector, Vec::new(), ty.clone(), span),
         [n] if integral(n) => {
@@ -1676,7 +1780,79 @@ pub(super) fn copy(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: S
         }
         _ => e,
     };
-    let args: Vec<Expr> = args.into_iter().map(|a| decay(cx, a)).collect();
+    let mut args: Vec<Expr> = args.into_iter().map(|a| decay(cx, a)).collect();
+    // Iterators of the program's own classes: loops over their operators.
+    match args.as_slice() {
+        [b, e, dst] if super::user_iter::is_user_iter(b) => {
+            let Some(d) = view_ty(&dst.ty) else {
+                return error_expr(span);
+            };
+            return match super::user_iter::gather(
+                cx,
+                b.clone(),
+                Some(e.clone()),
+                None,
+                &d.elem,
+                span,
+            ) {
+                Some(v) => copy_in(cx, v, dst.clone(), span),
+                None => error_expr(span),
+            };
+        }
+        [b, dst] if super::user_iter::is_user_iter(b) && view_ty(&dst.ty).is_some() => {
+            let Some(d) = view_ty(&dst.ty) else {
+                return error_expr(span);
+            };
+            let Some(n) = super::user_iter::view_size(cx, dst) else {
+                return error_expr(span);
+            };
+            return match super::user_iter::gather(cx, b.clone(), None, Some(n), &d.elem, span) {
+                Some(v) => copy_in(cx, v, dst.clone(), span),
+                None => error_expr(span),
+            };
+        }
+        [src, out] if super::user_iter::is_user_iter(out) && view_ty(&src.ty).is_some() => {
+            let Some(s) = view_ty(&src.ty) else {
+                return error_expr(span);
+            };
+            let vector = intrinsic(
+                Intrinsic::ArrayToVector,
+                vec![src.clone()],
+                Type::Vector(Box::new(s.elem)),
+                src.span,
+            );
+            return super::user_iter::scatter(cx, vector, out.clone(), span)
+                .unwrap_or_else(|| error_expr(span));
+        }
+        _ => {}
+    }
+    // Iterators of lists and sets, and reverse iterators: a range read as
+    // the elements it visits, a forward destination as its pointer.
+    match args.as_slice() {
+        [b, e, dst] => {
+            if let Some(source) = super::iter::range_source(cx, b, Some(e)) {
+                return match source {
+                    Ok(v) => copy_in(cx, v, dst.clone(), span),
+                    Err(()) => error_expr(span),
+                };
+            }
+        }
+        [src, dst] => {
+            if let Some(source) = super::iter::range_source(cx, src, None) {
+                return match source {
+                    Ok(v) => copy_in(cx, v, dst.clone(), span),
+                    Err(()) => error_expr(span),
+                };
+            }
+            if let Some(p) = super::iter::as_destination(cx, dst, &what) {
+                if p.ty.is_error() {
+                    return p;
+                }
+                args[1] = p;
+            }
+        }
+        _ => {}
+    }
     let pointee = |e: &Expr| match &e.ty {
         Type::Ptr { elem, .. } => Some((**elem).clone()),
         _ => None,

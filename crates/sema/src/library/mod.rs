@@ -36,6 +36,8 @@ mod algorithm;
 mod clib;
 mod container;
 mod device;
+mod iter;
+mod user_iter;
 
 pub(crate) use device::access_type_enum;
 pub(crate) mod future;
@@ -202,6 +204,8 @@ pub(crate) fn is_pure(e: &Expr) -> bool {
                     | Intrinsic::VectorElement
                     | Intrinsic::ViewElement
                     | Intrinsic::ViewProject
+                    | Intrinsic::IterBase
+                    | Intrinsic::AsIter
             ) && args.iter().all(is_pure)
         }
         _ => false,
@@ -384,6 +388,7 @@ pub fn subscript(cx: &mut FnCx<'_>, base: Expr, index: Expr, span: Span) -> Expr
 pub fn inc_dec(cx: &mut FnCx<'_>, target: &Expr, op: UnaryOp, span: Span) -> Option<Expr> {
     match target.ty {
         Type::Index(_) | Type::Extent(_) => Some(shape::inc_dec(cx, target.clone(), op, span)),
+        Type::Iter(_) => iter::inc_dec(cx, target, op, span),
         _ => None,
     }
 }
@@ -394,8 +399,29 @@ pub fn materialize_iterator(cx: &mut FnCx<'_>, e: Expr) -> Expr {
     algorithm::materialize(cx, e)
 }
 
+/// The implicit conversion of an iterator to an iterator type
+/// (`iterator` to `const_iterator`, `c.begin()` to a stored iterator), or
+/// `e` back when there is none.
+pub fn coerce_iterator(cx: &mut FnCx<'_>, e: Expr, to: &Type) -> Result<Expr, Expr> {
+    if !matches!(to, Type::Iter(_)) {
+        return Err(e);
+    }
+    let e = if matches!(e.ty, Type::Iterator(_)) {
+        algorithm::materialize(cx, e)
+    } else {
+        e
+    };
+    if &e.ty == to || e.ty.is_error() {
+        return Ok(e);
+    }
+    iter::coerce(e, to)
+}
+
 /// `*it` on an iterator.
 pub fn deref(cx: &mut FnCx<'_>, it: Expr, span: Span) -> Expr {
+    if let Type::Iter(_) = it.ty {
+        return iter::deref(cx, it, span);
+    }
     algorithm::deref(cx, it, span)
 }
 
@@ -409,6 +435,9 @@ pub fn unary(_cx: &mut FnCx<'_>, _e: &Expr, _op: UnaryOp, _span: Span) -> Option
 pub fn binary(cx: &mut FnCx<'_>, op: BinaryOp, l: &Expr, r: &Expr, span: Span) -> Option<Expr> {
     if l.ty.is_error() || r.ty.is_error() {
         return None;
+    }
+    if let Some(e) = iter::binary(cx, op, l, r, span) {
+        return Some(e);
     }
     if let Some(e) = algorithm::binary(cx, op, l, r, span) {
         return Some(e);
@@ -458,7 +487,12 @@ pub fn assign(
     if value.ty.is_error() || target.ty.is_error() {
         return None;
     }
-    if container::iterator(value).is_some() {
+    if let (Some(op), Type::Iter(_)) = (op, &target.ty) {
+        return iter::compound_assign(cx, op, target, value, span);
+    }
+    // `it = c.begin()` stores the iterator (converted by the caller).
+    let stored = matches!(target.ty, Type::Ptr { .. } | Type::Iter(_)) && op.is_none();
+    if container::iterator(value).is_some() && !stored {
         container::iterator_misuse(cx, value);
         return Some(error_expr(span));
     }
@@ -713,21 +747,6 @@ fn std_move(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
         return error_expr(span);
     }
     Expr { place: false, ..x }
-}
-
-/// Reports iteration over an `unordered_set` or `unordered_multiset`: the
-/// order is libstdc++'s hash-table order, which Tessera does not reproduce,
-/// and a program that prints or copies in another order would answer
-/// differently from C++.
-pub(crate) fn unordered_iteration(cx: &mut FnCx<'_>, container: &Expr) {
-    let shown = cx.ck.show(&container.ty);
-    cx.ck.error(
-        codes::E0211,
-        container.span,
-        format!("iterating over a `{shown}` is not supported"),
-        "its order is the C++ library's hash-table order",
-        "use a `std::set` or `std::multiset` (ordered), or a `std::vector`",
-    );
 }
 
 /// Known library functions Tessera leaves out, with what to do instead.

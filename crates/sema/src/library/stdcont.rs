@@ -7,9 +7,8 @@
 //! `array` constructors, range `for`) reads these too. What differs is
 //! where an element goes: `ContainerInsert` keeps a set ordered,
 //! `ContainerPushFront` prepends. The unordered containers visit their
-//! elements in the order of libstdc++'s hash table, which Tessera does not
-//! reproduce; iterating over them is refused ([`super::unordered_iteration`])
-//! rather than answered in another order.
+//! elements in the order of libstdc++'s hash table, which the interpreter
+//! reproduces (its `hashtable` module).
 
 use super::container::{iterator, make_iterator, read_through, same_place};
 use super::{Side, arity, check_side, intrinsic, mk, no_member};
@@ -62,6 +61,27 @@ pub(super) fn construct(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Spa
     }
     let integral = |e: &Expr| matches!(&e.ty, Type::Scalar(s) if s.is_integral());
     let sized = matches!(kind, Container::Deque | Container::List);
+    // A range of list or set iterators, or of reverse iterators.
+    if let [b, e] = args.as_slice()
+        && let Some(source) = super::iter::range_source(cx, b, Some(e))
+    {
+        let Ok(source) = source else {
+            return error_expr(span);
+        };
+        if source.ty.sequence_elem() != Some(&elem) {
+            let found = source.ty.sequence_elem().cloned().unwrap_or(Type::Error);
+            let (w, f) = (cx.ck.show(&elem), cx.ck.show(&found));
+            cx.ck.error(
+                codes::E0203,
+                b.span,
+                format!("mismatched types: the range has elements of type `{f}`, expected `{w}`"),
+                format!("elements of type `{f}`"),
+                "",
+            );
+            return error_expr(span);
+        }
+        return intrinsic(Intrinsic::ContainerFrom, vec![source], ty.clone(), span);
+    }
     match args.as_slice() {
         [] => intrinsic(Intrinsic::NewVector, Vec::new(), ty.clone(), span),
         // A count (and a value): only the sequences have these.
@@ -189,7 +209,7 @@ fn members(kind: Container) -> &'static str {
             "`size()`, `empty()`, `clear()`, `insert(x)`, `emplace(x)`, `begin()`, `end()` (and `c`, `r`, `cr` forms)"
         }
         Container::UnorderedSet | Container::UnorderedMultiSet => {
-            "`size()`, `empty()`, `clear()`, `insert(x)`, `emplace(x)`"
+            "`size()`, `empty()`, `clear()`, `insert(x)`, `emplace(x)`, `begin()`, `end()`, `cbegin()`, `cend()`"
         }
     }
 }
@@ -225,7 +245,12 @@ pub(super) fn method(
         "size" | "empty" | "clear" => true,
         "push_back" | "push_front" | "emplace_back" | "emplace_front" => sequence,
         "insert" | "emplace" => kind.is_associative(),
-        _ => iterators.contains(&m),
+        // The unordered containers' iterators only go forward.
+        _ => {
+            iterators.contains(&m)
+                && !(kind.is_unordered() && m.contains("rbegin")
+                    || kind.is_unordered() && m.contains("rend"))
+        }
     };
     if !known {
         if matches!(
@@ -330,10 +355,6 @@ pub(super) fn method(
         }
         _ => {
             if !arity(cx, &what, &args, 0, "no arguments", span) {
-                return error_expr(span);
-            }
-            if kind.is_unordered() {
-                super::unordered_iteration(cx, &base);
                 return error_expr(span);
             }
             if !base.place {
