@@ -660,7 +660,19 @@ pub enum CaptureItem {
     Named(Capture),
 }
 
-/// A lambda from its parts; checks that a default capture comes first and only once.
+/// What a lambda's declarator says between its parameters and its body.
+pub struct LambdaSpecifiers {
+    /// `restrict(...)`
+    pub restrict: Option<Restrict>,
+    /// `mutable`
+    pub is_mutable: bool,
+    /// Where `mutable` is written after `restrict(...)`, an order C++ AMP
+    /// does not allow.
+    pub mutable_after: Option<Span>,
+}
+
+/// A lambda from its parts; checks that a default capture comes first and
+/// only once, and that `mutable` comes before `restrict(...)`.
 #[allow(clippy::too_many_arguments)]
 pub fn lambda(
     _file: Files<'_, '_>,
@@ -668,12 +680,28 @@ pub fn lambda(
     items: Vec<CaptureItem>,
     capture_span: Span,
     params: Vec<Param>,
-    restrict: Option<Restrict>,
-    is_mutable: bool,
+    specifiers: LambdaSpecifiers,
     exception_spec: Option<Span>,
     ret: Option<TypeName>,
     body: Block,
 ) -> Lambda {
+    let LambdaSpecifiers {
+        restrict,
+        is_mutable,
+        mutable_after,
+    } = specifiers;
+    if let Some(at) = mutable_after {
+        diags.push(
+            Diagnostic::error(
+                codes::E0100,
+                at,
+                "`mutable` must come before `restrict(...)`",
+            )
+            .with_label("after the restriction")
+            .with_msvc("C3409")
+            .with_help("write `[=]() mutable restrict(amp) { ... }`"),
+        );
+    }
     let mut default_capture = None;
     let mut captures = Vec::new();
     for (i, item) in items.into_iter().enumerate() {
