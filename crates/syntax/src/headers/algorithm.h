@@ -11,79 +11,84 @@
 // introsort step for step (the order of elements that compare equal
 // depends on it), `random_shuffle` draws from `rand()` as libstdc++ does.
 #pragma once
+//
+// Template parameters are named as implementations name them (`_It`,
+// `_T1`): the classifier takes a template parameter's name for a type from
+// there on, and these names are reserved, so a program's own `T` or `A`
+// stays what it declares.
 
 namespace std {
 
 // <utility>'s pair, which `mismatch` returns.
-template <typename T1, typename T2>
+template <typename _T1, typename _T2>
 struct pair {
-    T1 first;
-    T2 second;
+    _T1 first;
+    _T2 second;
     pair() : first(), second() {}
-    pair(const T1& a, const T2& b) : first(a), second(b) {}
+    pair(const _T1& a, const _T2& b) : first(a), second(b) {}
 };
 
-template <typename T1, typename T2>
-pair<T1, T2> make_pair(T1 a, T2 b) {
-    return pair<T1, T2>(a, b);
+template <typename _T1, typename _T2>
+pair<_T1, _T2> make_pair(_T1 a, _T2 b) {
+    return pair<_T1, _T2>(a, b);
 }
 
-template <typename T1, typename T2>
-bool operator==(const pair<T1, T2>& x, const pair<T1, T2>& y) {
+template <typename _T1, typename _T2>
+bool operator==(const pair<_T1, _T2>& x, const pair<_T1, _T2>& y) {
     return x.first == y.first && x.second == y.second;
 }
 
-template <typename T1, typename T2>
-bool operator!=(const pair<T1, T2>& x, const pair<T1, T2>& y) {
+template <typename _T1, typename _T2>
+bool operator!=(const pair<_T1, _T2>& x, const pair<_T1, _T2>& y) {
     return !(x == y);
 }
 
-template <typename T1, typename T2>
-bool operator<(const pair<T1, T2>& x, const pair<T1, T2>& y) {
+template <typename _T1, typename _T2>
+bool operator<(const pair<_T1, _T2>& x, const pair<_T1, _T2>& y) {
     return x.first < y.first || (!(y.first < x.first) && x.second < y.second);
 }
 
-template <typename T1, typename T2>
-bool operator>(const pair<T1, T2>& x, const pair<T1, T2>& y) {
+template <typename _T1, typename _T2>
+bool operator>(const pair<_T1, _T2>& x, const pair<_T1, _T2>& y) {
     return y < x;
 }
 
-template <typename T1, typename T2>
-bool operator<=(const pair<T1, T2>& x, const pair<T1, T2>& y) {
+template <typename _T1, typename _T2>
+bool operator<=(const pair<_T1, _T2>& x, const pair<_T1, _T2>& y) {
     return !(y < x);
 }
 
-template <typename T1, typename T2>
-bool operator>=(const pair<T1, T2>& x, const pair<T1, T2>& y) {
+template <typename _T1, typename _T2>
+bool operator>=(const pair<_T1, _T2>& x, const pair<_T1, _T2>& y) {
     return !(x < y);
 }
 
-template <typename It, typename Gen>
-void generate(It first, It last, Gen gen) {
+template <typename _It, typename _Gen>
+void generate(_It first, _It last, _Gen gen) {
     for (; first != last; ++first) {
         *first = gen();
     }
 }
 
-template <typename It, typename Size, typename Gen>
-It generate_n(It first, Size n, Gen gen) {
-    for (Size left = n; left > 0; --left) {
+template <typename _It, typename _Size, typename _Gen>
+_It generate_n(_It first, _Size n, _Gen gen) {
+    for (_Size left = n; left > 0; --left) {
         *first = gen();
         ++first;
     }
     return first;
 }
 
-template <typename It, typename Fn>
-Fn for_each(It first, It last, Fn fn) {
+template <typename _It, typename _Fn>
+_Fn for_each(_It first, _It last, _Fn fn) {
     for (; first != last; ++first) {
         fn(*first);
     }
     return fn;
 }
 
-template <typename In, typename Out, typename Op>
-Out transform(In first, In last, Out out, Op op) {
+template <typename _In, typename _Out, typename _Op>
+_Out transform(_In first, _In last, _Out out, _Op op) {
     for (; first != last; ++first) {
         *out = op(*first);
         ++out;
@@ -91,8 +96,8 @@ Out transform(In first, In last, Out out, Op op) {
     return out;
 }
 
-template <typename In1, typename In2, typename Out, typename Op>
-Out transform(In1 first1, In1 last1, In2 first2, Out out, Op op) {
+template <typename _In1, typename _In2, typename _Out, typename _Op>
+_Out transform(_In1 first1, _In1 last1, _In2 first2, _Out out, _Op op) {
     for (; first1 != last1; ++first1) {
         *out = op(*first1, *first2);
         ++first2;
@@ -101,8 +106,8 @@ Out transform(In1 first1, In1 last1, In2 first2, Out out, Op op) {
     return out;
 }
 
-template <typename It, typename T>
-It find(It first, It last, const T& value) {
+template <typename _It, typename _T>
+_It find(_It first, _It last, const _T& value) {
     for (; first != last; ++first) {
         if (*first == value) {
             return first;
@@ -111,8 +116,8 @@ It find(It first, It last, const T& value) {
     return last;
 }
 
-template <typename It, typename Pred>
-It find_if(It first, It last, Pred pred) {
+template <typename _It, typename _Pred>
+_It find_if(_It first, _It last, _Pred pred) {
     for (; first != last; ++first) {
         if (pred(*first)) {
             return first;
@@ -121,8 +126,8 @@ It find_if(It first, It last, Pred pred) {
     return last;
 }
 
-template <typename It, typename Pred>
-It find_if_not(It first, It last, Pred pred) {
+template <typename _It, typename _Pred>
+_It find_if_not(_It first, _It last, _Pred pred) {
     for (; first != last; ++first) {
         if (!pred(*first)) {
             return first;
@@ -131,8 +136,8 @@ It find_if_not(It first, It last, Pred pred) {
     return last;
 }
 
-template <typename It, typename Pred>
-long count_if(It first, It last, Pred pred) {
+template <typename _It, typename _Pred>
+long count_if(_It first, _It last, _Pred pred) {
     long n = 0;
     for (; first != last; ++first) {
         if (pred(*first)) {
@@ -142,8 +147,8 @@ long count_if(It first, It last, Pred pred) {
     return n;
 }
 
-template <typename It, typename Pred>
-bool all_of(It first, It last, Pred pred) {
+template <typename _It, typename _Pred>
+bool all_of(_It first, _It last, _Pred pred) {
     for (; first != last; ++first) {
         if (!pred(*first)) {
             return false;
@@ -152,8 +157,8 @@ bool all_of(It first, It last, Pred pred) {
     return true;
 }
 
-template <typename It, typename Pred>
-bool any_of(It first, It last, Pred pred) {
+template <typename _It, typename _Pred>
+bool any_of(_It first, _It last, _Pred pred) {
     for (; first != last; ++first) {
         if (pred(*first)) {
             return true;
@@ -162,8 +167,8 @@ bool any_of(It first, It last, Pred pred) {
     return false;
 }
 
-template <typename It, typename Pred>
-bool none_of(It first, It last, Pred pred) {
+template <typename _It, typename _Pred>
+bool none_of(_It first, _It last, _Pred pred) {
     for (; first != last; ++first) {
         if (pred(*first)) {
             return false;
@@ -172,8 +177,8 @@ bool none_of(It first, It last, Pred pred) {
     return true;
 }
 
-template <typename It, typename T>
-void replace(It first, It last, const T& old_value, const T& new_value) {
+template <typename _It, typename _T>
+void replace(_It first, _It last, const _T& old_value, const _T& new_value) {
     for (; first != last; ++first) {
         if (*first == old_value) {
             *first = new_value;
@@ -181,8 +186,8 @@ void replace(It first, It last, const T& old_value, const T& new_value) {
     }
 }
 
-template <typename It, typename Pred, typename T>
-void replace_if(It first, It last, Pred pred, const T& new_value) {
+template <typename _It, typename _Pred, typename _T>
+void replace_if(_It first, _It last, _Pred pred, const _T& new_value) {
     for (; first != last; ++first) {
         if (pred(*first)) {
             *first = new_value;
@@ -190,17 +195,17 @@ void replace_if(It first, It last, Pred pred, const T& new_value) {
     }
 }
 
-template <typename It, typename Size, typename T>
-It fill_n(It first, Size n, const T& value) {
-    for (Size left = n; left > 0; --left) {
+template <typename _It, typename _Size, typename _T>
+_It fill_n(_It first, _Size n, const _T& value) {
+    for (_Size left = n; left > 0; --left) {
         *first = value;
         ++first;
     }
     return first;
 }
 
-template <typename In1, typename In2, typename Pred>
-bool equal(In1 first1, In1 last1, In2 first2, Pred pred) {
+template <typename _In1, typename _In2, typename _Pred>
+bool equal(_In1 first1, _In1 last1, _In2 first2, _Pred pred) {
     for (; first1 != last1; ++first1) {
         if (!pred(*first1, *first2)) {
             return false;
@@ -210,30 +215,30 @@ bool equal(In1 first1, In1 last1, In2 first2, Pred pred) {
     return true;
 }
 
-template <typename In1, typename In2>
-pair<In1, In2> mismatch(In1 first1, In1 last1, In2 first2) {
+template <typename _In1, typename _In2>
+pair<_In1, _In2> mismatch(_In1 first1, _In1 last1, _In2 first2) {
     while (first1 != last1 && *first1 == *first2) {
         ++first1;
         ++first2;
     }
-    return pair<In1, In2>(first1, first2);
+    return pair<_In1, _In2>(first1, first2);
 }
 
-template <typename In1, typename In2, typename Pred>
-pair<In1, In2> mismatch(In1 first1, In1 last1, In2 first2, Pred pred) {
+template <typename _In1, typename _In2, typename _Pred>
+pair<_In1, _In2> mismatch(_In1 first1, _In1 last1, _In2 first2, _Pred pred) {
     while (first1 != last1 && pred(*first1, *first2)) {
         ++first1;
         ++first2;
     }
-    return pair<In1, In2>(first1, first2);
+    return pair<_In1, _In2>(first1, first2);
 }
 
-template <typename It, typename Compare>
-It min_element(It first, It last, Compare comp) {
+template <typename _It, typename _Compare>
+_It min_element(_It first, _It last, _Compare comp) {
     if (first == last) {
         return first;
     }
-    It best = first;
+    _It best = first;
     while (++first != last) {
         if (comp(*first, *best)) {
             best = first;
@@ -242,12 +247,12 @@ It min_element(It first, It last, Compare comp) {
     return best;
 }
 
-template <typename It, typename Compare>
-It max_element(It first, It last, Compare comp) {
+template <typename _It, typename _Compare>
+_It max_element(_It first, _It last, _Compare comp) {
     if (first == last) {
         return first;
     }
-    It best = first;
+    _It best = first;
     while (++first != last) {
         if (comp(*best, *first)) {
             best = first;
@@ -256,16 +261,16 @@ It max_element(It first, It last, Compare comp) {
     return best;
 }
 
-template <typename It, typename T, typename Op>
-T accumulate(It first, It last, T init, Op op) {
+template <typename _It, typename _T, typename _Op>
+_T accumulate(_It first, _It last, _T init, _Op op) {
     for (; first != last; ++first) {
         init = op(init, *first);
     }
     return init;
 }
 
-template <typename In1, typename In2, typename T>
-T inner_product(In1 first1, In1 last1, In2 first2, T init) {
+template <typename _In1, typename _In2, typename _T>
+_T inner_product(_In1 first1, _In1 last1, _In2 first2, _T init) {
     for (; first1 != last1; ++first1) {
         init = init + (*first1) * (*first2);
         ++first2;
@@ -273,8 +278,8 @@ T inner_product(In1 first1, In1 last1, In2 first2, T init) {
     return init;
 }
 
-template <typename In1, typename In2, typename T, typename Sum, typename Product>
-T inner_product(In1 first1, In1 last1, In2 first2, T init, Sum sum, Product product) {
+template <typename _In1, typename _In2, typename _T, typename _Sum, typename _Product>
+_T inner_product(_In1 first1, _In1 last1, _In2 first2, _T init, _Sum sum, _Product product) {
     for (; first1 != last1; ++first1) {
         init = sum(init, product(*first1, *first2));
         ++first2;
@@ -282,8 +287,8 @@ T inner_product(In1 first1, In1 last1, In2 first2, T init, Sum sum, Product prod
     return init;
 }
 
-template <typename In, typename Out>
-Out partial_sum(In first, In last, Out out) {
+template <typename _In, typename _Out>
+_Out partial_sum(_In first, _In last, _Out out) {
     if (first == last) {
         return out;
     }
@@ -298,8 +303,8 @@ Out partial_sum(In first, In last, Out out) {
     return out;
 }
 
-template <typename In, typename Out, typename Op>
-Out partial_sum(In first, In last, Out out, Op op) {
+template <typename _In, typename _Out, typename _Op>
+_Out partial_sum(_In first, _In last, _Out out, _Op op) {
     if (first == last) {
         return out;
     }
@@ -314,8 +319,8 @@ Out partial_sum(In first, In last, Out out, Op op) {
     return out;
 }
 
-template <typename In, typename Out>
-Out adjacent_difference(In first, In last, Out out) {
+template <typename _In, typename _Out>
+_Out adjacent_difference(_In first, _In last, _Out out) {
     if (first == last) {
         return out;
     }
@@ -332,13 +337,13 @@ Out adjacent_difference(In first, In last, Out out) {
 }
 
 // `rand() % (i + 1)` for each position after the first, as libstdc++.
-template <typename It>
-void random_shuffle(It first, It last) {
+template <typename _It>
+void random_shuffle(_It first, _It last) {
     if (first == last) {
         return;
     }
-    for (It i = first + 1; i != last; ++i) {
-        It j = first + rand() % ((i - first) + 1);
+    for (_It i = first + 1; i != last; ++i) {
+        _It j = first + rand() % ((i - first) + 1);
         if (i != j) {
             std::swap(*i, *j);
         }
@@ -347,8 +352,8 @@ void random_shuffle(It first, It last) {
 
 // Every comparison of the sorts goes through here, so that a comparison
 // that cannot be called is reported once, not at each use.
-template <typename Compare, typename A, typename B>
-bool __compare(Compare& comp, const A& a, const B& b) {
+template <typename _Compare, typename _A, typename _B>
+bool __compare(_Compare& comp, const _A& a, const _B& b) {
     return comp(a, b);
 }
 
@@ -356,8 +361,8 @@ bool __compare(Compare& comp, const A& a, const B& b) {
 // front, heapsort below a depth of twice the range's binary logarithm,
 // and insertion sort over runs of at most 16 at the end.
 
-template <typename It, typename Compare>
-void __move_median_to_first(It result, It a, It b, It c, Compare& comp) {
+template <typename _It, typename _Compare>
+void __move_median_to_first(_It result, _It a, _It b, _It c, _Compare& comp) {
     if (std::__compare(comp, *a, *b)) {
         if (std::__compare(comp, *b, *c)) {
             std::swap(*result, *b);
@@ -375,8 +380,8 @@ void __move_median_to_first(It result, It a, It b, It c, Compare& comp) {
     }
 }
 
-template <typename It, typename Compare>
-It __unguarded_partition(It first, It last, It pivot, Compare& comp) {
+template <typename _It, typename _Compare>
+_It __unguarded_partition(_It first, _It last, _It pivot, _Compare& comp) {
     while (true) {
         while (std::__compare(comp, *first, *pivot)) {
             ++first;
@@ -393,8 +398,8 @@ It __unguarded_partition(It first, It last, It pivot, Compare& comp) {
     }
 }
 
-template <typename It, typename T, typename Compare>
-void __push_heap(It first, long hole, long top, T value, Compare& comp) {
+template <typename _It, typename _T, typename _Compare>
+void __push_heap(_It first, long hole, long top, _T value, _Compare& comp) {
     long parent = (hole - 1) / 2;
     while (hole > top && std::__compare(comp, *(first + parent), value)) {
         *(first + hole) = *(first + parent);
@@ -404,8 +409,8 @@ void __push_heap(It first, long hole, long top, T value, Compare& comp) {
     *(first + hole) = value;
 }
 
-template <typename It, typename T, typename Compare>
-void __adjust_heap(It first, long hole, long len, T value, Compare& comp) {
+template <typename _It, typename _T, typename _Compare>
+void __adjust_heap(_It first, long hole, long len, _T value, _Compare& comp) {
     long top = hole;
     long child = hole;
     while (child < (len - 1) / 2) {
@@ -424,8 +429,8 @@ void __adjust_heap(It first, long hole, long len, T value, Compare& comp) {
     std::__push_heap(first, hole, top, value, comp);
 }
 
-template <typename It, typename Compare>
-void __make_heap(It first, It last, Compare& comp) {
+template <typename _It, typename _Compare>
+void __make_heap(_It first, _It last, _Compare& comp) {
     long len = last - first;
     if (len < 2) {
         return;
@@ -441,15 +446,15 @@ void __make_heap(It first, It last, Compare& comp) {
     }
 }
 
-template <typename It, typename Compare>
-void __pop_heap(It first, It last, It result, Compare& comp) {
+template <typename _It, typename _Compare>
+void __pop_heap(_It first, _It last, _It result, _Compare& comp) {
     auto value = *result;
     *result = *first;
     std::__adjust_heap(first, 0L, (long)(last - first), value, comp);
 }
 
-template <typename It, typename Compare>
-void __heap_sort(It first, It last, Compare& comp) {
+template <typename _It, typename _Compare>
+void __heap_sort(_It first, _It last, _Compare& comp) {
     std::__make_heap(first, last, comp);
     while (last - first > 1) {
         --last;
@@ -457,26 +462,26 @@ void __heap_sort(It first, It last, Compare& comp) {
     }
 }
 
-template <typename It, typename Compare>
-void __introsort_loop(It first, It last, long depth_limit, Compare& comp) {
+template <typename _It, typename _Compare>
+void __introsort_loop(_It first, _It last, long depth_limit, _Compare& comp) {
     while (last - first > 16) {
         if (depth_limit == 0) {
             std::__heap_sort(first, last, comp);
             return;
         }
         --depth_limit;
-        It mid = first + (last - first) / 2;
+        _It mid = first + (last - first) / 2;
         std::__move_median_to_first(first, first + 1, mid, last - 1, comp);
-        It cut = std::__unguarded_partition(first + 1, last, first, comp);
+        _It cut = std::__unguarded_partition(first + 1, last, first, comp);
         std::__introsort_loop(cut, last, depth_limit, comp);
         last = cut;
     }
 }
 
-template <typename It, typename Compare>
-void __unguarded_linear_insert(It last, Compare& comp) {
+template <typename _It, typename _Compare>
+void __unguarded_linear_insert(_It last, _Compare& comp) {
     auto value = *last;
-    It next = last;
+    _It next = last;
     --next;
     while (std::__compare(comp, value, *next)) {
         *last = *next;
@@ -486,15 +491,15 @@ void __unguarded_linear_insert(It last, Compare& comp) {
     *last = value;
 }
 
-template <typename It, typename Compare>
-void __insertion_sort(It first, It last, Compare& comp) {
+template <typename _It, typename _Compare>
+void __insertion_sort(_It first, _It last, _Compare& comp) {
     if (first == last) {
         return;
     }
-    for (It i = first + 1; i != last; ++i) {
+    for (_It i = first + 1; i != last; ++i) {
         if (std::__compare(comp, *i, *first)) {
             auto value = *i;
-            for (It k = i; k != first; --k) {
+            for (_It k = i; k != first; --k) {
                 *k = *(k - 1);
             }
             *first = value;
@@ -504,8 +509,8 @@ void __insertion_sort(It first, It last, Compare& comp) {
     }
 }
 
-template <typename It, typename Compare>
-void sort(It first, It last, Compare comp) {
+template <typename _It, typename _Compare>
+void sort(_It first, _It last, _Compare comp) {
     if (first == last) {
         return;
     }
@@ -518,7 +523,7 @@ void sort(It first, It last, Compare comp) {
     std::__introsort_loop(first, last, lg * 2, comp);
     if (last - first > 16) {
         std::__insertion_sort(first, first + 16, comp);
-        for (It i = first + 16; i != last; ++i) {
+        for (_It i = first + 16; i != last; ++i) {
             std::__unguarded_linear_insert(i, comp);
         }
     } else {
@@ -528,18 +533,18 @@ void sort(It first, It last, Compare comp) {
 
 // A stable sort has one answer, whichever way it is computed: a merge
 // sort through a copy of the range.
-template <typename T, typename Compare>
-void __merge_sort(T* first, T* last, T* buffer, Compare& comp) {
+template <typename _T, typename _Compare>
+void __merge_sort(_T* first, _T* last, _T* buffer, _Compare& comp) {
     long n = last - first;
     if (n < 2) {
         return;
     }
-    T* mid = first + n / 2;
+    _T* mid = first + n / 2;
     std::__merge_sort(first, mid, buffer, comp);
     std::__merge_sort(mid, last, buffer, comp);
-    T* a = first;
-    T* b = mid;
-    T* out = buffer;
+    _T* a = first;
+    _T* b = mid;
+    _T* out = buffer;
     while (a != mid && b != last) {
         if (std::__compare(comp, *b, *a)) {
             *out = *b;
@@ -561,9 +566,9 @@ void __merge_sort(T* first, T* last, T* buffer, Compare& comp) {
     }
 }
 
-template <typename T, typename Compare>
-void stable_sort(T* first, T* last, Compare comp) {
-    std::vector<T> buffer(first, last);
+template <typename _T, typename _Compare>
+void stable_sort(_T* first, _T* last, _Compare comp) {
+    std::vector<_T> buffer(first, last);
     if (first != last) {
         std::__merge_sort(first, last, &buffer[0], comp);
     }
@@ -571,14 +576,14 @@ void stable_sort(T* first, T* last, Compare comp) {
 
 // Without a comparison: `<`, as C++ orders by default (the built-in
 // library sorts ranges of numbers itself).
-template <typename T>
-void stable_sort(T* first, T* last) {
-    std::stable_sort(first, last, [](const T& a, const T& b) { return a < b; });
+template <typename _T>
+void stable_sort(_T* first, _T* last) {
+    std::stable_sort(first, last, [](const _T& a, const _T& b) { return a < b; });
 }
 
-template <typename T>
-void sort(T* first, T* last) {
-    std::sort(first, last, [](const T& a, const T& b) { return a < b; });
+template <typename _T>
+void sort(_T* first, _T* last) {
+    std::sort(first, last, [](const _T& a, const _T& b) { return a < b; });
 }
 
 } // namespace std
