@@ -553,6 +553,7 @@ impl Machine<'_> {
             | Intrinsic::Abort
             | Intrinsic::Assert(_) => self.clib(op, args, e),
             Intrinsic::RandomSeed(_)
+            | Intrinsic::RandomDevice
             | Intrinsic::RandomNext(_)
             | Intrinsic::RandomDiscard(_)
             | Intrinsic::RandomDraw(..) => self.random(op, args, span),

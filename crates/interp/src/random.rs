@@ -88,6 +88,7 @@ impl Machine<'_> {
                 Ok(Value::Void)
             }
             Intrinsic::RandomDraw(dist, engine) => self.draw(*dist, *engine, args, span),
+            Intrinsic::RandomDevice => Ok(Value::Int(i64::from(device_number()))),
             _ => Ok(Value::Void),
         }
     }
@@ -211,4 +212,17 @@ fn float(v: &Value) -> f32 {
 
 fn double(v: &Value) -> f64 {
     crate::arith::as_f64(v)
+}
+
+/// A number from the operating system's random source, as
+/// `std::random_device` gives: the standard library's per-process random
+/// hash keys (drawn from the operating system) mixed with a count, so each
+/// call differs.
+fn device_number() -> u32 {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(CALLS.fetch_add(1, Ordering::Relaxed));
+    h.finish() as u32
 }

@@ -784,6 +784,9 @@ pub enum Intrinsic {
     Fflush(OutStream),
     /// `rand()`: glibc's generator, an `int` in `0..=RAND_MAX`.
     Rand,
+    /// `std::random_device()`: args none; an `unsigned int` from the
+    /// operating system's random source, different at each run.
+    RandomDevice,
     /// A `<random>` engine seeded with `args[0]` (an `unsigned long`): its
     /// struct, to initialise or assign an engine with.
     RandomSeed(RandomEngine),

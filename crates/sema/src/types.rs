@@ -204,6 +204,9 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                     "ostream" if path.segments.len() == 2 => return Type::Ostream,
                     "uint32_t" => return Type::Scalar(Scalar::UInt),
                     "wstring" if path.segments.len() == 2 => return Type::WideStr,
+                    "random_device" => {
+                        return crate::library::random::device_type(ck);
+                    }
                     "bernoulli_distribution" => {
                         return crate::library::random::bernoulli_type(ck);
                     }

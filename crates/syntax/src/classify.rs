@@ -70,6 +70,7 @@ pub const CLASS_NAMES: &[&str] = &[
     "minstd_rand",
     "default_random_engine",
     "bernoulli_distribution",
+    "random_device",
 ];
 
 /// Library classes named only as `std::name`: common words (`exception`)

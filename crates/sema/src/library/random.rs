@@ -29,6 +29,9 @@ pub enum RandomKind {
     Engine(RandomEngine),
     /// A distribution.
     Distribution(Distribution),
+    /// `std::random_device`: numbers from the operating system, different
+    /// at each run, as C++'s are.
+    Device,
 }
 
 const ULONG: Type = Type::Scalar(Scalar::ULong);
@@ -47,6 +50,10 @@ pub fn engine_named(name: &str) -> Option<RandomEngine> {
 /// The struct of `kind`, made on first use.
 fn struct_of(ck: &mut Checker, kind: RandomKind) -> Type {
     let (name, fields) = match kind {
+        RandomKind::Device => (
+            "std::random_device".to_string(),
+            vec![("unused".to_string(), Type::Scalar(Scalar::Int))],
+        ),
         RandomKind::Engine(e) => (
             format!("std::{}", e.name()),
             vec![
@@ -110,6 +117,11 @@ fn struct_of(ck: &mut Checker, kind: RandomKind) -> Type {
 /// The struct of engine `e`.
 pub fn engine_type(ck: &mut Checker, e: RandomEngine) -> Type {
     struct_of(ck, RandomKind::Engine(e))
+}
+
+/// `std::random_device`.
+pub fn device_type(ck: &mut Checker) -> Type {
+    struct_of(ck, RandomKind::Device)
 }
 
 /// `std::bernoulli_distribution`.
@@ -233,6 +245,16 @@ pub fn construct(cx: &mut FnCx<'_>, id: StructId, args: Vec<Expr>, span: Span) -
         return error_expr(span);
     }
     match kind {
+        // `std::random_device rd;` or `rd("default")`: the token names the
+        // source, which is the operating system's either way.
+        RandomKind::Device => {
+            if args.len() > 1 || args.first().is_some_and(|a| a.ty != Type::Str) {
+                arity(cx, &what, &args, 0, "nothing, or a token string", span);
+                return error_expr(span);
+            }
+            let zero = number(Const::Int(0), Scalar::Int, span);
+            mk(ExprKind::Aggregate(vec![zero]), ty, false, span)
+        }
         RandomKind::Engine(e) => {
             let seed = match args.as_slice() {
                 [] => number(Const::Int(e.default_seed() as i64), Scalar::ULong, span),
@@ -305,6 +327,29 @@ pub fn call(cx: &mut FnCx<'_>, object: Expr, args: Vec<Expr>, span: Span) -> Exp
         return error_expr(span);
     }
     match kind {
+        RandomKind::Device => {
+            if !arity(cx, &what, &args, 0, "no arguments", span) {
+                return error_expr(span);
+            }
+            let draw = intrinsic(
+                Intrinsic::RandomDevice,
+                Vec::new(),
+                Type::Scalar(Scalar::UInt),
+                span,
+            );
+            if super::is_pure(&object) {
+                return draw;
+            }
+            mk(
+                ExprKind::Comma {
+                    first: Box::new(object),
+                    second: Box::new(draw),
+                },
+                Type::Scalar(Scalar::UInt),
+                false,
+                span,
+            )
+        }
         RandomKind::Engine(e) => {
             if !arity(cx, &what, &args, 0, "no arguments", span) {
                 return error_expr(span);
@@ -448,6 +493,17 @@ pub fn method(
                 Type::Void,
                 span,
             )
+        }
+        (RandomKind::Device, "min" | "max") => {
+            if !arity(cx, &what, &args, 0, "no arguments", span) {
+                return error_expr(span);
+            }
+            let v = if name.name == "min" {
+                0
+            } else {
+                i64::from(u32::MAX)
+            };
+            number(Const::Int(v), Scalar::UInt, span)
         }
         (RandomKind::Engine(e), "min" | "max") => {
             if !arity(cx, &what, &args, 0, "no arguments", span) {
