@@ -155,6 +155,9 @@ pub struct Session {
     prelude: Option<(FileId, Vec<usize>)>,
     /// What `prelude` defines, for [`Session::reset`].
     defines: Vec<(String, String)>,
+    /// The library's own source (`tessera_syntax::headers`) has been read
+    /// into the session, as the first input that includes its headers.
+    library: bool,
 }
 
 impl Session {
@@ -184,7 +187,38 @@ impl Session {
             interrupt,
             prelude: None,
             defines: Vec::new(),
+            library: false,
         }
+    }
+
+    /// Reads the library's own source into the session when `text`
+    /// includes one of its headers (`#include <algorithm>`), as a file
+    /// does: its templates become the session's declarations.
+    fn include_library(&mut self, text: &str) {
+        if self.library || !includes_library_header(text) {
+            return;
+        }
+        let Some((shown, library)) = tessera_syntax::headers::source_of("algorithm") else {
+            return;
+        };
+        let file = self.sources.add(SourceFile {
+            name: shown.into(),
+            text: library.into(),
+        });
+        let parsed = {
+            let mut session = self.replay();
+            parse_in(&mut session, file, self.text(file), &[])
+        };
+        if parsed.has_errors() {
+            return;
+        }
+        self.decls.extend(parsed.unit.items);
+        self.accepted.push(Accepted {
+            file,
+            replaced: Vec::new(),
+            as_stmts: false,
+        });
+        self.library = true;
     }
 
     /// Defines macros before anything the session reads, as `tessera repl
@@ -423,6 +457,7 @@ impl Session {
     /// it wrote to existing variables before the error, stays done).
     pub fn eval(&mut self, text: &str, out: &mut dyn Write) -> Report {
         let started = Instant::now();
+        self.include_library(text);
         let (file, replaced) = self.add_input(text);
         let (reading, diagnostics) = match self.read(file, &replaced) {
             Ok(read) => read,
@@ -690,6 +725,7 @@ impl Session {
             }
         };
         let (source, replaced) = SourceFile::from_bytes(path.display().to_string(), &bytes);
+        self.include_library(&source.text);
         let file = self.sources.add(source);
         let parsed = {
             let mut session = self.replay();
@@ -742,6 +778,19 @@ impl Session {
 
 /// True for the items an input is declared as rather than run: everything
 /// but variables, unless they are `static` or `extern` (see [`Session::read`]).
+/// True when a line of `text` includes a header whose part of the library
+/// is written in the Tessera language.
+fn includes_library_header(text: &str) -> bool {
+    text.lines().any(|line| {
+        line.trim_start()
+            .strip_prefix('#')
+            .and_then(|rest| rest.trim_start().strip_prefix("include"))
+            .and_then(|rest| rest.trim_start().strip_prefix('<'))
+            .and_then(|angled| angled.split('>').next())
+            .is_some_and(|name| tessera_syntax::headers::source_of(name.trim()).is_some())
+    })
+}
+
 fn is_declaration(item: &Item) -> bool {
     match &item.kind {
         ItemKind::UsingNamespace(_)

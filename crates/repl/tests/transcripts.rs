@@ -840,3 +840,27 @@ engine: interp (the reference interpreter)
     assert_eq!(stopped, 2, "{}", t.err);
     assert_eq!(t.status, 1);
 }
+
+/// `#include <algorithm>` brings the library's own templates into the
+/// session, as into a file: algorithms taking a lambda work at the prompt.
+#[test]
+fn the_library_written_in_the_language_in_a_session() {
+    let t = session(
+        "#include <algorithm>
+#include <vector>
+std::vector<int> v(4);
+int k = 0;
+std::generate(v.begin(), v.end(), [&]() { return ++k * 10; });
+std::sort(v.begin(), v.end(), [](int a, int b) { return a > b; });
+v
+",
+    );
+    assert!(
+        t.out
+            .contains("= [40, 30, 20, 10] (size 4) : std::vector<int>"),
+        "{}",
+        t.out
+    );
+    assert_eq!(t.err, "");
+    assert_eq!(t.status, 0);
+}
