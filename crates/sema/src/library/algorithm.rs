@@ -384,42 +384,7 @@ fn lower(cx: &mut FnCx<'_>, name: &str, what: &str, args: Vec<Expr>, span: Span)
         "min_element" | "max_element" => {
             let max = name == "max_element";
             let pos = algo(Algo::MinMaxElement { max }, Vec::new(), LONG, v.clone());
-            if matches!(v.ty, Type::Ptr { .. }) {
-                // Over a pointer range, the result is a pointer too, from
-                // the first pointer evaluated again.
-                if !is_pure(&v) {
-                    cx.ck.error(
-                        codes::E0211,
-                        v.span,
-                        format!("{what} over a computed first pointer is not supported yet"),
-                        "computed here",
-                        "store the pointer in a variable first",
-                    );
-                    return None;
-                }
-                let ty = v.ty.clone();
-                let found = mk(
-                    ExprKind::PtrAdd {
-                        ptr: Box::new(v),
-                        offset: Box::new(pos),
-                    },
-                    ty,
-                    false,
-                    span,
-                );
-                // Over stored list or set iterators, an iterator again.
-                match stored {
-                    Some(it) => intrinsic(
-                        Intrinsic::AsIter,
-                        vec![found],
-                        Type::Iter(Box::new(it)),
-                        span,
-                    ),
-                    None => found,
-                }
-            } else {
-                iter_at(v, pos, span)
-            }
+            position_result(cx, v, pos, stored, what, span)?
         }
         _ => {
             // `equal` and `copy`: the second range starts at the third argument.
@@ -546,33 +511,47 @@ fn predicate(
         return Some(found);
     }
     // `find_if` gives an iterator at the position found.
-    Some(if matches!(v.ty, Type::Ptr { .. }) {
-        if !is_pure(&v) {
-            cx.ck.error(
-                codes::E0211,
-                v.span,
-                format!("{what} over a computed first pointer is not supported yet"),
-                "computed here",
-                "store the pointer in a variable first",
-            );
-            return None;
-        }
-        let pty = v.ty.clone();
-        let at = mk(
-            ExprKind::PtrAdd {
-                ptr: Box::new(v),
-                offset: Box::new(found),
-            },
-            pty,
-            false,
-            span,
+    position_result(cx, v, found, stored, what, span)
+}
+
+/// The iterator at position `pos` of the range that starts at `v`: an
+/// iterator of the vector, or over a pointer range a pointer (an iterator
+/// of the list or set again when the range was of `stored` iterators).
+fn position_result(
+    cx: &mut FnCx<'_>,
+    v: Expr,
+    pos: Expr,
+    stored: Option<tessera_ir::IterType>,
+    what: &str,
+    span: Span,
+) -> Option<Expr> {
+    if !matches!(v.ty, Type::Ptr { .. }) {
+        return Some(iter_at(v, pos, span));
+    }
+    // The result is the first pointer evaluated again, moved.
+    if !is_pure(&v) {
+        cx.ck.error(
+            codes::E0211,
+            v.span,
+            format!("{what} over a computed first pointer is not supported yet"),
+            "computed here",
+            "store the pointer in a variable first",
         );
-        match stored {
-            Some(it) => intrinsic(Intrinsic::AsIter, vec![at], Type::Iter(Box::new(it)), span),
-            None => at,
-        }
-    } else {
-        iter_at(v, found, span)
+        return None;
+    }
+    let ty = v.ty.clone();
+    let at = mk(
+        ExprKind::PtrAdd {
+            ptr: Box::new(v),
+            offset: Box::new(pos),
+        },
+        ty,
+        false,
+        span,
+    );
+    Some(match stored {
+        Some(it) => intrinsic(Intrinsic::AsIter, vec![at], Type::Iter(Box::new(it)), span),
+        None => at,
     })
 }
 
