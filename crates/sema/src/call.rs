@@ -113,6 +113,9 @@ impl FnCx<'_> {
                         return call;
                     }
                 }
+                if let Some((written, flats)) = self.ck.overload_sets.get(path.last()).cloned() {
+                    return self.call_overload_set(path, &written, &flats, args, span);
+                }
                 if self.is_function_template(path.last()) {
                     let plain = self
                         .ck
@@ -320,6 +323,41 @@ impl FnCx<'_> {
             return self.call_object(callee, lowered, span);
         }
         library::call_value(self, callee, lowered, span)
+    }
+
+    /// `f(args)` where the unqualified `f` names functions (and function
+    /// templates) of several namespaces, `flats`: one overload set.
+    fn call_overload_set(
+        &mut self,
+        path: &ast::Path,
+        written: &str,
+        flats: &[String],
+        args: &[ast::Expr],
+        span: Span,
+    ) -> Expr {
+        let lowered: Vec<Expr> = args
+            .iter()
+            .map(|a| {
+                let e = self.expr(a);
+                crate::library::materialize_iterator(self, e)
+            })
+            .collect();
+        let mut plain = Vec::new();
+        let mut instances = Vec::new();
+        for flat in flats {
+            plain.extend(self.ck.functions.get(flat).cloned().unwrap_or_default());
+            instances.extend(self.template_instances(flat, &[], &lowered, span));
+        }
+        // Diagnostics name the function as written.
+        let shown = ast::Path {
+            global: false,
+            segments: vec![ast::Ident {
+                name: written.to_string(),
+                span: path.span,
+            }],
+            span: path.span,
+        };
+        self.call_candidates(&shown, &plain, instances, lowered, span)
     }
 
     /// `f(args)` where `f` is a class object: its `operator()`.

@@ -25,6 +25,9 @@ pub struct Checker {
     pub const_globals: Rc<HashMap<String, i64>>,
     /// Functions by name (several: overloads).
     pub functions: HashMap<String, Vec<FuncId>>,
+    /// Calls naming functions of several namespaces as one overload set,
+    /// by the key the namespace pass renamed their callee to.
+    pub overload_sets: crate::namespaces::OverloadSets,
     /// Namespaces made visible so far by `using namespace` (as written,
     /// `concurrency::fast_math`), which decide what an unqualified `sqrt` is.
     pub using_namespaces: Vec<String>,

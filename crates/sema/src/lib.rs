@@ -62,7 +62,7 @@ impl Checked {
 /// Checks a parsed file.
 pub fn check(unit: &TranslationUnit) -> Checked {
     let mut checker = cx::Checker::default();
-    let flat = namespaces::flatten(unit, &mut checker.diags);
+    let flat = namespaces::flatten(unit, &mut checker.diags, &mut checker.overload_sets);
     let unit = flat.as_ref().unwrap_or(unit);
     declare::declare_all(&mut checker, unit);
     declare::lower_bodies(&mut checker, unit);

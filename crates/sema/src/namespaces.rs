@@ -18,8 +18,19 @@ enum Member {
     Namespace(String),
 }
 
+/// Functions of several namespaces that one unqualified call names together
+/// (a global `Equal` beside a `using namespace` that brings another in): the
+/// key the callee is renamed to, the name as written, and each flat name.
+pub type OverloadSets = HashMap<String, (String, Vec<String>)>;
+
 /// The file with its namespaces flattened, or `None` when it has none.
-pub fn flatten(unit: &TranslationUnit, diags: &mut Vec<Diagnostic>) -> Option<TranslationUnit> {
+/// Unqualified calls whose name reaches functions of several namespaces are
+/// renamed to a key of `sets`.
+pub fn flatten(
+    unit: &TranslationUnit,
+    diags: &mut Vec<Diagnostic>,
+    sets: &mut OverloadSets,
+) -> Option<TranslationUnit> {
     let has = unit.items.iter().any(|i| {
         matches!(
             i.kind,
@@ -37,6 +48,8 @@ pub fn flatten(unit: &TranslationUnit, diags: &mut Vec<Diagnostic>) -> Option<Tr
         function: String::new(),
         local_classes: std::collections::HashSet::new(),
         out: Vec::new(),
+        callee: false,
+        sets,
         diags,
     };
     for item in &unit.items {
@@ -59,6 +72,10 @@ struct Flat<'d> {
     /// The flat names given to local classes so far.
     local_classes: std::collections::HashSet<String>,
     out: Vec<Item>,
+    /// True while the callee of a call is rewritten: only a call can name
+    /// an overload set of several namespaces' functions.
+    callee: bool,
+    sets: &'d mut OverloadSets,
     diags: &'d mut Vec<Diagnostic>,
 }
 
@@ -243,6 +260,19 @@ impl Flat<'_> {
                 1 => return found.pop(),
                 _ => {
                     let fns = found.iter().all(|m| matches!(m, Member::Entity(_, true)));
+                    if fns && self.callee {
+                        let flats: Vec<String> = found
+                            .iter()
+                            .filter_map(|m| match m {
+                                Member::Entity(n, _) => Some(n.clone()),
+                                Member::Namespace(_) => None,
+                            })
+                            .collect();
+                        // Not a valid C++ name, so it names nothing else.
+                        let key = format!("{name} {{{}}}", flats.join(", "));
+                        self.sets.insert(key.clone(), (name.to_string(), flats));
+                        return Some(Member::Entity(key, true));
+                    }
                     let names: Vec<String> = found
                         .iter()
                         .map(|m| match m {
@@ -884,7 +914,9 @@ impl Flat<'_> {
                 }
             }
             ExprKind::Call { callee, args } => {
+                self.callee = matches!(&callee.kind, ExprKind::Name(p) if p.segments.len() == 1);
                 self.expr(callee);
+                self.callee = false;
                 for a in args {
                     self.expr(a);
                 }

@@ -1297,13 +1297,6 @@ impl FnCx<'_> {
             .into_iter()
             .map(|a| crate::library::materialize_iterator(self, a))
             .collect();
-        let defs = self
-            .ck
-            .templates
-            .functions
-            .get(&name)
-            .cloned()
-            .unwrap_or_default();
         let explicit = match explicit {
             Some(written) => {
                 let visible = self.visible_consts();
@@ -1315,6 +1308,81 @@ impl FnCx<'_> {
             }
             None => Vec::new(),
         };
+        let instances = self.template_instances(&name, &explicit, &args, span);
+        self.call_candidates(path, plain, instances, args, span)
+    }
+
+    /// Calls the best of `plain` functions and template `instances` (all
+    /// named as `path`): a plain function that fits exactly beats every
+    /// instance; none at all is an error.
+    pub(crate) fn call_candidates(
+        &mut self,
+        path: &ast::Path,
+        plain: &[FuncId],
+        instances: Vec<FuncId>,
+        args: Vec<Expr>,
+        span: Span,
+    ) -> Expr {
+        let name = path.last().to_string();
+        if instances.is_empty() && plain.is_empty() {
+            if args.iter().any(|a| a.ty.is_error()) {
+                return error_expr(span);
+            }
+            let shown: Vec<String> = args.iter().map(|a| self.ck.show(&a.ty)).collect();
+            self.ck.report(
+                Diagnostic::error(
+                    codes::E0240,
+                    span,
+                    format!(
+                        "no instance of template `{name}` takes ({})",
+                        shown.join(", ")
+                    ),
+                )
+                .with_label("template arguments cannot be deduced from these arguments")
+                .with_msvc("C2783")
+                .with_help(format!("give the template arguments: `{name}<...>(...)`")),
+            );
+            return error_expr(span);
+        }
+        // A plain function that fits exactly beats every template instance.
+        let exact_plain: Vec<FuncId> = plain
+            .iter()
+            .copied()
+            .filter(|id| {
+                self.ck.program.get_function(*id).is_some_and(|f| {
+                    f.params as usize == args.len()
+                        && f.locals.iter().zip(&args).all(|(p, a)| p.ty == a.ty)
+                })
+            })
+            .collect();
+        let candidates = if exact_plain.is_empty() {
+            let mut all = plain.to_vec();
+            all.extend(instances);
+            all
+        } else {
+            exact_plain
+        };
+        self.call_user(path, &candidates, args, span, false)
+    }
+
+    /// The instances of the function templates named `name` that a call
+    /// with `args` (and `explicit` template arguments) can use, the less
+    /// specialised and the redeclared left out.
+    pub(crate) fn template_instances(
+        &mut self,
+        name: &str,
+        explicit: &[TArg],
+        args: &[Expr],
+        span: Span,
+    ) -> Vec<FuncId> {
+        let name = name.to_string();
+        let defs = self
+            .ck
+            .templates
+            .functions
+            .get(&name)
+            .cloned()
+            .unwrap_or_default();
         let mut instances = Vec::new();
         for (index, def) in defs.iter().enumerate() {
             let ast::ItemKind::Function(f) = &def.item.kind else {
@@ -1336,7 +1404,7 @@ impl FnCx<'_> {
             }
             let mut bound: HashMap<String, TArg> = HashMap::new();
             let mut given = Vec::new();
-            for (p, a) in def.params.iter().zip(&explicit) {
+            for (p, a) in def.params.iter().zip(explicit) {
                 bound.insert(p.name().name.clone(), a.clone());
                 given.push(p.name().name.clone());
             }
@@ -1347,7 +1415,7 @@ impl FnCx<'_> {
             let deduced = f
                 .params
                 .iter()
-                .zip(&args)
+                .zip(args)
                 .zip(&read_only)
                 .all(|((p, a), &ro)| {
                     // `T*` against an `int*` (or an `int[4]`, which decays)
@@ -1407,46 +1475,7 @@ impl FnCx<'_> {
             }
         }
         let instances = self.most_specialised(instances, &defs, args.len());
-        let instances = self.drop_redeclarations(instances);
-        if instances.is_empty() && plain.is_empty() {
-            if args.iter().any(|a| a.ty.is_error()) {
-                return error_expr(span);
-            }
-            let shown: Vec<String> = args.iter().map(|a| self.ck.show(&a.ty)).collect();
-            self.ck.report(
-                Diagnostic::error(
-                    codes::E0240,
-                    span,
-                    format!(
-                        "no instance of template `{name}` takes ({})",
-                        shown.join(", ")
-                    ),
-                )
-                .with_label("template arguments cannot be deduced from these arguments")
-                .with_msvc("C2783")
-                .with_help(format!("give the template arguments: `{name}<...>(...)`")),
-            );
-            return error_expr(span);
-        }
-        // A plain function that fits exactly beats every template instance.
-        let exact_plain: Vec<FuncId> = plain
-            .iter()
-            .copied()
-            .filter(|id| {
-                self.ck.program.get_function(*id).is_some_and(|f| {
-                    f.params as usize == args.len()
-                        && f.locals.iter().zip(&args).all(|(p, a)| p.ty == a.ty)
-                })
-            })
-            .collect();
-        let candidates = if exact_plain.is_empty() {
-            let mut all = plain.to_vec();
-            all.extend(instances);
-            all
-        } else {
-            exact_plain
-        };
-        self.call_user(path, &candidates, args, span, false)
+        self.drop_redeclarations(instances)
     }
 
     /// Of instances with the same signature, those whose template is less
