@@ -1204,8 +1204,11 @@ fn deduce(
                 }
                 ("tiled_index", Type::TiledIndex(shape))
                 | ("tiled_extent", Type::TiledExtent(shape)) => {
-                    for (a, d) in args.iter().zip(shape.dims()) {
-                        pairs.push((a, TArg::Value(i64::from(*d))));
+                    // `tiled_extent<19>` is `tiled_extent<19, 0, 0>`: the
+                    // library's defaults fill the dimensions not written.
+                    let dims = shape.dims().iter().map(|d| i64::from(*d));
+                    for (a, d) in args.iter().zip(dims.chain(std::iter::repeat(0))) {
+                        pairs.push((a, TArg::Value(d)));
                     }
                 }
                 (name, Type::Struct(id)) => {

@@ -487,11 +487,13 @@ fn template(
             },
             _ => bad_args(ck, path, &format!("one rank: `{name}<2>`")),
         },
-        "tiled_extent" | "tiled_index" if amp_ok => match tile_shape(ck, path.span, args, consts) {
-            Some(shape) if name == "tiled_extent" => Type::TiledExtent(shape),
-            Some(shape) => Type::TiledIndex(shape),
-            None => Type::Error,
-        },
+        "tiled_extent" | "tiled_index" if amp_ok => {
+            match tile_shape(ck, path.span, args, consts, true) {
+                Some(shape) if name == "tiled_extent" => Type::TiledExtent(shape),
+                Some(shape) => Type::TiledIndex(shape),
+                None => Type::Error,
+            }
+        }
         _ => {
             // The C library's integer typedefs, as in LP64.
             if qualifier_ok(path, &["std"]) {
@@ -554,12 +556,15 @@ pub fn rank_of(ck: &mut Checker, e: &ast::Expr, consts: ConstLookup<'_>) -> Opti
 }
 
 /// The shape of `tile<D0[, D1[, D2]]>` (or `tiled_extent<...>`), checked
-/// against C++ AMP's limits (E0401).
+/// against C++ AMP's limits (E0401). For the class templates
+/// (`defaulted_zeros`), trailing zero dimensions are the defaults of the
+/// ones not written: `tiled_extent<16, 0, 0>` is `tiled_extent<16>`.
 pub fn tile_shape(
     ck: &mut Checker,
     span: Span,
     args: &[TemplateArg],
     consts: ConstLookup<'_>,
+    defaulted_zeros: bool,
 ) -> Option<TileShape> {
     let mut dims = [1u32; 3];
     let mut values = Vec::new();
@@ -575,6 +580,9 @@ pub fn tile_shape(
             return None;
         };
         values.push((eval(ck, e, consts)?, e.span));
+    }
+    while defaulted_zeros && values.len() > 1 && values.last().is_some_and(|(v, _)| *v == 0) {
+        values.pop();
     }
     if values.is_empty() || values.len() > 3 {
         ck.error(

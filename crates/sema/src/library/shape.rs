@@ -543,7 +543,7 @@ pub(super) fn member(cx: &mut FnCx<'_>, base: Expr, name: &ast::Ident, span: Spa
 fn tile_shape(cx: &mut FnCx<'_>, span: Span, args: &[ast::TemplateArg]) -> Option<TileShape> {
     let visible = cx.visible_consts();
     let lookup = move |n: &str| visible.get(n);
-    crate::types::tile_shape(cx.ck, span, args, &lookup)
+    crate::types::tile_shape(cx.ck, span, args, &lookup, false)
 }
 
 /// `e.tile<D0, ...>()`.
