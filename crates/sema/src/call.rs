@@ -312,6 +312,14 @@ impl FnCx<'_> {
             && !self.ck.globals.contains_key(path.last())
         {
             let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+            // Argument-dependent lookup: `require_device(flags)` finds the
+            // function in the namespace of its argument's class.
+            if path.segments.len() == 1 && !path.global {
+                let found = self.argument_dependent(path.last(), &lowered);
+                if !found.is_empty() {
+                    return self.call_set(path, &found, lowered, span);
+                }
+            }
             return library::call(self, path, lowered, span);
         }
         let callee = self.expr(callee);
@@ -335,19 +343,7 @@ impl FnCx<'_> {
         args: &[ast::Expr],
         span: Span,
     ) -> Expr {
-        let lowered: Vec<Expr> = args
-            .iter()
-            .map(|a| {
-                let e = self.expr(a);
-                crate::library::materialize_iterator(self, e)
-            })
-            .collect();
-        let mut plain = Vec::new();
-        let mut instances = Vec::new();
-        for flat in flats {
-            plain.extend(self.ck.functions.get(flat).cloned().unwrap_or_default());
-            instances.extend(self.template_instances(flat, &[], &lowered, span));
-        }
+        let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
         // Diagnostics name the function as written.
         let shown = ast::Path {
             global: false,
@@ -357,7 +353,56 @@ impl FnCx<'_> {
             }],
             span: path.span,
         };
-        self.call_candidates(&shown, &plain, instances, lowered, span)
+        self.call_set(&shown, flats, lowered, span)
+    }
+
+    /// Calls the best of the functions and function templates named by
+    /// each of `flats` (flat names), as one overload set named `path`.
+    fn call_set(
+        &mut self,
+        path: &ast::Path,
+        flats: &[String],
+        args: Vec<Expr>,
+        span: Span,
+    ) -> Expr {
+        let args: Vec<Expr> = args
+            .into_iter()
+            .map(|a| crate::library::materialize_iterator(self, a))
+            .collect();
+        let mut plain = Vec::new();
+        let mut instances = Vec::new();
+        for flat in flats {
+            plain.extend(self.ck.functions.get(flat).cloned().unwrap_or_default());
+            instances.extend(self.template_instances(flat, &[], &args, span));
+        }
+        self.call_candidates(path, &plain, instances, args, span)
+    }
+
+    /// The functions named `name` in the namespaces of the arguments'
+    /// classes, by flat name ([basic.lookup.argdep], for classes only).
+    fn argument_dependent(&self, name: &str, args: &[Expr]) -> Vec<String> {
+        let mut found: Vec<String> = Vec::new();
+        for a in args {
+            let mut ty = &a.ty;
+            while let Type::Ptr { elem, .. } | Type::CArray(elem, _) = ty {
+                ty = elem;
+            }
+            let Type::Struct(id) = ty else { continue };
+            let Some(def) = self.ck.program.get_struct(*id) else {
+                continue;
+            };
+            let Some(ns) = namespace_of(&def.name) else {
+                continue;
+            };
+            let flat = format!("{ns}::{name}");
+            if (self.ck.functions.contains_key(&flat)
+                || self.ck.templates.functions.contains_key(&flat))
+                && !found.contains(&flat)
+            {
+                found.push(flat);
+            }
+        }
+        found
     }
 
     /// `f(args)` where `f` is a class object: its `operator()`.
@@ -834,4 +879,21 @@ impl FnCx<'_> {
             );
         }
     }
+}
+
+/// The namespace part of a class's flat name (`a::b` of `a::b::C<int>`),
+/// if it has one.
+fn namespace_of(class: &str) -> Option<&str> {
+    let mut depth = 0i32;
+    let mut last = None;
+    let bytes = class.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'<' => depth += 1,
+            b'>' => depth -= 1,
+            b':' if depth == 0 && bytes.get(i + 1) == Some(&b':') => last = Some(i),
+            _ => {}
+        }
+    }
+    last.map(|i| &class[..i])
 }

@@ -486,7 +486,8 @@ impl Flat<'_> {
                 self.check_library(path);
             }
             ItemKind::UsingDecl(path) => {
-                if path.segments.len() > 1 {
+                // `using ns::f;`, and `using ::f;` in a namespace.
+                if path.segments.len() > 1 || (path.global && !self.ns.is_empty()) {
                     let mut p = path.clone();
                     let before = self.diags.len();
                     self.path(&mut p);

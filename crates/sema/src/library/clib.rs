@@ -308,6 +308,26 @@ fn format_call(
     values: Vec<Expr>,
     span: Span,
 ) -> Expr {
+    // `printf(ok ? "passed\n" : "failed\n")`: each format is checked
+    // against the values, and the condition picks the call.
+    if let ExprKind::Conditional { cond, then, els } = fmt.kind {
+        let then = format_call(cx, what, stream, *then, values.clone(), span);
+        let els = format_call(cx, what, stream, *els, values, span);
+        if then.ty.is_error() || els.ty.is_error() {
+            return error_expr(span);
+        }
+        let ty = then.ty.clone();
+        return mk(
+            ExprKind::Conditional {
+                cond,
+                then: Box::new(then),
+                els: Box::new(els),
+            },
+            ty,
+            false,
+            span,
+        );
+    }
     let ExprKind::Str(bytes) = &fmt.kind else {
         let shown = cx.ck.show(&fmt.ty);
         cx.ck.report(

@@ -345,5 +345,8 @@ bool Equal(It1 begin_actual, It1 end_actual, It2 begin_expected, Pred pred) {
     return false;
 }
 
+// Tests also name these by their namespace (`Test::Verify(c, refc)`).
+using ::Verify;
+
 } // namespace Test
 } // namespace concurrency

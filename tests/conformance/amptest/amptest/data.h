@@ -83,3 +83,10 @@ template <typename T>
 void Fill(T* arr, size_t size) {
     Fill<T>(arr, size, amptest_fill_range<T>::default_min(), amptest_fill_range<T>::default_max());
 }
+
+// Tests also name it by its namespace (`Test::Fill(v)`).
+namespace concurrency {
+namespace Test {
+using ::Fill;
+} // namespace Test
+} // namespace concurrency
