@@ -19,6 +19,14 @@ value_type gpu_read(array<value_type, rank>& src, index<rank> idx) {
     return details::gpu_read(view, idx);
 }
 
+// Writes one element of an array in a kernel.
+template <typename value_type, int rank>
+void gpu_write(array<value_type, rank>& dest, index<rank> idx, value_type value) {
+    array_view<value_type, rank> view(dest);
+    details::gpu_write(view, idx, value);
+    view.synchronize();
+}
+
 } // namespace Test
 } // namespace concurrency
 
