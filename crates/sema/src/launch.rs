@@ -200,7 +200,12 @@ impl FnCx<'_> {
         let domain = self.expr(domain_ast);
         let (tile, rank) = match &domain.ty {
             Type::Extent(r) => (None, *r),
-            Type::TiledExtent(shape) => (Some(*shape), shape.rank),
+            Type::TiledExtent(shape) => {
+                if !crate::types::check_tile_threads(self.ck, *shape, domain.span) {
+                    return error_expr(span);
+                }
+                (Some(*shape), shape.rank)
+            }
             Type::Error => (None, 0),
             other => {
                 let shown = self.ck.show(other);

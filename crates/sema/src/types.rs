@@ -611,6 +611,14 @@ pub fn tile_shape(
         dims,
         rank: values.len() as Rank,
     };
+    Some(shape)
+}
+
+/// Whether a kernel can run on tiles of `shape`: at most 1024 work-items,
+/// and at most 64 in the first dimension of a 3-dimensional tile (E0401,
+/// MSVC's C3574). A `tiled_extent` of a larger shape is a valid value; only
+/// a launch over it is refused.
+pub fn check_tile_threads(ck: &mut Checker, shape: TileShape, span: Span) -> bool {
     if shape.threads() > 1024 {
         ck.error(
             codes::E0401,
@@ -623,12 +631,12 @@ pub fn tile_shape(
             "too many work-items per tile",
             "use smaller tiles, e.g. `tile<16, 16>` (256 work-items) or `tile<32, 32>` (1024)",
         );
-        return None;
+        return false;
     }
     if shape.rank == 3 && shape.dims[0] > 64 {
         ck.error(
             codes::E0401,
-            values.first().map_or(span, |v| v.1),
+            span,
             format!(
                 "the first dimension of a 3-dimensional tile is at most 64, not {}",
                 shape.dims[0]
@@ -636,9 +644,9 @@ pub fn tile_shape(
             "too large",
             "put the larger sizes in the last two dimensions",
         );
-        return None;
+        return false;
     }
-    Some(shape)
+    true
 }
 
 /// Evaluates a constant integral expression (C++'s integral constant
