@@ -115,10 +115,14 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
     // Where a library class template's definition ends, and its name.
     let mut definition_ends: Vec<(usize, &str)> = Vec::new();
     for i in 0..tokens.len() {
-        if let Some(k) = definition_ends.iter().position(|(end, _)| *end == i) {
-            let (_, name) = definition_ends.swap_remove(k);
-            known_types.remove(name);
-        }
+        // A template's type parameters, and a library class template's
+        // name, stop naming types where their declaration ends.
+        definition_ends.retain(|&(end, name)| {
+            if end == i {
+                known_types.remove(name);
+            }
+            end != i
+        });
         if alias_names.remove(&i)
             && let Tok::Ident(name) = tokens[i].tok
         {
@@ -129,7 +133,14 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
         let next = tokens.get(i + 1).map(|t| t.tok);
         match tokens[i].tok {
             Tok::Template if next == Some(Tok::Lt) => {
-                template_header(tokens, i + 1, known_types, templates, &mut splits);
+                template_header(
+                    tokens,
+                    i + 1,
+                    known_types,
+                    templates,
+                    &mut splits,
+                    &mut definition_ends,
+                );
             }
             Tok::Struct | Tok::Class | Tok::Union => {
                 if let Some(Tok::Ident(name)) = next {
@@ -448,13 +459,17 @@ fn definition_end(tokens: &[Token<'_>], key: usize) -> Option<usize> {
     None
 }
 
-fn template_header(
-    tokens: &mut [Token<'_>],
+fn template_header<'s>(
+    tokens: &mut [Token<'s>],
     open: usize,
     known_types: &mut HashSet<String>,
     templates: &mut HashSet<String>,
     splits: &mut Vec<usize>,
+    scoped: &mut Vec<(usize, &'s str)>,
 ) {
+    // The type parameters this header makes type names, to be forgotten
+    // where the template's declaration ends.
+    let mut params: Vec<&'s str> = Vec::new();
     let end = tokens.len().min(open + MAX_TEMPLATE_SCAN);
     let mut opens: Vec<usize> = Vec::new();
     let mut all_opens: Vec<usize> = Vec::new();
@@ -490,8 +505,8 @@ fn template_header(
                         && matches!(tokens[k - 1].tok, Tok::Gt | Tok::Shr);
                     if after_list {
                         templates.insert(name.to_string());
-                    } else {
-                        known_types.insert(name.to_string());
+                    } else if known_types.insert(name.to_string()) {
+                        params.push(name);
                     }
                 }
             }
@@ -503,6 +518,10 @@ fn template_header(
         }
     }
     let Some(close) = close else { return };
+    if !params.is_empty() {
+        let end = declaration_end(tokens, close + 1);
+        scoped.extend(params.iter().map(|&p| (end, p)));
+    }
     for &o in &all_opens {
         tokens[o].tok = Tok::TplOpen;
     }
@@ -544,6 +563,30 @@ fn template_header(
             }
         }
     }
+}
+
+/// The position of the token that ends the declaration starting at `from`:
+/// its `;`, or the `}` closing its body (a function's or a class's); the end
+/// of the input if neither comes.
+fn declaration_end(tokens: &[Token<'_>], from: usize) -> usize {
+    let mut braces = 0usize;
+    let mut parens = 0usize;
+    for (k, t) in tokens.iter().enumerate().skip(from) {
+        match t.tok {
+            Tok::LParen => parens += 1,
+            Tok::RParen => parens = parens.saturating_sub(1),
+            Tok::LBrace => braces += 1,
+            Tok::RBrace => {
+                braces = braces.saturating_sub(1);
+                if braces == 0 && parens == 0 {
+                    return k;
+                }
+            }
+            Tok::Semi if braces == 0 && parens == 0 => return k,
+            _ => {}
+        }
+    }
+    tokens.len()
 }
 
 /// Finds the names declared by the `typedef` at `at`: the identifiers, outside
