@@ -289,6 +289,19 @@ impl Machine<'_> {
                     span,
                 )?))
             }
+            Intrinsic::VectorOf => {
+                let mut data = Vec::with_capacity(args.len());
+                for a in args {
+                    data.push(self.eval(a)?);
+                }
+                let elem = elem_type(&e.ty);
+                Ok(Value::Vector(self.storage_of(
+                    data,
+                    &elem,
+                    StorageKind::Vector,
+                    span,
+                )?))
+            }
             Intrinsic::VectorFromPointers => {
                 let first = self.eval(&args[0])?;
                 let last = self.eval(&args[1])?;

@@ -639,6 +639,9 @@ pub enum Intrinsic {
     ArrayToVector,
     /// `std::vector<T>(n)` / `(n, value)`.
     NewVector,
+    /// `std::vector<T>{a, b, c}` (an initializer list): args are the
+    /// elements, already of type `T`.
+    VectorOf,
     /// `v.push_back(x)`.
     VectorPush,
     /// `c.insert(x)` on a `std::set` or another associative container:

@@ -329,11 +329,33 @@ impl FnCx<'_> {
                 }
             },
             Type::Error => None,
-            other => {
-                let args: Vec<Expr> = items.iter().map(|a| self.expr(a)).collect();
-                Some(Init::Expr(library::construct(self, &other, args, span)))
-            }
+            other => Some(Init::Expr(self.braced_library(&other, items, span))),
         }
+    }
+
+    /// A library object from a braced list; a container's nested lists
+    /// (`{{1, 2}, {3}}`) build its elements.
+    fn braced_library(&mut self, ty: &Type, items: &[ast::Expr], span: Span) -> Expr {
+        let elem = match ty {
+            Type::Vector(elem) | Type::Container(_, elem) => Some((**elem).clone()),
+            _ => None,
+        };
+        let args: Vec<Expr> = items
+            .iter()
+            .map(|a| match (&a.kind, &elem) {
+                (K::InitList(inner), Some(Type::Struct(id))) => {
+                    if self.ck.needs_construction(*id) {
+                        self.constructed(*id, inner, false, a.span)
+                            .unwrap_or_else(|| error_expr(a.span))
+                    } else {
+                        self.aggregate_with_defaults(*id, inner, None, a.span)
+                    }
+                }
+                (K::InitList(inner), Some(elem)) => self.braced_library(elem, inner, a.span),
+                _ => self.expr(a),
+            })
+            .collect();
+        library::construct_braced(self, ty, args, span)
     }
 
     fn init_item(&mut self, ty: &mut Type, item: &ast::Expr, what: &str) -> Option<Init> {
@@ -458,8 +480,8 @@ impl FnCx<'_> {
                         self.aggregate(ty, items, d.span)
                     }
                     _ => {
-                        let args: Vec<Expr> = items.iter().map(|a| self.expr(a)).collect();
-                        Some(Init::Expr(library::construct(self, ty, args, d.span)))
+                        let ty = ty.clone();
+                        Some(Init::Expr(self.braced_library(&ty, items, d.span)))
                     }
                 }
             }

@@ -1632,6 +1632,25 @@ pub(super) fn construct_view(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span
     }
 }
 
+/// `std::vector<T>{a, b, c}`: the values converted to `elem`, in order.
+pub(super) fn vector_of(
+    cx: &mut FnCx<'_>,
+    ty: &Type,
+    elem: &Type,
+    items: Vec<Expr>,
+    span: Span,
+) -> Expr {
+    check_side(cx, Side::Host, "`std::vector`", span, "C3930", "");
+    let items: Vec<Expr> = items
+        .into_iter()
+        .map(|e| cx.coerce(e, elem, "an element of the list"))
+        .collect();
+    if items.iter().any(|e| e.ty.is_error()) {
+        return error_expr(span);
+    }
+    intrinsic(Intrinsic::VectorOf, items, ty.clone(), span)
+}
+
 /// `std::vector<T>(...)`.
 pub(super) fn construct_vector(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> Expr {
     let Type::Vector(elem) = ty else {

@@ -508,6 +508,28 @@ pub fn assign(
     }
 }
 
+/// Construction of a library type from a braced list (`std::vector<int>
+/// v = {3, 1, 2};`): the containers take the list's values as their
+/// elements (their initializer-list constructors win, so `{5}` is one
+/// element); every other type takes them as constructor arguments.
+pub fn construct_braced(cx: &mut FnCx<'_>, ty: &Type, items: Vec<Expr>, span: Span) -> Expr {
+    if items.iter().any(|a| a.ty.is_error()) || ty.is_error() {
+        return error_expr(span);
+    }
+    match ty {
+        Type::Vector(elem) => container::vector_of(cx, ty, elem, items, span),
+        Type::Container(_, elem) => {
+            let vector = Type::Vector(elem.clone());
+            let source = container::vector_of(cx, &vector, elem, items, span);
+            if source.ty.is_error() {
+                return source;
+            }
+            intrinsic(Intrinsic::ContainerFrom, vec![source], ty.clone(), span)
+        }
+        _ => construct(cx, ty, items, span),
+    }
+}
+
 /// Construction of a library type from arguments (`extent<2>(4, 6)`).
 pub fn construct(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> Expr {
     if args.iter().any(|a| a.ty.is_error()) || ty.is_error() {
