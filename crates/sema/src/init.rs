@@ -333,6 +333,62 @@ impl FnCx<'_> {
         }
     }
 
+    /// A narrowing conversion in a braced list is an error in C++
+    /// ([dcl.init.list]; MSVC's C2397): floating to integral, a wider
+    /// floating type to a narrower one, integral to floating, and integral
+    /// to an integral type that cannot hold every value, unless the value
+    /// is a constant that fits.
+    fn check_narrowing(&mut self, item: &ast::Expr, from: &Type, to: &Type) {
+        let (Type::Scalar(from), Type::Scalar(to)) = (from, to) else {
+            return;
+        };
+        let (from, to) = (*from, *to);
+        if from == to {
+            return;
+        }
+        let visible = self.visible_consts();
+        let lookup = move |n: &str| visible.get(n);
+        let constant = crate::types::try_eval(item, &lookup).ok();
+        let narrowing = match (from.is_floating(), to.is_floating()) {
+            (true, false) => true,
+            // A literal (or another constant) in range is fine; names may
+            // be constants this check cannot see, so only computed values
+            // count.
+            (true, true) => from.size() > to.size() && !float_literal_or_name(item),
+            (false, true) => match constant {
+                Some(v) => {
+                    (v as f64) as i64 != v || (to == Scalar::Float && (v as f32) as i64 != v)
+                }
+                None => true,
+            },
+            (false, false) => {
+                let (lo, hi) = to.int_range();
+                let (flo, fhi) = from.int_range();
+                let holds_all = lo <= flo && fhi <= hi;
+                match constant {
+                    Some(v) => !(lo..=hi).contains(&v),
+                    None => !holds_all,
+                }
+            }
+        };
+        if narrowing {
+            self.ck.report(
+                tessera_diagnostics::Diagnostic::error(
+                    codes::E0203,
+                    item.span,
+                    format!(
+                        "a braced list cannot narrow `{}` to `{}`",
+                        from.name(),
+                        to.name()
+                    ),
+                )
+                .with_label("narrowing conversion")
+                .with_msvc("C2397")
+                .with_help(format!("convert it explicitly: `({})value`", to.name())),
+            );
+        }
+    }
+
     /// A library object from a braced list; a container's nested lists
     /// (`{{1, 2}, {3}}`) build its elements.
     fn braced_library(&mut self, ty: &Type, items: &[ast::Expr], span: Span) -> Expr {
@@ -352,6 +408,11 @@ impl FnCx<'_> {
                     }
                 }
                 (K::InitList(inner), Some(elem)) => self.braced_library(elem, inner, a.span),
+                (_, Some(elem)) => {
+                    let e = self.expr(a);
+                    self.check_narrowing(a, &e.ty, elem);
+                    e
+                }
                 _ => self.expr(a),
             })
             .collect();
@@ -363,6 +424,7 @@ impl FnCx<'_> {
             K::InitList(items) => self.aggregate(ty, items, item.span),
             _ => {
                 let e = self.expr(item);
+                self.check_narrowing(item, &e.ty, ty);
                 Some(Init::Expr(self.coerce(e, ty, what)))
             }
         }
@@ -624,5 +686,18 @@ impl FnCx<'_> {
                 error_expr(span)
             }
         }
+    }
+}
+
+/// A floating literal, possibly negated, or a name (which may be a
+/// constant): what a narrowing check between floating types lets through.
+fn float_literal_or_name(e: &ast::Expr) -> bool {
+    match &e.kind {
+        K::Float(_) | K::Int(_) | K::Name(_) => true,
+        K::Unary {
+            op: ast::UnaryOp::Neg | ast::UnaryOp::Plus,
+            operand,
+        } => float_literal_or_name(operand),
+        _ => false,
     }
 }
