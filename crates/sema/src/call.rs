@@ -77,6 +77,14 @@ impl FnCx<'_> {
                                 operand,
                             } if is_location => self.expr(operand),
                             _ if is_location => {
+                                // A pointer to the location: `atomic_fetch_add(p, 1)`.
+                                let lowered = self.expr(a);
+                                if let Type::Ptr { .. } = lowered.ty {
+                                    return self.deref(lowered, a.span);
+                                }
+                                if lowered.ty.is_error() {
+                                    return error_expr(a.span);
+                                }
                                 self.ck.error(
                                     codes::E0203,
                                     a.span,
@@ -84,7 +92,6 @@ impl FnCx<'_> {
                                     "a value, not an address",
                                     "write `&x` (for example `&counts[i]`)",
                                 );
-                                self.expr(a);
                                 error_expr(a.span)
                             }
                             _ => self.expr(a),
