@@ -155,9 +155,9 @@ pub struct Session {
     prelude: Option<(FileId, Vec<usize>)>,
     /// What `prelude` defines, for [`Session::reset`].
     defines: Vec<(String, String)>,
-    /// The library's own source (`tessera_syntax::headers`) has been read
-    /// into the session, as the first input that includes its headers.
-    library: bool,
+    /// The parts of the library's own source (`tessera_syntax::headers`)
+    /// read so far, by the name they are shown under (`<algorithm>`).
+    libraries: Vec<&'static str>,
 }
 
 impl Session {
@@ -187,7 +187,7 @@ impl Session {
             interrupt,
             prelude: None,
             defines: Vec::new(),
-            library: false,
+            libraries: Vec::new(),
         }
     }
 
@@ -195,30 +195,32 @@ impl Session {
     /// includes one of its headers (`#include <algorithm>`), as a file
     /// does: its templates become the session's declarations.
     fn include_library(&mut self, text: &str) {
-        if self.library || !includes_library_header(text) {
-            return;
+        for name in library_headers(text) {
+            let Some((shown, library)) = tessera_syntax::headers::source_of(name) else {
+                continue;
+            };
+            if self.libraries.contains(&shown) {
+                continue;
+            }
+            self.libraries.push(shown);
+            let file = self.sources.add(SourceFile {
+                name: shown.into(),
+                text: library.into(),
+            });
+            let parsed = {
+                let mut session = self.replay();
+                parse_in(&mut session, file, self.text(file), &[])
+            };
+            if parsed.has_errors() {
+                continue;
+            }
+            self.decls.extend(parsed.unit.items);
+            self.accepted.push(Accepted {
+                file,
+                replaced: Vec::new(),
+                as_stmts: false,
+            });
         }
-        let Some((shown, library)) = tessera_syntax::headers::source_of("algorithm") else {
-            return;
-        };
-        let file = self.sources.add(SourceFile {
-            name: shown.into(),
-            text: library.into(),
-        });
-        let parsed = {
-            let mut session = self.replay();
-            parse_in(&mut session, file, self.text(file), &[])
-        };
-        if parsed.has_errors() {
-            return;
-        }
-        self.decls.extend(parsed.unit.items);
-        self.accepted.push(Accepted {
-            file,
-            replaced: Vec::new(),
-            as_stmts: false,
-        });
-        self.library = true;
     }
 
     /// Defines macros before anything the session reads, as `tessera repl
@@ -778,17 +780,20 @@ impl Session {
 
 /// True for the items an input is declared as rather than run: everything
 /// but variables, unless they are `static` or `extern` (see [`Session::read`]).
-/// True when a line of `text` includes a header whose part of the library
-/// is written in the Tessera language.
-fn includes_library_header(text: &str) -> bool {
-    text.lines().any(|line| {
-        line.trim_start()
-            .strip_prefix('#')
-            .and_then(|rest| rest.trim_start().strip_prefix("include"))
-            .and_then(|rest| rest.trim_start().strip_prefix('<'))
-            .and_then(|angled| angled.split('>').next())
-            .is_some_and(|name| tessera_syntax::headers::source_of(name.trim()).is_some())
-    })
+/// The headers `text` includes whose part of the library is written in the
+/// Tessera language, in order.
+fn library_headers(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter_map(|line| {
+            line.trim_start()
+                .strip_prefix('#')
+                .and_then(|rest| rest.trim_start().strip_prefix("include"))
+                .and_then(|rest| rest.trim_start().strip_prefix('<'))
+                .and_then(|angled| angled.split('>').next())
+                .map(str::trim)
+        })
+        .filter(|name| tessera_syntax::headers::source_of(name).is_some())
+        .collect()
 }
 
 fn is_declaration(item: &Item) -> bool {

@@ -797,17 +797,25 @@ fn unsupported(ns: Ns, name: &str) -> Option<&'static str> {
         "direct3d_errorf",
         "direct3d_abort",
     ];
-    // The math functions that also answer through a pointer.
-    const OUT_PARAM_MATH: &[&str] = &[
-        "modf", "modff", "frexp", "frexpf", "remquo", "remquof", "sincos", "sincosf",
+    // The math functions that also answer through a pointer, and the
+    // classification functions: in the library text of their headers.
+    const HEADER_MATH: &[&str] = &[
+        "modf", "modff", "frexp", "frexpf", "sincos", "sincosf", "isnan", "isinf", "isfinite",
+        "isnormal", "signbit",
     ];
     match ns {
         Ns::Std | Ns::Global | Ns::Unqualified | Ns::FastMath | Ns::PreciseMath
-            if OUT_PARAM_MATH.contains(&name) =>
+            if name == "remquo" || name == "remquof" =>
         {
             Some(
-                "the math functions that store a second result through a pointer are not supported yet; compute it with `trunc`, `floor` or `fmod` instead",
+                "`remquo` is not supported yet; compute the quotient with `round` and the rest with `remainder`",
             )
+        }
+        Ns::Std | Ns::Global | Ns::Unqualified if HEADER_MATH.contains(&name) => {
+            Some("include `<cmath>`, which declares it")
+        }
+        Ns::FastMath | Ns::PreciseMath if HEADER_MATH.contains(&name) => {
+            Some("include `<amp_math.h>`, which declares it")
         }
         // An unqualified `copy` is `concurrency::copy`, handled before.
         Ns::Std | Ns::Unqualified if STD.contains(&name) => {

@@ -11,13 +11,15 @@
 //! template with the call beside it.
 
 /// The text for a standard header, if part of it is written here: the name
-/// shown in diagnostics (`<algorithm>`) and the source. `<numeric>`,
+/// shown in diagnostics (`<algorithm>`, `<cmath>`) and the source. `<numeric>`,
 /// `<utility>` and `<amp.h>` bring the same text (`<amp.h>` includes `<algorithm>` in the
 /// implementations C++ AMP programs are compiled with, and the text guards
 /// itself with `#pragma once`).
 pub fn source_of(header: &str) -> Option<(&'static str, &'static str)> {
     match header {
         "algorithm" | "numeric" | "utility" | "amp.h" => Some(("<algorithm>", ALGORITHM)),
+        "cmath" | "math.h" => Some(("<cmath>", CMATH)),
+        "amp_math.h" => Some(("<amp_math.h>", AMP_MATH)),
         _ => None,
     }
 }
@@ -29,3 +31,10 @@ pub fn is_library_source(name: &str) -> bool {
 
 /// `<algorithm>` and `<numeric>`: the algorithms that take a function.
 const ALGORITHM: &str = include_str!("algorithm.h");
+
+/// `<cmath>` and `<math.h>`: classification, and the functions that answer
+/// through a pointer.
+const CMATH: &str = include_str!("cmath.h");
+
+/// `<amp_math.h>`: the same in `precise_math` and `fast_math`.
+const AMP_MATH: &str = include_str!("amp_math.h");
