@@ -419,7 +419,10 @@ impl<'s> Pp<'_, 's> {
                         continue;
                     }
                     match t.tok {
-                        Tok::Ident(name) if !self.exhausted && self.macros.is_defined(name) => {
+                        Tok::Ident(name)
+                            if !self.exhausted
+                                && (self.macros.is_defined(name) || name == "__LINE__") =>
+                        {
                             let expanded = self.expand(vec![PTok::new(t)], true, false);
                             self.out.extend(expanded.into_iter().map(|p| p.tok));
                         }
@@ -496,6 +499,23 @@ impl<'s> Pp<'_, 's> {
             return self.defined_operator(frame, pt);
         }
         let Some(mac) = self.macros.defs.get(name).cloned() else {
+            // `__LINE__`: the line of the token (of a macro's use, for a
+            // token a macro produced), counted in its own file.
+            if name == "__LINE__" {
+                let segment = self.files.segment(pt.tok.start);
+                let offset = (pt.tok.start.saturating_sub(segment.base)) as usize;
+                let before = segment.text.get(..offset).unwrap_or(segment.text);
+                let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+                if let Some(text) = paste::intern(line.to_string()) {
+                    return frame.out.push(PTok {
+                        tok: Token {
+                            tok: Tok::Int(text),
+                            ..pt.tok
+                        },
+                        ..pt
+                    });
+                }
+            }
             return frame.out.push(pt);
         };
         if self.is_disabled(name) {

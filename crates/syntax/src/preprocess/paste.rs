@@ -31,7 +31,7 @@ fn table() -> &'static Mutex<Interned> {
 
 /// `text` as a string that lives as long as the program; `None` when the
 /// table is full.
-fn intern(text: String) -> Option<&'static str> {
+pub(super) fn intern(text: String) -> Option<&'static str> {
     // A poisoned lock only means another thread panicked while holding
     // it; the set itself is still whole.
     let mut t = table().lock().unwrap_or_else(|e| e.into_inner());
