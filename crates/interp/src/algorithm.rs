@@ -2,6 +2,7 @@
 //! `std::swap`.
 
 use crate::arith;
+use crate::machine::POLL_CHUNK;
 use crate::machine::{Machine, Res};
 use crate::value::{Storage, StorageKind, Value};
 use std::cmp::Ordering;
@@ -132,6 +133,7 @@ impl Machine<'_> {
         };
         let (storage, through) = self.range_storage(&args[0], first, hi, true)?;
         let (lo, hi) = self.checked_range(lo, hi, storage.len(), span)?;
+        self.materialize(&storage, span)?;
         let result = self.run_algorithm(algo, args, &storage, lo, hi, span)?;
         if let Some(ptr) = through
             && matches!(
@@ -161,7 +163,11 @@ impl Machine<'_> {
         match algo {
             Algo::Fill => {
                 let v = self.eval(&args[3])?;
-                storage.data_mut()[lo..hi].fill(v);
+                for start in (lo..hi).step_by(POLL_CHUNK) {
+                    let end = (start + POLL_CHUNK).min(hi);
+                    storage.data_mut()[start..end].fill(v.clone());
+                    self.poll(span)?;
+                }
                 Ok(Value::Void)
             }
             Algo::Iota => {
@@ -169,14 +175,19 @@ impl Machine<'_> {
                 let mut v = self.eval(&args[3])?;
                 let one = arith::convert(&Value::Int(1), Scalar::Int, t)
                     .map_err(|err| self.arith_error(err, t, span))?;
-                for k in lo..hi {
-                    let x =
-                        arith::convert(&v, t, s).map_err(|err| self.arith_error(err, s, span))?;
-                    storage.data_mut()[k] = x;
-                    if k + 1 < hi {
-                        v = arith::binary(BinOp::Add, t, &v, &one, t)
-                            .map_err(|err| self.arith_error(err, t, span))?;
+                for start in (lo..hi).step_by(POLL_CHUNK) {
+                    let end = (start + POLL_CHUNK).min(hi);
+                    let mut data = storage.data_mut();
+                    for k in start..end {
+                        data[k] = arith::convert(&v, t, s)
+                            .map_err(|err| self.arith_error(err, s, span))?;
+                        if k + 1 < hi {
+                            v = arith::binary(BinOp::Add, t, &v, &one, t)
+                                .map_err(|err| self.arith_error(err, t, span))?;
+                        }
                     }
+                    drop(data);
+                    self.poll(span)?;
                 }
                 Ok(Value::Void)
             }

@@ -480,8 +480,21 @@ impl<'p> Machine<'p> {
     pub(crate) fn charge(&mut self, units: u64, span: Span) -> Res<()> {
         let before = self.ticks;
         self.ticks = self.ticks.wrapping_add(units);
-        if (before >> 12) != (self.ticks >> 12)
-            && let Some(flag) = &self.interrupt
+        if (before >> 12) != (self.ticks >> 12) {
+            return self.poll(span);
+        }
+        Ok(())
+    }
+
+    /// The elements of `storage`, made now if it was filled lazily, a
+    /// chunk at a time so that a huge fill stops at the time limit.
+    pub(crate) fn materialize(&mut self, storage: &Storage, span: Span) -> Res<()> {
+        storage.materialize_polled(POLL_CHUNK, || self.poll(span))
+    }
+
+    /// Checks now whether the run was interrupted or passed its time limit.
+    pub(crate) fn poll(&self, span: Span) -> Res<()> {
+        if let Some(flag) = &self.interrupt
             && flag.swap(false, std::sync::atomic::Ordering::Relaxed)
         {
             return Err(self
@@ -489,8 +502,7 @@ impl<'p> Machine<'p> {
                 .with_label("running here when the run was interrupted")
                 .into());
         }
-        if (before >> 12) != (self.ticks >> 12)
-            && let Some(limit) = self.opts.limits.timeout
+        if let Some(limit) = self.opts.limits.timeout
             && self.start.elapsed() > limit
         {
             return Err(self
@@ -1340,3 +1352,7 @@ pub(crate) fn human_bytes(n: u64) -> String {
         format!("{v:.1} {}", UNITS[unit])
     }
 }
+
+/// How many elements a bulk operation (a fill, `iota`) handles between two
+/// checks of the time limit.
+pub(crate) const POLL_CHUNK: usize = 1 << 16;

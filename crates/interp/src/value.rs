@@ -575,6 +575,30 @@ impl Storage {
         self.lazy.borrow().clone()
     }
 
+    /// Makes the elements of a storage created lazily, `chunk` at a time,
+    /// calling `poll` between chunks; when `poll` fails, the storage stays
+    /// lazy and the failure is returned.
+    pub(crate) fn materialize_polled<E>(
+        &self,
+        chunk: usize,
+        mut poll: impl FnMut() -> Result<(), E>,
+    ) -> Result<(), E> {
+        let Some((n, fill)) = self.lazy.borrow().clone() else {
+            return Ok(());
+        };
+        let mut values: Vec<Value> = Vec::new();
+        values.reserve_exact(n);
+        while values.len() < n {
+            let take = chunk.max(1).min(n - values.len());
+            values.extend(std::iter::repeat_n(fill.clone(), take));
+            poll()?;
+        }
+        if self.lazy.borrow_mut().take().is_some() {
+            *self.values.borrow_mut() = values;
+        }
+        Ok(())
+    }
+
     /// Makes the elements of a storage created lazily.
     fn materialize(&self) {
         let taken = self.lazy.borrow_mut().take();
