@@ -28,6 +28,20 @@ impl FnCx<'_> {
             {
                 return e;
             }
+            // A property (`v.xy` of a short vector): its getter.
+            let getter = format!("__get_{}", name.name);
+            if self.ck.find_field(id, &name.name).is_none()
+                && self.ck.find_methods(id, &name.name).is_none()
+                && self.ck.find_methods(id, &getter).is_some()
+            {
+                let ident = ast::Ident {
+                    name: getter,
+                    span: name.span,
+                };
+                return self
+                    .method_call_with(base, id, &ident, None, Vec::new(), span)
+                    .unwrap_or_else(|| error_expr(span));
+            }
             if let Some(e) = self.class_field(base, id, name, span) {
                 return e;
             }

@@ -970,7 +970,72 @@ impl FnCx<'_> {
         }
     }
 
+    /// `v.xy = w` where `xy` is a property (a class with a `__set_xy`
+    /// member and no data member `xy`, as the short vectors' swizzles are):
+    /// a call of the setter. `v.xy += w` is `v.xy = v.xy + w`, so the
+    /// object is evaluated twice.
+    fn property_assign(
+        &mut self,
+        op: Option<B>,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+        span: Span,
+    ) -> Option<Expr> {
+        let K::Member {
+            base,
+            name,
+            arrow: false,
+            template_args: None,
+        } = &lhs.kind
+        else {
+            return None;
+        };
+        let setter = format!("__set_{}", name.name);
+        let classes: Vec<_> = self.ck.classes.keys().copied().collect();
+        if !classes
+            .iter()
+            .any(|id| self.ck.find_methods(*id, &setter).is_some())
+        {
+            return None;
+        }
+        let object = self.expr(base);
+        let Type::Struct(id) = object.ty else {
+            return None;
+        };
+        if self.ck.find_field(id, &name.name).is_some()
+            || self.ck.find_methods(id, &setter).is_none()
+        {
+            return None;
+        }
+        let value = match op {
+            None => self.expr(rhs),
+            Some(op) => {
+                let combined = ast::Expr {
+                    kind: K::Binary {
+                        op,
+                        lhs: Box::new(lhs.clone()),
+                        rhs: Box::new(rhs.clone()),
+                    },
+                    span,
+                    height: lhs.height.max(rhs.height).saturating_add(1),
+                };
+                self.expr(&combined)
+            }
+        };
+        let ident = ast::Ident {
+            name: setter,
+            span: name.span,
+        };
+        Some(
+            self.method_call_with(object, id, &ident, None, vec![value], span)
+                .unwrap_or_else(|| error_expr(span)),
+        )
+    }
+
     fn assign(&mut self, op: Option<B>, lhs: &ast::Expr, rhs: &ast::Expr, span: Span) -> Expr {
+        if let Some(e) = self.property_assign(op, lhs, rhs, span) {
+            return e;
+        }
         let target = self.expr(lhs);
         let value = match &rhs.kind {
             K::InitList(items) => {
