@@ -1121,8 +1121,11 @@ impl<'p> Machine<'p> {
                 step,
             } => {
                 // A host loop the engine compiles runs there, whole.
-                if self.engine.is_some() && !self.in_kernel && self.offload_host(s) {
-                    return Ok(Flow::Normal);
+                if self.engine.is_some()
+                    && !self.in_kernel
+                    && let Some(flow) = self.offload_host(s)
+                {
+                    return flow;
                 }
                 let mut first = true;
                 loop {
@@ -1221,6 +1224,11 @@ impl<'p> Machine<'p> {
     }
 
     /// Pushes a frame for `func` with its arguments.
+    /// Bytes of native stack the interpreter uses now.
+    pub(crate) fn stack_used(&self) -> u64 {
+        self.stack_base.saturating_sub(stack_address()) as u64
+    }
+
     pub(crate) fn enter(&mut self, func: FuncId, args: Vec<Value>, span: Span) -> Res<()> {
         let limit = self.opts.limits.max_call_depth;
         if self.depth >= limit {

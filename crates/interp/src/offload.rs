@@ -8,12 +8,12 @@
 //! view over a `tile_static` or private array, elements without a plain
 //! layout) keeps the launch in the interpreter.
 
-use crate::machine::Machine;
+use crate::machine::{Flow, Machine, Res};
 use crate::value::{Place, Root, Storage, Value, ViewData};
 use std::rc::Rc;
 use tessera_diagnostics::Span;
 use tessera_ir::{Capture, FuncId, Type};
-use tessera_runtime::launch::{Arg, Bits, Buffer, Launch, LaunchOutcome};
+use tessera_runtime::launch::{Arg, Bits, Buffer, HostExitKind, Launch, LaunchOutcome};
 use tessera_runtime::layout::{field_offset, size_align};
 
 /// Where a buffer's data came from, to put results back.
@@ -399,36 +399,104 @@ impl Machine<'_> {
         }
     }
 
-    /// Offers a host statement (a loop) to the engine; true when the engine
-    /// ran it to its end and its effects are in place.
-    pub(crate) fn offload_host(&mut self, stmt: &tessera_ir::Stmt) -> bool {
+    /// Offers a host statement (a loop) to the engine: `None` when the
+    /// interpreter must run it, else how it ended (having run to its end
+    /// or, at one of its exits, through the code the interpreter ran there).
+    pub(crate) fn offload_host(&mut self, stmt: &tessera_ir::Stmt) -> Option<Res<Flow>> {
         if self.in_kernel || self.checker.on {
-            return false;
+            return None;
         }
-        let Some(func) = self.host.stack.last().and_then(|f| f.func) else {
-            return false;
-        };
-        let Some(engine) = self.engine.take() else {
-            return false;
-        };
+        let func = self.host.stack.last().and_then(|f| f.func)?;
+        let engine = self.engine.take()?;
         let ran = self.offload_host_with(engine, func, stmt);
         self.engine = Some(engine);
-        ran
+        let exit = ran?;
+        Some(match exit {
+            None => Ok(Flow::Normal),
+            Some(kind) => self.run_host_exit(stmt, kind),
+        })
     }
 
+    /// Runs the code of a host statement's exit, which ends the statement.
+    fn run_host_exit(&mut self, stmt: &tessera_ir::Stmt, kind: HostExitKind) -> Res<Flow> {
+        let id = match kind {
+            HostExitKind::Return(id) | HostExitKind::Branch { stmt: id, .. } => id,
+        };
+        let mut found = None;
+        tessera_ir::visit::walk_stmt(
+            stmt,
+            &mut |s| {
+                if s.id == id && found.is_none() {
+                    found = Some(s);
+                }
+            },
+            &mut |_| {},
+        );
+        let Some(s) = found else {
+            return Ok(Flow::Normal);
+        };
+        match (kind, &s.kind) {
+            (HostExitKind::Branch { then, .. }, tessera_ir::StmtKind::If { then: t, els, .. }) => {
+                let block = if then { Some(t) } else { els.as_ref() };
+                let Some(block) = block else {
+                    return Ok(Flow::Normal);
+                };
+                // The branch ends with a `return`, or a `break` out of the
+                // statement itself, which ends it normally.
+                match self.exec_block(block)? {
+                    Flow::Break => Ok(Flow::Normal),
+                    other => Ok(other),
+                }
+            }
+            _ => self.exec_stmt(s),
+        }
+    }
+
+    /// True when the calls a compiled statement makes (inlined: the engine
+    /// keeps no call stack) could not fail here in the interpreter for
+    /// want of call depth, stack or memory for their frames.
+    fn calls_fit(&mut self, calls: &[FuncId]) -> bool {
+        if calls.is_empty() {
+            return true;
+        }
+        // A chain of calls holds each function at most once (the engine
+        // does not inline recursion).
+        let chain = calls.len() as u64;
+        if u64::from(self.depth) + chain >= u64::from(self.opts.limits.max_call_depth) {
+            return false;
+        }
+        // A generous bound on the native stack an interpreted call takes.
+        const STACK_PER_CALL: u64 = 1 << 20;
+        if self.stack_used().saturating_add(chain * STACK_PER_CALL) > self.opts.limits.max_stack {
+            return false;
+        }
+        let frames = calls
+            .iter()
+            .map(|f| self.frame_bytes.get(f.index()).copied().unwrap_or(u64::MAX))
+            .fold(0u64, u64::saturating_add);
+        if self.meter.take(frames).is_err() {
+            return false;
+        }
+        self.meter.give(frames);
+        true
+    }
+
+    /// Runs a host statement in the engine: `None` when it was not run,
+    /// `Some(exit)` when it ran to its end (`None`) or to an exit.
     fn offload_host_with(
         &mut self,
         engine: &mut dyn tessera_runtime::launch::KernelEngine,
         func: FuncId,
         stmt: &tessera_ir::Stmt,
-    ) -> bool {
-        let Some(plan) = engine.host_plan(func, stmt) else {
-            return false;
-        };
-        let Some(frame) = self.host.stack.last() else {
-            return false;
-        };
-        let values: Vec<Value> = plan
+    ) -> Option<Option<HostExitKind>> {
+        let plan = engine.host_plan(func, stmt)?;
+        if !self.calls_fit(&plan.calls) {
+            return None;
+        }
+        let frame = self.host.stack.last()?;
+        let depth = self.host.stack.len().saturating_sub(1) as u32;
+        let slots: Vec<Value> = plan
+            .locals
             .iter()
             .map(|(l, _)| {
                 frame
@@ -438,11 +506,50 @@ impl Machine<'_> {
                     .unwrap_or(Value::Uninit)
             })
             .collect();
-        let mut m = Marshalled::new();
-        if self.marshal_host(&mut m, func, &plan, &values).is_none() {
-            self.give_back(m, stmt.span);
-            return false;
+        // A reference stands for what it refers to; a scalar one is handed
+        // over by value and written back, so it must not be reachable any
+        // other way the statement could see (through another reference, or
+        // as an element of a buffer, or a local of this call).
+        let prog = self.prog;
+        let locals = &prog.function(func).locals;
+        let mut values = Vec::with_capacity(slots.len());
+        let mut refs: Vec<Option<Place>> = Vec::with_capacity(slots.len());
+        let mut scalar_roots = Vec::new();
+        for ((l, _), v) in plan.locals.iter().zip(slots) {
+            match v {
+                Value::Ref(place) => {
+                    if matches!(locals.get(l.index()).map(|x| &x.ty), Some(Type::Scalar(_))) {
+                        let key = scalar_ref_root(&place, depth)?;
+                        if scalar_roots.contains(&key) {
+                            return None;
+                        }
+                        scalar_roots.push(key);
+                    }
+                    values.push(self.read(&place, stmt.span).ok()?);
+                    refs.push(Some((*place).clone()));
+                }
+                v => {
+                    values.push(v);
+                    refs.push(None);
+                }
+            }
         }
+        let mut m = Marshalled::new();
+        if self
+            .marshal_host(&mut m, func, &plan.locals, &values)
+            .is_none()
+        {
+            self.give_back(m, stmt.span);
+            return None;
+        }
+        for l in &plan.exit_locals {
+            let Some(Type::Scalar(s)) = locals.get(l.index()).map(|x| &x.ty) else {
+                self.give_back(m, stmt.span);
+                return None;
+            };
+            m.args.push(Arg::Scalar(zero_bits(*s)));
+        }
+        m.args.push(Arg::Scalar(Bits::Int(0)));
         let mut launch = Launch {
             kernel: func,
             extent: Vec::new(),
@@ -454,22 +561,62 @@ impl Machine<'_> {
         let done = self.hand_over(&mut launch, m.homes, stmt.span, |launch| {
             engine.run_host(func, stmt, launch)
         });
-        if done {
-            let Some(frame) = self.host.stack.last_mut() else {
-                return true;
-            };
-            for ((l, _), arg) in plan.iter().zip(&launch.args) {
-                if let (Arg::Scalar(b), Some(slot)) = (arg, frame.locals.get_mut(l.index())) {
-                    *slot = match *b {
-                        Bits::Bool(x) => Value::Bool(x),
-                        Bits::Int(n) => Value::Int(n),
-                        Bits::Float(f) => Value::Float(f),
-                        Bits::Double(d) => Value::Double(d),
-                    };
+        if !done {
+            return None;
+        }
+        let value = |arg: &Arg| match arg {
+            Arg::Scalar(b) => Some(match *b {
+                Bits::Bool(x) => Value::Bool(x),
+                Bits::Int(n) => Value::Int(n),
+                Bits::Float(f) => Value::Float(f),
+                Bits::Double(d) => Value::Double(d),
+            }),
+            _ => None,
+        };
+        for (((l, _), arg), place) in plan.locals.iter().zip(&launch.args).zip(&refs) {
+            let Some(v) = value(arg) else { continue };
+            match place {
+                // Read just before: writing it back cannot fail.
+                Some(place) => {
+                    let _ = self.write(place, v, stmt.span);
+                }
+                None => {
+                    if let Some(slot) = self
+                        .host
+                        .stack
+                        .last_mut()
+                        .and_then(|f| f.locals.get_mut(l.index()))
+                    {
+                        *slot = v;
+                    }
                 }
             }
         }
-        done
+        let taken = match launch.args.last() {
+            Some(Arg::Scalar(Bits::Int(k))) => usize::try_from(*k).unwrap_or(0),
+            _ => 0,
+        };
+        let Some(exit) = taken.checked_sub(1).and_then(|k| plan.exits.get(k)) else {
+            return Some(None);
+        };
+        let first = plan.locals.len();
+        for &at in &exit.locals {
+            let (Some(l), Some(v)) = (
+                plan.exit_locals.get(at),
+                launch.args.get(first + at).and_then(value),
+            ) else {
+                continue;
+            };
+            if let Some(slot) = self
+                .host
+                .stack
+                .last_mut()
+                .and_then(|f| f.locals.get_mut(l.index()))
+            {
+                *slot = v;
+            }
+        }
+        Some(Some(exit.kind))
     }
 
     /// The host locals a statement names as arguments and buffers.
@@ -704,6 +851,19 @@ fn is_zero(v: &Value) -> bool {
         Value::Double(d) => d.to_bits() == 0,
         _ => false,
     }
+}
+
+/// What a scalar reference handed to compiled host code refers to, as a
+/// key two such references share exactly when they may overlap; `None`
+/// when it could also be reached another way (an element of a buffer, a
+/// pun, a local of the running call `depth`).
+fn scalar_ref_root(place: &Place, depth: u32) -> Option<(u8, usize, usize)> {
+    Some(match &place.root {
+        Root::Local(d, s) | Root::HostLocal(d, s) if *d != depth => (0, *d as usize, *s as usize),
+        Root::Global(g) => (1, *g as usize, 0),
+        Root::Temp(cell) => (2, Rc::as_ptr(cell) as usize, 0),
+        _ => return None,
+    })
 }
 
 /// True when two places name the same object.

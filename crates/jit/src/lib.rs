@@ -27,7 +27,7 @@ use cranelift_module::{Linkage, Module};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use tessera_ir::{FuncId, FunctionKind, Program, StmtId};
-use tessera_runtime::launch::{KernelEngine, Launch, LaunchOutcome};
+use tessera_runtime::launch::{HostPlan, KernelEngine, Launch, LaunchOutcome};
 
 pub use decline::Decline;
 
@@ -490,11 +490,7 @@ impl KernelEngine for Jit<'_> {
         self.stats.fallbacks += 1;
     }
 
-    fn host_plan(
-        &mut self,
-        func: FuncId,
-        stmt: &tessera_ir::Stmt,
-    ) -> Option<Vec<(tessera_ir::LocalId, bool)>> {
+    fn host_plan(&mut self, func: FuncId, stmt: &tessera_ir::Stmt) -> Option<HostPlan> {
         // Ids tell statements apart only once the checker has numbered
         // them; an unnumbered statement could share its key with another.
         if stmt.id == StmtId::UNNUMBERED {
@@ -503,17 +499,24 @@ impl KernelEngine for Jit<'_> {
         let key = (func, stmt.id);
         if !self.hosts.contains_key(&key) {
             let compiled = self.compile_host(func, stmt);
+            if let (Err(why), Some(_)) = (&compiled, std::env::var_os("TESSERA_HOST_DEBUG")) {
+                eprintln!("host loop {:?} declined: {why}", stmt.span);
+            }
             self.hosts.insert(key, compiled);
         }
         match self.hosts.get(&key) {
-            Some(Ok(c)) => Some(
-                c.layout
+            Some(Ok(c)) => Some(HostPlan {
+                locals: c
+                    .layout
                     .locals
                     .iter()
                     .copied()
                     .zip(c.layout.written.iter().copied())
                     .collect(),
-            ),
+                exit_locals: c.layout.exits.exit_locals.clone(),
+                exits: c.layout.exits.exits.clone(),
+                calls: c.layout.calls.clone(),
+            }),
             _ => None,
         }
     }

@@ -137,6 +137,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 need_item: false,
                 frame_ptr,
             },
+            host: None,
         }
     }
 
@@ -216,37 +217,27 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         Ok(layout)
     }
 
-    /// Plans a host statement (a loop of `main`, say): the locals declared
-    /// outside it that it names, in order, and where each sits in the
-    /// argument words. Scalars are read and written back; vectors and views
-    /// are buffers like a kernel's views.
+    /// Plans a host statement (a loop): the locals declared outside it
+    /// that its compiled part names, in order, and where each sits in the
+    /// argument words, then its exits (see [`crate::plan::host`]). Scalars
+    /// are read and written back; vectors and views are buffers like a
+    /// kernel's views. A reference stands for what it refers to (the
+    /// interpreter hands that over).
     pub(crate) fn plan_host(prog: &Program, func: FuncId, stmt: &Stmt) -> R<HostLayout> {
         let f = prog.function(func);
-        let mut named = BTreeSet::new();
-        stmt_locals(stmt, &mut named);
-        let mut declared = HashSet::new();
-        walk_stmt(
-            stmt,
-            &mut |s| {
-                if let StmtKind::Let { local, .. } = &s.kind {
-                    declared.insert(*local);
-                }
-            },
-            &mut |_| {},
-        );
+        let exits = crate::plan::host::host_exits(stmt, &|l| {
+            f.get_local(l).map(|local| (&local.ty, local.by_ref))
+        })?;
         let mut word = 1u32;
         let mut locals = Vec::new();
         let mut captures = Vec::new();
-        for l in named {
-            if declared.contains(&l) {
+        for &l in &exits.named {
+            if exits.declared.contains(&l) {
                 continue;
             }
             let Some(local) = f.get_local(l) else {
                 return decline(Decline::UnknownLocal);
             };
-            if local.by_ref {
-                return decline(Decline::ReferenceLocal);
-            }
             let layout = match &local.ty {
                 Type::Scalar(s) => {
                     let c = CaptureLayout::Scalar(*s, word);
@@ -269,23 +260,39 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                     word += 2 + 2 * u32::from(*r);
                     c
                 }
+                _ if local.by_ref => return decline(Decline::ReferenceLocal),
                 _ => return decline(Decline::HostVariableType),
             };
             locals.push(l);
             captures.push(layout);
         }
+        for &l in &exits.exit_locals {
+            let Some(Type::Scalar(s)) = f.get_local(l).map(|local| &local.ty) else {
+                return decline(Decline::HostExitLocal);
+            };
+            captures.push(CaptureLayout::Scalar(*s, word));
+            word += 1;
+        }
+        let exit_word = word;
+        captures.push(CaptureLayout::Scalar(Scalar::Int, exit_word));
+        word += 1;
         let written = element_writes(prog, stmt);
         let written = locals.iter().map(|l| written.contains(l)).collect();
+        let calls = host_calls(prog, stmt);
         Ok(HostLayout {
             locals,
             written,
             captures,
             words: word,
+            exits,
+            exit_word,
+            calls,
         })
     }
 
     /// Emits a host statement as a function `(args, _, _, _) -> status`
-    /// that runs it once and writes the scalars it names back.
+    /// that runs it once, or up to one of its exits, and writes the scalars
+    /// it names back (and, at an exit, the exit's locals and number).
     pub(crate) fn emit_host(
         prog: &'a Program,
         func: FuncId,
@@ -321,7 +328,27 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             };
             lw.scopes[0].slots.insert(*l, slot);
         }
+        let exit_words = plan.captures[plan.locals.len()..]
+            .iter()
+            .filter_map(|c| match c {
+                CaptureLayout::Scalar(s, w) => Some((*w, *s)),
+                _ => None,
+            })
+            .collect();
+        let end = lw.b.create_block();
+        lw.host = Some(HostCtx {
+            exits: plan.exits.clone(),
+            exit_words,
+            exit_word: plan.exit_word,
+            end,
+        });
         lw.stmt(stmt)?;
+        // Ran to its end: no exit taken.
+        let none = lw.b.ins().iconst(types::I64, 0);
+        lw.b.ins()
+            .store(flags(), none, lw.entry.env, (plan.exit_word * 8) as i32);
+        lw.b.ins().jump(end, &[]);
+        lw.b.switch_to_block(end);
         // Scalars go back to their words.
         for (l, c) in plan.locals.iter().zip(&plan.captures) {
             if let (CaptureLayout::Scalar(s, w), Some(Slot::Vars(vars))) =
@@ -335,6 +362,51 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         }
         lw.finish();
         Ok(())
+    }
+
+    /// The host statement's exit for `kind`, if it has one (only in the
+    /// statement's own code, not in an inlined call): stores the exit's
+    /// locals and number and leaves; true when it did.
+    pub(super) fn host_exit(&mut self, kind: tessera_runtime::launch::HostExitKind) -> R<bool> {
+        if self.scopes.len() != 1 {
+            return Ok(false);
+        }
+        let Some(host) = &self.host else {
+            return Ok(false);
+        };
+        let Some(&number) = host.exits.by_kind.get(&kind) else {
+            return Ok(false);
+        };
+        let Some(exit) = host.exits.exits.get(number as usize - 1) else {
+            return decline(Decline::HostExitLocal);
+        };
+        let mut stores = Vec::new();
+        for &at in &exit.locals {
+            let (Some(&l), Some(&(w, s))) =
+                (host.exits.exit_locals.get(at), host.exit_words.get(at))
+            else {
+                return decline(Decline::HostExitLocal);
+            };
+            let Some(Slot::Vars(vars)) = self.scopes[0].slots.get(&l) else {
+                return decline(Decline::HostExitLocal);
+            };
+            stores.push((vars[0], w, s));
+        }
+        let (exit_word, end) = (host.exit_word, host.end);
+        for (var, w, s) in stores {
+            let v = self.b.use_var(var);
+            let raw = self.scalar_as_word(v, s);
+            self.b
+                .ins()
+                .store(flags(), raw, self.entry.env, (w * 8) as i32);
+        }
+        let code = self.b.ins().iconst(types::I64, i64::from(number));
+        self.b
+            .ins()
+            .store(flags(), code, self.entry.env, (exit_word * 8) as i32);
+        self.b.ins().jump(end, &[]);
+        self.dead_block();
+        Ok(true)
     }
 
     /// Ends an emitted function begun by [`Emitter::start`]: the normal
@@ -468,4 +540,28 @@ pub(crate) fn kernel_signature(sig: &mut cranelift_codegen::ir::Signature) {
     sig.params.push(AbiParam::new(types::I64));
     sig.params.push(AbiParam::new(types::I64));
     sig.returns.push(AbiParam::new(types::I32));
+}
+
+/// Every function a host statement calls, directly or through others.
+fn host_calls(prog: &Program, stmt: &Stmt) -> Vec<FuncId> {
+    let mut todo = Vec::new();
+    walk_stmt(stmt, &mut |_| {}, &mut |e| {
+        if let ExprKind::Call { func, .. } = e.kind {
+            todo.push(func);
+        }
+    });
+    let mut seen = BTreeSet::new();
+    while let Some(f) = todo.pop() {
+        if !seen.insert(f) {
+            continue;
+        }
+        if let Some(body) = prog.get_function(f).and_then(|f| f.body.as_ref()) {
+            tessera_ir::visit::walk_block(body, &mut |_| {}, &mut |e| {
+                if let ExprKind::Call { func, .. } = e.kind {
+                    todo.push(func);
+                }
+            });
+        }
+    }
+    seen.into_iter().collect()
 }

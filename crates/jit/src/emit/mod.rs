@@ -53,9 +53,7 @@ use crate::decline::{Decline, R, decline, kind_name};
 use crate::layout::clif_type;
 use crate::plan::facts::Facts;
 use crate::plan::lanes::LaneShape;
-use crate::plan::locals::{
-    block_has_return, element_writes, expr_locals, mutated_locals, stmt_locals,
-};
+use crate::plan::locals::{block_has_return, element_writes, expr_locals, mutated_locals};
 use crate::plan::loops::FUEL;
 use crate::plan::ranges::{const_int, is_comparison};
 use crate::plan::regions::{RegionIo, Segment, last_region_start, region_io, split};
@@ -139,10 +137,29 @@ pub(crate) struct HostLayout {
     pub(crate) locals: Vec<LocalId>,
     /// For each, whether the statement may write its elements.
     pub(crate) written: Vec<bool>,
-    /// Where each sits in the argument words.
+    /// Where each sits in the argument words: the locals, then the exit
+    /// locals, then the exit taken.
     pub(crate) captures: Vec<CaptureLayout>,
     /// Total argument words.
     pub(crate) words: u32,
+    /// Where the statement may leave the rest to the interpreter.
+    pub(crate) exits: crate::plan::host::HostExits,
+    /// The word of the exit taken (0: none).
+    pub(crate) exit_word: u32,
+    /// Every function the statement calls, directly or not.
+    pub(crate) calls: Vec<FuncId>,
+}
+
+/// While a host statement is emitted: where its exits go.
+struct HostCtx {
+    /// The exits and their locals.
+    exits: crate::plan::host::HostExits,
+    /// The word of each exit local, with its type.
+    exit_words: Vec<(u32, Scalar)>,
+    /// The word of the exit taken.
+    exit_word: u32,
+    /// The block that hands the scalars back and returns.
+    end: Block,
 }
 
 /// Helper functions the generated code calls.
@@ -284,6 +301,8 @@ pub(crate) struct Emitter<'a, 'b, 'f> {
     alloc: Alloc,
     /// The current work-item: its coordinates, number and frame.
     wi: WorkItem,
+    /// Emitting a host statement: where its exits go.
+    host: Option<HostCtx>,
 }
 
 /// What the function was given, and the blocks every check and poll
