@@ -276,8 +276,28 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         let exit_word = word;
         captures.push(CaptureLayout::Scalar(Scalar::Int, exit_word));
         word += 1;
+        // A view copied into a local, or passed to a function, may be
+        // written there: the statement is then taken to write every
+        // vector and view it names that its type lets it write.
         let written = element_writes(prog, stmt);
-        let written = locals.iter().map(|l| written.contains(l)).collect();
+        let copies = copies_views(stmt);
+        let written = locals
+            .iter()
+            .map(|l| {
+                written.contains(l)
+                    || (copies
+                        && !matches!(
+                            f.get_local(*l).map(|x| &x.ty),
+                            Some(
+                                Type::Scalar(_)
+                                    | Type::ArrayView {
+                                        read_only: true,
+                                        ..
+                                    }
+                            )
+                        ))
+            })
+            .collect();
         let calls = host_calls(prog, stmt);
         Ok(HostLayout {
             locals,
@@ -564,4 +584,41 @@ fn host_calls(prog: &Program, stmt: &Stmt) -> Vec<FuncId> {
         }
     }
     seen.into_iter().collect()
+}
+
+/// True when a host statement calls a function or declares a view or
+/// vector local, or a reference: ways a vector's or view's elements may be
+/// written under another name.
+fn copies_views(stmt: &Stmt) -> bool {
+    let found = std::cell::Cell::new(false);
+    let viewish = |ty: &Type| {
+        matches!(
+            ty,
+            Type::ArrayView {
+                read_only: false,
+                ..
+            } | Type::Array(..)
+                | Type::Vector(_)
+        )
+    };
+    walk_stmt(
+        stmt,
+        &mut |s| match &s.kind {
+            StmtKind::Let {
+                init: Some(Init::Ref(_)),
+                ..
+            } => found.set(true),
+            StmtKind::Let {
+                init: Some(Init::Expr(e)),
+                ..
+            } if viewish(&e.ty) => found.set(true),
+            _ => {}
+        },
+        &mut |e| {
+            if matches!(e.kind, ExprKind::Call { .. }) {
+                found.set(true);
+            }
+        },
+    );
+    found.get()
 }
