@@ -33,6 +33,9 @@ enum Home {
     Place(Place),
     /// A captured struct or C array (read-only in the kernel).
     Object,
+    /// A struct or C array a host statement may write: the buffer's one
+    /// element goes back to this place.
+    Whole(Place),
 }
 
 /// Memory the engine gets as buffers, and where each came from.
@@ -383,6 +386,13 @@ impl Machine<'_> {
                     storage.keep_device(buffer, dirty);
                 }
             }
+            Home::Whole(place) => {
+                if done && let Some(v) = read_object(structs, &buffer, 0, &buffer.elem) {
+                    // The place was read before the run: writing it back
+                    // cannot fail for a reason the interpreter would report.
+                    let _ = self.write(&place, v, span);
+                }
+            }
             Home::Place(place) => {
                 if !done {
                     return;
@@ -493,52 +503,50 @@ impl Machine<'_> {
         if !self.calls_fit(&plan.calls) {
             return None;
         }
-        let frame = self.host.stack.last()?;
         let depth = self.host.stack.len().saturating_sub(1) as u32;
-        let slots: Vec<Value> = plan
-            .locals
-            .iter()
-            .map(|(l, _)| {
-                frame
-                    .locals
-                    .get(l.index())
-                    .cloned()
-                    .unwrap_or(Value::Uninit)
-            })
-            .collect();
-        // A reference stands for what it refers to; a scalar one is handed
-        // over by value and written back, so it must not be reachable any
-        // other way the statement could see (through another reference, or
-        // as an element of a buffer, or a local of this call).
         let prog = self.prog;
         let locals = &prog.function(func).locals;
-        let mut values = Vec::with_capacity(slots.len());
-        let mut refs: Vec<Option<Place>> = Vec::with_capacity(slots.len());
-        let mut scalar_roots = Vec::new();
-        for ((l, _), v) in plan.locals.iter().zip(slots) {
-            match v {
-                Value::Ref(place) => {
-                    if matches!(locals.get(l.index()).map(|x| &x.ty), Some(Type::Scalar(_))) {
-                        let key = scalar_ref_root(&place, depth)?;
-                        if scalar_roots.contains(&key) {
-                            return None;
-                        }
-                        scalar_roots.push(key);
-                    }
-                    values.push(self.read(&place, stmt.span).ok()?);
-                    refs.push(Some((*place).clone()));
+        // Each local and global the statement names: its type, whether the
+        // statement may write it, and its place. A reference stands for
+        // what it refers to. A scalar, C array or struct is handed over as
+        // a copy and written back, so none may be reachable two ways (two
+        // references to one object, a reference to a local also named).
+        let mut named: Vec<(Type, bool, Place)> = Vec::new();
+        let mut roots = Vec::new();
+        for &(l, written) in &plan.locals {
+            let ty = locals.get(l.index())?.ty.clone();
+            let slot = self.host.stack.last()?.locals.get(l.index())?;
+            let place = match slot {
+                Value::Ref(p) => (**p).clone(),
+                _ => Place::root(Root::HostLocal(depth, l.0)),
+            };
+            if copied_whole(&ty) {
+                let key = object_root(&place)?;
+                if roots.contains(&key) {
+                    return None;
                 }
-                v => {
-                    values.push(v);
-                    refs.push(None);
-                }
+                roots.push(key);
             }
+            named.push((ty, written, place));
+        }
+        for &(g, written) in &plan.globals {
+            let ty = prog.globals.get(g.index())?.ty.clone();
+            let place = Place::root(Root::Global(g.0));
+            if copied_whole(&ty) {
+                let key = object_root(&place)?;
+                if roots.contains(&key) {
+                    return None;
+                }
+                roots.push(key);
+            }
+            named.push((ty, written, place));
+        }
+        let mut values = Vec::with_capacity(named.len());
+        for (_, _, place) in &named {
+            values.push(self.read(place, stmt.span).ok()?);
         }
         let mut m = Marshalled::new();
-        if self
-            .marshal_host(&mut m, func, &plan.locals, &values)
-            .is_none()
-        {
+        if self.marshal_host(&mut m, &named, &values).is_none() {
             self.give_back(m, stmt.span);
             return None;
         }
@@ -573,23 +581,10 @@ impl Machine<'_> {
             }),
             _ => None,
         };
-        for (((l, _), arg), place) in plan.locals.iter().zip(&launch.args).zip(&refs) {
-            let Some(v) = value(arg) else { continue };
-            match place {
+        for ((ty, _, place), arg) in named.iter().zip(&launch.args) {
+            if let (Type::Scalar(_), Some(v)) = (ty, value(arg)) {
                 // Read just before: writing it back cannot fail.
-                Some(place) => {
-                    let _ = self.write(place, v, stmt.span);
-                }
-                None => {
-                    if let Some(slot) = self
-                        .host
-                        .stack
-                        .last_mut()
-                        .and_then(|f| f.locals.get_mut(l.index()))
-                    {
-                        *slot = v;
-                    }
-                }
+                let _ = self.write(place, v, stmt.span);
             }
         }
         let taken = match launch.args.last() {
@@ -599,7 +594,7 @@ impl Machine<'_> {
         let Some(exit) = taken.checked_sub(1).and_then(|k| plan.exits.get(k)) else {
             return Some(None);
         };
-        let first = plan.locals.len();
+        let first = named.len();
         for &at in &exit.locals {
             let (Some(l), Some(v)) = (
                 plan.exit_locals.get(at),
@@ -619,18 +614,17 @@ impl Machine<'_> {
         Some(Some(exit.kind))
     }
 
-    /// The host locals a statement names as arguments and buffers.
+    /// The locals and globals a host statement names (type, whether it
+    /// may write them, place), of values `values`, as arguments and
+    /// buffers.
     fn marshal_host(
         &mut self,
         m: &mut Marshalled,
-        func: FuncId,
-        plan: &[(tessera_ir::LocalId, bool)],
+        named: &[(Type, bool, Place)],
         values: &[Value],
     ) -> Option<()> {
         let prog = self.prog;
-        let locals = &prog.function(func).locals;
-        for ((l, written), v) in plan.iter().zip(values) {
-            let ty = &locals[l.index()].ty;
+        for ((ty, written, place), v) in named.iter().zip(values) {
             let arg = match (ty, v) {
                 (Type::Scalar(s), Value::Uninit) => Arg::Scalar(zero_bits(*s)),
                 (Type::Scalar(_), v) => Arg::Scalar(bits(v)?),
@@ -653,12 +647,32 @@ impl Machine<'_> {
                     let buffer = m.storage_buffer(&prog.structs, storage, elem, size, *written)?;
                     view_arg(buffer, view)
                 }
+                (ty @ (Type::Struct(_) | Type::CArray(..)), v) => {
+                    let (size, _) = size_align(&prog.structs, ty)?;
+                    let mut buffer = Buffer::zeroed(ty.clone(), size, 1)?;
+                    write_object(&prog.structs, &mut buffer, 0, ty, v)?;
+                    m.buffers.push(buffer);
+                    m.homes.push(if *written {
+                        Home::Whole(place.clone())
+                    } else {
+                        Home::Object
+                    });
+                    Arg::Object {
+                        buffer: m.buffers.len() - 1,
+                    }
+                }
                 _ => return None,
             };
             m.args.push(arg);
         }
         Some(())
     }
+}
+
+/// True for the types a compiled host statement gets as a copy it hands
+/// back (rather than as a window on shared storage).
+fn copied_whole(ty: &Type) -> bool {
+    matches!(ty, Type::Scalar(_) | Type::Struct(_) | Type::CArray(..))
 }
 
 fn zero_bits(s: tessera_ir::Scalar) -> Bits {
@@ -853,13 +867,12 @@ fn is_zero(v: &Value) -> bool {
     }
 }
 
-/// What a scalar reference handed to compiled host code refers to, as a
-/// key two such references share exactly when they may overlap; `None`
-/// when it could also be reached another way (an element of a buffer, a
-/// pun, a local of the running call `depth`).
-fn scalar_ref_root(place: &Place, depth: u32) -> Option<(u8, usize, usize)> {
+/// The object a place handed to compiled host code as a copy is part of,
+/// as a key two such places share when they may overlap; `None` when it
+/// could also be reached another way (an element of a buffer, a pun).
+fn object_root(place: &Place) -> Option<(u8, usize, usize)> {
     Some(match &place.root {
-        Root::Local(d, s) | Root::HostLocal(d, s) if *d != depth => (0, *d as usize, *s as usize),
+        Root::Local(d, s) | Root::HostLocal(d, s) => (0, *d as usize, *s as usize),
         Root::Global(g) => (1, *g as usize, 0),
         Root::Temp(cell) => (2, Rc::as_ptr(cell) as usize, 0),
         _ => return None,

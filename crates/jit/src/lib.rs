@@ -513,6 +513,13 @@ impl KernelEngine for Jit<'_> {
                     .copied()
                     .zip(c.layout.written.iter().copied())
                     .collect(),
+                globals: c
+                    .layout
+                    .globals
+                    .iter()
+                    .copied()
+                    .zip(c.layout.global_written.iter().copied())
+                    .collect(),
                 exit_locals: c.layout.exits.exit_locals.clone(),
                 exits: c.layout.exits.exits.clone(),
                 calls: c.layout.calls.clone(),

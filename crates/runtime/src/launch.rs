@@ -13,7 +13,7 @@
 //! whichever engine found it first.
 
 use std::time::Instant;
-use tessera_ir::{FuncId, LocalId, Scalar, Stmt, StmtId, Type};
+use tessera_ir::{FuncId, GlobalId, LocalId, Scalar, Stmt, StmtId, Type};
 
 /// Elements of one type (a scalar, or a struct or C array of scalars), in
 /// C++ layout, 8-byte aligned.
@@ -198,8 +198,9 @@ pub enum LaunchOutcome {
 /// What the engine needs to run a host statement, and how it may leave it.
 ///
 /// `launch.args` holds, in order: one argument per local of
-/// [`HostPlan::locals`] (a scalar's value, or a vector's or view's window),
-/// one [`Arg::Scalar`] per local of [`HostPlan::exit_locals`] (any value
+/// [`HostPlan::locals`] and per global of [`HostPlan::globals`] (a scalar's
+/// value, a vector's or view's window, a C array or struct as the one
+/// element of a buffer), one [`Arg::Scalar`] per local of [`HostPlan::exit_locals`] (any value
 /// in; the local's value at the exit out), and one [`Arg::Scalar`] that
 /// the engine sets to the exit it took: 0 when the statement ran to its
 /// end, `k` for exit `k - 1` of [`HostPlan::exits`].
@@ -209,6 +210,9 @@ pub struct HostPlan {
     /// whether the statement may write through it (a vector's or view's
     /// elements). A reference stands for what it refers to.
     pub locals: Vec<(LocalId, bool)>,
+    /// The globals the statement, or a function it calls, names, each with
+    /// whether the statement may write through it.
+    pub globals: Vec<(GlobalId, bool)>,
     /// Scalar locals declared inside the statement that the code of an
     /// exit reads.
     pub exit_locals: Vec<LocalId>,

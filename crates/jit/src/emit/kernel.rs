@@ -238,33 +238,27 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             let Some(local) = f.get_local(l) else {
                 return decline(Decline::UnknownLocal);
             };
-            let layout = match &local.ty {
-                Type::Scalar(s) => {
-                    let c = CaptureLayout::Scalar(*s, word);
-                    word += 1;
-                    c
-                }
-                Type::Vector(elem) => {
-                    let Some(s) = elem.scalar() else {
-                        return decline(Decline::VectorNonScalars);
-                    };
-                    let c = CaptureLayout::View(Type::Scalar(s), s.size(), 1, word);
-                    word += 4;
-                    c
-                }
-                Type::Array(elem, r) | Type::ArrayView { elem, rank: r, .. } => {
-                    let Some((size, _)) = size_align(&prog.structs, elem) else {
-                        return decline(Decline::ViewElementsWithoutPlainLayout);
-                    };
-                    let c = CaptureLayout::View((**elem).clone(), size, u32::from(*r), word);
-                    word += 2 + 2 * u32::from(*r);
-                    c
-                }
-                _ if local.by_ref => return decline(Decline::ReferenceLocal),
-                _ => return decline(Decline::HostVariableType),
-            };
+            captures.push(host_capture(prog, &local.ty, local.by_ref, &mut word)?);
             locals.push(l);
-            captures.push(layout);
+        }
+        let calls = host_calls(prog, stmt);
+        let mut named_globals = exits.globals.clone();
+        for c in &calls {
+            if let Some(body) = prog.get_function(*c).and_then(|f| f.body.as_ref()) {
+                tessera_ir::visit::walk_block(body, &mut |_| {}, &mut |e| {
+                    if let ExprKind::Global(g) = &e.kind {
+                        named_globals.insert(*g);
+                    }
+                });
+            }
+        }
+        let mut globals = Vec::new();
+        for g in named_globals {
+            let Some(global) = prog.get_global(g) else {
+                return decline(Decline::GlobalVariableInKernel);
+            };
+            captures.push(host_capture(prog, &global.ty, false, &mut word)?);
+            globals.push(g);
         }
         for &l in &exits.exit_locals {
             let Some(Type::Scalar(s)) = f.get_local(l).map(|local| &local.ty) else {
@@ -285,6 +279,10 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             .iter()
             .map(|l| {
                 written.contains(l)
+                    || matches!(
+                        f.get_local(*l).map(|x| &x.ty),
+                        Some(Type::CArray(..) | Type::Struct(_))
+                    )
                     || (copies
                         && !matches!(
                             f.get_local(*l).map(|x| &x.ty),
@@ -298,7 +296,21 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                         ))
             })
             .collect();
-        let calls = host_calls(prog, stmt);
+        let global_written = globals
+            .iter()
+            .map(|g| {
+                !matches!(
+                    prog.get_global(*g).map(|x| &x.ty),
+                    Some(
+                        Type::Scalar(_)
+                            | Type::ArrayView {
+                                read_only: true,
+                                ..
+                            }
+                    )
+                )
+            })
+            .collect();
         Ok(HostLayout {
             locals,
             written,
@@ -307,6 +319,8 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             exits,
             exit_word,
             calls,
+            globals,
+            global_written,
         })
     }
 
@@ -333,9 +347,25 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         };
         let mut lw = Self::start(prog, func, b, helpers, layout);
         lw.load_captures();
-        // The named locals: scalars in variables, vectors and views as views.
+        // The named locals and globals: scalars in variables, vectors and
+        // views as views, C arrays and structs in their buffers.
         let caps = std::mem::take(&mut lw.entry.caps);
-        for (l, v) in plan.locals.iter().zip(caps) {
+        let mut caps = caps.into_iter();
+        let f = prog.function(func);
+        let mut globals = HashMap::new();
+        let named = plan
+            .locals
+            .iter()
+            .map(|l| (Some(*l), f.local(*l).ty.clone()))
+            .chain(
+                plan.globals
+                    .iter()
+                    .map(|g| (None, prog.globals[g.index()].ty.clone())),
+            );
+        for (k, (l, ty)) in named.enumerate() {
+            let Some(v) = caps.next() else {
+                return decline(Decline::HostVariableKind);
+            };
             let slot = match v {
                 V::S(x) => {
                     let t = lw.b.func.dfg.value_type(x);
@@ -344,11 +374,20 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                     Slot::Vars(vec![var])
                 }
                 V::View(view) => Slot::View(view),
+                V::Mem(addr) => Slot::Ref(Place::Mem(addr, ty)),
                 _ => return decline(Decline::HostVariableKind),
             };
-            lw.scopes[0].slots.insert(*l, slot);
+            match l {
+                Some(l) => {
+                    lw.scopes[0].slots.insert(l, slot);
+                }
+                None => {
+                    globals.insert(plan.globals[k - plan.locals.len()], slot);
+                }
+            }
         }
-        let exit_words = plan.captures[plan.locals.len()..]
+        let named = plan.locals.len() + plan.globals.len();
+        let exit_words = plan.captures[named..]
             .iter()
             .filter_map(|c| match c {
                 CaptureLayout::Scalar(s, w) => Some((*w, *s)),
@@ -361,6 +400,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             exit_words,
             exit_word: plan.exit_word,
             end,
+            globals,
         });
         lw.stmt(stmt)?;
         // Ran to its end: no exit taken.
@@ -370,10 +410,14 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         lw.b.ins().jump(end, &[]);
         lw.b.switch_to_block(end);
         // Scalars go back to their words.
-        for (l, c) in plan.locals.iter().zip(&plan.captures) {
-            if let (CaptureLayout::Scalar(s, w), Some(Slot::Vars(vars))) =
-                (c, lw.scopes[0].slots.get(l).cloned())
-            {
+        let back: Vec<Option<Slot>> = plan
+            .locals
+            .iter()
+            .map(|l| lw.scopes[0].slots.get(l).cloned())
+            .chain(plan.globals.iter().map(|g| lw.host_global(*g)))
+            .collect();
+        for (c, slot) in plan.captures.iter().zip(back) {
+            if let (CaptureLayout::Scalar(s, w), Some(Slot::Vars(vars))) = (c, slot) {
                 let v = lw.b.use_var(vars[0]);
                 let raw = lw.scalar_as_word(v, *s);
                 lw.b.ins()
@@ -382,6 +426,11 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         }
         lw.finish();
         Ok(())
+    }
+
+    /// Where global `g` lives while a host statement runs.
+    pub(super) fn host_global(&self, g: GlobalId) -> Option<Slot> {
+        self.host.as_ref().and_then(|h| h.globals.get(&g).cloned())
     }
 
     /// The host statement's exit for `kind`, if it has one (only in the
@@ -621,4 +670,40 @@ fn copies_views(stmt: &Stmt) -> bool {
         },
     );
     found.get()
+}
+
+/// Where a local or global of type `ty` that a host statement names sits
+/// in the argument words (from `word` on, which it moves past them).
+fn host_capture(prog: &Program, ty: &Type, by_ref: bool, word: &mut u32) -> R<CaptureLayout> {
+    let c = match ty {
+        Type::Scalar(s) => {
+            let c = CaptureLayout::Scalar(*s, *word);
+            *word += 1;
+            c
+        }
+        Type::Vector(elem) => {
+            let Some(s) = elem.scalar() else {
+                return decline(Decline::VectorNonScalars);
+            };
+            let c = CaptureLayout::View(Type::Scalar(s), s.size(), 1, *word);
+            *word += 4;
+            c
+        }
+        Type::Array(elem, r) | Type::ArrayView { elem, rank: r, .. } => {
+            let Some((size, _)) = size_align(&prog.structs, elem) else {
+                return decline(Decline::ViewElementsWithoutPlainLayout);
+            };
+            let c = CaptureLayout::View((**elem).clone(), size, u32::from(*r), *word);
+            *word += 2 + 2 * u32::from(*r);
+            c
+        }
+        Type::CArray(..) | Type::Struct(_) if size_align(&prog.structs, ty).is_some() => {
+            let c = CaptureLayout::Object(ty.clone(), *word);
+            *word += 1;
+            c
+        }
+        _ if by_ref => return decline(Decline::ReferenceLocal),
+        _ => return decline(Decline::HostVariableType),
+    };
+    Ok(c)
 }

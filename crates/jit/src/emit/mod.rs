@@ -68,9 +68,9 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use tessera_ir::layout::{field_offset, size_align};
 use tessera_ir::visit::walk_stmt;
 use tessera_ir::{
-    AtomicOp, BinOp, Block as IrBlock, Const, Expr, ExprKind, FuncId, Function, FunctionKind, Init,
-    Intrinsic, LocalId, MathFn, Program, Scalar, Space, Stmt, StmtKind, TileShape, TiledIndexPart,
-    Type, UnOp,
+    AtomicOp, BinOp, Block as IrBlock, Const, Expr, ExprKind, FuncId, Function, FunctionKind,
+    GlobalId, Init, Intrinsic, LocalId, MathFn, Program, Scalar, Space, Stmt, StmtKind, TileShape,
+    TiledIndexPart, Type, UnOp,
 };
 
 /// The function ran to its end.
@@ -148,6 +148,11 @@ pub(crate) struct HostLayout {
     pub(crate) exit_word: u32,
     /// Every function the statement calls, directly or not.
     pub(crate) calls: Vec<FuncId>,
+    /// The globals it names (also in the functions it calls), after the
+    /// locals in the argument words.
+    pub(crate) globals: Vec<GlobalId>,
+    /// For each, whether the statement may write its elements.
+    pub(crate) global_written: Vec<bool>,
 }
 
 /// While a host statement is emitted: where its exits go.
@@ -160,6 +165,8 @@ struct HostCtx {
     exit_word: u32,
     /// The block that hands the scalars back and returns.
     end: Block,
+    /// Where the globals the statement names live.
+    globals: HashMap<GlobalId, Slot>,
 }
 
 /// Helper functions the generated code calls.

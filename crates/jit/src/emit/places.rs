@@ -253,6 +253,11 @@ impl Emitter<'_, '_, '_> {
                     }
                 }
             }
+            ExprKind::Global(g) => match self.host_global(*g) {
+                Some(Slot::Vars(vars)) if vars.len() == 1 => Ok(Place::Var(vars[0])),
+                Some(Slot::Ref(p)) => Ok(p),
+                _ => decline(Decline::GlobalVariableInKernel),
+            },
             ExprKind::Capture(slot) => match self.entry.caps.get(*slot as usize) {
                 Some(V::Mem(addr)) => Ok(Place::Mem(*addr, e.ty.clone())),
                 _ => decline(Decline::CapturedValueAsPlace),

@@ -324,6 +324,16 @@ impl Emitter<'_, '_, '_> {
     /// or, for a value (`const T&` bound to `x + 1`), a temporary holding it
     /// that nothing can write.
     pub(super) fn bind_ref(&mut self, a: &Expr, ty: &Type) -> R<Slot> {
+        // A vector or view is a handle on its elements, a view already.
+        if matches!(
+            ty,
+            Type::Vector(_) | Type::Array(..) | Type::ArrayView { .. }
+        ) {
+            return match self.expr(a)? {
+                V::View(v) => Ok(Slot::View(v)),
+                _ => decline(Decline::ValueWhereViewExpected),
+            };
+        }
         if a.place {
             return Ok(Slot::Ref(self.place(a)?));
         }

@@ -13,8 +13,10 @@
 use crate::decline::{Decline, R, decline};
 use crate::plan::locals::stmt_locals;
 use std::collections::{BTreeSet, HashMap};
-use tessera_ir::visit::walk_stmt;
-use tessera_ir::{Block as IrBlock, LocalId, Stmt, StmtId, StmtKind, Type};
+use tessera_ir::visit::{for_each_subexpr, walk_stmt};
+use tessera_ir::{
+    Block as IrBlock, Expr, ExprKind, GlobalId, LocalId, Stmt, StmtId, StmtKind, Type,
+};
 use tessera_runtime::launch::{HostExit, HostExitKind};
 
 /// The exits of a host statement, and the locals its compiled part names.
@@ -28,6 +30,9 @@ pub(crate) struct HostExits {
     pub(crate) by_kind: HashMap<HostExitKind, u32>,
     /// Every local the compiled part names (reads, writes or declares).
     pub(crate) named: BTreeSet<LocalId>,
+    /// Every global the compiled part names (not counting the functions
+    /// it calls).
+    pub(crate) globals: BTreeSet<GlobalId>,
     /// The locals the compiled part declares.
     pub(crate) declared: BTreeSet<LocalId>,
 }
@@ -43,6 +48,7 @@ pub(crate) fn host_exits<'t>(
     let mut out = HostExits {
         named: found.named,
         declared: found.declared,
+        globals: found.globals,
         ..HostExits::default()
     };
     for (kind, code_locals) in found.exits {
@@ -78,6 +84,7 @@ struct Found {
     exits: Vec<(HostExitKind, BTreeSet<LocalId>)>,
     named: BTreeSet<LocalId>,
     declared: BTreeSet<LocalId>,
+    globals: BTreeSet<GlobalId>,
 }
 
 impl Found {
@@ -91,9 +98,7 @@ impl Found {
                 self.exits.push((HostExitKind::Return(s.id), code));
             }
             StmtKind::If { cond, then, els } => {
-                let mut cond_locals = BTreeSet::new();
-                crate::plan::locals::expr_locals(cond, &mut cond_locals);
-                self.named.extend(cond_locals);
+                self.expr(cond);
                 self.branch(s.id, true, then, depth);
                 if let Some(els) = els {
                     self.branch(s.id, false, els, depth);
@@ -103,12 +108,12 @@ impl Found {
                 cond, body, step, ..
             } => {
                 for e in cond.iter().chain(step.iter()) {
-                    crate::plan::locals::expr_locals(e, &mut self.named);
+                    self.expr(e);
                 }
                 self.block(body, depth + 1);
             }
             StmtKind::Switch { value, arms } => {
-                crate::plan::locals::expr_locals(value, &mut self.named);
+                self.expr(value);
                 for arm in arms {
                     self.block(&arm.body, depth + 1);
                 }
@@ -116,11 +121,37 @@ impl Found {
             StmtKind::Block(b) => self.block(b, depth),
             StmtKind::Let { local, .. } => {
                 self.declared.insert(*local);
-                stmt_locals(s, &mut self.named);
+                self.whole(s);
             }
-            // The emitter declines `try`; its locals are named all the same.
-            _ => stmt_locals(s, &mut self.named),
+            // The emitter declines `try`; its names count all the same.
+            _ => self.whole(s),
         }
+    }
+
+    /// Notes the names of an expression of the compiled part.
+    fn expr(&mut self, e: &Expr) {
+        for_each_subexpr(e, &mut |e| match &e.kind {
+            ExprKind::Local(l) => {
+                self.named.insert(*l);
+            }
+            ExprKind::Global(g) => {
+                self.globals.insert(*g);
+            }
+            _ => {}
+        });
+    }
+
+    /// Notes the names of a statement of the compiled part, and of what
+    /// it holds.
+    fn whole(&mut self, s: &Stmt) {
+        stmt_locals(s, &mut self.named);
+        let mut globals = BTreeSet::new();
+        walk_stmt(s, &mut |_| {}, &mut |e| {
+            if let ExprKind::Global(g) = &e.kind {
+                globals.insert(*g);
+            }
+        });
+        self.globals.extend(globals);
     }
 
     fn block(&mut self, b: &IrBlock, depth: u32) {
