@@ -136,6 +136,10 @@ pub(crate) struct Machine<'p> {
     stack_base: usize,
     /// Set from outside (Ctrl-C in the REPL) to stop the run.
     pub(crate) interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// What the last compiled runs of each host loop cost in hand-over,
+    /// by function and statement id (see [`crate::offload::HostCost`]).
+    pub(crate) host_costs:
+        std::collections::HashMap<(FuncId, tessera_ir::StmtId), crate::offload::HostCost>,
     /// By function, then by statement id: whether the statement reaches a
     /// barrier, filled in for a function when first asked (see
     /// `Machine::has_barrier`).
@@ -202,6 +206,7 @@ impl<'p> Machine<'p> {
             frame_bytes: Vec::new(),
             stack_base: stack_address(),
             interrupt: None,
+            host_costs: std::collections::HashMap::new(),
             barrier_stmts: vec![None; prog.functions.len()],
             engine: None,
             clib: crate::clib::CState::default(),

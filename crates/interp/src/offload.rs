@@ -16,6 +16,32 @@ use tessera_ir::{Capture, FuncId, Type};
 use tessera_runtime::launch::{Arg, Bits, Buffer, HostExitKind, Launch, LaunchOutcome};
 use tessera_runtime::layout::{field_offset, size_align};
 
+/// Costly compiled runs in a row after which the interpreter keeps a host
+/// loop.
+const KEEP_AFTER: u8 = 3;
+
+/// What handing a host loop's data over has cost. A short loop over much
+/// data (a helper writing a few elements of a big vector, called again and
+/// again from interpreted code) spends its time converting: the elements it
+/// wrote go back to the interpreter's form at the interpreter's next access
+/// and forth at the next run. When that happened after a run shorter than
+/// the conversion, [`KEEP_AFTER`] times in a row, the interpreter keeps the
+/// loop (either engine gives the same results).
+#[derive(Debug, Default)]
+pub(crate) struct HostCost {
+    /// Costly runs in a row.
+    strikes: u8,
+    /// The storages the last run wrote.
+    written: Vec<std::rc::Weak<Storage>>,
+    /// Their elements.
+    elements: usize,
+    /// How long the last run took in compiled code.
+    ran_for: std::time::Duration,
+}
+
+/// A generous time to convert one element between the engines' forms.
+const CONVERT_NS: u64 = 2;
+
 /// Where a buffer's data came from, to put results back.
 enum Home {
     /// A vector's or array's elements.
@@ -499,10 +525,28 @@ impl Machine<'_> {
         func: FuncId,
         stmt: &tessera_ir::Stmt,
     ) -> Option<Option<HostExitKind>> {
+        let key = (func, stmt.id);
+        if let Some(cost) = self.host_costs.get_mut(&key) {
+            let converted = cost
+                .written
+                .iter()
+                .any(|w| w.upgrade().is_some_and(|s| !s.pending()));
+            let convert = std::time::Duration::from_nanos(cost.elements as u64 * CONVERT_NS);
+            if converted && cost.ran_for < convert {
+                cost.strikes = cost.strikes.saturating_add(1);
+            } else if !cost.written.is_empty() {
+                cost.strikes = 0;
+            }
+            cost.written.clear();
+            if cost.strikes >= KEEP_AFTER {
+                return None;
+            }
+        }
         let plan = engine.host_plan(func, stmt)?;
         if !self.calls_fit(&plan.calls) {
             return None;
         }
+        let mut ran_for = std::time::Duration::ZERO;
         let depth = self.host.stack.len().saturating_sub(1) as u32;
         let prog = self.prog;
         let locals = &prog.function(func).locals;
@@ -558,6 +602,18 @@ impl Machine<'_> {
             m.args.push(Arg::Scalar(zero_bits(*s)));
         }
         m.args.push(Arg::Scalar(Bits::Int(0)));
+        let written: Vec<(std::rc::Weak<Storage>, usize)> = m
+            .homes
+            .iter()
+            .filter_map(|h| match h {
+                Home::Storage {
+                    storage,
+                    written: true,
+                    ..
+                } => Some((Rc::downgrade(storage), storage.len())),
+                _ => None,
+            })
+            .collect();
         let mut launch = Launch {
             kernel: func,
             extent: Vec::new(),
@@ -567,11 +623,18 @@ impl Machine<'_> {
             interrupt: self.interrupt.clone(),
         };
         let done = self.hand_over(&mut launch, m.homes, stmt.span, |launch| {
-            engine.run_host(func, stmt, launch)
+            let t = std::time::Instant::now();
+            let outcome = engine.run_host(func, stmt, launch);
+            ran_for = t.elapsed();
+            outcome
         });
         if !done {
             return None;
         }
+        let cost = self.host_costs.entry(key).or_default();
+        cost.elements = written.iter().map(|(_, n)| n).sum();
+        cost.written = written.into_iter().map(|(w, _)| w).collect();
+        cost.ran_for = ran_for;
         let value = |arg: &Arg| match arg {
             Arg::Scalar(b) => Some(match *b {
                 Bits::Bool(x) => Value::Bool(x),
