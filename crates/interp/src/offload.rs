@@ -710,6 +710,24 @@ impl Machine<'_> {
                     let buffer = m.storage_buffer(&prog.structs, storage, elem, size, *written)?;
                     view_arg(buffer, view)
                 }
+                // A pointer into a vector's or array's elements: a view of
+                // the elements from the one it points to on (it is only
+                // dereferenced, at offsets checked to lie in the view).
+                (Type::Ptr { elem, .. }, Value::Ptr(p)) => {
+                    let crate::value::Target::Storage(storage) = &p.target else {
+                        return None;
+                    };
+                    let (size, _) = size_align(&prog.structs, elem)?;
+                    let len = storage.len();
+                    let from = usize::try_from(p.offset).ok().filter(|o| *o <= len)?;
+                    let buffer = m.storage_buffer(&prog.structs, storage, elem, size, *written)?;
+                    Arg::View {
+                        buffer,
+                        offset: from,
+                        extent: vec![(len - from) as i64],
+                        strides: vec![1],
+                    }
+                }
                 (ty @ (Type::Struct(_) | Type::CArray(..)), v) => {
                     let (size, _) = size_align(&prog.structs, ty)?;
                     let mut buffer = Buffer::zeroed(ty.clone(), size, 1)?;

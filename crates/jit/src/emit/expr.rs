@@ -247,6 +247,10 @@ impl Emitter<'_, '_, '_> {
             ExprKind::Launch { .. } => decline(Decline::LaunchInKernel),
             ExprKind::Str(_) => decline(Decline::StringInKernel),
             ExprKind::Throw(_) => decline(Decline::Exceptions),
+            ExprKind::Deref(_) if self.host.is_some() => {
+                let p = self.place(e)?;
+                self.read(&p)
+            }
             ExprKind::Null
             | ExprKind::AddrOf(_)
             | ExprKind::Deref(_)

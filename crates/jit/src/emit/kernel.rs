@@ -697,6 +697,16 @@ fn host_capture(prog: &Program, ty: &Type, by_ref: bool, word: &mut u32) -> R<Ca
             *word += 2 + 2 * u32::from(*r);
             c
         }
+        // A pointer into a vector's elements: the elements from the one it
+        // points to on, as a view (only dereferenced: see `host_pointers`).
+        Type::Ptr { elem, .. } => {
+            let Some(s) = elem.scalar() else {
+                return decline(Decline::Pointer);
+            };
+            let c = CaptureLayout::View(Type::Scalar(s), s.size(), 1, *word);
+            *word += 4;
+            c
+        }
         Type::CArray(..) | Type::Struct(_) if size_align(&prog.structs, ty).is_some() => {
             let c = CaptureLayout::Object(ty.clone(), *word);
             *word += 1;

@@ -24,7 +24,8 @@ pub(crate) fn element_writes(prog: &Program, stmt: &Stmt) -> HashSet<LocalId> {
                     | Intrinsic::ReinterpretAs,
                 args,
             } => args.first().and_then(root),
-            ExprKind::Convert(inner) => root(inner),
+            ExprKind::Convert(inner) | ExprKind::Deref(inner) => root(inner),
+            ExprKind::PtrAdd { ptr, .. } => root(ptr),
             _ => None,
         }
     }
