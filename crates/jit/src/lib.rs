@@ -547,9 +547,6 @@ impl KernelEngine for Jit<'_> {
         let key = (func, stmt.id);
         if !self.hosts.contains_key(&key) {
             let compiled = self.compile_host(func, stmt);
-            if let (Err(why), Some(_)) = (&compiled, std::env::var_os("TESSERA_HOST_DEBUG")) {
-                eprintln!("host loop {:?} declined: {why}", stmt.span);
-            }
             self.hosts.insert(key, compiled);
         }
         match self.hosts.get(&key) {
