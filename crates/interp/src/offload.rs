@@ -629,9 +629,18 @@ impl Machine<'_> {
             outcome
         });
         if !done {
+            // Failed: a check, or a branch compiled code does not run
+            // (printing, say) was reached. The interpreter runs the loop
+            // again; after a few such runs in a row it keeps it.
+            let cost = self.host_costs.entry(key).or_default();
+            cost.strikes = cost.strikes.saturating_add(1);
             return None;
         }
         let cost = self.host_costs.entry(key).or_default();
+        if written.is_empty() {
+            // Nothing to convert back: the run cost only itself.
+            cost.strikes = 0;
+        }
         cost.elements = written.iter().map(|(_, n)| n).sum();
         cost.written = written.into_iter().map(|(w, _)| w).collect();
         cost.ran_for = ran_for;

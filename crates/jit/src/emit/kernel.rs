@@ -225,7 +225,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
     /// interpreter hands that over).
     pub(crate) fn plan_host(prog: &Program, func: FuncId, stmt: &Stmt) -> R<HostLayout> {
         let f = prog.function(func);
-        let exits = crate::plan::host::host_exits(stmt, &|l| {
+        let exits = crate::plan::host::host_exits(prog, stmt, &|l| {
             f.get_local(l).map(|local| (&local.ty, local.by_ref))
         })?;
         let mut word = 1u32;
@@ -426,6 +426,24 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         }
         lw.finish();
         Ok(())
+    }
+
+    /// When branch `then` of `if` statement `id` of a host statement is
+    /// one it does not run (see [`crate::plan::host::HostExits::bails`]):
+    /// stops as a failed check does; true when it did.
+    pub(super) fn host_bail(&mut self, id: tessera_ir::StmtId, then: bool) -> bool {
+        if self.scopes.len() != 1
+            || !self
+                .host
+                .as_ref()
+                .is_some_and(|h| h.exits.bails.contains(&(id, then)))
+        {
+            return false;
+        }
+        let fail = self.entry.fail;
+        self.b.ins().jump(fail, &[]);
+        self.dead_block();
+        true
     }
 
     /// Where global `g` lives while a host statement runs.

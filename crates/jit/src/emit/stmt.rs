@@ -125,7 +125,8 @@ impl Emitter<'_, '_, '_> {
                 if !self.host_exit(HostExitKind::Branch {
                     stmt: s.id,
                     then: true,
-                })? {
+                })? && !self.host_bail(s.id, true)
+                {
                     self.stmts(&then.stmts)?;
                 }
                 self.b.ins().jump(join, &[]);
@@ -135,6 +136,7 @@ impl Emitter<'_, '_, '_> {
                         stmt: s.id,
                         then: false,
                     })?
+                    && !self.host_bail(s.id, false)
                 {
                     self.stmts(&els.stmts)?;
                 }

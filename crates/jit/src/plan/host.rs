@@ -13,9 +13,10 @@
 use crate::decline::{Decline, R, decline};
 use crate::plan::locals::stmt_locals;
 use std::collections::{BTreeSet, HashMap};
-use tessera_ir::visit::{for_each_subexpr, walk_stmt};
+use tessera_ir::visit::{for_each_subexpr, walk_block, walk_stmt};
 use tessera_ir::{
-    Block as IrBlock, Expr, ExprKind, GlobalId, LocalId, Stmt, StmtId, StmtKind, Type,
+    Block as IrBlock, Expr, ExprKind, FuncId, GlobalId, Intrinsic, LocalId, Program, Stmt, StmtId,
+    StmtKind, Type,
 };
 use tessera_runtime::launch::{HostExit, HostExitKind};
 
@@ -28,6 +29,12 @@ pub(crate) struct HostExits {
     pub(crate) exit_locals: Vec<LocalId>,
     /// Each exit's number, by the code it stands for.
     pub(crate) by_kind: HashMap<HostExitKind, u32>,
+    /// Branches (the `if`'s id, `then` or `else`) that print or throw:
+    /// compiled code that reaches one stops as a failed check does, and
+    /// the interpreter runs the whole statement again. Such a branch is
+    /// rare by nature (the report of a mismatch), and printing is the one
+    /// thing the compiled code cannot do.
+    pub(crate) bails: BTreeSet<(StmtId, bool)>,
     /// Every local the compiled part names (reads, writes or declares).
     pub(crate) named: BTreeSet<LocalId>,
     /// Every global the compiled part names (not counting the functions
@@ -40,12 +47,17 @@ pub(crate) struct HostExits {
 /// Finds the exits of host loop `stmt` of a function whose locals' types
 /// are `local_ty` (`None` for an unknown local).
 pub(crate) fn host_exits<'t>(
+    prog: &Program,
     stmt: &Stmt,
     local_ty: &dyn Fn(LocalId) -> Option<(&'t Type, bool)>,
 ) -> R<HostExits> {
-    let mut found = Found::default();
+    let mut found = Found {
+        prog: Some(prog),
+        ..Found::default()
+    };
     found.stmt(stmt, 0);
     let mut out = HostExits {
+        bails: found.bails,
         named: found.named,
         declared: found.declared,
         globals: found.globals,
@@ -79,7 +91,9 @@ pub(crate) fn host_exits<'t>(
 }
 
 #[derive(Default)]
-struct Found {
+struct Found<'p> {
+    prog: Option<&'p Program>,
+    bails: BTreeSet<(StmtId, bool)>,
     /// Each exit with the locals its code names but does not declare.
     exits: Vec<(HostExitKind, BTreeSet<LocalId>)>,
     named: BTreeSet<LocalId>,
@@ -87,7 +101,7 @@ struct Found {
     globals: BTreeSet<GlobalId>,
 }
 
-impl Found {
+impl Found<'_> {
     /// `depth`: the loops and `switch`es between the host loop's body and
     /// `s` (0 for the host loop itself, 1 in its body).
     fn stmt(&mut self, s: &Stmt, depth: u32) {
@@ -179,6 +193,8 @@ impl Found {
             let code = code.difference(&inner).copied().collect();
             self.exits
                 .push((HostExitKind::Branch { stmt: id, then }, code));
+        } else if self.prog.is_some_and(|prog| prints(prog, b)) {
+            self.bails.insert((id, then));
         } else {
             self.block(b, depth);
         }
@@ -207,4 +223,60 @@ fn leaves(b: &IrBlock, depth: u32) -> bool {
         );
     }
     jumps == usize::from(last.is_some())
+}
+
+/// True when block `b`, or a function it calls, prints, throws, launches a
+/// kernel or allocates: code compiled host loops never run.
+fn prints(prog: &Program, b: &IrBlock) -> bool {
+    let found = std::cell::Cell::new(false);
+    let mut calls = Vec::new();
+    let look = |e: &Expr, calls: &mut Vec<FuncId>| {
+        let host_only = match &e.kind {
+            ExprKind::Str(_)
+            | ExprKind::Throw(_)
+            | ExprKind::Launch { .. }
+            | ExprKind::New { .. }
+            | ExprKind::Delete { .. } => true,
+            ExprKind::Intrinsic { op, .. } => matches!(
+                op,
+                Intrinsic::Print
+                    | Intrinsic::Printf(_)
+                    | Intrinsic::Puts { .. }
+                    | Intrinsic::Putchar(_)
+                    | Intrinsic::Fflush(_)
+                    | Intrinsic::Stdout
+                    | Intrinsic::Stderr
+                    | Intrinsic::Manipulator(_)
+            ),
+            ExprKind::Call { func, .. } => {
+                calls.push(*func);
+                false
+            }
+            _ => false,
+        };
+        if host_only {
+            found.set(true);
+        }
+    };
+    let try_stmt = |s: &Stmt| {
+        if matches!(s.kind, StmtKind::Try { .. }) {
+            found.set(true);
+        }
+    };
+    for s in &b.stmts {
+        walk_stmt(s, &mut |s| try_stmt(s), &mut |e| look(e, &mut calls));
+    }
+    let mut seen = BTreeSet::new();
+    while let Some(f) = calls.pop() {
+        if found.get() {
+            return true;
+        }
+        if !seen.insert(f) {
+            continue;
+        }
+        if let Some(body) = prog.get_function(f).and_then(|f| f.body.as_ref()) {
+            walk_block(body, &mut |s| try_stmt(s), &mut |e| look(e, &mut calls));
+        }
+    }
+    found.get()
 }

@@ -499,7 +499,7 @@ int main() { std::vector<int> v(3); return check(v, 4); }
     let (f, body) = function(&prog, "check");
     let i = local(f, "i");
     let (stmts, at) = find_loop(body, i).expect("the loop");
-    let exits = super::host::host_exits(&stmts[at], &|l| {
+    let exits = super::host::host_exits(&prog, &stmts[at], &|l| {
         f.get_local(l).map(|local| (&local.ty, local.by_ref))
     })
     .expect("exits");
