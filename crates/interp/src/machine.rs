@@ -136,6 +136,10 @@ pub(crate) struct Machine<'p> {
     stack_base: usize,
     /// Set from outside (Ctrl-C in the REPL) to stop the run.
     pub(crate) interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// What the last compiled runs of each host loop cost in hand-over,
+    /// by function and statement id (see [`crate::offload::HostCost`]).
+    pub(crate) host_costs:
+        std::collections::HashMap<(FuncId, tessera_ir::StmtId), crate::offload::HostCost>,
     /// By function, then by statement id: whether the statement reaches a
     /// barrier, filled in for a function when first asked (see
     /// `Machine::has_barrier`).
@@ -202,6 +206,7 @@ impl<'p> Machine<'p> {
             frame_bytes: Vec::new(),
             stack_base: stack_address(),
             interrupt: None,
+            host_costs: std::collections::HashMap::new(),
             barrier_stmts: vec![None; prog.functions.len()],
             engine: None,
             clib: crate::clib::CState::default(),
@@ -1133,8 +1138,11 @@ impl<'p> Machine<'p> {
                 step,
             } => {
                 // A host loop the engine compiles runs there, whole.
-                if self.engine.is_some() && !self.in_kernel && self.offload_host(s) {
-                    return Ok(Flow::Normal);
+                if self.engine.is_some()
+                    && !self.in_kernel
+                    && let Some(flow) = self.offload_host(s)
+                {
+                    return flow;
                 }
                 let mut first = true;
                 loop {
@@ -1233,6 +1241,11 @@ impl<'p> Machine<'p> {
     }
 
     /// Pushes a frame for `func` with its arguments.
+    /// Bytes of native stack the interpreter uses now.
+    pub(crate) fn stack_used(&self) -> u64 {
+        self.stack_base.saturating_sub(stack_address()) as u64
+    }
+
     pub(crate) fn enter(&mut self, func: FuncId, args: Vec<Value>, span: Span) -> Res<()> {
         let limit = self.opts.limits.max_call_depth;
         if self.depth >= limit {

@@ -8,13 +8,39 @@
 //! view over a `tile_static` or private array, elements without a plain
 //! layout) keeps the launch in the interpreter.
 
-use crate::machine::Machine;
+use crate::machine::{Flow, Machine, Res};
 use crate::value::{Place, Root, Storage, Value, ViewData};
 use std::rc::Rc;
 use tessera_diagnostics::Span;
 use tessera_ir::{Capture, FuncId, Type};
-use tessera_runtime::launch::{Arg, Bits, Buffer, Launch, LaunchOutcome};
+use tessera_runtime::launch::{Arg, Bits, Buffer, HostExitKind, Launch, LaunchOutcome};
 use tessera_runtime::layout::{field_offset, size_align};
+
+/// Costly compiled runs in a row after which the interpreter keeps a host
+/// loop.
+const KEEP_AFTER: u8 = 3;
+
+/// What handing a host loop's data over has cost. A short loop over much
+/// data (a helper writing a few elements of a big vector, called again and
+/// again from interpreted code) spends its time converting: the elements it
+/// wrote go back to the interpreter's form at the interpreter's next access
+/// and forth at the next run. When that happened after a run shorter than
+/// the conversion, [`KEEP_AFTER`] times in a row, the interpreter keeps the
+/// loop (either engine gives the same results).
+#[derive(Debug, Default)]
+pub(crate) struct HostCost {
+    /// Costly runs in a row.
+    strikes: u8,
+    /// The storages the last run wrote.
+    written: Vec<std::rc::Weak<Storage>>,
+    /// Their elements.
+    elements: usize,
+    /// How long the last run took in compiled code.
+    ran_for: std::time::Duration,
+}
+
+/// A generous time to convert one element between the engines' forms.
+const CONVERT_NS: u64 = 2;
 
 /// Where a buffer's data came from, to put results back.
 enum Home {
@@ -33,6 +59,9 @@ enum Home {
     Place(Place),
     /// A captured struct or C array (read-only in the kernel).
     Object,
+    /// A struct or C array a host statement may write: the buffer's one
+    /// element goes back to this place.
+    Whole(Place),
 }
 
 /// Memory the engine gets as buffers, and where each came from.
@@ -383,6 +412,13 @@ impl Machine<'_> {
                     storage.keep_device(buffer, dirty);
                 }
             }
+            Home::Whole(place) => {
+                if done && let Some(v) = read_object(structs, &buffer, 0, &buffer.elem) {
+                    // The place was read before the run: writing it back
+                    // cannot fail for a reason the interpreter would report.
+                    let _ = self.write(&place, v, span);
+                }
+            }
             Home::Place(place) => {
                 if !done {
                     return;
@@ -399,50 +435,185 @@ impl Machine<'_> {
         }
     }
 
-    /// Offers a host statement (a loop) to the engine; true when the engine
-    /// ran it to its end and its effects are in place.
-    pub(crate) fn offload_host(&mut self, stmt: &tessera_ir::Stmt) -> bool {
+    /// Offers a host statement (a loop) to the engine: `None` when the
+    /// interpreter must run it, else how it ended (having run to its end
+    /// or, at one of its exits, through the code the interpreter ran there).
+    pub(crate) fn offload_host(&mut self, stmt: &tessera_ir::Stmt) -> Option<Res<Flow>> {
         if self.in_kernel || self.checker.on {
-            return false;
+            return None;
         }
-        let Some(func) = self.host.stack.last().and_then(|f| f.func) else {
-            return false;
-        };
-        let Some(engine) = self.engine.take() else {
-            return false;
-        };
+        let func = self.host.stack.last().and_then(|f| f.func)?;
+        let engine = self.engine.take()?;
         let ran = self.offload_host_with(engine, func, stmt);
         self.engine = Some(engine);
-        ran
+        let exit = ran?;
+        Some(match exit {
+            None => Ok(Flow::Normal),
+            Some(kind) => self.run_host_exit(stmt, kind),
+        })
     }
 
+    /// Runs the code of a host statement's exit, which ends the statement.
+    fn run_host_exit(&mut self, stmt: &tessera_ir::Stmt, kind: HostExitKind) -> Res<Flow> {
+        let id = match kind {
+            HostExitKind::Return(id) | HostExitKind::Branch { stmt: id, .. } => id,
+        };
+        let mut found = None;
+        tessera_ir::visit::walk_stmt(
+            stmt,
+            &mut |s| {
+                if s.id == id && found.is_none() {
+                    found = Some(s);
+                }
+            },
+            &mut |_| {},
+        );
+        let Some(s) = found else {
+            return Ok(Flow::Normal);
+        };
+        match (kind, &s.kind) {
+            (HostExitKind::Branch { then, .. }, tessera_ir::StmtKind::If { then: t, els, .. }) => {
+                let block = if then { Some(t) } else { els.as_ref() };
+                let Some(block) = block else {
+                    return Ok(Flow::Normal);
+                };
+                // The branch ends with a `return`, or a `break` out of the
+                // statement itself, which ends it normally.
+                match self.exec_block(block)? {
+                    Flow::Break => Ok(Flow::Normal),
+                    other => Ok(other),
+                }
+            }
+            _ => self.exec_stmt(s),
+        }
+    }
+
+    /// True when the calls a compiled statement makes (inlined: the engine
+    /// keeps no call stack) could not fail here in the interpreter for
+    /// want of call depth, stack or memory for their frames.
+    fn calls_fit(&mut self, calls: &[FuncId]) -> bool {
+        if calls.is_empty() {
+            return true;
+        }
+        // A chain of calls holds each function at most once (the engine
+        // does not inline recursion).
+        let chain = calls.len() as u64;
+        if u64::from(self.depth) + chain >= u64::from(self.opts.limits.max_call_depth) {
+            return false;
+        }
+        // A generous bound on the native stack an interpreted call takes.
+        const STACK_PER_CALL: u64 = 1 << 20;
+        if self.stack_used().saturating_add(chain * STACK_PER_CALL) > self.opts.limits.max_stack {
+            return false;
+        }
+        let frames = calls
+            .iter()
+            .map(|f| self.frame_bytes.get(f.index()).copied().unwrap_or(u64::MAX))
+            .fold(0u64, u64::saturating_add);
+        if self.meter.take(frames).is_err() {
+            return false;
+        }
+        self.meter.give(frames);
+        true
+    }
+
+    /// Runs a host statement in the engine: `None` when it was not run,
+    /// `Some(exit)` when it ran to its end (`None`) or to an exit.
     fn offload_host_with(
         &mut self,
         engine: &mut dyn tessera_runtime::launch::KernelEngine,
         func: FuncId,
         stmt: &tessera_ir::Stmt,
-    ) -> bool {
-        let Some(plan) = engine.host_plan(func, stmt) else {
-            return false;
-        };
-        let Some(frame) = self.host.stack.last() else {
-            return false;
-        };
-        let values: Vec<Value> = plan
+    ) -> Option<Option<HostExitKind>> {
+        let key = (func, stmt.id);
+        if let Some(cost) = self.host_costs.get_mut(&key) {
+            let converted = cost
+                .written
+                .iter()
+                .any(|w| w.upgrade().is_some_and(|s| !s.pending()));
+            let convert = std::time::Duration::from_nanos(cost.elements as u64 * CONVERT_NS);
+            if converted && cost.ran_for < convert {
+                cost.strikes = cost.strikes.saturating_add(1);
+            } else if !cost.written.is_empty() {
+                cost.strikes = 0;
+            }
+            cost.written.clear();
+            if cost.strikes >= KEEP_AFTER {
+                return None;
+            }
+        }
+        let plan = engine.host_plan(func, stmt)?;
+        if !self.calls_fit(&plan.calls) {
+            return None;
+        }
+        let mut ran_for = std::time::Duration::ZERO;
+        let depth = self.host.stack.len().saturating_sub(1) as u32;
+        let prog = self.prog;
+        let locals = &prog.function(func).locals;
+        // Each local and global the statement names: its type, whether the
+        // statement may write it, and its place. A reference stands for
+        // what it refers to. A scalar, C array or struct is handed over as
+        // a copy and written back, so none may be reachable two ways (two
+        // references to one object, a reference to a local also named).
+        let mut named: Vec<(Type, bool, Place)> = Vec::new();
+        let mut roots = Vec::new();
+        for &(l, written) in &plan.locals {
+            let ty = locals.get(l.index())?.ty.clone();
+            let slot = self.host.stack.last()?.locals.get(l.index())?;
+            let place = match slot {
+                Value::Ref(p) => (**p).clone(),
+                _ => Place::root(Root::HostLocal(depth, l.0)),
+            };
+            if copied_whole(&ty) {
+                let key = object_root(&place)?;
+                if roots.contains(&key) {
+                    return None;
+                }
+                roots.push(key);
+            }
+            named.push((ty, written, place));
+        }
+        for &(g, written) in &plan.globals {
+            let ty = prog.globals.get(g.index())?.ty.clone();
+            let place = Place::root(Root::Global(g.0));
+            if copied_whole(&ty) {
+                let key = object_root(&place)?;
+                if roots.contains(&key) {
+                    return None;
+                }
+                roots.push(key);
+            }
+            named.push((ty, written, place));
+        }
+        let mut values = Vec::with_capacity(named.len());
+        for (_, _, place) in &named {
+            values.push(self.read(place, stmt.span).ok()?);
+        }
+        let mut m = Marshalled::new();
+        if self.marshal_host(&mut m, &named, &values).is_none() {
+            self.give_back(m, stmt.span);
+            return None;
+        }
+        for l in &plan.exit_locals {
+            let Some(Type::Scalar(s)) = locals.get(l.index()).map(|x| &x.ty) else {
+                self.give_back(m, stmt.span);
+                return None;
+            };
+            m.args.push(Arg::Scalar(zero_bits(*s)));
+        }
+        m.args.push(Arg::Scalar(Bits::Int(0)));
+        let written: Vec<(std::rc::Weak<Storage>, usize)> = m
+            .homes
             .iter()
-            .map(|(l, _)| {
-                frame
-                    .locals
-                    .get(l.index())
-                    .cloned()
-                    .unwrap_or(Value::Uninit)
+            .filter_map(|h| match h {
+                Home::Storage {
+                    storage,
+                    written: true,
+                    ..
+                } => Some((Rc::downgrade(storage), storage.len())),
+                _ => None,
             })
             .collect();
-        let mut m = Marshalled::new();
-        if self.marshal_host(&mut m, func, &plan, &values).is_none() {
-            self.give_back(m, stmt.span);
-            return false;
-        }
         let mut launch = Launch {
             kernel: func,
             extent: Vec::new(),
@@ -452,38 +623,80 @@ impl Machine<'_> {
             interrupt: self.interrupt.clone(),
         };
         let done = self.hand_over(&mut launch, m.homes, stmt.span, |launch| {
-            engine.run_host(func, stmt, launch)
+            let t = std::time::Instant::now();
+            let outcome = engine.run_host(func, stmt, launch);
+            ran_for = t.elapsed();
+            outcome
         });
-        if done {
-            let Some(frame) = self.host.stack.last_mut() else {
-                return true;
-            };
-            for ((l, _), arg) in plan.iter().zip(&launch.args) {
-                if let (Arg::Scalar(b), Some(slot)) = (arg, frame.locals.get_mut(l.index())) {
-                    *slot = match *b {
-                        Bits::Bool(x) => Value::Bool(x),
-                        Bits::Int(n) => Value::Int(n),
-                        Bits::Float(f) => Value::Float(f),
-                        Bits::Double(d) => Value::Double(d),
-                    };
-                }
+        if !done {
+            // Failed: a check, or a branch compiled code does not run
+            // (printing, say) was reached. The interpreter runs the loop
+            // again; after a few such runs in a row it keeps it.
+            let cost = self.host_costs.entry(key).or_default();
+            cost.strikes = cost.strikes.saturating_add(1);
+            return None;
+        }
+        let cost = self.host_costs.entry(key).or_default();
+        if written.is_empty() {
+            // Nothing to convert back: the run cost only itself.
+            cost.strikes = 0;
+        }
+        cost.elements = written.iter().map(|(_, n)| n).sum();
+        cost.written = written.into_iter().map(|(w, _)| w).collect();
+        cost.ran_for = ran_for;
+        let value = |arg: &Arg| match arg {
+            Arg::Scalar(b) => Some(match *b {
+                Bits::Bool(x) => Value::Bool(x),
+                Bits::Int(n) => Value::Int(n),
+                Bits::Float(f) => Value::Float(f),
+                Bits::Double(d) => Value::Double(d),
+            }),
+            _ => None,
+        };
+        for ((ty, _, place), arg) in named.iter().zip(&launch.args) {
+            if let (Type::Scalar(_), Some(v)) = (ty, value(arg)) {
+                // Read just before: writing it back cannot fail.
+                let _ = self.write(place, v, stmt.span);
             }
         }
-        done
+        let taken = match launch.args.last() {
+            Some(Arg::Scalar(Bits::Int(k))) => usize::try_from(*k).unwrap_or(0),
+            _ => 0,
+        };
+        let Some(exit) = taken.checked_sub(1).and_then(|k| plan.exits.get(k)) else {
+            return Some(None);
+        };
+        let first = named.len();
+        for &at in &exit.locals {
+            let (Some(l), Some(v)) = (
+                plan.exit_locals.get(at),
+                launch.args.get(first + at).and_then(value),
+            ) else {
+                continue;
+            };
+            if let Some(slot) = self
+                .host
+                .stack
+                .last_mut()
+                .and_then(|f| f.locals.get_mut(l.index()))
+            {
+                *slot = v;
+            }
+        }
+        Some(Some(exit.kind))
     }
 
-    /// The host locals a statement names as arguments and buffers.
+    /// The locals and globals a host statement names (type, whether it
+    /// may write them, place), of values `values`, as arguments and
+    /// buffers.
     fn marshal_host(
         &mut self,
         m: &mut Marshalled,
-        func: FuncId,
-        plan: &[(tessera_ir::LocalId, bool)],
+        named: &[(Type, bool, Place)],
         values: &[Value],
     ) -> Option<()> {
         let prog = self.prog;
-        let locals = &prog.function(func).locals;
-        for ((l, written), v) in plan.iter().zip(values) {
-            let ty = &locals[l.index()].ty;
+        for ((ty, written, place), v) in named.iter().zip(values) {
             let arg = match (ty, v) {
                 (Type::Scalar(s), Value::Uninit) => Arg::Scalar(zero_bits(*s)),
                 (Type::Scalar(_), v) => Arg::Scalar(bits(v)?),
@@ -506,12 +719,50 @@ impl Machine<'_> {
                     let buffer = m.storage_buffer(&prog.structs, storage, elem, size, *written)?;
                     view_arg(buffer, view)
                 }
+                // A pointer into a vector's or array's elements: a view of
+                // the elements from the one it points to on (it is only
+                // dereferenced, at offsets checked to lie in the view).
+                (Type::Ptr { elem, .. }, Value::Ptr(p)) => {
+                    let crate::value::Target::Storage(storage) = &p.target else {
+                        return None;
+                    };
+                    let (size, _) = size_align(&prog.structs, elem)?;
+                    let len = storage.len();
+                    let from = usize::try_from(p.offset).ok().filter(|o| *o <= len)?;
+                    let buffer = m.storage_buffer(&prog.structs, storage, elem, size, *written)?;
+                    Arg::View {
+                        buffer,
+                        offset: from,
+                        extent: vec![(len - from) as i64],
+                        strides: vec![1],
+                    }
+                }
+                (ty @ (Type::Struct(_) | Type::CArray(..)), v) => {
+                    let (size, _) = size_align(&prog.structs, ty)?;
+                    let mut buffer = Buffer::zeroed(ty.clone(), size, 1)?;
+                    write_object(&prog.structs, &mut buffer, 0, ty, v)?;
+                    m.buffers.push(buffer);
+                    m.homes.push(if *written {
+                        Home::Whole(place.clone())
+                    } else {
+                        Home::Object
+                    });
+                    Arg::Object {
+                        buffer: m.buffers.len() - 1,
+                    }
+                }
                 _ => return None,
             };
             m.args.push(arg);
         }
         Some(())
     }
+}
+
+/// True for the types a compiled host statement gets as a copy it hands
+/// back (rather than as a window on shared storage).
+fn copied_whole(ty: &Type) -> bool {
+    matches!(ty, Type::Scalar(_) | Type::Struct(_) | Type::CArray(..))
 }
 
 fn zero_bits(s: tessera_ir::Scalar) -> Bits {
@@ -704,6 +955,18 @@ fn is_zero(v: &Value) -> bool {
         Value::Double(d) => d.to_bits() == 0,
         _ => false,
     }
+}
+
+/// The object a place handed to compiled host code as a copy is part of,
+/// as a key two such places share when they may overlap; `None` when it
+/// could also be reached another way (an element of a buffer, a pun).
+fn object_root(place: &Place) -> Option<(u8, usize, usize)> {
+    Some(match &place.root {
+        Root::Local(d, s) | Root::HostLocal(d, s) => (0, *d as usize, *s as usize),
+        Root::Global(g) => (1, *g as usize, 0),
+        Root::Temp(cell) => (2, Rc::as_ptr(cell) as usize, 0),
+        _ => return None,
+    })
 }
 
 /// True when two places name the same object.

@@ -658,6 +658,12 @@ impl Storage {
         taken
     }
 
+    /// True while a typed copy holds writes the values lack (nothing in the
+    /// interpreter has looked at the elements since).
+    pub(crate) fn pending(&self) -> bool {
+        self.sync.get() == Sync::Pending
+    }
+
     /// Keeps a typed copy of scalar elements in place of any older one.
     ///
     /// Not counted against `--max-memory`: the limit counts the program's

@@ -105,6 +105,9 @@ pub enum Decline {
     HostVariableType,
     /// A host variable of this kind.
     HostVariableKind,
+    /// A local of a host loop, other than a scalar, that code the
+    /// interpreter runs when it leaves the loop reads.
+    HostExitLocal,
     /// A reference declared between barriers.
     ReferenceDeclaredBetweenBarriers,
     /// A local of this type declared between barriers.
@@ -295,6 +298,7 @@ impl Decline {
             Self::VectorNonScalars => "a vector of non-scalars".into(),
             Self::HostVariableType => "a host variable of this type".into(),
             Self::HostVariableKind => "a host variable of this kind".into(),
+            Self::HostExitLocal => "a non-scalar local read where the loop is left".into(),
             Self::ReferenceDeclaredBetweenBarriers => {
                 "a reference declared between barriers".into()
             }

@@ -27,7 +27,7 @@ use cranelift_module::{Linkage, Module};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use tessera_ir::{FuncId, FunctionKind, Program, StmtId};
-use tessera_runtime::launch::{KernelEngine, Launch, LaunchOutcome};
+use tessera_runtime::launch::{HostPlan, KernelEngine, Launch, LaunchOutcome};
 
 pub use decline::Decline;
 
@@ -101,6 +101,54 @@ fn interpreted_type(ty: &tessera_ir::Type, prog: &Program) -> bool {
 /// integer): those run in the interpreter, which checks every pointer.
 fn uses_pointers(prog: &Program, func: FuncId, stmt: Option<&tessera_ir::Stmt>) -> bool {
     uses(prog, func, stmt, &|t| interpreted_type(t, prog), true)
+}
+
+/// True when host statement `stmt` uses pointers (or host-only narrow
+/// integers) otherwise than by dereferencing a pointer local declared
+/// outside it to scalars, at an offset (`*p`, `p[i]`, `*(p + i)`), or a
+/// function it calls uses any.
+fn host_pointers(prog: &Program, stmt: &tessera_ir::Stmt) -> bool {
+    use tessera_ir::ExprKind;
+    fn check(prog: &Program, e: &tessera_ir::Expr, calls: &mut Vec<FuncId>) -> bool {
+        if let ExprKind::Deref(inner) = &e.kind {
+            let (ptr, offset) = match &inner.kind {
+                ExprKind::PtrAdd { ptr, offset } => (&**ptr, Some(&**offset)),
+                _ => (&**inner, None),
+            };
+            let plain = matches!(ptr.kind, ExprKind::Local(_))
+                && matches!(&ptr.ty, tessera_ir::Type::Ptr { elem, .. }
+                    if elem.scalar().is_some() && !interpreted_type(elem, prog));
+            return !plain || offset.is_some_and(|k| check(prog, k, calls));
+        }
+        if interpreted_type(&e.ty, prog)
+            || matches!(
+                e.kind,
+                ExprKind::AddrOf(_)
+                    | ExprKind::PtrAdd { .. }
+                    | ExprKind::PtrDiff { .. }
+                    | ExprKind::New { .. }
+                    | ExprKind::Delete { .. }
+                    | ExprKind::Null
+            )
+        {
+            return true;
+        }
+        if let ExprKind::Call { func, .. } = e.kind {
+            calls.push(func);
+        }
+        let mut bad = false;
+        tessera_ir::visit::for_each_child(e, &mut |c| bad = bad || check(prog, c, calls));
+        bad
+    }
+    let mut bad = false;
+    let mut calls = Vec::new();
+    tessera_ir::visit::walk_stmt(
+        stmt,
+        // A pointer local declared inside is declined by the emitter.
+        &mut |s| s.for_each_expr(&mut |e| bad = bad || check(prog, e, &mut calls)),
+        &mut |_| {},
+    );
+    bad || calls.iter().any(|f| uses_pointers(prog, *f, None))
 }
 
 /// True when the code of `func` (or of `stmt` in it), or of a function it
@@ -379,7 +427,7 @@ impl<'p> Jit<'p> {
         let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
             return Err(Decline::NoNativeCode);
         };
-        if uses_pointers(self.prog, func, Some(stmt)) {
+        if host_pointers(self.prog, stmt) {
             return Err(Decline::Pointer);
         }
         if uses_unions(self.prog, func, Some(stmt)) {
@@ -490,11 +538,7 @@ impl KernelEngine for Jit<'_> {
         self.stats.fallbacks += 1;
     }
 
-    fn host_plan(
-        &mut self,
-        func: FuncId,
-        stmt: &tessera_ir::Stmt,
-    ) -> Option<Vec<(tessera_ir::LocalId, bool)>> {
+    fn host_plan(&mut self, func: FuncId, stmt: &tessera_ir::Stmt) -> Option<HostPlan> {
         // Ids tell statements apart only once the checker has numbered
         // them; an unnumbered statement could share its key with another.
         if stmt.id == StmtId::UNNUMBERED {
@@ -506,14 +550,25 @@ impl KernelEngine for Jit<'_> {
             self.hosts.insert(key, compiled);
         }
         match self.hosts.get(&key) {
-            Some(Ok(c)) => Some(
-                c.layout
+            Some(Ok(c)) => Some(HostPlan {
+                locals: c
+                    .layout
                     .locals
                     .iter()
                     .copied()
                     .zip(c.layout.written.iter().copied())
                     .collect(),
-            ),
+                globals: c
+                    .layout
+                    .globals
+                    .iter()
+                    .copied()
+                    .zip(c.layout.global_written.iter().copied())
+                    .collect(),
+                exit_locals: c.layout.exits.exit_locals.clone(),
+                exits: c.layout.exits.exits.clone(),
+                calls: c.layout.calls.clone(),
+            }),
             _ => None,
         }
     }

@@ -13,7 +13,7 @@
 //! whichever engine found it first.
 
 use std::time::Instant;
-use tessera_ir::{FuncId, LocalId, Scalar, Stmt, Type};
+use tessera_ir::{FuncId, GlobalId, LocalId, Scalar, Stmt, StmtId, Type};
 
 /// Elements of one type (a scalar, or a struct or C array of scalars), in
 /// C++ layout, 8-byte aligned.
@@ -195,6 +195,66 @@ pub enum LaunchOutcome {
     Failed,
 }
 
+/// What the engine needs to run a host statement, and how it may leave it.
+///
+/// `launch.args` holds, in order: one argument per local of
+/// [`HostPlan::locals`] and per global of [`HostPlan::globals`] (a scalar's
+/// value, a vector's or view's window, a C array or struct as the one
+/// element of a buffer), one [`Arg::Scalar`] per local of [`HostPlan::exit_locals`] (any value
+/// in; the local's value at the exit out), and one [`Arg::Scalar`] that
+/// the engine sets to the exit it took: 0 when the statement ran to its
+/// end, `k` for exit `k - 1` of [`HostPlan::exits`].
+#[derive(Clone, Debug, Default)]
+pub struct HostPlan {
+    /// The locals declared outside the statement that it names, each with
+    /// whether the statement may write through it (a vector's or view's
+    /// elements). A reference stands for what it refers to.
+    pub locals: Vec<(LocalId, bool)>,
+    /// The globals the statement, or a function it calls, names, each with
+    /// whether the statement may write through it.
+    pub globals: Vec<(GlobalId, bool)>,
+    /// Scalar locals declared inside the statement that the code of an
+    /// exit reads.
+    pub exit_locals: Vec<LocalId>,
+    /// Where the engine may stop and leave the rest of the statement to
+    /// the interpreter.
+    pub exits: Vec<HostExit>,
+    /// Every function the statement calls, directly or not (the engine
+    /// inlines them: the interpreter checks its call depth, stack and
+    /// memory would allow those calls before offering the statement).
+    pub calls: Vec<FuncId>,
+}
+
+/// A point where a compiled host statement stops and the interpreter runs
+/// code that leaves the statement (at most once per run, so it need not be
+/// fast): the interpreter runs it with the locals as the engine left them,
+/// and whatever it does (a `return`, a `break` out of the statement, output
+/// on the way) ends the statement.
+#[derive(Clone, Debug)]
+pub struct HostExit {
+    /// What the interpreter runs.
+    pub kind: HostExitKind,
+    /// Positions in [`HostPlan::exit_locals`] of the locals this exit's
+    /// code may read: the engine set them.
+    pub locals: Vec<usize>,
+}
+
+/// The code a [`HostExit`] leaves to the interpreter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HostExitKind {
+    /// The `return` statement of this id.
+    Return(StmtId),
+    /// A branch of the `if` statement of this id (`then` or `else`), which
+    /// ends with a `return`, or a `break` out of the loop that is the
+    /// statement.
+    Branch {
+        /// The `if`.
+        stmt: StmtId,
+        /// Its `then` branch (else its `else`).
+        then: bool,
+    },
+}
+
 /// Runs kernels on [`Launch`] data.
 pub trait KernelEngine {
     /// Runs `launch` to the end, or declines it, or stops at a failed check.
@@ -207,20 +267,17 @@ pub trait KernelEngine {
     }
 
     /// Whether the engine runs host statement `stmt` of function `func` (a
-    /// loop of `main`, say), and if so the locals declared outside it that
-    /// it names, in the order [`KernelEngine::run_host`] wants them as
-    /// [`Launch::args`].
-    /// Each local comes with whether the statement may write through it (a
-    /// vector's or view's elements).
-    fn host_plan(&mut self, func: FuncId, stmt: &Stmt) -> Option<Vec<(LocalId, bool)>> {
+    /// loop, say), and if so what it needs: see [`HostPlan`].
+    fn host_plan(&mut self, func: FuncId, stmt: &Stmt) -> Option<HostPlan> {
         let _ = (func, stmt);
         None
     }
 
-    /// Runs host statement `stmt` once with the locals of
-    /// [`KernelEngine::host_plan`] as `launch.args` (`launch.kernel` is
-    /// `func`, `launch.extent` empty); on `Done` the scalars among them
-    /// hold their new values and the buffers the new elements.
+    /// Runs host statement `stmt` once with the arguments
+    /// [`HostPlan`] describes as `launch.args` (`launch.kernel` is `func`,
+    /// `launch.extent` empty); on `Done` the scalars among them hold their
+    /// new values, the buffers the new elements, and the last argument the
+    /// exit taken.
     fn run_host(&mut self, func: FuncId, stmt: &Stmt, launch: &mut Launch) -> LaunchOutcome {
         let _ = (func, stmt, launch);
         LaunchOutcome::Declined

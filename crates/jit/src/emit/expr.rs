@@ -102,7 +102,14 @@ impl Emitter<'_, '_, '_> {
                 Some(v) => Ok(v.clone()),
                 None => decline(Decline::UnknownCapture),
             },
-            ExprKind::Global(_) => decline(Decline::GlobalVariableInKernel),
+            ExprKind::Global(g) => match self.host_global(*g) {
+                Some(Slot::View(v)) => Ok(V::View(v)),
+                Some(_) => {
+                    let p = self.place(e)?;
+                    self.read(&p)
+                }
+                None => decline(Decline::GlobalVariableInKernel),
+            },
             ExprKind::Binary { op, lhs, rhs } => {
                 let s = self.scalar_ty(&lhs.ty)?;
                 let rs = self.scalar_ty(&rhs.ty)?;
@@ -240,6 +247,10 @@ impl Emitter<'_, '_, '_> {
             ExprKind::Launch { .. } => decline(Decline::LaunchInKernel),
             ExprKind::Str(_) => decline(Decline::StringInKernel),
             ExprKind::Throw(_) => decline(Decline::Exceptions),
+            ExprKind::Deref(_) if self.host.is_some() => {
+                let p = self.place(e)?;
+                self.read(&p)
+            }
             ExprKind::Null
             | ExprKind::AddrOf(_)
             | ExprKind::Deref(_)

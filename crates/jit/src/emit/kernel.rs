@@ -137,6 +137,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 need_item: false,
                 frame_ptr,
             },
+            host: None,
         }
     }
 
@@ -216,76 +217,116 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         Ok(layout)
     }
 
-    /// Plans a host statement (a loop of `main`, say): the locals declared
-    /// outside it that it names, in order, and where each sits in the
-    /// argument words. Scalars are read and written back; vectors and views
-    /// are buffers like a kernel's views.
+    /// Plans a host statement (a loop): the locals declared outside it
+    /// that its compiled part names, in order, and where each sits in the
+    /// argument words, then its exits (see [`crate::plan::host`]). Scalars
+    /// are read and written back; vectors and views are buffers like a
+    /// kernel's views. A reference stands for what it refers to (the
+    /// interpreter hands that over).
     pub(crate) fn plan_host(prog: &Program, func: FuncId, stmt: &Stmt) -> R<HostLayout> {
         let f = prog.function(func);
-        let mut named = BTreeSet::new();
-        stmt_locals(stmt, &mut named);
-        let mut declared = HashSet::new();
-        walk_stmt(
-            stmt,
-            &mut |s| {
-                if let StmtKind::Let { local, .. } = &s.kind {
-                    declared.insert(*local);
-                }
-            },
-            &mut |_| {},
-        );
+        let exits = crate::plan::host::host_exits(prog, stmt, &|l| {
+            f.get_local(l).map(|local| (&local.ty, local.by_ref))
+        })?;
         let mut word = 1u32;
         let mut locals = Vec::new();
         let mut captures = Vec::new();
-        for l in named {
-            if declared.contains(&l) {
+        for &l in &exits.named {
+            if exits.declared.contains(&l) {
                 continue;
             }
             let Some(local) = f.get_local(l) else {
                 return decline(Decline::UnknownLocal);
             };
-            if local.by_ref {
-                return decline(Decline::ReferenceLocal);
-            }
-            let layout = match &local.ty {
-                Type::Scalar(s) => {
-                    let c = CaptureLayout::Scalar(*s, word);
-                    word += 1;
-                    c
-                }
-                Type::Vector(elem) => {
-                    let Some(s) = elem.scalar() else {
-                        return decline(Decline::VectorNonScalars);
-                    };
-                    let c = CaptureLayout::View(Type::Scalar(s), s.size(), 1, word);
-                    word += 4;
-                    c
-                }
-                Type::Array(elem, r) | Type::ArrayView { elem, rank: r, .. } => {
-                    let Some((size, _)) = size_align(&prog.structs, elem) else {
-                        return decline(Decline::ViewElementsWithoutPlainLayout);
-                    };
-                    let c = CaptureLayout::View((**elem).clone(), size, u32::from(*r), word);
-                    word += 2 + 2 * u32::from(*r);
-                    c
-                }
-                _ => return decline(Decline::HostVariableType),
-            };
+            captures.push(host_capture(prog, &local.ty, local.by_ref, &mut word)?);
             locals.push(l);
-            captures.push(layout);
         }
+        let calls = host_calls(prog, stmt);
+        let mut named_globals = exits.globals.clone();
+        for c in &calls {
+            if let Some(body) = prog.get_function(*c).and_then(|f| f.body.as_ref()) {
+                tessera_ir::visit::walk_block(body, &mut |_| {}, &mut |e| {
+                    if let ExprKind::Global(g) = &e.kind {
+                        named_globals.insert(*g);
+                    }
+                });
+            }
+        }
+        let mut globals = Vec::new();
+        for g in named_globals {
+            let Some(global) = prog.get_global(g) else {
+                return decline(Decline::GlobalVariableInKernel);
+            };
+            captures.push(host_capture(prog, &global.ty, false, &mut word)?);
+            globals.push(g);
+        }
+        for &l in &exits.exit_locals {
+            let Some(Type::Scalar(s)) = f.get_local(l).map(|local| &local.ty) else {
+                return decline(Decline::HostExitLocal);
+            };
+            captures.push(CaptureLayout::Scalar(*s, word));
+            word += 1;
+        }
+        let exit_word = word;
+        captures.push(CaptureLayout::Scalar(Scalar::Int, exit_word));
+        word += 1;
+        // A view copied into a local, or passed to a function, may be
+        // written there: the statement is then taken to write every
+        // vector and view it names that its type lets it write.
         let written = element_writes(prog, stmt);
-        let written = locals.iter().map(|l| written.contains(l)).collect();
+        let copies = copies_views(stmt);
+        let written = locals
+            .iter()
+            .map(|l| {
+                written.contains(l)
+                    || matches!(
+                        f.get_local(*l).map(|x| &x.ty),
+                        Some(Type::CArray(..) | Type::Struct(_))
+                    )
+                    || (copies
+                        && !matches!(
+                            f.get_local(*l).map(|x| &x.ty),
+                            Some(
+                                Type::Scalar(_)
+                                    | Type::ArrayView {
+                                        read_only: true,
+                                        ..
+                                    }
+                            )
+                        ))
+            })
+            .collect();
+        let global_written = globals
+            .iter()
+            .map(|g| {
+                !matches!(
+                    prog.get_global(*g).map(|x| &x.ty),
+                    Some(
+                        Type::Scalar(_)
+                            | Type::ArrayView {
+                                read_only: true,
+                                ..
+                            }
+                    )
+                )
+            })
+            .collect();
         Ok(HostLayout {
             locals,
             written,
             captures,
             words: word,
+            exits,
+            exit_word,
+            calls,
+            globals,
+            global_written,
         })
     }
 
     /// Emits a host statement as a function `(args, _, _, _) -> status`
-    /// that runs it once and writes the scalars it names back.
+    /// that runs it once, or up to one of its exits, and writes the scalars
+    /// it names back (and, at an exit, the exit's locals and number).
     pub(crate) fn emit_host(
         prog: &'a Program,
         func: FuncId,
@@ -306,9 +347,25 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         };
         let mut lw = Self::start(prog, func, b, helpers, layout);
         lw.load_captures();
-        // The named locals: scalars in variables, vectors and views as views.
+        // The named locals and globals: scalars in variables, vectors and
+        // views as views, C arrays and structs in their buffers.
         let caps = std::mem::take(&mut lw.entry.caps);
-        for (l, v) in plan.locals.iter().zip(caps) {
+        let mut caps = caps.into_iter();
+        let f = prog.function(func);
+        let mut globals = HashMap::new();
+        let named = plan
+            .locals
+            .iter()
+            .map(|l| (Some(*l), f.local(*l).ty.clone()))
+            .chain(
+                plan.globals
+                    .iter()
+                    .map(|g| (None, prog.globals[g.index()].ty.clone())),
+            );
+        for (k, (l, ty)) in named.enumerate() {
+            let Some(v) = caps.next() else {
+                return decline(Decline::HostVariableKind);
+            };
             let slot = match v {
                 V::S(x) => {
                     let t = lw.b.func.dfg.value_type(x);
@@ -317,16 +374,50 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                     Slot::Vars(vec![var])
                 }
                 V::View(view) => Slot::View(view),
+                V::Mem(addr) => Slot::Ref(Place::Mem(addr, ty)),
                 _ => return decline(Decline::HostVariableKind),
             };
-            lw.scopes[0].slots.insert(*l, slot);
+            match l {
+                Some(l) => {
+                    lw.scopes[0].slots.insert(l, slot);
+                }
+                None => {
+                    globals.insert(plan.globals[k - plan.locals.len()], slot);
+                }
+            }
         }
+        let named = plan.locals.len() + plan.globals.len();
+        let exit_words = plan.captures[named..]
+            .iter()
+            .filter_map(|c| match c {
+                CaptureLayout::Scalar(s, w) => Some((*w, *s)),
+                _ => None,
+            })
+            .collect();
+        let end = lw.b.create_block();
+        lw.host = Some(HostCtx {
+            exits: plan.exits.clone(),
+            exit_words,
+            exit_word: plan.exit_word,
+            end,
+            globals,
+        });
         lw.stmt(stmt)?;
+        // Ran to its end: no exit taken.
+        let none = lw.b.ins().iconst(types::I64, 0);
+        lw.b.ins()
+            .store(flags(), none, lw.entry.env, (plan.exit_word * 8) as i32);
+        lw.b.ins().jump(end, &[]);
+        lw.b.switch_to_block(end);
         // Scalars go back to their words.
-        for (l, c) in plan.locals.iter().zip(&plan.captures) {
-            if let (CaptureLayout::Scalar(s, w), Some(Slot::Vars(vars))) =
-                (c, lw.scopes[0].slots.get(l).cloned())
-            {
+        let back: Vec<Option<Slot>> = plan
+            .locals
+            .iter()
+            .map(|l| lw.scopes[0].slots.get(l).cloned())
+            .chain(plan.globals.iter().map(|g| lw.host_global(*g)))
+            .collect();
+        for (c, slot) in plan.captures.iter().zip(back) {
+            if let (CaptureLayout::Scalar(s, w), Some(Slot::Vars(vars))) = (c, slot) {
                 let v = lw.b.use_var(vars[0]);
                 let raw = lw.scalar_as_word(v, *s);
                 lw.b.ins()
@@ -335,6 +426,74 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         }
         lw.finish();
         Ok(())
+    }
+
+    /// When branch `then` of `if` statement `id` of a host statement is
+    /// one it does not run (see [`crate::plan::host::HostExits::bails`]):
+    /// stops as a failed check does; true when it did.
+    pub(super) fn host_bail(&mut self, id: tessera_ir::StmtId, then: bool) -> bool {
+        if self.scopes.len() != 1
+            || !self
+                .host
+                .as_ref()
+                .is_some_and(|h| h.exits.bails.contains(&(id, then)))
+        {
+            return false;
+        }
+        let fail = self.entry.fail;
+        self.b.ins().jump(fail, &[]);
+        self.dead_block();
+        true
+    }
+
+    /// Where global `g` lives while a host statement runs.
+    pub(super) fn host_global(&self, g: GlobalId) -> Option<Slot> {
+        self.host.as_ref().and_then(|h| h.globals.get(&g).cloned())
+    }
+
+    /// The host statement's exit for `kind`, if it has one (only in the
+    /// statement's own code, not in an inlined call): stores the exit's
+    /// locals and number and leaves; true when it did.
+    pub(super) fn host_exit(&mut self, kind: tessera_runtime::launch::HostExitKind) -> R<bool> {
+        if self.scopes.len() != 1 {
+            return Ok(false);
+        }
+        let Some(host) = &self.host else {
+            return Ok(false);
+        };
+        let Some(&number) = host.exits.by_kind.get(&kind) else {
+            return Ok(false);
+        };
+        let Some(exit) = host.exits.exits.get(number as usize - 1) else {
+            return decline(Decline::HostExitLocal);
+        };
+        let mut stores = Vec::new();
+        for &at in &exit.locals {
+            let (Some(&l), Some(&(w, s))) =
+                (host.exits.exit_locals.get(at), host.exit_words.get(at))
+            else {
+                return decline(Decline::HostExitLocal);
+            };
+            let Some(Slot::Vars(vars)) = self.scopes[0].slots.get(&l) else {
+                return decline(Decline::HostExitLocal);
+            };
+            stores.push((vars[0], w, s));
+        }
+        let (exit_word, end) = (host.exit_word, host.end);
+        for (var, w, s) in stores {
+            let v = self.b.use_var(var);
+            let raw = self.scalar_as_word(v, s);
+            self.b
+                .ins()
+                .store(flags(), raw, self.entry.env, (w * 8) as i32);
+        }
+        let code = self.b.ins().iconst(types::I64, i64::from(number));
+        self.b
+            .ins()
+            .store(flags(), code, self.entry.env, (exit_word * 8) as i32);
+        self.b.ins().jump(end, &[]);
+        self.dead_block();
+        Ok(true)
     }
 
     /// Ends an emitted function begun by [`Emitter::start`]: the normal
@@ -468,4 +627,111 @@ pub(crate) fn kernel_signature(sig: &mut cranelift_codegen::ir::Signature) {
     sig.params.push(AbiParam::new(types::I64));
     sig.params.push(AbiParam::new(types::I64));
     sig.returns.push(AbiParam::new(types::I32));
+}
+
+/// Every function a host statement calls, directly or through others.
+fn host_calls(prog: &Program, stmt: &Stmt) -> Vec<FuncId> {
+    let mut todo = Vec::new();
+    walk_stmt(stmt, &mut |_| {}, &mut |e| {
+        if let ExprKind::Call { func, .. } = e.kind {
+            todo.push(func);
+        }
+    });
+    let mut seen = BTreeSet::new();
+    while let Some(f) = todo.pop() {
+        if !seen.insert(f) {
+            continue;
+        }
+        if let Some(body) = prog.get_function(f).and_then(|f| f.body.as_ref()) {
+            tessera_ir::visit::walk_block(body, &mut |_| {}, &mut |e| {
+                if let ExprKind::Call { func, .. } = e.kind {
+                    todo.push(func);
+                }
+            });
+        }
+    }
+    seen.into_iter().collect()
+}
+
+/// True when a host statement calls a function or declares a view or
+/// vector local, or a reference: ways a vector's or view's elements may be
+/// written under another name.
+fn copies_views(stmt: &Stmt) -> bool {
+    let found = std::cell::Cell::new(false);
+    let viewish = |ty: &Type| {
+        matches!(
+            ty,
+            Type::ArrayView {
+                read_only: false,
+                ..
+            } | Type::Array(..)
+                | Type::Vector(_)
+        )
+    };
+    walk_stmt(
+        stmt,
+        &mut |s| match &s.kind {
+            StmtKind::Let {
+                init: Some(Init::Ref(_)),
+                ..
+            } => found.set(true),
+            StmtKind::Let {
+                init: Some(Init::Expr(e)),
+                ..
+            } if viewish(&e.ty) => found.set(true),
+            _ => {}
+        },
+        &mut |e| {
+            if matches!(e.kind, ExprKind::Call { .. }) {
+                found.set(true);
+            }
+        },
+    );
+    found.get()
+}
+
+/// Where a local or global of type `ty` that a host statement names sits
+/// in the argument words (from `word` on, which it moves past them).
+fn host_capture(prog: &Program, ty: &Type, by_ref: bool, word: &mut u32) -> R<CaptureLayout> {
+    let c = match ty {
+        Type::Scalar(s) => {
+            let c = CaptureLayout::Scalar(*s, *word);
+            *word += 1;
+            c
+        }
+        Type::Vector(elem) => {
+            let Some(s) = elem.scalar() else {
+                return decline(Decline::VectorNonScalars);
+            };
+            let c = CaptureLayout::View(Type::Scalar(s), s.size(), 1, *word);
+            *word += 4;
+            c
+        }
+        Type::Array(elem, r) | Type::ArrayView { elem, rank: r, .. } => {
+            let Some((size, _)) = size_align(&prog.structs, elem) else {
+                return decline(Decline::ViewElementsWithoutPlainLayout);
+            };
+            let c = CaptureLayout::View((**elem).clone(), size, u32::from(*r), *word);
+            *word += 2 + 2 * u32::from(*r);
+            c
+        }
+        // A pointer into a vector's elements: the elements from the one it
+        // points to on, as a view (only dereferenced: see `host_pointers`).
+        Type::Ptr { elem, .. } => {
+            let Some(s) = elem.scalar() else {
+                return decline(Decline::Pointer);
+            };
+            let c = CaptureLayout::View(Type::Scalar(s), s.size(), 1, *word);
+            *word += 4;
+            c
+        }
+        Type::CArray(..) | Type::Struct(_) if size_align(&prog.structs, ty).is_some() => {
+            let c = CaptureLayout::Object(ty.clone(), *word);
+            *word += 1;
+            c
+        }
+        _ if by_ref => return decline(Decline::ReferenceLocal),
+        _ => return decline(Decline::HostVariableType),
+    };
+    Ok(c)
 }

@@ -53,9 +53,7 @@ use crate::decline::{Decline, R, decline, kind_name};
 use crate::layout::clif_type;
 use crate::plan::facts::Facts;
 use crate::plan::lanes::LaneShape;
-use crate::plan::locals::{
-    block_has_return, element_writes, expr_locals, mutated_locals, stmt_locals,
-};
+use crate::plan::locals::{block_has_return, element_writes, expr_locals, mutated_locals};
 use crate::plan::loops::FUEL;
 use crate::plan::ranges::{const_int, is_comparison};
 use crate::plan::regions::{RegionIo, Segment, last_region_start, region_io, split};
@@ -70,9 +68,9 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use tessera_ir::layout::{field_offset, size_align};
 use tessera_ir::visit::walk_stmt;
 use tessera_ir::{
-    AtomicOp, BinOp, Block as IrBlock, Const, Expr, ExprKind, FuncId, Function, FunctionKind, Init,
-    Intrinsic, LocalId, MathFn, Program, Scalar, Space, Stmt, StmtKind, TileShape, TiledIndexPart,
-    Type, UnOp,
+    AtomicOp, BinOp, Block as IrBlock, Const, Expr, ExprKind, FuncId, Function, FunctionKind,
+    GlobalId, Init, Intrinsic, LocalId, MathFn, Program, Scalar, Space, Stmt, StmtKind, TileShape,
+    TiledIndexPart, Type, UnOp,
 };
 
 /// The function ran to its end.
@@ -139,10 +137,36 @@ pub(crate) struct HostLayout {
     pub(crate) locals: Vec<LocalId>,
     /// For each, whether the statement may write its elements.
     pub(crate) written: Vec<bool>,
-    /// Where each sits in the argument words.
+    /// Where each sits in the argument words: the locals, then the exit
+    /// locals, then the exit taken.
     pub(crate) captures: Vec<CaptureLayout>,
     /// Total argument words.
     pub(crate) words: u32,
+    /// Where the statement may leave the rest to the interpreter.
+    pub(crate) exits: crate::plan::host::HostExits,
+    /// The word of the exit taken (0: none).
+    pub(crate) exit_word: u32,
+    /// Every function the statement calls, directly or not.
+    pub(crate) calls: Vec<FuncId>,
+    /// The globals it names (also in the functions it calls), after the
+    /// locals in the argument words.
+    pub(crate) globals: Vec<GlobalId>,
+    /// For each, whether the statement may write its elements.
+    pub(crate) global_written: Vec<bool>,
+}
+
+/// While a host statement is emitted: where its exits go.
+struct HostCtx {
+    /// The exits and their locals.
+    exits: crate::plan::host::HostExits,
+    /// The word of each exit local, with its type.
+    exit_words: Vec<(u32, Scalar)>,
+    /// The word of the exit taken.
+    exit_word: u32,
+    /// The block that hands the scalars back and returns.
+    end: Block,
+    /// Where the globals the statement names live.
+    globals: HashMap<GlobalId, Slot>,
 }
 
 /// Helper functions the generated code calls.
@@ -284,6 +308,8 @@ pub(crate) struct Emitter<'a, 'b, 'f> {
     alloc: Alloc,
     /// The current work-item: its coordinates, number and frame.
     wi: WorkItem,
+    /// Emitting a host statement: where its exits go.
+    host: Option<HostCtx>,
 }
 
 /// What the function was given, and the blocks every check and poll

@@ -253,6 +253,21 @@ impl Emitter<'_, '_, '_> {
                     }
                 }
             }
+            // In host code, a pointer local into a vector's elements is a
+            // view from the element it points to on (see `plan_host`).
+            ExprKind::Deref(inner) if self.host.is_some() => {
+                let (ptr, offset) = match &inner.kind {
+                    ExprKind::PtrAdd { ptr, offset } => (&**ptr, Some(&**offset)),
+                    _ => (&**inner, None),
+                };
+                let (at, elem) = self.pointer_element(ptr, offset)?;
+                Ok(Place::Mem(at, elem))
+            }
+            ExprKind::Global(g) => match self.host_global(*g) {
+                Some(Slot::Vars(vars)) if vars.len() == 1 => Ok(Place::Var(vars[0])),
+                Some(Slot::Ref(p)) => Ok(p),
+                _ => decline(Decline::GlobalVariableInKernel),
+            },
             ExprKind::Capture(slot) => match self.entry.caps.get(*slot as usize) {
                 Some(V::Mem(addr)) => Ok(Place::Mem(*addr, e.ty.clone())),
                 _ => decline(Decline::CapturedValueAsPlace),

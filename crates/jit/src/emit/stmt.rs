@@ -1,6 +1,7 @@
 //! Statements inside a region: blocks, loops, declarations, control flow.
 
 use super::*;
+use tessera_runtime::launch::HostExitKind;
 
 impl Emitter<'_, '_, '_> {
     /// A loop inside a region, for one work-item or for the lanes (whose
@@ -121,10 +122,22 @@ impl Emitter<'_, '_, '_> {
                 let join = self.b.create_block();
                 self.b.ins().brif(c, t, &[], e, &[]);
                 self.b.switch_to_block(t);
-                self.stmts(&then.stmts)?;
+                if !self.host_exit(HostExitKind::Branch {
+                    stmt: s.id,
+                    then: true,
+                })? && !self.host_bail(s.id, true)
+                {
+                    self.stmts(&then.stmts)?;
+                }
                 self.b.ins().jump(join, &[]);
                 self.b.switch_to_block(e);
-                if let Some(els) = els {
+                if let Some(els) = els
+                    && !self.host_exit(HostExitKind::Branch {
+                        stmt: s.id,
+                        then: false,
+                    })?
+                    && !self.host_bail(s.id, false)
+                {
                     self.stmts(&els.stmts)?;
                 }
                 self.b.ins().jump(join, &[]);
@@ -192,6 +205,7 @@ impl Emitter<'_, '_, '_> {
                 self.b.ins().jump(cont, &[]);
                 self.dead_block();
             }
+            StmtKind::Return(_) if self.host_exit(HostExitKind::Return(s.id))? => {}
             StmtKind::Return(value) => {
                 if self.scopes.len() > 1 {
                     let ret = self.scope().ret.clone();
@@ -312,6 +326,16 @@ impl Emitter<'_, '_, '_> {
     /// or, for a value (`const T&` bound to `x + 1`), a temporary holding it
     /// that nothing can write.
     pub(super) fn bind_ref(&mut self, a: &Expr, ty: &Type) -> R<Slot> {
+        // A vector or view is a handle on its elements, a view already.
+        if matches!(
+            ty,
+            Type::Vector(_) | Type::Array(..) | Type::ArrayView { .. }
+        ) {
+            return match self.expr(a)? {
+                V::View(v) => Ok(Slot::View(v)),
+                _ => decline(Decline::ValueWhereViewExpected),
+            };
+        }
         if a.place {
             return Ok(Slot::Ref(self.place(a)?));
         }

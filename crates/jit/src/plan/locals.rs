@@ -24,7 +24,8 @@ pub(crate) fn element_writes(prog: &Program, stmt: &Stmt) -> HashSet<LocalId> {
                     | Intrinsic::ReinterpretAs,
                 args,
             } => args.first().and_then(root),
-            ExprKind::Convert(inner) => root(inner),
+            ExprKind::Convert(inner) | ExprKind::Deref(inner) => root(inner),
+            ExprKind::PtrAdd { ptr, .. } => root(ptr),
             _ => None,
         }
     }
@@ -37,6 +38,33 @@ pub(crate) fn element_writes(prog: &Program, stmt: &Stmt) -> HashSet<LocalId> {
         },
     ));
     let found = std::cell::RefCell::new(found);
+    walk_stmt(
+        stmt,
+        &mut |s| {
+            // A reference bound to an element of a vector or view.
+            if let StmtKind::Let {
+                init: Some(Init::Ref(target)),
+                ..
+            } = &s.kind
+                && let Some(l) = root(target)
+            {
+                found.borrow_mut().insert(l);
+            }
+        },
+        &mut |e| {
+            // An element passed by reference.
+            if let ExprKind::Call { func, args } = &e.kind {
+                let callee = prog.function(*func);
+                for (k, a) in args.iter().enumerate() {
+                    if callee.locals.get(k).is_some_and(|l| l.by_ref)
+                        && let Some(l) = root(a)
+                    {
+                        found.borrow_mut().insert(l);
+                    }
+                }
+            }
+        },
+    );
     walk_stmt(stmt, &mut |_| {}, &mut |e| {
         let targets: Vec<&Expr> = match &e.kind {
             ExprKind::Assign { target, .. }

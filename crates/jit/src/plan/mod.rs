@@ -6,6 +6,7 @@
 //! - [`uniform`]: uniform counters, conditions and steps;
 //! - [`facts`]: what is known of the kernel's locals, value ranges;
 //! - [`loops`]: the counted-loop recogniser, polls and their charges;
+//! - [`host`]: where a compiled host loop leaves the rest to the interpreter;
 //! - [`lanes`]: which regions run work-items interleaved, what lanes share;
 //! - [`locals`], [`ranges`]: which locals a block reads and writes; integer
 //!   limits and constants.
@@ -17,6 +18,7 @@
 
 pub(crate) mod facts;
 pub(crate) mod frame;
+pub(crate) mod host;
 pub(crate) mod lanes;
 pub(crate) mod locals;
 pub(crate) mod loops;

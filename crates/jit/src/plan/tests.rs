@@ -452,3 +452,76 @@ fn steps_and_locals_the_same_across_work_items_or_lanes() {
     // `sum` is written: each lane has its own.
     assert!(!shared.contains(&local(func, "sum")));
 }
+
+/// The function named `name` and its body.
+fn function<'p>(prog: &'p Program, name: &str) -> (&'p Function, &'p IrBlock) {
+    let f = prog
+        .functions
+        .iter()
+        .find(|f| f.name == name)
+        .expect("the function");
+    (f, f.body.as_ref().expect("a body"))
+}
+
+#[test]
+fn host_loop_exits_are_returns_and_branches_that_leave() {
+    let prog = compile(
+        r#"
+#include <iostream>
+#include <vector>
+int check(const std::vector<int>& v, int limit) {
+    int total = 0;
+    for (int i = 0; i < (int)v.size(); i++) {
+        int x = v[i] * 2;
+        if (x > limit) {
+            std::cout << "too big at " << i << ": " << x << std::endl;
+            return -1;
+        }
+        for (int j = 0; j < 3; j++) {
+            if (j == x) {
+                break;
+            }
+        }
+        if (x == 7) {
+            std::cout << "seven";
+            break;
+        }
+        if (x == 9) {
+            return 9;
+        }
+        total += x;
+    }
+    return total;
+}
+int main() { std::vector<int> v(3); return check(v, 4); }
+"#,
+    );
+    let (f, body) = function(&prog, "check");
+    let i = local(f, "i");
+    let (stmts, at) = find_loop(body, i).expect("the loop");
+    let exits = super::host::host_exits(&prog, &stmts[at], &|l| {
+        f.get_local(l).map(|local| (&local.ty, local.by_ref))
+    })
+    .expect("exits");
+    use tessera_runtime::launch::HostExitKind;
+    let kinds: Vec<&str> = exits
+        .exits
+        .iter()
+        .map(|e| match e.kind {
+            HostExitKind::Return(_) => "return",
+            HostExitKind::Branch { then: true, .. } => "then",
+            HostExitKind::Branch { then: false, .. } => "else",
+        })
+        .collect();
+    // The printing `return`, the printing `break` of the loop, the bare
+    // `return 9`; not the inner loop's `break`.
+    assert_eq!(kinds, ["then", "then", "then"]);
+    // The first exit prints `i` (declared outside the loop's statement)
+    // and `x` (declared inside): only `x` is handed back.
+    let x = local(f, "x");
+    assert_eq!(exits.exit_locals, [x]);
+    assert_eq!(exits.exits[0].locals, [0]);
+    // The compiled part names its own locals.
+    assert!(exits.named.contains(&local(f, "total")));
+    assert!(exits.declared.contains(&x));
+}

@@ -1,0 +1,282 @@
+//! Where a compiled host statement (a loop) may stop and leave the rest to
+//! the interpreter: its exits.
+//!
+//! Code that leaves the loop runs at most once per run of it, so it need
+//! not be compiled: a `return` (anywhere in the loop, outside inlined
+//! calls), and a branch of an `if` that ends by leaving the loop (a
+//! `return`, or a `break` out of the loop itself) with no other `break` or
+//! `continue` inside. Such a branch may hold anything the interpreter runs
+//! (output, say: the "print the first mismatch and stop" of a check loop).
+//! The compiled code stops there with the locals the exit's code reads, and
+//! the interpreter runs that code.
+
+use crate::decline::{Decline, R, decline};
+use crate::plan::locals::stmt_locals;
+use std::collections::{BTreeSet, HashMap};
+use tessera_ir::visit::{for_each_subexpr, walk_block, walk_stmt};
+use tessera_ir::{
+    Block as IrBlock, Expr, ExprKind, FuncId, GlobalId, Intrinsic, LocalId, Program, Stmt, StmtId,
+    StmtKind, Type,
+};
+use tessera_runtime::launch::{HostExit, HostExitKind};
+
+/// The exits of a host statement, and the locals its compiled part names.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct HostExits {
+    /// The exits, numbered from 1 in the exit argument.
+    pub(crate) exits: Vec<HostExit>,
+    /// Scalar locals declared inside the statement that some exit reads.
+    pub(crate) exit_locals: Vec<LocalId>,
+    /// Each exit's number, by the code it stands for.
+    pub(crate) by_kind: HashMap<HostExitKind, u32>,
+    /// Branches (the `if`'s id, `then` or `else`) that print or throw:
+    /// compiled code that reaches one stops as a failed check does, and
+    /// the interpreter runs the whole statement again. Such a branch is
+    /// rare by nature (the report of a mismatch), and printing is the one
+    /// thing the compiled code cannot do.
+    pub(crate) bails: BTreeSet<(StmtId, bool)>,
+    /// Every local the compiled part names (reads, writes or declares).
+    pub(crate) named: BTreeSet<LocalId>,
+    /// Every global the compiled part names (not counting the functions
+    /// it calls).
+    pub(crate) globals: BTreeSet<GlobalId>,
+    /// The locals the compiled part declares.
+    pub(crate) declared: BTreeSet<LocalId>,
+}
+
+/// Finds the exits of host loop `stmt` of a function whose locals' types
+/// are `local_ty` (`None` for an unknown local).
+pub(crate) fn host_exits<'t>(
+    prog: &Program,
+    stmt: &Stmt,
+    local_ty: &dyn Fn(LocalId) -> Option<(&'t Type, bool)>,
+) -> R<HostExits> {
+    let mut found = Found {
+        prog: Some(prog),
+        ..Found::default()
+    };
+    found.stmt(stmt, 0);
+    let mut out = HostExits {
+        bails: found.bails,
+        named: found.named,
+        declared: found.declared,
+        globals: found.globals,
+        ..HostExits::default()
+    };
+    for (kind, code_locals) in found.exits {
+        let mut locals = Vec::new();
+        for l in code_locals {
+            // Declared outside the statement: the interpreter has it (the
+            // compiled part hands back every scalar it names).
+            if !out.declared.contains(&l) {
+                continue;
+            }
+            match local_ty(l) {
+                Some((Type::Scalar(_), false)) => {}
+                _ => return decline(Decline::HostExitLocal),
+            }
+            let at = match out.exit_locals.iter().position(|x| *x == l) {
+                Some(at) => at,
+                None => {
+                    out.exit_locals.push(l);
+                    out.exit_locals.len() - 1
+                }
+            };
+            locals.push(at);
+        }
+        out.by_kind.insert(kind, out.exits.len() as u32 + 1);
+        out.exits.push(HostExit { kind, locals });
+    }
+    Ok(out)
+}
+
+#[derive(Default)]
+struct Found<'p> {
+    prog: Option<&'p Program>,
+    bails: BTreeSet<(StmtId, bool)>,
+    /// Each exit with the locals its code names but does not declare.
+    exits: Vec<(HostExitKind, BTreeSet<LocalId>)>,
+    named: BTreeSet<LocalId>,
+    declared: BTreeSet<LocalId>,
+    globals: BTreeSet<GlobalId>,
+}
+
+impl Found<'_> {
+    /// `depth`: the loops and `switch`es between the host loop's body and
+    /// `s` (0 for the host loop itself, 1 in its body).
+    fn stmt(&mut self, s: &Stmt, depth: u32) {
+        match &s.kind {
+            StmtKind::Return(_) => {
+                let mut code = BTreeSet::new();
+                stmt_locals(s, &mut code);
+                self.exits.push((HostExitKind::Return(s.id), code));
+            }
+            StmtKind::If { cond, then, els } => {
+                self.expr(cond);
+                self.branch(s.id, true, then, depth);
+                if let Some(els) = els {
+                    self.branch(s.id, false, els, depth);
+                }
+            }
+            StmtKind::Loop {
+                cond, body, step, ..
+            } => {
+                for e in cond.iter().chain(step.iter()) {
+                    self.expr(e);
+                }
+                self.block(body, depth + 1);
+            }
+            StmtKind::Switch { value, arms } => {
+                self.expr(value);
+                for arm in arms {
+                    self.block(&arm.body, depth + 1);
+                }
+            }
+            StmtKind::Block(b) => self.block(b, depth),
+            StmtKind::Let { local, .. } => {
+                self.declared.insert(*local);
+                self.whole(s);
+            }
+            // The emitter declines `try`; its names count all the same.
+            _ => self.whole(s),
+        }
+    }
+
+    /// Notes the names of an expression of the compiled part.
+    fn expr(&mut self, e: &Expr) {
+        for_each_subexpr(e, &mut |e| match &e.kind {
+            ExprKind::Local(l) => {
+                self.named.insert(*l);
+            }
+            ExprKind::Global(g) => {
+                self.globals.insert(*g);
+            }
+            _ => {}
+        });
+    }
+
+    /// Notes the names of a statement of the compiled part, and of what
+    /// it holds.
+    fn whole(&mut self, s: &Stmt) {
+        stmt_locals(s, &mut self.named);
+        let mut globals = BTreeSet::new();
+        walk_stmt(s, &mut |_| {}, &mut |e| {
+            if let ExprKind::Global(g) = &e.kind {
+                globals.insert(*g);
+            }
+        });
+        self.globals.extend(globals);
+    }
+
+    fn block(&mut self, b: &IrBlock, depth: u32) {
+        for s in &b.stmts {
+            self.stmt(s, depth);
+        }
+    }
+
+    fn branch(&mut self, id: StmtId, then: bool, b: &IrBlock, depth: u32) {
+        if leaves(b, depth) {
+            let mut code = BTreeSet::new();
+            let mut inner = BTreeSet::new();
+            for s in &b.stmts {
+                stmt_locals(s, &mut code);
+                walk_stmt(
+                    s,
+                    &mut |s| {
+                        if let StmtKind::Let { local, .. } = &s.kind {
+                            inner.insert(*local);
+                        }
+                    },
+                    &mut |_| {},
+                );
+            }
+            let code = code.difference(&inner).copied().collect();
+            self.exits
+                .push((HostExitKind::Branch { stmt: id, then }, code));
+        } else if self.prog.is_some_and(|prog| prints(prog, b)) {
+            self.bails.insert((id, then));
+        } else {
+            self.block(b, depth);
+        }
+    }
+}
+
+/// True when block `b`, at `depth` inside the host loop, ends by leaving it
+/// (a `return`, or a `break` of the host loop itself) and holds no other
+/// `break` or `continue` that could bring control back to compiled code.
+fn leaves(b: &IrBlock, depth: u32) -> bool {
+    let last = match b.stmts.last().map(|s| &s.kind) {
+        Some(StmtKind::Return(_)) => None,
+        Some(StmtKind::Break) if depth == 1 => Some(()),
+        _ => return false,
+    };
+    let mut jumps = 0usize;
+    for s in &b.stmts {
+        walk_stmt(
+            s,
+            &mut |s| {
+                if matches!(s.kind, StmtKind::Break | StmtKind::Continue) {
+                    jumps += 1;
+                }
+            },
+            &mut |_| {},
+        );
+    }
+    jumps == usize::from(last.is_some())
+}
+
+/// True when block `b`, or a function it calls, prints, throws, launches a
+/// kernel or allocates: code compiled host loops never run.
+fn prints(prog: &Program, b: &IrBlock) -> bool {
+    let found = std::cell::Cell::new(false);
+    let mut calls = Vec::new();
+    let look = |e: &Expr, calls: &mut Vec<FuncId>| {
+        let host_only = match &e.kind {
+            ExprKind::Str(_)
+            | ExprKind::Throw(_)
+            | ExprKind::Launch { .. }
+            | ExprKind::New { .. }
+            | ExprKind::Delete { .. } => true,
+            ExprKind::Intrinsic { op, .. } => matches!(
+                op,
+                Intrinsic::Print
+                    | Intrinsic::Printf(_)
+                    | Intrinsic::Puts { .. }
+                    | Intrinsic::Putchar(_)
+                    | Intrinsic::Fflush(_)
+                    | Intrinsic::Stdout
+                    | Intrinsic::Stderr
+                    | Intrinsic::Manipulator(_)
+            ),
+            ExprKind::Call { func, .. } => {
+                calls.push(*func);
+                false
+            }
+            _ => false,
+        };
+        if host_only {
+            found.set(true);
+        }
+    };
+    let try_stmt = |s: &Stmt| {
+        if matches!(s.kind, StmtKind::Try { .. }) {
+            found.set(true);
+        }
+    };
+    for s in &b.stmts {
+        walk_stmt(s, &mut |s| try_stmt(s), &mut |e| look(e, &mut calls));
+    }
+    let mut seen = BTreeSet::new();
+    while let Some(f) = calls.pop() {
+        if found.get() {
+            return true;
+        }
+        if !seen.insert(f) {
+            continue;
+        }
+        if let Some(body) = prog.get_function(f).and_then(|f| f.body.as_ref()) {
+            walk_block(body, &mut |s| try_stmt(s), &mut |e| look(e, &mut calls));
+        }
+    }
+    found.get()
+}
