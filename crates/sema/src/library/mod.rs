@@ -814,6 +814,14 @@ fn unsupported(ns: Ns, name: &str) -> Option<&'static str> {
         Ns::Std | Ns::Global | Ns::Unqualified if HEADER_MATH.contains(&name) => {
             Some("include `<cmath>`, which declares it")
         }
+        Ns::Std | Ns::Global | Ns::Unqualified
+            if [
+                "strlen", "strcmp", "strncmp", "strchr", "strstr", "strcpy", "strcat",
+            ]
+            .contains(&name) =>
+        {
+            Some("include `<cstring>`, which declares it")
+        }
         Ns::FastMath | Ns::PreciseMath if HEADER_MATH.contains(&name) => {
             Some("include `<amp_math.h>`, which declares it")
         }

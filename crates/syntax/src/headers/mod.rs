@@ -20,6 +20,7 @@ pub fn source_of(header: &str) -> Option<(&'static str, &'static str)> {
         "algorithm" | "numeric" | "utility" | "amp.h" => Some(("<algorithm>", ALGORITHM)),
         "cmath" | "math.h" => Some(("<cmath>", CMATH)),
         "amp_math.h" => Some(("<amp_math.h>", AMP_MATH)),
+        "cstring" | "string.h" => Some(("<cstring>", CSTRING)),
         "amp_short_vectors.h" | "amp_graphics.h" => Some(("<amp_short_vectors.h>", SHORT_VECTORS)),
         _ => None,
     }
@@ -36,6 +37,9 @@ const ALGORITHM: &str = include_str!("algorithm.h");
 /// `<cmath>` and `<math.h>`: classification, and the functions that answer
 /// through a pointer.
 const CMATH: &str = include_str!("cmath.h");
+
+/// `<cstring>` and `<string.h>`: the C string functions.
+const CSTRING: &str = include_str!("cstring.h");
 
 /// `<amp_math.h>`: the same in `precise_math` and `fast_math`.
 const AMP_MATH: &str = include_str!("amp_math.h");

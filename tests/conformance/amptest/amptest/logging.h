@@ -31,6 +31,10 @@ inline std::ostream& Log(LogType type, bool flag) {
 
 // A line in the log. The library's take `printf` arguments after the
 // message; these take the message alone.
+inline void Log_writeline() {
+    std::cout << std::endl;
+}
+
 inline void Log_writeline(LogType type) {
     std::cout << std::endl;
 }

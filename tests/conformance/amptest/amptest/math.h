@@ -1,6 +1,7 @@
 // Comparing floating-point results within a tolerance.
 #pragma once
 
+#include <amp_math.h>
 #include <amptest/restrict.h>
 
 #define DEFAULT_MAX_ABS_DIFF_FLT 0.000005f
