@@ -134,6 +134,37 @@ impl FnCx<'_> {
                         return call;
                     }
                 }
+                // `operator+(a, b)` named is `a + b` (the program's operator
+                // functions and the library's, for index and extent), but
+                // no function is named so for two numbers.
+                if let Some(symbol) = path.last().strip_prefix("operator")
+                    && let [a, b] = args
+                    && let Some(op) = binary_op_named(symbol)
+                {
+                    let (ta, tb) = (self.expr(a).ty, self.expr(b).ty);
+                    if matches!(ta, Type::Scalar(_)) && matches!(tb, Type::Scalar(_)) {
+                        let shown = format!("{}, {}", self.ck.show(&ta), self.ck.show(&tb));
+                        self.ck.error(
+                            codes::E0200,
+                            path.span,
+                            format!("no function `{}` takes ({shown})", path.last()),
+                            "not declared for these types",
+                            format!("write the operator itself: `a {symbol} b`"),
+                        );
+                        return error_expr(span);
+                    }
+                    let height = a.height.max(b.height).saturating_add(1);
+                    let e = ast::Expr {
+                        kind: ast::ExprKind::Binary {
+                            op,
+                            lhs: Box::new(a.clone()),
+                            rhs: Box::new(b.clone()),
+                        },
+                        span,
+                        height,
+                    };
+                    return self.expr(&e);
+                }
                 if let Some((written, flats)) = self.ck.overload_sets.get(path.last()).cloned() {
                     return self.call_overload_set(path, &written, &flats, args, span);
                 }
@@ -917,4 +948,26 @@ fn namespace_of(class: &str) -> Option<&str> {
         }
     }
     last.map(|i| &class[..i])
+}
+
+/// The binary operator `operator@` names, for the symbols a call may name.
+fn binary_op_named(symbol: &str) -> Option<ast::BinaryOp> {
+    use ast::BinaryOp as B;
+    [
+        B::Mul,
+        B::Div,
+        B::Rem,
+        B::Add,
+        B::Sub,
+        B::Shl,
+        B::Shr,
+        B::Lt,
+        B::Gt,
+        B::Le,
+        B::Ge,
+        B::Eq,
+        B::Ne,
+    ]
+    .into_iter()
+    .find(|op| op.symbol() == symbol)
 }

@@ -100,6 +100,7 @@ pub struct KnownNames {
 /// earlier inputs (the REPL); names declared here are added to it.
 pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
     join_used_operators(tokens);
+    join_called_operators(tokens);
     crate::limits::rewrite(tokens);
     crate::member_types::rewrite(tokens);
     crate::class_forms::rewrite(tokens);
@@ -369,8 +370,40 @@ fn operator_name(tok: Tok<'_>) -> Option<&'static str> {
         Tok::Minus => "operator-",
         Tok::Star => "operator*",
         Tok::Slash => "operator/",
+        Tok::Percent => "operator%",
         _ => return None,
     })
+}
+
+/// `operator+(a, b)` called by name in an expression (after `=`, `(`, `,`,
+/// `return`, ...): the operator's name becomes one identifier, so the call
+/// reads as any other. A declaration's `operator+` follows its return type
+/// instead.
+fn join_called_operators(tokens: &mut Vec<Token<'_>>) {
+    let mut i = 1;
+    while i + 2 < tokens.len() {
+        let in_expression = matches!(
+            tokens[i - 1].tok,
+            Tok::Assign
+                | Tok::LParen
+                | Tok::Comma
+                | Tok::Return
+                | Tok::Question
+                | Tok::Bang
+                | Tok::AndAnd
+                | Tok::OrOr
+        );
+        if in_expression
+            && tokens[i].tok == Tok::Operator
+            && tokens[i + 2].tok == Tok::LParen
+            && let Some(name) = operator_name(tokens[i + 1].tok)
+        {
+            tokens[i].tok = Tok::Ident(name);
+            tokens[i].end = tokens[i + 1].end;
+            tokens.remove(i + 1);
+        }
+        i += 1;
+    }
 }
 
 /// `using ns::operator<<;`: the operator's name becomes one identifier, so
