@@ -393,7 +393,7 @@ impl FnCx<'_> {
                         *ty = v.ty.clone();
                     }
                     if by_ref {
-                        if !v.place && !v.ty.is_error() && !specs.is_const {
+                        if !v.place && !v.ty.is_error() && !self.ck.specs_const(specs) {
                             self.ck.error(
                                 codes::E0204,
                                 v.span,
@@ -402,7 +402,7 @@ impl FnCx<'_> {
                                 "bind it to a variable, or make it `const T&`",
                             );
                         }
-                        if !specs.is_const
+                        if !self.ck.specs_const(specs)
                             && v.place
                             && let Some((why, _)) = self.read_only_reason(&v)
                         {

@@ -35,11 +35,50 @@ pub struct TemplateDef {
     pub usings: Vec<String>,
 }
 
+/// The `const` and `volatile` of a type argument (`T = const int`). The
+/// typed program keeps `const` with the declared object rather than in its
+/// `Type`, so a type argument carries its qualifiers beside the type: a
+/// declaration naming the parameter gets them as if written there.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Cv {
+    /// `const`
+    pub is_const: bool,
+    /// `volatile`
+    pub is_volatile: bool,
+}
+
+impl Cv {
+    /// The qualifiers written in `specs`.
+    pub fn of_specs(specs: &ast::DeclSpecs) -> Cv {
+        Cv {
+            is_const: specs.is_const,
+            is_volatile: specs.is_volatile,
+        }
+    }
+
+    /// Both sets of qualifiers (`const T` with `T = volatile int`).
+    pub fn union(self, other: Cv) -> Cv {
+        Cv {
+            is_const: self.is_const || other.is_const,
+            is_volatile: self.is_volatile || other.is_volatile,
+        }
+    }
+
+    /// These qualifiers without those of `other`: what a parameter `const T`
+    /// leaves for `T` when deduced from a `const int`.
+    pub fn without(self, other: Cv) -> Cv {
+        Cv {
+            is_const: self.is_const && !other.is_const,
+            is_volatile: self.is_volatile && !other.is_volatile,
+        }
+    }
+}
+
 /// A template argument, resolved.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TArg {
-    /// A type.
-    Type(Type),
+    /// A type, with its top-level qualifiers.
+    Type(Type, Cv),
     /// A constant.
     Value(i64),
     /// A class template, for a template template parameter: its path as
@@ -66,6 +105,9 @@ pub struct Templates {
     pub depth: u32,
     /// Values of the value parameters bound now, with their types.
     pub values: HashMap<String, (i64, Scalar)>,
+    /// The type parameters bound now to qualified types (`T = const int`),
+    /// with their qualifiers.
+    pub qualified: HashMap<String, Cv>,
     /// The class templates the template template parameters bound now
     /// name, as paths.
     pub template_params: HashMap<String, Vec<String>>,
@@ -218,6 +260,10 @@ impl FnCx<'_> {
             .cloned()
             .map(|a| crate::library::materialize_iterator(self, a))
             .collect();
+        let read_only: Vec<bool> = args
+            .iter()
+            .map(|a| self.read_only_reason(a).is_some())
+            .collect();
         let mut found = Vec::new();
         for mt in templates {
             let ast::ItemKind::Function(f) = &mt.def.item.kind else {
@@ -255,15 +301,14 @@ impl FnCx<'_> {
                 &mt.instance,
                 span,
                 |ck| {
-                    let deduced = f.params.iter().zip(&args).all(|(p, a)| {
-                        let mut ty = &a.ty;
-                        for _ in 0..p.declarator.modifiers.pointers {
-                            ty = match ty {
-                                Type::Ptr { elem, .. } | Type::CArray(elem, _) => elem,
-                                _ => return false,
-                            };
+                    let deduced = f.params.iter().zip(&args).zip(&read_only).all(|((p, a), &ro)| {
+                        if a.ty.is_error() {
+                            return true;
                         }
-                        a.ty.is_error() || deduce(ck, &own_def, &p.specs, ty, &mut bound, &given)
+                        let Some((ty, cv)) = deduction_target(p, a, ro) else {
+                            return false;
+                        };
+                        deduce(ck, &own_def, &p.specs, &ty, cv, &mut bound, &given)
                     });
                     if !deduced {
                         return None;
@@ -583,7 +628,7 @@ fn declare_specialization(ck: &mut Checker, t: &ast::Template, span: Span) {
                     .params
                     .iter()
                     .zip(&types)
-                    .all(|(p, t)| deduce(ck, primary, &p.specs, t, &mut bound, &[]));
+                    .all(|(p, t)| deduce(ck, primary, &p.specs, t, Cv::default(), &mut bound, &[]));
                 let args: Option<Vec<TArg>> = primary
                     .params
                     .iter()
@@ -617,7 +662,17 @@ fn declare_specialization(ck: &mut Checker, t: &ast::Template, span: Span) {
 fn show_args(ck: &Checker, args: &[TArg]) -> String {
     args.iter()
         .map(|a| match a {
-            TArg::Type(t) => ck.show(t),
+            TArg::Type(t, cv) => {
+                let mut shown = String::new();
+                if cv.is_const {
+                    shown.push_str("const ");
+                }
+                if cv.is_volatile {
+                    shown.push_str("volatile ");
+                }
+                shown.push_str(&ck.show(t));
+                shown
+            }
             TArg::Value(v) => v.to_string(),
             TArg::Template(path) => path.join("::"),
         })
@@ -649,13 +704,17 @@ fn with_bindings<T>(
     let mut types = HashMap::new();
     let mut values = HashMap::new();
     let mut template_params = HashMap::new();
+    let mut qualified = HashMap::new();
     for (p, a) in def.params.iter().zip(args) {
         match (p, a) {
             (ast::TemplateParam::Template { name, .. }, TArg::Template(path)) => {
                 template_params.insert(name.name.clone(), path.clone());
             }
-            (ast::TemplateParam::Type { name, .. }, TArg::Type(t)) => {
+            (ast::TemplateParam::Type { name, .. }, TArg::Type(t, cv)) => {
                 types.insert(name.name.clone(), t.clone());
+                if *cv != Cv::default() {
+                    qualified.insert(name.name.clone(), *cv);
+                }
             }
             (ast::TemplateParam::Value { name, specs, .. }, TArg::Value(v)) => {
                 let s = value_param_type(ck, specs);
@@ -675,6 +734,7 @@ fn with_bindings<T>(
         }
     }
     let saved_values = std::mem::replace(&mut ck.templates.values, values);
+    let saved_qualified = std::mem::replace(&mut ck.templates.qualified, qualified);
     let saved_template_params =
         std::mem::replace(&mut ck.templates.template_params, template_params);
     let saved_injected = ck.templates.injected.take();
@@ -684,6 +744,7 @@ fn with_bindings<T>(
     ck.templates.depth -= 1;
     ck.templates.injected = saved_injected;
     ck.templates.values = saved_values;
+    ck.templates.qualified = saved_qualified;
     ck.templates.template_params = saved_template_params;
     ck.const_globals = saved_consts;
     ck.using_namespaces = saved_usings;
@@ -726,25 +787,13 @@ fn resolve_args(
         }
         match a {
             TemplateArg::Type(t) => {
-                // The typed program has no `const` types: an instance over
-                // `const int` would lose what makes its members read-only.
-                if t.specs.is_const && t.modifiers.pointers == 0 && t.modifiers.reference == 0 {
-                    ck.error(
-                        codes::E0211,
-                        t.span,
-                        "`const` template arguments of user templates are not supported yet",
-                        "`const` type argument",
-                        "pass the type without `const` and keep the object `const` where it is declared",
-                    );
-                    return None;
-                }
                 // `N` written where a value is expected parses as a type name
                 // when it names a type; otherwise it is a value.
                 let d = crate::types::resolve_type_name(ck, t, consts);
                 if d.ty.is_error() {
                     return None;
                 }
-                out.push(TArg::Type(d.ty));
+                out.push(TArg::Type(d.ty, ck.written_cv(t)));
             }
             TemplateArg::Expr(e) => out.push(TArg::Value(crate::types::eval(ck, e, consts)?)),
         }
@@ -828,12 +877,13 @@ fn complete_args(
                 default: Some(t), ..
             } => {
                 let bound = args.clone();
-                let d = with_bindings(ck, def, &bound, name, span, |ck| {
+                let (d, cv) = with_bindings(ck, def, &bound, name, span, |ck| {
                     let snapshot = crate::declare::const_snapshot(ck);
                     let lookup = move |n: &str| snapshot.get(n).copied();
-                    crate::types::resolve_type_name(ck, t, &lookup)
+                    let d = crate::types::resolve_type_name(ck, t, &lookup);
+                    (d, ck.written_cv(t))
                 });
-                TArg::Type(d.ty)
+                TArg::Type(d.ty, cv)
             }
             ast::TemplateParam::Value {
                 default: Some(e), ..
@@ -862,7 +912,7 @@ fn complete_args(
     for (p, a) in def.params.iter().zip(&args) {
         let fits = matches!(
             (p, a),
-            (ast::TemplateParam::Type { .. }, TArg::Type(_))
+            (ast::TemplateParam::Type { .. }, TArg::Type(..))
                 | (ast::TemplateParam::Value { .. }, TArg::Value(_))
                 | (ast::TemplateParam::Template { .. }, TArg::Template(_))
         );
@@ -1106,6 +1156,43 @@ fn instantiate_function(
     id
 }
 
+/// What a function parameter `p` deduces its template arguments from, for
+/// the argument `arg` (`read_only` when it names a `const` object): the
+/// type under the parameter's pointers, with the qualifiers C++ deduces
+/// with it. `T*` against an `int*` (or an `int[4]`, which decays) deduces
+/// from the pointee, `T*` against a `const int*` makes `T` a `const int`,
+/// and so does `T&` against a `const int` object; a parameter `T` taken by
+/// value sees the argument without its `const` and an array decayed (`f(T)`
+/// called with an `int[4]` makes `T` an `int*`). `None` when the argument
+/// has fewer pointers than the parameter.
+fn deduction_target(p: &ast::Param, arg: &Expr, read_only: bool) -> Option<(Type, Cv)> {
+    let modifiers = &p.declarator.modifiers;
+    let mut ty = &arg.ty;
+    let mut cv = Cv::default();
+    for _ in 0..modifiers.pointers {
+        (ty, cv.is_const) = match ty {
+            Type::Ptr { elem, is_const } => (elem, *is_const),
+            Type::CArray(elem, _) => (elem, read_only),
+            _ => return None,
+        };
+    }
+    if modifiers.pointers > 0 {
+        return Some((ty.clone(), cv));
+    }
+    if modifiers.reference > 0 {
+        cv.is_const = read_only && arg.place;
+        return Some((ty.clone(), cv));
+    }
+    if let Type::CArray(elem, _) = ty {
+        let decayed = Type::Ptr {
+            elem: elem.clone(),
+            is_const: read_only,
+        };
+        return Some((decayed, cv));
+    }
+    Some((ty.clone(), cv))
+}
+
 /// Deduces template arguments from a parameter's written type and the
 /// argument's type, as C++ does for the forms Tessera has.
 fn deduce(
@@ -1113,6 +1200,7 @@ fn deduce(
     def: &TemplateDef,
     pattern: &ast::DeclSpecs,
     arg: &Type,
+    arg_cv: Cv,
     bound: &mut HashMap<String, TArg>,
     given: &[String],
 ) -> bool {
@@ -1137,7 +1225,10 @@ fn deduce(
     };
     match &pattern.ty {
         BaseType::Named(path) if path.segments.len() == 1 && is_type_param(path.last()) => {
-            bind(path.last(), TArg::Type(arg.clone()), bound)
+            // `const T` deduced from a `const int` leaves `T = int`; `T`
+            // from it (through a reference or pointer) `T = const int`.
+            let cv = arg_cv.without(Cv::of_specs(pattern));
+            bind(path.last(), TArg::Type(arg.clone(), cv), bound)
         }
         BaseType::Template { path, args }
             if path.segments.len() == 1
@@ -1167,7 +1258,7 @@ fn deduce(
                 },
                 ..pattern.clone()
             };
-            deduce(ck, def, &pattern, arg, bound, given)
+            deduce(ck, def, &pattern, arg, arg_cv, bound, given)
         }
         BaseType::Template { path, args } => {
             let value_of = |e: &ast::Expr| match &e.kind {
@@ -1178,10 +1269,23 @@ fn deduce(
             };
             let mut pairs: Vec<(&TemplateArg, TArg)> = Vec::new();
             match (path.last(), arg) {
-                ("array_view", Type::ArrayView { elem, rank, .. })
-                | ("array", Type::Array(elem, rank)) => {
+                ("array_view", Type::ArrayView { elem, rank, read_only }) => {
+                    // `array_view<T, N>` from an `array_view<const int, 1>`
+                    // makes `T` a `const int`.
+                    let cv = Cv {
+                        is_const: *read_only,
+                        is_volatile: false,
+                    };
                     if let Some(a) = args.first() {
-                        pairs.push((a, TArg::Type((**elem).clone())));
+                        pairs.push((a, TArg::Type((**elem).clone(), cv)));
+                    }
+                    if let Some(a) = args.get(1) {
+                        pairs.push((a, TArg::Value(i64::from(*rank))));
+                    }
+                }
+                ("array", Type::Array(elem, rank)) => {
+                    if let Some(a) = args.first() {
+                        pairs.push((a, TArg::Type((**elem).clone(), Cv::default())));
                     }
                     if let Some(a) = args.get(1) {
                         pairs.push((a, TArg::Value(i64::from(*rank))));
@@ -1189,12 +1293,12 @@ fn deduce(
                 }
                 ("vector", Type::Vector(elem)) => {
                     if let Some(a) = args.first() {
-                        pairs.push((a, TArg::Type((**elem).clone())));
+                        pairs.push((a, TArg::Type((**elem).clone(), Cv::default())));
                     }
                 }
                 (name, Type::Container(kind, elem)) if kind.name() == name => {
                     if let Some(a) = args.first() {
-                        pairs.push((a, TArg::Type((**elem).clone())));
+                        pairs.push((a, TArg::Type((**elem).clone(), Cv::default())));
                     }
                 }
                 ("index", Type::Index(r)) | ("extent", Type::Extent(r)) => {
@@ -1221,8 +1325,8 @@ fn deduce(
             }
             for (pat, actual) in pairs {
                 let ok = match (pat, &actual) {
-                    (TemplateArg::Type(t), TArg::Type(ty)) => {
-                        deduce(ck, def, &t.specs, ty, bound, given)
+                    (TemplateArg::Type(t), TArg::Type(ty, cv)) => {
+                        deduce(ck, def, &t.specs, ty, *cv, bound, given)
                     }
                     (TemplateArg::Expr(e), TArg::Value(_)) => match value_of(e) {
                         Some(n) => bind(&n, actual.clone(), bound),
@@ -1418,29 +1522,13 @@ impl FnCx<'_> {
                 .zip(args)
                 .zip(&read_only)
                 .all(|((p, a), &ro)| {
-                    // `T*` against an `int*` (or an `int[4]`, which decays)
-                    // deduces `T` from the pointee.
-                    let mut ty = &a.ty;
-                    for _ in 0..p.declarator.modifiers.pointers {
-                        ty = match ty {
-                            Type::Ptr { elem, .. } | Type::CArray(elem, _) => elem,
-                            _ => return false,
-                        };
+                    if a.ty.is_error() {
+                        return true;
                     }
-                    // A parameter `T` taken by value sees an array argument
-                    // decayed: `f(T)` called with an `int[4]` makes `T` an `int*`.
-                    let decayed;
-                    if p.declarator.modifiers.reference == 0
-                        && p.declarator.modifiers.pointers == 0
-                        && let Type::CArray(elem, _) = ty
-                    {
-                        decayed = Type::Ptr {
-                            elem: elem.clone(),
-                            is_const: ro,
-                        };
-                        ty = &decayed;
-                    }
-                    a.ty.is_error() || deduce(self.ck, def, &p.specs, ty, &mut bound, &given)
+                    let Some((ty, cv)) = deduction_target(p, a, ro) else {
+                        return false;
+                    };
+                    deduce(self.ck, def, &p.specs, &ty, cv, &mut bound, &given)
                 });
             if !deduced {
                 continue;
