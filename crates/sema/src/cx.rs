@@ -102,6 +102,30 @@ impl Checker {
                     None => written,
                 }
             }
+            // `std::remove_const<T>::type`: `T`'s qualifiers but the removed.
+            ast::BaseType::Template { path, args } => {
+                let removed = match path.last() {
+                    "__remove_const" => crate::template::Cv {
+                        is_const: true,
+                        is_volatile: false,
+                    },
+                    "__remove_volatile" => crate::template::Cv {
+                        is_const: false,
+                        is_volatile: true,
+                    },
+                    "__remove_cv" => crate::template::Cv {
+                        is_const: true,
+                        is_volatile: true,
+                    },
+                    _ => return written,
+                };
+                match args.as_slice() {
+                    [ast::TemplateArg::Type(t)] => {
+                        written.union(self.written_cv(t).without(removed))
+                    }
+                    _ => written,
+                }
+            }
             _ => written,
         }
     }

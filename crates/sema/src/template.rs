@@ -108,6 +108,9 @@ pub struct Templates {
     /// The type parameters bound now to qualified types (`T = const int`),
     /// with their qualifiers.
     pub qualified: HashMap<String, Cv>,
+    /// The aliases of each class-template instance's scope (its member
+    /// typedefs), by instance name, for its members checked later.
+    pub member_aliases: HashMap<String, HashMap<String, Type>>,
     /// The class templates the template template parameters bound now
     /// name, as paths.
     pub template_params: HashMap<String, Vec<String>>,
@@ -371,7 +374,7 @@ fn instantiate_member(
     let (plain, instance) = (mt.plain.clone(), mt.instance.clone());
     let access = mt.access;
     let id = with_bindings(ck, &mt.def, &args, &shown, span, |ck| {
-        ck.templates.injected = Some((plain.clone(), instance.clone()));
+        enter_class(ck, plain.clone(), instance.clone());
         crate::class::declare_member_instance(ck, class, &f, access)
     });
     ck.templates.member_instances.insert(key, id);
@@ -413,13 +416,27 @@ pub fn ensure_body(ck: &mut Checker, id: FuncId, use_span: Span) {
         out_of_class,
     } = lazy;
     with_bindings(ck, &def, &args, &instance, use_span, |ck| {
-        ck.templates.injected = Some((plain, instance.clone()));
+        enter_class(ck, plain, instance.clone());
         if out_of_class {
             crate::class::define_out_of_class(ck, &function);
         } else {
             crate::class::lower_method_now(ck, class, id, &function);
         }
     });
+}
+
+/// Enters the scope of class-template instance `instance` (whose template
+/// is named `plain`), inside the bindings of its arguments: its template's
+/// name names it, and its member typedefs are visible.
+fn enter_class(ck: &mut Checker, plain: String, instance: String) {
+    if let Some(members) = ck.templates.member_aliases.get(&instance).cloned()
+        && let Some(scope) = ck.aliases.last_mut()
+    {
+        for (name, ty) in members {
+            scope.entry(name).or_insert(ty);
+        }
+    }
+    ck.templates.injected = Some((plain, instance));
 }
 
 /// Registers `template <...> item`.
@@ -545,7 +562,7 @@ fn define_member(
         _ => {
             let inst = instance.to_string();
             with_bindings(ck, def, args, instance, use_span, |ck| {
-                ck.templates.injected = Some((plain, inst));
+                enter_class(ck, plain, inst);
                 crate::class::define_out_of_class(ck, &f);
             });
         }
@@ -996,6 +1013,9 @@ pub fn instantiate_class(
                 consts.get(n).copied()
             });
         }
+        // The member typedefs, for the bodies checked later.
+        let declared = ck.aliases.last().cloned().unwrap_or_default();
+        ck.templates.member_aliases.insert(inst.clone(), declared);
         ck.templates.injected = Some((name.clone(), inst));
         let saved = ck.templates.declaring.replace(declaring);
         crate::declare::declare_struct(ck, &s, span);

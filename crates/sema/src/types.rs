@@ -323,6 +323,26 @@ fn template(
             }
             _ => bad_args(ck, path, "`void`: `std::shared_future<void>`"),
         },
+        // `std::remove_const<T>::type` and its kin: the type without the
+        // qualifiers, which the typed program keeps beside it (see
+        // `Checker::specs_cv`).
+        "__remove_const" | "__remove_volatile" | "__remove_cv" => match args {
+            [TemplateArg::Type(t)] => {
+                let d = resolve_type_name(ck, t, consts);
+                if d.by_ref {
+                    ck.error(
+                        codes::E0211,
+                        t.span,
+                        "the type traits of reference types are not supported yet",
+                        "a reference type",
+                        "name the type without `&`",
+                    );
+                    return Type::Error;
+                }
+                d.ty
+            }
+            _ => bad_args(ck, path, "one type: `std::remove_const<T>::type`"),
+        },
         "__iterator" | "__const_iterator" | "__reverse_iterator" | "__const_reverse_iterator" => {
             match args {
                 [TemplateArg::Type(t)] => {
@@ -792,7 +812,9 @@ pub fn declare_aliases(
             ..specs.clone()
         };
         let Declared { ty, by_ref } = resolve(ck, &plain, &d.modifiers, &d.array_dims, consts);
-        let ty = if specs.is_const || specs.is_volatile || by_ref {
+        // `const T` or a `T` bound to `const int` alike.
+        let cv = ck.specs_cv(specs);
+        let ty = if cv.is_const || cv.is_volatile || by_ref {
             ck.error(
                 codes::E0211,
                 d.span,

@@ -40,6 +40,9 @@ pub const TEMPLATE_NAMES: &[&str] = &[
     "__const_iterator",
     "__reverse_iterator",
     "__const_reverse_iterator",
+    "__remove_const",
+    "__remove_volatile",
+    "__remove_cv",
 ];
 
 /// Member function templates called with explicit arguments: `e.tile<2, 3>()`.
