@@ -787,7 +787,11 @@ fn mark_class_qualifiers(tokens: &mut [Token<'_>]) {
             && tokens[i + 1].tok == Tok::ColonColon
             && matches!(
                 tokens[i + 2].tok,
-                Tok::Ident(_) | Tok::TypeName(_) | Tok::Tilde | Tok::Operator
+                Tok::Ident(_)
+                    | Tok::TypeName(_)
+                    | Tok::TemplateName(_)
+                    | Tok::Tilde
+                    | Tok::Operator
             )
         {
             tokens[i].tok = Tok::ClassQual(name);

@@ -828,11 +828,18 @@ impl Printer<'_> {
             }
             ExprKind::Lambda(lambda) => self.lambda(lambda, expr.span),
             ExprKind::InitList(items) => self.list("init-list", items),
-            ExprKind::TypeMember { ty, member } => {
+            ExprKind::TypeMember {
+                ty,
+                member,
+                template_args,
+            } => {
                 self.push("(type-member ");
                 self.ty(&ty.specs, &ty.modifiers);
                 self.push(" ");
                 self.push(&member.name);
+                if let Some(args) = template_args {
+                    self.template_args(args);
+                }
                 self.push(")");
             }
             ExprKind::SizeofType(ty) => {
