@@ -441,6 +441,27 @@ fn enter_class(ck: &mut Checker, plain: String, instance: String) {
 
 /// Registers `template <...> item`.
 pub fn declare_template(ck: &mut Checker, t: &ast::Template, span: Span) {
+    if let Some(args) = &t.specialised
+        && !t.params.is_empty()
+    {
+        // `template <typename T> void f<T*>(T*)`: C++ has no partial
+        // specialisation of function templates.
+        let at = args.first().map_or(span, |a| match a {
+            TemplateArg::Type(t) => t.span,
+            TemplateArg::Expr(e) => e.span,
+        });
+        ck.report(
+            Diagnostic::error(
+                codes::E0213,
+                at,
+                "a function template cannot be partially specialised",
+            )
+            .with_label("template arguments after the name")
+            .with_msvc("C2768")
+            .with_help("write `template <>` with every argument, or overload the template"),
+        );
+        return;
+    }
     if t.params.is_empty() {
         declare_specialization(ck, t, span);
         return;
@@ -622,13 +643,26 @@ fn declare_specialization(ck: &mut Checker, t: &ast::Template, span: Span) {
                 .get(&name)
                 .cloned()
                 .unwrap_or_default();
+            // `template <> bool f<u>(u x)`: the arguments written, the rest
+            // deduced from the parameter types.
+            let explicit = match &t.specialised {
+                Some(written) => {
+                    let snapshot = crate::declare::const_snapshot(ck);
+                    let lookup = move |n: &str| snapshot.get(n).copied();
+                    match resolve_args(ck, written, &lookup) {
+                        Some(args) => args,
+                        None => return,
+                    }
+                }
+                None => Vec::new(),
+            };
             let before = ck.diags.len();
             let snapshot = crate::declare::const_snapshot(ck);
             let lookup = move |n: &str| snapshot.get(n).copied();
-            let types: Vec<Type> = f
+            let locals: Vec<tessera_ir::Local> = f
                 .params
                 .iter()
-                .map(|p| crate::declare::param_local(ck, p, tessera_ir::Space::Host, &lookup).ty)
+                .map(|p| crate::declare::param_local(ck, p, tessera_ir::Space::Host, &lookup))
                 .collect();
             ck.diags.truncate(before);
             // The template whose parameters it fixes: deduced from its
@@ -637,15 +671,19 @@ fn declare_specialization(ck: &mut Checker, t: &ast::Template, span: Span) {
                 let ast::ItemKind::Function(pf) = &primary.item.kind else {
                     return None;
                 };
-                if pf.params.len() != types.len() {
+                if pf.params.len() != locals.len() || explicit.len() > primary.params.len() {
                     return None;
                 }
                 let mut bound = HashMap::new();
-                let ok = pf
-                    .params
-                    .iter()
-                    .zip(&types)
-                    .all(|(p, t)| deduce(ck, primary, &p.specs, t, Cv::default(), &mut bound, &[]));
+                for (p, a) in primary.params.iter().zip(&explicit) {
+                    bound.insert(p.name().name.clone(), a.clone());
+                }
+                let ok = pf.params.iter().zip(&locals).all(|(p, local)| {
+                    let Some((ty, cv)) = specialised_param(p, local, &bound) else {
+                        return false;
+                    };
+                    deduce(ck, primary, &p.specs, ty, cv, &mut bound, &[])
+                });
                 let args: Option<Vec<TArg>> = primary
                     .params
                     .iter()
@@ -673,6 +711,41 @@ fn declare_specialization(ck: &mut Checker, t: &ast::Template, span: Span) {
             "write the specialised class or function under its own name",
         ),
     }
+}
+
+/// What the primary template's parameter `p` deduces from when an explicit
+/// specialisation declares it as `local` (`bound`: the arguments known so
+/// far): the type under `p`'s pointers, with the `const` a pointee or a
+/// referent has. A parameter taken by value keeps the qualifiers of an
+/// argument given for it (`f<const int>(int)` specialises `f(T)`: its
+/// own `const` is no part of the function's type).
+fn specialised_param<'t>(
+    p: &ast::Param,
+    local: &'t tessera_ir::Local,
+    bound: &HashMap<String, TArg>,
+) -> Option<(&'t Type, Cv)> {
+    let modifiers = &p.declarator.modifiers;
+    let mut ty = &local.ty;
+    let mut cv = Cv::default();
+    for _ in 0..modifiers.pointers {
+        match ty {
+            Type::Ptr { elem, is_const } => {
+                ty = elem;
+                cv.is_const = *is_const;
+            }
+            _ => return None,
+        }
+    }
+    if modifiers.pointers == 0 {
+        if modifiers.reference > 0 {
+            cv.is_const = local.is_const;
+        } else if let BaseType::Named(path) = &p.specs.ty
+            && let Some(TArg::Type(_, given)) = bound.get(path.last())
+        {
+            cv = *given;
+        }
+    }
+    Some((ty, cv))
 }
 
 /// How an argument list is shown in an instance's name: `float, 16`.

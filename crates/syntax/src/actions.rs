@@ -381,6 +381,7 @@ pub fn struct_def(
                         kind: crate::ast::ItemKind::Function(f),
                         span,
                     }),
+                    specialised: None,
                 },
             }),
             Member::Empty | Member::Error => {}

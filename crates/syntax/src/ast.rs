@@ -117,6 +117,9 @@ pub struct Template {
     pub params: Vec<TemplateParam>,
     /// The templated class (an `ItemKind::Struct`) or function.
     pub item: Box<Item>,
+    /// The template arguments written after a function's name in an
+    /// explicit specialisation: `<u>` in `template <> bool f<u>(u x)`.
+    pub specialised: Option<Vec<TemplateArg>>,
 }
 
 /// One template parameter.

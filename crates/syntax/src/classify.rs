@@ -221,6 +221,7 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
     if !splits.is_empty() {
         split_shifts(tokens, &splits);
     }
+    mark_specialised_functions(tokens);
     join_delete_array(tokens);
     mark_init_parens(tokens);
 }
@@ -795,6 +796,58 @@ fn mark_class_qualifiers(tokens: &mut [Token<'_>]) {
             )
         {
             tokens[i].tok = Tok::ClassQual(name);
+        }
+    }
+}
+
+/// `template <> bool f<u>(u x)`: the name of a function specialised with
+/// explicit template arguments goes back to a plain identifier, so that the
+/// grammar reads it as the function's name followed by the arguments (as a
+/// template name it would be one more type specifier, and one token of
+/// lookahead could not tell `bool f<u>(` from `Box<u> f(`).
+fn mark_specialised_functions<'s>(tokens: &mut [Token<'s>]) {
+    fn tok<'s>(tokens: &[Token<'s>], k: usize) -> Option<Tok<'s>> {
+        tokens.get(k).map(|t| t.tok)
+    }
+    for i in 0..tokens.len() {
+        if tokens[i].tok != Tok::Template
+            || tok(tokens, i + 1) != Some(Tok::TplOpen)
+            || tok(tokens, i + 2) != Some(Tok::TplClose)
+        {
+            continue;
+        }
+        let end = tokens.len().min(i + 3 + MAX_TEMPLATE_SCAN);
+        let mut k = i + 3;
+        while k < end {
+            match tokens[k].tok {
+                Tok::LParen | Tok::Semi | Tok::LBrace | Tok::Assign => break,
+                Tok::TemplateName(name) if tok(tokens, k + 1) == Some(Tok::TplOpen) => {
+                    let mut depth = 0usize;
+                    let mut close = None;
+                    for (j, t) in tokens.iter().enumerate().take(end).skip(k + 1) {
+                        match t.tok {
+                            Tok::TplOpen => depth += 1,
+                            Tok::TplClose => {
+                                depth = depth.saturating_sub(1);
+                                if depth == 0 {
+                                    close = Some(j);
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    let Some(close) = close else { break };
+                    if tok(tokens, close + 1) == Some(Tok::LParen) {
+                        tokens[k].tok = Tok::Ident(name);
+                        break;
+                    }
+                    k = close + 1;
+                    continue;
+                }
+                _ => {}
+            }
+            k += 1;
         }
     }
 }

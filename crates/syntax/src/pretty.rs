@@ -249,6 +249,9 @@ impl Printer<'_> {
             ItemKind::Template(t) => {
                 let depth = self.depth() + 1;
                 self.push("(template");
+                if let Some(args) = &t.specialised {
+                    self.template_args(args);
+                }
                 for param in &t.params {
                     self.push(" (");
                     match param {
