@@ -22,7 +22,7 @@ use tessera_syntax::ast::{self, BaseType, TemplateArg};
 
 /// Instances deeper than this (a template instantiating itself with ever
 /// new arguments) are refused.
-const MAX_DEPTH: u32 = 64;
+const MAX_DEPTH: u32 = 1024;
 
 /// A template as written, with what its definition saw.
 #[derive(Debug)]
@@ -1401,8 +1401,12 @@ fn deduce(
                 }
                 ("tiled_index", Type::TiledIndex(shape))
                 | ("tiled_extent", Type::TiledExtent(shape)) => {
-                    for (a, d) in args.iter().zip(shape.dims()) {
-                        pairs.push((a, TArg::Value(i64::from(*d))));
+                    // The dimensions a shape does not use are amp.h's
+                    // defaults, 0: `tiled_extent<D0, D1, D2>` against a
+                    // `tiled_extent<16>` makes `D1` and `D2` 0.
+                    let dims = shape.dims().iter().copied().chain(std::iter::repeat(0));
+                    for (a, d) in args.iter().zip(dims) {
+                        pairs.push((a, TArg::Value(i64::from(d))));
                     }
                 }
                 (name, Type::Struct(id)) => {
