@@ -800,45 +800,55 @@ fn mark_class_qualifiers(tokens: &mut [Token<'_>]) {
     }
 }
 
-/// `template <> bool f<u>(u x)`: the name of a function specialised with
-/// explicit template arguments goes back to a plain identifier, so that the
-/// grammar reads it as the function's name followed by the arguments (as a
-/// template name it would be one more type specifier, and one token of
-/// lookahead could not tell `bool f<u>(` from `Box<u> f(`).
+/// `template <> bool f<u>(u x)`: the name of a function written with
+/// template arguments after a template header goes back to a plain
+/// identifier, so that the grammar reads it as the function's name followed
+/// by the arguments (as a template name it would be one more type
+/// specifier, and one token of lookahead could not tell `bool f<u>(` from
+/// `Box<u> f(`). The checker accepts the form only as an explicit
+/// specialisation (`template <>`).
 fn mark_specialised_functions<'s>(tokens: &mut [Token<'s>]) {
     fn tok<'s>(tokens: &[Token<'s>], k: usize) -> Option<Tok<'s>> {
         tokens.get(k).map(|t| t.tok)
     }
+    /// The `template >` closing the `template <` at `open`.
+    fn closing(tokens: &[Token<'_>], open: usize, end: usize) -> Option<usize> {
+        let mut depth = 0usize;
+        for (j, t) in tokens.iter().enumerate().take(end).skip(open) {
+            match t.tok {
+                Tok::TplOpen => depth += 1,
+                Tok::TplClose => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return Some(j);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
     for i in 0..tokens.len() {
-        if tokens[i].tok != Tok::Template
-            || tok(tokens, i + 1) != Some(Tok::TplOpen)
-            || tok(tokens, i + 2) != Some(Tok::TplClose)
-        {
+        if tokens[i].tok != Tok::Template || tok(tokens, i + 1) != Some(Tok::TplOpen) {
             continue;
         }
-        let end = tokens.len().min(i + 3 + MAX_TEMPLATE_SCAN);
-        let mut k = i + 3;
+        let end = tokens.len().min(i + 1 + 2 * MAX_TEMPLATE_SCAN);
+        let Some(header_end) = closing(tokens, i + 1, end) else {
+            continue;
+        };
+        let mut k = header_end + 1;
         while k < end {
             match tokens[k].tok {
-                Tok::LParen | Tok::Semi | Tok::LBrace | Tok::Assign => break,
+                Tok::LParen | Tok::Semi | Tok::LBrace | Tok::Assign | Tok::Template => break,
                 Tok::TemplateName(name) if tok(tokens, k + 1) == Some(Tok::TplOpen) => {
-                    let mut depth = 0usize;
-                    let mut close = None;
-                    for (j, t) in tokens.iter().enumerate().take(end).skip(k + 1) {
-                        match t.tok {
-                            Tok::TplOpen => depth += 1,
-                            Tok::TplClose => {
-                                depth = depth.saturating_sub(1);
-                                if depth == 0 {
-                                    close = Some(j);
-                                    break;
-                                }
-                            }
-                            _ => {}
-                        }
-                    }
-                    let Some(close) = close else { break };
-                    if tok(tokens, close + 1) == Some(Tok::LParen) {
+                    let Some(close) = closing(tokens, k + 1, end) else {
+                        break;
+                    };
+                    // `operator Box<T>()` names a conversion, not a
+                    // specialisation.
+                    if tok(tokens, close + 1) == Some(Tok::LParen)
+                        && tok(tokens, k - 1) != Some(Tok::Operator)
+                    {
                         tokens[k].tok = Tok::Ident(name);
                         break;
                     }
