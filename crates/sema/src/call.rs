@@ -293,7 +293,8 @@ impl FnCx<'_> {
                     return error_expr(span);
                 };
                 let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
-                if let Some(call) = self.qualified_method_call(class, path.last(), None, lowered, span)
+                if let Some(call) =
+                    self.qualified_method_call(class, path.last(), None, lowered, span)
                 {
                     return call;
                 }

@@ -1465,7 +1465,9 @@ impl FnCx<'_> {
                     )
                     .with_label("template arguments cannot be deduced from these arguments")
                     .with_msvc("C2783")
-                    .with_help(format!("give the template arguments: `{class}::{name}<...>(...)`")),
+                    .with_help(format!(
+                        "give the template arguments: `{class}::{name}<...>(...)`"
+                    )),
                 );
                 return Some(error_expr(span));
             }

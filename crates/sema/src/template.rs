@@ -304,15 +304,20 @@ impl FnCx<'_> {
                 &mt.instance,
                 span,
                 |ck| {
-                    let deduced = f.params.iter().zip(&args).zip(&read_only).all(|((p, a), &ro)| {
-                        if a.ty.is_error() {
-                            return true;
-                        }
-                        let Some((ty, cv)) = deduction_target(p, a, ro) else {
-                            return false;
-                        };
-                        deduce(ck, &own_def, &p.specs, &ty, cv, &mut bound, &given)
-                    });
+                    let deduced =
+                        f.params
+                            .iter()
+                            .zip(&args)
+                            .zip(&read_only)
+                            .all(|((p, a), &ro)| {
+                                if a.ty.is_error() {
+                                    return true;
+                                }
+                                let Some((ty, cv)) = deduction_target(p, a, ro) else {
+                                    return false;
+                                };
+                                deduce(ck, &own_def, &p.specs, &ty, cv, &mut bound, &given)
+                            });
                     if !deduced {
                         return None;
                     }

@@ -510,16 +510,13 @@ fn template(
             },
             _ => bad_args(ck, path, &format!("one rank: `{name}<2>`")),
         },
-        "tiled_extent" | "tiled_index" if amp_ok => match tile_shape(
-            ck,
-            path.span,
-            trailing_defaults(args, consts),
-            consts,
-        ) {
-            Some(shape) if name == "tiled_extent" => Type::TiledExtent(shape),
-            Some(shape) => Type::TiledIndex(shape),
-            None => Type::Error,
-        },
+        "tiled_extent" | "tiled_index" if amp_ok => {
+            match tile_shape(ck, path.span, trailing_defaults(args, consts), consts) {
+                Some(shape) if name == "tiled_extent" => Type::TiledExtent(shape),
+                Some(shape) => Type::TiledIndex(shape),
+                None => Type::Error,
+            }
+        }
         _ => {
             // The C library's integer typedefs, as in LP64.
             if qualifier_ok(path, &["std"]) {
