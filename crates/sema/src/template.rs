@@ -1423,6 +1423,11 @@ fn deduce(
                         }
                     }
                 }
+                // `array<T, N>` against a `std::vector<int>`: C++ deduces
+                // without conversions, so the template does not fit (a
+                // class may still reach a user template through a base).
+                (name, _) if DEDUCED_LIBRARY_TEMPLATES.contains(&name) => return false,
+                (name, _) if ck.templates.classes.contains_key(name) => return false,
                 _ => {}
             }
             for (pat, actual) in pairs {
@@ -1453,6 +1458,24 @@ fn deduce(
         _ => true,
     }
 }
+
+/// The library class templates whose instances `deduce` looks into: an
+/// argument of another type does not fit a parameter written with them.
+const DEDUCED_LIBRARY_TEMPLATES: &[&str] = &[
+    "array",
+    "array_view",
+    "vector",
+    "deque",
+    "list",
+    "set",
+    "multiset",
+    "unordered_set",
+    "unordered_multiset",
+    "index",
+    "extent",
+    "tiled_index",
+    "tiled_extent",
+];
 
 /// The class template `ty` is an instance of, as a path, for deducing a
 /// template template parameter.
