@@ -1406,12 +1406,8 @@ fn deduce(
                 }
                 ("tiled_index", Type::TiledIndex(shape))
                 | ("tiled_extent", Type::TiledExtent(shape)) => {
-                    // The dimensions a shape does not use are amp.h's
-                    // defaults, 0: `tiled_extent<D0, D1, D2>` against a
-                    // `tiled_extent<16>` makes `D1` and `D2` 0.
-                    let dims = shape.dims().iter().copied().chain(std::iter::repeat(0));
-                    for (a, d) in args.iter().zip(dims) {
-                        pairs.push((a, TArg::Value(i64::from(d))));
+                    for (a, d) in args.iter().zip(shape.dims()) {
+                        pairs.push((a, TArg::Value(i64::from(*d))));
                     }
                 }
                 (name, Type::Struct(id)) => {

@@ -510,13 +510,11 @@ fn template(
             },
             _ => bad_args(ck, path, &format!("one rank: `{name}<2>`")),
         },
-        "tiled_extent" | "tiled_index" if amp_ok => {
-            match tile_shape(ck, path.span, trailing_defaults(args, consts), consts) {
-                Some(shape) if name == "tiled_extent" => Type::TiledExtent(shape),
-                Some(shape) => Type::TiledIndex(shape),
-                None => Type::Error,
-            }
-        }
+        "tiled_extent" | "tiled_index" if amp_ok => match tile_shape(ck, path.span, args, consts) {
+            Some(shape) if name == "tiled_extent" => Type::TiledExtent(shape),
+            Some(shape) => Type::TiledIndex(shape),
+            None => Type::Error,
+        },
         _ => {
             // The C library's integer typedefs, as in LP64.
             if qualifier_ok(path, &["std"]) {
@@ -576,21 +574,6 @@ pub fn rank_of(ck: &mut Checker, e: &ast::Expr, consts: ConstLookup<'_>) -> Opti
         );
         None
     }
-}
-
-/// The arguments of `tiled_extent<...>` or `tiled_index<...>` without the
-/// trailing zeros that amp.h's defaults (`tiled_extent<D0, D1 = 0, D2 =
-/// 0>`) give to the dimensions not used: `tiled_extent<16, 0, 0>` is
-/// `tiled_extent<16>`, as a template deduces it.
-fn trailing_defaults<'a>(args: &'a [TemplateArg], consts: ConstLookup<'_>) -> &'a [TemplateArg] {
-    let mut used = args.len();
-    while used > 1
-        && let TemplateArg::Expr(e) = &args[used - 1]
-        && matches!(try_eval(e, consts), Ok(0))
-    {
-        used -= 1;
-    }
-    &args[..used]
 }
 
 /// The shape of `tile<D0[, D1[, D2]]>` (or `tiled_extent<...>`), checked
