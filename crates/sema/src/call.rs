@@ -306,13 +306,23 @@ impl FnCx<'_> {
                 return library::call_value(self, callee, lowered, span);
             }
             // `Vec<float>::make()`: a static member function of an instance.
-            K::TypeMember { ty, member } => {
+            K::TypeMember {
+                ty,
+                member,
+                template_args,
+            } => {
                 let d = self.resolve(&ty.specs, &ty.modifiers, &[]);
                 let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
                 let Type::Struct(class) = d.ty else {
                     return error_expr(span);
                 };
-                if let Some(call) = self.qualified_method_call(class, &member.name, lowered, span) {
+                if let Some(call) = self.qualified_method_call(
+                    class,
+                    &member.name,
+                    template_args.as_deref(),
+                    lowered,
+                    span,
+                ) {
                     return call;
                 }
                 let shown = self.ck.show(&d.ty);
@@ -335,7 +345,9 @@ impl FnCx<'_> {
                     return error_expr(span);
                 };
                 let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
-                if let Some(call) = self.qualified_method_call(class, path.last(), lowered, span) {
+                if let Some(call) =
+                    self.qualified_method_call(class, path.last(), None, lowered, span)
+                {
                     return call;
                 }
                 self.ck.error(

@@ -1425,10 +1425,53 @@ impl FnCx<'_> {
         &mut self,
         class: StructId,
         name: &str,
+        template_args: Option<&[ast::TemplateArg]>,
         args: Vec<Expr>,
         span: Span,
     ) -> Option<Expr> {
-        let (path, owner, ids) = self.ck.find_methods(class, name)?;
+        // The class's own member templates beside its member functions, as
+        // for a call on an object (`method_call_with`).
+        let instances = self.member_template_instances(class, name, template_args, &args, span);
+        let (path, owner, ids) = match self.ck.find_methods(class, name) {
+            Some((path, owner, mut ids)) if template_args.is_none() || owner == class => {
+                if template_args.is_some() {
+                    ids.clear();
+                }
+                if owner == class {
+                    ids.extend(instances);
+                }
+                (path, owner, ids)
+            }
+            _ if !instances.is_empty() => (Vec::new(), class, instances),
+            _ => {
+                let has_templates = self
+                    .ck
+                    .classes
+                    .get(&class)
+                    .is_some_and(|c| c.member_templates.contains_key(name));
+                if !has_templates {
+                    return None;
+                }
+                let shown: Vec<String> = args.iter().map(|a| self.ck.show(&a.ty)).collect();
+                let class = self.ck.show(&Type::Struct(class));
+                self.ck.report(
+                    Diagnostic::error(
+                        codes::E0240,
+                        span,
+                        format!(
+                            "no instance of member template `{class}::{name}` takes ({})",
+                            shown.join(", ")
+                        ),
+                    )
+                    .with_label("template arguments cannot be deduced from these arguments")
+                    .with_msvc("C2783")
+                    .with_help(format!(
+                        "give the template arguments: `{class}::{name}<...>(...)`"
+                    )),
+                );
+                return Some(error_expr(span));
+            }
+        };
         let object = match self.current_class() {
             Some(here) if self.ck.derives_from(here, class) => {
                 let to_class = self.base_path(here, class);

@@ -7,6 +7,7 @@ use tessera_ir::{
     Const, Expr, ExprKind, FuncId, Function, GlobalId, Local, LocalId, Program, Restriction, Space,
     StructId, Type,
 };
+use tessera_syntax::ast;
 
 /// Whole-program state.
 #[derive(Default)]
@@ -88,6 +89,64 @@ impl Checker {
 }
 
 impl Checker {
+    /// The `const` and `volatile` of declaration specifiers: those written,
+    /// and those of the type argument bound to a template parameter they
+    /// name (`T x` with `T = const int` declares a `const int`; `const T`
+    /// is then `const` once).
+    pub fn specs_cv(&self, specs: &ast::DeclSpecs) -> crate::template::Cv {
+        let written = crate::template::Cv::of_specs(specs);
+        match &specs.ty {
+            ast::BaseType::Named(path) if path.segments.len() == 1 => {
+                match self.templates.qualified.get(path.last()) {
+                    Some(bound) => written.union(*bound),
+                    None => written,
+                }
+            }
+            // `std::remove_const<T>::type`: `T`'s qualifiers but the removed.
+            ast::BaseType::Template { path, args } => {
+                let removed = match path.last() {
+                    "__remove_const" => crate::template::Cv {
+                        is_const: true,
+                        is_volatile: false,
+                    },
+                    "__remove_volatile" => crate::template::Cv {
+                        is_const: false,
+                        is_volatile: true,
+                    },
+                    "__remove_cv" => crate::template::Cv {
+                        is_const: true,
+                        is_volatile: true,
+                    },
+                    _ => return written,
+                };
+                match args.as_slice() {
+                    [ast::TemplateArg::Type(t)] => {
+                        written.union(self.written_cv(t).without(removed))
+                    }
+                    _ => written,
+                }
+            }
+            _ => written,
+        }
+    }
+
+    /// Whether declaration specifiers make their type `const`, written or
+    /// through a template parameter bound to a `const` type.
+    pub fn specs_const(&self, specs: &ast::DeclSpecs) -> bool {
+        self.specs_cv(specs).is_const
+    }
+
+    /// The top-level qualifiers of a type written as a template argument:
+    /// none when it is a pointer or reference (their `const` is the
+    /// pointee's, which the pointer type keeps).
+    pub fn written_cv(&self, t: &ast::TypeName) -> crate::template::Cv {
+        if t.modifiers.pointers == 0 && t.modifiers.reference == 0 {
+            self.specs_cv(&t.specs)
+        } else {
+            crate::template::Cv::default()
+        }
+    }
+
     /// The type an alias visible here names, innermost scope first.
     pub fn alias(&self, name: &str) -> Option<&Type> {
         self.aliases.iter().rev().find_map(|s| s.get(name))

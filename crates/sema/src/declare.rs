@@ -218,7 +218,7 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
             layout.default_inits.push(d.init.clone());
             layout
                 .const_fields
-                .push(crate::types::object_const(&decl.specs, &d.modifiers));
+                .push(crate::types::object_const(ck, &decl.specs, &d.modifiers));
         }
     }
     if s.is_union {
@@ -393,7 +393,7 @@ pub(crate) fn declare_globals(
                 "initialise the global in `main`",
             );
         }
-        let is_const = types::object_const(specs, &d.modifiers);
+        let is_const = types::object_const(ck, specs, &d.modifiers);
         if is_const && init.is_none() && !ty.is_error() {
             ck.error(
                 codes::E0218,
@@ -720,7 +720,7 @@ pub(crate) fn param_local(
         lookup,
     );
     let mut ty = d.ty;
-    let mut is_const = types::object_const(&p.specs, &p.declarator.modifiers);
+    let mut is_const = types::object_const(ck, &p.specs, &p.declarator.modifiers);
     if ty == Type::Ostream && !d.by_ref {
         ck.report(
             Diagnostic::error(codes::E0203, p.span, "a stream cannot be passed by value")

@@ -231,7 +231,29 @@ impl FnCx<'_> {
                 self.member(base, name, template_args.as_deref(), span)
             }
             K::Lambda(lambda) => self.lambda_value(lambda, span),
-            K::TypeMember { ty, member } => {
+            K::TypeMember {
+                ty: _,
+                member,
+                template_args: Some(_),
+            } => {
+                // `C<int>::f<2>` not called: a function named as a value.
+                self.ck.error(
+                    codes::E0211,
+                    member.span,
+                    format!(
+                        "a member function template named without a call (`{}<...>`) is not supported yet",
+                        member.name
+                    ),
+                    "not called",
+                    "call it, or wrap the call in a lambda",
+                );
+                error_expr(span)
+            }
+            K::TypeMember {
+                ty,
+                member,
+                template_args: None,
+            } => {
                 let d = self.resolve(&ty.specs, &ty.modifiers, &[]);
                 match d.ty {
                     Type::Struct(id) => match self.static_member(id, &member.name, member.span) {

@@ -32,6 +32,25 @@ impl FnCx<'_> {
             let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
             return crate::library::tuple::get(self, path, targs, lowered, span);
         }
+        // `scaled<2>(i)` in a member function: the class's member template
+        // (the class's scope is searched before the namespace's).
+        if let ast::BaseType::Template { path, args: targs } = &ty.specs.ty
+            && path.segments.len() == 1
+            && !path.global
+            && let Some(class) = self.current_class()
+            && self
+                .ck
+                .classes
+                .get(&class)
+                .is_some_and(|c| c.member_templates.contains_key(path.last()))
+        {
+            let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+            if let Some(call) =
+                self.qualified_method_call(class, path.last(), Some(targs), lowered, span)
+            {
+                return call;
+            }
+        }
         // `scale<16>(x)`: a function template called with explicit arguments.
         if let ast::BaseType::Template { path, args: targs } = &ty.specs.ty
             && path.segments.len() == 1
@@ -477,7 +496,7 @@ impl FnCx<'_> {
                         *ty = v.ty.clone();
                     }
                     if by_ref {
-                        if !v.place && !v.ty.is_error() && !specs.is_const {
+                        if !v.place && !v.ty.is_error() && !self.ck.specs_const(specs) {
                             self.ck.error(
                                 codes::E0204,
                                 v.span,
@@ -486,7 +505,7 @@ impl FnCx<'_> {
                                 "bind it to a variable, or make it `const T&`",
                             );
                         }
-                        if !specs.is_const
+                        if !self.ck.specs_const(specs)
                             && v.place
                             && let Some((why, _)) = self.read_only_reason(&v)
                         {

@@ -364,7 +364,7 @@ impl FnCx<'_> {
                 by_ref: false,
                 // The lambda's parameter is a copy the kernel owns: const only
                 // when declared so (a `tiled_index`'s members stay const).
-                is_const: param.is_none_or(|p| p.specs.is_const),
+                is_const: param.is_none_or(|p| self.ck.specs_const(&p.specs)),
                 space: Space::Private,
                 span: param.map_or(span, |p| p.span),
             }],

@@ -907,7 +907,17 @@ impl Flat<'_> {
                 self.type_name(ty);
                 self.expr(operand);
             }
-            ExprKind::TypeMember { ty, .. } => self.type_name(ty),
+            ExprKind::TypeMember {
+                ty, template_args, ..
+            } => {
+                self.type_name(ty);
+                for a in template_args.iter_mut().flatten() {
+                    match a {
+                        TemplateArg::Type(t) => self.type_name(t),
+                        TemplateArg::Expr(e) => self.expr(e),
+                    }
+                }
+            }
             ExprKind::Construct { ty, args, .. } => {
                 self.type_name(ty);
                 for a in args {

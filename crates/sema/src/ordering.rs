@@ -6,9 +6,12 @@
 //! Each parameter type is turned into a [`Pattern`] in which the template's
 //! own parameters are variables; template `a` is at least as specialised
 //! as `b` when `b`'s patterns can be matched against `a`'s, treating `a`'s
-//! variables as unique types. References and `const` are set aside, as
-//! C++ does for by-value parameters; the tie of `T&` against `const T&` is
-//! settled earlier by the conversion sequences.
+//! variables as unique types. References and a parameter's own `const`
+//! are set aside, as C++ does for by-value parameters; the tie of `T&`
+//! against `const T&` is settled earlier by the conversion sequences. The
+//! `const` of a pointee or of a template argument is kept: `const T*` is
+//! more specialised than `T*` (`T*` takes a `const U*` with `T = const U`,
+//! not the other way round).
 
 use std::collections::HashMap;
 
@@ -25,6 +28,8 @@ enum Pattern {
     Instance(String, Vec<Pattern>),
     /// A pointer to the pattern.
     Ptr(Box<Pattern>),
+    /// The pattern, `const`.
+    Const(Box<Pattern>),
     /// A constant or expression argument: equal only to the same literal.
     Literal(String),
     /// Something this ordering does not look into: matches nothing.
@@ -52,7 +57,14 @@ fn base_pattern(def: &[ast::TemplateParam], ty: &BaseType) -> Pattern {
 
 fn arg_pattern(def: &[ast::TemplateParam], arg: &TemplateArg) -> Pattern {
     match arg {
-        TemplateArg::Type(t) => type_pattern(def, &t.specs.ty, t.modifiers.pointers),
+        TemplateArg::Type(t) => {
+            let p = type_pattern(def, &t.specs, t.modifiers.pointers);
+            if t.specs.is_const && t.modifiers.pointers == 0 {
+                Pattern::Const(Box::new(p))
+            } else {
+                p
+            }
+        }
         TemplateArg::Expr(e) => match &e.kind {
             ast::ExprKind::Name(p) if p.segments.len() == 1 && is_param(def, p.last()) => {
                 Pattern::Var(p.last().to_string())
@@ -64,8 +76,13 @@ fn arg_pattern(def: &[ast::TemplateParam], arg: &TemplateArg) -> Pattern {
     }
 }
 
-fn type_pattern(def: &[ast::TemplateParam], ty: &BaseType, pointers: u32) -> Pattern {
-    let mut p = base_pattern(def, ty);
+/// The pattern of `specs` under `pointers` pointers; the `const` of the
+/// specifiers is kept when it is a pointee's.
+fn type_pattern(def: &[ast::TemplateParam], specs: &ast::DeclSpecs, pointers: u32) -> Pattern {
+    let mut p = base_pattern(def, &specs.ty);
+    if specs.is_const && pointers > 0 {
+        p = Pattern::Const(Box::new(p));
+    }
     for _ in 0..pointers {
         p = Pattern::Ptr(Box::new(p));
     }
@@ -89,7 +106,9 @@ fn matches(general: &Pattern, special: &Pattern, bound: &mut HashMap<String, Pat
         (Pattern::Instance(a, xs), Pattern::Instance(b, ys)) => {
             a == b && xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| matches(x, y, bound))
         }
-        (Pattern::Ptr(a), Pattern::Ptr(b)) => matches(a, b, bound),
+        (Pattern::Ptr(a), Pattern::Ptr(b)) | (Pattern::Const(a), Pattern::Const(b)) => {
+            matches(a, b, bound)
+        }
         _ => false,
     }
 }
@@ -103,7 +122,7 @@ fn parameter_patterns(
     f.params
         .iter()
         .take(count)
-        .map(|p| type_pattern(params, &p.specs.ty, p.declarator.modifiers.pointers))
+        .map(|p| type_pattern(params, &p.specs, p.declarator.modifiers.pointers))
         .collect()
 }
 

@@ -485,7 +485,7 @@ impl FnCx<'_> {
                 if built.ty.is_error() {
                     return error_expr(span);
                 }
-                let ty = ptr_to(elem, ty.specs.is_const);
+                let ty = ptr_to(elem, self.ck.specs_const(&ty.specs));
                 return mk(
                     ExprKind::New {
                         count: None,
@@ -514,7 +514,7 @@ impl FnCx<'_> {
                 return error_expr(span);
             }
         };
-        let ty = ptr_to(elem, ty.specs.is_const);
+        let ty = ptr_to(elem, self.ck.specs_const(&ty.specs));
         mk(ExprKind::New { count, value }, ty, false, span)
     }
 

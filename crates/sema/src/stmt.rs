@@ -330,7 +330,7 @@ impl FnCx<'_> {
                         name: n.name.clone(),
                         ty: d.ty.clone(),
                         by_ref: false,
-                        is_const: p.specs.is_const,
+                        is_const: cx.ck.specs_const(&p.specs),
                         space: tessera_ir::Space::Host,
                         span: p.span,
                     })
@@ -852,7 +852,7 @@ impl FnCx<'_> {
                     name,
                     ty: ty.clone(),
                     by_ref,
-                    is_const: types::object_const(specs, &declarator.modifiers),
+                    is_const: types::object_const(cx.ck, specs, &declarator.modifiers),
                     space,
                     span: declarator.span,
                 });
@@ -1007,7 +1007,7 @@ impl FnCx<'_> {
                 space = Space::TileStatic;
                 self.check_tile_static(ts, decl, &ty, by_ref);
             }
-            if self.in_amp() && specs.is_volatile {
+            if self.in_amp() && self.ck.specs_cv(specs).is_volatile {
                 let what = format!("variable `{}`", name.name);
                 self.ck
                     .report(types::amp_type_error(decl.span, &what, "`volatile`"));
@@ -1086,7 +1086,7 @@ impl FnCx<'_> {
             if !by_ref && specs.tile_static.is_none() {
                 self.check_destructible_here(&ty, decl.span);
             }
-            let var_const = types::object_const(specs, &decl.modifiers);
+            let var_const = types::object_const(self.ck, specs, &decl.modifiers);
             if var_const && init.is_none() && !ty.is_error() && !by_ref && !default_initialised {
                 self.ck.error(
                     codes::E0218,
@@ -1105,7 +1105,7 @@ impl FnCx<'_> {
                 self.ck.enum_of_specs(specs)
             };
             if !self.ck.enums.is_empty() {
-                let is_const = specs.is_const || specs.is_constexpr;
+                let is_const = self.ck.specs_const(specs) || specs.is_constexpr;
                 self.enum_init(target, decl, &ty, by_ref, is_const);
             }
             // A `static` local (host code): a variable of the program's that
@@ -1132,7 +1132,7 @@ impl FnCx<'_> {
                 self.ck.enum_locals.insert(name.span, t);
             }
             // A `const` integer with a constant value can size arrays and tiles.
-            if (specs.is_const || specs.is_constexpr)
+            if (self.ck.specs_const(specs) || specs.is_constexpr)
                 && matches!(self.local(local).map(|l| &l.ty), Some(Type::Scalar(s)) if s.is_integral())
                 && let Some(ast::Init::Assign(e)) = &decl.init
             {

@@ -22,7 +22,7 @@ use tessera_syntax::ast::{self, BaseType, TemplateArg};
 
 /// Instances deeper than this (a template instantiating itself with ever
 /// new arguments) are refused.
-const MAX_DEPTH: u32 = 64;
+const MAX_DEPTH: u32 = 1024;
 
 /// A template as written, with what its definition saw.
 #[derive(Debug)]
@@ -35,11 +35,50 @@ pub struct TemplateDef {
     pub usings: Vec<String>,
 }
 
+/// The `const` and `volatile` of a type argument (`T = const int`). The
+/// typed program keeps `const` with the declared object rather than in its
+/// `Type`, so a type argument carries its qualifiers beside the type: a
+/// declaration naming the parameter gets them as if written there.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Cv {
+    /// `const`
+    pub is_const: bool,
+    /// `volatile`
+    pub is_volatile: bool,
+}
+
+impl Cv {
+    /// The qualifiers written in `specs`.
+    pub fn of_specs(specs: &ast::DeclSpecs) -> Cv {
+        Cv {
+            is_const: specs.is_const,
+            is_volatile: specs.is_volatile,
+        }
+    }
+
+    /// Both sets of qualifiers (`const T` with `T = volatile int`).
+    pub fn union(self, other: Cv) -> Cv {
+        Cv {
+            is_const: self.is_const || other.is_const,
+            is_volatile: self.is_volatile || other.is_volatile,
+        }
+    }
+
+    /// These qualifiers without those of `other`: what a parameter `const T`
+    /// leaves for `T` when deduced from a `const int`.
+    pub fn without(self, other: Cv) -> Cv {
+        Cv {
+            is_const: self.is_const && !other.is_const,
+            is_volatile: self.is_volatile && !other.is_volatile,
+        }
+    }
+}
+
 /// A template argument, resolved.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TArg {
-    /// A type.
-    Type(Type),
+    /// A type, with its top-level qualifiers.
+    Type(Type, Cv),
     /// A constant.
     Value(i64),
     /// A class template, for a template template parameter: its path as
@@ -66,6 +105,12 @@ pub struct Templates {
     pub depth: u32,
     /// Values of the value parameters bound now, with their types.
     pub values: HashMap<String, (i64, Scalar)>,
+    /// The type parameters bound now to qualified types (`T = const int`),
+    /// with their qualifiers.
+    pub qualified: HashMap<String, Cv>,
+    /// The aliases of each class-template instance's scope (its member
+    /// typedefs), by instance name, for its members checked later.
+    pub member_aliases: HashMap<String, HashMap<String, Type>>,
     /// The class templates the template template parameters bound now
     /// name, as paths.
     pub template_params: HashMap<String, Vec<String>>,
@@ -218,6 +263,10 @@ impl FnCx<'_> {
             .cloned()
             .map(|a| crate::library::materialize_iterator(self, a))
             .collect();
+        let read_only: Vec<bool> = args
+            .iter()
+            .map(|a| self.read_only_reason(a).is_some())
+            .collect();
         let mut found = Vec::new();
         for mt in templates {
             let ast::ItemKind::Function(f) = &mt.def.item.kind else {
@@ -255,16 +304,20 @@ impl FnCx<'_> {
                 &mt.instance,
                 span,
                 |ck| {
-                    let deduced = f.params.iter().zip(&args).all(|(p, a)| {
-                        let mut ty = &a.ty;
-                        for _ in 0..p.declarator.modifiers.pointers {
-                            ty = match ty {
-                                Type::Ptr { elem, .. } | Type::CArray(elem, _) => elem,
-                                _ => return false,
-                            };
-                        }
-                        a.ty.is_error() || deduce(ck, &own_def, &p.specs, ty, &mut bound, &given)
-                    });
+                    let deduced =
+                        f.params
+                            .iter()
+                            .zip(&args)
+                            .zip(&read_only)
+                            .all(|((p, a), &ro)| {
+                                if a.ty.is_error() {
+                                    return true;
+                                }
+                                let Some((ty, cv)) = deduction_target(p, a, ro) else {
+                                    return false;
+                                };
+                                deduce(ck, &own_def, &p.specs, &ty, cv, &mut bound, &given)
+                            });
                     if !deduced {
                         return None;
                     }
@@ -326,7 +379,7 @@ fn instantiate_member(
     let (plain, instance) = (mt.plain.clone(), mt.instance.clone());
     let access = mt.access;
     let id = with_bindings(ck, &mt.def, &args, &shown, span, |ck| {
-        ck.templates.injected = Some((plain.clone(), instance.clone()));
+        enter_class(ck, plain.clone(), instance.clone());
         crate::class::declare_member_instance(ck, class, &f, access)
     });
     ck.templates.member_instances.insert(key, id);
@@ -368,7 +421,7 @@ pub fn ensure_body(ck: &mut Checker, id: FuncId, use_span: Span) {
         out_of_class,
     } = lazy;
     with_bindings(ck, &def, &args, &instance, use_span, |ck| {
-        ck.templates.injected = Some((plain, instance.clone()));
+        enter_class(ck, plain, instance.clone());
         if out_of_class {
             crate::class::define_out_of_class(ck, &function);
         } else {
@@ -377,8 +430,43 @@ pub fn ensure_body(ck: &mut Checker, id: FuncId, use_span: Span) {
     });
 }
 
+/// Enters the scope of class-template instance `instance` (whose template
+/// is named `plain`), inside the bindings of its arguments: its template's
+/// name names it, and its member typedefs are visible.
+fn enter_class(ck: &mut Checker, plain: String, instance: String) {
+    if let Some(members) = ck.templates.member_aliases.get(&instance).cloned()
+        && let Some(scope) = ck.aliases.last_mut()
+    {
+        for (name, ty) in members {
+            scope.entry(name).or_insert(ty);
+        }
+    }
+    ck.templates.injected = Some((plain, instance));
+}
+
 /// Registers `template <...> item`.
 pub fn declare_template(ck: &mut Checker, t: &ast::Template, span: Span) {
+    if let Some(args) = &t.specialised
+        && !t.params.is_empty()
+    {
+        // `template <typename T> void f<T*>(T*)`: C++ has no partial
+        // specialisation of function templates.
+        let at = args.first().map_or(span, |a| match a {
+            TemplateArg::Type(t) => t.span,
+            TemplateArg::Expr(e) => e.span,
+        });
+        ck.report(
+            Diagnostic::error(
+                codes::E0213,
+                at,
+                "a function template cannot be partially specialised",
+            )
+            .with_label("template arguments after the name")
+            .with_msvc("C2768")
+            .with_help("write `template <>` with every argument, or overload the template"),
+        );
+        return;
+    }
     if t.params.is_empty() {
         declare_specialization(ck, t, span);
         return;
@@ -500,7 +588,7 @@ fn define_member(
         _ => {
             let inst = instance.to_string();
             with_bindings(ck, def, args, instance, use_span, |ck| {
-                ck.templates.injected = Some((plain, inst));
+                enter_class(ck, plain, inst);
                 crate::class::define_out_of_class(ck, &f);
             });
         }
@@ -560,13 +648,26 @@ fn declare_specialization(ck: &mut Checker, t: &ast::Template, span: Span) {
                 .get(&name)
                 .cloned()
                 .unwrap_or_default();
+            // `template <> bool f<u>(u x)`: the arguments written, the rest
+            // deduced from the parameter types.
+            let explicit = match &t.specialised {
+                Some(written) => {
+                    let snapshot = crate::declare::const_snapshot(ck);
+                    let lookup = move |n: &str| snapshot.get(n).copied();
+                    match resolve_args(ck, written, &lookup) {
+                        Some(args) => args,
+                        None => return,
+                    }
+                }
+                None => Vec::new(),
+            };
             let before = ck.diags.len();
             let snapshot = crate::declare::const_snapshot(ck);
             let lookup = move |n: &str| snapshot.get(n).copied();
-            let types: Vec<Type> = f
+            let locals: Vec<tessera_ir::Local> = f
                 .params
                 .iter()
-                .map(|p| crate::declare::param_local(ck, p, tessera_ir::Space::Host, &lookup).ty)
+                .map(|p| crate::declare::param_local(ck, p, tessera_ir::Space::Host, &lookup))
                 .collect();
             ck.diags.truncate(before);
             // The template whose parameters it fixes: deduced from its
@@ -575,15 +676,19 @@ fn declare_specialization(ck: &mut Checker, t: &ast::Template, span: Span) {
                 let ast::ItemKind::Function(pf) = &primary.item.kind else {
                     return None;
                 };
-                if pf.params.len() != types.len() {
+                if pf.params.len() != locals.len() || explicit.len() > primary.params.len() {
                     return None;
                 }
                 let mut bound = HashMap::new();
-                let ok = pf
-                    .params
-                    .iter()
-                    .zip(&types)
-                    .all(|(p, t)| deduce(ck, primary, &p.specs, t, &mut bound, &[]));
+                for (p, a) in primary.params.iter().zip(&explicit) {
+                    bound.insert(p.name().name.clone(), a.clone());
+                }
+                let ok = pf.params.iter().zip(&locals).all(|(p, local)| {
+                    let Some((ty, cv)) = specialised_param(p, local, &bound) else {
+                        return false;
+                    };
+                    deduce(ck, primary, &p.specs, ty, cv, &mut bound, &[])
+                });
                 let args: Option<Vec<TArg>> = primary
                     .params
                     .iter()
@@ -613,11 +718,56 @@ fn declare_specialization(ck: &mut Checker, t: &ast::Template, span: Span) {
     }
 }
 
+/// What the primary template's parameter `p` deduces from when an explicit
+/// specialisation declares it as `local` (`bound`: the arguments known so
+/// far): the type under `p`'s pointers, with the `const` a pointee or a
+/// referent has. A parameter taken by value keeps the qualifiers of an
+/// argument given for it (`f<const int>(int)` specialises `f(T)`: its
+/// own `const` is no part of the function's type).
+fn specialised_param<'t>(
+    p: &ast::Param,
+    local: &'t tessera_ir::Local,
+    bound: &HashMap<String, TArg>,
+) -> Option<(&'t Type, Cv)> {
+    let modifiers = &p.declarator.modifiers;
+    let mut ty = &local.ty;
+    let mut cv = Cv::default();
+    for _ in 0..modifiers.pointers {
+        match ty {
+            Type::Ptr { elem, is_const } => {
+                ty = elem;
+                cv.is_const = *is_const;
+            }
+            _ => return None,
+        }
+    }
+    if modifiers.pointers == 0 {
+        if modifiers.reference > 0 {
+            cv.is_const = local.is_const;
+        } else if let BaseType::Named(path) = &p.specs.ty
+            && let Some(TArg::Type(_, given)) = bound.get(path.last())
+        {
+            cv = *given;
+        }
+    }
+    Some((ty, cv))
+}
+
 /// How an argument list is shown in an instance's name: `float, 16`.
 fn show_args(ck: &Checker, args: &[TArg]) -> String {
     args.iter()
         .map(|a| match a {
-            TArg::Type(t) => ck.show(t),
+            TArg::Type(t, cv) => {
+                let mut shown = String::new();
+                if cv.is_const {
+                    shown.push_str("const ");
+                }
+                if cv.is_volatile {
+                    shown.push_str("volatile ");
+                }
+                shown.push_str(&ck.show(t));
+                shown
+            }
             TArg::Value(v) => v.to_string(),
             TArg::Template(path) => path.join("::"),
         })
@@ -649,13 +799,17 @@ fn with_bindings<T>(
     let mut types = HashMap::new();
     let mut values = HashMap::new();
     let mut template_params = HashMap::new();
+    let mut qualified = HashMap::new();
     for (p, a) in def.params.iter().zip(args) {
         match (p, a) {
             (ast::TemplateParam::Template { name, .. }, TArg::Template(path)) => {
                 template_params.insert(name.name.clone(), path.clone());
             }
-            (ast::TemplateParam::Type { name, .. }, TArg::Type(t)) => {
+            (ast::TemplateParam::Type { name, .. }, TArg::Type(t, cv)) => {
                 types.insert(name.name.clone(), t.clone());
+                if *cv != Cv::default() {
+                    qualified.insert(name.name.clone(), *cv);
+                }
             }
             (ast::TemplateParam::Value { name, specs, .. }, TArg::Value(v)) => {
                 let s = value_param_type(ck, specs);
@@ -675,6 +829,7 @@ fn with_bindings<T>(
         }
     }
     let saved_values = std::mem::replace(&mut ck.templates.values, values);
+    let saved_qualified = std::mem::replace(&mut ck.templates.qualified, qualified);
     let saved_template_params =
         std::mem::replace(&mut ck.templates.template_params, template_params);
     let saved_injected = ck.templates.injected.take();
@@ -684,6 +839,7 @@ fn with_bindings<T>(
     ck.templates.depth -= 1;
     ck.templates.injected = saved_injected;
     ck.templates.values = saved_values;
+    ck.templates.qualified = saved_qualified;
     ck.templates.template_params = saved_template_params;
     ck.const_globals = saved_consts;
     ck.using_namespaces = saved_usings;
@@ -726,25 +882,13 @@ fn resolve_args(
         }
         match a {
             TemplateArg::Type(t) => {
-                // The typed program has no `const` types: an instance over
-                // `const int` would lose what makes its members read-only.
-                if t.specs.is_const && t.modifiers.pointers == 0 && t.modifiers.reference == 0 {
-                    ck.error(
-                        codes::E0211,
-                        t.span,
-                        "`const` template arguments of user templates are not supported yet",
-                        "`const` type argument",
-                        "pass the type without `const` and keep the object `const` where it is declared",
-                    );
-                    return None;
-                }
                 // `N` written where a value is expected parses as a type name
                 // when it names a type; otherwise it is a value.
                 let d = crate::types::resolve_type_name(ck, t, consts);
                 if d.ty.is_error() {
                     return None;
                 }
-                out.push(TArg::Type(d.ty));
+                out.push(TArg::Type(d.ty, ck.written_cv(t)));
             }
             TemplateArg::Expr(e) => out.push(TArg::Value(crate::types::eval(ck, e, consts)?)),
         }
@@ -828,12 +972,13 @@ fn complete_args(
                 default: Some(t), ..
             } => {
                 let bound = args.clone();
-                let d = with_bindings(ck, def, &bound, name, span, |ck| {
+                let (d, cv) = with_bindings(ck, def, &bound, name, span, |ck| {
                     let snapshot = crate::declare::const_snapshot(ck);
                     let lookup = move |n: &str| snapshot.get(n).copied();
-                    crate::types::resolve_type_name(ck, t, &lookup)
+                    let d = crate::types::resolve_type_name(ck, t, &lookup);
+                    (d, ck.written_cv(t))
                 });
-                TArg::Type(d.ty)
+                TArg::Type(d.ty, cv)
             }
             ast::TemplateParam::Value {
                 default: Some(e), ..
@@ -862,7 +1007,7 @@ fn complete_args(
     for (p, a) in def.params.iter().zip(&args) {
         let fits = matches!(
             (p, a),
-            (ast::TemplateParam::Type { .. }, TArg::Type(_))
+            (ast::TemplateParam::Type { .. }, TArg::Type(..))
                 | (ast::TemplateParam::Value { .. }, TArg::Value(_))
                 | (ast::TemplateParam::Template { .. }, TArg::Template(_))
         );
@@ -946,6 +1091,9 @@ pub fn instantiate_class(
                 consts.get(n).copied()
             });
         }
+        // The member typedefs, for the bodies checked later.
+        let declared = ck.aliases.last().cloned().unwrap_or_default();
+        ck.templates.member_aliases.insert(inst.clone(), declared);
         ck.templates.injected = Some((name.clone(), inst));
         let saved = ck.templates.declaring.replace(declaring);
         crate::declare::declare_struct(ck, &s, span);
@@ -1106,6 +1254,43 @@ fn instantiate_function(
     id
 }
 
+/// What a function parameter `p` deduces its template arguments from, for
+/// the argument `arg` (`read_only` when it names a `const` object): the
+/// type under the parameter's pointers, with the qualifiers C++ deduces
+/// with it. `T*` against an `int*` (or an `int[4]`, which decays) deduces
+/// from the pointee, `T*` against a `const int*` makes `T` a `const int`,
+/// and so does `T&` against a `const int` object; a parameter `T` taken by
+/// value sees the argument without its `const` and an array decayed (`f(T)`
+/// called with an `int[4]` makes `T` an `int*`). `None` when the argument
+/// has fewer pointers than the parameter.
+fn deduction_target(p: &ast::Param, arg: &Expr, read_only: bool) -> Option<(Type, Cv)> {
+    let modifiers = &p.declarator.modifiers;
+    let mut ty = &arg.ty;
+    let mut cv = Cv::default();
+    for _ in 0..modifiers.pointers {
+        (ty, cv.is_const) = match ty {
+            Type::Ptr { elem, is_const } => (elem, *is_const),
+            Type::CArray(elem, _) => (elem, read_only),
+            _ => return None,
+        };
+    }
+    if modifiers.pointers > 0 {
+        return Some((ty.clone(), cv));
+    }
+    if modifiers.reference > 0 {
+        cv.is_const = read_only && arg.place;
+        return Some((ty.clone(), cv));
+    }
+    if let Type::CArray(elem, _) = ty {
+        let decayed = Type::Ptr {
+            elem: elem.clone(),
+            is_const: read_only,
+        };
+        return Some((decayed, cv));
+    }
+    Some((ty.clone(), cv))
+}
+
 /// Deduces template arguments from a parameter's written type and the
 /// argument's type, as C++ does for the forms Tessera has.
 fn deduce(
@@ -1113,6 +1298,7 @@ fn deduce(
     def: &TemplateDef,
     pattern: &ast::DeclSpecs,
     arg: &Type,
+    arg_cv: Cv,
     bound: &mut HashMap<String, TArg>,
     given: &[String],
 ) -> bool {
@@ -1137,7 +1323,10 @@ fn deduce(
     };
     match &pattern.ty {
         BaseType::Named(path) if path.segments.len() == 1 && is_type_param(path.last()) => {
-            bind(path.last(), TArg::Type(arg.clone()), bound)
+            // `const T` deduced from a `const int` leaves `T = int`; `T`
+            // from it (through a reference or pointer) `T = const int`.
+            let cv = arg_cv.without(Cv::of_specs(pattern));
+            bind(path.last(), TArg::Type(arg.clone(), cv), bound)
         }
         BaseType::Template { path, args }
             if path.segments.len() == 1
@@ -1167,7 +1356,7 @@ fn deduce(
                 },
                 ..pattern.clone()
             };
-            deduce(ck, def, &pattern, arg, bound, given)
+            deduce(ck, def, &pattern, arg, arg_cv, bound, given)
         }
         BaseType::Template { path, args } => {
             let value_of = |e: &ast::Expr| match &e.kind {
@@ -1178,10 +1367,23 @@ fn deduce(
             };
             let mut pairs: Vec<(&TemplateArg, TArg)> = Vec::new();
             match (path.last(), arg) {
-                ("array_view", Type::ArrayView { elem, rank, .. })
-                | ("array", Type::Array(elem, rank)) => {
+                ("array_view", Type::ArrayView { elem, rank, read_only }) => {
+                    // `array_view<T, N>` from an `array_view<const int, 1>`
+                    // makes `T` a `const int`.
+                    let cv = Cv {
+                        is_const: *read_only,
+                        is_volatile: false,
+                    };
                     if let Some(a) = args.first() {
-                        pairs.push((a, TArg::Type((**elem).clone())));
+                        pairs.push((a, TArg::Type((**elem).clone(), cv)));
+                    }
+                    if let Some(a) = args.get(1) {
+                        pairs.push((a, TArg::Value(i64::from(*rank))));
+                    }
+                }
+                ("array", Type::Array(elem, rank)) => {
+                    if let Some(a) = args.first() {
+                        pairs.push((a, TArg::Type((**elem).clone(), Cv::default())));
                     }
                     if let Some(a) = args.get(1) {
                         pairs.push((a, TArg::Value(i64::from(*rank))));
@@ -1189,12 +1391,12 @@ fn deduce(
                 }
                 ("vector", Type::Vector(elem)) => {
                     if let Some(a) = args.first() {
-                        pairs.push((a, TArg::Type((**elem).clone())));
+                        pairs.push((a, TArg::Type((**elem).clone(), Cv::default())));
                     }
                 }
                 (name, Type::Container(kind, elem)) if kind.name() == name => {
                     if let Some(a) = args.first() {
-                        pairs.push((a, TArg::Type((**elem).clone())));
+                        pairs.push((a, TArg::Type((**elem).clone(), Cv::default())));
                     }
                 }
                 ("index", Type::Index(r)) | ("extent", Type::Extent(r)) => {
@@ -1220,12 +1422,17 @@ fn deduce(
                         }
                     }
                 }
+                // `array<T, N>` against a `std::vector<int>`: C++ deduces
+                // without conversions, so the template does not fit (a
+                // class may still reach a user template through a base).
+                (name, _) if DEDUCED_LIBRARY_TEMPLATES.contains(&name) => return false,
+                (name, _) if ck.templates.classes.contains_key(name) => return false,
                 _ => {}
             }
             for (pat, actual) in pairs {
                 let ok = match (pat, &actual) {
-                    (TemplateArg::Type(t), TArg::Type(ty)) => {
-                        deduce(ck, def, &t.specs, ty, bound, given)
+                    (TemplateArg::Type(t), TArg::Type(ty, cv)) => {
+                        deduce(ck, def, &t.specs, ty, *cv, bound, given)
                     }
                     (TemplateArg::Expr(e), TArg::Value(_)) => match value_of(e) {
                         Some(n) => bind(&n, actual.clone(), bound),
@@ -1250,6 +1457,24 @@ fn deduce(
         _ => true,
     }
 }
+
+/// The library class templates whose instances `deduce` looks into: an
+/// argument of another type does not fit a parameter written with them.
+const DEDUCED_LIBRARY_TEMPLATES: &[&str] = &[
+    "array",
+    "array_view",
+    "vector",
+    "deque",
+    "list",
+    "set",
+    "multiset",
+    "unordered_set",
+    "unordered_multiset",
+    "index",
+    "extent",
+    "tiled_index",
+    "tiled_extent",
+];
 
 /// The class template `ty` is an instance of, as a path, for deducing a
 /// template template parameter.
@@ -1421,29 +1646,13 @@ impl FnCx<'_> {
                 .zip(args)
                 .zip(&read_only)
                 .all(|((p, a), &ro)| {
-                    // `T*` against an `int*` (or an `int[4]`, which decays)
-                    // deduces `T` from the pointee.
-                    let mut ty = &a.ty;
-                    for _ in 0..p.declarator.modifiers.pointers {
-                        ty = match ty {
-                            Type::Ptr { elem, .. } | Type::CArray(elem, _) => elem,
-                            _ => return false,
-                        };
+                    if a.ty.is_error() {
+                        return true;
                     }
-                    // A parameter `T` taken by value sees an array argument
-                    // decayed: `f(T)` called with an `int[4]` makes `T` an `int*`.
-                    let decayed;
-                    if p.declarator.modifiers.reference == 0
-                        && p.declarator.modifiers.pointers == 0
-                        && let Type::CArray(elem, _) = ty
-                    {
-                        decayed = Type::Ptr {
-                            elem: elem.clone(),
-                            is_const: ro,
-                        };
-                        ty = &decayed;
-                    }
-                    a.ty.is_error() || deduce(self.ck, def, &p.specs, ty, &mut bound, &given)
+                    let Some((ty, cv)) = deduction_target(p, a, ro) else {
+                        return false;
+                    };
+                    deduce(self.ck, def, &p.specs, &ty, cv, &mut bound, &given)
                 });
             if !deduced {
                 continue;

@@ -43,10 +43,11 @@ pub fn resolve(
     if modifiers.pointers > 0 && !ty.is_error() {
         // `const T* p`: the `const` of the specifiers is the pointee's; the
         // pointer itself is const only when written `T* const p`.
+        let pointee_const = ck.specs_const(specs);
         for level in 0..modifiers.pointers {
             ty = Type::Ptr {
                 elem: Box::new(ty),
-                is_const: level == 0 && specs.is_const,
+                is_const: level == 0 && pointee_const,
             };
         }
     }
@@ -97,12 +98,13 @@ pub fn resolve(
 }
 
 /// Whether the declared object itself is `const`: for a pointer, only
-/// `T* const p` is (`const T* p` points to const data).
-pub fn object_const(specs: &DeclSpecs, modifiers: &Modifiers) -> bool {
+/// `T* const p` is (`const T* p` points to const data). A template
+/// parameter bound to a `const` type counts as written `const`.
+pub fn object_const(ck: &Checker, specs: &DeclSpecs, modifiers: &Modifiers) -> bool {
     if modifiers.pointers > 0 {
         modifiers.const_pointer
     } else {
-        specs.is_const || specs.is_constexpr
+        ck.specs_const(specs) || specs.is_constexpr
     }
 }
 
@@ -321,6 +323,26 @@ fn template(
             }
             _ => bad_args(ck, path, "`void`: `std::shared_future<void>`"),
         },
+        // `std::remove_const<T>::type` and its kin: the type without the
+        // qualifiers, which the typed program keeps beside it (see
+        // `Checker::specs_cv`).
+        "__remove_const" | "__remove_volatile" | "__remove_cv" => match args {
+            [TemplateArg::Type(t)] => {
+                let d = resolve_type_name(ck, t, consts);
+                if d.by_ref {
+                    ck.error(
+                        codes::E0211,
+                        t.span,
+                        "the type traits of reference types are not supported yet",
+                        "a reference type",
+                        "name the type without `&`",
+                    );
+                    return Type::Error;
+                }
+                d.ty
+            }
+            _ => bad_args(ck, path, "one type: `std::remove_const<T>::type`"),
+        },
         "__iterator" | "__const_iterator" | "__reverse_iterator" | "__const_reverse_iterator" => {
             match args {
                 [TemplateArg::Type(t)] => {
@@ -460,8 +482,9 @@ fn template(
                 );
                 return Type::Error;
             }
+            let elem_const = ck.specs_const(&elem.specs);
             if name == "array" {
-                if elem.specs.is_const {
+                if elem_const {
                     ck.error(
                         codes::E0213,
                         elem.span,
@@ -475,7 +498,7 @@ fn template(
                 Type::ArrayView {
                     elem: Box::new(elem_ty.ty),
                     rank,
-                    read_only: elem.specs.is_const,
+                    read_only: elem_const,
                 }
             }
         }
@@ -805,7 +828,9 @@ pub fn declare_aliases(
             ..specs.clone()
         };
         let Declared { ty, by_ref } = resolve(ck, &plain, &d.modifiers, &d.array_dims, consts);
-        let ty = if specs.is_const || specs.is_volatile || by_ref {
+        // `const T` or a `T` bound to `const int` alike.
+        let cv = ck.specs_cv(specs);
+        let ty = if cv.is_const || cv.is_volatile || by_ref {
             ck.error(
                 codes::E0211,
                 d.span,
@@ -939,7 +964,7 @@ pub fn check_signature(ck: &mut Checker, f: &ast::Function, func: &tessera_ir::F
     }));
     let mut problems = Vec::new();
     for (specs, ty, span, what) in typed {
-        let problem = if specs.is_volatile {
+        let problem = if ck.specs_cv(specs).is_volatile {
             Some("`volatile`".to_string())
         } else {
             written_type_problem(specs).or_else(|| crate::stmt::kernel_type_problem(ck, ty))

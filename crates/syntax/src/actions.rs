@@ -381,6 +381,7 @@ pub fn struct_def(
                         kind: crate::ast::ItemKind::Function(f),
                         span,
                     }),
+                    specialised: None,
                 },
             }),
             Member::Empty | Member::Error => {}
@@ -518,6 +519,7 @@ pub fn type_member(
     tl: usize,
     tr: usize,
     member: Ident,
+    template_args: Option<Vec<TemplateArg>>,
     l: usize,
     r: usize,
 ) -> Expr {
@@ -527,11 +529,29 @@ pub fn type_member(
         tl,
         tl + name.len(),
     );
+    let ty = BaseType::Template {
+        path: template,
+        args,
+    };
+    class_member(file, diags, ty, tl, tr, member, template_args, l, r)
+}
+
+/// `Class::member` or `Class::member<args>` (`ty` is the class, written
+/// from `tl` to `tr`): a member of a class named as a type.
+#[allow(clippy::too_many_arguments)]
+pub fn class_member(
+    file: Files<'_, '_>,
+    diags: &mut Vec<Diagnostic>,
+    ty: BaseType,
+    tl: usize,
+    tr: usize,
+    member: Ident,
+    template_args: Option<Vec<TemplateArg>>,
+    l: usize,
+    r: usize,
+) -> Expr {
     let specs = DeclSpecs {
-        ty: BaseType::Template {
-            path: template,
-            args,
-        },
+        ty,
         ..no_return(span(file, tl, tr))
     };
     let ty = TypeName {
@@ -539,7 +559,17 @@ pub fn type_member(
         modifiers: Modifiers::default(),
         span: span(file, tl, tr),
     };
-    expr(file, diags, ExprKind::TypeMember { ty, member }, l, r)
+    expr(
+        file,
+        diags,
+        ExprKind::TypeMember {
+            ty,
+            member,
+            template_args,
+        },
+        l,
+        r,
+    )
 }
 
 /// A member defined outside its class, with the template arguments of its

@@ -117,6 +117,9 @@ pub struct Template {
     pub params: Vec<TemplateParam>,
     /// The templated class (an `ItemKind::Struct`) or function.
     pub item: Box<Item>,
+    /// The template arguments written after a function's name in an
+    /// explicit specialisation: `<u>` in `template <> bool f<u>(u x)`.
+    pub specialised: Option<Vec<TemplateArg>>,
 }
 
 /// One template parameter.
@@ -919,12 +922,15 @@ pub enum ExprKind {
     /// `{a, b}` where an initialiser or argument is expected.
     InitList(Vec<Expr>),
     /// `Traits<int, 3>::size`, `Vec<float>::make()`: a member of a class
-    /// named by a template-id.
+    /// named by a template-id; `Vec<float>::make<2>()`, `Util::pick<0>()`: a
+    /// member function template of a class, with explicit arguments.
     TypeMember {
         /// The class.
         ty: TypeName,
         /// The member.
         member: Ident,
+        /// The member template's explicit arguments.
+        template_args: Option<Vec<TemplateArg>>,
     },
     /// `sizeof(T)` / `sizeof expr`
     SizeofType(TypeName),

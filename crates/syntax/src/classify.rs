@@ -40,6 +40,9 @@ pub const TEMPLATE_NAMES: &[&str] = &[
     "__const_iterator",
     "__reverse_iterator",
     "__const_reverse_iterator",
+    "__remove_const",
+    "__remove_volatile",
+    "__remove_cv",
 ];
 
 /// Member function templates called with explicit arguments: `e.tile<2, 3>()`.
@@ -230,6 +233,7 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
     if !splits.is_empty() {
         split_shifts(tokens, &splits);
     }
+    mark_specialised_functions(tokens);
     join_delete_array(tokens);
     mark_init_parens(tokens);
 }
@@ -860,10 +864,76 @@ fn mark_class_qualifiers(tokens: &mut [Token<'_>]) {
             && tokens[i + 1].tok == Tok::ColonColon
             && matches!(
                 tokens[i + 2].tok,
-                Tok::Ident(_) | Tok::TypeName(_) | Tok::Tilde | Tok::Operator
+                Tok::Ident(_)
+                    | Tok::TypeName(_)
+                    | Tok::TemplateName(_)
+                    | Tok::Tilde
+                    | Tok::Operator
             )
         {
             tokens[i].tok = Tok::ClassQual(name);
+        }
+    }
+}
+
+/// `template <> bool f<u>(u x)`: the name of a function written with
+/// template arguments after a template header goes back to a plain
+/// identifier, so that the grammar reads it as the function's name followed
+/// by the arguments (as a template name it would be one more type
+/// specifier, and one token of lookahead could not tell `bool f<u>(` from
+/// `Box<u> f(`). The checker accepts the form only as an explicit
+/// specialisation (`template <>`).
+fn mark_specialised_functions<'s>(tokens: &mut [Token<'s>]) {
+    fn tok<'s>(tokens: &[Token<'s>], k: usize) -> Option<Tok<'s>> {
+        tokens.get(k).map(|t| t.tok)
+    }
+    /// The `template >` closing the `template <` at `open`.
+    fn closing(tokens: &[Token<'_>], open: usize, end: usize) -> Option<usize> {
+        let mut depth = 0usize;
+        for (j, t) in tokens.iter().enumerate().take(end).skip(open) {
+            match t.tok {
+                Tok::TplOpen => depth += 1,
+                Tok::TplClose => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return Some(j);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+    for i in 0..tokens.len() {
+        if tokens[i].tok != Tok::Template || tok(tokens, i + 1) != Some(Tok::TplOpen) {
+            continue;
+        }
+        let end = tokens.len().min(i + 1 + 2 * MAX_TEMPLATE_SCAN);
+        let Some(header_end) = closing(tokens, i + 1, end) else {
+            continue;
+        };
+        let mut k = header_end + 1;
+        while k < end {
+            match tokens[k].tok {
+                Tok::LParen | Tok::Semi | Tok::LBrace | Tok::Assign | Tok::Template => break,
+                Tok::TemplateName(name) if tok(tokens, k + 1) == Some(Tok::TplOpen) => {
+                    let Some(close) = closing(tokens, k + 1, end) else {
+                        break;
+                    };
+                    // `operator Box<T>()` names a conversion, not a
+                    // specialisation.
+                    if tok(tokens, close + 1) == Some(Tok::LParen)
+                        && tok(tokens, k - 1) != Some(Tok::Operator)
+                    {
+                        tokens[k].tok = Tok::Ident(name);
+                        break;
+                    }
+                    k = close + 1;
+                    continue;
+                }
+                _ => {}
+            }
+            k += 1;
         }
     }
 }

@@ -6,7 +6,9 @@
 //! of a template instance. A vector's `iterator` and `const_iterator`
 //! become `T*` and `const T*`: a stored vector iterator is a pointer to its
 //! element in Tessera (as in several standard libraries), checked like any
-//! pointer.
+//! pointer. The `type` of the type traits that strip qualifiers
+//! (`std::remove_const<T>::type`) becomes the library template
+//! `__remove_const<T>`, which the checker resolves.
 
 use crate::lexer::Token;
 use crate::token::Tok;
@@ -23,6 +25,17 @@ const CONTAINERS: &[(&str, &[&str])] = &[
     ("unordered_multiset", SEQUENCE),
     ("array", &["value_type"]),
     ("array_view", &["value_type"]),
+    ("remove_const", &["type"]),
+    ("remove_volatile", &["type"]),
+    ("remove_cv", &["type"]),
+];
+
+/// The type traits of [`CONTAINERS`], with the library template each
+/// one's `type` becomes.
+pub const QUALIFIER_TRAITS: &[(&str, &str)] = &[
+    ("remove_const", "__remove_const"),
+    ("remove_volatile", "__remove_volatile"),
+    ("remove_cv", "__remove_cv"),
 ];
 
 /// The member types of the host containers.
@@ -207,6 +220,16 @@ fn rewrite_at<'s>(tokens: &[Token<'s>], i: usize, out: &mut Vec<Token<'s>>) -> O
         end,
     };
     let pointer = matches!(container, "vector" | "deque");
+    if let Some((_, template)) = QUALIFIER_TRAITS.iter().find(|(t, _)| *t == container) {
+        // `__remove_const<args>`: the trait's own argument list.
+        out.push(Token {
+            tok: Tok::Ident(template),
+            start,
+            end: tokens[i].end,
+        });
+        out.extend_from_slice(&tokens[i + 1..=close]);
+        return Some(close + 3);
+    }
     match member {
         "size_type" => out.push(named("size_t")),
         "difference_type" => out.push(named("ptrdiff_t")),

@@ -249,6 +249,9 @@ impl Printer<'_> {
             ItemKind::Template(t) => {
                 let depth = self.depth() + 1;
                 self.push("(template");
+                if let Some(args) = &t.specialised {
+                    self.template_args(args);
+                }
                 for param in &t.params {
                     self.push(" (");
                     match param {
@@ -828,11 +831,18 @@ impl Printer<'_> {
             }
             ExprKind::Lambda(lambda) => self.lambda(lambda, expr.span),
             ExprKind::InitList(items) => self.list("init-list", items),
-            ExprKind::TypeMember { ty, member } => {
+            ExprKind::TypeMember {
+                ty,
+                member,
+                template_args,
+            } => {
                 self.push("(type-member ");
                 self.ty(&ty.specs, &ty.modifiers);
                 self.push(" ");
                 self.push(&member.name);
+                if let Some(args) = template_args {
+                    self.template_args(args);
+                }
                 self.push(")");
             }
             ExprKind::SizeofType(ty) => {

@@ -769,7 +769,7 @@ pub(super) fn reinterpret_as(
     let ty = Type::ArrayView {
         elem: Box::new(elem),
         rank: 1,
-        read_only: v.read_only || target.specs.is_const || const_array,
+        read_only: v.read_only || cx.ck.specs_const(&target.specs) || const_array,
     };
     intrinsic(Intrinsic::ReinterpretAs, vec![base], ty, span)
 }

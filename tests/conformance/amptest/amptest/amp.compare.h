@@ -6,6 +6,7 @@
 #include <vector>
 #include <deque>
 #include <list>
+#include <type_traits>
 #include <amptest/math.h>
 #include <amptest/compare.h>
 #include <amptest/runall.h>
@@ -110,7 +111,7 @@ bool Verify(const T* c, const T* refc, size_t size, type_comparer<T> comparer) {
 // n)`), beside one that takes that many arguments (the std::vector form).
 template <typename T>
 bool Verify(const T* c, const T* refc, size_t size) {
-    return Verify(c, refc, size, type_comparer<T>());
+    return Verify(c, refc, size, type_comparer<typename std::remove_const<T>::type>());
 }
 
 // The comparer with the given tolerances: float and double have them;

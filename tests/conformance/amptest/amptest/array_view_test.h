@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <vector>
+#include <type_traits>
 #include <amptest/restrict.h>
 #include <amptest/runall.h>
 #include <amptest/logging.h>
@@ -92,46 +93,68 @@ array_view<value_type, rank> amptest_zeroed_view(extent<rank> ex) {
     return v;
 }
 
+// The view under test may be read-only (`ArrayViewTest<const int, 3>`):
+// the test then writes its data through a writable view of the same
+// elements (`_data`), as the library does through the data's pointer.
 template <typename _value_type, int _rank = 1, int _data_rank = _rank>
 class ArrayViewTest {
 public:
+    // The element type without `const`: that of the data and the record.
+    typedef typename std::remove_const<_value_type>::type data_type;
+
     // A view of `ex` zeros.
     ArrayViewTest(extent<_rank> ex)
-        : _view(amptest_zeroed_view<_value_type, _rank>(ex)),
-          _expected(amptest_zeroed_view<_value_type, _rank>(ex)),
+        : _data(amptest_zeroed_view<data_type, _rank>(ex)),
+          _view(_data),
+          _expected(amptest_zeroed_view<data_type, _rank>(ex)),
           _known(amptest_zeroed_view<int, _rank>(ex)),
-          _all_data(_view),
+          _all_data(_data),
           _all_expected(_expected),
           _all_known(_known) {}
 
     // A view of a copy of `data`.
-    ArrayViewTest(extent<_rank> ex, const std::vector<_value_type>& data)
-        : _view(amptest_zeroed_view<_value_type, _rank>(ex)),
-          _expected(amptest_zeroed_view<_value_type, _rank>(ex)),
+    ArrayViewTest(extent<_rank> ex, const std::vector<data_type>& data)
+        : _data(amptest_zeroed_view<data_type, _rank>(ex)),
+          _view(_data),
+          _expected(amptest_zeroed_view<data_type, _rank>(ex)),
           _known(amptest_zeroed_view<int, _rank>(ex)),
-          _all_data(_view),
+          _all_data(_data),
           _all_expected(_expected),
           _all_known(_known) {
-        copy(data.begin(), data.end(), _view);
+        copy(data.begin(), data.end(), _data);
     }
 
-    // A part of another test's data: `view` with the matching parts of the
-    // record, and the whole data set and record.
-    ArrayViewTest(array_view<_value_type, _rank> view, array_view<_value_type, _rank> expected,
-                  array_view<int, _rank> known, array_view<_value_type, _data_rank> all_data,
-                  array_view<_value_type, _data_rank> all_expected,
+    // A part of another test's data: `view` (whose elements `data` writes)
+    // with the matching parts of the record, and the whole data set and
+    // record.
+    ArrayViewTest(array_view<_value_type, _rank> view, array_view<data_type, _rank> data,
+                  array_view<data_type, _rank> expected, array_view<int, _rank> known,
+                  array_view<data_type, _data_rank> all_data,
+                  array_view<data_type, _data_rank> all_expected,
                   array_view<int, _data_rank> all_known)
-        : _view(view),
+        : _data(data),
+          _view(view),
           _expected(expected),
           _known(known),
           _all_data(all_data),
           _all_expected(all_expected),
           _all_known(all_known) {}
 
+    // A test of `ex` holding `start`, `start + 1`, ... in row-major order.
+    template <int start>
+    static ArrayViewTest<_value_type, _rank, _data_rank> sequential(extent<_rank> ex) {
+        std::vector<data_type> values(ex.size());
+        for (int k = 0; k < (int)values.size(); k++) {
+            values[k] = static_cast<data_type>(start + k);
+        }
+        ArrayViewTest<_value_type, _rank, _data_rank> t(ex, values);
+        return t;
+    }
+
     array_view<_value_type, _rank>& view() { return _view; }
 
     // The whole data set on the host, from its first element (rank-1 data).
-    _value_type* data() { return _all_data.data(); }
+    data_type* data() { return _all_data.data(); }
 
     ArrayViewTest<_value_type, _rank, _data_rank> section(index<_rank> origin) {
         return section(_view.section(origin), origin);
@@ -150,8 +173,8 @@ public:
                                                           index<_rank> origin) {
         extent<_rank> ex = other.get_extent();
         return ArrayViewTest<_value_type, _rank, _data_rank>(
-            other, _expected.section(origin, ex), _known.section(origin, ex), _all_data,
-            _all_expected, _all_known);
+            other, _data.section(origin, ex), _expected.section(origin, ex),
+            _known.section(origin, ex), _all_data, _all_expected, _all_known);
     }
 
     // The row `i` of this view (rank `_rank - 1`), sharing the data and the
@@ -160,7 +183,7 @@ public:
     template <int _r = _rank>
     ArrayViewTest<_value_type, _r - 1, _data_rank> projection(int i) {
         return ArrayViewTest<_value_type, _r - 1, _data_rank>(
-            _view[i], _expected[i], _known[i], _all_data, _all_expected, _all_known);
+            _view[i], _data[i], _expected[i], _known[i], _all_data, _all_expected, _all_known);
     }
 
     // `other` is row `i` of view().
@@ -168,25 +191,25 @@ public:
     ArrayViewTest<_value_type, _r - 1, _data_rank> projection(array_view<_value_type, _r - 1> other,
                                                                int i) {
         return ArrayViewTest<_value_type, _r - 1, _data_rank>(
-            other, _expected[i], _known[i], _all_data, _all_expected, _all_known);
+            other, _data[i], _expected[i], _known[i], _all_data, _all_expected, _all_known);
     }
 
     // The same elements seen with extent `ex` (row-major).
     template <int new_rank>
     ArrayViewTest<_value_type, new_rank, _data_rank> view_as(extent<new_rank> ex) {
         return ArrayViewTest<_value_type, new_rank, _data_rank>(
-            _view.view_as(ex), _expected.view_as(ex), _known.view_as(ex), _all_data,
-            _all_expected, _all_known);
+            _view.view_as(ex), _data.view_as(ex), _expected.view_as(ex), _known.view_as(ex),
+            _all_data, _all_expected, _all_known);
     }
 
     // Writes `value` at `i` and records it.
-    void set_value(index<_rank> i, _value_type value) {
+    void set_value(index<_rank> i, data_type value) {
         set_known_value(i, value);
-        concurrency::Test::details::gpu_write(_view, i, value);
+        concurrency::Test::details::gpu_write(_data, i, value);
     }
 
     // Records that the data holds `value` at `i` (of this view).
-    void set_known_value(index<_rank> i, _value_type value) {
+    void set_known_value(index<_rank> i, data_type value) {
         _expected[i] = value;
         _known[i] = 1;
     }
@@ -208,15 +231,16 @@ public:
 
     // The record of this view's elements: the values a test expects, and
     // 1 where a value is known.
-    array_view<_value_type, _rank>& expected_values() { return _expected; }
+    array_view<data_type, _rank>& expected_values() { return _expected; }
     array_view<int, _rank>& known_flags() { return _known; }
 
 private:
+    array_view<data_type, _rank> _data;
     array_view<_value_type, _rank> _view;
-    array_view<_value_type, _rank> _expected;
+    array_view<data_type, _rank> _expected;
     array_view<int, _rank> _known;
-    array_view<_value_type, _data_rank> _all_data;
-    array_view<_value_type, _data_rank> _all_expected;
+    array_view<data_type, _data_rank> _all_data;
+    array_view<data_type, _data_rank> _all_expected;
     array_view<int, _data_rank> _all_known;
 };
 
