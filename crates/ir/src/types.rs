@@ -204,6 +204,10 @@ pub enum Type {
     },
     /// The type of `nullptr` (`std::nullptr_t`).
     Null,
+    /// A pointer to a host function, `int (*)(int)` (also what a function
+    /// reference `int (&)(int)` is held as): host code only, C++ AMP has
+    /// none in amp code.
+    FnPtr(Box<FnSig>),
     /// A wide string literal `L"..."` or an accelerator's wide string
     /// (`description`); only as an operand of `<<` on a wide stream. The
     /// bytes are the UTF-8 text, which is what `std::wcout` writes under a
@@ -213,6 +217,28 @@ pub enum Type {
     WideOstream,
     /// The type of an expression that could not be checked (already reported).
     Error,
+}
+
+/// The signature a function pointer points to (`Type::FnPtr`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FnSig {
+    /// The return type (the referent's, when returned by reference).
+    pub ret: Type,
+    /// The function returns a reference.
+    pub ret_by_ref: bool,
+    /// The parameters in order.
+    pub params: Vec<FnParam>,
+}
+
+/// One parameter of a [`FnSig`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FnParam {
+    /// Its type (the referent's, for a reference).
+    pub ty: Type,
+    /// Passed by reference.
+    pub by_ref: bool,
+    /// A reference to `const`.
+    pub is_const: bool,
 }
 
 /// The type of an iterator value (`Type::Iter`).
@@ -341,7 +367,7 @@ impl Type {
     /// not looked into: see [`Type::contains_pointer`]).
     pub fn is_pointer_like(&self) -> bool {
         match self {
-            Type::Ptr { .. } | Type::Null => true,
+            Type::Ptr { .. } | Type::Null | Type::FnPtr(_) => true,
             Type::CArray(elem, _)
             | Type::Vector(elem)
             | Type::Container(_, elem)
@@ -503,6 +529,23 @@ pub fn display(ty: &Type, structs: &[StructDef]) -> String {
             }
         }
         Type::Null => "std::nullptr_t".into(),
+        Type::FnPtr(sig) => {
+            let params: Vec<String> = sig
+                .params
+                .iter()
+                .map(|p| {
+                    let c = if p.is_const { "const " } else { "" };
+                    let r = if p.by_ref { "&" } else { "" };
+                    format!("{c}{}{r}", display(&p.ty, structs))
+                })
+                .collect();
+            let r = if sig.ret_by_ref { "&" } else { "" };
+            format!(
+                "{}{r} (*)({})",
+                display(&sig.ret, structs),
+                params.join(", ")
+            )
+        }
         Type::WideStr => "std::wstring".into(),
         Type::WideOstream => "std::wostream".into(),
         Type::Error => "<error>".into(),
