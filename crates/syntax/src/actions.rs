@@ -910,3 +910,60 @@ pub fn alias(file: Files<'_, '_>, name: Ident, t: TypeName, l: usize, r: usize) 
         span: span(file, l, r),
     }
 }
+
+/// How deep function declarators may nest in each other's parameters
+/// (`int (*)(int (*)(int (*)(int)))`): later passes recurse over them.
+const MAX_FUNCTION_DECLARATOR_DEPTH: u32 = 32;
+
+/// The modifiers of a declarator with a function declarator: `outer` are
+/// those of the function's return type, `open` the class (for a pointer to
+/// member) and modifiers written inside the parentheses, `tail` the
+/// parameters and `restrict`.
+pub fn fn_modifiers(
+    file: Files<'_, '_>,
+    diags: &mut Vec<Diagnostic>,
+    outer: Modifiers,
+    open: (Option<Ident>, Modifiers),
+    tail: (Vec<Param>, Option<Restrict>),
+    l: usize,
+    r: usize,
+) -> Modifiers {
+    let sp = span(file, l, r);
+    let (class, inner) = open;
+    let (params, restrict) = tail;
+    let declarator = FunctionDeclarator {
+        inner,
+        class,
+        params,
+        restrict,
+        span: sp,
+    };
+    if function_depth(&declarator) > MAX_FUNCTION_DECLARATOR_DEPTH {
+        if !diags.iter().any(|d| d.code == codes::E0104) {
+            diags.push(
+                Diagnostic::error(codes::E0104, sp, "function declarators nested too deeply")
+                    .with_label(format!(
+                        "more than {MAX_FUNCTION_DECLARATOR_DEPTH} levels deep"
+                    ))
+                    .with_help("name the inner function types with `using`"),
+            );
+        }
+        return outer;
+    }
+    Modifiers {
+        function: Some(Box::new(declarator)),
+        ..outer
+    }
+}
+
+/// How deeply function declarators nest in `d` (1 for one without any in
+/// its parameters).
+fn function_depth(d: &FunctionDeclarator) -> u32 {
+    1 + d
+        .params
+        .iter()
+        .filter_map(|p| p.declarator.modifiers.function.as_deref())
+        .map(function_depth)
+        .max()
+        .unwrap_or(0)
+}

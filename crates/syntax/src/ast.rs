@@ -516,6 +516,33 @@ pub struct Modifiers {
     pub reference: u8,
     /// `const` after a `*` (`int* const p`).
     pub const_pointer: bool,
+    /// A function declarator, `(*p)(int, float)`: the declared entity is a
+    /// pointer to (or reference to) a function whose return type is what
+    /// the specifiers and the modifiers above make.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub function: Option<Box<FunctionDeclarator>>,
+}
+
+/// The part of a declarator that makes a pointer or reference to a
+/// function: `(*p)(int) restrict(cpu)`, `(&r)(int)`, `(C::*pm)(int)`, or
+/// without a name in a type (`int (*)(int)`). The name and array bounds
+/// written inside the parentheses stay on the [`Declarator`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FunctionDeclarator {
+    /// The `*`, `const` and `&` inside the parentheses: one `*` makes a
+    /// function pointer (more make pointers to it), `&` alone a function
+    /// reference, `*&` a reference to a function pointer.
+    pub inner: Modifiers,
+    /// `C` in `(C::*pm)`: a pointer to a member function of `C`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class: Option<Ident>,
+    /// The function's parameters.
+    pub params: Vec<Param>,
+    /// `restrict(...)` written after the parameters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restrict: Option<Restrict>,
+    /// Where, from the opening parenthesis to the end.
+    pub span: Span,
 }
 
 /// A declaration statement: specifiers and one or more declarators.

@@ -948,7 +948,48 @@ fn modifiers_text(modifiers: &Modifiers) -> String {
     if modifiers.reference > 0 {
         parts.push("&".repeat(usize::from(modifiers.reference)));
     }
+    if let Some(f) = &modifiers.function {
+        parts.push(function_text(f));
+    }
     parts.join(" ")
+}
+
+/// `(*)(int, float) restrict(cpu)`: a function declarator, its name left
+/// out (the declarator prints it), its parameters by type.
+fn function_text(f: &crate::ast::FunctionDeclarator) -> String {
+    let class = f
+        .class
+        .as_ref()
+        .map_or(String::new(), |c| format!("{}::", c.name));
+    let params: Vec<String> = f
+        .params
+        .iter()
+        .map(|p| {
+            let base = match &p.specs.ty {
+                BaseType::Builtin(builtin) => builtin.name().to_string(),
+                BaseType::Auto => "auto".to_string(),
+                BaseType::Named(path) => path.text(),
+                BaseType::Template { path, .. } => format!("{}<...>", path.text()),
+                BaseType::Error => "<error>".to_string(),
+            };
+            let c = if p.specs.is_const { "const " } else { "" };
+            let m = modifiers_text(&p.declarator.modifiers);
+            if m.is_empty() {
+                format!("{c}{base}")
+            } else {
+                format!("{c}{base} {m}")
+            }
+        })
+        .collect();
+    let restrict = f.restrict.as_ref().map_or(String::new(), |r| {
+        let names: Vec<&str> = r.specifiers.iter().map(|i| i.name.as_str()).collect();
+        format!(" restrict({})", names.join(", "))
+    });
+    format!(
+        "({class}{})({}){restrict}",
+        modifiers_text(&f.inner),
+        params.join(", ")
+    )
 }
 
 fn unary_name(op: UnaryOp) -> &'static str {
