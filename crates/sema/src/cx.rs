@@ -76,6 +76,9 @@ pub struct Checker {
     /// A class declares a destructor: full expressions are searched for
     /// temporaries to destroy (see `special.rs`).
     pub any_dtor: bool,
+    /// The functions declared `extern "C"`, by name: C linkage allows one
+    /// function of a name.
+    pub c_functions: HashMap<String, (FuncId, Span)>,
 }
 
 impl Checker {

@@ -472,6 +472,7 @@ pub fn method(
         class,
         class_args: None,
         method,
+        c_linkage: None,
     }
 }
 
@@ -578,6 +579,7 @@ pub fn conversion(
         class: None,
         class_args: None,
         method,
+        c_linkage: None,
     }
 }
 
@@ -623,6 +625,7 @@ pub fn constructor(
         class,
         class_args: None,
         method,
+        c_linkage: None,
     }
 }
 
@@ -649,6 +652,7 @@ pub fn destructor(
         class,
         class_args: None,
         method,
+        c_linkage: None,
     }
 }
 
@@ -966,4 +970,38 @@ fn function_depth(d: &FunctionDeclarator) -> u32 {
         .map(function_depth)
         .max()
         .unwrap_or(0)
+}
+
+/// The items of a linkage specification, `extern "C"` or `extern "C++"`
+/// (`lang` is the string literal as written): each function declared with
+/// C linkage is marked with where `extern "C"` is written.
+pub fn linkage(
+    file: Files<'_, '_>,
+    diags: &mut Vec<Diagnostic>,
+    lang: &str,
+    mut items: Vec<Item>,
+    l: usize,
+    r: usize,
+) -> Vec<Item> {
+    let sp = span(file, l, r);
+    match lang {
+        "\"C++\"" => {}
+        "\"C\"" => {
+            for item in &mut items {
+                if let ItemKind::Function(f) = &mut item.kind {
+                    f.c_linkage = Some(sp);
+                }
+            }
+        }
+        other => diags.push(
+            Diagnostic::error(
+                codes::E0106,
+                sp,
+                format!("linkage {other} is not supported"),
+            )
+            .with_label("unknown language linkage")
+            .with_help("write `extern \"C\"` or `extern \"C++\"`"),
+        ),
+    }
+    items
 }

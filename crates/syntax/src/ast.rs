@@ -307,6 +307,9 @@ pub struct Function {
     /// What a member function is, beside its name.
     #[serde(skip_serializing_if = "MethodInfo::is_plain")]
     pub method: MethodInfo,
+    /// Where `extern "C"` gave the function C language linkage, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub c_linkage: Option<Span>,
 }
 
 /// The parts of a declaration that only member functions have.

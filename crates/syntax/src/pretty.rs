@@ -1146,6 +1146,7 @@ mod tests {
                     class: None,
                     class_args: None,
                     method: crate::ast::MethodInfo::default(),
+                    c_linkage: None,
                     body: Some(crate::ast::Block {
                         stmts: vec![Stmt {
                             kind: StmtKind::Expr(call),
