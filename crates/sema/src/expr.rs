@@ -45,6 +45,10 @@ pub fn bin_op(op: B) -> Option<BinOp> {
 impl FnCx<'_> {
     /// Lowers an expression.
     pub fn expr(&mut self, e: &ast::Expr) -> Expr {
+        let target = self.fn_target.take();
+        if let Some(found) = self.function_designator(e, target.as_ref()) {
+            return found;
+        }
         let lowered = self.expr_kind(e);
         if !self.ck.enums.is_empty() {
             self.enum_rules(e, &lowered);
@@ -310,7 +314,7 @@ impl FnCx<'_> {
             return error_expr(span);
         }
         let size = match ty {
-            Type::Ptr { .. } | Type::Null => Some(8),
+            Type::Ptr { .. } | Type::Null | Type::FnPtr(_) => Some(8),
             _ => tessera_ir::layout::size_align_u64(&self.ck.program.structs, ty).map(|(s, _)| s),
         };
         match size.and_then(|s| i64::try_from(s).ok()) {
@@ -796,6 +800,14 @@ impl FnCx<'_> {
             _ => {
                 let l = self.expr(lhs);
                 let r = self.expr(rhs);
+                let (l, r) = if matches!(op, B::Eq | B::Ne) {
+                    match self.fn_pointer_comparison(op == B::Eq, l, r, span) {
+                        Ok(compared) => return compared,
+                        Err(operands) => operands,
+                    }
+                } else {
+                    (l, r)
+                };
                 // `os << ext` where the program declares a function template
                 // `operator<<` for a library type the stream cannot print
                 // itself (`template <int N> ostream& operator<<(ostream&,
@@ -978,7 +990,7 @@ impl FnCx<'_> {
                 let init = self.aggregate(&mut ty, items, rhs.span);
                 self.init_as_expr(init, &ty, rhs.span)
             }
-            _ => self.expr(rhs),
+            _ => self.expr_for(rhs, &target.ty),
         };
         if let Type::Struct(id) = target.ty {
             let symbol = format!("{}=", op.map_or("", |o| o.symbol()));
@@ -1135,6 +1147,16 @@ impl FnCx<'_> {
                 (Expr { place: false, ..t }, Expr { place: false, ..e }, ty)
             }
             _ if t.ty.is_error() || e.ty.is_error() => return error_expr(span),
+            // `c ? f : g` of two functions, or of a function pointer and a
+            // function or `nullptr`: a function pointer.
+            _ if self.fn_pointer_of(&t).or_else(|| self.fn_pointer_of(&e)).is_some() => {
+                let Some(ty) = self.fn_pointer_of(&t).or_else(|| self.fn_pointer_of(&e)) else {
+                    return error_expr(span);
+                };
+                let t = self.coerce(t, &ty, "a branch of `?:`");
+                let e = self.coerce(e, &ty, "a branch of `?:`");
+                (Expr { place: false, ..t }, Expr { place: false, ..e }, ty)
+            }
             _ => {
                 let (a, b) = (self.ck.show(&t.ty), self.ck.show(&e.ty));
                 self.ck.error(
@@ -1170,7 +1192,10 @@ impl FnCx<'_> {
         match kind {
             ast::CastKind::Reinterpret => {
                 let Declared { ty, by_ref } = self.resolve(&ty.specs, &ty.modifiers, &[]);
-                let e = self.expr(operand);
+                let e = self.expr_for(operand, &ty);
+                if e.ty == ty && matches!(ty, Type::FnPtr(_)) {
+                    return Expr { span, ..e };
+                }
                 return self.reinterpret_cast(e, &ty, by_ref, span);
             }
             ast::CastKind::Dynamic => {
@@ -1190,7 +1215,7 @@ impl FnCx<'_> {
             ast::CastKind::CStyle | ast::CastKind::Static => {}
         }
         let Declared { ty, by_ref } = self.resolve(&ty.specs, &ty.modifiers, &[]);
-        let e = self.expr(operand);
+        let e = self.expr_for(operand, &ty);
         // `(U*)p` between unrelated pointer types is a `reinterpret_cast`
         // (`(U*)a` of a C array too: it decays first).
         let e = if kind == ast::CastKind::CStyle

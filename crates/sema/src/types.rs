@@ -40,7 +40,20 @@ pub fn resolve(
         );
         ty = Type::Error;
     }
-    if modifiers.pointers > 0 && !ty.is_error() {
+    if let Some(f) = &modifiers.function {
+        // `int (*p)(int)`: the specifiers make the function's return type;
+        // the first `*` is the function pointer itself, more point to it.
+        ty = crate::fnptr::declarator_type(ck, ty, specs.is_const, f, consts);
+        for _ in 1..modifiers.pointers {
+            if ty.is_error() {
+                break;
+            }
+            ty = Type::Ptr {
+                elem: Box::new(ty),
+                is_const: false,
+            };
+        }
+    } else if modifiers.pointers > 0 && !ty.is_error() {
         // `const T* p`: the `const` of the specifiers is the pointee's; the
         // pointer itself is const only when written `T* const p`.
         for level in 0..modifiers.pointers {
@@ -99,6 +112,10 @@ pub fn resolve(
 /// Whether the declared object itself is `const`: for a pointer, only
 /// `T* const p` is (`const T* p` points to const data).
 pub fn object_const(specs: &DeclSpecs, modifiers: &Modifiers) -> bool {
+    if let Some(f) = &modifiers.function {
+        // A function reference never changes what it refers to.
+        return f.inner.pointers == 0 || modifiers.const_pointer;
+    }
     if modifiers.pointers > 0 {
         modifiers.const_pointer
     } else {

@@ -935,8 +935,15 @@ pub fn fn_modifiers(
     let sp = span(file, l, r);
     let (class, inner) = open;
     let (params, restrict) = tail;
+    let entity = Modifiers {
+        pointers: inner.pointers,
+        reference: if inner.pointers > 0 { inner.reference } else { 0 },
+        const_pointer: inner.const_pointer,
+        function: None,
+    };
     let declarator = FunctionDeclarator {
         inner,
+        ret: outer.clone(),
         class,
         params,
         restrict,
@@ -956,7 +963,7 @@ pub fn fn_modifiers(
     }
     Modifiers {
         function: Some(Box::new(declarator)),
-        ..outer
+        ..entity
     }
 }
 

@@ -520,8 +520,11 @@ pub struct Modifiers {
     /// `const` after a `*` (`int* const p`).
     pub const_pointer: bool,
     /// A function declarator, `(*p)(int, float)`: the declared entity is a
-    /// pointer to (or reference to) a function whose return type is what
-    /// the specifiers and the modifiers above make.
+    /// pointer to (or reference to) a function. The fields above then
+    /// describe the entity: `*` counts the function pointer itself (`(*p)`
+    /// has one, `(**pp)` two), `&` is a reference to a function pointer
+    /// (`(*&rp)`); a function reference `(&r)` has neither and is held as
+    /// a function pointer that cannot change.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub function: Option<Box<FunctionDeclarator>>,
 }
@@ -532,10 +535,13 @@ pub struct Modifiers {
 /// written inside the parentheses stay on the [`Declarator`].
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FunctionDeclarator {
-    /// The `*`, `const` and `&` inside the parentheses: one `*` makes a
-    /// function pointer (more make pointers to it), `&` alone a function
-    /// reference, `*&` a reference to a function pointer.
+    /// The `*`, `const` and `&` inside the parentheses, as written: one
+    /// `*` makes a function pointer (more make pointers to it), `&` alone a
+    /// function reference, `*&` a reference to a function pointer.
     pub inner: Modifiers,
+    /// The `*` and `&` of the function's return type (before the
+    /// parentheses).
+    pub ret: Modifiers,
     /// `C` in `(C::*pm)`: a pointer to a member function of `C`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub class: Option<Ident>,

@@ -938,6 +938,9 @@ impl Printer<'_> {
 /// `*`, `** const`, `&`, `* &&`: pointer and reference modifiers as written
 /// after a type.
 fn modifiers_text(modifiers: &Modifiers) -> String {
+    if let Some(f) = &modifiers.function {
+        return function_text(f);
+    }
     let mut parts: Vec<String> = Vec::new();
     if modifiers.pointers > 0 {
         parts.push("*".repeat(modifiers.pointers as usize));
@@ -947,9 +950,6 @@ fn modifiers_text(modifiers: &Modifiers) -> String {
     }
     if modifiers.reference > 0 {
         parts.push("&".repeat(usize::from(modifiers.reference)));
-    }
-    if let Some(f) = &modifiers.function {
-        parts.push(function_text(f));
     }
     parts.join(" ")
 }
@@ -985,8 +985,10 @@ fn function_text(f: &crate::ast::FunctionDeclarator) -> String {
         let names: Vec<&str> = r.specifiers.iter().map(|i| i.name.as_str()).collect();
         format!(" restrict({})", names.join(", "))
     });
+    let ret = modifiers_text(&f.ret);
+    let gap = if ret.is_empty() { "" } else { " " };
     format!(
-        "({class}{})({}){restrict}",
+        "{ret}{gap}({class}{})({}){restrict}",
         modifiers_text(&f.inner),
         params.join(", ")
     )
