@@ -226,8 +226,12 @@ pub struct FnSig {
     pub ret: Type,
     /// The function returns a reference.
     pub ret_by_ref: bool,
-    /// The parameters in order.
+    /// The parameters in order (for a member function, the object first).
     pub params: Vec<FnParam>,
+    /// A pointer to a member function of this class, `int (C::*)(int)`:
+    /// its first parameter is the object (a reference), as for the member
+    /// function itself.
+    pub member_of: Option<StructId>,
 }
 
 /// One parameter of a [`FnSig`].
@@ -530,9 +534,15 @@ pub fn display(ty: &Type, structs: &[StructDef]) -> String {
         }
         Type::Null => "std::nullptr_t".into(),
         Type::FnPtr(sig) => {
+            let class = sig.member_of.map_or(String::new(), |c| {
+                let name = structs.get(c.index()).map_or("<struct>", |s| &s.name);
+                format!("{name}::")
+            });
+            let object = usize::from(sig.member_of.is_some());
             let params: Vec<String> = sig
                 .params
                 .iter()
+                .skip(object)
                 .map(|p| {
                     let c = if p.is_const { "const " } else { "" };
                     let r = if p.by_ref { "&" } else { "" };
@@ -541,7 +551,7 @@ pub fn display(ty: &Type, structs: &[StructDef]) -> String {
                 .collect();
             let r = if sig.ret_by_ref { "&" } else { "" };
             format!(
-                "{}{r} (*)({})",
+                "{}{r} ({class}*)({})",
                 display(&sig.ret, structs),
                 params.join(", ")
             )

@@ -59,6 +59,21 @@ impl FnCx<'_> {
 
     pub(crate) fn call(&mut self, callee: &ast::Expr, args: &[ast::Expr], span: Span) -> Expr {
         match &callee.kind {
+            // `(object.*pointer)(args)`, `(p->*pointer)(args)`.
+            K::Binary {
+                op: op @ (ast::BinaryOp::MemberPointer | ast::BinaryOp::MemberPointerArrow),
+                lhs,
+                rhs,
+            } => {
+                let mut object = self.expr(lhs);
+                if *op == ast::BinaryOp::MemberPointerArrow && !object.ty.is_error() {
+                    let ospan = object.span;
+                    object = self.deref(object, ospan);
+                }
+                let pointer = self.expr(rhs);
+                let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                return self.call_member_pointer(object, pointer, lowered, span);
+            }
             K::Name(path) if path.last() == "parallel_for_each" => {
                 return self.launch(path, args, span);
             }

@@ -38,7 +38,7 @@ pub fn bin_op(op: B) -> Option<BinOp> {
         B::Le => BinOp::Le,
         B::Gt => BinOp::Gt,
         B::Ge => BinOp::Ge,
-        B::And | B::Or | B::Comma => return None,
+        B::And | B::Or | B::Comma | B::MemberPointer | B::MemberPointerArrow => return None,
     })
 }
 
@@ -782,6 +782,20 @@ impl FnCx<'_> {
                     false,
                     span,
                 )
+            }
+            B::MemberPointer | B::MemberPointerArrow => {
+                // Only a call applies a pointer to member function (see
+                // `call`): the bound function is not a value.
+                self.expr(lhs);
+                self.expr(rhs);
+                self.ck.error(
+                    codes::E0208,
+                    span,
+                    format!("`{}` names a member function: call it", op.symbol()),
+                    "a bound member function is not a value",
+                    "call it: `(object.*pointer)(args)`",
+                );
+                error_expr(span)
             }
             B::Comma => {
                 let first = self.expr(lhs);

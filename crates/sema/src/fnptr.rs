@@ -18,12 +18,25 @@
 use crate::cx::{Checker, FnCx, error_expr};
 use crate::expr::mk;
 use tessera_diagnostics::{Diagnostic, Span, codes};
-use tessera_ir::{Expr, ExprKind, FnParam, FnSig, FuncId, Type};
+use tessera_ir::{Expr, ExprKind, FnParam, FnSig, FuncId, StructId, Type};
 use tessera_syntax::ast::{self, ExprKind as K, UnaryOp as U};
 
+/// What a function designator names (see `FnCx::designated`).
+struct Designated {
+    /// The candidate functions.
+    ids: Vec<FuncId>,
+    /// The name as written.
+    name: String,
+    /// `&` was written.
+    explicit: bool,
+    /// The class, for `&C::f` naming member functions.
+    member_of: Option<StructId>,
+}
+
 impl Checker {
-    /// The function pointer type of function `id`.
-    pub(crate) fn fn_pointer_type(&self, id: FuncId) -> Option<Type> {
+    /// The function pointer type of function `id`; with `member_of`, the
+    /// pointer to member function type of a member function of that class.
+    pub(crate) fn fn_pointer_type(&self, id: FuncId, member_of: Option<StructId>) -> Option<Type> {
         let f = self.program.get_function(id)?;
         let params = f
             .locals
@@ -39,6 +52,7 @@ impl Checker {
             ret: f.ret.clone(),
             ret_by_ref: f.ret_by_ref,
             params,
+            member_of,
         })))
     }
 
@@ -49,6 +63,18 @@ impl Checker {
             Type::Struct(id) => self.function_objects.get(id).copied(),
             _ => None,
         }
+    }
+
+    /// The non-static member functions `name` of class `class` (its own or
+    /// a base's), for `&C::f`.
+    fn member_functions(&self, class: StructId, name: &str) -> Option<Vec<FuncId>> {
+        let (_, owner, ids) = self.find_methods(class, name)?;
+        let statics = self.classes.get(&owner).map(|c| &c.statics);
+        let ids: Vec<FuncId> = ids
+            .into_iter()
+            .filter(|id| statics.is_none_or(|s| !s.contains(id)))
+            .collect();
+        (!ids.is_empty()).then_some(ids)
     }
 }
 
@@ -63,8 +89,10 @@ impl FnCx<'_> {
     }
 
     /// The functions `e` names if it designates functions (`f`, `&f`,
-    /// `ns::f`) rather than a variable, with whether `&` was written.
-    fn designated(&self, e: &ast::Expr) -> Option<(Vec<FuncId>, String, bool)> {
+    /// `ns::f`, `&C::f`) rather than a variable: the candidates, the name
+    /// as written, whether `&` was written, and the class of member
+    /// functions.
+    fn designated(&self, e: &ast::Expr) -> Option<Designated> {
         let (path, explicit) = match &e.kind {
             K::Name(path) => (path, false),
             K::Unary {
@@ -91,13 +119,31 @@ impl FnCx<'_> {
                 return None;
             }
         }
+        // `&C::f`: a pointer to member function (`&` is required).
+        if explicit
+            && path.segments.len() == 2
+            && let Some(class) = self.class_named(&path.segments[0].name)
+            && let Some(ids) = self.ck.member_functions(class, path.last())
+        {
+            return Some(Designated {
+                ids,
+                name: path.text(),
+                explicit,
+                member_of: Some(class),
+            });
+        }
         let ids = self
             .ck
             .functions
             .get(&path.text())
             .filter(|ids| !ids.is_empty())?
             .clone();
-        Some((ids, path.text(), explicit))
+        Some(Designated {
+            ids,
+            name: path.text(),
+            explicit,
+            member_of: None,
+        })
     }
 
     /// `f` or `&f` naming functions, where the value may become a function
@@ -108,7 +154,12 @@ impl FnCx<'_> {
         e: &ast::Expr,
         target: Option<&Type>,
     ) -> Option<Expr> {
-        let (ids, name, explicit) = self.designated(e)?;
+        let Designated {
+            ids,
+            name,
+            explicit,
+            member_of,
+        } = self.designated(e)?;
         let span = e.span;
         let target = target.filter(|t| matches!(t, Type::FnPtr(_)));
         if !explicit && target.is_none() {
@@ -131,7 +182,7 @@ impl FnCx<'_> {
             .collect();
         let Some(target) = target else {
             return Some(match host.as_slice() {
-                [only] => self.function_address(*only, span),
+                [only] => self.function_address(*only, member_of, span),
                 [] => {
                     self.ck.report(amp_function_pointed(span, &name));
                     error_expr(span)
@@ -151,9 +202,10 @@ impl FnCx<'_> {
                 }
             });
         };
-        let typed = |ck: &Checker, id: &FuncId| ck.fn_pointer_type(*id).as_ref() == Some(target);
+        let typed =
+            |ck: &Checker, id: &FuncId| ck.fn_pointer_type(*id, member_of).as_ref() == Some(target);
         if let Some(&id) = host.iter().find(|id| typed(self.ck, id)) {
-            return Some(self.function_address(id, span));
+            return Some(self.function_address(id, member_of, span));
         }
         let shown = self.ck.show(target);
         if ids.iter().any(|id| typed(self.ck, id)) {
@@ -187,9 +239,10 @@ impl FnCx<'_> {
         Some(error_expr(span))
     }
 
-    /// A pointer to function `id` (host code).
-    fn function_address(&mut self, id: FuncId, span: Span) -> Expr {
-        match self.ck.fn_pointer_type(id) {
+    /// A pointer to function `id` (host code), to a member function of
+    /// `member_of`.
+    fn function_address(&mut self, id: FuncId, member_of: Option<StructId>, span: Span) -> Expr {
+        match self.ck.fn_pointer_type(id, member_of) {
             Some(ty) => mk(ExprKind::FuncAddr(Some(id)), ty, false, span),
             None => error_expr(span),
         }
@@ -217,7 +270,7 @@ impl FnCx<'_> {
             return Err(e);
         };
         let (cpu, name) = (f.restriction.cpu, f.name.clone());
-        if self.ck.fn_pointer_type(id).as_ref() != Some(to) {
+        if self.ck.fn_pointer_type(id, None).as_ref() != Some(to) {
             return Err(e);
         }
         if self.in_amp() {
@@ -249,7 +302,7 @@ impl FnCx<'_> {
             ty => self
                 .ck
                 .designated_function(ty)
-                .and_then(|id| self.ck.fn_pointer_type(id)),
+                .and_then(|id| self.ck.fn_pointer_type(id, None)),
         }
     }
 
@@ -290,9 +343,70 @@ impl FnCx<'_> {
         ))
     }
 
+    /// `(object.*pointer)(args)`, `(p->*pointer)(args)`: a call through a
+    /// pointer to member function, the object its first argument.
+    pub(crate) fn call_member_pointer(
+        &mut self,
+        object: Expr,
+        pointer: Expr,
+        args: Vec<Expr>,
+        span: Span,
+    ) -> Expr {
+        if object.ty.is_error() || pointer.ty.is_error() {
+            return error_expr(span);
+        }
+        let class = match &pointer.ty {
+            Type::FnPtr(sig) => sig.member_of,
+            _ => None,
+        };
+        let Some(class) = class else {
+            let shown = self.ck.show(&pointer.ty);
+            self.ck.error(
+                codes::E0210,
+                pointer.span,
+                format!("`.*` needs a pointer to member function, not `{shown}`"),
+                "not a pointer to member",
+                "",
+            );
+            return error_expr(span);
+        };
+        if object.ty != Type::Struct(class) {
+            let (want, found) = (self.ck.show(&Type::Struct(class)), self.ck.show(&object.ty));
+            self.ck.error(
+                codes::E0203,
+                object.span,
+                format!("a pointer to a member of `{want}` applied to a `{found}`"),
+                "object of another class",
+                "",
+            );
+            return error_expr(span);
+        }
+        let mut all = Vec::with_capacity(args.len() + 1);
+        all.push(object);
+        all.extend(args);
+        self.call_through(pointer, all, span)
+    }
+
     /// `p(args)` through a function pointer (also `(*p)(args)`, `r(args)`
     /// of a function reference).
     pub(crate) fn call_pointer(&mut self, callee: Expr, args: Vec<Expr>, span: Span) -> Expr {
+        if let Type::FnPtr(sig) = &callee.ty
+            && sig.member_of.is_some()
+        {
+            self.ck.error(
+                codes::E0208,
+                callee.span,
+                "a pointer to member function is called through an object",
+                "no object",
+                "write `(object.*pointer)(args)`",
+            );
+            return error_expr(span);
+        }
+        self.call_through(callee, args, span)
+    }
+
+    /// A call through a function pointer of its full argument list.
+    fn call_through(&mut self, callee: Expr, args: Vec<Expr>, span: Span) -> Expr {
         let Type::FnPtr(sig) = callee.ty.clone() else {
             return error_expr(span);
         };
@@ -390,16 +504,22 @@ pub(crate) fn declarator_type(
     if ret.is_error() {
         return Type::Error;
     }
-    if f.class.is_some() {
-        ck.error(
-            codes::E0211,
-            f.span,
-            "pointers to member functions are not supported yet",
-            "pointer to member function",
-            "use a plain function taking the object, or a lambda",
-        );
-        return Type::Error;
-    }
+    let member_of = match &f.class {
+        None => None,
+        Some(c) => match ck.structs.get(&c.name) {
+            Some(id) => Some(*id),
+            None => {
+                ck.error(
+                    codes::E0211,
+                    c.span,
+                    format!("pointers to members of `{}` are not supported", c.name),
+                    "not a class Tessera knows here",
+                    "",
+                );
+                return Type::Error;
+            }
+        },
+    };
     let mut ret = ret;
     for level in 0..f.ret.pointers {
         ret = Type::Ptr {
@@ -439,7 +559,15 @@ pub(crate) fn declarator_type(
         )
         && f.params[0].declarator.name.is_none()
         && f.params[0].declarator.modifiers == ast::Modifiers::default();
-    let mut params = Vec::new();
+    // A member function's object is its first parameter.
+    let mut params: Vec<FnParam> = member_of
+        .iter()
+        .map(|id| FnParam {
+            ty: Type::Struct(*id),
+            by_ref: true,
+            is_const: false,
+        })
+        .collect();
     if !is_void_list {
         for p in &f.params {
             let d = crate::types::resolve(
@@ -466,5 +594,6 @@ pub(crate) fn declarator_type(
         ret,
         ret_by_ref: f.ret.reference == 1,
         params,
+        member_of,
     }))
 }

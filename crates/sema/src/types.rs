@@ -730,6 +730,7 @@ pub fn try_eval(e: &ast::Expr, consts: ConstLookup<'_>) -> Result<i64, (Span, St
                 B::And => Ok(i64::from(b != 0)),
                 B::Or => Ok(i64::from(b != 0)),
                 B::Comma => fail("the comma operator is not allowed in a constant"),
+                B::MemberPointer | B::MemberPointerArrow => fail("it is computed at run time"),
             }
         }
         K::Conditional { cond, then, els } => {

@@ -810,6 +810,10 @@ pub enum BinaryOp {
     Or,
     /// `,` (the comma operator)
     Comma,
+    /// `.*`: a pointer to member applied to an object.
+    MemberPointer,
+    /// `->*`: a pointer to member applied through a pointer to the object.
+    MemberPointerArrow,
 }
 
 impl BinaryOp {
@@ -835,6 +839,8 @@ impl BinaryOp {
             BinaryOp::And => "&&",
             BinaryOp::Or => "||",
             BinaryOp::Comma => ",",
+            BinaryOp::MemberPointer => ".*",
+            BinaryOp::MemberPointerArrow => "->*",
         }
     }
 }

@@ -780,7 +780,9 @@ fn mark_template_args(
             | Tok::Shl
             | Tok::Tilde
             | Tok::Bang
-            | Tok::Sizeof => {}
+            | Tok::Sizeof
+            // `static_cast<int (*)(int) restrict(cpu)>`: a function type's clause.
+            | Tok::Restrict => {}
             _ => return false,
         }
         k += 1;

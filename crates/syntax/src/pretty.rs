@@ -1013,6 +1013,8 @@ fn unary_name(op: UnaryOp) -> &'static str {
 fn binary_name(op: BinaryOp) -> &'static str {
     match op {
         BinaryOp::Comma => "comma",
+        BinaryOp::MemberPointer => ".*",
+        BinaryOp::MemberPointerArrow => "->*",
         BinaryOp::Mul
         | BinaryOp::Div
         | BinaryOp::Rem

@@ -323,6 +323,12 @@ pub enum Tok<'s> {
     /// `->`
     #[token("->")]
     Arrow,
+    /// `.*` (pointer to member through an object)
+    #[token(".*")]
+    DotStar,
+    /// `->*` (pointer to member through a pointer)
+    #[token("->*")]
+    ArrowStar,
     /// `...`
     #[token("...")]
     Ellipsis,
@@ -555,6 +561,8 @@ impl fmt::Display for Tok<'_> {
             Tok::ColonColon => "::",
             Tok::Dot => ".",
             Tok::Arrow => "->",
+            Tok::DotStar => ".*",
+            Tok::ArrowStar => "->*",
             Tok::Ellipsis => "...",
             Tok::Question => "?",
             Tok::Tilde => "~",
