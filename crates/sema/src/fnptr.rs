@@ -88,6 +88,25 @@ impl FnCx<'_> {
         self.expr(e)
     }
 
+    /// `auto p = f;`: a function named as the initialiser of an `auto`
+    /// variable decays to a pointer to it, as `&f` would.
+    pub(crate) fn expr_decayed(&mut self, e: &ast::Expr) -> Expr {
+        if let K::Name(_) = e.kind
+            && self.designated(e).is_some()
+        {
+            let address = ast::Expr {
+                kind: K::Unary {
+                    op: U::AddrOf,
+                    operand: Box::new(e.clone()),
+                },
+                span: e.span,
+                height: e.height + 1,
+            };
+            return self.expr(&address);
+        }
+        self.expr(e)
+    }
+
     /// The functions `e` names if it designates functions (`f`, `&f`,
     /// `ns::f`, `&C::f`) rather than a variable: the candidates, the name
     /// as written, whether `&` was written, and the class of member
