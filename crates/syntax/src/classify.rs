@@ -281,8 +281,9 @@ fn mark_declarator_parens(tokens: &mut [Token<'_>]) {
         if matches!(tok(tokens, k), Some(Tok::Ident(_))) {
             k += 1;
         }
-        // Array bounds: `int (*ops[3])(int)`.
-        while tok(tokens, k) == Some(Tok::LBracket) {
+        // Array bounds: `int (*ops[3])(int)`, within a bounded look ahead.
+        let limit = k + MAX_TEMPLATE_SCAN;
+        while tok(tokens, k) == Some(Tok::LBracket) && k < limit {
             let mut depth = 0usize;
             while let Some(t) = tok(tokens, k) {
                 match t {
@@ -292,7 +293,7 @@ fn mark_declarator_parens(tokens: &mut [Token<'_>]) {
                     _ => {}
                 }
                 k += 1;
-                if depth == 0 {
+                if depth == 0 || k >= limit {
                     break;
                 }
             }
