@@ -219,8 +219,11 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
         split_shifts(tokens, &splits);
     }
     join_delete_array(tokens);
-    mark_init_parens(tokens);
+    // Declarator parentheses first: `T f(T (*g)(T));` declares a function
+    // whose parameter is a function pointer, not a variable built from
+    // `T(*g)`.
     mark_declarator_parens(tokens);
+    mark_init_parens(tokens);
 }
 
 /// Marks the `(` of a function declarator (`int (*p)(int)`, `void
