@@ -48,7 +48,8 @@ mod types;
 pub mod visit;
 
 pub use types::{
-    Container, FnParam, FnSig, IterType, Rank, Scalar, StructDef, StructId, TileShape, Type, display,
+    Container, FnParam, FnSig, IterType, Rank, Scalar, StructDef, StructId, TileShape, Type,
+    display,
 };
 
 use tessera_diagnostics::Span;

@@ -746,7 +746,9 @@ fn check_c_linkage(
                 )
                 .with_label("second function with C linkage")
                 .with_secondary(prev_span, "the first")
-                .with_help("a name with C linkage names one function: rename one or drop `extern \"C\"`"),
+                .with_help(
+                    "a name with C linkage names one function: rename one or drop `extern \"C\"`",
+                ),
             );
         }
         Some(_) => {}

@@ -814,14 +814,9 @@ impl FnCx<'_> {
             _ => {
                 let l = self.expr(lhs);
                 let r = self.expr(rhs);
-                let (l, r) = if matches!(op, B::Eq | B::Ne) {
-                    match self.fn_pointer_comparison(op == B::Eq, l, r, span) {
-                        Ok(compared) => return compared,
-                        Err(operands) => operands,
-                    }
-                } else {
-                    (l, r)
-                };
+                if matches!(op, B::Eq | B::Ne) && crate::fnptr::compares_fn_pointers(&l, &r) {
+                    return self.fn_pointer_comparison(op == B::Eq, l, r, span);
+                }
                 // `os << ext` where the program declares a function template
                 // `operator<<` for a library type the stream cannot print
                 // itself (`template <int N> ostream& operator<<(ostream&,
@@ -1163,7 +1158,11 @@ impl FnCx<'_> {
             _ if t.ty.is_error() || e.ty.is_error() => return error_expr(span),
             // `c ? f : g` of two functions, or of a function pointer and a
             // function or `nullptr`: a function pointer.
-            _ if self.fn_pointer_of(&t).or_else(|| self.fn_pointer_of(&e)).is_some() => {
+            _ if self
+                .fn_pointer_of(&t)
+                .or_else(|| self.fn_pointer_of(&e))
+                .is_some() =>
+            {
                 let Some(ty) = self.fn_pointer_of(&t).or_else(|| self.fn_pointer_of(&e)) else {
                     return error_expr(span);
                 };

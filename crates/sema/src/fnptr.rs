@@ -240,7 +240,9 @@ impl FnCx<'_> {
                     )
                     .with_label("an amp-only function")
                     .with_msvc("C2440")
-                    .with_help("a function pointer may only point to a function host code can call"),
+                    .with_help(
+                        "a function pointer may only point to a function host code can call",
+                    ),
                 );
             }
             return Some(error_expr(span));
@@ -325,32 +327,31 @@ impl FnCx<'_> {
         }
     }
 
-    /// `p == q`, `p != nullptr`, `p == f`: when either operand is a
-    /// function pointer, the comparison that converts both to its type;
-    /// the operands back, unchanged, otherwise.
+    /// `p == q`, `p != nullptr`, `p == f`, where either operand is a
+    /// function pointer (see [`compares_fn_pointers`]): both converted to
+    /// its type.
     pub(crate) fn fn_pointer_comparison(
         &mut self,
         equal: bool,
         l: Expr,
         r: Expr,
         span: Span,
-    ) -> Result<Expr, (Expr, Expr)> {
+    ) -> Expr {
         let ty = match (&l.ty, &r.ty) {
             (Type::FnPtr(_), _) => l.ty.clone(),
-            (_, Type::FnPtr(_)) => r.ty.clone(),
-            _ => return Err((l, r)),
+            _ => r.ty.clone(),
         };
         let l = self.coerce(l, &ty, "an operand of the comparison");
         let r = self.coerce(r, &ty, "an operand of the comparison");
         if l.ty.is_error() || r.ty.is_error() {
-            return Ok(error_expr(span));
+            return error_expr(span);
         }
         let op = if equal {
             tessera_ir::BinOp::Eq
         } else {
             tessera_ir::BinOp::Ne
         };
-        Ok(mk(
+        mk(
             ExprKind::Binary {
                 op,
                 lhs: Box::new(l),
@@ -359,7 +360,7 @@ impl FnCx<'_> {
             Type::BOOL,
             false,
             span,
-        ))
+        )
     }
 
     /// `(object.*pointer)(args)`, `(p->*pointer)(args)`: a call through a
@@ -483,6 +484,11 @@ impl FnCx<'_> {
             span,
         )
     }
+}
+
+/// Whether a comparison of `l` and `r` compares function pointers.
+pub(crate) fn compares_fn_pointers(l: &Expr, r: &Expr) -> bool {
+    matches!(l.ty, Type::FnPtr(_)) || matches!(r.ty, Type::FnPtr(_))
 }
 
 /// E0306: a function pointer or reference in amp code (MSVC C3581).

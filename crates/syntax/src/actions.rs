@@ -937,7 +937,11 @@ pub fn fn_modifiers(
     let (params, restrict) = tail;
     let entity = Modifiers {
         pointers: inner.pointers,
-        reference: if inner.pointers > 0 { inner.reference } else { 0 },
+        reference: if inner.pointers > 0 {
+            inner.reference
+        } else {
+            0
+        },
         const_pointer: inner.const_pointer,
         function: None,
     };

@@ -242,7 +242,12 @@ fn mark_declarator_parens(tokens: &mut [Token<'_>]) {
             continue;
         }
         let mut j = i - 1;
-        while j > 0 && matches!(tokens[j].tok, Tok::Star | Tok::Amp | Tok::AndAnd | Tok::Const) {
+        while j > 0
+            && matches!(
+                tokens[j].tok,
+                Tok::Star | Tok::Amp | Tok::AndAnd | Tok::Const
+            )
+        {
             j -= 1;
         }
         let after_type = matches!(
