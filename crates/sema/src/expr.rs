@@ -1229,6 +1229,12 @@ impl FnCx<'_> {
         }
         let Declared { ty, by_ref } = self.resolve(&ty.specs, &ty.modifiers, &[]);
         let e = self.expr_for(operand, &ty);
+        // `(int (*)(int))nullptr`, `static_cast<F>(f)`: what converts
+        // implicitly to a function pointer converts explicitly too.
+        let e = match self.fn_pointer_coerce(e, &ty) {
+            Ok(done) => return Expr { span, ..done },
+            Err(e) => e,
+        };
         // `(U*)p` between unrelated pointer types is a `reinterpret_cast`
         // (`(U*)a` of a C array too: it decays first).
         let e = if kind == ast::CastKind::CStyle

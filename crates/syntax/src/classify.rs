@@ -266,7 +266,7 @@ fn mark_declarator_parens(tokens: &mut [Token<'_>]) {
                 | Tok::TypeName(_)
                 | Tok::TplClose
         );
-        if !after_type {
+        if !after_type || closes_cast(tokens, j) {
             continue;
         }
         let mut k = i + 1;
@@ -310,6 +310,35 @@ fn mark_declarator_parens(tokens: &mut [Token<'_>]) {
             tokens[i].tok = Tok::DeclParen;
         }
     }
+}
+
+/// Whether the token at `at` is the `>` closing the type of a named cast
+/// (`static_cast<F&>(*p)(x)` calls what the cast makes).
+fn closes_cast(tokens: &[Token<'_>], at: usize) -> bool {
+    if tokens[at].tok != Tok::TplClose {
+        return false;
+    }
+    let mut depth = 0usize;
+    for k in (0..=at).rev().take(MAX_TEMPLATE_SCAN) {
+        match tokens[k].tok {
+            Tok::TplClose => depth += 1,
+            Tok::TplOpen => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return k > 0
+                        && matches!(
+                            tokens[k - 1].tok,
+                            Tok::StaticCast
+                                | Tok::ConstCast
+                                | Tok::ReinterpretCast
+                                | Tok::DynamicCast
+                        );
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Marks the `(` of `T name(args);` at namespace scope as [`Tok::InitParen`]
