@@ -161,7 +161,7 @@ impl FnCx<'_> {
                     return self.call_templates(path, &plain, None, lowered, span);
                 }
                 if let Some(ids) = self.ck.functions.get(path.last()).cloned() {
-                    let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                    let lowered = self.arguments_for(&ids, args);
                     return self.call_user(path, &ids, lowered, span, false);
                 }
             }

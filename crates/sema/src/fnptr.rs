@@ -88,6 +88,39 @@ impl FnCx<'_> {
         self.expr(e)
     }
 
+    /// The arguments of a call of one of `candidates`: an argument whose
+    /// parameter is a function pointer of one type in every candidate is
+    /// lowered for that type, so a function named there is the overload of
+    /// that type (`apply(half, 4)` with `half` overloaded).
+    pub(crate) fn arguments_for(&mut self, candidates: &[FuncId], args: &[ast::Expr]) -> Vec<Expr> {
+        let mut lowered = Vec::with_capacity(args.len());
+        for (i, a) in args.iter().enumerate() {
+            let mut wanted: Option<Type> = None;
+            let mut agree = true;
+            for id in candidates {
+                let Some(f) = self.ck.program.get_function(*id) else {
+                    continue;
+                };
+                if (f.params as usize) <= i {
+                    continue;
+                }
+                match f.locals.get(i).map(|l| &l.ty) {
+                    Some(t @ Type::FnPtr(_)) => match &wanted {
+                        Some(w) if w != t => agree = false,
+                        Some(_) => {}
+                        None => wanted = Some(t.clone()),
+                    },
+                    _ => agree = false,
+                }
+            }
+            lowered.push(match wanted {
+                Some(t) if agree => self.expr_for(a, &t),
+                _ => self.expr(a),
+            });
+        }
+        lowered
+    }
+
     /// `auto p = f;`: a function named as the initialiser of an `auto`
     /// variable decays to a pointer to it, as `&f` would.
     pub(crate) fn expr_decayed(&mut self, e: &ast::Expr) -> Expr {
