@@ -159,6 +159,7 @@ registry! {
     E0221, Check, "missing default argument", "C2548";
     E0222, Check, "invalid use of an enumeration";
     E0223, Check, "floating-point constant out of range", "C2177";
+    E0224, Check, "`extern \"C\"` function overloaded", "C2733";
     E0230, Check, "program without `main`";
     E0240, Check, "no overload accepts the arguments", "C2665";
     E0241, Check, "ambiguous call", "C2668";
@@ -185,6 +186,8 @@ registry! {
     E0310, Check, "`parallel_for_each` called from amp code", "C3930";
     E0311, Check, "invalid `restrict` specifier", "C3936";
     E0312, Check, "kernel signature does not fit `parallel_for_each`";
+    E0313, Check, "`extern \"C\"` function with more than one restriction", "C3938";
+    E0314, Check, "pointer or reference to an amp function", "C3939";
     E0400, Check, "kernel index does not match the compute domain", "C3577";
     E0401, Check, "illegal tile extents", "C3574";
     E0402, Check, "`tile_static` outside an amp-only function", "C3584";

@@ -5,7 +5,7 @@ use crate::machine::{Machine, Res};
 use crate::value::{Place, Root, Value, get_path};
 use std::rc::Rc;
 use tessera_diagnostics::{Span, codes};
-use tessera_ir::{BinOp, Expr, ExprKind, Intrinsic, Scalar, Type};
+use tessera_ir::{BinOp, Expr, ExprKind, FuncId, Intrinsic, Scalar, Type};
 
 /// The scalar type of an expression (`int` for anything else, which the
 /// checker never lets reach arithmetic).
@@ -104,6 +104,11 @@ impl Machine<'_> {
                 if let Value::Ptr(_) = a {
                     return self.ptr_compare(*op, &a, &b, e.span);
                 }
+                if let Type::FnPtr(_) = lhs.ty {
+                    // Only `==` and `!=` compare function pointers.
+                    let same = a.int() == b.int();
+                    return Ok(Value::Bool(if *op == BinOp::Ne { !same } else { same }));
+                }
                 // The common cases first, without the general machinery.
                 match (&a, &b, *op) {
                     (Value::Float(x), Value::Float(y), BinOp::Add) => {
@@ -169,7 +174,10 @@ impl Machine<'_> {
                         let v = self.eval(inner)?;
                         return Ok(Machine::string_pointer(&v));
                     }
-                    (Type::Ptr { .. } | Type::Null, Type::Scalar(Scalar::Bool)) => {
+                    (
+                        Type::Ptr { .. } | Type::Null | Type::FnPtr(_),
+                        Type::Scalar(Scalar::Bool),
+                    ) => {
                         return Ok(Value::Bool(self.eval(inner)?.truth()));
                     }
                     _ => {}
@@ -237,6 +245,15 @@ impl Machine<'_> {
                 self.eval(second)
             }
             ExprKind::Null => Ok(crate::value::Pointer::null()),
+            ExprKind::FuncAddr(func) => Ok(fn_pointer(*func)),
+            ExprKind::CallPtr { callee, args } => {
+                let func = self.pointed_function(callee, e.span)?;
+                let args = self.call_args(func, args)?;
+                match self.call(func, args, e.span)? {
+                    Value::Ref(p) => self.read_value(&p, e),
+                    v => Ok(v),
+                }
+            }
             ExprKind::AddrOf(inner) => self.addr_of(inner),
             ExprKind::Deref(_) => {
                 let p = self.place(e)?;
@@ -452,6 +469,14 @@ impl Machine<'_> {
                     v => Ok(Machine::temp(v)),
                 }
             }
+            ExprKind::CallPtr { callee, args } => {
+                let func = self.pointed_function(callee, e.span)?;
+                let args = self.call_args(func, args)?;
+                match self.call(func, args, e.span)? {
+                    Value::Ref(p) => Ok((*p).clone()),
+                    v => Ok(Machine::temp(v)),
+                }
+            }
             ExprKind::Intrinsic { op, args } if e.place => match op {
                 Intrinsic::ViewElement
                 | Intrinsic::VectorElement
@@ -565,5 +590,33 @@ impl Machine<'_> {
             out.push(r.int());
         }
         Ok(Value::shape(out))
+    }
+}
+
+/// The value of a function pointer: the function's id plus one, 0 for null,
+/// so that zero-initialised storage holds the null function pointer.
+pub(crate) fn fn_pointer(func: Option<FuncId>) -> Value {
+    Value::Int(func.map_or(0, |f| i64::from(f.0) + 1))
+}
+
+impl Machine<'_> {
+    /// The function a function pointer points to; a null (or never set)
+    /// pointer is a run-time error.
+    fn pointed_function(&mut self, callee: &Expr, span: Span) -> Res<FuncId> {
+        let v = self.eval(callee)?;
+        let found = match v {
+            Value::Int(n) if n > 0 => u32::try_from(n - 1)
+                .ok()
+                .map(FuncId)
+                .filter(|f| self.prog.get_function(*f).is_some()),
+            _ => None,
+        };
+        match found {
+            Some(f) => Ok(f),
+            None => Err(self
+                .error(codes::R0013, span, "called a null function pointer")
+                .with_label("this function pointer is null")
+                .into()),
+        }
     }
 }

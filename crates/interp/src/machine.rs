@@ -660,6 +660,7 @@ impl<'p> Machine<'p> {
             Type::WideStr => Value::Str(Rc::new(Vec::new())),
             // A singular iterator: a null pointer, which cannot be used.
             Type::Iter(_) => crate::value::Pointer::null(),
+            Type::FnPtr(_) => crate::expr::fn_pointer(None),
             _ => Value::Void,
         })
     }

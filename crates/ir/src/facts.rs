@@ -442,6 +442,16 @@ pub fn written_places<'a>(program: &Program, e: &'a Expr) -> Vec<&'a Expr> {
                 .map(|(_, a)| a)
                 .collect()
         }
+        ExprKind::CallPtr { callee, args } => {
+            let crate::Type::FnPtr(sig) = &callee.ty else {
+                return Vec::new();
+            };
+            args.iter()
+                .zip(&sig.params)
+                .filter(|(_, p)| p.by_ref && !p.is_const)
+                .map(|(a, _)| a)
+                .collect()
+        }
         _ => Vec::new(),
     }
 }

@@ -47,7 +47,10 @@ mod limits;
 mod types;
 pub mod visit;
 
-pub use types::{Container, IterType, Rank, Scalar, StructDef, StructId, TileShape, Type, display};
+pub use types::{
+    Container, FnParam, FnSig, IterType, Rank, Scalar, StructDef, StructId, TileShape, Type,
+    display,
+};
 
 use tessera_diagnostics::Span;
 
@@ -535,6 +538,18 @@ pub enum ExprKind {
     Throw(Option<Box<Expr>>),
     /// `nullptr`, or a null pointer of `Expr::ty`.
     Null,
+    /// A function pointer (`Type::FnPtr`): the address of a function, or
+    /// the null function pointer for `None`.
+    FuncAddr(Option<FuncId>),
+    /// A call through a function pointer: the callee is evaluated first,
+    /// then the arguments (values for by-value parameters, places for
+    /// references); calling a null pointer is a run-time error.
+    CallPtr {
+        /// The function pointer (`Type::FnPtr`).
+        callee: Box<Expr>,
+        /// The arguments.
+        args: Vec<Expr>,
+    },
     /// `&place`: a pointer to the place (an element of a C array, a vector
     /// or an array points into its array, for arithmetic).
     AddrOf(Box<Expr>),

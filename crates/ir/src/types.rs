@@ -204,6 +204,10 @@ pub enum Type {
     },
     /// The type of `nullptr` (`std::nullptr_t`).
     Null,
+    /// A pointer to a host function, `int (*)(int)` (also what a function
+    /// reference `int (&)(int)` is held as): host code only, C++ AMP has
+    /// none in amp code.
+    FnPtr(Box<FnSig>),
     /// A wide string literal `L"..."` or an accelerator's wide string
     /// (`description`); only as an operand of `<<` on a wide stream. The
     /// bytes are the UTF-8 text, which is what `std::wcout` writes under a
@@ -213,6 +217,32 @@ pub enum Type {
     WideOstream,
     /// The type of an expression that could not be checked (already reported).
     Error,
+}
+
+/// The signature a function pointer points to (`Type::FnPtr`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FnSig {
+    /// The return type (the referent's, when returned by reference).
+    pub ret: Type,
+    /// The function returns a reference.
+    pub ret_by_ref: bool,
+    /// The parameters in order (for a member function, the object first).
+    pub params: Vec<FnParam>,
+    /// A pointer to a member function of this class, `int (C::*)(int)`:
+    /// its first parameter is the object (a reference), as for the member
+    /// function itself.
+    pub member_of: Option<StructId>,
+}
+
+/// One parameter of a [`FnSig`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FnParam {
+    /// Its type (the referent's, for a reference).
+    pub ty: Type,
+    /// Passed by reference.
+    pub by_ref: bool,
+    /// A reference to `const`.
+    pub is_const: bool,
 }
 
 /// The type of an iterator value (`Type::Iter`).
@@ -341,7 +371,7 @@ impl Type {
     /// not looked into: see [`Type::contains_pointer`]).
     pub fn is_pointer_like(&self) -> bool {
         match self {
-            Type::Ptr { .. } | Type::Null => true,
+            Type::Ptr { .. } | Type::Null | Type::FnPtr(_) => true,
             Type::CArray(elem, _)
             | Type::Vector(elem)
             | Type::Container(_, elem)
@@ -503,6 +533,29 @@ pub fn display(ty: &Type, structs: &[StructDef]) -> String {
             }
         }
         Type::Null => "std::nullptr_t".into(),
+        Type::FnPtr(sig) => {
+            let class = sig.member_of.map_or(String::new(), |c| {
+                let name = structs.get(c.index()).map_or("<struct>", |s| &s.name);
+                format!("{name}::")
+            });
+            let object = usize::from(sig.member_of.is_some());
+            let params: Vec<String> = sig
+                .params
+                .iter()
+                .skip(object)
+                .map(|p| {
+                    let c = if p.is_const { "const " } else { "" };
+                    let r = if p.by_ref { "&" } else { "" };
+                    format!("{c}{}{r}", display(&p.ty, structs))
+                })
+                .collect();
+            let r = if sig.ret_by_ref { "&" } else { "" };
+            format!(
+                "{}{r} ({class}*)({})",
+                display(&sig.ret, structs),
+                params.join(", ")
+            )
+        }
         Type::WideStr => "std::wstring".into(),
         Type::WideOstream => "std::wostream".into(),
         Type::Error => "<error>".into(),

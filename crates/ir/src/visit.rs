@@ -17,6 +17,7 @@ pub fn for_each_child<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
         | ExprKind::Global(_)
         | ExprKind::Capture(_)
         | ExprKind::Null
+        | ExprKind::FuncAddr(_)
         | ExprKind::Str(_) => {}
         ExprKind::Binary { lhs, rhs, .. } | ExprKind::Logical { lhs, rhs, .. } => {
             f(lhs);
@@ -69,6 +70,12 @@ pub fn for_each_child<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
                 f(a);
             }
         }
+        ExprKind::CallPtr { callee, args } => {
+            f(callee);
+            for a in args {
+                f(a);
+            }
+        }
         ExprKind::Launch {
             domain, captures, ..
         } => {
@@ -93,6 +100,7 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Expr)) {
         | ExprKind::Global(_)
         | ExprKind::Capture(_)
         | ExprKind::Null
+        | ExprKind::FuncAddr(_)
         | ExprKind::Str(_) => {}
         ExprKind::Binary { lhs, rhs, .. }
         | ExprKind::Logical { lhs, rhs, .. }
@@ -143,6 +151,12 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Expr)) {
         ExprKind::Call { args, .. }
         | ExprKind::Intrinsic { args, .. }
         | ExprKind::Aggregate(args) => {
+            for a in args {
+                f(a);
+            }
+        }
+        ExprKind::CallPtr { callee, args } => {
+            f(callee);
             for a in args {
                 f(a);
             }

@@ -655,6 +655,7 @@ impl Session {
             class: None,
             class_args: None,
             method: tessera_syntax::ast::MethodInfo::default(),
+            c_linkage: None,
             body: Some(Block {
                 stmts,
                 span: span(11, MAIN_TEXT.len()),

@@ -73,6 +73,21 @@ impl FnCx<'_> {
 
     pub(crate) fn call(&mut self, callee: &ast::Expr, args: &[ast::Expr], span: Span) -> Expr {
         match &callee.kind {
+            // `(object.*pointer)(args)`, `(p->*pointer)(args)`.
+            K::Binary {
+                op: op @ (ast::BinaryOp::MemberPointer | ast::BinaryOp::MemberPointerArrow),
+                lhs,
+                rhs,
+            } => {
+                let mut object = self.expr(lhs);
+                if *op == ast::BinaryOp::MemberPointerArrow && !object.ty.is_error() {
+                    let ospan = object.span;
+                    object = self.deref(object, ospan);
+                }
+                let pointer = self.expr(rhs);
+                let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                return self.call_member_pointer(object, pointer, lowered, span);
+            }
             K::Name(path) if path.last() == "parallel_for_each" => {
                 return self.launch(path, args, span);
             }
@@ -198,7 +213,7 @@ impl FnCx<'_> {
                     return self.call_templates(path, &plain, None, lowered, span);
                 }
                 if let Some(ids) = self.ck.functions.get(path.last()).cloned() {
-                    let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                    let lowered = self.arguments_for(&ids, args);
                     return self.call_user(path, &ids, lowered, span, false);
                 }
             }

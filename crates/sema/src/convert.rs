@@ -85,6 +85,10 @@ impl FnCx<'_> {
             Ok(done) => return done,
             Err(e) => e,
         };
+        let e = match self.fn_pointer_coerce(e, to) {
+            Ok(done) => return done,
+            Err(e) => e,
+        };
         // A class object with a conversion function: `float f = meters;`,
         // and `B b = a;` through `A::operator B()` or a constructor `B(A)`
         // (for classes unrelated by derivation).
@@ -217,7 +221,7 @@ impl FnCx<'_> {
         };
         match e.ty {
             Type::Scalar(_) => self.convert_scalar(e, Scalar::Bool),
-            Type::Ptr { .. } | Type::Null => {
+            Type::Ptr { .. } | Type::Null | Type::FnPtr(_) => {
                 let span = e.span;
                 Expr {
                     kind: ExprKind::Convert(Box::new(e)),

@@ -77,6 +77,13 @@ pub struct Checker {
     /// A class declares a destructor: full expressions are searched for
     /// temporaries to destroy (see `special.rs`).
     pub any_dtor: bool,
+    /// The functions declared `extern "C"`, by name: C linkage allows one
+    /// function of a name.
+    pub c_functions: HashMap<String, (FuncId, Span)>,
+    /// The function objects made for functions named as values, and the
+    /// function each calls (see `lambda.rs`), which converts to a function
+    /// pointer.
+    pub function_objects: HashMap<StructId, FuncId>,
 }
 
 impl Checker {
@@ -280,6 +287,9 @@ pub struct FnCx<'c> {
     /// build in the caller's object: returning it copies and destroys
     /// nothing (named return value optimisation).
     pub nrvo: Option<String>,
+    /// The function pointer type the expression being lowered goes to, for
+    /// a function named there (see `fnptr.rs`); taken by the next `expr`.
+    pub fn_target: Option<Type>,
 }
 
 impl<'c> FnCx<'c> {
@@ -301,6 +311,7 @@ impl<'c> FnCx<'c> {
             cleanups: Vec::new(),
             jump_scopes: Vec::new(),
             nrvo: None,
+            fn_target: None,
         }
     }
 

@@ -681,6 +681,9 @@ pub(crate) fn declare_function_signature_first(
             new_function(ck, &f.name.name, func.clone())
         }
     };
+    if let Some(linkage) = f.c_linkage {
+        check_c_linkage(ck, f, id, restriction, linkage);
+    }
     if ret_enum.is_some() || param_enums.iter().any(Option::is_some) {
         ck.enum_sigs.insert(id, (ret_enum, param_enums));
     }
@@ -702,6 +705,58 @@ pub(crate) fn declare_function_signature_first(
     func.body = Some(block);
     *ck.program.function_mut(id) = func;
     Some(id)
+}
+
+/// C++ AMP's rules for a function declared `extern "C"`: one restriction
+/// specifier (its name has no room for more, MSVC C3938), and no other
+/// function of the same name with C linkage (C2733), which also rules out
+/// overloading it on restrictions.
+fn check_c_linkage(
+    ck: &mut Checker,
+    f: &ast::Function,
+    id: FuncId,
+    restriction: Restriction,
+    linkage: Span,
+) {
+    if restriction.amp && restriction.cpu {
+        ck.report(
+            Diagnostic::error(
+                codes::E0313,
+                f.restrict.as_ref().map_or(f.name.span, |r| r.span),
+                format!(
+                    "`extern \"C\"` function `{}` has more than one restriction specifier",
+                    f.name.name
+                ),
+            )
+            .with_label("`amp` and `cpu`")
+            .with_secondary(linkage, "C linkage given here")
+            .with_help("give it one specifier, or drop `extern \"C\"`"),
+        );
+    }
+    match ck.c_functions.get(&f.name.name) {
+        Some(&(prev, prev_span)) if prev != id => {
+            ck.report(
+                Diagnostic::error(
+                    codes::E0224,
+                    f.name.span,
+                    format!(
+                        "`{}` is declared `extern \"C\"` twice as different functions",
+                        f.name.name
+                    ),
+                )
+                .with_label("second function with C linkage")
+                .with_secondary(prev_span, "the first")
+                .with_help(
+                    "a name with C linkage names one function: rename one or drop `extern \"C\"`",
+                ),
+            );
+        }
+        Some(_) => {}
+        None => {
+            ck.c_functions
+                .insert(f.name.name.clone(), (id, f.name.span));
+        }
+    }
 }
 
 /// A parameter as a local of its function. C++ adjusts a parameter declared

@@ -38,13 +38,17 @@ pub fn bin_op(op: B) -> Option<BinOp> {
         B::Le => BinOp::Le,
         B::Gt => BinOp::Gt,
         B::Ge => BinOp::Ge,
-        B::And | B::Or | B::Comma => return None,
+        B::And | B::Or | B::Comma | B::MemberPointer | B::MemberPointerArrow => return None,
     })
 }
 
 impl FnCx<'_> {
     /// Lowers an expression.
     pub fn expr(&mut self, e: &ast::Expr) -> Expr {
+        let target = self.fn_target.take();
+        if let Some(found) = self.function_designator(e, target.as_ref()) {
+            return found;
+        }
         let lowered = self.expr_kind(e);
         if !self.ck.enums.is_empty() {
             self.enum_rules(e, &lowered);
@@ -332,7 +336,7 @@ impl FnCx<'_> {
             return error_expr(span);
         }
         let size = match ty {
-            Type::Ptr { .. } | Type::Null => Some(8),
+            Type::Ptr { .. } | Type::Null | Type::FnPtr(_) => Some(8),
             _ => tessera_ir::layout::size_align_u64(&self.ck.program.structs, ty).map(|(s, _)| s),
         };
         match size.and_then(|s| i64::try_from(s).ok()) {
@@ -801,6 +805,20 @@ impl FnCx<'_> {
                     span,
                 )
             }
+            B::MemberPointer | B::MemberPointerArrow => {
+                // Only a call applies a pointer to member function (see
+                // `call`): the bound function is not a value.
+                self.expr(lhs);
+                self.expr(rhs);
+                self.ck.error(
+                    codes::E0208,
+                    span,
+                    format!("`{}` names a member function: call it", op.symbol()),
+                    "a bound member function is not a value",
+                    "call it: `(object.*pointer)(args)`",
+                );
+                error_expr(span)
+            }
             B::Comma => {
                 let first = self.expr(lhs);
                 let second = self.expr(rhs);
@@ -818,6 +836,9 @@ impl FnCx<'_> {
             _ => {
                 let l = self.expr(lhs);
                 let r = self.expr(rhs);
+                if matches!(op, B::Eq | B::Ne) && crate::fnptr::compares_fn_pointers(&l, &r) {
+                    return self.fn_pointer_comparison(op == B::Eq, l, r, span);
+                }
                 // `os << ext` where the program declares a function template
                 // `operator<<` for a library type the stream cannot print
                 // itself (`template <int N> ostream& operator<<(ostream&,
@@ -1065,7 +1086,7 @@ impl FnCx<'_> {
                 let init = self.aggregate(&mut ty, items, rhs.span);
                 self.init_as_expr(init, &ty, rhs.span)
             }
-            _ => self.expr(rhs),
+            _ => self.expr_for(rhs, &target.ty),
         };
         if let Type::Struct(id) = target.ty {
             let symbol = format!("{}=", op.map_or("", |o| o.symbol()));
@@ -1222,6 +1243,20 @@ impl FnCx<'_> {
                 (Expr { place: false, ..t }, Expr { place: false, ..e }, ty)
             }
             _ if t.ty.is_error() || e.ty.is_error() => return error_expr(span),
+            // `c ? f : g` of two functions, or of a function pointer and a
+            // function or `nullptr`: a function pointer.
+            _ if self
+                .fn_pointer_of(&t)
+                .or_else(|| self.fn_pointer_of(&e))
+                .is_some() =>
+            {
+                let Some(ty) = self.fn_pointer_of(&t).or_else(|| self.fn_pointer_of(&e)) else {
+                    return error_expr(span);
+                };
+                let t = self.coerce(t, &ty, "a branch of `?:`");
+                let e = self.coerce(e, &ty, "a branch of `?:`");
+                (Expr { place: false, ..t }, Expr { place: false, ..e }, ty)
+            }
             _ => {
                 let (a, b) = (self.ck.show(&t.ty), self.ck.show(&e.ty));
                 self.ck.error(
@@ -1257,7 +1292,10 @@ impl FnCx<'_> {
         match kind {
             ast::CastKind::Reinterpret => {
                 let Declared { ty, by_ref } = self.resolve(&ty.specs, &ty.modifiers, &[]);
-                let e = self.expr(operand);
+                let e = self.expr_for(operand, &ty);
+                if e.ty == ty && matches!(ty, Type::FnPtr(_)) {
+                    return Expr { span, ..e };
+                }
                 return self.reinterpret_cast(e, &ty, by_ref, span);
             }
             ast::CastKind::Dynamic => {
@@ -1277,7 +1315,13 @@ impl FnCx<'_> {
             ast::CastKind::CStyle | ast::CastKind::Static => {}
         }
         let Declared { ty, by_ref } = self.resolve(&ty.specs, &ty.modifiers, &[]);
-        let e = self.expr(operand);
+        let e = self.expr_for(operand, &ty);
+        // `(int (*)(int))nullptr`, `static_cast<F>(f)`: what converts
+        // implicitly to a function pointer converts explicitly too.
+        let e = match self.fn_pointer_coerce(e, &ty) {
+            Ok(done) => return Expr { span, ..done },
+            Err(e) => e,
+        };
         // `(U*)p` between unrelated pointer types is a `reinterpret_cast`
         // (`(U*)a` of a C array too: it decays first).
         let e = if kind == ast::CastKind::CStyle

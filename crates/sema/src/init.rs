@@ -491,7 +491,11 @@ impl FnCx<'_> {
             Some(ast::Init::Assign(e)) => match &e.kind {
                 K::InitList(items) if !is_auto => self.aggregate(ty, items, e.span),
                 _ => {
-                    let v = self.expr(e);
+                    let v = if is_auto {
+                        self.expr_decayed(e)
+                    } else {
+                        self.expr_for(e, ty)
+                    };
                     if is_auto {
                         *ty = v.ty.clone();
                     }

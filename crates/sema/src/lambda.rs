@@ -319,6 +319,9 @@ impl FnCx<'_> {
             ),
         };
         let id = StructId(self.ck.program.structs.len() as u32);
+        if let Callee::Function(func) = &callee {
+            self.ck.function_objects.insert(id, *func);
+        }
         let name = format!("<function {shown}>");
         self.ck.program.structs.push(StructDef {
             name: name.clone(),

@@ -24,6 +24,7 @@ mod cx;
 mod declare;
 mod enums;
 mod expr;
+mod fnptr;
 mod init;
 mod lambda;
 mod launch;

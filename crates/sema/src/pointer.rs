@@ -78,6 +78,9 @@ impl FnCx<'_> {
                 let elem = (**elem).clone();
                 mk(ExprKind::Deref(Box::new(e)), elem, true, span)
             }
+            // `*p` of a function pointer is the function, which decays back
+            // to the pointer wherever it is used.
+            Type::FnPtr(_) => Expr { span, ..e },
             Type::Error => error_expr(span),
             other => {
                 let shown = self.ck.show(other);
@@ -429,7 +432,9 @@ impl FnCx<'_> {
                     is_const: true,
                 },
             ) if **elem == Type::Scalar(Scalar::Char) => Ok(convert(e, to)),
-            (Type::Ptr { .. } | Type::Null, Type::Scalar(Scalar::Bool)) => Ok(convert(e, to)),
+            (Type::Ptr { .. } | Type::Null | Type::FnPtr(_), Type::Scalar(Scalar::Bool)) => {
+                Ok(convert(e, to))
+            }
             _ => Err(e),
         }
     }

@@ -526,7 +526,7 @@ impl FnCx<'_> {
                 Some(self.expr(v))
             }
             (Some(v), _) => {
-                let e = self.expr(v);
+                let e = self.expr_for(v, &ret);
                 let target = self.ret_enum;
                 self.ck.check_enum_target(target, v.span, &e.ty);
                 if self.func.ret_by_ref {
@@ -1397,6 +1397,10 @@ pub fn kernel_type_problem(ck: &Checker, ty: &Type) -> Option<String> {
         }
         Type::Accelerator | Type::AcceleratorView => {
             Some("accelerators and their views are host-only".into())
+        }
+        Type::FnPtr(_) => Some("a function pointer or reference".into()),
+        Type::Ptr { elem, .. } if matches!(**elem, Type::FnPtr(_)) => {
+            Some("a pointer to a function pointer".into())
         }
         Type::CArray(elem, _) if **elem == Type::BOOL => Some("arrays of `bool`".into()),
         // C++ AMP allows one level of pointer, as a local, parameter or

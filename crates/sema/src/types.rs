@@ -40,7 +40,20 @@ pub fn resolve(
         );
         ty = Type::Error;
     }
-    if modifiers.pointers > 0 && !ty.is_error() {
+    if let Some(f) = &modifiers.function {
+        // `int (*p)(int)`: the specifiers make the function's return type;
+        // the first `*` is the function pointer itself, more point to it.
+        ty = crate::fnptr::declarator_type(ck, ty, specs.is_const, f, consts);
+        for _ in 1..modifiers.pointers {
+            if ty.is_error() {
+                break;
+            }
+            ty = Type::Ptr {
+                elem: Box::new(ty),
+                is_const: false,
+            };
+        }
+    } else if modifiers.pointers > 0 && !ty.is_error() {
         // `const T* p`: the `const` of the specifiers is the pointee's; the
         // pointer itself is const only when written `T* const p`.
         let pointee_const = ck.specs_const(specs);
@@ -101,6 +114,10 @@ pub fn resolve(
 /// `T* const p` is (`const T* p` points to const data). A template
 /// parameter bound to a `const` type counts as written `const`.
 pub fn object_const(ck: &Checker, specs: &DeclSpecs, modifiers: &Modifiers) -> bool {
+    if let Some(f) = &modifiers.function {
+        // A function reference never changes what it refers to.
+        return f.inner.pointers == 0 || modifiers.const_pointer;
+    }
     if modifiers.pointers > 0 {
         modifiers.const_pointer
     } else {
@@ -752,6 +769,7 @@ pub fn try_eval(e: &ast::Expr, consts: ConstLookup<'_>) -> Result<i64, (Span, St
                 B::And => Ok(i64::from(b != 0)),
                 B::Or => Ok(i64::from(b != 0)),
                 B::Comma => fail("the comma operator is not allowed in a constant"),
+                B::MemberPointer | B::MemberPointerArrow => fail("it is computed at run time"),
             }
         }
         K::Conditional { cond, then, els } => {

@@ -473,6 +473,7 @@ pub fn method(
         class,
         class_args: None,
         method,
+        c_linkage: None,
     }
 }
 
@@ -608,6 +609,7 @@ pub fn conversion(
         class: None,
         class_args: None,
         method,
+        c_linkage: None,
     }
 }
 
@@ -653,6 +655,7 @@ pub fn constructor(
         class,
         class_args: None,
         method,
+        c_linkage: None,
     }
 }
 
@@ -679,6 +682,7 @@ pub fn destructor(
         class,
         class_args: None,
         method,
+        c_linkage: None,
     }
 }
 
@@ -939,4 +943,106 @@ pub fn alias(file: Files<'_, '_>, name: Ident, t: TypeName, l: usize, r: usize) 
         declarators: vec![declarator],
         span: span(file, l, r),
     }
+}
+
+/// How deep function declarators may nest in each other's parameters
+/// (`int (*)(int (*)(int (*)(int)))`): later passes recurse over them.
+const MAX_FUNCTION_DECLARATOR_DEPTH: u32 = 32;
+
+/// The modifiers of a declarator with a function declarator: `outer` are
+/// those of the function's return type, `open` the class (for a pointer to
+/// member) and modifiers written inside the parentheses, `tail` the
+/// parameters and `restrict`.
+pub fn fn_modifiers(
+    file: Files<'_, '_>,
+    diags: &mut Vec<Diagnostic>,
+    outer: Modifiers,
+    open: (Option<Ident>, Modifiers),
+    tail: (Vec<Param>, Option<Restrict>),
+    l: usize,
+    r: usize,
+) -> Modifiers {
+    let sp = span(file, l, r);
+    let (class, inner) = open;
+    let (params, restrict) = tail;
+    let entity = Modifiers {
+        pointers: inner.pointers,
+        reference: if inner.pointers > 0 {
+            inner.reference
+        } else {
+            0
+        },
+        const_pointer: inner.const_pointer,
+        function: None,
+    };
+    let declarator = FunctionDeclarator {
+        inner,
+        ret: outer.clone(),
+        class,
+        params,
+        restrict,
+        span: sp,
+    };
+    if function_depth(&declarator) > MAX_FUNCTION_DECLARATOR_DEPTH {
+        if !diags.iter().any(|d| d.code == codes::E0104) {
+            diags.push(
+                Diagnostic::error(codes::E0104, sp, "function declarators nested too deeply")
+                    .with_label(format!(
+                        "more than {MAX_FUNCTION_DECLARATOR_DEPTH} levels deep"
+                    ))
+                    .with_help("name the inner function types with `using`"),
+            );
+        }
+        return outer;
+    }
+    Modifiers {
+        function: Some(Box::new(declarator)),
+        ..entity
+    }
+}
+
+/// How deeply function declarators nest in `d` (1 for one without any in
+/// its parameters).
+fn function_depth(d: &FunctionDeclarator) -> u32 {
+    1 + d
+        .params
+        .iter()
+        .filter_map(|p| p.declarator.modifiers.function.as_deref())
+        .map(function_depth)
+        .max()
+        .unwrap_or(0)
+}
+
+/// The items of a linkage specification, `extern "C"` or `extern "C++"`
+/// (`lang` is the string literal as written): each function declared with
+/// C linkage is marked with where `extern "C"` is written.
+pub fn linkage(
+    file: Files<'_, '_>,
+    diags: &mut Vec<Diagnostic>,
+    lang: &str,
+    mut items: Vec<Item>,
+    l: usize,
+    r: usize,
+) -> Vec<Item> {
+    let sp = span(file, l, r);
+    match lang {
+        "\"C++\"" => {}
+        "\"C\"" => {
+            for item in &mut items {
+                if let ItemKind::Function(f) = &mut item.kind {
+                    f.c_linkage = Some(sp);
+                }
+            }
+        }
+        other => diags.push(
+            Diagnostic::error(
+                codes::E0106,
+                sp,
+                format!("linkage {other} is not supported"),
+            )
+            .with_label("unknown language linkage")
+            .with_help("write `extern \"C\"` or `extern \"C++\"`"),
+        ),
+    }
+    items
 }

@@ -310,6 +310,9 @@ pub struct Function {
     /// What a member function is, beside its name.
     #[serde(skip_serializing_if = "MethodInfo::is_plain")]
     pub method: MethodInfo,
+    /// Where `extern "C"` gave the function C language linkage, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub c_linkage: Option<Span>,
 }
 
 /// The parts of a declaration that only member functions have.
@@ -519,6 +522,39 @@ pub struct Modifiers {
     pub reference: u8,
     /// `const` after a `*` (`int* const p`).
     pub const_pointer: bool,
+    /// A function declarator, `(*p)(int, float)`: the declared entity is a
+    /// pointer to (or reference to) a function. The fields above then
+    /// describe the entity: `*` counts the function pointer itself (`(*p)`
+    /// has one, `(**pp)` two), `&` is a reference to a function pointer
+    /// (`(*&rp)`); a function reference `(&r)` has neither and is held as
+    /// a function pointer that cannot change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub function: Option<Box<FunctionDeclarator>>,
+}
+
+/// The part of a declarator that makes a pointer or reference to a
+/// function: `(*p)(int) restrict(cpu)`, `(&r)(int)`, `(C::*pm)(int)`, or
+/// without a name in a type (`int (*)(int)`). The name and array bounds
+/// written inside the parentheses stay on the [`Declarator`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FunctionDeclarator {
+    /// The `*`, `const` and `&` inside the parentheses, as written: one
+    /// `*` makes a function pointer (more make pointers to it), `&` alone a
+    /// function reference, `*&` a reference to a function pointer.
+    pub inner: Modifiers,
+    /// The `*` and `&` of the function's return type (before the
+    /// parentheses).
+    pub ret: Modifiers,
+    /// `C` in `(C::*pm)`: a pointer to a member function of `C`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class: Option<Ident>,
+    /// The function's parameters.
+    pub params: Vec<Param>,
+    /// `restrict(...)` written after the parameters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restrict: Option<Restrict>,
+    /// Where, from the opening parenthesis to the end.
+    pub span: Span,
 }
 
 /// A declaration statement: specifiers and one or more declarators.
@@ -777,6 +813,10 @@ pub enum BinaryOp {
     Or,
     /// `,` (the comma operator)
     Comma,
+    /// `.*`: a pointer to member applied to an object.
+    MemberPointer,
+    /// `->*`: a pointer to member applied through a pointer to the object.
+    MemberPointerArrow,
 }
 
 impl BinaryOp {
@@ -802,6 +842,8 @@ impl BinaryOp {
             BinaryOp::And => "&&",
             BinaryOp::Or => "||",
             BinaryOp::Comma => ",",
+            BinaryOp::MemberPointer => ".*",
+            BinaryOp::MemberPointerArrow => "->*",
         }
     }
 }

@@ -235,7 +235,126 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
     }
     mark_specialised_functions(tokens);
     join_delete_array(tokens);
+    // Declarator parentheses first: `T f(T (*g)(T));` declares a function
+    // whose parameter is a function pointer, not a variable built from
+    // `T(*g)`.
+    mark_declarator_parens(tokens);
     mark_init_parens(tokens);
+}
+
+/// Marks the `(` of a function declarator (`int (*p)(int)`, `void
+/// (&r)(float)`, `int (C::*pm)(int)`, `int (*)(int)` in a cast or a
+/// template argument) as [`Tok::DeclParen`]: after a type (through `*`,
+/// `&` and `const`), a parenthesised `*`/`&` with at most a name and array
+/// bounds, followed by a parameter list. C++ reads these as declarations
+/// too; one token of lookahead could not tell `int (*p)` from the
+/// functional cast `int(*p)`.
+fn mark_declarator_parens(tokens: &mut [Token<'_>]) {
+    fn tok<'s>(tokens: &[Token<'s>], k: usize) -> Option<Tok<'s>> {
+        tokens.get(k).map(|t| t.tok)
+    }
+    for i in 1..tokens.len() {
+        if tokens[i].tok != Tok::LParen {
+            continue;
+        }
+        let mut j = i - 1;
+        while j > 0
+            && matches!(
+                tokens[j].tok,
+                Tok::Star | Tok::Amp | Tok::AndAnd | Tok::Const
+            )
+        {
+            j -= 1;
+        }
+        let after_type = matches!(
+            tokens[j].tok,
+            Tok::Void
+                | Tok::Bool
+                | Tok::CharKw
+                | Tok::Short
+                | Tok::IntKw
+                | Tok::Long
+                | Tok::Signed
+                | Tok::Unsigned
+                | Tok::FloatKw
+                | Tok::Double
+                | Tok::Auto
+                | Tok::TypeName(_)
+                | Tok::TplClose
+        );
+        if !after_type || closes_cast(tokens, j) {
+            continue;
+        }
+        let mut k = i + 1;
+        if matches!(tok(tokens, k), Some(Tok::ClassQual(_)))
+            && tok(tokens, k + 1) == Some(Tok::ColonColon)
+            && tok(tokens, k + 2) == Some(Tok::Star)
+        {
+            k += 1 + 1;
+        }
+        let first = k;
+        while matches!(
+            tok(tokens, k),
+            Some(Tok::Star | Tok::Amp | Tok::AndAnd | Tok::Const)
+        ) {
+            k += 1;
+        }
+        if k == first || !matches!(tok(tokens, first), Some(Tok::Star | Tok::Amp | Tok::AndAnd)) {
+            continue;
+        }
+        if matches!(tok(tokens, k), Some(Tok::Ident(_))) {
+            k += 1;
+        }
+        // Array bounds: `int (*ops[3])(int)`, within a bounded look ahead.
+        let limit = k + MAX_TEMPLATE_SCAN;
+        while tok(tokens, k) == Some(Tok::LBracket) && k < limit {
+            let mut depth = 0usize;
+            while let Some(t) = tok(tokens, k) {
+                match t {
+                    Tok::LBracket => depth += 1,
+                    Tok::RBracket => depth = depth.saturating_sub(1),
+                    Tok::Semi | Tok::LBrace | Tok::RBrace => break,
+                    _ => {}
+                }
+                k += 1;
+                if depth == 0 || k >= limit {
+                    break;
+                }
+            }
+        }
+        if tok(tokens, k) == Some(Tok::RParen) && tok(tokens, k + 1) == Some(Tok::LParen) {
+            tokens[i].tok = Tok::DeclParen;
+        }
+    }
+}
+
+/// Whether the token at `at` is the `>` closing the type of a named cast
+/// (`static_cast<F&>(*p)(x)` calls what the cast makes).
+fn closes_cast(tokens: &[Token<'_>], at: usize) -> bool {
+    if tokens[at].tok != Tok::TplClose {
+        return false;
+    }
+    let mut depth = 0usize;
+    for k in (0..=at).rev().take(MAX_TEMPLATE_SCAN) {
+        match tokens[k].tok {
+            Tok::TplClose => depth += 1,
+            Tok::TplOpen => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return k > 0
+                        && matches!(
+                            tokens[k - 1].tok,
+                            Tok::StaticCast
+                                | Tok::ConstCast
+                                | Tok::ReinterpretCast
+                                | Tok::DynamicCast
+                        );
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Marks the `(` of `T name(args);` at namespace scope as [`Tok::InitParen`]
@@ -667,6 +786,16 @@ fn typedef_names(tokens: &[Token<'_>], at: usize, names: &mut HashSet<usize>) {
             {
                 names.insert(k);
             }
+            // `typedef int (*Fn)(int);`: the name of a function declarator.
+            Tok::Ident(_)
+                if depth == 1
+                    && k > 0
+                    && matches!(tokens[k - 1].tok, Tok::Star | Tok::Amp)
+                    && tokens.get(k + 1).map(|t| t.tok) == Some(Tok::RParen)
+                    && tokens.get(k + 2).map(|t| t.tok) == Some(Tok::LParen) =>
+            {
+                names.insert(k);
+            }
             _ => {}
         }
     }
@@ -769,7 +898,9 @@ fn mark_template_args(
             | Tok::Shl
             | Tok::Tilde
             | Tok::Bang
-            | Tok::Sizeof => {}
+            | Tok::Sizeof
+            // `static_cast<int (*)(int) restrict(cpu)>`: a function type's clause.
+            | Tok::Restrict => {}
             _ => return false,
         }
         k += 1;
@@ -869,6 +1000,7 @@ fn mark_class_qualifiers(tokens: &mut [Token<'_>]) {
                     | Tok::TemplateName(_)
                     | Tok::Tilde
                     | Tok::Operator
+                    | Tok::Star
             )
         {
             tokens[i].tok = Tok::ClassQual(name);

@@ -8,7 +8,7 @@ use tessera_diagnostics::{Diagnostic, codes};
 
 fn closer_of(open: Tok<'_>) -> Tok<'static> {
     match open {
-        Tok::LParen | Tok::InitParen => Tok::RParen,
+        Tok::LParen | Tok::InitParen | Tok::DeclParen => Tok::RParen,
         Tok::LBracket => Tok::RBracket,
         _ => Tok::RBrace,
     }
@@ -34,7 +34,9 @@ pub fn check(
             break;
         }
         match t.tok {
-            Tok::LParen | Tok::InitParen | Tok::LBracket | Tok::LBrace => stack.push(t),
+            Tok::LParen | Tok::InitParen | Tok::DeclParen | Tok::LBracket | Tok::LBrace => {
+                stack.push(t)
+            }
             Tok::RParen | Tok::RBracket | Tok::RBrace => match stack.last() {
                 Some(open) if closer_of(open.tok) == t.tok => {
                     stack.pop();

@@ -948,6 +948,9 @@ impl Printer<'_> {
 /// `*`, `** const`, `&`, `* &&`: pointer and reference modifiers as written
 /// after a type.
 fn modifiers_text(modifiers: &Modifiers) -> String {
+    if let Some(f) = &modifiers.function {
+        return function_text(f);
+    }
     let mut parts: Vec<String> = Vec::new();
     if modifiers.pointers > 0 {
         parts.push("*".repeat(modifiers.pointers as usize));
@@ -959,6 +962,46 @@ fn modifiers_text(modifiers: &Modifiers) -> String {
         parts.push("&".repeat(usize::from(modifiers.reference)));
     }
     parts.join(" ")
+}
+
+/// `(*)(int, float) restrict(cpu)`: a function declarator, its name left
+/// out (the declarator prints it), its parameters by type.
+fn function_text(f: &crate::ast::FunctionDeclarator) -> String {
+    let class = f
+        .class
+        .as_ref()
+        .map_or(String::new(), |c| format!("{}::", c.name));
+    let params: Vec<String> = f
+        .params
+        .iter()
+        .map(|p| {
+            let base = match &p.specs.ty {
+                BaseType::Builtin(builtin) => builtin.name().to_string(),
+                BaseType::Auto => "auto".to_string(),
+                BaseType::Named(path) => path.text(),
+                BaseType::Template { path, .. } => format!("{}<...>", path.text()),
+                BaseType::Error => "<error>".to_string(),
+            };
+            let c = if p.specs.is_const { "const " } else { "" };
+            let m = modifiers_text(&p.declarator.modifiers);
+            if m.is_empty() {
+                format!("{c}{base}")
+            } else {
+                format!("{c}{base} {m}")
+            }
+        })
+        .collect();
+    let restrict = f.restrict.as_ref().map_or(String::new(), |r| {
+        let names: Vec<&str> = r.specifiers.iter().map(|i| i.name.as_str()).collect();
+        format!(" restrict({})", names.join(", "))
+    });
+    let ret = modifiers_text(&f.ret);
+    let gap = if ret.is_empty() { "" } else { " " };
+    format!(
+        "{ret}{gap}({class}{})({}){restrict}",
+        modifiers_text(&f.inner),
+        params.join(", ")
+    )
 }
 
 fn unary_name(op: UnaryOp) -> &'static str {
@@ -980,6 +1023,8 @@ fn unary_name(op: UnaryOp) -> &'static str {
 fn binary_name(op: BinaryOp) -> &'static str {
     match op {
         BinaryOp::Comma => "comma",
+        BinaryOp::MemberPointer => ".*",
+        BinaryOp::MemberPointerArrow => "->*",
         BinaryOp::Mul
         | BinaryOp::Div
         | BinaryOp::Rem
@@ -1115,6 +1160,7 @@ mod tests {
                     class: None,
                     class_args: None,
                     method: crate::ast::MethodInfo::default(),
+                    c_linkage: None,
                     body: Some(crate::ast::Block {
                         stmts: vec![Stmt {
                             kind: StmtKind::Expr(call),

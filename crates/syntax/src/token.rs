@@ -66,6 +66,10 @@ pub enum Tok<'s> {
     /// variable at namespace scope (`accelerator a(path);`), which would
     /// otherwise read as a function declaration.
     InitParen,
+    /// Classified: the `(` that opens the parenthesised part of a function
+    /// declarator (`int (*p)(int)`, `int (&)(int)` in a cast), which would
+    /// otherwise read as a functional cast of `*p`.
+    DeclParen,
 
     /// An integer literal, raw text (suffixes included).
     #[regex(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+)[uUlL]*")]
@@ -319,6 +323,12 @@ pub enum Tok<'s> {
     /// `->`
     #[token("->")]
     Arrow,
+    /// `.*` (pointer to member through an object)
+    #[token(".*")]
+    DotStar,
+    /// `->*` (pointer to member through a pointer)
+    #[token("->*")]
+    ArrowStar,
     /// `...`
     #[token("...")]
     Ellipsis,
@@ -475,7 +485,7 @@ impl fmt::Display for Tok<'_> {
             Tok::TplClose => ">",
             Tok::StmtsMarker => "<statements>",
             Tok::DeleteArray => "delete[]",
-            Tok::InitParen => "(",
+            Tok::InitParen | Tok::DeclParen => "(",
             Tok::Void => "void",
             Tok::Bool => "bool",
             Tok::CharKw => "char",
@@ -551,6 +561,8 @@ impl fmt::Display for Tok<'_> {
             Tok::ColonColon => "::",
             Tok::Dot => ".",
             Tok::Arrow => "->",
+            Tok::DotStar => ".*",
+            Tok::ArrowStar => "->*",
             Tok::Ellipsis => "...",
             Tok::Question => "?",
             Tok::Tilde => "~",

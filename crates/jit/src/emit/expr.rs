@@ -257,7 +257,9 @@ impl Emitter<'_, '_, '_> {
             | ExprKind::PtrAdd { .. }
             | ExprKind::PtrDiff { .. }
             | ExprKind::New { .. }
-            | ExprKind::Delete { .. } => decline(Decline::Pointer),
+            | ExprKind::Delete { .. }
+            | ExprKind::FuncAddr(_)
+            | ExprKind::CallPtr { .. } => decline(Decline::Pointer),
         }
     }
 }

@@ -53,32 +53,42 @@ pub fn analyse(program: &Program, diags: &mut Vec<Diagnostic>) {
     }
 }
 
-/// E0216: calls of functions that were declared but never defined (one
-/// report per function, at its first call).
+/// E0216: calls of functions that were declared but never defined, and
+/// pointers to them (one report per function, at its first use).
 fn undefined_calls(program: &Program, found: &mut Vec<Diagnostic>) {
     let mut reported: HashSet<FuncId> = HashSet::new();
+    let mut look = |e: &tessera_ir::Expr| {
+        let (func, label) = match &e.kind {
+            ExprKind::Call { func, .. } => (*func, "called here"),
+            ExprKind::FuncAddr(Some(func)) => (*func, "pointed to here"),
+            _ => return,
+        };
+        if let Some(callee) = program.get_function(func)
+            && callee.body.is_none()
+            && reported.insert(func)
+        {
+            found.push(
+                Diagnostic::error(
+                    codes::E0216,
+                    e.span,
+                    format!("`{}` is declared but never defined", callee.name),
+                )
+                .with_label(label)
+                .with_secondary(callee.span, "declared here, without a body")
+                .with_help(
+                    "write its body, e.g. after `main`: Tessera needs the definition to run it",
+                ),
+            );
+        }
+    };
+    for g in &program.globals {
+        if let Some(init) = &g.init {
+            visit::for_each_init_expr(init, &mut |e| visit::for_each_subexpr(e, &mut look));
+        }
+    }
     for f in &program.functions {
         let Some(body) = &f.body else { continue };
-        visit::for_each_expr_deep(body, &mut |e| {
-            if let ExprKind::Call { func, .. } = &e.kind
-                && let Some(callee) = program.get_function(*func)
-                && callee.body.is_none()
-                && reported.insert(*func)
-            {
-                found.push(
-                    Diagnostic::error(
-                        codes::E0216,
-                        e.span,
-                        format!("`{}` is declared but never defined", callee.name),
-                    )
-                    .with_label("called here")
-                    .with_secondary(callee.span, "declared here, without a body")
-                    .with_help(
-                        "write its body, e.g. after `main`: Tessera needs the definition to run it",
-                    ),
-                );
-            }
-        });
+        visit::for_each_expr_deep(body, &mut look);
     }
 }
 

@@ -843,6 +843,7 @@ pub fn call_value(cx: &mut FnCx<'_>, callee: Expr, args: Vec<Expr>, span: Span) 
     }
     match &callee.ty {
         Type::Array(..) | Type::ArrayView { .. } => container::call_view(cx, callee, args, span),
+        Type::FnPtr(_) => cx.call_pointer(callee, args, span),
         _ => {
             let shown = cx.ck.show(&callee.ty);
             cx.ck.error(
