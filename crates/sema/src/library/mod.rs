@@ -271,6 +271,37 @@ fn arity(
     false
 }
 
+/// Names `msvc` as the MSVC error of the errors with code `of` reported
+/// since the checker held `from` diagnostics, those that name none yet: a
+/// mistake reported by a shared check (an implicit conversion, an operator)
+/// that MSVC words after the library function it happened in (C2664: an
+/// argument of a constructor or member function; C2679: the right operand
+/// of an operator).
+fn name_msvc(cx: &mut FnCx<'_>, from: usize, of: tessera_diagnostics::Code, msvc: &'static str) {
+    for d in cx.ck.diags.iter_mut().skip(from) {
+        if d.is_error() && d.code == of && d.msvc.is_none() {
+            *d = d.clone().with_msvc(msvc);
+        }
+    }
+}
+
+/// `e` converted implicitly to the parameter type `to` of a library
+/// constructor or member function, as [`FnCx::coerce`] does; a mismatch
+/// is MSVC's C2664 (an argument that does not convert to the parameter).
+fn coerce_argument(cx: &mut FnCx<'_>, e: Expr, to: &Type, what: &str) -> Expr {
+    let from = cx.ck.diags.len();
+    let converted = cx.coerce(e, to, what);
+    name_msvc(cx, from, codes::E0203, "C2664");
+    converted
+}
+
+/// The note of an error MSVC reports through a `static_assert` of its
+/// `<amp.h>` (C2338), with the diagnostic standing for that code.
+fn amp_static_assert(d: Diagnostic) -> Diagnostic {
+    d.with_note("MSVC reports this as C2338 (a `static_assert` in `<amp.h>`)")
+        .standing_for("C2338")
+}
+
 /// Reports E0207: `base` has no member `name`; `help` lists what it has.
 fn no_member(cx: &mut FnCx<'_>, ty: &Type, name: &ast::Ident, help: &str) -> Expr {
     let shown = cx.ck.show(ty);
@@ -504,6 +535,35 @@ pub fn assign(
             value.clone(),
             span,
         )),
+        // `idx = other`, `view = other`: the class's `operator=` takes
+        // only its own type (and what converts to it, as a writable view to
+        // a view of `const` elements); a value of another type is a right
+        // operand no `operator=` takes (C2679). An array and a view of it
+        // assign to each other in C++ AMP, so those are left, with the rest,
+        // to the caller's plain assignment.
+        (None, Type::Index(_) | Type::Extent(_) | Type::Array(..) | Type::ArrayView { .. })
+            if value.ty != target.ty
+                && !matches!(
+                    (&target.ty, &value.ty),
+                    (Type::Array(..), Type::ArrayView { .. })
+                        | (Type::ArrayView { .. }, Type::Array(..))
+                ) =>
+        {
+            cx.check_writable(target, "assigned");
+            let ty = target.ty.clone();
+            let from = cx.ck.diags.len();
+            let value = cx.coerce(value.clone(), &ty, "the assigned value");
+            name_msvc(cx, from, codes::E0203, "C2679");
+            Some(mk(
+                ExprKind::Assign {
+                    target: Box::new(target.clone()),
+                    value: Box::new(value),
+                },
+                ty,
+                true,
+                span,
+            ))
+        }
         _ => None,
     }
 }
