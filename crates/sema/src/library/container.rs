@@ -821,9 +821,8 @@ fn section(cx: &mut FnCx<'_>, base: Expr, args: Vec<Expr>, span: Span) -> Expr {
     // a view's asserts the rank statically, an array's hands an origin
     // and extent of another rank to the form that takes `index<N>` and
     // `extent<N>` (C2664).
-    let other_rank_ints = all_ints
-        && matches!(args.len(), 2 | 4 | 6)
-        && (args.len() != 2 * usize::from(n) || n > 3);
+    let other_rank_ints =
+        all_ints && matches!(args.len(), 2 | 4 | 6) && (args.len() != 2 * usize::from(n) || n > 3);
     let (origin, ext) = if all_ints && args.len() == 2 * usize::from(n) && n <= 3 {
         let mut ints: Vec<Expr> = args
             .into_iter()
