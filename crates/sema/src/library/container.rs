@@ -1592,18 +1592,25 @@ pub(super) fn construct_view(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span
                     }
                     if *is_const && !v.read_only {
                         let shown_elem = cx.ck.show(&v.elem);
-                        cx.ck.report(
-                            Diagnostic::error(
-                                codes::E0205,
-                                src.span,
-                                format!("a writable view cannot refer to elements through a `const {shown_elem}*`"),
-                            )
-                            .with_label("pointer to const")
-                            .with_help(format!(
-                                "declare the view read-only: `array_view<const {shown_elem}, {}>`",
-                                v.rank
-                            )),
-                        );
+                        let mut d = Diagnostic::error(
+                            codes::E0205,
+                            src.span,
+                            format!("a writable view cannot refer to elements through a `const {shown_elem}*`"),
+                        )
+                        .with_label("pointer to const")
+                        .with_help(format!(
+                            "declare the view read-only: `array_view<const {shown_elem}, {}>`",
+                            v.rank
+                        ));
+                        // The constructor taking a `T*` does not take it, so
+                        // amp.h's constructor taking a container by reference
+                        // binds the pointer variable and calls its `data()`.
+                        if src.place {
+                            d = d
+                                .with_note("MSVC reports this as C2228 (`<amp.h>` takes the pointer for a container and calls its `data()`)")
+                                .standing_for("C2228");
+                        }
+                        cx.ck.report(d);
                         return error_expr(span);
                     }
                     return intrinsic(Intrinsic::NewView, vec![ext, src.clone()], ty.clone(), span);

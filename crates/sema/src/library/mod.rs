@@ -769,6 +769,21 @@ pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
         return e;
     }
     if let Some(why) = unsupported(ns, name) {
+        // The C and C++ library functions are host code whether Tessera
+        // has them or not: in amp code that is the first thing wrong.
+        if matches!(ns, Ns::Std | Ns::Unqualified)
+            && UNSUPPORTED_STD.contains(&name)
+            && !check_side(
+                cx,
+                Side::Host,
+                &format!("`{}`", path.text()),
+                path.span,
+                "C3930",
+                "do this on the host, before or after the kernel",
+            )
+        {
+            return error_expr(span);
+        }
         cx.ck.error(
             codes::E0211,
             path.span,
@@ -833,24 +848,6 @@ fn std_move(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
 
 /// Known library functions Tessera leaves out, with what to do instead.
 fn unsupported(ns: Ns, name: &str) -> Option<&'static str> {
-    const STD: &[&str] = &[
-        "copy",
-        "transform",
-        "fill_n",
-        "time",
-        "clock",
-        "scanf",
-        "sprintf",
-        "snprintf",
-        "getchar",
-        "malloc",
-        "free",
-        "memcpy",
-        "memset",
-        "strlen",
-        "atoi",
-        "atof",
-    ];
     const AMP: &[&str] = &[
         "parallel_for_each_async",
         "direct3d_printf",
@@ -878,7 +875,7 @@ fn unsupported(ns: Ns, name: &str) -> Option<&'static str> {
             Some("include `<amp_math.h>`, which declares it")
         }
         // An unqualified `copy` is `concurrency::copy`, handled before.
-        Ns::Std | Ns::Unqualified if STD.contains(&name) => {
+        Ns::Std | Ns::Unqualified if UNSUPPORTED_STD.contains(&name) => {
             Some("write the loop yourself; see docs/language.md for the library Tessera supports")
         }
         Ns::Amp | Ns::Unqualified if AMP.contains(&name) => {
@@ -887,6 +884,27 @@ fn unsupported(ns: Ns, name: &str) -> Option<&'static str> {
         _ => None,
     }
 }
+
+/// The functions of the C and C++ libraries Tessera does not have (all of
+/// them host code).
+const UNSUPPORTED_STD: &[&str] = &[
+    "copy",
+    "transform",
+    "fill_n",
+    "time",
+    "clock",
+    "scanf",
+    "sprintf",
+    "snprintf",
+    "getchar",
+    "malloc",
+    "free",
+    "memcpy",
+    "memset",
+    "strlen",
+    "atoi",
+    "atof",
+];
 
 /// A call of a value (`view(i, j)`).
 pub fn call_value(cx: &mut FnCx<'_>, callee: Expr, args: Vec<Expr>, span: Span) -> Expr {
