@@ -636,13 +636,22 @@ pub fn tile_shape(
     }
     for (i, (v, sp)) in values.iter().enumerate() {
         if *v <= 0 || *v > 1024 {
-            ck.error(
+            let mut d = Diagnostic::error(
                 codes::E0401,
                 *sp,
                 format!("tile dimension {i} is {v}; it must be between 1 and 1024"),
-                "illegal tile extent",
-                "tile sizes are positive and at most 1024 work-items per tile in all",
-            );
+            )
+            .with_label("illegal tile extent")
+            .with_help("tile sizes are positive and at most 1024 work-items per tile in all");
+            // amp.h asserts statically that each dimension is positive;
+            // the compiler's own check of the launch (C3574) catches the
+            // sizes too large.
+            if *v <= 0 {
+                d = d
+                    .with_note("MSVC reports this as C2338 (a `static_assert` in `<amp.h>`)")
+                    .standing_for("C2338");
+            }
+            ck.report(d);
             return None;
         }
         dims[i] = *v as u32;

@@ -276,22 +276,29 @@ pub(super) fn call_view(cx: &mut FnCx<'_>, base: Expr, args: Vec<Expr>, span: Sp
         return error_expr(span);
     }
     if args.len() != usize::from(v.rank) || v.rank > 3 {
-        cx.ck.report(
-            Diagnostic::error(
-                codes::E0206,
-                span,
-                format!(
-                    "`{shown}` is indexed with {} integers, but {} were given",
-                    v.rank,
-                    args.len()
-                ),
-            )
-            .with_label("wrong number of indices")
-            .with_help(format!(
-                "pass one integer per dimension, or an `index<{}>`",
-                v.rank
-            )),
-        );
+        let d = Diagnostic::error(
+            codes::E0206,
+            span,
+            format!(
+                "`{shown}` is indexed with {} integers, but {} were given",
+                v.rank,
+                args.len()
+            ),
+        )
+        .with_label("wrong number of indices")
+        .with_help(format!(
+            "pass one integer per dimension, or an `index<{}>`",
+            v.rank
+        ));
+        // amp.h's `operator()` of 2 and 3 integers exists at every rank
+        // and asserts the rank statically (that of one integer projects a
+        // view of rank 2 or more, as `v[i]` does).
+        let d = if (2..=3).contains(&args.len()) {
+            super::amp_static_assert(d)
+        } else {
+            d
+        };
+        cx.ck.report(d);
         return error_expr(span);
     }
     let ints: Vec<Expr> = args
@@ -406,6 +413,22 @@ pub(super) fn method(
             };
             intrinsic(Intrinsic::VectorData, vec![base], ty, span)
         }
+        // amp.h declares it at every rank, with a `static_assert`.
+        "data" => {
+            let d = Diagnostic::error(
+                codes::E0213,
+                span,
+                format!(
+                    "`data()` needs a rank-1 view, not `array_view<{}, {}>`",
+                    cx.ck.show(&v.elem),
+                    v.rank
+                ),
+            )
+            .with_label("rank is not 1")
+            .with_help("read elements with `v(i, j)`, or take `data()` of the `array` or of a rank-1 view of the same elements");
+            cx.ck.report(super::amp_static_assert(d));
+            error_expr(span)
+        }
         "get_ref" => {
             if !arity(cx, &what, &args, 1, "an index", span) {
                 return error_expr(span);
@@ -437,7 +460,7 @@ pub(super) fn method(
             let Some(dst) = args.into_iter().next() else {
                 return error_expr(span);
             };
-            copy_views(cx, base, dst, span)
+            copy_views(cx, base, dst, CopyForm::Member, span)
         }
         "get_cpu_access_type" if v.array => {
             if !arity(cx, &what, &args, 0, "no arguments", span) {
@@ -561,8 +584,7 @@ pub(super) fn method(
                 )
             })
         }
-        "data"
-        | "synchronize_async"
+        "synchronize_async"
         | "synchronize_to"
         | "copy_to_async"
         | "get_source_accelerator_view"
@@ -603,20 +625,19 @@ fn view_as(
         return error_expr(span);
     }
     if !v.array && v.rank != 1 {
-        cx.ck.report(
-            Diagnostic::error(
-                codes::E0207,
-                span,
-                format!(
-                    "`view_as` is a member of `array` and of rank-1 `array_view`s, not of `array_view<{}, {}>`",
-                    cx.ck.show(&v.elem),
-                    v.rank
-                ),
-            )
-            .with_msvc("C2039")
-            .with_label("not a member of this view")
-            .with_help("take a rank-1 view first, or use `section` to pick a part"),
-        );
+        // MSVC's amp.h declares it at every rank, with a `static_assert`.
+        let d = Diagnostic::error(
+            codes::E0207,
+            span,
+            format!(
+                "`view_as` is a member of `array` and of rank-1 `array_view`s, not of `array_view<{}, {}>`",
+                cx.ck.show(&v.elem),
+                v.rank
+            ),
+        )
+        .with_label("not a member of this view")
+        .with_help("take a rank-1 view first, or use `section` to pick a part");
+        cx.ck.report(super::amp_static_assert(d));
         return error_expr(span);
     }
     let Some(arg) = args.into_iter().next() else {
@@ -796,6 +817,12 @@ fn section(cx: &mut FnCx<'_>, base: Expr, args: Vec<Expr>, span: Span) -> Expr {
         && args
             .iter()
             .all(|a| matches!(&a.ty, Type::Scalar(s) if s.is_integral()));
+    // amp.h has the integer forms of 2, 4 and 6 arguments at every rank:
+    // a view's asserts the rank statically, an array's hands an origin
+    // and extent of another rank to the form that takes `index<N>` and
+    // `extent<N>` (C2664).
+    let other_rank_ints =
+        all_ints && matches!(args.len(), 2 | 4 | 6) && (args.len() != 2 * usize::from(n) || n > 3);
     let (origin, ext) = if all_ints && args.len() == 2 * usize::from(n) && n <= 3 {
         let mut ints: Vec<Expr> = args
             .into_iter()
@@ -816,14 +843,18 @@ fn section(cx: &mut FnCx<'_>, base: Expr, args: Vec<Expr>, span: Span) -> Expr {
                 Type::Extent(_) | Type::TiledExtent(_) if ext.is_none() => ext = as_extent(a),
                 _ => {
                     let found = cx.ck.show(&a.ty);
-                    cx.ck.report(
-                        Diagnostic::error(
-                            codes::E0203,
-                            a.span,
-                            format!("mismatched types: `section` of `{shown}` takes {}", usage()),
-                        )
-                        .with_label(format!("this is `{found}`")),
-                    );
+                    let d = Diagnostic::error(
+                        codes::E0203,
+                        a.span,
+                        format!("mismatched types: `section` of `{shown}` takes {}", usage()),
+                    )
+                    .with_label(format!("this is `{found}`"));
+                    let d = match (other_rank_ints, v.array) {
+                        (false, _) => d,
+                        (true, true) => d.with_msvc("C2664"),
+                        (true, false) => super::amp_static_assert(d),
+                    };
+                    cx.ck.report(d);
                     return error_expr(span);
                 }
             }
@@ -850,7 +881,8 @@ fn section(cx: &mut FnCx<'_>, base: Expr, args: Vec<Expr>, span: Span) -> Expr {
                             format!("mismatched types: expected `{w}`, found `{f}`"),
                         )
                         .with_label(format!("this is `{f}`"))
-                        .with_help("the rank must be the view's"),
+                        .with_help("the rank must be the view's")
+                        .with_msvc("C2664"),
                     );
                     return error_expr(span);
                 }
@@ -882,7 +914,8 @@ fn section(cx: &mut FnCx<'_>, base: Expr, args: Vec<Expr>, span: Span) -> Expr {
                     format!("mismatched types: expected `{w}`, found `{f}`"),
                 )
                 .with_label(format!("this is `{f}`"))
-                .with_help("the rank must be the view's"),
+                .with_help("the rank must be the view's")
+                .with_msvc("C2664"),
             );
             return error_expr(span);
         }
@@ -1163,7 +1196,8 @@ fn split_extent(
                         "mismatched types: `{shown}` needs an `extent<{rank}>`, found `{found}`"
                     ),
                 )
-                .with_label(format!("this is `{found}`")),
+                .with_label(format!("this is `{found}`"))
+                .with_msvc("C2664"),
             );
             return None;
         }
@@ -1212,11 +1246,19 @@ fn split_extent(
         } else {
             format!("`{shown}` needs {usage}, but {k} integers were given")
         };
-        cx.ck.report(
-            Diagnostic::error(codes::E0206, span, what)
-                .with_label("wrong number of sizes")
-                .with_help(format!("pass {usage}")),
-        );
+        let d = Diagnostic::error(codes::E0206, span, what)
+            .with_label("wrong number of sizes")
+            .with_help(format!("pass {usage}"));
+        // amp.h has constructors of 1, 2 and 3 sizes for every rank: an
+        // array's build an `extent<N>` of them, whose constructor asserts
+        // the count statically; a view's hand an `extent<k>` to its base,
+        // which takes an `extent<N>` only.
+        let d = match ty {
+            _ if k > 3 => d,
+            Type::Array(..) => super::amp_static_assert(d),
+            _ => d.with_msvc("C2664"),
+        };
+        cx.ck.report(d);
         return None;
     }
     let rest = args.split_off(k);
@@ -1318,12 +1360,14 @@ fn build_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> Exp
     {
         if src.elem != elem || src.rank != rank {
             let found = cx.ck.show(&one.ty);
-            cx.ck.error(
-                codes::E0203,
-                one.span,
-                format!("mismatched types: `{shown}` cannot be built from `{found}`"),
-                format!("this is `{found}`"),
-                "",
+            cx.ck.report(
+                Diagnostic::error(
+                    codes::E0203,
+                    one.span,
+                    format!("mismatched types: `{shown}` cannot be built from `{found}`"),
+                )
+                .with_label(format!("this is `{found}`"))
+                .with_msvc("C2664"),
             );
             return error_expr(span);
         }
@@ -1505,7 +1549,7 @@ pub(super) fn construct_view(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span
             Type::Array(..) | Type::ArrayView { .. } => {
                 return Expr {
                     place: false,
-                    ..cx.coerce(one.clone(), ty, "the view to copy")
+                    ..super::coerce_argument(cx, one.clone(), ty, "the view to copy")
                 };
             }
             _ => {}
@@ -1548,18 +1592,25 @@ pub(super) fn construct_view(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span
                     }
                     if *is_const && !v.read_only {
                         let shown_elem = cx.ck.show(&v.elem);
-                        cx.ck.report(
-                            Diagnostic::error(
-                                codes::E0205,
-                                src.span,
-                                format!("a writable view cannot refer to elements through a `const {shown_elem}*`"),
-                            )
-                            .with_label("pointer to const")
-                            .with_help(format!(
-                                "declare the view read-only: `array_view<const {shown_elem}, {}>`",
-                                v.rank
-                            )),
-                        );
+                        let mut d = Diagnostic::error(
+                            codes::E0205,
+                            src.span,
+                            format!("a writable view cannot refer to elements through a `const {shown_elem}*`"),
+                        )
+                        .with_label("pointer to const")
+                        .with_help(format!(
+                            "declare the view read-only: `array_view<const {shown_elem}, {}>`",
+                            v.rank
+                        ));
+                        // The constructor taking a `T*` does not take it, so
+                        // amp.h's constructor taking a container by reference
+                        // binds the pointer variable and calls its `data()`.
+                        if src.place {
+                            d = d
+                                .with_note("MSVC reports this as C2228 (`<amp.h>` takes the pointer for a container and calls its `data()`)")
+                                .standing_for("C2228");
+                        }
+                        cx.ck.report(d);
                         return error_expr(span);
                     }
                     return intrinsic(Intrinsic::NewView, vec![ext, src.clone()], ty.clone(), span);
@@ -1879,7 +1930,7 @@ pub(super) fn copy(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: S
     match args.as_slice() {
         // `copy(p, q, dst)`, `copy(p, dst)`: from what pointers point to.
         [b, e, dst] if pointee(b).is_some() && pointee(b) == pointee(e) => {
-            if !check_destination(cx, dst, "C2665") {
+            if !check_destination(cx, dst, "C2665", None) {
                 return error_expr(span);
             }
             if let (Some(p), Some(d)) = (pointee(b), view_ty(&dst.ty))
@@ -1895,7 +1946,7 @@ pub(super) fn copy(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: S
             )
         }
         [src, dst] if pointee(src).is_some() && view_ty(&dst.ty).is_some() => {
-            if !check_destination(cx, dst, "C2665") {
+            if !check_destination(cx, dst, "C2665", None) {
                 return error_expr(span);
             }
             if let (Some(p), Some(d)) = (pointee(src), view_ty(&dst.ty))
@@ -2000,7 +2051,7 @@ pub(super) fn copy(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: S
             }
             (None, Some((vector, false))) => copy_out(cx, src.clone(), vector.clone(), span),
             (None, None) if view_ty(&src.ty).is_some() && view_ty(&dst.ty).is_some() => {
-                copy_views(cx, src.clone(), dst.clone(), span)
+                copy_views(cx, src.clone(), dst.clone(), CopyForm::Free, span)
             }
             _ => {
                 let (s, d) = (show_arg(cx, src), show_arg(cx, dst));
@@ -2025,8 +2076,14 @@ pub(super) fn copy(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: S
 
 /// Reports E0205 when `dst` is a view of `const` elements or a `const`
 /// array; `msvc` is the error MSVC gives for the latter (amp.h has no
-/// overload taking a `const array` destination).
-fn check_destination(cx: &mut FnCx<'_>, dst: &Expr, msvc: &'static str) -> bool {
+/// overload taking a `const array` destination), `view_msvc` the one it
+/// gives for the former, when known.
+fn check_destination(
+    cx: &mut FnCx<'_>,
+    dst: &Expr,
+    msvc: &'static str,
+    view_msvc: Option<&'static str>,
+) -> bool {
     if matches!(dst.ty, Type::Array(..))
         && let Some((why, at)) = cx.read_only_reason(dst)
     {
@@ -2047,15 +2104,17 @@ fn check_destination(cx: &mut FnCx<'_>, dst: &Expr, msvc: &'static str) -> bool 
     match view_ty(&dst.ty) {
         Some(v) if v.read_only => {
             let shown = cx.ck.show(&dst.ty);
-            cx.ck.report(
-                Diagnostic::error(
-                    codes::E0205,
-                    dst.span,
-                    format!("cannot copy into `{shown}`: its elements are `const`"),
-                )
-                .with_label("read-only view")
-                .with_help("copy into a view declared without `const`"),
-            );
+            let mut d = Diagnostic::error(
+                codes::E0205,
+                dst.span,
+                format!("cannot copy into `{shown}`: its elements are `const`"),
+            )
+            .with_label("read-only view")
+            .with_help("copy into a view declared without `const`");
+            if let Some(msvc) = view_msvc {
+                d = d.with_msvc(msvc);
+            }
+            cx.ck.report(d);
             false
         }
         Some(_) => true,
@@ -2067,8 +2126,26 @@ fn check_destination(cx: &mut FnCx<'_>, dst: &Expr, msvc: &'static str) -> bool 
     }
 }
 
-/// `copy(src, dst)` between arrays and views of the same element type and rank.
-fn copy_views(cx: &mut FnCx<'_>, src: Expr, dst: Expr, span: Span) -> Expr {
+/// How a copy between arrays and views is written, which decides the error
+/// MSVC gives when the two do not match.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CopyForm {
+    /// `copy(src, dst)` (and `copy_async`): among amp.h's templates, a
+    /// mismatched pair fits both the one taking an iterator source and
+    /// the one taking an iterator destination (C2668, ambiguous).
+    Free,
+    /// `src.copy_to(dst)`: a destination its parameters do not take
+    /// (C2664).
+    Member,
+}
+
+/// `copy(src, dst)` or `src.copy_to(dst)` between arrays and views of the
+/// same element type and rank.
+fn copy_views(cx: &mut FnCx<'_>, src: Expr, dst: Expr, form: CopyForm, span: Span) -> Expr {
+    let mismatch = match form {
+        CopyForm::Free => "C2668",
+        CopyForm::Member => "C2664",
+    };
     let (Some(s), Some(d)) = (view_ty(&src.ty), view_ty(&dst.ty)) else {
         let shown = cx.ck.show(&dst.ty);
         cx.ck.error(
@@ -2081,20 +2158,32 @@ fn copy_views(cx: &mut FnCx<'_>, src: Expr, dst: Expr, span: Span) -> Expr {
         return error_expr(span);
     };
     if s.elem != d.elem {
-        return elem_mismatch(cx, dst.span, "the destination", &s.elem, &d.elem);
+        let from = cx.ck.diags.len();
+        let e = elem_mismatch(cx, dst.span, "the destination", &s.elem, &d.elem);
+        super::name_msvc(cx, from, codes::E0203, mismatch);
+        return e;
     }
     if s.rank != d.rank {
         let (a, b) = (cx.ck.show(&src.ty), cx.ck.show(&dst.ty));
-        cx.ck.error(
-            codes::E0203,
-            span,
-            format!("mismatched types: cannot copy `{a}` to `{b}`: the ranks differ"),
-            "different ranks",
-            "use `section` or a view of the same rank",
+        cx.ck.report(
+            Diagnostic::error(
+                codes::E0203,
+                span,
+                format!("mismatched types: cannot copy `{a}` to `{b}`: the ranks differ"),
+            )
+            .with_label("different ranks")
+            .with_msvc(mismatch)
+            .with_help("use `section` or a view of the same rank"),
         );
         return error_expr(span);
     }
-    if !check_destination(cx, &dst, "C2338") {
+    // A `const array` destination: `copy` has a template for it that
+    // asserts statically; `copy_to` takes a non-const `array&`.
+    let const_array = match form {
+        CopyForm::Free => "C2338",
+        CopyForm::Member => "C2664",
+    };
+    if !check_destination(cx, &dst, const_array, Some(mismatch)) {
         return error_expr(span);
     }
     intrinsic(Intrinsic::Copy, vec![src, dst], Type::Void, span)
@@ -2102,7 +2191,7 @@ fn copy_views(cx: &mut FnCx<'_>, src: Expr, dst: Expr, span: Span) -> Expr {
 
 /// `copy(v.begin()[, v.end()], dst)`: `Copy [vector, dst]`.
 fn copy_in(cx: &mut FnCx<'_>, vector: Expr, dst: Expr, span: Span) -> Expr {
-    if !check_destination(cx, &dst, "C2665") {
+    if !check_destination(cx, &dst, "C2665", None) {
         return error_expr(span);
     }
     if let (Some(e), Some(d)) = (vector.ty.sequence_elem(), view_ty(&dst.ty))

@@ -9,7 +9,7 @@
 use super::{Ns, Side, arity, check_side, intrinsic, is_pure, mk, namespace, no_member};
 use crate::cx::{Checker, FnCx, error_expr};
 use crate::enums::{EnumId, EnumInfo};
-use tessera_diagnostics::{Span, codes};
+use tessera_diagnostics::{Diagnostic, Span, codes};
 use tessera_ir::{Const, Expr, ExprKind, Intrinsic, Scalar, Type, device};
 use tessera_syntax::ast;
 
@@ -283,13 +283,20 @@ pub(super) fn construct(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Spa
             error_expr(span)
         }
         _ => {
-            cx.ck.error(
+            let mut d = Diagnostic::error(
                 codes::E0203,
                 span,
                 "an `accelerator_view` has no public constructor",
-                "no constructor",
+            )
+            .with_label("no constructor")
+            .with_help(
                 "take the view of an accelerator: `acc.default_view` or `acc.create_view()`",
             );
+            // amp.h declares its default constructor private.
+            if args.is_empty() {
+                d = d.with_msvc("C2248");
+            }
+            cx.ck.report(d);
             error_expr(span)
         }
     }

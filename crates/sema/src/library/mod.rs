@@ -271,6 +271,37 @@ fn arity(
     false
 }
 
+/// Names `msvc` as the MSVC error of the errors with code `of` reported
+/// since the checker held `from` diagnostics, those that name none yet: a
+/// mistake reported by a shared check (an implicit conversion, an operator)
+/// that MSVC words after the library function it happened in (C2664: an
+/// argument of a constructor or member function; C2679: the right operand
+/// of an operator).
+fn name_msvc(cx: &mut FnCx<'_>, from: usize, of: tessera_diagnostics::Code, msvc: &'static str) {
+    for d in cx.ck.diags.iter_mut().skip(from) {
+        if d.is_error() && d.code == of && d.msvc.is_none() {
+            *d = d.clone().with_msvc(msvc);
+        }
+    }
+}
+
+/// `e` converted implicitly to the parameter type `to` of a library
+/// constructor or member function, as [`FnCx::coerce`] does; a mismatch
+/// is MSVC's C2664 (an argument that does not convert to the parameter).
+fn coerce_argument(cx: &mut FnCx<'_>, e: Expr, to: &Type, what: &str) -> Expr {
+    let from = cx.ck.diags.len();
+    let converted = cx.coerce(e, to, what);
+    name_msvc(cx, from, codes::E0203, "C2664");
+    converted
+}
+
+/// The note of an error MSVC reports through a `static_assert` of its
+/// `<amp.h>` (C2338), with the diagnostic standing for that code.
+fn amp_static_assert(d: Diagnostic) -> Diagnostic {
+    d.with_note("MSVC reports this as C2338 (a `static_assert` in `<amp.h>`)")
+        .standing_for("C2338")
+}
+
 /// Reports E0207: `base` has no member `name`; `help` lists what it has.
 fn no_member(cx: &mut FnCx<'_>, ty: &Type, name: &ast::Ident, help: &str) -> Expr {
     let shown = cx.ck.show(ty);
@@ -504,6 +535,35 @@ pub fn assign(
             value.clone(),
             span,
         )),
+        // `idx = other`, `view = other`: the class's `operator=` takes
+        // only its own type (and what converts to it, as a writable view to
+        // a view of `const` elements); a value of another type is a right
+        // operand no `operator=` takes (C2679). An array and a view of it
+        // assign to each other in C++ AMP, so those are left, with the rest,
+        // to the caller's plain assignment.
+        (None, Type::Index(_) | Type::Extent(_) | Type::Array(..) | Type::ArrayView { .. })
+            if value.ty != target.ty
+                && !matches!(
+                    (&target.ty, &value.ty),
+                    (Type::Array(..), Type::ArrayView { .. })
+                        | (Type::ArrayView { .. }, Type::Array(..))
+                ) =>
+        {
+            cx.check_writable(target, "assigned");
+            let ty = target.ty.clone();
+            let from = cx.ck.diags.len();
+            let value = cx.coerce(value.clone(), &ty, "the assigned value");
+            name_msvc(cx, from, codes::E0203, "C2679");
+            Some(mk(
+                ExprKind::Assign {
+                    target: Box::new(target.clone()),
+                    value: Box::new(value),
+                },
+                ty,
+                true,
+                span,
+            ))
+        }
         _ => None,
     }
 }
@@ -709,6 +769,21 @@ pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
         return e;
     }
     if let Some(why) = unsupported(ns, name) {
+        // The C and C++ library functions are host code whether Tessera
+        // has them or not: in amp code that is the first thing wrong.
+        if matches!(ns, Ns::Std | Ns::Unqualified)
+            && UNSUPPORTED_STD.contains(&name)
+            && !check_side(
+                cx,
+                Side::Host,
+                &format!("`{}`", path.text()),
+                path.span,
+                "C3930",
+                "do this on the host, before or after the kernel",
+            )
+        {
+            return error_expr(span);
+        }
         cx.ck.error(
             codes::E0211,
             path.span,
@@ -773,24 +848,6 @@ fn std_move(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
 
 /// Known library functions Tessera leaves out, with what to do instead.
 fn unsupported(ns: Ns, name: &str) -> Option<&'static str> {
-    const STD: &[&str] = &[
-        "copy",
-        "transform",
-        "fill_n",
-        "time",
-        "clock",
-        "scanf",
-        "sprintf",
-        "snprintf",
-        "getchar",
-        "malloc",
-        "free",
-        "memcpy",
-        "memset",
-        "strlen",
-        "atoi",
-        "atof",
-    ];
     const AMP: &[&str] = &[
         "parallel_for_each_async",
         "direct3d_printf",
@@ -826,7 +883,7 @@ fn unsupported(ns: Ns, name: &str) -> Option<&'static str> {
             Some("include `<amp_math.h>`, which declares it")
         }
         // An unqualified `copy` is `concurrency::copy`, handled before.
-        Ns::Std | Ns::Unqualified if STD.contains(&name) => {
+        Ns::Std | Ns::Unqualified if UNSUPPORTED_STD.contains(&name) => {
             Some("write the loop yourself; see docs/language.md for the library Tessera supports")
         }
         Ns::Amp | Ns::Unqualified if AMP.contains(&name) => {
@@ -835,6 +892,27 @@ fn unsupported(ns: Ns, name: &str) -> Option<&'static str> {
         _ => None,
     }
 }
+
+/// The functions of the C and C++ libraries Tessera does not have (all of
+/// them host code).
+const UNSUPPORTED_STD: &[&str] = &[
+    "copy",
+    "transform",
+    "fill_n",
+    "time",
+    "clock",
+    "scanf",
+    "sprintf",
+    "snprintf",
+    "getchar",
+    "malloc",
+    "free",
+    "memcpy",
+    "memset",
+    "strlen",
+    "atoi",
+    "atof",
+];
 
 /// A call of a value (`view(i, j)`).
 pub fn call_value(cx: &mut FnCx<'_>, callee: Expr, args: Vec<Expr>, span: Span) -> Expr {

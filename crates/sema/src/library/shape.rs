@@ -36,6 +36,19 @@ fn make_shape(ints: Vec<Expr>, ty: Type, span: Span) -> Expr {
 
 /// Reports E0210 for an operator the shape types do not define.
 fn invalid(cx: &mut FnCx<'_>, op: BinaryOp, l: &Expr, r: &Expr, span: Span, help: &str) -> Expr {
+    invalid_as(cx, op, l, r, span, help, None)
+}
+
+/// [`invalid`], naming the MSVC error when it is known.
+fn invalid_as(
+    cx: &mut FnCx<'_>,
+    op: BinaryOp,
+    l: &Expr,
+    r: &Expr,
+    span: Span,
+    help: &str,
+    msvc: Option<&'static str>,
+) -> Expr {
     let (a, b) = (cx.ck.show(&l.ty), cx.ck.show(&r.ty));
     let mut d = Diagnostic::error(
         codes::E0210,
@@ -47,6 +60,9 @@ fn invalid(cx: &mut FnCx<'_>, op: BinaryOp, l: &Expr, r: &Expr, span: Span, help
     .with_secondary(r.span, format!("`{b}`"));
     if !help.is_empty() {
         d = d.with_help(help);
+    }
+    if let Some(msvc) = msvc {
+        d = d.with_msvc(msvc);
     }
     cx.ck.report(d);
     error_expr(span)
@@ -138,13 +154,16 @@ pub(super) fn binary(cx: &mut FnCx<'_>, op: BinaryOp, l: Expr, r: Expr, span: Sp
                     };
                     intrinsic(Intrinsic::ShapeArith(bop), vec![l, r], ty, span)
                 }
-                _ => invalid(
+                // amp.h's `*`, `/` and `%` take an `int` on the right:
+                // another shape is a right operand none takes (C2679).
+                _ => invalid_as(
                     cx,
                     op,
                     &l,
                     &r,
                     span,
                     "`*`, `/` and `%` combine an index or extent with an `int` only",
+                    matches!(op, BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem).then_some("C2679"),
                 ),
             }
         }
@@ -220,7 +239,12 @@ pub(super) fn compound_assign(
         return error_expr(span);
     }
     let ty = target.ty.clone();
+    // `i += v` calls a member `operator+=` of the index or extent (of
+    // another index or extent of its rank, or of an `int`): a value none
+    // takes is MSVC's C2679.
+    let from = cx.ck.diags.len();
     let value = binary(cx, op, target.clone(), value, span);
+    super::name_msvc(cx, from, codes::E0210, "C2679");
     if value.ty.is_error() {
         return error_expr(span);
     }
@@ -372,7 +396,7 @@ pub(super) fn construct(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Spa
         }
         return Expr {
             place: false,
-            ..cx.coerce(one, ty, &format!("the `{shown}` to copy"))
+            ..super::coerce_argument(cx, one, ty, &format!("the `{shown}` to copy"))
         };
     }
     if let Some(bad) = args.iter().find(|a| !matches!(a.ty, Type::Scalar(_))) {
@@ -407,8 +431,15 @@ pub(super) fn construct(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Spa
                 args.len()
             )
         };
-        cx.ck
-            .error(codes::E0206, span, what, "wrong number of values", "");
+        let d = Diagnostic::error(codes::E0206, span, what).with_label("wrong number of values");
+        // amp.h has a constructor of 1, 2 and 3 integers for every rank,
+        // each with a `static_assert` on the rank; none takes more.
+        let d = if args.len() > 3 {
+            d.with_msvc("C2661")
+        } else {
+            super::amp_static_assert(d)
+        };
+        cx.ck.report(d);
         return error_expr(span);
     }
     let ints = args
@@ -757,7 +788,7 @@ fn contains(cx: &mut FnCx<'_>, base: Expr, args: Vec<Expr>, span: Span) -> Expr 
     let want = Type::Index(n);
     let idx = match as_index(cx, arg.clone()) {
         Some(idx) if idx.ty == want || idx.ty.is_error() => idx,
-        _ => cx.coerce(arg, &want, "the index to look for"),
+        _ => super::coerce_argument(cx, arg, &want, "the index to look for"),
     };
     if idx.ty.is_error() {
         return error_expr(span);
