@@ -71,7 +71,7 @@ public:
                                                      index<_rank> origin) {
         extent<_rank> ex = other.get_extent();
         array_view<_value_type, _rank> whole(_arr);
-        return ArrayViewTest<_value_type, _rank, _rank>(other, _expected.section(origin, ex),
+        return ArrayViewTest<_value_type, _rank, _rank>(other, other, _expected.section(origin, ex),
                                                         _known.section(origin, ex), whole,
                                                         _expected, _known);
     }
