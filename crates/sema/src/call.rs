@@ -156,18 +156,6 @@ impl FnCx<'_> {
                     && let [a, b] = args
                     && let Some(op) = binary_op_named(symbol)
                 {
-                    let (ta, tb) = (self.expr(a).ty, self.expr(b).ty);
-                    if matches!(ta, Type::Scalar(_)) && matches!(tb, Type::Scalar(_)) {
-                        let shown = format!("{}, {}", self.ck.show(&ta), self.ck.show(&tb));
-                        self.ck.error(
-                            codes::E0200,
-                            path.span,
-                            format!("no function `{}` takes ({shown})", path.last()),
-                            "not declared for these types",
-                            format!("write the operator itself: `a {symbol} b`"),
-                        );
-                        return error_expr(span);
-                    }
                     let height = a.height.max(b.height).saturating_add(1);
                     let e = ast::Expr {
                         kind: ast::ExprKind::Binary {
@@ -178,7 +166,26 @@ impl FnCx<'_> {
                         span,
                         height,
                     };
-                    return self.expr(&e);
+                    let lowered = self.expr(&e);
+                    // The built-in operator on two numbers: no function.
+                    if let ExprKind::Binary { lhs, rhs, .. } = &lowered.kind
+                        && let (Type::Scalar(ta), Type::Scalar(tb)) = (&lhs.ty, &rhs.ty)
+                    {
+                        self.ck.error(
+                            codes::E0200,
+                            path.span,
+                            format!(
+                                "no function `{}` takes ({}, {})",
+                                path.last(),
+                                ta.name(),
+                                tb.name()
+                            ),
+                            "not declared for these types",
+                            format!("write the operator itself: `a {symbol} b`"),
+                        );
+                        return error_expr(span);
+                    }
+                    return lowered;
                 }
                 if let Some((written, flats)) = self.ck.overload_sets.get(path.last()).cloned() {
                     return self.call_overload_set(path, &written, &flats, args, span);

@@ -1034,9 +1034,11 @@ impl FnCx<'_> {
             return None;
         };
         let setter = format!("__set_{}", name.name);
-        let classes: Vec<_> = self.ck.classes.keys().copied().collect();
-        if !classes
-            .iter()
+        // Only a class with such a setter makes the object worth lowering here.
+        if !self
+            .ck
+            .classes
+            .keys()
             .any(|id| self.ck.find_methods(*id, &setter).is_some())
         {
             return None;
