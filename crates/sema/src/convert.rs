@@ -81,6 +81,10 @@ impl FnCx<'_> {
             Ok(done) => return done,
             Err(e) => e,
         };
+        let e = match crate::library::coerce_array_to_view(self, e, to) {
+            Ok(done) => return done,
+            Err(e) => e,
+        };
         let e = match self.pointer_coerce(e, to) {
             Ok(done) => return done,
             Err(e) => e,

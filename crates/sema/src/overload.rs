@@ -18,6 +18,9 @@ pub enum Rank {
     Promotion,
     /// Any other arithmetic conversion.
     Conversion,
+    /// A user-defined conversion: a library class's converting constructor
+    /// (`array` to `array_view`, a writable view to a view of `const`).
+    UserDefined,
 }
 
 /// One argument's implicit conversion sequence.
@@ -107,6 +110,15 @@ fn value_rank(from: &Type, to: &Type) -> Option<Rank> {
             },
         ) => return (a == b).then_some(Rank::Exact),
         (Type::Null, Type::Ptr { .. }) => return Some(Rank::Conversion),
+        (
+            Type::Array(a, ra)
+            | Type::ArrayView {
+                elem: a,
+                rank: ra,
+                read_only: false,
+            },
+            Type::ArrayView { elem, rank, .. },
+        ) => return (a == elem && ra == rank).then_some(Rank::UserDefined),
         (Type::Ptr { .. } | Type::CArray(..) | Type::Null, Type::Scalar(Scalar::Bool)) => {
             return Some(Rank::Conversion);
         }
@@ -245,6 +257,39 @@ mod tests {
         assert_eq!(
             pick(rvalue(&LONG), &params),
             Resolution::Ambiguous(vec![0, 1, 2])
+        );
+    }
+
+    #[test]
+    fn array_to_view_is_a_user_defined_conversion() {
+        let array = Type::Array(Box::new(INT), 1);
+        let view = |read_only| Type::ArrayView {
+            elem: Box::new(INT),
+            rank: 1,
+            read_only,
+        };
+        let (writable, read_only) = (view(false), view(true));
+        // f(array_view<int, 1>) and f(array_view<const int, 1>): both take an
+        // array through a constructor, so neither is better.
+        assert_eq!(
+            pick(lvalue(&array), &[value(&writable), value(&read_only)]),
+            Resolution::Ambiguous(vec![0, 1])
+        );
+        // A writable view matches its own type exactly and becomes a view of
+        // `const` only through a constructor; the reverse does not exist.
+        assert_eq!(
+            pick(lvalue(&writable), &[value(&read_only), value(&writable)]),
+            Resolution::Best(1)
+        );
+        assert_eq!(
+            pick(lvalue(&read_only), &[value(&writable)]),
+            Resolution::NoneViable
+        );
+        // Another rank or element type is no conversion at all.
+        let rank_2 = Type::Array(Box::new(INT), 2);
+        assert_eq!(
+            pick(lvalue(&rank_2), &[value(&writable)]),
+            Resolution::NoneViable
         );
     }
 

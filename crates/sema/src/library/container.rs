@@ -263,6 +263,14 @@ pub(super) fn call_view(cx: &mut FnCx<'_>, base: Expr, args: Vec<Expr>, span: Sp
     {
         return element(cx, base, one.clone(), span);
     }
+    // `v(i)` of a view or array of rank 2 or more is its projection, as
+    // `v[i]` is.
+    if let [one] = args.as_slice()
+        && v.rank >= 2
+        && matches!(&one.ty, Type::Scalar(s) if s.is_integral())
+    {
+        return subscript(cx, base, one.clone(), span);
+    }
     let shown = cx.ck.show(&base.ty);
     if let Some(bad) = args
         .iter()
@@ -1520,6 +1528,34 @@ fn build_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> Exp
 }
 
 /// `array_view<T, N>(...)`.
+/// A view of all of `array` (of the view's element type and rank), as
+/// `array_view<T, N> v(a)` and the implicit conversion of an `array` to an
+/// `array_view` (an argument, an initialiser, a returned value) make it.
+pub(super) fn view_of_array(cx: &mut FnCx<'_>, array: Expr, ty: &Type, span: Span) -> Expr {
+    let Some(v) = view_ty(ty) else {
+        return error_expr(span);
+    };
+    // The view refers to the array's storage, so the array must be one
+    // that outlives the expression.
+    if !is_pure(&array) {
+        cx.ck.error(
+            codes::E0211,
+            array.span,
+            "a view of a computed `array` is not supported",
+            "computed here",
+            "store the array in a variable first",
+        );
+        return error_expr(span);
+    }
+    let ext = intrinsic(
+        Intrinsic::ViewExtent,
+        vec![array.clone()],
+        Type::Extent(v.rank),
+        array.span,
+    );
+    intrinsic(Intrinsic::NewView, vec![ext, array], ty.clone(), span)
+}
+
 pub(super) fn construct_view(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> Expr {
     let Some(v) = view_ty(ty) else {
         return error_expr(span);
@@ -1528,23 +1564,7 @@ pub(super) fn construct_view(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span
     if let [one] = args.as_slice() {
         match &one.ty {
             Type::Array(e2, r2) if **e2 == v.elem && *r2 == v.rank => {
-                if !is_pure(one) {
-                    cx.ck.error(
-                        codes::E0211,
-                        one.span,
-                        "a view of a computed `array` is not supported",
-                        "computed here",
-                        "store the array in a variable first",
-                    );
-                    return error_expr(span);
-                }
-                let ext = intrinsic(
-                    Intrinsic::ViewExtent,
-                    vec![one.clone()],
-                    Type::Extent(v.rank),
-                    one.span,
-                );
-                return intrinsic(Intrinsic::NewView, vec![ext, one.clone()], ty.clone(), span);
+                return view_of_array(cx, one.clone(), ty, span);
             }
             Type::Array(..) | Type::ArrayView { .. } => {
                 return Expr {

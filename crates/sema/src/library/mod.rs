@@ -430,6 +430,24 @@ pub fn materialize_iterator(cx: &mut FnCx<'_>, e: Expr) -> Expr {
     algorithm::materialize(cx, e)
 }
 
+/// The implicit conversion of an `array` to an `array_view` of its element
+/// type (writable or `const`) and rank (`array_view`'s converting
+/// constructor), or `e` back when `to` is no such view.
+pub fn coerce_array_to_view(cx: &mut FnCx<'_>, e: Expr, to: &Type) -> Result<Expr, Expr> {
+    match (&e.ty, to) {
+        (
+            Type::Array(elem, rank),
+            Type::ArrayView {
+                elem: e2, rank: r2, ..
+            },
+        ) if elem == e2 && rank == r2 => {
+            let span = e.span;
+            Ok(container::view_of_array(cx, e, to, span))
+        }
+        _ => Err(e),
+    }
+}
+
 /// The implicit conversion of an iterator to an iterator type
 /// (`iterator` to `const_iterator`, `c.begin()` to a stored iterator), or
 /// `e` back when there is none.
@@ -526,6 +544,56 @@ pub fn assign(
     if container::iterator(value).is_some() && !stored {
         container::iterator_misuse(cx, value);
         return Some(error_expr(span));
+    }
+    // `arr = view`: `array`'s assignment from a view copies the view's
+    // elements into the array (its extent stays; `copy` checks they match),
+    // and yields the array.
+    if let (
+        None,
+        Type::Array(elem, rank),
+        Type::ArrayView {
+            elem: e2, rank: r2, ..
+        },
+    ) = (op, &target.ty, &value.ty)
+        && elem == e2
+        && rank == r2
+    {
+        if !check_side(
+            cx,
+            Side::Host,
+            "`array`'s assignment from an `array_view`",
+            span,
+            "C3930",
+            "assign on the host, or copy element by element in the kernel",
+        ) {
+            return Some(error_expr(span));
+        }
+        cx.check_writable(target, "assigned");
+        if !is_pure(target) {
+            cx.ck.error(
+                codes::E0211,
+                target.span,
+                "assigning a view to a computed `array` is not supported",
+                "computed here",
+                "assign to an array variable",
+            );
+            return Some(error_expr(span));
+        }
+        let copy = intrinsic(
+            Intrinsic::Copy,
+            vec![value.clone(), target.clone()],
+            Type::Void,
+            span,
+        );
+        return Some(mk(
+            ExprKind::Comma {
+                first: Box::new(copy),
+                second: Box::new(target.clone()),
+            },
+            target.ty.clone(),
+            true,
+            span,
+        ));
     }
     match (op, &target.ty) {
         (Some(op), Type::Index(_) | Type::Extent(_)) => Some(shape::compound_assign(
