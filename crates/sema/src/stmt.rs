@@ -108,7 +108,7 @@ impl FnCx<'_> {
             }
             S::Decl(d) => self.local_decl(d, out),
             S::StaticAssert(a) => self.static_assert(a),
-            S::Class(def) => self.local_class(def, span),
+            S::Class(def) => self.local_class(def, span, out),
             S::Block(b) => {
                 let b = self.block(b);
                 Self::push(out, StmtKind::Block(b), span);
@@ -896,7 +896,7 @@ impl FnCx<'_> {
     /// other (its name must not clash with another class's); member
     /// functions written without a `restrict` clause take the enclosing
     /// function's, as C++ AMP infers them for a local class in amp code.
-    fn local_class(&mut self, def: &ast::StructDef, span: Span) {
+    fn local_class(&mut self, def: &ast::StructDef, span: Span, out: &mut Vec<Stmt>) {
         if self.ck.structs.contains_key(&def.name.name) {
             self.ck.error(
                 codes::E0211,
@@ -931,9 +931,35 @@ impl FnCx<'_> {
                 });
             }
         }
+        // `struct A { ... } x;` in a body declares `x` as a local variable
+        // of the class, after the class.
+        let trailing = std::mem::take(&mut def.trailing);
         let outer = self.ck.local_class_context.replace(here);
         crate::declare::declare_struct(self.ck, &def, span);
         self.ck.local_class_context = outer;
+        if !trailing.is_empty() {
+            let decl = ast::Decl {
+                specs: ast::DeclSpecs {
+                    is_const: false,
+                    is_volatile: false,
+                    is_static: false,
+                    is_constexpr: false,
+                    tile_static: None,
+                    is_extern: false,
+                    is_inline: false,
+                    is_typedef: false,
+                    ty: ast::BaseType::Named(ast::Path {
+                        global: false,
+                        segments: vec![def.name.clone()],
+                        span: def.name.span,
+                    }),
+                    span: def.name.span,
+                },
+                declarators: trailing,
+                span,
+            };
+            self.local_decl(&decl, out);
+        }
     }
 
     fn static_assert(&mut self, a: &ast::StaticAssert) {
