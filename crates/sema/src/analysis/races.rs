@@ -510,7 +510,12 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
             });
             return;
         }
-        if atomic || self.divergent(ctrl) || !self.warned_same.insert(root) {
+        // A tile of one work-item has no one to race with.
+        if atomic
+            || self.threads == Some(1)
+            || self.divergent(ctrl)
+            || !self.warned_same.insert(root)
+        {
             return;
         }
         let Some((name, decl)) = self.declaration(root) else {
