@@ -529,6 +529,7 @@ impl Flat<'_> {
                     self.param(p);
                 }
                 let outer = std::mem::replace(&mut self.function, f.name.name.clone());
+                self.member_inits(&mut f.method.special);
                 if let Some(body) = &mut f.body {
                     self.block(body);
                 }
@@ -627,6 +628,7 @@ impl Flat<'_> {
                 &mut self.function,
                 format!("{}::{}", s.name.name, f.name.name),
             );
+            self.member_inits(&mut f.method.special);
             if let Some(body) = &mut f.body {
                 self.block(body);
             }
@@ -745,6 +747,18 @@ impl Flat<'_> {
             if let Some(n) = &d.name {
                 let name = n.name.clone();
                 self.add_local(&name, None);
+            }
+        }
+    }
+
+    /// A constructor's member initialisers: their arguments name entities
+    /// as the body does (`x(ns::f(a))`, `n(std::strlen(s))`).
+    fn member_inits(&mut self, special: &mut Special) {
+        if let Special::Constructor(inits) = special {
+            for init in inits {
+                for arg in &mut init.args {
+                    self.expr(arg);
+                }
             }
         }
     }
