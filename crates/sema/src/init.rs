@@ -439,6 +439,9 @@ impl FnCx<'_> {
     }
 
     fn init_item(&mut self, ty: &mut Type, item: &ast::Expr, what: &str) -> Option<Init> {
+        if let Some(chars) = self.string_into_chars(ty, item) {
+            return chars;
+        }
         match &item.kind {
             K::InitList(items) => self.aggregate(ty, items, item.span),
             _ => {
@@ -447,6 +450,84 @@ impl FnCx<'_> {
                 Some(Init::Expr(self.coerce(e, ty, what)))
             }
         }
+    }
+
+    /// `char name[] = "text"` (a variable or an aggregate's member): the
+    /// literal's characters and its terminating zero, element by element;
+    /// `T x[]` takes their count as its size. `None` when `ty` is no `char`
+    /// array or `item` no string literal; `Some(None)` after an error.
+    fn string_into_chars(&mut self, ty: &mut Type, item: &ast::Expr) -> Option<Option<Init>> {
+        let Type::CArray(elem, size) = &*ty else {
+            return None;
+        };
+        let char_like = matches!(**elem, Type::Scalar(Scalar::Char | Scalar::UChar));
+        if !char_like || !matches!(item.kind, K::Str(_)) {
+            return None;
+        }
+        let elem = (**elem).clone();
+        let size = *size;
+        let literal = self.expr(item);
+        let ExprKind::Str(text) = &literal.kind else {
+            // An error reported already, or a wide literal, which only a
+            // `wchar_t` array takes.
+            if literal.ty == Type::WideStr {
+                let shown = self.ck.show(ty);
+                self.ck.report(
+                    tessera_diagnostics::Diagnostic::error(
+                        codes::E0203,
+                        item.span,
+                        format!(
+                            "mismatched types: a wide string literal cannot initialise a `{shown}`"
+                        ),
+                    )
+                    .with_label("a wide string")
+                    .with_msvc("C2440")
+                    .with_help("write a narrow literal: `\"...\"`"),
+                );
+            }
+            return Some(None);
+        };
+        let Ok(needed) = u32::try_from(text.len() + 1) else {
+            return Some(None);
+        };
+        if size == 0 {
+            *ty = Type::CArray(Box::new(elem.clone()), needed);
+        } else if needed > size {
+            self.ck.report(
+                tessera_diagnostics::Diagnostic::error(
+                    codes::E0203,
+                    item.span,
+                    format!(
+                        "a string of {} characters and its terminating zero do not fit in {size} elements",
+                        text.len()
+                    ),
+                )
+                .with_label(format!("{needed} elements needed"))
+                .with_msvc("C2117")
+                .with_help(format!("make the array at least `[{needed}]`, or leave the size out: `[]`")),
+            );
+            return Some(None);
+        }
+        let span = item.span;
+        let chars = text
+            .iter()
+            .chain(std::iter::once(&0u8))
+            .map(|&b| {
+                // `char` is signed: bytes above 127 are negative, as g++ and
+                // MSVC store them.
+                let value = match elem {
+                    Type::Scalar(Scalar::UChar) => i64::from(b),
+                    _ => i64::from(b as i8),
+                };
+                Init::Expr(mk(
+                    ExprKind::Const(Const::Int(value)),
+                    elem.clone(),
+                    false,
+                    span,
+                ))
+            })
+            .collect();
+        Some(Some(Init::List(chars)))
     }
 
     /// The initialiser of a variable; infers `auto` and the size of `T x[]`.
@@ -487,6 +568,14 @@ impl FnCx<'_> {
                     return None;
                 }
                 self.default_constructed(ty, d.span)
+            }
+            Some(ast::Init::Assign(e))
+                if !is_auto
+                    && !by_ref
+                    && matches!(e.kind, K::Str(_))
+                    && matches!(ty, Type::CArray(..)) =>
+            {
+                self.string_into_chars(ty, e).flatten()
             }
             Some(ast::Init::Assign(e)) => match &e.kind {
                 K::InitList(items) if !is_auto => self.aggregate(ty, items, e.span),

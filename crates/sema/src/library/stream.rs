@@ -168,6 +168,18 @@ pub(super) fn shift(
         );
         return error_expr(span);
     }
+    // A `char` array decays to a pointer to its first element, which
+    // prints as the string it holds.
+    let value = match &value.ty {
+        Type::CArray(elem, _) if **elem == Type::Scalar(tessera_ir::Scalar::Char) => {
+            let to = Type::Ptr {
+                elem: elem.clone(),
+                is_const: true,
+            };
+            cx.coerce(value, &to, "the string written")
+        }
+        _ => value,
+    };
     // A `char*` prints the string it points to; other pointers print an
     // address, which differs from run to run.
     let char_pointer = matches!(&value.ty, Type::Ptr { elem, .. } if **elem == Type::Scalar(tessera_ir::Scalar::Char));
