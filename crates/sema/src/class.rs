@@ -2035,6 +2035,11 @@ impl FnCx<'_> {
         // declared in) and through `using namespace` directives in force.
         let mut scopes: Vec<String> = self.ck.using_namespaces.clone();
         for operand in &operands {
+            // The standard containers live in `std`, whose operators
+            // (`==` of two vectors) argument-dependent lookup finds.
+            if matches!(operand.ty, Type::Vector(_)) && !scopes.iter().any(|s| s == "std") {
+                scopes.push("std".to_string());
+            }
             if let Type::Struct(_) = operand.ty {
                 let shown = self.ck.show(&operand.ty);
                 let plain = shown.split('<').next().unwrap_or_default();

@@ -871,9 +871,13 @@ impl FnCx<'_> {
                     && (matches!(l.ty, Type::Ostream | Type::WideOstream)
                         && matches!(r.ty, Type::Index(_) | Type::Extent(_))
                         || l.ty == Type::Ostream && r.ty == Type::WideStr);
+                // Two vectors compare through `<vector>`'s operator
+                // templates (or a program's own).
+                let vectors = matches!(l.ty, Type::Vector(_)) && matches!(r.ty, Type::Vector(_));
                 let (l, r) = if matches!(l.ty, Type::Struct(_))
                     || matches!(r.ty, Type::Struct(_))
                     || printed_shape
+                    || vectors
                 {
                     match self.user_operator(op.symbol(), vec![l, r], span) {
                         Ok(call) => return call,

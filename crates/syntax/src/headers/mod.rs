@@ -21,6 +21,7 @@ pub fn source_of(header: &str) -> Option<(&'static str, &'static str)> {
         "cmath" | "math.h" => Some(("<cmath>", CMATH)),
         "amp_math.h" => Some(("<amp_math.h>", AMP_MATH)),
         "cstring" | "string.h" => Some(("<cstring>", CSTRING)),
+        "vector" => Some(("<vector>", VECTOR)),
         "amp_short_vectors.h" | "amp_graphics.h" => Some(("<amp_short_vectors.h>", SHORT_VECTORS)),
         _ => None,
     }
@@ -40,6 +41,9 @@ const CMATH: &str = include_str!("cmath.h");
 
 /// `<cstring>` and `<string.h>`: the C string functions.
 const CSTRING: &str = include_str!("cstring.h");
+
+/// `<vector>`: the comparison operators of two vectors.
+const VECTOR: &str = include_str!("vector.h");
 
 /// `<amp_math.h>`: the same in `precise_math` and `fast_math`.
 const AMP_MATH: &str = include_str!("amp_math.h");
