@@ -38,6 +38,7 @@ impl Machine<'_> {
         let span = e.span;
         match op {
             Intrinsic::Printf(stream) => self.printf(*stream, args, span),
+            Intrinsic::Sprintf { bounded } => self.sprintf(*bounded, args, span),
             Intrinsic::Puts { stream, newline } => {
                 let v = self.eval(&args[0])?;
                 let mut bytes = match v {
@@ -119,7 +120,50 @@ impl Machine<'_> {
 
     /// `printf`/`fprintf`: args `[format, values...]`.
     fn printf(&mut self, stream: OutStream, args: &[Expr], span: Span) -> Res<Value> {
-        let fmt = match &args[0].kind {
+        let text = self.formatted(args, span)?;
+        self.write_c(stream, &text, span)?;
+        Ok(Value::Int(text.len().min(i32::MAX as usize) as i64))
+    }
+
+    /// `sprintf(buffer, ...)` / `snprintf(buffer, size, ...)`: the text
+    /// (cut to `size - 1` bytes for `snprintf`) and a zero, written through
+    /// the buffer pointer with every byte checked; the result is the whole
+    /// text's length, as C returns it.
+    fn sprintf(&mut self, bounded: bool, args: &[Expr], span: Span) -> Res<Value> {
+        let Some(buffer) = args.first() else {
+            return Ok(Value::Int(0));
+        };
+        let buffer = self.eval(buffer)?;
+        let (size, rest) = if bounded {
+            let Some(size) = args.get(1) else {
+                return Ok(Value::Int(0));
+            };
+            (Some(self.eval(size)?.int() as u64), &args[2..])
+        } else {
+            (None, &args[1..])
+        };
+        let text = self.formatted(rest, span)?;
+        let kept = match size {
+            Some(0) => None,
+            Some(n) => Some(text.len().min(usize::try_from(n - 1).unwrap_or(usize::MAX))),
+            None => Some(text.len()),
+        };
+        if let Some(kept) = kept {
+            let bytes = text[..kept]
+                .iter()
+                .map(|&b| Value::Int(i64::from(b as i8)))
+                .chain(std::iter::once(Value::Int(0)));
+            self.write_pointed(&buffer, 0, bytes, span)?;
+        }
+        Ok(Value::Int(text.len().min(i32::MAX as usize) as i64))
+    }
+
+    /// The text a format (`args[0]`, a literal) makes of its values.
+    fn formatted(&mut self, args: &[Expr], span: Span) -> Res<Vec<u8>> {
+        let Some(format) = args.first() else {
+            return Ok(Vec::new());
+        };
+        let fmt = match &format.kind {
             ExprKind::Str(bytes) => bytes.clone(),
             _ => Vec::new(),
         };
@@ -155,9 +199,7 @@ impl Machine<'_> {
             self.charge(bound / 64, span)?;
         }
         let mut text = Vec::new();
-        let n = printf::format(&fmt, &converted, &mut text);
-        drop(converted);
-        self.write_c(stream, &text, span)?;
-        Ok(Value::Int(n.min(i32::MAX as usize) as i64))
+        printf::format(&fmt, &converted, &mut text);
+        Ok(text)
     }
 }

@@ -557,6 +557,7 @@ impl Machine<'_> {
             }
             Intrinsic::Barrier(_) | Intrinsic::MemoryFence(_) => Ok(Value::Void),
             Intrinsic::Printf(_)
+            | Intrinsic::Sprintf { .. }
             | Intrinsic::Puts { .. }
             | Intrinsic::Putchar(_)
             | Intrinsic::Fflush(_)

@@ -789,6 +789,17 @@ pub enum Intrinsic {
     /// variadic calls promote them (`float` to `double`, `char` and `bool`
     /// to `int`). The result is the number of bytes written, an `int`.
     Printf(OutStream),
+    /// `sprintf(buffer, format, ...)` (`bounded: false`) or
+    /// `snprintf(buffer, size, format, ...)`: args `[buffer, size (bounded
+    /// only), format, values...]`, formatted as `Printf` formats them; the
+    /// text and its terminating zero are written through the `char*`
+    /// buffer, each byte checked (`snprintf` writes at most `size - 1`
+    /// bytes and the zero). The result is the length of the whole text, an
+    /// `int`.
+    Sprintf {
+        /// `snprintf`, with its size argument.
+        bounded: bool,
+    },
     /// `puts(s)` (`newline: true`, then `int`) or `fputs(s, f)`; args `[string]`.
     Puts {
         /// The stream written.

@@ -241,6 +241,7 @@ fn prints(prog: &Program, b: &IrBlock) -> bool {
                 op,
                 Intrinsic::Print
                     | Intrinsic::Printf(_)
+                    | Intrinsic::Sprintf { .. }
                     | Intrinsic::Puts { .. }
                     | Intrinsic::Putchar(_)
                     | Intrinsic::Fflush(_)

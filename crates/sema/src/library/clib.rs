@@ -64,8 +64,8 @@ pub(super) fn c_stream(e: &Expr) -> Option<OutStream> {
 
 /// The C library functions this module knows.
 const NAMES: &[&str] = &[
-    "printf", "fprintf", "puts", "fputs", "putchar", "fputc", "putc", "fflush", "rand", "srand",
-    "exit", "abort", "assert",
+    "printf", "fprintf", "sprintf", "snprintf", "puts", "fputs", "putchar", "fputc", "putc",
+    "fflush", "rand", "srand", "exit", "abort", "assert",
 ];
 
 /// True when `path` names one of these functions.
@@ -106,7 +106,52 @@ pub(super) fn call(
                 );
                 return Ok(error_expr(span));
             };
-            format_call(cx, &what, OutStream::Stdout, fmt, it.collect(), span)
+            format_call(
+                cx,
+                &what,
+                &Formatted::Stream(OutStream::Stdout),
+                fmt,
+                it.collect(),
+                span,
+            )
+        }
+        "sprintf" | "snprintf" => {
+            let bounded = name == "snprintf";
+            let mut it = args.into_iter();
+            let buffer = it.next();
+            let size = if bounded { it.next() } else { None };
+            let (Some(buffer), Some(fmt)) = (buffer, it.next()) else {
+                let (n, takes) = if bounded {
+                    (
+                        3,
+                        "a `char` buffer, its size, a format string and its values",
+                    )
+                } else {
+                    (2, "a `char` buffer, a format string and its values")
+                };
+                arity(cx, &what, &[], n, takes, span);
+                return Ok(error_expr(span));
+            };
+            if bounded && size.is_none() {
+                return Ok(error_expr(span));
+            }
+            let char_ptr = Type::Ptr {
+                elem: Box::new(Type::Scalar(Scalar::Char)),
+                is_const: false,
+            };
+            let buffer = cx.coerce(buffer, &char_ptr, &format!("the buffer of {what}"));
+            let size = size.map(|s| {
+                cx.coerce(
+                    s,
+                    &Type::Scalar(Scalar::ULong),
+                    &format!("the size of {what}"),
+                )
+            });
+            if buffer.ty.is_error() || size.as_ref().is_some_and(|s| s.ty.is_error()) {
+                return Ok(error_expr(span));
+            }
+            let target = Formatted::Buffer { buffer, size };
+            format_call(cx, &what, &target, fmt, it.collect(), span)
         }
         "fprintf" => {
             let mut it = args.into_iter();
@@ -124,7 +169,14 @@ pub(super) fn call(
             let Some(stream) = stream_arg(cx, &what, &file) else {
                 return Ok(error_expr(span));
             };
-            format_call(cx, &what, stream, fmt, it.collect(), span)
+            format_call(
+                cx,
+                &what,
+                &Formatted::Stream(stream),
+                fmt,
+                it.collect(),
+                span,
+            )
         }
         "puts" | "fputs" => {
             let newline = name == "puts";
@@ -298,12 +350,25 @@ fn mismatch(cx: &mut FnCx<'_>, e: &Expr, message: &str, help: &str) {
     cx.ck.report(d);
 }
 
-/// `printf`/`fprintf`: checks the format against the values and promotes
-/// them.
+/// Where formatted text goes.
+enum Formatted {
+    /// `printf`, `fprintf`: a stream.
+    Stream(OutStream),
+    /// `sprintf`, `snprintf`: a `char` buffer (with its size).
+    Buffer {
+        /// The `char*` written through.
+        buffer: Expr,
+        /// `snprintf`'s size, converted to `size_t`.
+        size: Option<Expr>,
+    },
+}
+
+/// `printf`/`fprintf`/`sprintf`/`snprintf`: checks the format against the
+/// values and promotes them.
 fn format_call(
     cx: &mut FnCx<'_>,
     what: &str,
-    stream: OutStream,
+    target: &Formatted,
     fmt: Expr,
     values: Vec<Expr>,
     span: Span,
@@ -311,8 +376,8 @@ fn format_call(
     // `printf(ok ? "passed\n" : "failed\n")`: each format is checked
     // against the values, and the condition picks the call.
     if let ExprKind::Conditional { cond, then, els } = fmt.kind {
-        let then = format_call(cx, what, stream, *then, values.clone(), span);
-        let els = format_call(cx, what, stream, *els, values, span);
+        let then = format_call(cx, what, target, *then, values.clone(), span);
+        let els = format_call(cx, what, target, *els, values, span);
         if then.ty.is_error() || els.ty.is_error() {
             return error_expr(span);
         }
@@ -411,7 +476,17 @@ fn format_call(
     if !ok {
         return error_expr(span);
     }
-    intrinsic(Intrinsic::Printf(stream), out, Type::INT, span)
+    match target {
+        Formatted::Stream(stream) => intrinsic(Intrinsic::Printf(*stream), out, Type::INT, span),
+        Formatted::Buffer { buffer, size } => {
+            let bounded = size.is_some();
+            let args = std::iter::once(buffer.clone())
+                .chain(size.clone())
+                .chain(out)
+                .collect();
+            intrinsic(Intrinsic::Sprintf { bounded }, args, Type::INT, span)
+        }
+    }
 }
 
 /// Why a conversion is refused, if it is.

@@ -970,8 +970,6 @@ const UNSUPPORTED_STD: &[&str] = &[
     "time",
     "clock",
     "scanf",
-    "sprintf",
-    "snprintf",
     "getchar",
     "malloc",
     "free",
