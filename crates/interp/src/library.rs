@@ -430,7 +430,8 @@ impl Machine<'_> {
                 let target = self.read(&vp, span)?;
                 let source = self.eval(&args[1])?;
                 if let (Value::Vector(t), Value::Vector(s)) = (target, source) {
-                    let data = s.data().clone();
+                    let elem = args[0].ty.sequence_elem().cloned().unwrap_or(Type::INT);
+                    let data = self.copied_elements(s.data().clone(), &elem, span)?;
                     self.charge(data.len() as u64 / 16, span)?;
                     let old = t.len() as u64;
                     *t.data_mut() = data;
@@ -459,7 +460,13 @@ impl Machine<'_> {
                     } else {
                         self.meter.give((old - n) as u64 * t.elem_bytes);
                     }
-                    t.data_mut().resize(n, value);
+                    if n > old && self.holds_storage(&args[2].ty, 0) {
+                        let added =
+                            self.copied_elements(vec![value; n - old], &args[2].ty, span)?;
+                        t.data_mut().extend(added);
+                    } else {
+                        t.data_mut().resize(n, value);
+                    }
                     t.reshape();
                 }
                 Ok(Value::Void)

@@ -565,6 +565,14 @@ impl<'p> Machine<'p> {
         ) {
             return Ok(Storage::filled(n, fill, kind, elem_bytes, &self.meter));
         }
+        // Elements holding vectors or arrays each get their own copies.
+        if self.holds_storage(elem, 0) {
+            let mut data = Vec::with_capacity(n.min(1 << 16));
+            for _ in 0..n {
+                data.push(self.copy_value(fill.clone(), elem, span)?);
+            }
+            return Ok(Storage::new(data, kind, elem_bytes, &self.meter));
+        }
         Ok(Storage::new(vec![fill; n], kind, elem_bytes, &self.meter))
     }
 
@@ -836,8 +844,8 @@ impl<'p> Machine<'p> {
             (Value::Vector(s), _) if Rc::strong_count(s) > 1 => {
                 self.take_memory(s.len() as u64 * s.elem_bytes, span)?;
                 self.meter.give(s.len() as u64 * s.elem_bytes);
-                let data = s.data().clone();
                 let elem = ty.sequence_elem().cloned().unwrap_or(Type::INT);
+                let data = self.copied_elements(s.data().clone(), &elem, span)?;
                 let copy = self.storage_of(data, &elem, StorageKind::Vector, span)?;
                 // A copied hash table keeps its buckets, so its order.
                 copy.buckets.set(s.buckets.get());
@@ -862,7 +870,68 @@ impl<'p> Machine<'p> {
                     view.extent.clone(),
                 )))
             }
+            // A struct or C array holding vectors or arrays: each of those
+            // is copied too (C++ copies members and elements one by one).
+            (Value::Agg(items), Type::Struct(_) | Type::CArray(..))
+                if self.holds_storage(ty, 0) =>
+            {
+                let items = Rc::clone(items);
+                let mut out = Vec::with_capacity(items.len());
+                for (i, item) in items.iter().enumerate() {
+                    let item_ty = match ty {
+                        Type::Struct(id) => self
+                            .prog
+                            .structs
+                            .get(id.0 as usize)
+                            .and_then(|s| s.fields.get(i))
+                            .map(|(_, t)| t.clone()),
+                        Type::CArray(elem, _) => Some((**elem).clone()),
+                        _ => None,
+                    };
+                    out.push(match item_ty {
+                        Some(t) => self.copy_value(item.clone(), &t, span)?,
+                        None => item.clone(),
+                    });
+                }
+                Ok(Value::Agg(Rc::new(out)))
+            }
             _ => Ok(v),
+        }
+    }
+
+    /// `data` for a new sequence of `elem`s: elements holding vectors or
+    /// arrays get their own copies of them.
+    pub(crate) fn copied_elements(
+        &mut self,
+        mut data: Vec<Value>,
+        elem: &Type,
+        span: Span,
+    ) -> Res<Vec<Value>> {
+        if self.holds_storage(elem, 0) {
+            for item in &mut data {
+                let held = std::mem::replace(item, Value::Void);
+                *item = self.copy_value(held, elem, span)?;
+            }
+        }
+        Ok(data)
+    }
+
+    /// Whether a value of type `ty` holds a vector or an array (which a
+    /// copy must duplicate) anywhere in its members or elements.
+    pub(crate) fn holds_storage(&self, ty: &Type, depth: u32) -> bool {
+        if depth > 64 {
+            return false;
+        }
+        match ty {
+            Type::Vector(_) | Type::Container(..) | Type::Array(..) => true,
+            Type::CArray(elem, _) => self.holds_storage(elem, depth + 1),
+            Type::Struct(id) => self.prog.structs.get(id.0 as usize).is_some_and(|s| {
+                !s.is_union
+                    && s.fields
+                        .iter()
+                        .any(|(_, t)| self.holds_storage(t, depth + 1))
+            }),
+            _ => false,
         }
     }
 

@@ -783,7 +783,9 @@ impl FnCx<'_> {
                         "pass a variable",
                     );
                 }
-                if p.is_const && !arg.place {
+                // A `const T&` binds a temporary: the value itself, or one
+                // converted to `T` (`const std::string&` given a `char*`).
+                if p.is_const && (!arg.place || arg.ty != p.ty) && !arg.ty.is_error() {
                     lowered.push(self.coerce(arg, &p.ty, "an argument"));
                     continue;
                 }

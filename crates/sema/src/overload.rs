@@ -110,6 +110,16 @@ fn value_rank(from: &Type, to: &Type) -> Option<Rank> {
             },
         ) => return (a == b).then_some(Rank::Exact),
         (Type::Null, Type::Ptr { .. }) => return Some(Rank::Conversion),
+        // A string literal is an array of `const char`, which decays.
+        (
+            Type::Str,
+            Type::Ptr {
+                elem,
+                is_const: true,
+            },
+        ) => {
+            return (**elem == Type::Scalar(Scalar::Char)).then_some(Rank::Exact);
+        }
         (
             Type::Array(a, ra)
             | Type::ArrayView {

@@ -268,7 +268,7 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                 format!("`{}` is not a type Tessera knows", path.text()),
                 "unknown type",
                 if name == "string" {
-                    "this library type is outside the Tessera language; see docs/language.md"
+                    "include `<string>` (or `<iostream>`), which declares it"
                 } else {
                     "declare the struct before using it"
                 },
