@@ -84,6 +84,11 @@ pub struct Checker {
     /// function each calls (see `lambda.rs`), which converts to a function
     /// pointer.
     pub function_objects: HashMap<StructId, FuncId>,
+    /// Where the `decltype` being resolved is written: the locals and
+    /// restriction of the code around it (`None`: namespace scope).
+    pub decltype_scope: Option<crate::decltype::DecltypeScope>,
+    /// What each `decltype` resolved last gave beside its type, by span.
+    pub decltypes: HashMap<Span, crate::decltype::DecltypeResult>,
 }
 
 impl Checker {
@@ -108,6 +113,9 @@ impl Checker {
                     Some(bound) => written.union(*bound),
                     None => written,
                 }
+            }
+            ast::BaseType::Decltype { span, .. } => {
+                written.union(crate::decltype::result_of(self, *span).cv)
             }
             // `std::remove_const<T>::type`: `T`'s qualifiers but the removed.
             ast::BaseType::Template { path, args } => {
@@ -229,7 +237,7 @@ pub struct Capturable {
 }
 
 /// How the kernel being lowered captures.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct KernelCx {
     /// Locals of the enclosing function visible at the lambda, innermost last.
     pub outer: Vec<(String, Capturable)>,

@@ -310,7 +310,7 @@ fn union_member_problem(ck: &Checker, ty: &Type, depth: u32) -> Option<String> {
     }
 }
 
-fn host_function(name: &str, span: Span) -> Function {
+pub(crate) fn host_function(name: &str, span: Span) -> Function {
     Function {
         name: name.to_string(),
         kind: FunctionKind::Plain,

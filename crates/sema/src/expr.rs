@@ -58,6 +58,9 @@ impl FnCx<'_> {
 
     fn expr_kind(&mut self, e: &ast::Expr) -> Expr {
         let span = e.span;
+        if let Some(folded) = self.typeid_form(e) {
+            return folded;
+        }
         match &e.kind {
             K::Int(text) => match literal::parse_int(text) {
                 Some((v, s)) if self.in_amp() && !literal::fits_32_bits(v, s) => {
@@ -325,6 +328,8 @@ impl FnCx<'_> {
                 });
                 mk(ExprKind::Throw(value), Type::Void, false, span)
             }
+            // Answered by `typeid_form` above.
+            K::TypeidType(_) | K::TypeidExpr(_) => error_expr(span),
             K::Error => error_expr(span),
         }
     }

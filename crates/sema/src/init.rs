@@ -459,7 +459,8 @@ impl FnCx<'_> {
     ) -> Option<Init> {
         let is_auto = matches!(specs.ty, ast::BaseType::Auto);
         let what = format!("the initialiser of `{name}`");
-        let by_ref = d.modifiers.reference == 1;
+        let by_ref = d.modifiers.reference == 1
+            || crate::decltype::names_reference(self.ck, specs, &d.modifiers);
         match &d.init {
             None => {
                 if is_auto {

@@ -84,6 +84,13 @@ impl FnCx<'_> {
     ) -> Declared {
         let visible = self.visible_consts();
         let lookup = move |n: &str| visible.get(n);
+        if crate::decltype::mentions_decltype(&specs.ty) {
+            let scope = self.decltype_scope();
+            let saved = self.ck.decltype_scope.replace(scope);
+            let d = types::resolve(self.ck, specs, modifiers, dims, &lookup);
+            self.ck.decltype_scope = saved;
+            return d;
+        }
         types::resolve(self.ck, specs, modifiers, dims, &lookup)
     }
 

@@ -104,9 +104,25 @@ pub fn resolve(
         };
         ty = Type::CArray(Box::new(ty), n);
     }
+    // `decltype((x)) y = x;`: a reference named by `decltype`.
+    let decltype_ref = match &specs.ty {
+        BaseType::Decltype { span, .. } => crate::decltype::result_of(ck, *span).by_ref,
+        _ => false,
+    };
+    let decltype_ref = decltype_ref && modifiers.function.is_none();
+    if decltype_ref && modifiers.pointers > 0 && !ty.is_error() {
+        ck.error(
+            codes::E0213,
+            specs.span,
+            "a pointer to a reference is not a type",
+            "this `decltype` names a reference",
+            "take the pointer to the referred type",
+        );
+        ty = Type::Error;
+    }
     Declared {
         ty,
-        by_ref: modifiers.reference == 1,
+        by_ref: modifiers.reference == 1 || crate::decltype::names_reference(ck, specs, modifiers),
     }
 }
 
@@ -276,6 +292,11 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
             Type::Error
         }
         BaseType::Template { path, args } => template(ck, path, args, consts),
+        BaseType::Decltype {
+            expr,
+            parenthesised,
+            span,
+        } => crate::decltype::resolve(ck, expr, *parenthesised, *span),
     }
 }
 

@@ -109,6 +109,7 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
     crate::class_forms::rewrite(tokens);
     drop_template_disambiguators(tokens);
     restrict_as_name(tokens);
+    mark_parenthesised_decltype(tokens);
     let KnownNames {
         types: known_types,
         templates,
@@ -454,6 +455,41 @@ fn drop_template_disambiguators(tokens: &mut Vec<Token<'_>>) {
         .collect();
     let mut k = keep.iter();
     tokens.retain(|_| k.next().copied().unwrap_or(true));
+}
+
+/// `decltype((x))` names the type of the expression `(x)` (an lvalue gives
+/// `T&`), `decltype(x)` the declared type of `x`. The parser drops
+/// parentheses around an expression, so the difference is marked here: a
+/// `decltype` whose operand is wholly enclosed in a second pair of
+/// parentheses becomes [`Tok::DecltypeParen`].
+fn mark_parenthesised_decltype(tokens: &mut [Token<'_>]) {
+    for i in 0..tokens.len() {
+        if tokens[i].tok != Tok::Decltype
+            || tokens.get(i + 1).map(|t| t.tok) != Some(Tok::LParen)
+            || tokens.get(i + 2).map(|t| t.tok) != Some(Tok::LParen)
+        {
+            continue;
+        }
+        // The `)` closing the inner `(`: the operand is parenthesised when
+        // the outer `)` follows it at once.
+        let mut depth = 0usize;
+        for k in i + 2..tokens.len() {
+            match tokens[k].tok {
+                Tok::LParen => depth += 1,
+                Tok::RParen => {
+                    depth -= 1;
+                    if depth == 0 {
+                        if tokens.get(k + 1).map(|t| t.tok) == Some(Tok::RParen) {
+                            tokens[i].tok = Tok::DecltypeParen;
+                        }
+                        break;
+                    }
+                }
+                Tok::Semi | Tok::LBrace | Tok::RBrace => break,
+                _ => {}
+            }
+        }
+    }
 }
 
 /// `restrict` is a contextual keyword in C++ AMP: it is the restriction
@@ -899,6 +935,8 @@ fn mark_template_args(
             | Tok::Tilde
             | Tok::Bang
             | Tok::Sizeof
+            | Tok::Decltype
+            | Tok::DecltypeParen
             // `static_cast<int (*)(int) restrict(cpu)>`: a function type's clause.
             | Tok::Restrict => {}
             _ => return false,
