@@ -612,13 +612,26 @@ pub(crate) fn declare_function_signature_first(
         check_main_params(ck, f, &func);
     }
 
-    // A definition after a prototype with the same signature completes it.
+    // A definition after a prototype with the same signature completes it:
+    // the one with the same restriction first. A declaration whose
+    // restriction shares no specifier with another's is an overload on
+    // restrictions (`int f() restrict(cpu); float f() restrict(amp);`).
     let existing = ck.functions.get(&f.name.name).and_then(|ids| {
-        ids.iter().copied().find(|id| {
-            ck.program
-                .get_function(*id)
-                .is_some_and(|g| same_signature(g, &func))
-        })
+        let same: Vec<(FuncId, Restriction, bool)> = ids
+            .iter()
+            .filter_map(|id| {
+                let g = ck.program.get_function(*id)?;
+                same_signature(g, &func).then_some((*id, g.restriction, g.body.is_some()))
+            })
+            .collect();
+        let overlaps = |r: Restriction| (r.amp && restriction.amp) || (r.cpu && restriction.cpu);
+        same.iter()
+            .find(|(_, r, _)| *r == restriction)
+            .or_else(|| {
+                same.iter()
+                    .find(|(_, r, defined)| overlaps(*r) || (*defined && f.body.is_some()))
+            })
+            .map(|(id, _, _)| *id)
     });
     let id = match existing {
         Some(id) => {

@@ -261,6 +261,19 @@ impl FnCx<'_> {
                 member,
                 template_args: None,
             } => {
+                if let Some(c) = self.type_constant(ty, member) {
+                    return match c {
+                        crate::traits::TypeConstant::Value(v, ty) => {
+                            let value = if ty == Type::BOOL {
+                                Const::Bool(v != 0)
+                            } else {
+                                Const::Int(v)
+                            };
+                            mk(ExprKind::Const(value), ty, false, span)
+                        }
+                        crate::traits::TypeConstant::Failed => error_expr(span),
+                    };
+                }
                 let d = self.resolve(&ty.specs, &ty.modifiers, &[]);
                 match d.ty {
                     Type::Struct(id) => match self.static_member(id, &member.name, member.span) {

@@ -38,6 +38,7 @@ mod pointer;
 mod special;
 mod stmt;
 mod template;
+mod traits;
 mod typeinfo;
 mod types;
 

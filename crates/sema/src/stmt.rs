@@ -970,7 +970,11 @@ impl FnCx<'_> {
             all.insert(name.clone(), u);
         }
         let is_unsigned = move |n: &str| all.get(n).copied().unwrap_or(false);
+        // A `decltype` in the condition sees this function's locals.
+        let scope = self.decltype_scope();
+        let saved = self.ck.decltype_scope.replace(scope);
         types::static_assert(self.ck, a, &lookup, &is_unsigned);
+        self.ck.decltype_scope = saved;
     }
 
     fn local_decl(&mut self, d: &ast::Decl, out: &mut Vec<Stmt>) {

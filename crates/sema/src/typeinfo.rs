@@ -10,8 +10,8 @@
 use crate::cx::{FnCx, error_expr};
 use crate::expr::mk;
 use tessera_diagnostics::{Diagnostic, Span, codes};
-use tessera_ir::{Const, Expr, ExprKind, Scalar, Type};
-use tessera_syntax::ast::{self, BaseType, BinaryOp, Builtin, ExprKind as K};
+use tessera_ir::{Const, Expr, ExprKind, Type};
+use tessera_syntax::ast::{self, BinaryOp, ExprKind as K};
 
 /// The type a `typeid` names, and whether it was written with a spelling
 /// Tessera merges with another type (`long long` is `long` in Tessera, a
@@ -146,7 +146,7 @@ impl FnCx<'_> {
                 let d = self.resolve(&t.specs, &t.modifiers, &[]);
                 Named {
                     ty: d.ty,
-                    merged_spelling: merged_spelling(&t.specs.ty),
+                    merged_spelling: crate::traits::merged_spelling(&t.specs.ty),
                 }
             }
             K::TypeidExpr(operand) => {
@@ -186,9 +186,7 @@ impl FnCx<'_> {
     /// Whether two `typeid`s name the same type; `None` (reported) when
     /// Tessera cannot tell (`long long` and `long` are one type in Tessera).
     fn same_type(&mut self, a: &Named, b: &Named, span: Span) -> Option<bool> {
-        let merged =
-            |t: &Type| matches!(t, Type::Scalar(Scalar::Long | Scalar::ULong | Scalar::Char));
-        if (a.merged_spelling || b.merged_spelling) && (merged(&a.ty) || merged(&b.ty)) {
+        if a.ty == b.ty && a.merged_spelling != b.merged_spelling {
             self.ck.error(
                 codes::E0211,
                 span,
@@ -205,14 +203,6 @@ impl FnCx<'_> {
 /// True for a `typeid` expression.
 fn is_typeid(e: &ast::Expr) -> bool {
     matches!(e.kind, K::TypeidType(_) | K::TypeidExpr(_))
-}
-
-/// True for the spellings Tessera gives another type's type.
-fn merged_spelling(ty: &BaseType) -> bool {
-    matches!(
-        ty,
-        BaseType::Builtin(Builtin::LongLong | Builtin::UnsignedLongLong | Builtin::SignedChar)
-    )
 }
 
 fn bool_const(v: bool, span: Span) -> Expr {

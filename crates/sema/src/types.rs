@@ -722,6 +722,8 @@ pub fn check_tile_threads(ck: &mut Checker, shape: TileShape, span: Span) -> boo
 /// Evaluates a constant integral expression (C++'s integral constant
 /// expressions over literals and `const` integers). Reports E0209 if it is not one.
 pub fn eval(ck: &mut Checker, e: &ast::Expr, consts: ConstLookup<'_>) -> Option<i64> {
+    let folded = crate::traits::fold(ck, e, consts).ok()?;
+    let e = folded.as_ref().unwrap_or(e);
     match try_eval(e, consts) {
         Ok(v) => Some(v),
         Err((span, why)) => {

@@ -43,6 +43,7 @@ pub const TEMPLATE_NAMES: &[&str] = &[
     "__remove_const",
     "__remove_volatile",
     "__remove_cv",
+    "__is_same",
 ];
 
 /// Member function templates called with explicit arguments: `e.tile<2, 3>()`.
