@@ -546,7 +546,15 @@ pub(crate) fn declare_function_signature_first(
     check_exception_spec(ck, f.exception_spec, restriction);
     let snapshot = const_snapshot(ck);
     let lookup = move |n: &str| snapshot.get(n).copied();
-    let ret = types::resolve(ck, &f.ret, &f.ret_modifiers, &[], &lookup);
+    let ret = if crate::decltype::trailing(f) {
+        // Typed once the parameters are known, below.
+        types::Declared {
+            ty: Type::Void,
+            by_ref: false,
+        }
+    } else {
+        types::resolve(ck, &f.ret, &f.ret_modifiers, &[], &lookup)
+    };
     if matches!(f.ret.ty, ast::BaseType::Auto) {
         ck.error(
             codes::E0211,
@@ -605,6 +613,12 @@ pub(crate) fn declare_function_signature_first(
         }
     }
     func.params = func.locals.len() as u32;
+    if crate::decltype::trailing(f) {
+        let d =
+            crate::decltype::trailing_return(ck, f, &func.locals, 0, restriction, None, &lookup);
+        func.ret = d.ty;
+        func.ret_by_ref = d.by_ref;
+    }
     types::check_signature(ck, f, &func);
 
     if f.name.name == "main" {

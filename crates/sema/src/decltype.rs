@@ -205,3 +205,44 @@ impl FnCx<'_> {
         }
     }
 }
+
+/// True when a function's return type is a `decltype` written after its
+/// parameters (`auto f(int x) -> decltype(x + 1)`): it is typed in the
+/// function's restriction, with the parameters in scope.
+pub fn trailing(f: &ast::Function) -> bool {
+    match &f.ret.ty {
+        BaseType::Decltype { span, .. } => span.start > f.name.span.start,
+        _ => false,
+    }
+}
+
+/// The return type of `f` when it is a trailing `decltype` (see
+/// [`trailing`]): `locals` are the function's locals so far, its
+/// parameters from `first_param` on.
+pub fn trailing_return(
+    ck: &mut Checker,
+    f: &ast::Function,
+    locals: &[Local],
+    first_param: usize,
+    restriction: Restriction,
+    this: Option<crate::class::ThisCx>,
+    consts: crate::types::ConstLookup<'_>,
+) -> crate::types::Declared {
+    let mut names = HashMap::new();
+    for (i, p) in f.params.iter().enumerate() {
+        if let Some(n) = &p.declarator.name {
+            names.insert(n.name.clone(), LocalId((first_param + i) as u32));
+        }
+    }
+    let scope = DecltypeScope {
+        locals: locals.to_vec(),
+        scopes: vec![names],
+        restriction,
+        this,
+        kernel: None,
+    };
+    let saved = ck.decltype_scope.replace(scope);
+    let d = crate::types::resolve(ck, &f.ret, &f.ret_modifiers, &[], consts);
+    ck.decltype_scope = saved;
+    d
+}

@@ -979,6 +979,11 @@ impl FnCx<'_> {
 
     fn local_decl(&mut self, d: &ast::Decl, out: &mut Vec<Stmt>) {
         let specs = &d.specs;
+        if d.declarators.is_empty() {
+            // `decltype(e);` declares nothing; its operand is still checked.
+            self.resolve(specs, &ast::Modifiers::default(), &[]);
+            return;
+        }
         if specs.is_typedef {
             let visible = self.visible_consts();
             let lookup = move |n: &str| visible.get(n);
