@@ -32,6 +32,14 @@ impl FnCx<'_> {
             let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
             return crate::library::tuple::get(self, path, targs, lowered, span);
         }
+        // `copy<int, 1>(src, dst)`: the library's copy with explicit arguments.
+        if let ast::BaseType::Template { path, args: targs } = &ty.specs.ty
+            && matches!(path.last(), "copy" | "copy_async")
+            && crate::types::qualifier_ok(path, crate::types::AMP_NAMESPACES)
+            && !self.is_function_template(path.last())
+        {
+            return crate::library::container::explicit_copy(self, path, targs, args, span);
+        }
         // `scaled<2>(i)` in a member function: the class's member template
         // (the class's scope is searched before the namespace's).
         if let ast::BaseType::Template { path, args: targs } = &ty.specs.ty

@@ -199,10 +199,22 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
                         && prev == Some(Tok::ColonColon)
                         && i >= 2
                         && tokens[i - 2].tok == Tok::Ident("std");
+                    // `copy<int, 1>(src, dst)`: concurrency's copy with
+                    // its element type and rank given.
+                    let amp_copy = matches!(name, "copy" | "copy_async")
+                        && match tokens.get(i + 2).map(|t| t.tok) {
+                            Some(Tok::Ident(n)) => {
+                                known_types.contains(n) || CLASS_NAMES.contains(&n)
+                            }
+                            other => starts_type(other),
+                        };
                     let is_template = if after_member {
                         MEMBER_TEMPLATES.contains(&name) || templates.contains(name)
                     } else {
-                        TEMPLATE_NAMES.contains(&name) || templates.contains(name) || std_get
+                        TEMPLATE_NAMES.contains(&name)
+                            || templates.contains(name)
+                            || std_get
+                            || amp_copy
                     };
                     if is_template && mark_template_args(tokens, i + 1, &mut splits, templates) {
                         if !after_member {
@@ -456,6 +468,27 @@ fn drop_template_disambiguators(tokens: &mut Vec<Token<'_>>) {
         .collect();
     let mut k = keep.iter();
     tokens.retain(|_| k.next().copied().unwrap_or(true));
+}
+
+/// True when `tok` can only start a type: a type keyword or a type name.
+fn starts_type(tok: Option<Tok<'_>>) -> bool {
+    matches!(
+        tok,
+        Some(
+            Tok::TypeName(_)
+                | Tok::Const
+                | Tok::Void
+                | Tok::Bool
+                | Tok::CharKw
+                | Tok::Short
+                | Tok::IntKw
+                | Tok::Long
+                | Tok::Signed
+                | Tok::Unsigned
+                | Tok::FloatKw
+                | Tok::Double
+        )
+    )
 }
 
 /// `decltype((x))` names the type of the expression `(x)` (an lvalue gives

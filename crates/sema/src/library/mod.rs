@@ -34,7 +34,7 @@
 
 mod algorithm;
 mod clib;
-mod container;
+pub(crate) mod container;
 mod device;
 mod iter;
 mod user_iter;
