@@ -87,6 +87,17 @@ pub struct Checker {
     /// Where the `decltype` being resolved is written: the locals and
     /// restriction of the code around it (`None`: namespace scope).
     pub decltype_scope: Option<crate::decltype::DecltypeScope>,
+    /// The parameters declared as rvalue references (`T&&`), by the span
+    /// of their declaration (the `Local`'s).
+    pub rvalue_refs: std::collections::HashSet<Span>,
+    /// Set while a parameter's type is resolved: `T&&` is allowed there.
+    pub resolving_param: bool,
+    /// The spans of the `std::move(x)` calls of an object `x` lowered so
+    /// far: an rvalue reference parameter binds `x` itself.
+    pub moved: std::collections::HashSet<Span>,
+    /// The spans of the `std::move(x)` calls whose value is a copy of `x`
+    /// (an element of a view): no rvalue reference parameter binds them.
+    pub moved_copies: std::collections::HashSet<Span>,
     /// What each `decltype` resolved last gave beside its type, by span.
     pub decltypes: HashMap<Span, crate::decltype::DecltypeResult>,
 }

@@ -794,6 +794,7 @@ pub(crate) fn param_local(
     space: Space,
     lookup: crate::types::ConstLookup<'_>,
 ) -> Local {
+    let saved = std::mem::replace(&mut ck.resolving_param, true);
     let d = types::resolve(
         ck,
         &p.specs,
@@ -801,6 +802,10 @@ pub(crate) fn param_local(
         &p.declarator.array_dims,
         lookup,
     );
+    ck.resolving_param = saved;
+    if p.declarator.modifiers.reference == 2 && !d.ty.is_error() {
+        ck.rvalue_refs.insert(p.span);
+    }
     let mut ty = d.ty;
     let mut is_const = types::object_const(ck, &p.specs, &p.declarator.modifiers);
     if ty == Type::Ostream && !d.by_ref {

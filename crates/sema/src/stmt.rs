@@ -549,10 +549,31 @@ impl FnCx<'_> {
                     Some(e)
                 } else {
                     let e = self.coerce(e, &ret, "the return value");
+                    let e = if copy { self.implicitly_moved(v, e) } else { e };
                     Some(if copy { self.copied(e) } else { e })
                 }
             }
         }
+    }
+
+    /// `return x;` of a local object or by-value parameter of the
+    /// function's class return type: C++ treats `x` as an rvalue first, so
+    /// a move constructor builds the returned object when the class has one.
+    fn implicitly_moved(&mut self, v: &ast::Expr, e: Expr) -> Expr {
+        let ast::ExprKind::Name(p) = &v.kind else {
+            return e;
+        };
+        let local = if p.segments.len() == 1 && !p.global {
+            self.lookup_local(p.last()).and_then(|id| self.local(id))
+        } else {
+            None
+        };
+        let by_value = local.is_some_and(|l| !l.by_ref && l.ty == e.ty);
+        if !by_value || !e.place || !matches!(e.ty, Type::Struct(_)) {
+            return e;
+        }
+        self.ck.moved.insert(e.span);
+        Expr { place: false, ..e }
     }
 
     fn switch(&mut self, cond: &ast::Expr, body: &ast::Stmt, span: Span, out: &mut Vec<Stmt>) {

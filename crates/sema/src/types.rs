@@ -64,11 +64,11 @@ pub fn resolve(
             };
         }
     }
-    if modifiers.reference == 2 {
+    if modifiers.reference == 2 && !ck.resolving_param {
         ck.error(
             codes::E0211,
             specs.span,
-            "rvalue references (`&&`) are not supported",
+            "rvalue references (`&&`) are supported only as function parameters",
             "here",
             "use `const T&` or a value",
         );
@@ -122,7 +122,7 @@ pub fn resolve(
     }
     Declared {
         ty,
-        by_ref: modifiers.reference == 1 || crate::decltype::names_reference(ck, specs, modifiers),
+        by_ref: modifiers.reference > 0 || crate::decltype::names_reference(ck, specs, modifiers),
     }
 }
 
