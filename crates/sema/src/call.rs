@@ -773,6 +773,10 @@ impl FnCx<'_> {
             }
             // A derived object passed as its base: its base subobject.
             let arg = self.to_base(arg, &p.ty);
+            if p.by_ref && self.ck.rvalue_refs.contains(&p.span) {
+                lowered.push(self.rvalue_ref_arg(arg, p));
+                continue;
+            }
             if p.by_ref {
                 if !arg.place && !p.is_const && !arg.ty.is_error() {
                     self.ck.error(
@@ -844,6 +848,7 @@ impl FnCx<'_> {
                 } else {
                     a.place && self.read_only_reason(a).is_none()
                 },
+                lvalue: a.place,
             })
             .collect();
         let sequences: Vec<Option<Vec<Sequence>>> = candidates
@@ -861,6 +866,7 @@ impl FnCx<'_> {
                                 ty: &p.ty,
                                 by_ref: p.by_ref,
                                 is_const: p.is_const,
+                                rvalue_ref: self.ck.rvalue_refs.contains(&p.span),
                             },
                         )
                     })
@@ -1006,4 +1012,50 @@ fn binary_op_named(symbol: &str) -> Option<ast::BinaryOp> {
     ]
     .into_iter()
     .find(|op| op.symbol() == symbol)
+}
+
+impl FnCx<'_> {
+    /// An argument for the rvalue reference parameter `p` (`T&&`): an
+    /// rvalue, converted to the parameter's type, which the callee may
+    /// change (a temporary only it sees), or `std::move(x)`, which binds
+    /// `x` itself. An lvalue does not bind (MSVC C2664).
+    fn rvalue_ref_arg(&mut self, arg: Expr, p: &tessera_ir::Local) -> Expr {
+        if arg.ty.is_error() {
+            return arg;
+        }
+        if arg.place {
+            let shown = self.ck.show(&arg.ty);
+            self.ck.report(
+                Diagnostic::error(
+                    codes::E0203,
+                    arg.span,
+                    format!(
+                        "an rvalue reference parameter cannot bind an lvalue of type `{shown}`"
+                    ),
+                )
+                .with_label("an lvalue")
+                .with_msvc("C2664")
+                .with_secondary(p.span, "declared `&&` here")
+                .with_help("pass a temporary, or take the parameter as `const T&`"),
+            );
+            return error_expr(arg.span);
+        }
+        if self.ck.moved_copies.contains(&arg.span) {
+            self.ck.error(
+                codes::E0211,
+                arg.span,
+                "`std::move` of an element reached through a view or an iterator, passed to an rvalue reference parameter, is not supported",
+                "would bind the parameter to the element itself",
+                "move a local copy of the element",
+            );
+            return error_expr(arg.span);
+        }
+        if self.ck.moved.contains(&arg.span) && arg.ty == p.ty && crate::library::moved_place(&arg)
+        {
+            // `std::move(x)`: the parameter refers to `x` itself.
+            return Expr { place: true, ..arg };
+        }
+        // Bound directly, as a `const T&` binds a temporary: no copy.
+        self.coerce(arg, &p.ty, &format!("parameter `{}`", p.name))
+    }
 }

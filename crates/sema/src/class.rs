@@ -349,6 +349,8 @@ fn declare_method(
     let (ret, ret_by_ref) = match &f.method.special {
         ast::Special::Constructor(_) => (Type::Struct(id), false),
         ast::Special::Destructor => (Type::Void, false),
+        // A trailing `decltype` is typed once the parameters are known.
+        ast::Special::None if crate::decltype::trailing(f) => (Type::Void, false),
         ast::Special::None => {
             let d = crate::types::resolve(ck, &f.ret, &f.ret_modifiers, &[], &lookup);
             (d.ty, d.by_ref)
@@ -450,12 +452,32 @@ fn declare_method(
             ast::BaseType::Builtin(ast::Builtin::Void)
         )
         && f.params[0].declarator.name.is_none();
+    let first_param = locals.len();
     if !is_void_list {
         for p in &f.params {
             let local = crate::declare::param_local(ck, p, space, &lookup);
             locals.push(local);
         }
     }
+    let (ret, ret_by_ref) = if crate::decltype::trailing(f) {
+        let this = (first_param > 0).then_some(ThisCx {
+            class: id,
+            object: Some(LocalId(0)),
+            constructing: false,
+        });
+        let d = crate::decltype::trailing_return(
+            ck,
+            f,
+            &locals,
+            first_param,
+            restriction,
+            this,
+            &lookup,
+        );
+        (d.ty, d.by_ref)
+    } else {
+        (ret, ret_by_ref)
+    };
     let name = match &f.method.special {
         ast::Special::Constructor(_) => format!("{class_name}::{class_name}"),
         _ => format!("{class_name}::{}", f.name.name),

@@ -84,6 +84,22 @@ pub struct Checker {
     /// function each calls (see `lambda.rs`), which converts to a function
     /// pointer.
     pub function_objects: HashMap<StructId, FuncId>,
+    /// Where the `decltype` being resolved is written: the locals and
+    /// restriction of the code around it (`None`: namespace scope).
+    pub decltype_scope: Option<crate::decltype::DecltypeScope>,
+    /// The parameters declared as rvalue references (`T&&`), by the span
+    /// of their declaration (the `Local`'s).
+    pub rvalue_refs: std::collections::HashSet<Span>,
+    /// Set while a parameter's type is resolved: `T&&` is allowed there.
+    pub resolving_param: bool,
+    /// The spans of the `std::move(x)` calls of an object `x` lowered so
+    /// far: an rvalue reference parameter binds `x` itself.
+    pub moved: std::collections::HashSet<Span>,
+    /// The spans of the `std::move(x)` calls whose value is a copy of `x`
+    /// (an element of a view): no rvalue reference parameter binds them.
+    pub moved_copies: std::collections::HashSet<Span>,
+    /// What each `decltype` resolved last gave beside its type, by span.
+    pub decltypes: HashMap<Span, crate::decltype::DecltypeResult>,
 }
 
 impl Checker {
@@ -108,6 +124,9 @@ impl Checker {
                     Some(bound) => written.union(*bound),
                     None => written,
                 }
+            }
+            ast::BaseType::Decltype { span, .. } => {
+                written.union(crate::decltype::result_of(self, *span).cv)
             }
             // `std::remove_const<T>::type`: `T`'s qualifiers but the removed.
             ast::BaseType::Template { path, args } => {
@@ -229,7 +248,7 @@ pub struct Capturable {
 }
 
 /// How the kernel being lowered captures.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct KernelCx {
     /// Locals of the enclosing function visible at the lambda, innermost last.
     pub outer: Vec<(String, Capturable)>,

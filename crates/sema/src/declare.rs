@@ -310,7 +310,7 @@ fn union_member_problem(ck: &Checker, ty: &Type, depth: u32) -> Option<String> {
     }
 }
 
-fn host_function(name: &str, span: Span) -> Function {
+pub(crate) fn host_function(name: &str, span: Span) -> Function {
     Function {
         name: name.to_string(),
         kind: FunctionKind::Plain,
@@ -546,7 +546,15 @@ pub(crate) fn declare_function_signature_first(
     check_exception_spec(ck, f.exception_spec, restriction);
     let snapshot = const_snapshot(ck);
     let lookup = move |n: &str| snapshot.get(n).copied();
-    let ret = types::resolve(ck, &f.ret, &f.ret_modifiers, &[], &lookup);
+    let ret = if crate::decltype::trailing(f) {
+        // Typed once the parameters are known, below.
+        types::Declared {
+            ty: Type::Void,
+            by_ref: false,
+        }
+    } else {
+        types::resolve(ck, &f.ret, &f.ret_modifiers, &[], &lookup)
+    };
     if matches!(f.ret.ty, ast::BaseType::Auto) {
         ck.error(
             codes::E0211,
@@ -605,6 +613,12 @@ pub(crate) fn declare_function_signature_first(
         }
     }
     func.params = func.locals.len() as u32;
+    if crate::decltype::trailing(f) {
+        let d =
+            crate::decltype::trailing_return(ck, f, &func.locals, 0, restriction, None, &lookup);
+        func.ret = d.ty;
+        func.ret_by_ref = d.by_ref;
+    }
     types::check_signature(ck, f, &func);
 
     if f.name.name == "main" {
@@ -612,13 +626,26 @@ pub(crate) fn declare_function_signature_first(
         check_main_params(ck, f, &func);
     }
 
-    // A definition after a prototype with the same signature completes it.
+    // A definition after a prototype with the same signature completes it:
+    // the one with the same restriction first. A declaration whose
+    // restriction shares no specifier with another's is an overload on
+    // restrictions (`int f() restrict(cpu); float f() restrict(amp);`).
     let existing = ck.functions.get(&f.name.name).and_then(|ids| {
-        ids.iter().copied().find(|id| {
-            ck.program
-                .get_function(*id)
-                .is_some_and(|g| same_signature(g, &func))
-        })
+        let same: Vec<(FuncId, Restriction, bool)> = ids
+            .iter()
+            .filter_map(|id| {
+                let g = ck.program.get_function(*id)?;
+                same_signature(g, &func).then_some((*id, g.restriction, g.body.is_some()))
+            })
+            .collect();
+        let overlaps = |r: Restriction| (r.amp && restriction.amp) || (r.cpu && restriction.cpu);
+        same.iter()
+            .find(|(_, r, _)| *r == restriction)
+            .or_else(|| {
+                same.iter()
+                    .find(|(_, r, defined)| overlaps(*r) || (*defined && f.body.is_some()))
+            })
+            .map(|(id, _, _)| *id)
     });
     let id = match existing {
         Some(id) => {
@@ -767,6 +794,7 @@ pub(crate) fn param_local(
     space: Space,
     lookup: crate::types::ConstLookup<'_>,
 ) -> Local {
+    let saved = std::mem::replace(&mut ck.resolving_param, true);
     let d = types::resolve(
         ck,
         &p.specs,
@@ -774,6 +802,10 @@ pub(crate) fn param_local(
         &p.declarator.array_dims,
         lookup,
     );
+    ck.resolving_param = saved;
+    if p.declarator.modifiers.reference == 2 && !d.ty.is_error() {
+        ck.rvalue_refs.insert(p.span);
+    }
     let mut ty = d.ty;
     let mut is_const = types::object_const(ck, &p.specs, &p.declarator.modifiers);
     if ty == Type::Ostream && !d.by_ref {

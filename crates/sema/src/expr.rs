@@ -58,6 +58,9 @@ impl FnCx<'_> {
 
     fn expr_kind(&mut self, e: &ast::Expr) -> Expr {
         let span = e.span;
+        if let Some(folded) = self.typeid_form(e) {
+            return folded;
+        }
         match &e.kind {
             K::Int(text) => match literal::parse_int(text) {
                 Some((v, s)) if self.in_amp() && !literal::fits_32_bits(v, s) => {
@@ -258,6 +261,19 @@ impl FnCx<'_> {
                 member,
                 template_args: None,
             } => {
+                if let Some(c) = self.type_constant(ty, member) {
+                    return match c {
+                        crate::traits::TypeConstant::Value(v, ty) => {
+                            let value = if ty == Type::BOOL {
+                                Const::Bool(v != 0)
+                            } else {
+                                Const::Int(v)
+                            };
+                            mk(ExprKind::Const(value), ty, false, span)
+                        }
+                        crate::traits::TypeConstant::Failed => error_expr(span),
+                    };
+                }
                 let d = self.resolve(&ty.specs, &ty.modifiers, &[]);
                 match d.ty {
                     Type::Struct(id) => match self.static_member(id, &member.name, member.span) {
@@ -325,6 +341,8 @@ impl FnCx<'_> {
                 });
                 mk(ExprKind::Throw(value), Type::Void, false, span)
             }
+            // Answered by `typeid_form` above.
+            K::TypeidType(_) | K::TypeidExpr(_) => error_expr(span),
             K::Error => error_expr(span),
         }
     }

@@ -32,6 +32,14 @@ impl FnCx<'_> {
             let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
             return crate::library::tuple::get(self, path, targs, lowered, span);
         }
+        // `copy<int, 1>(src, dst)`: the library's copy with explicit arguments.
+        if let ast::BaseType::Template { path, args: targs } = &ty.specs.ty
+            && matches!(path.last(), "copy" | "copy_async")
+            && crate::types::qualifier_ok(path, crate::types::AMP_NAMESPACES)
+            && !self.is_function_template(path.last())
+        {
+            return crate::library::container::explicit_copy(self, path, targs, args, span);
+        }
         // `scaled<2>(i)` in a member function: the class's member template
         // (the class's scope is searched before the namespace's).
         if let ast::BaseType::Template { path, args: targs } = &ty.specs.ty
@@ -540,7 +548,8 @@ impl FnCx<'_> {
     ) -> Option<Init> {
         let is_auto = matches!(specs.ty, ast::BaseType::Auto);
         let what = format!("the initialiser of `{name}`");
-        let by_ref = d.modifiers.reference == 1;
+        let by_ref = d.modifiers.reference == 1
+            || crate::decltype::names_reference(self.ck, specs, &d.modifiers);
         match &d.init {
             None => {
                 if is_auto {

@@ -19,6 +19,7 @@
 use crate::class::ClassInfo;
 use crate::cx::{Capturable, FnCx, KernelCx, error_expr};
 use crate::expr::mk;
+use std::collections::HashMap;
 use tessera_diagnostics::{Span, codes};
 use tessera_ir::{
     Expr, ExprKind, FuncId, Function, FunctionKind, Local, LocalId, Space, Stmt, StmtKind,
@@ -90,19 +91,39 @@ impl FnCx<'_> {
             space,
             span,
         }];
-        let ret_written = match &lambda.ret {
-            Some(t) => {
-                let d = self.resolve(&t.specs, &t.modifiers, &[]);
-                Some((d.ty, d.by_ref))
-            }
-            None => None,
-        };
         let before = self.ck.diags.len();
         for p in &lambda.params {
             let visible = self.visible_consts();
             let lookup = move |n: &str| visible.get(n);
             locals.push(crate::declare::param_local(self.ck, p, space, &lookup));
         }
+        let ret_written = match &lambda.ret {
+            Some(t) if crate::decltype::mentions_decltype(&t.specs.ty) => {
+                // `-> decltype(a + b)`: typed in the lambda's restriction,
+                // its parameters in scope over the enclosing locals.
+                let mut scope = self.decltype_scope();
+                scope.restriction = restriction;
+                let mut params = HashMap::new();
+                for (p, local) in lambda.params.iter().zip(locals.iter().skip(1)) {
+                    if let Some(n) = &p.declarator.name {
+                        params.insert(n.name.clone(), LocalId(scope.locals.len() as u32));
+                        scope.locals.push(local.clone());
+                    }
+                }
+                scope.scopes.push(params);
+                let saved = self.ck.decltype_scope.replace(scope);
+                let visible = self.visible_consts();
+                let lookup = move |n: &str| visible.get(n);
+                let d = crate::types::resolve(self.ck, &t.specs, &t.modifiers, &[], &lookup);
+                self.ck.decltype_scope = saved;
+                Some((d.ty, d.by_ref))
+            }
+            Some(t) => {
+                let d = self.resolve(&t.specs, &t.modifiers, &[]);
+                Some((d.ty, d.by_ref))
+            }
+            None => None,
+        };
         if self.ck.diags.len() > before {
             return error_expr(span);
         }

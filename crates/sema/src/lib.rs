@@ -22,6 +22,7 @@ mod context;
 mod convert;
 mod cx;
 mod declare;
+mod decltype;
 mod enums;
 mod expr;
 mod fnptr;
@@ -37,6 +38,8 @@ mod pointer;
 mod special;
 mod stmt;
 mod template;
+mod traits;
+mod typeinfo;
 mod types;
 
 use tessera_diagnostics::Diagnostic;

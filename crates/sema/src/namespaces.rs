@@ -721,6 +721,7 @@ impl Flat<'_> {
                     }
                 }
             }
+            BaseType::Decltype { expr, .. } => self.expr(expr),
             BaseType::Builtin(_) | BaseType::Auto | BaseType::Error => {}
         }
     }
@@ -979,7 +980,7 @@ impl Flat<'_> {
                     self.expr(i);
                 }
             }
-            ExprKind::SizeofType(t) => self.type_name(t),
+            ExprKind::SizeofType(t) | ExprKind::TypeidType(t) => self.type_name(t),
             ExprKind::New { ty, args, count } => {
                 self.type_name(ty);
                 for a in args.iter_mut().flatten() {
@@ -989,7 +990,9 @@ impl Flat<'_> {
                     self.expr(n);
                 }
             }
-            ExprKind::SizeofExpr(x) | ExprKind::Delete { operand: x, .. } => self.expr(x),
+            ExprKind::SizeofExpr(x)
+            | ExprKind::TypeidExpr(x)
+            | ExprKind::Delete { operand: x, .. } => self.expr(x),
             ExprKind::Throw(x) => {
                 if let Some(x) = x {
                     self.expr(x);

@@ -51,7 +51,7 @@ fn base_pattern(def: &[ast::TemplateParam], ty: &BaseType) -> Pattern {
             path.text(),
             args.iter().map(|a| arg_pattern(def, a)).collect(),
         ),
-        BaseType::Auto | BaseType::Error => Pattern::Opaque,
+        BaseType::Auto | BaseType::Decltype { .. } | BaseType::Error => Pattern::Opaque,
     }
 }
 

@@ -45,6 +45,8 @@ pub struct Arg<'a> {
     pub ty: &'a Type,
     /// Whether it is an lvalue that a non-const reference may bind to.
     pub modifiable_lvalue: bool,
+    /// Whether it is an lvalue at all (an rvalue reference binds none).
+    pub lvalue: bool,
 }
 
 /// A parameter as overload resolution sees it.
@@ -56,11 +58,27 @@ pub struct Param<'a> {
     pub by_ref: bool,
     /// A reference to `const` (or a `const` value, which does not matter).
     pub is_const: bool,
+    /// An rvalue reference (`T&&`): binds only rvalues.
+    pub rvalue_ref: bool,
 }
 
 /// The conversion sequence from `arg` to `param`, or `None` when there is
 /// none (the candidate is not viable).
 pub fn sequence(arg: Arg<'_>, param: Param<'_>) -> Option<Sequence> {
+    if param.rvalue_ref {
+        // `T&&` binds an rvalue of its type (converted if need be), never an
+        // lvalue; it is a better binding for an rvalue than `const T&`
+        // ([over.ics.rank] 3.2.3), as a binding to the less qualified type.
+        if arg.lvalue {
+            return None;
+        }
+        let rank = value_rank(arg.ty, param.ty)?;
+        return Some(Sequence {
+            rank,
+            binds_const_ref: Some(false),
+            adds_const: false,
+        });
+    }
     if param.by_ref && !param.is_const {
         // A non-const reference binds only to a modifiable lvalue of its type.
         return (arg.modifiable_lvalue && arg.ty == param.ty).then_some(Sequence {
@@ -228,6 +246,7 @@ mod tests {
             ty,
             by_ref: false,
             is_const: false,
+            rvalue_ref: false,
         }
     }
 
@@ -235,6 +254,7 @@ mod tests {
         Arg {
             ty,
             modifiable_lvalue: false,
+            lvalue: false,
         }
     }
 
@@ -242,6 +262,7 @@ mod tests {
         Arg {
             ty,
             modifiable_lvalue: true,
+            lvalue: true,
         }
     }
 
@@ -315,11 +336,19 @@ mod tests {
             ty: &INT,
             by_ref: true,
             is_const: false,
+            rvalue_ref: false,
         };
         let by_const_ref = Param {
             ty: &INT,
             by_ref: true,
             is_const: true,
+            rvalue_ref: false,
+        };
+        let by_rvalue_ref = Param {
+            ty: &INT,
+            by_ref: true,
+            is_const: false,
+            rvalue_ref: true,
         };
         // f(int&) and f(const int&): an lvalue picks the first, an rvalue the second.
         assert_eq!(
@@ -329,6 +358,16 @@ mod tests {
         assert_eq!(
             pick(rvalue(&INT), &[by_ref, by_const_ref]),
             Resolution::Best(1)
+        );
+        // f(const int&) and f(int&&): an rvalue picks the second, an
+        // lvalue the first (an rvalue reference binds no lvalue).
+        assert_eq!(
+            pick(rvalue(&INT), &[by_const_ref, by_rvalue_ref]),
+            Resolution::Best(1)
+        );
+        assert_eq!(
+            pick(lvalue(&INT), &[by_const_ref, by_rvalue_ref]),
+            Resolution::Best(0)
         );
         // f(int) and f(int&) with an lvalue: ambiguous in C++.
         assert_eq!(

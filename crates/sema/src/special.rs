@@ -215,6 +215,20 @@ impl FnCx<'_> {
     /// when `e` names an object whose copy runs code, else `e` itself.
     pub(crate) fn copied(&mut self, e: Expr) -> Expr {
         if !e.place {
+            // `std::move(x)` (or a returned local): the object is built by
+            // the constructor overload resolution picks for an rvalue, the
+            // move constructor when the class has one.
+            if let Type::Struct(id) = e.ty
+                && self.ck.moved.contains(&e.span)
+                && crate::library::moved_place(&e)
+                && self.ck.copy_runs_code(id)
+                && !self.ck.user_copy_ctors(id).is_empty()
+            {
+                let span = e.span;
+                return self
+                    .construct_object(id, vec![e], false, span)
+                    .unwrap_or_else(|| error_expr(span));
+            }
             return e;
         }
         let Type::Struct(id) = e.ty else { return e };

@@ -84,6 +84,13 @@ impl FnCx<'_> {
     ) -> Declared {
         let visible = self.visible_consts();
         let lookup = move |n: &str| visible.get(n);
+        if crate::decltype::mentions_decltype(&specs.ty) {
+            let scope = self.decltype_scope();
+            let saved = self.ck.decltype_scope.replace(scope);
+            let d = types::resolve(self.ck, specs, modifiers, dims, &lookup);
+            self.ck.decltype_scope = saved;
+            return d;
+        }
         types::resolve(self.ck, specs, modifiers, dims, &lookup)
     }
 
@@ -542,10 +549,31 @@ impl FnCx<'_> {
                     Some(e)
                 } else {
                     let e = self.coerce(e, &ret, "the return value");
+                    let e = if copy { self.implicitly_moved(v, e) } else { e };
                     Some(if copy { self.copied(e) } else { e })
                 }
             }
         }
+    }
+
+    /// `return x;` of a local object or by-value parameter of the
+    /// function's class return type: C++ treats `x` as an rvalue first, so
+    /// a move constructor builds the returned object when the class has one.
+    fn implicitly_moved(&mut self, v: &ast::Expr, e: Expr) -> Expr {
+        let ast::ExprKind::Name(p) = &v.kind else {
+            return e;
+        };
+        let local = if p.segments.len() == 1 && !p.global {
+            self.lookup_local(p.last()).and_then(|id| self.local(id))
+        } else {
+            None
+        };
+        let by_value = local.is_some_and(|l| !l.by_ref && l.ty == e.ty);
+        if !by_value || !e.place || !matches!(e.ty, Type::Struct(_)) {
+            return e;
+        }
+        self.ck.moved.insert(e.span);
+        Expr { place: false, ..e }
     }
 
     fn switch(&mut self, cond: &ast::Expr, body: &ast::Stmt, span: Span, out: &mut Vec<Stmt>) {
@@ -989,11 +1017,20 @@ impl FnCx<'_> {
             all.insert(name.clone(), u);
         }
         let is_unsigned = move |n: &str| all.get(n).copied().unwrap_or(false);
+        // A `decltype` in the condition sees this function's locals.
+        let scope = self.decltype_scope();
+        let saved = self.ck.decltype_scope.replace(scope);
         types::static_assert(self.ck, a, &lookup, &is_unsigned);
+        self.ck.decltype_scope = saved;
     }
 
     fn local_decl(&mut self, d: &ast::Decl, out: &mut Vec<Stmt>) {
         let specs = &d.specs;
+        if d.declarators.is_empty() {
+            // `decltype(e);` declares nothing; its operand is still checked.
+            self.resolve(specs, &ast::Modifiers::default(), &[]);
+            return;
+        }
         if specs.is_typedef {
             let visible = self.visible_consts();
             let lookup = move |n: &str| visible.get(n);

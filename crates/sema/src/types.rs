@@ -64,11 +64,11 @@ pub fn resolve(
             };
         }
     }
-    if modifiers.reference == 2 {
+    if modifiers.reference == 2 && !ck.resolving_param {
         ck.error(
             codes::E0211,
             specs.span,
-            "rvalue references (`&&`) are not supported",
+            "rvalue references (`&&`) are supported only as function parameters",
             "here",
             "use `const T&` or a value",
         );
@@ -104,9 +104,25 @@ pub fn resolve(
         };
         ty = Type::CArray(Box::new(ty), n);
     }
+    // `decltype((x)) y = x;`: a reference named by `decltype`.
+    let decltype_ref = match &specs.ty {
+        BaseType::Decltype { span, .. } => crate::decltype::result_of(ck, *span).by_ref,
+        _ => false,
+    };
+    let decltype_ref = decltype_ref && modifiers.function.is_none();
+    if decltype_ref && modifiers.pointers > 0 && !ty.is_error() {
+        ck.error(
+            codes::E0213,
+            specs.span,
+            "a pointer to a reference is not a type",
+            "this `decltype` names a reference",
+            "take the pointer to the referred type",
+        );
+        ty = Type::Error;
+    }
     Declared {
         ty,
-        by_ref: modifiers.reference == 1,
+        by_ref: modifiers.reference > 0 || crate::decltype::names_reference(ck, specs, modifiers),
     }
 }
 
@@ -276,6 +292,11 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
             Type::Error
         }
         BaseType::Template { path, args } => template(ck, path, args, consts),
+        BaseType::Decltype {
+            expr,
+            parenthesised,
+            span,
+        } => crate::decltype::resolve(ck, expr, *parenthesised, *span),
     }
 }
 
@@ -701,6 +722,8 @@ pub fn check_tile_threads(ck: &mut Checker, shape: TileShape, span: Span) -> boo
 /// Evaluates a constant integral expression (C++'s integral constant
 /// expressions over literals and `const` integers). Reports E0209 if it is not one.
 pub fn eval(ck: &mut Checker, e: &ast::Expr, consts: ConstLookup<'_>) -> Option<i64> {
+    let folded = crate::traits::fold(ck, e, consts).ok()?;
+    let e = folded.as_ref().unwrap_or(e);
     match try_eval(e, consts) {
         Ok(v) => Some(v),
         Err((span, why)) => {

@@ -428,6 +428,17 @@ pub enum BaseType {
         /// The arguments.
         args: Vec<TemplateArg>,
     },
+    /// `decltype(expr)`: the type of an expression, which the checker
+    /// finds by typing it (unevaluated).
+    Decltype {
+        /// The operand.
+        expr: Box<Expr>,
+        /// Written `decltype((expr))`: C++ then reads the operand as an
+        /// expression even when it is a name (an lvalue gives `T&`).
+        parenthesised: bool,
+        /// The whole specifier.
+        span: Span,
+    },
     /// Specifiers that name no valid type (already reported).
     Error,
 }
@@ -978,6 +989,10 @@ pub enum ExprKind {
     SizeofType(TypeName),
     /// `sizeof expr`
     SizeofExpr(Box<Expr>),
+    /// `typeid(T)`
+    TypeidType(TypeName),
+    /// `typeid(expr)`
+    TypeidExpr(Box<Expr>),
     /// `new T`, `new T(args)`, `new T[count]`.
     New {
         /// The allocated type.
@@ -1080,6 +1095,7 @@ fn type_height(ty: &TypeName) -> u32 {
             })
             .max()
             .unwrap_or(0),
+        BaseType::Decltype { expr, .. } => expr.height,
         _ => 0,
     }
 }
@@ -1126,11 +1142,15 @@ impl ExprKind {
             }
             ExprKind::Lambda(lambda) => block_height(&lambda.body),
             ExprKind::InitList(items) => max_height(items),
-            ExprKind::SizeofType(ty) | ExprKind::TypeMember { ty, .. } => type_height(ty),
+            ExprKind::SizeofType(ty)
+            | ExprKind::TypeidType(ty)
+            | ExprKind::TypeMember { ty, .. } => type_height(ty),
             ExprKind::New { ty, args, count } => type_height(ty)
                 .max(args.as_ref().map_or(0, max_height))
                 .max(count.as_ref().map_or(0, |c| c.height)),
-            ExprKind::SizeofExpr(e) | ExprKind::Delete { operand: e, .. } => e.height,
+            ExprKind::SizeofExpr(e)
+            | ExprKind::TypeidExpr(e)
+            | ExprKind::Delete { operand: e, .. } => e.height,
             ExprKind::Throw(e) => e.as_ref().map_or(0, |e| e.height),
         }
     }

@@ -43,6 +43,7 @@ pub const TEMPLATE_NAMES: &[&str] = &[
     "__remove_const",
     "__remove_volatile",
     "__remove_cv",
+    "__is_same",
 ];
 
 /// Member function templates called with explicit arguments: `e.tile<2, 3>()`.
@@ -109,6 +110,7 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
     crate::class_forms::rewrite(tokens);
     drop_template_disambiguators(tokens);
     restrict_as_name(tokens);
+    mark_parenthesised_decltype(tokens);
     let KnownNames {
         types: known_types,
         templates,
@@ -197,10 +199,22 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
                         && prev == Some(Tok::ColonColon)
                         && i >= 2
                         && tokens[i - 2].tok == Tok::Ident("std");
+                    // `copy<int, 1>(src, dst)`: concurrency's copy with
+                    // its element type and rank given.
+                    let amp_copy = matches!(name, "copy" | "copy_async")
+                        && match tokens.get(i + 2).map(|t| t.tok) {
+                            Some(Tok::Ident(n)) => {
+                                known_types.contains(n) || CLASS_NAMES.contains(&n)
+                            }
+                            other => starts_type(other),
+                        };
                     let is_template = if after_member {
                         MEMBER_TEMPLATES.contains(&name) || templates.contains(name)
                     } else {
-                        TEMPLATE_NAMES.contains(&name) || templates.contains(name) || std_get
+                        TEMPLATE_NAMES.contains(&name)
+                            || templates.contains(name)
+                            || std_get
+                            || amp_copy
                     };
                     if is_template && mark_template_args(tokens, i + 1, &mut splits, templates) {
                         if !after_member {
@@ -454,6 +468,62 @@ fn drop_template_disambiguators(tokens: &mut Vec<Token<'_>>) {
         .collect();
     let mut k = keep.iter();
     tokens.retain(|_| k.next().copied().unwrap_or(true));
+}
+
+/// True when `tok` can only start a type: a type keyword or a type name.
+fn starts_type(tok: Option<Tok<'_>>) -> bool {
+    matches!(
+        tok,
+        Some(
+            Tok::TypeName(_)
+                | Tok::Const
+                | Tok::Void
+                | Tok::Bool
+                | Tok::CharKw
+                | Tok::Short
+                | Tok::IntKw
+                | Tok::Long
+                | Tok::Signed
+                | Tok::Unsigned
+                | Tok::FloatKw
+                | Tok::Double
+        )
+    )
+}
+
+/// `decltype((x))` names the type of the expression `(x)` (an lvalue gives
+/// `T&`), `decltype(x)` the declared type of `x`. The parser drops
+/// parentheses around an expression, so the difference is marked here: a
+/// `decltype` whose operand is wholly enclosed in a second pair of
+/// parentheses becomes [`Tok::DecltypeParen`].
+fn mark_parenthesised_decltype(tokens: &mut [Token<'_>]) {
+    for i in 0..tokens.len() {
+        if tokens[i].tok != Tok::Decltype
+            || tokens.get(i + 1).map(|t| t.tok) != Some(Tok::LParen)
+            || tokens.get(i + 2).map(|t| t.tok) != Some(Tok::LParen)
+        {
+            continue;
+        }
+        // The `)` closing the inner `(`: the operand is parenthesised when
+        // the outer `)` follows it at once.
+        let mut depth = 0usize;
+        for k in i + 2..tokens.len() {
+            match tokens[k].tok {
+                Tok::LParen => depth += 1,
+                Tok::RParen => {
+                    depth -= 1;
+                    if depth == 0 {
+                        if tokens.get(k + 1).map(|t| t.tok) == Some(Tok::RParen) {
+                            tokens[i].tok = Tok::DecltypeParen;
+                        }
+                        break;
+                    }
+                }
+                Tok::Semi | Tok::LBrace | Tok::RBrace => break,
+                _ => {}
+            }
+        }
+    }
 }
 
 /// `restrict` is a contextual keyword in C++ AMP: it is the restriction
@@ -899,6 +969,8 @@ fn mark_template_args(
             | Tok::Tilde
             | Tok::Bang
             | Tok::Sizeof
+            | Tok::Decltype
+            | Tok::DecltypeParen
             // `static_cast<int (*)(int) restrict(cpu)>`: a function type's clause.
             | Tok::Restrict => {}
             _ => return false,

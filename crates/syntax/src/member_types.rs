@@ -8,7 +8,9 @@
 //! element in Tessera (as in several standard libraries), checked like any
 //! pointer. The `type` of the type traits that strip qualifiers
 //! (`std::remove_const<T>::type`) becomes the library template
-//! `__remove_const<T>`, which the checker resolves.
+//! `__remove_const<T>`, which the checker resolves; `std::is_same<A,
+//! B>::value` becomes `__is_same<A, B>::value`, whose value the checker
+//! finds (its arguments are rewritten like any other tokens).
 
 use crate::lexer::Token;
 use crate::token::Tok;
@@ -65,7 +67,7 @@ const MAX_SCAN: usize = 256;
 /// Rewrites every `C<args>::member` of [`CONTAINERS`] in `tokens`.
 pub fn rewrite(tokens: &mut Vec<Token<'_>>) {
     let opens = |i: usize, tokens: &[Token<'_>]| {
-        matches!(tokens[i].tok, Tok::Ident(name) if CONTAINERS.iter().any(|(c, _)| *c == name))
+        matches!(tokens[i].tok, Tok::Ident(name) if name == "is_same" || CONTAINERS.iter().any(|(c, _)| *c == name))
             && tokens.get(i + 1).is_some_and(|t| t.tok == Tok::Lt)
     };
     if !(0..tokens.len()).any(|i| opens(i, tokens)) {
@@ -77,6 +79,16 @@ pub fn rewrite(tokens: &mut Vec<Token<'_>>) {
     let mut starred: Vec<usize> = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
+        if opens(i, tokens) && is_same_value(tokens, i) {
+            // Only the name changes: the arguments go through this loop.
+            take_back_qualifiers(&mut out);
+            out.push(Token {
+                tok: Tok::Ident("__is_same"),
+                ..tokens[i]
+            });
+            i += 1;
+            continue;
+        }
         if opens(i, tokens)
             && let Some(next) = rewrite_at(tokens, i, &mut out)
         {
@@ -97,6 +109,47 @@ pub fn rewrite(tokens: &mut Vec<Token<'_>>) {
         i += 1;
     }
     *tokens = out;
+}
+
+/// True for `is_same<...>::value` at `i`.
+fn is_same_value(tokens: &[Token<'_>], i: usize) -> bool {
+    if tokens[i].tok != Tok::Ident("is_same") {
+        return false;
+    }
+    let Some(close) = closing(tokens, i + 1) else {
+        return false;
+    };
+    tokens.get(close + 1).map(|t| t.tok) == Some(Tok::ColonColon)
+        && tokens.get(close + 2).map(|t| t.tok) == Some(Tok::Ident("value"))
+}
+
+/// Takes back the `std ::` (or a leading `::`) already pushed before a
+/// library name.
+fn take_back_qualifiers(out: &mut Vec<Token<'_>>) {
+    if let [
+        ..,
+        Token {
+            tok: Tok::Ident("std"),
+            ..
+        },
+        Token {
+            tok: Tok::ColonColon,
+            ..
+        },
+    ] = out.as_slice()
+    {
+        out.truncate(out.len() - 2);
+    }
+    if let [
+        ..,
+        Token {
+            tok: Tok::ColonColon,
+            ..
+        },
+    ] = out.as_slice()
+    {
+        out.truncate(out.len() - 1);
+    }
 }
 
 /// The names of the declarators after the first in the declaration whose

@@ -83,8 +83,10 @@
 //!   followed by its `(block ...)` on the next lines; if the enclosing
 //!   expression has more operands after it, they continue on a new line one
 //!   deeper than the line where the lambda began;
-//! - `(init-list A...)`, `(sizeof A)`, `(sizeof-type (TYPE))`, `(new (TYPE))`,
-//!   `(delete A)`, `(throw [A])`, `(error)`.
+//! - `(init-list A...)`, `(sizeof A)`, `(sizeof-type (TYPE))`, `(typeid A)`,
+//!   `(typeid-type (TYPE))`, `(new (TYPE))`, `(delete A)`, `(throw [A])`,
+//!   `(error)`;
+//! - in a type, `(decltype A)` and `(decltype-paren A)` (`decltype((a))`).
 //!
 //! The printer is pure and total: every variant of the tree has a form, and
 //! it never panics. It recurses over the tree, whose height the parser bounds
@@ -546,6 +548,19 @@ impl Printer<'_> {
                 self.push(&path.text());
                 self.template_args(args);
             }
+            BaseType::Decltype {
+                expr,
+                parenthesised,
+                ..
+            } => {
+                self.push(if *parenthesised {
+                    "(decltype-paren "
+                } else {
+                    "(decltype "
+                });
+                self.expr(expr);
+                self.push(")");
+            }
             BaseType::Error => self.push("<error>"),
         }
         let modifiers = modifiers_text(modifiers);
@@ -855,6 +870,16 @@ impl Printer<'_> {
                 self.expr(operand);
                 self.push(")");
             }
+            ExprKind::TypeidType(ty) => {
+                self.push("(typeid-type ");
+                self.type_name(ty);
+                self.push(")");
+            }
+            ExprKind::TypeidExpr(operand) => {
+                self.push("(typeid ");
+                self.expr(operand);
+                self.push(")");
+            }
             ExprKind::New { ty, args, count } => {
                 self.push("(new ");
                 self.type_name(ty);
@@ -980,6 +1005,7 @@ fn function_text(f: &crate::ast::FunctionDeclarator) -> String {
                 BaseType::Auto => "auto".to_string(),
                 BaseType::Named(path) => path.text(),
                 BaseType::Template { path, .. } => format!("{}<...>", path.text()),
+                BaseType::Decltype { .. } => "decltype(...)".to_string(),
                 BaseType::Error => "<error>".to_string(),
             };
             let c = if p.specs.is_const { "const " } else { "" };

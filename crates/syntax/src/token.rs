@@ -264,6 +264,16 @@ pub enum Tok<'s> {
     /// `sizeof`
     #[token("sizeof")]
     Sizeof,
+    /// `decltype`
+    #[token("decltype")]
+    Decltype,
+    /// Classified: `decltype` whose operand is written in parentheses of
+    /// its own, `decltype((x))`, which C++ reads as an expression rather
+    /// than a name (an lvalue gives `T&`).
+    DecltypeParen,
+    /// `typeid`
+    #[token("typeid")]
+    Typeid,
     /// `true`
     #[token("true")]
     True,
@@ -542,6 +552,8 @@ impl fmt::Display for Tok<'_> {
             Tok::Delete => "delete",
             Tok::This => "this",
             Tok::Sizeof => "sizeof",
+            Tok::Decltype | Tok::DecltypeParen => "decltype",
+            Tok::Typeid => "typeid",
             Tok::True => "true",
             Tok::False => "false",
             Tok::Nullptr => "nullptr",

@@ -2262,3 +2262,90 @@ fn copy_out(cx: &mut FnCx<'_>, src: Expr, vector: Expr, span: Span) -> Expr {
     cx.check_writable(&vector, "copied into");
     intrinsic(Intrinsic::Copy, vec![src, vector], Type::Void, span)
 }
+
+/// `copy<T, N>(src, dst)` and `copy_async<T, N>(src, dst)`: the overloads
+/// whose template parameters are the element type and the rank take an
+/// array or a view on both sides (the iterator forms take the iterator
+/// type first, so explicit `<T, N>` leaves them out). Arguments no such
+/// overload accepts are MSVC's C2665; the others are copied as without
+/// the explicit arguments.
+pub(crate) fn explicit_copy(
+    cx: &mut FnCx<'_>,
+    path: &ast::Path,
+    targs: &[ast::TemplateArg],
+    args: &[ast::Expr],
+    span: Span,
+) -> Expr {
+    let lowered: Vec<Expr> = args.iter().map(|a| cx.expr(a)).collect();
+    if lowered.iter().any(|a| a.ty.is_error()) {
+        return error_expr(span);
+    }
+    let name = path.last();
+    let (elem, rank) = match targs {
+        [ast::TemplateArg::Type(t), ast::TemplateArg::Expr(n)] => {
+            let d = cx.resolve(&t.specs, &t.modifiers, &[]);
+            let Some(n) = cx.eval_const(n) else {
+                return error_expr(span);
+            };
+            if d.ty.is_error() {
+                return error_expr(span);
+            }
+            (d.ty, n)
+        }
+        _ => {
+            cx.ck.error(
+                codes::E0213,
+                span,
+                format!("`{name}` takes an element type and a rank as template arguments"),
+                "invalid template arguments",
+                format!("write `{name}<T, N>(src, dst)`, or leave the arguments out"),
+            );
+            return error_expr(span);
+        }
+    };
+    // The array or view of `elem` and `rank` an argument is, and whether
+    // its elements may be written.
+    let shape = |ty: &Type| match ty {
+        Type::Array(e, r) => Some((e.as_ref().clone(), i64::from(*r), true)),
+        Type::ArrayView {
+            elem,
+            rank,
+            read_only,
+        } => Some((elem.as_ref().clone(), i64::from(*rank), !read_only)),
+        _ => None,
+    };
+    let accepted = match lowered.as_slice() {
+        [src, dst] => match (shape(&src.ty), shape(&dst.ty)) {
+            (Some((se, sr, _)), Some((de, dr, writable))) => {
+                let dst_const =
+                    matches!(dst.ty, Type::Array(..)) && cx.read_only_reason(dst).is_some();
+                se == elem && de == elem && sr == rank && dr == rank && writable && !dst_const
+            }
+            _ => false,
+        },
+        _ => false,
+    };
+    if !accepted {
+        let shown: Vec<String> = lowered.iter().map(|a| cx.ck.show(&a.ty)).collect();
+        cx.ck.report(
+            Diagnostic::error(
+                codes::E0240,
+                span,
+                format!(
+                    "no overload of `{name}` with these template arguments accepts `({})`",
+                    shown.join(", ")
+                ),
+            )
+            .with_label("no overload accepts these arguments")
+            .with_help(format!(
+                "`{name}<T, N>` copies from an array or view of `T` and rank `N` into a writable one; leave the template arguments out for the other forms"
+            )),
+        );
+        return error_expr(span);
+    }
+    if name == "copy_async" {
+        super::future::copy_async(cx, path, lowered, span)
+    } else {
+        copy(cx, path, lowered, span)
+    }
+}

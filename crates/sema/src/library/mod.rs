@@ -34,7 +34,7 @@
 
 mod algorithm;
 mod clib;
-mod container;
+pub(crate) mod container;
 mod device;
 mod iter;
 mod user_iter;
@@ -898,7 +898,11 @@ fn std_move(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
     let movable = x.ty.scalar().is_some()
         || matches!(
             x.ty,
-            Type::Array(..) | Type::ArrayView { .. } | Type::Index(_) | Type::Extent(_)
+            Type::Array(..)
+                | Type::ArrayView { .. }
+                | Type::Index(_)
+                | Type::Extent(_)
+                | Type::Struct(_)
         );
     if !movable {
         let shown = cx.ck.show(&x.ty);
@@ -911,7 +915,44 @@ fn std_move(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
         );
         return error_expr(span);
     }
-    Expr { place: false, ..x }
+    if x.place && moved_place(&x) {
+        cx.ck.moved.insert(span);
+    } else if x.place && !matches!(x.ty, Type::Struct(_)) {
+        // A value through a view or an iterator: moved as a copy, which an
+        // rvalue reference parameter must not take for the object.
+        cx.ck.moved_copies.insert(span);
+    } else if x.place {
+        // An object Tessera would have to move through a view or an
+        // iterator: refused rather than moved from a copy.
+        let shown = cx.ck.show(&x.ty);
+        cx.ck.error(
+            codes::E0211,
+            x.span,
+            format!("{what} of this `{shown}` is not supported"),
+            "moved here",
+            "move a variable, a member or an element of a C array",
+        );
+        return error_expr(span);
+    }
+    Expr {
+        place: false,
+        span,
+        ..x
+    }
+}
+
+/// True for the places `std::move` hands on as themselves: variables,
+/// members, elements of C arrays and objects reached through pointers.
+pub(crate) fn moved_place(e: &Expr) -> bool {
+    matches!(
+        e.kind,
+        ExprKind::Local(_)
+            | ExprKind::Global(_)
+            | ExprKind::Capture(_)
+            | ExprKind::Field { .. }
+            | ExprKind::Element { .. }
+            | ExprKind::Deref(_)
+    )
 }
 
 /// Known library functions Tessera leaves out, with what to do instead.

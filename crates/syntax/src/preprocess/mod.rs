@@ -73,6 +73,7 @@ pub const KNOWN_HEADERS: &[&str] = &[
     "tuple",
     "future",
     "type_traits",
+    "typeinfo",
     "exception",
     "stdexcept",
     "set",

@@ -55,6 +55,11 @@ inline device_flags operator|(const device_flags& a, const device_flags& b) {
     return both;
 }
 
+inline device_flags& operator|=(device_flags& a, const device_flags& b) {
+    a.bits = a.bits | b.bits;
+    return a;
+}
+
 // The library's older way of naming devices.
 struct Device {
     int bits;
