@@ -24,6 +24,86 @@ fn pure(e: &Expr) -> bool {
     }
 }
 
+/// `a op b` for the common cases, without the general machinery: `float`
+/// and `double` arithmetic and comparisons, and `int` or `long` ones that
+/// cannot fail. Both operands have type `ty` (the caller checked). `None`
+/// for everything else, including every case that would be an error
+/// (overflow, division by zero), which the general path reports.
+#[inline]
+fn quick_arith(op: BinOp, ty: &Type, a: &Value, b: &Value) -> Option<Value> {
+    match (a, b) {
+        (Value::Float(x), Value::Float(y)) => {
+            let (x, y) = (*x, *y);
+            Some(match op {
+                BinOp::Add => Value::Float(x + y),
+                BinOp::Sub => Value::Float(x - y),
+                BinOp::Mul => Value::Float(x * y),
+                BinOp::Div => Value::Float(x / y),
+                BinOp::Lt => Value::Bool(x < y),
+                BinOp::Le => Value::Bool(x <= y),
+                BinOp::Gt => Value::Bool(x > y),
+                BinOp::Ge => Value::Bool(x >= y),
+                BinOp::Eq => Value::Bool(x == y),
+                BinOp::Ne => Value::Bool(x != y),
+                _ => return None,
+            })
+        }
+        (Value::Double(x), Value::Double(y)) => {
+            let (x, y) = (*x, *y);
+            Some(match op {
+                BinOp::Add => Value::Double(x + y),
+                BinOp::Sub => Value::Double(x - y),
+                BinOp::Mul => Value::Double(x * y),
+                BinOp::Div => Value::Double(x / y),
+                BinOp::Lt => Value::Bool(x < y),
+                BinOp::Le => Value::Bool(x <= y),
+                BinOp::Gt => Value::Bool(x > y),
+                BinOp::Ge => Value::Bool(x >= y),
+                BinOp::Eq => Value::Bool(x == y),
+                BinOp::Ne => Value::Bool(x != y),
+                _ => return None,
+            })
+        }
+        (Value::Int(x), Value::Int(y)) => {
+            let (x, y) = (*x, *y);
+            match ty {
+                Type::Scalar(Scalar::Int) => {
+                    // Values of type `int` are kept in its range.
+                    let (x, y) = (x as i32, y as i32);
+                    Some(match op {
+                        BinOp::Add => Value::Int(i64::from(x.checked_add(y)?)),
+                        BinOp::Sub => Value::Int(i64::from(x.checked_sub(y)?)),
+                        BinOp::Mul => Value::Int(i64::from(x.checked_mul(y)?)),
+                        BinOp::Div => Value::Int(i64::from(x.checked_div(y)?)),
+                        BinOp::Rem => Value::Int(i64::from(x.checked_rem(y)?)),
+                        BinOp::Lt => Value::Bool(x < y),
+                        BinOp::Le => Value::Bool(x <= y),
+                        BinOp::Gt => Value::Bool(x > y),
+                        BinOp::Ge => Value::Bool(x >= y),
+                        BinOp::Eq => Value::Bool(x == y),
+                        BinOp::Ne => Value::Bool(x != y),
+                        _ => return None,
+                    })
+                }
+                Type::Scalar(Scalar::Long) => Some(match op {
+                    BinOp::Add => Value::Int(x.checked_add(y)?),
+                    BinOp::Sub => Value::Int(x.checked_sub(y)?),
+                    BinOp::Mul => Value::Int(x.checked_mul(y)?),
+                    BinOp::Lt => Value::Bool(x < y),
+                    BinOp::Le => Value::Bool(x <= y),
+                    BinOp::Gt => Value::Bool(x > y),
+                    BinOp::Ge => Value::Bool(x >= y),
+                    BinOp::Eq => Value::Bool(x == y),
+                    BinOp::Ne => Value::Bool(x != y),
+                    _ => return None,
+                }),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 /// The type arithmetic on a value of type `s` happens in (integer promotion).
 pub(crate) fn promoted(s: Scalar) -> Scalar {
     match s {
@@ -109,40 +189,12 @@ impl Machine<'_> {
                     let same = a.int() == b.int();
                     return Ok(Value::Bool(if *op == BinOp::Ne { !same } else { same }));
                 }
-                // The common cases first, without the general machinery.
-                match (&a, &b, *op) {
-                    (Value::Float(x), Value::Float(y), BinOp::Add) => {
-                        return Ok(Value::Float(x + y));
-                    }
-                    (Value::Float(x), Value::Float(y), BinOp::Sub) => {
-                        return Ok(Value::Float(x - y));
-                    }
-                    (Value::Float(x), Value::Float(y), BinOp::Mul) => {
-                        return Ok(Value::Float(x * y));
-                    }
-                    (Value::Double(x), Value::Double(y), BinOp::Add) => {
-                        return Ok(Value::Double(x + y));
-                    }
-                    (Value::Double(x), Value::Double(y), BinOp::Mul) => {
-                        return Ok(Value::Double(x * y));
-                    }
-                    (Value::Int(x), Value::Int(y), BinOp::Lt) if lhs.ty == Type::INT => {
-                        return Ok(Value::Bool(x < y));
-                    }
-                    (Value::Int(x), Value::Int(y), BinOp::Add | BinOp::Sub | BinOp::Mul)
-                        if lhs.ty == Type::INT =>
-                    {
-                        let (x, y) = (*x as i32, *y as i32);
-                        let r = match op {
-                            BinOp::Add => x.checked_add(y),
-                            BinOp::Sub => x.checked_sub(y),
-                            _ => x.checked_mul(y),
-                        };
-                        if let Some(r) = r {
-                            return Ok(Value::Int(i64::from(r)));
-                        }
-                    }
-                    _ => {}
+                // The common cases first, without the general machinery
+                // (a shift's count may have another type than its operand).
+                if lhs.ty == rhs.ty
+                    && let Some(r) = quick_arith(*op, &lhs.ty, &a, &b)
+                {
+                    return Ok(r);
                 }
                 let ty = scalar(&lhs.ty);
                 arith::binary(*op, ty, &a, &b, scalar(&rhs.ty))
@@ -212,7 +264,15 @@ impl Machine<'_> {
                     v => Ok(v),
                 }
             }
-            ExprKind::Intrinsic { op, args } => self.intrinsic(op, args, e),
+            ExprKind::Intrinsic { op, args } => {
+                if matches!(op, Intrinsic::VectorElement)
+                    && !self.checker.on
+                    && let Some(v) = self.vector_element_fast(args)?
+                {
+                    return Ok(v);
+                }
+                self.intrinsic(op, args, e)
+            }
             ExprKind::Launch {
                 domain,
                 kernel,
@@ -284,6 +344,13 @@ impl Machine<'_> {
         if let ExprKind::Local(id) = target.kind
             && let Some(slot) = self.plain_local(id)
         {
+            // `x op= y` with both of one type: no conversions on the way.
+            if target.ty == value.ty
+                && let Some(r) = quick_arith(op, &target.ty, slot, &rhs)
+            {
+                *slot = r.clone();
+                return Ok(r);
+            }
             let cur = slot.clone();
             let r = self.compound(op, &cur, &rhs, target, value, e.span)?;
             if let Some(slot) = self.plain_local(id) {
@@ -396,6 +463,34 @@ impl Machine<'_> {
             }
         };
         match root.and_then(|v| get_path(v, &indices)) {
+            Some(Value::Uninit) | None => Ok(None),
+            Some(v) => Ok(Some(v.clone())),
+        }
+    }
+
+    /// Reads `v[i]` of a `std::vector` variable without building its place:
+    /// the hot path of host loops. `None` when the expression is not of that
+    /// simple form or the general path has something to say (an index out of
+    /// bounds, an element never written); the index is pure, so the general
+    /// path may evaluate it again.
+    fn vector_element_fast(&mut self, args: &[Expr]) -> Res<Option<Value>> {
+        let [vector, index] = args else {
+            return Ok(None);
+        };
+        let ExprKind::Local(id) = vector.kind else {
+            return Ok(None);
+        };
+        if !pure(index) {
+            return Ok(None);
+        }
+        let i = match self.eval(index)? {
+            Value::Int(i) if i >= 0 => i as usize,
+            _ => return Ok(None),
+        };
+        let Some(Value::Vector(storage)) = self.plain_local(id) else {
+            return Ok(None);
+        };
+        match storage.data().get(i) {
             Some(Value::Uninit) | None => Ok(None),
             Some(v) => Ok(Some(v.clone())),
         }
