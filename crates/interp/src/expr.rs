@@ -15,7 +15,7 @@ pub(crate) fn scalar(ty: &Type) -> Scalar {
 
 /// True for expressions without side effects that are cheap to evaluate
 /// twice (a fast path may give up after evaluating one).
-fn pure(e: &Expr) -> bool {
+pub(crate) fn pure(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Local(_) | ExprKind::Const(_) | ExprKind::Capture(_) => true,
         ExprKind::Convert(inner) => pure(inner),
@@ -148,19 +148,11 @@ impl Machine<'_> {
             }
             ExprKind::Assign { target, value } => {
                 let v = self.eval(value)?;
-                let v = self.copy_value(v, &target.ty, value.span)?;
-                if let ExprKind::Local(id) = target.kind
-                    && let Some(slot) = self.plain_local(id)
-                {
-                    *slot = v.clone();
-                    return Ok(v);
-                }
-                let p = self.place(target)?;
-                self.write(&p, v.clone(), e.span)?;
-                Ok(v)
+                self.finish_assign(e, target, value, v)
             }
             ExprKind::CompoundAssign { op, target, value } => {
-                self.eval_compound(e, *op, target, value)
+                let rhs = self.eval(value)?;
+                self.finish_compound(e, *op, target, value, rhs)
             }
             ExprKind::Element { .. } => {
                 if !self.checker.on
@@ -181,24 +173,7 @@ impl Machine<'_> {
             ExprKind::Binary { op, lhs, rhs } => {
                 let a = self.eval(lhs)?;
                 let b = self.eval(rhs)?;
-                if let Value::Ptr(_) = a {
-                    return self.ptr_compare(*op, &a, &b, e.span);
-                }
-                if let Type::FnPtr(_) = lhs.ty {
-                    // Only `==` and `!=` compare function pointers.
-                    let same = a.int() == b.int();
-                    return Ok(Value::Bool(if *op == BinOp::Ne { !same } else { same }));
-                }
-                // The common cases first, without the general machinery
-                // (a shift's count may have another type than its operand).
-                if lhs.ty == rhs.ty
-                    && let Some(r) = quick_arith(*op, &lhs.ty, &a, &b)
-                {
-                    return Ok(r);
-                }
-                let ty = scalar(&lhs.ty);
-                arith::binary(*op, ty, &a, &b, scalar(&rhs.ty))
-                    .map_err(|err| self.arith_error(err, ty, e.span))
+                self.finish_binary(e, *op, lhs, rhs, a, b)
             }
             ExprKind::Unary { op, operand } => {
                 let v = self.eval(operand)?;
@@ -235,11 +210,7 @@ impl Machine<'_> {
                     _ => {}
                 }
                 let v = self.eval(inner)?;
-                match (inner.ty.scalar(), e.ty.scalar()) {
-                    (Some(from), Some(to)) => arith::convert(&v, from, to)
-                        .map_err(|err| self.arith_error(err, to, e.span)),
-                    _ => Ok(v),
-                }
+                self.finish_convert(e, inner, v)
             }
             ExprKind::IncDec {
                 prefix,
@@ -337,10 +308,81 @@ impl Machine<'_> {
         }
     }
 
-    /// `target op= value`, with a plain local updated in place.
+    /// `lhs op rhs` (expression `e`) from the operands' values.
     #[inline]
-    fn eval_compound(&mut self, e: &Expr, op: BinOp, target: &Expr, value: &Expr) -> Res<Value> {
-        let rhs = self.eval(value)?;
+    pub(crate) fn finish_binary(
+        &mut self,
+        e: &Expr,
+        op: BinOp,
+        lhs: &Expr,
+        rhs: &Expr,
+        a: Value,
+        b: Value,
+    ) -> Res<Value> {
+        if let Value::Ptr(_) = a {
+            return self.ptr_compare(op, &a, &b, e.span);
+        }
+        if let Type::FnPtr(_) = lhs.ty {
+            // Only `==` and `!=` compare function pointers.
+            let same = a.int() == b.int();
+            return Ok(Value::Bool(if op == BinOp::Ne { !same } else { same }));
+        }
+        // The common cases first, without the general machinery (a shift's
+        // count may have another type than its operand).
+        if lhs.ty == rhs.ty
+            && let Some(r) = quick_arith(op, &lhs.ty, &a, &b)
+        {
+            return Ok(r);
+        }
+        let ty = scalar(&lhs.ty);
+        arith::binary(op, ty, &a, &b, scalar(&rhs.ty))
+            .map_err(|err| self.arith_error(err, ty, e.span))
+    }
+
+    /// The conversion `e` of `inner`'s value `v` between arithmetic types
+    /// (other values pass unchanged).
+    #[inline]
+    pub(crate) fn finish_convert(&self, e: &Expr, inner: &Expr, v: Value) -> Res<Value> {
+        match (inner.ty.scalar(), e.ty.scalar()) {
+            (Some(from), Some(to)) => {
+                arith::convert(&v, from, to).map_err(|err| self.arith_error(err, to, e.span))
+            }
+            _ => Ok(v),
+        }
+    }
+
+    /// `target = value` (expression `e`), the value `v` evaluated.
+    #[inline]
+    pub(crate) fn finish_assign(
+        &mut self,
+        e: &Expr,
+        target: &Expr,
+        value: &Expr,
+        v: Value,
+    ) -> Res<Value> {
+        let v = self.copy_value(v, &target.ty, value.span)?;
+        if let ExprKind::Local(id) = target.kind
+            && let Some(slot) = self.plain_local(id)
+        {
+            *slot = v.clone();
+            return Ok(v);
+        }
+        let p = self.place(target)?;
+        self.write(&p, v.clone(), e.span)?;
+        Ok(v)
+    }
+
+    /// `target op= value` (expression `e`), the right side `rhs` evaluated;
+    /// a plain local is updated in place.
+    #[inline]
+    pub(crate) fn finish_compound(
+        &mut self,
+        e: &Expr,
+        op: BinOp,
+        target: &Expr,
+        value: &Expr,
+        rhs: Value,
+    ) -> Res<Value> {
         if let ExprKind::Local(id) = target.kind
             && let Some(slot) = self.plain_local(id)
         {
