@@ -30,31 +30,87 @@ pub(crate) fn pure(e: &Expr) -> bool {
 /// for everything else, including every case that would be an error
 /// (overflow, division by zero), which the general path reports.
 #[inline]
-fn quick_arith(op: BinOp, ty: &Type, a: &Value, b: &Value) -> Option<Value> {
+pub(crate) fn quick_arith(op: BinOp, ty: &Type, a: &Value, b: &Value) -> Option<Value> {
+    match (a, b) {
+        (Value::Float(x), Value::Float(y)) => quick_float(op, *x, *y),
+        (Value::Double(x), Value::Double(y)) => quick_double(op, *x, *y),
+        (Value::Int(x), Value::Int(y)) => quick_int(op, ty, *x, *y),
+        _ => None,
+    }
+}
+
+/// [`quick_arith`] taking its operands, which it gives back when it has no
+/// answer (so that the common case drops nothing).
+#[inline(always)]
+pub(crate) fn quick_arith_owned(
+    op: BinOp,
+    ty: &Type,
+    a: Value,
+    b: Value,
+) -> Result<Value, (Value, Value)> {
     match (a, b) {
         (Value::Float(x), Value::Float(y)) => {
-            let (x, y) = (*x, *y);
-            Some(match op {
-                BinOp::Add => Value::Float(x + y),
-                BinOp::Sub => Value::Float(x - y),
-                BinOp::Mul => Value::Float(x * y),
-                BinOp::Div => Value::Float(x / y),
-                BinOp::Lt => Value::Bool(x < y),
-                BinOp::Le => Value::Bool(x <= y),
-                BinOp::Gt => Value::Bool(x > y),
-                BinOp::Ge => Value::Bool(x >= y),
-                BinOp::Eq => Value::Bool(x == y),
-                BinOp::Ne => Value::Bool(x != y),
-                _ => return None,
-            })
+            quick_float(op, x, y).ok_or((Value::Float(x), Value::Float(y)))
         }
         (Value::Double(x), Value::Double(y)) => {
-            let (x, y) = (*x, *y);
+            quick_double(op, x, y).ok_or((Value::Double(x), Value::Double(y)))
+        }
+        (Value::Int(x), Value::Int(y)) => {
+            quick_int(op, ty, x, y).ok_or((Value::Int(x), Value::Int(y)))
+        }
+        other => Err(other),
+    }
+}
+
+/// [`quick_arith`] of two `float`s.
+#[inline(always)]
+fn quick_float(op: BinOp, x: f32, y: f32) -> Option<Value> {
+    Some(match op {
+        BinOp::Add => Value::Float(x + y),
+        BinOp::Sub => Value::Float(x - y),
+        BinOp::Mul => Value::Float(x * y),
+        BinOp::Div => Value::Float(x / y),
+        BinOp::Lt => Value::Bool(x < y),
+        BinOp::Le => Value::Bool(x <= y),
+        BinOp::Gt => Value::Bool(x > y),
+        BinOp::Ge => Value::Bool(x >= y),
+        BinOp::Eq => Value::Bool(x == y),
+        BinOp::Ne => Value::Bool(x != y),
+        _ => return None,
+    })
+}
+
+/// [`quick_arith`] of two `double`s.
+#[inline(always)]
+fn quick_double(op: BinOp, x: f64, y: f64) -> Option<Value> {
+    Some(match op {
+        BinOp::Add => Value::Double(x + y),
+        BinOp::Sub => Value::Double(x - y),
+        BinOp::Mul => Value::Double(x * y),
+        BinOp::Div => Value::Double(x / y),
+        BinOp::Lt => Value::Bool(x < y),
+        BinOp::Le => Value::Bool(x <= y),
+        BinOp::Gt => Value::Bool(x > y),
+        BinOp::Ge => Value::Bool(x >= y),
+        BinOp::Eq => Value::Bool(x == y),
+        BinOp::Ne => Value::Bool(x != y),
+        _ => return None,
+    })
+}
+
+/// [`quick_arith`] of two integers of type `ty` (`int` or `long` only).
+#[inline(always)]
+fn quick_int(op: BinOp, ty: &Type, x: i64, y: i64) -> Option<Value> {
+    match ty {
+        Type::Scalar(Scalar::Int) => {
+            // Values of type `int` are kept in its range.
+            let (x, y) = (x as i32, y as i32);
             Some(match op {
-                BinOp::Add => Value::Double(x + y),
-                BinOp::Sub => Value::Double(x - y),
-                BinOp::Mul => Value::Double(x * y),
-                BinOp::Div => Value::Double(x / y),
+                BinOp::Add => Value::Int(i64::from(x.checked_add(y)?)),
+                BinOp::Sub => Value::Int(i64::from(x.checked_sub(y)?)),
+                BinOp::Mul => Value::Int(i64::from(x.checked_mul(y)?)),
+                BinOp::Div => Value::Int(i64::from(x.checked_div(y)?)),
+                BinOp::Rem => Value::Int(i64::from(x.checked_rem(y)?)),
                 BinOp::Lt => Value::Bool(x < y),
                 BinOp::Le => Value::Bool(x <= y),
                 BinOp::Gt => Value::Bool(x > y),
@@ -64,42 +120,18 @@ fn quick_arith(op: BinOp, ty: &Type, a: &Value, b: &Value) -> Option<Value> {
                 _ => return None,
             })
         }
-        (Value::Int(x), Value::Int(y)) => {
-            let (x, y) = (*x, *y);
-            match ty {
-                Type::Scalar(Scalar::Int) => {
-                    // Values of type `int` are kept in its range.
-                    let (x, y) = (x as i32, y as i32);
-                    Some(match op {
-                        BinOp::Add => Value::Int(i64::from(x.checked_add(y)?)),
-                        BinOp::Sub => Value::Int(i64::from(x.checked_sub(y)?)),
-                        BinOp::Mul => Value::Int(i64::from(x.checked_mul(y)?)),
-                        BinOp::Div => Value::Int(i64::from(x.checked_div(y)?)),
-                        BinOp::Rem => Value::Int(i64::from(x.checked_rem(y)?)),
-                        BinOp::Lt => Value::Bool(x < y),
-                        BinOp::Le => Value::Bool(x <= y),
-                        BinOp::Gt => Value::Bool(x > y),
-                        BinOp::Ge => Value::Bool(x >= y),
-                        BinOp::Eq => Value::Bool(x == y),
-                        BinOp::Ne => Value::Bool(x != y),
-                        _ => return None,
-                    })
-                }
-                Type::Scalar(Scalar::Long) => Some(match op {
-                    BinOp::Add => Value::Int(x.checked_add(y)?),
-                    BinOp::Sub => Value::Int(x.checked_sub(y)?),
-                    BinOp::Mul => Value::Int(x.checked_mul(y)?),
-                    BinOp::Lt => Value::Bool(x < y),
-                    BinOp::Le => Value::Bool(x <= y),
-                    BinOp::Gt => Value::Bool(x > y),
-                    BinOp::Ge => Value::Bool(x >= y),
-                    BinOp::Eq => Value::Bool(x == y),
-                    BinOp::Ne => Value::Bool(x != y),
-                    _ => return None,
-                }),
-                _ => None,
-            }
-        }
+        Type::Scalar(Scalar::Long) => Some(match op {
+            BinOp::Add => Value::Int(x.checked_add(y)?),
+            BinOp::Sub => Value::Int(x.checked_sub(y)?),
+            BinOp::Mul => Value::Int(x.checked_mul(y)?),
+            BinOp::Lt => Value::Bool(x < y),
+            BinOp::Le => Value::Bool(x <= y),
+            BinOp::Gt => Value::Bool(x > y),
+            BinOp::Ge => Value::Bool(x >= y),
+            BinOp::Eq => Value::Bool(x == y),
+            BinOp::Ne => Value::Bool(x != y),
+            _ => return None,
+        }),
         _ => None,
     }
 }

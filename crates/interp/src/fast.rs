@@ -16,10 +16,11 @@
 //! set of forms handled here can grow one at a time without a change of
 //! behaviour.
 
+use crate::expr::{quick_arith, quick_arith_owned};
 use crate::machine::{Flow, Machine, Res};
 use crate::value::{Value, get_path};
 use std::rc::Rc;
-use tessera_ir::{Block, Expr, ExprKind, FuncId, Init, Intrinsic, Stmt, StmtKind, Type};
+use tessera_ir::{Block, Expr, ExprKind, FuncId, Init, Intrinsic, Scalar, Stmt, StmtKind, Type};
 
 /// An expression turned into a closure: its value.
 type FastExpr<'p> = Box<dyn Fn(&mut Machine<'p>) -> Res<Value> + 'p>;
@@ -92,11 +93,21 @@ impl<'p> Compiler<'p> {
     fn block(&self, b: &'p Block) -> Box<FastStmt<'p>> {
         let stmts: Vec<(&'p Stmt, Box<FastStmt<'p>>)> =
             b.stmts.iter().map(|s| (s, self.stmt(s))).collect();
+        // `end_scope` only clears the locals a block declares.
+        let declares = b
+            .stmts
+            .iter()
+            .any(|s| matches!(s.kind, StmtKind::Let { .. }));
+        let end_scope = move |m: &mut Machine<'p>| {
+            if declares {
+                m.end_scope(b);
+            }
+        };
         Box::new(move |m| {
             let mut flow = Flow::Normal;
             for (s, run) in &stmts {
                 if let Err(e) = m.tick(s.span) {
-                    m.end_scope(b);
+                    end_scope(m);
                     return Err(e);
                 }
                 match run(m) {
@@ -106,12 +117,12 @@ impl<'p> Compiler<'p> {
                         break;
                     }
                     Err(e) => {
-                        m.end_scope(b);
+                        end_scope(m);
                         return Err(e);
                     }
                 }
             }
-            m.end_scope(b);
+            end_scope(m);
             Ok(flow)
         })
     }
@@ -229,8 +240,23 @@ impl<'p> Compiler<'p> {
             ExprKind::Local(id) => {
                 let id = *id;
                 Box::new(move |m| match m.plain_local(id) {
-                    Some(v) => Ok(v.clone()),
+                    Some(v) => Ok(copy(v)),
                     None => m.eval(e),
+                })
+            }
+            ExprKind::Binary { op, lhs, rhs } if lhs.ty == rhs.ty && quick_type(&lhs.ty) => {
+                // `finish_binary` would come to the same quick answer,
+                // after looking for pointers the type rules out.
+                let op = *op;
+                let ty: &'p Type = &lhs.ty;
+                let (a, b) = (self.expr(lhs), self.expr(rhs));
+                Box::new(move |m| {
+                    let a = a(m)?;
+                    let b = b(m)?;
+                    match quick_arith_owned(op, ty, a, b) {
+                        Ok(v) => Ok(v),
+                        Err((a, b)) => m.finish_binary(e, op, lhs, rhs, a, b),
+                    }
                 })
             }
             ExprKind::Binary { op, lhs, rhs } => {
@@ -257,6 +283,20 @@ impl<'p> Compiler<'p> {
                 let (c, t, f) = (self.expr(cond), self.expr(then), self.expr(els));
                 Box::new(move |m| if c(m)?.truth() { t(m) } else { f(m) })
             }
+            ExprKind::Convert(inner)
+                if matches!(
+                    (inner.ty.scalar(), e.ty.scalar()),
+                    (Some(Scalar::Int), Some(Scalar::Long | Scalar::ULong))
+                ) =>
+            {
+                // An `int` widened (an index, mostly) keeps its stored
+                // value: `unsigned long` is kept as its bit pattern.
+                let value = self.expr(inner);
+                Box::new(move |m| match value(m)? {
+                    Value::Int(i) => Ok(Value::Int(i)),
+                    other => m.finish_convert(e, inner, other),
+                })
+            }
             ExprKind::Convert(inner) if inner.ty.scalar().is_some() && e.ty.scalar().is_some() => {
                 let value = self.expr(inner);
                 Box::new(move |m| {
@@ -271,12 +311,62 @@ impl<'p> Compiler<'p> {
                     m.finish_assign(e, target, value, v)
                 })
             }
-            ExprKind::CompoundAssign { op, target, value } => {
+            ExprKind::CompoundAssign { op, target, value }
+                if target.ty == value.ty && quick_type(&target.ty) =>
+            {
+                let ExprKind::Local(id) = target.kind else {
+                    return self.compound(e);
+                };
+                // `finish_compound`'s own fast path, with the value changed
+                // where it is.
                 let op = *op;
+                let ty: &'p Type = &target.ty;
                 let rhs = self.expr(value);
                 Box::new(move |m| {
                     let rhs = rhs(m)?;
+                    if let Some(slot) = m.plain_local(id)
+                        && let Some(r) = quick_arith(op, ty, slot, &rhs)
+                    {
+                        match (slot, &r) {
+                            (Value::Float(x), Value::Float(y)) => *x = *y,
+                            (Value::Double(x), Value::Double(y)) => *x = *y,
+                            (Value::Int(x), Value::Int(y)) => *x = *y,
+                            (slot, r) => *slot = r.clone(),
+                        }
+                        return Ok(r);
+                    }
                     m.finish_compound(e, op, target, value, rhs)
+                })
+            }
+            ExprKind::CompoundAssign { .. } => self.compound(e),
+            ExprKind::IncDec {
+                prefix,
+                target,
+                increment,
+            } if matches!(target.ty, Type::Scalar(Scalar::Int | Scalar::Long)) => {
+                let ExprKind::Local(id) = target.kind else {
+                    return Box::new(move |m| m.eval(e));
+                };
+                // `Machine::eval_inc_dec`'s fast path; anything else (an
+                // overflow, a reference) is left to it whole.
+                let (prefix, increment) = (*prefix, *increment);
+                let long = target.ty == Type::Scalar(Scalar::Long);
+                Box::new(move |m| {
+                    if let Some(Value::Int(slot)) = m.plain_local(id) {
+                        let v = *slot;
+                        let next = if increment {
+                            v.checked_add(1)
+                        } else {
+                            v.checked_sub(1)
+                        };
+                        if let Some(next) = next
+                            && (long || i32::try_from(next).is_ok())
+                        {
+                            *slot = next;
+                            return Ok(Value::Int(if prefix { next } else { v }));
+                        }
+                    }
+                    m.eval(e)
                 })
             }
             ExprKind::Comma { first, second } => {
@@ -295,11 +385,25 @@ impl<'p> Compiler<'p> {
         }
     }
 
+    /// `target op= value` in general.
+    fn compound(&self, e: &'p Expr) -> FastExpr<'p> {
+        let ExprKind::CompoundAssign { op, target, value } = &e.kind else {
+            return Box::new(move |m| m.eval(e));
+        };
+        let op = *op;
+        let rhs = self.expr(value);
+        Box::new(move |m| {
+            let rhs = rhs(m)?;
+            m.finish_compound(e, op, target, value, rhs)
+        })
+    }
+
     /// `a[i][j]...` of a C array variable (see `Machine::element_fast`): the
     /// indices are evaluated outermost first, and anything but an element
     /// read in bounds goes to the tree walker, which evaluates the pure
     /// indices again and reports what there is to report.
     fn element(&self, e: &'p Expr) -> FastExpr<'p> {
+        const MAX_RANK: usize = 4;
         let mut indices: Vec<(FastExpr<'p>, i64)> = Vec::new();
         let mut node = e;
         while let ExprKind::Element { base, index } = &node.kind {
@@ -315,6 +419,10 @@ impl<'p> Compiler<'p> {
         let ExprKind::Local(id) = node.kind else {
             return Box::new(move |m| m.eval(e));
         };
+        let rank = indices.len();
+        if rank > MAX_RANK {
+            return Box::new(move |m| m.eval(e));
+        }
         let root = match self.ts_slot.get(id.index()) {
             Some(Some(slot)) => ArrayRoot::TileStatic(*slot),
             _ => ArrayRoot::Local(id),
@@ -323,14 +431,15 @@ impl<'p> Compiler<'p> {
             if m.checker.on {
                 return m.eval(e);
             }
-            let mut path: smallvec::SmallVec<[u32; 4]> = smallvec::SmallVec::new();
-            for (index, n) in &indices {
+            // The outermost index is the last step of the path.
+            let mut path = [0u32; MAX_RANK];
+            for (k, (index, n)) in indices.iter().enumerate() {
                 match index(m)? {
-                    Value::Int(i) if i >= 0 && i < *n => path.push(i as u32),
+                    Value::Int(i) if i >= 0 && i < *n => path[rank - 1 - k] = i as u32,
                     _ => return m.eval(e),
                 }
             }
-            path.reverse();
+            let path = &path[..rank];
             let array = match root {
                 ArrayRoot::TileStatic(slot) => m.launch.tile_static.get(slot as usize),
                 ArrayRoot::Local(id) => match m.plain_local(id) {
@@ -338,9 +447,9 @@ impl<'p> Compiler<'p> {
                     None => return m.eval(e),
                 },
             };
-            match array.and_then(|v| get_path(v, &path)) {
+            match array.and_then(|v| get_path(v, path)) {
                 Some(Value::Uninit) | None => m.eval(e),
-                Some(v) => Ok(v.clone()),
+                Some(v) => Ok(copy(v)),
             }
         })
     }
@@ -371,12 +480,32 @@ impl<'p> Compiler<'p> {
             };
             let found = match storage.data().get(i) {
                 Some(Value::Uninit) | None => None,
-                Some(v) => Some(v.clone()),
+                Some(v) => Some(copy(v)),
             };
             match found {
                 Some(v) => Ok(v),
                 None => m.eval(e),
             }
         })
+    }
+}
+
+/// True for the types [`quick_arith`] answers for.
+fn quick_type(ty: &Type) -> bool {
+    matches!(
+        ty,
+        Type::Scalar(Scalar::Int | Scalar::Long | Scalar::Float | Scalar::Double)
+    )
+}
+
+/// A copy of a value, without a call for the scalars.
+#[inline(always)]
+fn copy(v: &Value) -> Value {
+    match v {
+        Value::Int(i) => Value::Int(*i),
+        Value::Float(f) => Value::Float(*f),
+        Value::Double(d) => Value::Double(*d),
+        Value::Bool(b) => Value::Bool(*b),
+        other => other.clone(),
     }
 }
