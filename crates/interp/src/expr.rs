@@ -274,6 +274,9 @@ impl Machine<'_> {
                 {
                     return Ok(v);
                 }
+                if matches!(op, Intrinsic::ShapeComponent) && e.place && !self.checker.on {
+                    return self.shape_component_read(args, e);
+                }
                 self.intrinsic(op, args, e)
             }
             ExprKind::Launch {
@@ -567,6 +570,41 @@ impl Machine<'_> {
         match storage.data().get(i) {
             Some(Value::Uninit) | None => Ok(None),
             Some(v) => Ok(Some(v.clone())),
+        }
+    }
+
+    /// Reads `idx[i]` of an index or extent that is a place, without
+    /// `--check`: the library's way (the place of the shape, its value
+    /// read to check the component, then the component's place read) with
+    /// the component taken from the value already read. A shape in
+    /// reinterpreted memory goes the library's way.
+    fn shape_component_read(&mut self, args: &[Expr], e: &Expr) -> Res<Value> {
+        let [shape, index] = args else {
+            return self.intrinsic(&Intrinsic::ShapeComponent, args, e);
+        };
+        let p = self.place(shape)?;
+        if let Root::Pun(..) = p.root {
+            let i = self.eval(index)?.int();
+            let base = self.read(&p, e.span)?;
+            self.component(&base.dims(), i, e.span)?;
+            let v = self.read(&p.child(i as u32), e.span)?;
+            if matches!(v, Value::Uninit) {
+                return self.zero_value(&e.ty, e.span);
+            }
+            return Ok(v);
+        }
+        let i = self.eval(index)?.int();
+        let base = self.read(&p, e.span)?;
+        let items: &[Value] = match &base {
+            Value::Agg(items) => items,
+            _ => &[],
+        };
+        if i < 0 || i as usize >= items.len() {
+            self.component(&base.dims(), i, e.span)?;
+        }
+        match items.get(i as usize) {
+            Some(Value::Uninit) | None => self.zero_value(&e.ty, e.span),
+            Some(v) => Ok(v.clone()),
         }
     }
 
