@@ -60,27 +60,31 @@ impl<'p> Machine<'p> {
         made
     }
 
-    fn compile_loop(&self, func: FuncId, s: &Stmt) -> Option<Rc<FastStmt<'p>>> {
+    fn compile_loop(&mut self, func: FuncId, s: &Stmt) -> Option<Rc<FastStmt<'p>>> {
         let prog: &'p tessera_ir::Program = self.prog;
         let f = prog.get_function(func)?;
-        let body = f.body.as_ref()?;
-        // The same statement, borrowed from the program for as long as the
-        // machine runs.
-        let mut found: Option<&'p Stmt> = None;
-        tessera_ir::visit::for_each_stmt(body, &mut |node| {
-            if let tessera_ir::visit::Node::Stmt(st) = node
-                && std::ptr::eq(st, s)
-            {
-                found = Some(st);
+        // The function's loop statements by id, borrowed from the program
+        // for as long as the machine runs; found in one walk of its body.
+        let loops = self.loop_index.entry(func).or_insert_with(|| {
+            let mut loops = std::collections::HashMap::new();
+            if let Some(body) = &f.body {
+                tessera_ir::visit::for_each_stmt(body, &mut |node| {
+                    if let tessera_ir::visit::Node::Stmt(st) = node
+                        && let StmtKind::Loop { .. } = st.kind
+                    {
+                        loops.insert(st.id, st);
+                    }
+                });
             }
+            loops
         });
-        let stmt = found?;
+        let stmt: &'p Stmt = loops.get(&s.id).copied()?;
+        if !std::ptr::eq(stmt, s) {
+            return None;
+        }
         let compiler = Compiler {
             ts_slot: self.ts_slot.get(func.index()).cloned().unwrap_or_default(),
             func: f,
-        };
-        let StmtKind::Loop { .. } = stmt.kind else {
-            return None;
         };
         // The caller has offered this loop to the engine already.
         Some(Rc::from(compiler.loop_stmt(stmt, false)))

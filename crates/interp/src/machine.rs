@@ -166,6 +166,9 @@ pub(crate) struct Machine<'p> {
         (FuncId, tessera_ir::StmtId),
         Option<Rc<crate::fast::FastStmt<'p>>>,
     >,
+    /// By function: its loop statements by id (see `crate::fast`).
+    pub(crate) loop_index:
+        std::collections::HashMap<FuncId, std::collections::HashMap<tessera_ir::StmtId, &'p Stmt>>,
 }
 
 impl<'p> Machine<'p> {
@@ -221,6 +224,7 @@ impl<'p> Machine<'p> {
             cpu_default: (None, false),
             unions: Vec::new(),
             fast_loops: std::collections::HashMap::new(),
+            loop_index: std::collections::HashMap::new(),
         };
         // In id order: a union member of union type was declared first.
         for def in &prog.structs {
