@@ -15,12 +15,124 @@ pub(crate) fn scalar(ty: &Type) -> Scalar {
 
 /// True for expressions without side effects that are cheap to evaluate
 /// twice (a fast path may give up after evaluating one).
-fn pure(e: &Expr) -> bool {
+pub(crate) fn pure(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Local(_) | ExprKind::Const(_) | ExprKind::Capture(_) => true,
         ExprKind::Convert(inner) => pure(inner),
         ExprKind::Binary { lhs, rhs, .. } => pure(lhs) && pure(rhs),
         _ => false,
+    }
+}
+
+/// `a op b` for the common cases, without the general machinery: `float`
+/// and `double` arithmetic and comparisons, and `int` or `long` ones that
+/// cannot fail. Both operands have type `ty` (the caller checked). `None`
+/// for everything else, including every case that would be an error
+/// (overflow, division by zero), which the general path reports.
+#[inline]
+pub(crate) fn quick_arith(op: BinOp, ty: &Type, a: &Value, b: &Value) -> Option<Value> {
+    match (a, b) {
+        (Value::Float(x), Value::Float(y)) => quick_float(op, *x, *y),
+        (Value::Double(x), Value::Double(y)) => quick_double(op, *x, *y),
+        (Value::Int(x), Value::Int(y)) => quick_int(op, ty, *x, *y),
+        _ => None,
+    }
+}
+
+/// [`quick_arith`] taking its operands, which it gives back when it has no
+/// answer (so that the common case drops nothing).
+#[inline(always)]
+pub(crate) fn quick_arith_owned(
+    op: BinOp,
+    ty: &Type,
+    a: Value,
+    b: Value,
+) -> Result<Value, (Value, Value)> {
+    match (a, b) {
+        (Value::Float(x), Value::Float(y)) => {
+            quick_float(op, x, y).ok_or((Value::Float(x), Value::Float(y)))
+        }
+        (Value::Double(x), Value::Double(y)) => {
+            quick_double(op, x, y).ok_or((Value::Double(x), Value::Double(y)))
+        }
+        (Value::Int(x), Value::Int(y)) => {
+            quick_int(op, ty, x, y).ok_or((Value::Int(x), Value::Int(y)))
+        }
+        other => Err(other),
+    }
+}
+
+/// [`quick_arith`] of two `float`s.
+#[inline(always)]
+fn quick_float(op: BinOp, x: f32, y: f32) -> Option<Value> {
+    Some(match op {
+        BinOp::Add => Value::Float(x + y),
+        BinOp::Sub => Value::Float(x - y),
+        BinOp::Mul => Value::Float(x * y),
+        BinOp::Div => Value::Float(x / y),
+        BinOp::Lt => Value::Bool(x < y),
+        BinOp::Le => Value::Bool(x <= y),
+        BinOp::Gt => Value::Bool(x > y),
+        BinOp::Ge => Value::Bool(x >= y),
+        BinOp::Eq => Value::Bool(x == y),
+        BinOp::Ne => Value::Bool(x != y),
+        _ => return None,
+    })
+}
+
+/// [`quick_arith`] of two `double`s.
+#[inline(always)]
+fn quick_double(op: BinOp, x: f64, y: f64) -> Option<Value> {
+    Some(match op {
+        BinOp::Add => Value::Double(x + y),
+        BinOp::Sub => Value::Double(x - y),
+        BinOp::Mul => Value::Double(x * y),
+        BinOp::Div => Value::Double(x / y),
+        BinOp::Lt => Value::Bool(x < y),
+        BinOp::Le => Value::Bool(x <= y),
+        BinOp::Gt => Value::Bool(x > y),
+        BinOp::Ge => Value::Bool(x >= y),
+        BinOp::Eq => Value::Bool(x == y),
+        BinOp::Ne => Value::Bool(x != y),
+        _ => return None,
+    })
+}
+
+/// [`quick_arith`] of two integers of type `ty` (`int` or `long` only).
+#[inline(always)]
+fn quick_int(op: BinOp, ty: &Type, x: i64, y: i64) -> Option<Value> {
+    match ty {
+        Type::Scalar(Scalar::Int) => {
+            // Values of type `int` are kept in its range.
+            let (x, y) = (x as i32, y as i32);
+            Some(match op {
+                BinOp::Add => Value::Int(i64::from(x.checked_add(y)?)),
+                BinOp::Sub => Value::Int(i64::from(x.checked_sub(y)?)),
+                BinOp::Mul => Value::Int(i64::from(x.checked_mul(y)?)),
+                BinOp::Div => Value::Int(i64::from(x.checked_div(y)?)),
+                BinOp::Rem => Value::Int(i64::from(x.checked_rem(y)?)),
+                BinOp::Lt => Value::Bool(x < y),
+                BinOp::Le => Value::Bool(x <= y),
+                BinOp::Gt => Value::Bool(x > y),
+                BinOp::Ge => Value::Bool(x >= y),
+                BinOp::Eq => Value::Bool(x == y),
+                BinOp::Ne => Value::Bool(x != y),
+                _ => return None,
+            })
+        }
+        Type::Scalar(Scalar::Long) => Some(match op {
+            BinOp::Add => Value::Int(x.checked_add(y)?),
+            BinOp::Sub => Value::Int(x.checked_sub(y)?),
+            BinOp::Mul => Value::Int(x.checked_mul(y)?),
+            BinOp::Lt => Value::Bool(x < y),
+            BinOp::Le => Value::Bool(x <= y),
+            BinOp::Gt => Value::Bool(x > y),
+            BinOp::Ge => Value::Bool(x >= y),
+            BinOp::Eq => Value::Bool(x == y),
+            BinOp::Ne => Value::Bool(x != y),
+            _ => return None,
+        }),
+        _ => None,
     }
 }
 
@@ -68,19 +180,11 @@ impl Machine<'_> {
             }
             ExprKind::Assign { target, value } => {
                 let v = self.eval(value)?;
-                let v = self.copy_value(v, &target.ty, value.span)?;
-                if let ExprKind::Local(id) = target.kind
-                    && let Some(slot) = self.plain_local(id)
-                {
-                    *slot = v.clone();
-                    return Ok(v);
-                }
-                let p = self.place(target)?;
-                self.write(&p, v.clone(), e.span)?;
-                Ok(v)
+                self.finish_assign(e, target, value, v)
             }
             ExprKind::CompoundAssign { op, target, value } => {
-                self.eval_compound(e, *op, target, value)
+                let rhs = self.eval(value)?;
+                self.finish_compound(e, *op, target, value, rhs)
             }
             ExprKind::Element { .. } => {
                 if !self.checker.on
@@ -101,52 +205,7 @@ impl Machine<'_> {
             ExprKind::Binary { op, lhs, rhs } => {
                 let a = self.eval(lhs)?;
                 let b = self.eval(rhs)?;
-                if let Value::Ptr(_) = a {
-                    return self.ptr_compare(*op, &a, &b, e.span);
-                }
-                if let Type::FnPtr(_) = lhs.ty {
-                    // Only `==` and `!=` compare function pointers.
-                    let same = a.int() == b.int();
-                    return Ok(Value::Bool(if *op == BinOp::Ne { !same } else { same }));
-                }
-                // The common cases first, without the general machinery.
-                match (&a, &b, *op) {
-                    (Value::Float(x), Value::Float(y), BinOp::Add) => {
-                        return Ok(Value::Float(x + y));
-                    }
-                    (Value::Float(x), Value::Float(y), BinOp::Sub) => {
-                        return Ok(Value::Float(x - y));
-                    }
-                    (Value::Float(x), Value::Float(y), BinOp::Mul) => {
-                        return Ok(Value::Float(x * y));
-                    }
-                    (Value::Double(x), Value::Double(y), BinOp::Add) => {
-                        return Ok(Value::Double(x + y));
-                    }
-                    (Value::Double(x), Value::Double(y), BinOp::Mul) => {
-                        return Ok(Value::Double(x * y));
-                    }
-                    (Value::Int(x), Value::Int(y), BinOp::Lt) if lhs.ty == Type::INT => {
-                        return Ok(Value::Bool(x < y));
-                    }
-                    (Value::Int(x), Value::Int(y), BinOp::Add | BinOp::Sub | BinOp::Mul)
-                        if lhs.ty == Type::INT =>
-                    {
-                        let (x, y) = (*x as i32, *y as i32);
-                        let r = match op {
-                            BinOp::Add => x.checked_add(y),
-                            BinOp::Sub => x.checked_sub(y),
-                            _ => x.checked_mul(y),
-                        };
-                        if let Some(r) = r {
-                            return Ok(Value::Int(i64::from(r)));
-                        }
-                    }
-                    _ => {}
-                }
-                let ty = scalar(&lhs.ty);
-                arith::binary(*op, ty, &a, &b, scalar(&rhs.ty))
-                    .map_err(|err| self.arith_error(err, ty, e.span))
+                self.finish_binary(e, *op, lhs, rhs, a, b)
             }
             ExprKind::Unary { op, operand } => {
                 let v = self.eval(operand)?;
@@ -183,11 +242,7 @@ impl Machine<'_> {
                     _ => {}
                 }
                 let v = self.eval(inner)?;
-                match (inner.ty.scalar(), e.ty.scalar()) {
-                    (Some(from), Some(to)) => arith::convert(&v, from, to)
-                        .map_err(|err| self.arith_error(err, to, e.span)),
-                    _ => Ok(v),
-                }
+                self.finish_convert(e, inner, v)
             }
             ExprKind::IncDec {
                 prefix,
@@ -212,7 +267,18 @@ impl Machine<'_> {
                     v => Ok(v),
                 }
             }
-            ExprKind::Intrinsic { op, args } => self.intrinsic(op, args, e),
+            ExprKind::Intrinsic { op, args } => {
+                if matches!(op, Intrinsic::VectorElement)
+                    && !self.checker.on
+                    && let Some(v) = self.vector_element_fast(args)?
+                {
+                    return Ok(v);
+                }
+                if matches!(op, Intrinsic::ShapeComponent) && e.place && !self.checker.on {
+                    return self.shape_component_read(args, e);
+                }
+                self.intrinsic(op, args, e)
+            }
             ExprKind::Launch {
                 domain,
                 kernel,
@@ -277,13 +343,91 @@ impl Machine<'_> {
         }
     }
 
-    /// `target op= value`, with a plain local updated in place.
+    /// `lhs op rhs` (expression `e`) from the operands' values.
     #[inline]
-    fn eval_compound(&mut self, e: &Expr, op: BinOp, target: &Expr, value: &Expr) -> Res<Value> {
-        let rhs = self.eval(value)?;
+    pub(crate) fn finish_binary(
+        &mut self,
+        e: &Expr,
+        op: BinOp,
+        lhs: &Expr,
+        rhs: &Expr,
+        a: Value,
+        b: Value,
+    ) -> Res<Value> {
+        if let Value::Ptr(_) = a {
+            return self.ptr_compare(op, &a, &b, e.span);
+        }
+        if let Type::FnPtr(_) = lhs.ty {
+            // Only `==` and `!=` compare function pointers.
+            let same = a.int() == b.int();
+            return Ok(Value::Bool(if op == BinOp::Ne { !same } else { same }));
+        }
+        // The common cases first, without the general machinery (a shift's
+        // count may have another type than its operand).
+        if lhs.ty == rhs.ty
+            && let Some(r) = quick_arith(op, &lhs.ty, &a, &b)
+        {
+            return Ok(r);
+        }
+        let ty = scalar(&lhs.ty);
+        arith::binary(op, ty, &a, &b, scalar(&rhs.ty))
+            .map_err(|err| self.arith_error(err, ty, e.span))
+    }
+
+    /// The conversion `e` of `inner`'s value `v` between arithmetic types
+    /// (other values pass unchanged).
+    #[inline]
+    pub(crate) fn finish_convert(&self, e: &Expr, inner: &Expr, v: Value) -> Res<Value> {
+        match (inner.ty.scalar(), e.ty.scalar()) {
+            (Some(from), Some(to)) => {
+                arith::convert(&v, from, to).map_err(|err| self.arith_error(err, to, e.span))
+            }
+            _ => Ok(v),
+        }
+    }
+
+    /// `target = value` (expression `e`), the value `v` evaluated.
+    #[inline]
+    pub(crate) fn finish_assign(
+        &mut self,
+        e: &Expr,
+        target: &Expr,
+        value: &Expr,
+        v: Value,
+    ) -> Res<Value> {
+        let v = self.copy_value(v, &target.ty, value.span)?;
         if let ExprKind::Local(id) = target.kind
             && let Some(slot) = self.plain_local(id)
         {
+            *slot = v.clone();
+            return Ok(v);
+        }
+        let p = self.place(target)?;
+        self.write(&p, v.clone(), e.span)?;
+        Ok(v)
+    }
+
+    /// `target op= value` (expression `e`), the right side `rhs` evaluated;
+    /// a plain local is updated in place.
+    #[inline]
+    pub(crate) fn finish_compound(
+        &mut self,
+        e: &Expr,
+        op: BinOp,
+        target: &Expr,
+        value: &Expr,
+        rhs: Value,
+    ) -> Res<Value> {
+        if let ExprKind::Local(id) = target.kind
+            && let Some(slot) = self.plain_local(id)
+        {
+            // `x op= y` with both of one type: no conversions on the way.
+            if target.ty == value.ty
+                && let Some(r) = quick_arith(op, &target.ty, slot, &rhs)
+            {
+                *slot = r.clone();
+                return Ok(r);
+            }
             let cur = slot.clone();
             let r = self.compound(op, &cur, &rhs, target, value, e.span)?;
             if let Some(slot) = self.plain_local(id) {
@@ -398,6 +542,69 @@ impl Machine<'_> {
         match root.and_then(|v| get_path(v, &indices)) {
             Some(Value::Uninit) | None => Ok(None),
             Some(v) => Ok(Some(v.clone())),
+        }
+    }
+
+    /// Reads `v[i]` of a `std::vector` variable without building its place:
+    /// the hot path of host loops. `None` when the expression is not of that
+    /// simple form or the general path has something to say (an index out of
+    /// bounds, an element never written); the index is pure, so the general
+    /// path may evaluate it again.
+    fn vector_element_fast(&mut self, args: &[Expr]) -> Res<Option<Value>> {
+        let [vector, index] = args else {
+            return Ok(None);
+        };
+        let ExprKind::Local(id) = vector.kind else {
+            return Ok(None);
+        };
+        if !pure(index) {
+            return Ok(None);
+        }
+        let i = match self.eval(index)? {
+            Value::Int(i) if i >= 0 => i as usize,
+            _ => return Ok(None),
+        };
+        let Some(Value::Vector(storage)) = self.plain_local(id) else {
+            return Ok(None);
+        };
+        match storage.data().get(i) {
+            Some(Value::Uninit) | None => Ok(None),
+            Some(v) => Ok(Some(v.clone())),
+        }
+    }
+
+    /// Reads `idx[i]` of an index or extent that is a place, without
+    /// `--check`: the library's way (the place of the shape, its value
+    /// read to check the component, then the component's place read) with
+    /// the component taken from the value already read. A shape in
+    /// reinterpreted memory goes the library's way.
+    fn shape_component_read(&mut self, args: &[Expr], e: &Expr) -> Res<Value> {
+        let [shape, index] = args else {
+            return self.intrinsic(&Intrinsic::ShapeComponent, args, e);
+        };
+        let p = self.place(shape)?;
+        if let Root::Pun(..) = p.root {
+            let i = self.eval(index)?.int();
+            let base = self.read(&p, e.span)?;
+            self.component(&base.dims(), i, e.span)?;
+            let v = self.read(&p.child(i as u32), e.span)?;
+            if matches!(v, Value::Uninit) {
+                return self.zero_value(&e.ty, e.span);
+            }
+            return Ok(v);
+        }
+        let i = self.eval(index)?.int();
+        let base = self.read(&p, e.span)?;
+        let items: &[Value] = match &base {
+            Value::Agg(items) => items,
+            _ => &[],
+        };
+        if i < 0 || i as usize >= items.len() {
+            self.component(&base.dims(), i, e.span)?;
+        }
+        match items.get(i as usize) {
+            Some(Value::Uninit) | None => self.zero_value(&e.ty, e.span),
+            Some(v) => Ok(v.clone()),
         }
     }
 

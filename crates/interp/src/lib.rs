@@ -17,6 +17,7 @@ mod check;
 mod clib;
 mod exceptions;
 mod expr;
+mod fast;
 mod hashtable;
 mod kernel;
 mod library;

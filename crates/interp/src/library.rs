@@ -771,7 +771,7 @@ impl Machine<'_> {
         })
     }
 
-    fn component(&self, dims: &[i64], i: i64, span: Span) -> Res<()> {
+    pub(crate) fn component(&self, dims: &[i64], i: i64, span: Span) -> Res<()> {
         if i < 0 || i as usize >= dims.len() {
             return Err(self
                 .error(

@@ -160,6 +160,15 @@ pub(crate) struct Machine<'p> {
     pub(crate) cpu_default: (Option<i64>, bool),
     /// By struct id: the shape of each union type.
     pub(crate) unions: Vec<Option<Rc<UnionShape>>>,
+    /// Each loop statement run so far, by function and statement id, turned
+    /// into closures (`None`: left to the tree walker); see `crate::fast`.
+    pub(crate) fast_loops: std::collections::HashMap<
+        (FuncId, tessera_ir::StmtId),
+        Option<Rc<crate::fast::FastStmt<'p>>>,
+    >,
+    /// By function: its loop statements by id (see `crate::fast`).
+    pub(crate) loop_index:
+        std::collections::HashMap<FuncId, std::collections::HashMap<tessera_ir::StmtId, &'p Stmt>>,
 }
 
 impl<'p> Machine<'p> {
@@ -214,6 +223,8 @@ impl<'p> Machine<'p> {
             generations: 0,
             cpu_default: (None, false),
             unions: Vec::new(),
+            fast_loops: std::collections::HashMap::new(),
+            loop_index: std::collections::HashMap::new(),
         };
         // In id order: a union member of union type was declared first.
         for def in &prog.structs {
@@ -1213,6 +1224,9 @@ impl<'p> Machine<'p> {
                     && let Some(flow) = self.offload_host(s)
                 {
                     return flow;
+                }
+                if let Some(fast) = self.fast_loop(s) {
+                    return fast(self);
                 }
                 let mut first = true;
                 loop {

@@ -1,0 +1,515 @@
+//! Loops turned once into closures.
+//!
+//! Walking the typed tree decides again at every step what each node is:
+//! which kind of expression, whether a variable is `tile_static`, which
+//! types an operator has. A loop runs its body many times, so the first time
+//! a loop statement runs, its condition, step and body are turned into a
+//! tree of closures with those decisions made, kept by function and
+//! statement id for the rest of the run.
+//!
+//! The closures do exactly what the tree walker does, in the same order,
+//! with the same checks, ticks and errors: every form they handle calls the
+//! same code for its work (`finish_binary`, `finish_assign`, ...), a fast
+//! path gives up to the tree walker (`Machine::eval`) only before it has
+//! done anything the walker would do again (its operands are pure), and
+//! every form they do not handle is handed to the tree walker whole. So the
+//! set of forms handled here can grow one at a time without a change of
+//! behaviour.
+
+use crate::expr::{quick_arith, quick_arith_owned};
+use crate::machine::{Flow, Machine, Res};
+use crate::value::{Value, get_path};
+use std::rc::Rc;
+use tessera_ir::{Block, Expr, ExprKind, FuncId, Init, Intrinsic, Scalar, Stmt, StmtKind, Type};
+
+/// An expression turned into a closure: its value.
+type FastExpr<'p> = Box<dyn Fn(&mut Machine<'p>) -> Res<Value> + 'p>;
+
+/// A statement turned into a closure: how it finished.
+pub(crate) type FastStmt<'p> = dyn Fn(&mut Machine<'p>) -> Res<Flow> + 'p;
+
+/// Where the array of a `a[i][j]...` read lives.
+#[derive(Clone, Copy)]
+enum ArrayRoot {
+    /// A `tile_static` variable, by slot.
+    TileStatic(u32),
+    /// A local of the running frame.
+    Local(tessera_ir::LocalId),
+}
+
+/// What the closures of one function are made from.
+struct Compiler<'p> {
+    /// `tile_static` slot of each local of the function.
+    ts_slot: Vec<Option<u32>>,
+    /// The function's locals.
+    func: &'p tessera_ir::Function,
+}
+
+impl<'p> Machine<'p> {
+    /// The closures of loop statement `s` of the running function, made the
+    /// first time it runs; `None` when it is not a statement of the running
+    /// function's body (then the tree walker runs it).
+    pub(crate) fn fast_loop(&mut self, s: &Stmt) -> Option<Rc<FastStmt<'p>>> {
+        let func = self.current_fn()?;
+        let key = (func, s.id);
+        if let Some(found) = self.fast_loops.get(&key) {
+            return found.clone();
+        }
+        let made = self.compile_loop(func, s);
+        self.fast_loops.insert(key, made.clone());
+        made
+    }
+
+    fn compile_loop(&mut self, func: FuncId, s: &Stmt) -> Option<Rc<FastStmt<'p>>> {
+        let prog: &'p tessera_ir::Program = self.prog;
+        let f = prog.get_function(func)?;
+        // The function's loop statements by id, borrowed from the program
+        // for as long as the machine runs; found in one walk of its body.
+        let loops = self.loop_index.entry(func).or_insert_with(|| {
+            let mut loops = std::collections::HashMap::new();
+            if let Some(body) = &f.body {
+                tessera_ir::visit::for_each_stmt(body, &mut |node| {
+                    if let tessera_ir::visit::Node::Stmt(st) = node
+                        && let StmtKind::Loop { .. } = st.kind
+                    {
+                        loops.insert(st.id, st);
+                    }
+                });
+            }
+            loops
+        });
+        let stmt: &'p Stmt = loops.get(&s.id).copied()?;
+        if !std::ptr::eq(stmt, s) {
+            return None;
+        }
+        let compiler = Compiler {
+            ts_slot: self.ts_slot.get(func.index()).cloned().unwrap_or_default(),
+            func: f,
+        };
+        // The caller has offered this loop to the engine already.
+        Some(Rc::from(compiler.loop_stmt(stmt, false)))
+    }
+}
+
+impl<'p> Compiler<'p> {
+    /// A block: each statement counts toward the time limit, and the
+    /// block's locals end with it (see `Machine::exec_block`).
+    fn block(&self, b: &'p Block) -> Box<FastStmt<'p>> {
+        let stmts: Vec<(&'p Stmt, Box<FastStmt<'p>>)> =
+            b.stmts.iter().map(|s| (s, self.stmt(s))).collect();
+        // `end_scope` only clears the locals a block declares.
+        let declares = b
+            .stmts
+            .iter()
+            .any(|s| matches!(s.kind, StmtKind::Let { .. }));
+        let end_scope = move |m: &mut Machine<'p>| {
+            if declares {
+                m.end_scope(b);
+            }
+        };
+        Box::new(move |m| {
+            let mut flow = Flow::Normal;
+            for (s, run) in &stmts {
+                if let Err(e) = m.tick(s.span) {
+                    end_scope(m);
+                    return Err(e);
+                }
+                match run(m) {
+                    Ok(Flow::Normal) => {}
+                    Ok(other) => {
+                        flow = other;
+                        break;
+                    }
+                    Err(e) => {
+                        end_scope(m);
+                        return Err(e);
+                    }
+                }
+            }
+            end_scope(m);
+            Ok(flow)
+        })
+    }
+
+    /// A statement (see `Machine::exec_stmt`).
+    fn stmt(&self, s: &'p Stmt) -> Box<FastStmt<'p>> {
+        match &s.kind {
+            StmtKind::Expr(e) => {
+                let e = self.expr(e);
+                Box::new(move |m| {
+                    e(m)?;
+                    Ok(Flow::Normal)
+                })
+            }
+            StmtKind::Let {
+                local,
+                init: Some(Init::Expr(init)),
+            } if self
+                .func
+                .get_local(*local)
+                .is_some_and(|d| d.space != tessera_ir::Space::TileStatic) =>
+            {
+                // `Machine::exec_let` with `Machine::init_value`.
+                let local = *local;
+                let ty: &'p Type = &self.func.local(local).ty;
+                let value = self.expr(init);
+                Box::new(move |m| {
+                    let v = value(m)?;
+                    let v = m.copy_value(v, ty, init.span)?;
+                    m.set_local(local, v);
+                    Ok(Flow::Normal)
+                })
+            }
+            StmtKind::Block(b) => self.block(b),
+            StmtKind::If { cond, then, els } => {
+                let cond = self.expr(cond);
+                let then = self.block(then);
+                let els = els.as_ref().map(|b| self.block(b));
+                Box::new(move |m| {
+                    if cond(m)?.truth() {
+                        then(m)
+                    } else if let Some(els) = &els {
+                        els(m)
+                    } else {
+                        Ok(Flow::Normal)
+                    }
+                })
+            }
+            StmtKind::Loop { .. } => self.loop_stmt(s, true),
+            StmtKind::Break => Box::new(|_| Ok(Flow::Break)),
+            StmtKind::Continue => Box::new(|_| Ok(Flow::Continue)),
+            _ => Box::new(move |m| m.exec_stmt(s)),
+        }
+    }
+
+    /// A loop; `offer` when it is offered to the engine first, as a loop
+    /// nested in another is each time it starts.
+    fn loop_stmt(&self, s: &'p Stmt, offer: bool) -> Box<FastStmt<'p>> {
+        let StmtKind::Loop {
+            cond,
+            test_first,
+            body,
+            step,
+        } = &s.kind
+        else {
+            return Box::new(move |m| m.exec_stmt(s));
+        };
+        let test_first = *test_first;
+        let cond = cond.as_ref().map(|c| self.expr(c));
+        let body = self.block(body);
+        let step = step.as_ref().map(|e| self.expr(e));
+        Box::new(move |m| {
+            if offer
+                && m.engine.is_some()
+                && !m.in_kernel
+                && let Some(flow) = m.offload_host(s)
+            {
+                return flow;
+            }
+            let mut first = true;
+            loop {
+                m.tick(s.span)?;
+                if (test_first || !first)
+                    && let Some(c) = &cond
+                    && !c(m)?.truth()
+                {
+                    break;
+                }
+                first = false;
+                match body(m)? {
+                    Flow::Break => break,
+                    r @ Flow::Return(_) => return Ok(r),
+                    Flow::Normal | Flow::Continue => {}
+                }
+                if let Some(step) = &step {
+                    step(m)?;
+                }
+            }
+            Ok(Flow::Normal)
+        })
+    }
+
+    /// An expression (see `Machine::eval`).
+    fn expr(&self, e: &'p Expr) -> FastExpr<'p> {
+        match &e.kind {
+            ExprKind::Const(c) => {
+                let v = match c {
+                    tessera_ir::Const::Bool(b) => Value::Bool(*b),
+                    tessera_ir::Const::Int(i) => Value::Int(*i),
+                    tessera_ir::Const::Float(f) => Value::Float(*f),
+                    tessera_ir::Const::Double(d) => Value::Double(*d),
+                };
+                Box::new(move |_| Ok(v.clone()))
+            }
+            ExprKind::Local(id) => {
+                let id = *id;
+                Box::new(move |m| match m.plain_local(id) {
+                    Some(v) => Ok(copy(v)),
+                    None => m.eval(e),
+                })
+            }
+            ExprKind::Binary { op, lhs, rhs } if lhs.ty == rhs.ty && quick_type(&lhs.ty) => {
+                // `finish_binary` would come to the same quick answer,
+                // after looking for pointers the type rules out.
+                let op = *op;
+                let ty: &'p Type = &lhs.ty;
+                let (a, b) = (self.expr(lhs), self.expr(rhs));
+                Box::new(move |m| {
+                    let a = a(m)?;
+                    let b = b(m)?;
+                    match quick_arith_owned(op, ty, a, b) {
+                        Ok(v) => Ok(v),
+                        Err((a, b)) => m.finish_binary(e, op, lhs, rhs, a, b),
+                    }
+                })
+            }
+            ExprKind::Binary { op, lhs, rhs } => {
+                let op = *op;
+                let (a, b) = (self.expr(lhs), self.expr(rhs));
+                Box::new(move |m| {
+                    let a = a(m)?;
+                    let b = b(m)?;
+                    m.finish_binary(e, op, lhs, rhs, a, b)
+                })
+            }
+            ExprKind::Logical { and, lhs, rhs } => {
+                let and = *and;
+                let (a, b) = (self.expr(lhs), self.expr(rhs));
+                Box::new(move |m| {
+                    let a = a(m)?.truth();
+                    if a != and {
+                        return Ok(Value::Bool(a));
+                    }
+                    Ok(Value::Bool(b(m)?.truth()))
+                })
+            }
+            ExprKind::Conditional { cond, then, els } => {
+                let (c, t, f) = (self.expr(cond), self.expr(then), self.expr(els));
+                Box::new(move |m| if c(m)?.truth() { t(m) } else { f(m) })
+            }
+            ExprKind::Convert(inner)
+                if matches!(
+                    (inner.ty.scalar(), e.ty.scalar()),
+                    (Some(Scalar::Int), Some(Scalar::Long | Scalar::ULong))
+                ) =>
+            {
+                // An `int` widened (an index, mostly) keeps its stored
+                // value: `unsigned long` is kept as its bit pattern.
+                let value = self.expr(inner);
+                Box::new(move |m| match value(m)? {
+                    Value::Int(i) => Ok(Value::Int(i)),
+                    other => m.finish_convert(e, inner, other),
+                })
+            }
+            ExprKind::Convert(inner) if inner.ty.scalar().is_some() && e.ty.scalar().is_some() => {
+                let value = self.expr(inner);
+                Box::new(move |m| {
+                    let v = value(m)?;
+                    m.finish_convert(e, inner, v)
+                })
+            }
+            ExprKind::Assign { target, value } => {
+                let v = self.expr(value);
+                Box::new(move |m| {
+                    let v = v(m)?;
+                    m.finish_assign(e, target, value, v)
+                })
+            }
+            ExprKind::CompoundAssign { op, target, value }
+                if target.ty == value.ty && quick_type(&target.ty) =>
+            {
+                let ExprKind::Local(id) = target.kind else {
+                    return self.compound(e);
+                };
+                // `finish_compound`'s own fast path, with the value changed
+                // where it is.
+                let op = *op;
+                let ty: &'p Type = &target.ty;
+                let rhs = self.expr(value);
+                Box::new(move |m| {
+                    let rhs = rhs(m)?;
+                    if let Some(slot) = m.plain_local(id)
+                        && let Some(r) = quick_arith(op, ty, slot, &rhs)
+                    {
+                        match (slot, &r) {
+                            (Value::Float(x), Value::Float(y)) => *x = *y,
+                            (Value::Double(x), Value::Double(y)) => *x = *y,
+                            (Value::Int(x), Value::Int(y)) => *x = *y,
+                            (slot, r) => *slot = r.clone(),
+                        }
+                        return Ok(r);
+                    }
+                    m.finish_compound(e, op, target, value, rhs)
+                })
+            }
+            ExprKind::CompoundAssign { .. } => self.compound(e),
+            ExprKind::IncDec {
+                prefix,
+                target,
+                increment,
+            } if matches!(target.ty, Type::Scalar(Scalar::Int | Scalar::Long)) => {
+                let ExprKind::Local(id) = target.kind else {
+                    return Box::new(move |m| m.eval(e));
+                };
+                // `Machine::eval_inc_dec`'s fast path; anything else (an
+                // overflow, a reference) is left to it whole.
+                let (prefix, increment) = (*prefix, *increment);
+                let long = target.ty == Type::Scalar(Scalar::Long);
+                Box::new(move |m| {
+                    if let Some(Value::Int(slot)) = m.plain_local(id) {
+                        let v = *slot;
+                        let next = if increment {
+                            v.checked_add(1)
+                        } else {
+                            v.checked_sub(1)
+                        };
+                        if let Some(next) = next
+                            && (long || i32::try_from(next).is_ok())
+                        {
+                            *slot = next;
+                            return Ok(Value::Int(if prefix { next } else { v }));
+                        }
+                    }
+                    m.eval(e)
+                })
+            }
+            ExprKind::Comma { first, second } => {
+                let (a, b) = (self.expr(first), self.expr(second));
+                Box::new(move |m| {
+                    a(m)?;
+                    b(m)
+                })
+            }
+            ExprKind::Element { .. } => self.element(e),
+            ExprKind::Intrinsic {
+                op: Intrinsic::VectorElement,
+                args,
+            } => self.vector_element(e, args),
+            _ => Box::new(move |m| m.eval(e)),
+        }
+    }
+
+    /// `target op= value` in general.
+    fn compound(&self, e: &'p Expr) -> FastExpr<'p> {
+        let ExprKind::CompoundAssign { op, target, value } = &e.kind else {
+            return Box::new(move |m| m.eval(e));
+        };
+        let op = *op;
+        let rhs = self.expr(value);
+        Box::new(move |m| {
+            let rhs = rhs(m)?;
+            m.finish_compound(e, op, target, value, rhs)
+        })
+    }
+
+    /// `a[i][j]...` of a C array variable (see `Machine::element_fast`): the
+    /// indices are evaluated outermost first, and anything but an element
+    /// read in bounds goes to the tree walker, which evaluates the pure
+    /// indices again and reports what there is to report.
+    fn element(&self, e: &'p Expr) -> FastExpr<'p> {
+        const MAX_RANK: usize = 4;
+        let mut indices: Vec<(FastExpr<'p>, i64)> = Vec::new();
+        let mut node = e;
+        while let ExprKind::Element { base, index } = &node.kind {
+            let Type::CArray(_, n) = &base.ty else {
+                return Box::new(move |m| m.eval(e));
+            };
+            if !crate::expr::pure(index) {
+                return Box::new(move |m| m.eval(e));
+            }
+            indices.push((self.expr(index), i64::from(*n)));
+            node = base;
+        }
+        let ExprKind::Local(id) = node.kind else {
+            return Box::new(move |m| m.eval(e));
+        };
+        let rank = indices.len();
+        if rank > MAX_RANK {
+            return Box::new(move |m| m.eval(e));
+        }
+        let root = match self.ts_slot.get(id.index()) {
+            Some(Some(slot)) => ArrayRoot::TileStatic(*slot),
+            _ => ArrayRoot::Local(id),
+        };
+        Box::new(move |m| {
+            if m.checker.on {
+                return m.eval(e);
+            }
+            // The outermost index is the last step of the path.
+            let mut path = [0u32; MAX_RANK];
+            for (k, (index, n)) in indices.iter().enumerate() {
+                match index(m)? {
+                    Value::Int(i) if i >= 0 && i < *n => path[rank - 1 - k] = i as u32,
+                    _ => return m.eval(e),
+                }
+            }
+            let path = &path[..rank];
+            let array = match root {
+                ArrayRoot::TileStatic(slot) => m.launch.tile_static.get(slot as usize),
+                ArrayRoot::Local(id) => match m.plain_local(id) {
+                    Some(v) => Some(&*v),
+                    None => return m.eval(e),
+                },
+            };
+            match array.and_then(|v| get_path(v, path)) {
+                Some(Value::Uninit) | None => m.eval(e),
+                Some(v) => Ok(copy(v)),
+            }
+        })
+    }
+
+    /// `v[i]` of a `std::vector` variable (see
+    /// `Machine::vector_element_fast`).
+    fn vector_element(&self, e: &'p Expr, args: &'p [Expr]) -> FastExpr<'p> {
+        let [vector, index] = args else {
+            return Box::new(move |m| m.eval(e));
+        };
+        let ExprKind::Local(id) = vector.kind else {
+            return Box::new(move |m| m.eval(e));
+        };
+        if !crate::expr::pure(index) {
+            return Box::new(move |m| m.eval(e));
+        }
+        let index = self.expr(index);
+        Box::new(move |m| {
+            if m.checker.on {
+                return m.eval(e);
+            }
+            let i = match index(m)? {
+                Value::Int(i) if i >= 0 => i as usize,
+                _ => return m.eval(e),
+            };
+            let Some(Value::Vector(storage)) = m.plain_local(id) else {
+                return m.eval(e);
+            };
+            let found = match storage.data().get(i) {
+                Some(Value::Uninit) | None => None,
+                Some(v) => Some(copy(v)),
+            };
+            match found {
+                Some(v) => Ok(v),
+                None => m.eval(e),
+            }
+        })
+    }
+}
+
+/// True for the types [`quick_arith`] answers for.
+fn quick_type(ty: &Type) -> bool {
+    matches!(
+        ty,
+        Type::Scalar(Scalar::Int | Scalar::Long | Scalar::Float | Scalar::Double)
+    )
+}
+
+/// A copy of a value, without a call for the scalars.
+#[inline(always)]
+fn copy(v: &Value) -> Value {
+    match v {
+        Value::Int(i) => Value::Int(*i),
+        Value::Float(f) => Value::Float(*f),
+        Value::Double(d) => Value::Double(*d),
+        Value::Bool(b) => Value::Bool(*b),
+        other => other.clone(),
+    }
+}
