@@ -136,6 +136,15 @@ impl Machine<'_> {
             };
             values.push(v);
         }
+        // A kernel runs where its arrays live: one on the CPU accelerator
+        // cannot be captured (C++ AMP throws as for a launch on its view).
+        for ((v, decl), c) in values.iter().zip(decls).zip(captures) {
+            if let (Type::Array(..), Value::View(view)) = (&decl.ty, v)
+                && let crate::value::ViewData::Storage(s) = &view.data
+            {
+                self.check_launch_on(s.placement.get().0.accel(), c.span)?;
+            }
+        }
         if self.offload(kernel, &ext, &values, decls, span) {
             return Ok(());
         }

@@ -158,6 +158,9 @@ pub(crate) struct Machine<'p> {
     /// was already used for an array, after which it can no longer be set
     /// (C++ AMP's rule for `set_default_cpu_access_type`).
     pub(crate) cpu_default: (Option<i64>, bool),
+    /// The identity the next `create_view()` gives its view (0 and 1 are
+    /// the default views').
+    pub(crate) next_view: u32,
     /// By struct id: the shape of each union type.
     pub(crate) unions: Vec<Option<Rc<UnionShape>>>,
 }
@@ -213,6 +216,7 @@ impl<'p> Machine<'p> {
             exceptions: crate::exceptions::Exceptions::default(),
             generations: 0,
             cpu_default: (None, false),
+            next_view: 2,
             unions: Vec::new(),
         };
         // In id order: a union member of union type was declared first.

@@ -912,6 +912,22 @@ impl FnCx<'_> {
             return;
         }
         if !target.place {
+            if let Some(property) = library_property(target) {
+                // MSVC's library declares these as properties with only a
+                // getter (`__declspec(property(get=...))`), and its getter
+                // functions return copies the compiler refuses to assign.
+                self.ck.report(
+                    Diagnostic::error(
+                        codes::E0204,
+                        target.span,
+                        format!("{property} has no setter: it cannot be {what}"),
+                    )
+                    .with_label("a read-only property")
+                    .with_msvc("C2774")
+                    .with_help("make a new object with the value you want instead"),
+                );
+                return;
+            }
             self.ck.error(
                 codes::E0204,
                 target.span,
@@ -1440,4 +1456,27 @@ fn through_iterator(ptr: &Expr) -> bool {
         ExprKind::PtrAdd { ptr, .. } => through_iterator(ptr),
         _ => false,
     }
+}
+
+/// The C++ AMP property (a member with only a getter, in MSVC's library) a
+/// value is read from, if it is one: the extent of an array or view, the
+/// views of an array, and what an accelerator or view says of itself.
+fn library_property(e: &Expr) -> Option<&'static str> {
+    use tessera_ir::Intrinsic;
+    let ExprKind::Intrinsic { op, .. } = &e.kind else {
+        return None;
+    };
+    Some(match op {
+        Intrinsic::ViewExtent => "`extent`",
+        Intrinsic::ArrayDeviceView { associated: false } => "`accelerator_view`",
+        Intrinsic::ArrayDeviceView { associated: true } => "`associated_accelerator_view`",
+        Intrinsic::ArrayCpuAccess => "`cpu_access_type`",
+        Intrinsic::DeviceText(tessera_ir::DeviceText::Description) => "`description`",
+        Intrinsic::DeviceText(tessera_ir::DeviceText::Path) => "`device_path`",
+        Intrinsic::DeviceDefaultView => "`default_view`",
+        Intrinsic::DeviceQueuingMode => "`queuing_mode`",
+        Intrinsic::DeviceViewAccelerator => "`accelerator`",
+        Intrinsic::DeviceCpuAccess => "`default_cpu_access_type`",
+        _ => return None,
+    })
 }
