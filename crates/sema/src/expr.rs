@@ -906,6 +906,75 @@ impl FnCx<'_> {
         }
     }
 
+    /// `a.get_extent()[0] = x`: a component of an index or extent returned
+    /// by value is a component of a temporary, which C++ lets a program
+    /// assign (the copy is then dropped). The copy becomes a hidden local,
+    /// so the component is a place; any other target is returned as it is.
+    fn component_of_copy(&mut self, target: Expr) -> Expr {
+        let ExprKind::Intrinsic {
+            op: tessera_ir::Intrinsic::ShapeComponent,
+            args,
+        } = &target.kind
+        else {
+            return target;
+        };
+        let [base, component] = args.as_slice() else {
+            return target;
+        };
+        let returned = matches!(
+            &base.kind,
+            ExprKind::Call { .. }
+                | ExprKind::Intrinsic {
+                    op: tessera_ir::Intrinsic::ViewExtent,
+                    ..
+                }
+        );
+        if target.place
+            || base.place
+            || !returned
+            || !matches!(base.ty, Type::Index(_) | Type::Extent(_))
+        {
+            return target;
+        }
+        let (ty, span) = (base.ty.clone(), base.span);
+        let id = self.declare(tessera_ir::Local {
+            name: String::new(),
+            ty: ty.clone(),
+            by_ref: false,
+            is_const: false,
+            space: self.local_space(),
+            span,
+        });
+        let copy = mk(ExprKind::Local(id), ty.clone(), true, span);
+        let store = mk(
+            ExprKind::Assign {
+                target: Box::new(copy.clone()),
+                value: Box::new(base.clone()),
+            },
+            ty,
+            true,
+            span,
+        );
+        let element = mk(
+            ExprKind::Intrinsic {
+                op: tessera_ir::Intrinsic::ShapeComponent,
+                args: vec![copy, component.clone()],
+            },
+            Type::INT,
+            true,
+            target.span,
+        );
+        mk(
+            ExprKind::Comma {
+                first: Box::new(store),
+                second: Box::new(element),
+            },
+            Type::INT,
+            true,
+            target.span,
+        )
+    }
+
     /// Reports a write to something that cannot be written (E0204, E0205).
     pub fn check_writable(&mut self, target: &Expr, what: &str) {
         if target.ty.is_error() {
@@ -920,9 +989,9 @@ impl FnCx<'_> {
                     Diagnostic::error(
                         codes::E0204,
                         target.span,
-                        format!("{property} has no setter: it cannot be {what}"),
+                        format!("{property} is a read-only property: it cannot be {what}"),
                     )
-                    .with_label("a read-only property")
+                    .with_label("read-only: a getter's copy")
                     .with_msvc("C2774")
                     .with_help("make a new object with the value you want instead"),
                 );
@@ -1150,6 +1219,7 @@ impl FnCx<'_> {
             self.ck.report(d);
             return error_expr(span);
         }
+        let target = self.component_of_copy(target);
         self.check_writable(&target, "assigned");
         let ty = target.ty.clone();
         match op {
@@ -1332,8 +1402,17 @@ impl FnCx<'_> {
             }
             ast::CastKind::CStyle | ast::CastKind::Static => {}
         }
+        let to_const = self.ck.specs_const(&ty.specs);
         let Declared { ty, by_ref } = self.resolve(&ty.specs, &ty.modifiers, &[]);
         let e = self.expr_for(operand, &ty);
+        // `static_cast<const T&>(x)` of a `T`: `x` itself, read only.
+        if by_ref && to_const && e.ty == ty && !ty.is_error() && ty.pointee().is_none() {
+            return Expr {
+                span,
+                place: false,
+                ..e
+            };
+        }
         // `(int (*)(int))nullptr`, `static_cast<F>(f)`: what converts
         // implicitly to a function pointer converts explicitly too.
         let e = match self.fn_pointer_coerce(e, &ty) {
