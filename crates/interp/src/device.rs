@@ -48,18 +48,30 @@ impl Machine<'_> {
         let span = e.span;
         let d = |v: DeviceValue| Ok(Value::Device(v));
         match op {
-            Intrinsic::Device => d(device_value(&Value::Void, &e.ty)),
-            Intrinsic::DeviceOpen => self.device_open(&args[0]),
-            Intrinsic::DeviceSetDefault => {
+            Intrinsic::Device => d(if e.ty == Type::AcceleratorView {
+                self.default_accel.default_view()
+            } else {
+                DeviceValue::Accelerator(self.default_accel)
+            }),
+            Intrinsic::DeviceOpen => {
                 let v = self.eval(&args[0])?;
-                let known = match &v {
-                    Value::Str(s) => {
-                        s.as_slice() == device::DEFAULT.as_bytes()
-                            || s.as_slice() == device::PATH.as_bytes()
-                    }
-                    _ => false,
+                match self.accel_at(&v) {
+                    Some(a) => d(DeviceValue::Accelerator(a)),
+                    None => Err(self.no_device(&v, args[0].span)),
+                }
+            }
+            Intrinsic::DeviceSetDefault => {
+                // C++ AMP's rule: the default can be chosen (again) until an
+                // operation used it without naming a view.
+                let v = self.eval(&args[0])?;
+                let Some(a) = self.accel_at(&v) else {
+                    return Ok(Value::Bool(false));
                 };
-                Ok(Value::Bool(known))
+                if self.default_fixed {
+                    return Ok(Value::Bool(false));
+                }
+                self.default_accel = a;
+                Ok(Value::Bool(true))
             }
             Intrinsic::DeviceAll => {
                 let all = vec![
@@ -119,6 +131,7 @@ impl Machine<'_> {
             Intrinsic::DeviceLaunchOn => {
                 let view = self.eval_device(&args[0])?;
                 self.check_launch_on(view.accel(), args[0].span)?;
+                self.launch_on = Some(view.accel());
                 Ok(Value::Void)
             }
             Intrinsic::ArrayDeviceView { associated } => {
@@ -178,37 +191,41 @@ impl Machine<'_> {
             .into())
     }
 
-    /// `accelerator(path)`: the default accelerator answers to its own
-    /// path and to `accelerator::default_accelerator`, the CPU accelerator
-    /// to `accelerator::cpu_accelerator`.
-    fn device_open(&mut self, path: &Expr) -> Res<Value> {
-        let v = self.eval(path)?;
-        let bytes: &[u8] = match &v {
+    /// The accelerator a device path names: `accelerator::default_accelerator`
+    /// the default one (whichever it is), each accelerator its own path.
+    fn accel_at(&self, path: &Value) -> Option<Accel> {
+        let bytes: &[u8] = match path {
             Value::Str(s) => s,
             _ => &[],
         };
-        let accel = if bytes == device::DEFAULT.as_bytes() || bytes == device::PATH.as_bytes() {
+        if bytes == device::DEFAULT.as_bytes() {
+            Some(self.default_accel)
+        } else if bytes == device::PATH.as_bytes() {
             Some(Accel::Default)
         } else if bytes == device::CPU_PATH.as_bytes() {
             Some(Accel::Cpu)
         } else {
             None
-        };
-        if let Some(a) = accel {
-            return Ok(Value::Device(DeviceValue::Accelerator(a)));
         }
+    }
+
+    /// `accelerator(path)` of a path no accelerator has.
+    fn no_device(&self, path: &Value, span: Span) -> crate::machine::Stop {
+        let bytes: &[u8] = match path {
+            Value::Str(s) => s,
+            _ => &[],
+        };
         let shown = String::from_utf8_lossy(bytes);
-        Err(self
-            .error(
-                codes::R0007,
-                path.span,
-                format!("no accelerator has the device path `{shown}`"),
-            )
-            .with_label("no such device")
-            .with_note(format!(
-                "Tessera's accelerators are the default one (`accelerator::default_accelerator`, path `{}`) and the CPU accelerator (`accelerator::cpu_accelerator`); C++ AMP throws a `runtime_exception` here",
-                device::PATH
-            ))
-            .into())
+        self.error(
+            codes::R0007,
+            span,
+            format!("no accelerator has the device path `{shown}`"),
+        )
+        .with_label("no such device")
+        .with_note(format!(
+            "Tessera's accelerators are the default one (`accelerator::default_accelerator`, path `{}`) and the CPU accelerator (`accelerator::cpu_accelerator`); C++ AMP throws a `runtime_exception` here",
+            device::PATH
+        ))
+        .into()
     }
 }

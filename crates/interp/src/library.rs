@@ -1044,10 +1044,19 @@ impl Machine<'_> {
             Some(a) => self.eval(a)?.int(),
             None => tessera_ir::device::ACCESS_AUTO,
         };
-        let on_cpu = views
-            .first()
-            .is_some_and(|v| v.accel() == crate::value::Accel::Cpu);
-        let t = if asked == tessera_ir::device::ACCESS_AUTO && on_cpu {
+        // A staging array's associated view is its second; an array on one
+        // view is associated with that view.
+        let own = match views.first() {
+            Some(v) => *v,
+            None => {
+                // An array without a view uses the default accelerator.
+                self.default_fixed = true;
+                self.default_accel.default_view()
+            }
+        };
+        let t = if asked == tessera_ir::device::ACCESS_AUTO
+            && own.accel() == crate::value::Accel::Cpu
+        {
             // The CPU accelerator's memory is the host's.
             tessera_ir::device::ACCESS_READ_WRITE
         } else if asked == tessera_ir::device::ACCESS_AUTO {
@@ -1064,12 +1073,6 @@ impl Machine<'_> {
             asked
         };
         storage.cpu_access.set(t);
-        // A staging array's associated view is its second; an array on one
-        // view is associated with that view.
-        let own = views
-            .first()
-            .copied()
-            .unwrap_or_else(|| crate::value::Accel::Default.default_view());
         storage
             .placement
             .set((own, views.get(1).copied().unwrap_or(own)));
