@@ -726,15 +726,17 @@ pub enum Intrinsic {
     /// (see `print_target`), standard output otherwise.
     Print,
     /// An `accelerator` or `accelerator_view` value (of the expression's
-    /// type): the default accelerator (Tessera's CPU engine, which runs
-    /// every kernel), or its default view; args none.
+    /// type): the default accelerator (at first Tessera's CPU engine, which
+    /// runs every kernel), or its default view; args none.
     Device,
     /// `accelerator(path)`: args `[path string]`. The accelerator with
     /// that path (the default one for `accelerator::default_accelerator`),
     /// or a run-time error when none has it.
     DeviceOpen,
-    /// `accelerator::set_default(path)`: args `[path string]`; `true` when
-    /// the path names the default accelerator (which already is).
+    /// `accelerator::set_default(path)`: args `[path string]`; makes the
+    /// accelerator with that path the default and answers `true`, or
+    /// answers `false` when none has it or an operation already used the
+    /// default (an array or a launch made without a view).
     DeviceSetDefault,
     /// `accelerator::get_all()`: args none; a vector of the accelerators,
     /// the default one first.

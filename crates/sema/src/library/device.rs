@@ -219,9 +219,8 @@ pub(super) fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: &[Expr], span: Spa
             if !wide_arg(cx, &args[0], &what) {
                 return Some(error_expr(span));
             }
-            // The default is already the default accelerator, so naming it
-            // succeeds and naming any other fails (C++ AMP's answer once the
-            // default was used).
+            // The run decides: a path no accelerator has, or a default an
+            // operation already used, makes it return `false`.
             intrinsic(
                 Intrinsic::DeviceSetDefault,
                 vec![args[0].clone()],
