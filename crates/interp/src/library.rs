@@ -1054,10 +1054,9 @@ impl Machine<'_> {
                 self.default_accel.default_view()
             }
         };
-        let t = if asked == tessera_ir::device::ACCESS_AUTO
-            && own.accel() == crate::value::Accel::Cpu
-        {
-            // The CPU accelerator's memory is the host's.
+        let t = if own.accel() == crate::value::Accel::Cpu {
+            // The CPU accelerator's memory is the host's, whatever access
+            // was asked for.
             tessera_ir::device::ACCESS_READ_WRITE
         } else if asked == tessera_ir::device::ACCESS_AUTO {
             // `access_type_auto`: the device's default, or the runtime's own
