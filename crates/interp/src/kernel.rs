@@ -66,6 +66,8 @@ impl Machine<'_> {
     ) -> Res<()> {
         let prog = self.prog;
         let func = prog.function(kernel);
+        // The view `parallel_for_each` was given, if any (checked already).
+        let on = self.launch_on.take();
         let FunctionKind::Kernel {
             tile,
             captures: decls,
@@ -135,6 +137,23 @@ impl Machine<'_> {
                 self.copy_value(v, &decl.ty, c.span)?
             };
             values.push(v);
+        }
+        // A kernel runs where its arrays live: one on the CPU accelerator
+        // cannot be captured (C++ AMP throws as for a launch on its view).
+        let mut arrays = false;
+        for ((v, decl), c) in values.iter().zip(decls).zip(captures) {
+            if let (Type::Array(..), Value::View(view)) = (&decl.ty, v)
+                && let crate::value::ViewData::Storage(s) = &view.data
+            {
+                arrays = true;
+                self.check_launch_on(s.placement.get().0.accel(), c.span)?;
+            }
+        }
+        // Without a view or an array to say where, the launch runs on the
+        // default accelerator, which from then on cannot change.
+        if on.is_none() && !arrays {
+            self.default_fixed = true;
+            self.check_launch_on(self.default_accel, span)?;
         }
         if self.offload(kernel, &ext, &values, decls, span) {
             return Ok(());

@@ -15,6 +15,7 @@ mod algorithm;
 mod arith;
 mod check;
 mod clib;
+mod device;
 mod exceptions;
 mod expr;
 mod fast;

@@ -578,18 +578,19 @@ impl Machine<'_> {
             | Intrinsic::RandomNext(_)
             | Intrinsic::RandomDiscard(_)
             | Intrinsic::RandomDraw(..) => self.random(op, args, span),
-            Intrinsic::Device | Intrinsic::DeviceWait => Ok(Value::Void),
-            Intrinsic::DeviceOpen => self.device_open(&args[0]),
-            Intrinsic::DeviceSetDefault => {
-                let v = self.eval(&args[0])?;
-                let known = match &v {
-                    Value::Str(s) => tessera_ir::device::OPENS
-                        .iter()
-                        .any(|p| p.as_bytes() == s.as_slice()),
-                    _ => false,
-                };
-                Ok(Value::Bool(known))
-            }
+            Intrinsic::DeviceWait => Ok(Value::Void),
+            Intrinsic::Device
+            | Intrinsic::DeviceOpen
+            | Intrinsic::DeviceSetDefault
+            | Intrinsic::DeviceAll
+            | Intrinsic::DeviceDefaultView
+            | Intrinsic::DeviceCreateView
+            | Intrinsic::DeviceViewAccelerator
+            | Intrinsic::DeviceQueuingMode
+            | Intrinsic::DeviceText(_)
+            | Intrinsic::DeviceEq
+            | Intrinsic::DeviceLaunchOn
+            | Intrinsic::ArrayDeviceView { .. } => self.device_op(op, args, e),
             Intrinsic::WideStrEq => {
                 let a = self.eval(&args[0])?;
                 let b = self.eval(&args[1])?;
@@ -638,7 +639,17 @@ impl Machine<'_> {
         let i = self.eval(&args[1])?.int();
         let d0 = view.extent.first().copied().unwrap_or(0);
         if i < 0 || i >= d0 {
-            return Err(self.oob(span, "a projection of a view".into(), &[i], &[d0]));
+            let stop = self.oob(span, "a projection of a view".into(), &[i], &[d0]);
+            if self.in_kernel {
+                return Err(stop);
+            }
+            // On the host C++ AMP checks a projection and throws.
+            return Err(stop
+                .with_note("C++ AMP throws a `runtime_exception` here on the host")
+                .with_exception(crate::device::runtime_exception(
+                    "the specified projection index is out of bound",
+                ))
+                .into());
         }
         let data = view.data.share();
         Ok(Value::View(View::new(
@@ -670,7 +681,7 @@ impl Machine<'_> {
             .zip(&view.extent)
             .all(|((&o, &n), &d)| o >= 0 && n > 0 && o.checked_add(n).is_some_and(|end| end <= d));
         if !fits {
-            return Err(self
+            let stop = self
                 .error(
                     codes::R0007,
                     span,
@@ -681,13 +692,20 @@ impl Machine<'_> {
                         tuple(&view.extent)
                     ),
                 )
-                .with_label("section out of bounds")
-                .with_exception(tessera_runtime::LibraryException {
-                    class: "runtime_exception",
-                    what: "concurrency::array_view::section: the section does not fit in the view"
-                        .into(),
-                    code: 0x8007_0057,
-                })
+                .with_label("section out of bounds");
+            if self.in_kernel {
+                return Err(stop.into());
+            }
+            // What C++ AMP's host-side check throws, in the order it checks.
+            let what = if origin.iter().any(|&o| o < 0) {
+                "Invalid - values for each dimension must be >= 0"
+            } else if ext.iter().any(|&n| n <= 0) {
+                "Invalid - values for each dimension must be > 0"
+            } else {
+                "the specified section index and extent are out of bound"
+            };
+            return Err(stop
+                .with_exception(crate::device::runtime_exception(what))
                 .into());
         }
         let offset = view.offset
@@ -827,6 +845,9 @@ impl Machine<'_> {
                         self.view_of(&v, span)?
                     }
                 };
+                if !self.in_kernel && matches!(args[0].ty, Type::Array(..)) {
+                    self.check_cpu_access(&view, span)?;
+                }
                 let idx = self.eval_index(&args[1])?;
                 let inside = idx.len() == view.extent.len()
                     && idx.iter().zip(&view.extent).all(|(&i, &d)| i >= 0 && i < d);
@@ -917,35 +938,6 @@ impl Machine<'_> {
         }
     }
 
-    /// `accelerator(path)`: Tessera's device answers to its own path and
-    /// to the two C++ AMP names that mean it (the default device, and the
-    /// CPU).
-    fn device_open(&mut self, path: &Expr) -> Res<Value> {
-        let v = self.eval(path)?;
-        let bytes: &[u8] = match &v {
-            Value::Str(s) => s,
-            _ => &[],
-        };
-        if tessera_ir::device::OPENS
-            .iter()
-            .any(|p| p.as_bytes() == bytes)
-        {
-            return Ok(Value::Void);
-        }
-        let shown = String::from_utf8_lossy(bytes);
-        Err(self
-            .error(
-                codes::R0007,
-                path.span,
-                format!("no accelerator has the device path `{shown}`"),
-            )
-            .with_label("no such device")
-            .with_note(
-                "Tessera has one device, the CPU: its paths are `accelerator::default_accelerator` and `accelerator::cpu_accelerator`; C++ AMP throws a `runtime_exception` here",
-            )
-            .into())
-    }
-
     /// `std::cerr << v`: formatted with `std::cerr`'s own state, kept with
     /// the rest of standard error.
     fn print_err(&mut self, v: &Value, ty: &Type, span: Span) -> Res<()> {
@@ -1007,11 +999,19 @@ impl Machine<'_> {
         let dims = self.checked_extent(&ext, args[0].span, "an `array`")?;
         let n = Machine::size_of(&dims);
         let elem = elem_type(&e.ty);
-        // After the extent: the source (a vector or view), then the CPU
-        // access type (an `int`), each optional.
+        // After the extent: the source (a vector or view), the accelerator
+        // view and the associated view, then the CPU access type (an
+        // `int`), each optional.
         let rest = args.get(1..).unwrap_or_default();
-        let source = rest.iter().find(|a| !matches!(a.ty, Type::Scalar(_)));
+        let source = rest
+            .iter()
+            .find(|a| !matches!(a.ty, Type::Scalar(_) | Type::AcceleratorView));
         let access = rest.iter().find(|a| matches!(a.ty, Type::Scalar(_)));
+        let mut views = Vec::new();
+        for v in rest.iter().filter(|a| a.ty == Type::AcceleratorView) {
+            let value = self.eval(v)?;
+            views.push(crate::device::device_value(&value, &v.ty));
+        }
         let storage = match source {
             None => {
                 let z = self.zero_value(&elem, span)?;
@@ -1052,7 +1052,21 @@ impl Machine<'_> {
             Some(a) => self.eval(a)?.int(),
             None => tessera_ir::device::ACCESS_AUTO,
         };
-        let t = if asked == tessera_ir::device::ACCESS_AUTO {
+        // A staging array's associated view is its second; an array on one
+        // view is associated with that view.
+        let own = match views.first() {
+            Some(v) => *v,
+            None => {
+                // An array without a view uses the default accelerator.
+                self.default_fixed = true;
+                self.default_accel.default_view()
+            }
+        };
+        let t = if own.accel() == crate::value::Accel::Cpu {
+            // The CPU accelerator's memory is the host's, whatever access
+            // was asked for.
+            tessera_ir::device::ACCESS_READ_WRITE
+        } else if asked == tessera_ir::device::ACCESS_AUTO {
             // `access_type_auto`: the device's default, or the runtime's own
             // choice, which is then used and can no longer be changed.
             match self.cpu_default.0 {
@@ -1066,6 +1080,9 @@ impl Machine<'_> {
             asked
         };
         storage.cpu_access.set(t);
+        storage
+            .placement
+            .set((own, views.get(1).copied().unwrap_or(own)));
         Ok(Value::View(View::dense(ViewData::Storage(storage), dims)))
     }
 

@@ -158,6 +158,18 @@ pub(crate) struct Machine<'p> {
     /// was already used for an array, after which it can no longer be set
     /// (C++ AMP's rule for `set_default_cpu_access_type`).
     pub(crate) cpu_default: (Option<i64>, bool),
+    /// The identity the next `create_view()` gives its view (0 and 1 are
+    /// the default views').
+    pub(crate) next_view: u32,
+    /// The default accelerator (`accelerator()`), which
+    /// `accelerator::set_default` may change until something used it.
+    pub(crate) default_accel: crate::value::Accel,
+    /// The default accelerator can no longer change: an operation used it
+    /// (an array or a launch without a view).
+    pub(crate) default_fixed: bool,
+    /// The accelerator of the view a `parallel_for_each` was given, between
+    /// its check (`Intrinsic::DeviceLaunchOn`) and the launch.
+    pub(crate) launch_on: Option<crate::value::Accel>,
     /// By struct id: the shape of each union type.
     pub(crate) unions: Vec<Option<Rc<UnionShape>>>,
     /// Each loop statement run so far, by function and statement id, turned
@@ -222,6 +234,10 @@ impl<'p> Machine<'p> {
             exceptions: crate::exceptions::Exceptions::default(),
             generations: 0,
             cpu_default: (None, false),
+            next_view: 2,
+            default_accel: crate::value::Accel::Default,
+            default_fixed: false,
+            launch_on: None,
             unions: Vec::new(),
             fast_loops: std::collections::HashMap::new(),
             loop_index: std::collections::HashMap::new(),

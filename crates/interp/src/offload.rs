@@ -716,6 +716,14 @@ impl Machine<'_> {
                     let ViewData::Storage(storage) = &view.data else {
                         return None;
                     };
+                    // The host may not touch an array made with
+                    // `access_type_none`: the interpreter runs the loop and
+                    // throws at the first access.
+                    if matches!(ty, Type::Array(..))
+                        && storage.cpu_access.get() == tessera_ir::device::ACCESS_NONE
+                    {
+                        return None;
+                    }
                     let buffer = m.storage_buffer(&prog.structs, storage, elem, size, *written)?;
                     view_arg(buffer, view)
                 }

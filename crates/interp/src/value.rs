@@ -50,6 +50,77 @@ pub(crate) enum Value {
     Ptr(Rc<Pointer>),
     /// A union: its active member and that member's value.
     Union(Rc<UnionVal>),
+    /// An `accelerator` or an `accelerator_view`.
+    Device(DeviceValue),
+}
+
+/// Which accelerator: Tessera has two, as C++ AMP on a machine with one
+/// device has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Accel {
+    /// The default accelerator: the CPU engine that runs every kernel.
+    Default,
+    /// C++ AMP's CPU accelerator (`accelerator::cpu_accelerator`): it holds
+    /// arrays the host reads and writes, and runs no kernel.
+    Cpu,
+}
+
+impl Accel {
+    /// Its `device_path`.
+    pub(crate) fn path(self) -> &'static str {
+        match self {
+            Accel::Default => tessera_ir::device::PATH,
+            Accel::Cpu => tessera_ir::device::CPU_PATH,
+        }
+    }
+
+    /// Its `description`.
+    pub(crate) fn description(self) -> &'static str {
+        match self {
+            Accel::Default => tessera_ir::device::DESCRIPTION,
+            Accel::Cpu => tessera_ir::device::CPU_DESCRIPTION,
+        }
+    }
+
+    /// Its default view: the same view each time it is asked for.
+    pub(crate) fn default_view(self) -> DeviceValue {
+        let id = match self {
+            Accel::Default => 0,
+            Accel::Cpu => 1,
+        };
+        DeviceValue::View {
+            id,
+            accel: self,
+            mode: tessera_ir::device::QUEUING_AUTOMATIC as i32,
+        }
+    }
+}
+
+/// An `accelerator` or `accelerator_view` value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DeviceValue {
+    /// An accelerator; copies of one are the same accelerator.
+    Accelerator(Accel),
+    /// A view: `id` is its identity (a copy keeps it, so copies compare
+    /// equal; each `create_view()` makes a new one), on `accel`, with its
+    /// queuing mode.
+    View {
+        /// Which view (0 and 1: the default views).
+        id: u32,
+        /// The accelerator it is on.
+        accel: Accel,
+        /// `queuing_mode_immediate` or `queuing_mode_automatic`.
+        mode: i32,
+    },
+}
+
+impl DeviceValue {
+    /// The accelerator it is, or is on.
+    pub(crate) fn accel(self) -> Accel {
+        match self {
+            DeviceValue::Accelerator(a) | DeviceValue::View { accel: a, .. } => a,
+        }
+    }
 }
 
 /// A union object. Only its active member has a value: C++ leaves reading
@@ -507,6 +578,10 @@ pub(crate) struct Storage {
     /// An `array`'s CPU `access_type` (C++ AMP's value), set when it is
     /// made; `access_type_read_write` for everything else.
     pub(crate) cpu_access: Cell<i64>,
+    /// An `array`'s accelerator view and associated view (C++ AMP's
+    /// staging arrays differ in the two), set when it is made; the default
+    /// view for everything else.
+    pub(crate) placement: Cell<(DeviceValue, DeviceValue)>,
     /// An unordered container's bucket count (1 before its first
     /// insertion), which decides its iteration order (`hashtable`).
     pub(crate) buckets: Cell<u64>,
@@ -543,6 +618,7 @@ impl Storage {
             unsynced: Cell::new(None),
             discarded: RefCell::new(Vec::new()),
             cpu_access: Cell::new(tessera_ir::device::ACCESS_READ_WRITE),
+            placement: Cell::new((Accel::Default.default_view(), Accel::Default.default_view())),
             buckets: Cell::new(1),
             reshaped: Cell::new(1),
         })

@@ -725,15 +725,50 @@ pub enum Intrinsic {
     /// error when the innermost first operand of the chain is `Stderr`
     /// (see `print_target`), standard output otherwise.
     Print,
-    /// An `accelerator` or `accelerator_view` value: Tessera's one device
-    /// or its queue (of the expression's type); args none.
+    /// An `accelerator` or `accelerator_view` value (of the expression's
+    /// type): the default accelerator (at first Tessera's CPU engine, which
+    /// runs every kernel), or its default view; args none.
     Device,
-    /// `accelerator(path)`: args `[path string]`. The device, or a run-time
-    /// error when no device has that path.
+    /// `accelerator(path)`: args `[path string]`. The accelerator with
+    /// that path (the default one for `accelerator::default_accelerator`),
+    /// or a run-time error when none has it.
     DeviceOpen,
-    /// `accelerator::set_default(path)`: args `[path string]`; `true` when
-    /// the path names the one device (which is already the default).
+    /// `accelerator::set_default(path)`: args `[path string]`; makes the
+    /// accelerator with that path the default and answers `true`, or
+    /// answers `false` when none has it or an operation already used the
+    /// default (an array or a launch made without a view).
     DeviceSetDefault,
+    /// `accelerator::get_all()`: args none; a vector of the accelerators,
+    /// the default one first.
+    DeviceAll,
+    /// `acc.default_view`: args `[accelerator]`; the accelerator's default
+    /// view (the same view every time).
+    DeviceDefaultView,
+    /// `acc.create_view(mode)`: args `[accelerator, queuing mode (an
+    /// int)]`; a new view of the accelerator, unequal to every other.
+    DeviceCreateView,
+    /// `view.get_accelerator()`: args `[view]`; the accelerator it is on.
+    DeviceViewAccelerator,
+    /// `view.queuing_mode`: args `[view]`; the mode it was made with (an
+    /// `int`).
+    DeviceQueuingMode,
+    /// What an accelerator says of itself that depends on which it is:
+    /// args `[accelerator]`.
+    DeviceText(DeviceText),
+    /// `a == b` on two accelerators (their device paths compared) or two
+    /// views (the same view, or copies of it): args `[a, b]`.
+    DeviceEq,
+    /// `parallel_for_each(view, ...)`: args `[view]`, evaluated before the
+    /// launch; a `runtime_exception` when the view's accelerator cannot
+    /// run kernels (the CPU accelerator).
+    DeviceLaunchOn,
+    /// `a.get_accelerator_view()` (`associated: false`) or
+    /// `a.get_associated_accelerator_view()` (`true`) of an `array`: args
+    /// `[array]`; the view it was made on.
+    ArrayDeviceView {
+        /// The associated view (a staging array's device view).
+        associated: bool,
+    },
     /// `a == b` for two wide strings (`std::wstring`, `L"..."`): args
     /// `[a, b]`; `true` when they hold the same characters.
     WideStrEq,
@@ -1156,16 +1191,37 @@ pub fn print_target(stream: &Expr) -> OutStream {
     }
 }
 
-/// What `concurrency::accelerator` answers about Tessera's one device, the
-/// CPU that runs every kernel.
-pub mod device {
-    /// `device_path`.
-    pub const PATH: &str = "cpu";
+/// The wide-string properties of an accelerator (`Intrinsic::DeviceText`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceText {
     /// `description`.
+    Description,
+    /// `device_path`.
+    Path,
+}
+
+/// What `concurrency::accelerator` answers about Tessera's accelerators:
+/// the default one, the CPU engine that runs every kernel, and C++ AMP's
+/// CPU accelerator, which holds data but runs no kernel.
+pub mod device {
+    /// The default accelerator's `device_path`.
+    pub const PATH: &str = "tessera";
+    /// The default accelerator's `description`.
     pub const DESCRIPTION: &str = "Tessera CPU";
-    /// The paths `accelerator(path)` accepts: the default device and the
-    /// CPU, which are the same device here.
-    pub const OPENS: &[&str] = &["default", "cpu"];
+    /// The CPU accelerator's `device_path` (`accelerator::cpu_accelerator`).
+    pub const CPU_PATH: &str = "cpu";
+    /// The CPU accelerator's `description`, as C++ AMP's.
+    pub const CPU_DESCRIPTION: &str = "CPU accelerator";
+    /// The path `accelerator::default_accelerator` stands for.
+    pub const DEFAULT: &str = "default";
+    /// `queuing_mode_immediate`.
+    pub const QUEUING_IMMEDIATE: i64 = 0;
+    /// `queuing_mode_automatic`, the mode of the default views and of
+    /// `create_view()`.
+    pub const QUEUING_AUTOMATIC: i64 = 1;
+    /// What `parallel_for_each` throws (a `runtime_exception`) on a view of
+    /// the CPU accelerator, as C++ AMP words it.
+    pub const CPU_LAUNCH: &str = "concurrency::parallel_for_each is not supported on the selected accelerator \"CPU accelerator\".";
     /// The device-path constants of `accelerator`, as C++ AMP defines them.
     pub const CONSTANTS: &[(&str, &str)] = &[
         ("default_accelerator", "default"),

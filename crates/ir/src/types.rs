@@ -176,10 +176,11 @@ pub enum Type {
     Container(Container, Box<Type>),
     /// `std::ostream` (`std::cout`).
     Ostream,
-    /// `concurrency::accelerator`: Tessera's one device, the CPU. Every
-    /// value denotes it, so it carries no data.
+    /// `concurrency::accelerator`: the default accelerator (the CPU engine
+    /// that runs kernels) or C++ AMP's CPU accelerator; a run-time value.
     Accelerator,
-    /// `concurrency::accelerator_view`: the one queue of that device.
+    /// `concurrency::accelerator_view`: a view (queue) of an accelerator,
+    /// with its own identity and queuing mode; a run-time value.
     AcceleratorView,
     /// `std::vector<T>::iterator` (only from `begin()`/`end()`).
     Iterator(Box<Type>),

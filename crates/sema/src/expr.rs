@@ -928,12 +928,97 @@ impl FnCx<'_> {
         }
     }
 
+    /// `a.get_extent()[0] = x`: a component of an index or extent returned
+    /// by value is a component of a temporary, which C++ lets a program
+    /// assign (the copy is then dropped). The copy becomes a hidden local,
+    /// so the component is a place; any other target is returned as it is.
+    fn component_of_copy(&mut self, target: Expr) -> Expr {
+        let ExprKind::Intrinsic {
+            op: tessera_ir::Intrinsic::ShapeComponent,
+            args,
+        } = &target.kind
+        else {
+            return target;
+        };
+        let [base, component] = args.as_slice() else {
+            return target;
+        };
+        let returned = matches!(
+            &base.kind,
+            ExprKind::Call { .. }
+                | ExprKind::Intrinsic {
+                    op: tessera_ir::Intrinsic::ViewExtent,
+                    ..
+                }
+        );
+        if target.place
+            || base.place
+            || !returned
+            || !matches!(base.ty, Type::Index(_) | Type::Extent(_))
+        {
+            return target;
+        }
+        let (ty, span) = (base.ty.clone(), base.span);
+        let id = self.declare(tessera_ir::Local {
+            name: String::new(),
+            ty: ty.clone(),
+            by_ref: false,
+            is_const: false,
+            space: self.local_space(),
+            span,
+        });
+        let copy = mk(ExprKind::Local(id), ty.clone(), true, span);
+        let store = mk(
+            ExprKind::Assign {
+                target: Box::new(copy.clone()),
+                value: Box::new(base.clone()),
+            },
+            ty,
+            true,
+            span,
+        );
+        let element = mk(
+            ExprKind::Intrinsic {
+                op: tessera_ir::Intrinsic::ShapeComponent,
+                args: vec![copy, component.clone()],
+            },
+            Type::INT,
+            true,
+            target.span,
+        );
+        mk(
+            ExprKind::Comma {
+                first: Box::new(store),
+                second: Box::new(element),
+            },
+            Type::INT,
+            true,
+            target.span,
+        )
+    }
+
     /// Reports a write to something that cannot be written (E0204, E0205).
     pub fn check_writable(&mut self, target: &Expr, what: &str) {
         if target.ty.is_error() {
             return;
         }
         if !target.place {
+            if let Some(property) = library_property(target) {
+                // MSVC's library declares these as properties with only a
+                // getter (`__declspec(property(get=...))`), and its getter
+                // functions return copies the compiler refuses to assign.
+                self.ck.report(
+                    Diagnostic::error(
+                        codes::E0204,
+                        target.span,
+                        format!("{property} is a read-only property: it cannot be {what}"),
+                    )
+                    .with_label("read-only: a getter's copy")
+                    .with_msvc("C2774")
+                    .with_help("make a new object with the value you want instead"),
+                );
+                return;
+            }
             self.ck.error(
                 codes::E0204,
                 target.span,
@@ -1156,6 +1241,7 @@ impl FnCx<'_> {
             self.ck.report(d);
             return error_expr(span);
         }
+        let target = self.component_of_copy(target);
         self.check_writable(&target, "assigned");
         let ty = target.ty.clone();
         match op {
@@ -1338,8 +1424,17 @@ impl FnCx<'_> {
             }
             ast::CastKind::CStyle | ast::CastKind::Static => {}
         }
+        let to_const = self.ck.specs_const(&ty.specs);
         let Declared { ty, by_ref } = self.resolve(&ty.specs, &ty.modifiers, &[]);
         let e = self.expr_for(operand, &ty);
+        // `static_cast<const T&>(x)` of a `T`: `x` itself, read only.
+        if by_ref && to_const && e.ty == ty && !ty.is_error() && ty.pointee().is_none() {
+            return Expr {
+                span,
+                place: false,
+                ..e
+            };
+        }
         // `(int (*)(int))nullptr`, `static_cast<F>(f)`: what converts
         // implicitly to a function pointer converts explicitly too.
         let e = match self.fn_pointer_coerce(e, &ty) {
@@ -1462,4 +1557,27 @@ fn through_iterator(ptr: &Expr) -> bool {
         ExprKind::PtrAdd { ptr, .. } => through_iterator(ptr),
         _ => false,
     }
+}
+
+/// The C++ AMP property (a member with only a getter, in MSVC's library) a
+/// value is read from, if it is one: the extent of an array or view, the
+/// views of an array, and what an accelerator or view says of itself.
+fn library_property(e: &Expr) -> Option<&'static str> {
+    use tessera_ir::Intrinsic;
+    let ExprKind::Intrinsic { op, .. } = &e.kind else {
+        return None;
+    };
+    Some(match op {
+        Intrinsic::ViewExtent => "`extent`",
+        Intrinsic::ArrayDeviceView { associated: false } => "`accelerator_view`",
+        Intrinsic::ArrayDeviceView { associated: true } => "`associated_accelerator_view`",
+        Intrinsic::ArrayCpuAccess => "`cpu_access_type`",
+        Intrinsic::DeviceText(tessera_ir::DeviceText::Description) => "`description`",
+        Intrinsic::DeviceText(tessera_ir::DeviceText::Path) => "`device_path`",
+        Intrinsic::DeviceDefaultView => "`default_view`",
+        Intrinsic::DeviceQueuingMode => "`queuing_mode`",
+        Intrinsic::DeviceViewAccelerator => "`accelerator`",
+        Intrinsic::DeviceCpuAccess => "`default_cpu_access_type`",
+        _ => return None,
+    })
 }

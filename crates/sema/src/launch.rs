@@ -156,6 +156,43 @@ impl FnCx<'_> {
 
     /// `parallel_for_each(domain, [captures](index) restrict(amp) { ... })`.
     pub(crate) fn launch(&mut self, path: &ast::Path, args: &[ast::Expr], span: Span) -> Expr {
+        let mut on = None;
+        let launch = self.launch_on(path, args, span, &mut on);
+        match on {
+            // `parallel_for_each(view, ...)`: the view is checked first (the
+            // CPU accelerator runs no kernel), then the launch runs.
+            Some(view) if matches!(launch.kind, ExprKind::Launch { .. }) => {
+                let check = mk(
+                    ExprKind::Intrinsic {
+                        op: tessera_ir::Intrinsic::DeviceLaunchOn,
+                        args: vec![view],
+                    },
+                    Type::Void,
+                    false,
+                    span,
+                );
+                mk(
+                    ExprKind::Comma {
+                        first: Box::new(check),
+                        second: Box::new(launch),
+                    },
+                    Type::Void,
+                    false,
+                    span,
+                )
+            }
+            _ => launch,
+        }
+    }
+
+    /// [`Self::launch`], leaving the view of a three-argument call in `on`.
+    fn launch_on(
+        &mut self,
+        path: &ast::Path,
+        args: &[ast::Expr],
+        span: Span,
+        on: &mut Option<Expr>,
+    ) -> Expr {
         if self.in_amp() {
             self.ck.report(
                 Diagnostic::error(
@@ -172,8 +209,10 @@ impl FnCx<'_> {
         let (domain_ast, lambda_ast) = match args {
             [d, l] => (d, l),
             [view, d, l] => {
-                // One device, one queue: the view only has to be one.
                 let view = self.expr(view);
+                if view.ty == Type::AcceleratorView {
+                    *on = Some(view.clone());
+                }
                 if !matches!(view.ty, Type::AcceleratorView | Type::Error) {
                     let shown = self.ck.show(&view.ty);
                     self.ck.error(

@@ -1090,6 +1090,12 @@ impl FnCx<'_> {
                 self.initializer(&mut ty, specs, decl, &name.name)
             };
             let init = match init {
+                // `accelerator acc;` is the default accelerator at the time
+                // (`accelerator::set_default` may have changed it).
+                None if !by_ref && ty == Type::Accelerator && specs.tile_static.is_none() => {
+                    let e = crate::library::construct(self, &ty, Vec::new(), decl.span);
+                    Some(Init::Expr(e))
+                }
                 None if !by_ref && default_constructed(&ty) => Some(Init::Zero),
                 // Views, arrays and tile objects have no default constructor:
                 // the library reports it.

@@ -338,6 +338,26 @@ pub(super) fn member(cx: &mut FnCx<'_>, base: Expr, name: &ast::Ident, span: Spa
             "cpu_access_type" if v.array => {
                 return cpu_access(cx, base, "`array::cpu_access_type`", name.span, span);
             }
+            "accelerator_view" | "associated_accelerator_view" if v.array => {
+                let what = format!("`array::{}`", name.name);
+                if !check_side(
+                    cx,
+                    Side::Host,
+                    &what,
+                    name.span,
+                    "C3930",
+                    "ask for the array's view on the host",
+                ) {
+                    return error_expr(span);
+                }
+                let associated = name.name == "associated_accelerator_view";
+                return intrinsic(
+                    Intrinsic::ArrayDeviceView { associated },
+                    vec![base],
+                    Type::AcceleratorView,
+                    span,
+                );
+            }
             _ => {}
         }
     }
@@ -533,23 +553,17 @@ pub(super) fn method(
             "only an `array_view` has it; copy an `array` out with `copy(a, v.begin())` or `std::vector<T> v = a;`",
         ),
         "view_as" => view_as(cx, base, &v, &what, args, span),
-        // The one device's one view: where every array lives, and what a
-        // staging array is associated with.
+        // The view the array was made on, and the view a staging array is
+        // associated with (its own view for any other array).
         "get_accelerator_view" | "get_associated_accelerator_view" if v.array => {
             if !arity(cx, &what, &args, 0, "no arguments", span) {
                 return error_expr(span);
             }
-            let view = intrinsic(Intrinsic::Device, Vec::new(), Type::AcceleratorView, span);
-            if is_pure(&base) {
-                return view;
-            }
-            mk(
-                ExprKind::Comma {
-                    first: Box::new(base),
-                    second: Box::new(view),
-                },
+            let associated = name.name == "get_associated_accelerator_view";
+            intrinsic(
+                Intrinsic::ArrayDeviceView { associated },
+                vec![base],
                 Type::AcceleratorView,
-                false,
                 span,
             )
         }
@@ -1298,36 +1312,37 @@ pub(super) fn construct_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, spa
             return error_expr(span);
         }
         access = Some(last);
-    } else if args.len() >= 2
-        && args[args.len() - 2].ty == Type::AcceleratorView
-        && args.last().is_some_and(|a| a.ty == Type::AcceleratorView)
-        && let Some(associated) = args.pop()
-    {
-        // A staging array `array<T, N> a(..., cpu_view, associated_view)`:
-        // memory on the CPU meant for copies to and from the associated
-        // accelerator. Tessera's one device is the CPU, so it is an array
-        // like any other, and C++ AMP gives a staging array read and write
-        // access from the CPU.
+    }
+    // The view the array lives on, and a staging array's associated view:
+    // `array<T, N> a(..., cpu_view, associated_view)` is memory on the CPU
+    // meant for copies to and from the associated accelerator, which C++
+    // AMP gives read and write access from the CPU.
+    let mut views = Vec::new();
+    while views.len() < 2 && args.last().is_some_and(|a| a.ty == Type::AcceleratorView) {
+        views.extend(args.pop());
+    }
+    views.reverse();
+    if views.len() == 2 && access.is_none() {
         access = Some(crate::expr::mk(
-            ExprKind::Const(tessera_ir::Const::Int(3)),
+            ExprKind::Const(tessera_ir::Const::Int(
+                tessera_ir::device::ACCESS_READ_WRITE,
+            )),
             Type::Scalar(tessera_ir::Scalar::Int),
             false,
-            associated.span,
+            views[1].span,
         ));
     }
     let made = build_array(cx, ty, args, span);
-    match (made.kind, access) {
-        (
-            ExprKind::Intrinsic {
-                op: Intrinsic::NewArray,
-                mut args,
-            },
-            Some(access),
-        ) => {
-            args.push(access);
+    match made.kind {
+        ExprKind::Intrinsic {
+            op: Intrinsic::NewArray,
+            mut args,
+        } => {
+            args.extend(views);
+            args.extend(access);
             intrinsic(Intrinsic::NewArray, args, made.ty, made.span)
         }
-        (kind, _) => Expr { kind, ..made },
+        kind => Expr { kind, ..made },
     }
 }
 

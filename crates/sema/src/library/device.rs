@@ -1,16 +1,20 @@
 //! `concurrency::accelerator` and `accelerator_view` on the host.
 //!
-//! Tessera has one device, the CPU that runs every kernel, and one queue on
-//! it, so neither type carries data: a value of either is `Intrinsic::Device`,
-//! and what a program asks about the device is answered here, as constants
-//! (`tessera_ir::device`). `accelerator(path)` is checked at run time
-//! (`Intrinsic::DeviceOpen`), as C++ AMP checks it.
+//! Tessera has the two accelerators C++ AMP shows on a machine with one
+//! device: the default one (the CPU engine that runs every kernel) and the
+//! CPU accelerator (`accelerator::cpu_accelerator`), which holds arrays and
+//! runs no kernel. Values of either type are run-time values
+//! (`Intrinsic::Device` and the `Device...` intrinsics): which accelerator,
+//! and for a view its identity and queuing mode. What is the same for both
+//! accelerators is answered here, as constants (`tessera_ir::device`).
+//! `accelerator(path)` is checked at run time (`Intrinsic::DeviceOpen`), as
+//! C++ AMP checks it.
 
 use super::{Ns, Side, arity, check_side, intrinsic, is_pure, mk, namespace, no_member};
 use crate::cx::{Checker, FnCx, error_expr};
 use crate::enums::{EnumId, EnumInfo};
 use tessera_diagnostics::{Diagnostic, Span, codes};
-use tessera_ir::{Const, Expr, ExprKind, Intrinsic, Scalar, Type, device};
+use tessera_ir::{Const, DeviceText, Expr, ExprKind, Intrinsic, Scalar, Type, device};
 use tessera_syntax::ast;
 
 /// The help for device use in amp code.
@@ -20,10 +24,10 @@ const AMP_HELP: &str = "choose the accelerator on the host, before `parallel_for
 const ACCELERATOR_MEMBERS: &str = "an `accelerator` has `description`, `device_path`, `version`, `dedicated_memory`, `supports_double_precision`, `supports_limited_double_precision`, `supports_cpu_shared_memory`, `is_emulated`, `has_display`, `is_debug`, `default_view`, `default_cpu_access_type` (each also as `get_...()`), `set_default_cpu_access_type(t)` and `create_view()`";
 
 /// The help listing what an `accelerator_view` has.
-const VIEW_MEMBERS: &str = "an `accelerator_view` has `get_accelerator()`, `wait()`, `flush()`, `queuing_mode`, `is_debug`, `version` (each also as `get_...()`)";
+const VIEW_MEMBERS: &str = "an `accelerator_view` has `accelerator`, `queuing_mode`, `is_debug`, `version` (each also as `get_...()`), `wait()`, `flush()` and `create_marker()`";
 
-/// `queuing_mode_automatic`, C++ AMP's default and the mode of every view here.
-const QUEUING_AUTOMATIC: i64 = 1;
+/// `queuing_mode_automatic`, C++ AMP's default.
+const QUEUING_AUTOMATIC: i64 = device::QUEUING_AUTOMATIC;
 
 /// True for `accelerator` and `accelerator_view`.
 pub(super) fn is_device(ty: &Type) -> bool {
@@ -35,7 +39,7 @@ fn host_only(cx: &mut FnCx<'_>, what: &str, span: Span) -> bool {
     check_side(cx, Side::Host, what, span, "C3930", AMP_HELP)
 }
 
-/// The device or its queue, as a value of `ty`.
+/// The default accelerator or its default view, as a value of `ty`.
 fn device_value(ty: Type, span: Span) -> Expr {
     intrinsic(Intrinsic::Device, Vec::new(), ty, span)
 }
@@ -162,7 +166,7 @@ pub(super) fn name(cx: &mut FnCx<'_>, path: &ast::Path) -> Option<Expr> {
         constant(Const::Int(*value), Scalar::Int, span)
     } else if matches!(namespace(path), Ns::Amp | Ns::Unqualified) {
         let mode = match last {
-            "queuing_mode_immediate" => 0,
+            "queuing_mode_immediate" => device::QUEUING_IMMEDIATE,
             "queuing_mode_automatic" => QUEUING_AUTOMATIC,
             _ => return None,
         };
@@ -201,11 +205,9 @@ pub(super) fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: &[Expr], span: Spa
             if !arity(cx, &what, args, 0, "", span) {
                 return Some(error_expr(span));
             }
-            // One device: a vector of one accelerator.
-            let one = constant(Const::Int(1), Scalar::Long, span);
             intrinsic(
-                Intrinsic::NewVector,
-                vec![one, device_value(Type::Accelerator, span)],
+                Intrinsic::DeviceAll,
+                Vec::new(),
                 Type::Vector(Box::new(Type::Accelerator)),
                 span,
             )
@@ -217,8 +219,8 @@ pub(super) fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: &[Expr], span: Spa
             if !wide_arg(cx, &args[0], &what) {
                 return Some(error_expr(span));
             }
-            // The default is already this device, so naming it succeeds and
-            // naming any other fails, as C++ AMP answers for a missing device.
+            // The run decides: a path no accelerator has, or a default an
+            // operation already used, makes it return `false`.
             intrinsic(
                 Intrinsic::DeviceSetDefault,
                 vec![args[0].clone()],
@@ -302,14 +304,32 @@ pub(super) fn construct(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Spa
     }
 }
 
-/// The value of a property (`description`, `is_emulated`) of the device or
-/// its queue.
-fn property(ty: &Type, name: &str, span: Span) -> Option<Expr> {
+/// The value of a property (`description`, `is_emulated`) of an
+/// accelerator or a view `base`.
+fn property(base: &Expr, name: &str, span: Span) -> Option<Expr> {
+    let ty = &base.ty;
     let b = |v: bool| constant(Const::Bool(v), Scalar::Bool, span);
+    let of = |op: Intrinsic, ty: Type| intrinsic(op, vec![base.clone()], ty, span);
     let version = || constant(Const::Int(device::VERSION), Scalar::UInt, span);
-    Some(match (ty, name) {
-        (Type::Accelerator, "description") => wide(device::DESCRIPTION, span),
-        (Type::Accelerator, "device_path") => wide(device::PATH, span),
+    let value = match (ty, name) {
+        (Type::Accelerator, "description") => {
+            return Some(of(
+                Intrinsic::DeviceText(DeviceText::Description),
+                Type::WideStr,
+            ));
+        }
+        (Type::Accelerator, "device_path") => {
+            return Some(of(Intrinsic::DeviceText(DeviceText::Path), Type::WideStr));
+        }
+        (Type::Accelerator, "default_view") => {
+            return Some(of(Intrinsic::DeviceDefaultView, Type::AcceleratorView));
+        }
+        (Type::AcceleratorView, "queuing_mode") => {
+            return Some(of(Intrinsic::DeviceQueuingMode, Type::Scalar(Scalar::Int)));
+        }
+        (Type::AcceleratorView, "accelerator") => {
+            return Some(of(Intrinsic::DeviceViewAccelerator, Type::Accelerator));
+        }
         (Type::Accelerator, "dedicated_memory") => {
             // In kilobytes; the CPU has no memory of its own apart from the host's.
             constant(Const::Int(0), Scalar::ULong, span)
@@ -318,10 +338,9 @@ fn property(ty: &Type, name: &str, span: Span) -> Option<Expr> {
         | (Type::Accelerator, "supports_limited_double_precision") => b(true),
         // Kernels read and write host memory directly.
         (Type::Accelerator, "supports_cpu_shared_memory") => b(true),
-        // A software device, as WARP and the reference rasteriser are.
+        // Software devices, as WARP and the reference rasteriser are.
         (Type::Accelerator, "is_emulated") => b(true),
         (Type::Accelerator, "has_display") => b(false),
-        (Type::Accelerator, "default_view") => device_value(Type::AcceleratorView, span),
         // Run-time state: a program may set it.
         (Type::Accelerator, "default_cpu_access_type") => intrinsic(
             Intrinsic::DeviceCpuAccess,
@@ -331,11 +350,9 @@ fn property(ty: &Type, name: &str, span: Span) -> Option<Expr> {
         ),
         (_, "is_debug") => b(false),
         (_, "version") => version(),
-        (Type::AcceleratorView, "queuing_mode") => {
-            constant(Const::Int(QUEUING_AUTOMATIC), Scalar::Int, span)
-        }
         _ => return None,
-    })
+    };
+    Some(after(base.clone(), value))
 }
 
 fn members_help(ty: &Type) -> &'static str {
@@ -352,8 +369,8 @@ pub(super) fn member(cx: &mut FnCx<'_>, base: Expr, name: &ast::Ident, span: Spa
         return error_expr(span);
     }
     let ty = base.ty.clone();
-    match property(&ty, &name.name, span) {
-        Some(value) => after(base, value),
+    match property(&base, &name.name, span) {
+        Some(value) => value,
         None => no_member(cx, &ty, name, members_help(&ty)),
     }
 }
@@ -393,12 +410,16 @@ pub(super) fn method(
                 );
                 return error_expr(span);
             }
-            let view = device_value(Type::AcceleratorView, span);
-            let base = match args.into_iter().next() {
-                Some(mode) if !is_pure(&mode) => after(base, mode),
-                _ => base,
-            };
-            return after(base, view);
+            let mode = args
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| constant(Const::Int(QUEUING_AUTOMATIC), Scalar::Int, span));
+            return intrinsic(
+                Intrinsic::DeviceCreateView,
+                vec![base, mode],
+                Type::AcceleratorView,
+                span,
+            );
         }
         (Type::Accelerator, "set_default_cpu_access_type") => {
             if !arity(cx, &what, &args, 1, "an `access_type`", span)
@@ -414,29 +435,47 @@ pub(super) fn method(
             );
             return after(base, set);
         }
-        (Type::AcceleratorView, "get_accelerator") => device_value(Type::Accelerator, span),
+        (Type::AcceleratorView, "get_accelerator") => intrinsic(
+            Intrinsic::DeviceViewAccelerator,
+            vec![base.clone()],
+            Type::Accelerator,
+            span,
+        ),
         (Type::AcceleratorView, "wait" | "flush") => {
             intrinsic(Intrinsic::DeviceWait, Vec::new(), Type::Void, span)
         }
         // Every command before the marker has finished when it is made: a
         // ready future.
         (Type::AcceleratorView, "create_marker") => super::future::ready(cx.ck, span),
-        (_, getter) => match getter
-            .strip_prefix("get_")
-            .and_then(|p| property(&ty, p, span))
-        {
-            Some(v) => v,
-            None => return no_member(cx, &ty, name, members_help(&ty)),
-        },
+        (_, getter) => {
+            let value = match getter
+                .strip_prefix("get_")
+                .and_then(|p| property(&base, p, span))
+            {
+                Some(v) => v,
+                None => return no_member(cx, &ty, name, members_help(&ty)),
+            };
+            if !arity(cx, &what, &args, 0, "", span) {
+                return error_expr(span);
+            }
+            return value;
+        }
     };
     if !arity(cx, &what, &args, 0, "", span) {
         return error_expr(span);
     }
-    after(base, value)
+    match value.kind {
+        // The view's own operation: it reads the view itself.
+        ExprKind::Intrinsic {
+            op: Intrinsic::DeviceViewAccelerator,
+            ..
+        } => value,
+        _ => after(base, value),
+    }
 }
 
-/// `a == b` and `a != b` on two accelerators or two views: every value is
-/// the same device, so they are always equal.
+/// `a == b` and `a != b` on two accelerators (the same device path) or two
+/// views (the same view, or copies of it).
 pub(super) fn compare(cx: &mut FnCx<'_>, op: ast::BinaryOp, l: Expr, r: Expr, span: Span) -> Expr {
     let equal = match op {
         ast::BinaryOp::Eq => true,
@@ -467,6 +506,17 @@ pub(super) fn compare(cx: &mut FnCx<'_>, op: ast::BinaryOp, l: Expr, r: Expr, sp
     if !host_only(cx, "comparing devices", span) {
         return error_expr(span);
     }
-    let value = constant(Const::Bool(equal), Scalar::Bool, span);
-    after(l, after(r, value))
+    let same = intrinsic(Intrinsic::DeviceEq, vec![l, r], Type::BOOL, span);
+    if equal {
+        return same;
+    }
+    mk(
+        ExprKind::Unary {
+            op: tessera_ir::UnOp::Not,
+            operand: Box::new(same),
+        },
+        Type::BOOL,
+        false,
+        span,
+    )
 }

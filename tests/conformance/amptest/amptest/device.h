@@ -1,6 +1,6 @@
-// Choosing the device a test runs on. Tessera has one device, the CPU, and
-// it runs kernels with double precision: a test asking for it (or for any
-// device) gets it; a test asking for particular Direct3D hardware, for a
+// Choosing the device a test runs on. Tessera has one device that runs
+// kernels (the default accelerator, with double precision) beside C++ AMP's
+// CPU accelerator: a test asking for it (or for any device) gets it; a test asking for particular Direct3D hardware, for a
 // device without double precision, or for a second device is skipped, as
 // the library skips a test whose device is missing.
 #pragma once
@@ -91,13 +91,22 @@ inline bool device_flags_unmet(int flags) {
     return (flags & unmet) != 0;
 }
 
-// The devices that have `required_flags`: this one, or none.
+// The devices that have `required_flags`: the default one, or none; the CPU
+// accelerator (which runs no kernel) only with `INCLUDE_CPU`, as the
+// library lists it.
 inline std::vector<accelerator> get_available_devices(device_flags required_flags) {
+    std::vector<accelerator> found;
     if (device_flags_unmet(required_flags.bits)) {
-        std::vector<accelerator> none;
-        return none;
+        return found;
     }
-    return accelerator::get_all();
+    std::vector<accelerator> all = accelerator::get_all();
+    for (size_t i = 0; i < all.size(); i++) {
+        bool cpu = all[i].get_device_path() == accelerator::cpu_accelerator;
+        if (!cpu || (required_flags.bits & device_flags::INCLUDE_CPU.bits) != 0) {
+            found.push_back(all[i]);
+        }
+    }
+    return found;
 }
 
 inline accelerator require_device(device_flags required_flags) {
