@@ -435,7 +435,11 @@ fn check(out: &mut Output, files: &[PathBuf], front: &Front, format: Format) -> 
     let (mut errors, mut warnings) = (0usize, 0usize);
     for path in files {
         let diagnostics = match compile(&mut sources, path, front) {
-            Ok(checked) => checked.diagnostics,
+            Ok(checked) => checked
+                .diagnostics
+                .into_iter()
+                .filter(|d| !is_link_error(d))
+                .collect::<Vec<_>>(),
             Err(err) => {
                 out.err(&format!("error: {err}\n"));
                 unreadable = true;
@@ -467,6 +471,14 @@ fn check(out: &mut Output, files: &[PathBuf], front: &Front, format: Format) -> 
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// A diagnostic that C++ gives when linking, not when compiling: a call of
+/// (or a pointer to) a function declared and never defined (E0216). As for
+/// a missing `main` (E0230), `check` accepts such a file, as a compiler
+/// does; `run` and the REPL report it, since they need the body.
+fn is_link_error(d: &Diagnostic) -> bool {
+    d.code == codes::E0216
 }
 
 /// How `tessera run` runs a program.

@@ -77,7 +77,8 @@ fn undefined_calls(program: &Program, found: &mut Vec<Diagnostic>) {
                 .with_secondary(callee.span, "declared here, without a body")
                 .with_help(
                     "write its body, e.g. after `main`: Tessera needs the definition to run it",
-                ),
+                )
+                .with_note("a C++ compiler accepts the call (so does `tessera check`); building the program fails (g++: undefined reference)"),
             );
         }
     };
