@@ -252,6 +252,22 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
     });
     ck.structs.insert(s.name.name.clone(), id);
     crate::class::declare_class(ck, id, s, layout, class_consts);
+    // Bit fields: refused on the host for now, and a class holding one is
+    // a type amp code cannot use (see `stmt::kernel_type_problem`).
+    for &at in &s.bit_fields {
+        ck.error(
+            codes::E0211,
+            at,
+            "bit fields are not supported yet",
+            "bit field",
+            "declare the member without a width",
+        );
+    }
+    if !s.bit_fields.is_empty()
+        && let Some(c) = ck.classes.get_mut(&id)
+    {
+        c.has_bit_field = true;
+    }
     if !s.trailing.is_empty() {
         let specs = ast::DeclSpecs {
             is_const: false,
@@ -767,6 +783,30 @@ pub(crate) fn param_local(
     space: Space,
     lookup: crate::types::ConstLookup<'_>,
 ) -> Local {
+    if p.is_ellipsis() {
+        // C++ AMP forbids a variadic function in amp code (C3581); on the
+        // host, Tessera has no variadic arguments yet.
+        if space == Space::Host {
+            ck.error(
+                codes::E0211,
+                p.span,
+                "variadic functions (`...`) are not supported yet",
+                "variadic parameter list",
+                "give the function the parameters it takes",
+            );
+        } else {
+            ck.report(
+                Diagnostic::error(
+                    codes::E0302,
+                    p.span,
+                    "a function that runs in amp code cannot take variadic arguments (`...`)",
+                )
+                .with_label("not allowed in `restrict(amp)` code")
+                .with_msvc("C3581")
+                .with_help("give the function the parameters it takes"),
+            );
+        }
+    }
     let d = types::resolve(
         ck,
         &p.specs,

@@ -107,6 +107,11 @@ impl FnCx<'_> {
                 }
             }
             S::Decl(d) => self.local_decl(d, out),
+            // `int f(int);` in a block: the function is declared as at
+            // namespace scope, and its definition later completes it.
+            S::FnDecl(f) => {
+                crate::declare::declare_function_signature_first(self.ck, f, span, |_, _| {});
+            }
             S::StaticAssert(a) => self.static_assert(a),
             S::Class(def) => self.local_class(def, span),
             S::Block(b) => {
@@ -1001,7 +1006,15 @@ impl FnCx<'_> {
         for decl in &d.declarators {
             let Some(name) = &decl.name else { continue };
             let Declared { mut ty, by_ref } =
-                self.resolve(specs, &decl.modifiers, &decl.array_dims);
+                if self.in_amp() && types::written_type_unsupported(specs) {
+                    // Reported below as C++ AMP's C3581.
+                    Declared {
+                        ty: Type::Error,
+                        by_ref: false,
+                    }
+                } else {
+                    self.resolve(specs, &decl.modifiers, &decl.array_dims)
+                };
             let mut space = self.local_space();
             if let Some(ts) = specs.tile_static {
                 space = Space::TileStatic;
@@ -1414,6 +1427,12 @@ pub fn kernel_type_problem(ck: &Checker, ty: &Type) -> Option<String> {
             Some("arrays of an empty class".into())
         }
         Type::CArray(elem, _) => kernel_type_problem(ck, elem),
+        Type::Struct(id) if ck.classes.get(id).is_some_and(|c| c.has_virtual) => {
+            Some("a class with virtual functions".into())
+        }
+        Type::Struct(id) if ck.classes.get(id).is_some_and(|c| c.has_bit_field) => {
+            Some("a class with bit fields".into())
+        }
         Type::Struct(id) => {
             let fields = ck.struct_fields(*id);
             fields.iter().find_map(|(name, t)| {
