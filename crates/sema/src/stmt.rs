@@ -1427,12 +1427,7 @@ pub fn kernel_type_problem(ck: &Checker, ty: &Type) -> Option<String> {
             Some("arrays of an empty class".into())
         }
         Type::CArray(elem, _) => kernel_type_problem(ck, elem),
-        Type::Struct(id) if ck.classes.get(id).is_some_and(|c| c.has_virtual) => {
-            Some("a class with virtual functions".into())
-        }
-        Type::Struct(id) if ck.classes.get(id).is_some_and(|c| c.has_bit_field) => {
-            Some("a class with bit fields".into())
-        }
+        Type::Struct(_) if class_problem(ck, ty).is_some() => class_problem(ck, ty),
         Type::Struct(id) => {
             let fields = ck.struct_fields(*id);
             fields.iter().find_map(|(name, t)| {
@@ -1440,6 +1435,39 @@ pub fn kernel_type_problem(ck: &Checker, ty: &Type) -> Option<String> {
                     return Some(format!("member `{name}` is a pointer"));
                 }
                 kernel_type_problem(ck, t).map(|p| format!("member `{name}` is {p}"))
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Why a class (or an array of it) cannot be used in amp code for what it
+/// is, not for its members' types: virtual functions (no virtual calls in
+/// amp code) or bit fields, its own or a base's or member's. C++ AMP's
+/// C3581, also for the elements of a `concurrency::array` or
+/// `array_view`.
+pub fn class_problem(ck: &Checker, ty: &Type) -> Option<String> {
+    match ty {
+        Type::CArray(elem, _) => class_problem(ck, elem),
+        Type::Struct(id) => {
+            let info = ck.classes.get(id);
+            if info.is_some_and(|c| c.has_virtual) {
+                return Some("a class with virtual functions".into());
+            }
+            if info.is_some_and(|c| c.has_bit_field) {
+                return Some("a class with bit fields".into());
+            }
+            ck.struct_fields(*id).iter().find_map(|(name, t)| {
+                let p = class_problem(ck, t)?;
+                Some(
+                    match name
+                        .strip_prefix("<base ")
+                        .and_then(|n| n.strip_suffix('>'))
+                    {
+                        Some(base) => format!("a class whose base class `{base}` is {p}"),
+                        None => format!("a class whose member `{name}` is {p}"),
+                    },
+                )
             })
         }
         _ => None,

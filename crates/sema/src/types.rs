@@ -486,6 +486,22 @@ fn template(
                 );
                 return Type::Error;
             }
+            // The elements live on the accelerator: a class amp code cannot
+            // use (virtual functions, bit fields) cannot be one.
+            if let Some(problem) = crate::stmt::class_problem(ck, &elem_ty.ty) {
+                let shown = ck.show(&elem_ty.ty);
+                ck.report(
+                    tessera_diagnostics::Diagnostic::error(
+                        codes::E0302,
+                        elem.span,
+                        format!("`{name}` of `{shown}` is not allowed: `{shown}` is {problem}"),
+                    )
+                    .with_label("element type amp code cannot use")
+                    .with_msvc("C3581")
+                    .with_help("use a class without virtual functions or bit fields"),
+                );
+                return Type::Error;
+            }
             // amp.h asserts that an element is a whole number of 4-byte words
             // (an empty class, of size 1, is not; nor are `bool` and `char`).
             if let Type::Struct(_)
