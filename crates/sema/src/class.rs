@@ -434,6 +434,7 @@ fn declare_method(
     // A member function that runs in amp code works on an object of the
     // class there: the class must be a type amp code may use.
     if restriction.amp
+        && !f.method.is_virtual
         && let Some(problem) = crate::stmt::kernel_type_problem(ck, &Type::Struct(id))
     {
         ck.report(
