@@ -330,6 +330,7 @@ fn mark_local_function_declarations(tokens: &mut [Token<'_>]) {
                         | Tok::Union
                         | Tok::Enum
                         | Tok::Namespace
+                        | Tok::Extern
                         | Tok::Assign => {
                             statements = false;
                             break;
@@ -390,12 +391,19 @@ fn mark_local_function_declarations(tokens: &mut [Token<'_>]) {
                     }
                     k += 1;
                 }
-                if tok(tokens, k) == Some(Tok::RParen)
-                    && matches!(
-                        tok(tokens, k + 1),
-                        Some(Tok::Semi | Tok::Restrict | Tok::Throw)
-                    )
-                {
+                if tok(tokens, k) != Some(Tok::RParen) {
+                    continue;
+                }
+                // Past a `restrict(...)` clause: a declaration ends there; a
+                // definition's body would follow.
+                let mut end = k + 1;
+                if tok(tokens, end) == Some(Tok::Restrict) {
+                    while tok(tokens, end).is_some_and(|t| t != Tok::RParen && t != Tok::Semi) {
+                        end += 1;
+                    }
+                    end += 1;
+                }
+                if matches!(tok(tokens, end), Some(Tok::Semi | Tok::Throw)) {
                     tokens[i].tok = Tok::DeclParen;
                 }
             }
