@@ -248,8 +248,9 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
 }
 
 /// Drops the class-key of an elaborated type specifier (`struct S s;`,
-/// `class C* p`, `enum E e`, `(struct S)x`): after a declared class or
-/// enumeration `S`, `struct S` names what `S` names. The keyword stays
+/// `class C* p`, `enum E e`, `(struct S)x`, `struct S (*f)()`): `struct S`
+/// names what `S` names (a class C++ would declare there, never defined,
+/// stays an unknown name, which Tessera reports). The keyword stays
 /// where it declares or defines (`struct S {`, `struct S final`, `class
 /// S;`, `friend class S;`, `enum class E`) and in a template parameter list
 /// (`template <class T>`, whose next token is `>`, `,` or `=`).
@@ -269,6 +270,7 @@ fn drop_elaborating_keywords(tokens: &mut Vec<Token<'_>>) {
                         | Tok::Amp
                         | Tok::AndAnd
                         | Tok::RParen
+                        | Tok::LParen
                         | Tok::Const
                         | Tok::Volatile
                 )
