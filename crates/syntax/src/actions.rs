@@ -1061,13 +1061,24 @@ pub fn fn_modifiers(
     diags: &mut Vec<Diagnostic>,
     outer: Modifiers,
     open: (Option<Ident>, Modifiers),
-    tail: (Vec<Param>, Option<Restrict>),
+    tail: (Vec<Param>, Option<Restrict>, Option<(bool, bool)>),
     l: usize,
     r: usize,
 ) -> Modifiers {
     let sp = span(file, l, r);
     let (class, inner) = open;
-    let (params, restrict) = tail;
+    let (params, restrict, cv) = tail;
+    if cv.is_some() && class.is_none() {
+        diags.push(
+            Diagnostic::error(
+                codes::E0100,
+                sp,
+                "only a pointer to a member function may be `const` or `volatile`",
+            )
+            .with_label("qualifies a plain function type")
+            .with_help("drop the qualifier, or point to a member function: `int (C::*pm)() const`"),
+        );
+    }
     let entity = Modifiers {
         pointers: inner.pointers,
         reference: if inner.pointers > 0 {
@@ -1084,6 +1095,7 @@ pub fn fn_modifiers(
         class,
         params,
         restrict,
+        object_const: cv.is_some_and(|(is_const, _)| is_const),
         span: sp,
     };
     if function_depth(&declarator) > MAX_FUNCTION_DECLARATOR_DEPTH {

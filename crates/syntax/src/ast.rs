@@ -580,6 +580,11 @@ pub struct FunctionDeclarator {
     /// `restrict(...)` written after the parameters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub restrict: Option<Restrict>,
+    /// `const` after the parameters of a pointer to a member function: it
+    /// points to a `const` member function (`volatile` there is read and
+    /// means nothing more to host code).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub object_const: bool,
     /// Where, from the opening parenthesis to the end.
     pub span: Span,
 }
