@@ -551,8 +551,12 @@ pub fn display(ty: &Type, structs: &[StructDef]) -> String {
                 })
                 .collect();
             let r = if sig.ret_by_ref { "&" } else { "" };
+            // A pointer to a `const` member function: its object is const.
+            let object_const =
+                sig.member_of.is_some() && sig.params.first().is_some_and(|p| p.is_const);
+            let cv = if object_const { " const" } else { "" };
             format!(
-                "{}{r} ({class}*)({})",
+                "{}{r} ({class}*)({}){cv}",
                 display(&sig.ret, structs),
                 params.join(", ")
             )

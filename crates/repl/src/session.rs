@@ -838,6 +838,7 @@ fn find_return(stmt: &Stmt) -> Option<Span> {
         | StmtKind::Labeled { stmt: body, .. } => find_return(body),
         StmtKind::Expr(_)
         | StmtKind::Decl(_)
+        | StmtKind::FnDecl(_)
         | StmtKind::StaticAssert(_)
         | StmtKind::Class(_)
         | StmtKind::Break

@@ -84,6 +84,8 @@ pub struct ClassInfo {
     pub undefined_statics: HashSet<String>,
     /// A member function is `virtual`.
     pub has_virtual: bool,
+    /// A data member is a bit field.
+    pub has_bit_field: bool,
     /// Member function templates by name (see
     /// `template::MemberTemplate`).
     pub member_templates: HashMap<String, Vec<Rc<crate::template::MemberTemplate>>>,
@@ -384,6 +386,21 @@ fn declare_method(
             );
         }
     }
+    if f.method.is_volatile && restriction.amp {
+        ck.report(
+            Diagnostic::error(
+                codes::E0302,
+                f.name.span,
+                format!(
+                    "member function `{}` is `volatile`, which amp code cannot use",
+                    f.name.name
+                ),
+            )
+            .with_label("a `volatile` member function that runs in amp code")
+            .with_msvc("C3581")
+            .with_help("remove `volatile`, or make the function `restrict(cpu)`"),
+        );
+    }
     if f.method.const_after_restrict
         && let Some(r) = &f.restrict
     {
@@ -419,6 +436,7 @@ fn declare_method(
     // A member function that runs in amp code works on an object of the
     // class there: the class must be a type amp code may use.
     if restriction.amp
+        && !f.method.is_virtual
         && let Some(problem) = crate::stmt::kernel_type_problem(ck, &Type::Struct(id))
     {
         ck.report(

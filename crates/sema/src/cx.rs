@@ -55,6 +55,8 @@ pub struct Checker {
     pub local_class_context: Option<Restriction>,
     /// Globals of an enumeration type.
     pub enum_globals: HashMap<GlobalId, crate::enums::EnumId>,
+    /// Data members of an enumeration type, by class and field position.
+    pub enum_fields: HashMap<(tessera_ir::StructId, u32), crate::enums::EnumId>,
     /// Functions with an enumeration in their signature: return, parameters.
     pub enum_sigs: HashMap<FuncId, crate::enums::EnumSig>,
     /// The `std::tuple` types made so far: each element's enumeration, if

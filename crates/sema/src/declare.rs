@@ -159,6 +159,7 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
         }
     }
     let class_consts = crate::class::static_consts(ck, s);
+    let mut pending_enum_fields = Vec::new();
     for (k, decl) in s.fields.iter().enumerate() {
         let access = s
             .field_access
@@ -178,11 +179,20 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
                 "declare the `tile_static` variable in the kernel",
             );
         }
-        if ck.enum_of_specs(&decl.specs).is_some() {
+        // A member of an enumeration type keeps its enumeration (for C++'s
+        // conversion rules) by position; arrays of them and default member
+        // initialisers are not checked against it yet.
+        let field_enum = ck.enum_of_specs(&decl.specs);
+        if field_enum.is_some()
+            && decl
+                .declarators
+                .iter()
+                .any(|d| !d.array_dims.is_empty() || d.init.is_some() || d.modifiers.pointers > 0)
+        {
             ck.error(
                 codes::E0211,
                 decl.span,
-                "members of an enumeration type are not supported yet",
+                "arrays, pointers and initialised members of an enumeration type are not supported yet",
                 "enumeration member",
                 "use the underlying integer type and `static_cast`",
             );
@@ -212,6 +222,9 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
                     "",
                 );
                 continue;
+            }
+            if let Some(e) = field_enum {
+                pending_enum_fields.push((fields.len() as u32, e));
             }
             fields.push((name.name.clone(), ty));
             layout.access.push(access);
@@ -251,7 +264,26 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
         span,
     });
     ck.structs.insert(s.name.name.clone(), id);
+    for (field, e) in pending_enum_fields {
+        ck.enum_fields.insert((id, field), e);
+    }
     crate::class::declare_class(ck, id, s, layout, class_consts);
+    // Bit fields: refused on the host for now, and a class holding one is
+    // a type amp code cannot use (see `stmt::kernel_type_problem`).
+    for &at in &s.bit_fields {
+        ck.error(
+            codes::E0211,
+            at,
+            "bit fields are not supported yet",
+            "bit field",
+            "declare the member without a width",
+        );
+    }
+    if !s.bit_fields.is_empty()
+        && let Some(c) = ck.classes.get_mut(&id)
+    {
+        c.has_bit_field = true;
+    }
     if !s.trailing.is_empty() {
         let specs = ast::DeclSpecs {
             is_const: false,
@@ -794,6 +826,30 @@ pub(crate) fn param_local(
     space: Space,
     lookup: crate::types::ConstLookup<'_>,
 ) -> Local {
+    if p.is_ellipsis() {
+        // C++ AMP forbids a variadic function in amp code (C3581); on the
+        // host, Tessera has no variadic arguments yet.
+        if space == Space::Host {
+            ck.error(
+                codes::E0211,
+                p.span,
+                "variadic functions (`...`) are not supported yet",
+                "variadic parameter list",
+                "give the function the parameters it takes",
+            );
+        } else {
+            ck.report(
+                Diagnostic::error(
+                    codes::E0302,
+                    p.span,
+                    "a function that runs in amp code cannot take variadic arguments (`...`)",
+                )
+                .with_label("not allowed in `restrict(amp)` code")
+                .with_msvc("C3581")
+                .with_help("give the function the parameters it takes"),
+            );
+        }
+    }
     let saved = std::mem::replace(&mut ck.resolving_param, true);
     let d = types::resolve(
         ck,

@@ -73,6 +73,21 @@ pub fn declare_enum(ck: &mut Checker, def: &ast::EnumDef) {
                     Some(s)
                 }
                 Type::Error => return,
+                // Refused, but still declared with its type, so that amp
+                // code using the enumeration gets C++ AMP's own refusal of
+                // the type (C3581) rather than an unknown name.
+                Type::Scalar(
+                    s @ (Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort),
+                ) if !d.by_ref && !t.specs.is_const => {
+                    ck.error(
+                        codes::E0211,
+                        t.span,
+                        "the underlying type of an enumeration must be `int`, `unsigned int`, `long` or `unsigned long` here",
+                        "unsupported underlying type",
+                        "C++ AMP allows only these four in amp code; use one of them",
+                    );
+                    Some(s)
+                }
                 _ => {
                     ck.error(
                         codes::E0211,
@@ -91,6 +106,10 @@ pub fn declare_enum(ck: &mut Checker, def: &ast::EnumDef) {
         Scalar::UInt => (0, i64::from(u32::MAX)),
         Scalar::Long => (i64::MIN, i64::MAX),
         Scalar::ULong => (0, i64::MAX),
+        Scalar::Char => (i64::from(i8::MIN), i64::from(i8::MAX)),
+        Scalar::UChar => (0, i64::from(u8::MAX)),
+        Scalar::Short => (i64::from(i16::MIN), i64::from(i16::MAX)),
+        Scalar::UShort => (0, i64::from(u16::MAX)),
         _ => (i64::from(i32::MIN), i64::from(i32::MAX)),
     };
     let id = ck.enums.len();
@@ -584,6 +603,14 @@ impl FnCx<'_> {
                     }
                     None
                 }
+            },
+            // A data member of an enumeration type.
+            K::Member { .. } => match &lowered.kind {
+                ExprKind::Field { base, field } => match &base.ty {
+                    Type::Struct(id) => self.ck.enum_fields.get(&(*id, *field)).copied(),
+                    _ => None,
+                },
+                _ => None,
             },
             K::Index { base, index } => {
                 self.ck.check_not_scoped(index.span);

@@ -623,7 +623,7 @@ pub(crate) fn declarator_type(
         .map(|id| FnParam {
             ty: Type::Struct(*id),
             by_ref: true,
-            is_const: false,
+            is_const: f.object_const,
         })
         .collect();
     if !is_void_list {

@@ -6,7 +6,7 @@ use crate::expr::mk;
 use crate::library;
 use crate::types::Declared;
 use tessera_diagnostics::{Span, codes};
-use tessera_ir::{Const, Expr, ExprKind, Init, Scalar, Type};
+use tessera_ir::{Const, Expr, ExprKind, Init, Scalar, StructId, Type};
 use tessera_syntax::ast::{self, ExprKind as K};
 
 /// The largest C array an expression may build element by element.
@@ -222,6 +222,9 @@ impl FnCx<'_> {
                     },
                 },
             };
+            if let Some(item) = items.get(i) {
+                self.check_enum_member(id, i, item.span, fty);
+            }
             let value = match value {
                 Some(v) => v,
                 None => self.init_as_expr(Some(Init::Zero), fty, span),
@@ -254,6 +257,15 @@ impl FnCx<'_> {
                 Some(Init::List(vec![one; *n as usize]))
             }
             _ => None,
+        }
+    }
+
+    /// C++'s enumeration rules for the value (lowered, at `at`) that
+    /// initialises member `field` of class `id`.
+    fn check_enum_member(&mut self, id: StructId, field: usize, at: Span, ty: &Type) {
+        let target = self.ck.enum_fields.get(&(id, field as u32)).copied();
+        if target.is_some() {
+            self.ck.check_enum_target(target, at, ty);
         }
     }
 
@@ -311,6 +323,7 @@ impl FnCx<'_> {
                         Some(item) => {
                             let mut fty = fty.clone();
                             let part = self.init_item(&mut fty, item, &format!("member `{fname}`"));
+                            self.check_enum_member(id, i, item.span, &fty);
                             parts.push(part?);
                         }
                         None => parts.push(Init::Zero),

@@ -764,6 +764,21 @@ impl Flat<'_> {
         }
     }
 
+    /// `int f(int);` in a block declares `f` of the enclosing namespace,
+    /// which calls in the block then name.
+    fn local_function(&mut self, f: &mut Function) {
+        self.specs(&mut f.ret);
+        self.locals.push(HashMap::new());
+        for p in &mut f.params {
+            self.param(p);
+        }
+        self.locals.pop();
+        let name = f.name.name.clone();
+        let flat = join(&self.ns, &name);
+        f.name.name = flat.clone();
+        self.add_local(&name, Some(flat));
+    }
+
     fn block(&mut self, block: &mut Block) {
         self.locals.push(HashMap::new());
         let directives = self.directives.len();
@@ -786,6 +801,7 @@ impl Flat<'_> {
             StmtKind::StaticAssert(a) => self.expr(&mut a.cond),
             StmtKind::Class(c) => self.local_class(c),
             StmtKind::Decl(d) => self.local_decl(d),
+            StmtKind::FnDecl(f) => self.local_function(f),
             StmtKind::Block(b) => self.block(b),
             StmtKind::Try { body, handlers } => {
                 self.block(body);

@@ -53,12 +53,94 @@ impl Checker {
             .iter()
             .copied()
             .filter(|c| {
+                // `A(const A&, int = 0)` is a copy constructor too.
+                let defaulted_rest = |f: &tessera_ir::Function| {
+                    (1..f.params as usize).all(|i| {
+                        self.defaults
+                            .get(c)
+                            .and_then(|d| d.get(i))
+                            .is_some_and(Option::is_some)
+                    })
+                };
                 self.program.get_function(*c).is_some_and(|f| {
-                    f.params == 1
+                    f.params >= 1
                         && f.locals
                             .first()
                             .is_some_and(|p| p.by_ref && p.ty == Type::Struct(id))
+                        && defaulted_rest(f)
                 })
+            })
+            .collect()
+    }
+
+    /// Whether the copy constructor C++ defines for class `id` takes a
+    /// `const` source (`A(const A&)`): when every base and member class has
+    /// a copy constructor that does (one declared for any restriction, or
+    /// its own implicit one); else it takes `A&` (MSVC C2558 when copying
+    /// a const object).
+    pub fn implicit_copy_takes_const(&self, id: StructId) -> bool {
+        self.member_classes(id)
+            .iter()
+            .all(|m| self.copy_takes_const_depth(*m, 0))
+    }
+
+    fn copy_takes_const_depth(&self, id: StructId, depth: u32) -> bool {
+        if depth > MAX_DEPTH {
+            return true;
+        }
+        let users = self.user_copy_ctors(id);
+        if !users.is_empty() {
+            return users.iter().any(|u| {
+                self.program
+                    .get_function(*u)
+                    .and_then(|f| f.locals.first())
+                    .is_some_and(|p| p.is_const)
+            });
+        }
+        self.member_classes(id)
+            .iter()
+            .all(|m| self.copy_takes_const_depth(*m, depth + 1))
+    }
+
+    /// Whether the copy assignment C++ defines for class `id` takes a
+    /// `const` source: when every base and member class has an
+    /// `operator=` that does (or its own implicit one); else it takes `A&`
+    /// (MSVC C2679 when assigning from a const object).
+    pub fn implicit_assign_takes_const(&self, id: StructId) -> bool {
+        self.member_classes(id)
+            .iter()
+            .all(|m| self.assign_takes_const_depth(*m, 0))
+    }
+
+    fn assign_takes_const_depth(&self, id: StructId, depth: u32) -> bool {
+        if depth > MAX_DEPTH {
+            return true;
+        }
+        let copies = self.own_copy_assigns(id);
+        if !copies.is_empty() {
+            return copies.iter().any(|(_, takes_const)| *takes_const);
+        }
+        self.member_classes(id)
+            .iter()
+            .all(|m| self.assign_takes_const_depth(*m, depth + 1))
+    }
+
+    /// The copy assignments class `id` declares itself (`A& operator=(A&)`,
+    /// `A& operator=(const A&)`): where each runs, and whether it takes a
+    /// `const` source.
+    fn own_copy_assigns(&self, id: StructId) -> Vec<(Restriction, bool)> {
+        let own = self
+            .classes
+            .get(&id)
+            .and_then(|c| c.methods.get("operator="))
+            .cloned()
+            .unwrap_or_default();
+        own.iter()
+            .filter_map(|f| self.program.get_function(*f))
+            .filter_map(|f| {
+                let source = f.locals.get(1)?;
+                (f.params == 2 && source.by_ref && source.ty == Type::Struct(id))
+                    .then_some((f.restriction, source.is_const))
             })
             .collect()
     }
@@ -244,6 +326,9 @@ impl FnCx<'_> {
         let Some(fid) = self.implicit_member(id, Implicit::Copy, span) else {
             return error_expr(span);
         };
+        if !self.source_fits(fid, 0, &e, "copy constructor", "C2558") {
+            return error_expr(span);
+        }
         mk(
             ExprKind::Call {
                 func: fid,
@@ -266,6 +351,9 @@ impl FnCx<'_> {
         let Some(fid) = self.implicit_member(id, Implicit::Assign, span) else {
             return error_expr(span);
         };
+        if !self.source_fits(fid, 1, &value, "copy assignment", "C2679") {
+            return error_expr(span);
+        }
         mk(
             ExprKind::Call {
                 func: fid,
@@ -275,6 +363,45 @@ impl FnCx<'_> {
             true,
             span,
         )
+    }
+
+    /// Whether `source` may be passed as parameter `param` of the implicit
+    /// member `fid`: one that takes `A&` (a base or member copies only from
+    /// a non-const object) cannot copy from a const object (reported).
+    fn source_fits(
+        &mut self,
+        fid: FuncId,
+        param: usize,
+        source: &Expr,
+        what: &str,
+        msvc: &'static str,
+    ) -> bool {
+        let takes_const = self
+            .ck
+            .program
+            .get_function(fid)
+            .and_then(|f| f.locals.get(param))
+            .is_none_or(|p| p.is_const);
+        if takes_const || !source.place {
+            return true;
+        }
+        let Some((why, _)) = self.read_only_reason(source) else {
+            return true;
+        };
+        let shown = self.ck.show(&source.ty);
+        self.ck.report(
+            Diagnostic::error(
+                codes::E0203,
+                source.span,
+                format!("the {what} of `{shown}` takes a `{shown}&`, and this object is const: {why}"),
+            )
+            .with_label("a const object")
+            .with_msvc(msvc)
+            .with_help(format!(
+                "a base or member of `{shown}` copies only from a non-const object; copy from one, or give that class a {what} taking a `const` reference"
+            )),
+        );
+        false
     }
 
     /// The call that destroys `object` (a place), or `None` when its
@@ -836,10 +963,15 @@ fn synthesise(ck: &mut Checker, id: StructId, kind: Implicit, name: &str, span: 
         cpu: true,
         amp: true,
     };
-    let placeholder = member_function(id, kind, name, both, decl_span);
+    let source_const = match kind {
+        Implicit::Copy => ck.implicit_copy_takes_const(id),
+        Implicit::Assign => ck.implicit_assign_takes_const(id),
+        Implicit::Dtor => true,
+    };
+    let placeholder = member_function(id, kind, name, both, source_const, decl_span);
     let fid = crate::declare::reserve_function(ck, placeholder);
     let before = ck.diags.len();
-    let (mut func, mut r) = lower_implicit(ck, id, kind, name, both, decl_span);
+    let (mut func, mut r) = lower_implicit(ck, id, kind, name, both, source_const, decl_span);
     // The class's own destructor bounds where its objects are made.
     if kind == Implicit::Copy
         && let Some(d) = ck.classes.get(&id).and_then(|c| c.dtor)
@@ -851,7 +983,7 @@ fn synthesise(ck: &mut Checker, id: StructId, kind: Implicit, name: &str, span: 
     if r != both && (r.cpu || r.amp) {
         // The first lowering's reports were for a context it does not run in.
         ck.diags.truncate(before);
-        let (again, _) = lower_implicit(ck, id, kind, name, r, decl_span);
+        let (again, _) = lower_implicit(ck, id, kind, name, r, source_const, decl_span);
         func = again;
     }
     // The calls it cannot make are reported at its uses, as C++ AMP does.
@@ -880,6 +1012,7 @@ fn member_function(
     kind: Implicit,
     name: &str,
     restriction: Restriction,
+    source_const: bool,
     span: Span,
 ) -> Function {
     let space = if restriction.amp && !restriction.cpu {
@@ -898,13 +1031,13 @@ fn member_function(
     let (fname, locals, ret, ret_by_ref) = match kind {
         Implicit::Copy => (
             format!("{name}::{name}"),
-            vec![param("other", true)],
+            vec![param("other", source_const)],
             Type::Struct(id),
             false,
         ),
         Implicit::Assign => (
             format!("{name}::operator="),
-            vec![param("this", false), param("other", true)],
+            vec![param("this", false), param("other", source_const)],
             Type::Struct(id),
             true,
         ),
@@ -938,9 +1071,10 @@ fn lower_implicit(
     kind: Implicit,
     name: &str,
     r: Restriction,
+    source_const: bool,
     span: Span,
 ) -> (Function, Restriction) {
-    let func = member_function(id, kind, name, r, span);
+    let func = member_function(id, kind, name, r, source_const, span);
     let mut fcx = FnCx::new(ck, func);
     let fields = fcx.ck.struct_fields(id);
     let mut stmts = Vec::new();
@@ -1016,6 +1150,26 @@ fn lower_implicit(
     }
     let block = tessera_ir::Block { stmts };
     let mut left = calls_restriction(fcx.ck, &block);
+    // From a const source, a member's assignment runs only where one of its
+    // own taking a const source does.
+    if kind == Implicit::Assign && source_const {
+        for (_, t) in &fields {
+            let Type::Struct(m) = t else { continue };
+            let copies = fcx.ck.own_copy_assigns(*m);
+            if copies.is_empty() {
+                continue;
+            }
+            let mut r = Restriction::default();
+            for (runs, takes_const) in copies {
+                if takes_const {
+                    r.cpu |= runs.cpu;
+                    r.amp |= runs.amp;
+                }
+            }
+            left.cpu &= r.cpu;
+            left.amp &= r.amp;
+        }
+    }
     // A copy runs where each base's and member's copy constructor does: one
     // of its own, or the one C++ defines for it.
     if kind == Implicit::Copy {
@@ -1041,8 +1195,11 @@ fn lower_implicit(
                     r = f.restriction;
                 }
             } else {
+                // From a const source, only the constructors taking one.
                 for u in users {
-                    if let Some(f) = fcx.ck.program.get_function(u) {
+                    if let Some(f) = fcx.ck.program.get_function(u)
+                        && (!source_const || f.locals.first().is_some_and(|p| p.is_const))
+                    {
                         r.cpu |= f.restriction.cpu;
                         r.amp |= f.restriction.amp;
                     }

@@ -114,6 +114,11 @@ impl FnCx<'_> {
                 }
             }
             S::Decl(d) => self.local_decl(d, out),
+            // `int f(int);` in a block: the function is declared as at
+            // namespace scope, and its definition later completes it.
+            S::FnDecl(f) => {
+                crate::declare::declare_function_signature_first(self.ck, f, span, |_, _| {});
+            }
             S::StaticAssert(a) => self.static_assert(a),
             S::Class(def) => self.local_class(def, span, out),
             S::Block(b) => {
@@ -1064,7 +1069,15 @@ impl FnCx<'_> {
         for decl in &d.declarators {
             let Some(name) = &decl.name else { continue };
             let Declared { mut ty, by_ref } =
-                self.resolve(specs, &decl.modifiers, &decl.array_dims);
+                if self.in_amp() && types::written_type_unsupported(specs) {
+                    // Reported below as C++ AMP's C3581.
+                    Declared {
+                        ty: Type::Error,
+                        by_ref: false,
+                    }
+                } else {
+                    self.resolve(specs, &decl.modifiers, &decl.array_dims)
+                };
             let mut space = self.local_space();
             if let Some(ts) = specs.tile_static {
                 space = Space::TileStatic;
@@ -1483,6 +1496,7 @@ pub fn kernel_type_problem(ck: &Checker, ty: &Type) -> Option<String> {
             Some("arrays of an empty class".into())
         }
         Type::CArray(elem, _) => kernel_type_problem(ck, elem),
+        Type::Struct(_) if class_problem(ck, ty).is_some() => class_problem(ck, ty),
         Type::Struct(id) => {
             let fields = ck.struct_fields(*id);
             fields.iter().find_map(|(name, t)| {
@@ -1490,6 +1504,39 @@ pub fn kernel_type_problem(ck: &Checker, ty: &Type) -> Option<String> {
                     return Some(format!("member `{name}` is a pointer"));
                 }
                 kernel_type_problem(ck, t).map(|p| format!("member `{name}` is {p}"))
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Why a class (or an array of it) cannot be used in amp code for what it
+/// is, not for its members' types: virtual functions (no virtual calls in
+/// amp code) or bit fields, its own or a base's or member's. C++ AMP's
+/// C3581, also for the elements of a `concurrency::array` or
+/// `array_view`.
+pub fn class_problem(ck: &Checker, ty: &Type) -> Option<String> {
+    match ty {
+        Type::CArray(elem, _) => class_problem(ck, elem),
+        Type::Struct(id) => {
+            let info = ck.classes.get(id);
+            if info.is_some_and(|c| c.has_virtual) {
+                return Some("a class with virtual functions".into());
+            }
+            if info.is_some_and(|c| c.has_bit_field) {
+                return Some("a class with bit fields".into());
+            }
+            ck.struct_fields(*id).iter().find_map(|(name, t)| {
+                let p = class_problem(ck, t)?;
+                Some(
+                    match name
+                        .strip_prefix("<base ")
+                        .and_then(|n| n.strip_suffix('>'))
+                    {
+                        Some(base) => format!("a class whose base class `{base}` is {p}"),
+                        None => format!("a class whose member `{name}` is {p}"),
+                    },
+                )
             })
         }
         _ => None,

@@ -228,6 +228,16 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
             {
                 return Type::Struct(*id);
             }
+            if is_wchar(ty) {
+                ck.error(
+                    codes::E0211,
+                    span,
+                    "`wchar_t` is not part of the Tessera language yet",
+                    "unsupported type",
+                    "use `int` for the character's code",
+                );
+                return Type::Error;
+            }
             // The C library's integer typedefs, as in LP64.
             if qualifier_ok(path, &["std"]) {
                 match name {
@@ -494,6 +504,22 @@ fn template(
                     .with_label("pointer element type")
                     .with_msvc("C3581")
                     .with_help("store indices instead of pointers"),
+                );
+                return Type::Error;
+            }
+            // The elements live on the accelerator: a class amp code cannot
+            // use (virtual functions, bit fields) cannot be one.
+            if let Some(problem) = crate::stmt::class_problem(ck, &elem_ty.ty) {
+                let shown = ck.show(&elem_ty.ty);
+                ck.report(
+                    tessera_diagnostics::Diagnostic::error(
+                        codes::E0302,
+                        elem.span,
+                        format!("`{name}` of `{shown}` is not allowed: `{shown}` is {problem}"),
+                    )
+                    .with_label("element type amp code cannot use")
+                    .with_msvc("C3581")
+                    .with_help("use a class without virtual functions or bit fields"),
                 );
                 return Type::Error;
             }
@@ -1029,14 +1055,29 @@ pub fn check_signature(ck: &mut Checker, f: &ast::Function, func: &tessera_ir::F
 }
 
 /// A type amp code cannot use that its checked type does not show: `long
-/// long` behaves as `long` in Tessera, but C++ AMP forbids it.
+/// long` behaves as `long` in Tessera, but C++ AMP forbids it; `long
+/// double` and `wchar_t` have no type in Tessera (see
+/// [`written_type_unsupported`]).
 pub fn written_type_problem(specs: &ast::DeclSpecs) -> Option<String> {
-    match specs.ty {
-        BaseType::Builtin(b @ (Builtin::LongLong | Builtin::UnsignedLongLong)) => {
-            Some(format!("`{}`", b.name()))
-        }
+    match &specs.ty {
+        BaseType::Builtin(
+            b @ (Builtin::LongLong | Builtin::UnsignedLongLong | Builtin::LongDouble),
+        ) => Some(format!("`{}`", b.name())),
+        ty if is_wchar(ty) => Some("`wchar_t`".into()),
         _ => None,
     }
+}
+
+/// Whether the written type is one C++ has and Tessera does not (`long
+/// double`, `wchar_t`): in amp code C++ AMP's own refusal (C3581) is the
+/// one reported, rather than Tessera's.
+pub fn written_type_unsupported(specs: &ast::DeclSpecs) -> bool {
+    matches!(specs.ty, BaseType::Builtin(Builtin::LongDouble)) || is_wchar(&specs.ty)
+}
+
+/// `wchar_t` (a name the classifier reads as a type).
+fn is_wchar(ty: &BaseType) -> bool {
+    matches!(ty, BaseType::Named(p) if p.segments.len() == 1 && !p.global && p.last() == "wchar_t")
 }
 
 /// E0302: `what` has a type amp code cannot use (MSVC's C3581).

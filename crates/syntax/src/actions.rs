@@ -285,6 +285,9 @@ pub enum Member {
     Error,
     /// `friend class X;` (the class's name).
     Friend(Ident),
+    /// A bit field (`unsigned n : 31;`): the field and the span of its
+    /// declaration.
+    BitField(Decl, Span),
 }
 
 impl Member {
@@ -311,6 +314,95 @@ pub enum MethodBody {
     Default,
     /// `= delete;`
     Delete,
+    /// `= 0;`: pure virtual.
+    Pure,
+}
+
+/// `= 0` after a member function: pure virtual. Any other number is a
+/// syntax error (E0100).
+pub fn pure_body(
+    file: Files<'_, '_>,
+    diags: &mut Vec<Diagnostic>,
+    value: &str,
+    l: usize,
+    r: usize,
+) -> MethodBody {
+    if value != "0" {
+        diags.push(
+            Diagnostic::error(
+                codes::E0100,
+                span(file, l, r),
+                format!("expected `default`, `delete` or `0`, found number `{value}`"),
+            )
+            .with_label("not `0`")
+            .with_help("write `= 0` for a pure virtual function"),
+        );
+    }
+    MethodBody::Pure
+}
+
+/// The `...` ending a C variadic parameter list, as a parameter named
+/// [`ELLIPSIS_PARAM`] whose type is [`BaseType::Error`].
+pub fn ellipsis_param(file: Files<'_, '_>, l: usize, r: usize) -> Param {
+    let at = span(file, l, r);
+    Param {
+        specs: DeclSpecs {
+            is_const: false,
+            is_volatile: false,
+            is_static: false,
+            is_constexpr: false,
+            tile_static: None,
+            is_extern: false,
+            is_inline: false,
+            is_typedef: false,
+            ty: BaseType::Error,
+            span: at,
+        },
+        declarator: Declarator {
+            name: Some(ident(file, ELLIPSIS_PARAM, l, r)),
+            modifiers: Modifiers::default(),
+            array_dims: Vec::new(),
+            init: None,
+            span: at,
+        },
+        span: at,
+    }
+}
+
+/// The parameter of a `catch` handler: `None` for `catch (...)`.
+pub fn handler_param(p: Param) -> Option<Param> {
+    if p.is_ellipsis() { None } else { Some(p) }
+}
+
+/// `unsigned n : 31;` in a class: the field, kept beside the span of its
+/// declaration (the width is not kept: the checker refuses bit fields).
+#[allow(clippy::too_many_arguments)]
+pub fn bit_field(
+    file: Files<'_, '_>,
+    specs: DeclSpecs,
+    modifiers: Modifiers,
+    name: Ident,
+    _width: Expr,
+    width_at: usize,
+    l: usize,
+    r: usize,
+) -> Member {
+    let decl_span = span(file, l, r);
+    let declarator = Declarator {
+        span: name.span.to(span(file, width_at, r)),
+        name: Some(name),
+        modifiers,
+        array_dims: Vec::new(),
+        init: None,
+    };
+    Member::BitField(
+        Decl {
+            specs,
+            declarators: vec![declarator],
+            span: decl_span,
+        },
+        decl_span,
+    )
 }
 
 /// `class X;`: a class declared, to be defined later.
@@ -352,6 +444,7 @@ pub fn struct_def(
         specialization: None,
         friends: Vec::new(),
         forward: false,
+        bit_fields: Vec::new(),
         bases: bases
             .into_iter()
             .map(|(a, item)| crate::ast::Member {
@@ -365,6 +458,11 @@ pub fn struct_def(
             Member::Field(d) => {
                 def.fields.push(d);
                 def.field_access.push(access);
+            }
+            Member::BitField(d, at) => {
+                def.fields.push(d);
+                def.field_access.push(access);
+                def.bit_fields.push(at);
             }
             Member::Assert(a) => def.asserts.push(a),
             Member::Friend(name) => def.friends.push(name),
@@ -417,10 +515,13 @@ pub fn trailing_return(
     )
 }
 
-/// `const` and `restrict(...)` after a member function's parameters.
+/// `const`, `volatile` and `restrict(...)` after a member function's parameters.
+#[derive(Default)]
 pub struct MethodQuals {
     /// `const`
     pub is_const: bool,
+    /// `volatile`
+    pub is_volatile: bool,
     /// `restrict(...)`
     pub restrict: Option<Restrict>,
     /// `const` was written after `restrict(...)`.
@@ -432,6 +533,8 @@ pub struct MethodQuals {
 fn method_info(quals: MethodQuals, body: &MethodBody) -> (MethodInfo, Option<Restrict>) {
     let info = MethodInfo {
         is_const: quals.is_const,
+        is_volatile: quals.is_volatile,
+        is_pure: matches!(body, MethodBody::Pure),
         const_after_restrict: quals.const_after,
         defaulted: matches!(body, MethodBody::Default),
         deleted: matches!(body, MethodBody::Delete),
@@ -443,7 +546,7 @@ fn method_info(quals: MethodQuals, body: &MethodBody) -> (MethodInfo, Option<Res
 fn body_block(body: MethodBody) -> Option<Block> {
     match body {
         MethodBody::Body(b) => Some(b),
-        MethodBody::Declared | MethodBody::Default | MethodBody::Delete => None,
+        MethodBody::Declared | MethodBody::Default | MethodBody::Delete | MethodBody::Pure => None,
     }
 }
 
@@ -958,13 +1061,24 @@ pub fn fn_modifiers(
     diags: &mut Vec<Diagnostic>,
     outer: Modifiers,
     open: (Option<Ident>, Modifiers),
-    tail: (Vec<Param>, Option<Restrict>),
+    tail: (Vec<Param>, Option<Restrict>, Option<(bool, bool)>),
     l: usize,
     r: usize,
 ) -> Modifiers {
     let sp = span(file, l, r);
     let (class, inner) = open;
-    let (params, restrict) = tail;
+    let (params, restrict, cv) = tail;
+    if cv.is_some() && class.is_none() {
+        diags.push(
+            Diagnostic::error(
+                codes::E0100,
+                sp,
+                "only a pointer to a member function may be `const` or `volatile`",
+            )
+            .with_label("qualifies a plain function type")
+            .with_help("drop the qualifier, or point to a member function: `int (C::*pm)() const`"),
+        );
+    }
     let entity = Modifiers {
         pointers: inner.pointers,
         reference: if inner.pointers > 0 {
@@ -981,6 +1095,7 @@ pub fn fn_modifiers(
         class,
         params,
         restrict,
+        object_const: cv.is_some_and(|(is_const, _)| is_const),
         span: sp,
     };
     if function_depth(&declarator) > MAX_FUNCTION_DECLARATOR_DEPTH {

@@ -156,6 +156,11 @@ pub enum TemplateParam {
 /// (`template <typename, int> class C`): no identifier can spell it.
 pub const UNNAMED_PARAM: &str = "<unnamed>";
 
+/// The name the parser gives the `...` that ends a C variadic parameter
+/// list (its type is [`BaseType::Error`]: no value has it); see
+/// [`Param::is_ellipsis`].
+pub const ELLIPSIS_PARAM: &str = "...";
+
 impl TemplateParam {
     /// The parameter's name.
     pub fn name(&self) -> &Ident {
@@ -232,6 +237,10 @@ pub struct StructDef {
     /// `class X;`: declared here, defined later (no members).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub forward: bool,
+    /// The bit fields among `fields` (`unsigned n : 31;`), by the span of
+    /// each field's declaration: read so the checker can refuse them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub bit_fields: Vec<Span>,
 }
 
 /// Who may name a class member.
@@ -320,6 +329,12 @@ pub struct Function {
 pub struct MethodInfo {
     /// `const` after the parameters: `this` is a pointer to const.
     pub is_const: bool,
+    /// `volatile` after the parameters: `this` is a pointer to volatile.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub is_volatile: bool,
+    /// `= 0`: a pure virtual function.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub is_pure: bool,
     /// `const` written after `restrict(...)`, an order C++ AMP rejects.
     pub const_after_restrict: bool,
     /// `virtual`
@@ -384,6 +399,18 @@ pub struct Param {
     pub declarator: Declarator,
     /// Where.
     pub span: Span,
+}
+
+impl Param {
+    /// Whether this is the `...` ending a C variadic parameter list.
+    pub fn is_ellipsis(&self) -> bool {
+        self.specs.ty == BaseType::Error
+            && self
+                .declarator
+                .name
+                .as_ref()
+                .is_some_and(|n| n.name == ELLIPSIS_PARAM)
+    }
 }
 
 /// Declaration specifiers: storage class, qualifiers and the base type, in any order as C++ allows.
@@ -564,6 +591,11 @@ pub struct FunctionDeclarator {
     /// `restrict(...)` written after the parameters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub restrict: Option<Restrict>,
+    /// `const` after the parameters of a pointer to a member function: it
+    /// points to a `const` member function (`volatile` there is read and
+    /// means nothing more to host code).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub object_const: bool,
     /// Where, from the opening parenthesis to the end.
     pub span: Span,
 }
@@ -636,6 +668,9 @@ pub enum StmtKind {
     Class(Box<StructDef>),
     /// `int a = 1, b;`
     Decl(Decl),
+    /// `int f(int) restrict(amp);` in a block: a function declared there
+    /// (no body).
+    FnDecl(Box<Function>),
     /// `{ ... }`
     Block(Block),
     /// `if (cond) then else els`
@@ -1210,6 +1245,12 @@ impl StmtKind {
             StmtKind::While { cond, body }
             | StmtKind::DoWhile { body, cond }
             | StmtKind::Switch { cond, body } => cond.height.max(body.height),
+            StmtKind::FnDecl(f) => f
+                .params
+                .iter()
+                .map(|p| declarator_height(&p.declarator))
+                .max()
+                .unwrap_or(0),
             StmtKind::Break
             | StmtKind::Continue
             | StmtKind::Goto(_)

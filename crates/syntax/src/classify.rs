@@ -52,6 +52,9 @@ const MEMBER_TEMPLATES: &[&str] = &["tile", "reinterpret_as"];
 /// Library classes that are not templates.
 pub const CLASS_NAMES: &[&str] = &[
     "tile_barrier",
+    // A fundamental type C++ has and Tessera does not: a name, so that the
+    // checker can say so (and C3581 in amp code).
+    "wchar_t",
     "accelerator",
     "accelerator_view",
     "access_type",
@@ -103,6 +106,7 @@ pub struct KnownNames {
 /// Classifies `tokens` in place. `known` holds the names declared by
 /// earlier inputs (the REPL); names declared here are added to it.
 pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
+    drop_elaborating_keywords(tokens);
     join_used_operators(tokens);
     join_called_operators(tokens);
     crate::limits::rewrite(tokens);
@@ -254,6 +258,215 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
     // `T(*g)`.
     mark_declarator_parens(tokens);
     mark_init_parens(tokens);
+    mark_local_function_declarations(tokens);
+}
+
+/// Drops the class-key of an elaborated type specifier (`struct S s;`,
+/// `class C* p`, `enum E e`, `(struct S)x`, `struct S (*f)()`): `struct S`
+/// names what `S` names (a class C++ would declare there, never defined,
+/// stays an unknown name, which Tessera reports). The keyword stays
+/// where it declares or defines (`struct S {`, `struct S final`, `class
+/// S;`, `friend class S;`, `enum class E`) and in a template parameter list
+/// (`template <class T>`, whose next token is `>`, `,` or `=`).
+fn drop_elaborating_keywords(tokens: &mut Vec<Token<'_>>) {
+    let elaborates = |i: usize, tokens: &[Token<'_>]| {
+        let tok = |k: usize| tokens.get(k).map(|t| t.tok);
+        matches!(
+            tokens[i].tok,
+            Tok::Struct | Tok::Class | Tok::Union | Tok::Enum
+        ) && !(i > 0 && tokens[i - 1].tok == Tok::Enum)
+            && matches!(tok(i + 1), Some(Tok::Ident(_)))
+            && matches!(
+                tok(i + 2),
+                Some(
+                    Tok::Ident(_)
+                        | Tok::Star
+                        | Tok::Amp
+                        | Tok::AndAnd
+                        | Tok::RParen
+                        | Tok::LParen
+                        | Tok::Const
+                        | Tok::Volatile
+                )
+            )
+            && tok(i + 2) != Some(Tok::Ident("final"))
+    };
+    if !(0..tokens.len()).any(|i| elaborates(i, tokens)) {
+        return;
+    }
+    let keep: Vec<bool> = (0..tokens.len()).map(|i| !elaborates(i, tokens)).collect();
+    let mut k = keep.iter();
+    tokens.retain(|_| k.next().copied().unwrap_or(true));
+}
+
+/// Whether `tok` is a fundamental type keyword or a cv-qualifier.
+fn is_type_keyword(tok: Tok<'_>) -> bool {
+    matches!(
+        tok,
+        Tok::Void
+            | Tok::Bool
+            | Tok::CharKw
+            | Tok::Short
+            | Tok::IntKw
+            | Tok::Long
+            | Tok::Signed
+            | Tok::Unsigned
+            | Tok::FloatKw
+            | Tok::Double
+            | Tok::Const
+            | Tok::Volatile
+    )
+}
+
+/// Marks the `(` of `T name(params);` in a block as [`Tok::DeclParen`] when
+/// C++ reads the statement as a function declaration ("the most vexing
+/// parse"): the parentheses are empty (`S s();`) or begin a parameter
+/// declaration (`S f(int(a))`, `int g(float x)`), and a `;`, `restrict` or
+/// exception specification follows them. Only simple declaration
+/// specifiers are looked through (type keywords, a class name, `struct S`);
+/// a template instance or a qualified name keeps the variable reading.
+fn mark_local_function_declarations(tokens: &mut [Token<'_>]) {
+    fn tok<'s>(tokens: &[Token<'s>], k: usize) -> Option<Tok<'s>> {
+        tokens.get(k).map(|t| t.tok)
+    }
+    // For each open brace: whether it holds statements (a function body or
+    // block, not a namespace or class body).
+    let mut braces: Vec<bool> = Vec::new();
+    for i in 0..tokens.len() {
+        match tokens[i].tok {
+            Tok::LBrace => {
+                let mut j = i;
+                let mut statements = true;
+                while j > 0 {
+                    j -= 1;
+                    match tokens[j].tok {
+                        Tok::Semi | Tok::LBrace | Tok::RBrace | Tok::RParen => break,
+                        Tok::Struct
+                        | Tok::Class
+                        | Tok::Union
+                        | Tok::Enum
+                        | Tok::Namespace
+                        | Tok::Extern
+                        | Tok::Assign => {
+                            statements = false;
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                braces.push(statements);
+            }
+            Tok::RBrace => {
+                braces.pop();
+            }
+            Tok::LParen if braces.last() == Some(&true) && i >= 2 => {
+                if !matches!(tokens[i - 1].tok, Tok::Ident(_)) {
+                    continue;
+                }
+                // The declaration specifiers and pointer/reference marks
+                // before the name, back to the start of the statement.
+                let mut j = i - 1;
+                let mut typed = false;
+                while j > 0 {
+                    let t = tokens[j - 1].tok;
+                    if is_type_keyword(t) || matches!(t, Tok::TypeName(_)) {
+                        typed |= !matches!(t, Tok::Const | Tok::Volatile);
+                    } else if matches!(t, Tok::Ident(_))
+                        && j >= 2
+                        && matches!(tokens[j - 2].tok, Tok::Struct | Tok::Class | Tok::Enum)
+                    {
+                        typed = true;
+                        j -= 1;
+                    } else if !matches!(t, Tok::Star | Tok::Amp | Tok::AndAnd | Tok::Static) {
+                        break;
+                    }
+                    j -= 1;
+                }
+                let at_start = j == 0
+                    || matches!(
+                        tokens[j - 1].tok,
+                        Tok::Semi | Tok::LBrace | Tok::RBrace | Tok::Colon
+                    );
+                if !typed || !at_start || !starts_parameters(&tokens[i + 1..]) {
+                    continue;
+                }
+                // The matching `)` must end the declarator.
+                let mut depth = 0usize;
+                let mut k = i;
+                while let Some(t) = tok(tokens, k) {
+                    match t {
+                        Tok::LParen | Tok::DeclParen | Tok::InitParen => depth += 1,
+                        Tok::RParen => {
+                            depth = depth.saturating_sub(1);
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        Tok::Semi | Tok::LBrace | Tok::RBrace => break,
+                        _ => {}
+                    }
+                    k += 1;
+                }
+                if tok(tokens, k) != Some(Tok::RParen) {
+                    continue;
+                }
+                // Past a `restrict(...)` clause: a declaration ends there; a
+                // definition's body would follow.
+                let mut end = k + 1;
+                if tok(tokens, end) == Some(Tok::Restrict) {
+                    while tok(tokens, end).is_some_and(|t| t != Tok::RParen && t != Tok::Semi) {
+                        end += 1;
+                    }
+                    end += 1;
+                }
+                if matches!(tok(tokens, end), Some(Tok::Semi | Tok::Throw)) {
+                    tokens[i].tok = Tok::DeclParen;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether `rest` (after a `(`) is an empty parameter list or begins a
+/// parameter declaration rather than an expression: a type keyword not
+/// used as a functional cast (`int(a)` and `int()` declare, `int(2)` is a
+/// value), or a class name followed by what a declarator starts with.
+fn starts_parameters(rest: &[Token<'_>]) -> bool {
+    let tok = |k: usize| rest.get(k).map(|t| t.tok);
+    match tok(0) {
+        Some(Tok::RParen) => true,
+        Some(Tok::Struct | Tok::Class | Tok::Enum) => true,
+        Some(t) if is_type_keyword(t) => {
+            let mut k = 1;
+            while tok(k).is_some_and(is_type_keyword) {
+                k += 1;
+            }
+            match tok(k) {
+                // `int(a)`: a parameter named in parentheses; `int()`: a
+                // parameter of function type.
+                Some(Tok::LParen) => {
+                    matches!(tok(k + 1), Some(Tok::RParen))
+                        || (matches!(tok(k + 1), Some(Tok::Ident(_)))
+                            && tok(k + 2) == Some(Tok::RParen))
+                }
+                _ => true,
+            }
+        }
+        Some(Tok::TypeName(_)) => matches!(
+            tok(1),
+            Some(
+                Tok::Ident(_)
+                    | Tok::Star
+                    | Tok::Amp
+                    | Tok::AndAnd
+                    | Tok::Comma
+                    | Tok::RParen
+                    | Tok::Const
+            )
+        ),
+        _ => false,
+    }
 }
 
 /// Marks the `(` of a function declarator (`int (*p)(int)`, `void

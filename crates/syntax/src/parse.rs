@@ -571,6 +571,12 @@ impl Reporter<'_, '_> {
             )
             .with_label("add `;` here")
             .with_secondary(found_span, "unexpected here");
+            // MSVC: "syntax error: missing ';' before identifier".
+            let diag = if matches!(tok, Tok::Ident(_) | Tok::Restrict) {
+                diag.with_msvc("C2146")
+            } else {
+                diag
+            };
             return Some((index, Tok::Semi, diag));
         }
         // A wrong closer (`(x]`) is a typo the delimiter check already names.
@@ -609,6 +615,12 @@ impl Reporter<'_, '_> {
             format!("expected {what}, found {found}"),
         )
         .with_label(format!("expected {what}"));
+        // `(int) restrict(cpu) a`: MSVC reads the contextual keyword as an
+        // identifier where none may stand ("syntax error: missing ... before
+        // identifier").
+        if tok == Tok::Restrict {
+            diag = diag.with_msvc("C2146");
+        }
         let wants = names(expected);
         let closer = [")", "]", "template >"]
             .into_iter()

@@ -617,6 +617,7 @@ impl Printer<'_> {
                 self.push(")");
             }
             StmtKind::Decl(decl) => self.decl("decl", decl),
+            StmtKind::FnDecl(f) => self.function(f),
             StmtKind::StaticAssert(a) => self.static_assert(a),
             StmtKind::Class(def) => self.struct_def(def),
             StmtKind::Block(block) => self.block(block),
