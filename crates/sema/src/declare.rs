@@ -285,22 +285,7 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
         c.has_bit_field = true;
     }
     if !s.trailing.is_empty() {
-        let specs = ast::DeclSpecs {
-            is_const: false,
-            is_volatile: false,
-            is_static: false,
-            is_constexpr: false,
-            tile_static: None,
-            is_extern: false,
-            is_inline: false,
-            is_typedef: false,
-            ty: ast::BaseType::Named(ast::Path {
-                global: false,
-                segments: vec![s.name.clone()],
-                span: s.name.span,
-            }),
-            span: s.name.span,
-        };
+        let specs = ast::DeclSpecs::naming_class(&s.name);
         declare_globals(ck, &specs, &s.trailing);
     }
 }

@@ -972,22 +972,7 @@ impl FnCx<'_> {
         self.ck.local_class_context = outer;
         if !trailing.is_empty() {
             let decl = ast::Decl {
-                specs: ast::DeclSpecs {
-                    is_const: false,
-                    is_volatile: false,
-                    is_static: false,
-                    is_constexpr: false,
-                    tile_static: None,
-                    is_extern: false,
-                    is_inline: false,
-                    is_typedef: false,
-                    ty: ast::BaseType::Named(ast::Path {
-                        global: false,
-                        segments: vec![def.name.clone()],
-                        span: def.name.span,
-                    }),
-                    span: def.name.span,
-                },
+                specs: ast::DeclSpecs::naming_class(&def.name),
                 declarators: trailing,
                 span,
             };

@@ -439,6 +439,30 @@ pub struct DeclSpecs {
     pub span: Span,
 }
 
+impl DeclSpecs {
+    /// The specifiers of a declaration naming the class `name` and nothing
+    /// else: the variables declared after a class definition
+    /// (`struct A { ... } x;`).
+    pub fn naming_class(name: &Ident) -> DeclSpecs {
+        DeclSpecs {
+            is_const: false,
+            is_volatile: false,
+            is_static: false,
+            is_constexpr: false,
+            tile_static: None,
+            is_extern: false,
+            is_inline: false,
+            is_typedef: false,
+            ty: BaseType::Named(Path {
+                global: false,
+                segments: vec![name.clone()],
+                span: name.span,
+            }),
+            span: name.span,
+        }
+    }
+}
+
 /// The base type named by declaration specifiers.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum BaseType {
