@@ -614,6 +614,9 @@ impl<'p> Machine<'p> {
         let elem_bytes = self.type_bytes(elem);
         self.take_memory((data.len() as u64).saturating_mul(elem_bytes), span)?;
         self.charge(data.len() as u64 / 16, span)?;
+        // A container owns its elements: those holding vectors or arrays
+        // (`{row, row}`, a copied vector of vectors) get their own copies.
+        let data = self.copied_elements(data, elem, span)?;
         Ok(Storage::new(data, kind, elem_bytes, &self.meter))
     }
 
@@ -872,7 +875,7 @@ impl<'p> Machine<'p> {
                 self.take_memory(s.len() as u64 * s.elem_bytes, span)?;
                 self.meter.give(s.len() as u64 * s.elem_bytes);
                 let elem = ty.sequence_elem().cloned().unwrap_or(Type::INT);
-                let data = self.copied_elements(s.data().clone(), &elem, span)?;
+                let data = s.data().clone();
                 let copy = self.storage_of(data, &elem, StorageKind::Vector, span)?;
                 // A copied hash table keeps its buckets, so its order.
                 copy.buckets.set(s.buckets.get());
