@@ -719,18 +719,7 @@ pub fn conversion(
 /// The return specifiers of a constructor or destructor: `void`, spanning
 /// its name.
 fn no_return(at: Span) -> DeclSpecs {
-    DeclSpecs {
-        is_const: false,
-        is_volatile: false,
-        is_static: false,
-        is_constexpr: false,
-        tile_static: None,
-        is_extern: false,
-        is_inline: false,
-        is_typedef: false,
-        ty: BaseType::Builtin(Builtin::Void),
-        span: at,
-    }
+    DeclSpecs::plain(BaseType::Builtin(Builtin::Void), at)
 }
 
 /// A constructor.

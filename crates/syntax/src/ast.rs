@@ -440,10 +440,9 @@ pub struct DeclSpecs {
 }
 
 impl DeclSpecs {
-    /// The specifiers of a declaration naming the class `name` and nothing
-    /// else: the variables declared after a class definition
-    /// (`struct A { ... } x;`).
-    pub fn naming_class(name: &Ident) -> DeclSpecs {
+    /// Specifiers naming the type `ty` and nothing else (no `const`,
+    /// `static`, ...).
+    pub fn plain(ty: BaseType, span: Span) -> DeclSpecs {
         DeclSpecs {
             is_const: false,
             is_volatile: false,
@@ -453,13 +452,21 @@ impl DeclSpecs {
             is_extern: false,
             is_inline: false,
             is_typedef: false,
-            ty: BaseType::Named(Path {
-                global: false,
-                segments: vec![name.clone()],
-                span: name.span,
-            }),
-            span: name.span,
+            ty,
+            span,
         }
+    }
+
+    /// The specifiers of a declaration naming the class `name` and nothing
+    /// else: the variables declared after a class definition
+    /// (`struct A { ... } x;`).
+    pub fn naming_class(name: &Ident) -> DeclSpecs {
+        let path = Path {
+            global: false,
+            segments: vec![name.clone()],
+            span: name.span,
+        };
+        DeclSpecs::plain(BaseType::Named(path), name.span)
     }
 }
 
