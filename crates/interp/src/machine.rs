@@ -172,6 +172,9 @@ pub(crate) struct Machine<'p> {
     pub(crate) launch_on: Option<crate::value::Accel>,
     /// By struct id: the shape of each union type.
     pub(crate) unions: Vec<Option<Rc<UnionShape>>>,
+    /// By struct id, once asked: whether the struct holds a vector or an
+    /// array, which a copy must duplicate (asked at every struct copy).
+    storage_structs: std::cell::RefCell<Vec<Option<bool>>>,
     /// Each loop statement run so far, by function and statement id, turned
     /// into closures (`None`: left to the tree walker); see `crate::fast`.
     pub(crate) fast_loops: std::collections::HashMap<
@@ -239,6 +242,7 @@ impl<'p> Machine<'p> {
             default_fixed: false,
             launch_on: None,
             unions: Vec::new(),
+            storage_structs: std::cell::RefCell::new(Vec::new()),
             fast_loops: std::collections::HashMap::new(),
             loop_index: std::collections::HashMap::new(),
         };
@@ -955,12 +959,24 @@ impl<'p> Machine<'p> {
         match ty {
             Type::Vector(_) | Type::Container(..) | Type::Array(..) => true,
             Type::CArray(elem, _) => self.holds_storage(elem, depth + 1),
-            Type::Struct(id) => self.prog.structs.get(id.0 as usize).is_some_and(|s| {
-                !s.is_union
-                    && s.fields
-                        .iter()
-                        .any(|(_, t)| self.holds_storage(t, depth + 1))
-            }),
+            Type::Struct(id) => {
+                let i = id.0 as usize;
+                if let Some(Some(known)) = self.storage_structs.borrow().get(i) {
+                    return *known;
+                }
+                let holds = self.prog.structs.get(i).is_some_and(|s| {
+                    !s.is_union
+                        && s.fields
+                            .iter()
+                            .any(|(_, t)| self.holds_storage(t, depth + 1))
+                });
+                let mut known = self.storage_structs.borrow_mut();
+                if known.len() <= i {
+                    known.resize(i + 1, None);
+                }
+                known[i] = Some(holds);
+                holds
+            }
             _ => false,
         }
     }
