@@ -12,13 +12,17 @@
 
 use crate::machine::{Machine, Res};
 use crate::value::{Place, Root, StorageKind};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::FxHashMap;
+use std::collections::HashSet;
 use std::rc::Rc;
 use tessera_diagnostics::{Span, codes};
-use tessera_ir::Fence;
+use smallvec::SmallVec;
+use tessera_ir::{Fence, TileShape};
 use tessera_runtime::{RunError, Thread};
 
-/// One recorded access.
+/// One recorded access. Kept small (no [`Thread`]: the work-item's number
+/// says which it is, see [`Checker::thread_of`]), as a checked launch keeps
+/// a record of every element it touches.
 #[derive(Clone, Copy, Debug)]
 struct Access {
     /// The work-item's number in the launch.
@@ -29,7 +33,6 @@ struct Access {
     epoch: u32,
     atomic: bool,
     span: Span,
-    thread: Thread,
 }
 
 /// What is known about one element.
@@ -37,15 +40,15 @@ struct Access {
 struct Shadow {
     write: Option<Access>,
     /// Reads since the last write, by distinct work-items (a few suffice to
-    /// find a conflicting one).
-    reads: Vec<Access>,
+    /// find a conflicting one); most elements are read by one or two.
+    reads: SmallVec<[Access; 2]>,
 }
 
 const READS_KEPT: usize = 4;
 
 /// What one shadow record costs, counted against the memory limit: the
 /// record, its key and the map's overhead.
-const SHADOW_BYTES: u64 = 160;
+const SHADOW_BYTES: u64 = 112;
 
 /// The state of `--check`.
 #[derive(Debug, Default)]
@@ -57,11 +60,35 @@ pub(crate) struct Checker {
     reported: HashSet<(u16, Span, Span)>,
     tile_static_epoch: u32,
     global_epoch: u32,
-    tile_static: HashMap<(u32, Vec<u32>), Shadow>,
-    global: HashMap<(usize, usize, Vec<u32>), Shadow>,
+    /// Records of `tile_static` elements, keyed by slot then path.
+    tile_static: ShadowMap,
+    /// Records of global elements, keyed by their storage (two words),
+    /// element (two words), then path.
+    global: ShadowMap,
     /// Records alive in both maps (their memory is taken from the budget).
     shadow_records: u64,
+    /// Paths too long to pack into a key, numbered in the launch.
+    deep_paths: FxHashMap<Box<[u32]>, u64>,
+    /// The running launch's extent and tile shape, which say which
+    /// work-item a number is.
+    extent: Vec<i64>,
+    shape: Option<TileShape>,
 }
+
+/// Which element a shadow record is about: its root (a `tile_static` slot,
+/// or a storage and element) and its path inside it, packed (see
+/// [`Checker::packed_path`]).
+type ShadowKey = [u64; 3];
+
+/// Shadow records by element. Every access of a checked launch looks one up,
+/// so the keys are three words compared at once and hashed with a fast
+/// non-cryptographic hash: they are addresses, which a program cannot choose
+/// to make collide.
+type ShadowMap = FxHashMap<ShadowKey, Shadow>;
+
+/// Bits per path step in a packed path, and how many steps fit.
+const STEP_BITS: u32 = 20;
+const PACKED_STEPS: usize = 3;
 
 impl Checker {
     pub(crate) fn new(on: bool) -> Checker {
@@ -71,16 +98,59 @@ impl Checker {
         }
     }
 
-    /// Forgets the records of the last launch; returns the bytes they held.
-    pub(crate) fn begin_launch(&mut self) -> u64 {
+    /// Starts a launch of `extent` (tiled by `shape`) with no records;
+    /// returns the bytes the last launch's records held.
+    pub(crate) fn begin_launch(&mut self, extent: &[i64], shape: Option<TileShape>) -> u64 {
         self.global_epoch = 0;
+        self.extent = extent.to_vec();
+        self.shape = shape;
         self.end_launch()
+    }
+
+    /// The work-item numbered `item` in the running launch: row-major in the
+    /// extent, or tile by tile and row-major in each (as the launch numbers
+    /// them).
+    fn thread_of(&self, item: u32) -> Thread {
+        let item = i64::from(item);
+        let Some(shape) = self.shape else {
+            let mut global = [0i64; 3];
+            let rank = self.extent.len();
+            for (d, c) in row_major(item, &self.extent).into_iter().take(3).enumerate() {
+                global[d] = c;
+            }
+            return Thread::Item {
+                rank: rank.min(3) as u8,
+                global,
+            };
+        };
+        let rank = usize::from(shape.rank).min(3);
+        let dims: Vec<i64> = shape.dims().iter().map(|&d| i64::from(d).max(1)).collect();
+        let per_tile: i64 = dims.iter().product::<i64>().max(1);
+        let tiles: Vec<i64> = self
+            .extent
+            .iter()
+            .zip(&dims)
+            .map(|(e, t)| (e / t).max(1))
+            .collect();
+        let (mut tile, mut local) = ([0i64; 3], [0i64; 3]);
+        for (d, c) in row_major(item / per_tile, &tiles).into_iter().take(rank).enumerate() {
+            tile[d] = c;
+        }
+        for (d, c) in row_major(item % per_tile, &dims).into_iter().take(rank).enumerate() {
+            local[d] = c;
+        }
+        Thread::Tiled {
+            rank: shape.rank,
+            tile,
+            local,
+        }
     }
 
     /// Forgets every record; returns the bytes they held.
     pub(crate) fn end_launch(&mut self) -> u64 {
         self.global.clear();
         self.tile_static.clear();
+        self.deep_paths.clear();
         std::mem::take(&mut self.shadow_records) * SHADOW_BYTES
     }
 
@@ -105,11 +175,72 @@ impl Checker {
         }
     }
 
+    /// A path inside an element as one word: up to three steps of under
+    /// 2^20 each (the paths of nearly every access) are packed with their
+    /// count in the top bits; a longer path gets a number of its own, with
+    /// a count no packed path has.
+    fn packed_path(&mut self, path: &[u32]) -> u64 {
+        let limit = 1u32 << STEP_BITS;
+        if path.len() <= PACKED_STEPS && path.iter().all(|&step| step < limit) {
+            let steps = path
+                .iter()
+                .fold(0u64, |acc, &step| (acc << STEP_BITS) | u64::from(step));
+            return ((path.len() as u64) << 60) | steps;
+        }
+        if let Some(&n) = self.deep_paths.get(path) {
+            return n;
+        }
+        let n = (15u64 << 60) | self.deep_paths.len() as u64;
+        self.deep_paths.insert(path.into(), n);
+        n
+    }
+
     /// Records a finding unless the same one (by code and spans) was made.
     fn report(&mut self, key: (u16, Span, Span), finding: RunError) {
         if self.reported.insert(key) {
             self.findings.push(finding);
         }
+    }
+}
+
+/// Row-major position `n` in a box of `dims` (each at least 1).
+fn row_major(mut n: i64, dims: &[i64]) -> Vec<i64> {
+    let mut out = vec![0; dims.len()];
+    for d in (0..dims.len()).rev() {
+        let size = dims[d].max(1);
+        out[d] = n % size;
+        n /= size;
+    }
+    out
+}
+
+impl Shadow {
+    /// Records an access; returns an earlier one it races with, and whether
+    /// that one wrote.
+    fn add(&mut self, access: Access, write: bool) -> Option<(Access, bool)> {
+        let mut clash = None;
+        if let Some(w) = &self.write
+            && conflict(&access, w)
+        {
+            clash = Some((*w, true));
+        }
+        if write && clash.is_none() {
+            clash = self
+                .reads
+                .iter()
+                .find(|r| conflict(&access, r))
+                .map(|r| (*r, false));
+        }
+        if write {
+            self.write = Some(access);
+            self.reads.clear();
+        } else if !self.reads.iter().any(|r| r.item == access.item) {
+            if self.reads.len() >= READS_KEPT {
+                self.reads.remove(0);
+            }
+            self.reads.push(access);
+        }
+        clash
     }
 }
 
@@ -140,8 +271,11 @@ impl Machine<'_> {
         let (item, thread) = (strand.linear, strand.thread);
         let launch_span = self.launch.span;
         // Which shadow map the element's record lives in, and its key there.
-        let (ts_key, global_key) = match &place.root {
-            Root::TileStatic(slot) => ((*slot, place.path.to_vec()), None),
+        let (global, key) = match &place.root {
+            Root::TileStatic(slot) => (
+                false,
+                [u64::from(*slot), self.checker.packed_path(&place.path), 0],
+            ),
             Root::Elem(storage, i) => {
                 if write {
                     if storage.kind == StorageKind::Vector {
@@ -162,20 +296,18 @@ impl Machine<'_> {
                     .with_help("call `discard_data()` only on views whose old contents the kernel never reads");
                     self.checker.report((103, span, span), f);
                 }
-                let key = (Rc::as_ptr(storage) as usize, *i, place.path.to_vec());
-                ((u32::MAX, Vec::new()), Some(key))
+                let path = self.checker.packed_path(&place.path);
+                (true, [Rc::as_ptr(storage) as u64, *i as u64, path])
             }
-            // A view over a host C array: global memory for the kernel.
+            // A view over a host C array: global memory for the kernel (no
+            // storage has address 0).
             Root::HostLocal(depth, slot) => {
-                let at = ((*depth as usize) << 32) | *slot as usize;
-                (
-                    (u32::MAX, Vec::new()),
-                    Some((0usize, at, place.path.to_vec())),
-                )
+                let at = (u64::from(*depth) << 32) | u64::from(*slot);
+                (true, [0, at, self.checker.packed_path(&place.path)])
             }
             _ => return Ok(()),
         };
-        let epoch = if global_key.is_some() {
+        let epoch = if global {
             self.checker.global_epoch
         } else {
             self.checker.tile_static_epoch
@@ -186,49 +318,35 @@ impl Machine<'_> {
             epoch,
             atomic,
             span,
-            thread,
         };
-        let known = match &global_key {
-            Some(k) => self.checker.global.contains_key(k),
-            None => self.checker.tile_static.contains_key(&ts_key),
+        let map = if global {
+            &mut self.checker.global
+        } else {
+            &mut self.checker.tile_static
         };
-        if !known {
-            // Shadow records are data too: `--check` on a large launch is
-            // held to the memory limit like the program's own arrays.
-            self.take_memory(SHADOW_BYTES, span).map_err(|e| {
-                let mut e = *e;
-                e.notes
-                    .push("`--check` keeps a record of every element a launch touches".into());
-                Box::new(e)
-            })?;
-            self.checker.shadow_records += 1;
-        }
-        let record = match global_key {
-            Some(k) => self.checker.global.entry(k).or_default(),
-            None => self.checker.tile_static.entry(ts_key).or_default(),
-        };
-        let mut clash: Option<(Access, bool)> = None;
-        if let Some(w) = &record.write
-            && conflict(&access, w)
-        {
-            clash = Some((*w, true));
-        }
-        if write && clash.is_none() {
-            clash = record
-                .reads
-                .iter()
-                .find(|r| conflict(&access, r))
-                .map(|r| (*r, false));
-        }
-        if write {
-            record.write = Some(access);
-            record.reads.clear();
-        } else if !record.reads.iter().any(|r| r.item == access.item) {
-            if record.reads.len() >= READS_KEPT {
-                record.reads.remove(0);
+        let clash = match map.get_mut(&key) {
+            Some(record) => record.add(access, write),
+            None => {
+                // Shadow records are data too: `--check` on a large launch
+                // is held to the memory limit like the program's own arrays.
+                self.take_memory(SHADOW_BYTES, span).map_err(|e| {
+                    let mut e = *e;
+                    e.notes
+                        .push("`--check` keeps a record of every element a launch touches".into());
+                    Box::new(e)
+                })?;
+                self.checker.shadow_records += 1;
+                let mut record = Shadow::default();
+                record.add(access, write);
+                let map = if global {
+                    &mut self.checker.global
+                } else {
+                    &mut self.checker.tile_static
+                };
+                map.insert(key, record);
+                None
             }
-            record.reads.push(access);
-        }
+        };
         if let Some((other, other_wrote)) = clash {
             // Named only when reported: formatting on every access would tax
             // the whole checked run.
@@ -259,7 +377,7 @@ impl Machine<'_> {
                 format!("data race on {what}: two work-items access it with nothing ordering them, and one writes"),
             )
             .with_label(format!("{} by {}", kind(write, atomic), thread))
-            .with_secondary(other.span, format!("{} by {}", kind(other_wrote, other.atomic), other.thread))
+            .with_secondary(other.span, format!("{} by {}", kind(other_wrote, other.atomic), self.checker.thread_of(other.item)))
             .with_help(if self.launch.shape.is_none() {
                 "the work-items of a non-tiled kernel are never ordered: give each its own element, or use atomics"
             } else if access.tile == other.tile {

@@ -18,7 +18,7 @@
 
 use crate::expr::{quick_arith, quick_arith_owned};
 use crate::machine::{Flow, Machine, Res};
-use crate::value::{Value, get_path};
+use crate::value::{Place, Root, Value, get_path};
 use std::rc::Rc;
 use tessera_ir::{Block, Expr, ExprKind, FuncId, Init, Intrinsic, Scalar, Stmt, StmtKind, Type};
 
@@ -432,9 +432,6 @@ impl<'p> Compiler<'p> {
             _ => ArrayRoot::Local(id),
         };
         Box::new(move |m| {
-            if m.checker.on {
-                return m.eval(e);
-            }
             // The outermost index is the last step of the path.
             let mut path = [0u32; MAX_RANK];
             for (k, (index, n)) in indices.iter().enumerate() {
@@ -451,10 +448,23 @@ impl<'p> Compiler<'p> {
                     None => return m.eval(e),
                 },
             };
-            match array.and_then(|v| get_path(v, path)) {
-                Some(Value::Uninit) | None => m.eval(e),
-                Some(v) => Ok(copy(v)),
+            let value = match array.and_then(|v| get_path(v, path)) {
+                Some(Value::Uninit) | None => return m.eval(e),
+                Some(v) => copy(v),
+            };
+            // `--check` records a read of shared memory as the walker's
+            // `Machine::read` does (a private array's elements are not
+            // shared, so there is nothing to record).
+            if let ArrayRoot::TileStatic(slot) = root
+                && m.checker.on
+            {
+                let place = Place {
+                    root: Root::TileStatic(slot),
+                    path: path.into(),
+                };
+                m.check_access(&place, e.span, false, false)?;
             }
+            Ok(value)
         })
     }
 

@@ -171,7 +171,7 @@ impl Machine<'_> {
                 span,
             },
         );
-        let freed = self.checker.begin_launch();
+        let freed = self.checker.begin_launch(&ext, *tile);
         self.meter.give(freed);
         self.in_kernel = true;
         let param_ty = func
