@@ -482,16 +482,19 @@ impl<'p> Compiler<'p> {
         }
         let index = self.expr(index);
         Box::new(move |m| {
-            if m.checker.on {
-                return m.eval(e);
-            }
             let i = match index(m)? {
                 Value::Int(i) if i >= 0 => i as usize,
                 _ => return m.eval(e),
             };
+            let checked = m.checker.on;
             let Some(Value::Vector(storage)) = m.plain_local(id) else {
                 return m.eval(e);
             };
+            // `--check` watches host reads of a vector only while a kernel's
+            // writes to it are unsynchronised: then the walker reports it.
+            if checked && storage.unsynced.get().is_some() {
+                return m.eval(e);
+            }
             let found = match storage.data().get(i) {
                 Some(Value::Uninit) | None => None,
                 Some(v) => Some(copy(v)),
