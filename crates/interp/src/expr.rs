@@ -39,29 +39,6 @@ pub(crate) fn quick_arith(op: BinOp, ty: &Type, a: &Value, b: &Value) -> Option<
     }
 }
 
-/// [`quick_arith`] taking its operands, which it gives back when it has no
-/// answer (so that the common case drops nothing).
-#[inline(always)]
-pub(crate) fn quick_arith_owned(
-    op: BinOp,
-    ty: &Type,
-    a: Value,
-    b: Value,
-) -> Result<Value, (Value, Value)> {
-    match (a, b) {
-        (Value::Float(x), Value::Float(y)) => {
-            quick_float(op, x, y).ok_or((Value::Float(x), Value::Float(y)))
-        }
-        (Value::Double(x), Value::Double(y)) => {
-            quick_double(op, x, y).ok_or((Value::Double(x), Value::Double(y)))
-        }
-        (Value::Int(x), Value::Int(y)) => {
-            quick_int(op, ty, x, y).ok_or((Value::Int(x), Value::Int(y)))
-        }
-        other => Err(other),
-    }
-}
-
 /// [`quick_arith`] of two `float`s.
 #[inline(always)]
 fn quick_float(op: BinOp, x: f32, y: f32) -> Option<Value> {

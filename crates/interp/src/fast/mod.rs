@@ -16,7 +16,9 @@
 //! set of forms handled here can grow one at a time without a change of
 //! behaviour.
 
-use crate::expr::{quick_arith, quick_arith_owned};
+mod numbers;
+
+use numbers::{Int, Long, Number, NumberType};
 use crate::machine::{Flow, Machine, Res};
 use crate::value::{Place, Root, Value, get_path};
 use std::rc::Rc;
@@ -162,11 +164,11 @@ impl<'p> Compiler<'p> {
             }
             StmtKind::Block(b) => self.block(b),
             StmtKind::If { cond, then, els } => {
-                let cond = self.expr(cond);
+                let cond = self.condition(cond);
                 let then = self.block(then);
                 let els = els.as_ref().map(|b| self.block(b));
                 Box::new(move |m| {
-                    if cond(m)?.truth() {
+                    if cond(m)? {
                         then(m)
                     } else if let Some(els) = &els {
                         els(m)
@@ -195,7 +197,7 @@ impl<'p> Compiler<'p> {
             return Box::new(move |m| m.exec_stmt(s));
         };
         let test_first = *test_first;
-        let cond = cond.as_ref().map(|c| self.expr(c));
+        let cond = cond.as_ref().map(|c| self.condition(c));
         let body = self.block(body);
         let step = step.as_ref().map(|e| self.expr(e));
         Box::new(move |m| {
@@ -211,7 +213,7 @@ impl<'p> Compiler<'p> {
                 m.tick(s.span)?;
                 if (test_first || !first)
                     && let Some(c) = &cond
-                    && !c(m)?.truth()
+                    && !c(m)?
                 {
                     break;
                 }
@@ -248,40 +250,25 @@ impl<'p> Compiler<'p> {
                     None => m.eval(e),
                 })
             }
-            ExprKind::Binary { op, lhs, rhs } if lhs.ty == rhs.ty && quick_type(&lhs.ty) => {
-                // `finish_binary` would come to the same quick answer,
-                // after looking for pointers the type rules out.
-                let op = *op;
-                let ty: &'p Type = &lhs.ty;
-                let (a, b) = (self.expr(lhs), self.expr(rhs));
-                Box::new(move |m| {
-                    let a = a(m)?;
-                    let b = b(m)?;
-                    match quick_arith_owned(op, ty, a, b) {
-                        Ok(v) => Ok(v),
-                        Err((a, b)) => m.finish_binary(e, op, lhs, rhs, a, b),
-                    }
-                })
+            ExprKind::Binary { op, lhs, rhs }
+                if numbers::is_comparison(*op) && lhs.ty == rhs.ty && quick_type(&lhs.ty) =>
+            {
+                let truth = self.condition(e);
+                Box::new(move |m| Ok(Value::Bool(truth(m)?)))
             }
-            ExprKind::Binary { op, lhs, rhs } => {
-                let op = *op;
-                let (a, b) = (self.expr(lhs), self.expr(rhs));
-                Box::new(move |m| {
-                    let a = a(m)?;
-                    let b = b(m)?;
-                    m.finish_binary(e, op, lhs, rhs, a, b)
-                })
+            ExprKind::Binary { lhs, rhs, .. } if lhs.ty == e.ty && rhs.ty == e.ty => {
+                match NumberType::of(&e.ty) {
+                    Some(NumberType::Int) => self.boxed(self.number::<Int>(e)),
+                    Some(NumberType::Long) => self.boxed(self.number::<Long>(e)),
+                    Some(NumberType::Float) => self.boxed(self.number::<f32>(e)),
+                    Some(NumberType::Double) => self.boxed(self.number::<f64>(e)),
+                    None => self.binary(e),
+                }
             }
-            ExprKind::Logical { and, lhs, rhs } => {
-                let and = *and;
-                let (a, b) = (self.expr(lhs), self.expr(rhs));
-                Box::new(move |m| {
-                    let a = a(m)?.truth();
-                    if a != and {
-                        return Ok(Value::Bool(a));
-                    }
-                    Ok(Value::Bool(b(m)?.truth()))
-                })
+            ExprKind::Binary { .. } => self.binary(e),
+            ExprKind::Logical { .. } => {
+                let truth = self.condition(e);
+                Box::new(move |m| Ok(Value::Bool(truth(m)?)))
             }
             ExprKind::Conditional { cond, then, els } => {
                 let (c, t, f) = (self.expr(cond), self.expr(then), self.expr(els));
@@ -300,6 +287,14 @@ impl<'p> Compiler<'p> {
                     Value::Int(i) => Ok(Value::Int(i)),
                     other => m.finish_convert(e, inner, other),
                 })
+            }
+            ExprKind::Convert(_) if NumberType::of(&e.ty).is_some_and(|t| self.widens(e, t)) => {
+                match NumberType::of(&e.ty) {
+                    Some(NumberType::Long) => self.boxed(self.number::<Long>(e)),
+                    Some(NumberType::Float) => self.boxed(self.number::<f32>(e)),
+                    Some(NumberType::Double) => self.boxed(self.number::<f64>(e)),
+                    _ => self.boxed(self.number::<Int>(e)),
+                }
             }
             ExprKind::Convert(inner) if inner.ty.scalar().is_some() && e.ty.scalar().is_some() => {
                 let value = self.expr(inner);
@@ -321,26 +316,13 @@ impl<'p> Compiler<'p> {
                 let ExprKind::Local(id) = target.kind else {
                     return self.compound(e);
                 };
-                // `finish_compound`'s own fast path, with the value changed
-                // where it is.
-                let op = *op;
-                let ty: &'p Type = &target.ty;
-                let rhs = self.expr(value);
-                Box::new(move |m| {
-                    let rhs = rhs(m)?;
-                    if let Some(slot) = m.plain_local(id)
-                        && let Some(r) = quick_arith(op, ty, slot, &rhs)
-                    {
-                        match (slot, &r) {
-                            (Value::Float(x), Value::Float(y)) => *x = *y,
-                            (Value::Double(x), Value::Double(y)) => *x = *y,
-                            (Value::Int(x), Value::Int(y)) => *x = *y,
-                            (slot, r) => *slot = r.clone(),
-                        }
-                        return Ok(r);
-                    }
-                    m.finish_compound(e, op, target, value, rhs)
-                })
+                match NumberType::of(&target.ty) {
+                    Some(NumberType::Int) => self.compound_local::<Int>(e, id),
+                    Some(NumberType::Long) => self.compound_local::<Long>(e, id),
+                    Some(NumberType::Float) => self.compound_local::<f32>(e, id),
+                    Some(NumberType::Double) => self.compound_local::<f64>(e, id),
+                    None => self.compound(e),
+                }
             }
             ExprKind::CompoundAssign { .. } => self.compound(e),
             ExprKind::IncDec {
@@ -387,6 +369,65 @@ impl<'p> Compiler<'p> {
             } => self.vector_element(e, args),
             _ => Box::new(move |m| m.eval(e)),
         }
+    }
+
+    /// A number closure as a value closure.
+    fn boxed<N: Number>(&self, number: numbers::NumExpr<'p, N>) -> FastExpr<'p> {
+        Box::new(move |m| Ok(number(m)?.value()))
+    }
+
+    /// `lhs op rhs` in general.
+    fn binary(&self, e: &'p Expr) -> FastExpr<'p> {
+        let ExprKind::Binary { op, lhs, rhs } = &e.kind else {
+            return Box::new(move |m| m.eval(e));
+        };
+        let op = *op;
+        let (a, b) = (self.expr(lhs), self.expr(rhs));
+        Box::new(move |m| {
+            let a = a(m)?;
+            let b = b(m)?;
+            m.finish_binary(e, op, lhs, rhs, a, b)
+        })
+    }
+
+    /// Whether conversion `e` to number type `to` is one the number
+    /// closures make (see `Compiler::widening`).
+    fn widens(&self, e: &Expr, to: NumberType) -> bool {
+        let ExprKind::Convert(inner) = &e.kind else {
+            return false;
+        };
+        matches!(
+            (NumberType::of(&inner.ty), to),
+            (
+                Some(NumberType::Int | NumberType::Long),
+                NumberType::Float | NumberType::Double
+            ) | (Some(NumberType::Float), NumberType::Double)
+                | (Some(NumberType::Double), NumberType::Float)
+                | (Some(NumberType::Int), NumberType::Long)
+        )
+    }
+
+    /// `x op= value` of a plain local `x` of number type `N`, changed where
+    /// it is (`finish_compound`'s own fast path); anything else (an
+    /// overflow, a reference) goes to `finish_compound` with the value.
+    fn compound_local<N: Number>(&self, e: &'p Expr, id: tessera_ir::LocalId) -> FastExpr<'p> {
+        let ExprKind::CompoundAssign { op, target, value } = &e.kind else {
+            return Box::new(move |m| m.eval(e));
+        };
+        let op = *op;
+        let rhs = self.number::<N>(value);
+        Box::new(move |m| {
+            let rhs = rhs(m)?;
+            if let Some(slot) = m.plain_local(id)
+                && let Some(x) = N::of(slot)
+                && let Some(r) = N::arith(op, x, rhs)
+            {
+                let r = r.value();
+                *slot = copy(&r);
+                return Ok(r);
+            }
+            m.finish_compound(e, op, target, value, rhs.value())
+        })
     }
 
     /// `target op= value` in general.
@@ -507,7 +548,7 @@ impl<'p> Compiler<'p> {
     }
 }
 
-/// True for the types [`quick_arith`] answers for.
+/// True for the types `quick_arith` (in `expr.rs`) answers for.
 fn quick_type(ty: &Type) -> bool {
     matches!(
         ty,

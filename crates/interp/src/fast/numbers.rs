@@ -1,0 +1,432 @@
+//! Arithmetic turned into closures that give a number, not a [`Value`].
+//!
+//! Most of a hot loop is `int` index arithmetic, `float` or `double` sums
+//! and products, and the comparisons that end it. As [`Value`]s every step
+//! of those is wrapped, matched on its variant, dispatched on its operator
+//! and dropped; here an expression of type `int`, `long`, `float` or
+//! `double` made of such steps becomes closures over the plain number, each
+//! operator its own closure. The rules are the tree walker's: an `int` or
+//! `long` operation that would overflow or divide by zero, and every
+//! operator not handled here, is finished by `Machine::finish_binary` with
+//! the operands already evaluated, which reports what there is to report;
+//! any other form is the general closure's value, unwrapped.
+
+use super::{Compiler, FastExpr};
+use crate::machine::{Machine, Res};
+use crate::value::Value;
+use tessera_ir::{BinOp, Const, Expr, ExprKind, Scalar, Type};
+
+/// A numeric expression turned into a closure: its number.
+pub(super) type NumExpr<'p, N> = Box<dyn Fn(&mut Machine<'p>) -> Res<N> + 'p>;
+
+/// A condition turned into a closure: its truth.
+pub(super) type CondExpr<'p> = Box<dyn Fn(&mut Machine<'p>) -> Res<bool> + 'p>;
+
+/// A number type the closures compute in: how its values are kept in a
+/// [`Value`] and which operations cannot fail on it.
+pub(super) trait Number: Copy + 'static {
+    /// Its type in the program.
+    const SCALAR: Scalar;
+
+    /// The number a value of this type holds.
+    fn of(v: &Value) -> Option<Self>;
+
+    /// The number of a value of this type the general path computed (one
+    /// of another variant does not occur: the checker typed it).
+    fn from_value(v: Value) -> Self;
+
+    /// The number as a value.
+    fn value(self) -> Value;
+
+    /// `a op b` when it is a number of this type that cannot fail; `None`
+    /// leaves the operation to the general path.
+    fn arith(op: BinOp, a: Self, b: Self) -> Option<Self>;
+
+    /// `a op b` for a comparison.
+    fn compare(op: BinOp, a: Self, b: Self) -> Option<bool>;
+}
+
+/// `int`: kept as an `i64` in `i32`'s range.
+#[derive(Clone, Copy)]
+pub(super) struct Int(i64);
+
+/// `long`: the whole `i64`.
+#[derive(Clone, Copy)]
+pub(super) struct Long(i64);
+
+fn compare_ord<T: PartialOrd>(op: BinOp, a: T, b: T) -> Option<bool> {
+    Some(match op {
+        BinOp::Lt => a < b,
+        BinOp::Le => a <= b,
+        BinOp::Gt => a > b,
+        BinOp::Ge => a >= b,
+        BinOp::Eq => a == b,
+        BinOp::Ne => a != b,
+        _ => return None,
+    })
+}
+
+impl Number for Int {
+    const SCALAR: Scalar = Scalar::Int;
+
+    #[inline(always)]
+    fn of(v: &Value) -> Option<Self> {
+        match v {
+            Value::Int(i) => Some(Int(*i)),
+            _ => None,
+        }
+    }
+
+    fn from_value(v: Value) -> Self {
+        Int(v.int())
+    }
+
+    #[inline(always)]
+    fn value(self) -> Value {
+        Value::Int(self.0)
+    }
+
+    #[inline(always)]
+    fn arith(op: BinOp, a: Self, b: Self) -> Option<Self> {
+        let (x, y) = (a.0 as i32, b.0 as i32);
+        let r = match op {
+            BinOp::Add => x.checked_add(y)?,
+            BinOp::Sub => x.checked_sub(y)?,
+            BinOp::Mul => x.checked_mul(y)?,
+            BinOp::Div => x.checked_div(y)?,
+            BinOp::Rem => x.checked_rem(y)?,
+            _ => return None,
+        };
+        Some(Int(i64::from(r)))
+    }
+
+    #[inline(always)]
+    fn compare(op: BinOp, a: Self, b: Self) -> Option<bool> {
+        compare_ord(op, a.0, b.0)
+    }
+}
+
+impl Number for Long {
+    const SCALAR: Scalar = Scalar::Long;
+
+    #[inline(always)]
+    fn of(v: &Value) -> Option<Self> {
+        match v {
+            Value::Int(i) => Some(Long(*i)),
+            _ => None,
+        }
+    }
+
+    fn from_value(v: Value) -> Self {
+        Long(v.int())
+    }
+
+    #[inline(always)]
+    fn value(self) -> Value {
+        Value::Int(self.0)
+    }
+
+    #[inline(always)]
+    fn arith(op: BinOp, a: Self, b: Self) -> Option<Self> {
+        let r = match op {
+            BinOp::Add => a.0.checked_add(b.0)?,
+            BinOp::Sub => a.0.checked_sub(b.0)?,
+            BinOp::Mul => a.0.checked_mul(b.0)?,
+            _ => return None,
+        };
+        Some(Long(r))
+    }
+
+    #[inline(always)]
+    fn compare(op: BinOp, a: Self, b: Self) -> Option<bool> {
+        compare_ord(op, a.0, b.0)
+    }
+}
+
+impl Number for f32 {
+    const SCALAR: Scalar = Scalar::Float;
+
+    #[inline(always)]
+    fn of(v: &Value) -> Option<Self> {
+        match v {
+            Value::Float(f) => Some(*f),
+            _ => None,
+        }
+    }
+
+    fn from_value(v: Value) -> Self {
+        match v {
+            Value::Float(f) => f,
+            Value::Double(d) => d as f32,
+            other => other.int() as f32,
+        }
+    }
+
+    #[inline(always)]
+    fn value(self) -> Value {
+        Value::Float(self)
+    }
+
+    #[inline(always)]
+    fn arith(op: BinOp, a: Self, b: Self) -> Option<Self> {
+        Some(match op {
+            BinOp::Add => a + b,
+            BinOp::Sub => a - b,
+            BinOp::Mul => a * b,
+            BinOp::Div => a / b,
+            _ => return None,
+        })
+    }
+
+    #[inline(always)]
+    fn compare(op: BinOp, a: Self, b: Self) -> Option<bool> {
+        compare_ord(op, a, b)
+    }
+}
+
+impl Number for f64 {
+    const SCALAR: Scalar = Scalar::Double;
+
+    #[inline(always)]
+    fn of(v: &Value) -> Option<Self> {
+        match v {
+            Value::Double(d) => Some(*d),
+            _ => None,
+        }
+    }
+
+    fn from_value(v: Value) -> Self {
+        match v {
+            Value::Double(d) => d,
+            Value::Float(f) => f64::from(f),
+            other => other.int() as f64,
+        }
+    }
+
+    #[inline(always)]
+    fn value(self) -> Value {
+        Value::Double(self)
+    }
+
+    #[inline(always)]
+    fn arith(op: BinOp, a: Self, b: Self) -> Option<Self> {
+        Some(match op {
+            BinOp::Add => a + b,
+            BinOp::Sub => a - b,
+            BinOp::Mul => a * b,
+            BinOp::Div => a / b,
+            _ => return None,
+        })
+    }
+
+    #[inline(always)]
+    fn compare(op: BinOp, a: Self, b: Self) -> Option<bool> {
+        compare_ord(op, a, b)
+    }
+}
+
+/// The number type closures compute type `ty` in, if any.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum NumberType {
+    Int,
+    Long,
+    Float,
+    Double,
+}
+
+impl NumberType {
+    pub(super) fn of(ty: &Type) -> Option<NumberType> {
+        match ty {
+            Type::Scalar(Scalar::Int) => Some(NumberType::Int),
+            Type::Scalar(Scalar::Long) => Some(NumberType::Long),
+            Type::Scalar(Scalar::Float) => Some(NumberType::Float),
+            Type::Scalar(Scalar::Double) => Some(NumberType::Double),
+            _ => None,
+        }
+    }
+}
+
+/// Whether `op` compares.
+pub(super) fn is_comparison(op: BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+    )
+}
+
+impl<'p> Compiler<'p> {
+    /// Expression `e`, of type `N`, as a closure computing its number.
+    pub(super) fn number<N: Number>(&self, e: &'p Expr) -> NumExpr<'p, N> {
+        match &e.kind {
+            ExprKind::Const(c) => {
+                let v = match c {
+                    Const::Bool(b) => Value::Bool(*b),
+                    Const::Int(i) => Value::Int(*i),
+                    Const::Float(f) => Value::Float(*f),
+                    Const::Double(d) => Value::Double(*d),
+                };
+                if let Some(n) = N::of(&v) {
+                    return Box::new(move |_| Ok(n));
+                }
+            }
+            ExprKind::Local(id) => {
+                let id = *id;
+                return Box::new(move |m| match m.plain_local(id).and_then(|v| N::of(v)) {
+                    Some(n) => Ok(n),
+                    None => m.eval(e).map(N::from_value),
+                });
+            }
+            ExprKind::Binary { op, lhs, rhs }
+                if !is_comparison(*op)
+                    && lhs.ty == e.ty
+                    && rhs.ty == e.ty
+                    && e.ty == Type::Scalar(N::SCALAR) =>
+            {
+                return self.arithmetic::<N>(e, *op, lhs, rhs);
+            }
+            ExprKind::Convert(inner) if e.ty == Type::Scalar(N::SCALAR) => {
+                if let Some(convert) = self.widening::<N>(inner) {
+                    return convert;
+                }
+            }
+            _ => {}
+        }
+        let general: FastExpr<'p> = self.expr(e);
+        Box::new(move |m| general(m).map(N::from_value))
+    }
+
+    /// `lhs op rhs` computed in `N`: one closure per operator, so the
+    /// operator is matched once, here.
+    fn arithmetic<N: Number>(
+        &self,
+        e: &'p Expr,
+        op: BinOp,
+        lhs: &'p Expr,
+        rhs: &'p Expr,
+    ) -> NumExpr<'p, N> {
+        let (a, b) = (self.number::<N>(lhs), self.number::<N>(rhs));
+        macro_rules! each_op {
+            ($($op:ident),*) => {
+                match op {
+                    $(BinOp::$op => Box::new(move |m| {
+                        let x = a(m)?;
+                        let y = b(m)?;
+                        match N::arith(BinOp::$op, x, y) {
+                            Some(r) => Ok(r),
+                            None => m
+                                .finish_binary(e, op, lhs, rhs, x.value(), y.value())
+                                .map(N::from_value),
+                        }
+                    }),)*
+                    _ => Box::new(move |m| {
+                        let x = a(m)?;
+                        let y = b(m)?;
+                        m.finish_binary(e, op, lhs, rhs, x.value(), y.value())
+                            .map(N::from_value)
+                    }),
+                }
+            };
+        }
+        each_op!(Add, Sub, Mul, Div, Rem)
+    }
+
+    /// A conversion to `N` that cannot fail and that the general path
+    /// makes with the same rounding: `int` or `long` to a floating type,
+    /// `float` to `double` and back, `int` to `long`.
+    fn widening<N: Number>(&self, inner: &'p Expr) -> Option<NumExpr<'p, N>> {
+        let from = NumberType::of(&inner.ty)?;
+        Some(match (from, N::SCALAR) {
+            (NumberType::Int, Scalar::Float) => {
+                let v = self.number::<Int>(inner);
+                Box::new(move |m| Ok(N::from_value(Value::Float(v(m)?.0 as f32))))
+            }
+            (NumberType::Long, Scalar::Float) => {
+                let v = self.number::<Long>(inner);
+                Box::new(move |m| Ok(N::from_value(Value::Float(v(m)?.0 as f32))))
+            }
+            (NumberType::Int, Scalar::Double) => {
+                let v = self.number::<Int>(inner);
+                Box::new(move |m| Ok(N::from_value(Value::Double(v(m)?.0 as f64))))
+            }
+            (NumberType::Long, Scalar::Double) => {
+                let v = self.number::<Long>(inner);
+                Box::new(move |m| Ok(N::from_value(Value::Double(v(m)?.0 as f64))))
+            }
+            (NumberType::Float, Scalar::Double) => {
+                let v = self.number::<f32>(inner);
+                Box::new(move |m| Ok(N::from_value(Value::Double(f64::from(v(m)?)))))
+            }
+            (NumberType::Double, Scalar::Float) => {
+                let v = self.number::<f64>(inner);
+                Box::new(move |m| Ok(N::from_value(Value::Float(v(m)? as f32))))
+            }
+            (NumberType::Int, Scalar::Long) => {
+                let v = self.number::<Int>(inner);
+                Box::new(move |m| Ok(N::from_value(Value::Int(v(m)?.0))))
+            }
+            _ => return None,
+        })
+    }
+
+    /// Condition `e` as a closure computing its truth.
+    pub(super) fn condition(&self, e: &'p Expr) -> CondExpr<'p> {
+        match &e.kind {
+            ExprKind::Binary { op, lhs, rhs } if is_comparison(*op) && lhs.ty == rhs.ty => {
+                match NumberType::of(&lhs.ty) {
+                    Some(NumberType::Int) => return self.comparison::<Int>(e, *op, lhs, rhs),
+                    Some(NumberType::Long) => return self.comparison::<Long>(e, *op, lhs, rhs),
+                    Some(NumberType::Float) => return self.comparison::<f32>(e, *op, lhs, rhs),
+                    Some(NumberType::Double) => return self.comparison::<f64>(e, *op, lhs, rhs),
+                    None => {}
+                }
+            }
+            ExprKind::Logical { and, lhs, rhs } => {
+                let and = *and;
+                let (a, b) = (self.condition(lhs), self.condition(rhs));
+                return Box::new(move |m| {
+                    let a = a(m)?;
+                    if a != and {
+                        return Ok(a);
+                    }
+                    b(m)
+                });
+            }
+            _ => {}
+        }
+        let general = self.expr(e);
+        Box::new(move |m| Ok(general(m)?.truth()))
+    }
+
+    /// `lhs op rhs` for a comparison of two `N`s.
+    fn comparison<N: Number>(
+        &self,
+        e: &'p Expr,
+        op: BinOp,
+        lhs: &'p Expr,
+        rhs: &'p Expr,
+    ) -> CondExpr<'p> {
+        let (a, b) = (self.number::<N>(lhs), self.number::<N>(rhs));
+        macro_rules! each_op {
+            ($($op:ident),*) => {
+                match op {
+                    $(BinOp::$op => Box::new(move |m| {
+                        let x = a(m)?;
+                        let y = b(m)?;
+                        match N::compare(BinOp::$op, x, y) {
+                            Some(r) => Ok(r),
+                            None => Ok(m
+                                .finish_binary(e, op, lhs, rhs, x.value(), y.value())?
+                                .truth()),
+                        }
+                    }),)*
+                    _ => Box::new(move |m| {
+                        let x = a(m)?;
+                        let y = b(m)?;
+                        Ok(m.finish_binary(e, op, lhs, rhs, x.value(), y.value())?.truth())
+                    }),
+                }
+            };
+        }
+        each_op!(Lt, Le, Gt, Ge, Eq, Ne)
+    }
+}
