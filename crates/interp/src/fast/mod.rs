@@ -449,7 +449,7 @@ impl<'p> Compiler<'p> {
     /// indices again and reports what there is to report.
     fn element(&self, e: &'p Expr) -> FastExpr<'p> {
         const MAX_RANK: usize = 4;
-        let mut indices: Vec<(FastExpr<'p>, i64)> = Vec::new();
+        let mut indices: Vec<(numbers::IndexExpr<'p>, i64)> = Vec::new();
         let mut node = e;
         while let ExprKind::Element { base, index } = &node.kind {
             let Type::CArray(_, n) = &base.ty else {
@@ -458,7 +458,7 @@ impl<'p> Compiler<'p> {
             if !crate::expr::pure(index) {
                 return Box::new(move |m| m.eval(e));
             }
-            indices.push((self.expr(index), i64::from(*n)));
+            indices.push((self.index(index), i64::from(*n)));
             node = base;
         }
         let ExprKind::Local(id) = node.kind else {
@@ -477,7 +477,7 @@ impl<'p> Compiler<'p> {
             let mut path = [0u32; MAX_RANK];
             for (k, (index, n)) in indices.iter().enumerate() {
                 match index(m)? {
-                    Value::Int(i) if i >= 0 && i < *n => path[rank - 1 - k] = i as u32,
+                    Some(i) if i >= 0 && i < *n => path[rank - 1 - k] = i as u32,
                     _ => return m.eval(e),
                 }
             }
@@ -521,10 +521,10 @@ impl<'p> Compiler<'p> {
         if !crate::expr::pure(index) {
             return Box::new(move |m| m.eval(e));
         }
-        let index = self.expr(index);
+        let index = self.index(index);
         Box::new(move |m| {
             let i = match index(m)? {
-                Value::Int(i) if i >= 0 => i as usize,
+                Some(i) if i >= 0 => i as usize,
                 _ => return m.eval(e),
             };
             let checked = m.checker.on;

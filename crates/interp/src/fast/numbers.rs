@@ -19,6 +19,9 @@ use tessera_ir::{BinOp, Const, Expr, ExprKind, Scalar, Type};
 /// A numeric expression turned into a closure: its number.
 pub(super) type NumExpr<'p, N> = Box<dyn Fn(&mut Machine<'p>) -> Res<N> + 'p>;
 
+/// An index turned into a closure: its value when it is an integer.
+pub(super) type IndexExpr<'p> = Box<dyn Fn(&mut Machine<'p>) -> Res<Option<i64>> + 'p>;
+
 /// A condition turned into a closure: its truth.
 pub(super) type CondExpr<'p> = Box<dyn Fn(&mut Machine<'p>) -> Res<bool> + 'p>;
 
@@ -366,6 +369,37 @@ impl<'p> Compiler<'p> {
             }
             _ => return None,
         })
+    }
+
+    /// Index `e` as a closure computing it (`None` for a value that is not
+    /// an integer, which the caller leaves to the tree walker).
+    pub(super) fn index(&self, e: &'p Expr) -> IndexExpr<'p> {
+        // An `int` widened to `long` or `size_t` keeps its value (a
+        // negative one is a huge `size_t`, out of every bound as it is).
+        if let ExprKind::Convert(inner) = &e.kind
+            && inner.ty == Type::Scalar(Scalar::Int)
+            && matches!(e.ty, Type::Scalar(Scalar::Long | Scalar::ULong))
+        {
+            let n = self.number::<Int>(inner);
+            return Box::new(move |m| Ok(Some(n(m)?.0)));
+        }
+        match NumberType::of(&e.ty) {
+            Some(NumberType::Int) => {
+                let n = self.number::<Int>(e);
+                Box::new(move |m| Ok(Some(n(m)?.0)))
+            }
+            Some(NumberType::Long) => {
+                let n = self.number::<Long>(e);
+                Box::new(move |m| Ok(Some(n(m)?.0)))
+            }
+            _ => {
+                let general = self.expr(e);
+                Box::new(move |m| match general(m)? {
+                    Value::Int(i) => Ok(Some(i)),
+                    _ => Ok(None),
+                })
+            }
+        }
     }
 
     /// Condition `e` as a closure computing its truth.
