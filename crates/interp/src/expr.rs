@@ -544,6 +544,9 @@ impl Machine<'_> {
         let Some(Value::Vector(storage)) = self.plain_local(id) else {
             return Ok(None);
         };
+        if storage.is_lazy() {
+            return Ok(None);
+        }
         match storage.data().get(i) {
             Some(Value::Uninit) | None => Ok(None),
             Some(v) => Ok(Some(v.clone())),

@@ -882,6 +882,12 @@ impl Machine<'_> {
                 let Value::Vector(s) = v else {
                     return Ok(Machine::temp(Value::Void));
                 };
+                // The first element access makes a lazily filled vector's
+                // elements: a chunk at a time, so that the time limit and
+                // an interrupt stop a huge fill.
+                if s.is_lazy() {
+                    self.materialize(&s, span)?;
+                }
                 let n = s.len() as i64;
                 if i < 0 || i >= n {
                     return Err(self

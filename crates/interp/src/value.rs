@@ -646,6 +646,11 @@ impl Storage {
         }
     }
 
+    /// Whether the elements are not made yet (see [`Storage::lazy_fill`]).
+    pub(crate) fn is_lazy(&self) -> bool {
+        self.sync.get() == Sync::Pending && self.lazy.borrow().is_some()
+    }
+
     /// The element every element still is, when none has been made yet.
     pub(crate) fn lazy_fill(&self) -> Option<(usize, Value)> {
         self.lazy.borrow().clone()

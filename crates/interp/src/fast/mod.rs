@@ -532,8 +532,9 @@ impl<'p> Compiler<'p> {
                 return m.eval(e);
             };
             // `--check` watches host reads of a vector only while a kernel's
-            // writes to it are unsynchronised: then the walker reports it.
-            if checked && storage.unsynced.get().is_some() {
+            // writes to it are unsynchronised: then the walker reports it;
+            // the walker also makes a lazily filled vector's elements, polling.
+            if checked && storage.unsynced.get().is_some() || storage.is_lazy() {
                 return m.eval(e);
             }
             let found = match storage.data().get(i) {
