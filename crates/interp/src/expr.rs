@@ -544,7 +544,7 @@ impl Machine<'_> {
         let Some(Value::Vector(storage)) = self.plain_local(id) else {
             return Ok(None);
         };
-        if storage.is_lazy() {
+        if storage.lazy_beyond(crate::machine::POLL_CHUNK) {
             return Ok(None);
         }
         match storage.data().get(i) {

@@ -646,9 +646,11 @@ impl Storage {
         }
     }
 
-    /// Whether the elements are not made yet (see [`Storage::lazy_fill`]).
-    pub(crate) fn is_lazy(&self) -> bool {
-        self.sync.get() == Sync::Pending && self.lazy.borrow().is_some()
+    /// Whether more than `n` elements are not made yet (see
+    /// [`Storage::lazy_fill`]).
+    pub(crate) fn lazy_beyond(&self, n: usize) -> bool {
+        self.sync.get() == Sync::Pending
+            && self.lazy.borrow().as_ref().is_some_and(|(len, _)| *len > n)
     }
 
     /// The element every element still is, when none has been made yet.

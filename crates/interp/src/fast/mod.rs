@@ -18,9 +18,9 @@
 
 mod numbers;
 
-use numbers::{Int, Long, Number, NumberType};
 use crate::machine::{Flow, Machine, Res};
 use crate::value::{Place, Root, Value, get_path};
+use numbers::{Int, Long, Number, NumberType};
 use std::rc::Rc;
 use tessera_ir::{Block, Expr, ExprKind, FuncId, Init, Intrinsic, Scalar, Stmt, StmtKind, Type};
 
@@ -534,7 +534,9 @@ impl<'p> Compiler<'p> {
             // `--check` watches host reads of a vector only while a kernel's
             // writes to it are unsynchronised: then the walker reports it;
             // the walker also makes a lazily filled vector's elements, polling.
-            if checked && storage.unsynced.get().is_some() || storage.is_lazy() {
+            if checked && storage.unsynced.get().is_some()
+                || storage.lazy_beyond(crate::machine::POLL_CHUNK)
+            {
                 return m.eval(e);
             }
             let found = match storage.data().get(i) {
