@@ -544,12 +544,9 @@ impl Machine<'_> {
         let Some(Value::Vector(storage)) = self.plain_local(id) else {
             return Ok(None);
         };
-        if storage.lazy_beyond(crate::machine::POLL_CHUNK) {
-            return Ok(None);
-        }
-        match storage.data().get(i) {
+        match storage.element(i) {
             Some(Value::Uninit) | None => Ok(None),
-            Some(v) => Ok(Some(v.clone())),
+            Some(v) => Ok(Some(v)),
         }
     }
 

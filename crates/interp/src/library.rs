@@ -3,7 +3,7 @@
 
 use crate::arith;
 use crate::expr::scalar;
-use crate::machine::{Machine, POLL_CHUNK, Res, Stop};
+use crate::machine::{Machine, Res, Stop};
 use crate::value::{Place, Root, StorageKind, Value, View, ViewData, get_path};
 use std::rc::Rc;
 use tessera_diagnostics::{Span, codes};
@@ -882,12 +882,6 @@ impl Machine<'_> {
                 let Value::Vector(s) = v else {
                     return Ok(Machine::temp(Value::Void));
                 };
-                // The first element access makes a lazily filled vector's
-                // elements: a big one a chunk at a time, so that the time
-                // limit and an interrupt stop a huge fill.
-                if s.lazy_beyond(POLL_CHUNK) {
-                    self.materialize(&s, span)?;
-                }
                 let n = s.len() as i64;
                 if i < 0 || i >= n {
                     return Err(self

@@ -1100,10 +1100,14 @@ impl<'p> Machine<'p> {
                 if self.checker.on {
                     self.check_access(place, span, false, false)?;
                 }
-                storage
-                    .data()
-                    .get(*i)
-                    .map(|v| read_path(v, &place.path).map(|x| x.cloned()))
+                if place.path.is_empty() {
+                    storage.element(*i).map(|v| Ok(Some(v)))
+                } else {
+                    storage
+                        .data()
+                        .get(*i)
+                        .map(|v| read_path(v, &place.path).map(|x| x.cloned()))
+                }
             }
             Root::Temp(cell) => Some(read_path(&cell.borrow(), &place.path).map(|x| x.cloned())),
             Root::Pun(pun, byte) => {
@@ -1159,6 +1163,13 @@ impl<'p> Machine<'p> {
                         .get_mut(*slot as usize)
                         .and_then(|v| get_path_mut(v, &place.path)),
                     Root::Elem(storage, i) => {
+                        // The first write makes a lazily filled vector's
+                        // elements (reads take the fill as it is): a big one
+                        // a chunk at a time, so that the time limit and an
+                        // interrupt stop a huge fill.
+                        if storage.lazy_beyond(POLL_CHUNK) {
+                            self.materialize(storage, span)?;
+                        }
                         let mut data = storage.data_mut();
                         if let Some(target) =
                             data.get_mut(*i).and_then(|t| get_path_mut(t, &place.path))

@@ -690,6 +690,37 @@ impl Storage {
         }
     }
 
+    /// Element `i` as the interpreter sees it. A typed copy with writes, or
+    /// the lazy fill, is read in place: a host that looks at a few elements
+    /// of a big result (a sample of a kernel's output) does not convert or
+    /// make them all, and the next launch finds the copy as it left it.
+    pub(crate) fn element(&self, i: usize) -> Option<Value> {
+        if self.sync.get() == Sync::Pending {
+            let device = self.device.borrow();
+            let lazy = self.lazy.borrow();
+            match (device.as_ref(), lazy.as_ref()) {
+                (Some((buffer, true)), _) => {
+                    if let tessera_ir::Type::Scalar(s) = buffer.elem {
+                        let stale = match lazy.as_ref() {
+                            Some((n, fill)) => (i < *n).then(|| fill.clone()),
+                            None => self.values.borrow().get(i).cloned(),
+                        }?;
+                        let bits = buffer.get_at(i * buffer.elem_size as usize, s);
+                        return Some(match bits {
+                            Some(bits) => merged(bits, stale),
+                            None => stale,
+                        });
+                    }
+                }
+                (None | Some((_, false)), Some((n, fill))) => {
+                    return (i < *n).then(|| fill.clone());
+                }
+                _ => {}
+            }
+        }
+        self.data().get(i).cloned()
+    }
+
     /// The elements, for reading.
     pub(crate) fn data(&self) -> std::cell::Ref<'_, Vec<Value>> {
         if self.sync.get() != Sync::Pending {
@@ -766,7 +797,6 @@ impl Storage {
 /// Copies a buffer of scalars over the values (never-written elements stay
 /// never-written unless the kernel wrote something other than zero there).
 pub(crate) fn copy_back_scalars(buffer: &tessera_runtime::launch::Buffer, values: &mut [Value]) {
-    use tessera_runtime::launch::Bits;
     let tessera_ir::Type::Scalar(s) = buffer.elem else {
         return;
     };
@@ -775,21 +805,30 @@ pub(crate) fn copy_back_scalars(buffer: &tessera_runtime::launch::Buffer, values
         let Some(b) = buffer.get_at(i * size, s) else {
             break;
         };
-        let v = match b {
-            Bits::Bool(b) => Value::Bool(b),
-            Bits::Int(n) => Value::Int(n),
-            Bits::Float(f) => Value::Float(f),
-            Bits::Double(d) => Value::Double(d),
-        };
-        let zero = match b {
-            Bits::Bool(b) => !b,
-            Bits::Int(n) => n == 0,
-            Bits::Float(f) => f.to_bits() == 0,
-            Bits::Double(d) => d.to_bits() == 0,
-        };
-        if !(matches!(slot, Value::Uninit) && zero) {
-            *slot = v;
-        }
+        let stale = std::mem::replace(slot, Value::Void);
+        *slot = merged(b, stale);
+    }
+}
+
+/// An element of a typed copy over the value it had before (`stale`): an
+/// element never written that the copy holds as zero stays uninitialised
+/// (for `--check` and the rules on reading it), any other takes the copy's.
+fn merged(bits: tessera_runtime::launch::Bits, stale: Value) -> Value {
+    use tessera_runtime::launch::Bits;
+    let zero = match bits {
+        Bits::Bool(b) => !b,
+        Bits::Int(n) => n == 0,
+        Bits::Float(f) => f.to_bits() == 0,
+        Bits::Double(d) => d.to_bits() == 0,
+    };
+    if matches!(stale, Value::Uninit) && zero {
+        return stale;
+    }
+    match bits {
+        Bits::Bool(b) => Value::Bool(b),
+        Bits::Int(n) => Value::Int(n),
+        Bits::Float(f) => Value::Float(f),
+        Bits::Double(d) => Value::Double(d),
     }
 }
 

@@ -532,16 +532,17 @@ impl<'p> Compiler<'p> {
                 return m.eval(e);
             };
             // `--check` watches host reads of a vector only while a kernel's
-            // writes to it are unsynchronised: then the walker reports it;
-            // the walker also makes a lazily filled vector's elements, polling.
-            if checked && storage.unsynced.get().is_some()
-                || storage.lazy_beyond(crate::machine::POLL_CHUNK)
-            {
+            // writes to it are unsynchronised: then the walker reports it.
+            if checked && storage.unsynced.get().is_some() {
                 return m.eval(e);
             }
-            let found = match storage.data().get(i) {
-                Some(Value::Uninit) | None => None,
-                Some(v) => Some(copy(v)),
+            let found = if storage.pending() {
+                storage.element(i).filter(|v| !matches!(v, Value::Uninit))
+            } else {
+                match storage.data().get(i) {
+                    Some(Value::Uninit) | None => None,
+                    Some(v) => Some(copy(v)),
+                }
             };
             match found {
                 Some(v) => Ok(v),
