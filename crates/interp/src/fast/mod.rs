@@ -448,25 +448,37 @@ impl<'p> Compiler<'p> {
     /// read in bounds goes to the tree walker, which evaluates the pure
     /// indices again and reports what there is to report.
     fn element(&self, e: &'p Expr) -> FastExpr<'p> {
+        self.element_as(e, |v| Some(copy(v)), |v| v)
+    }
+
+    /// [`Compiler::element`] giving what `read` makes of the element (or,
+    /// when it makes nothing of it, what `convert` makes of the walker's
+    /// value): the number itself, for the number closures.
+    fn element_as<T: 'p>(
+        &self,
+        e: &'p Expr,
+        read: fn(&Value) -> Option<T>,
+        convert: fn(Value) -> T,
+    ) -> Box<dyn Fn(&mut Machine<'p>) -> Res<T> + 'p> {
         const MAX_RANK: usize = 4;
         let mut indices: Vec<(numbers::IndexExpr<'p>, i64)> = Vec::new();
         let mut node = e;
         while let ExprKind::Element { base, index } = &node.kind {
             let Type::CArray(_, n) = &base.ty else {
-                return Box::new(move |m| m.eval(e));
+                return Box::new(move |m| m.eval(e).map(convert));
             };
             if !crate::expr::pure(index) {
-                return Box::new(move |m| m.eval(e));
+                return Box::new(move |m| m.eval(e).map(convert));
             }
             indices.push((self.index(index), i64::from(*n)));
             node = base;
         }
         let ExprKind::Local(id) = node.kind else {
-            return Box::new(move |m| m.eval(e));
+            return Box::new(move |m| m.eval(e).map(convert));
         };
         let rank = indices.len();
         if rank > MAX_RANK {
-            return Box::new(move |m| m.eval(e));
+            return Box::new(move |m| m.eval(e).map(convert));
         }
         let root = match self.ts_slot.get(id.index()) {
             Some(Some(slot)) => ArrayRoot::TileStatic(*slot),
@@ -478,7 +490,7 @@ impl<'p> Compiler<'p> {
             for (k, (index, n)) in indices.iter().enumerate() {
                 match index(m)? {
                     Some(i) if i >= 0 && i < *n => path[rank - 1 - k] = i as u32,
-                    _ => return m.eval(e),
+                    _ => return m.eval(e).map(convert),
                 }
             }
             let path = &path[..rank];
@@ -486,12 +498,15 @@ impl<'p> Compiler<'p> {
                 ArrayRoot::TileStatic(slot) => m.launch.tile_static.get(slot as usize),
                 ArrayRoot::Local(id) => match m.plain_local(id) {
                     Some(v) => Some(&*v),
-                    None => return m.eval(e),
+                    None => return m.eval(e).map(convert),
                 },
             };
             let value = match array.and_then(|v| get_path(v, path)) {
-                Some(Value::Uninit) | None => return m.eval(e),
-                Some(v) => copy(v),
+                Some(Value::Uninit) | None => None,
+                Some(v) => read(v),
+            };
+            let Some(value) = value else {
+                return m.eval(e).map(convert);
             };
             // `--check` records a read of shared memory as the walker's
             // `Machine::read` does (a private array's elements are not
@@ -512,41 +527,56 @@ impl<'p> Compiler<'p> {
     /// `v[i]` of a `std::vector` variable (see
     /// `Machine::vector_element_fast`).
     fn vector_element(&self, e: &'p Expr, args: &'p [Expr]) -> FastExpr<'p> {
+        self.vector_element_as(e, args, |v| Some(copy(v)), |v| v)
+    }
+
+    /// [`Compiler::vector_element`] giving what `read` makes of the element
+    /// (see [`Compiler::element_as`]).
+    fn vector_element_as<T: 'p>(
+        &self,
+        e: &'p Expr,
+        args: &'p [Expr],
+        read: fn(&Value) -> Option<T>,
+        convert: fn(Value) -> T,
+    ) -> Box<dyn Fn(&mut Machine<'p>) -> Res<T> + 'p> {
         let [vector, index] = args else {
-            return Box::new(move |m| m.eval(e));
+            return Box::new(move |m| m.eval(e).map(convert));
         };
         let ExprKind::Local(id) = vector.kind else {
-            return Box::new(move |m| m.eval(e));
+            return Box::new(move |m| m.eval(e).map(convert));
         };
         if !crate::expr::pure(index) {
-            return Box::new(move |m| m.eval(e));
+            return Box::new(move |m| m.eval(e).map(convert));
         }
         let index = self.index(index);
         Box::new(move |m| {
             let i = match index(m)? {
                 Some(i) if i >= 0 => i as usize,
-                _ => return m.eval(e),
+                _ => return m.eval(e).map(convert),
             };
             let checked = m.checker.on;
             let Some(Value::Vector(storage)) = m.plain_local(id) else {
-                return m.eval(e);
+                return m.eval(e).map(convert);
             };
             // `--check` watches host reads of a vector only while a kernel's
             // writes to it are unsynchronised: then the walker reports it.
             if checked && storage.unsynced.get().is_some() {
-                return m.eval(e);
+                return m.eval(e).map(convert);
             }
             let found = if storage.pending() {
-                storage.element(i).filter(|v| !matches!(v, Value::Uninit))
+                storage
+                    .element(i)
+                    .filter(|v| !matches!(v, Value::Uninit))
+                    .and_then(|v| read(&v))
             } else {
                 match storage.data().get(i) {
                     Some(Value::Uninit) | None => None,
-                    Some(v) => Some(copy(v)),
+                    Some(v) => read(v),
                 }
             };
             match found {
                 Some(v) => Ok(v),
-                None => m.eval(e),
+                None => m.eval(e).map(convert),
             }
         })
     }

@@ -14,7 +14,7 @@
 use super::{Compiler, FastExpr};
 use crate::machine::{Machine, Res};
 use crate::value::Value;
-use tessera_ir::{BinOp, Const, Expr, ExprKind, Scalar, Type};
+use tessera_ir::{BinOp, Const, Expr, ExprKind, Intrinsic, Scalar, Type};
 
 /// A numeric expression turned into a closure: its number.
 pub(super) type NumExpr<'p, N> = Box<dyn Fn(&mut Machine<'p>) -> Res<N> + 'p>;
@@ -286,6 +286,15 @@ impl<'p> Compiler<'p> {
                     && e.ty == Type::Scalar(N::SCALAR) =>
             {
                 return self.arithmetic::<N>(e, *op, lhs, rhs);
+            }
+            ExprKind::Element { .. } => {
+                return self.element_as(e, N::of, N::from_value);
+            }
+            ExprKind::Intrinsic {
+                op: Intrinsic::VectorElement,
+                args,
+            } => {
+                return self.vector_element_as(e, args, N::of, N::from_value);
             }
             ExprKind::Convert(inner) if e.ty == Type::Scalar(N::SCALAR) => {
                 if let Some(convert) = self.widening::<N>(inner) {
