@@ -459,7 +459,7 @@ impl<'p> Compiler<'p> {
         e: &'p Expr,
         read: fn(&Value) -> Option<T>,
         convert: fn(Value) -> T,
-    ) -> Box<dyn Fn(&mut Machine<'p>) -> Res<T> + 'p> {
+    ) -> numbers::NumExpr<'p, T> {
         const MAX_RANK: usize = 4;
         let mut indices: Vec<(numbers::IndexExpr<'p>, i64)> = Vec::new();
         let mut node = e;
@@ -538,7 +538,7 @@ impl<'p> Compiler<'p> {
         args: &'p [Expr],
         read: fn(&Value) -> Option<T>,
         convert: fn(Value) -> T,
-    ) -> Box<dyn Fn(&mut Machine<'p>) -> Res<T> + 'p> {
+    ) -> numbers::NumExpr<'p, T> {
         let [vector, index] = args else {
             return Box::new(move |m| m.eval(e).map(convert));
         };

@@ -16,7 +16,7 @@ use crate::machine::{Machine, Res};
 use crate::value::Value;
 use tessera_ir::{BinOp, Const, Expr, ExprKind, Intrinsic, Scalar, Type};
 
-/// A numeric expression turned into a closure: its number.
+/// An expression turned into a closure giving a number (or any `N`).
 pub(super) type NumExpr<'p, N> = Box<dyn Fn(&mut Machine<'p>) -> Res<N> + 'p>;
 
 /// An index turned into a closure: its value when it is an integer.
