@@ -135,6 +135,7 @@ registry! {
     E0105, Parse, "invalid type specifiers";
     E0106, Parse, "unsupported C++ construct";
     E0107, Parse, "mismatched closing delimiter";
+    W0108, Parse, "`register` storage class", "C5033";
     E0200, Check, "unknown name", "C2065";
     E0201, Check, "unknown type";
     E0202, Check, "name declared twice", "C2086";

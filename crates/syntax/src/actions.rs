@@ -879,6 +879,8 @@ pub enum Spec {
     Extern,
     /// `inline`
     Inline,
+    /// `register`, which has no effect
+    Register(Span),
     /// `typedef`
     Typedef,
     /// A fundamental type keyword (`int`, `unsigned`, `long`, ...).
@@ -924,6 +926,16 @@ pub fn decl_specs(
             Spec::TileStatic(s) => out.tile_static = Some(s),
             Spec::Extern => out.is_extern = true,
             Spec::Inline => out.is_inline = true,
+            Spec::Register(at) => diags.push(
+                Diagnostic::warning(
+                    codes::W0108,
+                    at,
+                    "`register` is no longer a storage class (C++17 removed it)",
+                )
+                .with_label("has no effect")
+                .with_note("MSVC (C5033) and g++ (-Wregister) warn and ignore it, as Tessera does")
+                .with_help("remove `register`: compilers choose registers themselves"),
+            ),
             Spec::Typedef => out.is_typedef = true,
             Spec::Word(w, _) => words.push(w),
             Spec::Auto(_) => auto = true,

@@ -147,6 +147,9 @@ pub enum Tok<'s> {
     /// `inline`
     #[token("inline")]
     Inline,
+    /// `register` (a storage class C++17 removed; accepted with a warning)
+    #[token("register")]
+    Register,
     /// `tile_static`
     #[token("tile_static")]
     TileStatic,
@@ -513,6 +516,7 @@ impl fmt::Display for Tok<'_> {
             Tok::Volatile => "volatile",
             Tok::Extern => "extern",
             Tok::Inline => "inline",
+            Tok::Register => "register",
             Tok::TileStatic => "tile_static",
             Tok::Struct => "struct",
             Tok::Class => "class",
