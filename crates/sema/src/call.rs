@@ -706,7 +706,9 @@ impl FnCx<'_> {
                 None => return error_expr(span),
             },
         };
-        crate::template::ensure_body(self.ck, chosen, span);
+        if self.ck.unevaluated == 0 {
+            crate::template::ensure_body(self.ck, chosen, span);
+        }
         let Some(f) = self.ck.program.get_function(chosen) else {
             return error_expr(span);
         };

@@ -89,6 +89,9 @@ pub struct Checker {
     /// Where the `decltype` being resolved is written: the locals and
     /// restriction of the code around it (`None`: namespace scope).
     pub decltype_scope: Option<crate::decltype::DecltypeScope>,
+    /// Unevaluated operands (`decltype`) being typed: a call there needs
+    /// its callee's declaration only, so no template body is instantiated.
+    pub unevaluated: u32,
     /// The parameters declared as rvalue references (`T&&`), by the span
     /// of their declaration (the `Local`'s).
     pub rvalue_refs: std::collections::HashSet<Span>,

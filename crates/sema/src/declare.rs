@@ -735,7 +735,40 @@ pub(crate) fn declare_function_signature_first(
         declare_defaults(ck, f, id, &func);
     }
     declared(ck, id);
-    let Some(body) = &f.body else { return Some(id) };
+    if f.body.is_none() {
+        return Some(id);
+    }
+    check_body(ck, f, id, func, ret_enum, &param_names);
+    Some(id)
+}
+
+/// Checks the body of `f`, declared as `id`, whose declaration was checked
+/// apart (an instance of a function template, on its first use).
+pub(crate) fn define_body(ck: &mut Checker, f: &ast::Function, id: FuncId) {
+    let Some(declared) = ck.program.get_function(id) else {
+        return;
+    };
+    let func = declared.clone();
+    let ret_enum = ck.enum_of_specs(&f.ret);
+    let param_names: Vec<Option<ast::Ident>> = f
+        .params
+        .iter()
+        .take(func.params as usize)
+        .map(|p| p.declarator.name.clone())
+        .collect();
+    check_body(ck, f, id, func, ret_enum, &param_names);
+}
+
+/// Checks the body of `f` into function `id` (`func`, its declaration).
+fn check_body(
+    ck: &mut Checker,
+    f: &ast::Function,
+    id: FuncId,
+    func: Function,
+    ret_enum: Option<crate::enums::EnumId>,
+    param_names: &[Option<ast::Ident>],
+) {
+    let Some(body) = &f.body else { return };
     let mut fcx = FnCx::new(ck, func);
     fcx.ret_enum = ret_enum;
     fcx.nrvo = crate::special::nrvo_name(body);
@@ -748,7 +781,6 @@ pub(crate) fn declare_function_signature_first(
     let mut func = fcx.func;
     func.body = Some(block);
     *ck.program.function_mut(id) = func;
-    Some(id)
 }
 
 /// C++ AMP's rules for a function declared `extern "C"`: one restriction

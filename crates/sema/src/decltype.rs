@@ -94,7 +94,9 @@ pub fn resolve(ck: &mut Checker, expr: &ast::Expr, parenthesised: bool, span: Sp
         fcx.this = s.this.clone();
         fcx.kernel = s.kernel.clone();
     }
+    fcx.ck.unevaluated += 1;
     let (ty, result) = operand_type(&mut fcx, expr, parenthesised);
+    fcx.ck.unevaluated -= 1;
     drop(fcx);
     ck.decltype_scope = scope;
     ck.decltypes.insert(span, result);

@@ -70,6 +70,7 @@ pub fn check(unit: &TranslationUnit) -> Checked {
     let unit = flat.as_ref().unwrap_or(unit);
     declare::declare_all(&mut checker, unit);
     declare::lower_bodies(&mut checker, unit);
+    template::define_used_instances(&mut checker);
     context::specialise(&mut checker);
     // Numbered once every body is complete, so the ids are a function of the
     // body alone (the engines and the REPL key statements by them).

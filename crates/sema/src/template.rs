@@ -128,6 +128,11 @@ pub struct Templates {
     /// Member functions of class-template instances whose bodies are not
     /// checked yet, with what checking them needs.
     pub lazy: HashMap<FuncId, LazyMember>,
+    /// Instances of function templates whose bodies are not checked yet:
+    /// C++ instantiates a function template's body only for the candidate
+    /// a call chooses (or another use that needs its definition), so one
+    /// that is merely a candidate must not be checked.
+    pub lazy_functions: HashMap<FuncId, LazyFunction>,
     /// Instances of member templates: by class, name, template and the
     /// member's own arguments.
     pub member_instances: HashMap<(StructId, String, usize, Vec<TArg>), Option<FuncId>>,
@@ -153,6 +158,20 @@ pub struct LazyMember {
     pub function: ast::Function,
     /// Defined outside the class (`Stack<T>::pop`) rather than in it.
     pub out_of_class: bool,
+}
+
+/// An instance of a function template, declared, whose body is checked on
+/// first use (see [`ensure_body`]).
+#[derive(Debug, Clone)]
+pub struct LazyFunction {
+    /// The template (or the explicit specialisation) it comes from.
+    pub def: Rc<TemplateDef>,
+    /// The instance's arguments.
+    pub args: Vec<TArg>,
+    /// The instance's name (`twice<int>`).
+    pub instance: String,
+    /// Its definition, named as the instance.
+    pub function: ast::Function,
 }
 
 /// A member function template of a class (of a class-template instance
@@ -405,6 +424,21 @@ fn instantiate_member(
 /// Checks the body of `id` now, if it is a member function of a
 /// class-template instance not yet checked.
 pub fn ensure_body(ck: &mut Checker, id: FuncId, use_span: Span) {
+    if let Some(lazy) = ck.templates.lazy_functions.remove(&id) {
+        if too_deep(ck, use_span) {
+            return;
+        }
+        let LazyFunction {
+            def,
+            args,
+            instance,
+            function,
+        } = lazy;
+        with_bindings(ck, &def, &args, &instance, use_span, |ck| {
+            crate::declare::define_body(ck, &function, id);
+        });
+        return;
+    }
     let Some(lazy) = ck.templates.lazy.remove(&id) else {
         return;
     };
@@ -1242,16 +1276,75 @@ fn instantiate_function(
     let mut f = f.clone();
     f.name.name = instance.clone();
     let item_span = def.item.span;
-    // Cached before the body is checked, so a recursive template finds itself.
+    // The signature now, for overload resolution; the body when a use
+    // needs it (`ensure_body`).
+    let mut signature = f.clone();
+    signature.body = None;
     let id = with_bindings(ck, def, &args, &instance, span, |ck| {
-        crate::declare::declare_function_signature_first(ck, &f, item_span, |ck, id| {
-            ck.templates
-                .function_instances
-                .insert(key.clone(), Some(id));
-        })
+        crate::declare::declare_function_signature_first(ck, &signature, item_span, |_, _| {})
     });
+    if let Some(id) = id
+        && f.body.is_some()
+    {
+        ck.templates.lazy_functions.insert(
+            id,
+            LazyFunction {
+                def: Rc::clone(def),
+                args: args.clone(),
+                instance,
+                function: f,
+            },
+        );
+    }
     ck.templates.function_instances.insert(key, id);
     id
+}
+
+/// Checks the bodies of the function-template instances the program uses
+/// and that no use checked yet (a use by a path that does not call
+/// [`ensure_body`] itself: an address taken, an operator), until no used
+/// instance is left without its body. Instances that were only candidates
+/// stay declarations: nothing calls them.
+pub fn define_used_instances(ck: &mut Checker) {
+    loop {
+        let mut wanted: Vec<(FuncId, Span)> = Vec::new();
+        if ck.templates.lazy_functions.is_empty() {
+            return;
+        }
+        let lazy = &ck.templates.lazy_functions;
+        let mut note = |e: &tessera_ir::Expr| {
+            let used = match &e.kind {
+                tessera_ir::ExprKind::Call { func, .. } => Some(*func),
+                tessera_ir::ExprKind::Launch { kernel, .. } => Some(*kernel),
+                tessera_ir::ExprKind::FuncAddr(Some(func)) => Some(*func),
+                _ => None,
+            };
+            if let Some(id) = used
+                && lazy.contains_key(&id)
+                && !wanted.iter().any(|(w, _)| *w == id)
+            {
+                wanted.push((id, e.span));
+            }
+        };
+        for f in &ck.program.functions {
+            if let Some(body) = &f.body {
+                tessera_ir::visit::for_each_expr_deep(body, &mut note);
+            }
+        }
+        for g in &ck.program.globals {
+            if let Some(init) = &g.init {
+                tessera_ir::visit::for_each_init_expr(init, &mut |e| {
+                    tessera_ir::visit::for_each_subexpr(e, &mut note);
+                });
+            }
+        }
+        if wanted.is_empty() {
+            return;
+        }
+        for (id, span) in wanted {
+            ensure_body(ck, id, span);
+        }
+    }
 }
 
 /// What a function parameter `p` deduces its template arguments from, for
