@@ -13,10 +13,10 @@
 use crate::machine::{Machine, Res};
 use crate::value::{Place, Root, StorageKind};
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 use std::collections::HashSet;
 use std::rc::Rc;
 use tessera_diagnostics::{Span, codes};
-use smallvec::SmallVec;
 use tessera_ir::{Fence, TileShape};
 use tessera_runtime::{RunError, Thread};
 
@@ -115,7 +115,11 @@ impl Checker {
         let Some(shape) = self.shape else {
             let mut global = [0i64; 3];
             let rank = self.extent.len();
-            for (d, c) in row_major(item, &self.extent).into_iter().take(3).enumerate() {
+            for (d, c) in row_major(item, &self.extent)
+                .into_iter()
+                .take(3)
+                .enumerate()
+            {
                 global[d] = c;
             }
             return Thread::Item {
@@ -133,10 +137,18 @@ impl Checker {
             .map(|(e, t)| (e / t).max(1))
             .collect();
         let (mut tile, mut local) = ([0i64; 3], [0i64; 3]);
-        for (d, c) in row_major(item / per_tile, &tiles).into_iter().take(rank).enumerate() {
+        for (d, c) in row_major(item / per_tile, &tiles)
+            .into_iter()
+            .take(rank)
+            .enumerate()
+        {
             tile[d] = c;
         }
-        for (d, c) in row_major(item % per_tile, &dims).into_iter().take(rank).enumerate() {
+        for (d, c) in row_major(item % per_tile, &dims)
+            .into_iter()
+            .take(rank)
+            .enumerate()
+        {
             local[d] = c;
         }
         Thread::Tiled {

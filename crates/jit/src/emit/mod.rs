@@ -46,6 +46,7 @@ mod lanes;
 mod places;
 mod regions;
 mod stmt;
+mod vector;
 
 pub(crate) use kernel::kernel_signature;
 
@@ -310,6 +311,8 @@ pub(crate) struct Emitter<'a, 'b, 'f> {
     wi: WorkItem,
     /// Emitting a host statement: where its exits go.
     host: Option<HostCtx>,
+    /// Emitting a region in lanes: its vector locals.
+    vector: Option<vector::VectorLanes>,
 }
 
 /// What the function was given, and the blocks every check and poll
