@@ -15,7 +15,9 @@
 
 use super::*;
 use crate::plan::uniform::lane_invariant;
-use crate::plan::vector::{is_pure, lane_step, vector_assignment, vector_op, vector_targets};
+use crate::plan::vector::{
+    is_pure, lane_step, shape_steps, vector_assignment, vector_op, vector_targets,
+};
 
 /// The vector state of a region run in lanes.
 pub(super) struct VectorLanes {
@@ -282,6 +284,45 @@ impl Emitter<'_, '_, '_> {
                     self.b.ins().store(vector_flags(), v, at, 0);
                     return Ok(true);
                 }
+                // A row of a view, one element per lane.
+                if let ExprKind::Assign { target, value } = &e.kind
+                    && is_pure(value)
+                    && value.ty == target.ty
+                    && let Some(sc) = target.ty.scalar()
+                    && vector_type(sc, ctxs.len()).is_some()
+                    && self.is_view_row(target, ctxs)
+                {
+                    self.spend()?;
+                    let v = self.lanes_value(value, sc, ctxs)?;
+                    let v = self.each(v, sc, ctxs.len());
+                    let (at, unit) = self.view_row(target, ctxs)?;
+                    let fast = self.b.create_block();
+                    let slow = self.b.create_block();
+                    let join = self.b.create_block();
+                    self.b.ins().brif(unit, fast, &[], slow, &[]);
+                    self.b.switch_to_block(fast);
+                    self.b.ins().store(vector_flags(), v, at, 0);
+                    self.b.ins().jump(join, &[]);
+                    self.b.switch_to_block(slow);
+                    // Strided: each lane stores its element.
+                    let names = self.vector_names_in(target);
+                    self.unpack_lanes(ctxs, &names);
+                    for (i, ctx) in ctxs.iter_mut().enumerate() {
+                        let x = self.b.ins().extractlane(v, i as u8);
+                        self.swap_lane(ctx);
+                        let r = self.place(target);
+                        self.swap_lane(ctx);
+                        match r? {
+                            Place::Mem(at, _) => {
+                                self.b.ins().store(flags(), x, at, 0);
+                            }
+                            _ => return decline(Decline::OtherPlace),
+                        }
+                    }
+                    self.b.ins().jump(join, &[]);
+                    self.b.switch_to_block(join);
+                    return Ok(true);
+                }
                 Ok(false)
             }
             _ => Ok(false),
@@ -351,6 +392,53 @@ impl Emitter<'_, '_, '_> {
         }
     }
 
+    /// Whether `e` is an element of a view the lanes share whose index is
+    /// the same in every lane but in its last component, which grows by one
+    /// from lane to lane.
+    fn is_view_row(&self, e: &Expr, ctxs: &[LaneCtx]) -> bool {
+        let Some(v) = self.vector.as_ref() else {
+            return false;
+        };
+        let ExprKind::Intrinsic {
+            op: Intrinsic::ViewElement,
+            args,
+        } = &e.kind
+        else {
+            return false;
+        };
+        let shared_view = match &args[0].kind {
+            ExprKind::Capture(_) => true,
+            ExprKind::Local(l) => matches!(ctxs[0].slots.get(l), Some(Slot::View(_))),
+            _ => false,
+        };
+        if !shared_view || e.ty.scalar().is_none() || !is_pure(&args[1]) {
+            return false;
+        }
+        let Some(steps) = shape_steps(&args[1], &v.steps, &v.known, v.lane_dim) else {
+            return false;
+        };
+        steps
+            .split_last()
+            .is_some_and(|(last, rest)| *last == 1 && rest.iter().all(|s| *s == 0))
+    }
+
+    /// The address of the first lane's element of a view row (see
+    /// [`Self::is_view_row`]), the bounds checked for the first lane and
+    /// the last, and whether the view's last dimension is contiguous (then
+    /// the lanes' elements are side by side).
+    fn view_row(&mut self, e: &Expr, ctxs: &mut [LaneCtx]) -> R<(Value, Value)> {
+        let ExprKind::Intrinsic { args, .. } = &e.kind else {
+            return decline(Decline::OtherPlace);
+        };
+        let at = self.row_address(e, ctxs)?;
+        let view = self.in_lane0(ctxs, |lw| lw.view(&args[0]))?;
+        let Some(stride) = view.strides.last() else {
+            return decline(Decline::IndexAnotherRank);
+        };
+        let unit = self.b.ins().icmp_imm_s(IntCC::Equal, *stride, 1);
+        Ok((at, unit))
+    }
+
     /// The value of `e` (of type `s`) in every lane.
     fn lanes_value(&mut self, e: &Expr, s: Scalar, ctxs: &mut [LaneCtx]) -> R<Lanes> {
         self.spend()?;
@@ -376,6 +464,26 @@ impl Emitter<'_, '_, '_> {
                 }
             }
             _ => {}
+        }
+        if self.is_view_row(e, ctxs)
+            && let Some(vty) = vector_type(s, lanes)
+        {
+            let (at, unit) = self.view_row(e, ctxs)?;
+            let fast = self.b.create_block();
+            let slow = self.b.create_block();
+            let join = self.b.create_block();
+            let result = self.b.append_block_param(join, vty);
+            self.b.ins().brif(unit, fast, &[], slow, &[]);
+            self.b.switch_to_block(fast);
+            let v = self.b.ins().load(vty, vector_flags(), at, 0);
+            self.b.ins().jump(join, &[v.into()]);
+            self.b.switch_to_block(slow);
+            let Lanes::Each(v) = self.lane_by_lane_value(e, s, ctxs)? else {
+                return decline(Decline::NonScalarWhereScalarExpected);
+            };
+            self.b.ins().jump(join, &[v.into()]);
+            self.b.switch_to_block(join);
+            return Ok(Lanes::Each(result));
         }
         match &e.kind {
             ExprKind::Binary { op, lhs, rhs }

@@ -242,3 +242,42 @@ impl Facts<'_> {
         }
     }
 }
+
+/// How each component of an index expression grows from lane to lane (see
+/// [`lane_step`]): the tiled index's local or global part, or an index
+/// built from components.
+pub(crate) fn shape_steps(
+    e: &Expr,
+    steps: &HashMap<LocalId, i64>,
+    known: &HashSet<LocalId>,
+    lane_dim: usize,
+) -> Option<Vec<i64>> {
+    match &e.kind {
+        ExprKind::Intrinsic {
+            op: Intrinsic::TiledIndexPart(TiledIndexPart::Local | TiledIndexPart::Global),
+            ..
+        } => {
+            let rank = match e.ty {
+                tessera_ir::Type::Index(r) => usize::from(r),
+                _ => return None,
+            };
+            Some((0..rank).map(|d| i64::from(d == lane_dim)).collect())
+        }
+        ExprKind::Intrinsic {
+            op: Intrinsic::MakeShape,
+            args,
+        } => args
+            .iter()
+            .map(|a| {
+                // Components are converted to `int`: only `int` ones keep
+                // their step.
+                if a.ty.scalar() == Some(Scalar::Int) {
+                    lane_step(a, steps, known, lane_dim)
+                } else {
+                    None
+                }
+            })
+            .collect(),
+        _ => None,
+    }
+}
