@@ -2,9 +2,9 @@
 //! function that runs one tile (or one chunk of a non-tiled domain), reading
 //! the facts of [`crate::plan`]. One module per concern: [`kernel`] (entry
 //! points and layouts), [`regions`] (regions and tile loops), [`lanes`],
-//! [`stmt`], [`expr`], [`places`], [`arith`] (checked arithmetic),
-//! [`intrinsics`], [`calls`], [`facts`] (the plan's facts in the current
-//! inlined call).
+//! [`vector`] (the lanes' private scalars in 128-bit vectors), [`stmt`],
+//! [`expr`], [`places`], [`arith`] (checked arithmetic), [`intrinsics`],
+//! [`calls`], [`facts`] (the plan's facts in the current inlined call).
 //!
 //! # The barrier split
 //! A tiled kernel's body is cut at its barriers (decided in
