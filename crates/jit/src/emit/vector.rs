@@ -276,6 +276,7 @@ impl Emitter<'_, '_, '_> {
                     && let Some(sc) = target.ty.scalar()
                     && vector_type(sc, ctxs.len()).is_some()
                     && self.tile_static_step(target, ctxs) == Some(1)
+                    && self.vector_gains(value, ctxs)
                 {
                     self.spend()?;
                     let v = self.lanes_value(value, sc, ctxs)?;
@@ -291,6 +292,7 @@ impl Emitter<'_, '_, '_> {
                     && let Some(sc) = target.ty.scalar()
                     && vector_type(sc, ctxs.len()).is_some()
                     && self.is_view_row(target, ctxs)
+                    && self.vector_gains(value, ctxs)
                 {
                     self.spend()?;
                     let v = self.lanes_value(value, sc, ctxs)?;
@@ -326,6 +328,25 @@ impl Emitter<'_, '_, '_> {
                 Ok(false)
             }
             _ => Ok(false),
+        }
+    }
+
+    /// Whether the vector path computes some of `e` as vectors (it names
+    /// a vector local or reads a row): a value computed lane by lane only
+    /// is stored lane by lane too, rather than put into a vector first.
+    fn vector_gains(&self, e: &Expr, ctxs: &[LaneCtx]) -> bool {
+        match &e.kind {
+            ExprKind::Local(l) if self.vector_local(*l).is_some() => true,
+            ExprKind::Binary { op, lhs, rhs }
+                if vector_op(*op) && lhs.ty == e.ty && rhs.ty == e.ty =>
+            {
+                self.vector_gains(lhs, ctxs) || self.vector_gains(rhs, ctxs)
+            }
+            ExprKind::Unary {
+                op: UnOp::Neg,
+                operand,
+            } if operand.ty == e.ty => self.vector_gains(operand, ctxs),
+            _ => self.tile_static_step(e, ctxs) == Some(1) || self.is_view_row(e, ctxs),
         }
     }
 
