@@ -72,31 +72,57 @@ impl Emitter<'_, '_, '_> {
         let lanes = ctxs.len();
         let kernel = self.scopes[0].func;
         let steps = self.facts.lane_step_locals(kernel, lane_dim, &known);
-        let mut targets: Vec<LocalId> = vector_targets(stmts).into_iter().collect();
-        targets.sort();
-        let mut locals = HashMap::new();
-        for l in targets {
-            let local = self.prog.function(kernel).local(l);
+        let targets = vector_targets(stmts);
+        let mut chosen: HashMap<LocalId, Scalar> = HashMap::new();
+        for l in targets.keys() {
+            let local = self.prog.function(kernel).local(*l);
             let Type::Scalar(s) = local.ty else { continue };
             // A local that grows by a fixed step from lane to lane (a
             // coordinate) stays scalar: its lanes' indices address rows.
             if local.by_ref
                 || local.space != Space::Private
-                || known.contains(&l)
-                || steps.contains_key(&l)
+                || known.contains(l)
+                || steps.contains_key(l)
+                || vector_type(s, lanes).is_none()
             {
                 continue;
             }
+            // Lane-private: its own variable in each lane, or declared here.
+            let vars: Vec<Option<Variable>> = ctxs.iter().map(|c| Self::lane_var(c, *l)).collect();
+            let declared_here = ctxs.iter().all(|c| !c.slots.contains_key(l));
+            let distinct: BTreeSet<u32> = vars.iter().flatten().map(|v| v.as_u32()).collect();
+            if declared_here || distinct.len() == lanes {
+                chosen.insert(*l, s);
+            }
+        }
+        self.vector = Some(VectorLanes {
+            locals: HashMap::new(),
+            steps,
+            known,
+            lane_dim,
+        });
+        // Only locals whose every value is computed on vectors: one whose
+        // value needs elements gathered lane by lane costs more packing
+        // and unpacking than its vector arithmetic saves.
+        loop {
+            let names: HashSet<LocalId> = chosen.keys().copied().collect();
+            let before = chosen.len();
+            chosen.retain(|l, _| {
+                targets
+                    .get(l)
+                    .is_some_and(|values| values.iter().all(|v| self.fully_vector(v, &names, ctxs)))
+            });
+            if chosen.len() == before {
+                break;
+            }
+        }
+        let mut order: Vec<(LocalId, Scalar)> = chosen.into_iter().collect();
+        order.sort_by_key(|(l, _)| *l);
+        let mut locals = HashMap::new();
+        for (l, s) in order {
             let Some(vty) = vector_type(s, lanes) else {
                 continue;
             };
-            let per_lane: Vec<Option<Variable>> = ctxs
-                .iter()
-                .map(|c| match c.slots.get(&l) {
-                    Some(Slot::Vars(v)) if v.len() == 1 => Some(v[0]),
-                    _ => None,
-                })
-                .collect();
             let vector = self.b.declare_var(vty);
             if ctxs.iter().all(|c| !c.slots.contains_key(&l)) {
                 // Declared in the region: each lane gets its variable now,
@@ -109,23 +135,60 @@ impl Emitter<'_, '_, '_> {
                 let v = self.b.ins().splat(vty, zero);
                 self.b.def_var(vector, v);
             } else {
-                let vars: Vec<Variable> = per_lane.iter().flatten().copied().collect();
-                let distinct: BTreeSet<u32> = vars.iter().map(|v| v.as_u32()).collect();
-                if vars.len() != lanes || distinct.len() != lanes {
-                    continue;
-                }
-                locals.insert(l, (vector, s));
                 self.pack_lanes(ctxs, l, vector, vty);
-                continue;
             }
             locals.insert(l, (vector, s));
         }
-        self.vector = Some(VectorLanes {
-            locals,
-            steps,
-            known,
-            lane_dim,
-        });
+        if let Some(v) = self.vector.as_mut() {
+            v.locals = locals;
+        }
+    }
+
+    /// Whether the vector path computes `e` with no element gathered lane
+    /// by lane, `names` being the vector locals.
+    fn fully_vector(&self, e: &Expr, names: &HashSet<LocalId>, ctxs: &[LaneCtx]) -> bool {
+        let Some(v) = self.vector.as_ref() else {
+            return false;
+        };
+        if let ExprKind::Local(l) = &e.kind
+            && names.contains(l)
+        {
+            return true;
+        }
+        if (is_pure(e) && lane_invariant(e, &v.known, v.lane_dim))
+            || self.tile_static_step(e, ctxs).is_some_and(|s| s <= 1)
+            || self.is_view_row(e, ctxs)
+        {
+            return true;
+        }
+        let Some(s) = e.ty.scalar() else {
+            return false;
+        };
+        match &e.kind {
+            ExprKind::Binary { op, lhs, rhs }
+            | ExprKind::CompoundAssign {
+                op,
+                target: lhs,
+                value: rhs,
+            } if lhs.ty == e.ty && rhs.ty == e.ty => {
+                let on_vectors = if s.is_floating() {
+                    matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div)
+                } else {
+                    matches!(
+                        op,
+                        BinOp::Add | BinOp::Sub | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor
+                    )
+                };
+                on_vectors
+                    && self.fully_vector(lhs, names, ctxs)
+                    && self.fully_vector(rhs, names, ctxs)
+            }
+            ExprKind::Unary {
+                op: UnOp::Neg,
+                operand,
+            } if s.is_floating() && operand.ty == e.ty => self.fully_vector(operand, names, ctxs),
+            _ => false,
+        }
     }
 
     /// Ends the vector path: each lane's variables get their vector

@@ -105,13 +105,14 @@ pub(crate) fn lane_step(
     }
 }
 
-/// The locals a region's statements may hold in one vector for all lanes:
-/// those assigned (`=`, or `op=` with an operand of their own type) or
-/// declared from a value that [`is_pure`], and never named in a branch or
-/// loop condition or a loop step (which lane 0 evaluates for all lanes).
-/// Whether each is lane-private and of a vector type is the emitter's
-/// question.
-pub(crate) fn vector_targets(stmts: &[Stmt]) -> HashSet<LocalId> {
+/// The locals a region's statements may hold in one vector for all lanes,
+/// each with the values it is given (a compound assignment whole): those assigned only as a whole
+/// statement (`=`, or `op=` with an operand of their own type) or declared
+/// from a value that [`is_pure`], and never named in a branch or loop
+/// condition or a loop step (which lane 0 evaluates for all lanes) nor
+/// pointed to. Whether each is lane-private, of a vector type and worth a
+/// vector is the emitter's question.
+pub(crate) fn vector_targets(stmts: &[Stmt]) -> HashMap<LocalId, Vec<Expr>> {
     fn named(e: &Expr, out: &mut HashSet<LocalId>) {
         for_each_subexpr(e, &mut |x| {
             if let ExprKind::Local(l) = &x.kind {
@@ -122,8 +123,11 @@ pub(crate) fn vector_targets(stmts: &[Stmt]) -> HashSet<LocalId> {
     let block = IrBlock {
         stmts: stmts.to_vec(),
     };
-    let targets = RefCell::new(HashSet::new());
+    let targets: RefCell<HashMap<LocalId, Vec<Expr>>> = RefCell::new(HashMap::new());
     let excluded = RefCell::new(HashSet::new());
+    // Writes by whole statements, and by any expression.
+    let statement_writes: RefCell<HashMap<LocalId, usize>> = RefCell::new(HashMap::new());
+    let mut writes: HashMap<LocalId, usize> = HashMap::new();
     walk_block(
         &block,
         &mut |s| match &s.kind {
@@ -131,11 +135,21 @@ pub(crate) fn vector_targets(stmts: &[Stmt]) -> HashSet<LocalId> {
                 local,
                 init: Some(Init::Expr(e)),
             } if is_pure(e) => {
-                targets.borrow_mut().insert(*local);
+                targets
+                    .borrow_mut()
+                    .entry(*local)
+                    .or_default()
+                    .push(e.clone());
             }
             StmtKind::Expr(e) => {
                 if let Some(l) = vector_assignment(e) {
-                    targets.borrow_mut().insert(l);
+                    // The value assigned, or the whole `l op= value`.
+                    let given = match &e.kind {
+                        ExprKind::Assign { value, .. } => (**value).clone(),
+                        _ => e.clone(),
+                    };
+                    targets.borrow_mut().entry(l).or_default().push(given);
+                    *statement_writes.borrow_mut().entry(l).or_default() += 1;
                 }
             }
             StmtKind::If { cond, .. } => named(cond, &mut excluded.borrow_mut()),
@@ -146,15 +160,25 @@ pub(crate) fn vector_targets(stmts: &[Stmt]) -> HashSet<LocalId> {
             }
             _ => {}
         },
-        &mut |e| {
-            if let ExprKind::AddrOf(inner) = &e.kind {
-                named(inner, &mut excluded.borrow_mut());
+        &mut |e| match &e.kind {
+            ExprKind::AddrOf(inner) => named(inner, &mut excluded.borrow_mut()),
+            ExprKind::Assign { target, .. }
+            | ExprKind::CompoundAssign { target, .. }
+            | ExprKind::IncDec { target, .. } => {
+                if let ExprKind::Local(l) = &target.kind {
+                    *writes.entry(*l).or_default() += 1;
+                }
             }
+            _ => {}
         },
     );
     let excluded = excluded.into_inner();
+    let statement_writes = statement_writes.into_inner();
     let mut targets = targets.into_inner();
-    targets.retain(|l| !excluded.contains(l));
+    targets.retain(|l, _| {
+        !excluded.contains(l)
+            && writes.get(l).copied().unwrap_or(0) == statement_writes.get(l).copied().unwrap_or(0)
+    });
     targets
 }
 
