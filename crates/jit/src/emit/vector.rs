@@ -360,32 +360,8 @@ impl Emitter<'_, '_, '_> {
                     self.spend()?;
                     let v = self.lanes_value(value, sc, ctxs)?;
                     let v = self.each(v, sc, ctxs.len());
-                    let (at, unit) = self.view_row(target, ctxs)?;
-                    let fast = self.b.create_block();
-                    let slow = self.b.create_block();
-                    let join = self.b.create_block();
-                    self.b.ins().brif(unit, fast, &[], slow, &[]);
-                    self.b.switch_to_block(fast);
+                    let at = self.view_row(target, ctxs)?;
                     self.b.ins().store(vector_flags(), v, at, 0);
-                    self.b.ins().jump(join, &[]);
-                    self.b.switch_to_block(slow);
-                    // Strided: each lane stores its element.
-                    let names = self.vector_names_in(target);
-                    self.unpack_lanes(ctxs, &names);
-                    for (i, ctx) in ctxs.iter_mut().enumerate() {
-                        let x = self.b.ins().extractlane(v, i as u8);
-                        self.swap_lane(ctx);
-                        let r = self.place(target);
-                        self.swap_lane(ctx);
-                        match r? {
-                            Place::Mem(at, _) => {
-                                self.b.ins().store(flags(), x, at, 0);
-                            }
-                            _ => return decline(Decline::OtherPlace),
-                        }
-                    }
-                    self.b.ins().jump(join, &[]);
-                    self.b.switch_to_block(join);
                     return Ok(true);
                 }
                 Ok(false)
@@ -508,9 +484,11 @@ impl Emitter<'_, '_, '_> {
 
     /// The address of the first lane's element of a view row (see
     /// [`Self::is_view_row`]), the bounds checked for the first lane and
-    /// the last, and whether the view's last dimension is contiguous (then
-    /// the lanes' elements are side by side).
-    fn view_row(&mut self, e: &Expr, ctxs: &mut [LaneCtx]) -> R<(Value, Value)> {
+    /// the last. The lanes' elements are side by side when the view's last
+    /// dimension is contiguous, as C++ AMP's views are: one that is not
+    /// fails the launch, which the interpreter then runs (no join of a
+    /// vector and a lane-by-lane path in the loop).
+    fn view_row(&mut self, e: &Expr, ctxs: &mut [LaneCtx]) -> R<Value> {
         let ExprKind::Intrinsic { args, .. } = &e.kind else {
             return decline(Decline::OtherPlace);
         };
@@ -520,7 +498,8 @@ impl Emitter<'_, '_, '_> {
             return decline(Decline::IndexAnotherRank);
         };
         let unit = self.b.ins().icmp_imm_s(IntCC::Equal, *stride, 1);
-        Ok((at, unit))
+        self.guard(unit);
+        Ok(at)
     }
 
     /// The value of `e` (of type `s`) in every lane.
@@ -552,22 +531,8 @@ impl Emitter<'_, '_, '_> {
         if self.is_view_row(e, ctxs)
             && let Some(vty) = vector_type(s, lanes)
         {
-            let (at, unit) = self.view_row(e, ctxs)?;
-            let fast = self.b.create_block();
-            let slow = self.b.create_block();
-            let join = self.b.create_block();
-            let result = self.b.append_block_param(join, vty);
-            self.b.ins().brif(unit, fast, &[], slow, &[]);
-            self.b.switch_to_block(fast);
-            let v = self.b.ins().load(vty, vector_flags(), at, 0);
-            self.b.ins().jump(join, &[v.into()]);
-            self.b.switch_to_block(slow);
-            let Lanes::Each(v) = self.lane_by_lane_value(e, s, ctxs)? else {
-                return decline(Decline::NonScalarWhereScalarExpected);
-            };
-            self.b.ins().jump(join, &[v.into()]);
-            self.b.switch_to_block(join);
-            return Ok(Lanes::Each(result));
+            let at = self.view_row(e, ctxs)?;
+            return Ok(Lanes::Each(self.b.ins().load(vty, vector_flags(), at, 0)));
         }
         match &e.kind {
             ExprKind::Binary { op, lhs, rhs }
