@@ -156,6 +156,7 @@ impl Emitter<'_, '_, '_> {
             return true;
         }
         if (is_pure(e) && lane_invariant(e, &v.known, v.lane_dim))
+            || self.int_lane_step(e).is_some()
             || self.tile_static_step(e, ctxs).is_some_and(|s| s <= 1)
             || self.is_view_row(e, ctxs)
         {
@@ -187,6 +188,13 @@ impl Emitter<'_, '_, '_> {
                 op: UnOp::Neg,
                 operand,
             } if s.is_floating() && operand.ty == e.ty => self.fully_vector(operand, names, ctxs),
+            ExprKind::Convert(inner)
+                if s == Scalar::Float
+                    && inner.ty.scalar() == Some(Scalar::Int)
+                    && ctxs.len() == 4 =>
+            {
+                self.fully_vector(inner, names, ctxs)
+            }
             _ => false,
         }
     }
@@ -371,7 +379,7 @@ impl Emitter<'_, '_, '_> {
     }
 
     /// Whether the vector path computes some of `e` as vectors (it names
-    /// a vector local or reads a row): a value computed lane by lane only
+    /// a vector local, reads a row or counts along the lanes): a value computed lane by lane only
     /// is stored lane by lane too, rather than put into a vector first.
     fn vector_gains(&self, e: &Expr, ctxs: &[LaneCtx]) -> bool {
         match &e.kind {
@@ -385,7 +393,18 @@ impl Emitter<'_, '_, '_> {
                 op: UnOp::Neg,
                 operand,
             } if operand.ty == e.ty => self.vector_gains(operand, ctxs),
-            _ => self.tile_static_step(e, ctxs) == Some(1) || self.is_view_row(e, ctxs),
+            ExprKind::Convert(inner)
+                if e.ty.scalar() == Some(Scalar::Float)
+                    && inner.ty.scalar() == Some(Scalar::Int)
+                    && ctxs.len() == 4 =>
+            {
+                self.vector_gains(inner, ctxs)
+            }
+            _ => {
+                self.tile_static_step(e, ctxs) == Some(1)
+                    || self.is_view_row(e, ctxs)
+                    || self.int_lane_step(e).is_some_and(|s| s != 0)
+            }
         }
     }
 
@@ -528,6 +547,12 @@ impl Emitter<'_, '_, '_> {
             }
             _ => {}
         }
+        if let Some(step) = self.int_lane_step(e)
+            && step != 0
+            && let Some(vty) = vector_type(s, lanes)
+        {
+            return self.lane_sequence(e, step, vty, ctxs);
+        }
         if self.is_view_row(e, ctxs)
             && let Some(vty) = vector_type(s, lanes)
         {
@@ -542,6 +567,17 @@ impl Emitter<'_, '_, '_> {
                 let b = self.lanes_value(rhs, s, ctxs)?;
                 self.lanes_binary(*op, s, a, b, lanes)
             }
+            // `int` to `float`, four lanes: the same rounding as the scalar
+            // conversion (which converts the value widened to `long`,
+            // exactly the same integer).
+            ExprKind::Convert(inner)
+                if s == Scalar::Float && inner.ty.scalar() == Some(Scalar::Int) && lanes == 4 =>
+            {
+                match self.lanes_value(inner, Scalar::Int, ctxs)? {
+                    Lanes::Same(x) => Ok(Lanes::Same(self.convert(x, Scalar::Int, s)?)),
+                    Lanes::Each(v) => Ok(Lanes::Each(self.b.ins().fcvt_from_sint(types::F32X4, v))),
+                }
+            }
             ExprKind::Unary {
                 op: UnOp::Neg,
                 operand,
@@ -553,6 +589,45 @@ impl Emitter<'_, '_, '_> {
             }
             _ => self.lane_by_lane_value(e, s, ctxs),
         }
+    }
+
+    /// How the integer value of `e` grows from lane to lane, when by a
+    /// fixed amount and `e` changes nothing.
+    fn int_lane_step(&self, e: &Expr) -> Option<i64> {
+        let v = self.vector.as_ref()?;
+        if e.ty.scalar().is_none_or(Scalar::is_floating) || !is_pure(e) {
+            return None;
+        }
+        lane_step(e, &v.steps, &v.known, v.lane_dim)
+    }
+
+    /// An integer that grows by `step` from lane to lane (a coordinate):
+    /// the first lane's value splatted plus `0, step, 2 step, ...`. The
+    /// first lane's value and the last's are computed with their checks;
+    /// the lanes between lie between them.
+    fn lane_sequence(
+        &mut self,
+        e: &Expr,
+        step: i64,
+        vty: types::Type,
+        ctxs: &mut [LaneCtx],
+    ) -> R<Lanes> {
+        let first = self.in_lane0(ctxs, |lw| lw.scalar(e))?;
+        let n = ctxs.len();
+        self.swap_lane(&mut ctxs[n - 1]);
+        let last = self.scalar(e);
+        self.swap_lane(&mut ctxs[n - 1]);
+        last?;
+        let lane_bytes = (vty.lane_bits() / 8) as usize;
+        let mut bytes = Vec::with_capacity(16);
+        for i in 0..n as i64 {
+            let k = i.wrapping_mul(step).to_le_bytes();
+            bytes.extend_from_slice(&k[..lane_bytes]);
+        }
+        let offsets = self.b.func.dfg.constants.insert(bytes.into());
+        let offsets = self.b.ins().vconst(vty, offsets);
+        let base = self.b.ins().splat(vty, first);
+        Ok(Lanes::Each(self.b.ins().iadd(base, offsets)))
     }
 
     /// The value of `e` computed in each lane by the scalar code (with its
