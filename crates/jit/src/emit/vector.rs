@@ -1,15 +1,18 @@
 //! Vector lanes: in a region run in lanes, the lane-private locals of a
 //! scalar type that fills a 128-bit vector with one element per lane
 //! (`float`/`int` for four lanes, `double`/`long` for two) live in one
-//! vector variable, and the statements that assign them, or store a
-//! contiguous row of `tile_static` memory, are computed on vectors: values
-//! the lanes share are splatted, a row whose last index grows by one from
-//! lane to lane is one vector load or store (its bounds checked for the
-//! first lane and the last), floating-point arithmetic is one vector
-//! instruction (IEEE single or double in each lane, as the scalar code),
-//! `int` additions and subtractions check overflow in every lane with one
-//! vector comparison, and anything else is computed lane by lane, with the
-//! scalar code and its checks, and put into its lane. A statement the
+//! vector variable when every value they are given is computed on vectors,
+//! and the statements that assign them, or store a contiguous row of
+//! `tile_static` memory or of a view, are computed on vectors: values the
+//! lanes share are splatted, an `int` growing by a fixed step from lane to
+//! lane is a splat plus `0, step, 2 step, ...`, a row whose last index
+//! grows by one from lane to lane is one vector load or store (its bounds
+//! checked for the first lane and the last), floating-point arithmetic and
+//! `int` to `float` are one vector instruction (IEEE single or double in
+//! each lane, as the scalar code), `int` additions and subtractions check
+//! overflow in every lane with one vector comparison, and anything else is
+//! computed lane by lane, with the scalar code and its checks, and put into
+//! its lane. A statement the
 //! vector path does not take runs lane by lane as before, reading the
 //! vector locals it names from their lanes and putting them back after.
 
