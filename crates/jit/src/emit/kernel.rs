@@ -138,6 +138,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 frame_ptr,
             },
             host: None,
+            vector: None,
         }
     }
 

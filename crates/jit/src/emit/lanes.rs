@@ -108,7 +108,15 @@ impl Emitter<'_, '_, '_> {
                 }
                 first = false;
             }
-            self.lane_stmts(stmts, &mut ctxs)?;
+            let mut known = invariant.clone();
+            known.extend(shared.iter().copied());
+            self.start_vector_lanes(stmts, &mut ctxs, known, rank - 1);
+            let body = self.lane_stmts(stmts, &mut ctxs);
+            if body.is_ok() {
+                self.finish_vector_lanes(&mut ctxs);
+            }
+            self.vector = None;
+            body?;
             self.b.ins().jump(item_end, &[]);
             self.b.switch_to_block(item_end);
             let mut written: Vec<(LocalId, u32)> = stores
@@ -195,13 +203,10 @@ impl Emitter<'_, '_, '_> {
             }
             StmtKind::Loop { .. } => self.emit_loop(s, Some(ctxs)),
             _ => {
-                for ctx in ctxs.iter_mut() {
-                    self.swap_lane(ctx);
-                    let r = self.stmt(s);
-                    self.swap_lane(ctx);
-                    r?;
+                if self.vector_stmt(s, ctxs)? {
+                    return Ok(());
                 }
-                Ok(())
+                self.lane_by_lane(s, ctxs)
             }
         }
     }

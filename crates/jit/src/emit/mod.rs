@@ -2,9 +2,9 @@
 //! function that runs one tile (or one chunk of a non-tiled domain), reading
 //! the facts of [`crate::plan`]. One module per concern: [`kernel`] (entry
 //! points and layouts), [`regions`] (regions and tile loops), [`lanes`],
-//! [`stmt`], [`expr`], [`places`], [`arith`] (checked arithmetic),
-//! [`intrinsics`], [`calls`], [`facts`] (the plan's facts in the current
-//! inlined call).
+//! [`vector`] (the lanes' private scalars in 128-bit vectors), [`stmt`],
+//! [`expr`], [`places`], [`arith`] (checked arithmetic), [`intrinsics`],
+//! [`calls`], [`facts`] (the plan's facts in the current inlined call).
 //!
 //! # The barrier split
 //! A tiled kernel's body is cut at its barriers (decided in
@@ -46,6 +46,7 @@ mod lanes;
 mod places;
 mod regions;
 mod stmt;
+mod vector;
 
 pub(crate) use kernel::kernel_signature;
 
@@ -310,6 +311,8 @@ pub(crate) struct Emitter<'a, 'b, 'f> {
     wi: WorkItem,
     /// Emitting a host statement: where its exits go.
     host: Option<HostCtx>,
+    /// Emitting a region in lanes: its vector locals.
+    vector: Option<vector::VectorLanes>,
 }
 
 /// What the function was given, and the blocks every check and poll

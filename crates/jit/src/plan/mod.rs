@@ -25,6 +25,7 @@ pub(crate) mod loops;
 pub(crate) mod ranges;
 pub(crate) mod regions;
 pub(crate) mod uniform;
+pub(crate) mod vector;
 
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,720 @@
+//! Vector lanes: in a region run in lanes, the lane-private locals of a
+//! scalar type that fills a 128-bit vector with one element per lane
+//! (`float`/`int` for four lanes, `double`/`long` for two) live in one
+//! vector variable when every value they are given is computed on vectors,
+//! and the statements that assign them, or store a contiguous row of
+//! `tile_static` memory or of a view, are computed on vectors: values the
+//! lanes share are splatted, an `int` growing by a fixed step from lane to
+//! lane is a splat plus `0, step, 2 step, ...`, a row whose last index
+//! grows by one from lane to lane is one vector load or store (its bounds
+//! checked for the first lane and the last), floating-point arithmetic and
+//! `int` to `float` are one vector instruction (IEEE single or double in
+//! each lane, as the scalar code), `int` additions and subtractions check
+//! overflow in every lane with one vector comparison, and anything else is
+//! computed lane by lane, with the scalar code and its checks, and put into
+//! its lane. A statement the
+//! vector path does not take runs lane by lane as before, reading the
+//! vector locals it names from their lanes and putting them back after.
+
+use super::*;
+use crate::plan::uniform::lane_invariant;
+use crate::plan::vector::{
+    is_pure, lane_step, shape_steps, vector_assignment, vector_op, vector_targets,
+};
+
+/// The vector state of a region run in lanes.
+pub(super) struct VectorLanes {
+    /// Each vector local: its vector variable and element type.
+    locals: HashMap<LocalId, (Variable, Scalar)>,
+    /// Locals whose value grows by a fixed amount from lane to lane.
+    steps: HashMap<LocalId, i64>,
+    /// Locals with the same value in every lane.
+    known: HashSet<LocalId>,
+    /// The local dimension the lanes run along.
+    lane_dim: usize,
+}
+
+/// A value of the vector path.
+#[derive(Clone, Copy)]
+enum Lanes {
+    /// The same scalar in every lane, computed once.
+    Same(Value),
+    /// One element per lane.
+    Each(Value),
+}
+
+/// The vector type with one `s` per lane, when it is 128 bits wide.
+fn vector_type(s: Scalar, lanes: usize) -> Option<types::Type> {
+    if !matches!(
+        s,
+        Scalar::Int | Scalar::UInt | Scalar::Long | Scalar::ULong | Scalar::Float | Scalar::Double
+    ) {
+        return None;
+    }
+    let t = clif_type(s).by(u32::try_from(lanes).ok()?)?;
+    (t.bits() == 128).then_some(t)
+}
+
+/// Vector memory accesses: a row of `tile_static` memory is not aligned to
+/// 16 bytes in general.
+fn vector_flags() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+impl Emitter<'_, '_, '_> {
+    /// Chooses the vector locals of a region run in lanes (after the
+    /// lanes' frame loads, which are packed into them) and starts the
+    /// vector path; `known` are the locals every lane shares.
+    pub(super) fn start_vector_lanes(
+        &mut self,
+        stmts: &[Stmt],
+        ctxs: &mut [LaneCtx],
+        known: HashSet<LocalId>,
+        lane_dim: usize,
+    ) {
+        let lanes = ctxs.len();
+        let kernel = self.scopes[0].func;
+        let steps = self.facts.lane_step_locals(kernel, lane_dim, &known);
+        let targets = vector_targets(stmts);
+        let mut chosen: HashMap<LocalId, Scalar> = HashMap::new();
+        for l in targets.keys() {
+            let local = self.prog.function(kernel).local(*l);
+            let Type::Scalar(s) = local.ty else { continue };
+            // A local that grows by a fixed step from lane to lane (a
+            // coordinate) stays scalar: its lanes' indices address rows.
+            if local.by_ref
+                || local.space != Space::Private
+                || known.contains(l)
+                || steps.contains_key(l)
+                || vector_type(s, lanes).is_none()
+            {
+                continue;
+            }
+            // Lane-private: its own variable in each lane, or declared here.
+            let vars: Vec<Option<Variable>> = ctxs.iter().map(|c| Self::lane_var(c, *l)).collect();
+            let declared_here = ctxs.iter().all(|c| !c.slots.contains_key(l));
+            let distinct: BTreeSet<u32> = vars.iter().flatten().map(|v| v.as_u32()).collect();
+            if declared_here || distinct.len() == lanes {
+                chosen.insert(*l, s);
+            }
+        }
+        self.vector = Some(VectorLanes {
+            locals: HashMap::new(),
+            steps,
+            known,
+            lane_dim,
+        });
+        // Only locals whose every value is computed on vectors: one whose
+        // value needs elements gathered lane by lane costs more packing
+        // and unpacking than its vector arithmetic saves.
+        loop {
+            let names: HashSet<LocalId> = chosen.keys().copied().collect();
+            let before = chosen.len();
+            chosen.retain(|l, _| {
+                targets
+                    .get(l)
+                    .is_some_and(|values| values.iter().all(|v| self.fully_vector(v, &names, ctxs)))
+            });
+            if chosen.len() == before {
+                break;
+            }
+        }
+        let mut order: Vec<(LocalId, Scalar)> = chosen.into_iter().collect();
+        order.sort_by_key(|(l, _)| *l);
+        let mut locals = HashMap::new();
+        for (l, s) in order {
+            let Some(vty) = vector_type(s, lanes) else {
+                continue;
+            };
+            let vector = self.b.declare_var(vty);
+            if ctxs.iter().all(|c| !c.slots.contains_key(&l)) {
+                // Declared in the region: each lane gets its variable now,
+                // for the statements that run lane by lane.
+                for c in ctxs.iter_mut() {
+                    let var = self.b.declare_var(clif_type(s));
+                    c.slots.insert(l, Slot::Vars(vec![var]));
+                }
+                let zero = self.zero(s);
+                let v = self.b.ins().splat(vty, zero);
+                self.b.def_var(vector, v);
+            } else {
+                self.pack_lanes(ctxs, l, vector, vty);
+            }
+            locals.insert(l, (vector, s));
+        }
+        if let Some(v) = self.vector.as_mut() {
+            v.locals = locals;
+        }
+    }
+
+    /// Whether the vector path computes `e` with no element gathered lane
+    /// by lane, `names` being the vector locals.
+    fn fully_vector(&self, e: &Expr, names: &HashSet<LocalId>, ctxs: &[LaneCtx]) -> bool {
+        let Some(v) = self.vector.as_ref() else {
+            return false;
+        };
+        if let ExprKind::Local(l) = &e.kind
+            && names.contains(l)
+        {
+            return true;
+        }
+        if (is_pure(e) && lane_invariant(e, &v.known, v.lane_dim))
+            || self.int_lane_step(e).is_some()
+            || self.tile_static_step(e, ctxs).is_some_and(|s| s <= 1)
+            || self.is_view_row(e, ctxs)
+        {
+            return true;
+        }
+        let Some(s) = e.ty.scalar() else {
+            return false;
+        };
+        match &e.kind {
+            ExprKind::Binary { op, lhs, rhs }
+            | ExprKind::CompoundAssign {
+                op,
+                target: lhs,
+                value: rhs,
+            } if lhs.ty == e.ty && rhs.ty == e.ty => {
+                let on_vectors = if s.is_floating() {
+                    matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div)
+                } else {
+                    matches!(
+                        op,
+                        BinOp::Add | BinOp::Sub | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor
+                    )
+                };
+                on_vectors
+                    && self.fully_vector(lhs, names, ctxs)
+                    && self.fully_vector(rhs, names, ctxs)
+            }
+            ExprKind::Unary {
+                op: UnOp::Neg,
+                operand,
+            } if s.is_floating() && operand.ty == e.ty => self.fully_vector(operand, names, ctxs),
+            ExprKind::Convert(inner)
+                if s == Scalar::Float
+                    && inner.ty.scalar() == Some(Scalar::Int)
+                    && ctxs.len() == 4 =>
+            {
+                self.fully_vector(inner, names, ctxs)
+            }
+            _ => false,
+        }
+    }
+
+    /// Ends the vector path: each lane's variables get their vector
+    /// locals' elements (for the frame stores after the region).
+    pub(super) fn finish_vector_lanes(&mut self, ctxs: &mut [LaneCtx]) {
+        if let Some(v) = self.vector.take() {
+            let mut names: Vec<LocalId> = v.locals.keys().copied().collect();
+            names.sort();
+            self.vector = Some(v);
+            self.unpack_lanes(ctxs, &names);
+            self.vector = None;
+        }
+    }
+
+    fn vector_local(&self, l: LocalId) -> Option<(Variable, Scalar)> {
+        self.vector.as_ref()?.locals.get(&l).copied()
+    }
+
+    /// Each lane's variable of `l`.
+    fn lane_var(ctx: &LaneCtx, l: LocalId) -> Option<Variable> {
+        match ctx.slots.get(&l) {
+            Some(Slot::Vars(v)) if v.len() == 1 => Some(v[0]),
+            _ => None,
+        }
+    }
+
+    /// Puts each lane's variable of `l` into its lane of `vector`.
+    fn pack_lanes(&mut self, ctxs: &[LaneCtx], l: LocalId, vector: Variable, vty: types::Type) {
+        let mut acc: Option<Value> = None;
+        for (i, c) in ctxs.iter().enumerate() {
+            let Some(var) = Self::lane_var(c, l) else {
+                return;
+            };
+            let x = self.b.use_var(var);
+            acc = Some(match acc {
+                None => self.b.ins().splat(vty, x),
+                Some(v) => self.b.ins().insertlane(v, x, i as u8),
+            });
+        }
+        if let Some(v) = acc {
+            self.b.def_var(vector, v);
+        }
+    }
+
+    /// Gives each lane's variable of every vector local in `names` its
+    /// element.
+    fn unpack_lanes(&mut self, ctxs: &[LaneCtx], names: &[LocalId]) {
+        for &l in names {
+            let Some((vector, _)) = self.vector_local(l) else {
+                continue;
+            };
+            let v = self.b.use_var(vector);
+            for (i, c) in ctxs.iter().enumerate() {
+                if let Some(var) = Self::lane_var(c, l) {
+                    let x = self.b.ins().extractlane(v, i as u8);
+                    self.b.def_var(var, x);
+                }
+            }
+        }
+    }
+
+    /// The vector locals a statement names.
+    fn vector_names(&self, s: &Stmt) -> Vec<LocalId> {
+        let mut named = BTreeSet::new();
+        crate::plan::locals::stmt_locals(s, &mut named);
+        named
+            .into_iter()
+            .filter(|l| self.vector_local(*l).is_some())
+            .collect()
+    }
+
+    /// The vector locals an expression names.
+    fn vector_names_in(&self, e: &Expr) -> Vec<LocalId> {
+        let mut named = BTreeSet::new();
+        expr_locals(e, &mut named);
+        named
+            .into_iter()
+            .filter(|l| self.vector_local(*l).is_some())
+            .collect()
+    }
+
+    /// A statement lane by lane, as without vectors, the vector locals it
+    /// names taken from their lanes before and put back after.
+    pub(super) fn lane_by_lane(&mut self, s: &Stmt, ctxs: &mut [LaneCtx]) -> R<()> {
+        let names = self.vector_names(s);
+        self.unpack_lanes(ctxs, &names);
+        for ctx in ctxs.iter_mut() {
+            self.swap_lane(ctx);
+            let r = self.stmt(s);
+            self.swap_lane(ctx);
+            r?;
+        }
+        for l in names {
+            if let Some((vector, sc)) = self.vector_local(l) {
+                let Some(vty) = vector_type(sc, ctxs.len()) else {
+                    continue;
+                };
+                self.pack_lanes(ctxs, l, vector, vty);
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `s` on vectors when it has a form the vector path takes
+    /// (answering whether it did).
+    pub(super) fn vector_stmt(&mut self, s: &Stmt, ctxs: &mut [LaneCtx]) -> R<bool> {
+        if self.vector.is_none() {
+            return Ok(false);
+        }
+        match &s.kind {
+            StmtKind::Let {
+                local,
+                init: Some(init @ Init::Expr(e)),
+            } if is_pure(e) => {
+                let Some((vector, sc)) = self.vector_local(*local) else {
+                    return Ok(false);
+                };
+                self.spend()?;
+                let (scope, func) = (self.scope().id, self.scope().func);
+                self.facts.declare_scalar(scope, func, *local, Some(init));
+                let v = self.lanes_value(e, sc, ctxs)?;
+                let v = self.each(v, sc, ctxs.len());
+                self.b.def_var(vector, v);
+                Ok(true)
+            }
+            StmtKind::Expr(e) => {
+                if let Some(l) = vector_assignment(e)
+                    && let Some((vector, sc)) = self.vector_local(l)
+                {
+                    self.spend()?;
+                    let v = match &e.kind {
+                        ExprKind::CompoundAssign { op, value, .. } => {
+                            let rhs = self.lanes_value(value, sc, ctxs)?;
+                            let old = Lanes::Each(self.b.use_var(vector));
+                            self.lanes_binary(*op, sc, old, rhs, ctxs.len())?
+                        }
+                        ExprKind::Assign { value, .. } => self.lanes_value(value, sc, ctxs)?,
+                        _ => return Ok(false),
+                    };
+                    let v = self.each(v, sc, ctxs.len());
+                    self.b.def_var(vector, v);
+                    return Ok(true);
+                }
+                // A row of `tile_static` memory, one element per lane.
+                if let ExprKind::Assign { target, value } = &e.kind
+                    && is_pure(value)
+                    && value.ty == target.ty
+                    && let Some(sc) = target.ty.scalar()
+                    && vector_type(sc, ctxs.len()).is_some()
+                    && self.tile_static_step(target, ctxs) == Some(1)
+                    && self.vector_gains(value, ctxs)
+                {
+                    self.spend()?;
+                    let v = self.lanes_value(value, sc, ctxs)?;
+                    let v = self.each(v, sc, ctxs.len());
+                    let at = self.row_address(target, ctxs)?;
+                    self.b.ins().store(vector_flags(), v, at, 0);
+                    return Ok(true);
+                }
+                // A row of a view, one element per lane.
+                if let ExprKind::Assign { target, value } = &e.kind
+                    && is_pure(value)
+                    && value.ty == target.ty
+                    && let Some(sc) = target.ty.scalar()
+                    && vector_type(sc, ctxs.len()).is_some()
+                    && self.is_view_row(target, ctxs)
+                    && self.vector_gains(value, ctxs)
+                {
+                    self.spend()?;
+                    let v = self.lanes_value(value, sc, ctxs)?;
+                    let v = self.each(v, sc, ctxs.len());
+                    let at = self.view_row(target, ctxs)?;
+                    self.b.ins().store(vector_flags(), v, at, 0);
+                    return Ok(true);
+                }
+                Ok(false)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Whether the vector path computes some of `e` as vectors (it names
+    /// a vector local, reads a row or counts along the lanes): a value computed lane by lane only
+    /// is stored lane by lane too, rather than put into a vector first.
+    fn vector_gains(&self, e: &Expr, ctxs: &[LaneCtx]) -> bool {
+        match &e.kind {
+            ExprKind::Local(l) if self.vector_local(*l).is_some() => true,
+            ExprKind::Binary { op, lhs, rhs }
+                if vector_op(*op) && lhs.ty == e.ty && rhs.ty == e.ty =>
+            {
+                self.vector_gains(lhs, ctxs) || self.vector_gains(rhs, ctxs)
+            }
+            ExprKind::Unary {
+                op: UnOp::Neg,
+                operand,
+            } if operand.ty == e.ty => self.vector_gains(operand, ctxs),
+            ExprKind::Convert(inner)
+                if e.ty.scalar() == Some(Scalar::Float)
+                    && inner.ty.scalar() == Some(Scalar::Int)
+                    && ctxs.len() == 4 =>
+            {
+                self.vector_gains(inner, ctxs)
+            }
+            _ => {
+                self.tile_static_step(e, ctxs) == Some(1)
+                    || self.is_view_row(e, ctxs)
+                    || self.int_lane_step(e).is_some_and(|s| s != 0)
+            }
+        }
+    }
+
+    /// A value as one element per lane.
+    fn each(&mut self, v: Lanes, s: Scalar, lanes: usize) -> Value {
+        match v {
+            Lanes::Each(v) => v,
+            Lanes::Same(x) => {
+                let vty = vector_type(s, lanes).unwrap_or(types::I32X4);
+                self.b.ins().splat(vty, x)
+            }
+        }
+    }
+
+    /// How an index into a row of `tile_static` memory grows from lane to
+    /// lane, when `e` is an element of a `tile_static` C array whose other
+    /// indices are the same in every lane.
+    fn tile_static_step(&self, e: &Expr, ctxs: &[LaneCtx]) -> Option<i64> {
+        let v = self.vector.as_ref()?;
+        let step = |x: &Expr| lane_step(x, &v.steps, &v.known, v.lane_dim);
+        let ExprKind::Element { base, index } = &e.kind else {
+            return None;
+        };
+        let Type::CArray(elem, _) = &base.ty else {
+            return None;
+        };
+        if **elem != e.ty || e.ty.scalar().is_none() {
+            return None;
+        }
+        let last = step(index)?;
+        let mut at = &**base;
+        loop {
+            match &at.kind {
+                ExprKind::Element { base, index } => {
+                    if step(index)? != 0 {
+                        return None;
+                    }
+                    at = base;
+                }
+                ExprKind::Local(l) => {
+                    return matches!(ctxs[0].slots.get(l), Some(Slot::TileStatic(_)))
+                        .then_some(last);
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// The address of the first lane's element of a row whose index grows
+    /// by one from lane to lane, the bounds checked for the first lane and
+    /// the last (the lanes between lie between them).
+    fn row_address(&mut self, e: &Expr, ctxs: &mut [LaneCtx]) -> R<Value> {
+        let names = self.vector_names_in(e);
+        self.unpack_lanes(ctxs, &names);
+        let first = self.in_lane0(ctxs, |lw| lw.place(e))?;
+        let n = ctxs.len();
+        self.swap_lane(&mut ctxs[n - 1]);
+        let last = self.place(e);
+        self.swap_lane(&mut ctxs[n - 1]);
+        last?;
+        match first {
+            Place::Mem(at, _) => Ok(at),
+            _ => decline(Decline::OtherPlace),
+        }
+    }
+
+    /// Whether `e` is an element of a view the lanes share whose index is
+    /// the same in every lane but in its last component, which grows by one
+    /// from lane to lane.
+    fn is_view_row(&self, e: &Expr, ctxs: &[LaneCtx]) -> bool {
+        let Some(v) = self.vector.as_ref() else {
+            return false;
+        };
+        let ExprKind::Intrinsic {
+            op: Intrinsic::ViewElement,
+            args,
+        } = &e.kind
+        else {
+            return false;
+        };
+        let shared_view = match &args[0].kind {
+            ExprKind::Capture(_) => true,
+            ExprKind::Local(l) => matches!(ctxs[0].slots.get(l), Some(Slot::View(_))),
+            _ => false,
+        };
+        if !shared_view || e.ty.scalar().is_none() || !is_pure(&args[1]) {
+            return false;
+        }
+        let Some(steps) = shape_steps(&args[1], &v.steps, &v.known, v.lane_dim) else {
+            return false;
+        };
+        steps
+            .split_last()
+            .is_some_and(|(last, rest)| *last == 1 && rest.iter().all(|s| *s == 0))
+    }
+
+    /// The address of the first lane's element of a view row (see
+    /// [`Self::is_view_row`]), the bounds checked for the first lane and
+    /// the last. The lanes' elements are side by side when the view's last
+    /// dimension is contiguous, as C++ AMP's views are: one that is not
+    /// fails the launch, which the interpreter then runs (no join of a
+    /// vector and a lane-by-lane path in the loop).
+    fn view_row(&mut self, e: &Expr, ctxs: &mut [LaneCtx]) -> R<Value> {
+        let ExprKind::Intrinsic { args, .. } = &e.kind else {
+            return decline(Decline::OtherPlace);
+        };
+        let at = self.row_address(e, ctxs)?;
+        let view = self.in_lane0(ctxs, |lw| lw.view(&args[0]))?;
+        let Some(stride) = view.strides.last() else {
+            return decline(Decline::IndexAnotherRank);
+        };
+        let unit = self.b.ins().icmp_imm_s(IntCC::Equal, *stride, 1);
+        self.guard(unit);
+        Ok(at)
+    }
+
+    /// The value of `e` (of type `s`) in every lane.
+    fn lanes_value(&mut self, e: &Expr, s: Scalar, ctxs: &mut [LaneCtx]) -> R<Lanes> {
+        self.spend()?;
+        let lanes = ctxs.len();
+        if let ExprKind::Local(l) = &e.kind
+            && let Some((vector, _)) = self.vector_local(*l)
+        {
+            return Ok(Lanes::Each(self.b.use_var(vector)));
+        }
+        let same = self
+            .vector
+            .as_ref()
+            .is_some_and(|v| is_pure(e) && lane_invariant(e, &v.known, v.lane_dim));
+        if same {
+            return Ok(Lanes::Same(self.in_lane0(ctxs, |lw| lw.scalar(e))?));
+        }
+        match self.tile_static_step(e, ctxs) {
+            Some(0) => return Ok(Lanes::Same(self.in_lane0(ctxs, |lw| lw.scalar(e))?)),
+            Some(1) => {
+                if let Some(vty) = vector_type(s, lanes) {
+                    let at = self.row_address(e, ctxs)?;
+                    return Ok(Lanes::Each(self.b.ins().load(vty, vector_flags(), at, 0)));
+                }
+            }
+            _ => {}
+        }
+        if let Some(step) = self.int_lane_step(e)
+            && step != 0
+            && let Some(vty) = vector_type(s, lanes)
+        {
+            return self.lane_sequence(e, step, vty, ctxs);
+        }
+        if self.is_view_row(e, ctxs)
+            && let Some(vty) = vector_type(s, lanes)
+        {
+            let at = self.view_row(e, ctxs)?;
+            return Ok(Lanes::Each(self.b.ins().load(vty, vector_flags(), at, 0)));
+        }
+        match &e.kind {
+            ExprKind::Binary { op, lhs, rhs }
+                if vector_op(*op) && lhs.ty == e.ty && rhs.ty == e.ty =>
+            {
+                let a = self.lanes_value(lhs, s, ctxs)?;
+                let b = self.lanes_value(rhs, s, ctxs)?;
+                self.lanes_binary(*op, s, a, b, lanes)
+            }
+            // `int` to `float`, four lanes: the same rounding as the scalar
+            // conversion (which converts the value widened to `long`,
+            // exactly the same integer).
+            ExprKind::Convert(inner)
+                if s == Scalar::Float && inner.ty.scalar() == Some(Scalar::Int) && lanes == 4 =>
+            {
+                match self.lanes_value(inner, Scalar::Int, ctxs)? {
+                    Lanes::Same(x) => Ok(Lanes::Same(self.convert(x, Scalar::Int, s)?)),
+                    Lanes::Each(v) => Ok(Lanes::Each(self.b.ins().fcvt_from_sint(types::F32X4, v))),
+                }
+            }
+            ExprKind::Unary {
+                op: UnOp::Neg,
+                operand,
+            } if s.is_floating() && operand.ty == e.ty => {
+                match self.lanes_value(operand, s, ctxs)? {
+                    Lanes::Same(x) => Ok(Lanes::Same(self.b.ins().fneg(x))),
+                    Lanes::Each(v) => Ok(Lanes::Each(self.b.ins().fneg(v))),
+                }
+            }
+            _ => self.lane_by_lane_value(e, s, ctxs),
+        }
+    }
+
+    /// How the integer value of `e` grows from lane to lane, when by a
+    /// fixed amount and `e` changes nothing.
+    fn int_lane_step(&self, e: &Expr) -> Option<i64> {
+        let v = self.vector.as_ref()?;
+        if e.ty.scalar().is_none_or(Scalar::is_floating) || !is_pure(e) {
+            return None;
+        }
+        lane_step(e, &v.steps, &v.known, v.lane_dim)
+    }
+
+    /// An integer that grows by `step` from lane to lane (a coordinate):
+    /// the first lane's value splatted plus `0, step, 2 step, ...`. The
+    /// first lane's value and the last's are computed with their checks;
+    /// the lanes between lie between them.
+    fn lane_sequence(
+        &mut self,
+        e: &Expr,
+        step: i64,
+        vty: types::Type,
+        ctxs: &mut [LaneCtx],
+    ) -> R<Lanes> {
+        let first = self.in_lane0(ctxs, |lw| lw.scalar(e))?;
+        let n = ctxs.len();
+        self.swap_lane(&mut ctxs[n - 1]);
+        let last = self.scalar(e);
+        self.swap_lane(&mut ctxs[n - 1]);
+        last?;
+        let lane_bytes = (vty.lane_bits() / 8) as usize;
+        let mut bytes = Vec::with_capacity(16);
+        for i in 0..n as i64 {
+            let k = i.wrapping_mul(step).to_le_bytes();
+            bytes.extend_from_slice(&k[..lane_bytes]);
+        }
+        let offsets = self.b.func.dfg.constants.insert(bytes.into());
+        let offsets = self.b.ins().vconst(vty, offsets);
+        let base = self.b.ins().splat(vty, first);
+        Ok(Lanes::Each(self.b.ins().iadd(base, offsets)))
+    }
+
+    /// The value of `e` computed in each lane by the scalar code (with its
+    /// checks), put into its lane.
+    fn lane_by_lane_value(&mut self, e: &Expr, s: Scalar, ctxs: &mut [LaneCtx]) -> R<Lanes> {
+        let Some(vty) = vector_type(s, ctxs.len()) else {
+            return decline(Decline::NonScalarWhereScalarExpected);
+        };
+        let names = self.vector_names_in(e);
+        self.unpack_lanes(ctxs, &names);
+        let mut acc: Option<Value> = None;
+        for (i, ctx) in ctxs.iter_mut().enumerate() {
+            self.swap_lane(ctx);
+            let r = self.scalar(e);
+            self.swap_lane(ctx);
+            let x = r?;
+            acc = Some(match acc {
+                None => self.b.ins().splat(vty, x),
+                Some(v) => self.b.ins().insertlane(v, x, i as u8),
+            });
+        }
+        match acc {
+            Some(v) => Ok(Lanes::Each(v)),
+            None => decline(Decline::NonScalarWhereScalarExpected),
+        }
+    }
+
+    /// `a op b` in every lane, both of type `s`.
+    fn lanes_binary(&mut self, op: BinOp, s: Scalar, a: Lanes, b: Lanes, lanes: usize) -> R<Lanes> {
+        if let (Lanes::Same(x), Lanes::Same(y)) = (a, b) {
+            return Ok(Lanes::Same(self.binary(op, s, x, y, s)?));
+        }
+        let va = self.each(a, s, lanes);
+        let vb = self.each(b, s, lanes);
+        let ins = self.b.ins();
+        let r = match (op, s.is_floating()) {
+            (BinOp::Add, true) => ins.fadd(va, vb),
+            (BinOp::Sub, true) => ins.fsub(va, vb),
+            (BinOp::Mul, true) => ins.fmul(va, vb),
+            (BinOp::Div, true) => ins.fdiv(va, vb),
+            (BinOp::BitAnd, false) => ins.band(va, vb),
+            (BinOp::BitOr, false) => ins.bor(va, vb),
+            (BinOp::BitXor, false) => ins.bxor(va, vb),
+            (BinOp::Add | BinOp::Sub, false) => {
+                let add = op == BinOp::Add;
+                let r = if add {
+                    ins.iadd(va, vb)
+                } else {
+                    ins.isub(va, vb)
+                };
+                if !s.is_unsigned() {
+                    // Signed overflow in a lane: the result's sign differs
+                    // from both operands' (addition), or from the first
+                    // operand's where the operands' signs differ
+                    // (subtraction).
+                    let x = self.b.ins().bxor(va, r);
+                    let y = if add {
+                        self.b.ins().bxor(vb, r)
+                    } else {
+                        self.b.ins().bxor(va, vb)
+                    };
+                    let both = self.b.ins().band(x, y);
+                    let vty = self.b.func.dfg.value_type(both);
+                    let zero = self.zero(s);
+                    let zeros = self.b.ins().splat(vty, zero);
+                    let negative = self.b.ins().icmp(IntCC::SignedLessThan, both, zeros);
+                    let any = self.b.ins().vany_true(negative);
+                    self.fail_if(any);
+                }
+                r
+            }
+            _ => {
+                // Lane by lane, with the scalar checks (division by zero,
+                // `INT_MIN / -1`, multiplication overflow, `fmod`).
+                let mut acc = va;
+                for i in 0..lanes {
+                    let x = self.b.ins().extractlane(va, i as u8);
+                    let y = self.b.ins().extractlane(vb, i as u8);
+                    let r = self.binary(op, s, x, y, s)?;
+                    acc = self.b.ins().insertlane(acc, r, i as u8);
+                }
+                acc
+            }
+        };
+        Ok(Lanes::Each(r))
+    }
+}
