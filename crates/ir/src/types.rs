@@ -216,8 +216,55 @@ pub enum Type {
     WideStr,
     /// `std::wostream` (`std::wcout`, `std::wcerr`).
     WideOstream,
+    /// `std::stringstream`, `std::istringstream`, `std::ostringstream`: a
+    /// stream over text it holds. At run time a handle shared by every
+    /// name of the one stream (it cannot be copied).
+    StringStream(StringStreamKind),
     /// The type of an expression that could not be checked (already reported).
     Error,
+}
+
+/// Which of the string streams a `Type::StringStream` is: what it reads
+/// and writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StringStreamKind {
+    /// `std::stringstream`: reads and writes.
+    Both,
+    /// `std::istringstream`: reads only.
+    In,
+    /// `std::ostringstream`: writes only.
+    Out,
+}
+
+impl StringStreamKind {
+    /// The class's name, as C++ spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            StringStreamKind::Both => "std::stringstream",
+            StringStreamKind::In => "std::istringstream",
+            StringStreamKind::Out => "std::ostringstream",
+        }
+    }
+
+    /// The class named `name` (unqualified), if it is one.
+    pub fn named(name: &str) -> Option<StringStreamKind> {
+        match name {
+            "stringstream" => Some(StringStreamKind::Both),
+            "istringstream" => Some(StringStreamKind::In),
+            "ostringstream" => Some(StringStreamKind::Out),
+            _ => None,
+        }
+    }
+
+    /// It has `>>` and `getline`.
+    pub fn reads(self) -> bool {
+        self != StringStreamKind::Out
+    }
+
+    /// It has `<<` (and is a `std::ostream`).
+    pub fn writes(self) -> bool {
+        self != StringStreamKind::In
+    }
 }
 
 /// The signature a function pointer points to (`Type::FnPtr`).
@@ -563,6 +610,7 @@ pub fn display(ty: &Type, structs: &[StructDef]) -> String {
         }
         Type::WideStr => "std::wstring".into(),
         Type::WideOstream => "std::wostream".into(),
+        Type::StringStream(kind) => kind.name().into(),
         Type::Error => "<error>".into(),
     }
 }

@@ -101,6 +101,17 @@ impl Default for StreamFormat {
 }
 
 impl StreamFormat {
+    /// `std::hex` is set: integers are read (and written) in base 16.
+    pub fn is_hex(&self) -> bool {
+        self.hex
+    }
+
+    /// The pending field width, which reading a string uses up (and resets
+    /// to 0, as `operator>>` into a string does).
+    pub fn take_width(&mut self) -> i32 {
+        std::mem::take(&mut self.width)
+    }
+
     /// Applies a manipulator; `arg` is the int argument of
     /// `setw`/`setprecision`/`setfill` (ignored by the others). `Endl`
     /// appends `"\n"` to `out` (the caller flushes).

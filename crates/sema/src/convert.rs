@@ -225,6 +225,8 @@ impl FnCx<'_> {
         };
         match e.ty {
             Type::Scalar(_) => self.convert_scalar(e, Scalar::Bool),
+            // `while (in >> x)`: the stream's `explicit operator bool`.
+            Type::StringStream(_) | Type::Ostream => crate::library::sstream::truth(e),
             Type::Ptr { .. } | Type::Null | Type::FnPtr(_) => {
                 let span = e.span;
                 Expr {

@@ -849,10 +849,11 @@ pub(crate) fn param_local(
     }
     let mut ty = d.ty;
     let mut is_const = types::object_const(ck, &p.specs, &p.declarator.modifiers);
-    if ty == Type::Ostream && !d.by_ref {
+    if matches!(ty, Type::Ostream | Type::StringStream(_)) && !d.by_ref {
+        let shown = ck.show(&ty);
         ck.report(
             Diagnostic::error(codes::E0203, p.span, "a stream cannot be passed by value")
-                .with_label("copies a `std::ostream`")
+                .with_label(format!("copies a `{shown}`"))
                 .with_msvc("C2280")
                 .with_help("take it by reference: `std::ostream& os`"),
         );

@@ -854,6 +854,11 @@ impl FnCx<'_> {
             _ => {
                 let l = self.expr(lhs);
                 let r = self.expr(rhs);
+                // `in >> s` reads a `std::string` itself: no `operator>>`
+                // of the program's or `<string>`'s is involved.
+                if op == B::Shr && matches!(l.ty, Type::StringStream(_)) {
+                    return crate::library::sstream::read(self, l, r, span);
+                }
                 if matches!(op, B::Eq | B::Ne) && crate::fnptr::compares_fn_pointers(&l, &r) {
                     return self.fn_pointer_comparison(op == B::Eq, l, r, span);
                 }

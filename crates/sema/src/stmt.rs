@@ -1113,10 +1113,15 @@ impl FnCx<'_> {
                 }
                 other => other,
             };
-            if ty == Type::Ostream && !by_ref {
+            if ty == Type::Ostream && !by_ref
+                || matches!(ty, Type::StringStream(_))
+                    && !by_ref
+                    && !matches!(&init, Some(Init::Expr(e)) if matches!(e.kind, tessera_ir::ExprKind::Intrinsic { op: tessera_ir::Intrinsic::StringStreamNew, .. }))
+            {
+                let shown = self.ck.show(&ty);
                 self.ck.report(
                     Diagnostic::error(codes::E0203, decl.span, "a stream cannot be copied")
-                        .with_label("copies a `std::ostream`")
+                        .with_label(format!("copies a `{shown}`"))
                         .with_msvc("C2280")
                         .with_help("bind a reference: `std::ostream& out = std::cout;`"),
                 );
@@ -1447,6 +1452,7 @@ fn needs_constructor(ty: &Type) -> bool {
             | Type::TiledIndex(_)
             | Type::TileBarrier
             | Type::AcceleratorView
+            | Type::StringStream(_)
     )
 }
 
@@ -1459,9 +1465,12 @@ pub fn kernel_type_problem(ck: &Checker, ty: &Type) -> Option<String> {
         Type::Vector(_) => Some("`std::vector` lives on the host".into()),
         Type::Iter(_) => Some("the iterators of host containers live on the host".into()),
         Type::Container(kind, _) => Some(format!("`std::{}` lives on the host", kind.name())),
-        Type::Ostream | Type::WideOstream | Type::Manipulator | Type::Str | Type::WideStr => {
-            Some("streams and strings are host-only".into())
-        }
+        Type::Ostream
+        | Type::WideOstream
+        | Type::StringStream(_)
+        | Type::Manipulator
+        | Type::Str
+        | Type::WideStr => Some("streams and strings are host-only".into()),
         Type::Accelerator | Type::AcceleratorView => {
             Some("accelerators and their views are host-only".into())
         }

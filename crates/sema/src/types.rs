@@ -3,7 +3,7 @@
 
 use crate::cx::Checker;
 use tessera_diagnostics::{Diagnostic, Span, codes};
-use tessera_ir::{Container, Rank, Scalar, TileShape, Type};
+use tessera_ir::{Container, Rank, Scalar, StringStreamKind, TileShape, Type};
 use tessera_syntax::ast::{self, BaseType, Builtin, DeclSpecs, Modifiers, TemplateArg};
 
 /// Looks up the value of a named constant (a `const` integral variable).
@@ -249,6 +249,11 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                     "ostream" if path.segments.len() == 2 => return Type::Ostream,
                     "uint32_t" => return Type::Scalar(Scalar::UInt),
                     "wstring" if path.segments.len() == 2 => return Type::WideStr,
+                    _ if StringStreamKind::named(name).is_some() => {
+                        if let Some(kind) = StringStreamKind::named(name) {
+                            return Type::StringStream(kind);
+                        }
+                    }
                     "random_device" => {
                         return crate::library::random::device_type(ck);
                     }

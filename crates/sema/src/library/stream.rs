@@ -153,6 +153,21 @@ pub(super) fn shift(
         );
         return error_expr(span);
     }
+    if let Type::StringStream(kind) = stream.ty
+        && !kind.writes()
+    {
+        cx.ck.report(
+            Diagnostic::error(
+                codes::E0210,
+                span,
+                format!("no operator `<<` for `{}`", kind.name()),
+            )
+            .with_label("reads only")
+            .with_secondary(stream.span, "an input stream")
+            .with_help("write to a `std::ostringstream` or a `std::stringstream`"),
+        );
+        return error_expr(span);
+    }
     let wide_stream = stream.ty == Type::WideOstream;
     if value.ty == Type::WideStr && !wide_stream {
         cx.ck.report(
@@ -207,7 +222,7 @@ pub(super) fn shift(
                 "an address differs from run to run; print what it points to: `std::cout << *p`"
                     .to_string()
             }
-            Type::Ostream | Type::WideOstream => {
+            Type::Ostream | Type::WideOstream | Type::StringStream(_) => {
                 "chain the values instead: `std::cout << a << b`".to_string()
             }
             _ => String::new(),
