@@ -457,21 +457,18 @@ impl Machine<'_> {
         target: &Expr,
         span: Span,
     ) -> Res<()> {
+        if target.ty == Type::Manipulator {
+            if let Value::Manip(m, arg) = self.eval(target)?
+                && m != Manipulator::Endl
+            {
+                stream.borrow_mut().format.apply(m, arg, &mut Vec::new());
+            }
+            return Ok(());
+        }
         let place = self.place(target)?;
         let read = {
             let mut s = stream.borrow_mut();
             match &target.ty {
-                Type::Manipulator => {
-                    drop(s);
-                    let Value::Manip(m, arg) = self.eval(target)? else {
-                        return Ok(());
-                    };
-                    let mut s = stream.borrow_mut();
-                    if m != Manipulator::Endl {
-                        s.format.apply(m, arg, &mut Vec::new());
-                    }
-                    return Ok(());
-                }
                 _ if !s.sentry(true) => None,
                 Type::Scalar(Scalar::Char | Scalar::UChar) => {
                     let c = s.peek().unwrap_or(0);

@@ -855,7 +855,11 @@ pub(crate) fn param_local(
             Diagnostic::error(codes::E0203, p.span, "a stream cannot be passed by value")
                 .with_label(format!("copies a `{shown}`"))
                 .with_msvc("C2280")
-                .with_help("take it by reference: `std::ostream& os`"),
+                .with_help(if ty == Type::Ostream {
+                    "take it by reference: `std::ostream& os`".to_string()
+                } else {
+                    format!("take it by reference: `{shown}& s`")
+                }),
         );
     }
     // `int a[4]` and `int a[]` declare a pointer parameter: the callee

@@ -611,6 +611,12 @@ impl FnCx<'_> {
                         *ty = v.ty.clone();
                     }
                     if by_ref {
+                        // `std::ostream& out = ss;`: the stream as its base.
+                        let v = if matches!(v.ty, Type::StringStream(_)) {
+                            self.to_base(v, ty)
+                        } else {
+                            v
+                        };
                         if !v.place && !v.ty.is_error() && !self.ck.specs_const(specs) {
                             self.ck.error(
                                 codes::E0204,

@@ -1113,17 +1113,31 @@ impl FnCx<'_> {
                 }
                 other => other,
             };
-            if ty == Type::Ostream && !by_ref
-                || matches!(ty, Type::StringStream(_))
-                    && !by_ref
-                    && !matches!(&init, Some(Init::Expr(e)) if matches!(e.kind, tessera_ir::ExprKind::Intrinsic { op: tessera_ir::Intrinsic::StringStreamNew, .. }))
-            {
+            // A string stream is made by its constructor; any other
+            // initialiser copies one.
+            let copies_string_stream = matches!(
+                &init,
+                Some(Init::Expr(e)) if matches!(e.ty, Type::StringStream(_))
+                    && !matches!(
+                        e.kind,
+                        tessera_ir::ExprKind::Intrinsic {
+                            op: tessera_ir::Intrinsic::StringStreamNew,
+                            ..
+                        }
+                    )
+            );
+            if ty == Type::Ostream && !by_ref || copies_string_stream && !by_ref {
                 let shown = self.ck.show(&ty);
+                let help = if ty == Type::Ostream {
+                    "bind a reference: `std::ostream& out = std::cout;`".to_string()
+                } else {
+                    format!("bind a reference: `{shown}& other = stream;`")
+                };
                 self.ck.report(
                     Diagnostic::error(codes::E0203, decl.span, "a stream cannot be copied")
                         .with_label(format!("copies a `{shown}`"))
                         .with_msvc("C2280")
-                        .with_help("bind a reference: `std::ostream& out = std::cout;`"),
+                        .with_help(help),
                 );
             }
             if ty == Type::Void || matches!(ty, Type::Iterator(_)) {

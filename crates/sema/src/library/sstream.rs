@@ -238,6 +238,19 @@ pub(crate) fn read(cx: &mut FnCx<'_>, stream: Expr, target: Expr, span: Span) ->
     if !check_side(cx, Side::Host, "reading a stream", span, "C3930", AMP_HELP) {
         return error_expr(span);
     }
+    // `in >> std::hex`: a manipulator changes the format, as on output.
+    if target.ty == Type::Manipulator {
+        let ty = stream.ty.clone();
+        return mk(
+            ExprKind::Intrinsic {
+                op: Intrinsic::StreamRead,
+                args: vec![stream, target],
+            },
+            ty,
+            true,
+            span,
+        );
+    }
     let readable = match &target.ty {
         Type::Scalar(s) => !matches!(s, Scalar::Bool),
         _ => false,
