@@ -106,27 +106,32 @@ enum Parsed<T> {
 
 /// The integer text at the start of `s` (sign, then digits of the base),
 /// as `num_get` and `strtol` take it: how many bytes it has, whether it is
-/// negative and its magnitude (`None` past `u64`). Zero bytes when there
-/// is no digit.
-fn integer_text(s: &[u8], hex: bool) -> (usize, bool, Option<u64>) {
+/// negative and its magnitude (`None` past `u64`). Base 16 may start with
+/// `0x`; base 0 is 16 after `0x`, 8 after `0` and 10 otherwise (as for
+/// `strtol`). Zero bytes when there is no digit.
+fn integer_text(s: &[u8], base: u32) -> (usize, bool, Option<u64>) {
     let mut i = 0;
     let negative = s.first() == Some(&b'-');
     if matches!(s.first(), Some(b'-' | b'+')) {
         i = 1;
     }
-    let base: u64 = if hex { 16 } else { 10 };
-    if hex
-        && s.get(i) == Some(&b'0')
+    let prefixed = s.get(i) == Some(&b'0')
         && matches!(s.get(i + 1), Some(b'x' | b'X'))
-        && s.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
-    {
+        && s.get(i + 2).is_some_and(u8::is_ascii_hexdigit);
+    let base = match base {
+        0 if prefixed => 16,
+        0 if s.get(i) == Some(&b'0') => 8,
+        0 => 10,
+        other => other,
+    };
+    if base == 16 && prefixed {
         i += 2;
     }
     let start = i;
     let mut value: Option<u64> = Some(0);
-    while let Some(d) = s.get(i).and_then(|c| char::from(*c).to_digit(base as u32)) {
+    while let Some(d) = s.get(i).and_then(|c| char::from(*c).to_digit(base)) {
         value = value
-            .and_then(|v| v.checked_mul(base))
+            .and_then(|v| v.checked_mul(u64::from(base)))
             .and_then(|v| v.checked_add(u64::from(d)));
         i += 1;
     }
@@ -501,7 +506,8 @@ impl Machine<'_> {
                 }
                 Type::Scalar(sc) => {
                     let rest = &s.text[s.get..];
-                    let (n, negative, magnitude) = integer_text(rest, s.format.is_hex());
+                    let (n, negative, magnitude) =
+                        integer_text(rest, if s.format.is_hex() { 16 } else { 10 });
                     // `num_get` takes the sign even when no digit follows.
                     let taken = if n == 0 {
                         usize::from(matches!(rest.first(), Some(b'-' | b'+')))
@@ -576,8 +582,7 @@ impl Machine<'_> {
     /// text is reported, naming the exception C++ throws.
     fn string_to_number(&mut self, name: &str, args: &[Expr], e: &Expr) -> Res<Value> {
         let span = e.span;
-        let p = self.eval(&args[0])?;
-        let text = self.c_string(&p, span)?;
+        let text = chars_bytes(&self.eval(&args[0])?);
         let idx = self.eval(&args[1])?;
         let base = self.eval(&args[2])?.int();
         let skipped = text.iter().take_while(|b| is_space(**b)).count();
@@ -592,33 +597,17 @@ impl Machine<'_> {
                 }
             }
             Type::Scalar(s) => {
-                if base != 10 && base != 16 && base != 0 {
+                let Some(base) = u32::try_from(base)
+                    .ok()
+                    .filter(|b| *b == 0 || (2..=36).contains(b))
+                else {
                     return Err(self.error(
                         codes::R0007,
                         span,
-                        format!(
-                            "`std::{name}` with base {base} is not supported: only 10, 16 and 0"
-                        ),
+                        format!("`std::{name}` with base {base}: a base is 0 or 2 to 36"),
                     ));
-                }
-                let hex = base == 16
-                    || base == 0 && {
-                        let sign = usize::from(matches!(rest.first(), Some(b'-' | b'+')));
-                        rest.get(sign) == Some(&b'0')
-                            && matches!(rest.get(sign + 1), Some(b'x' | b'X'))
-                    };
-                if base == 0
-                    && !hex
-                    && rest.iter().find(|b| **b != b'-' && **b != b'+') == Some(&b'0')
-                    && rest.len() > 1
-                {
-                    return Err(self.error(
-                        codes::R0007,
-                        span,
-                        format!("`std::{name}` of an octal number (base 0, a leading `0`) is not supported"),
-                    ));
-                }
-                let (n, negative, magnitude) = integer_text(rest, hex);
+                };
+                let (n, negative, magnitude) = integer_text(rest, base);
                 if n == 0 {
                     return Err(self.stdexcept_error(INVALID, name, span));
                 }
@@ -668,8 +657,9 @@ impl Machine<'_> {
                 self.thread(),
                 format!("{class}: {what}: {why}"),
             )
+            .with_label(format!("`std::{what}` throws `{class}` here"))
             .with_note(format!(
-                "C++ throws `{class}` here; uncaught, a program built with g++ ends with \"terminate called after throwing an instance of '{class}'\" and \"what():  {what}\""
+                "uncaught, a program built with g++ ends with \"terminate called after throwing an instance of '{class}'\" and \"what():  {what}\""
             )),
         )
     }

@@ -802,10 +802,10 @@ pub enum Intrinsic {
     StreamQuery(StreamQuery),
     /// `ss.clear()`: args `[stream]`; clears the state flags.
     StreamClear,
-    /// `std::stoi` and its family: args `[characters (a `const char*`),
-    /// position out (a `size_t*`, may be null), base (an `int`)]`; parses
-    /// the text as `strtol` (`strtoul`, `strtod`, ...) does for the
-    /// expression's type. No number, or one out of range, is a run-time
+    /// `std::stoi` and its family: args `[characters (a `std::string`'s:
+    /// a `std::vector<char>` ending in a zero), position out (a `size_t*`,
+    /// may be null), base (an `int`)]`; parses the text as `strtol`
+    /// (`strtoul`, `strtod`, ...) does for the expression's type. No number, or one out of range, is a run-time
     /// error naming the exception C++ throws; `name` is the function's.
     StringToNumber {
         /// `stoi`, `stol`, ...: what the error names.

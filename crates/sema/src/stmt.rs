@@ -733,6 +733,12 @@ impl FnCx<'_> {
         out: &mut Vec<Stmt>,
     ) {
         let range = self.expr(range);
+        // A `std::string` loops over its characters: `<string>`'s vector of
+        // them, without the zero that ends it.
+        let (range, ends_in_zero) = match crate::library::sstream::string_chars(self, range) {
+            Ok(chars) => (chars, true),
+            Err(range) => (range, false),
+        };
         let (elem, size, element) = match &range.ty {
             Type::Vector(elem) => ((**elem).clone(), Intrinsic::VectorSize, None),
             Type::Container(_, elem) => ((**elem).clone(), Intrinsic::VectorSize, None),
@@ -817,6 +823,25 @@ impl FnCx<'_> {
                     place: false,
                     span,
                 },
+            };
+            let len = if ends_in_zero {
+                Expr {
+                    kind: ExprKind::Binary {
+                        op: tessera_ir::BinOp::Sub,
+                        lhs: Box::new(len),
+                        rhs: Box::new(Expr {
+                            kind: ExprKind::Const(Const::Int(1)),
+                            ty: Type::Scalar(Scalar::Long),
+                            place: false,
+                            span,
+                        }),
+                    },
+                    ty: Type::Scalar(Scalar::Long),
+                    place: false,
+                    span,
+                }
+            } else {
+                len
             };
             let cond = Expr {
                 kind: ExprKind::Binary {

@@ -812,6 +812,9 @@ pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
     if std_like && name == "getline" {
         return sstream::getline(cx, args, span);
     }
+    if std_like && let Some(e) = sstream::string_to_number(cx, name, &args, span) {
+        return e;
+    }
     if std_like && (name == "min" || name == "max") {
         return math::std_min_max(cx, path, args, span);
     }

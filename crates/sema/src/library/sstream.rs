@@ -65,6 +65,15 @@ fn chars_of(cx: &FnCx<'_>, s: Expr) -> Option<Expr> {
     ))
 }
 
+/// The characters of `s` when it is a `std::string` (for a range `for`,
+/// which loops over them without their final zero), or `s` itself.
+pub(crate) fn string_chars(cx: &FnCx<'_>, s: Expr) -> Result<Expr, Expr> {
+    match string_class(cx) {
+        Some((id, _)) if s.ty == Type::Struct(id) => chars_of(cx, s.clone()).ok_or(s),
+        _ => Err(s),
+    }
+}
+
 /// `value` as a `std::string` (a literal or `const char*` converted), and
 /// its characters; reports and answers `None` when it is not a string.
 fn text_arg(cx: &mut FnCx<'_>, value: Expr, what: &str) -> Option<Expr> {
@@ -429,4 +438,70 @@ pub(crate) fn as_ostream(stream: Expr) -> Expr {
         place,
         span,
     )
+}
+
+/// `std::stoi` and its family: the name, the type each returns, and
+/// whether it takes a base.
+const STRING_TO_NUMBER: &[(&str, Scalar, bool)] = &[
+    ("stoi", Scalar::Int, true),
+    ("stol", Scalar::Long, true),
+    ("stoll", Scalar::Long, true),
+    ("stoul", Scalar::ULong, true),
+    ("stoull", Scalar::ULong, true),
+    ("stof", Scalar::Float, false),
+    ("stod", Scalar::Double, false),
+];
+
+/// `std::stoi(s)`, `std::stoi(s, &pos)`, `std::stoi(s, &pos, base)` and the
+/// others of the family (`Intrinsic::StringToNumber`), if `name` is one.
+pub(super) fn string_to_number(
+    cx: &mut FnCx<'_>,
+    name: &str,
+    args: &[Expr],
+    span: Span,
+) -> Option<Expr> {
+    let &(function, result, takes_base) = STRING_TO_NUMBER.iter().find(|(n, ..)| *n == name)?;
+    let what = format!("`std::{function}`");
+    if !check_side(cx, Side::Host, &what, span, "C3930", AMP_HELP) {
+        return Some(error_expr(span));
+    }
+    let most = if takes_base { 3 } else { 2 };
+    if args.is_empty() || args.len() > most {
+        let takes = if takes_base {
+            "a string, and optionally where to store the position after the number and the base"
+        } else {
+            "a string, and optionally where to store the position after the number"
+        };
+        arity(cx, &what, args, most, takes, span);
+        return Some(error_expr(span));
+    }
+    let mut args = args.to_vec().into_iter();
+    let text = args.next()?;
+    let chars = match text_arg(cx, text, &format!("the text of {what}")) {
+        Some(chars) => chars,
+        None => return Some(error_expr(span)),
+    };
+    let idx_ptr = Type::Ptr {
+        elem: Box::new(Type::Scalar(Scalar::ULong)),
+        is_const: false,
+    };
+    let idx = match args.next() {
+        Some(idx) => cx.coerce(idx, &idx_ptr, "the position"),
+        None => mk(ExprKind::Null, idx_ptr, false, span),
+    };
+    let base = match args.next() {
+        Some(base) => cx.coerce(base, &Type::Scalar(Scalar::Int), "the base"),
+        None => mk(
+            ExprKind::Const(tessera_ir::Const::Int(10)),
+            Type::Scalar(Scalar::Int),
+            false,
+            span,
+        ),
+    };
+    Some(intrinsic(
+        Intrinsic::StringToNumber { name: function },
+        vec![chars, idx, base],
+        Type::Scalar(result),
+        span,
+    ))
 }
