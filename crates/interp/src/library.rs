@@ -88,6 +88,7 @@ fn scalar_value(v: &Value, s: Scalar) -> ScalarValue {
         Scalar::Char | Scalar::UChar => ScalarValue::Char(v.int() as i8),
         Scalar::Short => ScalarValue::Short(v.int() as i16),
         Scalar::UShort => ScalarValue::UShort(v.int() as u16),
+        Scalar::WChar => ScalarValue::WChar(v.int() as i32),
         Scalar::Int => ScalarValue::Int(v.int() as i32),
         Scalar::UInt => ScalarValue::UInt(v.int() as u32),
         Scalar::Long => ScalarValue::Long(v.int()),

@@ -26,6 +26,10 @@ pub enum Scalar {
     Short,
     /// `unsigned short` (16-bit)
     UShort,
+    /// `wchar_t` (32-bit, signed, as with g++ on Linux; host code only).
+    /// Its size differs between platforms (2 bytes with MSVC), so the
+    /// checker refuses `sizeof` of it.
+    WChar,
     /// `int` (32-bit)
     Int,
     /// `unsigned int` (32-bit)
@@ -64,7 +68,12 @@ impl Scalar {
     pub fn promotes_to_int(self) -> bool {
         matches!(
             self,
-            Scalar::Bool | Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort
+            Scalar::Bool
+                | Scalar::Char
+                | Scalar::UChar
+                | Scalar::Short
+                | Scalar::UShort
+                | Scalar::WChar
         )
     }
 
@@ -73,7 +82,7 @@ impl Scalar {
         match self {
             Scalar::Bool | Scalar::Char | Scalar::UChar => 1,
             Scalar::Short | Scalar::UShort => 2,
-            Scalar::Int | Scalar::UInt | Scalar::Float => 4,
+            Scalar::Int | Scalar::UInt | Scalar::WChar | Scalar::Float => 4,
             Scalar::Long | Scalar::ULong | Scalar::Double => 8,
         }
     }
@@ -84,7 +93,7 @@ impl Scalar {
             Scalar::Bool => 0,
             Scalar::Char | Scalar::UChar => 1,
             Scalar::Short | Scalar::UShort => 2,
-            Scalar::Int | Scalar::UInt => 3,
+            Scalar::Int | Scalar::UInt | Scalar::WChar => 3,
             Scalar::Long | Scalar::ULong => 4,
             Scalar::Float => 5,
             Scalar::Double => 6,
@@ -99,6 +108,7 @@ impl Scalar {
             Scalar::UChar => "unsigned char",
             Scalar::Short => "short",
             Scalar::UShort => "unsigned short",
+            Scalar::WChar => "wchar_t",
             Scalar::Int => "int",
             Scalar::UInt => "unsigned int",
             Scalar::Long => "long",
@@ -464,16 +474,21 @@ impl Type {
         self.contains_leaf(structs, 0, &Type::is_pointer_like)
     }
 
-    /// True when the type is or holds `unsigned char`, `short` or `unsigned
-    /// short` (host-only types, which the compiled engine leaves to the
+    /// True when the type is or holds `unsigned char`, `short`, `unsigned
+    /// short` or `wchar_t` (host-only types, which the compiled engine leaves to the
     /// interpreter).
     pub fn contains_narrow_integer(&self, structs: &[StructDef]) -> bool {
         self.contains_leaf(structs, 0, &|t| {
             matches!(
                 t,
-                Type::Scalar(Scalar::UChar | Scalar::Short | Scalar::UShort)
+                Type::Scalar(Scalar::UChar | Scalar::Short | Scalar::UShort | Scalar::WChar)
             )
         })
+    }
+
+    /// True when the type is or holds the scalar `s`.
+    pub fn contains_leaf_scalar(&self, structs: &[StructDef], s: Scalar) -> bool {
+        self.contains_leaf(structs, 0, &|t| *t == Type::Scalar(s))
     }
 
     /// Whether a part of the type that holds no other type satisfies `leaf`.

@@ -10,7 +10,12 @@ use tessera_ir::{Expr, ExprKind, Intrinsic, Scalar, TiledIndexPart, Type};
 /// short` become `int`.
 pub fn promote(s: Scalar) -> Scalar {
     match s {
-        Scalar::Bool | Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort => Scalar::Int,
+        Scalar::Bool
+        | Scalar::Char
+        | Scalar::UChar
+        | Scalar::Short
+        | Scalar::UShort
+        | Scalar::WChar => Scalar::Int,
         other => other,
     }
 }

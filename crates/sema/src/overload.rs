@@ -167,7 +167,12 @@ fn value_rank(from: &Type, to: &Type) -> Option<Rank> {
     let promotes = matches!(
         (a, b),
         (
-            Scalar::Bool | Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort,
+            Scalar::Bool
+                | Scalar::Char
+                | Scalar::UChar
+                | Scalar::Short
+                | Scalar::UShort
+                | Scalar::WChar,
             Scalar::Int
         ) | (Scalar::Float, Scalar::Double)
     );

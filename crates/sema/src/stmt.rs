@@ -1498,9 +1498,9 @@ fn needs_constructor(ty: &Type) -> bool {
 /// Why `ty` cannot be used in amp code, if it cannot.
 pub fn kernel_type_problem(ck: &Checker, ty: &Type) -> Option<String> {
     match ty {
-        Type::Scalar(s @ (Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort)) => {
-            Some(format!("`{}`", s.name()))
-        }
+        Type::Scalar(
+            s @ (Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort | Scalar::WChar),
+        ) => Some(format!("`{}`", s.name())),
         Type::Vector(_) => Some("`std::vector` lives on the host".into()),
         Type::Iter(_) => Some("the iterators of host containers live on the host".into()),
         Type::Container(kind, _) => Some(format!("`std::{}` lives on the host", kind.name())),

@@ -229,14 +229,7 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                 return Type::Struct(*id);
             }
             if is_wchar(ty) {
-                ck.error(
-                    codes::E0211,
-                    span,
-                    "`wchar_t` is not part of the Tessera language yet",
-                    "unsupported type",
-                    "use `int` for the character's code",
-                );
-                return Type::Error;
+                return Type::Scalar(Scalar::WChar);
             }
             // The C library's integer typedefs, as in LP64.
             if qualifier_ok(path, &["std"]) {

@@ -169,6 +169,20 @@ pub(super) fn shift(
         return error_expr(span);
     }
     let wide_stream = stream.ty == Type::WideOstream;
+    if value.ty == Type::Scalar(tessera_ir::Scalar::WChar) && !wide_stream {
+        cx.ck.report(
+            Diagnostic::error(
+                codes::E0210,
+                value.span,
+                "a `wchar_t` cannot be written to a narrow stream",
+            )
+            .with_label("a wide character")
+            .with_secondary(stream.span, "writes `char`s")
+            .with_note("C++20 deletes `operator<<(std::ostream&, wchar_t)`; earlier C++ printed the character's code as a number")
+            .with_help("write it to `std::wcout` (or `std::wcerr`), or convert it: `int(c)` for its code"),
+        );
+        return error_expr(span);
+    }
     if value.ty == Type::WideStr && !wide_stream {
         cx.ck.report(
             Diagnostic::error(
