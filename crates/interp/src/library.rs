@@ -199,7 +199,10 @@ impl Machine<'_> {
             | Intrinsic::StreamSetText
             | Intrinsic::StreamQuery(_)
             | Intrinsic::StreamClear
-            | Intrinsic::StringToNumber { .. } => self.string_stream_op(op, args, e),
+            | Intrinsic::StringToNumber { .. }
+            | Intrinsic::WideStrChars
+            | Intrinsic::WideStrLen
+            | Intrinsic::WideStrFromPtr => self.string_stream_op(op, args, e),
             Intrinsic::Math(f) => self.math(*f, args, e),
             Intrinsic::Atomic(a) => self.atomic(*a, args, e),
             Intrinsic::MakeShape => {

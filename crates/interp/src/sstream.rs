@@ -94,6 +94,14 @@ fn chars_bytes(v: &Value) -> Vec<u8> {
     data[..n].iter().map(|c| c.int() as u8).collect()
 }
 
+/// A wide string's text (held as UTF-8).
+fn wide_text(v: &Value) -> String {
+    match v {
+        Value::Str(bytes) => String::from_utf8_lossy(bytes).into_owned(),
+        _ => String::new(),
+    }
+}
+
 /// How a read number ended: its value, or why there is none.
 enum Parsed<T> {
     /// A value in range.
@@ -389,6 +397,39 @@ impl Machine<'_> {
                 }))
             }
             Intrinsic::StringToNumber { name } => self.string_to_number(name, args, e),
+            Intrinsic::WideStrLen => {
+                let text = wide_text(&self.eval(&args[0])?);
+                Ok(Value::Int(text.chars().count() as i64))
+            }
+            Intrinsic::WideStrChars => {
+                let text = wide_text(&self.eval(&args[0])?);
+                let mut data: Vec<Value> = text
+                    .chars()
+                    .map(|c| Value::Int(i64::from(u32::from(c))))
+                    .collect();
+                data.push(Value::Int(0));
+                let storage = self.storage_of(
+                    data,
+                    &Type::Scalar(Scalar::WChar),
+                    crate::value::StorageKind::Vector,
+                    span,
+                )?;
+                Ok(crate::value::Pointer::to_storage(storage))
+            }
+            Intrinsic::WideStrFromPtr => {
+                let p = self.eval(&args[0])?;
+                let codes = self.zero_terminated(&p, span)?;
+                let text: String = codes
+                    .into_iter()
+                    .map(|c| {
+                        u32::try_from(c)
+                            .ok()
+                            .and_then(char::from_u32)
+                            .unwrap_or(char::REPLACEMENT_CHARACTER)
+                    })
+                    .collect();
+                Ok(Value::Str(Rc::new(text.into_bytes())))
+            }
             _ => Ok(Value::Void),
         }
     }

@@ -772,6 +772,15 @@ pub enum Intrinsic {
     /// `a == b` for two wide strings (`std::wstring`, `L"..."`): args
     /// `[a, b]`; `true` when they hold the same characters.
     WideStrEq,
+    /// A wide string's characters (`ws.c_str()`): args `[wide string]`; a
+    /// `const wchar_t*` to a new array of its code points and a zero.
+    WideStrChars,
+    /// A wide string's length in characters (`ws.size()`): args `[wide
+    /// string]`, an `unsigned long`.
+    WideStrLen,
+    /// The wide string a `const wchar_t*` points to (up to its zero, each
+    /// element read through the checked pointer): args `[pointer]`.
+    WideStrFromPtr,
     /// A new string stream (of the expression's type): args none (empty)
     /// or `[text]`, a `std::vector<char>` ending in a zero (a
     /// `std::string`'s characters), which it starts with.

@@ -90,6 +90,24 @@ impl FnCx<'_> {
             Ok(done) => return done,
             Err(e) => e,
         };
+        // `std::wstring s = p;` of a `const wchar_t*`, and
+        // `const wchar_t* p = L"...";`.
+        let e = match to {
+            Type::WideStr => match crate::library::wstring::from_pointer(self, e) {
+                Ok(done) => return done,
+                Err(e) => e,
+            },
+            Type::Ptr {
+                elem,
+                is_const: true,
+            } if **elem == Type::Scalar(Scalar::WChar) => {
+                match crate::library::wstring::literal_pointer(e) {
+                    Ok(done) => return done,
+                    Err(e) => e,
+                }
+            }
+            _ => e,
+        };
         let e = match self.pointer_coerce(e, to) {
             Ok(done) => return done,
             Err(e) => e,

@@ -50,7 +50,7 @@ mod stdcont;
 mod stream;
 mod sync;
 pub(crate) mod tuple;
-mod wstring;
+pub(crate) mod wstring;
 
 #[cfg(test)]
 mod tests;
@@ -772,7 +772,7 @@ pub fn method(
         }
         Type::Container(..) => stdcont::method(cx, base, name, args, span),
         Type::Accelerator | Type::AcceleratorView => device::method(cx, base, name, args, span),
-        Type::WideStr => wstring::method(cx, name, span),
+        Type::WideStr => wstring::method(cx, base, name, &args, span),
         Type::StringStream(_) => sstream::method(cx, base, name, args, span),
         other => {
             let other = other.clone();
