@@ -1151,7 +1151,7 @@ impl FnCx<'_> {
                         }
                     )
             );
-            if ty == Type::Ostream && !by_ref || copies_string_stream && !by_ref {
+            if (ty == Type::Ostream || copies_string_stream) && !by_ref {
                 let shown = self.ck.show(&ty);
                 let help = if ty == Type::Ostream {
                     "bind a reference: `std::ostream& out = std::cout;`".to_string()

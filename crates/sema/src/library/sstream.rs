@@ -475,7 +475,7 @@ pub(super) fn string_to_number(
         arity(cx, &what, args, most, takes, span);
         return Some(error_expr(span));
     }
-    let mut args = args.to_vec().into_iter();
+    let mut args = args.iter().cloned();
     let text = args.next()?;
     let chars = match text_arg(cx, text, &format!("the text of {what}")) {
         Some(chars) => chars,

@@ -205,8 +205,17 @@ pub(crate) fn from_pointer(cx: &mut FnCx<'_>, p: Expr) -> Result<Expr, Expr> {
     }
 }
 
-/// `std::wstring()` (empty) and `std::wstring(s)` (a copy of a wide string).
+/// `std::wstring()` (empty), `std::wstring(s)` (a copy of a wide string)
+/// and `std::wstring(p)` (the text a `const wchar_t*` points to).
 pub(super) fn construct(cx: &mut FnCx<'_>, args: Vec<Expr>, span: Span) -> Expr {
+    let args = match <[Expr; 1]>::try_from(args) {
+        Ok([one]) if !is_wide(&one.ty) => match from_pointer(cx, one) {
+            Ok(text) => return text,
+            Err(one) => vec![one],
+        },
+        Ok([one]) => vec![one],
+        Err(args) => args,
+    };
     match args.as_slice() {
         [] => mk(ExprKind::Str(Vec::new()), Type::WideStr, false, span),
         [one] if is_wide(&one.ty) => Expr {
@@ -214,16 +223,13 @@ pub(super) fn construct(cx: &mut FnCx<'_>, args: Vec<Expr>, span: Span) -> Expr 
             span,
             ..one.clone()
         },
-        [one] if matches!(from_pointer(cx, one.clone()), Ok(_)) => {
-            from_pointer(cx, one.clone()).unwrap_or_else(|_| error_expr(span))
-        }
         _ => {
             cx.ck.error(
                 codes::E0211,
                 span,
                 "this `std::wstring` constructor is not supported yet",
                 "not supported",
-                "build a `std::wstring` from nothing or from another wide string",
+                "build a `std::wstring` from nothing, from another wide string or from a `const wchar_t*`",
             );
             error_expr(span)
         }
