@@ -486,6 +486,11 @@ impl Type {
         })
     }
 
+    /// True when the type is or holds a string stream.
+    pub fn contains_string_stream(&self, structs: &[StructDef]) -> bool {
+        self.contains_leaf(structs, 0, &|t| matches!(t, Type::StringStream(_)))
+    }
+
     /// True when the type is or holds the scalar `s`.
     pub fn contains_leaf_scalar(&self, structs: &[StructDef], s: Scalar) -> bool {
         self.contains_leaf(structs, 0, &|t| *t == Type::Scalar(s))

@@ -223,6 +223,17 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
                 );
                 continue;
             }
+            if ty.contains_string_stream(&ck.program.structs) {
+                // A class holding a stream cannot be copied in C++, which
+                // Tessera does not check for classes yet.
+                ck.error(
+                    codes::E0211,
+                    d.span,
+                    "a string stream as a member is not supported yet",
+                    "string stream member",
+                    "declare the stream where it is used, or pass it by reference",
+                );
+            }
             if let Some(e) = field_enum {
                 pending_enum_fields.push((fields.len() as u32, e));
             }

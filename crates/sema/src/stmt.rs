@@ -1151,6 +1151,18 @@ impl FnCx<'_> {
                         }
                     )
             );
+            if !matches!(ty, Type::StringStream(_))
+                && ty.contains_string_stream(&self.ck.program.structs)
+            {
+                let shown = self.ck.show(&ty);
+                self.ck.error(
+                    codes::E0211,
+                    decl.span,
+                    format!("`{shown}` holds string streams, which is not supported yet"),
+                    "holds string streams",
+                    "declare each stream as a variable of its own",
+                );
+            }
             if (ty == Type::Ostream || copies_string_stream) && !by_ref {
                 let shown = self.ck.show(&ty);
                 let help = if ty == Type::Ostream {
