@@ -260,8 +260,9 @@ pub(crate) fn read(cx: &mut FnCx<'_>, stream: Expr, target: Expr, span: Span) ->
             span,
         );
     }
+    // A narrow stream has no `>>` for `wchar_t` (nor does C++).
     let readable = match &target.ty {
-        Type::Scalar(s) => !matches!(s, Scalar::Bool),
+        Type::Scalar(s) => !matches!(s, Scalar::Bool | Scalar::WChar),
         _ => false,
     };
     let target = if readable {
