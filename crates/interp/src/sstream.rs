@@ -84,8 +84,11 @@ fn is_space(b: u8) -> bool {
 }
 
 /// The characters of a `std::string` (a `std::vector<char>` ending in a
-/// zero) as bytes, without the zero.
+/// zero) as bytes, without the zero; or a `std::wstring`'s text (UTF-8).
 fn chars_bytes(v: &Value) -> Vec<u8> {
+    if let Value::Str(text) = v {
+        return text.to_vec();
+    }
     let Value::Vector(s) = v else {
         return Vec::new();
     };
@@ -356,6 +359,10 @@ impl Machine<'_> {
                     Some(s) => s.borrow().text.clone(),
                     None => Vec::new(),
                 };
+                // A wide stream's text is a `std::wstring`.
+                if e.ty == Type::WideStr {
+                    return Ok(Value::Str(Rc::new(text)));
+                }
                 self.chars_value(text, span)
             }
             Intrinsic::StreamSetText => {
@@ -592,7 +599,11 @@ impl Machine<'_> {
                         s.eof = true;
                     }
                     drop(s);
-                    Some(self.chars_value(word, span)?)
+                    if target.ty == Type::WideStr {
+                        Some(Value::Str(Rc::new(word)))
+                    } else {
+                        Some(self.chars_value(word, span)?)
+                    }
                 }
             }
         };

@@ -244,6 +244,12 @@ pub enum StringStreamKind {
     In,
     /// `std::ostringstream`: writes only.
     Out,
+    /// `std::wstringstream`: reads and writes wide text.
+    WideBoth,
+    /// `std::wistringstream`: reads wide text only.
+    WideIn,
+    /// `std::wostringstream`: writes wide text only.
+    WideOut,
 }
 
 impl StringStreamKind {
@@ -253,6 +259,9 @@ impl StringStreamKind {
             StringStreamKind::Both => "std::stringstream",
             StringStreamKind::In => "std::istringstream",
             StringStreamKind::Out => "std::ostringstream",
+            StringStreamKind::WideBoth => "std::wstringstream",
+            StringStreamKind::WideIn => "std::wistringstream",
+            StringStreamKind::WideOut => "std::wostringstream",
         }
     }
 
@@ -262,18 +271,40 @@ impl StringStreamKind {
             "stringstream" => Some(StringStreamKind::Both),
             "istringstream" => Some(StringStreamKind::In),
             "ostringstream" => Some(StringStreamKind::Out),
+            "wstringstream" => Some(StringStreamKind::WideBoth),
+            "wistringstream" => Some(StringStreamKind::WideIn),
+            "wostringstream" => Some(StringStreamKind::WideOut),
             _ => None,
         }
     }
 
     /// It has `>>` and `getline`.
     pub fn reads(self) -> bool {
-        self != StringStreamKind::Out
+        !matches!(self, StringStreamKind::Out | StringStreamKind::WideOut)
     }
 
-    /// It has `<<` (and is a `std::ostream`).
+    /// It has `<<` (and is a `std::ostream`, or a `std::wostream` when
+    /// wide).
     pub fn writes(self) -> bool {
-        self != StringStreamKind::In
+        !matches!(self, StringStreamKind::In | StringStreamKind::WideIn)
+    }
+
+    /// Its text is wide (`std::wstring`, written as UTF-8).
+    pub fn wide(self) -> bool {
+        matches!(
+            self,
+            StringStreamKind::WideBoth | StringStreamKind::WideIn | StringStreamKind::WideOut
+        )
+    }
+
+    /// The stream type it derives from and binds: `std::ostream` or
+    /// `std::wostream`.
+    pub fn base(self) -> Type {
+        if self.wide() {
+            Type::WideOstream
+        } else {
+            Type::Ostream
+        }
     }
 }
 

@@ -1170,7 +1170,9 @@ impl FnCx<'_> {
     pub(crate) fn to_base(&self, e: Expr, to: &Type) -> Expr {
         match (&e.ty, to) {
             // A writing string stream as the `std::ostream` it derives from.
-            (Type::StringStream(kind), Type::Ostream) if kind.writes() => {
+            (Type::StringStream(kind), Type::Ostream | Type::WideOstream)
+                if kind.writes() && kind.base() == *to =>
+            {
                 crate::library::sstream::as_ostream(e)
             }
             (Type::Struct(from), Type::Struct(base)) if from != base => {

@@ -860,7 +860,11 @@ pub(crate) fn param_local(
     }
     let mut ty = d.ty;
     let mut is_const = types::object_const(ck, &p.specs, &p.declarator.modifiers);
-    if matches!(ty, Type::Ostream | Type::StringStream(_)) && !d.by_ref {
+    if matches!(
+        ty,
+        Type::Ostream | Type::WideOstream | Type::StringStream(_)
+    ) && !d.by_ref
+    {
         let shown = ck.show(&ty);
         ck.report(
             Diagnostic::error(codes::E0203, p.span, "a stream cannot be passed by value")

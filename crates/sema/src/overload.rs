@@ -82,7 +82,9 @@ pub fn sequence(arg: Arg<'_>, param: Param<'_>) -> Option<Sequence> {
     if param.by_ref && !param.is_const {
         // A writing string stream is a `std::ostream` (its base class): a
         // derived-to-base binding, ranked as a conversion.
-        if let (Type::StringStream(kind), Type::Ostream) = (arg.ty, param.ty) {
+        if let (Type::StringStream(kind), Type::Ostream | Type::WideOstream) = (arg.ty, param.ty)
+            && kind.base() == *param.ty
+        {
             return (arg.modifiable_lvalue && kind.writes()).then_some(Sequence {
                 rank: Rank::Conversion,
                 binds_const_ref: Some(false),

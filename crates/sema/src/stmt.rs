@@ -1163,9 +1163,10 @@ impl FnCx<'_> {
                     "declare each stream as a variable of its own",
                 );
             }
-            if (ty == Type::Ostream || copies_string_stream) && !by_ref {
+            if (matches!(ty, Type::Ostream | Type::WideOstream) || copies_string_stream) && !by_ref
+            {
                 let shown = self.ck.show(&ty);
-                let help = if ty == Type::Ostream {
+                let help = if matches!(ty, Type::Ostream | Type::WideOstream) {
                     "bind a reference: `std::ostream& out = std::cout;`".to_string()
                 } else {
                     format!("bind a reference: `{shown}& other = stream;`")

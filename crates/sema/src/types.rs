@@ -242,6 +242,9 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                     "ostream" if path.segments.len() == 2 => return Type::Ostream,
                     "uint32_t" => return Type::Scalar(Scalar::UInt),
                     "wstring" if path.segments.len() == 2 => return Type::WideStr,
+                    // Only as `std::wostream&`: `std::wcout`, `std::wcerr` or
+                    // a wide string stream.
+                    "wostream" if path.segments.len() == 2 => return Type::WideOstream,
                     _ if StringStreamKind::named(name).is_some() => {
                         if let Some(kind) = StringStreamKind::named(name) {
                             return Type::StringStream(kind);

@@ -94,6 +94,21 @@ fn text_arg(cx: &mut FnCx<'_>, value: Expr, what: &str) -> Option<Expr> {
     chars_of(cx, s)
 }
 
+/// The text given to a string stream of `kind`: a `std::string`'s
+/// characters, or for a wide stream a `std::wstring`.
+fn text_of_kind(
+    cx: &mut FnCx<'_>,
+    kind: StringStreamKind,
+    value: Expr,
+    what: &str,
+) -> Option<Expr> {
+    if !kind.wide() {
+        return text_arg(cx, value, what);
+    }
+    let text = cx.coerce(value, &Type::WideStr, what);
+    (!text.ty.is_error()).then_some(text)
+}
+
 /// A `std::string` holding the characters `chars` (a `std::vector<char>`
 /// ending in a zero).
 fn string_of(cx: &FnCx<'_>, chars: Expr, span: Span) -> Expr {
@@ -140,7 +155,7 @@ pub(super) fn construct(
                 );
                 return error_expr(span);
             };
-            match text_arg(cx, text, "the stream's text") {
+            match text_of_kind(cx, kind, text, "the stream's text") {
                 Some(chars) => intrinsic(Intrinsic::StringStreamNew, vec![chars], ty, span),
                 None => error_expr(span),
             }
@@ -183,6 +198,9 @@ pub(super) fn method(
             intrinsic(Intrinsic::StreamClear, vec![base], Type::Void, span)
         }
         ("str", true) => match <[Expr; 0]>::try_from(args) {
+            Ok([]) if matches!(base.ty, Type::StringStream(k) if k.wide()) => {
+                intrinsic(Intrinsic::StreamText, vec![base], Type::WideStr, span)
+            }
             Ok([]) => {
                 let chars = intrinsic(
                     Intrinsic::StreamText,
@@ -199,7 +217,10 @@ pub(super) fn method(
                 let Some(text) = args.into_iter().next() else {
                     return error_expr(span);
                 };
-                match text_arg(cx, text, "the stream's new text") {
+                let Type::StringStream(kind) = base.ty else {
+                    return error_expr(span);
+                };
+                match text_of_kind(cx, kind, text, "the stream's new text") {
                     Some(chars) => intrinsic(
                         Intrinsic::StreamSetText,
                         vec![base, chars],
@@ -260,22 +281,29 @@ pub(crate) fn read(cx: &mut FnCx<'_>, stream: Expr, target: Expr, span: Span) ->
             span,
         );
     }
-    // A narrow stream has no `>>` for `wchar_t` (nor does C++).
+    // A narrow stream has no `>>` for `wchar_t` (nor does C++), a wide one
+    // none for `char`; a wide stream reads words into a `std::wstring`.
     let readable = match &target.ty {
+        Type::Scalar(s) if kind.wide() => !matches!(
+            s,
+            Scalar::Bool | Scalar::WChar | Scalar::Char | Scalar::UChar
+        ),
         Type::Scalar(s) => !matches!(s, Scalar::Bool | Scalar::WChar),
+        Type::WideStr => kind.wide(),
         _ => false,
     };
     let target = if readable {
         target
-    } else if let Some(chars) = chars_of(cx, target.clone()) {
+    } else if let Some(chars) = chars_of(cx, target.clone()).filter(|_| !kind.wide()) {
         chars
     } else {
         let shown = cx.ck.show(&target.ty);
-        let code = if target.ty == Type::BOOL {
-            codes::E0211
-        } else {
-            codes::E0210
-        };
+        let code =
+            if target.ty == Type::BOOL || kind.wide() && target.ty == Type::Scalar(Scalar::WChar) {
+                codes::E0211
+            } else {
+                codes::E0210
+            };
         cx.ck.report(
             Diagnostic::error(
                 code,
@@ -371,6 +399,16 @@ pub(super) fn getline(cx: &mut FnCx<'_>, args: Vec<Expr>, span: Span) -> Expr {
         );
         return error_expr(span);
     };
+    if kind.wide() {
+        cx.ck.error(
+            codes::E0211,
+            stream.span,
+            format!("`std::getline` on a `{}` is not supported yet", kind.name()),
+            "a wide stream",
+            "read words with `>>`, or use a narrow `std::istringstream`",
+        );
+        return error_expr(span);
+    }
     if !kind.reads() {
         cx.ck.error(
             codes::E0210,
@@ -427,15 +465,20 @@ pub(crate) fn truth(stream: Expr) -> Expr {
     )
 }
 
-/// A writing string stream bound to a `std::ostream&`: the same stream.
+/// A writing string stream bound to a `std::ostream&` (`std::wostream&`
+/// for a wide one): the same stream.
 pub(crate) fn as_ostream(stream: Expr) -> Expr {
     let (place, span) = (stream.place, stream.span);
+    let base = match stream.ty {
+        Type::StringStream(kind) => kind.base(),
+        _ => Type::Ostream,
+    };
     mk(
         ExprKind::Intrinsic {
             op: Intrinsic::StreamAsOstream,
             args: vec![stream],
         },
-        Type::Ostream,
+        base,
         place,
         span,
     )

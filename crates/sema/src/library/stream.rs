@@ -168,7 +168,11 @@ pub(super) fn shift(
         );
         return error_expr(span);
     }
-    let wide_stream = stream.ty == Type::WideOstream;
+    let wide_stream = match stream.ty {
+        Type::WideOstream => true,
+        Type::StringStream(kind) => kind.wide(),
+        _ => false,
+    };
     // A `wchar_t*` (or array) prints the wide string it points to.
     let value = super::wstring::from_pointer(cx, value).unwrap_or_else(|v| v);
     if value.ty == Type::Scalar(tessera_ir::Scalar::WChar) && !wide_stream {
