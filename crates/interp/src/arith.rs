@@ -28,7 +28,7 @@ pub(crate) fn wrap(v: i128, ty: Scalar) -> i64 {
         Scalar::UChar => i64::from(v as u8),
         Scalar::Short => i64::from(v as i16),
         Scalar::UShort => i64::from(v as u16),
-        Scalar::Int => i64::from(v as i32),
+        Scalar::Int | Scalar::WChar => i64::from(v as i32),
         Scalar::UInt => i64::from(v as u32),
         Scalar::Long | Scalar::ULong => v as i64,
         Scalar::Float | Scalar::Double => v as i64,

@@ -170,8 +170,24 @@ impl Machine<'_> {
         let mut values = Vec::with_capacity(args.len().saturating_sub(1));
         for a in &args[1..] {
             let v = self.eval(a)?;
-            // `%s` of a `char*`: the bytes up to its zero.
+            // `%s` of a `char*`: the bytes up to its zero; `%ls` of a
+            // `wchar_t*`: its characters, which glibc's "C" locale (the
+            // one a program starts in) converts only when they are ASCII.
+            let wide =
+                matches!(&a.ty, Type::Ptr { elem, .. } if **elem == Type::Scalar(Scalar::WChar));
             let v = match v {
+                Value::Ptr(_) if wide => {
+                    let codes = self.zero_terminated(&v, a.span)?;
+                    if let Some(c) = codes.iter().find(|c| !(0..128).contains(*c)) {
+                        let stop = self.error(
+                            codes::R0007,
+                            a.span,
+                            format!("`%ls` of the wide character {c:#x}, which is not ASCII, is not supported"),
+                        );
+                        return Err(Box::new((*stop).with_note("in the \"C\" locale a program starts in, glibc's `printf` fails on it (it cannot be converted to a multibyte character); write the text with `std::wcout`")));
+                    }
+                    Value::Str(std::rc::Rc::new(codes.iter().map(|&c| c as u8).collect()))
+                }
                 Value::Ptr(_) => Value::Str(std::rc::Rc::new(self.c_string(&v, a.span)?)),
                 other => other,
             };

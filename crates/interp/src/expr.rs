@@ -668,6 +668,9 @@ impl Machine<'_> {
                 | Intrinsic::Print
                 | Intrinsic::Stdout
                 | Intrinsic::Stderr => self.intrinsic_place(op, args, e),
+                Intrinsic::StreamAsOstream | Intrinsic::StreamRead | Intrinsic::StreamGetline => {
+                    self.string_stream_place(op, args, e)
+                }
                 _ => Ok(Machine::temp(self.eval(e)?)),
             },
             ExprKind::Comma { first, second } => {

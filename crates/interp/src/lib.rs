@@ -28,6 +28,7 @@ mod pointer;
 mod pun;
 mod random;
 mod show;
+mod sstream;
 mod value;
 
 use std::io::Write;

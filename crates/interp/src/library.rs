@@ -76,6 +76,11 @@ fn equal(a: &Value, b: &Value, s: Scalar) -> bool {
 }
 
 /// A scalar as the stream formatter takes it.
+/// A scalar value as the formatter takes it (for the string streams).
+pub(crate) fn scalar_of(v: &Value, s: Scalar) -> ScalarValue {
+    scalar_value(v, s)
+}
+
 fn scalar_value(v: &Value, s: Scalar) -> ScalarValue {
     match s {
         Scalar::Bool => ScalarValue::Bool(v.truth()),
@@ -83,6 +88,7 @@ fn scalar_value(v: &Value, s: Scalar) -> ScalarValue {
         Scalar::Char | Scalar::UChar => ScalarValue::Char(v.int() as i8),
         Scalar::Short => ScalarValue::Short(v.int() as i16),
         Scalar::UShort => ScalarValue::UShort(v.int() as u16),
+        Scalar::WChar => ScalarValue::WChar(v.int() as i32),
         Scalar::Int => ScalarValue::Int(v.int() as i32),
         Scalar::UInt => ScalarValue::UInt(v.int() as u32),
         Scalar::Long => ScalarValue::Long(v.int()),
@@ -184,6 +190,19 @@ impl Machine<'_> {
                 let p = self.intrinsic_place(op, args, e)?;
                 self.read(&p, span)
             }
+            Intrinsic::StreamAsOstream | Intrinsic::StreamRead | Intrinsic::StreamGetline => {
+                let p = self.string_stream_place(op, args, e)?;
+                self.read(&p, span)
+            }
+            Intrinsic::StringStreamNew
+            | Intrinsic::StreamText
+            | Intrinsic::StreamSetText
+            | Intrinsic::StreamQuery(_)
+            | Intrinsic::StreamClear
+            | Intrinsic::StringToNumber { .. }
+            | Intrinsic::WideStrChars
+            | Intrinsic::WideStrLen
+            | Intrinsic::WideStrFromPtr => self.string_stream_op(op, args, e),
             Intrinsic::Math(f) => self.math(*f, args, e),
             Intrinsic::Atomic(a) => self.atomic(*a, args, e),
             Intrinsic::MakeShape => {
@@ -920,6 +939,10 @@ impl Machine<'_> {
             Intrinsic::Print => {
                 let stream = self.eval(&args[0])?;
                 let v = self.eval(&args[1])?;
+                if let Value::Stream(s) = &stream {
+                    self.print_to_string(s, &v, &args[1].ty, span)?;
+                    return Ok(Machine::temp(stream));
+                }
                 let to_stderr = tessera_ir::print_target(&args[0]) == OutStream::Stderr
                     || matches!(stream, Value::Int(STDERR));
                 if to_stderr {

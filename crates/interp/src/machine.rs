@@ -700,6 +700,7 @@ impl<'p> Machine<'p> {
             )),
             // An empty `std::wstring`.
             Type::WideStr => Value::Str(Rc::new(Vec::new())),
+            Type::StringStream(_) => self.empty_string_stream(span)?,
             // A singular iterator: a null pointer, which cannot be used.
             Type::Iter(_) => crate::value::Pointer::null(),
             Type::FnPtr(_) => crate::expr::fn_pointer(None),

@@ -526,6 +526,29 @@ impl Machine<'_> {
         }
     }
 
+    /// The values a pointer points to, up to the first zero (a `const
+    /// wchar_t*`'s characters). Checked like a read of each element.
+    pub(crate) fn zero_terminated(&mut self, v: &Value, span: Span) -> Res<Vec<i64>> {
+        let Value::Ptr(p) = v else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        let mut q = (**p).clone();
+        loop {
+            if let Some(stop) = self.deref_error(&q, span, "read through") {
+                return Err(stop);
+            }
+            let place = self.deref_place(&Value::Ptr(Rc::new(q.clone())), span)?;
+            let c = self.read(&place, span)?.int();
+            if c == 0 {
+                return Ok(out);
+            }
+            out.push(c);
+            self.tick(span)?;
+            q.offset += 1;
+        }
+    }
+
     /// `array_view<T, N> v(e, p)`: a view of the `e.size()` elements from
     /// `p` on, which must all be in `p`'s allocation.
     pub(crate) fn view_over_pointer(

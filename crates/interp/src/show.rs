@@ -234,7 +234,7 @@ fn show_scalar(v: &Value, s: Scalar) -> String {
         }
         Scalar::Short => f.write_scalar(ScalarValue::Short(v.int() as i16), &mut out),
         Scalar::UShort => f.write_scalar(ScalarValue::UShort(v.int() as u16), &mut out),
-        Scalar::Int => f.write_scalar(ScalarValue::Int(v.int() as i32), &mut out),
+        Scalar::Int | Scalar::WChar => f.write_scalar(ScalarValue::Int(v.int() as i32), &mut out),
         Scalar::UInt => f.write_scalar(ScalarValue::UInt(v.int() as u32), &mut out),
         Scalar::Long => f.write_scalar(ScalarValue::Long(v.int()), &mut out),
         Scalar::ULong => f.write_scalar(ScalarValue::ULong(v.int() as u64), &mut out),

@@ -52,6 +52,8 @@ pub(crate) enum Value {
     Union(Rc<UnionVal>),
     /// An `accelerator` or an `accelerator_view`.
     Device(DeviceValue),
+    /// A string stream, shared by every name it has.
+    Stream(Rc<RefCell<crate::sstream::StringStream>>),
 }
 
 /// Which accelerator: Tessera has two, as C++ AMP on a machine with one

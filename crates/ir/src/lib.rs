@@ -48,8 +48,8 @@ mod types;
 pub mod visit;
 
 pub use types::{
-    Container, FnParam, FnSig, IterType, Rank, Scalar, StructDef, StructId, TileShape, Type,
-    display,
+    Container, FnParam, FnSig, IterType, Rank, Scalar, StringStreamKind, StructDef, StructId,
+    TileShape, Type, display,
 };
 
 use tessera_diagnostics::Span;
@@ -772,6 +772,54 @@ pub enum Intrinsic {
     /// `a == b` for two wide strings (`std::wstring`, `L"..."`): args
     /// `[a, b]`; `true` when they hold the same characters.
     WideStrEq,
+    /// A wide string's characters (`ws.c_str()`): args `[wide string]`; a
+    /// `const wchar_t*` to a new array of its code points and a zero.
+    WideStrChars,
+    /// A wide string's length in characters (`ws.size()`): args `[wide
+    /// string]`, an `unsigned long`.
+    WideStrLen,
+    /// The wide string a `const wchar_t*` points to (up to its zero, each
+    /// element read through the checked pointer): args `[pointer]`.
+    WideStrFromPtr,
+    /// A new string stream (of the expression's type): args none (empty)
+    /// or `[text]`, a `std::vector<char>` ending in a zero (a
+    /// `std::string`'s characters), which it starts with.
+    StringStreamNew,
+    /// A string stream seen as the `std::ostream` it derives from (for a
+    /// `std::ostream&`): args `[stream]`; the same stream, a place.
+    StreamAsOstream,
+    /// `stream >> x`: args `[stream, target]`; skips white space and reads
+    /// the target's type as libstdc++ reads it (a number, a `char`, or a
+    /// word into a `std::vector<char>` place ending in a zero: a
+    /// `std::string`'s characters). A failure sets the stream's failbit
+    /// (a number then reads as 0, or as its type's limit when out of
+    /// range); a failed stream reads nothing. The result is the stream.
+    StreamRead,
+    /// `std::getline(stream, s, delim)`: args `[stream, characters place,
+    /// delimiter (a char)]`, the place a `std::vector<char>` ending in a
+    /// zero; reads up to the delimiter, which is dropped. The result is
+    /// the stream.
+    StreamGetline,
+    /// `ss.str()`: args `[stream]`; its text as a `std::vector<char>`
+    /// ending in a zero.
+    StreamText,
+    /// `ss.str(s)`: args `[stream, text]` (as for `StringStreamNew`);
+    /// replaces the text and reads from its start again (the state flags
+    /// stay as they are, as in C++).
+    StreamSetText,
+    /// A question about a stream's state: args `[stream]`, a `bool`.
+    StreamQuery(StreamQuery),
+    /// `ss.clear()`: args `[stream]`; clears the state flags.
+    StreamClear,
+    /// `std::stoi` and its family: args `[characters (a `std::string`'s:
+    /// a `std::vector<char>` ending in a zero), position out (a `size_t*`,
+    /// may be null), base (an `int`)]`; parses the text as `strtol`
+    /// (`strtoul`, `strtod`, ...) does for the expression's type. No number, or one out of range, is a run-time
+    /// error naming the exception C++ throws; `name` is the function's.
+    StringToNumber {
+        /// `stoi`, `stol`, ...: what the error names.
+        name: &'static str,
+    },
     /// `accelerator_view::wait()` / `flush()`: every operation has finished
     /// before the next one starts, so there is nothing to do.
     DeviceWait,
@@ -1141,6 +1189,21 @@ pub enum AtomicOp {
     Exchange,
     /// `atomic_compare_exchange`
     CompareExchange,
+}
+
+/// What `Intrinsic::StreamQuery` asks of a stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StreamQuery {
+    /// `good()`: no flag set.
+    Good,
+    /// `fail()`, `!stream`: failbit or badbit set.
+    Fail,
+    /// `eof()`: the end of the text was reached.
+    Eof,
+    /// `bad()`: badbit set (never, for a string stream).
+    Bad,
+    /// `if (stream)`: neither failbit nor badbit set.
+    Ok,
 }
 
 /// Stream manipulators.

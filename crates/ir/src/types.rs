@@ -26,6 +26,10 @@ pub enum Scalar {
     Short,
     /// `unsigned short` (16-bit)
     UShort,
+    /// `wchar_t` (32-bit, signed, as with g++ on Linux; host code only).
+    /// Its size differs between platforms (2 bytes with MSVC), so the
+    /// checker refuses `sizeof` of it.
+    WChar,
     /// `int` (32-bit)
     Int,
     /// `unsigned int` (32-bit)
@@ -64,7 +68,12 @@ impl Scalar {
     pub fn promotes_to_int(self) -> bool {
         matches!(
             self,
-            Scalar::Bool | Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort
+            Scalar::Bool
+                | Scalar::Char
+                | Scalar::UChar
+                | Scalar::Short
+                | Scalar::UShort
+                | Scalar::WChar
         )
     }
 
@@ -73,7 +82,7 @@ impl Scalar {
         match self {
             Scalar::Bool | Scalar::Char | Scalar::UChar => 1,
             Scalar::Short | Scalar::UShort => 2,
-            Scalar::Int | Scalar::UInt | Scalar::Float => 4,
+            Scalar::Int | Scalar::UInt | Scalar::WChar | Scalar::Float => 4,
             Scalar::Long | Scalar::ULong | Scalar::Double => 8,
         }
     }
@@ -84,7 +93,7 @@ impl Scalar {
             Scalar::Bool => 0,
             Scalar::Char | Scalar::UChar => 1,
             Scalar::Short | Scalar::UShort => 2,
-            Scalar::Int | Scalar::UInt => 3,
+            Scalar::Int | Scalar::UInt | Scalar::WChar => 3,
             Scalar::Long | Scalar::ULong => 4,
             Scalar::Float => 5,
             Scalar::Double => 6,
@@ -99,6 +108,7 @@ impl Scalar {
             Scalar::UChar => "unsigned char",
             Scalar::Short => "short",
             Scalar::UShort => "unsigned short",
+            Scalar::WChar => "wchar_t",
             Scalar::Int => "int",
             Scalar::UInt => "unsigned int",
             Scalar::Long => "long",
@@ -216,8 +226,86 @@ pub enum Type {
     WideStr,
     /// `std::wostream` (`std::wcout`, `std::wcerr`).
     WideOstream,
+    /// `std::stringstream`, `std::istringstream`, `std::ostringstream`: a
+    /// stream over text it holds. At run time a handle shared by every
+    /// name of the one stream (it cannot be copied).
+    StringStream(StringStreamKind),
     /// The type of an expression that could not be checked (already reported).
     Error,
+}
+
+/// Which of the string streams a `Type::StringStream` is: what it reads
+/// and writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StringStreamKind {
+    /// `std::stringstream`: reads and writes.
+    Both,
+    /// `std::istringstream`: reads only.
+    In,
+    /// `std::ostringstream`: writes only.
+    Out,
+    /// `std::wstringstream`: reads and writes wide text.
+    WideBoth,
+    /// `std::wistringstream`: reads wide text only.
+    WideIn,
+    /// `std::wostringstream`: writes wide text only.
+    WideOut,
+}
+
+impl StringStreamKind {
+    /// The class's name, as C++ spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            StringStreamKind::Both => "std::stringstream",
+            StringStreamKind::In => "std::istringstream",
+            StringStreamKind::Out => "std::ostringstream",
+            StringStreamKind::WideBoth => "std::wstringstream",
+            StringStreamKind::WideIn => "std::wistringstream",
+            StringStreamKind::WideOut => "std::wostringstream",
+        }
+    }
+
+    /// The class named `name` (unqualified), if it is one.
+    pub fn named(name: &str) -> Option<StringStreamKind> {
+        match name {
+            "stringstream" => Some(StringStreamKind::Both),
+            "istringstream" => Some(StringStreamKind::In),
+            "ostringstream" => Some(StringStreamKind::Out),
+            "wstringstream" => Some(StringStreamKind::WideBoth),
+            "wistringstream" => Some(StringStreamKind::WideIn),
+            "wostringstream" => Some(StringStreamKind::WideOut),
+            _ => None,
+        }
+    }
+
+    /// It has `>>` and `getline`.
+    pub fn reads(self) -> bool {
+        !matches!(self, StringStreamKind::Out | StringStreamKind::WideOut)
+    }
+
+    /// It has `<<` (and is a `std::ostream`, or a `std::wostream` when
+    /// wide).
+    pub fn writes(self) -> bool {
+        !matches!(self, StringStreamKind::In | StringStreamKind::WideIn)
+    }
+
+    /// Its text is wide (`std::wstring`, written as UTF-8).
+    pub fn wide(self) -> bool {
+        matches!(
+            self,
+            StringStreamKind::WideBoth | StringStreamKind::WideIn | StringStreamKind::WideOut
+        )
+    }
+
+    /// The stream type it derives from and binds: `std::ostream` or
+    /// `std::wostream`.
+    pub fn base(self) -> Type {
+        if self.wide() {
+            Type::WideOstream
+        } else {
+            Type::Ostream
+        }
+    }
 }
 
 /// The signature a function pointer points to (`Type::FnPtr`).
@@ -417,16 +505,26 @@ impl Type {
         self.contains_leaf(structs, 0, &Type::is_pointer_like)
     }
 
-    /// True when the type is or holds `unsigned char`, `short` or `unsigned
-    /// short` (host-only types, which the compiled engine leaves to the
+    /// True when the type is or holds `unsigned char`, `short`, `unsigned
+    /// short` or `wchar_t` (host-only types, which the compiled engine leaves to the
     /// interpreter).
     pub fn contains_narrow_integer(&self, structs: &[StructDef]) -> bool {
         self.contains_leaf(structs, 0, &|t| {
             matches!(
                 t,
-                Type::Scalar(Scalar::UChar | Scalar::Short | Scalar::UShort)
+                Type::Scalar(Scalar::UChar | Scalar::Short | Scalar::UShort | Scalar::WChar)
             )
         })
+    }
+
+    /// True when the type is or holds a string stream.
+    pub fn contains_string_stream(&self, structs: &[StructDef]) -> bool {
+        self.contains_leaf(structs, 0, &|t| matches!(t, Type::StringStream(_)))
+    }
+
+    /// True when the type is or holds the scalar `s`.
+    pub fn contains_leaf_scalar(&self, structs: &[StructDef], s: Scalar) -> bool {
+        self.contains_leaf(structs, 0, &|t| *t == Type::Scalar(s))
     }
 
     /// Whether a part of the type that holds no other type satisfies `leaf`.
@@ -563,6 +661,7 @@ pub fn display(ty: &Type, structs: &[StructDef]) -> String {
         }
         Type::WideStr => "std::wstring".into(),
         Type::WideOstream => "std::wostream".into(),
+        Type::StringStream(kind) => kind.name().into(),
         Type::Error => "<error>".into(),
     }
 }

@@ -14,7 +14,7 @@ pub(crate) fn clif_type(s: Scalar) -> types::Type {
     match s {
         Scalar::Bool | Scalar::Char | Scalar::UChar => types::I8,
         Scalar::Short | Scalar::UShort => types::I16,
-        Scalar::Int | Scalar::UInt => types::I32,
+        Scalar::Int | Scalar::UInt | Scalar::WChar => types::I32,
         Scalar::Long | Scalar::ULong => types::I64,
         Scalar::Float => types::F32,
         Scalar::Double => types::F64,

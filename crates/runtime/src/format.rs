@@ -33,6 +33,9 @@ pub enum ScalarValue {
     Short(i16),
     /// `unsigned short`.
     UShort(u16),
+    /// `wchar_t`, written to a wide stream: the character (as UTF-8, as
+    /// wide text is written).
+    WChar(i32),
     /// `int`.
     Int(i32),
     /// `unsigned int`.
@@ -101,6 +104,17 @@ impl Default for StreamFormat {
 }
 
 impl StreamFormat {
+    /// `std::hex` is set: integers are read (and written) in base 16.
+    pub fn is_hex(&self) -> bool {
+        self.hex
+    }
+
+    /// The pending field width, which reading a string uses up (and resets
+    /// to 0, as `operator>>` into a string does).
+    pub fn take_width(&mut self) -> i32 {
+        std::mem::take(&mut self.width)
+    }
+
     /// Applies a manipulator; `arg` is the int argument of
     /// `setw`/`setprecision`/`setfill` (ignored by the others). `Endl`
     /// appends `"\n"` to `out` (the caller flushes).
@@ -155,6 +169,14 @@ impl StreamFormat {
             },
             ScalarValue::Char(c) => {
                 return self.pad_and_write(&[c as u8], out);
+            }
+            ScalarValue::WChar(c) => {
+                let c = u32::try_from(c)
+                    .ok()
+                    .and_then(char::from_u32)
+                    .unwrap_or(char::REPLACEMENT_CHARACTER);
+                let mut buf = [0u8; 4];
+                return self.pad_and_write(c.encode_utf8(&mut buf).as_bytes(), out);
             }
             // In hex, libstdc++ converts signed values to their unsigned type
             // of the same width first, so negatives show all their bits.

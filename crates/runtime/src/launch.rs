@@ -80,7 +80,7 @@ impl Buffer {
             Scalar::UChar => Bits::Int(i64::from(word as u8)),
             Scalar::Short => Bits::Int(i64::from(word as u16 as i16)),
             Scalar::UShort => Bits::Int(i64::from(word as u16)),
-            Scalar::Int => Bits::Int(i64::from(word as u32 as i32)),
+            Scalar::Int | Scalar::WChar => Bits::Int(i64::from(word as u32 as i32)),
             Scalar::UInt => Bits::Int(i64::from(word as u32)),
             Scalar::Long | Scalar::ULong => Bits::Int(word as i64),
             Scalar::Float => Bits::Float(f32::from_bits(word as u32)),

@@ -1169,6 +1169,12 @@ impl FnCx<'_> {
     /// derived from it (a place stays a place); otherwise `e` itself.
     pub(crate) fn to_base(&self, e: Expr, to: &Type) -> Expr {
         match (&e.ty, to) {
+            // A writing string stream as the `std::ostream` it derives from.
+            (Type::StringStream(kind), Type::Ostream | Type::WideOstream)
+                if kind.writes() && kind.base() == *to =>
+            {
+                crate::library::sstream::as_ostream(e)
+            }
             (Type::Struct(from), Type::Struct(base)) if from != base => {
                 match self.base_path(*from, *base) {
                     Some(path) => self.upcast(e, &path),

@@ -10,7 +10,12 @@ use tessera_ir::{Expr, ExprKind, Intrinsic, Scalar, TiledIndexPart, Type};
 /// short` become `int`.
 pub fn promote(s: Scalar) -> Scalar {
     match s {
-        Scalar::Bool | Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort => Scalar::Int,
+        Scalar::Bool
+        | Scalar::Char
+        | Scalar::UChar
+        | Scalar::Short
+        | Scalar::UShort
+        | Scalar::WChar => Scalar::Int,
         other => other,
     }
 }
@@ -84,6 +89,24 @@ impl FnCx<'_> {
         let e = match crate::library::coerce_array_to_view(self, e, to) {
             Ok(done) => return done,
             Err(e) => e,
+        };
+        // `std::wstring s = p;` of a `const wchar_t*`, and
+        // `const wchar_t* p = L"...";`.
+        let e = match to {
+            Type::WideStr => match crate::library::wstring::from_pointer(self, e) {
+                Ok(done) => return done,
+                Err(e) => e,
+            },
+            Type::Ptr {
+                elem,
+                is_const: true,
+            } if **elem == Type::Scalar(Scalar::WChar) => {
+                match crate::library::wstring::literal_pointer(e) {
+                    Ok(done) => return done,
+                    Err(e) => e,
+                }
+            }
+            _ => e,
         };
         let e = match self.pointer_coerce(e, to) {
             Ok(done) => return done,
@@ -225,6 +248,8 @@ impl FnCx<'_> {
         };
         match e.ty {
             Type::Scalar(_) => self.convert_scalar(e, Scalar::Bool),
+            // `while (in >> x)`: the stream's `explicit operator bool`.
+            Type::StringStream(_) | Type::Ostream => crate::library::sstream::truth(e),
             Type::Ptr { .. } | Type::Null | Type::FnPtr(_) => {
                 let span = e.span;
                 Expr {

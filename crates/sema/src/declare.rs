@@ -223,6 +223,17 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
                 );
                 continue;
             }
+            if ty.contains_string_stream(&ck.program.structs) {
+                // A class holding a stream cannot be copied in C++, which
+                // Tessera does not check for classes yet.
+                ck.error(
+                    codes::E0211,
+                    d.span,
+                    "a string stream as a member is not supported yet",
+                    "string stream member",
+                    "declare the stream where it is used, or pass it by reference",
+                );
+            }
             if let Some(e) = field_enum {
                 pending_enum_fields.push((fields.len() as u32, e));
             }
@@ -881,12 +892,21 @@ pub(crate) fn param_local(
     }
     let mut ty = d.ty;
     let mut is_const = types::object_const(ck, &p.specs, &p.declarator.modifiers);
-    if ty == Type::Ostream && !d.by_ref {
+    if matches!(
+        ty,
+        Type::Ostream | Type::WideOstream | Type::StringStream(_)
+    ) && !d.by_ref
+    {
+        let shown = ck.show(&ty);
         ck.report(
             Diagnostic::error(codes::E0203, p.span, "a stream cannot be passed by value")
-                .with_label("copies a `std::ostream`")
+                .with_label(format!("copies a `{shown}`"))
                 .with_msvc("C2280")
-                .with_help("take it by reference: `std::ostream& os`"),
+                .with_help(if ty == Type::Ostream {
+                    "take it by reference: `std::ostream& os`".to_string()
+                } else {
+                    format!("take it by reference: `{shown}& s`")
+                }),
         );
     }
     // `int a[4]` and `int a[]` declare a pointer parameter: the callee

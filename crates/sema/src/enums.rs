@@ -77,7 +77,11 @@ pub fn declare_enum(ck: &mut Checker, def: &ast::EnumDef) {
                 // code using the enumeration gets C++ AMP's own refusal of
                 // the type (C3581) rather than an unknown name.
                 Type::Scalar(
-                    s @ (Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort),
+                    s @ (Scalar::Char
+                    | Scalar::UChar
+                    | Scalar::Short
+                    | Scalar::UShort
+                    | Scalar::WChar),
                 ) if !d.by_ref && !t.specs.is_const => {
                     ck.error(
                         codes::E0211,

@@ -113,6 +113,24 @@ impl FnCx<'_> {
                     error_expr(span)
                 }
             },
+            K::Char(text) if text.starts_with('L') => match literal::parse_wide_char(text) {
+                Some(c) => mk(
+                    ExprKind::Const(Const::Int(i64::from(c))),
+                    Type::Scalar(Scalar::WChar),
+                    false,
+                    span,
+                ),
+                None => {
+                    self.ck.error(
+                        codes::E0211,
+                        span,
+                        "a wide character literal of several characters is not supported",
+                        "here",
+                        "write one character: `L'x'`",
+                    );
+                    error_expr(span)
+                }
+            },
             K::Char(text) => match literal::parse_char(text) {
                 Some(c) => mk(
                     ExprKind::Const(Const::Int(i64::from(c))),
@@ -351,6 +369,19 @@ impl FnCx<'_> {
     /// runs on (LP64), as a `size_t` (`unsigned long`).
     fn size_of(&mut self, ty: &Type, span: Span) -> Expr {
         if ty.is_error() {
+            return error_expr(span);
+        }
+        if ty.contains_leaf_scalar(&self.ck.program.structs, Scalar::WChar) {
+            let shown = self.ck.show(ty);
+            self.ck.report(
+                Diagnostic::error(
+                    codes::E0211,
+                    span,
+                    format!("`sizeof` of `{shown}` is not supported: the size of `wchar_t` is implementation-defined (2 bytes with MSVC, 4 with g++)"),
+                )
+                .with_label("implementation-defined size")
+                .with_help("count the characters instead (`wcslen`, a `std::wstring`'s `size()`), or use `sizeof` of a type with a fixed size"),
+            );
             return error_expr(span);
         }
         let size = match ty {
@@ -854,6 +885,11 @@ impl FnCx<'_> {
             _ => {
                 let l = self.expr(lhs);
                 let r = self.expr(rhs);
+                // `in >> s` reads a `std::string` itself: no `operator>>`
+                // of the program's or `<string>`'s is involved.
+                if op == B::Shr && matches!(l.ty, Type::StringStream(_)) {
+                    return crate::library::sstream::read(self, l, r, span);
+                }
                 if matches!(op, B::Eq | B::Ne) && crate::fnptr::compares_fn_pointers(&l, &r) {
                     return self.fn_pointer_comparison(op == B::Eq, l, r, span);
                 }

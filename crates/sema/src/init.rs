@@ -481,34 +481,69 @@ impl FnCx<'_> {
         let Type::CArray(elem, size) = &*ty else {
             return None;
         };
-        let char_like = matches!(**elem, Type::Scalar(Scalar::Char | Scalar::UChar));
+        let char_like = matches!(
+            **elem,
+            Type::Scalar(Scalar::Char | Scalar::UChar | Scalar::WChar)
+        );
         if !char_like || !matches!(item.kind, K::Str(_)) {
             return None;
         }
+        let wide_elem = **elem == Type::Scalar(Scalar::WChar);
         let elem = (**elem).clone();
         let size = *size;
         let literal = self.expr(item);
-        let ExprKind::Str(text) = &literal.kind else {
-            // An error reported already, or a wide literal, which only a
-            // `wchar_t` array takes.
-            if literal.ty == Type::WideStr {
-                let shown = self.ck.show(ty);
+        let wide_literal = literal.ty == Type::WideStr;
+        let units: Vec<i64> = match &literal.kind {
+            // A `wchar_t` array holds the characters of a wide literal (its
+            // text is kept as UTF-8).
+            ExprKind::Str(text) if wide_elem && wide_literal => String::from_utf8_lossy(text)
+                .chars()
+                .map(|c| i64::from(u32::from(c)))
+                .collect(),
+            // `char` is signed: bytes above 127 are negative, as g++ and
+            // MSVC store them.
+            ExprKind::Str(text) if !wide_elem && !wide_literal => text
+                .iter()
+                .map(|&b| match elem {
+                    Type::Scalar(Scalar::UChar) => i64::from(b),
+                    _ => i64::from(b as i8),
+                })
+                .collect(),
+            ExprKind::Str(_) if wide_elem => {
                 self.ck.report(
                     tessera_diagnostics::Diagnostic::error(
                         codes::E0203,
                         item.span,
-                        format!(
-                            "mismatched types: a wide string literal cannot initialise a `{shown}`"
-                        ),
+                        "mismatched types: a narrow string literal cannot initialise a `wchar_t` array",
                     )
-                    .with_label("a wide string")
+                    .with_label("a narrow string")
                     .with_msvc("C2440")
-                    .with_help("write a narrow literal: `\"...\"`"),
+                    .with_help("write a wide literal: `L\"...\"`"),
                 );
+                return Some(None);
             }
+            _ => Vec::new(),
+        };
+        let ExprKind::Str(_) = &literal.kind else {
             return Some(None);
         };
-        let Ok(needed) = u32::try_from(text.len() + 1) else {
+        if wide_literal && !wide_elem {
+            let shown = self.ck.show(ty);
+            self.ck.report(
+                tessera_diagnostics::Diagnostic::error(
+                    codes::E0203,
+                    item.span,
+                    format!(
+                        "mismatched types: a wide string literal cannot initialise a `{shown}`"
+                    ),
+                )
+                .with_label("a wide string")
+                .with_msvc("C2440")
+                .with_help("write a narrow literal: `\"...\"`"),
+            );
+            return Some(None);
+        }
+        let Ok(needed) = u32::try_from(units.len() + 1) else {
             return Some(None);
         };
         if size == 0 {
@@ -520,7 +555,7 @@ impl FnCx<'_> {
                     item.span,
                     format!(
                         "a string of {} characters and its terminating zero do not fit in {size} elements",
-                        text.len()
+                        units.len()
                     ),
                 )
                 .with_label(format!("{needed} elements needed"))
@@ -530,16 +565,10 @@ impl FnCx<'_> {
             return Some(None);
         }
         let span = item.span;
-        let chars = text
+        let chars = units
             .iter()
-            .chain(std::iter::once(&0u8))
-            .map(|&b| {
-                // `char` is signed: bytes above 127 are negative, as g++ and
-                // MSVC store them.
-                let value = match elem {
-                    Type::Scalar(Scalar::UChar) => i64::from(b),
-                    _ => i64::from(b as i8),
-                };
+            .chain(std::iter::once(&0))
+            .map(|&value| {
                 Init::Expr(mk(
                     ExprKind::Const(Const::Int(value)),
                     elem.clone(),
@@ -611,6 +640,12 @@ impl FnCx<'_> {
                         *ty = v.ty.clone();
                     }
                     if by_ref {
+                        // `std::ostream& out = ss;`: the stream as its base.
+                        let v = if matches!(v.ty, Type::StringStream(_)) {
+                            self.to_base(v, ty)
+                        } else {
+                            v
+                        };
                         if !v.place && !v.ty.is_error() && !self.ck.specs_const(specs) {
                             self.ck.error(
                                 codes::E0204,

@@ -124,9 +124,12 @@ impl FnCx<'_> {
                 "`std::{}` is host memory; copy it into an `array` and capture the array",
                 kind.name()
             )),
-            Type::Ostream | Type::WideOstream | Type::Manipulator | Type::Str | Type::WideStr => {
-                Some("streams are host-only".into())
-            }
+            Type::Ostream
+            | Type::WideOstream
+            | Type::StringStream(_)
+            | Type::Manipulator
+            | Type::Str
+            | Type::WideStr => Some("streams are host-only".into()),
             // A capture becomes a member of the kernel's closure, and amp
             // code allows no pointer members.
             Type::Ptr { .. } | Type::Null => Some(

@@ -154,6 +154,19 @@ pub fn parse_char(text: &str) -> Option<i8> {
     }
 }
 
+/// Value of a wide character literal `L'a'`, `L'\u00e9'` written as the
+/// character itself, `L'\n'`: its code point.
+pub fn parse_wide_char(text: &str) -> Option<i32> {
+    let inner = text.strip_prefix("L'")?.strip_suffix('\'')?;
+    let bytes = unescape(inner)?;
+    let text = std::str::from_utf8(&bytes).ok()?;
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => i32::try_from(u32::from(c)).ok(),
+        _ => None,
+    }
+}
+
 /// The bytes of a string literal's contents, escapes decoded; `None` if an
 /// escape is invalid (the lexer reported it).
 pub fn unescape(inner: &str) -> Option<Vec<u8>> {

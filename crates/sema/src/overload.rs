@@ -80,6 +80,17 @@ pub fn sequence(arg: Arg<'_>, param: Param<'_>) -> Option<Sequence> {
         });
     }
     if param.by_ref && !param.is_const {
+        // A writing string stream is a `std::ostream` (its base class): a
+        // derived-to-base binding, ranked as a conversion.
+        if let (Type::StringStream(kind), Type::Ostream | Type::WideOstream) = (arg.ty, param.ty)
+            && kind.base() == *param.ty
+        {
+            return (arg.modifiable_lvalue && kind.writes()).then_some(Sequence {
+                rank: Rank::Conversion,
+                binds_const_ref: Some(false),
+                adds_const: false,
+            });
+        }
         // A non-const reference binds only to a modifiable lvalue of its type.
         return (arg.modifiable_lvalue && arg.ty == param.ty).then_some(Sequence {
             rank: Rank::Exact,
@@ -158,7 +169,12 @@ fn value_rank(from: &Type, to: &Type) -> Option<Rank> {
     let promotes = matches!(
         (a, b),
         (
-            Scalar::Bool | Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort,
+            Scalar::Bool
+                | Scalar::Char
+                | Scalar::UChar
+                | Scalar::Short
+                | Scalar::UShort
+                | Scalar::WChar,
             Scalar::Int
         ) | (Scalar::Float, Scalar::Double)
     );

@@ -113,7 +113,7 @@ impl FnCx<'_> {
         }
         if matches!(
             e.ty,
-            Type::Ostream | Type::Manipulator | Type::Str | Type::Null
+            Type::Ostream | Type::StringStream(_) | Type::Manipulator | Type::Str | Type::Null
         ) {
             let shown = self.ck.show(&e.ty);
             self.ck.error(

@@ -733,6 +733,12 @@ impl FnCx<'_> {
         out: &mut Vec<Stmt>,
     ) {
         let range = self.expr(range);
+        // A `std::string` loops over its characters: `<string>`'s vector of
+        // them, without the zero that ends it.
+        let (range, ends_in_zero) = match crate::library::sstream::string_chars(self, range) {
+            Ok(chars) => (chars, true),
+            Err(range) => (range, false),
+        };
         let (elem, size, element) = match &range.ty {
             Type::Vector(elem) => ((**elem).clone(), Intrinsic::VectorSize, None),
             Type::Container(_, elem) => ((**elem).clone(), Intrinsic::VectorSize, None),
@@ -817,6 +823,25 @@ impl FnCx<'_> {
                     place: false,
                     span,
                 },
+            };
+            let len = if ends_in_zero {
+                Expr {
+                    kind: ExprKind::Binary {
+                        op: tessera_ir::BinOp::Sub,
+                        lhs: Box::new(len),
+                        rhs: Box::new(Expr {
+                            kind: ExprKind::Const(Const::Int(1)),
+                            ty: Type::Scalar(Scalar::Long),
+                            place: false,
+                            span,
+                        }),
+                    },
+                    ty: Type::Scalar(Scalar::Long),
+                    place: false,
+                    span,
+                }
+            } else {
+                len
             };
             let cond = Expr {
                 kind: ExprKind::Binary {
@@ -1113,12 +1138,44 @@ impl FnCx<'_> {
                 }
                 other => other,
             };
-            if ty == Type::Ostream && !by_ref {
+            // A string stream is made by its constructor; any other
+            // initialiser copies one.
+            let copies_string_stream = matches!(
+                &init,
+                Some(Init::Expr(e)) if matches!(e.ty, Type::StringStream(_))
+                    && !matches!(
+                        e.kind,
+                        tessera_ir::ExprKind::Intrinsic {
+                            op: tessera_ir::Intrinsic::StringStreamNew,
+                            ..
+                        }
+                    )
+            );
+            if !matches!(ty, Type::StringStream(_))
+                && ty.contains_string_stream(&self.ck.program.structs)
+            {
+                let shown = self.ck.show(&ty);
+                self.ck.error(
+                    codes::E0211,
+                    decl.span,
+                    format!("`{shown}` holds string streams, which is not supported yet"),
+                    "holds string streams",
+                    "declare each stream as a variable of its own",
+                );
+            }
+            if (matches!(ty, Type::Ostream | Type::WideOstream) || copies_string_stream) && !by_ref
+            {
+                let shown = self.ck.show(&ty);
+                let help = if matches!(ty, Type::Ostream | Type::WideOstream) {
+                    "bind a reference: `std::ostream& out = std::cout;`".to_string()
+                } else {
+                    format!("bind a reference: `{shown}& other = stream;`")
+                };
                 self.ck.report(
                     Diagnostic::error(codes::E0203, decl.span, "a stream cannot be copied")
-                        .with_label("copies a `std::ostream`")
+                        .with_label(format!("copies a `{shown}`"))
                         .with_msvc("C2280")
-                        .with_help("bind a reference: `std::ostream& out = std::cout;`"),
+                        .with_help(help),
                 );
             }
             if ty == Type::Void || matches!(ty, Type::Iterator(_)) {
@@ -1447,21 +1504,25 @@ fn needs_constructor(ty: &Type) -> bool {
             | Type::TiledIndex(_)
             | Type::TileBarrier
             | Type::AcceleratorView
+            | Type::StringStream(_)
     )
 }
 
 /// Why `ty` cannot be used in amp code, if it cannot.
 pub fn kernel_type_problem(ck: &Checker, ty: &Type) -> Option<String> {
     match ty {
-        Type::Scalar(s @ (Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort)) => {
-            Some(format!("`{}`", s.name()))
-        }
+        Type::Scalar(
+            s @ (Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort | Scalar::WChar),
+        ) => Some(format!("`{}`", s.name())),
         Type::Vector(_) => Some("`std::vector` lives on the host".into()),
         Type::Iter(_) => Some("the iterators of host containers live on the host".into()),
         Type::Container(kind, _) => Some(format!("`std::{}` lives on the host", kind.name())),
-        Type::Ostream | Type::WideOstream | Type::Manipulator | Type::Str | Type::WideStr => {
-            Some("streams and strings are host-only".into())
-        }
+        Type::Ostream
+        | Type::WideOstream
+        | Type::StringStream(_)
+        | Type::Manipulator
+        | Type::Str
+        | Type::WideStr => Some("streams and strings are host-only".into()),
         Type::Accelerator | Type::AcceleratorView => {
             Some("accelerators and their views are host-only".into())
         }

@@ -3,7 +3,7 @@
 
 use crate::cx::Checker;
 use tessera_diagnostics::{Diagnostic, Span, codes};
-use tessera_ir::{Container, Rank, Scalar, TileShape, Type};
+use tessera_ir::{Container, Rank, Scalar, StringStreamKind, TileShape, Type};
 use tessera_syntax::ast::{self, BaseType, Builtin, DeclSpecs, Modifiers, TemplateArg};
 
 /// Looks up the value of a named constant (a `const` integral variable).
@@ -229,14 +229,7 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                 return Type::Struct(*id);
             }
             if is_wchar(ty) {
-                ck.error(
-                    codes::E0211,
-                    span,
-                    "`wchar_t` is not part of the Tessera language yet",
-                    "unsupported type",
-                    "use `int` for the character's code",
-                );
-                return Type::Error;
+                return Type::Scalar(Scalar::WChar);
             }
             // The C library's integer typedefs, as in LP64.
             if qualifier_ok(path, &["std"]) {
@@ -249,6 +242,14 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                     "ostream" if path.segments.len() == 2 => return Type::Ostream,
                     "uint32_t" => return Type::Scalar(Scalar::UInt),
                     "wstring" if path.segments.len() == 2 => return Type::WideStr,
+                    // Only as `std::wostream&`: `std::wcout`, `std::wcerr` or
+                    // a wide string stream.
+                    "wostream" if path.segments.len() == 2 => return Type::WideOstream,
+                    _ if StringStreamKind::named(name).is_some() => {
+                        if let Some(kind) = StringStreamKind::named(name) {
+                            return Type::StringStream(kind);
+                        }
+                    }
                     "random_device" => {
                         return crate::library::random::device_type(ck);
                     }

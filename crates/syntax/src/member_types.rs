@@ -64,8 +64,67 @@ pub const ITERATOR_TEMPLATES: &[&str] = &[
 /// How far a template argument list may reach.
 const MAX_SCAN: usize = 256;
 
+/// The member types of `std::string`: its iterators are pointers to its
+/// characters (`<string>`'s `begin()` returns one).
+const STRING_MEMBERS: &[&str] = &[
+    "size_type",
+    "difference_type",
+    "value_type",
+    "iterator",
+    "const_iterator",
+];
+
+/// Rewrites every `std::string::member` of [`STRING_MEMBERS`] in `tokens`
+/// into the type it names.
+fn rewrite_string_members(tokens: &mut Vec<Token<'_>>) {
+    let at = |i: usize, tokens: &[Token<'_>]| {
+        tokens[i].tok == Tok::Ident("string")
+            && tokens.get(i + 1).is_some_and(|t| t.tok == Tok::ColonColon)
+            && matches!(tokens.get(i + 2).map(|t| t.tok), Some(Tok::Ident(m)) if STRING_MEMBERS.contains(&m))
+    };
+    if !(0..tokens.len()).any(|i| at(i, tokens)) {
+        return;
+    }
+    let mut out: Vec<Token<'_>> = Vec::with_capacity(tokens.len());
+    let mut starred: Vec<usize> = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        if at(i, tokens) {
+            take_back_qualifiers(&mut out);
+            let (start, end) = (tokens[i].start, tokens[i + 2].end);
+            let mark = |tok| Token { tok, start, end };
+            match tokens[i + 2].tok {
+                Tok::Ident("size_type") => out.push(mark(Tok::Ident("size_t"))),
+                Tok::Ident("difference_type") => out.push(mark(Tok::Ident("ptrdiff_t"))),
+                Tok::Ident("value_type") => out.push(mark(Tok::CharKw)),
+                member => {
+                    if member == Tok::Ident("const_iterator") {
+                        out.push(mark(Tok::Const));
+                    }
+                    out.push(mark(Tok::CharKw));
+                    out.push(mark(Tok::Star));
+                    starred.extend(later_declarators(tokens, i + 3));
+                }
+            }
+            i += 3;
+            continue;
+        }
+        if starred.contains(&i) {
+            out.push(Token {
+                tok: Tok::Star,
+                start: tokens[i].start,
+                end: tokens[i].start,
+            });
+        }
+        out.push(tokens[i]);
+        i += 1;
+    }
+    *tokens = out;
+}
+
 /// Rewrites every `C<args>::member` of [`CONTAINERS`] in `tokens`.
 pub fn rewrite(tokens: &mut Vec<Token<'_>>) {
+    rewrite_string_members(tokens);
     let opens = |i: usize, tokens: &[Token<'_>]| {
         matches!(tokens[i].tok, Tok::Ident(name) if name == "is_same" || CONTAINERS.iter().any(|(c, _)| *c == name))
             && tokens.get(i + 1).is_some_and(|t| t.tok == Tok::Lt)

@@ -527,7 +527,9 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             Scalar::UInt | Scalar::Bool | Scalar::UChar | Scalar::UShort => {
                 self.b.ins().uextend(types::I64, v)
             }
-            Scalar::Int | Scalar::Char | Scalar::Short => self.b.ins().sextend(types::I64, v),
+            Scalar::Int | Scalar::Char | Scalar::Short | Scalar::WChar => {
+                self.b.ins().sextend(types::I64, v)
+            }
         }
     }
 

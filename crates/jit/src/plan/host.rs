@@ -248,6 +248,15 @@ fn prints(prog: &Program, b: &IrBlock) -> bool {
                     | Intrinsic::Stdout
                     | Intrinsic::Stderr
                     | Intrinsic::Manipulator(_)
+                    | Intrinsic::StringStreamNew
+                    | Intrinsic::StreamAsOstream
+                    | Intrinsic::StreamRead
+                    | Intrinsic::StreamGetline
+                    | Intrinsic::StreamText
+                    | Intrinsic::StreamSetText
+                    | Intrinsic::StreamQuery(_)
+                    | Intrinsic::StreamClear
+                    | Intrinsic::StringToNumber { .. }
             ),
             ExprKind::Call { func, .. } => {
                 calls.push(*func);

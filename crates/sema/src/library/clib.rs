@@ -513,7 +513,9 @@ fn refused(spec: &printf::Spec) -> Option<String> {
     }
     let length = spec.length;
     let bad_length = match kind {
-        Kind::Char | Kind::Str => length != Length::Plain,
+        Kind::Char => length != Length::Plain,
+        // `%ls`: a wide string.
+        Kind::Str => !matches!(length, Length::Plain | Length::Long),
         Kind::Double => !matches!(length, Length::Plain | Length::Long),
         _ => false,
     };
@@ -587,19 +589,32 @@ fn wrong(cx: &mut FnCx<'_>, v: &Expr, text: &str, expects: &str, help: &str) {
 fn promote(cx: &mut FnCx<'_>, v: Expr, spec: &printf::Spec, text: &str) -> Option<Expr> {
     // An array passed to `...` decays to a pointer to its first element.
     let v = match &v.ty {
-        Type::CArray(elem, _) if **elem == Type::Scalar(Scalar::Char) && v.place => {
+        Type::CArray(elem, _)
+            if matches!(**elem, Type::Scalar(Scalar::Char | Scalar::WChar)) && v.place =>
+        {
             let to = Type::Ptr {
                 elem: elem.clone(),
                 is_const: true,
             };
             cx.coerce(v, &to, "a `printf` argument")
         }
+        // A wide literal: a pointer to its characters.
+        Type::WideStr => super::wstring::literal_pointer(v).unwrap_or_else(|v| v),
         _ => v,
     };
     let Some(s) = v.ty.scalar() else {
         // `%s` takes a string literal or a `char*` (printed up to its 0).
         let c_string =
             matches!(&v.ty, Type::Ptr { elem, .. } if **elem == Type::Scalar(Scalar::Char));
+        let wide_string =
+            matches!(&v.ty, Type::Ptr { elem, .. } if **elem == Type::Scalar(Scalar::WChar));
+        if spec.kind() == Kind::Str && spec.length == Length::Long {
+            if wide_string {
+                return Some(v);
+            }
+            wrong(cx, &v, text, "a wide string (a `wchar_t*`)", "");
+            return None;
+        }
         if (v.ty == Type::Str || c_string) && spec.kind() == Kind::Str {
             return Some(v);
         }
@@ -608,7 +623,12 @@ fn promote(cx: &mut FnCx<'_>, v: Expr, spec: &printf::Spec, text: &str) -> Optio
             Kind::Double => "a `double`",
             _ => "an integer",
         };
-        wrong(cx, &v, text, expects, "");
+        let help = if wide_string && spec.kind() == Kind::Str {
+            "use `%ls` for a wide string"
+        } else {
+            ""
+        };
+        wrong(cx, &v, text, expects, help);
         return None;
     };
     let wide = spec.length.wide();

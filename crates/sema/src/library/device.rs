@@ -270,6 +270,9 @@ pub(super) fn construct(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Spa
         (_, [one]) if one.ty == *ty => one.clone(),
         (Type::Accelerator, []) => device_value(Type::Accelerator, span),
         (Type::Accelerator, [path]) => {
+            // `accelerator(p)` of a `const wchar_t*`: the `std::wstring` it
+            // points to.
+            let path = &super::wstring::from_pointer(cx, path.clone()).unwrap_or_else(|p| p);
             if !wide_arg(cx, path, "`accelerator`") {
                 return error_expr(span);
             }

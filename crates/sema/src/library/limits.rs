@@ -36,7 +36,7 @@ fn value(t: Scalar, member: &str) -> Option<(Const, Scalar)> {
         UChar => (0, i64::from(u8::MAX)),
         Short => (i64::from(i16::MIN), i64::from(i16::MAX)),
         UShort => (0, i64::from(u16::MAX)),
-        Int => (i64::from(i32::MIN), i64::from(i32::MAX)),
+        Int | WChar => (i64::from(i32::MIN), i64::from(i32::MAX)),
         UInt => (0, i64::from(u32::MAX)),
         Long => (i64::MIN, i64::MAX),
         // The bits of `u64::MAX`, as constants of `unsigned long` hold them.
@@ -50,7 +50,7 @@ fn value(t: Scalar, member: &str) -> Option<(Const, Scalar)> {
         UChar => (8, 2),
         Short => (15, 4),
         UShort => (16, 4),
-        Int => (31, 9),
+        Int | WChar => (31, 9),
         UInt => (32, 9),
         Long => (63, 18),
         ULong => (64, 19),

@@ -45,11 +45,12 @@ mod limits;
 mod math;
 pub(crate) mod random;
 mod shape;
+pub(crate) mod sstream;
 mod stdcont;
 mod stream;
 mod sync;
 pub(crate) mod tuple;
-mod wstring;
+pub(crate) mod wstring;
 
 #[cfg(test)]
 mod tests;
@@ -508,7 +509,13 @@ pub fn binary(cx: &mut FnCx<'_>, op: BinaryOp, l: &Expr, r: &Expr, span: Span) -
         );
         return Some(error_expr(span));
     }
-    if matches!(l.ty, Type::Ostream | Type::WideOstream) {
+    if op == BinaryOp::Shr && sstream::is_string_stream(&l.ty) {
+        return Some(sstream::read(cx, l.clone(), r.clone(), span));
+    }
+    if matches!(
+        l.ty,
+        Type::Ostream | Type::WideOstream | Type::StringStream(_)
+    ) {
         return Some(stream::shift(cx, op, l.clone(), r.clone(), span));
     }
     if device::is_device(&l.ty) || device::is_device(&r.ty) {
@@ -674,6 +681,7 @@ pub fn construct(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> E
         Type::Container(..) => stdcont::construct(cx, ty, args, span),
         Type::Accelerator | Type::AcceleratorView => device::construct(cx, ty, args, span),
         Type::WideStr => wstring::construct(cx, args, span),
+        Type::StringStream(kind) => sstream::construct(cx, *kind, args, span),
         _ => {
             let shown = cx.ck.show(ty);
             cx.ck.error(
@@ -764,7 +772,8 @@ pub fn method(
         }
         Type::Container(..) => stdcont::method(cx, base, name, args, span),
         Type::Accelerator | Type::AcceleratorView => device::method(cx, base, name, args, span),
-        Type::WideStr => wstring::method(cx, name, span),
+        Type::WideStr => wstring::method(cx, base, name, &args, span),
+        Type::StringStream(_) => sstream::method(cx, base, name, args, span),
         other => {
             let other = other.clone();
             no_member(cx, &other, name, "")
@@ -799,6 +808,12 @@ pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
     let amp_like = matches!(ns, Ns::Amp | Ns::Unqualified);
     if std_like && let Some(m) = stream::manipulator_fn(name) {
         return stream::manipulator_call(cx, path, m, args, span);
+    }
+    if std_like && name == "getline" {
+        return sstream::getline(cx, args, span);
+    }
+    if std_like && let Some(e) = sstream::string_to_number(cx, name, &args, span) {
+        return e;
     }
     if std_like && (name == "min" || name == "max") {
         return math::std_min_max(cx, path, args, span);

@@ -153,7 +153,42 @@ pub(super) fn shift(
         );
         return error_expr(span);
     }
-    let wide_stream = stream.ty == Type::WideOstream;
+    if let Type::StringStream(kind) = stream.ty
+        && !kind.writes()
+    {
+        cx.ck.report(
+            Diagnostic::error(
+                codes::E0210,
+                span,
+                format!("no operator `<<` for `{}`", kind.name()),
+            )
+            .with_label("reads only")
+            .with_secondary(stream.span, "an input stream")
+            .with_help("write to a `std::ostringstream` or a `std::stringstream`"),
+        );
+        return error_expr(span);
+    }
+    let wide_stream = match stream.ty {
+        Type::WideOstream => true,
+        Type::StringStream(kind) => kind.wide(),
+        _ => false,
+    };
+    // A `wchar_t*` (or array) prints the wide string it points to.
+    let value = super::wstring::from_pointer(cx, value).unwrap_or_else(|v| v);
+    if value.ty == Type::Scalar(tessera_ir::Scalar::WChar) && !wide_stream {
+        cx.ck.report(
+            Diagnostic::error(
+                codes::E0210,
+                value.span,
+                "a `wchar_t` cannot be written to a narrow stream",
+            )
+            .with_label("a wide character")
+            .with_secondary(stream.span, "writes `char`s")
+            .with_note("C++20 deletes `operator<<(std::ostream&, wchar_t)`; earlier C++ printed the character's code as a number")
+            .with_help("write it to `std::wcout` (or `std::wcerr`), or convert it: `int(c)` for its code"),
+        );
+        return error_expr(span);
+    }
     if value.ty == Type::WideStr && !wide_stream {
         cx.ck.report(
             Diagnostic::error(
@@ -207,7 +242,7 @@ pub(super) fn shift(
                 "an address differs from run to run; print what it points to: `std::cout << *p`"
                     .to_string()
             }
-            Type::Ostream | Type::WideOstream => {
+            Type::Ostream | Type::WideOstream | Type::StringStream(_) => {
                 "chain the values instead: `std::cout << a << b`".to_string()
             }
             _ => String::new(),

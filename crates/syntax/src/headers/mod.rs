@@ -21,6 +21,7 @@ pub fn source_of(header: &str) -> Option<(&'static str, &'static str)> {
         "cmath" | "math.h" => Some(("<cmath>", CMATH)),
         "amp_math.h" => Some(("<amp_math.h>", AMP_MATH)),
         "cstring" | "string.h" => Some(("<cstring>", CSTRING)),
+        "cctype" | "ctype.h" => Some(("<cctype>", CCTYPE)),
         "vector" => Some(("<vector>", VECTOR)),
         "string" | "iostream" | "sstream" => Some(("<string>", STRING)),
         "amp_short_vectors.h" | "amp_graphics.h" => Some(("<amp_short_vectors.h>", SHORT_VECTORS)),
@@ -42,6 +43,9 @@ const CMATH: &str = include_str!("cmath.h");
 
 /// `<cstring>` and `<string.h>`: the C string functions.
 const CSTRING: &str = include_str!("cstring.h");
+
+/// `<cctype>` and `<ctype.h>`: character classes and case conversions.
+const CCTYPE: &str = include_str!("cctype.h");
 
 /// `<string>` (also for `<iostream>` and `<sstream>`): `std::string` and
 /// `std::to_string`.

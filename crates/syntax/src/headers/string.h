@@ -9,6 +9,9 @@
 // `std::out_of_range`.
 #pragma once
 
+// libstdc++'s <string> brings in <cctype> (`toupper` for `std::transform`).
+#include <cctype>
+
 namespace std {
 
 class string {
@@ -128,8 +131,142 @@ public:
         return __d > 2147483647L ? 2147483647 : (__d < -2147483647L - 1 ? -2147483647 - 1 : int(__d));
     }
 
+    // Iterators are pointers to the characters (`end()` points at the
+    // terminating zero), so the pointer forms of <algorithm> take them;
+    // `std::string::iterator` is `char*` (see `member_types.rs`).
+    char* begin() { return &__chars[0]; }
+    char* end() { return &__chars[0] + size(); }
+    const char* begin() const { return &__chars[0]; }
+    const char* end() const { return &__chars[0] + size(); }
+    const char* cbegin() const { return &__chars[0]; }
+    const char* cend() const { return &__chars[0] + size(); }
+    const char& front() const { return __chars[0]; }
+    const char& back() const { return __chars[size() - 1]; }
+
+    string& assign(const string& __s) {
+        string __copy = __s;
+        __chars = __copy.__chars;
+        return *this;
+    }
+    string& assign(const char* __s) { return this->assign(string(__s)); }
+    string& assign(size_t __n, char __c) { return this->assign(string(__n, __c)); }
+    string& append(size_t __n, char __c) { return this->append(string(__n, __c)); }
+
+    // Insertion, removal and replacement at a position past the end are
+    // run-time errors (through `substr`) where C++ throws
+    // `std::out_of_range`.
+    string& insert(size_t __pos, const string& __s) { return this->replace(__pos, 0, __s); }
+    string& insert(size_t __pos, const char* __s) { return this->replace(__pos, 0, string(__s)); }
+    string& insert(size_t __pos, size_t __n, char __c) { return this->replace(__pos, 0, string(__n, __c)); }
+    string& erase() {
+        clear();
+        return *this;
+    }
+    string& erase(size_t __pos) { return this->replace(__pos, npos, string()); }
+    string& erase(size_t __pos, size_t __n) { return this->replace(__pos, __n, string()); }
+    string& replace(size_t __pos, size_t __n, const char* __s) { return this->replace(__pos, __n, string(__s)); }
+    string& replace(size_t __pos, size_t __n, const string& __s) {
+        string __tail = substr(__pos);
+        string __middle = __s;
+        size_t __gone = __n < __tail.size() ? __n : __tail.size();
+        resize(__pos);
+        this->__append_chars(__middle.c_str(), __middle.size());
+        this->__append_chars(__tail.c_str() + __gone, __tail.size() - __gone);
+        return *this;
+    }
+    void swap(string& __other) {
+        vector<char> __mine = __chars;
+        __chars = __other.__chars;
+        __other.__chars = __mine;
+    }
+    void reserve(size_t __n) {}
+
+    size_t rfind(char __c, size_t __pos) const {
+        size_t __i = __pos < size() ? __pos + 1 : size();
+        for (; __i > 0; __i--) {
+            if (__chars[__i - 1] == __c) {
+                return __i - 1;
+            }
+        }
+        return npos;
+    }
+    size_t rfind(const char* __s) const { return this->rfind(string(__s), npos); }
+    size_t rfind(const char* __s, size_t __pos) const { return this->rfind(string(__s), __pos); }
+    size_t rfind(const string& __s) const { return this->rfind(__s, npos); }
+    size_t rfind(const string& __s, size_t __pos) const {
+        size_t __n = __s.size();
+        if (__n > size()) {
+            return npos;
+        }
+        size_t __i = size() - __n < __pos ? size() - __n : __pos;
+        while (true) {
+            size_t __k = 0;
+            while (__k < __n && __chars[__i + __k] == __s[__k]) {
+                __k++;
+            }
+            if (__k == __n) {
+                return __i;
+            }
+            if (__i == 0) {
+                return npos;
+            }
+            __i--;
+        }
+    }
+
+    size_t find_first_of(const string& __set) const { return this->__find_forward(__set, 0, true); }
+    size_t find_first_of(const string& __set, size_t __pos) const { return this->__find_forward(__set, __pos, true); }
+    size_t find_first_of(const char* __set) const { return this->__find_forward(string(__set), 0, true); }
+    size_t find_first_of(const char* __set, size_t __pos) const { return this->__find_forward(string(__set), __pos, true); }
+    size_t find_first_of(char __c) const { return this->__find_forward(string(1, __c), 0, true); }
+    size_t find_first_of(char __c, size_t __pos) const { return this->__find_forward(string(1, __c), __pos, true); }
+    size_t find_first_not_of(const string& __set) const { return this->__find_forward(__set, 0, false); }
+    size_t find_first_not_of(const string& __set, size_t __pos) const { return this->__find_forward(__set, __pos, false); }
+    size_t find_first_not_of(const char* __set) const { return this->__find_forward(string(__set), 0, false); }
+    size_t find_first_not_of(const char* __set, size_t __pos) const { return this->__find_forward(string(__set), __pos, false); }
+    size_t find_first_not_of(char __c) const { return this->__find_forward(string(1, __c), 0, false); }
+    size_t find_first_not_of(char __c, size_t __pos) const { return this->__find_forward(string(1, __c), __pos, false); }
+    size_t find_last_of(const string& __set) const { return this->__find_backward(__set, npos, true); }
+    size_t find_last_of(const string& __set, size_t __pos) const { return this->__find_backward(__set, __pos, true); }
+    size_t find_last_of(const char* __set) const { return this->__find_backward(string(__set), npos, true); }
+    size_t find_last_of(const char* __set, size_t __pos) const { return this->__find_backward(string(__set), __pos, true); }
+    size_t find_last_of(char __c) const { return this->__find_backward(string(1, __c), npos, true); }
+    size_t find_last_of(char __c, size_t __pos) const { return this->__find_backward(string(1, __c), __pos, true); }
+    size_t find_last_not_of(const string& __set) const { return this->__find_backward(__set, npos, false); }
+    size_t find_last_not_of(const string& __set, size_t __pos) const { return this->__find_backward(__set, __pos, false); }
+    size_t find_last_not_of(const char* __set) const { return this->__find_backward(string(__set), npos, false); }
+    size_t find_last_not_of(const char* __set, size_t __pos) const { return this->__find_backward(string(__set), __pos, false); }
+    size_t find_last_not_of(char __c) const { return this->__find_backward(string(1, __c), npos, false); }
+    size_t find_last_not_of(char __c, size_t __pos) const { return this->__find_backward(string(1, __c), __pos, false); }
+
 private:
     vector<char> __chars;
+
+    void __append_chars(const char* __s, size_t __n) {
+        for (size_t __i = 0; __i < __n; __i++) {
+            push_back(__s[__i]);
+        }
+    }
+    // The first position from `__pos` whose character is in `__set`
+    // (`__in`) or not in it.
+    size_t __find_forward(const string& __set, size_t __pos, bool __in) const {
+        for (size_t __i = __pos; __i < size(); __i++) {
+            if ((__set.find(__chars[__i]) != npos) == __in) {
+                return __i;
+            }
+        }
+        return npos;
+    }
+    // The same, searching backwards from `__pos` (or the last character).
+    size_t __find_backward(const string& __set, size_t __pos, bool __in) const {
+        size_t __i = __pos < size() ? __pos + 1 : size();
+        for (; __i > 0; __i--) {
+            if ((__set.find(__chars[__i - 1]) != npos) == __in) {
+                return __i - 1;
+            }
+        }
+        return npos;
+    }
 };
 
 inline string operator+(const string& __a, const string& __b) {

@@ -52,6 +52,8 @@ pub const KNOWN_HEADERS: &[&str] = &[
     "limits",
     "cstring",
     "string.h",
+    "cctype",
+    "ctype.h",
     "ctime",
     "time.h",
     "cstdint",
