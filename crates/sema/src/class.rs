@@ -472,8 +472,13 @@ fn declare_method(
         && f.params[0].declarator.name.is_none();
     let first_param = locals.len();
     if !is_void_list {
+        // A prototype may take a class declared but not defined yet by
+        // reference; its definition comes after the class is complete.
+        let prototype = f.body.is_none() && !f.method.defaulted;
         for p in &f.params {
+            ck.prototype_param = prototype && p.declarator.modifiers.reference == 1;
             let local = crate::declare::param_local(ck, p, space, &lookup);
+            ck.prototype_param = false;
             locals.push(local);
         }
     }

@@ -228,6 +228,12 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
             {
                 return Type::Struct(*id);
             }
+            if path.segments.len() == 1
+                && ck.prototype_param
+                && let Some(id) = ck.declared_only.get(name)
+            {
+                return Type::Struct(*id);
+            }
             if is_wchar(ty) {
                 ck.error(
                     codes::E0211,
