@@ -1461,6 +1461,18 @@ impl FnCx<'_> {
         self.explicit_conversion(e, &ty, by_ref, span)
     }
 
+    /// Whether a cast of a `from` to class `id` is a call of one of `id`'s
+    /// constructors: the class declares some, and `from` is not a class
+    /// whose own conversion functions the cast might use instead.
+    fn constructs_directly(&self, from: &Type, id: tessera_ir::StructId) -> bool {
+        let has_ctors = self.ck.classes.get(&id).is_some_and(|c| !c.ctors.is_empty());
+        let converts = match from {
+            Type::Struct(o) => self.ck.classes.get(o).is_none_or(|c| !c.conversions.is_empty()),
+            _ => false,
+        };
+        has_ctors && !converts && !self.ck.random.contains_key(&id)
+    }
+
     /// `(T)e`, `static_cast<T>(e)`, `T(e)`.
     pub(crate) fn explicit_conversion(
         &mut self,
@@ -1502,6 +1514,20 @@ impl FnCx<'_> {
                         out.span = span;
                         out
                     }
+                }
+            }
+            // `(T)e` and `static_cast<T>(e)` of a class `T` initialise a
+            // `T` directly from `e`, so an `explicit` constructor is
+            // chosen as in `T(e)` (`(norm)0.5f`).
+            (from, Type::Struct(id))
+                if from != ty && !from.is_error() && self.constructs_directly(from, *id) =>
+            {
+                match self.construct_object(*id, vec![e], false, span) {
+                    Some(mut out) => {
+                        out.span = span;
+                        out
+                    }
+                    None => error_expr(span),
                 }
             }
             (Type::Ptr { .. } | Type::Null, _) | (_, Type::Ptr { .. }) => {

@@ -294,6 +294,16 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
             {
                 return Type::Struct(id);
             }
+            if path.segments.len() == 1 && ck.declared_only.contains_key(name) {
+                ck.error(
+                    codes::E0201,
+                    path.span,
+                    format!("`{}` is declared but not defined yet", path.text()),
+                    "incomplete class",
+                    "define the class before this use: until then Tessera takes it only by reference, in the parameters of a member function declared without its body",
+                );
+                return Type::Error;
+            }
             ck.error(
                 codes::E0201,
                 path.span,
