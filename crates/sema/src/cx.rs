@@ -103,6 +103,9 @@ pub struct Checker {
     /// without a body is resolved: the one place a class of
     /// `declared_only` may be named before its definition.
     pub prototype_param: bool,
+    /// The structs of PPL's `task<T>` made so far, with their `T`
+    /// (`Type::Void` for `task<void>`; see `library::task`).
+    pub task_results: HashMap<StructId, Type>,
     /// The spans of the `std::move(x)` calls of an object `x` lowered so
     /// far: an rvalue reference parameter binds `x` itself.
     pub moved: std::collections::HashSet<Span>,

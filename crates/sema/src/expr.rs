@@ -809,8 +809,55 @@ impl FnCx<'_> {
         match op {
             B::And | B::Or => {
                 let l = self.expr(lhs);
-                let l = self.condition(l);
                 let r = self.expr(rhs);
+                let tasks = library::task::result_of(self.ck, &l.ty).is_some()
+                    || library::task::result_of(self.ck, &r.ty).is_some();
+                if tasks && (l.ty.is_error() || r.ty.is_error()) {
+                    return error_expr(span);
+                }
+                // PPL's `a && b` of two tasks: done when both are.
+                if let (Some(a), Some(b)) = (
+                    library::task::result_of(self.ck, &l.ty),
+                    library::task::result_of(self.ck, &r.ty),
+                ) {
+                    if op == B::And && a == Type::Void && b == Type::Void {
+                        let ty = r.ty.clone();
+                        let both = mk(
+                            ExprKind::Comma {
+                                first: Box::new(l),
+                                second: Box::new(r),
+                            },
+                            ty,
+                            false,
+                            span,
+                        );
+                        return library::task::ready_after(self.ck, both, span);
+                    }
+                    self.ck.error(
+                        codes::E0211,
+                        span,
+                        format!("`{}` of two tasks is supported only for `task<void>`s (`&&`)", op.symbol()),
+                        "not supported",
+                        "wait for each task with `get()`",
+                    );
+                    return error_expr(span);
+                }
+                // A class operand may have its own `operator&&`, which
+                // evaluates both operands.
+                let (l, r) = if matches!(l.ty, Type::Struct(_)) || matches!(r.ty, Type::Struct(_)) {
+                    match self.user_operator(op.symbol(), vec![l, r], span) {
+                        Ok(call) => return call,
+                        Err(mut operands) => {
+                            let (Some(r), Some(l)) = (operands.pop(), operands.pop()) else {
+                                return error_expr(span);
+                            };
+                            (l, r)
+                        }
+                    }
+                } else {
+                    (l, r)
+                };
+                let l = self.condition(l);
                 let r = self.condition(r);
                 mk(
                     ExprKind::Logical {

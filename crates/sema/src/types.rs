@@ -376,6 +376,20 @@ fn template(
         return t;
     }
     match name {
+        // PPL's `concurrency::task<T>` (see `library::task`).
+        "task" if qualifier_ok(path, AMP_NAMESPACES) => match args {
+            [TemplateArg::Type(t)] => {
+                let d = resolve_type_name(ck, t, consts);
+                if d.ty.is_error() {
+                    return Type::Error;
+                }
+                if d.by_ref {
+                    return bad_args(ck, path, "a type that is not a reference: `task<int>`");
+                }
+                crate::library::task::task_type(ck, &d.ty)
+            }
+            _ => bad_args(ck, path, "one type: `task<int>`, `task<void>`"),
+        },
         // `std::shared_future<void>`: what a `completion_future` converts
         // to; Tessera's futures are ready at once, so the two are one type.
         "shared_future" if qualifier_ok(path, &["std"]) => match args {

@@ -41,6 +41,7 @@ mod user_iter;
 
 pub(crate) use device::access_type_enum;
 pub(crate) mod future;
+pub(crate) mod task;
 mod limits;
 mod math;
 pub(crate) mod random;
@@ -808,6 +809,9 @@ pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
     }
     if amp_like && name == "copy_async" {
         return future::copy_async(cx, path, args, span);
+    }
+    if amp_like && name == "create_task" && !cx.is_function_template(name) {
+        return task::create_task(cx, path, args, span);
     }
     if std_like && name == "make_tuple" {
         return tuple::make_tuple(cx, path, args, span);
