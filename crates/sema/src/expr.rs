@@ -836,7 +836,10 @@ impl FnCx<'_> {
                     self.ck.error(
                         codes::E0211,
                         span,
-                        format!("`{}` of two tasks is supported only for `task<void>`s (`&&`)", op.symbol()),
+                        format!(
+                            "`{}` of two tasks is not supported yet (only `&&` of two `task<void>`s)",
+                            op.symbol()
+                        ),
                         "not supported",
                         "wait for each task with `get()`",
                     );

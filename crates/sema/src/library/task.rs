@@ -161,6 +161,16 @@ pub fn method(
             };
             // A continuation taking the task's value (a value-based one);
             // one taking the task itself is not supported yet.
+            if takes_task(cx.ck, &f.ty, &base.ty) {
+                cx.ck.error(
+                    codes::E0211,
+                    f.span,
+                    "a continuation that takes the task itself is not supported yet",
+                    "takes the task",
+                    "take the task's value instead: `[](int v) { ... }` for a `task<int>`",
+                );
+                return error_expr(span);
+            }
             let call = if result == Type::Void {
                 let call = cx.call_callable(f, Vec::new(), span);
                 if call.ty.is_error() {
@@ -235,4 +245,22 @@ pub fn method(
             error_expr(span)
         }
     }
+}
+
+/// Whether `f` is a function object whose `operator()` takes a `task` (of
+/// the type `task` or any other) as its first parameter.
+fn takes_task(ck: &Checker, f: &Type, task: &Type) -> bool {
+    let Type::Struct(id) = f else {
+        return false;
+    };
+    let Some((_, _, ids)) = ck.find_methods(*id, "operator()") else {
+        return false;
+    };
+    ids.iter().any(|fid| {
+        ck.program.get_function(*fid).is_some_and(|func| {
+            func.locals
+                .get(1)
+                .is_some_and(|p| p.ty == *task || result_of(ck, &p.ty).is_some())
+        })
+    })
 }

@@ -115,7 +115,7 @@ struct int_2 {
 
     int_2() restrict(cpu, amp) : x(0), y(0) {}
     int_2(int v0, int v1) restrict(cpu, amp) : x(v0), y(v1) {}
-    explicit int_2(int v) restrict(cpu, amp) : x(v), y(v) {}
+    int_2(int v) restrict(cpu, amp) : x(v), y(v) {}
     explicit int_2(const uint_2& other) restrict(cpu, amp);
     explicit int_2(const float_2& other) restrict(cpu, amp);
     explicit int_2(const double_2& other) restrict(cpu, amp);
@@ -176,7 +176,7 @@ struct uint_2 {
 
     uint_2() restrict(cpu, amp) : x(0), y(0) {}
     uint_2(unsigned int v0, unsigned int v1) restrict(cpu, amp) : x(v0), y(v1) {}
-    explicit uint_2(unsigned int v) restrict(cpu, amp) : x(v), y(v) {}
+    uint_2(unsigned int v) restrict(cpu, amp) : x(v), y(v) {}
     explicit uint_2(const int_2& other) restrict(cpu, amp) : x((unsigned int)other.x), y((unsigned int)other.y) {}
     explicit uint_2(const float_2& other) restrict(cpu, amp);
     explicit uint_2(const double_2& other) restrict(cpu, amp);
@@ -236,7 +236,7 @@ struct float_2 {
 
     float_2() restrict(cpu, amp) : x(0), y(0) {}
     float_2(float v0, float v1) restrict(cpu, amp) : x(v0), y(v1) {}
-    explicit float_2(float v) restrict(cpu, amp) : x(v), y(v) {}
+    float_2(float v) restrict(cpu, amp) : x(v), y(v) {}
     explicit float_2(const int_2& other) restrict(cpu, amp) : x((float)other.x), y((float)other.y) {}
     explicit float_2(const uint_2& other) restrict(cpu, amp) : x((float)other.x), y((float)other.y) {}
     explicit float_2(const double_2& other) restrict(cpu, amp);
@@ -289,7 +289,7 @@ struct double_2 {
 
     double_2() restrict(cpu, amp) : x(0), y(0) {}
     double_2(double v0, double v1) restrict(cpu, amp) : x(v0), y(v1) {}
-    explicit double_2(double v) restrict(cpu, amp) : x(v), y(v) {}
+    double_2(double v) restrict(cpu, amp) : x(v), y(v) {}
     explicit double_2(const int_2& other) restrict(cpu, amp) : x((double)other.x), y((double)other.y) {}
     explicit double_2(const uint_2& other) restrict(cpu, amp) : x((double)other.x), y((double)other.y) {}
     explicit double_2(const float_2& other) restrict(cpu, amp) : x((double)other.x), y((double)other.y) {}
@@ -342,7 +342,7 @@ struct norm_2 {
 
     norm_2() restrict(cpu, amp) : x(0), y(0) {}
     norm_2(norm v0, norm v1) restrict(cpu, amp) : x(v0), y(v1) {}
-    explicit norm_2(norm v) restrict(cpu, amp) : x(v), y(v) {}
+    norm_2(norm v) restrict(cpu, amp) : x(v), y(v) {}
     norm_2(float v0, float v1) restrict(cpu, amp) : x(v0), y(v1) {}
     norm_2(unorm v0, unorm v1) restrict(cpu, amp) : x(v0), y(v1) {}
     explicit norm_2(float v) restrict(cpu, amp) : x(v), y(v) {}
@@ -398,7 +398,7 @@ struct unorm_2 {
 
     unorm_2() restrict(cpu, amp) : x(0), y(0) {}
     unorm_2(unorm v0, unorm v1) restrict(cpu, amp) : x(v0), y(v1) {}
-    explicit unorm_2(unorm v) restrict(cpu, amp) : x(v), y(v) {}
+    unorm_2(unorm v) restrict(cpu, amp) : x(v), y(v) {}
     unorm_2(float v0, float v1) restrict(cpu, amp) : x(v0), y(v1) {}
     explicit unorm_2(float v) restrict(cpu, amp) : x(v), y(v) {}
     explicit unorm_2(const int_2& other) restrict(cpu, amp) : x(other.x), y(other.y) {}
@@ -469,7 +469,7 @@ struct int_3 {
 
     int_3() restrict(cpu, amp) : x(0), y(0), z(0) {}
     int_3(int v0, int v1, int v2) restrict(cpu, amp) : x(v0), y(v1), z(v2) {}
-    explicit int_3(int v) restrict(cpu, amp) : x(v), y(v), z(v) {}
+    int_3(int v) restrict(cpu, amp) : x(v), y(v), z(v) {}
     explicit int_3(const uint_3& other) restrict(cpu, amp);
     explicit int_3(const float_3& other) restrict(cpu, amp);
     explicit int_3(const double_3& other) restrict(cpu, amp);
@@ -616,7 +616,7 @@ struct uint_3 {
 
     uint_3() restrict(cpu, amp) : x(0), y(0), z(0) {}
     uint_3(unsigned int v0, unsigned int v1, unsigned int v2) restrict(cpu, amp) : x(v0), y(v1), z(v2) {}
-    explicit uint_3(unsigned int v) restrict(cpu, amp) : x(v), y(v), z(v) {}
+    uint_3(unsigned int v) restrict(cpu, amp) : x(v), y(v), z(v) {}
     explicit uint_3(const int_3& other) restrict(cpu, amp) : x((unsigned int)other.x), y((unsigned int)other.y), z((unsigned int)other.z) {}
     explicit uint_3(const float_3& other) restrict(cpu, amp);
     explicit uint_3(const double_3& other) restrict(cpu, amp);
@@ -762,7 +762,7 @@ struct float_3 {
 
     float_3() restrict(cpu, amp) : x(0), y(0), z(0) {}
     float_3(float v0, float v1, float v2) restrict(cpu, amp) : x(v0), y(v1), z(v2) {}
-    explicit float_3(float v) restrict(cpu, amp) : x(v), y(v), z(v) {}
+    float_3(float v) restrict(cpu, amp) : x(v), y(v), z(v) {}
     explicit float_3(const int_3& other) restrict(cpu, amp) : x((float)other.x), y((float)other.y), z((float)other.z) {}
     explicit float_3(const uint_3& other) restrict(cpu, amp) : x((float)other.x), y((float)other.y), z((float)other.z) {}
     explicit float_3(const double_3& other) restrict(cpu, amp);
@@ -901,7 +901,7 @@ struct double_3 {
 
     double_3() restrict(cpu, amp) : x(0), y(0), z(0) {}
     double_3(double v0, double v1, double v2) restrict(cpu, amp) : x(v0), y(v1), z(v2) {}
-    explicit double_3(double v) restrict(cpu, amp) : x(v), y(v), z(v) {}
+    double_3(double v) restrict(cpu, amp) : x(v), y(v), z(v) {}
     explicit double_3(const int_3& other) restrict(cpu, amp) : x((double)other.x), y((double)other.y), z((double)other.z) {}
     explicit double_3(const uint_3& other) restrict(cpu, amp) : x((double)other.x), y((double)other.y), z((double)other.z) {}
     explicit double_3(const float_3& other) restrict(cpu, amp) : x((double)other.x), y((double)other.y), z((double)other.z) {}
@@ -1040,7 +1040,7 @@ struct norm_3 {
 
     norm_3() restrict(cpu, amp) : x(0), y(0), z(0) {}
     norm_3(norm v0, norm v1, norm v2) restrict(cpu, amp) : x(v0), y(v1), z(v2) {}
-    explicit norm_3(norm v) restrict(cpu, amp) : x(v), y(v), z(v) {}
+    norm_3(norm v) restrict(cpu, amp) : x(v), y(v), z(v) {}
     norm_3(float v0, float v1, float v2) restrict(cpu, amp) : x(v0), y(v1), z(v2) {}
     norm_3(unorm v0, unorm v1, unorm v2) restrict(cpu, amp) : x(v0), y(v1), z(v2) {}
     explicit norm_3(float v) restrict(cpu, amp) : x(v), y(v), z(v) {}
@@ -1182,7 +1182,7 @@ struct unorm_3 {
 
     unorm_3() restrict(cpu, amp) : x(0), y(0), z(0) {}
     unorm_3(unorm v0, unorm v1, unorm v2) restrict(cpu, amp) : x(v0), y(v1), z(v2) {}
-    explicit unorm_3(unorm v) restrict(cpu, amp) : x(v), y(v), z(v) {}
+    unorm_3(unorm v) restrict(cpu, amp) : x(v), y(v), z(v) {}
     unorm_3(float v0, float v1, float v2) restrict(cpu, amp) : x(v0), y(v1), z(v2) {}
     explicit unorm_3(float v) restrict(cpu, amp) : x(v), y(v), z(v) {}
     explicit unorm_3(const int_3& other) restrict(cpu, amp) : x(other.x), y(other.y), z(other.z) {}
@@ -1339,7 +1339,7 @@ struct int_4 {
 
     int_4() restrict(cpu, amp) : x(0), y(0), z(0), w(0) {}
     int_4(int v0, int v1, int v2, int v3) restrict(cpu, amp) : x(v0), y(v1), z(v2), w(v3) {}
-    explicit int_4(int v) restrict(cpu, amp) : x(v), y(v), z(v), w(v) {}
+    int_4(int v) restrict(cpu, amp) : x(v), y(v), z(v), w(v) {}
     explicit int_4(const uint_4& other) restrict(cpu, amp);
     explicit int_4(const float_4& other) restrict(cpu, amp);
     explicit int_4(const double_4& other) restrict(cpu, amp);
@@ -1876,7 +1876,7 @@ struct uint_4 {
 
     uint_4() restrict(cpu, amp) : x(0), y(0), z(0), w(0) {}
     uint_4(unsigned int v0, unsigned int v1, unsigned int v2, unsigned int v3) restrict(cpu, amp) : x(v0), y(v1), z(v2), w(v3) {}
-    explicit uint_4(unsigned int v) restrict(cpu, amp) : x(v), y(v), z(v), w(v) {}
+    uint_4(unsigned int v) restrict(cpu, amp) : x(v), y(v), z(v), w(v) {}
     explicit uint_4(const int_4& other) restrict(cpu, amp) : x((unsigned int)other.x), y((unsigned int)other.y), z((unsigned int)other.z), w((unsigned int)other.w) {}
     explicit uint_4(const float_4& other) restrict(cpu, amp);
     explicit uint_4(const double_4& other) restrict(cpu, amp);
@@ -2412,7 +2412,7 @@ struct float_4 {
 
     float_4() restrict(cpu, amp) : x(0), y(0), z(0), w(0) {}
     float_4(float v0, float v1, float v2, float v3) restrict(cpu, amp) : x(v0), y(v1), z(v2), w(v3) {}
-    explicit float_4(float v) restrict(cpu, amp) : x(v), y(v), z(v), w(v) {}
+    float_4(float v) restrict(cpu, amp) : x(v), y(v), z(v), w(v) {}
     explicit float_4(const int_4& other) restrict(cpu, amp) : x((float)other.x), y((float)other.y), z((float)other.z), w((float)other.w) {}
     explicit float_4(const uint_4& other) restrict(cpu, amp) : x((float)other.x), y((float)other.y), z((float)other.z), w((float)other.w) {}
     explicit float_4(const double_4& other) restrict(cpu, amp);
@@ -2941,7 +2941,7 @@ struct double_4 {
 
     double_4() restrict(cpu, amp) : x(0), y(0), z(0), w(0) {}
     double_4(double v0, double v1, double v2, double v3) restrict(cpu, amp) : x(v0), y(v1), z(v2), w(v3) {}
-    explicit double_4(double v) restrict(cpu, amp) : x(v), y(v), z(v), w(v) {}
+    double_4(double v) restrict(cpu, amp) : x(v), y(v), z(v), w(v) {}
     explicit double_4(const int_4& other) restrict(cpu, amp) : x((double)other.x), y((double)other.y), z((double)other.z), w((double)other.w) {}
     explicit double_4(const uint_4& other) restrict(cpu, amp) : x((double)other.x), y((double)other.y), z((double)other.z), w((double)other.w) {}
     explicit double_4(const float_4& other) restrict(cpu, amp) : x((double)other.x), y((double)other.y), z((double)other.z), w((double)other.w) {}
@@ -3470,7 +3470,7 @@ struct norm_4 {
 
     norm_4() restrict(cpu, amp) : x(0), y(0), z(0), w(0) {}
     norm_4(norm v0, norm v1, norm v2, norm v3) restrict(cpu, amp) : x(v0), y(v1), z(v2), w(v3) {}
-    explicit norm_4(norm v) restrict(cpu, amp) : x(v), y(v), z(v), w(v) {}
+    norm_4(norm v) restrict(cpu, amp) : x(v), y(v), z(v), w(v) {}
     norm_4(float v0, float v1, float v2, float v3) restrict(cpu, amp) : x(v0), y(v1), z(v2), w(v3) {}
     norm_4(unorm v0, unorm v1, unorm v2, unorm v3) restrict(cpu, amp) : x(v0), y(v1), z(v2), w(v3) {}
     explicit norm_4(float v) restrict(cpu, amp) : x(v), y(v), z(v), w(v) {}
@@ -4002,7 +4002,7 @@ struct unorm_4 {
 
     unorm_4() restrict(cpu, amp) : x(0), y(0), z(0), w(0) {}
     unorm_4(unorm v0, unorm v1, unorm v2, unorm v3) restrict(cpu, amp) : x(v0), y(v1), z(v2), w(v3) {}
-    explicit unorm_4(unorm v) restrict(cpu, amp) : x(v), y(v), z(v), w(v) {}
+    unorm_4(unorm v) restrict(cpu, amp) : x(v), y(v), z(v), w(v) {}
     unorm_4(float v0, float v1, float v2, float v3) restrict(cpu, amp) : x(v0), y(v1), z(v2), w(v3) {}
     explicit unorm_4(float v) restrict(cpu, amp) : x(v), y(v), z(v), w(v) {}
     explicit unorm_4(const int_4& other) restrict(cpu, amp) : x(other.x), y(other.y), z(other.z), w(other.w) {}

@@ -58,8 +58,11 @@ def struct(prefix, elem, integral, signed, n):
     params = ", ".join(f"{elem} v{i}" for i in range(n))
     init = ", ".join(f"{c}(v{i})" for i, c in enumerate(comps))
     w(f"    {t}({params}) restrict(cpu, amp) : {init} {{}}")
+    # One value for every component converts implicitly (MSVC's header and
+    # its conformance tests: `*it = rand()` into an `int_4`); from a
+    # `float`, a `norm` or `unorm` vector only explicitly.
     bcast = ", ".join(f"{c}(v)" for c in comps)
-    w(f"    explicit {t}({elem} v) restrict(cpu, amp) : {bcast} {{}}")
+    w(f"    {t}({elem} v) restrict(cpu, amp) : {bcast} {{}}")
     for scalar in CLAMPED.get(prefix, []):
         params = ", ".join(f"{scalar} v{i}" for i in range(n))
         init = ", ".join(f"{c}(v{i})" for i, c in enumerate(comps))
