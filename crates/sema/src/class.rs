@@ -2241,11 +2241,9 @@ impl FnCx<'_> {
             };
             return info.conversions.iter().any(|(c, explicit)| {
                 !explicit
-                    && self
-                        .ck
-                        .program
-                        .get_function(*c)
-                        .is_none_or(|c| matches!(c.ret, Type::Struct(_)) || !matches!(p.ty, Type::Struct(_)))
+                    && self.ck.program.get_function(*c).is_none_or(|c| {
+                        matches!(c.ret, Type::Struct(_)) || !matches!(p.ty, Type::Struct(_))
+                    })
             });
         }
         false

@@ -1515,9 +1515,17 @@ impl FnCx<'_> {
     /// constructors: the class declares some, and `from` is not a class
     /// whose own conversion functions the cast might use instead.
     fn constructs_directly(&self, from: &Type, id: tessera_ir::StructId) -> bool {
-        let has_ctors = self.ck.classes.get(&id).is_some_and(|c| !c.ctors.is_empty());
+        let has_ctors = self
+            .ck
+            .classes
+            .get(&id)
+            .is_some_and(|c| !c.ctors.is_empty());
         let converts = match from {
-            Type::Struct(o) => self.ck.classes.get(o).is_none_or(|c| !c.conversions.is_empty()),
+            Type::Struct(o) => self
+                .ck
+                .classes
+                .get(o)
+                .is_none_or(|c| !c.conversions.is_empty()),
             _ => false,
         };
         has_ctors && !converts && !self.ck.random.contains_key(&id)

@@ -41,7 +41,6 @@ mod user_iter;
 
 pub(crate) use device::access_type_enum;
 pub(crate) mod future;
-pub(crate) mod task;
 mod limits;
 mod math;
 pub(crate) mod random;
@@ -49,6 +48,7 @@ mod shape;
 mod stdcont;
 mod stream;
 mod sync;
+pub(crate) mod task;
 pub(crate) mod tuple;
 mod wstring;
 

@@ -109,8 +109,14 @@ pub fn ready_after(ck: &mut Checker, first: Expr, span: Span) -> Expr {
 /// `concurrency::create_task(f)`: `f` runs now; the task holds its result.
 pub fn create_task(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) -> Expr {
     let what = format!("`{}`", path.text());
-    if !check_side(cx, Side::Host, &what, path.span, "C3930", "make tasks on the host")
-        || !arity(cx, &what, &args, 1, "a function to run", span)
+    if !check_side(
+        cx,
+        Side::Host,
+        &what,
+        path.span,
+        "C3930",
+        "make tasks on the host",
+    ) || !arity(cx, &what, &args, 1, "a function to run", span)
     {
         return error_expr(span);
     }
@@ -133,7 +139,14 @@ pub fn method(
     span: Span,
 ) -> Expr {
     let what = format!("`task::{}`", name.name);
-    if !check_side(cx, Side::Host, &what, name.span, "C3930", "use tasks on the host") {
+    if !check_side(
+        cx,
+        Side::Host,
+        &what,
+        name.span,
+        "C3930",
+        "use tasks on the host",
+    ) {
         return error_expr(span);
     }
     let Some(result) = result_of(cx.ck, &base.ty) else {
