@@ -1513,22 +1513,15 @@ impl FnCx<'_> {
 
     /// Whether a cast of a `from` to class `id` is a call of one of `id`'s
     /// constructors: the class declares some, and `from` is not a class
-    /// whose own conversion functions the cast might use instead.
+    /// (whose conversion functions, or whose base, the cast might use
+    /// instead: such casts keep the rules of an implicit conversion).
     fn constructs_directly(&self, from: &Type, id: tessera_ir::StructId) -> bool {
         let has_ctors = self
             .ck
             .classes
             .get(&id)
             .is_some_and(|c| !c.ctors.is_empty());
-        let converts = match from {
-            Type::Struct(o) => self
-                .ck
-                .classes
-                .get(o)
-                .is_none_or(|c| !c.conversions.is_empty()),
-            _ => false,
-        };
-        has_ctors && !converts && !self.ck.random.contains_key(&id)
+        has_ctors && !matches!(from, Type::Struct(_)) && !self.ck.random.contains_key(&id)
     }
 
     /// `(T)e`, `static_cast<T>(e)`, `T(e)`.
