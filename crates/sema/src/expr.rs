@@ -670,14 +670,29 @@ impl FnCx<'_> {
             }
             U::Neg | U::Plus | U::BitNot => {
                 let e = self.expr(operand);
-                if let Type::Struct(_) = e.ty {
+                let e = if let Type::Struct(_) = e.ty {
                     let symbol = match op {
                         U::Neg => "-",
                         U::Plus => "+",
                         _ => "~",
                     };
-                    return self.class_operator(symbol, vec![e], span);
-                }
+                    // No `operator@` that takes the operand: C++'s built-in
+                    // one, through its conversion to a number (`-u` of a
+                    // `unorm` is a `float`).
+                    let e = match self.user_operator(symbol, vec![e], span) {
+                        Ok(call) => return call,
+                        Err(mut operands) => match operands.pop() {
+                            Some(e) => self.scalar_through_conversion(e),
+                            None => return error_expr(span),
+                        },
+                    };
+                    if let Type::Struct(_) = e.ty {
+                        return self.class_operator(symbol, vec![e], span);
+                    }
+                    e
+                } else {
+                    e
+                };
                 if let Some(out) = library::unary(self, &e, op, span) {
                     return out;
                 }
