@@ -255,6 +255,10 @@ impl FnCx<'_> {
                     let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
                     return library::random::method(self, base, name, lowered, span);
                 }
+                if library::task::result_of(self.ck, &base.ty).is_some() {
+                    let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+                    return library::task::method(self, base, name, lowered, span);
+                }
                 if library::future::is_future(self.ck, &base.ty) {
                     let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
                     return library::future::method(self, base, name, lowered, span);

@@ -472,8 +472,13 @@ fn declare_method(
         && f.params[0].declarator.name.is_none();
     let first_param = locals.len();
     if !is_void_list {
+        // A prototype may take a class declared but not defined yet by
+        // reference; its definition comes after the class is complete.
+        let prototype = f.body.is_none() && !f.method.defaulted;
         for p in &f.params {
+            ck.prototype_param = prototype && p.declarator.modifiers.reference == 1;
             let local = crate::declare::param_local(ck, p, space, &lookup);
+            ck.prototype_param = false;
             locals.push(local);
         }
     }
@@ -2141,6 +2146,13 @@ impl FnCx<'_> {
         if members.is_empty() && free.is_empty() {
             return Err(operands);
         }
+        // C++'s built-in operator is a candidate too: when no `operator@`
+        // can take the operands, not even through a converting constructor
+        // or a conversion function, the operands' conversions to numbers
+        // reach it (`n * 2.0f` of a `norm` beside `norm * norm`).
+        if object.is_none() && !self.any_operator_may_take(&free, &operands) {
+            return Err(operands);
+        }
         let mut operands = operands;
         if let Some(path) = object
             && !path.is_empty()
@@ -2157,6 +2169,90 @@ impl FnCx<'_> {
             span,
         };
         Ok(self.call_user(&path, &all, operands, span, true))
+    }
+
+    /// Whether one of the operator functions `candidates` may take
+    /// `operands`: through a standard conversion, or possibly through one
+    /// user-defined conversion (a non-`explicit` constructor of a class
+    /// parameter, or a non-`explicit` conversion function of a class
+    /// operand, that could start or end at the types at hand). It errs
+    /// toward "may": only a `false` lets the built-in operator be chosen.
+    fn any_operator_may_take(&self, candidates: &[FuncId], operands: &[Expr]) -> bool {
+        candidates.iter().any(|id| {
+            let Some(f) = self.ck.program.get_function(*id) else {
+                return true;
+            };
+            // An operator function takes exactly its operands (no defaults).
+            if f.params as usize != operands.len() {
+                return false;
+            }
+            f.locals
+                .iter()
+                .zip(operands)
+                .all(|(p, a)| self.may_convert(&a.ty, p))
+        })
+    }
+
+    /// Whether a value of type `from` may initialise parameter `p` (see
+    /// `any_operator_may_take`).
+    fn may_convert(&self, from: &Type, p: &tessera_ir::Local) -> bool {
+        let arg = crate::overload::Arg {
+            ty: from,
+            modifiable_lvalue: false,
+            lvalue: false,
+        };
+        let param = crate::overload::Param {
+            ty: &p.ty,
+            by_ref: p.by_ref,
+            is_const: true,
+            rvalue_ref: false,
+        };
+        if crate::overload::sequence(arg, param).is_some() {
+            return true;
+        }
+        if let Type::Struct(pid) = p.ty {
+            let Some(info) = self.ck.classes.get(&pid) else {
+                return true;
+            };
+            let by_ctor = info.ctors.iter().any(|c| {
+                if info.explicit.contains(c) {
+                    return false;
+                }
+                let Some(ctor) = self.ck.program.get_function(*c) else {
+                    return true;
+                };
+                // Only a constructor callable with one argument converts.
+                let defaults = self.ck.defaults.get(c).map_or(0, |d| {
+                    d.iter().rev().take_while(|slot| slot.is_some()).count()
+                });
+                match ctor.locals.first().map(|l| &l.ty) {
+                    _ if ctor.params == 0 || ctor.params as usize > 1 + defaults => false,
+                    Some(Type::Struct(t)) => match from {
+                        Type::Struct(o) => {
+                            o == t || self.ck.classes.get(o).is_none_or(|c| !c.bases.is_empty())
+                        }
+                        _ => false,
+                    },
+                    Some(_) => !matches!(from, Type::Struct(_)),
+                    None => true,
+                }
+            });
+            if by_ctor {
+                return true;
+            }
+        }
+        if let Type::Struct(oid) = from {
+            let Some(info) = self.ck.classes.get(oid) else {
+                return true;
+            };
+            return info.conversions.iter().any(|(c, explicit)| {
+                !explicit
+                    && self.ck.program.get_function(*c).is_none_or(|c| {
+                        matches!(c.ret, Type::Struct(_)) || !matches!(p.ty, Type::Struct(_))
+                    })
+            });
+        }
+        false
     }
 
     /// `e`, a class object, converted to `to` by one of its class's

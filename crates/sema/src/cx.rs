@@ -97,6 +97,18 @@ pub struct Checker {
     pub rvalue_refs: std::collections::HashSet<Span>,
     /// Set while a parameter's type is resolved: `T&&` is allowed there.
     pub resolving_param: bool,
+    /// Classes declared (`class X;`) and not defined yet, with the id their
+    /// definition will fill: a member function declared without a body may
+    /// take one by reference (see `prototype_param`), as the short vectors
+    /// of `<amp_short_vectors.h>` convert to each other both ways.
+    pub declared_only: HashMap<String, StructId>,
+    /// Set while a reference parameter of a member function declared
+    /// without a body is resolved: the one place a class of
+    /// `declared_only` may be named before its definition.
+    pub prototype_param: bool,
+    /// The structs of PPL's `task<T>` made so far, with their `T`
+    /// (`Type::Void` for `task<void>`; see `library::task`).
+    pub task_results: HashMap<StructId, Type>,
     /// The spans of the `std::move(x)` calls of an object `x` lowered so
     /// far: an rvalue reference parameter binds `x` itself.
     pub moved: std::collections::HashSet<Span>,

@@ -22,8 +22,9 @@ pub fn declare_all(ck: &mut Checker, unit: &TranslationUnit) {
             | ItemKind::NamespaceAlias { .. }
             | ItemKind::Empty
             | ItemKind::Error => {}
-            // `class X;`: the definition declares it.
-            ItemKind::Struct(s) if s.forward => {}
+            // `class X;`: the definition declares it; until then only a
+            // member function's prototype may name it (by reference).
+            ItemKind::Struct(s) if s.forward => declare_only(ck, s, item.span),
             ItemKind::Struct(s) => declare_struct(ck, s, item.span),
             ItemKind::Global(decl) if decl.specs.is_typedef => {
                 let snapshot = const_snapshot(ck);
@@ -78,6 +79,28 @@ pub fn lower_bodies(_ck: &mut Checker, _unit: &TranslationUnit) {}
 /// The values of the constant globals declared so far, by name (shared, not copied).
 pub(crate) fn const_snapshot(ck: &Checker) -> std::rc::Rc<HashMap<String, i64>> {
     ck.const_globals.clone()
+}
+
+/// `class X;` before `X` is defined: reserves the id its definition will
+/// have, so prototypes may take an `X&` (see `Checker::declared_only`).
+/// The reserved definition is empty until then; nothing but those
+/// prototypes can name it.
+fn declare_only(ck: &mut Checker, s: &ast::StructDef, span: Span) {
+    let name = &s.name.name;
+    if ck.structs.contains_key(name)
+        || ck.declared_only.contains_key(name)
+        || ck.enum_names.contains_key(name)
+    {
+        return;
+    }
+    let id = StructId(ck.program.structs.len() as u32);
+    ck.program.structs.push(StructDef {
+        name: name.clone(),
+        fields: Vec::new(),
+        is_union: s.is_union,
+        span,
+    });
+    ck.declared_only.insert(name.clone(), id);
 }
 
 pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
@@ -267,13 +290,24 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
             }
         }
     }
-    let id = StructId(ck.program.structs.len() as u32);
-    ck.program.structs.push(StructDef {
+    let def = StructDef {
         name: s.name.name.clone(),
         fields,
         is_union: s.is_union,
         span,
-    });
+    };
+    // A class declared before (`class X;`) fills the id it reserved.
+    let id = match ck.declared_only.remove(&s.name.name) {
+        Some(id) if (id.0 as usize) < ck.program.structs.len() => {
+            ck.program.structs[id.0 as usize] = def;
+            id
+        }
+        _ => {
+            let id = StructId(ck.program.structs.len() as u32);
+            ck.program.structs.push(def);
+            id
+        }
+    };
     ck.structs.insert(s.name.name.clone(), id);
     for (field, e) in pending_enum_fields {
         ck.enum_fields.insert((id, field), e);

@@ -701,14 +701,29 @@ impl FnCx<'_> {
             }
             U::Neg | U::Plus | U::BitNot => {
                 let e = self.expr(operand);
-                if let Type::Struct(_) = e.ty {
+                let e = if let Type::Struct(_) = e.ty {
                     let symbol = match op {
                         U::Neg => "-",
                         U::Plus => "+",
                         _ => "~",
                     };
-                    return self.class_operator(symbol, vec![e], span);
-                }
+                    // No `operator@` that takes the operand: C++'s built-in
+                    // one, through its conversion to a number (`-u` of a
+                    // `unorm` is a `float`).
+                    let e = match self.user_operator(symbol, vec![e], span) {
+                        Ok(call) => return call,
+                        Err(mut operands) => match operands.pop() {
+                            Some(e) => self.scalar_through_conversion(e),
+                            None => return error_expr(span),
+                        },
+                    };
+                    if let Type::Struct(_) = e.ty {
+                        return self.class_operator(symbol, vec![e], span);
+                    }
+                    e
+                } else {
+                    e
+                };
                 if let Some(out) = library::unary(self, &e, op, span) {
                     return out;
                 }
@@ -840,8 +855,58 @@ impl FnCx<'_> {
         match op {
             B::And | B::Or => {
                 let l = self.expr(lhs);
-                let l = self.condition(l);
                 let r = self.expr(rhs);
+                let tasks = library::task::result_of(self.ck, &l.ty).is_some()
+                    || library::task::result_of(self.ck, &r.ty).is_some();
+                if tasks && (l.ty.is_error() || r.ty.is_error()) {
+                    return error_expr(span);
+                }
+                // PPL's `a && b` of two tasks: done when both are.
+                if let (Some(a), Some(b)) = (
+                    library::task::result_of(self.ck, &l.ty),
+                    library::task::result_of(self.ck, &r.ty),
+                ) {
+                    if op == B::And && a == Type::Void && b == Type::Void {
+                        let ty = r.ty.clone();
+                        let both = mk(
+                            ExprKind::Comma {
+                                first: Box::new(l),
+                                second: Box::new(r),
+                            },
+                            ty,
+                            false,
+                            span,
+                        );
+                        return library::task::ready_after(self.ck, both, span);
+                    }
+                    self.ck.error(
+                        codes::E0211,
+                        span,
+                        format!(
+                            "`{}` of two tasks is not supported yet (only `&&` of two `task<void>`s)",
+                            op.symbol()
+                        ),
+                        "not supported",
+                        "wait for each task with `get()`",
+                    );
+                    return error_expr(span);
+                }
+                // A class operand may have its own `operator&&`, which
+                // evaluates both operands.
+                let (l, r) = if matches!(l.ty, Type::Struct(_)) || matches!(r.ty, Type::Struct(_)) {
+                    match self.user_operator(op.symbol(), vec![l, r], span) {
+                        Ok(call) => return call,
+                        Err(mut operands) => {
+                            let (Some(r), Some(l)) = (operands.pop(), operands.pop()) else {
+                                return error_expr(span);
+                            };
+                            (l, r)
+                        }
+                    }
+                } else {
+                    (l, r)
+                };
+                let l = self.condition(l);
                 let r = self.condition(r);
                 mk(
                     ExprKind::Logical {
@@ -1497,6 +1562,19 @@ impl FnCx<'_> {
         self.explicit_conversion(e, &ty, by_ref, span)
     }
 
+    /// Whether a cast of a `from` to class `id` is a call of one of `id`'s
+    /// constructors: the class declares some, and `from` is not a class
+    /// (whose conversion functions, or whose base, the cast might use
+    /// instead: such casts keep the rules of an implicit conversion).
+    fn constructs_directly(&self, from: &Type, id: tessera_ir::StructId) -> bool {
+        let has_ctors = self
+            .ck
+            .classes
+            .get(&id)
+            .is_some_and(|c| !c.ctors.is_empty());
+        has_ctors && !matches!(from, Type::Struct(_)) && !self.ck.random.contains_key(&id)
+    }
+
     /// `(T)e`, `static_cast<T>(e)`, `T(e)`.
     pub(crate) fn explicit_conversion(
         &mut self,
@@ -1538,6 +1616,20 @@ impl FnCx<'_> {
                         out.span = span;
                         out
                     }
+                }
+            }
+            // `(T)e` and `static_cast<T>(e)` of a class `T` initialise a
+            // `T` directly from `e`, so an `explicit` constructor is
+            // chosen as in `T(e)` (`(norm)0.5f`).
+            (from, Type::Struct(id))
+                if from != ty && !from.is_error() && self.constructs_directly(from, *id) =>
+            {
+                match self.construct_object(*id, vec![e], false, span) {
+                    Some(mut out) => {
+                        out.span = span;
+                        out
+                    }
+                    None => error_expr(span),
                 }
             }
             (Type::Ptr { .. } | Type::Null, _) | (_, Type::Ptr { .. }) => {

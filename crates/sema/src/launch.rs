@@ -12,6 +12,10 @@ use tessera_syntax::ast::{self, ExprKind as K};
 /// A capture made by a kernel: name, the local it copies, by reference.
 type MadeCapture = (String, LocalId, bool);
 
+/// The function template of `<ppl.h>` that PPL's `parallel_for_each(first,
+/// last, f)` over iterators calls (the name is C++ AMP's launch otherwise).
+const PPL_FOR_EACH: &str = "concurrency::__ppl_parallel_for_each";
+
 impl FnCx<'_> {
     /// Resolves a name from the function around a kernel lambda: a capture.
     pub(crate) fn capture(&mut self, name: &str, span: Span) -> Option<Expr> {
@@ -158,6 +162,8 @@ impl FnCx<'_> {
     }
 
     /// `parallel_for_each(domain, [captures](index) restrict(amp) { ... })`.
+    /// `parallel_for_each(e, kernel)`, `(view, e, kernel)`, or PPL's
+    /// `parallel_for_each(first, last, f)` on the host (see `PPL_FOR_EACH`).
     pub(crate) fn launch(&mut self, path: &ast::Path, args: &[ast::Expr], span: Span) -> Expr {
         let mut on = None;
         let launch = self.launch_on(path, args, span, &mut on);
@@ -213,6 +219,25 @@ impl FnCx<'_> {
             [d, l] => (d, l),
             [view, d, l] => {
                 let view = self.expr(view);
+                // PPL's `parallel_for_each(first, last, f)` over iterators,
+                // from `<ppl.h>`.
+                if matches!(
+                    view.ty,
+                    Type::Iter(_) | Type::Iterator(_) | Type::Ptr { .. } | Type::CArray(..)
+                ) && self.is_function_template(PPL_FOR_EACH)
+                {
+                    let last = self.expr(d);
+                    let f = self.expr(l);
+                    let path = ast::Path {
+                        global: false,
+                        segments: vec![ast::Ident {
+                            name: PPL_FOR_EACH.into(),
+                            span: path.span,
+                        }],
+                        span: path.span,
+                    };
+                    return self.call_templates(&path, &[], None, vec![view, last, f], span);
+                }
                 if view.ty == Type::AcceleratorView {
                     *on = Some(view.clone());
                 }

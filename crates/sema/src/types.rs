@@ -228,6 +228,12 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
             {
                 return Type::Struct(*id);
             }
+            if path.segments.len() == 1
+                && ck.prototype_param
+                && let Some(id) = ck.declared_only.get(name)
+            {
+                return Type::Struct(*id);
+            }
             if is_wchar(ty) {
                 return Type::Scalar(Scalar::WChar);
             }
@@ -288,6 +294,16 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                 && let Some(id) = crate::class::library_exception(ck, name)
             {
                 return Type::Struct(id);
+            }
+            if path.segments.len() == 1 && ck.declared_only.contains_key(name) {
+                ck.error(
+                    codes::E0201,
+                    path.span,
+                    format!("`{}` is declared but not defined yet", path.text()),
+                    "incomplete class",
+                    "define the class before this use: until then Tessera takes it only by reference, in the parameters of a member function declared without its body",
+                );
+                return Type::Error;
             }
             ck.error(
                 codes::E0201,
@@ -361,6 +377,20 @@ fn template(
         return t;
     }
     match name {
+        // PPL's `concurrency::task<T>` (see `library::task`).
+        "task" if qualifier_ok(path, AMP_NAMESPACES) => match args {
+            [TemplateArg::Type(t)] => {
+                let d = resolve_type_name(ck, t, consts);
+                if d.ty.is_error() {
+                    return Type::Error;
+                }
+                if d.by_ref {
+                    return bad_args(ck, path, "a type that is not a reference: `task<int>`");
+                }
+                crate::library::task::task_type(ck, &d.ty)
+            }
+            _ => bad_args(ck, path, "one type: `task<int>`, `task<void>`"),
+        },
         // `std::shared_future<void>`: what a `completion_future` converts
         // to; Tessera's futures are ready at once, so the two are one type.
         "shared_future" if qualifier_ok(path, &["std"]) => match args {

@@ -33,6 +33,7 @@ pub const TEMPLATE_NAMES: &[&str] = &[
     "unordered_multiset",
     "tuple",
     "shared_future",
+    "task",
     "uniform_int_distribution",
     "uniform_real_distribution",
     "normal_distribution",

@@ -7,7 +7,7 @@
 //! `valid()` are true. The future is a struct the checker makes once (one
 //! `int`, so that it has a size), which the engines copy like any other.
 //! A continuation given to `then` runs at once, when `then` is called (the
-//! future is ready); `to_task` (PPL tasks) is not supported yet.
+//! future is ready); `to_task()` is a ready `task<void>` (see `task`).
 
 use super::{Side, arity, check_side, intrinsic};
 use crate::class::ClassInfo;
@@ -129,6 +129,12 @@ pub fn method(
             false,
             span,
         );
+    }
+    if name.name == "to_task" {
+        if !arity(cx, &what, &args, 0, "", span) {
+            return error_expr(span);
+        }
+        return super::task::ready_after(cx.ck, base, span);
     }
     let value = match name.name.as_str() {
         // Nothing to wait for: the operation is done.

@@ -49,6 +49,7 @@ pub(crate) mod sstream;
 mod stdcont;
 mod stream;
 mod sync;
+pub(crate) mod task;
 pub(crate) mod tuple;
 pub(crate) mod wstring;
 
@@ -823,6 +824,9 @@ pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
     }
     if amp_like && name == "copy_async" {
         return future::copy_async(cx, path, args, span);
+    }
+    if amp_like && name == "create_task" && !cx.is_function_template(name) {
+        return task::create_task(cx, path, args, span);
     }
     if std_like && name == "make_tuple" {
         return tuple::make_tuple(cx, path, args, span);

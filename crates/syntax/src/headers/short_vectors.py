@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Writes short_vectors.h: C++ AMP's short vector types (concurrency::graphics
-int_2 ... double_4) in the Tessera language.
+"""Writes short_vectors.h: C++ AMP's `norm` and `unorm` and its short vector
+types (concurrency::graphics int_2 ... unorm_4) in the Tessera language.
 
 The types are many and regular (four element types, three sizes, every
 swizzle), so their text is generated rather than written by hand. Run it
@@ -21,9 +21,23 @@ SCALARS = [
     ("uint", "unsigned int", True, False),
     ("float", "float", False, True),
     ("double", "double", False, True),
+    ("norm", "norm", False, True),
+    ("unorm", "unorm", False, False),
 ]
+# The element types that are classes: their vectors also take their
+# components as `float`s (each clamped), and `norm`'s take `unorm`s.
+CLAMPED = {"norm": ["float", "unorm"], "unorm": ["float"]}
+# The ranges `norm` and `unorm` clamp to.
+RANGES = {"norm": ("-1.0f", "1.0f"), "unorm": ("0.0f", "1.0f")}
 COMPONENTS = "xyzw"
 COLORS = "rgba"
+
+
+def cast(elem):
+    """What converts a component to `elem` in a member initialiser: a cast
+    to a number type; nothing for `norm` and `unorm`, whose (explicit)
+    constructors the initialiser calls directly."""
+    return "" if elem in CLAMPED else f"({elem})"
 
 
 def name(prefix, n):
@@ -44,17 +58,33 @@ def struct(prefix, elem, integral, signed, n):
     params = ", ".join(f"{elem} v{i}" for i in range(n))
     init = ", ".join(f"{c}(v{i})" for i, c in enumerate(comps))
     w(f"    {t}({params}) restrict(cpu, amp) : {init} {{}}")
+    # One value for every component converts implicitly (MSVC's header and
+    # its conformance tests: `*it = rand()` into an `int_4`); from a
+    # `float`, a `norm` or `unorm` vector only explicitly.
     bcast = ", ".join(f"{c}(v)" for c in comps)
-    w(f"    explicit {t}({elem} v) restrict(cpu, amp) : {bcast} {{}}")
-    # Conversions from the vectors of this size declared before this one
-    # (a class is complete only after its definition here, so `int_2` has
-    # no constructor from `float_2` yet).
-    for other_prefix, other_elem, _, _ in SCALARS:
+    w(f"    {t}({elem} v) restrict(cpu, amp) : {bcast} {{}}")
+    for scalar in CLAMPED.get(prefix, []):
+        params = ", ".join(f"{scalar} v{i}" for i in range(n))
+        init = ", ".join(f"{c}(v{i})" for i, c in enumerate(comps))
+        w(f"    {t}({params}) restrict(cpu, amp) : {init} {{}}")
+    if prefix in CLAMPED:
+        bcast = ", ".join(f"{c}(v)" for c in comps)
+        w(f"    explicit {t}(float v) restrict(cpu, amp) : {bcast} {{}}")
+    # Conversions from every other vector of this size, each component
+    # cast. Those from the vectors declared before this one are defined
+    # here; the others only declared, and defined once every vector of the
+    # size is complete (`conversions`).
+    earlier = True
+    for other_prefix, _, _, _ in SCALARS:
         if other_prefix == prefix:
-            break
+            earlier = False
+            continue
         o = name(other_prefix, n)
-        conv = ", ".join(f"{c}(({elem})other.{c})" for c in comps)
-        w(f"    explicit {t}(const {o}& other) restrict(cpu, amp) : {conv} {{}}")
+        if earlier:
+            conv = ", ".join(f"{c}({cast(elem)}other.{c})" for c in comps)
+            w(f"    explicit {t}(const {o}& other) restrict(cpu, amp) : {conv} {{}}")
+        else:
+            w(f"    explicit {t}(const {o}& other) restrict(cpu, amp);")
     w("")
     for i, c in enumerate(comps):
         cap = c
@@ -122,21 +152,110 @@ def free_functions(prefix, elem, integral, n):
     return "\n".join(out)
 
 
+def conversions(prefix, elem, n):
+    """The constructors of `prefix`_n from the vectors declared after it."""
+    t = name(prefix, n)
+    comps = COMPONENTS[:n]
+    out = []
+    later = False
+    for other_prefix, _, _, _ in SCALARS:
+        if other_prefix == prefix:
+            later = True
+            continue
+        if not later:
+            continue
+        o = name(other_prefix, n)
+        conv = ", ".join(f"{c}({cast(elem)}other.{c})" for c in comps)
+        out.append(f"{t}::{t}(const {o}& other) restrict(cpu, amp) : {conv} {{}}")
+    return "\n".join(out)
+
+
+def clamped_scalar(t, other, explicit_from_other):
+    """`norm` or `unorm`: a float kept in its range. Every value stored goes
+    through `__set`, which clamps as MSVC's header does: on the host by two
+    comparisons (so NaN and -0.0 are kept), in amp code by
+    `direct3d::clamp` (a NaN becomes the low end)."""
+    lo, hi = RANGES[t]
+    out = []
+    w = out.append
+    w(f"struct {t} {{")
+    w("private:")
+    w("    float __value;")
+    w(f"    void __set(float v) restrict(cpu) {{ v = v < {lo} ? {lo} : v; v = v > {hi} ? {hi} : v; __value = v; }}")
+    w(f"    void __set(float v) restrict(amp) {{ __value = concurrency::direct3d::clamp(v, {lo}, {hi}); }}")
+    w("")
+    w("public:")
+    w(f"    {t}() restrict(cpu, amp) : __value(0.0f) {{}}")
+    w(f"    explicit {t}(float v) restrict(cpu, amp) {{ __set(v); }}")
+    w(f"    explicit {t}(unsigned int v) restrict(cpu, amp) {{ __set((float)v); }}")
+    w(f"    explicit {t}(int v) restrict(cpu, amp) {{ __set((float)v); }}")
+    w(f"    explicit {t}(double v) restrict(cpu, amp) {{ __set((float)v); }}")
+    if explicit_from_other:
+        w(f"    explicit {t}(const {other}& other) restrict(cpu, amp) {{ __set((float)other); }}")
+    else:
+        w(f"    {t}(const {other}& other) restrict(cpu, amp);")
+    w(f"    operator float() const restrict(cpu, amp) {{ return __value; }}")
+    for op in ["+", "-", "*", "/"]:
+        w(f"    {t}& operator{op}=(const {t}& other) restrict(cpu, amp) {{ __set(__value {op} other.__value); return *this; }}")
+    w(f"    {t}& operator++() restrict(cpu, amp) {{ __set(__value + 1.0f); return *this; }}")
+    w(f"    {t} operator++(int) restrict(cpu, amp) {{ {t} old = *this; __set(__value + 1.0f); return old; }}")
+    w(f"    {t}& operator--() restrict(cpu, amp) {{ __set(__value - 1.0f); return *this; }}")
+    w(f"    {t} operator--(int) restrict(cpu, amp) {{ {t} old = *this; __set(__value - 1.0f); return old; }}")
+    if t == "norm":
+        # Negation stays in range: no clamp, as in MSVC's header.
+        w(f"    {t} operator-() const restrict(cpu, amp) {{ {t} r; r.__value = -__value; return r; }}")
+    w("};")
+    w("")
+    return "\n".join(out)
+
+
+def clamped_scalar_operators(t):
+    out = []
+    for op in ["+", "-", "*", "/"]:
+        out.append(f"inline {t} operator{op}(const {t}& a, const {t}& b) restrict(cpu, amp) {{ return {t}((float)a {op} (float)b); }}")
+    for op in ["==", "!=", "<", ">", "<=", ">="]:
+        out.append(f"inline bool operator{op}(const {t}& a, const {t}& b) restrict(cpu, amp) {{ return (float)a {op} (float)b; }}")
+    return "\n".join(out)
+
+
 def main():
     print("// Generated by short_vectors.py; do not edit (see there).")
     print("//")
-    print("// C++ AMP's short vector types: concurrency::graphics::int_2 ... double_4")
-    print("// (<amp_short_vectors.h>, also brought by <amp_graphics.h>), with their")
-    print("// constructors, component access (`v.x`, `get_x()`, `set_x(v)`), swizzle")
-    print("// properties (`v.yx`, `v.rgb = w`), and component-wise operators.")
+    print("// C++ AMP's `norm` and `unorm` and its short vector types:")
+    print("// concurrency::graphics::int_2 ... unorm_4 (<amp_short_vectors.h>, also")
+    print("// brought by <amp_graphics.h>), with their constructors, component access")
+    print("// (`v.x`, `get_x()`, `set_x(v)`), swizzle properties (`v.yx`, `v.rgb = w`),")
+    print("// and component-wise operators.")
     print("#pragma once")
+    print()
+    print("#define UNORM_ZERO ((concurrency::graphics::unorm)0.0f)")
+    print("#define UNORM_MIN ((concurrency::graphics::unorm)0.0f)")
+    print("#define UNORM_MAX ((concurrency::graphics::unorm)1.0f)")
+    print("#define NORM_ZERO ((concurrency::graphics::norm)0.0f)")
+    print("#define NORM_MIN ((concurrency::graphics::norm)-1.0f)")
+    print("#define NORM_MAX ((concurrency::graphics::norm)1.0f)")
     print()
     print("namespace concurrency {")
     print("namespace graphics {")
     print()
+    print("struct unorm;")
+    print(clamped_scalar("norm", "unorm", False))
+    print(clamped_scalar("unorm", "norm", True))
+    print("norm::norm(const unorm& other) restrict(cpu, amp) { __value = (float)other; }")
+    print()
+    print(clamped_scalar_operators("norm"))
+    print(clamped_scalar_operators("unorm"))
+    print()
+    for n in (2, 3, 4):
+        for prefix, _, _, _ in SCALARS:
+            print(f"struct {name(prefix, n)};")
+    print()
     for n in (2, 3, 4):
         for prefix, elem, integral, signed in SCALARS:
             print(struct(prefix, elem, integral, signed, n))
+        for prefix, elem, _, _ in SCALARS:
+            print(conversions(prefix, elem, n))
+        print()
     for n in (2, 3, 4):
         for prefix, elem, integral, signed in SCALARS:
             print(free_functions(prefix, elem, integral, n))

@@ -34,6 +34,8 @@ pub const KNOWN_HEADERS: &[&str] = &[
     "amp_math.h",
     "amp_graphics.h",
     "amp_short_vectors.h",
+    "ppl.h",
+    "ppltasks.h",
     "iostream",
     "iomanip",
     "vector",
