@@ -1001,7 +1001,7 @@ impl Machine<'_> {
             }
             (Value::Manip(m, arg), _) => {
                 self.stream.apply(*m, *arg, &mut self.out);
-                if *m == Manipulator::Endl {
+                if matches!(m, Manipulator::Endl | Manipulator::Flush) {
                     self.flush();
                 }
             }

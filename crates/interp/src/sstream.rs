@@ -554,8 +554,7 @@ impl Machine<'_> {
                 }
                 Type::Scalar(sc) => {
                     let rest = &s.text[s.get..];
-                    let (n, negative, magnitude) =
-                        integer_text(rest, if s.format.is_hex() { 16 } else { 10 });
+                    let (n, negative, magnitude) = integer_text(rest, s.format.radix());
                     // `num_get` takes the sign even when no digit follows.
                     let taken = if n == 0 {
                         usize::from(matches!(rest.first(), Some(b'-' | b'+')))

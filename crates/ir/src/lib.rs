@@ -1233,6 +1233,34 @@ pub enum Manipulator {
     Boolalpha,
     /// `std::setfill(c)`.
     Setfill,
+    /// `std::oct`.
+    Oct,
+    /// `std::noboolalpha`.
+    Noboolalpha,
+    /// `std::showpos`: a `+` before non-negative signed numbers.
+    Showpos,
+    /// `std::noshowpos`.
+    Noshowpos,
+    /// `std::showpoint`: floating-point values always show their point.
+    Showpoint,
+    /// `std::noshowpoint`.
+    Noshowpoint,
+    /// `std::uppercase`: `X`, `E` and hex digits in capitals.
+    Uppercase,
+    /// `std::nouppercase`.
+    Nouppercase,
+    /// `std::showbase`: `0x` before hex and `0` before octal numbers.
+    Showbase,
+    /// `std::noshowbase`.
+    Noshowbase,
+    /// `std::internal`: padding between the sign (or `0x`) and the digits.
+    Internal,
+    /// `std::hexfloat`: floating-point values as `%a` writes them.
+    Hexfloat,
+    /// `std::flush`.
+    Flush,
+    /// `std::ends`: a null character.
+    Ends,
 }
 
 /// The stream a `Print` chain writes to: follows the first operands of

@@ -64,6 +64,25 @@ pub(crate) enum FloatField {
     Scientific,
 }
 
+/// `std::ios_base::basefield`: the base integers are written (and read) in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Base {
+    Dec,
+    Hex,
+    Oct,
+}
+
+/// `std::ios_base::adjustfield`: where the padding of a field goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Adjust {
+    /// `std::right`, and the default (which pads on the left alike).
+    Right,
+    /// `std::left`.
+    Left,
+    /// `std::internal`: after a sign or a `0x`, before the digits.
+    Internal,
+}
+
 /// The formatting state of one stream (what `std::cout`'s flags, width,
 /// precision and fill hold).
 #[derive(Clone, Debug)]
@@ -76,15 +95,24 @@ pub struct StreamFormat {
     width: i32,
     /// The padding character, already mapped from the C++ byte.
     fill: u8,
-    /// `std::left`; otherwise `std::right` (the default adjustment pads on
-    /// the left exactly like `right`).
-    left: bool,
-    /// `std::hex`; otherwise `std::dec`.
-    hex: bool,
+    /// Where padding goes.
+    adjust: Adjust,
+    /// `std::dec`, `std::hex` or `std::oct`.
+    base: Base,
     /// Floating-point notation.
     float_field: FloatField,
+    /// `std::hexfloat` (`fixed` and `scientific` at once, as C++ sets it).
+    hexfloat: bool,
     /// `std::boolalpha`.
     boolalpha: bool,
+    /// `std::showpos`.
+    showpos: bool,
+    /// `std::showpoint`.
+    showpoint: bool,
+    /// `std::uppercase`.
+    uppercase: bool,
+    /// `std::showbase`.
+    showbase: bool,
 }
 
 impl Default for StreamFormat {
@@ -95,18 +123,27 @@ impl Default for StreamFormat {
             precision: 6,
             width: 0,
             fill: b' ',
-            left: false,
-            hex: false,
+            adjust: Adjust::Right,
+            base: Base::Dec,
             float_field: FloatField::General,
+            hexfloat: false,
             boolalpha: false,
+            showpos: false,
+            showpoint: false,
+            uppercase: false,
+            showbase: false,
         }
     }
 }
 
 impl StreamFormat {
-    /// `std::hex` is set: integers are read (and written) in base 16.
-    pub fn is_hex(&self) -> bool {
-        self.hex
+    /// The base integers are read in: 8, 10 or 16.
+    pub fn radix(&self) -> u32 {
+        match self.base {
+            Base::Dec => 10,
+            Base::Hex => 16,
+            Base::Oct => 8,
+        }
     }
 
     /// The pending field width, which reading a string uses up (and resets
@@ -127,18 +164,39 @@ impl StreamFormat {
             Manipulator::Endl => out.push(b'\n'),
             Manipulator::Setw => self.width = arg,
             Manipulator::Setprecision => self.precision = arg,
-            Manipulator::Fixed => self.float_field = FloatField::Fixed,
-            Manipulator::Scientific => self.float_field = FloatField::Scientific,
-            Manipulator::DefaultFloat => self.float_field = FloatField::General,
-            Manipulator::Left => self.left = true,
-            Manipulator::Right => self.left = false,
-            Manipulator::Hex => self.hex = true,
-            Manipulator::Dec => self.hex = false,
+            Manipulator::Fixed => self.set_float_field(FloatField::Fixed, false),
+            Manipulator::Scientific => self.set_float_field(FloatField::Scientific, false),
+            Manipulator::DefaultFloat => self.set_float_field(FloatField::General, false),
+            Manipulator::Hexfloat => self.set_float_field(FloatField::General, true),
+            Manipulator::Left => self.adjust = Adjust::Left,
+            Manipulator::Right => self.adjust = Adjust::Right,
+            Manipulator::Internal => self.adjust = Adjust::Internal,
+            Manipulator::Hex => self.base = Base::Hex,
+            Manipulator::Dec => self.base = Base::Dec,
+            Manipulator::Oct => self.base = Base::Oct,
             Manipulator::Boolalpha => self.boolalpha = true,
+            Manipulator::Noboolalpha => self.boolalpha = false,
+            Manipulator::Showpos => self.showpos = true,
+            Manipulator::Noshowpos => self.showpos = false,
+            Manipulator::Showpoint => self.showpoint = true,
+            Manipulator::Noshowpoint => self.showpoint = false,
+            Manipulator::Uppercase => self.uppercase = true,
+            Manipulator::Nouppercase => self.uppercase = false,
+            Manipulator::Showbase => self.showbase = true,
+            Manipulator::Noshowbase => self.showbase = false,
+            // Unformatted output: no padding, the width stays pending.
+            Manipulator::Ends => out.push(0),
+            Manipulator::Flush => {}
             // Truncation to the low byte is the point: this is the
             // int-to-char conversion at the call of `setfill`.
             Manipulator::Setfill => self.fill = arg as u8,
         }
+    }
+
+    /// Sets `floatfield`: one notation, or both bits for `hexfloat`.
+    fn set_float_field(&mut self, field: FloatField, hexfloat: bool) {
+        self.float_field = field;
+        self.hexfloat = hexfloat;
     }
 
     /// The most bytes the next formatted output can take: the pending
@@ -163,9 +221,9 @@ impl StreamFormat {
             ScalarValue::Bool(b) => match (self.boolalpha, b) {
                 (true, true) => "true".to_owned(),
                 (true, false) => "false".to_owned(),
-                // Without boolalpha libstdc++ prints the bool as a long, so
-                // hex would apply too, but 0 and 1 look the same in hex.
-                (false, b) => u8::from(b).to_string(),
+                // Without boolalpha libstdc++ prints the bool as a `long`
+                // (so `showpos` gives `+1`); 0 and 1 look alike in any base.
+                (false, b) => self.integer(i64::from(b), u64::from(b), true),
             },
             ScalarValue::Char(c) => {
                 return self.pad_and_write(&[c as u8], out);
@@ -180,22 +238,16 @@ impl StreamFormat {
             }
             // In hex, libstdc++ converts signed values to their unsigned type
             // of the same width first, so negatives show all their bits.
-            ScalarValue::Short(i) => self.integer(i64::from(i), u64::from(i as u16)),
-            ScalarValue::UShort(u) => self.integer(i64::from(u), u64::from(u)),
-            ScalarValue::Int(i) => self.integer(i64::from(i), u64::from(i as u32)),
-            ScalarValue::UInt(u) => self.integer(i64::from(u), u64::from(u)),
-            ScalarValue::Long(l) => self.integer(l, l as u64),
-            ScalarValue::ULong(u) => {
-                if self.hex {
-                    format!("{u:x}")
-                } else {
-                    u.to_string()
-                }
-            }
+            ScalarValue::Short(i) => self.integer(i64::from(i), u64::from(i as u16), true),
+            ScalarValue::UShort(u) => self.integer(i64::from(u), u64::from(u), false),
+            ScalarValue::Int(i) => self.integer(i64::from(i), u64::from(i as u32), true),
+            ScalarValue::UInt(u) => self.integer(i64::from(u), u64::from(u), false),
+            ScalarValue::Long(l) => self.integer(l, l as u64, true),
+            ScalarValue::ULong(u) => self.integer(u as i64, u, false),
             ScalarValue::Float(f) => self.float(f64::from(f)),
             ScalarValue::Double(d) => self.float(d),
         };
-        self.pad_and_write(body.as_bytes(), out);
+        self.pad(body.as_bytes(), true, out);
     }
 
     /// Writes a string literal's text as `std::cout << "..."` would
@@ -213,13 +265,40 @@ impl StreamFormat {
         self.pad_and_write(s, out);
     }
 
-    /// Text of an integer: `signed` in decimal, or `bits` (the value
-    /// reinterpreted as its unsigned type) in lowercase hex without prefix.
-    fn integer(&self, signed: i64, bits: u64) -> String {
-        if self.hex {
-            format!("{bits:x}")
-        } else {
-            signed.to_string()
+    /// Text of an integer as libstdc++'s `num_put` writes it: in decimal
+    /// `signed` (or `bits` for an unsigned type) with a `-`, or a `+` under
+    /// `showpos` for a type that is `signed`; in hex or octal `bits` (the
+    /// value as its unsigned type) with `0x`/`0` under `showbase` unless it
+    /// is zero, and capitals under `uppercase`.
+    fn integer(&self, value: i64, bits: u64, signed: bool) -> String {
+        match self.base {
+            Base::Dec if signed => {
+                if value >= 0 && self.showpos {
+                    format!("+{value}")
+                } else {
+                    value.to_string()
+                }
+            }
+            Base::Dec => bits.to_string(),
+            Base::Hex => {
+                let digits = if self.uppercase {
+                    format!("{bits:X}")
+                } else {
+                    format!("{bits:x}")
+                };
+                match (self.showbase && bits != 0, self.uppercase) {
+                    (true, false) => format!("0x{digits}"),
+                    (true, true) => format!("0X{digits}"),
+                    (false, _) => digits,
+                }
+            }
+            Base::Oct => {
+                if self.showbase && bits != 0 {
+                    format!("0{bits:o}")
+                } else {
+                    format!("{bits:o}")
+                }
+            }
         }
     }
 
@@ -229,21 +308,82 @@ impl StreamFormat {
         // libstdc++ itself replaces a negative precision by 6 before calling
         // snprintf, so a negative `setprecision` means 6 in every notation.
         let precision = usize::try_from(self.precision).unwrap_or(6);
-        format_float(v, self.float_field, precision)
+        if !(self.showpos || self.showpoint || self.uppercase || self.hexfloat) {
+            return format_float(v, self.float_field, precision);
+        }
+        // libstdc++ builds a `printf` format from the flags and hands it to
+        // snprintf: `+` for showpos, `#` for showpoint, a precision except
+        // for hexfloat, and `f`, `e`/`E`, `a`/`A` or `g`/`G` (`fixed` has
+        // no capital form there, so it writes `inf` even under uppercase).
+        let mut spec = String::from("%");
+        if self.showpos {
+            spec.push('+');
+        }
+        if self.showpoint {
+            spec.push('#');
+        }
+        if !self.hexfloat {
+            spec.push_str(".*");
+        }
+        spec.push(match (self.hexfloat, self.float_field, self.uppercase) {
+            (true, _, false) => 'a',
+            (true, _, true) => 'A',
+            (false, FloatField::Fixed, _) => 'f',
+            (false, FloatField::Scientific, false) => 'e',
+            (false, FloatField::Scientific, true) => 'E',
+            (false, FloatField::General, false) => 'g',
+            (false, FloatField::General, true) => 'G',
+        });
+        let precision = i64::try_from(precision).unwrap_or(i64::MAX);
+        let args = if self.hexfloat {
+            vec![crate::printf::Arg::Double(v)]
+        } else {
+            vec![
+                crate::printf::Arg::Int(precision),
+                crate::printf::Arg::Double(v),
+            ]
+        };
+        let mut out = Vec::new();
+        crate::printf::format(spec.as_bytes(), &args, &mut out);
+        String::from_utf8_lossy(&out).into_owned()
     }
 
     /// Pads `body` to the pending width and consumes the width, as every
-    /// formatted output does.
+    /// formatted output does; `internal` padding goes after the sign or
+    /// base of a number, and is right padding for text.
     fn pad_and_write(&mut self, body: &[u8], out: &mut Vec<u8>) {
+        self.pad(body, false, out);
+    }
+
+    /// [`StreamFormat::pad_and_write`] for a number (`numeric`) or text.
+    fn pad(&mut self, body: &[u8], numeric: bool, out: &mut Vec<u8>) {
         let width = usize::try_from(self.width).unwrap_or(0);
         self.width = 0;
         let padding = width.saturating_sub(body.len());
-        if self.left {
-            out.extend_from_slice(body);
-            out.extend(std::iter::repeat_n(self.fill, padding));
-        } else {
-            out.extend(std::iter::repeat_n(self.fill, padding));
-            out.extend_from_slice(body);
+        match self.adjust {
+            Adjust::Left => {
+                out.extend_from_slice(body);
+                out.extend(std::iter::repeat_n(self.fill, padding));
+            }
+            Adjust::Right => {
+                out.extend(std::iter::repeat_n(self.fill, padding));
+                out.extend_from_slice(body);
+            }
+            Adjust::Internal if !numeric => {
+                out.extend(std::iter::repeat_n(self.fill, padding));
+                out.extend_from_slice(body);
+            }
+            Adjust::Internal => {
+                // After a sign, or else after a `0x`/`0X`; then the rest.
+                let split = match body {
+                    [b'-' | b'+', ..] => 1,
+                    [b'0', b'x' | b'X', ..] => 2,
+                    _ => 0,
+                };
+                out.extend_from_slice(&body[..split]);
+                out.extend(std::iter::repeat_n(self.fill, padding));
+                out.extend_from_slice(&body[split..]);
+            }
         }
     }
 }
@@ -799,7 +939,8 @@ mod tests {
         assert_eq!(f.precision, 6);
         assert_eq!(f.width, 0);
         assert_eq!(f.fill, b' ');
-        assert!(!f.left && !f.hex && !f.boolalpha);
+        assert!(f.adjust == Adjust::Right && f.base == Base::Dec && !f.boolalpha);
+        assert!(!f.showpos && !f.showpoint && !f.uppercase && !f.showbase && !f.hexfloat);
         assert_eq!(f.float_field, FloatField::General);
     }
 

@@ -18,6 +18,20 @@ const MANIPULATORS: &[(&str, Manipulator)] = &[
     ("hex", Manipulator::Hex),
     ("dec", Manipulator::Dec),
     ("boolalpha", Manipulator::Boolalpha),
+    ("noboolalpha", Manipulator::Noboolalpha),
+    ("oct", Manipulator::Oct),
+    ("showpos", Manipulator::Showpos),
+    ("noshowpos", Manipulator::Noshowpos),
+    ("showpoint", Manipulator::Showpoint),
+    ("noshowpoint", Manipulator::Noshowpoint),
+    ("uppercase", Manipulator::Uppercase),
+    ("nouppercase", Manipulator::Nouppercase),
+    ("showbase", Manipulator::Showbase),
+    ("noshowbase", Manipulator::Noshowbase),
+    ("internal", Manipulator::Internal),
+    ("hexfloat", Manipulator::Hexfloat),
+    ("flush", Manipulator::Flush),
+    ("ends", Manipulator::Ends),
 ];
 
 /// Manipulators called with one integer: `std::setw(4)`.
