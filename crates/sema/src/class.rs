@@ -2210,6 +2210,23 @@ impl FnCx<'_> {
         if crate::overload::sequence(arg, param).is_some() {
             return true;
         }
+        // A non-const reference to a base binds an object of a derived
+        // class (a string stream to `std::ostream&`): erring toward "may",
+        // the operand is taken as a modifiable lvalue.
+        let as_lvalue = crate::overload::Arg {
+            ty: from,
+            modifiable_lvalue: true,
+            lvalue: true,
+        };
+        let non_const = crate::overload::Param {
+            ty: &p.ty,
+            by_ref: p.by_ref,
+            is_const: false,
+            rvalue_ref: false,
+        };
+        if p.by_ref && crate::overload::sequence(as_lvalue, non_const).is_some() {
+            return true;
+        }
         if let Type::Struct(pid) = p.ty {
             let Some(info) = self.ck.classes.get(&pid) else {
                 return true;
