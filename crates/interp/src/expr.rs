@@ -256,7 +256,7 @@ impl Machine<'_> {
                 }
                 let v = self.eval(base)?;
                 match crate::value::read_path(&v, &[*field]) {
-                    Ok(found) => Ok(found.cloned().unwrap_or(Value::Void)),
+                    Ok(found) => Ok(self.as_complete_object(found.cloned().unwrap_or(Value::Void), &e.ty)),
                     Err(m) => Err(self.misread(m, e.span)),
                 }
             }
@@ -315,6 +315,13 @@ impl Machine<'_> {
             ExprKind::CallPtr { callee, args } => {
                 let func = self.pointed_function(callee, e.span)?;
                 let args = self.call_args(func, args)?;
+                match self.call(func, args, e.span)? {
+                    Value::Ref(p) => self.read_value(&p, e),
+                    v => Ok(v),
+                }
+            }
+            ExprKind::VirtualCall { func, args } => {
+                let (func, args) = self.virtual_target(*func, args, e.span)?;
                 match self.call(func, args, e.span)? {
                     Value::Ref(p) => self.read_value(&p, e),
                     v => Ok(v),
@@ -403,6 +410,7 @@ impl Machine<'_> {
             return Ok(v);
         }
         let p = self.place(target)?;
+        let v = self.keep_dynamic_class(&p, v, &target.ty, e.span)?;
         self.write(&p, v.clone(), e.span)?;
         Ok(v)
     }
@@ -496,7 +504,7 @@ impl Machine<'_> {
         if matches!(v, Value::Uninit) {
             return self.zero_value(ty, span);
         }
-        Ok(v)
+        Ok(self.as_complete_object(v, ty))
     }
 
     /// Reads `a[i][j]...` of a C array variable without building its place:
@@ -648,6 +656,7 @@ impl Machine<'_> {
                 let v = self.eval(value)?;
                 let v = self.copy_value(v, &target.ty, value.span)?;
                 let p = self.place(target)?;
+                let v = self.keep_dynamic_class(&p, v, &target.ty, e.span)?;
                 self.write(&p, v, e.span)?;
                 Ok(p)
             }
@@ -679,6 +688,13 @@ impl Machine<'_> {
             ExprKind::CallPtr { callee, args } => {
                 let func = self.pointed_function(callee, e.span)?;
                 let args = self.call_args(func, args)?;
+                match self.call(func, args, e.span)? {
+                    Value::Ref(p) => Ok((*p).clone()),
+                    v => Ok(Machine::temp(v)),
+                }
+            }
+            ExprKind::VirtualCall { func, args } => {
+                let (func, args) = self.virtual_target(*func, args, e.span)?;
                 match self.call(func, args, e.span)? {
                     Value::Ref(p) => Ok((*p).clone()),
                     v => Ok(Machine::temp(v)),

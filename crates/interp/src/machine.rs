@@ -874,6 +874,7 @@ impl<'p> Machine<'p> {
     /// A copy of `v` for a new object of type `ty`: vectors and arrays are
     /// deep-copied (unless `v` is a temporary nobody else holds).
     pub(crate) fn copy_value(&mut self, v: Value, ty: &Type, span: Span) -> Res<Value> {
+        let v = self.as_complete_object(v, ty);
         match (&v, ty) {
             (Value::Vector(s), _) if Rc::strong_count(s) > 1 => {
                 self.take_memory(s.len() as u64 * s.elem_bytes, span)?;

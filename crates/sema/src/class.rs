@@ -84,6 +84,19 @@ pub struct ClassInfo {
     pub undefined_statics: HashSet<String>,
     /// A member function is `virtual`.
     pub has_virtual: bool,
+    /// The class is declared `final`: no class may derive from it.
+    pub is_final: bool,
+    /// Its virtual member functions (declared `virtual`, or overriding a
+    /// base's virtual function).
+    pub virtuals: HashSet<FuncId>,
+    /// Its virtual functions declared `final`.
+    pub finals: HashSet<FuncId>,
+    /// Its pure virtual functions (`= 0`).
+    pub pure: HashSet<FuncId>,
+    /// The pure virtual functions that no class from the one declaring
+    /// them down to this one overrides: the class is abstract when there
+    /// are any.
+    pub abstract_because: Vec<FuncId>,
     /// A data member is a bit field.
     pub has_bit_field: bool,
     /// Member function templates by name (see
@@ -163,6 +176,7 @@ pub fn declare_class(
         default_inits: layout.default_inits,
         const_fields: layout.const_fields,
         static_consts: (*consts).clone(),
+        is_final: s.is_final,
         ..ClassInfo::default()
     };
     for (decl, access) in &layout.statics {
@@ -185,6 +199,17 @@ pub fn declare_class(
         }
     }
     check_destructor_restriction(ck, id);
+    finish_virtuals(ck, id, &declared);
+    let inherits_virtual_dtor = ck.program.dynamic.get(&id).is_some_and(|d| {
+        d.overriders
+            .keys()
+            .any(|k| ck.program.get_function(*k).is_some_and(|f| member_name(f).starts_with('~')))
+    });
+    if inherits_virtual_dtor
+        && let Some(dtor) = crate::special::implicit_virtual_dtor(ck, id, s.name.span)
+    {
+        implicit_dtor_overrides(ck, id, dtor);
+    }
     // In a class-template instance, a member's body is checked when it is
     // first called (see `template::ensure_body`).
     let declaring = ck.templates.declaring.take();
@@ -212,6 +237,220 @@ pub fn declare_class(
                 );
             }
             None => lower_method(ck, id, fid, f),
+        }
+    }
+}
+
+/// The short name of member function `f` (`f` of `A::f`).
+fn member_name(f: &Function) -> &str {
+    f.name.rsplit("::").next().unwrap_or(&f.name)
+}
+
+/// True when member function `a` overrides `b` if `b` is virtual: the same
+/// name, parameter types and `const` (destructors: any two).
+fn same_override_signature(a: &Function, b: &Function) -> bool {
+    let a_dtor = member_name(a).starts_with('~');
+    let b_dtor = member_name(b).starts_with('~');
+    if a_dtor || b_dtor {
+        return a_dtor && b_dtor;
+    }
+    if member_name(a) != member_name(b) || a.params != b.params || a.params == 0 {
+        return false;
+    }
+    let this_const = |f: &Function| f.locals.first().is_some_and(|l| l.is_const);
+    if this_const(a) != this_const(b) {
+        return false;
+    }
+    a.param_locals()
+        .iter()
+        .zip(b.param_locals())
+        .skip(1)
+        .all(|(x, y)| x.ty == y.ty && x.by_ref == y.by_ref && (!x.by_ref || x.is_const == y.is_const))
+}
+
+/// The virtual functions of class `id` once its member functions are
+/// declared: which of them override a base's (and so are virtual without
+/// saying so), the final overrider of each virtual function in the class
+/// (`tessera_ir::DynamicClass::overriders`), and the rules of `override`,
+/// `final` and pure functions.
+fn finish_virtuals(ck: &mut Checker, id: StructId, declared: &[(FuncId, &ast::Function)]) {
+    let Some(dynamic) = ck.program.dynamic.get(&id).cloned() else {
+        for (_, f) in declared {
+            if f.method.is_override || f.method.is_final {
+                let word = if f.method.is_override { "override" } else { "final" };
+                ck.report(
+                    Diagnostic::error(
+                        codes::E0258,
+                        f.name.span,
+                        format!(
+                            "`{}` is declared `{word}` but overrides no virtual function",
+                            f.name.name
+                        ),
+                    )
+                    .with_label(format!("`{word}` on a function that is not virtual"))
+                    .with_msvc("C3668")
+                    .with_help("only a virtual function that overrides a base's virtual function can be declared so; remove it, or fix the name, parameters or `const`"),
+                );
+            }
+        }
+        return;
+    };
+    let base = dynamic.base.map(|(b, _)| b);
+    let mut overriders = base
+        .and_then(|b| ck.program.dynamic.get(&b))
+        .map(|d| d.overriders.clone())
+        .unwrap_or_default();
+    let inherited: Vec<FuncId> = {
+        let mut keys: Vec<FuncId> = overriders.keys().copied().collect();
+        keys.sort();
+        keys
+    };
+    let mut virtuals = HashSet::new();
+    let mut finals = HashSet::new();
+    let mut pure = HashSet::new();
+    for (fid, f) in declared {
+        let is_method = matches!(f.method.special, ast::Special::None | ast::Special::Destructor);
+        let is_static = f.ret.is_static;
+        if !is_method || is_static {
+            continue;
+        }
+        let Some(this_fn) = ck.program.get_function(*fid).cloned() else {
+            continue;
+        };
+        let mut overridden = Vec::new();
+        for k in &inherited {
+            let Some(base_fn) = ck.program.get_function(*k) else {
+                continue;
+            };
+            if same_override_signature(&this_fn, base_fn) {
+                overridden.push(*k);
+            }
+        }
+        for k in &overridden {
+            let current = overriders.get(k).copied().unwrap_or(*k);
+            let owner = ck
+                .program
+                .get_function(current)
+                .and_then(|g| g.locals.first())
+                .and_then(|l| match l.ty {
+                    Type::Struct(c) => Some(c),
+                    _ => None,
+                });
+            let is_final = owner
+                .and_then(|c| ck.classes.get(&c))
+                .is_some_and(|c| c.finals.contains(&current));
+            if is_final {
+                let (name, at) = ck
+                    .program
+                    .get_function(current)
+                    .map(|g| (g.name.clone(), g.span))
+                    .unwrap_or_default();
+                ck.report(
+                    Diagnostic::error(
+                        codes::E0256,
+                        f.name.span,
+                        format!("`{}` overrides `{name}`, which is declared `final`", f.name.name),
+                    )
+                    .with_label("overrides a `final` function")
+                    .with_secondary(at, "declared `final` here")
+                    .with_msvc("C3248")
+                    .with_help("rename this function, or remove `final` from the base's"),
+                );
+            }
+        }
+        let is_virtual = f.method.is_virtual || !overridden.is_empty();
+        if f.method.is_override && overridden.is_empty() {
+            ck.report(
+                Diagnostic::error(
+                    codes::E0258,
+                    f.name.span,
+                    format!(
+                        "`{}` is declared `override` but overrides no virtual function of a base",
+                        f.name.name
+                    ),
+                )
+                .with_label("overrides nothing")
+                .with_msvc("C3668")
+                .with_help("declare it as the base's virtual function is declared: the same name, parameter types and `const`"),
+            );
+        }
+        if f.method.is_final && !is_virtual {
+            ck.report(
+                Diagnostic::error(
+                    codes::E0258,
+                    f.name.span,
+                    format!("`{}` is declared `final` but is not virtual", f.name.name),
+                )
+                .with_label("`final` on a function that is not virtual")
+                .with_msvc("C3668")
+                .with_help("declare it `virtual`, or remove `final`"),
+            );
+        }
+        if !is_virtual {
+            continue;
+        }
+        for k in overridden {
+            overriders.insert(k, *fid);
+        }
+        overriders.insert(*fid, *fid);
+        virtuals.insert(*fid);
+        if f.method.is_final {
+            finals.insert(*fid);
+        }
+        if f.method.is_pure {
+            pure.insert(*fid);
+        }
+    }
+    // Pure functions nothing here or below their class overrides.
+    let is_pure = |ck: &Checker, f: FuncId| {
+        pure.contains(&f)
+            || ck
+                .program
+                .get_function(f)
+                .and_then(|g| g.locals.first())
+                .and_then(|l| match l.ty {
+                    Type::Struct(c) => ck.classes.get(&c),
+                    _ => None,
+                })
+                .is_some_and(|c| c.pure.contains(&f))
+    };
+    let mut abstract_because: Vec<FuncId> = overriders
+        .values()
+        .copied()
+        .filter(|f| is_pure(ck, *f))
+        .collect();
+    abstract_because.sort();
+    abstract_because.dedup();
+    if let Some(c) = ck.classes.get_mut(&id) {
+        c.has_virtual = true;
+        c.virtuals = virtuals;
+        c.finals = finals;
+        c.pure = pure;
+        c.abstract_because = abstract_because;
+    }
+    if let Some(d) = ck.program.dynamic.get_mut(&id) {
+        d.overriders = overriders;
+    }
+}
+
+/// Registers `dtor`, the destructor C++ defines for class `id`, as the
+/// overrider of its bases' virtual destructors.
+pub(crate) fn implicit_dtor_overrides(ck: &mut Checker, id: StructId, dtor: FuncId) {
+    let Some(d) = ck.program.dynamic.get_mut(&id) else {
+        return;
+    };
+    let inherited: Vec<FuncId> = d.overriders.keys().copied().collect();
+    let dtors: Vec<FuncId> = inherited
+        .into_iter()
+        .filter(|k| {
+            ck.program
+                .get_function(*k)
+                .is_some_and(|f| member_name(f).starts_with('~'))
+        })
+        .collect();
+    if let Some(d) = ck.program.dynamic.get_mut(&id) {
+        for k in dtors {
+            d.overriders.insert(k, dtor);
         }
     }
 }
@@ -362,6 +601,11 @@ fn declare_method(
         if let Some(c) = ck.classes.get_mut(&id) {
             c.has_virtual = true;
         }
+        let form = f
+            .name
+            .name
+            .starts_with("operator")
+            .then_some("virtual operators and conversion functions");
         if restriction.amp {
             ck.report(
                 Diagnostic::error(
@@ -376,13 +620,13 @@ fn declare_method(
                 .with_msvc("C3581")
                 .with_help("amp code has no virtual calls; make the function non-virtual"),
             );
-        } else {
+        } else if let Some(form) = form {
             ck.error(
                 codes::E0211,
                 f.name.span,
-                "virtual functions are not supported yet",
+                format!("{form} are not supported yet"),
                 "virtual",
-                "make the function non-virtual",
+                "make the function non-virtual, or call a virtual function from it",
             );
         }
     }
@@ -647,6 +891,11 @@ fn lower_method(ck: &mut Checker, id: StructId, fid: FuncId, f: &ast::Function) 
     let mut stmts = Vec::new();
     if let ast::Special::Constructor(inits) = &f.method.special {
         stmts = fcx.construct_members(id, inits, f.name.span);
+    }
+    // While its destructor runs, the object is of this class again.
+    if matches!(f.method.special, ast::Special::Destructor) {
+        let this = fcx.local_expr(LocalId(0), f.name.span);
+        stmts.extend(fcx.set_dynamic_class(this, id, f.name.span));
     }
     fcx.nrvo = crate::special::nrvo_name(body);
     let block = fcx.block(body);
@@ -1090,7 +1339,10 @@ impl Checker {
         let Some(info) = self.classes.get(&id) else {
             return false;
         };
-        if !info.ctors.is_empty() || info.default_inits.iter().any(Option::is_some) {
+        if !info.ctors.is_empty()
+            || info.default_inits.iter().any(Option::is_some)
+            || self.program.dynamic.contains_key(&id)
+        {
             return true;
         }
         if depth > 64 {
@@ -1180,7 +1432,7 @@ impl FnCx<'_> {
     }
 
     /// The object `base` seen as its base-class subobject along `path`.
-    fn upcast(&self, base: Expr, path: &[u32]) -> Expr {
+    pub(crate) fn upcast(&self, base: Expr, path: &[u32]) -> Expr {
         let mut e = base;
         for &i in path {
             let Type::Struct(id) = e.ty else { return e };
@@ -1413,7 +1665,15 @@ impl FnCx<'_> {
             .get(&owner)
             .map(|c| c.name.clone())
             .unwrap_or_default();
-        Some(self.call_members(Some(object), owner, &class, &name.name, &ids, args, span))
+        Some(self.call_members_as(
+            Some(object),
+            (owner, &class),
+            &name.name,
+            &ids,
+            args,
+            true,
+            span,
+        ))
     }
 
     /// An unqualified call inside a member function of a member function of
@@ -1446,7 +1706,15 @@ impl FnCx<'_> {
             .get(&owner)
             .map(|c| c.name.clone())
             .unwrap_or_default();
-        Some(self.call_members(object, owner, &class_name, name, &ids, args, span))
+        Some(self.call_members_as(
+            object,
+            (owner, &class_name),
+            name,
+            &ids,
+            args,
+            true,
+            span,
+        ))
     }
 
     /// `Class::name(args)`: a static member function, or (inside a member
@@ -1535,7 +1803,7 @@ impl FnCx<'_> {
     }
 
     /// The path of base fields from class `from` to its base `to`.
-    fn base_path(&self, from: StructId, to: StructId) -> Option<BasePath> {
+    pub(crate) fn base_path(&self, from: StructId, to: StructId) -> Option<BasePath> {
         if from == to {
             return Some(Vec::new());
         }
@@ -1552,7 +1820,8 @@ impl FnCx<'_> {
     }
 
     /// Calls one of the member functions `ids` of class `owner`, on
-    /// `object` (`None`: no object, so only static members fit).
+    /// `object` (`None`: no object, so only static members fit); a call of
+    /// a virtual function is not virtual (`Class::f()`).
     #[allow(clippy::too_many_arguments)]
     fn call_members(
         &mut self,
@@ -1562,6 +1831,23 @@ impl FnCx<'_> {
         name: &str,
         ids: &[FuncId],
         args: Vec<Expr>,
+        span: Span,
+    ) -> Expr {
+        self.call_members_as(object, (owner, class), name, ids, args, false, span)
+    }
+
+    /// `call_members`, the call of a virtual function made virtual when
+    /// `dispatch` (a call through an object, not `Class::f()`): it runs
+    /// the final overrider in the object's dynamic class.
+    #[allow(clippy::too_many_arguments)]
+    fn call_members_as(
+        &mut self,
+        object: Option<Expr>,
+        (owner, class): (StructId, &str),
+        name: &str,
+        ids: &[FuncId],
+        args: Vec<Expr>,
+        dispatch: bool,
         span: Span,
     ) -> Expr {
         let statics: Vec<FuncId> = ids
@@ -1607,7 +1893,19 @@ impl FnCx<'_> {
         if let ExprKind::Call { func, .. } = &chosen.kind {
             self.check_member_use(owner, *func, &format!("`{class}::{name}`"), span);
         }
-        chosen
+        let is_virtual = |f: &FuncId| {
+            self.ck
+                .classes
+                .get(&owner)
+                .is_some_and(|c| c.virtuals.contains(f))
+        };
+        match chosen.kind {
+            ExprKind::Call { func, args } if dispatch && is_virtual(&func) => Expr {
+                kind: ExprKind::VirtualCall { func, args },
+                ..chosen
+            },
+            kind => Expr { kind, ..chosen },
+        }
     }
 
     /// The rules for calling member `func` of class `owner` (`what` names
@@ -1703,6 +2001,16 @@ impl FnCx<'_> {
         }
         let ctors = info.ctors.clone();
         let explicit = info.explicit.clone();
+        // `Base b(derived)`: the copy of the base subobject (sliced).
+        let mut args = args;
+        if let [one] = args.as_slice()
+            && let Type::Struct(src) = one.ty
+            && src != id
+            && self.ck.derives_from(src, id)
+            && let Some(one) = args.pop()
+        {
+            args.push(self.to_base(one, &Type::Struct(id)));
+        }
         // `X b(a)` with `a` an `X`: the implicit copy constructor, unless
         // the class declares its own.
         let copies = |c: FuncId| {
@@ -1862,7 +2170,18 @@ impl FnCx<'_> {
         let mut used = vec![false; inits.len()];
         // A union's constructor makes one member at most: the one named.
         let is_union = self.ck.is_union(&Type::Struct(id));
+        let mut class_set = false;
         for (i, (fname, fty)) in fields.iter().enumerate() {
+            // Once the bases are built, the object is of this class (for
+            // the virtual calls of member initialisers and the body).
+            if i >= info.bases.len() && !class_set {
+                class_set = true;
+                let target = self.local_expr(object, span);
+                stmts.extend(self.set_dynamic_class(target, id, span));
+            }
+            if fname == tessera_ir::DYNAMIC_CLASS_FIELD {
+                continue;
+            }
             let base_name = info
                 .bases
                 .get(i)
@@ -1910,6 +2229,10 @@ impl FnCx<'_> {
             );
             stmts.push(Stmt::new(StmtKind::Expr(assign), span));
         }
+        if !class_set {
+            let target = self.local_expr(object, span);
+            stmts.extend(self.set_dynamic_class(target, id, span));
+        }
         for (k, m) in inits.iter().enumerate() {
             if !used[k] {
                 self.ck.error(
@@ -1925,6 +2248,29 @@ impl FnCx<'_> {
             }
         }
         stmts
+    }
+
+    /// For an object of a polymorphic class `id` (a place): the statement
+    /// making its dynamic class `id` (see `tessera_ir::DynamicClass`).
+    pub(crate) fn set_dynamic_class(&mut self, object: Expr, id: StructId, span: Span) -> Option<Stmt> {
+        let path = self.ck.program.dynamic_class_path(id)?;
+        let field = self.upcast(object, &path);
+        let class = mk(
+            ExprKind::Const(tessera_ir::Const::Int(i64::from(id.0))),
+            Type::Scalar(tessera_ir::Scalar::Long),
+            false,
+            span,
+        );
+        let assign = mk(
+            ExprKind::Assign {
+                target: Box::new(field),
+                value: Box::new(class),
+            },
+            Type::Scalar(tessera_ir::Scalar::Long),
+            true,
+            span,
+        );
+        Some(Stmt::new(StmtKind::Expr(assign), span))
     }
 
     /// The value a member initialiser `name(args)` gives a member of type `ty`.

@@ -611,6 +611,8 @@ impl FnCx<'_> {
                         *ty = v.ty.clone();
                     }
                     if by_ref {
+                        // `Base& b = derived;`: the base subobject.
+                        let v = self.to_base(v, ty);
                         if !v.place && !v.ty.is_error() && !self.ck.specs_const(specs) {
                             self.ck.error(
                                 codes::E0204,

@@ -602,6 +602,12 @@ impl Flat<'_> {
 
     /// The members of a class: types, bodies and trailing declarators.
     fn struct_members(&mut self, s: &mut StructDef, local: bool) {
+        for b in &mut s.bases {
+            let is_virtual = matches!(&b.item, BaseType::Named(p) if p.last().starts_with("virtual "));
+            if !is_virtual {
+                self.base(&mut b.item);
+            }
+        }
         for d in &mut s.fields {
             self.specs(&mut d.specs);
             for decl in &mut d.declarators {
