@@ -1358,6 +1358,45 @@ impl Checker {
 }
 
 impl Checker {
+    /// Reports an object of type `ty` (`what`: "a variable", ...) when it
+    /// is an abstract class, or an array of one (E0255, MSVC C2259); true
+    /// when it reported.
+    pub fn check_not_abstract(&mut self, ty: &Type, span: Span, what: &str) -> bool {
+        let mut t = ty;
+        while let Type::CArray(inner, _) = t {
+            t = inner;
+        }
+        let Type::Struct(id) = t else {
+            return false;
+        };
+        let Some(info) = self.classes.get(id) else {
+            return false;
+        };
+        let Some(&pure) = info.abstract_because.first() else {
+            return false;
+        };
+        let class = info.name.clone();
+        let (name, at) = self
+            .program
+            .get_function(pure)
+            .map(|f| (f.name.clone(), f.span))
+            .unwrap_or_default();
+        self.report(
+            Diagnostic::error(
+                codes::E0255,
+                span,
+                format!("cannot make {what} of abstract class `{class}`: `{name}` is pure virtual and not overridden"),
+            )
+            .with_label(format!("an object of abstract class `{class}`"))
+            .with_secondary(at, "pure virtual function")
+            .with_msvc("C2259")
+            .with_help(format!(
+                "make an object of a class derived from `{class}` that overrides `{name}`, and use `{class}` through a pointer or reference"
+            )),
+        );
+        true
+    }
+
     /// True when class `owner` declares `class` a friend (by its name, or
     /// for an instance of a class template, by the template's name).
     pub(crate) fn is_friend(&self, class: StructId, owner: StructId) -> bool {
@@ -1949,6 +1988,10 @@ impl FnCx<'_> {
         if self.ck.random.contains_key(&id) {
             return Some(crate::library::random::construct(self, id, args, span));
         }
+        let as_base = std::mem::take(&mut self.building_base);
+        if !as_base && self.ck.check_not_abstract(&Type::Struct(id), span, "an object") {
+            return Some(error_expr(span));
+        }
         let info = self.ck.classes.get(&id)?;
         let name = info.name.clone();
         if info.ctors.is_empty() {
@@ -2191,6 +2234,8 @@ impl FnCx<'_> {
                 Some(&m.name.name) == base_name.as_ref()
                     || (base_name.is_none() && &m.name.name == fname)
             });
+            let outer_building = self.building_base;
+            self.building_base = i < info.bases.len();
             let value = match written {
                 Some(k) => {
                     used[k] = true;
@@ -2207,6 +2252,7 @@ impl FnCx<'_> {
                     },
                 },
             };
+            self.building_base = outer_building;
             let Some(value) = value else { continue };
             let target = self.local_expr(object, span);
             let target = mk(
@@ -2282,6 +2328,8 @@ impl FnCx<'_> {
         name: &str,
         span: Span,
     ) -> Option<Expr> {
+        // The flag is for this object, not for those its arguments make.
+        let as_base = std::mem::take(&mut self.building_base);
         match ty {
             Type::Struct(c) if self.ck.needs_construction(*c) => {
                 let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
@@ -2291,6 +2339,7 @@ impl FnCx<'_> {
                 {
                     return lowered.into_iter().next().map(|e| self.copied(e));
                 }
+                self.building_base = as_base;
                 self.construct_object(*c, lowered, false, span)
             }
             Type::Struct(_) | Type::CArray(..) => {

@@ -929,6 +929,9 @@ pub(crate) fn param_local(
         lookup,
     );
     ck.resolving_param = saved;
+    if !d.by_ref {
+        ck.check_not_abstract(&d.ty, p.span, "a parameter");
+    }
     if p.declarator.modifiers.reference == 2 && !d.ty.is_error() {
         ck.rvalue_refs.insert(p.span);
     }
