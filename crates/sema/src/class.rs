@@ -422,7 +422,6 @@ fn finish_virtuals(ck: &mut Checker, id: StructId, declared: &[(FuncId, &ast::Fu
     abstract_because.sort();
     abstract_because.dedup();
     if let Some(c) = ck.classes.get_mut(&id) {
-        c.has_virtual = true;
         c.virtuals = virtuals;
         c.finals = finals;
         c.pure = pure;
