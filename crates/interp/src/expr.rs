@@ -703,6 +703,7 @@ impl Machine<'_> {
             ExprKind::Intrinsic { op, args } if e.place => match op {
                 Intrinsic::ViewElement
                 | Intrinsic::VectorElement
+                | Intrinsic::VectorAt
                 | Intrinsic::ShapeComponent
                 | Intrinsic::Print
                 | Intrinsic::Stdout

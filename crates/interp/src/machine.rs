@@ -874,7 +874,14 @@ impl<'p> Machine<'p> {
     /// A copy of `v` for a new object of type `ty`: vectors and arrays are
     /// deep-copied (unless `v` is a temporary nobody else holds).
     pub(crate) fn copy_value(&mut self, v: Value, ty: &Type, span: Span) -> Res<Value> {
-        let v = self.as_complete_object(v, ty);
+        // A copy is a complete object of its type; the dynamic class is set
+        // last, over what copying its base subobjects set.
+        let copy = self.copy_parts(v, ty, span)?;
+        Ok(self.as_complete_object(copy, ty))
+    }
+
+    /// `copy_value` but for the dynamic class of a polymorphic object.
+    fn copy_parts(&mut self, v: Value, ty: &Type, span: Span) -> Res<Value> {
         match (&v, ty) {
             (Value::Vector(s), _) if Rc::strong_count(s) > 1 => {
                 self.take_memory(s.len() as u64 * s.elem_bytes, span)?;
@@ -992,7 +999,7 @@ impl<'p> Machine<'p> {
         }
     }
 
-    fn frame_mut(&mut self) -> &mut Frame {
+    pub(crate) fn frame_mut(&mut self) -> &mut Frame {
         let strand = self.strand();
         if strand.stack.is_empty() {
             strand.stack.push(Frame {

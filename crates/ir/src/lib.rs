@@ -816,6 +816,9 @@ pub enum Intrinsic {
     VectorData,
     /// `v[i]` (bounds-checked); a place.
     VectorElement,
+    /// `v.at(i)`: `v[i]`, but an index out of range throws
+    /// `std::out_of_range` (host code); a place.
+    VectorAt,
     /// `std::cout`: the standard output stream (a place of type `Ostream`).
     Stdout,
     /// `std::cerr` / `std::wcerr`: the standard error stream (a place of

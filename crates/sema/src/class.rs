@@ -454,6 +454,49 @@ pub(crate) fn implicit_dtor_overrides(ck: &mut Checker, id: StructId, dtor: Func
     }
 }
 
+/// For an object of a polymorphic class `id` (a place): the statement
+/// making its dynamic class `id` (see `tessera_ir::DynamicClass`).
+pub(crate) fn dynamic_class_assignment(
+    ck: &Checker,
+    object: Expr,
+    id: StructId,
+    span: Span,
+) -> Option<Stmt> {
+    let path = ck.program.dynamic_class_path(id)?;
+    let mut field = object;
+    for &i in &path {
+        let Type::Struct(s) = field.ty else {
+            return None;
+        };
+        let ty = ck.program.get_struct(s)?.fields.get(i as usize)?.1.clone();
+        field = mk(
+            ExprKind::Field {
+                base: Box::new(field),
+                field: i,
+            },
+            ty,
+            true,
+            span,
+        );
+    }
+    let class = mk(
+        ExprKind::Const(tessera_ir::Const::Int(i64::from(id.0))),
+        Type::Scalar(tessera_ir::Scalar::Long),
+        false,
+        span,
+    );
+    let assign = mk(
+        ExprKind::Assign {
+            target: Box::new(field),
+            value: Box::new(class),
+        },
+        Type::Scalar(tessera_ir::Scalar::Long),
+        true,
+        span,
+    );
+    Some(Stmt::new(StmtKind::Expr(assign), span))
+}
+
 /// Checks member `fid`'s body now (a class-template instance's member, on
 /// its first call).
 pub fn lower_method_now(ck: &mut Checker, id: StructId, fid: FuncId, f: &ast::Function) {
@@ -2229,9 +2272,15 @@ impl FnCx<'_> {
                 .get(i)
                 .and_then(|b| self.ck.classes.get(b))
                 .map(|c| c.name.clone());
+            // A base is named as written in scope: `Base`, `ns::Base`, or
+            // unqualified inside its namespace.
+            let names_base = |m: &ast::MemberInit| {
+                base_name.as_ref().is_some_and(|b| {
+                    *b == m.name.name || b.ends_with(&format!("::{}", m.name.name))
+                })
+            };
             let written = inits.iter().position(|m| {
-                Some(&m.name.name) == base_name.as_ref()
-                    || (base_name.is_none() && &m.name.name == fname)
+                names_base(m) || (base_name.is_none() && &m.name.name == fname)
             });
             let outer_building = self.building_base;
             self.building_base = i < info.bases.len();
@@ -2298,24 +2347,7 @@ impl FnCx<'_> {
     /// For an object of a polymorphic class `id` (a place): the statement
     /// making its dynamic class `id` (see `tessera_ir::DynamicClass`).
     pub(crate) fn set_dynamic_class(&mut self, object: Expr, id: StructId, span: Span) -> Option<Stmt> {
-        let path = self.ck.program.dynamic_class_path(id)?;
-        let field = self.upcast(object, &path);
-        let class = mk(
-            ExprKind::Const(tessera_ir::Const::Int(i64::from(id.0))),
-            Type::Scalar(tessera_ir::Scalar::Long),
-            false,
-            span,
-        );
-        let assign = mk(
-            ExprKind::Assign {
-                target: Box::new(field),
-                value: Box::new(class),
-            },
-            Type::Scalar(tessera_ir::Scalar::Long),
-            true,
-            span,
-        );
-        Some(Stmt::new(StmtKind::Expr(assign), span))
+        dynamic_class_assignment(self.ck, object, id, span)
     }
 
     /// The value a member initialiser `name(args)` gives a member of type `ty`.
@@ -2766,6 +2798,21 @@ pub fn library_exception(ck: &mut Checker, name: &str) -> Option<StructId> {
         span,
     });
     ck.structs.insert(full.clone(), id);
+    let parent = base.unwrap_or(root);
+    let overriders = ck
+        .program
+        .dynamic
+        .get(&parent)
+        .map(|d| d.overriders.clone())
+        .unwrap_or_default();
+    ck.program.dynamic.insert(
+        id,
+        tessera_ir::DynamicClass {
+            base: Some((parent, 0)),
+            tag_field: 0,
+            overriders,
+        },
+    );
     let mut info = ClassInfo {
         name: full.clone(),
         bases: vec![base.unwrap_or(root)],
@@ -2873,6 +2920,7 @@ pub fn library_exception(ck: &mut Checker, name: &str) -> Option<StructId> {
             stmts.push(Stmt::new(StmtKind::Expr(assign), span));
         }
         let result = mk(ExprKind::Local(object), Type::Struct(id), true, span);
+        stmts.extend(dynamic_class_assignment(ck, result.clone(), id, span));
         stmts.push(Stmt::new(StmtKind::Return(Some(result)), span));
         let f = plain(
             format!("{full}::{name}"),
@@ -3000,17 +3048,27 @@ fn std_exception(ck: &mut Checker) -> StructId {
         is_const: true,
     };
     let id = StructId(ck.program.structs.len() as u32);
+    // Polymorphic (`what()` is virtual): its dynamic class first, where
+    // libstdc++'s virtual table pointer is.
     ck.program.structs.push(tessera_ir::StructDef {
         name: NAME.to_string(),
-        fields: vec![("<message>".to_string(), char_ptr.clone())],
+        fields: vec![
+            (
+                tessera_ir::DYNAMIC_CLASS_FIELD.to_string(),
+                Type::Scalar(tessera_ir::Scalar::Long),
+            ),
+            ("<message>".to_string(), char_ptr.clone()),
+        ],
         is_union: false,
         span,
     });
     ck.structs.insert(NAME.to_string(), id);
+    ck.program.dynamic.insert(id, tessera_ir::DynamicClass::default());
     let mut info = ClassInfo {
         name: NAME.to_string(),
-        access: vec![Access::Private],
-        default_inits: vec![None],
+        access: vec![Access::Private; 2],
+        default_inits: vec![None; 2],
+        const_fields: vec![false; 2],
         ..ClassInfo::default()
     };
     ck.classes.insert(id, info.clone());
@@ -3048,7 +3106,7 @@ fn std_exception(ck: &mut Checker) -> StructId {
     let message = mk(
         ExprKind::Field {
             base: Box::new(this),
-            field: 0,
+            field: 1,
         },
         char_ptr.clone(),
         true,
@@ -3062,6 +3120,10 @@ fn std_exception(ck: &mut Checker) -> StructId {
         vec![Stmt::new(StmtKind::Return(Some(message)), span)],
     );
     let what = add(ck, what);
+    if let Some(d) = ck.program.dynamic.get_mut(&id) {
+        d.overriders.insert(what, what);
+    }
+    info.virtuals.insert(what);
     // A constructor from a message: a new object whose field is `text`.
     let construct = |ck: &mut Checker, name: &str, params: Vec<Local>, text: Expr| {
         let n = params.len() as u32;
@@ -3072,12 +3134,13 @@ fn std_exception(ck: &mut Checker) -> StructId {
         let field = mk(
             ExprKind::Field {
                 base: Box::new(o.clone()),
-                field: 0,
+                field: 1,
             },
             char_ptr.clone(),
             true,
             span,
         );
+        let class = dynamic_class_assignment(ck, o.clone(), id, span);
         let assign = mk(
             ExprKind::Assign {
                 target: Box::new(field),
@@ -3096,8 +3159,10 @@ fn std_exception(ck: &mut Checker) -> StructId {
                 span,
             ),
             Stmt::new(StmtKind::Expr(assign), span),
-            Stmt::new(StmtKind::Return(Some(o)), span),
         ];
+        let mut stmts = stmts;
+        stmts.extend(class);
+        stmts.push(Stmt::new(StmtKind::Return(Some(o)), span));
         let f = function(name, locals, n, Type::Struct(id), stmts);
         add(ck, f)
     };

@@ -23,6 +23,7 @@ pub fn source_of(header: &str) -> Option<(&'static str, &'static str)> {
         "cstring" | "string.h" => Some(("<cstring>", CSTRING)),
         "vector" => Some(("<vector>", VECTOR)),
         "string" | "iostream" | "sstream" => Some(("<string>", STRING)),
+        "stdexcept" => Some(("<stdexcept>", STDEXCEPT)),
         "amp_short_vectors.h" | "amp_graphics.h" => Some(("<amp_short_vectors.h>", SHORT_VECTORS)),
         _ => None,
     }
@@ -46,6 +47,10 @@ const CSTRING: &str = include_str!("cstring.h");
 /// `<string>` (also for `<iostream>` and `<sstream>`): `std::string` and
 /// `std::to_string`.
 const STRING: &str = include_str!("string.h");
+
+/// `<stdexcept>`: `std::logic_error`, `std::runtime_error` and the classes
+/// derived from them.
+const STDEXCEPT: &str = include_str!("stdexcept.h");
 
 /// `<vector>`: the comparison operators of two vectors.
 const VECTOR: &str = include_str!("vector.h");

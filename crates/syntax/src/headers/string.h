@@ -5,11 +5,14 @@
 // (`%d`, `%u`, `%ld`, `%lu`, `%f` through `snprintf`). Tessera reads this
 // text when a program includes <string>, <iostream> or <sstream> (as the
 // standard libraries' <iostream> brings `std::string` in). A position
-// past the end (`at`, `substr`) is a run-time error where C++ throws
-// `std::out_of_range`.
+// past the end throws `std::out_of_range` from `at` (<stdexcept>, read
+// with this text); from `substr` it is a run-time error.
 #pragma once
 
 namespace std {
+
+// Throws `std::out_of_range` (defined in <stdexcept>, read at the end).
+void __throw_string_at(size_t __n, size_t __size);
 
 class string {
 public:
@@ -36,7 +39,10 @@ public:
 
     char& operator[](size_t __i) { return __chars[__i]; }
     const char& operator[](size_t __i) const { return __chars[__i]; }
-    char& at(size_t __i) { return __chars.at(__i < size() ? __i : __chars.size()); }
+    char& at(size_t __i) {
+        if (__i >= size()) __throw_string_at(__i, size());
+        return __chars[__i];
+    }
     char& front() { return __chars[0]; }
     char& back() { return __chars[size() - 1]; }
 
@@ -200,3 +206,6 @@ inline string to_string(double __v) {
 inline string to_string(float __v) { return to_string(double(__v)); }
 
 } // namespace std
+
+// The exception classes `at` throws.
+#include <stdexcept>
