@@ -85,7 +85,7 @@ public:
         return string(&__chars.at(__start), __count);
     }
 
-    size_t find(char __c) const { return this->find(__c, 0); }
+    size_t find(char __c) const { return find(__c, 0); }
     size_t find(char __c, size_t __pos) const {
         for (size_t __i = __pos; __i < size(); __i++) {
             if (__chars[__i] == __c) {
@@ -94,9 +94,9 @@ public:
         }
         return npos;
     }
-    size_t find(const char* __s) const { return this->find(string(__s), 0); }
-    size_t find(const char* __s, size_t __pos) const { return this->find(string(__s), __pos); }
-    size_t find(const string& __s) const { return this->find(__s, 0); }
+    size_t find(const char* __s) const { return find(string(__s), 0); }
+    size_t find(const char* __s, size_t __pos) const { return find(string(__s), __pos); }
+    size_t find(const string& __s) const { return find(__s, 0); }
     size_t find(const string& __s, size_t __pos) const {
         size_t __n = __s.size();
         for (size_t __i = __pos; __i + __n <= size(); __i++) {
