@@ -62,6 +62,26 @@ impl Machine<'_> {
         Ok(v)
     }
 
+    /// True when `func` is a virtual member function (a call through a
+    /// pointer to it is virtual).
+    pub(crate) fn is_virtual(&self, func: FuncId) -> bool {
+        if self.prog.dynamic.is_empty() {
+            return false;
+        }
+        let f = self.prog.function(func);
+        match f.locals.first() {
+            Some(this) if this.by_ref && f.params > 0 => match &this.ty {
+                Type::Struct(class) => self
+                    .prog
+                    .dynamic
+                    .get(class)
+                    .is_some_and(|d| d.overriders.contains_key(&func)),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
     /// A virtual call of `func` with `args` (the object first): the final
     /// overrider in the object's dynamic class, and its arguments.
     pub(crate) fn virtual_target(

@@ -314,7 +314,13 @@ impl Machine<'_> {
             ExprKind::FuncAddr(func) => Ok(fn_pointer(*func)),
             ExprKind::CallPtr { callee, args } => {
                 let func = self.pointed_function(callee, e.span)?;
-                let args = self.call_args(func, args)?;
+                // A pointer to a virtual member function calls the
+                // overrider for the object's dynamic class.
+                let (func, args) = if self.is_virtual(func) {
+                    self.virtual_target(func, args, e.span)?
+                } else {
+                    (func, self.call_args(func, args)?)
+                };
                 match self.call(func, args, e.span)? {
                     Value::Ref(p) => self.read_value(&p, e),
                     v => Ok(v),
@@ -687,7 +693,13 @@ impl Machine<'_> {
             }
             ExprKind::CallPtr { callee, args } => {
                 let func = self.pointed_function(callee, e.span)?;
-                let args = self.call_args(func, args)?;
+                // A pointer to a virtual member function calls the
+                // overrider for the object's dynamic class.
+                let (func, args) = if self.is_virtual(func) {
+                    self.virtual_target(func, args, e.span)?
+                } else {
+                    (func, self.call_args(func, args)?)
+                };
                 match self.call(func, args, e.span)? {
                     Value::Ref(p) => Ok((*p).clone()),
                     v => Ok(Machine::temp(v)),

@@ -296,24 +296,6 @@ impl FnCx<'_> {
     /// A pointer to function `id` (host code), to a member function of
     /// `member_of`.
     fn function_address(&mut self, id: FuncId, member_of: Option<StructId>, span: Span) -> Expr {
-        // A call through a pointer to a virtual function is virtual.
-        if let Some(class) = member_of
-            && self
-                .ck
-                .classes
-                .values()
-                .any(|c| c.virtuals.contains(&id))
-        {
-            let shown = self.ck.show(&Type::Struct(class));
-            self.ck.error(
-                codes::E0211,
-                span,
-                format!("pointers to virtual member functions of `{shown}` are not supported yet"),
-                "pointer to a virtual function",
-                "call the function through a pointer or reference to the object instead",
-            );
-            return error_expr(span);
-        }
         match self.ck.fn_pointer_type(id, member_of) {
             Some(ty) => mk(ExprKind::FuncAddr(Some(id)), ty, false, span),
             None => error_expr(span),
