@@ -95,9 +95,7 @@ impl Machine<'_> {
         let (Some(object), Some(Type::Struct(class))) =
             (args.first(), declared.locals.first().map(|l| &l.ty))
         else {
-            return Err(self
-                .error(codes::R0007, span, "a virtual call without an object")
-                .into());
+            return Err(self.error(codes::R0007, span, "a virtual call without an object"));
         };
         let place = self.place(object)?;
         let dynamic = self.dynamic_class(&place, *class, span)?;

@@ -129,7 +129,11 @@ impl Machine<'_> {
                     .func
                     .and_then(|f| prog.function(f).locals.get(local.index()))
                     .is_some_and(|l| l.by_ref);
-                let want = h.catches.as_ref().map(|(t, _)| t.clone()).unwrap_or(Type::Void);
+                let want = h
+                    .catches
+                    .as_ref()
+                    .map(|(t, _)| t.clone())
+                    .unwrap_or(Type::Void);
                 let bound = if by_ref {
                     // A reference to the exception object itself (its base
                     // subobject for a base's handler): virtual calls see
@@ -141,9 +145,9 @@ impl Machine<'_> {
                         _ => Vec::new(),
                     };
                     let place = crate::value::Place {
-                        root: crate::value::Root::Temp(std::rc::Rc::new(
-                            std::cell::RefCell::new(value.clone()),
-                        )),
+                        root: crate::value::Root::Temp(std::rc::Rc::new(std::cell::RefCell::new(
+                            value.clone(),
+                        ))),
                         path: path.into_iter().collect(),
                     };
                     Value::Ref(std::rc::Rc::new(place))
@@ -194,7 +198,8 @@ impl Machine<'_> {
             });
             return match made {
                 Some((f, id)) => {
-                    let v = self.call(f, vec![Machine::string_value_of(e.what.as_bytes())], span)?;
+                    let v =
+                        self.call(f, vec![Machine::string_value_of(e.what.as_bytes())], span)?;
                     Ok(Some((v, Type::Struct(id))))
                 }
                 None => Ok(Some((Value::Void, Type::Void))),

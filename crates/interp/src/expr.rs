@@ -256,7 +256,9 @@ impl Machine<'_> {
                 }
                 let v = self.eval(base)?;
                 match crate::value::read_path(&v, &[*field]) {
-                    Ok(found) => Ok(self.as_complete_object(found.cloned().unwrap_or(Value::Void), &e.ty)),
+                    Ok(found) => {
+                        Ok(self.as_complete_object(found.cloned().unwrap_or(Value::Void), &e.ty))
+                    }
                     Err(m) => Err(self.misread(m, e.span)),
                 }
             }

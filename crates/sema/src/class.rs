@@ -201,9 +201,11 @@ pub fn declare_class(
     check_destructor_restriction(ck, id);
     finish_virtuals(ck, id, &declared);
     let inherits_virtual_dtor = ck.program.dynamic.get(&id).is_some_and(|d| {
-        d.overriders
-            .keys()
-            .any(|k| ck.program.get_function(*k).is_some_and(|f| member_name(f).starts_with('~')))
+        d.overriders.keys().any(|k| {
+            ck.program
+                .get_function(*k)
+                .is_some_and(|f| member_name(f).starts_with('~'))
+        })
     });
     if inherits_virtual_dtor
         && let Some(dtor) = crate::special::implicit_virtual_dtor(ck, id, s.name.span)
@@ -265,7 +267,9 @@ fn same_override_signature(a: &Function, b: &Function) -> bool {
         .iter()
         .zip(b.param_locals())
         .skip(1)
-        .all(|(x, y)| x.ty == y.ty && x.by_ref == y.by_ref && (!x.by_ref || x.is_const == y.is_const))
+        .all(|(x, y)| {
+            x.ty == y.ty && x.by_ref == y.by_ref && (!x.by_ref || x.is_const == y.is_const)
+        })
 }
 
 /// The virtual functions of class `id` once its member functions are
@@ -277,7 +281,11 @@ fn finish_virtuals(ck: &mut Checker, id: StructId, declared: &[(FuncId, &ast::Fu
     let Some(dynamic) = ck.program.dynamic.get(&id).cloned() else {
         for (_, f) in declared {
             if f.method.is_override || f.method.is_final {
-                let word = if f.method.is_override { "override" } else { "final" };
+                let word = if f.method.is_override {
+                    "override"
+                } else {
+                    "final"
+                };
                 ck.report(
                     Diagnostic::error(
                         codes::E0258,
@@ -309,7 +317,10 @@ fn finish_virtuals(ck: &mut Checker, id: StructId, declared: &[(FuncId, &ast::Fu
     let mut finals = HashSet::new();
     let mut pure = HashSet::new();
     for (fid, f) in declared {
-        let is_method = matches!(f.method.special, ast::Special::None | ast::Special::Destructor);
+        let is_method = matches!(
+            f.method.special,
+            ast::Special::None | ast::Special::Destructor
+        );
         let is_static = f.ret.is_static;
         if !is_method || is_static {
             continue;
@@ -349,7 +360,10 @@ fn finish_virtuals(ck: &mut Checker, id: StructId, declared: &[(FuncId, &ast::Fu
                     Diagnostic::error(
                         codes::E0256,
                         f.name.span,
-                        format!("`{}` overrides `{name}`, which is declared `final`", f.name.name),
+                        format!(
+                            "`{}` overrides `{name}`, which is declared `final`",
+                            f.name.name
+                        ),
                     )
                     .with_label("overrides a `final` function")
                     .with_secondary(at, "declared `final` here")
@@ -1787,15 +1801,7 @@ impl FnCx<'_> {
             .get(&owner)
             .map(|c| c.name.clone())
             .unwrap_or_default();
-        Some(self.call_members_as(
-            object,
-            (owner, &class_name),
-            name,
-            &ids,
-            args,
-            true,
-            span,
-        ))
+        Some(self.call_members_as(object, (owner, &class_name), name, &ids, args, true, span))
     }
 
     /// `Class::name(args)`: a static member function, or (inside a member
@@ -2031,7 +2037,11 @@ impl FnCx<'_> {
             return Some(crate::library::random::construct(self, id, args, span));
         }
         let as_base = std::mem::take(&mut self.building_base);
-        if !as_base && self.ck.check_not_abstract(&Type::Struct(id), span, "an object") {
+        if !as_base
+            && self
+                .ck
+                .check_not_abstract(&Type::Struct(id), span, "an object")
+        {
             return Some(error_expr(span));
         }
         let info = self.ck.classes.get(&id)?;
@@ -2279,9 +2289,9 @@ impl FnCx<'_> {
                     *b == m.name.name || b.ends_with(&format!("::{}", m.name.name))
                 })
             };
-            let written = inits.iter().position(|m| {
-                names_base(m) || (base_name.is_none() && &m.name.name == fname)
-            });
+            let written = inits
+                .iter()
+                .position(|m| names_base(m) || (base_name.is_none() && &m.name.name == fname));
             let outer_building = self.building_base;
             self.building_base = i < info.bases.len();
             let value = match written {
@@ -2346,7 +2356,12 @@ impl FnCx<'_> {
 
     /// For an object of a polymorphic class `id` (a place): the statement
     /// making its dynamic class `id` (see `tessera_ir::DynamicClass`).
-    pub(crate) fn set_dynamic_class(&mut self, object: Expr, id: StructId, span: Span) -> Option<Stmt> {
+    pub(crate) fn set_dynamic_class(
+        &mut self,
+        object: Expr,
+        id: StructId,
+        span: Span,
+    ) -> Option<Stmt> {
         dynamic_class_assignment(self.ck, object, id, span)
     }
 
@@ -3063,7 +3078,9 @@ fn std_exception(ck: &mut Checker) -> StructId {
         span,
     });
     ck.structs.insert(NAME.to_string(), id);
-    ck.program.dynamic.insert(id, tessera_ir::DynamicClass::default());
+    ck.program
+        .dynamic
+        .insert(id, tessera_ir::DynamicClass::default());
     let mut info = ClassInfo {
         name: NAME.to_string(),
         access: vec![Access::Private; 2],

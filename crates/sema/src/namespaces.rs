@@ -623,7 +623,8 @@ impl Flat<'_> {
         // member functions (C++'s class scope comes before namespace scope).
         let mut names: HashMap<String, Option<String>> = HashMap::new();
         for b in &mut s.bases {
-            let is_virtual = matches!(&b.item, BaseType::Named(p) if p.last().starts_with("virtual "));
+            let is_virtual =
+                matches!(&b.item, BaseType::Named(p) if p.last().starts_with("virtual "));
             if !is_virtual {
                 self.base(&mut b.item);
             }
@@ -652,7 +653,8 @@ impl Flat<'_> {
                 names.insert(f.name.name.clone(), None);
             }
         }
-        self.class_members.insert(s.name.name.clone(), names.clone());
+        self.class_members
+            .insert(s.name.name.clone(), names.clone());
         self.locals.push(names);
         for d in &mut s.fields {
             self.specs(&mut d.specs);

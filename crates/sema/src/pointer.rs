@@ -403,7 +403,12 @@ impl FnCx<'_> {
     fn base_pointer(&mut self, ptr: Expr, path: &[u32], to: &Type) -> Expr {
         let span = ptr.span;
         let (setup, ptr) = self.evaluated_once(ptr);
-        let test = mk(ExprKind::Convert(Box::new(ptr.clone())), Type::BOOL, false, span);
+        let test = mk(
+            ExprKind::Convert(Box::new(ptr.clone())),
+            Type::BOOL,
+            false,
+            span,
+        );
         let object = self.deref(ptr, span);
         let base = self.upcast(object, path);
         let address = mk(ExprKind::AddrOf(Box::new(base)), to.clone(), false, span);

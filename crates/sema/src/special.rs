@@ -652,7 +652,10 @@ impl FnCx<'_> {
                 }
             }
             // The object `new` makes is the heap's, destroyed by `delete`.
-            ExprKind::New { value: Some(value), count: None } => {
+            ExprKind::New {
+                value: Some(value),
+                count: None,
+            } => {
                 self.temps_in(value, true, conditional, out, dtors);
             }
             ExprKind::Launch { .. } | ExprKind::New { .. } => {
