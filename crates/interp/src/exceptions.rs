@@ -224,6 +224,38 @@ impl Machine<'_> {
         Ok(Some((self.as_complete_object(v, &ty), ty)))
     }
 
+    /// What `what()` says of the exception no handler caught, when it is a
+    /// `std::exception`.
+    pub(crate) fn uncaught_what(&mut self, span: Span) -> Option<String> {
+        let (value, Type::Struct(class)) = self.exceptions.in_flight.clone()? else {
+            return None;
+        };
+        let prog = self.prog;
+        let root = prog.structs.iter().position(|s| s.name == "std::exception")?;
+        let root = tessera_ir::StructId(root as u32);
+        let what = prog
+            .dynamic
+            .get(&root)?
+            .overriders
+            .keys()
+            .copied()
+            .find(|f| prog.function(*f).name == "std::exception::what")?;
+        prog.dynamic_base_path(class, root)?;
+        let chosen = prog.final_overrider(class, what);
+        let Type::Struct(owner) = prog.function(chosen).locals.first()?.ty else {
+            return None;
+        };
+        let place = crate::value::Place {
+            root: crate::value::Root::Temp(std::rc::Rc::new(std::cell::RefCell::new(value))),
+            path: prog.dynamic_base_path(class, owner)?.into_iter().collect(),
+        };
+        let text = self
+            .call(chosen, vec![Value::Ref(std::rc::Rc::new(place))], span)
+            .ok()?;
+        let bytes = self.c_string(&text, span).ok()?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    }
+
     /// The object a handler for `want` receives for an exception `value` of
     /// type `ty`: the object itself for the same type, its base subobject
     /// for a base class; `None` when the handler does not match.

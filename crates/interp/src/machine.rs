@@ -354,7 +354,15 @@ impl<'p> Machine<'p> {
 
     /// Runs the program: globals, then `main`.
     pub(crate) fn run(mut self) -> Outcome {
-        let result = self.run_main();
+        let mut result = self.run_main();
+        // An uncaught `std::exception`: what g++'s `terminate` prints.
+        if let Err(e) = &mut result
+            && e.code == codes::R0022
+            && e.exception.is_none()
+            && let Some(what) = self.uncaught_what(e.span)
+        {
+            e.notes.insert(0, format!("what():  {what}"));
+        }
         self.flush();
         let (exit_code, error) = match (result, self.clib.exit) {
             (Ok(code), _) => (code, None),
