@@ -102,7 +102,7 @@ impl Machine<'_> {
         let chosen = prog.final_overrider(dynamic, func);
         let target = prog.function(chosen);
         if target.body.is_none() {
-            let name = declared.name.clone();
+            let name = target.name.clone();
             return Err(self
                 .error(
                     codes::R0025,

@@ -241,6 +241,17 @@ pub fn declare_class(
             None => lower_method(ck, id, fid, f),
         }
     }
+    // A class-template instance's virtual functions run through virtual
+    // calls, which name the base's function: their bodies are checked now.
+    let mut virtuals: Vec<FuncId> = ck
+        .classes
+        .get(&id)
+        .map(|c| c.virtuals.iter().copied().collect())
+        .unwrap_or_default();
+    virtuals.sort();
+    for f in virtuals {
+        crate::template::ensure_body(ck, f, s.name.span);
+    }
 }
 
 /// The short name of member function `f` (`f` of `A::f`).
