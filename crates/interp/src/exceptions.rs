@@ -231,7 +231,10 @@ impl Machine<'_> {
             return None;
         };
         let prog = self.prog;
-        let root = prog.structs.iter().position(|s| s.name == "std::exception")?;
+        let root = prog
+            .structs
+            .iter()
+            .position(|s| s.name == "std::exception")?;
         let root = tessera_ir::StructId(root as u32);
         let what = prog
             .dynamic
