@@ -1,5 +1,5 @@
 //! Classes: member functions, constructors, destructors, operators, access,
-//! static members, non-virtual bases and function objects as kernels.
+//! static members, bases, virtual functions and function objects as kernels.
 //!
 //! Everything is lowered here to what the typed program already has, so the
 //! engines need nothing new:
@@ -18,7 +18,11 @@
 //! - an operator on a class object is a call of `operator@`, a member (the
 //!   object first) or a free function, chosen by the one overload resolution;
 //! - a function object passed to `parallel_for_each` becomes a kernel that
-//!   captures the object by value and calls its `operator()`.
+//!   captures the object by value and calls its `operator()`;
+//! - a polymorphic class holds its dynamic class in a hidden field (see
+//!   `tessera_ir::DynamicClass`), set by its constructors after the bases
+//!   and by its destructor; a call of a virtual function through an object
+//!   is a `VirtualCall`, which the interpreter sends to the final overrider.
 
 use crate::cx::{Checker, FnCx, error_expr};
 use crate::expr::mk;
@@ -2774,9 +2778,9 @@ const EXCEPTION_FROM_MESSAGE: &str = "std::exception::<from message>";
 /// names one: `std::exception` (a message, `what()`), `runtime_exception`
 /// derived from it (and an error code, `get_error_code()`) and the classes
 /// derived from that. Their objects are what a `catch` receives when the
-/// library reports an error. `what()` is not virtual here: every class
-/// keeps its message in the `std::exception` at its start, so the base's
-/// `what()` answers for the derived class as the virtual call would.
+/// library reports an error. Every class keeps its message in the
+/// `std::exception` at its start, whose virtual `what()` returns it, so
+/// these classes need no overrider of their own.
 pub fn library_exception(ck: &mut Checker, name: &str) -> Option<StructId> {
     if name == "exception" {
         // The library's own errors must reach a `catch (std::exception&)`
