@@ -22,8 +22,7 @@ pub fn source_of(header: &str) -> Option<(&'static str, &'static str)> {
         "amp_math.h" => Some(("<amp_math.h>", AMP_MATH)),
         "cstring" | "string.h" => Some(("<cstring>", CSTRING)),
         "vector" => Some(("<vector>", VECTOR)),
-        "string" | "iostream" | "sstream" => Some(("<string>", STRING)),
-        "stdexcept" => Some(("<stdexcept>", STDEXCEPT)),
+        "string" | "iostream" | "sstream" | "stdexcept" => Some(("<string>", STRING)),
         "amp_short_vectors.h" | "amp_graphics.h" => Some(("<amp_short_vectors.h>", SHORT_VECTORS)),
         _ => None,
     }
@@ -44,13 +43,11 @@ const CMATH: &str = include_str!("cmath.h");
 /// `<cstring>` and `<string.h>`: the C string functions.
 const CSTRING: &str = include_str!("cstring.h");
 
-/// `<string>` (also for `<iostream>` and `<sstream>`): `std::string` and
-/// `std::to_string`.
-const STRING: &str = include_str!("string.h");
-
-/// `<stdexcept>`: `std::logic_error`, `std::runtime_error` and the classes
-/// derived from them.
-const STDEXCEPT: &str = include_str!("stdexcept.h");
+/// `<string>` (also for `<iostream>`, `<sstream>` and `<stdexcept>`):
+/// `std::string` and `std::to_string`, then `<stdexcept>`'s
+/// `std::logic_error`, `std::runtime_error` and the classes derived from
+/// them (which hold a `std::string`, and which `std::string::at` throws).
+const STRING: &str = concat!(include_str!("string.h"), include_str!("stdexcept.h"));
 
 /// `<vector>`: the comparison operators of two vectors.
 const VECTOR: &str = include_str!("vector.h");

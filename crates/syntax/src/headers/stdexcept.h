@@ -2,11 +2,10 @@
 // built-in `std::exception` (whose `what()` is virtual): each keeps the
 // message it was made with in a `std::string` and returns it from `what()`.
 // The library's own checks throw them (`at` past the end throws
-// `std::out_of_range` with libstdc++'s message). Tessera reads this text when
-// a program includes <stdexcept>, and with <string> (as libstdc++'s
-// <string> brings these classes in).
-#pragma once
-#include <string>
+// `std::out_of_range` with libstdc++'s message). Tessera reads this text
+// after <string>'s, as one header, when a program includes <stdexcept>,
+// <string>, <iostream> or <sstream> (libstdc++'s <string> brings these
+// classes in).
 
 namespace std {
 

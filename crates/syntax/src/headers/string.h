@@ -11,7 +11,7 @@
 
 namespace std {
 
-// Throws `std::out_of_range` (defined in <stdexcept>, read at the end).
+// Throws `std::out_of_range` (<stdexcept>, read after this text).
 void __throw_string_at(size_t __n, size_t __size);
 
 class string {
@@ -206,6 +206,3 @@ inline string to_string(double __v) {
 inline string to_string(float __v) { return to_string(double(__v)); }
 
 } // namespace std
-
-// The exception classes `at` throws.
-#include <stdexcept>
