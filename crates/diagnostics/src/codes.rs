@@ -172,6 +172,10 @@ registry! {
     E0252, Check, "non-const member function called on a const object", "C2662";
     E0253, Check, "member function not declared in its class", "C2511";
     E0254, Check, "union with a base class or used as one", "C2570";
+    E0255, Check, "object of an abstract class", "C2259";
+    E0256, Check, "override of a `final` function", "C3248";
+    E0257, Check, "base class declared `final`", "C3246";
+    E0258, Check, "`override` on a function that overrides nothing", "C3668";
     E0260, Check, "`printf` format does not match its arguments", "C4477";
     W0261, Check, "`printf` argument not used by the format", "C4474";
     E0300, Check, "host-only function called from amp code", "C3930";
@@ -224,6 +228,7 @@ registry! {
     R0022, Run, "exception not caught";
     R0023, Run, "`throw;` with no exception being handled";
     R0024, Run, "memory read as a type its bytes do not make";
+    R0025, Run, "pure virtual function called";
     R0100, Run, "data race";
     R0101, Run, "read of uninitialised `tile_static` memory";
     R0102, Run, "host access to data a kernel changed without `synchronize()`";

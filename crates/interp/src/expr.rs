@@ -233,7 +233,9 @@ impl Machine<'_> {
                 }
                 let v = self.eval(base)?;
                 match crate::value::read_path(&v, &[*field]) {
-                    Ok(found) => Ok(found.cloned().unwrap_or(Value::Void)),
+                    Ok(found) => {
+                        Ok(self.as_complete_object(found.cloned().unwrap_or(Value::Void), &e.ty))
+                    }
                     Err(m) => Err(self.misread(m, e.span)),
                 }
             }
@@ -291,7 +293,20 @@ impl Machine<'_> {
             ExprKind::FuncAddr(func) => Ok(fn_pointer(*func)),
             ExprKind::CallPtr { callee, args } => {
                 let func = self.pointed_function(callee, e.span)?;
-                let args = self.call_args(func, args)?;
+                // A pointer to a virtual member function calls the
+                // overrider for the object's dynamic class.
+                let (func, args) = if self.is_virtual(func) {
+                    self.virtual_target(func, args, e.span)?
+                } else {
+                    (func, self.call_args(func, args)?)
+                };
+                match self.call(func, args, e.span)? {
+                    Value::Ref(p) => self.read_value(&p, e),
+                    v => Ok(v),
+                }
+            }
+            ExprKind::VirtualCall { func, args } => {
+                let (func, args) = self.virtual_target(*func, args, e.span)?;
                 match self.call(func, args, e.span)? {
                     Value::Ref(p) => self.read_value(&p, e),
                     v => Ok(v),
@@ -380,6 +395,7 @@ impl Machine<'_> {
             return Ok(v);
         }
         let p = self.place(target)?;
+        let v = self.keep_dynamic_class(&p, v, &target.ty, e.span)?;
         self.write(&p, v.clone(), e.span)?;
         Ok(v)
     }
@@ -473,7 +489,7 @@ impl Machine<'_> {
         if matches!(v, Value::Uninit) {
             return self.zero_value(ty, span);
         }
-        Ok(v)
+        Ok(self.as_complete_object(v, ty))
     }
 
     /// Reads `a[i][j]...` of a C array variable without building its place:
@@ -625,6 +641,7 @@ impl Machine<'_> {
                 let v = self.eval(value)?;
                 let v = self.copy_value(v, &target.ty, value.span)?;
                 let p = self.place(target)?;
+                let v = self.keep_dynamic_class(&p, v, &target.ty, e.span)?;
                 self.write(&p, v, e.span)?;
                 Ok(p)
             }
@@ -655,7 +672,20 @@ impl Machine<'_> {
             }
             ExprKind::CallPtr { callee, args } => {
                 let func = self.pointed_function(callee, e.span)?;
-                let args = self.call_args(func, args)?;
+                // A pointer to a virtual member function calls the
+                // overrider for the object's dynamic class.
+                let (func, args) = if self.is_virtual(func) {
+                    self.virtual_target(func, args, e.span)?
+                } else {
+                    (func, self.call_args(func, args)?)
+                };
+                match self.call(func, args, e.span)? {
+                    Value::Ref(p) => Ok((*p).clone()),
+                    v => Ok(Machine::temp(v)),
+                }
+            }
+            ExprKind::VirtualCall { func, args } => {
+                let (func, args) = self.virtual_target(*func, args, e.span)?;
                 match self.call(func, args, e.span)? {
                     Value::Ref(p) => Ok((*p).clone()),
                     v => Ok(Machine::temp(v)),
@@ -664,6 +694,7 @@ impl Machine<'_> {
             ExprKind::Intrinsic { op, args } if e.place => match op {
                 Intrinsic::ViewElement
                 | Intrinsic::VectorElement
+                | Intrinsic::VectorAt
                 | Intrinsic::ShapeComponent
                 | Intrinsic::Print
                 | Intrinsic::Stdout

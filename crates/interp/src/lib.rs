@@ -16,6 +16,7 @@ mod arith;
 mod check;
 mod clib;
 mod device;
+mod dynamic;
 mod exceptions;
 mod expr;
 mod fast;

@@ -165,7 +165,10 @@ impl Machine<'_> {
     pub(crate) fn intrinsic(&mut self, op: &Intrinsic, args: &[Expr], e: &Expr) -> Res<Value> {
         let span = e.span;
         match op {
-            Intrinsic::ViewElement | Intrinsic::VectorElement | Intrinsic::ShapeComponent
+            Intrinsic::ViewElement
+            | Intrinsic::VectorElement
+            | Intrinsic::VectorAt
+            | Intrinsic::ShapeComponent
                 if e.place =>
             {
                 let p = self.intrinsic_place(op, args, e)?;
@@ -184,6 +187,7 @@ impl Machine<'_> {
             }
             Intrinsic::ViewElement
             | Intrinsic::VectorElement
+            | Intrinsic::VectorAt
             | Intrinsic::Print
             | Intrinsic::Stdout
             | Intrinsic::Stderr => {
@@ -889,7 +893,7 @@ impl Machine<'_> {
                 }
                 Ok(view.place_at(at))
             }
-            Intrinsic::VectorElement => {
+            Intrinsic::VectorElement | Intrinsic::VectorAt => {
                 let vp = self.place(&args[0])?;
                 let v = self.read(&vp, span)?;
                 let i = self.eval(&args[1])?;
@@ -902,6 +906,17 @@ impl Machine<'_> {
                     return Ok(Machine::temp(Value::Void));
                 };
                 let n = s.len() as i64;
+                if (i < 0 || i >= n) && matches!(op, Intrinsic::VectorAt) {
+                    // libstdc++'s check and text (the index as a `size_t`).
+                    return Err(crate::exceptions::out_of_range(
+                        self,
+                        span,
+                        format!(
+                            "vector::_M_range_check: __n (which is {}) >= this->size() (which is {n})",
+                            i as u64
+                        ),
+                    ));
+                }
                 if i < 0 || i >= n {
                     return Err(self
                         .error(

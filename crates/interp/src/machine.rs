@@ -354,7 +354,15 @@ impl<'p> Machine<'p> {
 
     /// Runs the program: globals, then `main`.
     pub(crate) fn run(mut self) -> Outcome {
-        let result = self.run_main();
+        let mut result = self.run_main();
+        // An uncaught `std::exception`: what g++'s `terminate` prints.
+        if let Err(e) = &mut result
+            && e.code == codes::R0022
+            && e.exception.is_none()
+            && let Some(what) = self.uncaught_what(e.span)
+        {
+            e.notes.insert(0, format!("what():  {what}"));
+        }
         self.flush();
         let (exit_code, error) = match (result, self.clib.exit) {
             (Ok(code), _) => (code, None),
@@ -875,6 +883,14 @@ impl<'p> Machine<'p> {
     /// A copy of `v` for a new object of type `ty`: vectors and arrays are
     /// deep-copied (unless `v` is a temporary nobody else holds).
     pub(crate) fn copy_value(&mut self, v: Value, ty: &Type, span: Span) -> Res<Value> {
+        // A copy is a complete object of its type; the dynamic class is set
+        // last, over what copying its base subobjects set.
+        let copy = self.copy_parts(v, ty, span)?;
+        Ok(self.as_complete_object(copy, ty))
+    }
+
+    /// `copy_value` but for the dynamic class of a polymorphic object.
+    fn copy_parts(&mut self, v: Value, ty: &Type, span: Span) -> Res<Value> {
         match (&v, ty) {
             (Value::Vector(s), _) if Rc::strong_count(s) > 1 => {
                 self.take_memory(s.len() as u64 * s.elem_bytes, span)?;
@@ -992,7 +1008,7 @@ impl<'p> Machine<'p> {
         }
     }
 
-    fn frame_mut(&mut self) -> &mut Frame {
+    pub(crate) fn frame_mut(&mut self) -> &mut Frame {
         let strand = self.strand();
         if strand.stack.is_empty() {
             strand.stack.push(Frame {

@@ -421,6 +421,16 @@ impl Machine<'_> {
         let storage = match &p.target {
             Target::Null => return Ok(()),
             Target::Storage(s) if matches!(s.kind, StorageKind::Heap { .. }) => Rc::clone(s),
+            // A pointer to the base subobject of a `new` object, deleted
+            // through the base's virtual destructor (which ran the whole
+            // object's destructors).
+            Target::Place { place, .. }
+                if !array
+                    && self.deletes_through_base(ptr, place)
+                    && let Root::Elem(s, 0) = &place.root =>
+            {
+                Rc::clone(s)
+            }
             _ => {
                 return Err(self
                     .error(
@@ -476,6 +486,32 @@ impl Machine<'_> {
         }
         storage.freed.set(true);
         Ok(())
+    }
+
+    /// True when `place`, the target of the pointer `ptr` being deleted, is
+    /// the base subobject of the single object of a `new` allocation, and
+    /// the base's destructor is virtual.
+    fn deletes_through_base(&self, ptr: &Expr, place: &crate::value::Place) -> bool {
+        let Root::Elem(storage, 0) = &place.root else {
+            return false;
+        };
+        if !matches!(storage.kind, StorageKind::Heap { array: false }) || storage.len() != 1 {
+            return false;
+        }
+        let Type::Ptr { elem, .. } = &ptr.ty else {
+            return false;
+        };
+        let Type::Struct(class) = elem.as_ref() else {
+            return false;
+        };
+        let Some(dynamic) = self.prog.dynamic.get(class) else {
+            return false;
+        };
+        let virtual_dtor = dynamic
+            .overriders
+            .keys()
+            .any(|f| self.prog.function(*f).name.contains("::~"));
+        virtual_dtor && !place.path.is_empty() && place.path.iter().all(|&step| step == 0)
     }
 
     /// A pointer to the bytes of a string (a C string: the bytes, then 0).

@@ -49,6 +49,14 @@ impl CallGraph {
                         {
                             out.push((*func, e.span));
                         }
+                        // A virtual call may run any overrider.
+                        if let ExprKind::VirtualCall { func, .. } = &e.kind {
+                            for o in program.overriders_of(*func) {
+                                if o.index() < n {
+                                    out.push((o, e.span));
+                                }
+                            }
+                        }
                     });
                 }
                 out
@@ -430,7 +438,7 @@ pub fn written_places<'a>(program: &Program, e: &'a Expr) -> Vec<&'a Expr> {
             op: Intrinsic::Atomic(_),
             args,
         } => args.first().into_iter().collect(),
-        ExprKind::Call { func, args } => {
+        ExprKind::Call { func, args } | ExprKind::VirtualCall { func, args } => {
             let params = program.get_function(*func).map(Function::param_locals);
             args.iter()
                 .enumerate()

@@ -102,6 +102,96 @@ pub struct Program {
     pub functions: Vec<Function>,
     /// `main`.
     pub main: Option<FuncId>,
+    /// The polymorphic classes (those with virtual functions): how their
+    /// objects know their dynamic class and which function a virtual call
+    /// runs in each.
+    pub dynamic: std::collections::HashMap<StructId, DynamicClass>,
+}
+
+/// A polymorphic class. Its objects hold their dynamic class in a hidden
+/// `long` field (C++'s virtual table pointer, at the same place and of the
+/// same size), the [`StructId`] of the class whose constructor or destructor
+/// runs, or of the complete object once it is built.
+#[derive(Clone, Debug, Default)]
+pub struct DynamicClass {
+    /// The polymorphic base and the index of the field holding it; `None`
+    /// for the class that holds the hidden field itself.
+    pub base: Option<(StructId, u32)>,
+    /// For a class without a polymorphic base: the index of its hidden field.
+    pub tag_field: u32,
+    /// The final overrider in this class of each virtual function it has
+    /// (its own and its bases'): a virtual call of the key on an object
+    /// whose dynamic class is this one runs the value. A pure virtual
+    /// function without an overrider maps to itself.
+    pub overriders: std::collections::HashMap<FuncId, FuncId>,
+}
+
+/// The name of the hidden field that holds an object's dynamic class.
+pub const DYNAMIC_CLASS_FIELD: &str = "<dynamic class>";
+
+impl Program {
+    /// The path of fields from an object of polymorphic class `class` to
+    /// the hidden field holding its dynamic class; `None` for a class that
+    /// is not polymorphic.
+    pub fn dynamic_class_path(&self, class: StructId) -> Option<Vec<u32>> {
+        let mut path = Vec::new();
+        let mut at = class;
+        for _ in 0..=self.structs.len() {
+            let d = self.dynamic.get(&at)?;
+            match d.base {
+                Some((base, field)) => {
+                    path.push(field);
+                    at = base;
+                }
+                None => {
+                    path.push(d.tag_field);
+                    return Some(path);
+                }
+            }
+        }
+        None
+    }
+
+    /// The base fields from an object of class `from` to its subobject of
+    /// class `to` through polymorphic bases; `None` when `to` is not one of
+    /// `from`'s polymorphic bases (or `from` itself).
+    pub fn dynamic_base_path(&self, from: StructId, to: StructId) -> Option<Vec<u32>> {
+        let mut path = Vec::new();
+        let mut at = from;
+        for _ in 0..=self.structs.len() {
+            if at == to {
+                return Some(path);
+            }
+            let (base, field) = self.dynamic.get(&at)?.base?;
+            path.push(field);
+            at = base;
+        }
+        None
+    }
+
+    /// The function a virtual call of `func` runs on an object whose
+    /// dynamic class is `class`.
+    pub fn final_overrider(&self, class: StructId, func: FuncId) -> FuncId {
+        self.dynamic
+            .get(&class)
+            .and_then(|d| d.overriders.get(&func))
+            .copied()
+            .unwrap_or(func)
+    }
+
+    /// Every function a virtual call of `func` may run (itself included).
+    pub fn overriders_of(&self, func: FuncId) -> Vec<FuncId> {
+        let mut out = vec![func];
+        for d in self.dynamic.values() {
+            if let Some(&o) = d.overriders.get(&func)
+                && !out.contains(&o)
+            {
+                out.push(o);
+            }
+        }
+        out.sort();
+        out
+    }
 }
 
 /// Where a variable lives.
@@ -512,6 +602,17 @@ pub enum ExprKind {
         /// Arguments: values for by-value parameters, places for references.
         args: Vec<Expr>,
     },
+    /// A call of a virtual member function through an object (host code
+    /// only): the first argument is the object, a place of the class that
+    /// declares `func`; the call runs the final overrider of `func` in the
+    /// object's dynamic class ([`Program::final_overrider`]), on the
+    /// subobject of the overrider's class.
+    VirtualCall {
+        /// The function named, as overload resolution chose it.
+        func: FuncId,
+        /// Arguments, as for [`ExprKind::Call`].
+        args: Vec<Expr>,
+    },
     /// A library operation.
     Intrinsic {
         /// Which.
@@ -715,6 +816,9 @@ pub enum Intrinsic {
     VectorData,
     /// `v[i]` (bounds-checked); a place.
     VectorElement,
+    /// `v.at(i)`: `v[i]`, but an index out of range throws
+    /// `std::out_of_range` (host code); a place.
+    VectorAt,
     /// `std::cout`: the standard output stream (a place of type `Ostream`).
     Stdout,
     /// `std::cerr` / `std::wcerr`: the standard error stream (a place of

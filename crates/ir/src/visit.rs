@@ -64,6 +64,7 @@ pub fn for_each_child<'a>(e: &'a Expr, f: &mut impl FnMut(&'a Expr)) {
             f(index);
         }
         ExprKind::Call { args, .. }
+        | ExprKind::VirtualCall { args, .. }
         | ExprKind::Intrinsic { args, .. }
         | ExprKind::Aggregate(args) => {
             for a in args {
@@ -149,6 +150,7 @@ pub fn for_each_child_mut(e: &mut Expr, f: &mut impl FnMut(&mut Expr)) {
             f(index);
         }
         ExprKind::Call { args, .. }
+        | ExprKind::VirtualCall { args, .. }
         | ExprKind::Intrinsic { args, .. }
         | ExprKind::Aggregate(args) => {
             for a in args {

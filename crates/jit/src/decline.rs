@@ -17,6 +17,8 @@ pub enum Decline {
     Pointer,
     /// Unions: the interpreter keeps which member is active.
     Union,
+    /// A virtual call: the interpreter finds the object's dynamic class.
+    VirtualCall,
     /// The frame size of a kernel did not settle after its second lowering.
     FrameLayoutUnsettled,
     /// A bitwise operator on floats.
@@ -246,6 +248,7 @@ impl Decline {
                 "a pointer or a host-only integer type (checked pointers and `short`, `unsigned short`, `unsigned char` run in the interpreter)".into()
             }
             Self::Union => "a union (the interpreter tracks its active member)".into(),
+            Self::VirtualCall => "a virtual call (the interpreter finds the overrider)".into(),
             Self::FrameLayoutUnsettled => "the frame layout did not settle".into(),
             Self::BitwiseOperatorOnFloats => "a bitwise operator on floats".into(),
             Self::ComplementOnBool => "`~` on a bool".into(),

@@ -1,5 +1,5 @@
 //! Classes: member functions, constructors, destructors, operators, access,
-//! static members, non-virtual bases and function objects as kernels.
+//! static members, bases, virtual functions and function objects as kernels.
 //!
 //! Everything is lowered here to what the typed program already has, so the
 //! engines need nothing new:
@@ -18,7 +18,11 @@
 //! - an operator on a class object is a call of `operator@`, a member (the
 //!   object first) or a free function, chosen by the one overload resolution;
 //! - a function object passed to `parallel_for_each` becomes a kernel that
-//!   captures the object by value and calls its `operator()`.
+//!   captures the object by value and calls its `operator()`;
+//! - a polymorphic class holds its dynamic class in a hidden field (see
+//!   `tessera_ir::DynamicClass`), set by its constructors after the bases
+//!   and by its destructor; a call of a virtual function through an object
+//!   is a `VirtualCall`, which the interpreter sends to the final overrider.
 
 use crate::cx::{Checker, FnCx, error_expr};
 use crate::expr::mk;
@@ -84,6 +88,19 @@ pub struct ClassInfo {
     pub undefined_statics: HashSet<String>,
     /// A member function is `virtual`.
     pub has_virtual: bool,
+    /// The class is declared `final`: no class may derive from it.
+    pub is_final: bool,
+    /// Its virtual member functions (declared `virtual`, or overriding a
+    /// base's virtual function).
+    pub virtuals: HashSet<FuncId>,
+    /// Its virtual functions declared `final`.
+    pub finals: HashSet<FuncId>,
+    /// Its pure virtual functions (`= 0`).
+    pub pure: HashSet<FuncId>,
+    /// The pure virtual functions that no class from the one declaring
+    /// them down to this one overrides: the class is abstract when there
+    /// are any.
+    pub abstract_because: Vec<FuncId>,
     /// A data member is a bit field.
     pub has_bit_field: bool,
     /// Member function templates by name (see
@@ -163,6 +180,7 @@ pub fn declare_class(
         default_inits: layout.default_inits,
         const_fields: layout.const_fields,
         static_consts: (*consts).clone(),
+        is_final: s.is_final,
         ..ClassInfo::default()
     };
     for (decl, access) in &layout.statics {
@@ -185,6 +203,19 @@ pub fn declare_class(
         }
     }
     check_destructor_restriction(ck, id);
+    finish_virtuals(ck, id, &declared);
+    let inherits_virtual_dtor = ck.program.dynamic.get(&id).is_some_and(|d| {
+        d.overriders.keys().any(|k| {
+            ck.program
+                .get_function(*k)
+                .is_some_and(|f| member_name(f).starts_with('~'))
+        })
+    });
+    if inherits_virtual_dtor
+        && let Some(dtor) = crate::special::implicit_virtual_dtor(ck, id, s.name.span)
+    {
+        implicit_dtor_overrides(ck, id, dtor);
+    }
     // In a class-template instance, a member's body is checked when it is
     // first called (see `template::ensure_body`).
     let declaring = ck.templates.declaring.take();
@@ -214,6 +245,285 @@ pub fn declare_class(
             None => lower_method(ck, id, fid, f),
         }
     }
+    // A class-template instance's virtual functions run through virtual
+    // calls, which name the base's function: their bodies are checked now.
+    let mut virtuals: Vec<FuncId> = ck
+        .classes
+        .get(&id)
+        .map(|c| c.virtuals.iter().copied().collect())
+        .unwrap_or_default();
+    virtuals.sort();
+    for f in virtuals {
+        crate::template::ensure_body(ck, f, s.name.span);
+    }
+}
+
+/// The short name of member function `f` (`f` of `A::f`).
+fn member_name(f: &Function) -> &str {
+    f.name.rsplit("::").next().unwrap_or(&f.name)
+}
+
+/// True when member function `a` overrides `b` if `b` is virtual: the same
+/// name, parameter types and `const` (destructors: any two).
+fn same_override_signature(a: &Function, b: &Function) -> bool {
+    let a_dtor = member_name(a).starts_with('~');
+    let b_dtor = member_name(b).starts_with('~');
+    if a_dtor || b_dtor {
+        return a_dtor && b_dtor;
+    }
+    if member_name(a) != member_name(b) || a.params != b.params || a.params == 0 {
+        return false;
+    }
+    let this_const = |f: &Function| f.locals.first().is_some_and(|l| l.is_const);
+    if this_const(a) != this_const(b) {
+        return false;
+    }
+    a.param_locals()
+        .iter()
+        .zip(b.param_locals())
+        .skip(1)
+        .all(|(x, y)| {
+            x.ty == y.ty && x.by_ref == y.by_ref && (!x.by_ref || x.is_const == y.is_const)
+        })
+}
+
+/// The virtual functions of class `id` once its member functions are
+/// declared: which of them override a base's (and so are virtual without
+/// saying so), the final overrider of each virtual function in the class
+/// (`tessera_ir::DynamicClass::overriders`), and the rules of `override`,
+/// `final` and pure functions.
+fn finish_virtuals(ck: &mut Checker, id: StructId, declared: &[(FuncId, &ast::Function)]) {
+    let Some(dynamic) = ck.program.dynamic.get(&id).cloned() else {
+        for (_, f) in declared {
+            if f.method.is_override || f.method.is_final {
+                let word = if f.method.is_override {
+                    "override"
+                } else {
+                    "final"
+                };
+                ck.report(
+                    Diagnostic::error(
+                        codes::E0258,
+                        f.name.span,
+                        format!(
+                            "`{}` is declared `{word}` but overrides no virtual function",
+                            f.name.name
+                        ),
+                    )
+                    .with_label(format!("`{word}` on a function that is not virtual"))
+                    .with_msvc("C3668")
+                    .with_help("only a virtual function that overrides a base's virtual function can be declared so; remove it, or fix the name, parameters or `const`"),
+                );
+            }
+        }
+        return;
+    };
+    let base = dynamic.base.map(|(b, _)| b);
+    let mut overriders = base
+        .and_then(|b| ck.program.dynamic.get(&b))
+        .map(|d| d.overriders.clone())
+        .unwrap_or_default();
+    let inherited: Vec<FuncId> = {
+        let mut keys: Vec<FuncId> = overriders.keys().copied().collect();
+        keys.sort();
+        keys
+    };
+    let mut virtuals = HashSet::new();
+    let mut finals = HashSet::new();
+    let mut pure = HashSet::new();
+    for (fid, f) in declared {
+        let is_method = matches!(
+            f.method.special,
+            ast::Special::None | ast::Special::Destructor
+        );
+        let is_static = f.ret.is_static;
+        if !is_method || is_static {
+            continue;
+        }
+        let Some(this_fn) = ck.program.get_function(*fid).cloned() else {
+            continue;
+        };
+        let mut overridden = Vec::new();
+        for k in &inherited {
+            let Some(base_fn) = ck.program.get_function(*k) else {
+                continue;
+            };
+            if same_override_signature(&this_fn, base_fn) {
+                overridden.push(*k);
+            }
+        }
+        for k in &overridden {
+            let current = overriders.get(k).copied().unwrap_or(*k);
+            let owner = ck
+                .program
+                .get_function(current)
+                .and_then(|g| g.locals.first())
+                .and_then(|l| match l.ty {
+                    Type::Struct(c) => Some(c),
+                    _ => None,
+                });
+            let is_final = owner
+                .and_then(|c| ck.classes.get(&c))
+                .is_some_and(|c| c.finals.contains(&current));
+            if is_final {
+                let (name, at) = ck
+                    .program
+                    .get_function(current)
+                    .map(|g| (g.name.clone(), g.span))
+                    .unwrap_or_default();
+                ck.report(
+                    Diagnostic::error(
+                        codes::E0256,
+                        f.name.span,
+                        format!(
+                            "`{}` overrides `{name}`, which is declared `final`",
+                            f.name.name
+                        ),
+                    )
+                    .with_label("overrides a `final` function")
+                    .with_secondary(at, "declared `final` here")
+                    .with_msvc("C3248")
+                    .with_help("rename this function, or remove `final` from the base's"),
+                );
+            }
+        }
+        let is_virtual = f.method.is_virtual || !overridden.is_empty();
+        if f.method.is_override && overridden.is_empty() {
+            ck.report(
+                Diagnostic::error(
+                    codes::E0258,
+                    f.name.span,
+                    format!(
+                        "`{}` is declared `override` but overrides no virtual function of a base",
+                        f.name.name
+                    ),
+                )
+                .with_label("overrides nothing")
+                .with_msvc("C3668")
+                .with_help("declare it as the base's virtual function is declared: the same name, parameter types and `const`"),
+            );
+        }
+        if f.method.is_final && !is_virtual {
+            ck.report(
+                Diagnostic::error(
+                    codes::E0258,
+                    f.name.span,
+                    format!("`{}` is declared `final` but is not virtual", f.name.name),
+                )
+                .with_label("`final` on a function that is not virtual")
+                .with_msvc("C3668")
+                .with_help("declare it `virtual`, or remove `final`"),
+            );
+        }
+        if !is_virtual {
+            continue;
+        }
+        for k in overridden {
+            overriders.insert(k, *fid);
+        }
+        overriders.insert(*fid, *fid);
+        virtuals.insert(*fid);
+        if f.method.is_final {
+            finals.insert(*fid);
+        }
+        if f.method.is_pure {
+            pure.insert(*fid);
+        }
+    }
+    // Pure functions nothing here or below their class overrides.
+    let is_pure = |ck: &Checker, f: FuncId| {
+        pure.contains(&f)
+            || ck
+                .program
+                .get_function(f)
+                .and_then(|g| g.locals.first())
+                .and_then(|l| match l.ty {
+                    Type::Struct(c) => ck.classes.get(&c),
+                    _ => None,
+                })
+                .is_some_and(|c| c.pure.contains(&f))
+    };
+    let mut abstract_because: Vec<FuncId> = overriders
+        .values()
+        .copied()
+        .filter(|f| is_pure(ck, *f))
+        .collect();
+    abstract_because.sort();
+    abstract_because.dedup();
+    if let Some(c) = ck.classes.get_mut(&id) {
+        c.virtuals = virtuals;
+        c.finals = finals;
+        c.pure = pure;
+        c.abstract_because = abstract_because;
+    }
+    if let Some(d) = ck.program.dynamic.get_mut(&id) {
+        d.overriders = overriders;
+    }
+}
+
+/// Registers `dtor`, the destructor C++ defines for class `id`, as the
+/// overrider of its bases' virtual destructors.
+pub(crate) fn implicit_dtor_overrides(ck: &mut Checker, id: StructId, dtor: FuncId) {
+    let Some(d) = ck.program.dynamic.get_mut(&id) else {
+        return;
+    };
+    let inherited: Vec<FuncId> = d.overriders.keys().copied().collect();
+    let dtors: Vec<FuncId> = inherited
+        .into_iter()
+        .filter(|k| {
+            ck.program
+                .get_function(*k)
+                .is_some_and(|f| member_name(f).starts_with('~'))
+        })
+        .collect();
+    if let Some(d) = ck.program.dynamic.get_mut(&id) {
+        for k in dtors {
+            d.overriders.insert(k, dtor);
+        }
+    }
+}
+
+/// For an object of a polymorphic class `id` (a place): the statement
+/// making its dynamic class `id` (see `tessera_ir::DynamicClass`).
+pub(crate) fn dynamic_class_assignment(
+    ck: &Checker,
+    object: Expr,
+    id: StructId,
+    span: Span,
+) -> Option<Stmt> {
+    let path = ck.program.dynamic_class_path(id)?;
+    let mut field = object;
+    for &i in &path {
+        let Type::Struct(s) = field.ty else {
+            return None;
+        };
+        let ty = ck.program.get_struct(s)?.fields.get(i as usize)?.1.clone();
+        field = mk(
+            ExprKind::Field {
+                base: Box::new(field),
+                field: i,
+            },
+            ty,
+            true,
+            span,
+        );
+    }
+    let class = mk(
+        ExprKind::Const(tessera_ir::Const::Int(i64::from(id.0))),
+        Type::Scalar(tessera_ir::Scalar::Long),
+        false,
+        span,
+    );
+    let assign = mk(
+        ExprKind::Assign {
+            target: Box::new(field),
+            value: Box::new(class),
+        },
+        Type::Scalar(tessera_ir::Scalar::Long),
+        true,
+        span,
+    );
+    Some(Stmt::new(StmtKind::Expr(assign), span))
 }
 
 /// Checks member `fid`'s body now (a class-template instance's member, on
@@ -362,6 +672,11 @@ fn declare_method(
         if let Some(c) = ck.classes.get_mut(&id) {
             c.has_virtual = true;
         }
+        let form = f
+            .name
+            .name
+            .starts_with("operator")
+            .then_some("virtual operators and conversion functions");
         if restriction.amp {
             ck.report(
                 Diagnostic::error(
@@ -376,13 +691,13 @@ fn declare_method(
                 .with_msvc("C3581")
                 .with_help("amp code has no virtual calls; make the function non-virtual"),
             );
-        } else {
+        } else if let Some(form) = form {
             ck.error(
                 codes::E0211,
                 f.name.span,
-                "virtual functions are not supported yet",
+                format!("{form} are not supported yet"),
                 "virtual",
-                "make the function non-virtual",
+                "make the function non-virtual, or call a virtual function from it",
             );
         }
     }
@@ -652,6 +967,11 @@ fn lower_method(ck: &mut Checker, id: StructId, fid: FuncId, f: &ast::Function) 
     let mut stmts = Vec::new();
     if let ast::Special::Constructor(inits) = &f.method.special {
         stmts = fcx.construct_members(id, inits, f.name.span);
+    }
+    // While its destructor runs, the object is of this class again.
+    if matches!(f.method.special, ast::Special::Destructor) {
+        let this = fcx.local_expr(LocalId(0), f.name.span);
+        stmts.extend(fcx.set_dynamic_class(this, id, f.name.span));
     }
     fcx.nrvo = crate::special::nrvo_name(body);
     let block = fcx.block(body);
@@ -1095,7 +1415,10 @@ impl Checker {
         let Some(info) = self.classes.get(&id) else {
             return false;
         };
-        if !info.ctors.is_empty() || info.default_inits.iter().any(Option::is_some) {
+        if !info.ctors.is_empty()
+            || info.default_inits.iter().any(Option::is_some)
+            || self.program.dynamic.contains_key(&id)
+        {
             return true;
         }
         if depth > 64 {
@@ -1111,6 +1434,45 @@ impl Checker {
 }
 
 impl Checker {
+    /// Reports an object of type `ty` (`what`: "a variable", ...) when it
+    /// is an abstract class, or an array of one (E0255, MSVC C2259); true
+    /// when it reported.
+    pub fn check_not_abstract(&mut self, ty: &Type, span: Span, what: &str) -> bool {
+        let mut t = ty;
+        while let Type::CArray(inner, _) = t {
+            t = inner;
+        }
+        let Type::Struct(id) = t else {
+            return false;
+        };
+        let Some(info) = self.classes.get(id) else {
+            return false;
+        };
+        let Some(&pure) = info.abstract_because.first() else {
+            return false;
+        };
+        let class = info.name.clone();
+        let (name, at) = self
+            .program
+            .get_function(pure)
+            .map(|f| (f.name.clone(), f.span))
+            .unwrap_or_default();
+        self.report(
+            Diagnostic::error(
+                codes::E0255,
+                span,
+                format!("cannot make {what} of abstract class `{class}`: `{name}` is pure virtual and not overridden"),
+            )
+            .with_label(format!("an object of abstract class `{class}`"))
+            .with_secondary(at, "pure virtual function")
+            .with_msvc("C2259")
+            .with_help(format!(
+                "make an object of a class derived from `{class}` that overrides `{name}`, and use `{class}` through a pointer or reference"
+            )),
+        );
+        true
+    }
+
     /// True when class `owner` declares `class` a friend (by its name, or
     /// for an instance of a class template, by the template's name).
     pub(crate) fn is_friend(&self, class: StructId, owner: StructId) -> bool {
@@ -1191,7 +1553,7 @@ impl FnCx<'_> {
     }
 
     /// The object `base` seen as its base-class subobject along `path`.
-    fn upcast(&self, base: Expr, path: &[u32]) -> Expr {
+    pub(crate) fn upcast(&self, base: Expr, path: &[u32]) -> Expr {
         let mut e = base;
         for &i in path {
             let Type::Struct(id) = e.ty else { return e };
@@ -1424,7 +1786,15 @@ impl FnCx<'_> {
             .get(&owner)
             .map(|c| c.name.clone())
             .unwrap_or_default();
-        Some(self.call_members(Some(object), owner, &class, &name.name, &ids, args, span))
+        Some(self.call_members_as(
+            Some(object),
+            (owner, &class),
+            &name.name,
+            &ids,
+            args,
+            true,
+            span,
+        ))
     }
 
     /// An unqualified call inside a member function of a member function of
@@ -1457,7 +1827,7 @@ impl FnCx<'_> {
             .get(&owner)
             .map(|c| c.name.clone())
             .unwrap_or_default();
-        Some(self.call_members(object, owner, &class_name, name, &ids, args, span))
+        Some(self.call_members_as(object, (owner, &class_name), name, &ids, args, true, span))
     }
 
     /// `Class::name(args)`: a static member function, or (inside a member
@@ -1546,7 +1916,7 @@ impl FnCx<'_> {
     }
 
     /// The path of base fields from class `from` to its base `to`.
-    fn base_path(&self, from: StructId, to: StructId) -> Option<BasePath> {
+    pub(crate) fn base_path(&self, from: StructId, to: StructId) -> Option<BasePath> {
         if from == to {
             return Some(Vec::new());
         }
@@ -1563,7 +1933,8 @@ impl FnCx<'_> {
     }
 
     /// Calls one of the member functions `ids` of class `owner`, on
-    /// `object` (`None`: no object, so only static members fit).
+    /// `object` (`None`: no object, so only static members fit); a call of
+    /// a virtual function is not virtual (`Class::f()`).
     #[allow(clippy::too_many_arguments)]
     fn call_members(
         &mut self,
@@ -1573,6 +1944,23 @@ impl FnCx<'_> {
         name: &str,
         ids: &[FuncId],
         args: Vec<Expr>,
+        span: Span,
+    ) -> Expr {
+        self.call_members_as(object, (owner, class), name, ids, args, false, span)
+    }
+
+    /// `call_members`, the call of a virtual function made virtual when
+    /// `dispatch` (a call through an object, not `Class::f()`): it runs
+    /// the final overrider in the object's dynamic class.
+    #[allow(clippy::too_many_arguments)]
+    fn call_members_as(
+        &mut self,
+        object: Option<Expr>,
+        (owner, class): (StructId, &str),
+        name: &str,
+        ids: &[FuncId],
+        args: Vec<Expr>,
+        dispatch: bool,
         span: Span,
     ) -> Expr {
         let statics: Vec<FuncId> = ids
@@ -1618,7 +2006,19 @@ impl FnCx<'_> {
         if let ExprKind::Call { func, .. } = &chosen.kind {
             self.check_member_use(owner, *func, &format!("`{class}::{name}`"), span);
         }
-        chosen
+        let is_virtual = |f: &FuncId| {
+            self.ck
+                .classes
+                .get(&owner)
+                .is_some_and(|c| c.virtuals.contains(f))
+        };
+        match chosen.kind {
+            ExprKind::Call { func, args } if dispatch && is_virtual(&func) => Expr {
+                kind: ExprKind::VirtualCall { func, args },
+                ..chosen
+            },
+            kind => Expr { kind, ..chosen },
+        }
     }
 
     /// The rules for calling member `func` of class `owner` (`what` names
@@ -1661,6 +2061,14 @@ impl FnCx<'_> {
     ) -> Option<Expr> {
         if self.ck.random.contains_key(&id) {
             return Some(crate::library::random::construct(self, id, args, span));
+        }
+        let as_base = std::mem::take(&mut self.building_base);
+        if !as_base
+            && self
+                .ck
+                .check_not_abstract(&Type::Struct(id), span, "an object")
+        {
+            return Some(error_expr(span));
         }
         let info = self.ck.classes.get(&id)?;
         let name = info.name.clone();
@@ -1714,6 +2122,16 @@ impl FnCx<'_> {
         }
         let ctors = info.ctors.clone();
         let explicit = info.explicit.clone();
+        // `Base b(derived)`: the copy of the base subobject (sliced).
+        let mut args = args;
+        if let [one] = args.as_slice()
+            && let Type::Struct(src) = one.ty
+            && src != id
+            && self.ck.derives_from(src, id)
+            && let Some(one) = args.pop()
+        {
+            args.push(self.to_base(one, &Type::Struct(id)));
+        }
         // `X b(a)` with `a` an `X`: the implicit copy constructor, unless
         // the class declares its own.
         let copies = |c: FuncId| {
@@ -1873,16 +2291,35 @@ impl FnCx<'_> {
         let mut used = vec![false; inits.len()];
         // A union's constructor makes one member at most: the one named.
         let is_union = self.ck.is_union(&Type::Struct(id));
+        let mut class_set = false;
         for (i, (fname, fty)) in fields.iter().enumerate() {
+            // Once the bases are built, the object is of this class (for
+            // the virtual calls of member initialisers and the body).
+            if i >= info.bases.len() && !class_set {
+                class_set = true;
+                let target = self.local_expr(object, span);
+                stmts.extend(self.set_dynamic_class(target, id, span));
+            }
+            if fname == tessera_ir::DYNAMIC_CLASS_FIELD {
+                continue;
+            }
             let base_name = info
                 .bases
                 .get(i)
                 .and_then(|b| self.ck.classes.get(b))
                 .map(|c| c.name.clone());
-            let written = inits.iter().position(|m| {
-                Some(&m.name.name) == base_name.as_ref()
-                    || (base_name.is_none() && &m.name.name == fname)
-            });
+            // A base is named as written in scope: `Base`, `ns::Base`, or
+            // unqualified inside its namespace.
+            let names_base = |m: &ast::MemberInit| {
+                base_name.as_ref().is_some_and(|b| {
+                    *b == m.name.name || b.ends_with(&format!("::{}", m.name.name))
+                })
+            };
+            let written = inits
+                .iter()
+                .position(|m| names_base(m) || (base_name.is_none() && &m.name.name == fname));
+            let outer_building = self.building_base;
+            self.building_base = i < info.bases.len();
             let value = match written {
                 Some(k) => {
                     used[k] = true;
@@ -1899,6 +2336,7 @@ impl FnCx<'_> {
                     },
                 },
             };
+            self.building_base = outer_building;
             let Some(value) = value else { continue };
             let target = self.local_expr(object, span);
             let target = mk(
@@ -1921,6 +2359,10 @@ impl FnCx<'_> {
             );
             stmts.push(Stmt::new(StmtKind::Expr(assign), span));
         }
+        if !class_set {
+            let target = self.local_expr(object, span);
+            stmts.extend(self.set_dynamic_class(target, id, span));
+        }
         for (k, m) in inits.iter().enumerate() {
             if !used[k] {
                 self.ck.error(
@@ -1938,6 +2380,17 @@ impl FnCx<'_> {
         stmts
     }
 
+    /// For an object of a polymorphic class `id` (a place): the statement
+    /// making its dynamic class `id` (see `tessera_ir::DynamicClass`).
+    pub(crate) fn set_dynamic_class(
+        &mut self,
+        object: Expr,
+        id: StructId,
+        span: Span,
+    ) -> Option<Stmt> {
+        dynamic_class_assignment(self.ck, object, id, span)
+    }
+
     /// The value a member initialiser `name(args)` gives a member of type `ty`.
     fn member_value(
         &mut self,
@@ -1947,6 +2400,8 @@ impl FnCx<'_> {
         name: &str,
         span: Span,
     ) -> Option<Expr> {
+        // The flag is for this object, not for those its arguments make.
+        let as_base = std::mem::take(&mut self.building_base);
         match ty {
             Type::Struct(c) if self.ck.needs_construction(*c) => {
                 let lowered: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
@@ -1956,6 +2411,7 @@ impl FnCx<'_> {
                 {
                     return lowered.into_iter().next().map(|e| self.copied(e));
                 }
+                self.building_base = as_base;
                 self.construct_object(*c, lowered, false, span)
             }
             Type::Struct(_) | Type::CArray(..) => {
@@ -2441,9 +2897,9 @@ const EXCEPTION_FROM_MESSAGE: &str = "std::exception::<from message>";
 /// names one: `std::exception` (a message, `what()`), `runtime_exception`
 /// derived from it (and an error code, `get_error_code()`) and the classes
 /// derived from that. Their objects are what a `catch` receives when the
-/// library reports an error. `what()` is not virtual here: every class
-/// keeps its message in the `std::exception` at its start, so the base's
-/// `what()` answers for the derived class as the virtual call would.
+/// library reports an error. Every class keeps its message in the
+/// `std::exception` at its start, whose virtual `what()` returns it, so
+/// these classes need no overrider of their own.
 pub fn library_exception(ck: &mut Checker, name: &str) -> Option<StructId> {
     if name == "exception" {
         // The library's own errors must reach a `catch (std::exception&)`
@@ -2491,6 +2947,21 @@ pub fn library_exception(ck: &mut Checker, name: &str) -> Option<StructId> {
         span,
     });
     ck.structs.insert(full.clone(), id);
+    let parent = base.unwrap_or(root);
+    let overriders = ck
+        .program
+        .dynamic
+        .get(&parent)
+        .map(|d| d.overriders.clone())
+        .unwrap_or_default();
+    ck.program.dynamic.insert(
+        id,
+        tessera_ir::DynamicClass {
+            base: Some((parent, 0)),
+            tag_field: 0,
+            overriders,
+        },
+    );
     let mut info = ClassInfo {
         name: full.clone(),
         bases: vec![base.unwrap_or(root)],
@@ -2598,6 +3069,7 @@ pub fn library_exception(ck: &mut Checker, name: &str) -> Option<StructId> {
             stmts.push(Stmt::new(StmtKind::Expr(assign), span));
         }
         let result = mk(ExprKind::Local(object), Type::Struct(id), true, span);
+        stmts.extend(dynamic_class_assignment(ck, result.clone(), id, span));
         stmts.push(Stmt::new(StmtKind::Return(Some(result)), span));
         let f = plain(
             format!("{full}::{name}"),
@@ -2725,17 +3197,29 @@ fn std_exception(ck: &mut Checker) -> StructId {
         is_const: true,
     };
     let id = StructId(ck.program.structs.len() as u32);
+    // Polymorphic (`what()` is virtual): its dynamic class first, where
+    // libstdc++'s virtual table pointer is.
     ck.program.structs.push(tessera_ir::StructDef {
         name: NAME.to_string(),
-        fields: vec![("<message>".to_string(), char_ptr.clone())],
+        fields: vec![
+            (
+                tessera_ir::DYNAMIC_CLASS_FIELD.to_string(),
+                Type::Scalar(tessera_ir::Scalar::Long),
+            ),
+            ("<message>".to_string(), char_ptr.clone()),
+        ],
         is_union: false,
         span,
     });
     ck.structs.insert(NAME.to_string(), id);
+    ck.program
+        .dynamic
+        .insert(id, tessera_ir::DynamicClass::default());
     let mut info = ClassInfo {
         name: NAME.to_string(),
-        access: vec![Access::Private],
-        default_inits: vec![None],
+        access: vec![Access::Private; 2],
+        default_inits: vec![None; 2],
+        const_fields: vec![false; 2],
         ..ClassInfo::default()
     };
     ck.classes.insert(id, info.clone());
@@ -2773,7 +3257,7 @@ fn std_exception(ck: &mut Checker) -> StructId {
     let message = mk(
         ExprKind::Field {
             base: Box::new(this),
-            field: 0,
+            field: 1,
         },
         char_ptr.clone(),
         true,
@@ -2787,6 +3271,10 @@ fn std_exception(ck: &mut Checker) -> StructId {
         vec![Stmt::new(StmtKind::Return(Some(message)), span)],
     );
     let what = add(ck, what);
+    if let Some(d) = ck.program.dynamic.get_mut(&id) {
+        d.overriders.insert(what, what);
+    }
+    info.virtuals.insert(what);
     // A constructor from a message: a new object whose field is `text`.
     let construct = |ck: &mut Checker, name: &str, params: Vec<Local>, text: Expr| {
         let n = params.len() as u32;
@@ -2797,12 +3285,13 @@ fn std_exception(ck: &mut Checker) -> StructId {
         let field = mk(
             ExprKind::Field {
                 base: Box::new(o.clone()),
-                field: 0,
+                field: 1,
             },
             char_ptr.clone(),
             true,
             span,
         );
+        let class = dynamic_class_assignment(ck, o.clone(), id, span);
         let assign = mk(
             ExprKind::Assign {
                 target: Box::new(field),
@@ -2821,8 +3310,10 @@ fn std_exception(ck: &mut Checker) -> StructId {
                 span,
             ),
             Stmt::new(StmtKind::Expr(assign), span),
-            Stmt::new(StmtKind::Return(Some(o)), span),
         ];
+        let mut stmts = stmts;
+        stmts.extend(class);
+        stmts.push(Stmt::new(StmtKind::Return(Some(o)), span));
         let f = function(name, locals, n, Type::Struct(id), stmts);
         add(ck, f)
     };

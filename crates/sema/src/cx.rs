@@ -326,6 +326,9 @@ pub struct FnCx<'c> {
     /// The function pointer type the expression being lowered goes to, for
     /// a function named there (see `fnptr.rs`); taken by the next `expr`.
     pub fn_target: Option<Type>,
+    /// A constructor is building a base subobject, which may be of an
+    /// abstract class (see `Checker::check_not_abstract`).
+    pub building_base: bool,
 }
 
 impl<'c> FnCx<'c> {
@@ -348,6 +351,7 @@ impl<'c> FnCx<'c> {
             jump_scopes: Vec::new(),
             nrvo: None,
             fn_target: None,
+            building_base: false,
         }
     }
 

@@ -135,11 +135,20 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
         if s.is_union {
             break;
         }
-        if let Some(name) = base.item.last().strip_prefix("virtual ") {
+        let base_span = match &base.item {
+            ast::BaseType::Named(p) | ast::BaseType::Template { path: p, .. } => p.span,
+            _ => s.name.span,
+        };
+        let written = match &base.item {
+            ast::BaseType::Named(p) => p.last().to_string(),
+            ast::BaseType::Template { path, .. } => path.last().to_string(),
+            _ => String::new(),
+        };
+        if let Some(name) = written.strip_prefix("virtual ") {
             ck.report(
                 Diagnostic::error(
                     codes::E0302,
-                    base.item.span,
+                    base_span,
                     format!("virtual base class `{name}` is not supported"),
                 )
                 .with_label("virtual base")
@@ -148,25 +157,57 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
             );
             continue;
         }
-        match ck.structs.get(base.item.last()).copied() {
+        let found = match &base.item {
+            ast::BaseType::Named(p) if p.segments.len() == 1 && !p.global => {
+                ck.structs.get(p.last()).copied()
+            }
+            other => {
+                // A qualified name or a template instance: resolved as a type.
+                let specs = ast::DeclSpecs::plain(other.clone(), base_span);
+                let snapshot = const_snapshot(ck);
+                let lookup = move |n: &str| snapshot.get(n).copied();
+                let before = ck.diags.len();
+                match types::resolve(ck, &specs, &ast::Modifiers::default(), &[], &lookup).ty {
+                    Type::Struct(b) => Some(b),
+                    Type::Error if ck.diags.len() > before => continue,
+                    _ => None,
+                }
+            }
+        };
+        match found {
             Some(b) if ck.is_union(&Type::Struct(b)) => ck.report(
                 Diagnostic::error(
                     codes::E0254,
-                    base.item.span,
-                    format!(
-                        "union `{}` cannot be used as a base class",
-                        base.item.text()
-                    ),
+                    base_span,
+                    format!("union `{written}` cannot be used as a base class"),
                 )
                 .with_label("a union")
                 .with_msvc("C2569")
                 .with_help("make the union a member of the class instead"),
             ),
             Some(b) => {
-                fields.push((
-                    crate::class::base_field_name(base.item.last()),
-                    Type::Struct(b),
-                ));
+                if let Some(info) = ck.classes.get(&b)
+                    && info.is_final
+                {
+                    let shown = info.name.clone();
+                    ck.report(
+                        Diagnostic::error(
+                            codes::E0257,
+                            base_span,
+                            format!("`{shown}` is declared `final` and cannot be a base class"),
+                        )
+                        .with_label("base class declared `final`")
+                        .with_msvc("C3246")
+                        .with_help(format!(
+                            "remove `final` from `{shown}`, or make it a member instead of a base"
+                        )),
+                    );
+                }
+                let base_name = ck
+                    .program
+                    .get_struct(b)
+                    .map_or(written.clone(), |s| s.name.clone());
+                fields.push((crate::class::base_field_name(&base_name), Type::Struct(b)));
                 layout.bases.push(b);
                 layout.access.push(base.access);
                 layout.default_inits.push(None);
@@ -174,11 +215,52 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
             }
             None => ck.error(
                 codes::E0200,
-                base.item.span,
-                format!("cannot find class `{}`", base.item.text()),
+                base_span,
+                format!("cannot find class `{written}`"),
                 "not declared",
                 "define the base class before this one",
             ),
+        }
+    }
+    // A polymorphic class's objects hold their dynamic class (see
+    // `tessera_ir::DynamicClass`): in the polymorphic base's field, or in a
+    // hidden field of this class, after its bases.
+    let writes_virtual = s.methods.iter().any(|m| m.item.method.is_virtual);
+    let polymorphic_bases: Vec<(StructId, u32)> = layout
+        .bases
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| ck.program.dynamic.contains_key(b))
+        .map(|(i, b)| (*b, i as u32))
+        .collect();
+    let mut dynamic = None;
+    if (writes_virtual || !polymorphic_bases.is_empty()) && !s.is_union {
+        if layout.bases.len() > 1 {
+            ck.error(
+                codes::E0211,
+                s.name.span,
+                "virtual functions in a class with several bases are not supported yet",
+                "several bases",
+                "derive from one base class",
+            );
+        } else if let Some(&(base, field)) = polymorphic_bases.first() {
+            dynamic = Some(tessera_ir::DynamicClass {
+                base: Some((base, field)),
+                ..Default::default()
+            });
+        } else {
+            dynamic = Some(tessera_ir::DynamicClass {
+                base: None,
+                tag_field: fields.len() as u32,
+                ..Default::default()
+            });
+            fields.push((
+                tessera_ir::DYNAMIC_CLASS_FIELD.to_string(),
+                Type::Scalar(tessera_ir::Scalar::Long),
+            ));
+            layout.access.push(ast::Access::Private);
+            layout.default_inits.push(None);
+            layout.const_fields.push(false);
         }
     }
     let class_consts = crate::class::static_consts(ck, s);
@@ -309,6 +391,9 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
         }
     };
     ck.structs.insert(s.name.name.clone(), id);
+    if let Some(d) = dynamic {
+        ck.program.dynamic.insert(id, d);
+    }
     for (field, e) in pending_enum_fields {
         ck.enum_fields.insert((id, field), e);
     }
@@ -921,6 +1006,9 @@ pub(crate) fn param_local(
         lookup,
     );
     ck.resolving_param = saved;
+    if !d.by_ref {
+        ck.check_not_abstract(&d.ty, p.span, "a parameter");
+    }
     if p.declarator.modifiers.reference == 2 && !d.ty.is_error() {
         ck.rvalue_refs.insert(p.span);
     }

@@ -640,12 +640,8 @@ impl FnCx<'_> {
                         *ty = v.ty.clone();
                     }
                     if by_ref {
-                        // `std::ostream& out = ss;`: the stream as its base.
-                        let v = if matches!(v.ty, Type::StringStream(_)) {
-                            self.to_base(v, ty)
-                        } else {
-                            v
-                        };
+                        // `Base& b = derived;`: the base subobject.
+                        let v = self.to_base(v, ty);
                         if !v.place && !v.ty.is_error() && !self.ck.specs_const(specs) {
                             self.ck.error(
                                 codes::E0204,

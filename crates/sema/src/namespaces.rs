@@ -47,6 +47,7 @@ pub fn flatten(
         locals: Vec::new(),
         function: String::new(),
         local_classes: std::collections::HashSet::new(),
+        class_members: HashMap::new(),
         out: Vec::new(),
         callee: false,
         sets,
@@ -71,6 +72,10 @@ struct Flat<'d> {
     function: String,
     /// The flat names given to local classes so far.
     local_classes: std::collections::HashSet<String>,
+    /// The names of each class's members, its bases' included, by the
+    /// class's flat name: inside a member function they are found before
+    /// any namespace's names.
+    class_members: HashMap<String, HashMap<String, Option<String>>>,
     out: Vec<Item>,
     /// True while the callee of a call is rewritten: only a call can name
     /// an overload set of several namespaces' functions.
@@ -524,6 +529,15 @@ impl Flat<'_> {
                     self.declare_entity(&mut f.name, true);
                 }
                 self.specs(&mut f.ret);
+                let members = f
+                    .class
+                    .as_ref()
+                    .and_then(|c| self.class_members.get(&c.name))
+                    .cloned();
+                let scoped = members.is_some();
+                if let Some(m) = members {
+                    self.locals.push(m);
+                }
                 self.locals.push(HashMap::new());
                 for p in &mut f.params {
                     self.param(p);
@@ -535,6 +549,9 @@ impl Flat<'_> {
                 }
                 self.function = outer;
                 self.locals.pop();
+                if scoped {
+                    self.locals.pop();
+                }
             }
             ItemKind::Struct(s) => self.struct_def(s),
             ItemKind::Global(decl) => {
@@ -602,6 +619,43 @@ impl Flat<'_> {
 
     /// The members of a class: types, bodies and trailing declarators.
     fn struct_members(&mut self, s: &mut StructDef, local: bool) {
+        // The class's members and its bases' hide namespace names in its
+        // member functions (C++'s class scope comes before namespace scope).
+        let mut names: HashMap<String, Option<String>> = HashMap::new();
+        for b in &mut s.bases {
+            let is_virtual =
+                matches!(&b.item, BaseType::Named(p) if p.last().starts_with("virtual "));
+            if !is_virtual {
+                self.base(&mut b.item);
+            }
+            let base = match &b.item {
+                BaseType::Named(p) | BaseType::Template { path: p, .. } => p.last().to_string(),
+                _ => String::new(),
+            };
+            if let Some(inherited) = self.class_members.get(&base) {
+                names.extend(inherited.clone());
+            }
+        }
+        for d in &s.fields {
+            for decl in &d.declarators {
+                if let Some(n) = &decl.name {
+                    names.insert(n.name.clone(), None);
+                }
+            }
+        }
+        for m in &s.methods {
+            if matches!(m.item.method.special, Special::None) {
+                names.insert(m.item.name.name.clone(), None);
+            }
+        }
+        for m in &s.method_templates {
+            if let ItemKind::Function(f) = &m.item.item.kind {
+                names.insert(f.name.name.clone(), None);
+            }
+        }
+        self.class_members
+            .insert(s.name.name.clone(), names.clone());
+        self.locals.push(names);
         for d in &mut s.fields {
             self.specs(&mut d.specs);
             for decl in &mut d.declarators {
@@ -635,6 +689,7 @@ impl Flat<'_> {
             self.function = outer;
             self.locals.pop();
         }
+        self.locals.pop();
         for d in &mut s.trailing {
             self.declarator_parts(d);
             if let Some(n) = &mut d.name {

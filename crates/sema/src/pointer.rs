@@ -5,7 +5,7 @@
 use crate::cx::{FnCx, error_expr};
 use crate::expr::mk;
 use tessera_diagnostics::{Diagnostic, Span, codes};
-use tessera_ir::{BinOp, Const, Expr, ExprKind, Scalar, Type};
+use tessera_ir::{BinOp, Const, Expr, ExprKind, FuncId, Scalar, StructId, Type};
 use tessera_syntax::ast::{self, BinaryOp as B};
 
 /// A pointer to `elem`.
@@ -396,10 +396,165 @@ impl FnCx<'_> {
 
     /// The implicit conversions to and from pointers; `Err` gives `e` back
     /// when none applies.
+    /// `ptr` (a pointer to a class) converted to `to`, a pointer to the
+    /// base reached through the base fields `path`: the address of the
+    /// base subobject, or null for null. A pointer with side effects is
+    /// evaluated once, into a hidden local.
+    fn base_pointer(&mut self, ptr: Expr, path: &[u32], to: &Type) -> Expr {
+        let span = ptr.span;
+        let (setup, ptr) = self.evaluated_once(ptr);
+        let test = mk(
+            ExprKind::Convert(Box::new(ptr.clone())),
+            Type::BOOL,
+            false,
+            span,
+        );
+        let object = self.deref(ptr, span);
+        let base = self.upcast(object, path);
+        let address = mk(ExprKind::AddrOf(Box::new(base)), to.clone(), false, span);
+        let null = mk(ExprKind::Null, to.clone(), false, span);
+        let chosen = mk(
+            ExprKind::Conditional {
+                cond: Box::new(test),
+                then: Box::new(address),
+                els: Box::new(null),
+            },
+            to.clone(),
+            false,
+            span,
+        );
+        Self::after(setup, chosen)
+    }
+
+    /// `second` after `first`, when there is a `first`.
+    fn after(first: Option<Expr>, second: Expr) -> Expr {
+        match first {
+            None => second,
+            Some(first) => {
+                let (ty, span) = (second.ty.clone(), second.span);
+                mk(
+                    ExprKind::Comma {
+                        first: Box::new(first),
+                        second: Box::new(second),
+                    },
+                    ty,
+                    false,
+                    span,
+                )
+            }
+        }
+    }
+
+    /// A pointer expression to use several times: itself when evaluating it
+    /// has no effect, else a hidden local and the assignment that fills it.
+    fn evaluated_once(&mut self, ptr: Expr) -> (Option<Expr>, Expr) {
+        let span = ptr.span;
+        if crate::library::is_pure(&ptr) && !matches!(ptr.kind, ExprKind::New { .. }) {
+            (None, ptr)
+        } else {
+            let space = self.local_space();
+            let local = self.declare(tessera_ir::Local {
+                name: String::new(),
+                ty: ptr.ty.clone(),
+                by_ref: false,
+                is_const: false,
+                space,
+                span,
+            });
+            let target = self.local_expr(local, span);
+            let ty = ptr.ty.clone();
+            let assign = mk(
+                ExprKind::Assign {
+                    target: Box::new(target.clone()),
+                    value: Box::new(ptr),
+                },
+                ty,
+                true,
+                span,
+            );
+            (Some(assign), target)
+        }
+    }
+
+    /// `delete p` of a pointer to an object whose destructor runs code:
+    /// the destructor (the dynamic class's, when it is virtual), then the
+    /// memory; nothing for null.
+    fn delete_object(&mut self, ptr: Expr, class: StructId, span: Span) -> Expr {
+        let (setup, ptr) = self.evaluated_once(ptr);
+        let free = mk(
+            ExprKind::Delete {
+                ptr: Box::new(ptr.clone()),
+                array: false,
+            },
+            Type::Void,
+            false,
+            span,
+        );
+        let object = self.deref(ptr.clone(), span);
+        let Some(call) = self.destroy_call(object, span) else {
+            return Self::after(setup, free);
+        };
+        let is_virtual = |f: FuncId| {
+            self.ck
+                .program
+                .dynamic
+                .get(&class)
+                .is_some_and(|d| d.overriders.contains_key(&f))
+        };
+        let call = match call.kind {
+            ExprKind::Call { func, args } if is_virtual(func) => Expr {
+                kind: ExprKind::VirtualCall { func, args },
+                ..call
+            },
+            kind => Expr { kind, ..call },
+        };
+        let destroy_then_free = mk(
+            ExprKind::Comma {
+                first: Box::new(call),
+                second: Box::new(free.clone()),
+            },
+            Type::Void,
+            false,
+            span,
+        );
+        let test = mk(ExprKind::Convert(Box::new(ptr)), Type::BOOL, false, span);
+        let chosen = mk(
+            ExprKind::Conditional {
+                cond: Box::new(test),
+                then: Box::new(destroy_then_free),
+                els: Box::new(free),
+            },
+            Type::Void,
+            false,
+            span,
+        );
+        Self::after(setup, chosen)
+    }
+
     pub(crate) fn pointer_coerce(&mut self, e: Expr, to: &Type) -> Result<Expr, Expr> {
         let span = e.span;
         let convert =
             |e: Expr, to: &Type| mk(ExprKind::Convert(Box::new(e)), to.clone(), false, span);
+        // `Base* p = &derived;`: a pointer to the base subobject (null
+        // stays null).
+        if let (
+            Type::Ptr {
+                elem: a,
+                is_const: from_const,
+            },
+            Type::Ptr {
+                elem: b,
+                is_const: to_const,
+            },
+        ) = (&e.ty, to)
+            && let (Type::Struct(src), Type::Struct(dst)) = (a.as_ref(), b.as_ref())
+            && src != dst
+            && (*to_const || !from_const)
+            && self.ck.derives_from(*src, *dst)
+            && let Some(path) = self.base_path(*src, *dst)
+        {
+            return Ok(self.base_pointer(e, &path, to));
+        }
         match (&e.ty, to) {
             (Type::Null, Type::Ptr { .. }) => Ok(Expr {
                 ty: to.clone(),
@@ -530,6 +685,14 @@ impl FnCx<'_> {
             return error_expr(span);
         }
         let ptr = self.expr(operand);
+        if !array
+            && let Type::Ptr { elem, .. } = &ptr.ty
+            && let Type::Struct(class) = elem.as_ref()
+            && self.ck.dtor_runs_code(*class)
+        {
+            let class = *class;
+            return self.delete_object(ptr, class, span);
+        }
         match &ptr.ty {
             Type::Ptr { .. } | Type::Null => mk(
                 ExprKind::Delete {

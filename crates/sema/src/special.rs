@@ -651,6 +651,13 @@ impl FnCx<'_> {
                     self.temps_in(a, true, conditional, out, dtors);
                 }
             }
+            // The object `new` makes is the heap's, destroyed by `delete`.
+            ExprKind::New {
+                value: Some(value),
+                count: None,
+            } => {
+                self.temps_in(value, true, conditional, out, dtors);
+            }
             ExprKind::Launch { .. } | ExprKind::New { .. } => {
                 visit::for_each_child_mut(e, &mut |c| {
                     if let Type::Struct(id) = c.ty
@@ -951,6 +958,28 @@ impl FnCx<'_> {
         }
         Some(fid)
     }
+}
+
+/// The destructor C++ defines for class `id`, which declares none, made now
+/// when destroying an object runs code: a base's virtual destructor has it
+/// as its overrider, so `delete` through a base pointer runs it.
+pub(crate) fn implicit_virtual_dtor(ck: &mut Checker, id: StructId, span: Span) -> Option<FuncId> {
+    let info = ck.classes.get(&id)?;
+    if info.dtor.is_some() {
+        return None;
+    }
+    if let Some(f) = info.implicit_dtor {
+        return Some(f);
+    }
+    if !ck.dtor_runs_code(id) || ck.has_array_of_special(id) {
+        return None;
+    }
+    let name = info.name.clone();
+    let fid = synthesise(ck, id, Implicit::Dtor, &name, span);
+    if let Some(c) = ck.classes.get_mut(&id) {
+        c.implicit_dtor = Some(fid);
+    }
+    Some(fid)
 }
 
 /// Lowers the implicitly defined member `kind` of class `id`: under

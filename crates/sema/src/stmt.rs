@@ -332,7 +332,7 @@ impl FnCx<'_> {
     }
 
     /// One `catch` handler: its parameter is a local of the handler's scope
-    /// that receives a copy of the exception.
+    /// that receives a copy of the exception, or refers to it.
     fn handler(&mut self, h: &ast::Handler) -> tessera_ir::Handler {
         self.scoped(|cx| {
             let catches = h.param.as_ref().map(|p| {
@@ -341,7 +341,9 @@ impl FnCx<'_> {
                     cx.declare(tessera_ir::Local {
                         name: n.name.clone(),
                         ty: d.ty.clone(),
-                        by_ref: false,
+                        // A reference handler refers to the exception
+                        // object (virtual calls see the class thrown).
+                        by_ref: d.by_ref,
                         is_const: cx.ck.specs_const(&p.specs),
                         space: tessera_ir::Space::Host,
                         span: p.span,
@@ -375,10 +377,11 @@ impl FnCx<'_> {
             is_const: true,
         };
         let object = mk(ExprKind::Local(local), ty.clone(), true, span);
+        // The message follows the dynamic class (see `class::std_exception`).
         let field = mk(
             ExprKind::Field {
                 base: Box::new(object),
-                field: 0,
+                field: 1,
             },
             char_ptr.clone(),
             true,

@@ -1,6 +1,7 @@
-//! `typeid(T)` and `typeid(expr)` in host code. Tessera has no polymorphic
-//! classes (virtual functions are refused), so every `typeid` names the
-//! static type of its operand and is known while checking: the forms whose
+//! `typeid(T)` and `typeid(expr)` in host code. `typeid` of an object of a
+//! polymorphic class (whose answer is its dynamic type) is refused, so
+//! every `typeid` names the static type of its operand and is known while
+//! checking: the forms whose
 //! answer C++ fixes are folded to constants (`typeid(a) == typeid(b)`,
 //! `!=`, `before` of a type with itself). What each implementation answers
 //! its own way (`name()`, the order `before` gives two different types) and
@@ -153,9 +154,24 @@ impl FnCx<'_> {
                 if self.typeid_in_amp(e.span) {
                     return Some(None);
                 }
-                // Unevaluated: no polymorphic class exists, so only the
-                // operand's static type counts.
+                // Unevaluated, so only the operand's static type counts,
+                // except for an object of a polymorphic class, whose
+                // dynamic type `typeid` names.
                 let lowered = self.expr(operand);
+                if let Type::Struct(id) = lowered.ty
+                    && lowered.place
+                    && self.ck.program.dynamic.contains_key(&id)
+                {
+                    let shown = self.ck.show(&lowered.ty);
+                    self.ck.error(
+                        codes::E0211,
+                        operand.span,
+                        format!("`typeid` of an object of the polymorphic class `{shown}` is not supported yet"),
+                        "names the object's dynamic type",
+                        "compare the types with a virtual function instead",
+                    );
+                    return Some(None);
+                }
                 Named {
                     ty: lowered.ty,
                     merged_spelling: false,

@@ -419,7 +419,7 @@ pub fn forward_class(key: ClassKey, name: Ident) -> StructDef {
 pub fn struct_def(
     key: ClassKey,
     name: Ident,
-    bases: Vec<(Option<Access>, Path)>,
+    bases: Vec<(Option<Access>, BaseType)>,
     members: Vec<Member>,
     trailing: Vec<Declarator>,
 ) -> StructDef {
@@ -445,6 +445,7 @@ pub fn struct_def(
         friends: Vec::new(),
         forward: false,
         bit_fields: Vec::new(),
+        is_final: false,
         bases: bases
             .into_iter()
             .map(|(a, item)| crate::ast::Member {
@@ -528,6 +529,10 @@ pub struct MethodQuals {
     pub const_after: bool,
     /// A dynamic exception specification after them.
     pub exception_spec: Option<Span>,
+    /// `override`
+    pub is_override: bool,
+    /// `final`
+    pub is_final: bool,
 }
 
 fn method_info(quals: MethodQuals, body: &MethodBody) -> (MethodInfo, Option<Restrict>) {
@@ -535,6 +540,8 @@ fn method_info(quals: MethodQuals, body: &MethodBody) -> (MethodInfo, Option<Res
         is_const: quals.is_const,
         is_volatile: quals.is_volatile,
         is_pure: matches!(body, MethodBody::Pure),
+        is_override: quals.is_override,
+        is_final: quals.is_final,
         const_after_restrict: quals.const_after,
         defaulted: matches!(body, MethodBody::Default),
         deleted: matches!(body, MethodBody::Delete),

@@ -225,7 +225,10 @@ pub struct StructDef {
     pub field_access: Vec<Access>,
     /// Base classes: `struct D : public B`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub bases: Vec<Member<Path>>,
+    pub bases: Vec<Member<BaseType>>,
+    /// `struct S final`: no class may derive from it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub is_final: bool,
     /// The arguments of an explicit specialisation: `<float>` in
     /// `template <> struct Vec<float> { ... };`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -339,6 +342,12 @@ pub struct MethodInfo {
     pub const_after_restrict: bool,
     /// `virtual`
     pub is_virtual: bool,
+    /// `override`
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub is_override: bool,
+    /// `final`
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub is_final: bool,
     /// `explicit` (constructors)
     pub is_explicit: bool,
     /// `= default`

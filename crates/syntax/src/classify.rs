@@ -114,6 +114,7 @@ pub struct KnownNames {
 /// Classifies `tokens` in place. `known` holds the names declared by
 /// earlier inputs (the REPL); names declared here are added to it.
 pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
+    mark_virt_specifiers(tokens);
     drop_elaborating_keywords(tokens);
     join_used_operators(tokens);
     join_called_operators(tokens);
@@ -744,6 +745,75 @@ fn mark_parenthesised_decltype(tokens: &mut [Token<'_>]) {
                 _ => {}
             }
         }
+    }
+}
+
+/// `override` and `final` are keywords only after a member function's
+/// declarator (`int f() const override;`) and, for `final`, after the name
+/// of a class being defined (`struct Leaf final : Base {`); anywhere else
+/// they are ordinary names. `noexcept` after a declarator promises no
+/// exception, which changes nothing Tessera runs: it is dropped there,
+/// with its operand (`noexcept(true)`).
+fn mark_virt_specifiers(tokens: &mut Vec<Token<'_>>) {
+    let mut drop = vec![false; tokens.len()];
+    for i in 0..tokens.len() {
+        let prev = i.checked_sub(1).map(|p| tokens[p].tok);
+        let next = tokens.get(i + 1).map(|t| t.tok);
+        let after_declarator = matches!(
+            prev,
+            Some(Tok::RParen | Tok::Const | Tok::Volatile | Tok::Override | Tok::Final)
+        );
+        match tokens[i].tok {
+            Tok::Ident("noexcept") if after_declarator || (i > 0 && drop[i - 1]) => {
+                drop[i] = true;
+                if next == Some(Tok::LParen) {
+                    let mut depth = 0usize;
+                    for (k, t) in tokens.iter().enumerate().skip(i + 1) {
+                        match t.tok {
+                            Tok::LParen => depth += 1,
+                            Tok::RParen => depth = depth.saturating_sub(1),
+                            Tok::Semi | Tok::LBrace | Tok::RBrace => break,
+                            _ => {}
+                        }
+                        drop[k] = true;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                }
+            }
+            Tok::Ident(word @ ("override" | "final")) => {
+                // A dropped `noexcept` stands where a declarator ended.
+                let after = after_declarator || (i > 0 && drop[i - 1]);
+                let ends_declaration = matches!(
+                    next,
+                    Some(
+                        Tok::LBrace
+                            | Tok::Semi
+                            | Tok::Assign
+                            | Tok::Ident("override" | "final")
+                            | Tok::Restrict
+                    )
+                );
+                let class_head = word == "final"
+                    && i >= 2
+                    && matches!(tokens[i - 2].tok, Tok::Struct | Tok::Class | Tok::Union)
+                    && matches!(prev, Some(Tok::Ident(_) | Tok::TypeName(_)))
+                    && matches!(next, Some(Tok::Colon | Tok::LBrace));
+                if (after && ends_declaration) || class_head {
+                    tokens[i].tok = if word == "final" {
+                        Tok::Final
+                    } else {
+                        Tok::Override
+                    };
+                }
+            }
+            _ => {}
+        }
+    }
+    if drop.iter().any(|d| *d) {
+        let mut k = drop.iter();
+        tokens.retain(|_| !k.next().copied().unwrap_or(false));
     }
 }
 

@@ -386,6 +386,8 @@ impl Printer<'_> {
         for (set, word) in [
             (m.is_const, " const"),
             (m.is_virtual, " virtual"),
+            (m.is_override, " override"),
+            (m.is_final, " final"),
             (m.is_explicit, " explicit"),
             (m.defaulted, " = default"),
             (m.deleted, " = delete"),

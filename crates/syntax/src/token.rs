@@ -195,6 +195,12 @@ pub enum Tok<'s> {
     /// `virtual`
     #[token("virtual")]
     Virtual,
+    /// Classified: `override` after a member function's declarator (an
+    /// ordinary name anywhere else).
+    Override,
+    /// Classified: `final` after a member function's declarator or a class
+    /// definition's name (an ordinary name anywhere else).
+    Final,
     /// `operator`
     #[token("operator")]
     Operator,
@@ -532,6 +538,8 @@ impl fmt::Display for Tok<'_> {
             Tok::Private => "private",
             Tok::Protected => "protected",
             Tok::Virtual => "virtual",
+            Tok::Override => "override",
+            Tok::Final => "final",
             Tok::Operator => "operator",
             Tok::Mutable => "mutable",
             Tok::Friend => "friend",

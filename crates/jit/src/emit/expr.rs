@@ -260,6 +260,7 @@ impl Emitter<'_, '_, '_> {
             | ExprKind::Delete { .. }
             | ExprKind::FuncAddr(_)
             | ExprKind::CallPtr { .. } => decline(Decline::Pointer),
+            ExprKind::VirtualCall { .. } => decline(Decline::VirtualCall),
         }
     }
 }

@@ -17,6 +17,7 @@ pub(crate) fn element_writes(prog: &Program, stmt: &Stmt) -> HashSet<LocalId> {
             ExprKind::Intrinsic {
                 op:
                     Intrinsic::VectorElement
+                    | Intrinsic::VectorAt
                     | Intrinsic::ViewElement
                     | Intrinsic::ViewProject
                     | Intrinsic::ViewSection

@@ -487,6 +487,7 @@ pub fn program(functions: Vec<Function>) -> Program {
         globals: Vec::new(),
         functions,
         main,
+        dynamic: Default::default(),
     }
 }
 

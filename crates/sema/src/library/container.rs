@@ -1088,9 +1088,16 @@ fn vector_method(
                     span,
                 ),
             };
+            // `at` throws where C++ throws (host code only: amp code has
+            // no exceptions, and no `std::vector`).
+            let op = if m == "at" {
+                Intrinsic::VectorAt
+            } else {
+                Intrinsic::VectorElement
+            };
             mk(
                 ExprKind::Intrinsic {
-                    op: Intrinsic::VectorElement,
+                    op,
                     args: vec![base, index],
                 },
                 *elem,

@@ -204,6 +204,7 @@ pub(crate) fn is_pure(e: &Expr) -> bool {
                     | Intrinsic::ExtentSize
                     | Intrinsic::VectorSize
                     | Intrinsic::VectorElement
+                    | Intrinsic::VectorAt
                     | Intrinsic::ViewElement
                     | Intrinsic::ViewProject
                     | Intrinsic::IterBase

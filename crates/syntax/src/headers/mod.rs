@@ -23,7 +23,7 @@ pub fn source_of(header: &str) -> Option<(&'static str, &'static str)> {
         "cstring" | "string.h" => Some(("<cstring>", CSTRING)),
         "cctype" | "ctype.h" => Some(("<cctype>", CCTYPE)),
         "vector" => Some(("<vector>", VECTOR)),
-        "string" | "iostream" | "sstream" => Some(("<string>", STRING)),
+        "string" | "iostream" | "sstream" | "stdexcept" => Some(("<string>", STRING)),
         "amp_short_vectors.h" | "amp_graphics.h" => Some(("<amp_short_vectors.h>", SHORT_VECTORS)),
         "ppl.h" | "ppltasks.h" => Some(("<ppl.h>", PPL)),
         _ => None,
@@ -48,9 +48,11 @@ const CSTRING: &str = include_str!("cstring.h");
 /// `<cctype>` and `<ctype.h>`: character classes and case conversions.
 const CCTYPE: &str = include_str!("cctype.h");
 
-/// `<string>` (also for `<iostream>` and `<sstream>`): `std::string` and
-/// `std::to_string`.
-const STRING: &str = include_str!("string.h");
+/// `<string>` (also for `<iostream>`, `<sstream>` and `<stdexcept>`):
+/// `std::string` and `std::to_string`, then `<stdexcept>`'s
+/// `std::logic_error`, `std::runtime_error` and the classes derived from
+/// them (which hold a `std::string`, and which `std::string::at` throws).
+const STRING: &str = concat!(include_str!("string.h"), include_str!("stdexcept.h"));
 
 /// `<vector>`: the comparison operators of two vectors.
 const VECTOR: &str = include_str!("vector.h");

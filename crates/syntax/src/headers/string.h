@@ -5,14 +5,17 @@
 // (`%d`, `%u`, `%ld`, `%lu`, `%f` through `snprintf`). Tessera reads this
 // text when a program includes <string>, <iostream> or <sstream> (as the
 // standard libraries' <iostream> brings `std::string` in). A position
-// past the end (`at`, `substr`) is a run-time error where C++ throws
-// `std::out_of_range`.
+// past the end throws `std::out_of_range` from `at` (<stdexcept>, read
+// with this text); from `substr` it is a run-time error.
 #pragma once
 
 // libstdc++'s <string> brings in <cctype> (`toupper` for `std::transform`).
 #include <cctype>
 
 namespace std {
+
+// Throws `std::out_of_range` (<stdexcept>, read after this text).
+void __throw_string_at(size_t __n, size_t __size);
 
 class string {
 public:
@@ -39,7 +42,10 @@ public:
 
     char& operator[](size_t __i) { return __chars[__i]; }
     const char& operator[](size_t __i) const { return __chars[__i]; }
-    char& at(size_t __i) { return __chars.at(__i < size() ? __i : __chars.size()); }
+    char& at(size_t __i) {
+        if (__i >= size()) __throw_string_at(__i, size());
+        return __chars[__i];
+    }
     char& front() { return __chars[0]; }
     char& back() { return __chars[size() - 1]; }
 
@@ -82,7 +88,7 @@ public:
         return string(&__chars.at(__start), __count);
     }
 
-    size_t find(char __c) const { return this->find(__c, 0); }
+    size_t find(char __c) const { return find(__c, 0); }
     size_t find(char __c, size_t __pos) const {
         for (size_t __i = __pos; __i < size(); __i++) {
             if (__chars[__i] == __c) {
@@ -91,9 +97,9 @@ public:
         }
         return npos;
     }
-    size_t find(const char* __s) const { return this->find(string(__s), 0); }
-    size_t find(const char* __s, size_t __pos) const { return this->find(string(__s), __pos); }
-    size_t find(const string& __s) const { return this->find(__s, 0); }
+    size_t find(const char* __s) const { return find(string(__s), 0); }
+    size_t find(const char* __s, size_t __pos) const { return find(string(__s), __pos); }
+    size_t find(const string& __s) const { return find(__s, 0); }
     size_t find(const string& __s, size_t __pos) const {
         size_t __n = __s.size();
         for (size_t __i = __pos; __i + __n <= size(); __i++) {

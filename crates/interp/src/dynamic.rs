@@ -1,0 +1,176 @@
+//! Virtual calls.
+//!
+//! An object of a polymorphic class holds its dynamic class in a hidden
+//! field (`Program::dynamic`): a constructor sets it to its own class once
+//! the bases are built, a destructor to its own class before its body, as
+//! C++ says for calls made during construction and destruction. Every
+//! other copy of an object is a complete object of its static type (a
+//! derived object copied into a base is sliced), so a copy takes its
+//! static type's class; an assignment keeps the class of the object
+//! assigned to (C++'s assignment copies members, not the virtual table
+//! pointer). A virtual call reads the class of the object it is made on
+//! and runs the final overrider there, on the subobject of the overrider's
+//! class.
+
+use crate::machine::{Machine, Res};
+use crate::value::{Place, Value, get_path, get_path_mut};
+use std::rc::Rc;
+use tessera_diagnostics::{Span, codes};
+use tessera_ir::{Expr, FuncId, StructId, Type};
+
+impl Machine<'_> {
+    /// `v`, an object of type `ty` about to become a complete object of
+    /// that type: a polymorphic object's dynamic class becomes `ty`'s.
+    pub(crate) fn as_complete_object(&self, mut v: Value, ty: &Type) -> Value {
+        if self.prog.dynamic.is_empty() {
+            return v;
+        }
+        if let (Type::Struct(id), Value::Agg(_)) = (ty, &v)
+            && let Some(path) = self.prog.dynamic_class_path(*id)
+            && let Some(slot) = get_path_mut(&mut v, &path)
+        {
+            *slot = Value::Int(i64::from(id.0));
+        }
+        v
+    }
+
+    /// `v` about to be assigned to the object at `place` of type `ty`: it
+    /// keeps the dynamic class the object has (assigning to a base
+    /// subobject leaves the complete object what it is).
+    pub(crate) fn keep_dynamic_class(
+        &mut self,
+        place: &Place,
+        mut v: Value,
+        ty: &Type,
+        span: Span,
+    ) -> Res<Value> {
+        if self.prog.dynamic.is_empty() {
+            return Ok(v);
+        }
+        let Type::Struct(id) = ty else {
+            return Ok(v);
+        };
+        let Some(path) = self.prog.dynamic_class_path(*id) else {
+            return Ok(v);
+        };
+        let old = self.read(place, span)?;
+        if let Some(Value::Int(class)) = get_path(&old, &path)
+            && let Some(slot) = get_path_mut(&mut v, &path)
+        {
+            *slot = Value::Int(*class);
+        }
+        Ok(v)
+    }
+
+    /// True when `func` is a virtual member function (a call through a
+    /// pointer to it is virtual).
+    pub(crate) fn is_virtual(&self, func: FuncId) -> bool {
+        if self.prog.dynamic.is_empty() {
+            return false;
+        }
+        let f = self.prog.function(func);
+        match f.locals.first() {
+            Some(this) if this.by_ref && f.params > 0 => match &this.ty {
+                Type::Struct(class) => self
+                    .prog
+                    .dynamic
+                    .get(class)
+                    .is_some_and(|d| d.overriders.contains_key(&func)),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// A virtual call of `func` with `args` (the object first): the final
+    /// overrider in the object's dynamic class, and its arguments.
+    pub(crate) fn virtual_target(
+        &mut self,
+        func: FuncId,
+        args: &[Expr],
+        span: Span,
+    ) -> Res<(FuncId, Vec<Value>)> {
+        let prog = self.prog;
+        let declared = prog.function(func);
+        let (Some(object), Some(Type::Struct(class))) =
+            (args.first(), declared.locals.first().map(|l| &l.ty))
+        else {
+            return Err(self.error(codes::R0007, span, "a virtual call without an object"));
+        };
+        let place = self.place(object)?;
+        let dynamic = self.dynamic_class(&place, *class, span)?;
+        let chosen = prog.final_overrider(dynamic, func);
+        let target = prog.function(chosen);
+        if target.body.is_none() {
+            let name = target.name.clone();
+            return Err(self
+                .error(
+                    codes::R0025,
+                    span,
+                    format!("pure virtual function `{name}` called"),
+                )
+                .with_label("a virtual call that reaches a pure virtual function")
+                .with_note(
+                    "during a constructor or destructor, calls go to the class being built or destroyed, \
+                     whose function here is pure; C++ stops the program (`pure virtual method called`)",
+                )
+                .with_help("do not call virtual functions from constructors and destructors of abstract classes")
+                .into());
+        }
+        // The complete object of the dynamic class, then its subobject of
+        // the overrider's class.
+        let to_static = prog.dynamic_base_path(dynamic, *class).unwrap_or_default();
+        let Some(keep) = place.path.len().checked_sub(to_static.len()) else {
+            return Err(self.bad_object(span));
+        };
+        if place.path[keep..] != to_static[..] {
+            return Err(self.bad_object(span));
+        }
+        let owner = match target.locals.first().map(|l| &l.ty) {
+            Some(Type::Struct(owner)) => *owner,
+            _ => dynamic,
+        };
+        let mut this = Place {
+            root: place.root.clone(),
+            path: place.path[..keep].iter().copied().collect(),
+        };
+        this.path
+            .extend(prog.dynamic_base_path(dynamic, owner).unwrap_or_default());
+        let mut out = Vec::with_capacity(args.len());
+        out.push(Value::Ref(Rc::new(this)));
+        let rest = self.call_args(chosen, &args[1..])?;
+        out.extend(rest);
+        Ok((chosen, out))
+    }
+
+    /// The dynamic class of the object at `place`, whose static class is
+    /// `class`.
+    fn dynamic_class(&mut self, place: &Place, class: StructId, span: Span) -> Res<StructId> {
+        let Some(path) = self.prog.dynamic_class_path(class) else {
+            return Ok(class);
+        };
+        let v = self.read(place, span)?;
+        let found = match get_path(&v, &path) {
+            Some(Value::Int(id)) => u32::try_from(*id).ok().map(StructId),
+            _ => None,
+        };
+        match found {
+            Some(id) if self.prog.dynamic_base_path(id, class).is_some() => Ok(id),
+            _ => Err(self.bad_object(span)),
+        }
+    }
+
+    /// The error of a virtual call on memory that holds no object of the
+    /// class (never built, or read as another type).
+    fn bad_object(&self, span: Span) -> crate::machine::Stop {
+        self.error(
+            codes::R0025,
+            span,
+            "virtual call on memory that holds no object of the class",
+        )
+        .with_label("the object's dynamic class cannot be found")
+        .with_note("the object was never constructed, or the memory holds another type")
+        .with_help("call virtual functions on objects that were constructed")
+        .into()
+    }
+}
