@@ -1544,6 +1544,18 @@ pub fn kernel_type_problem(ck: &Checker, ty: &Type) -> Option<String> {
         Type::CArray(elem, _) if matches!(**elem, Type::Struct(id) if ck.struct_fields(id).is_empty()) => {
             Some("arrays of an empty class".into())
         }
+        // Likewise an element whose size is not a multiple of 4 bytes (a
+        // class holding only a `bool`, its own or a base's).
+        Type::CArray(elem, _)
+            if matches!(**elem, Type::Struct(_))
+                && tessera_ir::layout::size_align_u64(&ck.program.structs, elem)
+                    .is_some_and(|(size, _)| size % 4 != 0) =>
+        {
+            let size = tessera_ir::layout::size_align_u64(&ck.program.structs, elem)
+                .map_or(0, |(size, _)| size);
+            let unit = if size == 1 { "byte" } else { "bytes" };
+            Some(format!("arrays of a class of {size} {unit}, not a multiple of 4"))
+        }
         Type::CArray(elem, _) => kernel_type_problem(ck, elem),
         Type::Struct(_) if class_problem(ck, ty).is_some() => class_problem(ck, ty),
         Type::Struct(id) => {

@@ -146,87 +146,54 @@ impl Number for Long {
     }
 }
 
-impl Number for f32 {
-    const SCALAR: Scalar = Scalar::Float;
+/// `float` and `double`: IEEE arithmetic, which cannot fail.
+macro_rules! floating_number {
+    ($t:ty, $scalar:ident, $variant:ident, $other:ident) => {
+        impl Number for $t {
+            const SCALAR: Scalar = Scalar::$scalar;
 
-    #[inline(always)]
-    fn of(v: &Value) -> Option<Self> {
-        match v {
-            Value::Float(f) => Some(*f),
-            _ => None,
+            #[inline(always)]
+            fn of(v: &Value) -> Option<Self> {
+                match v {
+                    Value::$variant(x) => Some(*x),
+                    _ => None,
+                }
+            }
+
+            fn from_value(v: Value) -> Self {
+                match v {
+                    Value::$variant(x) => x,
+                    Value::$other(x) => x as $t,
+                    other => other.int() as $t,
+                }
+            }
+
+            #[inline(always)]
+            fn value(self) -> Value {
+                Value::$variant(self)
+            }
+
+            #[inline(always)]
+            fn arith(op: BinOp, a: Self, b: Self) -> Option<Self> {
+                Some(match op {
+                    BinOp::Add => a + b,
+                    BinOp::Sub => a - b,
+                    BinOp::Mul => a * b,
+                    BinOp::Div => a / b,
+                    _ => return None,
+                })
+            }
+
+            #[inline(always)]
+            fn compare(op: BinOp, a: Self, b: Self) -> Option<bool> {
+                compare_ord(op, a, b)
+            }
         }
-    }
-
-    fn from_value(v: Value) -> Self {
-        match v {
-            Value::Float(f) => f,
-            Value::Double(d) => d as f32,
-            other => other.int() as f32,
-        }
-    }
-
-    #[inline(always)]
-    fn value(self) -> Value {
-        Value::Float(self)
-    }
-
-    #[inline(always)]
-    fn arith(op: BinOp, a: Self, b: Self) -> Option<Self> {
-        Some(match op {
-            BinOp::Add => a + b,
-            BinOp::Sub => a - b,
-            BinOp::Mul => a * b,
-            BinOp::Div => a / b,
-            _ => return None,
-        })
-    }
-
-    #[inline(always)]
-    fn compare(op: BinOp, a: Self, b: Self) -> Option<bool> {
-        compare_ord(op, a, b)
-    }
+    };
 }
 
-impl Number for f64 {
-    const SCALAR: Scalar = Scalar::Double;
-
-    #[inline(always)]
-    fn of(v: &Value) -> Option<Self> {
-        match v {
-            Value::Double(d) => Some(*d),
-            _ => None,
-        }
-    }
-
-    fn from_value(v: Value) -> Self {
-        match v {
-            Value::Double(d) => d,
-            Value::Float(f) => f64::from(f),
-            other => other.int() as f64,
-        }
-    }
-
-    #[inline(always)]
-    fn value(self) -> Value {
-        Value::Double(self)
-    }
-
-    #[inline(always)]
-    fn arith(op: BinOp, a: Self, b: Self) -> Option<Self> {
-        Some(match op {
-            BinOp::Add => a + b,
-            BinOp::Sub => a - b,
-            BinOp::Mul => a * b,
-            BinOp::Div => a / b,
-            _ => return None,
-        })
-    }
-
-    #[inline(always)]
-    fn compare(op: BinOp, a: Self, b: Self) -> Option<bool> {
-        compare_ord(op, a, b)
-    }
-}
+floating_number!(f32, Float, Float, Double);
+floating_number!(f64, Double, Double, Float);
 
 /// The number type closures compute type `ty` in, if any.
 #[derive(Clone, Copy, PartialEq, Eq)]
