@@ -1554,7 +1554,9 @@ pub fn kernel_type_problem(ck: &Checker, ty: &Type) -> Option<String> {
             let size = tessera_ir::layout::size_align_u64(&ck.program.structs, elem)
                 .map_or(0, |(size, _)| size);
             let unit = if size == 1 { "byte" } else { "bytes" };
-            Some(format!("arrays of a class of {size} {unit}, not a multiple of 4"))
+            Some(format!(
+                "arrays of a class of {size} {unit}, not a multiple of 4"
+            ))
         }
         Type::CArray(elem, _) => kernel_type_problem(ck, elem),
         Type::Struct(_) if class_problem(ck, ty).is_some() => class_problem(ck, ty),
