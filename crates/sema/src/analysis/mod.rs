@@ -154,10 +154,19 @@ mod stress {
         }
         let expr = format!("{}t.local[0]{}", "(1 + ".repeat(depth), ")".repeat(depth));
         body.push_str(&format!("out[t.global] = {expr};\n"));
-        let codes: Vec<&str> = check_src(&kernel(&body))
-            .iter()
-            .map(|d| d.code.as_str())
-            .collect();
+        // On a stack like the one the CLI gives the compiler (debug builds
+        // take far more stack per nested statement than release ones).
+        let codes: Vec<&str> = std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn(move || {
+                check_src(&kernel(&body))
+                    .iter()
+                    .map(|d| d.code.as_str())
+                    .collect()
+            })
+            .expect("spawn the checking thread")
+            .join()
+            .expect("checking finished");
         assert!(codes.contains(&"E0408"), "{codes:?}");
         assert!(codes.contains(&"E0409"), "{codes:?}");
     }
