@@ -154,20 +154,7 @@ impl Facts<'_> {
         let Some(body) = &self.prog.function(kernel).body else {
             return HashSet::new();
         };
-        let mut lets: Vec<(LocalId, Expr)> = Vec::new();
-        walk_block(
-            body,
-            &mut |s| {
-                if let StmtKind::Let {
-                    local,
-                    init: Some(Init::Expr(e)),
-                } = &s.kind
-                {
-                    lets.push((*local, e.clone()));
-                }
-            },
-            &mut |_| {},
-        );
+        let lets = let_initialisers(body);
         let mut set: HashSet<LocalId> = self.uniform.clone();
         loop {
             let before = set.len();
@@ -184,4 +171,24 @@ impl Facts<'_> {
             }
         }
     }
+}
+
+/// Every local of `body` declared with an initialising expression, with
+/// that expression, in order.
+pub(super) fn let_initialisers(body: &IrBlock) -> Vec<(LocalId, Expr)> {
+    let mut lets: Vec<(LocalId, Expr)> = Vec::new();
+    walk_block(
+        body,
+        &mut |s| {
+            if let StmtKind::Let {
+                local,
+                init: Some(Init::Expr(e)),
+            } = &s.kind
+            {
+                lets.push((*local, e.clone()));
+            }
+        },
+        &mut |_| {},
+    );
+    lets
 }

@@ -4,6 +4,7 @@
 //! `tile_static` memory is read or written with one vector access.
 
 use super::facts::Facts;
+use super::lanes::let_initialisers;
 use super::uniform::lane_invariant;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -232,20 +233,7 @@ impl Facts<'_> {
         let Some(body) = &self.prog.function(kernel).body else {
             return HashMap::new();
         };
-        let mut lets: Vec<(LocalId, Expr)> = Vec::new();
-        walk_block(
-            body,
-            &mut |s| {
-                if let StmtKind::Let {
-                    local,
-                    init: Some(Init::Expr(e)),
-                } = &s.kind
-                {
-                    lets.push((*local, e.clone()));
-                }
-            },
-            &mut |_| {},
-        );
+        let lets = let_initialisers(body);
         let lets: Vec<(LocalId, Expr)> = lets
             .into_iter()
             .filter(|(l, _)| !self.is_mutated(kernel, *l))
