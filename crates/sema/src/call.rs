@@ -719,6 +719,10 @@ impl FnCx<'_> {
         let (restriction, decl_span, ret, ret_by_ref) =
             (f.restriction, f.span, f.ret.clone(), f.ret_by_ref);
         let params: Vec<Local> = f.locals.iter().take(f.params as usize).cloned().collect();
+        // A free operator function's left operand is an argument like any
+        // other, converted to its parameter; only a member's object is
+        // bound as it is.
+        let object = object && params.first().is_some_and(|l| l.name == "this");
         self.check_call_restriction(path, restriction, decl_span, span);
         if !self.ck.enums.is_empty() {
             let param_enums = self
@@ -861,20 +865,24 @@ impl FnCx<'_> {
             .iter()
             .map(|id| {
                 let f = self.ck.program.get_function(*id)?;
+                // Only a member function's object (its `this`) is exempt from
+                // user-defined conversions; a free operator's left operand
+                // is an argument like any other.
+                let member = f.locals.first().is_some_and(|l| l.name == "this");
                 f.locals
                     .iter()
                     .take(f.params as usize)
                     .zip(&shapes)
-                    .map(|(p, a)| {
-                        overload::sequence(
-                            *a,
-                            Param {
-                                ty: &p.ty,
-                                by_ref: p.by_ref,
-                                is_const: p.is_const,
-                                rvalue_ref: self.ck.rvalue_refs.contains(&p.span),
-                            },
-                        )
+                    .enumerate()
+                    .map(|(i, (p, a))| {
+                        let param = Param {
+                            ty: &p.ty,
+                            by_ref: p.by_ref,
+                            is_const: p.is_const,
+                            rvalue_ref: self.ck.rvalue_refs.contains(&p.span),
+                        };
+                        overload::sequence(*a, param)
+                            .or_else(|| self.class_sequence(*a, param, object && member && i == 0))
                     })
                     .collect()
             })

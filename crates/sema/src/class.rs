@@ -2728,6 +2728,126 @@ impl FnCx<'_> {
         false
     }
 
+    /// The conversion sequence from `arg` to `param` that involves a class,
+    /// for overload resolution where `overload::sequence` found no standard
+    /// one: a derived object or pointer to its base (ranked a conversion,
+    /// [over.best.ics] 6), or one user-defined conversion (a non-`explicit`
+    /// constructor of the parameter's class callable with the argument, or a
+    /// non-`explicit` conversion function of the argument's class giving
+    /// the parameter's type, or a number for a number). `None` when there
+    /// is none. A non-const lvalue reference binds no converted temporary,
+    /// and the object a member function is called on (`object`) is never
+    /// converted by a user-defined conversion ([over.match.funcs] 5).
+    pub(crate) fn class_sequence(
+        &self,
+        arg: crate::overload::Arg<'_>,
+        param: crate::overload::Param<'_>,
+        object: bool,
+    ) -> Option<crate::overload::Sequence> {
+        use crate::overload::{Rank, Sequence};
+        let binding = |rank| Sequence {
+            rank,
+            binds_const_ref: param.by_ref.then_some(param.is_const && !param.rvalue_ref),
+            adds_const: false,
+        };
+        let writable_ref = param.by_ref && !param.is_const && !param.rvalue_ref;
+        // Derived to base: the object itself is bound or copied (sliced).
+        match (arg.ty, param.ty) {
+            (Type::Struct(d), Type::Struct(b)) if d != b && self.ck.derives_from(*d, *b) => {
+                let binds = if writable_ref {
+                    arg.modifiable_lvalue
+                } else {
+                    !(param.rvalue_ref && arg.lvalue)
+                };
+                return binds.then(|| binding(Rank::Conversion));
+            }
+            (
+                Type::Ptr {
+                    elem: a,
+                    is_const: from_const,
+                },
+                Type::Ptr {
+                    elem: b,
+                    is_const: to_const,
+                },
+            ) if !param.by_ref || param.is_const => {
+                return match (a.as_ref(), b.as_ref()) {
+                    (Type::Struct(d), Type::Struct(b))
+                        if d != b && (*to_const || !from_const) && self.ck.derives_from(*d, *b) =>
+                    {
+                        Some(binding(Rank::Conversion))
+                    }
+                    _ => None,
+                };
+            }
+            _ => {}
+        }
+        if object || writable_ref || (param.rvalue_ref && arg.lvalue) {
+            return None;
+        }
+        // A converting constructor of the parameter's class, taking the
+        // argument through a standard conversion or a derived-to-base one.
+        if let Type::Struct(pid) = param.ty
+            && let Some(info) = self.ck.classes.get(pid)
+        {
+            let converts = info.ctors.iter().any(|c| {
+                if info.explicit.contains(c) || info.deleted.contains(c) {
+                    return false;
+                }
+                let Some(ctor) = self.ck.program.get_function(*c) else {
+                    return false;
+                };
+                let defaults = self.ck.defaults.get(c).map_or(0, |d| {
+                    d.iter().rev().take_while(|slot| slot.is_some()).count()
+                });
+                if ctor.params == 0 || ctor.params as usize > 1 + defaults {
+                    return false;
+                }
+                let Some(first) = ctor.locals.first() else {
+                    return false;
+                };
+                // A copy or move constructor of the class itself is no
+                // conversion from another type.
+                if first.ty == *param.ty {
+                    return false;
+                }
+                let inner = crate::overload::Param {
+                    ty: &first.ty,
+                    by_ref: first.by_ref,
+                    is_const: first.is_const,
+                    rvalue_ref: self.ck.rvalue_refs.contains(&first.span),
+                };
+                crate::overload::sequence(arg, inner).is_some()
+                    || matches!((arg.ty, &first.ty), (Type::Struct(d), Type::Struct(b))
+                        if (!first.by_ref || first.is_const) && self.ck.derives_from(*d, *b))
+            });
+            if converts {
+                return Some(binding(Rank::UserDefined));
+            }
+        }
+        // A conversion function of the argument's class: to the parameter's
+        // type, or to a number converted on to a number.
+        if let Type::Struct(aid) = arg.ty
+            && let Some(info) = self.ck.classes.get(aid)
+        {
+            let converts =
+                info.conversions.iter().any(|(f, explicit)| {
+                    !explicit
+                        && self.ck.program.get_function(*f).is_some_and(|f| {
+                            match (&f.ret, param.ty) {
+                                (r, p) if r == p => true,
+                                (Type::Scalar(_), Type::Scalar(_)) => true,
+                                _ => false,
+                            }
+                        })
+                });
+            if converts {
+                return Some(binding(Rank::UserDefined));
+            }
+        }
+        None
+    }
+
     /// `e`, a class object, converted to `to` by one of its class's
     /// conversion functions: one returning `to` itself, or else a scalar
     /// that converts to a scalar `to`. `explicit` ones only where the
