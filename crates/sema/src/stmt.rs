@@ -742,6 +742,12 @@ impl FnCx<'_> {
             Ok(chars) => (chars, true),
             Err(range) => (range, false),
         };
+        if let Type::Struct(id) = range.ty
+            && self.ck.find_methods(id, "begin").is_some()
+        {
+            self.for_range_class(specs, declarator, range, body, span, out);
+            return;
+        }
         let (elem, size, element) = match &range.ty {
             Type::Vector(elem) => ((**elem).clone(), Intrinsic::VectorSize, None),
             Type::Container(_, elem) => ((**elem).clone(), Intrinsic::VectorSize, None),
@@ -921,6 +927,192 @@ impl FnCx<'_> {
                     Init::Ref(elem_place)
                 } else {
                     let e = cx.coerce(elem_place, &ty, "the loop variable");
+                    Init::Expr(cx.copied(e))
+                };
+                body_stmts.push(Stmt::new(
+                    StmtKind::Let {
+                        local: var,
+                        init: Some(init),
+                    },
+                    declarator.span,
+                ));
+                cx.register_local(var, declarator.span);
+                let inner = cx.body(body);
+                body_stmts.push(Stmt::new(StmtKind::Block(inner), body.span));
+                cx.close_scope(&mut body_stmts);
+                Block { stmts: body_stmts }
+            });
+            cx.jump_scopes.pop();
+            cx.loops -= 1;
+            stmts.push(Stmt::new(
+                StmtKind::Loop {
+                    cond: Some(cond),
+                    test_first: true,
+                    body,
+                    step: Some(step),
+                },
+                span,
+            ));
+            Block { stmts }
+        });
+        out.push(Stmt::new(StmtKind::Block(block), span));
+    }
+
+    /// `for (decl : range) body` over a class object with member functions
+    /// `begin()` and `end()` (`std::array`, a program's own container), as
+    /// C++ defines it: `auto&& r = range; auto b = r.begin(), e = r.end();
+    /// for (; b != e; ++b) { decl = *b; body }`, where `!=`, `++` and `*`
+    /// are the iterator's own (a pointer's or a class's operators). The
+    /// hidden variables have names no source can spell, so the loop is
+    /// checked as that code would be.
+    fn for_range_class(
+        &mut self,
+        specs: &ast::DeclSpecs,
+        declarator: &ast::Declarator,
+        range: Expr,
+        body: &ast::Stmt,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) {
+        let space = self.local_space();
+        let range_span = range.span;
+        let name = |text: &str| ast::Expr {
+            kind: ast::ExprKind::Name(ast::Path {
+                global: false,
+                segments: vec![ast::Ident {
+                    name: text.to_string(),
+                    span: range_span,
+                }],
+                span: range_span,
+            }),
+            span: range_span,
+            height: 1,
+        };
+        let call = |member: &str| ast::Expr {
+            kind: ast::ExprKind::Call {
+                callee: Box::new(ast::Expr {
+                    kind: ast::ExprKind::Member {
+                        base: Box::new(name("range for: range")),
+                        name: ast::Ident {
+                            name: member.to_string(),
+                            span: range_span,
+                        },
+                        arrow: false,
+                        template_args: None,
+                    },
+                    span: range_span,
+                    height: 2,
+                }),
+                args: Vec::new(),
+            },
+            span: range_span,
+            height: 3,
+        };
+        let unary = |op: ast::UnaryOp| ast::Expr {
+            kind: ast::ExprKind::Unary {
+                op,
+                operand: Box::new(name("range for: begin")),
+            },
+            span: range_span,
+            height: 2,
+        };
+        let block = self.scoped(|cx| {
+            let mut stmts = Vec::new();
+            let by_ref = range.place;
+            let range_local = cx.declare(Local {
+                name: "range for: range".to_string(),
+                ty: range.ty.clone(),
+                by_ref,
+                is_const: false,
+                space,
+                span: range_span,
+            });
+            let init = if by_ref {
+                Init::Ref(range)
+            } else {
+                Init::Expr(range)
+            };
+            stmts.push(Stmt::new(
+                StmtKind::Let {
+                    local: range_local,
+                    init: Some(init),
+                },
+                span,
+            ));
+            for (hidden, member) in [("range for: begin", "begin"), ("range for: end", "end")] {
+                let value = cx.expr(&call(member));
+                if value.ty.is_error() {
+                    return Block { stmts };
+                }
+                let local = cx.declare(Local {
+                    name: hidden.to_string(),
+                    ty: value.ty.clone(),
+                    by_ref: false,
+                    is_const: false,
+                    space,
+                    span: range_span,
+                });
+                let value = cx.copied(value);
+                stmts.push(Stmt::new(
+                    StmtKind::Let {
+                        local,
+                        init: Some(Init::Expr(value)),
+                    },
+                    span,
+                ));
+            }
+            let cond = cx.expr(&ast::Expr {
+                kind: ast::ExprKind::Binary {
+                    op: ast::BinaryOp::Ne,
+                    lhs: Box::new(name("range for: begin")),
+                    rhs: Box::new(name("range for: end")),
+                },
+                span: range_span,
+                height: 2,
+            });
+            let cond = cx.condition(cond);
+            let step = cx.expr(&unary(ast::UnaryOp::PreInc));
+            let element = unary(ast::UnaryOp::Deref);
+            cx.loops += 1;
+            cx.jump_scopes.push((cx.scopes.len(), true));
+            let body = cx.scoped(|cx| {
+                let mut body_stmts = Vec::new();
+                let elem = cx.expr(&element);
+                let Declared { ty, by_ref } =
+                    cx.resolve(specs, &declarator.modifiers, &declarator.array_dims);
+                let ty = if matches!(specs.ty, ast::BaseType::Auto) {
+                    elem.ty.clone()
+                } else {
+                    ty
+                };
+                if by_ref && !elem.place && !elem.ty.is_error() {
+                    let is_const = types::object_const(cx.ck, specs, &declarator.modifiers);
+                    if !is_const {
+                        cx.ck.error(
+                            codes::E0204,
+                            elem.span,
+                            "the iterator's `*` gives a temporary value, which a non-const reference cannot bind",
+                            "temporary",
+                            "declare the loop variable by value or `const&`",
+                        );
+                    }
+                }
+                let var_name = declarator
+                    .name
+                    .as_ref()
+                    .map_or_else(String::new, |n| n.name.clone());
+                let var = cx.declare(Local {
+                    name: var_name,
+                    ty: ty.clone(),
+                    by_ref: by_ref && elem.place,
+                    is_const: types::object_const(cx.ck, specs, &declarator.modifiers),
+                    space,
+                    span: declarator.span,
+                });
+                let init = if by_ref && elem.place {
+                    Init::Ref(elem)
+                } else {
+                    let e = cx.coerce(elem, &ty, "the loop variable");
                     Init::Expr(cx.copied(e))
                 };
                 body_stmts.push(Stmt::new(
