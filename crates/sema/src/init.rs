@@ -303,7 +303,29 @@ impl FnCx<'_> {
             }
             Type::Struct(id) => {
                 let fields = self.ck.struct_fields(id);
-                if items.len() > fields.len() {
+                let mut parts = Vec::new();
+                let mut rest = items;
+                for (i, (fname, fty)) in fields.iter().enumerate() {
+                    let Some(item) = rest.first() else {
+                        parts.push(Init::Zero);
+                        continue;
+                    };
+                    let mut fty = fty.clone();
+                    // Brace elision: an array member written without its
+                    // own braces takes as many of the values as it has
+                    // elements (`std::array<int, 3> a = {1, 2, 3};`).
+                    if let Some(take) = self.elided_count(&fty, rest) {
+                        let (mine, after) = rest.split_at(take);
+                        parts.push(self.aggregate(&mut fty, mine, item.span)?);
+                        rest = after;
+                        continue;
+                    }
+                    let part = self.init_item(&mut fty, item, &format!("member `{fname}`"));
+                    self.check_enum_member(id, i, item.span, &fty);
+                    parts.push(part?);
+                    rest = &rest[1..];
+                }
+                if !rest.is_empty() {
                     let name = self.ck.show(ty);
                     self.ck.error(
                         codes::E0206,
@@ -316,18 +338,6 @@ impl FnCx<'_> {
                         "",
                     );
                     return None;
-                }
-                let mut parts = Vec::new();
-                for (i, (fname, fty)) in fields.iter().enumerate() {
-                    match items.get(i) {
-                        Some(item) => {
-                            let mut fty = fty.clone();
-                            let part = self.init_item(&mut fty, item, &format!("member `{fname}`"));
-                            self.check_enum_member(id, i, item.span, &fty);
-                            parts.push(part?);
-                        }
-                        None => parts.push(Init::Zero),
-                    }
                 }
                 Some(Init::List(parts))
             }
@@ -457,6 +467,26 @@ impl FnCx<'_> {
             })
             .collect();
         library::construct_braced(self, ty, args, span)
+    }
+
+    /// How many of the values `rest` a member of type `ty` takes when its
+    /// braces are left out ([dcl.init.aggr] brace elision): a C array of
+    /// known size not given a braced list (nor a string literal, which
+    /// initialises a `char` array itself) takes one value per element, at
+    /// most those left. `None` when the member takes the first value alone.
+    fn elided_count(&self, ty: &Type, rest: &[ast::Expr]) -> Option<usize> {
+        let Type::CArray(elem, n) = ty else {
+            return None;
+        };
+        let first = rest.first()?;
+        if *n == 0 || matches!(first.kind, K::InitList(_) | K::Str(_)) {
+            return None;
+        }
+        // Arrays of arrays and of classes keep their inner braces here.
+        if matches!(**elem, Type::CArray(..) | Type::Struct(_)) {
+            return None;
+        }
+        Some((*n as usize).min(rest.len()))
     }
 
     fn init_item(&mut self, ty: &mut Type, item: &ast::Expr, what: &str) -> Option<Init> {

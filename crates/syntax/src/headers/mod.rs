@@ -23,6 +23,7 @@ pub fn source_of(header: &str) -> Option<(&'static str, &'static str)> {
         "cstring" | "string.h" => Some(("<cstring>", CSTRING)),
         "cctype" | "ctype.h" => Some(("<cctype>", CCTYPE)),
         "vector" => Some(("<vector>", VECTOR)),
+        "array" => Some(("<array>", STD_ARRAY)),
         "string" | "iostream" | "sstream" | "stdexcept" => Some(("<string>", STRING)),
         "amp_short_vectors.h" | "amp_graphics.h" => Some(("<amp_short_vectors.h>", SHORT_VECTORS)),
         "ppl.h" | "ppltasks.h" => Some(("<ppl.h>", PPL)),
@@ -56,6 +57,9 @@ const STRING: &str = concat!(include_str!("string.h"), include_str!("stdexcept.h
 
 /// `<vector>`: the comparison operators of two vectors.
 const VECTOR: &str = include_str!("vector.h");
+
+/// `<array>`: `std::array`, its members and comparisons.
+const STD_ARRAY: &str = include_str!("array.h");
 
 /// `<amp_math.h>`: the same in `precise_math` and `fast_math`.
 const AMP_MATH: &str = include_str!("amp_math.h");
