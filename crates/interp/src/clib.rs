@@ -26,6 +26,26 @@ pub(crate) struct CState {
     /// Set by `exit(status)`: the run is stopping with this status, not
     /// failing (the error that unwinds the interpreter is dropped).
     pub(crate) exit: Option<i32>,
+    /// When the run started, for `clock()`.
+    pub(crate) started: Started,
+}
+
+/// The moment a run's C library state was made: `clock()` counts from it.
+#[derive(Debug)]
+pub(crate) struct Started(std::time::Instant);
+
+impl Default for Started {
+    fn default() -> Self {
+        Started(std::time::Instant::now())
+    }
+}
+
+/// The system clock's seconds since 1970-01-01 UTC, as `time()` gives them.
+fn seconds_since_1970() -> i64 {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
 /// Output past which a write is held to the memory and time limits before
@@ -65,6 +85,14 @@ impl Machine<'_> {
                 Ok(Value::Int(0))
             }
             Intrinsic::Rand => Ok(Value::Int(i64::from(self.clib.rand.rand()))),
+            // The run's elapsed time stands for the processor time glibc's
+            // `clock()` reports: the interpreter runs the program on one
+            // thread, so the two differ by what the process waits for.
+            Intrinsic::Clock => {
+                let micros = self.clib.started.0.elapsed().as_micros();
+                Ok(Value::Int(i64::try_from(micros).unwrap_or(i64::MAX)))
+            }
+            Intrinsic::Time => Ok(Value::Int(seconds_since_1970())),
             Intrinsic::Srand => {
                 let seed = self.eval(&args[0])?.int() as u32;
                 self.clib.rand = Rand::seeded(seed);

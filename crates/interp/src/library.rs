@@ -592,6 +592,8 @@ impl Machine<'_> {
             | Intrinsic::Putchar(_)
             | Intrinsic::Fflush(_)
             | Intrinsic::Rand
+            | Intrinsic::Clock
+            | Intrinsic::Time
             | Intrinsic::Srand
             | Intrinsic::Exit
             | Intrinsic::Abort

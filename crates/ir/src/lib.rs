@@ -1000,6 +1000,11 @@ pub enum Intrinsic {
     Fflush(OutStream),
     /// `rand()`: glibc's generator, an `int` in `0..=RAND_MAX`.
     Rand,
+    /// `clock()`: the time the run has taken so far, in microseconds
+    /// (glibc's `CLOCKS_PER_SEC` is 1,000,000); a `long`.
+    Clock,
+    /// `time(...)`: the seconds since 1970-01-01 UTC; a `long`.
+    Time,
     /// `std::random_device()`: args none; an `unsigned int` from the
     /// operating system's random source, different at each run.
     RandomDevice,

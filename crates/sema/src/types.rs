@@ -241,7 +241,9 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
             if qualifier_ok(path, &["std"]) {
                 match name {
                     "size_t" => return Type::Scalar(Scalar::ULong),
-                    "ptrdiff_t" | "int64_t" => return Type::Scalar(Scalar::Long),
+                    "ptrdiff_t" | "int64_t" | "clock_t" | "time_t" => {
+                        return Type::Scalar(Scalar::Long);
+                    }
                     "uint64_t" => return Type::Scalar(Scalar::ULong),
                     "int32_t" => return Type::Scalar(Scalar::Int),
                     // Only as `std::ostream&`: `std::cout` or `std::cerr`.
@@ -617,7 +619,9 @@ fn template(
             if qualifier_ok(path, &["std"]) {
                 match name {
                     "size_t" => return Type::Scalar(Scalar::ULong),
-                    "ptrdiff_t" | "int64_t" => return Type::Scalar(Scalar::Long),
+                    "ptrdiff_t" | "int64_t" | "clock_t" | "time_t" => {
+                        return Type::Scalar(Scalar::Long);
+                    }
                     "uint64_t" => return Type::Scalar(Scalar::ULong),
                     "int32_t" => return Type::Scalar(Scalar::Int),
                     // Only as `std::ostream&`: `std::cout` or `std::cerr`.

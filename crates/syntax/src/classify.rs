@@ -66,6 +66,8 @@ pub const CLASS_NAMES: &[&str] = &[
     "unsupported_feature",
     "size_t",
     "ptrdiff_t",
+    "clock_t",
+    "time_t",
     "int32_t",
     "uint32_t",
     "int64_t",

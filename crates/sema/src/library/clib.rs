@@ -65,7 +65,7 @@ pub(super) fn c_stream(e: &Expr) -> Option<OutStream> {
 /// The C library functions this module knows.
 const NAMES: &[&str] = &[
     "printf", "fprintf", "sprintf", "snprintf", "puts", "fputs", "putchar", "fputc", "putc",
-    "fflush", "rand", "srand", "exit", "abort", "assert",
+    "fflush", "rand", "srand", "exit", "abort", "assert", "clock", "time", "difftime",
 ];
 
 /// True when `path` names one of these functions.
@@ -237,6 +237,86 @@ pub(super) fn call(
             }
             intrinsic(Intrinsic::Rand, Vec::new(), Type::INT, span)
         }
+        "clock" => {
+            if !arity(cx, &what, &args, 0, "no arguments", span) {
+                return Ok(error_expr(span));
+            }
+            intrinsic(
+                Intrinsic::Clock,
+                Vec::new(),
+                Type::Scalar(Scalar::Long),
+                span,
+            )
+        }
+        "time" => {
+            if !arity(cx, &what, &args, 1, "a `time_t*` or `NULL`", span) {
+                return Ok(error_expr(span));
+            }
+            let Some(out) = args.into_iter().next() else {
+                return Ok(error_expr(span));
+            };
+            let now = intrinsic(
+                Intrinsic::Time,
+                Vec::new(),
+                Type::Scalar(Scalar::Long),
+                span,
+            );
+            let null = matches!(out.ty, Type::Null)
+                || matches!(out.kind, ExprKind::Null | ExprKind::Const(Const::Int(0)));
+            if null {
+                now
+            } else if matches!(&out.ty, Type::Ptr { elem, is_const: false } if **elem == Type::Scalar(Scalar::Long))
+            {
+                // `time(&t)` stores the time and returns it.
+                let target = cx.deref(out, span);
+                mk(
+                    ExprKind::Assign {
+                        target: Box::new(target),
+                        value: Box::new(now),
+                    },
+                    Type::Scalar(Scalar::Long),
+                    false,
+                    span,
+                )
+            } else {
+                let shown = cx.ck.show(&out.ty);
+                cx.ck.error(
+                    codes::E0203,
+                    out.span,
+                    format!("`time` takes a `time_t*` or `NULL`, not `{shown}`"),
+                    "not a `time_t*`",
+                    "pass `NULL` or the address of a `time_t`",
+                );
+                error_expr(span)
+            }
+        }
+        "difftime" => {
+            if !arity(cx, &what, &args, 2, "two `time_t` values", span) {
+                return Ok(error_expr(span));
+            }
+            let mut it = args.into_iter();
+            let (Some(end), Some(start)) = (it.next(), it.next()) else {
+                return Ok(error_expr(span));
+            };
+            let (Some(end), Some(start)) = (
+                integer_arg(cx, &what, end, Scalar::Long),
+                integer_arg(cx, &what, start, Scalar::Long),
+            ) else {
+                return Ok(error_expr(span));
+            };
+            let end = cx.convert_scalar(end, Scalar::Double);
+            let start = cx.convert_scalar(start, Scalar::Double);
+            mk(
+                ExprKind::Binary {
+                    op: tessera_ir::BinOp::Sub,
+                    lhs: Box::new(end),
+                    rhs: Box::new(start),
+                },
+                Type::Scalar(Scalar::Double),
+                false,
+                span,
+            )
+        }
         "srand" | "exit" => {
             let (op, to, takes) = if name == "srand" {
                 (Intrinsic::Srand, Scalar::UInt, "an `unsigned int` seed")
@@ -278,6 +358,9 @@ pub(super) fn host_only(cx: &mut FnCx<'_>, path: &ast::Path) -> bool {
     let help = match path.last() {
         "assert" => "kernels cannot stop the program; check on the host, after the kernel",
         "rand" | "srand" => "make the random numbers on the host and pass them in an `array_view`",
+        "clock" | "time" | "difftime" => {
+            "time the kernel on the host, around the `parallel_for_each`"
+        }
         "exit" | "abort" => "kernels cannot stop the program; return from the kernel instead",
         _ => {
             "kernels cannot print: write the results into an `array_view` and print them on the host"

@@ -67,6 +67,10 @@ const STDLIB: &[(&str, &str)] = &[
     ("NULL", "0"),
 ];
 
+/// `<ctime>` / `<time.h>`: glibc's `CLOCKS_PER_SEC`, a `clock_t` (`long`),
+/// and `NULL` for `time(NULL)`.
+const TIME: &[(&str, &str)] = &[("CLOCKS_PER_SEC", "((long)1000000)"), ("NULL", "0")];
+
 /// `NULL`, which `<cstddef>`, `<cstdio>` and `<cstring>` define too: a null
 /// pointer constant (`0`, as MSVC defines it).
 const NULL_ONLY: &[(&str, &str)] = &[("NULL", "0")];
@@ -77,6 +81,7 @@ fn of(header: &str) -> &'static [(&'static str, &'static str)] {
         "climits" | "limits.h" => LIMITS,
         "cfloat" | "float.h" => FLOATS,
         "cstdlib" | "stdlib.h" => STDLIB,
+        "ctime" | "time.h" => TIME,
         "cstddef" | "stddef.h" | "cstdio" | "stdio.h" | "cstring" | "string.h" => NULL_ONLY,
         _ => &[],
     }
@@ -85,10 +90,15 @@ fn of(header: &str) -> &'static [(&'static str, &'static str)] {
 /// Every name a C header defines as a macro, with the header (for "include
 /// `<climits>`" hints).
 pub fn header_of(name: &str) -> Option<&'static str> {
-    [("climits", LIMITS), ("cfloat", FLOATS), ("cstdlib", STDLIB)]
-        .into_iter()
-        .find(|(_, table)| table.iter().any(|(n, _)| *n == name))
-        .map(|(h, _)| h)
+    [
+        ("climits", LIMITS),
+        ("cfloat", FLOATS),
+        ("cstdlib", STDLIB),
+        ("ctime", TIME),
+    ]
+    .into_iter()
+    .find(|(_, table)| table.iter().any(|(n, _)| *n == name))
+    .map(|(h, _)| h)
 }
 
 /// Defines the macros of `header`, included at `span`. A program's own
