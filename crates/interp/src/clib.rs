@@ -40,6 +40,24 @@ impl Default for Started {
     }
 }
 
+/// Nanoseconds on the monotonic clock, from a start fixed for the process
+/// (libstdc++'s `steady_clock` counts from the machine's boot, which no
+/// program can rely on either), or on the system clock since 1970.
+fn clock_nanos(steady: bool) -> i64 {
+    use std::sync::OnceLock;
+    use std::time::{Instant, SystemTime, UNIX_EPOCH};
+    static ORIGIN: OnceLock<Instant> = OnceLock::new();
+    let nanos = if steady {
+        // Offset by a second, so that no reading is zero.
+        ORIGIN.get_or_init(Instant::now).elapsed().as_nanos() + 1_000_000_000
+    } else {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    };
+    i64::try_from(nanos).unwrap_or(i64::MAX)
+}
+
 /// The system clock's seconds since 1970-01-01 UTC, as `time()` gives them.
 fn seconds_since_1970() -> i64 {
     use std::time::{SystemTime, UNIX_EPOCH};
@@ -93,6 +111,7 @@ impl Machine<'_> {
                 Ok(Value::Int(i64::try_from(micros).unwrap_or(i64::MAX)))
             }
             Intrinsic::Time => Ok(Value::Int(seconds_since_1970())),
+            Intrinsic::ClockNanos { steady } => Ok(Value::Int(clock_nanos(*steady))),
             Intrinsic::Srand => {
                 let seed = self.eval(&args[0])?.int() as u32;
                 self.clib.rand = Rand::seeded(seed);

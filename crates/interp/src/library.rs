@@ -594,6 +594,7 @@ impl Machine<'_> {
             | Intrinsic::Rand
             | Intrinsic::Clock
             | Intrinsic::Time
+            | Intrinsic::ClockNanos { .. }
             | Intrinsic::Srand
             | Intrinsic::Exit
             | Intrinsic::Abort

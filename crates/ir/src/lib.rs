@@ -1005,6 +1005,13 @@ pub enum Intrinsic {
     Clock,
     /// `time(...)`: the seconds since 1970-01-01 UTC; a `long`.
     Time,
+    /// `<chrono>`'s clocks: nanoseconds on the monotonic clock (`steady`,
+    /// from a start fixed for the process) or the system clock (since
+    /// 1970); a `long`.
+    ClockNanos {
+        /// `std::chrono::steady_clock` rather than `system_clock`.
+        steady: bool,
+    },
     /// `std::random_device()`: args none; an `unsigned int` from the
     /// operating system's random source, different at each run.
     RandomDevice,

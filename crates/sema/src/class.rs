@@ -2070,6 +2070,28 @@ impl FnCx<'_> {
         {
             return Some(error_expr(span));
         }
+        // Constructor templates (`template <class U> Box(const Box<U>&)`):
+        // the instances that take these arguments join the constructors,
+        // as candidates like any other.
+        let ctor_templates: Vec<String> = self
+            .ck
+            .classes
+            .get(&id)?
+            .member_templates
+            .iter()
+            .filter(|(_, ts)| {
+                ts.iter().any(|t| {
+                    matches!(&t.def.item.kind, ast::ItemKind::Function(f)
+                        if matches!(f.method.special, ast::Special::Constructor(_)))
+                })
+            })
+            .map(|(name, _)| name.clone())
+            .collect();
+        if !args.is_empty() {
+            for template in ctor_templates {
+                self.member_template_instances(id, &template, None, &args, span);
+            }
+        }
         let info = self.ck.classes.get(&id)?;
         let name = info.name.clone();
         if info.ctors.is_empty() {

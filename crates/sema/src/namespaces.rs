@@ -581,6 +581,19 @@ impl Flat<'_> {
                 }
             }
             ItemKind::Template(t) => {
+                // Default template arguments name types and constants of
+                // the namespace the template is declared in.
+                for p in &mut t.params {
+                    match p {
+                        TemplateParam::Type {
+                            default: Some(d), ..
+                        } => self.type_name(d),
+                        TemplateParam::Value {
+                            default: Some(d), ..
+                        } => self.expr(d),
+                        _ => {}
+                    }
+                }
                 // The templated item is rewritten like any other; it stays
                 // inside its `template` header.
                 self.item(&t.item);
@@ -649,7 +662,11 @@ impl Flat<'_> {
             }
         }
         for m in &s.method_templates {
-            if let ItemKind::Function(f) = &m.item.item.kind {
+            // A constructor template is named after its class, which stays
+            // the namespace's class.
+            if let ItemKind::Function(f) = &m.item.item.kind
+                && matches!(f.method.special, Special::None)
+            {
                 names.insert(f.name.name.clone(), None);
             }
         }

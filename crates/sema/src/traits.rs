@@ -182,8 +182,25 @@ fn names_type_member(e: &ast::Expr) -> bool {
             names_type_member(cond) || names_type_member(then) || names_type_member(els)
         }
         K::Construct { args, .. } => args.iter().any(names_type_member),
+        // `T::num` read as a name: `T` may be a template parameter.
+        K::Name(path) => path.segments.len() == 2 && !path.global,
         _ => false,
     }
+}
+
+/// The value of `T::member` where `T` is an alias (a template parameter
+/// bound in an instance, a `typedef`) of a class with a constant static
+/// data member of that name.
+fn alias_member_constant(ck: &Checker, path: &ast::Path) -> Option<i64> {
+    let [prefix, member] = path.segments.as_slice() else {
+        return None;
+    };
+    let Some(Type::Struct(id)) = ck.alias(&prefix.name) else {
+        return None;
+    };
+    let info = ck.classes.get(id)?;
+    let &(gid, _) = info.static_data.get(&member.name)?;
+    ck.global_consts.get(&gid).copied()
 }
 
 fn fold_in(ck: &mut Checker, e: &mut ast::Expr, consts: ConstLookup<'_>) -> Result<(), ()> {
@@ -213,6 +230,12 @@ fn fold_in(ck: &mut Checker, e: &mut ast::Expr, consts: ConstLookup<'_>) -> Resu
         K::Construct { args, .. } => {
             for a in args {
                 fold_in(ck, a, consts)?;
+            }
+            Ok(())
+        }
+        K::Name(path) => {
+            if let Some(v) = alias_member_constant(ck, path) {
+                e.kind = K::Int(v.to_string());
             }
             Ok(())
         }

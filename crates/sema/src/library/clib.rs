@@ -64,8 +64,25 @@ pub(super) fn c_stream(e: &Expr) -> Option<OutStream> {
 
 /// The C library functions this module knows.
 const NAMES: &[&str] = &[
-    "printf", "fprintf", "sprintf", "snprintf", "puts", "fputs", "putchar", "fputc", "putc",
-    "fflush", "rand", "srand", "exit", "abort", "assert", "clock", "time", "difftime",
+    "printf",
+    "fprintf",
+    "sprintf",
+    "snprintf",
+    "puts",
+    "fputs",
+    "putchar",
+    "fputc",
+    "putc",
+    "fflush",
+    "rand",
+    "srand",
+    "exit",
+    "abort",
+    "assert",
+    "clock",
+    "time",
+    "difftime",
+    "__tessera_clock_ns",
 ];
 
 /// True when `path` names one of these functions.
@@ -248,6 +265,21 @@ pub(super) fn call(
                 span,
             )
         }
+        // `<chrono>`'s clocks: the header's `now()` calls this with 1 for
+        // the steady clock, 0 for the system clock (the name is reserved to
+        // the implementation, so no program spells it).
+        "__tessera_clock_ns" => {
+            let steady = matches!(
+                args.first().map(|a| &a.kind),
+                Some(ExprKind::Const(Const::Int(1)))
+            );
+            intrinsic(
+                Intrinsic::ClockNanos { steady },
+                Vec::new(),
+                Type::Scalar(Scalar::Long),
+                span,
+            )
+        }
         "time" => {
             if !arity(cx, &what, &args, 1, "a `time_t*` or `NULL`", span) {
                 return Ok(error_expr(span));
@@ -358,7 +390,7 @@ pub(super) fn host_only(cx: &mut FnCx<'_>, path: &ast::Path) -> bool {
     let help = match path.last() {
         "assert" => "kernels cannot stop the program; check on the host, after the kernel",
         "rand" | "srand" => "make the random numbers on the host and pass them in an `array_view`",
-        "clock" | "time" | "difftime" => {
+        "clock" | "time" | "difftime" | "__tessera_clock_ns" => {
             "time the kernel on the host, around the `parallel_for_each`"
         }
         "exit" | "abort" => "kernels cannot stop the program; return from the kernel instead",

@@ -24,6 +24,7 @@ pub fn source_of(header: &str) -> Option<(&'static str, &'static str)> {
         "cctype" | "ctype.h" => Some(("<cctype>", CCTYPE)),
         "vector" => Some(("<vector>", VECTOR)),
         "array" => Some(("<array>", STD_ARRAY)),
+        "chrono" | "ratio" => Some(("<chrono>", CHRONO)),
         "string" | "iostream" | "sstream" | "stdexcept" => Some(("<string>", STRING)),
         "amp_short_vectors.h" | "amp_graphics.h" => Some(("<amp_short_vectors.h>", SHORT_VECTORS)),
         "ppl.h" | "ppltasks.h" => Some(("<ppl.h>", PPL)),
@@ -60,6 +61,9 @@ const VECTOR: &str = include_str!("vector.h");
 
 /// `<array>`: `std::array`, its members and comparisons.
 const STD_ARRAY: &str = include_str!("array.h");
+
+/// `<chrono>` (and `<ratio>`): ratios, durations, time points, clocks.
+const CHRONO: &str = include_str!("chrono.h");
 
 /// `<amp_math.h>`: the same in `precise_math` and `fast_math`.
 const AMP_MATH: &str = include_str!("amp_math.h");
