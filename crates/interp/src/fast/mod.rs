@@ -27,6 +27,10 @@ use tessera_ir::{Block, Expr, ExprKind, FuncId, Init, Intrinsic, Scalar, Stmt, S
 /// An expression turned into a closure: its value.
 type FastExpr<'p> = Box<dyn Fn(&mut Machine<'p>) -> Res<Value> + 'p>;
 
+/// An expression whose value is not used (a statement's, a loop's step)
+/// turned into a closure: the value is never made.
+type Effect<'p> = Box<dyn Fn(&mut Machine<'p>) -> Res<()> + 'p>;
+
 /// A statement turned into a closure: how it finished.
 pub(crate) type FastStmt<'p> = dyn Fn(&mut Machine<'p>) -> Res<Flow> + 'p;
 
@@ -94,6 +98,14 @@ impl<'p> Machine<'p> {
 }
 
 impl<'p> Compiler<'p> {
+    /// Whether local `id` is one whose frame slot may hold its value (not
+    /// `tile_static`, not a reference); a read of any other is the tree
+    /// walker's.
+    fn plain(&self, id: tessera_ir::LocalId) -> bool {
+        !matches!(self.ts_slot.get(id.index()), Some(Some(_)))
+            && self.func.get_local(id).is_some_and(|d| !d.by_ref)
+    }
+
     /// A block: each statement counts toward the time limit, and the
     /// block's locals end with it (see `Machine::exec_block`).
     fn block(&self, b: &'p Block) -> Box<FastStmt<'p>> {
@@ -137,7 +149,7 @@ impl<'p> Compiler<'p> {
     fn stmt(&self, s: &'p Stmt) -> Box<FastStmt<'p>> {
         match &s.kind {
             StmtKind::Expr(e) => {
-                let e = self.expr(e);
+                let e = self.effect(e);
                 Box::new(move |m| {
                     e(m)?;
                     Ok(Flow::Normal)
@@ -199,7 +211,7 @@ impl<'p> Compiler<'p> {
         let test_first = *test_first;
         let cond = cond.as_ref().map(|c| self.condition(c));
         let body = self.block(body);
-        let step = step.as_ref().map(|e| self.expr(e));
+        let step = step.as_ref().map(|e| self.effect(e));
         Box::new(move |m| {
             if offer
                 && m.engine.is_some()
@@ -371,6 +383,77 @@ impl<'p> Compiler<'p> {
         }
     }
 
+    /// Expression `e` for its effect only: `x op= y` and `++`/`--` of a
+    /// plain local change it where it is and make no value; anything else
+    /// is [`Compiler::expr`] with its value dropped.
+    fn effect(&self, e: &'p Expr) -> Effect<'p> {
+        match &e.kind {
+            ExprKind::CompoundAssign { target, value, .. }
+                if target.ty == value.ty && quick_type(&target.ty) =>
+            {
+                if let ExprKind::Local(id) = target.kind {
+                    match NumberType::of(&target.ty) {
+                        Some(NumberType::Int) => return self.compound_effect::<Int>(e, id),
+                        Some(NumberType::Long) => return self.compound_effect::<Long>(e, id),
+                        Some(NumberType::Float) => return self.compound_effect::<f32>(e, id),
+                        Some(NumberType::Double) => return self.compound_effect::<f64>(e, id),
+                        None => {}
+                    }
+                }
+            }
+            ExprKind::IncDec {
+                target, increment, ..
+            } if matches!(target.ty, Type::Scalar(Scalar::Int | Scalar::Long)) => {
+                if let ExprKind::Local(id) = target.kind {
+                    let increment = *increment;
+                    let long = target.ty == Type::Scalar(Scalar::Long);
+                    // As `Compiler::expr`'s `++`/`--`, without the value.
+                    return Box::new(move |m| {
+                        if let Some(Value::Int(slot)) = m.plain_local(id) {
+                            let next = if increment {
+                                slot.checked_add(1)
+                            } else {
+                                slot.checked_sub(1)
+                            };
+                            if let Some(next) = next
+                                && (long || i32::try_from(next).is_ok())
+                            {
+                                *slot = next;
+                                return Ok(());
+                            }
+                        }
+                        m.eval(e).map(drop)
+                    });
+                }
+            }
+            _ => {}
+        }
+        let value = self.expr(e);
+        Box::new(move |m| value(m).map(drop))
+    }
+
+    /// [`Compiler::compound_local`] for its effect only.
+    fn compound_effect<N: Number>(&self, e: &'p Expr, id: tessera_ir::LocalId) -> Effect<'p> {
+        let ExprKind::CompoundAssign { op, target, value } = &e.kind else {
+            return Box::new(move |m| m.eval(e).map(drop));
+        };
+        let op = *op;
+        let rhs = self.operand::<N>(value);
+        Box::new(move |m| {
+            let rhs = rhs.get(m)?;
+            if let Some(slot) = m.plain_local(id)
+                && let Some(x) = N::of(slot)
+                && let Some(r) = N::arith(op, x, rhs)
+            {
+                // The slot holds a number (`N::of` said so): nothing to drop.
+                std::mem::forget(std::mem::replace(slot, r.value()));
+                return Ok(());
+            }
+            m.finish_compound(e, op, target, value, rhs.value())
+                .map(drop)
+        })
+    }
+
     /// A number closure as a value closure.
     fn boxed<N: Number>(&self, number: numbers::NumExpr<'p, N>) -> FastExpr<'p> {
         Box::new(move |m| Ok(number(m)?.value()))
@@ -415,9 +498,9 @@ impl<'p> Compiler<'p> {
             return Box::new(move |m| m.eval(e));
         };
         let op = *op;
-        let rhs = self.number::<N>(value);
+        let rhs = self.operand::<N>(value);
         Box::new(move |m| {
-            let rhs = rhs(m)?;
+            let rhs = rhs.get(m)?;
             if let Some(slot) = m.plain_local(id)
                 && let Some(x) = N::of(slot)
                 && let Some(r) = N::arith(op, x, rhs)
@@ -461,7 +544,7 @@ impl<'p> Compiler<'p> {
         convert: fn(Value) -> T,
     ) -> numbers::NumExpr<'p, T> {
         const MAX_RANK: usize = 4;
-        let mut indices: Vec<(numbers::IndexExpr<'p>, i64)> = Vec::new();
+        let mut indices: Vec<(numbers::IndexOperand<'p>, i64)> = Vec::new();
         let mut node = e;
         while let ExprKind::Element { base, index } = &node.kind {
             let Type::CArray(_, n) = &base.ty else {
@@ -470,7 +553,7 @@ impl<'p> Compiler<'p> {
             if !crate::expr::pure(index) {
                 return Box::new(move |m| m.eval(e).map(convert));
             }
-            indices.push((self.index(index), i64::from(*n)));
+            indices.push((self.index_operand(index), i64::from(*n)));
             node = base;
         }
         let ExprKind::Local(id) = node.kind else {
@@ -488,7 +571,7 @@ impl<'p> Compiler<'p> {
             // The outermost index is the last step of the path.
             let mut path = [0u32; MAX_RANK];
             for (k, (index, n)) in indices.iter().enumerate() {
-                match index(m)? {
+                match index.get(m)? {
                     Some(i) if i >= 0 && i < *n => path[rank - 1 - k] = i as u32,
                     _ => return m.eval(e).map(convert),
                 }
@@ -548,9 +631,9 @@ impl<'p> Compiler<'p> {
         if !crate::expr::pure(index) {
             return Box::new(move |m| m.eval(e).map(convert));
         }
-        let index = self.index(index);
+        let index = self.index_operand(index);
         Box::new(move |m| {
-            let i = match index(m)? {
+            let i = match index.get(m)? {
                 Some(i) if i >= 0 => i as usize,
                 _ => return m.eval(e).map(convert),
             };
