@@ -312,10 +312,15 @@ impl Machine<'_> {
                 break;
             }
             if !self.has_barrier(func, s) {
+                // Turned into closures once, run by every work-item.
+                let fast = self.fast_stmt(func, s);
                 for i in 0..self.items.len() {
                     if mask[i] && matches!(self.items[i].flow, Flow::Normal) {
                         self.cur = i;
-                        let flow = self.exec_stmt(s)?;
+                        let flow = match &fast {
+                            Some(run) => run(self)?,
+                            None => self.exec_stmt(s)?,
+                        };
                         self.items[i].flow = flow;
                     }
                 }

@@ -16,6 +16,7 @@
 //! set of forms handled here can grow one at a time without a change of
 //! behaviour.
 
+mod elements;
 mod numbers;
 
 use crate::machine::{Flow, Machine, Res};
@@ -51,6 +52,11 @@ struct Compiler<'p> {
     func: &'p tessera_ir::Function,
 }
 
+/// Statements turned into closures, by function and statement id (`None`:
+/// left to the tree walker).
+pub(crate) type FastStmts<'p> =
+    rustc_hash::FxHashMap<(FuncId, tessera_ir::StmtId), Option<Rc<FastStmt<'p>>>>;
+
 impl<'p> Machine<'p> {
     /// The closures of loop statement `s` of the running function, made the
     /// first time it runs; `None` when it is not a statement of the running
@@ -61,30 +67,48 @@ impl<'p> Machine<'p> {
         if let Some(found) = self.fast_loops.get(&key) {
             return found.clone();
         }
-        let made = self.compile_loop(func, s);
+        // The caller has offered this loop to the engine already.
+        let made = self
+            .compiler(func, s)
+            .map(|(c, stmt)| Rc::from(c.loop_stmt(stmt, false)));
         self.fast_loops.insert(key, made.clone());
         made
     }
 
-    fn compile_loop(&mut self, func: FuncId, s: &Stmt) -> Option<Rc<FastStmt<'p>>> {
+    /// The closures of statement `s` of function `func`, which a tile's
+    /// work-items run in turn (see `Machine::lock_stmts`), made the first
+    /// time; `None` when it is not a statement of `func`'s body.
+    pub(crate) fn fast_stmt(&mut self, func: FuncId, s: &Stmt) -> Option<Rc<FastStmt<'p>>> {
+        let key = (func, s.id);
+        if let Some(found) = self.fast_stmts.get(&key) {
+            return found.clone();
+        }
+        let made = self
+            .compiler(func, s)
+            .map(|(c, stmt)| Rc::from(c.stmt(stmt)));
+        self.fast_stmts.insert(key, made.clone());
+        made
+    }
+
+    /// A compiler for function `func` and the program's own statement `s`
+    /// (borrowed for as long as the machine runs), when `s` is one of
+    /// `func`'s.
+    fn compiler(&mut self, func: FuncId, s: &Stmt) -> Option<(Compiler<'p>, &'p Stmt)> {
         let prog: &'p tessera_ir::Program = self.prog;
         let f = prog.get_function(func)?;
-        // The function's loop statements by id, borrowed from the program
-        // for as long as the machine runs; found in one walk of its body.
-        let loops = self.loop_index.entry(func).or_insert_with(|| {
-            let mut loops = std::collections::HashMap::new();
+        // The function's statements by id, found in one walk of its body.
+        let stmts = self.stmt_index.entry(func).or_insert_with(|| {
+            let mut stmts = rustc_hash::FxHashMap::default();
             if let Some(body) = &f.body {
                 tessera_ir::visit::for_each_stmt(body, &mut |node| {
-                    if let tessera_ir::visit::Node::Stmt(st) = node
-                        && let StmtKind::Loop { .. } = st.kind
-                    {
-                        loops.insert(st.id, st);
+                    if let tessera_ir::visit::Node::Stmt(st) = node {
+                        stmts.insert(st.id, st);
                     }
                 });
             }
-            loops
+            stmts
         });
-        let stmt: &'p Stmt = loops.get(&s.id).copied()?;
+        let stmt: &'p Stmt = stmts.get(&s.id).copied()?;
         if !std::ptr::eq(stmt, s) {
             return None;
         }
@@ -92,8 +116,7 @@ impl<'p> Machine<'p> {
             ts_slot: self.ts_slot.get(func.index()).cloned().unwrap_or_default(),
             func: f,
         };
-        // The caller has offered this loop to the engine already.
-        Some(Rc::from(compiler.loop_stmt(stmt, false)))
+        Some((compiler, stmt))
     }
 }
 
@@ -315,13 +338,18 @@ impl<'p> Compiler<'p> {
                     m.finish_convert(e, inner, v)
                 })
             }
-            ExprKind::Assign { target, value } => {
-                let v = self.expr(value);
-                Box::new(move |m| {
-                    let v = v(m)?;
-                    m.finish_assign(e, target, value, v)
-                })
+            ExprKind::Assign { target, value }
+                if target.ty == value.ty && matches!(target.kind, ExprKind::Element { .. }) =>
+            {
+                match NumberType::of(&target.ty) {
+                    Some(NumberType::Int) => self.assign_element::<Int>(e),
+                    Some(NumberType::Long) => self.assign_element::<Long>(e),
+                    Some(NumberType::Float) => self.assign_element::<f32>(e),
+                    Some(NumberType::Double) => self.assign_element::<f64>(e),
+                    None => self.assign(e),
+                }
             }
+            ExprKind::Assign { .. } => self.assign(e),
             ExprKind::CompoundAssign { op, target, value }
                 if target.ty == value.ty && quick_type(&target.ty) =>
             {
@@ -379,6 +407,10 @@ impl<'p> Compiler<'p> {
                 op: Intrinsic::VectorElement,
                 args,
             } => self.vector_element(e, args),
+            ExprKind::Intrinsic {
+                op: Intrinsic::ViewElement,
+                args,
+            } => self.view_element_as(e, args, |v| Some(copy(v)), |v| v),
             _ => Box::new(move |m| m.eval(e)),
         }
     }
@@ -457,6 +489,18 @@ impl<'p> Compiler<'p> {
     /// A number closure as a value closure.
     fn boxed<N: Number>(&self, number: numbers::NumExpr<'p, N>) -> FastExpr<'p> {
         Box::new(move |m| Ok(number(m)?.value()))
+    }
+
+    /// `target = value` in general.
+    fn assign(&self, e: &'p Expr) -> FastExpr<'p> {
+        let ExprKind::Assign { target, value } = &e.kind else {
+            return Box::new(move |m| m.eval(e));
+        };
+        let v = self.expr(value);
+        Box::new(move |m| {
+            let v = v(m)?;
+            m.finish_assign(e, target, value, v)
+        })
     }
 
     /// `lhs op rhs` in general.

@@ -332,6 +332,12 @@ impl<'p> Compiler<'p> {
             } => {
                 return self.vector_element_as(e, args, N::of, N::from_value);
             }
+            ExprKind::Intrinsic {
+                op: Intrinsic::ViewElement,
+                args,
+            } => {
+                return self.view_element_as(e, args, N::of, N::from_value);
+            }
             ExprKind::Convert(inner) if e.ty == Type::Scalar(N::SCALAR) => {
                 if let Some(convert) = self.widening::<N>(inner) {
                     return convert;
