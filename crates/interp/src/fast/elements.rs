@@ -28,8 +28,8 @@ impl<'p> Compiler<'p> {
         &self,
         e: &'p Expr,
         args: &'p [Expr],
-        read: fn(&Value) -> Option<T>,
-        convert: fn(Value) -> T,
+        read: impl Fn(&Value) -> Option<T> + Copy + 'p,
+        convert: impl Fn(Value) -> T + Copy + 'p,
     ) -> NumExpr<'p, T> {
         let walker = move || -> NumExpr<'p, T> { Box::new(move |m| m.eval(e).map(convert)) };
         let [view, index] = args else {

@@ -233,7 +233,12 @@ impl<'p> Compiler<'p> {
         };
         let test_first = *test_first;
         let cond = cond.as_ref().map(|c| self.condition(c));
-        let body = self.block(body);
+        let body = match &body.stmts[..] {
+            // One expression statement (`sum += a[i] * b[i];`): run in the
+            // loop's closure, as the block would run it.
+            [only] if let StmtKind::Expr(x) = &only.kind => LoopBody::Effect(only, self.effect(x)),
+            _ => LoopBody::Block(self.block(body)),
+        };
         let step = step.as_ref().map(|e| self.effect(e));
         Box::new(move |m| {
             if offer
@@ -253,7 +258,7 @@ impl<'p> Compiler<'p> {
                     break;
                 }
                 first = false;
-                match body(m)? {
+                match body.run(m)? {
                     Flow::Break => break,
                     r @ Flow::Return(_) => return Ok(r),
                     Flow::Normal | Flow::Continue => {}
@@ -584,8 +589,8 @@ impl<'p> Compiler<'p> {
     fn element_as<T: 'p>(
         &self,
         e: &'p Expr,
-        read: fn(&Value) -> Option<T>,
-        convert: fn(Value) -> T,
+        read: impl Fn(&Value) -> Option<T> + Copy + 'p,
+        convert: impl Fn(Value) -> T + Copy + 'p,
     ) -> numbers::NumExpr<'p, T> {
         const MAX_RANK: usize = 4;
         let mut indices: Vec<(numbers::IndexOperand<'p>, i64)> = Vec::new();
@@ -628,7 +633,7 @@ impl<'p> Compiler<'p> {
                     None => return m.eval(e).map(convert),
                 },
             };
-            let value = match array.and_then(|v| get_path(v, path)) {
+            let value = match array.and_then(|v| element_at(v, path)) {
                 Some(Value::Uninit) | None => None,
                 Some(v) => read(v),
             };
@@ -663,8 +668,8 @@ impl<'p> Compiler<'p> {
         &self,
         e: &'p Expr,
         args: &'p [Expr],
-        read: fn(&Value) -> Option<T>,
-        convert: fn(Value) -> T,
+        read: impl Fn(&Value) -> Option<T> + Copy + 'p,
+        convert: impl Fn(Value) -> T + Copy + 'p,
     ) -> numbers::NumExpr<'p, T> {
         let [vector, index] = args else {
             return Box::new(move |m| m.eval(e).map(convert));
@@ -707,6 +712,43 @@ impl<'p> Compiler<'p> {
             }
         })
     }
+}
+
+/// A loop's body.
+enum LoopBody<'p> {
+    /// Any block.
+    Block(Box<FastStmt<'p>>),
+    /// A block of one expression statement, which needs no scope.
+    Effect(&'p Stmt, Effect<'p>),
+}
+
+impl<'p> LoopBody<'p> {
+    /// Runs the body once (see `Compiler::block`).
+    #[inline(always)]
+    fn run(&self, m: &mut Machine<'p>) -> Res<Flow> {
+        match self {
+            LoopBody::Block(b) => b(m),
+            LoopBody::Effect(s, effect) => {
+                m.tick(s.span)?;
+                effect(m)?;
+                Ok(Flow::Normal)
+            }
+        }
+    }
+}
+
+/// The element at `path` inside aggregate `v` (see `get_path`), with the
+/// common case, nested aggregates, followed here.
+#[inline(always)]
+fn element_at<'v>(root: &'v Value, path: &[u32]) -> Option<&'v Value> {
+    let mut v = root;
+    for &i in path {
+        match v {
+            Value::Agg(items) => v = items.get(i as usize)?,
+            _ => return get_path(root, path),
+        }
+    }
+    Some(v)
 }
 
 /// True for the types `quick_arith` (in `expr.rs`) answers for.
