@@ -13,7 +13,6 @@
 use crate::machine::{Machine, Res};
 use crate::value::{Place, Root, StorageKind};
 use rustc_hash::FxHashMap;
-use smallvec::SmallVec;
 use std::collections::HashSet;
 use std::rc::Rc;
 use tessera_diagnostics::{Span, codes};
@@ -23,7 +22,7 @@ use tessera_runtime::{RunError, Thread};
 /// One recorded access. Kept small (no [`Thread`]: the work-item's number
 /// says which it is, see [`Checker::thread_of`]), as a checked launch keeps
 /// a record of every element it touches.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Access {
     /// The work-item's number in the launch.
     item: u32,
@@ -40,11 +39,48 @@ struct Access {
 struct Shadow {
     write: Option<Access>,
     /// Reads since the last write, by distinct work-items (a few suffice to
-    /// find a conflicting one); most elements are read by one or two.
-    reads: SmallVec<[Access; 2]>,
+    /// find a conflicting one), oldest first.
+    reads: Reads,
 }
 
 const READS_KEPT: usize = 4;
+
+/// The last [`READS_KEPT`] reads of an element by distinct work-items, in a
+/// ring: an element read by a whole row of a tile (a matrix product's
+/// `tile_static` blocks) drops its oldest read at each new one, without
+/// moving the others.
+#[derive(Debug, Default)]
+struct Reads {
+    ring: [Access; READS_KEPT],
+    /// Where the oldest read is.
+    first: u8,
+    len: u8,
+}
+
+impl Reads {
+    /// The reads, oldest first.
+    fn iter(&self) -> impl Iterator<Item = &Access> {
+        let first = usize::from(self.first);
+        (0..usize::from(self.len)).map(move |k| &self.ring[(first + k) % READS_KEPT])
+    }
+
+    /// Adds a read, dropping the oldest when full.
+    fn push(&mut self, access: Access) {
+        let first = usize::from(self.first);
+        if usize::from(self.len) == READS_KEPT {
+            self.ring[first] = access;
+            self.first = ((first + 1) % READS_KEPT) as u8;
+        } else {
+            self.ring[(first + usize::from(self.len)) % READS_KEPT] = access;
+            self.len += 1;
+        }
+    }
+
+    fn clear(&mut self) {
+        self.first = 0;
+        self.len = 0;
+    }
+}
 
 /// What one shadow record costs, counted against the memory limit: the
 /// record, its key and the map's overhead.
@@ -191,6 +227,7 @@ impl Checker {
     /// 2^20 each (the paths of nearly every access) are packed with their
     /// count in the top bits; a longer path gets a number of its own, with
     /// a count no packed path has.
+    #[inline]
     fn packed_path(&mut self, path: &[u32]) -> u64 {
         let limit = 1u32 << STEP_BITS;
         if path.len() <= PACKED_STEPS && path.iter().all(|&step| step < limit) {
@@ -247,9 +284,6 @@ impl Shadow {
             self.write = Some(access);
             self.reads.clear();
         } else if !self.reads.iter().any(|r| r.item == access.item) {
-            if self.reads.len() >= READS_KEPT {
-                self.reads.remove(0);
-            }
             self.reads.push(access);
         }
         clash
@@ -273,14 +307,7 @@ impl Machine<'_> {
         if !self.in_kernel {
             return Ok(());
         }
-        let strand = &self.items[self.cur];
-        let tiled = self.launch.shape.is_some();
-        let tile = if tiled {
-            self.launch.tile_linear
-        } else {
-            strand.linear
-        };
-        let (item, thread) = (strand.linear, strand.thread);
+        let thread = self.items[self.cur].thread;
         let launch_span = self.launch.span;
         // Which shadow map the element's record lives in, and its key there.
         let (global, key) = match &place.root {
@@ -319,6 +346,48 @@ impl Machine<'_> {
             }
             _ => return Ok(()),
         };
+        self.record_access(global, key, span, write, atomic, || place.clone())
+    }
+
+    /// [`Machine::check_access`] of element `path` of `tile_static` slot
+    /// `slot`, without making its place (the closures' accesses).
+    #[inline]
+    pub(crate) fn check_tile_static(
+        &mut self,
+        slot: u32,
+        path: &[u32],
+        span: Span,
+        write: bool,
+    ) -> Res<()> {
+        if !self.in_kernel {
+            return Ok(());
+        }
+        let key = [u64::from(slot), self.checker.packed_path(path), 0];
+        self.record_access(false, key, span, write, false, || Place {
+            root: Root::TileStatic(slot),
+            path: path.into(),
+        })
+    }
+
+    /// Records an access of the element of shadow `key` (in the global map
+    /// or the `tile_static` one) and reports a race; `place` names the
+    /// element for a report.
+    fn record_access(
+        &mut self,
+        global: bool,
+        key: ShadowKey,
+        span: Span,
+        write: bool,
+        atomic: bool,
+        place: impl FnOnce() -> Place,
+    ) -> Res<()> {
+        let strand = &self.items[self.cur];
+        let tile = if self.launch.shape.is_some() {
+            self.launch.tile_linear
+        } else {
+            strand.linear
+        };
+        let (item, thread) = (strand.linear, strand.thread);
         let epoch = if global {
             self.checker.global_epoch
         } else {
@@ -362,6 +431,7 @@ impl Machine<'_> {
         if let Some((other, other_wrote)) = clash {
             // Named only when reported: formatting on every access would tax
             // the whole checked run.
+            let place = place();
             let what = match &place.root {
                 Root::TileStatic(slot) => {
                     format!(

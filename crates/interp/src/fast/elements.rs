@@ -48,8 +48,7 @@ impl<'p> Compiler<'p> {
         if coords.len() > MAX_RANK || !coords.iter().all(crate::expr::pure) {
             return walker();
         }
-        let coords: Vec<IndexOperand<'p>> =
-            coords.iter().map(|c| self.index_operand(c)).collect();
+        let coords: Vec<IndexOperand<'p>> = coords.iter().map(|c| self.index_operand(c)).collect();
         Box::new(move |m| {
             // On the host a view access also synchronises: the walker's.
             if !m.in_kernel {
@@ -162,11 +161,7 @@ impl<'p> Compiler<'p> {
                         return m.finish_assign(e, target, value, x.value());
                     }
                     if m.checker.on {
-                        let place = Place {
-                            root: Root::TileStatic(slot),
-                            path: path.into(),
-                        };
-                        m.check_access(&place, e.span, true, false)?;
+                        m.check_tile_static(slot, path, e.span, true)?;
                     }
                     m.launch.tile_static.get_mut(slot as usize)
                 }

@@ -20,7 +20,7 @@ mod elements;
 mod numbers;
 
 use crate::machine::{Flow, Machine, Res};
-use crate::value::{Place, Root, Value, get_path};
+use crate::value::{Value, get_path};
 use numbers::{Int, Long, Number, NumberType};
 use std::rc::Rc;
 use tessera_ir::{Block, Expr, ExprKind, FuncId, Init, Intrinsic, Scalar, Stmt, StmtKind, Type};
@@ -646,11 +646,7 @@ impl<'p> Compiler<'p> {
             if let ArrayRoot::TileStatic(slot) = root
                 && m.checker.on
             {
-                let place = Place {
-                    root: Root::TileStatic(slot),
-                    path: path.into(),
-                };
-                m.check_access(&place, e.span, false, false)?;
+                m.check_tile_static(slot, path, e.span, false)?;
             }
             Ok(value)
         })
