@@ -96,10 +96,10 @@ pub(crate) struct Checker {
     reported: HashSet<(u16, Span, Span)>,
     tile_static_epoch: u32,
     global_epoch: u32,
-    /// Records of `tile_static` elements, keyed by slot then path.
+    /// Records of `tile_static` elements, keyed by slot, 0 and path.
     tile_static: ShadowMap,
-    /// Records of global elements, keyed by their storage (two words),
-    /// element (two words), then path.
+    /// Records of global elements, keyed by their storage, element, then
+    /// path.
     global: ShadowMap,
     /// Records alive in both maps (their memory is taken from the budget).
     shadow_records: u64,
@@ -120,7 +120,72 @@ type ShadowKey = [u64; 3];
 /// so the keys are three words compared at once and hashed with a fast
 /// non-cryptographic hash: they are addresses, which a program cannot choose
 /// to make collide.
-type ShadowMap = FxHashMap<ShadowKey, Shadow>;
+type ShadowMap = std::collections::HashMap<ShadowKey, Shadow, ShadowHash>;
+
+/// The hash of a [`ShadowKey`] `[a, b, c]`: `a` and `c` mixed (every bit of
+/// them spread over the whole hash), plus `b` as it is. For a global element
+/// `b` is its position in its storage, so neighbouring elements, which
+/// neighbouring work-items touch one after the other, get neighbouring
+/// buckets and their records share cache lines; with a hash that scatters
+/// them, a checked launch over a few megabytes of records missed the cache
+/// at nearly every access. A `tile_static` key keeps `b` zero (its records
+/// are few, and their packed paths would put a row's elements 2^20 apart).
+#[derive(Clone, Copy, Default)]
+struct ShadowHash;
+
+impl std::hash::BuildHasher for ShadowHash {
+    type Hasher = ShadowHasher;
+
+    fn build_hasher(&self) -> ShadowHasher {
+        ShadowHasher::default()
+    }
+}
+
+/// See [`ShadowHash`]: the words of the key in the order given.
+#[derive(Default)]
+struct ShadowHasher {
+    words: [u64; 3],
+    len: usize,
+}
+
+impl std::hash::Hasher for ShadowHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    #[inline]
+    fn write_u64(&mut self, word: u64) {
+        if self.len < 3 {
+            self.words[self.len] = word;
+        } else {
+            // Not a `ShadowKey`: fold the rest in.
+            self.words[2] = self.words[2].rotate_left(5) ^ word;
+        }
+        self.len += 1;
+    }
+
+    /// A slice's length (the key's, always 3) adds nothing.
+    #[inline]
+    fn write_usize(&mut self, _: usize) {}
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        let [a, b, c] = self.words;
+        // MurmurHash3's 64-bit finaliser over `a` and `c`.
+        let mut h = a.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ c;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^= h >> 33;
+        h.wrapping_add(b)
+    }
+}
 
 /// Bits per path step in a packed path, and how many steps fit.
 const STEP_BITS: u32 = 20;
@@ -313,7 +378,7 @@ impl Machine<'_> {
         let (global, key) = match &place.root {
             Root::TileStatic(slot) => (
                 false,
-                [u64::from(*slot), self.checker.packed_path(&place.path), 0],
+                [u64::from(*slot), 0, self.checker.packed_path(&place.path)],
             ),
             Root::Elem(storage, i) => {
                 if write {
@@ -362,7 +427,7 @@ impl Machine<'_> {
         if !self.in_kernel {
             return Ok(());
         }
-        let key = [u64::from(slot), self.checker.packed_path(path), 0];
+        let key = [u64::from(slot), 0, self.checker.packed_path(path)];
         self.record_access(false, key, span, write, false, || Place {
             root: Root::TileStatic(slot),
             path: path.into(),
