@@ -1,11 +1,14 @@
-//! Loops turned once into closures.
+//! Loops, and a tile's statements between barriers, turned once into
+//! closures.
 //!
 //! Walking the typed tree decides again at every step what each node is:
 //! which kind of expression, whether a variable is `tile_static`, which
 //! types an operator has. A loop runs its body many times, so the first time
 //! a loop statement runs, its condition, step and body are turned into a
 //! tree of closures with those decisions made, kept by function and
-//! statement id for the rest of the run.
+//! statement id for the rest of the run. A statement of a tiled kernel that
+//! holds no barrier is run by each work-item of every tile in turn (see
+//! `Machine::lock_stmts`), so it is turned into closures the same way.
 //!
 //! The closures do exactly what the tree walker does, in the same order,
 //! with the same checks, ticks and errors: every form they handle calls the
@@ -79,6 +82,10 @@ impl<'p> Machine<'p> {
     /// work-items run in turn (see `Machine::lock_stmts`), made the first
     /// time; `None` when it is not a statement of `func`'s body.
     pub(crate) fn fast_stmt(&mut self, func: FuncId, s: &Stmt) -> Option<Rc<FastStmt<'p>>> {
+        // The closures read the running frame's locals as `func`'s.
+        if self.current_fn() != Some(func) {
+            return None;
+        }
         let key = (func, s.id);
         if let Some(found) = self.fast_stmts.get(&key) {
             return found.clone();
