@@ -13,6 +13,7 @@
 use crate::machine::{Machine, Res};
 use crate::value::{Place, Root, StorageKind};
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 use std::collections::HashSet;
 use std::rc::Rc;
 use tessera_diagnostics::{Span, codes};
@@ -96,8 +97,18 @@ pub(crate) struct Checker {
     reported: HashSet<(u16, Span, Span)>,
     tile_static_epoch: u32,
     global_epoch: u32,
-    /// Records of `tile_static` elements, keyed by slot, 0 and path.
+    /// Records of `tile_static` elements, keyed by slot, 0 and path: the
+    /// elements `dense` does not hold.
     tile_static: ShadowMap,
+    /// Records of the scalar elements of `tile_static` arrays, by slot and
+    /// then row-major position: the accesses of a tile's loops, looked up
+    /// with no hashing.
+    dense: Vec<Vec<Option<Shadow>>>,
+    /// Where `dense` holds records, to forget them when the tile ends.
+    dense_used: Vec<(u32, u32)>,
+    /// By slot, once asked: the dimensions of a `tile_static` array of
+    /// scalars small enough for `dense` (`Some(empty)` otherwise).
+    dense_dims: Vec<Option<SmallVec<[u32; 4]>>>,
     /// Records of global elements, keyed by their storage, element, then
     /// path.
     global: ShadowMap,
@@ -116,20 +127,34 @@ pub(crate) struct Checker {
 /// [`Checker::packed_path`]).
 type ShadowKey = [u64; 3];
 
+/// Where an element's shadow record is kept.
+#[derive(Clone, Copy)]
+enum Target {
+    /// In `Checker::global`.
+    Global(ShadowKey),
+    /// In `Checker::tile_static`.
+    TileStatic(ShadowKey),
+    /// In `Checker::dense`: slot and position.
+    Dense(u32, u32),
+}
+
+/// The most elements a `tile_static` array may have for `Checker::dense`
+/// (C++ AMP allows 32 KiB of `tile_static` memory in all).
+const DENSE_MAX: u64 = 1 << 16;
+
 /// Shadow records by element. Every access of a checked launch looks one up,
 /// so the keys are three words compared at once and hashed with a fast
 /// non-cryptographic hash: they are addresses, which a program cannot choose
 /// to make collide.
 type ShadowMap = std::collections::HashMap<ShadowKey, Shadow, ShadowHash>;
 
-/// The hash of a [`ShadowKey`] `[a, b, c]`: `a` and `c` mixed (every bit of
-/// them spread over the whole hash), plus `b` as it is. For a global element
-/// `b` is its position in its storage, so neighbouring elements, which
-/// neighbouring work-items touch one after the other, get neighbouring
-/// buckets and their records share cache lines; with a hash that scatters
-/// them, a checked launch over a few megabytes of records missed the cache
-/// at nearly every access. A `tile_static` key keeps `b` zero (its records
-/// are few, and their packed paths would put a row's elements 2^20 apart).
+/// The hash of a [`ShadowKey`]: the three words multiplied into one and
+/// that one spread by MurmurHash3's finaliser, so that every bit of the key
+/// reaches the low bits (which pick the bucket) and the top seven (which
+/// tell the keys of a bucket group apart). `FxHash` alone leaves its low
+/// bits depending on the low bits of the words only, where a packed path
+/// has its innermost step: the elements of one column fell into the same
+/// few buckets.
 #[derive(Clone, Copy, Default)]
 struct ShadowHash;
 
@@ -176,14 +201,13 @@ impl std::hash::Hasher for ShadowHasher {
     #[inline]
     fn finish(&self) -> u64 {
         let [a, b, c] = self.words;
-        // MurmurHash3's 64-bit finaliser over `a` and `c`.
-        let mut h = a.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ c;
+        let mut h =
+            (a.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ b).wrapping_mul(0xf135_7aea_2e62_a9c5) ^ c;
         h ^= h >> 33;
         h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
         h ^= h >> 33;
         h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-        h ^= h >> 33;
-        h.wrapping_add(b)
+        h ^ (h >> 33)
     }
 }
 
@@ -263,6 +287,7 @@ impl Checker {
     pub(crate) fn end_launch(&mut self) -> u64 {
         self.global.clear();
         self.tile_static.clear();
+        self.forget_dense();
         self.deep_paths.clear();
         std::mem::take(&mut self.shadow_records) * SHADOW_BYTES
     }
@@ -270,12 +295,62 @@ impl Checker {
     /// Forgets the records of the last tile's `tile_static` memory; returns
     /// the bytes they held.
     pub(crate) fn begin_tile(&mut self) -> u64 {
-        let freed = self.tile_static.len() as u64;
+        let freed = (self.tile_static.len() + self.dense_used.len()) as u64;
         self.shadow_records = self.shadow_records.saturating_sub(freed);
         self.tile_static.clear();
+        self.forget_dense();
         self.tile_static_epoch = 0;
         self.global_epoch = self.global_epoch.wrapping_add(1);
         freed * SHADOW_BYTES
+    }
+
+    /// Forgets the records `dense` holds.
+    fn forget_dense(&mut self) {
+        for (slot, at) in self.dense_used.drain(..) {
+            if let Some(record) = self
+                .dense
+                .get_mut(slot as usize)
+                .and_then(|d| d.get_mut(at as usize))
+            {
+                *record = None;
+            }
+        }
+    }
+
+    /// The record of `target`, if there is one.
+    #[inline]
+    fn shadow_mut(&mut self, target: Target) -> Option<&mut Shadow> {
+        match target {
+            Target::Global(key) => self.global.get_mut(&key),
+            Target::TileStatic(key) => self.tile_static.get_mut(&key),
+            Target::Dense(slot, at) => self
+                .dense
+                .get_mut(slot as usize)
+                .and_then(|d| d.get_mut(at as usize))
+                .and_then(Option::as_mut),
+        }
+    }
+
+    /// Keeps `record` as `target`'s.
+    fn insert(&mut self, target: Target, record: Shadow) {
+        match target {
+            Target::Global(key) => {
+                self.global.insert(key, record);
+            }
+            Target::TileStatic(key) => {
+                self.tile_static.insert(key, record);
+            }
+            Target::Dense(slot, at) => {
+                if let Some(cell) = self
+                    .dense
+                    .get_mut(slot as usize)
+                    .and_then(|d| d.get_mut(at as usize))
+                {
+                    *cell = Some(record);
+                    self.dense_used.push((slot, at));
+                }
+            }
+        }
     }
 
     /// Every work-item of the tile passed a barrier.
@@ -375,11 +450,11 @@ impl Machine<'_> {
         let thread = self.items[self.cur].thread;
         let launch_span = self.launch.span;
         // Which shadow map the element's record lives in, and its key there.
-        let (global, key) = match &place.root {
-            Root::TileStatic(slot) => (
-                false,
-                [u64::from(*slot), 0, self.checker.packed_path(&place.path)],
-            ),
+        let key = match &place.root {
+            Root::TileStatic(slot) => {
+                let target = self.tile_static_target(*slot, &place.path);
+                return self.record_access(target, span, write, atomic, || place.clone());
+            }
             Root::Elem(storage, i) => {
                 if write {
                     if storage.kind == StorageKind::Vector {
@@ -401,17 +476,72 @@ impl Machine<'_> {
                     self.checker.report((103, span, span), f);
                 }
                 let path = self.checker.packed_path(&place.path);
-                (true, [Rc::as_ptr(storage) as u64, *i as u64, path])
+                [Rc::as_ptr(storage) as u64, *i as u64, path]
             }
             // A view over a host C array: global memory for the kernel (no
             // storage has address 0).
             Root::HostLocal(depth, slot) => {
                 let at = (u64::from(*depth) << 32) | u64::from(*slot);
-                (true, [0, at, self.checker.packed_path(&place.path)])
+                [0, at, self.checker.packed_path(&place.path)]
             }
             _ => return Ok(()),
         };
-        self.record_access(global, key, span, write, atomic, || place.clone())
+        self.record_access(Target::Global(key), span, write, atomic, || place.clone())
+    }
+
+    /// Where the record of element `path` of `tile_static` slot `slot` is
+    /// kept: a scalar element of an array small enough is in
+    /// `Checker::dense`, any other in the map.
+    #[inline]
+    fn tile_static_target(&mut self, slot: u32, path: &[u32]) -> Target {
+        let s = slot as usize;
+        if self.checker.dense_dims.len() <= s {
+            self.checker.dense_dims.resize(s + 1, None);
+            self.checker.dense.resize_with(s + 1, Vec::new);
+        }
+        if self.checker.dense_dims[s].is_none() {
+            let dims = self.dense_dims(slot);
+            let size = dims.iter().map(|&d| u64::from(d)).product::<u64>();
+            if !dims.is_empty() {
+                self.checker.dense[s] = (0..size).map(|_| None).collect();
+            }
+            self.checker.dense_dims[s] = Some(dims);
+        }
+        if let Some(Some(dims)) = self.checker.dense_dims.get(s)
+            && !dims.is_empty()
+            && dims.len() == path.len()
+            && path.iter().zip(dims).all(|(p, d)| p < d)
+        {
+            let at = path
+                .iter()
+                .zip(dims)
+                .fold(0u32, |acc, (&p, &d)| acc * d + p);
+            return Target::Dense(slot, at);
+        }
+        Target::TileStatic([u64::from(slot), 0, self.checker.packed_path(path)])
+    }
+
+    /// The dimensions of `tile_static` slot `slot` when it is an array of
+    /// scalars of at most [`DENSE_MAX`] elements; empty otherwise.
+    fn dense_dims(&self, slot: u32) -> SmallVec<[u32; 4]> {
+        let mut dims = SmallVec::new();
+        let Some(&(f, l)) = self.ts_types.get(slot as usize) else {
+            return dims;
+        };
+        let Some(local) = self.prog.get_function(f).and_then(|f| f.get_local(l)) else {
+            return dims;
+        };
+        let mut ty = &local.ty;
+        let mut size = 1u64;
+        while let tessera_ir::Type::CArray(elem, n) = ty {
+            dims.push(*n);
+            size = size.saturating_mul(u64::from(*n));
+            ty = elem;
+        }
+        if !matches!(ty, tessera_ir::Type::Scalar(_)) || size == 0 || size > DENSE_MAX {
+            dims.clear();
+        }
+        dims
     }
 
     /// [`Machine::check_access`] of element `path` of `tile_static` slot
@@ -427,8 +557,8 @@ impl Machine<'_> {
         if !self.in_kernel {
             return Ok(());
         }
-        let key = [u64::from(slot), 0, self.checker.packed_path(path)];
-        self.record_access(false, key, span, write, false, || Place {
+        let target = self.tile_static_target(slot, path);
+        self.record_access(target, span, write, false, || Place {
             root: Root::TileStatic(slot),
             path: path.into(),
         })
@@ -439,8 +569,7 @@ impl Machine<'_> {
     /// element for a report.
     fn record_access(
         &mut self,
-        global: bool,
-        key: ShadowKey,
+        target: Target,
         span: Span,
         write: bool,
         atomic: bool,
@@ -453,7 +582,7 @@ impl Machine<'_> {
             strand.linear
         };
         let (item, thread) = (strand.linear, strand.thread);
-        let epoch = if global {
+        let epoch = if matches!(target, Target::Global(_)) {
             self.checker.global_epoch
         } else {
             self.checker.tile_static_epoch
@@ -465,12 +594,7 @@ impl Machine<'_> {
             atomic,
             span,
         };
-        let map = if global {
-            &mut self.checker.global
-        } else {
-            &mut self.checker.tile_static
-        };
-        let clash = match map.get_mut(&key) {
+        let clash = match self.checker.shadow_mut(target) {
             Some(record) => record.add(access, write),
             None => {
                 // Shadow records are data too: `--check` on a large launch
@@ -484,12 +608,7 @@ impl Machine<'_> {
                 self.checker.shadow_records += 1;
                 let mut record = Shadow::default();
                 record.add(access, write);
-                let map = if global {
-                    &mut self.checker.global
-                } else {
-                    &mut self.checker.tile_static
-                };
-                map.insert(key, record);
+                self.checker.insert(target, record);
                 None
             }
         };
