@@ -72,12 +72,11 @@ impl<'p> Compiler<'p> {
                 return m.eval(e).map(convert);
             }
             let mut offset = view.offset;
-            for k in 0..rank {
-                let i = at[k];
-                if i < 0 || i >= view.extent[k] {
+            for ((&i, &n), &stride) in at.iter().zip(&view.extent).zip(&view.strides) {
+                if i < 0 || i >= n {
                     return m.eval(e).map(convert);
                 }
-                offset += i as usize * view.strides[k];
+                offset += i as usize * stride;
             }
             let found = if storage.pending() {
                 storage
