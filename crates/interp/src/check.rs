@@ -65,6 +65,16 @@ impl Reads {
         (0..usize::from(self.len)).map(move |k| &self.ring[(first + k) % READS_KEPT])
     }
 
+    /// Whether work-item `item` made one of the reads. (The ring is full,
+    /// or its reads start at the first slot: either way they are the
+    /// first `len` slots, in some order.)
+    #[inline]
+    fn has_item(&self, item: u32) -> bool {
+        self.ring[..usize::from(self.len)]
+            .iter()
+            .any(|r| r.item == item)
+    }
+
     /// Adds a read, dropping the oldest when full.
     fn push(&mut self, access: Access) {
         let first = usize::from(self.first);
@@ -423,7 +433,7 @@ impl Shadow {
         if write {
             self.write = Some(access);
             self.reads.clear();
-        } else if !self.reads.iter().any(|r| r.item == access.item) {
+        } else if !self.reads.has_item(access.item) {
             self.reads.push(access);
         }
         clash
@@ -495,30 +505,41 @@ impl Machine<'_> {
     #[inline]
     fn tile_static_target(&mut self, slot: u32, path: &[u32]) -> Target {
         let s = slot as usize;
-        if self.checker.dense_dims.len() <= s {
-            self.checker.dense_dims.resize(s + 1, None);
-            self.checker.dense.resize_with(s + 1, Vec::new);
-        }
-        if self.checker.dense_dims[s].is_none() {
-            let dims = self.dense_dims(slot);
-            let size = dims.iter().map(|&d| u64::from(d)).product::<u64>();
-            if !dims.is_empty() {
-                self.checker.dense[s] = (0..size).map(|_| None).collect();
-            }
-            self.checker.dense_dims[s] = Some(dims);
+        if !matches!(self.checker.dense_dims.get(s), Some(Some(_))) {
+            self.init_dense(slot);
         }
         if let Some(Some(dims)) = self.checker.dense_dims.get(s)
             && !dims.is_empty()
             && dims.len() == path.len()
-            && path.iter().zip(dims).all(|(p, d)| p < d)
         {
-            let at = path
-                .iter()
-                .zip(dims)
-                .fold(0u32, |acc, (&p, &d)| acc * d + p);
-            return Target::Dense(slot, at);
+            let mut at = 0u32;
+            let mut inside = true;
+            for (&p, &d) in path.iter().zip(dims) {
+                inside &= p < d;
+                at = at.wrapping_mul(d).wrapping_add(p);
+            }
+            if inside {
+                return Target::Dense(slot, at);
+            }
         }
         Target::TileStatic([u64::from(slot), 0, self.checker.packed_path(path)])
+    }
+
+    /// Finds out whether `tile_static` slot `slot` has its records in
+    /// `Checker::dense`, and makes its table if so.
+    #[cold]
+    fn init_dense(&mut self, slot: u32) {
+        let s = slot as usize;
+        if self.checker.dense_dims.len() <= s {
+            self.checker.dense_dims.resize(s + 1, None);
+            self.checker.dense.resize_with(s + 1, Vec::new);
+        }
+        let dims = self.dense_dims(slot);
+        if !dims.is_empty() {
+            let size = dims.iter().map(|&d| u64::from(d)).product::<u64>();
+            self.checker.dense[s] = (0..size).map(|_| None).collect();
+        }
+        self.checker.dense_dims[s] = Some(dims);
     }
 
     /// The dimensions of `tile_static` slot `slot` when it is an array of
