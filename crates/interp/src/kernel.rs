@@ -312,10 +312,21 @@ impl Machine<'_> {
                 break;
             }
             if !self.has_barrier(func, s) {
+                // Turned into closures once (seen from a work-item that
+                // runs it), run by every work-item.
+                if let Some(first) = (0..self.items.len())
+                    .find(|&i| mask[i] && matches!(self.items[i].flow, Flow::Normal))
+                {
+                    self.cur = first;
+                }
+                let fast = self.fast_stmt(func, s);
                 for i in 0..self.items.len() {
                     if mask[i] && matches!(self.items[i].flow, Flow::Normal) {
                         self.cur = i;
-                        let flow = self.exec_stmt(s)?;
+                        let flow = match &fast {
+                            Some(run) => run(self)?,
+                            None => self.exec_stmt(s)?,
+                        };
                         self.items[i].flow = flow;
                     }
                 }

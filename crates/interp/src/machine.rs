@@ -177,13 +177,13 @@ pub(crate) struct Machine<'p> {
     storage_structs: std::cell::RefCell<Vec<Option<bool>>>,
     /// Each loop statement run so far, by function and statement id, turned
     /// into closures (`None`: left to the tree walker); see `crate::fast`.
-    pub(crate) fast_loops: std::collections::HashMap<
-        (FuncId, tessera_ir::StmtId),
-        Option<Rc<crate::fast::FastStmt<'p>>>,
-    >,
-    /// By function: its loop statements by id (see `crate::fast`).
-    pub(crate) loop_index:
-        std::collections::HashMap<FuncId, std::collections::HashMap<tessera_ir::StmtId, &'p Stmt>>,
+    pub(crate) fast_loops: crate::fast::FastStmts<'p>,
+    /// Each statement a tile's work-items ran in turn so far (see
+    /// `Machine::lock_stmts`), turned into closures like `fast_loops`.
+    pub(crate) fast_stmts: crate::fast::FastStmts<'p>,
+    /// By function: its statements by id (see `crate::fast`).
+    pub(crate) stmt_index:
+        rustc_hash::FxHashMap<FuncId, rustc_hash::FxHashMap<tessera_ir::StmtId, &'p Stmt>>,
 }
 
 impl<'p> Machine<'p> {
@@ -243,8 +243,9 @@ impl<'p> Machine<'p> {
             launch_on: None,
             unions: Vec::new(),
             storage_structs: std::cell::RefCell::new(Vec::new()),
-            fast_loops: std::collections::HashMap::new(),
-            loop_index: std::collections::HashMap::new(),
+            fast_loops: Default::default(),
+            fast_stmts: Default::default(),
+            stmt_index: Default::default(),
         };
         // In id order: a union member of union type was declared first.
         for def in &prog.structs {

@@ -1,11 +1,14 @@
-//! Loops turned once into closures.
+//! Loops, and a tile's statements between barriers, turned once into
+//! closures.
 //!
 //! Walking the typed tree decides again at every step what each node is:
 //! which kind of expression, whether a variable is `tile_static`, which
 //! types an operator has. A loop runs its body many times, so the first time
 //! a loop statement runs, its condition, step and body are turned into a
 //! tree of closures with those decisions made, kept by function and
-//! statement id for the rest of the run.
+//! statement id for the rest of the run. A statement of a tiled kernel that
+//! holds no barrier is run by each work-item of every tile in turn (see
+//! `Machine::lock_stmts`), so it is turned into closures the same way.
 //!
 //! The closures do exactly what the tree walker does, in the same order,
 //! with the same checks, ticks and errors: every form they handle calls the
@@ -16,16 +19,21 @@
 //! set of forms handled here can grow one at a time without a change of
 //! behaviour.
 
+mod elements;
 mod numbers;
 
 use crate::machine::{Flow, Machine, Res};
-use crate::value::{Place, Root, Value, get_path};
+use crate::value::{Value, get_path};
 use numbers::{Int, Long, Number, NumberType};
 use std::rc::Rc;
 use tessera_ir::{Block, Expr, ExprKind, FuncId, Init, Intrinsic, Scalar, Stmt, StmtKind, Type};
 
 /// An expression turned into a closure: its value.
 type FastExpr<'p> = Box<dyn Fn(&mut Machine<'p>) -> Res<Value> + 'p>;
+
+/// An expression whose value is not used (a statement's, a loop's step)
+/// turned into a closure: the value is never made.
+type Effect<'p> = Box<dyn Fn(&mut Machine<'p>) -> Res<()> + 'p>;
 
 /// A statement turned into a closure: how it finished.
 pub(crate) type FastStmt<'p> = dyn Fn(&mut Machine<'p>) -> Res<Flow> + 'p;
@@ -47,6 +55,11 @@ struct Compiler<'p> {
     func: &'p tessera_ir::Function,
 }
 
+/// Statements turned into closures, by function and statement id (`None`:
+/// left to the tree walker).
+pub(crate) type FastStmts<'p> =
+    rustc_hash::FxHashMap<(FuncId, tessera_ir::StmtId), Option<Rc<FastStmt<'p>>>>;
+
 impl<'p> Machine<'p> {
     /// The closures of loop statement `s` of the running function, made the
     /// first time it runs; `None` when it is not a statement of the running
@@ -57,30 +70,52 @@ impl<'p> Machine<'p> {
         if let Some(found) = self.fast_loops.get(&key) {
             return found.clone();
         }
-        let made = self.compile_loop(func, s);
+        // The caller has offered this loop to the engine already.
+        let made = self
+            .compiler(func, s)
+            .map(|(c, stmt)| Rc::from(c.loop_stmt(stmt, false)));
         self.fast_loops.insert(key, made.clone());
         made
     }
 
-    fn compile_loop(&mut self, func: FuncId, s: &Stmt) -> Option<Rc<FastStmt<'p>>> {
+    /// The closures of statement `s` of function `func`, which a tile's
+    /// work-items run in turn (see `Machine::lock_stmts`), made the first
+    /// time; `None` when it is not a statement of `func`'s body.
+    pub(crate) fn fast_stmt(&mut self, func: FuncId, s: &Stmt) -> Option<Rc<FastStmt<'p>>> {
+        // The closures read the running frame's locals as `func`'s.
+        if self.current_fn() != Some(func) {
+            return None;
+        }
+        let key = (func, s.id);
+        if let Some(found) = self.fast_stmts.get(&key) {
+            return found.clone();
+        }
+        let made = self
+            .compiler(func, s)
+            .map(|(c, stmt)| Rc::from(c.stmt(stmt)));
+        self.fast_stmts.insert(key, made.clone());
+        made
+    }
+
+    /// A compiler for function `func` and the program's own statement `s`
+    /// (borrowed for as long as the machine runs), when `s` is one of
+    /// `func`'s.
+    fn compiler(&mut self, func: FuncId, s: &Stmt) -> Option<(Compiler<'p>, &'p Stmt)> {
         let prog: &'p tessera_ir::Program = self.prog;
         let f = prog.get_function(func)?;
-        // The function's loop statements by id, borrowed from the program
-        // for as long as the machine runs; found in one walk of its body.
-        let loops = self.loop_index.entry(func).or_insert_with(|| {
-            let mut loops = std::collections::HashMap::new();
+        // The function's statements by id, found in one walk of its body.
+        let stmts = self.stmt_index.entry(func).or_insert_with(|| {
+            let mut stmts = rustc_hash::FxHashMap::default();
             if let Some(body) = &f.body {
                 tessera_ir::visit::for_each_stmt(body, &mut |node| {
-                    if let tessera_ir::visit::Node::Stmt(st) = node
-                        && let StmtKind::Loop { .. } = st.kind
-                    {
-                        loops.insert(st.id, st);
+                    if let tessera_ir::visit::Node::Stmt(st) = node {
+                        stmts.insert(st.id, st);
                     }
                 });
             }
-            loops
+            stmts
         });
-        let stmt: &'p Stmt = loops.get(&s.id).copied()?;
+        let stmt: &'p Stmt = stmts.get(&s.id).copied()?;
         if !std::ptr::eq(stmt, s) {
             return None;
         }
@@ -88,12 +123,19 @@ impl<'p> Machine<'p> {
             ts_slot: self.ts_slot.get(func.index()).cloned().unwrap_or_default(),
             func: f,
         };
-        // The caller has offered this loop to the engine already.
-        Some(Rc::from(compiler.loop_stmt(stmt, false)))
+        Some((compiler, stmt))
     }
 }
 
 impl<'p> Compiler<'p> {
+    /// Whether local `id` is one whose frame slot may hold its value (not
+    /// `tile_static`, not a reference); a read of any other is the tree
+    /// walker's.
+    fn plain(&self, id: tessera_ir::LocalId) -> bool {
+        !matches!(self.ts_slot.get(id.index()), Some(Some(_)))
+            && self.func.get_local(id).is_some_and(|d| !d.by_ref)
+    }
+
     /// A block: each statement counts toward the time limit, and the
     /// block's locals end with it (see `Machine::exec_block`).
     fn block(&self, b: &'p Block) -> Box<FastStmt<'p>> {
@@ -137,7 +179,7 @@ impl<'p> Compiler<'p> {
     fn stmt(&self, s: &'p Stmt) -> Box<FastStmt<'p>> {
         match &s.kind {
             StmtKind::Expr(e) => {
-                let e = self.expr(e);
+                let e = self.effect(e);
                 Box::new(move |m| {
                     e(m)?;
                     Ok(Flow::Normal)
@@ -198,8 +240,13 @@ impl<'p> Compiler<'p> {
         };
         let test_first = *test_first;
         let cond = cond.as_ref().map(|c| self.condition(c));
-        let body = self.block(body);
-        let step = step.as_ref().map(|e| self.expr(e));
+        let body = match &body.stmts[..] {
+            // One expression statement (`sum += a[i] * b[i];`): run in the
+            // loop's closure, as the block would run it.
+            [only] if let StmtKind::Expr(x) = &only.kind => LoopBody::Effect(only, self.effect(x)),
+            _ => LoopBody::Block(self.block(body)),
+        };
+        let step = step.as_ref().map(|e| self.effect(e));
         Box::new(move |m| {
             if offer
                 && m.engine.is_some()
@@ -218,7 +265,7 @@ impl<'p> Compiler<'p> {
                     break;
                 }
                 first = false;
-                match body(m)? {
+                match body.run(m)? {
                     Flow::Break => break,
                     r @ Flow::Return(_) => return Ok(r),
                     Flow::Normal | Flow::Continue => {}
@@ -303,13 +350,18 @@ impl<'p> Compiler<'p> {
                     m.finish_convert(e, inner, v)
                 })
             }
-            ExprKind::Assign { target, value } => {
-                let v = self.expr(value);
-                Box::new(move |m| {
-                    let v = v(m)?;
-                    m.finish_assign(e, target, value, v)
-                })
+            ExprKind::Assign { target, value }
+                if target.ty == value.ty && matches!(target.kind, ExprKind::Element { .. }) =>
+            {
+                match NumberType::of(&target.ty) {
+                    Some(NumberType::Int) => self.assign_element::<Int>(e),
+                    Some(NumberType::Long) => self.assign_element::<Long>(e),
+                    Some(NumberType::Float) => self.assign_element::<f32>(e),
+                    Some(NumberType::Double) => self.assign_element::<f64>(e),
+                    None => self.assign(e),
+                }
             }
+            ExprKind::Assign { .. } => self.assign(e),
             ExprKind::CompoundAssign { op, target, value }
                 if target.ty == value.ty && quick_type(&target.ty) =>
             {
@@ -367,13 +419,100 @@ impl<'p> Compiler<'p> {
                 op: Intrinsic::VectorElement,
                 args,
             } => self.vector_element(e, args),
+            ExprKind::Intrinsic {
+                op: Intrinsic::ViewElement,
+                args,
+            } => self.view_element_as(e, args, |v| Some(copy(v)), |v| v),
             _ => Box::new(move |m| m.eval(e)),
         }
+    }
+
+    /// Expression `e` for its effect only: `x op= y` and `++`/`--` of a
+    /// plain local change it where it is and make no value; anything else
+    /// is [`Compiler::expr`] with its value dropped.
+    fn effect(&self, e: &'p Expr) -> Effect<'p> {
+        match &e.kind {
+            ExprKind::CompoundAssign { target, value, .. }
+                if target.ty == value.ty && quick_type(&target.ty) =>
+            {
+                if let ExprKind::Local(id) = target.kind {
+                    match NumberType::of(&target.ty) {
+                        Some(NumberType::Int) => return self.compound_effect::<Int>(e, id),
+                        Some(NumberType::Long) => return self.compound_effect::<Long>(e, id),
+                        Some(NumberType::Float) => return self.compound_effect::<f32>(e, id),
+                        Some(NumberType::Double) => return self.compound_effect::<f64>(e, id),
+                        None => {}
+                    }
+                }
+            }
+            ExprKind::IncDec {
+                target, increment, ..
+            } if matches!(target.ty, Type::Scalar(Scalar::Int | Scalar::Long)) => {
+                if let ExprKind::Local(id) = target.kind {
+                    let increment = *increment;
+                    let long = target.ty == Type::Scalar(Scalar::Long);
+                    // As `Compiler::expr`'s `++`/`--`, without the value.
+                    return Box::new(move |m| {
+                        if let Some(Value::Int(slot)) = m.plain_local(id) {
+                            let next = if increment {
+                                slot.checked_add(1)
+                            } else {
+                                slot.checked_sub(1)
+                            };
+                            if let Some(next) = next
+                                && (long || i32::try_from(next).is_ok())
+                            {
+                                *slot = next;
+                                return Ok(());
+                            }
+                        }
+                        m.eval(e).map(drop)
+                    });
+                }
+            }
+            _ => {}
+        }
+        let value = self.expr(e);
+        Box::new(move |m| value(m).map(drop))
+    }
+
+    /// [`Compiler::compound_local`] for its effect only.
+    fn compound_effect<N: Number>(&self, e: &'p Expr, id: tessera_ir::LocalId) -> Effect<'p> {
+        let ExprKind::CompoundAssign { op, target, value } = &e.kind else {
+            return Box::new(move |m| m.eval(e).map(drop));
+        };
+        let op = *op;
+        let rhs = self.operand::<N>(value);
+        Box::new(move |m| {
+            let rhs = rhs.get(m)?;
+            if let Some(slot) = m.plain_local(id)
+                && let Some(x) = N::of(slot)
+                && let Some(r) = N::arith(op, x, rhs)
+            {
+                // The slot holds a number (`N::of` said so): nothing to drop.
+                std::mem::forget(std::mem::replace(slot, r.value()));
+                return Ok(());
+            }
+            m.finish_compound(e, op, target, value, rhs.value())
+                .map(drop)
+        })
     }
 
     /// A number closure as a value closure.
     fn boxed<N: Number>(&self, number: numbers::NumExpr<'p, N>) -> FastExpr<'p> {
         Box::new(move |m| Ok(number(m)?.value()))
+    }
+
+    /// `target = value` in general.
+    fn assign(&self, e: &'p Expr) -> FastExpr<'p> {
+        let ExprKind::Assign { target, value } = &e.kind else {
+            return Box::new(move |m| m.eval(e));
+        };
+        let v = self.expr(value);
+        Box::new(move |m| {
+            let v = v(m)?;
+            m.finish_assign(e, target, value, v)
+        })
     }
 
     /// `lhs op rhs` in general.
@@ -415,9 +554,9 @@ impl<'p> Compiler<'p> {
             return Box::new(move |m| m.eval(e));
         };
         let op = *op;
-        let rhs = self.number::<N>(value);
+        let rhs = self.operand::<N>(value);
         Box::new(move |m| {
-            let rhs = rhs(m)?;
+            let rhs = rhs.get(m)?;
             if let Some(slot) = m.plain_local(id)
                 && let Some(x) = N::of(slot)
                 && let Some(r) = N::arith(op, x, rhs)
@@ -457,11 +596,11 @@ impl<'p> Compiler<'p> {
     fn element_as<T: 'p>(
         &self,
         e: &'p Expr,
-        read: fn(&Value) -> Option<T>,
-        convert: fn(Value) -> T,
+        read: impl Fn(&Value) -> Option<T> + Copy + 'p,
+        convert: impl Fn(Value) -> T + Copy + 'p,
     ) -> numbers::NumExpr<'p, T> {
         const MAX_RANK: usize = 4;
-        let mut indices: Vec<(numbers::IndexExpr<'p>, i64)> = Vec::new();
+        let mut indices: Vec<(numbers::IndexOperand<'p>, i64)> = Vec::new();
         let mut node = e;
         while let ExprKind::Element { base, index } = &node.kind {
             let Type::CArray(_, n) = &base.ty else {
@@ -470,7 +609,7 @@ impl<'p> Compiler<'p> {
             if !crate::expr::pure(index) {
                 return Box::new(move |m| m.eval(e).map(convert));
             }
-            indices.push((self.index(index), i64::from(*n)));
+            indices.push((self.index_operand(index), i64::from(*n)));
             node = base;
         }
         let ExprKind::Local(id) = node.kind else {
@@ -488,7 +627,7 @@ impl<'p> Compiler<'p> {
             // The outermost index is the last step of the path.
             let mut path = [0u32; MAX_RANK];
             for (k, (index, n)) in indices.iter().enumerate() {
-                match index(m)? {
+                match index.get(m)? {
                     Some(i) if i >= 0 && i < *n => path[rank - 1 - k] = i as u32,
                     _ => return m.eval(e).map(convert),
                 }
@@ -501,7 +640,7 @@ impl<'p> Compiler<'p> {
                     None => return m.eval(e).map(convert),
                 },
             };
-            let value = match array.and_then(|v| get_path(v, path)) {
+            let value = match array.and_then(|v| element_at(v, path)) {
                 Some(Value::Uninit) | None => None,
                 Some(v) => read(v),
             };
@@ -514,11 +653,7 @@ impl<'p> Compiler<'p> {
             if let ArrayRoot::TileStatic(slot) = root
                 && m.checker.on
             {
-                let place = Place {
-                    root: Root::TileStatic(slot),
-                    path: path.into(),
-                };
-                m.check_access(&place, e.span, false, false)?;
+                m.check_tile_static(slot, path, e.span, false)?;
             }
             Ok(value)
         })
@@ -536,8 +671,8 @@ impl<'p> Compiler<'p> {
         &self,
         e: &'p Expr,
         args: &'p [Expr],
-        read: fn(&Value) -> Option<T>,
-        convert: fn(Value) -> T,
+        read: impl Fn(&Value) -> Option<T> + Copy + 'p,
+        convert: impl Fn(Value) -> T + Copy + 'p,
     ) -> numbers::NumExpr<'p, T> {
         let [vector, index] = args else {
             return Box::new(move |m| m.eval(e).map(convert));
@@ -548,9 +683,9 @@ impl<'p> Compiler<'p> {
         if !crate::expr::pure(index) {
             return Box::new(move |m| m.eval(e).map(convert));
         }
-        let index = self.index(index);
+        let index = self.index_operand(index);
         Box::new(move |m| {
-            let i = match index(m)? {
+            let i = match index.get(m)? {
                 Some(i) if i >= 0 => i as usize,
                 _ => return m.eval(e).map(convert),
             };
@@ -580,6 +715,43 @@ impl<'p> Compiler<'p> {
             }
         })
     }
+}
+
+/// A loop's body.
+enum LoopBody<'p> {
+    /// Any block.
+    Block(Box<FastStmt<'p>>),
+    /// A block of one expression statement, which needs no scope.
+    Effect(&'p Stmt, Effect<'p>),
+}
+
+impl<'p> LoopBody<'p> {
+    /// Runs the body once (see `Compiler::block`).
+    #[inline(always)]
+    fn run(&self, m: &mut Machine<'p>) -> Res<Flow> {
+        match self {
+            LoopBody::Block(b) => b(m),
+            LoopBody::Effect(s, effect) => {
+                m.tick(s.span)?;
+                effect(m)?;
+                Ok(Flow::Normal)
+            }
+        }
+    }
+}
+
+/// The element at `path` inside aggregate `v` (see `get_path`), with the
+/// common case, nested aggregates, followed here.
+#[inline(always)]
+fn element_at<'v>(root: &'v Value, path: &[u32]) -> Option<&'v Value> {
+    let mut v = root;
+    for &i in path {
+        match v {
+            Value::Agg(items) => v = items.get(i as usize)?,
+            _ => return get_path(root, path),
+        }
+    }
+    Some(v)
 }
 
 /// True for the types `quick_arith` (in `expr.rs`) answers for.

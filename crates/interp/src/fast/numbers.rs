@@ -14,7 +14,7 @@
 use super::{Compiler, FastExpr};
 use crate::machine::{Machine, Res};
 use crate::value::Value;
-use tessera_ir::{BinOp, Const, Expr, ExprKind, Intrinsic, Scalar, Type};
+use tessera_ir::{BinOp, Const, Expr, ExprKind, Intrinsic, LocalId, Scalar, Type};
 
 /// An expression turned into a closure giving a number (or any `N`).
 pub(super) type NumExpr<'p, N> = Box<dyn Fn(&mut Machine<'p>) -> Res<N> + 'p>;
@@ -24,6 +24,71 @@ pub(super) type IndexExpr<'p> = Box<dyn Fn(&mut Machine<'p>) -> Res<Option<i64>>
 
 /// A condition turned into a closure: its truth.
 pub(super) type CondExpr<'p> = Box<dyn Fn(&mut Machine<'p>) -> Res<bool> + 'p>;
+
+/// An operand of an operator closure: a constant or a plain local is read
+/// in the operator's own closure, with no call; anything else is the
+/// operand's closure. Constants and locals are most operands of a loop's
+/// arithmetic and comparisons, so this takes a call and a `Result` off most
+/// of them.
+pub(super) enum Operand<'p, N> {
+    /// A constant of the operator's type.
+    Const(N),
+    /// A local read where it is (`e` is the read, for the tree walker when
+    /// the local is a reference or not set).
+    Local(LocalId, &'p Expr),
+    /// Any other expression.
+    Expr(NumExpr<'p, N>),
+}
+
+impl<'p, N: Number> Operand<'p, N> {
+    /// The operand's number.
+    #[inline(always)]
+    pub(super) fn get(&self, m: &mut Machine<'p>) -> Res<N> {
+        match self {
+            Operand::Const(n) => Ok(*n),
+            Operand::Local(id, e) => match m.plain_local(*id).and_then(|v| N::of(v)) {
+                Some(n) => Ok(n),
+                None => walk::<N>(m, e),
+            },
+            Operand::Expr(f) => f(m),
+        }
+    }
+}
+
+/// Expression `e` by the tree walker, as a number: the rare path of an
+/// operand, kept out of line.
+#[cold]
+#[inline(never)]
+fn walk<'p, N: Number>(m: &mut Machine<'p>, e: &'p Expr) -> Res<N> {
+    m.eval(e).map(N::from_value)
+}
+
+/// An index operand (see [`Operand`]): an `int` or `long` constant or local
+/// (or an `int` local widened to `long` or `size_t`, which keeps its value)
+/// read with no call, else the index's closure.
+pub(super) enum IndexOperand<'p> {
+    /// A constant index.
+    Const(i64),
+    /// An integer local (`e` is the read, for the tree walker).
+    Local(LocalId, &'p Expr),
+    /// Any other index.
+    Expr(IndexExpr<'p>),
+}
+
+impl<'p> IndexOperand<'p> {
+    /// The index, when it is an integer.
+    #[inline(always)]
+    pub(super) fn get(&self, m: &mut Machine<'p>) -> Res<Option<i64>> {
+        match self {
+            IndexOperand::Const(i) => Ok(Some(*i)),
+            IndexOperand::Local(id, e) => match m.plain_local(*id) {
+                Some(Value::Int(i)) => Ok(Some(*i)),
+                _ => walk::<Long>(m, e).map(|n| Some(n.0)),
+            },
+            IndexOperand::Expr(f) => f(m),
+        }
+    }
+}
 
 /// A number type the closures compute in: how its values are kept in a
 /// [`Value`] and which operations cannot fail on it.
@@ -216,6 +281,16 @@ impl NumberType {
     }
 }
 
+/// The value of a constant.
+pub(super) fn constant(c: &Const) -> Value {
+    match c {
+        Const::Bool(b) => Value::Bool(*b),
+        Const::Int(i) => Value::Int(*i),
+        Const::Float(f) => Value::Float(*f),
+        Const::Double(d) => Value::Double(*d),
+    }
+}
+
 /// Whether `op` compares.
 pub(super) fn is_comparison(op: BinOp) -> bool {
     matches!(
@@ -229,13 +304,7 @@ impl<'p> Compiler<'p> {
     pub(super) fn number<N: Number>(&self, e: &'p Expr) -> NumExpr<'p, N> {
         match &e.kind {
             ExprKind::Const(c) => {
-                let v = match c {
-                    Const::Bool(b) => Value::Bool(*b),
-                    Const::Int(i) => Value::Int(*i),
-                    Const::Float(f) => Value::Float(*f),
-                    Const::Double(d) => Value::Double(*d),
-                };
-                if let Some(n) = N::of(&v) {
+                if let Some(n) = N::of(&constant(c)) {
                     return Box::new(move |_| Ok(n));
                 }
             }
@@ -263,6 +332,12 @@ impl<'p> Compiler<'p> {
             } => {
                 return self.vector_element_as(e, args, N::of, N::from_value);
             }
+            ExprKind::Intrinsic {
+                op: Intrinsic::ViewElement,
+                args,
+            } => {
+                return self.view_element_as(e, args, N::of, N::from_value);
+            }
             ExprKind::Convert(inner) if e.ty == Type::Scalar(N::SCALAR) => {
                 if let Some(convert) = self.widening::<N>(inner) {
                     return convert;
@@ -274,6 +349,40 @@ impl<'p> Compiler<'p> {
         Box::new(move |m| general(m).map(N::from_value))
     }
 
+    /// Operand `e`, of type `N` (see [`Operand`]).
+    pub(super) fn operand<N: Number>(&self, e: &'p Expr) -> Operand<'p, N> {
+        match &e.kind {
+            ExprKind::Const(c) if e.ty == Type::Scalar(N::SCALAR) => {
+                if let Some(n) = N::of(&constant(c)) {
+                    return Operand::Const(n);
+                }
+            }
+            ExprKind::Local(id) if self.plain(*id) => return Operand::Local(*id, e),
+            _ => {}
+        }
+        Operand::Expr(self.number::<N>(e))
+    }
+
+    /// Index `e` as an operand (see [`IndexOperand`]).
+    pub(super) fn index_operand(&self, e: &'p Expr) -> IndexOperand<'p> {
+        let integer = |ty: &Type| matches!(ty, Type::Scalar(Scalar::Int | Scalar::Long));
+        let leaf = match &e.kind {
+            ExprKind::Convert(inner)
+                if inner.ty == Type::Scalar(Scalar::Int)
+                    && matches!(e.ty, Type::Scalar(Scalar::Long | Scalar::ULong)) =>
+            {
+                inner
+            }
+            _ if integer(&e.ty) => e,
+            _ => return IndexOperand::Expr(self.index(e)),
+        };
+        match &leaf.kind {
+            ExprKind::Const(Const::Int(i)) => IndexOperand::Const(*i),
+            ExprKind::Local(id) if self.plain(*id) => IndexOperand::Local(*id, leaf),
+            _ => IndexOperand::Expr(self.index(e)),
+        }
+    }
+
     /// `lhs op rhs` computed in `N`: one closure per operator, so the
     /// operator is matched once, here.
     fn arithmetic<N: Number>(
@@ -283,13 +392,13 @@ impl<'p> Compiler<'p> {
         lhs: &'p Expr,
         rhs: &'p Expr,
     ) -> NumExpr<'p, N> {
-        let (a, b) = (self.number::<N>(lhs), self.number::<N>(rhs));
+        let (a, b) = (self.operand::<N>(lhs), self.operand::<N>(rhs));
         macro_rules! each_op {
             ($($op:ident),*) => {
                 match op {
                     $(BinOp::$op => Box::new(move |m| {
-                        let x = a(m)?;
-                        let y = b(m)?;
+                        let x = a.get(m)?;
+                        let y = b.get(m)?;
                         match N::arith(BinOp::$op, x, y) {
                             Some(r) => Ok(r),
                             None => m
@@ -298,8 +407,8 @@ impl<'p> Compiler<'p> {
                         }
                     }),)*
                     _ => Box::new(move |m| {
-                        let x = a(m)?;
-                        let y = b(m)?;
+                        let x = a.get(m)?;
+                        let y = b.get(m)?;
                         m.finish_binary(e, op, lhs, rhs, x.value(), y.value())
                             .map(N::from_value)
                     }),
@@ -415,13 +524,13 @@ impl<'p> Compiler<'p> {
         lhs: &'p Expr,
         rhs: &'p Expr,
     ) -> CondExpr<'p> {
-        let (a, b) = (self.number::<N>(lhs), self.number::<N>(rhs));
+        let (a, b) = (self.operand::<N>(lhs), self.operand::<N>(rhs));
         macro_rules! each_op {
             ($($op:ident),*) => {
                 match op {
                     $(BinOp::$op => Box::new(move |m| {
-                        let x = a(m)?;
-                        let y = b(m)?;
+                        let x = a.get(m)?;
+                        let y = b.get(m)?;
                         match N::compare(BinOp::$op, x, y) {
                             Some(r) => Ok(r),
                             None => Ok(m
@@ -430,8 +539,8 @@ impl<'p> Compiler<'p> {
                         }
                     }),)*
                     _ => Box::new(move |m| {
-                        let x = a(m)?;
-                        let y = b(m)?;
+                        let x = a.get(m)?;
+                        let y = b.get(m)?;
                         Ok(m.finish_binary(e, op, lhs, rhs, x.value(), y.value())?.truth())
                     }),
                 }
