@@ -184,6 +184,9 @@ impl Emitter<'_, '_, '_> {
         match &s.kind {
             StmtKind::Block(b) => self.lane_stmts(&b.stmts, ctxs),
             StmtKind::Let { .. } if shared_let => self.in_lane0(ctxs, |lw| lw.stmt(s)),
+            StmtKind::If { cond, then, els } if !self.lane_invariant_cond(cond) => {
+                self.masked_if(s, cond, then, els.as_ref(), ctxs)
+            }
             StmtKind::If { cond, then, els } => {
                 let c = self.in_lane0(ctxs, |lw| lw.scalar(cond))?;
                 let t = self.b.create_block();

@@ -303,10 +303,11 @@ impl Emitter<'_, '_, '_> {
             loads: uses,
             stores,
         } = region_io(self.prog, &self.facts.barriers, &stmts);
-        // Interleaving is planned for the kernel's own regions before its
-        // last barrier; the last region and inlined calls run one work-item
-        // at a time.
-        let shape = if self.scopes.len() != 1 || self.last_region {
+        // Interleaving is planned for the kernel's own regions; inlined
+        // calls run one work-item at a time. A last region that may
+        // `return` is not interleaved (`lane_shape` refuses it): a lane
+        // that returns would end its neighbours' work-items too.
+        let shape = if self.scopes.len() != 1 {
             None
         } else {
             self.facts.lane_shape(&stmts)

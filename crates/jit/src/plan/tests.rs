@@ -326,6 +326,43 @@ fn lanes_need_a_tile_width_they_divide_and_the_same_path_in_every_work_item() {
 }
 
 #[test]
+fn short_branches_that_differ_between_lanes_are_masked_long_or_impure_ones_are_not() {
+    // A condition on the lane's own coordinate, short and pure: masked.
+    let masked = MATMUL.replace(
+        "sum += at[row][k] * bt[k][col];",
+        "if (col < 5) { sum += at[row][k] * bt[k][col]; }",
+    );
+    let prog = compile(&masked);
+    let (_, facts, region) = k_region(&prog);
+    assert_eq!(facts.lane_shape(region).map(|s| s.lanes), Some(4));
+    // `&&` and `?:` on it inside an expression: each lane evaluates them.
+    let logical = MATMUL.replace(
+        "sum += at[row][k] * bt[k][col];",
+        "sum += col < 5 && at[row][k] > 0.0f ? at[row][k] : bt[k][col];",
+    );
+    let prog = compile(&logical);
+    let (_, facts, region) = k_region(&prog);
+    assert_eq!(facts.lane_shape(region).map(|s| s.lanes), Some(4));
+    // A condition that writes: each lane would have to evaluate it once.
+    let impure = MATMUL.replace(
+        "sum += at[row][k] * bt[k][col];",
+        "if ((sum += 1.0f) < 5.0f) { sum += at[row][k] * bt[k][col]; }",
+    );
+    let prog = compile(&impure);
+    let (_, facts, region) = k_region(&prog);
+    assert_eq!(facts.lane_shape(region), None);
+    // A long branch: emitted on vectors and once per lane, too much code.
+    let long_body = "sum += at[row][k] * bt[k][col];".repeat(60);
+    let long = MATMUL.replace(
+        "sum += at[row][k] * bt[k][col];",
+        &format!("if (col < 5) {{ {long_body} }}"),
+    );
+    let prog = compile(&long);
+    let (_, facts, region) = k_region(&prog);
+    assert_eq!(facts.lane_shape(region), None);
+}
+
+#[test]
 fn barrier_functions_reach_through_calls() {
     let prog = compile(
         r#"
