@@ -1,5 +1,7 @@
 //! Lanes: a region run four neighbouring work-items per step, statement by
 //! statement, each lane with its own variables, coordinates and frame.
+//! Loops run once for the lanes; a branch runs once when its condition is
+//! the same in every lane, and is masked (see [`super::vector`]) when not.
 
 use super::*;
 

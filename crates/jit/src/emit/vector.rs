@@ -15,6 +15,14 @@
 //! its lane. A statement the
 //! vector path does not take runs lane by lane as before, reading the
 //! vector locals it names from their lanes and putting them back after.
+//!
+//! A branch whose condition may differ between the lanes is masked
+//! ([`Emitter::masked_if`]): every lane's condition is computed first (one
+//! vector comparison, `vall_true` and `vany_true`, when both operands are
+//! on vectors), then the branch runs on the vector path when every lane
+//! takes it, its `else` when none does, and lane by lane when they differ.
+//! So the vector path's checks, done for the first lane and the last, are
+//! only ever made where every lane runs the statement.
 
 use super::*;
 use crate::plan::uniform::lane_invariant;
