@@ -155,6 +155,10 @@ struct Case {
     /// answer, find these codes (among others it may) and point every
     /// finding into the source.
     check: Option<Vec<String>>,
+    /// The JIT must run every launch to its end itself: none declined or
+    /// failed and left to the interpreter (a check that fails where the
+    /// program has no error would otherwise go unseen).
+    jit_only: bool,
 }
 
 impl Case {
@@ -169,6 +173,7 @@ impl Case {
             stdout: None,
             at_least: 0,
             check: None,
+            jit_only: false,
         }
     }
 }
@@ -948,6 +953,18 @@ fn judge(case: &Case) -> Report {
         }
         worst = worst.max(v);
     }
+    if worst < Verdict::Unexpected && case.jit_only && report.fallbacks > 0 {
+        worst = Verdict::Unexpected;
+        details.push(format!(
+            "{} launches left to the interpreter, none expected{}",
+            report.fallbacks,
+            report
+                .declined
+                .iter()
+                .map(|d| format!("; declined: {}", d.replace('\n', " ")))
+                .collect::<String>()
+        ));
+    }
     if worst < Verdict::Unexpected && !as_expected(case, &reference) {
         worst = Verdict::Unexpected;
         details.push(format!(
@@ -1497,8 +1514,9 @@ fn file_cases(dir: &str, check: bool) -> Vec<Case> {
 /// interpreter must answer), `// stdout: "TEXT"` (what it prints when it
 /// exits, escaped as in Rust), `// output-at-least: BYTES`,
 /// `// check-finds: CODE...` (run with `--check` too, which must find these),
-/// `// run-flags: --timeout S --max-memory SIZE` and `// threads: 1 3` (the
-/// JIT's worker counts, one run each).
+/// `// run-flags: --timeout S --max-memory SIZE`, `// threads: 1 3` (the
+/// JIT's worker counts, one run each) and `// jit-fallbacks: 0` (the JIT
+/// runs every launch to its end, none left to the interpreter).
 fn file_case(path: &Path) -> Case {
     let source = std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
@@ -1519,6 +1537,8 @@ fn file_case(path: &Path) -> Case {
                 case.check = Some(value.split_whitespace().map(str::to_string).collect());
             }
             "run-flags" => apply_run_flags(value, &mut case.limits),
+            "jit-fallbacks" if value == "0" => case.jit_only = true,
+            "jit-fallbacks" => bad(key, value),
             "threads" => {
                 case.threads = value
                     .split_whitespace()

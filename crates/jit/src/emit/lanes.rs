@@ -1,5 +1,7 @@
 //! Lanes: a region run four neighbouring work-items per step, statement by
 //! statement, each lane with its own variables, coordinates and frame.
+//! Loops run once for the lanes; a branch runs once when its condition is
+//! the same in every lane, and is masked (see [`super::vector`]) when not.
 
 use super::*;
 
@@ -91,6 +93,8 @@ impl Emitter<'_, '_, '_> {
                     let ty = self.prog.function(kernel_fn).local(l).ty.clone();
                     self.frame_to_vars(l, off, &ty)?;
                 }
+                // Copies of the coordinates: computed again in each lane.
+                self.remat_locals(uses)?;
                 self.swap_lane(ctx);
                 if first {
                     // Lane 0 loaded the invariant locals: the others use them.
@@ -184,6 +188,43 @@ impl Emitter<'_, '_, '_> {
         match &s.kind {
             StmtKind::Block(b) => self.lane_stmts(&b.stmts, ctxs),
             StmtKind::Let { .. } if shared_let => self.in_lane0(ctxs, |lw| lw.stmt(s)),
+            // `if (a && b) S` is `if (a) { if (b) S }`: each part of the
+            // condition gets its own test (shared, on vectors or masked),
+            // and `b` is still evaluated only where `a` holds.
+            StmtKind::If {
+                cond,
+                then,
+                els: None,
+            } if !self.lane_invariant_cond(cond)
+                && let ExprKind::Logical {
+                    and: true,
+                    lhs,
+                    rhs,
+                } = &cond.kind =>
+            {
+                let inner = Stmt {
+                    id: s.id,
+                    kind: StmtKind::If {
+                        cond: (**rhs).clone(),
+                        then: then.clone(),
+                        els: None,
+                    },
+                    span: s.span,
+                };
+                let outer = Stmt {
+                    id: s.id,
+                    kind: StmtKind::If {
+                        cond: (**lhs).clone(),
+                        then: IrBlock { stmts: vec![inner] },
+                        els: None,
+                    },
+                    span: s.span,
+                };
+                self.lane_stmt(&outer, ctxs)
+            }
+            StmtKind::If { cond, then, els } if !self.lane_invariant_cond(cond) => {
+                self.masked_if(s, cond, then, els.as_ref(), ctxs)
+            }
             StmtKind::If { cond, then, els } => {
                 let c = self.in_lane0(ctxs, |lw| lw.scalar(cond))?;
                 let t = self.b.create_block();

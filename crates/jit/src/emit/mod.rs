@@ -22,7 +22,9 @@
 //! across barriers: each work-item has a slot for them in the *frame* block
 //! (`frames + wi * frame_size`). A region loads the ones it uses into
 //! Cranelift variables when a work-item starts and stores them back when it
-//! ends, so inside a region they sit in registers. Locals declared inside a
+//! ends, so inside a region they sit in registers. Copies of the
+//! work-item's coordinates (and of captured scalars) never written again
+//! have no slot: each region computes them again. Locals declared inside a
 //! region are plain variables.
 //!
 //! # Checks

@@ -112,6 +112,7 @@ impl Emitter<'_, '_, '_> {
             let ty = self.prog.function(kernel_fn).local(l).ty.clone();
             self.frame_to_vars(l, off, &ty)?;
         }
+        self.remat_locals(uses)?;
         emit_body(self)?;
         self.b.ins().jump(item_end, &[]);
         self.b.switch_to_block(item_end);
@@ -190,6 +191,40 @@ impl Emitter<'_, '_, '_> {
                 .brif(more, loops.heads[d], &[], loops.exits[d], &[]);
             self.b.switch_to_block(loops.exits[d]);
         }
+    }
+
+    /// Computes again the kernel's locals in `uses` that have no frame
+    /// slot because they are copies of the work-item's coordinates (see
+    /// [`Facts::remat`]), and those they are computed from, in declaration
+    /// order. Only in the kernel's own regions: an inlined function cannot
+    /// name the kernel's locals.
+    pub(super) fn remat_locals(&mut self, uses: &BTreeSet<LocalId>) -> R<()> {
+        if self.scopes.len() != 1 || self.facts.remat.is_empty() {
+            return Ok(());
+        }
+        let remat = self.facts.remat.clone();
+        let mut needed: BTreeSet<LocalId> = uses.clone();
+        // Initialisers name only earlier locals: one pass backwards closes
+        // the set.
+        for (l, e) in remat.iter().rev() {
+            if needed.contains(l) {
+                expr_locals(e, &mut needed);
+            }
+        }
+        let kernel_fn = self.scope().func;
+        for (l, e) in &remat {
+            if !needed.contains(l) {
+                continue;
+            }
+            let ty = self.prog.function(kernel_fn).local(*l).ty.clone();
+            let v = self.scalar(e)?;
+            let vars = self.local_vars(*l, &ty, 1);
+            let Some(var) = vars.first() else {
+                return decline(Decline::NonScalarWhereScalarExpected);
+            };
+            self.b.def_var(*var, v);
+        }
+        Ok(())
     }
 
     pub(super) fn frame_addr(&mut self, off: u32) -> Value {
@@ -303,10 +338,11 @@ impl Emitter<'_, '_, '_> {
             loads: uses,
             stores,
         } = region_io(self.prog, &self.facts.barriers, &stmts);
-        // Interleaving is planned for the kernel's own regions before its
-        // last barrier; the last region and inlined calls run one work-item
-        // at a time.
-        let shape = if self.scopes.len() != 1 || self.last_region {
+        // Interleaving is planned for the kernel's own regions; inlined
+        // calls run one work-item at a time. A last region that may
+        // `return` is not interleaved (`lane_shape` refuses it): a lane
+        // that returns would end its neighbours' work-items too.
+        let shape = if self.scopes.len() != 1 {
             None
         } else {
             self.facts.lane_shape(&stmts)

@@ -73,7 +73,7 @@ impl Emitter<'_, '_, '_> {
         self.b.ins().jump(step_blk, &[]);
         self.b.switch_to_block(step_blk);
         if let Some(step) = step {
-            match lanes {
+            match lanes.as_deref_mut() {
                 Some(ctxs) => self.in_lane0(ctxs, |lw| lw.expr(step).map(|_| ()))?,
                 None => {
                     self.expr(step)?;
@@ -86,7 +86,22 @@ impl Emitter<'_, '_, '_> {
         if !uncharged {
             self.poll_point(charge)?;
         }
-        self.b.ins().jump(test, &[]);
+        // The condition is tested again at the bottom (the loop rotated):
+        // the iterations then run through one contiguous stretch of code
+        // with one branch back, whose speed depends less on where the
+        // code generator happens to place the loop's blocks.
+        match cond {
+            Some(c) if *test_first => {
+                let c = match lanes {
+                    Some(ctxs) => self.in_lane0(ctxs, |lw| lw.scalar(c))?,
+                    None => self.scalar(c)?,
+                };
+                self.b.ins().brif(c, body_blk, &[], exit, &[]);
+            }
+            _ => {
+                self.b.ins().jump(test, &[]);
+            }
+        }
         self.b.switch_to_block(exit);
         Ok(())
     }

@@ -15,6 +15,14 @@
 //! its lane. A statement the
 //! vector path does not take runs lane by lane as before, reading the
 //! vector locals it names from their lanes and putting them back after.
+//!
+//! A branch whose condition may differ between the lanes is masked
+//! ([`Emitter::masked_if`]): every lane's condition is computed first (one
+//! vector comparison, `vall_true` and `vany_true`, when both operands are
+//! on vectors), then the branch runs on the vector path when every lane
+//! takes it, its `else` when none does, and lane by lane when they differ.
+//! So the vector path's checks, done for the first lane and the last, are
+//! only ever made where every lane runs the statement.
 
 use super::*;
 use crate::plan::uniform::lane_invariant;
@@ -359,6 +367,36 @@ impl Emitter<'_, '_, '_> {
                     self.b.ins().store(vector_flags(), v, at, 0);
                     return Ok(true);
                 }
+                // `row op= value` on a row of `tile_static` memory or of a
+                // view: one load, the operation on vectors, one store.
+                if let ExprKind::CompoundAssign { op, target, value } = &e.kind
+                    && is_pure(value)
+                    && is_pure(target)
+                    && value.ty == target.ty
+                    && vector_op(*op)
+                    && let Some(sc) = target.ty.scalar()
+                    && let Some(vty) = vector_type(sc, ctxs.len())
+                {
+                    let at = if self.tile_static_step(target, ctxs) == Some(1) {
+                        Some(true)
+                    } else {
+                        self.is_view_row(target, ctxs).then_some(false)
+                    };
+                    if let Some(tile_static) = at {
+                        self.spend()?;
+                        let rhs = self.lanes_value(value, sc, ctxs)?;
+                        let at = if tile_static {
+                            self.row_address(target, ctxs)?
+                        } else {
+                            self.view_row(target, ctxs)?
+                        };
+                        let old = self.b.ins().load(vty, vector_flags(), at, 0);
+                        let v = self.lanes_binary(*op, sc, Lanes::Each(old), rhs, ctxs.len())?;
+                        let v = self.each(v, sc, ctxs.len());
+                        self.b.ins().store(vector_flags(), v, at, 0);
+                        return Ok(true);
+                    }
+                }
                 // A row of a view, one element per lane.
                 if let ExprKind::Assign { target, value } = &e.kind
                     && is_pure(value)
@@ -366,8 +404,10 @@ impl Emitter<'_, '_, '_> {
                     && let Some(sc) = target.ty.scalar()
                     && vector_type(sc, ctxs.len()).is_some()
                     && self.is_view_row(target, ctxs)
-                    && self.vector_gains(value, ctxs)
                 {
+                    // Also a value gathered lane by lane: one store and
+                    // one pair of bounds checks for the row cost less than
+                    // a view element's address and checks in every lane.
                     self.spend()?;
                     let v = self.lanes_value(value, sc, ctxs)?;
                     let v = self.each(v, sc, ctxs.len());
@@ -379,6 +419,143 @@ impl Emitter<'_, '_, '_> {
             }
             _ => Ok(false),
         }
+    }
+
+    /// Whether `cond` has the same value in every lane, so that lane 0
+    /// evaluates it for all of them.
+    pub(super) fn lane_invariant_cond(&self, cond: &Expr) -> bool {
+        self.vector
+            .as_ref()
+            .is_some_and(|v| is_pure(cond) && lane_invariant(cond, &v.known, v.lane_dim))
+    }
+
+    /// A branch whose condition may differ between the lanes (the plan
+    /// allows it when the condition changes nothing and the branch is
+    /// short). Every lane's condition is computed first; then the branch
+    /// runs on the vector path when every lane takes it, its `else` when
+    /// none does, and the whole statement runs lane by lane, with the
+    /// scalar code, when they differ. A lane thus does only what its own
+    /// work-item does: a row read or written on vectors, or arithmetic
+    /// checked on vectors, is reached only when every lane gets there, so
+    /// no lane reads out of bounds or fails a check its work-item would
+    /// not.
+    pub(super) fn masked_if(
+        &mut self,
+        s: &Stmt,
+        cond: &Expr,
+        then: &IrBlock,
+        els: Option<&IrBlock>,
+        ctxs: &mut [LaneCtx],
+    ) -> R<()> {
+        self.spend()?;
+        let (all, any) = self.lanes_cond(cond, ctxs)?;
+        let every = self.b.create_block();
+        let some = self.b.create_block();
+        let mixed = self.b.create_block();
+        let none = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.ins().brif(all, every, &[], some, &[]);
+        self.b.switch_to_block(some);
+        self.b.ins().brif(any, mixed, &[], none, &[]);
+        self.b.switch_to_block(every);
+        self.lane_stmts(&then.stmts, ctxs)?;
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(none);
+        if let Some(els) = els {
+            self.lane_stmts(&els.stmts, ctxs)?;
+        }
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(mixed);
+        // Each lane evaluates its condition again (it changes nothing) and
+        // takes its own branch.
+        self.lane_by_lane(s, ctxs)?;
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        Ok(())
+    }
+
+    /// Whether `cond` holds in every lane, and whether it holds in any.
+    fn lanes_cond(&mut self, cond: &Expr, ctxs: &mut [LaneCtx]) -> R<(Value, Value)> {
+        if let Some(mask) = self.vector_compare(cond, ctxs)? {
+            let all = self.b.ins().vall_true(mask);
+            let any = self.b.ins().vany_true(mask);
+            return Ok((all, any));
+        }
+        let names = self.vector_names_in(cond);
+        self.unpack_lanes(ctxs, &names);
+        let mut acc: Option<(Value, Value)> = None;
+        for ctx in ctxs.iter_mut() {
+            self.swap_lane(ctx);
+            let r = self.scalar(cond);
+            self.swap_lane(ctx);
+            let mut c = r?;
+            if cond.ty.scalar() != Some(Scalar::Bool) {
+                // Only `bool` is known to be 0 or 1, which `band` needs.
+                c = self.b.ins().icmp_imm_s(IntCC::NotEqual, c, 0);
+            }
+            acc = Some(match acc {
+                None => (c, c),
+                Some((all, any)) => (self.b.ins().band(all, c), self.b.ins().bor(any, c)),
+            });
+        }
+        match acc {
+            Some(pair) => Ok(pair),
+            None => decline(Decline::NonScalarWhereScalarExpected),
+        }
+    }
+
+    /// A comparison of two `int` or `float` operands that the vector path
+    /// computes with no element gathered lane by lane, as one vector
+    /// comparison: a mask with all bits set in the lanes where it holds.
+    fn vector_compare(&mut self, cond: &Expr, ctxs: &mut [LaneCtx]) -> R<Option<Value>> {
+        let ExprKind::Binary { op, lhs, rhs } = &cond.kind else {
+            return Ok(None);
+        };
+        let Some(s) = lhs.ty.scalar() else {
+            return Ok(None);
+        };
+        if !is_comparison(*op)
+            || lhs.ty != rhs.ty
+            || !matches!(s, Scalar::Int | Scalar::Float)
+            || vector_type(s, ctxs.len()).is_none()
+        {
+            return Ok(None);
+        }
+        let names: HashSet<LocalId> = match self.vector.as_ref() {
+            Some(v) => v.locals.keys().copied().collect(),
+            None => return Ok(None),
+        };
+        if !self.fully_vector(lhs, &names, ctxs) || !self.fully_vector(rhs, &names, ctxs) {
+            return Ok(None);
+        }
+        let lanes = ctxs.len();
+        let a = self.lanes_value(lhs, s, ctxs)?;
+        let b = self.lanes_value(rhs, s, ctxs)?;
+        let va = self.each(a, s, lanes);
+        let vb = self.each(b, s, lanes);
+        let mask = if s == Scalar::Float {
+            // As the scalar comparisons: ordered, but `!=` holds for NaN.
+            let cc = match op {
+                BinOp::Eq => FloatCC::Equal,
+                BinOp::Ne => FloatCC::NotEqual,
+                BinOp::Lt => FloatCC::LessThan,
+                BinOp::Le => FloatCC::LessThanOrEqual,
+                BinOp::Gt => FloatCC::GreaterThan,
+                _ => FloatCC::GreaterThanOrEqual,
+            };
+            self.b.ins().fcmp(cc, va, vb)
+        } else {
+            let cc = match op {
+                BinOp::Eq => IntCC::Equal,
+                BinOp::Ne => IntCC::NotEqual,
+                BinOp::Lt => IntCC::SignedLessThan,
+                BinOp::Le => IntCC::SignedLessThanOrEqual,
+                BinOp::Gt => IntCC::SignedGreaterThan,
+                _ => IntCC::SignedGreaterThanOrEqual,
+            };
+            self.b.ins().icmp(cc, va, vb)
+        };
+        Ok(Some(mask))
     }
 
     /// Whether the vector path computes some of `e` as vectors (it names

@@ -39,6 +39,12 @@ pub(crate) struct Facts<'p> {
     pub(super) init_ranges: HashMap<(usize, LocalId), (i64, i64)>,
     /// Locals each function writes after their declaration.
     mutated: HashMap<FuncId, HashSet<LocalId>>,
+    /// The kernel's locals that live across barriers without a frame slot:
+    /// never written after their declaration and computed from the
+    /// work-item's coordinates, constants and captured scalars, they are
+    /// computed again where a region needs them (in declaration order, each
+    /// with its initialiser) instead of stored and loaded.
+    pub(crate) remat: Vec<(LocalId, Expr)>,
 }
 
 impl<'p> Facts<'p> {
@@ -55,6 +61,7 @@ impl<'p> Facts<'p> {
             ranges: HashMap::new(),
             init_ranges: HashMap::new(),
             mutated: HashMap::new(),
+            remat: Vec::new(),
         }
     }
 

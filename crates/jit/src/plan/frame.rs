@@ -1,12 +1,19 @@
 //! Frame slots: the kernel's locals declared at the level of its barriers
 //! live across them, so each work-item keeps them in its frame; counters
-//! uniform across the tile and `tile_static` variables need no slot.
+//! uniform across the tile, `tile_static` variables and copies of the
+//! work-item's coordinates (computed again in each region) need no slot.
 
 use super::facts::Facts;
+use super::lanes::let_initialisers;
+use super::locals::mutated_locals;
+use super::ranges::const_int;
 use super::uniform::{collect_uniform_lets, uniform_counters};
 use crate::decline::{Decline, R, decline};
+use std::collections::{HashMap, HashSet};
 use tessera_ir::layout::size_align;
-use tessera_ir::{Block as IrBlock, Function, LocalId, Space};
+use tessera_ir::{
+    Block as IrBlock, Expr, ExprKind, Function, Intrinsic, LocalId, Space, TiledIndexPart, Type,
+};
 
 /// Where the kernel's locals that live across barriers sit in a
 /// work-item's frame.
@@ -28,9 +35,25 @@ impl Facts<'_> {
         self.uniform = uniform_counters(self.prog, body, &self.barriers);
         let mut frame = FramePlan::default();
         let mut at = 0u32;
+        let lets: HashMap<LocalId, Expr> = let_initialisers(body).into_iter().collect();
+        let mut mutated = HashSet::new();
+        mutated_locals(self.prog, body, &mut mutated);
+        self.remat.clear();
+        let mut remat: HashSet<LocalId> = HashSet::new();
         for id in at_barriers {
             let local = func.local(id);
             if local.space == Space::TileStatic || self.uniform.contains(&id) {
+                continue;
+            }
+            if !local.by_ref
+                && local.space == Space::Private
+                && matches!(local.ty, Type::Scalar(_))
+                && !mutated.contains(&id)
+                && let Some(init) = lets.get(&id)
+                && recomputable(init, &remat)
+            {
+                remat.insert(id);
+                self.remat.push((id, init.clone()));
                 continue;
             }
             if local.by_ref {
@@ -45,5 +68,43 @@ impl Facts<'_> {
         }
         frame.end = at;
         Ok(frame)
+    }
+}
+
+/// Whether `e` can be computed again, with the same value and without a
+/// check that could fail, wherever the work-item is known: a constant, a
+/// captured scalar, a component of the tiled index (its local or global
+/// index, tile or tile origin), or a local in `remat`.
+fn recomputable(e: &Expr, remat: &HashSet<LocalId>) -> bool {
+    match &e.kind {
+        ExprKind::Const(_) => true,
+        ExprKind::Local(l) => remat.contains(l),
+        ExprKind::Capture(_) => matches!(e.ty, Type::Scalar(_)),
+        ExprKind::Intrinsic {
+            op: Intrinsic::ShapeComponent,
+            args,
+        } => {
+            let [shape, k] = args.as_slice() else {
+                return false;
+            };
+            let ExprKind::Intrinsic {
+                op: Intrinsic::TiledIndexPart(part),
+                ..
+            } = &shape.kind
+            else {
+                return false;
+            };
+            let Type::Index(rank) = shape.ty else {
+                return false;
+            };
+            matches!(
+                part,
+                TiledIndexPart::Local
+                    | TiledIndexPart::Global
+                    | TiledIndexPart::Tile
+                    | TiledIndexPart::TileOrigin
+            ) && const_int(k).is_some_and(|k| k >= 0 && k < i64::from(rank))
+        }
+        _ => false,
     }
 }

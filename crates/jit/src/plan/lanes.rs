@@ -4,8 +4,9 @@
 
 use super::facts::Facts;
 use super::uniform::{is_uniform, lane_invariant, uniform_fixpoint};
+use super::vector::is_pure;
 use std::collections::{HashMap, HashSet};
-use tessera_ir::visit::walk_block;
+use tessera_ir::visit::{walk_block, walk_stmt};
 use tessera_ir::{
     Block as IrBlock, Expr, ExprKind, FuncId, Init, Intrinsic, LocalId, Stmt, StmtKind,
 };
@@ -24,8 +25,11 @@ impl Facts<'_> {
     /// Whether a region can run several neighbouring work-items at once,
     /// statement by statement ("lanes"), and which locals the lanes share.
     ///
-    /// Only a region without atomics and whose every branch and loop
-    /// condition has the same value in every work-item. Between two
+    /// Only a region without atomics whose every loop condition has the
+    /// same value in every work-item, and whose branches do too unless
+    /// they are short with a condition that changes nothing (those are
+    /// masked: the lanes run the branch on vectors when they all take it,
+    /// and one by one when they differ). Between two
     /// barriers, work-items of a tile can only see each other's writes
     /// through a data race (undefined in C++ AMP, reported by `--check`) or
     /// through atomics, so the order in which the lanes' statements
@@ -104,14 +108,17 @@ impl Facts<'_> {
                         loops.push((*k, (**rhs).clone(), st.clone()));
                     }
                 }
+                // A branch whose condition may differ between the lanes is
+                // masked (see `Emitter::masked_if`) when its condition
+                // changes nothing and it is short: its body is emitted once
+                // on vectors and once per lane.
+                StmtKind::If { cond, .. } if is_pure(cond) && stmt_size(s) <= MASKED_IF_SIZE => {}
                 StmtKind::If { cond, .. } => conds.borrow_mut().push(cond.clone()),
                 _ => {}
             },
-            &mut |e| match &e.kind {
-                ExprKind::Logical { lhs, .. } => conds.borrow_mut().push((**lhs).clone()),
-                ExprKind::Conditional { cond, .. } => conds.borrow_mut().push((**cond).clone()),
-                _ => {}
-            },
+            // `&&`, `||` and `?:` inside an expression are evaluated by the
+            // scalar code of each lane: they need not agree.
+            &mut |_| {},
         );
         let conds = conds.into_inner();
         let mut writes: HashMap<LocalId, usize> = HashMap::new();
@@ -171,6 +178,17 @@ impl Facts<'_> {
             }
         }
     }
+}
+
+/// The largest `if` (in statements and expression nodes) whose lanes may
+/// take different branches in a region run in lanes.
+pub(crate) const MASKED_IF_SIZE: usize = 400;
+
+/// The number of statements and expression nodes in `s`.
+pub(crate) fn stmt_size(s: &Stmt) -> usize {
+    let n = std::cell::Cell::new(0usize);
+    walk_stmt(s, &mut |_| n.set(n.get() + 1), &mut |_| n.set(n.get() + 1));
+    n.get()
 }
 
 /// Every local of `body` declared with an initialising expression, with

@@ -152,15 +152,19 @@ fn the_matmul_tile_loop_counter_is_uniform_and_needs_no_frame_slot() {
     let k0 = local(func, "k0");
     assert_eq!(facts.uniform, HashSet::from([k0]));
     // `row`, `col`, `sum` and `k` are declared at the level of the
-    // barriers, so they live across them: 4 bytes each. (`k` is declared in
-    // the loop that holds the barriers, though only one region uses it.)
-    let slots: Vec<(LocalId, u32)> = ["row", "col", "sum", "k"]
+    // barriers, so they live across them. `row` and `col` are copies of
+    // the local coordinates, computed again where they are needed; `sum`
+    // and `k` take 4 bytes each. (`k` is declared in the loop that holds
+    // the barriers, though only one region uses it.)
+    let slots: Vec<(LocalId, u32)> = ["sum", "k"]
         .iter()
-        .zip([0, 4, 8, 12])
+        .zip([0, 4])
         .map(|(name, at)| (local(func, name), at))
         .collect();
     assert_eq!(frame.slots, slots);
-    assert_eq!(frame.end, 16);
+    assert_eq!(frame.end, 8);
+    let remat: Vec<LocalId> = facts.remat.iter().map(|(l, _)| *l).collect();
+    assert_eq!(remat, vec![local(func, "row"), local(func, "col")]);
 }
 
 #[test]
@@ -321,6 +325,43 @@ fn lanes_need_a_tile_width_they_divide_and_the_same_path_in_every_work_item() {
         "array_view<float, 2> c(64, 64, cv); std::vector<int> hv(4); array_view<int, 1> h(4, hv);",
     );
     let prog = compile(&atomic);
+    let (_, facts, region) = k_region(&prog);
+    assert_eq!(facts.lane_shape(region), None);
+}
+
+#[test]
+fn short_branches_that_differ_between_lanes_are_masked_long_or_impure_ones_are_not() {
+    // A condition on the lane's own coordinate, short and pure: masked.
+    let masked = MATMUL.replace(
+        "sum += at[row][k] * bt[k][col];",
+        "if (col < 5) { sum += at[row][k] * bt[k][col]; }",
+    );
+    let prog = compile(&masked);
+    let (_, facts, region) = k_region(&prog);
+    assert_eq!(facts.lane_shape(region).map(|s| s.lanes), Some(4));
+    // `&&` and `?:` on it inside an expression: each lane evaluates them.
+    let logical = MATMUL.replace(
+        "sum += at[row][k] * bt[k][col];",
+        "sum += col < 5 && at[row][k] > 0.0f ? at[row][k] : bt[k][col];",
+    );
+    let prog = compile(&logical);
+    let (_, facts, region) = k_region(&prog);
+    assert_eq!(facts.lane_shape(region).map(|s| s.lanes), Some(4));
+    // A condition that writes: each lane would have to evaluate it once.
+    let impure = MATMUL.replace(
+        "sum += at[row][k] * bt[k][col];",
+        "if ((sum += 1.0f) < 5.0f) { sum += at[row][k] * bt[k][col]; }",
+    );
+    let prog = compile(&impure);
+    let (_, facts, region) = k_region(&prog);
+    assert_eq!(facts.lane_shape(region), None);
+    // A long branch: emitted on vectors and once per lane, too much code.
+    let long_body = "sum += at[row][k] * bt[k][col];".repeat(60);
+    let long = MATMUL.replace(
+        "sum += at[row][k] * bt[k][col];",
+        &format!("if (col < 5) {{ {long_body} }}"),
+    );
+    let prog = compile(&long);
     let (_, facts, region) = k_region(&prog);
     assert_eq!(facts.lane_shape(region), None);
 }
