@@ -15,7 +15,6 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use tessera_diagnostics::{Span, codes};
 use tessera_ir::{Expr, Intrinsic, Manipulator, Scalar, StreamQuery, Type};
-use tessera_runtime::error::RunError;
 use tessera_runtime::format::StreamFormat;
 
 /// A string stream's state.
@@ -688,30 +687,27 @@ impl Machine<'_> {
     }
 
     /// A library function failing where C++ throws `exception` (a class of
-    /// `<stdexcept>`) with `what()` being the function's name: a run-time
-    /// error naming both, as the program would end with it uncaught.
+    /// `<stdexcept>`) with `what()` being the function's name, as
+    /// libstdc++'s `std::stoi` does: a handler for the class (or a base)
+    /// catches it; uncaught, it ends the run as any uncaught exception.
     fn stdexcept_error(&self, exception: StdExcept, what: &str, span: Span) -> Stop {
         let (class, why) = match exception {
             StdExcept::InvalidArgument => (
-                "std::invalid_argument",
+                "invalid_argument",
                 "the text does not start with a number",
             ),
             StdExcept::OutOfRange => (
-                "std::out_of_range",
+                "out_of_range",
                 "the number is out of the range of its type",
             ),
         };
-        Box::new(
-            RunError::new(
-                codes::R0007,
-                span,
-                self.thread(),
-                format!("{class}: {what}: {why}"),
-            )
-            .with_label(format!("`std::{what}` throws `{class}` here"))
-            .with_note(format!(
-                "uncaught, a program built with g++ ends with \"terminate called after throwing an instance of '{class}'\" and \"what():  {what}\""
-            )),
+        crate::exceptions::std_exception(
+            self,
+            span,
+            class,
+            what.to_string(),
+            format!("`std::{what}` throws `std::{class}` here: {why}"),
+            format!("catch `std::{class}` (or `std::exception`) where the text is read"),
         )
     }
 }
