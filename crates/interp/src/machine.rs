@@ -80,6 +80,7 @@ pub(crate) struct Saved {
     host: Strand,
     meter: Rc<Meter>,
     stream: StreamFormat,
+    wide_stream: StreamFormat,
     rand: tessera_runtime::rand::Rand,
 }
 
@@ -122,6 +123,8 @@ pub(crate) struct Machine<'p> {
     pub(crate) barriers: tessera_ir::facts::Barriers,
     pub(crate) meter: Rc<Meter>,
     pub(crate) stream: StreamFormat,
+    /// `std::wcout`'s format, apart from `std::cout`'s as in C++.
+    pub(crate) wide_stream: StreamFormat,
     pub(crate) out: Vec<u8>,
     sink: &'p mut dyn Write,
     sink_broken: bool,
@@ -220,6 +223,7 @@ impl<'p> Machine<'p> {
             barriers,
             meter,
             stream: StreamFormat::default(),
+            wide_stream: StreamFormat::default(),
             out: Vec::new(),
             sink,
             sink_broken: false,
@@ -233,7 +237,11 @@ impl<'p> Machine<'p> {
             host_costs: std::collections::HashMap::new(),
             barrier_stmts: vec![None; prog.functions.len()],
             engine: None,
-            clib: crate::clib::CState::default(),
+            clib: crate::clib::CState {
+                err_format: StreamFormat::unbuffered(),
+                wide_err_format: StreamFormat::unbuffered(),
+                ..crate::clib::CState::default()
+            },
             exceptions: crate::exceptions::Exceptions::default(),
             generations: 0,
             cpu_default: (None, false),
@@ -278,6 +286,7 @@ impl<'p> Machine<'p> {
             m.host = saved.host;
             m.meter = saved.meter;
             m.stream = saved.stream;
+            m.wide_stream = saved.wide_stream;
             m.clib.rand = saved.rand;
         }
         m
@@ -290,6 +299,7 @@ impl<'p> Machine<'p> {
             host: self.host,
             meter: self.meter,
             stream: self.stream,
+            wide_stream: self.wide_stream,
             rand: self.clib.rand,
         }
     }

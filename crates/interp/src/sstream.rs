@@ -14,7 +14,7 @@ use crate::value::{Meter, Place, Value};
 use std::cell::RefCell;
 use std::rc::Rc;
 use tessera_diagnostics::{Span, codes};
-use tessera_ir::{Expr, Intrinsic, Manipulator, Scalar, StreamQuery, Type};
+use tessera_ir::{Expr, Intrinsic, Manipulator, Scalar, StreamMember, StreamQuery, Type};
 use tessera_runtime::format::StreamFormat;
 
 /// A string stream's state.
@@ -259,6 +259,22 @@ impl Machine<'_> {
         })
     }
 
+    /// Runs `f` on the format of the stream `stream` is (`std::cout`,
+    /// `std::cerr` or a string stream; `wide` for the type of `std::wcout`
+    /// and `std::wcerr`, which have formats of their own).
+    pub(crate) fn with_format<R>(
+        &mut self,
+        stream: &Value,
+        wide: bool,
+        f: impl FnOnce(&mut StreamFormat) -> R,
+    ) -> R {
+        match stream {
+            Value::Stream(s) => f(&mut s.borrow_mut().format),
+            Value::Int(crate::library::STDERR) => f(self.clib.err_format(wide)),
+            _ => f(self.out_format(wide)),
+        }
+    }
+
     /// Counts `more` bytes of a stream's text against the memory limit.
     fn grow_stream(&mut self, s: &mut StringStream, more: u64, span: Span) -> Res<()> {
         self.take_memory(more, span)?;
@@ -401,6 +417,15 @@ impl Machine<'_> {
                     StreamQuery::Bad => false,
                     StreamQuery::Ok => !s.fail,
                 }))
+            }
+            Intrinsic::StreamFormat(member) => {
+                let stream = self.eval(&args[0])?;
+                let mut values = Vec::with_capacity(args.len() - 1);
+                for a in &args[1..] {
+                    values.push(self.eval(a)?.int());
+                }
+                let wide = args[0].ty == Type::WideOstream;
+                Ok(self.with_format(&stream, wide, |f| format_member(f, *member, &values)))
             }
             Intrinsic::StringToNumber { name } => self.string_to_number(name, args, e),
             Intrinsic::WideStrLen => {
@@ -692,14 +717,10 @@ impl Machine<'_> {
     /// catches it; uncaught, it ends the run as any uncaught exception.
     fn stdexcept_error(&self, exception: StdExcept, what: &str, span: Span) -> Stop {
         let (class, why) = match exception {
-            StdExcept::InvalidArgument => (
-                "invalid_argument",
-                "the text does not start with a number",
-            ),
-            StdExcept::OutOfRange => (
-                "out_of_range",
-                "the number is out of the range of its type",
-            ),
+            StdExcept::InvalidArgument => {
+                ("invalid_argument", "the text does not start with a number")
+            }
+            StdExcept::OutOfRange => ("out_of_range", "the number is out of the range of its type"),
         };
         crate::exceptions::std_exception(
             self,
@@ -709,6 +730,35 @@ impl Machine<'_> {
             format!("`std::{what}` throws `std::{class}` here: {why}"),
             format!("catch `std::{class}` (or `std::exception`) where the text is read"),
         )
+    }
+}
+
+/// A format member function (`Intrinsic::StreamFormat`) on `f` with its
+/// arguments (all integers): the value before the call, as C++ answers.
+fn format_member(f: &mut StreamFormat, member: StreamMember, args: &[i64]) -> Value {
+    // The checker made the arguments `long` (a `std::streamsize`) or `int`
+    // (flags, a fill character), so the narrowing casts keep their values.
+    match (member, args) {
+        (StreamMember::Precision, []) => Value::Int(f.precision()),
+        (StreamMember::Precision, [n, ..]) => Value::Int(f.set_precision(*n)),
+        (StreamMember::Width, []) => Value::Int(f.width()),
+        (StreamMember::Width, [n, ..]) => Value::Int(f.set_width(*n)),
+        // The fill is a C++ `char`: its byte, signed.
+        (StreamMember::Fill, []) => Value::Int(i64::from(f.fill() as i8)),
+        (StreamMember::Fill, [c, ..]) => Value::Int(i64::from(f.set_fill(*c as u8) as i8)),
+        (StreamMember::Flags, []) => Value::Int(i64::from(f.flags())),
+        (StreamMember::Flags, [v, ..]) => Value::Int(i64::from(f.set_flags(*v as i32))),
+        (StreamMember::Setf | StreamMember::SetfMasked, [v]) => {
+            Value::Int(i64::from(f.setf(*v as i32)))
+        }
+        (StreamMember::Setf | StreamMember::SetfMasked, [v, mask, ..]) => {
+            Value::Int(i64::from(f.setf_masked(*v as i32, *mask as i32)))
+        }
+        (StreamMember::Unsetf, [mask, ..]) => {
+            f.unsetf(*mask as i32);
+            Value::Void
+        }
+        (StreamMember::Setf | StreamMember::SetfMasked | StreamMember::Unsetf, []) => Value::Void,
     }
 }
 

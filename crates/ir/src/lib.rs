@@ -915,11 +915,17 @@ pub enum Intrinsic {
     StreamQuery(StreamQuery),
     /// `ss.clear()`: args `[stream]`; clears the state flags.
     StreamClear,
+    /// A member function of a stream's format (`std::cout.precision(3)`):
+    /// args `[stream, new values...]`; answers the value before the call
+    /// (`void` for `unsetf`). The stream is `std::cout`, `std::cerr`, a
+    /// wide one or a string stream, whose format `<<` uses.
+    StreamFormat(StreamMember),
     /// `std::stoi` and its family: args `[characters (a `std::string`'s:
     /// a `std::vector<char>` ending in a zero), position out (a `size_t*`,
     /// may be null), base (an `int`)]`; parses the text as `strtol`
-    /// (`strtoul`, `strtod`, ...) does for the expression's type. No number, or one out of range, is a run-time
-    /// error naming the exception C++ throws; `name` is the function's.
+    /// (`strtoul`, `strtod`, ...) does for the expression's type. No number
+    /// throws `std::invalid_argument`, one out of range `std::out_of_range`,
+    /// as in C++; `name` is the function's, their `what()`.
     StringToNumber {
         /// `stoi`, `stol`, ...: what the error names.
         name: &'static str,
@@ -1310,6 +1316,94 @@ pub enum StreamQuery {
     Ok,
 }
 
+/// The member functions of a stream's format state
+/// (`Intrinsic::StreamFormat`), each with or without its new value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StreamMember {
+    /// `precision()` and `precision(n)`: a `std::streamsize` (`long`).
+    Precision,
+    /// `width()` and `width(n)`: a `std::streamsize`.
+    Width,
+    /// `fill()` and `fill(c)`: the padding character.
+    Fill,
+    /// `flags()` and `flags(f)`: the whole `fmtflags` (an `int`, with
+    /// libstdc++'s values: [`fmtflags`]).
+    Flags,
+    /// `setf(f)`: sets the bits of `f`; answers the flags before.
+    Setf,
+    /// `setf(f, mask)`: clears the bits of `mask`, then sets those of
+    /// `f & mask`; answers the flags before.
+    SetfMasked,
+    /// `unsetf(mask)`: clears the bits of `mask`.
+    Unsetf,
+}
+
+/// `std::ios_base::fmtflags`: the format flags of a stream, with the values
+/// libstdc++ gives them (a program may print them, as g++ shows them).
+pub mod fmtflags {
+    /// `boolalpha`.
+    pub const BOOLALPHA: i32 = 1 << 0;
+    /// `dec`.
+    pub const DEC: i32 = 1 << 1;
+    /// `fixed`.
+    pub const FIXED: i32 = 1 << 2;
+    /// `hex`.
+    pub const HEX: i32 = 1 << 3;
+    /// `internal`.
+    pub const INTERNAL: i32 = 1 << 4;
+    /// `left`.
+    pub const LEFT: i32 = 1 << 5;
+    /// `oct`.
+    pub const OCT: i32 = 1 << 6;
+    /// `right`.
+    pub const RIGHT: i32 = 1 << 7;
+    /// `scientific`.
+    pub const SCIENTIFIC: i32 = 1 << 8;
+    /// `showbase`.
+    pub const SHOWBASE: i32 = 1 << 9;
+    /// `showpoint`.
+    pub const SHOWPOINT: i32 = 1 << 10;
+    /// `showpos`.
+    pub const SHOWPOS: i32 = 1 << 11;
+    /// `skipws`.
+    pub const SKIPWS: i32 = 1 << 12;
+    /// `unitbuf`.
+    pub const UNITBUF: i32 = 1 << 13;
+    /// `uppercase`.
+    pub const UPPERCASE: i32 = 1 << 14;
+    /// `adjustfield`: `left | right | internal`.
+    pub const ADJUSTFIELD: i32 = LEFT | RIGHT | INTERNAL;
+    /// `basefield`: `dec | oct | hex`.
+    pub const BASEFIELD: i32 = DEC | OCT | HEX;
+    /// `floatfield`: `scientific | fixed`.
+    pub const FLOATFIELD: i32 = SCIENTIFIC | FIXED;
+
+    /// The flag `std::ios_base::name` (also `std::ios::name`), if it is one.
+    pub fn named(name: &str) -> Option<i32> {
+        Some(match name {
+            "boolalpha" => BOOLALPHA,
+            "dec" => DEC,
+            "fixed" => FIXED,
+            "hex" => HEX,
+            "internal" => INTERNAL,
+            "left" => LEFT,
+            "oct" => OCT,
+            "right" => RIGHT,
+            "scientific" => SCIENTIFIC,
+            "showbase" => SHOWBASE,
+            "showpoint" => SHOWPOINT,
+            "showpos" => SHOWPOS,
+            "skipws" => SKIPWS,
+            "unitbuf" => UNITBUF,
+            "uppercase" => UPPERCASE,
+            "adjustfield" => ADJUSTFIELD,
+            "basefield" => BASEFIELD,
+            "floatfield" => FLOATFIELD,
+            _ => return None,
+        })
+    }
+}
+
 /// Stream manipulators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Manipulator {
@@ -1365,6 +1459,10 @@ pub enum Manipulator {
     Flush,
     /// `std::ends`: a null character.
     Ends,
+    /// `std::setiosflags(f)`: sets the flags of `f` (an `int`).
+    Setiosflags,
+    /// `std::resetiosflags(f)`: clears the flags of `f`.
+    Resetiosflags,
 }
 
 /// The stream a `Print` chain writes to: follows the first operands of

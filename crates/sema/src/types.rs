@@ -237,10 +237,15 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
             if is_wchar(ty) {
                 return Type::Scalar(Scalar::WChar);
             }
+            // `std::ios::fmtflags`: libstdc++'s flags fit an `int`.
+            if name == "fmtflags" && qualifier_ok(path, &["std", "ios", "ios_base"]) {
+                return Type::Scalar(Scalar::Int);
+            }
             // The C library's integer typedefs, as in LP64.
             if qualifier_ok(path, &["std"]) {
                 match name {
                     "size_t" => return Type::Scalar(Scalar::ULong),
+                    "streamsize" => return Type::Scalar(Scalar::Long),
                     "ptrdiff_t" | "int64_t" => return Type::Scalar(Scalar::Long),
                     "uint64_t" => return Type::Scalar(Scalar::ULong),
                     "int32_t" => return Type::Scalar(Scalar::Int),

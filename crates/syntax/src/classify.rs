@@ -66,6 +66,10 @@ pub const CLASS_NAMES: &[&str] = &[
     "unsupported_feature",
     "size_t",
     "ptrdiff_t",
+    // `std::streamsize` and `std::ios::fmtflags`, what the format members
+    // of a stream take and answer.
+    "streamsize",
+    "fmtflags",
     "int32_t",
     "uint32_t",
     "int64_t",

@@ -775,7 +775,14 @@ pub fn method(
         Type::Container(..) => stdcont::method(cx, base, name, args, span),
         Type::Accelerator | Type::AcceleratorView => device::method(cx, base, name, args, span),
         Type::WideStr => wstring::method(cx, base, name, &args, span),
-        Type::StringStream(_) => sstream::method(cx, base, name, args, span),
+        Type::Ostream | Type::WideOstream | Type::StringStream(_)
+            if stream::is_format_member(&name.name) =>
+        {
+            stream::format_member(cx, base, name, args, span)
+        }
+        Type::StringStream(_) | Type::Ostream | Type::WideOstream => {
+            sstream::method(cx, base, name, args, span)
+        }
         other => {
             let other = other.clone();
             no_member(cx, &other, name, "")
