@@ -191,7 +191,8 @@ impl Machine<'_> {
             | Intrinsic::VectorAt
             | Intrinsic::Print
             | Intrinsic::Stdout
-            | Intrinsic::Stderr => {
+            | Intrinsic::Stderr
+            | Intrinsic::Stdin => {
                 let p = self.intrinsic_place(op, args, e)?;
                 self.read(&p, span)
             }
@@ -205,6 +206,10 @@ impl Machine<'_> {
             | Intrinsic::StreamQuery(_)
             | Intrinsic::StreamClear
             | Intrinsic::StreamFormat(_)
+            | Intrinsic::StreamGet
+            | Intrinsic::StreamPeek
+            | Intrinsic::StreamIgnore
+            | Intrinsic::Getchar
             | Intrinsic::StringToNumber { .. }
             | Intrinsic::WideStrChars
             | Intrinsic::WideStrLen
@@ -953,6 +958,10 @@ impl Machine<'_> {
             // may refer to either.
             Intrinsic::Stdout => Ok(Machine::temp(Value::Int(STDOUT))),
             Intrinsic::Stderr => Ok(Machine::temp(Value::Int(STDERR))),
+            Intrinsic::Stdin => {
+                let cin = self.stdin_stream(span)?;
+                Ok(Machine::temp(Value::Stream(cin)))
+            }
             Intrinsic::Print => {
                 let stream = self.eval(&args[0])?;
                 let v = self.eval(&args[1])?;

@@ -73,7 +73,8 @@ impl Strand {
 }
 
 /// What a REPL session keeps between inputs: the globals, `main`'s frame,
-/// the memory in use and the stream's format flags.
+/// the memory in use, the streams' format flags and `std::cin` (whose
+/// input is at its end: a session has none).
 #[derive(Debug)]
 pub(crate) struct Saved {
     globals: Vec<Value>,
@@ -81,6 +82,7 @@ pub(crate) struct Saved {
     meter: Rc<Meter>,
     stream: StreamFormat,
     wide_stream: StreamFormat,
+    cin: Option<Rc<RefCell<crate::sstream::StringStream>>>,
     rand: tessera_runtime::rand::Rand,
 }
 
@@ -128,6 +130,12 @@ pub(crate) struct Machine<'p> {
     pub(crate) out: Vec<u8>,
     sink: &'p mut dyn Write,
     sink_broken: bool,
+    /// The program's standard input (none: at its end from the start).
+    pub(crate) input: Option<&'p mut dyn std::io::BufRead>,
+    /// The input reached its end (or failed): nothing more is read.
+    pub(crate) input_done: bool,
+    /// `std::cin`, made when the program first names it.
+    pub(crate) cin: Option<Rc<RefCell<crate::sstream::StringStream>>>,
     start: Instant,
     ticks: u64,
     pub(crate) depth: u32,
@@ -227,6 +235,9 @@ impl<'p> Machine<'p> {
             out: Vec::new(),
             sink,
             sink_broken: false,
+            input: None,
+            input_done: false,
+            cin: None,
             start: Instant::now(),
             ticks: 0,
             depth: 0,
@@ -287,6 +298,7 @@ impl<'p> Machine<'p> {
             m.meter = saved.meter;
             m.stream = saved.stream;
             m.wide_stream = saved.wide_stream;
+            m.cin = saved.cin;
             m.clib.rand = saved.rand;
         }
         m
@@ -300,6 +312,7 @@ impl<'p> Machine<'p> {
             meter: self.meter,
             stream: self.stream,
             wide_stream: self.wide_stream,
+            cin: self.cin,
             rand: self.clib.rand,
         }
     }

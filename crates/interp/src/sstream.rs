@@ -50,6 +50,16 @@ impl StringStream {
         !self.fail && !self.eof
     }
 
+    /// Whether the text left to read has what a read of `std::cin` needs.
+    fn has(&self, need: Need) -> bool {
+        let rest = &self.text[self.get.min(self.text.len())..];
+        match need {
+            Need::Byte => !rest.is_empty(),
+            Need::Through(delim) => rest.contains(&delim),
+            Need::Word => rest.iter().any(|b| !is_space(*b)) && rest.last() == Some(&b'\n'),
+        }
+    }
+
     /// The next byte to read, if any.
     fn peek(&self) -> Option<u8> {
         self.text.get(self.get).copied()
@@ -75,6 +85,18 @@ impl StringStream {
         }
         true
     }
+}
+
+/// What a read of `std::cin` needs in its text before it runs (see
+/// `Machine::fill_stdin`).
+#[derive(Clone, Copy, Debug)]
+enum Need {
+    /// One byte (`get`, `peek`, `getchar`).
+    Byte,
+    /// Text through this byte (`std::getline`, `ignore(n, delim)`).
+    Through(u8),
+    /// A word after white space, and the rest of its line (`>>`).
+    Word,
 }
 
 /// The C locale's `isspace`.
@@ -275,6 +297,93 @@ impl Machine<'_> {
         }
     }
 
+    /// `std::cin`: one stream for the run, made when first named.
+    pub(crate) fn stdin_stream(&mut self, span: Span) -> Res<Rc<RefCell<StringStream>>> {
+        if let Some(cin) = &self.cin {
+            return Ok(Rc::clone(cin));
+        }
+        let Value::Stream(cin) = self.new_string_stream(Vec::new(), span)? else {
+            return Err(self.error(codes::R0007, span, "the input stream could not be made"));
+        };
+        self.cin = Some(Rc::clone(&cin));
+        Ok(cin)
+    }
+
+    /// When `stream` is `std::cin`, reads lines of the program's input into
+    /// its text until the next read has what it `need`s, or the input
+    /// ends. Reading whole lines is what a terminal gives, and a word never
+    /// spans a line, so the reads then parse the text as a string
+    /// stream's, their end of text being the input's.
+    fn fill_stdin(
+        &mut self,
+        stream: &Rc<RefCell<StringStream>>,
+        need: Need,
+        span: Span,
+    ) -> Res<()> {
+        if !self.cin.as_ref().is_some_and(|cin| Rc::ptr_eq(cin, stream)) {
+            return Ok(());
+        }
+        // `std::cin` is tied to `std::cout`: a prompt shows first.
+        self.flush();
+        loop {
+            if self.input_done || stream.borrow().has(need) {
+                return Ok(());
+            }
+            let mut line = Vec::new();
+            let read = match self.input.as_mut() {
+                Some(input) => input.read_until(b'\n', &mut line).unwrap_or(0),
+                None => 0,
+            };
+            if read == 0 {
+                self.input_done = true;
+                return Ok(());
+            }
+            let mut s = stream.borrow_mut();
+            // The text already read goes: only what is left is kept.
+            let get = s.get;
+            s.text.drain(..get);
+            s.get = 0;
+            s.put = 0;
+            let more = (s.text.len() + line.len()).saturating_sub(s.counted as usize) as u64;
+            self.grow_stream(&mut s, more, span)?;
+            s.text.extend_from_slice(&line);
+        }
+    }
+
+    /// `in.ignore(count, delim)`: skips up to `count` bytes, stopping after
+    /// `delim` (-1: none); the end of the text sets eofbit. libstdc++ takes
+    /// the largest `std::streamsize` as no limit.
+    fn ignore(
+        &mut self,
+        stream: &Rc<RefCell<StringStream>>,
+        count: i64,
+        delim: i64,
+        span: Span,
+    ) -> Res<()> {
+        if !stream.borrow_mut().sentry(false) {
+            return Ok(());
+        }
+        let mut taken = 0i64;
+        while count == i64::MAX || taken < count {
+            let need = match u8::try_from(delim) {
+                Ok(d) => Need::Through(d),
+                Err(_) => Need::Byte,
+            };
+            self.fill_stdin(stream, need, span)?;
+            let mut s = stream.borrow_mut();
+            let Some(b) = s.peek() else {
+                s.eof = true;
+                return Ok(());
+            };
+            s.get += 1;
+            taken += 1;
+            if i64::from(b) == delim {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
     /// Counts `more` bytes of a stream's text against the memory limit.
     fn grow_stream(&mut self, s: &mut StringStream, more: u64, span: Span) -> Res<()> {
         self.take_memory(more, span)?;
@@ -427,6 +536,55 @@ impl Machine<'_> {
                 let wide = args[0].ty == Type::WideOstream;
                 Ok(self.with_format(&stream, wide, |f| format_member(f, *member, &values)))
             }
+            Intrinsic::StreamGet | Intrinsic::StreamPeek => {
+                let Some(stream) = self.string_stream(&args[0])? else {
+                    return Ok(Value::Int(-1));
+                };
+                self.fill_stdin(&stream, Need::Byte, span)?;
+                let mut s = stream.borrow_mut();
+                // `get` and `peek` build a sentry that does not skip white
+                // space: a stream that is not good gives EOF and failbit.
+                if !s.sentry(false) {
+                    return Ok(Value::Int(-1));
+                }
+                match s.peek() {
+                    Some(b) => {
+                        if *op == Intrinsic::StreamGet {
+                            s.get += 1;
+                        }
+                        Ok(Value::Int(i64::from(b)))
+                    }
+                    None => {
+                        // `get` fails at the end; `peek` only sets eofbit.
+                        s.eof = true;
+                        s.fail |= *op == Intrinsic::StreamGet;
+                        Ok(Value::Int(-1))
+                    }
+                }
+            }
+            Intrinsic::StreamIgnore => {
+                let stream = self.string_stream(&args[0])?;
+                let count = self.eval(&args[1])?.int();
+                let delim = self.eval(&args[2])?.int();
+                if let Some(stream) = stream {
+                    self.ignore(&stream, count, delim, span)?;
+                }
+                Ok(Value::Void)
+            }
+            Intrinsic::Getchar => {
+                let cin = self.stdin_stream(span)?;
+                self.fill_stdin(&cin, Need::Byte, span)?;
+                let mut s = cin.borrow_mut();
+                // C's stdio and `std::cin` share the input (as libstdc++
+                // keeps them in step by default), but not the state flags.
+                Ok(Value::Int(match s.peek() {
+                    Some(b) => {
+                        s.get += 1;
+                        i64::from(b)
+                    }
+                    None => -1,
+                }))
+            }
             Intrinsic::StringToNumber { name } => self.string_to_number(name, args, e),
             Intrinsic::WideStrLen => {
                 let text = wide_text(&self.eval(&args[0])?);
@@ -479,10 +637,16 @@ impl Machine<'_> {
             return Ok(Machine::temp(stream));
         };
         match op {
-            Intrinsic::StreamRead => self.stream_read(s, &args[1], span)?,
+            Intrinsic::StreamRead => {
+                if args[1].ty != Type::Manipulator {
+                    self.fill_stdin(s, Need::Word, span)?;
+                }
+                self.stream_read(s, &args[1], span)?;
+            }
             Intrinsic::StreamGetline => {
                 let target = self.place(&args[1])?;
                 let delim = self.eval(&args[2])?.int() as u8;
+                self.fill_stdin(s, Need::Through(delim), span)?;
                 let line = {
                     let mut s = s.borrow_mut();
                     if s.sentry(false) {

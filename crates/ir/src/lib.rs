@@ -824,6 +824,23 @@ pub enum Intrinsic {
     /// `std::cerr` / `std::wcerr`: the standard error stream (a place of
     /// type `Ostream`).
     Stderr,
+    /// `std::cin` / `std::wcin`: the standard input stream, a reading
+    /// stream of type `StringStream(Cin)` whose text is read from the
+    /// program's input as the reads need it.
+    Stdin,
+    /// `in.get()`: args `[stream]`; the next byte (0 to 255), or -1 (EOF)
+    /// with failbit and eofbit set when there is none.
+    StreamGet,
+    /// `in.peek()`: args `[stream]`; the next byte without taking it, or
+    /// -1 (EOF) with eofbit set.
+    StreamPeek,
+    /// `in.ignore(n, delim)`: args `[stream, count (a long), delimiter (an
+    /// int, -1 for none)]`; skips `count` bytes, or up to and past the
+    /// delimiter, or to the end (eofbit).
+    StreamIgnore,
+    /// `getchar()`: args none; the next byte of standard input (0 to 255),
+    /// or -1 (EOF) at its end.
+    Getchar,
     /// Writes a value to a stream with the stream's current format; args
     /// `[stream, value]`, the result is the stream. The stream is standard
     /// error when the innermost first operand of the chain is `Stderr`

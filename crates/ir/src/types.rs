@@ -250,6 +250,10 @@ pub enum StringStreamKind {
     WideIn,
     /// `std::wostringstream`: writes wide text only.
     WideOut,
+    /// `std::cin`, a `std::istream` reading the program's input.
+    Cin,
+    /// `std::wcin`, a `std::wistream` reading the program's input.
+    WideCin,
 }
 
 impl StringStreamKind {
@@ -262,6 +266,8 @@ impl StringStreamKind {
             StringStreamKind::WideBoth => "std::wstringstream",
             StringStreamKind::WideIn => "std::wistringstream",
             StringStreamKind::WideOut => "std::wostringstream",
+            StringStreamKind::Cin => "std::istream",
+            StringStreamKind::WideCin => "std::wistream",
         }
     }
 
@@ -286,14 +292,29 @@ impl StringStreamKind {
     /// It has `<<` (and is a `std::ostream`, or a `std::wostream` when
     /// wide).
     pub fn writes(self) -> bool {
-        !matches!(self, StringStreamKind::In | StringStreamKind::WideIn)
+        !matches!(
+            self,
+            StringStreamKind::In
+                | StringStreamKind::WideIn
+                | StringStreamKind::Cin
+                | StringStreamKind::WideCin
+        )
+    }
+
+    /// It is `std::cin` or `std::wcin`, which has no text of its own
+    /// (`str()`).
+    pub fn is_stdin(self) -> bool {
+        matches!(self, StringStreamKind::Cin | StringStreamKind::WideCin)
     }
 
     /// Its text is wide (`std::wstring`, written as UTF-8).
     pub fn wide(self) -> bool {
         matches!(
             self,
-            StringStreamKind::WideBoth | StringStreamKind::WideIn | StringStreamKind::WideOut
+            StringStreamKind::WideBoth
+                | StringStreamKind::WideIn
+                | StringStreamKind::WideOut
+                | StringStreamKind::WideCin
         )
     }
 

@@ -65,7 +65,7 @@ pub(super) fn c_stream(e: &Expr) -> Option<OutStream> {
 /// The C library functions this module knows.
 const NAMES: &[&str] = &[
     "printf", "fprintf", "sprintf", "snprintf", "puts", "fputs", "putchar", "fputc", "putc",
-    "fflush", "rand", "srand", "exit", "abort", "assert",
+    "fflush", "rand", "srand", "exit", "abort", "assert", "getchar",
 ];
 
 /// True when `path` names one of these functions.
@@ -221,6 +221,12 @@ pub(super) fn call(
                 return Ok(error_expr(span));
             };
             intrinsic(Intrinsic::Putchar(stream), vec![c], Type::INT, span)
+        }
+        "getchar" => {
+            if !arity(cx, &what, &args, 0, "no arguments", span) {
+                return Ok(error_expr(span));
+            }
+            intrinsic(Intrinsic::Getchar, Vec::new(), Type::INT, span)
         }
         "fflush" => {
             if !arity(cx, &what, &args, 1, "`stdout` or `stderr`", span) {

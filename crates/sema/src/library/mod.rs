@@ -1038,7 +1038,6 @@ const UNSUPPORTED_STD: &[&str] = &[
     "time",
     "clock",
     "scanf",
-    "getchar",
     "malloc",
     "free",
     "memcpy",

@@ -24,7 +24,7 @@ use tessera_syntax::ast;
 const AMP_HELP: &str = "string streams live on the host: build the text after the kernel";
 
 /// What a string stream has, for the help of an unknown member.
-const MEMBERS: &str = "a string stream has `<<` (writing ones), `>>` (reading ones), `str()`, `str(s)`, `good()`, `fail()`, `eof()`, `bad()` and `clear()`; `std::getline(stream, s)` reads a line";
+const MEMBERS: &str = "a string stream has `<<` (writing ones), `>>`, `get()`, `peek()` and `ignore()` (reading ones), `str()`, `str(s)`, `good()`, `fail()`, `eof()`, `bad()`, `clear()` and the format members (`precision`, `width`, `fill`, `flags`, `setf`, `unsetf`); `std::getline(stream, s)` reads a line; `std::cin` has the same but `str`";
 
 /// The name the `std::string` class has in the typed program.
 const STRING_CLASS: &str = "std::string";
@@ -190,7 +190,24 @@ pub(super) fn method(
         }
         return intrinsic(Intrinsic::StreamQuery(q), vec![base], Type::BOOL, span);
     }
-    match (name.name.as_str(), is_string_stream(&base.ty)) {
+    let reads = matches!(base.ty, Type::StringStream(kind) if kind.reads());
+    match name.name.as_str() {
+        "get" | "peek" if reads => {
+            if !arity(cx, &what, &args, 0, "no arguments", span) {
+                return error_expr(span);
+            }
+            let op = if name.name == "get" {
+                Intrinsic::StreamGet
+            } else {
+                Intrinsic::StreamPeek
+            };
+            return intrinsic(op, vec![base], Type::INT, span);
+        }
+        "ignore" if reads => return ignore(cx, base, &what, args, span),
+        _ => {}
+    }
+    let text_stream = matches!(base.ty, Type::StringStream(kind) if !kind.is_stdin());
+    match (name.name.as_str(), text_stream) {
         ("clear", _) => {
             if !arity(cx, &what, &args, 0, "no arguments", span) {
                 return error_expr(span);
@@ -242,6 +259,54 @@ pub(super) fn method(
             error_expr(span)
         }
     }
+}
+
+/// `in.ignore()`, `in.ignore(n)`, `in.ignore(n, delim)`.
+fn ignore(cx: &mut FnCx<'_>, base: Expr, what: &str, args: Vec<Expr>, span: Span) -> Expr {
+    if args.len() > 2 {
+        arity(
+            cx,
+            what,
+            &args,
+            2,
+            "an optional count and an optional delimiter",
+            span,
+        );
+        return error_expr(span);
+    }
+    let mut lowered = vec![base];
+    for (i, arg) in args.into_iter().enumerate() {
+        if arg.ty.scalar().is_none() {
+            let shown = cx.ck.show(&arg.ty);
+            cx.ck.error(
+                codes::E0203,
+                arg.span,
+                format!("mismatched types: {what} takes a count and a delimiter, not `{shown}`"),
+                format!("this is `{shown}`"),
+                "",
+            );
+            return error_expr(span);
+        }
+        lowered.push(cx.convert_scalar(arg, if i == 0 { Scalar::Long } else { Scalar::Int }));
+    }
+    // The defaults: one byte, no delimiter (EOF).
+    if lowered.len() < 2 {
+        lowered.push(mk(
+            ExprKind::Const(tessera_ir::Const::Int(1)),
+            Type::Scalar(Scalar::Long),
+            false,
+            span,
+        ));
+    }
+    if lowered.len() < 3 {
+        lowered.push(mk(
+            ExprKind::Const(tessera_ir::Const::Int(-1)),
+            Type::INT,
+            false,
+            span,
+        ));
+    }
+    intrinsic(Intrinsic::StreamIgnore, lowered, Type::Void, span)
 }
 
 /// `stream >> target`.
@@ -395,7 +460,9 @@ pub(super) fn getline(cx: &mut FnCx<'_>, args: Vec<Expr>, span: Span) -> Expr {
                 format!("`std::getline` reads from an input stream, not `{shown}`"),
             )
             .with_label(format!("this is `{shown}`"))
-            .with_help("read lines from a `std::istringstream` or a `std::stringstream` (`std::cin` is not supported)"),
+            .with_help(
+                "read lines from `std::cin`, a `std::istringstream` or a `std::stringstream`",
+            ),
         );
         return error_expr(span);
     };

@@ -4,7 +4,9 @@
 use super::{Ns, Side, arity, check_side, intrinsic, mk, namespace};
 use crate::cx::{FnCx, error_expr};
 use tessera_diagnostics::{Diagnostic, Span, codes};
-use tessera_ir::{Const, Expr, ExprKind, Intrinsic, Manipulator, Scalar, StreamMember, Type};
+use tessera_ir::{
+    Const, Expr, ExprKind, Intrinsic, Manipulator, Scalar, StreamMember, StringStreamKind, Type,
+};
 use tessera_syntax::ast::{self, BinaryOp};
 
 /// Manipulators used as values: `std::cout << std::endl`.
@@ -80,6 +82,13 @@ pub(super) fn name(cx: &mut FnCx<'_>, path: &ast::Path) -> Option<Expr> {
         // `clog` is `cerr` with a buffer; the text and its order are the same.
         "cerr" | "clog" => Some((Intrinsic::Stderr, Type::Ostream)),
         "wcerr" | "wclog" => Some((Intrinsic::Stderr, Type::WideOstream)),
+        // The input stream reads as a string stream does, its text coming
+        // from the program's input.
+        "cin" => Some((Intrinsic::Stdin, Type::StringStream(StringStreamKind::Cin))),
+        "wcin" => Some((
+            Intrinsic::Stdin,
+            Type::StringStream(StringStreamKind::WideCin),
+        )),
         _ => None,
     };
     let (e, msvc) = if let Some((op, ty)) = stream {
