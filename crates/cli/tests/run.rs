@@ -328,6 +328,7 @@ fn bless(root: &Path, case: &Case, outcomes: &[(&str, Outcome)]) -> Vec<String> 
             stderr: first.stderr.clone(),
             exit: first.exit.clone().unwrap_or(-1),
             not_for_oracle: case.not_for_oracle,
+            stdin: Vec::new(),
         };
         for problem in mismatches(&reference, outcome) {
             problems.push(format!(

@@ -24,7 +24,10 @@ use tessera_syntax::ast;
 const AMP_HELP: &str = "string streams live on the host: build the text after the kernel";
 
 /// What a string stream has, for the help of an unknown member.
-const MEMBERS: &str = "a string stream has `<<` (writing ones), `>>`, `get()`, `peek()` and `ignore()` (reading ones), `str()`, `str(s)`, `good()`, `fail()`, `eof()`, `bad()`, `clear()` and the format members (`precision`, `width`, `fill`, `flags`, `setf`, `unsetf`); `std::getline(stream, s)` reads a line; `std::cin` has the same but `str`";
+const MEMBERS: &str = "a string stream has `<<` (writing ones), `>>`, `get()`, `peek()` and `ignore()` (reading ones), `str()`, `str(s)`, `good()`, `fail()`, `eof()`, `bad()`, `clear()` and the format members (`precision`, `setf`, ...); `std::getline(stream, s)` reads a line";
+
+/// What `std::cin` has, for the help of an unknown member.
+const CIN_MEMBERS: &str = "`std::cin` has `>>`, `get()`, `peek()`, `ignore()`, `good()`, `fail()`, `eof()`, `bad()`, `clear()` and the format members (`precision`, `setf`, ...); `std::getline(std::cin, s)` reads a line";
 
 /// The name the `std::string` class has in the typed program.
 const STRING_CLASS: &str = "std::string";
@@ -254,7 +257,11 @@ pub(super) fn method(
                 name.span,
                 format!("{what} is not supported yet"),
                 "not supported",
-                MEMBERS,
+                if matches!(base.ty, Type::StringStream(kind) if kind.is_stdin()) {
+                    CIN_MEMBERS
+                } else {
+                    MEMBERS
+                },
             );
             error_expr(span)
         }
