@@ -1480,6 +1480,9 @@ pub enum Manipulator {
     Setiosflags,
     /// `std::resetiosflags(f)`: clears the flags of `f`.
     Resetiosflags,
+    /// `stream.put(c)`: the byte `c`, unformatted (no padding; a pending
+    /// width stays for the next value).
+    Put,
 }
 
 /// The stream a `Print` chain writes to: follows the first operands of

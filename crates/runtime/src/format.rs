@@ -310,6 +310,8 @@ impl StreamFormat {
             Manipulator::Resetiosflags => self.unsetf(arg),
             // Unformatted output: no padding, the width stays pending.
             Manipulator::Ends => out.push(0),
+            // The byte of the `char` argument.
+            Manipulator::Put => out.push(arg as u8),
             Manipulator::Flush => {}
             // Truncation to the low byte is the point: this is the
             // int-to-char conversion at the call of `setfill`.

@@ -26,6 +26,10 @@ const AMP_HELP: &str = "string streams live on the host: build the text after th
 /// What a string stream has, for the help of an unknown member.
 const MEMBERS: &str = "a string stream has `<<` (writing ones), `>>`, `get()`, `peek()` and `ignore()` (reading ones), `str()`, `str(s)`, `good()`, `fail()`, `eof()`, `bad()`, `clear()` and the format members (`precision`, `setf`, ...); `std::getline(stream, s)` reads a line";
 
+/// What `std::cout` and the other output streams have, for the help of an
+/// unknown member.
+const OSTREAM_MEMBERS: &str = "an output stream has `<<`, `put(c)`, `flush()`, `good()`, `fail()`, `eof()`, `bad()`, `clear()` and the format members (`precision`, `setf`, ...)";
+
 /// What `std::cin` has, for the help of an unknown member.
 const CIN_MEMBERS: &str = "`std::cin` has `>>`, `get()`, `peek()`, `ignore()`, `good()`, `fail()`, `eof()`, `bad()`, `clear()` and the format members (`precision`, `setf`, ...); `std::getline(std::cin, s)` reads a line";
 
@@ -194,6 +198,10 @@ pub(super) fn method(
         return intrinsic(Intrinsic::StreamQuery(q), vec![base], Type::BOOL, span);
     }
     let reads = matches!(base.ty, Type::StringStream(kind) if kind.reads());
+    let writes = match base.ty {
+        Type::StringStream(kind) => kind.writes(),
+        _ => true,
+    };
     match name.name.as_str() {
         "get" | "peek" if reads => {
             if !arity(cx, &what, &args, 0, "no arguments", span) {
@@ -207,6 +215,7 @@ pub(super) fn method(
             return intrinsic(op, vec![base], Type::INT, span);
         }
         "ignore" if reads => return ignore(cx, base, &what, args, span),
+        "flush" | "put" if writes => return unformatted(cx, base, name, &what, args, span),
         _ => {}
     }
     let text_stream = matches!(base.ty, Type::StringStream(kind) if !kind.is_stdin());
@@ -257,15 +266,75 @@ pub(super) fn method(
                 name.span,
                 format!("{what} is not supported yet"),
                 "not supported",
-                if matches!(base.ty, Type::StringStream(kind) if kind.is_stdin()) {
-                    CIN_MEMBERS
-                } else {
-                    MEMBERS
+                match base.ty {
+                    Type::StringStream(kind) if kind.is_stdin() => CIN_MEMBERS,
+                    Type::StringStream(_) => MEMBERS,
+                    _ => OSTREAM_MEMBERS,
                 },
             );
             error_expr(span)
         }
     }
+}
+
+/// `out.flush()` and `out.put(c)`: written as `out << std::flush` and an
+/// unformatted byte (`Manipulator::Put`); the result is the stream, for a
+/// chain (`std::cout.put('a').put('\n')`).
+fn unformatted(
+    cx: &mut FnCx<'_>,
+    base: Expr,
+    name: &ast::Ident,
+    what: &str,
+    args: Vec<Expr>,
+    span: Span,
+) -> Expr {
+    let flush = name.name == "flush";
+    let (want, takes) = if flush {
+        (0, "no arguments")
+    } else {
+        (1, "a character")
+    };
+    if !arity(cx, what, &args, want, takes, span) {
+        return error_expr(span);
+    }
+    let value = match args.into_iter().next() {
+        None => intrinsic(
+            Intrinsic::Manipulator(tessera_ir::Manipulator::Flush),
+            Vec::new(),
+            Type::Manipulator,
+            span,
+        ),
+        Some(c) if c.ty.scalar().is_some() => {
+            let c = cx.convert_scalar(c, Scalar::Int);
+            intrinsic(
+                Intrinsic::Manipulator(tessera_ir::Manipulator::Put),
+                vec![c],
+                Type::Manipulator,
+                span,
+            )
+        }
+        Some(c) => {
+            let shown = cx.ck.show(&c.ty);
+            cx.ck.error(
+                codes::E0203,
+                c.span,
+                format!("mismatched types: {what} takes a character, not `{shown}`"),
+                format!("this is `{shown}`"),
+                "",
+            );
+            return error_expr(span);
+        }
+    };
+    let ty = base.ty.clone();
+    mk(
+        ExprKind::Intrinsic {
+            op: Intrinsic::Print,
+            args: vec![base, value],
+        },
+        ty,
+        true,
+        span,
+    )
 }
 
 /// `in.ignore()`, `in.ignore(n)`, `in.ignore(n, delim)`.
