@@ -907,7 +907,9 @@ pub enum Intrinsic {
     /// `std::string`'s characters), which it starts with.
     StringStreamNew,
     /// A string stream seen as the `std::ostream` it derives from (for a
-    /// `std::ostream&`): args `[stream]`; the same stream, a place.
+    /// `std::ostream&`), or as the `std::istream` (the expression's type,
+    /// `StringStream(Cin)`, for a `std::istream&`): args `[stream]`; the
+    /// same stream, a place.
     StreamAsOstream,
     /// `stream >> x`: args `[stream, target]`; skips white space and reads
     /// the target's type as libstdc++ reads it (a number, a `char`, or a

@@ -250,9 +250,11 @@ pub enum StringStreamKind {
     WideIn,
     /// `std::wostringstream`: writes wide text only.
     WideOut,
-    /// `std::cin`, a `std::istream` reading the program's input.
+    /// `std::istream`: `std::cin`, reading the program's input, or a
+    /// reading string stream bound to a `std::istream&`.
     Cin,
-    /// `std::wcin`, a `std::wistream` reading the program's input.
+    /// `std::wistream`: `std::wcin`, or a wide reading string stream bound
+    /// to a `std::wistream&`.
     WideCin,
 }
 
@@ -301,8 +303,23 @@ impl StringStreamKind {
         )
     }
 
-    /// It is `std::cin` or `std::wcin`, which has no text of its own
-    /// (`str()`).
+    /// The `std::istream` (`std::wistream`) a reading string stream
+    /// derives from and binds, as the type of `std::cin` (`Cin`) is;
+    /// `None` for a stream that only writes, and for `std::cin` itself.
+    pub fn istream_base(self) -> Option<Type> {
+        match self {
+            StringStreamKind::Both | StringStreamKind::In => {
+                Some(Type::StringStream(StringStreamKind::Cin))
+            }
+            StringStreamKind::WideBoth | StringStreamKind::WideIn => {
+                Some(Type::StringStream(StringStreamKind::WideCin))
+            }
+            _ => None,
+        }
+    }
+
+    /// It is `std::cin` or `std::wcin` (or a `std::istream&`, whose type
+    /// theirs is), which has no text of its own (`str()`).
     pub fn is_stdin(self) -> bool {
         matches!(self, StringStreamKind::Cin | StringStreamKind::WideCin)
     }

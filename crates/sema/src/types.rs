@@ -256,6 +256,14 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                     // Only as `std::wostream&`: `std::wcout`, `std::wcerr` or
                     // a wide string stream.
                     "wostream" if path.segments.len() == 2 => return Type::WideOstream,
+                    // Only as `std::istream&`: `std::cin` or a reading
+                    // string stream.
+                    "istream" if path.segments.len() == 2 => {
+                        return Type::StringStream(StringStreamKind::Cin);
+                    }
+                    "wistream" if path.segments.len() == 2 => {
+                        return Type::StringStream(StringStreamKind::WideCin);
+                    }
                     _ if StringStreamKind::named(name).is_some() => {
                         if let Some(kind) = StringStreamKind::named(name) {
                             return Type::StringStream(kind);

@@ -83,6 +83,8 @@ pub const CLASS_NAMES: &[&str] = &[
     "wistringstream",
     "wostringstream",
     "wostream",
+    "istream",
+    "wistream",
     "mt19937",
     "mt19937_64",
     "minstd_rand0",

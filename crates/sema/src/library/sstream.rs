@@ -627,6 +627,21 @@ pub(crate) fn as_ostream(stream: Expr) -> Expr {
     )
 }
 
+/// A reading string stream bound to a `std::istream&` (of type `base`,
+/// the type of `std::cin`): the same stream.
+pub(crate) fn as_base(stream: Expr, base: Type) -> Expr {
+    let (place, span) = (stream.place, stream.span);
+    mk(
+        ExprKind::Intrinsic {
+            op: Intrinsic::StreamAsOstream,
+            args: vec![stream],
+        },
+        base,
+        place,
+        span,
+    )
+}
+
 /// `std::stoi` and its family: the name, the type each returns, and
 /// whether it takes a base.
 const STRING_TO_NUMBER: &[(&str, Scalar, bool)] = &[
