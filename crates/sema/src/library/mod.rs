@@ -811,6 +811,9 @@ pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
     if let Some(e) = device::call(cx, path, &args, span) {
         return e;
     }
+    if let Some(e) = stream::sync_with_stdio(cx, path, &args, span) {
+        return e;
+    }
     let ns = namespace(path);
     let name = path.last();
     let std_like = matches!(ns, Ns::Std | Ns::Unqualified);

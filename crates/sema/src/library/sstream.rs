@@ -215,6 +215,24 @@ pub(super) fn method(
             return intrinsic(op, vec![base], Type::INT, span);
         }
         "ignore" if reads => return ignore(cx, base, &what, args, span),
+        // `std::cin.tie(nullptr)`: Tessera writes `std::cout`'s text out
+        // before every read either way, which an untied stream may also
+        // do; the result (the old tie, a pointer) is not supported.
+        "tie" if reads && args.len() == 1 => {
+            if !matches!(args[0].ty, Type::Null | Type::Scalar(_) | Type::Ptr { .. }) {
+                let shown = cx.ck.show(&args[0].ty);
+                cx.ck.error(
+                    codes::E0203,
+                    args[0].span,
+                    format!("mismatched types: {what} takes a stream's address, not `{shown}`"),
+                    format!("this is `{shown}`"),
+                    "",
+                );
+                return error_expr(span);
+            }
+            // The library's no-op (as `future.wait()` is).
+            return intrinsic(Intrinsic::DeviceWait, Vec::new(), Type::Void, span);
+        }
         "flush" | "put" if writes => return unformatted(cx, base, name, &what, args, span),
         _ => {}
     }

@@ -417,3 +417,36 @@ pub(super) fn format_member(
     }
     intrinsic(Intrinsic::StreamFormat(member), lowered, result, span)
 }
+
+/// `std::ios::sync_with_stdio(b)` (also `std::ios_base::`), if `path` names
+/// it: `true`, what libstdc++ answers the first time. Tessera keeps C's
+/// stdio and the streams in one order whatever is asked, which is one of
+/// the orders C++ allows once they are not in step.
+pub(super) fn sync_with_stdio(
+    cx: &mut FnCx<'_>,
+    path: &ast::Path,
+    args: &[Expr],
+    span: Span,
+) -> Option<Expr> {
+    let names: Vec<&str> = path.segments.iter().map(|s| s.name.as_str()).collect();
+    if !matches!(
+        names.as_slice(),
+        ["std", "ios" | "ios_base", "sync_with_stdio"] | ["ios" | "ios_base", "sync_with_stdio"]
+    ) {
+        return None;
+    }
+    let what = format!("`{}`", path.text());
+    if !check_side(cx, Side::Host, &what, path.span, "C3930", AMP_HELP) {
+        return Some(error_expr(span));
+    }
+    if args.len() > 1 || args.iter().any(|a| a.ty.scalar().is_none()) {
+        arity(cx, &what, args, 1, "a `bool`", span);
+        return Some(error_expr(span));
+    }
+    Some(mk(
+        ExprKind::Const(Const::Bool(true)),
+        Type::BOOL,
+        false,
+        span,
+    ))
+}
