@@ -700,9 +700,11 @@ impl Machine<'_> {
                 | Intrinsic::Stdout
                 | Intrinsic::Stderr
                 | Intrinsic::Stdin => self.intrinsic_place(op, args, e),
-                Intrinsic::StreamAsOstream | Intrinsic::StreamRead | Intrinsic::StreamGetline => {
-                    self.string_stream_place(op, args, e)
-                }
+                Intrinsic::StreamAsOstream
+                | Intrinsic::StreamRead
+                | Intrinsic::StreamGetline
+                | Intrinsic::StreamGetChar
+                | Intrinsic::StreamGetlineBuf => self.string_stream_place(op, args, e),
                 _ => Ok(Machine::temp(self.eval(e)?)),
             },
             ExprKind::Comma { first, second } => {

@@ -196,7 +196,11 @@ impl Machine<'_> {
                 let p = self.intrinsic_place(op, args, e)?;
                 self.read(&p, span)
             }
-            Intrinsic::StreamAsOstream | Intrinsic::StreamRead | Intrinsic::StreamGetline => {
+            Intrinsic::StreamAsOstream
+            | Intrinsic::StreamRead
+            | Intrinsic::StreamGetline
+            | Intrinsic::StreamGetChar
+            | Intrinsic::StreamGetlineBuf => {
                 let p = self.string_stream_place(op, args, e)?;
                 self.read(&p, span)
             }

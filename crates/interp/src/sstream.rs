@@ -643,6 +643,70 @@ impl Machine<'_> {
                 }
                 self.stream_read(s, &args[1], span)?;
             }
+            Intrinsic::StreamGetChar => {
+                let target = self.place(&args[1])?;
+                self.fill_stdin(s, Need::Byte, span)?;
+                let byte = {
+                    let mut s = s.borrow_mut();
+                    if s.sentry(false) {
+                        let b = s.peek();
+                        match b {
+                            Some(_) => s.get += 1,
+                            None => {
+                                s.eof = true;
+                                s.fail = true;
+                            }
+                        }
+                        b
+                    } else {
+                        None
+                    }
+                };
+                if let Some(b) = byte {
+                    self.write(&target, Value::Int(i64::from(b as i8)), span)?;
+                }
+            }
+            Intrinsic::StreamGetlineBuf => {
+                let buffer = self.eval(&args[1])?;
+                let count = self.eval(&args[2])?.int();
+                let delim = self.eval(&args[3])?.int() as u8;
+                self.fill_stdin(s, Need::Through(delim), span)?;
+                let stored = {
+                    let mut s = s.borrow_mut();
+                    if s.sentry(false) {
+                        let room = usize::try_from(count.saturating_sub(1)).unwrap_or(0);
+                        let rest = &s.text[s.get..];
+                        let n = rest
+                            .iter()
+                            .take(room)
+                            .position(|&b| b == delim)
+                            .unwrap_or(rest.len().min(room));
+                        let line = rest[..n].to_vec();
+                        let mut taken = n;
+                        match rest.get(n) {
+                            None => s.eof = true,
+                            Some(&b) if b == delim => taken += 1,
+                            // The buffer filled before the delimiter.
+                            Some(_) => s.fail = true,
+                        }
+                        if taken == 0 {
+                            s.fail = true;
+                        }
+                        s.get += taken;
+                        Some(line)
+                    } else {
+                        // A stream that is not good stores an empty text.
+                        Some(Vec::new())
+                    }
+                };
+                if let Some(line) = stored.filter(|_| count > 0) {
+                    let bytes = line
+                        .into_iter()
+                        .map(|b| Value::Int(i64::from(b as i8)))
+                        .chain(std::iter::once(Value::Int(0)));
+                    self.write_pointed(&buffer, 0, bytes, span)?;
+                }
+            }
             Intrinsic::StreamGetline => {
                 let target = self.place(&args[1])?;
                 let delim = self.eval(&args[2])?.int() as u8;

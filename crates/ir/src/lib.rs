@@ -831,6 +831,16 @@ pub enum Intrinsic {
     /// `in.get()`: args `[stream]`; the next byte (0 to 255), or -1 (EOF)
     /// with failbit and eofbit set when there is none.
     StreamGet,
+    /// `in.get(c)`: args `[stream, char place]`; the next byte into `c`
+    /// (white space too), or failbit and eofbit at the end. The result is
+    /// the stream.
+    StreamGetChar,
+    /// `in.getline(buf, n, delim)`: args `[stream, buffer (a `char*`),
+    /// count (a long), delimiter (a char)]`; up to `n - 1` bytes before the
+    /// delimiter (taken, not stored) and a zero, as libstdc++ reads them
+    /// (failbit when nothing was taken, or the buffer filled before the
+    /// delimiter). The result is the stream.
+    StreamGetlineBuf,
     /// `in.peek()`: args `[stream]`; the next byte without taking it, or
     /// -1 (EOF) with eofbit set.
     StreamPeek,

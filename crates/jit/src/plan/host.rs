@@ -259,6 +259,8 @@ fn prints(prog: &Program, b: &IrBlock) -> bool {
                     | Intrinsic::StreamFormat(_)
                     | Intrinsic::Stdin
                     | Intrinsic::StreamGet
+                    | Intrinsic::StreamGetChar
+                    | Intrinsic::StreamGetlineBuf
                     | Intrinsic::StreamPeek
                     | Intrinsic::StreamIgnore
                     | Intrinsic::Getchar

@@ -203,6 +203,10 @@ pub(super) fn method(
         _ => true,
     };
     match name.name.as_str() {
+        "get" if reads && args.len() == 1 => return get_char(cx, base, &what, args, span),
+        "getline" if reads && !matches!(base.ty, Type::StringStream(k) if k.wide()) => {
+            return getline_buffer(cx, base, &what, args, span);
+        }
         "get" | "peek" if reads => {
             if !arity(cx, &what, &args, 0, "no arguments", span) {
                 return error_expr(span);
@@ -348,6 +352,98 @@ fn unformatted(
         ExprKind::Intrinsic {
             op: Intrinsic::Print,
             args: vec![base, value],
+        },
+        ty,
+        true,
+        span,
+    )
+}
+
+/// `in.get(c)`: the next byte, white space too, into a `char`.
+fn get_char(cx: &mut FnCx<'_>, base: Expr, what: &str, args: Vec<Expr>, span: Span) -> Expr {
+    let Some(target) = args.into_iter().next() else {
+        return error_expr(span);
+    };
+    if target.ty != Type::Scalar(Scalar::Char) || !target.place {
+        let shown = cx.ck.show(&target.ty);
+        cx.ck.error(
+            codes::E0203,
+            target.span,
+            format!("{what} reads into a `char` variable, not `{shown}`"),
+            format!("this is `{shown}`"),
+            "",
+        );
+        return error_expr(span);
+    }
+    cx.check_writable(&target, "read into by `get`");
+    let ty = base.ty.clone();
+    mk(
+        ExprKind::Intrinsic {
+            op: Intrinsic::StreamGetChar,
+            args: vec![base, target],
+        },
+        ty,
+        true,
+        span,
+    )
+}
+
+/// `in.getline(buf, n)` and `in.getline(buf, n, delim)` into a `char`
+/// array (or a `char*`).
+fn getline_buffer(cx: &mut FnCx<'_>, base: Expr, what: &str, args: Vec<Expr>, span: Span) -> Expr {
+    if args.len() != 2 && args.len() != 3 {
+        arity(
+            cx,
+            what,
+            &args,
+            2,
+            "a `char` buffer, its size and an optional delimiter",
+            span,
+        );
+        return error_expr(span);
+    }
+    let mut args = args.into_iter();
+    let (Some(buffer), Some(count)) = (args.next(), args.next()) else {
+        return error_expr(span);
+    };
+    let char_ptr = Type::Ptr {
+        elem: Box::new(Type::Scalar(Scalar::Char)),
+        is_const: false,
+    };
+    let buffer = cx.coerce(buffer, &char_ptr, "the buffer");
+    if buffer.ty.is_error() {
+        return error_expr(span);
+    }
+    let mut rest = vec![count];
+    rest.extend(args);
+    let mut lowered = vec![base, buffer];
+    for (i, arg) in rest.into_iter().enumerate() {
+        if arg.ty.scalar().is_none() {
+            let shown = cx.ck.show(&arg.ty);
+            cx.ck.error(
+                codes::E0203,
+                arg.span,
+                format!("mismatched types: {what} takes a size and a delimiter, not `{shown}`"),
+                format!("this is `{shown}`"),
+                "",
+            );
+            return error_expr(span);
+        }
+        lowered.push(cx.convert_scalar(arg, if i == 0 { Scalar::Long } else { Scalar::Char }));
+    }
+    if lowered.len() < 4 {
+        lowered.push(mk(
+            ExprKind::Const(tessera_ir::Const::Int(i64::from(b'\n'))),
+            Type::Scalar(Scalar::Char),
+            false,
+            span,
+        ));
+    }
+    let ty = lowered[0].ty.clone();
+    mk(
+        ExprKind::Intrinsic {
+            op: Intrinsic::StreamGetlineBuf,
+            args: lowered,
         },
         ty,
         true,
