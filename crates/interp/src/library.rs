@@ -1001,6 +1001,11 @@ impl Machine<'_> {
         let bound = self.clib.err_format(wide).output_bound(floating) as u64;
         // Standard error is kept until the run ends, so its text is memory in use.
         self.take_memory(bound.max(16), span)?;
+        // A `char*` prints the text it points to, as on `std::cout`.
+        let bytes = match v {
+            Value::Ptr(_) => Some(self.c_string(v, span)?),
+            _ => None,
+        };
         let before = self.clib.stderr.len();
         let format = if wide {
             &mut self.clib.wide_err_format
@@ -1010,6 +1015,7 @@ impl Machine<'_> {
         let out = &mut self.clib.stderr;
         match (v, ty) {
             (Value::Str(s), _) => format.write_bytes(s, out),
+            (Value::Ptr(_), _) => format.write_bytes(bytes.as_deref().unwrap_or_default(), out),
             (Value::Manip(m, arg), _) => format.apply(*m, *arg, out),
             (_, Type::Scalar(s)) => format.write_scalar(scalar_value(v, *s), out),
             _ => {}
