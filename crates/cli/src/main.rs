@@ -511,7 +511,16 @@ fn run_file(
     let ran = {
         let stdout = std::io::stdout();
         let mut lock = stdout.lock();
-        tessera_driver::engine::run(&checked.program, engine, how.threads, options, &mut lock)
+        // The program reads standard input only when it asks (`std::cin`).
+        let mut input = std::io::stdin().lock();
+        tessera_driver::engine::run(
+            &checked.program,
+            engine,
+            how.threads,
+            options,
+            &mut lock,
+            &mut input,
+        )
     };
     if how.stats {
         print_stats(out, started.elapsed(), front_end, ran.jit.as_ref());

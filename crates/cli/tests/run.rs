@@ -8,6 +8,8 @@
 //!   of [`ENGINES`]. FLAGS come from a first line `// run-flags: ...`;
 //!   flags after a `--` among them become the program's arguments (they go
 //!   after the file name);
+//! - its standard input is `name.stdin` when there is one, and empty
+//!   otherwise (the oracle test gives the oracle the same);
 //! - stdout must equal `name.stdout` (required), stderr must equal
 //!   `name.stderr` (absent: empty) and the exit status must equal the number
 //!   in `name.exit` (absent: 0).
@@ -110,6 +112,8 @@ struct Case {
     /// The opening comment says `// not for the oracle: WHY` (the oracle's
     /// emulation cannot compile it; the expected output was checked by hand).
     not_for_oracle: bool,
+    /// The program's standard input, from `name.stdin` (absent: empty).
+    stdin: Vec<u8>,
 }
 
 /// Reads `path`; `Ok(None)` when it does not exist.
@@ -142,6 +146,11 @@ fn load_case(root: &Path, path: &Path) -> Result<Case, String> {
             .trim_start()
             .starts_with("not for the oracle:")
     });
+    let stdin = match std::fs::read(root.join(path.with_extension("stdin"))) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(err) => return Err(format!("cannot read its .stdin: {err}")),
+    };
     Ok(Case {
         path: path.to_path_buf(),
         flags,
@@ -149,6 +158,7 @@ fn load_case(root: &Path, path: &Path) -> Result<Case, String> {
         stderr,
         exit,
         not_for_oracle,
+        stdin,
     })
 }
 
@@ -164,6 +174,7 @@ fn load_sample(root: &Path, path: &Path) -> Result<Case, String> {
         stderr: String::new(),
         exit: 0,
         not_for_oracle: false,
+        stdin: Vec::new(),
     })
 }
 
@@ -175,10 +186,15 @@ struct Outcome {
     exit: Result<i32, String>,
 }
 
-/// Runs `command` with piped output, killing it after `limit`.
-fn execute(command: &mut Command, limit: Duration) -> Outcome {
+/// Runs `command` with `input` as its standard input and piped output,
+/// killing it after `limit`.
+fn execute(command: &mut Command, input: &[u8], limit: Duration) -> Outcome {
     let spawned = command
-        .stdin(Stdio::null())
+        .stdin(if input.is_empty() {
+            Stdio::null()
+        } else {
+            Stdio::piped()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn();
@@ -194,7 +210,16 @@ fn execute(command: &mut Command, limit: Duration) -> Outcome {
     };
     let stdout_pipe = child.stdout.take();
     let stderr_pipe = child.stderr.take();
+    let stdin_pipe = child.stdin.take();
     std::thread::scope(|scope| {
+        // Written beside the reading, so a program that prints much before
+        // it reads cannot block on a full pipe; a program that stops
+        // reading early closes the pipe, which is not an error here.
+        scope.spawn(move || {
+            if let Some(mut pipe) = stdin_pipe {
+                let _ = std::io::Write::write_all(&mut pipe, input);
+            }
+        });
         let stdout = scope.spawn(move || drain(stdout_pipe));
         let stderr = scope.spawn(move || drain(stderr_pipe));
         let start = Instant::now();
@@ -250,7 +275,7 @@ fn run_tessera(root: &Path, case: &Case, engine: &str) -> Outcome {
         .args(options)
         .arg(display_path(&case.path))
         .args(arguments);
-    execute(&mut command, RUN_LIMIT)
+    execute(&mut command, &case.stdin, RUN_LIMIT)
 }
 
 /// How `actual` differs from what `case` expects; empty when it matches.
@@ -303,6 +328,7 @@ fn bless(root: &Path, case: &Case, outcomes: &[(&str, Outcome)]) -> Vec<String> 
             stderr: first.stderr.clone(),
             exit: first.exit.clone().unwrap_or(-1),
             not_for_oracle: case.not_for_oracle,
+            stdin: Vec::new(),
         };
         for problem in mismatches(&reference, outcome) {
             problems.push(format!(
@@ -435,7 +461,8 @@ fn run_cases() {
     let files = files_under(&root, Path::new("tests/run"));
     let mut failures = Vec::new();
     for file in &files {
-        let expected_file = EXPECTED.iter().any(|ext| has_extension(file, ext));
+        let expected_file =
+            EXPECTED.iter().any(|ext| has_extension(file, ext)) || has_extension(file, "stdin");
         if expected_file && !root.join(file.with_extension("amp")).is_file() {
             failures.push(format!(
                 "{}: stale, there is no {} beside it",
@@ -530,7 +557,7 @@ fn oracle_agrees() {
     let results = parallel_map(&programs, ORACLE_WORKERS, |case| {
         let mut command = Command::new(&script);
         command.current_dir(&root).arg(display_path(&case.path));
-        let outcome = execute(&mut command, ORACLE_LIMIT);
+        let outcome = execute(&mut command, &case.stdin, ORACLE_LIMIT);
         let mut problems = Vec::new();
         match &outcome.exit {
             Ok(code) if *code == case.exit => {}

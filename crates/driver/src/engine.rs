@@ -6,7 +6,7 @@
 //! access, which only the interpreter sees. A launch the JIT declines or
 //! fails in is run by the interpreter, so both engines answer alike.
 
-use std::io::Write;
+use std::io::{BufRead, Write};
 use tessera_interp::{Options, Outcome};
 use tessera_ir::Program;
 use tessera_jit::Jit;
@@ -59,24 +59,27 @@ pub struct Ran {
 }
 
 /// Runs `program` to the end with `engine` for its kernels (`threads`
-/// workers under the JIT); its output goes to `out`.
+/// workers under the JIT); its output goes to `out`, and its standard
+/// input (`std::cin`, `getchar`) is read from `input` as it asks.
 pub fn run(
     program: &Program,
     engine: Engine,
     threads: usize,
     options: &Options,
     out: &mut dyn Write,
+    input: &mut dyn BufRead,
 ) -> Ran {
     match kernel_engine(program, engine, options, threads) {
         Some(mut jit) => {
-            let outcome = tessera_interp::run_with_engine(program, options, out, &mut jit);
+            let outcome =
+                tessera_interp::run_with_input(program, options, out, input, Some(&mut jit));
             Ran {
                 outcome,
                 jit: Some(jit.stats()),
             }
         }
         None => Ran {
-            outcome: tessera_interp::run(program, options, out),
+            outcome: tessera_interp::run_with_input(program, options, out, input, None),
             jit: None,
         },
     }

@@ -170,7 +170,14 @@ fn both_engines_run_a_program_alike() {
     let mut outputs = Vec::new();
     for engine in [Engine::Interp, Engine::Jit] {
         let mut out = Vec::new();
-        let ran = engine::run(&checked.program, engine, 2, &options, &mut out);
+        let ran = engine::run(
+            &checked.program,
+            engine,
+            2,
+            &options,
+            &mut out,
+            &mut &b""[..],
+        );
         assert_eq!(ran.outcome.exit_code, 7);
         assert_eq!(ran.jit.is_some(), engine == Engine::Jit);
         outputs.push(out);

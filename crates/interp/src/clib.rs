@@ -23,6 +23,8 @@ pub(crate) struct CState {
     /// `std::cerr`'s formatting state (its flags are its own, apart from
     /// `std::cout`'s).
     pub(crate) err_format: tessera_runtime::format::StreamFormat,
+    /// `std::wcerr`'s.
+    pub(crate) wide_err_format: tessera_runtime::format::StreamFormat,
     /// Set by `exit(status)`: the run is stopping with this status, not
     /// failing (the error that unwinds the interpreter is dropped).
     pub(crate) exit: Option<i32>,
@@ -64,6 +66,17 @@ fn seconds_since_1970() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+impl CState {
+    /// The format of `std::cerr`, or of `std::wcerr` when `wide`.
+    pub(crate) fn err_format(&mut self, wide: bool) -> &mut tessera_runtime::format::StreamFormat {
+        if wide {
+            &mut self.wide_err_format
+        } else {
+            &mut self.err_format
+        }
+    }
 }
 
 /// Output past which a write is held to the memory and time limits before

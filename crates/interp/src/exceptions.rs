@@ -22,23 +22,45 @@ pub(crate) struct Exceptions {
 }
 
 /// The classes of <stdexcept> the library throws by name.
-const STD_EXCEPTIONS: [&str; 1] = ["out_of_range"];
+const STD_EXCEPTIONS: [&str; 2] = ["out_of_range", "invalid_argument"];
 
 /// A `std::out_of_range` the library throws (`at` with an index past the
 /// end), with libstdc++'s `what()`: it travels up as an uncaught exception
 /// until a handler takes it.
 pub(crate) fn out_of_range(m: &Machine<'_>, span: Span, what: String) -> Stop {
+    std_exception(
+        m,
+        span,
+        "out_of_range",
+        what,
+        "thrown here".to_string(),
+        "check the index against `size()` first, or catch `std::out_of_range`".to_string(),
+    )
+}
+
+/// An exception of `<stdexcept>`'s class `std::{class}` (one of
+/// `STD_EXCEPTIONS`) that the library throws with `what()` being `what`:
+/// a handler for it takes the object its constructor makes from the
+/// message; uncaught, the run ends with R0022 as for a `throw`.
+pub(crate) fn std_exception(
+    m: &Machine<'_>,
+    span: Span,
+    class: &'static str,
+    what: String,
+    label: String,
+    help: String,
+) -> Stop {
     m.error(
         codes::R0022,
         span,
-        "an exception of type `std::out_of_range` was thrown and not caught",
+        format!("an exception of type `std::{class}` was thrown and not caught"),
     )
-    .with_label("thrown here")
+    .with_label(label)
     .with_note(format!("what():  {what}"))
-    .with_note("C++ calls `std::terminate` for an exception no handler catches: g++ prints `terminate called after throwing an instance of 'std::out_of_range'` and `what()`, and aborts")
-    .with_help("check the index against `size()` first, or catch `std::out_of_range`")
+    .with_note(format!("C++ calls `std::terminate` for an exception no handler catches: g++ prints `terminate called after throwing an instance of 'std::{class}'` and `what()`, and aborts"))
+    .with_help(help)
     .with_exception(tessera_runtime::LibraryException {
-        class: "out_of_range",
+        class,
         what,
         code: 0,
     })

@@ -698,10 +698,13 @@ impl Machine<'_> {
                 | Intrinsic::ShapeComponent
                 | Intrinsic::Print
                 | Intrinsic::Stdout
-                | Intrinsic::Stderr => self.intrinsic_place(op, args, e),
-                Intrinsic::StreamAsOstream | Intrinsic::StreamRead | Intrinsic::StreamGetline => {
-                    self.string_stream_place(op, args, e)
-                }
+                | Intrinsic::Stderr
+                | Intrinsic::Stdin => self.intrinsic_place(op, args, e),
+                Intrinsic::StreamAsOstream
+                | Intrinsic::StreamRead
+                | Intrinsic::StreamGetline
+                | Intrinsic::StreamGetChar
+                | Intrinsic::StreamGetlineBuf => self.string_stream_place(op, args, e),
                 _ => Ok(Machine::temp(self.eval(e)?)),
             },
             ExprKind::Comma { first, second } => {

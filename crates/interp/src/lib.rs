@@ -9,7 +9,8 @@
 //!
 //! The interpreter is single-threaded and deterministic: tiles run one after
 //! another, and a tile's work-items run in lock-step between barriers (see
-//! the `kernel` module). No IO but the output sink it is given.
+//! the `kernel` module). No IO but the output sink and the input it is
+//! given (a REPL session has no input: `std::cin` is at its end).
 
 mod algorithm;
 mod arith;
@@ -76,6 +77,26 @@ pub fn run_with_engine(
     let mut m = machine::Machine::new(program, *options, out);
     if !options.check {
         m.engine = Some(engine);
+    }
+    m.run()
+}
+
+/// Runs `program` as [`run_with_engine`] does (the interpreter alone when
+/// `engine` is `None`), reading its standard input (`std::cin`,
+/// `getchar`) from `input` as the program asks for it. Standard output is
+/// flushed to `out` before each read, as `std::cin` is tied to
+/// `std::cout`, so a prompt shows before the program waits.
+pub fn run_with_input<'p>(
+    program: &'p Program,
+    options: &Options,
+    out: &'p mut dyn Write,
+    input: &'p mut dyn std::io::BufRead,
+    engine: Option<&'p mut dyn tessera_runtime::launch::KernelEngine>,
+) -> Outcome {
+    let mut m = machine::Machine::new(program, *options, out);
+    m.input = Some(input);
+    if !options.check {
+        m.engine = engine;
     }
     m.run()
 }

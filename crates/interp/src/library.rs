@@ -12,6 +12,7 @@ use tessera_ir::{
     Type,
 };
 use tessera_runtime::format::ScalarValue;
+use tessera_runtime::format::StreamFormat;
 
 /// `(1, 2, 3)`
 pub(crate) fn tuple(values: &[i64]) -> String {
@@ -190,11 +191,16 @@ impl Machine<'_> {
             | Intrinsic::VectorAt
             | Intrinsic::Print
             | Intrinsic::Stdout
-            | Intrinsic::Stderr => {
+            | Intrinsic::Stderr
+            | Intrinsic::Stdin => {
                 let p = self.intrinsic_place(op, args, e)?;
                 self.read(&p, span)
             }
-            Intrinsic::StreamAsOstream | Intrinsic::StreamRead | Intrinsic::StreamGetline => {
+            Intrinsic::StreamAsOstream
+            | Intrinsic::StreamRead
+            | Intrinsic::StreamGetline
+            | Intrinsic::StreamGetChar
+            | Intrinsic::StreamGetlineBuf => {
                 let p = self.string_stream_place(op, args, e)?;
                 self.read(&p, span)
             }
@@ -203,6 +209,11 @@ impl Machine<'_> {
             | Intrinsic::StreamSetText
             | Intrinsic::StreamQuery(_)
             | Intrinsic::StreamClear
+            | Intrinsic::StreamFormat(_)
+            | Intrinsic::StreamGet
+            | Intrinsic::StreamPeek
+            | Intrinsic::StreamIgnore
+            | Intrinsic::Getchar
             | Intrinsic::StringToNumber { .. }
             | Intrinsic::WideStrChars
             | Intrinsic::WideStrLen
@@ -954,6 +965,10 @@ impl Machine<'_> {
             // may refer to either.
             Intrinsic::Stdout => Ok(Machine::temp(Value::Int(STDOUT))),
             Intrinsic::Stderr => Ok(Machine::temp(Value::Int(STDERR))),
+            Intrinsic::Stdin => {
+                let cin = self.stdin_stream(span)?;
+                Ok(Machine::temp(Value::Stream(cin)))
+            }
             Intrinsic::Print => {
                 let stream = self.eval(&args[0])?;
                 let v = self.eval(&args[1])?;
@@ -963,10 +978,13 @@ impl Machine<'_> {
                 }
                 let to_stderr = tessera_ir::print_target(&args[0]) == OutStream::Stderr
                     || matches!(stream, Value::Int(STDERR));
+                // `std::wcout` writes where `std::cout` does, with flags of
+                // its own.
+                let wide = args[0].ty == Type::WideOstream;
                 if to_stderr {
-                    self.print_err(&v, &args[1].ty, span)?;
+                    self.print_err(&v, &args[1].ty, wide, span)?;
                 } else {
-                    self.print(&v, &args[1].ty, span)?;
+                    self.print(&v, &args[1].ty, wide, span)?;
                 }
                 // `a << b` is the stream `a`, for the next `<<`.
                 Ok(Machine::temp(Value::Int(if to_stderr {
@@ -981,15 +999,26 @@ impl Machine<'_> {
 
     /// `std::cerr << v`: formatted with `std::cerr`'s own state, kept with
     /// the rest of standard error.
-    fn print_err(&mut self, v: &Value, ty: &Type, span: Span) -> Res<()> {
+    fn print_err(&mut self, v: &Value, ty: &Type, wide: bool, span: Span) -> Res<()> {
         let floating = ty.scalar().is_some_and(Scalar::is_floating);
-        let bound = self.clib.err_format.output_bound(floating) as u64;
+        let bound = self.clib.err_format(wide).output_bound(floating) as u64;
         // Standard error is kept until the run ends, so its text is memory in use.
         self.take_memory(bound.max(16), span)?;
+        // A `char*` prints the text it points to, as on `std::cout`.
+        let bytes = match v {
+            Value::Ptr(_) => Some(self.c_string(v, span)?),
+            _ => None,
+        };
         let before = self.clib.stderr.len();
-        let (format, out) = (&mut self.clib.err_format, &mut self.clib.stderr);
+        let format = if wide {
+            &mut self.clib.wide_err_format
+        } else {
+            &mut self.clib.err_format
+        };
+        let out = &mut self.clib.stderr;
         match (v, ty) {
             (Value::Str(s), _) => format.write_bytes(s, out),
+            (Value::Ptr(_), _) => format.write_bytes(bytes.as_deref().unwrap_or_default(), out),
             (Value::Manip(m, arg), _) => format.apply(*m, *arg, out),
             (_, Type::Scalar(s)) => format.write_scalar(scalar_value(v, *s), out),
             _ => {}
@@ -999,39 +1028,55 @@ impl Machine<'_> {
         Ok(())
     }
 
-    /// `std::cout << v`.
-    fn print(&mut self, v: &Value, ty: &Type, span: Span) -> Res<()> {
+    /// `std::cout << v` (`std::wcout << v` when `wide`).
+    fn print(&mut self, v: &Value, ty: &Type, wide: bool, span: Span) -> Res<()> {
         // C++ would print a field of any width; Tessera builds the text in
         // memory first, so an absurd `setw` or `setprecision` is held to the
         // memory and time limits like any allocation.
         let floating = ty.scalar().is_some_and(Scalar::is_floating);
-        let bound = self.stream.output_bound(floating) as u64;
+        let bound = self.out_format(wide).output_bound(floating) as u64;
         if bound > 1 << 16 {
             self.take_memory(bound, span)?;
             self.meter.give(bound);
             self.charge(bound / 64, span)?;
         }
+        let bytes = match v {
+            Value::Ptr(_) => Some(self.c_string(v, span)?),
+            _ => None,
+        };
+        let format = if wide {
+            &mut self.wide_stream
+        } else {
+            &mut self.stream
+        };
+        let mut flush = false;
         match (v, ty) {
-            (Value::Str(s), _) => self.stream.write_bytes(s, &mut self.out),
+            (Value::Str(s), _) => format.write_bytes(s, &mut self.out),
             (Value::Ptr(_), _) => {
-                let bytes = self.c_string(v, span)?;
-                self.stream.write_bytes(&bytes, &mut self.out);
+                format.write_bytes(bytes.as_deref().unwrap_or_default(), &mut self.out);
             }
             (Value::Manip(m, arg), _) => {
-                self.stream.apply(*m, *arg, &mut self.out);
-                if matches!(m, Manipulator::Endl | Manipulator::Flush) {
-                    self.flush();
-                }
+                format.apply(*m, *arg, &mut self.out);
+                flush = matches!(m, Manipulator::Endl | Manipulator::Flush);
             }
             (_, Type::Scalar(s)) => {
-                self.stream.write_scalar(scalar_value(v, *s), &mut self.out);
+                format.write_scalar(scalar_value(v, *s), &mut self.out);
             }
             _ => {}
         }
-        if self.out.len() > 1 << 16 {
+        if flush || self.out.len() > 1 << 16 {
             self.flush();
         }
         Ok(())
+    }
+
+    /// The format of `std::cout`, or of `std::wcout` when `wide`.
+    pub(crate) fn out_format(&mut self, wide: bool) -> &mut StreamFormat {
+        if wide {
+            &mut self.wide_stream
+        } else {
+            &mut self.stream
+        }
     }
 
     fn new_array(&mut self, args: &[Expr], e: &Expr) -> Res<Value> {
@@ -1417,7 +1462,7 @@ pub(crate) fn part(v: &Value, path: &[u32]) -> Option<Value> {
 /// The value of `std::cout` (and of a `std::ostream&` bound to it).
 const STDOUT: i64 = 1;
 /// The value of `std::cerr`.
-const STDERR: i64 = 2;
+pub(crate) const STDERR: i64 = 2;
 
 impl Machine<'_> {
     /// `Intrinsic::IterElements`: the elements `[first, last)` (or from

@@ -73,13 +73,16 @@ impl Strand {
 }
 
 /// What a REPL session keeps between inputs: the globals, `main`'s frame,
-/// the memory in use and the stream's format flags.
+/// the memory in use, the streams' format flags and `std::cin` (whose
+/// input is at its end: a session has none).
 #[derive(Debug)]
 pub(crate) struct Saved {
     globals: Vec<Value>,
     host: Strand,
     meter: Rc<Meter>,
     stream: StreamFormat,
+    wide_stream: StreamFormat,
+    cin: Option<Rc<RefCell<crate::sstream::StringStream>>>,
     rand: tessera_runtime::rand::Rand,
 }
 
@@ -122,9 +125,17 @@ pub(crate) struct Machine<'p> {
     pub(crate) barriers: tessera_ir::facts::Barriers,
     pub(crate) meter: Rc<Meter>,
     pub(crate) stream: StreamFormat,
+    /// `std::wcout`'s format, apart from `std::cout`'s as in C++.
+    pub(crate) wide_stream: StreamFormat,
     pub(crate) out: Vec<u8>,
     sink: &'p mut dyn Write,
     sink_broken: bool,
+    /// The program's standard input (none: at its end from the start).
+    pub(crate) input: Option<&'p mut dyn std::io::BufRead>,
+    /// The input reached its end (or failed): nothing more is read.
+    pub(crate) input_done: bool,
+    /// `std::cin`, made when the program first names it.
+    pub(crate) cin: Option<Rc<RefCell<crate::sstream::StringStream>>>,
     start: Instant,
     ticks: u64,
     pub(crate) depth: u32,
@@ -220,9 +231,13 @@ impl<'p> Machine<'p> {
             barriers,
             meter,
             stream: StreamFormat::default(),
+            wide_stream: StreamFormat::default(),
             out: Vec::new(),
             sink,
             sink_broken: false,
+            input: None,
+            input_done: false,
+            cin: None,
             start: Instant::now(),
             ticks: 0,
             depth: 0,
@@ -233,7 +248,11 @@ impl<'p> Machine<'p> {
             host_costs: std::collections::HashMap::new(),
             barrier_stmts: vec![None; prog.functions.len()],
             engine: None,
-            clib: crate::clib::CState::default(),
+            clib: crate::clib::CState {
+                err_format: StreamFormat::unbuffered(),
+                wide_err_format: StreamFormat::unbuffered(),
+                ..crate::clib::CState::default()
+            },
             exceptions: crate::exceptions::Exceptions::default(),
             generations: 0,
             cpu_default: (None, false),
@@ -279,6 +298,8 @@ impl<'p> Machine<'p> {
             m.host = saved.host;
             m.meter = saved.meter;
             m.stream = saved.stream;
+            m.wide_stream = saved.wide_stream;
+            m.cin = saved.cin;
             m.clib.rand = saved.rand;
         }
         m
@@ -291,6 +312,8 @@ impl<'p> Machine<'p> {
             host: self.host,
             meter: self.meter,
             stream: self.stream,
+            wide_stream: self.wide_stream,
+            cin: self.cin,
             rand: self.clib.rand,
         }
     }

@@ -14,8 +14,7 @@ use crate::value::{Meter, Place, Value};
 use std::cell::RefCell;
 use std::rc::Rc;
 use tessera_diagnostics::{Span, codes};
-use tessera_ir::{Expr, Intrinsic, Manipulator, Scalar, StreamQuery, Type};
-use tessera_runtime::error::RunError;
+use tessera_ir::{Expr, Intrinsic, Manipulator, Scalar, StreamMember, StreamQuery, Type};
 use tessera_runtime::format::StreamFormat;
 
 /// A string stream's state.
@@ -51,6 +50,16 @@ impl StringStream {
         !self.fail && !self.eof
     }
 
+    /// Whether the text left to read has what a read of `std::cin` needs.
+    fn has(&self, need: Need) -> bool {
+        let rest = &self.text[self.get.min(self.text.len())..];
+        match need {
+            Need::Byte => !rest.is_empty(),
+            Need::Through(delim) => rest.contains(&delim),
+            Need::Word => rest.iter().any(|b| !is_space(*b)) && rest.last() == Some(&b'\n'),
+        }
+    }
+
     /// The next byte to read, if any.
     fn peek(&self) -> Option<u8> {
         self.text.get(self.get).copied()
@@ -76,6 +85,18 @@ impl StringStream {
         }
         true
     }
+}
+
+/// What a read of `std::cin` needs in its text before it runs (see
+/// `Machine::fill_stdin`).
+#[derive(Clone, Copy, Debug)]
+enum Need {
+    /// One byte (`get`, `peek`, `getchar`).
+    Byte,
+    /// Text through this byte (`std::getline`, `ignore(n, delim)`).
+    Through(u8),
+    /// A word after white space, and the rest of its line (`>>`).
+    Word,
 }
 
 /// The C locale's `isspace`.
@@ -260,6 +281,109 @@ impl Machine<'_> {
         })
     }
 
+    /// Runs `f` on the format of the stream `stream` is (`std::cout`,
+    /// `std::cerr` or a string stream; `wide` for the type of `std::wcout`
+    /// and `std::wcerr`, which have formats of their own).
+    pub(crate) fn with_format<R>(
+        &mut self,
+        stream: &Value,
+        wide: bool,
+        f: impl FnOnce(&mut StreamFormat) -> R,
+    ) -> R {
+        match stream {
+            Value::Stream(s) => f(&mut s.borrow_mut().format),
+            Value::Int(crate::library::STDERR) => f(self.clib.err_format(wide)),
+            _ => f(self.out_format(wide)),
+        }
+    }
+
+    /// `std::cin`: one stream for the run, made when first named.
+    pub(crate) fn stdin_stream(&mut self, span: Span) -> Res<Rc<RefCell<StringStream>>> {
+        if let Some(cin) = &self.cin {
+            return Ok(Rc::clone(cin));
+        }
+        let Value::Stream(cin) = self.new_string_stream(Vec::new(), span)? else {
+            return Err(self.error(codes::R0007, span, "the input stream could not be made"));
+        };
+        self.cin = Some(Rc::clone(&cin));
+        Ok(cin)
+    }
+
+    /// When `stream` is `std::cin`, reads lines of the program's input into
+    /// its text until the next read has what it `need`s, or the input
+    /// ends. Reading whole lines is what a terminal gives, and a word never
+    /// spans a line, so the reads then parse the text as a string
+    /// stream's, their end of text being the input's.
+    fn fill_stdin(
+        &mut self,
+        stream: &Rc<RefCell<StringStream>>,
+        need: Need,
+        span: Span,
+    ) -> Res<()> {
+        if !self.cin.as_ref().is_some_and(|cin| Rc::ptr_eq(cin, stream)) {
+            return Ok(());
+        }
+        // `std::cin` is tied to `std::cout`: a prompt shows first.
+        self.flush();
+        loop {
+            if self.input_done || stream.borrow().has(need) {
+                return Ok(());
+            }
+            let mut line = Vec::new();
+            let read = match self.input.as_mut() {
+                Some(input) => input.read_until(b'\n', &mut line).unwrap_or(0),
+                None => 0,
+            };
+            if read == 0 {
+                self.input_done = true;
+                return Ok(());
+            }
+            let mut s = stream.borrow_mut();
+            // The text already read goes: only what is left is kept.
+            let get = s.get;
+            s.text.drain(..get);
+            s.get = 0;
+            s.put = 0;
+            let more = (s.text.len() + line.len()).saturating_sub(s.counted as usize) as u64;
+            self.grow_stream(&mut s, more, span)?;
+            s.text.extend_from_slice(&line);
+        }
+    }
+
+    /// `in.ignore(count, delim)`: skips up to `count` bytes, stopping after
+    /// `delim` (-1: none); the end of the text sets eofbit. libstdc++ takes
+    /// the largest `std::streamsize` as no limit.
+    fn ignore(
+        &mut self,
+        stream: &Rc<RefCell<StringStream>>,
+        count: i64,
+        delim: i64,
+        span: Span,
+    ) -> Res<()> {
+        if !stream.borrow_mut().sentry(false) {
+            return Ok(());
+        }
+        let mut taken = 0i64;
+        while count == i64::MAX || taken < count {
+            let need = match u8::try_from(delim) {
+                Ok(d) => Need::Through(d),
+                Err(_) => Need::Byte,
+            };
+            self.fill_stdin(stream, need, span)?;
+            let mut s = stream.borrow_mut();
+            let Some(b) = s.peek() else {
+                s.eof = true;
+                return Ok(());
+            };
+            s.get += 1;
+            taken += 1;
+            if i64::from(b) == delim {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
     /// Counts `more` bytes of a stream's text against the memory limit.
     fn grow_stream(&mut self, s: &mut StringStream, more: u64, span: Span) -> Res<()> {
         self.take_memory(more, span)?;
@@ -403,6 +527,64 @@ impl Machine<'_> {
                     StreamQuery::Ok => !s.fail,
                 }))
             }
+            Intrinsic::StreamFormat(member) => {
+                let stream = self.eval(&args[0])?;
+                let mut values = Vec::with_capacity(args.len() - 1);
+                for a in &args[1..] {
+                    values.push(self.eval(a)?.int());
+                }
+                let wide = args[0].ty == Type::WideOstream;
+                Ok(self.with_format(&stream, wide, |f| format_member(f, *member, &values)))
+            }
+            Intrinsic::StreamGet | Intrinsic::StreamPeek => {
+                let Some(stream) = self.string_stream(&args[0])? else {
+                    return Ok(Value::Int(-1));
+                };
+                self.fill_stdin(&stream, Need::Byte, span)?;
+                let mut s = stream.borrow_mut();
+                // `get` and `peek` build a sentry that does not skip white
+                // space: a stream that is not good gives EOF and failbit.
+                if !s.sentry(false) {
+                    return Ok(Value::Int(-1));
+                }
+                match s.peek() {
+                    Some(b) => {
+                        if *op == Intrinsic::StreamGet {
+                            s.get += 1;
+                        }
+                        Ok(Value::Int(i64::from(b)))
+                    }
+                    None => {
+                        // `get` fails at the end; `peek` only sets eofbit.
+                        s.eof = true;
+                        s.fail |= *op == Intrinsic::StreamGet;
+                        Ok(Value::Int(-1))
+                    }
+                }
+            }
+            Intrinsic::StreamIgnore => {
+                let stream = self.string_stream(&args[0])?;
+                let count = self.eval(&args[1])?.int();
+                let delim = self.eval(&args[2])?.int();
+                if let Some(stream) = stream {
+                    self.ignore(&stream, count, delim, span)?;
+                }
+                Ok(Value::Void)
+            }
+            Intrinsic::Getchar => {
+                let cin = self.stdin_stream(span)?;
+                self.fill_stdin(&cin, Need::Byte, span)?;
+                let mut s = cin.borrow_mut();
+                // C's stdio and `std::cin` share the input (as libstdc++
+                // keeps them in step by default), but not the state flags.
+                Ok(Value::Int(match s.peek() {
+                    Some(b) => {
+                        s.get += 1;
+                        i64::from(b)
+                    }
+                    None => -1,
+                }))
+            }
             Intrinsic::StringToNumber { name } => self.string_to_number(name, args, e),
             Intrinsic::WideStrLen => {
                 let text = wide_text(&self.eval(&args[0])?);
@@ -455,10 +637,80 @@ impl Machine<'_> {
             return Ok(Machine::temp(stream));
         };
         match op {
-            Intrinsic::StreamRead => self.stream_read(s, &args[1], span)?,
+            Intrinsic::StreamRead => {
+                if args[1].ty != Type::Manipulator {
+                    self.fill_stdin(s, Need::Word, span)?;
+                }
+                self.stream_read(s, &args[1], span)?;
+            }
+            Intrinsic::StreamGetChar => {
+                let target = self.place(&args[1])?;
+                self.fill_stdin(s, Need::Byte, span)?;
+                let byte = {
+                    let mut s = s.borrow_mut();
+                    if s.sentry(false) {
+                        let b = s.peek();
+                        match b {
+                            Some(_) => s.get += 1,
+                            None => {
+                                s.eof = true;
+                                s.fail = true;
+                            }
+                        }
+                        b
+                    } else {
+                        None
+                    }
+                };
+                if let Some(b) = byte {
+                    self.write(&target, Value::Int(i64::from(b as i8)), span)?;
+                }
+            }
+            Intrinsic::StreamGetlineBuf => {
+                let buffer = self.eval(&args[1])?;
+                let count = self.eval(&args[2])?.int();
+                let delim = self.eval(&args[3])?.int() as u8;
+                self.fill_stdin(s, Need::Through(delim), span)?;
+                let stored = {
+                    let mut s = s.borrow_mut();
+                    if s.sentry(false) {
+                        let room = usize::try_from(count.saturating_sub(1)).unwrap_or(0);
+                        let rest = &s.text[s.get..];
+                        let n = rest
+                            .iter()
+                            .take(room)
+                            .position(|&b| b == delim)
+                            .unwrap_or(rest.len().min(room));
+                        let line = rest[..n].to_vec();
+                        let mut taken = n;
+                        match rest.get(n) {
+                            None => s.eof = true,
+                            Some(&b) if b == delim => taken += 1,
+                            // The buffer filled before the delimiter.
+                            Some(_) => s.fail = true,
+                        }
+                        if taken == 0 {
+                            s.fail = true;
+                        }
+                        s.get += taken;
+                        Some(line)
+                    } else {
+                        // A stream that is not good stores an empty text.
+                        Some(Vec::new())
+                    }
+                };
+                if let Some(line) = stored.filter(|_| count > 0) {
+                    let bytes = line
+                        .into_iter()
+                        .map(|b| Value::Int(i64::from(b as i8)))
+                        .chain(std::iter::once(Value::Int(0)));
+                    self.write_pointed(&buffer, 0, bytes, span)?;
+                }
+            }
             Intrinsic::StreamGetline => {
                 let target = self.place(&args[1])?;
                 let delim = self.eval(&args[2])?.int() as u8;
+                self.fill_stdin(s, Need::Through(delim), span)?;
                 let line = {
                     let mut s = s.borrow_mut();
                     if s.sentry(false) {
@@ -688,31 +940,53 @@ impl Machine<'_> {
     }
 
     /// A library function failing where C++ throws `exception` (a class of
-    /// `<stdexcept>`) with `what()` being the function's name: a run-time
-    /// error naming both, as the program would end with it uncaught.
+    /// `<stdexcept>`) with `what()` being the function's name, as
+    /// libstdc++'s `std::stoi` does: a handler for the class (or a base)
+    /// catches it; uncaught, it ends the run as any uncaught exception.
     fn stdexcept_error(&self, exception: StdExcept, what: &str, span: Span) -> Stop {
         let (class, why) = match exception {
-            StdExcept::InvalidArgument => (
-                "std::invalid_argument",
-                "the text does not start with a number",
-            ),
-            StdExcept::OutOfRange => (
-                "std::out_of_range",
-                "the number is out of the range of its type",
-            ),
+            StdExcept::InvalidArgument => {
+                ("invalid_argument", "the text does not start with a number")
+            }
+            StdExcept::OutOfRange => ("out_of_range", "the number is out of the range of its type"),
         };
-        Box::new(
-            RunError::new(
-                codes::R0007,
-                span,
-                self.thread(),
-                format!("{class}: {what}: {why}"),
-            )
-            .with_label(format!("`std::{what}` throws `{class}` here"))
-            .with_note(format!(
-                "uncaught, a program built with g++ ends with \"terminate called after throwing an instance of '{class}'\" and \"what():  {what}\""
-            )),
+        crate::exceptions::std_exception(
+            self,
+            span,
+            class,
+            what.to_string(),
+            format!("`std::{what}` throws `std::{class}` here: {why}"),
+            format!("catch `std::{class}` (or `std::exception`) where the text is read"),
         )
+    }
+}
+
+/// A format member function (`Intrinsic::StreamFormat`) on `f` with its
+/// arguments (all integers): the value before the call, as C++ answers.
+fn format_member(f: &mut StreamFormat, member: StreamMember, args: &[i64]) -> Value {
+    // The checker made the arguments `long` (a `std::streamsize`) or `int`
+    // (flags, a fill character), so the narrowing casts keep their values.
+    match (member, args) {
+        (StreamMember::Precision, []) => Value::Int(f.precision()),
+        (StreamMember::Precision, [n, ..]) => Value::Int(f.set_precision(*n)),
+        (StreamMember::Width, []) => Value::Int(f.width()),
+        (StreamMember::Width, [n, ..]) => Value::Int(f.set_width(*n)),
+        // The fill is a C++ `char`: its byte, signed.
+        (StreamMember::Fill, []) => Value::Int(i64::from(f.fill() as i8)),
+        (StreamMember::Fill, [c, ..]) => Value::Int(i64::from(f.set_fill(*c as u8) as i8)),
+        (StreamMember::Flags, []) => Value::Int(i64::from(f.flags())),
+        (StreamMember::Flags, [v, ..]) => Value::Int(i64::from(f.set_flags(*v as i32))),
+        (StreamMember::Setf | StreamMember::SetfMasked, [v]) => {
+            Value::Int(i64::from(f.setf(*v as i32)))
+        }
+        (StreamMember::Setf | StreamMember::SetfMasked, [v, mask, ..]) => {
+            Value::Int(i64::from(f.setf_masked(*v as i32, *mask as i32)))
+        }
+        (StreamMember::Unsetf, [mask, ..]) => {
+            f.unsetf(*mask as i32);
+            Value::Void
+        }
+        (StreamMember::Setf | StreamMember::SetfMasked | StreamMember::Unsetf, []) => Value::Void,
     }
 }
 

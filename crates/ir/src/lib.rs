@@ -824,6 +824,33 @@ pub enum Intrinsic {
     /// `std::cerr` / `std::wcerr`: the standard error stream (a place of
     /// type `Ostream`).
     Stderr,
+    /// `std::cin` / `std::wcin`: the standard input stream, a reading
+    /// stream of type `StringStream(Cin)` whose text is read from the
+    /// program's input as the reads need it.
+    Stdin,
+    /// `in.get()`: args `[stream]`; the next byte (0 to 255), or -1 (EOF)
+    /// with failbit and eofbit set when there is none.
+    StreamGet,
+    /// `in.get(c)`: args `[stream, char place]`; the next byte into `c`
+    /// (white space too), or failbit and eofbit at the end. The result is
+    /// the stream.
+    StreamGetChar,
+    /// `in.getline(buf, n, delim)`: args `[stream, buffer (a `char*`),
+    /// count (a long), delimiter (a char)]`; up to `n - 1` bytes before the
+    /// delimiter (taken, not stored) and a zero, as libstdc++ reads them
+    /// (failbit when nothing was taken, or the buffer filled before the
+    /// delimiter). The result is the stream.
+    StreamGetlineBuf,
+    /// `in.peek()`: args `[stream]`; the next byte without taking it, or
+    /// -1 (EOF) with eofbit set.
+    StreamPeek,
+    /// `in.ignore(n, delim)`: args `[stream, count (a long), delimiter (an
+    /// int, -1 for none)]`; skips `count` bytes, or up to and past the
+    /// delimiter, or to the end (eofbit).
+    StreamIgnore,
+    /// `getchar()`: args none; the next byte of standard input (0 to 255),
+    /// or -1 (EOF) at its end.
+    Getchar,
     /// Writes a value to a stream with the stream's current format; args
     /// `[stream, value]`, the result is the stream. The stream is standard
     /// error when the innermost first operand of the chain is `Stderr`
@@ -890,7 +917,9 @@ pub enum Intrinsic {
     /// `std::string`'s characters), which it starts with.
     StringStreamNew,
     /// A string stream seen as the `std::ostream` it derives from (for a
-    /// `std::ostream&`): args `[stream]`; the same stream, a place.
+    /// `std::ostream&`), or as the `std::istream` (the expression's type,
+    /// `StringStream(Cin)`, for a `std::istream&`): args `[stream]`; the
+    /// same stream, a place.
     StreamAsOstream,
     /// `stream >> x`: args `[stream, target]`; skips white space and reads
     /// the target's type as libstdc++ reads it (a number, a `char`, or a
@@ -915,11 +944,17 @@ pub enum Intrinsic {
     StreamQuery(StreamQuery),
     /// `ss.clear()`: args `[stream]`; clears the state flags.
     StreamClear,
+    /// A member function of a stream's format (`std::cout.precision(3)`):
+    /// args `[stream, new values...]`; answers the value before the call
+    /// (`void` for `unsetf`). The stream is `std::cout`, `std::cerr`, a
+    /// wide one or a string stream, whose format `<<` uses.
+    StreamFormat(StreamMember),
     /// `std::stoi` and its family: args `[characters (a `std::string`'s:
     /// a `std::vector<char>` ending in a zero), position out (a `size_t*`,
     /// may be null), base (an `int`)]`; parses the text as `strtol`
-    /// (`strtoul`, `strtod`, ...) does for the expression's type. No number, or one out of range, is a run-time
-    /// error naming the exception C++ throws; `name` is the function's.
+    /// (`strtoul`, `strtod`, ...) does for the expression's type. No number
+    /// throws `std::invalid_argument`, one out of range `std::out_of_range`,
+    /// as in C++; `name` is the function's, their `what()`.
     StringToNumber {
         /// `stoi`, `stol`, ...: what the error names.
         name: &'static str,
@@ -1322,6 +1357,94 @@ pub enum StreamQuery {
     Ok,
 }
 
+/// The member functions of a stream's format state
+/// (`Intrinsic::StreamFormat`), each with or without its new value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StreamMember {
+    /// `precision()` and `precision(n)`: a `std::streamsize` (`long`).
+    Precision,
+    /// `width()` and `width(n)`: a `std::streamsize`.
+    Width,
+    /// `fill()` and `fill(c)`: the padding character.
+    Fill,
+    /// `flags()` and `flags(f)`: the whole `fmtflags` (an `int`, with
+    /// libstdc++'s values: [`fmtflags`]).
+    Flags,
+    /// `setf(f)`: sets the bits of `f`; answers the flags before.
+    Setf,
+    /// `setf(f, mask)`: clears the bits of `mask`, then sets those of
+    /// `f & mask`; answers the flags before.
+    SetfMasked,
+    /// `unsetf(mask)`: clears the bits of `mask`.
+    Unsetf,
+}
+
+/// `std::ios_base::fmtflags`: the format flags of a stream, with the values
+/// libstdc++ gives them (a program may print them, as g++ shows them).
+pub mod fmtflags {
+    /// `boolalpha`.
+    pub const BOOLALPHA: i32 = 1 << 0;
+    /// `dec`.
+    pub const DEC: i32 = 1 << 1;
+    /// `fixed`.
+    pub const FIXED: i32 = 1 << 2;
+    /// `hex`.
+    pub const HEX: i32 = 1 << 3;
+    /// `internal`.
+    pub const INTERNAL: i32 = 1 << 4;
+    /// `left`.
+    pub const LEFT: i32 = 1 << 5;
+    /// `oct`.
+    pub const OCT: i32 = 1 << 6;
+    /// `right`.
+    pub const RIGHT: i32 = 1 << 7;
+    /// `scientific`.
+    pub const SCIENTIFIC: i32 = 1 << 8;
+    /// `showbase`.
+    pub const SHOWBASE: i32 = 1 << 9;
+    /// `showpoint`.
+    pub const SHOWPOINT: i32 = 1 << 10;
+    /// `showpos`.
+    pub const SHOWPOS: i32 = 1 << 11;
+    /// `skipws`.
+    pub const SKIPWS: i32 = 1 << 12;
+    /// `unitbuf`.
+    pub const UNITBUF: i32 = 1 << 13;
+    /// `uppercase`.
+    pub const UPPERCASE: i32 = 1 << 14;
+    /// `adjustfield`: `left | right | internal`.
+    pub const ADJUSTFIELD: i32 = LEFT | RIGHT | INTERNAL;
+    /// `basefield`: `dec | oct | hex`.
+    pub const BASEFIELD: i32 = DEC | OCT | HEX;
+    /// `floatfield`: `scientific | fixed`.
+    pub const FLOATFIELD: i32 = SCIENTIFIC | FIXED;
+
+    /// The flag `std::ios_base::name` (also `std::ios::name`), if it is one.
+    pub fn named(name: &str) -> Option<i32> {
+        Some(match name {
+            "boolalpha" => BOOLALPHA,
+            "dec" => DEC,
+            "fixed" => FIXED,
+            "hex" => HEX,
+            "internal" => INTERNAL,
+            "left" => LEFT,
+            "oct" => OCT,
+            "right" => RIGHT,
+            "scientific" => SCIENTIFIC,
+            "showbase" => SHOWBASE,
+            "showpoint" => SHOWPOINT,
+            "showpos" => SHOWPOS,
+            "skipws" => SKIPWS,
+            "unitbuf" => UNITBUF,
+            "uppercase" => UPPERCASE,
+            "adjustfield" => ADJUSTFIELD,
+            "basefield" => BASEFIELD,
+            "floatfield" => FLOATFIELD,
+            _ => return None,
+        })
+    }
+}
+
 /// Stream manipulators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Manipulator {
@@ -1377,6 +1500,13 @@ pub enum Manipulator {
     Flush,
     /// `std::ends`: a null character.
     Ends,
+    /// `std::setiosflags(f)`: sets the flags of `f` (an `int`).
+    Setiosflags,
+    /// `std::resetiosflags(f)`: clears the flags of `f`.
+    Resetiosflags,
+    /// `stream.put(c)`: the byte `c`, unformatted (no padding; a pending
+    /// width stays for the next value).
+    Put,
 }
 
 /// The stream a `Print` chain writes to: follows the first operands of

@@ -250,6 +250,12 @@ pub enum StringStreamKind {
     WideIn,
     /// `std::wostringstream`: writes wide text only.
     WideOut,
+    /// `std::istream`: `std::cin`, reading the program's input, or a
+    /// reading string stream bound to a `std::istream&`.
+    Cin,
+    /// `std::wistream`: `std::wcin`, or a wide reading string stream bound
+    /// to a `std::wistream&`.
+    WideCin,
 }
 
 impl StringStreamKind {
@@ -262,6 +268,8 @@ impl StringStreamKind {
             StringStreamKind::WideBoth => "std::wstringstream",
             StringStreamKind::WideIn => "std::wistringstream",
             StringStreamKind::WideOut => "std::wostringstream",
+            StringStreamKind::Cin => "std::istream",
+            StringStreamKind::WideCin => "std::wistream",
         }
     }
 
@@ -286,14 +294,44 @@ impl StringStreamKind {
     /// It has `<<` (and is a `std::ostream`, or a `std::wostream` when
     /// wide).
     pub fn writes(self) -> bool {
-        !matches!(self, StringStreamKind::In | StringStreamKind::WideIn)
+        !matches!(
+            self,
+            StringStreamKind::In
+                | StringStreamKind::WideIn
+                | StringStreamKind::Cin
+                | StringStreamKind::WideCin
+        )
+    }
+
+    /// The `std::istream` (`std::wistream`) a reading string stream
+    /// derives from and binds, as the type of `std::cin` (`Cin`) is;
+    /// `None` for a stream that only writes, and for `std::cin` itself.
+    pub fn istream_base(self) -> Option<Type> {
+        match self {
+            StringStreamKind::Both | StringStreamKind::In => {
+                Some(Type::StringStream(StringStreamKind::Cin))
+            }
+            StringStreamKind::WideBoth | StringStreamKind::WideIn => {
+                Some(Type::StringStream(StringStreamKind::WideCin))
+            }
+            _ => None,
+        }
+    }
+
+    /// It is `std::cin` or `std::wcin` (or a `std::istream&`, whose type
+    /// theirs is), which has no text of its own (`str()`).
+    pub fn is_stdin(self) -> bool {
+        matches!(self, StringStreamKind::Cin | StringStreamKind::WideCin)
     }
 
     /// Its text is wide (`std::wstring`, written as UTF-8).
     pub fn wide(self) -> bool {
         matches!(
             self,
-            StringStreamKind::WideBoth | StringStreamKind::WideIn | StringStreamKind::WideOut
+            StringStreamKind::WideBoth
+                | StringStreamKind::WideIn
+                | StringStreamKind::WideOut
+                | StringStreamKind::WideCin
         )
     }
 

@@ -159,6 +159,9 @@ struct Case {
     /// failed and left to the interpreter (a check that fails where the
     /// program has no error would otherwise go unseen).
     jit_only: bool,
+    /// The program's standard input: a corpus case's `X.stdin`, else
+    /// nothing (the input is at its end).
+    stdin: Vec<u8>,
 }
 
 impl Case {
@@ -174,6 +177,7 @@ impl Case {
             at_least: 0,
             check: None,
             jit_only: false,
+            stdin: Vec::new(),
         }
     }
 }
@@ -363,7 +367,7 @@ fn corpus_case(path: &Path) -> Case {
         apply_run_flags(flags, &mut case_limits);
     }
     let root = samples::workspace_root();
-    Case::new(
+    let mut case = Case::new(
         path.strip_prefix(&root)
             .unwrap_or(path)
             .display()
@@ -371,7 +375,10 @@ fn corpus_case(path: &Path) -> Case {
         source,
         vec![1, 2, 4],
         case_limits,
-    )
+    );
+    // The input `run.rs` gives the case too.
+    case.stdin = std::fs::read(path.with_extension("stdin")).unwrap_or_default();
+    case
 }
 
 // ------------------------------------------------------------------ mutants
@@ -518,14 +525,15 @@ fn compile(text: &str) -> Result<(Sources, Program), String> {
 
 /// Runs `program` with the interpreter alone (`threads` is `None`) or with a
 /// JIT of that many threads.
-fn run(program: &Program, options: &Options, threads: Option<usize>) -> Ran {
+fn run(program: &Program, options: &Options, threads: Option<usize>, stdin: &[u8]) -> Ran {
     let mut out = Output::default();
     let started = Instant::now();
     let (engine, threads) = match threads {
         None => (tessera_driver::Engine::Interp, 1),
         Some(t) => (tessera_driver::Engine::Jit, t),
     };
-    let ran = tessera_driver::engine::run(program, engine, threads, options, &mut out);
+    let mut input = stdin;
+    let ran = tessera_driver::engine::run(program, engine, threads, options, &mut out, &mut input);
     let (outcome, stats) = (ran.outcome, ran.jit);
     Ran {
         exit: outcome.exit_code,
@@ -871,22 +879,23 @@ fn judge(case: &Case) -> Report {
         };
         let (reference, jits, checked) = std::thread::scope(|scope| {
             let (program, options, with_check) = (&program, &options, &with_check);
+            let stdin = case.stdin.as_slice();
             let reference = std::thread::Builder::new()
                 .name("agreement-reference".into())
                 .stack_size(STACK)
-                .spawn_scoped(scope, move || run(program, options, None))
+                .spawn_scoped(scope, move || run(program, options, None, stdin))
                 .expect("spawn the interpreter's thread");
             let checked = case.check.is_some().then(|| {
                 std::thread::Builder::new()
                     .name("agreement-check".into())
                     .stack_size(STACK)
-                    .spawn_scoped(scope, move || run(program, with_check, None))
+                    .spawn_scoped(scope, move || run(program, with_check, None, stdin))
                     .expect("spawn the checking interpreter's thread")
             });
             let jits: Vec<(usize, Ran)> = case
                 .threads
                 .iter()
-                .map(|&t| (t, run(program, options, Some(t))))
+                .map(|&t| (t, run(program, options, Some(t), stdin)))
                 .collect();
             let join = |h: std::thread::ScopedJoinHandle<'_, Ran>| match h.join() {
                 Ok(r) => r,
@@ -907,7 +916,8 @@ fn judge(case: &Case) -> Report {
         }
         // A racy program may legitimately differ: the checker says whether
         // it races.
-        let checked = checked.or_else(|| differs.then(|| run(&program, &with_check, None)));
+        let checked = checked
+            .or_else(|| differs.then(|| run(&program, &with_check, None, case.stdin.as_slice())));
         let racy = differs
             && checked
                 .as_ref()

@@ -17,7 +17,7 @@
 //! more is not UTF-8 on its own), and string literals as their UTF-8 bytes.
 //! Widths count bytes, as g++'s do.
 
-use tessera_ir::Manipulator;
+use tessera_ir::{Manipulator, fmtflags};
 
 /// A scalar value with its C++ type, as written to a stream.
 ///
@@ -52,8 +52,8 @@ pub enum ScalarValue {
 
 /// Which of `std::ios_base::floatfield`'s settings is in force.
 ///
-/// Setting both `fixed` and `scientific` (hexfloat) is impossible through the
-/// supported manipulators, since each replaces the whole field.
+/// Both `fixed` and `scientific` at once is `hexfloat`, which
+/// `StreamFormat::float_field` answers beside this.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FloatField {
     /// Neither flag: `%g`.
@@ -85,118 +85,238 @@ enum Adjust {
 
 /// The formatting state of one stream (what `std::cout`'s flags, width,
 /// precision and fill hold).
+///
+/// The flags are kept as the `fmtflags` word libstdc++ keeps, with its bit
+/// values, because a program can read and write the word whole
+/// (`flags()`, `setf`) and can set combinations no manipulator makes
+/// (`left | right`, which pads as `right` does); each formatting decision
+/// reads the word as libstdc++'s `num_put` and `__pad` read it.
 #[derive(Clone, Debug)]
 pub struct StreamFormat {
     /// As set by `setprecision`; a negative value is kept, because libstdc++
     /// only replaces it by 6 when a floating-point value is formatted.
-    precision: i32,
+    precision: i64,
     /// Minimum field width of the next formatted output only; zero or
     /// negative means no padding.
-    width: i32,
+    width: i64,
     /// The padding character, already mapped from the C++ byte.
     fill: u8,
-    /// Where padding goes.
-    adjust: Adjust,
-    /// `std::dec`, `std::hex` or `std::oct`.
-    base: Base,
-    /// Floating-point notation.
-    float_field: FloatField,
-    /// `std::hexfloat` (`fixed` and `scientific` at once, as C++ sets it).
-    hexfloat: bool,
-    /// `std::boolalpha`.
-    boolalpha: bool,
-    /// `std::showpos`.
-    showpos: bool,
-    /// `std::showpoint`.
-    showpoint: bool,
-    /// `std::uppercase`.
-    uppercase: bool,
-    /// `std::showbase`.
-    showbase: bool,
+    /// `fmtflags`, libstdc++'s bits (`tessera_ir::fmtflags`).
+    flags: i32,
 }
 
 impl Default for StreamFormat {
     /// The state of a fresh `std::cout`: precision 6, width 0, fill `' '`,
-    /// right-aligned, decimal, default float notation, `noboolalpha`.
+    /// the flags `skipws | dec` (so right-aligned, decimal, default float
+    /// notation, `noboolalpha`).
     fn default() -> Self {
         StreamFormat {
             precision: 6,
             width: 0,
             fill: b' ',
-            adjust: Adjust::Right,
-            base: Base::Dec,
-            float_field: FloatField::General,
-            hexfloat: false,
-            boolalpha: false,
-            showpos: false,
-            showpoint: false,
-            uppercase: false,
-            showbase: false,
+            flags: fmtflags::SKIPWS | fmtflags::DEC,
         }
     }
 }
 
 impl StreamFormat {
-    /// The base integers are read in: 8, 10 or 16.
+    /// The state of a fresh `std::cerr`: as `std::cout`'s, with `unitbuf`.
+    pub fn unbuffered() -> Self {
+        StreamFormat {
+            flags: fmtflags::SKIPWS | fmtflags::DEC | fmtflags::UNITBUF,
+            ..StreamFormat::default()
+        }
+    }
+
+    /// Whether flag `bit` is set.
+    fn has(&self, bit: i32) -> bool {
+        self.flags & bit != 0
+    }
+
+    /// The base numbers are written in: libstdc++ writes octal or hex only
+    /// when `basefield` holds exactly that flag, decimal otherwise.
+    fn base(&self) -> Base {
+        match self.flags & fmtflags::BASEFIELD {
+            fmtflags::OCT => Base::Oct,
+            fmtflags::HEX => Base::Hex,
+            _ => Base::Dec,
+        }
+    }
+
+    /// Where padding goes: `left` or `internal` only when `adjustfield`
+    /// holds exactly that flag.
+    fn adjust(&self) -> Adjust {
+        match self.flags & fmtflags::ADJUSTFIELD {
+            fmtflags::LEFT => Adjust::Left,
+            fmtflags::INTERNAL => Adjust::Internal,
+            _ => Adjust::Right,
+        }
+    }
+
+    /// The floating-point notation, and whether it is `hexfloat` (both
+    /// bits of `floatfield`).
+    fn float_field(&self) -> (FloatField, bool) {
+        match self.flags & fmtflags::FLOATFIELD {
+            fmtflags::FIXED => (FloatField::Fixed, false),
+            fmtflags::SCIENTIFIC => (FloatField::Scientific, false),
+            fmtflags::FLOATFIELD => (FloatField::General, true),
+            _ => (FloatField::General, false),
+        }
+    }
+
+    /// The base integers are read in: 8, 10 or 16 when `basefield` holds
+    /// exactly one flag (decimal for two), and 0 when it holds none, which
+    /// `num_get` then reads as C's `strtol` does with base 0 (`0x1A`, `017`).
     pub fn radix(&self) -> u32 {
-        match self.base {
-            Base::Dec => 10,
-            Base::Hex => 16,
-            Base::Oct => 8,
+        match self.flags & fmtflags::BASEFIELD {
+            0 => 0,
+            fmtflags::OCT => 8,
+            fmtflags::HEX => 16,
+            _ => 10,
         }
     }
 
     /// The pending field width, which reading a string uses up (and resets
     /// to 0, as `operator>>` into a string does).
-    pub fn take_width(&mut self) -> i32 {
+    pub fn take_width(&mut self) -> i64 {
         std::mem::take(&mut self.width)
     }
 
+    /// `precision()`.
+    pub fn precision(&self) -> i64 {
+        self.precision
+    }
+
+    /// `precision(n)`: answers the precision before.
+    pub fn set_precision(&mut self, n: i64) -> i64 {
+        std::mem::replace(&mut self.precision, n)
+    }
+
+    /// `width()`.
+    pub fn width(&self) -> i64 {
+        self.width
+    }
+
+    /// `width(n)`: answers the width before.
+    pub fn set_width(&mut self, n: i64) -> i64 {
+        std::mem::replace(&mut self.width, n)
+    }
+
+    /// `fill()`: the padding character's byte.
+    pub fn fill(&self) -> u8 {
+        self.fill
+    }
+
+    /// `fill(c)`: answers the character before.
+    pub fn set_fill(&mut self, c: u8) -> u8 {
+        std::mem::replace(&mut self.fill, c)
+    }
+
+    /// `flags()`.
+    pub fn flags(&self) -> i32 {
+        self.flags
+    }
+
+    /// `flags(f)`: replaces every flag; answers the flags before.
+    pub fn set_flags(&mut self, f: i32) -> i32 {
+        std::mem::replace(&mut self.flags, f)
+    }
+
+    /// `setf(f)` (and `std::setiosflags(f)`): sets the bits of `f`.
+    pub fn setf(&mut self, f: i32) -> i32 {
+        let old = self.flags;
+        self.flags |= f;
+        old
+    }
+
+    /// `setf(f, mask)`: clears `mask`, then sets the bits of `f` in it.
+    pub fn setf_masked(&mut self, f: i32, mask: i32) -> i32 {
+        let old = self.flags;
+        self.flags = (old & !mask) | (f & mask);
+        old
+    }
+
+    /// `unsetf(mask)` (and `std::resetiosflags(mask)`).
+    pub fn unsetf(&mut self, mask: i32) {
+        self.flags &= !mask;
+    }
+
     /// Applies a manipulator; `arg` is the int argument of
-    /// `setw`/`setprecision`/`setfill` (ignored by the others). `Endl`
-    /// appends `"\n"` to `out` (the caller flushes).
+    /// `setw`/`setprecision`/`setfill`/`setiosflags`/`resetiosflags`
+    /// (ignored by the others). `Endl` appends `"\n"` to `out` (the caller
+    /// flushes).
     ///
     /// `endl` is unformatted output (`put` then `flush`), so unlike every
     /// value it leaves a pending `setw` in place for the next value.
     /// `setfill`'s argument is a C++ `char`, so only its low byte counts.
+    /// Each flag manipulator is the `setf` libstdc++ defines it as.
     pub fn apply(&mut self, m: Manipulator, arg: i32, out: &mut Vec<u8>) {
+        use fmtflags::*;
         match m {
             Manipulator::Endl => out.push(b'\n'),
-            Manipulator::Setw => self.width = arg,
-            Manipulator::Setprecision => self.precision = arg,
-            Manipulator::Fixed => self.set_float_field(FloatField::Fixed, false),
-            Manipulator::Scientific => self.set_float_field(FloatField::Scientific, false),
-            Manipulator::DefaultFloat => self.set_float_field(FloatField::General, false),
-            Manipulator::Hexfloat => self.set_float_field(FloatField::General, true),
-            Manipulator::Left => self.adjust = Adjust::Left,
-            Manipulator::Right => self.adjust = Adjust::Right,
-            Manipulator::Internal => self.adjust = Adjust::Internal,
-            Manipulator::Hex => self.base = Base::Hex,
-            Manipulator::Dec => self.base = Base::Dec,
-            Manipulator::Oct => self.base = Base::Oct,
-            Manipulator::Boolalpha => self.boolalpha = true,
-            Manipulator::Noboolalpha => self.boolalpha = false,
-            Manipulator::Showpos => self.showpos = true,
-            Manipulator::Noshowpos => self.showpos = false,
-            Manipulator::Showpoint => self.showpoint = true,
-            Manipulator::Noshowpoint => self.showpoint = false,
-            Manipulator::Uppercase => self.uppercase = true,
-            Manipulator::Nouppercase => self.uppercase = false,
-            Manipulator::Showbase => self.showbase = true,
-            Manipulator::Noshowbase => self.showbase = false,
+            Manipulator::Setw => self.width = i64::from(arg),
+            Manipulator::Setprecision => self.precision = i64::from(arg),
+            Manipulator::Fixed => {
+                self.setf_masked(FIXED, FLOATFIELD);
+            }
+            Manipulator::Scientific => {
+                self.setf_masked(SCIENTIFIC, FLOATFIELD);
+            }
+            Manipulator::DefaultFloat => self.unsetf(FLOATFIELD),
+            Manipulator::Hexfloat => {
+                self.setf_masked(FLOATFIELD, FLOATFIELD);
+            }
+            Manipulator::Left => {
+                self.setf_masked(LEFT, ADJUSTFIELD);
+            }
+            Manipulator::Right => {
+                self.setf_masked(RIGHT, ADJUSTFIELD);
+            }
+            Manipulator::Internal => {
+                self.setf_masked(INTERNAL, ADJUSTFIELD);
+            }
+            Manipulator::Hex => {
+                self.setf_masked(HEX, BASEFIELD);
+            }
+            Manipulator::Dec => {
+                self.setf_masked(DEC, BASEFIELD);
+            }
+            Manipulator::Oct => {
+                self.setf_masked(OCT, BASEFIELD);
+            }
+            Manipulator::Boolalpha => {
+                self.setf(BOOLALPHA);
+            }
+            Manipulator::Noboolalpha => self.unsetf(BOOLALPHA),
+            Manipulator::Showpos => {
+                self.setf(SHOWPOS);
+            }
+            Manipulator::Noshowpos => self.unsetf(SHOWPOS),
+            Manipulator::Showpoint => {
+                self.setf(SHOWPOINT);
+            }
+            Manipulator::Noshowpoint => self.unsetf(SHOWPOINT),
+            Manipulator::Uppercase => {
+                self.setf(UPPERCASE);
+            }
+            Manipulator::Nouppercase => self.unsetf(UPPERCASE),
+            Manipulator::Showbase => {
+                self.setf(SHOWBASE);
+            }
+            Manipulator::Noshowbase => self.unsetf(SHOWBASE),
+            Manipulator::Setiosflags => {
+                self.setf(arg);
+            }
+            Manipulator::Resetiosflags => self.unsetf(arg),
             // Unformatted output: no padding, the width stays pending.
             Manipulator::Ends => out.push(0),
+            // The byte of the `char` argument.
+            Manipulator::Put => out.push(arg as u8),
             Manipulator::Flush => {}
             // Truncation to the low byte is the point: this is the
             // int-to-char conversion at the call of `setfill`.
             Manipulator::Setfill => self.fill = arg as u8,
         }
-    }
-
-    /// Sets `floatfield`: one notation, or both bits for `hexfloat`.
-    fn set_float_field(&mut self, field: FloatField, hexfloat: bool) {
-        self.float_field = field;
-        self.hexfloat = hexfloat;
     }
 
     /// The most bytes the next formatted output can take: the pending
@@ -218,7 +338,7 @@ impl StreamFormat {
     /// Writes a scalar as `std::cout << v` would.
     pub fn write_scalar(&mut self, v: ScalarValue, out: &mut Vec<u8>) {
         let body = match v {
-            ScalarValue::Bool(b) => match (self.boolalpha, b) {
+            ScalarValue::Bool(b) => match (self.has(fmtflags::BOOLALPHA), b) {
                 (true, true) => "true".to_owned(),
                 (true, false) => "false".to_owned(),
                 // Without boolalpha libstdc++ prints the bool as a `long`
@@ -271,9 +391,11 @@ impl StreamFormat {
     /// value as its unsigned type) with `0x`/`0` under `showbase` unless it
     /// is zero, and capitals under `uppercase`.
     fn integer(&self, value: i64, bits: u64, signed: bool) -> String {
-        match self.base {
+        let showbase = self.has(fmtflags::SHOWBASE);
+        let uppercase = self.has(fmtflags::UPPERCASE);
+        match self.base() {
             Base::Dec if signed => {
-                if value >= 0 && self.showpos {
+                if value >= 0 && self.has(fmtflags::SHOWPOS) {
                     format!("+{value}")
                 } else {
                     value.to_string()
@@ -281,19 +403,19 @@ impl StreamFormat {
             }
             Base::Dec => bits.to_string(),
             Base::Hex => {
-                let digits = if self.uppercase {
+                let digits = if uppercase {
                     format!("{bits:X}")
                 } else {
                     format!("{bits:x}")
                 };
-                match (self.showbase && bits != 0, self.uppercase) {
+                match (showbase && bits != 0, uppercase) {
                     (true, false) => format!("0x{digits}"),
                     (true, true) => format!("0X{digits}"),
                     (false, _) => digits,
                 }
             }
             Base::Oct => {
-                if self.showbase && bits != 0 {
+                if showbase && bits != 0 {
                     format!("0{bits:o}")
                 } else {
                     format!("{bits:o}")
@@ -308,24 +430,30 @@ impl StreamFormat {
         // libstdc++ itself replaces a negative precision by 6 before calling
         // snprintf, so a negative `setprecision` means 6 in every notation.
         let precision = usize::try_from(self.precision).unwrap_or(6);
-        if !(self.showpos || self.showpoint || self.uppercase || self.hexfloat) {
-            return format_float(v, self.float_field, precision);
+        let (field, hexfloat) = self.float_field();
+        let (showpos, showpoint, uppercase) = (
+            self.has(fmtflags::SHOWPOS),
+            self.has(fmtflags::SHOWPOINT),
+            self.has(fmtflags::UPPERCASE),
+        );
+        if !(showpos || showpoint || uppercase || hexfloat) {
+            return format_float(v, field, precision);
         }
         // libstdc++ builds a `printf` format from the flags and hands it to
         // snprintf: `+` for showpos, `#` for showpoint, a precision except
         // for hexfloat, and `f`, `e`/`E`, `a`/`A` or `g`/`G` (`fixed` has
         // no capital form there, so it writes `inf` even under uppercase).
         let mut spec = String::from("%");
-        if self.showpos {
+        if showpos {
             spec.push('+');
         }
-        if self.showpoint {
+        if showpoint {
             spec.push('#');
         }
-        if !self.hexfloat {
+        if !hexfloat {
             spec.push_str(".*");
         }
-        spec.push(match (self.hexfloat, self.float_field, self.uppercase) {
+        spec.push(match (hexfloat, field, uppercase) {
             (true, _, false) => 'a',
             (true, _, true) => 'A',
             (false, FloatField::Fixed, _) => 'f',
@@ -335,7 +463,7 @@ impl StreamFormat {
             (false, FloatField::General, true) => 'G',
         });
         let precision = i64::try_from(precision).unwrap_or(i64::MAX);
-        let args = if self.hexfloat {
+        let args = if hexfloat {
             vec![crate::printf::Arg::Double(v)]
         } else {
             vec![
@@ -360,7 +488,7 @@ impl StreamFormat {
         let width = usize::try_from(self.width).unwrap_or(0);
         self.width = 0;
         let padding = width.saturating_sub(body.len());
-        match self.adjust {
+        match self.adjust() {
             Adjust::Left => {
                 out.extend_from_slice(body);
                 out.extend(std::iter::repeat_n(self.fill, padding));
@@ -939,9 +1067,9 @@ mod tests {
         assert_eq!(f.precision, 6);
         assert_eq!(f.width, 0);
         assert_eq!(f.fill, b' ');
-        assert!(f.adjust == Adjust::Right && f.base == Base::Dec && !f.boolalpha);
-        assert!(!f.showpos && !f.showpoint && !f.uppercase && !f.showbase && !f.hexfloat);
-        assert_eq!(f.float_field, FloatField::General);
+        assert!(f.adjust() == Adjust::Right && f.base() == Base::Dec);
+        assert_eq!(f.flags(), fmtflags::SKIPWS | fmtflags::DEC);
+        assert_eq!(f.float_field(), (FloatField::General, false));
     }
 
     #[test]

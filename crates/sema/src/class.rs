@@ -1542,6 +1542,12 @@ impl FnCx<'_> {
             {
                 crate::library::sstream::as_ostream(e)
             }
+            // A reading string stream as the `std::istream` it derives from.
+            (Type::StringStream(kind), Type::StringStream(_))
+                if kind.istream_base().as_ref() == Some(to) =>
+            {
+                crate::library::sstream::as_base(e, to.clone())
+            }
             (Type::Struct(from), Type::Struct(base)) if from != base => {
                 match self.base_path(*from, *base) {
                     Some(path) => self.upcast(e, &path),

@@ -91,6 +91,16 @@ pub fn sequence(arg: Arg<'_>, param: Param<'_>) -> Option<Sequence> {
                 adds_const: false,
             });
         }
+        // A reading string stream is a `std::istream` (its base class).
+        if let Type::StringStream(kind) = arg.ty
+            && kind.istream_base().as_ref() == Some(param.ty)
+        {
+            return arg.modifiable_lvalue.then_some(Sequence {
+                rank: Rank::Conversion,
+                binds_const_ref: Some(false),
+                adds_const: false,
+            });
+        }
         // A non-const reference binds only to a modifiable lvalue of its type.
         return (arg.modifiable_lvalue && arg.ty == param.ty).then_some(Sequence {
             rank: Rank::Exact,

@@ -237,10 +237,15 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
             if is_wchar(ty) {
                 return Type::Scalar(Scalar::WChar);
             }
+            // `std::ios::fmtflags`: libstdc++'s flags fit an `int`.
+            if name == "fmtflags" && qualifier_ok(path, &["std", "ios", "ios_base"]) {
+                return Type::Scalar(Scalar::Int);
+            }
             // The C library's integer typedefs, as in LP64.
             if qualifier_ok(path, &["std"]) {
                 match name {
                     "size_t" => return Type::Scalar(Scalar::ULong),
+                    "streamsize" => return Type::Scalar(Scalar::Long),
                     "ptrdiff_t" | "int64_t" | "clock_t" | "time_t" => {
                         return Type::Scalar(Scalar::Long);
                     }
@@ -253,6 +258,14 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                     // Only as `std::wostream&`: `std::wcout`, `std::wcerr` or
                     // a wide string stream.
                     "wostream" if path.segments.len() == 2 => return Type::WideOstream,
+                    // Only as `std::istream&`: `std::cin` or a reading
+                    // string stream.
+                    "istream" if path.segments.len() == 2 => {
+                        return Type::StringStream(StringStreamKind::Cin);
+                    }
+                    "wistream" if path.segments.len() == 2 => {
+                        return Type::StringStream(StringStreamKind::WideCin);
+                    }
                     _ if StringStreamKind::named(name).is_some() => {
                         if let Some(kind) = StringStreamKind::named(name) {
                             return Type::StringStream(kind);

@@ -68,6 +68,10 @@ pub const CLASS_NAMES: &[&str] = &[
     "ptrdiff_t",
     "clock_t",
     "time_t",
+    // `std::streamsize` and `std::ios::fmtflags`, what the format members
+    // of a stream take and answer.
+    "streamsize",
+    "fmtflags",
     "int32_t",
     "uint32_t",
     "int64_t",
@@ -81,6 +85,8 @@ pub const CLASS_NAMES: &[&str] = &[
     "wistringstream",
     "wostringstream",
     "wostream",
+    "istream",
+    "wistream",
     "mt19937",
     "mt19937_64",
     "minstd_rand0",

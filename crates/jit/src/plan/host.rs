@@ -256,6 +256,14 @@ fn prints(prog: &Program, b: &IrBlock) -> bool {
                     | Intrinsic::StreamSetText
                     | Intrinsic::StreamQuery(_)
                     | Intrinsic::StreamClear
+                    | Intrinsic::StreamFormat(_)
+                    | Intrinsic::Stdin
+                    | Intrinsic::StreamGet
+                    | Intrinsic::StreamGetChar
+                    | Intrinsic::StreamGetlineBuf
+                    | Intrinsic::StreamPeek
+                    | Intrinsic::StreamIgnore
+                    | Intrinsic::Getchar
                     | Intrinsic::StringToNumber { .. }
             ),
             ExprKind::Call { func, .. } => {

@@ -79,6 +79,7 @@ const NAMES: &[&str] = &[
     "exit",
     "abort",
     "assert",
+    "getchar",
     "clock",
     "time",
     "difftime",
@@ -238,6 +239,12 @@ pub(super) fn call(
                 return Ok(error_expr(span));
             };
             intrinsic(Intrinsic::Putchar(stream), vec![c], Type::INT, span)
+        }
+        "getchar" => {
+            if !arity(cx, &what, &args, 0, "no arguments", span) {
+                return Ok(error_expr(span));
+            }
+            intrinsic(Intrinsic::Getchar, Vec::new(), Type::INT, span)
         }
         "fflush" => {
             if !arity(cx, &what, &args, 1, "`stdout` or `stderr`", span) {

@@ -775,7 +775,14 @@ pub fn method(
         Type::Container(..) => stdcont::method(cx, base, name, args, span),
         Type::Accelerator | Type::AcceleratorView => device::method(cx, base, name, args, span),
         Type::WideStr => wstring::method(cx, base, name, &args, span),
-        Type::StringStream(_) => sstream::method(cx, base, name, args, span),
+        Type::Ostream | Type::WideOstream | Type::StringStream(_)
+            if stream::is_format_member(&name.name) =>
+        {
+            stream::format_member(cx, base, name, args, span)
+        }
+        Type::StringStream(_) | Type::Ostream | Type::WideOstream => {
+            sstream::method(cx, base, name, args, span)
+        }
         other => {
             let other = other.clone();
             no_member(cx, &other, name, "")
@@ -802,6 +809,9 @@ pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) ->
         return limits::call(cx, path, &args, span);
     }
     if let Some(e) = device::call(cx, path, &args, span) {
+        return e;
+    }
+    if let Some(e) = stream::sync_with_stdio(cx, path, &args, span) {
         return e;
     }
     let ns = namespace(path);
@@ -1031,7 +1041,6 @@ const UNSUPPORTED_STD: &[&str] = &[
     "time",
     "clock",
     "scanf",
-    "getchar",
     "malloc",
     "free",
     "memcpy",

@@ -24,7 +24,14 @@ use tessera_syntax::ast;
 const AMP_HELP: &str = "string streams live on the host: build the text after the kernel";
 
 /// What a string stream has, for the help of an unknown member.
-const MEMBERS: &str = "a string stream has `<<` (writing ones), `>>` (reading ones), `str()`, `str(s)`, `good()`, `fail()`, `eof()`, `bad()` and `clear()`; `std::getline(stream, s)` reads a line";
+const MEMBERS: &str = "a string stream has `<<` (writing ones), `>>`, `get()`, `peek()` and `ignore()` (reading ones), `str()`, `str(s)`, `good()`, `fail()`, `eof()`, `bad()`, `clear()` and the format members (`precision`, `setf`, ...); `std::getline(stream, s)` reads a line";
+
+/// What `std::cout` and the other output streams have, for the help of an
+/// unknown member.
+const OSTREAM_MEMBERS: &str = "an output stream has `<<`, `put(c)`, `flush()`, `good()`, `fail()`, `eof()`, `bad()`, `clear()` and the format members (`precision`, `setf`, ...)";
+
+/// What `std::cin` has, for the help of an unknown member.
+const CIN_MEMBERS: &str = "`std::cin` has `>>`, `get()`, `peek()`, `ignore()`, `good()`, `fail()`, `eof()`, `bad()`, `clear()` and the format members (`precision`, `setf`, ...); `std::getline(std::cin, s)` reads a line";
 
 /// The name the `std::string` class has in the typed program.
 const STRING_CLASS: &str = "std::string";
@@ -190,7 +197,51 @@ pub(super) fn method(
         }
         return intrinsic(Intrinsic::StreamQuery(q), vec![base], Type::BOOL, span);
     }
-    match (name.name.as_str(), is_string_stream(&base.ty)) {
+    let reads = matches!(base.ty, Type::StringStream(kind) if kind.reads());
+    let writes = match base.ty {
+        Type::StringStream(kind) => kind.writes(),
+        _ => true,
+    };
+    match name.name.as_str() {
+        "get" if reads && args.len() == 1 => return get_char(cx, base, &what, args, span),
+        "getline" if reads && !matches!(base.ty, Type::StringStream(k) if k.wide()) => {
+            return getline_buffer(cx, base, &what, args, span);
+        }
+        "get" | "peek" if reads => {
+            if !arity(cx, &what, &args, 0, "no arguments", span) {
+                return error_expr(span);
+            }
+            let op = if name.name == "get" {
+                Intrinsic::StreamGet
+            } else {
+                Intrinsic::StreamPeek
+            };
+            return intrinsic(op, vec![base], Type::INT, span);
+        }
+        "ignore" if reads => return ignore(cx, base, &what, args, span),
+        // `std::cin.tie(nullptr)`: Tessera writes `std::cout`'s text out
+        // before every read either way, which an untied stream may also
+        // do; the result (the old tie, a pointer) is not supported.
+        "tie" if reads && args.len() == 1 => {
+            if !matches!(args[0].ty, Type::Null | Type::Scalar(_) | Type::Ptr { .. }) {
+                let shown = cx.ck.show(&args[0].ty);
+                cx.ck.error(
+                    codes::E0203,
+                    args[0].span,
+                    format!("mismatched types: {what} takes a stream's address, not `{shown}`"),
+                    format!("this is `{shown}`"),
+                    "",
+                );
+                return error_expr(span);
+            }
+            // The library's no-op (as `future.wait()` is).
+            return intrinsic(Intrinsic::DeviceWait, Vec::new(), Type::Void, span);
+        }
+        "flush" | "put" if writes => return unformatted(cx, base, name, &what, args, span),
+        _ => {}
+    }
+    let text_stream = matches!(base.ty, Type::StringStream(kind) if !kind.is_stdin());
+    match (name.name.as_str(), text_stream) {
         ("clear", _) => {
             if !arity(cx, &what, &args, 0, "no arguments", span) {
                 return error_expr(span);
@@ -237,11 +288,215 @@ pub(super) fn method(
                 name.span,
                 format!("{what} is not supported yet"),
                 "not supported",
-                MEMBERS,
+                match base.ty {
+                    Type::StringStream(kind) if kind.is_stdin() => CIN_MEMBERS,
+                    Type::StringStream(_) => MEMBERS,
+                    _ => OSTREAM_MEMBERS,
+                },
             );
             error_expr(span)
         }
     }
+}
+
+/// `out.flush()` and `out.put(c)`: written as `out << std::flush` and an
+/// unformatted byte (`Manipulator::Put`); the result is the stream, for a
+/// chain (`std::cout.put('a').put('\n')`).
+fn unformatted(
+    cx: &mut FnCx<'_>,
+    base: Expr,
+    name: &ast::Ident,
+    what: &str,
+    args: Vec<Expr>,
+    span: Span,
+) -> Expr {
+    let flush = name.name == "flush";
+    let (want, takes) = if flush {
+        (0, "no arguments")
+    } else {
+        (1, "a character")
+    };
+    if !arity(cx, what, &args, want, takes, span) {
+        return error_expr(span);
+    }
+    let value = match args.into_iter().next() {
+        None => intrinsic(
+            Intrinsic::Manipulator(tessera_ir::Manipulator::Flush),
+            Vec::new(),
+            Type::Manipulator,
+            span,
+        ),
+        Some(c) if c.ty.scalar().is_some() => {
+            let c = cx.convert_scalar(c, Scalar::Int);
+            intrinsic(
+                Intrinsic::Manipulator(tessera_ir::Manipulator::Put),
+                vec![c],
+                Type::Manipulator,
+                span,
+            )
+        }
+        Some(c) => {
+            let shown = cx.ck.show(&c.ty);
+            cx.ck.error(
+                codes::E0203,
+                c.span,
+                format!("mismatched types: {what} takes a character, not `{shown}`"),
+                format!("this is `{shown}`"),
+                "",
+            );
+            return error_expr(span);
+        }
+    };
+    let ty = base.ty.clone();
+    mk(
+        ExprKind::Intrinsic {
+            op: Intrinsic::Print,
+            args: vec![base, value],
+        },
+        ty,
+        true,
+        span,
+    )
+}
+
+/// `in.get(c)`: the next byte, white space too, into a `char`.
+fn get_char(cx: &mut FnCx<'_>, base: Expr, what: &str, args: Vec<Expr>, span: Span) -> Expr {
+    let Some(target) = args.into_iter().next() else {
+        return error_expr(span);
+    };
+    if target.ty != Type::Scalar(Scalar::Char) || !target.place {
+        let shown = cx.ck.show(&target.ty);
+        cx.ck.error(
+            codes::E0203,
+            target.span,
+            format!("{what} reads into a `char` variable, not `{shown}`"),
+            format!("this is `{shown}`"),
+            "",
+        );
+        return error_expr(span);
+    }
+    cx.check_writable(&target, "read into by `get`");
+    let ty = base.ty.clone();
+    mk(
+        ExprKind::Intrinsic {
+            op: Intrinsic::StreamGetChar,
+            args: vec![base, target],
+        },
+        ty,
+        true,
+        span,
+    )
+}
+
+/// `in.getline(buf, n)` and `in.getline(buf, n, delim)` into a `char`
+/// array (or a `char*`).
+fn getline_buffer(cx: &mut FnCx<'_>, base: Expr, what: &str, args: Vec<Expr>, span: Span) -> Expr {
+    if args.len() != 2 && args.len() != 3 {
+        arity(
+            cx,
+            what,
+            &args,
+            2,
+            "a `char` buffer, its size and an optional delimiter",
+            span,
+        );
+        return error_expr(span);
+    }
+    let mut args = args.into_iter();
+    let (Some(buffer), Some(count)) = (args.next(), args.next()) else {
+        return error_expr(span);
+    };
+    let char_ptr = Type::Ptr {
+        elem: Box::new(Type::Scalar(Scalar::Char)),
+        is_const: false,
+    };
+    let buffer = cx.coerce(buffer, &char_ptr, "the buffer");
+    if buffer.ty.is_error() {
+        return error_expr(span);
+    }
+    let mut rest = vec![count];
+    rest.extend(args);
+    let mut lowered = vec![base, buffer];
+    for (i, arg) in rest.into_iter().enumerate() {
+        if arg.ty.scalar().is_none() {
+            let shown = cx.ck.show(&arg.ty);
+            cx.ck.error(
+                codes::E0203,
+                arg.span,
+                format!("mismatched types: {what} takes a size and a delimiter, not `{shown}`"),
+                format!("this is `{shown}`"),
+                "",
+            );
+            return error_expr(span);
+        }
+        lowered.push(cx.convert_scalar(arg, if i == 0 { Scalar::Long } else { Scalar::Char }));
+    }
+    if lowered.len() < 4 {
+        lowered.push(mk(
+            ExprKind::Const(tessera_ir::Const::Int(i64::from(b'\n'))),
+            Type::Scalar(Scalar::Char),
+            false,
+            span,
+        ));
+    }
+    let ty = lowered[0].ty.clone();
+    mk(
+        ExprKind::Intrinsic {
+            op: Intrinsic::StreamGetlineBuf,
+            args: lowered,
+        },
+        ty,
+        true,
+        span,
+    )
+}
+
+/// `in.ignore()`, `in.ignore(n)`, `in.ignore(n, delim)`.
+fn ignore(cx: &mut FnCx<'_>, base: Expr, what: &str, args: Vec<Expr>, span: Span) -> Expr {
+    if args.len() > 2 {
+        arity(
+            cx,
+            what,
+            &args,
+            2,
+            "an optional count and an optional delimiter",
+            span,
+        );
+        return error_expr(span);
+    }
+    let mut lowered = vec![base];
+    for (i, arg) in args.into_iter().enumerate() {
+        if arg.ty.scalar().is_none() {
+            let shown = cx.ck.show(&arg.ty);
+            cx.ck.error(
+                codes::E0203,
+                arg.span,
+                format!("mismatched types: {what} takes a count and a delimiter, not `{shown}`"),
+                format!("this is `{shown}`"),
+                "",
+            );
+            return error_expr(span);
+        }
+        lowered.push(cx.convert_scalar(arg, if i == 0 { Scalar::Long } else { Scalar::Int }));
+    }
+    // The defaults: one byte, no delimiter (EOF).
+    if lowered.len() < 2 {
+        lowered.push(mk(
+            ExprKind::Const(tessera_ir::Const::Int(1)),
+            Type::Scalar(Scalar::Long),
+            false,
+            span,
+        ));
+    }
+    if lowered.len() < 3 {
+        lowered.push(mk(
+            ExprKind::Const(tessera_ir::Const::Int(-1)),
+            Type::INT,
+            false,
+            span,
+        ));
+    }
+    intrinsic(Intrinsic::StreamIgnore, lowered, Type::Void, span)
 }
 
 /// `stream >> target`.
@@ -395,7 +650,9 @@ pub(super) fn getline(cx: &mut FnCx<'_>, args: Vec<Expr>, span: Span) -> Expr {
                 format!("`std::getline` reads from an input stream, not `{shown}`"),
             )
             .with_label(format!("this is `{shown}`"))
-            .with_help("read lines from a `std::istringstream` or a `std::stringstream` (`std::cin` is not supported)"),
+            .with_help(
+                "read lines from `std::cin`, a `std::istringstream` or a `std::stringstream`",
+            ),
         );
         return error_expr(span);
     };
@@ -473,6 +730,21 @@ pub(crate) fn as_ostream(stream: Expr) -> Expr {
         Type::StringStream(kind) => kind.base(),
         _ => Type::Ostream,
     };
+    mk(
+        ExprKind::Intrinsic {
+            op: Intrinsic::StreamAsOstream,
+            args: vec![stream],
+        },
+        base,
+        place,
+        span,
+    )
+}
+
+/// A reading string stream bound to a `std::istream&` (of type `base`,
+/// the type of `std::cin`): the same stream.
+pub(crate) fn as_base(stream: Expr, base: Type) -> Expr {
+    let (place, span) = (stream.place, stream.span);
     mk(
         ExprKind::Intrinsic {
             op: Intrinsic::StreamAsOstream,

@@ -4,7 +4,9 @@
 use super::{Ns, Side, arity, check_side, intrinsic, mk, namespace};
 use crate::cx::{FnCx, error_expr};
 use tessera_diagnostics::{Diagnostic, Span, codes};
-use tessera_ir::{Expr, ExprKind, Intrinsic, Manipulator, Type};
+use tessera_ir::{
+    Const, Expr, ExprKind, Intrinsic, Manipulator, Scalar, StreamMember, StringStreamKind, Type,
+};
 use tessera_syntax::ast::{self, BinaryOp};
 
 /// Manipulators used as values: `std::cout << std::endl`.
@@ -39,13 +41,36 @@ const MANIPULATOR_FNS: &[(&str, Manipulator)] = &[
     ("setw", Manipulator::Setw),
     ("setprecision", Manipulator::Setprecision),
     ("setfill", Manipulator::Setfill),
+    ("setiosflags", Manipulator::Setiosflags),
+    ("resetiosflags", Manipulator::Resetiosflags),
 ];
 
 /// The help for stream use in amp code.
 const AMP_HELP: &str = "kernels cannot print: write the results into an `array_view` and print them on the host after the kernel";
 
+/// `std::ios::fixed`, `std::ios_base::adjustfield` (also without `std::`
+/// under `using namespace std;`): a format flag, an `int` constant with
+/// libstdc++'s value.
+fn flag_constant(path: &ast::Path) -> Option<Expr> {
+    let names: Vec<&str> = path.segments.iter().map(|s| s.name.as_str()).collect();
+    let flag = match names.as_slice() {
+        ["std", "ios" | "ios_base", flag] | ["ios" | "ios_base", flag] => *flag,
+        _ => return None,
+    };
+    let value = tessera_ir::fmtflags::named(flag)?;
+    Some(mk(
+        ExprKind::Const(Const::Int(i64::from(value))),
+        Type::Scalar(Scalar::Int),
+        false,
+        path.span,
+    ))
+}
+
 /// `std::cout` or a manipulator used as a value.
 pub(super) fn name(cx: &mut FnCx<'_>, path: &ast::Path) -> Option<Expr> {
+    if let Some(e) = flag_constant(path) {
+        return Some(e);
+    }
     if !matches!(namespace(path), Ns::Std | Ns::Unqualified) {
         return None;
     }
@@ -57,6 +82,13 @@ pub(super) fn name(cx: &mut FnCx<'_>, path: &ast::Path) -> Option<Expr> {
         // `clog` is `cerr` with a buffer; the text and its order are the same.
         "cerr" | "clog" => Some((Intrinsic::Stderr, Type::Ostream)),
         "wcerr" | "wclog" => Some((Intrinsic::Stderr, Type::WideOstream)),
+        // The input stream reads as a string stream does, its text coming
+        // from the program's input.
+        "cin" => Some((Intrinsic::Stdin, Type::StringStream(StringStreamKind::Cin))),
+        "wcin" => Some((
+            Intrinsic::Stdin,
+            Type::StringStream(StringStreamKind::WideCin),
+        )),
         _ => None,
     };
     let (e, msvc) = if let Some((op, ty)) = stream {
@@ -117,10 +149,10 @@ pub(super) fn manipulator_call(
 ) -> Expr {
     let what = format!("`{}`", path.text());
     check_side(cx, Side::Host, &what, path.span, "C3930", AMP_HELP);
-    let takes = if m == Manipulator::Setfill {
-        "the fill character"
-    } else {
-        "one integer"
+    let takes = match m {
+        Manipulator::Setfill => "the fill character",
+        Manipulator::Setiosflags | Manipulator::Resetiosflags => "the flags (`std::ios::fmtflags`)",
+        _ => "one integer",
     };
     if !arity(cx, &what, &args, 1, takes, span) {
         return error_expr(span);
@@ -285,4 +317,136 @@ pub(super) fn shift(
         true,
         span,
     )
+}
+
+/// The format member functions of a stream, by name.
+const FORMAT_MEMBERS: &[(&str, StreamMember)] = &[
+    ("precision", StreamMember::Precision),
+    ("width", StreamMember::Width),
+    ("fill", StreamMember::Fill),
+    ("flags", StreamMember::Flags),
+    ("setf", StreamMember::Setf),
+    ("unsetf", StreamMember::Unsetf),
+];
+
+/// True when `name` is a member function of a stream's format
+/// (`precision`, `width`, `fill`, `flags`, `setf`, `unsetf`).
+pub(super) fn is_format_member(name: &str) -> bool {
+    FORMAT_MEMBERS.iter().any(|(n, _)| *n == name)
+}
+
+/// `stream.precision(n)` and the other format members of a stream: the
+/// same state the manipulators set, so `std::cout.precision(3)` works as
+/// `std::cout << std::setprecision(3)` does. Each answers the value before
+/// the call, as in C++.
+pub(super) fn format_member(
+    cx: &mut FnCx<'_>,
+    base: Expr,
+    name: &ast::Ident,
+    args: Vec<Expr>,
+    span: Span,
+) -> Expr {
+    let shown = cx.ck.show(&base.ty);
+    let what = format!("`{shown}::{}`", name.name);
+    if !check_side(cx, Side::Host, &what, name.span, "C3930", AMP_HELP) {
+        return error_expr(span);
+    }
+    let Some(&(_, member)) = FORMAT_MEMBERS.iter().find(|(n, _)| *n == name.name) else {
+        return error_expr(span);
+    };
+    let wide = match base.ty {
+        Type::WideOstream => true,
+        Type::StringStream(kind) => kind.wide(),
+        _ => false,
+    };
+    // What each takes (its arguments' type and how many) and answers.
+    let (arg_ty, counts, takes, result) = match member {
+        StreamMember::Precision | StreamMember::Width => (
+            Scalar::Long,
+            &[0, 1][..],
+            "nothing, or the new value (a `std::streamsize`)",
+            Type::Scalar(Scalar::Long),
+        ),
+        StreamMember::Fill => (
+            Scalar::Int,
+            &[0, 1][..],
+            "nothing, or the new fill character",
+            Type::Scalar(if wide { Scalar::WChar } else { Scalar::Char }),
+        ),
+        StreamMember::Flags => (
+            Scalar::Int,
+            &[0, 1][..],
+            "nothing, or the new flags (`std::ios::fmtflags`)",
+            Type::Scalar(Scalar::Int),
+        ),
+        _ if name.name == "setf" => (
+            Scalar::Int,
+            &[1, 2][..],
+            "the flags to set, and optionally the field they replace (`std::ios::floatfield`)",
+            Type::Scalar(Scalar::Int),
+        ),
+        _ => (Scalar::Int, &[1][..], "the flags to clear", Type::Void),
+    };
+    if !counts.contains(&args.len()) {
+        let want = if args.len() < counts[0] {
+            counts[0]
+        } else {
+            counts[counts.len() - 1]
+        };
+        arity(cx, &what, &args, want, takes, span);
+        return error_expr(span);
+    }
+    let member = match member {
+        StreamMember::Setf if args.len() == 2 => StreamMember::SetfMasked,
+        other => other,
+    };
+    let mut lowered = vec![base];
+    for arg in args {
+        if arg.ty.scalar().is_none() {
+            let shown = cx.ck.show(&arg.ty);
+            cx.ck.error(
+                codes::E0203,
+                arg.span,
+                format!("mismatched types: {what} takes {takes}, not `{shown}`"),
+                format!("this is `{shown}`"),
+                "",
+            );
+            return error_expr(span);
+        }
+        lowered.push(cx.convert_scalar(arg, arg_ty));
+    }
+    intrinsic(Intrinsic::StreamFormat(member), lowered, result, span)
+}
+
+/// `std::ios::sync_with_stdio(b)` (also `std::ios_base::`), if `path` names
+/// it: `true`, what libstdc++ answers the first time. Tessera keeps C's
+/// stdio and the streams in one order whatever is asked, which is one of
+/// the orders C++ allows once they are not in step.
+pub(super) fn sync_with_stdio(
+    cx: &mut FnCx<'_>,
+    path: &ast::Path,
+    args: &[Expr],
+    span: Span,
+) -> Option<Expr> {
+    let names: Vec<&str> = path.segments.iter().map(|s| s.name.as_str()).collect();
+    if !matches!(
+        names.as_slice(),
+        ["std", "ios" | "ios_base", "sync_with_stdio"] | ["ios" | "ios_base", "sync_with_stdio"]
+    ) {
+        return None;
+    }
+    let what = format!("`{}`", path.text());
+    if !check_side(cx, Side::Host, &what, path.span, "C3930", AMP_HELP) {
+        return Some(error_expr(span));
+    }
+    if args.len() > 1 || args.iter().any(|a| a.ty.scalar().is_none()) {
+        arity(cx, &what, args, 1, "a `bool`", span);
+        return Some(error_expr(span));
+    }
+    Some(mk(
+        ExprKind::Const(Const::Bool(true)),
+        Type::BOOL,
+        false,
+        span,
+    ))
 }
