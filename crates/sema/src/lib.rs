@@ -23,6 +23,7 @@ mod convert;
 mod cx;
 mod declare;
 mod decltype;
+mod downcast;
 mod enums;
 mod expr;
 mod fnptr;
