@@ -161,6 +161,7 @@ registry! {
     E0222, Check, "invalid use of an enumeration";
     E0223, Check, "floating-point constant out of range", "C2177";
     E0224, Check, "`extern \"C\"` function overloaded", "C2733";
+    E0225, Check, "`goto` skips an initialisation", "C2362";
     E0230, Check, "program without `main`";
     E0240, Check, "no overload accepts the arguments", "C2665";
     E0241, Check, "ambiguous call", "C2668";

@@ -392,6 +392,13 @@ pub enum StmtKind {
     Continue,
     /// `return`
     Return(Option<Expr>),
+    /// `goto`: host code only. Execution goes on after the `Label` of this
+    /// number, which is a statement of this block or of a block around it
+    /// (the checker refuses jumps into a block).
+    Goto(u32),
+    /// A `goto` target (`name:`), numbered within its function; does
+    /// nothing when reached in order.
+    Label(u32),
     /// A barrier: every work-item of the tile waits here for the others.
     Barrier(Fence),
     /// `try { body } catch ...`: host code only.

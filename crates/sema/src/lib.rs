@@ -27,6 +27,7 @@ mod downcast;
 mod enums;
 mod expr;
 mod fnptr;
+mod goto;
 mod init;
 mod lambda;
 mod launch;
