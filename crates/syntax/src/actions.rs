@@ -42,6 +42,27 @@ pub fn tilde_name(name: Ident) -> Ident {
     }
 }
 
+/// The member name of `b.B::~B()`: `~B`, as for `b.~B()`. The type
+/// named before `::` must be the one after `~` (E0203).
+pub fn qualified_tilde_name(diags: &mut Vec<Diagnostic>, qualifier: Ident, name: Ident) -> Ident {
+    if qualifier.name != name.name {
+        diags.push(
+            Diagnostic::error(
+                codes::E0203,
+                qualifier.span,
+                format!(
+                    "`{}::~{}` names two different types",
+                    qualifier.name, name.name
+                ),
+            )
+            .with_label("the type named first")
+            .with_secondary(name.span, "the type named after `~`")
+            .with_help(format!("write `{0}::~{0}()`", name.name)),
+        );
+    }
+    tilde_name(name)
+}
+
 /// A path node from its segments.
 pub fn path(file: Files<'_, '_>, segments: Vec<Ident>, l: usize, r: usize) -> Path {
     Path {
