@@ -204,7 +204,7 @@ impl Machine<'_> {
                 path: place.path[..keep].iter().copied().collect(),
             };
             object.path.extend(down);
-            return Ok(self.address_of_place(object));
+            return Ok(self.object_address(object));
         }
         let fits = place
             .path
@@ -233,7 +233,68 @@ impl Machine<'_> {
                 _ => return Err(self.not_derived(to, span)),
             }
         }
-        Ok(self.address_of_place(object))
+        Ok(self.object_address(object))
+    }
+
+    /// A pointer to the object at `place`, which may be an element of a C
+    /// array: then a pointer into the array, so that arithmetic on it
+    /// reaches the other elements as in C++.
+    fn object_address(&mut self, place: Place) -> Value {
+        if let Some((&last, parent)) = place.path.split_last()
+            && let Some(Type::CArray(_, n)) = self.place_type(&place.root, parent)
+        {
+            let array = Place {
+                root: place.root.clone(),
+                path: parent.iter().copied().collect(),
+            };
+            let generation = self.root_generation(&array.root);
+            return Value::Ptr(Rc::new(Pointer {
+                target: crate::value::Target::Place {
+                    place: array,
+                    array: true,
+                    len: n,
+                    generation,
+                },
+                offset: i64::from(last),
+                stamp: 0,
+            }));
+        }
+        self.address_of_place(place)
+    }
+
+    /// The type of the part `path` of a local or global `root`, when it can
+    /// be told.
+    fn place_type(&mut self, root: &crate::value::Root, path: &[u32]) -> Option<Type> {
+        let prog = self.prog;
+        let mut ty = match root {
+            crate::value::Root::Local(_, slot) | crate::value::Root::HostLocal(_, slot) => {
+                let depth = match root {
+                    crate::value::Root::Local(d, _) => *d,
+                    crate::value::Root::HostLocal(d, _) => *d,
+                    _ => return None,
+                };
+                let frame = match root {
+                    crate::value::Root::Local(..) => self.strand().stack.get(depth as usize),
+                    _ => self.host.stack.get(depth as usize),
+                }?;
+                let func = prog.get_function(frame.func?)?;
+                let local = func.locals.get(*slot as usize)?;
+                if local.by_ref {
+                    return None;
+                }
+                local.ty.clone()
+            }
+            crate::value::Root::Global(g) => prog.globals.get(*g as usize)?.ty.clone(),
+            _ => return None,
+        };
+        for &i in path {
+            ty = match ty {
+                Type::Struct(id) => prog.get_struct(id)?.fields.get(i as usize)?.1.clone(),
+                Type::CArray(elem, _) => *elem,
+                _ => return None,
+            };
+        }
+        Some(ty)
     }
 
     /// The error of a `static_cast` to a pointer or reference to `to` of an
