@@ -84,6 +84,16 @@ impl FnCx<'_> {
             };
             let from = match &e.ty {
                 Type::Struct(from) if e.place => *from,
+                Type::Struct(_) => {
+                    self.ck.error(
+                        codes::E0203,
+                        span,
+                        "`dynamic_cast` to a reference of a temporary object",
+                        "not an lvalue",
+                        "cast a variable, or cast to a pointer",
+                    );
+                    return error_expr(span);
+                }
                 _ => return self.bad_dynamic_cast(&e.ty, &ty, by_ref, span),
             };
             // An upcast is the implicit conversion.
