@@ -161,6 +161,7 @@ registry! {
     E0222, Check, "invalid use of an enumeration";
     E0223, Check, "floating-point constant out of range", "C2177";
     E0224, Check, "`extern \"C\"` function overloaded", "C2733";
+    E0225, Check, "`goto` skips an initialisation", "C2362";
     E0230, Check, "program without `main`";
     E0240, Check, "no overload accepts the arguments", "C2665";
     E0241, Check, "ambiguous call", "C2668";
@@ -229,6 +230,7 @@ registry! {
     R0023, Run, "`throw;` with no exception being handled";
     R0024, Run, "memory read as a type its bytes do not make";
     R0025, Run, "pure virtual function called";
+    R0026, Run, "downcast of an object that is not of the derived class";
     R0100, Run, "data race";
     R0101, Run, "read of uninitialised `tile_static` memory";
     R0102, Run, "host access to data a kernel changed without `synchronize()`";

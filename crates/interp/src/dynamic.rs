@@ -13,7 +13,7 @@
 //! class.
 
 use crate::machine::{Machine, Res};
-use crate::value::{Place, Value, get_path, get_path_mut};
+use crate::value::{Place, Pointer, Value, get_path, get_path_mut};
 use std::rc::Rc;
 use tessera_diagnostics::{Span, codes};
 use tessera_ir::{Expr, FuncId, StructId, Type};
@@ -158,6 +158,161 @@ impl Machine<'_> {
             Some(id) if self.prog.dynamic_base_path(id, class).is_some() => Ok(id),
             _ => Err(self.bad_object(span)),
         }
+    }
+
+    /// `static_cast<D*>(b)` (`dynamic` false) and `dynamic_cast<D*>(b)`
+    /// (`dynamic` true) of the pointer `ptr`: the `to` object whose base
+    /// subobject `*b` is, reached from it through the base fields `strip`
+    /// (for a static cast) or through its dynamic class's polymorphic bases.
+    pub(crate) fn downcast(
+        &mut self,
+        ptr: &Expr,
+        to: StructId,
+        strip: &[u32],
+        dynamic: bool,
+        span: Span,
+    ) -> Res<Value> {
+        let v = self.eval(ptr)?;
+        let Value::Ptr(p) = &v else {
+            return Ok(v);
+        };
+        if p.is_null() {
+            return Ok(v);
+        }
+        let place = self.deref_place(&v, span)?;
+        let from = match ptr.ty.pointee() {
+            Some(Type::Struct(id)) => *id,
+            _ => return Ok(Pointer::null()),
+        };
+        let prog = self.prog;
+        if dynamic {
+            let class = self.dynamic_class(&place, from, span)?;
+            let (Some(up), Some(down)) = (
+                prog.dynamic_base_path(class, from),
+                prog.dynamic_base_path(class, to),
+            ) else {
+                return Ok(Pointer::null());
+            };
+            let Some(keep) = place.path.len().checked_sub(up.len()) else {
+                return Err(self.bad_object(span));
+            };
+            if place.path[keep..] != up[..] {
+                return Err(self.bad_object(span));
+            }
+            let mut object = Place {
+                root: place.root.clone(),
+                path: place.path[..keep].iter().copied().collect(),
+            };
+            object.path.extend(down);
+            return Ok(self.object_address(object));
+        }
+        let fits = place
+            .path
+            .len()
+            .checked_sub(strip.len())
+            .filter(|&keep| place.path[keep..] == strip[..]);
+        let Some(keep) = fits else {
+            return Err(self.not_derived(to, span));
+        };
+        let object = Place {
+            root: place.root.clone(),
+            path: place.path[..keep].iter().copied().collect(),
+        };
+        // The object must be a `to`: of that dynamic class or one derived
+        // from it when the class is polymorphic, of its number of fields
+        // otherwise (all the memory can tell).
+        if prog.dynamic_class_path(to).is_some() {
+            let class = self.dynamic_class(&object, to, span);
+            if class.is_err() {
+                return Err(self.not_derived(to, span));
+            }
+        } else {
+            let fields = prog.get_struct(to).map_or(0, |s| s.fields.len());
+            match self.read(&object, span)? {
+                Value::Agg(parts) if parts.len() == fields => {}
+                _ => return Err(self.not_derived(to, span)),
+            }
+        }
+        Ok(self.object_address(object))
+    }
+
+    /// A pointer to the object at `place`, which may be an element of a C
+    /// array: then a pointer into the array, so that arithmetic on it
+    /// reaches the other elements as in C++.
+    fn object_address(&mut self, place: Place) -> Value {
+        if let Some((&last, parent)) = place.path.split_last()
+            && let Some(Type::CArray(_, n)) = self.place_type(&place.root, parent)
+        {
+            let array = Place {
+                root: place.root.clone(),
+                path: parent.iter().copied().collect(),
+            };
+            let generation = self.root_generation(&array.root);
+            return Value::Ptr(Rc::new(Pointer {
+                target: crate::value::Target::Place {
+                    place: array,
+                    array: true,
+                    len: n,
+                    generation,
+                },
+                offset: i64::from(last),
+                stamp: 0,
+            }));
+        }
+        self.address_of_place(place)
+    }
+
+    /// The type of the part `path` of a local or global `root`, when it can
+    /// be told.
+    fn place_type(&mut self, root: &crate::value::Root, path: &[u32]) -> Option<Type> {
+        let prog = self.prog;
+        let mut ty = match root {
+            crate::value::Root::Local(_, slot) | crate::value::Root::HostLocal(_, slot) => {
+                let depth = match root {
+                    crate::value::Root::Local(d, _) => *d,
+                    crate::value::Root::HostLocal(d, _) => *d,
+                    _ => return None,
+                };
+                let frame = match root {
+                    crate::value::Root::Local(..) => self.strand().stack.get(depth as usize),
+                    _ => self.host.stack.get(depth as usize),
+                }?;
+                let func = prog.get_function(frame.func?)?;
+                let local = func.locals.get(*slot as usize)?;
+                if local.by_ref {
+                    return None;
+                }
+                local.ty.clone()
+            }
+            crate::value::Root::Global(g) => prog.globals.get(*g as usize)?.ty.clone(),
+            _ => return None,
+        };
+        for &i in path {
+            ty = match ty {
+                Type::Struct(id) => prog.get_struct(id)?.fields.get(i as usize)?.1.clone(),
+                Type::CArray(elem, _) => *elem,
+                _ => return None,
+            };
+        }
+        Some(ty)
+    }
+
+    /// The error of a `static_cast` to a pointer or reference to `to` of an
+    /// object that is not part of a `to`.
+    fn not_derived(&self, to: StructId, span: Span) -> crate::machine::Stop {
+        let name = self
+            .prog
+            .get_struct(to)
+            .map_or_else(String::new, |s| s.name.clone());
+        self.error(
+            codes::R0026,
+            span,
+            format!("`static_cast` to `{name}` of an object that is not a `{name}`"),
+        )
+        .with_label("the object is not the base part of this class")
+        .with_note("C++ leaves a downcast to the wrong class undefined")
+        .with_help("use `dynamic_cast` when the object's class is not known, and check the result")
+        .into()
     }
 
     /// The error of a virtual call on memory that holds no object of the

@@ -417,7 +417,8 @@ impl Machine<'_> {
                                 live[i] = false;
                             }
                             Flow::Continue => self.items[i].flow = Flow::Normal,
-                            Flow::Return(_) => live[i] = false,
+                            // Kernels have no `goto` (E0304).
+                            Flow::Return(_) | Flow::Goto(_) => live[i] = false,
                             Flow::Normal => {}
                         }
                         if live[i]

@@ -258,6 +258,9 @@ impl Machine<'_> {
             Intrinsic::ViewAs => self.view_as(args, span),
             Intrinsic::ReinterpretAs => self.reinterpret_view(args, e),
             Intrinsic::PtrReinterpret => self.reinterpret_pointer(args, e),
+            Intrinsic::Downcast { to, strip, dynamic } => {
+                self.downcast(&args[0], *to, strip, *dynamic, span)
+            }
             Intrinsic::ViewSynchronize | Intrinsic::ViewRefresh => {
                 let v = self.eval(&args[0])?;
                 if let Value::View(view) = &v

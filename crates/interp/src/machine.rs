@@ -34,6 +34,8 @@ pub(crate) enum Flow {
     Continue,
     /// `return`, with the value (or `Ref` for a function returning a reference).
     Return(Value),
+    /// `goto`, to the label of this number in this block or one around it.
+    Goto(u32),
 }
 
 /// One function activation.
@@ -1250,7 +1252,9 @@ impl<'p> Machine<'p> {
     /// Runs a block; its locals go out of scope at its end.
     pub(crate) fn exec_block(&mut self, b: &Block) -> Res<Flow> {
         let mut flow = Flow::Normal;
-        for s in &b.stmts {
+        let mut at = 0;
+        while let Some(s) = b.stmts.get(at) {
+            at += 1;
             // Every statement counts toward the time limit, so that a long
             // loop body is stopped as surely as a long loop.
             if let Err(e) = self.tick(s.span) {
@@ -1259,6 +1263,15 @@ impl<'p> Machine<'p> {
             }
             match self.exec_stmt(s) {
                 Ok(Flow::Normal) => {}
+                // A `goto` to a label of this block goes on from there.
+                Ok(Flow::Goto(label))
+                    if let Some(to) = b
+                        .stmts
+                        .iter()
+                        .position(|s| matches!(s.kind, StmtKind::Label(l) if l == label)) =>
+                {
+                    at = to;
+                }
                 Ok(other) => {
                     flow = other;
                     break;
@@ -1327,7 +1340,7 @@ impl<'p> Machine<'p> {
                     first = false;
                     match self.exec_block(body)? {
                         Flow::Break => break,
-                        r @ Flow::Return(_) => return Ok(r),
+                        r @ (Flow::Return(_) | Flow::Goto(_)) => return Ok(r),
                         Flow::Normal | Flow::Continue => {}
                     }
                     if let Some(step) = step {
@@ -1354,6 +1367,8 @@ impl<'p> Machine<'p> {
             StmtKind::Try { body, handlers } => return self.exec_try(body, handlers),
             StmtKind::Break => return Ok(Flow::Break),
             StmtKind::Continue => return Ok(Flow::Continue),
+            StmtKind::Goto(label) => return Ok(Flow::Goto(*label)),
+            StmtKind::Label(_) => {}
             StmtKind::Return(e) => {
                 let v = match e {
                     Some(e) => self.return_value(e)?,

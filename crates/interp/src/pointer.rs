@@ -83,21 +83,26 @@ impl Machine<'_> {
             _ => {}
         }
         let place = self.place(e)?;
+        Ok(self.address_of_place(place))
+    }
+
+    /// A pointer to the object at `place`.
+    pub(crate) fn address_of_place(&mut self, place: Place) -> Value {
         if let Root::Pun(pun, byte) = &place.root
             && place.path.is_empty()
         {
-            return Ok(Machine::pun_address(pun, *byte));
+            return Machine::pun_address(pun, *byte);
         }
         if let Root::Elem(storage, i) = &place.root
             && place.path.is_empty()
         {
-            return Ok(Value::Ptr(Rc::new(Pointer {
+            return Value::Ptr(Rc::new(Pointer {
                 target: Target::Storage(Rc::clone(storage)),
                 offset: *i as i64,
                 stamp: 0,
-            })));
+            }));
         }
-        Ok(self.pointer_to_place(place, false, 1))
+        self.pointer_to_place(place, false, 1)
     }
 
     /// A C array place decayed to a pointer to its first element.

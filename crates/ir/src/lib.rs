@@ -392,6 +392,13 @@ pub enum StmtKind {
     Continue,
     /// `return`
     Return(Option<Expr>),
+    /// `goto`: host code only. Execution goes on after the `Label` of this
+    /// number, which is a statement of this block or of a block around it
+    /// (the checker refuses jumps into a block).
+    Goto(u32),
+    /// A `goto` target (`name:`), numbered within its function; does
+    /// nothing when reached in order.
+    Label(u32),
     /// A barrier: every work-item of the tile waits here for the others.
     Barrier(Fence),
     /// `try { body } catch ...`: host code only.
@@ -743,6 +750,22 @@ pub enum Intrinsic {
     /// `reinterpret_cast<U*>(p)` (or `(U*)p`) between pointer types: a
     /// pointer to the same bytes read as the result's pointee type.
     PtrReinterpret,
+    /// A pointer to a class converted to a pointer to the class `to`
+    /// derived from it: the `to` object whose base subobject the argument
+    /// points to, or null for null. `static_cast<D*>(b)` (`dynamic:
+    /// false`) requires the pointee to be such a subobject, reached from
+    /// the `to` object through the base fields `strip` (a run-time error
+    /// otherwise, where C++ leaves the result undefined);
+    /// `dynamic_cast<D*>(b)` (`dynamic: true`, a polymorphic class) asks
+    /// the object's dynamic class and gives null when it is not a `to`.
+    Downcast {
+        /// The derived class.
+        to: StructId,
+        /// The base fields from a `to` object to the argument's pointee.
+        strip: Vec<u32>,
+        /// Whether the object's dynamic class decides (`dynamic_cast`).
+        dynamic: bool,
+    },
     /// `view.synchronize()`.
     ViewSynchronize,
     /// `view.discard_data()`.

@@ -208,6 +208,8 @@ pub fn for_each_stmt_expr_mut(block: &mut Block, f: &mut impl FnMut(&mut Expr)) 
         | StmtKind::Try { .. }
         | StmtKind::Return(None)
         | StmtKind::Break
+        | StmtKind::Goto(_)
+        | StmtKind::Label(_)
         | StmtKind::Continue
         | StmtKind::Barrier(_) => {}
     });
@@ -270,6 +272,8 @@ impl Stmt {
             | StmtKind::Try { .. }
             | StmtKind::Return(None)
             | StmtKind::Break
+            | StmtKind::Goto(_)
+            | StmtKind::Label(_)
             | StmtKind::Continue
             | StmtKind::Barrier(_) => {}
         }
@@ -301,6 +305,8 @@ impl Stmt {
             | StmtKind::Let { .. }
             | StmtKind::Return(_)
             | StmtKind::Break
+            | StmtKind::Goto(_)
+            | StmtKind::Label(_)
             | StmtKind::Continue
             | StmtKind::Barrier(_) => {}
         }
@@ -366,7 +372,12 @@ pub fn for_each_node<'a>(s: &'a Stmt, f: &mut impl FnMut(Node<'a>)) {
                 for_each_stmt(&h.body, f);
             }
         }
-        StmtKind::Return(None) | StmtKind::Break | StmtKind::Continue | StmtKind::Barrier(_) => {}
+        StmtKind::Return(None)
+        | StmtKind::Break
+        | StmtKind::Continue
+        | StmtKind::Goto(_)
+        | StmtKind::Label(_)
+        | StmtKind::Barrier(_) => {}
     }
 }
 
@@ -429,6 +440,8 @@ pub fn for_each_stmt_mut(block: &mut Block, f: &mut impl FnMut(&mut Stmt)) {
             | StmtKind::Let { .. }
             | StmtKind::Return(_)
             | StmtKind::Break
+            | StmtKind::Goto(_)
+            | StmtKind::Label(_)
             | StmtKind::Continue
             | StmtKind::Barrier(_) => {}
         }

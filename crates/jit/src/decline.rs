@@ -175,6 +175,8 @@ pub enum Decline {
     BreakOutsideLoop,
     /// `continue` in a switch.
     ContinueInSwitch,
+    /// `goto` or a label (host code).
+    Goto,
     /// A barrier inside this kind of statement.
     BarrierInsideStatementKind,
     /// A function with a barrier that returns a value.
@@ -344,6 +346,7 @@ impl Decline {
             Self::ReturnInLoopWithBarrier => "`return` in a loop with a barrier".into(),
             Self::BreakOutsideLoop => "`break` outside a loop".into(),
             Self::ContinueInSwitch => "`continue` in a switch".into(),
+            Self::Goto => "`goto` or a label".into(),
             Self::BarrierInsideStatementKind => "a barrier inside this kind of statement".into(),
             Self::FunctionBarrierReturnsValue => {
                 "a function with a barrier that returns a value".into()

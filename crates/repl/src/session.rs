@@ -491,6 +491,20 @@ impl Session {
                 "`return` would end `main`, and `main` is the session itself; to see a value, write it without `;`",
             );
         }
+        // Each input runs on its own, so a label among `main`'s own
+        // statements could not be jumped to from a later one.
+        if let Some(at) = stmts.iter().find_map(|s| match &s.kind {
+            StmtKind::Labeled {
+                label: tessera_syntax::ast::Label::Named(name),
+                ..
+            } => Some(name.span),
+            _ => None,
+        }) {
+            return self.refuse_at(
+                at,
+                "a label among the session's own statements cannot be jumped to; put the label and its `goto` in a block `{ ... }`",
+            );
+        }
         let input = Accepted {
             file,
             replaced,

@@ -462,6 +462,19 @@ error: <input 5>:1:5: `main` is the session itself: C++ does not let a program u
 }
 
 #[test]
+fn a_label_of_the_sessions_own_is_refused_and_one_in_a_block_works() {
+    let t = session(
+        "int x = 0;\nagain: x++;\n{ int k = 0; top: k++; if (k < 3) goto top; x = k; }\nx\n",
+    );
+    assert_text(
+        &t.err,
+        "error: <input 2>:1:1: a label among the session's own statements cannot be jumped to; put the label and its `goto` in a block `{ ... }`
+",
+    );
+    assert!(t.out.ends_with("amp> x\n= 3 : int\n"), "{}", t.out);
+}
+
+#[test]
 fn check_on_reports_races_and_the_input_is_kept() {
     let t = session(&format!(
         "{PRELUDE}std::vector<int> v(4);

@@ -329,6 +329,9 @@ pub struct FnCx<'c> {
     /// A constructor is building a base subobject, which may be of an
     /// abstract class (see `Checker::check_not_abstract`).
     pub building_base: bool,
+    /// `goto` targets: the labels of the blocks around the current
+    /// statement, innermost last (see `goto.rs`).
+    pub labels: crate::goto::Labels,
 }
 
 impl<'c> FnCx<'c> {
@@ -352,6 +355,7 @@ impl<'c> FnCx<'c> {
             nrvo: None,
             fn_target: None,
             building_base: false,
+            labels: crate::goto::Labels::default(),
         }
     }
 

@@ -1509,10 +1509,7 @@ impl FnCx<'_> {
                 }
                 return self.reinterpret_cast(e, &ty, by_ref, span);
             }
-            ast::CastKind::Dynamic => {
-                self.forbidden(span, "`dynamic_cast`", "C3587");
-                return error_expr(span);
-            }
+            ast::CastKind::Dynamic => return self.dynamic_cast(ty, operand, span),
             ast::CastKind::Const => {
                 self.ck.error(
                     codes::E0211,
@@ -1536,6 +1533,11 @@ impl FnCx<'_> {
                 ..e
             };
         }
+        // `static_cast<Derived*>(base_ptr)`, `(Derived&)base`.
+        let e = match self.static_downcast(e, &ty, by_ref, to_const, span) {
+            Ok(done) => return done,
+            Err(e) => e,
+        };
         // `(int (*)(int))nullptr`, `static_cast<F>(f)`: what converts
         // implicitly to a function pointer converts explicitly too.
         let e = match self.fn_pointer_coerce(e, &ty) {

@@ -318,6 +318,28 @@ impl FnCx<'_> {
             return Ok(mk(ExprKind::FuncAddr(None), to.clone(), false, span));
         }
         let Some(id) = self.ck.designated_function(&e.ty) else {
+            // A lambda that captures (or may run in amp code) has no
+            // function to point to.
+            if let Type::Struct(closure) = &e.ty
+                && self
+                    .ck
+                    .classes
+                    .get(closure)
+                    .is_some_and(|c| c.name.starts_with("<lambda "))
+            {
+                let shown = self.ck.show(to);
+                self.ck.report(
+                    Diagnostic::error(
+                        codes::E0203,
+                        span,
+                        format!("this lambda cannot convert to `{shown}`"),
+                    )
+                    .with_label("a lambda with a capture list")
+                    .with_msvc("C2440")
+                    .with_help("only a host lambda with an empty capture list `[]` converts to a function pointer"),
+                );
+                return Ok(error_expr(span));
+            }
             return Err(e);
         };
         let Some(f) = self.ck.program.get_function(id) else {

@@ -248,7 +248,87 @@ impl FnCx<'_> {
             c.access = vec![ast::Access::Private; captures.len()];
             c.default_inits = vec![None; captures.len()];
         }
+        // A lambda without a capture list converts to a pointer to a
+        // function of its call's type, as C++ says: a function calling
+        // the call operator on a closure object of its own, which holds
+        // nothing.
+        if lambda.captures.is_empty()
+            && lambda.default_capture.is_none()
+            && restriction.cpu
+            && !restriction.amp
+        {
+            let thunk = self.lambda_function(id, fid, span);
+            self.ck.function_objects.insert(id, thunk);
+        }
         mk(ExprKind::Aggregate(values), Type::Struct(id), false, span)
+    }
+
+    /// The function a capture-less lambda of closure class `id`, whose
+    /// call operator is `call`, converts to a pointer to.
+    fn lambda_function(&mut self, id: StructId, call: FuncId, span: Span) -> FuncId {
+        let op = self.ck.program.function(call);
+        let params: Vec<Local> = op
+            .locals
+            .iter()
+            .take(op.params as usize)
+            .skip(1)
+            .cloned()
+            .collect();
+        let (ret, ret_by_ref, restriction) = (op.ret.clone(), op.ret_by_ref, op.restriction);
+        let name = format!("{}::<function>", op.name.trim_end_matches("::operator()"));
+        let n = params.len() as u32;
+        let mut locals = params;
+        let object = LocalId(n);
+        locals.push(Local {
+            name: String::new(),
+            ty: Type::Struct(id),
+            by_ref: false,
+            is_const: false,
+            space: Space::Host,
+            span,
+        });
+        let mut args = vec![mk(ExprKind::Local(object), Type::Struct(id), true, span)];
+        args.extend(
+            locals
+                .iter()
+                .take(n as usize)
+                .enumerate()
+                .map(|(i, p)| mk(ExprKind::Local(LocalId(i as u32)), p.ty.clone(), true, span)),
+        );
+        let call = mk(
+            ExprKind::Call { func: call, args },
+            ret.clone(),
+            ret_by_ref,
+            span,
+        );
+        let last = if ret == Type::Void {
+            StmtKind::Expr(call)
+        } else {
+            StmtKind::Return(Some(call))
+        };
+        let stmts = vec![
+            Stmt::new(
+                StmtKind::Let {
+                    local: object,
+                    init: Some(tessera_ir::Init::Zero),
+                },
+                span,
+            ),
+            Stmt::new(last, span),
+        ];
+        let func = Function {
+            name,
+            kind: FunctionKind::Plain,
+            restriction,
+            params: n,
+            locals,
+            ret,
+            ret_by_ref,
+            body: Some(tessera_ir::Block { stmts }),
+            stmt_count: 0,
+            span,
+        };
+        crate::declare::reserve_function(self.ck, func)
     }
 }
 

@@ -447,7 +447,7 @@ impl FnCx<'_> {
 
     /// A pointer expression to use several times: itself when evaluating it
     /// has no effect, else a hidden local and the assignment that fills it.
-    fn evaluated_once(&mut self, ptr: Expr) -> (Option<Expr>, Expr) {
+    pub(crate) fn evaluated_once(&mut self, ptr: Expr) -> (Option<Expr>, Expr) {
         let span = ptr.span;
         if crate::library::is_pure(&ptr) && !matches!(ptr.kind, ExprKind::New { .. }) {
             (None, ptr)

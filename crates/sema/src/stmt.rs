@@ -15,11 +15,14 @@ impl FnCx<'_> {
     /// Lowers a block in a new scope.
     pub fn block(&mut self, b: &ast::Block) -> Block {
         self.scoped(|cx| {
+            cx.enter_label_block(b);
             let mut out = Block::default();
-            for s in &b.stmts {
+            for (i, s) in b.stmts.iter().enumerate() {
+                cx.at_statement(i);
                 cx.stmt_into(s, &mut out.stmts);
             }
             cx.close_scope(&mut out.stmts);
+            cx.leave_label_block();
             out
         })
     }
@@ -226,7 +229,12 @@ impl FnCx<'_> {
                     self.stmt_into(stmt, out);
                 }
                 Label::Named(name) => {
-                    self.forbidden(name.span, "labels", "C3598");
+                    if self.in_amp() {
+                        self.forbidden(name.span, "labels", "C3598");
+                    } else {
+                        let id = self.label_id(name);
+                        Self::push(out, StmtKind::Label(id), name.span);
+                    }
                     self.stmt_into(stmt, out);
                 }
             },
@@ -282,7 +290,13 @@ impl FnCx<'_> {
                     self.ck.used_operators.push(path.text());
                 }
             }
-            S::Goto(label) => self.forbidden(label.span.to(span), "`goto`", "C3593"),
+            S::Goto(label) => {
+                if self.in_amp() {
+                    self.forbidden(label.span.to(span), "`goto`", "C3593");
+                } else {
+                    self.goto(label, span, out);
+                }
+            }
             S::Try { body, handlers } => {
                 if self.in_amp() {
                     // Point at the keyword, not the whole block.

@@ -42,6 +42,27 @@ pub fn tilde_name(name: Ident) -> Ident {
     }
 }
 
+/// The member name of `b.B::~B()`: `~B`, as for `b.~B()`. The type
+/// named before `::` must be the one after `~` (E0203).
+pub fn qualified_tilde_name(diags: &mut Vec<Diagnostic>, qualifier: Ident, name: Ident) -> Ident {
+    if qualifier.name != name.name {
+        diags.push(
+            Diagnostic::error(
+                codes::E0203,
+                qualifier.span,
+                format!(
+                    "`{}::~{}` names two different types",
+                    qualifier.name, name.name
+                ),
+            )
+            .with_label("the type named first")
+            .with_secondary(name.span, "the type named after `~`")
+            .with_help(format!("write `{0}::~{0}()`", name.name)),
+        );
+    }
+    tilde_name(name)
+}
+
 /// A path node from its segments.
 pub fn path(file: Files<'_, '_>, segments: Vec<Ident>, l: usize, r: usize) -> Path {
     Path {
@@ -243,6 +264,107 @@ pub enum LabelHead {
     Default(Span),
     /// `name:`
     Named(Ident),
+}
+
+/// The condition of an `if`, as written.
+#[derive(Debug)]
+pub enum IfCond {
+    /// `if (e)`.
+    Expr(Expr),
+    /// `if (T x = e)`: one variable, initialised.
+    Decl(Decl),
+}
+
+/// `if (cond) then else els`. A condition that declares a variable reads
+/// as a block holding the declaration and an `if` on the variable, which
+/// is in scope in both branches and not after them, as in C++.
+pub fn if_stmt(
+    file: Files<'_, '_>,
+    diags: &mut Vec<Diagnostic>,
+    cond: IfCond,
+    then: Stmt,
+    els: Option<Stmt>,
+    l: usize,
+    r: usize,
+) -> Stmt {
+    let els = els.map(Box::new);
+    let decl = match cond {
+        IfCond::Expr(cond) => {
+            return stmt(
+                file,
+                diags,
+                StmtKind::If {
+                    cond,
+                    then: Box::new(then),
+                    els,
+                },
+                l,
+                r,
+            );
+        }
+        IfCond::Decl(decl) => decl,
+    };
+    let name = match decl.declarators.first() {
+        Some(Declarator {
+            name: Some(name),
+            init: Some(_),
+            ..
+        }) => name.clone(),
+        _ => {
+            diags.push(
+                Diagnostic::error(
+                    codes::E0100,
+                    decl.span,
+                    "a declaration in a condition needs an initialiser",
+                )
+                .with_label("no initialiser")
+                .with_help("write `if (T x = value)`"),
+            );
+            return Stmt {
+                kind: StmtKind::Error,
+                span: span(file, l, r),
+                height: 1,
+            };
+        }
+    };
+    let used = Expr {
+        kind: ExprKind::Name(Path {
+            global: false,
+            segments: vec![name.clone()],
+            span: name.span,
+        }),
+        span: name.span,
+        height: 1,
+    };
+    let decl_span = decl.span;
+    let kind = StmtKind::Decl(decl);
+    let declared = Stmt {
+        height: kind.child_height() + 1,
+        kind,
+        span: decl_span,
+    };
+    let chosen = stmt(
+        file,
+        diags,
+        StmtKind::If {
+            cond: used,
+            then: Box::new(then),
+            els,
+        },
+        l,
+        r,
+    );
+    let sp = span(file, l, r);
+    stmt(
+        file,
+        diags,
+        StmtKind::Block(Block {
+            stmts: vec![declared, chosen],
+            span: sp,
+        }),
+        l,
+        r,
+    )
 }
 
 /// A labelled statement.

@@ -139,6 +139,11 @@ impl<'p> Compiler<'p> {
     /// A block: each statement counts toward the time limit, and the
     /// block's locals end with it (see `Machine::exec_block`).
     fn block(&self, b: &'p Block) -> Box<FastStmt<'p>> {
+        // A block holding a `goto` target is the walker's, which resumes
+        // at the label.
+        if b.stmts.iter().any(|s| matches!(s.kind, StmtKind::Label(_))) {
+            return Box::new(move |m| m.exec_block(b));
+        }
         let stmts: Vec<(&'p Stmt, Box<FastStmt<'p>>)> =
             b.stmts.iter().map(|s| (s, self.stmt(s))).collect();
         // `end_scope` only clears the locals a block declares.
@@ -267,7 +272,7 @@ impl<'p> Compiler<'p> {
                 first = false;
                 match body.run(m)? {
                     Flow::Break => break,
-                    r @ Flow::Return(_) => return Ok(r),
+                    r @ (Flow::Return(_) | Flow::Goto(_)) => return Ok(r),
                     Flow::Normal | Flow::Continue => {}
                 }
                 if let Some(step) = &step {

@@ -252,6 +252,7 @@ impl Emitter<'_, '_, '_> {
             }
             StmtKind::Barrier(_) => return decline(Decline::BarrierInsideWorkItemLoop),
             StmtKind::Try { .. } => return decline(Decline::Exceptions),
+            StmtKind::Goto(_) | StmtKind::Label(_) => return decline(Decline::Goto),
         }
         Ok(())
     }

@@ -247,6 +247,8 @@ impl BarrierWalk<'_, '_> {
                 }
                 self.exit(s.span, ExitKind::Return);
             }
+            // Host code only: amp code has no `goto` (E0304).
+            StmtKind::Goto(_) | StmtKind::Label(_) => {}
             StmtKind::Barrier(_) => self.barrier(s.span, None),
         }
     }

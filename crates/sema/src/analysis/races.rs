@@ -339,6 +339,8 @@ impl<'a, 'p> RaceWalk<'a, 'p> {
                     self.returned = true;
                 }
             }
+            // Host code only: amp code has no `goto` (E0304).
+            StmtKind::Goto(_) | StmtKind::Label(_) => {}
             StmtKind::Barrier(_) => self.next_interval(),
         }
     }

@@ -475,6 +475,8 @@ impl<'p> Uniformity<'p> {
             StmtKind::Return(None)
             | StmtKind::Break
             | StmtKind::Continue
+            | StmtKind::Goto(_)
+            | StmtKind::Label(_)
             | StmtKind::Barrier(_) => {}
         }
     }

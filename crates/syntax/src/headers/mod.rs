@@ -28,6 +28,7 @@ pub fn source_of(header: &str) -> Option<(&'static str, &'static str)> {
         "string" | "iostream" | "sstream" | "stdexcept" => Some(("<string>", STRING)),
         "amp_short_vectors.h" | "amp_graphics.h" => Some(("<amp_short_vectors.h>", SHORT_VECTORS)),
         "ppl.h" | "ppltasks.h" => Some(("<ppl.h>", PPL)),
+        "typeinfo" | "exception" => Some(("<typeinfo>", TYPEINFO)),
         _ => None,
     }
 }
@@ -53,8 +54,16 @@ const CCTYPE: &str = include_str!("cctype.h");
 /// `<string>` (also for `<iostream>`, `<sstream>` and `<stdexcept>`):
 /// `std::string` and `std::to_string`, then `<stdexcept>`'s
 /// `std::logic_error`, `std::runtime_error` and the classes derived from
-/// them (which hold a `std::string`, and which `std::string::at` throws).
-const STRING: &str = concat!(include_str!("string.h"), include_str!("stdexcept.h"));
+/// them (which hold a `std::string`, and which `std::string::at` throws),
+/// and `<typeinfo>`'s `std::bad_cast`.
+const STRING: &str = concat!(
+    include_str!("string.h"),
+    include_str!("stdexcept.h"),
+    include_str!("typeinfo.h")
+);
+
+/// `<typeinfo>` (also for `<exception>`): `std::bad_cast`.
+const TYPEINFO: &str = include_str!("typeinfo.h");
 
 /// `<vector>`: the comparison operators of two vectors.
 const VECTOR: &str = include_str!("vector.h");

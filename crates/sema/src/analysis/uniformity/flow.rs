@@ -259,6 +259,8 @@ impl Flow<'_, '_> {
                     c.push(state.clone());
                 }
             }
+            // Host code only: amp code has no `goto` (E0304).
+            StmtKind::Goto(_) | StmtKind::Label(_) => {}
             StmtKind::Barrier(_) => self.record(s, state, &[], ctrl),
         }
     }
