@@ -917,7 +917,6 @@ impl FnCx<'_> {
             cx.loops += 1;
             cx.jump_scopes.push((cx.scopes.len(), true));
             let body = cx.scoped(|cx| {
-                let mut body_stmts = Vec::new();
                 let Declared { ty, by_ref } =
                     cx.resolve(specs, &declarator.modifiers, &declarator.array_dims);
                 let ty = if matches!(specs.ty, ast::BaseType::Auto) {
@@ -925,36 +924,7 @@ impl FnCx<'_> {
                 } else {
                     ty
                 };
-                let name = declarator
-                    .name
-                    .as_ref()
-                    .map_or_else(String::new, |n| n.name.clone());
-                let var = cx.declare(Local {
-                    name,
-                    ty: ty.clone(),
-                    by_ref,
-                    is_const: types::object_const(cx.ck, specs, &declarator.modifiers),
-                    space,
-                    span: declarator.span,
-                });
-                let init = if by_ref {
-                    Init::Ref(elem_place)
-                } else {
-                    let e = cx.coerce(elem_place, &ty, "the loop variable");
-                    Init::Expr(cx.copied(e))
-                };
-                body_stmts.push(Stmt::new(
-                    StmtKind::Let {
-                        local: var,
-                        init: Some(init),
-                    },
-                    declarator.span,
-                ));
-                cx.register_local(var, declarator.span);
-                let inner = cx.body(body);
-                body_stmts.push(Stmt::new(StmtKind::Block(inner), body.span));
-                cx.close_scope(&mut body_stmts);
-                Block { stmts: body_stmts }
+                cx.range_loop_body(specs, declarator, ty, by_ref, elem_place, body, space)
             });
             cx.jump_scopes.pop();
             cx.loops -= 1;
@@ -970,6 +940,53 @@ impl FnCx<'_> {
             Block { stmts }
         });
         out.push(Stmt::new(StmtKind::Block(block), span));
+    }
+
+    /// The body of a range `for`: the loop variable declared (bound to the
+    /// element `elem` by reference, or initialised from a copy of it
+    /// converted to its type), then the statement.
+    #[allow(clippy::too_many_arguments)]
+    fn range_loop_body(
+        &mut self,
+        specs: &ast::DeclSpecs,
+        declarator: &ast::Declarator,
+        ty: Type,
+        by_ref: bool,
+        elem: Expr,
+        body: &ast::Stmt,
+        space: Space,
+    ) -> Block {
+        let mut stmts = Vec::new();
+        let name = declarator
+            .name
+            .as_ref()
+            .map_or_else(String::new, |n| n.name.clone());
+        let var = self.declare(Local {
+            name,
+            ty: ty.clone(),
+            by_ref,
+            is_const: types::object_const(self.ck, specs, &declarator.modifiers),
+            space,
+            span: declarator.span,
+        });
+        let init = if by_ref {
+            Init::Ref(elem)
+        } else {
+            let e = self.coerce(elem, &ty, "the loop variable");
+            Init::Expr(self.copied(e))
+        };
+        stmts.push(Stmt::new(
+            StmtKind::Let {
+                local: var,
+                init: Some(init),
+            },
+            declarator.span,
+        ));
+        self.register_local(var, declarator.span);
+        let inner = self.body(body);
+        stmts.push(Stmt::new(StmtKind::Block(inner), body.span));
+        self.close_scope(&mut stmts);
+        Block { stmts }
     }
 
     /// `for (decl : range) body` over a class object with member functions
@@ -1090,7 +1107,6 @@ impl FnCx<'_> {
             cx.loops += 1;
             cx.jump_scopes.push((cx.scopes.len(), true));
             let body = cx.scoped(|cx| {
-                let mut body_stmts = Vec::new();
                 let elem = cx.expr(&element);
                 let Declared { ty, by_ref } =
                     cx.resolve(specs, &declarator.modifiers, &declarator.array_dims);
@@ -1111,36 +1127,7 @@ impl FnCx<'_> {
                         );
                     }
                 }
-                let var_name = declarator
-                    .name
-                    .as_ref()
-                    .map_or_else(String::new, |n| n.name.clone());
-                let var = cx.declare(Local {
-                    name: var_name,
-                    ty: ty.clone(),
-                    by_ref: by_ref && elem.place,
-                    is_const: types::object_const(cx.ck, specs, &declarator.modifiers),
-                    space,
-                    span: declarator.span,
-                });
-                let init = if by_ref && elem.place {
-                    Init::Ref(elem)
-                } else {
-                    let e = cx.coerce(elem, &ty, "the loop variable");
-                    Init::Expr(cx.copied(e))
-                };
-                body_stmts.push(Stmt::new(
-                    StmtKind::Let {
-                        local: var,
-                        init: Some(init),
-                    },
-                    declarator.span,
-                ));
-                cx.register_local(var, declarator.span);
-                let inner = cx.body(body);
-                body_stmts.push(Stmt::new(StmtKind::Block(inner), body.span));
-                cx.close_scope(&mut body_stmts);
-                Block { stmts: body_stmts }
+                cx.range_loop_body(specs, declarator, ty, by_ref && elem.place, elem, body, space)
             });
             cx.jump_scopes.pop();
             cx.loops -= 1;

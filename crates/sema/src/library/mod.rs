@@ -244,6 +244,30 @@ fn to_int(cx: &mut FnCx<'_>, e: Expr, what: &str) -> Expr {
     }
 }
 
+/// `arg` converted to the number type `to`, as C++ converts an argument to
+/// a numeric parameter; `None` after E0203 when it is no number. `what`
+/// names the callee, `takes` says what it takes ("a count and a delimiter").
+fn number_arg(
+    cx: &mut FnCx<'_>,
+    what: &str,
+    takes: &str,
+    arg: Expr,
+    to: tessera_ir::Scalar,
+) -> Option<Expr> {
+    if arg.ty.scalar().is_none() {
+        let shown = cx.ck.show(&arg.ty);
+        cx.ck.error(
+            codes::E0203,
+            arg.span,
+            format!("mismatched types: {what} takes {takes}, not `{shown}`"),
+            format!("this is `{shown}`"),
+            "",
+        );
+        return None;
+    }
+    Some(cx.convert_scalar(arg, to))
+}
+
 /// Reports E0206 unless `args` has `want` elements. `what` names the callee,
 /// `takes` says what it takes ("a location and a value").
 fn arity(

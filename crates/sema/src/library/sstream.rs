@@ -418,18 +418,11 @@ fn getline_buffer(cx: &mut FnCx<'_>, base: Expr, what: &str, args: Vec<Expr>, sp
     rest.extend(args);
     let mut lowered = vec![base, buffer];
     for (i, arg) in rest.into_iter().enumerate() {
-        if arg.ty.scalar().is_none() {
-            let shown = cx.ck.show(&arg.ty);
-            cx.ck.error(
-                codes::E0203,
-                arg.span,
-                format!("mismatched types: {what} takes a size and a delimiter, not `{shown}`"),
-                format!("this is `{shown}`"),
-                "",
-            );
+        let to = if i == 0 { Scalar::Long } else { Scalar::Char };
+        let Some(arg) = super::number_arg(cx, what, "a size and a delimiter", arg, to) else {
             return error_expr(span);
-        }
-        lowered.push(cx.convert_scalar(arg, if i == 0 { Scalar::Long } else { Scalar::Char }));
+        };
+        lowered.push(arg);
     }
     if lowered.len() < 4 {
         lowered.push(mk(
@@ -466,18 +459,11 @@ fn ignore(cx: &mut FnCx<'_>, base: Expr, what: &str, args: Vec<Expr>, span: Span
     }
     let mut lowered = vec![base];
     for (i, arg) in args.into_iter().enumerate() {
-        if arg.ty.scalar().is_none() {
-            let shown = cx.ck.show(&arg.ty);
-            cx.ck.error(
-                codes::E0203,
-                arg.span,
-                format!("mismatched types: {what} takes a count and a delimiter, not `{shown}`"),
-                format!("this is `{shown}`"),
-                "",
-            );
+        let to = if i == 0 { Scalar::Long } else { Scalar::Int };
+        let Some(arg) = super::number_arg(cx, what, "a count and a delimiter", arg, to) else {
             return error_expr(span);
-        }
-        lowered.push(cx.convert_scalar(arg, if i == 0 { Scalar::Long } else { Scalar::Int }));
+        };
+        lowered.push(arg);
     }
     // The defaults: one byte, no delimiter (EOF).
     if lowered.len() < 2 {

@@ -160,19 +160,10 @@ pub(super) fn manipulator_call(
     let Some(arg) = args.into_iter().next() else {
         return error_expr(span);
     };
-    if arg.ty.scalar().is_none() {
-        let shown = cx.ck.show(&arg.ty);
-        cx.ck.error(
-            codes::E0203,
-            arg.span,
-            format!("mismatched types: {what} takes {takes}, not `{shown}`"),
-            format!("this is `{shown}`"),
-            "",
-        );
-        return error_expr(span);
-    }
     // C++ converts any number to the `int` parameter.
-    let arg = cx.convert_scalar(arg, tessera_ir::Scalar::Int);
+    let Some(arg) = super::number_arg(cx, &what, takes, arg, tessera_ir::Scalar::Int) else {
+        return error_expr(span);
+    };
     intrinsic(
         Intrinsic::Manipulator(m),
         vec![arg],
@@ -402,18 +393,10 @@ pub(super) fn format_member(
     };
     let mut lowered = vec![base];
     for arg in args {
-        if arg.ty.scalar().is_none() {
-            let shown = cx.ck.show(&arg.ty);
-            cx.ck.error(
-                codes::E0203,
-                arg.span,
-                format!("mismatched types: {what} takes {takes}, not `{shown}`"),
-                format!("this is `{shown}`"),
-                "",
-            );
+        let Some(arg) = super::number_arg(cx, &what, takes, arg, arg_ty) else {
             return error_expr(span);
-        }
-        lowered.push(cx.convert_scalar(arg, arg_ty));
+        };
+        lowered.push(arg);
     }
     intrinsic(Intrinsic::StreamFormat(member), lowered, result, span)
 }
