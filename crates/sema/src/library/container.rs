@@ -606,6 +606,50 @@ pub(super) fn method(
                 )
             })
         }
+        // The data is made current on the given accelerator view; the
+        // device's memory is the host's, so nothing moves. The view's host
+        // data source is not synchronized by it (only `synchronize()`
+        // does that, as in C++ AMP), which `--check` keeps seeing.
+        "synchronize_to" if !v.array && args.len() == 1 => {
+            check_side(
+                cx,
+                Side::Host,
+                &what,
+                name.span,
+                "C3930",
+                "call it on the host, before or after the kernel",
+            );
+            let Some(target) = args.into_iter().next() else {
+                return error_expr(span);
+            };
+            if target.ty != Type::AcceleratorView && !target.ty.is_error() {
+                let shown = cx.ck.show(&target.ty);
+                cx.ck.error(
+                    codes::E0203,
+                    target.span,
+                    format!("mismatched types: {what} takes an `accelerator_view`, not `{shown}`"),
+                    format!("this is `{shown}`"),
+                    "",
+                );
+                return error_expr(span);
+            }
+            let done = intrinsic(Intrinsic::DeviceWait, Vec::new(), Type::Void, span);
+            [base, target]
+                .into_iter()
+                .rev()
+                .filter(|e| !is_pure(e))
+                .fold(done, |rest, e| {
+                    mk(
+                        ExprKind::Comma {
+                            first: Box::new(e),
+                            second: Box::new(rest),
+                        },
+                        Type::Void,
+                        false,
+                        span,
+                    )
+                })
+        }
         "synchronize_async"
         | "synchronize_to"
         | "copy_to_async"
