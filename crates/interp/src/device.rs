@@ -145,6 +145,21 @@ impl Machine<'_> {
                 };
                 d(if *associated { assoc } else { own })
             }
+            // Host memory (a vector, `new`, a variable) is the CPU
+            // accelerator's; device memory is where its array was made.
+            Intrinsic::ViewSourceView => {
+                let v = self.eval(&args[0])?;
+                let source = match &v {
+                    Value::View(view) => match &view.data {
+                        ViewData::Storage(s) if s.kind == StorageKind::Device => {
+                            s.placement.get().0
+                        }
+                        _ => Accel::Cpu.default_view(),
+                    },
+                    _ => Accel::Cpu.default_view(),
+                };
+                d(source)
+            }
             _ => Ok(Value::Void),
         }
     }

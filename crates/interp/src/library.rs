@@ -630,7 +630,8 @@ impl Machine<'_> {
             | Intrinsic::DeviceText(_)
             | Intrinsic::DeviceEq
             | Intrinsic::DeviceLaunchOn
-            | Intrinsic::ArrayDeviceView { .. } => self.device_op(op, args, e),
+            | Intrinsic::ArrayDeviceView { .. }
+            | Intrinsic::ViewSourceView => self.device_op(op, args, e),
             Intrinsic::WideStrEq => {
                 let a = self.eval(&args[0])?;
                 let b = self.eval(&args[1])?;

@@ -923,6 +923,10 @@ pub enum Intrinsic {
         /// The associated view (a staging array's device view).
         associated: bool,
     },
+    /// `v.get_source_accelerator_view()` of an `array_view`: args `[view]`;
+    /// where its data source is: the view an `array` was made on, or the
+    /// CPU accelerator's view for host memory.
+    ViewSourceView,
     /// `a == b` for two wide strings (`std::wstring`, `L"..."`): args
     /// `[a, b]`; `true` when they hold the same characters.
     WideStrEq,

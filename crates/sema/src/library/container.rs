@@ -650,6 +650,25 @@ pub(super) fn method(
                     )
                 })
         }
+        "get_source_accelerator_view" if !v.array => {
+            check_side(
+                cx,
+                Side::Host,
+                &what,
+                name.span,
+                "C3930",
+                "call it on the host, before or after the kernel",
+            );
+            if !arity(cx, &what, &args, 0, "no arguments", span) {
+                return error_expr(span);
+            }
+            intrinsic(
+                Intrinsic::ViewSourceView,
+                vec![base],
+                Type::AcceleratorView,
+                span,
+            )
+        }
         "synchronize_async"
         | "synchronize_to"
         | "copy_to_async"
