@@ -68,6 +68,19 @@ pub fn qualify(file: Files<'_, '_>, qualifier: Ident, ty: BaseType, l: usize) ->
     }
 }
 
+/// `Outer::Inner` before `::f` in a member defined outside its class: the
+/// enclosing class's name joined to the nested one's, as one name that the
+/// checker resolves.
+pub fn nested_qualifier(
+    file: Files<'_, '_>,
+    (outer, args): (Ident, Option<Vec<TemplateArg>>),
+    inner: &str,
+    l: usize,
+    r: usize,
+) -> (Ident, Option<Vec<TemplateArg>>) {
+    (ident(file, &format!("{}::{inner}", outer.name), l, r), args)
+}
+
 fn too_deep(diags: &mut Vec<Diagnostic>, sp: Span) {
     // One report per region: nodes above an error node are low again, so a
     // long chain would otherwise report every MAX_HEIGHT levels.
@@ -288,6 +301,8 @@ pub enum Member {
     /// A bit field (`unsigned n : 31;`): the field and the span of its
     /// declaration.
     BitField(Decl, Span),
+    /// A class defined among the members (a nested class).
+    Class(StructDef),
 }
 
 impl Member {
@@ -445,6 +460,7 @@ pub fn struct_def(
         friends: Vec::new(),
         forward: false,
         bit_fields: Vec::new(),
+        classes: Vec::new(),
         is_final: false,
         bases: bases
             .into_iter()
@@ -466,6 +482,25 @@ pub fn struct_def(
                 def.bit_fields.push(at);
             }
             Member::Assert(a) => def.asserts.push(a),
+            Member::Class(mut c) => {
+                // `struct Inner { ... } a, b;`: the declarators are members
+                // of the enclosing class, of the nested class's type.
+                if !c.trailing.is_empty() {
+                    let span = c.name.span;
+                    let path = Path {
+                        global: false,
+                        segments: vec![c.name.clone()],
+                        span,
+                    };
+                    def.fields.push(Decl {
+                        specs: DeclSpecs::plain(BaseType::Named(path), span),
+                        declarators: std::mem::take(&mut c.trailing),
+                        span,
+                    });
+                    def.field_access.push(access);
+                }
+                def.classes.push(crate::ast::Member { access, item: c });
+            }
             Member::Friend(name) => def.friends.push(name),
             Member::Access(a, s) => {
                 access = a;

@@ -1371,6 +1371,28 @@ fn mark_class_qualifiers(tokens: &mut [Token<'_>]) {
             tokens[i].tok = Tok::ClassQual(name);
         }
     }
+    // `Outer::Inner` naming a nested class as a type: the last class
+    // qualifier before a type name that ends the chain. `Outer::Outer(`
+    // (a constructor) and `Outer::Inner::f` keep their class qualifiers.
+    for i in 0..tokens.len().saturating_sub(2) {
+        if let Tok::ClassQual(name) = tokens[i].tok
+            && tokens[i + 1].tok == Tok::ColonColon
+            && let Tok::TypeName(inner) = tokens[i + 2].tok
+            && inner != name
+            && tokens.get(i + 3).map(|t| t.tok) != Some(Tok::ColonColon)
+        {
+            tokens[i].tok = Tok::NestedQual(name);
+            // `A::B::C`: the qualifiers before it qualify a type too.
+            let mut k = i;
+            while k >= 2
+                && tokens[k - 1].tok == Tok::ColonColon
+                && let Tok::ClassQual(outer) = tokens[k - 2].tok
+            {
+                tokens[k - 2].tok = Tok::NestedQual(outer);
+                k -= 2;
+            }
+        }
+    }
 }
 
 /// `template <> bool f<u>(u x)`: the name of a function written with
@@ -1444,6 +1466,7 @@ fn mark_qualifiers(tokens: &mut [Token<'_>]) {
                 | Tok::TemplateName(_)
                 | Tok::NsQual(_)
                 | Tok::ClassQual(_)
+                | Tok::NestedQual(_)
                 | Tok::TemplateQual(_)
         );
         if is_type_part
