@@ -54,6 +54,7 @@ pub fn flatten(
         class_friends: HashMap::new(),
         class_bases: HashMap::new(),
         in_template: false,
+        deferred: Vec::new(),
         out: Vec::new(),
         callee: false,
         sets,
@@ -95,6 +96,9 @@ struct Flat<'d> {
     class_bases: HashMap<String, Vec<String>>,
     /// True while a template's item is rewritten.
     in_template: bool,
+    /// The bodies of nested classes' member functions, as definitions
+    /// outside the class, to follow the enclosing class.
+    deferred: Vec<Item>,
     out: Vec<Item>,
     /// True while the callee of a call is rewritten: only a call can name
     /// an overload set of several namespaces' functions.
@@ -125,6 +129,55 @@ fn item_has_nested_class(item: &Item) -> bool {
         ItemKind::Template(t) => item_has_nested_class(&t.item),
         _ => false,
     }
+}
+
+/// The class-key a class was defined with.
+fn class_key(s: &StructDef) -> ClassKey {
+    if s.is_union {
+        ClassKey::Union
+    } else if s.is_class {
+        ClassKey::Class
+    } else {
+        ClassKey::Struct
+    }
+}
+
+/// Moves the bodies of a nested class's member functions out of it, as
+/// definitions outside the class (`int Outer::Inner::f() { ... }`): they
+/// are checked after the enclosing class, which C++ lets them use (its
+/// members are complete there), while the nested class itself is checked
+/// before it.
+fn defer_bodies(c: &mut StructDef) -> Vec<Item> {
+    let mut out = Vec::new();
+    for m in &mut c.methods {
+        let f = &mut m.item;
+        if f.body.is_none() {
+            continue;
+        }
+        let mut def = f.clone();
+        def.class = Some(Ident {
+            name: c.name.name.clone(),
+            span: f.name.span,
+        });
+        // What only the declaration says.
+        def.ret.is_static = false;
+        def.method.is_virtual = false;
+        def.method.is_override = false;
+        def.method.is_final = false;
+        def.method.is_explicit = false;
+        for p in &mut def.params {
+            p.declarator.init = None;
+        }
+        f.body = None;
+        if let Special::Constructor(inits) = &mut f.method.special {
+            inits.clear();
+        }
+        out.push(Item {
+            span: def.name.span,
+            kind: ItemKind::Function(def),
+        });
+    }
+    out
 }
 
 fn block_has_local_class(block: &Block) -> bool {
@@ -722,6 +775,7 @@ impl Flat<'_> {
             ItemKind::Empty | ItemKind::Error => {}
         }
         self.out.push(item);
+        self.out.append(&mut self.deferred);
     }
 
     /// A class's name and members (a namespace-level or a local class).
@@ -854,30 +908,51 @@ impl Flat<'_> {
         if !nested.is_empty() {
             // Declared first, so that the nested classes' member functions
             // declared without a body may take it by reference.
-            let key = if s.is_union {
-                ClassKey::Union
-            } else if s.is_class {
-                ClassKey::Class
-            } else {
-                ClassKey::Struct
-            };
-            let span = s.name.span;
-            self.out.push(Item {
-                kind: ItemKind::Struct(tessera_syntax::actions::forward_class(key, s.name.clone())),
-                span,
-            });
+            let declared = std::iter::once((class_key(s), s.name.clone())).chain(
+                nested.iter().zip(&flats).map(|(m, flat)| {
+                    let name = Ident {
+                        name: flat.clone(),
+                        span: m.item.name.span,
+                    };
+                    (class_key(&m.item), name)
+                }),
+            );
+            let declared: Vec<Item> = declared
+                .map(|(key, name)| Item {
+                    span: name.span,
+                    kind: ItemKind::Struct(tessera_syntax::actions::forward_class(key, name)),
+                })
+                .collect();
+            self.out.extend(declared);
         }
+        // Inside a nested class, the enclosing class's members are named
+        // through it (`count` is `Outer::count`), its nested classes as
+        // they are.
+        let enclosing: HashMap<String, Option<String>> = self
+            .class_members
+            .get(&outer)
+            .into_iter()
+            .flatten()
+            .map(|(n, v)| {
+                let flat = v.clone().unwrap_or_else(|| format!("{outer}::{n}"));
+                (n.clone(), Some(flat))
+            })
+            .collect();
+        self.locals.push(enclosing);
         for (m, flat) in nested.into_iter().zip(flats) {
             let mut c = m.item;
             let span = c.name.span;
             c.name.name = flat.clone();
             hoisted.extend(self.struct_members(&mut c, false));
             hoisted.push(flat);
+            let bodies = defer_bodies(&mut c);
             self.out.push(Item {
                 kind: ItemKind::Struct(c),
                 span,
             });
+            self.deferred.extend(bodies);
         }
+        self.locals.pop();
         for flat in &hoisted {
             s.friends.push(Ident {
                 name: flat.clone(),

@@ -81,6 +81,35 @@ pub fn nested_qualifier(
     (ident(file, &format!("{}::{inner}", outer.name), l, r), args)
 }
 
+/// `List<int>::Node`: a member type named through a class template's
+/// instance, which Tessera does not have yet (E0211); the type is an error
+/// node, so nothing else is reported about it.
+pub fn template_member_type(
+    file: Files<'_, '_>,
+    diags: &mut Vec<Diagnostic>,
+    template: &str,
+    ty: BaseType,
+    l: usize,
+    r: usize,
+) -> BaseType {
+    let member = match &ty {
+        BaseType::Named(p) | BaseType::Template { path: p, .. } => p.text(),
+        _ => String::new(),
+    };
+    diags.push(
+        Diagnostic::error(
+            codes::E0211,
+            span(file, l, r),
+            format!(
+                "a member type named through a class template (`{template}<...>::{member}`) is not supported yet"
+            ),
+        )
+        .with_label("member type of a template instance")
+        .with_help("nested classes of class templates are not supported yet either; define the class outside the template"),
+    );
+    BaseType::Error
+}
+
 fn too_deep(diags: &mut Vec<Diagnostic>, sp: Span) {
     // One report per region: nodes above an error node are low again, so a
     // long chain would otherwise report every MAX_HEIGHT levels.

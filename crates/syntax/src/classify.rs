@@ -1371,6 +1371,34 @@ fn mark_class_qualifiers(tokens: &mut [Token<'_>]) {
             tokens[i].tok = Tok::ClassQual(name);
         }
     }
+    // `List<int>::Node`: a template-id qualifying a type (read so that the
+    // checker can refuse it).
+    for i in 0..tokens.len() {
+        let Tok::TemplateQual(name) = tokens[i].tok else {
+            continue;
+        };
+        let mut depth = 0usize;
+        let end = tokens.len().min(i + 1 + MAX_TEMPLATE_SCAN);
+        for k in i + 1..end {
+            match tokens[k].tok {
+                Tok::TplOpen => depth += 1,
+                Tok::TplClose => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        let at = |j: usize| tokens.get(j).map(|t| t.tok);
+                        if at(k + 1) == Some(Tok::ColonColon)
+                            && matches!(at(k + 2), Some(Tok::TypeName(inner)) if inner != name)
+                            && at(k + 3) != Some(Tok::ColonColon)
+                        {
+                            tokens[i].tok = Tok::NestedQual(name);
+                        }
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
     // `Outer::Inner` naming a nested class as a type: the last class
     // qualifier before a type name that ends the chain. `Outer::Outer(`
     // (a constructor) and `Outer::Inner::f` keep their class qualifiers.
