@@ -54,6 +54,7 @@ pub fn flatten(
         class_friends: HashMap::new(),
         class_bases: HashMap::new(),
         in_template: false,
+        enclosing_members: std::collections::HashSet::new(),
         deferred: Vec::new(),
         out: Vec::new(),
         callee: false,
@@ -96,6 +97,9 @@ struct Flat<'d> {
     class_bases: HashMap<String, Vec<String>>,
     /// True while a template's item is rewritten.
     in_template: bool,
+    /// The names given to enclosing classes' members inside nested
+    /// classes (`Outer::count` for `count`).
+    enclosing_members: std::collections::HashSet<String>,
     /// The bodies of nested classes' member functions, as definitions
     /// outside the class, to follow the enclosing class.
     deferred: Vec<Item>,
@@ -412,6 +416,24 @@ impl Flat<'_> {
     /// a user namespace or is a nested class (`Outer::Inner`).
     fn path(&mut self, path: &mut Path) {
         self.path_in_namespaces(path);
+        // An enclosing class's member named plainly in a nested class:
+        // `Outer::count`, a class and its member, as if written so.
+        if let [one] = path.segments.as_slice()
+            && self.enclosing_members.contains(&one.name)
+            && let Some((class, member)) = one.name.rsplit_once("::")
+        {
+            let span = one.span;
+            path.segments = vec![
+                Ident {
+                    name: class.to_string(),
+                    span,
+                },
+                Ident {
+                    name: member.to_string(),
+                    span,
+                },
+            ];
+        }
         self.fold_nested(path);
     }
 
@@ -938,6 +960,11 @@ impl Flat<'_> {
                 (n.clone(), Some(flat))
             })
             .collect();
+        for (n, v) in self.class_members.get(&outer).into_iter().flatten() {
+            if v.is_none() {
+                self.enclosing_members.insert(format!("{outer}::{n}"));
+            }
+        }
         self.locals.push(enclosing);
         for (m, flat) in nested.into_iter().zip(flats) {
             let mut c = m.item;
