@@ -36,6 +36,7 @@ pub fn flatten(
             i.kind,
             ItemKind::Namespace(_) | ItemKind::NamespaceAlias { .. }
         ) || item_has_local_class(i)
+            || item_has_nested_class(i)
     });
     if !has {
         return None;
@@ -48,6 +49,13 @@ pub fn flatten(
         function: String::new(),
         local_classes: std::collections::HashSet::new(),
         class_members: HashMap::new(),
+        nested: HashMap::new(),
+        class_scope: Vec::new(),
+        class_friends: HashMap::new(),
+        class_bases: HashMap::new(),
+        in_template: false,
+        enclosing_members: std::collections::HashSet::new(),
+        deferred: Vec::new(),
         out: Vec::new(),
         callee: false,
         sets,
@@ -76,6 +84,25 @@ struct Flat<'d> {
     /// class's flat name: inside a member function they are found before
     /// any namespace's names.
     class_members: HashMap<String, HashMap<String, Option<String>>>,
+    /// The classes nested in each class, by the enclosing class's flat
+    /// name: each one's flat name (`Outer::Inner`) and the access that
+    /// applies to its name.
+    nested: HashMap<String, HashMap<String, (String, Access)>>,
+    /// The classes whose scope the code being rewritten is in (a class's
+    /// members, a member function defined outside it), innermost last.
+    class_scope: Vec<String>,
+    /// The friends each class declares, as written.
+    class_friends: HashMap<String, Vec<String>>,
+    /// The bases of each class, by flat name.
+    class_bases: HashMap<String, Vec<String>>,
+    /// True while a template's item is rewritten.
+    in_template: bool,
+    /// The names given to enclosing classes' members inside nested
+    /// classes (`Outer::count` for `count`).
+    enclosing_members: std::collections::HashSet<String>,
+    /// The bodies of nested classes' member functions, as definitions
+    /// outside the class, to follow the enclosing class.
+    deferred: Vec<Item>,
     out: Vec<Item>,
     /// True while the callee of a call is rewritten: only a call can name
     /// an overload set of several namespaces' functions.
@@ -96,6 +123,65 @@ fn item_has_local_class(item: &Item) -> bool {
         ItemKind::Template(t) => item_has_local_class(&t.item),
         _ => false,
     }
+}
+
+/// Whether a class (at file scope or in a template) defines a class among
+/// its members: nested classes are hoisted out in this pass.
+fn item_has_nested_class(item: &Item) -> bool {
+    match &item.kind {
+        ItemKind::Struct(s) => !s.classes.is_empty(),
+        ItemKind::Template(t) => item_has_nested_class(&t.item),
+        _ => false,
+    }
+}
+
+/// The class-key a class was defined with.
+fn class_key(s: &StructDef) -> ClassKey {
+    if s.is_union {
+        ClassKey::Union
+    } else if s.is_class {
+        ClassKey::Class
+    } else {
+        ClassKey::Struct
+    }
+}
+
+/// Moves the bodies of a nested class's member functions out of it, as
+/// definitions outside the class (`int Outer::Inner::f() { ... }`): they
+/// are checked after the enclosing class, which C++ lets them use (its
+/// members are complete there), while the nested class itself is checked
+/// before it.
+fn defer_bodies(c: &mut StructDef) -> Vec<Item> {
+    let mut out = Vec::new();
+    for m in &mut c.methods {
+        let f = &mut m.item;
+        if f.body.is_none() {
+            continue;
+        }
+        let mut def = f.clone();
+        def.class = Some(Ident {
+            name: c.name.name.clone(),
+            span: f.name.span,
+        });
+        // What only the declaration says.
+        def.ret.is_static = false;
+        def.method.is_virtual = false;
+        def.method.is_override = false;
+        def.method.is_final = false;
+        def.method.is_explicit = false;
+        for p in &mut def.params {
+            p.declarator.init = None;
+        }
+        f.body = None;
+        if let Special::Constructor(inits) = &mut f.method.special {
+            inits.clear();
+        }
+        out.push(Item {
+            span: def.name.span,
+            kind: ItemKind::Function(def),
+        });
+    }
+    out
 }
 
 fn block_has_local_class(block: &Block) -> bool {
@@ -327,8 +413,100 @@ impl Flat<'_> {
     }
 
     /// Rewrites a path to the flat name of what it names, when that is in
-    /// a user namespace.
+    /// a user namespace or is a nested class (`Outer::Inner`).
     fn path(&mut self, path: &mut Path) {
+        self.path_in_namespaces(path);
+        // An enclosing class's member named plainly in a nested class:
+        // `Outer::count`, a class and its member, as if written so.
+        if let [one] = path.segments.as_slice()
+            && self.enclosing_members.contains(&one.name)
+            && let Some((class, member)) = one.name.rsplit_once("::")
+        {
+            let span = one.span;
+            path.segments = vec![
+                Ident {
+                    name: class.to_string(),
+                    span,
+                },
+                Ident {
+                    name: member.to_string(),
+                    span,
+                },
+            ];
+        }
+        self.fold_nested(path);
+    }
+
+    /// `Outer::Inner` (after `Outer` was resolved): the nested class's
+    /// flat name as one segment, once its name's access is checked.
+    fn fold_nested(&mut self, path: &mut Path) {
+        while path.segments.len() >= 2 {
+            let outer = path.segments[0].name.clone();
+            let inner = &path.segments[1];
+            let Some((flat, access)) = self.nested.get(&outer).and_then(|m| m.get(&inner.name))
+            else {
+                return;
+            };
+            let (flat, access) = (flat.clone(), *access);
+            let span = path.segments[0].span.to(inner.span);
+            if !self.may_name(&outer, access) {
+                let word = if access == Access::Private {
+                    "private"
+                } else {
+                    "protected"
+                };
+                self.diags.push(
+                    Diagnostic::error(
+                        codes::E0250,
+                        span,
+                        format!("class `{}` is {word} in `{outer}`", inner.name),
+                    )
+                    .with_label(format!("{word} member"))
+                    .with_msvc("C2248")
+                    .with_help(if access == Access::Private {
+                        format!(
+                            "only `{outer}`'s own members can use it; make it `public` in `{outer}`"
+                        )
+                    } else {
+                        format!(
+                            "only `{outer}` and the classes derived from it can use it; make it `public` in `{outer}`"
+                        )
+                    }),
+                );
+            }
+            path.segments.splice(0..2, [Ident { name: flat, span }]);
+        }
+    }
+
+    /// Whether the code being rewritten may name a member of class `outer`
+    /// that has `access`: inside the class (or a class nested in it), in a
+    /// friend, or, for a protected one, in a class derived from it.
+    fn may_name(&self, outer: &str, access: Access) -> bool {
+        if access == Access::Public {
+            return true;
+        }
+        let friends = self.class_friends.get(outer);
+        self.class_scope.iter().any(|c| {
+            c == outer
+                || c.starts_with(&format!("{outer}::"))
+                || friends.is_some_and(|f| {
+                    f.iter()
+                        .any(|f| f == c || c.rsplit("::").next() == Some(f.as_str()))
+                })
+                || (access == Access::Protected && self.derives(c, outer, 0))
+        })
+    }
+
+    /// Whether class `class` has `base` among its bases, directly or not.
+    fn derives(&self, class: &str, base: &str, depth: usize) -> bool {
+        depth < 64
+            && self.class_bases.get(class).is_some_and(|bs| {
+                bs.iter()
+                    .any(|b| b == base || self.derives(b, base, depth + 1))
+            })
+    }
+
+    fn path_in_namespaces(&mut self, path: &mut Path) {
         let Some(first) = path.segments.first() else {
             return;
         };
@@ -516,17 +694,42 @@ impl Flat<'_> {
                 // A member defined outside its class names the class, which
                 // may live in a namespace; the member itself is the class's.
                 if let Some(class) = &mut f.class {
+                    // `Outer::Inner` (a nested class's member) is one name
+                    // from the parser; each class is resolved in turn.
+                    let segments = class
+                        .name
+                        .split("::")
+                        .map(|n| Ident {
+                            name: n.to_string(),
+                            span: class.span,
+                        })
+                        .collect();
                     let mut path = Path {
                         global: false,
-                        segments: vec![class.clone()],
+                        segments,
                         span: class.span,
                     };
+                    // Its members may define a private nested class's
+                    // members (`void Outer::Hidden::f() {}`).
+                    let before = self.diags.len();
                     self.path(&mut path);
+                    let mut k = before;
+                    while k < self.diags.len() {
+                        if self.diags[k].code == codes::E0250 {
+                            self.diags.remove(k);
+                        } else {
+                            k += 1;
+                        }
+                    }
                     if let [one] = path.segments.as_slice() {
                         class.name = one.name.clone();
                     }
                 } else {
                     self.declare_entity(&mut f.name, true);
+                }
+                let class_scope = self.class_scope.len();
+                if let Some(c) = &f.class {
+                    self.class_scope.push(c.name.clone());
                 }
                 self.specs(&mut f.ret);
                 let members = f
@@ -552,6 +755,7 @@ impl Flat<'_> {
                 if scoped {
                     self.locals.pop();
                 }
+                self.class_scope.truncate(class_scope);
             }
             ItemKind::Struct(s) => self.struct_def(s),
             ItemKind::Global(decl) => {
@@ -596,7 +800,9 @@ impl Flat<'_> {
                 }
                 // The templated item is rewritten like any other; it stays
                 // inside its `template` header.
+                let outer = std::mem::replace(&mut self.in_template, true);
                 self.item(&t.item);
+                self.in_template = outer;
                 if let Some(inner) = self.out.pop() {
                     *t.item = inner;
                 }
@@ -604,6 +810,7 @@ impl Flat<'_> {
             ItemKind::Empty | ItemKind::Error => {}
         }
         self.out.push(item);
+        self.out.append(&mut self.deferred);
     }
 
     /// A class's name and members (a namespace-level or a local class).
@@ -631,7 +838,39 @@ impl Flat<'_> {
     }
 
     /// The members of a class: types, bodies and trailing declarators.
-    fn struct_members(&mut self, s: &mut StructDef, local: bool) {
+    /// Its nested classes are hoisted out, before it, under flat names
+    /// (`Outer::Inner`); returns those names, theirs included.
+    fn struct_members(&mut self, s: &mut StructDef, local: bool) -> Vec<String> {
+        let nested = std::mem::take(&mut s.classes);
+        if let Some(first) = nested.first()
+            && (local || self.in_template)
+        {
+            let (what, help) = if local {
+                (
+                    "a class nested in a local class",
+                    "define the enclosing class outside the function",
+                )
+            } else {
+                (
+                    "a class nested in a class template",
+                    "define the nested class outside the template, as a class template of its own",
+                )
+            };
+            self.diags.push(
+                Diagnostic::error(
+                    codes::E0211,
+                    first.item.name.span,
+                    format!("{what} is not supported yet"),
+                )
+                .with_label("nested class")
+                .with_help(help),
+            );
+        }
+        let nested = if local || self.in_template {
+            Vec::new()
+        } else {
+            nested
+        };
         // The class's members and its bases' hide namespace names in its
         // member functions (C++'s class scope comes before namespace scope).
         let mut names: HashMap<String, Option<String>> = HashMap::new();
@@ -670,9 +909,100 @@ impl Flat<'_> {
                 names.insert(f.name.name.clone(), None);
             }
         }
+        let outer = s.name.name.clone();
+        let mut flats = Vec::new();
+        for m in &nested {
+            let plain = m.item.name.name.clone();
+            let flat = format!("{outer}::{plain}");
+            self.nested
+                .entry(outer.clone())
+                .or_default()
+                .insert(plain.clone(), (flat.clone(), m.access));
+            names.insert(plain, Some(flat.clone()));
+            flats.push(flat);
+        }
+        self.class_friends.insert(
+            outer.clone(),
+            s.friends.iter().map(|f| f.name.clone()).collect(),
+        );
+        let bases = s
+            .bases
+            .iter()
+            .filter_map(|b| match &b.item {
+                BaseType::Named(p) | BaseType::Template { path: p, .. } => {
+                    Some(p.last().to_string())
+                }
+                _ => None,
+            })
+            .collect();
+        self.class_bases.insert(outer.clone(), bases);
         self.class_members
             .insert(s.name.name.clone(), names.clone());
         self.locals.push(names);
+        self.class_scope.push(outer.clone());
+        // Each nested class is checked before its enclosing class, as a
+        // class of its own; it may use the enclosing class's private
+        // members, as C++ makes it a member.
+        let mut hoisted = Vec::new();
+        if !nested.is_empty() {
+            // Declared first, so that the nested classes' member functions
+            // declared without a body may take it by reference.
+            let declared = std::iter::once((class_key(s), s.name.clone())).chain(
+                nested.iter().zip(&flats).map(|(m, flat)| {
+                    let name = Ident {
+                        name: flat.clone(),
+                        span: m.item.name.span,
+                    };
+                    (class_key(&m.item), name)
+                }),
+            );
+            let declared: Vec<Item> = declared
+                .map(|(key, name)| Item {
+                    span: name.span,
+                    kind: ItemKind::Struct(tessera_syntax::actions::forward_class(key, name)),
+                })
+                .collect();
+            self.out.extend(declared);
+        }
+        // Inside a nested class, the enclosing class's members are named
+        // through it (`count` is `Outer::count`), its nested classes as
+        // they are.
+        let enclosing: HashMap<String, Option<String>> = self
+            .class_members
+            .get(&outer)
+            .into_iter()
+            .flatten()
+            .map(|(n, v)| {
+                let flat = v.clone().unwrap_or_else(|| format!("{outer}::{n}"));
+                (n.clone(), Some(flat))
+            })
+            .collect();
+        for (n, v) in self.class_members.get(&outer).into_iter().flatten() {
+            if v.is_none() {
+                self.enclosing_members.insert(format!("{outer}::{n}"));
+            }
+        }
+        self.locals.push(enclosing);
+        for (m, flat) in nested.into_iter().zip(flats) {
+            let mut c = m.item;
+            let span = c.name.span;
+            c.name.name = flat.clone();
+            hoisted.extend(self.struct_members(&mut c, false));
+            hoisted.push(flat);
+            let bodies = defer_bodies(&mut c);
+            self.out.push(Item {
+                kind: ItemKind::Struct(c),
+                span,
+            });
+            self.deferred.extend(bodies);
+        }
+        self.locals.pop();
+        for flat in &hoisted {
+            s.friends.push(Ident {
+                name: flat.clone(),
+                span: s.name.span,
+            });
+        }
         for d in &mut s.fields {
             self.specs(&mut d.specs);
             for decl in &mut d.declarators {
@@ -707,6 +1037,7 @@ impl Flat<'_> {
             self.locals.pop();
         }
         self.locals.pop();
+        self.class_scope.pop();
         for d in &mut s.trailing {
             self.declarator_parts(d);
             if let Some(n) = &mut d.name {
@@ -718,6 +1049,7 @@ impl Flat<'_> {
                 }
             }
         }
+        hoisted
     }
 
     fn lookup_flat(&self, flat: &str) -> Option<Member> {

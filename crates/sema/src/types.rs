@@ -310,6 +310,28 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
             {
                 return Type::Struct(id);
             }
+            // While a class's nested classes are declared (each is declared
+            // first, then defined, before the class around it): a use
+            // inside one of them.
+            let nested_prefix = format!("{name}::");
+            if path.segments.len() == 1
+                && ck.declared_only.contains_key(name)
+                && ck
+                    .declared_only
+                    .keys()
+                    .any(|k| k.starts_with(&nested_prefix))
+            {
+                ck.error(
+                    codes::E0211,
+                    path.span,
+                    format!(
+                        "naming the enclosing class `{name}` in a nested class's declarations is not supported yet"
+                    ),
+                    "enclosing class",
+                    "a nested class is checked before the class around it: use it in the nested class's member function bodies, or by reference in their parameters",
+                );
+                return Type::Error;
+            }
             if path.segments.len() == 1 && ck.declared_only.contains_key(name) {
                 ck.error(
                     codes::E0201,

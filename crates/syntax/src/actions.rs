@@ -89,6 +89,48 @@ pub fn qualify(file: Files<'_, '_>, qualifier: Ident, ty: BaseType, l: usize) ->
     }
 }
 
+/// `Outer::Inner` before `::f` in a member defined outside its class: the
+/// enclosing class's name joined to the nested one's, as one name that the
+/// checker resolves.
+pub fn nested_qualifier(
+    file: Files<'_, '_>,
+    (outer, args): (Ident, Option<Vec<TemplateArg>>),
+    inner: &str,
+    l: usize,
+    r: usize,
+) -> (Ident, Option<Vec<TemplateArg>>) {
+    (ident(file, &format!("{}::{inner}", outer.name), l, r), args)
+}
+
+/// `List<int>::Node`: a member type named through a class template's
+/// instance, which Tessera does not have yet (E0211); the type is an error
+/// node, so nothing else is reported about it.
+pub fn template_member_type(
+    file: Files<'_, '_>,
+    diags: &mut Vec<Diagnostic>,
+    template: &str,
+    ty: BaseType,
+    l: usize,
+    r: usize,
+) -> BaseType {
+    let member = match &ty {
+        BaseType::Named(p) | BaseType::Template { path: p, .. } => p.text(),
+        _ => String::new(),
+    };
+    diags.push(
+        Diagnostic::error(
+            codes::E0211,
+            span(file, l, r),
+            format!(
+                "a member type named through a class template (`{template}<...>::{member}`) is not supported yet"
+            ),
+        )
+        .with_label("member type of a template instance")
+        .with_help("nested classes of class templates are not supported yet either; define the class outside the template"),
+    );
+    BaseType::Error
+}
+
 fn too_deep(diags: &mut Vec<Diagnostic>, sp: Span) {
     // One report per region: nodes above an error node are low again, so a
     // long chain would otherwise report every MAX_HEIGHT levels.
@@ -410,6 +452,8 @@ pub enum Member {
     /// A bit field (`unsigned n : 31;`): the field and the span of its
     /// declaration.
     BitField(Decl, Span),
+    /// A class defined among the members (a nested class).
+    Class(StructDef),
 }
 
 impl Member {
@@ -567,6 +611,7 @@ pub fn struct_def(
         friends: Vec::new(),
         forward: false,
         bit_fields: Vec::new(),
+        classes: Vec::new(),
         is_final: false,
         bases: bases
             .into_iter()
@@ -588,6 +633,25 @@ pub fn struct_def(
                 def.bit_fields.push(at);
             }
             Member::Assert(a) => def.asserts.push(a),
+            Member::Class(mut c) => {
+                // `struct Inner { ... } a, b;`: the declarators are members
+                // of the enclosing class, of the nested class's type.
+                if !c.trailing.is_empty() {
+                    let span = c.name.span;
+                    let path = Path {
+                        global: false,
+                        segments: vec![c.name.clone()],
+                        span,
+                    };
+                    def.fields.push(Decl {
+                        specs: DeclSpecs::plain(BaseType::Named(path), span),
+                        declarators: std::mem::take(&mut c.trailing),
+                        span,
+                    });
+                    def.field_access.push(access);
+                }
+                def.classes.push(crate::ast::Member { access, item: c });
+            }
             Member::Friend(name) => def.friends.push(name),
             Member::Access(a, s) => {
                 access = a;

@@ -244,6 +244,10 @@ pub struct StructDef {
     /// each field's declaration: read so the checker can refuse them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub bit_fields: Vec<Span>,
+    /// Classes defined inside this one (`struct Inner { ... };` among the
+    /// members), each with the access that applies to its name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub classes: Vec<Member<StructDef>>,
 }
 
 /// Who may name a class member.

@@ -1377,6 +1377,56 @@ fn mark_class_qualifiers(tokens: &mut [Token<'_>]) {
             tokens[i].tok = Tok::ClassQual(name);
         }
     }
+    // `List<int>::Node`: a template-id qualifying a type (read so that the
+    // checker can refuse it).
+    for i in 0..tokens.len() {
+        let Tok::TemplateQual(name) = tokens[i].tok else {
+            continue;
+        };
+        let mut depth = 0usize;
+        let end = tokens.len().min(i + 1 + MAX_TEMPLATE_SCAN);
+        for k in i + 1..end {
+            match tokens[k].tok {
+                Tok::TplOpen => depth += 1,
+                Tok::TplClose => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        let at = |j: usize| tokens.get(j).map(|t| t.tok);
+                        if at(k + 1) == Some(Tok::ColonColon)
+                            && matches!(at(k + 2), Some(Tok::TypeName(inner)) if inner != name)
+                            && at(k + 3) != Some(Tok::ColonColon)
+                        {
+                            tokens[i].tok = Tok::NestedQual(name);
+                        }
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    // `Outer::Inner` naming a nested class as a type: the last class
+    // qualifier before a type name that ends the chain. `Outer::Outer(`
+    // (a constructor) and `Outer::Inner::f` keep their class qualifiers.
+    for i in 0..tokens.len().saturating_sub(2) {
+        if let Tok::ClassQual(name) = tokens[i].tok
+            && tokens[i + 1].tok == Tok::ColonColon
+            && let Tok::TypeName(inner) = tokens[i + 2].tok
+            && inner != name
+            && tokens.get(i + 3).map(|t| t.tok) != Some(Tok::ColonColon)
+        {
+            tokens[i].tok = Tok::NestedQual(name);
+            // `A::B::C`: the qualifiers before it qualify a type too.
+            let mut k = i;
+            while k >= 2
+                && tokens[k - 1].tok == Tok::ColonColon
+                && let Tok::ClassQual(outer) = tokens[k - 2].tok
+            {
+                tokens[k - 2].tok = Tok::NestedQual(outer);
+                k -= 2;
+            }
+        }
+    }
 }
 
 /// `template <> bool f<u>(u x)`: the name of a function written with
@@ -1450,6 +1500,7 @@ fn mark_qualifiers(tokens: &mut [Token<'_>]) {
                 | Tok::TemplateName(_)
                 | Tok::NsQual(_)
                 | Tok::ClassQual(_)
+                | Tok::NestedQual(_)
                 | Tok::TemplateQual(_)
         );
         if is_type_part

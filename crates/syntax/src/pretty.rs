@@ -350,6 +350,10 @@ impl Printer<'_> {
             self.begin(depth, method.item.name.span);
             self.function(&method.item);
         }
+        for nested in &def.classes {
+            self.begin(depth, nested.item.name.span);
+            self.struct_def(&nested.item);
+        }
         if let Some(first) = def.trailing.first() {
             self.begin(depth, first.span);
             self.push("(trailing");

@@ -48,6 +48,11 @@ pub enum Tok<'s> {
     /// Classified: a class (or enumeration) name followed by `::` and a member:
     /// `Point` in `Point::length`, `Point::Point`, `Color::Red`.
     ClassQual(&'s str),
+    /// Classified: a class name qualifying a nested class named as a type:
+    /// `Outer` in `Outer::Inner k;` (a token of its own, so that a type
+    /// after other declaration specifiers is not read as the class of a
+    /// member defined outside it, `int Outer::f()`).
+    NestedQual(&'s str),
     /// Classified: a class template's name whose argument list is followed by
     /// `::`: `Matrix` in `Matrix<T>::get`, `Traits<int>::size`.
     TemplateQual(&'s str),
@@ -469,6 +474,7 @@ impl<'s> Tok<'s> {
             | Tok::TypeName(s)
             | Tok::NsQual(s)
             | Tok::ClassQual(s)
+            | Tok::NestedQual(s)
             | Tok::TemplateQual(s)
             | Tok::TemplateName(s) => {
                 format!("identifier `{s}`")
@@ -490,6 +496,7 @@ impl fmt::Display for Tok<'_> {
             | Tok::TemplateName(s)
             | Tok::NsQual(s)
             | Tok::ClassQual(s)
+            | Tok::NestedQual(s)
             | Tok::TemplateQual(s)
             | Tok::Int(s)
             | Tok::Float(s)

@@ -1685,6 +1685,7 @@ fn is_keyword(tok: &Tok<'_>) -> bool {
         | Tok::TypeName(_)
         | Tok::NsQual(_)
         | Tok::ClassQual(_)
+        | Tok::NestedQual(_)
         | Tok::TemplateQual(_)
         | Tok::TemplateName(_)
         | Tok::Int(_)
