@@ -60,14 +60,6 @@ fn clock_nanos(steady: bool) -> i64 {
     i64::try_from(nanos).unwrap_or(i64::MAX)
 }
 
-/// The system clock's seconds since 1970-01-01 UTC, as `time()` gives them.
-fn seconds_since_1970() -> i64 {
-    use std::time::{SystemTime, UNIX_EPOCH};
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
-}
-
 impl CState {
     /// The format of `std::cerr`, or of `std::wcerr` when `wide`.
     pub(crate) fn err_format(&mut self, wide: bool) -> &mut tessera_runtime::format::StreamFormat {
@@ -123,7 +115,7 @@ impl Machine<'_> {
                 let micros = self.clib.started.0.elapsed().as_micros();
                 Ok(Value::Int(i64::try_from(micros).unwrap_or(i64::MAX)))
             }
-            Intrinsic::Time => Ok(Value::Int(seconds_since_1970())),
+            Intrinsic::Time => Ok(Value::Int(clock_nanos(false) / 1_000_000_000)),
             Intrinsic::ClockNanos { steady } => Ok(Value::Int(clock_nanos(*steady))),
             Intrinsic::Srand => {
                 let seed = self.eval(&args[0])?.int() as u32;

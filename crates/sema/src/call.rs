@@ -610,13 +610,6 @@ impl FnCx<'_> {
         }
     }
 
-    /// How many trailing parameters of `id` have a default argument.
-    fn defaulted(&self, id: FuncId) -> usize {
-        self.ck.defaults.get(&id).map_or(0, |d| {
-            d.iter().rev().take_while(|slot| slot.is_some()).count()
-        })
-    }
-
     /// Calls the best of the user functions `ids` for `args`. With `object`,
     /// the first argument is the object a member function is called on (or
     /// an operator's left operand), which C++ lets a non-const member bind
@@ -648,7 +641,7 @@ impl FnCx<'_> {
             .filter(|id| {
                 self.ck.program.get_function(*id).is_some_and(|f| {
                     let n = f.params as usize;
-                    args.len() <= n && args.len() + self.defaulted(*id) >= n
+                    args.len() <= n && args.len() + self.defaulted_count(*id) >= n
                 })
             })
             .collect();
@@ -660,7 +653,7 @@ impl FnCx<'_> {
         let Some(&first) = candidates.first() else {
             let f = ids.first().and_then(|id| self.ck.program.get_function(*id));
             let (n, decl) = f.map_or((0, span), |f| (f.params, f.span));
-            let optional = ids.first().map_or(0, |id| self.defaulted(*id)) as u32;
+            let optional = ids.first().map_or(0, |id| self.defaulted_count(*id)) as u32;
             let takes = if optional > 0 {
                 format!("{} to {n}", n - optional.min(n))
             } else {

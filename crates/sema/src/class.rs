@@ -2229,7 +2229,8 @@ impl FnCx<'_> {
         Some(call)
     }
 
-    fn defaulted_count(&self, id: FuncId) -> usize {
+    /// How many trailing parameters of `id` have a default argument.
+    pub(crate) fn defaulted_count(&self, id: FuncId) -> usize {
         self.ck.defaults.get(&id).map_or(0, |d| {
             d.iter().rev().take_while(|slot| slot.is_some()).count()
         })
@@ -2723,9 +2724,7 @@ impl FnCx<'_> {
                     return true;
                 };
                 // Only a constructor callable with one argument converts.
-                let defaults = self.ck.defaults.get(c).map_or(0, |d| {
-                    d.iter().rev().take_while(|slot| slot.is_some()).count()
-                });
+                let defaults = self.defaulted_count(*c);
                 match ctor.locals.first().map(|l| &l.ty) {
                     _ if ctor.params == 0 || ctor.params as usize > 1 + defaults => false,
                     Some(Type::Struct(t)) => match from {
@@ -2825,10 +2824,7 @@ impl FnCx<'_> {
                 let Some(ctor) = self.ck.program.get_function(*c) else {
                     return false;
                 };
-                let defaults = self.ck.defaults.get(c).map_or(0, |d| {
-                    d.iter().rev().take_while(|slot| slot.is_some()).count()
-                });
-                if ctor.params == 0 || ctor.params as usize > 1 + defaults {
+                if ctor.params == 0 || ctor.params as usize > 1 + self.defaulted_count(*c) {
                     return false;
                 }
                 let Some(first) = ctor.locals.first() else {

@@ -22,6 +22,20 @@ struct ViewTy {
     array: bool,
 }
 
+/// E0301 (C3930) for a member of an `array` or `array_view` that only host
+/// code may call (synchronizing, querying where the data is), when it is
+/// called in amp code.
+fn host_member(cx: &mut FnCx<'_>, what: &str, at: tessera_diagnostics::Span) {
+    check_side(
+        cx,
+        Side::Host,
+        what,
+        at,
+        "C3930",
+        "call it on the host, before or after the kernel",
+    );
+}
+
 fn view_ty(ty: &Type) -> Option<ViewTy> {
     match ty {
         Type::Array(elem, rank) => Some(ViewTy {
@@ -505,14 +519,7 @@ pub(super) fn method(
             let Some(access) = args.into_iter().next() else {
                 return error_expr(span);
             };
-            check_side(
-                cx,
-                Side::Host,
-                &what,
-                name.span,
-                "C3930",
-                "call it on the host, before or after the kernel",
-            );
+            host_member(cx, &what, name.span);
             let sync = intrinsic(Intrinsic::ViewSynchronize, vec![base], Type::Void, span);
             if is_pure(&access) {
                 return sync;
@@ -533,14 +540,7 @@ pub(super) fn method(
                 "refresh" => Intrinsic::ViewRefresh,
                 _ => Intrinsic::ViewDiscard,
             };
-            check_side(
-                cx,
-                Side::Host,
-                &what,
-                name.span,
-                "C3930",
-                "call it on the host, before or after the kernel",
-            );
+            host_member(cx, &what, name.span);
             if !arity(cx, &what, &args, 0, "no arguments", span) {
                 return error_expr(span);
             }
@@ -569,14 +569,7 @@ pub(super) fn method(
         }
         // The copy back is done at once, then the future is ready.
         "synchronize_async" if !v.array && args.len() <= 1 => {
-            check_side(
-                cx,
-                Side::Host,
-                &what,
-                name.span,
-                "C3930",
-                "call it on the host, before or after the kernel",
-            );
+            host_member(cx, &what, name.span);
             let mut first = Vec::new();
             if let Some(access) = args.into_iter().next() {
                 if !super::device::access_arg(cx, &access, &what) {
@@ -611,14 +604,7 @@ pub(super) fn method(
         // data source is not synchronized by it (only `synchronize()`
         // does that, as in C++ AMP), which `--check` keeps seeing.
         "synchronize_to" if !v.array && args.len() == 1 => {
-            check_side(
-                cx,
-                Side::Host,
-                &what,
-                name.span,
-                "C3930",
-                "call it on the host, before or after the kernel",
-            );
+            host_member(cx, &what, name.span);
             let Some(target) = args.into_iter().next() else {
                 return error_expr(span);
             };
@@ -651,14 +637,7 @@ pub(super) fn method(
                 })
         }
         "get_source_accelerator_view" if !v.array => {
-            check_side(
-                cx,
-                Side::Host,
-                &what,
-                name.span,
-                "C3930",
-                "call it on the host, before or after the kernel",
-            );
+            host_member(cx, &what, name.span);
             if !arity(cx, &what, &args, 0, "no arguments", span) {
                 return error_expr(span);
             }

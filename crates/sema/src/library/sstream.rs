@@ -557,17 +557,9 @@ pub(crate) fn read(cx: &mut FnCx<'_>, stream: Expr, target: Expr, span: Span) ->
         );
         return error_expr(span);
     };
-    if !target.place {
-        cx.ck.error(
-            codes::E0204,
-            target.span,
-            "`>>` reads into a variable, not a temporary value",
-            "temporary",
-            "read into a variable",
-        );
+    if !read_target(cx, &target, target.span, "`>>`") {
         return error_expr(span);
     }
-    cx.check_writable(&target, "read into by `>>`");
     let ty = stream.ty.clone();
     mk(
         ExprKind::Intrinsic {
@@ -673,17 +665,9 @@ pub(super) fn getline(cx: &mut FnCx<'_>, args: Vec<Expr>, span: Span) -> Expr {
         );
         return error_expr(span);
     };
-    if !chars.place {
-        cx.ck.error(
-            codes::E0204,
-            target.span,
-            "`std::getline` reads into a variable, not a temporary value",
-            "temporary",
-            "read into a variable",
-        );
+    if !read_target(cx, &chars, target.span, "`std::getline`") {
         return error_expr(span);
     }
-    cx.check_writable(&chars, "read into by `std::getline`");
     let ty = stream.ty.clone();
     mk(
         ExprKind::Intrinsic {
@@ -806,4 +790,22 @@ pub(super) fn string_to_number(
         Type::Scalar(result),
         span,
     ))
+}
+
+/// Whether `target` is a variable that `reader` (`>>`, `std::getline`) may
+/// read into; E0204 at `at` (the argument as written) for a temporary, and
+/// the const checks of a write.
+fn read_target(cx: &mut FnCx<'_>, target: &Expr, at: Span, reader: &str) -> bool {
+    if !target.place {
+        cx.ck.error(
+            codes::E0204,
+            at,
+            format!("{reader} reads into a variable, not a temporary value"),
+            "temporary",
+            "read into a variable",
+        );
+        return false;
+    }
+    cx.check_writable(target, &format!("read into by {reader}"));
+    true
 }
