@@ -20,7 +20,8 @@
 //! from its `//#Expects:` lines). It counts as *rejected for the rule* when
 //! one of those codes is among the `msvc` fields of the JSON diagnostics,
 //! *rejected for another reason* when Tessera reports errors but none of
-//! those, *accepted* when it reports no error, and *crashed* when `tessera`
+//! those (a test whose `//#Expects:` lines give only places, no code, counts
+//! as rejected for its rule when every line they name has an error), *accepted* when it reports no error, and *crashed* when `tessera`
 //! ends any other way (a signal, an unexpected exit status, the time limit).
 //! Each other test (a runnable one) that `tessera check` accepts is run
 //! under the interpreter and under the JIT (each with a time and a memory
@@ -87,6 +88,9 @@ struct Case {
     file: PathBuf,
     /// MSVC codes for a compile-fail test; `None` for a runnable one.
     expects: Option<BTreeSet<String>>,
+    /// For a compile-fail test whose `//#Expects:` lines name no MSVC code,
+    /// only where the errors are (`test.cpp\(33\)`): those line numbers.
+    expected_lines: Vec<u64>,
     /// Its `test.conf` marks it `compile_only`: checked, never run.
     compile_only: bool,
     /// The definition sets it is compiled with, each as `-D` flags (one
@@ -237,6 +241,12 @@ fn cases(root: &Path) -> Vec<Case> {
                 .map(|p| p.display().to_string())
                 .unwrap_or_default();
             let expects = negative.get(&dir).cloned();
+            let expected_lines = match &expects {
+                Some(codes) if codes.is_empty() => std::fs::read_to_string(&file)
+                    .map(|text| lines_expected(&text))
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            };
             let conf = file
                 .parent()
                 .and_then(|d| find_conf(d, &tests))
@@ -254,9 +264,38 @@ fn cases(root: &Path) -> Vec<Case> {
                 dir,
                 file,
                 expects,
+                expected_lines,
                 compile_only,
                 def_sets,
             }
+        })
+        .collect()
+}
+
+/// Whether a diagnostic is the checker judging the program by a rule of
+/// the language, not the front end or the checker failing to read it (a
+/// syntax error, an unknown name or type, a construct Tessera does not
+/// support): only such an error can stand for what a test expects at a line.
+fn judged_by_a_rule(d: &serde_json::Value) -> bool {
+    let code = d["code"].as_str().unwrap_or("");
+    // Codes are `E` and four digits; below E0202 are the lexer, the
+    // preprocessor, the parser and unknown names and types.
+    code.starts_with('E') && code.len() == 5 && code >= "E0202" && code != "E0211"
+}
+
+/// The line numbers a test's `//#Expects: Error: test.cpp\(N\)...` lines
+/// name, for the tests whose expectations give a place but no MSVC code.
+fn lines_expected(text: &str) -> Vec<u64> {
+    const PLACE: &str = "test.cpp\\(";
+    text.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("//#Expects:"))
+        .filter_map(|rest| {
+            let at = rest.find(PLACE)? + PLACE.len();
+            let digits: String = rest[at..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().ok()
         })
         .collect()
 }
@@ -357,6 +396,19 @@ fn judge_set(bin: &Path, includes: &[PathBuf], case: &Case, defs: &Defs) -> Outc
             .filter_map(|d| d["msvc"].as_str())
             .any(|m| expects.contains(m))
     {
+        Verdict::RightRule
+    } else if !case.expected_lines.is_empty()
+        && case.expected_lines.iter().all(|&line| {
+            errors.iter().any(|d| {
+                judged_by_a_rule(d)
+                    && d["span"]["line"].as_u64() == Some(line)
+                    && d["file"]
+                        .as_str()
+                        .is_some_and(|f| Path::new(f).file_name().is_some_and(|n| n == "test.cpp"))
+            })
+        })
+    {
+        // No code to compare: every line the test names has an error.
         Verdict::RightRule
     } else {
         Verdict::Rejected

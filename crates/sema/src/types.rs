@@ -591,6 +591,46 @@ fn template(
                 );
                 return Type::Error;
             }
+            // Containers do not nest: amp.h's element type cannot be an
+            // `array` or `array_view`, nor hold one (MSVC: C2973).
+            if let Some(inner) = nested_container(ck, &elem_ty.ty) {
+                let shown = ck.show(&elem_ty.ty);
+                ck.report(
+                    tessera_diagnostics::Diagnostic::error(
+                        codes::E0213,
+                        elem.span,
+                        format!("`{name}` of `{shown}` is not allowed: containers do not nest"),
+                    )
+                    .with_label(if inner == shown {
+                        "a container element type".to_string()
+                    } else {
+                        format!("holds a `{inner}`")
+                    })
+                    .with_msvc("C2973")
+                    .with_help("keep the data in one container and index it, or pass several views to the kernel"),
+                );
+                return Type::Error;
+            }
+            // Every element may be touched by amp code, so a class of them
+            // may hold only what amp code can use (no `char` member, no
+            // pointer, no host container): amp.h's members, restrict(amp),
+            // fail to compile for it (MSVC: C3581).
+            if let Type::Struct(_) = &elem_ty.ty
+                && let Some(problem) = crate::stmt::kernel_type_problem(ck, &elem_ty.ty)
+            {
+                let shown = ck.show(&elem_ty.ty);
+                ck.report(
+                    tessera_diagnostics::Diagnostic::error(
+                        codes::E0302,
+                        elem.span,
+                        format!("`{name}` of `{shown}` is not allowed: its {problem}"),
+                    )
+                    .with_label("element type amp code cannot use")
+                    .with_msvc("C3581")
+                    .with_help("kernels use `int`, `unsigned int`, `long`, `unsigned long`, `float`, `double`, `bool`, and classes and arrays of these"),
+                );
+                return Type::Error;
+            }
             // amp.h asserts that an element is a whole number of 4-byte words
             // (an empty class, of size 1, is not; nor are `bool` and `char`).
             if let Type::Struct(_)
@@ -1066,6 +1106,20 @@ fn beyond_signed(
         K::Conditional { cond, then, els } => beyond_signed(cond, is_unsigned)
             .or_else(|| beyond_signed(then, is_unsigned))
             .or_else(|| beyond_signed(els, is_unsigned)),
+        _ => None,
+    }
+}
+
+/// The container an element type is or holds (through members and C
+/// arrays, not pointers), shown: C++ AMP's containers do not nest.
+fn nested_container(ck: &Checker, ty: &Type) -> Option<String> {
+    match ty {
+        Type::Array(..) | Type::ArrayView { .. } => Some(ck.show(ty)),
+        Type::CArray(elem, _) => nested_container(ck, elem),
+        Type::Struct(id) => ck
+            .struct_fields(*id)
+            .iter()
+            .find_map(|(_, t)| nested_container(ck, t)),
         _ => None,
     }
 }

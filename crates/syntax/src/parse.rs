@@ -512,7 +512,11 @@ impl Reporter<'_, '_> {
             ParseError::UnrecognizedToken {
                 token: (l, tok, r),
                 expected,
-            } => Some((l, self.unexpected(l, r, tok, &expected))),
+            } => Some((
+                l,
+                self.misplaced_restrict(l)
+                    .unwrap_or_else(|| self.unexpected(l, r, tok, &expected)),
+            )),
             ParseError::ExtraToken { token: (l, tok, r) } => Some((
                 l,
                 Diagnostic::error(
@@ -564,6 +568,9 @@ impl Reporter<'_, '_> {
         // (as an empty one), not missing.
         let at_start = wants.contains(&"using") || wants.contains(&"if");
         if wants.contains(&";") && !at_start && unsupported_feature(*tok).is_none() {
+            if let Some(diag) = self.misplaced_restrict(*l) {
+                return Some((index, Tok::Semi, diag));
+            }
             let diag = Diagnostic::error(
                 codes::E0101,
                 here,
@@ -596,6 +603,91 @@ impl Reporter<'_, '_> {
             }
         }
         None
+    }
+
+    /// A syntax error at or just after a `restrict(...)` that stands where
+    /// no restriction may (before a declaration, between its type and its
+    /// name, after a class's name, after an exception specification): the
+    /// diagnostic that says where a restriction goes.
+    fn misplaced_restrict(&self, l: usize) -> Option<Diagnostic> {
+        let index = self.index_of(l)?;
+        let is_restrict = |t: &Token<'_>| matches!(t.tok, Tok::Restrict | Tok::Ident("restrict"));
+        // The error is found at `restrict` itself or inside its parentheses.
+        let first = index.saturating_sub(3);
+        let at = (first..=index.min(self.tokens.len().saturating_sub(1)))
+            .rev()
+            .find(|&i| {
+                self.tokens.get(i).is_some_and(is_restrict)
+                    && self.tokens.get(i + 1).is_some_and(|t| t.tok == Tok::LParen)
+            })?;
+        let close = self.tokens[at..]
+            .iter()
+            .take(8)
+            .find(|t| t.tok == Tok::RParen)
+            .map_or(self.tokens[at].end, |t| t.end);
+        // A macro's tokens (`__GPU`) may lie in its definition: show the
+        // clause only when it is one stretch of text.
+        let span = if close > self.tokens[at].start {
+            self.file.span(self.tokens[at].start, close)
+        } else {
+            self.file.span(self.tokens[at].start, self.tokens[at].end)
+        };
+        // MSVC's error depends on where it stands. After a lambda's `->
+        // type` it is a syntax error (C2059), or C3409 right after `mutable
+        // -> type`; after `throw(...)` MSVC takes it for a misspelt
+        // `override` (C3646, "unknown override specifier"); before a
+        // declaration or after a class's name it reads `restrict(cpu)` as a
+        // call and `cpu` as an undeclared name (C2065).
+        let before = &self.tokens[at.saturating_sub(6)..at];
+        let arrow = before.iter().rposition(|t| t.tok == Tok::Arrow);
+        let after_throw = before.last().is_some_and(|t| t.tok == Tok::RParen)
+            && before.iter().any(|t| t.tok == Tok::Throw);
+        // After a declarator's name (`T *p restrict(cpu);`) or a cast
+        // (`(int) restrict(cpu) a`) MSVC takes `restrict` for a second name
+        // ("missing `;` before identifier", C2146); not after a class's name.
+        let after_declarator = matches!(
+            before.last().map(|t| t.tok),
+            Some(Tok::Ident(_) | Tok::RParen)
+        ) && !matches!(
+            before
+                .len()
+                .checked_sub(2)
+                .and_then(|i| before.get(i))
+                .map(|t| t.tok),
+            Some(Tok::Class | Tok::Struct | Tok::Union)
+        );
+        let (msvc, help) = match arrow {
+            Some(a) => {
+                let after_mutable = a
+                    .checked_sub(1)
+                    .and_then(|i| before.get(i))
+                    .is_some_and(|t| t.tok == Tok::Mutable);
+                (
+                    if after_mutable { "C3409" } else { "C2059" },
+                    "a lambda's restriction comes before its return type: `[=](int x) mutable restrict(amp) -> int { ... }`",
+                )
+            }
+            None => (
+                if after_throw {
+                    "C3646"
+                } else if after_declarator {
+                    "C2146"
+                } else {
+                    "C2065"
+                },
+                "a restriction follows a function's parameters (and `const`), before any exception specification: `int f(int x) restrict(amp) { ... }`; classes and variables take none",
+            ),
+        };
+        Some(
+            Diagnostic::error(
+                codes::E0100,
+                span,
+                "a `restrict(...)` clause cannot stand here",
+            )
+            .with_label("misplaced restriction")
+            .with_msvc(msvc)
+            .with_help(help),
+        )
     }
 
     fn unexpected(&self, l: usize, r: usize, tok: Tok<'_>, expected: &[String]) -> Diagnostic {

@@ -1668,6 +1668,17 @@ pub(super) fn construct_view(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span
                     (**e2).clone()
                 }
                 Type::CArray(e2, _) => (**e2).clone(),
+                // `array_view<T, N> v(e, nullptr)`: amp.h's constructor
+                // taking a `T*` (a view of no elements; of more, the engines
+                // report the null pointer when it is read).
+                Type::Null => {
+                    let to = Type::Ptr {
+                        elem: Box::new(v.elem.clone()),
+                        is_const: v.read_only,
+                    };
+                    let src = cx.coerce(src.clone(), &to, "the data source");
+                    return intrinsic(Intrinsic::NewView, vec![ext, src], ty.clone(), span);
+                }
                 // `array_view<T, N> v(e, p)`: the elements from `p` on (the
                 // engines check that the allocation holds them).
                 Type::Ptr { elem: e2, is_const } => {
