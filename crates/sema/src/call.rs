@@ -941,6 +941,13 @@ impl FnCx<'_> {
     ) {
         let here = self.restriction();
         let name = path.text();
+        // An implicit call (the constructor of each element of an array of
+        // objects) is C3931 in MSVC; a call written out is C3930.
+        let msvc = if self.building_elements {
+            "C3931"
+        } else {
+            "C3930"
+        };
         if here.amp && !callee.amp {
             self.ck.report(
                 Diagnostic::error(
@@ -950,7 +957,7 @@ impl FnCx<'_> {
                 )
                 .with_label("called from `restrict(amp)` code")
                 .with_secondary(decl_span, "declared without `restrict(amp)`")
-                .with_msvc("C3930")
+                .with_msvc(msvc)
                 .with_help(format!(
                     "mark `{name}` `restrict(amp, cpu)` if its body is valid amp code"
                 )),
@@ -964,7 +971,7 @@ impl FnCx<'_> {
                 )
                 .with_label("called from host code")
                 .with_secondary(decl_span, "declared `restrict(amp)`")
-                .with_msvc("C3930")
+                .with_msvc(msvc)
                 .with_help(format!(
                     "mark `{name}` `restrict(amp, cpu)`, or call it from a kernel"
                 )),

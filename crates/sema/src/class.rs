@@ -1183,17 +1183,24 @@ pub fn define_out_of_class(ck: &mut Checker, f: &ast::Function) {
         return;
     }
     let restriction = crate::declare::restriction(ck, f.restrict.as_ref());
-    if ck
+    if let Some(declared) = ck
         .program
         .get_function(fid)
-        .is_some_and(|g| g.restriction != restriction)
+        .map(|g| g.restriction)
+        .filter(|r| *r != restriction)
     {
-        ck.error(
-            codes::E0311,
-            f.name.span,
-            "the definition's `restrict` clause differs from the declaration's",
-            "here",
-            "use the same clause in both",
+        // MSVC reads the definition as another overload, which shares a
+        // side with the declared one (C3935) or is not declared (C2511).
+        let overlaps = (declared.amp && restriction.amp) || (declared.cpu && restriction.cpu);
+        ck.report(
+            Diagnostic::error(
+                codes::E0311,
+                f.name.span,
+                "the definition's `restrict` clause differs from the declaration's",
+            )
+            .with_label("here")
+            .with_msvc(if overlaps { "C3935" } else { "C2511" })
+            .with_help("use the same clause in both"),
         );
     }
     lower_method(ck, id, fid, f);

@@ -329,6 +329,10 @@ pub struct FnCx<'c> {
     /// A constructor is building a base subobject, which may be of an
     /// abstract class (see `Checker::check_not_abstract`).
     pub building_base: bool,
+    /// Building the elements of a C array of objects: their constructor is
+    /// called implicitly, which MSVC reports as C3931, not C3930, when it
+    /// cannot run here.
+    pub building_elements: bool,
     /// `goto` targets: the labels of the blocks around the current
     /// statement, innermost last (see `goto.rs`).
     pub labels: crate::goto::Labels,
@@ -355,6 +359,7 @@ impl<'c> FnCx<'c> {
             nrvo: None,
             fn_target: None,
             building_base: false,
+            building_elements: false,
             labels: crate::goto::Labels::default(),
         }
     }

@@ -798,12 +798,18 @@ pub(crate) fn declare_function_signature_first(
         Some(id) => {
             let prev = ck.program.function(id).clone();
             if prev.restriction != restriction && f.body.is_some() && prev.body.is_none() {
-                ck.error(
-                    codes::E0311,
-                    f.name.span,
-                    "the definition's `restrict` clause differs from the declaration's",
-                    "here",
-                    "use the same clause in both",
+                // The two share a side (else the definition would be an
+                // overload of its own): MSVC's "redefinition with
+                // overlapping restriction".
+                ck.report(
+                    Diagnostic::error(
+                        codes::E0311,
+                        f.name.span,
+                        "the definition's `restrict` clause differs from the declaration's",
+                    )
+                    .with_label("here")
+                    .with_msvc("C3935")
+                    .with_help("use the same clause in both"),
                 );
             }
             if prev.body.is_some() && f.body.is_some() {

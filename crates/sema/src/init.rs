@@ -243,7 +243,10 @@ impl FnCx<'_> {
                 .construct_object(*id, Vec::new(), false, span)
                 .map(Init::Expr),
             Type::CArray(elem, n) => {
-                let one = self.default_constructed(elem, span)?;
+                let outer = std::mem::replace(&mut self.building_elements, true);
+                let one = self.default_constructed(elem, span);
+                self.building_elements = outer;
+                let one = one?;
                 if *n > MAX_CONSTRUCTED_ELEMENTS {
                     self.ck.error(
                         codes::E0211,
