@@ -632,6 +632,25 @@ impl Reporter<'_, '_> {
         } else {
             self.file.span(self.tokens[at].start, self.tokens[at].end)
         };
+        // `restrict(amp) restrict(cpu)`: C++ AMP allows a sequence of
+        // clauses, which Tessera does not read yet.
+        let after_clause = self.tokens[..at]
+            .last()
+            .is_some_and(|t| t.tok == Tok::RParen)
+            && self.tokens[at.saturating_sub(8)..at]
+                .windows(2)
+                .any(|w| is_restrict(&w[0]) && w[1].tok == Tok::LParen);
+        if after_clause {
+            return Some(
+                Diagnostic::error(
+                    codes::E0106,
+                    span,
+                    "a second `restrict(...)` clause is not supported yet",
+                )
+                .with_label("another clause")
+                .with_help("write one clause with every specifier: `restrict(amp, cpu)`"),
+            );
+        }
         // MSVC's error depends on where it stands. After a lambda's `->
         // type` it is a syntax error (C2059), or C3409 right after `mutable
         // -> type`; after `throw(...)` MSVC takes it for a misspelt
