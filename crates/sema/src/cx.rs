@@ -333,6 +333,9 @@ pub struct FnCx<'c> {
     /// called implicitly, which MSVC reports as C3931, not C3930, when it
     /// cannot run here.
     pub building_elements: bool,
+    /// Lowering the operand of `&`: a constant global is then the object,
+    /// not its value (see `global`).
+    pub taking_address: bool,
     /// `goto` targets: the labels of the blocks around the current
     /// statement, innermost last (see `goto.rs`).
     pub labels: crate::goto::Labels,
@@ -360,6 +363,7 @@ impl<'c> FnCx<'c> {
             fn_target: None,
             building_base: false,
             building_elements: false,
+            taking_address: false,
             labels: crate::goto::Labels::default(),
         }
     }

@@ -579,8 +579,11 @@ impl FnCx<'_> {
         };
         let (ty, is_const, decl_span, name) = (g.ty.clone(), g.is_const, g.span, g.name.clone());
         if self.in_amp() {
-            // A constant integral global may be read as its value (C++ AMP 2.4.3.2).
-            if let Some(v) = self.ck.global_consts.get(&gid) {
+            // A constant integral global may be read as its value (C++ AMP
+            // 2.4.3.2), but not used as an object (`&flag`).
+            if let Some(v) = self.ck.global_consts.get(&gid)
+                && !self.taking_address
+            {
                 return mk(ExprKind::Const(Const::Int(*v)), ty, false, span);
             }
             self.ck.report(
@@ -671,7 +674,10 @@ impl FnCx<'_> {
                 self.deref(inner, span)
             }
             U::AddrOf => {
+                // Only a name itself is the object: `&a[flag]` reads `flag`.
+                self.taking_address = matches!(operand.kind, K::Name(_));
                 let inner = self.expr(operand);
+                self.taking_address = false;
                 self.address_of(inner, span)
             }
             U::Not => {
@@ -1586,6 +1592,14 @@ impl FnCx<'_> {
         span: Span,
     ) -> Expr {
         if by_ref {
+            // `(int*&) i` reinterprets an integer as a pointer: in amp code
+            // C++ AMP's own refusal (C3588) is the one to report.
+            let from_ptr = matches!(e.ty, Type::Ptr { .. } | Type::Null);
+            if from_ptr != matches!(ty, Type::Ptr { .. })
+                && self.pointer_cast_refused(&e.ty, ty, span)
+            {
+                return error_expr(span);
+            }
             self.ck.error(
                 codes::E0211,
                 span,
