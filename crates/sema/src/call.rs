@@ -232,9 +232,8 @@ impl FnCx<'_> {
             } if !(*arrow && matches!(base.kind, K::This)) => {
                 let mut base = self.expr(base);
                 if *arrow && !base.ty.is_error() {
-                    // `p->f(x)` is `(*p).f(x)`; `deref` reports a non-pointer.
-                    let bspan = base.span;
-                    base = self.deref(base, bspan);
+                    // `p->f(x)` is `(*p).f(x)`, or a class's `operator->`.
+                    base = self.arrow_object(base, span);
                 }
                 if base.ty.is_error() {
                     return error_expr(span);

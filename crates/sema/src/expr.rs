@@ -235,22 +235,10 @@ impl FnCx<'_> {
                 }
                 let base = self.expr(base);
                 if *arrow {
-                    if base.ty.is_error() {
+                    let object = self.arrow_object(base, span);
+                    if object.ty.is_error() {
                         return error_expr(span);
                     }
-                    if base.ty.pointee().is_none() {
-                        let shown = self.ck.show(&base.ty);
-                        self.ck.error(
-                            codes::E0210,
-                            span,
-                            format!("`->` needs a pointer, not `{shown}`"),
-                            "not a pointer",
-                            "use `.`",
-                        );
-                        return error_expr(span);
-                    }
-                    let bspan = base.span;
-                    let object = self.deref(base, bspan);
                     return self.member(object, name, template_args.as_deref(), span);
                 }
                 self.member(base, name, template_args.as_deref(), span)

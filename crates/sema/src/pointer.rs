@@ -96,6 +96,58 @@ impl FnCx<'_> {
         }
     }
 
+    /// The object `base->m` names a member of: `*base` for a pointer; for
+    /// an object of a class, the result of its `operator->`, applied again
+    /// while it returns a class (as C++ drills down), then dereferenced.
+    pub(crate) fn arrow_object(&mut self, base: Expr, span: Span) -> Expr {
+        // C++ sets no limit; a chain this long is a class returning itself.
+        const MAX_CHAIN: usize = 16;
+        let mut base = base;
+        for _ in 0..MAX_CHAIN {
+            if !matches!(base.ty, Type::Struct(_)) {
+                break;
+            }
+            base = match self.user_operator("->", vec![base], span) {
+                Ok(call) => call,
+                // No `operator->`: reported below as not a pointer.
+                Err(mut operands) => match operands.pop() {
+                    Some(object) => {
+                        let shown = self.ck.show(&object.ty);
+                        self.ck.error(
+                            codes::E0210,
+                            span,
+                            format!("`->` needs a pointer, not `{shown}`"),
+                            "not a pointer",
+                            format!("use `.`, or declare `operator->` in `{shown}`"),
+                        );
+                        return error_expr(span);
+                    }
+                    None => return error_expr(span),
+                },
+            };
+        }
+        if base.ty.is_error() {
+            return error_expr(span);
+        }
+        if base.ty.pointee().is_none() {
+            let shown = self.ck.show(&base.ty);
+            self.ck.error(
+                codes::E0210,
+                span,
+                format!("`->` needs a pointer, not `{shown}`"),
+                "not a pointer",
+                if matches!(base.ty, Type::Struct(_)) {
+                    "each `operator->` returns another class: let one return a pointer"
+                } else {
+                    "use `.`"
+                },
+            );
+            return error_expr(span);
+        }
+        let bspan = base.span;
+        self.deref(base, bspan)
+    }
+
     /// `&e`.
     pub(crate) fn address_of(&mut self, e: Expr, span: Span) -> Expr {
         if e.ty.is_error() {
