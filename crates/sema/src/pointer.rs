@@ -693,7 +693,14 @@ impl FnCx<'_> {
             if lowered.iter().any(|a| a.ty.is_error()) {
                 return error_expr(span);
             }
-            if let Some(built) = self.construct_object(*id, lowered, false, span) {
+            // A prvalue of the class itself (`new P{1, 2}`, `new P(make())`)
+            // is the object: C++17 copies nothing.
+            let built = match <[Expr; 1]>::try_from(lowered) {
+                Ok([one]) if one.ty == elem && !one.place => Some(one),
+                Ok([one]) => self.construct_object(*id, vec![one], false, span),
+                Err(lowered) => self.construct_object(*id, lowered, false, span),
+            };
+            if let Some(built) = built {
                 if built.ty.is_error() {
                     return error_expr(span);
                 }
