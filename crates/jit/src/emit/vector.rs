@@ -79,7 +79,8 @@ impl Emitter<'_, '_, '_> {
         ctxs: &mut [LaneCtx],
         known: HashSet<LocalId>,
         lane_dim: usize,
-    ) {
+        unloaded: &[(LocalId, FrameSlot)],
+    ) -> R<()> {
         let lanes = ctxs.len();
         let kernel = self.scopes[0].func;
         let steps = self.facts.lane_step_locals(kernel, lane_dim, &known);
@@ -127,6 +128,21 @@ impl Emitter<'_, '_, '_> {
                 break;
             }
         }
+        // The frame locals whose loads waited for this choice: those that
+        // are not vectors now load lane by lane.
+        let kernel_fn = self.scopes[0].func;
+        for &(l, slot) in unloaded {
+            if chosen.contains_key(&l) {
+                continue;
+            }
+            let ty = self.prog.function(kernel_fn).local(l).ty.clone();
+            for ctx in ctxs.iter_mut() {
+                self.swap_lane(ctx);
+                let loaded = self.frame_to_vars(l, slot, &ty);
+                self.swap_lane(ctx);
+                loaded?;
+            }
+        }
         let mut order: Vec<(LocalId, Scalar)> = chosen.into_iter().collect();
         order.sort_by_key(|(l, _)| *l);
         let mut locals = HashMap::new();
@@ -145,6 +161,19 @@ impl Emitter<'_, '_, '_> {
                 let zero = self.zero(s);
                 let v = self.b.ins().splat(vty, zero);
                 self.b.def_var(vector, v);
+            } else if unloaded.iter().any(|(u, _)| *u == l)
+                && let Some(addr) = self.frame_row(ctxs, l, vty)
+            {
+                // The lanes' copies are adjacent in the frame: one vector
+                // load, and each lane's variable its element.
+                let v = self.b.ins().load(vty, vector_flags(), addr, 0);
+                self.b.def_var(vector, v);
+                for (i, c) in ctxs.iter().enumerate() {
+                    if let Some(var) = Self::lane_var(c, l) {
+                        let x = self.b.ins().extractlane(v, i as u8);
+                        self.b.def_var(var, x);
+                    }
+                }
             } else {
                 self.pack_lanes(ctxs, l, vector, vty);
             }
@@ -153,6 +182,20 @@ impl Emitter<'_, '_, '_> {
         if let Some(v) = self.vector.as_mut() {
             v.locals = locals;
         }
+        Ok(())
+    }
+
+    /// Whether the lanes' copies of frame local `l` (of type `ty`) may be
+    /// one vector: a scalar that fills a vector with one element per lane,
+    /// in a slot of its own size (see [`FrameSlot`]).
+    pub(super) fn frame_row_candidate(&self, l: LocalId, ty: &Type, lanes: usize) -> bool {
+        let Type::Scalar(s) = ty else {
+            return false;
+        };
+        let Some(slot) = self.scopes[0].frame.get(&l) else {
+            return false;
+        };
+        vector_type(*s, lanes).is_some_and(|vty| slot.stride == vty.lane_bits() / 8)
     }
 
     /// Whether the vector path computes `e` with no element gathered lane
@@ -220,6 +263,48 @@ impl Emitter<'_, '_, '_> {
             self.unpack_lanes(ctxs, &names);
             self.vector = None;
         }
+    }
+
+    /// The address of lane 0's copy of the kernel's frame local `l` when
+    /// the lanes' copies are adjacent and fill one vector of type `vty`
+    /// (a scalar slot: see [`FrameSlot`]).
+    fn frame_row(&mut self, ctxs: &mut [LaneCtx], l: LocalId, vty: types::Type) -> Option<Value> {
+        let slot = *self.scopes[0].frame.get(&l)?;
+        let lanes = u32::try_from(ctxs.len()).ok()?;
+        if vty.lane_count() != lanes || slot.stride != vty.lane_bits() / 8 {
+            return None;
+        }
+        self.swap_lane(&mut ctxs[0]);
+        let addr = self.frame_addr(slot);
+        self.swap_lane(&mut ctxs[0]);
+        Some(addr)
+    }
+
+    /// The frame locals written whole from their vector at the region's
+    /// end: the kernel's frame locals in `written` that live in a vector
+    /// of adjacent copies, with that vector and lane 0's address.
+    pub(super) fn frame_rows_written(
+        &mut self,
+        ctxs: &mut [LaneCtx],
+        written: &[(LocalId, FrameSlot)],
+    ) -> Vec<(LocalId, Value, Value)> {
+        let mut rows = Vec::new();
+        for &(l, _) in written {
+            let Some((vector, _)) = self.vector_local(l) else {
+                continue;
+            };
+            let v = self.b.use_var(vector);
+            let vty = self.b.func.dfg.value_type(v);
+            if let Some(addr) = self.frame_row(ctxs, l, vty) {
+                rows.push((l, v, addr));
+            }
+        }
+        rows
+    }
+
+    /// Stores a vector of adjacent frame copies (see [`Emitter::frame_rows_written`]).
+    pub(super) fn store_frame_row(&mut self, v: Value, addr: Value) {
+        self.b.ins().store(vector_flags(), v, addr, 0);
     }
 
     fn vector_local(&self, l: LocalId) -> Option<(Variable, Scalar)> {
