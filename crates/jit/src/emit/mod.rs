@@ -20,7 +20,8 @@
 //!
 //! Locals declared outside any region (at the level of the barriers) live
 //! across barriers: each work-item has a slot for them in the *frame* block
-//! (`frames + wi * frame_size`). A region loads the ones it uses into
+//! (one array per slot, an element per work-item: see [`FrameSlot`]). A
+//! region loads the ones it uses into
 //! Cranelift variables when a work-item starts and stores them back when it
 //! ends, so inside a region they sit in registers. Copies of the
 //! work-item's coordinates (and of captured scalars) never written again

@@ -23,12 +23,12 @@ impl Emitter<'_, '_, '_> {
         } else {
             None
         };
-        // An innermost short counted loop never polls (the loops around it
-        // are charged for its iterations); any other polls every iteration,
-        // charged for the inner loops too.
+        // A short loop nest never polls (the loops around it are charged
+        // for its iterations); any other loop polls every iteration,
+        // charged for the short nests inside too.
         let uncharged = self
             .facts
-            .innermost_short(self.scope().id, self.facts.prev_init.clone(), s)
+            .short_loop(self.scope().id, self.facts.prev_init.clone(), s)
             .is_some();
         let charge = self.facts.loop_charge(self.scope().id, body);
         let test = self.b.create_block();

@@ -1,6 +1,6 @@
 //! Counted loops: one recogniser for `for (k = start; k < n; ++k)` and its
 //! variants, used both to give the counter a range inside the body (which
-//! drops bounds and overflow checks) and to find the short innermost loops
+//! drops bounds and overflow checks) and to find the short loop nests
 //! that need not poll.
 
 use super::facts::Facts;
@@ -118,11 +118,12 @@ impl Facts<'_> {
         Some(((scope, k), (start, hi), trips))
     }
 
-    /// The most iterations of `lp` when it is an innermost counted loop (no
-    /// loop or call inside, tested first) whose counter is declared right
-    /// before it (`prev`), at most [`SHORT_LOOP`]. Such a loop never polls;
-    /// the loops around it are charged for it.
-    pub(crate) fn innermost_short(
+    /// The most iterations of `lp`, its nested loops' included, when it is
+    /// a short loop nest: a counted loop (tested first, no call inside)
+    /// whose counter is declared right before it (`prev`), whose nested
+    /// loops are short nests themselves, at most [`SHORT_LOOP`] in all.
+    /// Such a loop never polls; the loops around it are charged for it.
+    pub(crate) fn short_loop(
         &self,
         scope: usize,
         prev: Option<(LocalId, Option<Expr>)>,
@@ -144,32 +145,58 @@ impl Facts<'_> {
         if counter.local != declared {
             return None;
         }
-        let inner = std::cell::Cell::new(false);
-        walk_block(
-            body,
-            &mut |s| {
-                if matches!(s.kind, StmtKind::Loop { .. }) {
-                    inner.set(true);
-                }
-            },
-            &mut |e| {
-                if matches!(e.kind, ExprKind::Call { .. }) {
-                    inner.set(true);
-                }
-            },
-        );
-        if inner.get() {
+        let call = std::cell::Cell::new(false);
+        walk_block(body, &mut |_| {}, &mut |e| {
+            if matches!(e.kind, ExprKind::Call { .. }) {
+                call.set(true);
+            }
+        });
+        if call.get() {
             return None;
         }
+        let nested = self.nest_charge(scope, body)?;
         let (start, _) = self.range_of(scope, &init)?;
         let hi = self.last_value(scope, &counter)?;
         let trips = hi.saturating_sub(start).saturating_add(1).max(0);
-        (trips <= SHORT_LOOP).then_some(trips)
+        let total = trips.saturating_mul(nested.saturating_add(1));
+        (total <= SHORT_LOOP).then_some(total)
+    }
+
+    /// The iterations of the loops in `b` (one iteration of a short nest's
+    /// body), when every one of them is a short nest.
+    fn nest_charge(&self, scope: usize, b: &IrBlock) -> Option<i64> {
+        let mut total: i64 = 0;
+        let mut prev: Option<(LocalId, Option<Expr>)> = None;
+        for s in &b.stmts {
+            let add = match &s.kind {
+                StmtKind::Loop { .. } => self.short_loop(scope, prev.clone(), s)?,
+                StmtKind::Block(inner) => self.nest_charge(scope, inner)?,
+                StmtKind::If { then, els, .. } => {
+                    let e = match els {
+                        Some(e) => self.nest_charge(scope, e)?,
+                        None => 0,
+                    };
+                    self.nest_charge(scope, then)?.max(e)
+                }
+                StmtKind::Switch { arms, .. } => {
+                    let mut sum: i64 = 0;
+                    for a in arms {
+                        sum = sum.saturating_add(self.nest_charge(scope, &a.body)?);
+                    }
+                    sum
+                }
+                StmtKind::Try { .. } => return None,
+                _ => 0,
+            };
+            total = total.saturating_add(add);
+            prev = let_of(s);
+        }
+        Some(total)
     }
 
     /// Units of work one iteration of a loop with body `body` stands for:
-    /// one, plus every iteration of the innermost short loops inside it,
-    /// which do not poll (see [`Facts::innermost_short`]).
+    /// one, plus every iteration of the short loop nests inside it,
+    /// which do not poll (see [`Facts::short_loop`]).
     pub(crate) fn loop_charge(&self, scope: usize, body: &IrBlock) -> i64 {
         self.block_charge(scope, body).saturating_add(1).min(FUEL)
     }
@@ -179,7 +206,7 @@ impl Facts<'_> {
         let mut prev: Option<(LocalId, Option<Expr>)> = None;
         for s in &b.stmts {
             let add = match &s.kind {
-                StmtKind::Loop { .. } => self.innermost_short(scope, prev.clone(), s).unwrap_or(0),
+                StmtKind::Loop { .. } => self.short_loop(scope, prev.clone(), s).unwrap_or(0),
                 StmtKind::Block(inner) => self.block_charge(scope, inner),
                 StmtKind::If { then, els, .. } => self
                     .block_charge(scope, then)
@@ -190,17 +217,22 @@ impl Facts<'_> {
                 _ => 0,
             };
             total = total.saturating_add(add);
-            prev = match &s.kind {
-                StmtKind::Let { local, init } => {
-                    let e = match init {
-                        Some(Init::Expr(e)) => Some(e.clone()),
-                        _ => None,
-                    };
-                    Some((*local, e))
-                }
-                _ => None,
-            };
+            prev = let_of(s);
         }
         total
+    }
+}
+
+/// The local `s` declares and its initial value, if it is a declaration.
+fn let_of(s: &Stmt) -> Option<(LocalId, Option<Expr>)> {
+    match &s.kind {
+        StmtKind::Let { local, init } => {
+            let e = match init {
+                Some(Init::Expr(e)) => Some(e.clone()),
+                _ => None,
+            };
+            Some((*local, e))
+        }
+        _ => None,
     }
 }
