@@ -5,15 +5,22 @@
 
 use super::facts::Facts;
 use super::locals::mutated_locals;
+use super::ranges::const_int;
 use std::collections::HashSet;
 use tessera_ir::visit::walk_block;
-use tessera_ir::{BinOp, Block as IrBlock, Expr, ExprKind, Init, LocalId, Stmt, StmtKind};
+use tessera_ir::{BinOp, Block as IrBlock, Expr, ExprKind, Init, LocalId, Scalar, Stmt, StmtKind};
 
 /// Loop iterations between two polls.
 pub(crate) const FUEL: i64 = 1 << 16;
 
 /// A counted loop of at most this many iterations does not poll.
 pub(crate) const SHORT_LOOP: i64 = 1 << 16;
+
+/// A loop of at most this many iterations may be unrolled.
+pub(crate) const UNROLL_TRIPS: i64 = 16;
+
+/// Statements and expressions in the body of a loop that may be unrolled.
+const UNROLL_BODY: usize = 24;
 
 /// A counted loop: its counter's key (scope id and local), the counter's
 /// range in the body, and the most iterations it can make.
@@ -194,6 +201,88 @@ impl Facts<'_> {
         Some(total)
     }
 
+    /// The counter and its values, one per iteration, when `lp` is worth
+    /// emitting once per iteration (unrolled): a short loop nest with no
+    /// loop inside, tested first, counted from a constant start (its
+    /// declaration `prev`) by steps of one up to a constant bound, at most
+    /// [`UNROLL_TRIPS`] iterations, whose body is small and has no jump
+    /// (`break`, `continue`, `return`, `goto`, `switch`). The iterations
+    /// then run straight through, each with its counter a constant (its
+    /// bounds checks proven, its addresses folded), and the step after the
+    /// last iteration cannot overflow: the loop's own tests would all pass.
+    pub(crate) fn unrolled(
+        &self,
+        scope: usize,
+        prev: Option<(LocalId, Option<Expr>)>,
+        lp: &Stmt,
+    ) -> Option<(LocalId, Vec<i64>)> {
+        let StmtKind::Loop {
+            cond: Some(cond),
+            test_first: true,
+            body,
+            step: Some(step),
+        } = &lp.kind
+        else {
+            return None;
+        };
+        self.short_loop(scope, prev.clone(), lp)?;
+        let (declared, Some(init)) = prev? else {
+            return None;
+        };
+        let counter = self.counter(scope, cond, step, body)?;
+        if counter.local != declared || !steps_by_one(step) {
+            return None;
+        }
+        let start = const_int(&init)?;
+        let bound = const_int(counter.bound)?;
+        let last = if counter.inclusive {
+            bound
+        } else {
+            bound.checked_sub(1)?
+        };
+        // An integer counter, whose every value (and the one after the
+        // last step) its type holds.
+        let ExprKind::Binary { lhs, .. } = &cond.kind else {
+            return None;
+        };
+        let ty = lhs.ty.scalar()?;
+        if ty.is_floating() || ty == Scalar::Bool {
+            return None;
+        }
+        let (lo, hi) = ty.int_range();
+        let after = last.checked_add(1)?;
+        if start < lo || after > hi || last < start || last - start >= UNROLL_TRIPS {
+            return None;
+        }
+        let size = std::cell::Cell::new(0usize);
+        let jumps = std::cell::Cell::new(false);
+        walk_block(
+            body,
+            &mut |s| {
+                size.set(size.get() + 1);
+                if matches!(
+                    s.kind,
+                    StmtKind::Loop { .. }
+                        | StmtKind::Break
+                        | StmtKind::Continue
+                        | StmtKind::Return(_)
+                        | StmtKind::Goto(_)
+                        | StmtKind::Label(_)
+                        | StmtKind::Switch { .. }
+                        | StmtKind::Try { .. }
+                        | StmtKind::Barrier(_)
+                ) {
+                    jumps.set(true);
+                }
+            },
+            &mut |_| size.set(size.get() + 1),
+        );
+        if jumps.get() || size.get() > UNROLL_BODY {
+            return None;
+        }
+        Some((counter.local, (start..=last).collect()))
+    }
+
     /// Units of work one iteration of a loop with body `body` stands for:
     /// one, plus every iteration of the short loop nests inside it,
     /// which do not poll (see [`Facts::short_loop`]).
@@ -220,6 +309,21 @@ impl Facts<'_> {
             prev = let_of(s);
         }
         total
+    }
+}
+
+/// Whether `step` adds exactly one to its target: `++k`, `k++`, `k += 1`.
+fn steps_by_one(step: &Expr) -> bool {
+    match &step.kind {
+        ExprKind::IncDec {
+            increment: true, ..
+        } => true,
+        ExprKind::CompoundAssign {
+            op: BinOp::Add,
+            value,
+            ..
+        } => const_int(value) == Some(1),
+        _ => false,
     }
 }
 

@@ -232,6 +232,11 @@ fn the_inner_k_loop_is_counted_and_short() {
     );
     let prev = facts.prev_init.clone();
     assert_eq!(facts.short_loop(0, prev.clone(), &stmts[at]), Some(16));
+    // Constant bounds, steps of one, a small body: it may be unrolled.
+    assert_eq!(
+        facts.unrolled(0, prev.clone(), &stmts[at]),
+        Some((k, (0..16).collect()))
+    );
     // In another scope (another inlined call) nothing is known of `k`.
     assert_eq!(
         facts.counted_loop(1, cond.as_ref(), step.as_ref(), body),
@@ -264,7 +269,8 @@ fn a_loop_that_writes_its_counter_is_not_counted() {
         None
     );
     let prev = facts.prev_init.clone();
-    assert_eq!(facts.short_loop(0, prev, &stmts[at]), None);
+    assert_eq!(facts.short_loop(0, prev.clone(), &stmts[at]), None);
+    assert_eq!(facts.unrolled(0, prev, &stmts[at]), None);
 }
 
 #[test]
