@@ -601,8 +601,11 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             if d == 0 {
                 coords[d] = rest;
             } else {
-                coords[d] = self.b.ins().urem(rest, per);
-                rest = self.b.ins().udiv(rest, per);
+                // One division: the remainder from the quotient.
+                let quotient = self.b.ins().udiv(rest, per);
+                let whole = self.b.ins().imul(quotient, per);
+                coords[d] = self.b.ins().isub(rest, whole);
+                rest = quotient;
             }
         }
         coords

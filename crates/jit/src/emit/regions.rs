@@ -238,9 +238,13 @@ impl Emitter<'_, '_, '_> {
     /// Closes the loops of [`Emitter::open_tile_loops`], stepping `lanes`
     /// work-items along the last dimension (and their frames) at a time.
     pub(super) fn close_tile_loops(&mut self, loops: &TileLoops, lanes: i64) {
-        let item = self.b.use_var(self.wi.frame_item);
-        let next = self.b.ins().iadd_imm_s(item, lanes);
-        self.b.def_var(self.wi.frame_item, next);
+        // The work-item's number for its frame slots, when there are any
+        // (a counter nothing reads would still be carried round the loop).
+        if self.scopes.iter().any(|s| !s.frame.is_empty()) {
+            let item = self.b.use_var(self.wi.frame_item);
+            let next = self.b.ins().iadd_imm_s(item, lanes);
+            self.b.def_var(self.wi.frame_item, next);
+        }
         let rank = loops.dims.len();
         for d in (0..rank).rev() {
             let step = if d == rank - 1 { lanes } else { 1 };

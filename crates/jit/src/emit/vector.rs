@@ -776,8 +776,25 @@ impl Emitter<'_, '_, '_> {
         let ExprKind::Intrinsic { args, .. } = &e.kind else {
             return decline(Decline::OtherPlace);
         };
-        let at = self.row_address(e, ctxs)?;
+        let names = self.vector_names_in(e);
+        self.unpack_lanes(ctxs, &names);
+        let Place::Mem(at, _) = self.in_lane0(ctxs, |lw| lw.place(e))? else {
+            return decline(Decline::OtherPlace);
+        };
+        // The last lane's index differs from the first lane's in its last
+        // component only: the others were checked for the first lane.
+        let n = ctxs.len();
+        self.swap_lane(&mut ctxs[n - 1]);
+        let last = self.shape(&args[1]);
+        self.swap_lane(&mut ctxs[n - 1]);
         let view = self.in_lane0(ctxs, |lw| lw.view(&args[0]))?;
+        let (Some(component), Some(extent)) = (last?.last().copied(), view.ext.last().copied())
+        else {
+            return decline(Decline::IndexAnotherRank);
+        };
+        let i = self.b.ins().sextend(types::I64, component);
+        let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, i, extent);
+        self.guard(ok);
         let Some(stride) = view.strides.last() else {
             return decline(Decline::IndexAnotherRank);
         };

@@ -195,7 +195,7 @@ fn a_reference_across_barriers_is_declined() {
 }
 
 #[test]
-fn local_coordinates_are_in_the_tile_and_global_ones_unknown() {
+fn local_coordinates_are_in_the_tile_and_global_ones_below_int_max() {
     let prog = compile(MATMUL);
     let (func, body, tile) = kernel(&prog);
     let facts = Facts::new(&prog, tile);
@@ -205,9 +205,21 @@ fn local_coordinates_are_in_the_tile_and_global_ones_unknown() {
     let prog = compile(&modulo);
     let (func, body, tile) = kernel(&prog);
     let facts = Facts::new(&prog, tile);
-    // A global coordinate has no range, so neither has its remainder: `%`
-    // needs a non-negative left side.
-    assert_eq!(facts.range_of(0, init_of(body, local(func, "col"))), None);
+    // A global coordinate is not negative, so its remainder is below 5.
+    assert_eq!(
+        facts.range_of(0, init_of(body, local(func, "col"))),
+        Some((0, 4))
+    );
+    let origin = MATMUL.replace("int col = t.local[1];", "int col = t.tile_origin[1] + 15;");
+    let prog = compile(&origin);
+    let (func, body, tile) = kernel(&prog);
+    let facts = Facts::new(&prog, tile);
+    // A tile's origin is at least a tile below `i32::MAX`: adding a local
+    // coordinate cannot overflow.
+    assert_eq!(
+        facts.range_of(0, init_of(body, local(func, "col"))),
+        Some((15, i64::from(i32::MAX) - 1))
+    );
 }
 
 #[test]
