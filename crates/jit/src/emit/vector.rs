@@ -718,6 +718,35 @@ impl Emitter<'_, '_, '_> {
         }
     }
 
+    /// How the address of an element of a `tile_static` C array grows from
+    /// lane to lane, in bytes, when each of its indices grows by a fixed
+    /// step (the lanes' elements then lie between the first lane's and the
+    /// last lane's, whose indices are checked).
+    fn tile_static_byte_step(&self, e: &Expr, ctxs: &[LaneCtx]) -> Option<i64> {
+        let v = self.vector.as_ref()?;
+        let step = |x: &Expr| lane_step(x, &v.steps, &v.known, v.lane_dim);
+        e.ty.scalar()?;
+        let mut bytes: i64 = 0;
+        let mut at = e;
+        loop {
+            match &at.kind {
+                ExprKind::Element { base, index } => {
+                    let Type::CArray(elem, _) = &base.ty else {
+                        return None;
+                    };
+                    let (size, _) = size_align(&self.prog.structs, elem)?;
+                    bytes = bytes.checked_add(step(index)?.checked_mul(i64::from(size))?)?;
+                    at = base;
+                }
+                ExprKind::Local(l) => {
+                    return matches!(ctxs[0].slots.get(l), Some(Slot::TileStatic(_)))
+                        .then_some(bytes);
+                }
+                _ => return None,
+            }
+        }
+    }
+
     /// The address of the first lane's element of a row whose index grows
     /// by one from lane to lane, the bounds checked for the first lane and
     /// the last (the lanes between lie between them).
@@ -828,6 +857,29 @@ impl Emitter<'_, '_, '_> {
                 }
             }
             _ => {}
+        }
+        // A column of `tile_static` memory (`t[lx][ly]`): one address, the
+        // lanes' elements at fixed distances from it.
+        if let Some(bytes) = self.tile_static_byte_step(e, ctxs)
+            && bytes != 0
+            && e.ty.scalar() == Some(s)
+            && let Some(vty) = vector_type(s, lanes)
+            && let Some(offsets) = (0..lanes as i64)
+                .map(|i| i32::try_from(bytes.checked_mul(i)?).ok())
+                .collect::<Option<Vec<i32>>>()
+        {
+            let at = self.row_address(e, ctxs)?;
+            let mut acc: Option<Value> = None;
+            for (i, offset) in offsets.into_iter().enumerate() {
+                let x = self.b.ins().load(clif_type(s), flags(), at, offset);
+                acc = Some(match acc {
+                    None => self.b.ins().splat(vty, x),
+                    Some(v) => self.b.ins().insertlane(v, x, i as u8),
+                });
+            }
+            if let Some(v) = acc {
+                return Ok(Lanes::Each(v));
+            }
         }
         if let Some(step) = self.int_lane_step(e)
             && step != 0
