@@ -136,7 +136,6 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 item,
                 need_item: false,
                 frame_item,
-                frame_lane: 0,
             },
             host: None,
             vector: None,

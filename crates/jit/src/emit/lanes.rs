@@ -56,14 +56,19 @@ impl Emitter<'_, '_, '_> {
             let v = self.b.ins().iadd_imm_s(base, lane as i64);
             self.b.def_var(last, v);
             lane_coords[rank - 1] = last;
+            let item = self.b.declare_var(types::I64);
+            let first = self.b.use_var(self.wi.frame_item);
+            let v = self.b.ins().iadd_imm_s(first, lane as i64);
+            self.b.def_var(item, v);
             ctxs.push(LaneCtx {
                 slots: shared_slots.clone(),
                 coords: lane_coords,
-                frame_lane: lane as i64,
+                frame_item: item,
             });
         }
         let saved_slots = std::mem::take(&mut self.scopes[0].slots);
         let saved_coords = std::mem::take(&mut self.wi.item_coords);
+        let saved_item = self.wi.frame_item;
         let frame: Vec<(LocalId, FrameSlot)> = uses
             .iter()
             .filter_map(|l| self.scopes[0].frame.get(l).map(|&off| (*l, off)))
@@ -156,7 +161,7 @@ impl Emitter<'_, '_, '_> {
         })();
         self.scopes[0].slots = saved_slots;
         self.wi.item_coords = saved_coords;
-        self.wi.frame_lane = 0;
+        self.wi.frame_item = saved_item;
         self.region = saved_region;
         result?;
         self.close_tile_loops(&tile_loops, lanes as i64);
@@ -167,7 +172,7 @@ impl Emitter<'_, '_, '_> {
     pub(super) fn swap_lane(&mut self, ctx: &mut LaneCtx) {
         std::mem::swap(&mut self.scopes[0].slots, &mut ctx.slots);
         std::mem::swap(&mut self.wi.item_coords, &mut ctx.coords);
-        std::mem::swap(&mut self.wi.frame_lane, &mut ctx.frame_lane);
+        std::mem::swap(&mut self.wi.frame_item, &mut ctx.frame_item);
     }
 
     /// Runs `f` as lane 0, whose view of the shared counters is everyone's.

@@ -270,8 +270,7 @@ struct TileLoops {
 struct LaneCtx {
     slots: HashMap<LocalId, Slot>,
     coords: Vec<Variable>,
-    /// The lane's distance from the first lane, in work-items.
-    frame_lane: i64,
+    frame_item: Variable,
 }
 
 /// A local's place in the frame block. The block holds one array per slot,
@@ -390,10 +389,6 @@ struct WorkItem {
     /// The current work-item's number in the tile, for its frame slots
     /// (see [`FrameSlot`]): counted by every work-item loop.
     frame_item: Variable,
-    /// Added to `frame_item` for the current lane of a lane region (0
-    /// elsewhere): the lanes share one work-item number, so their frame
-    /// addresses differ by constants the loads and stores fold in.
-    frame_lane: i64,
 }
 
 fn flags() -> MemFlagsData {

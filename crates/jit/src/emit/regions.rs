@@ -305,10 +305,7 @@ impl Emitter<'_, '_, '_> {
             .iadd_imm_s(self.entry.frames, i64::from(slot.off) * threads);
         let item = self.b.use_var(self.wi.frame_item);
         let at = self.b.ins().imul_imm_s(item, i64::from(slot.stride));
-        let addr = self.b.ins().iadd(array, at);
-        self.b
-            .ins()
-            .iadd_imm_s(addr, self.wi.frame_lane * i64::from(slot.stride))
+        self.b.ins().iadd(array, at)
     }
 
     pub(super) fn frame_to_vars(&mut self, l: LocalId, off: FrameSlot, ty: &Type) -> R<()> {
