@@ -22,6 +22,15 @@ struct Control {
     stop: AtomicBool,
 }
 
+/// A cache line of a worker's scratch or frame block: the blocks start on
+/// a line, so the vector rows the kernels load and store (16 bytes at
+/// multiples of 16 from the start of a frame slot's array or of a
+/// `tile_static` row of four-byte elements, as tiles are laid out) do not
+/// straddle two lines.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Line([u64; 8]);
+
 /// The signature of a compiled kernel.
 type KernelFn = extern "C" fn(*mut u64, i64, *mut u8, *mut u8) -> i32;
 
@@ -285,7 +294,14 @@ pub(crate) fn run(
         return LaunchOutcome::Declined;
     };
     let rank = layout.rank as usize;
-    if launch.extent.len() != rank || launch.extent.iter().any(|e| *e <= 0) {
+    // The generated code holds coordinates as `i32` and relies on every
+    // extent component fitting one (see `Facts::range_of`).
+    if launch.extent.len() != rank
+        || launch
+            .extent
+            .iter()
+            .any(|e| *e <= 0 || *e > i64::from(i32::MAX))
+    {
         return LaunchOutcome::Declined;
     }
     let ew = layout.extent_word as usize;
@@ -320,42 +336,50 @@ pub(crate) fn run(
     let next = AtomicU64::new(0);
     let failed = AtomicBool::new(false);
     let words_addr = words.as_ptr() as usize;
-    let scratch_words = (layout.scratch_bytes as usize).div_ceil(8).max(1);
-    let frame_words = (frame_bytes as usize).div_ceil(8).max(1);
+    let scratch_lines = (layout.scratch_bytes as usize).div_ceil(64).max(1);
+    let frame_lines = (frame_bytes as usize).div_ceil(64).max(1);
+    // Workers take groups a batch at a time: an atomic read-modify-write
+    // per group costs more than a small tile's work and, as it waits for
+    // the worker's earlier stores, keeps one group's work from overlapping
+    // the next's. Batches stay small against the groups per worker, so the
+    // last ones still spread over the workers.
+    let batch = (groups / (workers as u64 * 16)).clamp(1, 32);
     let work = || {
-        let mut scratch = vec![0u64; scratch_words];
-        let mut frames = vec![0u64; frame_words];
+        let mut scratch = vec![Line::default(); scratch_lines];
+        let mut frames = vec![Line::default(); frame_lines];
         // SAFETY: `entry` is the finalized code of a function compiled with
         // the `KernelFn` signature (see `emit::kernel_signature`); the JIT
         // module that owns it outlives every launch.
         let f: KernelFn = unsafe { std::mem::transmute::<usize, KernelFn>(entry) };
         loop {
-            if control.stop.load(Ordering::Relaxed) {
+            let first = next.fetch_add(batch, Ordering::Relaxed);
+            if first >= groups {
                 return;
             }
-            let g = next.fetch_add(1, Ordering::Relaxed);
-            if g >= groups {
-                return;
-            }
-            // Kernels without loops never poll: look between groups.
-            if g.is_multiple_of(64) && control.should_stop() {
-                return;
-            }
-            if layout.tile.is_some() {
-                // A tile's `tile_static` memory starts out zero, as the
-                // interpreter reads never-written memory.
-                scratch.fill(0);
-            }
-            let status = f(
-                words_addr as *mut u64,
-                g as i64,
-                scratch.as_mut_ptr().cast(),
-                frames.as_mut_ptr().cast(),
-            );
-            if i64::from(status) != STATUS_OK {
-                failed.store(true, Ordering::Relaxed);
-                control.stop.store(true, Ordering::Relaxed);
-                return;
+            for g in first..first.saturating_add(batch).min(groups) {
+                if control.stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                // Kernels without loops never poll: look between groups.
+                if g.is_multiple_of(64) && control.should_stop() {
+                    return;
+                }
+                if layout.tile.is_some() {
+                    // A tile's `tile_static` memory starts out zero, as the
+                    // interpreter reads never-written memory.
+                    scratch.fill(Line::default());
+                }
+                let status = f(
+                    words_addr as *mut u64,
+                    g as i64,
+                    scratch.as_mut_ptr().cast(),
+                    frames.as_mut_ptr().cast(),
+                );
+                if i64::from(status) != STATUS_OK {
+                    failed.store(true, Ordering::Relaxed);
+                    control.stop.store(true, Ordering::Relaxed);
+                    return;
+                }
             }
         }
     };

@@ -86,12 +86,12 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         let stopped = b.create_block();
         let fuel = b.declare_var(types::I64);
         let item = b.declare_var(types::I64);
-        let frame_ptr = b.declare_var(types::I64);
+        let frame_item = b.declare_var(types::I64);
         let fuel0 = b.ins().iconst(types::I64, FUEL);
         b.def_var(fuel, fuel0);
         let zero = b.ins().iconst(types::I64, 0);
         b.def_var(item, zero);
-        b.def_var(frame_ptr, params[3]);
+        b.def_var(frame_item, zero);
         let tile = layout.tile;
         Emitter {
             prog,
@@ -135,7 +135,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 item_coords: Vec::new(),
                 item,
                 need_item: false,
-                frame_ptr,
+                frame_item,
             },
             host: None,
             vector: None,
@@ -601,8 +601,11 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             if d == 0 {
                 coords[d] = rest;
             } else {
-                coords[d] = self.b.ins().urem(rest, per);
-                rest = self.b.ins().udiv(rest, per);
+                // One division: the remainder from the quotient.
+                let quotient = self.b.ins().udiv(rest, per);
+                let whole = self.b.ins().imul(quotient, per);
+                coords[d] = self.b.ins().isub(rest, whole);
+                rest = quotient;
             }
         }
         coords
@@ -616,7 +619,16 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
     pub(super) fn plan_frame(&mut self, func: &Function, body: &IrBlock) -> R<u32> {
         let frame = self.facts.plan_frame(func, body)?;
         for (id, at) in frame.slots {
-            self.scopes[0].frame.insert(id, at);
+            let Some((size, _)) = size_align(&self.prog.structs, &func.local(id).ty) else {
+                return decline(Decline::LocalTypeDeclaredBetweenBarriers);
+            };
+            self.scopes[0].frame.insert(
+                id,
+                FrameSlot {
+                    off: at,
+                    stride: size,
+                },
+            );
         }
         self.alloc.frame_cursor = frame.end;
         Ok(frame.end.next_multiple_of(8).max(8))

@@ -56,23 +56,20 @@ impl Emitter<'_, '_, '_> {
             let v = self.b.ins().iadd_imm_s(base, lane as i64);
             self.b.def_var(last, v);
             lane_coords[rank - 1] = last;
-            let fp = self.b.declare_var(types::I64);
-            let base_fp = self.b.use_var(self.wi.frame_ptr);
-            let v = self
-                .b
-                .ins()
-                .iadd_imm_s(base_fp, lane as i64 * i64::from(self.layout.frame_bytes));
-            self.b.def_var(fp, v);
+            let item = self.b.declare_var(types::I64);
+            let first = self.b.use_var(self.wi.frame_item);
+            let v = self.b.ins().iadd_imm_s(first, lane as i64);
+            self.b.def_var(item, v);
             ctxs.push(LaneCtx {
                 slots: shared_slots.clone(),
                 coords: lane_coords,
-                frame_ptr: fp,
+                frame_item: item,
             });
         }
         let saved_slots = std::mem::take(&mut self.scopes[0].slots);
         let saved_coords = std::mem::take(&mut self.wi.item_coords);
-        let saved_fp = self.wi.frame_ptr;
-        let frame: Vec<(LocalId, u32)> = uses
+        let saved_item = self.wi.frame_item;
+        let frame: Vec<(LocalId, FrameSlot)> = uses
             .iter()
             .filter_map(|l| self.scopes[0].frame.get(l).map(|&off| (*l, off)))
             .collect();
@@ -82,6 +79,17 @@ impl Emitter<'_, '_, '_> {
         let kernel = self.scopes[0].func;
         let invariant = self.facts.lane_invariant_locals(kernel, rank - 1);
         let mut shared_loaded: Vec<(LocalId, Slot)> = Vec::new();
+        // Frame locals that may become vectors wait for the vector path's
+        // choice before they are loaded (one vector load, or lane by lane):
+        // their lanes' variables are only declared here.
+        let unloaded: Vec<(LocalId, FrameSlot)> = frame
+            .iter()
+            .filter(|(l, _)| {
+                let ty = &self.prog.function(kernel_fn).local(*l).ty;
+                !invariant.contains(l) && self.frame_row_candidate(*l, ty, lanes)
+            })
+            .copied()
+            .collect();
         let result = (|| -> R<()> {
             let mut first = true;
             for ctx in ctxs.iter_mut() {
@@ -91,7 +99,11 @@ impl Emitter<'_, '_, '_> {
                         continue;
                     }
                     let ty = self.prog.function(kernel_fn).local(l).ty.clone();
-                    self.frame_to_vars(l, off, &ty)?;
+                    if unloaded.iter().any(|(u, _)| *u == l) {
+                        self.local_vars(l, &ty, 1);
+                    } else {
+                        self.frame_to_vars(l, off, &ty)?;
+                    }
                 }
                 // Copies of the coordinates: computed again in each lane.
                 self.remat_locals(uses)?;
@@ -114,20 +126,29 @@ impl Emitter<'_, '_, '_> {
             }
             let mut known = invariant.clone();
             known.extend(shared.iter().copied());
-            self.start_vector_lanes(stmts, &mut ctxs, known, rank - 1);
+            self.start_vector_lanes(stmts, &mut ctxs, known, rank - 1, &unloaded)?;
             let body = self.lane_stmts(stmts, &mut ctxs);
+            let mut written: Vec<(LocalId, FrameSlot)> = stores
+                .iter()
+                .filter_map(|l| self.scopes[0].frame.get(l).map(|&off| (*l, off)))
+                .collect();
+            written.sort();
+            // Only the body's end reaches `item_end` in a lane region (a
+            // region that may `return` does not run in lanes), so the
+            // vectors' values here are those stored there.
+            let mut rows = Vec::new();
             if body.is_ok() {
+                rows = self.frame_rows_written(&mut ctxs, &written);
                 self.finish_vector_lanes(&mut ctxs);
             }
             self.vector = None;
             body?;
             self.b.ins().jump(item_end, &[]);
             self.b.switch_to_block(item_end);
-            let mut written: Vec<(LocalId, u32)> = stores
-                .iter()
-                .filter_map(|l| self.scopes[0].frame.get(l).map(|&off| (*l, off)))
-                .collect();
-            written.sort();
+            for &(_, v, addr) in &rows {
+                self.store_frame_row(v, addr);
+            }
+            written.retain(|(l, _)| rows.iter().all(|(r, _, _)| r != l));
             for ctx in ctxs.iter_mut() {
                 self.swap_lane(ctx);
                 for &(l, off) in &written {
@@ -140,7 +161,7 @@ impl Emitter<'_, '_, '_> {
         })();
         self.scopes[0].slots = saved_slots;
         self.wi.item_coords = saved_coords;
-        self.wi.frame_ptr = saved_fp;
+        self.wi.frame_item = saved_item;
         self.region = saved_region;
         result?;
         self.close_tile_loops(&tile_loops, lanes as i64);
@@ -151,7 +172,7 @@ impl Emitter<'_, '_, '_> {
     pub(super) fn swap_lane(&mut self, ctx: &mut LaneCtx) {
         std::mem::swap(&mut self.scopes[0].slots, &mut ctx.slots);
         std::mem::swap(&mut self.wi.item_coords, &mut ctx.coords);
-        std::mem::swap(&mut self.wi.frame_ptr, &mut ctx.frame_ptr);
+        std::mem::swap(&mut self.wi.frame_item, &mut ctx.frame_item);
     }
 
     /// Runs `f` as lane 0, whose view of the shared counters is everyone's.

@@ -20,7 +20,8 @@
 //!
 //! Locals declared outside any region (at the level of the barriers) live
 //! across barriers: each work-item has a slot for them in the *frame* block
-//! (`frames + wi * frame_size`). A region loads the ones it uses into
+//! (one array per slot, an element per work-item: see [`FrameSlot`]). A
+//! region loads the ones it uses into
 //! Cranelift variables when a work-item starts and stores them back when it
 //! ends, so inside a region they sit in registers. Copies of the
 //! work-item's coordinates (and of captured scalars) never written again
@@ -59,7 +60,7 @@ use crate::plan::lanes::LaneShape;
 use crate::plan::locals::{block_has_return, element_writes, expr_locals, mutated_locals};
 use crate::plan::loops::FUEL;
 use crate::plan::ranges::{const_int, is_comparison};
-use crate::plan::regions::{RegionIo, Segment, last_region_start, region_io, split};
+use crate::plan::regions::{RegionIo, Segment, last_region_start, pinned_item, region_io, split};
 use crate::plan::uniform::is_uniform;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
@@ -224,8 +225,8 @@ enum Slot {
     Vars(Vec<Variable>),
     /// An aggregate in a stack slot.
     Stack(cranelift_codegen::ir::StackSlot),
-    /// An aggregate in the work-item's frame, at this offset.
-    Frame(u32),
+    /// An aggregate in the work-item's frame slot.
+    Frame(FrameSlot),
     /// In `tile_static` scratch memory, at this offset.
     TileStatic(u32),
     /// A reference.
@@ -246,9 +247,9 @@ struct Scope {
     ret: Option<(Block, Vec<Variable>, Type)>,
     /// Where a returned struct or C array is built.
     ret_mem: Option<cranelift_codegen::ir::StackSlot>,
-    /// Frame offsets of this scope's locals that live across barriers (the
+    /// Frame slots of this scope's locals that live across barriers (the
     /// kernel's, or those of an inlined function that holds a barrier).
-    frame: HashMap<LocalId, u32>,
+    frame: HashMap<LocalId, FrameSlot>,
 }
 
 struct LoopTargets {
@@ -269,7 +270,23 @@ struct TileLoops {
 struct LaneCtx {
     slots: HashMap<LocalId, Slot>,
     coords: Vec<Variable>,
-    frame_ptr: Variable,
+    frame_item: Variable,
+}
+
+/// A local's place in the frame block. The block holds one array per slot,
+/// with an element per work-item of the tile: the copy of work-item `i`
+/// is at `frames + off * tile_threads + i * stride`. Neighbouring
+/// work-items' copies of a scalar are adjacent, so lanes load and store
+/// them as one vector. Slots do not overlap: `[off, off + stride)` are
+/// disjoint ranges of the per-work-item frame size, so the arrays
+/// `[off * T, (off + stride) * T)` are disjoint ranges of the block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct FrameSlot {
+    /// Offset of the slot in a work-item's share of the frame.
+    off: u32,
+    /// Bytes between neighbouring work-items' copies: the size of the
+    /// local the slot was given out for (a reference shares it whole).
+    stride: u32,
 }
 
 /// The work-item loop being emitted.
@@ -369,8 +386,9 @@ struct WorkItem {
     item: Variable,
     /// The work-item loop being emitted must count `item`.
     need_item: bool,
-    /// The current work-item's frame: `frames + item * frame_bytes`.
-    frame_ptr: Variable,
+    /// The current work-item's number in the tile, for its frame slots
+    /// (see [`FrameSlot`]): counted by every work-item loop.
+    frame_item: Variable,
 }
 
 fn flags() -> MemFlagsData {

@@ -103,7 +103,7 @@ impl Emitter<'_, '_, '_> {
         self.next_region += 1;
         let saved_region = self.region.replace(RegionCtx { id, item_end });
         // Frame locals used here come into variables.
-        let frame: Vec<(LocalId, u32)> = uses
+        let frame: Vec<(LocalId, FrameSlot)> = uses
             .iter()
             .filter_map(|l| self.scope().frame.get(l).map(|&off| (*l, off)))
             .collect();
@@ -116,7 +116,7 @@ impl Emitter<'_, '_, '_> {
         emit_body(self)?;
         self.b.ins().jump(item_end, &[]);
         self.b.switch_to_block(item_end);
-        let mut written: Vec<(LocalId, u32)> = stores
+        let mut written: Vec<(LocalId, FrameSlot)> = stores
             .iter()
             .filter_map(|l| self.scope().frame.get(l).map(|&off| (*l, off)))
             .collect();
@@ -136,6 +136,74 @@ impl Emitter<'_, '_, '_> {
         Ok(())
     }
 
+    /// Emits `body` for the one work-item at local coordinates `at` (see
+    /// [`pinned_item`]), loading the frame locals in `uses` before and
+    /// storing those in `stores` after.
+    pub(super) fn single_item(
+        &mut self,
+        uses: &BTreeSet<LocalId>,
+        stores: &HashSet<LocalId>,
+        at: &[i64],
+        body: &IrBlock,
+    ) -> R<()> {
+        let Some(shape) = self.layout.tile else {
+            return decline(Decline::WorkItemLoopOutsideTiledKernel);
+        };
+        // The work-item's number in the tile, last dimension fastest, as
+        // the tile loops count it.
+        let number = at
+            .iter()
+            .zip(shape.dims())
+            .fold(0i64, |n, (c, d)| n * i64::from(*d) + c);
+        let number_v = self.b.ins().iconst(types::I64, number);
+        if self.wi.need_item {
+            self.b.def_var(self.wi.item, number_v);
+        }
+        self.b.def_var(self.wi.frame_item, number_v);
+        let coords: Vec<Variable> = at
+            .iter()
+            .map(|&c| {
+                let var = self.b.declare_var(types::I32);
+                let v = self.b.ins().iconst(types::I32, c);
+                self.b.def_var(var, v);
+                var
+            })
+            .collect();
+        let saved_coords = std::mem::replace(&mut self.wi.item_coords, coords);
+        let item_end = self.b.create_block();
+        let id = self.next_region;
+        self.next_region += 1;
+        let saved_region = self.region.replace(RegionCtx { id, item_end });
+        let result = (|| -> R<()> {
+            let frame: Vec<(LocalId, FrameSlot)> = uses
+                .iter()
+                .filter_map(|l| self.scope().frame.get(l).map(|&off| (*l, off)))
+                .collect();
+            let kernel_fn = self.scope().func;
+            for &(l, off) in &frame {
+                let ty = self.prog.function(kernel_fn).local(l).ty.clone();
+                self.frame_to_vars(l, off, &ty)?;
+            }
+            self.remat_locals(uses)?;
+            self.stmts(&body.stmts)?;
+            self.b.ins().jump(item_end, &[]);
+            self.b.switch_to_block(item_end);
+            let mut written: Vec<(LocalId, FrameSlot)> = stores
+                .iter()
+                .filter_map(|l| self.scope().frame.get(l).map(|&off| (*l, off)))
+                .collect();
+            written.sort();
+            for &(l, off) in &written {
+                let ty = self.prog.function(kernel_fn).local(l).ty.clone();
+                self.vars_to_frame(l, off, &ty)?;
+            }
+            Ok(())
+        })();
+        self.region = saved_region;
+        self.wi.item_coords = saved_coords;
+        result
+    }
+
     /// Opens nested loops over a tile's local dimensions (the last
     /// innermost), each coordinate from 0, the frame pointer at the first
     /// work-item's frame.
@@ -145,7 +213,8 @@ impl Emitter<'_, '_, '_> {
             .iter()
             .map(|_| self.b.declare_var(types::I32))
             .collect();
-        self.b.def_var(self.wi.frame_ptr, self.entry.frames);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(self.wi.frame_item, zero);
         let mut heads = Vec::new();
         let mut exits = Vec::new();
         for &c in &coords {
@@ -169,13 +238,13 @@ impl Emitter<'_, '_, '_> {
     /// Closes the loops of [`Emitter::open_tile_loops`], stepping `lanes`
     /// work-items along the last dimension (and their frames) at a time.
     pub(super) fn close_tile_loops(&mut self, loops: &TileLoops, lanes: i64) {
-        // The next work-item's frame, by a step rather than a multiplication.
-        let fp = self.b.use_var(self.wi.frame_ptr);
-        let fp1 = self
-            .b
-            .ins()
-            .iadd_imm_s(fp, lanes * i64::from(self.layout.frame_bytes));
-        self.b.def_var(self.wi.frame_ptr, fp1);
+        // The work-item's number for its frame slots, when there are any
+        // (a counter nothing reads would still be carried round the loop).
+        if self.scopes.iter().any(|s| !s.frame.is_empty()) {
+            let item = self.b.use_var(self.wi.frame_item);
+            let next = self.b.ins().iadd_imm_s(item, lanes);
+            self.b.def_var(self.wi.frame_item, next);
+        }
         let rank = loops.dims.len();
         for d in (0..rank).rev() {
             let step = if d == rank - 1 { lanes } else { 1 };
@@ -227,12 +296,19 @@ impl Emitter<'_, '_, '_> {
         Ok(())
     }
 
-    pub(super) fn frame_addr(&mut self, off: u32) -> Value {
-        let base = self.b.use_var(self.wi.frame_ptr);
-        self.b.ins().iadd_imm_s(base, i64::from(off))
+    /// The address of the current work-item's copy in frame slot `slot`.
+    pub(super) fn frame_addr(&mut self, slot: FrameSlot) -> Value {
+        let threads = self.layout.tile.map_or(1, |s| s.threads() as i64);
+        let array = self
+            .b
+            .ins()
+            .iadd_imm_s(self.entry.frames, i64::from(slot.off) * threads);
+        let item = self.b.use_var(self.wi.frame_item);
+        let at = self.b.ins().imul_imm_s(item, i64::from(slot.stride));
+        self.b.ins().iadd(array, at)
     }
 
-    pub(super) fn frame_to_vars(&mut self, l: LocalId, off: u32, ty: &Type) -> R<()> {
+    pub(super) fn frame_to_vars(&mut self, l: LocalId, off: FrameSlot, ty: &Type) -> R<()> {
         let n = match ty {
             Type::Scalar(_) => 1,
             Type::Index(r) | Type::Extent(r) => u32::from(*r),
@@ -254,7 +330,7 @@ impl Emitter<'_, '_, '_> {
         Ok(())
     }
 
-    pub(super) fn vars_to_frame(&mut self, l: LocalId, off: u32, ty: &Type) -> R<()> {
+    pub(super) fn vars_to_frame(&mut self, l: LocalId, off: FrameSlot, ty: &Type) -> R<()> {
         let Some(Slot::Vars(vars)) = self.scope().slots.get(&l).cloned() else {
             return Ok(());
         };
@@ -342,6 +418,16 @@ impl Emitter<'_, '_, '_> {
         // calls run one work-item at a time. A last region that may
         // `return` is not interleaved (`lane_shape` refuses it): a lane
         // that returns would end its neighbours' work-items too.
+        // A region that only one work-item acts in (`if (lx == 0 && ly ==
+        // 0)`) runs for that work-item alone: the others' tests would
+        // change nothing.
+        if self.scopes.len() == 1
+            && let Some(tile) = self.layout.tile
+            && let Some((at, then)) = pinned_item(&stmts, &self.facts.remat, tile.dims())
+        {
+            let then = then.clone();
+            return self.single_item(&uses, &stores, &at, &then);
+        }
         let shape = if self.scopes.len() != 1 {
             None
         } else {
@@ -523,7 +609,13 @@ impl Emitter<'_, '_, '_> {
             }
             if let Some((size, align)) = size_align(&self.prog.structs, &local.ty) {
                 let at = self.alloc.frame_cursor.next_multiple_of(align.max(1));
-                frame.insert(id, at);
+                frame.insert(
+                    id,
+                    FrameSlot {
+                        off: at,
+                        stride: size,
+                    },
+                );
                 self.alloc.frame_cursor = at.saturating_add(size);
             }
         }

@@ -16,6 +16,14 @@ impl Emitter<'_, '_, '_> {
         else {
             return decline(Decline::LoopAnotherKind);
         };
+        if lanes.is_none()
+            && let Some((counter, values)) =
+                self.facts
+                    .unrolled(self.scope().id, self.facts.prev_init.clone(), s)
+            && self.unrolled_loop(counter, &values, body)?
+        {
+            return Ok(());
+        }
         // A counted loop: the counter's range holds in the body and the step.
         let counted = if *test_first {
             self.facts
@@ -23,12 +31,12 @@ impl Emitter<'_, '_, '_> {
         } else {
             None
         };
-        // An innermost short counted loop never polls (the loops around it
-        // are charged for its iterations); any other polls every iteration,
-        // charged for the inner loops too.
+        // A short loop nest never polls (the loops around it are charged
+        // for its iterations); any other loop polls every iteration,
+        // charged for the short nests inside too.
         let uncharged = self
             .facts
-            .innermost_short(self.scope().id, self.facts.prev_init.clone(), s)
+            .short_loop(self.scope().id, self.facts.prev_init.clone(), s)
             .is_some();
         let charge = self.facts.loop_charge(self.scope().id, body);
         let test = self.b.create_block();
@@ -104,6 +112,43 @@ impl Emitter<'_, '_, '_> {
         }
         self.b.switch_to_block(exit);
         Ok(())
+    }
+
+    /// A loop emitted once per iteration (see [`Facts::unrolled`]): the
+    /// counter is each of `values` in turn, known in the body as that
+    /// constant, and is left one past the last, as the loop leaves it.
+    /// False, with nothing emitted, when the counter is not a variable.
+    fn unrolled_loop(&mut self, counter: LocalId, values: &[i64], body: &IrBlock) -> R<bool> {
+        let Some(Slot::Vars(vars)) = self.scope().slots.get(&counter).cloned() else {
+            return Ok(false);
+        };
+        let [var] = vars.as_slice() else {
+            return Ok(false);
+        };
+        let scope = self.scope().id;
+        let ty = self
+            .prog
+            .function(self.scope().func)
+            .local(counter)
+            .ty
+            .clone();
+        let Type::Scalar(sc) = ty else {
+            return Ok(false);
+        };
+        let cty = clif_type(sc);
+        for &v in values {
+            let c = self.b.ins().iconst(cty, v);
+            self.b.def_var(*var, c);
+            let saved = self.facts.enter_counted(((scope, counter), (v, v), 1));
+            let r = self.stmts(&body.stmts);
+            self.facts.leave_counted(saved);
+            r?;
+        }
+        if let Some(last) = values.last() {
+            let c = self.b.ins().iconst(cty, last.saturating_add(1));
+            self.b.def_var(*var, c);
+        }
+        Ok(true)
     }
 
     pub(super) fn stmts(&mut self, stmts: &[Stmt]) -> R<()> {

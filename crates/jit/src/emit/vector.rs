@@ -79,7 +79,8 @@ impl Emitter<'_, '_, '_> {
         ctxs: &mut [LaneCtx],
         known: HashSet<LocalId>,
         lane_dim: usize,
-    ) {
+        unloaded: &[(LocalId, FrameSlot)],
+    ) -> R<()> {
         let lanes = ctxs.len();
         let kernel = self.scopes[0].func;
         let steps = self.facts.lane_step_locals(kernel, lane_dim, &known);
@@ -127,6 +128,21 @@ impl Emitter<'_, '_, '_> {
                 break;
             }
         }
+        // The frame locals whose loads waited for this choice: those that
+        // are not vectors now load lane by lane.
+        let kernel_fn = self.scopes[0].func;
+        for &(l, slot) in unloaded {
+            if chosen.contains_key(&l) {
+                continue;
+            }
+            let ty = self.prog.function(kernel_fn).local(l).ty.clone();
+            for ctx in ctxs.iter_mut() {
+                self.swap_lane(ctx);
+                let loaded = self.frame_to_vars(l, slot, &ty);
+                self.swap_lane(ctx);
+                loaded?;
+            }
+        }
         let mut order: Vec<(LocalId, Scalar)> = chosen.into_iter().collect();
         order.sort_by_key(|(l, _)| *l);
         let mut locals = HashMap::new();
@@ -145,6 +161,19 @@ impl Emitter<'_, '_, '_> {
                 let zero = self.zero(s);
                 let v = self.b.ins().splat(vty, zero);
                 self.b.def_var(vector, v);
+            } else if unloaded.iter().any(|(u, _)| *u == l)
+                && let Some(addr) = self.frame_row(ctxs, l, vty)
+            {
+                // The lanes' copies are adjacent in the frame: one vector
+                // load, and each lane's variable its element.
+                let v = self.b.ins().load(vty, vector_flags(), addr, 0);
+                self.b.def_var(vector, v);
+                for (i, c) in ctxs.iter().enumerate() {
+                    if let Some(var) = Self::lane_var(c, l) {
+                        let x = self.b.ins().extractlane(v, i as u8);
+                        self.b.def_var(var, x);
+                    }
+                }
             } else {
                 self.pack_lanes(ctxs, l, vector, vty);
             }
@@ -153,6 +182,20 @@ impl Emitter<'_, '_, '_> {
         if let Some(v) = self.vector.as_mut() {
             v.locals = locals;
         }
+        Ok(())
+    }
+
+    /// Whether the lanes' copies of frame local `l` (of type `ty`) may be
+    /// one vector: a scalar that fills a vector with one element per lane,
+    /// in a slot of its own size (see [`FrameSlot`]).
+    pub(super) fn frame_row_candidate(&self, l: LocalId, ty: &Type, lanes: usize) -> bool {
+        let Type::Scalar(s) = ty else {
+            return false;
+        };
+        let Some(slot) = self.scopes[0].frame.get(&l) else {
+            return false;
+        };
+        vector_type(*s, lanes).is_some_and(|vty| slot.stride == vty.lane_bits() / 8)
     }
 
     /// Whether the vector path computes `e` with no element gathered lane
@@ -220,6 +263,48 @@ impl Emitter<'_, '_, '_> {
             self.unpack_lanes(ctxs, &names);
             self.vector = None;
         }
+    }
+
+    /// The address of lane 0's copy of the kernel's frame local `l` when
+    /// the lanes' copies are adjacent and fill one vector of type `vty`
+    /// (a scalar slot: see [`FrameSlot`]).
+    fn frame_row(&mut self, ctxs: &mut [LaneCtx], l: LocalId, vty: types::Type) -> Option<Value> {
+        let slot = *self.scopes[0].frame.get(&l)?;
+        let lanes = u32::try_from(ctxs.len()).ok()?;
+        if vty.lane_count() != lanes || slot.stride != vty.lane_bits() / 8 {
+            return None;
+        }
+        self.swap_lane(&mut ctxs[0]);
+        let addr = self.frame_addr(slot);
+        self.swap_lane(&mut ctxs[0]);
+        Some(addr)
+    }
+
+    /// The frame locals written whole from their vector at the region's
+    /// end: the kernel's frame locals in `written` that live in a vector
+    /// of adjacent copies, with that vector and lane 0's address.
+    pub(super) fn frame_rows_written(
+        &mut self,
+        ctxs: &mut [LaneCtx],
+        written: &[(LocalId, FrameSlot)],
+    ) -> Vec<(LocalId, Value, Value)> {
+        let mut rows = Vec::new();
+        for &(l, _) in written {
+            let Some((vector, _)) = self.vector_local(l) else {
+                continue;
+            };
+            let v = self.b.use_var(vector);
+            let vty = self.b.func.dfg.value_type(v);
+            if let Some(addr) = self.frame_row(ctxs, l, vty) {
+                rows.push((l, v, addr));
+            }
+        }
+        rows
+    }
+
+    /// Stores a vector of adjacent frame copies (see [`Emitter::frame_rows_written`]).
+    pub(super) fn store_frame_row(&mut self, v: Value, addr: Value) {
+        self.b.ins().store(vector_flags(), v, addr, 0);
     }
 
     fn vector_local(&self, l: LocalId) -> Option<(Variable, Scalar)> {
@@ -633,6 +718,35 @@ impl Emitter<'_, '_, '_> {
         }
     }
 
+    /// How the address of an element of a `tile_static` C array grows from
+    /// lane to lane, in bytes, when each of its indices grows by a fixed
+    /// step (the lanes' elements then lie between the first lane's and the
+    /// last lane's, whose indices are checked).
+    fn tile_static_byte_step(&self, e: &Expr, ctxs: &[LaneCtx]) -> Option<i64> {
+        let v = self.vector.as_ref()?;
+        let step = |x: &Expr| lane_step(x, &v.steps, &v.known, v.lane_dim);
+        e.ty.scalar()?;
+        let mut bytes: i64 = 0;
+        let mut at = e;
+        loop {
+            match &at.kind {
+                ExprKind::Element { base, index } => {
+                    let Type::CArray(elem, _) = &base.ty else {
+                        return None;
+                    };
+                    let (size, _) = size_align(&self.prog.structs, elem)?;
+                    bytes = bytes.checked_add(step(index)?.checked_mul(i64::from(size))?)?;
+                    at = base;
+                }
+                ExprKind::Local(l) => {
+                    return matches!(ctxs[0].slots.get(l), Some(Slot::TileStatic(_)))
+                        .then_some(bytes);
+                }
+                _ => return None,
+            }
+        }
+    }
+
     /// The address of the first lane's element of a row whose index grows
     /// by one from lane to lane, the bounds checked for the first lane and
     /// the last (the lanes between lie between them).
@@ -691,8 +805,25 @@ impl Emitter<'_, '_, '_> {
         let ExprKind::Intrinsic { args, .. } = &e.kind else {
             return decline(Decline::OtherPlace);
         };
-        let at = self.row_address(e, ctxs)?;
+        let names = self.vector_names_in(e);
+        self.unpack_lanes(ctxs, &names);
+        let Place::Mem(at, _) = self.in_lane0(ctxs, |lw| lw.place(e))? else {
+            return decline(Decline::OtherPlace);
+        };
+        // The last lane's index differs from the first lane's in its last
+        // component only: the others were checked for the first lane.
+        let n = ctxs.len();
+        self.swap_lane(&mut ctxs[n - 1]);
+        let last = self.shape(&args[1]);
+        self.swap_lane(&mut ctxs[n - 1]);
         let view = self.in_lane0(ctxs, |lw| lw.view(&args[0]))?;
+        let (Some(component), Some(extent)) = (last?.last().copied(), view.ext.last().copied())
+        else {
+            return decline(Decline::IndexAnotherRank);
+        };
+        let i = self.b.ins().sextend(types::I64, component);
+        let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, i, extent);
+        self.guard(ok);
         let Some(stride) = view.strides.last() else {
             return decline(Decline::IndexAnotherRank);
         };
@@ -726,6 +857,29 @@ impl Emitter<'_, '_, '_> {
                 }
             }
             _ => {}
+        }
+        // A column of `tile_static` memory (`t[lx][ly]`): one address, the
+        // lanes' elements at fixed distances from it.
+        if let Some(bytes) = self.tile_static_byte_step(e, ctxs)
+            && bytes != 0
+            && e.ty.scalar() == Some(s)
+            && let Some(vty) = vector_type(s, lanes)
+            && let Some(offsets) = (0..lanes as i64)
+                .map(|i| i32::try_from(bytes.checked_mul(i)?).ok())
+                .collect::<Option<Vec<i32>>>()
+        {
+            let at = self.row_address(e, ctxs)?;
+            let mut acc: Option<Value> = None;
+            for (i, offset) in offsets.into_iter().enumerate() {
+                let x = self.b.ins().load(clif_type(s), flags(), at, offset);
+                acc = Some(match acc {
+                    None => self.b.ins().splat(vty, x),
+                    Some(v) => self.b.ins().insertlane(v, x, i as u8),
+                });
+            }
+            if let Some(v) = acc {
+                return Ok(Lanes::Each(v));
+            }
         }
         if let Some(step) = self.int_lane_step(e)
             && step != 0

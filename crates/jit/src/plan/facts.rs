@@ -207,15 +207,26 @@ impl<'p> Facts<'p> {
             } => {
                 let k = const_int(&args[1])?;
                 let ExprKind::Intrinsic {
-                    op: Intrinsic::TiledIndexPart(TiledIndexPart::Local),
+                    op: Intrinsic::TiledIndexPart(part),
                     ..
                 } = &args[0].kind
                 else {
                     return None;
                 };
                 let shape = self.tile?;
-                let d = *shape.dims().get(usize::try_from(k).ok()?)?;
-                (0, i64::from(d) - 1)
+                let d = i64::from(*shape.dims().get(usize::try_from(k).ok()?)?);
+                // A tiled launch's extent is a whole number of tiles and
+                // each component at most `i32::MAX` (`exec` leaves any
+                // other launch to the interpreter), so a global coordinate
+                // is below it and a tile's origin at least a tile below it.
+                let max = i64::from(i32::MAX);
+                match part {
+                    TiledIndexPart::Local => (0, d - 1),
+                    TiledIndexPart::Global => (0, max - 1),
+                    TiledIndexPart::TileOrigin => (0, max - d),
+                    TiledIndexPart::Tile => (0, max / d - 1),
+                    _ => return None,
+                }
             }
             _ => return None,
         };

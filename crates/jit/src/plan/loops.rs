@@ -1,19 +1,26 @@
 //! Counted loops: one recogniser for `for (k = start; k < n; ++k)` and its
 //! variants, used both to give the counter a range inside the body (which
-//! drops bounds and overflow checks) and to find the short innermost loops
+//! drops bounds and overflow checks) and to find the short loop nests
 //! that need not poll.
 
 use super::facts::Facts;
 use super::locals::mutated_locals;
+use super::ranges::const_int;
 use std::collections::HashSet;
 use tessera_ir::visit::walk_block;
-use tessera_ir::{BinOp, Block as IrBlock, Expr, ExprKind, Init, LocalId, Stmt, StmtKind};
+use tessera_ir::{BinOp, Block as IrBlock, Expr, ExprKind, Init, LocalId, Scalar, Stmt, StmtKind};
 
 /// Loop iterations between two polls.
 pub(crate) const FUEL: i64 = 1 << 16;
 
 /// A counted loop of at most this many iterations does not poll.
 pub(crate) const SHORT_LOOP: i64 = 1 << 16;
+
+/// A loop of at most this many iterations may be unrolled.
+pub(crate) const UNROLL_TRIPS: i64 = 16;
+
+/// Statements and expressions in the body of a loop that may be unrolled.
+const UNROLL_BODY: usize = 24;
 
 /// A counted loop: its counter's key (scope id and local), the counter's
 /// range in the body, and the most iterations it can make.
@@ -118,11 +125,12 @@ impl Facts<'_> {
         Some(((scope, k), (start, hi), trips))
     }
 
-    /// The most iterations of `lp` when it is an innermost counted loop (no
-    /// loop or call inside, tested first) whose counter is declared right
-    /// before it (`prev`), at most [`SHORT_LOOP`]. Such a loop never polls;
-    /// the loops around it are charged for it.
-    pub(crate) fn innermost_short(
+    /// The most iterations of `lp`, its nested loops' included, when it is
+    /// a short loop nest: a counted loop (tested first, no call inside)
+    /// whose counter is declared right before it (`prev`), whose nested
+    /// loops are short nests themselves, at most [`SHORT_LOOP`] in all.
+    /// Such a loop never polls; the loops around it are charged for it.
+    pub(crate) fn short_loop(
         &self,
         scope: usize,
         prev: Option<(LocalId, Option<Expr>)>,
@@ -144,32 +152,140 @@ impl Facts<'_> {
         if counter.local != declared {
             return None;
         }
-        let inner = std::cell::Cell::new(false);
-        walk_block(
-            body,
-            &mut |s| {
-                if matches!(s.kind, StmtKind::Loop { .. }) {
-                    inner.set(true);
-                }
-            },
-            &mut |e| {
-                if matches!(e.kind, ExprKind::Call { .. }) {
-                    inner.set(true);
-                }
-            },
-        );
-        if inner.get() {
+        let call = std::cell::Cell::new(false);
+        walk_block(body, &mut |_| {}, &mut |e| {
+            if matches!(e.kind, ExprKind::Call { .. }) {
+                call.set(true);
+            }
+        });
+        if call.get() {
             return None;
         }
+        let nested = self.nest_charge(scope, body)?;
         let (start, _) = self.range_of(scope, &init)?;
         let hi = self.last_value(scope, &counter)?;
         let trips = hi.saturating_sub(start).saturating_add(1).max(0);
-        (trips <= SHORT_LOOP).then_some(trips)
+        let total = trips.saturating_mul(nested.saturating_add(1));
+        (total <= SHORT_LOOP).then_some(total)
+    }
+
+    /// The iterations of the loops in `b` (one iteration of a short nest's
+    /// body), when every one of them is a short nest.
+    fn nest_charge(&self, scope: usize, b: &IrBlock) -> Option<i64> {
+        let mut total: i64 = 0;
+        let mut prev: Option<(LocalId, Option<Expr>)> = None;
+        for s in &b.stmts {
+            let add = match &s.kind {
+                StmtKind::Loop { .. } => self.short_loop(scope, prev.clone(), s)?,
+                StmtKind::Block(inner) => self.nest_charge(scope, inner)?,
+                StmtKind::If { then, els, .. } => {
+                    let e = match els {
+                        Some(e) => self.nest_charge(scope, e)?,
+                        None => 0,
+                    };
+                    self.nest_charge(scope, then)?.max(e)
+                }
+                StmtKind::Switch { arms, .. } => {
+                    let mut sum: i64 = 0;
+                    for a in arms {
+                        sum = sum.saturating_add(self.nest_charge(scope, &a.body)?);
+                    }
+                    sum
+                }
+                StmtKind::Try { .. } => return None,
+                _ => 0,
+            };
+            total = total.saturating_add(add);
+            prev = let_of(s);
+        }
+        Some(total)
+    }
+
+    /// The counter and its values, one per iteration, when `lp` is worth
+    /// emitting once per iteration (unrolled): a short loop nest with no
+    /// loop inside, tested first, counted from a constant start (its
+    /// declaration `prev`) by steps of one up to a constant bound, at most
+    /// [`UNROLL_TRIPS`] iterations, whose body is small and has no jump
+    /// (`break`, `continue`, `return`, `goto`, `switch`). The iterations
+    /// then run straight through, each with its counter a constant (its
+    /// bounds checks proven, its addresses folded), and the step after the
+    /// last iteration cannot overflow: the loop's own tests would all pass.
+    pub(crate) fn unrolled(
+        &self,
+        scope: usize,
+        prev: Option<(LocalId, Option<Expr>)>,
+        lp: &Stmt,
+    ) -> Option<(LocalId, Vec<i64>)> {
+        let StmtKind::Loop {
+            cond: Some(cond),
+            test_first: true,
+            body,
+            step: Some(step),
+        } = &lp.kind
+        else {
+            return None;
+        };
+        self.short_loop(scope, prev.clone(), lp)?;
+        let (declared, Some(init)) = prev? else {
+            return None;
+        };
+        let counter = self.counter(scope, cond, step, body)?;
+        if counter.local != declared || !steps_by_one(step) {
+            return None;
+        }
+        let start = const_int(&init)?;
+        let bound = const_int(counter.bound)?;
+        let last = if counter.inclusive {
+            bound
+        } else {
+            bound.checked_sub(1)?
+        };
+        // An integer counter, whose every value (and the one after the
+        // last step) its type holds.
+        let ExprKind::Binary { lhs, .. } = &cond.kind else {
+            return None;
+        };
+        let ty = lhs.ty.scalar()?;
+        if ty.is_floating() || ty == Scalar::Bool {
+            return None;
+        }
+        let (lo, hi) = ty.int_range();
+        let after = last.checked_add(1)?;
+        if start < lo || after > hi || last < start || last - start >= UNROLL_TRIPS {
+            return None;
+        }
+        let size = std::cell::Cell::new(0usize);
+        let jumps = std::cell::Cell::new(false);
+        walk_block(
+            body,
+            &mut |s| {
+                size.set(size.get() + 1);
+                if matches!(
+                    s.kind,
+                    StmtKind::Loop { .. }
+                        | StmtKind::Break
+                        | StmtKind::Continue
+                        | StmtKind::Return(_)
+                        | StmtKind::Goto(_)
+                        | StmtKind::Label(_)
+                        | StmtKind::Switch { .. }
+                        | StmtKind::Try { .. }
+                        | StmtKind::Barrier(_)
+                ) {
+                    jumps.set(true);
+                }
+            },
+            &mut |_| size.set(size.get() + 1),
+        );
+        if jumps.get() || size.get() > UNROLL_BODY {
+            return None;
+        }
+        Some((counter.local, (start..=last).collect()))
     }
 
     /// Units of work one iteration of a loop with body `body` stands for:
-    /// one, plus every iteration of the innermost short loops inside it,
-    /// which do not poll (see [`Facts::innermost_short`]).
+    /// one, plus every iteration of the short loop nests inside it,
+    /// which do not poll (see [`Facts::short_loop`]).
     pub(crate) fn loop_charge(&self, scope: usize, body: &IrBlock) -> i64 {
         self.block_charge(scope, body).saturating_add(1).min(FUEL)
     }
@@ -179,7 +295,7 @@ impl Facts<'_> {
         let mut prev: Option<(LocalId, Option<Expr>)> = None;
         for s in &b.stmts {
             let add = match &s.kind {
-                StmtKind::Loop { .. } => self.innermost_short(scope, prev.clone(), s).unwrap_or(0),
+                StmtKind::Loop { .. } => self.short_loop(scope, prev.clone(), s).unwrap_or(0),
                 StmtKind::Block(inner) => self.block_charge(scope, inner),
                 StmtKind::If { then, els, .. } => self
                     .block_charge(scope, then)
@@ -190,17 +306,37 @@ impl Facts<'_> {
                 _ => 0,
             };
             total = total.saturating_add(add);
-            prev = match &s.kind {
-                StmtKind::Let { local, init } => {
-                    let e = match init {
-                        Some(Init::Expr(e)) => Some(e.clone()),
-                        _ => None,
-                    };
-                    Some((*local, e))
-                }
-                _ => None,
-            };
+            prev = let_of(s);
         }
         total
+    }
+}
+
+/// Whether `step` adds exactly one to its target: `++k`, `k++`, `k += 1`.
+fn steps_by_one(step: &Expr) -> bool {
+    match &step.kind {
+        ExprKind::IncDec {
+            increment: true, ..
+        } => true,
+        ExprKind::CompoundAssign {
+            op: BinOp::Add,
+            value,
+            ..
+        } => const_int(value) == Some(1),
+        _ => false,
+    }
+}
+
+/// The local `s` declares and its initial value, if it is a declaration.
+fn let_of(s: &Stmt) -> Option<(LocalId, Option<Expr>)> {
+    match &s.kind {
+        StmtKind::Let { local, init } => {
+            let e = match init {
+                Some(Init::Expr(e)) => Some(e.clone()),
+                _ => None,
+            };
+            Some((*local, e))
+        }
+        _ => None,
     }
 }

@@ -4,10 +4,14 @@
 //! locals each region loads from and stores to the work-items' frames.
 
 use super::locals::{escapes_loop, mutated_locals, stmt_locals};
+use super::ranges::const_int;
 use super::uniform::collect_uniform_lets;
 use std::collections::{BTreeSet, HashSet};
 use tessera_ir::facts::Barriers;
-use tessera_ir::{Block as IrBlock, LocalId, Program, Stmt, StmtKind};
+use tessera_ir::{
+    BinOp, Block as IrBlock, Expr, ExprKind, Intrinsic, LocalId, Program, Stmt, StmtKind,
+    TiledIndexPart,
+};
 
 /// One piece of a block at the level of the barriers, in order.
 #[derive(Debug)]
@@ -101,4 +105,87 @@ pub(crate) fn region_io(prog: &Program, barriers: &Barriers, stmts: &[Stmt]) -> 
     collect_uniform_lets(&block, barriers, &mut nested);
     io.stores.extend(nested);
     io
+}
+
+/// The one work-item that does anything in a region made of `stmts`: the
+/// region is a single `if` without `else` whose condition is `&&` of tests
+/// `c == k` (either way round) that pin every local coordinate `c` of the
+/// tile (read directly, or through a copy in `remat`, which is never
+/// written) to a constant `k` inside the tile's extent `dims`. Every other
+/// work-item only evaluates that condition, which has no effect and no
+/// check that can fail. Gives the pinned coordinates and the branch.
+pub(crate) fn pinned_item<'s>(
+    stmts: &'s [Stmt],
+    remat: &[(LocalId, Expr)],
+    dims: &[u32],
+) -> Option<(Vec<i64>, &'s IrBlock)> {
+    let [stmt] = stmts else { return None };
+    let StmtKind::If {
+        cond,
+        then,
+        els: None,
+    } = &stmt.kind
+    else {
+        return None;
+    };
+    let mut at: Vec<Option<i64>> = vec![None; dims.len()];
+    let mut tests = vec![cond];
+    while let Some(test) = tests.pop() {
+        match &test.kind {
+            ExprKind::Logical {
+                and: true,
+                lhs,
+                rhs,
+            } => {
+                tests.push(lhs);
+                tests.push(rhs);
+            }
+            ExprKind::Binary {
+                op: BinOp::Eq,
+                lhs,
+                rhs,
+            } => {
+                let (dim, k) = match (local_coordinate(lhs, remat), const_int(rhs)) {
+                    (Some(d), Some(k)) => (d, k),
+                    _ => (local_coordinate(rhs, remat)?, const_int(lhs)?),
+                };
+                let extent = i64::from(*dims.get(dim)?);
+                if !(0..extent).contains(&k) || at[dim].is_some_and(|prev| prev != k) {
+                    return None;
+                }
+                at[dim] = Some(k);
+            }
+            _ => return None,
+        }
+    }
+    let at: Option<Vec<i64>> = at.into_iter().collect();
+    Some((at?, then))
+}
+
+/// The local dimension whose coordinate `e` reads: `t_idx.local[d]`, or a
+/// copy of it in `remat`.
+fn local_coordinate(e: &Expr, remat: &[(LocalId, Expr)]) -> Option<usize> {
+    match &e.kind {
+        ExprKind::Local(l) => {
+            let (_, init) = remat.iter().find(|(r, _)| r == l)?;
+            local_coordinate(init, remat)
+        }
+        ExprKind::Intrinsic {
+            op: Intrinsic::ShapeComponent,
+            args,
+        } => {
+            let [shape, k] = args.as_slice() else {
+                return None;
+            };
+            let ExprKind::Intrinsic {
+                op: Intrinsic::TiledIndexPart(TiledIndexPart::Local),
+                ..
+            } = &shape.kind
+            else {
+                return None;
+            };
+            usize::try_from(const_int(k)?).ok()
+        }
+        _ => None,
+    }
 }

@@ -3,7 +3,7 @@
 
 use super::facts::Facts;
 use super::lanes::LaneShape;
-use super::regions::{Segment, last_region_start, region_io, split};
+use super::regions::{Segment, last_region_start, pinned_item, region_io, split};
 use crate::decline::Decline;
 use std::collections::HashSet;
 use tessera_diagnostics::Sources;
@@ -195,7 +195,7 @@ fn a_reference_across_barriers_is_declined() {
 }
 
 #[test]
-fn local_coordinates_are_in_the_tile_and_global_ones_unknown() {
+fn local_coordinates_are_in_the_tile_and_global_ones_below_int_max() {
     let prog = compile(MATMUL);
     let (func, body, tile) = kernel(&prog);
     let facts = Facts::new(&prog, tile);
@@ -205,9 +205,21 @@ fn local_coordinates_are_in_the_tile_and_global_ones_unknown() {
     let prog = compile(&modulo);
     let (func, body, tile) = kernel(&prog);
     let facts = Facts::new(&prog, tile);
-    // A global coordinate has no range, so neither has its remainder: `%`
-    // needs a non-negative left side.
-    assert_eq!(facts.range_of(0, init_of(body, local(func, "col"))), None);
+    // A global coordinate is not negative, so its remainder is below 5.
+    assert_eq!(
+        facts.range_of(0, init_of(body, local(func, "col"))),
+        Some((0, 4))
+    );
+    let origin = MATMUL.replace("int col = t.local[1];", "int col = t.tile_origin[1] + 15;");
+    let prog = compile(&origin);
+    let (func, body, tile) = kernel(&prog);
+    let facts = Facts::new(&prog, tile);
+    // A tile's origin is at least a tile below `i32::MAX`: adding a local
+    // coordinate cannot overflow.
+    assert_eq!(
+        facts.range_of(0, init_of(body, local(func, "col"))),
+        Some((15, i64::from(i32::MAX) - 1))
+    );
 }
 
 #[test]
@@ -231,7 +243,12 @@ fn the_inner_k_loop_is_counted_and_short() {
         Some(((0, k), (0, 15), 16))
     );
     let prev = facts.prev_init.clone();
-    assert_eq!(facts.innermost_short(0, prev.clone(), &stmts[at]), Some(16));
+    assert_eq!(facts.short_loop(0, prev.clone(), &stmts[at]), Some(16));
+    // Constant bounds, steps of one, a small body: it may be unrolled.
+    assert_eq!(
+        facts.unrolled(0, prev.clone(), &stmts[at]),
+        Some((k, (0..16).collect()))
+    );
     // In another scope (another inlined call) nothing is known of `k`.
     assert_eq!(
         facts.counted_loop(1, cond.as_ref(), step.as_ref(), body),
@@ -264,7 +281,8 @@ fn a_loop_that_writes_its_counter_is_not_counted() {
         None
     );
     let prev = facts.prev_init.clone();
-    assert_eq!(facts.innermost_short(0, prev, &stmts[at]), None);
+    assert_eq!(facts.short_loop(0, prev.clone(), &stmts[at]), None);
+    assert_eq!(facts.unrolled(0, prev, &stmts[at]), None);
 }
 
 #[test]
@@ -565,4 +583,71 @@ int main() { std::vector<int> v(3); return check(v, 4); }
     // The compiled part names its own locals.
     assert!(exits.named.contains(&local(f, "total")));
     assert!(exits.declared.contains(&x));
+}
+
+/// A tiled kernel whose last region is `LAST`, after one barrier.
+fn tile_average_like(last: &str) -> String {
+    format!(
+        "#include <amp.h>
+using namespace concurrency;
+int main() {{
+    array<float, 2> a(32, 32);
+    array<float, 2> out(2, 2);
+    parallel_for_each(a.extent.tile<16, 16>(), [=, &a, &out](tiled_index<16, 16> t) restrict(amp) {{
+        tile_static float s[16][16];
+        int ly = t.local[0];
+        int lx = t.local[1];
+        s[ly][lx] = a[t.global];
+        t.barrier.wait();
+        {last}
+    }});
+    return 0;
+}}"
+    )
+}
+
+/// What [`pinned_item`] finds in the last region of `tile_average_like(last)`.
+fn pinned(last: &str) -> Option<Vec<i64>> {
+    let prog = compile(&tile_average_like(last));
+    let (func, body, tile) = kernel(&prog);
+    let mut facts = Facts::new(&prog, tile);
+    facts.plan_frame(func, body).expect("planned");
+    let start = last_region_start(body, &facts.barriers);
+    let dims = tile.expect("tiled").dims().to_vec();
+    pinned_item(&body.stmts[start..], &facts.remat, &dims).map(|(at, _)| at)
+}
+
+#[test]
+fn a_region_only_one_work_item_acts_in_is_pinned_to_it() {
+    let sum = "out[t.tile] = s[0][0] + s[15][15];";
+    assert_eq!(
+        pinned(&format!("if (lx == 0 && ly == 0) {{ {sum} }}")),
+        Some(vec![0, 0])
+    );
+    assert_eq!(
+        pinned(&format!("if (3 == t.local[0] && lx == 15) {{ {sum} }}")),
+        Some(vec![3, 15])
+    );
+    // A dimension left free, a test that is not `==`, an `else`, an `||`,
+    // a coordinate outside the tile or pinned twice: every work-item runs.
+    assert_eq!(pinned(&format!("if (lx == 0) {{ {sum} }}")), None);
+    assert_eq!(pinned(&format!("if (lx == 0 && ly < 1) {{ {sum} }}")), None);
+    assert_eq!(
+        pinned(&format!(
+            "if (lx == 0 && ly == 0) {{ {sum} }} else {{ {sum} }}"
+        )),
+        None
+    );
+    assert_eq!(
+        pinned(&format!("if (lx == 0 || ly == 0) {{ {sum} }}")),
+        None
+    );
+    assert_eq!(
+        pinned(&format!("if (lx == 16 && ly == 0) {{ {sum} }}")),
+        None
+    );
+    assert_eq!(
+        pinned(&format!("if (lx == 0 && ly == 0 && lx == 1) {{ {sum} }}")),
+        None
+    );
 }
