@@ -109,6 +109,198 @@ impl Buffer {
     }
 }
 
+/// Growing, shrinking and moving the elements of a scalar buffer: the
+/// interpreter keeps a container of scalars in one such buffer (the memory
+/// a launch hands to the JIT as it is), so `push_back`, `insert`, `erase`
+/// and `resize` work on it directly.
+///
+/// Invariant: the bytes past the last element (up to the end of the last
+/// word) are zero, so that growing only has to add zeroed words.
+impl Buffer {
+    /// Bytes the elements take.
+    fn bytes(&self) -> usize {
+        self.len * self.elem_size as usize
+    }
+
+    /// The raw bits of element `i` (element size 1, 2, 4 or 8 bytes, which
+    /// never straddles two words), or 0 past the end.
+    fn raw(&self, i: usize) -> u64 {
+        let size = self.elem_size as usize;
+        let at = i * size;
+        let Some(word) = self.words.get(at / 8) else {
+            return 0;
+        };
+        let word = word >> ((at % 8) * 8);
+        if size >= 8 {
+            word
+        } else {
+            word & ((1u64 << (size * 8)) - 1)
+        }
+    }
+
+    /// Stores the raw bits of element `i`.
+    fn set_raw(&mut self, i: usize, raw: u64) {
+        let size = self.elem_size as usize;
+        let at = i * size;
+        let shift = (at % 8) * 8;
+        let mask: u64 = if size >= 8 {
+            u64::MAX
+        } else {
+            ((1u64 << (size * 8)) - 1) << shift
+        };
+        if let Some(w) = self.words.get_mut(at / 8) {
+            *w = (*w & !mask) | ((raw << shift) & mask);
+        }
+    }
+
+    /// True when the elements of this buffer can be moved a word at a time
+    /// between positions `a` and `b`.
+    fn word_aligned(&self, a: usize, b: usize) -> bool {
+        let size = self.elem_size as usize;
+        (a * size).is_multiple_of(8) && (b * size).is_multiple_of(8)
+    }
+
+    /// Sets the number of elements to `n`: new elements are zero.
+    pub fn resize(&mut self, n: usize) {
+        let size = self.elem_size as usize;
+        if size == 0 || !matches!(size, 1 | 2 | 4 | 8) {
+            return;
+        }
+        if n < self.len {
+            // Zero the dropped elements within the word that stays.
+            let keep = n * size;
+            self.words.truncate(keep.div_ceil(8));
+            if !keep.is_multiple_of(8)
+                && let Some(w) = self.words.last_mut()
+            {
+                *w &= (1u64 << ((keep % 8) * 8)) - 1;
+            }
+        } else {
+            self.words.resize((n * size).div_ceil(8), 0);
+        }
+        self.len = n;
+    }
+
+    /// Reserves room for `extra` more elements.
+    pub fn reserve(&mut self, extra: usize) {
+        let want = (self.len.saturating_add(extra))
+            .saturating_mul(self.elem_size as usize)
+            .div_ceil(8);
+        self.words.reserve(want.saturating_sub(self.words.len()));
+    }
+
+    /// Appends a scalar.
+    pub fn push(&mut self, v: Bits) {
+        let i = self.len;
+        self.resize(i + 1);
+        self.set(i, v);
+    }
+
+    /// Makes room for `count` zeroed elements at `at` (at most the length),
+    /// moving the later ones up.
+    pub fn insert_zeroed(&mut self, at: usize, count: usize) {
+        let old = self.len;
+        if at > old || count == 0 {
+            return;
+        }
+        self.resize(old + count);
+        if self.word_aligned(at, count) {
+            let size = self.elem_size as usize;
+            let (from, by) = (at * size / 8, count * size / 8);
+            let end = (old * size).div_ceil(8);
+            self.words.copy_within(from..end, from + by);
+            self.words[from..from + by].fill(0);
+            return;
+        }
+        for i in (at..old).rev() {
+            let raw = self.raw(i);
+            self.set_raw(i + count, raw);
+        }
+        for i in at..at + count {
+            self.set_raw(i, 0);
+        }
+    }
+
+    /// Removes elements `lo..hi`, moving the later ones down.
+    pub fn remove_range(&mut self, lo: usize, hi: usize) {
+        let len = self.len;
+        let hi = hi.min(len);
+        if lo >= hi {
+            return;
+        }
+        let count = hi - lo;
+        if self.word_aligned(lo, count) {
+            let size = self.elem_size as usize;
+            let (to, from) = (lo * size / 8, hi * size / 8);
+            let end = self.bytes().div_ceil(8);
+            self.words.copy_within(from..end, to);
+        } else {
+            for i in hi..len {
+                let raw = self.raw(i);
+                self.set_raw(i - count, raw);
+            }
+        }
+        self.resize(len - count);
+    }
+
+    /// Reverses elements `lo..hi`.
+    pub fn reverse(&mut self, lo: usize, hi: usize) {
+        let hi = hi.min(self.len);
+        if lo >= hi {
+            return;
+        }
+        let (mut a, mut b) = (lo, hi - 1);
+        while a < b {
+            let (x, y) = (self.raw(a), self.raw(b));
+            self.set_raw(a, y);
+            self.set_raw(b, x);
+            a += 1;
+            b -= 1;
+        }
+    }
+
+    /// Stores `v` in elements `lo..hi`.
+    pub fn fill(&mut self, lo: usize, hi: usize, v: Bits) {
+        let hi = hi.min(self.len);
+        if lo >= hi {
+            return;
+        }
+        self.set(lo, v);
+        let raw = self.raw(lo);
+        let size = self.elem_size as usize;
+        // A whole word of the value, when the range covers whole words.
+        let mut word = 0u64;
+        for k in 0..(8 / size.max(1)) {
+            word |= raw << (k * size * 8);
+        }
+        let mut i = lo + 1;
+        while i < hi && !(i * size).is_multiple_of(8) {
+            self.set_raw(i, raw);
+            i += 1;
+        }
+        let per = (8 / size.max(1)).max(1);
+        while i + per <= hi {
+            if let Some(w) = self.words.get_mut(i * size / 8) {
+                *w = word;
+            }
+            i += per;
+        }
+        while i < hi {
+            self.set_raw(i, raw);
+            i += 1;
+        }
+    }
+
+    /// Copies the elements of `other` (of the same type) over this one's.
+    pub fn copy_from(&mut self, other: &Buffer) {
+        self.elem = other.elem.clone();
+        self.elem_size = other.elem_size;
+        self.len = other.len;
+        self.words.clear();
+        self.words.extend_from_slice(&other.words);
+    }
+}
+
 /// A scalar element's value.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Bits {
