@@ -623,6 +623,7 @@ fn bits_of(s: Scalar, v: &Value) -> Bits {
 }
 
 /// The value of a scalar read from a typed buffer.
+#[inline(always)]
 fn value_of(b: Bits) -> Value {
     match b {
         Bits::Bool(b) => Value::Bool(b),
@@ -633,7 +634,7 @@ fn value_of(b: Bits) -> Value {
 }
 
 /// Element `i` of a typed buffer.
-#[inline]
+#[inline(always)]
 fn scalar_at(s: Scalar, b: &Buffer, i: usize) -> Option<Value> {
     if i >= b.len {
         return None;
@@ -753,6 +754,30 @@ impl Storage {
         match &*self.elems.borrow() {
             Elems::Scalars(s, b) => scalar_at(*s, b, i),
             Elems::Values(v) => v.get(i).cloned(),
+        }
+    }
+
+    /// What `read` makes of element `i`, unless it was never written:
+    /// the hot path of element reads, inlined into its caller so that the
+    /// element goes from the buffer to `read` in registers (an `Option<Value>`
+    /// returned through memory costs a store-forwarding stall per read).
+    #[inline(always)]
+    pub(crate) fn element_with<T>(
+        &self,
+        i: usize,
+        read: impl FnOnce(&Value) -> Option<T>,
+    ) -> Option<T> {
+        match &*self.elems.borrow() {
+            Elems::Scalars(s, b) => {
+                // A scalar value owns nothing: not dropping it spares the
+                // call to `Value`'s drop glue on every read.
+                let v = std::mem::ManuallyDrop::new(scalar_at(*s, b, i)?);
+                read(&v)
+            }
+            Elems::Values(v) => match v.get(i)? {
+                Value::Uninit => None,
+                v => read(v),
+            },
         }
     }
 

@@ -72,6 +72,7 @@ impl Buffer {
 
     /// The scalar of type `s` at byte `at` (aligned to its size, as C++
     /// layout puts it, so it never straddles two words).
+    #[inline(always)]
     pub fn get_at(&self, at: usize, s: Scalar) -> Option<Bits> {
         let word = self.words.get(at / 8)? >> ((at % 8) * 8);
         Some(match s {
@@ -89,6 +90,7 @@ impl Buffer {
     }
 
     /// Stores a scalar of type `s` at byte `at` (ignored past the end).
+    #[inline]
     pub fn set_at(&mut self, at: usize, s: Scalar, v: Bits) {
         let size = s.size() as usize;
         let raw: u64 = match v {

@@ -703,10 +703,7 @@ impl<'p> Compiler<'p> {
             if checked && storage.unsynced.get().is_some() {
                 return m.eval(e).map(convert);
             }
-            let found = storage
-                .element(i)
-                .filter(|v| !matches!(v, Value::Uninit))
-                .and_then(|v| read(&v));
+            let found = storage.element_with(i, read);
             match found {
                 Some(v) => Ok(v),
                 None => m.eval(e).map(convert),
