@@ -205,6 +205,9 @@ impl Machine<'_> {
                 Ok(acc)
             }
             Algo::Sort { greater } => {
+                if storage.scalar() == Some(s) && storage.sort_scalars(lo, hi, greater) {
+                    return Ok(Value::Void);
+                }
                 // Sorted as values and stored back: n conversions beside
                 // the n log n comparisons.
                 let mut range = storage.values(lo, hi);

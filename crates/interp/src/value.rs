@@ -6,6 +6,8 @@
 //! only when the struct is shared. Vectors and the data of `array`s and
 //! `array_view`s live in [`Storage`], shared by reference between a vector and
 //! the views over it: Tessera's memory is shared between host and kernels.
+//! A storage of scalars keeps them in one typed buffer in C++ layout, the
+//! one a launch under the JIT works on (see [`Storage`]).
 
 use smallvec::SmallVec;
 use std::cell::{Cell, RefCell};
@@ -297,9 +299,9 @@ pub(crate) struct Shape {
 /// `elem`) from byte `base` on, read as `ty`s.
 ///
 /// Why the interpreter reads bytes through the scalars that hold them,
-/// rather than keeping bytes: its memory is typed (a `Value` per scalar,
-/// shared by every view of a storage, which `--check` follows element by
-/// element), and a pun is rare. A read of a `ty` scalar gathers the bytes of
+/// rather than keeping bytes: its memory is typed (a storage of scalars
+/// is a buffer of one scalar type, other memory a `Value` per scalar, and
+/// `--check` follows either element by element), and a pun is rare. A read of a `ty` scalar gathers the bytes of
 /// the `elem` scalars under it (C++ layout, little-endian); a write changes
 /// those scalars' bytes and nothing else, so writes through either type are
 /// seen through the other. Bytes held by no scalar (padding) cannot be read.
@@ -438,9 +440,10 @@ impl Pointer {
     }
 }
 
-// Every element of a vector or array is a `Value`: its size is the
-// interpreter's memory per element (a fat pointer in a variant made it 24
-// bytes and every big vector half as large again).
+// Every element of a struct, a C array or a storage of non-scalars is a
+// `Value`: its size is the interpreter's memory per element there (a fat
+// pointer in a variant made it 24 bytes and every big one half as large
+// again). Storages of scalars hold C++-sized elements instead.
 const _: () = assert!(std::mem::size_of::<Value>() == 16);
 
 impl Value {
@@ -881,6 +884,65 @@ impl Storage {
                 items[lo.min(hi)..hi].reverse();
             }
         }
+    }
+
+    /// Sorts elements `lo..hi` of a storage of scalars as numbers
+    /// (ascending, or descending when `greater`) as `std::sort` orders
+    /// them: floating-point by their total order, `unsigned long` as
+    /// unsigned. False for a storage of values, which the caller sorts.
+    ///
+    /// Why keys rather than sorting values: a number sorts as 8 bytes with
+    /// a plain comparison, and elements that compare equal are the same
+    /// bits, so an unstable sort gives the stable sort's result.
+    pub(crate) fn sort_scalars(&self, lo: usize, hi: usize, greater: bool) -> bool {
+        let mut elems = self.elems.borrow_mut();
+        let Elems::Scalars(s, b) = &mut *elems else {
+            return false;
+        };
+        let (s, hi) = (*s, hi.min(b.len));
+        let range = lo.min(hi)..hi;
+        let put = |b: &mut Buffer, keys: Vec<Value>| {
+            for (k, v) in keys.iter().enumerate() {
+                set_scalar(s, b, lo + k, v);
+            }
+        };
+        match s {
+            Scalar::Float | Scalar::Double => {
+                let mut keys: Vec<f64> = range
+                    .filter_map(|i| match scalar_at(s, b, i)? {
+                        Value::Float(f) => Some(f64::from(f)),
+                        Value::Double(d) => Some(d),
+                        _ => None,
+                    })
+                    .collect();
+                keys.sort_unstable_by(f64::total_cmp);
+                if greater {
+                    keys.reverse();
+                }
+                put(b, keys.into_iter().map(Value::Double).collect());
+            }
+            Scalar::ULong => {
+                let mut keys: Vec<u64> = range
+                    .filter_map(|i| Some(scalar_at(s, b, i)?.int() as u64))
+                    .collect();
+                keys.sort_unstable();
+                if greater {
+                    keys.reverse();
+                }
+                put(b, keys.into_iter().map(|k| Value::Int(k as i64)).collect());
+            }
+            _ => {
+                let mut keys: Vec<i64> = range
+                    .filter_map(|i| Some(scalar_at(s, b, i)?.int()))
+                    .collect();
+                keys.sort_unstable();
+                if greater {
+                    keys.reverse();
+                }
+                put(b, keys.into_iter().map(Value::Int).collect());
+            }
+        }
+        true
     }
 
     /// Appends `v`.
