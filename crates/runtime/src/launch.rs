@@ -502,4 +502,74 @@ mod tests {
         d.set(0, Bits::Double(2.5));
         assert_eq!(d.get(0), Some(Bits::Double(2.5)));
     }
+
+    /// Growing, shrinking and moving elements agree with a `Vec` of the
+    /// same numbers, for every element size, over a long pseudo-random
+    /// sequence of operations (positions that are and are not word-aligned).
+    #[test]
+    fn growth_and_moves_agree_with_a_vec() {
+        for s in [Scalar::Char, Scalar::Short, Scalar::Int, Scalar::Long] {
+            let mut b = Buffer::scalars(s, 0).expect("empty");
+            let mut model: Vec<i64> = Vec::new();
+            let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+            let mut next = |n: u64| {
+                seed = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                (seed >> 33) % n.max(1)
+            };
+            // Values that fit every type, so that the model needs no wrap.
+            let value = |k: u64| (k % 200) as i64 - 100;
+            for _ in 0..3000 {
+                let len = model.len() as u64;
+                match next(7) {
+                    0 | 1 => {
+                        let v = value(next(1000));
+                        b.push(Bits::Int(v));
+                        model.push(v);
+                    }
+                    2 => {
+                        let at = next(len + 1) as usize;
+                        let count = next(20) as usize;
+                        b.insert_zeroed(at, count);
+                        model.splice(at..at, std::iter::repeat_n(0, count));
+                    }
+                    3 => {
+                        let lo = next(len + 1) as usize;
+                        let hi = lo + next(len - lo as u64 + 1) as usize;
+                        b.remove_range(lo, hi);
+                        model.drain(lo..hi);
+                    }
+                    4 => {
+                        let n = next(len + 40) as usize;
+                        b.resize(n);
+                        model.resize(n, 0);
+                    }
+                    5 => {
+                        let lo = next(len + 1) as usize;
+                        let hi = lo + next(len - lo as u64 + 1) as usize;
+                        let v = value(next(1000));
+                        b.fill(lo, hi, Bits::Int(v));
+                        model[lo..hi].fill(v);
+                    }
+                    _ => {
+                        let lo = next(len + 1) as usize;
+                        let hi = lo + next(len - lo as u64 + 1) as usize;
+                        b.reverse(lo, hi);
+                        model[lo..hi].reverse();
+                    }
+                }
+                assert_eq!(b.len, model.len(), "{s:?}");
+                for (i, &v) in model.iter().enumerate() {
+                    assert_eq!(b.get(i), Some(Bits::Int(v)), "{s:?} element {i}");
+                }
+            }
+            // The bytes past the end are zero: growing shows zeros.
+            let n = b.len;
+            b.resize(n + 9);
+            for i in n..n + 9 {
+                assert_eq!(b.get(i), Some(Bits::Int(0)), "{s:?} grown {i}");
+            }
+        }
+    }
 }
