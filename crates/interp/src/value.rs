@@ -751,8 +751,9 @@ impl Storage {
         }
     }
 
-    /// Element `i` as the interpreter sees it.
-    #[inline]
+    /// Element `i` as the interpreter sees it (inlined, so that the value
+    /// reaches its caller in registers: see [`Storage::element_with`]).
+    #[inline(always)]
     pub(crate) fn element(&self, i: usize) -> Option<Value> {
         match &*self.elems.borrow() {
             Elems::Scalars(s, b) => scalar_at(*s, b, i),
