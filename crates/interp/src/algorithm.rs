@@ -97,7 +97,7 @@ impl Machine<'_> {
         hi: usize,
         span: Span,
     ) -> Res<()> {
-        let values: Vec<Value> = storage.data()[lo..hi].to_vec();
+        let values: Vec<Value> = storage.values(lo, hi);
         self.write_pointed(ptr, lo as i64, values, span)
     }
 
@@ -133,7 +133,6 @@ impl Machine<'_> {
         };
         let (storage, through) = self.range_storage(&args[0], first, hi, true)?;
         let (lo, hi) = self.checked_range(lo, hi, storage.len(), span)?;
-        self.materialize(&storage, span)?;
         let result = self.run_algorithm(algo, args, &storage, lo, hi, span)?;
         if let Some(ptr) = through
             && matches!(
@@ -165,7 +164,7 @@ impl Machine<'_> {
                 let v = self.eval(&args[3])?;
                 for start in (lo..hi).step_by(POLL_CHUNK) {
                     let end = (start + POLL_CHUNK).min(hi);
-                    storage.data_mut()[start..end].fill(v.clone());
+                    storage.fill(start, end, &v);
                     self.poll(span)?;
                 }
                 Ok(Value::Void)
@@ -177,16 +176,15 @@ impl Machine<'_> {
                     .map_err(|err| self.arith_error(err, t, span))?;
                 for start in (lo..hi).step_by(POLL_CHUNK) {
                     let end = (start + POLL_CHUNK).min(hi);
-                    let mut data = storage.data_mut();
                     for k in start..end {
-                        data[k] = arith::convert(&v, t, s)
+                        let x = arith::convert(&v, t, s)
                             .map_err(|err| self.arith_error(err, s, span))?;
+                        storage.set(k, x);
                         if k + 1 < hi {
                             v = arith::binary(BinOp::Add, t, &v, &one, t)
                                 .map_err(|err| self.arith_error(err, t, span))?;
                         }
                     }
-                    drop(data);
                     self.poll(span)?;
                 }
                 Ok(Value::Void)
@@ -194,7 +192,7 @@ impl Machine<'_> {
             Algo::Accumulate(common) => {
                 let t = args[3].ty.scalar().unwrap_or(Scalar::Int);
                 let mut acc = self.eval(&args[3])?;
-                let items: Vec<Value> = storage.data()[lo..hi].to_vec();
+                let items: Vec<Value> = storage.values(lo, hi);
                 for x in &items {
                     let fail = |m: &Self, err| m.arith_error(err, common, span);
                     let a = arith::convert(&acc, t, common).map_err(|err| fail(self, err))?;
@@ -207,32 +205,38 @@ impl Machine<'_> {
                 Ok(acc)
             }
             Algo::Sort { greater } => {
-                let mut data = storage.data_mut();
-                let range = &mut data[lo..hi];
+                if storage.scalar() == Some(s) && storage.sort_scalars(lo, hi, greater) {
+                    return Ok(Value::Void);
+                }
+                // Sorted as values and stored back: n conversions beside
+                // the n log n comparisons.
+                let mut range = storage.values(lo, hi);
                 range.sort_by(|a, b| order(a, b, s));
                 if greater {
                     range.reverse();
                 }
+                storage.put_values(lo, &range);
                 Ok(Value::Void)
             }
             Algo::Reverse => {
-                storage.data_mut()[lo..hi].reverse();
+                storage.reverse(lo, hi);
                 Ok(Value::Void)
             }
             Algo::MinMaxElement { max } => {
-                let data = storage.data();
-                let mut best = lo;
-                for k in lo..hi {
+                let data = storage.values(lo, hi);
+                let mut best = 0;
+                for k in 0..data.len() {
                     let o = order(&data[k], &data[best], s);
                     if (max && o == Ordering::Greater) || (!max && o == Ordering::Less) {
                         best = k;
                     }
                 }
-                Ok(Value::Int(if lo == hi { hi } else { best } as i64))
+                Ok(Value::Int(if lo == hi { hi } else { lo + best } as i64))
             }
             Algo::Count => {
                 let v = self.eval(&args[3])?;
-                let n = storage.data()[lo..hi]
+                let n = storage
+                    .values(lo, hi)
                     .iter()
                     .filter(|x| equal(x, &v, s))
                     .count();
@@ -245,7 +249,7 @@ impl Machine<'_> {
                 let place = self.place(&args[4])?;
                 let mut hits = 0i64;
                 for k in lo..hi {
-                    let Some(x) = storage.data().get(k).cloned() else {
+                    let Some(x) = storage.element(k) else {
                         break;
                     };
                     self.write(&place, x, span)?;
@@ -265,15 +269,16 @@ impl Machine<'_> {
                 let (other, through) =
                     self.range_storage(&args[3], second, hi2, algo == Algo::Equal)?;
                 let (lo2, hi2) = self.checked_range(lo2, hi2, other.len(), args[4].span)?;
-                let items: Vec<Value> = storage.data()[lo..hi].to_vec();
+                let items: Vec<Value> = storage.values(lo, hi);
                 if algo == Algo::Equal {
-                    let same = other.data()[lo2..hi2]
+                    let same = other
+                        .values(lo2, hi2)
                         .iter()
                         .zip(&items)
                         .all(|(a, b)| equal(a, b, s));
                     return Ok(Value::Bool(same));
                 }
-                other.data_mut()[lo2..hi2].clone_from_slice(&items);
+                other.put_values(lo2, &items);
                 if let Some(ptr) = through {
                     self.write_back(&other, &ptr, lo2, hi2, span)?;
                 }

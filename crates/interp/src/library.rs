@@ -3,7 +3,7 @@
 
 use crate::arith;
 use crate::expr::scalar;
-use crate::machine::{Machine, Res, Stop};
+use crate::machine::{Machine, POLL_CHUNK, Res, Stop};
 use crate::value::{Place, Root, StorageKind, Value, View, ViewData, get_path};
 use std::rc::Rc;
 use tessera_diagnostics::{Span, codes};
@@ -376,8 +376,13 @@ impl Machine<'_> {
                         self.charge(s.len() as u64 / 16, span)?;
                         self.take_memory(s.elem_bytes, span)?;
                         let mut buckets = s.buckets.get();
+                        // Hash tables work on values: a set's storage
+                        // is one of values from its first insertion on.
+                        let Some(mut data) = s.values_mut() else {
+                            return Ok(Value::Void);
+                        };
                         let inserted = crate::hashtable::insert(
-                            &mut s.data_mut(),
+                            &mut data,
                             &mut buckets,
                             v,
                             elem,
@@ -392,13 +397,12 @@ impl Machine<'_> {
                         }
                         return Ok(Value::Void);
                     }
-                    let at = {
-                        let data = s.data();
-                        container_slot(&data, &v, elem, *kind)
-                    };
+                    let at = s
+                        .values_mut()
+                        .and_then(|data| container_slot(&data, &v, elem, *kind));
                     if let Some(at) = at {
                         self.take_memory(s.elem_bytes, span)?;
-                        s.data_mut().insert(at, v);
+                        s.insert(at, v);
                         s.reshape();
                     }
                 }
@@ -412,7 +416,7 @@ impl Machine<'_> {
                 if let Value::Vector(s) = c {
                     self.take_memory(s.elem_bytes, span)?;
                     self.charge(s.len() as u64 / 16, span)?;
-                    s.data_mut().insert(0, v);
+                    s.insert(0, v);
                     s.reshape();
                 }
                 Ok(Value::Void)
@@ -421,7 +425,7 @@ impl Machine<'_> {
                 let cp = self.place(&args[0])?;
                 if let Value::Vector(s) = self.read(&cp, span)? {
                     let n = s.len() as u64;
-                    s.data_mut().clear();
+                    s.remove(0, usize::MAX);
                     s.reshape();
                     self.meter.give(n * s.elem_bytes);
                 }
@@ -468,10 +472,15 @@ impl Machine<'_> {
                 let source = self.eval(&args[1])?;
                 if let (Value::Vector(t), Value::Vector(s)) = (target, source) {
                     let elem = args[0].ty.sequence_elem().cloned().unwrap_or(Type::INT);
-                    let data = self.copied_elements(s.data().clone(), &elem, span)?;
-                    self.charge(data.len() as u64 / 16, span)?;
                     let old = t.len() as u64;
-                    *t.data_mut() = data;
+                    self.charge(s.len() as u64 / 16, span)?;
+                    if s.scalar().is_some() {
+                        // Scalars: a copy of the buffer.
+                        t.assign_from(&s);
+                    } else {
+                        let data = self.copied_elements(s.to_values(), &elem, span)?;
+                        t.replace(data);
+                    }
                     t.reshape();
                     self.meter.give(old * t.elem_bytes);
                 }
@@ -500,9 +509,18 @@ impl Machine<'_> {
                     if n > old && self.holds_storage(&args[2].ty, 0) {
                         let added =
                             self.copied_elements(vec![value; n - old], &args[2].ty, span)?;
-                        t.data_mut().extend(added);
+                        t.insert_many(old, added);
+                    } else if n > old {
+                        // A big growth is filled a chunk at a time, so that
+                        // the time limit stops it.
+                        t.reserve(n - old);
+                        for start in (old..n).step_by(POLL_CHUNK) {
+                            let end = (start + POLL_CHUNK).min(n);
+                            t.resize(end, value.clone());
+                            self.poll(span)?;
+                        }
                     } else {
-                        t.data_mut().resize(n, value);
+                        t.resize(n, value);
                     }
                     t.reshape();
                 }
@@ -511,7 +529,7 @@ impl Machine<'_> {
             Intrinsic::ContainerFrom => {
                 let src = self.eval(&args[0])?;
                 let data: Vec<Value> = match &src {
-                    Value::Vector(s) => s.data().clone(),
+                    Value::Vector(s) => s.to_values(),
                     _ => Vec::new(),
                 };
                 let elem = elem_type(&e.ty);
@@ -560,7 +578,7 @@ impl Machine<'_> {
                 let v = self.copy_value(v, &args[1].ty, span)?;
                 if let Value::Vector(s) = vec {
                     self.take_memory(s.elem_bytes, span)?;
-                    s.data_mut().push(v);
+                    s.push(v);
                     s.reshape();
                 }
                 Ok(Value::Void)
@@ -580,7 +598,7 @@ impl Machine<'_> {
             Intrinsic::VectorReversed => {
                 let v = self.eval(&args[0])?;
                 let data = match &v {
-                    Value::Vector(s) => s.data().iter().rev().cloned().collect(),
+                    Value::Vector(s) => s.to_values().into_iter().rev().collect(),
                     _ => Vec::new(),
                 };
                 let elem = elem_type(&e.ty);
@@ -1183,7 +1201,7 @@ impl Machine<'_> {
                 if self.checker.on && !self.in_kernel {
                     self.check_host_access(s, span);
                 }
-                s.data().clone()
+                s.to_values()
             }
             Value::View(view) => {
                 let view = Rc::clone(view);
@@ -1339,10 +1357,7 @@ impl Machine<'_> {
                         .with_label("destination too small")
                         .into());
                 }
-                let mut out = v.data_mut();
-                for (slot, x) in out.iter_mut().zip(data) {
-                    *slot = x;
-                }
+                v.put_values(0, &data);
                 Ok(())
             }
             _ => Ok(()),
@@ -1560,7 +1575,7 @@ impl Machine<'_> {
     fn scatter_iter(&mut self, args: &[Expr], e: &Expr) -> Res<Value> {
         let span = e.span;
         let data = match self.eval(&args[0])? {
-            Value::Vector(s) => s.data().clone(),
+            Value::Vector(s) => s.to_values(),
             _ => Vec::new(),
         };
         self.eval(&args[1])?;

@@ -556,12 +556,6 @@ impl<'p> Machine<'p> {
         Ok(())
     }
 
-    /// The elements of `storage`, made now if it was filled lazily, a
-    /// chunk at a time so that a huge fill stops at the time limit.
-    pub(crate) fn materialize(&mut self, storage: &Storage, span: Span) -> Res<()> {
-        storage.materialize_polled(POLL_CHUNK, || self.poll(span))
-    }
-
     /// Checks now whether the run was interrupted or passed its time limit.
     pub(crate) fn poll(&self, span: Span) -> Res<()> {
         if let Some(flag) = &self.interrupt
@@ -622,23 +616,45 @@ impl<'p> Machine<'p> {
         let elem_bytes = self.type_bytes(elem);
         self.take_memory(n.saturating_mul(elem_bytes), span)?;
         self.charge(n / 16, span)?;
-        let n = usize::try_from(n)
-            .map_err(|_| self.error(codes::R0010, span, "allocation too large"))?;
-        if matches!(
-            fill,
-            Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Double(_) | Value::Uninit
-        ) {
-            return Ok(Storage::filled(n, fill, kind, elem_bytes, &self.meter));
+        let too_large = || self.error(codes::R0010, span, "allocation too large");
+        let n = usize::try_from(n).map_err(|_| too_large())?;
+        if let Type::Scalar(s) = elem {
+            // Zeroed memory from the system costs nothing until touched;
+            // another value is written a chunk at a time, so that the time
+            // limit and an interrupt stop a huge fill.
+            let storage =
+                Storage::zeroed(n, *s, kind, elem_bytes, &self.meter).ok_or_else(too_large)?;
+            let zero = match fill {
+                Value::Uninit => true,
+                Value::Bool(b) => !b,
+                Value::Int(v) => v == 0,
+                Value::Float(f) => f.to_bits() == 0,
+                Value::Double(d) => d.to_bits() == 0,
+                _ => false,
+            };
+            if !zero {
+                for start in (0..n).step_by(POLL_CHUNK) {
+                    storage.fill(start, (start + POLL_CHUNK).min(n), &fill);
+                    self.poll(span)?;
+                }
+            }
+            return Ok(storage);
         }
         // Elements holding vectors or arrays each get their own copies.
-        if self.holds_storage(elem, 0) {
-            let mut data = Vec::with_capacity(n.min(1 << 16));
-            for _ in 0..n {
-                data.push(self.copy_value(fill.clone(), elem, span)?);
+        let mut data = Vec::new();
+        data.try_reserve_exact(n).map_err(|_| too_large())?;
+        let copies = self.holds_storage(elem, 0);
+        for start in (0..n).step_by(POLL_CHUNK) {
+            for _ in start..(start + POLL_CHUNK).min(n) {
+                data.push(if copies {
+                    self.copy_value(fill.clone(), elem, span)?
+                } else {
+                    fill.clone()
+                });
             }
-            return Ok(Storage::new(data, kind, elem_bytes, &self.meter));
+            self.poll(span)?;
         }
-        Ok(Storage::new(vec![fill; n], kind, elem_bytes, &self.meter))
+        Ok(Storage::new(data, kind, None, elem_bytes, &self.meter))
     }
 
     /// Storage holding `data`.
@@ -655,7 +671,13 @@ impl<'p> Machine<'p> {
         // A container owns its elements: those holding vectors or arrays
         // (`{row, row}`, a copied vector of vectors) get their own copies.
         let data = self.copied_elements(data, elem, span)?;
-        Ok(Storage::new(data, kind, elem_bytes, &self.meter))
+        Ok(Storage::new(
+            data,
+            kind,
+            elem.scalar(),
+            elem_bytes,
+            &self.meter,
+        ))
     }
 
     /// The C++ size of a type, for the memory budget: its layout's size
@@ -714,11 +736,15 @@ impl<'p> Machine<'p> {
                 Value::Agg(Rc::new(items))
             }
             Type::CArray(elem, n) => {
-                // Frames are counted when they are entered; this only makes
-                // sure that no single array is built past the limit.
+                // Frames are counted when they are entered (a local array
+                // is in `used` already: taking its bytes again would count
+                // it twice); this only makes sure that no single array is
+                // built past the limit.
                 let bytes = self.type_bytes(ty);
-                self.take_memory(bytes, span)?;
-                self.meter.give(bytes);
+                if bytes > self.meter.limit() {
+                    self.take_memory(bytes, span)?;
+                    self.meter.give(bytes);
+                }
                 let z = self.zero_value(elem, span)?;
                 Value::Agg(Rc::new(vec![z; *n as usize]))
             }
@@ -729,6 +755,7 @@ impl<'p> Machine<'p> {
             Type::Vector(elem) | Type::Container(_, elem) => Value::Vector(Storage::new(
                 Vec::new(),
                 StorageKind::Vector,
+                elem.scalar(),
                 self.type_bytes(elem),
                 &self.meter,
             )),
@@ -922,8 +949,15 @@ impl<'p> Machine<'p> {
                 self.take_memory(s.len() as u64 * s.elem_bytes, span)?;
                 self.meter.give(s.len() as u64 * s.elem_bytes);
                 let elem = ty.sequence_elem().cloned().unwrap_or(Type::INT);
-                let data = s.data().clone();
-                let copy = self.storage_of(data, &elem, StorageKind::Vector, span)?;
+                let copy = match s.copy_scalars(StorageKind::Vector) {
+                    // Scalars: a copy of the buffer (counted just above).
+                    Some(copy) => {
+                        self.take_memory(s.len() as u64 * s.elem_bytes, span)?;
+                        self.charge(s.len() as u64 / 64, span)?;
+                        copy
+                    }
+                    None => self.storage_of(s.to_values(), &elem, StorageKind::Vector, span)?,
+                };
                 // A copied hash table keeps its buckets, so its order.
                 copy.buckets.set(s.buckets.get());
                 Ok(Value::Vector(copy))
@@ -1146,10 +1180,7 @@ impl<'p> Machine<'p> {
                 if place.path.is_empty() {
                     storage.element(*i).map(|v| Ok(Some(v)))
                 } else {
-                    storage
-                        .data()
-                        .get(*i)
-                        .map(|v| read_path(v, &place.path).map(|x| x.cloned()))
+                    storage.read_in(*i, &place.path)
                 }
             }
             Root::Temp(cell) => Some(read_path(&cell.borrow(), &place.path).map(|x| x.cloned())),
@@ -1206,18 +1237,10 @@ impl<'p> Machine<'p> {
                         .get_mut(*slot as usize)
                         .and_then(|v| get_path_mut(v, &place.path)),
                     Root::Elem(storage, i) => {
-                        // The first write makes a lazily filled vector's
-                        // elements (reads take the fill as it is): a big one
-                        // a chunk at a time, so that the time limit and an
-                        // interrupt stop a huge fill.
-                        if storage.lazy_beyond(POLL_CHUNK) {
-                            self.materialize(storage, span)?;
-                        }
-                        let mut data = storage.data_mut();
-                        if let Some(target) =
-                            data.get_mut(*i).and_then(|t| get_path_mut(t, &place.path))
-                        {
-                            *target = v;
+                        if place.path.is_empty() {
+                            storage.set(*i, v);
+                        } else {
+                            storage.write_in(*i, &place.path, v);
                         }
                         return Ok(());
                     }

@@ -21,10 +21,11 @@ use tessera_runtime::layout::{field_offset, size_align};
 const KEEP_AFTER: u8 = 3;
 
 /// What handing a host loop's data over has cost. A short loop over much
-/// data (a helper writing a few elements of a big vector, called again and
-/// again from interpreted code) spends its time converting: the elements it
-/// wrote go back to the interpreter's form at the interpreter's next access
-/// and forth at the next run. When that happened after a run shorter than
+/// data (a helper writing a few elements of a big vector of structs, called
+/// again and again from interpreted code) spends its time converting: the
+/// elements it wrote go back to the interpreter's form after the run and
+/// forth at the next run (a vector of scalars is handed over as it is, and
+/// costs no conversion). When that happened after a run shorter than
 /// the conversion, [`KEEP_AFTER`] times in a row, the interpreter keeps the
 /// loop (either engine gives the same results).
 #[derive(Debug, Default)]
@@ -49,11 +50,10 @@ enum Home {
         storage: Rc<Storage>,
         /// Some captured view (or the host statement) may write them.
         written: bool,
-        /// The buffer is the storage's own typed copy, taken out of it
-        /// rather than copied: it must go back whatever the outcome.
+        /// The buffer is the storage's own typed buffer, taken out of it
+        /// rather than copied (nothing writes it): it must go back whatever
+        /// the outcome.
         taken: bool,
-        /// The typed copy held writes the values lack.
-        dirty: bool,
     },
     /// A host C array a view was made over.
     Place(Place),
@@ -80,11 +80,12 @@ impl Marshalled {
         }
     }
 
-    /// The buffer of a storage's elements, made once per storage. A typed
-    /// copy the storage holds is taken as it is when nothing writes it or
-    /// when it holds nothing the values lack (a failed run then simply
-    /// drops it); one with writes the values lack that may be written is
-    /// copied, so a failed run leaves it intact for the rerun.
+    /// The buffer of a storage's elements, made once per storage. A
+    /// storage of scalars hands over its own buffer when nothing writes it
+    /// (it goes back whatever the outcome), else a copy of it (a failed run
+    /// then leaves the storage as it was, for the interpreter's rerun; a
+    /// run to the end makes the copy the elements): a byte copy, no
+    /// conversion. Other elements are converted to C++ layout.
     fn storage_buffer(
         &mut self,
         structs: &[tessera_ir::StructDef],
@@ -99,28 +100,34 @@ impl Marshalled {
             .position(|h| matches!(h, Home::Storage { storage: s, .. } if Rc::ptr_eq(s, storage)))
         {
             // One storage reached twice (a vector and a view over it): the
-            // buffer goes back if either writes it.
-            if written && let Some(Home::Storage { written: w, .. }) = self.homes.get_mut(i) {
+            // buffer goes back if either writes it; a buffer taken for
+            // reading becomes a copy, the original back in the storage.
+            if written
+                && let Some(Home::Storage {
+                    written: w, taken, ..
+                }) = self.homes.get_mut(i)
+            {
                 *w = true;
+                if *taken {
+                    *taken = false;
+                    let copy = self.buffers[i].clone();
+                    let original = std::mem::replace(&mut self.buffers[i], copy);
+                    storage.give_buffer(original);
+                }
             }
             return (self.buffers[i].elem == *elem).then_some(i);
         }
-        let (buffer, taken, dirty) = match storage.take_device() {
-            Some((b, true)) if written => {
-                let copy = b.clone();
-                storage.keep_device(b, true);
-                (copy, false, true)
-            }
-            Some((b, dirty)) => (b, true, dirty),
-            None => match storage.lazy_fill() {
-                // Never looked at: the buffer is the fill value, repeated.
-                Some((n, fill)) => (fill_buffer(elem, size, n, &fill)?, false, false),
-                None => (
-                    marshal_items(structs, elem, size, &storage.data())?,
-                    false,
-                    false,
-                ),
-            },
+        let own = if written {
+            storage.buffer_copy().map(|b| (b, false))
+        } else {
+            storage.take_buffer().map(|b| (b, true))
+        };
+        let (buffer, taken) = match own {
+            Some(own) => own,
+            None => (
+                marshal_items(structs, elem, size, &storage.to_values())?,
+                false,
+            ),
         };
         let fits = buffer.elem == *elem && buffer.elem_size == size;
         self.buffers.push(buffer);
@@ -128,7 +135,6 @@ impl Marshalled {
             storage: Rc::clone(storage),
             written,
             taken,
-            dirty,
         });
         fits.then_some(self.buffers.len() - 1)
     }
@@ -254,10 +260,14 @@ impl Machine<'_> {
         span: Span,
         run: impl FnOnce(&mut Launch) -> LaunchOutcome,
     ) -> bool {
+        // Copies count against the limit while they live; a storage's own
+        // buffer, handed over in place, is counted already.
         let bytes: u64 = launch
             .buffers
             .iter()
-            .map(|b| (b.len as u64).saturating_mul(u64::from(b.elem_size)))
+            .zip(&homes)
+            .filter(|(_, h)| !matches!(h, Home::Storage { taken: true, .. }))
+            .map(|(b, _)| (b.len as u64).saturating_mul(u64::from(b.elem_size)))
             .fold(0, u64::saturating_add);
         // When the copies do not fit in the memory limit, the interpreter
         // runs the launch in place.
@@ -380,9 +390,8 @@ impl Machine<'_> {
     }
 
     /// Puts a buffer back after a run: results go where the data came from
-    /// when the run is `done`; a typed copy taken from a storage goes back
-    /// to it whatever the outcome, unless a failed run may have written it
-    /// (its values are then the truth, and the copy is dropped).
+    /// when the run is `done`; a storage's own buffer, taken for reading,
+    /// goes back to it whatever the outcome.
     fn put_back(&mut self, buffer: Buffer, home: Home, done: bool, span: Span) {
         let structs = &self.prog.structs;
         let size = buffer.elem_size as usize;
@@ -392,13 +401,17 @@ impl Machine<'_> {
                 storage,
                 written,
                 taken,
-                dirty,
             } => {
-                let scalar = matches!(buffer.elem, Type::Scalar(_));
-                if done && scalar {
-                    storage.keep_device(buffer, written || dirty);
-                } else if done && written {
-                    let mut data = storage.data_mut();
+                if taken {
+                    // Its own buffer, read only: back as it was.
+                    storage.give_buffer(buffer);
+                } else if done && written && storage.scalar().is_some() {
+                    // A copy the run wrote: now the elements.
+                    storage.give_buffer(buffer);
+                } else if done
+                    && written
+                    && let Some(mut data) = storage.values_mut()
+                {
                     for (i, slot) in data.iter_mut().enumerate() {
                         if let Some(v) = read_object(structs, &buffer, i * size, &buffer.elem)
                             && !(matches!(slot, Value::Uninit) && is_zero(&v))
@@ -408,8 +421,6 @@ impl Machine<'_> {
                             *slot = v;
                         }
                     }
-                } else if taken && (done || !written) {
-                    storage.keep_device(buffer, dirty);
                 }
             }
             Home::Whole(place) => {
@@ -530,7 +541,7 @@ impl Machine<'_> {
             let converted = cost
                 .written
                 .iter()
-                .any(|w| w.upgrade().is_some_and(|s| !s.pending()));
+                .any(|w| w.upgrade().is_some_and(|s| s.scalar().is_none()));
             let convert = std::time::Duration::from_nanos(cost.elements as u64 * CONVERT_NS);
             if converted && cost.ran_for < convert {
                 cost.strikes = cost.strikes.saturating_add(1);
@@ -790,30 +801,6 @@ fn view_arg(buffer: usize, view: &crate::value::View) -> Arg {
         extent: view.extent.clone(),
         strides: view.strides.clone(),
     }
-}
-
-/// `n` copies of a scalar in C++ layout.
-fn fill_buffer(elem: &Type, size: u32, n: usize, fill: &Value) -> Option<Buffer> {
-    let Type::Scalar(s) = elem else {
-        return None;
-    };
-    let mut buffer = Buffer::zeroed(elem.clone(), size, n)?;
-    let b = match fill {
-        Value::Uninit => return Some(buffer),
-        v => bits(v)?,
-    };
-    let zero = match b {
-        Bits::Bool(x) => !x,
-        Bits::Int(x) => x == 0,
-        Bits::Float(f) => f.to_bits() == 0,
-        Bits::Double(d) => d.to_bits() == 0,
-    };
-    if !zero {
-        for k in 0..n {
-            buffer.set_at(k * size as usize, *s, b);
-        }
-    }
-    Some(buffer)
 }
 
 /// Elements in C++ layout.

@@ -4,8 +4,8 @@
 //! A pun ([`Pun`]) keeps the memory as it is (its elements and their type)
 //! and the type it is read as. Reading a `U` scalar at a byte gathers the
 //! bytes of the element scalars that hold it, in C++ layout and
-//! little-endian order, each read through [`Machine::read`] (so a typed copy
-//! left by the JIT comes back first and `--check` sees the access); writing
+//! little-endian order, each read through [`Machine::read`] (so `--check`
+//! sees the access, as it sees any element access); writing
 //! one changes those scalars' bytes and nothing else. Both directions are
 //! exact bit for bit; what has no exact answer is refused when it happens:
 //! bytes that no scalar holds (padding) and a `bool` byte other than 0 or 1.

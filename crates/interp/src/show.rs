@@ -113,7 +113,7 @@ impl Machine<'_> {
             },
             Type::Vector(elem) => {
                 let data: Vec<Value> = match v {
-                    Value::Vector(s) => s.data().clone(),
+                    Value::Vector(s) => s.to_values(),
                     _ => Vec::new(),
                 };
                 let parts: Vec<String> = picks(data.len())

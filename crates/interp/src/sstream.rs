@@ -113,9 +113,8 @@ fn chars_bytes(v: &Value) -> Vec<u8> {
     let Value::Vector(s) = v else {
         return Vec::new();
     };
-    let data = s.data();
-    let n = data.len().saturating_sub(1);
-    data[..n].iter().map(|c| c.int() as u8).collect()
+    let n = s.len().saturating_sub(1);
+    s.values(0, n).iter().map(|c| c.int() as u8).collect()
 }
 
 /// A wide string's text (held as UTF-8).

@@ -6,12 +6,15 @@
 //! only when the struct is shared. Vectors and the data of `array`s and
 //! `array_view`s live in [`Storage`], shared by reference between a vector and
 //! the views over it: Tessera's memory is shared between host and kernels.
+//! A storage of scalars keeps them in one typed buffer in C++ layout, the
+//! one a launch under the JIT works on (see [`Storage`]).
 
 use smallvec::SmallVec;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use tessera_diagnostics::Span;
-use tessera_ir::Manipulator;
+use tessera_ir::{Manipulator, Scalar};
+use tessera_runtime::launch::{Bits, Buffer};
 
 /// Positions of fields and elements inside an object; short, so kept inline.
 pub(crate) type Path = SmallVec<[u32; 4]>;
@@ -296,9 +299,9 @@ pub(crate) struct Shape {
 /// `elem`) from byte `base` on, read as `ty`s.
 ///
 /// Why the interpreter reads bytes through the scalars that hold them,
-/// rather than keeping bytes: its memory is typed (a `Value` per scalar,
-/// shared by every view of a storage, which `--check` follows element by
-/// element), and a pun is rare. A read of a `ty` scalar gathers the bytes of
+/// rather than keeping bytes: its memory is typed (a storage of scalars
+/// is a buffer of one scalar type, other memory a `Value` per scalar, and
+/// `--check` follows either element by element), and a pun is rare. A read of a `ty` scalar gathers the bytes of
 /// the `elem` scalars under it (C++ layout, little-endian); a write changes
 /// those scalars' bytes and nothing else, so writes through either type are
 /// seen through the other. Bytes held by no scalar (padding) cannot be read.
@@ -437,9 +440,10 @@ impl Pointer {
     }
 }
 
-// Every element of a vector or array is a `Value`: its size is the
-// interpreter's memory per element (a fat pointer in a variant made it 24
-// bytes and every big vector half as large again).
+// Every element of a struct, a C array or a storage of non-scalars is a
+// `Value`: its size is the interpreter's memory per element there (a fat
+// pointer in a variant made it 24 bytes and every big one half as large
+// again). Storages of scalars hold C++-sized elements instead.
 const _: () = assert!(std::mem::size_of::<Value>() == 16);
 
 impl Value {
@@ -507,6 +511,11 @@ impl Meter {
         }
     }
 
+    /// The limit.
+    pub(crate) fn limit(&self) -> u64 {
+        self.limit
+    }
+
     /// Returns `bytes` to the budget.
     pub(crate) fn give(&self, bytes: u64) {
         self.used.set(self.used.get().saturating_sub(bytes));
@@ -528,39 +537,31 @@ pub(crate) enum StorageKind {
     },
 }
 
-/// How a [`Storage`]'s values stand against its lazy fill and typed copy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Sync {
-    /// The values are all there is.
-    Settled,
-    /// A typed copy exists and agrees with the values: reads go straight
-    /// to the values; a write drops the copy.
-    CleanCopy,
-    /// The values are not made yet or lack the typed copy's writes.
-    Pending,
+/// A storage's elements.
+#[derive(Debug)]
+enum Elems {
+    /// Scalars of one type, in C++ layout: the memory a launch hands to a
+    /// kernel engine as it is, and the interpreter reads and writes one
+    /// element at a time. A `std::vector<int>` of n elements takes 4n
+    /// bytes, as in C++.
+    Scalars(Scalar, Buffer),
+    /// Elements of any other type (structs, strings, nested containers),
+    /// or of a container the library works on as values (sets, maps).
+    Values(Vec<Value>),
 }
 
 /// A block of elements: a vector's, or an array's.
 ///
-/// After a launch run by another engine, the elements may live in that
-/// engine's typed copy ([`Storage::device`]) until the host touches them:
-/// chained launches then pass the copy along without converting every
-/// element twice per launch. Every access goes through [`Storage::data`] or
-/// [`Storage::data_mut`], which bring the copy back first.
+/// Elements of a scalar type live in one typed buffer in C++ layout
+/// ([`Elems::Scalars`]), which a launch under the JIT uses in place: no
+/// element is converted at a hand-off in either direction, and the memory
+/// the interpreter takes is the memory the program asks for. Every access
+/// goes through the element methods below, which convert one element at a
+/// time.
 #[derive(Debug)]
 pub(crate) struct Storage {
-    /// The elements (stale while `device` holds a copy with writes).
-    values: RefCell<Vec<Value>>,
-    /// Elements not made yet: the storage was created as `n` copies of one
-    /// scalar and nothing has looked at them (a launch can start from the
-    /// value alone, without building millions of elements first).
-    lazy: RefCell<Option<(usize, Value)>>,
-    /// A typed copy of scalar elements left by a launch, and whether it
-    /// holds writes the values do not have yet.
-    device: RefCell<Option<(tessera_runtime::launch::Buffer, bool)>>,
-    /// What `lazy` and `device` hold, summed up so that the interpreter's
-    /// element accesses (the hot path) test one cell, not two `RefCell`s.
-    sync: Cell<Sync>,
+    /// The elements.
+    elems: RefCell<Elems>,
     /// Vector or accelerator memory.
     pub(crate) kind: StorageKind,
     /// A `new` allocation that was deleted.
@@ -592,6 +593,84 @@ pub(crate) struct Storage {
     pub(crate) reshaped: Cell<u64>,
 }
 
+/// A value as a scalar of type `s` (what a typed buffer stores). Values
+/// reach a storage already converted to its element type; the conversions
+/// here only make sure that a stray one (an `Int` zero for a `double`, a
+/// never-written element) is stored as C++ would hold it, never as the
+/// wrong bits.
+fn bits_of(s: Scalar, v: &Value) -> Bits {
+    let floating = s.is_floating();
+    match (v, s) {
+        (Value::Bool(b), Scalar::Bool) => Bits::Bool(*b),
+        (Value::Int(n), Scalar::Bool) => Bits::Bool(*n != 0),
+        (Value::Float(f), Scalar::Bool) => Bits::Bool(*f != 0.0),
+        (Value::Double(d), Scalar::Bool) => Bits::Bool(*d != 0.0),
+        (Value::Float(f), Scalar::Float) => Bits::Float(*f),
+        (Value::Double(d), Scalar::Double) => Bits::Double(*d),
+        (Value::Float(f), Scalar::Double) => Bits::Double(f64::from(*f)),
+        (Value::Double(d), Scalar::Float) => Bits::Float(*d as f32),
+        (Value::Int(n), Scalar::Float) => Bits::Float(*n as f32),
+        (Value::Int(n), Scalar::Double) => Bits::Double(*n as f64),
+        (Value::Bool(b), _) if floating => Bits::Double(f64::from(u8::from(*b))),
+        (Value::Bool(b), _) => Bits::Int(i64::from(*b)),
+        (Value::Int(n), _) => Bits::Int(*n),
+        (Value::Float(f), _) => Bits::Int(*f as i64),
+        (Value::Double(d), _) => Bits::Int(*d as i64),
+        // Never written (or not a scalar at all): zero, as the interpreter
+        // reads a never-written element.
+        (_, Scalar::Bool) => Bits::Bool(false),
+        (_, Scalar::Float) => Bits::Float(0.0),
+        (_, Scalar::Double) => Bits::Double(0.0),
+        _ => Bits::Int(0),
+    }
+}
+
+/// The value of a scalar read from a typed buffer.
+#[inline(always)]
+fn value_of(b: Bits) -> Value {
+    match b {
+        Bits::Bool(b) => Value::Bool(b),
+        Bits::Int(n) => Value::Int(n),
+        Bits::Float(f) => Value::Float(f),
+        Bits::Double(d) => Value::Double(d),
+    }
+}
+
+/// Element `i` of a typed buffer.
+#[inline(always)]
+fn scalar_at(s: Scalar, b: &Buffer, i: usize) -> Option<Value> {
+    if i >= b.len {
+        return None;
+    }
+    b.get_at(i * b.elem_size as usize, s).map(value_of)
+}
+
+/// Stores element `i` of a typed buffer (a scalar `Bool` stores as 0/1).
+#[inline]
+fn set_scalar(s: Scalar, b: &mut Buffer, i: usize, v: &Value) -> bool {
+    if i >= b.len {
+        return false;
+    }
+    let bits = match (s, v) {
+        // The common cases, without the general conversion's match.
+        (Scalar::Double, Value::Double(d)) => Bits::Double(*d),
+        (Scalar::Float, Value::Float(f)) => Bits::Float(*f),
+        (_, Value::Int(n)) if !s.is_floating() && s != Scalar::Bool => Bits::Int(*n),
+        _ => bits_of(s, v),
+    };
+    b.set_at(i * b.elem_size as usize, s, bits);
+    true
+}
+
+/// A typed buffer of `values`, or `None` when one is too big to address.
+fn typed(s: Scalar, values: &[Value]) -> Option<Buffer> {
+    let mut b = Buffer::scalars(s, values.len())?;
+    for (i, v) in values.iter().enumerate() {
+        set_scalar(s, &mut b, i, v);
+    }
+    Some(b)
+}
+
 impl Storage {
     /// Records a change in the number of elements (iterators made before
     /// it are stale).
@@ -600,18 +679,9 @@ impl Storage {
             .set(self.reshaped.get().wrapping_add(1).max(1));
     }
 
-    /// New storage of `data`, counted against `meter` (already taken).
-    pub(crate) fn new(
-        data: Vec<Value>,
-        kind: StorageKind,
-        elem_bytes: u64,
-        meter: &Rc<Meter>,
-    ) -> Rc<Storage> {
+    fn make(elems: Elems, kind: StorageKind, elem_bytes: u64, meter: &Rc<Meter>) -> Rc<Storage> {
         Rc::new(Storage {
-            values: RefCell::new(data),
-            lazy: RefCell::new(None),
-            device: RefCell::new(None),
-            sync: Cell::new(Sync::Settled),
+            elems: RefCell::new(elems),
             kind,
             freed: Cell::new(false),
             elem_bytes,
@@ -626,211 +696,413 @@ impl Storage {
         })
     }
 
-    /// New storage of `n` copies of the scalar `fill`, made only when first
-    /// needed.
-    pub(crate) fn filled(
-        n: usize,
-        fill: Value,
+    /// New storage of `data`, counted against `meter` (already taken):
+    /// typed when its elements are scalars of type `scalar`.
+    pub(crate) fn new(
+        data: Vec<Value>,
         kind: StorageKind,
+        scalar: Option<Scalar>,
         elem_bytes: u64,
         meter: &Rc<Meter>,
     ) -> Rc<Storage> {
-        let s = Storage::new(Vec::new(), kind, elem_bytes, meter);
-        *s.lazy.borrow_mut() = Some((n, fill));
-        s.sync.set(Sync::Pending);
-        s
+        let elems = match scalar.and_then(|s| Some((s, typed(s, &data)?))) {
+            Some((s, b)) => Elems::Scalars(s, b),
+            None => Elems::Values(data),
+        };
+        Storage::make(elems, kind, elem_bytes, meter)
+    }
+
+    /// New storage of `n` zero scalars of type `s` (zeroed memory from the
+    /// system, which costs nothing until it is touched), or `None` when
+    /// its size overflows.
+    pub(crate) fn zeroed(
+        n: usize,
+        s: Scalar,
+        kind: StorageKind,
+        elem_bytes: u64,
+        meter: &Rc<Meter>,
+    ) -> Option<Rc<Storage>> {
+        let b = Buffer::scalars(s, n)?;
+        Some(Storage::make(Elems::Scalars(s, b), kind, elem_bytes, meter))
+    }
+
+    /// A copy of a storage of scalars (its buffer copied as it is), or
+    /// `None` for one of values.
+    pub(crate) fn copy_scalars(&self, kind: StorageKind) -> Option<Rc<Storage>> {
+        let elems = match &*self.elems.borrow() {
+            Elems::Scalars(s, b) => Elems::Scalars(*s, b.clone()),
+            Elems::Values(_) => return None,
+        };
+        Some(Storage::make(elems, kind, self.elem_bytes, &self.meter))
     }
 
     pub(crate) fn len(&self) -> usize {
-        match &*self.lazy.borrow() {
-            Some((n, _)) => *n,
-            None => self.values.borrow().len(),
+        match &*self.elems.borrow() {
+            Elems::Scalars(_, b) => b.len,
+            Elems::Values(v) => v.len(),
         }
     }
 
-    /// Whether more than `n` elements are not made yet (see
-    /// [`Storage::lazy_fill`]).
-    pub(crate) fn lazy_beyond(&self, n: usize) -> bool {
-        self.sync.get() == Sync::Pending
-            && self.lazy.borrow().as_ref().is_some_and(|(len, _)| *len > n)
-    }
-
-    /// The element every element still is, when none has been made yet.
-    pub(crate) fn lazy_fill(&self) -> Option<(usize, Value)> {
-        self.lazy.borrow().clone()
-    }
-
-    /// Makes the elements of a storage created lazily, `chunk` at a time,
-    /// calling `poll` between chunks; when `poll` fails, the storage stays
-    /// lazy and the failure is returned.
-    pub(crate) fn materialize_polled<E>(
-        &self,
-        chunk: usize,
-        mut poll: impl FnMut() -> Result<(), E>,
-    ) -> Result<(), E> {
-        let Some((n, fill)) = self.lazy.borrow().clone() else {
-            return Ok(());
-        };
-        let mut values: Vec<Value> = Vec::new();
-        values.reserve_exact(n);
-        while values.len() < n {
-            let take = chunk.max(1).min(n - values.len());
-            values.extend(std::iter::repeat_n(fill.clone(), take));
-            poll()?;
-        }
-        if self.lazy.borrow_mut().take().is_some() {
-            *self.values.borrow_mut() = values;
-        }
-        Ok(())
-    }
-
-    /// Makes the elements of a storage created lazily.
-    fn materialize(&self) {
-        let taken = self.lazy.borrow_mut().take();
-        if let Some((n, fill)) = taken {
-            *self.values.borrow_mut() = vec![fill; n];
+    /// The scalar type of a typed storage.
+    pub(crate) fn scalar(&self) -> Option<Scalar> {
+        match &*self.elems.borrow() {
+            Elems::Scalars(s, _) => Some(*s),
+            Elems::Values(_) => None,
         }
     }
 
-    /// Element `i` as the interpreter sees it. A typed copy with writes, or
-    /// the lazy fill, is read in place: a host that looks at a few elements
-    /// of a big result (a sample of a kernel's output) does not convert or
-    /// make them all, and the next launch finds the copy as it left it.
+    /// Element `i` as the interpreter sees it (inlined, so that the value
+    /// reaches its caller in registers: see [`Storage::element_with`]).
+    #[inline(always)]
     pub(crate) fn element(&self, i: usize) -> Option<Value> {
-        if self.sync.get() == Sync::Pending {
-            let device = self.device.borrow();
-            let lazy = self.lazy.borrow();
-            match (device.as_ref(), lazy.as_ref()) {
-                (Some((buffer, true)), _) => {
-                    if let tessera_ir::Type::Scalar(s) = buffer.elem {
-                        let stale = match lazy.as_ref() {
-                            Some((n, fill)) => (i < *n).then(|| fill.clone()),
-                            None => self.values.borrow().get(i).cloned(),
-                        }?;
-                        let bits = buffer.get_at(i * buffer.elem_size as usize, s);
-                        return Some(match bits {
-                            Some(bits) => merged(bits, stale),
-                            None => stale,
-                        });
+        match &*self.elems.borrow() {
+            Elems::Scalars(s, b) => scalar_at(*s, b, i),
+            Elems::Values(v) => v.get(i).cloned(),
+        }
+    }
+
+    /// What `read` makes of element `i`, unless it was never written:
+    /// the hot path of element reads, inlined into its caller so that the
+    /// element goes from the buffer to `read` in registers (an `Option<Value>`
+    /// returned through memory costs a store-forwarding stall per read).
+    #[inline(always)]
+    pub(crate) fn element_with<T>(
+        &self,
+        i: usize,
+        read: impl FnOnce(&Value) -> Option<T>,
+    ) -> Option<T> {
+        match &*self.elems.borrow() {
+            Elems::Scalars(s, b) => {
+                // A scalar value owns nothing: not dropping it spares the
+                // call to `Value`'s drop glue on every read.
+                let v = std::mem::ManuallyDrop::new(scalar_at(*s, b, i)?);
+                read(&v)
+            }
+            Elems::Values(v) => match v.get(i)? {
+                Value::Uninit => None,
+                v => read(v),
+            },
+        }
+    }
+
+    /// Part `path` of element `i`: `None` past the end, else as
+    /// [`read_path`] answers.
+    pub(crate) fn read_in(&self, i: usize, path: &[u32]) -> Option<Result<Option<Value>, Misread>> {
+        match &*self.elems.borrow() {
+            Elems::Scalars(s, b) => {
+                let v = scalar_at(*s, b, i)?;
+                Some(Ok(path.is_empty().then_some(v)))
+            }
+            Elems::Values(v) => v.get(i).map(|v| read_path(v, path).map(|x| x.cloned())),
+        }
+    }
+
+    /// Stores `v` in element `i` (nothing past the end).
+    #[inline]
+    pub(crate) fn set(&self, i: usize, v: Value) {
+        match &mut *self.elems.borrow_mut() {
+            Elems::Scalars(s, b) => {
+                set_scalar(*s, b, i, &v);
+            }
+            Elems::Values(items) => {
+                if let Some(slot) = items.get_mut(i) {
+                    *slot = v;
+                }
+            }
+        }
+    }
+
+    /// Stores `v` in part `path` of element `i`.
+    pub(crate) fn write_in(&self, i: usize, path: &[u32], v: Value) {
+        match &mut *self.elems.borrow_mut() {
+            Elems::Scalars(s, b) => {
+                if path.is_empty() {
+                    set_scalar(*s, b, i, &v);
+                }
+            }
+            Elems::Values(items) => {
+                if let Some(target) = items.get_mut(i).and_then(|t| get_path_mut(t, path)) {
+                    *target = v;
+                }
+            }
+        }
+    }
+
+    /// Elements `lo..hi` (clipped to the length) as values.
+    pub(crate) fn values(&self, lo: usize, hi: usize) -> Vec<Value> {
+        match &*self.elems.borrow() {
+            Elems::Scalars(s, b) => {
+                let hi = hi.min(b.len);
+                (lo.min(hi)..hi)
+                    .filter_map(|i| scalar_at(*s, b, i))
+                    .collect()
+            }
+            Elems::Values(v) => {
+                let hi = hi.min(v.len());
+                v[lo.min(hi)..hi].to_vec()
+            }
+        }
+    }
+
+    /// Every element, as values.
+    pub(crate) fn to_values(&self) -> Vec<Value> {
+        self.values(0, usize::MAX)
+    }
+
+    /// Stores `items` in the elements from `lo` on (those that exist).
+    pub(crate) fn put_values(&self, lo: usize, items: &[Value]) {
+        match &mut *self.elems.borrow_mut() {
+            Elems::Scalars(s, b) => {
+                for (k, v) in items.iter().enumerate() {
+                    set_scalar(*s, b, lo + k, v);
+                }
+            }
+            Elems::Values(v) => {
+                for (slot, x) in v.iter_mut().skip(lo).zip(items) {
+                    *slot = x.clone();
+                }
+            }
+        }
+    }
+
+    /// Stores `v` in elements `lo..hi`.
+    pub(crate) fn fill(&self, lo: usize, hi: usize, v: &Value) {
+        match &mut *self.elems.borrow_mut() {
+            Elems::Scalars(s, b) => b.fill(lo, hi, bits_of(*s, v)),
+            Elems::Values(items) => {
+                let hi = hi.min(items.len());
+                items[lo.min(hi)..hi].fill(v.clone());
+            }
+        }
+    }
+
+    /// Reverses elements `lo..hi`.
+    pub(crate) fn reverse(&self, lo: usize, hi: usize) {
+        match &mut *self.elems.borrow_mut() {
+            Elems::Scalars(_, b) => b.reverse(lo, hi),
+            Elems::Values(items) => {
+                let hi = hi.min(items.len());
+                items[lo.min(hi)..hi].reverse();
+            }
+        }
+    }
+
+    /// Sorts elements `lo..hi` of a storage of scalars as numbers
+    /// (ascending, or descending when `greater`) as `std::sort` orders
+    /// them: floating-point by their total order, `unsigned long` as
+    /// unsigned. False for a storage of values, which the caller sorts.
+    ///
+    /// Why keys rather than sorting values: a number sorts as 8 bytes with
+    /// a plain comparison, and elements that compare equal are the same
+    /// bits, so an unstable sort gives the stable sort's result.
+    pub(crate) fn sort_scalars(&self, lo: usize, hi: usize, greater: bool) -> bool {
+        let mut elems = self.elems.borrow_mut();
+        let Elems::Scalars(s, b) = &mut *elems else {
+            return false;
+        };
+        let (s, hi) = (*s, hi.min(b.len));
+        let range = lo.min(hi)..hi;
+        let put = |b: &mut Buffer, keys: Vec<Value>| {
+            for (k, v) in keys.iter().enumerate() {
+                set_scalar(s, b, lo + k, v);
+            }
+        };
+        match s {
+            Scalar::Float | Scalar::Double => {
+                let mut keys: Vec<f64> = range
+                    .filter_map(|i| match scalar_at(s, b, i)? {
+                        Value::Float(f) => Some(f64::from(f)),
+                        Value::Double(d) => Some(d),
+                        _ => None,
+                    })
+                    .collect();
+                keys.sort_unstable_by(f64::total_cmp);
+                if greater {
+                    keys.reverse();
+                }
+                put(b, keys.into_iter().map(Value::Double).collect());
+            }
+            Scalar::ULong => {
+                let mut keys: Vec<u64> = range
+                    .filter_map(|i| Some(scalar_at(s, b, i)?.int() as u64))
+                    .collect();
+                keys.sort_unstable();
+                if greater {
+                    keys.reverse();
+                }
+                put(b, keys.into_iter().map(|k| Value::Int(k as i64)).collect());
+            }
+            _ => {
+                let mut keys: Vec<i64> = range
+                    .filter_map(|i| Some(scalar_at(s, b, i)?.int()))
+                    .collect();
+                keys.sort_unstable();
+                if greater {
+                    keys.reverse();
+                }
+                put(b, keys.into_iter().map(Value::Int).collect());
+            }
+        }
+        true
+    }
+
+    /// Appends `v`.
+    pub(crate) fn push(&self, v: Value) {
+        match &mut *self.elems.borrow_mut() {
+            Elems::Scalars(s, b) => b.push(bits_of(*s, &v)),
+            Elems::Values(items) => items.push(v),
+        }
+    }
+
+    /// Inserts `v` before element `at` (at most the length).
+    pub(crate) fn insert(&self, at: usize, v: Value) {
+        match &mut *self.elems.borrow_mut() {
+            Elems::Scalars(s, b) => {
+                if at <= b.len {
+                    b.insert_zeroed(at, 1);
+                    set_scalar(*s, b, at, &v);
+                }
+            }
+            Elems::Values(items) => {
+                if at <= items.len() {
+                    items.insert(at, v);
+                }
+            }
+        }
+    }
+
+    /// Inserts `new` before element `at` (at most the length).
+    pub(crate) fn insert_many(&self, at: usize, new: Vec<Value>) {
+        match &mut *self.elems.borrow_mut() {
+            Elems::Scalars(s, b) => {
+                if at <= b.len {
+                    b.insert_zeroed(at, new.len());
+                    for (k, v) in new.iter().enumerate() {
+                        set_scalar(*s, b, at + k, v);
                     }
                 }
-                (None | Some((_, false)), Some((n, fill))) => {
-                    return (i < *n).then(|| fill.clone());
+            }
+            Elems::Values(items) => {
+                if at <= items.len() {
+                    items.splice(at..at, new);
                 }
-                _ => {}
             }
         }
-        self.data().get(i).cloned()
     }
 
-    /// The elements, for reading.
-    pub(crate) fn data(&self) -> std::cell::Ref<'_, Vec<Value>> {
-        if self.sync.get() != Sync::Pending {
-            return self.values.borrow();
+    /// Removes elements `lo..hi`.
+    pub(crate) fn remove(&self, lo: usize, hi: usize) {
+        match &mut *self.elems.borrow_mut() {
+            Elems::Scalars(_, b) => b.remove_range(lo, hi),
+            Elems::Values(items) => {
+                let hi = hi.min(items.len());
+                items.drain(lo.min(hi)..hi);
+            }
         }
-        self.materialize();
-        // A typed copy with writes is copied back and stays, now clean: a
-        // host that only reads keeps the next launch from converting again.
-        let mut device = self.device.borrow_mut();
-        if let Some((buffer, dirty)) = device.as_mut()
-            && *dirty
+    }
+
+    /// Sets the number of elements to `n`, new ones `fill`.
+    pub(crate) fn resize(&self, n: usize, fill: Value) {
+        match &mut *self.elems.borrow_mut() {
+            Elems::Scalars(s, b) => {
+                let old = b.len;
+                b.resize(n);
+                if n > old {
+                    b.fill(old, n, bits_of(*s, &fill));
+                }
+            }
+            Elems::Values(items) => items.resize(n, fill),
+        }
+    }
+
+    /// Reserves room for `extra` more elements.
+    pub(crate) fn reserve(&self, extra: usize) {
+        match &mut *self.elems.borrow_mut() {
+            Elems::Scalars(_, b) => b.reserve(extra),
+            Elems::Values(items) => items.reserve(extra),
+        }
+    }
+
+    /// Replaces every element.
+    pub(crate) fn replace(&self, data: Vec<Value>) {
+        let mut elems = self.elems.borrow_mut();
+        match &mut *elems {
+            Elems::Scalars(s, b) => match typed(*s, &data) {
+                Some(new) => *b = new,
+                None => *elems = Elems::Values(data),
+            },
+            Elems::Values(items) => *items = data,
+        }
+    }
+
+    /// Replaces every element by a copy of `other`'s (a storage of the same
+    /// element type): a buffer copy between typed storages.
+    pub(crate) fn assign_from(&self, other: &Storage) {
+        if std::ptr::eq(self, other) {
+            return;
+        }
+        let copied = match (&mut *self.elems.borrow_mut(), &*other.elems.borrow()) {
+            (Elems::Scalars(s, b), Elems::Scalars(t, c)) if s == t => {
+                b.copy_from(c);
+                true
+            }
+            _ => false,
+        };
+        if !copied {
+            self.replace(other.to_values());
+        }
+    }
+
+    /// The elements as a vector of values, for the library's operations on
+    /// ordered and unordered containers (sorted insertion, hash buckets),
+    /// which work on values: a typed storage becomes a storage of values
+    /// for good (containers are not handed to kernels).
+    pub(crate) fn values_mut(&self) -> Option<std::cell::RefMut<'_, Vec<Value>>> {
+        let mut elems = self.elems.borrow_mut();
+        if let Elems::Scalars(s, b) = &*elems {
+            let items: Vec<Value> = (0..b.len).filter_map(|i| scalar_at(*s, b, i)).collect();
+            *elems = Elems::Values(items);
+        }
+        // Always a vector of values by now.
+        std::cell::RefMut::filter_map(elems, |e| match e {
+            Elems::Values(v) => Some(v),
+            Elems::Scalars(..) => None,
+        })
+        .ok()
+    }
+
+    /// Hands the typed buffer to a launch, which uses it in place: the
+    /// storage is empty until [`Storage::give_buffer`] puts it back (the
+    /// interpreter runs nothing in between). `None` for a storage of
+    /// values.
+    pub(crate) fn take_buffer(&self) -> Option<Buffer> {
+        match &mut *self.elems.borrow_mut() {
+            Elems::Scalars(_, b) => {
+                let empty = Buffer::zeroed(b.elem.clone(), b.elem_size, 0)?;
+                Some(std::mem::replace(b, empty))
+            }
+            Elems::Values(_) => None,
+        }
+    }
+
+    /// A copy of the typed buffer, for a launch that may write it: a run
+    /// that fails leaves the storage as it was (the interpreter then runs
+    /// the launch from the same state).
+    pub(crate) fn buffer_copy(&self) -> Option<Buffer> {
+        match &*self.elems.borrow() {
+            Elems::Scalars(_, b) => Some(b.clone()),
+            Elems::Values(_) => None,
+        }
+    }
+
+    /// Puts back the buffer [`Storage::take_buffer`] took, or makes a
+    /// launch's result the elements.
+    pub(crate) fn give_buffer(&self, buffer: Buffer) {
+        if let Elems::Scalars(_, b) = &mut *self.elems.borrow_mut()
+            && buffer.elem == b.elem
         {
-            copy_back_scalars(buffer, &mut self.values.borrow_mut());
-            *dirty = false;
+            *b = buffer;
         }
-        let now = if device.is_some() {
-            Sync::CleanCopy
-        } else {
-            Sync::Settled
-        };
-        drop(device);
-        self.sync.set(now);
-        self.values.borrow()
-    }
-
-    /// The elements, for writing: the typed copy is brought back and dropped.
-    pub(crate) fn data_mut(&self) -> std::cell::RefMut<'_, Vec<Value>> {
-        if self.sync.get() != Sync::Settled {
-            self.materialize();
-            let taken = self.device.borrow_mut().take();
-            if let Some((buffer, true)) = taken {
-                copy_back_scalars(&buffer, &mut self.values.borrow_mut());
-            }
-            self.sync.set(Sync::Settled);
-        }
-        self.values.borrow_mut()
-    }
-
-    /// Hands the typed copy (if any) to an engine, with whether it holds
-    /// writes the values lack; the engine's caller gives it back with
-    /// [`Storage::keep_device`] or drops it.
-    pub(crate) fn take_device(&self) -> Option<(tessera_runtime::launch::Buffer, bool)> {
-        let taken = self.device.borrow_mut().take();
-        // Without a clean copy the values are all there is; a copy with
-        // writes leaves them pending until its caller gives it back.
-        if matches!(taken, Some((_, false))) && self.lazy.borrow().is_none() {
-            self.sync.set(Sync::Settled);
-        }
-        taken
-    }
-
-    /// True while a typed copy holds writes the values lack (nothing in the
-    /// interpreter has looked at the elements since).
-    pub(crate) fn pending(&self) -> bool {
-        self.sync.get() == Sync::Pending
-    }
-
-    /// Keeps a typed copy of scalar elements in place of any older one.
-    ///
-    /// Not counted against `--max-memory`: the limit counts the program's
-    /// data in C++ sizes, once, whichever engine holds it (the typed copy
-    /// is never larger than that), so both engines stop at the same point.
-    pub(crate) fn keep_device(&self, buffer: tessera_runtime::launch::Buffer, dirty: bool) {
-        *self.device.borrow_mut() = Some((buffer, dirty));
-        let pending = dirty || self.lazy.borrow().is_some();
-        self.sync.set(if pending {
-            Sync::Pending
-        } else {
-            Sync::CleanCopy
-        });
-    }
-}
-
-/// Copies a buffer of scalars over the values (never-written elements stay
-/// never-written unless the kernel wrote something other than zero there).
-pub(crate) fn copy_back_scalars(buffer: &tessera_runtime::launch::Buffer, values: &mut [Value]) {
-    let tessera_ir::Type::Scalar(s) = buffer.elem else {
-        return;
-    };
-    let size = buffer.elem_size as usize;
-    for (i, slot) in values.iter_mut().enumerate() {
-        let Some(b) = buffer.get_at(i * size, s) else {
-            break;
-        };
-        let stale = std::mem::replace(slot, Value::Void);
-        *slot = merged(b, stale);
-    }
-}
-
-/// An element of a typed copy over the value it had before (`stale`): an
-/// element never written that the copy holds as zero stays uninitialised
-/// (for `--check` and the rules on reading it), any other takes the copy's.
-fn merged(bits: tessera_runtime::launch::Bits, stale: Value) -> Value {
-    use tessera_runtime::launch::Bits;
-    let zero = match bits {
-        Bits::Bool(b) => !b,
-        Bits::Int(n) => n == 0,
-        Bits::Float(f) => f.to_bits() == 0,
-        Bits::Double(d) => d.to_bits() == 0,
-    };
-    if matches!(stale, Value::Uninit) && zero {
-        return stale;
-    }
-    match bits {
-        Bits::Bool(b) => Value::Bool(b),
-        Bits::Int(n) => Value::Int(n),
-        Bits::Float(f) => Value::Float(f),
-        Bits::Double(d) => Value::Double(d),
     }
 }
 

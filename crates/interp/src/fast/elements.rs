@@ -78,17 +78,7 @@ impl<'p> Compiler<'p> {
                 }
                 offset += i as usize * stride;
             }
-            let found = if storage.pending() {
-                storage
-                    .element(offset)
-                    .filter(|v| !matches!(v, Value::Uninit))
-                    .and_then(|v| read(&v))
-            } else {
-                match storage.data().get(offset) {
-                    Some(Value::Uninit) | None => None,
-                    Some(v) => read(v),
-                }
-            };
+            let found = storage.element_with(offset, read);
             let Some(found) = found else {
                 return m.eval(e).map(convert);
             };

@@ -703,17 +703,7 @@ impl<'p> Compiler<'p> {
             if checked && storage.unsynced.get().is_some() {
                 return m.eval(e).map(convert);
             }
-            let found = if storage.pending() {
-                storage
-                    .element(i)
-                    .filter(|v| !matches!(v, Value::Uninit))
-                    .and_then(|v| read(&v))
-            } else {
-                match storage.data().get(i) {
-                    Some(Value::Uninit) | None => None,
-                    Some(v) => read(v),
-                }
-            };
+            let found = storage.element_with(i, read);
             match found {
                 Some(v) => Ok(v),
                 None => m.eval(e).map(convert),
