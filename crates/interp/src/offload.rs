@@ -51,9 +51,13 @@ enum Home {
         /// Some captured view (or the host statement) may write them.
         written: bool,
         /// The buffer is the storage's own typed buffer, taken out of it
-        /// rather than copied (nothing writes it): it must go back whatever
-        /// the outcome.
+        /// rather than copied (nothing writes it, or the storage is
+        /// pristine): it must go back whatever the outcome.
         taken: bool,
+        /// The storage held only the zeros it was made with: a launch
+        /// writing it works on its own buffer, and a failed one leaves
+        /// zeros behind (no copy made up front).
+        pristine: bool,
     },
     /// A host C array a view was made over.
     Place(Place),
@@ -104,11 +108,14 @@ impl Marshalled {
             // reading becomes a copy, the original back in the storage.
             if written
                 && let Some(Home::Storage {
-                    written: w, taken, ..
+                    written: w,
+                    taken,
+                    pristine,
+                    ..
                 }) = self.homes.get_mut(i)
             {
                 *w = true;
-                if *taken {
+                if *taken && !*pristine {
                     *taken = false;
                     let copy = self.buffers[i].clone();
                     let original = std::mem::replace(&mut self.buffers[i], copy);
@@ -117,7 +124,10 @@ impl Marshalled {
             }
             return (self.buffers[i].elem == *elem).then_some(i);
         }
-        let own = if written {
+        // Zeros never written need no copy to fall back on: they can be
+        // made again.
+        let pristine = storage.pristine();
+        let own = if written && !pristine {
             storage.buffer_copy().map(|b| (b, false))
         } else {
             storage.take_buffer().map(|b| (b, true))
@@ -135,6 +145,7 @@ impl Marshalled {
             storage: Rc::clone(storage),
             written,
             taken,
+            pristine: pristine && taken,
         });
         fits.then_some(self.buffers.len() - 1)
     }
@@ -401,10 +412,19 @@ impl Machine<'_> {
                 storage,
                 written,
                 taken,
+                pristine,
             } => {
-                if taken {
+                if taken && written && pristine {
+                    // Its own zeros, written in place: the results, or
+                    // zeros again after a failed run.
+                    if done {
+                        storage.give_buffer(buffer);
+                    } else {
+                        storage.give_zeros(&buffer);
+                    }
+                } else if taken {
                     // Its own buffer, read only: back as it was.
-                    storage.give_buffer(buffer);
+                    storage.give_unchanged(buffer, pristine);
                 } else if done && written && storage.scalar().is_some() {
                     // A copy the run wrote: now the elements.
                     storage.give_buffer(buffer);

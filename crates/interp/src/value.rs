@@ -591,6 +591,11 @@ pub(crate) struct Storage {
     /// How many times the elements changed number (insertions, removals):
     /// positions, and with them iterator values, are stale after a change.
     pub(crate) reshaped: Cell<u64>,
+    /// Its elements are the zeros it was made with: nothing has written
+    /// them (every write goes through [`Storage::elems_mut`]), so a launch
+    /// may write the buffer in place and, should it fail, leave zeros
+    /// behind instead of keeping a copy.
+    pristine: Cell<bool>,
 }
 
 /// A value as a scalar of type `s` (what a typed buffer stores). Values
@@ -693,7 +698,36 @@ impl Storage {
             placement: Cell::new((Accel::Default.default_view(), Accel::Default.default_view())),
             buckets: Cell::new(1),
             reshaped: Cell::new(1),
+            pristine: Cell::new(false),
         })
+    }
+
+    /// The elements, to change them: the storage is no longer pristine.
+    fn elems_mut(&self) -> std::cell::RefMut<'_, Elems> {
+        self.pristine.set(false);
+        self.elems.borrow_mut()
+    }
+
+    /// Whether the elements are still the zeros the storage was made with.
+    pub(crate) fn pristine(&self) -> bool {
+        self.pristine.get()
+    }
+
+    /// Puts back a buffer [`Storage::take_buffer`] took and nothing
+    /// wrote; `pristine` is what [`Storage::pristine`] said before.
+    pub(crate) fn give_unchanged(&self, buffer: Buffer, pristine: bool) {
+        self.give_buffer(buffer);
+        self.pristine.set(pristine);
+    }
+
+    /// Replaces the buffer a failed launch wrote in place (taken from a
+    /// pristine storage) with zeros of the same shape: the storage as it
+    /// was before the launch.
+    pub(crate) fn give_zeros(&self, written: &Buffer) {
+        if let Some(zeros) = Buffer::zeroed(written.elem.clone(), written.elem_size, written.len) {
+            self.give_buffer(zeros);
+            self.pristine.set(true);
+        }
     }
 
     /// New storage of `data`, counted against `meter` (already taken):
@@ -723,7 +757,9 @@ impl Storage {
         meter: &Rc<Meter>,
     ) -> Option<Rc<Storage>> {
         let b = Buffer::scalars(s, n)?;
-        Some(Storage::make(Elems::Scalars(s, b), kind, elem_bytes, meter))
+        let storage = Storage::make(Elems::Scalars(s, b), kind, elem_bytes, meter);
+        storage.pristine.set(true);
+        Some(storage)
     }
 
     /// A copy of a storage of scalars (its buffer copied as it is), or
@@ -800,7 +836,7 @@ impl Storage {
     /// Stores `v` in element `i` (nothing past the end).
     #[inline]
     pub(crate) fn set(&self, i: usize, v: Value) {
-        match &mut *self.elems.borrow_mut() {
+        match &mut *self.elems_mut() {
             Elems::Scalars(s, b) => {
                 set_scalar(*s, b, i, &v);
             }
@@ -814,7 +850,7 @@ impl Storage {
 
     /// Stores `v` in part `path` of element `i`.
     pub(crate) fn write_in(&self, i: usize, path: &[u32], v: Value) {
-        match &mut *self.elems.borrow_mut() {
+        match &mut *self.elems_mut() {
             Elems::Scalars(s, b) => {
                 if path.is_empty() {
                     set_scalar(*s, b, i, &v);
@@ -851,7 +887,7 @@ impl Storage {
 
     /// Stores `items` in the elements from `lo` on (those that exist).
     pub(crate) fn put_values(&self, lo: usize, items: &[Value]) {
-        match &mut *self.elems.borrow_mut() {
+        match &mut *self.elems_mut() {
             Elems::Scalars(s, b) => {
                 for (k, v) in items.iter().enumerate() {
                     set_scalar(*s, b, lo + k, v);
@@ -867,7 +903,7 @@ impl Storage {
 
     /// Stores `v` in elements `lo..hi`.
     pub(crate) fn fill(&self, lo: usize, hi: usize, v: &Value) {
-        match &mut *self.elems.borrow_mut() {
+        match &mut *self.elems_mut() {
             Elems::Scalars(s, b) => b.fill(lo, hi, bits_of(*s, v)),
             Elems::Values(items) => {
                 let hi = hi.min(items.len());
@@ -878,7 +914,7 @@ impl Storage {
 
     /// Reverses elements `lo..hi`.
     pub(crate) fn reverse(&self, lo: usize, hi: usize) {
-        match &mut *self.elems.borrow_mut() {
+        match &mut *self.elems_mut() {
             Elems::Scalars(_, b) => b.reverse(lo, hi),
             Elems::Values(items) => {
                 let hi = hi.min(items.len());
@@ -896,7 +932,7 @@ impl Storage {
     /// a plain comparison, and elements that compare equal are the same
     /// bits, so an unstable sort gives the stable sort's result.
     pub(crate) fn sort_scalars(&self, lo: usize, hi: usize, greater: bool) -> bool {
-        let mut elems = self.elems.borrow_mut();
+        let mut elems = self.elems_mut();
         let Elems::Scalars(s, b) = &mut *elems else {
             return false;
         };
@@ -948,7 +984,7 @@ impl Storage {
 
     /// Appends `v`.
     pub(crate) fn push(&self, v: Value) {
-        match &mut *self.elems.borrow_mut() {
+        match &mut *self.elems_mut() {
             Elems::Scalars(s, b) => b.push(bits_of(*s, &v)),
             Elems::Values(items) => items.push(v),
         }
@@ -956,7 +992,7 @@ impl Storage {
 
     /// Inserts `v` before element `at` (at most the length).
     pub(crate) fn insert(&self, at: usize, v: Value) {
-        match &mut *self.elems.borrow_mut() {
+        match &mut *self.elems_mut() {
             Elems::Scalars(s, b) => {
                 if at <= b.len {
                     b.insert_zeroed(at, 1);
@@ -973,7 +1009,7 @@ impl Storage {
 
     /// Inserts `new` before element `at` (at most the length).
     pub(crate) fn insert_many(&self, at: usize, new: Vec<Value>) {
-        match &mut *self.elems.borrow_mut() {
+        match &mut *self.elems_mut() {
             Elems::Scalars(s, b) => {
                 if at <= b.len {
                     b.insert_zeroed(at, new.len());
@@ -992,7 +1028,7 @@ impl Storage {
 
     /// Removes elements `lo..hi`.
     pub(crate) fn remove(&self, lo: usize, hi: usize) {
-        match &mut *self.elems.borrow_mut() {
+        match &mut *self.elems_mut() {
             Elems::Scalars(_, b) => b.remove_range(lo, hi),
             Elems::Values(items) => {
                 let hi = hi.min(items.len());
@@ -1003,7 +1039,7 @@ impl Storage {
 
     /// Sets the number of elements to `n`, new ones `fill`.
     pub(crate) fn resize(&self, n: usize, fill: Value) {
-        match &mut *self.elems.borrow_mut() {
+        match &mut *self.elems_mut() {
             Elems::Scalars(s, b) => {
                 let old = b.len;
                 b.resize(n);
@@ -1017,7 +1053,7 @@ impl Storage {
 
     /// Reserves room for `extra` more elements.
     pub(crate) fn reserve(&self, extra: usize) {
-        match &mut *self.elems.borrow_mut() {
+        match &mut *self.elems_mut() {
             Elems::Scalars(_, b) => b.reserve(extra),
             Elems::Values(items) => items.reserve(extra),
         }
@@ -1025,7 +1061,7 @@ impl Storage {
 
     /// Replaces every element.
     pub(crate) fn replace(&self, data: Vec<Value>) {
-        let mut elems = self.elems.borrow_mut();
+        let mut elems = self.elems_mut();
         match &mut *elems {
             Elems::Scalars(s, b) => match typed(*s, &data) {
                 Some(new) => *b = new,
@@ -1041,7 +1077,7 @@ impl Storage {
         if std::ptr::eq(self, other) {
             return;
         }
-        let copied = match (&mut *self.elems.borrow_mut(), &*other.elems.borrow()) {
+        let copied = match (&mut *self.elems_mut(), &*other.elems.borrow()) {
             (Elems::Scalars(s, b), Elems::Scalars(t, c)) if s == t => {
                 b.copy_from(c);
                 true
@@ -1058,7 +1094,7 @@ impl Storage {
     /// which work on values: a typed storage becomes a storage of values
     /// for good (containers are not handed to kernels).
     pub(crate) fn values_mut(&self) -> Option<std::cell::RefMut<'_, Vec<Value>>> {
-        let mut elems = self.elems.borrow_mut();
+        let mut elems = self.elems_mut();
         if let Elems::Scalars(s, b) = &*elems {
             let items: Vec<Value> = (0..b.len).filter_map(|i| scalar_at(*s, b, i)).collect();
             *elems = Elems::Values(items);
@@ -1076,7 +1112,7 @@ impl Storage {
     /// interpreter runs nothing in between). `None` for a storage of
     /// values.
     pub(crate) fn take_buffer(&self) -> Option<Buffer> {
-        match &mut *self.elems.borrow_mut() {
+        match &mut *self.elems_mut() {
             Elems::Scalars(_, b) => {
                 let empty = Buffer::zeroed(b.elem.clone(), b.elem_size, 0)?;
                 Some(std::mem::replace(b, empty))
@@ -1098,7 +1134,7 @@ impl Storage {
     /// Puts back the buffer [`Storage::take_buffer`] took, or makes a
     /// launch's result the elements.
     pub(crate) fn give_buffer(&self, buffer: Buffer) {
-        if let Elems::Scalars(_, b) = &mut *self.elems.borrow_mut()
+        if let Elems::Scalars(_, b) = &mut *self.elems_mut()
             && buffer.elem == b.elem
         {
             *b = buffer;
