@@ -1192,16 +1192,8 @@ pub fn define_out_of_class(ck: &mut Checker, f: &ast::Function) {
         // MSVC reads the definition as another overload, which shares a
         // side with the declared one (C3935) or is not declared (C2511).
         let overlaps = (declared.amp && restriction.amp) || (declared.cpu && restriction.cpu);
-        ck.report(
-            Diagnostic::error(
-                codes::E0311,
-                f.name.span,
-                "the definition's `restrict` clause differs from the declaration's",
-            )
-            .with_label("here")
-            .with_msvc(if overlaps { "C3935" } else { "C2511" })
-            .with_help("use the same clause in both"),
-        );
+        let msvc = if overlaps { "C3935" } else { "C2511" };
+        crate::declare::report_clause_mismatch(ck, f.name.span, msvc);
     }
     lower_method(ck, id, fid, f);
 }

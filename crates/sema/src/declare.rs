@@ -801,16 +801,7 @@ pub(crate) fn declare_function_signature_first(
                 // The two share a side (else the definition would be an
                 // overload of its own): MSVC's "redefinition with
                 // overlapping restriction".
-                ck.report(
-                    Diagnostic::error(
-                        codes::E0311,
-                        f.name.span,
-                        "the definition's `restrict` clause differs from the declaration's",
-                    )
-                    .with_label("here")
-                    .with_msvc("C3935")
-                    .with_help("use the same clause in both"),
-                );
+                report_clause_mismatch(ck, f.name.span, "C3935");
             }
             if prev.body.is_some() && f.body.is_some() {
                 let prev_span = prev.span;
@@ -1237,4 +1228,19 @@ pub fn reserve_function(ck: &mut Checker, placeholder: Function) -> FuncId {
     let id = FuncId(ck.program.functions.len() as u32);
     ck.program.functions.push(placeholder);
     id
+}
+
+/// E0311: a definition's `restrict` clause differs from its declaration's;
+/// `msvc` is the error MSVC gives for it there.
+pub(crate) fn report_clause_mismatch(ck: &mut Checker, at: Span, msvc: &'static str) {
+    ck.report(
+        Diagnostic::error(
+            codes::E0311,
+            at,
+            "the definition's `restrict` clause differs from the declaration's",
+        )
+        .with_label("here")
+        .with_msvc(msvc)
+        .with_help("use the same clause in both"),
+    );
 }
