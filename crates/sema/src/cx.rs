@@ -123,6 +123,10 @@ pub struct Checker {
     /// the one `base_type` call that resolves the pointee: only there may a
     /// class of `defining` be named.
     pub pointee_ok: bool,
+    /// Set while a member alias is declared: it may name the class being
+    /// defined (`using self = Node;`), as C++ allows an alias of an
+    /// incomplete class; what uses the alias is checked as usual.
+    pub declaring_member_alias: bool,
     /// The structs of PPL's `task<T>` made so far, with their `T`
     /// (`Type::Void` for `task<void>`; see `library::task`).
     pub task_results: HashMap<StructId, Type>,

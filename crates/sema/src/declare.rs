@@ -308,9 +308,31 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
             let snapshot = const_snapshot(ck);
             let consts = class_consts.clone();
             let lookup = move |n: &str| consts.get(n).or_else(|| snapshot.get(n)).copied();
-            types::declare_aliases(ck, &decl.specs, &decl.declarators, &lookup);
+            // Unlike a typedef at namespace or block scope, a member alias
+            // cannot be declared again in its class, even for the same
+            // type (C++'s [dcl.typedef]; g++'s "redeclaration").
             for d in &decl.declarators {
                 if let Some(name) = &d.name
+                    && member_aliases.contains_key(&name.name)
+                {
+                    ck.error(
+                        codes::E0202,
+                        name.span,
+                        format!(
+                            "member alias `{}` is declared twice in `{}`",
+                            name.name, s.name.name
+                        ),
+                        "second declaration",
+                        "a class declares each member alias once",
+                    );
+                }
+            }
+            ck.declaring_member_alias = true;
+            types::declare_aliases(ck, &decl.specs, &decl.declarators, &lookup);
+            ck.declaring_member_alias = false;
+            for d in &decl.declarators {
+                if let Some(name) = &d.name
+                    && !member_aliases.contains_key(&name.name)
                     && let Some(ty) = ck.aliases.last().and_then(|a| a.get(&name.name))
                 {
                     member_aliases.insert(name.name.clone(), (ty.clone(), access));

@@ -29,8 +29,9 @@ pub fn resolve(
 ) -> Declared {
     // A class being defined may be the pointee (or referent) of its own
     // members.
-    ck.pointee_ok =
-        (modifiers.pointers > 0 || modifiers.reference > 0) && modifiers.function.is_none();
+    ck.pointee_ok = ((modifiers.pointers > 0 || modifiers.reference > 0)
+        && modifiers.function.is_none())
+        || std::mem::take(&mut ck.declaring_member_alias);
     let mut ty = base_type(ck, &specs.ty, specs.span, consts);
     if specs.is_typedef {
         // Aliases are declared by `declare_aliases`; anywhere else (a
@@ -206,7 +207,12 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
     // only this declarator's own pointee sees it.
     let pointee_ok = std::mem::take(&mut ck.pointee_ok);
     let t = named_type(ck, ty, span, consts);
-    if let Type::Struct(id) = t
+    // An alias may hold the class in an array (`typedef Node row[2];`).
+    let mut held = &t;
+    while let Type::CArray(elem, _) = held {
+        held = elem;
+    }
+    if let Type::Struct(id) = *held
         && !pointee_ok
         && let Some((name, _)) = ck.defining.iter().find(|(_, d)| *d == id)
     {
@@ -1174,6 +1180,9 @@ pub fn declare_aliases(
     declarators: &[ast::Declarator],
     consts: ConstLookup<'_>,
 ) {
+    // Given to each declarator's own `resolve`, which takes it, so that
+    // nothing resolved inside (a template instance's members) sees it.
+    let member = std::mem::take(&mut ck.declaring_member_alias);
     if specs.is_static
         || specs.is_extern
         || specs.is_inline
@@ -1225,6 +1234,7 @@ pub fn declare_aliases(
             is_typedef: false,
             ..specs.clone()
         };
+        ck.declaring_member_alias = member;
         let Declared { ty, by_ref } = resolve(ck, &plain, &d.modifiers, &d.array_dims, consts);
         // `const T` or a `T` bound to `const int` alike.
         let cv = ck.specs_cv(specs);
