@@ -683,7 +683,10 @@ impl<'p> Machine<'p> {
     /// The C++ size of a type, for the memory budget: its layout's size
     /// when it has a plain one; a handle (view, vector, ...) counts 8 bytes.
     pub(crate) fn type_bytes(&self, ty: &Type) -> u64 {
-        if let Some((size, _)) = tessera_ir::layout::size_align_u64(&self.prog.structs, ty) {
+        // Pointers counted as C++ lays them out, so that a class holding
+        // them (`struct Node { Node* left, *right; }`) is measured in one
+        // walk of its classes, not by the field recursion below.
+        if let Some((size, _)) = tessera_ir::layout::sizeof_align_u64(&self.prog.structs, ty) {
             return size;
         }
         match ty {

@@ -386,6 +386,11 @@ impl Machine<'_> {
             }
             None => 1,
         };
+        // Checked before the first element is built, which for a class
+        // nested deep by value is as much work as its size.
+        let bytes = self.type_bytes(&elem);
+        self.take_memory(n.saturating_mul(bytes), e.span)?;
+        self.meter.give(n.saturating_mul(bytes));
         let fill = match value {
             Some(v) => {
                 let x = self.eval(v)?;

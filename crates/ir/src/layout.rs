@@ -17,26 +17,51 @@ const MAX_DEPTH: u32 = 1024;
 /// (views, vectors, ...), for unknown struct ids and for nesting deeper
 /// than any valid program has.
 pub fn size_align_u64(structs: &[StructDef], ty: &Type) -> Option<(u64, u64)> {
-    size_align_at(structs, ty, 0)
+    size_align_at(structs, ty, 0, false, &mut Vec::new())
 }
 
-fn size_align_at(structs: &[StructDef], ty: &Type, depth: u32) -> Option<(u64, u64)> {
+/// Size and alignment as `sizeof` and `alignof` give them on LP64, also of
+/// types holding pointers (8 bytes; a pointer to a member function 16, as
+/// in the Itanium ABI g++ follows). Only for answering `sizeof`: a pointer
+/// has no plain memory layout the engines could hand over, so
+/// [`size_align_u64`] keeps refusing them.
+pub fn sizeof_align_u64(structs: &[StructDef], ty: &Type) -> Option<(u64, u64)> {
+    size_align_at(structs, ty, 0, true, &mut Vec::new())
+}
+
+/// A struct's size and alignment, by id, once computed in one walk: a
+/// class used several times (two members of one type, nested again and
+/// again) is laid out once, so the walk stays linear in the classes.
+type Memo = Vec<Option<Option<(u64, u64)>>>;
+
+fn size_align_at(
+    structs: &[StructDef],
+    ty: &Type,
+    depth: u32,
+    pointers: bool,
+    memo: &mut Memo,
+) -> Option<(u64, u64)> {
     if depth > MAX_DEPTH {
         return None;
     }
     match ty {
+        Type::FnPtr(sig) if pointers && sig.member_of.is_some() => Some((16, 8)),
+        Type::Ptr { .. } | Type::Null | Type::FnPtr(_) if pointers => Some((8, 8)),
         Type::Scalar(s) => Some((u64::from(s.size()), u64::from(s.size()))),
         Type::Index(r) | Type::Extent(r) => Some((4 * u64::from(*r), 4)),
         Type::CArray(elem, n) => {
-            let (size, align) = size_align_at(structs, elem, depth + 1)?;
+            let (size, align) = size_align_at(structs, elem, depth + 1, pointers, memo)?;
             Some((size.saturating_mul(u64::from(*n)), align))
         }
         Type::Struct(id) => {
+            if let Some(Some(known)) = memo.get(id.index()) {
+                return *known;
+            }
             let def = structs.get(id.index())?;
             let mut at = 0u64;
             let mut align = 1u64;
             for (_, field_ty) in &def.fields {
-                let (s, a) = size_align_at(structs, field_ty, depth + 1)?;
+                let (s, a) = size_align_at(structs, field_ty, depth + 1, pointers, memo)?;
                 // A union's members overlap: it is as large as its largest.
                 at = if def.is_union {
                     at.max(s)
@@ -47,7 +72,12 @@ fn size_align_at(structs: &[StructDef], ty: &Type, depth: u32) -> Option<(u64, u
             }
             // C++ gives an empty struct size 1, so distinct objects have
             // distinct addresses.
-            Some((round_up(at, align).max(1), align))
+            let answer = Some((round_up(at, align).max(1), align));
+            if memo.len() <= id.index() {
+                memo.resize(structs.len().max(id.index() + 1), None);
+            }
+            memo[id.index()] = Some(answer);
+            answer
         }
         _ => None,
     }
@@ -149,7 +179,7 @@ pub fn scalar_leaves(structs: &[StructDef], ty: &Type) -> Option<Vec<Leaf>> {
                 if *n as usize > MAX_LEAVES {
                     return None;
                 }
-                let (size, _) = size_align_at(structs, elem, depth + 1)?;
+                let (size, _) = size_align_at(structs, elem, depth + 1, false, &mut Vec::new())?;
                 for i in 0..*n {
                     path.push(i);
                     let off = at.checked_add(size.checked_mul(u64::from(i))?)?;
@@ -164,7 +194,7 @@ pub fn scalar_leaves(structs: &[StructDef], ty: &Type) -> Option<Vec<Leaf>> {
                 }
                 let mut off = 0u64;
                 for (i, (_, f)) in def.fields.iter().enumerate() {
-                    let (s, a) = size_align_at(structs, f, depth + 1)?;
+                    let (s, a) = size_align_at(structs, f, depth + 1, false, &mut Vec::new())?;
                     off = round_up(off, a);
                     path.push(u32::try_from(i).ok()?);
                     walk(structs, f, path, at.checked_add(off)?, out, depth + 1)?;

@@ -510,44 +510,66 @@ impl Type {
     }
 
     /// True when this type is or contains a union (struct fields, elements
-    /// of arrays, vectors and views included).
+    /// of arrays, vectors and views included). A pointer's pointee is not
+    /// looked into: a class may point to itself (`struct Node { Node* left,
+    /// *right; }`), which a walk through pointers would follow forever (or,
+    /// bounded, exponentially often), and code with pointers runs in the
+    /// interpreter anyway, which tracks unions (see `Type::contains_pointer`).
     pub fn contains_union(&self, structs: &[StructDef]) -> bool {
-        self.contains_union_depth(structs, 0)
+        self.contains_union_depth(structs, &mut Vec::new(), 0)
     }
 
-    fn contains_union_depth(&self, structs: &[StructDef], depth: u32) -> bool {
+    /// `seen` marks the structs already looked into: a struct met again
+    /// (two members of one class type, a diamond of classes) holds no union,
+    /// or the walk would have stopped, so each is looked into once and the
+    /// walk stays linear in the program's classes.
+    fn contains_union_depth(
+        &self,
+        structs: &[StructDef],
+        seen: &mut Vec<bool>,
+        depth: u32,
+    ) -> bool {
         if depth > 64 {
             return false;
         }
         match self {
-            Type::Struct(id) => structs.get(id.index()).is_some_and(|s| {
-                s.is_union
-                    || s.fields
-                        .iter()
-                        .any(|(_, t)| t.contains_union_depth(structs, depth + 1))
-            }),
+            Type::Struct(id) => {
+                if seen.is_empty() {
+                    // Allocated at the first struct: most types have none.
+                    seen.resize(structs.len(), false);
+                }
+                match seen.get_mut(id.index()) {
+                    Some(s) if !*s => *s = true,
+                    _ => return false,
+                }
+                structs.get(id.index()).is_some_and(|s| {
+                    s.is_union
+                        || s.fields
+                            .iter()
+                            .any(|(_, t)| t.contains_union_depth(structs, seen, depth + 1))
+                })
+            }
             Type::CArray(elem, _)
             | Type::Vector(elem)
             | Type::Container(_, elem)
             | Type::Array(elem, _)
             | Type::ArrayView { elem, .. }
-            | Type::Iterator(elem)
-            | Type::Ptr { elem, .. } => elem.contains_union_depth(structs, depth + 1),
-            Type::Iter(it) => it.elem.contains_union_depth(structs, depth + 1),
+            | Type::Iterator(elem) => elem.contains_union_depth(structs, seen, depth + 1),
+            Type::Iter(it) => it.elem.contains_union_depth(structs, seen, depth + 1),
             _ => false,
         }
     }
 
     /// True when this type is or contains a pointer, struct fields included.
     pub fn contains_pointer(&self, structs: &[StructDef]) -> bool {
-        self.contains_leaf(structs, 0, &Type::is_pointer_like)
+        self.contains_leaf(structs, &mut Vec::new(), 0, &Type::is_pointer_like)
     }
 
     /// True when the type is or holds `unsigned char`, `short`, `unsigned
     /// short` or `wchar_t` (host-only types, which the compiled engine leaves to the
     /// interpreter).
     pub fn contains_narrow_integer(&self, structs: &[StructDef]) -> bool {
-        self.contains_leaf(structs, 0, &|t| {
+        self.contains_leaf(structs, &mut Vec::new(), 0, &|t| {
             matches!(
                 t,
                 Type::Scalar(Scalar::UChar | Scalar::Short | Scalar::UShort | Scalar::WChar)
@@ -557,18 +579,23 @@ impl Type {
 
     /// True when the type is or holds a string stream.
     pub fn contains_string_stream(&self, structs: &[StructDef]) -> bool {
-        self.contains_leaf(structs, 0, &|t| matches!(t, Type::StringStream(_)))
+        self.contains_leaf(structs, &mut Vec::new(), 0, &|t| {
+            matches!(t, Type::StringStream(_))
+        })
     }
 
     /// True when the type is or holds the scalar `s`.
     pub fn contains_leaf_scalar(&self, structs: &[StructDef], s: Scalar) -> bool {
-        self.contains_leaf(structs, 0, &|t| *t == Type::Scalar(s))
+        self.contains_leaf(structs, &mut Vec::new(), 0, &|t| *t == Type::Scalar(s))
     }
 
     /// Whether a part of the type that holds no other type satisfies `leaf`.
+    /// Pointers are leaves: their pointee is not part of the object, and
+    /// following it would not end for a class that points to itself.
     fn contains_leaf(
         &self,
         structs: &[StructDef],
+        seen: &mut Vec<bool>,
         depth: u32,
         leaf: &dyn Fn(&Type) -> bool,
     ) -> bool {
@@ -576,19 +603,30 @@ impl Type {
             return false;
         }
         match self {
-            Type::Struct(id) => structs.get(id.index()).is_some_and(|s| {
-                s.fields
-                    .iter()
-                    .any(|(_, t)| t.contains_leaf(structs, depth + 1, leaf))
-            }),
+            // Each struct once, as in `contains_union_depth`.
+            Type::Struct(id) => {
+                if seen.is_empty() {
+                    // Allocated at the first struct: most types have none.
+                    seen.resize(structs.len(), false);
+                }
+                match seen.get_mut(id.index()) {
+                    Some(s) if !*s => *s = true,
+                    _ => return false,
+                }
+                structs.get(id.index()).is_some_and(|s| {
+                    s.fields
+                        .iter()
+                        .any(|(_, t)| t.contains_leaf(structs, seen, depth + 1, leaf))
+                })
+            }
             Type::CArray(elem, _)
             | Type::Vector(elem)
             | Type::Container(_, elem)
-            | Type::Array(elem, _) => elem.contains_leaf(structs, depth + 1, leaf),
+            | Type::Array(elem, _) => elem.contains_leaf(structs, seen, depth + 1, leaf),
             Type::ArrayView { elem, .. } | Type::Iterator(elem) => {
-                elem.contains_leaf(structs, depth + 1, leaf)
+                elem.contains_leaf(structs, seen, depth + 1, leaf)
             }
-            Type::Iter(it) => it.elem.contains_leaf(structs, depth + 1, leaf),
+            Type::Iter(it) => it.elem.contains_leaf(structs, seen, depth + 1, leaf),
             other => leaf(other),
         }
     }

@@ -1103,6 +1103,21 @@ pub fn define_static_data(ck: &mut Checker, specs: &ast::DeclSpecs, d: &ast::Dec
 
 /// A member defined outside its class: `float Point::length() const { ... }`.
 pub fn define_out_of_class(ck: &mut Checker, f: &ast::Function) {
+    // The definition is in its class's scope from the parameters on.
+    let class = f
+        .class
+        .as_ref()
+        .and_then(|c| ck.structs.get(&c.name).copied());
+    if let Some(id) = class {
+        crate::types::enter_class_scope(ck, id);
+    }
+    define_out_of_class_in(ck, f);
+    if class.is_some() {
+        crate::types::leave_class_scope(ck);
+    }
+}
+
+fn define_out_of_class_in(ck: &mut Checker, f: &ast::Function) {
     let Some(class) = &f.class else { return };
     let Some(&id) = ck.structs.get(&class.name) else {
         ck.error(
@@ -2456,6 +2471,14 @@ impl FnCx<'_> {
                     Some(tessera_ir::Init::Zero) | None if args.is_empty() => None,
                     init => Some(self.init_as_expr(init, &t, span)),
                 }
+            }
+            // `next(nullptr)`, `left(l)`; `p()` value-initialises: null.
+            Type::Ptr { .. } | Type::FnPtr(_) if args.len() <= 1 => {
+                let e = match args {
+                    [one] => self.expr(one),
+                    _ => self.null_pointer(span),
+                };
+                Some(self.coerce(e, ty, &format!("member `{name}`")))
             }
             Type::Scalar(_) => match args {
                 [] => None,

@@ -106,6 +106,27 @@ pub struct Checker {
     /// without a body is resolved: the one place a class of
     /// `declared_only` may be named before its definition.
     pub prototype_param: bool,
+    /// The classes whose data members are being declared, innermost last,
+    /// with the id their definition will fill: a member may point to one
+    /// (`struct Node { Node* next; };`), as C++ allows a pointer to an
+    /// incomplete class, but not hold one (see `types::base_type`).
+    pub defining: Vec<(String, StructId)>,
+    /// The member aliases (`typedef float value_type;`, `using size_type =
+    /// int;`) each class declares, with their access, named `S::value_type`
+    /// outside the class and plainly inside it (see `types::member_type`).
+    pub class_aliases: HashMap<StructId, HashMap<String, (Type, ast::Access)>>,
+    /// The classes whose scope the code being checked is in (a class's
+    /// definition, its member functions' bodies, innermost last): where a
+    /// private or protected member alias may be named.
+    pub class_scopes: Vec<StructId>,
+    /// Set by `types::resolve` for a declarator with a `*` of its own, for
+    /// the one `base_type` call that resolves the pointee: only there may a
+    /// class of `defining` be named.
+    pub pointee_ok: bool,
+    /// Set while a member alias is declared: it may name the class being
+    /// defined (`using self = Node;`), as C++ allows an alias of an
+    /// incomplete class; what uses the alias is checked as usual.
+    pub declaring_member_alias: bool,
     /// The structs of PPL's `task<T>` made so far, with their `T`
     /// (`Type::Void` for `task<void>`; see `library::task`).
     pub task_results: HashMap<StructId, Type>,

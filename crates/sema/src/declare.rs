@@ -117,6 +117,23 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
     for a in &s.asserts {
         namespace_static_assert(ck, a);
     }
+    // The class's id is taken before its members are declared, so that a
+    // member may point to the class (`Node* next`): the id a forward
+    // declaration reserved, or a new one, filled at the end.
+    let id = match ck.declared_only.remove(&s.name.name) {
+        Some(id) if (id.0 as usize) < ck.program.structs.len() => id,
+        _ => {
+            let id = StructId(ck.program.structs.len() as u32);
+            ck.program.structs.push(StructDef {
+                name: s.name.name.clone(),
+                fields: Vec::new(),
+                is_union: s.is_union,
+                span,
+            });
+            id
+        }
+    };
+    ck.defining.push((s.name.name.clone(), id));
     // Base classes are subobjects, laid out first, in order (see `class`).
     let mut fields: Vec<(String, Type)> = Vec::new();
     let mut layout = crate::class::Layout::default();
@@ -265,12 +282,64 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
     }
     let class_consts = crate::class::static_consts(ck, s);
     let mut pending_enum_fields = Vec::new();
+    // The class's scope: its member aliases, and those of its bases it may
+    // use, are named plainly in its members and member functions. Left
+    // once the member functions are declared (and the bodies written in
+    // the class checked).
+    let inherited = types::inherited_aliases(ck, &layout.bases);
+    if ck.aliases.is_empty() {
+        // The first scope is the namespace's (see `FnCx::scoped`).
+        ck.aliases.push(HashMap::new());
+    }
+    // Two scopes: the class's own aliases hide its bases' (C++ allows a
+    // derived class to declare the same name for another type).
+    ck.aliases.push(inherited);
+    ck.aliases.push(HashMap::new());
+    ck.class_scopes.push(id);
+    let mut member_aliases: HashMap<String, (Type, ast::Access)> = HashMap::new();
     for (k, decl) in s.fields.iter().enumerate() {
         let access = s
             .field_access
             .get(k)
             .copied()
             .unwrap_or(ast::Access::Public);
+        if decl.specs.is_typedef {
+            // In order: a member alias is known from its declaration on.
+            let snapshot = const_snapshot(ck);
+            let consts = class_consts.clone();
+            let lookup = move |n: &str| consts.get(n).or_else(|| snapshot.get(n)).copied();
+            // Unlike a typedef at namespace or block scope, a member alias
+            // cannot be declared again in its class, even for the same
+            // type (C++'s [dcl.typedef]; g++'s "redeclaration").
+            for d in &decl.declarators {
+                if let Some(name) = &d.name
+                    && member_aliases.contains_key(&name.name)
+                {
+                    ck.error(
+                        codes::E0202,
+                        name.span,
+                        format!(
+                            "member alias `{}` is declared twice in `{}`",
+                            name.name, s.name.name
+                        ),
+                        "second declaration",
+                        "a class declares each member alias once",
+                    );
+                }
+            }
+            ck.declaring_member_alias = true;
+            types::declare_aliases(ck, &decl.specs, &decl.declarators, &lookup);
+            ck.declaring_member_alias = false;
+            for d in &decl.declarators {
+                if let Some(name) = &d.name
+                    && !member_aliases.contains_key(&name.name)
+                    && let Some(ty) = ck.aliases.last().and_then(|a| a.get(&name.name))
+                {
+                    member_aliases.insert(name.name.clone(), (ty.clone(), access));
+                }
+            }
+            continue;
+        }
         if decl.specs.is_static {
             layout.statics.push((decl.clone(), access));
             continue;
@@ -378,18 +447,10 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
         is_union: s.is_union,
         span,
     };
-    // A class declared before (`class X;`) fills the id it reserved.
-    let id = match ck.declared_only.remove(&s.name.name) {
-        Some(id) if (id.0 as usize) < ck.program.structs.len() => {
-            ck.program.structs[id.0 as usize] = def;
-            id
-        }
-        _ => {
-            let id = StructId(ck.program.structs.len() as u32);
-            ck.program.structs.push(def);
-            id
-        }
-    };
+    ck.defining.pop();
+    if let Some(slot) = ck.program.structs.get_mut(id.0 as usize) {
+        *slot = def;
+    }
     ck.structs.insert(s.name.name.clone(), id);
     if let Some(d) = dynamic {
         ck.program.dynamic.insert(id, d);
@@ -397,7 +458,12 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
     for (field, e) in pending_enum_fields {
         ck.enum_fields.insert((id, field), e);
     }
+    used_before_alias(ck, s);
+    ck.class_aliases.insert(id, member_aliases);
     crate::class::declare_class(ck, id, s, layout, class_consts);
+    ck.aliases.pop();
+    ck.aliases.pop();
+    ck.class_scopes.pop();
     // Bit fields: refused on the host for now, and a class holding one is
     // a type amp code cannot use (see `stmt::kernel_type_problem`).
     for &at in &s.bit_fields {
@@ -417,6 +483,53 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
     if !s.trailing.is_empty() {
         let specs = ast::DeclSpecs::naming_class(&s.name);
         declare_globals(ck, &specs, &s.trailing);
+    }
+}
+
+/// A member alias must be declared before the member declarations that
+/// name it (C++'s [basic.scope.class]; g++ says the later alias "changes
+/// meaning" of the name): member functions are declared after every data
+/// member and alias here, so a use above the alias is found by position.
+/// Bodies are not looked at: they see the whole class, as in C++.
+fn used_before_alias(ck: &mut Checker, s: &ast::StructDef) {
+    /// Whether `ty` names `name` plainly, also in template arguments.
+    fn names(ty: &ast::BaseType, name: &str, depth: u32) -> bool {
+        match ty {
+            ast::BaseType::Named(p) => p.segments.len() == 1 && !p.global && p.last() == name,
+            ast::BaseType::Template { args, .. } if depth < 64 => args.iter().any(
+                |a| matches!(a, ast::TemplateArg::Type(t) if names(&t.specs.ty, name, depth + 1)),
+            ),
+            _ => false,
+        }
+    }
+    for decl in s.fields.iter().filter(|d| d.specs.is_typedef) {
+        let at = decl.span;
+        let before = |sp: Span| sp.file == at.file && sp.start < at.start;
+        for d in &decl.declarators {
+            let Some(alias) = &d.name else { continue };
+            let field_use = s
+                .fields
+                .iter()
+                .any(|f| before(f.span) && names(&f.specs.ty, &alias.name, 0));
+            let method_use = s.methods.iter().any(|m| {
+                let f = &m.item;
+                before(f.name.span)
+                    && (names(&f.ret.ty, &alias.name, 0)
+                        || f.params.iter().any(|p| names(&p.specs.ty, &alias.name, 0)))
+            });
+            if field_use || method_use {
+                ck.error(
+                    codes::E0201,
+                    alias.span,
+                    format!(
+                        "member alias `{}` is declared after a member of `{}` that names it",
+                        alias.name, s.name.name
+                    ),
+                    "declared too late",
+                    "declare the alias above the members that use it",
+                );
+            }
+        }
     }
 }
 

@@ -126,6 +126,38 @@ fn operand_type(
         );
         return (Type::Error, none);
     }
+    // `decltype(S::m)`: a non-static data member named through its class,
+    // which only an unevaluated operand may do; its declared type. Public
+    // members only: naming another is left to the lookup below, which
+    // refuses it.
+    if !parenthesised
+        && let ExprKind::Name(path) = &expr.kind
+        && path.segments.len() >= 2
+        && !path.global
+    {
+        let n = path.segments.len();
+        let owner = path.segments[..n - 1]
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect::<Vec<_>>()
+            .join("::");
+        if let Some(&class) = fcx.ck.structs.get(&owner)
+            && let Some((_, field, ty, declaring, ast::Access::Public)) =
+                fcx.ck.find_field(class, path.last())
+        {
+            let is_const = fcx
+                .ck
+                .classes
+                .get(&declaring)
+                .and_then(|c| c.const_fields.get(field as usize).copied())
+                .unwrap_or(false);
+            let cv = Cv {
+                is_const,
+                is_volatile: false,
+            };
+            return (ty, DecltypeResult { cv, by_ref: false });
+        }
+    }
     let lowered = fcx.expr(expr);
     if lowered.ty.is_error() {
         return (Type::Error, none);

@@ -372,10 +372,8 @@ impl FnCx<'_> {
             );
             return error_expr(span);
         }
-        let size = match ty {
-            Type::Ptr { .. } | Type::Null | Type::FnPtr(_) => Some(8),
-            _ => tessera_ir::layout::size_align_u64(&self.ck.program.structs, ty).map(|(s, _)| s),
-        };
+        let size =
+            tessera_ir::layout::sizeof_align_u64(&self.ck.program.structs, ty).map(|(s, _)| s);
         match size.and_then(|s| i64::try_from(s).ok()) {
             Some(n) => mk(
                 ExprKind::Const(Const::Int(n)),

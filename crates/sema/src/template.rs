@@ -1088,6 +1088,11 @@ pub fn instantiate_class(
     if let Some(&id) = ck.structs.get(&instance) {
         return Type::Struct(id);
     }
+    // `L<T>* prev` inside `L<int>`: the instance being defined, which
+    // `types::base_type` lets only a pointer name.
+    if let Some((_, id)) = ck.defining.iter().rev().find(|(n, _)| *n == instance) {
+        return Type::Struct(*id);
+    }
     if too_deep(ck, path.span) {
         return Type::Error;
     }

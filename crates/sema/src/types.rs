@@ -27,6 +27,11 @@ pub fn resolve(
     dims: &[Option<ast::Expr>],
     consts: ConstLookup<'_>,
 ) -> Declared {
+    // A class being defined may be the pointee (or referent) of its own
+    // members.
+    ck.pointee_ok = ((modifiers.pointers > 0 || modifiers.reference > 0)
+        && modifiers.function.is_none())
+        || std::mem::take(&mut ck.declaring_member_alias);
     let mut ty = base_type(ck, &specs.ty, specs.span, consts);
     if specs.is_typedef {
         // Aliases are declared by `declare_aliases`; anywhere else (a
@@ -192,7 +197,240 @@ pub(crate) fn qualifier_ok(path: &ast::Path, allowed: &[&str]) -> bool {
 
 pub(crate) const AMP_NAMESPACES: &[&str] = &["concurrency", "Concurrency"];
 
+/// The type a declaration's specifiers name. A class whose members are
+/// being declared (`Checker::defining`) is incomplete: it may be named only
+/// as the pointee of a pointer declarator, as C++ allows (`struct Node {
+/// Node* next; };`); held by value, in its own members or in template
+/// arguments (`std::vector<Node>`), it is refused.
 fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_>) -> Type {
+    // Taken before anything nested (template arguments) is resolved, so
+    // only this declarator's own pointee sees it.
+    let pointee_ok = std::mem::take(&mut ck.pointee_ok);
+    let t = named_type(ck, ty, span, consts);
+    // An alias may hold the class in an array (`typedef Node row[2];`).
+    let mut held = &t;
+    while let Type::CArray(elem, _) = held {
+        held = elem;
+    }
+    if let Type::Struct(id) = *held
+        && !pointee_ok
+        && let Some((name, _)) = ck.defining.iter().find(|(_, d)| *d == id)
+    {
+        let name = name.clone();
+        ck.error(
+            codes::E0201,
+            span,
+            format!("`{name}` is incomplete here: its definition is not finished"),
+            "incomplete class",
+            "a member may point to the class (`T*`); holding it, directly or in a container, is not supported",
+        );
+        return Type::Error;
+    }
+    t
+}
+
+/// The member alias `name` of class `id` or of one of its bases (the
+/// nearest), with its access and the class declaring it. A class-template
+/// instance's member typedefs count (`template::Templates::member_aliases`,
+/// public).
+fn class_member_alias(
+    ck: &Checker,
+    id: tessera_ir::StructId,
+    name: &str,
+) -> Option<(Type, ast::Access, tessera_ir::StructId)> {
+    let mut todo = std::collections::VecDeque::from([(id, 0u32)]);
+    let mut seen = std::collections::HashSet::new();
+    while let Some((c, depth)) = todo.pop_front() {
+        if !seen.insert(c) {
+            continue;
+        }
+        if let Some((ty, access)) = ck.class_aliases.get(&c).and_then(|m| m.get(name)) {
+            return Some((ty.clone(), *access, c));
+        }
+        if let Some(ty) = ck
+            .program
+            .get_struct(c)
+            .and_then(|s| ck.templates.member_aliases.get(&s.name))
+            .and_then(|m| m.get(name))
+        {
+            return Some((ty.clone(), ast::Access::Public, c));
+        }
+        if depth < 64
+            && let Some(info) = ck.classes.get(&c)
+        {
+            todo.extend(info.bases.iter().map(|b| (*b, depth + 1)));
+        }
+    }
+    None
+}
+
+/// The aliases a class's scope starts with: its bases' member aliases that
+/// it may use (public and protected ones), nearest base first.
+pub(crate) fn inherited_aliases(
+    ck: &Checker,
+    bases: &[tessera_ir::StructId],
+) -> std::collections::HashMap<String, Type> {
+    let mut out = std::collections::HashMap::new();
+    let mut todo: std::collections::VecDeque<(tessera_ir::StructId, u32)> =
+        bases.iter().map(|b| (*b, 0)).collect();
+    let mut seen = std::collections::HashSet::new();
+    while let Some((c, depth)) = todo.pop_front() {
+        if !seen.insert(c) {
+            continue;
+        }
+        if let Some(m) = ck.class_aliases.get(&c) {
+            for (name, (ty, access)) in m {
+                if *access != ast::Access::Private {
+                    out.entry(name.clone()).or_insert_with(|| ty.clone());
+                }
+            }
+        }
+        if let Some(m) = ck
+            .program
+            .get_struct(c)
+            .and_then(|s| ck.templates.member_aliases.get(&s.name))
+        {
+            for (name, ty) in m {
+                out.entry(name.clone()).or_insert_with(|| ty.clone());
+            }
+        }
+        if depth < 64
+            && let Some(info) = ck.classes.get(&c)
+        {
+            todo.extend(info.bases.iter().map(|b| (*b, depth + 1)));
+        }
+    }
+    out
+}
+
+/// Enters the scope of class `id` for code written outside its definition
+/// (a member function defined out of class): its member aliases and its
+/// bases' are named plainly. Undone by [`leave_class_scope`].
+pub(crate) fn enter_class_scope(ck: &mut Checker, id: tessera_ir::StructId) {
+    let bases = ck
+        .classes
+        .get(&id)
+        .map(|c| c.bases.clone())
+        .unwrap_or_default();
+    let mut scope = inherited_aliases(ck, &bases);
+    if let Some(m) = ck.class_aliases.get(&id) {
+        for (name, (ty, _)) in m {
+            scope.insert(name.clone(), ty.clone());
+        }
+    }
+    if ck.aliases.is_empty() {
+        // The first scope is the namespace's (see `FnCx::scoped`).
+        ck.aliases.push(std::collections::HashMap::new());
+    }
+    ck.aliases.push(scope);
+    ck.class_scopes.push(id);
+}
+
+/// Leaves the scope [`enter_class_scope`] entered.
+pub(crate) fn leave_class_scope(ck: &mut Checker) {
+    ck.aliases.pop();
+    ck.class_scopes.pop();
+}
+
+/// The member type `name` of `owner`, named `Owner::name` (or `typename
+/// C::name` with `C` bound to `owner`): a class's member alias, its own or
+/// a base's, or the member types of the library's containers. A private
+/// (protected) alias named outside its class (and the classes derived from
+/// it) is E0250, MSVC's C2248.
+pub(crate) fn member_type(ck: &mut Checker, owner: &Type, name: &str, span: Span) -> Option<Type> {
+    match owner {
+        Type::Struct(id) => {
+            let (ty, access, declaring) = class_member_alias(ck, *id, name)?;
+            let inside = ck.class_scopes.iter().any(|c| {
+                *c == declaring
+                    || (access == ast::Access::Protected && ck.derives_from(*c, declaring))
+            });
+            if access != ast::Access::Public && !inside {
+                let class = ck.show(&Type::Struct(declaring));
+                let word = if access == ast::Access::Private {
+                    "private"
+                } else {
+                    "protected"
+                };
+                ck.report(
+                    Diagnostic::error(
+                        codes::E0250,
+                        span,
+                        format!("member type `{name}` is {word} in `{class}`"),
+                    )
+                    .with_label(format!("{word} member type"))
+                    .with_msvc("C2248")
+                    .with_help(format!("declare `{name}` after `public:` in `{class}`")),
+                );
+                return Some(Type::Error);
+            }
+            Some(ty)
+        }
+        Type::Vector(elem)
+        | Type::Container(_, elem)
+        | Type::Array(elem, _)
+        | Type::ArrayView { elem, .. } => match name {
+            "value_type" => Some((**elem).clone()),
+            "size_type" if !matches!(owner, Type::Array(..) | Type::ArrayView { .. }) => {
+                Some(Type::Scalar(Scalar::ULong))
+            }
+            "difference_type" if !matches!(owner, Type::Array(..) | Type::ArrayView { .. }) => {
+                Some(Type::Scalar(Scalar::Long))
+            }
+            _ => None,
+        },
+        Type::Str => match name {
+            "value_type" => Some(Type::Scalar(Scalar::Char)),
+            "size_type" => Some(Type::Scalar(Scalar::ULong)),
+            "difference_type" => Some(Type::Scalar(Scalar::Long)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `Owner::name` where `Owner` names a class (or, in a template, a
+/// parameter bound to a class or container): the member type, if the
+/// owner is one and has it.
+fn qualified_member_type(ck: &mut Checker, path: &ast::Path) -> Option<Type> {
+    let n = path.segments.len();
+    if n < 2 || path.global {
+        return None;
+    }
+    let owner_segments = &path.segments[..n - 1];
+    let owner_text = owner_segments
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect::<Vec<_>>()
+        .join("::");
+    let owner = if let [one] = owner_segments
+        && let Some(t) = ck.alias(&one.name)
+    {
+        t.clone()
+    } else if let Some(id) = ck.structs.get(&owner_text) {
+        Type::Struct(*id)
+    } else if let [one] = owner_segments
+        && let Some((short, instance)) = &ck.templates.injected
+        && *short == one.name
+        && let Some(id) = ck.structs.get(instance)
+    {
+        Type::Struct(*id)
+    } else {
+        return None;
+    };
+    member_type(ck, &owner, path.last(), path.span)
+}
+
+/// The class of `defining` named `name`, if one is being defined.
+fn being_defined(ck: &Checker, name: &str) -> Option<tessera_ir::StructId> {
+    ck.defining
+        .iter()
+        .rev()
+        .find(|(n, _)| n == name)
+        .map(|(_, id)| *id)
+}
+
+fn named_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_>) -> Type {
     match ty {
         BaseType::Builtin(b) => builtin(ck, *b, span),
         BaseType::Auto => {
@@ -219,6 +457,13 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                 return Type::Struct(*id);
             }
             if path.segments.len() == 1
+                && let Some((short, instance)) = &ck.templates.injected
+                && short == name
+                && let Some(id) = being_defined(ck, instance)
+            {
+                return Type::Struct(id);
+            }
+            if path.segments.len() == 1
                 && let Some(e) = ck.enum_names.get(name).and_then(|id| ck.enums.get(*id))
             {
                 return Type::Scalar(e.underlying);
@@ -227,6 +472,11 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
                 && let Some(id) = ck.structs.get(name)
             {
                 return Type::Struct(*id);
+            }
+            if path.segments.len() == 1
+                && let Some(id) = being_defined(ck, name)
+            {
+                return Type::Struct(id);
             }
             if path.segments.len() == 1
                 && ck.prototype_param
@@ -310,16 +560,24 @@ fn base_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'_
             {
                 return Type::Struct(id);
             }
+            // `S::value_type`, `C::value_type` with `C` bound to a class.
+            if let Some(t) = qualified_member_type(ck, path) {
+                return t;
+            }
             // While a class's nested classes are declared (each is declared
             // first, then defined, before the class around it): a use
             // inside one of them.
             let nested_prefix = format!("{name}::");
             if path.segments.len() == 1
                 && ck.declared_only.contains_key(name)
-                && ck
+                && (ck
                     .declared_only
                     .keys()
                     .any(|k| k.starts_with(&nested_prefix))
+                    || ck
+                        .defining
+                        .iter()
+                        .any(|(k, _)| k.starts_with(&nested_prefix)))
             {
                 ck.error(
                     codes::E0211,
@@ -962,6 +1220,9 @@ pub fn declare_aliases(
     declarators: &[ast::Declarator],
     consts: ConstLookup<'_>,
 ) {
+    // Given to each declarator's own `resolve`, which takes it, so that
+    // nothing resolved inside (a template instance's members) sees it.
+    let member = std::mem::take(&mut ck.declaring_member_alias);
     if specs.is_static
         || specs.is_extern
         || specs.is_inline
@@ -1013,6 +1274,7 @@ pub fn declare_aliases(
             is_typedef: false,
             ..specs.clone()
         };
+        ck.declaring_member_alias = member;
         let Declared { ty, by_ref } = resolve(ck, &plain, &d.modifiers, &d.array_dims, consts);
         // `const T` or a `T` bound to `const int` alike.
         let cv = ck.specs_cv(specs);

@@ -130,6 +130,7 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
     crate::member_types::rewrite(tokens);
     crate::class_forms::rewrite(tokens);
     drop_template_disambiguators(tokens);
+    drop_typename_qualifiers(tokens);
     restrict_as_name(tokens);
     mark_parenthesised_decltype(tokens);
     let KnownNames {
@@ -696,6 +697,52 @@ fn drop_template_disambiguators(tokens: &mut Vec<Token<'_>>) {
     let keep: Vec<bool> = (0..tokens.len())
         .map(|i| !is_disambiguator(i, tokens))
         .collect();
+    let mut k = keep.iter();
+    tokens.retain(|_| k.next().copied().unwrap_or(true));
+}
+
+/// `typename C::value_type`: the keyword says that the last name of the
+/// qualified name is a type, which nothing declared may say for a member of
+/// a template parameter. That name becomes a type name and the keyword is
+/// dropped; the checker looks the member up once `C` is bound (a class's
+/// member alias, a container's element type). Names with template
+/// arguments in the chain are left as written (the library's are
+/// rewritten by `member_types`).
+fn drop_typename_qualifiers(tokens: &mut Vec<Token<'_>>) {
+    fn tok<'s>(tokens: &[Token<'s>], k: usize) -> Option<Tok<'s>> {
+        tokens.get(k).map(|t| t.tok)
+    }
+    let mut drop = Vec::new();
+    for i in 0..tokens.len() {
+        if tokens[i].tok != Tok::Typename
+            || !matches!(tok(tokens, i + 1), Some(Tok::Ident(_) | Tok::TypeName(_)))
+            || tok(tokens, i + 2) != Some(Tok::ColonColon)
+        {
+            continue;
+        }
+        let mut k = i + 1;
+        while matches!(tok(tokens, k), Some(Tok::Ident(_) | Tok::TypeName(_)))
+            && tok(tokens, k + 1) == Some(Tok::ColonColon)
+        {
+            k += 2;
+        }
+        if matches!(tok(tokens, k + 1), Some(Tok::Lt | Tok::ColonColon)) {
+            continue;
+        }
+        if let Some(Tok::Ident(name)) = tok(tokens, k) {
+            tokens[k].tok = Tok::TypeName(name);
+        }
+        if matches!(tok(tokens, k), Some(Tok::TypeName(_))) {
+            drop.push(i);
+        }
+    }
+    if drop.is_empty() {
+        return;
+    }
+    let mut keep = vec![true; tokens.len()];
+    for i in drop {
+        keep[i] = false;
+    }
     let mut k = keep.iter();
     tokens.retain(|_| k.next().copied().unwrap_or(true));
 }
