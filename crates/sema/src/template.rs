@@ -121,6 +121,14 @@ pub struct Templates {
     pub class_instances: HashMap<String, Vec<(String, Vec<TArg>)>>,
     /// Explicit specialisations of class templates, by name and arguments.
     pub class_specs: HashMap<(String, Vec<TArg>), Rc<TemplateDef>>,
+    /// Partial specialisations of class templates, by name: each one's
+    /// template (its own parameters) and the arguments it is written for
+    /// (`template <typename T> struct P<T*, int>`: `T*, int`).
+    pub partial_specs: HashMap<String, Vec<(Rc<TemplateDef>, Vec<TemplateArg>)>>,
+    /// Class templates with a partial specialisation Tessera cannot match
+    /// (for reference types): their instances are refused, since the
+    /// primary template might be the wrong choice.
+    pub unmatchable: std::collections::HashSet<String>,
     /// The class-template instance being declared: its template, arguments
     /// and name. Its member functions' bodies are checked when first called
     /// (C++ instantiates a member only when it is used).
@@ -478,6 +486,165 @@ fn enter_class(ck: &mut Checker, plain: String, instance: String) {
     ck.templates.injected = Some((plain, instance));
 }
 
+/// Registers `template <typename T> struct Name<pattern> { ... }`, a
+/// partial specialisation of the class template `Name` declared before.
+/// Its pattern may write the parameters bare, behind `*` (`T*`, `const
+/// T*`), inside class templates (`Box<T>`) or as values (`N`); other
+/// forms (references, functions) are refused rather than never matched.
+fn declare_partial_specialization(ck: &mut Checker, s: &ast::StructDef, def: Rc<TemplateDef>) {
+    let name = s.name.name.clone();
+    let pattern = s.specialization.clone().unwrap_or_default();
+    if !ck.templates.classes.contains_key(&name) {
+        ck.error(
+            codes::E0200,
+            s.name.span,
+            format!("`{name}` is not a class template declared before"),
+            "specialised here",
+            "declare the primary template first: `template <typename T> struct Name { ... };`",
+        );
+        return;
+    }
+    let unsupported = pattern.iter().find_map(|a| match a {
+        TemplateArg::Type(t) if t.modifiers.reference != 0 || t.modifiers.function.is_some() => {
+            Some(t.span)
+        }
+        _ => None,
+    });
+    if let Some(at) = unsupported {
+        ck.templates.unmatchable.insert(name);
+        ck.error(
+            codes::E0211,
+            at,
+            "a partial specialisation for reference or function types is not supported yet",
+            "this argument",
+            "specialise for the types you need with `template <>`",
+        );
+        return;
+    }
+    ck.templates
+        .partial_specs
+        .entry(name)
+        .or_default()
+        .push((def, pattern));
+}
+
+/// The partial specialisations of `name` that `args` match, each with the
+/// arguments of its own parameters.
+fn matching_partial_specs(
+    ck: &mut Checker,
+    name: &str,
+    args: &[TArg],
+    span: Span,
+) -> Vec<(Rc<TemplateDef>, Vec<TArg>)> {
+    let specs = ck
+        .templates
+        .partial_specs
+        .get(name)
+        .cloned()
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for (def, pattern) in specs {
+        if pattern.len() != args.len() {
+            continue;
+        }
+        let mut bound: HashMap<String, TArg> = HashMap::new();
+        let mut fits = true;
+        for (pat, actual) in pattern.iter().zip(args) {
+            fits = match (pat, actual) {
+                (TemplateArg::Type(t), TArg::Type(ty, cv)) => {
+                    // `T*` against `int*`: `T` against `int`, qualified as
+                    // what the pointer points to.
+                    let mut ty = ty.clone();
+                    let mut cv = *cv;
+                    let mut levels = t.modifiers.pointers;
+                    while levels > 0 {
+                        let Type::Ptr { elem, is_const } = ty else {
+                            break;
+                        };
+                        cv = Cv {
+                            is_const,
+                            is_volatile: false,
+                        };
+                        ty = *elem;
+                        levels -= 1;
+                    }
+                    levels == 0 && deduce(ck, &def, &t.specs, &ty, cv, &mut bound, &[])
+                }
+                (TemplateArg::Type(t), TArg::Value(_)) => match &t.specs.ty {
+                    BaseType::Named(p) if p.segments.len() == 1 => {
+                        bind_value(&def, p.last(), actual, &mut bound)
+                    }
+                    _ => true,
+                },
+                (TemplateArg::Expr(e), TArg::Value(_)) => match &e.kind {
+                    ast::ExprKind::Name(p) if p.segments.len() == 1 => {
+                        bind_value(&def, p.last(), actual, &mut bound)
+                    }
+                    _ => true,
+                },
+                _ => true,
+            };
+            if !fits {
+                break;
+            }
+        }
+        if !fits {
+            continue;
+        }
+        // Every parameter must be deduced, and the pattern with them
+        // substituted must be the arguments themselves (its fixed parts,
+        // `int` in `P<T, int>`, included).
+        let Some(own) = def
+            .params
+            .iter()
+            .map(|p| {
+                let n = match p {
+                    ast::TemplateParam::Type { name, .. }
+                    | ast::TemplateParam::Value { name, .. }
+                    | ast::TemplateParam::Template { name, .. } => &name.name,
+                };
+                bound.get(n).cloned()
+            })
+            .collect::<Option<Vec<TArg>>>()
+        else {
+            continue;
+        };
+        let substituted = with_bindings(ck, &def, &own, name, span, |ck| {
+            // The value parameters are constants while bound.
+            let consts = ck.const_globals.clone();
+            resolve_args(ck, &pattern, &|n| consts.get(n).copied())
+        });
+        if substituted.as_deref() == Some(args) {
+            out.push((def, own));
+        }
+    }
+    out
+}
+
+/// Binds value parameter `name` of `def` to `actual`; true when `name` is
+/// not one (a fixed value, checked after substitution) or agrees.
+fn bind_value(
+    def: &TemplateDef,
+    name: &str,
+    actual: &TArg,
+    bound: &mut HashMap<String, TArg>,
+) -> bool {
+    let is_value = def
+        .params
+        .iter()
+        .any(|p| matches!(p, ast::TemplateParam::Value { name: n, .. } if n.name == name));
+    if !is_value {
+        return true;
+    }
+    match bound.get(name) {
+        Some(prev) => prev == actual,
+        None => {
+            bound.insert(name.to_string(), actual.clone());
+            true
+        }
+    }
+}
+
 /// Registers `template <...> item`.
 pub fn declare_template(ck: &mut Checker, t: &ast::Template, span: Span) {
     if let Some(args) = &t.specialised
@@ -513,6 +680,9 @@ pub fn declare_template(ck: &mut Checker, t: &ast::Template, span: Span) {
     match &t.item.kind {
         // `template <typename T> class X;`: the definition follows.
         ast::ItemKind::Struct(s) if s.forward => {}
+        ast::ItemKind::Struct(s) if s.specialization.is_some() => {
+            declare_partial_specialization(ck, s, def);
+        }
         ast::ItemKind::Struct(s) => {
             let name = s.name.name.clone();
             if ck.templates.classes.contains_key(&name) || ck.structs.contains_key(&name) {
@@ -521,7 +691,7 @@ pub fn declare_template(ck: &mut Checker, t: &ast::Template, span: Span) {
                     s.name.span,
                     format!("class template `{name}` is defined twice"),
                     "second definition",
-                    "partial specialisations are not supported yet",
+                    "a specialisation names its arguments: `template <typename T> struct Name<T*> { ... }`",
                 );
                 return;
             }
@@ -1096,9 +1266,46 @@ pub fn instantiate_class(
     if too_deep(ck, path.span) {
         return Type::Error;
     }
-    let def = match ck.templates.class_specs.get(&(name.clone(), args.clone())) {
-        Some(spec) => spec.clone(),
-        None => def,
+    if ck.templates.unmatchable.contains(&name)
+        && !ck
+            .templates
+            .class_specs
+            .contains_key(&(name.clone(), args.clone()))
+    {
+        ck.error(
+            codes::E0211,
+            path.span,
+            format!("`{name}` has a partial specialisation Tessera cannot match yet, so its instances are not supported"),
+            "an instance",
+            "specialise for the types you need with `template <>`",
+        );
+        return Type::Error;
+    }
+    // An explicit specialisation, else the one partial specialisation the
+    // arguments match (bound to its own parameters), else the primary.
+    let mut partial = false;
+    let (def, bind_args) = match ck.templates.class_specs.get(&(name.clone(), args.clone())) {
+        Some(spec) => (spec.clone(), args.clone()),
+        None => {
+            let mut found = matching_partial_specs(ck, &name, &args, path.span);
+            match found.len() {
+                0 => (def, args.clone()),
+                1 => {
+                    partial = true;
+                    found.remove(0)
+                }
+                n => {
+                    ck.error(
+                        codes::E0211,
+                        path.span,
+                        format!("{n} partial specialisations of `{name}` match `{instance}`; choosing the most specialised one is not supported yet"),
+                        "several match",
+                        "add an explicit specialisation `template <> struct ...` for these arguments",
+                    );
+                    return Type::Error;
+                }
+            }
+        }
     };
     let ast::ItemKind::Struct(s) = &def.item.kind else {
         return Type::Error;
@@ -1122,8 +1329,8 @@ pub fn instantiate_class(
     }
     let span = def.item.span;
     let inst = instance.clone();
-    let declaring = (def.clone(), args.clone(), instance.clone());
-    with_bindings(ck, &def, &args, &instance, path.span, |ck| {
+    let declaring = (def.clone(), bind_args.clone(), instance.clone());
+    with_bindings(ck, &def, &bind_args, &instance, path.span, |ck| {
         let consts = ck.const_globals.clone();
         for d in &typedefs {
             crate::types::declare_aliases(ck, &d.specs, &d.declarators, &|n| {
@@ -1149,12 +1356,17 @@ pub fn instantiate_class(
         .entry(name.clone())
         .or_default()
         .push((instance.clone(), args.clone()));
-    let members = ck
-        .templates
-        .class_members
-        .get(&name)
-        .cloned()
-        .unwrap_or_default();
+    // Members defined outside the class belong to the primary template;
+    // a partial specialisation defines its own in the class.
+    let members = if partial {
+        Vec::new()
+    } else {
+        ck.templates
+            .class_members
+            .get(&name)
+            .cloned()
+            .unwrap_or_default()
+    };
     for member in members {
         define_member(ck, &member, &instance, &args, path.span);
     }
