@@ -87,6 +87,10 @@ pub enum TArg {
     Template(Vec<String>),
 }
 
+/// A partial specialisation: its template (with its own parameters) and
+/// the arguments it is written for.
+pub type PartialSpec = (Rc<TemplateDef>, Vec<TemplateArg>);
+
 /// The templates of a program and their instances.
 #[derive(Debug, Default)]
 pub struct Templates {
@@ -124,7 +128,7 @@ pub struct Templates {
     /// Partial specialisations of class templates, by name: each one's
     /// template (its own parameters) and the arguments it is written for
     /// (`template <typename T> struct P<T*, int>`: `T*, int`).
-    pub partial_specs: HashMap<String, Vec<(Rc<TemplateDef>, Vec<TemplateArg>)>>,
+    pub partial_specs: HashMap<String, Vec<PartialSpec>>,
     /// Class templates with a partial specialisation Tessera cannot match
     /// (for reference types): their instances are refused, since the
     /// primary template might be the wrong choice.
