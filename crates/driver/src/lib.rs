@@ -176,8 +176,7 @@ pub fn parse(sources: &mut Sources, input: &Input<'_>) -> Result<Parsed, LoadErr
 pub fn compile_source(sources: &mut Sources, name: &str, bytes: &[u8]) -> Checked {
     let (file, replaced) = SourceFile::from_bytes(name, bytes);
     let file = sources.add(file);
-    let included = read_headers(sources, file, &tessera_syntax::include::NoFiles, &[]);
-    let parsed = tessera_syntax::parse_unit(sources, file, &replaced, &included);
+    let parsed = tessera_syntax::parse_with_library(sources, file, &replaced);
     check_parsed(sources, &parsed.unit, parsed.diagnostics)
 }
 

@@ -516,60 +516,21 @@ impl Type {
     /// bounded, exponentially often), and code with pointers runs in the
     /// interpreter anyway, which tracks unions (see `Type::contains_pointer`).
     pub fn contains_union(&self, structs: &[StructDef]) -> bool {
-        self.contains_union_depth(structs, &mut Vec::new(), 0)
-    }
-
-    /// `seen` marks the structs already looked into: a struct met again
-    /// (two members of one class type, a diamond of classes) holds no union,
-    /// or the walk would have stopped, so each is looked into once and the
-    /// walk stays linear in the program's classes.
-    fn contains_union_depth(
-        &self,
-        structs: &[StructDef],
-        seen: &mut Vec<bool>,
-        depth: u32,
-    ) -> bool {
-        if depth > 64 {
-            return false;
-        }
-        match self {
-            Type::Struct(id) => {
-                if seen.is_empty() {
-                    // Allocated at the first struct: most types have none.
-                    seen.resize(structs.len(), false);
-                }
-                match seen.get_mut(id.index()) {
-                    Some(s) if !*s => *s = true,
-                    _ => return false,
-                }
-                structs.get(id.index()).is_some_and(|s| {
-                    s.is_union
-                        || s.fields
-                            .iter()
-                            .any(|(_, t)| t.contains_union_depth(structs, seen, depth + 1))
-                })
-            }
-            Type::CArray(elem, _)
-            | Type::Vector(elem)
-            | Type::Container(_, elem)
-            | Type::Array(elem, _)
-            | Type::ArrayView { elem, .. }
-            | Type::Iterator(elem) => elem.contains_union_depth(structs, seen, depth + 1),
-            Type::Iter(it) => it.elem.contains_union_depth(structs, seen, depth + 1),
-            _ => false,
-        }
+        self.contains_part(structs, &mut Vec::new(), 0, &|t| {
+            matches!(t, Type::Struct(id) if structs.get(id.index()).is_some_and(|s| s.is_union))
+        })
     }
 
     /// True when this type is or contains a pointer, struct fields included.
     pub fn contains_pointer(&self, structs: &[StructDef]) -> bool {
-        self.contains_leaf(structs, &mut Vec::new(), 0, &Type::is_pointer_like)
+        self.contains_part(structs, &mut Vec::new(), 0, &Type::is_pointer_like)
     }
 
     /// True when the type is or holds `unsigned char`, `short`, `unsigned
     /// short` or `wchar_t` (host-only types, which the compiled engine leaves to the
     /// interpreter).
     pub fn contains_narrow_integer(&self, structs: &[StructDef]) -> bool {
-        self.contains_leaf(structs, &mut Vec::new(), 0, &|t| {
+        self.contains_part(structs, &mut Vec::new(), 0, &|t| {
             matches!(
                 t,
                 Type::Scalar(Scalar::UChar | Scalar::Short | Scalar::UShort | Scalar::WChar)
@@ -579,31 +540,38 @@ impl Type {
 
     /// True when the type is or holds a string stream.
     pub fn contains_string_stream(&self, structs: &[StructDef]) -> bool {
-        self.contains_leaf(structs, &mut Vec::new(), 0, &|t| {
+        self.contains_part(structs, &mut Vec::new(), 0, &|t| {
             matches!(t, Type::StringStream(_))
         })
     }
 
     /// True when the type is or holds the scalar `s`.
     pub fn contains_leaf_scalar(&self, structs: &[StructDef], s: Scalar) -> bool {
-        self.contains_leaf(structs, &mut Vec::new(), 0, &|t| *t == Type::Scalar(s))
+        self.contains_part(structs, &mut Vec::new(), 0, &|t| *t == Type::Scalar(s))
     }
 
-    /// Whether a part of the type that holds no other type satisfies `leaf`.
-    /// Pointers are leaves: their pointee is not part of the object, and
-    /// following it would not end for a class that points to itself.
-    fn contains_leaf(
+    /// Whether the type or a part of it satisfies `part`: struct fields and
+    /// the elements of arrays, containers, views and iterators are parts.
+    /// Pointers are not looked into: their pointee is not part of the
+    /// object, and following it would not end for a class that points to
+    /// itself. `seen` marks the structs already looked into: a struct met
+    /// again (two members of one class type, a diamond of classes) was
+    /// answered the first time, so the walk stays linear in the program's
+    /// classes.
+    fn contains_part(
         &self,
         structs: &[StructDef],
         seen: &mut Vec<bool>,
         depth: u32,
-        leaf: &dyn Fn(&Type) -> bool,
+        part: &dyn Fn(&Type) -> bool,
     ) -> bool {
         if depth > 64 {
             return false;
         }
+        if part(self) {
+            return true;
+        }
         match self {
-            // Each struct once, as in `contains_union_depth`.
             Type::Struct(id) => {
                 if seen.is_empty() {
                     // Allocated at the first struct: most types have none.
@@ -616,18 +584,18 @@ impl Type {
                 structs.get(id.index()).is_some_and(|s| {
                     s.fields
                         .iter()
-                        .any(|(_, t)| t.contains_leaf(structs, seen, depth + 1, leaf))
+                        .any(|(_, t)| t.contains_part(structs, seen, depth + 1, part))
                 })
             }
             Type::CArray(elem, _)
             | Type::Vector(elem)
             | Type::Container(_, elem)
-            | Type::Array(elem, _) => elem.contains_leaf(structs, seen, depth + 1, leaf),
+            | Type::Array(elem, _) => elem.contains_part(structs, seen, depth + 1, part),
             Type::ArrayView { elem, .. } | Type::Iterator(elem) => {
-                elem.contains_leaf(structs, seen, depth + 1, leaf)
+                elem.contains_part(structs, seen, depth + 1, part)
             }
-            Type::Iter(it) => it.elem.contains_leaf(structs, seen, depth + 1, leaf),
-            other => leaf(other),
+            Type::Iter(it) => it.elem.contains_part(structs, seen, depth + 1, part),
+            _ => false,
         }
     }
 

@@ -1377,6 +1377,31 @@ fn mark_template_args(
     true
 }
 
+/// The index of the `>` that closes the template argument list opened
+/// right after the template name at `name` (within `MAX_TEMPLATE_SCAN`
+/// tokens), if it closes.
+fn template_args_end(tokens: &[Token<'_>], name: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, t) in tokens
+        .iter()
+        .enumerate()
+        .skip(name + 1)
+        .take(MAX_TEMPLATE_SCAN)
+    {
+        match t.tok {
+            Tok::TplOpen => depth += 1,
+            Tok::TplClose => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Marks a type name followed by `::` and a member (`Point::length`,
 /// `Point::~Point`, `Point::operator+`, `Color::Red`) as [`Tok::ClassQual`],
 /// so that an out-of-class definition `float Point::length()` is not read as
@@ -1390,22 +1415,10 @@ fn mark_class_qualifiers(tokens: &mut [Token<'_>]) {
         if tokens.get(i + 1).map(|t| t.tok) != Some(Tok::TplOpen) {
             continue;
         }
-        let mut depth = 0usize;
-        let end = tokens.len().min(i + 1 + MAX_TEMPLATE_SCAN);
-        for k in i + 1..end {
-            match tokens[k].tok {
-                Tok::TplOpen => depth += 1,
-                Tok::TplClose => {
-                    depth -= 1;
-                    if depth == 0 {
-                        if tokens.get(k + 1).map(|t| t.tok) == Some(Tok::ColonColon) {
-                            tokens[i].tok = Tok::TemplateQual(name);
-                        }
-                        break;
-                    }
-                }
-                _ => {}
-            }
+        if let Some(k) = template_args_end(tokens, i)
+            && tokens.get(k + 1).map(|t| t.tok) == Some(Tok::ColonColon)
+        {
+            tokens[i].tok = Tok::TemplateQual(name);
         }
     }
     for i in 0..tokens.len().saturating_sub(2) {
@@ -1430,26 +1443,15 @@ fn mark_class_qualifiers(tokens: &mut [Token<'_>]) {
         let Tok::TemplateQual(name) = tokens[i].tok else {
             continue;
         };
-        let mut depth = 0usize;
-        let end = tokens.len().min(i + 1 + MAX_TEMPLATE_SCAN);
-        for k in i + 1..end {
-            match tokens[k].tok {
-                Tok::TplOpen => depth += 1,
-                Tok::TplClose => {
-                    depth = depth.saturating_sub(1);
-                    if depth == 0 {
-                        let at = |j: usize| tokens.get(j).map(|t| t.tok);
-                        if at(k + 1) == Some(Tok::ColonColon)
-                            && matches!(at(k + 2), Some(Tok::TypeName(inner)) if inner != name)
-                            && at(k + 3) != Some(Tok::ColonColon)
-                        {
-                            tokens[i].tok = Tok::NestedQual(name);
-                        }
-                        break;
-                    }
-                }
-                _ => {}
-            }
+        let Some(k) = template_args_end(tokens, i) else {
+            continue;
+        };
+        let at = |j: usize| tokens.get(j).map(|t| t.tok);
+        if at(k + 1) == Some(Tok::ColonColon)
+            && matches!(at(k + 2), Some(Tok::TypeName(inner)) if inner != name)
+            && at(k + 3) != Some(Tok::ColonColon)
+        {
+            tokens[i].tok = Tok::NestedQual(name);
         }
     }
     // `Outer::Inner` naming a nested class as a type: the last class

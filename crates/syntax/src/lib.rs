@@ -45,7 +45,7 @@ mod grammar {
 
 pub use parse::{
     MAX_SOURCE_LEN, ParseSession, Parsed, ParsedStmts, parse_file, parse_in, parse_stmts_in,
-    parse_unit,
+    parse_unit, parse_with_library,
 };
 
 /// The tokens the parser would see (after preprocessing and classification),

@@ -106,6 +106,15 @@ pub fn parse_file(sources: &Sources, file: FileId, replaced: &[usize]) -> Parsed
     parse_unit(sources, file, replaced, &Included::default())
 }
 
+/// Parses file `file` of `sources`, which includes no local header, with
+/// the library headers written in the Tessera language that it includes
+/// (`<chrono>`, `<array>`, ...), read into `sources` as the driver reads
+/// them.
+pub fn parse_with_library(sources: &mut Sources, file: FileId, replaced: &[usize]) -> Parsed {
+    let included = crate::include::read_headers(sources, file, &crate::include::NoFiles, &[]);
+    parse_unit(sources, file, replaced, &included)
+}
+
 /// Parses file `file` of `sources` with the local headers it includes,
 /// already read into `sources` (see [`crate::include::read_headers`]).
 pub fn parse_unit(

@@ -340,13 +340,7 @@ fn run_program(name: &str, bytes: Vec<u8>) -> Outcome {
         drop(bytes);
         let mut sources = Sources::new();
         let id = sources.add(file);
-        let included = tessera_syntax::include::read_headers(
-            &mut sources,
-            id,
-            &tessera_syntax::include::NoFiles,
-            &[],
-        );
-        let parsed = tessera_syntax::parse_unit(&sources, id, &replaced, &included);
+        let parsed = tessera_syntax::parse_with_library(&mut sources, id, &replaced);
         if let Err(problem) = check_diagnostics(&sources, &parsed.diagnostics, Show::Ends) {
             panic!("{problem}");
         }

@@ -98,34 +98,7 @@ impl Emitter<'_, '_, '_> {
         }
         let tile_loops = self.open_tile_loops(shape);
         let saved_coords = std::mem::replace(&mut self.wi.item_coords, tile_loops.coords.clone());
-        let item_end = self.b.create_block();
-        let id = self.next_region;
-        self.next_region += 1;
-        let saved_region = self.region.replace(RegionCtx { id, item_end });
-        // Frame locals used here come into variables.
-        let frame: Vec<(LocalId, FrameSlot)> = uses
-            .iter()
-            .filter_map(|l| self.scope().frame.get(l).map(|&off| (*l, off)))
-            .collect();
-        let kernel_fn = self.scope().func;
-        for &(l, off) in &frame {
-            let ty = self.prog.function(kernel_fn).local(l).ty.clone();
-            self.frame_to_vars(l, off, &ty)?;
-        }
-        self.remat_locals(uses)?;
-        emit_body(self)?;
-        self.b.ins().jump(item_end, &[]);
-        self.b.switch_to_block(item_end);
-        let mut written: Vec<(LocalId, FrameSlot)> = stores
-            .iter()
-            .filter_map(|l| self.scope().frame.get(l).map(|&off| (*l, off)))
-            .collect();
-        written.sort();
-        for &(l, off) in &written {
-            let ty = self.prog.function(kernel_fn).local(l).ty.clone();
-            self.vars_to_frame(l, off, &ty)?;
-        }
-        self.region = saved_region;
+        self.region_body(uses, stores, emit_body)?;
         if count_items {
             let it = self.b.use_var(self.wi.item);
             let it1 = self.b.ins().iadd_imm_s(it, 1);
@@ -170,22 +143,37 @@ impl Emitter<'_, '_, '_> {
             })
             .collect();
         let saved_coords = std::mem::replace(&mut self.wi.item_coords, coords);
+        let result = self.region_body(uses, stores, &mut |e| e.stmts(&body.stmts));
+        self.wi.item_coords = saved_coords;
+        result
+    }
+
+    /// One work-item's code in a region: the frame locals in `uses` loaded
+    /// into variables, `emit_body`, then those in `stores` written back to
+    /// the frame. A `return` in the body jumps to the region's end, where
+    /// the stores are.
+    fn region_body(
+        &mut self,
+        uses: &BTreeSet<LocalId>,
+        stores: &HashSet<LocalId>,
+        emit_body: &mut dyn FnMut(&mut Self) -> R<()>,
+    ) -> R<()> {
         let item_end = self.b.create_block();
         let id = self.next_region;
         self.next_region += 1;
         let saved_region = self.region.replace(RegionCtx { id, item_end });
         let result = (|| -> R<()> {
+            let kernel_fn = self.scope().func;
             let frame: Vec<(LocalId, FrameSlot)> = uses
                 .iter()
                 .filter_map(|l| self.scope().frame.get(l).map(|&off| (*l, off)))
                 .collect();
-            let kernel_fn = self.scope().func;
             for &(l, off) in &frame {
                 let ty = self.prog.function(kernel_fn).local(l).ty.clone();
                 self.frame_to_vars(l, off, &ty)?;
             }
             self.remat_locals(uses)?;
-            self.stmts(&body.stmts)?;
+            emit_body(self)?;
             self.b.ins().jump(item_end, &[]);
             self.b.switch_to_block(item_end);
             let mut written: Vec<(LocalId, FrameSlot)> = stores
@@ -200,7 +188,6 @@ impl Emitter<'_, '_, '_> {
             Ok(())
         })();
         self.region = saved_region;
-        self.wi.item_coords = saved_coords;
         result
     }
 

@@ -25,13 +25,7 @@ fn check_with_headers(src: &str) -> crate::Checked {
     let mut sources = Sources::new();
     let (file, replaced) = SourceFile::from_bytes("test.amp", src.as_bytes());
     let id = sources.add(file);
-    let included = tessera_syntax::include::read_headers(
-        &mut sources,
-        id,
-        &tessera_syntax::include::NoFiles,
-        &[],
-    );
-    let parsed = tessera_syntax::parse_unit(&sources, id, &replaced, &included);
+    let parsed = tessera_syntax::parse_with_library(&mut sources, id, &replaced);
     assert!(
         !parsed.has_errors(),
         "syntax errors: {:#?}",
