@@ -157,6 +157,10 @@ pub(crate) struct Machine<'p> {
     /// barrier, filled in for a function when first asked (see
     /// `Machine::has_barrier`).
     pub(crate) barrier_stmts: Vec<Option<Vec<bool>>>,
+    /// By kernel: whether each capture's data may be written by a run of
+    /// it ([`tessera_ir::facts::captures_written`]), filled in at the
+    /// kernel's first launch offered to the engine.
+    pub(crate) captures_written: Vec<Option<std::rc::Rc<[bool]>>>,
     /// The engine offered each kernel launch first (the JIT), if any.
     pub(crate) engine: Option<&'p mut dyn tessera_runtime::launch::KernelEngine>,
     /// The C library's state: `rand`, what the program wrote to `stderr`,
@@ -249,6 +253,7 @@ impl<'p> Machine<'p> {
             interrupt: None,
             host_costs: std::collections::HashMap::new(),
             barrier_stmts: vec![None; prog.functions.len()],
+            captures_written: vec![None; prog.functions.len()],
             engine: None,
             clib: crate::clib::CState {
                 err_format: StreamFormat::unbuffered(),

@@ -190,10 +190,16 @@ impl Marshalled {
     }
 }
 
-/// Storages some view among `values` may write.
-fn written_storages(values: &[Value], decls: &[Capture]) -> Vec<*const Storage> {
+/// Storages some view among `values` may write: the kernel writes the
+/// capture (`kernel_writes`, by slot; a slot it does not cover counts as
+/// written) and its type allows writing.
+fn written_storages(
+    values: &[Value],
+    decls: &[Capture],
+    kernel_writes: &[bool],
+) -> Vec<*const Storage> {
     let mut out = Vec::new();
-    for (v, decl) in values.iter().zip(decls) {
+    for (slot, (v, decl)) in values.iter().zip(decls).enumerate() {
         let writes = matches!(
             decl.ty,
             Type::Array(..)
@@ -201,7 +207,7 @@ fn written_storages(values: &[Value], decls: &[Capture]) -> Vec<*const Storage> 
                     read_only: false,
                     ..
                 }
-        );
+        ) && kernel_writes.get(slot).copied().unwrap_or(true);
         if writes && let Value::View(view) = v {
             match &view.data {
                 ViewData::Storage(s) => out.push(Rc::as_ptr(s)),
@@ -232,7 +238,8 @@ impl Machine<'_> {
             return false;
         };
         let mut m = Marshalled::new();
-        let ran = match self.marshal(&mut m, values, decls, span) {
+        let kernel_writes = self.captures_written(kernel);
+        let ran = match self.marshal(&mut m, values, decls, &kernel_writes, span) {
             Some(()) => {
                 let mut launch = Launch {
                     kernel,
@@ -253,6 +260,22 @@ impl Machine<'_> {
         };
         self.engine = Some(engine);
         ran
+    }
+
+    /// Whether each capture of `kernel` may be written by a run of it,
+    /// worked out once per kernel.
+    fn captures_written(&mut self, kernel: FuncId) -> Rc<[bool]> {
+        if let Some(Some(known)) = self.captures_written.get(kernel.index()) {
+            return Rc::clone(known);
+        }
+        let flags: Rc<[bool]> = match self.prog.get_function(kernel) {
+            Some(f) => tessera_ir::facts::captures_written(self.prog, f).into(),
+            None => Rc::from([]),
+        };
+        if let Some(slot) = self.captures_written.get_mut(kernel.index()) {
+            *slot = Some(Rc::clone(&flags));
+        }
+        flags
     }
 
     /// Puts back what a marshalling that gave up had taken.
@@ -302,10 +325,11 @@ impl Machine<'_> {
         m: &mut Marshalled,
         values: &[Value],
         decls: &[Capture],
+        kernel_writes: &[bool],
         span: Span,
     ) -> Option<()> {
         let structs = &self.prog.structs;
-        let written = written_storages(values, decls);
+        let written = written_storages(values, decls, kernel_writes);
         for (v, decl) in values.iter().zip(decls) {
             let arg = match (&decl.ty, v) {
                 (Type::Scalar(_), v) => Arg::Scalar(bits(v)?),

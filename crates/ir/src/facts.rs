@@ -491,6 +491,120 @@ pub fn written_roots(program: &Program, block: &Block) -> HashSet<LocalId> {
     out
 }
 
+/// For each capture slot of `kernel`, whether running it may write the
+/// data that capture reaches (an `array` or `array_view` capture's
+/// elements): a launch hands such data over without a copy to restore
+/// should it fail, and only copies what the kernel may write.
+///
+/// A capture is counted as read only when every use of it, and of each
+/// projection `v[i]` of it that is still a view, is the view operand of an
+/// element read, a further projection or an extent query, and no element
+/// place built from it is assigned, incremented, handed to an atomic or a
+/// non-const reference parameter, bound to a reference or has its address
+/// taken. Anything else (a copy of the view, a call taking it, a section)
+/// counts as a write, so the answer errs only towards copying. Slots past
+/// the kernel's captures, and every slot of a function that is not a
+/// kernel or has no body, are written.
+pub fn captures_written(program: &Program, kernel: &Function) -> Vec<bool> {
+    let FunctionKind::Kernel { captures, .. } = &kernel.kind else {
+        return Vec::new();
+    };
+    let mut written = vec![false; captures.len()];
+    let Some(body) = &kernel.body else {
+        return vec![true; captures.len()];
+    };
+    let mark = |e: &Expr, written: &mut Vec<bool>| {
+        capture_roots(e, &mut |i| {
+            if let Some(slot) = written.get_mut(i as usize) {
+                *slot = true;
+            }
+        });
+    };
+    visit::for_each_stmt(body, &mut |n| match n {
+        Node::Stmt(s) => {
+            if let StmtKind::Let {
+                init: Some(Init::Ref(place)),
+                ..
+            } = &s.kind
+            {
+                mark(place, &mut written);
+            }
+        }
+        Node::Expr(top) => {
+            // A view at the top of a statement is copied or bound.
+            if is_capture_view(top) {
+                mark(top, &mut written);
+            }
+            visit::for_each_subexpr(top, &mut |e| {
+                for place in written_places(program, e) {
+                    mark(place, &mut written);
+                }
+                if let ExprKind::AddrOf(place) = &e.kind {
+                    mark(place, &mut written);
+                }
+                let reads_through = match &e.kind {
+                    ExprKind::Intrinsic {
+                        op: Intrinsic::ViewElement | Intrinsic::ViewProject | Intrinsic::ViewExtent,
+                        args,
+                    } => args.first(),
+                    _ => None,
+                };
+                visit::for_each_child(e, &mut |c| {
+                    let operand = reads_through.is_some_and(|r| std::ptr::eq(r, c));
+                    if !operand && is_capture_view(c) {
+                        mark(c, &mut written);
+                    }
+                });
+            });
+        }
+    });
+    written
+}
+
+/// A capture, or a projection of one that is still a view.
+fn is_capture_view(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Capture(_) => true,
+        ExprKind::Intrinsic {
+            op: Intrinsic::ViewProject,
+            args,
+        } => args.first().is_some_and(is_capture_view),
+        _ => false,
+    }
+}
+
+/// Calls `f` on each capture slot whose data a place or view expression
+/// may reach: through elements and projections of views, fields, C array
+/// elements, and either branch of a conditional place.
+fn capture_roots(e: &Expr, f: &mut impl FnMut(u32)) {
+    match &e.kind {
+        ExprKind::Capture(i) => f(*i),
+        ExprKind::Intrinsic {
+            op: Intrinsic::ViewElement | Intrinsic::ViewProject,
+            args,
+        } => {
+            if let Some(view) = args.first() {
+                capture_roots(view, f);
+            }
+        }
+        ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => capture_roots(base, f),
+        ExprKind::Assign { target, .. } | ExprKind::CompoundAssign { target, .. } => {
+            capture_roots(target, f)
+        }
+        ExprKind::IncDec {
+            target,
+            prefix: true,
+            ..
+        } => capture_roots(target, f),
+        ExprKind::Comma { second, .. } => capture_roots(second, f),
+        ExprKind::Conditional { then, els, .. } => {
+            capture_roots(then, f);
+            capture_roots(els, f);
+        }
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
