@@ -606,7 +606,7 @@ fn print_stats(
         .map(|(tiled, d)| format!("{:.3}{}", ms(*d), if *tiled { "t" } else { "" }))
         .collect();
     out.err(&format!(
-        "tessera-stats front_end_ms={:.3} compile_ms={:.3} kernel_ms={:.3} host_ms={:.3} compiled_host_ms={:.3} total_ms={:.3} launches={} fallbacks={} host_loops={} compiled={} threads={} launch_ms={}\n",
+        "tessera-stats front_end_ms={:.3} compile_ms={:.3} kernel_ms={:.3} host_ms={:.3} compiled_host_ms={:.3} total_ms={:.3} launches={} fallbacks={} reruns={} host_loops={} compiled={} threads={} launch_ms={}\n",
         ms(front_end),
         ms(s.compile),
         ms(s.kernels),
@@ -615,6 +615,7 @@ fn print_stats(
         ms(total),
         s.launches,
         s.fallbacks,
+        s.reruns,
         s.host_runs,
         s.compiled,
         if jit.is_some() { s.threads } else { 1 },

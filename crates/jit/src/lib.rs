@@ -40,8 +40,14 @@ pub struct Stats {
     pub kernels: Duration,
     /// Launches run by compiled code.
     pub launches: u64,
-    /// Launches left to the interpreter (kernel not compiled, or a check failed).
+    /// Launches left to the interpreter because the JIT declined them: the
+    /// kernel did not compile, or the interpreter kept data that has no
+    /// compiled form.
     pub fallbacks: u64,
+    /// Launches compiled code stopped at a failed run-time check (an index
+    /// out of bounds, an overflow) and handed back: the interpreter runs
+    /// them again to report the error as the reference does.
+    pub reruns: u64,
     /// Kernels compiled.
     pub compiled: u64,
     /// Worker threads used.
@@ -522,14 +528,16 @@ impl KernelEngine for Jit<'_> {
         let outcome = exec::run(compiled.entry, &compiled.layout, launch, self.threads);
         let took = started.elapsed();
         self.stats.kernels += took;
-        if outcome == LaunchOutcome::Done {
-            self.stats.launches += 1;
-            if self.stats.launch_times.len() < Stats::LAUNCHES_KEPT {
-                let tiled = compiled.layout.tile.is_some();
-                self.stats.launch_times.push((tiled, took));
+        match outcome {
+            LaunchOutcome::Done => {
+                self.stats.launches += 1;
+                if self.stats.launch_times.len() < Stats::LAUNCHES_KEPT {
+                    let tiled = compiled.layout.tile.is_some();
+                    self.stats.launch_times.push((tiled, took));
+                }
             }
-        } else {
-            self.stats.fallbacks += 1;
+            LaunchOutcome::Failed => self.stats.reruns += 1,
+            LaunchOutcome::Declined => self.stats.fallbacks += 1,
         }
         outcome
     }

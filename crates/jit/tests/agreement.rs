@@ -58,9 +58,9 @@
 //!   do not keep.
 //!
 //! Each test prints a summary (with `--nocapture`): cases, verdicts, how
-//! many launches and host loops compiled code ran to the end against the
-//! launches left to the interpreter (kernels the JIT declined, data without
-//! a plain form, failed checks rerun by the interpreter), why kernels were
+//! many launches and host loops compiled code ran to the end, the launches
+//! the JIT declined (kernels it does not compile, data without a plain
+//! form) and those it handed back after a failed check, why kernels were
 //! declined, the slowest cases, and the hand-written cases in which the JIT
 //! compiled nothing.
 //!
@@ -623,8 +623,11 @@ struct Report {
     verdict: Verdict,
     /// Launches compiled code ran to the end.
     launches: u64,
-    /// Launches left to the interpreter.
+    /// Launches the JIT declined (left to the interpreter).
     fallbacks: u64,
+    /// Launches compiled code stopped at a failed check, rerun by the
+    /// interpreter.
+    reruns: u64,
     /// Kernels compiled.
     compiled: u64,
     /// Host loops run by compiled code.
@@ -851,6 +854,7 @@ fn judge(case: &Case) -> Report {
         verdict: Verdict::Same,
         launches: 0,
         fallbacks: 0,
+        reruns: 0,
         compiled: 0,
         host_runs: 0,
         declined: Vec::new(),
@@ -938,6 +942,7 @@ fn judge(case: &Case) -> Report {
     for s in &stats {
         report.launches += s.launches;
         report.fallbacks += s.fallbacks;
+        report.reruns += s.reruns;
         report.compiled += s.compiled;
         report.host_runs += s.host_runs;
     }
@@ -963,11 +968,13 @@ fn judge(case: &Case) -> Report {
         }
         worst = worst.max(v);
     }
-    if worst < Verdict::Unexpected && case.jit_only && report.fallbacks > 0 {
+    let left = report.fallbacks + report.reruns;
+    if worst < Verdict::Unexpected && case.jit_only && left > 0 {
         worst = Verdict::Unexpected;
         details.push(format!(
-            "{} launches left to the interpreter, none expected{}",
+            "{left} launches left to the interpreter ({} declined, {} rerun after a failed check), none expected{}",
             report.fallbacks,
+            report.reruns,
             report
                 .declined
                 .iter()
@@ -1028,7 +1035,7 @@ fn child(suite: Suite, from: usize) {
                 // Making a mutant compiles its attempts: give it time too.
                 say(&format!("make {i}"));
                 let Some(case) = make(i) else {
-                    say(&format!("end {i} skipped 0 0 0 0 0 -"));
+                    say(&format!("end {i} skipped 0 0 0 0 0 0 -"));
                     continue;
                 };
                 write_reproducer(suite, i, &case.source);
@@ -1063,10 +1070,11 @@ fn child(suite: Suite, from: usize) {
                     _ => format!("{}\n  {}", case.name, r.detail).replace('\n', "\u{1f}"),
                 };
                 say(&format!(
-                    "end {i} {} {} {} {} {} {millis} {detail}",
+                    "end {i} {} {} {} {} {} {} {millis} {detail}",
                     r.verdict.word(),
                     r.launches,
                     r.fallbacks,
+                    r.reruns,
                     r.compiled,
                     r.host_runs
                 ));
@@ -1119,6 +1127,7 @@ struct Tally {
     verdicts: BTreeMap<Verdict, usize>,
     launches: u64,
     fallbacks: u64,
+    reruns: u64,
     compiled: u64,
     /// Host loops run by compiled code.
     host_runs: u64,
@@ -1252,18 +1261,19 @@ fn run_suite(suite: Suite) -> Tally {
                             current = Some((i, Duration::from_secs(secs), Instant::now()));
                         }
                         "end" => {
-                            let f: Vec<&str> = rest.splitn(8, ' ').collect();
+                            let f: Vec<&str> = rest.splitn(9, ' ').collect();
                             let i: usize = f[0].parse().unwrap_or(from);
                             let verdict = Verdict::from_word(f[1]).unwrap_or(Verdict::Differ);
                             let num = |k: usize| f.get(k).and_then(|x| x.parse().ok()).unwrap_or(0);
-                            let detail = f.get(7).copied().unwrap_or("-").replace('\u{1f}', "\n");
-                            tally.host_runs += num(5);
-                            tally.slowest.push((num(6), i));
+                            let detail = f.get(8).copied().unwrap_or("-").replace('\u{1f}', "\n");
+                            tally.host_runs += num(6);
+                            tally.slowest.push((num(7), i));
                             tally.cases += 1;
                             *tally.verdicts.entry(verdict).or_default() += 1;
                             tally.launches += num(2);
                             tally.fallbacks += num(3);
-                            tally.compiled += num(4);
+                            tally.reruns += num(4);
+                            tally.compiled += num(5);
                             tally.jit_ran += usize::from(num(2) > 0);
                             if matches!(
                                 verdict,
@@ -1354,8 +1364,8 @@ fn run_suite(suite: Suite) -> Tally {
         .collect();
     eprintln!(
         "jit agreement, {}: {} cases in {:.1?} ({}); the JIT ran {} launches in compiled code \
-         (in {} cases, {} kernels compiled) and {} host loops, and left {} launches to the \
-         interpreter",
+         (in {} cases, {} kernels compiled) and {} host loops, declined {} launches and handed \
+         {} back to the interpreter after a failed check",
         suite.name(),
         tally.cases,
         started.elapsed(),
@@ -1364,7 +1374,8 @@ fn run_suite(suite: Suite) -> Tally {
         tally.jit_ran,
         tally.compiled,
         tally.host_runs,
-        tally.fallbacks
+        tally.fallbacks,
+        tally.reruns
     );
     let mut reasons: Vec<(&String, &usize)> = tally.declined.iter().collect();
     reasons.sort_by(|a, b| b.1.cmp(a.1));
