@@ -294,6 +294,10 @@ pub(crate) fn run(
         return LaunchOutcome::Declined;
     };
     let rank = layout.rank as usize;
+    // The code's value ranges assume the extent it was compiled for.
+    if !layout.covers(&launch.extent) {
+        return LaunchOutcome::Declined;
+    }
     // The generated code holds coordinates as `i32` and relies on every
     // extent component fitting one (see `Facts::range_of`).
     if launch.extent.len() != rank

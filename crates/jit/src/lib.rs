@@ -82,6 +82,11 @@ pub struct Jit<'p> {
     module: Option<JITModule>,
     helper_ids: Option<HelperIds>,
     kernels: HashMap<FuncId, Result<Compiled, Decline>>,
+    /// How many times each kernel was compiled for launches (see
+    /// [`Jit::extent_bound`]).
+    compilations: HashMap<FuncId, u32>,
+    /// Code generated so far, for unique symbol names.
+    generated: u32,
     /// Host statements, by function and statement id.
     hosts: HashMap<(FuncId, StmtId), Result<CompiledHost, Decline>>,
     threads: usize,
@@ -339,6 +344,8 @@ impl<'p> Jit<'p> {
             module,
             helper_ids,
             kernels: HashMap::new(),
+            compilations: HashMap::new(),
+            generated: 0,
             hosts: HashMap::new(),
             threads: threads.max(1),
             stats: Stats {
@@ -358,8 +365,47 @@ impl<'p> Jit<'p> {
         self.stats.clone()
     }
 
-    /// Compiles one kernel; with `clif`, also returns its Cranelift IR.
-    fn compile(&mut self, kernel: FuncId, clif: bool) -> (Result<Compiled, Decline>, String) {
+    /// The extent bound to compile `kernel` for ahead of a launch over
+    /// `extent`: at first each component rounded up to a power of two, so
+    /// value ranges computed from the coordinates are tight and their
+    /// overflow checks go; a launch past that bound compiles it once more
+    /// for the larger of the two, and a third time with no bound at all.
+    fn extent_bound(&mut self, kernel: FuncId, extent: &[i64]) -> Option<Vec<i64>> {
+        let max = i64::from(i32::MAX);
+        let count = self.compilations.entry(kernel).or_insert(0);
+        *count += 1;
+        let old = match self.kernels.get(&kernel) {
+            Some(Ok(c)) => c.layout.extent_bound.clone(),
+            _ => Vec::new(),
+        };
+        if *count > 2 {
+            return None;
+        }
+        let bound = extent
+            .iter()
+            .enumerate()
+            .map(|(d, e)| {
+                let e = (*e).max(old.get(d).copied().unwrap_or(1)).clamp(1, max);
+                u64::try_from(e)
+                    .ok()
+                    .and_then(u64::checked_next_power_of_two)
+                    .and_then(|p| i64::try_from(p).ok())
+                    .unwrap_or(max)
+                    .min(max)
+            })
+            .collect();
+        Some(bound)
+    }
+
+    /// Compiles one kernel, for launches whose extent is within `bound`
+    /// (any launch without one); with `clif`, also returns its Cranelift
+    /// IR.
+    fn compile(
+        &mut self,
+        kernel: FuncId,
+        clif: bool,
+        bound: Option<Vec<i64>>,
+    ) -> (Result<Compiled, Decline>, String) {
         let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
             return (Err(Decline::NoNativeCode), String::new());
         };
@@ -370,10 +416,15 @@ impl<'p> Jit<'p> {
             return (Err(Decline::Union), String::new());
         }
         let started = Instant::now();
-        let plan = match emit::Emitter::plan(self.prog, kernel) {
+        let mut plan = match emit::Emitter::plan(self.prog, kernel) {
             Ok(p) => p,
             Err(e) => return (Err(e), String::new()),
         };
+        if let Some(bound) = bound
+            && bound.len() == plan.extent_bound.len()
+        {
+            plan.extent_bound = bound;
+        }
         let mut ctx = module.make_context();
         let mut min_frame = 0;
         let layout = loop {
@@ -408,7 +459,8 @@ impl<'p> Jit<'p> {
         } else {
             String::new()
         };
-        let name = format!("kernel_{}", kernel.0);
+        self.generated += 1;
+        let name = format!("kernel_{}_{}", kernel.0, self.generated);
         let result = define(module, &name, &mut ctx);
         let compiled = match result {
             Ok(id) => Ok(Compiled {
@@ -471,7 +523,7 @@ impl<'p> Jit<'p> {
             let FunctionKind::Kernel { tile, .. } = &f.kind else {
                 continue;
             };
-            let (compiled, text) = self.compile(id, true);
+            let (compiled, text) = self.compile(id, true, None);
             let clif = match compiled {
                 Ok(c) => {
                     let head = format!(
@@ -516,8 +568,22 @@ impl Drop for Jit<'_> {
 
 impl KernelEngine for Jit<'_> {
     fn launch(&mut self, launch: &mut Launch) -> LaunchOutcome {
-        if !self.kernels.contains_key(&launch.kernel) {
-            let (c, _) = self.compile(launch.kernel, false);
+        let stale = match self.kernels.get(&launch.kernel) {
+            None => true,
+            // Compiled with no bound after two tries: any launch it does
+            // not cover is not one for compiled code at all.
+            Some(Ok(c)) => {
+                !c.layout.covers(&launch.extent)
+                    && self
+                        .compilations
+                        .get(&launch.kernel)
+                        .is_some_and(|n| *n <= 2)
+            }
+            Some(Err(_)) => false,
+        };
+        if stale {
+            let bound = self.extent_bound(launch.kernel, &launch.extent);
+            let (c, _) = self.compile(launch.kernel, false, bound);
             self.kernels.insert(launch.kernel, c);
         }
         let Some(Ok(compiled)) = self.kernels.get(&launch.kernel) else {

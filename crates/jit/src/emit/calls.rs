@@ -17,6 +17,7 @@ impl Emitter<'_, '_, '_> {
             return decline(Decline::CallsNestedTooDeeply);
         }
         let mut slots = HashMap::new();
+        let mut param_ranges = Vec::new();
         for (k, a) in args.iter().enumerate() {
             let local = &callee.locals[k];
             let slot = if local.by_ref {
@@ -24,6 +25,15 @@ impl Emitter<'_, '_, '_> {
             } else {
                 match (&local.ty, self.expr(a)?) {
                     (Type::Scalar(s), V::S(x)) => {
+                        // The argument's range is the parameter's while the
+                        // callee leaves it alone (a conversion to the
+                        // parameter's type keeps it only when it fits).
+                        let range = self
+                            .range_of(a)
+                            .filter(|(lo, hi)| *lo >= s.int_range().0 && *hi <= s.int_range().1);
+                        if !s.is_floating() && *s != Scalar::Bool {
+                            param_ranges.push((LocalId(k as u32), range));
+                        }
                         let var = self.b.declare_var(clif_type(*s));
                         self.b.def_var(var, x);
                         Slot::Vars(vec![var])
@@ -95,6 +105,10 @@ impl Emitter<'_, '_, '_> {
             self.b.def_var(*v, z);
         }
         self.alloc.next_scope += 1;
+        for (l, range) in param_ranges {
+            self.facts
+                .declare_param(self.alloc.next_scope, func, l, range);
+        }
         self.scopes.push(Scope {
             id: self.alloc.next_scope,
             func,

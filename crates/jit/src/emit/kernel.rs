@@ -65,6 +65,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             frame_needed: 0,
             tile: *tile,
             rank,
+            extent_bound: vec![i64::from(i32::MAX); rank as usize],
         })
     }
 
@@ -93,6 +94,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         b.def_var(item, zero);
         b.def_var(frame_item, zero);
         let tile = layout.tile;
+        let facts = Facts::new(prog, tile).with_extent_bound(func, &layout.extent_bound);
         Emitter {
             prog,
             b,
@@ -110,7 +112,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             next_region: 0,
             ptr: types::I64,
             last_region: false,
-            facts: Facts::new(prog, tile),
+            facts,
             entry: Entry {
                 helpers,
                 env: params[0],
@@ -345,6 +347,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             frame_needed: 0,
             tile: None,
             rank: 0,
+            extent_bound: Vec::new(),
         };
         let mut lw = Self::start(prog, func, b, helpers, layout);
         lw.load_captures();

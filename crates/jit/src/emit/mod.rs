@@ -132,6 +132,19 @@ pub(crate) struct KernelLayout {
     pub(crate) tile: Option<TileShape>,
     /// The domain's rank.
     pub(crate) rank: u32,
+    /// The largest launch extent the code was compiled for, per dimension:
+    /// coordinates lie below it, which bounds the values computed from
+    /// them and drops overflow checks. A launch past it needs the kernel
+    /// compiled again ([`KernelLayout::covers`]).
+    pub(crate) extent_bound: Vec<i64>,
+}
+
+impl KernelLayout {
+    /// Whether code compiled for this layout may run over `extent`.
+    pub(crate) fn covers(&self, extent: &[i64]) -> bool {
+        extent.len() == self.extent_bound.len()
+            && extent.iter().zip(&self.extent_bound).all(|(e, b)| e <= b)
+    }
 }
 
 /// What the runner must provide for a compiled host statement.

@@ -45,6 +45,12 @@ pub(crate) struct Facts<'p> {
     /// computed again where a region needs them (in declaration order, each
     /// with its initialiser) instead of stored and loaded.
     pub(crate) remat: Vec<(LocalId, Expr)>,
+    /// The largest launch extent the code is compiled for, per dimension
+    /// (`i32::MAX` each when unknown): coordinates lie below it.
+    extent_bound: Vec<i64>,
+    /// The kernel's `index<N>` parameter, when the kernel never writes it:
+    /// its components are then the work-item's coordinates.
+    index_param: Option<LocalId>,
 }
 
 impl<'p> Facts<'p> {
@@ -62,7 +68,37 @@ impl<'p> Facts<'p> {
             init_ranges: HashMap::new(),
             mutated: HashMap::new(),
             remat: Vec::new(),
+            extent_bound: Vec::new(),
+            index_param: None,
         }
+    }
+
+    /// The same, for code of kernel `func` compiled for launches whose
+    /// extent is at most `bound` in each dimension.
+    pub(crate) fn with_extent_bound(mut self, func: FuncId, bound: &[i64]) -> Self {
+        self.extent_bound = bound.to_vec();
+        let kernel = self.prog.function(func);
+        if matches!(kernel.kind, tessera_ir::FunctionKind::Kernel { .. })
+            && kernel.params == 1
+            && matches!(
+                kernel.locals.first().map(|l| &l.ty),
+                Some(tessera_ir::Type::Index(_))
+            )
+            && !self.is_mutated(func, LocalId(0))
+        {
+            self.index_param = Some(LocalId(0));
+        }
+        self
+    }
+
+    /// The largest value component `k` of a launch extent may have.
+    fn extent_max(&self, k: usize) -> i64 {
+        let max = i64::from(i32::MAX);
+        self.extent_bound
+            .get(k)
+            .copied()
+            .unwrap_or(max)
+            .clamp(1, max)
     }
 
     /// Whether `func` writes its local `l` after its declaration (computed
@@ -104,6 +140,23 @@ impl<'p> Facts<'p> {
                 self.init_ranges.remove(&(scope, l));
                 self.ranges.remove(&(scope, l));
             }
+        }
+    }
+
+    /// Records the range of a by-value scalar parameter `l` of an inlined
+    /// call `scope` of `func`: its argument's range `arg` (in the caller),
+    /// which holds for good when the function never writes the parameter.
+    pub(crate) fn declare_param(
+        &mut self,
+        scope: usize,
+        func: FuncId,
+        l: LocalId,
+        arg: Option<(i64, i64)>,
+    ) {
+        if let Some(r) = arg
+            && !self.is_mutated(func, l)
+        {
+            self.ranges.insert((scope, l), r);
         }
     }
 
@@ -185,6 +238,18 @@ impl<'p> Facts<'p> {
                 }
                 (0, (b.1 - 1).min(a.1))
             }
+            // `x / n` with `x >= 0` and `n > 0`.
+            ExprKind::Binary {
+                op: BinOp::Div,
+                lhs,
+                rhs,
+            } => {
+                let (a, b) = (self.range_of(scope, lhs)?, self.range_of(scope, rhs)?);
+                if a.0 < 0 || b.0 <= 0 {
+                    return None;
+                }
+                (a.0 / b.1, a.1 / b.0)
+            }
             ExprKind::Binary { op, lhs, rhs } => {
                 let (a, b) = (self.range_of(scope, lhs)?, self.range_of(scope, rhs)?);
                 let c = |x: i64, y: i64| -> Option<i64> {
@@ -205,26 +270,32 @@ impl<'p> Facts<'p> {
                 op: Intrinsic::ShapeComponent,
                 args,
             } => {
-                let k = const_int(&args[1])?;
-                let ExprKind::Intrinsic {
-                    op: Intrinsic::TiledIndexPart(part),
-                    ..
-                } = &args[0].kind
-                else {
-                    return None;
-                };
-                let shape = self.tile?;
-                let d = i64::from(*shape.dims().get(usize::try_from(k).ok()?)?);
-                // A tiled launch's extent is a whole number of tiles and
-                // each component at most `i32::MAX` (`exec` leaves any
-                // other launch to the interpreter), so a global coordinate
-                // is below it and a tile's origin at least a tile below it.
-                let max = i64::from(i32::MAX);
-                match part {
-                    TiledIndexPart::Local => (0, d - 1),
-                    TiledIndexPart::Global => (0, max - 1),
-                    TiledIndexPart::TileOrigin => (0, max - d),
-                    TiledIndexPart::Tile => (0, max / d - 1),
+                let k = usize::try_from(const_int(args.get(1)?)?).ok()?;
+                // The extent's components are each at most the bound the
+                // code is compiled for (`exec` runs no launch past it, nor
+                // past `i32::MAX`), so a coordinate is below it.
+                let max = self.extent_max(k);
+                match &args.first()?.kind {
+                    ExprKind::Local(l) if scope == 0 && Some(*l) == self.index_param => {
+                        (0, max - 1)
+                    }
+                    ExprKind::Intrinsic {
+                        op: Intrinsic::TiledIndexPart(part),
+                        ..
+                    } => {
+                        let shape = self.tile?;
+                        let d = i64::from(*shape.dims().get(k)?);
+                        // A tiled launch's extent is a whole number of
+                        // tiles, so a tile's origin is at least a tile
+                        // below it.
+                        match part {
+                            TiledIndexPart::Local => (0, d - 1),
+                            TiledIndexPart::Global => (0, max - 1),
+                            TiledIndexPart::TileOrigin => (0, (max - d).max(0)),
+                            TiledIndexPart::Tile => (0, (max / d - 1).max(0)),
+                            _ => return None,
+                        }
+                    }
                     _ => return None,
                 }
             }

@@ -194,6 +194,50 @@ fn a_reference_across_barriers_is_declined() {
     );
 }
 
+/// The id of `func`, one of `prog`'s functions.
+fn id_of(prog: &Program, func: &Function) -> FuncId {
+    let at = prog.functions.iter().position(|f| std::ptr::eq(f, func));
+    FuncId(u32::try_from(at.expect("a function of the program")).expect("few functions"))
+}
+
+/// A flat kernel over `index<2>` whose `row` and `q` are computed from the
+/// coordinates; `idx` is written when `write` is set.
+fn flat_kernel(write: bool) -> String {
+    let assign = if write { "idx[0] = 0;" } else { "" };
+    format!(
+        "#include <amp.h>\nusing namespace concurrency;\nint main() {{\n\
+         array<int, 2> a(64, 64);\n\
+         parallel_for_each(a.extent, [&a](index<2> idx) restrict(amp) {{\n\
+         int row = idx[0] * 3 + idx[1];\nint q = idx[1] / 7;\n{assign}\n\
+         a[idx] = row + q;\n}});\nreturn 0;\n}}\n"
+    )
+}
+
+#[test]
+fn coordinates_of_a_flat_kernel_lie_below_the_extent_bound() {
+    let prog = compile(&flat_kernel(false));
+    let (func, body, tile) = kernel(&prog);
+    let kernel_id = id_of(&prog, func);
+    let row = init_of(body, local(func, "row"));
+    let q = init_of(body, local(func, "q"));
+    // Compiled for launches of at most 100 x 4096 work-items.
+    let facts = Facts::new(&prog, tile).with_extent_bound(kernel_id, &[100, 4096]);
+    assert_eq!(facts.range_of(0, row), Some((0, 99 * 3 + 4095)));
+    assert_eq!(facts.range_of(0, q), Some((0, 4095 / 7)));
+    // Without a bound, `idx[0] * 3` may overflow: no range.
+    let facts = Facts::new(&prog, tile).with_extent_bound(kernel_id, &[i64::from(i32::MAX); 2]);
+    assert_eq!(facts.range_of(0, row), None);
+    assert_eq!(
+        facts.range_of(0, q),
+        Some((0, (i64::from(i32::MAX) - 1) / 7))
+    );
+    // A kernel that writes its index: its components are not coordinates.
+    let prog = compile(&flat_kernel(true));
+    let (func, body, tile) = kernel(&prog);
+    let facts = Facts::new(&prog, tile).with_extent_bound(id_of(&prog, func), &[100, 4096]);
+    assert_eq!(facts.range_of(0, init_of(body, local(func, "q"))), None);
+}
+
 #[test]
 fn local_coordinates_are_in_the_tile_and_global_ones_below_int_max() {
     let prog = compile(MATMUL);
