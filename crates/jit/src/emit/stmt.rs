@@ -16,13 +16,17 @@ impl Emitter<'_, '_, '_> {
         else {
             return decline(Decline::LoopAnotherKind);
         };
-        if lanes.is_none()
-            && let Some((counter, values)) =
-                self.facts
-                    .unrolled(self.scope().id, self.facts.prev_init.clone(), s)
-            && self.unrolled_loop(counter, &values, body)?
+        if let Some((counter, values)) =
+            self.facts
+                .unrolled(self.scope().id, self.facts.prev_init.clone(), s)
         {
-            return Ok(());
+            let done = match lanes.as_deref_mut() {
+                None => self.unrolled_loop(counter, &values, body)?,
+                Some(ctxs) => self.unrolled_lanes_loop(counter, &values, body, ctxs)?,
+            };
+            if done {
+                return Ok(());
+            }
         }
         // A counted loop: the counter's range holds in the body and the step.
         let counted = if *test_first {
@@ -147,6 +151,47 @@ impl Emitter<'_, '_, '_> {
         if let Some(last) = values.last() {
             let c = self.b.ins().iconst(cty, last.saturating_add(1));
             self.b.def_var(*var, c);
+        }
+        Ok(true)
+    }
+
+    /// [`Emitter::unrolled_loop`] for the lanes of a region: the counter is
+    /// one variable every lane shares (a loop runs once for the lanes), a
+    /// constant in each copy of the body. False, with nothing emitted, when
+    /// the lanes do not share it.
+    fn unrolled_lanes_loop(
+        &mut self,
+        counter: LocalId,
+        values: &[i64],
+        body: &IrBlock,
+        ctxs: &mut [LaneCtx],
+    ) -> R<bool> {
+        let shared = |ctx: &LaneCtx| match ctx.slots.get(&counter) {
+            Some(Slot::Vars(vars)) if vars.len() == 1 => Some(vars[0]),
+            _ => None,
+        };
+        let Some(var) = ctxs.first().and_then(shared) else {
+            return Ok(false);
+        };
+        if ctxs.iter().any(|c| shared(c) != Some(var)) {
+            return Ok(false);
+        }
+        let scope = self.scope().id;
+        let Type::Scalar(sc) = self.prog.function(self.scope().func).local(counter).ty else {
+            return Ok(false);
+        };
+        let cty = clif_type(sc);
+        for &v in values {
+            let c = self.b.ins().iconst(cty, v);
+            self.b.def_var(var, c);
+            let saved = self.facts.enter_counted(((scope, counter), (v, v), 1));
+            let r = self.lane_stmts(&body.stmts, ctxs);
+            self.facts.leave_counted(saved);
+            r?;
+        }
+        if let Some(last) = values.last() {
+            let c = self.b.ins().iconst(cty, last.saturating_add(1));
+            self.b.def_var(var, c);
         }
         Ok(true)
     }
