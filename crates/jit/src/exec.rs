@@ -295,7 +295,7 @@ pub(crate) fn run(
     };
     let rank = layout.rank as usize;
     // The code's value ranges assume the extent it was compiled for.
-    if !layout.covers(&launch.extent) {
+    if !layout.covers(launch) {
         return LaunchOutcome::Declined;
     }
     // The generated code holds coordinates as `i32` and relies on every

@@ -405,6 +405,7 @@ impl<'p> Jit<'p> {
         kernel: FuncId,
         clif: bool,
         bound: Option<Vec<i64>>,
+        covering: Vec<bool>,
     ) -> (Result<Compiled, Decline>, String) {
         let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
             return (Err(Decline::NoNativeCode), String::new());
@@ -425,6 +426,7 @@ impl<'p> Jit<'p> {
         {
             plan.extent_bound = bound;
         }
+        plan.covering = covering;
         let mut ctx = module.make_context();
         let mut min_frame = 0;
         let layout = loop {
@@ -523,7 +525,7 @@ impl<'p> Jit<'p> {
             let FunctionKind::Kernel { tile, .. } = &f.kind else {
                 continue;
             };
-            let (compiled, text) = self.compile(id, true, None);
+            let (compiled, text) = self.compile(id, true, None, Vec::new());
             let clif = match compiled {
                 Ok(c) => {
                     let head = format!(
@@ -573,7 +575,7 @@ impl KernelEngine for Jit<'_> {
             // Compiled with no bound after two tries: any launch it does
             // not cover is not one for compiled code at all.
             Some(Ok(c)) => {
-                !c.layout.covers(&launch.extent)
+                !c.layout.covers(launch)
                     && self
                         .compilations
                         .get(&launch.kernel)
@@ -583,7 +585,18 @@ impl KernelEngine for Jit<'_> {
         };
         if stale {
             let bound = self.extent_bound(launch.kernel, &launch.extent);
-            let (c, _) = self.compile(launch.kernel, false, bound);
+            // The views that cover this launch are assumed to cover the
+            // launches the code runs later (checked at each); with no
+            // bound, nothing is assumed.
+            let covering = match bound {
+                Some(_) => launch
+                    .args
+                    .iter()
+                    .map(|a| emit::view_covers(a, &launch.extent))
+                    .collect(),
+                None => Vec::new(),
+            };
+            let (c, _) = self.compile(launch.kernel, false, bound, covering);
             self.kernels.insert(launch.kernel, c);
         }
         let Some(Ok(compiled)) = self.kernels.get(&launch.kernel) else {

@@ -25,6 +25,7 @@ impl Emitter<'_, '_, '_> {
 
     /// The address of a view element, bounds-checked.
     pub(super) fn view_element(&mut self, args: &[Expr]) -> R<(Value, Type)> {
+        let own = self.own_element(&args[0], &args[1]);
         let view = self.view(&args[0])?;
         let idx = self.shape(&args[1])?;
         if idx.len() != view.ext.len() {
@@ -33,13 +34,51 @@ impl Emitter<'_, '_, '_> {
         let mut at = view.offset;
         for (d, &component) in idx.iter().enumerate() {
             let i = self.b.ins().sextend(types::I64, component);
-            let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, i, view.ext[d]);
-            self.guard(ok);
+            if !own {
+                let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, i, view.ext[d]);
+                self.guard(ok);
+            }
             let step = self.b.ins().imul(i, view.strides[d]);
             at = self.b.ins().iadd(at, step);
         }
         let bytes = self.b.ins().imul_imm_s(at, i64::from(view.elem_size));
         Ok((self.b.ins().iadd(view.base, bytes), view.elem))
+    }
+
+    /// Whether element `index` of `view` lies in the view for certain: the
+    /// view is a capture the code assumes covers the launch's extent with
+    /// a contiguous last dimension (`KernelLayout::covering`, checked at
+    /// each launch), and the index is the work-item's own coordinates (the
+    /// tiled index's global one, or the kernel's `index<N>` parameter when
+    /// the kernel never writes it), which lie below that extent.
+    pub(super) fn own_element(&self, view: &Expr, index: &Expr) -> bool {
+        let ExprKind::Capture(slot) = view.kind else {
+            return false;
+        };
+        if !self
+            .layout
+            .covering
+            .get(slot as usize)
+            .copied()
+            .unwrap_or(false)
+        {
+            return false;
+        }
+        let tiled = |e: &Expr| {
+            matches!(&e.kind, ExprKind::Local(l)
+                if matches!(self.scope().slots.get(l), Some(Slot::Tiled)))
+        };
+        match &index.kind {
+            ExprKind::Local(l) => {
+                (self.scope().id == 0 && self.facts.is_index_param(*l)) || tiled(index)
+            }
+            ExprKind::Convert(inner) => matches!(index.ty, Type::Index(_)) && tiled(inner),
+            ExprKind::Intrinsic {
+                op: Intrinsic::TiledIndexPart(TiledIndexPart::Global),
+                args,
+            } => args.first().is_some_and(tiled),
+            _ => false,
+        }
     }
 
     /// The address of a vector element, bounds-checked (an `unsigned long`

@@ -66,6 +66,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             tile: *tile,
             rank,
             extent_bound: vec![i64::from(i32::MAX); rank as usize],
+            covering: Vec::new(),
         })
     }
 
@@ -348,6 +349,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             tile: None,
             rank: 0,
             extent_bound: Vec::new(),
+            covering: Vec::new(),
         };
         let mut lw = Self::start(prog, func, b, helpers, layout);
         lw.load_captures();

@@ -137,14 +137,48 @@ pub(crate) struct KernelLayout {
     /// them and drops overflow checks. A launch past it needs the kernel
     /// compiled again ([`KernelLayout::covers`]).
     pub(crate) extent_bound: Vec<i64>,
+    /// By capture slot: the code assumes the capture is a view whose
+    /// extent covers the launch's in every dimension and whose last
+    /// dimension is contiguous, so an element at the work-item's own
+    /// coordinates needs no bounds check ([`view_covers`]).
+    pub(crate) covering: Vec<bool>,
 }
 
 impl KernelLayout {
-    /// Whether code compiled for this layout may run over `extent`.
-    pub(crate) fn covers(&self, extent: &[i64]) -> bool {
+    /// Whether code compiled for this layout may run this launch: its
+    /// extent within the bound, and every capture assumed covering so.
+    pub(crate) fn covers(&self, launch: &tessera_runtime::launch::Launch) -> bool {
+        let extent = &launch.extent;
         extent.len() == self.extent_bound.len()
             && extent.iter().zip(&self.extent_bound).all(|(e, b)| e <= b)
+            && self
+                .covering
+                .iter()
+                .zip(&launch.args)
+                .all(|(assumed, arg)| !assumed || view_covers(arg, extent))
     }
+}
+
+/// Whether `arg` is a view whose extent is at least `extent` in every
+/// dimension (of the same rank) and whose last dimension is contiguous.
+pub(crate) fn view_covers(arg: &tessera_runtime::launch::Arg, extent: &[i64]) -> bool {
+    use tessera_runtime::launch::Arg;
+    let (Arg::View {
+        extent: ext,
+        strides,
+        ..
+    }
+    | Arg::PunView {
+        extent: ext,
+        strides,
+        ..
+    }) = arg
+    else {
+        return false;
+    };
+    ext.len() == extent.len()
+        && ext.iter().zip(extent).all(|(v, l)| v >= l)
+        && strides.last() == Some(&1)
 }
 
 /// What the runner must provide for a compiled host statement.

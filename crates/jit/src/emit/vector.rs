@@ -807,9 +807,16 @@ impl Emitter<'_, '_, '_> {
         };
         let names = self.vector_names_in(e);
         self.unpack_lanes(ctxs, &names);
+        // The lanes' slots (the tiled index among them) are lane 0's here.
+        let own = self.in_lane0(ctxs, |lw| Ok(lw.own_element(&args[0], &args[1])))?;
         let Place::Mem(at, _) = self.in_lane0(ctxs, |lw| lw.place(e))? else {
             return decline(Decline::OtherPlace);
         };
+        if own {
+            // Every lane's element is its work-item's own, in a view that
+            // covers the launch and is contiguous along its last dimension.
+            return Ok(at);
+        }
         // The last lane's index differs from the first lane's in its last
         // component only: the others were checked for the first lane.
         let n = ctxs.len();

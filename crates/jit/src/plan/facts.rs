@@ -91,6 +91,12 @@ impl<'p> Facts<'p> {
         self
     }
 
+    /// Whether `l` is the kernel's `index<N>` parameter, never written (its
+    /// components are the work-item's coordinates).
+    pub(crate) fn is_index_param(&self, l: LocalId) -> bool {
+        self.index_param == Some(l)
+    }
+
     /// The largest value component `k` of a launch extent may have.
     fn extent_max(&self, k: usize) -> i64 {
         let max = i64::from(i32::MAX);
