@@ -206,7 +206,7 @@ c_program() {
 # (KEY); a difference goes to the notes, the timings stay.
 measure_c() {
     local bench=$1 n=$2 k=$3 key=$4
-    local src bin ref out err rc t0 t1 status stats r first
+    local src bin ref out err rc t0 t1 status stats r tline cline
     src=$HERE/c/$(c_program "$bench").c
     bin=$RUN_DIR/c/$key
     ref=$RUN_DIR/out/$key.ref
@@ -242,8 +242,9 @@ measure_c() {
                 if [ ! -f "$ref" ]; then
                     printf '%s\t%s\t%s\n' "$bench" c "$key: no tessera output to compare the C program's with" >> "$RUN_DIR/notes.tsv"
                 elif ! cmp -s "$ref" "$out"; then
-                    first=$(diff "$ref" "$out" | grep -m1 '^>' || echo '> (fewer lines)')
-                    printf '%s\t%s\t%s\n' "$bench" c "$key: the C program's stdout differs from tessera's, first line of its own: ${first#> }" >> "$RUN_DIR/notes.tsv"
+                    tline=$({ diff "$ref" "$out" || true; } | grep -m1 '^<' || true)
+                    cline=$({ diff "$ref" "$out" || true; } | grep -m1 '^>' || true)
+                    printf '%s\t%s\t%s\n' "$bench" c "$key: the C program's stdout differs from tessera's; first differing line: tessera '${tline#< }', C '${cline#> }'" >> "$RUN_DIR/notes.tsv"
                     cp "$out" "$RUN_DIR/out/$key.c.differs"
                 fi
             fi
