@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Tessera benchmark suite: the programs of bench/programs/ under the JIT (one
-# thread and all cores) and the interpreter, side by side with the peer
-# harness (plain C and PoCL, ../shared/peers), as one Markdown table.
+# thread and all cores) and the interpreter, side by side with the same
+# programs written in plain C (bench/c/) and the peer harness (plain C and
+# PoCL, ../shared/peers), as one Markdown table.
 #
 #   bash bench/run.sh                 full sizes, REPS=5, peers included
 #   QUICK=1 bash bench/run.sh         smaller sizes and fewer repetitions
@@ -23,7 +24,10 @@
 #   PEERS_SRC=dir   the peer harness (default ../shared/peers, read-only)
 #   BENCH_DIR=dir   scratch space: program variants, outputs, the peers' copy
 #                   (default ${TMPDIR:-/tmp}/tessera-bench)
-#   TIMEOUT=900     seconds before one tessera run is stopped
+#   TIMEOUT=900     seconds before one tessera run (or C program) is stopped
+#   C_HOST=0        do not build and run the C programs of bench/c/ (their
+#                   columns show "–")
+#   CC=gcc          the compiler for bench/c/ (flags -O2, as the peers' C -O2)
 #
 # Every timed figure of Tessera is the whole-process wall time of one
 # `tessera run` (start-up, parsing, checking, compiling, host code, every
@@ -32,6 +36,15 @@
 # function call). `tessera run --stats` gives each launch's time
 # (launch_ms): the kernel under test is each program's first tiled launch,
 # and the ratios use its time, comparable with the peers' kernel times.
+#
+# The C programs of bench/c/ do what each .amp program does as a whole
+# (allocation, filling the inputs, the benchmark kernel as the peers' C
+# loops, the checks, the output), built with gcc -O2 for the same N and K.
+# Each prints `c-stats kernel_ms=X` (its benchmark kernel alone) to stderr;
+# the C host time of a run is its whole-process wall time minus kernel_ms,
+# and "JIT1 whole / (k + C host)" divides Tessera's 1-thread whole-process
+# time by its own kernel time plus that C host time (target: 1.3 at most).
+# Their stdout is compared with tessera's; a difference is listed in Notes.
 #
 # Barrier cost, in ns per work-item per barrier, from the two barrier
 # micro-benchmarks, each run at K = 256 and at K = 0 (as the peers do):
@@ -61,11 +74,13 @@ PEER_REPS=${PEER_REPS:-7}
 PEERS_SRC=${PEERS_SRC:-$ROOT/../shared/peers}
 BENCH_DIR=${BENCH_DIR:-${TMPDIR:-/tmp}/tessera-bench}
 TIMEOUT=${TIMEOUT:-900}
+C_HOST=${C_HOST:-1}
+CC=${CC:-gcc}
 NPROC=$(nproc)
 
 STAMP=$(date +%Y%m%d-%H%M%S)
 RUN_DIR=$BENCH_DIR/$STAMP
-mkdir -p "$RUN_DIR/programs" "$RUN_DIR/out" "$HERE/results"
+mkdir -p "$RUN_DIR/programs" "$RUN_DIR/out" "$RUN_DIR/c" "$HERE/results"
 RAW=$RUN_DIR/tessera.tsv
 : > "$RAW"
 
@@ -175,6 +190,83 @@ measure() {
     fi
 }
 
+# c_program BENCH: the C program of bench/c/ for a benchmark.
+c_program() {
+    case $1 in
+        matmul_*) echo matmul ;;
+        transpose_*) echo transpose ;;
+        *) echo "$1" ;;
+    esac
+}
+
+# measure_c BENCH N K KEY: builds bench/c/<program>.c with -DN and -DK into
+# $RUN_DIR/c/KEY and makes REPS timed runs; raw lines as measure's, label
+# "c", the stats field being the program's `c-stats kernel_ms=X` line. Its
+# stdout is compared with the first tessera output of the same variant
+# (KEY); a difference goes to the notes, the timings stay.
+measure_c() {
+    local bench=$1 n=$2 k=$3 key=$4
+    local src bin ref out err rc t0 t1 status stats r tline cline
+    src=$HERE/c/$(c_program "$bench").c
+    bin=$RUN_DIR/c/$key
+    ref=$RUN_DIR/out/$key.ref
+    out=$RUN_DIR/out/$key.c.out
+    err=$RUN_DIR/out/$key.c.err
+    if [ ! -f "$src" ]; then
+        say "  $bench c: no $src"
+        return 0
+    fi
+    if ! "$CC" -O2 -std=gnu11 -Wall -DN="$n" -DK="${k/-/0}" "$src" -o "$bin" -lm \
+            >"$RUN_DIR/c/$key.build.log" 2>&1; then
+        say "  $bench c: the build failed (see $RUN_DIR/c/$key.build.log)"
+        printf '%s\t%s\t%s\n' "$bench" c "build failed: $(head -1 "$RUN_DIR/c/$key.build.log")" >> "$RUN_DIR/notes.tsv"
+        return 0
+    fi
+    for ((r = 1; r <= REPS; r++)); do
+        rc=0
+        t0=$(date +%s%N)
+        timeout "$TIMEOUT" "$bin" >"$out" 2>"$err" || rc=$?
+        t1=$(date +%s%N)
+        if [ "$rc" = 124 ]; then
+            status=timeout
+        elif [ "$rc" != 0 ]; then
+            status=error:$rc
+            printf '%s\t%s\t%s\n' "$bench" c "exit $rc: $(grep -v '^c-stats ' "$err" | head -1)" >> "$RUN_DIR/notes.tsv"
+        elif ! grep -q '^check: ok' "$out"; then
+            status=wrong
+            printf '%s\t%s\t%s\n' "$bench" c \
+                "N=$n: $(grep -m1 '^check:' "$out" || echo 'no check line')" >> "$RUN_DIR/notes.tsv"
+        else
+            status=ok
+            if [ "$r" = 1 ]; then
+                if [ ! -f "$ref" ]; then
+                    printf '%s\t%s\t%s\n' "$bench" c "$key: no tessera output to compare the C program's with" >> "$RUN_DIR/notes.tsv"
+                elif ! cmp -s "$ref" "$out"; then
+                    tline=$({ diff "$ref" "$out" || true; } | grep -m1 '^<' || true)
+                    cline=$({ diff "$ref" "$out" || true; } | grep -m1 '^>' || true)
+                    printf '%s\t%s\t%s\n' "$bench" c "$key: the C program's stdout differs from tessera's; first differing line: tessera '${tline#< }', C '${cline#> }'" >> "$RUN_DIR/notes.tsv"
+                    cp "$out" "$RUN_DIR/out/$key.c.differs"
+                fi
+            fi
+        fi
+        stats=$(grep -m1 '^c-stats ' "$err" || true)
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$bench" c "$n" "$k" "$r" \
+            "$(( (t1 - t0) / 1000000 )).$(printf '%03d' $(( (t1 - t0) / 1000 % 1000 )))" \
+            "$status" "$stats" >> "$RAW"
+        if [ "$status" != ok ]; then
+            say "  $bench c: $status"
+            return 0
+        fi
+    done
+    say "  $bench c: $(awk -F'\t' -v b="$bench" -v k="$k" \
+        '$1==b && $2=="c" && $4==k {printf "%s ", $6}' "$RAW")ms"
+}
+
+if [ "$C_HOST" != 0 ] && ! command -v "$CC" >/dev/null 2>&1; then
+    say "warning: no $CC; the C programs are left out"
+    C_HOST=0
+fi
+
 # the jit_n row also answers the 2-thread speedup when the machine has 2
 # cores; otherwise the speedup benchmark runs once more with --threads 2.
 SPEEDUP_BENCH=matmul_1024
@@ -200,6 +292,9 @@ for spec in "${BENCHES[@]}"; do
         say "$tag N=$n"
         measure "$name" jit_1 "$n" "$k" "$f" --engine jit --threads 1
         measure "$name" jit_n "$n" "$k" "$f" --engine jit
+        if [ "$C_HOST" != 0 ]; then
+            measure_c "$name" "$n" "$k" "$tag-N$n"
+        fi
         if [ "$name" = "$SPEEDUP_BENCH" ] && [ "$NPROC" != 2 ]; then
             measure "$name" jit_2 "$n" "$k" "$f" --engine jit --threads 2
         fi
@@ -247,7 +342,8 @@ fi
 
 # ------------------------------------------------------------- 4. report
 REPORT=$HERE/results/$STAMP.md
-export RAW PEER_OUT NPROC REPS QUICK COMMIT SPEEDUP_BENCH K_BIG K_SMALL STAMP
+export RAW PEER_OUT NPROC REPS QUICK COMMIT SPEEDUP_BENCH K_BIG K_SMALL STAMP C_HOST
+export CC_VERSION=$({ "$CC" --version 2>/dev/null || true; } | head -1)
 export NOTES=$RUN_DIR/notes.tsv
 export CPU_MODEL=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 export LOAD_START
@@ -346,6 +442,31 @@ def best(r):
     return k if k is not None else med(r)
 
 
+def kernel(r):
+    """The kernel under test's median time from --stats (bench_ms, else
+    kernel_ms); None without it."""
+    k = med(r, "bench_ms")
+    return k if k is not None else med(r, "kernel_ms")
+
+
+def c_host(r):
+    """Median over the runs of a C program of wall time - kernel_ms."""
+    if r is None or r["status"] != "ok":
+        return None
+    vals = [w - s["kernel_ms"] for w, s in zip(r["wall"], r["stats"])
+            if "kernel_ms" in s]
+    return statistics.median(vals) if vals else None
+
+
+def c_cell(r):
+    if r is None:
+        return DASH
+    if r["status"] != "ok":
+        return {"wrong": "WRONG", "timeout": "timeout"}.get(r["status"], "n/a")
+    h = c_host(r)
+    return fmt(med(r)) + ("" if h is None else f" (host {fmt(h)})")
+
+
 def ratio(a, b):
     if a is None or b is None or b == 0:
         return DASH
@@ -436,12 +557,19 @@ w(f"- REPS={env['REPS']}{' QUICK=1' if quick else ''}: every Tessera cell is the
   "`(k x)` is the median time of the kernel under test (the program's first "
   "tiled launch, from `--stats` launch_ms; the other launches fill inputs or "
   "check results)")
+if env["C_HOST"] != "0":
+    w(f"- C programs (bench/c/): `gcc -O2`, {env.get('CC_VERSION') or 'unknown compiler'}; "
+      "median whole-process wall time of REPS runs, `(host h)` the median of "
+      "wall time minus the program's own kernel time")
+else:
+    w("- C programs: not run (C_HOST=0)")
 w(f"- peers: {pdir} (kernel-only times, median of their medians over their "
   "runs)\n" if pdir else "- peers: not run\n")
 
 hdr = ["benchmark", "size", "JIT 1T ms", f"JIT {NPROC}T ms", "interp ms (size)",
-       "C -O2 1T ms", "PoCL basic 1T ms", "PoCL pthread ms", "JIT1 / C",
-       "JIT1 / PoCL basic", "JIT / PoCL pthread", "compile ms", "host ms",
+       "C -O2 1T ms", "C -O3 native 1T ms", "PoCL basic 1T ms", "PoCL pthread ms",
+       "JIT1 / C", "JIT1 / C -O3 native", "JIT1 / PoCL basic", "JIT / PoCL pthread",
+       "compile ms", "host ms", "C whole ms (host)", "JIT1 whole / (k + C host)",
        "PoCL build+JIT ms"]
 w("| " + " | ".join(hdr) + " |")
 w("|" + "---|" * len(hdr))
@@ -460,11 +588,12 @@ for b in ORDER:
             size = f"{n} WI, WG=256"
         else:
             pk = peer_key(b, n)
-        c = pb = pp = None
-        cells_p = [DASH, DASH, DASH]
+        c = o3 = pb = pp = None
+        impls = ("C-O2", "C-O3-native", "PoCL-basic", "PoCL-pthread")
+        cells_p = [DASH] * len(impls)
         if pk:
-            c, pb, pp = (pms(pk[0], pk[1], i) for i in ("C-O2", "PoCL-basic", "PoCL-pthread"))
-            cells_p = [pcell(pk[0], pk[1], i) for i in ("C-O2", "PoCL-basic", "PoCL-pthread")]
+            c, o3, pb, pp = (pms(pk[0], pk[1], i) for i in impls)
+            cells_p = [pcell(pk[0], pk[1], i) for i in impls]
         icell = DASH
         if it is not None:
             icell = cell(it, False)
@@ -475,11 +604,15 @@ for b in ORDER:
         if med(j1, "kernel_ms") is not None:
             any_stats = True
         pc = pocl_compile(pk[0], pk[2]) if pk else None
-        ratios = [ratio(best(j1), c), ratio(best(j1), pb), ratio(best(jn), pp)]
+        ratios = [ratio(best(j1), c), ratio(best(j1), o3), ratio(best(j1), pb),
+                  ratio(best(jn), pp)]
         if k == str(K_SMALL):
-            ratios = [DASH] * 3  # the K=0 rows exist for the barrier cost
+            ratios = [DASH] * 4  # the K=0 rows exist for the barrier cost
+        cr = get(b, "c", k)
+        ch, k1 = c_host(cr), kernel(j1)
+        whole = ratio(med(j1), k1 + ch) if ch is not None and k1 is not None else DASH
         row = [name, size, cell(j1), cell(jn), icell] + cells_p + ratios + [
-            fmt(comp), fmt(host), fmt(pc)]
+            fmt(comp), fmt(host), c_cell(cr), whole, fmt(pc)]
         w("| " + " | ".join(row) + " |")
 
 w("")
@@ -586,11 +719,18 @@ if notes or fallbacks:
 w("\nColumns: JIT 1T = `--engine jit --threads 1`; JIT NT = `--engine jit` "
   "(all cores); interp = `--engine interp`, at a smaller N when shown; "
   "C -O2 1T = the peers' plain C reference (-O2, one thread; the blocked "
-  "loop for transpose); PoCL basic = PoCL's single-threaded CPU device, "
+  "loop for transpose); C -O3 native 1T = the same C source built by the "
+  "peers with -O3 -march=native, one thread; PoCL basic = PoCL's single-threaded CPU device, "
   "PoCL pthread = its multi-threaded one; compile ms and host ms = "
   "`--stats` compile_ms and host_ms of the 1-thread JIT run (host_ms: "
-  "host code, allocation and data movement); PoCL build+JIT = clBuildProgram "
-  "plus the first launch's code generation, cold cache.")
+  "host code, allocation and data movement); C whole ms (host) = the "
+  "whole-process wall time of the program's plain C version (bench/c/, "
+  "gcc -O2) and its C host time, wall time minus its own benchmark-kernel "
+  "time (allocation, filling the inputs, the checks, the output, process "
+  "start and exit); JIT1 whole / (k + C host) = the 1-thread JIT's "
+  "whole-process time over its kernel-under-test time plus that C host "
+  "time (the whole-process target is 1.3 at most); PoCL build+JIT = "
+  "clBuildProgram plus the first launch's code generation, cold cache.")
 print("\n".join(out))
 PY
 
