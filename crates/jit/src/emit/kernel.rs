@@ -198,20 +198,23 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 layout.scratch_bytes = lw.alloc.scratch_cursor;
             }
             None => {
-                // The index parameter is the work-item loop's counter: a
-                // kernel that changes it is left to the interpreter.
+                // The index parameter is the kernel's own copy of the
+                // work-item loop's counter: a kernel that changes it gets
+                // variables of its own, set from the counter as each
+                // work-item starts, so the loop still steps every index.
                 let mut written = std::collections::HashSet::new();
                 crate::plan::locals::mutated_locals(prog, body, &mut written);
-                if written.contains(&LocalId(0)) {
-                    return decline(Decline::KernelIndexWritten);
-                }
                 let rank = layout.rank as usize;
                 let vars: Vec<Variable> = (0..rank).map(|_| lw.b.declare_var(types::I32)).collect();
-                lw.scopes[0]
-                    .slots
-                    .insert(LocalId(0), Slot::Vars(vars.clone()));
+                let copy = written.contains(&LocalId(0)).then(|| {
+                    (0..rank)
+                        .map(|_| lw.b.declare_var(types::I32))
+                        .collect::<Vec<Variable>>()
+                });
+                let param = copy.clone().unwrap_or_else(|| vars.clone());
+                lw.scopes[0].slots.insert(LocalId(0), Slot::Vars(param));
                 lw.wi.item_coords = vars;
-                lw.flat_loop(group, body)?;
+                lw.flat_loop(group, body, copy.as_deref())?;
             }
         }
         lw.finish();

@@ -7,7 +7,14 @@ use super::*;
 
 impl Emitter<'_, '_, '_> {
     /// A non-tiled chunk: work-items `group * CHUNK ..` up to the total.
-    pub(super) fn flat_loop(&mut self, group: Value, body: &IrBlock) -> R<()> {
+    /// `param`: the variables of the index parameter when the kernel
+    /// writes it (else it reads the loop's counter itself).
+    pub(super) fn flat_loop(
+        &mut self,
+        group: Value,
+        body: &IrBlock,
+        param: Option<&[Variable]>,
+    ) -> R<()> {
         let rank = self.layout.rank as usize;
         let total = self.word(self.layout.extent_word + 2 * rank as u32);
         let start = self.b.ins().imul_imm_s(group, CHUNK);
@@ -44,6 +51,11 @@ impl Emitter<'_, '_, '_> {
         let id = self.next_region;
         self.next_region += 1;
         self.region = Some(RegionCtx { id, item_end });
+        // A kernel that writes its index parameter writes its own copy.
+        for (p, c) in param.unwrap_or(&[]).iter().zip(&self.wi.item_coords) {
+            let v = self.b.use_var(*c);
+            self.b.def_var(*p, v);
+        }
         self.stmts(&body.stmts)?;
         self.region = None;
         self.b.ins().jump(item_end, &[]);

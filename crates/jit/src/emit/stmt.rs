@@ -397,6 +397,14 @@ impl Emitter<'_, '_, '_> {
                 _ => decline(Decline::ValueWhereViewExpected),
             };
         }
+        // A `tiled_index` has only const members: a reference to the
+        // kernel's is the kernel's, read where it is used.
+        if matches!(ty, Type::TiledIndex(_)) {
+            return match self.expr(a)? {
+                V::Tiled => Ok(Slot::Tiled),
+                _ => decline(Decline::TiledIndexNotKernels),
+            };
+        }
         if a.place {
             return Ok(Slot::Ref(self.place(a)?));
         }
