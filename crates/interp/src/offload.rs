@@ -190,6 +190,9 @@ impl Marshalled {
     }
 }
 
+/// How deeply structs holding views may nest in a capture handed over.
+const MAX_FIELD_DEPTH: u32 = 16;
+
 /// Storages some view among `values` may write.
 fn written_storages(values: &[Value], decls: &[Capture]) -> Vec<*const Storage> {
     let mut out = Vec::new();
@@ -304,62 +307,112 @@ impl Machine<'_> {
         decls: &[Capture],
         span: Span,
     ) -> Option<()> {
-        let structs = &self.prog.structs;
         let written = written_storages(values, decls);
         for (v, decl) in values.iter().zip(decls) {
-            let arg = match (&decl.ty, v) {
-                (Type::Scalar(_), v) => Arg::Scalar(bits(v)?),
-                (Type::Index(_) | Type::Extent(_), Value::Agg(_)) => Arg::Shape(v.dims()),
-                (ty @ (Type::Struct(_) | Type::CArray(..)), v) => {
-                    let (size, _) = size_align(structs, ty)?;
-                    let mut buffer = Buffer::zeroed(ty.clone(), size, 1)?;
-                    write_object(structs, &mut buffer, 0, ty, v)?;
-                    m.buffers.push(buffer);
-                    m.homes.push(Home::Object);
-                    Arg::Object {
-                        buffer: m.buffers.len() - 1,
-                    }
-                }
-                (Type::Array(elem, _) | Type::ArrayView { elem, .. }, Value::View(view)) => {
-                    let (size, _) = size_align(structs, elem)?;
-                    let buffer = match &view.data {
-                        ViewData::Storage(s) => {
-                            let w = written.contains(&Rc::as_ptr(s));
-                            m.storage_buffer(structs, s, elem, size, w)?
-                        }
-                        ViewData::Place(p) => {
-                            let read_only = matches!(
-                                decl.ty,
-                                Type::ArrayView {
-                                    read_only: true,
-                                    ..
-                                }
-                            );
-                            self.place_buffer(m, p, elem, size, !read_only, span)?
-                        }
-                        // One object, not an array of elements: the
-                        // interpreter runs such a kernel.
-                        ViewData::Object(_) => return None,
-                        ViewData::Pun(p) => {
-                            let (buffer, offset) = m.pun_buffer(structs, p, &written)?;
-                            m.args.push(Arg::PunView {
-                                buffer,
-                                elem: p.ty.ty.clone(),
-                                elem_size: u32::try_from(p.ty.size).ok()?,
-                                offset: offset + view.offset,
-                                extent: view.extent.clone(),
-                                strides: view.strides.clone(),
-                            });
-                            continue;
-                        }
-                    };
-                    view_arg(buffer, view)
-                }
-                _ => return None,
-            };
+            let arg = self.marshal_arg(m, &decl.ty, v, &written, 0, span)?;
             m.args.push(arg);
         }
         Some(())
+    }
+
+    /// One captured value of type `ty` (or, at `depth` > 0, a field of a
+    /// captured struct holding views) as an argument, its memory added to
+    /// `m`'s buffers.
+    fn marshal_arg(
+        &mut self,
+        m: &mut Marshalled,
+        ty: &Type,
+        v: &Value,
+        written: &[*const Storage],
+        depth: u32,
+        span: Span,
+    ) -> Option<Arg> {
+        let structs = &self.prog.structs;
+        Some(match (ty, v) {
+            (Type::Scalar(_), v) => Arg::Scalar(bits(v)?),
+            (Type::Index(_) | Type::Extent(_), Value::Agg(_)) => Arg::Shape(v.dims()),
+            // A struct holding views goes over field by field (a view
+            // inside it is written when its type lets the kernel
+            // write it); the depth bound guards hand-built programs.
+            (Type::Struct(id), Value::Agg(fields))
+                if size_align(structs, ty).is_none() && depth < MAX_FIELD_DEPTH =>
+            {
+                let def = structs.get(id.index())?;
+                if def.is_union || def.fields.len() != fields.len() {
+                    return None;
+                }
+                let tys: Vec<Type> = def.fields.iter().map(|(_, t)| t.clone()).collect();
+                let mut args = Vec::with_capacity(tys.len());
+                for (fty, fv) in tys.iter().zip(fields.iter()) {
+                    let mut w = written.to_vec();
+                    if let (
+                        Type::Array(..)
+                        | Type::ArrayView {
+                            read_only: false, ..
+                        },
+                        Value::View(view),
+                    ) = (fty, fv)
+                    {
+                        match &view.data {
+                            ViewData::Storage(s) => w.push(Rc::as_ptr(s)),
+                            ViewData::Pun(p) => {
+                                if let crate::value::Target::Storage(s) = &p.mem {
+                                    w.push(Rc::as_ptr(s));
+                                }
+                            }
+                            ViewData::Place(_) | ViewData::Object(_) => {}
+                        }
+                    }
+                    args.push(self.marshal_arg(m, fty, fv, &w, depth + 1, span)?);
+                }
+                Arg::Fields(args)
+            }
+            (ty @ (Type::Struct(_) | Type::CArray(..)), v) => {
+                let (size, _) = size_align(structs, ty)?;
+                let mut buffer = Buffer::zeroed(ty.clone(), size, 1)?;
+                write_object(structs, &mut buffer, 0, ty, v)?;
+                m.buffers.push(buffer);
+                m.homes.push(Home::Object);
+                Arg::Object {
+                    buffer: m.buffers.len() - 1,
+                }
+            }
+            (Type::Array(elem, _) | Type::ArrayView { elem, .. }, Value::View(view)) => {
+                let (size, _) = size_align(structs, elem)?;
+                let buffer = match &view.data {
+                    ViewData::Storage(s) => {
+                        let w = written.contains(&Rc::as_ptr(s));
+                        m.storage_buffer(structs, s, elem, size, w)?
+                    }
+                    ViewData::Place(p) => {
+                        let read_only = matches!(
+                            ty,
+                            Type::ArrayView {
+                                read_only: true,
+                                ..
+                            }
+                        );
+                        self.place_buffer(m, p, elem, size, !read_only, span)?
+                    }
+                    // One object, not an array of elements: the
+                    // interpreter runs such a kernel.
+                    ViewData::Object(_) => return None,
+                    ViewData::Pun(p) => {
+                        let (buffer, offset) = m.pun_buffer(structs, p, written)?;
+                        return Some(Arg::PunView {
+                            buffer,
+                            elem: p.ty.ty.clone(),
+                            elem_size: u32::try_from(p.ty.size).ok()?,
+                            offset: offset + view.offset,
+                            extent: view.extent.clone(),
+                            strides: view.strides.clone(),
+                        });
+                    }
+                };
+                view_arg(buffer, view)
+            }
+            _ => return None,
+        })
     }
 
     /// The buffer of a host C array a view was made over.

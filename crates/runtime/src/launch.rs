@@ -409,6 +409,9 @@ pub enum Arg {
         /// Distance between neighbours in each dimension, in elements.
         strides: Vec<usize>,
     },
+    /// A struct holding views (a function object, a lambda's closure),
+    /// which has no plain memory layout: its fields one by one, in order.
+    Fields(Vec<Arg>),
     /// A view made by `reinterpret_as`: a window on the bytes of buffer
     /// `buffer` (whose elements are of another type) read as `elem`s.
     PunView {

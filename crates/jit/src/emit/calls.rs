@@ -20,7 +20,15 @@ impl Emitter<'_, '_, '_> {
         for (k, a) in args.iter().enumerate() {
             let local = &callee.locals[k];
             let slot = if local.by_ref {
-                self.bind_ref(a, &local.ty)?
+                let slot = self.bind_ref(a, &local.ty)?;
+                // A captured struct holding views is read-only here: a
+                // function that may change it (a non-`const` member
+                // function) runs in the interpreter, which shares the one
+                // object between work-items.
+                if matches!(slot, Slot::Ref(Place::Obj(_))) && !local.is_const {
+                    return decline(Decline::CapturedValueAsPlace);
+                }
+                slot
             } else {
                 match (&local.ty, self.expr(a)?) {
                     (Type::Scalar(s), V::S(x)) => {

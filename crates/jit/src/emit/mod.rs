@@ -109,6 +109,9 @@ pub(crate) enum CaptureLayout {
     View(Type, u32, u32, u32),
     /// A struct or C array: one word, its address.
     Object(Type, u32),
+    /// A struct holding views (a function object, a lambda's closure),
+    /// which has no plain layout: its fields' layouts, in order.
+    Fields(Vec<CaptureLayout>),
 }
 
 /// What the runner must provide for a compiled kernel.
@@ -205,6 +208,9 @@ enum V {
     Unit,
     /// An aggregate in memory, by address.
     Mem(Value),
+    /// A captured struct holding views, field by field (read-only: the
+    /// kernel reaches it only through a `const` object).
+    Obj(Vec<V>),
 }
 
 /// A lowered place.
@@ -216,6 +222,8 @@ enum Place {
     Shape(Vec<Variable>),
     /// Memory of the given type.
     Mem(Value, Type),
+    /// A captured struct holding views (see [`V::Obj`]).
+    Obj(Vec<V>),
 }
 
 /// Where a local lives.

@@ -597,6 +597,18 @@ impl Emitter<'_, '_, '_> {
                 if matches!(local.ty, Type::TiledIndex(_)) {
                     continue;
                 }
+                // A `const` reference to a captured struct holding views
+                // (a function object's `this`): the same in every
+                // work-item, read where it is used.
+                if let ExprKind::Capture(c) = &a.kind
+                    && let Some(V::Obj(fields)) = self.entry.caps.get(*c as usize)
+                {
+                    if !local.is_const {
+                        return decline(Decline::CapturedValueAsPlace);
+                    }
+                    slots.insert(id, Slot::Ref(Place::Obj(fields.clone())));
+                    continue;
+                }
                 let ExprKind::Local(l) = &a.kind else {
                     return decline(Decline::ReferenceArgumentNotVariable);
                 };

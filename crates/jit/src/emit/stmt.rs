@@ -426,6 +426,7 @@ impl Emitter<'_, '_, '_> {
             V::Mem(addr) => Slot::Ref(Place::Mem(addr, ty.clone())),
             V::View(v) => Slot::View(v),
             V::Tiled => Slot::Tiled,
+            V::Obj(fields) => Slot::Ref(Place::Obj(fields)),
             V::Unit => return decline(Decline::ReferenceToNothing),
         })
     }
