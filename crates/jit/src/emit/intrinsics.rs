@@ -134,6 +134,20 @@ impl Emitter<'_, '_, '_> {
                 }))
             }
             Intrinsic::Atomic(a) => self.atomic(*a, args),
+            // A view made from an array or view (a conversion, a copy): as
+            // the interpreter makes it, the source's window itself, once
+            // the extent given is checked to be positive.
+            Intrinsic::NewView
+                if args.len() == 2
+                    && matches!(args[1].ty, Type::Array(..) | Type::ArrayView { .. }) =>
+            {
+                let ext = self.shape(&args[0])?;
+                for c in ext {
+                    let ok = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, c, 0);
+                    self.guard(ok);
+                }
+                Ok(V::View(self.view(&args[1])?))
+            }
             _ => decline(Decline::LibraryOperation(format!("{op:?}"))),
         }
     }
