@@ -103,6 +103,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 slots: HashMap::new(),
                 ret: None,
                 ret_mem: None,
+                ret_ref: None,
                 frame: HashMap::new(),
             }],
             loops: Vec::new(),

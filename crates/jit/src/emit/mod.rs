@@ -255,6 +255,10 @@ struct Scope {
     ret: Option<(Block, Vec<Variable>, Type)>,
     /// Where a returned struct or C array is built.
     ret_mem: Option<cranelift_codegen::ir::StackSlot>,
+    /// A function returning a reference: the variable that takes the
+    /// address of a place in memory it returns, and the places its
+    /// `return`s gave so far.
+    ret_ref: Option<(Variable, Vec<Place>)>,
     /// Frame slots of this scope's locals that live across barriers (the
     /// kernel's, or those of an inlined function that holds a barrier).
     frame: HashMap<LocalId, FrameSlot>,

@@ -268,6 +268,11 @@ impl Emitter<'_, '_, '_> {
                 Some(Slot::Ref(p)) => Ok(p),
                 _ => decline(Decline::GlobalVariableInKernel),
             },
+            ExprKind::Call { func, args }
+                if self.prog.get_function(*func).is_some_and(|f| f.ret_by_ref) =>
+            {
+                self.call_place(*func, args)
+            }
             ExprKind::Capture(slot) => match self.entry.caps.get(*slot as usize) {
                 Some(V::Mem(addr)) => Ok(Place::Mem(*addr, e.ty.clone())),
                 Some(V::Obj(fields)) => Ok(Place::Obj(fields.clone())),

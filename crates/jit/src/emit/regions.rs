@@ -692,6 +692,7 @@ impl Emitter<'_, '_, '_> {
             slots,
             ret: None,
             ret_mem: None,
+            ret_ref: None,
             frame,
         });
         let saved_loops = std::mem::take(&mut self.loops);

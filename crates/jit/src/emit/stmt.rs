@@ -272,7 +272,11 @@ impl Emitter<'_, '_, '_> {
                     let Some((blk, vars, ty)) = ret else {
                         return decline(Decline::ReturnHere);
                     };
-                    if let Some(v) = value {
+                    if let Some(v) = value
+                        && self.scope().ret_ref.is_some()
+                    {
+                        self.return_ref(v)?;
+                    } else if let Some(v) = value {
                         let lowered = self.expr(v)?;
                         match self.scope().ret_mem {
                             Some(ss) => {
