@@ -394,9 +394,16 @@ impl Machine<'_> {
                         );
                         self.place_buffer(m, p, elem, size, !read_only, span)?
                     }
-                    // One object, not an array of elements: the
-                    // interpreter runs such a kernel.
-                    ViewData::Object(_) => return None,
+                    ViewData::Object(p) => {
+                        let read_only = matches!(
+                            ty,
+                            Type::ArrayView {
+                                read_only: true,
+                                ..
+                            }
+                        );
+                        self.object_buffer(m, p, elem, size, !read_only, span)?
+                    }
                     ViewData::Pun(p) => {
                         let (buffer, offset) = m.pun_buffer(structs, p, written)?;
                         return Some(Arg::PunView {
@@ -413,6 +420,53 @@ impl Machine<'_> {
             }
             _ => return None,
         })
+    }
+
+    /// The buffer of the one object a view was made over (`array_view<int,
+    /// 1> v(1, &x)`): a copy of it, written back after a run to the end
+    /// when the view may write it. `None` (the interpreter runs the launch)
+    /// when another buffer of the launch already holds memory of the same
+    /// variable, which two copies could not keep in step.
+    fn object_buffer(
+        &mut self,
+        m: &mut Marshalled,
+        p: &Place,
+        elem: &Type,
+        size: u32,
+        written: bool,
+        span: Span,
+    ) -> Option<usize> {
+        if let Some(i) = m
+            .homes
+            .iter()
+            .position(|h| matches!(h, Home::Whole(q) if same_place(p, q)))
+        {
+            return (m.buffers[i].elem == *elem).then_some(i);
+        }
+        let root = object_root(p)?;
+        let shares = m
+            .homes
+            .iter()
+            .any(|h| matches!(h, Home::Whole(q) | Home::Place(q) if object_root(q) == Some(root)));
+        if shares
+            || !matches!(
+                p.root,
+                Root::Local(..) | Root::HostLocal(..) | Root::Global(_)
+            )
+            || self.in_kernel
+        {
+            return None;
+        }
+        let v = self.read(p, span).ok()?;
+        let mut buffer = Buffer::zeroed(elem.clone(), size, 1)?;
+        write_object(&self.prog.structs, &mut buffer, 0, elem, &v)?;
+        m.buffers.push(buffer);
+        m.homes.push(if written {
+            Home::Whole(p.clone())
+        } else {
+            Home::Object
+        });
+        Some(m.buffers.len() - 1)
     }
 
     /// The buffer of a host C array a view was made over.
@@ -432,10 +486,14 @@ impl Machine<'_> {
         {
             return (m.buffers[i].elem == *elem).then_some(i);
         }
+        let root = object_root(p);
         if !matches!(
             p.root,
             Root::Local(..) | Root::HostLocal(..) | Root::Global(_)
         ) || self.in_kernel
+            || m.homes
+                .iter()
+                .any(|h| matches!(h, Home::Whole(q) if object_root(q) == root))
         {
             return None;
         }
