@@ -164,7 +164,7 @@ impl Marshalled {
         structs: &[tessera_ir::StructDef],
         pun: &crate::value::Pun,
         written: &[*const Storage],
-    ) -> Option<(usize, usize)> {
+    ) -> Option<(usize, usize, usize)> {
         let crate::value::Target::Storage(s) = &pun.mem else {
             return None;
         };
@@ -180,13 +180,21 @@ impl Marshalled {
                     .iter()
                     .all(|l| l.scalar != tessera_ir::Scalar::Bool)
         };
-        if !plain(&pun.elem) || !plain(&pun.ty) || !pun.base.is_multiple_of(pun.ty.size) {
+        // A first byte between whole elements keeps the scalars of up to
+        // 4 bytes on their natural alignment (compiled atomics need it).
+        let (_, align) = size_align(structs, &pun.ty.ty)?;
+        let skew = pun.base % pun.ty.size.max(1);
+        if !plain(&pun.elem) || !plain(&pun.ty) || !skew.is_multiple_of(u64::from(align.min(4))) {
             return None;
         }
         let size = u32::try_from(pun.elem.size).ok()?;
         let w = written.contains(&Rc::as_ptr(s));
         let buffer = self.storage_buffer(structs, s, &pun.elem.ty, size, w)?;
-        Some((buffer, usize::try_from(pun.base / pun.ty.size).ok()?))
+        Some((
+            buffer,
+            usize::try_from(pun.base / pun.ty.size.max(1)).ok()?,
+            usize::try_from(skew).ok()?,
+        ))
     }
 }
 
@@ -405,7 +413,7 @@ impl Machine<'_> {
                         self.object_buffer(m, p, elem, size, !read_only, span)?
                     }
                     ViewData::Pun(p) => {
-                        let (buffer, offset) = m.pun_buffer(structs, p, written)?;
+                        let (buffer, offset, skew) = m.pun_buffer(structs, p, written)?;
                         return Some(Arg::PunView {
                             buffer,
                             elem: p.ty.ty.clone(),
@@ -413,6 +421,7 @@ impl Machine<'_> {
                             offset: offset + view.offset,
                             extent: view.extent.clone(),
                             strides: view.strides.clone(),
+                            skew,
                         });
                     }
                 };

@@ -212,6 +212,7 @@ fn fill_args(
                     offset,
                     extent,
                     strides,
+                    skew,
                 },
                 CaptureLayout::View(elem, elem_size, r, w),
             ) => {
@@ -237,11 +238,11 @@ fn fill_args(
                 }
                 let empty = extent.iter().any(|e| *e <= 0);
                 let bytes = buf.len as u128 * u128::from(buf.elem_size);
-                if !empty && (last + 1) * u128::from(*elem_size) > bytes {
+                if !empty && *skew as u128 + (last + 1) * u128::from(*elem_size) > bytes {
                     return false;
                 }
                 let w = *w as usize;
-                words[w] = bases[*buffer];
+                words[w] = bases[*buffer] + *skew as u64;
                 words[w + 1] = *offset as u64;
                 for d in 0..*r as usize {
                     words[w + 2 + d] = extent[d] as u64;

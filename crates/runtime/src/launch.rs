@@ -422,8 +422,12 @@ pub enum Arg {
         /// Its size in bytes.
         elem_size: u32,
         /// Element `(0, ..., 0)`'s position, in `elem`s from the buffer's
-        /// first byte.
+        /// first byte plus `skew`.
         offset: usize,
+        /// Bytes before the view's first whole `elem` (a view whose first
+        /// byte is not a whole number of `elem`s from the buffer's start;
+        /// a multiple of `elem`'s alignment, or of 4 when that is larger).
+        skew: usize,
         /// The extent.
         extent: Vec<i64>,
         /// Distance between neighbours in each dimension, in `elem`s.
