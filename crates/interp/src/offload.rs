@@ -239,9 +239,18 @@ impl Machine<'_> {
         decls: &[Capture],
         span: Span,
     ) -> bool {
+        // An engine runs up to `MAX_KERNEL_CALL_CHAIN` nested calls
+        // without a call stack: where the interpreter's could not take
+        // them, it runs the launch itself (and reports the depth).
+        let depth_left = self.opts.limits.max_call_depth.saturating_sub(self.depth);
         let Some(engine) = self.engine.take() else {
             return false;
         };
+        if depth_left <= tessera_runtime::launch::MAX_KERNEL_CALL_CHAIN {
+            engine.kept(kernel);
+            self.engine = Some(engine);
+            return false;
+        }
         let mut m = Marshalled::new();
         let ran = match self.marshal(&mut m, values, decls, span) {
             Some(()) => {

@@ -526,6 +526,14 @@ pub enum HostExitKind {
     },
 }
 
+/// The longest chain of nested calls a kernel engine runs (inlined, with
+/// no call stack): the interpreter hands a launch over only where its own
+/// call stack could take that many more calls, so an engine never finishes
+/// a launch the interpreter would stop for want of call depth. Inlining
+/// costs compile time and memory that grow with the square of the depth
+/// (some 100 MB at 300), hence no more.
+pub const MAX_KERNEL_CALL_CHAIN: u32 = 320;
+
 /// Runs kernels on [`Launch`] data.
 pub trait KernelEngine {
     /// Runs `launch` to the end, or declines it, or stops at a failed check.

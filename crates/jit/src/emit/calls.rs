@@ -33,7 +33,9 @@ impl Emitter<'_, '_, '_> {
         if callee.body.is_none() {
             return decline(Decline::CallUndefinedFunction);
         }
-        if self.scopes.len() > 64 {
+        // The interpreter hands a launch over only where its call stack
+        // could take this many more calls (see `MAX_KERNEL_CALL_CHAIN`).
+        if self.scopes.len() > tessera_runtime::launch::MAX_KERNEL_CALL_CHAIN as usize {
             return decline(Decline::CallsNestedTooDeeply);
         }
         let mut slots = HashMap::new();
