@@ -164,7 +164,7 @@ impl Marshalled {
         structs: &[tessera_ir::StructDef],
         pun: &crate::value::Pun,
         written: &[*const Storage],
-    ) -> Option<(usize, usize)> {
+    ) -> Option<(usize, usize, usize)> {
         let crate::value::Target::Storage(s) = &pun.mem else {
             return None;
         };
@@ -180,15 +180,26 @@ impl Marshalled {
                     .iter()
                     .all(|l| l.scalar != tessera_ir::Scalar::Bool)
         };
-        if !plain(&pun.elem) || !plain(&pun.ty) || !pun.base.is_multiple_of(pun.ty.size) {
+        // A first byte between whole elements keeps the scalars of up to
+        // 4 bytes on their natural alignment (compiled atomics need it).
+        let (_, align) = size_align(structs, &pun.ty.ty)?;
+        let skew = pun.base % pun.ty.size.max(1);
+        if !plain(&pun.elem) || !plain(&pun.ty) || !skew.is_multiple_of(u64::from(align.min(4))) {
             return None;
         }
         let size = u32::try_from(pun.elem.size).ok()?;
         let w = written.contains(&Rc::as_ptr(s));
         let buffer = self.storage_buffer(structs, s, &pun.elem.ty, size, w)?;
-        Some((buffer, usize::try_from(pun.base / pun.ty.size).ok()?))
+        Some((
+            buffer,
+            usize::try_from(pun.base / pun.ty.size.max(1)).ok()?,
+            usize::try_from(skew).ok()?,
+        ))
     }
 }
+
+/// How deeply structs holding views may nest in a capture handed over.
+const MAX_FIELD_DEPTH: u32 = 16;
 
 /// Storages some view among `values` may write: the kernel writes the
 /// capture (`kernel_writes`, by slot; a slot it does not cover counts as
@@ -234,9 +245,18 @@ impl Machine<'_> {
         decls: &[Capture],
         span: Span,
     ) -> bool {
+        // An engine runs up to `MAX_KERNEL_CALL_CHAIN` nested calls
+        // without a call stack: where the interpreter's could not take
+        // them, it runs the launch itself (and reports the depth).
+        let depth_left = self.opts.limits.max_call_depth.saturating_sub(self.depth);
         let Some(engine) = self.engine.take() else {
             return false;
         };
+        if depth_left <= tessera_runtime::launch::MAX_KERNEL_CALL_CHAIN {
+            engine.kept(kernel);
+            self.engine = Some(engine);
+            return false;
+        }
         let mut m = Marshalled::new();
         let kernel_writes = self.captures_written(kernel);
         let ran = match self.marshal(&mut m, values, decls, &kernel_writes, span) {
@@ -328,62 +348,167 @@ impl Machine<'_> {
         kernel_writes: &[bool],
         span: Span,
     ) -> Option<()> {
-        let structs = &self.prog.structs;
         let written = written_storages(values, decls, kernel_writes);
         for (v, decl) in values.iter().zip(decls) {
-            let arg = match (&decl.ty, v) {
-                (Type::Scalar(_), v) => Arg::Scalar(bits(v)?),
-                (Type::Index(_) | Type::Extent(_), Value::Agg(_)) => Arg::Shape(v.dims()),
-                (ty @ (Type::Struct(_) | Type::CArray(..)), v) => {
-                    let (size, _) = size_align(structs, ty)?;
-                    let mut buffer = Buffer::zeroed(ty.clone(), size, 1)?;
-                    write_object(structs, &mut buffer, 0, ty, v)?;
-                    m.buffers.push(buffer);
-                    m.homes.push(Home::Object);
-                    Arg::Object {
-                        buffer: m.buffers.len() - 1,
-                    }
-                }
-                (Type::Array(elem, _) | Type::ArrayView { elem, .. }, Value::View(view)) => {
-                    let (size, _) = size_align(structs, elem)?;
-                    let buffer = match &view.data {
-                        ViewData::Storage(s) => {
-                            let w = written.contains(&Rc::as_ptr(s));
-                            m.storage_buffer(structs, s, elem, size, w)?
-                        }
-                        ViewData::Place(p) => {
-                            let read_only = matches!(
-                                decl.ty,
-                                Type::ArrayView {
-                                    read_only: true,
-                                    ..
-                                }
-                            );
-                            self.place_buffer(m, p, elem, size, !read_only, span)?
-                        }
-                        // One object, not an array of elements: the
-                        // interpreter runs such a kernel.
-                        ViewData::Object(_) => return None,
-                        ViewData::Pun(p) => {
-                            let (buffer, offset) = m.pun_buffer(structs, p, &written)?;
-                            m.args.push(Arg::PunView {
-                                buffer,
-                                elem: p.ty.ty.clone(),
-                                elem_size: u32::try_from(p.ty.size).ok()?,
-                                offset: offset + view.offset,
-                                extent: view.extent.clone(),
-                                strides: view.strides.clone(),
-                            });
-                            continue;
-                        }
-                    };
-                    view_arg(buffer, view)
-                }
-                _ => return None,
-            };
+            let arg = self.marshal_arg(m, &decl.ty, v, &written, 0, span)?;
             m.args.push(arg);
         }
         Some(())
+    }
+
+    /// One captured value of type `ty` (or, at `depth` > 0, a field of a
+    /// captured struct holding views) as an argument, its memory added to
+    /// `m`'s buffers.
+    fn marshal_arg(
+        &mut self,
+        m: &mut Marshalled,
+        ty: &Type,
+        v: &Value,
+        written: &[*const Storage],
+        depth: u32,
+        span: Span,
+    ) -> Option<Arg> {
+        let structs = &self.prog.structs;
+        Some(match (ty, v) {
+            (Type::Scalar(_), v) => Arg::Scalar(bits(v)?),
+            (Type::Index(_) | Type::Extent(_), Value::Agg(_)) => Arg::Shape(v.dims()),
+            // A struct holding views goes over field by field (a view
+            // inside it is written when its type lets the kernel
+            // write it); the depth bound guards hand-built programs.
+            (Type::Struct(id), Value::Agg(fields))
+                if size_align(structs, ty).is_none() && depth < MAX_FIELD_DEPTH =>
+            {
+                let def = structs.get(id.index())?;
+                if def.is_union || def.fields.len() != fields.len() {
+                    return None;
+                }
+                let tys: Vec<Type> = def.fields.iter().map(|(_, t)| t.clone()).collect();
+                let mut args = Vec::with_capacity(tys.len());
+                for (fty, fv) in tys.iter().zip(fields.iter()) {
+                    let mut w = written.to_vec();
+                    if let (
+                        Type::Array(..)
+                        | Type::ArrayView {
+                            read_only: false, ..
+                        },
+                        Value::View(view),
+                    ) = (fty, fv)
+                    {
+                        match &view.data {
+                            ViewData::Storage(s) => w.push(Rc::as_ptr(s)),
+                            ViewData::Pun(p) => {
+                                if let crate::value::Target::Storage(s) = &p.mem {
+                                    w.push(Rc::as_ptr(s));
+                                }
+                            }
+                            ViewData::Place(_) | ViewData::Object(_) => {}
+                        }
+                    }
+                    args.push(self.marshal_arg(m, fty, fv, &w, depth + 1, span)?);
+                }
+                Arg::Fields(args)
+            }
+            (ty @ (Type::Struct(_) | Type::CArray(..)), v) => {
+                let (size, _) = size_align(structs, ty)?;
+                let mut buffer = Buffer::zeroed(ty.clone(), size, 1)?;
+                write_object(structs, &mut buffer, 0, ty, v)?;
+                m.buffers.push(buffer);
+                m.homes.push(Home::Object);
+                Arg::Object {
+                    buffer: m.buffers.len() - 1,
+                }
+            }
+            (Type::Array(elem, _) | Type::ArrayView { elem, .. }, Value::View(view)) => {
+                let (size, _) = size_align(structs, elem)?;
+                let buffer = match &view.data {
+                    ViewData::Storage(s) => {
+                        let w = written.contains(&Rc::as_ptr(s));
+                        m.storage_buffer(structs, s, elem, size, w)?
+                    }
+                    ViewData::Place(p) => {
+                        let read_only = matches!(
+                            ty,
+                            Type::ArrayView {
+                                read_only: true,
+                                ..
+                            }
+                        );
+                        self.place_buffer(m, p, elem, size, !read_only, span)?
+                    }
+                    ViewData::Object(p) => {
+                        let read_only = matches!(
+                            ty,
+                            Type::ArrayView {
+                                read_only: true,
+                                ..
+                            }
+                        );
+                        self.object_buffer(m, p, elem, size, !read_only, span)?
+                    }
+                    ViewData::Pun(p) => {
+                        let (buffer, offset, skew) = m.pun_buffer(structs, p, written)?;
+                        return Some(Arg::PunView {
+                            buffer,
+                            elem: p.ty.ty.clone(),
+                            elem_size: u32::try_from(p.ty.size).ok()?,
+                            offset: offset + view.offset,
+                            extent: view.extent.clone(),
+                            strides: view.strides.clone(),
+                            skew,
+                        });
+                    }
+                };
+                view_arg(buffer, view)
+            }
+            _ => return None,
+        })
+    }
+
+    /// The buffer of the one object a view was made over (`array_view<int,
+    /// 1> v(1, &x)`): a copy of it, written back after a run to the end
+    /// when the view may write it. `None` (the interpreter runs the launch)
+    /// when another buffer of the launch already holds memory of the same
+    /// variable, which two copies could not keep in step.
+    fn object_buffer(
+        &mut self,
+        m: &mut Marshalled,
+        p: &Place,
+        elem: &Type,
+        size: u32,
+        written: bool,
+        span: Span,
+    ) -> Option<usize> {
+        if let Some(i) = m
+            .homes
+            .iter()
+            .position(|h| matches!(h, Home::Whole(q) if same_place(p, q)))
+        {
+            return (m.buffers[i].elem == *elem).then_some(i);
+        }
+        let root = object_root(p)?;
+        let shares = m
+            .homes
+            .iter()
+            .any(|h| matches!(h, Home::Whole(q) | Home::Place(q) if object_root(q) == Some(root)));
+        if shares
+            || !matches!(
+                p.root,
+                Root::Local(..) | Root::HostLocal(..) | Root::Global(_)
+            )
+            || self.in_kernel
+        {
+            return None;
+        }
+        let v = self.read(p, span).ok()?;
+        let mut buffer = Buffer::zeroed(elem.clone(), size, 1)?;
+        write_object(&self.prog.structs, &mut buffer, 0, elem, &v)?;
+        m.buffers.push(buffer);
+        m.homes.push(if written {
+            Home::Whole(p.clone())
+        } else {
+            Home::Object
+        });
+        Some(m.buffers.len() - 1)
     }
 
     /// The buffer of a host C array a view was made over.
@@ -403,10 +528,14 @@ impl Machine<'_> {
         {
             return (m.buffers[i].elem == *elem).then_some(i);
         }
+        let root = object_root(p);
         if !matches!(
             p.root,
             Root::Local(..) | Root::HostLocal(..) | Root::Global(_)
         ) || self.in_kernel
+            || m.homes
+                .iter()
+                .any(|h| matches!(h, Home::Whole(q) if object_root(q) == root))
         {
             return None;
         }

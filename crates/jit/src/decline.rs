@@ -118,9 +118,6 @@ pub enum Decline {
     WorkItemLoopOutsideTiledKernel,
     /// A shared counter that is not a scalar.
     SharedCounterNotScalar,
-    /// A non-tiled kernel that changes its index parameter (the compiled
-    /// loop steps the work-items with those same variables).
-    KernelIndexWritten,
     /// An aggregate of this type.
     AggregateType,
     /// Private arrays too large for a worker's stack.
@@ -314,7 +311,6 @@ impl Decline {
                 "a work-item loop outside a tiled kernel".into()
             }
             Self::SharedCounterNotScalar => "a shared counter that is not a scalar".into(),
-            Self::KernelIndexWritten => "a kernel that changes its index parameter".into(),
             Self::AggregateType => "an aggregate of this type".into(),
             Self::PrivateArraysTooLargeForStack => {
                 "private arrays too large for a worker's stack".into()

@@ -13,7 +13,7 @@ use crate::emit::{CHUNK, CaptureLayout, HostLayout, KernelLayout, STATUS_OK};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 use tessera_ir::Scalar;
-use tessera_runtime::launch::{Arg, Bits, Launch, LaunchOutcome};
+use tessera_runtime::launch::{Arg, Bits, Buffer, Launch, LaunchOutcome};
 
 /// Shared by the workers of one launch; its address is argument word 0.
 struct Control {
@@ -134,11 +134,28 @@ fn fill_words(captures: &[CaptureLayout], launch: &mut Launch, words: &mut [u64]
         .iter_mut()
         .map(|b| b.as_mut_ptr() as usize as u64)
         .collect();
-    if launch.args.len() != captures.len() {
+    fill_args(&launch.args, captures, &launch.buffers, &bases, words)
+}
+
+/// [`fill_words`] for `args` against `captures` (the captures of a launch,
+/// or the fields of a captured struct holding views).
+fn fill_args(
+    args: &[Arg],
+    captures: &[CaptureLayout],
+    buffers: &[Buffer],
+    bases: &[u64],
+    words: &mut [u64],
+) -> bool {
+    if args.len() != captures.len() {
         return false;
     }
-    for (arg, cl) in launch.args.iter().zip(captures) {
+    for (arg, cl) in args.iter().zip(captures) {
         match (arg, cl) {
+            (Arg::Fields(args), CaptureLayout::Fields(fields)) => {
+                if !fill_args(args, fields, buffers, bases, words) {
+                    return false;
+                }
+            }
             (Arg::Scalar(bits), CaptureLayout::Scalar(_, w)) => {
                 words[*w as usize] = bits_word(bits);
             }
@@ -156,7 +173,7 @@ fn fill_words(captures: &[CaptureLayout], launch: &mut Launch, words: &mut [u64]
                 },
                 CaptureLayout::View(elem, elem_size, r, w),
             ) => {
-                let Some(buf) = launch.buffers.get(*buffer) else {
+                let Some(buf) = buffers.get(*buffer) else {
                     return false;
                 };
                 if buf.elem != *elem
@@ -195,10 +212,11 @@ fn fill_words(captures: &[CaptureLayout], launch: &mut Launch, words: &mut [u64]
                     offset,
                     extent,
                     strides,
+                    skew,
                 },
                 CaptureLayout::View(elem, elem_size, r, w),
             ) => {
-                let Some(buf) = launch.buffers.get(*buffer) else {
+                let Some(buf) = buffers.get(*buffer) else {
                     return false;
                 };
                 if pun_elem != elem
@@ -220,11 +238,11 @@ fn fill_words(captures: &[CaptureLayout], launch: &mut Launch, words: &mut [u64]
                 }
                 let empty = extent.iter().any(|e| *e <= 0);
                 let bytes = buf.len as u128 * u128::from(buf.elem_size);
-                if !empty && (last + 1) * u128::from(*elem_size) > bytes {
+                if !empty && *skew as u128 + (last + 1) * u128::from(*elem_size) > bytes {
                     return false;
                 }
                 let w = *w as usize;
-                words[w] = bases[*buffer];
+                words[w] = bases[*buffer] + *skew as u64;
                 words[w + 1] = *offset as u64;
                 for d in 0..*r as usize {
                     words[w + 2 + d] = extent[d] as u64;
@@ -232,7 +250,7 @@ fn fill_words(captures: &[CaptureLayout], launch: &mut Launch, words: &mut [u64]
                 }
             }
             (Arg::Object { buffer }, CaptureLayout::Object(ty, w)) => {
-                let Some(buf) = launch.buffers.get(*buffer) else {
+                let Some(buf) = buffers.get(*buffer) else {
                     return false;
                 };
                 if buf.elem != *ty || buf.len != 1 {

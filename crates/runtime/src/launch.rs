@@ -409,6 +409,9 @@ pub enum Arg {
         /// Distance between neighbours in each dimension, in elements.
         strides: Vec<usize>,
     },
+    /// A struct holding views (a function object, a lambda's closure),
+    /// which has no plain memory layout: its fields one by one, in order.
+    Fields(Vec<Arg>),
     /// A view made by `reinterpret_as`: a window on the bytes of buffer
     /// `buffer` (whose elements are of another type) read as `elem`s.
     PunView {
@@ -419,8 +422,12 @@ pub enum Arg {
         /// Its size in bytes.
         elem_size: u32,
         /// Element `(0, ..., 0)`'s position, in `elem`s from the buffer's
-        /// first byte.
+        /// first byte plus `skew`.
         offset: usize,
+        /// Bytes before the view's first whole `elem` (a view whose first
+        /// byte is not a whole number of `elem`s from the buffer's start;
+        /// a multiple of `elem`'s alignment, or of 4 when that is larger).
+        skew: usize,
         /// The extent.
         extent: Vec<i64>,
         /// Distance between neighbours in each dimension, in `elem`s.
@@ -518,6 +525,14 @@ pub enum HostExitKind {
         then: bool,
     },
 }
+
+/// The longest chain of nested calls a kernel engine runs (inlined, with
+/// no call stack): the interpreter hands a launch over only where its own
+/// call stack could take that many more calls, so an engine never finishes
+/// a launch the interpreter would stop for want of call depth. Inlining
+/// costs compile time and memory that grow with the square of the depth
+/// (some 100 MB at 300), hence no more.
+pub const MAX_KERNEL_CALL_CHAIN: u32 = 320;
 
 /// Runs kernels on [`Launch`] data.
 pub trait KernelEngine {

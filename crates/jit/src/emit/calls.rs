@@ -4,6 +4,26 @@ use super::*;
 
 impl Emitter<'_, '_, '_> {
     pub(super) fn call(&mut self, func: FuncId, args: &[Expr]) -> R<V> {
+        if self.prog.get_function(func).is_some_and(|f| f.ret_by_ref) {
+            let p = self.call_place(func, args)?;
+            return self.read(&p);
+        }
+        match self.inline(func, args)? {
+            Inlined::Value(v) => Ok(v),
+            Inlined::Place(_) => decline(Decline::FunctionReturningReference),
+        }
+    }
+
+    /// A call of a function returning a reference: the place it returns.
+    pub(super) fn call_place(&mut self, func: FuncId, args: &[Expr]) -> R<Place> {
+        match self.inline(func, args)? {
+            Inlined::Place(p) => Ok(p),
+            Inlined::Value(_) => decline(Decline::FunctionReturningReference),
+        }
+    }
+
+    /// Inlines a call: its value, or the place it returns a reference to.
+    fn inline(&mut self, func: FuncId, args: &[Expr]) -> R<Inlined> {
         if self.facts.barriers.contains(func) {
             return decline(Decline::CallOfFunctionWithBarrier);
         }
@@ -13,7 +33,9 @@ impl Emitter<'_, '_, '_> {
         if callee.body.is_none() {
             return decline(Decline::CallUndefinedFunction);
         }
-        if self.scopes.len() > 64 {
+        // The interpreter hands a launch over only where its call stack
+        // could take this many more calls (see `MAX_KERNEL_CALL_CHAIN`).
+        if self.scopes.len() > tessera_runtime::launch::MAX_KERNEL_CALL_CHAIN as usize {
             return decline(Decline::CallsNestedTooDeeply);
         }
         let mut slots = HashMap::new();
@@ -21,7 +43,15 @@ impl Emitter<'_, '_, '_> {
         for (k, a) in args.iter().enumerate() {
             let local = &callee.locals[k];
             let slot = if local.by_ref {
-                self.bind_ref(a, &local.ty)?
+                let slot = self.bind_ref(a, &local.ty)?;
+                // A captured struct holding views is read-only here: a
+                // function that may change it (a non-`const` member
+                // function) runs in the interpreter, which shares the one
+                // object between work-items.
+                if matches!(slot, Slot::Ref(Place::Obj(_))) && !local.is_const {
+                    return decline(Decline::CapturedValueAsPlace);
+                }
+                slot
             } else {
                 match (&local.ty, self.expr(a)?) {
                     (Type::Scalar(s), V::S(x)) => {
@@ -73,11 +103,15 @@ impl Emitter<'_, '_, '_> {
         }
         let done = self.b.create_block();
         let ret_ty = callee.ret.clone();
-        if callee.ret_by_ref {
-            return decline(Decline::FunctionReturningReference);
-        }
+        let ret_ref = callee.ret_by_ref.then(|| {
+            let ptr = self.b.declare_var(self.ptr);
+            let null = self.b.ins().iconst(self.ptr, 0);
+            self.b.def_var(ptr, null);
+            (ptr, Vec::new())
+        });
         let mut ret_mem = None;
         let ret_vars: Vec<Variable> = match &ret_ty {
+            _ if callee.ret_by_ref => Vec::new(),
             Type::Void => Vec::new(),
             ty @ (Type::Struct(_) | Type::CArray(..)) => {
                 let Some((size, align)) = size_align(&self.prog.structs, ty) else {
@@ -115,6 +149,7 @@ impl Emitter<'_, '_, '_> {
             slots,
             ret: Some((done, ret_vars.clone(), ret_ty.clone())),
             ret_mem,
+            ret_ref,
             frame: HashMap::new(),
         });
         let saved_loops = std::mem::take(&mut self.loops);
@@ -125,17 +160,82 @@ impl Emitter<'_, '_, '_> {
             .unwrap_or(&[]);
         let r = self.stmts(body);
         self.loops = saved_loops;
-        self.scopes.pop();
+        let scope = self.scopes.pop();
         r?;
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
-        if let Some(ss) = ret_mem {
-            return Ok(V::Mem(self.b.ins().stack_addr(self.ptr, ss, 0)));
+        if let Some((ptr, places)) = scope.and_then(|s| s.ret_ref) {
+            // Every `return` gave memory (its address in `ptr`), or every
+            // one the same variables; a path without a `return` is UB in
+            // C++, and a function without one is left to the interpreter.
+            return Ok(Inlined::Place(match places.first() {
+                Some(Place::Mem(..)) if places.iter().all(|p| matches!(p, Place::Mem(..))) => {
+                    Place::Mem(self.b.use_var(ptr), ret_ty)
+                }
+                Some(Place::Var(v))
+                    if places.iter().all(|p| matches!(p, Place::Var(w) if w == v)) =>
+                {
+                    Place::Var(*v)
+                }
+                Some(Place::Shape(vs))
+                    if places
+                        .iter()
+                        .all(|p| matches!(p, Place::Shape(ws) if ws == vs)) =>
+                {
+                    Place::Shape(vs.clone())
+                }
+                _ => return decline(Decline::FunctionReturningReference),
+            }));
         }
-        Ok(match &ret_ty {
+        if let Some(ss) = ret_mem {
+            return Ok(Inlined::Value(V::Mem(
+                self.b.ins().stack_addr(self.ptr, ss, 0),
+            )));
+        }
+        Ok(Inlined::Value(match &ret_ty {
             Type::Void => V::Unit,
             Type::Scalar(_) => V::S(self.b.use_var(ret_vars[0])),
             _ => V::Shape(ret_vars.iter().map(|v| self.b.use_var(*v)).collect()),
-        })
+        }))
     }
+
+    /// `return e;` in a function returning a reference: `e`'s place, which
+    /// must outlive the call (not one of the function's own variables).
+    pub(super) fn return_ref(&mut self, e: &Expr) -> R<()> {
+        fn root(e: &Expr) -> Option<LocalId> {
+            match &e.kind {
+                ExprKind::Local(l) => Some(*l),
+                ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => root(base),
+                ExprKind::Convert(inner) => root(inner),
+                _ => None,
+            }
+        }
+        let func = self.scope().func;
+        if let Some(l) = root(e)
+            && !self.prog.function(func).local(l).by_ref
+        {
+            return decline(Decline::FunctionReturningReference);
+        }
+        if !e.place {
+            return decline(Decline::FunctionReturningReference);
+        }
+        let p = self.place(e)?;
+        let Some((ptr, places)) = self.scopes.last_mut().and_then(|s| s.ret_ref.as_mut()) else {
+            return decline(Decline::ReturnHere);
+        };
+        let ptr = *ptr;
+        places.push(p.clone());
+        if let Place::Mem(addr, _) = p {
+            self.b.def_var(ptr, addr);
+        }
+        Ok(())
+    }
+}
+
+/// What an inlined call gives.
+enum Inlined {
+    /// A value (a function returning one, or `void`).
+    Value(V),
+    /// A place (a function returning a reference).
+    Place(Place),
 }

@@ -94,6 +94,14 @@ impl Emitter<'_, '_, '_> {
                     _ => Ok(V::Tiled),
                 }
             }
+            // A field of a captured struct holding views: its value (a
+            // view field has no place).
+            ExprKind::Field { base, field } if places::held_views(self.prog, &base.ty) => {
+                match self.obj_fields(base)?.get(*field as usize) {
+                    Some(v) => Ok(v.clone()),
+                    None => decline(Decline::FieldType),
+                }
+            }
             ExprKind::Local(_) | ExprKind::Field { .. } | ExprKind::Element { .. } => {
                 let p = self.place(e)?;
                 self.read(&p)

@@ -173,6 +173,20 @@ impl Emitter<'_, '_, '_> {
                 }))
             }
             Intrinsic::Atomic(a) => self.atomic(*a, args),
+            // A view made from an array or view (a conversion, a copy): as
+            // the interpreter makes it, the source's window itself, once
+            // the extent given is checked to be positive.
+            Intrinsic::NewView
+                if args.len() == 2
+                    && matches!(args[1].ty, Type::Array(..) | Type::ArrayView { .. }) =>
+            {
+                let ext = self.shape(&args[0])?;
+                for c in ext {
+                    let ok = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, c, 0);
+                    self.guard(ok);
+                }
+                Ok(V::View(self.view(&args[1])?))
+            }
             _ => decline(Decline::LibraryOperation(format!("{op:?}"))),
         }
     }
@@ -444,7 +458,8 @@ impl Emitter<'_, '_, '_> {
     /// interpreter's reading exactly when every byte belongs to a scalar
     /// and none is a `bool` (the interpreter refuses padding and checks
     /// `bool` bytes): other types are declined. A view that is not one run
-    /// of elements, or whose bytes do not start or end on a whole `U`,
+    /// of elements, whose bytes do not end on a whole `U`, or whose first
+    /// byte would put a scalar of `U` of up to 4 bytes off its alignment,
     /// fails, and the interpreter runs the launch (and reports or throws).
     fn reinterpret_view(&mut self, args: &[Expr], ty: &Type) -> R<V> {
         let Type::ArrayView { elem: to, .. } = ty else {
@@ -484,16 +499,29 @@ impl Emitter<'_, '_, '_> {
         let usz = self.b.ins().iconst(types::I64, i64::from(u_size));
         let first = self.b.ins().imul(v.offset, tsz);
         let bytes = self.b.ins().imul(n, tsz);
-        let first_rem = self.b.ins().urem(first, usz);
-        let bytes_rem = self.b.ins().urem(bytes, usz);
-        let rem = self.b.ins().bor(first_rem, bytes_rem);
+        // The first byte may fall between whole `U`s (the view then starts
+        // `first % U` bytes past its base) when it keeps the scalars of up
+        // to 4 bytes on their natural alignment, as compiled atomics need.
+        let u_align = size_align(structs, to).map_or(1, |(_, a)| a).clamp(1, 4);
+        let at = self.b.ins().iadd(v.base, first);
+        let misaligned = self.b.ins().band_imm_u(at, i64::from(u_align - 1));
+        // Amp code keeps the whole `U`s there are; host code (amp.h's
+        // check) throws for a rest, which the interpreter does.
+        let rem = if self.host.is_some() {
+            let bytes_rem = self.b.ins().urem(bytes, usz);
+            self.b.ins().bor(misaligned, bytes_rem)
+        } else {
+            misaligned
+        };
         let whole = self.b.ins().icmp_imm_u(IntCC::Equal, rem, 0);
         self.guard(whole);
+        let skew = self.b.ins().urem(first, usz);
+        let base = self.b.ins().iadd(v.base, skew);
         let offset = self.b.ins().udiv(first, usz);
         let count = self.b.ins().udiv(bytes, usz);
         let one = self.b.ins().iconst(types::I64, 1);
         Ok(V::View(ViewV {
-            base: v.base,
+            base,
             offset,
             ext: vec![count],
             strides: vec![one],

@@ -38,21 +38,21 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                     word += 2 + 2 * u32::from(*r);
                     l
                 }
-                ty @ (Type::Struct(_) | Type::CArray(..))
-                    if size_align(&prog.structs, ty).is_some() =>
-                {
-                    let l = CaptureLayout::Object(ty.clone(), word);
-                    word += 1;
-                    l
-                }
-                other => {
-                    return decline(Decline::CapturedType(tessera_ir::display(
-                        other,
-                        &prog.structs,
-                    )));
-                }
+                other => capture_layout(prog, other, &mut word, 0)?,
             };
             layouts.push(l);
+        }
+        // A captured struct holding views is read field by field from
+        // the argument words: a kernel that may change it (a `mutable`
+        // lambda's) runs in the interpreter, which shares the one object
+        // between work-items.
+        let written = crate::plan::locals::written_captures(prog, func);
+        if layouts
+            .iter()
+            .enumerate()
+            .any(|(k, l)| matches!(l, CaptureLayout::Fields(_)) && written.contains(&(k as u32)))
+        {
+            return decline(Decline::CapturedValueAsPlace);
         }
         let extent_word = word;
         word += 2 * rank + 1;
@@ -106,6 +106,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 slots: HashMap::new(),
                 ret: None,
                 ret_mem: None,
+                ret_ref: None,
                 frame: HashMap::new(),
             }],
             loops: Vec::new(),
@@ -201,20 +202,23 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 layout.scratch_bytes = lw.alloc.scratch_cursor;
             }
             None => {
-                // The index parameter is the work-item loop's counter: a
-                // kernel that changes it is left to the interpreter.
+                // The index parameter is the kernel's own copy of the
+                // work-item loop's counter: a kernel that changes it gets
+                // variables of its own, set from the counter as each
+                // work-item starts, so the loop still steps every index.
                 let mut written = std::collections::HashSet::new();
                 crate::plan::locals::mutated_locals(prog, body, &mut written);
-                if written.contains(&LocalId(0)) {
-                    return decline(Decline::KernelIndexWritten);
-                }
                 let rank = layout.rank as usize;
                 let vars: Vec<Variable> = (0..rank).map(|_| lw.b.declare_var(types::I32)).collect();
-                lw.scopes[0]
-                    .slots
-                    .insert(LocalId(0), Slot::Vars(vars.clone()));
+                let copy = written.contains(&LocalId(0)).then(|| {
+                    (0..rank)
+                        .map(|_| lw.b.declare_var(types::I32))
+                        .collect::<Vec<Variable>>()
+                });
+                let param = copy.clone().unwrap_or_else(|| vars.clone());
+                lw.scopes[0].slots.insert(LocalId(0), Slot::Vars(param));
                 lw.wi.item_coords = vars;
-                lw.flat_loop(group, body)?;
+                lw.flat_loop(group, body, copy.as_deref())?;
             }
         }
         lw.finish();
@@ -578,8 +582,46 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                     })
                 }
                 CaptureLayout::Object(_, w) => V::Mem(self.word(w)),
+                CaptureLayout::Fields(..) => self.load_fields(&l),
             };
             self.entry.caps.push(v);
+        }
+    }
+
+    /// A captured struct holding views, field by field, from its words.
+    fn load_fields(&mut self, l: &CaptureLayout) -> V {
+        match l {
+            CaptureLayout::Fields(fields) => {
+                V::Obj(fields.iter().map(|f| self.load_fields(f)).collect())
+            }
+            CaptureLayout::Scalar(s, w) => {
+                let raw = self.word(*w);
+                V::S(self.scalar_of_word(raw, *s))
+            }
+            CaptureLayout::Shape(r, w) => V::Shape(
+                (0..*r)
+                    .map(|d| {
+                        let x = self.word(w + d);
+                        self.b.ins().ireduce(types::I32, x)
+                    })
+                    .collect(),
+            ),
+            CaptureLayout::View(elem, elem_size, r, w) => {
+                let (r, w) = (*r, *w);
+                let base = self.word(w);
+                let offset = self.word(w + 1);
+                let ext = (0..r).map(|d| self.word(w + 2 + d)).collect();
+                let strides = (0..r).map(|d| self.word(w + 2 + r + d)).collect();
+                V::View(ViewV {
+                    base,
+                    offset,
+                    ext,
+                    strides,
+                    elem: elem.clone(),
+                    elem_size: *elem_size,
+                })
+            }
+            CaptureLayout::Object(_, w) => V::Mem(self.word(*w)),
         }
     }
 
@@ -754,4 +796,61 @@ fn host_capture(prog: &Program, ty: &Type, by_ref: bool, word: &mut u32) -> R<Ca
         _ => return decline(Decline::HostVariableType),
     };
     Ok(c)
+}
+
+/// How deeply structs holding views may nest in a capture (the
+/// interpreter hands deeper ones over no more than this).
+const MAX_FIELD_DEPTH: u32 = 16;
+
+/// The layout of a captured struct or C array at word `word` (advanced
+/// past it): a plain one in a buffer of its own, a struct holding views
+/// field by field (scalars, indices and views in words of their own).
+fn capture_layout(prog: &Program, ty: &Type, word: &mut u32, depth: u32) -> R<CaptureLayout> {
+    let refuse = || {
+        decline(Decline::CapturedType(tessera_ir::display(
+            ty,
+            &prog.structs,
+        )))
+    };
+    Ok(match ty {
+        Type::Struct(_) | Type::CArray(..) if size_align(&prog.structs, ty).is_some() => {
+            let l = CaptureLayout::Object(ty.clone(), *word);
+            *word += 1;
+            l
+        }
+        Type::Struct(id) if depth < MAX_FIELD_DEPTH => {
+            let Some(def) = prog.structs.get(id.index()) else {
+                return refuse();
+            };
+            if def.is_union {
+                return refuse();
+            }
+            let mut fields = Vec::with_capacity(def.fields.len());
+            for (_, fty) in &def.fields {
+                fields.push(match fty {
+                    Type::Scalar(s) => {
+                        let l = CaptureLayout::Scalar(*s, *word);
+                        *word += 1;
+                        l
+                    }
+                    Type::Index(r) | Type::Extent(r) => {
+                        let l = CaptureLayout::Shape(u32::from(*r), *word);
+                        *word += u32::from(*r);
+                        l
+                    }
+                    Type::Array(elem, r) | Type::ArrayView { elem, rank: r, .. } => {
+                        let Some((size, _)) = size_align(&prog.structs, elem) else {
+                            return decline(Decline::ViewElementsWithoutPlainLayout);
+                        };
+                        let l = CaptureLayout::View((**elem).clone(), size, u32::from(*r), *word);
+                        *word += 2 + 2 * u32::from(*r);
+                        l
+                    }
+                    other => capture_layout(prog, other, word, depth + 1)?,
+                });
+            }
+            CaptureLayout::Fields(fields)
+        }
+        _ => return refuse(),
+    })
 }

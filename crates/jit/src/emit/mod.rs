@@ -109,6 +109,9 @@ pub(crate) enum CaptureLayout {
     View(Type, u32, u32, u32),
     /// A struct or C array: one word, its address.
     Object(Type, u32),
+    /// A struct holding views (a function object, a lambda's closure),
+    /// which has no plain layout: its fields' layouts, in order.
+    Fields(Vec<CaptureLayout>),
 }
 
 /// What the runner must provide for a compiled kernel.
@@ -252,6 +255,9 @@ enum V {
     Unit,
     /// An aggregate in memory, by address.
     Mem(Value),
+    /// A captured struct holding views, field by field (read-only: the
+    /// kernel reaches it only through a `const` object).
+    Obj(Vec<V>),
 }
 
 /// A lowered place.
@@ -263,6 +269,8 @@ enum Place {
     Shape(Vec<Variable>),
     /// Memory of the given type.
     Mem(Value, Type),
+    /// A captured struct holding views (see [`V::Obj`]).
+    Obj(Vec<V>),
 }
 
 /// Where a local lives.
@@ -294,6 +302,10 @@ struct Scope {
     ret: Option<(Block, Vec<Variable>, Type)>,
     /// Where a returned struct or C array is built.
     ret_mem: Option<cranelift_codegen::ir::StackSlot>,
+    /// A function returning a reference: the variable that takes the
+    /// address of a place in memory it returns, and the places its
+    /// `return`s gave so far.
+    ret_ref: Option<(Variable, Vec<Place>)>,
     /// Frame slots of this scope's locals that live across barriers (the
     /// kernel's, or those of an inlined function that holds a barrier).
     frame: HashMap<LocalId, FrameSlot>,

@@ -268,10 +268,36 @@ impl Emitter<'_, '_, '_> {
                 Some(Slot::Ref(p)) => Ok(p),
                 _ => decline(Decline::GlobalVariableInKernel),
             },
+            ExprKind::Call { func, args }
+                if self.prog.get_function(*func).is_some_and(|f| f.ret_by_ref) =>
+            {
+                self.call_place(*func, args)
+            }
             ExprKind::Capture(slot) => match self.entry.caps.get(*slot as usize) {
                 Some(V::Mem(addr)) => Ok(Place::Mem(*addr, e.ty.clone())),
+                Some(V::Obj(fields)) => Ok(Place::Obj(fields.clone())),
                 _ => decline(Decline::CapturedValueAsPlace),
             },
+            // A field of a captured struct holding views: memory for a
+            // plain struct or C array, else variables holding a copy of the
+            // value (the object is `const` where it is reached).
+            ExprKind::Field { base, field } if held_views(self.prog, &base.ty) => {
+                match self.obj_fields(base)?.get(*field as usize) {
+                    Some(V::Mem(addr)) => Ok(Place::Mem(*addr, e.ty.clone())),
+                    Some(V::Obj(fields)) => Ok(Place::Obj(fields.clone())),
+                    Some(v @ (V::S(_) | V::Shape(_))) => {
+                        let v = v.clone();
+                        let vars = self.temp_vars(&v)?;
+                        self.set_vars(&vars, &v);
+                        Ok(match vars.as_slice() {
+                            [one] if e.ty.scalar().is_some() => Place::Var(*one),
+                            _ => Place::Shape(vars),
+                        })
+                    }
+                    Some(_) => decline(Decline::ViewOrTiledIndexAsPlace),
+                    None => decline(Decline::FieldType),
+                }
+            }
             // A conversion that changes nothing in memory (to `const`, a
             // struct to itself): the place it converts.
             ExprKind::Convert(inner)
@@ -372,6 +398,20 @@ impl Emitter<'_, '_, '_> {
     }
 
     /// The address and type of an aggregate expression.
+    /// The fields of a captured struct holding views that `e` names.
+    pub(super) fn obj_fields(&mut self, e: &Expr) -> R<Vec<V>> {
+        if e.place {
+            return match self.place(e)? {
+                Place::Obj(fields) => Ok(fields),
+                _ => decline(Decline::AggregateOutsideMemory),
+            };
+        }
+        match self.expr(e)? {
+            V::Obj(fields) => Ok(fields),
+            _ => decline(Decline::AggregateValueKind),
+        }
+    }
+
     pub(super) fn mem_of(&mut self, e: &Expr) -> R<(Value, Type)> {
         if e.place {
             match self.place(e)? {
@@ -403,6 +443,7 @@ impl Emitter<'_, '_, '_> {
                 Type::Struct(_) | Type::CArray(..) => V::Mem(*addr),
                 _ => return decline(Decline::ReadingMemoryType),
             },
+            Place::Obj(fields) => V::Obj(fields.clone()),
         })
     }
 
@@ -432,4 +473,10 @@ impl Emitter<'_, '_, '_> {
             _ => decline(Decline::AssignmentKind),
         }
     }
+}
+
+/// Whether `ty` is a struct without a plain layout, which a kernel may
+/// hold only as a captured object field by field (see [`V::Obj`]).
+pub(super) fn held_views(prog: &Program, ty: &Type) -> bool {
+    matches!(ty, Type::Struct(_)) && size_align(&prog.structs, ty).is_none()
 }

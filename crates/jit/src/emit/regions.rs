@@ -7,7 +7,14 @@ use super::*;
 
 impl Emitter<'_, '_, '_> {
     /// A non-tiled chunk: work-items `group * CHUNK ..` up to the total.
-    pub(super) fn flat_loop(&mut self, group: Value, body: &IrBlock) -> R<()> {
+    /// `param`: the variables of the index parameter when the kernel
+    /// writes it (else it reads the loop's counter itself).
+    pub(super) fn flat_loop(
+        &mut self,
+        group: Value,
+        body: &IrBlock,
+        param: Option<&[Variable]>,
+    ) -> R<()> {
         let rank = self.layout.rank as usize;
         let total = self.word(self.layout.extent_word + 2 * rank as u32);
         let start = self.b.ins().imul_imm_s(group, CHUNK);
@@ -44,6 +51,11 @@ impl Emitter<'_, '_, '_> {
         let id = self.next_region;
         self.next_region += 1;
         self.region = Some(RegionCtx { id, item_end });
+        // A kernel that writes its index parameter writes its own copy.
+        for (p, c) in param.unwrap_or(&[]).iter().zip(&self.wi.item_coords) {
+            let v = self.b.use_var(*c);
+            self.b.def_var(*p, v);
+        }
         self.stmts(&body.stmts)?;
         self.region = None;
         self.b.ins().jump(item_end, &[]);
@@ -585,6 +597,18 @@ impl Emitter<'_, '_, '_> {
                 if matches!(local.ty, Type::TiledIndex(_)) {
                     continue;
                 }
+                // A `const` reference to a captured struct holding views
+                // (a function object's `this`): the same in every
+                // work-item, read where it is used.
+                if let ExprKind::Capture(c) = &a.kind
+                    && let Some(V::Obj(fields)) = self.entry.caps.get(*c as usize)
+                {
+                    if !local.is_const {
+                        return decline(Decline::CapturedValueAsPlace);
+                    }
+                    slots.insert(id, Slot::Ref(Place::Obj(fields.clone())));
+                    continue;
+                }
                 let ExprKind::Local(l) = &a.kind else {
                     return decline(Decline::ReferenceArgumentNotVariable);
                 };
@@ -668,6 +692,7 @@ impl Emitter<'_, '_, '_> {
             slots,
             ret: None,
             ret_mem: None,
+            ret_ref: None,
             frame,
         });
         let saved_loops = std::mem::take(&mut self.loops);

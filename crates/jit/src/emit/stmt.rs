@@ -317,7 +317,11 @@ impl Emitter<'_, '_, '_> {
                     let Some((blk, vars, ty)) = ret else {
                         return decline(Decline::ReturnHere);
                     };
-                    if let Some(v) = value {
+                    if let Some(v) = value
+                        && self.scope().ret_ref.is_some()
+                    {
+                        self.return_ref(v)?;
+                    } else if let Some(v) = value {
                         let lowered = self.expr(v)?;
                         match self.scope().ret_mem {
                             Some(ss) => {
@@ -442,6 +446,14 @@ impl Emitter<'_, '_, '_> {
                 _ => decline(Decline::ValueWhereViewExpected),
             };
         }
+        // A `tiled_index` has only const members: a reference to the
+        // kernel's is the kernel's, read where it is used.
+        if matches!(ty, Type::TiledIndex(_)) {
+            return match self.expr(a)? {
+                V::Tiled => Ok(Slot::Tiled),
+                _ => decline(Decline::TiledIndexNotKernels),
+            };
+        }
         if a.place {
             return Ok(Slot::Ref(self.place(a)?));
         }
@@ -463,6 +475,7 @@ impl Emitter<'_, '_, '_> {
             V::Mem(addr) => Slot::Ref(Place::Mem(addr, ty.clone())),
             V::View(v) => Slot::View(v),
             V::Tiled => Slot::Tiled,
+            V::Obj(fields) => Slot::Ref(Place::Obj(fields)),
             V::Unit => return decline(Decline::ReferenceToNothing),
         })
     }

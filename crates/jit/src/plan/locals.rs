@@ -226,3 +226,55 @@ pub(crate) fn expr_locals(e: &Expr, out: &mut BTreeSet<LocalId>) {
         }
     });
 }
+
+/// Captures a kernel's own body may change: targets of assignments and
+/// `++`/`--`, and places bound to references that are not `const` (a
+/// `let`, or an argument of a function that takes one). Functions it calls
+/// reach a capture only through such a reference.
+pub(crate) fn written_captures(prog: &Program, kernel: &tessera_ir::Function) -> HashSet<u32> {
+    fn root(e: &Expr) -> Option<u32> {
+        match &e.kind {
+            ExprKind::Capture(c) => Some(*c),
+            ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => root(base),
+            ExprKind::Convert(inner) => root(inner),
+            _ => None,
+        }
+    }
+    let out = std::cell::RefCell::new(HashSet::new());
+    let Some(body) = &kernel.body else {
+        return out.into_inner();
+    };
+    let mutable_ref = |f: &tessera_ir::Function, l: usize| {
+        f.locals.get(l).is_some_and(|l| l.by_ref && !l.is_const)
+    };
+    walk_block(
+        body,
+        &mut |s| {
+            if let StmtKind::Let {
+                local,
+                init: Some(Init::Expr(e) | Init::Ref(e)),
+            } = &s.kind
+                && mutable_ref(kernel, local.index())
+                && let Some(c) = root(e)
+            {
+                out.borrow_mut().insert(c);
+            }
+        },
+        &mut |e| match &e.kind {
+            ExprKind::Assign { target, .. }
+            | ExprKind::CompoundAssign { target, .. }
+            | ExprKind::IncDec { target, .. } => out.borrow_mut().extend(root(target)),
+            ExprKind::Call { func, args } => {
+                if let Some(f) = prog.get_function(*func) {
+                    for (k, a) in args.iter().enumerate() {
+                        if mutable_ref(f, k) {
+                            out.borrow_mut().extend(root(a));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        },
+    );
+    out.into_inner()
+}
