@@ -147,7 +147,7 @@ impl std::error::Error for LoadError {}
 /// Fails only when a file cannot be read.
 pub fn compile(sources: &mut Sources, input: &Input<'_>) -> Result<Checked, LoadError> {
     let parsed = parse(sources, input)?;
-    Ok(check_parsed(sources, &parsed.unit, parsed.diagnostics))
+    Ok(check_parsed_owned(sources, parsed.unit, parsed.diagnostics))
 }
 
 /// The first half of [`compile`]: reads the main file of `input` and the
@@ -177,7 +177,7 @@ pub fn compile_source(sources: &mut Sources, name: &str, bytes: &[u8]) -> Checke
     let (file, replaced) = SourceFile::from_bytes(name, bytes);
     let file = sources.add(file);
     let parsed = tessera_syntax::parse_with_library(sources, file, &replaced);
-    check_parsed(sources, &parsed.unit, parsed.diagnostics)
+    check_parsed_owned(sources, parsed.unit, parsed.diagnostics)
 }
 
 /// Checks a parsed program, `unit` with the parser's `parse_diagnostics`:
@@ -197,6 +197,32 @@ pub fn check_parsed(
     } else {
         checked.diagnostics
     };
+    merge(parse_diagnostics, check_diagnostics, checked.program)
+}
+
+/// [`check_parsed`] of a tree the caller no longer needs, so the checker
+/// may take its items apart instead of copying them. With syntax errors
+/// the tree is still needed afterwards (to quiet follow-on errors), and it
+/// is checked in place.
+pub fn check_parsed_owned(
+    sources: &Sources,
+    unit: TranslationUnit,
+    parse_diagnostics: Vec<Diagnostic>,
+) -> Checked {
+    if parse_diagnostics.iter().any(Diagnostic::is_error) {
+        return check_parsed(sources, &unit, parse_diagnostics);
+    }
+    let checked = tessera_sema::check_owned(unit);
+    merge(parse_diagnostics, checked.diagnostics, checked.program)
+}
+
+/// The diagnostics of both stages in source order, one report per problem,
+/// with the checked program.
+fn merge(
+    parse_diagnostics: Vec<Diagnostic>,
+    check_diagnostics: Vec<Diagnostic>,
+    program: tessera_ir::Program,
+) -> Checked {
     let mut diagnostics = parse_diagnostics;
     diagnostics.extend(check_diagnostics);
     diagnostics.sort_by_key(|d| (d.primary.span.file, d.primary.span.start));
@@ -207,7 +233,7 @@ pub fn check_parsed(
         a.code == b.code && a.primary.span == b.primary.span && a.message == b.message
     });
     Checked {
-        program: checked.program,
+        program,
         diagnostics,
     }
 }

@@ -4,55 +4,85 @@
 
 use crate::cx::{Checker, FnCx};
 use crate::types::{self, Declared};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use tessera_diagnostics::{Diagnostic, Span, codes};
 use tessera_ir::{
     FuncId, Function, FunctionKind, Global, GlobalId, Local, Restriction, Space, StructDef,
     StructId, Type,
 };
-use tessera_syntax::ast::{self, ItemKind, TranslationUnit};
+use tessera_syntax::ast::{self, Item, ItemKind, TranslationUnit};
 
-/// Checks every item of the file in order.
-pub fn declare_all(ck: &mut Checker, unit: &TranslationUnit) {
-    for item in &unit.items {
-        match &item.kind {
-            ItemKind::UsingNamespace(path) => ck.using_namespaces.push(path.text()),
-            ItemKind::UsingDecl(_)
-            | ItemKind::Namespace(_)
-            | ItemKind::NamespaceAlias { .. }
-            | ItemKind::Empty
-            | ItemKind::Error => {}
-            // `class X;`: the definition declares it; until then only a
-            // member function's prototype may name it (by reference).
-            ItemKind::Struct(s) if s.forward => declare_only(ck, s, item.span),
-            ItemKind::Struct(s) => declare_struct(ck, s, item.span),
-            ItemKind::Global(decl) if decl.specs.is_typedef => {
-                let snapshot = const_snapshot(ck);
-                let lookup = move |n: &str| snapshot.get(n).copied();
-                types::declare_aliases(ck, &decl.specs, &decl.declarators, &lookup);
+/// Checks every item of the file in order. A template's item is kept by
+/// the checker (it is instantiated on use): from a tree the checker owns
+/// it is moved there, from a borrowed one copied.
+pub fn declare_all(ck: &mut Checker, unit: Cow<'_, TranslationUnit>) {
+    match unit {
+        Cow::Borrowed(unit) => {
+            for item in &unit.items {
+                declare_item(ck, item);
             }
-            // `int Counter::made = 0;` (a namespace's globals have flat
-            // names with `::` too, but not after a class's name).
-            ItemKind::Global(decl)
-                if decl.declarators.iter().any(|d| {
-                    d.name.as_ref().is_some_and(|n| {
-                        n.name
-                            .rsplit_once("::")
-                            .is_some_and(|(class, _)| ck.structs.contains_key(class))
-                    })
-                }) =>
-            {
-                for d in &decl.declarators {
-                    crate::class::define_static_data(ck, &decl.specs, d);
+        }
+        Cow::Owned(unit) => {
+            for item in unit.items {
+                match item.kind {
+                    ItemKind::Template(t) => {
+                        crate::template::declare_template(ck, Cow::Owned(t), item.span);
+                    }
+                    kind => declare_item(
+                        ck,
+                        &Item {
+                            kind,
+                            span: item.span,
+                        },
+                    ),
                 }
             }
-            ItemKind::Global(decl) => declare_globals(ck, &decl.specs, &decl.declarators),
-            ItemKind::StaticAssert(a) => namespace_static_assert(ck, a),
-            ItemKind::Enum(e) => crate::enums::declare_enum(ck, e),
-            ItemKind::Template(t) => crate::template::declare_template(ck, t, item.span),
-            ItemKind::Function(f) if f.class.is_some() => crate::class::define_out_of_class(ck, f),
-            ItemKind::Function(f) => declare_function(ck, f, item.span),
         }
+    }
+}
+
+/// Checks one item of the file.
+fn declare_item(ck: &mut Checker, item: &Item) {
+    match &item.kind {
+        ItemKind::UsingNamespace(path) => ck.using_namespaces.push(path.text()),
+        ItemKind::UsingDecl(_)
+        | ItemKind::Namespace(_)
+        | ItemKind::NamespaceAlias { .. }
+        | ItemKind::Empty
+        | ItemKind::Error => {}
+        // `class X;`: the definition declares it; until then only a
+        // member function's prototype may name it (by reference).
+        ItemKind::Struct(s) if s.forward => declare_only(ck, s, item.span),
+        ItemKind::Struct(s) => declare_struct(ck, s, item.span),
+        ItemKind::Global(decl) if decl.specs.is_typedef => {
+            let snapshot = const_snapshot(ck);
+            let lookup = move |n: &str| snapshot.get(n).copied();
+            types::declare_aliases(ck, &decl.specs, &decl.declarators, &lookup);
+        }
+        // `int Counter::made = 0;` (a namespace's globals have flat
+        // names with `::` too, but not after a class's name).
+        ItemKind::Global(decl)
+            if decl.declarators.iter().any(|d| {
+                d.name.as_ref().is_some_and(|n| {
+                    n.name
+                        .rsplit_once("::")
+                        .is_some_and(|(class, _)| ck.structs.contains_key(class))
+                })
+            }) =>
+        {
+            for d in &decl.declarators {
+                crate::class::define_static_data(ck, &decl.specs, d);
+            }
+        }
+        ItemKind::Global(decl) => declare_globals(ck, &decl.specs, &decl.declarators),
+        ItemKind::StaticAssert(a) => namespace_static_assert(ck, a),
+        ItemKind::Enum(e) => crate::enums::declare_enum(ck, e),
+        ItemKind::Template(t) => {
+            crate::template::declare_template(ck, Cow::Borrowed(t), item.span);
+        }
+        ItemKind::Function(f) if f.class.is_some() => crate::class::define_out_of_class(ck, f),
+        ItemKind::Function(f) => declare_function(ck, f, item.span),
     }
 }
 
@@ -72,9 +102,6 @@ fn namespace_static_assert(ck: &mut Checker, a: &ast::StaticAssert) {
     let is_unsigned = move |n: &str| unsigned.get(n).copied().unwrap_or(false);
     types::static_assert(ck, a, &lookup, &is_unsigned);
 }
-
-/// Bodies are lowered as their items are declared (see [`declare_all`]).
-pub fn lower_bodies(_ck: &mut Checker, _unit: &TranslationUnit) {}
 
 /// The values of the constant globals declared so far, by name (shared, not copied).
 pub(crate) fn const_snapshot(ck: &Checker) -> std::rc::Rc<HashMap<String, i64>> {

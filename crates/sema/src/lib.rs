@@ -44,6 +44,7 @@ mod traits;
 mod typeinfo;
 mod types;
 
+use std::borrow::Cow;
 use tessera_diagnostics::Diagnostic;
 use tessera_ir::Program;
 use tessera_syntax::ast::TranslationUnit;
@@ -67,11 +68,20 @@ impl Checked {
 
 /// Checks a parsed file.
 pub fn check(unit: &TranslationUnit) -> Checked {
+    check_tree(Cow::Borrowed(unit))
+}
+
+/// [`check`] of a tree the caller no longer needs: the namespace pass moves
+/// its items instead of copying them.
+pub fn check_owned(unit: TranslationUnit) -> Checked {
+    check_tree(Cow::Owned(unit))
+}
+
+fn check_tree(unit: Cow<'_, TranslationUnit>) -> Checked {
     let mut checker = cx::Checker::default();
     let flat = namespaces::flatten(unit, &mut checker.diags, &mut checker.overload_sets);
-    let unit = flat.as_ref().unwrap_or(unit);
-    declare::declare_all(&mut checker, unit);
-    declare::lower_bodies(&mut checker, unit);
+    // Bodies are lowered as their items are declared.
+    declare::declare_all(&mut checker, flat);
     template::define_used_instances(&mut checker);
     context::specialise(&mut checker);
     // Numbered once every body is complete, so the ids are a function of the

@@ -5,6 +5,7 @@
 //! rewritten to that flat name. The checker then sees a file without
 //! namespaces, and its diagnostics name entities as C++ does (`ns::f`).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use tessera_diagnostics::{Diagnostic, Span, codes};
 use tessera_syntax::ast::*;
@@ -23,14 +24,17 @@ enum Member {
 /// key the callee is renamed to, the name as written, and each flat name.
 pub type OverloadSets = HashMap<String, (String, Vec<String>)>;
 
-/// The file with its namespaces flattened, or `None` when it has none.
-/// Unqualified calls whose name reaches functions of several namespaces are
-/// renamed to a key of `sets`.
-pub fn flatten(
-    unit: &TranslationUnit,
+/// The file with its namespaces flattened, or `unit` itself when it has
+/// none. Unqualified calls whose name reaches functions of several
+/// namespaces are renamed to a key of `sets`. The items are moved, not
+/// copied, when the caller gives the tree away: the library headers put
+/// `std` into nearly every program, and copying their bodies was a large
+/// part of the front end's cost.
+pub fn flatten<'u>(
+    unit: Cow<'u, TranslationUnit>,
     diags: &mut Vec<Diagnostic>,
     sets: &mut OverloadSets,
-) -> Option<TranslationUnit> {
+) -> Cow<'u, TranslationUnit> {
     let has = unit.items.iter().any(|i| {
         matches!(
             i.kind,
@@ -39,7 +43,7 @@ pub fn flatten(
             || item_has_nested_class(i)
     });
     if !has {
-        return None;
+        return unit;
     }
     let mut flat = Flat {
         ns: String::new(),
@@ -61,10 +65,10 @@ pub fn flatten(
         sets,
         diags,
     };
-    for item in &unit.items {
+    for item in unit.into_owned().items {
         flat.item(item);
     }
-    Some(TranslationUnit { items: flat.out })
+    Cow::Owned(TranslationUnit { items: flat.out })
 }
 
 struct Flat<'d> {
@@ -596,8 +600,7 @@ impl Flat<'_> {
         }
     }
 
-    fn item(&mut self, item: &Item) {
-        let mut item = item.clone();
+    fn item(&mut self, mut item: Item) {
         match &mut item.kind {
             ItemKind::Namespace(ns) => {
                 let saved = self.ns.clone();
@@ -628,7 +631,7 @@ impl Flat<'_> {
                     self.declare(&seg.name, Member::Namespace(full.clone()));
                     self.ns = full;
                 }
-                for inner in &ns.items {
+                for inner in std::mem::take(&mut ns.items) {
                     self.item(inner);
                 }
                 self.ns = saved;
@@ -801,7 +804,22 @@ impl Flat<'_> {
                 // The templated item is rewritten like any other; it stays
                 // inside its `template` header.
                 let outer = std::mem::replace(&mut self.in_template, true);
-                self.item(&t.item);
+                // A class or function is always given back to `out`, so it
+                // is moved; anything else (which returns without a result)
+                // is rewritten from a copy and left in place, as before.
+                let inner = if matches!(t.item.kind, ItemKind::Struct(_) | ItemKind::Function(_)) {
+                    let span = t.item.span;
+                    std::mem::replace(
+                        &mut *t.item,
+                        Item {
+                            kind: ItemKind::Empty,
+                            span,
+                        },
+                    )
+                } else {
+                    (*t.item).clone()
+                };
+                self.item(inner);
                 self.in_template = outer;
                 if let Some(inner) = self.out.pop() {
                     *t.item = inner;

@@ -14,6 +14,7 @@
 //! with the use that asked for the instance beside it.
 
 use crate::cx::{Checker, FnCx, error_expr};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::rc::Rc;
 use tessera_diagnostics::{Diagnostic, Span, codes};
@@ -650,7 +651,7 @@ fn bind_value(
 }
 
 /// Registers `template <...> item`.
-pub fn declare_template(ck: &mut Checker, t: &ast::Template, span: Span) {
+pub fn declare_template(ck: &mut Checker, t: Cow<'_, ast::Template>, span: Span) {
     if let Some(args) = &t.specialised
         && !t.params.is_empty()
     {
@@ -673,15 +674,26 @@ pub fn declare_template(ck: &mut Checker, t: &ast::Template, span: Span) {
         return;
     }
     if t.params.is_empty() {
-        declare_specialization(ck, t, span);
+        declare_specialization(ck, &t, span);
         return;
     }
-    let def = Rc::new(TemplateDef {
-        params: t.params.clone(),
-        item: (*t.item).clone(),
-        usings: ck.using_namespaces.clone(),
+    let usings = ck.using_namespaces.clone();
+    let def = Rc::new(match t {
+        Cow::Borrowed(t) => TemplateDef {
+            params: t.params.clone(),
+            item: (*t.item).clone(),
+            usings,
+        },
+        Cow::Owned(t) => TemplateDef {
+            params: t.params,
+            item: *t.item,
+            usings,
+        },
     });
-    match &t.item.kind {
+    // The item is read from the definition (it is the template's item)
+    // while the definition itself is handed on.
+    let kept = Rc::clone(&def);
+    match &kept.item.kind {
         // `template <typename T> class X;`: the definition follows.
         ast::ItemKind::Struct(s) if s.forward => {}
         ast::ItemKind::Struct(s) if s.specialization.is_some() => {

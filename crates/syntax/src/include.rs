@@ -176,20 +176,26 @@ fn include_names(file: FileId, text: &str) -> Vec<(String, bool)> {
     // Most files include only headers Tessera knows: a look at the lines
     // spares lexing them a second time (the preprocessor lexes them again).
     // Any line with `include` other than `#include <known>` is lexed (a
-    // comment between `#` and `include` is rare but valid).
-    let may_name_a_file = text.lines().filter(|l| l.contains("include")).any(|line| {
-        let known = line
-            .trim_start()
-            .strip_prefix('#')
-            .and_then(|rest| rest.trim_start().strip_prefix("include"))
-            .and_then(|rest| rest.trim_start().strip_prefix('<'))
-            .and_then(|angled| angled.split('>').next())
-            .is_some_and(|name| {
-                KNOWN_HEADERS.contains(&name.trim())
-                    && crate::headers::source_of(name.trim()).is_none()
-            });
-        !known
-    });
+    // comment between `#` and `include` is rare but valid). A line that
+    // starts with `//` is a comment, or inside one, or spliced onto a line
+    // that has its own `#`: never the directive itself, so the word in a
+    // comment (as in every library header's opening lines) costs no lexing.
+    let may_name_a_file = text
+        .lines()
+        .filter(|l| l.contains("include") && !l.trim_start().starts_with("//"))
+        .any(|line| {
+            let known = line
+                .trim_start()
+                .strip_prefix('#')
+                .and_then(|rest| rest.trim_start().strip_prefix("include"))
+                .and_then(|rest| rest.trim_start().strip_prefix('<'))
+                .and_then(|angled| angled.split('>').next())
+                .is_some_and(|name| {
+                    KNOWN_HEADERS.contains(&name.trim())
+                        && crate::headers::source_of(name.trim()).is_none()
+                });
+            !known
+        });
     if !may_name_a_file {
         return Vec::new();
     }
