@@ -31,6 +31,157 @@ struct Control {
 #[repr(C, align(64))]
 struct Line([u64; 8]);
 
+/// Worker threads kept for the launches of one engine: spawning threads
+/// at every launch costs tens of microseconds each time, and, on a busy
+/// machine, a launch would wait for a new thread to be scheduled at all
+/// before it could end. A kept worker instead joins a launch only if it
+/// wakes while the launch is still open; the launching thread does the
+/// work itself meanwhile and, at the end, waits only for the workers that
+/// joined.
+pub(crate) struct Pool {
+    shared: std::sync::Arc<PoolShared>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+struct PoolShared {
+    state: std::sync::Mutex<PoolState>,
+    /// Workers wait here for a launch to open.
+    wake: std::sync::Condvar,
+    /// The launching thread waits here for the workers that joined.
+    done: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct PoolState {
+    /// The open launch's work, if any.
+    job: Option<Job>,
+    /// Launches opened so far: a worker joins each at most once.
+    opened: u64,
+    /// Workers running the open launch's work.
+    active: usize,
+    shutdown: bool,
+}
+
+/// The work of one launch, its lifetime erased.
+#[derive(Clone, Copy)]
+struct Job(*const (dyn Fn() + Sync));
+
+// SAFETY: a `Job` points to a `Sync` closure, which `Pool::run` keeps alive
+// until every worker that took the pointer has finished with it (see
+// there); sending the pointer to a worker is then sending a `&(dyn Fn() +
+// Sync)`, which is `Send`.
+unsafe impl Send for Job {}
+
+impl Pool {
+    /// A pool of `workers` threads (the launching thread is one more).
+    pub(crate) fn new(workers: usize) -> Pool {
+        let shared = std::sync::Arc::new(PoolShared {
+            state: std::sync::Mutex::new(PoolState::default()),
+            wake: std::sync::Condvar::new(),
+            done: std::sync::Condvar::new(),
+        });
+        let mut threads = Vec::with_capacity(workers);
+        for _ in 0..workers {
+            let shared = std::sync::Arc::clone(&shared);
+            let spawned = std::thread::Builder::new()
+                .stack_size(8 << 20)
+                .spawn(move || worker(&shared));
+            match spawned {
+                Ok(t) => threads.push(t),
+                Err(_) => break,
+            }
+        }
+        Pool { shared, threads }
+    }
+
+    /// Runs `work` on this thread and on every worker that wakes before
+    /// this thread has finished its own share; returns when every worker
+    /// that joined has returned from `work`.
+    fn run(&self, work: &(dyn Fn() + Sync)) {
+        let lock = || self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        {
+            let mut st = lock();
+            // SAFETY (lifetime erasure): the pointer is withdrawn below,
+            // and this function waits until no worker still uses it, all
+            // before `work`'s borrow ends.
+            let erased: *const (dyn Fn() + Sync + '_) = work;
+            st.job = Some(Job(unsafe {
+                std::mem::transmute::<*const (dyn Fn() + Sync + '_), *const (dyn Fn() + Sync)>(
+                    erased,
+                )
+            }));
+            st.opened += 1;
+        }
+        self.shared.wake.notify_all();
+        // Withdrawn and waited for even if `work` unwinds.
+        let _close = Close(&self.shared);
+        work();
+    }
+}
+
+/// Closes the open launch when dropped: no worker joins it any more, and
+/// the drop returns once every worker that joined has finished.
+struct Close<'a>(&'a PoolShared);
+
+impl Drop for Close<'_> {
+    fn drop(&mut self) {
+        let mut st = self.0.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.job = None;
+        while st.active > 0 {
+            st = self.0.done.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        {
+            let mut st = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+            st.shutdown = true;
+        }
+        self.shared.wake.notify_all();
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A kept worker: joins each launch that is open when it wakes.
+fn worker(shared: &PoolShared) {
+    let lock = || shared.state.lock().unwrap_or_else(|e| e.into_inner());
+    let mut seen = 0u64;
+    loop {
+        let job = {
+            let mut st = lock();
+            loop {
+                if st.shutdown {
+                    return;
+                }
+                if let Some(job) = st.job
+                    && st.opened != seen
+                {
+                    seen = st.opened;
+                    st.active += 1;
+                    break job;
+                }
+                st = shared.wake.wait(st).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        // SAFETY: the launch was open when this worker counted itself
+        // active, and `Pool::run` does not return (ending the closure's
+        // borrow) while a worker is active.
+        let work = unsafe { &*job.0 };
+        // A panic in the work must still count this worker out, or the
+        // launching thread would wait for it for ever.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+        let mut st = lock();
+        st.active -= 1;
+        if st.active == 0 {
+            shared.done.notify_all();
+        }
+    }
+}
+
 /// The signature of a compiled kernel.
 type KernelFn = extern "C" fn(*mut u64, i64, *mut u8, *mut u8) -> i32;
 
@@ -300,12 +451,15 @@ pub(crate) fn run_host(entry: usize, layout: &HostLayout, launch: &mut Launch) -
     LaunchOutcome::Done
 }
 
-/// Runs the kernel at `entry` over the launch on up to `threads` workers.
+/// Runs the kernel at `entry` over the launch on up to `threads` workers:
+/// this thread and, when there is more than one group of work-items, the
+/// pool's.
 pub(crate) fn run(
     entry: usize,
     layout: &KernelLayout,
     launch: &mut Launch,
     threads: usize,
+    pool: Option<&Pool>,
 ) -> LaunchOutcome {
     let control = Control::new(launch);
     let Some(mut words) = argument_words(&control, layout.words, &layout.captures, launch) else {
@@ -405,20 +559,9 @@ pub(crate) fn run(
             }
         }
     };
-    if workers == 1 {
-        work();
-    } else {
-        std::thread::scope(|s| {
-            for _ in 1..workers {
-                let spawned = std::thread::Builder::new()
-                    .stack_size(8 << 20)
-                    .spawn_scoped(s, work);
-                if spawned.is_err() {
-                    break;
-                }
-            }
-            work();
-        });
+    match pool {
+        Some(pool) if workers > 1 => pool.run(&work),
+        _ => work(),
     }
     // The words (and the control block they point to) lived until here.
     drop(words);

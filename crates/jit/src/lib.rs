@@ -87,6 +87,9 @@ pub struct Jit<'p> {
     compilations: HashMap<FuncId, u32>,
     /// Code generated so far, for unique symbol names.
     generated: u32,
+    /// The worker threads beside the launching one, made at the first
+    /// launch that can use them.
+    pool: Option<exec::Pool>,
     /// Host statements, by function and statement id.
     hosts: HashMap<(FuncId, StmtId), Result<CompiledHost, Decline>>,
     threads: usize,
@@ -346,6 +349,7 @@ impl<'p> Jit<'p> {
             kernels: HashMap::new(),
             compilations: HashMap::new(),
             generated: 0,
+            pool: None,
             hosts: HashMap::new(),
             threads: threads.max(1),
             stats: Stats {
@@ -604,7 +608,16 @@ impl KernelEngine for Jit<'_> {
             return LaunchOutcome::Declined;
         };
         let started = Instant::now();
-        let outcome = exec::run(compiled.entry, &compiled.layout, launch, self.threads);
+        if self.threads > 1 && self.pool.is_none() {
+            self.pool = Some(exec::Pool::new(self.threads - 1));
+        }
+        let outcome = exec::run(
+            compiled.entry,
+            &compiled.layout,
+            launch,
+            self.threads,
+            self.pool.as_ref(),
+        );
         let took = started.elapsed();
         self.stats.kernels += took;
         match outcome {
