@@ -166,11 +166,16 @@ impl Emitter<'_, '_, '_> {
         self.b.switch_to_block(done);
         if let Some((ptr, places)) = scope.and_then(|s| s.ret_ref) {
             // Every `return` gave memory (its address in `ptr`), or every
-            // one the same variables; a path without a `return` is UB in
-            // C++, and a function without one is left to the interpreter.
+            // one the same variables; a function without one is left to
+            // the interpreter. A path that ran off the end without a
+            // `return` (UB in C++) left `ptr` zero: the launch fails and
+            // the interpreter decides what that does.
+            let at = self.b.use_var(ptr);
+            let none = self.b.ins().icmp_imm_u(IntCC::Equal, at, 0);
+            self.fail_if(none);
             return Ok(Inlined::Place(match places.first() {
                 Some(Place::Mem(..)) if places.iter().all(|p| matches!(p, Place::Mem(..))) => {
-                    Place::Mem(self.b.use_var(ptr), ret_ty)
+                    Place::Mem(at, ret_ty)
                 }
                 Some(Place::Var(v))
                     if places.iter().all(|p| matches!(p, Place::Var(w) if w == v)) =>
@@ -225,9 +230,12 @@ impl Emitter<'_, '_, '_> {
         };
         let ptr = *ptr;
         places.push(p.clone());
-        if let Place::Mem(addr, _) = p {
-            self.b.def_var(ptr, addr);
-        }
+        // The address, or (variables) any non-zero word: this path returned.
+        let given = match p {
+            Place::Mem(addr, _) => addr,
+            _ => self.b.ins().iconst(self.ptr, 1),
+        };
+        self.b.def_var(ptr, given);
         Ok(())
     }
 }

@@ -373,6 +373,21 @@ impl Emitter<'_, '_, '_> {
             self.scope_mut().slots.insert(l, slot);
             return Ok(());
         }
+        // A copy of a captured struct holding views that nothing changes
+        // afterwards reads as the capture itself (neither ever changes).
+        if places::held_views(self.prog, &ty)
+            && let Some(Init::Expr(e)) = init
+        {
+            let written = crate::plan::locals::written_objects(self.prog, self.prog.function(func));
+            if written.contains(&l) {
+                return decline(Decline::AggregateType);
+            }
+            let fields = self.obj_fields(e)?;
+            self.scope_mut()
+                .slots
+                .insert(l, Slot::Ref(Place::Obj(fields)));
+            return Ok(());
+        }
         match &ty {
             Type::Scalar(s) => {
                 let vars = self.local_vars(l, &ty, 1);

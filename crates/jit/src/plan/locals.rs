@@ -227,10 +227,7 @@ pub(crate) fn expr_locals(e: &Expr, out: &mut BTreeSet<LocalId>) {
     });
 }
 
-/// Captures a kernel's own body may change: targets of assignments and
-/// `++`/`--`, and places bound to references that are not `const` (a
-/// `let`, or an argument of a function that takes one). Functions it calls
-/// reach a capture only through such a reference.
+/// Captures a kernel's own body may change (see [`changed_roots`]).
 pub(crate) fn written_captures(prog: &Program, kernel: &tessera_ir::Function) -> HashSet<u32> {
     fn root(e: &Expr) -> Option<u32> {
         match &e.kind {
@@ -240,8 +237,35 @@ pub(crate) fn written_captures(prog: &Program, kernel: &tessera_ir::Function) ->
             _ => None,
         }
     }
+    changed_roots(prog, kernel, root)
+}
+
+/// Locals of a function its body may change (see [`changed_roots`]); a
+/// `const` reference bound to one does not count.
+pub(crate) fn written_objects(prog: &Program, func: &tessera_ir::Function) -> HashSet<LocalId> {
+    fn root(e: &Expr) -> Option<LocalId> {
+        match &e.kind {
+            ExprKind::Local(l) => Some(*l),
+            ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => root(base),
+            ExprKind::Convert(inner) => root(inner),
+            _ => None,
+        }
+    }
+    changed_roots(prog, func, root)
+}
+
+/// The objects (named by `root`) a function's own body may change:
+/// targets of assignments and `++`/`--`, and places bound to references
+/// that are not `const` (a `let`, or an argument of a function that takes
+/// one). Functions it calls reach an object only through such a
+/// reference; an address taken is a pointer, which compiled code declines.
+fn changed_roots<T: Eq + std::hash::Hash>(
+    prog: &Program,
+    func: &tessera_ir::Function,
+    root: fn(&Expr) -> Option<T>,
+) -> HashSet<T> {
     let out = std::cell::RefCell::new(HashSet::new());
-    let Some(body) = &kernel.body else {
+    let Some(body) = &func.body else {
         return out.into_inner();
     };
     let mutable_ref = |f: &tessera_ir::Function, l: usize| {
@@ -254,7 +278,7 @@ pub(crate) fn written_captures(prog: &Program, kernel: &tessera_ir::Function) ->
                 local,
                 init: Some(Init::Expr(e) | Init::Ref(e)),
             } = &s.kind
-                && mutable_ref(kernel, local.index())
+                && mutable_ref(func, local.index())
                 && let Some(c) = root(e)
             {
                 out.borrow_mut().insert(c);
