@@ -357,11 +357,15 @@ impl<'p> Jit<'p> {
         let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
             return (Err(Decline::NoNativeCode), String::new());
         };
-        if uses_pointers(self.prog, kernel, None) {
-            return (Err(Decline::Pointer), String::new());
+        // Pointers that behave as references compile; any other runs in
+        // the interpreter, which checks every pointer.
+        if let Some(why) = plan::pointers::pointer_decline(self.prog, kernel) {
+            return (Err(why), String::new());
         }
-        if captures_union(self.prog, kernel) || uses_unions(self.prog, kernel, None) {
-            return (Err(Decline::Union), String::new());
+        // Unions in the kernel's own memory carry tags (`emit/unions.rs`);
+        // the launch's data does not say which members are active.
+        if captures_union(self.prog, kernel) {
+            return (Err(Decline::UnionCapture), String::new());
         }
         let started = Instant::now();
         let plan = match emit::Emitter::plan(self.prog, kernel) {

@@ -21,6 +21,8 @@ impl Emitter<'_, '_, '_> {
             let local = &callee.locals[k];
             let slot = if local.by_ref {
                 self.bind_ref(a, &local.ty)?
+            } else if matches!(local.ty, Type::Ptr { .. }) {
+                self.pointer_arg(a)?
             } else {
                 match (&local.ty, self.expr(a)?) {
                     (Type::Scalar(s), V::S(x)) => {
@@ -51,8 +53,9 @@ impl Emitter<'_, '_, '_> {
                         let Some((size, align)) = size_align(&self.prog.structs, ty) else {
                             return decline(Decline::ArgumentType);
                         };
-                        let ss = self.stack_slot(size, align)?;
-                        let dst = self.b.ins().stack_addr(self.ptr, ss, 0);
+                        let ss = self.aggregate_stack_slot(ty, size, align)?;
+                        let dst = self.slot_addr(&Slot::Stack(ss))?;
+                        self.copy_tags(dst, src, ty)?;
                         self.copy_bytes(dst, src, size);
                         Slot::Stack(ss)
                     }
@@ -73,8 +76,8 @@ impl Emitter<'_, '_, '_> {
                 let Some((size, align)) = size_align(&self.prog.structs, ty) else {
                     return decline(Decline::FunctionReturningType);
                 };
-                let ss = self.stack_slot(size, align)?;
-                let at = self.b.ins().stack_addr(self.ptr, ss, 0);
+                let ss = self.aggregate_stack_slot(ty, size, align)?;
+                let at = self.slot_addr(&Slot::Stack(ss))?;
                 self.zero_mem(at, ty)?;
                 ret_mem = Some(ss);
                 Vec::new()
@@ -116,7 +119,7 @@ impl Emitter<'_, '_, '_> {
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
         if let Some(ss) = ret_mem {
-            return Ok(V::Mem(self.b.ins().stack_addr(self.ptr, ss, 0)));
+            return Ok(V::Mem(self.slot_addr(&Slot::Stack(ss))?));
         }
         Ok(match &ret_ty {
             Type::Void => V::Unit,

@@ -139,6 +139,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             },
             host: None,
             vector: None,
+            unions: unions::Unions::default(),
         }
     }
 
@@ -172,6 +173,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 scratch = scratch.saturating_add(size);
             }
         }
+        lw.tile_static_tags(func, &mut scratch)?;
         layout.scratch_bytes = scratch;
         lw.alloc.scratch_cursor = scratch;
         let group = lw.entry.group;
