@@ -15,6 +15,9 @@ pub enum Decline {
     /// lifetime) have no compiled form; nor have the host-only integer
     /// types narrower than `int` (other than `char`).
     Pointer,
+    /// A pointer used otherwise than as a reference (what it is), or a
+    /// host-only narrow integer type.
+    PointerUse(&'static str),
     /// A pointer local made from the address of a local kept in a
     /// variable (the plans would not see the writes through it).
     PointerToVariable,
@@ -261,6 +264,10 @@ impl Decline {
             Self::Pointer => {
                 "a pointer or a host-only integer type (checked pointers and `short`, `unsigned short`, `unsigned char` run in the interpreter)".into()
             }
+            Self::PointerUse(what) => format!(
+                "{what} (the interpreter checks pointers: only a pointer made from an address, then dereferenced or passed on, compiles)"
+            )
+            .into(),
             Self::PointerToVariable => {
                 "a pointer local to a scalar variable (only arguments and memory are pointed to)"
                     .into()

@@ -55,17 +55,24 @@ pub(crate) fn pointer_decline(prog: &Program, kernel: FuncId) -> Option<Decline>
         if !seen.insert(f) {
             continue;
         }
-        let function = prog.get_function(f)?;
-        if interpreted(prog, &function.ret) {
+        let Some(function) = prog.get_function(f) else {
             return Some(Decline::Pointer);
+        };
+        if interpreted(prog, &function.ret) {
+            return Some(Decline::PointerUse("a function returning a pointer"));
         }
         let mut pointers = HashSet::new();
         for (k, l) in function.locals.iter().enumerate() {
             if !interpreted(prog, &l.ty) {
                 continue;
             }
+            if l.ty.contains_narrow_integer(&prog.structs) {
+                return Some(Decline::PointerUse(NARROW));
+            }
             if l.by_ref || !plain_pointer(prog, &l.ty) {
-                return Some(Decline::Pointer);
+                return Some(Decline::PointerUse(
+                    "a reference to a pointer, a pointer to a pointer or a pointer in an aggregate",
+                ));
             }
             pointers.insert(LocalId(k as u32));
         }
@@ -76,7 +83,7 @@ pub(crate) fn pointer_decline(prog: &Program, kernel: FuncId) -> Option<Decline>
             prog,
             pointers: &pointers,
             calls: Vec::new(),
-            bad: false,
+            why: None,
         };
         let mut declared = HashSet::new();
         walk_block(
@@ -88,7 +95,11 @@ pub(crate) fn pointer_decline(prog: &Program, kernel: FuncId) -> Option<Decline>
                     declared.insert(*local);
                     let ty = &function.local(*local).ty;
                     let ok = matches!(init, Some(Init::Expr(e)) if cx.source(e, ty));
-                    cx.bad |= !ok;
+                    match init {
+                        _ if ok => {}
+                        Some(Init::Expr(e)) => cx.fail(misuse(e)),
+                        _ => cx.fail("a pointer declared without an address as its value"),
+                    }
                     return;
                 }
                 s.for_each_expr(&mut |e| cx.expr(e));
@@ -100,10 +111,12 @@ pub(crate) fn pointer_decline(prog: &Program, kernel: FuncId) -> Option<Decline>
             .iter()
             .any(|l| l.0 >= function.params && !declared.contains(l))
         {
-            return Some(Decline::Pointer);
+            return Some(Decline::PointerUse(
+                "a pointer declared without an address as its value",
+            ));
         }
-        if cx.bad {
-            return Some(Decline::Pointer);
+        if let Some(why) = cx.why {
+            return Some(Decline::PointerUse(why));
         }
         todo.extend(cx.calls);
     }
@@ -117,11 +130,38 @@ struct Walk<'p, 's> {
     pointers: &'s HashSet<LocalId>,
     /// The functions it calls.
     calls: Vec<FuncId>,
-    /// A use outside the forms allowed was met.
-    bad: bool,
+    /// The first use outside the forms allowed.
+    why: Option<&'static str>,
+}
+
+/// The reason for the host-only integer types.
+const NARROW: &str = "a host-only integer type (`short`, `unsigned short`, `unsigned char`)";
+
+/// What an expression of pointer type (or a pointer operation) met where
+/// no pointer may be is, for the reason given.
+fn misuse(e: &Expr) -> &'static str {
+    match &e.kind {
+        ExprKind::PtrAdd { .. } | ExprKind::PtrDiff { .. } => "pointer arithmetic",
+        ExprKind::Convert(_) => "a pointer cast",
+        ExprKind::Null => "a null pointer",
+        ExprKind::Binary { .. } => "a pointer comparison",
+        ExprKind::AddrOf(_) => "an address used other than as a pointer's value",
+        ExprKind::Local(_) | ExprKind::Assign { .. } | ExprKind::IncDec { .. } => {
+            "a pointer used as a value (changed, compared or copied)"
+        }
+        ExprKind::Deref(_) => "a dereference of a computed pointer",
+        ExprKind::New { .. } | ExprKind::Delete { .. } => "`new` or `delete`",
+        ExprKind::FuncAddr(_) | ExprKind::CallPtr { .. } => "a function pointer",
+        _ => "a pointer value",
+    }
 }
 
 impl Walk<'_, '_> {
+    /// Records why the pointers are refused (the first reason met).
+    fn fail(&mut self, why: &'static str) {
+        self.why.get_or_insert(why);
+    }
+
     /// A value given to a pointer of type `ty`: `&place` or a pointer
     /// local of that very type.
     fn source(&mut self, e: &Expr, ty: &Type) -> bool {
@@ -146,7 +186,7 @@ impl Walk<'_, '_> {
     /// A place whose address is taken or that is dereferenced to.
     fn place(&mut self, e: &Expr) {
         if !e.place {
-            self.bad = true;
+            self.fail("the address of a value");
         }
         self.expr(e);
     }
@@ -156,12 +196,12 @@ impl Walk<'_, '_> {
         match &e.kind {
             ExprKind::Deref(inner) => match &inner.kind {
                 ExprKind::Local(l) if self.pointers.contains(l) => {}
-                _ => self.bad = true,
+                _ => self.fail(misuse(inner)),
             },
             ExprKind::Call { func, args } => {
                 self.calls.push(*func);
                 let Some(callee) = self.prog.get_function(*func) else {
-                    self.bad = true;
+                    self.fail("a call of an unknown function");
                     return;
                 };
                 for (k, a) in args.iter().enumerate() {
@@ -169,24 +209,40 @@ impl Walk<'_, '_> {
                         Some(p) if interpreted(self.prog, &p.ty) => {
                             let ty = p.ty.clone();
                             if !self.source(a, &ty) {
-                                self.bad = true;
+                                self.fail("a pointer argument other than an address or a pointer");
                             }
                         }
                         _ => self.expr(a),
                     }
                 }
                 if interpreted(self.prog, &e.ty) {
-                    self.bad = true;
+                    self.fail(misuse(e));
                 }
             }
             ExprKind::New { .. }
             | ExprKind::Delete { .. }
             | ExprKind::AddrOf(_)
             | ExprKind::FuncAddr(_)
-            | ExprKind::CallPtr { .. } => self.bad = true,
+            | ExprKind::CallPtr { .. } => self.fail(misuse(e)),
             _ => {
+                if e.ty.contains_narrow_integer(&self.prog.structs) {
+                    self.fail(NARROW);
+                    return;
+                }
                 if interpreted(self.prog, &e.ty) {
-                    self.bad = true;
+                    self.fail(misuse(e));
+                    return;
+                }
+                // A pointer compared or subtracted: the operands say it.
+                let mut pointer_operand = false;
+                for_each_child(e, &mut |c| {
+                    pointer_operand |= matches!(c.ty, Type::Ptr { .. } | Type::Null)
+                        && !matches!(c.kind, ExprKind::Deref(_));
+                });
+                if pointer_operand
+                    && matches!(e.kind, ExprKind::Binary { .. } | ExprKind::PtrDiff { .. })
+                {
+                    self.fail(misuse(e));
                     return;
                 }
                 for_each_child(e, &mut |c| self.expr(c));
