@@ -250,3 +250,44 @@ impl Walk<'_, '_> {
         }
     }
 }
+
+/// True when pointer local `init` (its value, `&place`) names the same
+/// place wherever it is computed again, with no check that could fail
+/// there unless it failed where the pointer was declared: the place is a
+/// `tile_static` variable of `func`, a captured object or an element of a
+/// captured view, reached through fields and indices that are constants.
+/// Such a pointer declared at the level of a kernel's barriers needs no
+/// frame slot: each region binds it again (see `Facts::plan_frame`).
+pub(crate) fn recomputable_pointer(func: &tessera_ir::Function, init: &Expr) -> bool {
+    fn constant(e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Const(_) => true,
+            ExprKind::Convert(inner) => constant(inner),
+            ExprKind::Intrinsic { args, .. } => {
+                matches!(e.ty, Type::Index(_)) && args.iter().all(constant)
+            }
+            _ => false,
+        }
+    }
+    fn place(func: &tessera_ir::Function, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Local(l) => func
+                .get_local(*l)
+                .is_some_and(|l| l.space == tessera_ir::Space::TileStatic),
+            ExprKind::Capture(_) => true,
+            ExprKind::Field { base, .. } => place(func, base),
+            ExprKind::Element { base, index } => place(func, base) && constant(index),
+            ExprKind::Intrinsic {
+                op: tessera_ir::Intrinsic::ViewElement,
+                args,
+            } => match args.split_first() {
+                Some((view, rest)) => {
+                    matches!(view.kind, ExprKind::Capture(_)) && rest.iter().all(constant)
+                }
+                None => false,
+            },
+            _ => false,
+        }
+    }
+    matches!(&init.kind, ExprKind::AddrOf(p) if place(func, p))
+}
