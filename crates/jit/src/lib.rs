@@ -221,13 +221,19 @@ fn uses(
     found.get()
 }
 
-/// True when a kernel captures a union or data holding unions: the
-/// interpreter keeps which member of a union is active, which memory laid
-/// out for compiled code cannot tell.
+/// True when a kernel captures a union or data holding unions other than
+/// through a view: the hand-off of such an object carries no tags.
 fn captures_union(prog: &Program, kernel: FuncId) -> bool {
     match prog.get_function(kernel).map(|f| &f.kind) {
         Some(tessera_ir::FunctionKind::Kernel { captures, .. }) => {
-            captures.iter().any(|c| c.ty.contains_union(&prog.structs))
+            captures.iter().any(|c| {
+                // A view's elements carry their tags (the hand-off's stride
+                // has room for them); other captured objects do not.
+                !matches!(
+                    c.ty,
+                    tessera_ir::Type::Array(..) | tessera_ir::Type::ArrayView { .. }
+                ) && c.ty.contains_union(&prog.structs)
+            })
         }
         _ => false,
     }

@@ -41,9 +41,7 @@
 //! checks the member again at each use of the reference.
 
 use super::*;
-
-/// Tag bytes per object past which its unions are not tracked.
-const MAX_TAGS: u32 = 1024;
+use tessera_runtime::union_tags::{field_tags, tag_count};
 
 /// The members a union may have for its tags to fit a 64-bit mask.
 const MAX_MEMBERS: usize = 62;
@@ -84,44 +82,6 @@ enum Alias {
     Same,
     Prefix(usize),
     No,
-}
-
-/// The bytes of tags an object of type `ty` has (`None`: too many).
-fn tag_count(structs: &[tessera_ir::StructDef], ty: &Type) -> Option<u32> {
-    let n = match ty {
-        Type::Struct(id) => {
-            let def = structs.get(id.index())?;
-            if def.is_union {
-                let mut widest = 0u32;
-                for (_, t) in &def.fields {
-                    widest = widest.max(tag_count(structs, t)?);
-                }
-                widest.checked_add(1)?
-            } else {
-                let mut sum = 0u32;
-                for (_, t) in &def.fields {
-                    sum = sum.checked_add(tag_count(structs, t)?)?;
-                }
-                sum
-            }
-        }
-        Type::CArray(elem, n) => tag_count(structs, elem)?.checked_mul(*n)?,
-        _ => 0,
-    };
-    (n <= MAX_TAGS).then_some(n)
-}
-
-/// Where field `k` of struct `def` has its tags in the struct's area.
-fn field_tags(
-    structs: &[tessera_ir::StructDef],
-    def: &tessera_ir::StructDef,
-    k: u32,
-) -> Option<u32> {
-    let mut at = 0u32;
-    for (_, t) in def.fields.iter().take(k as usize) {
-        at = at.checked_add(tag_count(structs, t)?)?;
-    }
-    Some(at)
 }
 
 /// The tags of a zero-initialised object of type `ty`, written into `out`
@@ -322,6 +282,19 @@ impl Emitter<'_, '_, '_> {
         let off = self.b.ins().imul_imm_s(i, i64::from(size));
         let tags = self.b.ins().iadd(base, off);
         self.unions.tags.insert(at, tags);
+    }
+
+    /// Notes where the tags of an element of a view at `addr` are: after
+    /// its bytes (see `tessera_runtime::union_tags::tagged_size`).
+    pub(super) fn note_element_tags_after(&mut self, addr: Value, elem: &Type) {
+        if !self.has_tags(elem) {
+            return;
+        }
+        let Some((size, _)) = size_align(&self.prog.structs, elem) else {
+            return;
+        };
+        let tags = self.b.ins().iadd_imm_s(addr, i64::from(size));
+        self.unions.tags.insert(addr, tags);
     }
 
     /// Copies the tags of an object of type `ty` from `src` to `dst`, its
