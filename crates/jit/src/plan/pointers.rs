@@ -142,7 +142,11 @@ const NARROW: &str = "a host-only integer type (`short`, `unsigned short`, `unsi
 fn misuse(e: &Expr) -> &'static str {
     match &e.kind {
         ExprKind::PtrAdd { .. } | ExprKind::PtrDiff { .. } => "pointer arithmetic",
-        ExprKind::Convert(_) => "a pointer cast",
+        ExprKind::Convert(_)
+        | ExprKind::Intrinsic {
+            op: tessera_ir::Intrinsic::PtrReinterpret,
+            ..
+        } => "a pointer cast",
         ExprKind::Null => "a null pointer",
         ExprKind::Binary { .. } => "a pointer comparison",
         ExprKind::AddrOf(_) => "an address used other than as a pointer's value",
