@@ -15,6 +15,7 @@ use tessera_diagnostics::Span;
 use tessera_ir::{Capture, FuncId, Type};
 use tessera_runtime::launch::{Arg, Bits, Buffer, HostExitKind, Launch, LaunchOutcome};
 use tessera_runtime::layout::{field_offset, size_align};
+use tessera_runtime::union_tags;
 
 /// Costly compiled runs in a row after which the interpreter keeps a host
 /// loop.
@@ -411,7 +412,7 @@ impl Machine<'_> {
             (ty @ (Type::Struct(_) | Type::CArray(..)), v) => {
                 let (size, _) = size_align(structs, ty)?;
                 let mut buffer = Buffer::zeroed(ty.clone(), size, 1)?;
-                write_object(structs, &mut buffer, 0, ty, v)?;
+                write_object(structs, &mut buffer, 0, ty, v, None)?;
                 m.buffers.push(buffer);
                 m.homes.push(Home::Object);
                 Arg::Object {
@@ -419,7 +420,8 @@ impl Machine<'_> {
                 }
             }
             (Type::Array(elem, _) | Type::ArrayView { elem, .. }, Value::View(view)) => {
-                let (size, _) = size_align(structs, elem)?;
+                // Elements holding unions carry their tags after them.
+                let size = union_tags::tagged_size(structs, elem)?;
                 let buffer = match &view.data {
                     ViewData::Storage(s) => {
                         let w = written.contains(&Rc::as_ptr(s));
@@ -499,9 +501,14 @@ impl Machine<'_> {
         {
             return None;
         }
+        // An object holding unions would need its members' tags handed
+        // over too: the interpreter keeps it.
+        if union_tags::tag_count(&self.prog.structs, elem)? != 0 {
+            return None;
+        }
         let v = self.read(p, span).ok()?;
         let mut buffer = Buffer::zeroed(elem.clone(), size, 1)?;
-        write_object(&self.prog.structs, &mut buffer, 0, elem, &v)?;
+        write_object(&self.prog.structs, &mut buffer, 0, elem, &v, None)?;
         m.buffers.push(buffer);
         m.homes.push(if written {
             Home::Whole(p.clone())
@@ -559,6 +566,12 @@ impl Machine<'_> {
     fn put_back(&mut self, buffer: Buffer, home: Home, done: bool, span: Span) {
         let structs = &self.prog.structs;
         let size = buffer.elem_size as usize;
+        let unions = self.unions.clone();
+        let shapes = move |ty: &Type| match ty {
+            Type::Struct(id) => unions.get(id.index()).cloned().flatten(),
+            _ => None,
+        };
+        let tags = tags_at(structs, &buffer.elem, buffer.elem_size);
         match home {
             Home::Object => {}
             Home::Storage {
@@ -586,8 +599,14 @@ impl Machine<'_> {
                     && let Some(mut data) = storage.values_mut()
                 {
                     for (i, slot) in data.iter_mut().enumerate() {
-                        if let Some(v) = read_object(structs, &buffer, i * size, &buffer.elem)
-                            && !(matches!(slot, Value::Uninit) && is_zero(&v))
+                        if let Some(v) = read_object(
+                            structs,
+                            &shapes,
+                            &buffer,
+                            i * size,
+                            &buffer.elem,
+                            tags.map(|t| i * size + t),
+                        ) && !(matches!(slot, Value::Uninit) && is_zero(&v))
                         {
                             // Never-written elements stay never-written
                             // unless the kernel wrote something there.
@@ -597,7 +616,9 @@ impl Machine<'_> {
                 }
             }
             Home::Whole(place) => {
-                if done && let Some(v) = read_object(structs, &buffer, 0, &buffer.elem) {
+                if done
+                    && let Some(v) = read_object(structs, &shapes, &buffer, 0, &buffer.elem, None)
+                {
                     // The place was read before the run: writing it back
                     // cannot fail for a reason the interpreter would report.
                     let _ = self.write(&place, v, span);
@@ -608,7 +629,10 @@ impl Machine<'_> {
                     return;
                 }
                 let items: Option<Vec<Value>> = (0..buffer.len)
-                    .map(|i| read_object(structs, &buffer, i * size, &buffer.elem))
+                    .map(|i| {
+                        let t = tags.map(|t| i * size + t);
+                        read_object(structs, &shapes, &buffer, i * size, &buffer.elem, t)
+                    })
                     .collect();
                 if let Some(items) = items {
                     // The place was read before the launch, so writing it back
@@ -932,7 +956,7 @@ impl Machine<'_> {
                 (ty @ (Type::Struct(_) | Type::CArray(..)), v) => {
                     let (size, _) = size_align(&prog.structs, ty)?;
                     let mut buffer = Buffer::zeroed(ty.clone(), size, 1)?;
-                    write_object(&prog.structs, &mut buffer, 0, ty, v)?;
+                    write_object(&prog.structs, &mut buffer, 0, ty, v, None)?;
                     m.buffers.push(buffer);
                     m.homes.push(if *written {
                         Home::Whole(place.clone())
@@ -996,10 +1020,22 @@ fn marshal_items(
         }
         return Some(buffer);
     }
+    let tags = tags_at(structs, elem, size);
     for (k, item) in items.iter().enumerate() {
-        write_object(structs, &mut buffer, k * size as usize, elem, item)?;
+        let at = k * size as usize;
+        write_object(structs, &mut buffer, at, elem, item, tags.map(|t| at + t))?;
     }
     Some(buffer)
+}
+
+/// Where, from an element's first byte, its union tags are in a buffer of
+/// stride `size` (see `tessera_runtime::union_tags`): after its bytes when
+/// the stride is the one with tags; `None` without unions, or when the
+/// stride has no room for them (a union then cannot be handed over).
+fn tags_at(structs: &[tessera_ir::StructDef], elem: &Type, size: u32) -> Option<usize> {
+    let count = union_tags::tag_count(structs, elem)?;
+    let (plain, _) = size_align(structs, elem)?;
+    (count > 0 && union_tags::tagged_size(structs, elem) == Some(size)).then_some(plain as usize)
 }
 
 fn bits(v: &Value) -> Option<Bits> {
@@ -1014,13 +1050,16 @@ fn bits(v: &Value) -> Option<Bits> {
     })
 }
 
-/// Writes `v`, of type `ty`, at byte `at` of the buffer.
+/// Writes `v`, of type `ty`, at byte `at` of the buffer, the tags of its
+/// unions from byte `tags` (a union without a place for its tag cannot be
+/// written).
 fn write_object(
     structs: &[tessera_ir::StructDef],
     buffer: &mut Buffer,
     at: usize,
     ty: &Type,
     v: &Value,
+    tags: Option<usize>,
 ) -> Option<()> {
     match ty {
         Type::Scalar(s) => {
@@ -1041,6 +1080,25 @@ fn write_object(
                 buffer.set_at(at + 4 * k, tessera_ir::Scalar::Int, Bits::Int(*d));
             }
         }
+        Type::Struct(id) if structs.get(id.index()).is_some_and(|d| d.is_union) => {
+            let tag = tags?;
+            let def = structs.get(id.index())?;
+            let Value::Union(u) = v else {
+                // Never written: no member active, zero bytes.
+                return matches!(v, Value::Uninit).then_some(());
+            };
+            let Some(active) = u.active else {
+                return Some(());
+            };
+            let (_, mty) = def.fields.get(active as usize)?;
+            buffer.set_at(
+                tag,
+                tessera_ir::Scalar::Char,
+                Bits::Int(i64::from(active) + 1),
+            );
+            let off = field_offset(structs, ty, active)? as usize;
+            write_object(structs, buffer, at + off, mty, &u.value, Some(tag + 1))?;
+        }
         Type::Struct(_) => {
             let Value::Agg(fields) = v else {
                 return matches!(v, Value::Uninit).then_some(());
@@ -1049,7 +1107,11 @@ fn write_object(
             let def = structs.get(id.index())?;
             for (k, ((_, fty), fv)) in def.fields.iter().zip(fields.iter()).enumerate() {
                 let off = field_offset(structs, ty, k as u32)? as usize;
-                write_object(structs, buffer, at + off, fty, fv)?;
+                let ftags = match tags {
+                    Some(t) => Some(t + union_tags::field_tags(structs, def, k as u32)? as usize),
+                    None => None,
+                };
+                write_object(structs, buffer, at + off, fty, fv, ftags)?;
             }
         }
         Type::CArray(elem, _) => {
@@ -1057,8 +1119,10 @@ fn write_object(
                 return matches!(v, Value::Uninit).then_some(());
             };
             let (size, _) = size_align(structs, elem)?;
+            let per = union_tags::tag_count(structs, elem)? as usize;
             for (k, item) in items.iter().enumerate() {
-                write_object(structs, buffer, at + k * size as usize, elem, item)?;
+                let etags = tags.map(|t| t + k * per);
+                write_object(structs, buffer, at + k * size as usize, elem, item, etags)?;
             }
         }
         _ => return None,
@@ -1066,12 +1130,19 @@ fn write_object(
     Some(())
 }
 
-/// Reads a value of type `ty` at byte `at` of the buffer.
+/// The shape of each union type, by struct id, for [`read_object`].
+type Shapes<'a> = &'a dyn Fn(&Type) -> Option<Rc<crate::value::UnionShape>>;
+
+/// Reads a value of type `ty` at byte `at` of the buffer, the tags of its
+/// unions from byte `tags` (a union without them cannot be read: its bytes
+/// do not say which member is active).
 fn read_object(
     structs: &[tessera_ir::StructDef],
+    shapes: Shapes<'_>,
     buffer: &Buffer,
     at: usize,
     ty: &Type,
+    tags: Option<usize>,
 ) -> Option<Value> {
     Some(match ty {
         Type::Scalar(s) => match buffer.get_at(at, *s)? {
@@ -1092,22 +1163,46 @@ fn read_object(
         ),
         Type::Struct(id) => {
             let def = structs.get(id.index())?;
-            // A union's bytes do not say which member is active.
             if def.is_union {
-                return None;
+                let tag = tags?;
+                let shape = shapes(ty)?;
+                let Some(Bits::Int(t)) = buffer.get_at(tag, tessera_ir::Scalar::Char) else {
+                    return None;
+                };
+                if t == 0 {
+                    return Some(Machine::union_value(shape, None, Value::Uninit));
+                }
+                let active = u32::try_from(t - 1).ok()?;
+                let (_, mty) = def.fields.get(active as usize)?;
+                let off = field_offset(structs, ty, active)? as usize;
+                let v = read_object(structs, shapes, buffer, at + off, mty, Some(tag + 1))?;
+                return Some(Machine::union_value(shape, Some(active), v));
             }
             let mut fields = Vec::with_capacity(def.fields.len());
             for (k, (_, fty)) in def.fields.iter().enumerate() {
                 let off = field_offset(structs, ty, k as u32)? as usize;
-                fields.push(read_object(structs, buffer, at + off, fty)?);
+                let ftags = match tags {
+                    Some(t) => Some(t + union_tags::field_tags(structs, def, k as u32)? as usize),
+                    None => None,
+                };
+                fields.push(read_object(structs, shapes, buffer, at + off, fty, ftags)?);
             }
             Value::Agg(Rc::new(fields))
         }
         Type::CArray(elem, n) => {
             let (size, _) = size_align(structs, elem)?;
+            let per = union_tags::tag_count(structs, elem)? as usize;
             let mut items = Vec::with_capacity(*n as usize);
             for k in 0..*n as usize {
-                items.push(read_object(structs, buffer, at + k * size as usize, elem)?);
+                let etags = tags.map(|t| t + k * per);
+                items.push(read_object(
+                    structs,
+                    shapes,
+                    buffer,
+                    at + k * size as usize,
+                    elem,
+                    etags,
+                )?);
             }
             Value::Agg(Rc::new(items))
         }
@@ -1121,6 +1216,8 @@ fn is_zero(v: &Value) -> bool {
         Value::Int(n) => *n == 0,
         Value::Float(f) => f.to_bits() == 0,
         Value::Double(d) => d.to_bits() == 0,
+        // A union no member of which was written.
+        Value::Union(u) => u.active.is_none(),
         _ => false,
     }
 }

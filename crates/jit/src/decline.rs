@@ -15,8 +15,23 @@ pub enum Decline {
     /// lifetime) have no compiled form; nor have the host-only integer
     /// types narrower than `int` (other than `char`).
     Pointer,
-    /// Unions: the interpreter keeps which member is active.
+    /// A pointer used otherwise than as a reference (what it is), or a
+    /// host-only narrow integer type.
+    PointerUse(&'static str),
+    /// A pointer local made from the address of a local kept in a
+    /// variable (the plans would not see the writes through it).
+    PointerToVariable,
+    /// Unions in host code: the interpreter keeps which member is active.
     Union,
+    /// A captured union, or a view of unions: the launch's data carries no
+    /// active member.
+    UnionCapture,
+    /// A union whose active-member tag compiled code cannot find there (a
+    /// frame slot, a value from a conditional) or too many to track.
+    UnionTags,
+    /// A union member named by a reference, or in an access neither read
+    /// nor written (the interpreter checks the member at each use).
+    UnionMemberAccess,
     /// A virtual call: the interpreter finds the object's dynamic class.
     VirtualCall,
     /// The frame size of a kernel did not settle after its second lowering.
@@ -246,7 +261,23 @@ impl Decline {
             Self::Pointer => {
                 "a pointer or a host-only integer type (checked pointers and `short`, `unsigned short`, `unsigned char` run in the interpreter)".into()
             }
+            Self::PointerUse(what) => format!(
+                "{what} (the interpreter checks pointers: only a pointer made from an address, then dereferenced or passed on, compiles)"
+            )
+            .into(),
+            Self::PointerToVariable => {
+                "a pointer local to a scalar variable (only arguments and memory are pointed to)"
+                    .into()
+            }
             Self::Union => "a union (the interpreter tracks its active member)".into(),
+            Self::UnionCapture => {
+                "a captured union or a view of unions (the launch's data carries no active member)"
+                    .into()
+            }
+            Self::UnionTags => "a union whose active member is not tracked here".into(),
+            Self::UnionMemberAccess => {
+                "a reference into a union member (checked at each use by the interpreter)".into()
+            }
             Self::VirtualCall => "a virtual call (the interpreter finds the overrider)".into(),
             Self::FrameLayoutUnsettled => "the frame layout did not settle".into(),
             Self::BitwiseOperatorOnFloats => "a bitwise operator on floats".into(),

@@ -235,13 +235,19 @@ fn uses(
     found.get()
 }
 
-/// True when a kernel captures a union or data holding unions: the
-/// interpreter keeps which member of a union is active, which memory laid
-/// out for compiled code cannot tell.
+/// True when a kernel captures a union or data holding unions other than
+/// through a view: the hand-off of such an object carries no tags.
 fn captures_union(prog: &Program, kernel: FuncId) -> bool {
     match prog.get_function(kernel).map(|f| &f.kind) {
         Some(tessera_ir::FunctionKind::Kernel { captures, .. }) => {
-            captures.iter().any(|c| c.ty.contains_union(&prog.structs))
+            captures.iter().any(|c| {
+                // A view's elements carry their tags (the hand-off's stride
+                // has room for them); other captured objects do not.
+                !matches!(
+                    c.ty,
+                    tessera_ir::Type::Array(..) | tessera_ir::Type::ArrayView { .. }
+                ) && c.ty.contains_union(&prog.structs)
+            })
         }
         _ => false,
     }
@@ -414,11 +420,15 @@ impl<'p> Jit<'p> {
         let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
             return (Err(Decline::NoNativeCode), String::new());
         };
-        if uses_pointers(self.prog, kernel, None) {
-            return (Err(Decline::Pointer), String::new());
+        // Pointers that behave as references compile; any other runs in
+        // the interpreter, which checks every pointer.
+        if let Some(why) = plan::pointers::pointer_decline(self.prog, kernel) {
+            return (Err(why), String::new());
         }
-        if captures_union(self.prog, kernel) || uses_unions(self.prog, kernel, None) {
-            return (Err(Decline::Union), String::new());
+        // Unions in the kernel's own memory carry tags (`emit/unions.rs`);
+        // the launch's data does not say which members are active.
+        if captures_union(self.prog, kernel) {
+            return (Err(Decline::UnionCapture), String::new());
         }
         let started = Instant::now();
         let mut plan = match emit::Emitter::plan(self.prog, kernel) {

@@ -12,5 +12,6 @@ pub mod math;
 pub mod printf;
 pub mod rand;
 pub mod random;
+pub mod union_tags;
 
 pub use error::{EXIT_RUNTIME_ERROR, LibraryException, Limits, RunError, Thread, parse_size};

@@ -52,6 +52,8 @@ impl Emitter<'_, '_, '_> {
                     return decline(Decline::CapturedValueAsPlace);
                 }
                 slot
+            } else if matches!(local.ty, Type::Ptr { .. }) {
+                self.pointer_arg(a)?
             } else {
                 match (&local.ty, self.expr(a)?) {
                     (Type::Scalar(s), V::S(x)) => {
@@ -91,8 +93,9 @@ impl Emitter<'_, '_, '_> {
                         let Some((size, align)) = size_align(&self.prog.structs, ty) else {
                             return decline(Decline::ArgumentType);
                         };
-                        let ss = self.stack_slot(size, align)?;
-                        let dst = self.b.ins().stack_addr(self.ptr, ss, 0);
+                        let ss = self.aggregate_stack_slot(ty, size, align)?;
+                        let dst = self.slot_addr(&Slot::Stack(ss))?;
+                        self.copy_tags(dst, src, ty)?;
                         self.copy_bytes(dst, src, size);
                         Slot::Stack(ss)
                     }
@@ -117,8 +120,8 @@ impl Emitter<'_, '_, '_> {
                 let Some((size, align)) = size_align(&self.prog.structs, ty) else {
                     return decline(Decline::FunctionReturningType);
                 };
-                let ss = self.stack_slot(size, align)?;
-                let at = self.b.ins().stack_addr(self.ptr, ss, 0);
+                let ss = self.aggregate_stack_slot(ty, size, align)?;
+                let at = self.slot_addr(&Slot::Stack(ss))?;
                 self.zero_mem(at, ty)?;
                 ret_mem = Some(ss);
                 Vec::new()
@@ -193,9 +196,7 @@ impl Emitter<'_, '_, '_> {
             }));
         }
         if let Some(ss) = ret_mem {
-            return Ok(Inlined::Value(V::Mem(
-                self.b.ins().stack_addr(self.ptr, ss, 0),
-            )));
+            return Ok(Inlined::Value(V::Mem(self.slot_addr(&Slot::Stack(ss))?)));
         }
         Ok(Inlined::Value(match &ret_ty {
             Type::Void => V::Unit,

@@ -103,7 +103,7 @@ impl Emitter<'_, '_, '_> {
                 }
             }
             ExprKind::Local(_) | ExprKind::Field { .. } | ExprKind::Element { .. } => {
-                let p = self.place(e)?;
+                let p = self.with_access(Access::Read, |lw| lw.place(e))?;
                 self.read(&p)
             }
             ExprKind::Capture(slot) => match self.entry.caps.get(*slot as usize) {
@@ -201,13 +201,13 @@ impl Emitter<'_, '_, '_> {
             // the left one.
             ExprKind::Assign { target, value } => {
                 let v = self.expr(value)?;
-                let p = self.place(target)?;
+                let p = self.with_access(Access::Write, |lw| lw.place(target))?;
                 self.write(&p, &v, &target.ty)?;
                 Ok(v)
             }
             ExprKind::CompoundAssign { op, target, value } => {
                 let rhs = self.scalar(value)?;
-                let p = self.place(target)?;
+                let p = self.with_access(Access::ReadWrite, |lw| lw.place(target))?;
                 let tv = self.read(&p)?;
                 let V::S(old) = tv else {
                     return decline(Decline::CompoundAssignmentNonScalar);
@@ -230,7 +230,7 @@ impl Emitter<'_, '_, '_> {
                 prefix,
                 target,
             } => {
-                let p = self.place(target)?;
+                let p = self.with_access(Access::ReadWrite, |lw| lw.place(target))?;
                 let V::S(old) = self.read(&p)? else {
                     return decline(Decline::IncrementOnNonScalar);
                 };
@@ -274,9 +274,13 @@ impl Emitter<'_, '_, '_> {
                 let p = self.place(e)?;
                 self.read(&p)
             }
+            // In a kernel, a pointer the plan let through is a reference.
+            ExprKind::Deref(_) => {
+                let p = self.with_access(Access::Read, |lw| lw.place(e))?;
+                self.read(&p)
+            }
             ExprKind::Null
             | ExprKind::AddrOf(_)
-            | ExprKind::Deref(_)
             | ExprKind::PtrAdd { .. }
             | ExprKind::PtrDiff { .. }
             | ExprKind::New { .. }

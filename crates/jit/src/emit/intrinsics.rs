@@ -42,7 +42,9 @@ impl Emitter<'_, '_, '_> {
             at = self.b.ins().iadd(at, step);
         }
         let bytes = self.b.ins().imul_imm_s(at, i64::from(view.elem_size));
-        Ok((self.b.ins().iadd(view.base, bytes), view.elem))
+        let addr = self.b.ins().iadd(view.base, bytes);
+        self.note_element_tags_after(addr, &view.elem);
+        Ok((addr, view.elem))
     }
 
     /// Whether element `index` of `view` lies in the view for certain: the

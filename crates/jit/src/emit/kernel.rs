@@ -31,7 +31,9 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                     l
                 }
                 Type::Array(elem, r) | Type::ArrayView { elem, rank: r, .. } => {
-                    let Some((size, _)) = size_align(&prog.structs, elem) else {
+                    // Elements holding unions have their tags after them.
+                    let Some(size) = tessera_runtime::union_tags::tagged_size(&prog.structs, elem)
+                    else {
                         return decline(Decline::ViewElementsWithoutPlainLayout);
                     };
                     let l = CaptureLayout::View((**elem).clone(), size, u32::from(*r), word);
@@ -143,6 +145,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             },
             host: None,
             vector: None,
+            unions: unions::Unions::default(),
         }
     }
 
@@ -176,6 +179,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 scratch = scratch.saturating_add(size);
             }
         }
+        lw.tile_static_tags(func, &mut scratch)?;
         layout.scratch_bytes = scratch;
         lw.alloc.scratch_cursor = scratch;
         let group = lw.entry.group;

@@ -47,8 +47,10 @@ mod intrinsics;
 mod kernel;
 mod lanes;
 mod places;
+mod pointers;
 mod regions;
 mod stmt;
+mod unions;
 mod vector;
 
 pub(crate) use kernel::kernel_signature;
@@ -76,6 +78,7 @@ use tessera_ir::{
     GlobalId, Init, Intrinsic, LocalId, MathFn, Program, Scalar, Space, Stmt, StmtKind, TileShape,
     TiledIndexPart, Type, UnOp,
 };
+use unions::Access;
 
 /// The function ran to its end.
 pub(crate) const STATUS_OK: i64 = 0;
@@ -391,6 +394,8 @@ pub(crate) struct Emitter<'a, 'b, 'f> {
     host: Option<HostCtx>,
     /// Emitting a region in lanes: its vector locals.
     vector: Option<vector::VectorLanes>,
+    /// Where the active-member tags of unions are.
+    unions: unions::Unions,
 }
 
 /// What the function was given, and the blocks every check and poll

@@ -16,9 +16,9 @@ impl Emitter<'_, '_, '_> {
         let Some((size, align)) = size_align(&self.prog.structs, ty) else {
             return decline(Decline::AggregateType);
         };
-        let ss = self.stack_slot(size, align)?;
+        let ss = self.aggregate_stack_slot(ty, size, align)?;
         self.scope_mut().slots.insert(l, Slot::Stack(ss));
-        Ok(self.b.ins().stack_addr(self.ptr, ss, 0))
+        self.slot_addr(&Slot::Stack(ss))
     }
 
     /// A stack slot for a private aggregate; the kernel is declined past
@@ -40,18 +40,21 @@ impl Emitter<'_, '_, '_> {
     }
 
     pub(super) fn slot_addr(&mut self, slot: &Slot) -> R<Value> {
-        Ok(match slot {
+        let addr = match slot {
             Slot::Stack(ss) => self.b.ins().stack_addr(self.ptr, *ss, 0),
             Slot::Frame(off) => self.frame_addr(*off),
             Slot::TileStatic(off) => self.b.ins().iadd_imm_s(self.entry.scratch, i64::from(*off)),
             _ => return decline(Decline::AddressVariable),
-        })
+        };
+        self.note_slot_tags(slot, addr);
+        Ok(addr)
     }
 
     pub(super) fn zero_mem(&mut self, addr: Value, ty: &Type) -> R<()> {
         let Some((size, _)) = size_align(&self.prog.structs, ty) else {
             return decline(Decline::AggregateType);
         };
+        self.init_zero_tags(addr, ty)?;
         let zero = self.b.ins().iconst(types::I8, 0);
         if size <= 256 {
             for k in 0..size {
@@ -139,6 +142,7 @@ impl Emitter<'_, '_, '_> {
                 let Some((size, _)) = size_align(&self.prog.structs, ty) else {
                     return decline(Decline::AggregateType);
                 };
+                self.copy_tags(addr, *src, ty)?;
                 self.copy_bytes(addr, *src, size);
             }
             _ => return decline(Decline::StoringValueKind),
@@ -263,6 +267,7 @@ impl Emitter<'_, '_, '_> {
                 let (at, elem) = self.pointer_element(ptr, offset)?;
                 Ok(Place::Mem(at, elem))
             }
+            ExprKind::Deref(inner) => self.deref_place(inner),
             ExprKind::Global(g) => match self.host_global(*g) {
                 Some(Slot::Vars(vars)) if vars.len() == 1 => Ok(Place::Var(vars[0])),
                 Some(Slot::Ref(p)) => Ok(p),
@@ -313,11 +318,15 @@ impl Emitter<'_, '_, '_> {
                 }
             }
             ExprKind::Field { base, field } => {
+                if let Some(p) = self.union_field(e, base, *field)? {
+                    return Ok(p);
+                }
                 let (addr, bty) = self.mem_of(base)?;
                 let Some(off) = field_offset(&self.prog.structs, &bty, *field) else {
                     return decline(Decline::FieldType);
                 };
                 let at = self.b.ins().iadd_imm_s(addr, i64::from(off));
+                self.note_field_tags(addr, at, &bty, *field);
                 Ok(Place::Mem(at, e.ty.clone()))
             }
             ExprKind::Element { base, index } => {
@@ -337,6 +346,7 @@ impl Emitter<'_, '_, '_> {
                 }
                 let off = self.b.ins().imul_imm_s(i64v, i64::from(size));
                 let at = self.b.ins().iadd(addr, off);
+                self.note_element_tags(addr, at, elem, i64v);
                 Ok(Place::Mem(at, (**elem).clone()))
             }
             ExprKind::Intrinsic {

@@ -285,6 +285,10 @@ impl Emitter<'_, '_, '_> {
                 continue;
             }
             let ty = self.prog.function(kernel_fn).local(*l).ty.clone();
+            if matches!(ty, Type::Ptr { .. }) {
+                self.let_pointer(*l, Some(&Init::Expr(e.clone())))?;
+                continue;
+            }
             let v = self.scalar(e)?;
             let vars = self.local_vars(*l, &ty, 1);
             let Some(var) = vars.first() else {

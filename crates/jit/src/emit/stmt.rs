@@ -325,7 +325,7 @@ impl Emitter<'_, '_, '_> {
                         let lowered = self.expr(v)?;
                         match self.scope().ret_mem {
                             Some(ss) => {
-                                let at = self.b.ins().stack_addr(self.ptr, ss, 0);
+                                let at = self.slot_addr(&Slot::Stack(ss))?;
                                 self.store_value(at, &ty, &lowered)?;
                             }
                             None => self.assign_vars(&vars, &lowered, &ty)?,
@@ -421,6 +421,7 @@ impl Emitter<'_, '_, '_> {
                     self.b.def_var(*var, c);
                 }
             }
+            Type::Ptr { .. } => self.let_pointer(l, init)?,
             Type::ArrayView { .. } | Type::Array(..) => {
                 let Some(Init::Expr(e)) = init else {
                     return decline(Decline::ViewLocalWithoutValue);
@@ -470,6 +471,7 @@ impl Emitter<'_, '_, '_> {
             };
         }
         if a.place {
+            // A union member on the way declines (`Access::Unknown`).
             return Ok(Slot::Ref(self.place(a)?));
         }
         Ok(match self.expr(a)? {

@@ -56,6 +56,14 @@ impl Facts<'_> {
                 self.remat.push((id, init.clone()));
                 continue;
             }
+            // A pointer to a place every region can name again.
+            if matches!(local.ty, Type::Ptr { .. })
+                && let Some(init) = lets.get(&id)
+                && super::pointers::recomputable_pointer(func, init)
+            {
+                self.remat.push((id, init.clone()));
+                continue;
+            }
             if local.by_ref {
                 return decline(Decline::ReferenceDeclaredBetweenBarriers);
             }

@@ -100,7 +100,8 @@ fn named_root(e: &Expr) -> Option<LocalId> {
     }
 }
 
-/// Locals bound to a reference, passed by reference or used by an atomic.
+/// Locals bound to a reference, passed by reference, used by an atomic or
+/// whose address is taken.
 pub(crate) fn referenced_locals(prog: &Program, body: &IrBlock) -> HashSet<LocalId> {
     let found = std::cell::RefCell::new(HashSet::new());
     walk_block(
@@ -116,6 +117,13 @@ pub(crate) fn referenced_locals(prog: &Program, body: &IrBlock) -> HashSet<Local
             }
         },
         &mut |e| match &e.kind {
+            // A pointer to it may write it (a compiled pointer is bound as
+            // a reference is).
+            ExprKind::AddrOf(target) => {
+                if let Some(l) = named_root(target) {
+                    found.borrow_mut().insert(l);
+                }
+            }
             ExprKind::Intrinsic {
                 op: Intrinsic::Atomic(_),
                 args,

@@ -7,6 +7,7 @@
 //! - [`facts`]: what is known of the kernel's locals, value ranges;
 //! - [`loops`]: the counted-loop recogniser, polls and their charges;
 //! - [`host`]: where a compiled host loop leaves the rest to the interpreter;
+//! - [`pointers`]: which pointers compiled code keeps (as references);
 //! - [`lanes`]: which regions run work-items interleaved, what lanes share;
 //! - [`locals`], [`ranges`]: which locals a block reads and writes; integer
 //!   limits and constants.
@@ -22,6 +23,7 @@ pub(crate) mod host;
 pub(crate) mod lanes;
 pub(crate) mod locals;
 pub(crate) mod loops;
+pub(crate) mod pointers;
 pub(crate) mod ranges;
 pub(crate) mod regions;
 pub(crate) mod uniform;

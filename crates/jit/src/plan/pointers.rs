@@ -1,0 +1,297 @@
+//! Which pointers a kernel may keep in compiled code: those that behave as
+//! references, so that no check the interpreter makes of a pointer (null,
+//! bounds, lifetime) can fail.
+//!
+//! A pointer local qualifies when it is a parameter, or a local declared
+//! with `&place` or another qualifying pointer as its value, and is never
+//! changed; and when it is only dereferenced (`*p`, an atomic's `p`) or
+//! passed on to a pointer parameter of the same type. A pointer parameter
+//! gets `&place` or a qualifying pointer. Such a pointer holds the address
+//! of a whole object that was named when it was made: not null, not past
+//! an end. Nothing can outlive what it points to: the object was in scope
+//! where the pointer was declared (so declared earlier, in the same block
+//! or an enclosing one) or is the caller's, and the pointer is never
+//! stored, returned or copied anywhere else. Compiled code binds it as a
+//! reference to the place. Anything else with a pointer type (arithmetic,
+//! comparisons, casts, `nullptr`, pointers to pointers, pointers in
+//! structs, `new`) and the host-only narrow integers leave the kernel to
+//! the interpreter.
+
+use crate::decline::Decline;
+use std::collections::HashSet;
+use tessera_ir::visit::{for_each_child, walk_block};
+use tessera_ir::{Expr, ExprKind, FuncId, Init, LocalId, Program, StmtKind, Type};
+
+/// True when a type holds a pointer or a host-only narrow integer.
+fn interpreted(prog: &Program, ty: &Type) -> bool {
+    ty.contains_pointer(&prog.structs) || ty.contains_narrow_integer(&prog.structs)
+}
+
+/// True when `ty` is a pointer compiled code may keep: to an object with
+/// no pointers or narrow integers inside.
+fn plain_pointer(prog: &Program, ty: &Type) -> bool {
+    match ty {
+        Type::Ptr { elem, .. } => {
+            !interpreted(prog, elem)
+                && (elem.scalar().is_some() || matches!(**elem, Type::Struct(_) | Type::CArray(..)))
+        }
+        _ => false,
+    }
+}
+
+/// True when a pointer of type `from` becomes one of type `to` by adding
+/// `const` to its pointee (or not changing at all).
+pub(crate) fn adds_const(from: &Type, to: &Type) -> bool {
+    matches!((from, to), (Type::Ptr { elem: a, is_const: c }, Type::Ptr { elem: b, is_const: d })
+        if a == b && (*d || !*c))
+}
+
+/// Why the pointers of `kernel` (and the functions it calls) cannot be
+/// compiled as references, or `None` when they can (or there are none).
+pub(crate) fn pointer_decline(prog: &Program, kernel: FuncId) -> Option<Decline> {
+    let mut seen = HashSet::new();
+    let mut todo = vec![kernel];
+    while let Some(f) = todo.pop() {
+        if !seen.insert(f) {
+            continue;
+        }
+        let Some(function) = prog.get_function(f) else {
+            return Some(Decline::Pointer);
+        };
+        if interpreted(prog, &function.ret) {
+            return Some(Decline::PointerUse("a function returning a pointer"));
+        }
+        let mut pointers = HashSet::new();
+        for (k, l) in function.locals.iter().enumerate() {
+            if !interpreted(prog, &l.ty) {
+                continue;
+            }
+            if l.ty.contains_narrow_integer(&prog.structs) {
+                return Some(Decline::PointerUse(NARROW));
+            }
+            if l.by_ref || !plain_pointer(prog, &l.ty) {
+                return Some(Decline::PointerUse(
+                    "a reference to a pointer, a pointer to a pointer or a pointer in an aggregate",
+                ));
+            }
+            pointers.insert(LocalId(k as u32));
+        }
+        let Some(body) = &function.body else {
+            continue;
+        };
+        let mut cx = Walk {
+            prog,
+            pointers: &pointers,
+            calls: Vec::new(),
+            why: None,
+        };
+        let mut declared = HashSet::new();
+        walk_block(
+            body,
+            &mut |s| {
+                if let StmtKind::Let { local, init } = &s.kind
+                    && pointers.contains(local)
+                {
+                    declared.insert(*local);
+                    let ty = &function.local(*local).ty;
+                    let ok = matches!(init, Some(Init::Expr(e)) if cx.source(e, ty));
+                    match init {
+                        _ if ok => {}
+                        Some(Init::Expr(e)) => cx.fail(misuse(e)),
+                        _ => cx.fail("a pointer declared without an address as its value"),
+                    }
+                    return;
+                }
+                s.for_each_expr(&mut |e| cx.expr(e));
+            },
+            &mut |_| {},
+        );
+        // Every pointer that is not a parameter is declared with its value.
+        if pointers
+            .iter()
+            .any(|l| l.0 >= function.params && !declared.contains(l))
+        {
+            return Some(Decline::PointerUse(
+                "a pointer declared without an address as its value",
+            ));
+        }
+        if let Some(why) = cx.why {
+            return Some(Decline::PointerUse(why));
+        }
+        todo.extend(cx.calls);
+    }
+    None
+}
+
+/// The walk over one function's expressions.
+struct Walk<'p, 's> {
+    prog: &'p Program,
+    /// Its pointer locals.
+    pointers: &'s HashSet<LocalId>,
+    /// The functions it calls.
+    calls: Vec<FuncId>,
+    /// The first use outside the forms allowed.
+    why: Option<&'static str>,
+}
+
+/// The reason for the host-only integer types.
+const NARROW: &str = "a host-only integer type (`short`, `unsigned short`, `unsigned char`)";
+
+/// What an expression of pointer type (or a pointer operation) met where
+/// no pointer may be is, for the reason given.
+fn misuse(e: &Expr) -> &'static str {
+    match &e.kind {
+        ExprKind::PtrAdd { .. } | ExprKind::PtrDiff { .. } => "pointer arithmetic",
+        ExprKind::Convert(_)
+        | ExprKind::Intrinsic {
+            op: tessera_ir::Intrinsic::PtrReinterpret,
+            ..
+        } => "a pointer cast",
+        ExprKind::Null => "a null pointer",
+        ExprKind::Binary { .. } => "a pointer comparison",
+        ExprKind::AddrOf(_) => "an address used other than as a pointer's value",
+        ExprKind::Local(_) | ExprKind::Assign { .. } | ExprKind::IncDec { .. } => {
+            "a pointer used as a value (changed, compared or copied)"
+        }
+        ExprKind::Deref(_) => "a dereference of a computed pointer",
+        ExprKind::New { .. } | ExprKind::Delete { .. } => "`new` or `delete`",
+        ExprKind::FuncAddr(_) | ExprKind::CallPtr { .. } => "a function pointer",
+        _ => "a pointer value",
+    }
+}
+
+impl Walk<'_, '_> {
+    /// Records why the pointers are refused (the first reason met).
+    fn fail(&mut self, why: &'static str) {
+        self.why.get_or_insert(why);
+    }
+
+    /// A value given to a pointer of type `ty`: `&place` or a pointer
+    /// local of that very type.
+    fn source(&mut self, e: &Expr, ty: &Type) -> bool {
+        if e.ty != *ty {
+            return false;
+        }
+        match &e.kind {
+            // `const` added to the pointee: the same address.
+            ExprKind::Convert(inner) if adds_const(&inner.ty, ty) => {
+                let inner_ty = inner.ty.clone();
+                self.source(inner, &inner_ty)
+            }
+            ExprKind::AddrOf(place) => {
+                self.place(place);
+                true
+            }
+            ExprKind::Local(l) => self.pointers.contains(l),
+            _ => false,
+        }
+    }
+
+    /// A place whose address is taken or that is dereferenced to.
+    fn place(&mut self, e: &Expr) {
+        if !e.place {
+            self.fail("the address of a value");
+        }
+        self.expr(e);
+    }
+
+    /// Any other expression.
+    fn expr(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Deref(inner) => match &inner.kind {
+                ExprKind::Local(l) if self.pointers.contains(l) => {}
+                _ => self.fail(misuse(inner)),
+            },
+            ExprKind::Call { func, args } => {
+                self.calls.push(*func);
+                let Some(callee) = self.prog.get_function(*func) else {
+                    self.fail("a call of an unknown function");
+                    return;
+                };
+                for (k, a) in args.iter().enumerate() {
+                    match callee.locals.get(k) {
+                        Some(p) if interpreted(self.prog, &p.ty) => {
+                            let ty = p.ty.clone();
+                            if !self.source(a, &ty) {
+                                self.fail("a pointer argument other than an address or a pointer");
+                            }
+                        }
+                        _ => self.expr(a),
+                    }
+                }
+                if interpreted(self.prog, &e.ty) {
+                    self.fail(misuse(e));
+                }
+            }
+            ExprKind::New { .. }
+            | ExprKind::Delete { .. }
+            | ExprKind::AddrOf(_)
+            | ExprKind::FuncAddr(_)
+            | ExprKind::CallPtr { .. } => self.fail(misuse(e)),
+            _ => {
+                if e.ty.contains_narrow_integer(&self.prog.structs) {
+                    self.fail(NARROW);
+                    return;
+                }
+                if interpreted(self.prog, &e.ty) {
+                    self.fail(misuse(e));
+                    return;
+                }
+                // A pointer compared or subtracted: the operands say it.
+                let mut pointer_operand = false;
+                for_each_child(e, &mut |c| {
+                    pointer_operand |= matches!(c.ty, Type::Ptr { .. } | Type::Null)
+                        && !matches!(c.kind, ExprKind::Deref(_));
+                });
+                if pointer_operand
+                    && matches!(e.kind, ExprKind::Binary { .. } | ExprKind::PtrDiff { .. })
+                {
+                    self.fail(misuse(e));
+                    return;
+                }
+                for_each_child(e, &mut |c| self.expr(c));
+            }
+        }
+    }
+}
+
+/// True when pointer local `init` (its value, `&place`) names the same
+/// place wherever it is computed again, with no check that could fail
+/// there unless it failed where the pointer was declared: the place is a
+/// `tile_static` variable of `func`, a captured object or an element of a
+/// captured view, reached through fields and indices that are constants.
+/// Such a pointer declared at the level of a kernel's barriers needs no
+/// frame slot: each region binds it again (see `Facts::plan_frame`).
+pub(crate) fn recomputable_pointer(func: &tessera_ir::Function, init: &Expr) -> bool {
+    fn constant(e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Const(_) => true,
+            ExprKind::Convert(inner) => constant(inner),
+            ExprKind::Intrinsic { args, .. } => {
+                matches!(e.ty, Type::Index(_)) && args.iter().all(constant)
+            }
+            _ => false,
+        }
+    }
+    fn place(func: &tessera_ir::Function, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Local(l) => func
+                .get_local(*l)
+                .is_some_and(|l| l.space == tessera_ir::Space::TileStatic),
+            ExprKind::Capture(_) => true,
+            ExprKind::Field { base, .. } => place(func, base),
+            ExprKind::Element { base, index } => place(func, base) && constant(index),
+            ExprKind::Intrinsic {
+                op: tessera_ir::Intrinsic::ViewElement,
+                args,
+            } => match args.split_first() {
+                Some((view, rest)) => {
+                    matches!(view.kind, ExprKind::Capture(_)) && rest.iter().all(constant)
+                }
+                None => false,
+            },
+            _ => false,
+        }
+    }
+    matches!(&init.kind, ExprKind::AddrOf(p) if place(func, p))
+}
