@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "common.h"
+
 #ifndef N
 #define N 65536
 #endif
@@ -19,27 +21,6 @@
 #ifndef K
 #define K 256
 #endif
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-// The storage of a std::vector: allocated and zeroed by the host, so its
-// pages are touched here, as the .amp program's vector does, and not first
-// in the kernel. (The empty asm keeps the compiler from turning malloc +
-// memset into calloc, whose fresh pages would stay untouched.)
-static void *vector_alloc(size_t count, size_t size)
-{
-    void *p = malloc(count * size);
-    if (p) {
-        __asm__ volatile("" : : "r"(p) : "memory");
-        memset(p, 0, count * size);
-    }
-    return p;
-}
 
 static void barrier_xchg(float *restrict out, int global, int wg, int k)
 {
