@@ -45,6 +45,11 @@ pub(crate) struct Pool {
 
 struct PoolShared {
     state: std::sync::Mutex<PoolState>,
+    /// `PoolState::opened`, readable without the lock: a spinning worker
+    /// watches it.
+    opened: AtomicU64,
+    /// Set when the pool is dropped, for spinning workers to see.
+    closing: AtomicBool,
     /// Workers wait here for a launch to open.
     wake: std::sync::Condvar,
     /// The launching thread waits here for the workers that joined.
@@ -57,6 +62,8 @@ struct PoolState {
     job: Option<Job>,
     /// Launches opened so far: a worker joins each at most once.
     opened: u64,
+    /// Calls of [`Pool::prewake`] so far.
+    prewakes: u64,
     /// Workers running the open launch's work.
     active: usize,
     shutdown: bool,
@@ -77,6 +84,8 @@ impl Pool {
     pub(crate) fn new(workers: usize) -> Pool {
         let shared = std::sync::Arc::new(PoolShared {
             state: std::sync::Mutex::new(PoolState::default()),
+            opened: AtomicU64::new(0),
+            closing: AtomicBool::new(false),
             wake: std::sync::Condvar::new(),
             done: std::sync::Condvar::new(),
         });
@@ -111,6 +120,7 @@ impl Pool {
                 )
             }));
             st.opened += 1;
+            self.shared.opened.store(st.opened, Ordering::Release);
         }
         self.shared.wake.notify_all();
         // Withdrawn and waited for even if `work` unwinds.
@@ -133,12 +143,33 @@ impl Drop for Close<'_> {
     }
 }
 
+impl Pool {
+    /// Wakes the workers ahead of a launch (before its kernel is compiled,
+    /// say): each watches for it for a while, so that it joins at once
+    /// instead of being woken, and perhaps its core too, when the launch
+    /// opens.
+    pub(crate) fn prewake(&self) {
+        {
+            let mut st = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+            st.prewakes += 1;
+        }
+        self.shared.wake.notify_all();
+    }
+}
+
+/// How long a worker woken ahead of a launch watches for it.
+const PREWAKE_SPIN: std::time::Duration = std::time::Duration::from_millis(3);
+
+/// How long a worker watches for the next launch after one.
+const AFTER_SPIN: std::time::Duration = std::time::Duration::from_micros(200);
+
 impl Drop for Pool {
     fn drop(&mut self) {
         {
             let mut st = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
             st.shutdown = true;
         }
+        self.shared.closing.store(true, Ordering::Relaxed);
         self.shared.wake.notify_all();
         for t in self.threads.drain(..) {
             let _ = t.join();
@@ -150,6 +181,17 @@ impl Drop for Pool {
 fn worker(shared: &PoolShared) {
     let lock = || shared.state.lock().unwrap_or_else(|e| e.into_inner());
     let mut seen = 0u64;
+    let mut prewakes = 0u64;
+    // Watches for a launch to open, for at most `spin`, without the lock.
+    let watch = |seen: u64, spin: std::time::Duration| {
+        let until = Instant::now() + spin;
+        while shared.opened.load(Ordering::Acquire) == seen
+            && !shared.closing.load(Ordering::Relaxed)
+            && Instant::now() < until
+        {
+            std::hint::spin_loop();
+        }
+    };
     loop {
         let job = {
             let mut st = lock();
@@ -162,10 +204,18 @@ fn worker(shared: &PoolShared) {
                 {
                     seen = st.opened;
                     st.active += 1;
-                    break job;
+                    break Some(job);
+                }
+                if st.prewakes != prewakes {
+                    prewakes = st.prewakes;
+                    break None;
                 }
                 st = shared.wake.wait(st).unwrap_or_else(|e| e.into_inner());
             }
+        };
+        let Some(job) = job else {
+            watch(seen, PREWAKE_SPIN);
+            continue;
         };
         // SAFETY: the launch was open when this worker counted itself
         // active, and `Pool::run` does not return (ending the closure's
@@ -174,11 +224,15 @@ fn worker(shared: &PoolShared) {
         // A panic in the work must still count this worker out, or the
         // launching thread would wait for it for ever.
         let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
-        let mut st = lock();
-        st.active -= 1;
-        if st.active == 0 {
-            shared.done.notify_all();
+        {
+            let mut st = lock();
+            st.active -= 1;
+            if st.active == 0 {
+                shared.done.notify_all();
+            }
         }
+        // Launches often come one after another.
+        watch(seen, AFTER_SPIN);
     }
 }
 

@@ -355,7 +355,8 @@ impl<'p> Jit<'p> {
             kernels: HashMap::new(),
             compilations: HashMap::new(),
             generated: 0,
-            pool: None,
+            // Started now, the workers are running by the first launch.
+            pool: (threads > 1).then(|| exec::Pool::new(threads - 1)),
             hosts: HashMap::new(),
             threads: threads.max(1),
             stats: Stats {
@@ -584,6 +585,13 @@ impl Drop for Jit<'_> {
 
 impl KernelEngine for Jit<'_> {
     fn launch(&mut self, launch: &mut Launch) -> LaunchOutcome {
+        if self.threads > 1 {
+            // Woken now, the workers are ready by the time the kernel is
+            // compiled and the launch opens.
+            self.pool
+                .get_or_insert_with(|| exec::Pool::new(self.threads - 1))
+                .prewake();
+        }
         let stale = match self.kernels.get(&launch.kernel) {
             None => true,
             // Compiled with no bound after two tries: any launch it does
@@ -618,9 +626,6 @@ impl KernelEngine for Jit<'_> {
             return LaunchOutcome::Declined;
         };
         let started = Instant::now();
-        if self.threads > 1 && self.pool.is_none() {
-            self.pool = Some(exec::Pool::new(self.threads - 1));
-        }
         let outcome = exec::run(
             compiled.entry,
             &compiled.layout,
