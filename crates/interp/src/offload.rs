@@ -85,6 +85,13 @@ impl Marshalled {
         }
     }
 
+    /// Adds a buffer and where it goes back after the run; its position.
+    fn push(&mut self, buffer: Buffer, home: Home) -> usize {
+        self.buffers.push(buffer);
+        self.homes.push(home);
+        self.buffers.len() - 1
+    }
+
     /// The buffer of a storage's elements, made once per storage. A
     /// storage of scalars hands over its own buffer when nothing writes it
     /// (it goes back whatever the outcome), else a copy of it (a failed run
@@ -409,16 +416,9 @@ impl Machine<'_> {
                 }
                 Arg::Fields(args)
             }
-            (ty @ (Type::Struct(_) | Type::CArray(..)), v) => {
-                let (size, _) = size_align(structs, ty)?;
-                let mut buffer = Buffer::zeroed(ty.clone(), size, 1)?;
-                write_object(structs, &mut buffer, 0, ty, v, None)?;
-                m.buffers.push(buffer);
-                m.homes.push(Home::Object);
-                Arg::Object {
-                    buffer: m.buffers.len() - 1,
-                }
-            }
+            (ty @ (Type::Struct(_) | Type::CArray(..)), v) => Arg::Object {
+                buffer: m.push(one_object(structs, ty, v)?, Home::Object),
+            },
             (Type::Array(elem, _) | Type::ArrayView { elem, .. }, Value::View(view)) => {
                 // Elements holding unions carry their tags after them.
                 let size = union_tags::tagged_size(structs, elem)?;
@@ -507,15 +507,16 @@ impl Machine<'_> {
             return None;
         }
         let v = self.read(p, span).ok()?;
-        let mut buffer = Buffer::zeroed(elem.clone(), size, 1)?;
-        write_object(&self.prog.structs, &mut buffer, 0, elem, &v, None)?;
-        m.buffers.push(buffer);
-        m.homes.push(if written {
+        let buffer = one_object(&self.prog.structs, elem, &v)?;
+        if buffer.elem_size != size {
+            return None;
+        }
+        let home = if written {
             Home::Whole(p.clone())
         } else {
             Home::Object
-        });
-        Some(m.buffers.len() - 1)
+        };
+        Some(m.push(buffer, home))
     }
 
     /// The buffer of a host C array a view was made over.
@@ -550,14 +551,13 @@ impl Machine<'_> {
             return None;
         };
         let buffer = marshal_items(&self.prog.structs, elem, size, &items)?;
-        m.buffers.push(buffer);
         // Read-only: nothing to write back.
-        m.homes.push(if written {
+        let home = if written {
             Home::Place(p.clone())
         } else {
             Home::Object
-        });
-        Some(m.buffers.len() - 1)
+        };
+        Some(m.push(buffer, home))
     }
 
     /// Puts a buffer back after a run: results go where the data came from
@@ -954,17 +954,13 @@ impl Machine<'_> {
                     }
                 }
                 (ty @ (Type::Struct(_) | Type::CArray(..)), v) => {
-                    let (size, _) = size_align(&prog.structs, ty)?;
-                    let mut buffer = Buffer::zeroed(ty.clone(), size, 1)?;
-                    write_object(&prog.structs, &mut buffer, 0, ty, v, None)?;
-                    m.buffers.push(buffer);
-                    m.homes.push(if *written {
+                    let home = if *written {
                         Home::Whole(place.clone())
                     } else {
                         Home::Object
-                    });
+                    };
                     Arg::Object {
-                        buffer: m.buffers.len() - 1,
+                        buffer: m.push(one_object(&prog.structs, ty, v)?, home),
                     }
                 }
                 _ => return None,
@@ -1048,6 +1044,15 @@ fn bits(v: &Value) -> Option<Bits> {
         Value::Uninit => Bits::Int(0),
         _ => return None,
     })
+}
+
+/// A buffer holding one object of type `ty` whose value is `v`; `None`
+/// for an object holding a union, whose tag has no place here.
+fn one_object(structs: &[tessera_ir::StructDef], ty: &Type, v: &Value) -> Option<Buffer> {
+    let (size, _) = size_align(structs, ty)?;
+    let mut buffer = Buffer::zeroed(ty.clone(), size, 1)?;
+    write_object(structs, &mut buffer, 0, ty, v, None)?;
+    Some(buffer)
 }
 
 /// Writes `v`, of type `ty`, at byte `at` of the buffer, the tags of its

@@ -585,12 +585,10 @@ impl Drop for Jit<'_> {
 
 impl KernelEngine for Jit<'_> {
     fn launch(&mut self, launch: &mut Launch) -> LaunchOutcome {
-        if self.threads > 1 {
-            // Woken now, the workers are ready by the time the kernel is
-            // compiled and the launch opens.
-            self.pool
-                .get_or_insert_with(|| exec::Pool::new(self.threads - 1))
-                .prewake();
+        // Woken now, the workers are ready by the time the kernel is
+        // compiled and the launch opens.
+        if let Some(pool) = &self.pool {
+            pool.prewake();
         }
         let stale = match self.kernels.get(&launch.kernel) {
             None => true,

@@ -125,13 +125,13 @@ impl Emitter<'_, '_, '_> {
                     && s == Scalar::Int
                     && self.range_of(e).is_some();
                 // Division of a value known not negative by one known
-                // positive: no check can fail, and unsigned division (the
-                // same result then) is the cheaper one.
+                // positive (what gives a division a range): no check can
+                // fail, and unsigned division (the same result then) is the
+                // cheaper one.
                 let positive_division = matches!(op, BinOp::Div | BinOp::Rem)
                     && matches!(s, Scalar::Int | Scalar::Long)
                     && s == rs
-                    && self.range_of(lhs).is_some_and(|(lo, _)| lo >= 0)
-                    && self.range_of(rhs).is_some_and(|(lo, _)| lo >= 1);
+                    && self.range_of(e).is_some();
                 let a = self.scalar(lhs)?;
                 let b = self.scalar(rhs)?;
                 if positive_division {

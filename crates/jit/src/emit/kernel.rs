@@ -48,7 +48,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         // the argument words: a kernel that may change it (a `mutable`
         // lambda's) runs in the interpreter, which shares the one object
         // between work-items.
-        let written = crate::plan::locals::written_captures(prog, func);
+        let written = crate::plan::locals::changed_captures(prog, func);
         if layouts
             .iter()
             .enumerate()
@@ -557,46 +557,18 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
 
     pub(super) fn load_captures(&mut self) {
         let layouts = self.layout.captures.clone();
-        for l in layouts {
-            let v = match l {
-                CaptureLayout::Scalar(s, w) => {
-                    let raw = self.word(w);
-                    V::S(self.scalar_of_word(raw, s))
-                }
-                CaptureLayout::Shape(r, w) => V::Shape(
-                    (0..r)
-                        .map(|d| {
-                            let x = self.word(w + d);
-                            self.b.ins().ireduce(types::I32, x)
-                        })
-                        .collect(),
-                ),
-                CaptureLayout::View(elem, elem_size, r, w) => {
-                    let base = self.word(w);
-                    let offset = self.word(w + 1);
-                    let ext = (0..r).map(|d| self.word(w + 2 + d)).collect();
-                    let strides = (0..r).map(|d| self.word(w + 2 + r + d)).collect();
-                    V::View(ViewV {
-                        base,
-                        offset,
-                        ext,
-                        strides,
-                        elem,
-                        elem_size,
-                    })
-                }
-                CaptureLayout::Object(_, w) => V::Mem(self.word(w)),
-                CaptureLayout::Fields(..) => self.load_fields(&l),
-            };
+        for l in &layouts {
+            let v = self.load_capture(l);
             self.entry.caps.push(v);
         }
     }
 
-    /// A captured struct holding views, field by field, from its words.
-    fn load_fields(&mut self, l: &CaptureLayout) -> V {
+    /// A captured value from its words (a struct holding views field by
+    /// field).
+    fn load_capture(&mut self, l: &CaptureLayout) -> V {
         match l {
             CaptureLayout::Fields(fields) => {
-                V::Obj(fields.iter().map(|f| self.load_fields(f)).collect())
+                V::Obj(fields.iter().map(|f| self.load_capture(f)).collect())
             }
             CaptureLayout::Scalar(s, w) => {
                 let raw = self.word(*w);

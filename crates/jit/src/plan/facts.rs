@@ -233,8 +233,9 @@ impl<'p> Facts<'p> {
                 let m = m.or_else(|| self.range_of(scope, lhs).filter(|(lo, _)| *lo >= 0))?;
                 (0, m.1)
             }
+            // `x % n` and `x / n` with `x >= 0` and `n > 0`.
             ExprKind::Binary {
-                op: BinOp::Rem,
+                op: op @ (BinOp::Rem | BinOp::Div),
                 lhs,
                 rhs,
             } => {
@@ -242,19 +243,11 @@ impl<'p> Facts<'p> {
                 if a.0 < 0 || b.0 <= 0 {
                     return None;
                 }
-                (0, (b.1 - 1).min(a.1))
-            }
-            // `x / n` with `x >= 0` and `n > 0`.
-            ExprKind::Binary {
-                op: BinOp::Div,
-                lhs,
-                rhs,
-            } => {
-                let (a, b) = (self.range_of(scope, lhs)?, self.range_of(scope, rhs)?);
-                if a.0 < 0 || b.0 <= 0 {
-                    return None;
+                if *op == BinOp::Rem {
+                    (0, (b.1 - 1).min(a.1))
+                } else {
+                    (a.0 / b.1, a.1 / b.0)
                 }
-                (a.0 / b.1, a.1 / b.0)
             }
             ExprKind::Binary { op, lhs, rhs } => {
                 let (a, b) = (self.range_of(scope, lhs)?, self.range_of(scope, rhs)?);

@@ -236,7 +236,7 @@ pub(crate) fn expr_locals(e: &Expr, out: &mut BTreeSet<LocalId>) {
 }
 
 /// Captures a kernel's own body may change (see [`changed_roots`]).
-pub(crate) fn written_captures(prog: &Program, kernel: &tessera_ir::Function) -> HashSet<u32> {
+pub(crate) fn changed_captures(prog: &Program, kernel: &tessera_ir::Function) -> HashSet<u32> {
     fn root(e: &Expr) -> Option<u32> {
         match &e.kind {
             ExprKind::Capture(c) => Some(*c),
