@@ -25,7 +25,7 @@
 //! only ever made where every lane runs the statement.
 
 use super::*;
-use crate::plan::uniform::lane_invariant;
+use crate::plan::uniform::{LaneAxis, lane_invariant};
 use crate::plan::vector::{
     is_pure, lane_step, shape_steps, vector_assignment, vector_op, vector_targets,
 };
@@ -38,8 +38,8 @@ pub(super) struct VectorLanes {
     steps: HashMap<LocalId, i64>,
     /// Locals with the same value in every lane.
     known: HashSet<LocalId>,
-    /// The local dimension the lanes run along.
-    lane_dim: usize,
+    /// The coordinate the lanes run along.
+    axis: LaneAxis,
 }
 
 /// A value of the vector path.
@@ -78,12 +78,12 @@ impl Emitter<'_, '_, '_> {
         stmts: &[Stmt],
         ctxs: &mut [LaneCtx],
         known: HashSet<LocalId>,
-        lane_dim: usize,
+        axis: LaneAxis,
         unloaded: &[(LocalId, FrameSlot)],
     ) -> R<()> {
         let lanes = ctxs.len();
         let kernel = self.scopes[0].func;
-        let steps = self.facts.lane_step_locals(kernel, lane_dim, &known);
+        let steps = self.facts.lane_step_locals(kernel, axis, &known);
         let targets = vector_targets(stmts);
         let mut chosen: HashMap<LocalId, Scalar> = HashMap::new();
         for l in targets.keys() {
@@ -111,7 +111,7 @@ impl Emitter<'_, '_, '_> {
             locals: HashMap::new(),
             steps,
             known,
-            lane_dim,
+            axis,
         });
         // Only locals whose every value is computed on vectors: one whose
         // value needs elements gathered lane by lane costs more packing
@@ -209,7 +209,7 @@ impl Emitter<'_, '_, '_> {
         {
             return true;
         }
-        if (is_pure(e) && lane_invariant(e, &v.known, v.lane_dim))
+        if (is_pure(e) && lane_invariant(e, &v.known, v.axis))
             || self.int_lane_step(e).is_some()
             || self.tile_static_step(e, ctxs).is_some_and(|s| s <= 1)
             || self.is_view_row(e, ctxs)
@@ -511,7 +511,7 @@ impl Emitter<'_, '_, '_> {
     pub(super) fn lane_invariant_cond(&self, cond: &Expr) -> bool {
         self.vector
             .as_ref()
-            .is_some_and(|v| is_pure(cond) && lane_invariant(cond, &v.known, v.lane_dim))
+            .is_some_and(|v| is_pure(cond) && lane_invariant(cond, &v.known, v.axis))
     }
 
     /// A branch whose condition may differ between the lanes (the plan
@@ -689,7 +689,7 @@ impl Emitter<'_, '_, '_> {
     /// indices are the same in every lane.
     fn tile_static_step(&self, e: &Expr, ctxs: &[LaneCtx]) -> Option<i64> {
         let v = self.vector.as_ref()?;
-        let step = |x: &Expr| lane_step(x, &v.steps, &v.known, v.lane_dim);
+        let step = |x: &Expr| lane_step(x, &v.steps, &v.known, v.axis);
         let ExprKind::Element { base, index } = &e.kind else {
             return None;
         };
@@ -724,7 +724,7 @@ impl Emitter<'_, '_, '_> {
     /// last lane's, whose indices are checked).
     fn tile_static_byte_step(&self, e: &Expr, ctxs: &[LaneCtx]) -> Option<i64> {
         let v = self.vector.as_ref()?;
-        let step = |x: &Expr| lane_step(x, &v.steps, &v.known, v.lane_dim);
+        let step = |x: &Expr| lane_step(x, &v.steps, &v.known, v.axis);
         e.ty.scalar()?;
         let mut bytes: i64 = 0;
         let mut at = e;
@@ -787,7 +787,7 @@ impl Emitter<'_, '_, '_> {
         if !shared_view || e.ty.scalar().is_none() || !is_pure(&args[1]) {
             return false;
         }
-        let Some(steps) = shape_steps(&args[1], &v.steps, &v.known, v.lane_dim) else {
+        let Some(steps) = shape_steps(&args[1], &v.steps, &v.known, v.axis) else {
             return false;
         };
         steps
@@ -851,7 +851,7 @@ impl Emitter<'_, '_, '_> {
         let same = self
             .vector
             .as_ref()
-            .is_some_and(|v| is_pure(e) && lane_invariant(e, &v.known, v.lane_dim));
+            .is_some_and(|v| is_pure(e) && lane_invariant(e, &v.known, v.axis));
         if same {
             return Ok(Lanes::Same(self.in_lane0(ctxs, |lw| lw.scalar(e))?));
         }
@@ -939,7 +939,7 @@ impl Emitter<'_, '_, '_> {
         if e.ty.scalar().is_none_or(Scalar::is_floating) || !is_pure(e) {
             return None;
         }
-        lane_step(e, &v.steps, &v.known, v.lane_dim)
+        lane_step(e, &v.steps, &v.known, v.axis)
     }
 
     /// An integer that grows by `step` from lane to lane (a coordinate):

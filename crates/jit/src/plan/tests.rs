@@ -548,7 +548,13 @@ fn steps_and_locals_the_same_across_work_items_or_lanes() {
         .position(|f| std::ptr::eq(f, func))
         .map(|at| FuncId(u32::try_from(at).expect("few functions")))
         .expect("the kernel");
-    let shared = facts.lane_invariant_locals(kernel_id, 1);
+    let shared = facts.lane_invariant_locals(
+        kernel_id,
+        super::uniform::LaneAxis {
+            dim: 1,
+            index: None,
+        },
+    );
     assert!(shared.contains(&local(func, "k0")));
     assert!(shared.contains(&local(func, "row")));
     assert!(!shared.contains(&local(func, "col")));
