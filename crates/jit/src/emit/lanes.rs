@@ -42,6 +42,8 @@ impl Emitter<'_, '_, '_> {
     ) -> R<()> {
         let rank = coords.len();
         let index_param = self.facts.lane_axis(rank).index;
+        let folded = crate::plan::fold::fold_calls(self.prog, stmts);
+        let stmts = folded.as_slice();
         let item_end = self.b.create_block();
         let id = self.next_region;
         self.next_region += 1;

@@ -901,11 +901,36 @@ impl Emitter<'_, '_, '_> {
             return Ok(Lanes::Each(self.b.ins().load(vty, vector_flags(), at, 0)));
         }
         match &e.kind {
+            // Integer `*`, `/` and `%` have no checked vector form: on
+            // vectors only where value ranges show nothing can fail (see
+            // `lanes_exact_int`), else the whole operation lane by lane
+            // with the scalar code, which knows those ranges too.
+            ExprKind::Binary {
+                op: op @ (BinOp::Mul | BinOp::Div | BinOp::Rem),
+                lhs,
+                rhs,
+            } if !s.is_floating() && lhs.ty == e.ty && rhs.ty == e.ty => {
+                match self.lanes_exact_int(*op, e, lhs, rhs, s, ctxs)? {
+                    Some(v) => Ok(v),
+                    None => self.lane_by_lane_value(e, s, ctxs),
+                }
+            }
             ExprKind::Binary { op, lhs, rhs }
                 if vector_op(*op) && lhs.ty == e.ty && rhs.ty == e.ty =>
             {
                 let a = self.lanes_value(lhs, s, ctxs)?;
                 let b = self.lanes_value(rhs, s, ctxs)?;
+                if !s.is_floating() && self.range_of(e).is_some() {
+                    // In range in every lane: no overflow check.
+                    let va = self.each(a, s, lanes);
+                    let vb = self.each(b, s, lanes);
+                    let r = match op {
+                        BinOp::Add => self.b.ins().iadd(va, vb),
+                        BinOp::Sub => self.b.ins().isub(va, vb),
+                        _ => return self.lanes_binary(*op, s, a, b, lanes),
+                    };
+                    return Ok(Lanes::Each(r));
+                }
                 self.lanes_binary(*op, s, a, b, lanes)
             }
             // `int` to `float`, four lanes: the same rounding as the scalar
@@ -994,6 +1019,81 @@ impl Emitter<'_, '_, '_> {
             Some(v) => Ok(Lanes::Each(v)),
             None => decline(Decline::NonScalarWhereScalarExpected),
         }
+    }
+
+    /// `e`, `lhs op rhs` on 32-bit integers, on vectors when value ranges
+    /// show that no lane can overflow, divide by zero or be negative where
+    /// that would matter (`None` otherwise): a product in range is one
+    /// vector multiplication; a quotient or remainder of a value in `[0,
+    /// 2^24)` by one in `[1, 2^24)` is computed in `float`, exact there
+    /// (both operands are exact floats, and a quotient rounded to the
+    /// nearest float never reaches the next integer: `x / d` is at least
+    /// `1 / d` below it, more than half a unit in the last place of a
+    /// value below `2^24 / d`), and by a power of two it is a shift or a
+    /// mask.
+    fn lanes_exact_int(
+        &mut self,
+        op: BinOp,
+        e: &Expr,
+        lhs: &Expr,
+        rhs: &Expr,
+        s: Scalar,
+        ctxs: &mut [LaneCtx],
+    ) -> R<Option<Lanes>> {
+        let lanes = ctxs.len();
+        if !matches!(s, Scalar::Int | Scalar::UInt)
+            || vector_type(s, lanes) != Some(types::I32X4)
+            || self.range_of(e).is_none()
+        {
+            return Ok(None);
+        }
+        const EXACT: i64 = 1 << 24;
+        let divisor = const_int(rhs);
+        let power_of_two = divisor.filter(|d| *d > 0 && (*d & (*d - 1)) == 0);
+        match op {
+            BinOp::Mul => {}
+            BinOp::Div | BinOp::Rem if power_of_two.is_some() => {}
+            _ => {
+                let (Some(a), Some(b)) = (self.range_of(lhs), self.range_of(rhs)) else {
+                    return Ok(None);
+                };
+                if a.0 < 0 || a.1 >= EXACT || b.0 < 1 || b.1 >= EXACT {
+                    return Ok(None);
+                }
+            }
+        }
+        let a = self.lanes_value(lhs, s, ctxs)?;
+        let b = self.lanes_value(rhs, s, ctxs)?;
+        if let (Lanes::Same(x), Lanes::Same(y)) = (a, b) {
+            return Ok(Some(Lanes::Same(self.binary(op, s, x, y, s)?)));
+        }
+        let va = self.each(a, s, lanes);
+        let r = match (op, power_of_two) {
+            (BinOp::Mul, _) => {
+                let vb = self.each(b, s, lanes);
+                self.b.ins().imul(va, vb)
+            }
+            (BinOp::Div, Some(d)) => self.b.ins().ushr_imm_s(va, i64::from(d.trailing_zeros())),
+            (BinOp::Rem, Some(d)) => {
+                let mask = self.b.ins().iconst(types::I32, d - 1);
+                let mask = self.b.ins().splat(types::I32X4, mask);
+                self.b.ins().band(va, mask)
+            }
+            _ => {
+                let vb = self.each(b, s, lanes);
+                let fa = self.b.ins().fcvt_from_sint(types::F32X4, va);
+                let fb = self.b.ins().fcvt_from_sint(types::F32X4, vb);
+                let fq = self.b.ins().fdiv(fa, fb);
+                let q = self.b.ins().fcvt_to_sint_sat(types::I32X4, fq);
+                if op == BinOp::Div {
+                    q
+                } else {
+                    let p = self.b.ins().imul(q, vb);
+                    self.b.ins().isub(va, p)
+                }
+            }
+        };
+        Ok(Some(Lanes::Each(r)))
     }
 
     /// `a op b` in every lane, both of type `s`.
