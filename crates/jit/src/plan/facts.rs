@@ -121,6 +121,17 @@ impl<'p> Facts<'p> {
         }
     }
 
+    /// The most work-items a launch of the code may have: the product of
+    /// the extent bound (saturating; unknown bounds are `i32::MAX`).
+    pub(crate) fn launch_items_bound(&self) -> i64 {
+        if self.extent_bound.is_empty() {
+            return i64::MAX;
+        }
+        self.extent_bound
+            .iter()
+            .fold(1i64, |n, b| n.saturating_mul((*b).max(1)))
+    }
+
     /// The largest value component `k` of a launch extent may have.
     fn extent_max(&self, k: usize) -> i64 {
         let max = i64::from(i32::MAX);

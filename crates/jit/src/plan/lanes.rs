@@ -58,7 +58,10 @@ impl Facts<'_> {
     /// work-items are independent as a tile's are between barriers: only a
     /// race or an atomic could tell the order.
     pub(crate) fn flat_lane_shape(&self, stmts: &[Stmt]) -> Option<LaneShape> {
-        if self.tile.is_some() || !self.lanes_allowed() {
+        if self.tile.is_some()
+            || !self.lanes_allowed()
+            || self.launch_items_bound() < FLAT_LANES_MIN_ITEMS
+        {
             return None;
         }
         self.lane_axis(0).index?;
@@ -209,6 +212,12 @@ impl Facts<'_> {
         }
     }
 }
+
+/// The fewest work-items a non-tiled launch may have (by the bound its
+/// kernel is compiled for) for its body to run in lanes: a smaller launch
+/// takes less time than the lanes' second copy of the body takes to
+/// compile.
+pub(crate) const FLAT_LANES_MIN_ITEMS: i64 = 8192;
 
 /// The largest `if` (in statements and expression nodes) whose lanes may
 /// take different branches in a region run in lanes.
