@@ -5,10 +5,6 @@
 
 use super::*;
 
-/// The largest region (in statements and expression nodes) whose lanes
-/// run two steps per iteration of the tile loop.
-const UNROLLED_REGION_SIZE: usize = 64;
-
 impl Emitter<'_, '_, '_> {
     /// A region for `lanes` neighbouring work-items at a time (along the
     /// last dimension): each lane has its own variables, coordinates and
@@ -25,27 +21,8 @@ impl Emitter<'_, '_, '_> {
             return decline(Decline::WorkItemLoopOutsideTiledKernel);
         };
         let tile_loops = self.open_tile_loops(shape);
-        let step = lanes as i64;
-        // A small region runs two steps per iteration of the tile loop
-        // when the row holds a whole number of pairs: half the loop's
-        // counting and branching, and two steps' work to overlap.
-        let size: usize = stmts.iter().map(crate::plan::lanes::stmt_size).sum();
-        let twice = size <= UNROLLED_REGION_SIZE
-            && tile_loops.dims.last().is_some_and(|d| d % (2 * step) == 0);
         self.lanes_step(&tile_loops.coords, uses, stores, stmts, lanes, shared)?;
-        if twice {
-            let last = tile_loops.coords[tile_loops.coords.len() - 1];
-            let c = self.b.use_var(last);
-            let c = self.b.ins().iadd_imm_s(c, step);
-            self.b.def_var(last, c);
-            if self.scopes.iter().any(|s| !s.frame.is_empty()) {
-                let item = self.b.use_var(self.wi.frame_item);
-                let item = self.b.ins().iadd_imm_s(item, step);
-                self.b.def_var(self.wi.frame_item, item);
-            }
-            self.lanes_step(&tile_loops.coords, uses, stores, stmts, lanes, shared)?;
-        }
-        self.close_tile_loops(&tile_loops, step);
+        self.close_tile_loops(&tile_loops, lanes as i64);
         Ok(())
     }
 
