@@ -3,7 +3,9 @@
 //! Every C++ object is a [`Value`]. Scalars are stored by value; aggregates
 //! (structs, C arrays, `index`, `extent`, `tiled_index`) share their elements
 //! copy-on-write, so reading a struct is cheap and writing one field copies
-//! only when the struct is shared. Vectors and the data of `array`s and
+//! only when the struct is shared. A C array of scalars keeps its elements
+//! in one typed buffer in C++ layout ([`ScalarArray`]), also copy-on-write.
+//! Vectors and the data of `array`s and
 //! `array_view`s live in [`Storage`], shared by reference between a vector and
 //! the views over it: Tessera's memory is shared between host and kernels.
 //! A storage of scalars keeps them in one typed buffer in C++ layout, the
@@ -39,6 +41,9 @@ pub(crate) enum Value {
     /// Structs, C arrays, `index`, `extent`, `tiled_extent`, `tiled_index`
     /// (its global index): the elements in order.
     Agg(Rc<Vec<Value>>),
+    /// A C array of scalars (the innermost dimension of a multi-dimensional
+    /// one), in C++ layout; see [`ScalarArray`].
+    Scalars(Rc<ScalarArray>),
     /// A `concurrency::array` or an `array_view`.
     View(Rc<View>),
     /// A `std::vector`.
@@ -482,6 +487,52 @@ impl Value {
     pub(crate) fn shape(dims: impl IntoIterator<Item = i64>) -> Value {
         Value::Agg(Rc::new(dims.into_iter().map(Value::Int).collect()))
     }
+
+    /// A C array of `elem`s holding `items`: typed when the elements are
+    /// scalars and every item is one (an unwritten one keeps the array an
+    /// aggregate, see [`ScalarArray`]).
+    pub(crate) fn array(elem: &tessera_ir::Type, items: Vec<Value>) -> Value {
+        if let tessera_ir::Type::Scalar(s) = elem
+            && items.iter().all(Value::is_number)
+            && let Some(a) = ScalarArray::of(*s, &items)
+        {
+            return Value::Scalars(Rc::new(a));
+        }
+        Value::Agg(Rc::new(items))
+    }
+
+    /// True for a `bool`, an integer or a floating-point value.
+    pub(crate) fn is_number(&self) -> bool {
+        matches!(
+            self,
+            Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Double(_)
+        )
+    }
+
+    /// How many parts an aggregate has (fields, elements); 0 for anything
+    /// else.
+    pub(crate) fn part_count(&self) -> usize {
+        match self {
+            Value::Agg(items) => items.len(),
+            Value::Scalars(a) => a.len(),
+            _ => 0,
+        }
+    }
+
+    /// Part `i` of an aggregate (a field, an element), whichever way the
+    /// aggregate keeps it.
+    pub(crate) fn part(&self, i: usize) -> Option<Value> {
+        match self {
+            Value::Agg(items) => items.get(i).cloned(),
+            Value::Scalars(a) => a.get(i),
+            _ => None,
+        }
+    }
+
+    /// The parts of an aggregate, in order.
+    pub(crate) fn parts(&self) -> impl Iterator<Item = Value> + '_ {
+        (0..self.part_count()).filter_map(|i| self.part(i))
+    }
 }
 
 /// Counts the bytes of program data alive at once, against `--max-memory`.
@@ -676,6 +727,105 @@ fn typed(s: Scalar, values: &[Value]) -> Option<Buffer> {
     Some(b)
 }
 
+/// A C array whose elements are scalars: `n` elements of one scalar type in
+/// one typed buffer in C++ layout (4 bytes an `int`, 8 a `double`, 1 a
+/// `bool` or `char`), as a [`Storage`] of scalars keeps them.
+///
+/// It is a value, shared copy-on-write like [`Value::Agg`]: a copy of a
+/// struct holding one shares the buffer until either side writes. Why
+/// only the innermost dimension: a multi-dimensional array is an
+/// aggregate of such rows, so that every place, path and pointer into it
+/// keeps the shape it has for any other aggregate (`m[i]` is part `i`,
+/// `m[i][j]` part `j` of that), and rows of a zero array share one buffer
+/// until written.
+///
+/// Arrays whose elements may be unwritten (`tile_static` arrays in a tile
+/// that has not written them yet, a union member not yet given a value)
+/// stay aggregates of [`Value::Uninit`]: a typed buffer has no room to tell
+/// an unwritten element from a zero, which `--check` reports apart.
+#[derive(Clone, Debug)]
+pub(crate) struct ScalarArray {
+    /// The elements' type.
+    scalar: Scalar,
+    /// The elements.
+    buf: Buffer,
+}
+
+impl ScalarArray {
+    /// `n` zeros of type `s` (zeroed memory from the system, which costs
+    /// nothing until written), or `None` when the size overflows.
+    pub(crate) fn zeroed(s: Scalar, n: usize) -> Option<ScalarArray> {
+        Some(ScalarArray {
+            scalar: s,
+            buf: Buffer::scalars(s, n)?,
+        })
+    }
+
+    /// An array of `values` (each converted to `s` as a storage stores it),
+    /// or `None` when one is too big to address.
+    pub(crate) fn of(s: Scalar, values: &[Value]) -> Option<ScalarArray> {
+        Some(ScalarArray {
+            scalar: s,
+            buf: typed(s, values)?,
+        })
+    }
+
+    /// The array a buffer of scalars in C++ layout holds (a launch's
+    /// result), or the buffer back when it holds something else.
+    pub(crate) fn from_buffer(buf: Buffer) -> Result<ScalarArray, Buffer> {
+        match buf.elem.scalar() {
+            Some(s) if buf.elem_size == s.size() => Ok(ScalarArray { scalar: s, buf }),
+            _ => Err(buf),
+        }
+    }
+
+    /// The `n` elements of type `s` from byte `at` of `src` (a launch's
+    /// buffer, where the array is part of an object), copied as bytes.
+    pub(crate) fn from_bytes(s: Scalar, n: usize, src: &Buffer, at: usize) -> Option<ScalarArray> {
+        let mut a = ScalarArray::zeroed(s, n)?;
+        a.buf.copy_bytes(0, src, at, n.saturating_mul(s.size() as usize));
+        Some(a)
+    }
+
+    /// The elements' type.
+    pub(crate) fn scalar(&self) -> Scalar {
+        self.scalar
+    }
+
+    /// Number of elements.
+    pub(crate) fn len(&self) -> usize {
+        self.buf.len
+    }
+
+    /// Element `i` (`None` past the end).
+    #[inline(always)]
+    pub(crate) fn get(&self, i: usize) -> Option<Value> {
+        scalar_at(self.scalar, &self.buf, i)
+    }
+
+    /// What `read` makes of element `i`, the element handed over in
+    /// registers (see [`Storage::element_with`]).
+    #[inline(always)]
+    pub(crate) fn get_with<T>(&self, i: usize, read: impl FnOnce(&Value) -> Option<T>) -> Option<T> {
+        // A scalar owns nothing: not dropping it spares the drop glue.
+        let v = std::mem::ManuallyDrop::new(scalar_at(self.scalar, &self.buf, i)?);
+        read(&v)
+    }
+
+    /// Stores `v` in element `i` (false past the end). A value that is not
+    /// a scalar (an unwritten element copied from `tile_static` memory)
+    /// stores as zero, which is how the interpreter reads one.
+    #[inline]
+    pub(crate) fn set(&mut self, i: usize, v: &Value) -> bool {
+        set_scalar(self.scalar, &mut self.buf, i, v)
+    }
+
+    /// The elements in C++ layout, for a launch.
+    pub(crate) fn buffer(&self) -> &Buffer {
+        &self.buf
+    }
+}
+
 impl Storage {
     /// Records a change in the number of elements (iterators made before
     /// it are stale).
@@ -829,7 +979,7 @@ impl Storage {
                 let v = scalar_at(*s, b, i)?;
                 Some(Ok(path.is_empty().then_some(v)))
             }
-            Elems::Values(v) => v.get(i).map(|v| read_path(v, path).map(|x| x.cloned())),
+            Elems::Values(v) => v.get(i).map(|v| read_path(v, path)),
         }
     }
 
@@ -857,8 +1007,8 @@ impl Storage {
                 }
             }
             Elems::Values(items) => {
-                if let Some(target) = items.get_mut(i).and_then(|t| get_path_mut(t, path)) {
-                    *target = v;
+                if let Some(target) = items.get_mut(i) {
+                    write_path(target, path, v);
                 }
             }
         }
@@ -1371,35 +1521,61 @@ impl Place {
 
 /// Follows `path` into `v` for reading (`None` also for a read of a union
 /// member that is not active: [`read_path`] tells that apart).
-pub(crate) fn get_path<'v>(v: &'v Value, path: &[u32]) -> Option<&'v Value> {
+pub(crate) fn get_path(v: &Value, path: &[u32]) -> Option<Value> {
     read_path(v, path).ok().flatten()
 }
 
 /// Follows `path` into `v` for reading: the value, `None` when the path
 /// leads nowhere, or the read of a union member that is not active.
-pub(crate) fn read_path<'v>(mut v: &'v Value, path: &[u32]) -> Result<Option<&'v Value>, Misread> {
+pub(crate) fn read_path(v: &Value, path: &[u32]) -> Result<Option<Value>, Misread> {
+    read_path_with(v, path, |x| Some(x.clone()))
+}
+
+/// What `read` makes of the part `path` of `v` (`Ok(None)` when the path
+/// leads nowhere or `read` makes nothing of it): an element of a typed
+/// array goes to `read` in registers, as [`Storage::element_with`] hands
+/// its elements over.
+#[inline(always)]
+pub(crate) fn read_path_with<T>(
+    mut v: &Value,
+    path: &[u32],
+    read: impl FnOnce(&Value) -> Option<T>,
+) -> Result<Option<T>, Misread> {
     for (k, &i) in path.iter().enumerate() {
         match v {
             Value::Agg(items) => match items.get(i as usize) {
                 Some(item) => v = item,
                 None => return Ok(None),
             },
+            // An element is the end of any path that reaches it.
+            Value::Scalars(a) if k + 1 == path.len() => return Ok(a.get_with(i as usize, read)),
             Value::Union(u) => v = u.read_member(i, &path[k + 1..])?,
             _ => return Ok(None),
         }
     }
-    Ok(Some(v))
+    Ok(read(v))
 }
 
-/// Follows `path` into `v` for writing, unsharing aggregates on the way; a
-/// union on the way takes the member written as its active one.
-pub(crate) fn get_path_mut<'v>(mut v: &'v mut Value, path: &[u32]) -> Option<&'v mut Value> {
-    for &i in path {
+/// Stores `new` at part `path` of `v`, unsharing aggregates on the way (a
+/// union on the way takes the member written as its active one); false
+/// when the path leads nowhere.
+pub(crate) fn write_path(mut v: &mut Value, path: &[u32], new: Value) -> bool {
+    for (k, &i) in path.iter().enumerate() {
         match v {
-            Value::Agg(items) => v = Rc::make_mut(items).get_mut(i as usize)?,
+            Value::Agg(items) => match Rc::make_mut(items).get_mut(i as usize) {
+                Some(item) => v = item,
+                None => return false,
+            },
+            Value::Scalars(a) if k + 1 == path.len() => {
+                if i as usize >= a.len() {
+                    return false;
+                }
+                return Rc::make_mut(a).set(i as usize, &new);
+            }
             Value::Union(u) => v = Rc::make_mut(u).write_member(i),
-            _ => return None,
+            _ => return false,
         }
     }
-    Some(v)
+    *v = new;
+    true
 }

@@ -363,6 +363,28 @@ impl Buffer {
         }
     }
 
+    /// Copies `n` bytes from byte `from` of `src` to byte `to` of this
+    /// buffer (clipped to what both hold), whole words at a time where both
+    /// positions are word-aligned: a C array of scalars goes into an
+    /// object handed to a launch, and back, as its bytes.
+    pub fn copy_bytes(&mut self, to: usize, src: &Buffer, from: usize, n: usize) {
+        let n = n
+            .min(src.bytes().saturating_sub(from))
+            .min(self.bytes().saturating_sub(to));
+        let mut k = 0;
+        if to.is_multiple_of(8) && from.is_multiple_of(8) {
+            let (t, f, whole) = (to / 8, from / 8, n / 8);
+            self.words[t..t + whole].copy_from_slice(&src.words[f..f + whole]);
+            k = whole * 8;
+        }
+        while k < n {
+            let byte = (src.words[(from + k) / 8] >> (((from + k) % 8) * 8)) as u8;
+            let (at, shift) = ((to + k) / 8, ((to + k) % 8) * 8);
+            self.words[at] = (self.words[at] & !(0xff << shift)) | (u64::from(byte) << shift);
+            k += 1;
+        }
+    }
+
     /// Copies the elements of `other` (of the same type) over this one's.
     pub fn copy_from(&mut self, other: &Buffer) {
         self.elem = other.elem.clone();
@@ -586,6 +608,43 @@ mod tests {
         let mut d = Buffer::scalars(Scalar::Double, 1).expect("small");
         d.set(0, Bits::Double(2.5));
         assert_eq!(d.get(0), Some(Bits::Double(2.5)));
+    }
+
+    #[test]
+    fn bytes_copy_to_any_position() {
+        let mut src = Buffer::scalars(Scalar::Short, 7).expect("small");
+        for i in 0..7 {
+            src.set(i, Bits::Int(i as i64 * 1000 - 3000));
+        }
+        // Aligned on both sides, then at an odd byte, inside neighbours
+        // that must keep their values.
+        for to in [0usize, 8, 3, 5] {
+            let mut dst = Buffer::scalars(Scalar::UChar, 40).expect("small");
+            dst.fill(0, 40, Bits::Int(0xab));
+            dst.copy_bytes(to, &src, 0, 14);
+            for b in 0..40 {
+                let want = if (to..to + 14).contains(&b) {
+                    let k = b - to;
+                    let v = src.get(k / 2).map_or(0, |v| match v {
+                        Bits::Int(n) => n as u16,
+                        _ => 0,
+                    });
+                    i64::from((v >> ((k % 2) * 8)) as u8)
+                } else {
+                    0xab
+                };
+                assert_eq!(dst.get(b), Some(Bits::Int(want)), "to {to}, byte {b}");
+            }
+        }
+        // Clipped to the destination.
+        let mut small = Buffer::scalars(Scalar::Short, 2).expect("small");
+        small.copy_bytes(0, &src, 2, 100);
+        assert_eq!(small.get(0), Some(Bits::Int(-2000)));
+        assert_eq!(small.get(1), Some(Bits::Int(-1000)));
+        // Nothing past the last element: growing finds zeros there.
+        small.resize(4);
+        assert_eq!(small.get(2), Some(Bits::Int(0)));
+        assert_eq!(small.get(3), Some(Bits::Int(0)));
     }
 
     /// Growing, shrinking and moving elements agree with a `Vec` of the

@@ -13,7 +13,7 @@
 
 use super::numbers::{IndexOperand, NumExpr, Number};
 use super::{ArrayRoot, Compiler, FastExpr};
-use crate::value::{Path, Place, Root, Value, ViewData, get_path_mut};
+use crate::value::{Path, Place, Root, Value, ViewData, write_path};
 use std::rc::Rc;
 use tessera_ir::{Expr, ExprKind, Intrinsic, Type};
 
@@ -163,9 +163,7 @@ impl<'p> Compiler<'p> {
                 return m.finish_assign(e, target, value, x.value());
             };
             // As `Machine::write`: a path that leads nowhere writes nothing.
-            if let Some(slot) = get_path_mut(array, path) {
-                *slot = x.value();
-            }
+            write_path(array, path, x.value());
             Ok(x.value())
         })
     }
