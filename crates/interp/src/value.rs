@@ -702,7 +702,7 @@ fn scalar_at(s: Scalar, b: &Buffer, i: usize) -> Option<Value> {
 }
 
 /// Stores element `i` of a typed buffer (a scalar `Bool` stores as 0/1).
-#[inline]
+#[inline(always)]
 fn set_scalar(s: Scalar, b: &mut Buffer, i: usize, v: &Value) -> bool {
     if i >= b.len {
         return false;
@@ -815,7 +815,7 @@ impl ScalarArray {
     /// Stores `v` in element `i` (false past the end). A value that is not
     /// a scalar (an unwritten element copied from `tile_static` memory)
     /// stores as zero, which is how the interpreter reads one.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn set(&mut self, i: usize, v: &Value) -> bool {
         set_scalar(self.scalar, &mut self.buf, i, v)
     }
@@ -1578,4 +1578,55 @@ pub(crate) fn write_path(mut v: &mut Value, path: &[u32], new: Value) -> bool {
     }
     *v = new;
     true
+}
+
+/// Where a write of a number at some path inside a value goes (see
+/// [`leaf_mut`]).
+pub(crate) enum Leaf<'v> {
+    /// Element `i` of a typed array.
+    Typed(&'v mut ScalarArray, usize),
+    /// A value of an aggregate (or the whole value).
+    Value(&'v mut Value),
+}
+
+impl Leaf<'_> {
+    /// Stores `new` there.
+    #[inline(always)]
+    pub(crate) fn store(self, new: Value) {
+        match self {
+            Leaf::Typed(a, i) => {
+                a.set(i, &new);
+            }
+            Leaf::Value(v) => *v = new,
+        }
+    }
+}
+
+/// The place of part `path` of `v` to store into, the aggregates on the way
+/// unshared; `None` when the path leads nowhere or through a union (whose
+/// active member a write changes: [`write_path`] does that).
+///
+/// Why apart from [`write_path`]: inlined into the closures that write
+/// C array elements, the number written reaches the typed buffer in
+/// registers, where through a call it would be stored as a `Value` and
+/// read back as bytes (a store-forwarding stall on every write).
+#[inline(always)]
+pub(crate) fn leaf_mut<'v>(mut v: &'v mut Value, path: &[u32]) -> Option<Leaf<'v>> {
+    for (k, &i) in path.iter().enumerate() {
+        match v {
+            Value::Agg(items) => v = Rc::make_mut(items).get_mut(i as usize)?,
+            Value::Scalars(a) if k + 1 == path.len() => {
+                if i as usize >= a.len() {
+                    return None;
+                }
+                // `Rc::make_mut`, with its common case (not shared) inlined.
+                if Rc::get_mut(a).is_none() {
+                    *a = Rc::new((**a).clone());
+                }
+                return Rc::get_mut(a).map(|a| Leaf::Typed(a, i as usize));
+            }
+            _ => return None,
+        }
+    }
+    Some(Leaf::Value(v))
 }

@@ -90,7 +90,9 @@ impl Buffer {
     }
 
     /// Stores a scalar of type `s` at byte `at` (ignored past the end).
-    #[inline]
+    /// Always inlined, as [`Buffer::get_at`] is: the interpreter's element
+    /// writes then store the number straight from registers.
+    #[inline(always)]
     pub fn set_at(&mut self, at: usize, s: Scalar, v: Bits) {
         let size = s.size() as usize;
         let raw: u64 = match v {
