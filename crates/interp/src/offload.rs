@@ -549,9 +549,7 @@ impl Machine<'_> {
         }
         let buffer = match self.read(p, span).ok()? {
             // A typed array: its bytes as they are.
-            Value::Scalars(a)
-                if *elem == Type::Scalar(a.scalar()) && size == a.scalar().size() =>
-            {
+            Value::Scalars(a) if *elem == Type::Scalar(a.scalar()) && size == a.scalar().size() => {
                 a.buffer().clone()
             }
             Value::Agg(items) => marshal_items(&self.prog.structs, elem, size, &items)?,

@@ -783,7 +783,8 @@ impl ScalarArray {
     /// buffer, where the array is part of an object), copied as bytes.
     pub(crate) fn from_bytes(s: Scalar, n: usize, src: &Buffer, at: usize) -> Option<ScalarArray> {
         let mut a = ScalarArray::zeroed(s, n)?;
-        a.buf.copy_bytes(0, src, at, n.saturating_mul(s.size() as usize));
+        a.buf
+            .copy_bytes(0, src, at, n.saturating_mul(s.size() as usize));
         Some(a)
     }
 
@@ -806,7 +807,11 @@ impl ScalarArray {
     /// What `read` makes of element `i`, the element handed over in
     /// registers (see [`Storage::element_with`]).
     #[inline(always)]
-    pub(crate) fn get_with<T>(&self, i: usize, read: impl FnOnce(&Value) -> Option<T>) -> Option<T> {
+    pub(crate) fn get_with<T>(
+        &self,
+        i: usize,
+        read: impl FnOnce(&Value) -> Option<T>,
+    ) -> Option<T> {
         // A scalar owns nothing: not dropping it spares the drop glue.
         let v = std::mem::ManuallyDrop::new(scalar_at(self.scalar, &self.buf, i)?);
         read(&v)
@@ -1629,4 +1634,85 @@ pub(crate) fn leaf_mut<'v>(mut v: &'v mut Value, path: &[u32]) -> Option<Leaf<'v
         }
     }
     Some(Leaf::Value(v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ints(values: &[i64]) -> Value {
+        let items: Vec<Value> = values.iter().map(|&v| Value::Int(v)).collect();
+        Value::array(&tessera_ir::Type::INT, items)
+    }
+
+    #[test]
+    fn arrays_of_numbers_are_typed_and_unwritten_ones_are_not() {
+        assert!(matches!(ints(&[1, 2, 3]), Value::Scalars(_)));
+        let unwritten = Value::array(&tessera_ir::Type::INT, vec![Value::Int(1), Value::Uninit]);
+        assert!(matches!(unwritten, Value::Agg(_)));
+        let Value::Scalars(a) = ints(&[-5, 7]) else {
+            panic!("typed");
+        };
+        assert_eq!(a.len(), 2);
+        // 4 bytes an `int`, as in C++.
+        assert_eq!(a.buffer().elem_size, 4);
+        assert!(matches!(a.get(0), Some(Value::Int(-5))));
+        assert!(a.get(2).is_none());
+    }
+
+    #[test]
+    fn a_copy_is_a_value_of_its_own() {
+        // A struct holding an array and a number, copied, then written.
+        let original = Value::Agg(Rc::new(vec![ints(&[1, 2, 3]), Value::Double(0.5)]));
+        let mut copy = original.clone();
+        assert!(write_path(&mut copy, &[0, 1], Value::Int(20)));
+        assert!(matches!(get_path(&copy, &[0, 1]), Some(Value::Int(20))));
+        assert!(matches!(get_path(&original, &[0, 1]), Some(Value::Int(2))));
+        // The same through the inlined leaf of element writes.
+        let mut other = original.clone();
+        match leaf_mut(&mut other, &[0, 2]) {
+            Some(leaf) => leaf.store(Value::Int(30)),
+            None => panic!("an element"),
+        }
+        assert!(matches!(get_path(&other, &[0, 2]), Some(Value::Int(30))));
+        assert!(matches!(get_path(&original, &[0, 2]), Some(Value::Int(3))));
+        assert!(matches!(get_path(&copy, &[0, 2]), Some(Value::Int(3))));
+    }
+
+    #[test]
+    fn paths_past_an_element_or_the_end_lead_nowhere() {
+        let mut v = Value::Agg(Rc::new(vec![ints(&[1, 2])]));
+        assert!(get_path(&v, &[0, 2]).is_none());
+        assert!(get_path(&v, &[0, 0, 0]).is_none());
+        assert!(!write_path(&mut v, &[0, 2], Value::Int(9)));
+        assert!(!write_path(&mut v, &[0, 0, 0], Value::Int(9)));
+        assert!(leaf_mut(&mut v, &[0, 5]).is_none());
+        assert!(matches!(get_path(&v, &[0, 1]), Some(Value::Int(2))));
+        // The whole array is a part like any other.
+        assert!(matches!(get_path(&v, &[0]), Some(Value::Scalars(_))));
+    }
+
+    #[test]
+    fn elements_keep_their_type() {
+        let mut bytes = Value::array(
+            &tessera_ir::Type::Scalar(Scalar::UChar),
+            vec![Value::Int(255), Value::Int(0)],
+        );
+        write_path(&mut bytes, &[1], Value::Int(128));
+        assert!(matches!(get_path(&bytes, &[0]), Some(Value::Int(255))));
+        assert!(matches!(get_path(&bytes, &[1]), Some(Value::Int(128))));
+        let mut flags = Value::array(
+            &tessera_ir::Type::Scalar(Scalar::Bool),
+            vec![Value::Bool(false); 3],
+        );
+        write_path(&mut flags, &[2], Value::Bool(true));
+        // An unwritten value copied in reads as zero, as it would anyway.
+        write_path(&mut flags, &[0], Value::Uninit);
+        assert!(matches!(get_path(&flags, &[2]), Some(Value::Bool(true))));
+        assert!(matches!(get_path(&flags, &[0]), Some(Value::Bool(false))));
+        let Value::Scalars(a) = &flags else {
+            panic!("typed");
+        };
+        assert_eq!(a.buffer().elem_size, 1);
+    }
 }

@@ -742,13 +742,19 @@ fn element_at<T>(root: &Value, path: &[u32], read: impl FnOnce(&Value) -> Option
     for &i in outer {
         match v {
             Value::Agg(items) => v = items.get(i as usize)?,
-            _ => return read_path_with(root, path, |x| if_written(x, read)).ok().flatten(),
+            _ => {
+                return read_path_with(root, path, |x| if_written(x, read))
+                    .ok()
+                    .flatten();
+            }
         }
     }
     match v {
         Value::Scalars(a) => a.get_with(last as usize, read),
         Value::Agg(items) => if_written(items.get(last as usize)?, read),
-        _ => read_path_with(root, path, |x| if_written(x, read)).ok().flatten(),
+        _ => read_path_with(root, path, |x| if_written(x, read))
+            .ok()
+            .flatten(),
     }
 }
 
