@@ -550,7 +550,7 @@ impl Machine<'_> {
         let buffer = match self.read(p, span).ok()? {
             // A typed array: its bytes as they are.
             Value::Scalars(a) if *elem == Type::Scalar(a.scalar()) && size == a.scalar().size() => {
-                a.buffer().clone()
+                a.to_buffer()?
             }
             Value::Agg(items) => marshal_items(&self.prog.structs, elem, size, &items)?,
             v @ Value::Scalars(_) => {
@@ -1138,7 +1138,7 @@ fn write_object(
                 && a.scalar() == *s
                 && a.len() == *n as usize
             {
-                buffer.copy_bytes(at, a.buffer(), 0, a.len() * s.size() as usize);
+                buffer.copy_bytes(at, a.words(), 0, a.len() * s.size() as usize);
                 return Some(());
             }
             if !matches!(v, Value::Agg(_) | Value::Scalars(_)) {

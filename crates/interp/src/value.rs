@@ -743,38 +743,53 @@ fn typed(s: Scalar, values: &[Value]) -> Option<Buffer> {
 /// that has not written them yet, a union member not yet given a value)
 /// stay aggregates of [`Value::Uninit`]: a typed buffer has no room to tell
 /// an unwritten element from a zero, which `--check` reports apart.
+///
+/// Why its own words rather than a [`Buffer`]: rows of a multi-dimensional
+/// array are often short (`float v[n][3]`), and a row of at most 16 bytes
+/// lives inside the array's one allocation (a `Buffer` would add a type
+/// and a second allocation to each row, more than the 16-byte values it
+/// replaces).
 #[derive(Clone, Debug)]
 pub(crate) struct ScalarArray {
     /// The elements' type.
     scalar: Scalar,
-    /// The elements.
-    buf: Buffer,
+    /// Number of elements.
+    len: usize,
+    /// The elements' bytes in C++ layout, zero past the last one.
+    words: SmallVec<[u64; 2]>,
 }
 
 impl ScalarArray {
     /// `n` zeros of type `s` (zeroed memory from the system, which costs
     /// nothing until written), or `None` when the size overflows.
     pub(crate) fn zeroed(s: Scalar, n: usize) -> Option<ScalarArray> {
+        let bytes = n.checked_mul(s.size() as usize)?;
         Some(ScalarArray {
             scalar: s,
-            buf: Buffer::scalars(s, n)?,
+            len: n,
+            words: SmallVec::from_elem(0, bytes.div_ceil(8)),
         })
     }
 
     /// An array of `values` (each converted to `s` as a storage stores it),
     /// or `None` when one is too big to address.
     pub(crate) fn of(s: Scalar, values: &[Value]) -> Option<ScalarArray> {
-        Some(ScalarArray {
-            scalar: s,
-            buf: typed(s, values)?,
-        })
+        let mut a = ScalarArray::zeroed(s, values.len())?;
+        for (i, v) in values.iter().enumerate() {
+            a.set(i, v);
+        }
+        Some(a)
     }
 
     /// The array a buffer of scalars in C++ layout holds (a launch's
     /// result), or the buffer back when it holds something else.
     pub(crate) fn from_buffer(buf: Buffer) -> Result<ScalarArray, Buffer> {
         match buf.elem.scalar() {
-            Some(s) if buf.elem_size == s.size() => Ok(ScalarArray { scalar: s, buf }),
+            Some(s) if buf.elem_size == s.size() => Ok(ScalarArray {
+                scalar: s,
+                len: buf.len,
+                words: SmallVec::from_vec(buf.into_words()),
+            }),
             _ => Err(buf),
         }
     }
@@ -783,8 +798,8 @@ impl ScalarArray {
     /// buffer, where the array is part of an object), copied as bytes.
     pub(crate) fn from_bytes(s: Scalar, n: usize, src: &Buffer, at: usize) -> Option<ScalarArray> {
         let mut a = ScalarArray::zeroed(s, n)?;
-        a.buf
-            .copy_bytes(0, src, at, n.saturating_mul(s.size() as usize));
+        let bytes = n.saturating_mul(s.size() as usize);
+        tessera_runtime::launch::copy_bytes(&mut a.words, 0, src.words(), at, bytes);
         Some(a)
     }
 
@@ -795,13 +810,17 @@ impl ScalarArray {
 
     /// Number of elements.
     pub(crate) fn len(&self) -> usize {
-        self.buf.len
+        self.len
     }
 
     /// Element `i` (`None` past the end).
     #[inline(always)]
     pub(crate) fn get(&self, i: usize) -> Option<Value> {
-        scalar_at(self.scalar, &self.buf, i)
+        if i >= self.len {
+            return None;
+        }
+        let at = i * self.scalar.size() as usize;
+        tessera_runtime::launch::load(&self.words, at, self.scalar).map(value_of)
     }
 
     /// What `read` makes of element `i`, the element handed over in
@@ -813,7 +832,7 @@ impl ScalarArray {
         read: impl FnOnce(&Value) -> Option<T>,
     ) -> Option<T> {
         // A scalar owns nothing: not dropping it spares the drop glue.
-        let v = std::mem::ManuallyDrop::new(scalar_at(self.scalar, &self.buf, i)?);
+        let v = std::mem::ManuallyDrop::new(self.get(i)?);
         read(&v)
     }
 
@@ -822,12 +841,35 @@ impl ScalarArray {
     /// stores as zero, which is how the interpreter reads one.
     #[inline(always)]
     pub(crate) fn set(&mut self, i: usize, v: &Value) -> bool {
-        set_scalar(self.scalar, &mut self.buf, i, v)
+        if i >= self.len {
+            return false;
+        }
+        let s = self.scalar;
+        let bits = match (s, v) {
+            // The common cases, without the general conversion's match.
+            (Scalar::Double, Value::Double(d)) => Bits::Double(*d),
+            (Scalar::Float, Value::Float(f)) => Bits::Float(*f),
+            (_, Value::Int(n)) if !s.is_floating() && s != Scalar::Bool => Bits::Int(*n),
+            _ => bits_of(s, v),
+        };
+        tessera_runtime::launch::store(&mut self.words, i * s.size() as usize, s, bits);
+        true
     }
 
-    /// The elements in C++ layout, for a launch.
-    pub(crate) fn buffer(&self) -> &Buffer {
-        &self.buf
+    /// The elements' bytes in C++ layout, as words.
+    pub(crate) fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// The elements as a buffer in C++ layout (a copy of the bytes), for a
+    /// launch.
+    pub(crate) fn to_buffer(&self) -> Option<Buffer> {
+        Buffer::from_words(
+            tessera_ir::Type::Scalar(self.scalar),
+            self.scalar.size(),
+            self.len,
+            self.words.to_vec(),
+        )
     }
 }
 
@@ -1655,7 +1697,7 @@ mod tests {
         };
         assert_eq!(a.len(), 2);
         // 4 bytes an `int`, as in C++.
-        assert_eq!(a.buffer().elem_size, 4);
+        assert_eq!(a.words().len(), 1);
         assert!(matches!(a.get(0), Some(Value::Int(-5))));
         assert!(a.get(2).is_none());
     }
@@ -1713,6 +1755,8 @@ mod tests {
         let Value::Scalars(a) = &flags else {
             panic!("typed");
         };
-        assert_eq!(a.buffer().elem_size, 1);
+        assert_eq!(a.words().len(), 1);
+        let big = ScalarArray::zeroed(Scalar::Double, 1000).expect("small");
+        assert_eq!(big.words().len(), 1000);
     }
 }
