@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use tessera_ir::visit::{walk_block, walk_stmt};
 use tessera_ir::{
     Block as IrBlock, Expr, ExprKind, FuncId, Init, Intrinsic, LocalId, Program, Space, Stmt,
-    StmtKind,
+    StmtKind, Type,
 };
 
 /// How a region runs interleaved.
@@ -165,9 +165,16 @@ impl Facts<'_> {
         // A local a call may write through a reference, or a pointer, is
         // each lane's own.
         let referenced = referenced_locals(self.prog, &block);
+        // Only scalars are shared (declared from a value): a struct or an
+        // array written through one of its parts (`s.v[k] += x`, which
+        // `writes` does not count) is each lane's own.
         let shared: HashSet<LocalId> = lets
-            .keys()
-            .copied()
+            .iter()
+            .filter(|(_, init)| {
+                init.as_ref()
+                    .is_some_and(|e| matches!(e.ty, Type::Scalar(_)))
+            })
+            .map(|(l, _)| *l)
             .filter(|l| !referenced.contains(l))
             .filter(|l| {
                 let w = writes.get(l).copied().unwrap_or(0);
