@@ -810,7 +810,8 @@ impl FnCx<'_> {
                 }
                 lowered.push(arg);
             } else {
-                let arg = self.coerce(arg, &p.ty, &format!("parameter `{}`", p.name));
+                let what = parameter_name(&p.name);
+                let arg = self.coerce(arg, &p.ty, &what);
                 lowered.push(self.copied(arg));
             }
         }
@@ -1069,6 +1070,16 @@ impl FnCx<'_> {
             return Expr { place: true, ..arg };
         }
         // Bound directly, as a `const T&` binds a temporary: no copy.
-        self.coerce(arg, &p.ty, &format!("parameter `{}`", p.name))
+        self.coerce(arg, &p.ty, &parameter_name(&p.name))
+    }
+}
+
+/// How a diagnostic names a parameter: by its name, or as "an argument"
+/// when it has none (`A(B)`).
+fn parameter_name(name: &str) -> String {
+    if name.is_empty() {
+        "an argument".to_string()
+    } else {
+        format!("parameter `{name}`")
     }
 }

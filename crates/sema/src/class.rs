@@ -2079,6 +2079,27 @@ impl FnCx<'_> {
         copy_init: bool,
         span: Span,
     ) -> Option<Expr> {
+        // Copy-initialisation from one value of another type is a
+        // user-defined conversion: the constructor's argument is then
+        // converted without another (see `FnCx::converting`).
+        let conversion = copy_init
+            && matches!(args.as_slice(), [one] if !matches!(one.ty,
+                Type::Struct(from) if from == id || self.ck.derives_from(from, id)));
+        let outer = self.converting;
+        self.converting |= conversion;
+        let built = self.construct_object_with(id, args, copy_init, span);
+        self.converting = outer;
+        built
+    }
+
+    /// [`FnCx::construct_object`], the conversion rule applied.
+    fn construct_object_with(
+        &mut self,
+        id: StructId,
+        args: Vec<Expr>,
+        copy_init: bool,
+        span: Span,
+    ) -> Option<Expr> {
         if self.ck.random.contains_key(&id) {
             return Some(crate::library::random::construct(self, id, args, span));
         }

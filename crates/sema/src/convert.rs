@@ -127,11 +127,12 @@ impl FnCx<'_> {
                     Ok(done) => return done,
                     Err(e) => e,
                 };
-                if self
-                    .ck
-                    .classes
-                    .get(dst)
-                    .is_some_and(|c| !c.ctors.is_empty())
+                if !self.converting
+                    && self
+                        .ck
+                        .classes
+                        .get(dst)
+                        .is_some_and(|c| !c.ctors.is_empty())
                     && let Some(built) = self.construct_object(*dst, vec![e.clone()], true, span)
                 {
                     return built;
@@ -147,6 +148,7 @@ impl FnCx<'_> {
         // A class with a converting constructor: `Result r = 3;`,
         // `return failure_code;` from a function returning the class.
         if let Type::Struct(id) = to
+            && !self.converting
             && !matches!(e.ty, Type::Struct(_))
             && self.ck.classes.get(id).is_some_and(|c| !c.ctors.is_empty())
             && let Some(built) = self.construct_object(*id, vec![e.clone()], true, span)

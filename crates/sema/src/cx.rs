@@ -336,6 +336,12 @@ pub struct FnCx<'c> {
     /// were made: the scope depth (`scopes.len()`) that declared each, the
     /// local and the destructor call (see `special.rs`).
     pub cleanups: Vec<(usize, LocalId, Expr)>,
+    /// Set while the arguments of a constructor chosen for an implicit
+    /// conversion are converted: an implicit conversion sequence holds one
+    /// user-defined conversion at most (C++ [over.best.ics]), so none of
+    /// them converts through a constructor again (which, for a copy
+    /// constructor, would never end).
+    pub converting: bool,
     /// The loops and `switch`es around the current statement, innermost
     /// last: the scope depth outside the body, and whether it is a loop
     /// (the target of `continue`).
@@ -379,6 +385,7 @@ impl<'c> FnCx<'c> {
             switch_types: Vec::new(),
             deducing_return: false,
             cleanups: Vec::new(),
+            converting: false,
             jump_scopes: Vec::new(),
             nrvo: None,
             fn_target: None,
