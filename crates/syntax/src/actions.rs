@@ -324,7 +324,7 @@ pub enum IfCond {
     /// `if (e)`.
     Expr(Expr),
     /// `if (T x = e)`: one variable, initialised.
-    Decl(Decl),
+    Decl(Box<Decl>),
 }
 
 /// `if (cond) then else els`. A condition that declares a variable reads
@@ -343,7 +343,7 @@ pub fn if_stmt(
         IfCond::Expr(cond) => {
             return stmt(file, diags, StmtKind::If { cond, then, els }, l, r);
         }
-        IfCond::Decl(decl) => decl,
+        IfCond::Decl(decl) => *decl,
     };
     let name = match decl.declarators.first() {
         Some(Declarator {
@@ -429,7 +429,7 @@ pub fn labelled(
 /// A struct member as parsed.
 pub enum Member {
     /// A data member declaration.
-    Field(Decl),
+    Field(Box<Decl>),
     /// A member function template: its parameters, the function, and the
     /// span of the whole declaration.
     Template(Vec<crate::ast::TemplateParam>, Box<Function>, Span),
@@ -447,7 +447,7 @@ pub enum Member {
     Friend(Ident),
     /// A bit field (`unsigned n : 31;`): the field and the span of its
     /// declaration.
-    BitField(Decl, Span),
+    BitField(Box<Decl>, Span),
     /// A class defined among the members (a nested class).
     Class(Box<StructDef>),
 }
@@ -558,11 +558,11 @@ pub fn bit_field(
         init: None,
     };
     Member::BitField(
-        Decl {
+        Box::new(Decl {
             specs,
             declarators: vec![declarator],
             span: decl_span,
-        },
+        }),
         decl_span,
     )
 }
@@ -620,11 +620,11 @@ pub fn struct_def(
     for m in members {
         match m {
             Member::Field(d) => {
-                def.fields.push(d);
+                def.fields.push(*d);
                 def.field_access.push(access);
             }
             Member::BitField(d, at) => {
-                def.fields.push(d);
+                def.fields.push(*d);
                 def.field_access.push(access);
                 def.bit_fields.push(at);
             }
@@ -847,11 +847,11 @@ pub fn class_member(
         ty,
         ..no_return(span(file, tl, tr))
     };
-    let ty = TypeName {
+    let ty = Box::new(TypeName {
         specs,
         modifiers: Modifiers::default(),
         span: span(file, tl, tr),
-    };
+    });
     expr(
         file,
         diags,

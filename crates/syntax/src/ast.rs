@@ -1011,14 +1011,14 @@ pub enum ExprKind {
         /// Which cast.
         kind: CastKind,
         /// The target type.
-        ty: TypeName,
+        ty: Box<TypeName>,
         /// The value.
         operand: Box<Expr>,
     },
     /// `T(args)` or `T{args}`: a functional cast or a construction (`extent<2>(4, 6)`).
     Construct {
         /// The type.
-        ty: TypeName,
+        ty: Box<TypeName>,
         /// The arguments.
         args: Vec<Expr>,
         /// Written with braces.
@@ -1058,24 +1058,24 @@ pub enum ExprKind {
     /// member function template of a class, with explicit arguments.
     TypeMember {
         /// The class.
-        ty: TypeName,
+        ty: Box<TypeName>,
         /// The member.
         member: Ident,
         /// The member template's explicit arguments.
         template_args: Option<Vec<TemplateArg>>,
     },
     /// `sizeof(T)` / `sizeof expr`
-    SizeofType(TypeName),
+    SizeofType(Box<TypeName>),
     /// `sizeof expr`
     SizeofExpr(Box<Expr>),
     /// `typeid(T)`
-    TypeidType(TypeName),
+    TypeidType(Box<TypeName>),
     /// `typeid(expr)`
     TypeidExpr(Box<Expr>),
     /// `new T`, `new T(args)`, `new T[count]`.
     New {
         /// The allocated type.
-        ty: TypeName,
+        ty: Box<TypeName>,
         /// `new T(args)`.
         args: Option<Vec<Expr>>,
         /// `new T[count]`.

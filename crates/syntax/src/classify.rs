@@ -14,7 +14,11 @@
 
 use crate::lexer::Token;
 use crate::token::Tok;
-use std::collections::HashSet;
+// Sets keyed by identifiers and token positions, probed for nearly every
+// token: FxHash is several times cheaper than the default SipHash, and
+// nothing here is keyed by input an attacker could choose to collide
+// (a compile is one program, run once).
+use rustc_hash::FxHashSet as HashSet;
 
 /// Class templates of the library, usable as `name<args>`.
 pub const TEMPLATE_NAMES: &[&str] = &[
@@ -139,7 +143,7 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
     } = known;
     let mut splits = Vec::new();
     // Positions of the names a `typedef` declares.
-    let mut alias_names: HashSet<usize> = HashSet::new();
+    let mut alias_names: HashSet<usize> = HashSet::default();
     // Where a library class template's definition ends, and its name.
     let mut definition_ends: Vec<(usize, &str)> = Vec::new();
     for i in 0..tokens.len() {
@@ -151,7 +155,8 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
             }
             end != i
         });
-        if alias_names.remove(&i)
+        if !alias_names.is_empty()
+            && alias_names.remove(&i)
             && let Tok::Ident(name) = tokens[i].tok
         {
             known_types.insert(name.to_string());
