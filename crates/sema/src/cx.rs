@@ -13,6 +13,12 @@ use tessera_syntax::ast;
 #[derive(Default)]
 pub struct Checker {
     /// The program being built.
+    /// The library header files of the unit (see
+    /// `ast::TranslationUnit::library_files`).
+    pub library_files: Vec<tessera_diagnostics::FileId>,
+    /// Member functions of library classes declared but not lowered yet:
+    /// each is lowered on its first use (see `class::lower_library_member`).
+    pub library_lazy: HashMap<FuncId, crate::class::LazyLibraryMember>,
     pub program: Program,
     /// Diagnostics so far.
     pub diags: Vec<Diagnostic>,

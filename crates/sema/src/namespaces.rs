@@ -68,7 +68,10 @@ pub fn flatten<'u>(
     for item in unit.into_owned().items {
         flat.item(item);
     }
-    Cow::Owned(TranslationUnit { items: flat.out })
+    Cow::Owned(TranslationUnit {
+        items: flat.out,
+        library_files: Vec::new(),
+    })
 }
 
 struct Flat<'d> {

@@ -12,7 +12,7 @@
 //! type specifiers are kept as written in [`DeclSpecs`].
 
 use serde::Serialize;
-use tessera_diagnostics::Span;
+use tessera_diagnostics::{FileId, Span};
 
 /// The deepest tree the parser builds; deeper input is an error (E0104).
 pub const MAX_HEIGHT: u32 = 400;
@@ -64,6 +64,15 @@ impl Path {
 pub struct TranslationUnit {
     /// Top-level declarations in order.
     pub items: Vec<Item>,
+    /// The files among the unit's sources that are library headers
+    /// written in the Tessera language (`<string>`, `<algorithm>`, ...;
+    /// see `crate::headers`). The checker lowers the bodies of their
+    /// classes' member functions only when a use needs them: they are
+    /// correct, so checking an unused one reports nothing, and a program
+    /// uses few of them. Not part of the tree as written (`dump ast`
+    /// leaves library items out too).
+    #[serde(skip)]
+    pub library_files: Vec<FileId>,
 }
 
 /// A top-level declaration.
