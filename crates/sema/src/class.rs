@@ -253,11 +253,22 @@ pub fn declare_class(
                 let scope = scope
                     .get_or_insert_with(|| Rc::new(DeclaredScope::capture(ck)))
                     .clone();
+                // The member's definition: in the class the checker keeps
+                // whole, or a copy.
+                let kept = ck
+                    .library_class
+                    .as_ref()
+                    .filter(|c| std::ptr::eq(Rc::as_ptr(c), s))
+                    .and_then(|c| {
+                        let at = c.methods.iter().position(|m| std::ptr::eq(&m.item, f))?;
+                        Some(MemberSource::InClass(Rc::clone(c), at))
+                    });
+                let source = kept.unwrap_or_else(|| MemberSource::Copied(Box::new(f.clone())));
                 ck.library_lazy.insert(
                     fid,
                     LazyLibraryMember {
                         class: id,
-                        function: f.clone(),
+                        source,
                         scope,
                     },
                 );
@@ -552,9 +563,28 @@ pub struct LazyLibraryMember {
     /// The class.
     pub class: StructId,
     /// The member's definition.
-    pub function: ast::Function,
+    pub source: MemberSource,
     /// The names in scope where the class was declared.
     pub scope: Rc<DeclaredScope>,
+}
+
+/// Where a lazy library member's definition is kept.
+pub enum MemberSource {
+    /// In its class's definition, which the checker owns: the member at
+    /// this index of `methods`.
+    InClass(Rc<ast::StructDef>, usize),
+    /// A copy (the checker borrows the tree).
+    Copied(Box<ast::Function>),
+}
+
+impl MemberSource {
+    /// The member's definition.
+    fn function(&self) -> Option<&ast::Function> {
+        match self {
+            MemberSource::InClass(class, at) => class.methods.get(*at).map(|m| &m.item),
+            MemberSource::Copied(f) => Some(f),
+        }
+    }
 }
 
 /// The checker's scope where a library class was declared: its body is
@@ -605,7 +635,9 @@ pub fn lower_library_member(ck: &mut Checker, fid: FuncId, lazy: LazyLibraryMemb
         std::mem::take(&mut ck.pointee_ok),
         std::mem::take(&mut ck.declaring_member_alias),
     );
-    lower_method(ck, lazy.class, fid, &lazy.function);
+    if let Some(f) = lazy.source.function() {
+        lower_method(ck, lazy.class, fid, f);
+    }
     (
         ck.resolving_param,
         ck.prototype_param,

@@ -19,6 +19,9 @@ pub struct Checker {
     /// Member functions of library classes declared but not lowered yet:
     /// each is lowered on its first use (see `class::lower_library_member`).
     pub library_lazy: HashMap<FuncId, crate::class::LazyLibraryMember>,
+    /// The library class being declared, when the checker owns its tree:
+    /// its lazy members keep it instead of a copy of each body.
+    pub library_class: Option<Rc<ast::StructDef>>,
     pub program: Program,
     /// Diagnostics so far.
     pub diags: Vec<Diagnostic>,

@@ -29,6 +29,15 @@ pub fn declare_all(ck: &mut Checker, unit: Cow<'_, TranslationUnit>) {
                     ItemKind::Template(t) => {
                         crate::template::declare_template(ck, Cow::Owned(t), item.span);
                     }
+                    // Kept whole, for its members lowered on first use.
+                    ItemKind::Struct(s)
+                        if !s.forward && ck.library_files.contains(&s.name.span.file) =>
+                    {
+                        let s = std::rc::Rc::new(s);
+                        ck.library_class = Some(std::rc::Rc::clone(&s));
+                        declare_struct(ck, &s, item.span);
+                        ck.library_class = None;
+                    }
                     kind => declare_item(
                         ck,
                         &Item {
