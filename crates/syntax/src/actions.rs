@@ -412,12 +412,12 @@ pub fn if_stmt(
 pub fn labelled(
     file: Files<'_, '_>,
     diags: &mut Vec<Diagnostic>,
-    head: Box<LabelHead>,
+    head: LabelHead,
     inner: Box<Stmt>,
     l: usize,
     r: usize,
 ) -> Stmt {
-    let label = match *head {
+    let label = match head {
         LabelHead::Case(e, _) => Label::Case(e),
         LabelHead::Default(_) => Label::Default,
         LabelHead::Named(i) => Label::Named(i),

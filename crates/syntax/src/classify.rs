@@ -240,9 +240,7 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
                     // its element type and rank given.
                     let amp_copy = matches!(name, "copy" | "copy_async")
                         && match tokens.get(i + 2).map(|t| t.tok) {
-                            Some(Tok::Ident(n)) => {
-                                known_types.contains(n) || is_class_name(n)
-                            }
+                            Some(Tok::Ident(n)) => known_types.contains(n) || is_class_name(n),
                             other => starts_type(other),
                         };
                     let is_template = if after_member {

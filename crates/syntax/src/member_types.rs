@@ -79,7 +79,9 @@ const STRING_MEMBERS: &[&str] = &[
 fn rewrite_string_members(tokens: &mut Vec<Token<'_>>) {
     let at = |i: usize, tokens: &[Token<'_>]| {
         matches!(tokens[i].tok, Tok::Ident("string"))
-            && tokens.get(i + 1).is_some_and(|t| matches!(t.tok, Tok::ColonColon))
+            && tokens
+                .get(i + 1)
+                .is_some_and(|t| matches!(t.tok, Tok::ColonColon))
             && matches!(tokens.get(i + 2).map(|t| t.tok), Some(Tok::Ident(m)) if STRING_MEMBERS.contains(&m))
     };
     if !(0..tokens.len()).any(|i| at(i, tokens)) {

@@ -151,7 +151,10 @@ pub fn parse_unit(
         parse_with(&mut session, &segments, &headers, replaced, Mode::Unit);
     let mut unit = match input {
         Input::Unit(unit) => unit,
-        Input::Stmts(_) => TranslationUnit { items: Vec::new(), library_files: Vec::new() },
+        Input::Stmts(_) => TranslationUnit {
+            items: Vec::new(),
+            library_files: Vec::new(),
+        },
     };
     unit.library_files = segments
         .iter()
@@ -217,7 +220,10 @@ fn run_parser<'s>(file: Files<'_, 's>, tokens: &[Token<'s>], mode: Mode) -> Atte
         Err(e) => {
             errors.push(e);
             match mode {
-                Mode::Unit => Input::Unit(TranslationUnit { items: Vec::new(), library_files: Vec::new() }),
+                Mode::Unit => Input::Unit(TranslationUnit {
+                    items: Vec::new(),
+                    library_files: Vec::new(),
+                }),
                 Mode::Stmts => Input::Stmts(Vec::new()),
             }
         }
@@ -256,7 +262,10 @@ pub fn parse_in<'s>(
     );
     let unit = match input {
         Input::Unit(unit) => unit,
-        Input::Stmts(_) => TranslationUnit { items: Vec::new(), library_files: Vec::new() },
+        Input::Stmts(_) => TranslationUnit {
+            items: Vec::new(),
+            library_files: Vec::new(),
+        },
     };
     Parsed { unit, diagnostics }
 }
@@ -308,7 +317,10 @@ fn parse_with<'s>(
     let main = files.segment(0);
     let (file, text) = (main.file, main.text);
     let empty = || match mode {
-        Mode::Unit => Input::Unit(TranslationUnit { items: Vec::new(), library_files: Vec::new() }),
+        Mode::Unit => Input::Unit(TranslationUnit {
+            items: Vec::new(),
+            library_files: Vec::new(),
+        }),
         Mode::Stmts => Input::Stmts(Vec::new()),
     };
     let mut diags = Vec::new();
