@@ -267,7 +267,7 @@ pub fn declare_class(
                 ck.library_lazy.insert(
                     fid,
                     LazyLibraryMember {
-                        class: id,
+                        class: Some(id),
                         source,
                         scope,
                     },
@@ -557,11 +557,12 @@ pub(crate) fn dynamic_class_assignment(
     Some(Stmt::new(StmtKind::Expr(assign), span))
 }
 
-/// A member function of a class of the library headers, declared, whose
-/// body is lowered on its first use (see [`lower_library_member`]).
+/// A member function of a class of the library headers, or a function of
+/// theirs, declared, whose body is lowered on its first use (see
+/// [`lower_library_member`]).
 pub struct LazyLibraryMember {
-    /// The class.
-    pub class: StructId,
+    /// The class; `None` for a function that is not a member.
+    pub class: Option<StructId>,
     /// The member's definition.
     pub source: MemberSource,
     /// The names in scope where the class was declared.
@@ -575,6 +576,8 @@ pub enum MemberSource {
     InClass(Rc<ast::StructDef>, usize),
     /// A copy (the checker borrows the tree).
     Copied(Box<ast::Function>),
+    /// A function that is not a member, kept whole.
+    Free(Rc<ast::Function>),
 }
 
 impl MemberSource {
@@ -583,6 +586,7 @@ impl MemberSource {
         match self {
             MemberSource::InClass(class, at) => class.methods.get(*at).map(|m| &m.item),
             MemberSource::Copied(f) => Some(f),
+            MemberSource::Free(f) => Some(f),
         }
     }
 }
@@ -601,7 +605,7 @@ pub struct DeclaredScope {
 
 impl DeclaredScope {
     /// The scope the checker is in now.
-    fn capture(ck: &Checker) -> DeclaredScope {
+    pub fn capture(ck: &Checker) -> DeclaredScope {
         DeclaredScope {
             aliases: ck.aliases.clone(),
             class_scopes: ck.class_scopes.clone(),
@@ -635,8 +639,10 @@ pub fn lower_library_member(ck: &mut Checker, fid: FuncId, lazy: LazyLibraryMemb
         std::mem::take(&mut ck.pointee_ok),
         std::mem::take(&mut ck.declaring_member_alias),
     );
-    if let Some(f) = lazy.source.function() {
-        lower_method(ck, lazy.class, fid, f);
+    match (lazy.class, lazy.source.function()) {
+        (Some(class), Some(f)) => lower_method(ck, class, fid, f),
+        (None, Some(f)) => crate::declare::define_body(ck, f, fid),
+        (_, None) => {}
     }
     (
         ck.resolving_param,
@@ -1376,11 +1382,7 @@ fn define_out_of_class_in(ck: &mut Checker, f: &ast::Function) {
         );
         return;
     };
-    if ck
-        .program
-        .get_function(fid)
-        .is_some_and(|g| g.body.is_some())
-    {
+    if ck.has_body(fid) {
         ck.error(
             codes::E0202,
             f.name.span,
