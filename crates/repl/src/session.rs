@@ -624,7 +624,10 @@ impl Session {
         let mut items = std::mem::take(&mut self.decls);
         let body = std::mem::take(&mut self.body);
         items.push(self.main_item(body));
-        let unit = TranslationUnit { items };
+        let unit = TranslationUnit {
+            items,
+            library_files: Vec::new(),
+        };
         let checked = tessera_driver::check_parsed(&self.sources, &unit, Vec::new());
         let mut items = unit.items;
         if let Some(Item {

@@ -219,6 +219,13 @@ pub fn declare_class(
     // In a class-template instance, a member's body is checked when it is
     // first called (see `template::ensure_body`).
     let declaring = ck.templates.declaring.take();
+    // So is a member of a class of the library headers (`std::string`):
+    // a program uses few of them. A polymorphic class's are lowered now,
+    // as its virtual functions run through its dynamic class.
+    let lazy_library = declaring.is_none()
+        && ck.library_files.contains(&s.name.span.file)
+        && !ck.program.dynamic.contains_key(&id);
+    let mut scope: Option<Rc<DeclaredScope>> = None;
     for (fid, f) in declared {
         if f.body.is_none() && !f.method.defaulted {
             continue;
@@ -239,6 +246,30 @@ pub fn declare_class(
                         class: id,
                         function: f.clone(),
                         out_of_class: false,
+                    },
+                );
+            }
+            None if lazy_library => {
+                let scope = scope
+                    .get_or_insert_with(|| Rc::new(DeclaredScope::capture(ck)))
+                    .clone();
+                // The member's definition: in the class the checker keeps
+                // whole, or a copy.
+                let kept = ck
+                    .library_class
+                    .as_ref()
+                    .filter(|c| std::ptr::eq(Rc::as_ptr(c), s))
+                    .and_then(|c| {
+                        let at = c.methods.iter().position(|m| std::ptr::eq(&m.item, f))?;
+                        Some(MemberSource::InClass(Rc::clone(c), at))
+                    });
+                let source = kept.unwrap_or_else(|| MemberSource::Copied(Box::new(f.clone())));
+                ck.library_lazy.insert(
+                    fid,
+                    LazyLibraryMember {
+                        class: Some(id),
+                        source,
+                        scope,
                     },
                 );
             }
@@ -524,6 +555,174 @@ pub(crate) fn dynamic_class_assignment(
         span,
     );
     Some(Stmt::new(StmtKind::Expr(assign), span))
+}
+
+/// A member function of a class of the library headers, or a function of
+/// theirs, declared, whose body is lowered on its first use (see
+/// [`lower_library_member`]).
+pub struct LazyLibraryMember {
+    /// The class; `None` for a function that is not a member.
+    pub class: Option<StructId>,
+    /// The member's definition.
+    pub source: MemberSource,
+    /// The names in scope where the class was declared.
+    pub scope: Rc<DeclaredScope>,
+}
+
+/// Where a lazy library member's definition is kept.
+pub enum MemberSource {
+    /// In its class's definition, which the checker owns: the member at
+    /// this index of `methods`.
+    InClass(Rc<ast::StructDef>, usize),
+    /// A copy (the checker borrows the tree).
+    Copied(Box<ast::Function>),
+    /// A function that is not a member, kept whole.
+    Free(Rc<ast::Function>),
+}
+
+impl MemberSource {
+    /// The member's definition.
+    fn function(&self) -> Option<&ast::Function> {
+        match self {
+            MemberSource::InClass(class, at) => class.methods.get(*at).map(|m| &m.item),
+            MemberSource::Copied(f) => Some(f),
+            MemberSource::Free(f) => Some(f),
+        }
+    }
+}
+
+/// The checker's scope where a library class was declared: its body is
+/// lowered later, wherever its first use is, but must see the names its
+/// class saw (C++ looks a name in a member function up from its
+/// definition, not from its uses).
+pub struct DeclaredScope {
+    aliases: Vec<HashMap<String, Type>>,
+    class_scopes: Vec<StructId>,
+    defining: Vec<(String, StructId)>,
+    using_namespaces: Vec<String>,
+    const_globals: Rc<HashMap<String, i64>>,
+}
+
+impl DeclaredScope {
+    /// The scope the checker is in now.
+    pub fn capture(ck: &Checker) -> DeclaredScope {
+        DeclaredScope {
+            aliases: ck.aliases.clone(),
+            class_scopes: ck.class_scopes.clone(),
+            defining: ck.defining.clone(),
+            using_namespaces: ck.using_namespaces.clone(),
+            const_globals: Rc::clone(&ck.const_globals),
+        }
+    }
+}
+
+/// Lowers the body of library member `fid` (see [`LazyLibraryMember`]) in
+/// the scope its class was declared in, whatever is being checked when its
+/// first use is found; the checker's scope is restored after.
+pub fn lower_library_member(ck: &mut Checker, fid: FuncId, lazy: LazyLibraryMember) {
+    let scope = &*lazy.scope;
+    let aliases = std::mem::replace(&mut ck.aliases, scope.aliases.clone());
+    let class_scopes = std::mem::replace(&mut ck.class_scopes, scope.class_scopes.clone());
+    let defining = std::mem::replace(&mut ck.defining, scope.defining.clone());
+    let usings = std::mem::replace(&mut ck.using_namespaces, scope.using_namespaces.clone());
+    let consts = std::mem::replace(&mut ck.const_globals, Rc::clone(&scope.const_globals));
+    let values = std::mem::take(&mut ck.templates.values);
+    let qualified = std::mem::take(&mut ck.templates.qualified);
+    let template_params = std::mem::take(&mut ck.templates.template_params);
+    let injected = ck.templates.injected.take();
+    let declaring = ck.templates.declaring.take();
+    let local_class_context = ck.local_class_context.take();
+    let decltype_scope = ck.decltype_scope.take();
+    let flags = (
+        std::mem::take(&mut ck.resolving_param),
+        std::mem::take(&mut ck.prototype_param),
+        std::mem::take(&mut ck.pointee_ok),
+        std::mem::take(&mut ck.declaring_member_alias),
+    );
+    match (lazy.class, lazy.source.function()) {
+        (Some(class), Some(f)) => lower_method(ck, class, fid, f),
+        (None, Some(f)) => crate::declare::define_body(ck, f, fid),
+        (_, None) => {}
+    }
+    (
+        ck.resolving_param,
+        ck.prototype_param,
+        ck.pointee_ok,
+        ck.declaring_member_alias,
+    ) = flags;
+    ck.decltype_scope = decltype_scope;
+    ck.local_class_context = local_class_context;
+    ck.templates.declaring = declaring;
+    ck.templates.injected = injected;
+    ck.templates.template_params = template_params;
+    ck.templates.qualified = qualified;
+    ck.templates.values = values;
+    ck.const_globals = consts;
+    ck.using_namespaces = usings;
+    ck.defining = defining;
+    ck.class_scopes = class_scopes;
+    ck.aliases = aliases;
+}
+
+/// Lowers the library members (see [`LazyLibraryMember`]) that lowered
+/// code uses where no use lowered them yet (an address taken, a call the
+/// checker built itself), until none is left without its body; true when
+/// it lowered any. Members nothing uses stay declarations.
+pub fn define_used_library_members(ck: &mut Checker) -> bool {
+    let mut any = false;
+    loop {
+        if ck.library_lazy.is_empty() {
+            return any;
+        }
+        let mut wanted: Vec<FuncId> = Vec::new();
+        let lazy = &ck.library_lazy;
+        let mut note = |e: &tessera_ir::Expr| {
+            let used = match &e.kind {
+                tessera_ir::ExprKind::Call { func, .. }
+                | tessera_ir::ExprKind::VirtualCall { func, .. } => Some(*func),
+                tessera_ir::ExprKind::Launch { kernel, .. } => Some(*kernel),
+                tessera_ir::ExprKind::FuncAddr(Some(func)) => Some(*func),
+                _ => None,
+            };
+            if let Some(id) = used
+                && lazy.contains_key(&id)
+                && !wanted.contains(&id)
+            {
+                wanted.push(id);
+            }
+        };
+        for f in &ck.program.functions {
+            if let Some(body) = &f.body {
+                tessera_ir::visit::for_each_expr_deep(body, &mut note);
+            }
+        }
+        for g in &ck.program.globals {
+            if let Some(init) = &g.init {
+                tessera_ir::visit::for_each_init_expr(init, &mut |e| {
+                    tessera_ir::visit::for_each_subexpr(e, &mut note);
+                });
+            }
+        }
+        for d in ck.program.dynamic.values() {
+            for id in d.overriders.values() {
+                if lazy.contains_key(id) && !wanted.contains(id) {
+                    wanted.push(*id);
+                }
+            }
+        }
+        if wanted.is_empty() {
+            return any;
+        }
+        // In id order, so the order of lowering does not depend on how
+        // the uses were found.
+        wanted.sort();
+        for id in wanted {
+            if let Some(lazy) = ck.library_lazy.remove(&id) {
+                lower_library_member(ck, id, lazy);
+                any = true;
+            }
+        }
+    }
 }
 
 /// Checks member `fid`'s body now (a class-template instance's member, on
@@ -1183,11 +1382,7 @@ fn define_out_of_class_in(ck: &mut Checker, f: &ast::Function) {
         );
         return;
     };
-    if ck
-        .program
-        .get_function(fid)
-        .is_some_and(|g| g.body.is_some())
-    {
+    if ck.has_body(fid) {
         ck.error(
             codes::E0202,
             f.name.span,

@@ -13,6 +13,19 @@ use tessera_syntax::ast;
 #[derive(Default)]
 pub struct Checker {
     /// The program being built.
+    /// The library header files of the unit (see
+    /// `ast::TranslationUnit::library_files`).
+    pub library_files: Vec<tessera_diagnostics::FileId>,
+    /// Member functions of library classes declared but not lowered yet:
+    /// each is lowered on its first use (see `class::lower_library_member`).
+    pub library_lazy: HashMap<FuncId, crate::class::LazyLibraryMember>,
+    /// The library class being declared, when the checker owns its tree:
+    /// its lazy members keep it instead of a copy of each body.
+    pub library_class: Option<Rc<ast::StructDef>>,
+    /// The library function being declared, when the checker owns its
+    /// tree: its body is lowered on first use (see
+    /// `class::LazyLibraryMember`).
+    pub library_function: Option<Rc<ast::Function>>,
     pub program: Program,
     /// Diagnostics so far.
     pub diags: Vec<Diagnostic>,
@@ -141,6 +154,17 @@ pub struct Checker {
 }
 
 impl Checker {
+    /// Whether function `id` has its body: lowered, or a library
+    /// function's waiting for its first use (which counts as defined: a
+    /// second definition is one).
+    pub fn has_body(&self, id: FuncId) -> bool {
+        self.library_lazy.contains_key(&id)
+            || self
+                .program
+                .get_function(id)
+                .is_some_and(|g| g.body.is_some())
+    }
+
     /// True if `using namespace concurrency::NAME;` (or `Concurrency::`) came before.
     pub fn uses_amp_namespace(&self, name: &str) -> bool {
         self.using_namespaces

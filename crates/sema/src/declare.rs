@@ -29,6 +29,26 @@ pub fn declare_all(ck: &mut Checker, unit: Cow<'_, TranslationUnit>) {
                     ItemKind::Template(t) => {
                         crate::template::declare_template(ck, Cow::Owned(t), item.span);
                     }
+                    // A library function, lowered on first use.
+                    ItemKind::Function(f)
+                        if f.class.is_none()
+                            && f.body.is_some()
+                            && ck.library_files.contains(&f.name.span.file) =>
+                    {
+                        let f = std::rc::Rc::new(f);
+                        ck.library_function = Some(std::rc::Rc::clone(&f));
+                        declare_function(ck, &f, item.span);
+                        ck.library_function = None;
+                    }
+                    // Kept whole, for its members lowered on first use.
+                    ItemKind::Struct(s)
+                        if !s.forward && ck.library_files.contains(&s.name.span.file) =>
+                    {
+                        let s = std::rc::Rc::new(s);
+                        ck.library_class = Some(std::rc::Rc::clone(&s));
+                        declare_struct(ck, &s, item.span);
+                        ck.library_class = None;
+                    }
                     kind => declare_item(
                         ck,
                         &Item {
@@ -922,7 +942,7 @@ pub(crate) fn declare_function_signature_first(
             .iter()
             .filter_map(|id| {
                 let g = ck.program.get_function(*id)?;
-                same_signature(g, &func).then_some((*id, g.restriction, g.body.is_some()))
+                same_signature(g, &func).then_some((*id, g.restriction, ck.has_body(*id)))
             })
             .collect();
         let overlaps = |r: Restriction| (r.amp && restriction.amp) || (r.cpu && restriction.cpu);
@@ -937,13 +957,14 @@ pub(crate) fn declare_function_signature_first(
     let id = match existing {
         Some(id) => {
             let prev = ck.program.function(id).clone();
-            if prev.restriction != restriction && f.body.is_some() && prev.body.is_none() {
+            let prev_defined = ck.has_body(id);
+            if prev.restriction != restriction && f.body.is_some() && !prev_defined {
                 // The two share a side (else the definition would be an
                 // overload of its own): MSVC's "redefinition with
                 // overlapping restriction".
                 report_clause_mismatch(ck, f.name.span, "C3935");
             }
-            if prev.body.is_some() && f.body.is_some() {
+            if prev_defined && f.body.is_some() {
                 let prev_span = prev.span;
                 if prev.restriction == restriction {
                     ck.report(
@@ -1003,6 +1024,24 @@ pub(crate) fn declare_function_signature_first(
     }
     declared(ck, id);
     if f.body.is_none() {
+        return Some(id);
+    }
+    // A library function's body waits for its first use.
+    if let Some(kept) = ck
+        .library_function
+        .as_ref()
+        .filter(|k| std::ptr::eq(std::rc::Rc::as_ptr(k), f))
+    {
+        let source = crate::class::MemberSource::Free(std::rc::Rc::clone(kept));
+        let scope = std::rc::Rc::new(crate::class::DeclaredScope::capture(ck));
+        ck.library_lazy.insert(
+            id,
+            crate::class::LazyLibraryMember {
+                class: None,
+                source,
+                scope,
+            },
+        );
         return Some(id);
     }
     check_body(ck, f, id, func, ret_enum, &param_names);

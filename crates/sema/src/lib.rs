@@ -78,11 +78,21 @@ pub fn check_owned(unit: TranslationUnit) -> Checked {
 }
 
 fn check_tree(unit: Cow<'_, TranslationUnit>) -> Checked {
-    let mut checker = cx::Checker::default();
+    let mut checker = cx::Checker {
+        library_files: unit.library_files.clone(),
+        ..cx::Checker::default()
+    };
     let flat = namespaces::flatten(unit, &mut checker.diags, &mut checker.overload_sets);
     // Bodies are lowered as their items are declared.
     declare::declare_all(&mut checker, flat);
-    template::define_used_instances(&mut checker);
+    // Library members and template instances used by what the other
+    // lowered, until neither adds a body.
+    loop {
+        template::define_used_instances(&mut checker);
+        if !class::define_used_library_members(&mut checker) {
+            break;
+        }
+    }
     context::specialise(&mut checker);
     // Numbered once every body is complete, so the ids are a function of the
     // body alone (the engines and the REPL key statements by them).

@@ -6,7 +6,10 @@
 //! namespaces, and its diagnostics name entities as C++ does (`ns::f`).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+// The pass looks every name of the unit up in these tables, the library
+// headers' included: FxHash is several times cheaper there than SipHash,
+// and the keys are the program's own names (see docs/dependencies.md).
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use tessera_diagnostics::{Diagnostic, Span, codes};
 use tessera_syntax::ast::*;
 
@@ -47,18 +50,18 @@ pub fn flatten<'u>(
     }
     let mut flat = Flat {
         ns: String::new(),
-        members: HashMap::new(),
+        members: HashMap::default(),
         directives: Vec::new(),
         locals: Vec::new(),
         function: String::new(),
-        local_classes: std::collections::HashSet::new(),
-        class_members: HashMap::new(),
-        nested: HashMap::new(),
+        local_classes: HashSet::default(),
+        class_members: HashMap::default(),
+        nested: HashMap::default(),
         class_scope: Vec::new(),
-        class_friends: HashMap::new(),
-        class_bases: HashMap::new(),
+        class_friends: HashMap::default(),
+        class_bases: HashMap::default(),
         in_template: false,
-        enclosing_members: std::collections::HashSet::new(),
+        enclosing_members: HashSet::default(),
         deferred: Vec::new(),
         out: Vec::new(),
         callee: false,
@@ -68,7 +71,10 @@ pub fn flatten<'u>(
     for item in unit.into_owned().items {
         flat.item(item);
     }
-    Cow::Owned(TranslationUnit { items: flat.out })
+    Cow::Owned(TranslationUnit {
+        items: flat.out,
+        library_files: Vec::new(),
+    })
 }
 
 struct Flat<'d> {
@@ -83,7 +89,7 @@ struct Flat<'d> {
     /// The function whose body is being rewritten (it names local classes).
     function: String,
     /// The flat names given to local classes so far.
-    local_classes: std::collections::HashSet<String>,
+    local_classes: HashSet<String>,
     /// The names of each class's members, its bases' included, by the
     /// class's flat name: inside a member function they are found before
     /// any namespace's names.
@@ -103,7 +109,7 @@ struct Flat<'d> {
     in_template: bool,
     /// The names given to enclosing classes' members inside nested
     /// classes (`Outer::count` for `count`).
-    enclosing_members: std::collections::HashSet<String>,
+    enclosing_members: HashSet<String>,
     /// The bodies of nested classes' member functions, as definitions
     /// outside the class, to follow the enclosing class.
     deferred: Vec<Item>,
@@ -744,7 +750,7 @@ impl Flat<'_> {
                 if let Some(m) = members {
                     self.locals.push(m);
                 }
-                self.locals.push(HashMap::new());
+                self.locals.push(HashMap::default());
                 for p in &mut f.params {
                     self.param(p);
                 }
@@ -891,7 +897,7 @@ impl Flat<'_> {
         };
         // The class's members and its bases' hide namespace names in its
         // member functions (C++'s class scope comes before namespace scope).
-        let mut names: HashMap<String, Option<String>> = HashMap::new();
+        let mut names: HashMap<String, Option<String>> = HashMap::default();
         for b in &mut s.bases {
             let is_virtual =
                 matches!(&b.item, BaseType::Named(p) if p.last().starts_with("virtual "));
@@ -1039,7 +1045,7 @@ impl Flat<'_> {
             });
         for f in s.methods.iter_mut().map(|m| &mut m.item).chain(templated) {
             self.specs(&mut f.ret);
-            self.locals.push(HashMap::new());
+            self.locals.push(HashMap::default());
             for p in &mut f.params {
                 self.param(p);
             }
@@ -1190,7 +1196,7 @@ impl Flat<'_> {
     /// which calls in the block then name.
     fn local_function(&mut self, f: &mut Function) {
         self.specs(&mut f.ret);
-        self.locals.push(HashMap::new());
+        self.locals.push(HashMap::default());
         for p in &mut f.params {
             self.param(p);
         }
@@ -1202,7 +1208,7 @@ impl Flat<'_> {
     }
 
     fn block(&mut self, block: &mut Block) {
-        self.locals.push(HashMap::new());
+        self.locals.push(HashMap::default());
         let directives = self.directives.len();
         for s in &mut block.stmts {
             self.stmt(s);
@@ -1212,7 +1218,7 @@ impl Flat<'_> {
     }
 
     fn scoped(&mut self, stmt: &mut Stmt) {
-        self.locals.push(HashMap::new());
+        self.locals.push(HashMap::default());
         self.stmt(stmt);
         self.locals.pop();
     }
@@ -1228,7 +1234,7 @@ impl Flat<'_> {
             StmtKind::Try { body, handlers } => {
                 self.block(body);
                 for h in handlers {
-                    self.locals.push(HashMap::new());
+                    self.locals.push(HashMap::default());
                     if let Some(p) = &mut h.param {
                         self.param(p);
                     }
@@ -1249,7 +1255,7 @@ impl Flat<'_> {
                 step,
                 body,
             } => {
-                self.locals.push(HashMap::new());
+                self.locals.push(HashMap::default());
                 if let Some(i) = init {
                     self.stmt(i);
                 }
@@ -1268,7 +1274,7 @@ impl Flat<'_> {
                 range,
                 body,
             } => {
-                self.locals.push(HashMap::new());
+                self.locals.push(HashMap::default());
                 self.specs(specs);
                 self.expr(range);
                 self.declarator_parts(declarator);
@@ -1403,7 +1409,7 @@ impl Flat<'_> {
                 }
             }
             ExprKind::Lambda(lambda) => {
-                self.locals.push(HashMap::new());
+                self.locals.push(HashMap::default());
                 for p in &mut lambda.params {
                     self.param(p);
                 }

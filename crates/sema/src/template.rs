@@ -437,6 +437,10 @@ fn instantiate_member(
 /// Checks the body of `id` now, if it is a member function of a
 /// class-template instance not yet checked.
 pub fn ensure_body(ck: &mut Checker, id: FuncId, use_span: Span) {
+    if let Some(lazy) = ck.library_lazy.remove(&id) {
+        crate::class::lower_library_member(ck, id, lazy);
+        return;
+    }
     if let Some(lazy) = ck.templates.lazy_functions.remove(&id) {
         if too_deep(ck, use_span) {
             return;

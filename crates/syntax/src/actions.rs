@@ -232,6 +232,17 @@ pub fn binary(
     expr(file, diags, kind, l, r)
 }
 
+/// The values of a list whose elements the grammar produced boxed.
+///
+/// The parser's stack holds every grammar symbol in one enum, as large as
+/// its largest variant, and copies it on every shift and reduction: the
+/// grammar boxes its large nodes (statements, items, functions,
+/// parameters, declarators) so that enum stays small, and unboxes them
+/// here, once, where they join their list.
+pub fn unbox_all<T>(v: Vec<Box<T>>) -> Vec<T> {
+    v.into_iter().map(|b| *b).collect()
+}
+
 /// A statement node; enforces [`MAX_HEIGHT`].
 pub fn stmt(
     file: Files<'_, '_>,
@@ -273,13 +284,12 @@ pub enum LoopHead {
 pub fn loop_stmt(
     file: Files<'_, '_>,
     diags: &mut Vec<Diagnostic>,
-    head: LoopHead,
-    body: Stmt,
+    head: Box<LoopHead>,
+    body: Box<Stmt>,
     l: usize,
     r: usize,
 ) -> Stmt {
-    let body = Box::new(body);
-    let kind = match head {
+    let kind = match *head {
         LoopHead::While(cond) => StmtKind::While { cond, body },
         LoopHead::Switch(cond) => StmtKind::Switch { cond, body },
         LoopHead::For(init, cond, step) => StmtKind::For {
@@ -314,7 +324,7 @@ pub enum IfCond {
     /// `if (e)`.
     Expr(Expr),
     /// `if (T x = e)`: one variable, initialised.
-    Decl(Decl),
+    Decl(Box<Decl>),
 }
 
 /// `if (cond) then else els`. A condition that declares a variable reads
@@ -324,27 +334,16 @@ pub fn if_stmt(
     file: Files<'_, '_>,
     diags: &mut Vec<Diagnostic>,
     cond: IfCond,
-    then: Stmt,
-    els: Option<Stmt>,
+    then: Box<Stmt>,
+    els: Option<Box<Stmt>>,
     l: usize,
     r: usize,
 ) -> Stmt {
-    let els = els.map(Box::new);
     let decl = match cond {
         IfCond::Expr(cond) => {
-            return stmt(
-                file,
-                diags,
-                StmtKind::If {
-                    cond,
-                    then: Box::new(then),
-                    els,
-                },
-                l,
-                r,
-            );
+            return stmt(file, diags, StmtKind::If { cond, then, els }, l, r);
         }
-        IfCond::Decl(decl) => decl,
+        IfCond::Decl(decl) => *decl,
     };
     let name = match decl.declarators.first() {
         Some(Declarator {
@@ -390,7 +389,7 @@ pub fn if_stmt(
         diags,
         StmtKind::If {
             cond: used,
-            then: Box::new(then),
+            then,
             els,
         },
         l,
@@ -414,7 +413,7 @@ pub fn labelled(
     file: Files<'_, '_>,
     diags: &mut Vec<Diagnostic>,
     head: LabelHead,
-    inner: Stmt,
+    inner: Box<Stmt>,
     l: usize,
     r: usize,
 ) -> Stmt {
@@ -423,26 +422,23 @@ pub fn labelled(
         LabelHead::Default(_) => Label::Default,
         LabelHead::Named(i) => Label::Named(i),
     };
-    let kind = StmtKind::Labeled {
-        label,
-        stmt: Box::new(inner),
-    };
+    let kind = StmtKind::Labeled { label, stmt: inner };
     stmt(file, diags, kind, l, r)
 }
 
 /// A struct member as parsed.
 pub enum Member {
     /// A data member declaration.
-    Field(Decl),
+    Field(Box<Decl>),
     /// A member function template: its parameters, the function, and the
     /// span of the whole declaration.
-    Template(Vec<crate::ast::TemplateParam>, Function, Span),
+    Template(Vec<crate::ast::TemplateParam>, Box<Function>, Span),
     /// `public:` and friends.
     Access(Access, Span),
     /// `static_assert(...)`.
-    Assert(StaticAssert),
+    Assert(Box<StaticAssert>),
     /// A member function, constructor or destructor.
-    Method(Function),
+    Method(Box<Function>),
     /// A stray `;`.
     Empty,
     /// A member that failed to parse (already reported).
@@ -451,9 +447,9 @@ pub enum Member {
     Friend(Ident),
     /// A bit field (`unsigned n : 31;`): the field and the span of its
     /// declaration.
-    BitField(Decl, Span),
+    BitField(Box<Decl>, Span),
     /// A class defined among the members (a nested class).
-    Class(StructDef),
+    Class(Box<StructDef>),
 }
 
 impl Member {
@@ -536,7 +532,7 @@ pub fn ellipsis_param(file: Files<'_, '_>, l: usize, r: usize) -> Param {
 }
 
 /// The parameter of a `catch` handler: `None` for `catch (...)`.
-pub fn handler_param(p: Param) -> Option<Param> {
+pub fn handler_param(p: Box<Param>) -> Option<Box<Param>> {
     if p.is_ellipsis() { None } else { Some(p) }
 }
 
@@ -562,11 +558,11 @@ pub fn bit_field(
         init: None,
     };
     Member::BitField(
-        Decl {
+        Box::new(Decl {
             specs,
             declarators: vec![declarator],
             span: decl_span,
-        },
+        }),
         decl_span,
     )
 }
@@ -624,15 +620,15 @@ pub fn struct_def(
     for m in members {
         match m {
             Member::Field(d) => {
-                def.fields.push(d);
+                def.fields.push(*d);
                 def.field_access.push(access);
             }
             Member::BitField(d, at) => {
-                def.fields.push(d);
+                def.fields.push(*d);
                 def.field_access.push(access);
                 def.bit_fields.push(at);
             }
-            Member::Assert(a) => def.asserts.push(a),
+            Member::Assert(a) => def.asserts.push(*a),
             Member::Class(mut c) => {
                 // `struct Inner { ... } a, b;`: the declarators are members
                 // of the enclosing class, of the nested class's type.
@@ -650,20 +646,20 @@ pub fn struct_def(
                     });
                     def.field_access.push(access);
                 }
-                def.classes.push(crate::ast::Member { access, item: c });
+                def.classes.push(crate::ast::Member { access, item: *c });
             }
             Member::Friend(name) => def.friends.push(name),
             Member::Access(a, s) => {
                 access = a;
                 def.access_spans.push(s);
             }
-            Member::Method(f) => def.methods.push(crate::ast::Member { access, item: f }),
+            Member::Method(f) => def.methods.push(crate::ast::Member { access, item: *f }),
             Member::Template(params, f, span) => def.method_templates.push(crate::ast::Member {
                 access,
                 item: crate::ast::Template {
                     params,
                     item: Box::new(crate::ast::Item {
-                        kind: crate::ast::ItemKind::Function(f),
+                        kind: crate::ast::ItemKind::Function(*f),
                         span,
                     }),
                     specialised: None,
@@ -851,11 +847,11 @@ pub fn class_member(
         ty,
         ..no_return(span(file, tl, tr))
     };
-    let ty = TypeName {
+    let ty = Box::new(TypeName {
         specs,
         modifiers: Modifiers::default(),
         span: span(file, tl, tr),
-    };
+    });
     expr(
         file,
         diags,

@@ -12,7 +12,7 @@
 //! type specifiers are kept as written in [`DeclSpecs`].
 
 use serde::Serialize;
-use tessera_diagnostics::Span;
+use tessera_diagnostics::{FileId, Span};
 
 /// The deepest tree the parser builds; deeper input is an error (E0104).
 pub const MAX_HEIGHT: u32 = 400;
@@ -64,6 +64,15 @@ impl Path {
 pub struct TranslationUnit {
     /// Top-level declarations in order.
     pub items: Vec<Item>,
+    /// The files among the unit's sources that are library headers
+    /// written in the Tessera language (`<string>`, `<algorithm>`, ...;
+    /// see `crate::headers`). The checker lowers the bodies of their
+    /// classes' member functions only when a use needs them: they are
+    /// correct, so checking an unused one reports nothing, and a program
+    /// uses few of them. Not part of the tree as written (`dump ast`
+    /// leaves library items out too).
+    #[serde(skip)]
+    pub library_files: Vec<FileId>,
 }
 
 /// A top-level declaration.
@@ -1011,14 +1020,14 @@ pub enum ExprKind {
         /// Which cast.
         kind: CastKind,
         /// The target type.
-        ty: TypeName,
+        ty: Box<TypeName>,
         /// The value.
         operand: Box<Expr>,
     },
     /// `T(args)` or `T{args}`: a functional cast or a construction (`extent<2>(4, 6)`).
     Construct {
         /// The type.
-        ty: TypeName,
+        ty: Box<TypeName>,
         /// The arguments.
         args: Vec<Expr>,
         /// Written with braces.
@@ -1058,24 +1067,24 @@ pub enum ExprKind {
     /// member function template of a class, with explicit arguments.
     TypeMember {
         /// The class.
-        ty: TypeName,
+        ty: Box<TypeName>,
         /// The member.
         member: Ident,
         /// The member template's explicit arguments.
         template_args: Option<Vec<TemplateArg>>,
     },
     /// `sizeof(T)` / `sizeof expr`
-    SizeofType(TypeName),
+    SizeofType(Box<TypeName>),
     /// `sizeof expr`
     SizeofExpr(Box<Expr>),
     /// `typeid(T)`
-    TypeidType(TypeName),
+    TypeidType(Box<TypeName>),
     /// `typeid(expr)`
     TypeidExpr(Box<Expr>),
     /// `new T`, `new T(args)`, `new T[count]`.
     New {
         /// The allocated type.
-        ty: TypeName,
+        ty: Box<TypeName>,
         /// `new T(args)`.
         args: Option<Vec<Expr>>,
         /// `new T[count]`.

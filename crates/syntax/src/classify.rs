@@ -14,7 +14,11 @@
 
 use crate::lexer::Token;
 use crate::token::Tok;
-use std::collections::HashSet;
+// Sets keyed by identifiers and token positions, probed for nearly every
+// token: FxHash is several times cheaper than the default SipHash, and
+// nothing here is keyed by input an attacker could choose to collide
+// (a compile is one program, run once).
+use rustc_hash::FxHashSet as HashSet;
 
 /// Class templates of the library, usable as `name<args>`.
 pub const TEMPLATE_NAMES: &[&str] = &[
@@ -100,6 +104,14 @@ pub const CLASS_NAMES: &[&str] = &[
 /// that a program may also use for its own variables.
 pub const STD_CLASS_NAMES: &[&str] = &["wstring", "exception"];
 
+/// Whether `name` is one of [`CLASS_NAMES`]: asked for nearly every
+/// identifier, so through a hash set rather than a scan of the list.
+fn is_class_name(name: &str) -> bool {
+    static SET: std::sync::OnceLock<HashSet<&'static str>> = std::sync::OnceLock::new();
+    SET.get_or_init(|| CLASS_NAMES.iter().copied().collect())
+        .contains(name)
+}
+
 /// Class templates of the library written in the Tessera language
 /// (`crate::headers`) whose names programs also use for their own
 /// variables (`auto pair = ...`): the name is a type only inside the class's
@@ -139,19 +151,22 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
     } = known;
     let mut splits = Vec::new();
     // Positions of the names a `typedef` declares.
-    let mut alias_names: HashSet<usize> = HashSet::new();
+    let mut alias_names: HashSet<usize> = HashSet::default();
     // Where a library class template's definition ends, and its name.
     let mut definition_ends: Vec<(usize, &str)> = Vec::new();
     for i in 0..tokens.len() {
         // A template's type parameters, and a library class template's
         // name, stop naming types where their declaration ends.
-        definition_ends.retain(|&(end, name)| {
-            if end == i {
-                known_types.remove(name);
-            }
-            end != i
-        });
-        if alias_names.remove(&i)
+        if !definition_ends.is_empty() {
+            definition_ends.retain(|&(end, name)| {
+                if end == i {
+                    known_types.remove(name);
+                }
+                end != i
+            });
+        }
+        if !alias_names.is_empty()
+            && alias_names.remove(&i)
             && let Tok::Ident(name) = tokens[i].tok
         {
             known_types.insert(name.to_string());
@@ -225,9 +240,7 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
                     // its element type and rank given.
                     let amp_copy = matches!(name, "copy" | "copy_async")
                         && match tokens.get(i + 2).map(|t| t.tok) {
-                            Some(Tok::Ident(n)) => {
-                                known_types.contains(n) || CLASS_NAMES.contains(&n)
-                            }
+                            Some(Tok::Ident(n)) => known_types.contains(n) || is_class_name(n),
                             other => starts_type(other),
                         };
                     let is_template = if after_member {
@@ -251,7 +264,7 @@ pub fn classify<'s>(tokens: &mut Vec<Token<'s>>, known: &mut KnownNames) {
                     && STD_CLASS_NAMES.contains(&name);
                 if !after_member
                     && !declaring
-                    && (std_qualified || CLASS_NAMES.contains(&name) || known_types.contains(name))
+                    && (std_qualified || is_class_name(name) || known_types.contains(name))
                 {
                     tokens[i].tok = Tok::TypeName(name);
                 }

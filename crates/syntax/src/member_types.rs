@@ -78,8 +78,10 @@ const STRING_MEMBERS: &[&str] = &[
 /// into the type it names.
 fn rewrite_string_members(tokens: &mut Vec<Token<'_>>) {
     let at = |i: usize, tokens: &[Token<'_>]| {
-        tokens[i].tok == Tok::Ident("string")
-            && tokens.get(i + 1).is_some_and(|t| t.tok == Tok::ColonColon)
+        matches!(tokens[i].tok, Tok::Ident("string"))
+            && tokens
+                .get(i + 1)
+                .is_some_and(|t| matches!(t.tok, Tok::ColonColon))
             && matches!(tokens.get(i + 2).map(|t| t.tok), Some(Tok::Ident(m)) if STRING_MEMBERS.contains(&m))
     };
     if !(0..tokens.len()).any(|i| at(i, tokens)) {
@@ -125,9 +127,11 @@ fn rewrite_string_members(tokens: &mut Vec<Token<'_>>) {
 /// Rewrites every `C<args>::member` of [`CONTAINERS`] in `tokens`.
 pub fn rewrite(tokens: &mut Vec<Token<'_>>) {
     rewrite_string_members(tokens);
+    // The `<` first: it rules most identifiers out without comparing
+    // their names.
     let opens = |i: usize, tokens: &[Token<'_>]| {
-        matches!(tokens[i].tok, Tok::Ident(name) if name == "is_same" || CONTAINERS.iter().any(|(c, _)| *c == name))
-            && tokens.get(i + 1).is_some_and(|t| t.tok == Tok::Lt)
+        tokens.get(i + 1).is_some_and(|t| matches!(t.tok, Tok::Lt))
+            && matches!(tokens[i].tok, Tok::Ident(name) if name == "is_same" || CONTAINERS.iter().any(|(c, _)| *c == name))
     };
     if !(0..tokens.len()).any(|i| opens(i, tokens)) {
         return;

@@ -149,10 +149,22 @@ pub fn parse_unit(
     let mut session = ParseSession::default();
     let (input, diagnostics, _) =
         parse_with(&mut session, &segments, &headers, replaced, Mode::Unit);
-    let unit = match input {
+    let mut unit = match input {
         Input::Unit(unit) => unit,
-        Input::Stmts(_) => TranslationUnit { items: Vec::new() },
+        Input::Stmts(_) => TranslationUnit {
+            items: Vec::new(),
+            library_files: Vec::new(),
+        },
     };
+    unit.library_files = segments
+        .iter()
+        .map(|s| s.file)
+        .filter(|&id| {
+            sources
+                .get(id)
+                .is_some_and(|f| crate::headers::is_library_source(&f.name))
+        })
+        .collect();
     Parsed { unit, diagnostics }
 }
 
@@ -208,7 +220,10 @@ fn run_parser<'s>(file: Files<'_, 's>, tokens: &[Token<'s>], mode: Mode) -> Atte
         Err(e) => {
             errors.push(e);
             match mode {
-                Mode::Unit => Input::Unit(TranslationUnit { items: Vec::new() }),
+                Mode::Unit => Input::Unit(TranslationUnit {
+                    items: Vec::new(),
+                    library_files: Vec::new(),
+                }),
                 Mode::Stmts => Input::Stmts(Vec::new()),
             }
         }
@@ -247,7 +262,10 @@ pub fn parse_in<'s>(
     );
     let unit = match input {
         Input::Unit(unit) => unit,
-        Input::Stmts(_) => TranslationUnit { items: Vec::new() },
+        Input::Stmts(_) => TranslationUnit {
+            items: Vec::new(),
+            library_files: Vec::new(),
+        },
     };
     Parsed { unit, diagnostics }
 }
@@ -299,7 +317,10 @@ fn parse_with<'s>(
     let main = files.segment(0);
     let (file, text) = (main.file, main.text);
     let empty = || match mode {
-        Mode::Unit => Input::Unit(TranslationUnit { items: Vec::new() }),
+        Mode::Unit => Input::Unit(TranslationUnit {
+            items: Vec::new(),
+            library_files: Vec::new(),
+        }),
         Mode::Stmts => Input::Stmts(Vec::new()),
     };
     let mut diags = Vec::new();

@@ -1171,6 +1171,7 @@ mod tests {
             args: vec![expr(ExprKind::Str(vec!["\"a\"".into(), "\"b\"".into()]))],
         });
         let unit = TranslationUnit {
+            library_files: Vec::new(),
             items: vec![Item {
                 kind: ItemKind::Function(crate::ast::Function {
                     ret: crate::ast::DeclSpecs {

@@ -23,6 +23,9 @@ use crate::lexer::{Token, lex};
 use crate::token::Tok;
 use cond::ExprParser;
 use std::collections::{HashMap, HashSet};
+// The macro table is probed for every identifier the preprocessor reads:
+// FxHash costs a fraction of SipHash there (see docs/dependencies.md).
+use rustc_hash::FxHashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 use tessera_diagnostics::{Diagnostic, FileId, Span, codes};
@@ -139,7 +142,7 @@ struct Macro<'s> {
 /// with one table must live as long as the table (`'s`).
 #[derive(Clone, Debug, Default)]
 pub struct MacroTable<'s> {
-    defs: HashMap<&'s str, Arc<Macro<'s>>>,
+    defs: FxHashMap<&'s str, Arc<Macro<'s>>>,
 }
 
 impl<'s> MacroTable<'s> {
@@ -214,7 +217,7 @@ pub fn preprocess<'s>(
         diags,
         out: Vec::with_capacity(tokens.len()),
         conds: Vec::new(),
-        disabled: HashMap::new(),
+        disabled: FxHashMap::default(),
         depth: 0,
         work: 0,
         limit: tokens.len().saturating_mul(16).saturating_add(1_000_000),
@@ -355,7 +358,7 @@ struct Pp<'a, 's> {
     out: Vec<Token<'s>>,
     conds: Vec<Cond>,
     /// How many contexts of each macro are on the stacks.
-    disabled: HashMap<&'s str, u32>,
+    disabled: FxHashMap<&'s str, u32>,
     /// Named contexts plus argument frames in progress.
     depth: usize,
     /// Tokens produced by expansion so far.
