@@ -293,6 +293,9 @@ enum Slot {
     View(ViewV),
     /// The kernel's `tiled_index` parameter.
     Tiled,
+    /// A pointer that may move: its element offset in an allocation known
+    /// where the code is emitted (see [`pointers`]).
+    Ptr(std::rc::Rc<pointers::PtrAlloc>, Variable),
 }
 
 struct Scope {
@@ -396,6 +399,11 @@ pub(crate) struct Emitter<'a, 'b, 'f> {
     vector: Option<vector::VectorLanes>,
     /// Where the active-member tags of unions are.
     unions: unions::Unions,
+    /// The allocations of pointer locals living across barriers, by scope
+    /// and local, for the regions after their declaration.
+    /// (With a variable holding the allocation's address: see
+    /// `Emitter::pointer_to_frame`.)
+    frame_pointers: HashMap<(usize, LocalId), (std::rc::Rc<pointers::PtrAlloc>, Variable)>,
 }
 
 /// What the function was given, and the blocks every check and poll

@@ -229,6 +229,9 @@ impl Emitter<'_, '_, '_> {
                         Ok(Place::Mem(addr, e.ty.clone()))
                     }
                     Some(Slot::View(_) | Slot::Tiled) => decline(Decline::ViewOrTiledIndexAsPlace),
+                    // A pointer is not a place of its own here: its value is
+                    // read and written by `ptr_value`.
+                    Some(Slot::Ptr(..)) => decline(Decline::Pointer),
                     None => {
                         // Declared without `Let` reaching here (a frame local
                         // read before its region declared it, or a parameter).

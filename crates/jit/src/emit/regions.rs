@@ -312,6 +312,9 @@ impl Emitter<'_, '_, '_> {
     }
 
     pub(super) fn frame_to_vars(&mut self, l: LocalId, off: FrameSlot, ty: &Type) -> R<()> {
+        if matches!(ty, Type::Ptr { .. }) {
+            return self.frame_to_pointer(l, off);
+        }
         let n = match ty {
             Type::Scalar(_) => 1,
             Type::Index(r) | Type::Extent(r) => u32::from(*r),
@@ -334,6 +337,9 @@ impl Emitter<'_, '_, '_> {
     }
 
     pub(super) fn vars_to_frame(&mut self, l: LocalId, off: FrameSlot, ty: &Type) -> R<()> {
+        if let Some(Slot::Ptr(_, var)) = self.scope().slots.get(&l).cloned() {
+            return self.pointer_to_frame(l, var, off);
+        }
         let Some(Slot::Vars(vars)) = self.scope().slots.get(&l).cloned() else {
             return Ok(());
         };

@@ -15,6 +15,10 @@ use tessera_ir::{
     Block as IrBlock, Expr, ExprKind, Function, Intrinsic, LocalId, Space, TiledIndexPart, Type,
 };
 
+/// Bytes of a pointer's frame slot: its offset, then its allocation's
+/// address.
+pub(crate) const POINTER_SLOT: u32 = 16;
+
 /// Where the kernel's locals that live across barriers sit in a
 /// work-item's frame.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -56,10 +60,14 @@ impl Facts<'_> {
                 self.remat.push((id, init.clone()));
                 continue;
             }
-            // A pointer to a place every region can name again.
+            // A pointer to a place every region can name again, never
+            // changed.
             if matches!(local.ty, Type::Ptr { .. })
+                && !mutated.contains(&id)
                 && let Some(init) = lets.get(&id)
-                && super::pointers::recomputable_pointer(func, init)
+                && super::pointers::recomputable_pointer(func, init, &|e| {
+                    recomputable_scalar(e, &remat)
+                })
             {
                 self.remat.push((id, init.clone()));
                 continue;
@@ -67,7 +75,13 @@ impl Facts<'_> {
             if local.by_ref {
                 return decline(Decline::ReferenceDeclaredBetweenBarriers);
             }
-            let Some((size, align)) = size_align(&self.prog.structs, &local.ty) else {
+            // A pointer's slot holds its element offset and the address of
+            // its allocation's first element (see `emit/pointers.rs`).
+            let layout = match local.ty {
+                Type::Ptr { .. } => Some((POINTER_SLOT, 8)),
+                _ => size_align(&self.prog.structs, &local.ty),
+            };
+            let Some((size, align)) = layout else {
                 return decline(Decline::LocalTypeDeclaredBetweenBarriers);
             };
             at = at.next_multiple_of(align.max(1));
@@ -76,6 +90,18 @@ impl Facts<'_> {
         }
         frame.end = at;
         Ok(frame)
+    }
+}
+
+/// Whether scalar `e` can be computed again with the same value: a
+/// [`recomputable`] value, or one converted from such.
+fn recomputable_scalar(e: &Expr, remat: &HashSet<LocalId>) -> bool {
+    match &e.kind {
+        ExprKind::Convert(inner) => {
+            matches!((&inner.ty, &e.ty), (Type::Scalar(_), Type::Scalar(_)))
+                && recomputable_scalar(inner, remat)
+        }
+        _ => recomputable(e, remat),
     }
 }
 

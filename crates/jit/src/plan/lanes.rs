@@ -69,12 +69,17 @@ impl Facts<'_> {
                     ok.set(false);
                 }
             },
+            // Pointers run one work-item at a time: each lane would need
+            // its own allocation's address for a pointer in the frame.
             &mut |e| match &e.kind {
                 ExprKind::Call { .. }
                 | ExprKind::Intrinsic {
                     op: Intrinsic::Atomic(_),
                     ..
                 } => ok.set(false),
+                _ if matches!(e.ty, tessera_ir::Type::Ptr { .. } | tessera_ir::Type::Null) => {
+                    ok.set(false)
+                }
                 _ => {}
             },
         );
