@@ -95,6 +95,7 @@ impl Emitter<'_, '_, '_> {
                         };
                         let ss = self.aggregate_stack_slot(ty, size, align)?;
                         let dst = self.slot_addr(&Slot::Stack(ss))?;
+                        self.check_bool_bytes(src, ty)?;
                         self.copy_tags(dst, src, ty)?;
                         self.copy_bytes(dst, src, size);
                         Slot::Stack(ss)

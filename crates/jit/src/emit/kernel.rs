@@ -147,6 +147,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             vector: None,
             unions: unions::Unions::default(),
             frame_pointers: HashMap::new(),
+            check_bools: false,
         }
     }
 

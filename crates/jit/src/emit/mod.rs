@@ -404,6 +404,10 @@ pub(crate) struct Emitter<'a, 'b, 'f> {
     /// (With a variable holding the allocation's address: see
     /// `Emitter::pointer_to_frame`.)
     frame_pointers: HashMap<(usize, LocalId), (std::rc::Rc<pointers::PtrAlloc>, Variable)>,
+    /// A view reads memory as a type holding `bool`s (`reinterpret_as`):
+    /// every `bool` read from memory, alone or in a copy, checks that its
+    /// byte is 0 or 1, as the interpreter does for such a read.
+    check_bools: bool,
 }
 
 /// What the function was given, and the blocks every check and poll

@@ -142,10 +142,43 @@ impl Emitter<'_, '_, '_> {
                 let Some((size, _)) = size_align(&self.prog.structs, ty) else {
                     return decline(Decline::AggregateType);
                 };
+                self.check_bool_bytes(*src, ty)?;
                 self.copy_tags(addr, *src, ty)?;
                 self.copy_bytes(addr, *src, size);
             }
             _ => return decline(Decline::StoringValueKind),
+        }
+        Ok(())
+    }
+
+    /// Before an aggregate of type `ty` at `src` is copied, while `bool`s
+    /// are checked (see `Emitter::check_bools`): fails unless each of its
+    /// `bool`s is 0 or 1 (the interpreter reads a copy scalar by scalar).
+    pub(super) fn check_bool_bytes(&mut self, src: Value, ty: &Type) -> R<()> {
+        if !self.check_bools {
+            return Ok(());
+        }
+        let Some(leaves) = tessera_ir::layout::scalar_leaves(&self.prog.structs, ty) else {
+            return decline(Decline::AggregateType);
+        };
+        let bools: Vec<u64> = leaves
+            .iter()
+            .filter(|l| l.scalar == Scalar::Bool)
+            .map(|l| l.offset)
+            .collect();
+        if bools.len() > 64 {
+            return decline(Decline::AggregateType);
+        }
+        for off in bools {
+            let Ok(off) = i32::try_from(off) else {
+                return decline(Decline::AggregateType);
+            };
+            let byte = self.b.ins().load(types::I8, flags(), src, off);
+            let ok = self
+                .b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, byte, 1);
+            self.guard(ok);
         }
         Ok(())
     }
@@ -443,6 +476,15 @@ impl Emitter<'_, '_, '_> {
             Place::Var(v) => V::S(self.b.use_var(*v)),
             Place::Shape(vars) => V::Shape(vars.iter().map(|v| self.b.use_var(*v)).collect()),
             Place::Mem(addr, ty) => match ty {
+                Type::Scalar(Scalar::Bool) if self.check_bools => {
+                    let byte = self.b.ins().load(types::I8, flags(), *addr, 0);
+                    let ok = self
+                        .b
+                        .ins()
+                        .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, byte, 1);
+                    self.guard(ok);
+                    V::S(byte)
+                }
                 Type::Scalar(s) => V::S(self.b.ins().load(clif_type(*s), flags(), *addr, 0)),
                 Type::Index(r) | Type::Extent(r) => V::Shape(
                     (0..*r)
