@@ -148,6 +148,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             unions: unions::Unions::default(),
             frame_pointers: HashMap::new(),
             check_bools: false,
+            addr_taken: HashMap::new(),
         }
     }
 

@@ -408,6 +408,9 @@ pub(crate) struct Emitter<'a, 'b, 'f> {
     /// every `bool` read from memory, alone or in a copy, checks that its
     /// byte is 0 or 1, as the interpreter does for such a read.
     check_bools: bool,
+    /// By function, its scalar locals whose address is taken (see
+    /// `Emitter::address_taken`).
+    addr_taken: HashMap<FuncId, HashSet<LocalId>>,
 }
 
 /// What the function was given, and the blocks every check and poll

@@ -140,6 +140,10 @@ impl Emitter<'_, '_, '_> {
                                 zero,
                             ))
                         }
+                        // A captured object held field by field is read-only.
+                        (Place::Obj(_), _) if !matches!(e.ty, Type::Ptr { is_const: true, .. }) => {
+                            decline(Decline::CapturedValueAsPlace)
+                        }
                         (place, _) => Ok(PtrV::Fixed(place)),
                     }
                 }
@@ -198,8 +202,58 @@ impl Emitter<'_, '_, '_> {
                 self.expr(first)?;
                 self.ptr_value(second)
             }
+            ExprKind::Intrinsic {
+                op: Intrinsic::PtrReinterpret,
+                args,
+            } if args.len() == 1 => self.reinterpret_pointer(&args[0], &e.ty),
             _ => decline(Decline::Pointer),
         }
+    }
+
+    /// `reinterpret_cast<U*>(p)` between scalars of one size, neither a
+    /// `bool`: the interpreter reads the bytes of the element `p` points
+    /// to as a `U`, which is what a load of `U` there gives. The result is
+    /// bound to that element (only dereferenced or passed on: arithmetic
+    /// and comparisons on a reinterpreted pointer move by bytes there),
+    /// checked to be one now; the interpreter checks it where it is
+    /// dereferenced, and a launch that fails here is run by it anyway.
+    fn reinterpret_pointer(&mut self, arg: &Expr, to: &Type) -> R<PtrV> {
+        let (Some(from), Some(to)) = (arg.ty.pointee(), to.pointee()) else {
+            return decline(Decline::Pointer);
+        };
+        let p = self.ptr_value(arg)?;
+        if from == to {
+            return Ok(p);
+        }
+        if !crate::plan::pointers::same_size_scalars(Some(from), Some(to)) {
+            return decline(Decline::PointerUse("a pointer cast"));
+        }
+        match p {
+            PtrV::At(alloc, off) if alloc.key == AllocKey::Null => Ok(PtrV::At(alloc, off)),
+            PtrV::At(alloc, off) => {
+                self.check_below(off, alloc.len);
+                let bytes = self.b.ins().imul_imm_s(off, i64::from(alloc.size));
+                let at = self.b.ins().iadd(alloc.base, bytes);
+                Ok(PtrV::Fixed(Place::Mem(at, to.clone())))
+            }
+            PtrV::Fixed(Place::Mem(addr, _)) => Ok(PtrV::Fixed(Place::Mem(addr, to.clone()))),
+            PtrV::Fixed(_) => decline(Decline::PointerToVariable),
+        }
+    }
+
+    /// Whether local `l` of `func` is a scalar whose address a kernel
+    /// takes (`&x`): it lives in memory rather than in a variable, so that
+    /// pointers to it and the local itself see each other's writes. Host
+    /// code keeps its scalars in variables (it declines such pointers).
+    pub(super) fn address_taken(&mut self, func: FuncId, l: LocalId) -> bool {
+        if self.host.is_some() {
+            return false;
+        }
+        let prog = self.prog;
+        self.addr_taken
+            .entry(func)
+            .or_insert_with(|| crate::plan::locals::address_taken(prog, prog.function(func)))
+            .contains(&l)
     }
 
     /// `nullptr`: an allocation of no element.
@@ -314,7 +368,7 @@ impl Emitter<'_, '_, '_> {
     fn ptr_add(&mut self, p: PtrV, n: Value) -> R<PtrV> {
         let PtrV::At(alloc, off) = p else {
             return decline(Decline::PointerUse(
-                "arithmetic on a pointer to a view's element or through a reference",
+                "arithmetic on a pointer bound to its element (a view's element, through a reference, reinterpreted)",
             ));
         };
         // `off` is in `[0, len]`, so neither bound overflows.
@@ -337,7 +391,7 @@ impl Emitter<'_, '_, '_> {
         };
         let Some(Slot::Ptr(alloc, var)) = self.scope().slots.get(l) else {
             return decline(Decline::PointerUse(
-                "a pointer changed that was bound to a view's element or through a reference",
+                "a pointer changed that was bound to its element (a view's element, through a reference, reinterpreted)",
             ));
         };
         let (alloc, var) = (Rc::clone(alloc), *var);
@@ -359,7 +413,7 @@ impl Emitter<'_, '_, '_> {
         let b = self.ptr_value(rhs)?;
         let (PtrV::At(x, i), PtrV::At(y, j)) = (a, b) else {
             return decline(Decline::PointerUse(
-                "a comparison of a pointer to a view's element",
+                "a comparison of a pointer bound to its element (a view's element, through a reference, reinterpreted)",
             ));
         };
         if x.key != y.key {
@@ -392,7 +446,7 @@ impl Emitter<'_, '_, '_> {
         let b = self.ptr_value(rhs)?;
         let (PtrV::At(x, i), PtrV::At(y, j)) = (a, b) else {
             return decline(Decline::PointerUse(
-                "a difference of pointers to a view's element",
+                "a difference of pointers bound to their elements (a view's element, through a reference, reinterpreted)",
             ));
         };
         if x.key != y.key {

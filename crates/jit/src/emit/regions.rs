@@ -315,6 +315,12 @@ impl Emitter<'_, '_, '_> {
         if matches!(ty, Type::Ptr { .. }) {
             return self.frame_to_pointer(l, off);
         }
+        // A scalar whose address is taken stays in memory.
+        let func = self.scope().func;
+        if matches!(ty, Type::Scalar(_)) && self.address_taken(func, l) {
+            self.scope_mut().slots.insert(l, Slot::Frame(off));
+            return Ok(());
+        }
         let n = match ty {
             Type::Scalar(_) => 1,
             Type::Index(r) | Type::Extent(r) => u32::from(*r),

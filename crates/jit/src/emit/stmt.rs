@@ -389,6 +389,22 @@ impl Emitter<'_, '_, '_> {
             return Ok(());
         }
         match &ty {
+            // A scalar whose address is taken lives in memory, which the
+            // pointers to it read and write (see `address_taken`).
+            Type::Scalar(s) if self.address_taken(func, l) => {
+                let addr = match self.scope().frame.get(&l).copied() {
+                    Some(off) => {
+                        self.scope_mut().slots.insert(l, Slot::Frame(off));
+                        self.frame_addr(off)
+                    }
+                    None => self.aggregate_slot(l, &ty)?,
+                };
+                let v = match init {
+                    Some(Init::Expr(e)) => self.scalar(e)?,
+                    _ => self.zero(*s),
+                };
+                self.b.ins().store(flags(), v, addr, 0);
+            }
             Type::Scalar(s) => {
                 let vars = self.local_vars(l, &ty, 1);
                 let (scope, func) = (self.scope().id, self.scope().func);

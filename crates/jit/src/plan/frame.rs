@@ -69,6 +69,7 @@ impl Facts<'_> {
                     recomputable_scalar(e, &remat)
                 })
             {
+                remat.insert(id);
                 self.remat.push((id, init.clone()));
                 continue;
             }
@@ -93,13 +94,23 @@ impl Facts<'_> {
     }
 }
 
-/// Whether scalar `e` can be computed again with the same value: a
-/// [`recomputable`] value, or one converted from such.
+/// Whether scalar `e` (an index or offset of a pointer computed again)
+/// can be computed again with the same value: a [`recomputable`] value, or
+/// one converted or computed from such. A check on the way fails again
+/// only where it failed where the pointer was declared: the same values.
 fn recomputable_scalar(e: &Expr, remat: &HashSet<LocalId>) -> bool {
     match &e.kind {
         ExprKind::Convert(inner) => {
             matches!((&inner.ty, &e.ty), (Type::Scalar(_), Type::Scalar(_)))
                 && recomputable_scalar(inner, remat)
+        }
+        ExprKind::Binary { lhs, rhs, .. } => {
+            matches!((&lhs.ty, &rhs.ty), (Type::Scalar(_), Type::Scalar(_)))
+                && recomputable_scalar(lhs, remat)
+                && recomputable_scalar(rhs, remat)
+        }
+        ExprKind::Unary { operand, .. } => {
+            matches!(operand.ty, Type::Scalar(_)) && recomputable_scalar(operand, remat)
         }
         _ => recomputable(e, remat),
     }

@@ -100,6 +100,26 @@ fn named_root(e: &Expr) -> Option<LocalId> {
     }
 }
 
+/// The scalar locals of `func` whose address its body takes (`&x`, also
+/// as `&x` passed on): compiled kernels keep them in memory.
+pub(crate) fn address_taken(prog: &Program, func: &tessera_ir::Function) -> HashSet<LocalId> {
+    let _ = prog;
+    let found = std::cell::RefCell::new(HashSet::new());
+    if let Some(body) = &func.body {
+        walk_block(body, &mut |_| {}, &mut |e| {
+            if let ExprKind::AddrOf(target) = &e.kind
+                && let ExprKind::Local(l) = &target.kind
+                && func
+                    .get_local(*l)
+                    .is_some_and(|local| !local.by_ref && local.ty.scalar().is_some())
+            {
+                found.borrow_mut().insert(*l);
+            }
+        });
+    }
+    found.into_inner()
+}
+
 /// Locals bound to a reference, passed by reference, used by an atomic or
 /// whose address is taken.
 pub(crate) fn referenced_locals(prog: &Program, body: &IrBlock) -> HashSet<LocalId> {

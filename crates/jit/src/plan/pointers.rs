@@ -38,6 +38,17 @@ pub(crate) fn adds_const(from: &Type, to: &Type) -> bool {
         if a == b && (*d || !*c))
 }
 
+/// True when both are scalar types of one size, neither a `bool`: their
+/// bytes read as each other bit for bit, whatever they hold.
+pub(crate) fn same_size_scalars(a: Option<&Type>, b: Option<&Type>) -> bool {
+    match (a.and_then(Type::scalar), b.and_then(Type::scalar)) {
+        (Some(x), Some(y)) => {
+            x.size() == y.size() && x != tessera_ir::Scalar::Bool && y != tessera_ir::Scalar::Bool
+        }
+        _ => false,
+    }
+}
+
 /// Why the pointers of `kernel` (and the functions it calls) cannot be
 /// compiled as references, or `None` when they can (or there are none).
 pub(crate) fn pointer_decline(prog: &Program, kernel: FuncId) -> Option<Decline> {
@@ -178,6 +189,15 @@ impl Walk<'_, '_> {
                     return;
                 }
             }
+            // A pointer cast between scalars of one size, neither a `bool`:
+            // the same bytes, read bit for bit (the emitter binds the
+            // result to the element it points to).
+            ExprKind::Intrinsic {
+                op: tessera_ir::Intrinsic::PtrReinterpret,
+                args,
+            } if args
+                .first()
+                .is_some_and(|a| same_size_scalars(a.ty.pointee(), e.ty.pointee())) => {}
             ExprKind::New { .. }
             | ExprKind::Delete { .. }
             | ExprKind::FuncAddr(_)
@@ -222,8 +242,9 @@ impl Walk<'_, '_> {
 /// where the pointer was declared: `&place` or an array decaying, the
 /// place a `tile_static` variable of `func`, a captured object or an
 /// element of a captured view, reached through fields and indices that
-/// are constants; or such a pointer plus an offset `offset` says can be
-/// computed again with the same value, or with `const` added.
+/// are constants (or values `offset` says can be computed again with the
+/// same value); or such a pointer plus such an offset, with `const` added,
+/// reinterpreted, or a pointer local `offset` says is computed again.
 /// Such a pointer declared at the level of a kernel's barriers needs no
 /// frame slot: each region binds it again (see `Facts::plan_frame`).
 pub(crate) fn recomputable_pointer(
@@ -241,27 +262,55 @@ pub(crate) fn recomputable_pointer(
             _ => false,
         }
     }
-    fn place(func: &tessera_ir::Function, e: &Expr) -> bool {
+    // Any variable of the kernel but a reference: one declared at the
+    // level of the barriers, as the pointer is, lives in `tile_static`
+    // memory or in the work-item's frame (its address is taken, so it is
+    // neither computed again nor a uniform counter).
+    let place = |func: &tessera_ir::Function, e: &Expr| place_of(func, e, offset);
+    fn place_of(func: &tessera_ir::Function, e: &Expr, offset: &dyn Fn(&Expr) -> bool) -> bool {
+        let constant = |e: &Expr| constant(e) || offset(e);
         match &e.kind {
-            ExprKind::Local(l) => func
-                .get_local(*l)
-                .is_some_and(|l| l.space == tessera_ir::Space::TileStatic),
+            ExprKind::Local(l) => func.get_local(*l).is_some_and(|l| !l.by_ref),
             ExprKind::Capture(_) => true,
-            ExprKind::Field { base, .. } => place(func, base),
-            ExprKind::Element { base, index } => place(func, base) && constant(index),
+            ExprKind::Field { base, .. } => place_of(func, base, offset),
+            ExprKind::Element { base, index } => place_of(func, base, offset) && constant(index),
             ExprKind::Intrinsic {
                 op: tessera_ir::Intrinsic::ViewElement,
                 args,
             } => match args.split_first() {
                 Some((view, rest)) => {
-                    matches!(view.kind, ExprKind::Capture(_)) && rest.iter().all(constant)
+                    matches!(view.kind, ExprKind::Capture(_))
+                        && rest.iter().all(|a| constant(a) || tiled_index(a))
                 }
                 None => false,
             },
             _ => false,
         }
     }
+    // A part of the kernel's tiled index, which nothing changes.
+    fn tiled_index(e: &Expr) -> bool {
+        matches!(
+            &e.kind,
+            ExprKind::Intrinsic {
+                op: tessera_ir::Intrinsic::TiledIndexPart(
+                    tessera_ir::TiledIndexPart::Global
+                        | tessera_ir::TiledIndexPart::Local
+                        | tessera_ir::TiledIndexPart::Tile
+                        | tessera_ir::TiledIndexPart::TileOrigin
+                ),
+                ..
+            }
+        )
+    }
     match &init.kind {
+        ExprKind::Intrinsic {
+            op: tessera_ir::Intrinsic::PtrReinterpret,
+            args,
+        } => args
+            .first()
+            .is_some_and(|a| recomputable_pointer(func, a, offset)),
+        // Another pointer computed again (`offset` knows those).
+        ExprKind::Local(_) => offset(init),
         ExprKind::AddrOf(p) => place(func, p),
         ExprKind::Convert(inner) if matches!(inner.ty, Type::CArray(..)) => place(func, inner),
         ExprKind::Convert(inner) if adds_const(&inner.ty, &init.ty) => {
