@@ -110,6 +110,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 ret_mem: None,
                 ret_ref: None,
                 frame: HashMap::new(),
+                ret_obj: None,
             }],
             loops: Vec::new(),
             region: None,

@@ -46,6 +46,7 @@ mod facts;
 mod intrinsics;
 mod kernel;
 mod lanes;
+mod objects;
 mod places;
 mod pointers;
 mod regions;
@@ -274,6 +275,11 @@ enum Place {
     Mem(Value, Type),
     /// A captured struct holding views (see [`V::Obj`]).
     Obj(Vec<V>),
+    /// A struct holding views made in the kernel, field by field (see
+    /// [`objects`]).
+    Fields(Vec<objects::FieldVars>),
+    /// A view field of such a struct.
+    ViewVars(objects::ViewVars),
 }
 
 /// Where a local lives.
@@ -315,6 +321,9 @@ struct Scope {
     /// Frame slots of this scope's locals that live across barriers (the
     /// kernel's, or those of an inlined function that holds a barrier).
     frame: HashMap<LocalId, FrameSlot>,
+    /// A function returning a struct holding views: the object its
+    /// `return`s give their values to.
+    ret_obj: Option<Vec<objects::FieldVars>>,
 }
 
 struct LoopTargets {

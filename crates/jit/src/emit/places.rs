@@ -323,7 +323,16 @@ impl Emitter<'_, '_, '_> {
             // plain struct or C array, else variables holding a copy of the
             // value (the object is `const` where it is reached).
             ExprKind::Field { base, field } if held_views(self.prog, &base.ty) => {
-                match self.obj_fields(base)?.get(*field as usize) {
+                let fields = if base.place {
+                    match self.place(base)? {
+                        Place::Fields(fields) => return self.field_place(&fields, *field),
+                        Place::Obj(fields) => fields,
+                        _ => return decline(Decline::AggregateOutsideMemory),
+                    }
+                } else {
+                    self.obj_fields(base)?
+                };
+                match fields.get(*field as usize) {
                     Some(V::Mem(addr)) => Ok(Place::Mem(*addr, e.ty.clone())),
                     Some(V::Obj(fields)) => Ok(Place::Obj(fields.clone())),
                     Some(v @ (V::S(_) | V::Shape(_))) => {
@@ -449,6 +458,7 @@ impl Emitter<'_, '_, '_> {
         if e.place {
             return match self.place(e)? {
                 Place::Obj(fields) => Ok(fields),
+                Place::Fields(fields) => Ok(self.read_fields(&fields)),
                 _ => decline(Decline::AggregateOutsideMemory),
             };
         }
@@ -499,6 +509,8 @@ impl Emitter<'_, '_, '_> {
                 _ => return decline(Decline::ReadingMemoryType),
             },
             Place::Obj(fields) => V::Obj(fields.clone()),
+            Place::Fields(fields) => V::Obj(self.read_fields(fields)),
+            Place::ViewVars(v) => V::View(self.read_view_vars(v)),
         })
     }
 
@@ -525,6 +537,8 @@ impl Emitter<'_, '_, '_> {
                 let _ = ty;
                 self.store_value(*addr, mty, v)
             }
+            (Place::Fields(fields), V::Obj(values)) => self.write_fields(fields, values),
+            (Place::ViewVars(vars), V::View(x)) => self.write_view_vars(vars, x),
             _ => decline(Decline::AssignmentKind),
         }
     }

@@ -710,6 +710,7 @@ impl Emitter<'_, '_, '_> {
             ret_mem: None,
             ret_ref: None,
             frame,
+            ret_obj: None,
         });
         let saved_loops = std::mem::take(&mut self.loops);
         let r = self.uniform_block(body);
