@@ -285,8 +285,9 @@ pub(crate) fn written_objects(prog: &Program, func: &tessera_ir::Function) -> Ha
 /// The objects (named by `root`) a function's own body may change:
 /// targets of assignments and `++`/`--`, and places bound to references
 /// that are not `const` (a `let`, or an argument of a function that takes
-/// one). Functions it calls reach an object only through such a
-/// reference; an address taken is a pointer, which compiled code declines.
+/// one), and objects whose address is taken for a pointer that is not to
+/// `const` (the pointer may write them). Functions it calls reach an
+/// object only through such a reference or pointer.
 fn changed_roots<T: Eq + std::hash::Hash>(
     prog: &Program,
     func: &tessera_ir::Function,
@@ -316,6 +317,17 @@ fn changed_roots<T: Eq + std::hash::Hash>(
             ExprKind::Assign { target, .. }
             | ExprKind::CompoundAssign { target, .. }
             | ExprKind::IncDec { target, .. } => out.borrow_mut().extend(root(target)),
+            ExprKind::AddrOf(target)
+                if matches!(
+                    e.ty,
+                    tessera_ir::Type::Ptr {
+                        is_const: false,
+                        ..
+                    }
+                ) =>
+            {
+                out.borrow_mut().extend(root(target))
+            }
             ExprKind::Call { func, args } => {
                 if let Some(f) = prog.get_function(*func) {
                     for (k, a) in args.iter().enumerate() {
