@@ -459,6 +459,13 @@ impl<'p> Jit<'p> {
                 min_frame,
             ) {
                 Ok(l) => l,
+                // Lowered again without lanes: their copies of the
+                // statements may be what passed a budget.
+                Err(_) if plan.lanes => {
+                    plan.lanes = false;
+                    min_frame = 0;
+                    continue;
+                }
                 Err(e) => return (Err(e), String::new()),
             };
             b.finalize(frontend);

@@ -69,6 +69,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             rank,
             extent_bound: vec![i64::from(i32::MAX); rank as usize],
             covering: Vec::new(),
+            lanes: true,
         })
     }
 
@@ -97,7 +98,10 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         b.def_var(item, zero);
         b.def_var(frame_item, zero);
         let tile = layout.tile;
-        let facts = Facts::new(prog, tile).with_extent_bound(func, &layout.extent_bound);
+        let mut facts = Facts::new(prog, tile).with_extent_bound(func, &layout.extent_bound);
+        if !layout.lanes {
+            facts = facts.without_lanes();
+        }
         Emitter {
             prog,
             b,
@@ -362,6 +366,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             rank: 0,
             extent_bound: Vec::new(),
             covering: Vec::new(),
+            lanes: false,
         };
         let mut lw = Self::start(prog, func, b, helpers, layout);
         lw.load_captures();

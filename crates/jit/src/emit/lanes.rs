@@ -21,8 +21,29 @@ impl Emitter<'_, '_, '_> {
             return decline(Decline::WorkItemLoopOutsideTiledKernel);
         };
         let tile_loops = self.open_tile_loops(shape);
-        let coords = tile_loops.coords.clone();
+        self.lanes_step(&tile_loops.coords, uses, stores, stmts, lanes, shared)?;
+        self.close_tile_loops(&tile_loops, lanes as i64);
+        Ok(())
+    }
+
+    /// One step of a region run in lanes: `stmts` for the `lanes`
+    /// work-items whose coordinates are `coords` and its neighbours along
+    /// the last dimension, with the frame loads and stores of `uses` and
+    /// `stores`. A non-tiled kernel's index parameter is each lane's own
+    /// coordinates.
+    pub(super) fn lanes_step(
+        &mut self,
+        coords: &[Variable],
+        uses: &BTreeSet<LocalId>,
+        stores: &HashSet<LocalId>,
+        stmts: &[Stmt],
+        lanes: usize,
+        shared: &HashSet<LocalId>,
+    ) -> R<()> {
         let rank = coords.len();
+        let index_param = self.facts.lane_axis(rank).index;
+        let folded = crate::plan::fold::fold_calls(self.prog, stmts);
+        let stmts = folded.as_slice();
         let item_end = self.b.create_block();
         let id = self.next_region;
         self.next_region += 1;
@@ -50,7 +71,7 @@ impl Emitter<'_, '_, '_> {
         }
         let mut ctxs = Vec::with_capacity(lanes);
         for lane in 0..lanes {
-            let mut lane_coords = coords.clone();
+            let mut lane_coords = coords.to_vec();
             let last = self.b.declare_var(types::I32);
             let base = self.b.use_var(coords[rank - 1]);
             let v = self.b.ins().iadd_imm_s(base, lane as i64);
@@ -60,8 +81,12 @@ impl Emitter<'_, '_, '_> {
             let first = self.b.use_var(self.wi.frame_item);
             let v = self.b.ins().iadd_imm_s(first, lane as i64);
             self.b.def_var(item, v);
+            let mut slots = shared_slots.clone();
+            if let Some(p) = index_param {
+                slots.insert(p, Slot::Vars(lane_coords.clone()));
+            }
             ctxs.push(LaneCtx {
-                slots: shared_slots.clone(),
+                slots,
                 coords: lane_coords,
                 frame_item: item,
             });
@@ -77,7 +102,8 @@ impl Emitter<'_, '_, '_> {
         // index, say) are loaded once and shared by the lanes.
         // Lanes run only in the kernel's own regions (scope 0).
         let kernel = self.scopes[0].func;
-        let invariant = self.facts.lane_invariant_locals(kernel, rank - 1);
+        let axis = self.facts.lane_axis(rank);
+        let invariant = self.facts.lane_invariant_locals(kernel, axis);
         let mut shared_loaded: Vec<(LocalId, Slot)> = Vec::new();
         // Frame locals that may become vectors wait for the vector path's
         // choice before they are loaded (one vector load, or lane by lane):
@@ -126,7 +152,7 @@ impl Emitter<'_, '_, '_> {
             }
             let mut known = invariant.clone();
             known.extend(shared.iter().copied());
-            self.start_vector_lanes(stmts, &mut ctxs, known, rank - 1, &unloaded)?;
+            self.start_vector_lanes(stmts, &mut ctxs, known, axis, &unloaded)?;
             let body = self.lane_stmts(stmts, &mut ctxs);
             let mut written: Vec<(LocalId, FrameSlot)> = stores
                 .iter()
@@ -163,9 +189,7 @@ impl Emitter<'_, '_, '_> {
         self.wi.item_coords = saved_coords;
         self.wi.frame_item = saved_item;
         self.region = saved_region;
-        result?;
-        self.close_tile_loops(&tile_loops, lanes as i64);
-        Ok(())
+        result
     }
 
     /// Makes `ctx` the current lane (calling it again switches back).

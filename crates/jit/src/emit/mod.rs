@@ -149,6 +149,11 @@ pub(crate) struct KernelLayout {
     /// dimension is contiguous, so an element at the work-item's own
     /// coordinates needs no bounds check ([`view_covers`]).
     pub(crate) covering: Vec<bool>,
+    /// Whether regions may run in lanes. A kernel whose lowering with
+    /// lanes is declined (four lanes take four copies of a statement that
+    /// runs lane by lane, and may pass the size budget) is lowered once
+    /// more without.
+    pub(crate) lanes: bool,
 }
 
 impl KernelLayout {

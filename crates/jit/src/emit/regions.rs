@@ -8,19 +8,101 @@ use super::*;
 impl Emitter<'_, '_, '_> {
     /// A non-tiled chunk: work-items `group * CHUNK ..` up to the total.
     /// `param`: the variables of the index parameter when the kernel
-    /// writes it (else it reads the loop's counter itself).
+    /// writes it (else it reads the loop's counter itself). A body that can
+    /// run in lanes (see [`Facts::flat_lane_shape`]) runs four work-items
+    /// per step while four are left in both the row and the chunk, and one
+    /// at a time with the scalar code otherwise. Every lane is then a
+    /// work-item of the launch, so an element at a lane's own coordinates
+    /// is in a covering view.
     pub(super) fn flat_loop(
         &mut self,
         group: Value,
         body: &IrBlock,
         param: Option<&[Variable]>,
     ) -> R<()> {
+        let lanes = match param {
+            None => self.facts.flat_lane_shape(&body.stmts),
+            Some(_) => None,
+        };
+        let (end, exts) = self.chunk_start(group);
+        let rank = exts.len();
+        let n = self.b.declare_var(types::I64);
+        let start = self.b.ins().imul_imm_s(group, CHUNK);
+        self.b.def_var(n, start);
+        let head = self.b.create_block();
+        let body_blk = self.b.create_block();
+        let item_end = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let nv = self.b.use_var(n);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, nv, end);
+        if let Some(shape) = &lanes {
+            let choose = self.b.create_block();
+            let lanes_blk = self.b.create_block();
+            self.b.ins().brif(more, choose, &[], exit, &[]);
+            self.b.switch_to_block(choose);
+            // As many more in the chunk, and in the row: the last
+            // coordinate plus the lanes at most the last extent.
+            let step = shape.lanes as i64;
+            let nv = self.b.use_var(n);
+            let n_after = self.b.ins().iadd_imm_s(nv, step);
+            let in_chunk = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedLessThanOrEqual, n_after, end);
+            let c = self.b.use_var(self.wi.item_coords[rank - 1]);
+            let c = self.b.ins().sextend(types::I64, c);
+            let c_after = self.b.ins().iadd_imm_s(c, step);
+            let in_row = self
+                .b
+                .ins()
+                .icmp(IntCC::SignedLessThanOrEqual, c_after, exts[rank - 1]);
+            let both = self.b.ins().band(in_chunk, in_row);
+            self.b.ins().brif(both, lanes_blk, &[], body_blk, &[]);
+            self.b.switch_to_block(lanes_blk);
+            let coords = self.wi.item_coords.clone();
+            self.lanes_step(
+                &coords,
+                &BTreeSet::new(),
+                &HashSet::new(),
+                &body.stmts,
+                shape.lanes,
+                &shape.shared,
+            )?;
+            self.next_item(n, &exts, step);
+            self.b.ins().jump(head, &[]);
+        } else {
+            self.b.ins().brif(more, body_blk, &[], exit, &[]);
+        }
+        self.b.switch_to_block(body_blk);
+        let id = self.next_region;
+        self.next_region += 1;
+        self.region = Some(RegionCtx { id, item_end });
+        // A kernel that writes its index parameter writes its own copy.
+        for (p, c) in param.unwrap_or(&[]).iter().zip(&self.wi.item_coords) {
+            let v = self.b.use_var(*c);
+            self.b.def_var(*p, v);
+        }
+        self.stmts(&body.stmts)?;
+        self.region = None;
+        self.b.ins().jump(item_end, &[]);
+        self.b.switch_to_block(item_end);
+        self.next_item(n, &exts, 1);
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(exit);
+        Ok(())
+    }
+
+    /// The end of a non-tiled chunk (its first work-item's number plus
+    /// [`CHUNK`], at most the total) and the launch's extent, with the
+    /// coordinates of the chunk's first work-item set (by division).
+    fn chunk_start(&mut self, group: Value) -> (Value, Vec<Value>) {
         let rank = self.layout.rank as usize;
         let total = self.word(self.layout.extent_word + 2 * rank as u32);
         let start = self.b.ins().imul_imm_s(group, CHUNK);
         let end0 = self.b.ins().iadd_imm_s(start, CHUNK);
         let end = self.b.ins().umin(end0, total);
-        // The starting index by division, then carry increments.
         let mut rest = start;
         let exts: Vec<Value> = (0..rank)
             .map(|d| self.word(self.layout.extent_word + d as u32))
@@ -36,38 +118,24 @@ impl Emitter<'_, '_, '_> {
             let c32 = self.b.ins().ireduce(types::I32, c);
             self.b.def_var(self.wi.item_coords[d], c32);
         }
-        let n = self.b.declare_var(types::I64);
-        self.b.def_var(n, start);
-        let head = self.b.create_block();
-        let body_blk = self.b.create_block();
-        let item_end = self.b.create_block();
-        let exit = self.b.create_block();
-        self.b.ins().jump(head, &[]);
-        self.b.switch_to_block(head);
+        (end, exts)
+    }
+
+    /// Steps the work-item counter `n` and the coordinates `step`
+    /// work-items on, last dimension fastest: a step never passes the end
+    /// of a row, so reaching it starts the next row.
+    fn next_item(&mut self, n: Variable, exts: &[Value], step: i64) {
+        let rank = exts.len();
         let nv = self.b.use_var(n);
-        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, nv, end);
-        self.b.ins().brif(more, body_blk, &[], exit, &[]);
-        self.b.switch_to_block(body_blk);
-        let id = self.next_region;
-        self.next_region += 1;
-        self.region = Some(RegionCtx { id, item_end });
-        // A kernel that writes its index parameter writes its own copy.
-        for (p, c) in param.unwrap_or(&[]).iter().zip(&self.wi.item_coords) {
-            let v = self.b.use_var(*c);
-            self.b.def_var(*p, v);
-        }
-        self.stmts(&body.stmts)?;
-        self.region = None;
-        self.b.ins().jump(item_end, &[]);
-        self.b.switch_to_block(item_end);
-        let nv = self.b.use_var(n);
-        let n1 = self.b.ins().iadd_imm_s(nv, 1);
+        let n1 = self.b.ins().iadd_imm_s(nv, step);
         self.b.def_var(n, n1);
-        // Next index, last dimension fastest.
         let mut carry_blocks = Vec::new();
         for d in (0..rank).rev() {
             let v = self.b.use_var(self.wi.item_coords[d]);
-            let v1 = self.b.ins().iadd_imm_s(v, 1);
+            let v1 = self
+                .b
+                .ins()
+                .iadd_imm_s(v, if d == rank - 1 { step } else { 1 });
             if d == 0 {
                 self.b.def_var(self.wi.item_coords[d], v1);
                 break;
@@ -87,9 +155,6 @@ impl Emitter<'_, '_, '_> {
             self.b.ins().jump(done, &[]);
             self.b.switch_to_block(done);
         }
-        self.b.ins().jump(head, &[]);
-        self.b.switch_to_block(exit);
-        Ok(())
     }
 
     /// Emits `emit_body` once per work-item of the tile, loading the frame

@@ -25,7 +25,7 @@
 //! only ever made where every lane runs the statement.
 
 use super::*;
-use crate::plan::uniform::lane_invariant;
+use crate::plan::uniform::{LaneAxis, lane_invariant};
 use crate::plan::vector::{
     is_pure, lane_step, shape_steps, vector_assignment, vector_op, vector_targets,
 };
@@ -38,8 +38,8 @@ pub(super) struct VectorLanes {
     steps: HashMap<LocalId, i64>,
     /// Locals with the same value in every lane.
     known: HashSet<LocalId>,
-    /// The local dimension the lanes run along.
-    lane_dim: usize,
+    /// The coordinate the lanes run along.
+    axis: LaneAxis,
 }
 
 /// A value of the vector path.
@@ -78,12 +78,12 @@ impl Emitter<'_, '_, '_> {
         stmts: &[Stmt],
         ctxs: &mut [LaneCtx],
         known: HashSet<LocalId>,
-        lane_dim: usize,
+        axis: LaneAxis,
         unloaded: &[(LocalId, FrameSlot)],
     ) -> R<()> {
         let lanes = ctxs.len();
         let kernel = self.scopes[0].func;
-        let steps = self.facts.lane_step_locals(kernel, lane_dim, &known);
+        let steps = self.facts.lane_step_locals(kernel, axis, &known);
         let targets = vector_targets(stmts);
         let mut chosen: HashMap<LocalId, Scalar> = HashMap::new();
         for l in targets.keys() {
@@ -111,7 +111,7 @@ impl Emitter<'_, '_, '_> {
             locals: HashMap::new(),
             steps,
             known,
-            lane_dim,
+            axis,
         });
         // Only locals whose every value is computed on vectors: one whose
         // value needs elements gathered lane by lane costs more packing
@@ -209,7 +209,7 @@ impl Emitter<'_, '_, '_> {
         {
             return true;
         }
-        if (is_pure(e) && lane_invariant(e, &v.known, v.lane_dim))
+        if (is_pure(e) && lane_invariant(e, &v.known, v.axis))
             || self.int_lane_step(e).is_some()
             || self.tile_static_step(e, ctxs).is_some_and(|s| s <= 1)
             || self.is_view_row(e, ctxs)
@@ -511,7 +511,7 @@ impl Emitter<'_, '_, '_> {
     pub(super) fn lane_invariant_cond(&self, cond: &Expr) -> bool {
         self.vector
             .as_ref()
-            .is_some_and(|v| is_pure(cond) && lane_invariant(cond, &v.known, v.lane_dim))
+            .is_some_and(|v| is_pure(cond) && lane_invariant(cond, &v.known, v.axis))
     }
 
     /// A branch whose condition may differ between the lanes (the plan
@@ -689,7 +689,7 @@ impl Emitter<'_, '_, '_> {
     /// indices are the same in every lane.
     fn tile_static_step(&self, e: &Expr, ctxs: &[LaneCtx]) -> Option<i64> {
         let v = self.vector.as_ref()?;
-        let step = |x: &Expr| lane_step(x, &v.steps, &v.known, v.lane_dim);
+        let step = |x: &Expr| lane_step(x, &v.steps, &v.known, v.axis);
         let ExprKind::Element { base, index } = &e.kind else {
             return None;
         };
@@ -724,7 +724,7 @@ impl Emitter<'_, '_, '_> {
     /// last lane's, whose indices are checked).
     fn tile_static_byte_step(&self, e: &Expr, ctxs: &[LaneCtx]) -> Option<i64> {
         let v = self.vector.as_ref()?;
-        let step = |x: &Expr| lane_step(x, &v.steps, &v.known, v.lane_dim);
+        let step = |x: &Expr| lane_step(x, &v.steps, &v.known, v.axis);
         e.ty.scalar()?;
         let mut bytes: i64 = 0;
         let mut at = e;
@@ -787,7 +787,7 @@ impl Emitter<'_, '_, '_> {
         if !shared_view || e.ty.scalar().is_none() || !is_pure(&args[1]) {
             return false;
         }
-        let Some(steps) = shape_steps(&args[1], &v.steps, &v.known, v.lane_dim) else {
+        let Some(steps) = shape_steps(&args[1], &v.steps, &v.known, v.axis) else {
             return false;
         };
         steps
@@ -851,7 +851,7 @@ impl Emitter<'_, '_, '_> {
         let same = self
             .vector
             .as_ref()
-            .is_some_and(|v| is_pure(e) && lane_invariant(e, &v.known, v.lane_dim));
+            .is_some_and(|v| is_pure(e) && lane_invariant(e, &v.known, v.axis));
         if same {
             return Ok(Lanes::Same(self.in_lane0(ctxs, |lw| lw.scalar(e))?));
         }
@@ -901,11 +901,36 @@ impl Emitter<'_, '_, '_> {
             return Ok(Lanes::Each(self.b.ins().load(vty, vector_flags(), at, 0)));
         }
         match &e.kind {
+            // Integer `*`, `/` and `%` have no checked vector form: on
+            // vectors only where value ranges show nothing can fail (see
+            // `lanes_exact_int`), else the whole operation lane by lane
+            // with the scalar code, which knows those ranges too.
+            ExprKind::Binary {
+                op: op @ (BinOp::Mul | BinOp::Div | BinOp::Rem),
+                lhs,
+                rhs,
+            } if !s.is_floating() && lhs.ty == e.ty && rhs.ty == e.ty => {
+                match self.lanes_exact_int(*op, e, lhs, rhs, s, ctxs)? {
+                    Some(v) => Ok(v),
+                    None => self.lane_by_lane_value(e, s, ctxs),
+                }
+            }
             ExprKind::Binary { op, lhs, rhs }
                 if vector_op(*op) && lhs.ty == e.ty && rhs.ty == e.ty =>
             {
                 let a = self.lanes_value(lhs, s, ctxs)?;
                 let b = self.lanes_value(rhs, s, ctxs)?;
+                if !s.is_floating() && self.range_of(e).is_some() {
+                    // In range in every lane: no overflow check.
+                    let va = self.each(a, s, lanes);
+                    let vb = self.each(b, s, lanes);
+                    let r = match op {
+                        BinOp::Add => self.b.ins().iadd(va, vb),
+                        BinOp::Sub => self.b.ins().isub(va, vb),
+                        _ => return self.lanes_binary(*op, s, a, b, lanes),
+                    };
+                    return Ok(Lanes::Each(r));
+                }
                 self.lanes_binary(*op, s, a, b, lanes)
             }
             // `int` to `float`, four lanes: the same rounding as the scalar
@@ -939,7 +964,7 @@ impl Emitter<'_, '_, '_> {
         if e.ty.scalar().is_none_or(Scalar::is_floating) || !is_pure(e) {
             return None;
         }
-        lane_step(e, &v.steps, &v.known, v.lane_dim)
+        lane_step(e, &v.steps, &v.known, v.axis)
     }
 
     /// An integer that grows by `step` from lane to lane (a coordinate):
@@ -994,6 +1019,81 @@ impl Emitter<'_, '_, '_> {
             Some(v) => Ok(Lanes::Each(v)),
             None => decline(Decline::NonScalarWhereScalarExpected),
         }
+    }
+
+    /// `e`, `lhs op rhs` on 32-bit integers, on vectors when value ranges
+    /// show that no lane can overflow, divide by zero or be negative where
+    /// that would matter (`None` otherwise): a product in range is one
+    /// vector multiplication; a quotient or remainder of a value in `[0,
+    /// 2^24)` by one in `[1, 2^24)` is computed in `float`, exact there
+    /// (both operands are exact floats, and a quotient rounded to the
+    /// nearest float never reaches the next integer: `x / d` is at least
+    /// `1 / d` below it, more than half a unit in the last place of a
+    /// value below `2^24 / d`), and by a power of two it is a shift or a
+    /// mask.
+    fn lanes_exact_int(
+        &mut self,
+        op: BinOp,
+        e: &Expr,
+        lhs: &Expr,
+        rhs: &Expr,
+        s: Scalar,
+        ctxs: &mut [LaneCtx],
+    ) -> R<Option<Lanes>> {
+        let lanes = ctxs.len();
+        if !matches!(s, Scalar::Int | Scalar::UInt)
+            || vector_type(s, lanes) != Some(types::I32X4)
+            || self.range_of(e).is_none()
+        {
+            return Ok(None);
+        }
+        const EXACT: i64 = 1 << 24;
+        let divisor = const_int(rhs);
+        let power_of_two = divisor.filter(|d| *d > 0 && (*d & (*d - 1)) == 0);
+        match op {
+            BinOp::Mul => {}
+            BinOp::Div | BinOp::Rem if power_of_two.is_some() => {}
+            _ => {
+                let (Some(a), Some(b)) = (self.range_of(lhs), self.range_of(rhs)) else {
+                    return Ok(None);
+                };
+                if a.0 < 0 || a.1 >= EXACT || b.0 < 1 || b.1 >= EXACT {
+                    return Ok(None);
+                }
+            }
+        }
+        let a = self.lanes_value(lhs, s, ctxs)?;
+        let b = self.lanes_value(rhs, s, ctxs)?;
+        if let (Lanes::Same(x), Lanes::Same(y)) = (a, b) {
+            return Ok(Some(Lanes::Same(self.binary(op, s, x, y, s)?)));
+        }
+        let va = self.each(a, s, lanes);
+        let r = match (op, power_of_two) {
+            (BinOp::Mul, _) => {
+                let vb = self.each(b, s, lanes);
+                self.b.ins().imul(va, vb)
+            }
+            (BinOp::Div, Some(d)) => self.b.ins().ushr_imm_s(va, i64::from(d.trailing_zeros())),
+            (BinOp::Rem, Some(d)) => {
+                let mask = self.b.ins().iconst(types::I32, d - 1);
+                let mask = self.b.ins().splat(types::I32X4, mask);
+                self.b.ins().band(va, mask)
+            }
+            _ => {
+                let vb = self.each(b, s, lanes);
+                let fa = self.b.ins().fcvt_from_sint(types::F32X4, va);
+                let fb = self.b.ins().fcvt_from_sint(types::F32X4, vb);
+                let fq = self.b.ins().fdiv(fa, fb);
+                let q = self.b.ins().fcvt_to_sint_sat(types::I32X4, fq);
+                if op == BinOp::Div {
+                    q
+                } else {
+                    let p = self.b.ins().imul(q, vb);
+                    self.b.ins().isub(va, p)
+                }
+            }
+        };
+        Ok(Some(Lanes::Each(r)))
     }
 
     /// `a op b` in every lane, both of type `s`.

@@ -7,6 +7,7 @@
 use super::locals::mutated_locals;
 use super::loops::CountedLoop;
 use super::ranges::const_int;
+use super::uniform::LaneAxis;
 use std::collections::{HashMap, HashSet};
 use tessera_ir::facts::Barriers;
 use tessera_ir::{
@@ -51,6 +52,8 @@ pub(crate) struct Facts<'p> {
     /// The kernel's `index<N>` parameter, when the kernel never writes it:
     /// its components are then the work-item's coordinates.
     index_param: Option<LocalId>,
+    /// Whether regions may run in lanes (see `KernelLayout::lanes`).
+    lanes: bool,
 }
 
 impl<'p> Facts<'p> {
@@ -70,7 +73,19 @@ impl<'p> Facts<'p> {
             remat: Vec::new(),
             extent_bound: Vec::new(),
             index_param: None,
+            lanes: true,
         }
+    }
+
+    /// The same, with every region run one work-item at a time.
+    pub(crate) fn without_lanes(mut self) -> Self {
+        self.lanes = false;
+        self
+    }
+
+    /// Whether regions may run in lanes.
+    pub(crate) fn lanes_allowed(&self) -> bool {
+        self.lanes
     }
 
     /// The same, for code of kernel `func` compiled for launches whose
@@ -95,6 +110,26 @@ impl<'p> Facts<'p> {
     /// components are the work-item's coordinates).
     pub(crate) fn is_index_param(&self, l: LocalId) -> bool {
         self.index_param == Some(l)
+    }
+
+    /// The coordinate lanes run along in a kernel of rank `rank`: its last
+    /// dimension, of the tiled index or of the index parameter.
+    pub(crate) fn lane_axis(&self, rank: usize) -> LaneAxis {
+        LaneAxis {
+            dim: rank.saturating_sub(1),
+            index: self.index_param,
+        }
+    }
+
+    /// The most work-items a launch of the code may have: the product of
+    /// the extent bound (saturating; unknown bounds are `i32::MAX`).
+    pub(crate) fn launch_items_bound(&self) -> i64 {
+        if self.extent_bound.is_empty() {
+            return i64::MAX;
+        }
+        self.extent_bound
+            .iter()
+            .fold(1i64, |n, b| n.saturating_mul((*b).max(1)))
     }
 
     /// The largest value component `k` of a launch extent may have.

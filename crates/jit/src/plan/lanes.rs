@@ -3,12 +3,14 @@
 //! share (loop counters and values computed from uniform ones).
 
 use super::facts::Facts;
-use super::uniform::{is_uniform, lane_invariant, uniform_fixpoint};
+use super::locals::referenced_locals;
+use super::uniform::{LaneAxis, is_uniform, lane_invariant, uniform_fixpoint};
 use super::vector::is_pure;
 use std::collections::{HashMap, HashSet};
 use tessera_ir::visit::{walk_block, walk_stmt};
 use tessera_ir::{
-    Block as IrBlock, Expr, ExprKind, FuncId, Init, Intrinsic, LocalId, Stmt, StmtKind,
+    Block as IrBlock, Expr, ExprKind, FuncId, Init, Intrinsic, LocalId, Program, Space, Stmt,
+    StmtKind,
 };
 
 /// How a region runs interleaved.
@@ -38,11 +40,36 @@ impl Facts<'_> {
     /// work-items overlaps instead of each waiting on its own chain of
     /// operations (a dot product's running sum, say).
     pub(crate) fn lane_shape(&self, stmts: &[Stmt]) -> Option<LaneShape> {
+        if !self.lanes_allowed() {
+            return None;
+        }
         let shape = self.tile?;
         let last = *shape.dims().last()?;
         let lanes = [4u32, 2]
             .into_iter()
             .find(|l| last % l == 0 && last >= *l)? as usize;
+        self.lanes_for(stmts, lanes)
+    }
+
+    /// The same for the body of a non-tiled kernel that never writes its
+    /// index parameter: four lanes, neighbours along the launch's last
+    /// dimension. The work-item loop takes four at a time while four are
+    /// left in the row and the chunk, and one at a time otherwise. Its
+    /// work-items are independent as a tile's are between barriers: only a
+    /// race or an atomic could tell the order.
+    pub(crate) fn flat_lane_shape(&self, stmts: &[Stmt]) -> Option<LaneShape> {
+        if self.tile.is_some()
+            || !self.lanes_allowed()
+            || self.launch_items_bound() < FLAT_LANES_MIN_ITEMS
+        {
+            return None;
+        }
+        self.lane_axis(0).index?;
+        self.lanes_for(stmts, 4)
+    }
+
+    /// Whether `stmts` can run in `lanes` lanes, and the locals they share.
+    fn lanes_for(&self, stmts: &[Stmt], lanes: usize) -> Option<LaneShape> {
         let block = IrBlock {
             stmts: stmts.to_vec(),
         };
@@ -72,8 +99,12 @@ impl Facts<'_> {
             // Pointers run one work-item at a time: each lane would need
             // its own allocation's address for a pointer in the frame.
             &mut |e| match &e.kind {
-                ExprKind::Call { .. }
-                | ExprKind::Intrinsic {
+                ExprKind::Call { func, .. }
+                    if !lane_safe_call(self.prog, *func, &mut HashSet::new()) =>
+                {
+                    ok.set(false)
+                }
+                ExprKind::Intrinsic {
                     op: Intrinsic::Atomic(_),
                     ..
                 } => ok.set(false),
@@ -136,9 +167,13 @@ impl Facts<'_> {
                 *writes.entry(*l).or_default() += 1;
             }
         });
+        // A local a call may write through a reference, or a pointer, is
+        // each lane's own.
+        let referenced = referenced_locals(self.prog, &block);
         let shared: HashSet<LocalId> = lets
             .keys()
             .copied()
+            .filter(|l| !referenced.contains(l))
             .filter(|l| {
                 let w = writes.get(l).copied().unwrap_or(0);
                 let counter = loops.iter().filter(|(k, _, _)| k == l).count();
@@ -155,13 +190,13 @@ impl Facts<'_> {
     }
 
     /// The kernel's locals whose value is the same in work-items that differ
-    /// only in local dimension `lane_dim`: never written after their
+    /// only in the coordinate of `axis`: never written after their
     /// declaration, declared from constants, captures, uniform counters, the
     /// tile's coordinates, the other dimensions' coordinates and such locals.
     pub(crate) fn lane_invariant_locals(
         &mut self,
         kernel: FuncId,
-        lane_dim: usize,
+        axis: LaneAxis,
     ) -> HashSet<LocalId> {
         let Some(body) = &self.prog.function(kernel).body else {
             return HashSet::new();
@@ -171,9 +206,7 @@ impl Facts<'_> {
         loop {
             let before = set.len();
             for (l, e) in &lets {
-                if !set.contains(l)
-                    && !self.is_mutated(kernel, *l)
-                    && lane_invariant(e, &set, lane_dim)
+                if !set.contains(l) && !self.is_mutated(kernel, *l) && lane_invariant(e, &set, axis)
                 {
                     set.insert(*l);
                 }
@@ -185,9 +218,52 @@ impl Facts<'_> {
     }
 }
 
+/// The fewest work-items a non-tiled launch may have (by the bound its
+/// kernel is compiled for) for its body to run in lanes: a smaller launch
+/// takes less time than the lanes' second copy of the body takes to
+/// compile.
+pub(crate) const FLAT_LANES_MIN_ITEMS: i64 = 8192;
+
 /// The largest `if` (in statements and expression nodes) whose lanes may
 /// take different branches in a region run in lanes.
 pub(crate) const MASKED_IF_SIZE: usize = 400;
+
+/// Whether a call of `func` may run in lanes: a statement holding it runs
+/// lane by lane (each lane the whole statement, the callee inlined), so
+/// only what could tell the order of the work-items matters: no atomic,
+/// barrier or `tile_static` variable in it or in what it calls.
+fn lane_safe_call(prog: &Program, func: FuncId, seen: &mut HashSet<FuncId>) -> bool {
+    if !seen.insert(func) {
+        return true;
+    }
+    let f = prog.function(func);
+    if f.locals.iter().any(|l| l.space == Space::TileStatic) {
+        return false;
+    }
+    let Some(body) = &f.body else {
+        return false;
+    };
+    let mut callees = Vec::new();
+    let ok = std::cell::Cell::new(true);
+    walk_block(
+        body,
+        &mut |s| {
+            if matches!(s.kind, StmtKind::Barrier(_)) {
+                ok.set(false);
+            }
+        },
+        &mut |e| match &e.kind {
+            ExprKind::Call { func, .. } => callees.push(*func),
+            ExprKind::Intrinsic {
+                op: Intrinsic::Atomic(_),
+                ..
+            }
+            | ExprKind::CallPtr { .. } => ok.set(false),
+            _ => {}
+        },
+    );
+    ok.get() && callees.into_iter().all(|c| lane_safe_call(prog, c, seen))
+}
 
 /// The number of statements and expression nodes in `s`.
 pub(crate) fn stmt_size(s: &Stmt) -> usize {

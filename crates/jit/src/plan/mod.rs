@@ -9,6 +9,7 @@
 //! - [`host`]: where a compiled host loop leaves the rest to the interpreter;
 //! - [`pointers`]: which pointers compiled code keeps (as references);
 //! - [`lanes`]: which regions run work-items interleaved, what lanes share;
+//! - [`fold`]: calls of one-expression functions folded for the lanes;
 //! - [`locals`], [`ranges`]: which locals a block reads and writes; integer
 //!   limits and constants.
 //!
@@ -18,6 +19,7 @@
 //! depends on the inlined call, so it is keyed by the call's scope id).
 
 pub(crate) mod facts;
+pub(crate) mod fold;
 pub(crate) mod frame;
 pub(crate) mod host;
 pub(crate) mod lanes;

@@ -44,24 +44,64 @@ pub(crate) fn is_uniform(e: &Expr, uniform: &HashSet<LocalId>) -> bool {
     }
 }
 
-/// True when `e` has the same value in work-items that differ only in
-/// local dimension `lane_dim` (see `Emitter::lane_invariant_locals`).
-pub(crate) fn lane_invariant(e: &Expr, known: &HashSet<LocalId>, lane_dim: usize) -> bool {
-    let go = |x: &Expr| lane_invariant(x, known, lane_dim);
-    match &e.kind {
-        ExprKind::Intrinsic {
+/// The coordinate along which a region's lanes run: the work-items of
+/// neighbouring lanes differ in that coordinate only, by one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LaneAxis {
+    /// The dimension: the tile's last (or the launch's, without tiles).
+    pub(crate) dim: usize,
+    /// A non-tiled kernel's `index<N>` parameter when it is never written:
+    /// its components are then the work-item's coordinates, as a tiled
+    /// index's local and global parts are.
+    pub(crate) index: Option<LocalId>,
+}
+
+impl LaneAxis {
+    /// The dimension `e` is the work-item's coordinate in, when it is one:
+    /// a constant component of the tiled index's local or global part, or
+    /// of the never-written index parameter.
+    pub(crate) fn coordinate(&self, e: &Expr) -> Option<usize> {
+        let ExprKind::Intrinsic {
             op: Intrinsic::ShapeComponent,
             args,
-        } if matches!(
-            args[0].kind,
+        } = &e.kind
+        else {
+            return None;
+        };
+        let of_work_item = match &args[0].kind {
             ExprKind::Intrinsic {
                 op: Intrinsic::TiledIndexPart(TiledIndexPart::Local | TiledIndexPart::Global),
                 ..
-            }
-        ) =>
-        {
-            const_int(&args[1]).is_some_and(|k| k >= 0 && k as usize != lane_dim)
+            } => true,
+            ExprKind::Local(l) => Some(*l) == self.index,
+            _ => false,
+        };
+        let k = const_int(&args[1])?;
+        (of_work_item && k >= 0).then_some(k as usize)
+    }
+
+    /// Whether `e` is a whole index of the work-item's coordinates: the
+    /// tiled index's local or global part, or the index parameter.
+    pub(crate) fn is_coordinates(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Intrinsic {
+                op: Intrinsic::TiledIndexPart(TiledIndexPart::Local | TiledIndexPart::Global),
+                ..
+            } => true,
+            ExprKind::Local(l) => Some(*l) == self.index,
+            _ => false,
         }
+    }
+}
+
+/// True when `e` has the same value in work-items that differ only in
+/// the coordinate of `axis` (see `Emitter::lane_invariant_locals`).
+pub(crate) fn lane_invariant(e: &Expr, known: &HashSet<LocalId>, axis: LaneAxis) -> bool {
+    let go = |x: &Expr| lane_invariant(x, known, axis);
+    if let Some(k) = axis.coordinate(e) {
+        return k != axis.dim;
+    }
+    match &e.kind {
         ExprKind::Binary { lhs, rhs, .. } | ExprKind::Logical { lhs, rhs, .. } => {
             go(lhs) && go(rhs)
         }

@@ -5,13 +5,13 @@
 
 use super::facts::Facts;
 use super::lanes::let_initialisers;
-use super::uniform::lane_invariant;
+use super::uniform::{LaneAxis, lane_invariant};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use tessera_ir::visit::{any_subexpr, for_each_subexpr, walk_block};
 use tessera_ir::{
     BinOp, Block as IrBlock, Expr, ExprKind, FuncId, Init, Intrinsic, LocalId, Scalar, Stmt,
-    StmtKind, TiledIndexPart,
+    StmtKind,
 };
 
 /// True when evaluating `e` changes nothing: no assignment, call, pointer
@@ -46,14 +46,14 @@ pub(crate) fn is_pure(e: &Expr) -> bool {
 /// The amount by which the `int` (or `long`) value of `e` grows from one
 /// lane to the next, when it is a fixed amount: 0 for a lane-invariant
 /// expression (see [`lane_invariant`]; `known` are the locals the lanes
-/// share), 1 for the local or global coordinate along `lane_dim`, and sums,
+/// share), 1 for the work-item's coordinate along `axis`, and sums,
 /// differences and constant multiples of those; `steps` gives the kernel's
 /// locals that are never written after their declaration.
 pub(crate) fn lane_step(
     e: &Expr,
     steps: &HashMap<LocalId, i64>,
     known: &HashSet<LocalId>,
-    lane_dim: usize,
+    axis: LaneAxis,
 ) -> Option<i64> {
     if !matches!(
         e.ty.scalar(),
@@ -61,26 +61,15 @@ pub(crate) fn lane_step(
     ) {
         return None;
     }
-    if is_pure(e) && lane_invariant(e, known, lane_dim) {
+    if is_pure(e) && lane_invariant(e, known, axis) {
         return Some(0);
     }
-    let go = |x: &Expr| lane_step(x, steps, known, lane_dim);
+    if let Some(k) = axis.coordinate(e) {
+        return (k == axis.dim).then_some(1);
+    }
+    let go = |x: &Expr| lane_step(x, steps, known, axis);
     match &e.kind {
         ExprKind::Local(l) => steps.get(l).copied(),
-        ExprKind::Intrinsic {
-            op: Intrinsic::ShapeComponent,
-            args,
-        } if matches!(
-            args[0].kind,
-            ExprKind::Intrinsic {
-                op: Intrinsic::TiledIndexPart(TiledIndexPart::Local | TiledIndexPart::Global),
-                ..
-            }
-        ) =>
-        {
-            let k = super::ranges::const_int(&args[1])?;
-            (k >= 0 && k as usize == lane_dim).then_some(1)
-        }
         ExprKind::Binary { op, lhs, rhs } if lhs.ty == e.ty && rhs.ty == e.ty => match op {
             BinOp::Add => go(lhs)?.checked_add(go(rhs)?),
             BinOp::Sub => go(lhs)?.checked_sub(go(rhs)?),
@@ -227,7 +216,7 @@ impl Facts<'_> {
     pub(crate) fn lane_step_locals(
         &mut self,
         kernel: FuncId,
-        lane_dim: usize,
+        axis: LaneAxis,
         known: &HashSet<LocalId>,
     ) -> HashMap<LocalId, i64> {
         let Some(body) = &self.prog.function(kernel).body else {
@@ -243,7 +232,7 @@ impl Facts<'_> {
             let before = steps.len();
             for (l, e) in &lets {
                 if !steps.contains_key(l)
-                    && let Some(s) = lane_step(e, &steps, known, lane_dim)
+                    && let Some(s) = lane_step(e, &steps, known, axis)
                 {
                     steps.insert(*l, s);
                 }
@@ -256,25 +245,22 @@ impl Facts<'_> {
 }
 
 /// How each component of an index expression grows from lane to lane (see
-/// [`lane_step`]): the tiled index's local or global part, or an index
-/// built from components.
+/// [`lane_step`]): the work-item's coordinates (see
+/// [`LaneAxis::is_coordinates`]), or an index built from components.
 pub(crate) fn shape_steps(
     e: &Expr,
     steps: &HashMap<LocalId, i64>,
     known: &HashSet<LocalId>,
-    lane_dim: usize,
+    axis: LaneAxis,
 ) -> Option<Vec<i64>> {
+    if axis.is_coordinates(e) {
+        let rank = match e.ty {
+            tessera_ir::Type::Index(r) => usize::from(r),
+            _ => return None,
+        };
+        return Some((0..rank).map(|d| i64::from(d == axis.dim)).collect());
+    }
     match &e.kind {
-        ExprKind::Intrinsic {
-            op: Intrinsic::TiledIndexPart(TiledIndexPart::Local | TiledIndexPart::Global),
-            ..
-        } => {
-            let rank = match e.ty {
-                tessera_ir::Type::Index(r) => usize::from(r),
-                _ => return None,
-            };
-            Some((0..rank).map(|d| i64::from(d == lane_dim)).collect())
-        }
         ExprKind::Intrinsic {
             op: Intrinsic::MakeShape,
             args,
@@ -284,7 +270,7 @@ pub(crate) fn shape_steps(
                 // Components are converted to `int`: only `int` ones keep
                 // their step.
                 if a.ty.scalar() == Some(Scalar::Int) {
-                    lane_step(a, steps, known, lane_dim)
+                    lane_step(a, steps, known, axis)
                 } else {
                     None
                 }
