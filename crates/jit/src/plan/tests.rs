@@ -755,6 +755,7 @@ fn pointer_casts_compile_only_between_scalars_of_one_size() {
     assert_eq!(kernel_with("int* p = s + 2;\nint n = (int)(p - s);"), None);
     assert!(kernel_with("double* d = (double*)&s[0];\n*d = 1.0;").is_some());
     assert!(kernel_with("bool* b = (bool*)&x;\n*b = true;").is_some());
+}
 
 /// The calls left in the kernel's body after folding (see
 /// [`super::fold::fold_calls`]), by callee name.
