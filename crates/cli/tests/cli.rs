@@ -284,3 +284,30 @@ fn file_over_the_size_limit_is_rejected() {
     );
     drop(file);
 }
+
+/// A C array of scalars takes its C++ size (4 bytes an `int`), not a
+/// value of the interpreter's per element: `tests/robustness/
+/// c_array_of_534_mib.amp` (534 MiB of `int`s) runs in an address space
+/// of about 1 GB, where 16 bytes an element (2.2 GB) would not fit.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_large_c_array_takes_its_cpp_size() {
+    let program = "tests/robustness/c_array_of_534_mib.amp";
+    for engine in ["interp", "jit"] {
+        let script = format!(
+            "ulimit -v 1200000 && exec \"$0\" run --engine {engine} --max-memory 1G {program}"
+        );
+        let output = Command::new("sh")
+            .current_dir(repo_root())
+            .args(["-c", &script, env!("CARGO_BIN_EXE_tessera")])
+            .output()
+            .expect("sh runs");
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{engine}: {}",
+            stderr(&output)
+        );
+        assert_eq!(stdout(&output), "6 0 2.75\n", "{engine}");
+    }
+}

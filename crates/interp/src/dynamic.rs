@@ -13,7 +13,7 @@
 //! class.
 
 use crate::machine::{Machine, Res};
-use crate::value::{Place, Pointer, Value, get_path, get_path_mut};
+use crate::value::{Place, Pointer, Value, get_path, write_path};
 use std::rc::Rc;
 use tessera_diagnostics::{Span, codes};
 use tessera_ir::{Expr, FuncId, StructId, Type};
@@ -27,9 +27,8 @@ impl Machine<'_> {
         }
         if let (Type::Struct(id), Value::Agg(_)) = (ty, &v)
             && let Some(path) = self.prog.dynamic_class_path(*id)
-            && let Some(slot) = get_path_mut(&mut v, &path)
         {
-            *slot = Value::Int(i64::from(id.0));
+            write_path(&mut v, &path, Value::Int(i64::from(id.0)));
         }
         v
     }
@@ -54,10 +53,8 @@ impl Machine<'_> {
             return Ok(v);
         };
         let old = self.read(place, span)?;
-        if let Some(Value::Int(class)) = get_path(&old, &path)
-            && let Some(slot) = get_path_mut(&mut v, &path)
-        {
-            *slot = Value::Int(*class);
+        if let Some(Value::Int(class)) = get_path(&old, &path) {
+            write_path(&mut v, &path, Value::Int(class));
         }
         Ok(v)
     }
@@ -151,7 +148,7 @@ impl Machine<'_> {
         };
         let v = self.read(place, span)?;
         let found = match get_path(&v, &path) {
-            Some(Value::Int(id)) => u32::try_from(*id).ok().map(StructId),
+            Some(Value::Int(id)) => u32::try_from(id).ok().map(StructId),
             _ => None,
         };
         match found {

@@ -292,6 +292,6 @@ impl Machine<'_> {
             return None;
         };
         let path = self.prog.base_path(*from, *to)?;
-        get_path(value, &path).cloned()
+        get_path(value, &path)
     }
 }

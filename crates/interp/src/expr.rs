@@ -2,7 +2,7 @@
 
 use crate::arith;
 use crate::machine::{Machine, Res};
-use crate::value::{Place, Root, Value, get_path};
+use crate::value::{Place, Root, Value, read_path_with};
 use std::rc::Rc;
 use tessera_diagnostics::{Span, codes};
 use tessera_ir::{BinOp, Expr, ExprKind, FuncId, Intrinsic, Scalar, Type};
@@ -233,9 +233,7 @@ impl Machine<'_> {
                 }
                 let v = self.eval(base)?;
                 match crate::value::read_path(&v, &[*field]) {
-                    Ok(found) => {
-                        Ok(self.as_complete_object(found.cloned().unwrap_or(Value::Void), &e.ty))
-                    }
+                    Ok(found) => Ok(self.as_complete_object(found.unwrap_or(Value::Void), &e.ty)),
                     Err(m) => Err(self.misread(m, e.span)),
                 }
             }
@@ -281,6 +279,9 @@ impl Machine<'_> {
                         active,
                         first.unwrap_or(Value::Uninit),
                     ));
+                }
+                if let Type::CArray(elem, _) = &e.ty {
+                    return Ok(Value::array(elem, out));
                 }
                 Ok(Value::Agg(Rc::new(out)))
             }
@@ -532,10 +533,15 @@ impl Machine<'_> {
                 None => return Ok(None),
             }
         };
-        match root.and_then(|v| get_path(v, &indices)) {
-            Some(Value::Uninit) | None => Ok(None),
-            Some(v) => Ok(Some(v.clone())),
-        }
+        let found = root.and_then(|v| {
+            read_path_with(v, &indices, |x| match x {
+                Value::Uninit => None,
+                x => Some(x.clone()),
+            })
+            .ok()
+            .flatten()
+        });
+        Ok(found)
     }
 
     /// Reads `v[i]` of a `std::vector` variable without building its place:

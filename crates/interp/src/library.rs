@@ -1475,7 +1475,7 @@ impl Machine<'_> {
 /// Reads part of a value (for tests of the path helpers).
 #[allow(dead_code)]
 pub(crate) fn part(v: &Value, path: &[u32]) -> Option<Value> {
-    get_path(v, path).cloned()
+    get_path(v, path)
 }
 
 /// The value of `std::cout` (and of a `std::ostream&` bound to it).

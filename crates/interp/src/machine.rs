@@ -3,8 +3,8 @@
 use crate::arith::{self, ArithError};
 use crate::check::Checker;
 use crate::value::{
-    Alias, Meter, Misread, Place, Root, Storage, StorageKind, UnionShape, UnionVal, Value,
-    get_path_mut, read_path,
+    Alias, Meter, Misread, Place, Root, ScalarArray, Storage, StorageKind, UnionShape, UnionVal,
+    Value, read_path, write_path,
 };
 use crate::{Options, Outcome};
 use std::cell::RefCell;
@@ -753,6 +753,14 @@ impl<'p> Machine<'p> {
                     self.take_memory(bytes, span)?;
                     self.meter.give(bytes);
                 }
+                if let Type::Scalar(s) = **elem {
+                    // Zeroed memory from the system: untouched elements
+                    // cost nothing.
+                    let a = ScalarArray::zeroed(s, *n as usize)
+                        .ok_or_else(|| self.error(codes::R0010, span, "allocation too large"))?;
+                    return Ok(Value::Scalars(Rc::new(a)));
+                }
+                // Rows of a zero array share one value until written.
                 let z = self.zero_value(elem, span)?;
                 Value::Agg(Rc::new(vec![z; *n as usize]))
             }
@@ -906,6 +914,25 @@ impl<'p> Machine<'p> {
                 Ok(Self::union_value(shape, Some(0), v))
             }
             Init::List(items) => {
+                if let Type::CArray(elem, n) = ty {
+                    let bytes = self.type_bytes(ty);
+                    self.take_memory(bytes, span)?;
+                    self.meter.give(bytes);
+                    if let Type::Scalar(s) = **elem {
+                        // Scalars go straight into a typed array of zeros:
+                        // the elements not given are those zeros.
+                        self.charge(items.len() as u64 / 16, span)?;
+                        let mut a = ScalarArray::zeroed(s, *n as usize).ok_or_else(|| {
+                            self.error(codes::R0010, span, "allocation too large")
+                        })?;
+                        for (i, item) in items.iter().enumerate().take(*n as usize) {
+                            let v = self.init_value(item, elem, span)?;
+                            a.set(i, &v);
+                        }
+                        return Ok(Value::Scalars(Rc::new(a)));
+                    }
+                    self.charge(u64::from(*n) / 16, span)?;
+                }
                 let elem_types: Vec<Type> = match ty {
                     Type::Struct(id) => self
                         .prog
@@ -915,22 +942,18 @@ impl<'p> Machine<'p> {
                     Type::CArray(elem, n) => vec![(**elem).clone(); *n as usize],
                     _ => Vec::new(),
                 };
-                if let Type::CArray(..) = ty {
-                    let bytes = self.type_bytes(ty);
-                    self.take_memory(bytes, span)?;
-                    self.meter.give(bytes);
-                    self.charge(elem_types.len() as u64 / 16, span)?;
-                }
                 let mut out = Vec::with_capacity(elem_types.len());
-                let mut zero: Option<Value> = None;
+                // The zero of the last type a missing part had: the
+                // elements of an array share it.
+                let mut zero: Option<(&Type, Value)> = None;
                 for (i, t) in elem_types.iter().enumerate() {
                     out.push(match items.get(i) {
                         Some(item) => self.init_value(item, t, span)?,
                         None => match &zero {
-                            Some(z) => z.clone(),
-                            None => {
+                            Some((zt, z)) if *zt == t => z.clone(),
+                            _ => {
                                 let z = self.zero_value(t, span)?;
-                                zero = Some(z.clone());
+                                zero = Some((t, z.clone()));
                                 z
                             }
                         },
@@ -1146,7 +1169,7 @@ impl<'p> Machine<'p> {
                     .stack
                     .get(*depth as usize)
                     .and_then(|f| f.locals.get(*slot as usize))
-                    .map(|v| read_path(v, &place.path).map(|x| x.cloned()))
+                    .map(|v| read_path(v, &place.path))
             }
             Root::HostLocal(depth, slot) => {
                 if self.checker.on {
@@ -1156,23 +1179,23 @@ impl<'p> Machine<'p> {
                     .stack
                     .get(*depth as usize)
                     .and_then(|f| f.locals.get(*slot as usize))
-                    .map(|v| read_path(v, &place.path).map(|x| x.cloned()))
+                    .map(|v| read_path(v, &place.path))
             }
             Root::Global(g) => self
                 .globals
                 .get(*g as usize)
-                .map(|v| read_path(v, &place.path).map(|x| x.cloned())),
+                .map(|v| read_path(v, &place.path)),
             Root::Capture(c) => self
                 .launch
                 .captures
                 .get(*c as usize)
-                .map(|v| read_path(v, &place.path).map(|x| x.cloned())),
+                .map(|v| read_path(v, &place.path)),
             Root::TileStatic(slot) => {
                 let v = self
                     .launch
                     .tile_static
                     .get(*slot as usize)
-                    .map(|v| read_path(v, &place.path).map(|x| x.cloned()));
+                    .map(|v| read_path(v, &place.path));
                 if self.checker.on {
                     self.check_access(place, span, false, false)?;
                 }
@@ -1191,7 +1214,7 @@ impl<'p> Machine<'p> {
                     storage.read_in(*i, &place.path)
                 }
             }
-            Root::Temp(cell) => Some(read_path(&cell.borrow(), &place.path).map(|x| x.cloned())),
+            Root::Temp(cell) => Some(read_path(&cell.borrow(), &place.path)),
             Root::Pun(pun, byte) => {
                 let pun = Rc::clone(pun);
                 return self.pun_read(&pun, *byte, &place.path, span);
@@ -1213,7 +1236,6 @@ impl<'p> Machine<'p> {
                     .stack
                     .get_mut(*depth as usize)
                     .and_then(|f| f.locals.get_mut(*slot as usize))
-                    .and_then(|v| get_path_mut(v, &place.path))
             }
             Root::HostLocal(depth, slot) => {
                 if self.checker.on {
@@ -1223,27 +1245,15 @@ impl<'p> Machine<'p> {
                     .stack
                     .get_mut(*depth as usize)
                     .and_then(|f| f.locals.get_mut(*slot as usize))
-                    .and_then(|v| get_path_mut(v, &place.path))
             }
-            Root::Global(g) => self
-                .globals
-                .get_mut(*g as usize)
-                .and_then(|v| get_path_mut(v, &place.path)),
-            Root::Capture(c) => self
-                .launch
-                .captures
-                .get_mut(*c as usize)
-                .and_then(|v| get_path_mut(v, &place.path)),
+            Root::Global(g) => self.globals.get_mut(*g as usize),
+            Root::Capture(c) => self.launch.captures.get_mut(*c as usize),
             Root::TileStatic(_) | Root::Elem(..) => {
                 if self.checker.on {
                     self.check_access(place, span, true, false)?;
                 }
                 match &place.root {
-                    Root::TileStatic(slot) => self
-                        .launch
-                        .tile_static
-                        .get_mut(*slot as usize)
-                        .and_then(|v| get_path_mut(v, &place.path)),
+                    Root::TileStatic(slot) => self.launch.tile_static.get_mut(*slot as usize),
                     Root::Elem(storage, i) => {
                         if place.path.is_empty() {
                             storage.set(*i, v);
@@ -1256,10 +1266,7 @@ impl<'p> Machine<'p> {
                 }
             }
             Root::Temp(cell) => {
-                let mut b = cell.borrow_mut();
-                if let Some(target) = get_path_mut(&mut b, &place.path) {
-                    *target = v;
-                }
+                write_path(&mut cell.borrow_mut(), &place.path, v);
                 return Ok(());
             }
             Root::Pun(pun, byte) => {
@@ -1267,8 +1274,9 @@ impl<'p> Machine<'p> {
                 return self.pun_write(&pun, *byte, &place.path, &v, span);
             }
         };
-        if let Some(target) = slot {
-            *target = v;
+        // A path that leads nowhere writes nothing.
+        if let Some(root) = slot {
+            write_path(root, &place.path, v);
         }
         Ok(())
     }

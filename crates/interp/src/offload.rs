@@ -9,7 +9,7 @@
 //! layout) keeps the launch in the interpreter.
 
 use crate::machine::{Flow, Machine, Res};
-use crate::value::{Place, Root, Storage, Value, ViewData};
+use crate::value::{Place, Root, ScalarArray, Storage, Value, ViewData};
 use std::rc::Rc;
 use tessera_diagnostics::Span;
 use tessera_ir::{Capture, FuncId, Type};
@@ -547,10 +547,18 @@ impl Machine<'_> {
         {
             return None;
         }
-        let Value::Agg(items) = self.read(p, span).ok()? else {
-            return None;
+        let buffer = match self.read(p, span).ok()? {
+            // A typed array: its bytes as they are.
+            Value::Scalars(a) if *elem == Type::Scalar(a.scalar()) && size == a.scalar().size() => {
+                a.to_buffer()?
+            }
+            Value::Agg(items) => marshal_items(&self.prog.structs, elem, size, &items)?,
+            v @ Value::Scalars(_) => {
+                let items: Vec<Value> = v.parts().collect();
+                marshal_items(&self.prog.structs, elem, size, &items)?
+            }
+            _ => return None,
         };
-        let buffer = marshal_items(&self.prog.structs, elem, size, &items)?;
         // Read-only: nothing to write back.
         let home = if written {
             Home::Place(p.clone())
@@ -628,16 +636,21 @@ impl Machine<'_> {
                 if !done {
                     return;
                 }
-                let items: Option<Vec<Value>> = (0..buffer.len)
-                    .map(|i| {
-                        let t = tags.map(|t| i * size + t);
-                        read_object(structs, &shapes, &buffer, i * size, &buffer.elem, t)
-                    })
-                    .collect();
-                if let Some(items) = items {
+                let array = match ScalarArray::from_buffer(buffer) {
+                    // Scalars: the buffer becomes the array as it is.
+                    Ok(a) => Some(Value::Scalars(Rc::new(a))),
+                    Err(buffer) => (0..buffer.len)
+                        .map(|i| {
+                            let t = tags.map(|t| i * size + t);
+                            read_object(structs, &shapes, &buffer, i * size, &buffer.elem, t)
+                        })
+                        .collect::<Option<Vec<Value>>>()
+                        .map(|items| Value::array(&buffer.elem, items)),
+                };
+                if let Some(array) = array {
                     // The place was read before the launch, so writing it back
                     // cannot fail for a reason the interpreter would report.
-                    let _ = self.write(&place, Value::Agg(Rc::new(items)), span);
+                    let _ = self.write(&place, array, span);
                 }
             }
         }
@@ -1119,15 +1132,23 @@ fn write_object(
                 write_object(structs, buffer, at + off, fty, fv, ftags)?;
             }
         }
-        Type::CArray(elem, _) => {
-            let Value::Agg(items) = v else {
+        Type::CArray(elem, n) => {
+            // A typed array: its bytes as they are.
+            if let (Value::Scalars(a), Type::Scalar(s)) = (v, &**elem)
+                && a.scalar() == *s
+                && a.len() == *n as usize
+            {
+                buffer.copy_bytes(at, a.words(), 0, a.len() * s.size() as usize);
+                return Some(());
+            }
+            if !matches!(v, Value::Agg(_) | Value::Scalars(_)) {
                 return matches!(v, Value::Uninit).then_some(());
-            };
+            }
             let (size, _) = size_align(structs, elem)?;
             let per = union_tags::tag_count(structs, elem)? as usize;
-            for (k, item) in items.iter().enumerate() {
+            for (k, item) in v.parts().enumerate() {
                 let etags = tags.map(|t| t + k * per);
-                write_object(structs, buffer, at + k * size as usize, elem, item, etags)?;
+                write_object(structs, buffer, at + k * size as usize, elem, &item, etags)?;
             }
         }
         _ => return None,
@@ -1195,6 +1216,10 @@ fn read_object(
             Value::Agg(Rc::new(fields))
         }
         Type::CArray(elem, n) => {
+            if let Type::Scalar(s) = **elem {
+                let a = ScalarArray::from_bytes(s, *n as usize, buffer, at)?;
+                return Some(Value::Scalars(Rc::new(a)));
+            }
             let (size, _) = size_align(structs, elem)?;
             let per = union_tags::tag_count(structs, elem)? as usize;
             let mut items = Vec::with_capacity(*n as usize);
@@ -1209,7 +1234,7 @@ fn read_object(
                     etags,
                 )?);
             }
-            Value::Agg(Rc::new(items))
+            Value::array(elem, items)
         }
         _ => return None,
     })

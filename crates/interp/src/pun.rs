@@ -345,6 +345,9 @@ impl Machine<'_> {
         for (t, off) in parts {
             items.push(self.pun_build(pun, &t, off, span)?);
         }
+        if let Type::CArray(elem, _) = ty {
+            return Ok(Value::array(elem, items));
+        }
         Ok(Value::Agg(Rc::new(items)))
     }
 
@@ -371,10 +374,9 @@ impl Machine<'_> {
             let bytes = scalar_bytes(v, *s);
             return self.pun_put(pun, at, &bytes[..s.size() as usize], span);
         }
-        let Value::Agg(items) = v else {
+        if !matches!(v, Value::Agg(_) | Value::Scalars(_)) {
             return Ok(());
-        };
-        let items = Rc::clone(items);
+        }
         let structs = &self.prog.structs;
         let parts: Vec<(Type, u64)> = match ty {
             Type::Struct(id) => match structs.get(id.index()) {
@@ -400,8 +402,8 @@ impl Machine<'_> {
                 .collect(),
             _ => Vec::new(),
         };
-        for ((t, off), item) in parts.into_iter().zip(items.iter()) {
-            self.pun_store(pun, &t, off, item, span)?;
+        for ((t, off), item) in parts.into_iter().zip(v.parts()) {
+            self.pun_store(pun, &t, off, &item, span)?;
         }
         Ok(())
     }

@@ -13,30 +13,22 @@ use tessera_diagnostics::{Span, codes};
 use tessera_ir::{Distribution, Expr, Intrinsic, RandomEngine, Scalar};
 use tessera_runtime::random::{self, EngineState, NormalSaved};
 
-/// An engine struct's fields, borrowed for a draw: `words`, `pos`.
+/// An engine struct's fields, borrowed for a draw: `words`, `pos`. The
+/// words are an aggregate as `RandomSeed` makes them, or a typed array
+/// when the engine's struct was zero-initialised as any other.
 struct Fields<'a>(&'a mut Vec<Value>);
-
-impl Fields<'_> {
-    fn words(&self) -> Option<&Vec<Value>> {
-        match self.0.first() {
-            Some(Value::Agg(w)) => Some(w),
-            _ => None,
-        }
-    }
-}
 
 impl EngineState for Fields<'_> {
     fn word(&self, i: usize) -> u64 {
-        self.words()
-            .and_then(|w| w.get(i))
+        self.0
+            .first()
+            .and_then(|w| w.part(i))
             .map_or(0, |v| v.int() as u64)
     }
 
     fn set_word(&mut self, i: usize, v: u64) {
-        if let Some(Value::Agg(w)) = self.0.first_mut()
-            && let Some(slot) = Rc::make_mut(w).get_mut(i)
-        {
-            *slot = Value::Int(v as i64);
+        if let Some(words) = self.0.first_mut() {
+            crate::value::write_path(words, &[i as u32], Value::Int(v as i64));
         }
     }
 

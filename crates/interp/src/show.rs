@@ -210,10 +210,7 @@ impl Machine<'_> {
 }
 
 fn item(v: &Value, i: usize) -> Value {
-    match v {
-        Value::Agg(items) => items.get(i).cloned().unwrap_or(Value::Uninit),
-        _ => Value::Uninit,
-    }
+    v.part(i).unwrap_or(Value::Uninit)
 }
 
 fn show_scalar(v: &Value, s: Scalar) -> String {

@@ -3,7 +3,9 @@
 //! Every C++ object is a [`Value`]. Scalars are stored by value; aggregates
 //! (structs, C arrays, `index`, `extent`, `tiled_index`) share their elements
 //! copy-on-write, so reading a struct is cheap and writing one field copies
-//! only when the struct is shared. Vectors and the data of `array`s and
+//! only when the struct is shared. A C array of scalars keeps its elements
+//! in one typed buffer in C++ layout ([`ScalarArray`]), also copy-on-write.
+//! Vectors and the data of `array`s and
 //! `array_view`s live in [`Storage`], shared by reference between a vector and
 //! the views over it: Tessera's memory is shared between host and kernels.
 //! A storage of scalars keeps them in one typed buffer in C++ layout, the
@@ -39,6 +41,9 @@ pub(crate) enum Value {
     /// Structs, C arrays, `index`, `extent`, `tiled_extent`, `tiled_index`
     /// (its global index): the elements in order.
     Agg(Rc<Vec<Value>>),
+    /// A C array of scalars (the innermost dimension of a multi-dimensional
+    /// one), in C++ layout; see [`ScalarArray`].
+    Scalars(Rc<ScalarArray>),
     /// A `concurrency::array` or an `array_view`.
     View(Rc<View>),
     /// A `std::vector`.
@@ -482,6 +487,52 @@ impl Value {
     pub(crate) fn shape(dims: impl IntoIterator<Item = i64>) -> Value {
         Value::Agg(Rc::new(dims.into_iter().map(Value::Int).collect()))
     }
+
+    /// A C array of `elem`s holding `items`: typed when the elements are
+    /// scalars and every item is one (an unwritten one keeps the array an
+    /// aggregate, see [`ScalarArray`]).
+    pub(crate) fn array(elem: &tessera_ir::Type, items: Vec<Value>) -> Value {
+        if let tessera_ir::Type::Scalar(s) = elem
+            && items.iter().all(Value::is_number)
+            && let Some(a) = ScalarArray::of(*s, &items)
+        {
+            return Value::Scalars(Rc::new(a));
+        }
+        Value::Agg(Rc::new(items))
+    }
+
+    /// True for a `bool`, an integer or a floating-point value.
+    pub(crate) fn is_number(&self) -> bool {
+        matches!(
+            self,
+            Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Double(_)
+        )
+    }
+
+    /// How many parts an aggregate has (fields, elements); 0 for anything
+    /// else.
+    pub(crate) fn part_count(&self) -> usize {
+        match self {
+            Value::Agg(items) => items.len(),
+            Value::Scalars(a) => a.len(),
+            _ => 0,
+        }
+    }
+
+    /// Part `i` of an aggregate (a field, an element), whichever way the
+    /// aggregate keeps it.
+    pub(crate) fn part(&self, i: usize) -> Option<Value> {
+        match self {
+            Value::Agg(items) => items.get(i).cloned(),
+            Value::Scalars(a) => a.get(i),
+            _ => None,
+        }
+    }
+
+    /// The parts of an aggregate, in order.
+    pub(crate) fn parts(&self) -> impl Iterator<Item = Value> + '_ {
+        (0..self.part_count()).filter_map(|i| self.part(i))
+    }
 }
 
 /// Counts the bytes of program data alive at once, against `--max-memory`.
@@ -651,7 +702,7 @@ fn scalar_at(s: Scalar, b: &Buffer, i: usize) -> Option<Value> {
 }
 
 /// Stores element `i` of a typed buffer (a scalar `Bool` stores as 0/1).
-#[inline]
+#[inline(always)]
 fn set_scalar(s: Scalar, b: &mut Buffer, i: usize, v: &Value) -> bool {
     if i >= b.len {
         return false;
@@ -674,6 +725,152 @@ fn typed(s: Scalar, values: &[Value]) -> Option<Buffer> {
         set_scalar(s, &mut b, i, v);
     }
     Some(b)
+}
+
+/// A C array whose elements are scalars: `n` elements of one scalar type in
+/// one typed buffer in C++ layout (4 bytes an `int`, 8 a `double`, 1 a
+/// `bool` or `char`), as a [`Storage`] of scalars keeps them.
+///
+/// It is a value, shared copy-on-write like [`Value::Agg`]: a copy of a
+/// struct holding one shares the buffer until either side writes. Why
+/// only the innermost dimension: a multi-dimensional array is an
+/// aggregate of such rows, so that every place, path and pointer into it
+/// keeps the shape it has for any other aggregate (`m[i]` is part `i`,
+/// `m[i][j]` part `j` of that), and rows of a zero array share one buffer
+/// until written.
+///
+/// Arrays whose elements may be unwritten (`tile_static` arrays in a tile
+/// that has not written them yet, a union member not yet given a value)
+/// stay aggregates of [`Value::Uninit`]: a typed buffer has no room to tell
+/// an unwritten element from a zero, which `--check` reports apart.
+///
+/// Why its own words rather than a [`Buffer`]: rows of a multi-dimensional
+/// array are often short (`float v[n][3]`), and a row of at most 16 bytes
+/// lives inside the array's one allocation (a `Buffer` would add a type
+/// and a second allocation to each row, more than the 16-byte values it
+/// replaces).
+#[derive(Clone, Debug)]
+pub(crate) struct ScalarArray {
+    /// The elements' type.
+    scalar: Scalar,
+    /// Number of elements.
+    len: usize,
+    /// The elements' bytes in C++ layout, zero past the last one.
+    words: SmallVec<[u64; 2]>,
+}
+
+impl ScalarArray {
+    /// `n` zeros of type `s` (zeroed memory from the system, which costs
+    /// nothing until written), or `None` when the size overflows.
+    pub(crate) fn zeroed(s: Scalar, n: usize) -> Option<ScalarArray> {
+        let bytes = n.checked_mul(s.size() as usize)?;
+        Some(ScalarArray {
+            scalar: s,
+            len: n,
+            words: SmallVec::from_elem(0, bytes.div_ceil(8)),
+        })
+    }
+
+    /// An array of `values` (each converted to `s` as a storage stores it),
+    /// or `None` when one is too big to address.
+    pub(crate) fn of(s: Scalar, values: &[Value]) -> Option<ScalarArray> {
+        let mut a = ScalarArray::zeroed(s, values.len())?;
+        for (i, v) in values.iter().enumerate() {
+            a.set(i, v);
+        }
+        Some(a)
+    }
+
+    /// The array a buffer of scalars in C++ layout holds (a launch's
+    /// result), or the buffer back when it holds something else.
+    pub(crate) fn from_buffer(buf: Buffer) -> Result<ScalarArray, Buffer> {
+        match buf.elem.scalar() {
+            Some(s) if buf.elem_size == s.size() => Ok(ScalarArray {
+                scalar: s,
+                len: buf.len,
+                words: SmallVec::from_vec(buf.into_words()),
+            }),
+            _ => Err(buf),
+        }
+    }
+
+    /// The `n` elements of type `s` from byte `at` of `src` (a launch's
+    /// buffer, where the array is part of an object), copied as bytes.
+    pub(crate) fn from_bytes(s: Scalar, n: usize, src: &Buffer, at: usize) -> Option<ScalarArray> {
+        let mut a = ScalarArray::zeroed(s, n)?;
+        let bytes = n.saturating_mul(s.size() as usize);
+        tessera_runtime::launch::copy_bytes(&mut a.words, 0, src.words(), at, bytes);
+        Some(a)
+    }
+
+    /// The elements' type.
+    pub(crate) fn scalar(&self) -> Scalar {
+        self.scalar
+    }
+
+    /// Number of elements.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Element `i` (`None` past the end).
+    #[inline(always)]
+    pub(crate) fn get(&self, i: usize) -> Option<Value> {
+        if i >= self.len {
+            return None;
+        }
+        let at = i * self.scalar.size() as usize;
+        tessera_runtime::launch::load(&self.words, at, self.scalar).map(value_of)
+    }
+
+    /// What `read` makes of element `i`, the element handed over in
+    /// registers (see [`Storage::element_with`]).
+    #[inline(always)]
+    pub(crate) fn get_with<T>(
+        &self,
+        i: usize,
+        read: impl FnOnce(&Value) -> Option<T>,
+    ) -> Option<T> {
+        // A scalar owns nothing: not dropping it spares the drop glue.
+        let v = std::mem::ManuallyDrop::new(self.get(i)?);
+        read(&v)
+    }
+
+    /// Stores `v` in element `i` (false past the end). A value that is not
+    /// a scalar (an unwritten element copied from `tile_static` memory)
+    /// stores as zero, which is how the interpreter reads one.
+    #[inline(always)]
+    pub(crate) fn set(&mut self, i: usize, v: &Value) -> bool {
+        if i >= self.len {
+            return false;
+        }
+        let s = self.scalar;
+        let bits = match (s, v) {
+            // The common cases, without the general conversion's match.
+            (Scalar::Double, Value::Double(d)) => Bits::Double(*d),
+            (Scalar::Float, Value::Float(f)) => Bits::Float(*f),
+            (_, Value::Int(n)) if !s.is_floating() && s != Scalar::Bool => Bits::Int(*n),
+            _ => bits_of(s, v),
+        };
+        tessera_runtime::launch::store(&mut self.words, i * s.size() as usize, s, bits);
+        true
+    }
+
+    /// The elements' bytes in C++ layout, as words.
+    pub(crate) fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// The elements as a buffer in C++ layout (a copy of the bytes), for a
+    /// launch.
+    pub(crate) fn to_buffer(&self) -> Option<Buffer> {
+        Buffer::from_words(
+            tessera_ir::Type::Scalar(self.scalar),
+            self.scalar.size(),
+            self.len,
+            self.words.to_vec(),
+        )
+    }
 }
 
 impl Storage {
@@ -829,7 +1026,7 @@ impl Storage {
                 let v = scalar_at(*s, b, i)?;
                 Some(Ok(path.is_empty().then_some(v)))
             }
-            Elems::Values(v) => v.get(i).map(|v| read_path(v, path).map(|x| x.cloned())),
+            Elems::Values(v) => v.get(i).map(|v| read_path(v, path)),
         }
     }
 
@@ -857,8 +1054,8 @@ impl Storage {
                 }
             }
             Elems::Values(items) => {
-                if let Some(target) = items.get_mut(i).and_then(|t| get_path_mut(t, path)) {
-                    *target = v;
+                if let Some(target) = items.get_mut(i) {
+                    write_path(target, path, v);
                 }
             }
         }
@@ -1371,35 +1568,195 @@ impl Place {
 
 /// Follows `path` into `v` for reading (`None` also for a read of a union
 /// member that is not active: [`read_path`] tells that apart).
-pub(crate) fn get_path<'v>(v: &'v Value, path: &[u32]) -> Option<&'v Value> {
+pub(crate) fn get_path(v: &Value, path: &[u32]) -> Option<Value> {
     read_path(v, path).ok().flatten()
 }
 
 /// Follows `path` into `v` for reading: the value, `None` when the path
 /// leads nowhere, or the read of a union member that is not active.
-pub(crate) fn read_path<'v>(mut v: &'v Value, path: &[u32]) -> Result<Option<&'v Value>, Misread> {
+pub(crate) fn read_path(v: &Value, path: &[u32]) -> Result<Option<Value>, Misread> {
+    read_path_with(v, path, |x| Some(x.clone()))
+}
+
+/// What `read` makes of the part `path` of `v` (`Ok(None)` when the path
+/// leads nowhere or `read` makes nothing of it): an element of a typed
+/// array goes to `read` in registers, as [`Storage::element_with`] hands
+/// its elements over.
+#[inline(always)]
+pub(crate) fn read_path_with<T>(
+    mut v: &Value,
+    path: &[u32],
+    read: impl FnOnce(&Value) -> Option<T>,
+) -> Result<Option<T>, Misread> {
     for (k, &i) in path.iter().enumerate() {
         match v {
             Value::Agg(items) => match items.get(i as usize) {
                 Some(item) => v = item,
                 None => return Ok(None),
             },
+            // An element is the end of any path that reaches it.
+            Value::Scalars(a) if k + 1 == path.len() => return Ok(a.get_with(i as usize, read)),
             Value::Union(u) => v = u.read_member(i, &path[k + 1..])?,
             _ => return Ok(None),
         }
     }
-    Ok(Some(v))
+    Ok(read(v))
 }
 
-/// Follows `path` into `v` for writing, unsharing aggregates on the way; a
-/// union on the way takes the member written as its active one.
-pub(crate) fn get_path_mut<'v>(mut v: &'v mut Value, path: &[u32]) -> Option<&'v mut Value> {
-    for &i in path {
+/// Stores `new` at part `path` of `v`, unsharing aggregates on the way (a
+/// union on the way takes the member written as its active one); false
+/// when the path leads nowhere.
+pub(crate) fn write_path(mut v: &mut Value, path: &[u32], new: Value) -> bool {
+    for (k, &i) in path.iter().enumerate() {
+        match v {
+            Value::Agg(items) => match Rc::make_mut(items).get_mut(i as usize) {
+                Some(item) => v = item,
+                None => return false,
+            },
+            Value::Scalars(a) if k + 1 == path.len() => {
+                if i as usize >= a.len() {
+                    return false;
+                }
+                return Rc::make_mut(a).set(i as usize, &new);
+            }
+            Value::Union(u) => v = Rc::make_mut(u).write_member(i),
+            _ => return false,
+        }
+    }
+    *v = new;
+    true
+}
+
+/// Where a write of a number at some path inside a value goes (see
+/// [`leaf_mut`]).
+pub(crate) enum Leaf<'v> {
+    /// Element `i` of a typed array.
+    Typed(&'v mut ScalarArray, usize),
+    /// A value of an aggregate (or the whole value).
+    Value(&'v mut Value),
+}
+
+impl Leaf<'_> {
+    /// Stores `new` there.
+    #[inline(always)]
+    pub(crate) fn store(self, new: Value) {
+        match self {
+            Leaf::Typed(a, i) => {
+                a.set(i, &new);
+            }
+            Leaf::Value(v) => *v = new,
+        }
+    }
+}
+
+/// The place of part `path` of `v` to store into, the aggregates on the way
+/// unshared; `None` when the path leads nowhere or through a union (whose
+/// active member a write changes: [`write_path`] does that).
+///
+/// Why apart from [`write_path`]: inlined into the closures that write
+/// C array elements, the number written reaches the typed buffer in
+/// registers, where through a call it would be stored as a `Value` and
+/// read back as bytes (a store-forwarding stall on every write).
+#[inline(always)]
+pub(crate) fn leaf_mut<'v>(mut v: &'v mut Value, path: &[u32]) -> Option<Leaf<'v>> {
+    for (k, &i) in path.iter().enumerate() {
         match v {
             Value::Agg(items) => v = Rc::make_mut(items).get_mut(i as usize)?,
-            Value::Union(u) => v = Rc::make_mut(u).write_member(i),
+            Value::Scalars(a) if k + 1 == path.len() => {
+                if i as usize >= a.len() {
+                    return None;
+                }
+                // `Rc::make_mut`, with its common case (not shared) inlined.
+                if Rc::get_mut(a).is_none() {
+                    *a = Rc::new((**a).clone());
+                }
+                return Rc::get_mut(a).map(|a| Leaf::Typed(a, i as usize));
+            }
             _ => return None,
         }
     }
-    Some(v)
+    Some(Leaf::Value(v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ints(values: &[i64]) -> Value {
+        let items: Vec<Value> = values.iter().map(|&v| Value::Int(v)).collect();
+        Value::array(&tessera_ir::Type::INT, items)
+    }
+
+    #[test]
+    fn arrays_of_numbers_are_typed_and_unwritten_ones_are_not() {
+        assert!(matches!(ints(&[1, 2, 3]), Value::Scalars(_)));
+        let unwritten = Value::array(&tessera_ir::Type::INT, vec![Value::Int(1), Value::Uninit]);
+        assert!(matches!(unwritten, Value::Agg(_)));
+        let Value::Scalars(a) = ints(&[-5, 7]) else {
+            panic!("typed");
+        };
+        assert_eq!(a.len(), 2);
+        // 4 bytes an `int`, as in C++.
+        assert_eq!(a.words().len(), 1);
+        assert!(matches!(a.get(0), Some(Value::Int(-5))));
+        assert!(a.get(2).is_none());
+    }
+
+    #[test]
+    fn a_copy_is_a_value_of_its_own() {
+        // A struct holding an array and a number, copied, then written.
+        let original = Value::Agg(Rc::new(vec![ints(&[1, 2, 3]), Value::Double(0.5)]));
+        let mut copy = original.clone();
+        assert!(write_path(&mut copy, &[0, 1], Value::Int(20)));
+        assert!(matches!(get_path(&copy, &[0, 1]), Some(Value::Int(20))));
+        assert!(matches!(get_path(&original, &[0, 1]), Some(Value::Int(2))));
+        // The same through the inlined leaf of element writes.
+        let mut other = original.clone();
+        match leaf_mut(&mut other, &[0, 2]) {
+            Some(leaf) => leaf.store(Value::Int(30)),
+            None => panic!("an element"),
+        }
+        assert!(matches!(get_path(&other, &[0, 2]), Some(Value::Int(30))));
+        assert!(matches!(get_path(&original, &[0, 2]), Some(Value::Int(3))));
+        assert!(matches!(get_path(&copy, &[0, 2]), Some(Value::Int(3))));
+    }
+
+    #[test]
+    fn paths_past_an_element_or_the_end_lead_nowhere() {
+        let mut v = Value::Agg(Rc::new(vec![ints(&[1, 2])]));
+        assert!(get_path(&v, &[0, 2]).is_none());
+        assert!(get_path(&v, &[0, 0, 0]).is_none());
+        assert!(!write_path(&mut v, &[0, 2], Value::Int(9)));
+        assert!(!write_path(&mut v, &[0, 0, 0], Value::Int(9)));
+        assert!(leaf_mut(&mut v, &[0, 5]).is_none());
+        assert!(matches!(get_path(&v, &[0, 1]), Some(Value::Int(2))));
+        // The whole array is a part like any other.
+        assert!(matches!(get_path(&v, &[0]), Some(Value::Scalars(_))));
+    }
+
+    #[test]
+    fn elements_keep_their_type() {
+        let mut bytes = Value::array(
+            &tessera_ir::Type::Scalar(Scalar::UChar),
+            vec![Value::Int(255), Value::Int(0)],
+        );
+        write_path(&mut bytes, &[1], Value::Int(128));
+        assert!(matches!(get_path(&bytes, &[0]), Some(Value::Int(255))));
+        assert!(matches!(get_path(&bytes, &[1]), Some(Value::Int(128))));
+        let mut flags = Value::array(
+            &tessera_ir::Type::Scalar(Scalar::Bool),
+            vec![Value::Bool(false); 3],
+        );
+        write_path(&mut flags, &[2], Value::Bool(true));
+        // An unwritten value copied in reads as zero, as it would anyway.
+        write_path(&mut flags, &[0], Value::Uninit);
+        assert!(matches!(get_path(&flags, &[2]), Some(Value::Bool(true))));
+        assert!(matches!(get_path(&flags, &[0]), Some(Value::Bool(false))));
+        let Value::Scalars(a) = &flags else {
+            panic!("typed");
+        };
+        assert_eq!(a.words().len(), 1);
+        let big = ScalarArray::zeroed(Scalar::Double, 1000).expect("small");
+        assert_eq!(big.words().len(), 1000);
+    }
 }

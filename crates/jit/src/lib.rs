@@ -444,7 +444,7 @@ impl<'p> Jit<'p> {
         plan.covering = covering;
         let mut ctx = module.make_context();
         let mut min_frame = 0;
-        let layout = loop {
+        let (compiled, text) = loop {
             ctx.func.clear();
             let helpers = start_function(module, ids, &mut ctx);
             let frontend = module.isa().frontend_config();
@@ -469,29 +469,40 @@ impl<'p> Jit<'p> {
                 Err(e) => return (Err(e), String::new()),
             };
             b.finalize(frontend);
-            if layout.frame_needed <= layout.frame_bytes {
-                break layout;
+            if layout.frame_needed > layout.frame_bytes {
+                if min_frame != 0 {
+                    // Lowering is deterministic: a second pass never needs more.
+                    return (Err(Decline::FrameLayoutUnsettled), String::new());
+                }
+                min_frame = layout.frame_needed;
+                continue;
             }
-            if min_frame != 0 {
-                // Lowering is deterministic: a second pass never needs more.
-                return (Err(Decline::FrameLayoutUnsettled), String::new());
+            let text = if clif {
+                ctx.func.display().to_string()
+            } else {
+                String::new()
+            };
+            self.generated += 1;
+            let name = format!("kernel_{}_{}", kernel.0, self.generated);
+            match define(module, &name, &mut ctx) {
+                Ok(id) => {
+                    break (
+                        Ok(Compiled {
+                            entry: module.get_finalized_function(id) as usize,
+                            layout,
+                        }),
+                        text,
+                    );
+                }
+                // A vector form the code generator cannot lower: the
+                // kernel again without lanes.
+                Err(_) if plan.lanes => {
+                    module.clear_context(&mut ctx);
+                    plan.lanes = false;
+                    min_frame = 0;
+                }
+                Err(e) => break (Err(Decline::CodeGeneration(e.to_string())), text),
             }
-            min_frame = layout.frame_needed;
-        };
-        let text = if clif {
-            ctx.func.display().to_string()
-        } else {
-            String::new()
-        };
-        self.generated += 1;
-        let name = format!("kernel_{}_{}", kernel.0, self.generated);
-        let result = define(module, &name, &mut ctx);
-        let compiled = match result {
-            Ok(id) => Ok(Compiled {
-                entry: module.get_finalized_function(id) as usize,
-                layout,
-            }),
-            Err(e) => Err(Decline::CodeGeneration(e.to_string())),
         };
         self.stats.compile += started.elapsed();
         if compiled.is_ok() {

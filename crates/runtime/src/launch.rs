@@ -74,40 +74,101 @@ impl Buffer {
     /// layout puts it, so it never straddles two words).
     #[inline(always)]
     pub fn get_at(&self, at: usize, s: Scalar) -> Option<Bits> {
-        let word = self.words.get(at / 8)? >> ((at % 8) * 8);
-        Some(match s {
-            Scalar::Bool => Bits::Bool(word as u8 != 0),
-            Scalar::Char => Bits::Int(i64::from(word as u8 as i8)),
-            Scalar::UChar => Bits::Int(i64::from(word as u8)),
-            Scalar::Short => Bits::Int(i64::from(word as u16 as i16)),
-            Scalar::UShort => Bits::Int(i64::from(word as u16)),
-            Scalar::Int | Scalar::WChar => Bits::Int(i64::from(word as u32 as i32)),
-            Scalar::UInt => Bits::Int(i64::from(word as u32)),
-            Scalar::Long | Scalar::ULong => Bits::Int(word as i64),
-            Scalar::Float => Bits::Float(f32::from_bits(word as u32)),
-            Scalar::Double => Bits::Double(f64::from_bits(word)),
-        })
+        load(&self.words, at, s)
     }
 
     /// Stores a scalar of type `s` at byte `at` (ignored past the end).
-    #[inline]
+    /// Always inlined, as [`Buffer::get_at`] is: the interpreter's element
+    /// writes then store the number straight from registers.
+    #[inline(always)]
     pub fn set_at(&mut self, at: usize, s: Scalar, v: Bits) {
-        let size = s.size() as usize;
-        let raw: u64 = match v {
-            Bits::Bool(b) => u64::from(b),
-            Bits::Int(n) => n as u64,
-            Bits::Float(f) => u64::from(f.to_bits()),
-            Bits::Double(d) => d.to_bits(),
-        };
-        let shift = (at % 8) * 8;
-        let mask: u64 = if size == 8 {
-            u64::MAX
-        } else {
-            ((1u64 << (size * 8)) - 1) << shift
-        };
-        if let Some(w) = self.words.get_mut(at / 8) {
-            *w = (*w & !mask) | ((raw << shift) & mask);
-        }
+        store(&mut self.words, at, s, v);
+    }
+
+    /// A buffer of `len` elements of `elem_size` bytes whose bytes are
+    /// `words` (C++ layout, zero past the last element), or `None` when
+    /// they are not that many.
+    pub fn from_words(elem: Type, elem_size: u32, len: usize, words: Vec<u64>) -> Option<Buffer> {
+        let bytes = len.checked_mul(elem_size as usize)?;
+        (words.len() == bytes.div_ceil(8)).then_some(Buffer {
+            elem,
+            elem_size,
+            len,
+            words,
+        })
+    }
+
+    /// The bytes, as words.
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// The bytes, as words, the buffer given up.
+    pub fn into_words(self) -> Vec<u64> {
+        self.words
+    }
+}
+
+/// The scalar of type `s` at byte `at` of memory held as words (C++
+/// layout, little-endian; aligned to its size, so it never straddles two
+/// words), or `None` past the end.
+#[inline(always)]
+pub fn load(words: &[u64], at: usize, s: Scalar) -> Option<Bits> {
+    let word = words.get(at / 8)? >> ((at % 8) * 8);
+    Some(match s {
+        Scalar::Bool => Bits::Bool(word as u8 != 0),
+        Scalar::Char => Bits::Int(i64::from(word as u8 as i8)),
+        Scalar::UChar => Bits::Int(i64::from(word as u8)),
+        Scalar::Short => Bits::Int(i64::from(word as u16 as i16)),
+        Scalar::UShort => Bits::Int(i64::from(word as u16)),
+        Scalar::Int | Scalar::WChar => Bits::Int(i64::from(word as u32 as i32)),
+        Scalar::UInt => Bits::Int(i64::from(word as u32)),
+        Scalar::Long | Scalar::ULong => Bits::Int(word as i64),
+        Scalar::Float => Bits::Float(f32::from_bits(word as u32)),
+        Scalar::Double => Bits::Double(f64::from_bits(word)),
+    })
+}
+
+/// Stores a scalar of type `s` at byte `at` of memory held as words (see
+/// [`load`]); nothing past the end.
+#[inline(always)]
+pub fn store(words: &mut [u64], at: usize, s: Scalar, v: Bits) {
+    let size = s.size() as usize;
+    let raw: u64 = match v {
+        Bits::Bool(b) => u64::from(b),
+        Bits::Int(n) => n as u64,
+        Bits::Float(f) => u64::from(f.to_bits()),
+        Bits::Double(d) => d.to_bits(),
+    };
+    let shift = (at % 8) * 8;
+    let mask: u64 = if size == 8 {
+        u64::MAX
+    } else {
+        ((1u64 << (size * 8)) - 1) << shift
+    };
+    if let Some(w) = words.get_mut(at / 8) {
+        *w = (*w & !mask) | ((raw << shift) & mask);
+    }
+}
+
+/// Copies `n` bytes from byte `from` of `src` to byte `to` of `dst` (both
+/// memory held as words; the caller keeps `n` within both), whole words
+/// at a time where both positions are word-aligned.
+pub fn copy_bytes(dst: &mut [u64], to: usize, src: &[u64], from: usize, n: usize) {
+    let n = n
+        .min((src.len() * 8).saturating_sub(from))
+        .min((dst.len() * 8).saturating_sub(to));
+    let mut k = 0;
+    if to.is_multiple_of(8) && from.is_multiple_of(8) {
+        let (t, f, whole) = (to / 8, from / 8, n / 8);
+        dst[t..t + whole].copy_from_slice(&src[f..f + whole]);
+        k = whole * 8;
+    }
+    while k < n {
+        let byte = (src[(from + k) / 8] >> (((from + k) % 8) * 8)) as u8;
+        let (at, shift) = ((to + k) / 8, ((to + k) % 8) * 8);
+        dst[at] = (dst[at] & !(0xff << shift)) | (u64::from(byte) << shift);
+        k += 1;
     }
 }
 
@@ -363,6 +424,15 @@ impl Buffer {
         }
     }
 
+    /// Copies `n` bytes from byte `from` of `src` (memory held as words,
+    /// as [`Buffer::words`] gives it) to byte `to` of this buffer, clipped
+    /// to this buffer's elements: a C array of scalars goes into an object
+    /// handed to a launch as its bytes.
+    pub fn copy_bytes(&mut self, to: usize, src: &[u64], from: usize, n: usize) {
+        let n = n.min(self.bytes().saturating_sub(to));
+        copy_bytes(&mut self.words, to, src, from, n);
+    }
+
     /// Copies the elements of `other` (of the same type) over this one's.
     pub fn copy_from(&mut self, other: &Buffer) {
         self.elem = other.elem.clone();
@@ -586,6 +656,43 @@ mod tests {
         let mut d = Buffer::scalars(Scalar::Double, 1).expect("small");
         d.set(0, Bits::Double(2.5));
         assert_eq!(d.get(0), Some(Bits::Double(2.5)));
+    }
+
+    #[test]
+    fn bytes_copy_to_any_position() {
+        let mut src = Buffer::scalars(Scalar::Short, 7).expect("small");
+        for i in 0..7 {
+            src.set(i, Bits::Int(i as i64 * 1000 - 3000));
+        }
+        // Aligned on both sides, then at an odd byte, inside neighbours
+        // that must keep their values.
+        for to in [0usize, 8, 3, 5] {
+            let mut dst = Buffer::scalars(Scalar::UChar, 40).expect("small");
+            dst.fill(0, 40, Bits::Int(0xab));
+            dst.copy_bytes(to, src.words(), 0, 14);
+            for b in 0..40 {
+                let want = if (to..to + 14).contains(&b) {
+                    let k = b - to;
+                    let v = src.get(k / 2).map_or(0, |v| match v {
+                        Bits::Int(n) => n as u16,
+                        _ => 0,
+                    });
+                    i64::from((v >> ((k % 2) * 8)) as u8)
+                } else {
+                    0xab
+                };
+                assert_eq!(dst.get(b), Some(Bits::Int(want)), "to {to}, byte {b}");
+            }
+        }
+        // Clipped to the destination.
+        let mut small = Buffer::scalars(Scalar::Short, 2).expect("small");
+        small.copy_bytes(0, src.words(), 2, 100);
+        assert_eq!(small.get(0), Some(Bits::Int(-2000)));
+        assert_eq!(small.get(1), Some(Bits::Int(-1000)));
+        // Nothing past the last element: growing finds zeros there.
+        small.resize(4);
+        assert_eq!(small.get(2), Some(Bits::Int(0)));
+        assert_eq!(small.get(3), Some(Bits::Int(0)));
     }
 
     /// Growing, shrinking and moving elements agree with a `Vec` of the

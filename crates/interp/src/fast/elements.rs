@@ -13,7 +13,7 @@
 
 use super::numbers::{IndexOperand, NumExpr, Number};
 use super::{ArrayRoot, Compiler, FastExpr};
-use crate::value::{Path, Place, Root, Value, ViewData, get_path_mut};
+use crate::value::{Path, Place, Root, Value, ViewData, leaf_mut, write_path};
 use std::rc::Rc;
 use tessera_ir::{Expr, ExprKind, Intrinsic, Type};
 
@@ -162,9 +162,13 @@ impl<'p> Compiler<'p> {
             let Some(array) = array else {
                 return m.finish_assign(e, target, value, x.value());
             };
-            // As `Machine::write`: a path that leads nowhere writes nothing.
-            if let Some(slot) = get_path_mut(array, path) {
-                *slot = x.value();
+            match leaf_mut(array, path) {
+                Some(leaf) => leaf.store(x.value()),
+                // As `Machine::write`: a path that leads nowhere writes
+                // nothing; one through a union makes its member active.
+                None => {
+                    write_path(array, path, x.value());
+                }
             }
             Ok(x.value())
         })

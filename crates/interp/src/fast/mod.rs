@@ -23,7 +23,7 @@ mod elements;
 mod numbers;
 
 use crate::machine::{Flow, Machine, Res};
-use crate::value::{Value, get_path};
+use crate::value::{Value, read_path_with};
 use numbers::{Int, Long, Number, NumberType};
 use std::rc::Rc;
 use tessera_ir::{Block, Expr, ExprKind, FuncId, Init, Intrinsic, Scalar, Stmt, StmtKind, Type};
@@ -645,10 +645,7 @@ impl<'p> Compiler<'p> {
                     None => return m.eval(e).map(convert),
                 },
             };
-            let value = match array.and_then(|v| element_at(v, path)) {
-                Some(Value::Uninit) | None => None,
-                Some(v) => read(v),
-            };
+            let value = array.and_then(|v| element_at(v, path, read));
             let Some(value) = value else {
                 return m.eval(e).map(convert);
             };
@@ -735,18 +732,39 @@ impl<'p> LoopBody<'p> {
     }
 }
 
-/// The element at `path` inside aggregate `v` (see `get_path`), with the
-/// common case, nested aggregates, followed here.
+/// What `read` makes of the element at `path` inside aggregate `root`
+/// (`None` for an unwritten one; see `read_path_with`), with the common
+/// cases, nested aggregates ending in a typed array, followed here.
 #[inline(always)]
-fn element_at<'v>(root: &'v Value, path: &[u32]) -> Option<&'v Value> {
+fn element_at<T>(root: &Value, path: &[u32], read: impl FnOnce(&Value) -> Option<T>) -> Option<T> {
+    let (&last, outer) = path.split_last()?;
     let mut v = root;
-    for &i in path {
+    for &i in outer {
         match v {
             Value::Agg(items) => v = items.get(i as usize)?,
-            _ => return get_path(root, path),
+            _ => {
+                return read_path_with(root, path, |x| if_written(x, read))
+                    .ok()
+                    .flatten();
+            }
         }
     }
-    Some(v)
+    match v {
+        Value::Scalars(a) => a.get_with(last as usize, read),
+        Value::Agg(items) => if_written(items.get(last as usize)?, read),
+        _ => read_path_with(root, path, |x| if_written(x, read))
+            .ok()
+            .flatten(),
+    }
+}
+
+/// What `read` makes of `v`, unless it was never written.
+#[inline(always)]
+fn if_written<T>(v: &Value, read: impl FnOnce(&Value) -> Option<T>) -> Option<T> {
+    match v {
+        Value::Uninit => None,
+        v => read(v),
+    }
 }
 
 /// True for the types `quick_arith` (in `expr.rs`) answers for.

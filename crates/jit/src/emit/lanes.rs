@@ -16,11 +16,12 @@ impl Emitter<'_, '_, '_> {
         stmts: &[Stmt],
         lanes: usize,
         shared: &HashSet<LocalId>,
+        limit: Option<Value>,
     ) -> R<()> {
         let Some(shape) = self.layout.tile else {
             return decline(Decline::WorkItemLoopOutsideTiledKernel);
         };
-        let tile_loops = self.open_tile_loops(shape);
+        let tile_loops = self.open_tile_loops(shape, limit);
         self.lanes_step(&tile_loops.coords, uses, stores, stmts, lanes, shared)?;
         self.close_tile_loops(&tile_loops, lanes as i64);
         Ok(())

@@ -63,7 +63,9 @@ use crate::plan::lanes::LaneShape;
 use crate::plan::locals::{block_has_return, element_writes, expr_locals, mutated_locals};
 use crate::plan::loops::FUEL;
 use crate::plan::ranges::{const_int, is_comparison};
-use crate::plan::regions::{RegionIo, Segment, last_region_start, pinned_item, region_io, split};
+use crate::plan::regions::{
+    RegionIo, Segment, last_region_start, pinned_item, region_io, row_limit, split,
+};
 use crate::plan::uniform::is_uniform;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
@@ -343,6 +345,8 @@ struct TileLoops {
     coords: Vec<Variable>,
     heads: Vec<Block>,
     exits: Vec<Block>,
+    /// Where the first dimension's loop stops, when below its extent.
+    limit: Option<Value>,
 }
 
 /// One lane of an interleaved region: its variables, coordinates, frame.

@@ -163,6 +163,7 @@ impl Emitter<'_, '_, '_> {
         &mut self,
         uses: &BTreeSet<LocalId>,
         stores: &HashSet<LocalId>,
+        limit: Option<Value>,
         emit_body: &mut dyn FnMut(&mut Self) -> R<()>,
     ) -> R<()> {
         let Some(shape) = self.layout.tile else {
@@ -173,7 +174,7 @@ impl Emitter<'_, '_, '_> {
             let zero64 = self.b.ins().iconst(types::I64, 0);
             self.b.def_var(self.wi.item, zero64);
         }
-        let tile_loops = self.open_tile_loops(shape);
+        let tile_loops = self.open_tile_loops(shape, limit);
         let saved_coords = std::mem::replace(&mut self.wi.item_coords, tile_loops.coords.clone());
         self.region_body(uses, stores, emit_body)?;
         if count_items {
@@ -270,8 +271,10 @@ impl Emitter<'_, '_, '_> {
 
     /// Opens nested loops over a tile's local dimensions (the last
     /// innermost), each coordinate from 0, the frame pointer at the first
-    /// work-item's frame.
-    pub(super) fn open_tile_loops(&mut self, shape: TileShape) -> TileLoops {
+    /// work-item's frame. `limit`: the first dimension's coordinates stop
+    /// below it too (see [`row_limit`]): the work-items left out are the
+    /// last ones, so the frame numbering of those that run is unchanged.
+    pub(super) fn open_tile_loops(&mut self, shape: TileShape, limit: Option<Value>) -> TileLoops {
         let dims: Vec<i64> = shape.dims().iter().map(|&d| i64::from(d)).collect();
         let coords: Vec<Variable> = dims
             .iter()
@@ -279,14 +282,26 @@ impl Emitter<'_, '_, '_> {
             .collect();
         let zero = self.b.ins().iconst(types::I64, 0);
         self.b.def_var(self.wi.frame_item, zero);
+        let limit = limit.map(|l| {
+            let rows = self.b.ins().iconst(types::I32, dims[0]);
+            self.b.ins().smin(l, rows)
+        });
         let mut heads = Vec::new();
         let mut exits = Vec::new();
-        for &c in &coords {
+        for (d, &c) in coords.iter().enumerate() {
             let zero = self.b.ins().iconst(types::I32, 0);
             self.b.def_var(c, zero);
             let head = self.b.create_block();
             let exit = self.b.create_block();
-            self.b.ins().jump(head, &[]);
+            match limit {
+                Some(l) if d == 0 => {
+                    let any = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, l, 0);
+                    self.b.ins().brif(any, head, &[], exit, &[]);
+                }
+                _ => {
+                    self.b.ins().jump(head, &[]);
+                }
+            }
             self.b.switch_to_block(head);
             heads.push(head);
             exits.push(exit);
@@ -296,6 +311,7 @@ impl Emitter<'_, '_, '_> {
             coords,
             heads,
             exits,
+            limit,
         }
     }
 
@@ -315,10 +331,13 @@ impl Emitter<'_, '_, '_> {
             let v = self.b.use_var(loops.coords[d]);
             let v1 = self.b.ins().iadd_imm_s(v, step);
             self.b.def_var(loops.coords[d], v1);
-            let more = self
-                .b
-                .ins()
-                .icmp_imm_s(IntCC::SignedLessThan, v1, loops.dims[d]);
+            let more = match loops.limit {
+                Some(l) if d == 0 => self.b.ins().icmp(IntCC::SignedLessThan, v1, l),
+                _ => self
+                    .b
+                    .ins()
+                    .icmp_imm_s(IntCC::SignedLessThan, v1, loops.dims[d]),
+            };
             self.b
                 .ins()
                 .brif(more, loops.heads[d], &[], loops.exits[d], &[]);
@@ -513,10 +532,19 @@ impl Emitter<'_, '_, '_> {
         } else {
             self.facts.lane_shape(&stmts)
         };
+        // A region that is one `if (l < n)` on the first local coordinate
+        // runs only the rows below `n` (a tree reduction's halving steps).
+        let limit = match (self.scopes.len(), self.layout.tile) {
+            (1, Some(_)) => match row_limit(&stmts, &self.facts.remat, &self.facts.uniform) {
+                Some(n) => Some(self.scalar(n)?),
+                None => None,
+            },
+            _ => None,
+        };
         if let Some(LaneShape { lanes, shared }) = shape {
-            return self.lane_loop(&uses, &stores, &stmts, lanes, &shared);
+            return self.lane_loop(&uses, &stores, &stmts, lanes, &shared, limit);
         }
-        self.item_loop(&uses, &stores, &mut |lw| lw.stmts(&stmts))
+        self.item_loop(&uses, &stores, limit, &mut |lw| lw.stmts(&stmts))
     }
 
     pub(super) fn uniform_stmt(&mut self, s: &Stmt) -> R<()> {
@@ -757,7 +785,7 @@ impl Emitter<'_, '_, '_> {
                 };
                 mutated_locals(self.prog, &probe, &mut stores);
             }
-            self.item_loop(&uses, &stores, &mut |lw| {
+            self.item_loop(&uses, &stores, None, &mut |lw| {
                 for (a, ty, off) in &per_item {
                     let v = lw.expr(a)?;
                     let addr = lw.frame_addr(*off);
@@ -818,7 +846,7 @@ impl Emitter<'_, '_, '_> {
         let fail = self.entry.fail;
         let item = self.wi.item;
         self.wi.need_item = true;
-        let r = self.item_loop(&uses, &stores, &mut |lw| {
+        let r = self.item_loop(&uses, &stores, None, &mut |lw| {
             let c = lw.scalar(cond)?;
             let it = lw.b.use_var(item);
             let is_first = lw.b.ins().icmp_imm_s(IntCC::Equal, it, 0);

@@ -1050,6 +1050,9 @@ impl Emitter<'_, '_, '_> {
         const EXACT: i64 = 1 << 24;
         let divisor = const_int(rhs);
         let power_of_two = divisor.filter(|d| *d > 0 && (*d & (*d - 1)) == 0);
+        // Whether a quotient is computed in `double` (operands below 2^31:
+        // exact there by the same argument, with 53 bits).
+        let mut in_double = false;
         match op {
             BinOp::Mul => {}
             BinOp::Div | BinOp::Rem if power_of_two.is_some() => {}
@@ -1057,9 +1060,11 @@ impl Emitter<'_, '_, '_> {
                 let (Some(a), Some(b)) = (self.range_of(lhs), self.range_of(rhs)) else {
                     return Ok(None);
                 };
-                if a.0 < 0 || a.1 >= EXACT || b.0 < 1 || b.1 >= EXACT {
+                let max = i64::from(i32::MAX);
+                if a.0 < 0 || a.1 > max || b.0 < 1 || b.1 > max {
                     return Ok(None);
                 }
+                in_double = a.1 >= EXACT || b.1 >= EXACT;
             }
         }
         let a = self.lanes_value(lhs, s, ctxs)?;
@@ -1081,10 +1086,14 @@ impl Emitter<'_, '_, '_> {
             }
             _ => {
                 let vb = self.each(b, s, lanes);
-                let fa = self.b.ins().fcvt_from_sint(types::F32X4, va);
-                let fb = self.b.ins().fcvt_from_sint(types::F32X4, vb);
-                let fq = self.b.ins().fdiv(fa, fb);
-                let q = self.b.ins().fcvt_to_sint_sat(types::I32X4, fq);
+                let q = if in_double {
+                    self.quotient_in_double(va, vb)
+                } else {
+                    let fa = self.b.ins().fcvt_from_sint(types::F32X4, va);
+                    let fb = self.b.ins().fcvt_from_sint(types::F32X4, vb);
+                    let fq = self.b.ins().fdiv(fa, fb);
+                    self.b.ins().fcvt_to_sint_sat(types::I32X4, fq)
+                };
                 if op == BinOp::Div {
                     q
                 } else {
@@ -1094,6 +1103,48 @@ impl Emitter<'_, '_, '_> {
             }
         };
         Ok(Some(Lanes::Each(r)))
+    }
+
+    /// The lanes' quotients `a / b` of `int`s known to lie in `[0, 2^31)`
+    /// and `[1, 2^31)`, computed in `double` two lanes at a time (the
+    /// conversions are the ones x86-64 has for two lanes: `cvtdq2pd`,
+    /// `cvttpd2dq`).
+    fn quotient_in_double(&mut self, a: Value, b: Value) -> Value {
+        let bytes =
+            |lw: &mut Self, order: [u8; 16]| lw.b.func.dfg.immediates.push(order.to_vec().into());
+        let lanes = MemFlagsData::new().with_endianness(cranelift_codegen::ir::Endianness::Little);
+        let mut low_high = [0u8; 16];
+        for (i, byte) in low_high.iter_mut().enumerate() {
+            *byte = ((i + 8) % 16) as u8;
+        }
+        let swap = bytes(self, low_high);
+        // Lanes 2 and 3 moved to 0 and 1.
+        let high = |lw: &mut Self, v: Value| {
+            let x = lw.b.ins().bitcast(types::I8X16, lanes, v);
+            let x = lw.b.ins().shuffle(x, x, swap);
+            lw.b.ins().bitcast(types::I32X4, lanes, x)
+        };
+        let zero = self.b.func.dfg.constants.insert(vec![0u8; 16].into());
+        let mut halves = Vec::with_capacity(2);
+        for (x, y) in [(a, b), (high(self, a), high(self, b))] {
+            let wx = self.b.ins().swiden_low(x);
+            let fx = self.b.ins().fcvt_from_sint(types::F64X2, wx);
+            let wy = self.b.ins().swiden_low(y);
+            let fy = self.b.ins().fcvt_from_sint(types::F64X2, wy);
+            let fq = self.b.ins().fdiv(fx, fy);
+            let q = self.b.ins().fcvt_to_sint_sat(types::I64X2, fq);
+            let zeros = self.b.ins().vconst(types::I64X2, zero);
+            let q = self.b.ins().snarrow(q, zeros);
+            halves.push(self.b.ins().bitcast(types::I8X16, lanes, q));
+        }
+        // The low two lanes of each: bytes 0-7 of the first, 0-7 of the second.
+        let mut join = [0u8; 16];
+        for (i, byte) in join.iter_mut().enumerate() {
+            *byte = if i < 8 { i as u8 } else { (i + 8) as u8 };
+        }
+        let join = bytes(self, join);
+        let q = self.b.ins().shuffle(halves[0], halves[1], join);
+        self.b.ins().bitcast(types::I32X4, lanes, q)
     }
 
     /// `a op b` in every lane, both of type `s`.

@@ -162,6 +162,46 @@ pub(crate) fn pinned_item<'s>(
     Some((at?, then))
 }
 
+/// The bound a region's rows can stop at: for a region that is one `if`
+/// without `else` whose condition is `c < n` (or `n > c`), or starts with
+/// it followed by `&&`, where `c` is the tile's first local coordinate
+/// (`t_idx.local[0]` or a copy of it in `remat`) and `n` an `int` that is
+/// the same in every work-item and changes nothing (`uniform` locals,
+/// constants, captured scalars), `n`: work-items from row `n` on would
+/// test false and do nothing else, so they need not run.
+pub(crate) fn row_limit<'s>(
+    stmts: &'s [Stmt],
+    remat: &[(LocalId, Expr)],
+    uniform: &HashSet<LocalId>,
+) -> Option<&'s Expr> {
+    let [stmt] = stmts else { return None };
+    let StmtKind::If {
+        cond, els: None, ..
+    } = &stmt.kind
+    else {
+        return None;
+    };
+    let test = match &cond.kind {
+        ExprKind::Logical { and: true, lhs, .. } => lhs,
+        _ => cond,
+    };
+    let ExprKind::Binary { op, lhs, rhs } = &test.kind else {
+        return None;
+    };
+    let (coord, n) = match op {
+        BinOp::Lt => (lhs, rhs),
+        BinOp::Gt => (rhs, lhs),
+        _ => return None,
+    };
+    let int = Some(tessera_ir::Scalar::Int);
+    (local_coordinate(coord, remat) == Some(0)
+        && coord.ty.scalar() == int
+        && n.ty.scalar() == int
+        && super::vector::is_pure(n)
+        && super::uniform::is_uniform(n, uniform))
+    .then_some(n)
+}
+
 /// The local dimension whose coordinate `e` reads: `t_idx.local[d]`, or a
 /// copy of it in `remat`.
 fn local_coordinate(e: &Expr, remat: &[(LocalId, Expr)]) -> Option<usize> {
