@@ -15,7 +15,7 @@ pub enum Decline {
     /// lifetime) have no compiled form; nor have the host-only integer
     /// types narrower than `int` (other than `char`).
     Pointer,
-    /// A pointer used otherwise than as a reference (what it is), or a
+    /// A pointer use compiled code does not follow (what it is), or a
     /// host-only narrow integer type.
     PointerUse(&'static str),
     /// A pointer local made from the address of a local kept in a
@@ -262,7 +262,7 @@ impl Decline {
                 "a pointer or a host-only integer type (checked pointers and `short`, `unsigned short`, `unsigned char` run in the interpreter)".into()
             }
             Self::PointerUse(what) => format!(
-                "{what} (the interpreter checks pointers: only a pointer made from an address, then dereferenced or passed on, compiles)"
+                "{what} (compiled code follows a pointer into an object it can name, as the interpreter checks it, and binds any other to the element it points to)"
             )
             .into(),
             Self::PointerToVariable => {

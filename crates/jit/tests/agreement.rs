@@ -23,8 +23,8 @@
 //!
 //! - [`corpus_agrees`]: every `samples/*.amp` and `tests/run/**/*.amp`, with
 //!   the time and memory limits of its `// run-flags:` line, under the JIT
-//!   with 1, 2 and 4 threads; the JIT declines launches only of the files
-//!   listed in `tests/agreement/declined.txt` ([`DECLINED_LIST`]);
+//!   with 1, 2 and 4 threads; the JIT declines none of their launches (it
+//!   may hand one back after a failed check, for the interpreter to report);
 //! - [`mutants_agree`]: mutants of the samples and of `tests/run/semantics/`
 //!   (the semantic mutator of `tessera_testkit`, and edits aimed at kernel
 //!   bodies: literals at the edges of their types, swapped operators, indices
@@ -160,10 +160,8 @@ struct Case {
     /// failed and left to the interpreter (a check that fails where the
     /// program has no error would otherwise go unseen).
     jit_only: bool,
-    /// For a corpus case, whether the JIT still declines some of its
-    /// launches (the file is listed in [`DECLINED_LIST`]) or must decline
-    /// none; `None` for other cases.
-    declines: Option<bool>,
+    /// A corpus case: the JIT must decline none of its launches.
+    corpus: bool,
     /// The program's standard input: a corpus case's `X.stdin`, else
     /// nothing (the input is at its end).
     stdin: Vec<u8>,
@@ -182,7 +180,7 @@ impl Case {
             at_least: 0,
             check: None,
             jit_only: false,
-            declines: None,
+            corpus: false,
             stdin: Vec::new(),
         }
     }
@@ -384,25 +382,8 @@ fn corpus_case(path: &Path) -> Case {
     );
     // The input `run.rs` gives the case too.
     case.stdin = std::fs::read(path.with_extension("stdin")).unwrap_or_default();
-    case.declines = Some(declined_list().contains(&case.name));
+    case.corpus = true;
     case
-}
-
-/// The corpus files whose launches the JIT still declines, one path per
-/// line (from the workspace root, `#` starting a comment): every other
-/// corpus file must have none of its launches declined, and every file
-/// listed must have some, so the list shrinks as the JIT grows.
-const DECLINED_LIST: &str = "tests/agreement/declined.txt";
-
-fn declined_list() -> Vec<String> {
-    let path = samples::workspace_root().join(DECLINED_LIST);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    text.lines()
-        .map(|l| l.split('#').next().unwrap_or_default().trim())
-        .filter(|l| !l.is_empty())
-        .map(str::to_string)
-        .collect()
 }
 
 // ------------------------------------------------------------------ mutants
@@ -999,22 +980,13 @@ fn judge(case: &Case) -> Report {
             .map(|d| format!("; declined: {}", d.replace('\n', " ")))
             .collect::<String>()
     };
-    match case.declines {
-        Some(false) if worst < Verdict::Unexpected && report.fallbacks > 0 => {
-            worst = Verdict::Unexpected;
-            details.push(format!(
-                "the JIT declined {} launches, none expected (or list the file in {DECLINED_LIST}){}",
-                report.fallbacks,
-                declined_why()
-            ));
-        }
-        Some(true) if worst == Verdict::Same && report.fallbacks == 0 => {
-            worst = Verdict::Unexpected;
-            details.push(format!(
-                "the JIT declined no launch: take the file out of {DECLINED_LIST}"
-            ));
-        }
-        _ => {}
+    if case.corpus && worst < Verdict::Unexpected && report.fallbacks > 0 {
+        worst = Verdict::Unexpected;
+        details.push(format!(
+            "the JIT declined {} launches, none expected{}",
+            report.fallbacks,
+            declined_why()
+        ));
     }
     let left = report.fallbacks + report.reruns;
     if worst < Verdict::Unexpected && case.jit_only && left > 0 {

@@ -89,12 +89,18 @@ impl Emitter<'_, '_, '_> {
                     }
                     (Type::ArrayView { .. } | Type::Array(..), V::View(v)) => Slot::View(v),
                     (Type::TiledIndex(_), V::Tiled) => Slot::Tiled,
+                    // A struct holding views by value: the callee's own copy.
+                    (ty @ Type::Struct(_), v @ V::Obj(_)) if places::held_views(self.prog, ty) => {
+                        let fields = self.object_copy(ty, &v)?;
+                        Slot::Ref(Place::Fields(fields))
+                    }
                     (ty @ (Type::Struct(_) | Type::CArray(..)), V::Mem(src)) => {
                         let Some((size, align)) = size_align(&self.prog.structs, ty) else {
                             return decline(Decline::ArgumentType);
                         };
                         let ss = self.aggregate_stack_slot(ty, size, align)?;
                         let dst = self.slot_addr(&Slot::Stack(ss))?;
+                        self.check_bool_bytes(src, ty)?;
                         self.copy_tags(dst, src, ty)?;
                         self.copy_bytes(dst, src, size);
                         Slot::Stack(ss)
@@ -113,9 +119,16 @@ impl Emitter<'_, '_, '_> {
             (ptr, Vec::new())
         });
         let mut ret_mem = None;
+        let mut ret_obj = None;
         let ret_vars: Vec<Variable> = match &ret_ty {
             _ if callee.ret_by_ref => Vec::new(),
             Type::Void => Vec::new(),
+            // A struct holding views (a constructor's object): field by
+            // field, in variables the `return`s set.
+            ty if places::held_views(self.prog, ty) => {
+                ret_obj = Some(self.new_fields(ty)?);
+                Vec::new()
+            }
             ty @ (Type::Struct(_) | Type::CArray(..)) => {
                 let Some((size, align)) = size_align(&self.prog.structs, ty) else {
                     return decline(Decline::FunctionReturningType);
@@ -154,6 +167,7 @@ impl Emitter<'_, '_, '_> {
             ret_mem,
             ret_ref,
             frame: HashMap::new(),
+            ret_obj,
         });
         let saved_loops = std::mem::take(&mut self.loops);
         let body = callee
@@ -163,10 +177,13 @@ impl Emitter<'_, '_, '_> {
             .unwrap_or(&[]);
         let r = self.stmts(body);
         self.loops = saved_loops;
-        let scope = self.scopes.pop();
+        let mut scope = self.scopes.pop();
         r?;
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
+        if let Some(fields) = scope.as_mut().and_then(|s| s.ret_obj.take()) {
+            return Ok(Inlined::Value(V::Obj(self.read_fields(&fields))));
+        }
         if let Some((ptr, places)) = scope.and_then(|s| s.ret_ref) {
             // Every `return` gave memory (its address in `ptr`), or every
             // one the same variables; a function without one is left to

@@ -76,6 +76,12 @@ impl Emitter<'_, '_, '_> {
 
     pub(super) fn expr(&mut self, e: &Expr) -> R<V> {
         self.spend()?;
+        // A pointer's value is read where it is used (`ptr_value`); here
+        // it is only made for its effects (`p++;`, `p = q;`).
+        if self.host.is_none() && matches!(e.ty, Type::Ptr { .. } | Type::Null) {
+            self.ptr_value(e)?;
+            return Ok(V::Unit);
+        }
         match &e.kind {
             ExprKind::Const(c) => Ok(V::S(match *c {
                 Const::Bool(b) => self.b.ins().iconst(types::I8, i64::from(b)),
@@ -118,6 +124,11 @@ impl Emitter<'_, '_, '_> {
                 }
                 None => decline(Decline::GlobalVariableInKernel),
             },
+            ExprKind::Binary { op, lhs, rhs }
+                if self.host.is_none() && matches!(lhs.ty, Type::Ptr { .. } | Type::Null) =>
+            {
+                Ok(V::S(self.ptr_compare(*op, lhs, rhs)?))
+            }
             ExprKind::Binary { op, lhs, rhs } => {
                 let s = self.scalar_ty(&lhs.ty)?;
                 let rs = self.scalar_ty(&rhs.ty)?;
@@ -195,6 +206,13 @@ impl Emitter<'_, '_, '_> {
                 self.b.ins().jump(done, &[]);
                 self.b.switch_to_block(done);
                 Ok(self.get_vars(&vars, &tv))
+            }
+            ExprKind::Convert(inner)
+                if self.host.is_none()
+                    && matches!(inner.ty, Type::Ptr { .. } | Type::Null)
+                    && e.ty == Type::BOOL =>
+            {
+                Ok(V::S(self.ptr_truth(inner)?))
             }
             ExprKind::Convert(inner) => self.convert_expr(inner, &e.ty),
             // C++17: the right operand of `=` and `op=` is evaluated before
@@ -278,6 +296,9 @@ impl Emitter<'_, '_, '_> {
             ExprKind::Deref(_) => {
                 let p = self.with_access(Access::Read, |lw| lw.place(e))?;
                 self.read(&p)
+            }
+            ExprKind::PtrDiff { lhs, rhs } if self.host.is_none() => {
+                Ok(V::S(self.ptr_diff(lhs, rhs)?))
             }
             ExprKind::Null
             | ExprKind::AddrOf(_)

@@ -469,6 +469,8 @@ impl Emitter<'_, '_, '_> {
         };
         let v = self.view(&args[0])?;
         let structs = &self.prog.structs;
+        // The size of a type every byte of which a scalar holds, and
+        // whether one of them is a `bool`.
         let plain = |t: &Type| {
             let (Some((size, _)), Some(leaves)) = (
                 size_align(structs, t),
@@ -477,16 +479,22 @@ impl Emitter<'_, '_, '_> {
                 return None;
             };
             let bytes: u64 = leaves.iter().map(|l| u64::from(l.scalar.size())).sum();
-            let ok = size > 0
-                && bytes == u64::from(size)
-                && leaves.iter().all(|l| l.scalar != Scalar::Bool);
-            ok.then_some(size)
+            let ok = size > 0 && bytes == u64::from(size);
+            ok.then_some((size, leaves.iter().any(|l| l.scalar == Scalar::Bool)))
         };
-        let (Some(t_size), Some(u_size)) = (plain(&v.elem), plain(to)) else {
+        // The memory holds no `bool` (a write of `U` could leave one that
+        // is neither 0 nor 1, which the interpreter refuses); `U` may:
+        // from here on every `bool` read from memory checks its byte, as
+        // the interpreter checks a `bool` read through the pun (elsewhere
+        // a `bool`'s byte is 0 or 1, and the check never fails).
+        let (Some((t_size, false)), Some((u_size, u_bools))) = (plain(&v.elem), plain(to)) else {
             return decline(Decline::LibraryOperation(
-                "ReinterpretAs of a type with padding or a bool".into(),
+                "ReinterpretAs of a type with padding or of memory holding a bool".into(),
             ));
         };
+        if u_bools {
+            self.check_bools = true;
+        }
         // One run of elements: row-major strides, the last one 1.
         let rank = v.ext.len();
         let mut want = self.b.ins().iconst(types::I64, 1);

@@ -114,6 +114,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 ret_mem: None,
                 ret_ref: None,
                 frame: HashMap::new(),
+                ret_obj: None,
             }],
             loops: Vec::new(),
             region: None,
@@ -150,6 +151,9 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             host: None,
             vector: None,
             unions: unions::Unions::default(),
+            frame_pointers: HashMap::new(),
+            check_bools: false,
+            addr_taken: HashMap::new(),
         }
     }
 
@@ -647,7 +651,12 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
     pub(super) fn plan_frame(&mut self, func: &Function, body: &IrBlock) -> R<u32> {
         let frame = self.facts.plan_frame(func, body)?;
         for (id, at) in frame.slots {
-            let Some((size, _)) = size_align(&self.prog.structs, &func.local(id).ty) else {
+            let ty = &func.local(id).ty;
+            let size = match ty {
+                Type::Ptr { .. } => Some(crate::plan::frame::POINTER_SLOT),
+                _ => size_align(&self.prog.structs, ty).map(|(size, _)| size),
+            };
+            let Some(size) = size else {
                 return decline(Decline::LocalTypeDeclaredBetweenBarriers);
             };
             self.scopes[0].frame.insert(

@@ -46,6 +46,7 @@ mod facts;
 mod intrinsics;
 mod kernel;
 mod lanes;
+mod objects;
 mod places;
 mod pointers;
 mod regions;
@@ -281,6 +282,11 @@ enum Place {
     Mem(Value, Type),
     /// A captured struct holding views (see [`V::Obj`]).
     Obj(Vec<V>),
+    /// A struct holding views made in the kernel, field by field (see
+    /// [`objects`]).
+    Fields(Vec<objects::FieldVars>),
+    /// A view field of such a struct.
+    ViewVars(objects::ViewVars),
 }
 
 /// Where a local lives.
@@ -300,6 +306,9 @@ enum Slot {
     View(ViewV),
     /// The kernel's `tiled_index` parameter.
     Tiled,
+    /// A pointer that may move: its element offset in an allocation known
+    /// where the code is emitted (see [`pointers`]).
+    Ptr(std::rc::Rc<pointers::PtrAlloc>, Variable),
 }
 
 struct Scope {
@@ -319,6 +328,9 @@ struct Scope {
     /// Frame slots of this scope's locals that live across barriers (the
     /// kernel's, or those of an inlined function that holds a barrier).
     frame: HashMap<LocalId, FrameSlot>,
+    /// A function returning a struct holding views: the object its
+    /// `return`s give their values to.
+    ret_obj: Option<Vec<objects::FieldVars>>,
 }
 
 struct LoopTargets {
@@ -405,6 +417,18 @@ pub(crate) struct Emitter<'a, 'b, 'f> {
     vector: Option<vector::VectorLanes>,
     /// Where the active-member tags of unions are.
     unions: unions::Unions,
+    /// The allocations of pointer locals living across barriers, by scope
+    /// and local, for the regions after their declaration.
+    /// (With a variable holding the allocation's address: see
+    /// `Emitter::pointer_to_frame`.)
+    frame_pointers: HashMap<(usize, LocalId), (std::rc::Rc<pointers::PtrAlloc>, Variable)>,
+    /// A view reads memory as a type holding `bool`s (`reinterpret_as`):
+    /// every `bool` read from memory, alone or in a copy, checks that its
+    /// byte is 0 or 1, as the interpreter does for such a read.
+    check_bools: bool,
+    /// By function, its scalar locals whose address is taken (see
+    /// `Emitter::address_taken`).
+    addr_taken: HashMap<FuncId, HashSet<LocalId>>,
 }
 
 /// What the function was given, and the blocks every check and poll

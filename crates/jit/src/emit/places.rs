@@ -142,10 +142,43 @@ impl Emitter<'_, '_, '_> {
                 let Some((size, _)) = size_align(&self.prog.structs, ty) else {
                     return decline(Decline::AggregateType);
                 };
+                self.check_bool_bytes(*src, ty)?;
                 self.copy_tags(addr, *src, ty)?;
                 self.copy_bytes(addr, *src, size);
             }
             _ => return decline(Decline::StoringValueKind),
+        }
+        Ok(())
+    }
+
+    /// Before an aggregate of type `ty` at `src` is copied, while `bool`s
+    /// are checked (see `Emitter::check_bools`): fails unless each of its
+    /// `bool`s is 0 or 1 (the interpreter reads a copy scalar by scalar).
+    pub(super) fn check_bool_bytes(&mut self, src: Value, ty: &Type) -> R<()> {
+        if !self.check_bools {
+            return Ok(());
+        }
+        let Some(leaves) = tessera_ir::layout::scalar_leaves(&self.prog.structs, ty) else {
+            return decline(Decline::AggregateType);
+        };
+        let bools: Vec<u64> = leaves
+            .iter()
+            .filter(|l| l.scalar == Scalar::Bool)
+            .map(|l| l.offset)
+            .collect();
+        if bools.len() > 64 {
+            return decline(Decline::AggregateType);
+        }
+        for off in bools {
+            let Ok(off) = i32::try_from(off) else {
+                return decline(Decline::AggregateType);
+            };
+            let byte = self.b.ins().load(types::I8, flags(), src, off);
+            let ok = self
+                .b
+                .ins()
+                .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, byte, 1);
+            self.guard(ok);
         }
         Ok(())
     }
@@ -229,6 +262,9 @@ impl Emitter<'_, '_, '_> {
                         Ok(Place::Mem(addr, e.ty.clone()))
                     }
                     Some(Slot::View(_) | Slot::Tiled) => decline(Decline::ViewOrTiledIndexAsPlace),
+                    // A pointer is not a place of its own here: its value is
+                    // read and written by `ptr_value`.
+                    Some(Slot::Ptr(..)) => decline(Decline::Pointer),
                     None => {
                         // Declared without `Let` reaching here (a frame local
                         // read before its region declared it, or a parameter).
@@ -287,7 +323,16 @@ impl Emitter<'_, '_, '_> {
             // plain struct or C array, else variables holding a copy of the
             // value (the object is `const` where it is reached).
             ExprKind::Field { base, field } if held_views(self.prog, &base.ty) => {
-                match self.obj_fields(base)?.get(*field as usize) {
+                let fields = if base.place {
+                    match self.place(base)? {
+                        Place::Fields(fields) => return self.field_place(&fields, *field),
+                        Place::Obj(fields) => fields,
+                        _ => return decline(Decline::AggregateOutsideMemory),
+                    }
+                } else {
+                    self.obj_fields(base)?
+                };
+                match fields.get(*field as usize) {
                     Some(V::Mem(addr)) => Ok(Place::Mem(*addr, e.ty.clone())),
                     Some(V::Obj(fields)) => Ok(Place::Obj(fields.clone())),
                     Some(v @ (V::S(_) | V::Shape(_))) => {
@@ -413,6 +458,7 @@ impl Emitter<'_, '_, '_> {
         if e.place {
             return match self.place(e)? {
                 Place::Obj(fields) => Ok(fields),
+                Place::Fields(fields) => Ok(self.read_fields(&fields)),
                 _ => decline(Decline::AggregateOutsideMemory),
             };
         }
@@ -440,6 +486,15 @@ impl Emitter<'_, '_, '_> {
             Place::Var(v) => V::S(self.b.use_var(*v)),
             Place::Shape(vars) => V::Shape(vars.iter().map(|v| self.b.use_var(*v)).collect()),
             Place::Mem(addr, ty) => match ty {
+                Type::Scalar(Scalar::Bool) if self.check_bools => {
+                    let byte = self.b.ins().load(types::I8, flags(), *addr, 0);
+                    let ok = self
+                        .b
+                        .ins()
+                        .icmp_imm_u(IntCC::UnsignedLessThanOrEqual, byte, 1);
+                    self.guard(ok);
+                    V::S(byte)
+                }
                 Type::Scalar(s) => V::S(self.b.ins().load(clif_type(*s), flags(), *addr, 0)),
                 Type::Index(r) | Type::Extent(r) => V::Shape(
                     (0..*r)
@@ -454,6 +509,8 @@ impl Emitter<'_, '_, '_> {
                 _ => return decline(Decline::ReadingMemoryType),
             },
             Place::Obj(fields) => V::Obj(fields.clone()),
+            Place::Fields(fields) => V::Obj(self.read_fields(fields)),
+            Place::ViewVars(v) => V::View(self.read_view_vars(v)),
         })
     }
 
@@ -480,6 +537,8 @@ impl Emitter<'_, '_, '_> {
                 let _ = ty;
                 self.store_value(*addr, mty, v)
             }
+            (Place::Fields(fields), V::Obj(values)) => self.write_fields(fields, values),
+            (Place::ViewVars(vars), V::View(x)) => self.write_view_vars(vars, x),
             _ => decline(Decline::AssignmentKind),
         }
     }

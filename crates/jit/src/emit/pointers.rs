@@ -1,66 +1,588 @@
-//! Pointers in kernels, bound as references: the ones
-//! [`crate::plan::pointers`] lets through are made from `&place` (or from
-//! another such pointer) and are only dereferenced or passed on, so each is
-//! the place it was made from, computed (and bounds-checked) once where
-//! the pointer is made, as the interpreter takes the address once.
+//! Pointers in kernels, in one of two forms.
+//!
+//! A pointer into an allocation compiled code can name where the pointer
+//! is made (a C array or object in a stack slot, the frame, `tile_static`
+//! memory or a captured value, reached through fields and constant
+//! indices; or null) is that allocation, known here, and an element
+//! offset, a variable. The interpreter's checked pointers are an
+//! allocation and an offset too, and this form follows them exactly:
+//! arithmetic stays within `[0, len]`, a dereference within `[0, len)`,
+//! order and difference need one allocation, and two allocations told
+//! apart here are two objects there (different locals, captures or
+//! paths). Every check that fails fails the launch, and the interpreter
+//! reports it. A pointer local keeps its allocation for life: a value
+//! from another allocation declines the kernel, so the object outlives
+//! the pointer (it was named where the pointer was declared, so in scope
+//! there) and compiled code never reads past it.
+//!
+//! Any other pointer (to a view's element, to what a reference names, to
+//! a scalar in a variable) is bound as a reference to its place, as
+//! [`crate::plan::pointers`] lets through: made from `&place`, then only
+//! dereferenced or passed on, so it is neither null nor past an end.
 
 use super::*;
+use std::rc::Rc;
+
+/// An allocation a pointer points into, as the interpreter tells them
+/// apart: the object (root and constant path) and whether its elements
+/// are an array's, or null.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum AllocKey {
+    /// `nullptr`: no element.
+    Null,
+    /// An object of the kernel.
+    Object {
+        /// Where the object's outermost variable lives.
+        root: RootKey,
+        /// Fields and constant element indices from the root.
+        path: Vec<u32>,
+        /// The pointer moves over the object's elements (a C array), not
+        /// over the object itself (one element).
+        array: bool,
+    },
+}
+
+/// The variable an allocation is part of: one per stack slot, frame slot
+/// of a scope's local, `tile_static` variable or captured value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum RootKey {
+    /// A private aggregate in a stack slot.
+    Stack(u32),
+    /// A local in the frame: its scope and local.
+    Frame(usize, u32),
+    /// A `tile_static` variable, by its offset in scratch memory.
+    TileStatic(u32),
+    /// A captured value, by its capture slot.
+    Capture(u32),
+}
+
+/// An allocation known where the code is emitted: its identity, where its
+/// first element is and how many elements it has.
+#[derive(Clone, Debug)]
+pub(crate) struct PtrAlloc {
+    /// Which allocation, for comparisons.
+    key: AllocKey,
+    /// The address of element 0, computed where the pointer was made
+    /// (which dominates every use of the pointer).
+    base: Value,
+    /// Bytes per element.
+    size: u32,
+    /// Elements: a pointer may be formed at `[0, len]` and dereferenced
+    /// at `[0, len)`.
+    len: i64,
+}
+
+/// A pointer value.
+#[derive(Clone, Debug)]
+pub(super) enum PtrV {
+    /// Bound to a place: only dereferenced or passed on.
+    Fixed(Place),
+    /// An element offset (`i64`) in an allocation.
+    At(Rc<PtrAlloc>, Value),
+}
 
 impl Emitter<'_, '_, '_> {
-    /// The place a pointer value names: `&place`, or a pointer local bound
-    /// to one.
-    fn pointee(&mut self, e: &Expr) -> R<Place> {
+    /// The value of an expression of pointer type.
+    pub(super) fn ptr_value(&mut self, e: &Expr) -> R<PtrV> {
+        self.spend()?;
         match &e.kind {
-            // A union member on the way declines (`Access::Unknown`): the
-            // interpreter checks it again at each use of the pointer.
-            ExprKind::AddrOf(place) => self.with_access(Access::Unknown, |lw| lw.place(place)),
-            ExprKind::Convert(inner) if crate::plan::pointers::adds_const(&inner.ty, &e.ty) => {
-                self.pointee(inner)
+            ExprKind::Null => self.null_ptr(),
+            ExprKind::Convert(inner) if matches!(inner.ty, Type::Null) => {
+                self.ptr_value(inner)?;
+                self.null_ptr()
             }
+            ExprKind::Convert(inner) if crate::plan::pointers::adds_const(&inner.ty, &e.ty) => {
+                self.ptr_value(inner)
+            }
+            // An array decays to a pointer to its first element.
+            ExprKind::Convert(inner) if matches!(inner.ty, Type::CArray(..)) && inner.place => {
+                let zero = self.b.ins().iconst(types::I64, 0);
+                self.array_pointer(inner, zero)
+            }
+            ExprKind::AddrOf(inner) => match &inner.kind {
+                // `&*p` and `&p[i]` are the pointer itself.
+                ExprKind::Deref(p) => self.ptr_value(p),
+                ExprKind::Element { base, index }
+                    if matches!(base.ty, Type::CArray(..)) && base.place =>
+                {
+                    // The array first, then the index, as the interpreter.
+                    let (base_addr, _) = self.with_access(Access::Unknown, |lw| lw.mem_of(base))?;
+                    let Type::CArray(_, n) = &base.ty else {
+                        return decline(Decline::Pointer);
+                    };
+                    let n = i64::from(*n);
+                    let is = self.scalar_ty(&index.ty)?;
+                    let i = self.scalar(index)?;
+                    let i = self.widen(i, is);
+                    // `&a[n]` is refused by the interpreter too.
+                    self.check_below(i, n);
+                    self.array_pointer_at(base, base_addr, i)
+                }
+                _ => {
+                    let place = self.with_access(Access::Unknown, |lw| lw.place(inner))?;
+                    let key = self.root_path(inner);
+                    match (place, key) {
+                        (Place::Mem(addr, ty), Some((root, path))) if !self.has_tags(&ty) => {
+                            let size = self.elem_size(&ty)?;
+                            let key = AllocKey::Object {
+                                root,
+                                path,
+                                array: false,
+                            };
+                            let zero = self.b.ins().iconst(types::I64, 0);
+                            Ok(PtrV::At(
+                                Rc::new(PtrAlloc {
+                                    key,
+                                    base: addr,
+                                    size,
+                                    len: 1,
+                                }),
+                                zero,
+                            ))
+                        }
+                        // A captured object held field by field is read-only.
+                        (Place::Obj(_), _) if !matches!(e.ty, Type::Ptr { is_const: true, .. }) => {
+                            decline(Decline::CapturedValueAsPlace)
+                        }
+                        (place, _) => Ok(PtrV::Fixed(place)),
+                    }
+                }
+            },
             ExprKind::Local(l) => match self.scope().slots.get(l) {
-                Some(Slot::Ref(p)) => Ok(p.clone()),
+                Some(Slot::Ptr(alloc, var)) => {
+                    let (alloc, var) = (Rc::clone(alloc), *var);
+                    Ok(PtrV::At(alloc, self.b.use_var(var)))
+                }
+                Some(Slot::Ref(p)) => Ok(PtrV::Fixed(p.clone())),
                 _ => decline(Decline::Pointer),
             },
+            ExprKind::PtrAdd { ptr, offset } => {
+                let p = self.ptr_value(ptr)?;
+                if const_int(offset) == Some(0) {
+                    self.expr(offset)?;
+                    return Ok(p);
+                }
+                let s = self.scalar_ty(&offset.ty)?;
+                let n = self.scalar(offset)?;
+                let n = self.widen(n, s);
+                self.ptr_add(p, n)
+            }
+            ExprKind::Assign { target, value } => {
+                let v = self.ptr_value(value)?;
+                self.set_pointer(target, v)
+            }
+            ExprKind::CompoundAssign { op, target, value }
+                if matches!(op, BinOp::Add | BinOp::Sub) =>
+            {
+                let s = self.scalar_ty(&value.ty)?;
+                let n = self.scalar(value)?;
+                let mut n = self.widen(n, s);
+                if *op == BinOp::Sub {
+                    n = self.b.ins().ineg(n);
+                }
+                let old = self.ptr_value(target)?;
+                let new = self.ptr_add(old, n)?;
+                self.set_pointer(target, new)
+            }
+            ExprKind::IncDec {
+                increment,
+                prefix,
+                target,
+            } => {
+                let old = self.ptr_value(target)?;
+                let one = self
+                    .b
+                    .ins()
+                    .iconst(types::I64, if *increment { 1 } else { -1 });
+                let new = self.ptr_add(old.clone(), one)?;
+                let new = self.set_pointer(target, new)?;
+                Ok(if *prefix { new } else { old })
+            }
+            ExprKind::Comma { first, second } => {
+                self.expr(first)?;
+                self.ptr_value(second)
+            }
+            ExprKind::Intrinsic {
+                op: Intrinsic::PtrReinterpret,
+                args,
+            } if args.len() == 1 => self.reinterpret_pointer(&args[0], &e.ty),
             _ => decline(Decline::Pointer),
         }
     }
 
-    /// A pointer parameter bound to its argument: the place it points to,
-    /// which lives in the caller for the whole call.
-    pub(super) fn pointer_arg(&mut self, a: &Expr) -> R<Slot> {
-        Ok(Slot::Ref(self.pointee(a)?))
+    /// `reinterpret_cast<U*>(p)` between scalars of one size, neither a
+    /// `bool`: the interpreter reads the bytes of the element `p` points
+    /// to as a `U`, which is what a load of `U` there gives. The result is
+    /// bound to that element (only dereferenced or passed on: arithmetic
+    /// and comparisons on a reinterpreted pointer move by bytes there),
+    /// checked to be one now; the interpreter checks it where it is
+    /// dereferenced, and a launch that fails here is run by it anyway.
+    fn reinterpret_pointer(&mut self, arg: &Expr, to: &Type) -> R<PtrV> {
+        let (Some(from), Some(to)) = (arg.ty.pointee(), to.pointee()) else {
+            return decline(Decline::Pointer);
+        };
+        let p = self.ptr_value(arg)?;
+        if from == to {
+            return Ok(p);
+        }
+        if !crate::plan::pointers::same_size_scalars(Some(from), Some(to)) {
+            return decline(Decline::PointerUse("a pointer cast"));
+        }
+        match p {
+            PtrV::At(alloc, off) if alloc.key == AllocKey::Null => Ok(PtrV::At(alloc, off)),
+            PtrV::At(alloc, off) => {
+                self.check_below(off, alloc.len);
+                let bytes = self.b.ins().imul_imm_s(off, i64::from(alloc.size));
+                let at = self.b.ins().iadd(alloc.base, bytes);
+                Ok(PtrV::Fixed(Place::Mem(at, to.clone())))
+            }
+            PtrV::Fixed(Place::Mem(addr, _)) => Ok(PtrV::Fixed(Place::Mem(addr, to.clone()))),
+            PtrV::Fixed(_) => decline(Decline::PointerToVariable),
+        }
     }
 
-    /// A pointer local declared with its value. A place in a variable (a
-    /// scalar local) is refused: the plans see writes through a reference
-    /// only where it is bound, and a pointer local, unlike an argument,
-    /// outlives the statement that binds it. So is a pointer living across
-    /// barriers (it would need a frame slot).
-    pub(super) fn let_pointer(&mut self, l: LocalId, init: Option<&Init>) -> R<()> {
-        if self.scope().frame.contains_key(&l) {
-            return decline(Decline::Pointer);
+    /// Whether local `l` of `func` is a scalar whose address a kernel
+    /// takes (`&x`): it lives in memory rather than in a variable, so that
+    /// pointers to it and the local itself see each other's writes. Host
+    /// code keeps its scalars in variables (it declines such pointers).
+    pub(super) fn address_taken(&mut self, func: FuncId, l: LocalId) -> bool {
+        if self.host.is_some() {
+            return false;
         }
+        let prog = self.prog;
+        self.addr_taken
+            .entry(func)
+            .or_insert_with(|| crate::plan::locals::address_taken(prog, prog.function(func)))
+            .contains(&l)
+    }
+
+    /// `nullptr`: an allocation of no element.
+    fn null_ptr(&mut self) -> R<PtrV> {
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let base = self.b.ins().iconst(self.ptr, 0);
+        Ok(PtrV::At(
+            Rc::new(PtrAlloc {
+                key: AllocKey::Null,
+                base,
+                size: 0,
+                len: 0,
+            }),
+            zero,
+        ))
+    }
+
+    /// The size of an element a pointer moves over; a type with union
+    /// tags declines (their tags are found through the places named).
+    fn elem_size(&mut self, ty: &Type) -> R<u32> {
+        if self.has_tags(ty) {
+            return decline(Decline::UnionTags);
+        }
+        match size_align(&self.prog.structs, ty) {
+            Some((size, _)) if size > 0 => Ok(size),
+            _ => decline(Decline::Pointer),
+        }
+    }
+
+    /// A pointer to element `i` (already checked in bounds) of the C array
+    /// place `base`.
+    fn array_pointer(&mut self, base: &Expr, i: Value) -> R<PtrV> {
+        let (addr, _) = self.with_access(Access::Unknown, |lw| lw.mem_of(base))?;
+        self.array_pointer_at(base, addr, i)
+    }
+
+    fn array_pointer_at(&mut self, base: &Expr, addr: Value, i: Value) -> R<PtrV> {
+        let Type::CArray(elem, n) = &base.ty else {
+            return decline(Decline::Pointer);
+        };
+        let size = self.elem_size(elem)?;
+        match self.root_path(base) {
+            Some((root, path)) => Ok(PtrV::At(
+                Rc::new(PtrAlloc {
+                    key: AllocKey::Object {
+                        root,
+                        path,
+                        array: true,
+                    },
+                    base: addr,
+                    size,
+                    len: i64::from(*n),
+                }),
+                i,
+            )),
+            // An array compiled code cannot name (what a reference names):
+            // the element, bound as a reference.
+            None => {
+                let off = self.b.ins().imul_imm_s(i, i64::from(size));
+                let at = self.b.ins().iadd(addr, off);
+                Ok(PtrV::Fixed(Place::Mem(at, (**elem).clone())))
+            }
+        }
+    }
+
+    /// The variable and path of fields and constant indices a place
+    /// expression names, when compiled code can tell its object apart:
+    /// a local in a stack slot, the frame or `tile_static` memory, or a
+    /// captured value; not through a union or a reference.
+    fn root_path(&self, e: &Expr) -> Option<(RootKey, Vec<u32>)> {
+        match &e.kind {
+            ExprKind::Local(l) => {
+                let root = match self.scope().slots.get(l) {
+                    Some(Slot::Stack(ss)) => RootKey::Stack(ss.as_u32()),
+                    Some(Slot::TileStatic(off)) => RootKey::TileStatic(*off),
+                    Some(Slot::Frame(_)) => RootKey::Frame(self.scope().id, l.0),
+                    None if self.scope().frame.contains_key(l) => {
+                        RootKey::Frame(self.scope().id, l.0)
+                    }
+                    _ => return None,
+                };
+                Some((root, Vec::new()))
+            }
+            ExprKind::Capture(slot) => match self.entry.caps.get(*slot as usize) {
+                Some(V::Mem(_)) => Some((RootKey::Capture(*slot), Vec::new())),
+                _ => None,
+            },
+            ExprKind::Field { base, field } => {
+                let Type::Struct(id) = &base.ty else {
+                    return None;
+                };
+                if self.prog.get_struct(*id).is_none_or(|d| d.is_union)
+                    || places::held_views(self.prog, &base.ty)
+                {
+                    return None;
+                }
+                let (root, mut path) = self.root_path(base)?;
+                path.push(*field);
+                Some((root, path))
+            }
+            ExprKind::Element { base, index } if matches!(base.ty, Type::CArray(..)) => {
+                let k = u32::try_from(const_int(index)?).ok()?;
+                let (root, mut path) = self.root_path(base)?;
+                path.push(k);
+                Some((root, path))
+            }
+            _ => None,
+        }
+    }
+
+    /// `p + n`: checked to stay within `[0, len]`, as the interpreter's.
+    fn ptr_add(&mut self, p: PtrV, n: Value) -> R<PtrV> {
+        let PtrV::At(alloc, off) = p else {
+            return decline(Decline::PointerUse(
+                "arithmetic on a pointer bound to its element (a view's element, through a reference, reinterpreted)",
+            ));
+        };
+        // `off` is in `[0, len]`, so neither bound overflows.
+        let lo = self.b.ins().ineg(off);
+        let len = self.b.ins().iconst(types::I64, alloc.len);
+        let hi = self.b.ins().isub(len, off);
+        let above = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, n, lo);
+        let below = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, n, hi);
+        let ok = self.b.ins().band(above, below);
+        self.guard(ok);
+        let to = self.b.ins().iadd(off, n);
+        Ok(PtrV::At(alloc, to))
+    }
+
+    /// Gives pointer local `target` the value `v` (of its allocation) and
+    /// returns it.
+    fn set_pointer(&mut self, target: &Expr, v: PtrV) -> R<PtrV> {
+        let ExprKind::Local(l) = &target.kind else {
+            return decline(Decline::Pointer);
+        };
+        let Some(Slot::Ptr(alloc, var)) = self.scope().slots.get(l) else {
+            return decline(Decline::PointerUse(
+                "a pointer changed that was bound to its element (a view's element, through a reference, reinterpreted)",
+            ));
+        };
+        let (alloc, var) = (Rc::clone(alloc), *var);
+        match v {
+            PtrV::At(from, off) if from.key == alloc.key => {
+                self.b.def_var(var, off);
+                Ok(PtrV::At(alloc, off))
+            }
+            _ => decline(Decline::PointerUse(
+                "a pointer given a value in another object than its first",
+            )),
+        }
+    }
+
+    /// A pointer comparison: equality of any two, order within one
+    /// allocation (the interpreter refuses any other: the launch fails).
+    pub(super) fn ptr_compare(&mut self, op: BinOp, lhs: &Expr, rhs: &Expr) -> R<Value> {
+        let a = self.ptr_value(lhs)?;
+        let b = self.ptr_value(rhs)?;
+        let (PtrV::At(x, i), PtrV::At(y, j)) = (a, b) else {
+            return decline(Decline::PointerUse(
+                "a comparison of a pointer bound to its element (a view's element, through a reference, reinterpreted)",
+            ));
+        };
+        if x.key != y.key {
+            return Ok(match op {
+                BinOp::Eq => self.b.ins().iconst(types::I8, 0),
+                BinOp::Ne => self.b.ins().iconst(types::I8, 1),
+                _ => {
+                    let no = self.b.ins().iconst(types::I8, 0);
+                    self.guard(no);
+                    no
+                }
+            });
+        }
+        let cc = match op {
+            BinOp::Eq => IntCC::Equal,
+            BinOp::Ne => IntCC::NotEqual,
+            BinOp::Lt => IntCC::SignedLessThan,
+            BinOp::Le => IntCC::SignedLessThanOrEqual,
+            BinOp::Gt => IntCC::SignedGreaterThan,
+            BinOp::Ge => IntCC::SignedGreaterThanOrEqual,
+            _ => return decline(Decline::Pointer),
+        };
+        Ok(self.b.ins().icmp(cc, i, j))
+    }
+
+    /// `a - b`: elements between two pointers into one allocation (a
+    /// `long`); pointers into two fail the launch, as in the interpreter.
+    pub(super) fn ptr_diff(&mut self, lhs: &Expr, rhs: &Expr) -> R<Value> {
+        let a = self.ptr_value(lhs)?;
+        let b = self.ptr_value(rhs)?;
+        let (PtrV::At(x, i), PtrV::At(y, j)) = (a, b) else {
+            return decline(Decline::PointerUse(
+                "a difference of pointers bound to their elements (a view's element, through a reference, reinterpreted)",
+            ));
+        };
+        if x.key != y.key {
+            let no = self.b.ins().iconst(types::I8, 0);
+            self.guard(no);
+        }
+        Ok(self.b.ins().isub(i, j))
+    }
+
+    /// A pointer as a `bool`: not null.
+    pub(super) fn ptr_truth(&mut self, e: &Expr) -> R<Value> {
+        let v = self.ptr_value(e)?;
+        let null = matches!(&v, PtrV::At(a, _) if a.key == AllocKey::Null);
+        Ok(self.b.ins().iconst(types::I8, i64::from(!null)))
+    }
+
+    /// A pointer parameter bound to its argument: a moving pointer gets a
+    /// variable of its own, a bound one the place.
+    pub(super) fn pointer_arg(&mut self, a: &Expr) -> R<Slot> {
+        Ok(match self.ptr_value(a)? {
+            PtrV::Fixed(p) => Slot::Ref(p),
+            PtrV::At(alloc, off) => {
+                let var = self.b.declare_var(types::I64);
+                self.b.def_var(var, off);
+                Slot::Ptr(alloc, var)
+            }
+        })
+    }
+
+    /// A pointer local declared with its value. A bound one to a place in
+    /// a variable (a scalar local) is refused: the plans see writes
+    /// through a reference only where it is bound, and a pointer local,
+    /// unlike an argument, outlives the statement that binds it. So is a
+    /// pointer living across barriers (it would need a frame slot).
+    pub(super) fn let_pointer(&mut self, l: LocalId, init: Option<&Init>) -> R<()> {
         let Some(Init::Expr(e)) = init else {
             return decline(Decline::Pointer);
         };
-        let place = self.pointee(e)?;
-        let mut source = e;
-        while let ExprKind::Convert(inner) = &source.kind {
-            source = inner;
-        }
-        // Another pointer's place is the caller's, or memory already.
-        if !matches!(source.kind, ExprKind::Local(_)) && !matches!(place, Place::Mem(..)) {
-            return decline(Decline::PointerToVariable);
-        }
-        self.scope_mut().slots.insert(l, Slot::Ref(place));
+        let in_frame = self.scope().frame.contains_key(&l);
+        let slot = match self.ptr_value(e)? {
+            PtrV::At(alloc, off) => {
+                // Later regions find the allocation's address in the frame
+                // and its identity here.
+                if in_frame {
+                    let scope = self.scope().id;
+                    let base = self.b.declare_var(self.ptr);
+                    self.b.def_var(base, alloc.base);
+                    self.frame_pointers
+                        .insert((scope, l), (Rc::clone(&alloc), base));
+                }
+                let var = self.b.declare_var(types::I64);
+                self.b.def_var(var, off);
+                Slot::Ptr(alloc, var)
+            }
+            // A place has no form in the frame.
+            PtrV::Fixed(_) if in_frame => return decline(Decline::Pointer),
+            PtrV::Fixed(place) => {
+                let mut source = e;
+                while let ExprKind::Convert(inner) = &source.kind {
+                    source = inner;
+                }
+                // Another pointer's place is the caller's, or memory already.
+                if !matches!(source.kind, ExprKind::Local(_)) && !matches!(place, Place::Mem(..)) {
+                    return decline(Decline::PointerToVariable);
+                }
+                Slot::Ref(place)
+            }
+        };
+        self.scope_mut().slots.insert(l, slot);
         Ok(())
     }
 
-    /// The place `*p` names, `p` a pointer local.
+    /// The place `*p` names: a moving pointer's element, checked to be one
+    /// of its allocation's.
     pub(super) fn deref_place(&mut self, inner: &Expr) -> R<Place> {
-        match &inner.kind {
-            ExprKind::Local(_) => self.pointee(inner),
-            _ => decline(Decline::Pointer),
+        let Some(pointee) = inner.ty.pointee().cloned() else {
+            return decline(Decline::Pointer);
+        };
+        match self.ptr_value(inner)? {
+            PtrV::Fixed(p) => Ok(p),
+            PtrV::At(alloc, off) => {
+                // Null has no element: the check fails, and the address
+                // after it is never reached.
+                if alloc.key == AllocKey::Null {
+                    let no = self.b.ins().iconst(types::I8, 0);
+                    self.guard(no);
+                    return Ok(Place::Mem(alloc.base, pointee));
+                }
+                self.check_below(off, alloc.len);
+                let bytes = self.b.ins().imul_imm_s(off, i64::from(alloc.size));
+                let at = self.b.ins().iadd(alloc.base, bytes);
+                Ok(Place::Mem(at, pointee))
+            }
         }
+    }
+
+    /// A pointer local living across barriers, loaded from its frame slot
+    /// at the start of a region: its offset, and its allocation's address,
+    /// which is the same for the work-item in every region of its tile
+    /// (`tile_static` memory, its frame, a stack slot, a capture). Before
+    /// its declaration has been emitted it is not loaded: the declaration
+    /// binds it.
+    pub(super) fn frame_to_pointer(&mut self, l: LocalId, slot: FrameSlot) -> R<()> {
+        let scope = self.scope().id;
+        let Some((alloc, base_var)) = self.frame_pointers.get(&(scope, l)).cloned() else {
+            return Ok(());
+        };
+        let addr = self.frame_addr(slot);
+        let off = self.b.ins().load(types::I64, flags(), addr, 0);
+        let base = self.b.ins().load(self.ptr, flags(), addr, 8);
+        let var = self.b.declare_var(types::I64);
+        self.b.def_var(var, off);
+        self.b.def_var(base_var, base);
+        let alloc = Rc::new(PtrAlloc {
+            base,
+            ..(*alloc).clone()
+        });
+        self.scope_mut().slots.insert(l, Slot::Ptr(alloc, var));
+        Ok(())
+    }
+
+    /// Stores a pointer local living across barriers to its frame slot at
+    /// the end of a region (see [`Emitter::frame_to_pointer`]).
+    /// The address is kept in a variable of its own, set where the
+    /// pointer is declared or loaded: the end of a region may be reached
+    /// from a `return` before either.
+    pub(super) fn pointer_to_frame(&mut self, l: LocalId, var: Variable, slot: FrameSlot) -> R<()> {
+        let scope = self.scope().id;
+        let Some((_, base_var)) = self.frame_pointers.get(&(scope, l)).cloned() else {
+            return decline(Decline::Pointer);
+        };
+        let addr = self.frame_addr(slot);
+        let off = self.b.use_var(var);
+        let base = self.b.use_var(base_var);
+        self.b.ins().store(flags(), off, addr, 0);
+        self.b.ins().store(flags(), base, addr, 8);
+        Ok(())
     }
 }

@@ -396,6 +396,15 @@ impl Emitter<'_, '_, '_> {
     }
 
     pub(super) fn frame_to_vars(&mut self, l: LocalId, off: FrameSlot, ty: &Type) -> R<()> {
+        if matches!(ty, Type::Ptr { .. }) {
+            return self.frame_to_pointer(l, off);
+        }
+        // A scalar whose address is taken stays in memory.
+        let func = self.scope().func;
+        if matches!(ty, Type::Scalar(_)) && self.address_taken(func, l) {
+            self.scope_mut().slots.insert(l, Slot::Frame(off));
+            return Ok(());
+        }
         let n = match ty {
             Type::Scalar(_) => 1,
             Type::Index(r) | Type::Extent(r) => u32::from(*r),
@@ -418,6 +427,9 @@ impl Emitter<'_, '_, '_> {
     }
 
     pub(super) fn vars_to_frame(&mut self, l: LocalId, off: FrameSlot, ty: &Type) -> R<()> {
+        if let Some(Slot::Ptr(_, var)) = self.scope().slots.get(&l).cloned() {
+            return self.pointer_to_frame(l, var, off);
+        }
         let Some(Slot::Vars(vars)) = self.scope().slots.get(&l).cloned() else {
             return Ok(());
         };
@@ -791,6 +803,7 @@ impl Emitter<'_, '_, '_> {
             ret_mem: None,
             ret_ref: None,
             frame,
+            ret_obj: None,
         });
         let saved_loops = std::mem::take(&mut self.loops);
         let r = self.uniform_block(body);

@@ -321,6 +321,13 @@ impl Emitter<'_, '_, '_> {
                         && self.scope().ret_ref.is_some()
                     {
                         self.return_ref(v)?;
+                    } else if let Some(v) = value
+                        && let Some(fields) = self.scope().ret_obj.clone()
+                    {
+                        let V::Obj(values) = self.expr(v)? else {
+                            return decline(Decline::ReturningValueType);
+                        };
+                        self.write_fields(&fields, &values)?;
                     } else if let Some(v) = value {
                         let lowered = self.expr(v)?;
                         match self.scope().ret_mem {
@@ -377,18 +384,49 @@ impl Emitter<'_, '_, '_> {
         // afterwards reads as the capture itself (neither ever changes).
         if places::held_views(self.prog, &ty)
             && let Some(Init::Expr(e)) = init
+            && captured_object(e)
+            && !crate::plan::locals::written_objects(self.prog, self.prog.function(func))
+                .contains(&l)
         {
-            let written = crate::plan::locals::written_objects(self.prog, self.prog.function(func));
-            if written.contains(&l) {
-                return decline(Decline::AggregateType);
-            }
             let fields = self.obj_fields(e)?;
             self.scope_mut()
                 .slots
                 .insert(l, Slot::Ref(Place::Obj(fields)));
             return Ok(());
         }
+        // Any other struct holding views: an object of its own, field by
+        // field.
+        if places::held_views(self.prog, &ty) {
+            let fields = match init {
+                Some(Init::Expr(e)) => {
+                    let v = self.expr(e)?;
+                    self.object_copy(&ty, &v)?
+                }
+                None | Some(Init::Zero) => self.new_fields(&ty)?,
+                Some(_) => return decline(Decline::AggregateType),
+            };
+            self.scope_mut()
+                .slots
+                .insert(l, Slot::Ref(Place::Fields(fields)));
+            return Ok(());
+        }
         match &ty {
+            // A scalar whose address is taken lives in memory, which the
+            // pointers to it read and write (see `address_taken`).
+            Type::Scalar(s) if self.address_taken(func, l) => {
+                let addr = match self.scope().frame.get(&l).copied() {
+                    Some(off) => {
+                        self.scope_mut().slots.insert(l, Slot::Frame(off));
+                        self.frame_addr(off)
+                    }
+                    None => self.aggregate_slot(l, &ty)?,
+                };
+                let v = match init {
+                    Some(Init::Expr(e)) => self.scalar(e)?,
+                    _ => self.zero(*s),
+                };
+                self.b.ins().store(flags(), v, addr, 0);
+            }
             Type::Scalar(s) => {
                 let vars = self.local_vars(l, &ty, 1);
                 let (scope, func) = (self.scope().id, self.scope().func);
@@ -495,5 +533,15 @@ impl Emitter<'_, '_, '_> {
             V::Obj(fields) => Slot::Ref(Place::Obj(fields)),
             V::Unit => return decline(Decline::ReferenceToNothing),
         })
+    }
+}
+
+/// Whether `e` names a captured object or a field of one: a copy of it
+/// that nothing changes can be the capture itself.
+fn captured_object(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Capture(_) => true,
+        ExprKind::Field { base, .. } | ExprKind::Convert(base) => captured_object(base),
+        _ => false,
     }
 }

@@ -158,7 +158,7 @@ impl Emitter<'_, '_, '_> {
     }
 
     /// True when objects of type `ty` have tags.
-    fn has_tags(&self, ty: &Type) -> bool {
+    pub(super) fn has_tags(&self, ty: &Type) -> bool {
         ty.contains_union(&self.prog.structs)
     }
 

@@ -15,6 +15,10 @@ use tessera_ir::{
     Block as IrBlock, Expr, ExprKind, Function, Intrinsic, LocalId, Space, TiledIndexPart, Type,
 };
 
+/// Bytes of a pointer's frame slot: its offset, then its allocation's
+/// address.
+pub(crate) const POINTER_SLOT: u32 = 16;
+
 /// Where the kernel's locals that live across barriers sit in a
 /// work-item's frame.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -56,18 +60,29 @@ impl Facts<'_> {
                 self.remat.push((id, init.clone()));
                 continue;
             }
-            // A pointer to a place every region can name again.
+            // A pointer to a place every region can name again, never
+            // changed.
             if matches!(local.ty, Type::Ptr { .. })
+                && !mutated.contains(&id)
                 && let Some(init) = lets.get(&id)
-                && super::pointers::recomputable_pointer(func, init)
+                && super::pointers::recomputable_pointer(func, init, &|e| {
+                    recomputable_scalar(e, &remat)
+                })
             {
+                remat.insert(id);
                 self.remat.push((id, init.clone()));
                 continue;
             }
             if local.by_ref {
                 return decline(Decline::ReferenceDeclaredBetweenBarriers);
             }
-            let Some((size, align)) = size_align(&self.prog.structs, &local.ty) else {
+            // A pointer's slot holds its element offset and the address of
+            // its allocation's first element (see `emit/pointers.rs`).
+            let layout = match local.ty {
+                Type::Ptr { .. } => Some((POINTER_SLOT, 8)),
+                _ => size_align(&self.prog.structs, &local.ty),
+            };
+            let Some((size, align)) = layout else {
                 return decline(Decline::LocalTypeDeclaredBetweenBarriers);
             };
             at = at.next_multiple_of(align.max(1));
@@ -76,6 +91,28 @@ impl Facts<'_> {
         }
         frame.end = at;
         Ok(frame)
+    }
+}
+
+/// Whether scalar `e` (an index or offset of a pointer computed again)
+/// can be computed again with the same value: a [`recomputable`] value, or
+/// one converted or computed from such. A check on the way fails again
+/// only where it failed where the pointer was declared: the same values.
+fn recomputable_scalar(e: &Expr, remat: &HashSet<LocalId>) -> bool {
+    match &e.kind {
+        ExprKind::Convert(inner) => {
+            matches!((&inner.ty, &e.ty), (Type::Scalar(_), Type::Scalar(_)))
+                && recomputable_scalar(inner, remat)
+        }
+        ExprKind::Binary { lhs, rhs, .. } => {
+            matches!((&lhs.ty, &rhs.ty), (Type::Scalar(_), Type::Scalar(_)))
+                && recomputable_scalar(lhs, remat)
+                && recomputable_scalar(rhs, remat)
+        }
+        ExprKind::Unary { operand, .. } => {
+            matches!(operand.ty, Type::Scalar(_)) && recomputable_scalar(operand, remat)
+        }
+        _ => recomputable(e, remat),
     }
 }
 

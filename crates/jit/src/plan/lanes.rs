@@ -96,6 +96,8 @@ impl Facts<'_> {
                     ok.set(false);
                 }
             },
+            // Pointers run one work-item at a time: each lane would need
+            // its own allocation's address for a pointer in the frame.
             &mut |e| match &e.kind {
                 ExprKind::Call { func, .. }
                     if !lane_safe_call(self.prog, *func, &mut HashSet::new()) =>
@@ -106,6 +108,9 @@ impl Facts<'_> {
                     op: Intrinsic::Atomic(_),
                     ..
                 } => ok.set(false),
+                _ if matches!(e.ty, tessera_ir::Type::Ptr { .. } | tessera_ir::Type::Null) => {
+                    ok.set(false)
+                }
                 _ => {}
             },
         );

@@ -100,6 +100,26 @@ fn named_root(e: &Expr) -> Option<LocalId> {
     }
 }
 
+/// The scalar locals of `func` whose address its body takes (`&x`, also
+/// as `&x` passed on): compiled kernels keep them in memory.
+pub(crate) fn address_taken(prog: &Program, func: &tessera_ir::Function) -> HashSet<LocalId> {
+    let _ = prog;
+    let found = std::cell::RefCell::new(HashSet::new());
+    if let Some(body) = &func.body {
+        walk_block(body, &mut |_| {}, &mut |e| {
+            if let ExprKind::AddrOf(target) = &e.kind
+                && let ExprKind::Local(l) = &target.kind
+                && func
+                    .get_local(*l)
+                    .is_some_and(|local| !local.by_ref && local.ty.scalar().is_some())
+            {
+                found.borrow_mut().insert(*l);
+            }
+        });
+    }
+    found.into_inner()
+}
+
 /// Locals bound to a reference, passed by reference, used by an atomic or
 /// whose address is taken.
 pub(crate) fn referenced_locals(prog: &Program, body: &IrBlock) -> HashSet<LocalId> {
@@ -265,8 +285,9 @@ pub(crate) fn written_objects(prog: &Program, func: &tessera_ir::Function) -> Ha
 /// The objects (named by `root`) a function's own body may change:
 /// targets of assignments and `++`/`--`, and places bound to references
 /// that are not `const` (a `let`, or an argument of a function that takes
-/// one). Functions it calls reach an object only through such a
-/// reference; an address taken is a pointer, which compiled code declines.
+/// one), and objects whose address is taken for a pointer that is not to
+/// `const` (the pointer may write them). Functions it calls reach an
+/// object only through such a reference or pointer.
 fn changed_roots<T: Eq + std::hash::Hash>(
     prog: &Program,
     func: &tessera_ir::Function,
@@ -296,6 +317,17 @@ fn changed_roots<T: Eq + std::hash::Hash>(
             ExprKind::Assign { target, .. }
             | ExprKind::CompoundAssign { target, .. }
             | ExprKind::IncDec { target, .. } => out.borrow_mut().extend(root(target)),
+            ExprKind::AddrOf(target)
+                if matches!(
+                    e.ty,
+                    tessera_ir::Type::Ptr {
+                        is_const: false,
+                        ..
+                    }
+                ) =>
+            {
+                out.borrow_mut().extend(root(target))
+            }
             ExprKind::Call { func, args } => {
                 if let Some(f) = prog.get_function(*func) {
                     for (k, a) in args.iter().enumerate() {

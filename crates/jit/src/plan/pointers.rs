@@ -1,21 +1,13 @@
-//! Which pointers a kernel may keep in compiled code: those that behave as
-//! references, so that no check the interpreter makes of a pointer (null,
-//! bounds, lifetime) can fail.
-//!
-//! A pointer local qualifies when it is a parameter, or a local declared
-//! with `&place` or another qualifying pointer as its value, and is never
-//! changed; and when it is only dereferenced (`*p`, an atomic's `p`) or
-//! passed on to a pointer parameter of the same type. A pointer parameter
-//! gets `&place` or a qualifying pointer. Such a pointer holds the address
-//! of a whole object that was named when it was made: not null, not past
-//! an end. Nothing can outlive what it points to: the object was in scope
-//! where the pointer was declared (so declared earlier, in the same block
-//! or an enclosing one) or is the caller's, and the pointer is never
-//! stored, returned or copied anywhere else. Compiled code binds it as a
-//! reference to the place. Anything else with a pointer type (arithmetic,
-//! comparisons, casts, `nullptr`, pointers to pointers, pointers in
-//! structs, `new`) and the host-only narrow integers leave the kernel to
-//! the interpreter.
+//! Which pointers a kernel may keep in compiled code, before it is
+//! lowered: pointers to objects without pointers or host-only narrow
+//! integers inside, held only in locals and parameters (never in an
+//! aggregate, behind a reference or another pointer, nor returned), each
+//! declared with its value. What is done with them (arithmetic,
+//! comparisons, `nullptr`, dereferences) is the emitter's to decide
+//! (`emit/pointers.rs`), which follows the interpreter's checked pointers
+//! where it can name the allocation and declines the kernel where it
+//! cannot. Pointer casts, `new`, `delete`, function pointers and the
+//! host-only narrow integers leave the kernel to the interpreter here.
 
 use crate::decline::Decline;
 use std::collections::HashSet;
@@ -44,6 +36,17 @@ fn plain_pointer(prog: &Program, ty: &Type) -> bool {
 pub(crate) fn adds_const(from: &Type, to: &Type) -> bool {
     matches!((from, to), (Type::Ptr { elem: a, is_const: c }, Type::Ptr { elem: b, is_const: d })
         if a == b && (*d || !*c))
+}
+
+/// True when both are scalar types of one size, neither a `bool`: their
+/// bytes read as each other bit for bit, whatever they hold.
+pub(crate) fn same_size_scalars(a: Option<&Type>, b: Option<&Type>) -> bool {
+    match (a.and_then(Type::scalar), b.and_then(Type::scalar)) {
+        (Some(x), Some(y)) => {
+            x.size() == y.size() && x != tessera_ir::Scalar::Bool && y != tessera_ir::Scalar::Bool
+        }
+        _ => false,
+    }
 }
 
 /// Why the pointers of `kernel` (and the functions it calls) cannot be
@@ -166,103 +169,89 @@ impl Walk<'_, '_> {
         self.why.get_or_insert(why);
     }
 
-    /// A value given to a pointer of type `ty`: `&place` or a pointer
-    /// local of that very type.
+    /// A value given to a pointer of type `ty` (a local's initialiser).
     fn source(&mut self, e: &Expr, ty: &Type) -> bool {
         if e.ty != *ty {
             return false;
         }
-        match &e.kind {
-            // `const` added to the pointee: the same address.
-            ExprKind::Convert(inner) if adds_const(&inner.ty, ty) => {
-                let inner_ty = inner.ty.clone();
-                self.source(inner, &inner_ty)
-            }
-            ExprKind::AddrOf(place) => {
-                self.place(place);
-                true
-            }
-            ExprKind::Local(l) => self.pointers.contains(l),
-            _ => false,
-        }
-    }
-
-    /// A place whose address is taken or that is dereferenced to.
-    fn place(&mut self, e: &Expr) {
-        if !e.place {
-            self.fail("the address of a value");
-        }
         self.expr(e);
+        true
     }
 
-    /// Any other expression.
+    /// Every expression: pointers only of the plain types, no cast
+    /// between pointer types other than adding `const`, no allocation.
     fn expr(&mut self, e: &Expr) {
         match &e.kind {
-            ExprKind::Deref(inner) => match &inner.kind {
-                ExprKind::Local(l) if self.pointers.contains(l) => {}
-                _ => self.fail(misuse(inner)),
-            },
-            ExprKind::Call { func, args } => {
+            ExprKind::Call { func, .. } => {
                 self.calls.push(*func);
-                let Some(callee) = self.prog.get_function(*func) else {
+                if self.prog.get_function(*func).is_none() {
                     self.fail("a call of an unknown function");
                     return;
-                };
-                for (k, a) in args.iter().enumerate() {
-                    match callee.locals.get(k) {
-                        Some(p) if interpreted(self.prog, &p.ty) => {
-                            let ty = p.ty.clone();
-                            if !self.source(a, &ty) {
-                                self.fail("a pointer argument other than an address or a pointer");
-                            }
-                        }
-                        _ => self.expr(a),
-                    }
-                }
-                if interpreted(self.prog, &e.ty) {
-                    self.fail(misuse(e));
                 }
             }
+            // A pointer cast between scalars of one size, neither a `bool`:
+            // the same bytes, read bit for bit (the emitter binds the
+            // result to the element it points to).
+            ExprKind::Intrinsic {
+                op: tessera_ir::Intrinsic::PtrReinterpret,
+                args,
+            } if args
+                .first()
+                .is_some_and(|a| same_size_scalars(a.ty.pointee(), e.ty.pointee())) => {}
             ExprKind::New { .. }
             | ExprKind::Delete { .. }
-            | ExprKind::AddrOf(_)
             | ExprKind::FuncAddr(_)
-            | ExprKind::CallPtr { .. } => self.fail(misuse(e)),
-            _ => {
-                if e.ty.contains_narrow_integer(&self.prog.structs) {
-                    self.fail(NARROW);
-                    return;
-                }
-                if interpreted(self.prog, &e.ty) {
-                    self.fail(misuse(e));
-                    return;
-                }
-                // A pointer compared or subtracted: the operands say it.
-                let mut pointer_operand = false;
-                for_each_child(e, &mut |c| {
-                    pointer_operand |= matches!(c.ty, Type::Ptr { .. } | Type::Null)
-                        && !matches!(c.kind, ExprKind::Deref(_));
-                });
-                if pointer_operand
-                    && matches!(e.kind, ExprKind::Binary { .. } | ExprKind::PtrDiff { .. })
-                {
-                    self.fail(misuse(e));
-                    return;
-                }
-                for_each_child(e, &mut |c| self.expr(c));
+            | ExprKind::CallPtr { .. }
+            | ExprKind::Intrinsic {
+                op: tessera_ir::Intrinsic::PtrReinterpret,
+                ..
+            } => {
+                self.fail(misuse(e));
+                return;
             }
+            // A conversion to a pointer: from `nullptr`, an array decaying,
+            // or `const` added; any other is a cast.
+            ExprKind::Convert(inner)
+                if matches!(e.ty, Type::Ptr { .. })
+                    && !matches!(inner.ty, Type::Null | Type::CArray(..))
+                    && !adds_const(&inner.ty, &e.ty) =>
+            {
+                self.fail(misuse(e));
+                return;
+            }
+            _ => {}
         }
+        if e.ty.contains_narrow_integer(&self.prog.structs) {
+            self.fail(NARROW);
+            return;
+        }
+        if interpreted(self.prog, &e.ty)
+            && !matches!(e.ty, Type::Null)
+            && !plain_pointer(self.prog, &e.ty)
+        {
+            self.fail(misuse(e));
+            return;
+        }
+        let _ = self.pointers;
+        for_each_child(e, &mut |c| self.expr(c));
     }
 }
 
-/// True when pointer local `init` (its value, `&place`) names the same
-/// place wherever it is computed again, with no check that could fail
-/// there unless it failed where the pointer was declared: the place is a
-/// `tile_static` variable of `func`, a captured object or an element of a
-/// captured view, reached through fields and indices that are constants.
+/// True when pointer local `init` names the same place wherever it is
+/// computed again, with no check that could fail there unless it failed
+/// where the pointer was declared: `&place` or an array decaying, the
+/// place a `tile_static` variable of `func`, a captured object or an
+/// element of a captured view, reached through fields and indices that
+/// are constants (or values `offset` says can be computed again with the
+/// same value); or such a pointer plus such an offset, with `const` added,
+/// reinterpreted, or a pointer local `offset` says is computed again.
 /// Such a pointer declared at the level of a kernel's barriers needs no
 /// frame slot: each region binds it again (see `Facts::plan_frame`).
-pub(crate) fn recomputable_pointer(func: &tessera_ir::Function, init: &Expr) -> bool {
+pub(crate) fn recomputable_pointer(
+    func: &tessera_ir::Function,
+    init: &Expr,
+    offset: &dyn Fn(&Expr) -> bool,
+) -> bool {
     fn constant(e: &Expr) -> bool {
         match &e.kind {
             ExprKind::Const(_) => true,
@@ -273,25 +262,61 @@ pub(crate) fn recomputable_pointer(func: &tessera_ir::Function, init: &Expr) -> 
             _ => false,
         }
     }
-    fn place(func: &tessera_ir::Function, e: &Expr) -> bool {
+    // Any variable of the kernel but a reference: one declared at the
+    // level of the barriers, as the pointer is, lives in `tile_static`
+    // memory or in the work-item's frame (its address is taken, so it is
+    // neither computed again nor a uniform counter).
+    let place = |func: &tessera_ir::Function, e: &Expr| place_of(func, e, offset);
+    fn place_of(func: &tessera_ir::Function, e: &Expr, offset: &dyn Fn(&Expr) -> bool) -> bool {
+        let constant = |e: &Expr| constant(e) || offset(e);
         match &e.kind {
-            ExprKind::Local(l) => func
-                .get_local(*l)
-                .is_some_and(|l| l.space == tessera_ir::Space::TileStatic),
+            ExprKind::Local(l) => func.get_local(*l).is_some_and(|l| !l.by_ref),
             ExprKind::Capture(_) => true,
-            ExprKind::Field { base, .. } => place(func, base),
-            ExprKind::Element { base, index } => place(func, base) && constant(index),
+            ExprKind::Field { base, .. } => place_of(func, base, offset),
+            ExprKind::Element { base, index } => place_of(func, base, offset) && constant(index),
             ExprKind::Intrinsic {
                 op: tessera_ir::Intrinsic::ViewElement,
                 args,
             } => match args.split_first() {
                 Some((view, rest)) => {
-                    matches!(view.kind, ExprKind::Capture(_)) && rest.iter().all(constant)
+                    matches!(view.kind, ExprKind::Capture(_))
+                        && rest.iter().all(|a| constant(a) || tiled_index(a))
                 }
                 None => false,
             },
             _ => false,
         }
     }
-    matches!(&init.kind, ExprKind::AddrOf(p) if place(func, p))
+    // A part of the kernel's tiled index, which nothing changes.
+    fn tiled_index(e: &Expr) -> bool {
+        matches!(
+            &e.kind,
+            ExprKind::Intrinsic {
+                op: tessera_ir::Intrinsic::TiledIndexPart(
+                    tessera_ir::TiledIndexPart::Global
+                        | tessera_ir::TiledIndexPart::Local
+                        | tessera_ir::TiledIndexPart::Tile
+                        | tessera_ir::TiledIndexPart::TileOrigin
+                ),
+                ..
+            }
+        )
+    }
+    match &init.kind {
+        ExprKind::Intrinsic {
+            op: tessera_ir::Intrinsic::PtrReinterpret,
+            args,
+        } => args
+            .first()
+            .is_some_and(|a| recomputable_pointer(func, a, offset)),
+        // Another pointer computed again (`offset` knows those).
+        ExprKind::Local(_) => offset(init),
+        ExprKind::AddrOf(p) => place(func, p),
+        ExprKind::Convert(inner) if matches!(inner.ty, Type::CArray(..)) => place(func, inner),
+        ExprKind::Convert(inner) if adds_const(&inner.ty, &init.ty) => {
+            recomputable_pointer(func, inner, offset)
+        }
+        ExprKind::PtrAdd { ptr, offset: n } => recomputable_pointer(func, ptr, offset) && offset(n),
+        _ => false,
+    }
 }

@@ -702,6 +702,61 @@ fn a_region_only_one_work_item_acts_in_is_pinned_to_it() {
     );
 }
 
+/// A tiled kernel whose body, at the level of its barrier, is `body`.
+fn tiled_pointer_kernel(body: &str) -> String {
+    format!(
+        "#include <amp.h>\nusing namespace concurrency;\nint main() {{\n\
+         array<int, 1> a(64);\n\
+         parallel_for_each(a.extent.tile<8>(), [&a](tiled_index<8> t) restrict(amp) {{\n\
+         tile_static int s[8];\nint x = t.local[0];\n{body}\n\
+         t.barrier.wait();\na[t.global] = x;\n}});\nreturn 0;\n}}\n"
+    )
+}
+
+#[test]
+fn pointers_at_the_barriers_are_computed_again_unless_they_change() {
+    // From a `tile_static` array and the coordinates: bound again in each
+    // region, no frame slot.
+    let prog = compile(&tiled_pointer_kernel(
+        "int* p = s + t.local[0];\n*p = x;\nint* q = &x;\n*q += 1;",
+    ));
+    let (func, body, tile) = kernel(&prog);
+    let mut facts = Facts::new(&prog, tile);
+    let frame = facts.plan_frame(func, body).expect("a frame");
+    let slotted: HashSet<LocalId> = frame.slots.iter().map(|(l, _)| *l).collect();
+    assert!(!slotted.contains(&local(func, "p")));
+    assert!(!slotted.contains(&local(func, "q")));
+    // `x`, whose address is taken, keeps its slot (and is no copy of a
+    // coordinate computed again).
+    assert!(slotted.contains(&local(func, "x")));
+    // A pointer that moves keeps its offset and address in a slot.
+    let prog = compile(&tiled_pointer_kernel("int* p = s;\np++;\n*p = x;"));
+    let (func, body, tile) = kernel(&prog);
+    let mut facts = Facts::new(&prog, tile);
+    let frame = facts.plan_frame(func, body).expect("a frame");
+    let p = local(func, "p");
+    let at = frame.slots.iter().position(|(l, _)| *l == p).expect("p");
+    let next = frame.slots.get(at + 1).map_or(frame.end, |(_, off)| *off);
+    assert!(next - frame.slots[at].1 >= super::frame::POINTER_SLOT);
+}
+
+#[test]
+fn pointer_casts_compile_only_between_scalars_of_one_size() {
+    let kernel_with = |stmt: &str| {
+        let prog = compile(&tiled_pointer_kernel(stmt));
+        let id = prog
+            .functions
+            .iter()
+            .position(|f| matches!(f.kind, FunctionKind::Kernel { .. }))
+            .expect("a kernel");
+        super::pointers::pointer_decline(&prog, FuncId(id as u32))
+    };
+    assert_eq!(kernel_with("float* f = (float*)&x;\n*f = 1.0f;"), None);
+    assert_eq!(kernel_with("int* p = s + 2;\nint n = (int)(p - s);"), None);
+    assert!(kernel_with("double* d = (double*)&s[0];\n*d = 1.0;").is_some());
+    assert!(kernel_with("bool* b = (bool*)&x;\n*b = true;").is_some());
+}
+
 /// The calls left in the kernel's body after folding (see
 /// [`super::fold::fold_calls`]), by callee name.
 fn calls_after_folding(source: &str) -> Vec<String> {
