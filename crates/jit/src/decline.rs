@@ -251,6 +251,10 @@ pub enum Decline {
     LibraryOperation(String),
     /// Cranelift failed to compile the function (its message).
     CodeGeneration(String),
+    /// The reason met while lowering a region in lanes: the kernel is
+    /// lowered once more without lanes (their copies of a statement may be
+    /// what passed a budget).
+    InLanes(Box<Decline>),
 }
 
 impl Decline {
@@ -421,6 +425,7 @@ impl Decline {
                 format!("the library operation {} in a kernel", what).into()
             }
             Self::CodeGeneration(what) => format!("code generation failed: {}", what).into(),
+            Self::InLanes(inner) => inner.message(),
         }
     }
 }

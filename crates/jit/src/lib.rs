@@ -459,9 +459,13 @@ impl<'p> Jit<'p> {
                 min_frame,
             ) {
                 Ok(l) => l,
-                // Lowered again without lanes: their copies of the
-                // statements may be what passed a budget.
-                Err(_) if plan.lanes => {
+                // Declined in a region run in lanes: lowered again
+                // without lanes, whose copies of the statements may be
+                // what passed a budget.
+                Err(Decline::InLanes(inner)) => {
+                    if !plan.lanes {
+                        return (Err(*inner), String::new());
+                    }
                     plan.lanes = false;
                     min_frame = 0;
                     continue;

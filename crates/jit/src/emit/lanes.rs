@@ -190,7 +190,10 @@ impl Emitter<'_, '_, '_> {
         self.wi.item_coords = saved_coords;
         self.wi.frame_item = saved_item;
         self.region = saved_region;
-        result
+        result.map_err(|e| match e {
+            Decline::InLanes(_) => e,
+            other => Decline::InLanes(Box::new(other)),
+        })
     }
 
     /// Makes `ctx` the current lane (calling it again switches back).
