@@ -381,6 +381,21 @@ pub fn for_each_node<'a>(s: &'a Stmt, f: &mut impl FnMut(Node<'a>)) {
     }
 }
 
+/// Calls `f` on every expression of `program`, sub-expressions included:
+/// those of every function's body, then of every global's initialiser.
+pub fn for_each_program_expr<'a>(program: &'a crate::Program, f: &mut impl FnMut(&'a Expr)) {
+    for func in &program.functions {
+        if let Some(body) = &func.body {
+            for_each_expr_deep(body, f);
+        }
+    }
+    for g in &program.globals {
+        if let Some(init) = &g.init {
+            for_each_init_expr(init, &mut |e| for_each_subexpr(e, f));
+        }
+    }
+}
+
 /// Calls `f` on every expression of `block`, sub-expressions included.
 pub fn for_each_expr_deep<'a>(block: &'a Block, f: &mut impl FnMut(&'a Expr)) {
     for_each_stmt(block, &mut |n| {

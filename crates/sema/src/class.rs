@@ -691,18 +691,7 @@ pub fn define_used_library_members(ck: &mut Checker) -> bool {
                 wanted.push(id);
             }
         };
-        for f in &ck.program.functions {
-            if let Some(body) = &f.body {
-                tessera_ir::visit::for_each_expr_deep(body, &mut note);
-            }
-        }
-        for g in &ck.program.globals {
-            if let Some(init) = &g.init {
-                tessera_ir::visit::for_each_init_expr(init, &mut |e| {
-                    tessera_ir::visit::for_each_subexpr(e, &mut note);
-                });
-            }
-        }
+        tessera_ir::visit::for_each_program_expr(&ck.program, &mut note);
         for d in ck.program.dynamic.values() {
             for id in d.overriders.values() {
                 if lazy.contains_key(id) && !wanted.contains(id) {

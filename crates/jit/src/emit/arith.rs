@@ -274,3 +274,16 @@ impl Emitter<'_, '_, '_> {
         })
     }
 }
+
+/// The signed integer comparison `op` is, when it is one.
+pub(super) fn signed_cc(op: BinOp) -> Option<IntCC> {
+    Some(match op {
+        BinOp::Eq => IntCC::Equal,
+        BinOp::Ne => IntCC::NotEqual,
+        BinOp::Lt => IntCC::SignedLessThan,
+        BinOp::Le => IntCC::SignedLessThanOrEqual,
+        BinOp::Gt => IntCC::SignedGreaterThan,
+        BinOp::Ge => IntCC::SignedGreaterThanOrEqual,
+        _ => return None,
+    })
+}

@@ -427,14 +427,8 @@ impl Emitter<'_, '_, '_> {
                 }
             });
         }
-        let cc = match op {
-            BinOp::Eq => IntCC::Equal,
-            BinOp::Ne => IntCC::NotEqual,
-            BinOp::Lt => IntCC::SignedLessThan,
-            BinOp::Le => IntCC::SignedLessThanOrEqual,
-            BinOp::Gt => IntCC::SignedGreaterThan,
-            BinOp::Ge => IntCC::SignedGreaterThanOrEqual,
-            _ => return decline(Decline::Pointer),
+        let Some(cc) = super::arith::signed_cc(op) else {
+            return decline(Decline::Pointer);
         };
         Ok(self.b.ins().icmp(cc, i, j))
     }

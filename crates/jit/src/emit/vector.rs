@@ -630,13 +630,8 @@ impl Emitter<'_, '_, '_> {
             };
             self.b.ins().fcmp(cc, va, vb)
         } else {
-            let cc = match op {
-                BinOp::Eq => IntCC::Equal,
-                BinOp::Ne => IntCC::NotEqual,
-                BinOp::Lt => IntCC::SignedLessThan,
-                BinOp::Le => IntCC::SignedLessThanOrEqual,
-                BinOp::Gt => IntCC::SignedGreaterThan,
-                _ => IntCC::SignedGreaterThanOrEqual,
+            let Some(cc) = super::arith::signed_cc(*op) else {
+                return Ok(None);
             };
             self.b.ins().icmp(cc, va, vb)
         };
