@@ -618,6 +618,18 @@ pub struct StructDef {
     pub span: Span,
 }
 
+/// The element type under the nested C arrays of `ty` and their bounds as
+/// C++ writes them, outermost first: `int[2][3]` is an array of two
+/// arrays of three `int`s.
+fn array_dims(mut ty: &Type) -> (&Type, String) {
+    let mut dims = String::new();
+    while let Type::CArray(elem, n) = ty {
+        dims.push_str(&format!("[{n}]"));
+        ty = elem;
+    }
+    (ty, dims)
+}
+
 /// Formats types as C++ writes them; struct names come from `structs`.
 pub fn display(ty: &Type, structs: &[StructDef]) -> String {
     match ty {
@@ -626,7 +638,10 @@ pub fn display(ty: &Type, structs: &[StructDef]) -> String {
         Type::Struct(id) => structs
             .get(id.index())
             .map_or_else(|| "<struct>".into(), |s| s.name.clone()),
-        Type::CArray(elem, n) => format!("{}[{n}]", display(elem, structs)),
+        Type::CArray(..) => {
+            let (base, dims) = array_dims(ty);
+            format!("{}{dims}", display(base, structs))
+        }
         Type::Index(n) => format!("index<{n}>"),
         Type::Extent(n) => format!("extent<{n}>"),
         Type::TiledExtent(t) => format!("tiled_extent<{t}>"),
@@ -669,8 +684,9 @@ pub fn display(ty: &Type, structs: &[StructDef]) -> String {
             let c = if *is_const { "const " } else { "" };
             match &**elem {
                 // `int (*)[4]` is how C++ spells a pointer to an array.
-                Type::CArray(inner, n) => {
-                    format!("{c}{} (*)[{n}]", display(inner, structs))
+                Type::CArray(..) => {
+                    let (base, dims) = array_dims(elem);
+                    format!("{c}{} (*){dims}", display(base, structs))
                 }
                 other => format!("{c}{}*", display(other, structs)),
             }
@@ -707,5 +723,22 @@ pub fn display(ty: &Type, structs: &[StructDef]) -> String {
         Type::WideOstream => "std::wostream".into(),
         Type::StringStream(kind) => kind.name().into(),
         Type::Error => "<error>".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_c_arrays_show_their_bounds_outermost_first() {
+        let int = Type::Scalar(Scalar::Int);
+        let rows = Type::CArray(Box::new(Type::CArray(Box::new(int), 3)), 2);
+        assert_eq!(display(&rows, &[]), "int[2][3]");
+        let pointer = Type::Ptr {
+            elem: Box::new(rows),
+            is_const: false,
+        };
+        assert_eq!(display(&pointer, &[]), "int (*)[2][3]");
     }
 }
