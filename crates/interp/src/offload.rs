@@ -17,6 +17,8 @@ use tessera_runtime::launch::{Arg, Bits, Buffer, HostExitKind, Launch, LaunchOut
 use tessera_runtime::layout::{field_offset, size_align};
 use tessera_runtime::union_tags;
 
+mod records;
+
 /// Costly compiled runs in a row after which the interpreter keeps a host
 /// loop.
 const KEEP_AFTER: u8 = 3;
@@ -606,15 +608,30 @@ impl Machine<'_> {
                     && written
                     && let Some(mut data) = storage.values_mut()
                 {
+                    let shape = match tags {
+                        None => records::Shape::of(structs, &buffer.elem),
+                        Some(_) => None,
+                    };
                     for (i, slot) in data.iter_mut().enumerate() {
-                        if let Some(v) = read_object(
-                            structs,
-                            &shapes,
-                            &buffer,
-                            i * size,
-                            &buffer.elem,
-                            tags.map(|t| i * size + t),
-                        ) && !(matches!(slot, Value::Uninit) && is_zero(&v))
+                        let read = match &shape {
+                            // An object the interpreter has written: read
+                            // into its memory.
+                            Some(shape) if matches!(slot, Value::Agg(_) | Value::Scalars(_)) => {
+                                let _ = shape.read_into(&buffer, i * size, slot);
+                                continue;
+                            }
+                            Some(shape) => shape.read(&buffer, i * size),
+                            None => read_object(
+                                structs,
+                                &shapes,
+                                &buffer,
+                                i * size,
+                                &buffer.elem,
+                                tags.map(|t| i * size + t),
+                            ),
+                        };
+                        if let Some(v) = read
+                            && !(matches!(slot, Value::Uninit) && is_zero(&v))
                         {
                             // Never-written elements stay never-written
                             // unless the kernel wrote something there.
@@ -639,13 +656,29 @@ impl Machine<'_> {
                 let array = match ScalarArray::from_buffer(buffer) {
                     // Scalars: the buffer becomes the array as it is.
                     Ok(a) => Some(Value::Scalars(Rc::new(a))),
-                    Err(buffer) => (0..buffer.len)
-                        .map(|i| {
-                            let t = tags.map(|t| i * size + t);
-                            read_object(structs, &shapes, &buffer, i * size, &buffer.elem, t)
-                        })
-                        .collect::<Option<Vec<Value>>>()
-                        .map(|items| Value::array(&buffer.elem, items)),
+                    Err(buffer) => {
+                        let shape = match tags {
+                            None => records::Shape::of(structs, &buffer.elem),
+                            Some(_) => None,
+                        };
+                        (0..buffer.len)
+                            .map(|i| match &shape {
+                                Some(shape) => shape.read(&buffer, i * size),
+                                None => {
+                                    let t = tags.map(|t| i * size + t);
+                                    read_object(
+                                        structs,
+                                        &shapes,
+                                        &buffer,
+                                        i * size,
+                                        &buffer.elem,
+                                        t,
+                                    )
+                                }
+                            })
+                            .collect::<Option<Vec<Value>>>()
+                            .map(|items| Value::array(&buffer.elem, items))
+                    }
                 };
                 if let Some(array) = array {
                     // The place was read before the launch, so writing it back
@@ -1030,6 +1063,14 @@ fn marshal_items(
         return Some(buffer);
     }
     let tags = tags_at(structs, elem, size);
+    if tags.is_none()
+        && let Some(shape) = records::Shape::of(structs, elem)
+    {
+        for (k, item) in items.iter().enumerate() {
+            shape.write(&mut buffer, k * size as usize, item)?;
+        }
+        return Some(buffer);
+    }
     for (k, item) in items.iter().enumerate() {
         let at = k * size as usize;
         write_object(structs, &mut buffer, at, elem, item, tags.map(|t| at + t))?;

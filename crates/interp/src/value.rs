@@ -794,6 +794,17 @@ impl ScalarArray {
         }
     }
 
+    /// Overwrites the elements with the bytes from byte `at` of `src`, when
+    /// they are `n` elements of type `s`; false (nothing changed) otherwise.
+    pub(crate) fn copy_from_bytes(&mut self, s: Scalar, n: usize, src: &Buffer, at: usize) -> bool {
+        if self.scalar != s || self.len != n {
+            return false;
+        }
+        let bytes = n.saturating_mul(s.size() as usize);
+        tessera_runtime::launch::copy_bytes(&mut self.words, 0, src.words(), at, bytes);
+        true
+    }
+
     /// The `n` elements of type `s` from byte `at` of `src` (a launch's
     /// buffer, where the array is part of an object), copied as bytes.
     pub(crate) fn from_bytes(s: Scalar, n: usize, src: &Buffer, at: usize) -> Option<ScalarArray> {

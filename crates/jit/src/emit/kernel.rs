@@ -751,11 +751,13 @@ fn host_capture(prog: &Program, ty: &Type, by_ref: bool, word: &mut u32) -> R<Ca
             *word += 1;
             c
         }
+        // Elements of any type with a plain layout: the interpreter hands
+        // a vector of structs over as their bytes, as it does an array's.
         Type::Vector(elem) => {
-            let Some(s) = elem.scalar() else {
+            let Some((size, _)) = size_align(&prog.structs, elem) else {
                 return decline(Decline::VectorNonScalars);
             };
-            let c = CaptureLayout::View(Type::Scalar(s), s.size(), 1, *word);
+            let c = CaptureLayout::View((**elem).clone(), size, 1, *word);
             *word += 4;
             c
         }

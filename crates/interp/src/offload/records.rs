@@ -1,0 +1,221 @@
+//! Objects of one type moved between values and bytes many at a time.
+//!
+//! A launch over a `std::vector` or `array` of structs writes every element
+//! into the buffer it hands over, and reads every element back after. The
+//! general writer and reader (`write_object`, `read_object`) work out each
+//! field's offset again for every element, which made a hand-off of a
+//! million `float_4`s cost about 1,500 instructions an element. A [`Shape`]
+//! is the type with its offsets worked out once, for types without unions
+//! (whose bytes also need their tags, and take the general path).
+//!
+//! Reading and writing through a shape gives exactly what the general
+//! functions give: the same values, the same refusals.
+
+use super::bits;
+use crate::value::{ScalarArray, Value};
+use std::rc::Rc;
+use tessera_ir::{Scalar, StructDef, Type};
+use tessera_runtime::launch::{Bits, Buffer};
+use tessera_runtime::layout::{field_offset, size_align};
+
+/// The deepest type a shape is made for (a deeper one takes the general
+/// path; no real program comes near).
+const MAX_DEPTH: u32 = 64;
+
+/// A type without unions, with the offset of every part worked out.
+pub(super) enum Shape {
+    /// A scalar.
+    Scalar(Scalar),
+    /// An `index` or `extent` of this rank: `int`s, one per dimension.
+    Dims(u8),
+    /// A struct: each field's offset and shape, in order.
+    Struct(Vec<(usize, Shape)>),
+    /// A C array of scalars, copied as bytes.
+    Scalars(Scalar, usize),
+    /// A C array of anything else: its element type, the element's size,
+    /// shape and count.
+    Array(Type, usize, Box<Shape>, usize),
+}
+
+impl Shape {
+    /// The shape of `ty`, or `None` when it holds a union or anything
+    /// without a plain layout.
+    pub(super) fn of(structs: &[StructDef], ty: &Type) -> Option<Shape> {
+        Self::at_depth(structs, ty, 0)
+    }
+
+    fn at_depth(structs: &[StructDef], ty: &Type, depth: u32) -> Option<Shape> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        Some(match ty {
+            Type::Scalar(s) => Shape::Scalar(*s),
+            Type::Index(r) | Type::Extent(r) => Shape::Dims(*r),
+            Type::Struct(id) => {
+                let def = structs.get(id.index())?;
+                if def.is_union {
+                    return None;
+                }
+                let mut fields = Vec::with_capacity(def.fields.len());
+                for (k, (_, fty)) in def.fields.iter().enumerate() {
+                    let off = field_offset(structs, ty, u32::try_from(k).ok()?)?;
+                    fields.push((off as usize, Self::at_depth(structs, fty, depth + 1)?));
+                }
+                Shape::Struct(fields)
+            }
+            Type::CArray(elem, n) => match **elem {
+                Type::Scalar(s) => Shape::Scalars(s, *n as usize),
+                _ => {
+                    let (size, _) = size_align(structs, elem)?;
+                    let shape = Self::at_depth(structs, elem, depth + 1)?;
+                    Shape::Array(
+                        (**elem).clone(),
+                        size as usize,
+                        Box::new(shape),
+                        *n as usize,
+                    )
+                }
+            },
+            _ => return None,
+        })
+    }
+
+    /// Writes `v` at byte `at` of `buffer`, as `write_object` does.
+    pub(super) fn write(&self, buffer: &mut Buffer, at: usize, v: &Value) -> Option<()> {
+        match self {
+            Shape::Scalar(s) => {
+                let b = match (bits(v)?, s.is_floating()) {
+                    // An integer zero in a floating-point place: zero bits
+                    // of that type.
+                    (Bits::Int(0), true) if *s == Scalar::Float => Bits::Float(0.0),
+                    (Bits::Int(0), true) => Bits::Double(0.0),
+                    (b, _) => b,
+                };
+                buffer.set_at(at, *s, b);
+            }
+            Shape::Dims(_) => {
+                for (k, d) in v.dims().iter().enumerate() {
+                    buffer.set_at(at + 4 * k, Scalar::Int, Bits::Int(*d));
+                }
+            }
+            Shape::Struct(fields) => {
+                let Value::Agg(values) = v else {
+                    // Never written: zero bytes, as the buffer holds.
+                    return matches!(v, Value::Uninit).then_some(());
+                };
+                for ((off, shape), fv) in fields.iter().zip(values.iter()) {
+                    shape.write(buffer, at + off, fv)?;
+                }
+            }
+            Shape::Scalars(s, n) => {
+                if let Value::Scalars(a) = v
+                    && a.scalar() == *s
+                    && a.len() == *n
+                {
+                    buffer.copy_bytes(at, a.words(), 0, n * s.size() as usize);
+                    return Some(());
+                }
+                self.write_parts(buffer, at, v, s.size() as usize, &Shape::Scalar(*s))?;
+            }
+            Shape::Array(_, size, shape, _) => self.write_parts(buffer, at, v, *size, shape)?,
+        }
+        Some(())
+    }
+
+    /// Writes the elements of C array `v`, `size` bytes apart.
+    fn write_parts(
+        &self,
+        buffer: &mut Buffer,
+        at: usize,
+        v: &Value,
+        size: usize,
+        elem: &Shape,
+    ) -> Option<()> {
+        if !matches!(v, Value::Agg(_) | Value::Scalars(_)) {
+            return matches!(v, Value::Uninit).then_some(());
+        }
+        for (k, item) in v.parts().enumerate() {
+            elem.write(buffer, at + k * size, &item)?;
+        }
+        Some(())
+    }
+
+    /// The value at byte `at` of `buffer`, as `read_object` reads it.
+    pub(super) fn read(&self, buffer: &Buffer, at: usize) -> Option<Value> {
+        Some(match self {
+            Shape::Scalar(s) => match buffer.get_at(at, *s)? {
+                Bits::Bool(b) => Value::Bool(b),
+                Bits::Int(n) => Value::Int(n),
+                Bits::Float(f) => Value::Float(f),
+                Bits::Double(d) => Value::Double(d),
+            },
+            Shape::Dims(r) => Value::shape(
+                (0..usize::from(*r))
+                    .map(|k| match buffer.get_at(at + 4 * k, Scalar::Int) {
+                        Some(Bits::Int(n)) => n,
+                        _ => 0,
+                    })
+                    .collect::<Vec<i64>>(),
+            ),
+            Shape::Struct(fields) => {
+                let mut values = Vec::with_capacity(fields.len());
+                for (off, shape) in fields {
+                    values.push(shape.read(buffer, at + off)?);
+                }
+                Value::Agg(Rc::new(values))
+            }
+            Shape::Scalars(s, n) => {
+                Value::Scalars(Rc::new(ScalarArray::from_bytes(*s, *n, buffer, at)?))
+            }
+            Shape::Array(elem, size, shape, n) => {
+                let mut items = Vec::with_capacity(*n);
+                for k in 0..*n {
+                    items.push(shape.read(buffer, at + k * size)?);
+                }
+                Value::array(elem, items)
+            }
+        })
+    }
+
+    /// Reads the value at byte `at` of `buffer` into `slot`, as
+    /// [`Shape::read`] reads it, reusing the memory of the value `slot`
+    /// holds where it is of the same shape and not shared: after a launch,
+    /// the elements of a vector of structs are read back without an
+    /// allocation each. On `None` (bytes that do not read as this shape,
+    /// which a buffer made for it never holds) `slot` may be partly
+    /// written.
+    pub(super) fn read_into(&self, buffer: &Buffer, at: usize, slot: &mut Value) -> Option<()> {
+        match (self, &mut *slot) {
+            (Shape::Struct(fields), Value::Agg(values)) => {
+                if let Some(values) = Rc::get_mut(values)
+                    && values.len() == fields.len()
+                {
+                    for ((off, shape), v) in fields.iter().zip(values.iter_mut()) {
+                        shape.read_into(buffer, at + off, v)?;
+                    }
+                    return Some(());
+                }
+            }
+            (Shape::Array(_, size, shape, n), Value::Agg(items)) => {
+                if let Some(items) = Rc::get_mut(items)
+                    && items.len() == *n
+                {
+                    for (k, v) in items.iter_mut().enumerate() {
+                        shape.read_into(buffer, at + k * size, v)?;
+                    }
+                    return Some(());
+                }
+            }
+            (Shape::Scalars(s, n), Value::Scalars(a)) => {
+                if let Some(a) = Rc::get_mut(a)
+                    && a.copy_from_bytes(*s, *n, buffer, at)
+                {
+                    return Some(());
+                }
+            }
+            _ => {}
+        }
+        *slot = self.read(buffer, at)?;
+        Some(())
+    }
+}
