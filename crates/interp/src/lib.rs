@@ -29,6 +29,7 @@ mod offload;
 mod pointer;
 mod pun;
 mod random;
+mod records;
 mod show;
 mod sstream;
 mod value;

@@ -474,8 +474,9 @@ impl Machine<'_> {
                     let elem = args[0].ty.sequence_elem().cloned().unwrap_or(Type::INT);
                     let old = t.len() as u64;
                     self.charge(s.len() as u64 / 16, span)?;
-                    if s.scalar().is_some() {
-                        // Scalars: a copy of the buffer.
+                    if s.typed() {
+                        // Scalars or records: a copy of the buffer (or of
+                        // the values, between different element types).
                         t.assign_from(&s);
                     } else {
                         let data = self.copied_elements(s.to_values(), &elem, span)?;

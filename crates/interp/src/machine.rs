@@ -3,8 +3,8 @@
 use crate::arith::{self, ArithError};
 use crate::check::Checker;
 use crate::value::{
-    Alias, Meter, Misread, Place, Root, ScalarArray, Storage, StorageKind, UnionShape, UnionVal,
-    Value, read_path, write_path,
+    Alias, ElemLayout, Meter, Misread, Place, Root, ScalarArray, Storage, StorageKind, UnionShape,
+    UnionVal, Value, read_path, write_path,
 };
 use crate::{Options, Outcome};
 use std::cell::RefCell;
@@ -645,6 +645,21 @@ impl<'p> Machine<'p> {
             }
             return Ok(storage);
         }
+        // Each element is a complete object of the element type (an object
+        // of a polymorphic class knows its class).
+        let fill = self.as_complete_object(fill, elem);
+        let layout = self.elem_layout(elem);
+        if let Some(storage) = Storage::zeroed_records(n, &layout, kind, elem_bytes, &self.meter) {
+            // Records: zero bytes from the system; another value is written
+            // a chunk at a time, as for scalars.
+            if !matches!(fill, Value::Uninit) {
+                for start in (0..n).step_by(POLL_CHUNK) {
+                    storage.fill(start, (start + POLL_CHUNK).min(n), &fill);
+                    self.poll(span)?;
+                }
+            }
+            return Ok(storage);
+        }
         // Elements holding vectors or arrays each get their own copies.
         let mut data = Vec::new();
         data.try_reserve_exact(n).map_err(|_| too_large())?;
@@ -659,7 +674,13 @@ impl<'p> Machine<'p> {
             }
             self.poll(span)?;
         }
-        Ok(Storage::new(data, kind, None, elem_bytes, &self.meter))
+        Ok(Storage::new(
+            data,
+            kind,
+            ElemLayout::Values,
+            elem_bytes,
+            &self.meter,
+        ))
     }
 
     /// Storage holding `data`.
@@ -679,10 +700,54 @@ impl<'p> Machine<'p> {
         Ok(Storage::new(
             data,
             kind,
-            elem.scalar(),
+            self.elem_layout(elem),
             elem_bytes,
             &self.meter,
         ))
+    }
+
+    /// Whether an object of type `ty` holds an object of a polymorphic
+    /// class (so a hidden dynamic class), or nests too deep to tell.
+    fn holds_dynamic(&self, ty: &Type, depth: u32) -> bool {
+        if depth > 64 {
+            return true;
+        }
+        match ty {
+            Type::Struct(id) => {
+                self.prog.dynamic.contains_key(id)
+                    || self.prog.structs.get(id.index()).is_none_or(|d| {
+                        d.fields
+                            .iter()
+                            .any(|(_, f)| self.holds_dynamic(f, depth + 1))
+                    })
+            }
+            Type::CArray(elem, _) => self.holds_dynamic(elem, depth + 1),
+            _ => false,
+        }
+    }
+
+    /// How a storage keeps elements of type `elem`: scalars and records
+    /// (structs and C arrays of scalars, without unions) in a typed buffer,
+    /// anything else as values. Objects of polymorphic classes stay values,
+    /// whose hidden dynamic class the buffer's bytes would not say apart
+    /// from a member.
+    pub(crate) fn elem_layout(&self, elem: &Type) -> ElemLayout {
+        if let Type::Scalar(s) = elem {
+            return ElemLayout::Scalar(*s);
+        }
+        if !matches!(elem, Type::Struct(_) | Type::CArray(..)) || self.holds_dynamic(elem, 0) {
+            return ElemLayout::Values;
+        }
+        let structs = &self.prog.structs;
+        match (
+            crate::records::RecordShape::of(structs, elem),
+            tessera_runtime::layout::size_align(structs, elem),
+        ) {
+            (Some(shape), Some((size, _))) if size > 0 => {
+                ElemLayout::Record(Rc::new(shape), elem.clone(), size)
+            }
+            _ => ElemLayout::Values,
+        }
     }
 
     /// The C++ size of a type, for the memory budget: its layout's size
@@ -771,7 +836,13 @@ impl<'p> Machine<'p> {
             Type::Vector(elem) | Type::Container(_, elem) => Value::Vector(Storage::new(
                 Vec::new(),
                 StorageKind::Vector,
-                elem.scalar(),
+                match ty {
+                    // Ordered and unordered containers work on values.
+                    Type::Container(..) => {
+                        elem.scalar().map_or(ElemLayout::Values, ElemLayout::Scalar)
+                    }
+                    _ => self.elem_layout(elem),
+                },
                 self.type_bytes(elem),
                 &self.meter,
             )),
@@ -980,7 +1051,7 @@ impl<'p> Machine<'p> {
                 self.take_memory(s.len() as u64 * s.elem_bytes, span)?;
                 self.meter.give(s.len() as u64 * s.elem_bytes);
                 let elem = ty.sequence_elem().cloned().unwrap_or(Type::INT);
-                let copy = match s.copy_scalars(StorageKind::Vector) {
+                let copy = match s.copy_typed(StorageKind::Vector) {
                     // Scalars: a copy of the buffer (counted just above).
                     Some(copy) => {
                         self.take_memory(s.len() as u64 * s.elem_bytes, span)?;

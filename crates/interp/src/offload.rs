@@ -17,8 +17,6 @@ use tessera_runtime::launch::{Arg, Bits, Buffer, HostExitKind, Launch, LaunchOut
 use tessera_runtime::layout::{field_offset, size_align};
 use tessera_runtime::union_tags;
 
-mod records;
-
 /// Costly compiled runs in a row after which the interpreter keeps a host
 /// loop.
 const KEEP_AFTER: u8 = 3;
@@ -601,7 +599,7 @@ impl Machine<'_> {
                 } else if taken {
                     // Its own buffer, read only: back as it was.
                     storage.give_unchanged(buffer, pristine);
-                } else if done && written && storage.scalar().is_some() {
+                } else if done && written && storage.typed() {
                     // A copy the run wrote: now the elements.
                     storage.give_buffer(buffer);
                 } else if done
@@ -609,7 +607,7 @@ impl Machine<'_> {
                     && let Some(mut data) = storage.values_mut()
                 {
                     let shape = match tags {
-                        None => records::Shape::of(structs, &buffer.elem),
+                        None => crate::records::RecordShape::of(structs, &buffer.elem),
                         Some(_) => None,
                     };
                     for (i, slot) in data.iter_mut().enumerate() {
@@ -658,7 +656,7 @@ impl Machine<'_> {
                     Ok(a) => Some(Value::Scalars(Rc::new(a))),
                     Err(buffer) => {
                         let shape = match tags {
-                            None => records::Shape::of(structs, &buffer.elem),
+                            None => crate::records::RecordShape::of(structs, &buffer.elem),
                             Some(_) => None,
                         };
                         (0..buffer.len)
@@ -784,7 +782,7 @@ impl Machine<'_> {
             let converted = cost
                 .written
                 .iter()
-                .any(|w| w.upgrade().is_some_and(|s| s.scalar().is_none()));
+                .any(|w| w.upgrade().is_some_and(|s| !s.typed()));
             let convert = std::time::Duration::from_nanos(cost.elements as u64 * CONVERT_NS);
             if converted && cost.ran_for < convert {
                 cost.strikes = cost.strikes.saturating_add(1);
@@ -1064,7 +1062,7 @@ fn marshal_items(
     }
     let tags = tags_at(structs, elem, size);
     if tags.is_none()
-        && let Some(shape) = records::Shape::of(structs, elem)
+        && let Some(shape) = crate::records::RecordShape::of(structs, elem)
     {
         for (k, item) in items.iter().enumerate() {
             shape.write(&mut buffer, k * size as usize, item)?;
@@ -1088,7 +1086,7 @@ fn tags_at(structs: &[tessera_ir::StructDef], elem: &Type, size: u32) -> Option<
     (count > 0 && union_tags::tagged_size(structs, elem) == Some(size)).then_some(plain as usize)
 }
 
-fn bits(v: &Value) -> Option<Bits> {
+pub(crate) fn bits(v: &Value) -> Option<Bits> {
     Some(match v {
         Value::Bool(b) => Bits::Bool(*b),
         Value::Int(n) => Bits::Int(*n),

@@ -11,6 +11,7 @@
 //! A storage of scalars keeps them in one typed buffer in C++ layout, the
 //! one a launch under the JIT works on (see [`Storage`]).
 
+use crate::records::RecordShape;
 use smallvec::SmallVec;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -596,6 +597,13 @@ enum Elems {
     /// element at a time. A `std::vector<int>` of n elements takes 4n
     /// bytes, as in C++.
     Scalars(Scalar, Buffer),
+    /// Structs (or C arrays) of scalars without unions, in C++ layout
+    /// ([`RecordShape`] says where each part is): a launch uses the buffer in
+    /// place, as a typed storage's, and the interpreter reads and writes
+    /// one part of one element at a time. An operation that would move
+    /// elements about (an insertion in the middle, a sort with a
+    /// comparison) first turns the storage into one of values, for good.
+    Records(Rc<RecordShape>, Buffer),
     /// Elements of any other type (structs, strings, nested containers),
     /// or of a container the library works on as values (sets, maps).
     Values(Vec<Value>),
@@ -719,6 +727,57 @@ fn set_scalar(s: Scalar, b: &mut Buffer, i: usize, v: &Value) -> bool {
 }
 
 /// A typed buffer of `values`, or `None` when one is too big to address.
+/// How a storage keeps elements of a type: chosen where it is made.
+#[derive(Clone, Debug)]
+pub(crate) enum ElemLayout {
+    /// Scalars of this type, in a typed buffer.
+    Scalar(Scalar),
+    /// Records of this shape, type and size, in a typed buffer.
+    Record(Rc<RecordShape>, tessera_ir::Type, u32),
+    /// Values.
+    Values,
+}
+
+/// Element `i` of a storage of records, as a value.
+fn record_at(shape: &RecordShape, b: &Buffer, i: usize) -> Option<Value> {
+    if i >= b.len {
+        return None;
+    }
+    shape.read(b, i * b.elem_size as usize)
+}
+
+/// A buffer of records of `shape` holding `values`, or `None` when one is
+/// no value of that shape (or the size overflows).
+fn records(
+    shape: &RecordShape,
+    elem: tessera_ir::Type,
+    size: u32,
+    values: &[Value],
+) -> Option<Buffer> {
+    let mut b = Buffer::zeroed(elem, size, values.len())?;
+    for (i, v) in values.iter().enumerate() {
+        shape.write(&mut b, i * size as usize, v)?;
+    }
+    Some(b)
+}
+
+/// Turns typed elements into values, for good.
+fn to_values(elems: &mut Elems) {
+    let items: Vec<Value> = match &*elems {
+        Elems::Scalars(s, b) => (0..b.len).filter_map(|i| scalar_at(*s, b, i)).collect(),
+        Elems::Records(shape, b) => (0..b.len).filter_map(|i| record_at(shape, b, i)).collect(),
+        Elems::Values(_) => return,
+    };
+    *elems = Elems::Values(items);
+}
+
+/// Turns records into values (an operation that moves elements about).
+fn to_values_if_records(elems: &mut Elems) {
+    if matches!(elems, Elems::Records(..)) {
+        to_values(elems);
+    }
+}
+
 fn typed(s: Scalar, values: &[Value]) -> Option<Buffer> {
     let mut b = Buffer::scalars(s, values.len())?;
     for (i, v) in values.iter().enumerate() {
@@ -939,19 +998,45 @@ impl Storage {
     }
 
     /// New storage of `data`, counted against `meter` (already taken):
-    /// typed when its elements are scalars of type `scalar`.
+    /// typed when its elements are scalars or records (`layout`).
     pub(crate) fn new(
         data: Vec<Value>,
         kind: StorageKind,
-        scalar: Option<Scalar>,
+        layout: ElemLayout,
         elem_bytes: u64,
         meter: &Rc<Meter>,
     ) -> Rc<Storage> {
-        let elems = match scalar.and_then(|s| Some((s, typed(s, &data)?))) {
-            Some((s, b)) => Elems::Scalars(s, b),
-            None => Elems::Values(data),
+        let elems = match layout {
+            ElemLayout::Scalar(s) => match typed(s, &data) {
+                Some(b) => Elems::Scalars(s, b),
+                None => Elems::Values(data),
+            },
+            ElemLayout::Record(shape, elem, size) => match records(&shape, elem, size, &data) {
+                Some(b) => Elems::Records(shape, b),
+                None => Elems::Values(data),
+            },
+            ElemLayout::Values => Elems::Values(data),
         };
         Storage::make(elems, kind, elem_bytes, meter)
+    }
+
+    /// New storage of `n` zero records of `layout` (zeroed memory from the
+    /// system), or `None` when its size overflows or the layout is no
+    /// record's.
+    pub(crate) fn zeroed_records(
+        n: usize,
+        layout: &ElemLayout,
+        kind: StorageKind,
+        elem_bytes: u64,
+        meter: &Rc<Meter>,
+    ) -> Option<Rc<Storage>> {
+        let ElemLayout::Record(shape, elem, size) = layout else {
+            return None;
+        };
+        let b = Buffer::zeroed(elem.clone(), *size, n)?;
+        let storage = Storage::make(Elems::Records(Rc::clone(shape), b), kind, elem_bytes, meter);
+        storage.pristine.set(true);
+        Some(storage)
     }
 
     /// New storage of `n` zero scalars of type `s` (zeroed memory from the
@@ -970,11 +1055,12 @@ impl Storage {
         Some(storage)
     }
 
-    /// A copy of a storage of scalars (its buffer copied as it is), or
-    /// `None` for one of values.
-    pub(crate) fn copy_scalars(&self, kind: StorageKind) -> Option<Rc<Storage>> {
+    /// A copy of a typed storage (its buffer copied as it is), or `None`
+    /// for one of values.
+    pub(crate) fn copy_typed(&self, kind: StorageKind) -> Option<Rc<Storage>> {
         let elems = match &*self.elems.borrow() {
             Elems::Scalars(s, b) => Elems::Scalars(*s, b.clone()),
+            Elems::Records(shape, b) => Elems::Records(Rc::clone(shape), b.clone()),
             Elems::Values(_) => return None,
         };
         Some(Storage::make(elems, kind, self.elem_bytes, &self.meter))
@@ -982,17 +1068,28 @@ impl Storage {
 
     pub(crate) fn len(&self) -> usize {
         match &*self.elems.borrow() {
-            Elems::Scalars(_, b) => b.len,
+            Elems::Scalars(_, b) | Elems::Records(_, b) => b.len,
             Elems::Values(v) => v.len(),
         }
     }
 
-    /// The scalar type of a typed storage.
+    /// The scalar type of a storage of scalars.
     pub(crate) fn scalar(&self) -> Option<Scalar> {
         match &*self.elems.borrow() {
             Elems::Scalars(s, _) => Some(*s),
-            Elems::Values(_) => None,
+            Elems::Records(..) | Elems::Values(_) => None,
         }
+    }
+
+    /// Whether the elements are records in a typed buffer.
+    fn records(&self) -> bool {
+        matches!(&*self.elems.borrow(), Elems::Records(..))
+    }
+
+    /// Whether the elements are in one buffer in C++ layout (scalars or
+    /// records), which a launch uses in place.
+    pub(crate) fn typed(&self) -> bool {
+        !matches!(&*self.elems.borrow(), Elems::Values(_))
     }
 
     /// Element `i` as the interpreter sees it (inlined, so that the value
@@ -1001,6 +1098,7 @@ impl Storage {
     pub(crate) fn element(&self, i: usize) -> Option<Value> {
         match &*self.elems.borrow() {
             Elems::Scalars(s, b) => scalar_at(*s, b, i),
+            Elems::Records(shape, b) => record_at(shape, b, i),
             Elems::Values(v) => v.get(i).cloned(),
         }
     }
@@ -1022,6 +1120,7 @@ impl Storage {
                 let v = std::mem::ManuallyDrop::new(scalar_at(*s, b, i)?);
                 read(&v)
             }
+            Elems::Records(shape, b) => read(&record_at(shape, b, i)?),
             Elems::Values(v) => match v.get(i)? {
                 Value::Uninit => None,
                 v => read(v),
@@ -1037,6 +1136,15 @@ impl Storage {
                 let v = scalar_at(*s, b, i)?;
                 Some(Ok(path.is_empty().then_some(v)))
             }
+            Elems::Records(shape, b) => {
+                if i >= b.len {
+                    return None;
+                }
+                let at = i * b.elem_size as usize;
+                Some(Ok(shape
+                    .part(at, path)
+                    .and_then(|(part, at)| part.read(b, at))))
+            }
             Elems::Values(v) => v.get(i).map(|v| read_path(v, path)),
         }
     }
@@ -1044,10 +1152,23 @@ impl Storage {
     /// Stores `v` in element `i` (nothing past the end).
     #[inline]
     pub(crate) fn set(&self, i: usize, v: Value) {
-        match &mut *self.elems_mut() {
+        let mut elems = self.elems_mut();
+        if let Elems::Records(shape, b) = &mut *elems {
+            if i >= b.len {
+                return;
+            }
+            let at = i * b.elem_size as usize;
+            if shape.write(b, at, &v).is_some() {
+                return;
+            }
+            // Not a value of the element type's shape: keep values.
+            to_values(&mut elems);
+        }
+        match &mut *elems {
             Elems::Scalars(s, b) => {
                 set_scalar(*s, b, i, &v);
             }
+            Elems::Records(..) => {}
             Elems::Values(items) => {
                 if let Some(slot) = items.get_mut(i) {
                     *slot = v;
@@ -1058,12 +1179,30 @@ impl Storage {
 
     /// Stores `v` in part `path` of element `i`.
     pub(crate) fn write_in(&self, i: usize, path: &[u32], v: Value) {
-        match &mut *self.elems_mut() {
+        let mut elems = self.elems_mut();
+        if let Elems::Records(shape, b) = &mut *elems {
+            if i >= b.len {
+                return;
+            }
+            let at = i * b.elem_size as usize;
+            match shape.part(at, path) {
+                // The path leads nowhere: nothing is written.
+                None => return,
+                Some((part, at)) => {
+                    if part.write(b, at, &v).is_some() {
+                        return;
+                    }
+                }
+            }
+            to_values(&mut elems);
+        }
+        match &mut *elems {
             Elems::Scalars(s, b) => {
                 if path.is_empty() {
                     set_scalar(*s, b, i, &v);
                 }
             }
+            Elems::Records(..) => {}
             Elems::Values(items) => {
                 if let Some(target) = items.get_mut(i) {
                     write_path(target, path, v);
@@ -1081,6 +1220,12 @@ impl Storage {
                     .filter_map(|i| scalar_at(*s, b, i))
                     .collect()
             }
+            Elems::Records(shape, b) => {
+                let hi = hi.min(b.len);
+                (lo.min(hi)..hi)
+                    .filter_map(|i| record_at(shape, b, i))
+                    .collect()
+            }
             Elems::Values(v) => {
                 let hi = hi.min(v.len());
                 v[lo.min(hi)..hi].to_vec()
@@ -1095,12 +1240,20 @@ impl Storage {
 
     /// Stores `items` in the elements from `lo` on (those that exist).
     pub(crate) fn put_values(&self, lo: usize, items: &[Value]) {
+        if self.records() {
+            for (k, v) in items.iter().enumerate() {
+                self.set(lo + k, v.clone());
+            }
+            return;
+        }
         match &mut *self.elems_mut() {
             Elems::Scalars(s, b) => {
                 for (k, v) in items.iter().enumerate() {
                     set_scalar(*s, b, lo + k, v);
                 }
             }
+            // Written element by element above.
+            Elems::Records(..) => {}
             Elems::Values(v) => {
                 for (slot, x) in v.iter_mut().skip(lo).zip(items) {
                     *slot = x.clone();
@@ -1111,8 +1264,16 @@ impl Storage {
 
     /// Stores `v` in elements `lo..hi`.
     pub(crate) fn fill(&self, lo: usize, hi: usize, v: &Value) {
+        if self.records() {
+            for i in lo..hi.min(self.len()) {
+                self.set(i, v.clone());
+            }
+            return;
+        }
         match &mut *self.elems_mut() {
             Elems::Scalars(s, b) => b.fill(lo, hi, bits_of(*s, v)),
+            // Written element by element above.
+            Elems::Records(..) => {}
             Elems::Values(items) => {
                 let hi = hi.min(items.len());
                 items[lo.min(hi)..hi].fill(v.clone());
@@ -1122,8 +1283,11 @@ impl Storage {
 
     /// Reverses elements `lo..hi`.
     pub(crate) fn reverse(&self, lo: usize, hi: usize) {
-        match &mut *self.elems_mut() {
+        let mut elems = self.elems_mut();
+        to_values_if_records(&mut elems);
+        match &mut *elems {
             Elems::Scalars(_, b) => b.reverse(lo, hi),
+            Elems::Records(..) => {}
             Elems::Values(items) => {
                 let hi = hi.min(items.len());
                 items[lo.min(hi)..hi].reverse();
@@ -1192,15 +1356,31 @@ impl Storage {
 
     /// Appends `v`.
     pub(crate) fn push(&self, v: Value) {
+        if let Elems::Records(_, b) = &mut *self.elems_mut() {
+            b.resize(b.len + 1);
+        }
+        if self.records() {
+            self.set(self.len() - 1, v);
+            return;
+        }
         match &mut *self.elems_mut() {
             Elems::Scalars(s, b) => b.push(bits_of(*s, &v)),
+            Elems::Records(..) => {}
             Elems::Values(items) => items.push(v),
         }
     }
 
     /// Inserts `v` before element `at` (at most the length).
     pub(crate) fn insert(&self, at: usize, v: Value) {
-        match &mut *self.elems_mut() {
+        if self.records() && at == self.len() {
+            // At the end: as `push_back`.
+            self.push(v);
+            return;
+        }
+        let mut elems = self.elems_mut();
+        to_values_if_records(&mut elems);
+        match &mut *elems {
+            Elems::Records(..) => {}
             Elems::Scalars(s, b) => {
                 if at <= b.len {
                     b.insert_zeroed(at, 1);
@@ -1217,7 +1397,16 @@ impl Storage {
 
     /// Inserts `new` before element `at` (at most the length).
     pub(crate) fn insert_many(&self, at: usize, new: Vec<Value>) {
-        match &mut *self.elems_mut() {
+        if self.records() && at == self.len() {
+            for v in new {
+                self.push(v);
+            }
+            return;
+        }
+        let mut elems = self.elems_mut();
+        to_values_if_records(&mut elems);
+        match &mut *elems {
+            Elems::Records(..) => {}
             Elems::Scalars(s, b) => {
                 if at <= b.len {
                     b.insert_zeroed(at, new.len());
@@ -1236,8 +1425,20 @@ impl Storage {
 
     /// Removes elements `lo..hi`.
     pub(crate) fn remove(&self, lo: usize, hi: usize) {
-        match &mut *self.elems_mut() {
+        let mut elems = self.elems_mut();
+        if let Elems::Records(_, b) = &mut *elems
+            && hi >= b.len
+        {
+            // The last elements (`pop_back`, `erase` to the end).
+            if lo < b.len {
+                b.resize(lo);
+            }
+            return;
+        }
+        to_values_if_records(&mut elems);
+        match &mut *elems {
             Elems::Scalars(_, b) => b.remove_range(lo, hi),
+            Elems::Records(..) => {}
             Elems::Values(items) => {
                 let hi = hi.min(items.len());
                 items.drain(lo.min(hi)..hi);
@@ -1247,7 +1448,25 @@ impl Storage {
 
     /// Sets the number of elements to `n`, new ones `fill`.
     pub(crate) fn resize(&self, n: usize, fill: Value) {
+        let grown = match &mut *self.elems_mut() {
+            Elems::Records(_, b) => {
+                let old = b.len;
+                b.resize(n);
+                Some(old)
+            }
+            _ => None,
+        };
+        if let Some(old) = grown {
+            // New elements are zero bytes: only another value is written.
+            if !matches!(fill, Value::Uninit) {
+                for i in old..n {
+                    self.set(i, fill.clone());
+                }
+            }
+            return;
+        }
         match &mut *self.elems_mut() {
+            Elems::Records(..) => {}
             Elems::Scalars(s, b) => {
                 let old = b.len;
                 b.resize(n);
@@ -1262,7 +1481,7 @@ impl Storage {
     /// Reserves room for `extra` more elements.
     pub(crate) fn reserve(&self, extra: usize) {
         match &mut *self.elems_mut() {
-            Elems::Scalars(_, b) => b.reserve(extra),
+            Elems::Scalars(_, b) | Elems::Records(_, b) => b.reserve(extra),
             Elems::Values(items) => items.reserve(extra),
         }
     }
@@ -1272,6 +1491,10 @@ impl Storage {
         let mut elems = self.elems_mut();
         match &mut *elems {
             Elems::Scalars(s, b) => match typed(*s, &data) {
+                Some(new) => *b = new,
+                None => *elems = Elems::Values(data),
+            },
+            Elems::Records(shape, b) => match records(shape, b.elem.clone(), b.elem_size, &data) {
                 Some(new) => *b = new,
                 None => *elems = Elems::Values(data),
             },
@@ -1290,6 +1513,10 @@ impl Storage {
                 b.copy_from(c);
                 true
             }
+            (Elems::Records(_, b), Elems::Records(_, c)) if b.elem == c.elem => {
+                b.copy_from(c);
+                true
+            }
             _ => false,
         };
         if !copied {
@@ -1303,14 +1530,11 @@ impl Storage {
     /// for good (containers are not handed to kernels).
     pub(crate) fn values_mut(&self) -> Option<std::cell::RefMut<'_, Vec<Value>>> {
         let mut elems = self.elems_mut();
-        if let Elems::Scalars(s, b) = &*elems {
-            let items: Vec<Value> = (0..b.len).filter_map(|i| scalar_at(*s, b, i)).collect();
-            *elems = Elems::Values(items);
-        }
+        to_values(&mut elems);
         // Always a vector of values by now.
         std::cell::RefMut::filter_map(elems, |e| match e {
             Elems::Values(v) => Some(v),
-            Elems::Scalars(..) => None,
+            Elems::Scalars(..) | Elems::Records(..) => None,
         })
         .ok()
     }
@@ -1321,7 +1545,7 @@ impl Storage {
     /// values.
     pub(crate) fn take_buffer(&self) -> Option<Buffer> {
         match &mut *self.elems_mut() {
-            Elems::Scalars(_, b) => {
+            Elems::Scalars(_, b) | Elems::Records(_, b) => {
                 let empty = Buffer::zeroed(b.elem.clone(), b.elem_size, 0)?;
                 Some(std::mem::replace(b, empty))
             }
@@ -1334,7 +1558,7 @@ impl Storage {
     /// the launch from the same state).
     pub(crate) fn buffer_copy(&self) -> Option<Buffer> {
         match &*self.elems.borrow() {
-            Elems::Scalars(_, b) => Some(b.clone()),
+            Elems::Scalars(_, b) | Elems::Records(_, b) => Some(b.clone()),
             Elems::Values(_) => None,
         }
     }
@@ -1342,7 +1566,7 @@ impl Storage {
     /// Puts back the buffer [`Storage::take_buffer`] took, or makes a
     /// launch's result the elements.
     pub(crate) fn give_buffer(&self, buffer: Buffer) {
-        if let Elems::Scalars(_, b) = &mut *self.elems_mut()
+        if let Elems::Scalars(_, b) | Elems::Records(_, b) = &mut *self.elems_mut()
             && buffer.elem == b.elem
         {
             *b = buffer;

@@ -223,10 +223,11 @@ impl Buffer {
         (a * size).is_multiple_of(8) && (b * size).is_multiple_of(8)
     }
 
-    /// Sets the number of elements to `n`: new elements are zero.
+    /// Sets the number of elements to `n`: new elements are zero (whatever
+    /// their size: a vector of structs grows this way too).
     pub fn resize(&mut self, n: usize) {
         let size = self.elem_size as usize;
-        if size == 0 || !matches!(size, 1 | 2 | 4 | 8) {
+        if size == 0 {
             return;
         }
         if n < self.len {

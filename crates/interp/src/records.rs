@@ -4,14 +4,14 @@
 //! into the buffer it hands over, and reads every element back after. The
 //! general writer and reader (`write_object`, `read_object`) work out each
 //! field's offset again for every element, which made a hand-off of a
-//! million `float_4`s cost about 1,500 instructions an element. A [`Shape`]
+//! million `float_4`s cost about 1,500 instructions an element. A [`RecordShape`]
 //! is the type with its offsets worked out once, for types without unions
 //! (whose bytes also need their tags, and take the general path).
 //!
 //! Reading and writing through a shape gives exactly what the general
 //! functions give: the same values, the same refusals.
 
-use super::bits;
+use crate::offload::bits;
 use crate::value::{ScalarArray, Value};
 use std::rc::Rc;
 use tessera_ir::{Scalar, StructDef, Type};
@@ -23,34 +23,35 @@ use tessera_runtime::layout::{field_offset, size_align};
 const MAX_DEPTH: u32 = 64;
 
 /// A type without unions, with the offset of every part worked out.
-pub(super) enum Shape {
+#[derive(Debug)]
+pub(crate) enum RecordShape {
     /// A scalar.
     Scalar(Scalar),
     /// An `index` or `extent` of this rank: `int`s, one per dimension.
     Dims(u8),
     /// A struct: each field's offset and shape, in order.
-    Struct(Vec<(usize, Shape)>),
+    Struct(Vec<(usize, RecordShape)>),
     /// A C array of scalars, copied as bytes.
     Scalars(Scalar, usize),
     /// A C array of anything else: its element type, the element's size,
     /// shape and count.
-    Array(Type, usize, Box<Shape>, usize),
+    Array(Type, usize, Box<RecordShape>, usize),
 }
 
-impl Shape {
+impl RecordShape {
     /// The shape of `ty`, or `None` when it holds a union or anything
     /// without a plain layout.
-    pub(super) fn of(structs: &[StructDef], ty: &Type) -> Option<Shape> {
+    pub(crate) fn of(structs: &[StructDef], ty: &Type) -> Option<RecordShape> {
         Self::at_depth(structs, ty, 0)
     }
 
-    fn at_depth(structs: &[StructDef], ty: &Type, depth: u32) -> Option<Shape> {
+    fn at_depth(structs: &[StructDef], ty: &Type, depth: u32) -> Option<RecordShape> {
         if depth > MAX_DEPTH {
             return None;
         }
         Some(match ty {
-            Type::Scalar(s) => Shape::Scalar(*s),
-            Type::Index(r) | Type::Extent(r) => Shape::Dims(*r),
+            Type::Scalar(s) => RecordShape::Scalar(*s),
+            Type::Index(r) | Type::Extent(r) => RecordShape::Dims(*r),
             Type::Struct(id) => {
                 let def = structs.get(id.index())?;
                 if def.is_union {
@@ -61,14 +62,14 @@ impl Shape {
                     let off = field_offset(structs, ty, u32::try_from(k).ok()?)?;
                     fields.push((off as usize, Self::at_depth(structs, fty, depth + 1)?));
                 }
-                Shape::Struct(fields)
+                RecordShape::Struct(fields)
             }
             Type::CArray(elem, n) => match **elem {
-                Type::Scalar(s) => Shape::Scalars(s, *n as usize),
+                Type::Scalar(s) => RecordShape::Scalars(s, *n as usize),
                 _ => {
                     let (size, _) = size_align(structs, elem)?;
                     let shape = Self::at_depth(structs, elem, depth + 1)?;
-                    Shape::Array(
+                    RecordShape::Array(
                         (**elem).clone(),
                         size as usize,
                         Box::new(shape),
@@ -81,9 +82,9 @@ impl Shape {
     }
 
     /// Writes `v` at byte `at` of `buffer`, as `write_object` does.
-    pub(super) fn write(&self, buffer: &mut Buffer, at: usize, v: &Value) -> Option<()> {
+    pub(crate) fn write(&self, buffer: &mut Buffer, at: usize, v: &Value) -> Option<()> {
         match self {
-            Shape::Scalar(s) => {
+            RecordShape::Scalar(s) => {
                 let b = match (bits(v)?, s.is_floating()) {
                     // An integer zero in a floating-point place: zero bits
                     // of that type.
@@ -93,21 +94,21 @@ impl Shape {
                 };
                 buffer.set_at(at, *s, b);
             }
-            Shape::Dims(_) => {
+            RecordShape::Dims(_) => {
                 for (k, d) in v.dims().iter().enumerate() {
                     buffer.set_at(at + 4 * k, Scalar::Int, Bits::Int(*d));
                 }
             }
-            Shape::Struct(fields) => {
+            RecordShape::Struct(fields) => {
                 let Value::Agg(values) = v else {
-                    // Never written: zero bytes, as the buffer holds.
-                    return matches!(v, Value::Uninit).then_some(());
+                    // Never written: zero bytes.
+                    return matches!(v, Value::Uninit).then(|| self.zero(buffer, at));
                 };
                 for ((off, shape), fv) in fields.iter().zip(values.iter()) {
                     shape.write(buffer, at + off, fv)?;
                 }
             }
-            Shape::Scalars(s, n) => {
+            RecordShape::Scalars(s, n) => {
                 if let Value::Scalars(a) = v
                     && a.scalar() == *s
                     && a.len() == *n
@@ -115,9 +116,11 @@ impl Shape {
                     buffer.copy_bytes(at, a.words(), 0, n * s.size() as usize);
                     return Some(());
                 }
-                self.write_parts(buffer, at, v, s.size() as usize, &Shape::Scalar(*s))?;
+                self.write_parts(buffer, at, v, s.size() as usize, &RecordShape::Scalar(*s))?;
             }
-            Shape::Array(_, size, shape, _) => self.write_parts(buffer, at, v, *size, shape)?,
+            RecordShape::Array(_, size, shape, _) => {
+                self.write_parts(buffer, at, v, *size, shape)?
+            }
         }
         Some(())
     }
@@ -129,10 +132,10 @@ impl Shape {
         at: usize,
         v: &Value,
         size: usize,
-        elem: &Shape,
+        elem: &RecordShape,
     ) -> Option<()> {
         if !matches!(v, Value::Agg(_) | Value::Scalars(_)) {
-            return matches!(v, Value::Uninit).then_some(());
+            return matches!(v, Value::Uninit).then(|| self.zero(buffer, at));
         }
         for (k, item) in v.parts().enumerate() {
             elem.write(buffer, at + k * size, &item)?;
@@ -140,16 +143,68 @@ impl Shape {
         Some(())
     }
 
+    /// Zero bytes for the whole object at byte `at`: every scalar zero.
+    fn zero(&self, buffer: &mut Buffer, at: usize) {
+        match self {
+            RecordShape::Scalar(s) => buffer.set_at(at, *s, zero_bits(*s)),
+            RecordShape::Dims(r) => {
+                for k in 0..usize::from(*r) {
+                    buffer.set_at(at + 4 * k, Scalar::Int, Bits::Int(0));
+                }
+            }
+            RecordShape::Struct(fields) => {
+                for (off, shape) in fields {
+                    shape.zero(buffer, at + off);
+                }
+            }
+            RecordShape::Scalars(s, n) => {
+                for k in 0..*n {
+                    buffer.set_at(at + k * s.size() as usize, *s, zero_bits(*s));
+                }
+            }
+            RecordShape::Array(_, size, shape, n) => {
+                for k in 0..*n {
+                    shape.zero(buffer, at + k * size);
+                }
+            }
+        }
+    }
+
+    /// The part of an object at byte `at` that `path` (field and element
+    /// positions, as [`crate::value::read_path`] takes them) leads to: its
+    /// shape and first byte, or `None` when the path leads nowhere. An
+    /// element of a C array of scalars, or of an `index`, is a scalar.
+    pub(crate) fn part(&self, at: usize, path: &[u32]) -> Option<(Part<'_>, usize)> {
+        let Some((&i, rest)) = path.split_first() else {
+            return Some((Part::Whole(self), at));
+        };
+        let i = i as usize;
+        match self {
+            RecordShape::Struct(fields) => {
+                let (off, shape) = fields.get(i)?;
+                shape.part(at + off, rest)
+            }
+            RecordShape::Array(_, size, shape, n) if i < *n => shape.part(at + i * size, rest),
+            RecordShape::Scalars(s, n) if i < *n && rest.is_empty() => {
+                Some((Part::Scalar(*s), at + i * s.size() as usize))
+            }
+            RecordShape::Dims(r) if i < usize::from(*r) && rest.is_empty() => {
+                Some((Part::Scalar(Scalar::Int), at + 4 * i))
+            }
+            _ => None,
+        }
+    }
+
     /// The value at byte `at` of `buffer`, as `read_object` reads it.
-    pub(super) fn read(&self, buffer: &Buffer, at: usize) -> Option<Value> {
+    pub(crate) fn read(&self, buffer: &Buffer, at: usize) -> Option<Value> {
         Some(match self {
-            Shape::Scalar(s) => match buffer.get_at(at, *s)? {
+            RecordShape::Scalar(s) => match buffer.get_at(at, *s)? {
                 Bits::Bool(b) => Value::Bool(b),
                 Bits::Int(n) => Value::Int(n),
                 Bits::Float(f) => Value::Float(f),
                 Bits::Double(d) => Value::Double(d),
             },
-            Shape::Dims(r) => Value::shape(
+            RecordShape::Dims(r) => Value::shape(
                 (0..usize::from(*r))
                     .map(|k| match buffer.get_at(at + 4 * k, Scalar::Int) {
                         Some(Bits::Int(n)) => n,
@@ -157,17 +212,17 @@ impl Shape {
                     })
                     .collect::<Vec<i64>>(),
             ),
-            Shape::Struct(fields) => {
+            RecordShape::Struct(fields) => {
                 let mut values = Vec::with_capacity(fields.len());
                 for (off, shape) in fields {
                     values.push(shape.read(buffer, at + off)?);
                 }
                 Value::Agg(Rc::new(values))
             }
-            Shape::Scalars(s, n) => {
+            RecordShape::Scalars(s, n) => {
                 Value::Scalars(Rc::new(ScalarArray::from_bytes(*s, *n, buffer, at)?))
             }
-            Shape::Array(elem, size, shape, n) => {
+            RecordShape::Array(elem, size, shape, n) => {
                 let mut items = Vec::with_capacity(*n);
                 for k in 0..*n {
                     items.push(shape.read(buffer, at + k * size)?);
@@ -178,15 +233,15 @@ impl Shape {
     }
 
     /// Reads the value at byte `at` of `buffer` into `slot`, as
-    /// [`Shape::read`] reads it, reusing the memory of the value `slot`
+    /// [`RecordShape::read`] reads it, reusing the memory of the value `slot`
     /// holds where it is of the same shape and not shared: after a launch,
     /// the elements of a vector of structs are read back without an
     /// allocation each. On `None` (bytes that do not read as this shape,
     /// which a buffer made for it never holds) `slot` may be partly
     /// written.
-    pub(super) fn read_into(&self, buffer: &Buffer, at: usize, slot: &mut Value) -> Option<()> {
+    pub(crate) fn read_into(&self, buffer: &Buffer, at: usize, slot: &mut Value) -> Option<()> {
         match (self, &mut *slot) {
-            (Shape::Struct(fields), Value::Agg(values)) => {
+            (RecordShape::Struct(fields), Value::Agg(values)) => {
                 if let Some(values) = Rc::get_mut(values)
                     && values.len() == fields.len()
                 {
@@ -196,7 +251,7 @@ impl Shape {
                     return Some(());
                 }
             }
-            (Shape::Array(_, size, shape, n), Value::Agg(items)) => {
+            (RecordShape::Array(_, size, shape, n), Value::Agg(items)) => {
                 if let Some(items) = Rc::get_mut(items)
                     && items.len() == *n
                 {
@@ -206,7 +261,7 @@ impl Shape {
                     return Some(());
                 }
             }
-            (Shape::Scalars(s, n), Value::Scalars(a)) => {
+            (RecordShape::Scalars(s, n), Value::Scalars(a)) => {
                 if let Some(a) = Rc::get_mut(a)
                     && a.copy_from_bytes(*s, *n, buffer, at)
                 {
@@ -217,5 +272,42 @@ impl Shape {
         }
         *slot = self.read(buffer, at)?;
         Some(())
+    }
+}
+
+/// What a path inside an object leads to (see [`RecordShape::part`]).
+pub(crate) enum Part<'s> {
+    /// A whole object of this shape.
+    Whole(&'s RecordShape),
+    /// A scalar element of a C array or an `index`.
+    Scalar(Scalar),
+}
+
+impl Part<'_> {
+    /// Its value at byte `at` of `buffer`.
+    pub(crate) fn read(&self, buffer: &Buffer, at: usize) -> Option<Value> {
+        match self {
+            Part::Whole(shape) => shape.read(buffer, at),
+            Part::Scalar(s) => RecordShape::Scalar(*s).read(buffer, at),
+        }
+    }
+
+    /// Writes `v` there; `None` (perhaps partly written) when `v` is no
+    /// value of this shape.
+    pub(crate) fn write(&self, buffer: &mut Buffer, at: usize, v: &Value) -> Option<()> {
+        match self {
+            Part::Whole(shape) => shape.write(buffer, at, v),
+            Part::Scalar(s) => RecordShape::Scalar(*s).write(buffer, at, v),
+        }
+    }
+}
+
+/// Zero of type `s`, as a buffer stores it.
+fn zero_bits(s: Scalar) -> Bits {
+    match s {
+        Scalar::Bool => Bits::Bool(false),
+        Scalar::Float => Bits::Float(0.0),
+        Scalar::Double => Bits::Double(0.0),
+        _ => Bits::Int(0),
     }
 }
