@@ -652,7 +652,7 @@ impl<'p> Machine<'p> {
         if let Some(storage) = Storage::zeroed_records(n, &layout, kind, elem_bytes, &self.meter) {
             // Records: zero bytes from the system; another value is written
             // a chunk at a time, as for scalars.
-            if !matches!(fill, Value::Uninit) {
+            if !matches!(fill, Value::Uninit) && !storage.is_zero_record(&fill) {
                 for start in (0..n).step_by(POLL_CHUNK) {
                     storage.fill(start, (start + POLL_CHUNK).min(n), &fill);
                     self.poll(span)?;

@@ -1081,6 +1081,17 @@ impl Storage {
         }
     }
 
+    /// Whether `v` is all zero bytes as an element of this storage of
+    /// records (so a fresh storage holds it already).
+    pub(crate) fn is_zero_record(&self, v: &Value) -> bool {
+        let Elems::Records(shape, b) = &*self.elems.borrow() else {
+            return false;
+        };
+        Buffer::zeroed(b.elem.clone(), b.elem_size, 1)
+            .and_then(|mut one| shape.write(&mut one, 0, v).map(|()| one))
+            .is_some_and(|one| one.words().iter().all(|w| *w == 0))
+    }
+
     /// Whether the elements are records in a typed buffer.
     fn records(&self) -> bool {
         matches!(&*self.elems.borrow(), Elems::Records(..))
@@ -1264,7 +1275,20 @@ impl Storage {
 
     /// Stores `v` in elements `lo..hi`.
     pub(crate) fn fill(&self, lo: usize, hi: usize, v: &Value) {
+        if let Elems::Records(shape, b) = &mut *self.elems_mut() {
+            // The value's bytes once, copied to every element.
+            let size = b.elem_size as usize;
+            let one = Buffer::zeroed(b.elem.clone(), b.elem_size, 1)
+                .and_then(|mut one| shape.write(&mut one, 0, v).map(|()| one));
+            if let Some(one) = one {
+                for i in lo..hi.min(b.len) {
+                    b.copy_bytes(i * size, one.words(), 0, size);
+                }
+                return;
+            }
+        }
         if self.records() {
+            // Not a value of the element type's shape: `set` keeps values.
             for i in lo..hi.min(self.len()) {
                 self.set(i, v.clone());
             }
