@@ -326,6 +326,19 @@ impl Machine<'_> {
                     span,
                 )?))
             }
+            Intrinsic::NewVectorConstructed => {
+                let elem = elem_type(&e.ty);
+                let (Some(count), Some(build)) = (args.first(), args.get(1)) else {
+                    return Ok(Value::Void);
+                };
+                let v = self.eval(count)?;
+                let n = arith::convert(&v, scalar(&count.ty), Scalar::ULong)
+                    .map_err(|err| self.arith_error(err, Scalar::ULong, span))?
+                    .int() as u64;
+                Ok(Value::Vector(
+                    self.constructed_storage(n, build, &elem, span)?,
+                ))
+            }
             Intrinsic::VectorOf => {
                 let mut data = Vec::with_capacity(args.len());
                 for a in args {

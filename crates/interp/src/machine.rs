@@ -683,6 +683,35 @@ impl<'p> Machine<'p> {
         ))
     }
 
+    /// Vector storage of `n` objects of type `elem`, each the value of
+    /// `build` evaluated anew (a constructor run once per element, as C++
+    /// runs it), counted against the memory limit before any is built.
+    pub(crate) fn constructed_storage(
+        &mut self,
+        n: u64,
+        build: &tessera_ir::Expr,
+        elem: &Type,
+        span: Span,
+    ) -> Res<Rc<Storage>> {
+        let elem_bytes = self.type_bytes(elem);
+        self.take_memory(n.saturating_mul(elem_bytes), span)?;
+        let too_large = || self.error(codes::R0010, span, "allocation too large");
+        let n = usize::try_from(n).map_err(|_| too_large())?;
+        let mut data = Vec::new();
+        data.try_reserve_exact(n).map_err(|_| too_large())?;
+        for _ in 0..n {
+            let v = self.eval(build)?;
+            data.push(v);
+        }
+        Ok(Storage::new(
+            data,
+            StorageKind::Vector,
+            self.elem_layout(elem),
+            elem_bytes,
+            &self.meter,
+        ))
+    }
+
     /// Storage holding `data`.
     pub(crate) fn storage_of(
         &mut self,

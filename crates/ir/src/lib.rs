@@ -778,6 +778,10 @@ pub enum Intrinsic {
     ArrayToVector,
     /// `std::vector<T>(n)` / `(n, value)`.
     NewVector,
+    /// `std::vector<T>(n)` of a class whose default construction does more
+    /// than build the object (see the checker's `library::elements`): args
+    /// `[n, construction]`, the construction evaluated once per element.
+    NewVectorConstructed,
     /// `std::vector<T>{a, b, c}` (an initializer list): args are the
     /// elements, already of type `T`.
     VectorOf,

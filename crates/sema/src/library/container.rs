@@ -1201,6 +1201,9 @@ fn vector_method(
                     let zero = mk(ExprKind::Const(Const::Int(0)), Type::INT, false, span);
                     cx.coerce(zero, &elem, "the value of new elements")
                 }
+                // Zero, or an object built once, is every new element when
+                // building one does nothing else.
+                None if let Some(value) = super::elements::fill_value(cx, &elem, span) => value,
                 None => {
                     let shown = cx.ck.show(&elem);
                     cx.ck.error(
@@ -1209,7 +1212,7 @@ fn vector_method(
                         format!(
                             "`resize` of a vector of `{shown}` without a value is not supported"
                         ),
-                        "new elements would be default-constructed",
+                        "each new element would run the constructor, which does more than build it",
                         "pass the value of the new elements: `v.resize(n, value)`",
                     );
                     return error_expr(span);
@@ -1823,7 +1826,7 @@ pub(super) fn construct_vector(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, sp
         [] => intrinsic(Intrinsic::NewVector, Vec::new(), ty.clone(), span),
         [n] if integral(n) => {
             let n = size(cx, n.clone());
-            intrinsic(Intrinsic::NewVector, vec![n], ty.clone(), span)
+            super::elements::new_sequence(cx, ty, n, span)
         }
         [n, value] if integral(n) => {
             let n = size(cx, n.clone());

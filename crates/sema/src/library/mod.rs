@@ -36,6 +36,7 @@ mod algorithm;
 mod clib;
 pub(crate) mod container;
 mod device;
+mod elements;
 mod iter;
 mod user_iter;
 

@@ -87,7 +87,7 @@ pub(super) fn construct(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Spa
         // A count (and a value): only the sequences have these.
         [n] if sized && integral(n) => {
             let n = cx.convert_scalar(n.clone(), Scalar::Long);
-            intrinsic(Intrinsic::NewVector, vec![n], ty.clone(), span)
+            super::elements::new_sequence(cx, ty, n, span)
         }
         [n, value] if sized && integral(n) => {
             let n = cx.convert_scalar(n.clone(), Scalar::Long);
