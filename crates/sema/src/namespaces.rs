@@ -60,9 +60,10 @@ pub fn flatten<'u>(
         return (unit, None);
     }
     let mut flat = Flat {
+        place: None,
         clock: 0,
         horizon: u32::MAX,
-        lazy: HashMap::default(),
+        lazy: Vec::new(),
         ns: String::new(),
         members: HashMap::default(),
         directives: Vec::new(),
@@ -107,14 +108,13 @@ pub fn rewrite_lazy(
     sets: &mut OverloadSets,
 ) {
     let flat = &mut *pending.0;
-    let Some(scope) = flat.lazy.remove(&index) else {
+    let Some(scope) = flat.lazy.get_mut(index as usize).and_then(Option::take) else {
         return;
     };
     flat.sets = std::mem::take(sets);
-    let ns = std::mem::replace(&mut flat.ns, scope.ns);
+    let ns = std::mem::replace(&mut flat.ns, scope.place.0.clone());
     let locals = std::mem::replace(&mut flat.locals, scope.locals);
-    let class_scope = std::mem::replace(&mut flat.class_scope, scope.class_scope);
-    let function = std::mem::replace(&mut flat.function, scope.function);
+    let class_scope = std::mem::replace(&mut flat.class_scope, scope.place.1.clone());
     let in_template = std::mem::replace(&mut flat.in_template, scope.in_template);
     let later = flat
         .directives
@@ -127,7 +127,6 @@ pub fn rewrite_lazy(
     flat.ns = ns;
     flat.locals = locals;
     flat.class_scope = class_scope;
-    flat.function = function;
     flat.in_template = in_template;
     *sets = std::mem::take(&mut flat.sets);
     diags.append(&mut flat.diags);
@@ -137,11 +136,13 @@ pub fn rewrite_lazy(
 /// have seen. The tables keyed by class (members, bases, friends, nested
 /// classes) are read as they are at the end, which is what they were for
 /// the library's own classes.
+///
+/// The name of the function it is the body of is left out: the pass uses
+/// it only to name local classes, and a body declaring one is not set
+/// aside.
 struct BodyScope {
-    ns: String,
+    place: Rc<Place>,
     locals: Vec<Rc<Names>>,
-    class_scope: Vec<String>,
-    function: String,
     in_template: bool,
     /// How many `using` directives were in force.
     directives: usize,
@@ -149,14 +150,20 @@ struct BodyScope {
     clock: u32,
 }
 
+/// A namespace and the classes around (`class_scope`): shared by the
+/// bodies set aside in one class.
+type Place = (String, Vec<String>);
+
 struct Flat {
+    /// The place of the last body set aside.
+    place: Option<Rc<Place>>,
     /// The stamp of the next declaration (see `members`).
     clock: u32,
     /// Declarations stamped at or after this are not seen (while a body
     /// set aside is rewritten: those came after it).
     horizon: u32,
     /// Where each library body set aside stood, by its number.
-    lazy: HashMap<u32, BodyScope>,
+    lazy: Vec<Option<BodyScope>>,
     /// The current namespace's full name ("" at file scope).
     ns: String,
     /// What each name of each namespace has stood for, with the stamp of
@@ -400,16 +407,26 @@ impl Flat {
             self.block(body);
             return;
         };
+        let place = match &self.place {
+            Some(p) if p.0 == self.ns && p.1 == self.class_scope => Rc::clone(p),
+            _ => {
+                let p = Rc::new((self.ns.clone(), self.class_scope.clone()));
+                self.place = Some(Rc::clone(&p));
+                p
+            }
+        };
         let scope = BodyScope {
-            ns: self.ns.clone(),
+            place,
             locals: self.locals.clone(),
-            class_scope: self.class_scope.clone(),
-            function: self.function.clone(),
             in_template: self.in_template,
             directives: self.directives.len(),
             clock: self.clock,
         };
-        self.lazy.insert(lazy.index, scope);
+        let at = lazy.index as usize;
+        if self.lazy.len() <= at {
+            self.lazy.resize_with(at + 1, || None);
+        }
+        self.lazy[at] = Some(scope);
     }
 
     /// Unqualified lookup from the current namespace outwards (only the
