@@ -260,13 +260,12 @@ fn is_function_head(decl: &[Token<'_>]) -> bool {
             Tok::Assign if parens == 0 && !after_operator => return false,
             // A destructor: the checker looks into its body at once.
             Tok::Tilde if parens == 0 && !after_operator => return false,
+            // A class, enumeration or namespace (`template <class T>`
+            // names a parameter, not a class).
             Tok::Struct | Tok::Class | Tok::Union | Tok::Enum | Tok::Namespace | Tok::Typedef
-                if parens == 0 =>
+                if parens == 0 && !in_template_params(decl, k) =>
             {
-                // `template <class T>`: a parameter, not a class.
-                if !in_template_params(decl, k) {
-                    return false;
-                }
+                return false;
             }
             _ => {}
         }
