@@ -124,6 +124,18 @@ pub fn parse_unit(
     replaced: &[usize],
     included: &Included,
 ) -> Parsed {
+    parse_unit_with(sources, file, replaced, included, true)
+}
+
+/// [`parse_unit`], setting the library's function bodies aside or not
+/// (the tests compare the two).
+fn parse_unit_with(
+    sources: &Sources,
+    file: FileId,
+    replaced: &[usize],
+    included: &Included,
+    set_bodies_aside: bool,
+) -> Parsed {
     let text_of = |id: FileId| sources.get(id).map_or("", |f| f.text.as_str());
     let mut segments = vec![Segment {
         base: 0,
@@ -152,7 +164,7 @@ pub fn parse_unit(
     let library: Vec<Segment<'static>> = segments
         .iter()
         .filter_map(|s| {
-            let name = &sources.get(s.file)?.name;
+            let name = &sources.get(s.file).filter(|_| set_bodies_aside)?.name;
             let text = crate::headers::text_of_name(name).filter(|t| *t == s.text)?;
             Some(Segment {
                 base: s.base,
@@ -932,5 +944,91 @@ fn summarize(expected: &[String]) -> String {
             let last = parts.remove(n - 1);
             format!("{} or {last}", parts.join(", "))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ast::{Item, ItemKind};
+    use tessera_diagnostics::SourceFile;
+
+    /// Replaces every body set aside in `items` by its parse; returns how
+    /// many there were.
+    fn fill(items: &mut [Item]) -> usize {
+        let mut n = 0;
+        for item in items.iter_mut() {
+            match &mut item.kind {
+                ItemKind::Namespace(ns) => n += fill(&mut ns.items),
+                ItemKind::Template(t) => n += fill(std::slice::from_mut(&mut *t.item)),
+                ItemKind::Function(f) => n += fill_body(&mut f.body),
+                ItemKind::Struct(s) => {
+                    for m in &mut s.methods {
+                        n += fill_body(&mut m.item.body);
+                    }
+                    for c in &mut s.classes {
+                        for m in &mut c.item.methods {
+                            n += fill_body(&mut m.item.body);
+                        }
+                    }
+                    for m in &mut s.method_templates {
+                        n += fill(std::slice::from_mut(&mut *m.item.item));
+                    }
+                }
+                _ => {}
+            }
+        }
+        n
+    }
+
+    /// Replaces `body`, if set aside, by its parse: 1 if it was.
+    fn fill_body(body: &mut Option<Block>) -> usize {
+        let Some(block) = body else { return 0 };
+        let Some(lazy) = &block.lazy else { return 0 };
+        let (parsed, diags) = parse_lazy_body(lazy);
+        assert!(diags.is_empty(), "{diags:?}");
+        *block = parsed;
+        1
+    }
+
+    /// Every library body set aside parses, on its own, to the block the
+    /// parse of the whole unit builds, spans included.
+    #[test]
+    fn bodies_set_aside_parse_as_in_place() {
+        let text = "#include <algorithm>\n#include <cmath>\n#include <amp_math.h>\n\
+                    #include <cstring>\n#include <cctype>\n#include <vector>\n\
+                    #include <array>\n#include <chrono>\n#include <string>\n\
+                    #include <amp_short_vectors.h>\n#include <ppl.h>\n#include <typeinfo>\n\
+                    int main() { return 0; }\n";
+        let mut sources = Sources::new();
+        let (file, replaced) = SourceFile::from_bytes("all.amp", text.as_bytes());
+        let id = sources.add(file);
+        let included =
+            crate::include::read_headers(&mut sources, id, &crate::include::NoFiles, &[]);
+        let eager = parse_unit_with(&sources, id, &replaced, &included, false);
+        let lazy = parse_unit_with(&sources, id, &replaced, &included, true);
+        assert!(!eager.has_errors() && !lazy.has_errors());
+        let mut filled = lazy.unit.clone();
+        let n = fill(&mut filled.items);
+        assert!(n > 300, "only {n} bodies set aside");
+        assert_eq!(filled, eager.unit);
+        assert_ne!(lazy.unit, eager.unit);
+    }
+
+    /// A body a macro of the program reaches into is parsed in place.
+    #[test]
+    fn bodies_a_macro_reaches_are_parsed() {
+        let text = "#define isdigit(c) ((c) >= '0')\n#include <cctype>\nint main() { return 0; }\n";
+        let mut sources = Sources::new();
+        let (file, replaced) = SourceFile::from_bytes("m.amp", text.as_bytes());
+        let id = sources.add(file);
+        let included =
+            crate::include::read_headers(&mut sources, id, &crate::include::NoFiles, &[]);
+        let eager = parse_unit_with(&sources, id, &replaced, &included, false);
+        let lazy = parse_unit_with(&sources, id, &replaced, &included, true);
+        assert_eq!(lazy.diagnostics.len(), eager.diagnostics.len());
+        let mut filled = lazy.unit.clone();
+        fill(&mut filled.items);
+        assert_eq!(filled, eager.unit);
     }
 }
