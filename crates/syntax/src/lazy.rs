@@ -188,8 +188,9 @@ pub fn set_aside(tokens: &mut Vec<Token<'_>>, segments: &[Segment<'static>]) -> 
     if found.is_empty() {
         return Vec::new();
     }
+    let kept = found.iter().map(|&(open, close, _)| close - open - 1).sum();
     let mut store = LazyTokens {
-        tokens: Vec::new(),
+        tokens: Vec::with_capacity(kept),
         segments: segments.to_vec(),
     };
     let mut ranges = Vec::with_capacity(found.len());
