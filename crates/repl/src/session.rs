@@ -676,6 +676,7 @@ impl Session {
             body: Some(Block {
                 stmts,
                 span: span(11, MAIN_TEXT.len()),
+                lazy: None,
             }),
         };
         Item {

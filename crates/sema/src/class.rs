@@ -1127,11 +1127,14 @@ fn lower_method(ck: &mut Checker, id: StructId, fid: FuncId, f: &ast::Function) 
             empty = ast::Block {
                 stmts: Vec::new(),
                 span: f.name.span,
+                lazy: None,
             };
             &empty
         }
         None => return,
     };
+    let parsed = ck.lazy_body(body);
+    let body = parsed.as_deref().unwrap_or(body);
     let Some(func) = ck.program.get_function(fid).cloned() else {
         return;
     };

@@ -26,6 +26,12 @@ pub struct Checker {
     /// tree: its body is lowered on first use (see
     /// `class::LazyLibraryMember`).
     pub library_function: Option<Rc<ast::Function>>,
+    /// The namespace pass's state, for the library bodies set aside that
+    /// it rewrites when they are parsed (see [`Checker::lazy_body`]).
+    pub namespaces: Option<crate::namespaces::Pending>,
+    /// The library bodies set aside and parsed so far, by number: each is
+    /// parsed once, however often a template's is lowered.
+    pub lazy_bodies: HashMap<u32, Rc<ast::Block>>,
     pub program: Program,
     /// Diagnostics so far.
     pub diags: Vec<Diagnostic>,
@@ -154,6 +160,31 @@ pub struct Checker {
 }
 
 impl Checker {
+    /// The statements of `block` when it is a library body set aside
+    /// unparsed (see `tessera_syntax::lazy`): parsed now (once), with the
+    /// namespace pass's rewriting, and what the parser reported in it
+    /// among the diagnostics. `None` for a block with its statements.
+    pub fn lazy_body(&mut self, block: &ast::Block) -> Option<Rc<ast::Block>> {
+        let lazy = block.lazy.as_ref()?;
+        if let Some(parsed) = self.lazy_bodies.get(&lazy.index) {
+            return Some(Rc::clone(parsed));
+        }
+        let (mut parsed, diags) = tessera_syntax::parse_lazy_body(lazy);
+        self.diags.extend(diags);
+        if let Some(pending) = &mut self.namespaces {
+            crate::namespaces::rewrite_lazy(
+                pending,
+                lazy.index,
+                &mut parsed,
+                &mut self.diags,
+                &mut self.overload_sets,
+            );
+        }
+        let parsed = Rc::new(parsed);
+        self.lazy_bodies.insert(lazy.index, Rc::clone(&parsed));
+        Some(parsed)
+    }
+
     /// Whether function `id` has its body: lowered, or a library
     /// function's waiting for its first use (which counts as defined: a
     /// second definition is one).

@@ -1075,6 +1075,8 @@ fn check_body(
     param_names: &[Option<ast::Ident>],
 ) {
     let Some(body) = &f.body else { return };
+    let parsed = ck.lazy_body(body);
+    let body = parsed.as_deref().unwrap_or(body);
     let mut fcx = FnCx::new(ck, func);
     fcx.ret_enum = ret_enum;
     fcx.nrvo = crate::special::nrvo_name(body);

@@ -82,7 +82,8 @@ fn check_tree(unit: Cow<'_, TranslationUnit>) -> Checked {
         library_files: unit.library_files.clone(),
         ..cx::Checker::default()
     };
-    let flat = namespaces::flatten(unit, &mut checker.diags, &mut checker.overload_sets);
+    let (flat, pending) = namespaces::flatten(unit, &mut checker.diags, &mut checker.overload_sets);
+    checker.namespaces = pending;
     // Bodies are lowered as their items are declared.
     declare::declare_all(&mut checker, flat);
     // Library members and template instances used by what the other

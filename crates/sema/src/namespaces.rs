@@ -6,6 +6,7 @@
 //! namespaces, and its diagnostics name entities as C++ does (`ns::f`).
 
 use std::borrow::Cow;
+use std::rc::Rc;
 // The pass looks every name of the unit up in these tables, the library
 // headers' included: FxHash is several times cheaper there than SipHash,
 // and the keys are the program's own names (see docs/dependencies.md).
@@ -27,17 +28,27 @@ enum Member {
 /// key the callee is renamed to, the name as written, and each flat name.
 pub type OverloadSets = HashMap<String, (String, Vec<String>)>;
 
+/// The names a block scope declares: `None` for a local, the flat name
+/// for a block-scope using-declaration.
+type Names = HashMap<String, Option<String>>;
+
+/// The pass's state kept after it, for the library bodies it met set
+/// aside (see `tessera_syntax::lazy`): each is rewritten when the checker
+/// parses it, with [`rewrite_lazy`], as it would have been in its place.
+pub struct Pending(Box<Flat>);
+
 /// The file with its namespaces flattened, or `unit` itself when it has
-/// none. Unqualified calls whose name reaches functions of several
-/// namespaces are renamed to a key of `sets`. The items are moved, not
-/// copied, when the caller gives the tree away: the library headers put
-/// `std` into nearly every program, and copying their bodies was a large
-/// part of the front end's cost.
+/// none, and the pass's state when bodies set aside wait for it.
+/// Unqualified calls whose name reaches functions of several namespaces
+/// are renamed to a key of `sets`. The items are moved, not copied, when
+/// the caller gives the tree away: the library headers put `std` into
+/// nearly every program, and copying their bodies was a large part of the
+/// front end's cost.
 pub fn flatten<'u>(
     unit: Cow<'u, TranslationUnit>,
     diags: &mut Vec<Diagnostic>,
     sets: &mut OverloadSets,
-) -> Cow<'u, TranslationUnit> {
+) -> (Cow<'u, TranslationUnit>, Option<Pending>) {
     let has = unit.items.iter().any(|i| {
         matches!(
             i.kind,
@@ -46,9 +57,13 @@ pub fn flatten<'u>(
             || item_has_nested_class(i)
     });
     if !has {
-        return unit;
+        return (unit, None);
     }
     let mut flat = Flat {
+        place: None,
+        clock: 0,
+        horizon: u32::MAX,
+        lazy: Vec::new(),
         ns: String::new(),
         members: HashMap::default(),
         directives: Vec::new(),
@@ -65,27 +80,103 @@ pub fn flatten<'u>(
         deferred: Vec::new(),
         out: Vec::new(),
         callee: false,
-        sets,
-        diags,
+        sets: std::mem::take(sets),
+        diags: Vec::new(),
     };
     for item in unit.into_owned().items {
         flat.item(item);
     }
-    Cow::Owned(TranslationUnit {
-        items: flat.out,
+    *sets = std::mem::take(&mut flat.sets);
+    diags.append(&mut flat.diags);
+    let unit = Cow::Owned(TranslationUnit {
+        items: std::mem::take(&mut flat.out),
         library_files: Vec::new(),
-    })
+    });
+    let pending = (!flat.lazy.is_empty()).then(|| Pending(Box::new(flat)));
+    (unit, pending)
 }
 
-struct Flat<'d> {
+/// Rewrites `block`, the library body set aside numbered `index`, just
+/// parsed, as the pass would have in its place: in the scopes around it,
+/// seeing the declarations and `using` directives that came before it and
+/// none after. A body the pass did not meet is left as it is.
+pub fn rewrite_lazy(
+    pending: &mut Pending,
+    index: u32,
+    block: &mut Block,
+    diags: &mut Vec<Diagnostic>,
+    sets: &mut OverloadSets,
+) {
+    let flat = &mut *pending.0;
+    let Some(scope) = flat.lazy.get_mut(index as usize).and_then(Option::take) else {
+        return;
+    };
+    flat.sets = std::mem::take(sets);
+    let ns = std::mem::replace(&mut flat.ns, scope.place.0.clone());
+    let locals = std::mem::replace(&mut flat.locals, scope.locals);
+    let class_scope = std::mem::replace(&mut flat.class_scope, scope.place.1.clone());
+    let in_template = std::mem::replace(&mut flat.in_template, scope.in_template);
+    let later = flat
+        .directives
+        .split_off(scope.directives.min(flat.directives.len()));
+    flat.horizon = scope.clock;
+    flat.callee = false;
+    flat.block(block);
+    flat.horizon = u32::MAX;
+    flat.directives.extend(later);
+    flat.ns = ns;
+    flat.locals = locals;
+    flat.class_scope = class_scope;
+    flat.in_template = in_template;
+    *sets = std::mem::take(&mut flat.sets);
+    diags.append(&mut flat.diags);
+}
+
+/// Where a library body set aside stood: what rewriting it there would
+/// have seen. The tables keyed by class (members, bases, friends, nested
+/// classes) are read as they are at the end, which is what they were for
+/// the library's own classes.
+///
+/// The name of the function it is the body of is left out: the pass uses
+/// it only to name local classes, and a body declaring one is not set
+/// aside.
+struct BodyScope {
+    place: Rc<Place>,
+    locals: Vec<Rc<Names>>,
+    in_template: bool,
+    /// How many `using` directives were in force.
+    directives: usize,
+    /// The declarations made before it: those with a smaller stamp.
+    clock: u32,
+}
+
+/// A namespace and the classes around (`class_scope`): shared by the
+/// bodies set aside in one class.
+type Place = (String, Vec<String>);
+
+struct Flat {
+    /// The place of the last body set aside.
+    place: Option<Rc<Place>>,
+    /// The stamp of the next declaration (see `members`).
+    clock: u32,
+    /// Declarations stamped at or after this are not seen (while a body
+    /// set aside is rewritten: those came after it).
+    horizon: u32,
+    /// Where each library body set aside stood, by its number.
+    lazy: Vec<Option<BodyScope>>,
     /// The current namespace's full name ("" at file scope).
     ns: String,
-    members: HashMap<String, HashMap<String, Member>>,
+    /// What each name of each namespace has stood for, with the stamp of
+    /// each declaration, latest last: a body set aside sees the meaning its
+    /// place saw.
+    members: HashMap<String, HashMap<String, Vec<(u32, Member)>>>,
     /// `using namespace N;`: (the namespace it is written in, N).
     directives: Vec<(String, String)>,
     /// The names declared in each open block: `None` for a local variable,
     /// the flat name for a block-scope using-declaration.
-    locals: Vec<HashMap<String, Option<String>>>,
+    /// Shared, so that a body set aside keeps the scopes around it
+    /// without copying them (see [`BodyScope`]).
+    locals: Vec<Rc<Names>>,
     /// The function whose body is being rewritten (it names local classes).
     function: String,
     /// The flat names given to local classes so far.
@@ -93,7 +184,7 @@ struct Flat<'d> {
     /// The names of each class's members, its bases' included, by the
     /// class's flat name: inside a member function they are found before
     /// any namespace's names.
-    class_members: HashMap<String, HashMap<String, Option<String>>>,
+    class_members: HashMap<String, Rc<Names>>,
     /// The classes nested in each class, by the enclosing class's flat
     /// name: each one's flat name (`Outer::Inner`) and the access that
     /// applies to its name.
@@ -117,8 +208,8 @@ struct Flat<'d> {
     /// True while the callee of a call is rewritten: only a call can name
     /// an overload set of several namespaces' functions.
     callee: bool,
-    sets: &'d mut OverloadSets,
-    diags: &'d mut Vec<Diagnostic>,
+    sets: OverloadSets,
+    diags: Vec<Diagnostic>,
 }
 
 /// Whether a function (or a member function of a class) defines a class in
@@ -259,12 +350,16 @@ fn common(a: &str, b: &str) -> String {
     out
 }
 
-impl Flat<'_> {
+impl Flat {
     fn declare(&mut self, name: &str, member: Member) {
+        let stamp = self.clock;
+        self.clock = self.clock.saturating_add(1);
         self.members
             .entry(self.ns.clone())
             .or_default()
-            .insert(name.to_string(), member);
+            .entry(name.to_string())
+            .or_default()
+            .push((stamp, member));
     }
 
     /// Declares an entity in the current namespace and renames it.
@@ -297,7 +392,41 @@ impl Flat<'_> {
     }
 
     fn member(&self, scope: &str, name: &str) -> Option<&Member> {
-        self.members.get(scope).and_then(|m| m.get(name))
+        let history = self.members.get(scope)?.get(name)?;
+        history
+            .iter()
+            .rev()
+            .find(|(stamp, _)| *stamp < self.horizon)
+            .map(|(_, m)| m)
+    }
+
+    /// Rewrites a function's body, or notes where a library body set
+    /// aside stands, to rewrite it if the checker parses it.
+    fn body(&mut self, body: &mut Block) {
+        let Some(lazy) = &body.lazy else {
+            self.block(body);
+            return;
+        };
+        let place = match &self.place {
+            Some(p) if p.0 == self.ns && p.1 == self.class_scope => Rc::clone(p),
+            _ => {
+                let p = Rc::new((self.ns.clone(), self.class_scope.clone()));
+                self.place = Some(Rc::clone(&p));
+                p
+            }
+        };
+        let scope = BodyScope {
+            place,
+            locals: self.locals.clone(),
+            in_template: self.in_template,
+            directives: self.directives.len(),
+            clock: self.clock,
+        };
+        let at = lazy.index as usize;
+        if self.lazy.len() <= at {
+            self.lazy.resize_with(at + 1, || None);
+        }
+        self.lazy[at] = Some(scope);
     }
 
     /// Unqualified lookup from the current namespace outwards (only the
@@ -418,7 +547,7 @@ impl Flat<'_> {
 
     fn add_local(&mut self, name: &str, flat: Option<String>) {
         if let Some(s) = self.locals.last_mut() {
-            s.insert(name.to_string(), flat);
+            Rc::make_mut(s).insert(name.to_string(), flat);
         }
     }
 
@@ -750,14 +879,14 @@ impl Flat<'_> {
                 if let Some(m) = members {
                     self.locals.push(m);
                 }
-                self.locals.push(HashMap::default());
+                self.locals.push(Rc::default());
                 for p in &mut f.params {
                     self.param(p);
                 }
                 let outer = std::mem::replace(&mut self.function, f.name.name.clone());
                 self.member_inits(&mut f.method.special);
                 if let Some(body) = &mut f.body {
-                    self.block(body);
+                    self.body(body);
                 }
                 self.function = outer;
                 self.locals.pop();
@@ -909,7 +1038,7 @@ impl Flat<'_> {
                 _ => String::new(),
             };
             if let Some(inherited) = self.class_members.get(&base) {
-                names.extend(inherited.clone());
+                names.extend(inherited.iter().map(|(k, v)| (k.clone(), v.clone())));
             }
         }
         for d in &s.fields {
@@ -960,8 +1089,9 @@ impl Flat<'_> {
             })
             .collect();
         self.class_bases.insert(outer.clone(), bases);
+        let names = Rc::new(names);
         self.class_members
-            .insert(s.name.name.clone(), names.clone());
+            .insert(s.name.name.clone(), Rc::clone(&names));
         self.locals.push(names);
         self.class_scope.push(outer.clone());
         // Each nested class is checked before its enclosing class, as a
@@ -994,6 +1124,7 @@ impl Flat<'_> {
         let enclosing: HashMap<String, Option<String>> = self
             .class_members
             .get(&outer)
+            .map(|m| m.iter())
             .into_iter()
             .flatten()
             .map(|(n, v)| {
@@ -1001,12 +1132,18 @@ impl Flat<'_> {
                 (n.clone(), Some(flat))
             })
             .collect();
-        for (n, v) in self.class_members.get(&outer).into_iter().flatten() {
+        for (n, v) in self
+            .class_members
+            .get(&outer)
+            .map(|m| m.iter())
+            .into_iter()
+            .flatten()
+        {
             if v.is_none() {
                 self.enclosing_members.insert(format!("{outer}::{n}"));
             }
         }
-        self.locals.push(enclosing);
+        self.locals.push(Rc::new(enclosing));
         for (m, flat) in nested.into_iter().zip(flats) {
             let mut c = m.item;
             let span = c.name.span;
@@ -1045,7 +1182,7 @@ impl Flat<'_> {
             });
         for f in s.methods.iter_mut().map(|m| &mut m.item).chain(templated) {
             self.specs(&mut f.ret);
-            self.locals.push(HashMap::default());
+            self.locals.push(Rc::default());
             for p in &mut f.params {
                 self.param(p);
             }
@@ -1055,7 +1192,7 @@ impl Flat<'_> {
             );
             self.member_inits(&mut f.method.special);
             if let Some(body) = &mut f.body {
-                self.block(body);
+                self.body(body);
             }
             self.function = outer;
             self.locals.pop();
@@ -1196,7 +1333,7 @@ impl Flat<'_> {
     /// which calls in the block then name.
     fn local_function(&mut self, f: &mut Function) {
         self.specs(&mut f.ret);
-        self.locals.push(HashMap::default());
+        self.locals.push(Rc::default());
         for p in &mut f.params {
             self.param(p);
         }
@@ -1208,7 +1345,7 @@ impl Flat<'_> {
     }
 
     fn block(&mut self, block: &mut Block) {
-        self.locals.push(HashMap::default());
+        self.locals.push(Rc::default());
         let directives = self.directives.len();
         for s in &mut block.stmts {
             self.stmt(s);
@@ -1218,7 +1355,7 @@ impl Flat<'_> {
     }
 
     fn scoped(&mut self, stmt: &mut Stmt) {
-        self.locals.push(HashMap::default());
+        self.locals.push(Rc::default());
         self.stmt(stmt);
         self.locals.pop();
     }
@@ -1234,7 +1371,7 @@ impl Flat<'_> {
             StmtKind::Try { body, handlers } => {
                 self.block(body);
                 for h in handlers {
-                    self.locals.push(HashMap::default());
+                    self.locals.push(Rc::default());
                     if let Some(p) = &mut h.param {
                         self.param(p);
                     }
@@ -1255,7 +1392,7 @@ impl Flat<'_> {
                 step,
                 body,
             } => {
-                self.locals.push(HashMap::default());
+                self.locals.push(Rc::default());
                 if let Some(i) = init {
                     self.stmt(i);
                 }
@@ -1274,7 +1411,7 @@ impl Flat<'_> {
                 range,
                 body,
             } => {
-                self.locals.push(HashMap::default());
+                self.locals.push(Rc::default());
                 self.specs(specs);
                 self.expr(range);
                 self.declarator_parts(declarator);
@@ -1409,7 +1546,7 @@ impl Flat<'_> {
                 }
             }
             ExprKind::Lambda(lambda) => {
-                self.locals.push(HashMap::default());
+                self.locals.push(Rc::default());
                 for p in &mut lambda.params {
                     self.param(p);
                 }

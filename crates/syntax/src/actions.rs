@@ -402,6 +402,7 @@ pub fn if_stmt(
         StmtKind::Block(Block {
             stmts: vec![declared, chosen],
             span: sp,
+            lazy: None,
         }),
         l,
         r,

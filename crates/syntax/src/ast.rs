@@ -693,10 +693,16 @@ pub enum Init {
 /// A `{ ... }` block.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Block {
-    /// The statements.
+    /// The statements (none yet when `lazy` is set).
     pub stmts: Vec<Stmt>,
     /// From `{` to `}`.
     pub span: Span,
+    /// For the body of a library function, its tokens set aside unparsed
+    /// (see [`crate::lazy`]): the checker parses them with
+    /// [`crate::parse_lazy_body`] when it lowers the function. Never set
+    /// for the program's own code, nor for a block inside a body.
+    #[serde(skip)]
+    pub lazy: Option<crate::lazy::LazyBody>,
 }
 
 /// A statement.

@@ -180,24 +180,38 @@ fn include_names(file: FileId, text: &str) -> Vec<(String, bool)> {
     // starts with `//` is a comment, or inside one, or spliced onto a line
     // that has its own `#`: never the directive itself, so the word in a
     // comment (as in every library header's opening lines) costs no lexing.
+    //
+    // A library header with source (`<amp.h>`, `<iostream>`) is named from
+    // its line too, when no line can hide in a block comment or continue
+    // another (`/*`, a `\` ending a line): then the line is the directive
+    // the lexer would find, and the file is not lexed for it.
+    let plain_lines = !text.contains("/*") && !text.contains("\\\n") && !text.contains("\\\r\n");
+    let mut from_lines = Vec::new();
     let may_name_a_file = text
         .lines()
         .filter(|l| l.contains("include") && !l.trim_start().starts_with("//"))
         .any(|line| {
-            let known = line
+            let name = line
                 .trim_start()
                 .strip_prefix('#')
                 .and_then(|rest| rest.trim_start().strip_prefix("include"))
                 .and_then(|rest| rest.trim_start().strip_prefix('<'))
-                .and_then(|angled| angled.split('>').next())
-                .is_some_and(|name| {
-                    KNOWN_HEADERS.contains(&name.trim())
-                        && crate::headers::source_of(name.trim()).is_none()
-                });
-            !known
+                .and_then(|angled| angled.split_once('>'))
+                .map(|(name, _)| name.trim());
+            let Some(name) = name else {
+                return true;
+            };
+            if crate::headers::source_of(name).is_some() {
+                if plain_lines && !name.is_empty() {
+                    from_lines.push((name.to_string(), false));
+                    return false;
+                }
+                return true;
+            }
+            !KNOWN_HEADERS.contains(&name)
         });
     if !may_name_a_file {
-        return Vec::new();
+        return from_lines;
     }
     let mut ignored = Vec::new();
     let toks = lex(file, text, &[], &mut ignored);

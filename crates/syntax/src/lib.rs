@@ -22,6 +22,7 @@ pub mod delimiters;
 pub mod files;
 pub mod headers;
 pub mod include;
+pub mod lazy;
 pub mod lexer;
 pub mod limits;
 pub mod member_types;
@@ -44,8 +45,8 @@ mod grammar {
 }
 
 pub use parse::{
-    MAX_SOURCE_LEN, ParseSession, Parsed, ParsedStmts, parse_file, parse_in, parse_stmts_in,
-    parse_unit, parse_with_library,
+    MAX_SOURCE_LEN, ParseSession, Parsed, ParsedStmts, parse_file, parse_in, parse_lazy_body,
+    parse_stmts_in, parse_unit, parse_with_library,
 };
 
 /// The tokens the parser would see (after preprocessing and classification),

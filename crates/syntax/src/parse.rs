@@ -16,9 +16,10 @@
 //! or a cut-off macro expansion.
 
 use crate::actions::{Input, NoError};
-use crate::ast::{Stmt, TranslationUnit};
+use crate::ast::{Block, Stmt, TranslationUnit};
 use crate::files::{Files, Segment};
 use crate::include::Included;
+use crate::lazy::LazyBody;
 use crate::lexer::{Token, lex};
 use crate::preprocess::{Headers, MacroTable, preprocess};
 use crate::token::Tok;
@@ -123,6 +124,18 @@ pub fn parse_unit(
     replaced: &[usize],
     included: &Included,
 ) -> Parsed {
+    parse_unit_with(sources, file, replaced, included, true)
+}
+
+/// [`parse_unit`], setting the library's function bodies aside or not
+/// (the tests compare the two).
+fn parse_unit_with(
+    sources: &Sources,
+    file: FileId,
+    replaced: &[usize],
+    included: &Included,
+    set_bodies_aside: bool,
+) -> Parsed {
     let text_of = |id: FileId| sources.get(id).map_or("", |f| f.text.as_str());
     let mut segments = vec![Segment {
         base: 0,
@@ -146,9 +159,38 @@ pub fn parse_unit(
         segments.push(seg);
         headers.files.insert(*id, (seg, replaced.clone()));
     }
+    // The library's files, with their text as the headers module holds
+    // it, for the bodies set aside (see `crate::lazy`).
+    let library: Vec<Segment<'static>> = segments
+        .iter()
+        .filter_map(|s| {
+            let name = &sources.get(s.file).filter(|_| set_bodies_aside)?.name;
+            let text = crate::headers::text_of_name(name).filter(|t| *t == s.text)?;
+            Some(Segment {
+                base: s.base,
+                file: s.file,
+                text,
+            })
+        })
+        .collect();
     let mut session = ParseSession::default();
-    let (input, diagnostics, _) =
-        parse_with(&mut session, &segments, &headers, replaced, Mode::Unit);
+    let (mut input, mut diagnostics, _, set_aside) = parse_with(
+        &mut session,
+        &segments,
+        &headers,
+        replaced,
+        Mode::Unit,
+        &library,
+    );
+    // An error in a library file after bodies were set aside may be one
+    // set aside where none stands (or a body that its setting aside would
+    // hide): the unit is read again as a whole, as it always was.
+    let in_library = |d: &Diagnostic| library.iter().any(|s| s.file == d.primary.span.file);
+    if set_aside > 0 && diagnostics.iter().any(|d| d.is_error() && in_library(d)) {
+        let mut session = ParseSession::default();
+        (input, diagnostics, _, _) =
+            parse_with(&mut session, &segments, &headers, replaced, Mode::Unit, &[]);
+    }
     let mut unit = match input {
         Input::Unit(unit) => unit,
         Input::Stmts(_) => TranslationUnit {
@@ -188,7 +230,12 @@ struct Attempt<'s> {
     truncated: bool,
 }
 
-fn run_parser<'s>(file: Files<'_, 's>, tokens: &[Token<'s>], mode: Mode) -> Attempt<'s> {
+fn run_parser<'s>(
+    file: Files<'_, 's>,
+    tokens: &[Token<'s>],
+    mode: Mode,
+    lazy: &[LazyBody],
+) -> Attempt<'s> {
     let recovered: RefCell<Vec<Recovered<'s>>> = RefCell::new(Vec::new());
     let mut action_diags = Vec::new();
     let mut truncated = false;
@@ -207,6 +254,7 @@ fn run_parser<'s>(file: Files<'_, 's>, tokens: &[Token<'s>], mode: Mode) -> Atte
             file,
             &mut action_diags,
             &recovered,
+            lazy,
             marker.into_iter().chain(stream),
         )
     };
@@ -253,12 +301,13 @@ pub fn parse_in<'s>(
         file,
         text,
     }];
-    let (input, diagnostics, _) = parse_with(
+    let (input, diagnostics, _, _) = parse_with(
         session,
         &segments,
         &Headers::default(),
         replaced,
         Mode::Unit,
+        &[],
     );
     let unit = match input {
         Input::Unit(unit) => unit,
@@ -286,12 +335,13 @@ pub fn parse_stmts_in<'s>(
         file,
         text,
     }];
-    let (input, diagnostics, implicit_semicolon) = parse_with(
+    let (input, diagnostics, implicit_semicolon, _) = parse_with(
         session,
         &segments,
         &Headers::default(),
         replaced,
         Mode::Stmts,
+        &[],
     );
     let stmts = match input {
         Input::Stmts(stmts) => stmts,
@@ -305,14 +355,17 @@ pub fn parse_stmts_in<'s>(
 }
 
 /// The front end for both entry points: the input as read, its diagnostics,
-/// and whether a final `;` was supplied.
+/// whether a final `;` was supplied, and how many library bodies were set
+/// aside. Bodies of functions in `library` (the unit's library files with
+/// their text) are set aside (see `crate::lazy`).
 fn parse_with<'s>(
     session: &mut ParseSession<'s>,
     segments: &[Segment<'s>],
     headers: &Headers<'s>,
     replaced: &[usize],
     mode: Mode,
-) -> (Input, Vec<Diagnostic>, bool) {
+    library: &[Segment<'static>],
+) -> (Input, Vec<Diagnostic>, bool, usize) {
     let files = Files::new(segments);
     let main = files.segment(0);
     let (file, text) = (main.file, main.text);
@@ -330,12 +383,17 @@ fn parse_with<'s>(
                 .with_label(format!("this file has {} bytes", text.len()))
                 .with_note(format!("the limit is {} MiB", MAX_SOURCE_LEN >> 20)),
         );
-        return (empty(), diags, false);
+        return (empty(), diags, false, 0);
     }
     let raw = lex(file, text, replaced, &mut diags);
     let mut tokens = preprocess(files, &raw, headers, &mut session.macros, &mut diags);
     drop(raw);
     classify::classify(&mut tokens, &mut session.names);
+    let lazy = if mode == Mode::Unit && !library.is_empty() {
+        crate::lazy::set_aside(&mut tokens, library)
+    } else {
+        Vec::new()
+    };
 
     // Lines with a lexical or preprocessor problem: syntax errors there (and on
     // the next line) are its echoes.
@@ -395,7 +453,7 @@ fn parse_with<'s>(
     let (attempt, delim_diags, delimiter_error) = loop {
         let mut delim_diags = Vec::new();
         let delimiter_error = delimiters::check(files, &tokens, text.len(), &mut delim_diags);
-        let attempt = run_parser(files, &tokens, mode);
+        let attempt = run_parser(files, &tokens, mode, &lazy);
         // A statement input may leave out its last `;`, like a REPL line.
         if mode == Mode::Stmts
             && !implicit_semicolon
@@ -497,7 +555,50 @@ fn parse_with<'s>(
                 .push(format!("{hidden} more diagnostics not shown"));
         }
     }
-    (attempt.input, diags, implicit_semicolon)
+    (attempt.input, diags, implicit_semicolon, lazy.len())
+}
+
+/// Parses the body of a library function set aside when its unit was
+/// parsed (see [`crate::lazy`]): the block as the parse of the unit would
+/// have built it, spans included, and what the parser reported in it. The
+/// library's bodies are correct, so a syntax error here is Tessera's own:
+/// it comes back as a diagnostic (and an empty block), never a panic.
+pub fn parse_lazy_body(body: &LazyBody) -> (Block, Vec<Diagnostic>) {
+    let files = Files::new(body.segments());
+    let (open, close) = body.braces();
+    let span = files.span(open, close);
+    let recovered: RefCell<Vec<Recovered<'static>>> = RefCell::new(Vec::new());
+    let mut diags = Vec::new();
+    // The body's statements read as a statement input (as the REPL's are):
+    // the grammar's one automaton has the same rules for both.
+    let marker = std::iter::once(Ok::<_, NoError>((0, Tok::StmtsMarker, 0)));
+    let stream = body
+        .tokens()
+        .iter()
+        .map(|t| Ok((t.start as usize, t.tok, t.end as usize)));
+    let result =
+        grammar::InputParser::new().parse(files, &mut diags, &recovered, &[], marker.chain(stream));
+    let stmts = match result {
+        Ok(Input::Stmts(stmts)) if recovered.borrow().is_empty() => stmts,
+        _ => {
+            diags.push(
+                Diagnostic::error(
+                    codes::E0100,
+                    span,
+                    "internal error: the body of this library function could not be parsed",
+                )
+                .with_label("in this body")
+                .with_note("the library's text is Tessera's own; please report this"),
+            );
+            Vec::new()
+        }
+    };
+    let block = Block {
+        stmts,
+        span,
+        lazy: None,
+    };
+    (block, diags)
 }
 
 /// True when, at the end of input, a `;` would end the statement: it is
@@ -843,5 +944,91 @@ fn summarize(expected: &[String]) -> String {
             let last = parts.remove(n - 1);
             format!("{} or {last}", parts.join(", "))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ast::{Item, ItemKind};
+    use tessera_diagnostics::SourceFile;
+
+    /// Replaces every body set aside in `items` by its parse; returns how
+    /// many there were.
+    fn fill(items: &mut [Item]) -> usize {
+        let mut n = 0;
+        for item in items.iter_mut() {
+            match &mut item.kind {
+                ItemKind::Namespace(ns) => n += fill(&mut ns.items),
+                ItemKind::Template(t) => n += fill(std::slice::from_mut(&mut *t.item)),
+                ItemKind::Function(f) => n += fill_body(&mut f.body),
+                ItemKind::Struct(s) => {
+                    for m in &mut s.methods {
+                        n += fill_body(&mut m.item.body);
+                    }
+                    for c in &mut s.classes {
+                        for m in &mut c.item.methods {
+                            n += fill_body(&mut m.item.body);
+                        }
+                    }
+                    for m in &mut s.method_templates {
+                        n += fill(std::slice::from_mut(&mut *m.item.item));
+                    }
+                }
+                _ => {}
+            }
+        }
+        n
+    }
+
+    /// Replaces `body`, if set aside, by its parse: 1 if it was.
+    fn fill_body(body: &mut Option<Block>) -> usize {
+        let Some(block) = body else { return 0 };
+        let Some(lazy) = &block.lazy else { return 0 };
+        let (parsed, diags) = parse_lazy_body(lazy);
+        assert!(diags.is_empty(), "{diags:?}");
+        *block = parsed;
+        1
+    }
+
+    /// Every library body set aside parses, on its own, to the block the
+    /// parse of the whole unit builds, spans included.
+    #[test]
+    fn bodies_set_aside_parse_as_in_place() {
+        let text = "#include <algorithm>\n#include <cmath>\n#include <amp_math.h>\n\
+                    #include <cstring>\n#include <cctype>\n#include <vector>\n\
+                    #include <array>\n#include <chrono>\n#include <string>\n\
+                    #include <amp_short_vectors.h>\n#include <ppl.h>\n#include <typeinfo>\n\
+                    int main() { return 0; }\n";
+        let mut sources = Sources::new();
+        let (file, replaced) = SourceFile::from_bytes("all.amp", text.as_bytes());
+        let id = sources.add(file);
+        let included =
+            crate::include::read_headers(&mut sources, id, &crate::include::NoFiles, &[]);
+        let eager = parse_unit_with(&sources, id, &replaced, &included, false);
+        let lazy = parse_unit_with(&sources, id, &replaced, &included, true);
+        assert!(!eager.has_errors() && !lazy.has_errors());
+        let mut filled = lazy.unit.clone();
+        let n = fill(&mut filled.items);
+        assert!(n > 300, "only {n} bodies set aside");
+        assert_eq!(filled, eager.unit);
+        assert_ne!(lazy.unit, eager.unit);
+    }
+
+    /// A body a macro of the program reaches into is parsed in place.
+    #[test]
+    fn bodies_a_macro_reaches_are_parsed() {
+        let text = "#define isdigit(c) ((c) >= '0')\n#include <cctype>\nint main() { return 0; }\n";
+        let mut sources = Sources::new();
+        let (file, replaced) = SourceFile::from_bytes("m.amp", text.as_bytes());
+        let id = sources.add(file);
+        let included =
+            crate::include::read_headers(&mut sources, id, &crate::include::NoFiles, &[]);
+        let eager = parse_unit_with(&sources, id, &replaced, &included, false);
+        let lazy = parse_unit_with(&sources, id, &replaced, &included, true);
+        assert_eq!(lazy.diagnostics.len(), eager.diagnostics.len());
+        let mut filled = lazy.unit.clone();
+        fill(&mut filled.items);
+        assert_eq!(filled, eager.unit);
     }
 }

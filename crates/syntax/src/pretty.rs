@@ -1201,6 +1201,7 @@ mod tests {
                             span,
                             height: 2,
                         }],
+                        lazy: None,
                         span,
                     }),
                 }),

@@ -464,6 +464,10 @@ pub enum Tok<'s> {
     /// `##`
     #[token("##")]
     HashHash,
+    /// Never lexed: the body of a library function whose tokens were set
+    /// aside, to be parsed when the checker needs it (the index of its
+    /// [`crate::lazy::LazyBody`] among the unit's).
+    LazyBody(u32),
 }
 
 impl<'s> Tok<'s> {
@@ -488,9 +492,11 @@ impl<'s> Tok<'s> {
     }
 }
 
-impl fmt::Display for Tok<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let text = match self {
+impl<'s> Tok<'s> {
+    /// The token's text: the source it carries, or how its kind is spelt
+    /// (`"<"` for both kinds of `<`, `"{...}"` for a set-aside body).
+    pub fn spelling(&self) -> &'s str {
+        match *self {
             Tok::Ident(s)
             | Tok::TypeName(s)
             | Tok::TemplateName(s)
@@ -631,7 +637,165 @@ impl fmt::Display for Tok<'_> {
             Tok::MinusMinus => "--",
             Tok::Hash => "#",
             Tok::HashHash => "##",
-        };
-        f.write_str(text)
+            Tok::LazyBody(_) => "{...}",
+        }
+    }
+
+    /// The same token carrying `text` instead of its own text (kinds
+    /// without text are copied). The front end keeps the tokens of library
+    /// bodies set aside with the library's text, which lives as long as the
+    /// program, so that the tree may hold them (see [`crate::lazy`]).
+    pub fn with_text<'t>(self, text: &'t str) -> Tok<'t> {
+        match self {
+            Tok::Ident(_) => Tok::Ident(text),
+            Tok::TypeName(_) => Tok::TypeName(text),
+            Tok::NsQual(_) => Tok::NsQual(text),
+            Tok::ClassQual(_) => Tok::ClassQual(text),
+            Tok::NestedQual(_) => Tok::NestedQual(text),
+            Tok::TemplateQual(_) => Tok::TemplateQual(text),
+            Tok::TemplateName(_) => Tok::TemplateName(text),
+            Tok::Int(_) => Tok::Int(text),
+            Tok::Float(_) => Tok::Float(text),
+            Tok::BadNumber(_) => Tok::BadNumber(text),
+            Tok::Str(_) => Tok::Str(text),
+            Tok::Char(_) => Tok::Char(text),
+            Tok::LazyBody(i) => Tok::LazyBody(i),
+            Tok::Newline => Tok::Newline,
+            Tok::LineComment => Tok::LineComment,
+            Tok::UnterminatedComment => Tok::UnterminatedComment,
+            Tok::UnterminatedLiteral => Tok::UnterminatedLiteral,
+            Tok::TplOpen => Tok::TplOpen,
+            Tok::TplClose => Tok::TplClose,
+            Tok::StmtsMarker => Tok::StmtsMarker,
+            Tok::DeleteArray => Tok::DeleteArray,
+            Tok::InitParen => Tok::InitParen,
+            Tok::DeclParen => Tok::DeclParen,
+            Tok::Void => Tok::Void,
+            Tok::Bool => Tok::Bool,
+            Tok::CharKw => Tok::CharKw,
+            Tok::Short => Tok::Short,
+            Tok::IntKw => Tok::IntKw,
+            Tok::Long => Tok::Long,
+            Tok::Signed => Tok::Signed,
+            Tok::Unsigned => Tok::Unsigned,
+            Tok::FloatKw => Tok::FloatKw,
+            Tok::Double => Tok::Double,
+            Tok::Auto => Tok::Auto,
+            Tok::Const => Tok::Const,
+            Tok::Constexpr => Tok::Constexpr,
+            Tok::Static => Tok::Static,
+            Tok::Volatile => Tok::Volatile,
+            Tok::Extern => Tok::Extern,
+            Tok::Inline => Tok::Inline,
+            Tok::Register => Tok::Register,
+            Tok::TileStatic => Tok::TileStatic,
+            Tok::Struct => Tok::Struct,
+            Tok::Class => Tok::Class,
+            Tok::Union => Tok::Union,
+            Tok::Enum => Tok::Enum,
+            Tok::Typedef => Tok::Typedef,
+            Tok::StaticAssert => Tok::StaticAssert,
+            Tok::Template => Tok::Template,
+            Tok::Typename => Tok::Typename,
+            Tok::Using => Tok::Using,
+            Tok::Namespace => Tok::Namespace,
+            Tok::Public => Tok::Public,
+            Tok::Private => Tok::Private,
+            Tok::Protected => Tok::Protected,
+            Tok::Virtual => Tok::Virtual,
+            Tok::Override => Tok::Override,
+            Tok::Final => Tok::Final,
+            Tok::Operator => Tok::Operator,
+            Tok::Mutable => Tok::Mutable,
+            Tok::Friend => Tok::Friend,
+            Tok::Explicit => Tok::Explicit,
+            Tok::Restrict => Tok::Restrict,
+            Tok::If => Tok::If,
+            Tok::Else => Tok::Else,
+            Tok::For => Tok::For,
+            Tok::While => Tok::While,
+            Tok::Do => Tok::Do,
+            Tok::Switch => Tok::Switch,
+            Tok::Case => Tok::Case,
+            Tok::Default => Tok::Default,
+            Tok::Break => Tok::Break,
+            Tok::Continue => Tok::Continue,
+            Tok::Return => Tok::Return,
+            Tok::Goto => Tok::Goto,
+            Tok::Try => Tok::Try,
+            Tok::Catch => Tok::Catch,
+            Tok::Throw => Tok::Throw,
+            Tok::New => Tok::New,
+            Tok::Delete => Tok::Delete,
+            Tok::This => Tok::This,
+            Tok::Sizeof => Tok::Sizeof,
+            Tok::Decltype => Tok::Decltype,
+            Tok::DecltypeParen => Tok::DecltypeParen,
+            Tok::Typeid => Tok::Typeid,
+            Tok::True => Tok::True,
+            Tok::False => Tok::False,
+            Tok::Nullptr => Tok::Nullptr,
+            Tok::StaticCast => Tok::StaticCast,
+            Tok::ConstCast => Tok::ConstCast,
+            Tok::ReinterpretCast => Tok::ReinterpretCast,
+            Tok::DynamicCast => Tok::DynamicCast,
+            Tok::LBrace => Tok::LBrace,
+            Tok::RBrace => Tok::RBrace,
+            Tok::LParen => Tok::LParen,
+            Tok::RParen => Tok::RParen,
+            Tok::LBracket => Tok::LBracket,
+            Tok::RBracket => Tok::RBracket,
+            Tok::Semi => Tok::Semi,
+            Tok::Comma => Tok::Comma,
+            Tok::Colon => Tok::Colon,
+            Tok::ColonColon => Tok::ColonColon,
+            Tok::Dot => Tok::Dot,
+            Tok::Arrow => Tok::Arrow,
+            Tok::DotStar => Tok::DotStar,
+            Tok::ArrowStar => Tok::ArrowStar,
+            Tok::Ellipsis => Tok::Ellipsis,
+            Tok::Question => Tok::Question,
+            Tok::Tilde => Tok::Tilde,
+            Tok::Bang => Tok::Bang,
+            Tok::Plus => Tok::Plus,
+            Tok::Minus => Tok::Minus,
+            Tok::Star => Tok::Star,
+            Tok::Slash => Tok::Slash,
+            Tok::Percent => Tok::Percent,
+            Tok::Caret => Tok::Caret,
+            Tok::Amp => Tok::Amp,
+            Tok::Pipe => Tok::Pipe,
+            Tok::Assign => Tok::Assign,
+            Tok::Lt => Tok::Lt,
+            Tok::Gt => Tok::Gt,
+            Tok::PlusAssign => Tok::PlusAssign,
+            Tok::MinusAssign => Tok::MinusAssign,
+            Tok::StarAssign => Tok::StarAssign,
+            Tok::SlashAssign => Tok::SlashAssign,
+            Tok::PercentAssign => Tok::PercentAssign,
+            Tok::CaretAssign => Tok::CaretAssign,
+            Tok::AmpAssign => Tok::AmpAssign,
+            Tok::PipeAssign => Tok::PipeAssign,
+            Tok::ShlAssign => Tok::ShlAssign,
+            Tok::ShrAssign => Tok::ShrAssign,
+            Tok::EqEq => Tok::EqEq,
+            Tok::NotEq => Tok::NotEq,
+            Tok::Le => Tok::Le,
+            Tok::Ge => Tok::Ge,
+            Tok::AndAnd => Tok::AndAnd,
+            Tok::OrOr => Tok::OrOr,
+            Tok::Shl => Tok::Shl,
+            Tok::Shr => Tok::Shr,
+            Tok::PlusPlus => Tok::PlusPlus,
+            Tok::MinusMinus => Tok::MinusMinus,
+            Tok::Hash => Tok::Hash,
+            Tok::HashHash => Tok::HashHash,
+        }
+    }
+}
+
+impl fmt::Display for Tok<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.spelling())
     }
 }

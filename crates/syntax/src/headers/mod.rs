@@ -33,6 +33,27 @@ pub fn source_of(header: &str) -> Option<(&'static str, &'static str)> {
     }
 }
 
+/// The text of the library file shown as `name` (`<algorithm>`), as
+/// [`source_of`] gives it: text that lives as long as the program, which
+/// the bodies of library functions set aside keep (see [`crate::lazy`]).
+pub fn text_of_name(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "<algorithm>" => ALGORITHM,
+        "<cmath>" => CMATH,
+        "<amp_math.h>" => AMP_MATH,
+        "<cstring>" => CSTRING,
+        "<cctype>" => CCTYPE,
+        "<vector>" => VECTOR,
+        "<array>" => STD_ARRAY,
+        "<chrono>" => CHRONO,
+        "<string>" => STRING,
+        "<amp_short_vectors.h>" => SHORT_VECTORS,
+        "<ppl.h>" => PPL,
+        "<typeinfo>" => TYPEINFO,
+        _ => return None,
+    })
+}
+
 /// True for the name a file of library source is shown under (`<algorithm>`).
 pub fn is_library_source(name: &str) -> bool {
     name.starts_with('<') && name.ends_with('>')
