@@ -10,7 +10,7 @@
 #![allow(unsafe_code)]
 
 use crate::emit::{CHUNK, CaptureLayout, HostLayout, KernelLayout, STATUS_OK};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 use tessera_ir::Scalar;
 use tessera_runtime::launch::{Arg, Bits, Buffer, Launch, LaunchOutcome};
@@ -50,6 +50,9 @@ struct PoolShared {
     opened: AtomicU64,
     /// Set when the pool is dropped, for spinning workers to see.
     closing: AtomicBool,
+    /// The CPU the launching thread was on when it last woke the workers
+    /// (`usize::MAX`: not known), which they keep off (see `crate::cpus`).
+    runner_cpu: AtomicUsize,
     /// Workers wait here for a launch to open.
     wake: std::sync::Condvar,
     /// The launching thread waits here for the workers that joined.
@@ -86,6 +89,7 @@ impl Pool {
             state: std::sync::Mutex::new(PoolState::default()),
             opened: AtomicU64::new(0),
             closing: AtomicBool::new(false),
+            runner_cpu: AtomicUsize::new(usize::MAX),
             wake: std::sync::Condvar::new(),
             done: std::sync::Condvar::new(),
         });
@@ -122,6 +126,7 @@ impl Pool {
             st.opened += 1;
             self.shared.opened.store(st.opened, Ordering::Release);
         }
+        self.note_runner_cpu();
         self.shared.wake.notify_all();
         // Withdrawn and waited for even if `work` unwinds.
         let _close = Close(&self.shared);
@@ -149,11 +154,21 @@ impl Pool {
     /// instead of being woken, and perhaps its core too, when the launch
     /// opens.
     pub(crate) fn prewake(&self) {
+        self.note_runner_cpu();
         {
             let mut st = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
             st.prewakes += 1;
         }
         self.shared.wake.notify_all();
+    }
+}
+
+impl Pool {
+    /// Records the launching thread's CPU, for the workers to keep off.
+    fn note_runner_cpu(&self) {
+        if let Some(cpu) = crate::cpus::current() {
+            self.shared.runner_cpu.store(cpu, Ordering::Relaxed);
+        }
     }
 }
 
@@ -182,6 +197,20 @@ fn worker(shared: &PoolShared) {
     let lock = || shared.state.lock().unwrap_or_else(|e| e.into_inner());
     let mut seen = 0u64;
     let mut prewakes = 0u64;
+    // The CPUs the worker may run on, and the one it keeps off now.
+    let allowed = crate::cpus::CpuSet::of_this_thread();
+    let mut kept_off = usize::MAX;
+    // Off the launching thread's CPU, which it shares otherwise until the
+    // system balances them (see `crate::cpus`).
+    let mut move_off_runner = || {
+        let runner = shared.runner_cpu.load(Ordering::Relaxed);
+        if runner != kept_off
+            && let Some(rest) = allowed.as_ref().and_then(|a| a.without(runner))
+        {
+            rest.apply_to_this_thread();
+            kept_off = runner;
+        }
+    };
     // Watches for a launch to open, for at most `spin`, without the lock.
     let watch = |seen: u64, spin: std::time::Duration| {
         let until = Instant::now() + spin;
@@ -213,6 +242,7 @@ fn worker(shared: &PoolShared) {
                 st = shared.wake.wait(st).unwrap_or_else(|e| e.into_inner());
             }
         };
+        move_off_runner();
         let Some(job) = job else {
             watch(seen, PREWAKE_SPIN);
             continue;

@@ -13,6 +13,7 @@
 //! described in the `emit` module; what is decided before any code is
 //! emitted (regions, uniformity, ranges, lanes, frame slots) is the `plan`.
 
+mod cpus;
 mod decline;
 mod emit;
 mod exec;
