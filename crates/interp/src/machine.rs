@@ -1381,6 +1381,29 @@ impl<'p> Machine<'p> {
         Ok(())
     }
 
+    /// The value at a place of the host's frames or globals (a local, a
+    /// global, and the fields and elements of their aggregates, unshared
+    /// on the way as a write unshares them); `None` for any other place.
+    pub(crate) fn host_value_mut(&mut self, place: &Place) -> Option<&mut Value> {
+        let mut v = match &place.root {
+            Root::HostLocal(depth, slot) => self
+                .host
+                .stack
+                .get_mut(*depth as usize)?
+                .locals
+                .get_mut(*slot as usize)?,
+            Root::Global(g) => self.globals.get_mut(*g as usize)?,
+            _ => return None,
+        };
+        for &i in &place.path {
+            v = match v {
+                Value::Agg(items) => Rc::make_mut(items).get_mut(i as usize)?,
+                _ => return None,
+            };
+        }
+        Some(v)
+    }
+
     /// A place holding a temporary value.
     pub(crate) fn temp(v: Value) -> Place {
         Place::root(Root::Temp(Rc::new(RefCell::new(v))))

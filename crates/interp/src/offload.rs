@@ -67,6 +67,9 @@ enum Home {
     /// A struct or C array a host statement may write: the buffer's one
     /// element goes back to this place.
     Whole(Place),
+    /// A C array of scalars a host statement only reads, taken out of this
+    /// place (no copy): it goes back whatever the outcome.
+    Taken(Place),
 }
 
 /// Memory the engine gets as buffers, and where each came from.
@@ -322,13 +325,13 @@ impl Machine<'_> {
         span: Span,
         run: impl FnOnce(&mut Launch) -> LaunchOutcome,
     ) -> bool {
-        // Copies count against the limit while they live; a storage's own
-        // buffer, handed over in place, is counted already.
+        // Copies count against the limit while they live; a storage's or a
+        // C array's own buffer, handed over in place, is counted already.
         let bytes: u64 = launch
             .buffers
             .iter()
             .zip(&homes)
-            .filter(|(_, h)| !matches!(h, Home::Storage { taken: true, .. }))
+            .filter(|(_, h)| !matches!(h, Home::Storage { taken: true, .. } | Home::Taken(_)))
             .map(|(b, _)| (b.len as u64).saturating_mul(u64::from(b.elem_size)))
             .fold(0, u64::saturating_add);
         // When the copies do not fit in the memory limit, the interpreter
@@ -638,7 +641,27 @@ impl Machine<'_> {
                     }
                 }
             }
+            Home::Taken(place) => {
+                if let Type::CArray(elem, n) = &buffer.elem
+                    && let Type::Scalar(s) = **elem
+                    && let Some(a) = ScalarArray::from_words(s, *n as usize, buffer.into_words())
+                    && let Some(slot) = self.host_value_mut(&place)
+                {
+                    *slot = Value::Scalars(Rc::new(a));
+                }
+            }
             Home::Whole(place) => {
+                // Into the memory the place holds, when it is an object of
+                // the buffer's shape no one else shares: a big array is
+                // then copied back without fresh memory.
+                if done
+                    && let Some(shape) = crate::records::RecordShape::of(structs, &buffer.elem)
+                    && let Some(slot) = self.host_value_mut(&place)
+                    && matches!(slot, Value::Agg(_) | Value::Scalars(_))
+                    && shape.read_into(&buffer, 0, slot).is_some()
+                {
+                    return;
+                }
                 if done
                     && let Some(v) = read_object(structs, &shapes, &buffer, 0, &buffer.elem, None)
                 {
@@ -842,7 +865,7 @@ impl Machine<'_> {
             values.push(self.read(place, stmt.span).ok()?);
         }
         let mut m = Marshalled::new();
-        if self.marshal_host(&mut m, &named, &values).is_none() {
+        if self.marshal_host(&mut m, &named, values).is_none() {
             self.give_back(m, stmt.span);
             return None;
         }
@@ -945,10 +968,28 @@ impl Machine<'_> {
         &mut self,
         m: &mut Marshalled,
         named: &[(Type, bool, Place)],
-        values: &[Value],
+        values: Vec<Value>,
     ) -> Option<()> {
         let prog = self.prog;
         for ((ty, written, place), v) in named.iter().zip(values) {
+            // A C array of scalars only read: its own memory, taken out of
+            // its place for the run.
+            let v = match (ty, v) {
+                (Type::CArray(elem, _), Value::Scalars(a))
+                    if !*written && Type::Scalar(a.scalar()) == **elem =>
+                {
+                    match self.take_array(place, ty, a) {
+                        Ok(buffer) => {
+                            let buffer = m.push(buffer, Home::Taken(place.clone()));
+                            m.args.push(Arg::Object { buffer });
+                            continue;
+                        }
+                        Err(a) => Value::Scalars(a),
+                    }
+                }
+                (_, v) => v,
+            };
+            let v = &v;
             let arg = match (ty, v) {
                 (Type::Scalar(s), Value::Uninit) => Arg::Scalar(zero_bits(*s)),
                 (Type::Scalar(_), v) => Arg::Scalar(bits(v)?),
@@ -1012,6 +1053,61 @@ impl Machine<'_> {
             m.args.push(arg);
         }
         Some(())
+    }
+}
+
+impl Machine<'_> {
+    /// The buffer of C array `a`, the value at `place`, taken out of the
+    /// place without a copy when nothing else shares it (the place holds
+    /// nothing meanwhile: the interpreter runs nothing until it is put
+    /// back); `a` back otherwise.
+    fn take_array(
+        &mut self,
+        place: &Place,
+        ty: &Type,
+        a: Rc<ScalarArray>,
+    ) -> Result<Buffer, Rc<ScalarArray>> {
+        let size = a.len().checked_mul(a.scalar().size() as usize);
+        let Some(size) = size.and_then(|b| u32::try_from(b).ok()) else {
+            return Err(a);
+        };
+        // The words of an array are always its elements' bytes; a buffer
+        // of one object of its type is made of them as they are.
+        if a.words().len() != (size as usize).div_ceil(8) {
+            return Err(a);
+        }
+        let Some(slot) = self.host_value_mut(place) else {
+            return Err(a);
+        };
+        if !matches!(slot, Value::Scalars(b) if Rc::ptr_eq(b, &a)) {
+            return Err(a);
+        }
+        let held = std::mem::replace(slot, Value::Uninit);
+        drop(held);
+        let array = match Rc::try_unwrap(a) {
+            Ok(array) => array,
+            Err(shared) => {
+                // Shared elsewhere: back in its place, copied as before.
+                if let Some(slot) = self.host_value_mut(place) {
+                    *slot = Value::Scalars(Rc::clone(&shared));
+                }
+                return Err(shared);
+            }
+        };
+        let (s, n) = (array.scalar(), array.len());
+        match Buffer::from_words(ty.clone(), size, 1, array.into_words()) {
+            Some(buffer) => Ok(buffer),
+            None => {
+                // Cannot be (the sizes were checked above): zeros of its
+                // shape in its place rather than nothing.
+                let zeros =
+                    Rc::new(ScalarArray::zeroed(s, n).unwrap_or_else(|| ScalarArray::empty(s)));
+                if let Some(slot) = self.host_value_mut(place) {
+                    *slot = Value::Scalars(Rc::clone(&zeros));
+                }
+                Err(zeros)
+            }
+        }
     }
 }
 

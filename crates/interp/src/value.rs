@@ -830,6 +830,15 @@ impl ScalarArray {
         })
     }
 
+    /// An array of no elements of type `s`.
+    pub(crate) fn empty(s: Scalar) -> ScalarArray {
+        ScalarArray {
+            scalar: s,
+            len: 0,
+            words: SmallVec::new(),
+        }
+    }
+
     /// An array of `values` (each converted to `s` as a storage stores it),
     /// or `None` when one is too big to address.
     pub(crate) fn of(s: Scalar, values: &[Value]) -> Option<ScalarArray> {
@@ -851,6 +860,24 @@ impl ScalarArray {
             }),
             _ => Err(buf),
         }
+    }
+
+    /// The words of the elements, without a copy when they are on the
+    /// heap (a short row is copied out of its inline words).
+    pub(crate) fn into_words(self) -> Vec<u64> {
+        self.words.into_vec()
+    }
+
+    /// The array of `n` elements of type `s` whose bytes are `words` (as
+    /// [`ScalarArray::into_words`] gave them), or `None` when they are
+    /// not that many.
+    pub(crate) fn from_words(s: Scalar, n: usize, words: Vec<u64>) -> Option<ScalarArray> {
+        let bytes = n.checked_mul(s.size() as usize)?;
+        (words.len() == bytes.div_ceil(8)).then(|| ScalarArray {
+            scalar: s,
+            len: n,
+            words: SmallVec::from_vec(words),
+        })
     }
 
     /// Overwrites the elements with the bytes from byte `at` of `src`, when

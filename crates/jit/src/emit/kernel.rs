@@ -295,6 +295,11 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         // vector and view it names that its type lets it write.
         let written = element_writes(prog, stmt);
         let copies = copies_views(stmt);
+        // A C array of scalars is written only where the statement writes
+        // an element (the interpreter then hands a read-only one over as
+        // its own memory); any other struct or array is taken as written.
+        let plain_array = |ty: Option<&Type>| matches!(ty, Some(Type::CArray(elem, _)) if elem.scalar().is_some());
+        let array_writes = crate::plan::locals::written_global_arrays(stmt);
         let written = locals
             .iter()
             .map(|l| {
@@ -302,7 +307,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                     || matches!(
                         f.get_local(*l).map(|x| &x.ty),
                         Some(Type::CArray(..) | Type::Struct(_))
-                    )
+                    ) && (!plain_array(f.get_local(*l).map(|x| &x.ty)) || copies)
                     || (copies
                         && !matches!(
                             f.get_local(*l).map(|x| &x.ty),
@@ -319,6 +324,12 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         let global_written = globals
             .iter()
             .map(|g| {
+                let ty = prog.get_global(*g).map(|x| &x.ty);
+                if plain_array(ty)
+                    && let Some(writes) = &array_writes
+                {
+                    return writes.contains(g);
+                }
                 !matches!(
                     prog.get_global(*g).map(|x| &x.ty),
                     Some(

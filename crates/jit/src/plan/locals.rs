@@ -4,7 +4,7 @@
 use std::collections::{BTreeSet, HashSet};
 use tessera_ir::visit::{for_each_subexpr, walk_block, walk_stmt};
 use tessera_ir::{
-    Block as IrBlock, Expr, ExprKind, Init, Intrinsic, LocalId, Program, Stmt, StmtKind,
+    Block as IrBlock, Expr, ExprKind, GlobalId, Init, Intrinsic, LocalId, Program, Stmt, StmtKind,
 };
 
 /// Locals (vectors, views) whose elements a statement may write: targets
@@ -84,6 +84,54 @@ pub(crate) fn element_writes(prog: &Program, stmt: &Stmt) -> HashSet<LocalId> {
         }
     });
     found.into_inner()
+}
+
+/// The C array globals a host statement may write: those it assigns (or
+/// atomically changes) an element or part of; `None` when it may write
+/// any global another way (a call, which may write globals it does not
+/// name; a reference or address taken).
+pub(crate) fn written_global_arrays(stmt: &Stmt) -> Option<HashSet<GlobalId>> {
+    fn root(e: &Expr) -> Option<GlobalId> {
+        match &e.kind {
+            ExprKind::Global(g) => Some(*g),
+            ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => root(base),
+            ExprKind::Convert(inner) => root(inner),
+            _ => None,
+        }
+    }
+    let mut found = HashSet::new();
+    let other = std::cell::Cell::new(false);
+    walk_stmt(
+        stmt,
+        &mut |s| {
+            if matches!(
+                s.kind,
+                StmtKind::Let {
+                    init: Some(Init::Ref(_)),
+                    ..
+                }
+            ) {
+                other.set(true);
+            }
+        },
+        &mut |e| match &e.kind {
+            ExprKind::Assign { target, .. }
+            | ExprKind::CompoundAssign { target, .. }
+            | ExprKind::IncDec { target, .. } => {
+                if let Some(g) = root(target) {
+                    found.insert(g);
+                }
+            }
+            ExprKind::Intrinsic {
+                op: Intrinsic::Atomic(_),
+                ..
+            }
+            | ExprKind::Call { .. }
+            | ExprKind::AddrOf(_) => other.set(true),
+            _ => {}
+        },
+    );
+    (!other.get()).then_some(found)
 }
 
 /// The local a place passed by reference, bound to a reference or written
