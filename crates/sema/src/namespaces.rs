@@ -1120,18 +1120,23 @@ impl Flat {
         }
         // Inside a nested class, the enclosing class's members are named
         // through it (`count` is `Outer::count`), its nested classes as
-        // they are.
-        let enclosing: HashMap<String, Option<String>> = self
-            .class_members
-            .get(&outer)
-            .map(|m| m.iter())
-            .into_iter()
-            .flatten()
-            .map(|(n, v)| {
-                let flat = v.clone().unwrap_or_else(|| format!("{outer}::{n}"));
-                (n.clone(), Some(flat))
-            })
-            .collect();
+        // they are. Only a class with nested classes needs the map: built
+        // for every class, it cost a string per member of the library's
+        // short vector classes.
+        let enclosing: HashMap<String, Option<String>> = if nested.is_empty() {
+            HashMap::default()
+        } else {
+            self.class_members
+                .get(&outer)
+                .map(|m| m.iter())
+                .into_iter()
+                .flatten()
+                .map(|(n, v)| {
+                    let flat = v.clone().unwrap_or_else(|| format!("{outer}::{n}"));
+                    (n.clone(), Some(flat))
+                })
+                .collect()
+        };
         for (n, v) in self
             .class_members
             .get(&outer)
