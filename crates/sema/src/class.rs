@@ -1071,7 +1071,19 @@ fn declare_method(
         ck.any_dtor = true;
     }
     let fid = FuncId(ck.program.functions.len() as u32);
-    ck.program.functions.push(func.clone());
+    // The defaults read the parameters' locals; copied only when a
+    // parameter has a default, not the whole function for every member.
+    let has_default = f
+        .params
+        .iter()
+        .any(|p| matches!(p.declarator.init, Some(ast::Init::Assign(_))));
+    let params = func.params as usize;
+    let param_locals: Vec<Local> = if has_default {
+        func.locals.iter().take(params).cloned().collect()
+    } else {
+        Vec::new()
+    };
+    ck.program.functions.push(func);
     let class = ck.classes.get_mut(&id)?;
     class.method_access.insert(fid, access);
     if f.method.deleted {
@@ -1100,7 +1112,7 @@ fn declare_method(
         }
     }
     if !is_void_list {
-        crate::declare::declare_defaults(ck, f, fid, &func);
+        crate::declare::declare_defaults(ck, f, fid, params, &param_locals);
     }
     check_special(ck, id, f, fid);
     Some(fid)
