@@ -197,8 +197,9 @@ pub fn declare_class(
     }
     ck.classes.insert(id, info);
     let mut declared = Vec::new();
+    let mut amp_problem = AmpProblem::default();
     for m in &s.methods {
-        if let Some(fid) = declare_method(ck, id, &m.item, m.access) {
+        if let Some(fid) = declare_method(ck, id, &m.item, m.access, &mut amp_problem) {
             declared.push((fid, &m.item));
         }
     }
@@ -815,7 +816,35 @@ pub fn declare_member_instance(
     f: &ast::Function,
     access: Access,
 ) -> Option<FuncId> {
-    declare_method(ck, id, f, access)
+    declare_method(ck, id, f, access, &mut AmpProblem::default())
+}
+
+/// Why class `id` cannot be used in amp code (`stmt::kernel_type_problem`),
+/// remembered across the member functions of one class: asked once per
+/// `restrict(amp)` member, it is the same answer for all of them while the
+/// class's `has_virtual` stays as it was (its data members and their
+/// classes are complete before its members are declared). The library's
+/// short vector classes have hundreds of such members each.
+#[derive(Default)]
+struct AmpProblem {
+    /// The answer and the `has_virtual` it was computed under.
+    known: Option<(bool, Option<String>)>,
+}
+
+impl AmpProblem {
+    /// Why class `id` cannot be used in amp code, computed when not known
+    /// for its current `has_virtual`.
+    fn of(&mut self, ck: &Checker, id: StructId) -> Option<String> {
+        let has_virtual = ck.classes.get(&id).is_some_and(|c| c.has_virtual);
+        match &self.known {
+            Some((v, problem)) if *v == has_virtual => problem.clone(),
+            _ => {
+                let problem = crate::stmt::kernel_type_problem(ck, &Type::Struct(id));
+                self.known = Some((has_virtual, problem.clone()));
+                problem
+            }
+        }
+    }
 }
 
 /// The signature of a member function, constructor or destructor of class
@@ -825,6 +854,7 @@ fn declare_method(
     id: StructId,
     f: &ast::Function,
     access: Access,
+    amp_problem: &mut AmpProblem,
 ) -> Option<FuncId> {
     let class_name = ck
         .classes
@@ -940,7 +970,7 @@ fn declare_method(
     // class there: the class must be a type amp code may use.
     if restriction.amp
         && !f.method.is_virtual
-        && let Some(problem) = crate::stmt::kernel_type_problem(ck, &Type::Struct(id))
+        && let Some(problem) = amp_problem.of(ck, id)
     {
         ck.report(
             Diagnostic::error(
@@ -1041,7 +1071,19 @@ fn declare_method(
         ck.any_dtor = true;
     }
     let fid = FuncId(ck.program.functions.len() as u32);
-    ck.program.functions.push(func.clone());
+    // The defaults read the parameters' locals; copied only when a
+    // parameter has a default, not the whole function for every member.
+    let has_default = f
+        .params
+        .iter()
+        .any(|p| matches!(p.declarator.init, Some(ast::Init::Assign(_))));
+    let params = func.params as usize;
+    let param_locals: Vec<Local> = if has_default {
+        func.locals.iter().take(params).cloned().collect()
+    } else {
+        Vec::new()
+    };
+    ck.program.functions.push(func);
     let class = ck.classes.get_mut(&id)?;
     class.method_access.insert(fid, access);
     if f.method.deleted {
@@ -1070,7 +1112,7 @@ fn declare_method(
         }
     }
     if !is_void_list {
-        crate::declare::declare_defaults(ck, f, fid, &func);
+        crate::declare::declare_defaults(ck, f, fid, params, &param_locals);
     }
     check_special(ck, id, f, fid);
     Some(fid)
@@ -2538,7 +2580,16 @@ impl FnCx<'_> {
             span,
         )];
         let fields = self.ck.struct_fields(id);
-        let info = self.ck.classes.get(&id).cloned().unwrap_or_default();
+        // Only the class's bases, default initialisers and name: a copy of
+        // its whole `ClassInfo` (every member's overloads) per constructor
+        // lowered was most of this function's cost for the library's short
+        // vector classes.
+        let (info_bases, info_default_inits, info_name) = self
+            .ck
+            .classes
+            .get(&id)
+            .map(|c| (c.bases.clone(), c.default_inits.clone(), c.name.clone()))
+            .unwrap_or_default();
         let mut used = vec![false; inits.len()];
         // A union's constructor makes one member at most: the one named.
         let is_union = self.ck.is_union(&Type::Struct(id));
@@ -2546,7 +2597,7 @@ impl FnCx<'_> {
         for (i, (fname, fty)) in fields.iter().enumerate() {
             // Once the bases are built, the object is of this class (for
             // the virtual calls of member initialisers and the body).
-            if i >= info.bases.len() && !class_set {
+            if i >= info_bases.len() && !class_set {
                 class_set = true;
                 let target = self.local_expr(object, span);
                 stmts.extend(self.set_dynamic_class(target, id, span));
@@ -2554,8 +2605,7 @@ impl FnCx<'_> {
             if fname == tessera_ir::DYNAMIC_CLASS_FIELD {
                 continue;
             }
-            let base_name = info
-                .bases
+            let base_name = info_bases
                 .get(i)
                 .and_then(|b| self.ck.classes.get(b))
                 .map(|c| c.name.clone());
@@ -2570,14 +2620,14 @@ impl FnCx<'_> {
                 .iter()
                 .position(|m| names_base(m) || (base_name.is_none() && &m.name.name == fname));
             let outer_building = self.building_base;
-            self.building_base = i < info.bases.len();
+            self.building_base = i < info_bases.len();
             let value = match written {
                 Some(k) => {
                     used[k] = true;
                     let m = &inits[k];
                     self.member_value(fty, &m.args, m.braces, fname, m.span)
                 }
-                None => match info.default_inits.get(i).cloned().flatten() {
+                None => match info_default_inits.get(i).cloned().flatten() {
                     Some(init) => self.default_member_value(fty, &init, fname, span),
                     None => match fty {
                         Type::Struct(c) if !is_union => {
@@ -2621,7 +2671,7 @@ impl FnCx<'_> {
                     m.name.span,
                     format!(
                         "`{}` is not a member or direct base of `{}`",
-                        m.name.name, info.name
+                        m.name.name, info_name
                     ),
                     "unknown member",
                     "",

@@ -1020,7 +1020,7 @@ pub(crate) fn declare_function_signature_first(
         ck.enum_sigs.insert(id, (ret_enum, param_enums));
     }
     if !is_void_list {
-        declare_defaults(ck, f, id, &func);
+        declare_defaults(ck, f, id, func.params as usize, &func.locals);
     }
     declared(ck, id);
     if f.body.is_none() {
@@ -1237,18 +1237,27 @@ pub(crate) fn param_local(
 /// Lowers the default arguments of this declaration of `f` (whose id is
 /// `id`) and merges them with those of earlier declarations: C++ lets a
 /// later declaration add defaults but not repeat one, and once a parameter
-/// has a default every parameter after it needs one.
-pub(crate) fn declare_defaults(ck: &mut Checker, f: &ast::Function, id: FuncId, func: &Function) {
+/// has a default every parameter after it needs one. `params` is the
+/// function's parameter count and `locals` its parameters' locals, only
+/// read for a parameter with a default (so a caller may pass none when no
+/// parameter has one, sparing a copy of the function).
+pub(crate) fn declare_defaults(
+    ck: &mut Checker,
+    f: &ast::Function,
+    id: FuncId,
+    params: usize,
+    locals: &[Local],
+) {
     let mut merged = ck
         .defaults
         .remove(&id)
-        .unwrap_or_else(|| vec![None; func.params as usize]);
-    merged.resize(func.params as usize, None);
+        .unwrap_or_else(|| vec![None; params]);
+    merged.resize(params, None);
     for (i, p) in f.params.iter().enumerate() {
         let Some(ast::Init::Assign(value)) = &p.declarator.init else {
             continue;
         };
-        let Some(param) = func.locals.get(i) else {
+        let Some(param) = locals.get(i) else {
             continue;
         };
         if let Some(Some((_, first))) = merged.get(i) {

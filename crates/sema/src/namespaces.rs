@@ -76,7 +76,7 @@ pub fn flatten<'u>(
         class_friends: HashMap::default(),
         class_bases: HashMap::default(),
         in_template: false,
-        enclosing_members: HashSet::default(),
+        enclosing_members: HashMap::default(),
         deferred: Vec::new(),
         out: Vec::new(),
         callee: false,
@@ -199,8 +199,12 @@ struct Flat {
     /// True while a template's item is rewritten.
     in_template: bool,
     /// The names given to enclosing classes' members inside nested
-    /// classes (`Outer::count` for `count`).
-    enclosing_members: HashSet<String>,
+    /// classes (`Outer::count` for `count`): `Outer`'s member names (every
+    /// set recorded under that name), a name naming a member when its
+    /// entry is `None`. Kept as the classes' shared name sets rather than
+    /// one joined string per member, which cost a string per member of
+    /// every class (hundreds for each library short vector class).
+    enclosing_members: HashMap<String, Vec<Rc<Names>>>,
     /// The bodies of nested classes' member functions, as definitions
     /// outside the class, to follow the enclosing class.
     deferred: Vec<Item>,
@@ -551,6 +555,21 @@ impl Flat {
         }
     }
 
+    /// Whether `name` is `Outer::member` for a class `Outer` and one of
+    /// its members (not a nested class), at any `::` of it: a member's
+    /// own name may hold one (`operator std::string`).
+    fn is_enclosing_member(&self, name: &str) -> bool {
+        if self.enclosing_members.is_empty() {
+            return false;
+        }
+        name.match_indices("::").any(|(at, _)| {
+            let (class, member) = (&name[..at], &name[at + 2..]);
+            self.enclosing_members
+                .get(class)
+                .is_some_and(|sets| sets.iter().any(|m| matches!(m.get(member), Some(None))))
+        })
+    }
+
     /// Rewrites a path to the flat name of what it names, when that is in
     /// a user namespace or is a nested class (`Outer::Inner`).
     fn path(&mut self, path: &mut Path) {
@@ -558,7 +577,7 @@ impl Flat {
         // An enclosing class's member named plainly in a nested class:
         // `Outer::count`, a class and its member, as if written so.
         if let [one] = path.segments.as_slice()
-            && self.enclosing_members.contains(&one.name)
+            && self.is_enclosing_member(&one.name)
             && let Some((class, member)) = one.name.rsplit_once("::")
         {
             let span = one.span;
@@ -1120,28 +1139,28 @@ impl Flat {
         }
         // Inside a nested class, the enclosing class's members are named
         // through it (`count` is `Outer::count`), its nested classes as
-        // they are.
-        let enclosing: HashMap<String, Option<String>> = self
-            .class_members
-            .get(&outer)
-            .map(|m| m.iter())
-            .into_iter()
-            .flatten()
-            .map(|(n, v)| {
-                let flat = v.clone().unwrap_or_else(|| format!("{outer}::{n}"));
-                (n.clone(), Some(flat))
-            })
-            .collect();
-        for (n, v) in self
-            .class_members
-            .get(&outer)
-            .map(|m| m.iter())
-            .into_iter()
-            .flatten()
-        {
-            if v.is_none() {
-                self.enclosing_members.insert(format!("{outer}::{n}"));
-            }
+        // they are. Only a class with nested classes needs the map: built
+        // for every class, it cost a string per member of the library's
+        // short vector classes.
+        let enclosing: HashMap<String, Option<String>> = if nested.is_empty() {
+            HashMap::default()
+        } else {
+            self.class_members
+                .get(&outer)
+                .map(|m| m.iter())
+                .into_iter()
+                .flatten()
+                .map(|(n, v)| {
+                    let flat = v.clone().unwrap_or_else(|| format!("{outer}::{n}"));
+                    (n.clone(), Some(flat))
+                })
+                .collect()
+        };
+        if let Some(members) = self.class_members.get(&outer) {
+            self.enclosing_members
+                .entry(outer.clone())
+                .or_default()
+                .push(Rc::clone(members));
         }
         self.locals.push(Rc::new(enclosing));
         for (m, flat) in nested.into_iter().zip(flats) {

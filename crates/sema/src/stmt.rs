@@ -1734,7 +1734,10 @@ pub fn kernel_type_problem(ck: &Checker, ty: &Type) -> Option<String> {
         Type::CArray(elem, _) if elem.pointee().is_some() => Some("an array of pointers".into()),
         // An empty class has size 1, which the accelerator cannot lay out in
         // an array of 4-byte elements.
-        Type::CArray(elem, _) if matches!(**elem, Type::Struct(id) if ck.struct_fields(id).is_empty()) => {
+        Type::CArray(elem, _)
+            if matches!(**elem, Type::Struct(id)
+                if ck.program.get_struct(id).is_none_or(|s| s.fields.is_empty())) =>
+        {
             Some("arrays of an empty class".into())
         }
         // Likewise an element whose size is not a multiple of 4 bytes (a
@@ -1754,7 +1757,12 @@ pub fn kernel_type_problem(ck: &Checker, ty: &Type) -> Option<String> {
         Type::CArray(elem, _) => kernel_type_problem(ck, elem),
         Type::Struct(_) if class_problem(ck, ty).is_some() => class_problem(ck, ty),
         Type::Struct(id) => {
-            let fields = ck.struct_fields(*id);
+            // Borrowed, not `struct_fields`' copy: asked for every amp
+            // member function of every class, the copy's strings dominated.
+            let fields = ck
+                .program
+                .get_struct(*id)
+                .map_or(&[][..], |s| &s.fields[..]);
             fields.iter().find_map(|(name, t)| {
                 if t.pointee().is_some() {
                     return Some(format!("member `{name}` is a pointer"));
@@ -1782,7 +1790,11 @@ pub fn class_problem(ck: &Checker, ty: &Type) -> Option<String> {
             if info.is_some_and(|c| c.has_bit_field) {
                 return Some("a class with bit fields".into());
             }
-            ck.struct_fields(*id).iter().find_map(|(name, t)| {
+            let fields = ck
+                .program
+                .get_struct(*id)
+                .map_or(&[][..], |s| &s.fields[..]);
+            fields.iter().find_map(|(name, t)| {
                 let p = class_problem(ck, t)?;
                 Some(
                     match name

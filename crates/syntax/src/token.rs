@@ -23,7 +23,10 @@ fn block_comment<'s>(lex: &mut logos::Lexer<'s, Tok<'s>>) -> logos::FilterResult
 }
 
 /// A token. Text-carrying variants borrow the raw text from the source.
-#[derive(Logos, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+// `Hash` stays derived: the written-out `PartialEq` below is the derived
+// equality (same variant, equal payload), so equal tokens hash alike.
+#[allow(clippy::derived_hash_with_manual_eq)]
+#[derive(Logos, Clone, Copy, Debug, Eq, Hash)]
 // A byte-order mark is whitespace: editors on Windows put one at the start.
 #[logos(skip r"[ \t\r\x0b\x0c\u{FEFF}]+")]
 #[logos(skip r"\\\r?\n")]
@@ -468,6 +471,37 @@ pub enum Tok<'s> {
     /// aside, to be parsed when the checker needs it (the index of its
     /// [`crate::lazy::LazyBody`] among the unit's).
     LazyBody(u32),
+}
+
+// Written out rather than derived so that it inlines: the classifier's
+// passes compare every token with a payload-free variant several times
+// (`tokens[i].tok == Tok::LParen`), and the derived comparison stayed an
+// out-of-line call there. Same equality as the derived one: the same
+// variant, and equal payloads for the variants that carry one.
+impl PartialEq for Tok<'_> {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        if std::mem::discriminant(self) != std::mem::discriminant(other) {
+            return false;
+        }
+        match (self, other) {
+            (Tok::Ident(a), Tok::Ident(b))
+            | (Tok::TypeName(a), Tok::TypeName(b))
+            | (Tok::NsQual(a), Tok::NsQual(b))
+            | (Tok::ClassQual(a), Tok::ClassQual(b))
+            | (Tok::NestedQual(a), Tok::NestedQual(b))
+            | (Tok::TemplateQual(a), Tok::TemplateQual(b))
+            | (Tok::TemplateName(a), Tok::TemplateName(b))
+            | (Tok::Int(a), Tok::Int(b))
+            | (Tok::Float(a), Tok::Float(b))
+            | (Tok::BadNumber(a), Tok::BadNumber(b))
+            | (Tok::Str(a), Tok::Str(b))
+            | (Tok::Char(a), Tok::Char(b)) => a == b,
+            (Tok::LazyBody(a), Tok::LazyBody(b)) => a == b,
+            // Same variant, no payload.
+            _ => true,
+        }
+    }
 }
 
 impl<'s> Tok<'s> {
