@@ -27,6 +27,9 @@ pub(super) struct Jam {
 }
 
 /// Lane groups per pass tried, most first: each must fit the tile's row.
+/// Two measured faster than four on the tiled matmul (see
+/// docs/performance.md): four groups' code outgrows what the processor
+/// overlaps, and one group's vectors already overlap across passes.
 const JAM_GROUPS: [usize; 2] = [2, 1];
 
 impl Emitter<'_, '_, '_> {
@@ -44,14 +47,7 @@ impl Emitter<'_, '_, '_> {
         if !self.layout.jam || !has_loop(stmts) {
             return 1;
         }
-        let groups: Vec<usize> = match std::env::var("TESSERA_JAM")
-            .ok()
-            .and_then(|v| v.parse().ok())
-        {
-            Some(j) => vec![j, 1],
-            None => JAM_GROUPS.to_vec(),
-        };
-        groups
+        JAM_GROUPS
             .into_iter()
             .find(|&j| j >= 1 && u32::try_from(j * lanes).is_ok_and(|w| last % w == 0 && last >= w))
             .unwrap_or(1)
