@@ -467,7 +467,13 @@ impl<'p> Jit<'p> {
                     if !plan.lanes {
                         return (Err(*inner), String::new());
                     }
-                    plan.lanes = false;
+                    // Jammed lane groups first give way to one group per
+                    // pass, then lanes to one work-item at a time.
+                    if plan.jam {
+                        plan.jam = false;
+                    } else {
+                        plan.lanes = false;
+                    }
                     min_frame = 0;
                     continue;
                 }
@@ -503,7 +509,11 @@ impl<'p> Jit<'p> {
                 // kernel again without lanes.
                 Err(_) if plan.lanes => {
                     module.clear_context(&mut ctx);
-                    plan.lanes = false;
+                    if plan.jam {
+                        plan.jam = false;
+                    } else {
+                        plan.lanes = false;
+                    }
                     min_frame = 0;
                 }
                 Err(e) => break (Err(Decline::CodeGeneration(e.to_string())), text),

@@ -70,6 +70,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             extent_bound: vec![i64::from(i32::MAX); rank as usize],
             covering: Vec::new(),
             lanes: true,
+            jam: true,
         })
     }
 
@@ -150,6 +151,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             },
             host: None,
             vector: None,
+            jam: None,
             unions: unions::Unions::default(),
             frame_pointers: HashMap::new(),
             check_bools: false,
@@ -378,6 +380,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             extent_bound: Vec::new(),
             covering: Vec::new(),
             lanes: false,
+            jam: false,
         };
         let mut lw = Self::start(prog, func, b, helpers, layout);
         lw.load_captures();

@@ -21,26 +21,37 @@ impl Emitter<'_, '_, '_> {
         let Some(shape) = self.layout.tile else {
             return decline(Decline::WorkItemLoopOutsideTiledKernel);
         };
+        let groups = self.jam_groups(stmts, lanes);
         let tile_loops = self.open_tile_loops(shape, limit);
-        self.lanes_step(&tile_loops.coords, uses, stores, stmts, lanes, shared)?;
-        self.close_tile_loops(&tile_loops, lanes as i64);
+        self.lanes_step(
+            &tile_loops.coords,
+            uses,
+            stores,
+            stmts,
+            (lanes, groups),
+            shared,
+        )?;
+        self.close_tile_loops(&tile_loops, (lanes * groups) as i64);
         Ok(())
     }
 
-    /// One step of a region run in lanes: `stmts` for the `lanes`
-    /// work-items whose coordinates are `coords` and its neighbours along
-    /// the last dimension, with the frame loads and stores of `uses` and
-    /// `stores`. A non-tiled kernel's index parameter is each lane's own
-    /// coordinates.
+    /// One step of a region run in lanes: `stmts` for the `lanes.0 *
+    /// lanes.1` work-items whose coordinates are `coords` and its
+    /// neighbours along the last dimension (`lanes.1` groups of `lanes.0`
+    /// lanes, jammed: see [`super::jam`]), with the frame loads and stores
+    /// of `uses` and `stores`. A non-tiled kernel's index parameter is each
+    /// lane's own coordinates.
     pub(super) fn lanes_step(
         &mut self,
         coords: &[Variable],
         uses: &BTreeSet<LocalId>,
         stores: &HashSet<LocalId>,
         stmts: &[Stmt],
-        lanes: usize,
+        (lanes, groups): (usize, usize),
         shared: &HashSet<LocalId>,
     ) -> R<()> {
+        let width = lanes;
+        let lanes = width * groups;
         let rank = coords.len();
         let index_param = self.facts.lane_axis(rank).index;
         let folded = crate::plan::fold::fold_calls(self.prog, stmts);
@@ -113,7 +124,7 @@ impl Emitter<'_, '_, '_> {
             .iter()
             .filter(|(l, _)| {
                 let ty = &self.prog.function(kernel_fn).local(*l).ty;
-                !invariant.contains(l) && self.frame_row_candidate(*l, ty, lanes)
+                !invariant.contains(l) && self.frame_row_candidate(*l, ty, width)
             })
             .copied()
             .collect();
@@ -153,7 +164,7 @@ impl Emitter<'_, '_, '_> {
             }
             let mut known = invariant.clone();
             known.extend(shared.iter().copied());
-            self.start_vector_lanes(stmts, &mut ctxs, known, axis, &unloaded)?;
+            self.start_groups(stmts, &mut ctxs, width, &known, axis, &unloaded)?;
             let body = self.lane_stmts(stmts, &mut ctxs);
             let mut written: Vec<(LocalId, FrameSlot)> = stores
                 .iter()
@@ -165,24 +176,32 @@ impl Emitter<'_, '_, '_> {
             // vectors' values here are those stored there.
             let mut rows = Vec::new();
             if body.is_ok() {
-                rows = self.frame_rows_written(&mut ctxs, &written);
-                self.finish_vector_lanes(&mut ctxs);
+                rows = self.finish_groups(&mut ctxs, width, &written);
             }
             self.vector = None;
+            self.jam = None;
             body?;
             self.b.ins().jump(item_end, &[]);
             self.b.switch_to_block(item_end);
-            for &(_, v, addr) in &rows {
-                self.store_frame_row(v, addr);
-            }
-            written.retain(|(l, _)| rows.iter().all(|(r, _, _)| r != l));
-            for ctx in ctxs.iter_mut() {
-                self.swap_lane(ctx);
-                for &(l, off) in &written {
-                    let ty = self.prog.function(kernel_fn).local(l).ty.clone();
-                    self.vars_to_frame(l, off, &ty)?;
+            // By group: the rows stored whole, and the others' lanes one
+            // by one.
+            for (part, part_rows) in ctxs.chunks_mut(width).zip(&rows) {
+                for &(_, v, addr) in part_rows {
+                    self.store_frame_row(v, addr);
                 }
-                self.swap_lane(ctx);
+                let rest: Vec<(LocalId, FrameSlot)> = written
+                    .iter()
+                    .filter(|(l, _)| part_rows.iter().all(|(r, _, _)| r != l))
+                    .copied()
+                    .collect();
+                for ctx in part.iter_mut() {
+                    self.swap_lane(ctx);
+                    for &(l, off) in &rest {
+                        let ty = self.prog.function(kernel_fn).local(l).ty.clone();
+                        self.vars_to_frame(l, off, &ty)?;
+                    }
+                    self.swap_lane(ctx);
+                }
             }
             Ok(())
         })();
@@ -190,6 +209,8 @@ impl Emitter<'_, '_, '_> {
         self.wi.item_coords = saved_coords;
         self.wi.frame_item = saved_item;
         self.region = saved_region;
+        self.vector = None;
+        self.jam = None;
         result.map_err(|e| match e {
             Decline::InLanes(_) => e,
             other => Decline::InLanes(Box::new(other)),
@@ -237,6 +258,11 @@ impl Emitter<'_, '_, '_> {
         match &s.kind {
             StmtKind::Block(b) => self.lane_stmts(&b.stmts, ctxs),
             StmtKind::Let { .. } if shared_let => self.in_lane0(ctxs, |lw| lw.stmt(s)),
+            // Jammed groups: a branch that may differ between the lanes is
+            // masked in each group.
+            StmtKind::If { cond, .. } if self.jam.is_some() && !self.lane_invariant_cond(cond) => {
+                self.each_group(s, ctxs)
+            }
             // `if (a && b) S` is `if (a) { if (b) S }`: each part of the
             // condition gets its own test (shared, on vectors or masked),
             // and `b` is still evaluated only where `a` holds.
@@ -292,6 +318,7 @@ impl Emitter<'_, '_, '_> {
                 Ok(())
             }
             StmtKind::Loop { .. } => self.emit_loop(s, Some(ctxs)),
+            _ if self.jam.is_some() => self.each_group(s, ctxs),
             _ => {
                 if self.vector_stmt(s, ctxs)? {
                     return Ok(());

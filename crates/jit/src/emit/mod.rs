@@ -44,6 +44,7 @@ mod calls;
 mod expr;
 mod facts;
 mod intrinsics;
+mod jam;
 mod kernel;
 mod lanes;
 mod objects;
@@ -156,6 +157,10 @@ pub(crate) struct KernelLayout {
     /// runs lane by lane, and may pass the size budget) is lowered once
     /// more without.
     pub(crate) lanes: bool,
+    /// Whether a region run in lanes may jam several lane groups into one
+    /// pass (see [`jam`]). A kernel whose jammed lowering is declined is
+    /// lowered once more without jamming, before giving up on lanes.
+    pub(crate) jam: bool,
 }
 
 impl KernelLayout {
@@ -415,6 +420,9 @@ pub(crate) struct Emitter<'a, 'b, 'f> {
     host: Option<HostCtx>,
     /// Emitting a region in lanes: its vector locals.
     vector: Option<vector::VectorLanes>,
+    /// Emitting a region whose lane groups are jammed: the other groups'
+    /// vector states (see [`jam`]).
+    jam: Option<jam::Jam>,
     /// Where the active-member tags of unions are.
     unions: unions::Unions,
     /// The allocations of pointer locals living across barriers, by scope

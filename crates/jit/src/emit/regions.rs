@@ -67,7 +67,7 @@ impl Emitter<'_, '_, '_> {
                 &BTreeSet::new(),
                 &HashSet::new(),
                 &body.stmts,
-                shape.lanes,
+                (shape.lanes, 1),
                 &shape.shared,
             )?;
             self.next_item(n, &exts, step);
