@@ -1,15 +1,19 @@
-//! Objects of one type moved between values and bytes many at a time.
+//! Objects of one type between values and bytes: records.
 //!
-//! A launch over a `std::vector` or `array` of structs writes every element
-//! into the buffer it hands over, and reads every element back after. The
-//! general writer and reader (`write_object`, `read_object`) work out each
-//! field's offset again for every element, which made a hand-off of a
-//! million `float_4`s cost about 1,500 instructions an element. A [`RecordShape`]
-//! is the type with its offsets worked out once, for types without unions
-//! (whose bytes also need their tags, and take the general path).
+//! A [`RecordShape`] is a struct or C array type without unions with the
+//! offset of every part worked out once. A storage of records
+//! (`value::Elems::Records`: a `std::vector<float_4>`, an `array` of a
+//! point struct) keeps its elements as bytes in C++ layout and reads or
+//! writes one part of one element through the shape; a launch's hand-off
+//! converts objects of other storages and places through it, where the
+//! general writer and reader (`offload::write_object`, `read_object`)
+//! worked out each field's offset again for every element (about 1,500
+//! instructions an element of a million `float_4`s). Types with unions
+//! take the general path: their bytes also need their tags.
 //!
-//! Reading and writing through a shape gives exactly what the general
-//! functions give: the same values, the same refusals.
+//! Reading through a shape gives what `read_object` gives; writing gives
+//! the bytes `write_object` gives in a fresh (zero) buffer, and writes
+//! zeros for a never-written part, so that it also overwrites an element.
 
 use crate::offload::bits;
 use crate::value::{ScalarArray, Value};

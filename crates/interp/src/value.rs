@@ -738,6 +738,14 @@ pub(crate) enum ElemLayout {
     Values,
 }
 
+/// A buffer of one record, `v`, of the type of storage buffer `b`; `None`
+/// when `v` is no value of its shape.
+fn one_record(shape: &RecordShape, b: &Buffer, v: &Value) -> Option<Buffer> {
+    let mut one = Buffer::zeroed(b.elem.clone(), b.elem_size, 1)?;
+    shape.write(&mut one, 0, v)?;
+    Some(one)
+}
+
 /// Element `i` of a storage of records, as a value.
 fn record_at(shape: &RecordShape, b: &Buffer, i: usize) -> Option<Value> {
     if i >= b.len {
@@ -1114,9 +1122,7 @@ impl Storage {
         let Elems::Records(shape, b) = &*self.elems.borrow() else {
             return false;
         };
-        Buffer::zeroed(b.elem.clone(), b.elem_size, 1)
-            .and_then(|mut one| shape.write(&mut one, 0, v).map(|()| one))
-            .is_some_and(|one| one.words().iter().all(|w| *w == 0))
+        one_record(shape, b, v).is_some_and(|one| one.words().iter().all(|w| *w == 0))
     }
 
     /// Whether the elements are records in a typed buffer.
@@ -1305,9 +1311,7 @@ impl Storage {
         if let Elems::Records(shape, b) = &mut *self.elems_mut() {
             // The value's bytes once, copied to every element.
             let size = b.elem_size as usize;
-            let one = Buffer::zeroed(b.elem.clone(), b.elem_size, 1)
-                .and_then(|mut one| shape.write(&mut one, 0, v).map(|()| one));
-            if let Some(one) = one {
+            if let Some(one) = one_record(shape, b, v) {
                 for i in lo..hi.min(b.len) {
                     b.copy_bytes(i * size, one.words(), 0, size);
                 }

@@ -82,22 +82,9 @@ fn plain(prog: &Program, e: &Expr) -> bool {
 }
 
 fn plain_expr(prog: &Program, e: &Expr, seen: &mut HashSet<FuncId>) -> bool {
-    let mut ok = true;
-    let mut calls = Vec::new();
-    for_each_subexpr(e, &mut |x| match &x.kind {
-        ExprKind::Call { func, .. } => calls.push(*func),
-        ExprKind::Global(_)
-        | ExprKind::Intrinsic { .. }
-        | ExprKind::VirtualCall { .. }
-        | ExprKind::CallPtr { .. }
-        | ExprKind::Launch { .. }
-        | ExprKind::Throw(_)
-        | ExprKind::FuncAddr(_)
-        | ExprKind::Capture(_)
-        | ExprKind::Str(_) => ok = false,
-        _ => {}
-    });
-    ok && calls.into_iter().all(|f| plain_function(prog, f, seen))
+    let mut nodes = Vec::new();
+    for_each_subexpr(e, &mut |x| nodes.push(x));
+    nodes.into_iter().all(|x| plain_node(prog, x, seen))
 }
 
 fn plain_function(prog: &Program, f: FuncId, seen: &mut HashSet<FuncId>) -> bool {
@@ -123,12 +110,12 @@ fn plain_function(prog: &Program, f: FuncId, seen: &mut HashSet<FuncId>) -> bool
         },
         &mut |x| exprs.push(x),
     );
-    ok && exprs.into_iter().all(|x| plain_shallow(prog, x, seen))
+    ok && exprs.into_iter().all(|x| plain_node(prog, x, seen))
 }
 
-/// [`plain_expr`] for one node of a function body (its sub-expressions are
-/// visited on their own).
-fn plain_shallow(prog: &Program, x: &Expr, seen: &mut HashSet<FuncId>) -> bool {
+/// Whether one node of an expression only builds a value (its
+/// sub-expressions are judged on their own).
+fn plain_node(prog: &Program, x: &Expr, seen: &mut HashSet<FuncId>) -> bool {
     match &x.kind {
         ExprKind::Call { func, .. } => plain_function(prog, *func, seen),
         ExprKind::Global(_)
