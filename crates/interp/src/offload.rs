@@ -609,10 +609,7 @@ impl Machine<'_> {
                     && written
                     && let Some(mut data) = storage.values_mut()
                 {
-                    let shape = match tags {
-                        None => crate::records::RecordShape::of(structs, &buffer.elem),
-                        Some(_) => None,
-                    };
+                    let shape = untagged_shape(structs, &buffer.elem, tags);
                     for (i, slot) in data.iter_mut().enumerate() {
                         let read = match &shape {
                             // An object the interpreter has written: read
@@ -678,10 +675,7 @@ impl Machine<'_> {
                     // Scalars: the buffer becomes the array as it is.
                     Ok(a) => Some(Value::Scalars(Rc::new(a))),
                     Err(buffer) => {
-                        let shape = match tags {
-                            None => crate::records::RecordShape::of(structs, &buffer.elem),
-                            Some(_) => None,
-                        };
+                        let shape = untagged_shape(structs, &buffer.elem, tags);
                         (0..buffer.len)
                             .map(|i| match &shape {
                                 Some(shape) => shape.read(&buffer, i * size),
@@ -1054,9 +1048,7 @@ impl Machine<'_> {
         }
         Some(())
     }
-}
 
-impl Machine<'_> {
     /// The buffer of C array `a`, the value at `place`, taken out of the
     /// place without a copy when nothing else shares it (the place holds
     /// nothing meanwhile: the interpreter runs nothing until it is put
@@ -1157,9 +1149,7 @@ fn marshal_items(
         return Some(buffer);
     }
     let tags = tags_at(structs, elem, size);
-    if tags.is_none()
-        && let Some(shape) = crate::records::RecordShape::of(structs, elem)
-    {
+    if let Some(shape) = untagged_shape(structs, elem, tags) {
         for (k, item) in items.iter().enumerate() {
             shape.write(&mut buffer, k * size as usize, item)?;
         }
@@ -1170,6 +1160,19 @@ fn marshal_items(
         write_object(structs, &mut buffer, at, elem, item, tags.map(|t| at + t))?;
     }
     Some(buffer)
+}
+
+/// The record shape of `elem` when its buffer has no union tags (`tags`
+/// as [`tags_at`] gives them): objects of it then go through the shape.
+fn untagged_shape(
+    structs: &[tessera_ir::StructDef],
+    elem: &Type,
+    tags: Option<usize>,
+) -> Option<crate::records::RecordShape> {
+    if tags.is_some() {
+        return None;
+    }
+    crate::records::RecordShape::of(structs, elem)
 }
 
 /// Where, from an element's first byte, its union tags are in a buffer of

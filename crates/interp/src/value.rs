@@ -1427,27 +1427,7 @@ impl Storage {
 
     /// Inserts `v` before element `at` (at most the length).
     pub(crate) fn insert(&self, at: usize, v: Value) {
-        if self.records() && at == self.len() {
-            // At the end: as `push_back`.
-            self.push(v);
-            return;
-        }
-        let mut elems = self.elems_mut();
-        to_values_if_records(&mut elems);
-        match &mut *elems {
-            Elems::Records(..) => {}
-            Elems::Scalars(s, b) => {
-                if at <= b.len {
-                    b.insert_zeroed(at, 1);
-                    set_scalar(*s, b, at, &v);
-                }
-            }
-            Elems::Values(items) => {
-                if at <= items.len() {
-                    items.insert(at, v);
-                }
-            }
-        }
+        self.insert_many(at, vec![v]);
     }
 
     /// Inserts `new` before element `at` (at most the length).
