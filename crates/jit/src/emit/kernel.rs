@@ -301,7 +301,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         // an element (the interpreter then hands a read-only one over as
         // its own memory); any other struct or array is taken as written.
         let plain_array = |ty: Option<&Type>| matches!(ty, Some(Type::CArray(elem, _)) if elem.scalar().is_some());
-        let array_writes = crate::plan::locals::written_global_arrays(stmt);
+        let array_writes = crate::plan::locals::changed_globals(prog, f, stmt);
         let written = locals
             .iter()
             .map(|l| {

@@ -86,11 +86,15 @@ pub(crate) fn element_writes(prog: &Program, stmt: &Stmt) -> HashSet<LocalId> {
     found.into_inner()
 }
 
-/// The C array globals a host statement may write: those it assigns (or
-/// atomically changes) an element or part of; `None` when it may write
-/// any global another way (a call, which may write globals it does not
-/// name; a reference or address taken).
-pub(crate) fn written_global_arrays(stmt: &Stmt) -> Option<HashSet<GlobalId>> {
+/// The globals a host statement of `func` may change (see
+/// [`changed_roots`]); `None` when it calls a function, which may write
+/// globals it is not handed, or uses an atomic (whose place
+/// `changed_roots` does not look for).
+pub(crate) fn changed_globals(
+    prog: &Program,
+    func: &tessera_ir::Function,
+    stmt: &Stmt,
+) -> Option<HashSet<GlobalId>> {
     fn root(e: &Expr) -> Option<GlobalId> {
         match &e.kind {
             ExprKind::Global(g) => Some(*g),
@@ -99,39 +103,28 @@ pub(crate) fn written_global_arrays(stmt: &Stmt) -> Option<HashSet<GlobalId>> {
             _ => None,
         }
     }
-    let mut found = HashSet::new();
-    let other = std::cell::Cell::new(false);
-    walk_stmt(
-        stmt,
-        &mut |s| {
-            if matches!(
-                s.kind,
-                StmtKind::Let {
-                    init: Some(Init::Ref(_)),
+    let opaque = std::cell::Cell::new(false);
+    walk_stmt(stmt, &mut |_| {}, &mut |e| {
+        if matches!(
+            e.kind,
+            ExprKind::Call { .. }
+                | ExprKind::VirtualCall { .. }
+                | ExprKind::CallPtr { .. }
+                | ExprKind::Intrinsic {
+                    op: Intrinsic::Atomic(_),
                     ..
                 }
-            ) {
-                other.set(true);
-            }
-        },
-        &mut |e| match &e.kind {
-            ExprKind::Assign { target, .. }
-            | ExprKind::CompoundAssign { target, .. }
-            | ExprKind::IncDec { target, .. } => {
-                if let Some(g) = root(target) {
-                    found.insert(g);
-                }
-            }
-            ExprKind::Intrinsic {
-                op: Intrinsic::Atomic(_),
-                ..
-            }
-            | ExprKind::Call { .. }
-            | ExprKind::AddrOf(_) => other.set(true),
-            _ => {}
-        },
-    );
-    (!other.get()).then_some(found)
+        ) {
+            opaque.set(true);
+        }
+    });
+    if opaque.get() {
+        return None;
+    }
+    let block = IrBlock {
+        stmts: vec![stmt.clone()],
+    };
+    Some(changed_roots_in(prog, func, &block, root))
 }
 
 /// The local a place passed by reference, bound to a reference or written
@@ -341,10 +334,20 @@ fn changed_roots<T: Eq + std::hash::Hash>(
     func: &tessera_ir::Function,
     root: fn(&Expr) -> Option<T>,
 ) -> HashSet<T> {
+    match &func.body {
+        Some(body) => changed_roots_in(prog, func, body, root),
+        None => HashSet::new(),
+    }
+}
+
+/// [`changed_roots`] for `block`, a part of `func`'s body.
+fn changed_roots_in<T: Eq + std::hash::Hash>(
+    prog: &Program,
+    func: &tessera_ir::Function,
+    body: &IrBlock,
+    root: fn(&Expr) -> Option<T>,
+) -> HashSet<T> {
     let out = std::cell::RefCell::new(HashSet::new());
-    let Some(body) = &func.body else {
-        return out.into_inner();
-    };
     let mutable_ref = |f: &tessera_ir::Function, l: usize| {
         f.locals.get(l).is_some_and(|l| l.by_ref && !l.is_const)
     };
