@@ -29,11 +29,7 @@ impl FnCx<'_> {
                 return e;
             }
             // A property (`v.xy` of a short vector): its getter.
-            let getter = format!("__get_{}", name.name);
-            if self.ck.find_field(id, &name.name).is_none()
-                && self.ck.find_methods(id, &name.name).is_none()
-                && self.ck.find_methods(id, &getter).is_some()
-            {
+            if let Some(getter) = self.ck.property_accessor(id, &name.name, false) {
                 let ident = ast::Ident {
                     name: getter,
                     span: name.span,

@@ -1524,6 +1524,40 @@ impl Checker {
         None
     }
 
+    /// The member function that reads (`set` false) or writes property
+    /// `name` of class `id`, when `name` is one: a short vector's swizzle
+    /// or component alias (`v.xy`, `v.bgr`, `v.r`), for which MSVC's header
+    /// declares properties of its `get_`/`set_` members, each swizzle
+    /// under its `xyzw` name and its `rgba` one (`rg` is `get_xy`/`set_xy`).
+    /// A name the class has as a data member or member function is not a
+    /// property.
+    pub fn property_accessor(&self, id: StructId, name: &str, set: bool) -> Option<String> {
+        const COMPONENTS: &str = "xyzw";
+        const COLORS: &str = "rgba";
+        let def = self.program.get_struct(id)?;
+        let short_vector = def.name.starts_with("concurrency::graphics::")
+            && self.library_files.contains(&def.span.file);
+        if !short_vector
+            || name.is_empty()
+            || name.len() > 4
+            || self.find_field(id, name).is_some()
+            || self.find_methods(id, name).is_some()
+        {
+            return None;
+        }
+        let components: String = if name.chars().all(|c| COMPONENTS.contains(c)) {
+            name.to_string()
+        } else if name.chars().all(|c| COLORS.contains(c)) {
+            name.chars()
+                .filter_map(|c| COLORS.find(c).and_then(|i| COMPONENTS.chars().nth(i)))
+                .collect()
+        } else {
+            return None;
+        };
+        let accessor = format!("{}_{components}", if set { "set" } else { "get" });
+        self.find_methods(id, &accessor).map(|_| accessor)
+    }
+
     /// True when assigning a whole object of class `id` runs user code: a
     /// base or member (at any depth) declares `operator=` (C++'s implicit
     /// assignment calls it).

@@ -1213,9 +1213,8 @@ impl FnCx<'_> {
         }
     }
 
-    /// `v.xy = w` where `xy` is a property (a class with a `__set_xy`
-    /// member and no data member `xy`, as the short vectors' swizzles are):
-    /// a call of the setter. `v.xy += w` is `v.xy = v.xy + w`, so the
+    /// `v.xy = w` where `xy` is a property (a short vector's swizzle: see
+    /// `Checker::property_accessor`): a call of the setter. `v.xy += w` is `v.xy = v.xy + w`, so the
     /// object is evaluated twice.
     fn property_assign(
         &mut self,
@@ -1233,13 +1232,13 @@ impl FnCx<'_> {
         else {
             return None;
         };
-        let setter = format!("__set_{}", name.name);
-        // Only a class with such a setter makes the object worth lowering here.
+        // Only a class with such a property makes the object worth
+        // lowering here.
         if !self
             .ck
             .classes
             .keys()
-            .any(|id| self.ck.find_methods(*id, &setter).is_some())
+            .any(|id| self.ck.property_accessor(*id, &name.name, true).is_some())
         {
             return None;
         }
@@ -1247,11 +1246,7 @@ impl FnCx<'_> {
         let Type::Struct(id) = object.ty else {
             return None;
         };
-        if self.ck.find_field(id, &name.name).is_some()
-            || self.ck.find_methods(id, &setter).is_none()
-        {
-            return None;
-        }
+        let setter = self.ck.property_accessor(id, &name.name, true)?;
         let value = match op {
             None => self.expr(rhs),
             Some(op) => {

@@ -124,32 +124,12 @@ struct int_2 {
 
     int get_x() const restrict(cpu, amp) { return x; }
     void set_x(int v) restrict(cpu, amp) { x = v; }
-    int __get_r() const restrict(cpu, amp) { return x; }
-    void __set_r(int v) restrict(cpu, amp) { x = v; }
-    int get_r() const restrict(cpu, amp) { return x; }
-    void set_r(int v) restrict(cpu, amp) { x = v; }
     int get_y() const restrict(cpu, amp) { return y; }
     void set_y(int v) restrict(cpu, amp) { y = v; }
-    int __get_g() const restrict(cpu, amp) { return y; }
-    void __set_g(int v) restrict(cpu, amp) { y = v; }
-    int get_g() const restrict(cpu, amp) { return y; }
-    void set_g(int v) restrict(cpu, amp) { y = v; }
-    int_2 __get_xy() const restrict(cpu, amp) { return int_2(x, y); }
-    void __set_xy(int_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
     int_2 get_xy() const restrict(cpu, amp) { return int_2(x, y); }
     void set_xy(int_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    int_2 __get_rg() const restrict(cpu, amp) { return int_2(x, y); }
-    void __set_rg(int_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    int_2 get_rg() const restrict(cpu, amp) { return int_2(x, y); }
-    void set_rg(int_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    int_2 __get_yx() const restrict(cpu, amp) { return int_2(y, x); }
-    void __set_yx(int_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
     int_2 get_yx() const restrict(cpu, amp) { return int_2(y, x); }
     void set_yx(int_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    int_2 __get_gr() const restrict(cpu, amp) { return int_2(y, x); }
-    void __set_gr(int_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    int_2 get_gr() const restrict(cpu, amp) { return int_2(y, x); }
-    void set_gr(int_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
 
     int_2& operator+=(const int_2& v) restrict(cpu, amp) { x += v.x; y += v.y; return *this; }
     int_2& operator-=(const int_2& v) restrict(cpu, amp) { x -= v.x; y -= v.y; return *this; }
@@ -185,32 +165,12 @@ struct uint_2 {
 
     unsigned int get_x() const restrict(cpu, amp) { return x; }
     void set_x(unsigned int v) restrict(cpu, amp) { x = v; }
-    unsigned int __get_r() const restrict(cpu, amp) { return x; }
-    void __set_r(unsigned int v) restrict(cpu, amp) { x = v; }
-    unsigned int get_r() const restrict(cpu, amp) { return x; }
-    void set_r(unsigned int v) restrict(cpu, amp) { x = v; }
     unsigned int get_y() const restrict(cpu, amp) { return y; }
     void set_y(unsigned int v) restrict(cpu, amp) { y = v; }
-    unsigned int __get_g() const restrict(cpu, amp) { return y; }
-    void __set_g(unsigned int v) restrict(cpu, amp) { y = v; }
-    unsigned int get_g() const restrict(cpu, amp) { return y; }
-    void set_g(unsigned int v) restrict(cpu, amp) { y = v; }
-    uint_2 __get_xy() const restrict(cpu, amp) { return uint_2(x, y); }
-    void __set_xy(uint_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
     uint_2 get_xy() const restrict(cpu, amp) { return uint_2(x, y); }
     void set_xy(uint_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    uint_2 __get_rg() const restrict(cpu, amp) { return uint_2(x, y); }
-    void __set_rg(uint_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    uint_2 get_rg() const restrict(cpu, amp) { return uint_2(x, y); }
-    void set_rg(uint_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    uint_2 __get_yx() const restrict(cpu, amp) { return uint_2(y, x); }
-    void __set_yx(uint_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
     uint_2 get_yx() const restrict(cpu, amp) { return uint_2(y, x); }
     void set_yx(uint_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    uint_2 __get_gr() const restrict(cpu, amp) { return uint_2(y, x); }
-    void __set_gr(uint_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    uint_2 get_gr() const restrict(cpu, amp) { return uint_2(y, x); }
-    void set_gr(uint_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
 
     uint_2& operator+=(const uint_2& v) restrict(cpu, amp) { x += v.x; y += v.y; return *this; }
     uint_2& operator-=(const uint_2& v) restrict(cpu, amp) { x -= v.x; y -= v.y; return *this; }
@@ -245,32 +205,12 @@ struct float_2 {
 
     float get_x() const restrict(cpu, amp) { return x; }
     void set_x(float v) restrict(cpu, amp) { x = v; }
-    float __get_r() const restrict(cpu, amp) { return x; }
-    void __set_r(float v) restrict(cpu, amp) { x = v; }
-    float get_r() const restrict(cpu, amp) { return x; }
-    void set_r(float v) restrict(cpu, amp) { x = v; }
     float get_y() const restrict(cpu, amp) { return y; }
     void set_y(float v) restrict(cpu, amp) { y = v; }
-    float __get_g() const restrict(cpu, amp) { return y; }
-    void __set_g(float v) restrict(cpu, amp) { y = v; }
-    float get_g() const restrict(cpu, amp) { return y; }
-    void set_g(float v) restrict(cpu, amp) { y = v; }
-    float_2 __get_xy() const restrict(cpu, amp) { return float_2(x, y); }
-    void __set_xy(float_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
     float_2 get_xy() const restrict(cpu, amp) { return float_2(x, y); }
     void set_xy(float_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    float_2 __get_rg() const restrict(cpu, amp) { return float_2(x, y); }
-    void __set_rg(float_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    float_2 get_rg() const restrict(cpu, amp) { return float_2(x, y); }
-    void set_rg(float_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    float_2 __get_yx() const restrict(cpu, amp) { return float_2(y, x); }
-    void __set_yx(float_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
     float_2 get_yx() const restrict(cpu, amp) { return float_2(y, x); }
     void set_yx(float_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    float_2 __get_gr() const restrict(cpu, amp) { return float_2(y, x); }
-    void __set_gr(float_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    float_2 get_gr() const restrict(cpu, amp) { return float_2(y, x); }
-    void set_gr(float_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
 
     float_2& operator+=(const float_2& v) restrict(cpu, amp) { x += v.x; y += v.y; return *this; }
     float_2& operator-=(const float_2& v) restrict(cpu, amp) { x -= v.x; y -= v.y; return *this; }
@@ -298,32 +238,12 @@ struct double_2 {
 
     double get_x() const restrict(cpu, amp) { return x; }
     void set_x(double v) restrict(cpu, amp) { x = v; }
-    double __get_r() const restrict(cpu, amp) { return x; }
-    void __set_r(double v) restrict(cpu, amp) { x = v; }
-    double get_r() const restrict(cpu, amp) { return x; }
-    void set_r(double v) restrict(cpu, amp) { x = v; }
     double get_y() const restrict(cpu, amp) { return y; }
     void set_y(double v) restrict(cpu, amp) { y = v; }
-    double __get_g() const restrict(cpu, amp) { return y; }
-    void __set_g(double v) restrict(cpu, amp) { y = v; }
-    double get_g() const restrict(cpu, amp) { return y; }
-    void set_g(double v) restrict(cpu, amp) { y = v; }
-    double_2 __get_xy() const restrict(cpu, amp) { return double_2(x, y); }
-    void __set_xy(double_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
     double_2 get_xy() const restrict(cpu, amp) { return double_2(x, y); }
     void set_xy(double_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    double_2 __get_rg() const restrict(cpu, amp) { return double_2(x, y); }
-    void __set_rg(double_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    double_2 get_rg() const restrict(cpu, amp) { return double_2(x, y); }
-    void set_rg(double_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    double_2 __get_yx() const restrict(cpu, amp) { return double_2(y, x); }
-    void __set_yx(double_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
     double_2 get_yx() const restrict(cpu, amp) { return double_2(y, x); }
     void set_yx(double_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    double_2 __get_gr() const restrict(cpu, amp) { return double_2(y, x); }
-    void __set_gr(double_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    double_2 get_gr() const restrict(cpu, amp) { return double_2(y, x); }
-    void set_gr(double_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
 
     double_2& operator+=(const double_2& v) restrict(cpu, amp) { x += v.x; y += v.y; return *this; }
     double_2& operator-=(const double_2& v) restrict(cpu, amp) { x -= v.x; y -= v.y; return *this; }
@@ -354,32 +274,12 @@ struct norm_2 {
 
     norm get_x() const restrict(cpu, amp) { return x; }
     void set_x(norm v) restrict(cpu, amp) { x = v; }
-    norm __get_r() const restrict(cpu, amp) { return x; }
-    void __set_r(norm v) restrict(cpu, amp) { x = v; }
-    norm get_r() const restrict(cpu, amp) { return x; }
-    void set_r(norm v) restrict(cpu, amp) { x = v; }
     norm get_y() const restrict(cpu, amp) { return y; }
     void set_y(norm v) restrict(cpu, amp) { y = v; }
-    norm __get_g() const restrict(cpu, amp) { return y; }
-    void __set_g(norm v) restrict(cpu, amp) { y = v; }
-    norm get_g() const restrict(cpu, amp) { return y; }
-    void set_g(norm v) restrict(cpu, amp) { y = v; }
-    norm_2 __get_xy() const restrict(cpu, amp) { return norm_2(x, y); }
-    void __set_xy(norm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
     norm_2 get_xy() const restrict(cpu, amp) { return norm_2(x, y); }
     void set_xy(norm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    norm_2 __get_rg() const restrict(cpu, amp) { return norm_2(x, y); }
-    void __set_rg(norm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    norm_2 get_rg() const restrict(cpu, amp) { return norm_2(x, y); }
-    void set_rg(norm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    norm_2 __get_yx() const restrict(cpu, amp) { return norm_2(y, x); }
-    void __set_yx(norm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
     norm_2 get_yx() const restrict(cpu, amp) { return norm_2(y, x); }
     void set_yx(norm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    norm_2 __get_gr() const restrict(cpu, amp) { return norm_2(y, x); }
-    void __set_gr(norm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    norm_2 get_gr() const restrict(cpu, amp) { return norm_2(y, x); }
-    void set_gr(norm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
 
     norm_2& operator+=(const norm_2& v) restrict(cpu, amp) { x += v.x; y += v.y; return *this; }
     norm_2& operator-=(const norm_2& v) restrict(cpu, amp) { x -= v.x; y -= v.y; return *this; }
@@ -409,32 +309,12 @@ struct unorm_2 {
 
     unorm get_x() const restrict(cpu, amp) { return x; }
     void set_x(unorm v) restrict(cpu, amp) { x = v; }
-    unorm __get_r() const restrict(cpu, amp) { return x; }
-    void __set_r(unorm v) restrict(cpu, amp) { x = v; }
-    unorm get_r() const restrict(cpu, amp) { return x; }
-    void set_r(unorm v) restrict(cpu, amp) { x = v; }
     unorm get_y() const restrict(cpu, amp) { return y; }
     void set_y(unorm v) restrict(cpu, amp) { y = v; }
-    unorm __get_g() const restrict(cpu, amp) { return y; }
-    void __set_g(unorm v) restrict(cpu, amp) { y = v; }
-    unorm get_g() const restrict(cpu, amp) { return y; }
-    void set_g(unorm v) restrict(cpu, amp) { y = v; }
-    unorm_2 __get_xy() const restrict(cpu, amp) { return unorm_2(x, y); }
-    void __set_xy(unorm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
     unorm_2 get_xy() const restrict(cpu, amp) { return unorm_2(x, y); }
     void set_xy(unorm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    unorm_2 __get_rg() const restrict(cpu, amp) { return unorm_2(x, y); }
-    void __set_rg(unorm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    unorm_2 get_rg() const restrict(cpu, amp) { return unorm_2(x, y); }
-    void set_rg(unorm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    unorm_2 __get_yx() const restrict(cpu, amp) { return unorm_2(y, x); }
-    void __set_yx(unorm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
     unorm_2 get_yx() const restrict(cpu, amp) { return unorm_2(y, x); }
     void set_yx(unorm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    unorm_2 __get_gr() const restrict(cpu, amp) { return unorm_2(y, x); }
-    void __set_gr(unorm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    unorm_2 get_gr() const restrict(cpu, amp) { return unorm_2(y, x); }
-    void set_gr(unorm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
 
     unorm_2& operator+=(const unorm_2& v) restrict(cpu, amp) { x += v.x; y += v.y; return *this; }
     unorm_2& operator-=(const unorm_2& v) restrict(cpu, amp) { x -= v.x; y -= v.y; return *this; }
@@ -478,118 +358,34 @@ struct int_3 {
 
     int get_x() const restrict(cpu, amp) { return x; }
     void set_x(int v) restrict(cpu, amp) { x = v; }
-    int __get_r() const restrict(cpu, amp) { return x; }
-    void __set_r(int v) restrict(cpu, amp) { x = v; }
-    int get_r() const restrict(cpu, amp) { return x; }
-    void set_r(int v) restrict(cpu, amp) { x = v; }
     int get_y() const restrict(cpu, amp) { return y; }
     void set_y(int v) restrict(cpu, amp) { y = v; }
-    int __get_g() const restrict(cpu, amp) { return y; }
-    void __set_g(int v) restrict(cpu, amp) { y = v; }
-    int get_g() const restrict(cpu, amp) { return y; }
-    void set_g(int v) restrict(cpu, amp) { y = v; }
     int get_z() const restrict(cpu, amp) { return z; }
     void set_z(int v) restrict(cpu, amp) { z = v; }
-    int __get_b() const restrict(cpu, amp) { return z; }
-    void __set_b(int v) restrict(cpu, amp) { z = v; }
-    int get_b() const restrict(cpu, amp) { return z; }
-    void set_b(int v) restrict(cpu, amp) { z = v; }
-    int_2 __get_xy() const restrict(cpu, amp) { return int_2(x, y); }
-    void __set_xy(int_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
     int_2 get_xy() const restrict(cpu, amp) { return int_2(x, y); }
     void set_xy(int_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    int_2 __get_rg() const restrict(cpu, amp) { return int_2(x, y); }
-    void __set_rg(int_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    int_2 get_rg() const restrict(cpu, amp) { return int_2(x, y); }
-    void set_rg(int_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    int_2 __get_xz() const restrict(cpu, amp) { return int_2(x, z); }
-    void __set_xz(int_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
     int_2 get_xz() const restrict(cpu, amp) { return int_2(x, z); }
     void set_xz(int_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    int_2 __get_rb() const restrict(cpu, amp) { return int_2(x, z); }
-    void __set_rb(int_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    int_2 get_rb() const restrict(cpu, amp) { return int_2(x, z); }
-    void set_rb(int_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    int_2 __get_yx() const restrict(cpu, amp) { return int_2(y, x); }
-    void __set_yx(int_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
     int_2 get_yx() const restrict(cpu, amp) { return int_2(y, x); }
     void set_yx(int_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    int_2 __get_gr() const restrict(cpu, amp) { return int_2(y, x); }
-    void __set_gr(int_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    int_2 get_gr() const restrict(cpu, amp) { return int_2(y, x); }
-    void set_gr(int_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    int_2 __get_yz() const restrict(cpu, amp) { return int_2(y, z); }
-    void __set_yz(int_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
     int_2 get_yz() const restrict(cpu, amp) { return int_2(y, z); }
     void set_yz(int_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    int_2 __get_gb() const restrict(cpu, amp) { return int_2(y, z); }
-    void __set_gb(int_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    int_2 get_gb() const restrict(cpu, amp) { return int_2(y, z); }
-    void set_gb(int_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    int_2 __get_zx() const restrict(cpu, amp) { return int_2(z, x); }
-    void __set_zx(int_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
     int_2 get_zx() const restrict(cpu, amp) { return int_2(z, x); }
     void set_zx(int_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    int_2 __get_br() const restrict(cpu, amp) { return int_2(z, x); }
-    void __set_br(int_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    int_2 get_br() const restrict(cpu, amp) { return int_2(z, x); }
-    void set_br(int_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    int_2 __get_zy() const restrict(cpu, amp) { return int_2(z, y); }
-    void __set_zy(int_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
     int_2 get_zy() const restrict(cpu, amp) { return int_2(z, y); }
     void set_zy(int_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    int_2 __get_bg() const restrict(cpu, amp) { return int_2(z, y); }
-    void __set_bg(int_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    int_2 get_bg() const restrict(cpu, amp) { return int_2(z, y); }
-    void set_bg(int_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    int_3 __get_xyz() const restrict(cpu, amp) { return int_3(x, y, z); }
-    void __set_xyz(int_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
     int_3 get_xyz() const restrict(cpu, amp) { return int_3(x, y, z); }
     void set_xyz(int_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    int_3 __get_rgb() const restrict(cpu, amp) { return int_3(x, y, z); }
-    void __set_rgb(int_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    int_3 get_rgb() const restrict(cpu, amp) { return int_3(x, y, z); }
-    void set_rgb(int_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    int_3 __get_xzy() const restrict(cpu, amp) { return int_3(x, z, y); }
-    void __set_xzy(int_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
     int_3 get_xzy() const restrict(cpu, amp) { return int_3(x, z, y); }
     void set_xzy(int_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    int_3 __get_rbg() const restrict(cpu, amp) { return int_3(x, z, y); }
-    void __set_rbg(int_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    int_3 get_rbg() const restrict(cpu, amp) { return int_3(x, z, y); }
-    void set_rbg(int_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    int_3 __get_yxz() const restrict(cpu, amp) { return int_3(y, x, z); }
-    void __set_yxz(int_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
     int_3 get_yxz() const restrict(cpu, amp) { return int_3(y, x, z); }
     void set_yxz(int_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    int_3 __get_grb() const restrict(cpu, amp) { return int_3(y, x, z); }
-    void __set_grb(int_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    int_3 get_grb() const restrict(cpu, amp) { return int_3(y, x, z); }
-    void set_grb(int_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    int_3 __get_yzx() const restrict(cpu, amp) { return int_3(y, z, x); }
-    void __set_yzx(int_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
     int_3 get_yzx() const restrict(cpu, amp) { return int_3(y, z, x); }
     void set_yzx(int_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    int_3 __get_gbr() const restrict(cpu, amp) { return int_3(y, z, x); }
-    void __set_gbr(int_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    int_3 get_gbr() const restrict(cpu, amp) { return int_3(y, z, x); }
-    void set_gbr(int_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    int_3 __get_zxy() const restrict(cpu, amp) { return int_3(z, x, y); }
-    void __set_zxy(int_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
     int_3 get_zxy() const restrict(cpu, amp) { return int_3(z, x, y); }
     void set_zxy(int_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    int_3 __get_brg() const restrict(cpu, amp) { return int_3(z, x, y); }
-    void __set_brg(int_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    int_3 get_brg() const restrict(cpu, amp) { return int_3(z, x, y); }
-    void set_brg(int_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    int_3 __get_zyx() const restrict(cpu, amp) { return int_3(z, y, x); }
-    void __set_zyx(int_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
     int_3 get_zyx() const restrict(cpu, amp) { return int_3(z, y, x); }
     void set_zyx(int_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    int_3 __get_bgr() const restrict(cpu, amp) { return int_3(z, y, x); }
-    void __set_bgr(int_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    int_3 get_bgr() const restrict(cpu, amp) { return int_3(z, y, x); }
-    void set_bgr(int_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
 
     int_3& operator+=(const int_3& v) restrict(cpu, amp) { x += v.x; y += v.y; z += v.z; return *this; }
     int_3& operator-=(const int_3& v) restrict(cpu, amp) { x -= v.x; y -= v.y; z -= v.z; return *this; }
@@ -625,118 +421,34 @@ struct uint_3 {
 
     unsigned int get_x() const restrict(cpu, amp) { return x; }
     void set_x(unsigned int v) restrict(cpu, amp) { x = v; }
-    unsigned int __get_r() const restrict(cpu, amp) { return x; }
-    void __set_r(unsigned int v) restrict(cpu, amp) { x = v; }
-    unsigned int get_r() const restrict(cpu, amp) { return x; }
-    void set_r(unsigned int v) restrict(cpu, amp) { x = v; }
     unsigned int get_y() const restrict(cpu, amp) { return y; }
     void set_y(unsigned int v) restrict(cpu, amp) { y = v; }
-    unsigned int __get_g() const restrict(cpu, amp) { return y; }
-    void __set_g(unsigned int v) restrict(cpu, amp) { y = v; }
-    unsigned int get_g() const restrict(cpu, amp) { return y; }
-    void set_g(unsigned int v) restrict(cpu, amp) { y = v; }
     unsigned int get_z() const restrict(cpu, amp) { return z; }
     void set_z(unsigned int v) restrict(cpu, amp) { z = v; }
-    unsigned int __get_b() const restrict(cpu, amp) { return z; }
-    void __set_b(unsigned int v) restrict(cpu, amp) { z = v; }
-    unsigned int get_b() const restrict(cpu, amp) { return z; }
-    void set_b(unsigned int v) restrict(cpu, amp) { z = v; }
-    uint_2 __get_xy() const restrict(cpu, amp) { return uint_2(x, y); }
-    void __set_xy(uint_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
     uint_2 get_xy() const restrict(cpu, amp) { return uint_2(x, y); }
     void set_xy(uint_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    uint_2 __get_rg() const restrict(cpu, amp) { return uint_2(x, y); }
-    void __set_rg(uint_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    uint_2 get_rg() const restrict(cpu, amp) { return uint_2(x, y); }
-    void set_rg(uint_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    uint_2 __get_xz() const restrict(cpu, amp) { return uint_2(x, z); }
-    void __set_xz(uint_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
     uint_2 get_xz() const restrict(cpu, amp) { return uint_2(x, z); }
     void set_xz(uint_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    uint_2 __get_rb() const restrict(cpu, amp) { return uint_2(x, z); }
-    void __set_rb(uint_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    uint_2 get_rb() const restrict(cpu, amp) { return uint_2(x, z); }
-    void set_rb(uint_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    uint_2 __get_yx() const restrict(cpu, amp) { return uint_2(y, x); }
-    void __set_yx(uint_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
     uint_2 get_yx() const restrict(cpu, amp) { return uint_2(y, x); }
     void set_yx(uint_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    uint_2 __get_gr() const restrict(cpu, amp) { return uint_2(y, x); }
-    void __set_gr(uint_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    uint_2 get_gr() const restrict(cpu, amp) { return uint_2(y, x); }
-    void set_gr(uint_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    uint_2 __get_yz() const restrict(cpu, amp) { return uint_2(y, z); }
-    void __set_yz(uint_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
     uint_2 get_yz() const restrict(cpu, amp) { return uint_2(y, z); }
     void set_yz(uint_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    uint_2 __get_gb() const restrict(cpu, amp) { return uint_2(y, z); }
-    void __set_gb(uint_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    uint_2 get_gb() const restrict(cpu, amp) { return uint_2(y, z); }
-    void set_gb(uint_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    uint_2 __get_zx() const restrict(cpu, amp) { return uint_2(z, x); }
-    void __set_zx(uint_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
     uint_2 get_zx() const restrict(cpu, amp) { return uint_2(z, x); }
     void set_zx(uint_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    uint_2 __get_br() const restrict(cpu, amp) { return uint_2(z, x); }
-    void __set_br(uint_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    uint_2 get_br() const restrict(cpu, amp) { return uint_2(z, x); }
-    void set_br(uint_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    uint_2 __get_zy() const restrict(cpu, amp) { return uint_2(z, y); }
-    void __set_zy(uint_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
     uint_2 get_zy() const restrict(cpu, amp) { return uint_2(z, y); }
     void set_zy(uint_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    uint_2 __get_bg() const restrict(cpu, amp) { return uint_2(z, y); }
-    void __set_bg(uint_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    uint_2 get_bg() const restrict(cpu, amp) { return uint_2(z, y); }
-    void set_bg(uint_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    uint_3 __get_xyz() const restrict(cpu, amp) { return uint_3(x, y, z); }
-    void __set_xyz(uint_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
     uint_3 get_xyz() const restrict(cpu, amp) { return uint_3(x, y, z); }
     void set_xyz(uint_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    uint_3 __get_rgb() const restrict(cpu, amp) { return uint_3(x, y, z); }
-    void __set_rgb(uint_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    uint_3 get_rgb() const restrict(cpu, amp) { return uint_3(x, y, z); }
-    void set_rgb(uint_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    uint_3 __get_xzy() const restrict(cpu, amp) { return uint_3(x, z, y); }
-    void __set_xzy(uint_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
     uint_3 get_xzy() const restrict(cpu, amp) { return uint_3(x, z, y); }
     void set_xzy(uint_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    uint_3 __get_rbg() const restrict(cpu, amp) { return uint_3(x, z, y); }
-    void __set_rbg(uint_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    uint_3 get_rbg() const restrict(cpu, amp) { return uint_3(x, z, y); }
-    void set_rbg(uint_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    uint_3 __get_yxz() const restrict(cpu, amp) { return uint_3(y, x, z); }
-    void __set_yxz(uint_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
     uint_3 get_yxz() const restrict(cpu, amp) { return uint_3(y, x, z); }
     void set_yxz(uint_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    uint_3 __get_grb() const restrict(cpu, amp) { return uint_3(y, x, z); }
-    void __set_grb(uint_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    uint_3 get_grb() const restrict(cpu, amp) { return uint_3(y, x, z); }
-    void set_grb(uint_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    uint_3 __get_yzx() const restrict(cpu, amp) { return uint_3(y, z, x); }
-    void __set_yzx(uint_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
     uint_3 get_yzx() const restrict(cpu, amp) { return uint_3(y, z, x); }
     void set_yzx(uint_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    uint_3 __get_gbr() const restrict(cpu, amp) { return uint_3(y, z, x); }
-    void __set_gbr(uint_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    uint_3 get_gbr() const restrict(cpu, amp) { return uint_3(y, z, x); }
-    void set_gbr(uint_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    uint_3 __get_zxy() const restrict(cpu, amp) { return uint_3(z, x, y); }
-    void __set_zxy(uint_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
     uint_3 get_zxy() const restrict(cpu, amp) { return uint_3(z, x, y); }
     void set_zxy(uint_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    uint_3 __get_brg() const restrict(cpu, amp) { return uint_3(z, x, y); }
-    void __set_brg(uint_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    uint_3 get_brg() const restrict(cpu, amp) { return uint_3(z, x, y); }
-    void set_brg(uint_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    uint_3 __get_zyx() const restrict(cpu, amp) { return uint_3(z, y, x); }
-    void __set_zyx(uint_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
     uint_3 get_zyx() const restrict(cpu, amp) { return uint_3(z, y, x); }
     void set_zyx(uint_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    uint_3 __get_bgr() const restrict(cpu, amp) { return uint_3(z, y, x); }
-    void __set_bgr(uint_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    uint_3 get_bgr() const restrict(cpu, amp) { return uint_3(z, y, x); }
-    void set_bgr(uint_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
 
     uint_3& operator+=(const uint_3& v) restrict(cpu, amp) { x += v.x; y += v.y; z += v.z; return *this; }
     uint_3& operator-=(const uint_3& v) restrict(cpu, amp) { x -= v.x; y -= v.y; z -= v.z; return *this; }
@@ -771,118 +483,34 @@ struct float_3 {
 
     float get_x() const restrict(cpu, amp) { return x; }
     void set_x(float v) restrict(cpu, amp) { x = v; }
-    float __get_r() const restrict(cpu, amp) { return x; }
-    void __set_r(float v) restrict(cpu, amp) { x = v; }
-    float get_r() const restrict(cpu, amp) { return x; }
-    void set_r(float v) restrict(cpu, amp) { x = v; }
     float get_y() const restrict(cpu, amp) { return y; }
     void set_y(float v) restrict(cpu, amp) { y = v; }
-    float __get_g() const restrict(cpu, amp) { return y; }
-    void __set_g(float v) restrict(cpu, amp) { y = v; }
-    float get_g() const restrict(cpu, amp) { return y; }
-    void set_g(float v) restrict(cpu, amp) { y = v; }
     float get_z() const restrict(cpu, amp) { return z; }
     void set_z(float v) restrict(cpu, amp) { z = v; }
-    float __get_b() const restrict(cpu, amp) { return z; }
-    void __set_b(float v) restrict(cpu, amp) { z = v; }
-    float get_b() const restrict(cpu, amp) { return z; }
-    void set_b(float v) restrict(cpu, amp) { z = v; }
-    float_2 __get_xy() const restrict(cpu, amp) { return float_2(x, y); }
-    void __set_xy(float_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
     float_2 get_xy() const restrict(cpu, amp) { return float_2(x, y); }
     void set_xy(float_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    float_2 __get_rg() const restrict(cpu, amp) { return float_2(x, y); }
-    void __set_rg(float_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    float_2 get_rg() const restrict(cpu, amp) { return float_2(x, y); }
-    void set_rg(float_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    float_2 __get_xz() const restrict(cpu, amp) { return float_2(x, z); }
-    void __set_xz(float_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
     float_2 get_xz() const restrict(cpu, amp) { return float_2(x, z); }
     void set_xz(float_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    float_2 __get_rb() const restrict(cpu, amp) { return float_2(x, z); }
-    void __set_rb(float_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    float_2 get_rb() const restrict(cpu, amp) { return float_2(x, z); }
-    void set_rb(float_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    float_2 __get_yx() const restrict(cpu, amp) { return float_2(y, x); }
-    void __set_yx(float_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
     float_2 get_yx() const restrict(cpu, amp) { return float_2(y, x); }
     void set_yx(float_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    float_2 __get_gr() const restrict(cpu, amp) { return float_2(y, x); }
-    void __set_gr(float_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    float_2 get_gr() const restrict(cpu, amp) { return float_2(y, x); }
-    void set_gr(float_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    float_2 __get_yz() const restrict(cpu, amp) { return float_2(y, z); }
-    void __set_yz(float_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
     float_2 get_yz() const restrict(cpu, amp) { return float_2(y, z); }
     void set_yz(float_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    float_2 __get_gb() const restrict(cpu, amp) { return float_2(y, z); }
-    void __set_gb(float_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    float_2 get_gb() const restrict(cpu, amp) { return float_2(y, z); }
-    void set_gb(float_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    float_2 __get_zx() const restrict(cpu, amp) { return float_2(z, x); }
-    void __set_zx(float_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
     float_2 get_zx() const restrict(cpu, amp) { return float_2(z, x); }
     void set_zx(float_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    float_2 __get_br() const restrict(cpu, amp) { return float_2(z, x); }
-    void __set_br(float_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    float_2 get_br() const restrict(cpu, amp) { return float_2(z, x); }
-    void set_br(float_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    float_2 __get_zy() const restrict(cpu, amp) { return float_2(z, y); }
-    void __set_zy(float_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
     float_2 get_zy() const restrict(cpu, amp) { return float_2(z, y); }
     void set_zy(float_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    float_2 __get_bg() const restrict(cpu, amp) { return float_2(z, y); }
-    void __set_bg(float_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    float_2 get_bg() const restrict(cpu, amp) { return float_2(z, y); }
-    void set_bg(float_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    float_3 __get_xyz() const restrict(cpu, amp) { return float_3(x, y, z); }
-    void __set_xyz(float_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
     float_3 get_xyz() const restrict(cpu, amp) { return float_3(x, y, z); }
     void set_xyz(float_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    float_3 __get_rgb() const restrict(cpu, amp) { return float_3(x, y, z); }
-    void __set_rgb(float_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    float_3 get_rgb() const restrict(cpu, amp) { return float_3(x, y, z); }
-    void set_rgb(float_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    float_3 __get_xzy() const restrict(cpu, amp) { return float_3(x, z, y); }
-    void __set_xzy(float_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
     float_3 get_xzy() const restrict(cpu, amp) { return float_3(x, z, y); }
     void set_xzy(float_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    float_3 __get_rbg() const restrict(cpu, amp) { return float_3(x, z, y); }
-    void __set_rbg(float_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    float_3 get_rbg() const restrict(cpu, amp) { return float_3(x, z, y); }
-    void set_rbg(float_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    float_3 __get_yxz() const restrict(cpu, amp) { return float_3(y, x, z); }
-    void __set_yxz(float_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
     float_3 get_yxz() const restrict(cpu, amp) { return float_3(y, x, z); }
     void set_yxz(float_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    float_3 __get_grb() const restrict(cpu, amp) { return float_3(y, x, z); }
-    void __set_grb(float_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    float_3 get_grb() const restrict(cpu, amp) { return float_3(y, x, z); }
-    void set_grb(float_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    float_3 __get_yzx() const restrict(cpu, amp) { return float_3(y, z, x); }
-    void __set_yzx(float_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
     float_3 get_yzx() const restrict(cpu, amp) { return float_3(y, z, x); }
     void set_yzx(float_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    float_3 __get_gbr() const restrict(cpu, amp) { return float_3(y, z, x); }
-    void __set_gbr(float_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    float_3 get_gbr() const restrict(cpu, amp) { return float_3(y, z, x); }
-    void set_gbr(float_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    float_3 __get_zxy() const restrict(cpu, amp) { return float_3(z, x, y); }
-    void __set_zxy(float_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
     float_3 get_zxy() const restrict(cpu, amp) { return float_3(z, x, y); }
     void set_zxy(float_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    float_3 __get_brg() const restrict(cpu, amp) { return float_3(z, x, y); }
-    void __set_brg(float_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    float_3 get_brg() const restrict(cpu, amp) { return float_3(z, x, y); }
-    void set_brg(float_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    float_3 __get_zyx() const restrict(cpu, amp) { return float_3(z, y, x); }
-    void __set_zyx(float_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
     float_3 get_zyx() const restrict(cpu, amp) { return float_3(z, y, x); }
     void set_zyx(float_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    float_3 __get_bgr() const restrict(cpu, amp) { return float_3(z, y, x); }
-    void __set_bgr(float_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    float_3 get_bgr() const restrict(cpu, amp) { return float_3(z, y, x); }
-    void set_bgr(float_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
 
     float_3& operator+=(const float_3& v) restrict(cpu, amp) { x += v.x; y += v.y; z += v.z; return *this; }
     float_3& operator-=(const float_3& v) restrict(cpu, amp) { x -= v.x; y -= v.y; z -= v.z; return *this; }
@@ -910,118 +538,34 @@ struct double_3 {
 
     double get_x() const restrict(cpu, amp) { return x; }
     void set_x(double v) restrict(cpu, amp) { x = v; }
-    double __get_r() const restrict(cpu, amp) { return x; }
-    void __set_r(double v) restrict(cpu, amp) { x = v; }
-    double get_r() const restrict(cpu, amp) { return x; }
-    void set_r(double v) restrict(cpu, amp) { x = v; }
     double get_y() const restrict(cpu, amp) { return y; }
     void set_y(double v) restrict(cpu, amp) { y = v; }
-    double __get_g() const restrict(cpu, amp) { return y; }
-    void __set_g(double v) restrict(cpu, amp) { y = v; }
-    double get_g() const restrict(cpu, amp) { return y; }
-    void set_g(double v) restrict(cpu, amp) { y = v; }
     double get_z() const restrict(cpu, amp) { return z; }
     void set_z(double v) restrict(cpu, amp) { z = v; }
-    double __get_b() const restrict(cpu, amp) { return z; }
-    void __set_b(double v) restrict(cpu, amp) { z = v; }
-    double get_b() const restrict(cpu, amp) { return z; }
-    void set_b(double v) restrict(cpu, amp) { z = v; }
-    double_2 __get_xy() const restrict(cpu, amp) { return double_2(x, y); }
-    void __set_xy(double_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
     double_2 get_xy() const restrict(cpu, amp) { return double_2(x, y); }
     void set_xy(double_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    double_2 __get_rg() const restrict(cpu, amp) { return double_2(x, y); }
-    void __set_rg(double_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    double_2 get_rg() const restrict(cpu, amp) { return double_2(x, y); }
-    void set_rg(double_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    double_2 __get_xz() const restrict(cpu, amp) { return double_2(x, z); }
-    void __set_xz(double_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
     double_2 get_xz() const restrict(cpu, amp) { return double_2(x, z); }
     void set_xz(double_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    double_2 __get_rb() const restrict(cpu, amp) { return double_2(x, z); }
-    void __set_rb(double_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    double_2 get_rb() const restrict(cpu, amp) { return double_2(x, z); }
-    void set_rb(double_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    double_2 __get_yx() const restrict(cpu, amp) { return double_2(y, x); }
-    void __set_yx(double_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
     double_2 get_yx() const restrict(cpu, amp) { return double_2(y, x); }
     void set_yx(double_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    double_2 __get_gr() const restrict(cpu, amp) { return double_2(y, x); }
-    void __set_gr(double_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    double_2 get_gr() const restrict(cpu, amp) { return double_2(y, x); }
-    void set_gr(double_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    double_2 __get_yz() const restrict(cpu, amp) { return double_2(y, z); }
-    void __set_yz(double_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
     double_2 get_yz() const restrict(cpu, amp) { return double_2(y, z); }
     void set_yz(double_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    double_2 __get_gb() const restrict(cpu, amp) { return double_2(y, z); }
-    void __set_gb(double_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    double_2 get_gb() const restrict(cpu, amp) { return double_2(y, z); }
-    void set_gb(double_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    double_2 __get_zx() const restrict(cpu, amp) { return double_2(z, x); }
-    void __set_zx(double_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
     double_2 get_zx() const restrict(cpu, amp) { return double_2(z, x); }
     void set_zx(double_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    double_2 __get_br() const restrict(cpu, amp) { return double_2(z, x); }
-    void __set_br(double_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    double_2 get_br() const restrict(cpu, amp) { return double_2(z, x); }
-    void set_br(double_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    double_2 __get_zy() const restrict(cpu, amp) { return double_2(z, y); }
-    void __set_zy(double_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
     double_2 get_zy() const restrict(cpu, amp) { return double_2(z, y); }
     void set_zy(double_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    double_2 __get_bg() const restrict(cpu, amp) { return double_2(z, y); }
-    void __set_bg(double_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    double_2 get_bg() const restrict(cpu, amp) { return double_2(z, y); }
-    void set_bg(double_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    double_3 __get_xyz() const restrict(cpu, amp) { return double_3(x, y, z); }
-    void __set_xyz(double_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
     double_3 get_xyz() const restrict(cpu, amp) { return double_3(x, y, z); }
     void set_xyz(double_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    double_3 __get_rgb() const restrict(cpu, amp) { return double_3(x, y, z); }
-    void __set_rgb(double_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    double_3 get_rgb() const restrict(cpu, amp) { return double_3(x, y, z); }
-    void set_rgb(double_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    double_3 __get_xzy() const restrict(cpu, amp) { return double_3(x, z, y); }
-    void __set_xzy(double_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
     double_3 get_xzy() const restrict(cpu, amp) { return double_3(x, z, y); }
     void set_xzy(double_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    double_3 __get_rbg() const restrict(cpu, amp) { return double_3(x, z, y); }
-    void __set_rbg(double_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    double_3 get_rbg() const restrict(cpu, amp) { return double_3(x, z, y); }
-    void set_rbg(double_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    double_3 __get_yxz() const restrict(cpu, amp) { return double_3(y, x, z); }
-    void __set_yxz(double_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
     double_3 get_yxz() const restrict(cpu, amp) { return double_3(y, x, z); }
     void set_yxz(double_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    double_3 __get_grb() const restrict(cpu, amp) { return double_3(y, x, z); }
-    void __set_grb(double_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    double_3 get_grb() const restrict(cpu, amp) { return double_3(y, x, z); }
-    void set_grb(double_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    double_3 __get_yzx() const restrict(cpu, amp) { return double_3(y, z, x); }
-    void __set_yzx(double_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
     double_3 get_yzx() const restrict(cpu, amp) { return double_3(y, z, x); }
     void set_yzx(double_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    double_3 __get_gbr() const restrict(cpu, amp) { return double_3(y, z, x); }
-    void __set_gbr(double_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    double_3 get_gbr() const restrict(cpu, amp) { return double_3(y, z, x); }
-    void set_gbr(double_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    double_3 __get_zxy() const restrict(cpu, amp) { return double_3(z, x, y); }
-    void __set_zxy(double_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
     double_3 get_zxy() const restrict(cpu, amp) { return double_3(z, x, y); }
     void set_zxy(double_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    double_3 __get_brg() const restrict(cpu, amp) { return double_3(z, x, y); }
-    void __set_brg(double_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    double_3 get_brg() const restrict(cpu, amp) { return double_3(z, x, y); }
-    void set_brg(double_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    double_3 __get_zyx() const restrict(cpu, amp) { return double_3(z, y, x); }
-    void __set_zyx(double_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
     double_3 get_zyx() const restrict(cpu, amp) { return double_3(z, y, x); }
     void set_zyx(double_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    double_3 __get_bgr() const restrict(cpu, amp) { return double_3(z, y, x); }
-    void __set_bgr(double_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    double_3 get_bgr() const restrict(cpu, amp) { return double_3(z, y, x); }
-    void set_bgr(double_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
 
     double_3& operator+=(const double_3& v) restrict(cpu, amp) { x += v.x; y += v.y; z += v.z; return *this; }
     double_3& operator-=(const double_3& v) restrict(cpu, amp) { x -= v.x; y -= v.y; z -= v.z; return *this; }
@@ -1052,118 +596,34 @@ struct norm_3 {
 
     norm get_x() const restrict(cpu, amp) { return x; }
     void set_x(norm v) restrict(cpu, amp) { x = v; }
-    norm __get_r() const restrict(cpu, amp) { return x; }
-    void __set_r(norm v) restrict(cpu, amp) { x = v; }
-    norm get_r() const restrict(cpu, amp) { return x; }
-    void set_r(norm v) restrict(cpu, amp) { x = v; }
     norm get_y() const restrict(cpu, amp) { return y; }
     void set_y(norm v) restrict(cpu, amp) { y = v; }
-    norm __get_g() const restrict(cpu, amp) { return y; }
-    void __set_g(norm v) restrict(cpu, amp) { y = v; }
-    norm get_g() const restrict(cpu, amp) { return y; }
-    void set_g(norm v) restrict(cpu, amp) { y = v; }
     norm get_z() const restrict(cpu, amp) { return z; }
     void set_z(norm v) restrict(cpu, amp) { z = v; }
-    norm __get_b() const restrict(cpu, amp) { return z; }
-    void __set_b(norm v) restrict(cpu, amp) { z = v; }
-    norm get_b() const restrict(cpu, amp) { return z; }
-    void set_b(norm v) restrict(cpu, amp) { z = v; }
-    norm_2 __get_xy() const restrict(cpu, amp) { return norm_2(x, y); }
-    void __set_xy(norm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
     norm_2 get_xy() const restrict(cpu, amp) { return norm_2(x, y); }
     void set_xy(norm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    norm_2 __get_rg() const restrict(cpu, amp) { return norm_2(x, y); }
-    void __set_rg(norm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    norm_2 get_rg() const restrict(cpu, amp) { return norm_2(x, y); }
-    void set_rg(norm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    norm_2 __get_xz() const restrict(cpu, amp) { return norm_2(x, z); }
-    void __set_xz(norm_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
     norm_2 get_xz() const restrict(cpu, amp) { return norm_2(x, z); }
     void set_xz(norm_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    norm_2 __get_rb() const restrict(cpu, amp) { return norm_2(x, z); }
-    void __set_rb(norm_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    norm_2 get_rb() const restrict(cpu, amp) { return norm_2(x, z); }
-    void set_rb(norm_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    norm_2 __get_yx() const restrict(cpu, amp) { return norm_2(y, x); }
-    void __set_yx(norm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
     norm_2 get_yx() const restrict(cpu, amp) { return norm_2(y, x); }
     void set_yx(norm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    norm_2 __get_gr() const restrict(cpu, amp) { return norm_2(y, x); }
-    void __set_gr(norm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    norm_2 get_gr() const restrict(cpu, amp) { return norm_2(y, x); }
-    void set_gr(norm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    norm_2 __get_yz() const restrict(cpu, amp) { return norm_2(y, z); }
-    void __set_yz(norm_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
     norm_2 get_yz() const restrict(cpu, amp) { return norm_2(y, z); }
     void set_yz(norm_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    norm_2 __get_gb() const restrict(cpu, amp) { return norm_2(y, z); }
-    void __set_gb(norm_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    norm_2 get_gb() const restrict(cpu, amp) { return norm_2(y, z); }
-    void set_gb(norm_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    norm_2 __get_zx() const restrict(cpu, amp) { return norm_2(z, x); }
-    void __set_zx(norm_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
     norm_2 get_zx() const restrict(cpu, amp) { return norm_2(z, x); }
     void set_zx(norm_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    norm_2 __get_br() const restrict(cpu, amp) { return norm_2(z, x); }
-    void __set_br(norm_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    norm_2 get_br() const restrict(cpu, amp) { return norm_2(z, x); }
-    void set_br(norm_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    norm_2 __get_zy() const restrict(cpu, amp) { return norm_2(z, y); }
-    void __set_zy(norm_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
     norm_2 get_zy() const restrict(cpu, amp) { return norm_2(z, y); }
     void set_zy(norm_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    norm_2 __get_bg() const restrict(cpu, amp) { return norm_2(z, y); }
-    void __set_bg(norm_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    norm_2 get_bg() const restrict(cpu, amp) { return norm_2(z, y); }
-    void set_bg(norm_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    norm_3 __get_xyz() const restrict(cpu, amp) { return norm_3(x, y, z); }
-    void __set_xyz(norm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
     norm_3 get_xyz() const restrict(cpu, amp) { return norm_3(x, y, z); }
     void set_xyz(norm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    norm_3 __get_rgb() const restrict(cpu, amp) { return norm_3(x, y, z); }
-    void __set_rgb(norm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    norm_3 get_rgb() const restrict(cpu, amp) { return norm_3(x, y, z); }
-    void set_rgb(norm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    norm_3 __get_xzy() const restrict(cpu, amp) { return norm_3(x, z, y); }
-    void __set_xzy(norm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
     norm_3 get_xzy() const restrict(cpu, amp) { return norm_3(x, z, y); }
     void set_xzy(norm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    norm_3 __get_rbg() const restrict(cpu, amp) { return norm_3(x, z, y); }
-    void __set_rbg(norm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    norm_3 get_rbg() const restrict(cpu, amp) { return norm_3(x, z, y); }
-    void set_rbg(norm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    norm_3 __get_yxz() const restrict(cpu, amp) { return norm_3(y, x, z); }
-    void __set_yxz(norm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
     norm_3 get_yxz() const restrict(cpu, amp) { return norm_3(y, x, z); }
     void set_yxz(norm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    norm_3 __get_grb() const restrict(cpu, amp) { return norm_3(y, x, z); }
-    void __set_grb(norm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    norm_3 get_grb() const restrict(cpu, amp) { return norm_3(y, x, z); }
-    void set_grb(norm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    norm_3 __get_yzx() const restrict(cpu, amp) { return norm_3(y, z, x); }
-    void __set_yzx(norm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
     norm_3 get_yzx() const restrict(cpu, amp) { return norm_3(y, z, x); }
     void set_yzx(norm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    norm_3 __get_gbr() const restrict(cpu, amp) { return norm_3(y, z, x); }
-    void __set_gbr(norm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    norm_3 get_gbr() const restrict(cpu, amp) { return norm_3(y, z, x); }
-    void set_gbr(norm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    norm_3 __get_zxy() const restrict(cpu, amp) { return norm_3(z, x, y); }
-    void __set_zxy(norm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
     norm_3 get_zxy() const restrict(cpu, amp) { return norm_3(z, x, y); }
     void set_zxy(norm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    norm_3 __get_brg() const restrict(cpu, amp) { return norm_3(z, x, y); }
-    void __set_brg(norm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    norm_3 get_brg() const restrict(cpu, amp) { return norm_3(z, x, y); }
-    void set_brg(norm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    norm_3 __get_zyx() const restrict(cpu, amp) { return norm_3(z, y, x); }
-    void __set_zyx(norm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
     norm_3 get_zyx() const restrict(cpu, amp) { return norm_3(z, y, x); }
     void set_zyx(norm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    norm_3 __get_bgr() const restrict(cpu, amp) { return norm_3(z, y, x); }
-    void __set_bgr(norm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    norm_3 get_bgr() const restrict(cpu, amp) { return norm_3(z, y, x); }
-    void set_bgr(norm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
 
     norm_3& operator+=(const norm_3& v) restrict(cpu, amp) { x += v.x; y += v.y; z += v.z; return *this; }
     norm_3& operator-=(const norm_3& v) restrict(cpu, amp) { x -= v.x; y -= v.y; z -= v.z; return *this; }
@@ -1193,118 +653,34 @@ struct unorm_3 {
 
     unorm get_x() const restrict(cpu, amp) { return x; }
     void set_x(unorm v) restrict(cpu, amp) { x = v; }
-    unorm __get_r() const restrict(cpu, amp) { return x; }
-    void __set_r(unorm v) restrict(cpu, amp) { x = v; }
-    unorm get_r() const restrict(cpu, amp) { return x; }
-    void set_r(unorm v) restrict(cpu, amp) { x = v; }
     unorm get_y() const restrict(cpu, amp) { return y; }
     void set_y(unorm v) restrict(cpu, amp) { y = v; }
-    unorm __get_g() const restrict(cpu, amp) { return y; }
-    void __set_g(unorm v) restrict(cpu, amp) { y = v; }
-    unorm get_g() const restrict(cpu, amp) { return y; }
-    void set_g(unorm v) restrict(cpu, amp) { y = v; }
     unorm get_z() const restrict(cpu, amp) { return z; }
     void set_z(unorm v) restrict(cpu, amp) { z = v; }
-    unorm __get_b() const restrict(cpu, amp) { return z; }
-    void __set_b(unorm v) restrict(cpu, amp) { z = v; }
-    unorm get_b() const restrict(cpu, amp) { return z; }
-    void set_b(unorm v) restrict(cpu, amp) { z = v; }
-    unorm_2 __get_xy() const restrict(cpu, amp) { return unorm_2(x, y); }
-    void __set_xy(unorm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
     unorm_2 get_xy() const restrict(cpu, amp) { return unorm_2(x, y); }
     void set_xy(unorm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    unorm_2 __get_rg() const restrict(cpu, amp) { return unorm_2(x, y); }
-    void __set_rg(unorm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    unorm_2 get_rg() const restrict(cpu, amp) { return unorm_2(x, y); }
-    void set_rg(unorm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    unorm_2 __get_xz() const restrict(cpu, amp) { return unorm_2(x, z); }
-    void __set_xz(unorm_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
     unorm_2 get_xz() const restrict(cpu, amp) { return unorm_2(x, z); }
     void set_xz(unorm_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    unorm_2 __get_rb() const restrict(cpu, amp) { return unorm_2(x, z); }
-    void __set_rb(unorm_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    unorm_2 get_rb() const restrict(cpu, amp) { return unorm_2(x, z); }
-    void set_rb(unorm_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    unorm_2 __get_yx() const restrict(cpu, amp) { return unorm_2(y, x); }
-    void __set_yx(unorm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
     unorm_2 get_yx() const restrict(cpu, amp) { return unorm_2(y, x); }
     void set_yx(unorm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    unorm_2 __get_gr() const restrict(cpu, amp) { return unorm_2(y, x); }
-    void __set_gr(unorm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    unorm_2 get_gr() const restrict(cpu, amp) { return unorm_2(y, x); }
-    void set_gr(unorm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    unorm_2 __get_yz() const restrict(cpu, amp) { return unorm_2(y, z); }
-    void __set_yz(unorm_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
     unorm_2 get_yz() const restrict(cpu, amp) { return unorm_2(y, z); }
     void set_yz(unorm_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    unorm_2 __get_gb() const restrict(cpu, amp) { return unorm_2(y, z); }
-    void __set_gb(unorm_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    unorm_2 get_gb() const restrict(cpu, amp) { return unorm_2(y, z); }
-    void set_gb(unorm_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    unorm_2 __get_zx() const restrict(cpu, amp) { return unorm_2(z, x); }
-    void __set_zx(unorm_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
     unorm_2 get_zx() const restrict(cpu, amp) { return unorm_2(z, x); }
     void set_zx(unorm_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    unorm_2 __get_br() const restrict(cpu, amp) { return unorm_2(z, x); }
-    void __set_br(unorm_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    unorm_2 get_br() const restrict(cpu, amp) { return unorm_2(z, x); }
-    void set_br(unorm_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    unorm_2 __get_zy() const restrict(cpu, amp) { return unorm_2(z, y); }
-    void __set_zy(unorm_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
     unorm_2 get_zy() const restrict(cpu, amp) { return unorm_2(z, y); }
     void set_zy(unorm_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    unorm_2 __get_bg() const restrict(cpu, amp) { return unorm_2(z, y); }
-    void __set_bg(unorm_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    unorm_2 get_bg() const restrict(cpu, amp) { return unorm_2(z, y); }
-    void set_bg(unorm_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    unorm_3 __get_xyz() const restrict(cpu, amp) { return unorm_3(x, y, z); }
-    void __set_xyz(unorm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
     unorm_3 get_xyz() const restrict(cpu, amp) { return unorm_3(x, y, z); }
     void set_xyz(unorm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    unorm_3 __get_rgb() const restrict(cpu, amp) { return unorm_3(x, y, z); }
-    void __set_rgb(unorm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    unorm_3 get_rgb() const restrict(cpu, amp) { return unorm_3(x, y, z); }
-    void set_rgb(unorm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    unorm_3 __get_xzy() const restrict(cpu, amp) { return unorm_3(x, z, y); }
-    void __set_xzy(unorm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
     unorm_3 get_xzy() const restrict(cpu, amp) { return unorm_3(x, z, y); }
     void set_xzy(unorm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    unorm_3 __get_rbg() const restrict(cpu, amp) { return unorm_3(x, z, y); }
-    void __set_rbg(unorm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    unorm_3 get_rbg() const restrict(cpu, amp) { return unorm_3(x, z, y); }
-    void set_rbg(unorm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    unorm_3 __get_yxz() const restrict(cpu, amp) { return unorm_3(y, x, z); }
-    void __set_yxz(unorm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
     unorm_3 get_yxz() const restrict(cpu, amp) { return unorm_3(y, x, z); }
     void set_yxz(unorm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    unorm_3 __get_grb() const restrict(cpu, amp) { return unorm_3(y, x, z); }
-    void __set_grb(unorm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    unorm_3 get_grb() const restrict(cpu, amp) { return unorm_3(y, x, z); }
-    void set_grb(unorm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    unorm_3 __get_yzx() const restrict(cpu, amp) { return unorm_3(y, z, x); }
-    void __set_yzx(unorm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
     unorm_3 get_yzx() const restrict(cpu, amp) { return unorm_3(y, z, x); }
     void set_yzx(unorm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    unorm_3 __get_gbr() const restrict(cpu, amp) { return unorm_3(y, z, x); }
-    void __set_gbr(unorm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    unorm_3 get_gbr() const restrict(cpu, amp) { return unorm_3(y, z, x); }
-    void set_gbr(unorm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    unorm_3 __get_zxy() const restrict(cpu, amp) { return unorm_3(z, x, y); }
-    void __set_zxy(unorm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
     unorm_3 get_zxy() const restrict(cpu, amp) { return unorm_3(z, x, y); }
     void set_zxy(unorm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    unorm_3 __get_brg() const restrict(cpu, amp) { return unorm_3(z, x, y); }
-    void __set_brg(unorm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    unorm_3 get_brg() const restrict(cpu, amp) { return unorm_3(z, x, y); }
-    void set_brg(unorm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    unorm_3 __get_zyx() const restrict(cpu, amp) { return unorm_3(z, y, x); }
-    void __set_zyx(unorm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
     unorm_3 get_zyx() const restrict(cpu, amp) { return unorm_3(z, y, x); }
     void set_zyx(unorm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    unorm_3 __get_bgr() const restrict(cpu, amp) { return unorm_3(z, y, x); }
-    void __set_bgr(unorm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    unorm_3 get_bgr() const restrict(cpu, amp) { return unorm_3(z, y, x); }
-    void set_bgr(unorm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
 
     unorm_3& operator+=(const unorm_3& v) restrict(cpu, amp) { x += v.x; y += v.y; z += v.z; return *this; }
     unorm_3& operator-=(const unorm_3& v) restrict(cpu, amp) { x -= v.x; y -= v.y; z -= v.z; return *this; }
@@ -1348,508 +724,132 @@ struct int_4 {
 
     int get_x() const restrict(cpu, amp) { return x; }
     void set_x(int v) restrict(cpu, amp) { x = v; }
-    int __get_r() const restrict(cpu, amp) { return x; }
-    void __set_r(int v) restrict(cpu, amp) { x = v; }
-    int get_r() const restrict(cpu, amp) { return x; }
-    void set_r(int v) restrict(cpu, amp) { x = v; }
     int get_y() const restrict(cpu, amp) { return y; }
     void set_y(int v) restrict(cpu, amp) { y = v; }
-    int __get_g() const restrict(cpu, amp) { return y; }
-    void __set_g(int v) restrict(cpu, amp) { y = v; }
-    int get_g() const restrict(cpu, amp) { return y; }
-    void set_g(int v) restrict(cpu, amp) { y = v; }
     int get_z() const restrict(cpu, amp) { return z; }
     void set_z(int v) restrict(cpu, amp) { z = v; }
-    int __get_b() const restrict(cpu, amp) { return z; }
-    void __set_b(int v) restrict(cpu, amp) { z = v; }
-    int get_b() const restrict(cpu, amp) { return z; }
-    void set_b(int v) restrict(cpu, amp) { z = v; }
     int get_w() const restrict(cpu, amp) { return w; }
     void set_w(int v) restrict(cpu, amp) { w = v; }
-    int __get_a() const restrict(cpu, amp) { return w; }
-    void __set_a(int v) restrict(cpu, amp) { w = v; }
-    int get_a() const restrict(cpu, amp) { return w; }
-    void set_a(int v) restrict(cpu, amp) { w = v; }
-    int_2 __get_xy() const restrict(cpu, amp) { return int_2(x, y); }
-    void __set_xy(int_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
     int_2 get_xy() const restrict(cpu, amp) { return int_2(x, y); }
     void set_xy(int_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    int_2 __get_rg() const restrict(cpu, amp) { return int_2(x, y); }
-    void __set_rg(int_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    int_2 get_rg() const restrict(cpu, amp) { return int_2(x, y); }
-    void set_rg(int_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    int_2 __get_xz() const restrict(cpu, amp) { return int_2(x, z); }
-    void __set_xz(int_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
     int_2 get_xz() const restrict(cpu, amp) { return int_2(x, z); }
     void set_xz(int_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    int_2 __get_rb() const restrict(cpu, amp) { return int_2(x, z); }
-    void __set_rb(int_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    int_2 get_rb() const restrict(cpu, amp) { return int_2(x, z); }
-    void set_rb(int_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    int_2 __get_xw() const restrict(cpu, amp) { return int_2(x, w); }
-    void __set_xw(int_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
     int_2 get_xw() const restrict(cpu, amp) { return int_2(x, w); }
     void set_xw(int_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
-    int_2 __get_ra() const restrict(cpu, amp) { return int_2(x, w); }
-    void __set_ra(int_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
-    int_2 get_ra() const restrict(cpu, amp) { return int_2(x, w); }
-    void set_ra(int_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
-    int_2 __get_yx() const restrict(cpu, amp) { return int_2(y, x); }
-    void __set_yx(int_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
     int_2 get_yx() const restrict(cpu, amp) { return int_2(y, x); }
     void set_yx(int_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    int_2 __get_gr() const restrict(cpu, amp) { return int_2(y, x); }
-    void __set_gr(int_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    int_2 get_gr() const restrict(cpu, amp) { return int_2(y, x); }
-    void set_gr(int_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    int_2 __get_yz() const restrict(cpu, amp) { return int_2(y, z); }
-    void __set_yz(int_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
     int_2 get_yz() const restrict(cpu, amp) { return int_2(y, z); }
     void set_yz(int_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    int_2 __get_gb() const restrict(cpu, amp) { return int_2(y, z); }
-    void __set_gb(int_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    int_2 get_gb() const restrict(cpu, amp) { return int_2(y, z); }
-    void set_gb(int_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    int_2 __get_yw() const restrict(cpu, amp) { return int_2(y, w); }
-    void __set_yw(int_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
     int_2 get_yw() const restrict(cpu, amp) { return int_2(y, w); }
     void set_yw(int_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
-    int_2 __get_ga() const restrict(cpu, amp) { return int_2(y, w); }
-    void __set_ga(int_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
-    int_2 get_ga() const restrict(cpu, amp) { return int_2(y, w); }
-    void set_ga(int_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
-    int_2 __get_zx() const restrict(cpu, amp) { return int_2(z, x); }
-    void __set_zx(int_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
     int_2 get_zx() const restrict(cpu, amp) { return int_2(z, x); }
     void set_zx(int_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    int_2 __get_br() const restrict(cpu, amp) { return int_2(z, x); }
-    void __set_br(int_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    int_2 get_br() const restrict(cpu, amp) { return int_2(z, x); }
-    void set_br(int_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    int_2 __get_zy() const restrict(cpu, amp) { return int_2(z, y); }
-    void __set_zy(int_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
     int_2 get_zy() const restrict(cpu, amp) { return int_2(z, y); }
     void set_zy(int_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    int_2 __get_bg() const restrict(cpu, amp) { return int_2(z, y); }
-    void __set_bg(int_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    int_2 get_bg() const restrict(cpu, amp) { return int_2(z, y); }
-    void set_bg(int_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    int_2 __get_zw() const restrict(cpu, amp) { return int_2(z, w); }
-    void __set_zw(int_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
     int_2 get_zw() const restrict(cpu, amp) { return int_2(z, w); }
     void set_zw(int_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
-    int_2 __get_ba() const restrict(cpu, amp) { return int_2(z, w); }
-    void __set_ba(int_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
-    int_2 get_ba() const restrict(cpu, amp) { return int_2(z, w); }
-    void set_ba(int_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
-    int_2 __get_wx() const restrict(cpu, amp) { return int_2(w, x); }
-    void __set_wx(int_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
     int_2 get_wx() const restrict(cpu, amp) { return int_2(w, x); }
     void set_wx(int_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
-    int_2 __get_ar() const restrict(cpu, amp) { return int_2(w, x); }
-    void __set_ar(int_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
-    int_2 get_ar() const restrict(cpu, amp) { return int_2(w, x); }
-    void set_ar(int_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
-    int_2 __get_wy() const restrict(cpu, amp) { return int_2(w, y); }
-    void __set_wy(int_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
     int_2 get_wy() const restrict(cpu, amp) { return int_2(w, y); }
     void set_wy(int_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
-    int_2 __get_ag() const restrict(cpu, amp) { return int_2(w, y); }
-    void __set_ag(int_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
-    int_2 get_ag() const restrict(cpu, amp) { return int_2(w, y); }
-    void set_ag(int_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
-    int_2 __get_wz() const restrict(cpu, amp) { return int_2(w, z); }
-    void __set_wz(int_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
     int_2 get_wz() const restrict(cpu, amp) { return int_2(w, z); }
     void set_wz(int_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
-    int_2 __get_ab() const restrict(cpu, amp) { return int_2(w, z); }
-    void __set_ab(int_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
-    int_2 get_ab() const restrict(cpu, amp) { return int_2(w, z); }
-    void set_ab(int_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
-    int_3 __get_xyz() const restrict(cpu, amp) { return int_3(x, y, z); }
-    void __set_xyz(int_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
     int_3 get_xyz() const restrict(cpu, amp) { return int_3(x, y, z); }
     void set_xyz(int_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    int_3 __get_rgb() const restrict(cpu, amp) { return int_3(x, y, z); }
-    void __set_rgb(int_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    int_3 get_rgb() const restrict(cpu, amp) { return int_3(x, y, z); }
-    void set_rgb(int_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    int_3 __get_xyw() const restrict(cpu, amp) { return int_3(x, y, w); }
-    void __set_xyw(int_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
     int_3 get_xyw() const restrict(cpu, amp) { return int_3(x, y, w); }
     void set_xyw(int_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
-    int_3 __get_rga() const restrict(cpu, amp) { return int_3(x, y, w); }
-    void __set_rga(int_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
-    int_3 get_rga() const restrict(cpu, amp) { return int_3(x, y, w); }
-    void set_rga(int_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
-    int_3 __get_xzy() const restrict(cpu, amp) { return int_3(x, z, y); }
-    void __set_xzy(int_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
     int_3 get_xzy() const restrict(cpu, amp) { return int_3(x, z, y); }
     void set_xzy(int_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    int_3 __get_rbg() const restrict(cpu, amp) { return int_3(x, z, y); }
-    void __set_rbg(int_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    int_3 get_rbg() const restrict(cpu, amp) { return int_3(x, z, y); }
-    void set_rbg(int_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    int_3 __get_xzw() const restrict(cpu, amp) { return int_3(x, z, w); }
-    void __set_xzw(int_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
     int_3 get_xzw() const restrict(cpu, amp) { return int_3(x, z, w); }
     void set_xzw(int_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
-    int_3 __get_rba() const restrict(cpu, amp) { return int_3(x, z, w); }
-    void __set_rba(int_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
-    int_3 get_rba() const restrict(cpu, amp) { return int_3(x, z, w); }
-    void set_rba(int_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
-    int_3 __get_xwy() const restrict(cpu, amp) { return int_3(x, w, y); }
-    void __set_xwy(int_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
     int_3 get_xwy() const restrict(cpu, amp) { return int_3(x, w, y); }
     void set_xwy(int_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
-    int_3 __get_rag() const restrict(cpu, amp) { return int_3(x, w, y); }
-    void __set_rag(int_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
-    int_3 get_rag() const restrict(cpu, amp) { return int_3(x, w, y); }
-    void set_rag(int_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
-    int_3 __get_xwz() const restrict(cpu, amp) { return int_3(x, w, z); }
-    void __set_xwz(int_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
     int_3 get_xwz() const restrict(cpu, amp) { return int_3(x, w, z); }
     void set_xwz(int_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
-    int_3 __get_rab() const restrict(cpu, amp) { return int_3(x, w, z); }
-    void __set_rab(int_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
-    int_3 get_rab() const restrict(cpu, amp) { return int_3(x, w, z); }
-    void set_rab(int_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
-    int_3 __get_yxz() const restrict(cpu, amp) { return int_3(y, x, z); }
-    void __set_yxz(int_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
     int_3 get_yxz() const restrict(cpu, amp) { return int_3(y, x, z); }
     void set_yxz(int_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    int_3 __get_grb() const restrict(cpu, amp) { return int_3(y, x, z); }
-    void __set_grb(int_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    int_3 get_grb() const restrict(cpu, amp) { return int_3(y, x, z); }
-    void set_grb(int_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    int_3 __get_yxw() const restrict(cpu, amp) { return int_3(y, x, w); }
-    void __set_yxw(int_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
     int_3 get_yxw() const restrict(cpu, amp) { return int_3(y, x, w); }
     void set_yxw(int_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
-    int_3 __get_gra() const restrict(cpu, amp) { return int_3(y, x, w); }
-    void __set_gra(int_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
-    int_3 get_gra() const restrict(cpu, amp) { return int_3(y, x, w); }
-    void set_gra(int_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
-    int_3 __get_yzx() const restrict(cpu, amp) { return int_3(y, z, x); }
-    void __set_yzx(int_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
     int_3 get_yzx() const restrict(cpu, amp) { return int_3(y, z, x); }
     void set_yzx(int_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    int_3 __get_gbr() const restrict(cpu, amp) { return int_3(y, z, x); }
-    void __set_gbr(int_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    int_3 get_gbr() const restrict(cpu, amp) { return int_3(y, z, x); }
-    void set_gbr(int_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    int_3 __get_yzw() const restrict(cpu, amp) { return int_3(y, z, w); }
-    void __set_yzw(int_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
     int_3 get_yzw() const restrict(cpu, amp) { return int_3(y, z, w); }
     void set_yzw(int_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
-    int_3 __get_gba() const restrict(cpu, amp) { return int_3(y, z, w); }
-    void __set_gba(int_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
-    int_3 get_gba() const restrict(cpu, amp) { return int_3(y, z, w); }
-    void set_gba(int_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
-    int_3 __get_ywx() const restrict(cpu, amp) { return int_3(y, w, x); }
-    void __set_ywx(int_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
     int_3 get_ywx() const restrict(cpu, amp) { return int_3(y, w, x); }
     void set_ywx(int_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
-    int_3 __get_gar() const restrict(cpu, amp) { return int_3(y, w, x); }
-    void __set_gar(int_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
-    int_3 get_gar() const restrict(cpu, amp) { return int_3(y, w, x); }
-    void set_gar(int_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
-    int_3 __get_ywz() const restrict(cpu, amp) { return int_3(y, w, z); }
-    void __set_ywz(int_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
     int_3 get_ywz() const restrict(cpu, amp) { return int_3(y, w, z); }
     void set_ywz(int_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
-    int_3 __get_gab() const restrict(cpu, amp) { return int_3(y, w, z); }
-    void __set_gab(int_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
-    int_3 get_gab() const restrict(cpu, amp) { return int_3(y, w, z); }
-    void set_gab(int_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
-    int_3 __get_zxy() const restrict(cpu, amp) { return int_3(z, x, y); }
-    void __set_zxy(int_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
     int_3 get_zxy() const restrict(cpu, amp) { return int_3(z, x, y); }
     void set_zxy(int_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    int_3 __get_brg() const restrict(cpu, amp) { return int_3(z, x, y); }
-    void __set_brg(int_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    int_3 get_brg() const restrict(cpu, amp) { return int_3(z, x, y); }
-    void set_brg(int_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    int_3 __get_zxw() const restrict(cpu, amp) { return int_3(z, x, w); }
-    void __set_zxw(int_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
     int_3 get_zxw() const restrict(cpu, amp) { return int_3(z, x, w); }
     void set_zxw(int_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
-    int_3 __get_bra() const restrict(cpu, amp) { return int_3(z, x, w); }
-    void __set_bra(int_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
-    int_3 get_bra() const restrict(cpu, amp) { return int_3(z, x, w); }
-    void set_bra(int_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
-    int_3 __get_zyx() const restrict(cpu, amp) { return int_3(z, y, x); }
-    void __set_zyx(int_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
     int_3 get_zyx() const restrict(cpu, amp) { return int_3(z, y, x); }
     void set_zyx(int_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    int_3 __get_bgr() const restrict(cpu, amp) { return int_3(z, y, x); }
-    void __set_bgr(int_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    int_3 get_bgr() const restrict(cpu, amp) { return int_3(z, y, x); }
-    void set_bgr(int_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    int_3 __get_zyw() const restrict(cpu, amp) { return int_3(z, y, w); }
-    void __set_zyw(int_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
     int_3 get_zyw() const restrict(cpu, amp) { return int_3(z, y, w); }
     void set_zyw(int_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
-    int_3 __get_bga() const restrict(cpu, amp) { return int_3(z, y, w); }
-    void __set_bga(int_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
-    int_3 get_bga() const restrict(cpu, amp) { return int_3(z, y, w); }
-    void set_bga(int_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
-    int_3 __get_zwx() const restrict(cpu, amp) { return int_3(z, w, x); }
-    void __set_zwx(int_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
     int_3 get_zwx() const restrict(cpu, amp) { return int_3(z, w, x); }
     void set_zwx(int_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
-    int_3 __get_bar() const restrict(cpu, amp) { return int_3(z, w, x); }
-    void __set_bar(int_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
-    int_3 get_bar() const restrict(cpu, amp) { return int_3(z, w, x); }
-    void set_bar(int_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
-    int_3 __get_zwy() const restrict(cpu, amp) { return int_3(z, w, y); }
-    void __set_zwy(int_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
     int_3 get_zwy() const restrict(cpu, amp) { return int_3(z, w, y); }
     void set_zwy(int_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
-    int_3 __get_bag() const restrict(cpu, amp) { return int_3(z, w, y); }
-    void __set_bag(int_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
-    int_3 get_bag() const restrict(cpu, amp) { return int_3(z, w, y); }
-    void set_bag(int_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
-    int_3 __get_wxy() const restrict(cpu, amp) { return int_3(w, x, y); }
-    void __set_wxy(int_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
     int_3 get_wxy() const restrict(cpu, amp) { return int_3(w, x, y); }
     void set_wxy(int_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
-    int_3 __get_arg() const restrict(cpu, amp) { return int_3(w, x, y); }
-    void __set_arg(int_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
-    int_3 get_arg() const restrict(cpu, amp) { return int_3(w, x, y); }
-    void set_arg(int_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
-    int_3 __get_wxz() const restrict(cpu, amp) { return int_3(w, x, z); }
-    void __set_wxz(int_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
     int_3 get_wxz() const restrict(cpu, amp) { return int_3(w, x, z); }
     void set_wxz(int_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
-    int_3 __get_arb() const restrict(cpu, amp) { return int_3(w, x, z); }
-    void __set_arb(int_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
-    int_3 get_arb() const restrict(cpu, amp) { return int_3(w, x, z); }
-    void set_arb(int_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
-    int_3 __get_wyx() const restrict(cpu, amp) { return int_3(w, y, x); }
-    void __set_wyx(int_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
     int_3 get_wyx() const restrict(cpu, amp) { return int_3(w, y, x); }
     void set_wyx(int_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
-    int_3 __get_agr() const restrict(cpu, amp) { return int_3(w, y, x); }
-    void __set_agr(int_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
-    int_3 get_agr() const restrict(cpu, amp) { return int_3(w, y, x); }
-    void set_agr(int_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
-    int_3 __get_wyz() const restrict(cpu, amp) { return int_3(w, y, z); }
-    void __set_wyz(int_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
     int_3 get_wyz() const restrict(cpu, amp) { return int_3(w, y, z); }
     void set_wyz(int_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
-    int_3 __get_agb() const restrict(cpu, amp) { return int_3(w, y, z); }
-    void __set_agb(int_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
-    int_3 get_agb() const restrict(cpu, amp) { return int_3(w, y, z); }
-    void set_agb(int_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
-    int_3 __get_wzx() const restrict(cpu, amp) { return int_3(w, z, x); }
-    void __set_wzx(int_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
     int_3 get_wzx() const restrict(cpu, amp) { return int_3(w, z, x); }
     void set_wzx(int_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
-    int_3 __get_abr() const restrict(cpu, amp) { return int_3(w, z, x); }
-    void __set_abr(int_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
-    int_3 get_abr() const restrict(cpu, amp) { return int_3(w, z, x); }
-    void set_abr(int_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
-    int_3 __get_wzy() const restrict(cpu, amp) { return int_3(w, z, y); }
-    void __set_wzy(int_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
     int_3 get_wzy() const restrict(cpu, amp) { return int_3(w, z, y); }
     void set_wzy(int_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
-    int_3 __get_abg() const restrict(cpu, amp) { return int_3(w, z, y); }
-    void __set_abg(int_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
-    int_3 get_abg() const restrict(cpu, amp) { return int_3(w, z, y); }
-    void set_abg(int_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
-    int_4 __get_xyzw() const restrict(cpu, amp) { return int_4(x, y, z, w); }
-    void __set_xyzw(int_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
     int_4 get_xyzw() const restrict(cpu, amp) { return int_4(x, y, z, w); }
     void set_xyzw(int_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
-    int_4 __get_rgba() const restrict(cpu, amp) { return int_4(x, y, z, w); }
-    void __set_rgba(int_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
-    int_4 get_rgba() const restrict(cpu, amp) { return int_4(x, y, z, w); }
-    void set_rgba(int_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
-    int_4 __get_xywz() const restrict(cpu, amp) { return int_4(x, y, w, z); }
-    void __set_xywz(int_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
     int_4 get_xywz() const restrict(cpu, amp) { return int_4(x, y, w, z); }
     void set_xywz(int_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
-    int_4 __get_rgab() const restrict(cpu, amp) { return int_4(x, y, w, z); }
-    void __set_rgab(int_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
-    int_4 get_rgab() const restrict(cpu, amp) { return int_4(x, y, w, z); }
-    void set_rgab(int_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
-    int_4 __get_xzyw() const restrict(cpu, amp) { return int_4(x, z, y, w); }
-    void __set_xzyw(int_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
     int_4 get_xzyw() const restrict(cpu, amp) { return int_4(x, z, y, w); }
     void set_xzyw(int_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
-    int_4 __get_rbga() const restrict(cpu, amp) { return int_4(x, z, y, w); }
-    void __set_rbga(int_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
-    int_4 get_rbga() const restrict(cpu, amp) { return int_4(x, z, y, w); }
-    void set_rbga(int_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
-    int_4 __get_xzwy() const restrict(cpu, amp) { return int_4(x, z, w, y); }
-    void __set_xzwy(int_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
     int_4 get_xzwy() const restrict(cpu, amp) { return int_4(x, z, w, y); }
     void set_xzwy(int_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
-    int_4 __get_rbag() const restrict(cpu, amp) { return int_4(x, z, w, y); }
-    void __set_rbag(int_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
-    int_4 get_rbag() const restrict(cpu, amp) { return int_4(x, z, w, y); }
-    void set_rbag(int_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
-    int_4 __get_xwyz() const restrict(cpu, amp) { return int_4(x, w, y, z); }
-    void __set_xwyz(int_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
     int_4 get_xwyz() const restrict(cpu, amp) { return int_4(x, w, y, z); }
     void set_xwyz(int_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
-    int_4 __get_ragb() const restrict(cpu, amp) { return int_4(x, w, y, z); }
-    void __set_ragb(int_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
-    int_4 get_ragb() const restrict(cpu, amp) { return int_4(x, w, y, z); }
-    void set_ragb(int_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
-    int_4 __get_xwzy() const restrict(cpu, amp) { return int_4(x, w, z, y); }
-    void __set_xwzy(int_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
     int_4 get_xwzy() const restrict(cpu, amp) { return int_4(x, w, z, y); }
     void set_xwzy(int_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
-    int_4 __get_rabg() const restrict(cpu, amp) { return int_4(x, w, z, y); }
-    void __set_rabg(int_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
-    int_4 get_rabg() const restrict(cpu, amp) { return int_4(x, w, z, y); }
-    void set_rabg(int_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
-    int_4 __get_yxzw() const restrict(cpu, amp) { return int_4(y, x, z, w); }
-    void __set_yxzw(int_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
     int_4 get_yxzw() const restrict(cpu, amp) { return int_4(y, x, z, w); }
     void set_yxzw(int_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
-    int_4 __get_grba() const restrict(cpu, amp) { return int_4(y, x, z, w); }
-    void __set_grba(int_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
-    int_4 get_grba() const restrict(cpu, amp) { return int_4(y, x, z, w); }
-    void set_grba(int_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
-    int_4 __get_yxwz() const restrict(cpu, amp) { return int_4(y, x, w, z); }
-    void __set_yxwz(int_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
     int_4 get_yxwz() const restrict(cpu, amp) { return int_4(y, x, w, z); }
     void set_yxwz(int_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
-    int_4 __get_grab() const restrict(cpu, amp) { return int_4(y, x, w, z); }
-    void __set_grab(int_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
-    int_4 get_grab() const restrict(cpu, amp) { return int_4(y, x, w, z); }
-    void set_grab(int_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
-    int_4 __get_yzxw() const restrict(cpu, amp) { return int_4(y, z, x, w); }
-    void __set_yzxw(int_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
     int_4 get_yzxw() const restrict(cpu, amp) { return int_4(y, z, x, w); }
     void set_yzxw(int_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
-    int_4 __get_gbra() const restrict(cpu, amp) { return int_4(y, z, x, w); }
-    void __set_gbra(int_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
-    int_4 get_gbra() const restrict(cpu, amp) { return int_4(y, z, x, w); }
-    void set_gbra(int_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
-    int_4 __get_yzwx() const restrict(cpu, amp) { return int_4(y, z, w, x); }
-    void __set_yzwx(int_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
     int_4 get_yzwx() const restrict(cpu, amp) { return int_4(y, z, w, x); }
     void set_yzwx(int_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
-    int_4 __get_gbar() const restrict(cpu, amp) { return int_4(y, z, w, x); }
-    void __set_gbar(int_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
-    int_4 get_gbar() const restrict(cpu, amp) { return int_4(y, z, w, x); }
-    void set_gbar(int_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
-    int_4 __get_ywxz() const restrict(cpu, amp) { return int_4(y, w, x, z); }
-    void __set_ywxz(int_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
     int_4 get_ywxz() const restrict(cpu, amp) { return int_4(y, w, x, z); }
     void set_ywxz(int_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
-    int_4 __get_garb() const restrict(cpu, amp) { return int_4(y, w, x, z); }
-    void __set_garb(int_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
-    int_4 get_garb() const restrict(cpu, amp) { return int_4(y, w, x, z); }
-    void set_garb(int_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
-    int_4 __get_ywzx() const restrict(cpu, amp) { return int_4(y, w, z, x); }
-    void __set_ywzx(int_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
     int_4 get_ywzx() const restrict(cpu, amp) { return int_4(y, w, z, x); }
     void set_ywzx(int_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
-    int_4 __get_gabr() const restrict(cpu, amp) { return int_4(y, w, z, x); }
-    void __set_gabr(int_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
-    int_4 get_gabr() const restrict(cpu, amp) { return int_4(y, w, z, x); }
-    void set_gabr(int_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
-    int_4 __get_zxyw() const restrict(cpu, amp) { return int_4(z, x, y, w); }
-    void __set_zxyw(int_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
     int_4 get_zxyw() const restrict(cpu, amp) { return int_4(z, x, y, w); }
     void set_zxyw(int_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
-    int_4 __get_brga() const restrict(cpu, amp) { return int_4(z, x, y, w); }
-    void __set_brga(int_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
-    int_4 get_brga() const restrict(cpu, amp) { return int_4(z, x, y, w); }
-    void set_brga(int_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
-    int_4 __get_zxwy() const restrict(cpu, amp) { return int_4(z, x, w, y); }
-    void __set_zxwy(int_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
     int_4 get_zxwy() const restrict(cpu, amp) { return int_4(z, x, w, y); }
     void set_zxwy(int_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
-    int_4 __get_brag() const restrict(cpu, amp) { return int_4(z, x, w, y); }
-    void __set_brag(int_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
-    int_4 get_brag() const restrict(cpu, amp) { return int_4(z, x, w, y); }
-    void set_brag(int_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
-    int_4 __get_zyxw() const restrict(cpu, amp) { return int_4(z, y, x, w); }
-    void __set_zyxw(int_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
     int_4 get_zyxw() const restrict(cpu, amp) { return int_4(z, y, x, w); }
     void set_zyxw(int_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
-    int_4 __get_bgra() const restrict(cpu, amp) { return int_4(z, y, x, w); }
-    void __set_bgra(int_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
-    int_4 get_bgra() const restrict(cpu, amp) { return int_4(z, y, x, w); }
-    void set_bgra(int_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
-    int_4 __get_zywx() const restrict(cpu, amp) { return int_4(z, y, w, x); }
-    void __set_zywx(int_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
     int_4 get_zywx() const restrict(cpu, amp) { return int_4(z, y, w, x); }
     void set_zywx(int_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
-    int_4 __get_bgar() const restrict(cpu, amp) { return int_4(z, y, w, x); }
-    void __set_bgar(int_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
-    int_4 get_bgar() const restrict(cpu, amp) { return int_4(z, y, w, x); }
-    void set_bgar(int_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
-    int_4 __get_zwxy() const restrict(cpu, amp) { return int_4(z, w, x, y); }
-    void __set_zwxy(int_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
     int_4 get_zwxy() const restrict(cpu, amp) { return int_4(z, w, x, y); }
     void set_zwxy(int_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
-    int_4 __get_barg() const restrict(cpu, amp) { return int_4(z, w, x, y); }
-    void __set_barg(int_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
-    int_4 get_barg() const restrict(cpu, amp) { return int_4(z, w, x, y); }
-    void set_barg(int_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
-    int_4 __get_zwyx() const restrict(cpu, amp) { return int_4(z, w, y, x); }
-    void __set_zwyx(int_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
     int_4 get_zwyx() const restrict(cpu, amp) { return int_4(z, w, y, x); }
     void set_zwyx(int_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
-    int_4 __get_bagr() const restrict(cpu, amp) { return int_4(z, w, y, x); }
-    void __set_bagr(int_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
-    int_4 get_bagr() const restrict(cpu, amp) { return int_4(z, w, y, x); }
-    void set_bagr(int_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
-    int_4 __get_wxyz() const restrict(cpu, amp) { return int_4(w, x, y, z); }
-    void __set_wxyz(int_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
     int_4 get_wxyz() const restrict(cpu, amp) { return int_4(w, x, y, z); }
     void set_wxyz(int_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
-    int_4 __get_argb() const restrict(cpu, amp) { return int_4(w, x, y, z); }
-    void __set_argb(int_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
-    int_4 get_argb() const restrict(cpu, amp) { return int_4(w, x, y, z); }
-    void set_argb(int_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
-    int_4 __get_wxzy() const restrict(cpu, amp) { return int_4(w, x, z, y); }
-    void __set_wxzy(int_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
     int_4 get_wxzy() const restrict(cpu, amp) { return int_4(w, x, z, y); }
     void set_wxzy(int_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
-    int_4 __get_arbg() const restrict(cpu, amp) { return int_4(w, x, z, y); }
-    void __set_arbg(int_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
-    int_4 get_arbg() const restrict(cpu, amp) { return int_4(w, x, z, y); }
-    void set_arbg(int_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
-    int_4 __get_wyxz() const restrict(cpu, amp) { return int_4(w, y, x, z); }
-    void __set_wyxz(int_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
     int_4 get_wyxz() const restrict(cpu, amp) { return int_4(w, y, x, z); }
     void set_wyxz(int_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
-    int_4 __get_agrb() const restrict(cpu, amp) { return int_4(w, y, x, z); }
-    void __set_agrb(int_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
-    int_4 get_agrb() const restrict(cpu, amp) { return int_4(w, y, x, z); }
-    void set_agrb(int_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
-    int_4 __get_wyzx() const restrict(cpu, amp) { return int_4(w, y, z, x); }
-    void __set_wyzx(int_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
     int_4 get_wyzx() const restrict(cpu, amp) { return int_4(w, y, z, x); }
     void set_wyzx(int_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
-    int_4 __get_agbr() const restrict(cpu, amp) { return int_4(w, y, z, x); }
-    void __set_agbr(int_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
-    int_4 get_agbr() const restrict(cpu, amp) { return int_4(w, y, z, x); }
-    void set_agbr(int_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
-    int_4 __get_wzxy() const restrict(cpu, amp) { return int_4(w, z, x, y); }
-    void __set_wzxy(int_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
     int_4 get_wzxy() const restrict(cpu, amp) { return int_4(w, z, x, y); }
     void set_wzxy(int_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
-    int_4 __get_abrg() const restrict(cpu, amp) { return int_4(w, z, x, y); }
-    void __set_abrg(int_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
-    int_4 get_abrg() const restrict(cpu, amp) { return int_4(w, z, x, y); }
-    void set_abrg(int_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
-    int_4 __get_wzyx() const restrict(cpu, amp) { return int_4(w, z, y, x); }
-    void __set_wzyx(int_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
     int_4 get_wzyx() const restrict(cpu, amp) { return int_4(w, z, y, x); }
     void set_wzyx(int_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
-    int_4 __get_abgr() const restrict(cpu, amp) { return int_4(w, z, y, x); }
-    void __set_abgr(int_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
-    int_4 get_abgr() const restrict(cpu, amp) { return int_4(w, z, y, x); }
-    void set_abgr(int_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
 
     int_4& operator+=(const int_4& v) restrict(cpu, amp) { x += v.x; y += v.y; z += v.z; w += v.w; return *this; }
     int_4& operator-=(const int_4& v) restrict(cpu, amp) { x -= v.x; y -= v.y; z -= v.z; w -= v.w; return *this; }
@@ -1885,508 +885,132 @@ struct uint_4 {
 
     unsigned int get_x() const restrict(cpu, amp) { return x; }
     void set_x(unsigned int v) restrict(cpu, amp) { x = v; }
-    unsigned int __get_r() const restrict(cpu, amp) { return x; }
-    void __set_r(unsigned int v) restrict(cpu, amp) { x = v; }
-    unsigned int get_r() const restrict(cpu, amp) { return x; }
-    void set_r(unsigned int v) restrict(cpu, amp) { x = v; }
     unsigned int get_y() const restrict(cpu, amp) { return y; }
     void set_y(unsigned int v) restrict(cpu, amp) { y = v; }
-    unsigned int __get_g() const restrict(cpu, amp) { return y; }
-    void __set_g(unsigned int v) restrict(cpu, amp) { y = v; }
-    unsigned int get_g() const restrict(cpu, amp) { return y; }
-    void set_g(unsigned int v) restrict(cpu, amp) { y = v; }
     unsigned int get_z() const restrict(cpu, amp) { return z; }
     void set_z(unsigned int v) restrict(cpu, amp) { z = v; }
-    unsigned int __get_b() const restrict(cpu, amp) { return z; }
-    void __set_b(unsigned int v) restrict(cpu, amp) { z = v; }
-    unsigned int get_b() const restrict(cpu, amp) { return z; }
-    void set_b(unsigned int v) restrict(cpu, amp) { z = v; }
     unsigned int get_w() const restrict(cpu, amp) { return w; }
     void set_w(unsigned int v) restrict(cpu, amp) { w = v; }
-    unsigned int __get_a() const restrict(cpu, amp) { return w; }
-    void __set_a(unsigned int v) restrict(cpu, amp) { w = v; }
-    unsigned int get_a() const restrict(cpu, amp) { return w; }
-    void set_a(unsigned int v) restrict(cpu, amp) { w = v; }
-    uint_2 __get_xy() const restrict(cpu, amp) { return uint_2(x, y); }
-    void __set_xy(uint_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
     uint_2 get_xy() const restrict(cpu, amp) { return uint_2(x, y); }
     void set_xy(uint_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    uint_2 __get_rg() const restrict(cpu, amp) { return uint_2(x, y); }
-    void __set_rg(uint_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    uint_2 get_rg() const restrict(cpu, amp) { return uint_2(x, y); }
-    void set_rg(uint_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    uint_2 __get_xz() const restrict(cpu, amp) { return uint_2(x, z); }
-    void __set_xz(uint_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
     uint_2 get_xz() const restrict(cpu, amp) { return uint_2(x, z); }
     void set_xz(uint_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    uint_2 __get_rb() const restrict(cpu, amp) { return uint_2(x, z); }
-    void __set_rb(uint_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    uint_2 get_rb() const restrict(cpu, amp) { return uint_2(x, z); }
-    void set_rb(uint_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    uint_2 __get_xw() const restrict(cpu, amp) { return uint_2(x, w); }
-    void __set_xw(uint_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
     uint_2 get_xw() const restrict(cpu, amp) { return uint_2(x, w); }
     void set_xw(uint_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
-    uint_2 __get_ra() const restrict(cpu, amp) { return uint_2(x, w); }
-    void __set_ra(uint_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
-    uint_2 get_ra() const restrict(cpu, amp) { return uint_2(x, w); }
-    void set_ra(uint_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
-    uint_2 __get_yx() const restrict(cpu, amp) { return uint_2(y, x); }
-    void __set_yx(uint_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
     uint_2 get_yx() const restrict(cpu, amp) { return uint_2(y, x); }
     void set_yx(uint_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    uint_2 __get_gr() const restrict(cpu, amp) { return uint_2(y, x); }
-    void __set_gr(uint_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    uint_2 get_gr() const restrict(cpu, amp) { return uint_2(y, x); }
-    void set_gr(uint_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    uint_2 __get_yz() const restrict(cpu, amp) { return uint_2(y, z); }
-    void __set_yz(uint_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
     uint_2 get_yz() const restrict(cpu, amp) { return uint_2(y, z); }
     void set_yz(uint_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    uint_2 __get_gb() const restrict(cpu, amp) { return uint_2(y, z); }
-    void __set_gb(uint_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    uint_2 get_gb() const restrict(cpu, amp) { return uint_2(y, z); }
-    void set_gb(uint_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    uint_2 __get_yw() const restrict(cpu, amp) { return uint_2(y, w); }
-    void __set_yw(uint_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
     uint_2 get_yw() const restrict(cpu, amp) { return uint_2(y, w); }
     void set_yw(uint_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
-    uint_2 __get_ga() const restrict(cpu, amp) { return uint_2(y, w); }
-    void __set_ga(uint_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
-    uint_2 get_ga() const restrict(cpu, amp) { return uint_2(y, w); }
-    void set_ga(uint_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
-    uint_2 __get_zx() const restrict(cpu, amp) { return uint_2(z, x); }
-    void __set_zx(uint_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
     uint_2 get_zx() const restrict(cpu, amp) { return uint_2(z, x); }
     void set_zx(uint_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    uint_2 __get_br() const restrict(cpu, amp) { return uint_2(z, x); }
-    void __set_br(uint_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    uint_2 get_br() const restrict(cpu, amp) { return uint_2(z, x); }
-    void set_br(uint_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    uint_2 __get_zy() const restrict(cpu, amp) { return uint_2(z, y); }
-    void __set_zy(uint_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
     uint_2 get_zy() const restrict(cpu, amp) { return uint_2(z, y); }
     void set_zy(uint_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    uint_2 __get_bg() const restrict(cpu, amp) { return uint_2(z, y); }
-    void __set_bg(uint_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    uint_2 get_bg() const restrict(cpu, amp) { return uint_2(z, y); }
-    void set_bg(uint_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    uint_2 __get_zw() const restrict(cpu, amp) { return uint_2(z, w); }
-    void __set_zw(uint_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
     uint_2 get_zw() const restrict(cpu, amp) { return uint_2(z, w); }
     void set_zw(uint_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
-    uint_2 __get_ba() const restrict(cpu, amp) { return uint_2(z, w); }
-    void __set_ba(uint_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
-    uint_2 get_ba() const restrict(cpu, amp) { return uint_2(z, w); }
-    void set_ba(uint_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
-    uint_2 __get_wx() const restrict(cpu, amp) { return uint_2(w, x); }
-    void __set_wx(uint_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
     uint_2 get_wx() const restrict(cpu, amp) { return uint_2(w, x); }
     void set_wx(uint_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
-    uint_2 __get_ar() const restrict(cpu, amp) { return uint_2(w, x); }
-    void __set_ar(uint_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
-    uint_2 get_ar() const restrict(cpu, amp) { return uint_2(w, x); }
-    void set_ar(uint_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
-    uint_2 __get_wy() const restrict(cpu, amp) { return uint_2(w, y); }
-    void __set_wy(uint_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
     uint_2 get_wy() const restrict(cpu, amp) { return uint_2(w, y); }
     void set_wy(uint_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
-    uint_2 __get_ag() const restrict(cpu, amp) { return uint_2(w, y); }
-    void __set_ag(uint_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
-    uint_2 get_ag() const restrict(cpu, amp) { return uint_2(w, y); }
-    void set_ag(uint_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
-    uint_2 __get_wz() const restrict(cpu, amp) { return uint_2(w, z); }
-    void __set_wz(uint_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
     uint_2 get_wz() const restrict(cpu, amp) { return uint_2(w, z); }
     void set_wz(uint_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
-    uint_2 __get_ab() const restrict(cpu, amp) { return uint_2(w, z); }
-    void __set_ab(uint_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
-    uint_2 get_ab() const restrict(cpu, amp) { return uint_2(w, z); }
-    void set_ab(uint_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
-    uint_3 __get_xyz() const restrict(cpu, amp) { return uint_3(x, y, z); }
-    void __set_xyz(uint_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
     uint_3 get_xyz() const restrict(cpu, amp) { return uint_3(x, y, z); }
     void set_xyz(uint_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    uint_3 __get_rgb() const restrict(cpu, amp) { return uint_3(x, y, z); }
-    void __set_rgb(uint_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    uint_3 get_rgb() const restrict(cpu, amp) { return uint_3(x, y, z); }
-    void set_rgb(uint_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    uint_3 __get_xyw() const restrict(cpu, amp) { return uint_3(x, y, w); }
-    void __set_xyw(uint_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
     uint_3 get_xyw() const restrict(cpu, amp) { return uint_3(x, y, w); }
     void set_xyw(uint_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
-    uint_3 __get_rga() const restrict(cpu, amp) { return uint_3(x, y, w); }
-    void __set_rga(uint_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
-    uint_3 get_rga() const restrict(cpu, amp) { return uint_3(x, y, w); }
-    void set_rga(uint_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
-    uint_3 __get_xzy() const restrict(cpu, amp) { return uint_3(x, z, y); }
-    void __set_xzy(uint_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
     uint_3 get_xzy() const restrict(cpu, amp) { return uint_3(x, z, y); }
     void set_xzy(uint_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    uint_3 __get_rbg() const restrict(cpu, amp) { return uint_3(x, z, y); }
-    void __set_rbg(uint_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    uint_3 get_rbg() const restrict(cpu, amp) { return uint_3(x, z, y); }
-    void set_rbg(uint_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    uint_3 __get_xzw() const restrict(cpu, amp) { return uint_3(x, z, w); }
-    void __set_xzw(uint_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
     uint_3 get_xzw() const restrict(cpu, amp) { return uint_3(x, z, w); }
     void set_xzw(uint_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
-    uint_3 __get_rba() const restrict(cpu, amp) { return uint_3(x, z, w); }
-    void __set_rba(uint_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
-    uint_3 get_rba() const restrict(cpu, amp) { return uint_3(x, z, w); }
-    void set_rba(uint_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
-    uint_3 __get_xwy() const restrict(cpu, amp) { return uint_3(x, w, y); }
-    void __set_xwy(uint_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
     uint_3 get_xwy() const restrict(cpu, amp) { return uint_3(x, w, y); }
     void set_xwy(uint_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
-    uint_3 __get_rag() const restrict(cpu, amp) { return uint_3(x, w, y); }
-    void __set_rag(uint_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
-    uint_3 get_rag() const restrict(cpu, amp) { return uint_3(x, w, y); }
-    void set_rag(uint_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
-    uint_3 __get_xwz() const restrict(cpu, amp) { return uint_3(x, w, z); }
-    void __set_xwz(uint_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
     uint_3 get_xwz() const restrict(cpu, amp) { return uint_3(x, w, z); }
     void set_xwz(uint_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
-    uint_3 __get_rab() const restrict(cpu, amp) { return uint_3(x, w, z); }
-    void __set_rab(uint_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
-    uint_3 get_rab() const restrict(cpu, amp) { return uint_3(x, w, z); }
-    void set_rab(uint_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
-    uint_3 __get_yxz() const restrict(cpu, amp) { return uint_3(y, x, z); }
-    void __set_yxz(uint_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
     uint_3 get_yxz() const restrict(cpu, amp) { return uint_3(y, x, z); }
     void set_yxz(uint_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    uint_3 __get_grb() const restrict(cpu, amp) { return uint_3(y, x, z); }
-    void __set_grb(uint_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    uint_3 get_grb() const restrict(cpu, amp) { return uint_3(y, x, z); }
-    void set_grb(uint_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    uint_3 __get_yxw() const restrict(cpu, amp) { return uint_3(y, x, w); }
-    void __set_yxw(uint_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
     uint_3 get_yxw() const restrict(cpu, amp) { return uint_3(y, x, w); }
     void set_yxw(uint_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
-    uint_3 __get_gra() const restrict(cpu, amp) { return uint_3(y, x, w); }
-    void __set_gra(uint_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
-    uint_3 get_gra() const restrict(cpu, amp) { return uint_3(y, x, w); }
-    void set_gra(uint_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
-    uint_3 __get_yzx() const restrict(cpu, amp) { return uint_3(y, z, x); }
-    void __set_yzx(uint_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
     uint_3 get_yzx() const restrict(cpu, amp) { return uint_3(y, z, x); }
     void set_yzx(uint_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    uint_3 __get_gbr() const restrict(cpu, amp) { return uint_3(y, z, x); }
-    void __set_gbr(uint_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    uint_3 get_gbr() const restrict(cpu, amp) { return uint_3(y, z, x); }
-    void set_gbr(uint_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    uint_3 __get_yzw() const restrict(cpu, amp) { return uint_3(y, z, w); }
-    void __set_yzw(uint_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
     uint_3 get_yzw() const restrict(cpu, amp) { return uint_3(y, z, w); }
     void set_yzw(uint_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
-    uint_3 __get_gba() const restrict(cpu, amp) { return uint_3(y, z, w); }
-    void __set_gba(uint_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
-    uint_3 get_gba() const restrict(cpu, amp) { return uint_3(y, z, w); }
-    void set_gba(uint_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
-    uint_3 __get_ywx() const restrict(cpu, amp) { return uint_3(y, w, x); }
-    void __set_ywx(uint_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
     uint_3 get_ywx() const restrict(cpu, amp) { return uint_3(y, w, x); }
     void set_ywx(uint_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
-    uint_3 __get_gar() const restrict(cpu, amp) { return uint_3(y, w, x); }
-    void __set_gar(uint_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
-    uint_3 get_gar() const restrict(cpu, amp) { return uint_3(y, w, x); }
-    void set_gar(uint_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
-    uint_3 __get_ywz() const restrict(cpu, amp) { return uint_3(y, w, z); }
-    void __set_ywz(uint_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
     uint_3 get_ywz() const restrict(cpu, amp) { return uint_3(y, w, z); }
     void set_ywz(uint_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
-    uint_3 __get_gab() const restrict(cpu, amp) { return uint_3(y, w, z); }
-    void __set_gab(uint_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
-    uint_3 get_gab() const restrict(cpu, amp) { return uint_3(y, w, z); }
-    void set_gab(uint_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
-    uint_3 __get_zxy() const restrict(cpu, amp) { return uint_3(z, x, y); }
-    void __set_zxy(uint_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
     uint_3 get_zxy() const restrict(cpu, amp) { return uint_3(z, x, y); }
     void set_zxy(uint_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    uint_3 __get_brg() const restrict(cpu, amp) { return uint_3(z, x, y); }
-    void __set_brg(uint_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    uint_3 get_brg() const restrict(cpu, amp) { return uint_3(z, x, y); }
-    void set_brg(uint_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    uint_3 __get_zxw() const restrict(cpu, amp) { return uint_3(z, x, w); }
-    void __set_zxw(uint_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
     uint_3 get_zxw() const restrict(cpu, amp) { return uint_3(z, x, w); }
     void set_zxw(uint_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
-    uint_3 __get_bra() const restrict(cpu, amp) { return uint_3(z, x, w); }
-    void __set_bra(uint_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
-    uint_3 get_bra() const restrict(cpu, amp) { return uint_3(z, x, w); }
-    void set_bra(uint_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
-    uint_3 __get_zyx() const restrict(cpu, amp) { return uint_3(z, y, x); }
-    void __set_zyx(uint_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
     uint_3 get_zyx() const restrict(cpu, amp) { return uint_3(z, y, x); }
     void set_zyx(uint_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    uint_3 __get_bgr() const restrict(cpu, amp) { return uint_3(z, y, x); }
-    void __set_bgr(uint_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    uint_3 get_bgr() const restrict(cpu, amp) { return uint_3(z, y, x); }
-    void set_bgr(uint_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    uint_3 __get_zyw() const restrict(cpu, amp) { return uint_3(z, y, w); }
-    void __set_zyw(uint_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
     uint_3 get_zyw() const restrict(cpu, amp) { return uint_3(z, y, w); }
     void set_zyw(uint_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
-    uint_3 __get_bga() const restrict(cpu, amp) { return uint_3(z, y, w); }
-    void __set_bga(uint_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
-    uint_3 get_bga() const restrict(cpu, amp) { return uint_3(z, y, w); }
-    void set_bga(uint_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
-    uint_3 __get_zwx() const restrict(cpu, amp) { return uint_3(z, w, x); }
-    void __set_zwx(uint_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
     uint_3 get_zwx() const restrict(cpu, amp) { return uint_3(z, w, x); }
     void set_zwx(uint_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
-    uint_3 __get_bar() const restrict(cpu, amp) { return uint_3(z, w, x); }
-    void __set_bar(uint_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
-    uint_3 get_bar() const restrict(cpu, amp) { return uint_3(z, w, x); }
-    void set_bar(uint_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
-    uint_3 __get_zwy() const restrict(cpu, amp) { return uint_3(z, w, y); }
-    void __set_zwy(uint_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
     uint_3 get_zwy() const restrict(cpu, amp) { return uint_3(z, w, y); }
     void set_zwy(uint_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
-    uint_3 __get_bag() const restrict(cpu, amp) { return uint_3(z, w, y); }
-    void __set_bag(uint_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
-    uint_3 get_bag() const restrict(cpu, amp) { return uint_3(z, w, y); }
-    void set_bag(uint_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
-    uint_3 __get_wxy() const restrict(cpu, amp) { return uint_3(w, x, y); }
-    void __set_wxy(uint_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
     uint_3 get_wxy() const restrict(cpu, amp) { return uint_3(w, x, y); }
     void set_wxy(uint_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
-    uint_3 __get_arg() const restrict(cpu, amp) { return uint_3(w, x, y); }
-    void __set_arg(uint_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
-    uint_3 get_arg() const restrict(cpu, amp) { return uint_3(w, x, y); }
-    void set_arg(uint_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
-    uint_3 __get_wxz() const restrict(cpu, amp) { return uint_3(w, x, z); }
-    void __set_wxz(uint_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
     uint_3 get_wxz() const restrict(cpu, amp) { return uint_3(w, x, z); }
     void set_wxz(uint_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
-    uint_3 __get_arb() const restrict(cpu, amp) { return uint_3(w, x, z); }
-    void __set_arb(uint_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
-    uint_3 get_arb() const restrict(cpu, amp) { return uint_3(w, x, z); }
-    void set_arb(uint_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
-    uint_3 __get_wyx() const restrict(cpu, amp) { return uint_3(w, y, x); }
-    void __set_wyx(uint_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
     uint_3 get_wyx() const restrict(cpu, amp) { return uint_3(w, y, x); }
     void set_wyx(uint_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
-    uint_3 __get_agr() const restrict(cpu, amp) { return uint_3(w, y, x); }
-    void __set_agr(uint_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
-    uint_3 get_agr() const restrict(cpu, amp) { return uint_3(w, y, x); }
-    void set_agr(uint_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
-    uint_3 __get_wyz() const restrict(cpu, amp) { return uint_3(w, y, z); }
-    void __set_wyz(uint_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
     uint_3 get_wyz() const restrict(cpu, amp) { return uint_3(w, y, z); }
     void set_wyz(uint_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
-    uint_3 __get_agb() const restrict(cpu, amp) { return uint_3(w, y, z); }
-    void __set_agb(uint_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
-    uint_3 get_agb() const restrict(cpu, amp) { return uint_3(w, y, z); }
-    void set_agb(uint_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
-    uint_3 __get_wzx() const restrict(cpu, amp) { return uint_3(w, z, x); }
-    void __set_wzx(uint_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
     uint_3 get_wzx() const restrict(cpu, amp) { return uint_3(w, z, x); }
     void set_wzx(uint_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
-    uint_3 __get_abr() const restrict(cpu, amp) { return uint_3(w, z, x); }
-    void __set_abr(uint_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
-    uint_3 get_abr() const restrict(cpu, amp) { return uint_3(w, z, x); }
-    void set_abr(uint_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
-    uint_3 __get_wzy() const restrict(cpu, amp) { return uint_3(w, z, y); }
-    void __set_wzy(uint_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
     uint_3 get_wzy() const restrict(cpu, amp) { return uint_3(w, z, y); }
     void set_wzy(uint_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
-    uint_3 __get_abg() const restrict(cpu, amp) { return uint_3(w, z, y); }
-    void __set_abg(uint_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
-    uint_3 get_abg() const restrict(cpu, amp) { return uint_3(w, z, y); }
-    void set_abg(uint_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
-    uint_4 __get_xyzw() const restrict(cpu, amp) { return uint_4(x, y, z, w); }
-    void __set_xyzw(uint_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
     uint_4 get_xyzw() const restrict(cpu, amp) { return uint_4(x, y, z, w); }
     void set_xyzw(uint_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
-    uint_4 __get_rgba() const restrict(cpu, amp) { return uint_4(x, y, z, w); }
-    void __set_rgba(uint_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
-    uint_4 get_rgba() const restrict(cpu, amp) { return uint_4(x, y, z, w); }
-    void set_rgba(uint_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
-    uint_4 __get_xywz() const restrict(cpu, amp) { return uint_4(x, y, w, z); }
-    void __set_xywz(uint_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
     uint_4 get_xywz() const restrict(cpu, amp) { return uint_4(x, y, w, z); }
     void set_xywz(uint_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
-    uint_4 __get_rgab() const restrict(cpu, amp) { return uint_4(x, y, w, z); }
-    void __set_rgab(uint_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
-    uint_4 get_rgab() const restrict(cpu, amp) { return uint_4(x, y, w, z); }
-    void set_rgab(uint_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
-    uint_4 __get_xzyw() const restrict(cpu, amp) { return uint_4(x, z, y, w); }
-    void __set_xzyw(uint_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
     uint_4 get_xzyw() const restrict(cpu, amp) { return uint_4(x, z, y, w); }
     void set_xzyw(uint_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
-    uint_4 __get_rbga() const restrict(cpu, amp) { return uint_4(x, z, y, w); }
-    void __set_rbga(uint_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
-    uint_4 get_rbga() const restrict(cpu, amp) { return uint_4(x, z, y, w); }
-    void set_rbga(uint_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
-    uint_4 __get_xzwy() const restrict(cpu, amp) { return uint_4(x, z, w, y); }
-    void __set_xzwy(uint_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
     uint_4 get_xzwy() const restrict(cpu, amp) { return uint_4(x, z, w, y); }
     void set_xzwy(uint_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
-    uint_4 __get_rbag() const restrict(cpu, amp) { return uint_4(x, z, w, y); }
-    void __set_rbag(uint_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
-    uint_4 get_rbag() const restrict(cpu, amp) { return uint_4(x, z, w, y); }
-    void set_rbag(uint_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
-    uint_4 __get_xwyz() const restrict(cpu, amp) { return uint_4(x, w, y, z); }
-    void __set_xwyz(uint_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
     uint_4 get_xwyz() const restrict(cpu, amp) { return uint_4(x, w, y, z); }
     void set_xwyz(uint_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
-    uint_4 __get_ragb() const restrict(cpu, amp) { return uint_4(x, w, y, z); }
-    void __set_ragb(uint_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
-    uint_4 get_ragb() const restrict(cpu, amp) { return uint_4(x, w, y, z); }
-    void set_ragb(uint_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
-    uint_4 __get_xwzy() const restrict(cpu, amp) { return uint_4(x, w, z, y); }
-    void __set_xwzy(uint_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
     uint_4 get_xwzy() const restrict(cpu, amp) { return uint_4(x, w, z, y); }
     void set_xwzy(uint_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
-    uint_4 __get_rabg() const restrict(cpu, amp) { return uint_4(x, w, z, y); }
-    void __set_rabg(uint_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
-    uint_4 get_rabg() const restrict(cpu, amp) { return uint_4(x, w, z, y); }
-    void set_rabg(uint_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
-    uint_4 __get_yxzw() const restrict(cpu, amp) { return uint_4(y, x, z, w); }
-    void __set_yxzw(uint_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
     uint_4 get_yxzw() const restrict(cpu, amp) { return uint_4(y, x, z, w); }
     void set_yxzw(uint_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
-    uint_4 __get_grba() const restrict(cpu, amp) { return uint_4(y, x, z, w); }
-    void __set_grba(uint_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
-    uint_4 get_grba() const restrict(cpu, amp) { return uint_4(y, x, z, w); }
-    void set_grba(uint_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
-    uint_4 __get_yxwz() const restrict(cpu, amp) { return uint_4(y, x, w, z); }
-    void __set_yxwz(uint_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
     uint_4 get_yxwz() const restrict(cpu, amp) { return uint_4(y, x, w, z); }
     void set_yxwz(uint_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
-    uint_4 __get_grab() const restrict(cpu, amp) { return uint_4(y, x, w, z); }
-    void __set_grab(uint_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
-    uint_4 get_grab() const restrict(cpu, amp) { return uint_4(y, x, w, z); }
-    void set_grab(uint_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
-    uint_4 __get_yzxw() const restrict(cpu, amp) { return uint_4(y, z, x, w); }
-    void __set_yzxw(uint_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
     uint_4 get_yzxw() const restrict(cpu, amp) { return uint_4(y, z, x, w); }
     void set_yzxw(uint_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
-    uint_4 __get_gbra() const restrict(cpu, amp) { return uint_4(y, z, x, w); }
-    void __set_gbra(uint_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
-    uint_4 get_gbra() const restrict(cpu, amp) { return uint_4(y, z, x, w); }
-    void set_gbra(uint_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
-    uint_4 __get_yzwx() const restrict(cpu, amp) { return uint_4(y, z, w, x); }
-    void __set_yzwx(uint_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
     uint_4 get_yzwx() const restrict(cpu, amp) { return uint_4(y, z, w, x); }
     void set_yzwx(uint_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
-    uint_4 __get_gbar() const restrict(cpu, amp) { return uint_4(y, z, w, x); }
-    void __set_gbar(uint_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
-    uint_4 get_gbar() const restrict(cpu, amp) { return uint_4(y, z, w, x); }
-    void set_gbar(uint_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
-    uint_4 __get_ywxz() const restrict(cpu, amp) { return uint_4(y, w, x, z); }
-    void __set_ywxz(uint_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
     uint_4 get_ywxz() const restrict(cpu, amp) { return uint_4(y, w, x, z); }
     void set_ywxz(uint_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
-    uint_4 __get_garb() const restrict(cpu, amp) { return uint_4(y, w, x, z); }
-    void __set_garb(uint_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
-    uint_4 get_garb() const restrict(cpu, amp) { return uint_4(y, w, x, z); }
-    void set_garb(uint_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
-    uint_4 __get_ywzx() const restrict(cpu, amp) { return uint_4(y, w, z, x); }
-    void __set_ywzx(uint_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
     uint_4 get_ywzx() const restrict(cpu, amp) { return uint_4(y, w, z, x); }
     void set_ywzx(uint_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
-    uint_4 __get_gabr() const restrict(cpu, amp) { return uint_4(y, w, z, x); }
-    void __set_gabr(uint_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
-    uint_4 get_gabr() const restrict(cpu, amp) { return uint_4(y, w, z, x); }
-    void set_gabr(uint_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
-    uint_4 __get_zxyw() const restrict(cpu, amp) { return uint_4(z, x, y, w); }
-    void __set_zxyw(uint_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
     uint_4 get_zxyw() const restrict(cpu, amp) { return uint_4(z, x, y, w); }
     void set_zxyw(uint_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
-    uint_4 __get_brga() const restrict(cpu, amp) { return uint_4(z, x, y, w); }
-    void __set_brga(uint_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
-    uint_4 get_brga() const restrict(cpu, amp) { return uint_4(z, x, y, w); }
-    void set_brga(uint_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
-    uint_4 __get_zxwy() const restrict(cpu, amp) { return uint_4(z, x, w, y); }
-    void __set_zxwy(uint_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
     uint_4 get_zxwy() const restrict(cpu, amp) { return uint_4(z, x, w, y); }
     void set_zxwy(uint_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
-    uint_4 __get_brag() const restrict(cpu, amp) { return uint_4(z, x, w, y); }
-    void __set_brag(uint_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
-    uint_4 get_brag() const restrict(cpu, amp) { return uint_4(z, x, w, y); }
-    void set_brag(uint_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
-    uint_4 __get_zyxw() const restrict(cpu, amp) { return uint_4(z, y, x, w); }
-    void __set_zyxw(uint_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
     uint_4 get_zyxw() const restrict(cpu, amp) { return uint_4(z, y, x, w); }
     void set_zyxw(uint_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
-    uint_4 __get_bgra() const restrict(cpu, amp) { return uint_4(z, y, x, w); }
-    void __set_bgra(uint_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
-    uint_4 get_bgra() const restrict(cpu, amp) { return uint_4(z, y, x, w); }
-    void set_bgra(uint_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
-    uint_4 __get_zywx() const restrict(cpu, amp) { return uint_4(z, y, w, x); }
-    void __set_zywx(uint_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
     uint_4 get_zywx() const restrict(cpu, amp) { return uint_4(z, y, w, x); }
     void set_zywx(uint_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
-    uint_4 __get_bgar() const restrict(cpu, amp) { return uint_4(z, y, w, x); }
-    void __set_bgar(uint_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
-    uint_4 get_bgar() const restrict(cpu, amp) { return uint_4(z, y, w, x); }
-    void set_bgar(uint_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
-    uint_4 __get_zwxy() const restrict(cpu, amp) { return uint_4(z, w, x, y); }
-    void __set_zwxy(uint_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
     uint_4 get_zwxy() const restrict(cpu, amp) { return uint_4(z, w, x, y); }
     void set_zwxy(uint_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
-    uint_4 __get_barg() const restrict(cpu, amp) { return uint_4(z, w, x, y); }
-    void __set_barg(uint_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
-    uint_4 get_barg() const restrict(cpu, amp) { return uint_4(z, w, x, y); }
-    void set_barg(uint_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
-    uint_4 __get_zwyx() const restrict(cpu, amp) { return uint_4(z, w, y, x); }
-    void __set_zwyx(uint_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
     uint_4 get_zwyx() const restrict(cpu, amp) { return uint_4(z, w, y, x); }
     void set_zwyx(uint_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
-    uint_4 __get_bagr() const restrict(cpu, amp) { return uint_4(z, w, y, x); }
-    void __set_bagr(uint_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
-    uint_4 get_bagr() const restrict(cpu, amp) { return uint_4(z, w, y, x); }
-    void set_bagr(uint_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
-    uint_4 __get_wxyz() const restrict(cpu, amp) { return uint_4(w, x, y, z); }
-    void __set_wxyz(uint_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
     uint_4 get_wxyz() const restrict(cpu, amp) { return uint_4(w, x, y, z); }
     void set_wxyz(uint_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
-    uint_4 __get_argb() const restrict(cpu, amp) { return uint_4(w, x, y, z); }
-    void __set_argb(uint_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
-    uint_4 get_argb() const restrict(cpu, amp) { return uint_4(w, x, y, z); }
-    void set_argb(uint_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
-    uint_4 __get_wxzy() const restrict(cpu, amp) { return uint_4(w, x, z, y); }
-    void __set_wxzy(uint_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
     uint_4 get_wxzy() const restrict(cpu, amp) { return uint_4(w, x, z, y); }
     void set_wxzy(uint_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
-    uint_4 __get_arbg() const restrict(cpu, amp) { return uint_4(w, x, z, y); }
-    void __set_arbg(uint_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
-    uint_4 get_arbg() const restrict(cpu, amp) { return uint_4(w, x, z, y); }
-    void set_arbg(uint_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
-    uint_4 __get_wyxz() const restrict(cpu, amp) { return uint_4(w, y, x, z); }
-    void __set_wyxz(uint_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
     uint_4 get_wyxz() const restrict(cpu, amp) { return uint_4(w, y, x, z); }
     void set_wyxz(uint_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
-    uint_4 __get_agrb() const restrict(cpu, amp) { return uint_4(w, y, x, z); }
-    void __set_agrb(uint_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
-    uint_4 get_agrb() const restrict(cpu, amp) { return uint_4(w, y, x, z); }
-    void set_agrb(uint_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
-    uint_4 __get_wyzx() const restrict(cpu, amp) { return uint_4(w, y, z, x); }
-    void __set_wyzx(uint_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
     uint_4 get_wyzx() const restrict(cpu, amp) { return uint_4(w, y, z, x); }
     void set_wyzx(uint_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
-    uint_4 __get_agbr() const restrict(cpu, amp) { return uint_4(w, y, z, x); }
-    void __set_agbr(uint_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
-    uint_4 get_agbr() const restrict(cpu, amp) { return uint_4(w, y, z, x); }
-    void set_agbr(uint_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
-    uint_4 __get_wzxy() const restrict(cpu, amp) { return uint_4(w, z, x, y); }
-    void __set_wzxy(uint_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
     uint_4 get_wzxy() const restrict(cpu, amp) { return uint_4(w, z, x, y); }
     void set_wzxy(uint_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
-    uint_4 __get_abrg() const restrict(cpu, amp) { return uint_4(w, z, x, y); }
-    void __set_abrg(uint_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
-    uint_4 get_abrg() const restrict(cpu, amp) { return uint_4(w, z, x, y); }
-    void set_abrg(uint_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
-    uint_4 __get_wzyx() const restrict(cpu, amp) { return uint_4(w, z, y, x); }
-    void __set_wzyx(uint_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
     uint_4 get_wzyx() const restrict(cpu, amp) { return uint_4(w, z, y, x); }
     void set_wzyx(uint_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
-    uint_4 __get_abgr() const restrict(cpu, amp) { return uint_4(w, z, y, x); }
-    void __set_abgr(uint_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
-    uint_4 get_abgr() const restrict(cpu, amp) { return uint_4(w, z, y, x); }
-    void set_abgr(uint_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
 
     uint_4& operator+=(const uint_4& v) restrict(cpu, amp) { x += v.x; y += v.y; z += v.z; w += v.w; return *this; }
     uint_4& operator-=(const uint_4& v) restrict(cpu, amp) { x -= v.x; y -= v.y; z -= v.z; w -= v.w; return *this; }
@@ -2421,508 +1045,132 @@ struct float_4 {
 
     float get_x() const restrict(cpu, amp) { return x; }
     void set_x(float v) restrict(cpu, amp) { x = v; }
-    float __get_r() const restrict(cpu, amp) { return x; }
-    void __set_r(float v) restrict(cpu, amp) { x = v; }
-    float get_r() const restrict(cpu, amp) { return x; }
-    void set_r(float v) restrict(cpu, amp) { x = v; }
     float get_y() const restrict(cpu, amp) { return y; }
     void set_y(float v) restrict(cpu, amp) { y = v; }
-    float __get_g() const restrict(cpu, amp) { return y; }
-    void __set_g(float v) restrict(cpu, amp) { y = v; }
-    float get_g() const restrict(cpu, amp) { return y; }
-    void set_g(float v) restrict(cpu, amp) { y = v; }
     float get_z() const restrict(cpu, amp) { return z; }
     void set_z(float v) restrict(cpu, amp) { z = v; }
-    float __get_b() const restrict(cpu, amp) { return z; }
-    void __set_b(float v) restrict(cpu, amp) { z = v; }
-    float get_b() const restrict(cpu, amp) { return z; }
-    void set_b(float v) restrict(cpu, amp) { z = v; }
     float get_w() const restrict(cpu, amp) { return w; }
     void set_w(float v) restrict(cpu, amp) { w = v; }
-    float __get_a() const restrict(cpu, amp) { return w; }
-    void __set_a(float v) restrict(cpu, amp) { w = v; }
-    float get_a() const restrict(cpu, amp) { return w; }
-    void set_a(float v) restrict(cpu, amp) { w = v; }
-    float_2 __get_xy() const restrict(cpu, amp) { return float_2(x, y); }
-    void __set_xy(float_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
     float_2 get_xy() const restrict(cpu, amp) { return float_2(x, y); }
     void set_xy(float_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    float_2 __get_rg() const restrict(cpu, amp) { return float_2(x, y); }
-    void __set_rg(float_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    float_2 get_rg() const restrict(cpu, amp) { return float_2(x, y); }
-    void set_rg(float_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    float_2 __get_xz() const restrict(cpu, amp) { return float_2(x, z); }
-    void __set_xz(float_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
     float_2 get_xz() const restrict(cpu, amp) { return float_2(x, z); }
     void set_xz(float_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    float_2 __get_rb() const restrict(cpu, amp) { return float_2(x, z); }
-    void __set_rb(float_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    float_2 get_rb() const restrict(cpu, amp) { return float_2(x, z); }
-    void set_rb(float_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    float_2 __get_xw() const restrict(cpu, amp) { return float_2(x, w); }
-    void __set_xw(float_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
     float_2 get_xw() const restrict(cpu, amp) { return float_2(x, w); }
     void set_xw(float_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
-    float_2 __get_ra() const restrict(cpu, amp) { return float_2(x, w); }
-    void __set_ra(float_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
-    float_2 get_ra() const restrict(cpu, amp) { return float_2(x, w); }
-    void set_ra(float_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
-    float_2 __get_yx() const restrict(cpu, amp) { return float_2(y, x); }
-    void __set_yx(float_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
     float_2 get_yx() const restrict(cpu, amp) { return float_2(y, x); }
     void set_yx(float_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    float_2 __get_gr() const restrict(cpu, amp) { return float_2(y, x); }
-    void __set_gr(float_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    float_2 get_gr() const restrict(cpu, amp) { return float_2(y, x); }
-    void set_gr(float_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    float_2 __get_yz() const restrict(cpu, amp) { return float_2(y, z); }
-    void __set_yz(float_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
     float_2 get_yz() const restrict(cpu, amp) { return float_2(y, z); }
     void set_yz(float_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    float_2 __get_gb() const restrict(cpu, amp) { return float_2(y, z); }
-    void __set_gb(float_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    float_2 get_gb() const restrict(cpu, amp) { return float_2(y, z); }
-    void set_gb(float_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    float_2 __get_yw() const restrict(cpu, amp) { return float_2(y, w); }
-    void __set_yw(float_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
     float_2 get_yw() const restrict(cpu, amp) { return float_2(y, w); }
     void set_yw(float_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
-    float_2 __get_ga() const restrict(cpu, amp) { return float_2(y, w); }
-    void __set_ga(float_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
-    float_2 get_ga() const restrict(cpu, amp) { return float_2(y, w); }
-    void set_ga(float_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
-    float_2 __get_zx() const restrict(cpu, amp) { return float_2(z, x); }
-    void __set_zx(float_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
     float_2 get_zx() const restrict(cpu, amp) { return float_2(z, x); }
     void set_zx(float_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    float_2 __get_br() const restrict(cpu, amp) { return float_2(z, x); }
-    void __set_br(float_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    float_2 get_br() const restrict(cpu, amp) { return float_2(z, x); }
-    void set_br(float_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    float_2 __get_zy() const restrict(cpu, amp) { return float_2(z, y); }
-    void __set_zy(float_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
     float_2 get_zy() const restrict(cpu, amp) { return float_2(z, y); }
     void set_zy(float_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    float_2 __get_bg() const restrict(cpu, amp) { return float_2(z, y); }
-    void __set_bg(float_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    float_2 get_bg() const restrict(cpu, amp) { return float_2(z, y); }
-    void set_bg(float_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    float_2 __get_zw() const restrict(cpu, amp) { return float_2(z, w); }
-    void __set_zw(float_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
     float_2 get_zw() const restrict(cpu, amp) { return float_2(z, w); }
     void set_zw(float_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
-    float_2 __get_ba() const restrict(cpu, amp) { return float_2(z, w); }
-    void __set_ba(float_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
-    float_2 get_ba() const restrict(cpu, amp) { return float_2(z, w); }
-    void set_ba(float_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
-    float_2 __get_wx() const restrict(cpu, amp) { return float_2(w, x); }
-    void __set_wx(float_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
     float_2 get_wx() const restrict(cpu, amp) { return float_2(w, x); }
     void set_wx(float_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
-    float_2 __get_ar() const restrict(cpu, amp) { return float_2(w, x); }
-    void __set_ar(float_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
-    float_2 get_ar() const restrict(cpu, amp) { return float_2(w, x); }
-    void set_ar(float_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
-    float_2 __get_wy() const restrict(cpu, amp) { return float_2(w, y); }
-    void __set_wy(float_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
     float_2 get_wy() const restrict(cpu, amp) { return float_2(w, y); }
     void set_wy(float_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
-    float_2 __get_ag() const restrict(cpu, amp) { return float_2(w, y); }
-    void __set_ag(float_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
-    float_2 get_ag() const restrict(cpu, amp) { return float_2(w, y); }
-    void set_ag(float_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
-    float_2 __get_wz() const restrict(cpu, amp) { return float_2(w, z); }
-    void __set_wz(float_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
     float_2 get_wz() const restrict(cpu, amp) { return float_2(w, z); }
     void set_wz(float_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
-    float_2 __get_ab() const restrict(cpu, amp) { return float_2(w, z); }
-    void __set_ab(float_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
-    float_2 get_ab() const restrict(cpu, amp) { return float_2(w, z); }
-    void set_ab(float_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
-    float_3 __get_xyz() const restrict(cpu, amp) { return float_3(x, y, z); }
-    void __set_xyz(float_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
     float_3 get_xyz() const restrict(cpu, amp) { return float_3(x, y, z); }
     void set_xyz(float_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    float_3 __get_rgb() const restrict(cpu, amp) { return float_3(x, y, z); }
-    void __set_rgb(float_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    float_3 get_rgb() const restrict(cpu, amp) { return float_3(x, y, z); }
-    void set_rgb(float_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    float_3 __get_xyw() const restrict(cpu, amp) { return float_3(x, y, w); }
-    void __set_xyw(float_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
     float_3 get_xyw() const restrict(cpu, amp) { return float_3(x, y, w); }
     void set_xyw(float_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
-    float_3 __get_rga() const restrict(cpu, amp) { return float_3(x, y, w); }
-    void __set_rga(float_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
-    float_3 get_rga() const restrict(cpu, amp) { return float_3(x, y, w); }
-    void set_rga(float_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
-    float_3 __get_xzy() const restrict(cpu, amp) { return float_3(x, z, y); }
-    void __set_xzy(float_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
     float_3 get_xzy() const restrict(cpu, amp) { return float_3(x, z, y); }
     void set_xzy(float_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    float_3 __get_rbg() const restrict(cpu, amp) { return float_3(x, z, y); }
-    void __set_rbg(float_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    float_3 get_rbg() const restrict(cpu, amp) { return float_3(x, z, y); }
-    void set_rbg(float_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    float_3 __get_xzw() const restrict(cpu, amp) { return float_3(x, z, w); }
-    void __set_xzw(float_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
     float_3 get_xzw() const restrict(cpu, amp) { return float_3(x, z, w); }
     void set_xzw(float_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
-    float_3 __get_rba() const restrict(cpu, amp) { return float_3(x, z, w); }
-    void __set_rba(float_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
-    float_3 get_rba() const restrict(cpu, amp) { return float_3(x, z, w); }
-    void set_rba(float_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
-    float_3 __get_xwy() const restrict(cpu, amp) { return float_3(x, w, y); }
-    void __set_xwy(float_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
     float_3 get_xwy() const restrict(cpu, amp) { return float_3(x, w, y); }
     void set_xwy(float_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
-    float_3 __get_rag() const restrict(cpu, amp) { return float_3(x, w, y); }
-    void __set_rag(float_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
-    float_3 get_rag() const restrict(cpu, amp) { return float_3(x, w, y); }
-    void set_rag(float_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
-    float_3 __get_xwz() const restrict(cpu, amp) { return float_3(x, w, z); }
-    void __set_xwz(float_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
     float_3 get_xwz() const restrict(cpu, amp) { return float_3(x, w, z); }
     void set_xwz(float_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
-    float_3 __get_rab() const restrict(cpu, amp) { return float_3(x, w, z); }
-    void __set_rab(float_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
-    float_3 get_rab() const restrict(cpu, amp) { return float_3(x, w, z); }
-    void set_rab(float_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
-    float_3 __get_yxz() const restrict(cpu, amp) { return float_3(y, x, z); }
-    void __set_yxz(float_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
     float_3 get_yxz() const restrict(cpu, amp) { return float_3(y, x, z); }
     void set_yxz(float_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    float_3 __get_grb() const restrict(cpu, amp) { return float_3(y, x, z); }
-    void __set_grb(float_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    float_3 get_grb() const restrict(cpu, amp) { return float_3(y, x, z); }
-    void set_grb(float_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    float_3 __get_yxw() const restrict(cpu, amp) { return float_3(y, x, w); }
-    void __set_yxw(float_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
     float_3 get_yxw() const restrict(cpu, amp) { return float_3(y, x, w); }
     void set_yxw(float_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
-    float_3 __get_gra() const restrict(cpu, amp) { return float_3(y, x, w); }
-    void __set_gra(float_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
-    float_3 get_gra() const restrict(cpu, amp) { return float_3(y, x, w); }
-    void set_gra(float_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
-    float_3 __get_yzx() const restrict(cpu, amp) { return float_3(y, z, x); }
-    void __set_yzx(float_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
     float_3 get_yzx() const restrict(cpu, amp) { return float_3(y, z, x); }
     void set_yzx(float_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    float_3 __get_gbr() const restrict(cpu, amp) { return float_3(y, z, x); }
-    void __set_gbr(float_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    float_3 get_gbr() const restrict(cpu, amp) { return float_3(y, z, x); }
-    void set_gbr(float_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    float_3 __get_yzw() const restrict(cpu, amp) { return float_3(y, z, w); }
-    void __set_yzw(float_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
     float_3 get_yzw() const restrict(cpu, amp) { return float_3(y, z, w); }
     void set_yzw(float_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
-    float_3 __get_gba() const restrict(cpu, amp) { return float_3(y, z, w); }
-    void __set_gba(float_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
-    float_3 get_gba() const restrict(cpu, amp) { return float_3(y, z, w); }
-    void set_gba(float_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
-    float_3 __get_ywx() const restrict(cpu, amp) { return float_3(y, w, x); }
-    void __set_ywx(float_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
     float_3 get_ywx() const restrict(cpu, amp) { return float_3(y, w, x); }
     void set_ywx(float_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
-    float_3 __get_gar() const restrict(cpu, amp) { return float_3(y, w, x); }
-    void __set_gar(float_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
-    float_3 get_gar() const restrict(cpu, amp) { return float_3(y, w, x); }
-    void set_gar(float_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
-    float_3 __get_ywz() const restrict(cpu, amp) { return float_3(y, w, z); }
-    void __set_ywz(float_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
     float_3 get_ywz() const restrict(cpu, amp) { return float_3(y, w, z); }
     void set_ywz(float_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
-    float_3 __get_gab() const restrict(cpu, amp) { return float_3(y, w, z); }
-    void __set_gab(float_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
-    float_3 get_gab() const restrict(cpu, amp) { return float_3(y, w, z); }
-    void set_gab(float_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
-    float_3 __get_zxy() const restrict(cpu, amp) { return float_3(z, x, y); }
-    void __set_zxy(float_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
     float_3 get_zxy() const restrict(cpu, amp) { return float_3(z, x, y); }
     void set_zxy(float_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    float_3 __get_brg() const restrict(cpu, amp) { return float_3(z, x, y); }
-    void __set_brg(float_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    float_3 get_brg() const restrict(cpu, amp) { return float_3(z, x, y); }
-    void set_brg(float_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    float_3 __get_zxw() const restrict(cpu, amp) { return float_3(z, x, w); }
-    void __set_zxw(float_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
     float_3 get_zxw() const restrict(cpu, amp) { return float_3(z, x, w); }
     void set_zxw(float_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
-    float_3 __get_bra() const restrict(cpu, amp) { return float_3(z, x, w); }
-    void __set_bra(float_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
-    float_3 get_bra() const restrict(cpu, amp) { return float_3(z, x, w); }
-    void set_bra(float_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
-    float_3 __get_zyx() const restrict(cpu, amp) { return float_3(z, y, x); }
-    void __set_zyx(float_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
     float_3 get_zyx() const restrict(cpu, amp) { return float_3(z, y, x); }
     void set_zyx(float_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    float_3 __get_bgr() const restrict(cpu, amp) { return float_3(z, y, x); }
-    void __set_bgr(float_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    float_3 get_bgr() const restrict(cpu, amp) { return float_3(z, y, x); }
-    void set_bgr(float_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    float_3 __get_zyw() const restrict(cpu, amp) { return float_3(z, y, w); }
-    void __set_zyw(float_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
     float_3 get_zyw() const restrict(cpu, amp) { return float_3(z, y, w); }
     void set_zyw(float_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
-    float_3 __get_bga() const restrict(cpu, amp) { return float_3(z, y, w); }
-    void __set_bga(float_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
-    float_3 get_bga() const restrict(cpu, amp) { return float_3(z, y, w); }
-    void set_bga(float_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
-    float_3 __get_zwx() const restrict(cpu, amp) { return float_3(z, w, x); }
-    void __set_zwx(float_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
     float_3 get_zwx() const restrict(cpu, amp) { return float_3(z, w, x); }
     void set_zwx(float_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
-    float_3 __get_bar() const restrict(cpu, amp) { return float_3(z, w, x); }
-    void __set_bar(float_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
-    float_3 get_bar() const restrict(cpu, amp) { return float_3(z, w, x); }
-    void set_bar(float_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
-    float_3 __get_zwy() const restrict(cpu, amp) { return float_3(z, w, y); }
-    void __set_zwy(float_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
     float_3 get_zwy() const restrict(cpu, amp) { return float_3(z, w, y); }
     void set_zwy(float_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
-    float_3 __get_bag() const restrict(cpu, amp) { return float_3(z, w, y); }
-    void __set_bag(float_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
-    float_3 get_bag() const restrict(cpu, amp) { return float_3(z, w, y); }
-    void set_bag(float_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
-    float_3 __get_wxy() const restrict(cpu, amp) { return float_3(w, x, y); }
-    void __set_wxy(float_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
     float_3 get_wxy() const restrict(cpu, amp) { return float_3(w, x, y); }
     void set_wxy(float_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
-    float_3 __get_arg() const restrict(cpu, amp) { return float_3(w, x, y); }
-    void __set_arg(float_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
-    float_3 get_arg() const restrict(cpu, amp) { return float_3(w, x, y); }
-    void set_arg(float_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
-    float_3 __get_wxz() const restrict(cpu, amp) { return float_3(w, x, z); }
-    void __set_wxz(float_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
     float_3 get_wxz() const restrict(cpu, amp) { return float_3(w, x, z); }
     void set_wxz(float_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
-    float_3 __get_arb() const restrict(cpu, amp) { return float_3(w, x, z); }
-    void __set_arb(float_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
-    float_3 get_arb() const restrict(cpu, amp) { return float_3(w, x, z); }
-    void set_arb(float_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
-    float_3 __get_wyx() const restrict(cpu, amp) { return float_3(w, y, x); }
-    void __set_wyx(float_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
     float_3 get_wyx() const restrict(cpu, amp) { return float_3(w, y, x); }
     void set_wyx(float_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
-    float_3 __get_agr() const restrict(cpu, amp) { return float_3(w, y, x); }
-    void __set_agr(float_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
-    float_3 get_agr() const restrict(cpu, amp) { return float_3(w, y, x); }
-    void set_agr(float_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
-    float_3 __get_wyz() const restrict(cpu, amp) { return float_3(w, y, z); }
-    void __set_wyz(float_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
     float_3 get_wyz() const restrict(cpu, amp) { return float_3(w, y, z); }
     void set_wyz(float_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
-    float_3 __get_agb() const restrict(cpu, amp) { return float_3(w, y, z); }
-    void __set_agb(float_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
-    float_3 get_agb() const restrict(cpu, amp) { return float_3(w, y, z); }
-    void set_agb(float_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
-    float_3 __get_wzx() const restrict(cpu, amp) { return float_3(w, z, x); }
-    void __set_wzx(float_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
     float_3 get_wzx() const restrict(cpu, amp) { return float_3(w, z, x); }
     void set_wzx(float_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
-    float_3 __get_abr() const restrict(cpu, amp) { return float_3(w, z, x); }
-    void __set_abr(float_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
-    float_3 get_abr() const restrict(cpu, amp) { return float_3(w, z, x); }
-    void set_abr(float_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
-    float_3 __get_wzy() const restrict(cpu, amp) { return float_3(w, z, y); }
-    void __set_wzy(float_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
     float_3 get_wzy() const restrict(cpu, amp) { return float_3(w, z, y); }
     void set_wzy(float_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
-    float_3 __get_abg() const restrict(cpu, amp) { return float_3(w, z, y); }
-    void __set_abg(float_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
-    float_3 get_abg() const restrict(cpu, amp) { return float_3(w, z, y); }
-    void set_abg(float_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
-    float_4 __get_xyzw() const restrict(cpu, amp) { return float_4(x, y, z, w); }
-    void __set_xyzw(float_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
     float_4 get_xyzw() const restrict(cpu, amp) { return float_4(x, y, z, w); }
     void set_xyzw(float_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
-    float_4 __get_rgba() const restrict(cpu, amp) { return float_4(x, y, z, w); }
-    void __set_rgba(float_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
-    float_4 get_rgba() const restrict(cpu, amp) { return float_4(x, y, z, w); }
-    void set_rgba(float_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
-    float_4 __get_xywz() const restrict(cpu, amp) { return float_4(x, y, w, z); }
-    void __set_xywz(float_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
     float_4 get_xywz() const restrict(cpu, amp) { return float_4(x, y, w, z); }
     void set_xywz(float_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
-    float_4 __get_rgab() const restrict(cpu, amp) { return float_4(x, y, w, z); }
-    void __set_rgab(float_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
-    float_4 get_rgab() const restrict(cpu, amp) { return float_4(x, y, w, z); }
-    void set_rgab(float_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
-    float_4 __get_xzyw() const restrict(cpu, amp) { return float_4(x, z, y, w); }
-    void __set_xzyw(float_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
     float_4 get_xzyw() const restrict(cpu, amp) { return float_4(x, z, y, w); }
     void set_xzyw(float_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
-    float_4 __get_rbga() const restrict(cpu, amp) { return float_4(x, z, y, w); }
-    void __set_rbga(float_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
-    float_4 get_rbga() const restrict(cpu, amp) { return float_4(x, z, y, w); }
-    void set_rbga(float_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
-    float_4 __get_xzwy() const restrict(cpu, amp) { return float_4(x, z, w, y); }
-    void __set_xzwy(float_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
     float_4 get_xzwy() const restrict(cpu, amp) { return float_4(x, z, w, y); }
     void set_xzwy(float_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
-    float_4 __get_rbag() const restrict(cpu, amp) { return float_4(x, z, w, y); }
-    void __set_rbag(float_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
-    float_4 get_rbag() const restrict(cpu, amp) { return float_4(x, z, w, y); }
-    void set_rbag(float_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
-    float_4 __get_xwyz() const restrict(cpu, amp) { return float_4(x, w, y, z); }
-    void __set_xwyz(float_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
     float_4 get_xwyz() const restrict(cpu, amp) { return float_4(x, w, y, z); }
     void set_xwyz(float_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
-    float_4 __get_ragb() const restrict(cpu, amp) { return float_4(x, w, y, z); }
-    void __set_ragb(float_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
-    float_4 get_ragb() const restrict(cpu, amp) { return float_4(x, w, y, z); }
-    void set_ragb(float_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
-    float_4 __get_xwzy() const restrict(cpu, amp) { return float_4(x, w, z, y); }
-    void __set_xwzy(float_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
     float_4 get_xwzy() const restrict(cpu, amp) { return float_4(x, w, z, y); }
     void set_xwzy(float_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
-    float_4 __get_rabg() const restrict(cpu, amp) { return float_4(x, w, z, y); }
-    void __set_rabg(float_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
-    float_4 get_rabg() const restrict(cpu, amp) { return float_4(x, w, z, y); }
-    void set_rabg(float_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
-    float_4 __get_yxzw() const restrict(cpu, amp) { return float_4(y, x, z, w); }
-    void __set_yxzw(float_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
     float_4 get_yxzw() const restrict(cpu, amp) { return float_4(y, x, z, w); }
     void set_yxzw(float_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
-    float_4 __get_grba() const restrict(cpu, amp) { return float_4(y, x, z, w); }
-    void __set_grba(float_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
-    float_4 get_grba() const restrict(cpu, amp) { return float_4(y, x, z, w); }
-    void set_grba(float_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
-    float_4 __get_yxwz() const restrict(cpu, amp) { return float_4(y, x, w, z); }
-    void __set_yxwz(float_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
     float_4 get_yxwz() const restrict(cpu, amp) { return float_4(y, x, w, z); }
     void set_yxwz(float_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
-    float_4 __get_grab() const restrict(cpu, amp) { return float_4(y, x, w, z); }
-    void __set_grab(float_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
-    float_4 get_grab() const restrict(cpu, amp) { return float_4(y, x, w, z); }
-    void set_grab(float_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
-    float_4 __get_yzxw() const restrict(cpu, amp) { return float_4(y, z, x, w); }
-    void __set_yzxw(float_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
     float_4 get_yzxw() const restrict(cpu, amp) { return float_4(y, z, x, w); }
     void set_yzxw(float_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
-    float_4 __get_gbra() const restrict(cpu, amp) { return float_4(y, z, x, w); }
-    void __set_gbra(float_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
-    float_4 get_gbra() const restrict(cpu, amp) { return float_4(y, z, x, w); }
-    void set_gbra(float_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
-    float_4 __get_yzwx() const restrict(cpu, amp) { return float_4(y, z, w, x); }
-    void __set_yzwx(float_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
     float_4 get_yzwx() const restrict(cpu, amp) { return float_4(y, z, w, x); }
     void set_yzwx(float_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
-    float_4 __get_gbar() const restrict(cpu, amp) { return float_4(y, z, w, x); }
-    void __set_gbar(float_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
-    float_4 get_gbar() const restrict(cpu, amp) { return float_4(y, z, w, x); }
-    void set_gbar(float_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
-    float_4 __get_ywxz() const restrict(cpu, amp) { return float_4(y, w, x, z); }
-    void __set_ywxz(float_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
     float_4 get_ywxz() const restrict(cpu, amp) { return float_4(y, w, x, z); }
     void set_ywxz(float_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
-    float_4 __get_garb() const restrict(cpu, amp) { return float_4(y, w, x, z); }
-    void __set_garb(float_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
-    float_4 get_garb() const restrict(cpu, amp) { return float_4(y, w, x, z); }
-    void set_garb(float_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
-    float_4 __get_ywzx() const restrict(cpu, amp) { return float_4(y, w, z, x); }
-    void __set_ywzx(float_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
     float_4 get_ywzx() const restrict(cpu, amp) { return float_4(y, w, z, x); }
     void set_ywzx(float_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
-    float_4 __get_gabr() const restrict(cpu, amp) { return float_4(y, w, z, x); }
-    void __set_gabr(float_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
-    float_4 get_gabr() const restrict(cpu, amp) { return float_4(y, w, z, x); }
-    void set_gabr(float_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
-    float_4 __get_zxyw() const restrict(cpu, amp) { return float_4(z, x, y, w); }
-    void __set_zxyw(float_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
     float_4 get_zxyw() const restrict(cpu, amp) { return float_4(z, x, y, w); }
     void set_zxyw(float_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
-    float_4 __get_brga() const restrict(cpu, amp) { return float_4(z, x, y, w); }
-    void __set_brga(float_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
-    float_4 get_brga() const restrict(cpu, amp) { return float_4(z, x, y, w); }
-    void set_brga(float_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
-    float_4 __get_zxwy() const restrict(cpu, amp) { return float_4(z, x, w, y); }
-    void __set_zxwy(float_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
     float_4 get_zxwy() const restrict(cpu, amp) { return float_4(z, x, w, y); }
     void set_zxwy(float_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
-    float_4 __get_brag() const restrict(cpu, amp) { return float_4(z, x, w, y); }
-    void __set_brag(float_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
-    float_4 get_brag() const restrict(cpu, amp) { return float_4(z, x, w, y); }
-    void set_brag(float_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
-    float_4 __get_zyxw() const restrict(cpu, amp) { return float_4(z, y, x, w); }
-    void __set_zyxw(float_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
     float_4 get_zyxw() const restrict(cpu, amp) { return float_4(z, y, x, w); }
     void set_zyxw(float_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
-    float_4 __get_bgra() const restrict(cpu, amp) { return float_4(z, y, x, w); }
-    void __set_bgra(float_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
-    float_4 get_bgra() const restrict(cpu, amp) { return float_4(z, y, x, w); }
-    void set_bgra(float_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
-    float_4 __get_zywx() const restrict(cpu, amp) { return float_4(z, y, w, x); }
-    void __set_zywx(float_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
     float_4 get_zywx() const restrict(cpu, amp) { return float_4(z, y, w, x); }
     void set_zywx(float_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
-    float_4 __get_bgar() const restrict(cpu, amp) { return float_4(z, y, w, x); }
-    void __set_bgar(float_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
-    float_4 get_bgar() const restrict(cpu, amp) { return float_4(z, y, w, x); }
-    void set_bgar(float_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
-    float_4 __get_zwxy() const restrict(cpu, amp) { return float_4(z, w, x, y); }
-    void __set_zwxy(float_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
     float_4 get_zwxy() const restrict(cpu, amp) { return float_4(z, w, x, y); }
     void set_zwxy(float_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
-    float_4 __get_barg() const restrict(cpu, amp) { return float_4(z, w, x, y); }
-    void __set_barg(float_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
-    float_4 get_barg() const restrict(cpu, amp) { return float_4(z, w, x, y); }
-    void set_barg(float_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
-    float_4 __get_zwyx() const restrict(cpu, amp) { return float_4(z, w, y, x); }
-    void __set_zwyx(float_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
     float_4 get_zwyx() const restrict(cpu, amp) { return float_4(z, w, y, x); }
     void set_zwyx(float_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
-    float_4 __get_bagr() const restrict(cpu, amp) { return float_4(z, w, y, x); }
-    void __set_bagr(float_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
-    float_4 get_bagr() const restrict(cpu, amp) { return float_4(z, w, y, x); }
-    void set_bagr(float_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
-    float_4 __get_wxyz() const restrict(cpu, amp) { return float_4(w, x, y, z); }
-    void __set_wxyz(float_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
     float_4 get_wxyz() const restrict(cpu, amp) { return float_4(w, x, y, z); }
     void set_wxyz(float_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
-    float_4 __get_argb() const restrict(cpu, amp) { return float_4(w, x, y, z); }
-    void __set_argb(float_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
-    float_4 get_argb() const restrict(cpu, amp) { return float_4(w, x, y, z); }
-    void set_argb(float_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
-    float_4 __get_wxzy() const restrict(cpu, amp) { return float_4(w, x, z, y); }
-    void __set_wxzy(float_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
     float_4 get_wxzy() const restrict(cpu, amp) { return float_4(w, x, z, y); }
     void set_wxzy(float_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
-    float_4 __get_arbg() const restrict(cpu, amp) { return float_4(w, x, z, y); }
-    void __set_arbg(float_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
-    float_4 get_arbg() const restrict(cpu, amp) { return float_4(w, x, z, y); }
-    void set_arbg(float_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
-    float_4 __get_wyxz() const restrict(cpu, amp) { return float_4(w, y, x, z); }
-    void __set_wyxz(float_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
     float_4 get_wyxz() const restrict(cpu, amp) { return float_4(w, y, x, z); }
     void set_wyxz(float_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
-    float_4 __get_agrb() const restrict(cpu, amp) { return float_4(w, y, x, z); }
-    void __set_agrb(float_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
-    float_4 get_agrb() const restrict(cpu, amp) { return float_4(w, y, x, z); }
-    void set_agrb(float_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
-    float_4 __get_wyzx() const restrict(cpu, amp) { return float_4(w, y, z, x); }
-    void __set_wyzx(float_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
     float_4 get_wyzx() const restrict(cpu, amp) { return float_4(w, y, z, x); }
     void set_wyzx(float_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
-    float_4 __get_agbr() const restrict(cpu, amp) { return float_4(w, y, z, x); }
-    void __set_agbr(float_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
-    float_4 get_agbr() const restrict(cpu, amp) { return float_4(w, y, z, x); }
-    void set_agbr(float_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
-    float_4 __get_wzxy() const restrict(cpu, amp) { return float_4(w, z, x, y); }
-    void __set_wzxy(float_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
     float_4 get_wzxy() const restrict(cpu, amp) { return float_4(w, z, x, y); }
     void set_wzxy(float_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
-    float_4 __get_abrg() const restrict(cpu, amp) { return float_4(w, z, x, y); }
-    void __set_abrg(float_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
-    float_4 get_abrg() const restrict(cpu, amp) { return float_4(w, z, x, y); }
-    void set_abrg(float_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
-    float_4 __get_wzyx() const restrict(cpu, amp) { return float_4(w, z, y, x); }
-    void __set_wzyx(float_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
     float_4 get_wzyx() const restrict(cpu, amp) { return float_4(w, z, y, x); }
     void set_wzyx(float_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
-    float_4 __get_abgr() const restrict(cpu, amp) { return float_4(w, z, y, x); }
-    void __set_abgr(float_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
-    float_4 get_abgr() const restrict(cpu, amp) { return float_4(w, z, y, x); }
-    void set_abgr(float_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
 
     float_4& operator+=(const float_4& v) restrict(cpu, amp) { x += v.x; y += v.y; z += v.z; w += v.w; return *this; }
     float_4& operator-=(const float_4& v) restrict(cpu, amp) { x -= v.x; y -= v.y; z -= v.z; w -= v.w; return *this; }
@@ -2950,508 +1198,132 @@ struct double_4 {
 
     double get_x() const restrict(cpu, amp) { return x; }
     void set_x(double v) restrict(cpu, amp) { x = v; }
-    double __get_r() const restrict(cpu, amp) { return x; }
-    void __set_r(double v) restrict(cpu, amp) { x = v; }
-    double get_r() const restrict(cpu, amp) { return x; }
-    void set_r(double v) restrict(cpu, amp) { x = v; }
     double get_y() const restrict(cpu, amp) { return y; }
     void set_y(double v) restrict(cpu, amp) { y = v; }
-    double __get_g() const restrict(cpu, amp) { return y; }
-    void __set_g(double v) restrict(cpu, amp) { y = v; }
-    double get_g() const restrict(cpu, amp) { return y; }
-    void set_g(double v) restrict(cpu, amp) { y = v; }
     double get_z() const restrict(cpu, amp) { return z; }
     void set_z(double v) restrict(cpu, amp) { z = v; }
-    double __get_b() const restrict(cpu, amp) { return z; }
-    void __set_b(double v) restrict(cpu, amp) { z = v; }
-    double get_b() const restrict(cpu, amp) { return z; }
-    void set_b(double v) restrict(cpu, amp) { z = v; }
     double get_w() const restrict(cpu, amp) { return w; }
     void set_w(double v) restrict(cpu, amp) { w = v; }
-    double __get_a() const restrict(cpu, amp) { return w; }
-    void __set_a(double v) restrict(cpu, amp) { w = v; }
-    double get_a() const restrict(cpu, amp) { return w; }
-    void set_a(double v) restrict(cpu, amp) { w = v; }
-    double_2 __get_xy() const restrict(cpu, amp) { return double_2(x, y); }
-    void __set_xy(double_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
     double_2 get_xy() const restrict(cpu, amp) { return double_2(x, y); }
     void set_xy(double_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    double_2 __get_rg() const restrict(cpu, amp) { return double_2(x, y); }
-    void __set_rg(double_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    double_2 get_rg() const restrict(cpu, amp) { return double_2(x, y); }
-    void set_rg(double_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    double_2 __get_xz() const restrict(cpu, amp) { return double_2(x, z); }
-    void __set_xz(double_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
     double_2 get_xz() const restrict(cpu, amp) { return double_2(x, z); }
     void set_xz(double_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    double_2 __get_rb() const restrict(cpu, amp) { return double_2(x, z); }
-    void __set_rb(double_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    double_2 get_rb() const restrict(cpu, amp) { return double_2(x, z); }
-    void set_rb(double_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    double_2 __get_xw() const restrict(cpu, amp) { return double_2(x, w); }
-    void __set_xw(double_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
     double_2 get_xw() const restrict(cpu, amp) { return double_2(x, w); }
     void set_xw(double_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
-    double_2 __get_ra() const restrict(cpu, amp) { return double_2(x, w); }
-    void __set_ra(double_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
-    double_2 get_ra() const restrict(cpu, amp) { return double_2(x, w); }
-    void set_ra(double_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
-    double_2 __get_yx() const restrict(cpu, amp) { return double_2(y, x); }
-    void __set_yx(double_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
     double_2 get_yx() const restrict(cpu, amp) { return double_2(y, x); }
     void set_yx(double_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    double_2 __get_gr() const restrict(cpu, amp) { return double_2(y, x); }
-    void __set_gr(double_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    double_2 get_gr() const restrict(cpu, amp) { return double_2(y, x); }
-    void set_gr(double_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    double_2 __get_yz() const restrict(cpu, amp) { return double_2(y, z); }
-    void __set_yz(double_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
     double_2 get_yz() const restrict(cpu, amp) { return double_2(y, z); }
     void set_yz(double_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    double_2 __get_gb() const restrict(cpu, amp) { return double_2(y, z); }
-    void __set_gb(double_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    double_2 get_gb() const restrict(cpu, amp) { return double_2(y, z); }
-    void set_gb(double_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    double_2 __get_yw() const restrict(cpu, amp) { return double_2(y, w); }
-    void __set_yw(double_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
     double_2 get_yw() const restrict(cpu, amp) { return double_2(y, w); }
     void set_yw(double_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
-    double_2 __get_ga() const restrict(cpu, amp) { return double_2(y, w); }
-    void __set_ga(double_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
-    double_2 get_ga() const restrict(cpu, amp) { return double_2(y, w); }
-    void set_ga(double_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
-    double_2 __get_zx() const restrict(cpu, amp) { return double_2(z, x); }
-    void __set_zx(double_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
     double_2 get_zx() const restrict(cpu, amp) { return double_2(z, x); }
     void set_zx(double_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    double_2 __get_br() const restrict(cpu, amp) { return double_2(z, x); }
-    void __set_br(double_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    double_2 get_br() const restrict(cpu, amp) { return double_2(z, x); }
-    void set_br(double_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    double_2 __get_zy() const restrict(cpu, amp) { return double_2(z, y); }
-    void __set_zy(double_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
     double_2 get_zy() const restrict(cpu, amp) { return double_2(z, y); }
     void set_zy(double_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    double_2 __get_bg() const restrict(cpu, amp) { return double_2(z, y); }
-    void __set_bg(double_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    double_2 get_bg() const restrict(cpu, amp) { return double_2(z, y); }
-    void set_bg(double_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    double_2 __get_zw() const restrict(cpu, amp) { return double_2(z, w); }
-    void __set_zw(double_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
     double_2 get_zw() const restrict(cpu, amp) { return double_2(z, w); }
     void set_zw(double_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
-    double_2 __get_ba() const restrict(cpu, amp) { return double_2(z, w); }
-    void __set_ba(double_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
-    double_2 get_ba() const restrict(cpu, amp) { return double_2(z, w); }
-    void set_ba(double_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
-    double_2 __get_wx() const restrict(cpu, amp) { return double_2(w, x); }
-    void __set_wx(double_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
     double_2 get_wx() const restrict(cpu, amp) { return double_2(w, x); }
     void set_wx(double_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
-    double_2 __get_ar() const restrict(cpu, amp) { return double_2(w, x); }
-    void __set_ar(double_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
-    double_2 get_ar() const restrict(cpu, amp) { return double_2(w, x); }
-    void set_ar(double_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
-    double_2 __get_wy() const restrict(cpu, amp) { return double_2(w, y); }
-    void __set_wy(double_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
     double_2 get_wy() const restrict(cpu, amp) { return double_2(w, y); }
     void set_wy(double_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
-    double_2 __get_ag() const restrict(cpu, amp) { return double_2(w, y); }
-    void __set_ag(double_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
-    double_2 get_ag() const restrict(cpu, amp) { return double_2(w, y); }
-    void set_ag(double_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
-    double_2 __get_wz() const restrict(cpu, amp) { return double_2(w, z); }
-    void __set_wz(double_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
     double_2 get_wz() const restrict(cpu, amp) { return double_2(w, z); }
     void set_wz(double_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
-    double_2 __get_ab() const restrict(cpu, amp) { return double_2(w, z); }
-    void __set_ab(double_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
-    double_2 get_ab() const restrict(cpu, amp) { return double_2(w, z); }
-    void set_ab(double_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
-    double_3 __get_xyz() const restrict(cpu, amp) { return double_3(x, y, z); }
-    void __set_xyz(double_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
     double_3 get_xyz() const restrict(cpu, amp) { return double_3(x, y, z); }
     void set_xyz(double_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    double_3 __get_rgb() const restrict(cpu, amp) { return double_3(x, y, z); }
-    void __set_rgb(double_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    double_3 get_rgb() const restrict(cpu, amp) { return double_3(x, y, z); }
-    void set_rgb(double_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    double_3 __get_xyw() const restrict(cpu, amp) { return double_3(x, y, w); }
-    void __set_xyw(double_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
     double_3 get_xyw() const restrict(cpu, amp) { return double_3(x, y, w); }
     void set_xyw(double_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
-    double_3 __get_rga() const restrict(cpu, amp) { return double_3(x, y, w); }
-    void __set_rga(double_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
-    double_3 get_rga() const restrict(cpu, amp) { return double_3(x, y, w); }
-    void set_rga(double_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
-    double_3 __get_xzy() const restrict(cpu, amp) { return double_3(x, z, y); }
-    void __set_xzy(double_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
     double_3 get_xzy() const restrict(cpu, amp) { return double_3(x, z, y); }
     void set_xzy(double_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    double_3 __get_rbg() const restrict(cpu, amp) { return double_3(x, z, y); }
-    void __set_rbg(double_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    double_3 get_rbg() const restrict(cpu, amp) { return double_3(x, z, y); }
-    void set_rbg(double_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    double_3 __get_xzw() const restrict(cpu, amp) { return double_3(x, z, w); }
-    void __set_xzw(double_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
     double_3 get_xzw() const restrict(cpu, amp) { return double_3(x, z, w); }
     void set_xzw(double_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
-    double_3 __get_rba() const restrict(cpu, amp) { return double_3(x, z, w); }
-    void __set_rba(double_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
-    double_3 get_rba() const restrict(cpu, amp) { return double_3(x, z, w); }
-    void set_rba(double_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
-    double_3 __get_xwy() const restrict(cpu, amp) { return double_3(x, w, y); }
-    void __set_xwy(double_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
     double_3 get_xwy() const restrict(cpu, amp) { return double_3(x, w, y); }
     void set_xwy(double_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
-    double_3 __get_rag() const restrict(cpu, amp) { return double_3(x, w, y); }
-    void __set_rag(double_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
-    double_3 get_rag() const restrict(cpu, amp) { return double_3(x, w, y); }
-    void set_rag(double_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
-    double_3 __get_xwz() const restrict(cpu, amp) { return double_3(x, w, z); }
-    void __set_xwz(double_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
     double_3 get_xwz() const restrict(cpu, amp) { return double_3(x, w, z); }
     void set_xwz(double_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
-    double_3 __get_rab() const restrict(cpu, amp) { return double_3(x, w, z); }
-    void __set_rab(double_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
-    double_3 get_rab() const restrict(cpu, amp) { return double_3(x, w, z); }
-    void set_rab(double_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
-    double_3 __get_yxz() const restrict(cpu, amp) { return double_3(y, x, z); }
-    void __set_yxz(double_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
     double_3 get_yxz() const restrict(cpu, amp) { return double_3(y, x, z); }
     void set_yxz(double_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    double_3 __get_grb() const restrict(cpu, amp) { return double_3(y, x, z); }
-    void __set_grb(double_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    double_3 get_grb() const restrict(cpu, amp) { return double_3(y, x, z); }
-    void set_grb(double_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    double_3 __get_yxw() const restrict(cpu, amp) { return double_3(y, x, w); }
-    void __set_yxw(double_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
     double_3 get_yxw() const restrict(cpu, amp) { return double_3(y, x, w); }
     void set_yxw(double_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
-    double_3 __get_gra() const restrict(cpu, amp) { return double_3(y, x, w); }
-    void __set_gra(double_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
-    double_3 get_gra() const restrict(cpu, amp) { return double_3(y, x, w); }
-    void set_gra(double_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
-    double_3 __get_yzx() const restrict(cpu, amp) { return double_3(y, z, x); }
-    void __set_yzx(double_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
     double_3 get_yzx() const restrict(cpu, amp) { return double_3(y, z, x); }
     void set_yzx(double_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    double_3 __get_gbr() const restrict(cpu, amp) { return double_3(y, z, x); }
-    void __set_gbr(double_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    double_3 get_gbr() const restrict(cpu, amp) { return double_3(y, z, x); }
-    void set_gbr(double_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    double_3 __get_yzw() const restrict(cpu, amp) { return double_3(y, z, w); }
-    void __set_yzw(double_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
     double_3 get_yzw() const restrict(cpu, amp) { return double_3(y, z, w); }
     void set_yzw(double_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
-    double_3 __get_gba() const restrict(cpu, amp) { return double_3(y, z, w); }
-    void __set_gba(double_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
-    double_3 get_gba() const restrict(cpu, amp) { return double_3(y, z, w); }
-    void set_gba(double_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
-    double_3 __get_ywx() const restrict(cpu, amp) { return double_3(y, w, x); }
-    void __set_ywx(double_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
     double_3 get_ywx() const restrict(cpu, amp) { return double_3(y, w, x); }
     void set_ywx(double_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
-    double_3 __get_gar() const restrict(cpu, amp) { return double_3(y, w, x); }
-    void __set_gar(double_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
-    double_3 get_gar() const restrict(cpu, amp) { return double_3(y, w, x); }
-    void set_gar(double_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
-    double_3 __get_ywz() const restrict(cpu, amp) { return double_3(y, w, z); }
-    void __set_ywz(double_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
     double_3 get_ywz() const restrict(cpu, amp) { return double_3(y, w, z); }
     void set_ywz(double_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
-    double_3 __get_gab() const restrict(cpu, amp) { return double_3(y, w, z); }
-    void __set_gab(double_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
-    double_3 get_gab() const restrict(cpu, amp) { return double_3(y, w, z); }
-    void set_gab(double_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
-    double_3 __get_zxy() const restrict(cpu, amp) { return double_3(z, x, y); }
-    void __set_zxy(double_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
     double_3 get_zxy() const restrict(cpu, amp) { return double_3(z, x, y); }
     void set_zxy(double_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    double_3 __get_brg() const restrict(cpu, amp) { return double_3(z, x, y); }
-    void __set_brg(double_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    double_3 get_brg() const restrict(cpu, amp) { return double_3(z, x, y); }
-    void set_brg(double_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    double_3 __get_zxw() const restrict(cpu, amp) { return double_3(z, x, w); }
-    void __set_zxw(double_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
     double_3 get_zxw() const restrict(cpu, amp) { return double_3(z, x, w); }
     void set_zxw(double_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
-    double_3 __get_bra() const restrict(cpu, amp) { return double_3(z, x, w); }
-    void __set_bra(double_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
-    double_3 get_bra() const restrict(cpu, amp) { return double_3(z, x, w); }
-    void set_bra(double_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
-    double_3 __get_zyx() const restrict(cpu, amp) { return double_3(z, y, x); }
-    void __set_zyx(double_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
     double_3 get_zyx() const restrict(cpu, amp) { return double_3(z, y, x); }
     void set_zyx(double_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    double_3 __get_bgr() const restrict(cpu, amp) { return double_3(z, y, x); }
-    void __set_bgr(double_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    double_3 get_bgr() const restrict(cpu, amp) { return double_3(z, y, x); }
-    void set_bgr(double_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    double_3 __get_zyw() const restrict(cpu, amp) { return double_3(z, y, w); }
-    void __set_zyw(double_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
     double_3 get_zyw() const restrict(cpu, amp) { return double_3(z, y, w); }
     void set_zyw(double_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
-    double_3 __get_bga() const restrict(cpu, amp) { return double_3(z, y, w); }
-    void __set_bga(double_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
-    double_3 get_bga() const restrict(cpu, amp) { return double_3(z, y, w); }
-    void set_bga(double_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
-    double_3 __get_zwx() const restrict(cpu, amp) { return double_3(z, w, x); }
-    void __set_zwx(double_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
     double_3 get_zwx() const restrict(cpu, amp) { return double_3(z, w, x); }
     void set_zwx(double_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
-    double_3 __get_bar() const restrict(cpu, amp) { return double_3(z, w, x); }
-    void __set_bar(double_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
-    double_3 get_bar() const restrict(cpu, amp) { return double_3(z, w, x); }
-    void set_bar(double_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
-    double_3 __get_zwy() const restrict(cpu, amp) { return double_3(z, w, y); }
-    void __set_zwy(double_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
     double_3 get_zwy() const restrict(cpu, amp) { return double_3(z, w, y); }
     void set_zwy(double_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
-    double_3 __get_bag() const restrict(cpu, amp) { return double_3(z, w, y); }
-    void __set_bag(double_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
-    double_3 get_bag() const restrict(cpu, amp) { return double_3(z, w, y); }
-    void set_bag(double_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
-    double_3 __get_wxy() const restrict(cpu, amp) { return double_3(w, x, y); }
-    void __set_wxy(double_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
     double_3 get_wxy() const restrict(cpu, amp) { return double_3(w, x, y); }
     void set_wxy(double_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
-    double_3 __get_arg() const restrict(cpu, amp) { return double_3(w, x, y); }
-    void __set_arg(double_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
-    double_3 get_arg() const restrict(cpu, amp) { return double_3(w, x, y); }
-    void set_arg(double_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
-    double_3 __get_wxz() const restrict(cpu, amp) { return double_3(w, x, z); }
-    void __set_wxz(double_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
     double_3 get_wxz() const restrict(cpu, amp) { return double_3(w, x, z); }
     void set_wxz(double_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
-    double_3 __get_arb() const restrict(cpu, amp) { return double_3(w, x, z); }
-    void __set_arb(double_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
-    double_3 get_arb() const restrict(cpu, amp) { return double_3(w, x, z); }
-    void set_arb(double_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
-    double_3 __get_wyx() const restrict(cpu, amp) { return double_3(w, y, x); }
-    void __set_wyx(double_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
     double_3 get_wyx() const restrict(cpu, amp) { return double_3(w, y, x); }
     void set_wyx(double_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
-    double_3 __get_agr() const restrict(cpu, amp) { return double_3(w, y, x); }
-    void __set_agr(double_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
-    double_3 get_agr() const restrict(cpu, amp) { return double_3(w, y, x); }
-    void set_agr(double_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
-    double_3 __get_wyz() const restrict(cpu, amp) { return double_3(w, y, z); }
-    void __set_wyz(double_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
     double_3 get_wyz() const restrict(cpu, amp) { return double_3(w, y, z); }
     void set_wyz(double_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
-    double_3 __get_agb() const restrict(cpu, amp) { return double_3(w, y, z); }
-    void __set_agb(double_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
-    double_3 get_agb() const restrict(cpu, amp) { return double_3(w, y, z); }
-    void set_agb(double_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
-    double_3 __get_wzx() const restrict(cpu, amp) { return double_3(w, z, x); }
-    void __set_wzx(double_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
     double_3 get_wzx() const restrict(cpu, amp) { return double_3(w, z, x); }
     void set_wzx(double_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
-    double_3 __get_abr() const restrict(cpu, amp) { return double_3(w, z, x); }
-    void __set_abr(double_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
-    double_3 get_abr() const restrict(cpu, amp) { return double_3(w, z, x); }
-    void set_abr(double_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
-    double_3 __get_wzy() const restrict(cpu, amp) { return double_3(w, z, y); }
-    void __set_wzy(double_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
     double_3 get_wzy() const restrict(cpu, amp) { return double_3(w, z, y); }
     void set_wzy(double_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
-    double_3 __get_abg() const restrict(cpu, amp) { return double_3(w, z, y); }
-    void __set_abg(double_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
-    double_3 get_abg() const restrict(cpu, amp) { return double_3(w, z, y); }
-    void set_abg(double_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
-    double_4 __get_xyzw() const restrict(cpu, amp) { return double_4(x, y, z, w); }
-    void __set_xyzw(double_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
     double_4 get_xyzw() const restrict(cpu, amp) { return double_4(x, y, z, w); }
     void set_xyzw(double_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
-    double_4 __get_rgba() const restrict(cpu, amp) { return double_4(x, y, z, w); }
-    void __set_rgba(double_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
-    double_4 get_rgba() const restrict(cpu, amp) { return double_4(x, y, z, w); }
-    void set_rgba(double_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
-    double_4 __get_xywz() const restrict(cpu, amp) { return double_4(x, y, w, z); }
-    void __set_xywz(double_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
     double_4 get_xywz() const restrict(cpu, amp) { return double_4(x, y, w, z); }
     void set_xywz(double_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
-    double_4 __get_rgab() const restrict(cpu, amp) { return double_4(x, y, w, z); }
-    void __set_rgab(double_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
-    double_4 get_rgab() const restrict(cpu, amp) { return double_4(x, y, w, z); }
-    void set_rgab(double_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
-    double_4 __get_xzyw() const restrict(cpu, amp) { return double_4(x, z, y, w); }
-    void __set_xzyw(double_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
     double_4 get_xzyw() const restrict(cpu, amp) { return double_4(x, z, y, w); }
     void set_xzyw(double_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
-    double_4 __get_rbga() const restrict(cpu, amp) { return double_4(x, z, y, w); }
-    void __set_rbga(double_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
-    double_4 get_rbga() const restrict(cpu, amp) { return double_4(x, z, y, w); }
-    void set_rbga(double_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
-    double_4 __get_xzwy() const restrict(cpu, amp) { return double_4(x, z, w, y); }
-    void __set_xzwy(double_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
     double_4 get_xzwy() const restrict(cpu, amp) { return double_4(x, z, w, y); }
     void set_xzwy(double_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
-    double_4 __get_rbag() const restrict(cpu, amp) { return double_4(x, z, w, y); }
-    void __set_rbag(double_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
-    double_4 get_rbag() const restrict(cpu, amp) { return double_4(x, z, w, y); }
-    void set_rbag(double_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
-    double_4 __get_xwyz() const restrict(cpu, amp) { return double_4(x, w, y, z); }
-    void __set_xwyz(double_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
     double_4 get_xwyz() const restrict(cpu, amp) { return double_4(x, w, y, z); }
     void set_xwyz(double_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
-    double_4 __get_ragb() const restrict(cpu, amp) { return double_4(x, w, y, z); }
-    void __set_ragb(double_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
-    double_4 get_ragb() const restrict(cpu, amp) { return double_4(x, w, y, z); }
-    void set_ragb(double_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
-    double_4 __get_xwzy() const restrict(cpu, amp) { return double_4(x, w, z, y); }
-    void __set_xwzy(double_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
     double_4 get_xwzy() const restrict(cpu, amp) { return double_4(x, w, z, y); }
     void set_xwzy(double_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
-    double_4 __get_rabg() const restrict(cpu, amp) { return double_4(x, w, z, y); }
-    void __set_rabg(double_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
-    double_4 get_rabg() const restrict(cpu, amp) { return double_4(x, w, z, y); }
-    void set_rabg(double_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
-    double_4 __get_yxzw() const restrict(cpu, amp) { return double_4(y, x, z, w); }
-    void __set_yxzw(double_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
     double_4 get_yxzw() const restrict(cpu, amp) { return double_4(y, x, z, w); }
     void set_yxzw(double_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
-    double_4 __get_grba() const restrict(cpu, amp) { return double_4(y, x, z, w); }
-    void __set_grba(double_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
-    double_4 get_grba() const restrict(cpu, amp) { return double_4(y, x, z, w); }
-    void set_grba(double_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
-    double_4 __get_yxwz() const restrict(cpu, amp) { return double_4(y, x, w, z); }
-    void __set_yxwz(double_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
     double_4 get_yxwz() const restrict(cpu, amp) { return double_4(y, x, w, z); }
     void set_yxwz(double_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
-    double_4 __get_grab() const restrict(cpu, amp) { return double_4(y, x, w, z); }
-    void __set_grab(double_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
-    double_4 get_grab() const restrict(cpu, amp) { return double_4(y, x, w, z); }
-    void set_grab(double_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
-    double_4 __get_yzxw() const restrict(cpu, amp) { return double_4(y, z, x, w); }
-    void __set_yzxw(double_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
     double_4 get_yzxw() const restrict(cpu, amp) { return double_4(y, z, x, w); }
     void set_yzxw(double_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
-    double_4 __get_gbra() const restrict(cpu, amp) { return double_4(y, z, x, w); }
-    void __set_gbra(double_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
-    double_4 get_gbra() const restrict(cpu, amp) { return double_4(y, z, x, w); }
-    void set_gbra(double_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
-    double_4 __get_yzwx() const restrict(cpu, amp) { return double_4(y, z, w, x); }
-    void __set_yzwx(double_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
     double_4 get_yzwx() const restrict(cpu, amp) { return double_4(y, z, w, x); }
     void set_yzwx(double_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
-    double_4 __get_gbar() const restrict(cpu, amp) { return double_4(y, z, w, x); }
-    void __set_gbar(double_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
-    double_4 get_gbar() const restrict(cpu, amp) { return double_4(y, z, w, x); }
-    void set_gbar(double_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
-    double_4 __get_ywxz() const restrict(cpu, amp) { return double_4(y, w, x, z); }
-    void __set_ywxz(double_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
     double_4 get_ywxz() const restrict(cpu, amp) { return double_4(y, w, x, z); }
     void set_ywxz(double_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
-    double_4 __get_garb() const restrict(cpu, amp) { return double_4(y, w, x, z); }
-    void __set_garb(double_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
-    double_4 get_garb() const restrict(cpu, amp) { return double_4(y, w, x, z); }
-    void set_garb(double_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
-    double_4 __get_ywzx() const restrict(cpu, amp) { return double_4(y, w, z, x); }
-    void __set_ywzx(double_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
     double_4 get_ywzx() const restrict(cpu, amp) { return double_4(y, w, z, x); }
     void set_ywzx(double_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
-    double_4 __get_gabr() const restrict(cpu, amp) { return double_4(y, w, z, x); }
-    void __set_gabr(double_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
-    double_4 get_gabr() const restrict(cpu, amp) { return double_4(y, w, z, x); }
-    void set_gabr(double_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
-    double_4 __get_zxyw() const restrict(cpu, amp) { return double_4(z, x, y, w); }
-    void __set_zxyw(double_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
     double_4 get_zxyw() const restrict(cpu, amp) { return double_4(z, x, y, w); }
     void set_zxyw(double_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
-    double_4 __get_brga() const restrict(cpu, amp) { return double_4(z, x, y, w); }
-    void __set_brga(double_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
-    double_4 get_brga() const restrict(cpu, amp) { return double_4(z, x, y, w); }
-    void set_brga(double_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
-    double_4 __get_zxwy() const restrict(cpu, amp) { return double_4(z, x, w, y); }
-    void __set_zxwy(double_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
     double_4 get_zxwy() const restrict(cpu, amp) { return double_4(z, x, w, y); }
     void set_zxwy(double_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
-    double_4 __get_brag() const restrict(cpu, amp) { return double_4(z, x, w, y); }
-    void __set_brag(double_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
-    double_4 get_brag() const restrict(cpu, amp) { return double_4(z, x, w, y); }
-    void set_brag(double_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
-    double_4 __get_zyxw() const restrict(cpu, amp) { return double_4(z, y, x, w); }
-    void __set_zyxw(double_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
     double_4 get_zyxw() const restrict(cpu, amp) { return double_4(z, y, x, w); }
     void set_zyxw(double_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
-    double_4 __get_bgra() const restrict(cpu, amp) { return double_4(z, y, x, w); }
-    void __set_bgra(double_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
-    double_4 get_bgra() const restrict(cpu, amp) { return double_4(z, y, x, w); }
-    void set_bgra(double_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
-    double_4 __get_zywx() const restrict(cpu, amp) { return double_4(z, y, w, x); }
-    void __set_zywx(double_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
     double_4 get_zywx() const restrict(cpu, amp) { return double_4(z, y, w, x); }
     void set_zywx(double_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
-    double_4 __get_bgar() const restrict(cpu, amp) { return double_4(z, y, w, x); }
-    void __set_bgar(double_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
-    double_4 get_bgar() const restrict(cpu, amp) { return double_4(z, y, w, x); }
-    void set_bgar(double_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
-    double_4 __get_zwxy() const restrict(cpu, amp) { return double_4(z, w, x, y); }
-    void __set_zwxy(double_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
     double_4 get_zwxy() const restrict(cpu, amp) { return double_4(z, w, x, y); }
     void set_zwxy(double_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
-    double_4 __get_barg() const restrict(cpu, amp) { return double_4(z, w, x, y); }
-    void __set_barg(double_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
-    double_4 get_barg() const restrict(cpu, amp) { return double_4(z, w, x, y); }
-    void set_barg(double_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
-    double_4 __get_zwyx() const restrict(cpu, amp) { return double_4(z, w, y, x); }
-    void __set_zwyx(double_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
     double_4 get_zwyx() const restrict(cpu, amp) { return double_4(z, w, y, x); }
     void set_zwyx(double_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
-    double_4 __get_bagr() const restrict(cpu, amp) { return double_4(z, w, y, x); }
-    void __set_bagr(double_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
-    double_4 get_bagr() const restrict(cpu, amp) { return double_4(z, w, y, x); }
-    void set_bagr(double_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
-    double_4 __get_wxyz() const restrict(cpu, amp) { return double_4(w, x, y, z); }
-    void __set_wxyz(double_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
     double_4 get_wxyz() const restrict(cpu, amp) { return double_4(w, x, y, z); }
     void set_wxyz(double_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
-    double_4 __get_argb() const restrict(cpu, amp) { return double_4(w, x, y, z); }
-    void __set_argb(double_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
-    double_4 get_argb() const restrict(cpu, amp) { return double_4(w, x, y, z); }
-    void set_argb(double_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
-    double_4 __get_wxzy() const restrict(cpu, amp) { return double_4(w, x, z, y); }
-    void __set_wxzy(double_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
     double_4 get_wxzy() const restrict(cpu, amp) { return double_4(w, x, z, y); }
     void set_wxzy(double_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
-    double_4 __get_arbg() const restrict(cpu, amp) { return double_4(w, x, z, y); }
-    void __set_arbg(double_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
-    double_4 get_arbg() const restrict(cpu, amp) { return double_4(w, x, z, y); }
-    void set_arbg(double_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
-    double_4 __get_wyxz() const restrict(cpu, amp) { return double_4(w, y, x, z); }
-    void __set_wyxz(double_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
     double_4 get_wyxz() const restrict(cpu, amp) { return double_4(w, y, x, z); }
     void set_wyxz(double_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
-    double_4 __get_agrb() const restrict(cpu, amp) { return double_4(w, y, x, z); }
-    void __set_agrb(double_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
-    double_4 get_agrb() const restrict(cpu, amp) { return double_4(w, y, x, z); }
-    void set_agrb(double_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
-    double_4 __get_wyzx() const restrict(cpu, amp) { return double_4(w, y, z, x); }
-    void __set_wyzx(double_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
     double_4 get_wyzx() const restrict(cpu, amp) { return double_4(w, y, z, x); }
     void set_wyzx(double_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
-    double_4 __get_agbr() const restrict(cpu, amp) { return double_4(w, y, z, x); }
-    void __set_agbr(double_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
-    double_4 get_agbr() const restrict(cpu, amp) { return double_4(w, y, z, x); }
-    void set_agbr(double_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
-    double_4 __get_wzxy() const restrict(cpu, amp) { return double_4(w, z, x, y); }
-    void __set_wzxy(double_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
     double_4 get_wzxy() const restrict(cpu, amp) { return double_4(w, z, x, y); }
     void set_wzxy(double_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
-    double_4 __get_abrg() const restrict(cpu, amp) { return double_4(w, z, x, y); }
-    void __set_abrg(double_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
-    double_4 get_abrg() const restrict(cpu, amp) { return double_4(w, z, x, y); }
-    void set_abrg(double_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
-    double_4 __get_wzyx() const restrict(cpu, amp) { return double_4(w, z, y, x); }
-    void __set_wzyx(double_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
     double_4 get_wzyx() const restrict(cpu, amp) { return double_4(w, z, y, x); }
     void set_wzyx(double_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
-    double_4 __get_abgr() const restrict(cpu, amp) { return double_4(w, z, y, x); }
-    void __set_abgr(double_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
-    double_4 get_abgr() const restrict(cpu, amp) { return double_4(w, z, y, x); }
-    void set_abgr(double_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
 
     double_4& operator+=(const double_4& v) restrict(cpu, amp) { x += v.x; y += v.y; z += v.z; w += v.w; return *this; }
     double_4& operator-=(const double_4& v) restrict(cpu, amp) { x -= v.x; y -= v.y; z -= v.z; w -= v.w; return *this; }
@@ -3482,508 +1354,132 @@ struct norm_4 {
 
     norm get_x() const restrict(cpu, amp) { return x; }
     void set_x(norm v) restrict(cpu, amp) { x = v; }
-    norm __get_r() const restrict(cpu, amp) { return x; }
-    void __set_r(norm v) restrict(cpu, amp) { x = v; }
-    norm get_r() const restrict(cpu, amp) { return x; }
-    void set_r(norm v) restrict(cpu, amp) { x = v; }
     norm get_y() const restrict(cpu, amp) { return y; }
     void set_y(norm v) restrict(cpu, amp) { y = v; }
-    norm __get_g() const restrict(cpu, amp) { return y; }
-    void __set_g(norm v) restrict(cpu, amp) { y = v; }
-    norm get_g() const restrict(cpu, amp) { return y; }
-    void set_g(norm v) restrict(cpu, amp) { y = v; }
     norm get_z() const restrict(cpu, amp) { return z; }
     void set_z(norm v) restrict(cpu, amp) { z = v; }
-    norm __get_b() const restrict(cpu, amp) { return z; }
-    void __set_b(norm v) restrict(cpu, amp) { z = v; }
-    norm get_b() const restrict(cpu, amp) { return z; }
-    void set_b(norm v) restrict(cpu, amp) { z = v; }
     norm get_w() const restrict(cpu, amp) { return w; }
     void set_w(norm v) restrict(cpu, amp) { w = v; }
-    norm __get_a() const restrict(cpu, amp) { return w; }
-    void __set_a(norm v) restrict(cpu, amp) { w = v; }
-    norm get_a() const restrict(cpu, amp) { return w; }
-    void set_a(norm v) restrict(cpu, amp) { w = v; }
-    norm_2 __get_xy() const restrict(cpu, amp) { return norm_2(x, y); }
-    void __set_xy(norm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
     norm_2 get_xy() const restrict(cpu, amp) { return norm_2(x, y); }
     void set_xy(norm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    norm_2 __get_rg() const restrict(cpu, amp) { return norm_2(x, y); }
-    void __set_rg(norm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    norm_2 get_rg() const restrict(cpu, amp) { return norm_2(x, y); }
-    void set_rg(norm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    norm_2 __get_xz() const restrict(cpu, amp) { return norm_2(x, z); }
-    void __set_xz(norm_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
     norm_2 get_xz() const restrict(cpu, amp) { return norm_2(x, z); }
     void set_xz(norm_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    norm_2 __get_rb() const restrict(cpu, amp) { return norm_2(x, z); }
-    void __set_rb(norm_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    norm_2 get_rb() const restrict(cpu, amp) { return norm_2(x, z); }
-    void set_rb(norm_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    norm_2 __get_xw() const restrict(cpu, amp) { return norm_2(x, w); }
-    void __set_xw(norm_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
     norm_2 get_xw() const restrict(cpu, amp) { return norm_2(x, w); }
     void set_xw(norm_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
-    norm_2 __get_ra() const restrict(cpu, amp) { return norm_2(x, w); }
-    void __set_ra(norm_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
-    norm_2 get_ra() const restrict(cpu, amp) { return norm_2(x, w); }
-    void set_ra(norm_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
-    norm_2 __get_yx() const restrict(cpu, amp) { return norm_2(y, x); }
-    void __set_yx(norm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
     norm_2 get_yx() const restrict(cpu, amp) { return norm_2(y, x); }
     void set_yx(norm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    norm_2 __get_gr() const restrict(cpu, amp) { return norm_2(y, x); }
-    void __set_gr(norm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    norm_2 get_gr() const restrict(cpu, amp) { return norm_2(y, x); }
-    void set_gr(norm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    norm_2 __get_yz() const restrict(cpu, amp) { return norm_2(y, z); }
-    void __set_yz(norm_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
     norm_2 get_yz() const restrict(cpu, amp) { return norm_2(y, z); }
     void set_yz(norm_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    norm_2 __get_gb() const restrict(cpu, amp) { return norm_2(y, z); }
-    void __set_gb(norm_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    norm_2 get_gb() const restrict(cpu, amp) { return norm_2(y, z); }
-    void set_gb(norm_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    norm_2 __get_yw() const restrict(cpu, amp) { return norm_2(y, w); }
-    void __set_yw(norm_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
     norm_2 get_yw() const restrict(cpu, amp) { return norm_2(y, w); }
     void set_yw(norm_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
-    norm_2 __get_ga() const restrict(cpu, amp) { return norm_2(y, w); }
-    void __set_ga(norm_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
-    norm_2 get_ga() const restrict(cpu, amp) { return norm_2(y, w); }
-    void set_ga(norm_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
-    norm_2 __get_zx() const restrict(cpu, amp) { return norm_2(z, x); }
-    void __set_zx(norm_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
     norm_2 get_zx() const restrict(cpu, amp) { return norm_2(z, x); }
     void set_zx(norm_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    norm_2 __get_br() const restrict(cpu, amp) { return norm_2(z, x); }
-    void __set_br(norm_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    norm_2 get_br() const restrict(cpu, amp) { return norm_2(z, x); }
-    void set_br(norm_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    norm_2 __get_zy() const restrict(cpu, amp) { return norm_2(z, y); }
-    void __set_zy(norm_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
     norm_2 get_zy() const restrict(cpu, amp) { return norm_2(z, y); }
     void set_zy(norm_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    norm_2 __get_bg() const restrict(cpu, amp) { return norm_2(z, y); }
-    void __set_bg(norm_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    norm_2 get_bg() const restrict(cpu, amp) { return norm_2(z, y); }
-    void set_bg(norm_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    norm_2 __get_zw() const restrict(cpu, amp) { return norm_2(z, w); }
-    void __set_zw(norm_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
     norm_2 get_zw() const restrict(cpu, amp) { return norm_2(z, w); }
     void set_zw(norm_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
-    norm_2 __get_ba() const restrict(cpu, amp) { return norm_2(z, w); }
-    void __set_ba(norm_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
-    norm_2 get_ba() const restrict(cpu, amp) { return norm_2(z, w); }
-    void set_ba(norm_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
-    norm_2 __get_wx() const restrict(cpu, amp) { return norm_2(w, x); }
-    void __set_wx(norm_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
     norm_2 get_wx() const restrict(cpu, amp) { return norm_2(w, x); }
     void set_wx(norm_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
-    norm_2 __get_ar() const restrict(cpu, amp) { return norm_2(w, x); }
-    void __set_ar(norm_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
-    norm_2 get_ar() const restrict(cpu, amp) { return norm_2(w, x); }
-    void set_ar(norm_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
-    norm_2 __get_wy() const restrict(cpu, amp) { return norm_2(w, y); }
-    void __set_wy(norm_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
     norm_2 get_wy() const restrict(cpu, amp) { return norm_2(w, y); }
     void set_wy(norm_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
-    norm_2 __get_ag() const restrict(cpu, amp) { return norm_2(w, y); }
-    void __set_ag(norm_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
-    norm_2 get_ag() const restrict(cpu, amp) { return norm_2(w, y); }
-    void set_ag(norm_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
-    norm_2 __get_wz() const restrict(cpu, amp) { return norm_2(w, z); }
-    void __set_wz(norm_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
     norm_2 get_wz() const restrict(cpu, amp) { return norm_2(w, z); }
     void set_wz(norm_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
-    norm_2 __get_ab() const restrict(cpu, amp) { return norm_2(w, z); }
-    void __set_ab(norm_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
-    norm_2 get_ab() const restrict(cpu, amp) { return norm_2(w, z); }
-    void set_ab(norm_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
-    norm_3 __get_xyz() const restrict(cpu, amp) { return norm_3(x, y, z); }
-    void __set_xyz(norm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
     norm_3 get_xyz() const restrict(cpu, amp) { return norm_3(x, y, z); }
     void set_xyz(norm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    norm_3 __get_rgb() const restrict(cpu, amp) { return norm_3(x, y, z); }
-    void __set_rgb(norm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    norm_3 get_rgb() const restrict(cpu, amp) { return norm_3(x, y, z); }
-    void set_rgb(norm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    norm_3 __get_xyw() const restrict(cpu, amp) { return norm_3(x, y, w); }
-    void __set_xyw(norm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
     norm_3 get_xyw() const restrict(cpu, amp) { return norm_3(x, y, w); }
     void set_xyw(norm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
-    norm_3 __get_rga() const restrict(cpu, amp) { return norm_3(x, y, w); }
-    void __set_rga(norm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
-    norm_3 get_rga() const restrict(cpu, amp) { return norm_3(x, y, w); }
-    void set_rga(norm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
-    norm_3 __get_xzy() const restrict(cpu, amp) { return norm_3(x, z, y); }
-    void __set_xzy(norm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
     norm_3 get_xzy() const restrict(cpu, amp) { return norm_3(x, z, y); }
     void set_xzy(norm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    norm_3 __get_rbg() const restrict(cpu, amp) { return norm_3(x, z, y); }
-    void __set_rbg(norm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    norm_3 get_rbg() const restrict(cpu, amp) { return norm_3(x, z, y); }
-    void set_rbg(norm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    norm_3 __get_xzw() const restrict(cpu, amp) { return norm_3(x, z, w); }
-    void __set_xzw(norm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
     norm_3 get_xzw() const restrict(cpu, amp) { return norm_3(x, z, w); }
     void set_xzw(norm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
-    norm_3 __get_rba() const restrict(cpu, amp) { return norm_3(x, z, w); }
-    void __set_rba(norm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
-    norm_3 get_rba() const restrict(cpu, amp) { return norm_3(x, z, w); }
-    void set_rba(norm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
-    norm_3 __get_xwy() const restrict(cpu, amp) { return norm_3(x, w, y); }
-    void __set_xwy(norm_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
     norm_3 get_xwy() const restrict(cpu, amp) { return norm_3(x, w, y); }
     void set_xwy(norm_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
-    norm_3 __get_rag() const restrict(cpu, amp) { return norm_3(x, w, y); }
-    void __set_rag(norm_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
-    norm_3 get_rag() const restrict(cpu, amp) { return norm_3(x, w, y); }
-    void set_rag(norm_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
-    norm_3 __get_xwz() const restrict(cpu, amp) { return norm_3(x, w, z); }
-    void __set_xwz(norm_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
     norm_3 get_xwz() const restrict(cpu, amp) { return norm_3(x, w, z); }
     void set_xwz(norm_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
-    norm_3 __get_rab() const restrict(cpu, amp) { return norm_3(x, w, z); }
-    void __set_rab(norm_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
-    norm_3 get_rab() const restrict(cpu, amp) { return norm_3(x, w, z); }
-    void set_rab(norm_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
-    norm_3 __get_yxz() const restrict(cpu, amp) { return norm_3(y, x, z); }
-    void __set_yxz(norm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
     norm_3 get_yxz() const restrict(cpu, amp) { return norm_3(y, x, z); }
     void set_yxz(norm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    norm_3 __get_grb() const restrict(cpu, amp) { return norm_3(y, x, z); }
-    void __set_grb(norm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    norm_3 get_grb() const restrict(cpu, amp) { return norm_3(y, x, z); }
-    void set_grb(norm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    norm_3 __get_yxw() const restrict(cpu, amp) { return norm_3(y, x, w); }
-    void __set_yxw(norm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
     norm_3 get_yxw() const restrict(cpu, amp) { return norm_3(y, x, w); }
     void set_yxw(norm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
-    norm_3 __get_gra() const restrict(cpu, amp) { return norm_3(y, x, w); }
-    void __set_gra(norm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
-    norm_3 get_gra() const restrict(cpu, amp) { return norm_3(y, x, w); }
-    void set_gra(norm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
-    norm_3 __get_yzx() const restrict(cpu, amp) { return norm_3(y, z, x); }
-    void __set_yzx(norm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
     norm_3 get_yzx() const restrict(cpu, amp) { return norm_3(y, z, x); }
     void set_yzx(norm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    norm_3 __get_gbr() const restrict(cpu, amp) { return norm_3(y, z, x); }
-    void __set_gbr(norm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    norm_3 get_gbr() const restrict(cpu, amp) { return norm_3(y, z, x); }
-    void set_gbr(norm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    norm_3 __get_yzw() const restrict(cpu, amp) { return norm_3(y, z, w); }
-    void __set_yzw(norm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
     norm_3 get_yzw() const restrict(cpu, amp) { return norm_3(y, z, w); }
     void set_yzw(norm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
-    norm_3 __get_gba() const restrict(cpu, amp) { return norm_3(y, z, w); }
-    void __set_gba(norm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
-    norm_3 get_gba() const restrict(cpu, amp) { return norm_3(y, z, w); }
-    void set_gba(norm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
-    norm_3 __get_ywx() const restrict(cpu, amp) { return norm_3(y, w, x); }
-    void __set_ywx(norm_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
     norm_3 get_ywx() const restrict(cpu, amp) { return norm_3(y, w, x); }
     void set_ywx(norm_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
-    norm_3 __get_gar() const restrict(cpu, amp) { return norm_3(y, w, x); }
-    void __set_gar(norm_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
-    norm_3 get_gar() const restrict(cpu, amp) { return norm_3(y, w, x); }
-    void set_gar(norm_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
-    norm_3 __get_ywz() const restrict(cpu, amp) { return norm_3(y, w, z); }
-    void __set_ywz(norm_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
     norm_3 get_ywz() const restrict(cpu, amp) { return norm_3(y, w, z); }
     void set_ywz(norm_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
-    norm_3 __get_gab() const restrict(cpu, amp) { return norm_3(y, w, z); }
-    void __set_gab(norm_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
-    norm_3 get_gab() const restrict(cpu, amp) { return norm_3(y, w, z); }
-    void set_gab(norm_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
-    norm_3 __get_zxy() const restrict(cpu, amp) { return norm_3(z, x, y); }
-    void __set_zxy(norm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
     norm_3 get_zxy() const restrict(cpu, amp) { return norm_3(z, x, y); }
     void set_zxy(norm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    norm_3 __get_brg() const restrict(cpu, amp) { return norm_3(z, x, y); }
-    void __set_brg(norm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    norm_3 get_brg() const restrict(cpu, amp) { return norm_3(z, x, y); }
-    void set_brg(norm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    norm_3 __get_zxw() const restrict(cpu, amp) { return norm_3(z, x, w); }
-    void __set_zxw(norm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
     norm_3 get_zxw() const restrict(cpu, amp) { return norm_3(z, x, w); }
     void set_zxw(norm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
-    norm_3 __get_bra() const restrict(cpu, amp) { return norm_3(z, x, w); }
-    void __set_bra(norm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
-    norm_3 get_bra() const restrict(cpu, amp) { return norm_3(z, x, w); }
-    void set_bra(norm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
-    norm_3 __get_zyx() const restrict(cpu, amp) { return norm_3(z, y, x); }
-    void __set_zyx(norm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
     norm_3 get_zyx() const restrict(cpu, amp) { return norm_3(z, y, x); }
     void set_zyx(norm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    norm_3 __get_bgr() const restrict(cpu, amp) { return norm_3(z, y, x); }
-    void __set_bgr(norm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    norm_3 get_bgr() const restrict(cpu, amp) { return norm_3(z, y, x); }
-    void set_bgr(norm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    norm_3 __get_zyw() const restrict(cpu, amp) { return norm_3(z, y, w); }
-    void __set_zyw(norm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
     norm_3 get_zyw() const restrict(cpu, amp) { return norm_3(z, y, w); }
     void set_zyw(norm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
-    norm_3 __get_bga() const restrict(cpu, amp) { return norm_3(z, y, w); }
-    void __set_bga(norm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
-    norm_3 get_bga() const restrict(cpu, amp) { return norm_3(z, y, w); }
-    void set_bga(norm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
-    norm_3 __get_zwx() const restrict(cpu, amp) { return norm_3(z, w, x); }
-    void __set_zwx(norm_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
     norm_3 get_zwx() const restrict(cpu, amp) { return norm_3(z, w, x); }
     void set_zwx(norm_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
-    norm_3 __get_bar() const restrict(cpu, amp) { return norm_3(z, w, x); }
-    void __set_bar(norm_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
-    norm_3 get_bar() const restrict(cpu, amp) { return norm_3(z, w, x); }
-    void set_bar(norm_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
-    norm_3 __get_zwy() const restrict(cpu, amp) { return norm_3(z, w, y); }
-    void __set_zwy(norm_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
     norm_3 get_zwy() const restrict(cpu, amp) { return norm_3(z, w, y); }
     void set_zwy(norm_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
-    norm_3 __get_bag() const restrict(cpu, amp) { return norm_3(z, w, y); }
-    void __set_bag(norm_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
-    norm_3 get_bag() const restrict(cpu, amp) { return norm_3(z, w, y); }
-    void set_bag(norm_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
-    norm_3 __get_wxy() const restrict(cpu, amp) { return norm_3(w, x, y); }
-    void __set_wxy(norm_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
     norm_3 get_wxy() const restrict(cpu, amp) { return norm_3(w, x, y); }
     void set_wxy(norm_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
-    norm_3 __get_arg() const restrict(cpu, amp) { return norm_3(w, x, y); }
-    void __set_arg(norm_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
-    norm_3 get_arg() const restrict(cpu, amp) { return norm_3(w, x, y); }
-    void set_arg(norm_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
-    norm_3 __get_wxz() const restrict(cpu, amp) { return norm_3(w, x, z); }
-    void __set_wxz(norm_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
     norm_3 get_wxz() const restrict(cpu, amp) { return norm_3(w, x, z); }
     void set_wxz(norm_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
-    norm_3 __get_arb() const restrict(cpu, amp) { return norm_3(w, x, z); }
-    void __set_arb(norm_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
-    norm_3 get_arb() const restrict(cpu, amp) { return norm_3(w, x, z); }
-    void set_arb(norm_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
-    norm_3 __get_wyx() const restrict(cpu, amp) { return norm_3(w, y, x); }
-    void __set_wyx(norm_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
     norm_3 get_wyx() const restrict(cpu, amp) { return norm_3(w, y, x); }
     void set_wyx(norm_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
-    norm_3 __get_agr() const restrict(cpu, amp) { return norm_3(w, y, x); }
-    void __set_agr(norm_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
-    norm_3 get_agr() const restrict(cpu, amp) { return norm_3(w, y, x); }
-    void set_agr(norm_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
-    norm_3 __get_wyz() const restrict(cpu, amp) { return norm_3(w, y, z); }
-    void __set_wyz(norm_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
     norm_3 get_wyz() const restrict(cpu, amp) { return norm_3(w, y, z); }
     void set_wyz(norm_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
-    norm_3 __get_agb() const restrict(cpu, amp) { return norm_3(w, y, z); }
-    void __set_agb(norm_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
-    norm_3 get_agb() const restrict(cpu, amp) { return norm_3(w, y, z); }
-    void set_agb(norm_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
-    norm_3 __get_wzx() const restrict(cpu, amp) { return norm_3(w, z, x); }
-    void __set_wzx(norm_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
     norm_3 get_wzx() const restrict(cpu, amp) { return norm_3(w, z, x); }
     void set_wzx(norm_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
-    norm_3 __get_abr() const restrict(cpu, amp) { return norm_3(w, z, x); }
-    void __set_abr(norm_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
-    norm_3 get_abr() const restrict(cpu, amp) { return norm_3(w, z, x); }
-    void set_abr(norm_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
-    norm_3 __get_wzy() const restrict(cpu, amp) { return norm_3(w, z, y); }
-    void __set_wzy(norm_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
     norm_3 get_wzy() const restrict(cpu, amp) { return norm_3(w, z, y); }
     void set_wzy(norm_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
-    norm_3 __get_abg() const restrict(cpu, amp) { return norm_3(w, z, y); }
-    void __set_abg(norm_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
-    norm_3 get_abg() const restrict(cpu, amp) { return norm_3(w, z, y); }
-    void set_abg(norm_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
-    norm_4 __get_xyzw() const restrict(cpu, amp) { return norm_4(x, y, z, w); }
-    void __set_xyzw(norm_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
     norm_4 get_xyzw() const restrict(cpu, amp) { return norm_4(x, y, z, w); }
     void set_xyzw(norm_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
-    norm_4 __get_rgba() const restrict(cpu, amp) { return norm_4(x, y, z, w); }
-    void __set_rgba(norm_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
-    norm_4 get_rgba() const restrict(cpu, amp) { return norm_4(x, y, z, w); }
-    void set_rgba(norm_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
-    norm_4 __get_xywz() const restrict(cpu, amp) { return norm_4(x, y, w, z); }
-    void __set_xywz(norm_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
     norm_4 get_xywz() const restrict(cpu, amp) { return norm_4(x, y, w, z); }
     void set_xywz(norm_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
-    norm_4 __get_rgab() const restrict(cpu, amp) { return norm_4(x, y, w, z); }
-    void __set_rgab(norm_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
-    norm_4 get_rgab() const restrict(cpu, amp) { return norm_4(x, y, w, z); }
-    void set_rgab(norm_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
-    norm_4 __get_xzyw() const restrict(cpu, amp) { return norm_4(x, z, y, w); }
-    void __set_xzyw(norm_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
     norm_4 get_xzyw() const restrict(cpu, amp) { return norm_4(x, z, y, w); }
     void set_xzyw(norm_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
-    norm_4 __get_rbga() const restrict(cpu, amp) { return norm_4(x, z, y, w); }
-    void __set_rbga(norm_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
-    norm_4 get_rbga() const restrict(cpu, amp) { return norm_4(x, z, y, w); }
-    void set_rbga(norm_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
-    norm_4 __get_xzwy() const restrict(cpu, amp) { return norm_4(x, z, w, y); }
-    void __set_xzwy(norm_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
     norm_4 get_xzwy() const restrict(cpu, amp) { return norm_4(x, z, w, y); }
     void set_xzwy(norm_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
-    norm_4 __get_rbag() const restrict(cpu, amp) { return norm_4(x, z, w, y); }
-    void __set_rbag(norm_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
-    norm_4 get_rbag() const restrict(cpu, amp) { return norm_4(x, z, w, y); }
-    void set_rbag(norm_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
-    norm_4 __get_xwyz() const restrict(cpu, amp) { return norm_4(x, w, y, z); }
-    void __set_xwyz(norm_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
     norm_4 get_xwyz() const restrict(cpu, amp) { return norm_4(x, w, y, z); }
     void set_xwyz(norm_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
-    norm_4 __get_ragb() const restrict(cpu, amp) { return norm_4(x, w, y, z); }
-    void __set_ragb(norm_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
-    norm_4 get_ragb() const restrict(cpu, amp) { return norm_4(x, w, y, z); }
-    void set_ragb(norm_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
-    norm_4 __get_xwzy() const restrict(cpu, amp) { return norm_4(x, w, z, y); }
-    void __set_xwzy(norm_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
     norm_4 get_xwzy() const restrict(cpu, amp) { return norm_4(x, w, z, y); }
     void set_xwzy(norm_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
-    norm_4 __get_rabg() const restrict(cpu, amp) { return norm_4(x, w, z, y); }
-    void __set_rabg(norm_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
-    norm_4 get_rabg() const restrict(cpu, amp) { return norm_4(x, w, z, y); }
-    void set_rabg(norm_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
-    norm_4 __get_yxzw() const restrict(cpu, amp) { return norm_4(y, x, z, w); }
-    void __set_yxzw(norm_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
     norm_4 get_yxzw() const restrict(cpu, amp) { return norm_4(y, x, z, w); }
     void set_yxzw(norm_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
-    norm_4 __get_grba() const restrict(cpu, amp) { return norm_4(y, x, z, w); }
-    void __set_grba(norm_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
-    norm_4 get_grba() const restrict(cpu, amp) { return norm_4(y, x, z, w); }
-    void set_grba(norm_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
-    norm_4 __get_yxwz() const restrict(cpu, amp) { return norm_4(y, x, w, z); }
-    void __set_yxwz(norm_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
     norm_4 get_yxwz() const restrict(cpu, amp) { return norm_4(y, x, w, z); }
     void set_yxwz(norm_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
-    norm_4 __get_grab() const restrict(cpu, amp) { return norm_4(y, x, w, z); }
-    void __set_grab(norm_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
-    norm_4 get_grab() const restrict(cpu, amp) { return norm_4(y, x, w, z); }
-    void set_grab(norm_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
-    norm_4 __get_yzxw() const restrict(cpu, amp) { return norm_4(y, z, x, w); }
-    void __set_yzxw(norm_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
     norm_4 get_yzxw() const restrict(cpu, amp) { return norm_4(y, z, x, w); }
     void set_yzxw(norm_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
-    norm_4 __get_gbra() const restrict(cpu, amp) { return norm_4(y, z, x, w); }
-    void __set_gbra(norm_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
-    norm_4 get_gbra() const restrict(cpu, amp) { return norm_4(y, z, x, w); }
-    void set_gbra(norm_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
-    norm_4 __get_yzwx() const restrict(cpu, amp) { return norm_4(y, z, w, x); }
-    void __set_yzwx(norm_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
     norm_4 get_yzwx() const restrict(cpu, amp) { return norm_4(y, z, w, x); }
     void set_yzwx(norm_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
-    norm_4 __get_gbar() const restrict(cpu, amp) { return norm_4(y, z, w, x); }
-    void __set_gbar(norm_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
-    norm_4 get_gbar() const restrict(cpu, amp) { return norm_4(y, z, w, x); }
-    void set_gbar(norm_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
-    norm_4 __get_ywxz() const restrict(cpu, amp) { return norm_4(y, w, x, z); }
-    void __set_ywxz(norm_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
     norm_4 get_ywxz() const restrict(cpu, amp) { return norm_4(y, w, x, z); }
     void set_ywxz(norm_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
-    norm_4 __get_garb() const restrict(cpu, amp) { return norm_4(y, w, x, z); }
-    void __set_garb(norm_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
-    norm_4 get_garb() const restrict(cpu, amp) { return norm_4(y, w, x, z); }
-    void set_garb(norm_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
-    norm_4 __get_ywzx() const restrict(cpu, amp) { return norm_4(y, w, z, x); }
-    void __set_ywzx(norm_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
     norm_4 get_ywzx() const restrict(cpu, amp) { return norm_4(y, w, z, x); }
     void set_ywzx(norm_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
-    norm_4 __get_gabr() const restrict(cpu, amp) { return norm_4(y, w, z, x); }
-    void __set_gabr(norm_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
-    norm_4 get_gabr() const restrict(cpu, amp) { return norm_4(y, w, z, x); }
-    void set_gabr(norm_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
-    norm_4 __get_zxyw() const restrict(cpu, amp) { return norm_4(z, x, y, w); }
-    void __set_zxyw(norm_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
     norm_4 get_zxyw() const restrict(cpu, amp) { return norm_4(z, x, y, w); }
     void set_zxyw(norm_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
-    norm_4 __get_brga() const restrict(cpu, amp) { return norm_4(z, x, y, w); }
-    void __set_brga(norm_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
-    norm_4 get_brga() const restrict(cpu, amp) { return norm_4(z, x, y, w); }
-    void set_brga(norm_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
-    norm_4 __get_zxwy() const restrict(cpu, amp) { return norm_4(z, x, w, y); }
-    void __set_zxwy(norm_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
     norm_4 get_zxwy() const restrict(cpu, amp) { return norm_4(z, x, w, y); }
     void set_zxwy(norm_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
-    norm_4 __get_brag() const restrict(cpu, amp) { return norm_4(z, x, w, y); }
-    void __set_brag(norm_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
-    norm_4 get_brag() const restrict(cpu, amp) { return norm_4(z, x, w, y); }
-    void set_brag(norm_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
-    norm_4 __get_zyxw() const restrict(cpu, amp) { return norm_4(z, y, x, w); }
-    void __set_zyxw(norm_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
     norm_4 get_zyxw() const restrict(cpu, amp) { return norm_4(z, y, x, w); }
     void set_zyxw(norm_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
-    norm_4 __get_bgra() const restrict(cpu, amp) { return norm_4(z, y, x, w); }
-    void __set_bgra(norm_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
-    norm_4 get_bgra() const restrict(cpu, amp) { return norm_4(z, y, x, w); }
-    void set_bgra(norm_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
-    norm_4 __get_zywx() const restrict(cpu, amp) { return norm_4(z, y, w, x); }
-    void __set_zywx(norm_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
     norm_4 get_zywx() const restrict(cpu, amp) { return norm_4(z, y, w, x); }
     void set_zywx(norm_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
-    norm_4 __get_bgar() const restrict(cpu, amp) { return norm_4(z, y, w, x); }
-    void __set_bgar(norm_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
-    norm_4 get_bgar() const restrict(cpu, amp) { return norm_4(z, y, w, x); }
-    void set_bgar(norm_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
-    norm_4 __get_zwxy() const restrict(cpu, amp) { return norm_4(z, w, x, y); }
-    void __set_zwxy(norm_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
     norm_4 get_zwxy() const restrict(cpu, amp) { return norm_4(z, w, x, y); }
     void set_zwxy(norm_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
-    norm_4 __get_barg() const restrict(cpu, amp) { return norm_4(z, w, x, y); }
-    void __set_barg(norm_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
-    norm_4 get_barg() const restrict(cpu, amp) { return norm_4(z, w, x, y); }
-    void set_barg(norm_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
-    norm_4 __get_zwyx() const restrict(cpu, amp) { return norm_4(z, w, y, x); }
-    void __set_zwyx(norm_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
     norm_4 get_zwyx() const restrict(cpu, amp) { return norm_4(z, w, y, x); }
     void set_zwyx(norm_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
-    norm_4 __get_bagr() const restrict(cpu, amp) { return norm_4(z, w, y, x); }
-    void __set_bagr(norm_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
-    norm_4 get_bagr() const restrict(cpu, amp) { return norm_4(z, w, y, x); }
-    void set_bagr(norm_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
-    norm_4 __get_wxyz() const restrict(cpu, amp) { return norm_4(w, x, y, z); }
-    void __set_wxyz(norm_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
     norm_4 get_wxyz() const restrict(cpu, amp) { return norm_4(w, x, y, z); }
     void set_wxyz(norm_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
-    norm_4 __get_argb() const restrict(cpu, amp) { return norm_4(w, x, y, z); }
-    void __set_argb(norm_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
-    norm_4 get_argb() const restrict(cpu, amp) { return norm_4(w, x, y, z); }
-    void set_argb(norm_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
-    norm_4 __get_wxzy() const restrict(cpu, amp) { return norm_4(w, x, z, y); }
-    void __set_wxzy(norm_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
     norm_4 get_wxzy() const restrict(cpu, amp) { return norm_4(w, x, z, y); }
     void set_wxzy(norm_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
-    norm_4 __get_arbg() const restrict(cpu, amp) { return norm_4(w, x, z, y); }
-    void __set_arbg(norm_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
-    norm_4 get_arbg() const restrict(cpu, amp) { return norm_4(w, x, z, y); }
-    void set_arbg(norm_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
-    norm_4 __get_wyxz() const restrict(cpu, amp) { return norm_4(w, y, x, z); }
-    void __set_wyxz(norm_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
     norm_4 get_wyxz() const restrict(cpu, amp) { return norm_4(w, y, x, z); }
     void set_wyxz(norm_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
-    norm_4 __get_agrb() const restrict(cpu, amp) { return norm_4(w, y, x, z); }
-    void __set_agrb(norm_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
-    norm_4 get_agrb() const restrict(cpu, amp) { return norm_4(w, y, x, z); }
-    void set_agrb(norm_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
-    norm_4 __get_wyzx() const restrict(cpu, amp) { return norm_4(w, y, z, x); }
-    void __set_wyzx(norm_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
     norm_4 get_wyzx() const restrict(cpu, amp) { return norm_4(w, y, z, x); }
     void set_wyzx(norm_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
-    norm_4 __get_agbr() const restrict(cpu, amp) { return norm_4(w, y, z, x); }
-    void __set_agbr(norm_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
-    norm_4 get_agbr() const restrict(cpu, amp) { return norm_4(w, y, z, x); }
-    void set_agbr(norm_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
-    norm_4 __get_wzxy() const restrict(cpu, amp) { return norm_4(w, z, x, y); }
-    void __set_wzxy(norm_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
     norm_4 get_wzxy() const restrict(cpu, amp) { return norm_4(w, z, x, y); }
     void set_wzxy(norm_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
-    norm_4 __get_abrg() const restrict(cpu, amp) { return norm_4(w, z, x, y); }
-    void __set_abrg(norm_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
-    norm_4 get_abrg() const restrict(cpu, amp) { return norm_4(w, z, x, y); }
-    void set_abrg(norm_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
-    norm_4 __get_wzyx() const restrict(cpu, amp) { return norm_4(w, z, y, x); }
-    void __set_wzyx(norm_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
     norm_4 get_wzyx() const restrict(cpu, amp) { return norm_4(w, z, y, x); }
     void set_wzyx(norm_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
-    norm_4 __get_abgr() const restrict(cpu, amp) { return norm_4(w, z, y, x); }
-    void __set_abgr(norm_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
-    norm_4 get_abgr() const restrict(cpu, amp) { return norm_4(w, z, y, x); }
-    void set_abgr(norm_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
 
     norm_4& operator+=(const norm_4& v) restrict(cpu, amp) { x += v.x; y += v.y; z += v.z; w += v.w; return *this; }
     norm_4& operator-=(const norm_4& v) restrict(cpu, amp) { x -= v.x; y -= v.y; z -= v.z; w -= v.w; return *this; }
@@ -4013,508 +1509,132 @@ struct unorm_4 {
 
     unorm get_x() const restrict(cpu, amp) { return x; }
     void set_x(unorm v) restrict(cpu, amp) { x = v; }
-    unorm __get_r() const restrict(cpu, amp) { return x; }
-    void __set_r(unorm v) restrict(cpu, amp) { x = v; }
-    unorm get_r() const restrict(cpu, amp) { return x; }
-    void set_r(unorm v) restrict(cpu, amp) { x = v; }
     unorm get_y() const restrict(cpu, amp) { return y; }
     void set_y(unorm v) restrict(cpu, amp) { y = v; }
-    unorm __get_g() const restrict(cpu, amp) { return y; }
-    void __set_g(unorm v) restrict(cpu, amp) { y = v; }
-    unorm get_g() const restrict(cpu, amp) { return y; }
-    void set_g(unorm v) restrict(cpu, amp) { y = v; }
     unorm get_z() const restrict(cpu, amp) { return z; }
     void set_z(unorm v) restrict(cpu, amp) { z = v; }
-    unorm __get_b() const restrict(cpu, amp) { return z; }
-    void __set_b(unorm v) restrict(cpu, amp) { z = v; }
-    unorm get_b() const restrict(cpu, amp) { return z; }
-    void set_b(unorm v) restrict(cpu, amp) { z = v; }
     unorm get_w() const restrict(cpu, amp) { return w; }
     void set_w(unorm v) restrict(cpu, amp) { w = v; }
-    unorm __get_a() const restrict(cpu, amp) { return w; }
-    void __set_a(unorm v) restrict(cpu, amp) { w = v; }
-    unorm get_a() const restrict(cpu, amp) { return w; }
-    void set_a(unorm v) restrict(cpu, amp) { w = v; }
-    unorm_2 __get_xy() const restrict(cpu, amp) { return unorm_2(x, y); }
-    void __set_xy(unorm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
     unorm_2 get_xy() const restrict(cpu, amp) { return unorm_2(x, y); }
     void set_xy(unorm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    unorm_2 __get_rg() const restrict(cpu, amp) { return unorm_2(x, y); }
-    void __set_rg(unorm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    unorm_2 get_rg() const restrict(cpu, amp) { return unorm_2(x, y); }
-    void set_rg(unorm_2 v) restrict(cpu, amp) { x = v.x; y = v.y; }
-    unorm_2 __get_xz() const restrict(cpu, amp) { return unorm_2(x, z); }
-    void __set_xz(unorm_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
     unorm_2 get_xz() const restrict(cpu, amp) { return unorm_2(x, z); }
     void set_xz(unorm_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    unorm_2 __get_rb() const restrict(cpu, amp) { return unorm_2(x, z); }
-    void __set_rb(unorm_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    unorm_2 get_rb() const restrict(cpu, amp) { return unorm_2(x, z); }
-    void set_rb(unorm_2 v) restrict(cpu, amp) { x = v.x; z = v.y; }
-    unorm_2 __get_xw() const restrict(cpu, amp) { return unorm_2(x, w); }
-    void __set_xw(unorm_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
     unorm_2 get_xw() const restrict(cpu, amp) { return unorm_2(x, w); }
     void set_xw(unorm_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
-    unorm_2 __get_ra() const restrict(cpu, amp) { return unorm_2(x, w); }
-    void __set_ra(unorm_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
-    unorm_2 get_ra() const restrict(cpu, amp) { return unorm_2(x, w); }
-    void set_ra(unorm_2 v) restrict(cpu, amp) { x = v.x; w = v.y; }
-    unorm_2 __get_yx() const restrict(cpu, amp) { return unorm_2(y, x); }
-    void __set_yx(unorm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
     unorm_2 get_yx() const restrict(cpu, amp) { return unorm_2(y, x); }
     void set_yx(unorm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    unorm_2 __get_gr() const restrict(cpu, amp) { return unorm_2(y, x); }
-    void __set_gr(unorm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    unorm_2 get_gr() const restrict(cpu, amp) { return unorm_2(y, x); }
-    void set_gr(unorm_2 v) restrict(cpu, amp) { y = v.x; x = v.y; }
-    unorm_2 __get_yz() const restrict(cpu, amp) { return unorm_2(y, z); }
-    void __set_yz(unorm_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
     unorm_2 get_yz() const restrict(cpu, amp) { return unorm_2(y, z); }
     void set_yz(unorm_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    unorm_2 __get_gb() const restrict(cpu, amp) { return unorm_2(y, z); }
-    void __set_gb(unorm_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    unorm_2 get_gb() const restrict(cpu, amp) { return unorm_2(y, z); }
-    void set_gb(unorm_2 v) restrict(cpu, amp) { y = v.x; z = v.y; }
-    unorm_2 __get_yw() const restrict(cpu, amp) { return unorm_2(y, w); }
-    void __set_yw(unorm_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
     unorm_2 get_yw() const restrict(cpu, amp) { return unorm_2(y, w); }
     void set_yw(unorm_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
-    unorm_2 __get_ga() const restrict(cpu, amp) { return unorm_2(y, w); }
-    void __set_ga(unorm_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
-    unorm_2 get_ga() const restrict(cpu, amp) { return unorm_2(y, w); }
-    void set_ga(unorm_2 v) restrict(cpu, amp) { y = v.x; w = v.y; }
-    unorm_2 __get_zx() const restrict(cpu, amp) { return unorm_2(z, x); }
-    void __set_zx(unorm_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
     unorm_2 get_zx() const restrict(cpu, amp) { return unorm_2(z, x); }
     void set_zx(unorm_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    unorm_2 __get_br() const restrict(cpu, amp) { return unorm_2(z, x); }
-    void __set_br(unorm_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    unorm_2 get_br() const restrict(cpu, amp) { return unorm_2(z, x); }
-    void set_br(unorm_2 v) restrict(cpu, amp) { z = v.x; x = v.y; }
-    unorm_2 __get_zy() const restrict(cpu, amp) { return unorm_2(z, y); }
-    void __set_zy(unorm_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
     unorm_2 get_zy() const restrict(cpu, amp) { return unorm_2(z, y); }
     void set_zy(unorm_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    unorm_2 __get_bg() const restrict(cpu, amp) { return unorm_2(z, y); }
-    void __set_bg(unorm_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    unorm_2 get_bg() const restrict(cpu, amp) { return unorm_2(z, y); }
-    void set_bg(unorm_2 v) restrict(cpu, amp) { z = v.x; y = v.y; }
-    unorm_2 __get_zw() const restrict(cpu, amp) { return unorm_2(z, w); }
-    void __set_zw(unorm_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
     unorm_2 get_zw() const restrict(cpu, amp) { return unorm_2(z, w); }
     void set_zw(unorm_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
-    unorm_2 __get_ba() const restrict(cpu, amp) { return unorm_2(z, w); }
-    void __set_ba(unorm_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
-    unorm_2 get_ba() const restrict(cpu, amp) { return unorm_2(z, w); }
-    void set_ba(unorm_2 v) restrict(cpu, amp) { z = v.x; w = v.y; }
-    unorm_2 __get_wx() const restrict(cpu, amp) { return unorm_2(w, x); }
-    void __set_wx(unorm_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
     unorm_2 get_wx() const restrict(cpu, amp) { return unorm_2(w, x); }
     void set_wx(unorm_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
-    unorm_2 __get_ar() const restrict(cpu, amp) { return unorm_2(w, x); }
-    void __set_ar(unorm_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
-    unorm_2 get_ar() const restrict(cpu, amp) { return unorm_2(w, x); }
-    void set_ar(unorm_2 v) restrict(cpu, amp) { w = v.x; x = v.y; }
-    unorm_2 __get_wy() const restrict(cpu, amp) { return unorm_2(w, y); }
-    void __set_wy(unorm_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
     unorm_2 get_wy() const restrict(cpu, amp) { return unorm_2(w, y); }
     void set_wy(unorm_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
-    unorm_2 __get_ag() const restrict(cpu, amp) { return unorm_2(w, y); }
-    void __set_ag(unorm_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
-    unorm_2 get_ag() const restrict(cpu, amp) { return unorm_2(w, y); }
-    void set_ag(unorm_2 v) restrict(cpu, amp) { w = v.x; y = v.y; }
-    unorm_2 __get_wz() const restrict(cpu, amp) { return unorm_2(w, z); }
-    void __set_wz(unorm_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
     unorm_2 get_wz() const restrict(cpu, amp) { return unorm_2(w, z); }
     void set_wz(unorm_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
-    unorm_2 __get_ab() const restrict(cpu, amp) { return unorm_2(w, z); }
-    void __set_ab(unorm_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
-    unorm_2 get_ab() const restrict(cpu, amp) { return unorm_2(w, z); }
-    void set_ab(unorm_2 v) restrict(cpu, amp) { w = v.x; z = v.y; }
-    unorm_3 __get_xyz() const restrict(cpu, amp) { return unorm_3(x, y, z); }
-    void __set_xyz(unorm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
     unorm_3 get_xyz() const restrict(cpu, amp) { return unorm_3(x, y, z); }
     void set_xyz(unorm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    unorm_3 __get_rgb() const restrict(cpu, amp) { return unorm_3(x, y, z); }
-    void __set_rgb(unorm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    unorm_3 get_rgb() const restrict(cpu, amp) { return unorm_3(x, y, z); }
-    void set_rgb(unorm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; }
-    unorm_3 __get_xyw() const restrict(cpu, amp) { return unorm_3(x, y, w); }
-    void __set_xyw(unorm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
     unorm_3 get_xyw() const restrict(cpu, amp) { return unorm_3(x, y, w); }
     void set_xyw(unorm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
-    unorm_3 __get_rga() const restrict(cpu, amp) { return unorm_3(x, y, w); }
-    void __set_rga(unorm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
-    unorm_3 get_rga() const restrict(cpu, amp) { return unorm_3(x, y, w); }
-    void set_rga(unorm_3 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; }
-    unorm_3 __get_xzy() const restrict(cpu, amp) { return unorm_3(x, z, y); }
-    void __set_xzy(unorm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
     unorm_3 get_xzy() const restrict(cpu, amp) { return unorm_3(x, z, y); }
     void set_xzy(unorm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    unorm_3 __get_rbg() const restrict(cpu, amp) { return unorm_3(x, z, y); }
-    void __set_rbg(unorm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    unorm_3 get_rbg() const restrict(cpu, amp) { return unorm_3(x, z, y); }
-    void set_rbg(unorm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; }
-    unorm_3 __get_xzw() const restrict(cpu, amp) { return unorm_3(x, z, w); }
-    void __set_xzw(unorm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
     unorm_3 get_xzw() const restrict(cpu, amp) { return unorm_3(x, z, w); }
     void set_xzw(unorm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
-    unorm_3 __get_rba() const restrict(cpu, amp) { return unorm_3(x, z, w); }
-    void __set_rba(unorm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
-    unorm_3 get_rba() const restrict(cpu, amp) { return unorm_3(x, z, w); }
-    void set_rba(unorm_3 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; }
-    unorm_3 __get_xwy() const restrict(cpu, amp) { return unorm_3(x, w, y); }
-    void __set_xwy(unorm_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
     unorm_3 get_xwy() const restrict(cpu, amp) { return unorm_3(x, w, y); }
     void set_xwy(unorm_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
-    unorm_3 __get_rag() const restrict(cpu, amp) { return unorm_3(x, w, y); }
-    void __set_rag(unorm_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
-    unorm_3 get_rag() const restrict(cpu, amp) { return unorm_3(x, w, y); }
-    void set_rag(unorm_3 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; }
-    unorm_3 __get_xwz() const restrict(cpu, amp) { return unorm_3(x, w, z); }
-    void __set_xwz(unorm_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
     unorm_3 get_xwz() const restrict(cpu, amp) { return unorm_3(x, w, z); }
     void set_xwz(unorm_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
-    unorm_3 __get_rab() const restrict(cpu, amp) { return unorm_3(x, w, z); }
-    void __set_rab(unorm_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
-    unorm_3 get_rab() const restrict(cpu, amp) { return unorm_3(x, w, z); }
-    void set_rab(unorm_3 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; }
-    unorm_3 __get_yxz() const restrict(cpu, amp) { return unorm_3(y, x, z); }
-    void __set_yxz(unorm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
     unorm_3 get_yxz() const restrict(cpu, amp) { return unorm_3(y, x, z); }
     void set_yxz(unorm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    unorm_3 __get_grb() const restrict(cpu, amp) { return unorm_3(y, x, z); }
-    void __set_grb(unorm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    unorm_3 get_grb() const restrict(cpu, amp) { return unorm_3(y, x, z); }
-    void set_grb(unorm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; }
-    unorm_3 __get_yxw() const restrict(cpu, amp) { return unorm_3(y, x, w); }
-    void __set_yxw(unorm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
     unorm_3 get_yxw() const restrict(cpu, amp) { return unorm_3(y, x, w); }
     void set_yxw(unorm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
-    unorm_3 __get_gra() const restrict(cpu, amp) { return unorm_3(y, x, w); }
-    void __set_gra(unorm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
-    unorm_3 get_gra() const restrict(cpu, amp) { return unorm_3(y, x, w); }
-    void set_gra(unorm_3 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; }
-    unorm_3 __get_yzx() const restrict(cpu, amp) { return unorm_3(y, z, x); }
-    void __set_yzx(unorm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
     unorm_3 get_yzx() const restrict(cpu, amp) { return unorm_3(y, z, x); }
     void set_yzx(unorm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    unorm_3 __get_gbr() const restrict(cpu, amp) { return unorm_3(y, z, x); }
-    void __set_gbr(unorm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    unorm_3 get_gbr() const restrict(cpu, amp) { return unorm_3(y, z, x); }
-    void set_gbr(unorm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; }
-    unorm_3 __get_yzw() const restrict(cpu, amp) { return unorm_3(y, z, w); }
-    void __set_yzw(unorm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
     unorm_3 get_yzw() const restrict(cpu, amp) { return unorm_3(y, z, w); }
     void set_yzw(unorm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
-    unorm_3 __get_gba() const restrict(cpu, amp) { return unorm_3(y, z, w); }
-    void __set_gba(unorm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
-    unorm_3 get_gba() const restrict(cpu, amp) { return unorm_3(y, z, w); }
-    void set_gba(unorm_3 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; }
-    unorm_3 __get_ywx() const restrict(cpu, amp) { return unorm_3(y, w, x); }
-    void __set_ywx(unorm_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
     unorm_3 get_ywx() const restrict(cpu, amp) { return unorm_3(y, w, x); }
     void set_ywx(unorm_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
-    unorm_3 __get_gar() const restrict(cpu, amp) { return unorm_3(y, w, x); }
-    void __set_gar(unorm_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
-    unorm_3 get_gar() const restrict(cpu, amp) { return unorm_3(y, w, x); }
-    void set_gar(unorm_3 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; }
-    unorm_3 __get_ywz() const restrict(cpu, amp) { return unorm_3(y, w, z); }
-    void __set_ywz(unorm_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
     unorm_3 get_ywz() const restrict(cpu, amp) { return unorm_3(y, w, z); }
     void set_ywz(unorm_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
-    unorm_3 __get_gab() const restrict(cpu, amp) { return unorm_3(y, w, z); }
-    void __set_gab(unorm_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
-    unorm_3 get_gab() const restrict(cpu, amp) { return unorm_3(y, w, z); }
-    void set_gab(unorm_3 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; }
-    unorm_3 __get_zxy() const restrict(cpu, amp) { return unorm_3(z, x, y); }
-    void __set_zxy(unorm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
     unorm_3 get_zxy() const restrict(cpu, amp) { return unorm_3(z, x, y); }
     void set_zxy(unorm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    unorm_3 __get_brg() const restrict(cpu, amp) { return unorm_3(z, x, y); }
-    void __set_brg(unorm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    unorm_3 get_brg() const restrict(cpu, amp) { return unorm_3(z, x, y); }
-    void set_brg(unorm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; }
-    unorm_3 __get_zxw() const restrict(cpu, amp) { return unorm_3(z, x, w); }
-    void __set_zxw(unorm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
     unorm_3 get_zxw() const restrict(cpu, amp) { return unorm_3(z, x, w); }
     void set_zxw(unorm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
-    unorm_3 __get_bra() const restrict(cpu, amp) { return unorm_3(z, x, w); }
-    void __set_bra(unorm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
-    unorm_3 get_bra() const restrict(cpu, amp) { return unorm_3(z, x, w); }
-    void set_bra(unorm_3 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; }
-    unorm_3 __get_zyx() const restrict(cpu, amp) { return unorm_3(z, y, x); }
-    void __set_zyx(unorm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
     unorm_3 get_zyx() const restrict(cpu, amp) { return unorm_3(z, y, x); }
     void set_zyx(unorm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    unorm_3 __get_bgr() const restrict(cpu, amp) { return unorm_3(z, y, x); }
-    void __set_bgr(unorm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    unorm_3 get_bgr() const restrict(cpu, amp) { return unorm_3(z, y, x); }
-    void set_bgr(unorm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; }
-    unorm_3 __get_zyw() const restrict(cpu, amp) { return unorm_3(z, y, w); }
-    void __set_zyw(unorm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
     unorm_3 get_zyw() const restrict(cpu, amp) { return unorm_3(z, y, w); }
     void set_zyw(unorm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
-    unorm_3 __get_bga() const restrict(cpu, amp) { return unorm_3(z, y, w); }
-    void __set_bga(unorm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
-    unorm_3 get_bga() const restrict(cpu, amp) { return unorm_3(z, y, w); }
-    void set_bga(unorm_3 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; }
-    unorm_3 __get_zwx() const restrict(cpu, amp) { return unorm_3(z, w, x); }
-    void __set_zwx(unorm_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
     unorm_3 get_zwx() const restrict(cpu, amp) { return unorm_3(z, w, x); }
     void set_zwx(unorm_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
-    unorm_3 __get_bar() const restrict(cpu, amp) { return unorm_3(z, w, x); }
-    void __set_bar(unorm_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
-    unorm_3 get_bar() const restrict(cpu, amp) { return unorm_3(z, w, x); }
-    void set_bar(unorm_3 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; }
-    unorm_3 __get_zwy() const restrict(cpu, amp) { return unorm_3(z, w, y); }
-    void __set_zwy(unorm_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
     unorm_3 get_zwy() const restrict(cpu, amp) { return unorm_3(z, w, y); }
     void set_zwy(unorm_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
-    unorm_3 __get_bag() const restrict(cpu, amp) { return unorm_3(z, w, y); }
-    void __set_bag(unorm_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
-    unorm_3 get_bag() const restrict(cpu, amp) { return unorm_3(z, w, y); }
-    void set_bag(unorm_3 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; }
-    unorm_3 __get_wxy() const restrict(cpu, amp) { return unorm_3(w, x, y); }
-    void __set_wxy(unorm_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
     unorm_3 get_wxy() const restrict(cpu, amp) { return unorm_3(w, x, y); }
     void set_wxy(unorm_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
-    unorm_3 __get_arg() const restrict(cpu, amp) { return unorm_3(w, x, y); }
-    void __set_arg(unorm_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
-    unorm_3 get_arg() const restrict(cpu, amp) { return unorm_3(w, x, y); }
-    void set_arg(unorm_3 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; }
-    unorm_3 __get_wxz() const restrict(cpu, amp) { return unorm_3(w, x, z); }
-    void __set_wxz(unorm_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
     unorm_3 get_wxz() const restrict(cpu, amp) { return unorm_3(w, x, z); }
     void set_wxz(unorm_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
-    unorm_3 __get_arb() const restrict(cpu, amp) { return unorm_3(w, x, z); }
-    void __set_arb(unorm_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
-    unorm_3 get_arb() const restrict(cpu, amp) { return unorm_3(w, x, z); }
-    void set_arb(unorm_3 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; }
-    unorm_3 __get_wyx() const restrict(cpu, amp) { return unorm_3(w, y, x); }
-    void __set_wyx(unorm_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
     unorm_3 get_wyx() const restrict(cpu, amp) { return unorm_3(w, y, x); }
     void set_wyx(unorm_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
-    unorm_3 __get_agr() const restrict(cpu, amp) { return unorm_3(w, y, x); }
-    void __set_agr(unorm_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
-    unorm_3 get_agr() const restrict(cpu, amp) { return unorm_3(w, y, x); }
-    void set_agr(unorm_3 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; }
-    unorm_3 __get_wyz() const restrict(cpu, amp) { return unorm_3(w, y, z); }
-    void __set_wyz(unorm_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
     unorm_3 get_wyz() const restrict(cpu, amp) { return unorm_3(w, y, z); }
     void set_wyz(unorm_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
-    unorm_3 __get_agb() const restrict(cpu, amp) { return unorm_3(w, y, z); }
-    void __set_agb(unorm_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
-    unorm_3 get_agb() const restrict(cpu, amp) { return unorm_3(w, y, z); }
-    void set_agb(unorm_3 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; }
-    unorm_3 __get_wzx() const restrict(cpu, amp) { return unorm_3(w, z, x); }
-    void __set_wzx(unorm_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
     unorm_3 get_wzx() const restrict(cpu, amp) { return unorm_3(w, z, x); }
     void set_wzx(unorm_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
-    unorm_3 __get_abr() const restrict(cpu, amp) { return unorm_3(w, z, x); }
-    void __set_abr(unorm_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
-    unorm_3 get_abr() const restrict(cpu, amp) { return unorm_3(w, z, x); }
-    void set_abr(unorm_3 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; }
-    unorm_3 __get_wzy() const restrict(cpu, amp) { return unorm_3(w, z, y); }
-    void __set_wzy(unorm_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
     unorm_3 get_wzy() const restrict(cpu, amp) { return unorm_3(w, z, y); }
     void set_wzy(unorm_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
-    unorm_3 __get_abg() const restrict(cpu, amp) { return unorm_3(w, z, y); }
-    void __set_abg(unorm_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
-    unorm_3 get_abg() const restrict(cpu, amp) { return unorm_3(w, z, y); }
-    void set_abg(unorm_3 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; }
-    unorm_4 __get_xyzw() const restrict(cpu, amp) { return unorm_4(x, y, z, w); }
-    void __set_xyzw(unorm_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
     unorm_4 get_xyzw() const restrict(cpu, amp) { return unorm_4(x, y, z, w); }
     void set_xyzw(unorm_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
-    unorm_4 __get_rgba() const restrict(cpu, amp) { return unorm_4(x, y, z, w); }
-    void __set_rgba(unorm_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
-    unorm_4 get_rgba() const restrict(cpu, amp) { return unorm_4(x, y, z, w); }
-    void set_rgba(unorm_4 v) restrict(cpu, amp) { x = v.x; y = v.y; z = v.z; w = v.w; }
-    unorm_4 __get_xywz() const restrict(cpu, amp) { return unorm_4(x, y, w, z); }
-    void __set_xywz(unorm_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
     unorm_4 get_xywz() const restrict(cpu, amp) { return unorm_4(x, y, w, z); }
     void set_xywz(unorm_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
-    unorm_4 __get_rgab() const restrict(cpu, amp) { return unorm_4(x, y, w, z); }
-    void __set_rgab(unorm_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
-    unorm_4 get_rgab() const restrict(cpu, amp) { return unorm_4(x, y, w, z); }
-    void set_rgab(unorm_4 v) restrict(cpu, amp) { x = v.x; y = v.y; w = v.z; z = v.w; }
-    unorm_4 __get_xzyw() const restrict(cpu, amp) { return unorm_4(x, z, y, w); }
-    void __set_xzyw(unorm_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
     unorm_4 get_xzyw() const restrict(cpu, amp) { return unorm_4(x, z, y, w); }
     void set_xzyw(unorm_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
-    unorm_4 __get_rbga() const restrict(cpu, amp) { return unorm_4(x, z, y, w); }
-    void __set_rbga(unorm_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
-    unorm_4 get_rbga() const restrict(cpu, amp) { return unorm_4(x, z, y, w); }
-    void set_rbga(unorm_4 v) restrict(cpu, amp) { x = v.x; z = v.y; y = v.z; w = v.w; }
-    unorm_4 __get_xzwy() const restrict(cpu, amp) { return unorm_4(x, z, w, y); }
-    void __set_xzwy(unorm_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
     unorm_4 get_xzwy() const restrict(cpu, amp) { return unorm_4(x, z, w, y); }
     void set_xzwy(unorm_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
-    unorm_4 __get_rbag() const restrict(cpu, amp) { return unorm_4(x, z, w, y); }
-    void __set_rbag(unorm_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
-    unorm_4 get_rbag() const restrict(cpu, amp) { return unorm_4(x, z, w, y); }
-    void set_rbag(unorm_4 v) restrict(cpu, amp) { x = v.x; z = v.y; w = v.z; y = v.w; }
-    unorm_4 __get_xwyz() const restrict(cpu, amp) { return unorm_4(x, w, y, z); }
-    void __set_xwyz(unorm_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
     unorm_4 get_xwyz() const restrict(cpu, amp) { return unorm_4(x, w, y, z); }
     void set_xwyz(unorm_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
-    unorm_4 __get_ragb() const restrict(cpu, amp) { return unorm_4(x, w, y, z); }
-    void __set_ragb(unorm_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
-    unorm_4 get_ragb() const restrict(cpu, amp) { return unorm_4(x, w, y, z); }
-    void set_ragb(unorm_4 v) restrict(cpu, amp) { x = v.x; w = v.y; y = v.z; z = v.w; }
-    unorm_4 __get_xwzy() const restrict(cpu, amp) { return unorm_4(x, w, z, y); }
-    void __set_xwzy(unorm_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
     unorm_4 get_xwzy() const restrict(cpu, amp) { return unorm_4(x, w, z, y); }
     void set_xwzy(unorm_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
-    unorm_4 __get_rabg() const restrict(cpu, amp) { return unorm_4(x, w, z, y); }
-    void __set_rabg(unorm_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
-    unorm_4 get_rabg() const restrict(cpu, amp) { return unorm_4(x, w, z, y); }
-    void set_rabg(unorm_4 v) restrict(cpu, amp) { x = v.x; w = v.y; z = v.z; y = v.w; }
-    unorm_4 __get_yxzw() const restrict(cpu, amp) { return unorm_4(y, x, z, w); }
-    void __set_yxzw(unorm_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
     unorm_4 get_yxzw() const restrict(cpu, amp) { return unorm_4(y, x, z, w); }
     void set_yxzw(unorm_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
-    unorm_4 __get_grba() const restrict(cpu, amp) { return unorm_4(y, x, z, w); }
-    void __set_grba(unorm_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
-    unorm_4 get_grba() const restrict(cpu, amp) { return unorm_4(y, x, z, w); }
-    void set_grba(unorm_4 v) restrict(cpu, amp) { y = v.x; x = v.y; z = v.z; w = v.w; }
-    unorm_4 __get_yxwz() const restrict(cpu, amp) { return unorm_4(y, x, w, z); }
-    void __set_yxwz(unorm_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
     unorm_4 get_yxwz() const restrict(cpu, amp) { return unorm_4(y, x, w, z); }
     void set_yxwz(unorm_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
-    unorm_4 __get_grab() const restrict(cpu, amp) { return unorm_4(y, x, w, z); }
-    void __set_grab(unorm_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
-    unorm_4 get_grab() const restrict(cpu, amp) { return unorm_4(y, x, w, z); }
-    void set_grab(unorm_4 v) restrict(cpu, amp) { y = v.x; x = v.y; w = v.z; z = v.w; }
-    unorm_4 __get_yzxw() const restrict(cpu, amp) { return unorm_4(y, z, x, w); }
-    void __set_yzxw(unorm_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
     unorm_4 get_yzxw() const restrict(cpu, amp) { return unorm_4(y, z, x, w); }
     void set_yzxw(unorm_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
-    unorm_4 __get_gbra() const restrict(cpu, amp) { return unorm_4(y, z, x, w); }
-    void __set_gbra(unorm_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
-    unorm_4 get_gbra() const restrict(cpu, amp) { return unorm_4(y, z, x, w); }
-    void set_gbra(unorm_4 v) restrict(cpu, amp) { y = v.x; z = v.y; x = v.z; w = v.w; }
-    unorm_4 __get_yzwx() const restrict(cpu, amp) { return unorm_4(y, z, w, x); }
-    void __set_yzwx(unorm_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
     unorm_4 get_yzwx() const restrict(cpu, amp) { return unorm_4(y, z, w, x); }
     void set_yzwx(unorm_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
-    unorm_4 __get_gbar() const restrict(cpu, amp) { return unorm_4(y, z, w, x); }
-    void __set_gbar(unorm_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
-    unorm_4 get_gbar() const restrict(cpu, amp) { return unorm_4(y, z, w, x); }
-    void set_gbar(unorm_4 v) restrict(cpu, amp) { y = v.x; z = v.y; w = v.z; x = v.w; }
-    unorm_4 __get_ywxz() const restrict(cpu, amp) { return unorm_4(y, w, x, z); }
-    void __set_ywxz(unorm_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
     unorm_4 get_ywxz() const restrict(cpu, amp) { return unorm_4(y, w, x, z); }
     void set_ywxz(unorm_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
-    unorm_4 __get_garb() const restrict(cpu, amp) { return unorm_4(y, w, x, z); }
-    void __set_garb(unorm_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
-    unorm_4 get_garb() const restrict(cpu, amp) { return unorm_4(y, w, x, z); }
-    void set_garb(unorm_4 v) restrict(cpu, amp) { y = v.x; w = v.y; x = v.z; z = v.w; }
-    unorm_4 __get_ywzx() const restrict(cpu, amp) { return unorm_4(y, w, z, x); }
-    void __set_ywzx(unorm_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
     unorm_4 get_ywzx() const restrict(cpu, amp) { return unorm_4(y, w, z, x); }
     void set_ywzx(unorm_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
-    unorm_4 __get_gabr() const restrict(cpu, amp) { return unorm_4(y, w, z, x); }
-    void __set_gabr(unorm_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
-    unorm_4 get_gabr() const restrict(cpu, amp) { return unorm_4(y, w, z, x); }
-    void set_gabr(unorm_4 v) restrict(cpu, amp) { y = v.x; w = v.y; z = v.z; x = v.w; }
-    unorm_4 __get_zxyw() const restrict(cpu, amp) { return unorm_4(z, x, y, w); }
-    void __set_zxyw(unorm_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
     unorm_4 get_zxyw() const restrict(cpu, amp) { return unorm_4(z, x, y, w); }
     void set_zxyw(unorm_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
-    unorm_4 __get_brga() const restrict(cpu, amp) { return unorm_4(z, x, y, w); }
-    void __set_brga(unorm_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
-    unorm_4 get_brga() const restrict(cpu, amp) { return unorm_4(z, x, y, w); }
-    void set_brga(unorm_4 v) restrict(cpu, amp) { z = v.x; x = v.y; y = v.z; w = v.w; }
-    unorm_4 __get_zxwy() const restrict(cpu, amp) { return unorm_4(z, x, w, y); }
-    void __set_zxwy(unorm_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
     unorm_4 get_zxwy() const restrict(cpu, amp) { return unorm_4(z, x, w, y); }
     void set_zxwy(unorm_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
-    unorm_4 __get_brag() const restrict(cpu, amp) { return unorm_4(z, x, w, y); }
-    void __set_brag(unorm_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
-    unorm_4 get_brag() const restrict(cpu, amp) { return unorm_4(z, x, w, y); }
-    void set_brag(unorm_4 v) restrict(cpu, amp) { z = v.x; x = v.y; w = v.z; y = v.w; }
-    unorm_4 __get_zyxw() const restrict(cpu, amp) { return unorm_4(z, y, x, w); }
-    void __set_zyxw(unorm_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
     unorm_4 get_zyxw() const restrict(cpu, amp) { return unorm_4(z, y, x, w); }
     void set_zyxw(unorm_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
-    unorm_4 __get_bgra() const restrict(cpu, amp) { return unorm_4(z, y, x, w); }
-    void __set_bgra(unorm_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
-    unorm_4 get_bgra() const restrict(cpu, amp) { return unorm_4(z, y, x, w); }
-    void set_bgra(unorm_4 v) restrict(cpu, amp) { z = v.x; y = v.y; x = v.z; w = v.w; }
-    unorm_4 __get_zywx() const restrict(cpu, amp) { return unorm_4(z, y, w, x); }
-    void __set_zywx(unorm_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
     unorm_4 get_zywx() const restrict(cpu, amp) { return unorm_4(z, y, w, x); }
     void set_zywx(unorm_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
-    unorm_4 __get_bgar() const restrict(cpu, amp) { return unorm_4(z, y, w, x); }
-    void __set_bgar(unorm_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
-    unorm_4 get_bgar() const restrict(cpu, amp) { return unorm_4(z, y, w, x); }
-    void set_bgar(unorm_4 v) restrict(cpu, amp) { z = v.x; y = v.y; w = v.z; x = v.w; }
-    unorm_4 __get_zwxy() const restrict(cpu, amp) { return unorm_4(z, w, x, y); }
-    void __set_zwxy(unorm_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
     unorm_4 get_zwxy() const restrict(cpu, amp) { return unorm_4(z, w, x, y); }
     void set_zwxy(unorm_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
-    unorm_4 __get_barg() const restrict(cpu, amp) { return unorm_4(z, w, x, y); }
-    void __set_barg(unorm_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
-    unorm_4 get_barg() const restrict(cpu, amp) { return unorm_4(z, w, x, y); }
-    void set_barg(unorm_4 v) restrict(cpu, amp) { z = v.x; w = v.y; x = v.z; y = v.w; }
-    unorm_4 __get_zwyx() const restrict(cpu, amp) { return unorm_4(z, w, y, x); }
-    void __set_zwyx(unorm_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
     unorm_4 get_zwyx() const restrict(cpu, amp) { return unorm_4(z, w, y, x); }
     void set_zwyx(unorm_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
-    unorm_4 __get_bagr() const restrict(cpu, amp) { return unorm_4(z, w, y, x); }
-    void __set_bagr(unorm_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
-    unorm_4 get_bagr() const restrict(cpu, amp) { return unorm_4(z, w, y, x); }
-    void set_bagr(unorm_4 v) restrict(cpu, amp) { z = v.x; w = v.y; y = v.z; x = v.w; }
-    unorm_4 __get_wxyz() const restrict(cpu, amp) { return unorm_4(w, x, y, z); }
-    void __set_wxyz(unorm_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
     unorm_4 get_wxyz() const restrict(cpu, amp) { return unorm_4(w, x, y, z); }
     void set_wxyz(unorm_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
-    unorm_4 __get_argb() const restrict(cpu, amp) { return unorm_4(w, x, y, z); }
-    void __set_argb(unorm_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
-    unorm_4 get_argb() const restrict(cpu, amp) { return unorm_4(w, x, y, z); }
-    void set_argb(unorm_4 v) restrict(cpu, amp) { w = v.x; x = v.y; y = v.z; z = v.w; }
-    unorm_4 __get_wxzy() const restrict(cpu, amp) { return unorm_4(w, x, z, y); }
-    void __set_wxzy(unorm_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
     unorm_4 get_wxzy() const restrict(cpu, amp) { return unorm_4(w, x, z, y); }
     void set_wxzy(unorm_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
-    unorm_4 __get_arbg() const restrict(cpu, amp) { return unorm_4(w, x, z, y); }
-    void __set_arbg(unorm_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
-    unorm_4 get_arbg() const restrict(cpu, amp) { return unorm_4(w, x, z, y); }
-    void set_arbg(unorm_4 v) restrict(cpu, amp) { w = v.x; x = v.y; z = v.z; y = v.w; }
-    unorm_4 __get_wyxz() const restrict(cpu, amp) { return unorm_4(w, y, x, z); }
-    void __set_wyxz(unorm_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
     unorm_4 get_wyxz() const restrict(cpu, amp) { return unorm_4(w, y, x, z); }
     void set_wyxz(unorm_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
-    unorm_4 __get_agrb() const restrict(cpu, amp) { return unorm_4(w, y, x, z); }
-    void __set_agrb(unorm_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
-    unorm_4 get_agrb() const restrict(cpu, amp) { return unorm_4(w, y, x, z); }
-    void set_agrb(unorm_4 v) restrict(cpu, amp) { w = v.x; y = v.y; x = v.z; z = v.w; }
-    unorm_4 __get_wyzx() const restrict(cpu, amp) { return unorm_4(w, y, z, x); }
-    void __set_wyzx(unorm_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
     unorm_4 get_wyzx() const restrict(cpu, amp) { return unorm_4(w, y, z, x); }
     void set_wyzx(unorm_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
-    unorm_4 __get_agbr() const restrict(cpu, amp) { return unorm_4(w, y, z, x); }
-    void __set_agbr(unorm_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
-    unorm_4 get_agbr() const restrict(cpu, amp) { return unorm_4(w, y, z, x); }
-    void set_agbr(unorm_4 v) restrict(cpu, amp) { w = v.x; y = v.y; z = v.z; x = v.w; }
-    unorm_4 __get_wzxy() const restrict(cpu, amp) { return unorm_4(w, z, x, y); }
-    void __set_wzxy(unorm_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
     unorm_4 get_wzxy() const restrict(cpu, amp) { return unorm_4(w, z, x, y); }
     void set_wzxy(unorm_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
-    unorm_4 __get_abrg() const restrict(cpu, amp) { return unorm_4(w, z, x, y); }
-    void __set_abrg(unorm_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
-    unorm_4 get_abrg() const restrict(cpu, amp) { return unorm_4(w, z, x, y); }
-    void set_abrg(unorm_4 v) restrict(cpu, amp) { w = v.x; z = v.y; x = v.z; y = v.w; }
-    unorm_4 __get_wzyx() const restrict(cpu, amp) { return unorm_4(w, z, y, x); }
-    void __set_wzyx(unorm_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
     unorm_4 get_wzyx() const restrict(cpu, amp) { return unorm_4(w, z, y, x); }
     void set_wzyx(unorm_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
-    unorm_4 __get_abgr() const restrict(cpu, amp) { return unorm_4(w, z, y, x); }
-    void __set_abgr(unorm_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
-    unorm_4 get_abgr() const restrict(cpu, amp) { return unorm_4(w, z, y, x); }
-    void set_abgr(unorm_4 v) restrict(cpu, amp) { w = v.x; z = v.y; y = v.z; x = v.w; }
 
     unorm_4& operator+=(const unorm_4& v) restrict(cpu, amp) { x += v.x; y += v.y; z += v.z; w += v.w; return *this; }
     unorm_4& operator-=(const unorm_4& v) restrict(cpu, amp) { x -= v.x; y -= v.y; z -= v.z; w -= v.w; return *this; }

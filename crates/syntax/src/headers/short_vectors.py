@@ -9,8 +9,10 @@ from this folder after changing it:
     python3 short_vectors.py > short_vectors.h
 
 A swizzle or component alias (`v.xy`, `v.r`) is a property, as in MSVC's
-header: the checker reads `v.xy` as `v.__get_xy()` and `v.xy = e` as
-`v.__set_xy(e)` when the class has such members and no data member `xy`.
+header, whose properties name the members `get_xy` and `set_xy` (`rg`
+names them too): the checker reads `v.xy` and `v.rg` as `v.get_xy()`, and
+`v.xy = e` as `v.set_xy(e)` (see `Checker::property_accessor`). The
+vectors so have the member functions MSVC's have and no others.
 """
 
 import itertools
@@ -30,7 +32,6 @@ CLAMPED = {"norm": ["float", "unorm"], "unorm": ["float"]}
 # The ranges `norm` and `unorm` clamp to.
 RANGES = {"norm": ("-1.0f", "1.0f"), "unorm": ("0.0f", "1.0f")}
 COMPONENTS = "xyzw"
-COLORS = "rgba"
 
 
 def cast(elem):
@@ -86,28 +87,21 @@ def struct(prefix, elem, integral, signed, n):
         else:
             w(f"    explicit {t}(const {o}& other) restrict(cpu, amp);")
     w("")
-    for i, c in enumerate(comps):
-        cap = c
-        w(f"    {elem} get_{cap}() const restrict(cpu, amp) {{ return {c}; }}")
-        w(f"    void set_{cap}({elem} v) restrict(cpu, amp) {{ {c} = v; }}")
-        color = COLORS[i]
-        w(f"    {elem} __get_{color}() const restrict(cpu, amp) {{ return {c}; }}")
-        w(f"    void __set_{color}({elem} v) restrict(cpu, amp) {{ {c} = v; }}")
-        w(f"    {elem} get_{color}() const restrict(cpu, amp) {{ return {c}; }}")
-        w(f"    void set_{color}({elem} v) restrict(cpu, amp) {{ {c} = v; }}")
+    for c in comps:
+        w(f"    {elem} get_{c}() const restrict(cpu, amp) {{ return {c}; }}")
+        w(f"    void set_{c}({elem} v) restrict(cpu, amp) {{ {c} = v; }}")
     # Swizzles of two or more distinct components. A setter takes its value
-    # by copy, so `p.yx = p` swaps the components.
+    # by copy, so `p.yx = p` swaps the components. The colour names
+    # (`v.bgr`) are properties of these members too, so none is written
+    # for them.
     for k in range(2, n + 1):
         rt = name(prefix, k)
         for perm in itertools.permutations(range(n), k):
-            for letters in (COMPONENTS, COLORS):
-                sw = "".join(letters[p] for p in perm)
-                vals = ", ".join(comps[p] for p in perm)
-                sets = " ".join(f"{comps[p]} = v.{COMPONENTS[j]};" for j, p in enumerate(perm))
-                w(f"    {rt} __get_{sw}() const restrict(cpu, amp) {{ return {rt}({vals}); }}")
-                w(f"    void __set_{sw}({rt} v) restrict(cpu, amp) {{ {sets} }}")
-                w(f"    {rt} get_{sw}() const restrict(cpu, amp) {{ return {rt}({vals}); }}")
-                w(f"    void set_{sw}({rt} v) restrict(cpu, amp) {{ {sets} }}")
+            sw = "".join(COMPONENTS[p] for p in perm)
+            vals = ", ".join(comps[p] for p in perm)
+            sets = " ".join(f"{comps[p]} = v.{COMPONENTS[j]};" for j, p in enumerate(perm))
+            w(f"    {rt} get_{sw}() const restrict(cpu, amp) {{ return {rt}({vals}); }}")
+            w(f"    void set_{sw}({rt} v) restrict(cpu, amp) {{ {sets} }}")
     w("")
     # Compound assignment, increments, unary operators.
     ops = ["+", "-", "*", "/"]
