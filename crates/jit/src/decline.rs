@@ -58,6 +58,9 @@ pub enum Decline {
     FunctionReturningType,
     /// A non-scalar value where a scalar was expected.
     NonScalarWhereScalarExpected,
+    /// A kernel without a joined function (several tiles per call: see
+    /// `emit::join`): it runs one tile per call.
+    JoinedTiles,
     /// A value where an index was expected.
     ValueWhereIndexExpected,
     /// A value where a view was expected.
@@ -297,6 +300,7 @@ impl Decline {
             Self::NonScalarWhereScalarExpected => {
                 "a non-scalar value where a scalar was expected".into()
             }
+            Self::JoinedTiles => "several tiles per call (the kernel runs one)".into(),
             Self::ValueWhereIndexExpected => "a value where an index was expected".into(),
             Self::ValueWhereViewExpected => "a value where a view was expected".into(),
             Self::KernelTooLargeAfterInliningCalls => {

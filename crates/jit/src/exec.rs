@@ -540,6 +540,7 @@ pub(crate) fn run_host(entry: usize, layout: &HostLayout, launch: &mut Launch) -
 /// pool's.
 pub(crate) fn run(
     entry: usize,
+    joined: Option<usize>,
     layout: &KernelLayout,
     launch: &mut Launch,
     threads: usize,
@@ -603,20 +604,43 @@ pub(crate) fn run(
     // the worker's earlier stores, keeps one group's work from overlapping
     // the next's. Batches stay small against the groups per worker, so the
     // last ones still spread over the workers.
+    // A joined function runs `JOINED_TILES` tiles per call, so batches
+    // hold whole groups of them.
+    let joined = joined.filter(|_| layout.tile.is_some());
+    let per_call = crate::emit::JOINED_TILES as u64;
     let batch = (groups / (workers as u64 * 16)).clamp(1, 32);
+    let batch = if joined.is_some() {
+        batch.next_multiple_of(per_call)
+    } else {
+        batch
+    };
     let work = || {
-        let mut scratch = vec![Line::default(); scratch_lines];
-        let mut frames = vec![Line::default(); frame_lines];
-        // SAFETY: `entry` is the finalized code of a function compiled with
-        // the `KernelFn` signature (see `emit::kernel_signature`); the JIT
-        // module that owns it outlives every launch.
+        // Each tile of a call: its `tile_static` memory and its frames.
+        let tiles = if joined.is_some() {
+            crate::emit::JOINED_TILES
+        } else {
+            1
+        };
+        let mut scratch: Vec<Vec<Line>> = vec![vec![Line::default(); scratch_lines]; tiles];
+        let mut frames: Vec<Vec<Line>> = vec![vec![Line::default(); frame_lines]; tiles];
+        let mut memory: Vec<*mut u8> = scratch.iter_mut().map(|s| s.as_mut_ptr().cast()).collect();
+        let mut frame_blocks: Vec<*mut u8> =
+            frames.iter_mut().map(|f| f.as_mut_ptr().cast()).collect();
+        // SAFETY: `entry` (and `joined`) are the finalized code of
+        // functions compiled with the `KernelFn` signature (see
+        // `emit::kernel_signature`); the JIT module that owns them outlives
+        // every launch.
         let f: KernelFn = unsafe { std::mem::transmute::<usize, KernelFn>(entry) };
+        let f_joined: Option<KernelFn> =
+            joined.map(|p| unsafe { std::mem::transmute::<usize, KernelFn>(p) });
         loop {
             let first = next.fetch_add(batch, Ordering::Relaxed);
             if first >= groups {
                 return;
             }
-            for g in first..first.saturating_add(batch).min(groups) {
+            let end = first.saturating_add(batch).min(groups);
+            let mut g = first;
+            while g < end {
                 if control.stop.load(Ordering::Relaxed) {
                     return;
                 }
@@ -624,17 +648,37 @@ pub(crate) fn run(
                 if g.is_multiple_of(64) && control.should_stop() {
                     return;
                 }
-                if layout.tile.is_some() {
-                    // A tile's `tile_static` memory starts out zero, as the
-                    // interpreter reads never-written memory.
-                    scratch.fill(Line::default());
-                }
-                let status = f(
-                    words_addr as *mut u64,
-                    g as i64,
-                    scratch.as_mut_ptr().cast(),
-                    frames.as_mut_ptr().cast(),
-                );
+                let (status, ran) = match f_joined {
+                    // Several tiles: the joined function reads each one's
+                    // memory and frames from these arrays of addresses.
+                    Some(fp) if g + per_call <= end => {
+                        for s in &mut scratch {
+                            s.fill(Line::default());
+                        }
+                        let status = fp(
+                            words_addr as *mut u64,
+                            g as i64,
+                            memory.as_mut_ptr().cast(),
+                            frame_blocks.as_mut_ptr().cast(),
+                        );
+                        (status, per_call)
+                    }
+                    _ => {
+                        if layout.tile.is_some() {
+                            // A tile's `tile_static` memory starts out zero,
+                            // as the interpreter reads never-written memory.
+                            scratch[0].fill(Line::default());
+                        }
+                        let status = f(
+                            words_addr as *mut u64,
+                            g as i64,
+                            memory[0].cast(),
+                            frame_blocks[0].cast(),
+                        );
+                        (status, 1)
+                    }
+                };
+                g += ran;
                 if i64::from(status) != STATUS_OK {
                     failed.store(true, Ordering::Relaxed);
                     control.stop.store(true, Ordering::Relaxed);

@@ -70,6 +70,9 @@ impl Stats {
 struct Compiled {
     entry: usize,
     layout: emit::KernelLayout,
+    /// The joined function, running several tiles per call, when the
+    /// kernel has one (see `emit::join`).
+    joined: Option<usize>,
 }
 
 struct CompiledHost {
@@ -447,6 +450,9 @@ impl<'p> Jit<'p> {
         let mut min_frame = 0;
         let (compiled, text) = loop {
             ctx.func.clear();
+            // Called as `extern "C"` (`exec::KernelFn`): the platform's
+            // convention, which `clear` replaced.
+            ctx.func.signature.call_conv = module.isa().default_call_conv();
             let helpers = start_function(module, ids, &mut ctx);
             let frontend = module.isa().frontend_config();
             let mut fbc = FunctionBuilderContext::new();
@@ -501,6 +507,7 @@ impl<'p> Jit<'p> {
                         Ok(Compiled {
                             entry: module.get_finalized_function(id) as usize,
                             layout,
+                            joined: None,
                         }),
                         text,
                     );
@@ -519,11 +526,76 @@ impl<'p> Jit<'p> {
                 Err(e) => break (Err(Decline::CodeGeneration(e.to_string())), text),
             }
         };
+        let (compiled, text) = match compiled {
+            Ok(mut c) if c.layout.tile.is_some() && emit::join_candidate(self.prog, kernel) => {
+                let (joined, joined_text) = self.compile_joined(kernel, &c.layout, clif);
+                c.joined = joined;
+                let text = match joined {
+                    Some(_) if clif => format!(
+                        "{text}\n; joined: {} tiles per call\n{joined_text}",
+                        emit::JOINED_TILES
+                    ),
+                    _ => text,
+                };
+                (Ok(c), text)
+            }
+            other => (other, text),
+        };
         self.stats.compile += started.elapsed();
         if compiled.is_ok() {
             self.stats.compiled += 1;
         }
         (compiled, text)
+    }
+
+    /// The joined function of a tiled kernel compiled with `layout` (see
+    /// `emit::join`), if the kernel has one whose memory layout is
+    /// `layout`'s: the launch then gives each of the call's tiles memory
+    /// and frames of that size.
+    /// With `clif`, its IR as text too.
+    fn compile_joined(
+        &mut self,
+        kernel: FuncId,
+        layout: &emit::KernelLayout,
+        clif: bool,
+    ) -> (Option<usize>, String) {
+        let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
+            return (None, String::new());
+        };
+        let mut ctx = module.make_context();
+        let helpers = start_function(module, ids, &mut ctx);
+        let frontend = module.isa().frontend_config();
+        let mut fbc = FunctionBuilderContext::new();
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
+        let mut plan = layout.clone();
+        plan.join = true;
+        let emitted =
+            emit::Emitter::emit(self.prog, kernel, &mut b, helpers, plan, layout.frame_bytes);
+        let Ok(joined) = emitted else {
+            return (None, String::new());
+        };
+        b.finalize(frontend);
+        if joined.frame_needed > layout.frame_bytes
+            || joined.frame_bytes != layout.frame_bytes
+            || joined.scratch_bytes != layout.scratch_bytes
+        {
+            module.clear_context(&mut ctx);
+            return (None, String::new());
+        }
+        let text = if clif {
+            ctx.func.display().to_string()
+        } else {
+            String::new()
+        };
+        self.generated += 1;
+        let name = format!("joined_{}_{}", kernel.0, self.generated);
+        match define(module, &name, &mut ctx) {
+            Ok(id) => (Some(module.get_finalized_function(id) as usize), text),
+            Err(_) => {
+                module.clear_context(&mut ctx);
+                (None, String::new())
+            }
+        }
     }
 
     /// Compiles one host statement.
@@ -659,6 +731,7 @@ impl KernelEngine for Jit<'_> {
         let started = Instant::now();
         let outcome = exec::run(
             compiled.entry,
+            compiled.joined,
             &compiled.layout,
             launch,
             self.threads,

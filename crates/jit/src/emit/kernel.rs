@@ -71,6 +71,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             covering: Vec::new(),
             lanes: true,
             jam: true,
+            join: false,
         })
     }
 
@@ -152,6 +153,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             host: None,
             vector: None,
             jam: None,
+            joining: None,
             unions: unions::Unions::default(),
             frame_pointers: HashMap::new(),
             check_bools: false,
@@ -206,7 +208,11 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                     layout.frame_bytes = lw.plan_frame(func, body)?.max(min_frame);
                     lw.layout.frame_bytes = layout.frame_bytes;
                 }
-                lw.uniform_body(body)?;
+                if layout.join {
+                    lw.joined_body(body, shape)?;
+                } else {
+                    lw.uniform_body(body)?;
+                }
                 layout.frame_needed = lw
                     .alloc
                     .frame_cursor
@@ -381,6 +387,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             covering: Vec::new(),
             lanes: false,
             jam: false,
+            join: false,
         };
         let mut lw = Self::start(prog, func, b, helpers, layout);
         lw.load_captures();

@@ -101,6 +101,7 @@ impl Emitter<'_, '_, '_> {
                 slots,
                 coords: lane_coords,
                 frame_item: item,
+                tile: None,
             });
         }
         let saved_slots = std::mem::take(&mut self.scopes[0].slots);
@@ -222,6 +223,9 @@ impl Emitter<'_, '_, '_> {
         std::mem::swap(&mut self.scopes[0].slots, &mut ctx.slots);
         std::mem::swap(&mut self.wi.item_coords, &mut ctx.coords);
         std::mem::swap(&mut self.wi.frame_item, &mut ctx.frame_item);
+        if let Some(tile) = &mut ctx.tile {
+            self.swap_tile(tile);
+        }
     }
 
     /// Runs `f` as lane 0, whose view of the shared counters is everyone's.
@@ -248,6 +252,9 @@ impl Emitter<'_, '_, '_> {
     }
 
     pub(super) fn lane_stmt(&mut self, s: &Stmt, ctxs: &mut [LaneCtx]) -> R<()> {
+        if self.joining.is_some() {
+            return self.joined_stmt(s, ctxs);
+        }
         let shared_let = matches!(&s.kind, StmtKind::Let { local, .. }
         if matches!(ctxs[0].slots.get(local), Some(Slot::Vars(_)))
             && ctxs.len() > 1

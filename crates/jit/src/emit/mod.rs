@@ -45,6 +45,7 @@ mod expr;
 mod facts;
 mod intrinsics;
 mod jam;
+mod join;
 mod kernel;
 mod lanes;
 mod objects;
@@ -55,6 +56,7 @@ mod stmt;
 mod unions;
 mod vector;
 
+pub(crate) use join::{JOINED_TILES, join_candidate};
 pub(crate) use kernel::kernel_signature;
 
 use crate::decline::{Decline, R, decline, kind_name};
@@ -161,6 +163,9 @@ pub(crate) struct KernelLayout {
     /// pass (see [`jam`]). A kernel whose jammed lowering is declined is
     /// lowered once more without jamming, before giving up on lanes.
     pub(crate) jam: bool,
+    /// Whether this is the joined function of a tiled kernel, which runs
+    /// several tiles per call (see [`join`]).
+    pub(crate) join: bool,
 }
 
 impl KernelLayout {
@@ -359,6 +364,9 @@ struct LaneCtx {
     slots: HashMap<LocalId, Slot>,
     coords: Vec<Variable>,
     frame_item: Variable,
+    /// A tile of a joined function: its memory, frames and coordinates
+    /// (see [`join`]); `None` for a lane of one tile.
+    tile: Option<join::TileCtx>,
 }
 
 /// A local's place in the frame block. The block holds one array per slot,
@@ -425,6 +433,9 @@ pub(crate) struct Emitter<'a, 'b, 'f> {
     jam: Option<jam::Jam>,
     /// Where the active-member tags of unions are.
     unions: unions::Unions,
+    /// Emitting the last region of a joined function: the loop counters
+    /// its tiles share (see [`join`]).
+    joining: Option<HashSet<LocalId>>,
     /// The allocations of pointer locals living across barriers, by scope
     /// and local, for the regions after their declaration.
     /// (With a variable holding the allocation's address: see
