@@ -32,11 +32,22 @@ pub(super) struct Jam {
 /// overlaps, and one group's vectors already overlap across passes.
 const JAM_GROUPS: [usize; 2] = [2, 1];
 
+/// Lane groups per pass tried for a region that computes on the
+/// work-items' own scalars alone (see [`private_arithmetic`]): its few
+/// vector operations per group leave the loop's own work (counters, the
+/// test) as much of the pass, which more groups share. Four measured
+/// faster than two on the barrier loop (docs/performance.md); a region
+/// that reads or writes elements may take them lane by lane, and its
+/// scalar lanes in four groups outnumber the registers (the barrier
+/// exchange was slower with four).
+const ARITHMETIC_JAM_GROUPS: [usize; 3] = [4, 2, 1];
+
 impl Emitter<'_, '_, '_> {
-    /// How many groups of `lanes` lanes a region runs per pass: more than
-    /// one only for a region with a loop (where chains of dependent
-    /// vector operations are long enough for the overlap to pay), in a
-    /// tile whose row holds the groups whole.
+    /// How many groups of `lanes` lanes a region runs per pass, in a tile
+    /// whose row holds the groups whole: two for a region with a loop
+    /// (its chains of dependent vector operations overlap), four for one
+    /// that only computes on the work-items' own scalars, two for any
+    /// other (both share the work of the loop over the work-items).
     pub(super) fn jam_groups(&self, stmts: &[Stmt], lanes: usize) -> usize {
         let Some(shape) = self.layout.tile else {
             return 1;
@@ -44,11 +55,17 @@ impl Emitter<'_, '_, '_> {
         let Some(&last) = shape.dims().last() else {
             return 1;
         };
-        if !self.layout.jam || !has_loop(stmts) {
+        if !self.layout.jam {
             return 1;
         }
-        JAM_GROUPS
-            .into_iter()
+        let tried: &[usize] = if !has_loop(stmts) && private_arithmetic(stmts) {
+            &ARITHMETIC_JAM_GROUPS
+        } else {
+            &JAM_GROUPS
+        };
+        tried
+            .iter()
+            .copied()
             .find(|&j| j >= 1 && u32::try_from(j * lanes).is_ok_and(|w| last % w == 0 && last >= w))
             .unwrap_or(1)
     }
@@ -132,6 +149,40 @@ impl Emitter<'_, '_, '_> {
         self.jam = Some(jam);
         r
     }
+}
+
+/// Whether `stmts` compute on locals alone: constants, captured values,
+/// locals, arithmetic, conversions and assignments of locals, no element
+/// of any memory and no call.
+fn private_arithmetic(stmts: &[Stmt]) -> bool {
+    let block = IrBlock {
+        stmts: stmts.to_vec(),
+    };
+    let plain = std::cell::Cell::new(true);
+    walk_block(
+        &block,
+        &mut |_| {},
+        &mut |e| {
+            let ok = match &e.kind {
+                ExprKind::Const(_)
+                | ExprKind::Local(_)
+                | ExprKind::Capture(_)
+                | ExprKind::Binary { .. }
+                | ExprKind::Unary { .. }
+                | ExprKind::Logical { .. }
+                | ExprKind::Conditional { .. }
+                | ExprKind::Convert(_) => e.ty.scalar().is_some(),
+                ExprKind::Assign { target, .. }
+                | ExprKind::CompoundAssign { target, .. }
+                | ExprKind::IncDec { target, .. } => matches!(target.kind, ExprKind::Local(_)),
+                _ => false,
+            };
+            if !ok {
+                plain.set(false);
+            }
+        },
+    );
+    plain.get()
 }
 
 /// Whether `stmts` hold a loop.
