@@ -1564,6 +1564,23 @@ impl FnCx<'_> {
         has_ctors && !matches!(from, Type::Struct(_)) && !self.ck.random.contains_key(&id)
     }
 
+    /// Whether class `id` declares an `explicit` constructor taking one
+    /// `from` (by value or by reference): `static_cast<float_4>(i)` and
+    /// `(float_4)i` of an `int_4` call it, as `float_4 f(i);` does (a cast
+    /// to a class initialises it directly).
+    fn explicit_ctor_from(&self, from: &Type, id: tessera_ir::StructId) -> bool {
+        let Some(info) = self.ck.classes.get(&id) else {
+            return false;
+        };
+        info.explicit.iter().any(|f| {
+            self.ck.program.get_function(*f).is_some_and(|g| {
+                let skip = usize::from(g.locals.first().is_some_and(|l| l.name == "this"));
+                let params = g.locals.get(skip..(g.params as usize).max(skip));
+                matches!(params, Some([p]) if &p.ty == from)
+            })
+        })
+    }
+
     /// `(T)e`, `static_cast<T>(e)`, `T(e)`.
     pub(crate) fn explicit_conversion(
         &mut self,
@@ -1619,7 +1636,10 @@ impl FnCx<'_> {
             // `T` directly from `e`, so an `explicit` constructor is
             // chosen as in `T(e)` (`(norm)0.5f`).
             (from, Type::Struct(id))
-                if from != ty && !from.is_error() && self.constructs_directly(from, *id) =>
+                if from != ty
+                    && !from.is_error()
+                    && (self.constructs_directly(from, *id)
+                        || self.explicit_ctor_from(from, *id)) =>
             {
                 match self.construct_object(*id, vec![e], false, span) {
                     Some(mut out) => {
