@@ -159,29 +159,25 @@ fn private_arithmetic(stmts: &[Stmt]) -> bool {
         stmts: stmts.to_vec(),
     };
     let plain = std::cell::Cell::new(true);
-    walk_block(
-        &block,
-        &mut |_| {},
-        &mut |e| {
-            let ok = match &e.kind {
-                ExprKind::Const(_)
-                | ExprKind::Local(_)
-                | ExprKind::Capture(_)
-                | ExprKind::Binary { .. }
-                | ExprKind::Unary { .. }
-                | ExprKind::Logical { .. }
-                | ExprKind::Conditional { .. }
-                | ExprKind::Convert(_) => e.ty.scalar().is_some(),
-                ExprKind::Assign { target, .. }
-                | ExprKind::CompoundAssign { target, .. }
-                | ExprKind::IncDec { target, .. } => matches!(target.kind, ExprKind::Local(_)),
-                _ => false,
-            };
-            if !ok {
-                plain.set(false);
-            }
-        },
-    );
+    walk_block(&block, &mut |_| {}, &mut |e| {
+        let ok = match &e.kind {
+            ExprKind::Const(_)
+            | ExprKind::Local(_)
+            | ExprKind::Capture(_)
+            | ExprKind::Binary { .. }
+            | ExprKind::Unary { .. }
+            | ExprKind::Logical { .. }
+            | ExprKind::Conditional { .. }
+            | ExprKind::Convert(_) => e.ty.scalar().is_some(),
+            ExprKind::Assign { target, .. }
+            | ExprKind::CompoundAssign { target, .. }
+            | ExprKind::IncDec { target, .. } => matches!(target.kind, ExprKind::Local(_)),
+            _ => false,
+        };
+        if !ok {
+            plain.set(false);
+        }
+    });
     plain.get()
 }
 
