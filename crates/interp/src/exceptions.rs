@@ -22,7 +22,7 @@ pub(crate) struct Exceptions {
 }
 
 /// The classes of <stdexcept> the library throws by name.
-const STD_EXCEPTIONS: [&str; 2] = ["out_of_range", "invalid_argument"];
+const STD_EXCEPTIONS: [&str; 3] = ["out_of_range", "invalid_argument", "length_error"];
 
 /// A `std::out_of_range` the library throws (`at` with an index past the
 /// end), with libstdc++'s `what()`: it travels up as an uncaught exception

@@ -434,6 +434,58 @@ impl Machine<'_> {
                 }
                 Ok(Value::Void)
             }
+            Intrinsic::ContainerPopBack | Intrinsic::ContainerPopFront => {
+                let back = matches!(op, Intrinsic::ContainerPopBack);
+                let cp = self.place(&args[0])?;
+                if let Value::Vector(s) = self.read(&cp, span)? {
+                    let n = s.len();
+                    if n == 0 {
+                        let (member, class) = match (back, &args[0].ty) {
+                            (true, Type::Vector(_)) => ("pop_back", "std::vector"),
+                            (true, _) => ("pop_back", "std::deque"),
+                            (false, _) => ("pop_front", "std::deque"),
+                        };
+                        return Err(self
+                            .error(
+                                codes::R0001,
+                                span,
+                                format!("`{member}` of an empty `{class}`"),
+                            )
+                            .with_label("the container is empty")
+                            .with_note("C++ leaves this undefined")
+                            .into());
+                    }
+                    if back {
+                        s.remove(n - 1, n);
+                    } else {
+                        self.charge(n as u64 / 16, span)?;
+                        s.remove(0, 1);
+                    }
+                    s.reshape();
+                    self.meter.give(s.elem_bytes);
+                }
+                Ok(Value::Void)
+            }
+            Intrinsic::VectorReserve => {
+                let vp = self.place(&args[0])?;
+                let n = self.eval(&args[1])?.int() as u64;
+                if let Value::Vector(s) = self.read(&vp, span)? {
+                    // libstdc++'s `max_size()`: `PTRDIFF_MAX / sizeof(T)`.
+                    let max = (i64::MAX as u64) / s.elem_bytes.max(1);
+                    if n > max {
+                        return Err(crate::exceptions::std_exception(
+                            self,
+                            span,
+                            "length_error",
+                            "vector::reserve".to_string(),
+                            "thrown here".to_string(),
+                            "reserve at most `max_size()` elements, or catch `std::length_error`"
+                                .to_string(),
+                        ));
+                    }
+                }
+                Ok(Value::Void)
+            }
             Intrinsic::ContainerClear => {
                 let cp = self.place(&args[0])?;
                 if let Value::Vector(s) = self.read(&cp, span)? {
@@ -968,15 +1020,21 @@ impl Machine<'_> {
                     ));
                 }
                 if i < 0 || i >= n {
+                    // `std::vector`, or the `std::deque` of `d[i]` and of
+                    // `front()`/`back()` (a list's too).
+                    let class = match &args[0].ty {
+                        Type::Container(kind, _) => kind.name(),
+                        _ => "vector",
+                    };
                     return Err(self
                         .error(
                             codes::R0001,
                             span,
-                            format!("index {i} is out of bounds for a `std::vector` of size {n}"),
+                            format!("index {i} is out of bounds for a `std::{class}` of size {n}"),
                         )
                         .with_label(format!("index {i}"))
                         .with_note(if n == 0 {
-                            "the vector is empty".to_string()
+                            format!("the {class} is empty")
                         } else {
                             format!("the valid indices are 0 to {}", n - 1)
                         })

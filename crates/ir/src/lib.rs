@@ -796,6 +796,17 @@ pub enum Intrinsic {
     ContainerPushFront,
     /// `c.clear()`: args `[container (a place)]`.
     ContainerClear,
+    /// `c.pop_back()` on a `std::vector` or `std::deque`: args `[container
+    /// (a place)]`; the last element goes (an empty container is a
+    /// run-time error, where C++ leaves it undefined).
+    ContainerPopBack,
+    /// `c.pop_front()` on a `std::deque`: args `[container (a place)]`; the
+    /// first element goes (an empty one is a run-time error).
+    ContainerPopFront,
+    /// `v.reserve(n)`: args `[vector (a place), n (an unsigned long)]`;
+    /// Tessera keeps no capacity, so it only throws `std::length_error`
+    /// where C++ does (`n` past `max_size()`).
+    VectorReserve,
     /// `v.assign(...)`: args `[vector (a place), source vector]`; the
     /// vector's elements become the source's, in the vector's own storage
     /// (views over it see them).

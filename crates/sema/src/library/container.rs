@@ -1018,6 +1018,7 @@ fn vector_method(
         "crend",
         "at",
         "front",
+        "back",
         "data",
     ];
     if known.contains(&m) {
@@ -1225,14 +1226,121 @@ fn vector_method(
                 span,
             )
         }
-        "reserve" | "back" | "pop_back" | "insert" | "erase" | "capacity" | "swap"
-        | "emplace_back" => {
+        "back" => {
+            if !arity(cx, &what, &args, 0, "no arguments", span) {
+                return error_expr(span);
+            }
+            // `v[v.size() - 1]`: the vector is named twice.
+            if !is_pure(&base) {
+                cx.ck.error(
+                    codes::E0211,
+                    base.span,
+                    "`back()` of a temporary vector is not supported",
+                    "temporary vector",
+                    "store the vector in a variable first",
+                );
+                return error_expr(span);
+            }
+            let size = intrinsic(
+                Intrinsic::VectorSize,
+                vec![base.clone()],
+                ulong.clone(),
+                span,
+            );
+            let one = mk(ExprKind::Const(Const::Int(1)), ulong.clone(), false, span);
+            let last = mk(
+                ExprKind::Binary {
+                    op: BinOp::Sub,
+                    lhs: Box::new(size),
+                    rhs: Box::new(one),
+                },
+                ulong,
+                false,
+                span,
+            );
+            let index = cx.integral_index(last);
+            mk(
+                ExprKind::Intrinsic {
+                    op: Intrinsic::VectorElement,
+                    args: vec![base, index],
+                },
+                *elem,
+                true,
+                span,
+            )
+        }
+        "pop_back" => {
+            if !arity(cx, &what, &args, 0, "no arguments", span) {
+                return error_expr(span);
+            }
+            check_side(cx, Side::Host, &what, name.span, "C3930", "");
+            cx.check_writable(&base, "modified");
+            intrinsic(Intrinsic::ContainerPopBack, vec![base], Type::Void, span)
+        }
+        "reserve" => {
+            if !arity(cx, &what, &args, 1, "the capacity to reserve", span) {
+                return error_expr(span);
+            }
+            check_side(cx, Side::Host, &what, name.span, "C3930", "");
+            cx.check_writable(&base, "modified");
+            let Some(n) = args.into_iter().next() else {
+                return error_expr(span);
+            };
+            let n = cx.coerce(n, &ulong, "the capacity");
+            intrinsic(Intrinsic::VectorReserve, vec![base, n], Type::Void, span)
+        }
+        "emplace_back" => {
+            check_side(cx, Side::Host, &what, name.span, "C3930", "");
+            cx.check_writable(&base, "modified");
+            let value = match (&*elem, args.len()) {
+                // One value of the element type: what `push_back` adds.
+                (_, 1) if args.first().is_some_and(|a| a.ty == *elem) => args.into_iter().next(),
+                (Type::Scalar(_), 1) => args
+                    .into_iter()
+                    .next()
+                    .map(|a| cx.explicit_conversion(a, &elem, false, span)),
+                // An object built from the arguments: C++ builds it in the
+                // vector, `push_back` would copy a temporary, the same
+                // unless copying or destroying one runs code.
+                (Type::Struct(id), _)
+                    if !cx.ck.copy_runs_code(*id) && !cx.ck.dtor_runs_code(*id) =>
+                {
+                    cx.construct_object(*id, args, false, span)
+                }
+                (Type::Struct(_), _) => {
+                    let shown = cx.ck.show(&elem);
+                    cx.ck.error(
+                        codes::E0211,
+                        span,
+                        format!("`emplace_back` of a `{shown}` built from its arguments is not supported"),
+                        "copying or destroying one runs code",
+                        format!("build it first: `v.push_back({shown}(...))` copies it, as C++ does"),
+                    );
+                    return error_expr(span);
+                }
+                _ => {
+                    if !arity(cx, &what, &args, 1, "the value to append", span) {
+                        return error_expr(span);
+                    }
+                    args.into_iter().next()
+                }
+            };
+            let Some(value) = value else {
+                return error_expr(span);
+            };
+            if value.ty.is_error() {
+                return value;
+            }
+            let value = cx.coerce(value, &elem, "the appended value");
+            intrinsic(Intrinsic::VectorPush, vec![base, value], Type::Void, span)
+        }
+        "insert" | "erase" | "capacity" | "swap" => {
             cx.ck.error(
                 codes::E0211,
                 name.span,
                 format!("{what} is not part of the Tessera library"),
                 "not supported",
-                "the supported members are `size()`, `empty()`, `push_back(x)`, `clear()`, `assign(...)`, `resize(n)`, `at(i)`, `front()`, `begin()`, `end()` and `v[i]`",
+                "the supported members are `size()`, `empty()`, `push_back(x)`, `emplace_back(...)`, `pop_back()`, `clear()`, `assign(...)`, `resize(n)`, `reserve(n)`, `at(i)`, `front()`, `back()`, `begin()`, `end()` and `v[i]`",
             );
             error_expr(span)
         }
@@ -1240,7 +1348,7 @@ fn vector_method(
             cx,
             &base.ty.clone(),
             name,
-            "a `std::vector` has `size()`, `empty()`, `push_back(x)`, `at(i)`, `front()`, `begin()`, `end()` and `v[i]`",
+            "a `std::vector` has `size()`, `empty()`, `push_back(x)`, `pop_back()`, `at(i)`, `front()`, `back()`, `begin()`, `end()` and `v[i]`",
         ),
     }
 }

@@ -200,10 +200,10 @@ pub(super) fn subscript(cx: &mut FnCx<'_>, base: Expr, index: Expr, span: Span) 
 fn members(kind: Container) -> &'static str {
     match kind {
         Container::Deque => {
-            "`size()`, `empty()`, `clear()`, `push_back(x)`, `push_front(x)`, `emplace_back(x)`, `begin()`, `end()` (and `c`, `r`, `cr` forms) and `d[i]`"
+            "`size()`, `empty()`, `clear()`, `push_back(x)`, `push_front(x)`, `emplace_back(x)`, `pop_back()`, `pop_front()`, `front()`, `back()`, `begin()`, `end()` (and `c`, `r`, `cr` forms) and `d[i]`"
         }
         Container::List => {
-            "`size()`, `empty()`, `clear()`, `push_back(x)`, `push_front(x)`, `emplace_back(x)`, `begin()`, `end()` (and `c`, `r`, `cr` forms)"
+            "`size()`, `empty()`, `clear()`, `push_back(x)`, `push_front(x)`, `emplace_back(x)`, `pop_back()`, `pop_front()`, `front()`, `back()`, `begin()`, `end()` (and `c`, `r`, `cr` forms)"
         }
         Container::Set | Container::MultiSet => {
             "`size()`, `empty()`, `clear()`, `insert(x)`, `emplace(x)`, `begin()`, `end()` (and `c`, `r`, `cr` forms)"
@@ -243,7 +243,8 @@ pub(super) fn method(
     ];
     let known = match m {
         "size" | "empty" | "clear" => true,
-        "push_back" | "push_front" | "emplace_back" | "emplace_front" => sequence,
+        "push_back" | "push_front" | "emplace_back" | "emplace_front" | "front" | "back"
+        | "pop_back" | "pop_front" => sequence,
         "insert" | "emplace" => kind.is_associative(),
         // The unordered containers' iterators only go forward.
         _ => {
@@ -334,6 +335,67 @@ pub(super) fn method(
             }
             cx.check_writable(&base, "modified");
             intrinsic(Intrinsic::ContainerClear, vec![base], Type::Void, span)
+        }
+        "pop_back" | "pop_front" => {
+            if !arity(cx, &what, &args, 0, "no arguments", span) {
+                return error_expr(span);
+            }
+            cx.check_writable(&base, "modified");
+            let op = if m == "pop_back" {
+                Intrinsic::ContainerPopBack
+            } else {
+                Intrinsic::ContainerPopFront
+            };
+            intrinsic(op, vec![base], Type::Void, span)
+        }
+        "front" | "back" => {
+            if !arity(cx, &what, &args, 0, "no arguments", span) {
+                return error_expr(span);
+            }
+            // The element at 0 or at `size() - 1` (an empty container has
+            // none: a run-time error, where C++ leaves it undefined); the
+            // container is named twice for `back()`.
+            if m == "back" && !super::is_pure(&base) {
+                cx.ck.error(
+                    codes::E0211,
+                    base.span,
+                    "`back()` of a temporary container is not supported",
+                    "temporary container",
+                    "store the container in a variable first",
+                );
+                return error_expr(span);
+            }
+            let index = if m == "front" {
+                mk(ExprKind::Const(Const::Int(0)), ulong, false, span)
+            } else {
+                let size = intrinsic(
+                    Intrinsic::VectorSize,
+                    vec![base.clone()],
+                    ulong.clone(),
+                    span,
+                );
+                let one = mk(ExprKind::Const(Const::Int(1)), ulong.clone(), false, span);
+                mk(
+                    ExprKind::Binary {
+                        op: BinOp::Sub,
+                        lhs: Box::new(size),
+                        rhs: Box::new(one),
+                    },
+                    ulong,
+                    false,
+                    span,
+                )
+            };
+            let index = cx.integral_index(index);
+            mk(
+                ExprKind::Intrinsic {
+                    op: Intrinsic::VectorElement,
+                    args: vec![base, index],
+                },
+                elem.clone(),
+                true,
+                span,
+            )
         }
         "push_back" | "push_front" | "emplace_back" | "emplace_front" | "insert" | "emplace" => {
             if !arity(cx, &what, &args, 1, "the value to add", span) {
