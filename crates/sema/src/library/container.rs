@@ -1334,13 +1334,14 @@ fn vector_method(
             let value = cx.coerce(value, &elem, "the appended value");
             intrinsic(Intrinsic::VectorPush, vec![base, value], Type::Void, span)
         }
-        "insert" | "erase" | "capacity" | "swap" => {
+        "swap" => container_swap(cx, &what, base, args, name.span, span),
+        "insert" | "erase" | "capacity" => {
             cx.ck.error(
                 codes::E0211,
                 name.span,
                 format!("{what} is not part of the Tessera library"),
                 "not supported",
-                "the supported members are `size()`, `empty()`, `push_back(x)`, `emplace_back(...)`, `pop_back()`, `clear()`, `assign(...)`, `resize(n)`, `reserve(n)`, `at(i)`, `front()`, `back()`, `begin()`, `end()` and `v[i]`",
+                "the supported members are `size()`, `empty()`, `push_back(x)`, `emplace_back(...)`, `pop_back()`, `clear()`, `assign(...)`, `resize(n)`, `reserve(n)`, `swap(other)`, `at(i)`, `front()`, `back()`, `begin()`, `end()` and `v[i]`",
             );
             error_expr(span)
         }
@@ -1351,6 +1352,59 @@ fn vector_method(
             "a `std::vector` has `size()`, `empty()`, `push_back(x)`, `pop_back()`, `at(i)`, `front()`, `back()`, `begin()`, `end()` and `v[i]`",
         ),
     }
+}
+
+/// `c.swap(other)` on a `std::vector` (or another container): the two
+/// variables exchange their elements, as `std::swap(c, other)` does. Each
+/// holds its storage by handle, so views over either keep the elements
+/// they were made over, as C++'s keep the buffer.
+pub(super) fn container_swap(
+    cx: &mut FnCx<'_>,
+    what: &str,
+    base: Expr,
+    args: Vec<Expr>,
+    name_span: Span,
+    span: Span,
+) -> Expr {
+    if !arity(
+        cx,
+        what,
+        &args,
+        1,
+        "another container of the same type",
+        span,
+    ) {
+        return error_expr(span);
+    }
+    check_side(cx, Side::Host, what, name_span, "C3930", "");
+    let Some(other) = args.into_iter().next() else {
+        return error_expr(span);
+    };
+    if other.ty != base.ty {
+        let (x, y) = (cx.ck.show(&base.ty), cx.ck.show(&other.ty));
+        cx.ck.error(
+            codes::E0203,
+            other.span,
+            format!("mismatched types: {what} exchanges with another `{x}`, not a `{y}`"),
+            format!("this is `{y}`"),
+            "",
+        );
+        return error_expr(span);
+    }
+    if !base.place || !other.place {
+        let at = if base.place { other.span } else { base.span };
+        cx.ck.error(
+            codes::E0203,
+            at,
+            format!("{what} exchanges the elements of two variables, not of a computed value"),
+            "not a variable",
+            "",
+        );
+        return error_expr(span);
+    }
+    cx.check_writable(&base, "modified");
+    cx.check_writable(&other, "modified");
+    intrinsic(Intrinsic::Swap, vec![base, other], Type::Void, span)
 }
 
 /// Splits constructor arguments into the extent (an `extent<N>` or `N`

@@ -200,10 +200,10 @@ pub(super) fn subscript(cx: &mut FnCx<'_>, base: Expr, index: Expr, span: Span) 
 fn members(kind: Container) -> &'static str {
     match kind {
         Container::Deque => {
-            "`size()`, `empty()`, `clear()`, `push_back(x)`, `push_front(x)`, `emplace_back(x)`, `pop_back()`, `pop_front()`, `front()`, `back()`, `begin()`, `end()` (and `c`, `r`, `cr` forms) and `d[i]`"
+            "`size()`, `empty()`, `clear()`, `push_back(x)`, `push_front(x)`, `emplace_back(x)`, `pop_back()`, `pop_front()`, `swap(other)`, `front()`, `back()`, `begin()`, `end()` (and `c`, `r`, `cr` forms) and `d[i]`"
         }
         Container::List => {
-            "`size()`, `empty()`, `clear()`, `push_back(x)`, `push_front(x)`, `emplace_back(x)`, `pop_back()`, `pop_front()`, `front()`, `back()`, `begin()`, `end()` (and `c`, `r`, `cr` forms)"
+            "`size()`, `empty()`, `clear()`, `push_back(x)`, `push_front(x)`, `emplace_back(x)`, `pop_back()`, `pop_front()`, `swap(other)`, `front()`, `back()`, `begin()`, `end()` (and `c`, `r`, `cr` forms)"
         }
         Container::Set | Container::MultiSet => {
             "`size()`, `empty()`, `clear()`, `insert(x)`, `emplace(x)`, `begin()`, `end()` (and `c`, `r`, `cr` forms)"
@@ -245,6 +245,7 @@ pub(super) fn method(
         "size" | "empty" | "clear" => true,
         "push_back" | "push_front" | "emplace_back" | "emplace_front" | "front" | "back"
         | "pop_back" | "pop_front" => sequence,
+        "swap" => true,
         "insert" | "emplace" => kind.is_associative(),
         // The unordered containers' iterators only go forward.
         _ => {
@@ -336,6 +337,7 @@ pub(super) fn method(
             cx.check_writable(&base, "modified");
             intrinsic(Intrinsic::ContainerClear, vec![base], Type::Void, span)
         }
+        "swap" => super::container::container_swap(cx, &what, base, args, name.span, span),
         "pop_back" | "pop_front" => {
             if !arity(cx, &what, &args, 0, "no arguments", span) {
                 return error_expr(span);
