@@ -114,24 +114,7 @@ impl Emitter<'_, '_, '_> {
             loads: uses,
             stores,
         } = region_io(self.prog, &self.facts.barriers, tail);
-        let number = at
-            .iter()
-            .zip(shape.dims())
-            .fold(0i64, |n, (c, d)| n * i64::from(*d) + c);
-        let number_v = self.b.ins().iconst(types::I64, number);
-        if self.wi.need_item {
-            self.b.def_var(self.wi.item, number_v);
-        }
-        self.b.def_var(self.wi.frame_item, number_v);
-        let coords: Vec<Variable> = at
-            .iter()
-            .map(|&c| {
-                let var = self.b.declare_var(types::I32);
-                let v = self.b.ins().iconst(types::I32, c);
-                self.b.def_var(var, v);
-                var
-            })
-            .collect();
+        let coords = self.pin_item(at, shape);
         let kernel_fn = self.scopes[0].func;
         let shared = shared_counters(self.prog, then);
         for &l in &shared {
@@ -238,21 +221,7 @@ impl Emitter<'_, '_, '_> {
                 self.emit_loop(s, Some(ctxs))
             }
             StmtKind::If { cond, then, els } if same(self, cond) => {
-                let c = self.in_lane0(ctxs, |lw| lw.scalar(cond))?;
-                let t = self.b.create_block();
-                let e = self.b.create_block();
-                let join = self.b.create_block();
-                self.b.ins().brif(c, t, &[], e, &[]);
-                self.b.switch_to_block(t);
-                self.lane_stmts(&then.stmts, ctxs)?;
-                self.b.ins().jump(join, &[]);
-                self.b.switch_to_block(e);
-                if let Some(els) = els {
-                    self.lane_stmts(&els.stmts, ctxs)?;
-                }
-                self.b.ins().jump(join, &[]);
-                self.b.switch_to_block(join);
-                Ok(())
+                self.shared_if(cond, then, els.as_ref(), ctxs)
             }
             _ => {
                 for ctx in ctxs.iter_mut() {

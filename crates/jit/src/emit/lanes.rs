@@ -240,6 +240,32 @@ impl Emitter<'_, '_, '_> {
         r
     }
 
+    /// A branch whose condition is the same in every lane: tested once
+    /// (in lane 0), each side's statements for all the lanes.
+    pub(super) fn shared_if(
+        &mut self,
+        cond: &Expr,
+        then: &IrBlock,
+        els: Option<&IrBlock>,
+        ctxs: &mut [LaneCtx],
+    ) -> R<()> {
+        let c = self.in_lane0(ctxs, |lw| lw.scalar(cond))?;
+        let t = self.b.create_block();
+        let e = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.ins().brif(c, t, &[], e, &[]);
+        self.b.switch_to_block(t);
+        self.lane_stmts(&then.stmts, ctxs)?;
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(e);
+        if let Some(els) = els {
+            self.lane_stmts(&els.stmts, ctxs)?;
+        }
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        Ok(())
+    }
+
     pub(super) fn lane_stmts(&mut self, stmts: &[Stmt], ctxs: &mut [LaneCtx]) -> R<()> {
         let mut prev: Option<&Stmt> = None;
         for s in stmts {
@@ -307,23 +333,7 @@ impl Emitter<'_, '_, '_> {
             StmtKind::If { cond, then, els } if !self.lane_invariant_cond(cond) => {
                 self.masked_if(s, cond, then, els.as_ref(), ctxs)
             }
-            StmtKind::If { cond, then, els } => {
-                let c = self.in_lane0(ctxs, |lw| lw.scalar(cond))?;
-                let t = self.b.create_block();
-                let e = self.b.create_block();
-                let join = self.b.create_block();
-                self.b.ins().brif(c, t, &[], e, &[]);
-                self.b.switch_to_block(t);
-                self.lane_stmts(&then.stmts, ctxs)?;
-                self.b.ins().jump(join, &[]);
-                self.b.switch_to_block(e);
-                if let Some(els) = els {
-                    self.lane_stmts(&els.stmts, ctxs)?;
-                }
-                self.b.ins().jump(join, &[]);
-                self.b.switch_to_block(join);
-                Ok(())
-            }
+            StmtKind::If { cond, then, els } => self.shared_if(cond, then, els.as_ref(), ctxs),
             StmtKind::Loop { .. } => self.emit_loop(s, Some(ctxs)),
             _ if self.jam.is_some() => self.each_group(s, ctxs),
             _ => {

@@ -200,8 +200,17 @@ impl Emitter<'_, '_, '_> {
         let Some(shape) = self.layout.tile else {
             return decline(Decline::WorkItemLoopOutsideTiledKernel);
         };
-        // The work-item's number in the tile, last dimension fastest, as
-        // the tile loops count it.
+        let coords = self.pin_item(at, shape);
+        let saved_coords = std::mem::replace(&mut self.wi.item_coords, coords);
+        let result = self.region_body(uses, stores, &mut |e| e.stmts(&body.stmts));
+        self.wi.item_coords = saved_coords;
+        result
+    }
+
+    /// Makes the work-item at local coordinates `at` the current one: its
+    /// number in the tile (last dimension fastest, as the tile loops count
+    /// it) for its frame, and variables holding its coordinates.
+    pub(super) fn pin_item(&mut self, at: &[i64], shape: TileShape) -> Vec<Variable> {
         let number = at
             .iter()
             .zip(shape.dims())
@@ -211,19 +220,14 @@ impl Emitter<'_, '_, '_> {
             self.b.def_var(self.wi.item, number_v);
         }
         self.b.def_var(self.wi.frame_item, number_v);
-        let coords: Vec<Variable> = at
-            .iter()
+        at.iter()
             .map(|&c| {
                 let var = self.b.declare_var(types::I32);
                 let v = self.b.ins().iconst(types::I32, c);
                 self.b.def_var(var, v);
                 var
             })
-            .collect();
-        let saved_coords = std::mem::replace(&mut self.wi.item_coords, coords);
-        let result = self.region_body(uses, stores, &mut |e| e.stmts(&body.stmts));
-        self.wi.item_coords = saved_coords;
-        result
+            .collect()
     }
 
     /// One work-item's code in a region: the frame locals in `uses` loaded

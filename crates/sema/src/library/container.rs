@@ -1230,44 +1230,7 @@ fn vector_method(
             if !arity(cx, &what, &args, 0, "no arguments", span) {
                 return error_expr(span);
             }
-            // `v[v.size() - 1]`: the vector is named twice.
-            if !is_pure(&base) {
-                cx.ck.error(
-                    codes::E0211,
-                    base.span,
-                    "`back()` of a temporary vector is not supported",
-                    "temporary vector",
-                    "store the vector in a variable first",
-                );
-                return error_expr(span);
-            }
-            let size = intrinsic(
-                Intrinsic::VectorSize,
-                vec![base.clone()],
-                ulong.clone(),
-                span,
-            );
-            let one = mk(ExprKind::Const(Const::Int(1)), ulong.clone(), false, span);
-            let last = mk(
-                ExprKind::Binary {
-                    op: BinOp::Sub,
-                    lhs: Box::new(size),
-                    rhs: Box::new(one),
-                },
-                ulong,
-                false,
-                span,
-            );
-            let index = cx.integral_index(last);
-            mk(
-                ExprKind::Intrinsic {
-                    op: Intrinsic::VectorElement,
-                    args: vec![base, index],
-                },
-                *elem,
-                true,
-                span,
-            )
+            super::end_element(cx, base, *elem, true, span)
         }
         "pop_back" => {
             if !arity(cx, &what, &args, 0, "no arguments", span) {

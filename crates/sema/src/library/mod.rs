@@ -179,6 +179,56 @@ fn int_const(v: i64, span: Span) -> Expr {
     mk(ExprKind::Const(Const::Int(v)), Type::INT, false, span)
 }
 
+/// The first (`last` false) or last element of a vector, deque or list
+/// `base` of elements `elem`, as a place: `front()` and `back()`. The last
+/// is the element at `size() - 1`, which names `base` twice: it must be
+/// [`is_pure`] (E0211 otherwise). An empty container has neither: a
+/// run-time error, where C++ leaves it undefined.
+fn end_element(cx: &mut FnCx<'_>, base: Expr, elem: Type, last: bool, span: Span) -> Expr {
+    if last && !is_pure(&base) {
+        cx.ck.error(
+            codes::E0211,
+            base.span,
+            "`back()` of a temporary container is not supported",
+            "temporary container",
+            "store the container in a variable first",
+        );
+        return crate::cx::error_expr(span);
+    }
+    let ulong = Type::Scalar(Scalar::ULong);
+    let index = if last {
+        let size = intrinsic(
+            Intrinsic::VectorSize,
+            vec![base.clone()],
+            ulong.clone(),
+            span,
+        );
+        let one = mk(ExprKind::Const(Const::Int(1)), ulong.clone(), false, span);
+        mk(
+            ExprKind::Binary {
+                op: tessera_ir::BinOp::Sub,
+                lhs: Box::new(size),
+                rhs: Box::new(one),
+            },
+            ulong,
+            false,
+            span,
+        )
+    } else {
+        mk(ExprKind::Const(Const::Int(0)), ulong, false, span)
+    };
+    let index = cx.integral_index(index);
+    mk(
+        ExprKind::Intrinsic {
+            op: Intrinsic::VectorElement,
+            args: vec![base, index],
+        },
+        elem,
+        true,
+        span,
+    )
+}
+
 /// True for an expression that can be evaluated twice with the same result
 /// and no side effect (variables, constants, members and elements of them).
 /// Lowerings that need an operand twice (`idx += 1` as `idx = idx + 1`)

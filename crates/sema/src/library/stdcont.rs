@@ -354,50 +354,7 @@ pub(super) fn method(
             if !arity(cx, &what, &args, 0, "no arguments", span) {
                 return error_expr(span);
             }
-            // The element at 0 or at `size() - 1` (an empty container has
-            // none: a run-time error, where C++ leaves it undefined); the
-            // container is named twice for `back()`.
-            if m == "back" && !super::is_pure(&base) {
-                cx.ck.error(
-                    codes::E0211,
-                    base.span,
-                    "`back()` of a temporary container is not supported",
-                    "temporary container",
-                    "store the container in a variable first",
-                );
-                return error_expr(span);
-            }
-            let index = if m == "front" {
-                mk(ExprKind::Const(Const::Int(0)), ulong, false, span)
-            } else {
-                let size = intrinsic(
-                    Intrinsic::VectorSize,
-                    vec![base.clone()],
-                    ulong.clone(),
-                    span,
-                );
-                let one = mk(ExprKind::Const(Const::Int(1)), ulong.clone(), false, span);
-                mk(
-                    ExprKind::Binary {
-                        op: BinOp::Sub,
-                        lhs: Box::new(size),
-                        rhs: Box::new(one),
-                    },
-                    ulong,
-                    false,
-                    span,
-                )
-            };
-            let index = cx.integral_index(index);
-            mk(
-                ExprKind::Intrinsic {
-                    op: Intrinsic::VectorElement,
-                    args: vec![base, index],
-                },
-                elem.clone(),
-                true,
-                span,
-            )
+            super::end_element(cx, base, elem.clone(), m == "back", span)
         }
         "push_back" | "push_front" | "emplace_back" | "emplace_front" | "insert" | "emplace" => {
             if !arity(cx, &what, &args, 1, "the value to add", span) {
