@@ -190,16 +190,7 @@ pub(super) fn subscript(cx: &mut FnCx<'_>, base: Expr, index: Expr, span: Span) 
     if let Type::Vector(elem) = &base.ty {
         let elem = (**elem).clone();
         check_side(cx, Side::Host, "`std::vector`", span, "C3930", "");
-        let index = cx.integral_index(index);
-        return mk(
-            ExprKind::Intrinsic {
-                op: Intrinsic::VectorElement,
-                args: vec![base, index],
-            },
-            elem,
-            true,
-            span,
-        );
+        return super::element_place(cx, base, index, elem, span);
     }
     let Some(v) = view_ty(&base.ty) else {
         return error_expr(span);

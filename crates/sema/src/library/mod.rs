@@ -217,6 +217,12 @@ fn end_element(cx: &mut FnCx<'_>, base: Expr, elem: Type, last: bool, span: Span
     } else {
         mk(ExprKind::Const(Const::Int(0)), ulong, false, span)
     };
+    element_place(cx, base, index, elem, span)
+}
+
+/// Element `index` of a vector or deque `base` of elements `elem`, as a
+/// place (bounds-checked when it runs): `v[i]`, `front()`, `back()`.
+fn element_place(cx: &mut FnCx<'_>, base: Expr, index: Expr, elem: Type, span: Span) -> Expr {
     let index = cx.integral_index(index);
     mk(
         ExprKind::Intrinsic {

@@ -184,16 +184,7 @@ pub(super) fn subscript(cx: &mut FnCx<'_>, base: Expr, index: Expr, span: Span) 
         return error_expr(span);
     }
     check_side(cx, Side::Host, "`std::deque`", span, "C3930", "");
-    let index = cx.integral_index(index);
-    mk(
-        ExprKind::Intrinsic {
-            op: Intrinsic::VectorElement,
-            args: vec![base, index],
-        },
-        elem,
-        true,
-        span,
-    )
+    super::element_place(cx, base, index, elem, span)
 }
 
 /// The members Tessera has, for messages.
