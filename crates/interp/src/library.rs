@@ -434,33 +434,26 @@ impl Machine<'_> {
                 }
                 Ok(Value::Void)
             }
-            Intrinsic::ContainerPopBack | Intrinsic::ContainerPopFront => {
-                let back = matches!(op, Intrinsic::ContainerPopBack);
+            Intrinsic::ContainerPopBack => {
                 let cp = self.place(&args[0])?;
                 if let Value::Vector(s) = self.read(&cp, span)? {
                     let n = s.len();
                     if n == 0 {
-                        let (member, class) = match (back, &args[0].ty) {
-                            (true, Type::Vector(_)) => ("pop_back", "std::vector"),
-                            (true, _) => ("pop_back", "std::deque"),
-                            (false, _) => ("pop_front", "std::deque"),
+                        let class = match &args[0].ty {
+                            Type::Container(kind, _) => kind.name(),
+                            _ => "vector",
                         };
                         return Err(self
                             .error(
                                 codes::R0001,
                                 span,
-                                format!("`{member}` of an empty `{class}`"),
+                                format!("`pop_back` of an empty `std::{class}`"),
                             )
                             .with_label("the container is empty")
                             .with_note("C++ leaves this undefined")
                             .into());
                     }
-                    if back {
-                        s.remove(n - 1, n);
-                    } else {
-                        self.charge(n as u64 / 16, span)?;
-                        s.remove(0, 1);
-                    }
+                    s.remove(n - 1, n);
                     s.reshape();
                     self.meter.give(s.elem_bytes);
                 }

@@ -796,13 +796,10 @@ pub enum Intrinsic {
     ContainerPushFront,
     /// `c.clear()`: args `[container (a place)]`.
     ContainerClear,
-    /// `c.pop_back()` on a `std::vector` or `std::deque`: args `[container
-    /// (a place)]`; the last element goes (an empty container is a
-    /// run-time error, where C++ leaves it undefined).
+    /// `c.pop_back()` on a `std::vector`, `std::deque` or `std::list`: args
+    /// `[container (a place)]`; the last element goes (an empty container
+    /// is a run-time error, where C++ leaves it undefined).
     ContainerPopBack,
-    /// `c.pop_front()` on a `std::deque`: args `[container (a place)]`; the
-    /// first element goes (an empty one is a run-time error).
-    ContainerPopFront,
     /// `v.reserve(n)`: args `[vector (a place), n (an unsigned long)]`;
     /// Tessera keeps no capacity, so it only throws `std::length_error`
     /// where C++ does (`n` past `max_size()`).
