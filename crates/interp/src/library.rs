@@ -439,10 +439,7 @@ impl Machine<'_> {
                 if let Value::Vector(s) = self.read(&cp, span)? {
                     let n = s.len();
                     if n == 0 {
-                        let class = match &args[0].ty {
-                            Type::Container(kind, _) => kind.name(),
-                            _ => "vector",
-                        };
+                        let class = container_name(&args[0].ty);
                         return Err(self
                             .error(
                                 codes::R0001,
@@ -1013,12 +1010,7 @@ impl Machine<'_> {
                     ));
                 }
                 if i < 0 || i >= n {
-                    // `std::vector`, or the `std::deque` of `d[i]` and of
-                    // `front()`/`back()` (a list's too).
-                    let class = match &args[0].ty {
-                        Type::Container(kind, _) => kind.name(),
-                        _ => "vector",
-                    };
+                    let class = container_name(&args[0].ty);
                     return Err(self
                         .error(
                             codes::R0001,
@@ -1652,5 +1644,14 @@ impl Machine<'_> {
             self.eval(&args[4])?;
         }
         Ok(Value::Void)
+    }
+}
+
+/// The `std::` name of a vector or container type, for messages: `vector`,
+/// or the `deque` of `d[i]` and of `front()`/`back()`.
+fn container_name(ty: &Type) -> &'static str {
+    match ty {
+        Type::Container(kind, _) => kind.name(),
+        _ => "vector",
     }
 }

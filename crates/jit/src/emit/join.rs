@@ -135,21 +135,8 @@ impl Emitter<'_, '_, '_> {
         let saved_region = self.region.replace(RegionCtx { id, item_end });
         let saved_slots = self.scopes[0].slots.clone();
         let result = (|| -> R<()> {
-            let frame: Vec<(LocalId, FrameSlot)> = uses
-                .iter()
-                .filter_map(|l| self.scopes[0].frame.get(l).map(|&off| (*l, off)))
-                .collect();
             for ctx in ctxs.iter_mut() {
-                self.swap_lane(ctx);
-                let r = (|| -> R<()> {
-                    for &(l, off) in &frame {
-                        let ty = self.prog.function(kernel_fn).local(l).ty.clone();
-                        self.frame_to_vars(l, off, &ty)?;
-                    }
-                    self.remat_locals(&uses)
-                })();
-                self.swap_lane(ctx);
-                r?;
+                self.in_lane(ctx, |lw| lw.load_frame_locals(&uses))?;
             }
             self.joining = Some(shared);
             let r = self.lane_stmts(&then.stmts, ctxs);
@@ -157,22 +144,8 @@ impl Emitter<'_, '_, '_> {
             r?;
             self.b.ins().jump(item_end, &[]);
             self.b.switch_to_block(item_end);
-            let mut written: Vec<(LocalId, FrameSlot)> = stores
-                .iter()
-                .filter_map(|l| self.scopes[0].frame.get(l).map(|&off| (*l, off)))
-                .collect();
-            written.sort();
             for ctx in ctxs.iter_mut() {
-                self.swap_lane(ctx);
-                let r = (|| -> R<()> {
-                    for &(l, off) in &written {
-                        let ty = self.prog.function(kernel_fn).local(l).ty.clone();
-                        self.vars_to_frame(l, off, &ty)?;
-                    }
-                    Ok(())
-                })();
-                self.swap_lane(ctx);
-                r?;
+                self.in_lane(ctx, |lw| lw.store_frame_locals(&stores))?;
             }
             Ok(())
         })();
@@ -225,10 +198,7 @@ impl Emitter<'_, '_, '_> {
             }
             _ => {
                 for ctx in ctxs.iter_mut() {
-                    self.swap_lane(ctx);
-                    let r = self.stmt(s);
-                    self.swap_lane(ctx);
-                    r?;
+                    self.in_lane(ctx, |lw| lw.stmt(s))?;
                 }
                 Ok(())
             }

@@ -234,9 +234,18 @@ impl Emitter<'_, '_, '_> {
         ctxs: &mut [LaneCtx],
         f: impl FnOnce(&mut Self) -> R<T>,
     ) -> R<T> {
-        self.swap_lane(&mut ctxs[0]);
+        self.in_lane(&mut ctxs[0], f)
+    }
+
+    /// Runs `f` as the lane (or tile) of `ctx`.
+    pub(super) fn in_lane<T>(
+        &mut self,
+        ctx: &mut LaneCtx,
+        f: impl FnOnce(&mut Self) -> R<T>,
+    ) -> R<T> {
+        self.swap_lane(ctx);
         let r = f(self);
-        self.swap_lane(&mut ctxs[0]);
+        self.swap_lane(ctx);
         r
     }
 

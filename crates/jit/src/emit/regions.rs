@@ -245,32 +245,46 @@ impl Emitter<'_, '_, '_> {
         self.next_region += 1;
         let saved_region = self.region.replace(RegionCtx { id, item_end });
         let result = (|| -> R<()> {
-            let kernel_fn = self.scope().func;
-            let frame: Vec<(LocalId, FrameSlot)> = uses
-                .iter()
-                .filter_map(|l| self.scope().frame.get(l).map(|&off| (*l, off)))
-                .collect();
-            for &(l, off) in &frame {
-                let ty = self.prog.function(kernel_fn).local(l).ty.clone();
-                self.frame_to_vars(l, off, &ty)?;
-            }
-            self.remat_locals(uses)?;
+            self.load_frame_locals(uses)?;
             emit_body(self)?;
             self.b.ins().jump(item_end, &[]);
             self.b.switch_to_block(item_end);
-            let mut written: Vec<(LocalId, FrameSlot)> = stores
-                .iter()
-                .filter_map(|l| self.scope().frame.get(l).map(|&off| (*l, off)))
-                .collect();
-            written.sort();
-            for &(l, off) in &written {
-                let ty = self.prog.function(kernel_fn).local(l).ty.clone();
-                self.vars_to_frame(l, off, &ty)?;
-            }
-            Ok(())
+            self.store_frame_locals(stores)
         })();
         self.region = saved_region;
         result
+    }
+
+    /// The current work-item's start of a region: the locals in `uses`
+    /// that live in the frame loaded into its variables, then those the
+    /// plan computes again from the tiled index.
+    pub(super) fn load_frame_locals(&mut self, uses: &BTreeSet<LocalId>) -> R<()> {
+        let func = self.scope().func;
+        let frame: Vec<(LocalId, FrameSlot)> = uses
+            .iter()
+            .filter_map(|l| self.scope().frame.get(l).map(|&off| (*l, off)))
+            .collect();
+        for (l, off) in frame {
+            let ty = self.prog.function(func).local(l).ty.clone();
+            self.frame_to_vars(l, off, &ty)?;
+        }
+        self.remat_locals(uses)
+    }
+
+    /// The current work-item's end of a region: the locals in `stores`
+    /// that live in the frame stored from its variables, in slot order.
+    pub(super) fn store_frame_locals(&mut self, stores: &HashSet<LocalId>) -> R<()> {
+        let func = self.scope().func;
+        let mut written: Vec<(LocalId, FrameSlot)> = stores
+            .iter()
+            .filter_map(|l| self.scope().frame.get(l).map(|&off| (*l, off)))
+            .collect();
+        written.sort();
+        for (l, off) in written {
+            let ty = self.prog.function(func).local(l).ty.clone();
+            self.vars_to_frame(l, off, &ty)?;
+        }
+        Ok(())
     }
 
     /// Opens nested loops over a tile's local dimensions (the last
