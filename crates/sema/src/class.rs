@@ -1534,15 +1534,9 @@ impl Checker {
     pub fn property_accessor(&self, id: StructId, name: &str, set: bool) -> Option<String> {
         const COMPONENTS: &str = "xyzw";
         const COLORS: &str = "rgba";
-        let def = self.program.get_struct(id)?;
-        let short_vector = def.name.starts_with("concurrency::graphics::")
-            && self.library_files.contains(&def.span.file);
-        if !short_vector
-            || name.is_empty()
-            || name.len() > 4
-            || self.find_field(id, name).is_some()
-            || self.find_methods(id, name).is_some()
-        {
+        // The name's shape first: most members asked about are not
+        // swizzles, and this asks nothing of the class.
+        if name.is_empty() || name.len() > 4 {
             return None;
         }
         let components: String = if name.chars().all(|c| COMPONENTS.contains(c)) {
@@ -1554,6 +1548,15 @@ impl Checker {
         } else {
             return None;
         };
+        let def = self.program.get_struct(id)?;
+        let short_vector = def.name.starts_with("concurrency::graphics::")
+            && self.library_files.contains(&def.span.file);
+        if !short_vector
+            || self.find_field(id, name).is_some()
+            || self.find_methods(id, name).is_some()
+        {
+            return None;
+        }
         let accessor = format!("{}_{components}", if set { "set" } else { "get" });
         self.find_methods(id, &accessor).map(|_| accessor)
     }

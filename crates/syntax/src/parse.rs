@@ -981,6 +981,19 @@ mod tests {
         n
     }
 
+    /// Program `text` (named `name`) parsed with every body in place, and
+    /// with the library's bodies set aside.
+    fn eager_and_lazy(name: &str, text: &str) -> (Parsed, Parsed) {
+        let mut sources = Sources::new();
+        let (file, replaced) = SourceFile::from_bytes(name, text.as_bytes());
+        let id = sources.add(file);
+        let included =
+            crate::include::read_headers(&mut sources, id, &crate::include::NoFiles, &[]);
+        let eager = parse_unit_with(&sources, id, &replaced, &included, false);
+        let lazy = parse_unit_with(&sources, id, &replaced, &included, true);
+        (eager, lazy)
+    }
+
     /// Replaces `body`, if set aside, by its parse: 1 if it was.
     fn fill_body(body: &mut Option<Block>) -> usize {
         let Some(block) = body else { return 0 };
@@ -1000,13 +1013,7 @@ mod tests {
                     #include <array>\n#include <chrono>\n#include <string>\n\
                     #include <amp_short_vectors.h>\n#include <ppl.h>\n#include <typeinfo>\n\
                     int main() { return 0; }\n";
-        let mut sources = Sources::new();
-        let (file, replaced) = SourceFile::from_bytes("all.amp", text.as_bytes());
-        let id = sources.add(file);
-        let included =
-            crate::include::read_headers(&mut sources, id, &crate::include::NoFiles, &[]);
-        let eager = parse_unit_with(&sources, id, &replaced, &included, false);
-        let lazy = parse_unit_with(&sources, id, &replaced, &included, true);
+        let (eager, lazy) = eager_and_lazy("all.amp", text);
         assert!(!eager.has_errors() && !lazy.has_errors());
         let mut filled = lazy.unit.clone();
         let n = fill(&mut filled.items);
@@ -1019,13 +1026,7 @@ mod tests {
     #[test]
     fn bodies_a_macro_reaches_are_parsed() {
         let text = "#define isdigit(c) ((c) >= '0')\n#include <cctype>\nint main() { return 0; }\n";
-        let mut sources = Sources::new();
-        let (file, replaced) = SourceFile::from_bytes("m.amp", text.as_bytes());
-        let id = sources.add(file);
-        let included =
-            crate::include::read_headers(&mut sources, id, &crate::include::NoFiles, &[]);
-        let eager = parse_unit_with(&sources, id, &replaced, &included, false);
-        let lazy = parse_unit_with(&sources, id, &replaced, &included, true);
+        let (eager, lazy) = eager_and_lazy("m.amp", text);
         assert_eq!(lazy.diagnostics.len(), eager.diagnostics.len());
         let mut filled = lazy.unit.clone();
         fill(&mut filled.items);
