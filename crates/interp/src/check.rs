@@ -465,7 +465,8 @@ impl Machine<'_> {
                 let target = self.tile_static_target(*slot, &place.path);
                 return self.record_access(target, span, write, atomic, || place.clone());
             }
-            Root::Elem(storage, i) => {
+            Root::Elem(storage, i, generation) => {
+                let i = &storage.follow(*i, *generation, false).unwrap_or(usize::MAX);
                 if write {
                     if storage.kind == StorageKind::Vector {
                         storage.unsynced.set(Some(launch_span));
@@ -644,7 +645,10 @@ impl Machine<'_> {
                         self.tile_static_name(*slot, &place.path)
                     )
                 }
-                Root::Elem(_, i) => format!("global memory (element {i} of its data)"),
+                Root::Elem(s, i, g) => format!(
+                    "global memory (element {} of its data)",
+                    s.follow(*i, *g, false).unwrap_or(*i)
+                ),
                 _ => "global memory (an element of a host array)".to_string(),
             };
             let kind = |w: bool, a: bool| match (w, a) {

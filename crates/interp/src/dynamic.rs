@@ -254,6 +254,7 @@ impl Machine<'_> {
                 },
                 offset: i64::from(last),
                 stamp: 0,
+                generation: 0,
             }));
         }
         self.address_of_place(place)

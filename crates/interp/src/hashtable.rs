@@ -412,40 +412,59 @@ fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
 }
 
 /// Relinks `data` for `buckets` buckets in libstdc++'s rehash order.
-fn rehash(data: Vec<Value>, buckets: u64, s: Scalar, multi: bool) -> Vec<Value> {
-    // Each bucket's run; `runs` holds them back to front (a new run goes to
-    // the front of the list, so it is pushed last), `at` finds a bucket's.
-    let mut runs: Vec<Vec<Value>> = Vec::new();
+fn rehash(data: Vec<Value>, buckets: u64, s: Scalar, multi: bool) -> (Vec<Value>, Vec<u32>) {
+    // Each bucket's run of (old position, value); `runs` holds them back to
+    // front (a new run goes to the front of the list, so it is pushed
+    // last), `at` finds a bucket's.
+    let mut runs: Vec<Vec<(usize, Value)>> = Vec::new();
     let mut at: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
     // The previous element's bucket and its index in that run.
     let mut prev: Option<(u64, usize)> = None;
-    for v in data {
+    for (old, v) in data.into_iter().enumerate() {
         let b = hash(&v, s) % buckets;
         let placed = match (prev, at.get(&b).copied()) {
             // A multiset keeps a run of equal elements in order: the next
             // one of the same bucket goes right after the previous one.
             (Some((pb, k)), Some(r)) if multi && pb == b => {
-                runs[r].insert(k + 1, v);
+                runs[r].insert(k + 1, (old, v));
                 (b, k + 1)
             }
             (_, Some(r)) => {
-                runs[r].insert(0, v);
+                runs[r].insert(0, (old, v));
                 (b, 0)
             }
             (_, None) => {
                 at.insert(b, runs.len());
-                runs.push(vec![v]);
+                runs.push(vec![(old, v)]);
                 (b, 0)
             }
         };
         prev = Some(placed);
     }
-    runs.into_iter().rev().flatten().collect()
+    let mut moved = Vec::new();
+    let mut out = Vec::new();
+    for (new, (old, v)) in runs.into_iter().rev().flatten().enumerate() {
+        if moved.len() <= old {
+            moved.resize(old + 1, 0);
+        }
+        moved[old] = u32::try_from(new).unwrap_or(u32::MAX);
+        out.push(v);
+    }
+    (out, moved)
+}
+
+/// Where [`insert`] put a value.
+pub(crate) struct Placed {
+    /// The table grew first, and element `i` went to position `moved[i]`.
+    pub(crate) moved: Option<Vec<u32>>,
+    /// The new element's position (after the rehash).
+    pub(crate) at: usize,
 }
 
 /// Inserts `v` into the elements of an unordered container (in iteration
 /// order) with `buckets` buckets, as libstdc++ does; a set ignores a
-/// value it holds (`equal` decides). Returns whether it was inserted.
+/// value it holds (`equal` decides). Returns where it went, if it was
+/// inserted.
 pub(crate) fn insert(
     data: &mut Vec<Value>,
     buckets: &mut u64,
@@ -453,15 +472,18 @@ pub(crate) fn insert(
     s: Scalar,
     multi: bool,
     equal: impl Fn(&Value, &Value) -> bool,
-) -> bool {
+) -> Option<Placed> {
     if !multi && data.iter().any(|x| equal(x, &v)) {
-        return false;
+        return None;
     }
     let count = data.len() as u64;
     let b = grown(*buckets, count);
+    let mut moved = None;
     if b != *buckets {
         *buckets = b;
-        *data = rehash(std::mem::take(data), b, s, multi);
+        let (rehashed, to) = rehash(std::mem::take(data), b, s, multi);
+        *data = rehashed;
+        moved = Some(to);
     }
     let bucket = hash(&v, s) % *buckets;
     let run_start = data.iter().position(|x| hash(x, s) % *buckets == bucket);
@@ -482,7 +504,7 @@ pub(crate) fn insert(
         }
     };
     data.insert(at, v);
-    true
+    Some(Placed { moved, at })
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use crate::arith;
 use crate::expr::scalar;
 use crate::machine::{Machine, POLL_CHUNK, Res, Stop};
-use crate::value::{Place, Root, StorageKind, Value, View, ViewData, get_path};
+use crate::value::{Move, Place, Root, Storage, StorageKind, Value, View, ViewData, get_path};
 use std::rc::Rc;
 use tessera_diagnostics::{Span, codes};
 use tessera_ir::{
@@ -96,6 +96,17 @@ fn scalar_value(v: &Value, s: Scalar) -> ScalarValue {
         Scalar::ULong => ScalarValue::ULong(v.int() as u64),
         Scalar::Float => ScalarValue::Float(arith::as_f64(v) as f32),
         Scalar::Double => ScalarValue::Double(arith::as_f64(v)),
+    }
+}
+
+impl Machine<'_> {
+    /// Records that elements of `s` (held by the container and by the
+    /// caller's one handle) moved; the moves kept for the places and
+    /// pointers that follow them count against the memory limit.
+    fn record_move(&mut self, s: &Rc<Storage>, mv: Move, span: Span) -> Res<()> {
+        let (added, dropped) = s.record_move(mv, 1);
+        self.meter.give(dropped);
+        self.take_memory(added, span)
     }
 }
 
@@ -394,7 +405,7 @@ impl Machine<'_> {
                         let Some(mut data) = s.values_mut() else {
                             return Ok(Value::Void);
                         };
-                        let inserted = crate::hashtable::insert(
+                        let placed = crate::hashtable::insert(
                             &mut data,
                             &mut buckets,
                             v,
@@ -402,12 +413,17 @@ impl Machine<'_> {
                             !kind.is_unique(),
                             |a, b| equal(a, b, elem),
                         );
+                        drop(data);
                         s.buckets.set(buckets);
-                        if inserted {
-                            s.reshape();
-                        } else {
+                        let Some(placed) = placed else {
                             self.meter.give(s.elem_bytes);
+                            return Ok(Value::Void);
+                        };
+                        s.reshape();
+                        if let Some(to) = placed.moved {
+                            self.record_move(&s, Move::Permuted(to.into()), span)?;
                         }
+                        self.record_move(&s, Move::Inserted(placed.at), span)?;
                         return Ok(Value::Void);
                     }
                     let at = s
@@ -417,6 +433,7 @@ impl Machine<'_> {
                         self.take_memory(s.elem_bytes, span)?;
                         s.insert(at, v);
                         s.reshape();
+                        self.record_move(&s, Move::Inserted(at), span)?;
                     }
                 }
                 Ok(Value::Void)
@@ -431,6 +448,7 @@ impl Machine<'_> {
                     self.charge(s.len() as u64 / 16, span)?;
                     s.insert(0, v);
                     s.reshape();
+                    self.record_move(&s, Move::Inserted(0), span)?;
                 }
                 Ok(Value::Void)
             }
@@ -486,12 +504,18 @@ impl Machine<'_> {
                 }
                 Ok(Value::Void)
             }
-            // An iterator value is the pointer it holds, stamped with the
+            // An iterator value is the pointer it holds. One of a list or a
+            // set follows its element through insertions, as in C++ (an
+            // unordered set's up to a rehash, see `IterBase`); any other
+            // (a vector's or deque's reverse iterator) is stamped with the
             // container's shape when made and checked against it when used.
             Intrinsic::AsIter => match self.eval(&args[0])? {
                 Value::Ptr(p) => {
+                    let follows = matches!(&e.ty, Type::Iter(it) if it.of.is_some_and(|k| k != Container::Deque));
                     let mut p = (*p).clone();
-                    if let crate::value::Target::Storage(s) = &p.target {
+                    if let crate::value::Target::Storage(s) = &p.target
+                        && !follows
+                    {
                         p.stamp = s.reshaped.get();
                     }
                     Ok(Value::Ptr(Rc::new(p)))
@@ -500,11 +524,34 @@ impl Machine<'_> {
             },
             Intrinsic::IterBase => {
                 let v = self.eval(&args[0])?;
-                if let Value::Ptr(p) = &v
-                    && let crate::value::Target::Storage(s) = &p.target
-                    && p.stamp != 0
-                    && p.stamp != s.reshaped.get()
-                {
+                let Value::Ptr(p) = &v else {
+                    return Ok(v);
+                };
+                let crate::value::Target::Storage(s) = &p.target else {
+                    return Ok(v);
+                };
+                if p.generation != s.generation() && p.stamp == 0 {
+                    let at = usize::try_from(p.offset)
+                        .ok()
+                        .and_then(|at| s.follow(at, p.generation, true));
+                    let Some(at) = at else {
+                        return Err(self
+                            .error(
+                                codes::R0007,
+                                args[0].span,
+                                "this iterator was made before its container rehashed",
+                            )
+                            .with_label("used after an insertion that grew the table")
+                            .with_note("an unordered container's insertion invalidates its iterators when it rehashes")
+                            .with_help("take the iterator again after inserting")
+                            .into());
+                    };
+                    let mut q = (**p).clone();
+                    q.offset = at as i64;
+                    q.generation = s.generation();
+                    return Ok(Value::Ptr(Rc::new(q)));
+                }
+                if p.stamp != 0 && p.stamp != s.reshaped.get() {
                     return Err(self
                         .error(
                             codes::R0007,
@@ -1029,7 +1076,7 @@ impl Machine<'_> {
                     self.check_host_access(&s, span);
                 }
                 Ok(Place {
-                    root: Root::Elem(s, i as usize),
+                    root: Root::elem(s, i as usize),
                     path: crate::value::Path::new(),
                 })
             }

@@ -1304,14 +1304,15 @@ impl<'p> Machine<'p> {
                 }
                 v
             }
-            Root::Elem(storage, i) => {
+            Root::Elem(storage, i, generation) => {
                 if self.checker.on {
                     self.check_access(place, span, false, false)?;
                 }
+                let i = storage.follow(*i, *generation, false).unwrap_or(usize::MAX);
                 if place.path.is_empty() {
-                    storage.element(*i).map(|v| Ok(Some(v)))
+                    storage.element(i).map(|v| Ok(Some(v)))
                 } else {
-                    storage.read_in(*i, &place.path)
+                    storage.read_in(i, &place.path)
                 }
             }
             Root::Temp(cell) => Some(read_path(&cell.borrow(), &place.path)),
@@ -1354,11 +1355,12 @@ impl<'p> Machine<'p> {
                 }
                 match &place.root {
                     Root::TileStatic(slot) => self.launch.tile_static.get_mut(*slot as usize),
-                    Root::Elem(storage, i) => {
+                    Root::Elem(storage, i, generation) => {
+                        let i = storage.follow(*i, *generation, false).unwrap_or(usize::MAX);
                         if place.path.is_empty() {
-                            storage.set(*i, v);
+                            storage.set(i, v);
                         } else {
-                            storage.write_in(*i, &place.path, v);
+                            storage.write_in(i, &place.path, v);
                         }
                         return Ok(());
                     }

@@ -46,6 +46,7 @@ impl Machine<'_> {
             },
             offset: 0,
             stamp: 0,
+            generation: 0,
         }))
     }
 
@@ -93,13 +94,14 @@ impl Machine<'_> {
         {
             return Machine::pun_address(pun, *byte);
         }
-        if let Root::Elem(storage, i) = &place.root
+        if let Root::Elem(storage, i, generation) = &place.root
             && place.path.is_empty()
         {
             return Value::Ptr(Rc::new(Pointer {
                 target: Target::Storage(Rc::clone(storage)),
                 offset: *i as i64,
                 stamp: 0,
+                generation: *generation,
             }));
         }
         self.pointer_to_place(place, false, 1)
@@ -125,6 +127,7 @@ impl Machine<'_> {
                     target: pun.mem.clone(),
                     offset: 0,
                     stamp: 0,
+                    generation: pun.mem.generation(),
                 };
                 if !matches!(mem.target, Target::Storage(_) | Target::Place { .. }) {
                     return None;
@@ -238,6 +241,7 @@ impl Machine<'_> {
                 .with_label("this pointer is null")
                 .into());
         };
+        let p = &fresh(p);
         if let Some(stop) = self.deref_error(p, span, "dereferenced") {
             return Err(stop);
         }
@@ -250,7 +254,7 @@ impl Machine<'_> {
                     place.clone()
                 }
             }
-            Target::Storage(s) => Place::root(Root::Elem(Rc::clone(s), at as usize)),
+            Target::Storage(s) => Place::root(Root::Elem(Rc::clone(s), at as usize, p.generation)),
             Target::Str(bytes) => {
                 let b = bytes.get(at as usize).copied().unwrap_or(0);
                 Machine::temp(Value::Int(i64::from(b as i8)))
@@ -271,6 +275,8 @@ impl Machine<'_> {
         if n == 0 {
             return Ok(v.clone());
         }
+        let p = &fresh(p);
+        let v = &Value::Ptr(Rc::clone(p));
         if p.is_null() {
             return Err(self
                 .error(codes::R0013, span, "arithmetic on a null pointer")
@@ -306,6 +312,7 @@ impl Machine<'_> {
         let (Value::Ptr(a), Value::Ptr(b)) = (a, b) else {
             return Ok(Value::Int(0));
         };
+        let (a, b) = (&fresh(a), &fresh(b));
         if !a.same_allocation(b) {
             return Err(self
                 .error(
@@ -333,6 +340,7 @@ impl Machine<'_> {
         let (Value::Ptr(a), Value::Ptr(b)) = (a, b) else {
             return Ok(Value::Bool(false));
         };
+        let (a, b) = (&fresh(a), &fresh(b));
         let same = a.same_allocation(b);
         let (x, y) = (a.position(), b.position());
         let r = match op {
@@ -418,6 +426,7 @@ impl Machine<'_> {
             target: Target::Storage(storage),
             offset: 0,
             stamp: 0,
+            generation: 0,
         })))
     }
 
@@ -437,7 +446,7 @@ impl Machine<'_> {
             Target::Place { place, .. }
                 if !array
                     && self.deletes_through_base(ptr, place)
-                    && let Root::Elem(s, 0) = &place.root =>
+                    && let Root::Elem(s, 0, _) = &place.root =>
             {
                 Rc::clone(s)
             }
@@ -502,7 +511,7 @@ impl Machine<'_> {
     /// the base subobject of the single object of a `new` allocation, and
     /// the base's destructor is virtual.
     fn deletes_through_base(&self, ptr: &Expr, place: &crate::value::Place) -> bool {
-        let Root::Elem(storage, 0) = &place.root else {
+        let Root::Elem(storage, 0, _) = &place.root else {
             return false;
         };
         if !matches!(storage.kind, StorageKind::Heap { array: false }) || storage.len() != 1 {
@@ -536,6 +545,7 @@ impl Machine<'_> {
                 target: Target::Str(Rc::clone(bytes)),
                 offset: 0,
                 stamp: 0,
+                generation: 0,
             })),
             other => other.clone(),
         }
@@ -676,6 +686,7 @@ impl Machine<'_> {
         };
         match self.eval(arg)? {
             Value::Vector(s) => Ok(Value::Ptr(Rc::new(Pointer {
+                generation: s.generation(),
                 target: Target::Storage(s),
                 offset: 0,
                 stamp: 0,
@@ -693,11 +704,13 @@ impl Machine<'_> {
                     target: Target::Storage(Rc::clone(s)),
                     offset: view.offset as i64,
                     stamp: 0,
+                    generation: s.generation(),
                 }))),
                 crate::value::ViewData::Pun(pun) => Ok(Value::Ptr(Rc::new(Pointer {
                     target: Target::Pun(Machine::pun_from(pun, view.offset as i64)),
                     offset: 0,
                     stamp: 0,
+                    generation: 0,
                 }))),
                 crate::value::ViewData::Place(_) | crate::value::ViewData::Object(_) => Err(self
                     .error(
@@ -712,6 +725,25 @@ impl Machine<'_> {
             _ => Ok(Pointer::null()),
         }
     }
+}
+
+/// `p` with its offset carried to its storage's present generation: the
+/// element it pointed to may have moved since (see `Storage::follow`).
+pub(crate) fn fresh(p: &Rc<Pointer>) -> Rc<Pointer> {
+    if let Target::Storage(s) = &p.target
+        && p.generation != s.generation()
+    {
+        let at = usize::try_from(p.offset)
+            .ok()
+            .and_then(|at| s.follow(at, p.generation, false));
+        if let Some(at) = at {
+            let mut q = (**p).clone();
+            q.offset = at as i64;
+            q.generation = s.generation();
+            return Rc::new(q);
+        }
+    }
+    Rc::clone(p)
 }
 
 /// `v` moved by `n` elements (unchecked: callers check).

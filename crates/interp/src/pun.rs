@@ -85,10 +85,12 @@ impl Machine<'_> {
     /// on, read as `ty`: a plain pointer when that is what it is.
     fn pun_pointer(mem: Target, elem: Rc<Shape>, ty: Rc<Shape>, byte: u64) -> Value {
         if ty.ty == elem.ty && byte.is_multiple_of(elem.size) {
+            let generation = mem.generation();
             return Value::Ptr(Rc::new(Pointer {
                 target: mem,
                 offset: (byte / elem.size) as i64,
                 stamp: 0,
+                generation,
             }));
         }
         Value::Ptr(Rc::new(Pointer {
@@ -100,6 +102,7 @@ impl Machine<'_> {
             })),
             offset: 0,
             stamp: 0,
+            generation: 0,
         }))
     }
 
@@ -151,6 +154,7 @@ impl Machine<'_> {
             })),
             offset: 0,
             stamp: 0,
+            generation: 0,
         }))
     }
 
@@ -414,6 +418,7 @@ impl Machine<'_> {
             target: pun.mem.clone(),
             offset: i64::try_from(k).unwrap_or(i64::MAX),
             stamp: 0,
+            generation: pun.mem.generation(),
         }));
         self.deref_place(&p, span)
     }

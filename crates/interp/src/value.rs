@@ -261,6 +261,9 @@ pub(crate) struct Pointer {
     /// the container changed size is caught rather than read at a shifted
     /// position. 0 for other pointers, which are not checked.
     pub(crate) stamp: u64,
+    /// For a pointer into a storage: the storage's generation its offset
+    /// was taken at (see [`Storage::follow`]).
+    pub(crate) generation: u64,
 }
 
 /// What a pointer points into.
@@ -288,6 +291,17 @@ pub(crate) enum Target {
     /// Memory of one type read as another (`reinterpret_cast<U*>(p)`); the
     /// offset counts `U`s from the pun's first byte.
     Pun(Rc<Pun>),
+}
+
+impl Target {
+    /// The generation of a storage target (see [`Storage::follow`]); 0 for
+    /// others, whose positions never move.
+    pub(crate) fn generation(&self) -> u64 {
+        match self {
+            Target::Storage(s) => s.generation(),
+            _ => 0,
+        }
+    }
 }
 
 /// The scalars a type is made of, for reading its bytes as another type.
@@ -349,10 +363,12 @@ impl Pun {
 impl Pointer {
     /// A pointer to the first element of `storage`.
     pub(crate) fn to_storage(storage: Rc<Storage>) -> Value {
+        let generation = storage.generation();
         Value::Ptr(Rc::new(Pointer {
             target: Target::Storage(storage),
             offset: 0,
             stamp: 0,
+            generation: generation,
         }))
     }
 
@@ -361,6 +377,7 @@ impl Pointer {
             target: Target::Null,
             offset: 0,
             stamp: 0,
+            generation: 0,
         }))
     }
 
@@ -420,11 +437,13 @@ impl Pointer {
                         target: a.mem.clone(),
                         offset: 0,
                         stamp: 0,
+                        generation: 0,
                     }
                     .same_allocation(&Pointer {
                         target: b.mem.clone(),
                         offset: 0,
                         stamp: 0,
+                        generation: 0,
                     })
             }
             (
@@ -650,6 +669,17 @@ pub(crate) struct Storage {
     /// How many times the elements changed number (insertions, removals):
     /// positions, and with them iterator values, are stale after a change.
     pub(crate) reshaped: Cell<u64>,
+    /// How many times elements changed position (an insertion before the
+    /// end, a rehash): a place or pointer holds the generation its position
+    /// was taken at, and [`Storage::follow`] carries the position through
+    /// the moves since, so that a reference stays on its element as in C++.
+    generation: Cell<u64>,
+    /// The moves since generation `moves_from`, kept only while something
+    /// besides the container may hold a position in it (see
+    /// [`Storage::record_move`]).
+    moves: RefCell<Vec<Move>>,
+    /// The generation before the first of `moves`.
+    moves_from: Cell<u64>,
     /// Its elements are the zeros it was made with: nothing has written
     /// them (every write goes through [`Storage::elems_mut`]), so a launch
     /// may write the buffer in place and, should it fail, leave zeros
@@ -986,6 +1016,68 @@ impl Storage {
             .set(self.reshaped.get().wrapping_add(1).max(1));
     }
 
+    /// The number of moves so far: positions taken now are measured at it.
+    #[inline(always)]
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.get()
+    }
+
+    /// Records that elements changed position. `others` is how many
+    /// handles on the storage the caller holds besides the container's own
+    /// value: when nothing else holds it, no place or pointer can hold a
+    /// position in it (each holds the storage), so the moves kept so far
+    /// are dropped instead of kept. Returns the bytes the kept moves grew
+    /// by and the bytes dropped, for the memory limit.
+    pub(crate) fn record_move(self: &Rc<Self>, mv: Move, others: usize) -> (u64, u64) {
+        let mut moves = self.moves.borrow_mut();
+        let next = self.generation.get() + 1;
+        self.generation.set(next);
+        if Rc::strong_count(self) <= 1 + others {
+            let dropped = moves.iter().map(Move::bytes).sum();
+            moves.clear();
+            self.moves_from.set(next);
+            return (0, dropped);
+        }
+        let added = mv.bytes();
+        moves.push(mv);
+        (added, 0)
+    }
+
+    /// Where the element at position `at` of generation `generation` is
+    /// now. An iterator (`iterator`) does not survive a rehash, as in C++,
+    /// and is `None` past one; a reference or pointer follows its element
+    /// through it. `None` too for a generation whose moves were dropped,
+    /// which nothing holding a position can have.
+    #[inline(always)]
+    pub(crate) fn follow(&self, at: usize, generation: u64, iterator: bool) -> Option<usize> {
+        if generation == self.generation.get() {
+            return Some(at);
+        }
+        self.follow_moves(at, generation, iterator)
+    }
+
+    fn follow_moves(&self, mut at: usize, generation: u64, iterator: bool) -> Option<usize> {
+        let first = generation.checked_sub(self.moves_from.get())?;
+        let moves = self.moves.borrow();
+        for mv in moves.get(usize::try_from(first).ok()?..)? {
+            match mv {
+                Move::Inserted(k) => {
+                    if at >= *k {
+                        at += 1;
+                    }
+                }
+                Move::Permuted(to) => {
+                    if iterator {
+                        return None;
+                    }
+                    // One past the end stays one past the end.
+                    at = to.get(at).map_or(to.len(), |&k| k as usize);
+                }
+            }
+        }
+        Some(at)
+    }
+
     fn make(elems: Elems, kind: StorageKind, elem_bytes: u64, meter: &Rc<Meter>) -> Rc<Storage> {
         Rc::new(Storage {
             elems: RefCell::new(elems),
@@ -1000,6 +1092,9 @@ impl Storage {
             placement: Cell::new((Accel::Default.default_view(), Accel::Default.default_view())),
             buckets: Cell::new(1),
             reshaped: Cell::new(1),
+            generation: Cell::new(0),
+            moves: RefCell::new(Vec::new()),
+            moves_from: Cell::new(0),
             pristine: Cell::new(false),
         })
     }
@@ -1612,7 +1707,31 @@ impl Storage {
 impl Drop for Storage {
     fn drop(&mut self) {
         let n = self.len() as u64;
-        self.meter.give(n.saturating_mul(self.elem_bytes));
+        let moves: u64 = self.moves.get_mut().iter().map(Move::bytes).sum();
+        self.meter
+            .give(n.saturating_mul(self.elem_bytes).saturating_add(moves));
+    }
+}
+
+/// A change of the elements' positions, for [`Storage::follow`].
+#[derive(Debug)]
+pub(crate) enum Move {
+    /// One element went in before position `k`: those from `k` on moved up
+    /// one.
+    Inserted(usize),
+    /// The elements were reordered (a hash table's rehash): element `i`
+    /// went to position `to[i]`.
+    Permuted(Rc<[u32]>),
+}
+
+impl Move {
+    /// The memory the move takes while kept.
+    fn bytes(&self) -> u64 {
+        let own = std::mem::size_of::<Move>() as u64;
+        match self {
+            Move::Inserted(_) => own,
+            Move::Permuted(to) => own + 4 * to.len() as u64,
+        }
     }
 }
 
@@ -1706,7 +1825,7 @@ impl View {
     pub(crate) fn place_at(&self, at: usize) -> Place {
         match &self.data {
             ViewData::Storage(s) => Place {
-                root: Root::Elem(Rc::clone(s), at),
+                root: Root::elem(Rc::clone(s), at),
                 path: Path::new(),
             },
             // The view's extent is checked against its one element.
@@ -1788,12 +1907,22 @@ pub(crate) enum Root {
     Capture(u32),
     /// A `tile_static` variable of the running tile.
     TileStatic(u32),
-    /// An element of shared storage.
-    Elem(Rc<Storage>, usize),
+    /// An element of shared storage: the storage, the element's position,
+    /// and the storage's generation the position was taken at (see
+    /// [`Storage::follow`]).
+    Elem(Rc<Storage>, usize, u64),
     /// A temporary.
     Temp(Rc<RefCell<Value>>),
     /// The object of the pun's type at this byte of the pun's memory.
     Pun(Rc<Pun>, u64),
+}
+
+impl Root {
+    /// Element `at` of `storage` as it is now.
+    pub(crate) fn elem(storage: Rc<Storage>, at: usize) -> Root {
+        let generation = storage.generation();
+        Root::Elem(storage, at, generation)
+    }
 }
 
 /// A place: an object, or a part of one (field and element positions).
@@ -1821,7 +1950,9 @@ impl Place {
             (Root::Global(a), Root::Global(b))
             | (Root::Capture(a), Root::Capture(b))
             | (Root::TileStatic(a), Root::TileStatic(b)) => a == b,
-            (Root::Elem(a, i), Root::Elem(b, j)) => Rc::ptr_eq(a, b) && i == j,
+            (Root::Elem(a, i, g), Root::Elem(b, j, h)) => {
+                Rc::ptr_eq(a, b) && a.follow(*i, *g, false) == b.follow(*j, *h, false)
+            }
             (Root::Temp(a), Root::Temp(b)) => Rc::ptr_eq(a, b),
             (Root::Pun(a, i), Root::Pun(b, j)) => Rc::ptr_eq(a, b) && i == j,
             _ => false,

@@ -84,7 +84,7 @@ impl<'p> Compiler<'p> {
             };
             if m.checker.on {
                 let place = Place {
-                    root: Root::Elem(Rc::clone(storage), offset),
+                    root: Root::elem(Rc::clone(storage), offset),
                     path: Path::new(),
                 };
                 m.check_access(&place, e.span, false, false)?;
