@@ -368,7 +368,7 @@ impl Pointer {
             target: Target::Storage(storage),
             offset: 0,
             stamp: 0,
-            generation: generation,
+            generation,
         }))
     }
 
