@@ -4,7 +4,9 @@
 use crate::arith;
 use crate::expr::scalar;
 use crate::machine::{Machine, POLL_CHUNK, Res, Stop};
-use crate::value::{Move, Place, Root, Storage, StorageKind, Value, View, ViewData, get_path};
+use crate::value::{
+    Lost, Move, Place, Root, Storage, StorageKind, Value, View, ViewData, get_path,
+};
 use std::rc::Rc;
 use tessera_diagnostics::{Span, codes};
 use tessera_ir::{
@@ -452,25 +454,31 @@ impl Machine<'_> {
                 }
                 Ok(Value::Void)
             }
-            Intrinsic::ContainerPopBack => {
+            Intrinsic::ContainerPop { front } => {
                 let cp = self.place(&args[0])?;
                 if let Value::Vector(s) = self.read(&cp, span)? {
                     let n = s.len();
+                    let which = if *front { "pop_front" } else { "pop_back" };
                     if n == 0 {
                         let class = container_name(&args[0].ty);
                         return Err(self
                             .error(
                                 codes::R0001,
                                 span,
-                                format!("`pop_back` of an empty `std::{class}`"),
+                                format!("`{which}` of an empty `std::{class}`"),
                             )
                             .with_label("the container is empty")
                             .with_note("C++ leaves this undefined")
                             .into());
                     }
-                    s.remove(n - 1, n);
+                    let at = if *front { 0 } else { n - 1 };
+                    if *front {
+                        self.charge(n as u64 / 16, span)?;
+                    }
+                    s.remove(at, at + 1);
                     s.reshape();
                     self.meter.give(s.elem_bytes);
+                    self.record_move(&s, Move::Removed { lo: at, hi: at + 1 }, span)?;
                 }
                 Ok(Value::Void)
             }
@@ -501,6 +509,8 @@ impl Machine<'_> {
                     s.remove(0, usize::MAX);
                     s.reshape();
                     self.meter.give(n * s.elem_bytes);
+                    let hi = n as usize;
+                    self.record_move(&s, Move::Removed { lo: 0, hi }, span)?;
                 }
                 Ok(Value::Void)
             }
@@ -532,19 +542,23 @@ impl Machine<'_> {
                 };
                 if p.generation != s.generation() && p.stamp == 0 {
                     let at = usize::try_from(p.offset)
-                        .ok()
+                        .map_err(|_| Lost::Untracked)
                         .and_then(|at| s.follow(at, p.generation, true));
-                    let Some(at) = at else {
-                        return Err(self
-                            .error(
-                                codes::R0007,
-                                args[0].span,
-                                "this iterator was made before its container rehashed",
-                            )
-                            .with_label("used after an insertion that grew the table")
-                            .with_note("an unordered container's insertion invalidates its iterators when it rehashes")
-                            .with_help("take the iterator again after inserting")
-                            .into());
+                    let at = match at {
+                        Ok(at) => at,
+                        Err(Lost::Rehashed) => {
+                            return Err(self
+                                .error(
+                                    codes::R0007,
+                                    args[0].span,
+                                    "this iterator was made before its container rehashed",
+                                )
+                                .with_label("used after an insertion that grew the table")
+                                .with_note("an unordered container's insertion invalidates its iterators when it rehashes")
+                                .with_help("take the iterator again after inserting")
+                                .into());
+                        }
+                        Err(_) => return Err(self.removed_element(args[0].span, "iterator")),
                     };
                     let mut q = (**p).clone();
                     q.offset = at as i64;
@@ -559,7 +573,7 @@ impl Machine<'_> {
                             "this iterator was made before its container changed size",
                         )
                         .with_label("used after an insertion or removal")
-                        .with_note("Tessera does not follow iterators across insertions and removals (C++ keeps those of lists and sets valid)")
+                        .with_note("C++ invalidates a deque's iterators at every insertion, and a vector's when it grows past its capacity")
                         .with_help("take the iterator again after changing the container")
                         .into());
                 }
@@ -624,6 +638,9 @@ impl Machine<'_> {
                         }
                     } else {
                         t.resize(n, value);
+                        if n < old {
+                            self.record_move(&t, Move::Removed { lo: n, hi: old }, span)?;
+                        }
                     }
                     t.reshape();
                 }

@@ -590,6 +590,22 @@ impl<'p> Machine<'p> {
         Ok(())
     }
 
+    /// A reference, pointer or iterator (`what`) used after its element
+    /// was removed from its container.
+    pub(crate) fn removed_element(&self, span: Span, what: &str) -> Stop {
+        self.error(
+            codes::R0014,
+            span,
+            format!("this {what}'s element was removed from its container"),
+        )
+        .with_label("used after its element was removed")
+        .with_note(
+            "C++ leaves using a reference, pointer or iterator to a removed element undefined",
+        )
+        .with_help("take the element again after changing the container")
+        .into()
+    }
+
     /// Takes `bytes` of program data from the memory budget.
     pub(crate) fn take_memory(&self, bytes: u64, span: Span) -> Res<()> {
         self.meter.take(bytes).map_err(|(used, limit)| {
@@ -1308,7 +1324,9 @@ impl<'p> Machine<'p> {
                 if self.checker.on {
                     self.check_access(place, span, false, false)?;
                 }
-                let i = storage.follow(*i, *generation, false).unwrap_or(usize::MAX);
+                let Ok(i) = storage.follow(*i, *generation, false) else {
+                    return Err(self.removed_element(span, "reference"));
+                };
                 if place.path.is_empty() {
                     storage.element(i).map(|v| Ok(Some(v)))
                 } else {
@@ -1356,7 +1374,9 @@ impl<'p> Machine<'p> {
                 match &place.root {
                     Root::TileStatic(slot) => self.launch.tile_static.get_mut(*slot as usize),
                     Root::Elem(storage, i, generation) => {
-                        let i = storage.follow(*i, *generation, false).unwrap_or(usize::MAX);
+                        let Ok(i) = storage.follow(*i, *generation, false) else {
+                            return Err(self.removed_element(span, "reference"));
+                        };
                         if place.path.is_empty() {
                             storage.set(i, v);
                         } else {

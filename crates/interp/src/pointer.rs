@@ -10,7 +10,7 @@
 
 use crate::machine::{Machine, Res, Stop};
 use crate::value::{
-    Place, Pointer, Root, StorageKind, Target, Value, View, ViewData, row_major_strides,
+    Lost, Place, Pointer, Root, StorageKind, Target, Value, View, ViewData, row_major_strides,
 };
 use std::rc::Rc;
 use tessera_diagnostics::{Span, codes};
@@ -241,7 +241,9 @@ impl Machine<'_> {
                 .with_label("this pointer is null")
                 .into());
         };
-        let p = &fresh(p);
+        let Ok(p) = &follow(p) else {
+            return Err(self.removed_element(span, "pointer"));
+        };
         if let Some(stop) = self.deref_error(p, span, "dereferenced") {
             return Err(stop);
         }
@@ -275,7 +277,9 @@ impl Machine<'_> {
         if n == 0 {
             return Ok(v.clone());
         }
-        let p = &fresh(p);
+        let Ok(p) = &follow(p) else {
+            return Err(self.removed_element(span, "pointer"));
+        };
         let v = &Value::Ptr(Rc::clone(p));
         if p.is_null() {
             return Err(self
@@ -312,7 +316,9 @@ impl Machine<'_> {
         let (Value::Ptr(a), Value::Ptr(b)) = (a, b) else {
             return Ok(Value::Int(0));
         };
-        let (a, b) = (&fresh(a), &fresh(b));
+        let (Ok(a), Ok(b)) = (&follow(a), &follow(b)) else {
+            return Err(self.removed_element(span, "pointer"));
+        };
         if !a.same_allocation(b) {
             return Err(self
                 .error(
@@ -728,22 +734,25 @@ impl Machine<'_> {
 }
 
 /// `p` with its offset carried to its storage's present generation: the
-/// element it pointed to may have moved since (see `Storage::follow`).
-pub(crate) fn fresh(p: &Rc<Pointer>) -> Rc<Pointer> {
+/// element it pointed to may have moved since (see `Storage::follow`), or
+/// gone.
+pub(crate) fn follow(p: &Rc<Pointer>) -> Result<Rc<Pointer>, Lost> {
     if let Target::Storage(s) = &p.target
         && p.generation != s.generation()
     {
-        let at = usize::try_from(p.offset)
-            .ok()
-            .and_then(|at| s.follow(at, p.generation, false));
-        if let Some(at) = at {
-            let mut q = (**p).clone();
-            q.offset = at as i64;
-            q.generation = s.generation();
-            return Rc::new(q);
-        }
+        let at = usize::try_from(p.offset).map_err(|_| Lost::Untracked)?;
+        let mut q = (**p).clone();
+        q.offset = s.follow(at, p.generation, false)? as i64;
+        q.generation = s.generation();
+        return Ok(Rc::new(q));
     }
-    Rc::clone(p)
+    Ok(Rc::clone(p))
+}
+
+/// [`follow`] for a comparison, which C++ leaves to the implementation for
+/// a pointer to a removed element: such a pointer stays where it was.
+fn fresh(p: &Rc<Pointer>) -> Rc<Pointer> {
+    follow(p).unwrap_or_else(|_| Rc::clone(p))
 }
 
 /// `v` moved by `n` elements (unchecked: callers check).

@@ -1044,38 +1044,49 @@ impl Storage {
     }
 
     /// Where the element at position `at` of generation `generation` is
-    /// now. An iterator (`iterator`) does not survive a rehash, as in C++,
-    /// and is `None` past one; a reference or pointer follows its element
-    /// through it. `None` too for a generation whose moves were dropped,
-    /// which nothing holding a position can have.
+    /// now, or why it is nowhere. An iterator (`iterator`) does not survive
+    /// a rehash, as in C++; a reference or pointer follows its element
+    /// through it.
     #[inline(always)]
-    pub(crate) fn follow(&self, at: usize, generation: u64, iterator: bool) -> Option<usize> {
+    pub(crate) fn follow(&self, at: usize, generation: u64, iterator: bool) -> Result<usize, Lost> {
         if generation == self.generation.get() {
-            return Some(at);
+            return Ok(at);
         }
         self.follow_moves(at, generation, iterator)
     }
 
-    fn follow_moves(&self, mut at: usize, generation: u64, iterator: bool) -> Option<usize> {
-        let first = generation.checked_sub(self.moves_from.get())?;
+    fn follow_moves(&self, mut at: usize, generation: u64, iterator: bool) -> Result<usize, Lost> {
+        // Nothing holding a position can have a generation whose moves
+        // were dropped.
+        let first = generation
+            .checked_sub(self.moves_from.get())
+            .and_then(|k| usize::try_from(k).ok())
+            .ok_or(Lost::Untracked)?;
         let moves = self.moves.borrow();
-        for mv in moves.get(usize::try_from(first).ok()?..)? {
+        for mv in moves.get(first..).ok_or(Lost::Untracked)? {
             match mv {
                 Move::Inserted(k) => {
                     if at >= *k {
                         at += 1;
                     }
                 }
+                Move::Removed { lo, hi } => {
+                    if at >= *hi {
+                        at -= hi - lo;
+                    } else if at >= *lo {
+                        return Err(Lost::Removed);
+                    }
+                }
                 Move::Permuted(to) => {
                     if iterator {
-                        return None;
+                        return Err(Lost::Rehashed);
                     }
                     // One past the end stays one past the end.
                     at = to.get(at).map_or(to.len(), |&k| k as usize);
                 }
             }
         }
-        Some(at)
+        Ok(at)
     }
 
     fn make(elems: Elems, kind: StorageKind, elem_bytes: u64, meter: &Rc<Meter>) -> Rc<Storage> {
@@ -1719,9 +1730,27 @@ pub(crate) enum Move {
     /// One element went in before position `k`: those from `k` on moved up
     /// one.
     Inserted(usize),
+    /// The elements at positions `lo..hi` went; those after moved down.
+    Removed {
+        /// The first removed.
+        lo: usize,
+        /// One past the last removed.
+        hi: usize,
+    },
     /// The elements were reordered (a hash table's rehash): element `i`
     /// went to position `to[i]`.
     Permuted(Rc<[u32]>),
+}
+
+/// Why a position held across moves names no element now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lost {
+    /// The element was removed.
+    Removed,
+    /// An iterator's container rehashed.
+    Rehashed,
+    /// The moves were not kept (nothing was thought to hold a position).
+    Untracked,
 }
 
 impl Move {
@@ -1729,7 +1758,7 @@ impl Move {
     fn bytes(&self) -> u64 {
         let own = std::mem::size_of::<Move>() as u64;
         match self {
-            Move::Inserted(_) => own,
+            Move::Inserted(_) | Move::Removed { .. } => own,
             Move::Permuted(to) => own + 4 * to.len() as u64,
         }
     }
@@ -1951,7 +1980,7 @@ impl Place {
             | (Root::Capture(a), Root::Capture(b))
             | (Root::TileStatic(a), Root::TileStatic(b)) => a == b,
             (Root::Elem(a, i, g), Root::Elem(b, j, h)) => {
-                Rc::ptr_eq(a, b) && a.follow(*i, *g, false) == b.follow(*j, *h, false)
+                Rc::ptr_eq(a, b) && a.follow(*i, *g, false).ok() == b.follow(*j, *h, false).ok()
             }
             (Root::Temp(a), Root::Temp(b)) => Rc::ptr_eq(a, b),
             (Root::Pun(a, i), Root::Pun(b, j)) => Rc::ptr_eq(a, b) && i == j,

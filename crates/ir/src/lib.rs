@@ -796,10 +796,14 @@ pub enum Intrinsic {
     ContainerPushFront,
     /// `c.clear()`: args `[container (a place)]`.
     ContainerClear,
-    /// `c.pop_back()` on a `std::vector`, `std::deque` or `std::list`: args
-    /// `[container (a place)]`; the last element goes (an empty container
-    /// is a run-time error, where C++ leaves it undefined).
-    ContainerPopBack,
+    /// `c.pop_back()` on a `std::vector`, `std::deque` or `std::list`, or
+    /// `c.pop_front()` (`front`) on the last two: args `[container (a
+    /// place)]`; the last or first element goes (an empty container is a
+    /// run-time error, where C++ leaves it undefined).
+    ContainerPop {
+        /// `pop_front`.
+        front: bool,
+    },
     /// `v.reserve(n)`: args `[vector (a place), n (an unsigned long)]`;
     /// Tessera keeps no capacity, so it only throws `std::length_error`
     /// where C++ does (`n` past `max_size()`).

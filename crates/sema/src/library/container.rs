@@ -1229,7 +1229,12 @@ fn vector_method(
             }
             check_side(cx, Side::Host, &what, name.span, "C3930", "");
             cx.check_writable(&base, "modified");
-            intrinsic(Intrinsic::ContainerPopBack, vec![base], Type::Void, span)
+            intrinsic(
+                Intrinsic::ContainerPop { front: false },
+                vec![base],
+                Type::Void,
+                span,
+            )
         }
         "reserve" => {
             if !arity(cx, &what, &args, 1, "the capacity to reserve", span) {

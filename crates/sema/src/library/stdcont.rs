@@ -191,10 +191,10 @@ pub(super) fn subscript(cx: &mut FnCx<'_>, base: Expr, index: Expr, span: Span) 
 fn members(kind: Container) -> &'static str {
     match kind {
         Container::Deque => {
-            "`size()`, `empty()`, `clear()`, `push_back(x)`, `push_front(x)`, `emplace_back(x)`, `pop_back()`, `swap(other)`, `front()`, `back()`, `begin()`, `end()` (and `c`, `r`, `cr` forms) and `d[i]`"
+            "`size()`, `empty()`, `clear()`, `push_back(x)`, `push_front(x)`, `emplace_back(x)`, `pop_back()`, `pop_front()`, `swap(other)`, `front()`, `back()`, `begin()`, `end()` (and `c`, `r`, `cr` forms) and `d[i]`"
         }
         Container::List => {
-            "`size()`, `empty()`, `clear()`, `push_back(x)`, `push_front(x)`, `emplace_back(x)`, `pop_back()`, `swap(other)`, `front()`, `back()`, `begin()`, `end()` (and `c`, `r`, `cr` forms)"
+            "`size()`, `empty()`, `clear()`, `push_back(x)`, `push_front(x)`, `emplace_back(x)`, `pop_back()`, `pop_front()`, `swap(other)`, `front()`, `back()`, `begin()`, `end()` (and `c`, `r`, `cr` forms)"
         }
         Container::Set | Container::MultiSet => {
             "`size()`, `empty()`, `clear()`, `insert(x)`, `emplace(x)`, `begin()`, `end()` (and `c`, `r`, `cr` forms)"
@@ -235,7 +235,7 @@ pub(super) fn method(
     let known = match m {
         "size" | "empty" | "clear" => true,
         "push_back" | "push_front" | "emplace_back" | "emplace_front" | "front" | "back"
-        | "pop_back" => sequence,
+        | "pop_back" | "pop_front" => sequence,
         "swap" => true,
         "insert" | "emplace" => kind.is_associative(),
         // The unordered containers' iterators only go forward.
@@ -329,15 +329,18 @@ pub(super) fn method(
             intrinsic(Intrinsic::ContainerClear, vec![base], Type::Void, span)
         }
         "swap" => super::container::container_swap(cx, &what, base, args, name.span, span),
-        // Not `pop_front` (nor `erase`): Tessera names an element by its
-        // position, and C++ keeps a reference to a deque's or list's
-        // element on the element when the front goes.
-        "pop_back" => {
+        "pop_back" | "pop_front" => {
             if !arity(cx, &what, &args, 0, "no arguments", span) {
                 return error_expr(span);
             }
             cx.check_writable(&base, "modified");
-            intrinsic(Intrinsic::ContainerPopBack, vec![base], Type::Void, span)
+            let front = m == "pop_front";
+            intrinsic(
+                Intrinsic::ContainerPop { front },
+                vec![base],
+                Type::Void,
+                span,
+            )
         }
         "front" | "back" => {
             if !arity(cx, &what, &args, 0, "no arguments", span) {
