@@ -606,6 +606,20 @@ impl<'p> Machine<'p> {
         .into()
     }
 
+    /// An element past the end of its data: a view's over a vector that
+    /// shrank after the view was made.
+    pub(crate) fn past_the_data(&self, at: usize, len: usize, span: Span) -> Stop {
+        self.error(
+            codes::R0014,
+            span,
+            format!("element {at} is past the end of its data, which now has {len} elements"),
+        )
+        .with_label("the element no longer exists")
+        .with_note("the `std::vector` under a view shrank after the view was made; C++ leaves using the elements it removed undefined")
+        .with_help("make the view after resizing the vector, or keep the vector's size while the view is used")
+        .into()
+    }
+
     /// Takes `bytes` of program data from the memory budget.
     pub(crate) fn take_memory(&self, bytes: u64, span: Span) -> Res<()> {
         self.meter.take(bytes).map_err(|(used, limit)| {
@@ -1327,6 +1341,9 @@ impl<'p> Machine<'p> {
                 let Ok(i) = storage.follow(*i, *generation, false) else {
                     return Err(self.removed_element(span, "reference"));
                 };
+                if i >= storage.len() {
+                    return Err(self.past_the_data(i, storage.len(), span));
+                }
                 if place.path.is_empty() {
                     storage.element(i).map(|v| Ok(Some(v)))
                 } else {
@@ -1377,6 +1394,9 @@ impl<'p> Machine<'p> {
                         let Ok(i) = storage.follow(*i, *generation, false) else {
                             return Err(self.removed_element(span, "reference"));
                         };
+                        if i >= storage.len() {
+                            return Err(self.past_the_data(i, storage.len(), span));
+                        }
                         if place.path.is_empty() {
                             storage.set(i, v);
                         } else {
