@@ -138,6 +138,31 @@ impl Machine<'_> {
             };
             values.push(v);
         }
+        // C++ AMP copies a view's whole extent to the accelerator at the
+        // launch: a view over a vector that shrank since it was made would
+        // read elements that no longer exist.
+        for ((v, c), decl) in values.iter().zip(captures).zip(decls) {
+            if let Value::View(view) = v
+                && let crate::value::ViewData::Storage(s) = &view.data
+                && let Some(reach) = view.reach()
+                && reach > s.len()
+            {
+                return Err(self
+                    .error(
+                        codes::R0014,
+                        c.span,
+                        format!(
+                            "the kernel's `array_view` `{}` covers {reach} elements of a vector that now has {}",
+                            decl.name,
+                            s.len()
+                        ),
+                    )
+                    .with_label(format!("`{}`'s `std::vector` shrank after the view was made", decl.name))
+                    .with_note("C++ AMP copies a view's whole extent to the accelerator at the launch; C++ leaves reading the elements the vector removed undefined")
+                    .with_help("make the view after resizing the vector, or keep the vector's size while the view is used")
+                    .into());
+            }
+        }
         // A kernel runs where its arrays live: one on the CPU accelerator
         // cannot be captured (C++ AMP throws as for a launch on its view).
         let mut arrays = false;

@@ -39,10 +39,24 @@ pub(crate) struct HostCost {
     elements: usize,
     /// How long the last run took in compiled code.
     ran_for: std::time::Duration,
+    /// Bytes the last run copied in and back (written C arrays, structs
+    /// and vectors of scalars, copied so that a failed run leaves them as
+    /// they were for the interpreter's rerun).
+    copied: usize,
 }
 
 /// A generous time to convert one element between the engines' forms.
 const CONVERT_NS: u64 = 2;
+
+/// About the time to copy a byte in and back, in picoseconds (a 4 MB
+/// `int` array took 0.2 ms a run on the machine of docs/performance.md).
+const COPY_PS: u64 = 50;
+
+/// How many times slower than compiled code the interpreter runs a host
+/// loop, at the least, about: a run whose copies cost more than this many
+/// runs of its compiled code is better left to the interpreter, which
+/// copies nothing.
+const INTERPRETER_SLOWDOWN: u32 = 100;
 
 /// Where a buffer's data came from, to put results back.
 enum Home {
@@ -801,9 +815,10 @@ impl Machine<'_> {
                 .iter()
                 .any(|w| w.upgrade().is_some_and(|s| !s.typed()));
             let convert = std::time::Duration::from_nanos(cost.elements as u64 * CONVERT_NS);
-            if converted && cost.ran_for < convert {
+            let copy = std::time::Duration::from_nanos(cost.copied as u64 * COPY_PS / 1000);
+            if (converted && cost.ran_for < convert) || copy > cost.ran_for * INTERPRETER_SLOWDOWN {
                 cost.strikes = cost.strikes.saturating_add(1);
-            } else if !cost.written.is_empty() {
+            } else if !cost.written.is_empty() || cost.copied > 0 {
                 cost.strikes = 0;
             }
             cost.written.clear();
@@ -883,6 +898,23 @@ impl Machine<'_> {
                 _ => None,
             })
             .collect();
+        let copied: usize = m
+            .homes
+            .iter()
+            .zip(&m.buffers)
+            .filter(|(h, _)| {
+                matches!(
+                    h,
+                    Home::Whole(_)
+                        | Home::Storage {
+                            written: true,
+                            taken: false,
+                            ..
+                        }
+                )
+            })
+            .map(|(_, b)| b.len.saturating_mul(b.elem_size as usize))
+            .sum();
         let mut launch = Launch {
             kernel: func,
             extent: Vec::new(),
@@ -906,10 +938,11 @@ impl Machine<'_> {
             return None;
         }
         let cost = self.host_costs.entry(key).or_default();
-        if written.is_empty() {
-            // Nothing to convert back: the run cost only itself.
+        if written.is_empty() && copied == 0 {
+            // Nothing to convert or copy back: the run cost only itself.
             cost.strikes = 0;
         }
+        cost.copied = copied;
         cost.elements = written.iter().map(|(_, n)| n).sum();
         cost.written = written.into_iter().map(|(w, _)| w).collect();
         cost.ran_for = ran_for;

@@ -1850,6 +1850,17 @@ impl View {
         at
     }
 
+    /// One past the last storage offset the view covers (`None` for an
+    /// empty view or one whose offsets overflow).
+    pub(crate) fn reach(&self) -> Option<usize> {
+        let mut last = self.offset;
+        for (&d, &stride) in self.extent.iter().zip(&self.strides) {
+            let d = usize::try_from(d).ok().filter(|&d| d > 0)?;
+            last = last.checked_add((d - 1).checked_mul(stride)?)?;
+        }
+        last.checked_add(1)
+    }
+
     /// The place of the element at storage offset `at`.
     pub(crate) fn place_at(&self, at: usize) -> Place {
         match &self.data {
