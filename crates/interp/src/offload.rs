@@ -293,6 +293,7 @@ impl Machine<'_> {
                     buffers: m.buffers,
                     deadline: self.deadline(),
                     interrupt: self.interrupt.clone(),
+                    output: None,
                 };
                 let homes = m.homes;
                 self.hand_over(&mut launch, homes, span, |launch| engine.launch(launch))
@@ -922,6 +923,10 @@ impl Machine<'_> {
             buffers: m.buffers,
             deadline: self.deadline(),
             interrupt: self.interrupt.clone(),
+            output: Some(tessera_runtime::launch::HostOutput {
+                format: self.stream.clone(),
+                ..Default::default()
+            }),
         };
         let done = self.hand_over(&mut launch, m.homes, stmt.span, |launch| {
             let t = std::time::Instant::now();
@@ -936,6 +941,15 @@ impl Machine<'_> {
             let cost = self.host_costs.entry(key).or_default();
             cost.strikes = cost.strikes.saturating_add(1);
             return None;
+        }
+        // What the run printed, in order before anything the interpreter
+        // prints next (an exit's code, say).
+        if let Some(output) = launch.output.take() {
+            self.stream = output.format;
+            self.out.extend_from_slice(&output.bytes);
+            if output.flushed || self.out.len() > 1 << 16 {
+                self.flush();
+            }
         }
         let cost = self.host_costs.entry(key).or_default();
         if written.is_empty() && copied == 0 {

@@ -13,14 +13,36 @@ use crate::emit::{CHUNK, CaptureLayout, HostLayout, KernelLayout, STATUS_OK};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Instant;
 use tessera_ir::Scalar;
-use tessera_runtime::launch::{Arg, Bits, Buffer, Launch, LaunchOutcome};
+use tessera_runtime::format::ScalarValue;
+use tessera_runtime::launch::{Arg, Bits, Buffer, HostOutput, Launch, LaunchOutcome, PrintItem};
 
 /// Shared by the workers of one launch; its address is argument word 0.
 struct Control {
     deadline: Option<Instant>,
     interrupt: Option<std::sync::Arc<AtomicBool>>,
     stop: AtomicBool,
+    /// A host statement's `std::cout` and what its code prints by number
+    /// (`None` for a kernel).
+    printing: Option<std::sync::Mutex<Printing>>,
 }
+
+/// What a host statement's printing helpers work on.
+struct Printing {
+    output: HostOutput,
+    items: Vec<PrintItem>,
+}
+
+/// The scalar types a host statement prints, numbered for its code (see
+/// [`print_scalar`]).
+pub(crate) const PRINTED_SCALARS: [Scalar; 7] = [
+    Scalar::Bool,
+    Scalar::Int,
+    Scalar::UInt,
+    Scalar::Long,
+    Scalar::ULong,
+    Scalar::Float,
+    Scalar::Double,
+];
 
 /// A cache line of a worker's scratch or frame block: the blocks start on
 /// a line, so the vector rows the kernels load and store (16 bytes at
@@ -311,12 +333,83 @@ impl Control {
     }
 }
 
+/// The printing state of the run whose argument words are `env`, with
+/// what to do with it; `1` (stop the run, which the interpreter then runs
+/// again and prints as it goes) when there is none, it is poisoned, or the
+/// text grew past [`HostOutput::MAX_BYTES`].
+fn with_printing(env: *const u64, f: impl FnOnce(&mut Printing)) -> i32 {
+    // SAFETY: as in `poll`: word 0 of the words generated code passes is
+    // the address of the run's `Control`, alive for the whole run.
+    let control = unsafe { &*(*env as usize as *const Control) };
+    let Some(Ok(mut printing)) = control.printing.as_ref().map(|m| m.lock()) else {
+        return 1;
+    };
+    f(&mut printing);
+    i32::from(printing.output.bytes.len() > HostOutput::MAX_BYTES)
+}
+
+/// `std::cout << x` of a number in compiled host code: `scalar` numbers
+/// its type in [`PRINTED_SCALARS`], `bits` holds its value (an integer
+/// sign- or zero-extended as its type is, a float's or double's bits).
+/// Non-zero stops the run.
+extern "C" fn print_scalar(env: *const u64, scalar: i32, bits: i64) -> i32 {
+    let Some(s) = usize::try_from(scalar)
+        .ok()
+        .and_then(|k| PRINTED_SCALARS.get(k))
+    else {
+        return 1;
+    };
+    let v = match s {
+        Scalar::Bool => ScalarValue::Bool(bits & 0xff != 0),
+        Scalar::Int => ScalarValue::Int(bits as i32),
+        Scalar::UInt => ScalarValue::UInt(bits as u32),
+        Scalar::Long => ScalarValue::Long(bits),
+        Scalar::ULong => ScalarValue::ULong(bits as u64),
+        Scalar::Float => ScalarValue::Float(f32::from_bits(bits as u32)),
+        _ => ScalarValue::Double(f64::from_bits(bits as u64)),
+    };
+    let floating = s.is_floating();
+    with_printing(env, |p| {
+        // A field wider than the interpreter builds without counting it
+        // against the memory limit: left to the interpreter.
+        if p.output.format.output_bound(floating) > 1 << 16 {
+            p.output.bytes.resize(HostOutput::MAX_BYTES + 1, 0);
+            return;
+        }
+        p.output.format.write_scalar(v, &mut p.output.bytes);
+    })
+}
+
+/// `std::cout << item` in compiled host code, for item `item` of the
+/// statement's [`PrintItem`]s; `arg` is a manipulator's argument. Non-zero
+/// stops the run.
+extern "C" fn print_item(env: *const u64, item: i32, arg: i32) -> i32 {
+    with_printing(env, |p| {
+        let Printing { output, items } = p;
+        match usize::try_from(item).ok().and_then(|k| items.get(k)) {
+            Some(PrintItem::Bytes(b)) => output.format.write_bytes(b, &mut output.bytes),
+            Some(PrintItem::Manip(m)) => {
+                output.format.apply(*m, arg, &mut output.bytes);
+                if matches!(
+                    m,
+                    tessera_ir::Manipulator::Endl | tessera_ir::Manipulator::Flush
+                ) {
+                    output.flushed = true;
+                }
+            }
+            None => output.bytes.resize(HostOutput::MAX_BYTES + 1, 0),
+        }
+    })
+}
+
 /// The helpers by the names the generated code imports.
-pub(crate) fn helper_symbols() -> [(&'static str, *const u8); 3] {
+pub(crate) fn helper_symbols() -> [(&'static str, *const u8); 5] {
     [
         ("tessera_math_f32", math_f32 as *const u8),
         ("tessera_math_f64", math_f64 as *const u8),
         ("tessera_poll", poll as *const u8),
+        ("tessera_print_scalar", print_scalar as *const u8),
+        ("tessera_print_item", print_item as *const u8),
     ]
 }
 
@@ -343,6 +436,7 @@ impl Control {
             deadline: launch.deadline,
             interrupt: launch.interrupt.clone(),
             stop: AtomicBool::new(false),
+            printing: None,
         }
     }
 }
@@ -502,7 +596,14 @@ fn fill_args(
 /// Runs a compiled host statement once, on this thread, and reads the
 /// scalars it wrote back into `launch.args`.
 pub(crate) fn run_host(entry: usize, layout: &HostLayout, launch: &mut Launch) -> LaunchOutcome {
-    let control = Control::new(launch);
+    let mut control = Control::new(launch);
+    // The run's text goes back to the launch only if it ends well.
+    if let Some(output) = launch.output.take() {
+        control.printing = Some(std::sync::Mutex::new(Printing {
+            output,
+            items: layout.print_items.clone(),
+        }));
+    }
     let Some(mut words) = argument_words(&control, layout.words, &layout.captures, launch) else {
         return LaunchOutcome::Declined;
     };
@@ -521,6 +622,11 @@ pub(crate) fn run_host(entry: usize, layout: &HostLayout, launch: &mut Launch) -
     if i64::from(status) != STATUS_OK {
         return LaunchOutcome::Failed;
     }
+    launch.output = control
+        .printing
+        .take()
+        .and_then(|m| m.into_inner().ok())
+        .map(|p| p.output);
     for (arg, c) in launch.args.iter_mut().zip(&layout.captures) {
         if let CaptureLayout::Scalar(s, w) = c {
             let raw = words[*w as usize];

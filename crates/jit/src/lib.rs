@@ -105,6 +105,8 @@ struct HelperIds {
     math_f32: cranelift_module::FuncId,
     math_f64: cranelift_module::FuncId,
     poll: cranelift_module::FuncId,
+    print_scalar: cranelift_module::FuncId,
+    print_item: cranelift_module::FuncId,
 }
 
 /// Builds the native code module, or says why this machine cannot.
@@ -306,12 +308,24 @@ fn new_module() -> Result<(JITModule, HelperIds), String> {
         types::F64,
     )?;
     let poll = declare("tessera_poll", &[types::I64], types::I32)?;
+    let print_scalar = declare(
+        "tessera_print_scalar",
+        &[types::I64, types::I32, types::I64],
+        types::I32,
+    )?;
+    let print_item = declare(
+        "tessera_print_item",
+        &[types::I64, types::I32, types::I32],
+        types::I32,
+    )?;
     Ok((
         module,
         HelperIds {
             math_f32,
             math_f64,
             poll,
+            print_scalar,
+            print_item,
         },
     ))
 }
@@ -327,6 +341,7 @@ fn start_function(
         math_f32: module.declare_func_in_func(ids.math_f32, &mut ctx.func),
         math_f64: module.declare_func_in_func(ids.math_f64, &mut ctx.func),
         poll: module.declare_func_in_func(ids.poll, &mut ctx.func),
+        print: None,
     }
 }
 
@@ -616,11 +631,16 @@ impl<'p> Jit<'p> {
         let started = Instant::now();
         let plan = emit::Emitter::plan_host(self.prog, func, stmt)?;
         let mut ctx = module.make_context();
-        let helpers = start_function(module, ids, &mut ctx);
+        let mut helpers = start_function(module, ids, &mut ctx);
+        helpers.print = Some((
+            module.declare_func_in_func(ids.print_scalar, &mut ctx.func),
+            module.declare_func_in_func(ids.print_item, &mut ctx.func),
+        ));
         let frontend = module.isa().frontend_config();
         let mut fbc = FunctionBuilderContext::new();
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
-        emit::Emitter::emit_host(self.prog, func, stmt, &mut b, helpers, &plan)?;
+        let mut plan = plan;
+        plan.print_items = emit::Emitter::emit_host(self.prog, func, stmt, &mut b, helpers, &plan)?;
         b.finalize(frontend);
         let name = format!("host_{}", self.hosts.len());
         let result = define(module, &name, &mut ctx);

@@ -160,6 +160,10 @@ struct Case {
     /// failed and left to the interpreter (a check that fails where the
     /// program has no error would otherwise go unseen).
     jit_only: bool,
+    /// The least number of host statement runs compiled code must finish,
+    /// over all the JIT's runs of the case (printing loops, say, which the
+    /// interpreter would otherwise run and agree with itself).
+    host_runs_at_least: u64,
     /// A corpus case: the JIT must decline none of its launches.
     corpus: bool,
     /// The program's standard input: a corpus case's `X.stdin`, else
@@ -180,6 +184,7 @@ impl Case {
             at_least: 0,
             check: None,
             jit_only: false,
+            host_runs_at_least: 0,
             corpus: false,
             stdin: Vec::new(),
         }
@@ -1002,6 +1007,15 @@ fn judge(case: &Case) -> Report {
                 .collect::<String>()
         ));
     }
+    if worst < Verdict::Unexpected && report.host_runs < case.host_runs_at_least {
+        worst = Verdict::Unexpected;
+        details.push(format!(
+            "compiled code finished {} host statement runs, at least {} expected{}",
+            report.host_runs,
+            case.host_runs_at_least,
+            declined_why()
+        ));
+    }
     if worst < Verdict::Unexpected && !as_expected(case, &reference) {
         worst = Verdict::Unexpected;
         details.push(format!(
@@ -1556,8 +1570,10 @@ fn file_cases(dir: &str, check: bool) -> Vec<Case> {
 /// exits, escaped as in Rust), `// output-at-least: BYTES`,
 /// `// check-finds: CODE...` (run with `--check` too, which must find these),
 /// `// run-flags: --timeout S --max-memory SIZE`, `// threads: 1 3` (the
-/// JIT's worker counts, one run each) and `// jit-fallbacks: 0` (the JIT
-/// runs every launch to its end, none left to the interpreter).
+/// JIT's worker counts, one run each), `// jit-fallbacks: 0` (the JIT
+/// runs every launch to its end, none left to the interpreter) and
+/// `// host-runs-at-least: N` (compiled code finishes at least N runs of
+/// host statements, over all the JIT's runs of the case).
 fn file_case(path: &Path) -> Case {
     let source = std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
@@ -1580,6 +1596,9 @@ fn file_case(path: &Path) -> Case {
             "run-flags" => apply_run_flags(value, &mut case.limits),
             "jit-fallbacks" if value == "0" => case.jit_only = true,
             "jit-fallbacks" => bad(key, value),
+            "host-runs-at-least" => {
+                case.host_runs_at_least = value.parse().unwrap_or_else(|_| bad(key, value));
+            }
             "threads" => {
                 case.threads = value
                     .split_whitespace()

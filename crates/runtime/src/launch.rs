@@ -523,6 +523,41 @@ pub struct Launch {
     /// Set from outside (Ctrl-C in the REPL) to stop the run; an engine
     /// stops with `Failed` and leaves the flag set for the interpreter.
     pub interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// A host statement's `std::cout`: its format, and what the run
+    /// printed (`None` for a kernel, which cannot print).
+    pub output: Option<HostOutput>,
+}
+
+/// What a compiled host statement prints to `std::cout`. The text is kept
+/// until the run ends: a failed run is run again by the interpreter, which
+/// prints it then, so the engine's text is dropped; a run to the end hands
+/// it over with the format as the printing left it (a `setw` is used up).
+#[derive(Clone, Debug, Default)]
+pub struct HostOutput {
+    /// `std::cout`'s format.
+    pub format: crate::format::StreamFormat,
+    /// The bytes printed.
+    pub bytes: Vec<u8>,
+    /// Whether a `std::endl` or `std::flush` was printed (the interpreter
+    /// flushes its output then).
+    pub flushed: bool,
+}
+
+impl HostOutput {
+    /// The most a run keeps before it stops and leaves the statement to the
+    /// interpreter, which writes as it goes.
+    pub const MAX_BYTES: usize = 1 << 20;
+}
+
+/// What a compiled host statement prints other than numbers: a string
+/// literal's bytes, or a manipulator (with its argument, if it takes one,
+/// computed by the code).
+#[derive(Clone, Debug, PartialEq)]
+pub enum PrintItem {
+    /// A string literal (without its terminating zero).
+    Bytes(Vec<u8>),
+    /// `std::endl`, `std::setw(n)`, `std::fixed`...
+    Manip(tessera_ir::Manipulator),
 }
 
 /// How a kernel engine handled a launch.

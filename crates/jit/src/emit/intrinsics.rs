@@ -189,8 +189,87 @@ impl Emitter<'_, '_, '_> {
                 }
                 Ok(V::View(self.view(&args[1])?))
             }
+            Intrinsic::Print if self.host.is_some() && self.entry.helpers.print.is_some() => {
+                self.print(e)
+            }
             _ => decline(Decline::LibraryOperation(format!("{op:?}"))),
         }
+    }
+
+    /// `std::cout << a << b ...` in a host statement: each value in turn
+    /// through the printing helpers, into the run's text (see
+    /// `exec::print_scalar`). A helper that says stop (the text grew too
+    /// long) stops the run, and the interpreter runs it again.
+    fn print(&mut self, e: &Expr) -> R<V> {
+        let (Some(values), Some((scalar_fn, item_fn))) = (
+            crate::plan::host::printed_values(e),
+            self.entry.helpers.print,
+        ) else {
+            return decline(Decline::LibraryOperation("Print".into()));
+        };
+        for v in values {
+            let item = match (&v.kind, &v.ty) {
+                (ExprKind::Str(bytes), _) => Some((
+                    tessera_runtime::launch::PrintItem::Bytes(bytes.clone()),
+                    None,
+                )),
+                (ExprKind::Const(Const::Int(c)), Type::Scalar(Scalar::Char | Scalar::UChar)) => {
+                    Some((
+                        tessera_runtime::launch::PrintItem::Bytes(vec![*c as u8]),
+                        None,
+                    ))
+                }
+                (
+                    ExprKind::Intrinsic {
+                        op: Intrinsic::Manipulator(m),
+                        args,
+                    },
+                    _,
+                ) => Some((tessera_runtime::launch::PrintItem::Manip(*m), args.first())),
+                _ => None,
+            };
+            let call = match item {
+                Some((item, arg)) => {
+                    let arg = match arg {
+                        Some(a) => {
+                            let s = self.scalar_ty(&a.ty)?;
+                            let x = self.scalar(a)?;
+                            self.convert(x, s, Scalar::Int)?
+                        }
+                        None => self.b.ins().iconst(types::I32, 0),
+                    };
+                    let Some(host) = self.host.as_mut() else {
+                        return decline(Decline::LibraryOperation("Print".into()));
+                    };
+                    let k = match host.print_items.iter().position(|i| *i == item) {
+                        Some(k) => k,
+                        None => {
+                            host.print_items.push(item);
+                            host.print_items.len() - 1
+                        }
+                    };
+                    let k = self.b.ins().iconst(types::I32, k as i64);
+                    self.b.ins().call(item_fn, &[self.entry.env, k, arg])
+                }
+                None => {
+                    let s = self.scalar_ty(&v.ty)?;
+                    let Some(code) = crate::exec::PRINTED_SCALARS.iter().position(|x| *x == s)
+                    else {
+                        return decline(Decline::LibraryOperation("Print".into()));
+                    };
+                    let x = self.scalar(v)?;
+                    let bits = self.scalar_as_word(x, s);
+                    let code = self.b.ins().iconst(types::I32, code as i64);
+                    self.b.ins().call(scalar_fn, &[self.entry.env, code, bits])
+                }
+            };
+            let status = self.b.inst_results(call)[0];
+            let go = self.b.create_block();
+            let stopped = self.entry.stopped;
+            self.b.ins().brif(status, stopped, &[], go, &[]);
+            self.b.switch_to_block(go);
+        }
+        Ok(V::Unit)
     }
 
     /// Operations on indices, extents and the tiled index.

@@ -360,6 +360,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             calls,
             globals,
             global_written,
+            print_items: Vec::new(),
         })
     }
 
@@ -373,7 +374,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         b: &'b mut FunctionBuilder<'f>,
         helpers: Helpers,
         plan: &HostLayout,
-    ) -> R<()> {
+    ) -> R<Vec<tessera_runtime::launch::PrintItem>> {
         let layout = KernelLayout {
             captures: plan.captures.clone(),
             extent_word: plan.words,
@@ -445,6 +446,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             exit_word: plan.exit_word,
             end,
             globals,
+            print_items: Vec::new(),
         });
         lw.stmt(stmt)?;
         // Ran to its end: no exit taken.
@@ -469,7 +471,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             }
         }
         lw.finish();
-        Ok(())
+        Ok(lw.host.take().map(|h| h.print_items).unwrap_or_default())
     }
 
     /// When branch `then` of `if` statement `id` of a host statement is

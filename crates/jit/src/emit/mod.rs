@@ -228,6 +228,9 @@ pub(crate) struct HostLayout {
     pub(crate) globals: Vec<GlobalId>,
     /// For each, whether the statement may write its elements.
     pub(crate) global_written: Vec<bool>,
+    /// What its code prints other than numbers, by the number the code
+    /// passes (see `exec::print_item`).
+    pub(crate) print_items: Vec<tessera_runtime::launch::PrintItem>,
 }
 
 /// While a host statement is emitted: where its exits go.
@@ -242,6 +245,8 @@ struct HostCtx {
     end: Block,
     /// Where the globals the statement names live.
     globals: HashMap<GlobalId, Slot>,
+    /// What the code prints other than numbers, numbered as it goes.
+    print_items: Vec<tessera_runtime::launch::PrintItem>,
 }
 
 /// Helper functions the generated code calls.
@@ -249,6 +254,9 @@ pub(crate) struct Helpers {
     pub(crate) math_f32: FuncRef,
     pub(crate) math_f64: FuncRef,
     pub(crate) poll: FuncRef,
+    /// The printing helpers of host code (`exec::print_scalar`,
+    /// `exec::print_item`); kernels have none.
+    pub(crate) print: Option<(FuncRef, FuncRef)>,
 }
 
 #[derive(Clone, Debug)]

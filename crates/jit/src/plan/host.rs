@@ -15,8 +15,8 @@ use crate::plan::locals::stmt_locals;
 use std::collections::{BTreeSet, HashMap};
 use tessera_ir::visit::{for_each_subexpr, walk_block, walk_stmt};
 use tessera_ir::{
-    Block as IrBlock, Expr, ExprKind, FuncId, GlobalId, Intrinsic, LocalId, Program, Stmt, StmtId,
-    StmtKind, Type,
+    Block as IrBlock, Const, Expr, ExprKind, FuncId, GlobalId, Intrinsic, LocalId, Program, Scalar,
+    Stmt, StmtId, StmtKind, Type,
 };
 use tessera_runtime::launch::{HostExit, HostExitKind};
 
@@ -225,12 +225,104 @@ fn leaves(b: &IrBlock, depth: u32) -> bool {
     jumps == usize::from(last.is_some())
 }
 
-/// True when block `b`, or a function it calls, prints, throws, launches a
-/// kernel or allocates: code compiled host loops never run.
+/// The values of `std::cout << a << b ...` (a chain of `Intrinsic::Print`
+/// on `std::cout`), first to last, when compiled host code prints them (see
+/// `exec::print_scalar`): numbers of the types of
+/// [`crate::exec::PRINTED_SCALARS`], string literals, character constants
+/// and manipulators. `None` for any other chain (another stream, a value of
+/// another type).
+pub(crate) fn printed_values(e: &Expr) -> Option<Vec<&Expr>> {
+    let mut values = Vec::new();
+    let mut at = e;
+    loop {
+        match &at.kind {
+            ExprKind::Intrinsic {
+                op: Intrinsic::Print,
+                args,
+            } if args.len() == 2 => {
+                if !printable(&args[1]) {
+                    return None;
+                }
+                values.push(&args[1]);
+                at = &args[0];
+            }
+            ExprKind::Intrinsic {
+                op: Intrinsic::Stdout,
+                ..
+            } if at.ty == Type::Ostream => break,
+            _ => return None,
+        }
+    }
+    values.reverse();
+    Some(values)
+}
+
+/// Whether compiled host code prints `v` (see [`printed_values`]).
+fn printable(v: &Expr) -> bool {
+    match (&v.kind, &v.ty) {
+        (ExprKind::Str(_), _) => true,
+        (
+            ExprKind::Intrinsic {
+                op: Intrinsic::Manipulator(_),
+                args,
+            },
+            _,
+        ) => args.len() <= 1,
+        (ExprKind::Const(Const::Int(_)), Type::Scalar(Scalar::Char | Scalar::UChar)) => true,
+        (_, Type::Scalar(s)) => crate::exec::PRINTED_SCALARS.contains(s),
+        _ => false,
+    }
+}
+
+/// The nodes of a printing chain compiled code runs (see
+/// [`printed_values`]) other than the values' own code: the `<<`s, the
+/// stream, and the values that are constants.
+pub(crate) fn print_chain_nodes(e: &Expr) -> Option<Vec<*const Expr>> {
+    let values = printed_values(e)?;
+    let mut nodes = Vec::new();
+    let mut at = e;
+    while let ExprKind::Intrinsic {
+        op: Intrinsic::Print,
+        args,
+    } = &at.kind
+    {
+        nodes.push(at as *const Expr);
+        at = &args[0];
+    }
+    nodes.push(at as *const Expr);
+    for v in values {
+        if matches!(
+            v.kind,
+            ExprKind::Str(_)
+                | ExprKind::Const(_)
+                | ExprKind::Intrinsic {
+                    op: Intrinsic::Manipulator(_),
+                    ..
+                }
+        ) {
+            nodes.push(v as *const Expr);
+        }
+    }
+    Some(nodes)
+}
+
+/// True when block `b`, or a function it calls, prints (other than what
+/// compiled code prints: [`printed_values`]), throws, launches a kernel or
+/// allocates: code compiled host loops never run.
 fn prints(prog: &Program, b: &IrBlock) -> bool {
     let found = std::cell::Cell::new(false);
     let mut calls = Vec::new();
+    // The nodes of printing chains compiled code runs, found at the chain's
+    // outer `<<` (the walk visits an expression before its parts).
+    let covered: std::cell::RefCell<std::collections::HashSet<*const Expr>> = Default::default();
     let look = |e: &Expr, calls: &mut Vec<FuncId>| {
+        if covered.borrow().contains(&(e as *const Expr)) {
+            return;
+        }
+        if let Some(nodes) = print_chain_nodes(e) {
+            covered.borrow_mut().extend(nodes);
+            return;
+        }
         let host_only = match &e.kind {
             ExprKind::Str(_)
             | ExprKind::Throw(_)
