@@ -208,11 +208,30 @@ impl Emitter<'_, '_, '_> {
             return decline(Decline::LibraryOperation("Print".into()));
         };
         for v in values {
+            if let Some(text) = crate::plan::host::literal_text(v) {
+                let k = self
+                    .print_item_number(tessera_runtime::launch::PrintItem::Bytes(text.clone()))?;
+                let k = self.b.ins().iconst(types::I32, k as i64);
+                let zero = self.b.ins().iconst(types::I32, 0);
+                let call = self.b.ins().call(item_fn, &[self.entry.env, k, zero]);
+                self.print_status(call);
+                continue;
+            }
+            if let Some((cond, yes, no)) = crate::plan::host::literal_choice(v) {
+                let c = self.scalar(cond)?;
+                let yes =
+                    self.print_item_number(tessera_runtime::launch::PrintItem::Bytes(yes.clone()))?;
+                let no =
+                    self.print_item_number(tessera_runtime::launch::PrintItem::Bytes(no.clone()))?;
+                let yes = self.b.ins().iconst(types::I32, yes as i64);
+                let no = self.b.ins().iconst(types::I32, no as i64);
+                let k = self.b.ins().select(c, yes, no);
+                let zero = self.b.ins().iconst(types::I32, 0);
+                let call = self.b.ins().call(item_fn, &[self.entry.env, k, zero]);
+                self.print_status(call);
+                continue;
+            }
             let item = match (&v.kind, &v.ty) {
-                (ExprKind::Str(bytes), _) => Some((
-                    tessera_runtime::launch::PrintItem::Bytes(bytes.clone()),
-                    None,
-                )),
                 (ExprKind::Const(Const::Int(c)), Type::Scalar(Scalar::Char | Scalar::UChar)) => {
                     Some((
                         tessera_runtime::launch::PrintItem::Bytes(vec![*c as u8]),
@@ -238,16 +257,7 @@ impl Emitter<'_, '_, '_> {
                         }
                         None => self.b.ins().iconst(types::I32, 0),
                     };
-                    let Some(host) = self.host.as_mut() else {
-                        return decline(Decline::LibraryOperation("Print".into()));
-                    };
-                    let k = match host.print_items.iter().position(|i| *i == item) {
-                        Some(k) => k,
-                        None => {
-                            host.print_items.push(item);
-                            host.print_items.len() - 1
-                        }
-                    };
+                    let k = self.print_item_number(item)?;
                     let k = self.b.ins().iconst(types::I32, k as i64);
                     self.b.ins().call(item_fn, &[self.entry.env, k, arg])
                 }
@@ -263,13 +273,32 @@ impl Emitter<'_, '_, '_> {
                     self.b.ins().call(scalar_fn, &[self.entry.env, code, bits])
                 }
             };
-            let status = self.b.inst_results(call)[0];
-            let go = self.b.create_block();
-            let stopped = self.entry.stopped;
-            self.b.ins().brif(status, stopped, &[], go, &[]);
-            self.b.switch_to_block(go);
+            self.print_status(call);
         }
         Ok(V::Unit)
+    }
+
+    /// The number of a host statement's print item, added if new.
+    fn print_item_number(&mut self, item: tessera_runtime::launch::PrintItem) -> R<usize> {
+        let Some(host) = self.host.as_mut() else {
+            return decline(Decline::LibraryOperation("Print".into()));
+        };
+        Ok(match host.print_items.iter().position(|i| *i == item) {
+            Some(k) => k,
+            None => {
+                host.print_items.push(item);
+                host.print_items.len() - 1
+            }
+        })
+    }
+
+    /// After a printing helper's `call`: stops the run when it says so.
+    fn print_status(&mut self, call: cranelift_codegen::ir::Inst) {
+        let status = self.b.inst_results(call)[0];
+        let go = self.b.create_block();
+        let stopped = self.entry.stopped;
+        self.b.ins().brif(status, stopped, &[], go, &[]);
+        self.b.switch_to_block(go);
     }
 
     /// Operations on indices, extents and the tiled index.

@@ -257,10 +257,32 @@ pub(crate) fn printed_values(e: &Expr) -> Option<Vec<&Expr>> {
     Some(values)
 }
 
+/// The bytes of a string literal, also one converted (to `const char*`).
+pub(crate) fn literal_text(e: &Expr) -> Option<&Vec<u8>> {
+    match &e.kind {
+        ExprKind::Str(bytes) => Some(bytes),
+        ExprKind::Convert(inner) => literal_text(inner),
+        _ => None,
+    }
+}
+
+/// `c ? "a" : "b"`: the condition and the two literals' bytes.
+pub(crate) fn literal_choice(e: &Expr) -> Option<(&Expr, &Vec<u8>, &Vec<u8>)> {
+    match &e.kind {
+        ExprKind::Conditional { cond, then, els } => {
+            Some((cond, literal_text(then)?, literal_text(els)?))
+        }
+        ExprKind::Convert(inner) => literal_choice(inner),
+        _ => None,
+    }
+}
+
 /// Whether compiled host code prints `v` (see [`printed_values`]).
 fn printable(v: &Expr) -> bool {
+    if literal_text(v).is_some() || literal_choice(v).is_some() {
+        return true;
+    }
     match (&v.kind, &v.ty) {
-        (ExprKind::Str(_), _) => true,
         (
             ExprKind::Intrinsic {
                 op: Intrinsic::Manipulator(_),
@@ -291,10 +313,32 @@ pub(crate) fn print_chain_nodes(e: &Expr) -> Option<Vec<*const Expr>> {
     }
     nodes.push(at as *const Expr);
     for v in values {
-        if matches!(
+        // A literal, or a choice of two, with the conversions around them
+        // (a choice's condition is code like any).
+        let literal = |e: &Expr, nodes: &mut Vec<*const Expr>| {
+            let mut at = e;
+            while let ExprKind::Convert(inner) = &at.kind {
+                nodes.push(at as *const Expr);
+                at = inner;
+            }
+            nodes.push(at as *const Expr);
+        };
+        if literal_text(v).is_some() {
+            literal(v, &mut nodes);
+        } else if literal_choice(v).is_some() {
+            let mut at = v;
+            while let ExprKind::Convert(inner) = &at.kind {
+                nodes.push(at as *const Expr);
+                at = inner;
+            }
+            nodes.push(at as *const Expr);
+            if let ExprKind::Conditional { then, els, .. } = &at.kind {
+                literal(then, &mut nodes);
+                literal(els, &mut nodes);
+            }
+        } else if matches!(
             v.kind,
-            ExprKind::Str(_)
-                | ExprKind::Const(_)
+            ExprKind::Const(_)
                 | ExprKind::Intrinsic {
                     op: Intrinsic::Manipulator(_),
                     ..
