@@ -45,6 +45,10 @@ pub(crate) struct HostCost {
     copied: usize,
 }
 
+/// The most text a compiled host statement's run keeps before it stops
+/// and leaves the statement to the interpreter (which writes as it goes).
+const HOST_OUTPUT_ROOM: u64 = 64 << 20;
+
 /// A generous time to convert one element between the engines' forms.
 const CONVERT_NS: u64 = 2;
 
@@ -916,6 +920,14 @@ impl Machine<'_> {
             })
             .map(|(_, b)| b.len.saturating_mul(b.elem_size as usize))
             .sum();
+        // Room for what the run prints, kept until it ends: counted against
+        // the memory limit meanwhile.
+        let room = HOST_OUTPUT_ROOM.min(self.meter.limit().saturating_sub(self.meter.used()) / 2);
+        let output_room = if self.meter.take(room).is_ok() {
+            room
+        } else {
+            0
+        };
         let mut launch = Launch {
             kernel: func,
             extent: Vec::new(),
@@ -925,6 +937,7 @@ impl Machine<'_> {
             interrupt: self.interrupt.clone(),
             output: Some(tessera_runtime::launch::HostOutput {
                 format: self.stream.clone(),
+                limit: output_room as usize,
                 ..Default::default()
             }),
         };
@@ -934,6 +947,7 @@ impl Machine<'_> {
             ran_for = t.elapsed();
             outcome
         });
+        self.meter.give(output_room);
         if !done {
             // Failed: a check, or a branch compiled code does not run
             // (printing, say) was reached. The interpreter runs the loop

@@ -587,6 +587,11 @@ impl Meter {
         self.limit
     }
 
+    /// The bytes in use.
+    pub(crate) fn used(&self) -> u64 {
+        self.used.get()
+    }
+
     /// Returns `bytes` to the budget.
     pub(crate) fn give(&self, bytes: u64) {
         self.used.set(self.used.get().saturating_sub(bytes));

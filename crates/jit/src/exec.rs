@@ -336,7 +336,7 @@ impl Control {
 /// The printing state of the run whose argument words are `env`, with
 /// what to do with it; `1` (stop the run, which the interpreter then runs
 /// again and prints as it goes) when there is none, it is poisoned, or the
-/// text grew past [`HostOutput::MAX_BYTES`].
+/// text grew past its limit.
 fn with_printing(env: *const u64, f: impl FnOnce(&mut Printing)) -> i32 {
     // SAFETY: as in `poll`: word 0 of the words generated code passes is
     // the address of the run's `Control`, alive for the whole run.
@@ -345,7 +345,7 @@ fn with_printing(env: *const u64, f: impl FnOnce(&mut Printing)) -> i32 {
         return 1;
     };
     f(&mut printing);
-    i32::from(printing.output.bytes.len() > HostOutput::MAX_BYTES)
+    i32::from(printing.output.bytes.len() > printing.output.limit)
 }
 
 /// `std::cout << x` of a number in compiled host code: `scalar` numbers
@@ -373,7 +373,8 @@ extern "C" fn print_scalar(env: *const u64, scalar: i32, bits: i64) -> i32 {
         // A field wider than the interpreter builds without counting it
         // against the memory limit: left to the interpreter.
         if p.output.format.output_bound(floating) > 1 << 16 {
-            p.output.bytes.resize(HostOutput::MAX_BYTES + 1, 0);
+            p.output.limit = 0;
+            p.output.bytes.push(0);
             return;
         }
         p.output.format.write_scalar(v, &mut p.output.bytes);
@@ -397,7 +398,10 @@ extern "C" fn print_item(env: *const u64, item: i32, arg: i32) -> i32 {
                     output.flushed = true;
                 }
             }
-            None => output.bytes.resize(HostOutput::MAX_BYTES + 1, 0),
+            None => {
+                output.limit = 0;
+                output.bytes.push(0);
+            }
         }
     })
 }

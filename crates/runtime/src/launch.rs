@@ -541,12 +541,9 @@ pub struct HostOutput {
     /// Whether a `std::endl` or `std::flush` was printed (the interpreter
     /// flushes its output then).
     pub flushed: bool,
-}
-
-impl HostOutput {
-    /// The most a run keeps before it stops and leaves the statement to the
-    /// interpreter, which writes as it goes.
-    pub const MAX_BYTES: usize = 1 << 20;
+    /// The most bytes the run may keep: one that would print more stops,
+    /// and the interpreter, which writes as it goes, runs the statement.
+    pub limit: usize,
 }
 
 /// What a compiled host statement prints other than numbers: a string
