@@ -698,8 +698,21 @@ impl Machine<'_> {
                 let v = self.copy_value(v, &args[1].ty, span)?;
                 if let Value::Vector(s) = vec {
                     self.take_memory(s.elem_bytes, span)?;
+                    let end = s.len();
                     s.push(v);
                     s.reshape();
+                    // A list's end iterator stays its end (a deque's, which
+                    // C++ invalidates here, follows it too).
+                    if matches!(args[0].ty, Type::Container(..)) {
+                        self.record_move(
+                            &s,
+                            Move::Appended {
+                                from: end,
+                                count: 1,
+                            },
+                            span,
+                        )?;
+                    }
                 }
                 Ok(Value::Void)
             }

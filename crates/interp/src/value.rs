@@ -675,14 +675,15 @@ pub(crate) struct Storage {
     /// positions, and with them iterator values, are stale after a change.
     pub(crate) reshaped: Cell<u64>,
     /// How many times elements changed position (an insertion before the
-    /// end, a rehash): a place or pointer holds the generation its position
+    /// end, a removal, a rehash): a place or pointer holds the generation its position
     /// was taken at, and [`Storage::follow`] carries the position through
     /// the moves since, so that a reference stays on its element as in C++.
     generation: Cell<u64>,
-    /// The moves since generation `moves_from`, kept only while something
-    /// besides the container may hold a position in it (see
-    /// [`Storage::record_move`]).
-    moves: RefCell<Vec<Move>>,
+    /// The moves since generation `moves_from`, each with the generation
+    /// before it (an `Appended` run spans one generation per element),
+    /// kept only while something besides the container may hold a
+    /// position in it (see [`Storage::record_move`]).
+    moves: RefCell<Vec<(u64, Move)>>,
     /// The generation before the first of `moves`.
     moves_from: Cell<u64>,
     /// Its elements are the zeros it was made with: nothing has written
@@ -1035,16 +1036,25 @@ impl Storage {
     /// by and the bytes dropped, for the memory limit.
     pub(crate) fn record_move(self: &Rc<Self>, mv: Move, others: usize) -> (u64, u64) {
         let mut moves = self.moves.borrow_mut();
-        let next = self.generation.get() + 1;
-        self.generation.set(next);
+        let before = self.generation.get();
+        self.generation.set(before + 1);
         if Rc::strong_count(self) <= 1 + others {
-            let dropped = moves.iter().map(Move::bytes).sum();
+            let dropped = moves.iter().map(|(_, m)| m.bytes()).sum();
             moves.clear();
-            self.moves_from.set(next);
+            self.moves_from.set(before + 1);
             return (0, dropped);
         }
+        // Appending right after an append extends its run: a loop of
+        // `push_back`s holds one move, not one per element.
+        if let (Move::Appended { from: at, count: 1 }, Some((_, Move::Appended { from, count }))) =
+            (&mv, moves.last_mut())
+            && *at == *from + *count
+        {
+            *count += 1;
+            return (0, 0);
+        }
         let added = mv.bytes();
-        moves.push(mv);
+        moves.push((before, mv));
         (added, 0)
     }
 
@@ -1063,16 +1073,30 @@ impl Storage {
     fn follow_moves(&self, mut at: usize, generation: u64, iterator: bool) -> Result<usize, Lost> {
         // Nothing holding a position can have a generation whose moves
         // were dropped.
-        let first = generation
-            .checked_sub(self.moves_from.get())
-            .and_then(|k| usize::try_from(k).ok())
-            .ok_or(Lost::Untracked)?;
+        if generation < self.moves_from.get() {
+            return Err(Lost::Untracked);
+        }
         let moves = self.moves.borrow();
-        for mv in moves.get(first..).ok_or(Lost::Untracked)? {
+        // The move the generation falls in (a run of appends spans several).
+        let start = moves.partition_point(|(g, mv)| g + mv.generations() <= generation);
+        for (n, (g, mv)) in moves.get(start..).unwrap_or_default().iter().enumerate() {
             match mv {
                 Move::Inserted(k) => {
                     if at >= *k {
                         at += 1;
+                    }
+                }
+                Move::Appended { from, count } => {
+                    // Only the end moves, to the end: what the appends
+                    // before `generation` (in the first move looked at)
+                    // did is already in `at`.
+                    let done = if n == 0 {
+                        generation.saturating_sub(*g) as usize
+                    } else {
+                        0
+                    };
+                    if at >= from + done {
+                        at += count - done;
                     }
                 }
                 Move::Removed { lo, hi } => {
@@ -1723,7 +1747,7 @@ impl Storage {
 impl Drop for Storage {
     fn drop(&mut self) {
         let n = self.len() as u64;
-        let moves: u64 = self.moves.get_mut().iter().map(Move::bytes).sum();
+        let moves: u64 = self.moves.get_mut().iter().map(|(_, m)| m.bytes()).sum();
         self.meter
             .give(n.saturating_mul(self.elem_bytes).saturating_add(moves));
     }
@@ -1735,6 +1759,15 @@ pub(crate) enum Move {
     /// One element went in before position `k`: those from `k` on moved up
     /// one.
     Inserted(usize),
+    /// `count` elements were appended one after another, the first at
+    /// position `from` (the end then): only the end moved, to the new end.
+    /// One generation per element.
+    Appended {
+        /// The end before the first.
+        from: usize,
+        /// How many.
+        count: usize,
+    },
     /// The elements at positions `lo..hi` went; those after moved down.
     Removed {
         /// The first removed.
@@ -1759,11 +1792,19 @@ pub(crate) enum Lost {
 }
 
 impl Move {
+    /// How many generations the move spans.
+    fn generations(&self) -> u64 {
+        match self {
+            Move::Appended { count, .. } => *count as u64,
+            _ => 1,
+        }
+    }
+
     /// The memory the move takes while kept.
     fn bytes(&self) -> u64 {
-        let own = std::mem::size_of::<Move>() as u64;
+        let own = std::mem::size_of::<(u64, Move)>() as u64;
         match self {
-            Move::Inserted(_) | Move::Removed { .. } => own,
+            Move::Inserted(_) | Move::Appended { .. } | Move::Removed { .. } => own,
             Move::Permuted(to) => own + 4 * to.len() as u64,
         }
     }
