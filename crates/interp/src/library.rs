@@ -10,8 +10,8 @@ use crate::value::{
 use std::rc::Rc;
 use tessera_diagnostics::{Span, codes};
 use tessera_ir::{
-    AtomicOp, Container, Expr, Intrinsic, Manipulator, MathFn, OutStream, Scalar, TiledIndexPart,
-    Type,
+    AtomicOp, Container, Expr, Intrinsic, LookupOp, Manipulator, MathFn, OutStream, Scalar,
+    TiledIndexPart, Type,
 };
 use tessera_runtime::format::ScalarValue;
 use tessera_runtime::format::StreamFormat;
@@ -439,6 +439,48 @@ impl Machine<'_> {
                     }
                 }
                 Ok(Value::Void)
+            }
+            Intrinsic::ContainerLookup { kind, op } => {
+                let cp = self.place(&args[0])?;
+                let c = self.read(&cp, span)?;
+                let v = self.eval(&args[1])?;
+                let elem = scalar(&args[1].ty);
+                let Value::Vector(s) = c else {
+                    return Ok(Value::Int(0));
+                };
+                let data = s.to_values();
+                self.charge(data.len() as u64 / 16, span)?;
+                // The equal elements' positions, first to last: a run in an
+                // ordered set, anywhere in an unordered one.
+                let equal_at: Vec<usize> = if kind.is_unordered() {
+                    data.iter()
+                        .enumerate()
+                        .filter(|(_, x)| equal(x, &v, elem))
+                        .map(|(k, _)| k)
+                        .collect()
+                } else {
+                    let lo = data.partition_point(|x| less(x, &v, elem));
+                    let hi = data.partition_point(|x| !less(&v, x, elem));
+                    (lo..hi.max(lo)).collect()
+                };
+                drop(data);
+                let n = equal_at.len() as i64;
+                match op {
+                    LookupOp::Find => Ok(Value::Int(
+                        equal_at.first().map_or(s.len() as i64, |&k| k as i64),
+                    )),
+                    LookupOp::Count => Ok(Value::Int(n)),
+                    LookupOp::Erase => {
+                        // From the last, so the positions before stay.
+                        for &k in equal_at.iter().rev() {
+                            s.remove(k, k + 1);
+                            s.reshape();
+                            self.meter.give(s.elem_bytes);
+                            self.record_move(&s, Move::Removed { lo: k, hi: k + 1 }, span)?;
+                        }
+                        Ok(Value::Int(n))
+                    }
+                }
             }
             Intrinsic::ContainerPushFront => {
                 let cp = self.place(&args[0])?;

@@ -791,6 +791,17 @@ pub enum Intrinsic {
     /// args `[container (a place), value]`; the value goes where the
     /// container's order puts it (and nowhere when a set has it already).
     ContainerInsert(Container),
+    /// `c.find(x)`, `c.count(x)` and `c.erase(x)` on a set: args
+    /// `[container (a place), value]`; the position of the first element
+    /// equal to the value in iteration order (the size when none is), how
+    /// many are equal, or how many were equal and are removed (each a
+    /// `long`).
+    ContainerLookup {
+        /// The container's kind (how it orders its elements).
+        kind: Container,
+        /// What is asked.
+        op: LookupOp,
+    },
     /// `c.push_front(x)` on a `std::deque` or `std::list`: args
     /// `[container (a place), value]`.
     ContainerPushFront,
@@ -1486,6 +1497,17 @@ pub mod fmtflags {
             _ => return None,
         })
     }
+}
+
+/// What `Intrinsic::ContainerLookup` asks of a set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LookupOp {
+    /// `find`: the position of the first equal element.
+    Find,
+    /// `count`: how many are equal.
+    Count,
+    /// `erase(x)`: removes the equal ones, and says how many there were.
+    Erase,
 }
 
 /// Stream manipulators.

@@ -119,6 +119,32 @@ pub(super) fn from_container(
     intrinsic(Intrinsic::AsIter, vec![base], ty, span)
 }
 
+/// The iterator at position `at` (a `long`) of container `c` (a place,
+/// read twice), as `begin()` moved on by `at`.
+pub(super) fn at_position(cx: &mut FnCx<'_>, c: Expr, at: Expr, span: Span) -> Expr {
+    let begin = from_container(cx, c, false, false, false, span);
+    let Some(it) = iter_type(&begin).cloned() else {
+        return begin;
+    };
+    let ptr = base(begin);
+    let ptr_ty = ptr.ty.clone();
+    let moved = mk(
+        ExprKind::PtrAdd {
+            ptr: Box::new(ptr),
+            offset: Box::new(at),
+        },
+        ptr_ty,
+        false,
+        span,
+    );
+    intrinsic(
+        Intrinsic::AsIter,
+        vec![moved],
+        Type::Iter(Box::new(it)),
+        span,
+    )
+}
+
 /// The pointer an iterator value holds.
 pub(super) fn base(e: Expr) -> Expr {
     let Some(it) = iter_type(&e) else {

@@ -14,7 +14,7 @@ use super::container::{iterator, make_iterator, read_through, same_place};
 use super::{Side, arity, check_side, intrinsic, mk, no_member};
 use crate::cx::{FnCx, error_expr};
 use tessera_diagnostics::{Diagnostic, Span, codes};
-use tessera_ir::{BinOp, Const, Container, Expr, ExprKind, Intrinsic, Scalar, Type};
+use tessera_ir::{BinOp, Const, Container, Expr, ExprKind, Intrinsic, LookupOp, Scalar, Type};
 use tessera_syntax::ast;
 
 /// The kind and element type of a container type.
@@ -197,10 +197,10 @@ fn members(kind: Container) -> &'static str {
             "`size()`, `empty()`, `clear()`, `push_back(x)`, `push_front(x)`, `emplace_back(x)`, `pop_back()`, `pop_front()`, `swap(other)`, `front()`, `back()`, `begin()`, `end()` (and `c`, `r`, `cr` forms)"
         }
         Container::Set | Container::MultiSet => {
-            "`size()`, `empty()`, `clear()`, `insert(x)`, `emplace(x)`, `begin()`, `end()` (and `c`, `r`, `cr` forms)"
+            "`size()`, `empty()`, `clear()`, `insert(x)`, `emplace(x)`, `find(x)`, `count(x)`, `erase(x)`, `swap(other)`, `begin()`, `end()` (and `c`, `r`, `cr` forms)"
         }
         Container::UnorderedSet | Container::UnorderedMultiSet => {
-            "`size()`, `empty()`, `clear()`, `insert(x)`, `emplace(x)`, `begin()`, `end()`, `cbegin()`, `cend()`"
+            "`size()`, `empty()`, `clear()`, `insert(x)`, `emplace(x)`, `find(x)`, `count(x)`, `erase(x)`, `swap(other)`, `begin()`, `end()`, `cbegin()`, `cend()`"
         }
     }
 }
@@ -237,7 +237,7 @@ pub(super) fn method(
         "push_back" | "push_front" | "emplace_back" | "emplace_front" | "front" | "back"
         | "pop_back" | "pop_front" => sequence,
         "swap" => true,
-        "insert" | "emplace" => kind.is_associative(),
+        "insert" | "emplace" | "find" | "count" | "erase" => kind.is_associative(),
         // The unordered containers' iterators only go forward.
         _ => {
             iterators.contains(&m)
@@ -329,6 +329,7 @@ pub(super) fn method(
             intrinsic(Intrinsic::ContainerClear, vec![base], Type::Void, span)
         }
         "swap" => super::container::container_swap(cx, &what, base, args, name.span, span),
+        "find" | "count" | "erase" => lookup(cx, &what, m, kind, &elem, base, args, span),
         "pop_back" | "pop_front" => {
             if !arity(cx, &what, &args, 0, "no arguments", span) {
                 return error_expr(span);
@@ -384,4 +385,73 @@ pub(super) fn method(
             make_iterator(base, m.ends_with("end"), reverse, m.starts_with('c'), span)
         }
     }
+}
+
+/// `c.find(x)`, `c.count(x)` and `c.erase(x)` on a set (`kind`, elements
+/// `elem`). `find` is an iterator at the position the lookup finds (the
+/// end when none is equal): the container's first element's address moved
+/// by that position, as `begin()` is. `erase` of an iterator is not
+/// supported yet (E0211).
+#[allow(clippy::too_many_arguments)]
+fn lookup(
+    cx: &mut FnCx<'_>,
+    what: &str,
+    m: &str,
+    kind: Container,
+    elem: &Type,
+    base: Expr,
+    args: Vec<Expr>,
+    span: Span,
+) -> Expr {
+    if !arity(cx, what, &args, 1, "the value looked for", span) {
+        return error_expr(span);
+    }
+    let Some(value) = args.into_iter().next() else {
+        return error_expr(span);
+    };
+    if m == "erase" && matches!(value.ty, Type::Iter(_) | Type::Iterator(_)) {
+        cx.ck.error(
+            codes::E0211,
+            value.span,
+            format!("{what} of an iterator is not supported yet"),
+            "an iterator",
+            "erase the value it points to: `c.erase(*it)` (of a set; a multiset's removes every equal one)",
+        );
+        return error_expr(span);
+    }
+    let value = cx.coerce(value, elem, "the value looked for");
+    let op = match m {
+        "find" => LookupOp::Find,
+        "count" => LookupOp::Count,
+        _ => {
+            cx.check_writable(&base, "modified");
+            LookupOp::Erase
+        }
+    };
+    if op != LookupOp::Find {
+        let n = intrinsic(
+            Intrinsic::ContainerLookup { kind, op },
+            vec![base, value],
+            Type::Scalar(Scalar::Long),
+            span,
+        );
+        return cx.convert_scalar(n, Scalar::ULong);
+    }
+    if !base.place {
+        cx.ck.error(
+            codes::E0211,
+            base.span,
+            "iterators of a temporary container are not supported",
+            "temporary container",
+            "store the container in a variable first",
+        );
+        return error_expr(span);
+    }
+    let at = intrinsic(
+        Intrinsic::ContainerLookup { kind, op },
+        vec![base.clone(), value],
+        Type::Scalar(Scalar::Long),
+        span,
+    );
+    super::iter::at_position(cx, base, at, span)
 }
