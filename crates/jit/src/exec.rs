@@ -15,6 +15,7 @@ use std::time::Instant;
 use tessera_ir::Scalar;
 use tessera_runtime::format::ScalarValue;
 use tessera_runtime::launch::{Arg, Bits, Buffer, HostOutput, Launch, LaunchOutcome, PrintItem};
+use tessera_runtime::printf;
 
 /// Shared by the workers of one launch; its address is argument word 0.
 struct Control {
@@ -389,6 +390,11 @@ extern "C" fn print_item(env: *const u64, item: i32, arg: i32) -> i32 {
         let Printing { output, items } = p;
         match usize::try_from(item).ok().and_then(|k| items.get(k)) {
             Some(PrintItem::Bytes(b)) => output.format.write_bytes(b, &mut output.bytes),
+            // A `printf` goes through `print_printf`, which has its values.
+            Some(PrintItem::Printf { .. }) => {
+                output.limit = 0;
+                output.bytes.push(0);
+            }
             Some(PrintItem::Manip(m)) => {
                 output.format.apply(*m, arg, &mut output.bytes);
                 if matches!(
@@ -406,14 +412,62 @@ extern "C" fn print_item(env: *const u64, item: i32, arg: i32) -> i32 {
     })
 }
 
+/// `printf(format, values...)` in compiled host code, for item `item` (a
+/// [`PrintItem::Printf`]) with its `count` values at `values` (words, as
+/// the item says). Returns the bytes written, or -1 to stop the run (a
+/// field wider than the interpreter builds without counting it against
+/// the memory limit, or too much text kept).
+extern "C" fn print_printf(env: *const u64, item: i32, values: *const u64, count: i32) -> i32 {
+    let mut written = -1;
+    let stop = with_printing(env, |p| {
+        let Printing { output, items } = p;
+        let Some(PrintItem::Printf { format, doubles }) =
+            usize::try_from(item).ok().and_then(|k| items.get(k))
+        else {
+            output.limit = 0;
+            output.bytes.push(0);
+            return;
+        };
+        let count = usize::try_from(count).unwrap_or(0);
+        if count != doubles.len() {
+            output.limit = 0;
+            output.bytes.push(0);
+            return;
+        }
+        // SAFETY: generated code passes the address of `count` words it
+        // stored just before the call, alive until it returns.
+        let words = unsafe { std::slice::from_raw_parts(values, count) };
+        let args: Vec<printf::Arg<'_>> = words
+            .iter()
+            .zip(doubles)
+            .map(|(&w, &double)| {
+                if double {
+                    printf::Arg::Double(f64::from_bits(w))
+                } else {
+                    printf::Arg::Int(w as i64)
+                }
+            })
+            .collect();
+        if printf::bound(format, &args) > 1 << 16 {
+            output.limit = 0;
+            output.bytes.push(0);
+            return;
+        }
+        let n = printf::format(format, &args, &mut output.bytes);
+        written = i32::try_from(n).unwrap_or(i32::MAX);
+    });
+    if stop != 0 { -1 } else { written }
+}
+
 /// The helpers by the names the generated code imports.
-pub(crate) fn helper_symbols() -> [(&'static str, *const u8); 5] {
+pub(crate) fn helper_symbols() -> [(&'static str, *const u8); 6] {
     [
         ("tessera_math_f32", math_f32 as *const u8),
         ("tessera_math_f64", math_f64 as *const u8),
         ("tessera_poll", poll as *const u8),
         ("tessera_print_scalar", print_scalar as *const u8),
         ("tessera_print_item", print_item as *const u8),
+        ("tessera_printf", print_printf as *const u8),
     ]
 }
 

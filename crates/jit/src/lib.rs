@@ -107,6 +107,7 @@ struct HelperIds {
     poll: cranelift_module::FuncId,
     print_scalar: cranelift_module::FuncId,
     print_item: cranelift_module::FuncId,
+    print_printf: cranelift_module::FuncId,
 }
 
 /// Builds the native code module, or says why this machine cannot.
@@ -318,6 +319,11 @@ fn new_module() -> Result<(JITModule, HelperIds), String> {
         &[types::I64, types::I32, types::I32],
         types::I32,
     )?;
+    let print_printf = declare(
+        "tessera_printf",
+        &[types::I64, types::I32, types::I64, types::I32],
+        types::I32,
+    )?;
     Ok((
         module,
         HelperIds {
@@ -326,6 +332,7 @@ fn new_module() -> Result<(JITModule, HelperIds), String> {
             poll,
             print_scalar,
             print_item,
+            print_printf,
         },
     ))
 }
@@ -342,6 +349,7 @@ fn start_function(
         math_f64: module.declare_func_in_func(ids.math_f64, &mut ctx.func),
         poll: module.declare_func_in_func(ids.poll, &mut ctx.func),
         print: None,
+        printf: None,
     }
 }
 
@@ -636,6 +644,7 @@ impl<'p> Jit<'p> {
             module.declare_func_in_func(ids.print_scalar, &mut ctx.func),
             module.declare_func_in_func(ids.print_item, &mut ctx.func),
         ));
+        helpers.printf = Some(module.declare_func_in_func(ids.print_printf, &mut ctx.func));
         let frontend = module.isa().frontend_config();
         let mut fbc = FunctionBuilderContext::new();
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);

@@ -555,6 +555,15 @@ pub enum PrintItem {
     Bytes(Vec<u8>),
     /// `std::endl`, `std::setw(n)`, `std::fixed`...
     Manip(tessera_ir::Manipulator),
+    /// `printf(format, values...)` to standard output: the format, and for
+    /// each value whether it is a `double` (else an integer, as its 64 bits
+    /// sign- or zero-extended as its type is).
+    Printf {
+        /// The format's bytes.
+        format: Vec<u8>,
+        /// Which values are `double`s.
+        doubles: Vec<bool>,
+    },
 }
 
 /// How a kernel engine handled a launch.

@@ -192,6 +192,9 @@ impl Emitter<'_, '_, '_> {
             Intrinsic::Print if self.host.is_some() && self.entry.helpers.print.is_some() => {
                 self.print(e)
             }
+            Intrinsic::Printf(_) if self.host.is_some() && self.entry.helpers.printf.is_some() => {
+                self.printf(e)
+            }
             _ => decline(Decline::LibraryOperation(format!("{op:?}"))),
         }
     }
@@ -276,6 +279,51 @@ impl Emitter<'_, '_, '_> {
             self.print_status(call);
         }
         Ok(V::Unit)
+    }
+
+    /// `printf(format, values...)` in a host statement: the values as
+    /// words in a stack slot, formatted by the `printf` helper into the
+    /// run's text (see `exec::print_printf`); its value is the bytes
+    /// written. A helper that says stop stops the run.
+    fn printf(&mut self, e: &Expr) -> R<V> {
+        let (Some((format, values)), Some(helper)) = (
+            crate::plan::host::printf_values(e),
+            self.entry.helpers.printf,
+        ) else {
+            return decline(Decline::LibraryOperation("Printf".into()));
+        };
+        let mut words = Vec::with_capacity(values.len());
+        let mut doubles = Vec::with_capacity(values.len());
+        for v in values {
+            let s = self.scalar_ty(&v.ty)?;
+            let x = self.scalar(v)?;
+            words.push(self.scalar_as_word(x, s));
+            doubles.push(s == Scalar::Double);
+        }
+        let slot = self.stack_slot(8 * (words.len().max(1) as u32), 8)?;
+        for (k, w) in words.iter().enumerate() {
+            self.b
+                .ins()
+                .stack_store(types::I64, *w, slot, (8 * k) as i32);
+        }
+        let addr = self.b.ins().stack_addr(types::I64, slot, 0);
+        let item = self.print_item_number(tessera_runtime::launch::PrintItem::Printf {
+            format: format.clone(),
+            doubles,
+        })?;
+        let item = self.b.ins().iconst(types::I32, item as i64);
+        let count = self.b.ins().iconst(types::I32, words.len() as i64);
+        let call = self
+            .b
+            .ins()
+            .call(helper, &[self.entry.env, item, addr, count]);
+        let written = self.b.inst_results(call)[0];
+        let stop = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, written, 0);
+        let go = self.b.create_block();
+        let stopped = self.entry.stopped;
+        self.b.ins().brif(stop, stopped, &[], go, &[]);
+        self.b.switch_to_block(go);
+        Ok(V::S(written))
     }
 
     /// The number of a host statement's print item, added if new.

@@ -257,6 +257,8 @@ pub(crate) struct Helpers {
     /// The printing helpers of host code (`exec::print_scalar`,
     /// `exec::print_item`); kernels have none.
     pub(crate) print: Option<(FuncRef, FuncRef)>,
+    /// The `printf` helper of host code (`exec::print_printf`).
+    pub(crate) printf: Option<FuncRef>,
 }
 
 #[derive(Clone, Debug)]

@@ -277,6 +277,34 @@ pub(crate) fn literal_choice(e: &Expr) -> Option<(&Expr, &Vec<u8>, &Vec<u8>)> {
     }
 }
 
+/// The values of `printf(format, values...)` to standard output when
+/// compiled host code prints it (see `exec::print_printf`): a literal
+/// format and numbers (as C promotes them: `int`, `unsigned`, `long`,
+/// `unsigned long`, `double`). `None` for any other call (a `char*`
+/// value, another stream).
+pub(crate) fn printf_values(e: &Expr) -> Option<(&Vec<u8>, &[Expr])> {
+    let ExprKind::Intrinsic {
+        op: Intrinsic::Printf(tessera_ir::OutStream::Stdout),
+        args,
+    } = &e.kind
+    else {
+        return None;
+    };
+    let (format, values) = args.split_first()?;
+    let format = literal_text(format)?;
+    values
+        .iter()
+        .all(|v| {
+            matches!(
+                v.ty,
+                Type::Scalar(
+                    Scalar::Int | Scalar::UInt | Scalar::Long | Scalar::ULong | Scalar::Double
+                )
+            )
+        })
+        .then_some((format, values))
+}
+
 /// Whether compiled host code prints `v` (see [`printed_values`]).
 fn printable(v: &Expr) -> bool {
     if literal_text(v).is_some() || literal_choice(v).is_some() {
@@ -365,6 +393,21 @@ fn prints(prog: &Program, b: &IrBlock) -> bool {
         }
         if let Some(nodes) = print_chain_nodes(e) {
             covered.borrow_mut().extend(nodes);
+            return;
+        }
+        if printf_values(e).is_some() {
+            // The call and its format (the values are code like any).
+            let mut covered = covered.borrow_mut();
+            covered.insert(e as *const Expr);
+            if let ExprKind::Intrinsic { args, .. } = &e.kind
+                && let Some(mut at) = args.first()
+            {
+                covered.insert(at as *const Expr);
+                while let ExprKind::Convert(inner) = &at.kind {
+                    at = inner;
+                    covered.insert(at as *const Expr);
+                }
+            }
             return;
         }
         let host_only = match &e.kind {
