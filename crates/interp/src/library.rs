@@ -440,6 +440,55 @@ impl Machine<'_> {
                 }
                 Ok(Value::Void)
             }
+            Intrinsic::ContainerLookup {
+                op: LookupOp::EraseAt,
+                ..
+            } => {
+                let cp = self.place(&args[0])?;
+                let c = self.read(&cp, span)?;
+                let it = self.eval(&args[1])?;
+                let (Value::Vector(s), Value::Ptr(p)) = (c, &it) else {
+                    return Ok(it);
+                };
+                let class = container_name(&args[0].ty);
+                let at = match &p.target {
+                    crate::value::Target::Storage(t) if Rc::ptr_eq(t, &s) => {
+                        usize::try_from(p.offset).ok().filter(|&k| k < s.len())
+                    }
+                    _ => {
+                        return Err(self
+                            .error(
+                                codes::R0007,
+                                args[1].span,
+                                format!("`erase` of an iterator of another `std::{class}`"),
+                            )
+                            .with_label("not an iterator of this container")
+                            .with_note("C++ leaves this undefined")
+                            .into());
+                    }
+                };
+                let Some(at) = at else {
+                    return Err(self
+                        .error(
+                            codes::R0001,
+                            args[1].span,
+                            format!("`erase` of the end of a `std::{class}`"),
+                        )
+                        .with_label("`end()` designates no element")
+                        .with_note("C++ leaves this undefined")
+                        .into());
+                };
+                self.charge(s.len() as u64 / 16, span)?;
+                s.remove(at, at + 1);
+                s.reshape();
+                self.meter.give(s.elem_bytes);
+                self.record_move(&s, Move::Removed { lo: at, hi: at + 1 }, span)?;
+                // The element after the erased one, at the position now.
+                let mut next = (**p).clone();
+                next.offset = at as i64;
+                next.generation = s.generation();
+                Ok(Value::Ptr(Rc::new(next)))
+            }
             Intrinsic::ContainerLookup { kind, op } => {
                 let cp = self.place(&args[0])?;
                 let c = self.read(&cp, span)?;
@@ -470,6 +519,7 @@ impl Machine<'_> {
                         equal_at.first().map_or(s.len() as i64, |&k| k as i64),
                     )),
                     LookupOp::Count => Ok(Value::Int(n)),
+                    LookupOp::EraseAt => Ok(Value::Int(0)),
                     LookupOp::Erase => {
                         // From the last, so the positions before stay.
                         for &k in equal_at.iter().rev() {

@@ -791,7 +791,8 @@ pub enum Intrinsic {
     /// args `[container (a place), value]`; the value goes where the
     /// container's order puts it (and nowhere when a set has it already).
     ContainerInsert(Container),
-    /// `c.find(x)`, `c.count(x)` and `c.erase(x)` on a set: args
+    /// `c.find(x)`, `c.count(x)` and `c.erase(x)` on a set (and
+    /// `c.erase(it)` on a set or a list, see `LookupOp::EraseAt`): args
     /// `[container (a place), value]`; the position of the first element
     /// equal to the value in iteration order (the size when none is), how
     /// many are equal, or how many were equal and are removed (each a
@@ -1508,6 +1509,10 @@ pub enum LookupOp {
     Count,
     /// `erase(x)`: removes the equal ones, and says how many there were.
     Erase,
+    /// `erase(it)` (of a set or a list): the value is the pointer the
+    /// iterator holds; removes that element, and is a pointer to the
+    /// element after it (of the expression's pointer type).
+    EraseAt,
 }
 
 /// Stream manipulators.

@@ -194,13 +194,13 @@ fn members(kind: Container) -> &'static str {
             "`size()`, `empty()`, `clear()`, `push_back(x)`, `push_front(x)`, `emplace_back(x)`, `pop_back()`, `pop_front()`, `swap(other)`, `front()`, `back()`, `begin()`, `end()` (and `c`, `r`, `cr` forms) and `d[i]`"
         }
         Container::List => {
-            "`size()`, `empty()`, `clear()`, `push_back(x)`, `push_front(x)`, `emplace_back(x)`, `pop_back()`, `pop_front()`, `swap(other)`, `front()`, `back()`, `begin()`, `end()` (and `c`, `r`, `cr` forms)"
+            "`size()`, `empty()`, `clear()`, `push_back(x)`, `push_front(x)`, `emplace_back(x)`, `pop_back()`, `pop_front()`, `erase(it)`, `swap(other)`, `front()`, `back()`, `begin()`, `end()` (and `c`, `r`, `cr` forms)"
         }
         Container::Set | Container::MultiSet => {
-            "`size()`, `empty()`, `clear()`, `insert(x)`, `emplace(x)`, `find(x)`, `count(x)`, `erase(x)`, `swap(other)`, `begin()`, `end()` (and `c`, `r`, `cr` forms)"
+            "`size()`, `empty()`, `clear()`, `insert(x)`, `emplace(x)`, `find(x)`, `count(x)`, `erase(x)`, `erase(it)`, `swap(other)`, `begin()`, `end()` (and `c`, `r`, `cr` forms)"
         }
         Container::UnorderedSet | Container::UnorderedMultiSet => {
-            "`size()`, `empty()`, `clear()`, `insert(x)`, `emplace(x)`, `find(x)`, `count(x)`, `erase(x)`, `swap(other)`, `begin()`, `end()`, `cbegin()`, `cend()`"
+            "`size()`, `empty()`, `clear()`, `insert(x)`, `emplace(x)`, `find(x)`, `count(x)`, `erase(x)`, `erase(it)`, `swap(other)`, `begin()`, `end()`, `cbegin()`, `cend()`"
         }
     }
 }
@@ -237,7 +237,8 @@ pub(super) fn method(
         "push_back" | "push_front" | "emplace_back" | "emplace_front" | "front" | "back"
         | "pop_back" | "pop_front" => sequence,
         "swap" => true,
-        "insert" | "emplace" | "find" | "count" | "erase" => kind.is_associative(),
+        "insert" | "emplace" | "find" | "count" => kind.is_associative(),
+        "erase" => kind.is_associative() || kind == Container::List,
         // The unordered containers' iterators only go forward.
         _ => {
             iterators.contains(&m)
@@ -410,12 +411,15 @@ fn lookup(
         return error_expr(span);
     };
     if m == "erase" && matches!(value.ty, Type::Iter(_) | Type::Iterator(_)) {
+        return erase_at(cx, what, kind, base, value, span);
+    }
+    if kind == Container::List {
         cx.ck.error(
-            codes::E0211,
+            codes::E0203,
             value.span,
-            format!("{what} of an iterator is not supported yet"),
-            "an iterator",
-            "erase the value it points to: `c.erase(*it)` (of a set; a multiset's removes every equal one)",
+            format!("mismatched types: {what} takes an iterator"),
+            "not an iterator",
+            "`l.remove(x)` removes the elements equal to a value (not supported yet)",
         );
         return error_expr(span);
     }
@@ -454,4 +458,59 @@ fn lookup(
         span,
     );
     super::iter::at_position(cx, base, at, span)
+}
+
+/// `c.erase(it)` on a set or a list: removes the element `it` designates
+/// and is an iterator at the element after it.
+fn erase_at(
+    cx: &mut FnCx<'_>,
+    what: &str,
+    kind: Container,
+    base: Expr,
+    it: Expr,
+    span: Span,
+) -> Expr {
+    let it = super::algorithm::materialize(cx, it);
+    let Some(ty) = super::iter::iter_type(&it)
+        .filter(|t| t.of == Some(kind) && !t.reverse)
+        .cloned()
+    else {
+        let shown = cx.ck.show(&it.ty);
+        cx.ck.error(
+            codes::E0203,
+            it.span,
+            format!("mismatched types: {what} takes an iterator of the container, not `{shown}`"),
+            format!("this is `{shown}`"),
+            "",
+        );
+        return error_expr(span);
+    };
+    if !base.place {
+        cx.ck.error(
+            codes::E0211,
+            base.span,
+            "iterators of a temporary container are not supported",
+            "temporary container",
+            "store the container in a variable first",
+        );
+        return error_expr(span);
+    }
+    cx.check_writable(&base, "modified");
+    let ptr = super::iter::base(it);
+    let ptr_ty = ptr.ty.clone();
+    let next = intrinsic(
+        Intrinsic::ContainerLookup {
+            kind,
+            op: LookupOp::EraseAt,
+        },
+        vec![base, ptr],
+        ptr_ty,
+        span,
+    );
+    intrinsic(
+        Intrinsic::AsIter,
+        vec![next],
+        Type::Iter(Box::new(ty)),
+        span,
+    )
 }
