@@ -372,14 +372,7 @@ pub(super) fn method(
             if !arity(cx, &what, &args, 0, "no arguments", span) {
                 return error_expr(span);
             }
-            if !base.place {
-                cx.ck.error(
-                    codes::E0211,
-                    base.span,
-                    "iterators of a temporary container are not supported",
-                    "temporary container",
-                    "store the container in a variable first",
-                );
+            if temporary(cx, &base) {
                 return error_expr(span);
             }
             let reverse = m.contains("rbegin") || m.contains("rend");
@@ -441,14 +434,7 @@ fn lookup(
         );
         return cx.convert_scalar(n, Scalar::ULong);
     }
-    if !base.place {
-        cx.ck.error(
-            codes::E0211,
-            base.span,
-            "iterators of a temporary container are not supported",
-            "temporary container",
-            "store the container in a variable first",
-        );
+    if temporary(cx, &base) {
         return error_expr(span);
     }
     let at = intrinsic(
@@ -485,14 +471,7 @@ fn erase_at(
         );
         return error_expr(span);
     };
-    if !base.place {
-        cx.ck.error(
-            codes::E0211,
-            base.span,
-            "iterators of a temporary container are not supported",
-            "temporary container",
-            "store the container in a variable first",
-        );
+    if temporary(cx, &base) {
         return error_expr(span);
     }
     cx.check_writable(&base, "modified");
@@ -513,4 +492,20 @@ fn erase_at(
         Type::Iter(Box::new(ty)),
         span,
     )
+}
+
+/// Reports an iterator asked of a temporary container (it would outlive
+/// the container); true when it did.
+fn temporary(cx: &mut FnCx<'_>, base: &Expr) -> bool {
+    if base.place {
+        return false;
+    }
+    cx.ck.error(
+        codes::E0211,
+        base.span,
+        "iterators of a temporary container are not supported",
+        "temporary container",
+        "store the container in a variable first",
+    );
+    true
 }
