@@ -1341,14 +1341,16 @@ impl<'p> Machine<'p> {
                 let Ok(i) = storage.follow(*i, *generation, false) else {
                     return Err(self.removed_element(span, "reference"));
                 };
-                if i >= storage.len() {
-                    return Err(self.past_the_data(i, storage.len(), span));
-                }
-                if place.path.is_empty() {
+                let v = if place.path.is_empty() {
                     storage.element(i).map(|v| Ok(Some(v)))
                 } else {
                     storage.read_in(i, &place.path)
+                };
+                // Checked only when nothing was read: the hot path reads.
+                if v.is_none() && i >= storage.len() {
+                    return Err(self.past_the_data(i, storage.len(), span));
                 }
+                v
             }
             Root::Temp(cell) => Some(read_path(&cell.borrow(), &place.path)),
             Root::Pun(pun, byte) => {

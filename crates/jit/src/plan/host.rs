@@ -343,26 +343,14 @@ pub(crate) fn print_chain_nodes(e: &Expr) -> Option<Vec<*const Expr>> {
     for v in values {
         // A literal, or a choice of two, with the conversions around them
         // (a choice's condition is code like any).
-        let literal = |e: &Expr, nodes: &mut Vec<*const Expr>| {
-            let mut at = e;
-            while let ExprKind::Convert(inner) = &at.kind {
-                nodes.push(at as *const Expr);
-                at = inner;
-            }
-            nodes.push(at as *const Expr);
-        };
         if literal_text(v).is_some() {
-            literal(v, &mut nodes);
+            through_conversions(v, &mut nodes);
         } else if literal_choice(v).is_some() {
-            let mut at = v;
-            while let ExprKind::Convert(inner) = &at.kind {
-                nodes.push(at as *const Expr);
-                at = inner;
-            }
-            nodes.push(at as *const Expr);
-            if let ExprKind::Conditional { then, els, .. } = &at.kind {
-                literal(then, &mut nodes);
-                literal(els, &mut nodes);
+            if let ExprKind::Conditional { then, els, .. } =
+                &through_conversions(v, &mut nodes).kind
+            {
+                through_conversions(then, &mut nodes);
+                through_conversions(els, &mut nodes);
             }
         } else if matches!(
             v.kind,
@@ -376,6 +364,18 @@ pub(crate) fn print_chain_nodes(e: &Expr) -> Option<Vec<*const Expr>> {
         }
     }
     Some(nodes)
+}
+
+/// Adds `e` and the conversions inside it to `nodes`; the expression they
+/// convert.
+fn through_conversions<'e>(e: &'e Expr, nodes: &mut Vec<*const Expr>) -> &'e Expr {
+    let mut at = e;
+    while let ExprKind::Convert(inner) = &at.kind {
+        nodes.push(at as *const Expr);
+        at = inner;
+    }
+    nodes.push(at as *const Expr);
+    at
 }
 
 /// True when block `b`, or a function it calls, prints (other than what
@@ -397,17 +397,13 @@ fn prints(prog: &Program, b: &IrBlock) -> bool {
         }
         if printf_values(e).is_some() {
             // The call and its format (the values are code like any).
-            let mut covered = covered.borrow_mut();
-            covered.insert(e as *const Expr);
+            let mut nodes = vec![e as *const Expr];
             if let ExprKind::Intrinsic { args, .. } = &e.kind
-                && let Some(mut at) = args.first()
+                && let Some(format) = args.first()
             {
-                covered.insert(at as *const Expr);
-                while let ExprKind::Convert(inner) = &at.kind {
-                    at = inner;
-                    covered.insert(at as *const Expr);
-                }
+                through_conversions(format, &mut nodes);
             }
+            covered.borrow_mut().extend(nodes);
             return;
         }
         let host_only = match &e.kind {
