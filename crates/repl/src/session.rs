@@ -627,6 +627,7 @@ impl Session {
         let unit = TranslationUnit {
             items,
             library_files: Vec::new(),
+            standard_headers: None,
         };
         let checked = tessera_driver::check_parsed(&self.sources, &unit, Vec::new());
         let mut items = unit.items;

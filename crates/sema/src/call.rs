@@ -85,7 +85,19 @@ impl FnCx<'_> {
                 return self.call_member_pointer(object, pointer, lowered, span);
             }
             K::Name(path) if path.last() == "parallel_for_each" => {
+                if !crate::library::headers::declared(self.ck, path) {
+                    return error_expr(span);
+                }
                 return self.launch(path, args, span);
+            }
+            // A name of namespace `std` (or of C++ AMP's) is the library's,
+            // whether built in or written in a header's text: it needs
+            // the header that declares it.
+            K::Name(path)
+                if crate::library::headers::is_library_namespace(path)
+                    && !crate::library::headers::declared(self.ck, path) =>
+            {
+                return error_expr(span);
             }
             // C++ AMP's atomics take the address of the location: `atomic_fetch_add(&x, 1)`.
             // Tessera has no pointers, so the place itself is passed on.

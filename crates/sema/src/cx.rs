@@ -16,6 +16,8 @@ pub struct Checker {
     /// The library header files of the unit (see
     /// `ast::TranslationUnit::library_files`).
     pub library_files: Vec<tessera_diagnostics::FileId>,
+    /// The standard headers the unit includes, and what they bring.
+    pub(crate) headers: crate::library::headers::Included,
     /// Member functions of library classes declared but not lowered yet:
     /// each is lowered on its first use (see `class::lower_library_member`).
     pub library_lazy: HashMap<FuncId, crate::class::LazyLibraryMember>,

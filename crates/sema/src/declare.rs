@@ -65,9 +65,16 @@ pub fn declare_all(ck: &mut Checker, unit: Cow<'_, TranslationUnit>) {
 /// Checks one item of the file.
 fn declare_item(ck: &mut Checker, item: &Item) {
     match &item.kind {
-        ItemKind::UsingNamespace(path) => ck.using_namespaces.push(path.text()),
-        ItemKind::UsingDecl(_)
-        | ItemKind::Namespace(_)
+        ItemKind::UsingNamespace(path) => {
+            crate::library::headers::directive_declared(ck, path);
+            ck.using_namespaces.push(path.text());
+        }
+        ItemKind::UsingDecl(path) => {
+            if crate::library::headers::is_library_namespace(path) {
+                crate::library::headers::declared(ck, path);
+            }
+        }
+        ItemKind::Namespace(_)
         | ItemKind::NamespaceAlias { .. }
         | ItemKind::Empty
         | ItemKind::Error => {}

@@ -91,6 +91,7 @@ pub fn flatten<'u>(
     let unit = Cow::Owned(TranslationUnit {
         items: std::mem::take(&mut flat.out),
         library_files: Vec::new(),
+        standard_headers: None,
     });
     let pending = (!flat.lazy.is_empty()).then(|| Pending(Box::new(flat)));
     (unit, pending)

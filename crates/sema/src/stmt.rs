@@ -278,6 +278,7 @@ impl FnCx<'_> {
             S::Return(value) => self.return_stmt(value.as_ref(), span, out),
             S::Using { namespace, path } => {
                 if *namespace {
+                    crate::library::headers::directive_declared(self.ck, path);
                     self.ck.using_namespaces.push(path.text());
                 } else if path
                     .last()
@@ -288,6 +289,8 @@ impl FnCx<'_> {
                     // Kept by the namespace pass, with the operator's flat
                     // name (one segment: `Concurrency::Test::operator<<`).
                     self.ck.used_operators.push(path.text());
+                } else if crate::library::headers::is_library_namespace(path) {
+                    crate::library::headers::declared(self.ck, path);
                 }
             }
             S::Goto(label) => {

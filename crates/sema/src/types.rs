@@ -441,6 +441,9 @@ fn named_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'
         BaseType::Named(path) => {
             let name = path.last();
             if name == "tile_barrier" && qualifier_ok(path, AMP_NAMESPACES) {
+                if !crate::library::headers::declared(ck, path) {
+                    return Type::Error;
+                }
                 return Type::TileBarrier;
             }
             if path.segments.len() == 1
@@ -483,6 +486,10 @@ fn named_type(ck: &mut Checker, ty: &BaseType, span: Span, consts: ConstLookup<'
                 && let Some(id) = ck.declared_only.get(name)
             {
                 return Type::Struct(*id);
+            }
+            // Not the program's own: a library type needs its header.
+            if !crate::library::headers::declared(ck, path) {
+                return Type::Error;
             }
             if is_wchar(ty) {
                 return Type::Scalar(Scalar::WChar);
@@ -649,6 +656,9 @@ fn template(
     }
     if path.segments.len() == 1 && ck.templates.classes.contains_key(name) {
         return crate::template::instantiate_class(ck, path, args, consts);
+    }
+    if !crate::library::headers::declared(ck, path) {
+        return Type::Error;
     }
     let amp_ok = qualifier_ok(path, AMP_NAMESPACES);
     for arg in args {

@@ -73,6 +73,13 @@ pub struct TranslationUnit {
     /// leaves library items out too).
     #[serde(skip)]
     pub library_files: Vec<FileId>,
+    /// The standard headers the unit includes (`iostream`, `amp.h`), as its
+    /// `#include`s name them, its own headers' included; `None` for a unit
+    /// not read from a file (a REPL session's program), to which every
+    /// library name is declared. The checker follows what each header
+    /// brings with it.
+    #[serde(skip)]
+    pub standard_headers: Option<Vec<&'static str>>,
 }
 
 /// A top-level declaration.

@@ -191,13 +191,16 @@ fn parse_unit_with(
         (input, diagnostics, _, _) =
             parse_with(&mut session, &segments, &headers, replaced, Mode::Unit, &[]);
     }
+    let standard_headers = session.macros.standard_headers().to_vec();
     let mut unit = match input {
         Input::Unit(unit) => unit,
         Input::Stmts(_) => TranslationUnit {
             items: Vec::new(),
             library_files: Vec::new(),
+            standard_headers: None,
         },
     };
+    unit.standard_headers = Some(standard_headers);
     unit.library_files = segments
         .iter()
         .map(|s| s.file)
@@ -271,6 +274,7 @@ fn run_parser<'s>(
                 Mode::Unit => Input::Unit(TranslationUnit {
                     items: Vec::new(),
                     library_files: Vec::new(),
+                    standard_headers: None,
                 }),
                 Mode::Stmts => Input::Stmts(Vec::new()),
             }
@@ -314,6 +318,7 @@ pub fn parse_in<'s>(
         Input::Stmts(_) => TranslationUnit {
             items: Vec::new(),
             library_files: Vec::new(),
+            standard_headers: None,
         },
     };
     Parsed { unit, diagnostics }
@@ -373,6 +378,7 @@ fn parse_with<'s>(
         Mode::Unit => Input::Unit(TranslationUnit {
             items: Vec::new(),
             library_files: Vec::new(),
+            standard_headers: None,
         }),
         Mode::Stmts => Input::Stmts(Vec::new()),
     };

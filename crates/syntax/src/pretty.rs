@@ -1172,6 +1172,7 @@ mod tests {
         });
         let unit = TranslationUnit {
             library_files: Vec::new(),
+            standard_headers: None,
             items: vec![Item {
                 kind: ItemKind::Function(crate::ast::Function {
                     ret: crate::ast::DeclSpecs {

@@ -528,3 +528,18 @@ pub(super) fn std_min_max(
     let fun = if is_min { MathFn::Fmin } else { MathFn::Fmax };
     intrinsic(Intrinsic::Math(fun), vec![a, b], Type::Scalar(ta), span)
 }
+
+/// Where math function `name` (or its `...f` form) is declared: in
+/// `<cmath>` (the C library's), and in `<amp_math.h>` (`fast_math`'s or
+/// `precise_math`'s). `(false, false)` for a name that is no math function.
+pub(super) fn declared_in(name: &str) -> (bool, bool) {
+    lookup(name).map_or((false, false), |(e, _)| {
+        (e.libs & C != 0, e.libs & (F | P) != 0)
+    })
+}
+
+/// True for the `concurrency::direct3d` functions a kernel may call
+/// without the namespace.
+pub(super) fn is_direct3d_unqualified(name: &str) -> bool {
+    D3D_UNQUALIFIED.contains(&name)
+}

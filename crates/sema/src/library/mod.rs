@@ -37,6 +37,7 @@ mod clib;
 pub(crate) mod container;
 mod device;
 mod elements;
+pub(crate) mod headers;
 mod iter;
 mod user_iter;
 
@@ -449,6 +450,9 @@ pub fn takes_address(path: &ast::Path) -> bool {
 
 /// A library name used as a value (`std::cout`, `std::endl`), if it is one.
 pub fn name(cx: &mut FnCx<'_>, path: &ast::Path) -> Option<Expr> {
+    if !headers::declared(cx.ck, path) {
+        return Some(error_expr(path.span));
+    }
     if let Some(e) = stream::name(cx, path)
         .or_else(|| clib::name(cx, path))
         .or_else(|| device::name(cx, path))
@@ -879,6 +883,9 @@ pub fn builtin_algorithm_form(name: &str, args: &[Expr]) -> bool {
 
 /// A call of a library function by name (`sqrt(x)`, `atomic_fetch_add(&a, 1)`, `copy(a, v)`).
 pub fn call(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: Span) -> Expr {
+    if !headers::declared(cx.ck, path) {
+        return error_expr(span);
+    }
     if args.iter().any(|a| a.ty.is_error()) {
         // `printf("...")` in a kernel: the literal was refused, the call is too.
         if clib::is_clib(path, namespace(path)) {

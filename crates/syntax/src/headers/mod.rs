@@ -37,22 +37,34 @@ pub fn source_of(header: &str) -> Option<(&'static str, &'static str)> {
 /// [`source_of`] gives it: text that lives as long as the program, which
 /// the bodies of library functions set aside keep (see [`crate::lazy`]).
 pub fn text_of_name(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "<algorithm>" => ALGORITHM,
-        "<cmath>" => CMATH,
-        "<amp_math.h>" => AMP_MATH,
-        "<cstring>" => CSTRING,
-        "<cctype>" => CCTYPE,
-        "<vector>" => VECTOR,
-        "<array>" => STD_ARRAY,
-        "<chrono>" => CHRONO,
-        "<string>" => STRING,
-        "<amp_short_vectors.h>" => SHORT_VECTORS,
-        "<ppl.h>" => PPL,
-        "<typeinfo>" => TYPEINFO,
-        _ => return None,
-    })
+    LIBRARY_TEXTS
+        .iter()
+        .find(|(shown, _)| *shown == name)
+        .map(|(_, text)| *text)
 }
+
+/// True when `text` is the whole text of one of the library's files.
+pub fn is_library_text(text: &str) -> bool {
+    LIBRARY_TEXTS
+        .iter()
+        .any(|(_, library)| library.len() == text.len() && *library == text)
+}
+
+/// Each library file: the name it is shown under, and its text.
+const LIBRARY_TEXTS: &[(&str, &str)] = &[
+    ("<algorithm>", ALGORITHM),
+    ("<cmath>", CMATH),
+    ("<amp_math.h>", AMP_MATH),
+    ("<cstring>", CSTRING),
+    ("<cctype>", CCTYPE),
+    ("<vector>", VECTOR),
+    ("<array>", STD_ARRAY),
+    ("<chrono>", CHRONO),
+    ("<string>", STRING),
+    ("<amp_short_vectors.h>", SHORT_VECTORS),
+    ("<ppl.h>", PPL),
+    ("<typeinfo>", TYPEINFO),
+];
 
 /// True for the name a file of library source is shown under (`<algorithm>`).
 pub fn is_library_source(name: &str) -> bool {

@@ -143,6 +143,8 @@ struct Macro<'s> {
 #[derive(Clone, Debug, Default)]
 pub struct MacroTable<'s> {
     defs: FxHashMap<&'s str, Arc<Macro<'s>>>,
+    /// The standard headers `#include`d so far, each once, in order.
+    standard_headers: Vec<&'static str>,
 }
 
 impl<'s> MacroTable<'s> {
@@ -154,6 +156,13 @@ impl<'s> MacroTable<'s> {
     /// Whether `name` is currently `#define`d.
     pub fn is_defined(&self, name: &str) -> bool {
         self.defs.contains_key(name)
+    }
+
+    /// The standard headers (entries of [`KNOWN_HEADERS`]) that an
+    /// `#include` read so far named, each once, in order: the checker
+    /// knows from them which of the library's names are declared.
+    pub fn standard_headers(&self) -> &[&'static str] {
+        &self.standard_headers
     }
 }
 
@@ -1476,7 +1485,13 @@ impl<'s> Pp<'_, 's> {
         let span = self.span(start, start.saturating_add(name.len() as u32));
         let including = self.files.file_at(kw.start);
         let quoted = matches!(first.tok, Tok::Str(_));
-        if KNOWN_HEADERS.contains(&name) {
+        if let Some(&known) = KNOWN_HEADERS.iter().find(|&&h| h == name) {
+            // What the library's own text includes is its business: a
+            // program gets only what its headers bring (see `headers`).
+            let from_library = crate::headers::is_library_text(self.files.segment(kw.start).text);
+            if !from_library && !self.macros.standard_headers.contains(&known) {
+                self.macros.standard_headers.push(known);
+            }
             builtin::define(self.macros, name, span);
             // The part of the header written in the Tessera language.
             if let Some(Found::File { file, .. }) =

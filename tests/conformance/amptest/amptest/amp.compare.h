@@ -7,6 +7,8 @@
 #include <deque>
 #include <list>
 #include <type_traits>
+#include <amp.h>
+#include <sstream>
 #include <amptest/math.h>
 #include <amptest/compare.h>
 #include <amptest/runall.h>

@@ -6,6 +6,11 @@
 #include <amp.h>
 #include <iostream>
 #include <vector>
+#include <algorithm>
+#include <assert.h>
+#include <functional>
+#include <memory>
+#include <type_traits>
 #include <amptest/array_view_test.h>
 #include <amptest.h>
 

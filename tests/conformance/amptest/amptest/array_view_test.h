@@ -10,6 +10,10 @@
 #include <iostream>
 #include <vector>
 #include <type_traits>
+#include <algorithm>
+#include <assert.h>
+#include <functional>
+#include <memory>
 #include <amptest/restrict.h>
 #include <amptest/runall.h>
 #include <amptest/logging.h>

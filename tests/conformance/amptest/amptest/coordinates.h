@@ -3,6 +3,9 @@
 #pragma once
 
 #include <amp.h>
+#include <cstddef>
+#include <iterator>
+#include <memory>
 #include <amptest/restrict.h>
 
 namespace concurrency {

@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <vector>
+#include <random>
 
 // The library declares Fill in Concurrency::Test; the language finds
 // templates called with explicit arguments (`Fill<int>(v)`) only at file

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <iomanip>
 #include <amptest/platform.h>
 #include <amptest/runall.h>
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <amp_math.h>
+#include <limits>
 #include <amptest/restrict.h>
 
 #define DEFAULT_MAX_ABS_DIFF_FLT 0.000005f

@@ -4,6 +4,7 @@
 
 #include <amp.h>
 #include <iostream>
+#include <string>
 #include <amptest/platform.h>
 
 using namespace concurrency;
