@@ -203,6 +203,10 @@ impl Session {
                 continue;
             }
             self.libraries.push(shown);
+            // What the library's text includes comes first, as in a file
+            // (`<amp.h>` includes `<algorithm>` and `<string>`); each text
+            // is read once, so this ends.
+            self.include_library(library);
             let file = self.sources.add(SourceFile {
                 name: shown.into(),
                 text: library.into(),

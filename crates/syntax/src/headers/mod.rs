@@ -11,13 +11,13 @@
 //! template with the call beside it.
 
 /// The text for a standard header, if part of it is written here: the name
-/// shown in diagnostics (`<algorithm>`, `<cmath>`) and the source. `<numeric>`,
-/// `<utility>` and `<amp.h>` bring the same text (`<amp.h>` includes `<algorithm>` in the
-/// implementations C++ AMP programs are compiled with, and the text guards
-/// itself with `#pragma once`).
+/// shown in diagnostics (`<algorithm>`, `<cmath>`) and the source. `<numeric>`
+/// and `<utility>` bring the same text (which guards itself with `#pragma
+/// once`); `<amp.h>`'s includes the texts of the headers MSVC's includes.
 pub fn source_of(header: &str) -> Option<(&'static str, &'static str)> {
     match header {
-        "algorithm" | "numeric" | "utility" | "amp.h" => Some(("<algorithm>", ALGORITHM)),
+        "algorithm" | "numeric" | "utility" => Some(("<algorithm>", ALGORITHM)),
+        "amp.h" => Some(("<amp.h>", AMP)),
         "cmath" | "math.h" => Some(("<cmath>", CMATH)),
         "amp_math.h" => Some(("<amp_math.h>", AMP_MATH)),
         "cstring" | "string.h" => Some(("<cstring>", CSTRING)),
@@ -52,6 +52,7 @@ pub fn is_library_text(text: &str) -> bool {
 
 /// Each library file: the name it is shown under, and its text.
 const LIBRARY_TEXTS: &[(&str, &str)] = &[
+    ("<amp.h>", AMP),
     ("<algorithm>", ALGORITHM),
     ("<cmath>", CMATH),
     ("<amp_math.h>", AMP_MATH),
@@ -70,6 +71,9 @@ const LIBRARY_TEXTS: &[(&str, &str)] = &[
 pub fn is_library_source(name: &str) -> bool {
     name.starts_with('<') && name.ends_with('>')
 }
+
+/// `<amp.h>`: the texts of the headers MSVC's `<amp.h>` includes.
+const AMP: &str = include_str!("amp.h");
 
 /// `<algorithm>` and `<numeric>`: the algorithms that take a function.
 const ALGORITHM: &str = include_str!("algorithm.h");
