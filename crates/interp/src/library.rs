@@ -5,7 +5,7 @@ use crate::arith;
 use crate::expr::scalar;
 use crate::machine::{Machine, POLL_CHUNK, Res, Stop};
 use crate::value::{
-    Lost, Move, Place, Root, Storage, StorageKind, Value, View, ViewData, get_path,
+    Growth, Lost, Move, Place, Root, Storage, StorageKind, Value, View, ViewData, get_path,
 };
 use std::rc::Rc;
 use tessera_diagnostics::{Span, codes};
@@ -331,13 +331,11 @@ impl Machine<'_> {
                     Some(a) => self.eval(a)?,
                     None => self.zero_value(&elem, span)?,
                 };
-                Ok(Value::Vector(self.new_storage(
-                    n,
-                    fill,
-                    &elem,
-                    StorageKind::Vector,
-                    span,
-                )?))
+                let made = self.new_storage(n, fill, &elem, StorageKind::Vector, span)?;
+                if matches!(e.ty, Type::Vector(_)) {
+                    made.set_capacity(n);
+                }
+                Ok(Value::Vector(made))
             }
             Intrinsic::NewVectorConstructed => {
                 let elem = elem_type(&e.ty);
@@ -348,9 +346,9 @@ impl Machine<'_> {
                 let n = arith::convert(&v, scalar(&count.ty), Scalar::ULong)
                     .map_err(|err| self.arith_error(err, Scalar::ULong, span))?
                     .int() as u64;
-                Ok(Value::Vector(
-                    self.constructed_storage(n, build, &elem, span)?,
-                ))
+                let made = self.constructed_storage(n, build, &elem, span)?;
+                made.set_capacity(n);
+                Ok(Value::Vector(made))
             }
             Intrinsic::VectorOf => {
                 let mut data = Vec::with_capacity(args.len());
@@ -358,12 +356,12 @@ impl Machine<'_> {
                     data.push(self.eval(a)?);
                 }
                 let elem = elem_type(&e.ty);
-                Ok(Value::Vector(self.storage_of(
-                    data,
-                    &elem,
-                    StorageKind::Vector,
-                    span,
-                )?))
+                let n = data.len() as u64;
+                let made = self.storage_of(data, &elem, StorageKind::Vector, span)?;
+                if matches!(e.ty, Type::Vector(_)) {
+                    made.set_capacity(n);
+                }
+                Ok(Value::Vector(made))
             }
             Intrinsic::VectorFromPointers => {
                 let first = self.eval(&args[0])?;
@@ -591,6 +589,9 @@ impl Machine<'_> {
                                 .to_string(),
                         ));
                     }
+                    if matches!(args[0].ty, Type::Vector(_)) && s.grow_capacity(n, Growth::Exact) {
+                        self.record_move(&s, Move::Reallocated, span)?;
+                    }
                 }
                 Ok(Value::Void)
             }
@@ -650,7 +651,7 @@ impl Machine<'_> {
                                 .with_help("take the iterator again after inserting")
                                 .into());
                         }
-                        Err(_) => return Err(self.removed_element(args[0].span, "iterator")),
+                        Err(lost) => return Err(self.lost_element(args[0].span, "iterator", lost)),
                     };
                     let mut q = (**p).clone();
                     q.offset = at as i64;
@@ -681,6 +682,19 @@ impl Machine<'_> {
                 if let (Value::Vector(t), Value::Vector(s)) = (target, source) {
                     let elem = args[0].ty.sequence_elem().cloned().unwrap_or(Type::INT);
                     let old = t.len() as u64;
+                    // The old elements are gone, whether or not the new
+                    // ones need new memory.
+                    t.grow_capacity(s.len() as u64, Growth::Assign);
+                    if old > 0 {
+                        self.record_move(
+                            &t,
+                            Move::Removed {
+                                lo: 0,
+                                hi: old as usize,
+                            },
+                            span,
+                        )?;
+                    }
                     self.charge(s.len() as u64 / 16, span)?;
                     if s.typed() {
                         // Scalars or records: a copy of the buffer (or of
@@ -709,6 +723,12 @@ impl Machine<'_> {
                             .into());
                     };
                     let old = t.len();
+                    if n > old
+                        && matches!(args[0].ty, Type::Vector(_))
+                        && t.grow_capacity(n as u64, Growth::Grow)
+                    {
+                        self.record_move(&t, Move::Reallocated, span)?;
+                    }
                     if n > old {
                         self.take_memory((n - old) as u64 * t.elem_bytes, span)?;
                         self.charge((n - old) as u64 / 16, span)?;
@@ -791,6 +811,11 @@ impl Machine<'_> {
                 if let Value::Vector(s) = vec {
                     self.take_memory(s.elem_bytes, span)?;
                     let end = s.len();
+                    if matches!(args[0].ty, Type::Vector(_))
+                        && s.grow_capacity(end as u64 + 1, Growth::Grow)
+                    {
+                        self.record_move(&s, Move::Reallocated, span)?;
+                    }
                     s.push(v);
                     s.reshape();
                     // A list's end iterator stays its end (a deque's, which

@@ -592,6 +592,25 @@ impl<'p> Machine<'p> {
 
     /// A reference, pointer or iterator (`what`) used after its element
     /// was removed from its container.
+    /// A reference, pointer or iterator (`what`) used after its element
+    /// was lost as `lost` says.
+    pub(crate) fn lost_element(&self, span: Span, what: &str, lost: crate::value::Lost) -> Stop {
+        if lost != crate::value::Lost::Reallocated {
+            return self.removed_element(span, what);
+        }
+        self.error(
+            codes::R0014,
+            span,
+            format!("this {what}'s element moved when its `std::vector` reallocated"),
+        )
+        .with_label("used after the vector grew past its capacity")
+        .with_note(
+            "growing a vector past its capacity moves every element to new memory (libstdc++ doubles the capacity, MSVC's library adds half); C++ leaves using a reference, pointer or iterator taken before undefined",
+        )
+        .with_help("take the element again after growing the vector, or `reserve` room for all of them first")
+        .into()
+    }
+
     pub(crate) fn removed_element(&self, span: Span, what: &str) -> Stop {
         self.error(
             codes::R0014,
@@ -892,19 +911,26 @@ impl<'p> Machine<'p> {
             Type::TiledExtent(t) | Type::TiledIndex(t) => {
                 Value::shape(vec![0; usize::from(t.rank)])
             }
-            Type::Vector(elem) | Type::Container(_, elem) => Value::Vector(Storage::new(
-                Vec::new(),
-                StorageKind::Vector,
-                match ty {
-                    // Ordered and unordered containers work on values.
-                    Type::Container(..) => {
-                        elem.scalar().map_or(ElemLayout::Values, ElemLayout::Scalar)
-                    }
-                    _ => self.elem_layout(elem),
-                },
-                self.type_bytes(elem),
-                &self.meter,
-            )),
+            Type::Vector(elem) | Type::Container(_, elem) => {
+                let empty = Storage::new(
+                    Vec::new(),
+                    StorageKind::Vector,
+                    match ty {
+                        // Ordered and unordered containers work on values.
+                        Type::Container(..) => {
+                            elem.scalar().map_or(ElemLayout::Values, ElemLayout::Scalar)
+                        }
+                        _ => self.elem_layout(elem),
+                    },
+                    self.type_bytes(elem),
+                    &self.meter,
+                );
+                // A default-constructed `std::vector` has no room yet.
+                if matches!(ty, Type::Vector(_)) {
+                    empty.set_capacity(0);
+                }
+                Value::Vector(empty)
+            }
             // An empty `std::wstring`.
             Type::WideStr => Value::Str(Rc::new(Vec::new())),
             Type::StringStream(_) => self.empty_string_stream(span)?,
@@ -1338,8 +1364,9 @@ impl<'p> Machine<'p> {
                 if self.checker.on {
                     self.check_access(place, span, false, false)?;
                 }
-                let Ok(i) = storage.follow(*i, *generation, false) else {
-                    return Err(self.removed_element(span, "reference"));
+                let i = match storage.follow(*i, *generation, false) {
+                    Ok(i) => i,
+                    Err(lost) => return Err(self.lost_element(span, "reference", lost)),
                 };
                 let v = if place.path.is_empty() {
                     storage.element(i).map(|v| Ok(Some(v)))
@@ -1393,8 +1420,9 @@ impl<'p> Machine<'p> {
                 match &place.root {
                     Root::TileStatic(slot) => self.launch.tile_static.get_mut(*slot as usize),
                     Root::Elem(storage, i, generation) => {
-                        let Ok(i) = storage.follow(*i, *generation, false) else {
-                            return Err(self.removed_element(span, "reference"));
+                        let i = match storage.follow(*i, *generation, false) {
+                            Ok(i) => i,
+                            Err(lost) => return Err(self.lost_element(span, "reference", lost)),
                         };
                         if i >= storage.len() {
                             return Err(self.past_the_data(i, storage.len(), span));

@@ -1079,6 +1079,10 @@ impl Machine<'_> {
                 // the elements from the one it points to on (it is only
                 // dereferenced, at offsets checked to lie in the view).
                 (Type::Ptr { elem, .. }, Value::Ptr(p)) => {
+                    // Where its element is now (a pointer taken before a
+                    // `push_front` follows it); one whose element is gone
+                    // leaves the loop to the interpreter, which reports it.
+                    let p = &crate::pointer::follow(p).ok()?;
                     let crate::value::Target::Storage(storage) = &p.target else {
                         return None;
                     };

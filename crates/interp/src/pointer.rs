@@ -241,8 +241,9 @@ impl Machine<'_> {
                 .with_label("this pointer is null")
                 .into());
         };
-        let Ok(p) = &follow(p) else {
-            return Err(self.removed_element(span, "pointer"));
+        let p = &match follow(p) {
+            Ok(p) => p,
+            Err(lost) => return Err(self.lost_element(span, "pointer", lost)),
         };
         if let Some(stop) = self.deref_error(p, span, "dereferenced") {
             return Err(stop);
@@ -277,8 +278,9 @@ impl Machine<'_> {
         if n == 0 {
             return Ok(v.clone());
         }
-        let Ok(p) = &follow(p) else {
-            return Err(self.removed_element(span, "pointer"));
+        let p = &match follow(p) {
+            Ok(p) => p,
+            Err(lost) => return Err(self.lost_element(span, "pointer", lost)),
         };
         let v = &Value::Ptr(Rc::clone(p));
         if p.is_null() {
@@ -316,9 +318,13 @@ impl Machine<'_> {
         let (Value::Ptr(a), Value::Ptr(b)) = (a, b) else {
             return Ok(Value::Int(0));
         };
-        let (Ok(a), Ok(b)) = (&follow(a), &follow(b)) else {
-            return Err(self.removed_element(span, "pointer"));
+        let (a, b) = match (follow(a), follow(b)) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(lost), _) | (_, Err(lost)) => {
+                return Err(self.lost_element(span, "pointer", lost));
+            }
         };
+        let (a, b) = (&a, &b);
         if !a.same_allocation(b) {
             return Err(self
                 .error(

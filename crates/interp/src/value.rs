@@ -686,6 +686,9 @@ pub(crate) struct Storage {
     moves: RefCell<Vec<(u64, Move)>>,
     /// The generation before the first of `moves`.
     moves_from: Cell<u64>,
+    /// A `std::vector`'s capacity in each library C++ AMP programs run
+    /// with ([`Capacity`]); unknown for every other storage.
+    capacity: Cell<Capacity>,
     /// Its elements are the zeros it was made with: nothing has written
     /// them (every write goes through [`Storage::elems_mut`]), so a launch
     /// may write the buffer in place and, should it fail, leave zeros
@@ -1106,6 +1109,7 @@ impl Storage {
                         return Err(Lost::Removed);
                     }
                 }
+                Move::Reallocated => return Err(Lost::Reallocated),
                 Move::Permuted(to) => {
                     if iterator {
                         return Err(Lost::Rehashed);
@@ -1135,8 +1139,33 @@ impl Storage {
             generation: Cell::new(0),
             moves: RefCell::new(Vec::new()),
             moves_from: Cell::new(0),
+            capacity: Cell::new(Capacity::UNKNOWN),
             pristine: Cell::new(false),
         })
+    }
+
+    /// Sets a `std::vector`'s capacity to exactly `n` in both libraries,
+    /// as its construction with `n` elements leaves it.
+    pub(crate) fn set_capacity(&self, n: u64) {
+        self.capacity.set(Capacity { gnu: n, msvc: n });
+    }
+
+    /// A `std::vector` of `len` elements grows to `needed`, as `growth`
+    /// grows it: true when either library moves its elements to new
+    /// memory. A capacity below the length (the elements changed number
+    /// some way not followed here) is unknown from then on, so that no
+    /// reallocation is ever reported that a library would not make.
+    pub(crate) fn grow_capacity(&self, needed: u64, growth: Growth) -> bool {
+        let len = self.len() as u64;
+        let cap = self.capacity.get();
+        if len > cap.gnu.min(cap.msvc) {
+            self.capacity.set(Capacity::UNKNOWN);
+            return false;
+        }
+        let (gnu, moved_gnu) = cap.grown_gnu(len, needed, growth);
+        let (msvc, moved_msvc) = cap.grown_msvc(needed, growth);
+        self.capacity.set(Capacity { gnu, msvc });
+        moved_gnu || moved_msvc
     }
 
     /// The elements, to change them: the storage is no longer pristine.
@@ -1753,6 +1782,63 @@ impl Drop for Storage {
     }
 }
 
+/// A `std::vector`'s capacity in libstdc++ (`gnu`) and in MSVC's library
+/// (`msvc`), which grow it differently; `u64::MAX` where it is not known
+/// (a vector copied, or built some way not followed), which never grows.
+/// Using a reference to an element after its vector reallocated is
+/// undefined in C++, and a program C++ AMP accepts must not depend on which
+/// library runs it, so a reallocation in either is reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Capacity {
+    gnu: u64,
+    msvc: u64,
+}
+
+/// How a `std::vector` operation asks for room.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Growth {
+    /// `push_back`, `emplace_back`, `insert` and `resize`: the libraries'
+    /// growth policies.
+    Grow,
+    /// `reserve(n)`: exactly `n` in both.
+    Exact,
+    /// `assign`: exactly the new size in libstdc++, the growth policy in
+    /// MSVC's (which clears and inserts).
+    Assign,
+}
+
+impl Capacity {
+    const UNKNOWN: Capacity = Capacity {
+        gnu: u64::MAX,
+        msvc: u64::MAX,
+    };
+
+    /// libstdc++: `_M_check_len(n)` grows to `size() + max(size(), n)`.
+    fn grown_gnu(self, len: u64, needed: u64, growth: Growth) -> (u64, bool) {
+        if needed <= self.gnu {
+            return (self.gnu, false);
+        }
+        let new = match growth {
+            Growth::Grow => len.saturating_add(len.max(needed - len)),
+            Growth::Exact | Growth::Assign => needed,
+        };
+        (new, true)
+    }
+
+    /// MSVC's library: `_Grow_to(n)` grows to `capacity() * 3 / 2`, or to
+    /// `n` when that is more; `reserve(n)` to exactly `n`.
+    fn grown_msvc(self, needed: u64, growth: Growth) -> (u64, bool) {
+        if needed <= self.msvc {
+            return (self.msvc, false);
+        }
+        let new = match growth {
+            Growth::Grow | Growth::Assign => self.msvc.saturating_add(self.msvc / 2).max(needed),
+            Growth::Exact => needed,
+        };
+        (new, true)
+    }
+}
+
 /// A change of the elements' positions, for [`Storage::follow`].
 #[derive(Debug)]
 pub(crate) enum Move {
@@ -1778,6 +1864,9 @@ pub(crate) enum Move {
     /// The elements were reordered (a hash table's rehash): element `i`
     /// went to position `to[i]`.
     Permuted(Rc<[u32]>),
+    /// A `std::vector` grew past its capacity: its elements moved to new
+    /// memory, and every position taken before names nothing.
+    Reallocated,
 }
 
 /// Why a position held across moves names no element now.
@@ -1789,6 +1878,8 @@ pub(crate) enum Lost {
     Rehashed,
     /// The moves were not kept (nothing was thought to hold a position).
     Untracked,
+    /// A `std::vector`'s elements moved to new memory.
+    Reallocated,
 }
 
 impl Move {
@@ -1804,7 +1895,10 @@ impl Move {
     fn bytes(&self) -> u64 {
         let own = std::mem::size_of::<(u64, Move)>() as u64;
         match self {
-            Move::Inserted(_) | Move::Appended { .. } | Move::Removed { .. } => own,
+            Move::Inserted(_)
+            | Move::Appended { .. }
+            | Move::Removed { .. }
+            | Move::Reallocated => own,
             Move::Permuted(to) => own + 4 * to.len() as u64,
         }
     }
