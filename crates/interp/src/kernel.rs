@@ -144,6 +144,24 @@ impl Machine<'_> {
         for ((v, c), decl) in values.iter().zip(captures).zip(decls) {
             if let Value::View(view) = v
                 && let crate::value::ViewData::Storage(s) = &view.data
+                && s.reallocated_since(view.generation)
+            {
+                return Err(self
+                    .error(
+                        codes::R0014,
+                        c.span,
+                        format!(
+                            "the kernel's `array_view` `{}` is over a `std::vector` that reallocated after the view was made",
+                            decl.name
+                        ),
+                    )
+                    .with_label(format!("`{}`'s memory is gone", decl.name))
+                    .with_note("growing a vector past its capacity moves its elements to new memory; a view keeps the memory it was made over, and C++ leaves using it then undefined")
+                    .with_help("make the view after growing the vector, or `reserve` room for all the elements before making it")
+                    .into());
+            }
+            if let Value::View(view) = v
+                && let crate::value::ViewData::Storage(s) = &view.data
                 && let Some(reach) = view.reach()
                 && reach > s.len()
             {

@@ -961,11 +961,14 @@ impl Machine<'_> {
                 .into());
         }
         let data = view.data.share();
-        Ok(Value::View(View::new(
-            data,
-            view.offset + i as usize * view.strides[0],
-            view.extent[1..].to_vec(),
-            view.strides[1..].to_vec(),
+        Ok(Value::View(View::inherit(
+            View::new(
+                data,
+                view.offset + i as usize * view.strides[0],
+                view.extent[1..].to_vec(),
+                view.strides[1..].to_vec(),
+            ),
+            &view,
         )))
     }
 
@@ -1024,11 +1027,9 @@ impl Machine<'_> {
                 .map(|(&o, &s)| o as usize * s)
                 .sum::<usize>();
         let data = view.data.share();
-        Ok(Value::View(View::new(
-            data,
-            offset,
-            ext,
-            view.strides.clone(),
+        Ok(Value::View(View::inherit(
+            View::new(data, offset, ext, view.strides.clone()),
+            &view,
         )))
     }
 
@@ -1067,11 +1068,9 @@ impl Machine<'_> {
             .into_iter()
             .map(|s| s * unit)
             .collect();
-        Ok(Value::View(View::new(
-            view.data.share(),
-            view.offset,
-            ext,
-            strides,
+        Ok(Value::View(View::inherit(
+            View::new(view.data.share(), view.offset, ext, strides),
+            &view,
         )))
     }
 
@@ -1514,11 +1513,9 @@ impl Machine<'_> {
                 let v = self.eval(src)?;
                 let view = self.view_of(&v, span)?;
                 let data = view.data.share();
-                Ok(Value::View(View::new(
-                    data,
-                    view.offset,
-                    view.extent.clone(),
-                    view.strides.clone(),
+                Ok(Value::View(View::inherit(
+                    View::new(data, view.offset, view.extent.clone(), view.strides.clone()),
+                    &view,
                 )))
             }
         }

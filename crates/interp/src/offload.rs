@@ -1064,6 +1064,11 @@ impl Machine<'_> {
                     let ViewData::Storage(storage) = &view.data else {
                         return None;
                     };
+                    // A view over memory a vector left: the interpreter
+                    // reports its first use.
+                    if storage.reallocated_since(view.generation) {
+                        return None;
+                    }
                     // The host may not touch an array made with
                     // `access_type_none`: the interpreter runs the loop and
                     // throws at the first access.

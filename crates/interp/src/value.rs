@@ -689,6 +689,8 @@ pub(crate) struct Storage {
     /// A `std::vector`'s capacity in each library C++ AMP programs run
     /// with ([`Capacity`]); unknown for every other storage.
     capacity: Cell<Capacity>,
+    /// The generation its last reallocation started (0: none).
+    last_reallocation: Cell<u64>,
     /// Its elements are the zeros it was made with: nothing has written
     /// them (every write goes through [`Storage::elems_mut`]), so a launch
     /// may write the buffer in place and, should it fail, leave zeros
@@ -1041,6 +1043,9 @@ impl Storage {
         let mut moves = self.moves.borrow_mut();
         let before = self.generation.get();
         self.generation.set(before + 1);
+        if matches!(mv, Move::Reallocated) {
+            self.last_reallocation.set(before + 1);
+        }
         if Rc::strong_count(self) <= 1 + others {
             let dropped = moves.iter().map(|(_, m)| m.bytes()).sum();
             moves.clear();
@@ -1140,8 +1145,15 @@ impl Storage {
             moves: RefCell::new(Vec::new()),
             moves_from: Cell::new(0),
             capacity: Cell::new(Capacity::UNKNOWN),
+            last_reallocation: Cell::new(0),
             pristine: Cell::new(false),
         })
+    }
+
+    /// True when the vector reallocated after generation `generation`:
+    /// memory taken then (a view's) is gone.
+    pub(crate) fn reallocated_since(&self, generation: u64) -> bool {
+        self.last_reallocation.get() > generation
     }
 
     /// Sets a `std::vector`'s capacity to exactly `n` in both libraries,
@@ -1944,9 +1956,21 @@ pub(crate) struct View {
     pub(crate) extent: Vec<i64>,
     /// How far apart neighbours in each dimension are.
     pub(crate) strides: Vec<usize>,
+    /// The generation of its storage when the view was made over it (see
+    /// [`Storage::reallocated_since`]); 0 for other data.
+    pub(crate) generation: u64,
 }
 
 impl View {
+    /// `view`, just made from `parent` (a section, a projection): over
+    /// the memory the parent was made over, stale if that is.
+    pub(crate) fn inherit(mut view: Rc<View>, parent: &View) -> Rc<View> {
+        if let Some(v) = Rc::get_mut(&mut view) {
+            v.generation = parent.generation;
+        }
+        view
+    }
+
     /// A view of `data`; counts itself among the data's views.
     pub(crate) fn new(
         data: ViewData,
@@ -1954,14 +1978,19 @@ impl View {
         extent: Vec<i64>,
         strides: Vec<usize>,
     ) -> Rc<View> {
-        if let ViewData::Storage(s) = &data {
-            s.views.set(s.views.get().saturating_add(1));
-        }
+        let generation = match &data {
+            ViewData::Storage(s) => {
+                s.views.set(s.views.get().saturating_add(1));
+                s.generation()
+            }
+            _ => 0,
+        };
         Rc::new(View {
             data,
             offset,
             extent,
             strides,
+            generation,
         })
     }
 
@@ -2004,6 +2033,13 @@ impl View {
     /// The place of the element at storage offset `at`.
     pub(crate) fn place_at(&self, at: usize) -> Place {
         match &self.data {
+            // A view over a vector that reallocated since holds memory
+            // that is gone: its places follow from the view's generation,
+            // which reports that.
+            ViewData::Storage(s) if s.reallocated_since(self.generation) => Place {
+                root: Root::Elem(Rc::clone(s), at, self.generation),
+                path: Path::new(),
+            },
             ViewData::Storage(s) => Place {
                 root: Root::elem(Rc::clone(s), at),
                 path: Path::new(),
