@@ -288,7 +288,7 @@ const DECLARED: &[(&[&str], &[&str])] = &[
             "string", "sstream", "array", "functional", "memory", "iterator", "ostream", "future",
             "stdexcept", "set", "unordered_set", "list", "deque", "queue", "ios", "istream",
         ],
-        &["fill", "fill_n", "copy", "equal"],
+        &["fill", "fill_n", "copy", "equal", "distance", "advance", "next", "prev"],
     ),
     (
         &[

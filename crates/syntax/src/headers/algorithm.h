@@ -11,6 +11,8 @@
 // introsort step for step (the order of elements that compare equal
 // depends on it), `random_shuffle` draws from `rand()` as libstdc++ does.
 #pragma once
+
+#include <iterator>
 //
 // Template parameters are named as implementations name them (`_It`,
 // `_T1`): the classifier takes a template parameter's name for a type from

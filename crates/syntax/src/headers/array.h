@@ -6,6 +6,8 @@
 // throws `std::out_of_range` with libstdc++'s message (<stdexcept>, read
 // first). Tessera reads this text when a program includes <array>.
 #pragma once
+
+#include <iterator>
 #include <stdexcept>
 
 namespace std {

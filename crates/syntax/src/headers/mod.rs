@@ -23,6 +23,9 @@ pub fn source_of(header: &str) -> Option<(&'static str, &'static str)> {
         "cstring" | "string.h" => Some(("<cstring>", CSTRING)),
         "cctype" | "ctype.h" => Some(("<cctype>", CCTYPE)),
         "vector" => Some(("<vector>", VECTOR)),
+        "iterator" | "list" | "set" | "unordered_set" | "deque" | "queue" => {
+            Some(("<iterator>", ITERATOR))
+        }
         "array" => Some(("<array>", STD_ARRAY)),
         "chrono" | "ratio" => Some(("<chrono>", CHRONO)),
         "string" | "iostream" | "sstream" | "stdexcept" => Some(("<string>", STRING)),
@@ -59,6 +62,7 @@ const LIBRARY_TEXTS: &[(&str, &str)] = &[
     ("<cstring>", CSTRING),
     ("<cctype>", CCTYPE),
     ("<vector>", VECTOR),
+    ("<iterator>", ITERATOR),
     ("<array>", STD_ARRAY),
     ("<chrono>", CHRONO),
     ("<string>", STRING),
@@ -101,6 +105,11 @@ const STRING: &str = concat!(
 
 /// `<typeinfo>` (also for `<exception>`): `std::bad_cast`.
 const TYPEINFO: &str = include_str!("typeinfo.h");
+
+/// `<iterator>` (also for the containers' headers, and read by the texts
+/// of `<vector>`, `<string>`, `<algorithm>` and `<array>`): `distance`,
+/// `advance`, `next`, `prev`.
+const ITERATOR: &str = include_str!("iterator.h");
 
 /// `<vector>`: the comparison operators of two vectors.
 const VECTOR: &str = include_str!("vector.h");

@@ -9,6 +9,8 @@
 // with this text); from `substr` it is a run-time error.
 #pragma once
 
+#include <iterator>
+
 // libstdc++'s <string> brings in <cctype> (`toupper` for `std::transform`).
 #include <cctype>
 

@@ -5,6 +5,8 @@
 // this text when a program includes <vector>; the vector itself is built in.
 #pragma once
 
+#include <iterator>
+
 namespace std {
 
 template <typename _Tp>
