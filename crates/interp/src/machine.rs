@@ -591,38 +591,29 @@ impl<'p> Machine<'p> {
     }
 
     /// A reference, pointer or iterator (`what`) used after its element
-    /// was removed from its container.
-    /// A reference, pointer or iterator (`what`) used after its element
-    /// was lost as `lost` says.
+    /// was lost as `lost` says: removed from its container, or moved when
+    /// its vector reallocated.
     pub(crate) fn lost_element(&self, span: Span, what: &str, lost: crate::value::Lost) -> Stop {
-        if lost != crate::value::Lost::Reallocated {
-            return self.removed_element(span, what);
-        }
-        self.error(
-            codes::R0014,
-            span,
-            format!("this {what}'s element moved when its `std::vector` reallocated"),
-        )
-        .with_label("used after the vector grew past its capacity")
-        .with_note(
-            "growing a vector past its capacity moves every element to new memory (libstdc++ doubles the capacity, MSVC's library adds half); C++ leaves using a reference, pointer or iterator taken before undefined",
-        )
-        .with_help("take the element again after growing the vector, or `reserve` room for all of them first")
-        .into()
-    }
-
-    pub(crate) fn removed_element(&self, span: Span, what: &str) -> Stop {
-        self.error(
-            codes::R0014,
-            span,
-            format!("this {what}'s element was removed from its container"),
-        )
-        .with_label("used after its element was removed")
-        .with_note(
-            "C++ leaves using a reference, pointer or iterator to a removed element undefined",
-        )
-        .with_help("take the element again after changing the container")
-        .into()
+        let (message, label, note, help) = if lost == crate::value::Lost::Reallocated {
+            (
+                format!("this {what}'s element moved when its `std::vector` reallocated"),
+                "used after the vector grew past its capacity",
+                "growing a vector past its capacity moves every element to new memory (libstdc++ doubles the capacity, MSVC's library adds half); C++ leaves using a reference, pointer or iterator taken before undefined",
+                "take the element again after growing the vector, or `reserve` room for all of them first",
+            )
+        } else {
+            (
+                format!("this {what}'s element was removed from its container"),
+                "used after its element was removed",
+                "C++ leaves using a reference, pointer or iterator to a removed element undefined",
+                "take the element again after changing the container",
+            )
+        };
+        self.error(codes::R0014, span, message)
+            .with_label(label)
+            .with_note(note)
+            .with_help(help)
+            .into()
     }
 
     /// An element past the end of its data: a view's over a vector that

@@ -80,19 +80,7 @@ pub fn check_owned(unit: TranslationUnit) -> Checked {
 fn check_tree(unit: Cow<'_, TranslationUnit>) -> Checked {
     let mut checker = cx::Checker {
         library_files: unit.library_files.clone(),
-        headers: library::headers::Included::new(
-            unit.standard_headers.as_deref(),
-            unit.items
-                .iter()
-                .filter(|i| !unit.library_files.contains(&i.span.file))
-                .filter_map(|i| match &i.kind {
-                    tessera_syntax::ast::ItemKind::Namespace(ns) => {
-                        ns.name.first().map(|n| n.name.clone())
-                    }
-                    _ => None,
-                })
-                .collect(),
-        ),
+        headers: library::headers::Included::of(&unit),
         ..cx::Checker::default()
     };
     let (flat, pending) = namespaces::flatten(unit, &mut checker.diags, &mut checker.overload_sets);

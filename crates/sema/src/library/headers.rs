@@ -355,11 +355,10 @@ fn as_written(path: &ast::Path) -> std::borrow::Cow<'_, ast::Path> {
 
 /// The headers any of which declares `name` as `path` spells it, or none
 /// when the name is not one the tables know.
-fn headers_of(path: &ast::Path) -> Vec<&'static str> {
-    // A name the namespace pass resolved may have been written without
-    // `std::` (`::toupper`, which `<ctype.h>` declares too).
-    let resolved = path.segments.len() == 1;
-    let path = &as_written(path);
+/// `path` is as [`as_written`] gives it; `resolved` says the namespace pass
+/// resolved it (one segment before), so that it may have been written
+/// without `std::` (`::toupper`, which `<ctype.h>` declares too).
+fn headers_of(path: &ast::Path, resolved: bool) -> Vec<&'static str> {
     let name = path.last();
     let ns = namespace(path);
     let mut found = Vec::new();
@@ -452,13 +451,21 @@ pub(crate) struct Included {
 }
 
 impl Included {
-    /// What the headers `named` give (see
-    /// `ast::TranslationUnit::standard_headers`), to a unit whose own files
-    /// declare the namespaces `own_namespaces`.
-    pub(crate) fn new(named: Option<&[&'static str]>, own_namespaces: Vec<String>) -> Self {
-        let Some(named) = named else {
+    /// What the headers `unit` includes give it (see
+    /// `ast::TranslationUnit::standard_headers`).
+    pub(crate) fn of(unit: &ast::TranslationUnit) -> Self {
+        let Some(named) = unit.standard_headers.as_deref() else {
             return Included::default();
         };
+        let own_namespaces = unit
+            .items
+            .iter()
+            .filter(|i| !unit.library_files.contains(&i.span.file))
+            .filter_map(|i| match &i.kind {
+                ast::ItemKind::Namespace(ns) => ns.name.first().map(|n| n.name.clone()),
+                _ => None,
+            })
+            .collect();
         let mut seen: Vec<&'static str> = named.to_vec();
         for header in named {
             if let Some((_, brings)) = BRINGS.iter().find(|(h, _)| h == header) {
@@ -521,13 +528,13 @@ pub(crate) fn declared(ck: &mut Checker, path: &ast::Path) -> bool {
     if ck.headers.seen.is_none() || ck.library_files.contains(&path.span.file) {
         return true;
     }
-    let headers = headers_of(path);
+    let written = as_written(path);
+    let headers = headers_of(&written, path.segments.len() == 1);
     if headers.is_empty() || headers.iter().any(|h| ck.headers.sees(h)) {
         return true;
     }
     // A program may declare its own `namespace concurrency` (not its own
     // `std`, where it may only specialise the library's templates).
-    let written = as_written(path);
     if written.segments.len() > 1
         && written
             .segments

@@ -126,12 +126,18 @@ pub(super) fn at_position(cx: &mut FnCx<'_>, c: Expr, at: Expr, span: Span) -> E
     let Some(it) = iter_type(&begin).cloned() else {
         return begin;
     };
-    let ptr = base(begin);
+    shifted(begin, &it, at, span)
+}
+
+/// Iterator `it` (of type `ty`) moved by `offset` (a `long`) elements of
+/// its storage.
+fn shifted(it: Expr, ty: &IterType, offset: Expr, span: Span) -> Expr {
+    let ptr = base(it);
     let ptr_ty = ptr.ty.clone();
     let moved = mk(
         ExprKind::PtrAdd {
             ptr: Box::new(ptr),
-            offset: Box::new(at),
+            offset: Box::new(offset),
         },
         ptr_ty,
         false,
@@ -140,7 +146,7 @@ pub(super) fn at_position(cx: &mut FnCx<'_>, c: Expr, at: Expr, span: Span) -> E
     intrinsic(
         Intrinsic::AsIter,
         vec![moved],
-        Type::Iter(Box::new(it)),
+        Type::Iter(Box::new(ty.clone())),
         span,
     )
 }
@@ -353,23 +359,7 @@ fn moved(cx: &mut FnCx<'_>, it: Expr, ty: &IterType, k: Expr, minus: bool, span:
     } else {
         k
     };
-    let ptr = base(it);
-    let pty = ptr.ty.clone();
-    let moved = mk(
-        ExprKind::PtrAdd {
-            ptr: Box::new(ptr),
-            offset: Box::new(k),
-        },
-        pty,
-        false,
-        span,
-    );
-    intrinsic(
-        Intrinsic::AsIter,
-        vec![moved],
-        Type::Iter(Box::new(ty.clone())),
-        span,
-    )
+    shifted(it, ty, k, span)
 }
 
 fn unsupported(cx: &mut FnCx<'_>, span: Span) -> Expr {
