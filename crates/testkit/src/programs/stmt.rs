@@ -1174,11 +1174,18 @@ impl<'r> Gen<'r> {
                         let ex = self.fresh("x");
                         let v = self.fit(v, Sc::Int);
                         let w = self.wrap(&v, P_ADD - 1);
+                        // The addend is computed once: an expression with
+                        // a side effect (`c--`) in the loop would add a
+                        // different amount after each failed exchange, and
+                        // the sum would depend on how often other threads
+                        // won the race.
+                        let add = self.fresh("d");
                         self.line("{");
                         self.ind += 1;
+                        self.line(&format!("int {add} = {w};"));
                         self.line(&format!("int {ex} = atomic_fetch_add({loc}, 0);"));
                         self.line(&format!(
-                            "while (!atomic_compare_exchange({loc}, &{ex}, {ex} + {w})) {{"
+                            "while (!atomic_compare_exchange({loc}, &{ex}, {ex} + {add})) {{"
                         ));
                         self.line("}");
                         self.ind -= 1;
