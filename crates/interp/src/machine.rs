@@ -1529,7 +1529,21 @@ impl<'p> Machine<'p> {
                 self.eval(e)?;
             }
             StmtKind::Let { local, init } => self.exec_let(*local, init.as_ref(), s.span)?,
-            StmtKind::Block(b) => return self.exec_block(b),
+            StmtKind::Block(b) => {
+                if self.engine.is_some()
+                    && !self.in_kernel
+                    && self
+                        .host
+                        .stack
+                        .last()
+                        .and_then(|f| f.func)
+                        .is_some_and(|f| crate::offload::iterator_loop(self.prog.function(f), b))
+                    && let Some(flow) = self.offload_host(s)
+                {
+                    return flow;
+                }
+                return self.exec_block(b);
+            }
             StmtKind::If { cond, then, els } => {
                 if self.eval(cond)?.truth() {
                     return self.exec_block(then);

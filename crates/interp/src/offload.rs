@@ -723,7 +723,8 @@ impl Machine<'_> {
         }
     }
 
-    /// Offers a host statement (a loop) to the engine: `None` when the
+    /// Offers a host statement (a loop, or a block that is a `for` loop
+    /// declaring iterators, see [`iterator_loop`]) to the engine: `None` when the
     /// interpreter must run it, else how it ended (having run to its end
     /// or, at one of its exits, through the code the interpreter ran there).
     pub(crate) fn offload_host(&mut self, stmt: &tessera_ir::Stmt) -> Option<Res<Flow>> {
@@ -1272,7 +1273,12 @@ pub(crate) fn bits(v: &Value) -> Option<Bits> {
 fn one_object(structs: &[tessera_ir::StructDef], ty: &Type, v: &Value) -> Option<Buffer> {
     let (size, _) = size_align(structs, ty)?;
     let mut buffer = Buffer::zeroed(ty.clone(), size, 1)?;
-    write_object(structs, &mut buffer, 0, ty, v, None)?;
+    // Without unions, through the type's shape: the offsets are worked out
+    // once, not again for every element of a big array of structs.
+    match crate::records::RecordShape::of(structs, ty) {
+        Some(shape) => shape.write(&mut buffer, 0, v)?,
+        None => write_object(structs, &mut buffer, 0, ty, v, None)?,
+    }
     Some(buffer)
 }
 
@@ -1482,4 +1488,23 @@ fn same_place(a: &Place, b: &Place) -> bool {
         _ => false,
     };
     root && a.path == b.path
+}
+
+/// True when block `b` of `func` is a `for` statement whose first clause
+/// declares a pointer (`for (auto it = v.begin(); it != v.end(); ++it)`):
+/// its declarations, then the loop. The engine is offered the block
+/// whole, since compiled code moves a pointer the statement declares (an
+/// iterator over a vector's elements); one from outside, it only reads
+/// through. The loop comes last, so a `break` out of it ends the block.
+pub(crate) fn iterator_loop(func: &tessera_ir::Function, b: &tessera_ir::Block) -> bool {
+    use tessera_ir::StmtKind;
+    let Some((last, decls)) = b.stmts.split_last() else {
+        return false;
+    };
+    matches!(last.kind, StmtKind::Loop { .. })
+        && decls.iter().all(|s| matches!(s.kind, StmtKind::Let { .. }))
+        && decls.iter().any(|s| {
+            matches!(&s.kind, StmtKind::Let { local, .. }
+                if func.get_local(*local).is_some_and(|l| matches!(l.ty, Type::Ptr { .. })))
+        })
 }

@@ -25,7 +25,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 use tessera_ir::{FuncId, FunctionKind, Program, StmtId};
 use tessera_runtime::launch::{HostPlan, KernelEngine, Launch, LaunchOutcome};
@@ -110,7 +110,6 @@ struct HelperIds {
     print_printf: cranelift_module::FuncId,
 }
 
-/// Builds the native code module, or says why this machine cannot.
 /// Types whose values only the interpreter keeps: pointers (checked) and
 /// the host-only integers narrower than `int`.
 fn interpreted_type(ty: &tessera_ir::Type, prog: &Program) -> bool {
@@ -124,49 +123,101 @@ fn uses_pointers(prog: &Program, func: FuncId, stmt: Option<&tessera_ir::Stmt>) 
     uses(prog, func, stmt, &|t| interpreted_type(t, prog), true)
 }
 
-/// True when host statement `stmt` uses pointers (or host-only narrow
-/// integers) otherwise than by dereferencing a pointer local declared
-/// outside it to scalars, at an offset (`*p`, `p[i]`, `*(p + i)`), or a
-/// function it calls uses any.
-fn host_pointers(prog: &Program, stmt: &tessera_ir::Stmt) -> bool {
-    use tessera_ir::ExprKind;
-    fn check(prog: &Program, e: &tessera_ir::Expr, calls: &mut Vec<FuncId>) -> bool {
+/// True when host statement `stmt` of `func` uses pointers (or host-only
+/// narrow integers) otherwise than
+/// - by dereferencing a pointer local declared outside it to scalars, at
+///   an offset (`*p`, `p[i]`, `*(p + i)`), or
+/// - as iterators it declares over the elements of a vector variable:
+///   pointer locals made from `v.begin()`, `v.end()` or `v.data()` and
+///   each other, moved, compared, subtracted and dereferenced
+///   (`emit/pointers.rs`, `AllocKey::Elements`);
+///
+/// or when a function it calls uses any.
+fn host_pointers(prog: &Program, func: FuncId, stmt: &tessera_ir::Stmt) -> bool {
+    use tessera_ir::{ExprKind, LocalId, StmtKind, Type};
+    let f = prog.function(func);
+    let plain_pointee = |t: &Type| !interpreted_type(t, prog) && !t.contains_union(&prog.structs);
+    let mut iterators: HashSet<LocalId> = HashSet::new();
+    tessera_ir::visit::walk_stmt(
+        stmt,
+        &mut |s| {
+            if let StmtKind::Let { local, .. } = &s.kind
+                && let Some(l) = f.get_local(*local)
+                && !l.by_ref
+                && matches!(&l.ty, Type::Ptr { elem, .. } if plain_pointee(elem))
+            {
+                iterators.insert(*local);
+            }
+        },
+        &mut |_| {},
+    );
+    let iterator =
+        |e: &tessera_ir::Expr| matches!(&e.kind, ExprKind::Local(l) if iterators.contains(l));
+    // True when `e` is not a pointer form compiled code follows.
+    fn check(
+        prog: &Program,
+        e: &tessera_ir::Expr,
+        iterator: &dyn Fn(&tessera_ir::Expr) -> bool,
+        calls: &mut Vec<FuncId>,
+    ) -> bool {
         if let ExprKind::Deref(inner) = &e.kind {
             let (ptr, offset) = match &inner.kind {
                 ExprKind::PtrAdd { ptr, offset } => (&**ptr, Some(&**offset)),
                 _ => (&**inner, None),
             };
             let plain = matches!(ptr.kind, ExprKind::Local(_))
-                && matches!(&ptr.ty, tessera_ir::Type::Ptr { elem, .. }
+                && !iterator(ptr)
+                && matches!(&ptr.ty, Type::Ptr { elem, .. }
                     if elem.scalar().is_some() && !interpreted_type(elem, prog));
-            return !plain || offset.is_some_and(|k| check(prog, k, calls));
+            if plain {
+                return offset.is_some_and(|k| check(prog, k, iterator, calls));
+            }
+            return check(prog, inner, iterator, calls);
         }
-        if interpreted_type(&e.ty, prog)
-            || matches!(
-                e.kind,
-                ExprKind::AddrOf(_)
-                    | ExprKind::PtrAdd { .. }
-                    | ExprKind::PtrDiff { .. }
-                    | ExprKind::New { .. }
-                    | ExprKind::Delete { .. }
-                    | ExprKind::Null
-            )
-        {
-            return true;
+        let pointer_op = matches!(
+            e.kind,
+            ExprKind::AddrOf(_)
+                | ExprKind::PtrAdd { .. }
+                | ExprKind::PtrDiff { .. }
+                | ExprKind::New { .. }
+                | ExprKind::Delete { .. }
+                | ExprKind::Null
+        );
+        if interpreted_type(&e.ty, prog) || pointer_op {
+            let mut sub = |x: &tessera_ir::Expr| check(prog, x, iterator, calls);
+            return match &e.kind {
+                ExprKind::Local(_) => !iterator(e),
+                ExprKind::Intrinsic {
+                    op: tessera_ir::Intrinsic::VectorData,
+                    args,
+                } => {
+                    !(args.len() == 1
+                        && matches!(args[0].kind, ExprKind::Local(_) | ExprKind::Global(_))
+                        && matches!(&args[0].ty, Type::Vector(elem)
+                        if !interpreted_type(elem, prog) && !elem.contains_union(&prog.structs)))
+                }
+                ExprKind::PtrAdd { ptr, offset } => sub(ptr) || sub(offset),
+                ExprKind::PtrDiff { lhs, rhs } => sub(lhs) || sub(rhs),
+                ExprKind::Convert(inner) if matches!(inner.ty, Type::Ptr { .. }) => sub(inner),
+                ExprKind::Assign { target, value }
+                | ExprKind::CompoundAssign { target, value, .. } => !iterator(target) || sub(value),
+                ExprKind::IncDec { target, .. } => !iterator(target),
+                ExprKind::Comma { first, second } => sub(first) || sub(second),
+                _ => true,
+            };
         }
         if let ExprKind::Call { func, .. } = e.kind {
             calls.push(func);
         }
         let mut bad = false;
-        tessera_ir::visit::for_each_child(e, &mut |c| bad = bad || check(prog, c, calls));
+        tessera_ir::visit::for_each_child(e, &mut |c| bad = bad || check(prog, c, iterator, calls));
         bad
     }
     let mut bad = false;
     let mut calls = Vec::new();
     tessera_ir::visit::walk_stmt(
         stmt,
-        // A pointer local declared inside is declined by the emitter.
-        &mut |s| s.for_each_expr(&mut |e| bad = bad || check(prog, e, &mut calls)),
+        &mut |s| s.for_each_expr(&mut |e| bad = bad || check(prog, e, &iterator, &mut calls)),
         &mut |_| {},
     );
     bad || calls.iter().any(|f| uses_pointers(prog, *f, None))
@@ -260,6 +311,7 @@ fn captures_union(prog: &Program, kernel: FuncId) -> bool {
     }
 }
 
+/// Builds the native code module, or says why this machine cannot.
 fn new_module() -> Result<(JITModule, HelperIds), String> {
     let mut flags = settings::builder();
     let set = |flags: &mut settings::Builder, k: &str, v: &str| {
@@ -630,7 +682,7 @@ impl<'p> Jit<'p> {
         let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
             return Err(Decline::NoNativeCode);
         };
-        if host_pointers(self.prog, stmt) {
+        if host_pointers(self.prog, func, stmt) {
             return Err(Decline::Pointer);
         }
         if uses_unions(self.prog, func, Some(stmt)) {

@@ -209,6 +209,18 @@ impl<'p> Compiler<'p> {
                     Ok(Flow::Normal)
                 })
             }
+            StmtKind::Block(b) if crate::offload::iterator_loop(self.func, b) => {
+                let block = self.block(b);
+                Box::new(move |m| {
+                    if m.engine.is_some()
+                        && !m.in_kernel
+                        && let Some(flow) = m.offload_host(s)
+                    {
+                        return flow;
+                    }
+                    block(m)
+                })
+            }
             StmtKind::Block(b) => self.block(b),
             StmtKind::If { cond, then, els } => {
                 let cond = self.condition(cond);

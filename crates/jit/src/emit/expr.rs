@@ -78,7 +78,9 @@ impl Emitter<'_, '_, '_> {
         self.spend()?;
         // A pointer's value is read where it is used (`ptr_value`); here
         // it is only made for its effects (`p++;`, `p = q;`).
-        if self.host.is_none() && matches!(e.ty, Type::Ptr { .. } | Type::Null) {
+        if matches!(e.ty, Type::Ptr { .. } | Type::Null)
+            && (self.host.is_none() || self.moving_pointer(e))
+        {
             self.ptr_value(e)?;
             return Ok(V::Unit);
         }
@@ -125,7 +127,8 @@ impl Emitter<'_, '_, '_> {
                 None => decline(Decline::GlobalVariableInKernel),
             },
             ExprKind::Binary { op, lhs, rhs }
-                if self.host.is_none() && matches!(lhs.ty, Type::Ptr { .. } | Type::Null) =>
+                if matches!(lhs.ty, Type::Ptr { .. } | Type::Null)
+                    && (self.host.is_none() || self.moving_pointer(lhs)) =>
             {
                 Ok(V::S(self.ptr_compare(*op, lhs, rhs)?))
             }
@@ -208,8 +211,8 @@ impl Emitter<'_, '_, '_> {
                 Ok(self.get_vars(&vars, &tv))
             }
             ExprKind::Convert(inner)
-                if self.host.is_none()
-                    && matches!(inner.ty, Type::Ptr { .. } | Type::Null)
+                if matches!(inner.ty, Type::Ptr { .. } | Type::Null)
+                    && (self.host.is_none() || self.moving_pointer(inner))
                     && e.ty == Type::BOOL =>
             {
                 Ok(V::S(self.ptr_truth(inner)?))
@@ -297,7 +300,7 @@ impl Emitter<'_, '_, '_> {
                 let p = self.with_access(Access::Read, |lw| lw.place(e))?;
                 self.read(&p)
             }
-            ExprKind::PtrDiff { lhs, rhs } if self.host.is_none() => {
+            ExprKind::PtrDiff { lhs, rhs } if self.host.is_none() || self.moving_pointer(lhs) => {
                 Ok(V::S(self.ptr_diff(lhs, rhs)?))
             }
             ExprKind::Null

@@ -293,9 +293,10 @@ impl Emitter<'_, '_, '_> {
                     }
                 }
             }
-            // In host code, a pointer local into a vector's elements is a
-            // view from the element it points to on (see `plan_host`).
-            ExprKind::Deref(inner) if self.host.is_some() => {
+            // In host code, a pointer local the statement gets from outside
+            // is a view from the element it points to on (see `plan_host`);
+            // an iterator it moves itself is an element of an allocation.
+            ExprKind::Deref(inner) if self.host.is_some() && !self.moving_pointer(inner) => {
                 let (ptr, offset) = match &inner.kind {
                     ExprKind::PtrAdd { ptr, offset } => (&**ptr, Some(&**offset)),
                     _ => (&**inner, None),

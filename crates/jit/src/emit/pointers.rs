@@ -30,6 +30,11 @@ use std::rc::Rc;
 pub(super) enum AllocKey {
     /// `nullptr`: no element.
     Null,
+    /// The elements of a `std::vector` a host statement names (`v.begin()`,
+    /// `v.data()`): the variable's scope and local, or its global. Two
+    /// such keys may still name one vector (two references to it): their
+    /// pointers are not compared here (see [`Emitter::ptr_compare`]).
+    Elements(ElementsOf),
     /// An object of the kernel.
     Object {
         /// Where the object's outermost variable lives.
@@ -40,6 +45,26 @@ pub(super) enum AllocKey {
         /// over the object itself (one element).
         array: bool,
     },
+}
+
+/// The vector variable whose elements an [`AllocKey::Elements`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ElementsOf {
+    /// A local, by its scope and id.
+    Local(usize, u32),
+    /// A global.
+    Global(u32),
+}
+
+/// How many elements an allocation has: known where the code is emitted
+/// (a C array, an object), or a value of the run (a vector's size, which
+/// a host statement cannot change: it declines `push_back` and the like).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Len {
+    /// This many.
+    Fixed(i64),
+    /// The `i64` value of the run.
+    Runtime(Value),
 }
 
 /// The variable an allocation is part of: one per stack slot, frame slot
@@ -69,7 +94,7 @@ pub(crate) struct PtrAlloc {
     size: u32,
     /// Elements: a pointer may be formed at `[0, len]` and dereferenced
     /// at `[0, len)`.
-    len: i64,
+    len: Len,
 }
 
 /// A pointer value.
@@ -135,7 +160,7 @@ impl Emitter<'_, '_, '_> {
                                     key,
                                     base: addr,
                                     size,
-                                    len: 1,
+                                    len: Len::Fixed(1),
                                 }),
                                 zero,
                             ))
@@ -206,8 +231,98 @@ impl Emitter<'_, '_, '_> {
                 op: Intrinsic::PtrReinterpret,
                 args,
             } if args.len() == 1 => self.reinterpret_pointer(&args[0], &e.ty),
+            ExprKind::Intrinsic {
+                op: Intrinsic::VectorData,
+                args,
+            } if args.len() == 1 && self.host.is_some() => self.vector_elements(&args[0]),
             _ => decline(Decline::Pointer),
         }
+    }
+
+    /// In host code, whether `e` is a pointer the statement moves itself
+    /// (an iterator it declares over a vector's elements, see
+    /// [`AllocKey::Elements`]), or an assignment to one. Any other pointer
+    /// in host code is one the statement got from outside, a view from its
+    /// element on (`plan_host`), only dereferenced.
+    pub(super) fn moving_pointer(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Local(l) => matches!(self.scope().slots.get(l), Some(Slot::Ptr(..))),
+            ExprKind::Intrinsic {
+                op: Intrinsic::VectorData,
+                ..
+            } => true,
+            ExprKind::PtrAdd { ptr: inner, .. }
+            | ExprKind::Convert(inner)
+            | ExprKind::Assign { target: inner, .. }
+            | ExprKind::CompoundAssign { target: inner, .. }
+            | ExprKind::IncDec { target: inner, .. }
+            | ExprKind::Comma { second: inner, .. } => self.moving_pointer(inner),
+            _ => false,
+        }
+    }
+
+    /// `v.data()` (and `v.begin()`, `v.end()` made from it) of a vector a
+    /// host statement names: its elements as an allocation whose length is
+    /// the vector's size in this run.
+    fn vector_elements(&mut self, v: &Expr) -> R<PtrV> {
+        let of = match &v.kind {
+            ExprKind::Local(l) => ElementsOf::Local(self.scope().id, l.0),
+            ExprKind::Global(g) => ElementsOf::Global(g.0),
+            _ => return decline(Decline::Pointer),
+        };
+        let Type::Vector(elem) = &v.ty else {
+            return decline(Decline::Pointer);
+        };
+        let size = self.elem_size(elem)?;
+        let view = self.view(v)?;
+        let skip = self.b.ins().imul_imm_s(view.offset, i64::from(size));
+        let base = self.b.ins().iadd(view.base, skip);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        Ok(PtrV::At(
+            Rc::new(PtrAlloc {
+                key: AllocKey::Elements(of),
+                base,
+                size,
+                len: Len::Runtime(view.ext[0]),
+            }),
+            zero,
+        ))
+    }
+
+    /// The number of elements `len` says, as an `i64` value.
+    fn len_value(&mut self, len: Len) -> Value {
+        match len {
+            Len::Fixed(n) => self.b.ins().iconst(types::I64, n),
+            Len::Runtime(v) => v,
+        }
+    }
+
+    /// Continues when `i` is in `[0, len)`, else fails.
+    fn check_below_len(&mut self, i: Value, len: Len) {
+        match len {
+            Len::Fixed(n) => self.check_below(i, n),
+            Len::Runtime(n) => {
+                let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, i, n);
+                self.guard(ok);
+            }
+        }
+    }
+
+    /// Declines a comparison or difference of pointers into the elements
+    /// of two vector variables: two references may name one vector, which
+    /// a read-only hand-off gives each as a copy of its own, so their
+    /// addresses cannot tell (the interpreter runs the statement).
+    fn two_vectors(&self, x: &PtrAlloc, y: &PtrAlloc) -> R<()> {
+        if x.key != y.key
+            && (matches!(x.key, AllocKey::Elements(_)) || matches!(y.key, AllocKey::Elements(_)))
+            && x.key != AllocKey::Null
+            && y.key != AllocKey::Null
+        {
+            return decline(Decline::PointerUse(
+                "a comparison of iterators of two vector variables",
+            ));
+        }
+        Ok(())
     }
 
     /// `reinterpret_cast<U*>(p)` between scalars of one size, neither a
@@ -231,7 +346,7 @@ impl Emitter<'_, '_, '_> {
         match p {
             PtrV::At(alloc, off) if alloc.key == AllocKey::Null => Ok(PtrV::At(alloc, off)),
             PtrV::At(alloc, off) => {
-                self.check_below(off, alloc.len);
+                self.check_below_len(off, alloc.len);
                 let bytes = self.b.ins().imul_imm_s(off, i64::from(alloc.size));
                 let at = self.b.ins().iadd(alloc.base, bytes);
                 Ok(PtrV::Fixed(Place::Mem(at, to.clone())))
@@ -265,7 +380,7 @@ impl Emitter<'_, '_, '_> {
                 key: AllocKey::Null,
                 base,
                 size: 0,
-                len: 0,
+                len: Len::Fixed(0),
             }),
             zero,
         ))
@@ -305,7 +420,7 @@ impl Emitter<'_, '_, '_> {
                     },
                     base: addr,
                     size,
-                    len: i64::from(*n),
+                    len: Len::Fixed(i64::from(*n)),
                 }),
                 i,
             )),
@@ -373,7 +488,7 @@ impl Emitter<'_, '_, '_> {
         };
         // `off` is in `[0, len]`, so neither bound overflows.
         let lo = self.b.ins().ineg(off);
-        let len = self.b.ins().iconst(types::I64, alloc.len);
+        let len = self.len_value(alloc.len);
         let hi = self.b.ins().isub(len, off);
         let above = self.b.ins().icmp(IntCC::SignedGreaterThanOrEqual, n, lo);
         let below = self.b.ins().icmp(IntCC::SignedLessThanOrEqual, n, hi);
@@ -416,6 +531,7 @@ impl Emitter<'_, '_, '_> {
                 "a comparison of a pointer bound to its element (a view's element, through a reference, reinterpreted)",
             ));
         };
+        self.two_vectors(&x, &y)?;
         if x.key != y.key {
             return Ok(match op {
                 BinOp::Eq => self.b.ins().iconst(types::I8, 0),
@@ -443,6 +559,7 @@ impl Emitter<'_, '_, '_> {
                 "a difference of pointers bound to their elements (a view's element, through a reference, reinterpreted)",
             ));
         };
+        self.two_vectors(&x, &y)?;
         if x.key != y.key {
             let no = self.b.ins().iconst(types::I8, 0);
             self.guard(no);
@@ -529,7 +646,7 @@ impl Emitter<'_, '_, '_> {
                     self.guard(no);
                     return Ok(Place::Mem(alloc.base, pointee));
                 }
-                self.check_below(off, alloc.len);
+                self.check_below_len(off, alloc.len);
                 let bytes = self.b.ins().imul_imm_s(off, i64::from(alloc.size));
                 let at = self.b.ins().iadd(alloc.base, bytes);
                 Ok(Place::Mem(at, pointee))

@@ -75,6 +75,22 @@ pub(crate) fn element_writes(prog: &Program, stmt: &Stmt) -> HashSet<LocalId> {
                 op: Intrinsic::Atomic(_),
                 args,
             } => args.iter().take(2).collect(),
+            // A pointer to a vector's elements that may write them (an
+            // iterator a host statement declares; the writes go through
+            // the iterator, whose root is not the vector).
+            ExprKind::Intrinsic {
+                op: Intrinsic::VectorData,
+                args,
+            } if matches!(
+                e.ty,
+                tessera_ir::Type::Ptr {
+                    is_const: false,
+                    ..
+                }
+            ) =>
+            {
+                args.iter().take(1).collect()
+            }
             _ => Vec::new(),
         };
         for t in targets {
