@@ -1051,8 +1051,11 @@ impl Machine<'_> {
                 (Type::Scalar(_), v) => Arg::Scalar(bits(v)?),
                 (Type::Vector(elem), Value::Vector(storage)) => {
                     let (size, _) = size_align(&prog.structs, elem)?;
-                    let len = storage.len();
                     let buffer = m.storage_buffer(&prog.structs, storage, elem, size, *written)?;
+                    // The buffer's length: a storage named twice (two
+                    // references to one vector) is empty while the first
+                    // name has its buffer taken.
+                    let len = m.buffers.get(buffer)?.len;
                     Arg::View {
                         buffer,
                         offset: 0,
@@ -1093,9 +1096,10 @@ impl Machine<'_> {
                         return None;
                     };
                     let (size, _) = size_align(&prog.structs, elem)?;
-                    let len = storage.len();
-                    let from = usize::try_from(p.offset).ok().filter(|o| *o <= len)?;
                     let buffer = m.storage_buffer(&prog.structs, storage, elem, size, *written)?;
+                    // As for a vector: the buffer's length, not the storage's.
+                    let len = m.buffers.get(buffer)?.len;
+                    let from = usize::try_from(p.offset).ok().filter(|o| *o <= len)?;
                     Arg::View {
                         buffer,
                         offset: from,
