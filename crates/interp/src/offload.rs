@@ -989,6 +989,18 @@ impl Machine<'_> {
                 // Read just before: writing it back cannot fail.
                 let _ = self.write(place, v, stmt.span);
             }
+            // A pointer the statement may have moved: its offset in the
+            // vector it points into, which the run did not resize.
+            if let (Type::Ptr { .. }, Arg::View { offset, .. }) = (ty, arg)
+                && let Ok(Value::Ptr(p)) = self.read(place, stmt.span)
+                && let Ok(p) = crate::pointer::follow(&p)
+                && let Ok(offset) = i64::try_from(*offset)
+                && p.offset != offset
+            {
+                let mut moved = (*p).clone();
+                moved.offset = offset;
+                let _ = self.write(place, Value::Ptr(Rc::new(moved)), stmt.span);
+            }
         }
         let taken = match launch.args.last() {
             Some(Arg::Scalar(Bits::Int(k))) => usize::try_from(*k).unwrap_or(0),

@@ -686,14 +686,24 @@ pub(crate) fn run_host(entry: usize, layout: &HostLayout, launch: &mut Launch) -
         .and_then(|m| m.into_inner().ok())
         .map(|p| p.output);
     for (arg, c) in launch.args.iter_mut().zip(&layout.captures) {
-        if let CaptureLayout::Scalar(s, w) = c {
-            let raw = words[*w as usize];
-            *arg = Arg::Scalar(match s {
-                Scalar::Bool => Bits::Bool(raw & 0xff != 0),
-                Scalar::Float => Bits::Float(f32::from_bits(raw as u32)),
-                Scalar::Double => Bits::Double(f64::from_bits(raw)),
-                _ => Bits::Int(raw as i64),
-            });
+        match (c, arg) {
+            (CaptureLayout::Scalar(s, w), arg) => {
+                let raw = words[*w as usize];
+                *arg = Arg::Scalar(match s {
+                    Scalar::Bool => Bits::Bool(raw & 0xff != 0),
+                    Scalar::Float => Bits::Float(f32::from_bits(raw as u32)),
+                    Scalar::Double => Bits::Double(f64::from_bits(raw)),
+                    _ => Bits::Int(raw as i64),
+                });
+            }
+            // A one-dimensional view's offset: a pointer's, which the
+            // statement may have moved (a view's own stays as it was).
+            (CaptureLayout::View(_, _, 1, w), Arg::View { offset, .. }) => {
+                if let Ok(moved) = usize::try_from(words[*w as usize + 1]) {
+                    *offset = moved;
+                }
+            }
+            _ => {}
         }
     }
     LaunchOutcome::Done

@@ -25,7 +25,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{Linkage, Module};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use tessera_ir::{FuncId, FunctionKind, Program, StmtId};
 use tessera_runtime::launch::{HostPlan, KernelEngine, Launch, LaunchOutcome};
@@ -116,43 +116,53 @@ fn interpreted_type(ty: &tessera_ir::Type, prog: &Program) -> bool {
     ty.contains_pointer(&prog.structs) || ty.contains_narrow_integer(&prog.structs)
 }
 
-/// True when a kernel (or one host statement of `func`), or a function it
-/// calls, has a value or variable of pointer type (or a host-only narrow
-/// integer): those run in the interpreter, which checks every pointer.
-fn uses_pointers(prog: &Program, func: FuncId, stmt: Option<&tessera_ir::Stmt>) -> bool {
-    uses(prog, func, stmt, &|t| interpreted_type(t, prog), true)
+/// True when host statement `stmt` of `func` uses pointers (or host-only
+/// narrow integers) otherwise than as iterators over the elements of a
+/// vector: pointer locals (declared in the statement or outside it, as
+/// parameters) to objects of a plain type, made from `v.begin()`,
+/// `v.end()` or `v.data()` of a vector variable and from each other,
+/// moved, compared, subtracted and dereferenced (`emit/pointers.rs`,
+/// `AllocKey::Elements`; one from outside must point into a vector, or the
+/// interpreter runs the statement); or when a function it calls uses any.
+fn host_pointers(prog: &Program, func: FuncId, stmt: &tessera_ir::Stmt) -> bool {
+    let mut calls = Vec::new();
+    if !pointers_followed(prog, func, std::slice::from_ref(stmt), &mut calls) {
+        return true;
+    }
+    // The functions it calls, inlined: their pointer parameters are
+    // iterators too.
+    let mut seen = Vec::new();
+    while let Some(callee) = calls.pop() {
+        if seen.contains(&callee) {
+            continue;
+        }
+        seen.push(callee);
+        let Some(body) = prog.get_function(callee).and_then(|f| f.body.as_ref()) else {
+            continue;
+        };
+        if !pointers_followed(prog, callee, &body.stmts, &mut calls) {
+            return true;
+        }
+    }
+    false
 }
 
-/// True when host statement `stmt` of `func` uses pointers (or host-only
-/// narrow integers) otherwise than
-/// - by dereferencing a pointer local declared outside it to scalars, at
-///   an offset (`*p`, `p[i]`, `*(p + i)`), or
-/// - as iterators it declares over the elements of a vector variable:
-///   pointer locals made from `v.begin()`, `v.end()` or `v.data()` and
-///   each other, moved, compared, subtracted and dereferenced
-///   (`emit/pointers.rs`, `AllocKey::Elements`);
-///
-/// or when a function it calls uses any.
-fn host_pointers(prog: &Program, func: FuncId, stmt: &tessera_ir::Stmt) -> bool {
-    use tessera_ir::{ExprKind, LocalId, StmtKind, Type};
+/// True when statements `stmts` of `func` use pointers only as
+/// [`host_pointers`] lets through; the functions they call go to `calls`.
+fn pointers_followed(
+    prog: &Program,
+    func: FuncId,
+    stmts: &[tessera_ir::Stmt],
+    calls: &mut Vec<FuncId>,
+) -> bool {
+    use tessera_ir::{ExprKind, Type};
     let f = prog.function(func);
     let plain_pointee = |t: &Type| !interpreted_type(t, prog) && !t.contains_union(&prog.structs);
-    let mut iterators: HashSet<LocalId> = HashSet::new();
-    tessera_ir::visit::walk_stmt(
-        stmt,
-        &mut |s| {
-            if let StmtKind::Let { local, .. } = &s.kind
-                && let Some(l) = f.get_local(*local)
-                && !l.by_ref
-                && matches!(&l.ty, Type::Ptr { elem, .. } if plain_pointee(elem))
-            {
-                iterators.insert(*local);
-            }
-        },
-        &mut |_| {},
-    );
-    let iterator =
-        |e: &tessera_ir::Expr| matches!(&e.kind, ExprKind::Local(l) if iterators.contains(l));
+    let iterator = |e: &tessera_ir::Expr| {
+        matches!(&e.kind, ExprKind::Local(l) if f.get_local(*l).is_some_and(|l| {
+            !l.by_ref && matches!(&l.ty, Type::Ptr { elem, .. } if plain_pointee(elem))
+        }))
+    };
     // True when `e` is not a pointer form compiled code follows.
     fn check(
         prog: &Program,
@@ -214,51 +224,35 @@ fn host_pointers(prog: &Program, func: FuncId, stmt: &tessera_ir::Stmt) -> bool 
         bad
     }
     let mut bad = false;
-    let mut calls = Vec::new();
-    tessera_ir::visit::walk_stmt(
-        stmt,
-        &mut |s| s.for_each_expr(&mut |e| bad = bad || check(prog, e, &iterator, &mut calls)),
-        &mut |_| {},
-    );
-    bad || calls.iter().any(|f| uses_pointers(prog, *f, None))
+    for stmt in stmts {
+        tessera_ir::visit::walk_stmt(
+            stmt,
+            &mut |s| s.for_each_expr(&mut |e| bad = bad || check(prog, e, &iterator, calls)),
+            &mut |_| {},
+        );
+    }
+    !bad
 }
 
 /// True when the code of `func` (or of `stmt` in it), or of a function it
 /// calls, has a value or local of a type containing a union.
 fn uses_unions(prog: &Program, func: FuncId, stmt: Option<&tessera_ir::Stmt>) -> bool {
-    uses(
-        prog,
-        func,
-        stmt,
-        &|t| t.contains_union(&prog.structs),
-        false,
-    )
+    uses(prog, func, stmt, &|t| t.contains_union(&prog.structs))
 }
 
 /// True when the code of `func` (or of `stmt` in it), or of a function it
-/// calls, has a value or local of a type `bad_type` picks, or (with
-/// `pointer_ops`) a pointer operation.
+/// calls, has a value or local of a type `bad_type` picks.
 fn uses(
     prog: &Program,
     func: FuncId,
     stmt: Option<&tessera_ir::Stmt>,
     bad_type: &dyn Fn(&tessera_ir::Type) -> bool,
-    pointer_ops: bool,
 ) -> bool {
     let mut calls = Vec::new();
     let found = std::cell::Cell::new(false);
     // The walks below visit every sub-expression: each node is looked at once.
     let look = |x: &tessera_ir::Expr, calls: &mut Vec<FuncId>| {
-        if bad_type(&x.ty)
-            || (pointer_ops
-                && matches!(
-                    x.kind,
-                    tessera_ir::ExprKind::AddrOf(_)
-                        | tessera_ir::ExprKind::Deref(_)
-                        | tessera_ir::ExprKind::New { .. }
-                        | tessera_ir::ExprKind::Delete { .. }
-                ))
-        {
+        if bad_type(&x.ty) {
             found.set(true);
         }
         if let tessera_ir::ExprKind::Call { func, .. } = x.kind {

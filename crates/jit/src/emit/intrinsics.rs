@@ -189,6 +189,18 @@ impl Emitter<'_, '_, '_> {
                 }
                 Ok(V::View(self.view(&args[1])?))
             }
+            // `std::swap` of two scalars (of iterators' elements, say).
+            Intrinsic::Swap
+                if args.len() == 2 && args[0].ty.scalar().is_some() && args[0].ty == args[1].ty =>
+            {
+                let a = self.with_access(Access::ReadWrite, |lw| lw.place(&args[0]))?;
+                let b = self.with_access(Access::ReadWrite, |lw| lw.place(&args[1]))?;
+                let x = self.read(&a)?;
+                let y = self.read(&b)?;
+                self.write(&a, &y, &args[0].ty)?;
+                self.write(&b, &x, &args[1].ty)?;
+                Ok(V::Unit)
+            }
             Intrinsic::Print if self.host.is_some() && self.entry.helpers.print.is_some() => {
                 self.print(e)
             }

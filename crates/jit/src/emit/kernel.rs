@@ -418,6 +418,10 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                     lw.b.def_var(var, x);
                     Slot::Vars(vec![var])
                 }
+                // A pointer from outside moves over its whole vector.
+                V::View(view) if matches!(ty, Type::Ptr { .. }) && l.is_some() => {
+                    lw.captured_pointer(k, &view)?
+                }
                 V::View(view) => Slot::View(view),
                 V::Mem(addr) => Slot::Ref(Place::Mem(addr, ty)),
                 _ => return decline(Decline::HostVariableKind),
@@ -463,11 +467,21 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             .chain(plan.globals.iter().map(|g| lw.host_global(*g)))
             .collect();
         for (c, slot) in plan.captures.iter().zip(back) {
-            if let (CaptureLayout::Scalar(s, w), Some(Slot::Vars(vars))) = (c, slot) {
-                let v = lw.b.use_var(vars[0]);
-                let raw = lw.scalar_as_word(v, *s);
-                lw.b.ins()
-                    .store(flags(), raw, lw.entry.env, (*w * 8) as i32);
+            match (c, slot) {
+                (CaptureLayout::Scalar(s, w), Some(Slot::Vars(vars))) => {
+                    let v = lw.b.use_var(vars[0]);
+                    let raw = lw.scalar_as_word(v, *s);
+                    lw.b.ins()
+                        .store(flags(), raw, lw.entry.env, (*w * 8) as i32);
+                }
+                // A pointer from outside: its offset, in its view's offset
+                // word (`exec::run_host` hands it back).
+                (CaptureLayout::View(_, _, 1, w), Some(Slot::Ptr(_, var))) => {
+                    let v = lw.b.use_var(var);
+                    lw.b.ins()
+                        .store(flags(), v, lw.entry.env, ((*w + 1) * 8) as i32);
+                }
+                _ => {}
             }
         }
         lw.finish();
@@ -793,12 +807,16 @@ fn host_capture(prog: &Program, ty: &Type, by_ref: bool, word: &mut u32) -> R<Ca
             c
         }
         // A pointer into a vector's elements: the elements from the one it
-        // points to on, as a view (only dereferenced: see `host_pointers`).
+        // points to on, as a view; compiled code moves it over the whole
+        // vector (`Emitter::captured_pointer`) and hands its offset back.
         Type::Ptr { elem, .. } => {
-            let Some(s) = elem.scalar() else {
+            let Some((size, _)) = size_align(&prog.structs, elem) else {
                 return decline(Decline::Pointer);
             };
-            let c = CaptureLayout::View(Type::Scalar(s), s.size(), 1, *word);
+            if size == 0 || elem.contains_union(&prog.structs) {
+                return decline(Decline::Pointer);
+            }
+            let c = CaptureLayout::View((**elem).clone(), size, 1, *word);
             *word += 4;
             c
         }

@@ -31,9 +31,10 @@ pub(super) enum AllocKey {
     /// `nullptr`: no element.
     Null,
     /// The elements of a `std::vector` a host statement names (`v.begin()`,
-    /// `v.data()`): the variable's scope and local, or its global. Two
-    /// such keys may still name one vector (two references to it): their
-    /// pointers are not compared here (see [`Emitter::ptr_compare`]).
+    /// `v.data()`) or a pointer from outside: the variable's scope and
+    /// local, its global or the pointer's capture. Two such keys may still
+    /// name one vector (two references to it, two iterators): their
+    /// pointers are compared by address (see [`Emitter::ptr_compare`]).
     Elements(ElementsOf),
     /// An object of the kernel.
     Object {
@@ -54,6 +55,10 @@ pub(super) enum ElementsOf {
     Local(usize, u32),
     /// A global.
     Global(u32),
+    /// A pointer local the statement got from outside (a parameter, an
+    /// iterator declared before a loop), by its capture: the vector it
+    /// points into, the whole of it (see [`Emitter::captured_pointer`]).
+    Pointer(usize),
 }
 
 /// How many elements an allocation has: known where the code is emitted
@@ -308,21 +313,42 @@ impl Emitter<'_, '_, '_> {
         }
     }
 
-    /// Declines a comparison or difference of pointers into the elements
-    /// of two vector variables: two references may name one vector, which
-    /// a read-only hand-off gives each as a copy of its own, so their
-    /// addresses cannot tell (the interpreter runs the statement).
-    fn two_vectors(&self, x: &PtrAlloc, y: &PtrAlloc) -> R<()> {
-        if x.key != y.key
-            && (matches!(x.key, AllocKey::Elements(_)) || matches!(y.key, AllocKey::Elements(_)))
-            && x.key != AllocKey::Null
-            && y.key != AllocKey::Null
-        {
-            return decline(Decline::PointerUse(
-                "a comparison of iterators of two vector variables",
-            ));
+    /// For pointers into the elements of two vector variables or pointers
+    /// from outside (two names may reach one vector): whether they point
+    /// into one, by address. The hand-off gives each vector one buffer,
+    /// so two buffers are two vectors, except that every empty buffer may
+    /// have the same (dangling) address: two empty ones at one address
+    /// fail the run, and the interpreter compares them.
+    fn same_elements(&mut self, x: &PtrAlloc, y: &PtrAlloc) -> Option<Value> {
+        if !matches!(x.key, AllocKey::Elements(_)) || !matches!(y.key, AllocKey::Elements(_)) {
+            return None;
         }
-        Ok(())
+        let same = self.b.ins().icmp(IntCC::Equal, x.base, y.base);
+        let len = self.len_value(x.len);
+        let empty = self.b.ins().icmp_imm_s(IntCC::Equal, len, 0);
+        let unknown = self.b.ins().band(same, empty);
+        self.fail_if(unknown);
+        Some(same)
+    }
+
+    /// A pointer local named by a host statement that got it from outside,
+    /// handed over as a view from its element to the end of its vector
+    /// (`plan_host`): the vector's elements as an allocation, and the
+    /// pointer's offset in a variable the statement moves and hands back.
+    pub(super) fn captured_pointer(&mut self, capture: usize, view: &ViewV) -> R<Slot> {
+        let size = self.elem_size(&view.elem)?;
+        let len = self.b.ins().iadd(view.offset, view.ext[0]);
+        let var = self.b.declare_var(types::I64);
+        self.b.def_var(var, view.offset);
+        Ok(Slot::Ptr(
+            Rc::new(PtrAlloc {
+                key: AllocKey::Elements(ElementsOf::Pointer(capture)),
+                base: view.base,
+                size,
+                len: Len::Runtime(len),
+            }),
+            var,
+        ))
     }
 
     /// `reinterpret_cast<U*>(p)` between scalars of one size, neither a
@@ -515,6 +541,13 @@ impl Emitter<'_, '_, '_> {
                 self.b.def_var(var, off);
                 Ok(PtrV::At(alloc, off))
             }
+            // Another name of a vector's elements (an iterator from outside
+            // given another's value): checked to be the same vector.
+            PtrV::At(from, off) if let Some(same) = self.same_elements(&from, &alloc) => {
+                self.guard(same);
+                self.b.def_var(var, off);
+                Ok(PtrV::At(alloc, off))
+            }
             _ => decline(Decline::PointerUse(
                 "a pointer given a value in another object than its first",
             )),
@@ -531,7 +564,26 @@ impl Emitter<'_, '_, '_> {
                 "a comparison of a pointer bound to its element (a view's element, through a reference, reinterpreted)",
             ));
         };
-        self.two_vectors(&x, &y)?;
+        if x.key != y.key
+            && let Some(same) = self.same_elements(&x, &y)
+        {
+            let Some(cc) = super::arith::signed_cc(op) else {
+                return decline(Decline::Pointer);
+            };
+            let at = self.b.ins().icmp(cc, i, j);
+            return Ok(match op {
+                BinOp::Eq => self.b.ins().band(same, at),
+                BinOp::Ne => {
+                    let other = self.b.ins().bxor_imm_u(same, 1);
+                    self.b.ins().bor(other, at)
+                }
+                // Order needs one vector, as in the interpreter.
+                _ => {
+                    self.guard(same);
+                    at
+                }
+            });
+        }
         if x.key != y.key {
             return Ok(match op {
                 BinOp::Eq => self.b.ins().iconst(types::I8, 0),
@@ -559,10 +611,12 @@ impl Emitter<'_, '_, '_> {
                 "a difference of pointers bound to their elements (a view's element, through a reference, reinterpreted)",
             ));
         };
-        self.two_vectors(&x, &y)?;
         if x.key != y.key {
-            let no = self.b.ins().iconst(types::I8, 0);
-            self.guard(no);
+            let same = match self.same_elements(&x, &y) {
+                Some(same) => same,
+                None => self.b.ins().iconst(types::I8, 0),
+            };
+            self.guard(same);
         }
         Ok(self.b.ins().isub(i, j))
     }
