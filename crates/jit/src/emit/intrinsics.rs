@@ -189,16 +189,28 @@ impl Emitter<'_, '_, '_> {
                 }
                 Ok(V::View(self.view(&args[1])?))
             }
-            // `std::swap` of two scalars (of iterators' elements, say).
-            Intrinsic::Swap
-                if args.len() == 2 && args[0].ty.scalar().is_some() && args[0].ty == args[1].ty =>
-            {
+            // `std::swap` of two scalars, or of two objects of a plain type
+            // in memory (iterators' elements, say).
+            Intrinsic::Swap if args.len() == 2 && args[0].ty == args[1].ty => {
                 let a = self.with_access(Access::ReadWrite, |lw| lw.place(&args[0]))?;
                 let b = self.with_access(Access::ReadWrite, |lw| lw.place(&args[1]))?;
-                let x = self.read(&a)?;
-                let y = self.read(&b)?;
-                self.write(&a, &y, &args[0].ty)?;
-                self.write(&b, &x, &args[1].ty)?;
+                if args[0].ty.scalar().is_some() {
+                    let x = self.read(&a)?;
+                    let y = self.read(&b)?;
+                    self.write(&a, &y, &args[0].ty)?;
+                    self.write(&b, &x, &args[1].ty)?;
+                    return Ok(V::Unit);
+                }
+                let (Place::Mem(x, _), Place::Mem(y, _)) = (&a, &b) else {
+                    return decline(Decline::LibraryOperation("Swap".into()));
+                };
+                if self.has_tags(&args[0].ty) {
+                    return decline(Decline::UnionTags);
+                }
+                let Some((size, _)) = size_align(&self.prog.structs, &args[0].ty) else {
+                    return decline(Decline::LibraryOperation("Swap".into()));
+                };
+                self.swap_bytes(*x, *y, size);
                 Ok(V::Unit)
             }
             Intrinsic::Print if self.host.is_some() && self.entry.helpers.print.is_some() => {

@@ -199,6 +199,26 @@ impl Emitter<'_, '_, '_> {
         }
     }
 
+    /// Exchanges the `size` bytes at `x` and `y` (one object with itself
+    /// stays as it is).
+    pub(super) fn swap_bytes(&mut self, x: Value, y: Value, size: u32) {
+        let mut k = 0u32;
+        while k < size {
+            let (t, n) = if size - k >= 8 && k.is_multiple_of(8) {
+                (types::I64, 8)
+            } else if size - k >= 4 && k.is_multiple_of(4) {
+                (types::I32, 4)
+            } else {
+                (types::I8, 1)
+            };
+            let a = self.b.ins().load(t, flags(), x, k as i32);
+            let b = self.b.ins().load(t, flags(), y, k as i32);
+            self.b.ins().store(flags(), b, x, k as i32);
+            self.b.ins().store(flags(), a, y, k as i32);
+            k += n;
+        }
+    }
+
     pub(super) fn temp_vars(&mut self, v: &V) -> R<Vec<Variable>> {
         Ok(match v {
             V::S(x) => {

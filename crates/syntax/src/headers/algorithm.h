@@ -382,8 +382,11 @@ void __move_median_to_first(_It result, _It a, _It b, _It c, _Compare& comp) {
     }
 }
 
+// Where the partition of [first, last) around *pivot ends, counted from
+// the pivot (an offset rather than an iterator, so that compiled host
+// code, whose calls give numbers back, can run the whole sort).
 template <typename _It, typename _Compare>
-_It __unguarded_partition(_It first, _It last, _It pivot, _Compare& comp) {
+long __unguarded_partition_at(_It first, _It last, _It pivot, _Compare& comp) {
     while (true) {
         while (std::__compare(comp, *first, *pivot)) {
             ++first;
@@ -393,7 +396,7 @@ _It __unguarded_partition(_It first, _It last, _It pivot, _Compare& comp) {
             --last;
         }
         if (!(first < last)) {
-            return first;
+            return first - pivot;
         }
         std::swap(*first, *last);
         ++first;
@@ -464,19 +467,42 @@ void __heap_sort(_It first, _It last, _Compare& comp) {
     }
 }
 
+// libstdc++ recurses on the part after the cut and goes on with the part
+// before it; here the parts still to do wait in arrays (their bounds as
+// offsets from `base`, and their depth limits), taken in the same order,
+// so that every comparison and exchange is libstdc++'s, in its order. A
+// depth limit of at most 126 bounds the parts waiting.
 template <typename _It, typename _Compare>
 void __introsort_loop(_It first, _It last, long depth_limit, _Compare& comp) {
-    while (last - first > 16) {
-        if (depth_limit == 0) {
-            std::__heap_sort(first, last, comp);
+    _It base = first;
+    long waiting_first[128];
+    long waiting_last[128];
+    long waiting_depth[128];
+    long waiting = 0;
+    while (true) {
+        while (last - first > 16) {
+            if (depth_limit == 0) {
+                std::__heap_sort(first, last, comp);
+                break;
+            }
+            --depth_limit;
+            _It mid = first + (last - first) / 2;
+            std::__move_median_to_first(first, first + 1, mid, last - 1, comp);
+            _It cut = first + std::__unguarded_partition_at(first + 1, last, first, comp);
+            // The part before the cut waits; the part after it goes first.
+            waiting_first[waiting] = first - base;
+            waiting_last[waiting] = cut - base;
+            waiting_depth[waiting] = depth_limit;
+            waiting++;
+            first = cut;
+        }
+        if (waiting == 0) {
             return;
         }
-        --depth_limit;
-        _It mid = first + (last - first) / 2;
-        std::__move_median_to_first(first, first + 1, mid, last - 1, comp);
-        _It cut = std::__unguarded_partition(first + 1, last, first, comp);
-        std::__introsort_loop(cut, last, depth_limit, comp);
-        last = cut;
+        waiting--;
+        first = base + waiting_first[waiting];
+        last = base + waiting_last[waiting];
+        depth_limit = waiting_depth[waiting];
     }
 }
 
