@@ -298,6 +298,7 @@ impl Machine<'_> {
                     deadline: self.deadline(),
                     interrupt: self.interrupt.clone(),
                     output: None,
+                    rand: None,
                 };
                 let homes = m.homes;
                 self.hand_over(&mut launch, homes, span, |launch| engine.launch(launch))
@@ -941,6 +942,7 @@ impl Machine<'_> {
                 limit: output_room as usize,
                 ..Default::default()
             }),
+            rand: Some(self.clib.rand.clone()),
         };
         let done = self.hand_over(&mut launch, m.homes, stmt.span, |launch| {
             let t = std::time::Instant::now();
@@ -956,6 +958,10 @@ impl Machine<'_> {
             let cost = self.host_costs.entry(key).or_default();
             cost.strikes = cost.strikes.saturating_add(1);
             return None;
+        }
+        // `rand()` goes on from where the run left it.
+        if let Some(rand) = launch.rand.take() {
+            self.clib.rand = rand;
         }
         // What the run printed, in order before anything the interpreter
         // prints next (an exit's code, say).

@@ -25,6 +25,8 @@ struct Control {
     /// A host statement's `std::cout` and what its code prints by number
     /// (`None` for a kernel).
     printing: Option<std::sync::Mutex<Printing>>,
+    /// A host statement's `rand()` state (`None` for a kernel).
+    rand: Option<std::sync::Mutex<tessera_runtime::rand::Rand>>,
 }
 
 /// What a host statement's printing helpers work on.
@@ -349,6 +351,18 @@ fn with_printing(env: *const u64, f: impl FnOnce(&mut Printing)) -> i32 {
     i32::from(printing.output.bytes.len() > printing.output.limit)
 }
 
+/// `rand()` in compiled host code: the next of the run's copy of the
+/// state, or -1 (stop the run) when it has none.
+extern "C" fn rand_next(env: *const u64) -> i32 {
+    // SAFETY: as in `poll`: word 0 of the words generated code passes is
+    // the address of the run's `Control`, alive for the whole run.
+    let control = unsafe { &*(*env as usize as *const Control) };
+    match control.rand.as_ref().map(|m| m.lock()) {
+        Some(Ok(mut rand)) => rand.rand(),
+        _ => -1,
+    }
+}
+
 /// `std::cout << x` of a number in compiled host code: `scalar` numbers
 /// its type in [`PRINTED_SCALARS`], `bits` holds its value (an integer
 /// sign- or zero-extended as its type is, a float's or double's bits).
@@ -460,8 +474,9 @@ extern "C" fn print_printf(env: *const u64, item: i32, values: *const u64, count
 }
 
 /// The helpers by the names the generated code imports.
-pub(crate) fn helper_symbols() -> [(&'static str, *const u8); 6] {
+pub(crate) fn helper_symbols() -> [(&'static str, *const u8); 7] {
     [
+        ("tessera_rand", rand_next as *const u8),
         ("tessera_math_f32", math_f32 as *const u8),
         ("tessera_math_f64", math_f64 as *const u8),
         ("tessera_poll", poll as *const u8),
@@ -495,6 +510,7 @@ impl Control {
             interrupt: launch.interrupt.clone(),
             stop: AtomicBool::new(false),
             printing: None,
+            rand: None,
         }
     }
 }
@@ -662,6 +678,7 @@ pub(crate) fn run_host(entry: usize, layout: &HostLayout, launch: &mut Launch) -
             items: layout.print_items.clone(),
         }));
     }
+    control.rand = launch.rand.take().map(std::sync::Mutex::new);
     let Some(mut words) = argument_words(&control, layout.words, &layout.captures, launch) else {
         return LaunchOutcome::Declined;
     };
@@ -685,6 +702,7 @@ pub(crate) fn run_host(entry: usize, layout: &HostLayout, launch: &mut Launch) -
         .take()
         .and_then(|m| m.into_inner().ok())
         .map(|p| p.output);
+    launch.rand = control.rand.take().and_then(|m| m.into_inner().ok());
     for (arg, c) in launch.args.iter_mut().zip(&layout.captures) {
         match (c, arg) {
             (CaptureLayout::Scalar(s, w), arg) => {

@@ -108,6 +108,7 @@ struct HelperIds {
     print_scalar: cranelift_module::FuncId,
     print_item: cranelift_module::FuncId,
     print_printf: cranelift_module::FuncId,
+    rand: cranelift_module::FuncId,
 }
 
 /// Types whose values only the interpreter keeps: pointers (checked) and
@@ -370,6 +371,7 @@ fn new_module() -> Result<(JITModule, HelperIds), String> {
         &[types::I64, types::I32, types::I64, types::I32],
         types::I32,
     )?;
+    let rand = declare("tessera_rand", &[types::I64], types::I32)?;
     Ok((
         module,
         HelperIds {
@@ -379,6 +381,7 @@ fn new_module() -> Result<(JITModule, HelperIds), String> {
             print_scalar,
             print_item,
             print_printf,
+            rand,
         },
     ))
 }
@@ -396,6 +399,7 @@ fn start_function(
         poll: module.declare_func_in_func(ids.poll, &mut ctx.func),
         print: None,
         printf: None,
+        rand: None,
     }
 }
 
@@ -691,6 +695,7 @@ impl<'p> Jit<'p> {
             module.declare_func_in_func(ids.print_item, &mut ctx.func),
         ));
         helpers.printf = Some(module.declare_func_in_func(ids.print_printf, &mut ctx.func));
+        helpers.rand = Some(module.declare_func_in_func(ids.rand, &mut ctx.func));
         let frontend = module.isa().frontend_config();
         let mut fbc = FunctionBuilderContext::new();
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);

@@ -526,6 +526,10 @@ pub struct Launch {
     /// A host statement's `std::cout`: its format, and what the run
     /// printed (`None` for a kernel, which cannot print).
     pub output: Option<HostOutput>,
+    /// A host statement's copy of C's `rand()` state, which its code
+    /// advances; the interpreter takes it back when the run ends well
+    /// (`None` for a kernel).
+    pub rand: Option<crate::rand::Rand>,
 }
 
 /// What a compiled host statement prints to `std::cout`. The text is kept

@@ -213,6 +213,20 @@ impl Emitter<'_, '_, '_> {
                 self.swap_bytes(*x, *y, size);
                 Ok(V::Unit)
             }
+            // `rand()`: the next number of the run's copy of C's state.
+            Intrinsic::Rand if self.host.is_some() && args.is_empty() => {
+                let Some(rand) = self.entry.helpers.rand else {
+                    return decline(Decline::LibraryOperation(format!("{op:?}")));
+                };
+                let call = self.b.ins().call(rand, &[self.entry.env]);
+                let n = self.b.inst_results(call)[0];
+                let ok = self
+                    .b
+                    .ins()
+                    .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, n, 0);
+                self.guard(ok);
+                Ok(V::S(n))
+            }
             Intrinsic::Print if self.host.is_some() && self.entry.helpers.print.is_some() => {
                 self.print(e)
             }

@@ -259,6 +259,8 @@ pub(crate) struct Helpers {
     pub(crate) print: Option<(FuncRef, FuncRef)>,
     /// The `printf` helper of host code (`exec::print_printf`).
     pub(crate) printf: Option<FuncRef>,
+    /// The `rand()` helper of host code (`exec::rand_next`).
+    pub(crate) rand: Option<FuncRef>,
 }
 
 #[derive(Clone, Debug)]
