@@ -248,6 +248,26 @@ pub(super) fn source_form(name: &str, args: &[Expr]) -> bool {
         "sort" => args.len() == 3 || !elem_is_number,
         "accumulate" | "equal" => args.len() == 4,
         "min_element" | "max_element" => args.len() == 3,
+        // Over a vector's or an array's elements (pointers), the loop of
+        // the text, which compiled host code runs; over another
+        // container's iterators, the built-in form.
+        "find_if" | "count_if" => args.first().is_some_and(forward_elements),
+        _ => false,
+    }
+}
+
+/// True for a pointer, or a vector's iterator going forward (`v.begin()`,
+/// not `v.rbegin()`): an iterator the text's loops move as a pointer.
+fn forward_elements(e: &Expr) -> bool {
+    match &e.ty {
+        Type::Ptr { .. } => true,
+        Type::Iterator(_) => !matches!(
+            e.kind,
+            ExprKind::Intrinsic {
+                op: Intrinsic::VectorIterator { reverse: true, .. },
+                ..
+            }
+        ),
         _ => false,
     }
 }
