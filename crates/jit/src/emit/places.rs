@@ -184,38 +184,20 @@ impl Emitter<'_, '_, '_> {
     }
 
     pub(super) fn copy_bytes(&mut self, dst: Value, src: Value, size: u32) {
-        let mut k = 0u32;
-        while k < size {
-            let (t, n) = if size - k >= 8 && k.is_multiple_of(8) {
-                (types::I64, 8)
-            } else if size - k >= 4 && k.is_multiple_of(4) {
-                (types::I32, 4)
-            } else {
-                (types::I8, 1)
-            };
-            let v = self.b.ins().load(t, flags(), src, k as i32);
-            self.b.ins().store(flags(), v, dst, k as i32);
-            k += n;
+        for (k, t) in chunks(size) {
+            let v = self.b.ins().load(t, flags(), src, k);
+            self.b.ins().store(flags(), v, dst, k);
         }
     }
 
     /// Exchanges the `size` bytes at `x` and `y` (one object with itself
     /// stays as it is).
     pub(super) fn swap_bytes(&mut self, x: Value, y: Value, size: u32) {
-        let mut k = 0u32;
-        while k < size {
-            let (t, n) = if size - k >= 8 && k.is_multiple_of(8) {
-                (types::I64, 8)
-            } else if size - k >= 4 && k.is_multiple_of(4) {
-                (types::I32, 4)
-            } else {
-                (types::I8, 1)
-            };
-            let a = self.b.ins().load(t, flags(), x, k as i32);
-            let b = self.b.ins().load(t, flags(), y, k as i32);
-            self.b.ins().store(flags(), b, x, k as i32);
-            self.b.ins().store(flags(), a, y, k as i32);
-            k += n;
+        for (k, t) in chunks(size) {
+            let a = self.b.ins().load(t, flags(), x, k);
+            let b = self.b.ins().load(t, flags(), y, k);
+            self.b.ins().store(flags(), b, x, k);
+            self.b.ins().store(flags(), a, y, k);
         }
     }
 
@@ -563,6 +545,25 @@ impl Emitter<'_, '_, '_> {
             _ => decline(Decline::AssignmentKind),
         }
     }
+}
+
+/// The pieces `size` bytes are moved in: each piece's offset and type,
+/// eight bytes at a time where the offset allows, then four, then one.
+fn chunks(size: u32) -> Vec<(i32, cranelift_codegen::ir::Type)> {
+    let mut out = Vec::new();
+    let mut k = 0u32;
+    while k < size {
+        let (t, n) = if size - k >= 8 && k.is_multiple_of(8) {
+            (types::I64, 8)
+        } else if size - k >= 4 && k.is_multiple_of(4) {
+            (types::I32, 4)
+        } else {
+            (types::I8, 1)
+        };
+        out.push((k as i32, t));
+        k += n;
+    }
+    out
 }
 
 /// Whether `ty` is a struct without a plain layout, which a kernel may
