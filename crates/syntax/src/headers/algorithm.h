@@ -235,6 +235,464 @@ pair<_In1, _In2> mismatch(_In1 first1, _In1 last1, _In2 first2, _Pred pred) {
     return pair<_In1, _In2>(first1, first2);
 }
 
+// Copies, removals and exchanges. Where C++ leaves the elements after a
+// removal's new end unspecified, they are what libstdc++ leaves there: a
+// kept element is assigned to the next free place, the rest stay.
+
+template <typename _In, typename _Out, typename _Pred>
+_Out copy_if(_In first, _In last, _Out out, _Pred pred) {
+    for (; first != last; ++first) {
+        if (pred(*first)) {
+            *out = *first;
+            ++out;
+        }
+    }
+    return out;
+}
+
+template <typename _In, typename _Size, typename _Out>
+_Out copy_n(_In first, _Size n, _Out out) {
+    for (_Size left = n; left > 0; --left) {
+        *out = *first;
+        ++first;
+        ++out;
+    }
+    return out;
+}
+
+template <typename _In, typename _Out>
+_Out reverse_copy(_In first, _In last, _Out out) {
+    while (last != first) {
+        --last;
+        *out = *last;
+        ++out;
+    }
+    return out;
+}
+
+template <typename _It1, typename _It2>
+_It2 swap_ranges(_It1 first1, _It1 last1, _It2 first2) {
+    for (; first1 != last1; ++first1) {
+        std::swap(*first1, *first2);
+        ++first2;
+    }
+    return first2;
+}
+
+template <typename _It, typename _Pred>
+_It remove_if(_It first, _It last, _Pred pred) {
+    first = std::find_if(first, last, pred);
+    if (first == last) {
+        return first;
+    }
+    _It kept = first;
+    for (++first; first != last; ++first) {
+        if (!pred(*first)) {
+            *kept = *first;
+            ++kept;
+        }
+    }
+    return kept;
+}
+
+template <typename _It, typename _T>
+_It remove(_It first, _It last, const _T& value) {
+    first = std::find(first, last, value);
+    if (first == last) {
+        return first;
+    }
+    _It kept = first;
+    for (++first; first != last; ++first) {
+        if (!(*first == value)) {
+            *kept = *first;
+            ++kept;
+        }
+    }
+    return kept;
+}
+
+template <typename _It>
+_It adjacent_find(_It first, _It last) {
+    if (first == last) {
+        return last;
+    }
+    _It next = first;
+    for (++next; next != last; ++next) {
+        if (*first == *next) {
+            return first;
+        }
+        first = next;
+    }
+    return last;
+}
+
+template <typename _It, typename _Pred>
+_It adjacent_find(_It first, _It last, _Pred pred) {
+    if (first == last) {
+        return last;
+    }
+    _It next = first;
+    for (++next; next != last; ++next) {
+        if (pred(*first, *next)) {
+            return first;
+        }
+        first = next;
+    }
+    return last;
+}
+
+// The first of each run of equal elements moves to the next free place;
+// the comparison is with the last element kept.
+template <typename _It>
+_It unique(_It first, _It last) {
+    first = std::adjacent_find(first, last);
+    if (first == last) {
+        return last;
+    }
+    _It kept = first;
+    ++first;
+    for (++first; first != last; ++first) {
+        if (!(*kept == *first)) {
+            ++kept;
+            *kept = *first;
+        }
+    }
+    ++kept;
+    return kept;
+}
+
+template <typename _It, typename _Pred>
+_It unique(_It first, _It last, _Pred pred) {
+    first = std::adjacent_find(first, last, pred);
+    if (first == last) {
+        return last;
+    }
+    _It kept = first;
+    ++first;
+    for (++first; first != last; ++first) {
+        if (!pred(*kept, *first)) {
+            ++kept;
+            *kept = *first;
+        }
+    }
+    ++kept;
+    return kept;
+}
+
+// libstdc++'s partition of a range it can walk both ways: from the front
+// to the first element failing the predicate, from the back to the last
+// passing it, and an exchange of the two; the order within each side is
+// that exchange order.
+template <typename _It, typename _Pred>
+_It partition(_It first, _It last, _Pred pred) {
+    while (true) {
+        while (true) {
+            if (first == last) {
+                return first;
+            }
+            if (!pred(*first)) {
+                break;
+            }
+            ++first;
+        }
+        --last;
+        while (true) {
+            if (first == last) {
+                return first;
+            }
+            if (pred(*last)) {
+                break;
+            }
+            --last;
+        }
+        std::swap(*first, *last);
+        ++first;
+    }
+}
+
+// A stable partition has one answer: the passing elements in order, then
+// the others in order, through a copy of the range.
+template <typename _T, typename _Pred>
+_T* stable_partition(_T* first, _T* last, _Pred pred) {
+    std::vector<_T> copy(first, last);
+    _T* out = first;
+    for (long i = 0; i < (long)copy.size(); i++) {
+        if (pred(copy[i])) {
+            *out = copy[i];
+            ++out;
+        }
+    }
+    _T* split = out;
+    for (long i = 0; i < (long)copy.size(); i++) {
+        if (!pred(copy[i])) {
+            *out = copy[i];
+            ++out;
+        }
+    }
+    return split;
+}
+
+// `middle` becomes the first element; the range's arrangement after a
+// rotation is fixed by C++, whichever way it is reached.
+template <typename _It>
+_It rotate(_It first, _It middle, _It last) {
+    if (first == middle) {
+        return last;
+    }
+    if (middle == last) {
+        return first;
+    }
+    std::reverse(first, middle);
+    std::reverse(middle, last);
+    std::reverse(first, last);
+    return first + (last - middle);
+}
+
+// Sorted ranges.
+
+template <typename _It>
+bool is_sorted(_It first, _It last) {
+    if (first == last) {
+        return true;
+    }
+    _It next = first;
+    for (++next; next != last; ++next) {
+        if (*next < *first) {
+            return false;
+        }
+        first = next;
+    }
+    return true;
+}
+
+template <typename _It, typename _Compare>
+bool is_sorted(_It first, _It last, _Compare comp) {
+    if (first == last) {
+        return true;
+    }
+    _It next = first;
+    for (++next; next != last; ++next) {
+        if (comp(*next, *first)) {
+            return false;
+        }
+        first = next;
+    }
+    return true;
+}
+
+// libstdc++'s halving search, which also fixes the answer for a range
+// that is not sorted.
+template <typename _It, typename _T>
+_It lower_bound(_It first, _It last, const _T& value) {
+    long len = last - first;
+    while (len > 0) {
+        long half = len >> 1;
+        _It middle = first + half;
+        if (*middle < value) {
+            first = middle + 1;
+            len = len - half - 1;
+        } else {
+            len = half;
+        }
+    }
+    return first;
+}
+
+template <typename _It, typename _T, typename _Compare>
+_It lower_bound(_It first, _It last, const _T& value, _Compare comp) {
+    long len = last - first;
+    while (len > 0) {
+        long half = len >> 1;
+        _It middle = first + half;
+        if (comp(*middle, value)) {
+            first = middle + 1;
+            len = len - half - 1;
+        } else {
+            len = half;
+        }
+    }
+    return first;
+}
+
+template <typename _It, typename _T>
+_It upper_bound(_It first, _It last, const _T& value) {
+    long len = last - first;
+    while (len > 0) {
+        long half = len >> 1;
+        _It middle = first + half;
+        if (value < *middle) {
+            len = half;
+        } else {
+            first = middle + 1;
+            len = len - half - 1;
+        }
+    }
+    return first;
+}
+
+template <typename _It, typename _T, typename _Compare>
+_It upper_bound(_It first, _It last, const _T& value, _Compare comp) {
+    long len = last - first;
+    while (len > 0) {
+        long half = len >> 1;
+        _It middle = first + half;
+        if (comp(value, *middle)) {
+            len = half;
+        } else {
+            first = middle + 1;
+            len = len - half - 1;
+        }
+    }
+    return first;
+}
+
+template <typename _It, typename _T>
+bool binary_search(_It first, _It last, const _T& value) {
+    _It at = std::lower_bound(first, last, value);
+    return at != last && !(value < *at);
+}
+
+template <typename _It, typename _T, typename _Compare>
+bool binary_search(_It first, _It last, const _T& value, _Compare comp) {
+    _It at = std::lower_bound(first, last, value, comp);
+    return at != last && !comp(value, *at);
+}
+
+template <typename _It, typename _T>
+pair<_It, _It> equal_range(_It first, _It last, const _T& value) {
+    return pair<_It, _It>(std::lower_bound(first, last, value), std::upper_bound(first, last, value));
+}
+
+template <typename _In1, typename _In2, typename _Out>
+_Out merge(_In1 first1, _In1 last1, _In2 first2, _In2 last2, _Out out) {
+    while (first1 != last1 && first2 != last2) {
+        if (*first2 < *first1) {
+            *out = *first2;
+            ++first2;
+        } else {
+            *out = *first1;
+            ++first1;
+        }
+        ++out;
+    }
+    for (; first1 != last1; ++first1) {
+        *out = *first1;
+        ++out;
+    }
+    for (; first2 != last2; ++first2) {
+        *out = *first2;
+        ++out;
+    }
+    return out;
+}
+
+template <typename _In1, typename _In2>
+bool includes(_In1 first1, _In1 last1, _In2 first2, _In2 last2) {
+    while (first1 != last1 && first2 != last2) {
+        if (*first2 < *first1) {
+            return false;
+        }
+        if (!(*first1 < *first2)) {
+            ++first2;
+        }
+        ++first1;
+    }
+    return first2 == last2;
+}
+
+template <typename _In1, typename _In2>
+bool lexicographical_compare(_In1 first1, _In1 last1, _In2 first2, _In2 last2) {
+    for (; first1 != last1 && first2 != last2; ++first1) {
+        if (*first1 < *first2) {
+            return true;
+        }
+        if (*first2 < *first1) {
+            return false;
+        }
+        ++first2;
+    }
+    return first1 == last1 && first2 != last2;
+}
+
+// The smallest element (the first of equal ones) and the largest (the
+// last of equal ones).
+template <typename _It>
+pair<_It, _It> minmax_element(_It first, _It last) {
+    _It smallest = first;
+    _It largest = first;
+    for (; first != last; ++first) {
+        if (*first < *smallest) {
+            smallest = first;
+        }
+        if (!(*first < *largest)) {
+            largest = first;
+        }
+    }
+    return pair<_It, _It>(smallest, largest);
+}
+
+// The next arrangement in lexicographical order; after the last one, the
+// first (sorted) and `false`.
+template <typename _It>
+bool next_permutation(_It first, _It last) {
+    if (first == last) {
+        return false;
+    }
+    _It i = last;
+    --i;
+    if (i == first) {
+        return false;
+    }
+    while (true) {
+        _It after = i;
+        --i;
+        if (*i < *after) {
+            _It j = last;
+            --j;
+            while (!(*i < *j)) {
+                --j;
+            }
+            std::swap(*i, *j);
+            std::reverse(after, last);
+            return true;
+        }
+        if (i == first) {
+            std::reverse(first, last);
+            return false;
+        }
+    }
+}
+
+template <typename _It>
+bool prev_permutation(_It first, _It last) {
+    if (first == last) {
+        return false;
+    }
+    _It i = last;
+    --i;
+    if (i == first) {
+        return false;
+    }
+    while (true) {
+        _It after = i;
+        --i;
+        if (*after < *i) {
+            _It j = last;
+            --j;
+            while (!(*j < *i)) {
+                --j;
+            }
+            std::swap(*i, *j);
+            std::reverse(after, last);
+            return true;
+        }
+        if (i == first) {
+            std::reverse(first, last);
+            return false;
+        }
+    }
+}
+
 template <typename _It, typename _Compare>
 _It min_element(_It first, _It last, _Compare comp) {
     if (first == last) {
