@@ -932,6 +932,11 @@ void __heap_sort(_It first, _It last, _Compare& comp) {
 // depth limit of at most 126 bounds the parts waiting.
 template <typename _It, typename _Compare>
 void __introsort_loop(_It first, _It last, long depth_limit, _Compare& comp) {
+    // Nothing to partition: the loop below, compiled, would cost more
+    // than the insertion sort that follows.
+    if (last - first <= 16) {
+        return;
+    }
     _It base = first;
     long waiting_first[128];
     long waiting_last[128];
