@@ -1077,4 +1077,70 @@ void sort(_T* first, _T* last) {
     std::sort(first, last, [](const _T& a, const _T& b) { return a < b; });
 }
 
+// libstdc++'s partial sort: the smallest elements gathered in a heap at
+// the front (each later element smaller than the heap's top takes its
+// place), then the heap sorted; the rest is left in the order that gives.
+template <typename _It, typename _Compare>
+void __heap_select(_It first, _It middle, _It last, _Compare& comp) {
+    std::__make_heap(first, middle, comp);
+    for (_It i = middle; i < last; ++i) {
+        if (std::__compare(comp, *i, *first)) {
+            std::__pop_heap(first, middle, i, comp);
+        }
+    }
+}
+
+template <typename _It, typename _Compare>
+void partial_sort(_It first, _It middle, _It last, _Compare comp) {
+    std::__heap_select(first, middle, last, comp);
+    while (middle - first > 1) {
+        --middle;
+        std::__pop_heap(first, middle, middle, comp);
+    }
+}
+
+template <typename _T>
+void partial_sort(_T* first, _T* middle, _T* last) {
+    std::partial_sort(first, middle, last, [](const _T& a, const _T& b) { return a < b; });
+}
+
+// libstdc++'s introselect: the introsort's partitions, keeping only the
+// part holding `nth`, a heap selection below the depth limit, and an
+// insertion sort of the last few.
+template <typename _It, typename _Compare>
+void nth_element(_It first, _It nth, _It last, _Compare comp) {
+    if (first == last || nth == last) {
+        return;
+    }
+    long n = last - first;
+    long depth_limit = 0;
+    while (n > 1) {
+        n = n / 2;
+        depth_limit++;
+    }
+    depth_limit = depth_limit * 2;
+    while (last - first > 3) {
+        if (depth_limit == 0) {
+            std::__heap_select(first, nth + 1, last, comp);
+            std::swap(*first, *nth);
+            return;
+        }
+        --depth_limit;
+        _It mid = first + (last - first) / 2;
+        std::__move_median_to_first(first, first + 1, mid, last - 1, comp);
+        _It cut = first + std::__unguarded_partition_at(first + 1, last, first, comp);
+        if (cut <= nth) {
+            first = cut;
+        } else {
+            last = cut;
+        }
+    }
+    std::__insertion_sort(first, last, comp);
+}
+
+template <typename _T>
+void nth_element(_T* first, _T* nth, _T* last) {
+    std::nth_element(first, nth, last, [](const _T& a, const _T& b) { return a < b; });
+}
+
 } // namespace std
