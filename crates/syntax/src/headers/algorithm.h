@@ -586,6 +586,100 @@ _Out merge(_In1 first1, _In1 last1, _In2 first2, _In2 last2, _Out out) {
     return out;
 }
 
+// The set operations of sorted ranges, each taking elements in C++'s
+// order (from the first range where both have an equal one).
+template <typename _In1, typename _In2, typename _Out>
+_Out set_union(_In1 first1, _In1 last1, _In2 first2, _In2 last2, _Out out) {
+    while (first1 != last1 && first2 != last2) {
+        if (*first1 < *first2) {
+            *out = *first1;
+            ++first1;
+        } else if (*first2 < *first1) {
+            *out = *first2;
+            ++first2;
+        } else {
+            *out = *first1;
+            ++first1;
+            ++first2;
+        }
+        ++out;
+    }
+    for (; first1 != last1; ++first1) {
+        *out = *first1;
+        ++out;
+    }
+    for (; first2 != last2; ++first2) {
+        *out = *first2;
+        ++out;
+    }
+    return out;
+}
+
+template <typename _In1, typename _In2, typename _Out>
+_Out set_intersection(_In1 first1, _In1 last1, _In2 first2, _In2 last2, _Out out) {
+    while (first1 != last1 && first2 != last2) {
+        if (*first1 < *first2) {
+            ++first1;
+        } else if (*first2 < *first1) {
+            ++first2;
+        } else {
+            *out = *first1;
+            ++first1;
+            ++first2;
+            ++out;
+        }
+    }
+    return out;
+}
+
+template <typename _In1, typename _In2, typename _Out>
+_Out set_difference(_In1 first1, _In1 last1, _In2 first2, _In2 last2, _Out out) {
+    while (first1 != last1 && first2 != last2) {
+        if (*first1 < *first2) {
+            *out = *first1;
+            ++first1;
+            ++out;
+        } else if (*first2 < *first1) {
+            ++first2;
+        } else {
+            ++first1;
+            ++first2;
+        }
+    }
+    for (; first1 != last1; ++first1) {
+        *out = *first1;
+        ++out;
+    }
+    return out;
+}
+
+template <typename _In1, typename _In2, typename _Out>
+_Out set_symmetric_difference(_In1 first1, _In1 last1, _In2 first2, _In2 last2, _Out out) {
+    while (first1 != last1 && first2 != last2) {
+        if (*first1 < *first2) {
+            *out = *first1;
+            ++first1;
+            ++out;
+        } else if (*first2 < *first1) {
+            *out = *first2;
+            ++first2;
+            ++out;
+        } else {
+            ++first1;
+            ++first2;
+        }
+    }
+    for (; first1 != last1; ++first1) {
+        *out = *first1;
+        ++out;
+    }
+    for (; first2 != last2; ++first2) {
+        *out = *first2;
+        ++out;
+    }
+    return out;
+}
+
 template <typename _In1, typename _In2>
 bool includes(_In1 first1, _In1 last1, _In2 first2, _In2 last2) {
     while (first1 != last1 && first2 != last2) {
@@ -1075,6 +1169,71 @@ void stable_sort(_T* first, _T* last) {
 template <typename _T>
 void sort(_T* first, _T* last) {
     std::sort(first, last, [](const _T& a, const _T& b) { return a < b; });
+}
+
+// The heap functions over libstdc++'s own steps, so that a heap's
+// arrangement is g++'s.
+template <typename _It, typename _Compare>
+void make_heap(_It first, _It last, _Compare comp) {
+    std::__make_heap(first, last, comp);
+}
+
+template <typename _T>
+void make_heap(_T* first, _T* last) {
+    std::make_heap(first, last, [](const _T& a, const _T& b) { return a < b; });
+}
+
+template <typename _It, typename _Compare>
+void push_heap(_It first, _It last, _Compare comp) {
+    auto value = *(last - 1);
+    std::__push_heap(first, (long)((last - first) - 1), 0L, value, comp);
+}
+
+template <typename _T>
+void push_heap(_T* first, _T* last) {
+    std::push_heap(first, last, [](const _T& a, const _T& b) { return a < b; });
+}
+
+template <typename _It, typename _Compare>
+void pop_heap(_It first, _It last, _Compare comp) {
+    if (last - first > 1) {
+        --last;
+        std::__pop_heap(first, last, last, comp);
+    }
+}
+
+template <typename _T>
+void pop_heap(_T* first, _T* last) {
+    std::pop_heap(first, last, [](const _T& a, const _T& b) { return a < b; });
+}
+
+template <typename _It, typename _Compare>
+void sort_heap(_It first, _It last, _Compare comp) {
+    while (last - first > 1) {
+        --last;
+        std::__pop_heap(first, last, last, comp);
+    }
+}
+
+template <typename _T>
+void sort_heap(_T* first, _T* last) {
+    std::sort_heap(first, last, [](const _T& a, const _T& b) { return a < b; });
+}
+
+template <typename _It, typename _Compare>
+bool is_heap(_It first, _It last, _Compare comp) {
+    long n = last - first;
+    for (long child = 1; child < n; child++) {
+        if (std::__compare(comp, *(first + (child - 1) / 2), *(first + child))) {
+            return false;
+        }
+    }
+    return true;
+}
+
+template <typename _T>
+bool is_heap(_T* first, _T* last) {
+    return std::is_heap(first, last, [](const _T& a, const _T& b) { return a < b; });
 }
 
 // libstdc++'s partial sort: the smallest elements gathered in a heap at
