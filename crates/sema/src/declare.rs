@@ -398,6 +398,17 @@ pub(crate) fn declare_struct(ck: &mut Checker, s: &ast::StructDef, span: Span) {
             layout.statics.push((decl.clone(), access));
             continue;
         }
+        if matches!(decl.specs.ty, ast::BaseType::Auto) {
+            // C++ deduces no type for a data member (g++: "non-static data
+            // member declared with placeholder `auto`").
+            ck.error(
+                codes::E0105,
+                decl.specs.span,
+                "a data member cannot be declared `auto`",
+                "`auto` member",
+                "name the member's type",
+            );
+        }
         if decl.specs.tile_static.is_some() {
             ck.error(
                 codes::E0211,
@@ -1181,6 +1192,18 @@ pub(crate) fn param_local(
                 .with_help("give the function the parameters it takes"),
             );
         }
+    }
+    // A parameter's `auto` (a generic lambda, C++20's abbreviated
+    // template) makes a template, which Tessera does not form from it yet:
+    // refused, rather than typed as nothing.
+    if matches!(p.specs.ty, ast::BaseType::Auto) {
+        ck.error(
+            codes::E0211,
+            p.specs.span,
+            "`auto` parameters (generic lambdas) are not supported yet",
+            "`auto` parameter",
+            "name the parameter's type",
+        );
     }
     let saved = std::mem::replace(&mut ck.resolving_param, true);
     let d = types::resolve(

@@ -118,6 +118,24 @@ impl FnCx<'_> {
                 self.ck.decltype_scope = saved;
                 Some((d.ty, d.by_ref))
             }
+            // `-> auto` deduces the type as no return type does.
+            Some(t)
+                if matches!(t.specs.ty, ast::BaseType::Auto)
+                    && t.modifiers == ast::Modifiers::default()
+                    && !t.specs.is_const =>
+            {
+                None
+            }
+            Some(t) if matches!(t.specs.ty, ast::BaseType::Auto) => {
+                self.ck.error(
+                    codes::E0211,
+                    t.specs.span,
+                    "a lambda's return type deduced from `auto` with qualifiers is not supported yet",
+                    "`auto` return type",
+                    "name the return type, or leave it out",
+                );
+                return error_expr(span);
+            }
             Some(t) => {
                 let d = self.resolve(&t.specs, &t.modifiers, &[]);
                 Some((d.ty, d.by_ref))
