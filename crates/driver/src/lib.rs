@@ -232,6 +232,13 @@ fn merge(
     diagnostics.dedup_by(|a, b| {
         a.code == b.code && a.primary.span == b.primary.span && a.message == b.message
     });
+    // A program without an error runs: it may not hold what the checker
+    // could not type.
+    if !diagnostics.iter().any(Diagnostic::is_error)
+        && let Some(d) = tessera_sema::untyped(&program)
+    {
+        diagnostics.push(d);
+    }
     Checked {
         program,
         diagnostics,

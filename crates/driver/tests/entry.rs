@@ -215,3 +215,28 @@ fn a_line_break_in_a_define_cannot_start_a_directive() {
     let text = tessera_driver::prelude_text(&[("A".to_string(), "1\n#define B 2".to_string())]);
     assert_eq!(text.lines().count(), 1, "{text}");
 }
+
+/// A program without an error that still holds an expression the checker
+/// gave no type is refused there (E0211), not run as nothing; a program
+/// whose every expression has a type is not.
+#[test]
+fn an_untyped_expression_is_refused() {
+    let mut sources = Sources::new();
+    let mut checked = compile_source(&mut sources, "main.amp", b"int main() { return 1 + 2; }\n");
+    assert!(codes(&checked.diagnostics).is_empty());
+    assert!(tessera_sema::untyped(&checked.program).is_none());
+    let mut marked = false;
+    for f in &mut checked.program.functions {
+        if let Some(body) = &mut f.body {
+            tessera_ir::visit::for_each_stmt_mut(body, &mut |s| {
+                if let tessera_ir::StmtKind::Return(Some(e)) = &mut s.kind {
+                    e.ty = tessera_ir::Type::Error;
+                    marked = true;
+                }
+            });
+        }
+    }
+    assert!(marked);
+    let refusal = tessera_sema::untyped(&checked.program).map(|d| (d.code.as_str(), d.is_error()));
+    assert_eq!(refusal, Some(("E0211", true)));
+}

@@ -130,3 +130,33 @@ fn check_tree(unit: Cow<'_, TranslationUnit>) -> Checked {
         diagnostics,
     }
 }
+
+/// A refusal for a program that passed every rule but holds an expression
+/// the checker gave no type (the error type, with no error reported): a
+/// construct some path accepted without typing it, which would run as
+/// nothing. Refused at the expression instead of printing what C++ does
+/// not. For the caller that has every stage's diagnostics: after a syntax
+/// error, the tree holds such expressions by design.
+pub fn untyped(program: &Program) -> Option<Diagnostic> {
+    for (_, f) in program.functions_with_ids() {
+        let Some(body) = &f.body else { continue };
+        let mut found = None;
+        tessera_ir::visit::for_each_expr_deep(body, &mut |e| {
+            if found.is_none() && e.ty.is_error() {
+                found = Some(e.span);
+            }
+        });
+        if let Some(span) = found {
+            return Some(
+                Diagnostic::error(
+                    tessera_diagnostics::codes::E0211,
+                    span,
+                    "this is not supported yet: Tessera could not give it a type",
+                )
+                .with_label("no type")
+                .with_help("write it another way (this should have been refused with a reason: please report the program)"),
+            );
+        }
+    }
+    None
+}

@@ -783,6 +783,7 @@ impl FnCx<'_> {
             }
         };
         let space = self.local_space();
+        let range_ty = range.ty.clone();
         let block = self.scoped(|cx| {
             let mut stmts = Vec::new();
             let range_span = range.span;
@@ -843,7 +844,7 @@ impl FnCx<'_> {
                 None => Expr {
                     kind: ExprKind::Intrinsic {
                         op: size,
-                        args: vec![local_expr(range_local, Type::Error)],
+                        args: vec![local_expr(range_local, range_ty.clone())],
                     },
                     ty: Type::Scalar(Scalar::Long),
                     place: false,
