@@ -78,9 +78,7 @@ impl Emitter<'_, '_, '_> {
         self.spend()?;
         // A pointer's value is read where it is used (`ptr_value`); here
         // it is only made for its effects (`p++;`, `p = q;`).
-        if matches!(e.ty, Type::Ptr { .. } | Type::Null)
-            && (self.host.is_none() || self.moving_pointer(e))
-        {
+        if matches!(e.ty, Type::Ptr { .. } | Type::Null) {
             self.ptr_value(e)?;
             return Ok(V::Unit);
         }
@@ -127,8 +125,7 @@ impl Emitter<'_, '_, '_> {
                 None => decline(Decline::GlobalVariableInKernel),
             },
             ExprKind::Binary { op, lhs, rhs }
-                if matches!(lhs.ty, Type::Ptr { .. } | Type::Null)
-                    && (self.host.is_none() || self.moving_pointer(lhs)) =>
+                if matches!(lhs.ty, Type::Ptr { .. } | Type::Null) =>
             {
                 Ok(V::S(self.ptr_compare(*op, lhs, rhs)?))
             }
@@ -211,9 +208,7 @@ impl Emitter<'_, '_, '_> {
                 Ok(self.get_vars(&vars, &tv))
             }
             ExprKind::Convert(inner)
-                if matches!(inner.ty, Type::Ptr { .. } | Type::Null)
-                    && (self.host.is_none() || self.moving_pointer(inner))
-                    && e.ty == Type::BOOL =>
+                if matches!(inner.ty, Type::Ptr { .. } | Type::Null) && e.ty == Type::BOOL =>
             {
                 Ok(V::S(self.ptr_truth(inner)?))
             }
@@ -300,13 +295,10 @@ impl Emitter<'_, '_, '_> {
                 let p = self.with_access(Access::Read, |lw| lw.place(e))?;
                 self.read(&p)
             }
-            ExprKind::PtrDiff { lhs, rhs } if self.host.is_none() || self.moving_pointer(lhs) => {
-                Ok(V::S(self.ptr_diff(lhs, rhs)?))
-            }
+            ExprKind::PtrDiff { lhs, rhs } => Ok(V::S(self.ptr_diff(lhs, rhs)?)),
             ExprKind::Null
             | ExprKind::AddrOf(_)
             | ExprKind::PtrAdd { .. }
-            | ExprKind::PtrDiff { .. }
             | ExprKind::New { .. }
             | ExprKind::Delete { .. }
             | ExprKind::FuncAddr(_)

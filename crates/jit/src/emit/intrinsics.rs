@@ -96,35 +96,6 @@ impl Emitter<'_, '_, '_> {
         Ok((self.b.ins().iadd(v.base, bytes), v.elem))
     }
 
-    /// The address of `*(ptr + offset)` for a pointer a host statement
-    /// got as a view of the elements from the one it points to to the end
-    /// of its vector: checked to lie in that view. An element before it
-    /// (a negative offset, valid C++) fails the check, and the interpreter
-    /// runs the statement.
-    pub(super) fn pointer_element(
-        &mut self,
-        ptr: &Expr,
-        offset: Option<&Expr>,
-    ) -> R<(Value, Type)> {
-        if !matches!(ptr.kind, ExprKind::Local(_)) {
-            return decline(Decline::Pointer);
-        }
-        let v = self.view(ptr)?;
-        let i = match offset {
-            Some(k) => {
-                let ks = self.scalar_ty(&k.ty)?;
-                let x = self.scalar(k)?;
-                self.widen(x, ks)
-            }
-            None => self.b.ins().iconst(types::I64, 0),
-        };
-        let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, i, v.ext[0]);
-        self.guard(ok);
-        let at = self.b.ins().iadd(i, v.offset);
-        let bytes = self.b.ins().imul_imm_s(at, i64::from(v.elem_size));
-        Ok((self.b.ins().iadd(v.base, bytes), v.elem))
-    }
-
     pub(super) fn intrinsic(&mut self, op: &Intrinsic, args: &[Expr], e: &Expr) -> R<V> {
         match op {
             Intrinsic::ViewElement => {

@@ -295,17 +295,6 @@ impl Emitter<'_, '_, '_> {
                     }
                 }
             }
-            // In host code, a pointer local the statement gets from outside
-            // is a view from the element it points to on (see `plan_host`);
-            // an iterator it moves itself is an element of an allocation.
-            ExprKind::Deref(inner) if self.host.is_some() && !self.moving_pointer(inner) => {
-                let (ptr, offset) = match &inner.kind {
-                    ExprKind::PtrAdd { ptr, offset } => (&**ptr, Some(&**offset)),
-                    _ => (&**inner, None),
-                };
-                let (at, elem) = self.pointer_element(ptr, offset)?;
-                Ok(Place::Mem(at, elem))
-            }
             ExprKind::Deref(inner) => self.deref_place(inner),
             ExprKind::Global(g) => match self.host_global(*g) {
                 Some(Slot::Vars(vars)) if vars.len() == 1 => Ok(Place::Var(vars[0])),

@@ -244,28 +244,6 @@ impl Emitter<'_, '_, '_> {
         }
     }
 
-    /// In host code, whether `e` is a pointer the statement moves itself
-    /// (an iterator it declares over a vector's elements, see
-    /// [`AllocKey::Elements`]), or an assignment to one. Any other pointer
-    /// in host code is one the statement got from outside, a view from its
-    /// element on (`plan_host`), only dereferenced.
-    pub(super) fn moving_pointer(&self, e: &Expr) -> bool {
-        match &e.kind {
-            ExprKind::Local(l) => matches!(self.scope().slots.get(l), Some(Slot::Ptr(..))),
-            ExprKind::Intrinsic {
-                op: Intrinsic::VectorData,
-                ..
-            } => true,
-            ExprKind::PtrAdd { ptr: inner, .. }
-            | ExprKind::Convert(inner)
-            | ExprKind::Assign { target: inner, .. }
-            | ExprKind::CompoundAssign { target: inner, .. }
-            | ExprKind::IncDec { target: inner, .. }
-            | ExprKind::Comma { second: inner, .. } => self.moving_pointer(inner),
-            _ => false,
-        }
-    }
-
     /// `v.data()` (and `v.begin()`, `v.end()` made from it) of a vector a
     /// host statement names: its elements as an allocation whose length is
     /// the vector's size in this run.
