@@ -299,6 +299,7 @@ impl Machine<'_> {
                     interrupt: self.interrupt.clone(),
                     output: None,
                     rand: None,
+                    growth: None,
                 };
                 let homes = m.homes;
                 self.hand_over(&mut launch, homes, span, |launch| engine.launch(launch))
@@ -880,6 +881,22 @@ impl Machine<'_> {
         for (_, _, place) in &named {
             values.push(self.read(place, stmt.span).ok()?);
         }
+        // The vectors it appends to, with their lengths now: each goes as
+        // its storage's typed buffer, which the run grows.
+        let mut appended: Vec<(usize, Rc<Storage>, usize)> = Vec::new();
+        for (i, (l, _)) in plan.locals.iter().enumerate() {
+            if plan.appended.contains(l) {
+                match values.get(i) {
+                    Some(Value::Vector(s)) if s.typed() => {
+                        appended.push((i, Rc::clone(s), s.len()));
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        // What the memory limit leaves for the appended elements, as the
+        // interpreter's own appends would find it.
+        let memory_left = self.meter.limit().saturating_sub(self.meter.used());
         let mut m = Marshalled::new();
         if self.marshal_host(&mut m, &named, values).is_none() {
             self.give_back(m, stmt.span);
@@ -943,6 +960,13 @@ impl Machine<'_> {
                 ..Default::default()
             }),
             rand: Some(self.clib.rand.clone()),
+            growth: (!appended.is_empty()).then(|| tessera_runtime::launch::HostGrowth {
+                vectors: appended
+                    .iter()
+                    .map(|(i, s, _)| (*i, s.elem_bytes))
+                    .collect(),
+                memory_left,
+            }),
         };
         let done = self.hand_over(&mut launch, m.homes, stmt.span, |launch| {
             let t = std::time::Instant::now();
@@ -962,6 +986,23 @@ impl Machine<'_> {
         // `rand()` goes on from where the run left it.
         if let Some(rand) = launch.rand.take() {
             self.clib.rand = rand;
+        }
+        // The appended elements, as the interpreter's appends would have
+        // counted them: their memory (within what the run was given), the
+        // capacity each library would have grown to, and a reallocation
+        // for every growth (positions taken before name nothing now).
+        for (_, s, from) in &appended {
+            let added = s.len().saturating_sub(*from);
+            if added == 0 {
+                continue;
+            }
+            let _ = self.meter.take((added as u64).saturating_mul(s.elem_bytes));
+            for _ in 0..s.note_appends(*from) {
+                let (kept, dropped) = s.record_move(crate::value::Move::Reallocated, 1);
+                self.meter.give(dropped);
+                let _ = self.meter.take(kept);
+            }
+            s.reshape();
         }
         // What the run printed, in order before anything the interpreter
         // prints next (an exit's code, say).

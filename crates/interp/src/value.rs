@@ -1180,6 +1180,35 @@ impl Storage {
         moved_gnu || moved_msvc
     }
 
+    /// Follows the capacity through the appends that took a vector from
+    /// `from` elements to its length now, one `push_back` at a time as
+    /// [`Storage::grow_capacity`] does (without visiting the appends that
+    /// fit); returns how many of them reallocated.
+    pub(crate) fn note_appends(&self, from: usize) -> u64 {
+        let end = self.len() as u64;
+        let mut len = from as u64;
+        let mut reallocations = 0;
+        while len < end {
+            let cap = self.capacity.get();
+            let room = cap.gnu.min(cap.msvc);
+            if len > room {
+                self.capacity.set(Capacity::UNKNOWN);
+                break;
+            }
+            // The appends up to `room` elements fit in both libraries.
+            if room >= end {
+                break;
+            }
+            len = len.max(room);
+            let (gnu, _) = cap.grown_gnu(len, len + 1, Growth::Grow);
+            let (msvc, _) = cap.grown_msvc(len + 1, Growth::Grow);
+            self.capacity.set(Capacity { gnu, msvc });
+            reallocations += 1;
+            len += 1;
+        }
+        reallocations
+    }
+
     /// The elements, to change them: the storage is no longer pristine.
     fn elems_mut(&self) -> std::cell::RefMut<'_, Elems> {
         self.pristine.set(false);

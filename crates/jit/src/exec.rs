@@ -27,6 +27,32 @@ struct Control {
     printing: Option<std::sync::Mutex<Printing>>,
     /// A host statement's `rand()` state (`None` for a kernel).
     rand: Option<std::sync::Mutex<tessera_runtime::rand::Rand>>,
+    /// The vectors a host statement appends to (`None` for a kernel, or a
+    /// statement that appends to none).
+    growth: Option<std::sync::Mutex<Growth>>,
+}
+
+/// What [`push_element`] works on: the run's buffers, held here while it
+/// runs, and which of them it may grow.
+struct Growth {
+    buffers: Vec<Buffer>,
+    /// By argument, the vector it may grow.
+    targets: Vec<Option<Target>>,
+    /// The bytes the memory limit leaves.
+    memory_left: u64,
+}
+
+/// A vector a host statement may append to.
+#[derive(Clone, Copy)]
+struct Target {
+    /// Its buffer.
+    buffer: usize,
+    /// Its view's first argument word.
+    word: u32,
+    /// The bytes the memory limit counts per element.
+    charge: u64,
+    /// Its length when the run began.
+    len: usize,
 }
 
 /// What a host statement's printing helpers work on.
@@ -473,9 +499,62 @@ extern "C" fn print_printf(env: *const u64, item: i32, values: *const u64, count
     if stop != 0 { -1 } else { written }
 }
 
+/// `v.push_back(x)` in compiled host code: appends the element at `value`
+/// to the vector that is argument `arg` and writes the vector's new
+/// address and length to its view's words; non-zero (stop the run, which
+/// the interpreter runs again) when the memory limit would be passed or
+/// the vector is not one the run may grow.
+extern "C" fn push_element(env: *mut u64, arg: i32, value: *const u8) -> i32 {
+    // SAFETY: as in `poll`: word 0 of the words generated code passes is
+    // the address of the run's `Control`, alive for the whole run.
+    let control = unsafe { &*(*env as usize as *const Control) };
+    let Some(Ok(mut growth)) = control.growth.as_ref().map(|m| m.lock()) else {
+        return 1;
+    };
+    let growth = &mut *growth;
+    let target = usize::try_from(arg)
+        .ok()
+        .and_then(|a| growth.targets.get(a).copied().flatten());
+    let Some(Target {
+        buffer,
+        word,
+        charge,
+        ..
+    }) = target
+    else {
+        return 1;
+    };
+    let Some(left) = growth.memory_left.checked_sub(charge) else {
+        return 1;
+    };
+    let Some(b) = growth.buffers.get_mut(buffer) else {
+        return 1;
+    };
+    // SAFETY: the generated code passes the address of a stack slot
+    // holding one element of the vector's type (`Emitter::push_element`),
+    // `elem_size` bytes.
+    let bytes = unsafe { std::slice::from_raw_parts(value, b.elem_size as usize) };
+    if !b.push_bytes(bytes) {
+        return 1;
+    }
+    growth.memory_left = left;
+    let base = b.as_mut_ptr() as usize as u64;
+    let len = b.len as u64;
+    // SAFETY: the words are the run's argument words (a `Vec<u64>` that
+    // `run_host` keeps alive and passes mutably); the vector's view has
+    // its address at `word` and its extent at `word + 2` (`fill_args`),
+    // both inside them.
+    unsafe {
+        *env.add(word as usize) = base;
+        *env.add(word as usize + 2) = len;
+    }
+    0
+}
+
 /// The helpers by the names the generated code imports.
-pub(crate) fn helper_symbols() -> [(&'static str, *const u8); 7] {
+pub(crate) fn helper_symbols() -> [(&'static str, *const u8); 8] {
     [
+        ("tessera_push", push_element as *const u8),
         ("tessera_rand", rand_next as *const u8),
         ("tessera_math_f32", math_f32 as *const u8),
         ("tessera_math_f64", math_f64 as *const u8),
@@ -511,8 +590,65 @@ impl Control {
             stop: AtomicBool::new(false),
             printing: None,
             rand: None,
+            growth: None,
         }
     }
+}
+
+/// For each argument of a host statement, the vector it may append to:
+/// its buffer, its view's first word, the bytes counted per element and
+/// its length now; `None` when one is not a whole vector's view (offset
+/// 0, stride 1) or another argument shares its buffer, whose address would
+/// then go stale at an append.
+fn growth_targets(
+    growth: &tessera_runtime::launch::HostGrowth,
+    layout: &HostLayout,
+    launch: &Launch,
+) -> Option<Vec<Option<Target>>> {
+    fn buffers_of(a: &Arg, out: &mut Vec<usize>) {
+        match a {
+            Arg::Object { buffer } | Arg::View { buffer, .. } | Arg::PunView { buffer, .. } => {
+                out.push(*buffer)
+            }
+            Arg::Fields(fields) => fields.iter().for_each(|f| buffers_of(f, out)),
+            _ => {}
+        }
+    }
+    let mut targets = vec![None; launch.args.len()];
+    for &(arg, charge) in &growth.vectors {
+        let (
+            Some(Arg::View {
+                buffer,
+                offset: 0,
+                strides,
+                ..
+            }),
+            Some(CaptureLayout::View(_, _, 1, word)),
+        ) = (launch.args.get(arg), layout.captures.get(arg))
+        else {
+            return None;
+        };
+        if strides.as_slice() != [1] {
+            return None;
+        }
+        let mut others = Vec::new();
+        for (k, a) in launch.args.iter().enumerate() {
+            if k != arg {
+                buffers_of(a, &mut others);
+            }
+        }
+        if others.contains(buffer) {
+            return None;
+        }
+        let len = launch.buffers.get(*buffer)?.len;
+        *targets.get_mut(arg)? = Some(Target {
+            buffer: *buffer,
+            word: *word,
+            charge,
+            len,
+        });
+    }
+    Some(targets)
 }
 
 /// The argument words of a run: word 0 the control block's address, then
@@ -682,6 +818,18 @@ pub(crate) fn run_host(entry: usize, layout: &HostLayout, launch: &mut Launch) -
     let Some(mut words) = argument_words(&control, layout.words, &layout.captures, launch) else {
         return LaunchOutcome::Declined;
     };
+    if let Some(growth) = launch.growth.take() {
+        let Some(targets) = growth_targets(&growth, layout, launch) else {
+            return LaunchOutcome::Declined;
+        };
+        // The buffers stay where `fill_args` found them: only the list
+        // moves to the control block, for the helper to grow them.
+        control.growth = Some(std::sync::Mutex::new(Growth {
+            buffers: std::mem::take(&mut launch.buffers),
+            targets,
+            memory_left: growth.memory_left,
+        }));
+    }
     let mut scratch = [0u64; 1];
     let mut frames = [0u64; 1];
     // SAFETY: as in `run`: `entry` was compiled with the `KernelFn`
@@ -694,6 +842,21 @@ pub(crate) fn run_host(entry: usize, layout: &HostLayout, launch: &mut Launch) -
         scratch.as_mut_ptr().cast(),
         frames.as_mut_ptr().cast(),
     );
+    // The buffers go back to the launch whatever the outcome (the
+    // interpreter puts them back where they came from); a failed run's
+    // appends are undone, so a vector handed over as its own zeros gets
+    // its zeros back at its old length.
+    if let Some(growth) = control.growth.take() {
+        let mut growth = growth.into_inner().unwrap_or_else(|e| e.into_inner());
+        if i64::from(status) != STATUS_OK {
+            for t in growth.targets.iter().flatten() {
+                if let Some(b) = growth.buffers.get_mut(t.buffer) {
+                    b.truncate(t.len);
+                }
+            }
+        }
+        launch.buffers = growth.buffers;
+    }
     if i64::from(status) != STATUS_OK {
         return LaunchOutcome::Failed;
     }

@@ -109,6 +109,7 @@ struct HelperIds {
     print_item: cranelift_module::FuncId,
     print_printf: cranelift_module::FuncId,
     rand: cranelift_module::FuncId,
+    push: cranelift_module::FuncId,
 }
 
 /// Types whose values only the interpreter keeps: pointers (checked) and
@@ -372,6 +373,11 @@ fn new_module() -> Result<(JITModule, HelperIds), String> {
         types::I32,
     )?;
     let rand = declare("tessera_rand", &[types::I64], types::I32)?;
+    let push = declare(
+        "tessera_push",
+        &[types::I64, types::I32, types::I64],
+        types::I32,
+    )?;
     Ok((
         module,
         HelperIds {
@@ -382,6 +388,7 @@ fn new_module() -> Result<(JITModule, HelperIds), String> {
             print_item,
             print_printf,
             rand,
+            push,
         },
     ))
 }
@@ -400,6 +407,7 @@ fn start_function(
         print: None,
         printf: None,
         rand: None,
+        push: None,
     }
 }
 
@@ -696,6 +704,7 @@ impl<'p> Jit<'p> {
         ));
         helpers.printf = Some(module.declare_func_in_func(ids.print_printf, &mut ctx.func));
         helpers.rand = Some(module.declare_func_in_func(ids.rand, &mut ctx.func));
+        helpers.push = Some(module.declare_func_in_func(ids.push, &mut ctx.func));
         let frontend = module.isa().frontend_config();
         let mut fbc = FunctionBuilderContext::new();
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
@@ -863,6 +872,14 @@ impl KernelEngine for Jit<'_> {
                     .iter()
                     .copied()
                     .zip(c.layout.global_written.iter().copied())
+                    .collect(),
+                appended: c
+                    .layout
+                    .locals
+                    .iter()
+                    .zip(&c.layout.appended)
+                    .filter(|(_, a)| **a)
+                    .map(|(l, _)| *l)
                     .collect(),
                 exit_locals: c.layout.exits.exit_locals.clone(),
                 exits: c.layout.exits.exits.clone(),

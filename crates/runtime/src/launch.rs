@@ -98,6 +98,45 @@ impl Buffer {
         })
     }
 
+    /// Appends one element whose bytes are `bytes` (`elem_size` of them;
+    /// `false`, the buffer unchanged, otherwise or when its size would
+    /// overflow). The words may move: addresses taken before name nothing.
+    pub fn push_bytes(&mut self, bytes: &[u8]) -> bool {
+        let size = self.elem_size as usize;
+        let Some(end) = self.len.checked_add(1).and_then(|n| n.checked_mul(size)) else {
+            return false;
+        };
+        if bytes.len() != size {
+            return false;
+        }
+        let at = end - size;
+        self.words.resize(end.div_ceil(8), 0);
+        for (k, byte) in bytes.iter().enumerate() {
+            let w = (at + k) / 8;
+            let shift = ((at + k) % 8) * 8;
+            if let Some(word) = self.words.get_mut(w) {
+                *word = (*word & !(0xff << shift)) | (u64::from(*byte) << shift);
+            }
+        }
+        self.len += 1;
+        true
+    }
+
+    /// Drops the elements from `len` on (nothing when it has fewer).
+    pub fn truncate(&mut self, len: usize) {
+        if len < self.len {
+            let bytes = len * self.elem_size as usize;
+            self.words.truncate(bytes.div_ceil(8));
+            // Zero past the last element, as a new buffer is.
+            if let Some(last) = self.words.last_mut()
+                && !bytes.is_multiple_of(8)
+            {
+                *last &= (1u64 << ((bytes % 8) * 8)) - 1;
+            }
+            self.len = len;
+        }
+    }
+
     /// The bytes, as words.
     pub fn words(&self) -> &[u64] {
         &self.words
@@ -530,6 +569,24 @@ pub struct Launch {
     /// advances; the interpreter takes it back when the run ends well
     /// (`None` for a kernel).
     pub rand: Option<crate::rand::Rand>,
+    /// The vectors a compiled host statement appends to, and the memory
+    /// it may take doing so (`None` for a kernel, or a statement that
+    /// appends to none).
+    pub growth: Option<HostGrowth>,
+}
+
+/// What a compiled host statement may append (`push_back`): the vectors,
+/// each a view argument whose buffer the statement alone reaches, and the
+/// bytes the memory limit leaves. An append past them stops the run, and
+/// the interpreter runs the statement again and reports where the limit
+/// was passed.
+#[derive(Clone, Debug, Default)]
+pub struct HostGrowth {
+    /// For each vector appended to: its position in [`Launch::args`] and
+    /// the bytes the memory limit counts per element.
+    pub vectors: Vec<(usize, u64)>,
+    /// The bytes the memory limit leaves for the appended elements.
+    pub memory_left: u64,
 }
 
 /// What a compiled host statement prints to `std::cout`. The text is kept
@@ -597,6 +654,10 @@ pub struct HostPlan {
     /// whether the statement may write through it (a vector's or view's
     /// elements). A reference stands for what it refers to.
     pub locals: Vec<(LocalId, bool)>,
+    /// The vector locals among them that the statement appends to
+    /// (`push_back`): the interpreter gives each as its own typed buffer
+    /// and a share of the memory limit ([`HostGrowth`]).
+    pub appended: Vec<LocalId>,
     /// The globals the statement, or a function it calls, names, each with
     /// whether the statement may write through it.
     pub globals: Vec<(GlobalId, bool)>,

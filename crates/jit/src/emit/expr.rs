@@ -93,10 +93,14 @@ impl Emitter<'_, '_, '_> {
                 Const::Double(d) => self.b.ins().f64const(d),
             })),
             ExprKind::Local(l)
-                if matches!(self.scope().slots.get(l), Some(Slot::View(_) | Slot::Tiled)) =>
+                if matches!(
+                    self.scope().slots.get(l),
+                    Some(Slot::View(_) | Slot::Tiled | Slot::Growing(_))
+                ) =>
             {
-                match self.scope().slots.get(l) {
-                    Some(Slot::View(v)) => Ok(V::View(v.clone())),
+                match self.scope().slots.get(l).cloned() {
+                    Some(Slot::View(v)) => Ok(V::View(v)),
+                    Some(Slot::Growing(g)) => Ok(V::View(self.growing_view(&g))),
                     _ => Ok(V::Tiled),
                 }
             }

@@ -184,6 +184,8 @@ impl Emitter<'_, '_, '_> {
                 self.swap_bytes(*x, *y, size);
                 Ok(V::Unit)
             }
+            // `v.push_back(x);` on a vector from outside a host statement.
+            Intrinsic::VectorPush if self.host.is_some() => self.push_element(args),
             // `rand()`: the next number of the run's copy of C's state.
             Intrinsic::Rand if self.host.is_some() && args.is_empty() => {
                 let Some(rand) = self.entry.helpers.rand else {

@@ -269,6 +269,11 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             captures.push(host_capture(prog, &local.ty, local.by_ref, &mut word)?);
             locals.push(l);
         }
+        let outside: std::collections::BTreeSet<LocalId> = locals.iter().copied().collect();
+        let appended_set = crate::plan::growth::appended_vectors(stmt, &outside, &|l| {
+            f.get_local(l).map(|local| (&local.ty, local.by_ref))
+        })?;
+        let appended: Vec<bool> = locals.iter().map(|l| appended_set.contains(l)).collect();
         let calls = host_calls(prog, stmt);
         let mut named_globals = exits.globals.clone();
         for c in &calls {
@@ -311,7 +316,8 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         let written = locals
             .iter()
             .map(|l| {
-                written.contains(l)
+                appended_set.contains(l)
+                    || written.contains(l)
                     || matches!(
                         f.get_local(*l).map(|x| &x.ty),
                         Some(Type::CArray(..) | Type::Struct(_))
@@ -353,6 +359,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         Ok(HostLayout {
             locals,
             written,
+            appended,
             captures,
             words: word,
             exits,
@@ -421,6 +428,37 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 // A pointer from outside moves over its whole vector.
                 V::View(view) if matches!(ty, Type::Ptr { .. }) && l.is_some() => {
                     lw.captured_pointer(k, &view)?
+                }
+                // A vector it appends to: its address and length in
+                // variables, read again after each append.
+                V::View(view) if plan.appended.get(k).copied().unwrap_or(false) => {
+                    let Some(CaptureLayout::View(_, _, 1, word)) = plan.captures.get(k) else {
+                        return decline(Decline::HostVariableKind);
+                    };
+                    if view.ext.len() != 1 {
+                        return decline(Decline::HostVariableKind);
+                    }
+                    // Read as memory the run writes (`flags()`), not as
+                    // the read-only words of the other arguments.
+                    let env = lw.entry.env;
+                    let first =
+                        lw.b.ins()
+                            .load(types::I64, flags(), env, (*word * 8) as i32);
+                    let count =
+                        lw.b.ins()
+                            .load(types::I64, flags(), env, ((*word + 2) * 8) as i32);
+                    let base = lw.b.declare_var(types::I64);
+                    lw.b.def_var(base, first);
+                    let len_var = lw.b.declare_var(types::I64);
+                    lw.b.def_var(len_var, count);
+                    Slot::Growing(Growing {
+                        base,
+                        len: len_var,
+                        elem: view.elem,
+                        elem_size: view.elem_size,
+                        arg: k as u32,
+                        word: *word,
+                    })
                 }
                 V::View(view) => Slot::View(view),
                 V::Mem(addr) => Slot::Ref(Place::Mem(addr, ty)),

@@ -43,6 +43,7 @@ mod arith;
 mod calls;
 mod expr;
 mod facts;
+mod growth;
 mod intrinsics;
 mod jam;
 mod join;
@@ -212,6 +213,8 @@ pub(crate) struct HostLayout {
     pub(crate) locals: Vec<LocalId>,
     /// For each, whether the statement may write its elements.
     pub(crate) written: Vec<bool>,
+    /// For each, whether the statement appends to it (a vector).
+    pub(crate) appended: Vec<bool>,
     /// Where each sits in the argument words: the locals, then the exit
     /// locals, then the exit taken.
     pub(crate) captures: Vec<CaptureLayout>,
@@ -261,6 +264,8 @@ pub(crate) struct Helpers {
     pub(crate) printf: Option<FuncRef>,
     /// The `rand()` helper of host code (`exec::rand_next`).
     pub(crate) rand: Option<FuncRef>,
+    /// The append helper of host code (`exec::push_element`).
+    pub(crate) push: Option<FuncRef>,
 }
 
 #[derive(Clone, Debug)]
@@ -331,6 +336,24 @@ enum Slot {
     /// A pointer that may move: its element offset in an allocation known
     /// where the code is emitted (see [`pointers`]).
     Ptr(std::rc::Rc<pointers::PtrAlloc>, Variable),
+    /// A vector from outside a host statement that appends to it: its
+    /// address and length change at each append (see
+    /// [`crate::plan::growth`]).
+    Growing(Growing),
+}
+
+/// A vector a host statement appends to: variables holding its first
+/// element's address and its length, read again after each append.
+#[derive(Clone, Debug)]
+struct Growing {
+    base: Variable,
+    len: Variable,
+    elem: Type,
+    elem_size: u32,
+    /// Its position among the statement's arguments.
+    arg: u32,
+    /// Its view's first argument word.
+    word: u32,
 }
 
 struct Scope {

@@ -263,7 +263,9 @@ impl Emitter<'_, '_, '_> {
                         let addr = self.slot_addr(&s)?;
                         Ok(Place::Mem(addr, e.ty.clone()))
                     }
-                    Some(Slot::View(_) | Slot::Tiled) => decline(Decline::ViewOrTiledIndexAsPlace),
+                    Some(Slot::View(_) | Slot::Tiled | Slot::Growing(_)) => {
+                        decline(Decline::ViewOrTiledIndexAsPlace)
+                    }
                     // A pointer is not a place of its own here: its value is
                     // read and written by `ptr_value`.
                     Some(Slot::Ptr(..)) => decline(Decline::Pointer),

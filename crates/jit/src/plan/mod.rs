@@ -21,6 +21,7 @@
 pub(crate) mod facts;
 pub(crate) mod fold;
 pub(crate) mod frame;
+pub(crate) mod growth;
 pub(crate) mod host;
 pub(crate) mod lanes;
 pub(crate) mod locals;

@@ -1,0 +1,75 @@
+//! Appending to a vector in host code (`v.push_back(x);`): the element
+//! goes to the runtime (`exec::push_element`), which grows the vector's
+//! buffer and writes its new address and length to the vector's argument
+//! words; the code reads them from there into the vector's variables.
+//! [`crate::plan::growth`] decides which appends compile.
+
+use super::*;
+
+impl Emitter<'_, '_, '_> {
+    /// The view of a vector a host statement appends to, as it is now.
+    pub(super) fn growing_view(&mut self, g: &Growing) -> ViewV {
+        let base = self.b.use_var(g.base);
+        let len = self.b.use_var(g.len);
+        let offset = self.b.ins().iconst(types::I64, 0);
+        let stride = self.b.ins().iconst(types::I64, 1);
+        ViewV {
+            base,
+            offset,
+            ext: vec![len],
+            strides: vec![stride],
+            elem: g.elem.clone(),
+            elem_size: g.elem_size,
+        }
+    }
+
+    /// `vector.push_back(value)`, in the statement's own code, on a vector
+    /// from outside it that [`crate::plan::growth`] let it append to.
+    pub(super) fn push_element(&mut self, args: &[Expr]) -> R<V> {
+        let refuse = || decline(Decline::LibraryOperation("VectorPush".into()));
+        let ([target, value], Some(push)) = (args, self.entry.helpers.push) else {
+            return refuse();
+        };
+        let ExprKind::Local(l) = &target.kind else {
+            return refuse();
+        };
+        // Only the statement's own code appends (not an inlined call).
+        if self.scopes.len() != 1 {
+            return refuse();
+        }
+        let Some(Slot::Growing(g)) = self.scope().slots.get(l).cloned() else {
+            return refuse();
+        };
+        if value.ty != g.elem || self.has_tags(&g.elem) {
+            return refuse();
+        }
+        // The value first, in memory of its own: it may read the vector.
+        let v = self.expr(value)?;
+        let ss = self.stack_slot(g.elem_size.max(1), 16)?;
+        let addr = self.b.ins().stack_addr(self.ptr, ss, 0);
+        if g.elem.scalar().is_none() {
+            self.zero_mem(addr, &g.elem)?;
+        }
+        self.store_value(addr, &g.elem, &v)?;
+        let arg = self.b.ins().iconst(types::I32, i64::from(g.arg));
+        let call = self.b.ins().call(push, &[self.entry.env, arg, addr]);
+        let status = self.b.inst_results(call)[0];
+        let ok = self.b.ins().icmp_imm_s(IntCC::Equal, status, 0);
+        self.guard(ok);
+        // Where the elements are now, and how many (the words are written
+        // by the helper: not read-only memory).
+        let base = self
+            .b
+            .ins()
+            .load(types::I64, flags(), self.entry.env, (g.word * 8) as i32);
+        let len = self.b.ins().load(
+            types::I64,
+            flags(),
+            self.entry.env,
+            ((g.word + 2) * 8) as i32,
+        );
+        self.b.def_var(g.base, base);
+        self.b.def_var(g.len, len);
+        Ok(V::Unit)
+    }
+}
