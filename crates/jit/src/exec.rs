@@ -499,56 +499,69 @@ extern "C" fn print_printf(env: *const u64, item: i32, values: *const u64, count
     if stop != 0 { -1 } else { written }
 }
 
-/// `v.push_back(x)` in compiled host code: appends the element at `value`
-/// to the vector that is argument `arg` and writes the vector's new
-/// address and length to its view's words; non-zero (stop the run, which
-/// the interpreter runs again) when the memory limit would be passed or
-/// the vector is not one the run may grow.
-extern "C" fn push_element(env: *mut u64, arg: i32, value: *const u8) -> i32 {
+/// `v.push_back(x)` in compiled host code, when the vector that is
+/// argument `arg` has no room for it: counts the `len` elements the code
+/// has (those past the buffer's length written in place), makes room for
+/// more, appends the element at `value`, and writes the vector's new
+/// address and length to its view's words. Returns how many elements the
+/// vector has room for now (the code writes in place up to there), or -1
+/// (stop the run, which the interpreter runs again) when the memory limit
+/// would be passed or the vector is not one the run may grow.
+extern "C" fn push_element(env: *mut u64, arg: i32, value: *const u8, len: i64) -> i64 {
     // SAFETY: as in `poll`: word 0 of the words generated code passes is
     // the address of the run's `Control`, alive for the whole run.
     let control = unsafe { &*(*env as usize as *const Control) };
     let Some(Ok(mut growth)) = control.growth.as_ref().map(|m| m.lock()) else {
-        return 1;
+        return -1;
     };
     let growth = &mut *growth;
     let target = usize::try_from(arg)
         .ok()
         .and_then(|a| growth.targets.get(a).copied().flatten());
-    let Some(Target {
-        buffer,
-        word,
-        charge,
-        ..
-    }) = target
+    let (Some(t), Ok(len)) = (target, usize::try_from(len)) else {
+        return -1;
+    };
+    // The memory limit counts every element appended in this run.
+    let appended = len.checked_sub(t.len).map(|n| n as u64);
+    let Some(left) = appended
+        .and_then(|n| n.checked_mul(t.charge))
+        .and_then(|used| growth.memory_left.checked_sub(used))
+        .and_then(|left| left.checked_sub(t.charge))
     else {
-        return 1;
+        return -1;
     };
-    let Some(left) = growth.memory_left.checked_sub(charge) else {
-        return 1;
+    let Some(b) = growth.buffers.get_mut(t.buffer) else {
+        return -1;
     };
-    let Some(b) = growth.buffers.get_mut(buffer) else {
-        return 1;
+    // Room for about as many again, within the memory limit.
+    let more = if t.charge == 0 {
+        len.max(15)
+    } else {
+        len.max(15)
+            .min(usize::try_from(left / t.charge).unwrap_or(usize::MAX))
     };
+    let Some(room) = len.checked_add(1).and_then(|n| n.checked_add(more)) else {
+        return -1;
+    };
+    let size = b.elem_size as usize;
+    if !b.set_len(len) || !b.reserve_elements(room) || !b.set_len(len + 1) {
+        return -1;
+    }
     // SAFETY: the generated code passes the address of a stack slot
     // holding one element of the vector's type (`Emitter::push_element`),
     // `elem_size` bytes.
-    let bytes = unsafe { std::slice::from_raw_parts(value, b.elem_size as usize) };
-    if !b.push_bytes(bytes) {
-        return 1;
-    }
-    growth.memory_left = left;
+    let bytes = unsafe { std::slice::from_raw_parts(value, size) };
+    b.write_bytes(len * size, bytes);
     let base = b.as_mut_ptr() as usize as u64;
-    let len = b.len as u64;
     // SAFETY: the words are the run's argument words (a `Vec<u64>` that
     // `run_host` keeps alive and passes mutably); the vector's view has
     // its address at `word` and its extent at `word + 2` (`fill_args`),
     // both inside them.
     unsafe {
-        *env.add(word as usize) = base;
-        *env.add(word as usize + 2) = len;
+        *env.add(t.word as usize) = base;
+        *env.add(t.word as usize + 2) = (len + 1) as u64;
     }
-    0
+    i64::try_from(room).unwrap_or(-1)
 }
 
 /// The helpers by the names the generated code imports.
@@ -843,19 +856,37 @@ pub(crate) fn run_host(entry: usize, layout: &HostLayout, launch: &mut Launch) -
         frames.as_mut_ptr().cast(),
     );
     // The buffers go back to the launch whatever the outcome (the
-    // interpreter puts them back where they came from); a failed run's
+    // interpreter puts them back where they came from), each vector with
+    // the length its code wrote back to its extent word; a failed run's
     // appends are undone, so a vector handed over as its own zeros gets
     // its zeros back at its old length.
     if let Some(growth) = control.growth.take() {
         let mut growth = growth.into_inner().unwrap_or_else(|e| e.into_inner());
-        if i64::from(status) != STATUS_OK {
-            for t in growth.targets.iter().flatten() {
-                if let Some(b) = growth.buffers.get_mut(t.buffer) {
+        let ok = i64::from(status) == STATUS_OK;
+        for t in growth.targets.iter().flatten() {
+            if let Some(b) = growth.buffers.get_mut(t.buffer) {
+                let counted = words
+                    .get(t.word as usize + 2)
+                    .and_then(|&n| usize::try_from(n).ok())
+                    .is_some_and(|n| n >= t.len && b.set_len(n));
+                if !ok || !counted {
                     b.truncate(t.len);
                 }
+                b.fit();
             }
         }
+        // A length that could not be counted: the run's other results
+        // assume its appends, so the interpreter runs it again.
+        let uncounted = growth.targets.iter().flatten().any(|t| {
+            growth
+                .buffers
+                .get(t.buffer)
+                .is_none_or(|b| words.get(t.word as usize + 2) != Some(&(b.len as u64)))
+        });
         launch.buffers = growth.buffers;
+        if ok && uncounted {
+            return LaunchOutcome::Failed;
+        }
     }
     if i64::from(status) != STATUS_OK {
         return LaunchOutcome::Failed;

@@ -375,8 +375,8 @@ fn new_module() -> Result<(JITModule, HelperIds), String> {
     let rand = declare("tessera_rand", &[types::I64], types::I32)?;
     let push = declare(
         "tessera_push",
-        &[types::I64, types::I32, types::I64],
-        types::I32,
+        &[types::I64, types::I32, types::I64, types::I64],
+        types::I64,
     )?;
     Ok((
         module,

@@ -98,19 +98,36 @@ impl Buffer {
         })
     }
 
-    /// Appends one element whose bytes are `bytes` (`elem_size` of them;
-    /// `false`, the buffer unchanged, otherwise or when its size would
-    /// overflow). The words may move: addresses taken before name nothing.
-    pub fn push_bytes(&mut self, bytes: &[u8]) -> bool {
-        let size = self.elem_size as usize;
-        let Some(end) = self.len.checked_add(1).and_then(|n| n.checked_mul(size)) else {
+    /// Makes room for `n` elements (zero bytes past the last element), so
+    /// that elements up to `n` can be written in place before
+    /// [`Buffer::set_len`] counts them; `false` when the size overflows.
+    /// The words may move: addresses taken before name nothing.
+    pub fn reserve_elements(&mut self, n: usize) -> bool {
+        let Some(bytes) = n.checked_mul(self.elem_size as usize) else {
             return false;
         };
-        if bytes.len() != size {
-            return false;
+        let words = bytes.div_ceil(8);
+        if words > self.words.len() {
+            self.words.resize(words, 0);
         }
-        let at = end - size;
-        self.words.resize(end.div_ceil(8), 0);
+        true
+    }
+
+    /// Counts `len` elements, those past the old length written in place
+    /// in the room [`Buffer::reserve_elements`] made; `false` (nothing
+    /// changed) when there is no room for them.
+    pub fn set_len(&mut self, len: usize) -> bool {
+        match len.checked_mul(self.elem_size as usize) {
+            Some(bytes) if bytes.div_ceil(8) <= self.words.len() => {
+                self.len = len;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Writes `bytes` from byte `at` on (nothing past the room made).
+    pub fn write_bytes(&mut self, at: usize, bytes: &[u8]) {
         for (k, byte) in bytes.iter().enumerate() {
             let w = (at + k) / 8;
             let shift = ((at + k) % 8) * 8;
@@ -118,23 +135,24 @@ impl Buffer {
                 *word = (*word & !(0xff << shift)) | (u64::from(*byte) << shift);
             }
         }
-        self.len += 1;
-        true
+    }
+
+    /// Gives back the room past the last element: the words are then
+    /// exactly the elements' bytes, zero past the last.
+    pub fn fit(&mut self) {
+        let bytes = self.len * self.elem_size as usize;
+        self.words.truncate(bytes.div_ceil(8));
+        if let Some(last) = self.words.last_mut()
+            && !bytes.is_multiple_of(8)
+        {
+            *last &= (1u64 << ((bytes % 8) * 8)) - 1;
+        }
     }
 
     /// Drops the elements from `len` on (nothing when it has fewer).
     pub fn truncate(&mut self, len: usize) {
-        if len < self.len {
-            let bytes = len * self.elem_size as usize;
-            self.words.truncate(bytes.div_ceil(8));
-            // Zero past the last element, as a new buffer is.
-            if let Some(last) = self.words.last_mut()
-                && !bytes.is_multiple_of(8)
-            {
-                *last &= (1u64 << ((bytes % 8) * 8)) - 1;
-            }
-            self.len = len;
-        }
+        self.len = self.len.min(len);
+        self.fit();
     }
 
     /// The bytes, as words.

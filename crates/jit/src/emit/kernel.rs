@@ -451,9 +451,13 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                     lw.b.def_var(base, first);
                     let len_var = lw.b.declare_var(types::I64);
                     lw.b.def_var(len_var, count);
+                    // No room known yet: the first append asks for it.
+                    let room = lw.b.declare_var(types::I64);
+                    lw.b.def_var(room, count);
                     Slot::Growing(Growing {
                         base,
                         len: len_var,
+                        room,
                         elem: view.elem,
                         elem_size: view.elem_size,
                         arg: k as u32,
@@ -518,6 +522,13 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                     let v = lw.b.use_var(var);
                     lw.b.ins()
                         .store(flags(), v, lw.entry.env, ((*w + 1) * 8) as i32);
+                }
+                // A vector appended to: its length, in its extent word
+                // (`exec::run_host` counts the elements written in place).
+                (CaptureLayout::View(_, _, 1, w), Some(Slot::Growing(g))) => {
+                    let n = lw.b.use_var(g.len);
+                    lw.b.ins()
+                        .store(flags(), n, lw.entry.env, ((*w + 2) * 8) as i32);
                 }
                 _ => {}
             }

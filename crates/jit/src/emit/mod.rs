@@ -343,11 +343,14 @@ enum Slot {
 }
 
 /// A vector a host statement appends to: variables holding its first
-/// element's address and its length, read again after each append.
+/// element's address, its length, and how many elements its memory has
+/// room for (appends up to there are written in place; the one past it
+/// goes to the runtime, which makes more room and may move the elements).
 #[derive(Clone, Debug)]
 struct Growing {
     base: Variable,
     len: Variable,
+    room: Variable,
     elem: Type,
     elem_size: u32,
     /// Its position among the statement's arguments.
