@@ -534,12 +534,10 @@ extern "C" fn push_element(env: *mut u64, arg: i32, value: *const u8, len: i64) 
         return -1;
     };
     // Room for about as many again, within the memory limit.
-    let more = if t.charge == 0 {
-        len.max(15)
-    } else {
-        len.max(15)
-            .min(usize::try_from(left / t.charge).unwrap_or(usize::MAX))
-    };
+    let within = left
+        .checked_div(t.charge)
+        .map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
+    let more = len.max(15).min(within);
     let Some(room) = len.checked_add(1).and_then(|n| n.checked_add(more)) else {
         return -1;
     };
