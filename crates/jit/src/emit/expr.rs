@@ -286,6 +286,21 @@ impl Emitter<'_, '_, '_> {
                 self.expr(first)?;
                 self.expr(second)
             }
+            // `S{ a, b }` as a value in host code: built in memory of its
+            // own, as a local initialised from the list would be.
+            ExprKind::Aggregate(items) if self.host.is_some() => {
+                let Some((size, align)) = size_align(&self.prog.structs, &e.ty) else {
+                    return decline(Decline::BracedListAsValue);
+                };
+                if self.has_tags(&e.ty) {
+                    return decline(Decline::UnionTags);
+                }
+                let ss = self.stack_slot(size.max(1), align.max(8))?;
+                let addr = self.b.ins().stack_addr(self.ptr, ss, 0);
+                let init = Init::List(items.iter().cloned().map(Init::Expr).collect());
+                self.init_mem(addr, &e.ty, &init)?;
+                Ok(V::Mem(addr))
+            }
             ExprKind::Aggregate(_) => decline(Decline::BracedListAsValue),
             ExprKind::Launch { .. } => decline(Decline::LaunchInKernel),
             ExprKind::Str(_) => decline(Decline::StringInKernel),
