@@ -562,9 +562,156 @@ extern "C" fn push_element(env: *mut u64, arg: i32, value: *const u8, len: i64) 
     i64::try_from(room).unwrap_or(-1)
 }
 
+/// A `<random>` engine's state in the memory of its struct: its words,
+/// then its position (see `Emitter::engine_struct`).
+struct EngineMemory {
+    at: *mut u64,
+    words: usize,
+}
+
+impl EngineMemory {
+    fn slot(&self, i: usize) -> *mut u64 {
+        // SAFETY (of the callers' accesses): `Emitter::random` passes the
+        // address of a struct of `words` `unsigned long`s and a `long`,
+        // checked to be the engine's, in memory the run owns; `i` is at
+        // most `words`.
+        self.at.wrapping_add(i)
+    }
+}
+
+impl tessera_runtime::random::EngineState for EngineMemory {
+    fn word(&self, i: usize) -> u64 {
+        if i >= self.words {
+            return 0;
+        }
+        // SAFETY: see `slot`.
+        unsafe { self.slot(i).read_unaligned() }
+    }
+
+    fn set_word(&mut self, i: usize, v: u64) {
+        if i < self.words {
+            // SAFETY: see `slot`.
+            unsafe { self.slot(i).write_unaligned(v) }
+        }
+    }
+
+    fn pos(&self) -> usize {
+        // SAFETY: see `slot`.
+        let p = unsafe { self.slot(self.words).read_unaligned() } as i64;
+        usize::try_from(p).unwrap_or(0)
+    }
+
+    fn set_pos(&mut self, p: usize) {
+        // SAFETY: see `slot`.
+        unsafe { self.slot(self.words).write_unaligned(p as u64) }
+    }
+}
+
+/// `engine()` or `dist(engine)` in compiled host code, as
+/// `emit::random::random_code` numbers them: `state` is the engine's
+/// struct, `params` the distribution's (its parameters in order, each of
+/// the distribution's type, then a normal distribution's kept number and
+/// flag, which it updates). The number's bits: an integer's as `unsigned
+/// long`, a `float`'s in the low 32 bits, a `double`'s, a `bool` as 0 or 1.
+extern "C" fn random_number(_env: *const u64, code: i32, state: *mut u64, params: *mut u8) -> i64 {
+    use tessera_ir::{Distribution, RandomEngine};
+    use tessera_runtime::random;
+    let engine = match code & 3 {
+        0 => RandomEngine::Mt19937,
+        1 => RandomEngine::Mt19937_64,
+        2 => RandomEngine::MinstdRand0,
+        _ => RandomEngine::MinstdRand,
+    };
+    let Some(&s) = crate::emit::random::RANDOM_SCALARS.get(((code >> 8) & 15) as usize) else {
+        return 0;
+    };
+    let st = &mut EngineMemory {
+        at: state,
+        words: engine.state_words() as usize,
+    };
+    let size = s.size() as usize;
+    // SAFETY (of the reads and writes below): `params` is the address of
+    // the distribution's struct, checked by `Emitter::dist_struct` to hold
+    // its fields in this order, each of size `size` (the flag after them),
+    // in memory the run owns.
+    let read = |k: usize| -> u64 {
+        let at = params.wrapping_add(k * size);
+        unsafe {
+            match s {
+                Scalar::Int => i64::from(at.cast::<i32>().read_unaligned()) as u64,
+                Scalar::UInt => u64::from(at.cast::<u32>().read_unaligned()),
+                Scalar::Float => u64::from(at.cast::<u32>().read_unaligned()),
+                _ => at.cast::<u64>().read_unaligned(),
+            }
+        }
+    };
+    let dist = match (code >> 2) & 7 {
+        0 => return random::next(engine, st) as i64,
+        1 => Distribution::UniformInt(s),
+        2 => Distribution::UniformReal(s),
+        3 => Distribution::Normal(s),
+        _ => Distribution::Bernoulli,
+    };
+    match dist {
+        Distribution::UniformInt(_) => random::uniform_int(engine, st, read(0), read(1)) as i64,
+        Distribution::UniformReal(Scalar::Float) => {
+            let (a, b) = (
+                f32::from_bits(read(0) as u32),
+                f32::from_bits(read(1) as u32),
+            );
+            i64::from(random::uniform_real_f32(engine, st, a, b).to_bits())
+        }
+        Distribution::UniformReal(_) => {
+            let (a, b) = (f64::from_bits(read(0)), f64::from_bits(read(1)));
+            random::uniform_real_f64(engine, st, a, b).to_bits() as i64
+        }
+        Distribution::Normal(Scalar::Float) => {
+            let flag = params.wrapping_add(3 * size);
+            let mut saved = random::NormalSaved {
+                value: f32::from_bits(read(2) as u32),
+                available: unsafe { flag.read() } != 0,
+            };
+            let (mean, sd) = (
+                f32::from_bits(read(0) as u32),
+                f32::from_bits(read(1) as u32),
+            );
+            let v = random::normal_f32(engine, st, &mut saved, mean, sd);
+            unsafe {
+                params
+                    .wrapping_add(2 * size)
+                    .cast::<u32>()
+                    .write_unaligned(saved.value.to_bits());
+                flag.write(u8::from(saved.available));
+            }
+            i64::from(v.to_bits())
+        }
+        Distribution::Normal(_) => {
+            let flag = params.wrapping_add(3 * size);
+            let mut saved = random::NormalSaved {
+                value: f64::from_bits(read(2)),
+                available: unsafe { flag.read() } != 0,
+            };
+            let (mean, sd) = (f64::from_bits(read(0)), f64::from_bits(read(1)));
+            let v = random::normal_f64(engine, st, &mut saved, mean, sd);
+            unsafe {
+                params
+                    .wrapping_add(2 * size)
+                    .cast::<u64>()
+                    .write_unaligned(saved.value.to_bits());
+                flag.write(u8::from(saved.available));
+            }
+            v.to_bits() as i64
+        }
+        Distribution::Bernoulli => {
+            i64::from(random::bernoulli(engine, st, f64::from_bits(read(0))))
+        }
+    }
+}
+
 /// The helpers by the names the generated code imports.
-pub(crate) fn helper_symbols() -> [(&'static str, *const u8); 8] {
+pub(crate) fn helper_symbols() -> [(&'static str, *const u8); 9] {
     [
+        ("tessera_random", random_number as *const u8),
         ("tessera_push", push_element as *const u8),
         ("tessera_rand", rand_next as *const u8),
         ("tessera_math_f32", math_f32 as *const u8),

@@ -110,6 +110,7 @@ struct HelperIds {
     print_printf: cranelift_module::FuncId,
     rand: cranelift_module::FuncId,
     push: cranelift_module::FuncId,
+    random: cranelift_module::FuncId,
 }
 
 /// Types whose values only the interpreter keeps: pointers (checked) and
@@ -378,6 +379,11 @@ fn new_module() -> Result<(JITModule, HelperIds), String> {
         &[types::I64, types::I32, types::I64, types::I64],
         types::I64,
     )?;
+    let random = declare(
+        "tessera_random",
+        &[types::I64, types::I32, types::I64, types::I64],
+        types::I64,
+    )?;
     Ok((
         module,
         HelperIds {
@@ -389,6 +395,7 @@ fn new_module() -> Result<(JITModule, HelperIds), String> {
             print_printf,
             rand,
             push,
+            random,
         },
     ))
 }
@@ -408,6 +415,7 @@ fn start_function(
         printf: None,
         rand: None,
         push: None,
+        random: None,
     }
 }
 
@@ -705,6 +713,7 @@ impl<'p> Jit<'p> {
         helpers.printf = Some(module.declare_func_in_func(ids.print_printf, &mut ctx.func));
         helpers.rand = Some(module.declare_func_in_func(ids.rand, &mut ctx.func));
         helpers.push = Some(module.declare_func_in_func(ids.push, &mut ctx.func));
+        helpers.random = Some(module.declare_func_in_func(ids.random, &mut ctx.func));
         let frontend = module.isa().frontend_config();
         let mut fbc = FunctionBuilderContext::new();
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);

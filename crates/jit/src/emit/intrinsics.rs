@@ -184,6 +184,13 @@ impl Emitter<'_, '_, '_> {
                 self.swap_bytes(*x, *y, size);
                 Ok(V::Unit)
             }
+            // `<random>`: an engine's number, a distribution's draw.
+            Intrinsic::RandomNext(engine) if self.host.is_some() => {
+                self.random(*engine, None, args, &e.ty)
+            }
+            Intrinsic::RandomDraw(dist, engine) if self.host.is_some() => {
+                self.random(*engine, Some(*dist), args, &e.ty)
+            }
             // `v.push_back(x);` on a vector from outside a host statement.
             Intrinsic::VectorPush if self.host.is_some() => self.push_element(args),
             // `rand()`: the next number of the run's copy of C's state.

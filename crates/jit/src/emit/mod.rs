@@ -52,6 +52,7 @@ mod lanes;
 mod objects;
 mod places;
 mod pointers;
+pub(crate) mod random;
 mod regions;
 mod stmt;
 mod unions;
@@ -266,6 +267,8 @@ pub(crate) struct Helpers {
     pub(crate) rand: Option<FuncRef>,
     /// The append helper of host code (`exec::push_element`).
     pub(crate) push: Option<FuncRef>,
+    /// The `<random>` helper of host code (`exec::random_number`).
+    pub(crate) random: Option<FuncRef>,
 }
 
 #[derive(Clone, Debug)]
