@@ -898,7 +898,10 @@ impl Machine<'_> {
         // interpreter's own appends would find it.
         let memory_left = self.meter.limit().saturating_sub(self.meter.used());
         let mut m = Marshalled::new();
-        if self.marshal_host(&mut m, &named, values).is_none() {
+        if self
+            .marshal_host(&mut m, &named, values, stmt.span)
+            .is_none()
+        {
             self.give_back(m, stmt.span);
             return None;
         }
@@ -1084,8 +1087,16 @@ impl Machine<'_> {
         m: &mut Marshalled,
         named: &[(Type, bool, Place)],
         values: Vec<Value>,
+        span: Span,
     ) -> Option<()> {
         let prog = self.prog;
+        // The objects handed over as copies: none may be reached two ways
+        // (a variable named and referred to by a closure, say).
+        let mut roots: Vec<_> = named
+            .iter()
+            .filter(|(ty, _, _)| copied_whole(ty))
+            .filter_map(|(_, _, place)| object_root(place))
+            .collect();
         for ((ty, written, place), v) in named.iter().zip(values) {
             // A C array of scalars only read: its own memory, taken out of
             // its place for the run.
@@ -1165,6 +1176,59 @@ impl Machine<'_> {
                         extent: vec![(len - from) as i64],
                         strides: vec![1],
                     }
+                }
+                // A closure holding references (a lambda capturing by
+                // reference): member by member, each reference as the
+                // object it refers to, written back there; its own members
+                // written back into it.
+                (Type::Struct(id), Value::Agg(members))
+                    if prog.structs.get(id.index()).is_some_and(|d| {
+                        d.fields.iter().any(|(_, t)| matches!(t, Type::Ptr { .. }))
+                    }) =>
+                {
+                    let def = prog.structs.get(id.index())?;
+                    if def.is_union || def.fields.len() != members.len() {
+                        return None;
+                    }
+                    let mut args = Vec::with_capacity(members.len());
+                    for (k, ((_, fty), fv)) in def.fields.iter().zip(members.iter()).enumerate() {
+                        let (target, value, home) = match fty {
+                            Type::Ptr { elem, .. } => {
+                                let at = self.deref_place(fv, span).ok()?;
+                                let value = self.read(&at, span).ok()?;
+                                (&**elem, value, at)
+                            }
+                            other => (other, fv.clone(), place.clone().child(k as u32)),
+                        };
+                        args.push(match (target, value) {
+                            (Type::Vector(elem), Value::Vector(storage)) => {
+                                let (size, _) = size_align(&prog.structs, elem)?;
+                                let buffer =
+                                    m.storage_buffer(&prog.structs, &storage, elem, size, true)?;
+                                let len = m.buffers.get(buffer)?.len;
+                                Arg::View {
+                                    buffer,
+                                    offset: 0,
+                                    extent: vec![len as i64],
+                                    strides: vec![1],
+                                }
+                            }
+                            (target, value) => {
+                                if matches!(fty, Type::Ptr { .. }) {
+                                    let root = object_root(&home)?;
+                                    if roots.contains(&root) {
+                                        return None;
+                                    }
+                                    roots.push(root);
+                                }
+                                let buffer = one_object(&prog.structs, target, &value)?;
+                                Arg::Object {
+                                    buffer: m.push(buffer, Home::Whole(home)),
+                                }
+                            }
+                        });
+                    }
+                    Arg::Fields(args)
                 }
                 (ty @ (Type::Struct(_) | Type::CArray(..)), v) => {
                     let home = if *written {

@@ -173,6 +173,15 @@ fn pointers_followed(
         iterator: &dyn Fn(&tessera_ir::Expr) -> bool,
         calls: &mut Vec<FuncId>,
     ) -> bool {
+        // A reference member of a closure, followed: the object it refers
+        // to, handed over as itself.
+        if let ExprKind::Deref(inner) = &e.kind
+            && let ExprKind::Field { base, .. } = &inner.kind
+            && matches!(inner.ty, Type::Ptr { .. })
+            && crate::plan::host::holds_references(prog, &base.ty)
+        {
+            return check(prog, base, iterator, calls);
+        }
         if let ExprKind::Deref(inner) = &e.kind {
             let (ptr, offset) = match &inner.kind {
                 ExprKind::PtrAdd { ptr, offset } => (&**ptr, Some(&**offset)),
@@ -199,6 +208,13 @@ fn pointers_followed(
         if interpreted_type(&e.ty, prog) || pointer_op {
             let mut sub = |x: &tessera_ir::Expr| check(prog, x, iterator, calls);
             return match &e.kind {
+                // A closure holding references, as a whole (called, or
+                // passed on): its members are reached only as above.
+                ExprKind::Local(_) | ExprKind::Capture(_)
+                    if crate::plan::host::holds_references(prog, &e.ty) =>
+                {
+                    false
+                }
                 ExprKind::Local(_) => !iterator(e),
                 ExprKind::Intrinsic {
                     op: tessera_ir::Intrinsic::VectorData,

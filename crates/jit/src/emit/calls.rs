@@ -48,7 +48,14 @@ impl Emitter<'_, '_, '_> {
                 // function that may change it (a non-`const` member
                 // function) runs in the interpreter, which shares the one
                 // object between work-items.
-                if matches!(slot, Slot::Ref(Place::Obj(_))) && !local.is_const {
+                // A closure holding references in host code is memory the
+                // run writes back (its members and the objects they refer
+                // to): a `mutable` lambda may change it.
+                if matches!(slot, Slot::Ref(Place::Obj(_)))
+                    && !local.is_const
+                    && !(self.host.is_some()
+                        && crate::plan::host::holds_references(self.prog, &local.ty))
+                {
                     return decline(Decline::CapturedValueAsPlace);
                 }
                 slot

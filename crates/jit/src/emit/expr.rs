@@ -108,6 +108,11 @@ impl Emitter<'_, '_, '_> {
             // view field has no place).
             ExprKind::Field { base, field } if places::held_views(self.prog, &base.ty) => {
                 match self.obj_fields(base)?.get(*field as usize) {
+                    // A scalar member in memory of its own (a closure's).
+                    Some(V::Mem(addr)) if e.ty.scalar().is_some() => {
+                        let addr = *addr;
+                        self.read(&Place::Mem(addr, e.ty.clone()))
+                    }
                     Some(v) => Ok(v.clone()),
                     None => decline(Decline::FieldType),
                 }
@@ -305,6 +310,10 @@ impl Emitter<'_, '_, '_> {
             ExprKind::Launch { .. } => decline(Decline::LaunchInKernel),
             ExprKind::Str(_) => decline(Decline::StringInKernel),
             ExprKind::Throw(_) => decline(Decline::Exceptions),
+            // A vector a closure's reference member refers to: its view.
+            ExprKind::Deref(inner) if self.referred(inner) && matches!(e.ty, Type::Vector(_)) => {
+                self.referred_value(inner)
+            }
             ExprKind::Deref(_) if self.host.is_some() => {
                 let p = self.place(e)?;
                 self.read(&p)

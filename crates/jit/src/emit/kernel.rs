@@ -466,6 +466,8 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 }
                 V::View(view) => Slot::View(view),
                 V::Mem(addr) => Slot::Ref(Place::Mem(addr, ty)),
+                // A closure holding references, member by member.
+                V::Obj(fields) => Slot::Ref(Place::Obj(fields)),
                 _ => return decline(Decline::HostVariableKind),
             };
             match l {
@@ -873,6 +875,31 @@ fn host_capture(prog: &Program, ty: &Type, by_ref: bool, word: &mut u32) -> R<Ca
             let c = CaptureLayout::Object(ty.clone(), *word);
             *word += 1;
             c
+        }
+        // A closure holding references: member by member, each reference
+        // as the object it refers to (see `plan::host::holds_references`).
+        Type::Struct(id) if crate::plan::host::holds_references(prog, ty) => {
+            let Some(def) = prog.get_struct(*id) else {
+                return decline(Decline::UnknownStruct);
+            };
+            let mut fields = Vec::with_capacity(def.fields.len());
+            for (_, fty) in &def.fields {
+                let (target, by_ref) = match fty {
+                    Type::Ptr { elem, .. } => (&**elem, true),
+                    other => (other, false),
+                };
+                fields.push(match target {
+                    // A scalar: memory of its own, written back (a
+                    // `mutable` lambda may change its own members too).
+                    Type::Scalar(s) => {
+                        let c = CaptureLayout::Object(Type::Scalar(*s), *word);
+                        *word += 1;
+                        c
+                    }
+                    other => host_capture(prog, other, by_ref, word)?,
+                });
+            }
+            CaptureLayout::Fields(fields)
         }
         _ if by_ref => return decline(Decline::ReferenceLocal),
         _ => return decline(Decline::HostVariableType),

@@ -297,6 +297,12 @@ impl Emitter<'_, '_, '_> {
                     }
                 }
             }
+            // `*closure.member`: the object a closure's reference member
+            // refers to, handed over as itself.
+            ExprKind::Deref(inner) if self.referred(inner) => match self.referred_value(inner)? {
+                V::Mem(addr) => Ok(Place::Mem(addr, e.ty.clone())),
+                _ => decline(Decline::ViewOrTiledIndexAsPlace),
+            },
             ExprKind::Deref(inner) => self.deref_place(inner),
             ExprKind::Global(g) => match self.host_global(*g) {
                 Some(Slot::Vars(vars)) if vars.len() == 1 => Ok(Place::Var(vars[0])),
@@ -561,4 +567,27 @@ fn chunks(size: u32) -> Vec<(i32, cranelift_codegen::ir::Type)> {
 /// hold only as a captured object field by field (see [`V::Obj`]).
 pub(super) fn held_views(prog: &Program, ty: &Type) -> bool {
     matches!(ty, Type::Struct(_)) && size_align(&prog.structs, ty).is_none()
+}
+
+impl Emitter<'_, '_, '_> {
+    /// Whether `member` is a reference member of a closure that host code
+    /// holds member by member (see `plan::host::holds_references`).
+    pub(super) fn referred(&self, member: &Expr) -> bool {
+        self.host.is_some()
+            && matches!(member.ty, Type::Ptr { .. })
+            && matches!(&member.kind, ExprKind::Field { base, .. }
+                if crate::plan::host::holds_references(self.prog, &base.ty))
+    }
+
+    /// What reference member `member` (see [`Emitter::referred`]) refers
+    /// to: the object's memory, or a vector's view.
+    pub(super) fn referred_value(&mut self, member: &Expr) -> R<V> {
+        let ExprKind::Field { base, field } = &member.kind else {
+            return decline(Decline::Pointer);
+        };
+        match self.obj_fields(base)?.get(*field as usize) {
+            Some(v @ (V::Mem(_) | V::View(_))) => Ok(v.clone()),
+            _ => decline(Decline::Pointer),
+        }
+    }
 }

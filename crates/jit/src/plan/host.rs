@@ -473,3 +473,46 @@ fn prints(prog: &Program, b: &IrBlock) -> bool {
     }
     found.get()
 }
+
+/// Whether `ty` is an object holding references (a lambda's closure that
+/// captures by reference: one member per capture, a pointer to the
+/// variable for each by reference) that compiled host code can hold: it
+/// has a pointer member, and each member is, or points to, a scalar that
+/// is not narrower than `int`, a plain struct or C array, or a vector of
+/// plain elements. The hand-off gives each pointed-to object as itself
+/// (`CaptureLayout::Fields`), and the code reaches it only through the
+/// member (`*closure.member`; see `crate::host_pointers`).
+pub(crate) fn holds_references(prog: &Program, ty: &Type) -> bool {
+    let Type::Struct(id) = ty else {
+        return false;
+    };
+    let Some(def) = prog.get_struct(*id) else {
+        return false;
+    };
+    let plain = |t: &Type| match t {
+        Type::Scalar(s) => !matches!(
+            s,
+            Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort
+        ),
+        Type::Vector(elem) => {
+            tessera_ir::layout::size_align(&prog.structs, elem).is_some()
+                && !elem.contains_union(&prog.structs)
+                && !elem.contains_narrow_integer(&prog.structs)
+        }
+        Type::Struct(_) | Type::CArray(..) => {
+            tessera_ir::layout::size_align(&prog.structs, t).is_some()
+                && !t.contains_union(&prog.structs)
+                && !t.contains_narrow_integer(&prog.structs)
+        }
+        _ => false,
+    };
+    !def.is_union
+        && def
+            .fields
+            .iter()
+            .any(|(_, t)| matches!(t, Type::Ptr { .. }))
+        && def.fields.iter().all(|(_, t)| match t {
+            Type::Ptr { elem, .. } => plain(elem),
+            other => plain(other),
+        })
+}
