@@ -435,11 +435,18 @@ fn check(out: &mut Output, files: &[PathBuf], front: &Front, format: Format) -> 
     let (mut errors, mut warnings) = (0usize, 0usize);
     for path in files {
         let diagnostics = match compile(&mut sources, path, front) {
-            Ok(checked) => checked
-                .diagnostics
-                .into_iter()
-                .filter(|d| !is_link_error(d))
-                .collect::<Vec<_>>(),
+            Ok(mut checked) => {
+                // One file: the process ends after it, and the checker's
+                // tables go with it rather than being freed one by one.
+                if files.len() == 1 {
+                    std::mem::take(&mut checked.scratch).leave();
+                }
+                checked
+                    .diagnostics
+                    .into_iter()
+                    .filter(|d| !is_link_error(d))
+                    .collect::<Vec<_>>()
+            }
             Err(err) => {
                 out.err(&format!("error: {err}\n"));
                 unreadable = true;
@@ -684,13 +691,16 @@ fn front_end(
     warnings: bool,
 ) -> Result<(Sources, tessera_driver::Checked), ExitCode> {
     let mut sources = Sources::new();
-    let checked = match compile(&mut sources, path, front) {
+    let mut checked = match compile(&mut sources, path, front) {
         Ok(checked) => checked,
         Err(err) => {
             out.err(&format!("error: {err}\n"));
             return Err(ExitCode::from(EXIT_USAGE));
         }
     };
+    // The process ends after one program: the checker's tables go with it
+    // rather than being freed one by one.
+    std::mem::take(&mut checked.scratch).leave();
     if checked.has_errors() {
         report(out, &sources, &checked.diagnostics, Format::Human);
         return Err(ExitCode::from(EXIT_ERRORS));

@@ -197,7 +197,12 @@ pub fn check_parsed(
     } else {
         checked.diagnostics
     };
-    merge(parse_diagnostics, check_diagnostics, checked.program)
+    merge(
+        parse_diagnostics,
+        check_diagnostics,
+        checked.program,
+        checked.scratch,
+    )
 }
 
 /// [`check_parsed`] of a tree the caller no longer needs, so the checker
@@ -213,7 +218,12 @@ pub fn check_parsed_owned(
         return check_parsed(sources, &unit, parse_diagnostics);
     }
     let checked = tessera_sema::check_owned(unit);
-    merge(parse_diagnostics, checked.diagnostics, checked.program)
+    merge(
+        parse_diagnostics,
+        checked.diagnostics,
+        checked.program,
+        checked.scratch,
+    )
 }
 
 /// The diagnostics of both stages in source order, one report per problem,
@@ -222,6 +232,7 @@ fn merge(
     parse_diagnostics: Vec<Diagnostic>,
     check_diagnostics: Vec<Diagnostic>,
     program: tessera_ir::Program,
+    scratch: tessera_sema::Scratch,
 ) -> Checked {
     let mut diagnostics = parse_diagnostics;
     diagnostics.extend(check_diagnostics);
@@ -242,5 +253,6 @@ fn merge(
     Checked {
         program,
         diagnostics,
+        scratch,
     }
 }
