@@ -1120,18 +1120,7 @@ impl Machine<'_> {
                 (Type::Scalar(s), Value::Uninit) => Arg::Scalar(zero_bits(*s)),
                 (Type::Scalar(_), v) => Arg::Scalar(bits(v)?),
                 (Type::Vector(elem), Value::Vector(storage)) => {
-                    let (size, _) = size_align(&prog.structs, elem)?;
-                    let buffer = m.storage_buffer(&prog.structs, storage, elem, size, *written)?;
-                    // The buffer's length: a storage named twice (two
-                    // references to one vector) is empty while the first
-                    // name has its buffer taken.
-                    let len = m.buffers.get(buffer)?.len;
-                    Arg::View {
-                        buffer,
-                        offset: 0,
-                        extent: vec![len as i64],
-                        strides: vec![1],
-                    }
+                    whole_vector(m, &prog.structs, storage, elem, *written)?
                 }
                 (Type::Array(elem, _) | Type::ArrayView { elem, .. }, Value::View(view)) => {
                     let (size, _) = size_align(&prog.structs, elem)?;
@@ -1202,16 +1191,7 @@ impl Machine<'_> {
                         };
                         args.push(match (target, value) {
                             (Type::Vector(elem), Value::Vector(storage)) => {
-                                let (size, _) = size_align(&prog.structs, elem)?;
-                                let buffer =
-                                    m.storage_buffer(&prog.structs, &storage, elem, size, true)?;
-                                let len = m.buffers.get(buffer)?.len;
-                                Arg::View {
-                                    buffer,
-                                    offset: 0,
-                                    extent: vec![len as i64],
-                                    strides: vec![1],
-                                }
+                                whole_vector(m, &prog.structs, &storage, elem, true)?
                             }
                             (target, value) => {
                                 if matches!(fty, Type::Ptr { .. }) {
@@ -1303,6 +1283,28 @@ impl Machine<'_> {
 
 /// True for the types a compiled host statement gets as a copy it hands
 /// back (rather than as a window on shared storage).
+/// A vector's elements as a view argument: its storage's buffer, the
+/// whole of it.
+fn whole_vector(
+    m: &mut Marshalled,
+    structs: &[tessera_ir::StructDef],
+    storage: &Rc<Storage>,
+    elem: &Type,
+    written: bool,
+) -> Option<Arg> {
+    let (size, _) = size_align(structs, elem)?;
+    let buffer = m.storage_buffer(structs, storage, elem, size, written)?;
+    // The buffer's length: a storage named twice (two references to one
+    // vector) is empty while the first name has its buffer taken.
+    let len = m.buffers.get(buffer)?.len;
+    Some(Arg::View {
+        buffer,
+        offset: 0,
+        extent: vec![len as i64],
+        strides: vec![1],
+    })
+}
+
 fn copied_whole(ty: &Type) -> bool {
     matches!(ty, Type::Scalar(_) | Type::Struct(_) | Type::CArray(..))
 }

@@ -84,16 +84,9 @@ impl Emitter<'_, '_, '_> {
             .ins()
             .call(helper, &[self.entry.env, code, state, params]);
         let bits = self.b.inst_results(call)[0];
+        // The number's bits are laid out as an argument word's.
         let s = self.scalar_ty(ty)?;
-        Ok(V::S(match s {
-            Scalar::Long | Scalar::ULong => bits,
-            Scalar::Double => self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits),
-            Scalar::Float => {
-                let low = self.b.ins().ireduce(types::I32, bits);
-                self.b.ins().bitcast(types::F32, MemFlagsData::new(), low)
-            }
-            other => self.b.ins().ireduce(clif_type(other), bits),
-        }))
+        Ok(V::S(self.scalar_of_word(bits, s)))
     }
 
     /// Whether `ty` is `engine`'s struct: its words, then its position.
