@@ -105,7 +105,7 @@ impl Machine<'_> {
     /// Records that elements of `s` (held by the container and by the
     /// caller's one handle) moved; the moves kept for the places and
     /// pointers that follow them count against the memory limit.
-    fn record_move(&mut self, s: &Rc<Storage>, mv: Move, span: Span) -> Res<()> {
+    pub(crate) fn record_move(&mut self, s: &Rc<Storage>, mv: Move, span: Span) -> Res<()> {
         let (added, dropped) = s.record_move(mv, 1);
         self.meter.give(dropped);
         self.take_memory(added, span)

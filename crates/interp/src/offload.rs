@@ -899,7 +899,7 @@ impl Machine<'_> {
         let memory_left = self.meter.limit().saturating_sub(self.meter.used());
         let mut m = Marshalled::new();
         if self
-            .marshal_host(&mut m, &named, values, stmt.span)
+            .marshal_host(&mut m, &named, values, roots, stmt.span)
             .is_none()
         {
             self.give_back(m, stmt.span);
@@ -1001,9 +1001,9 @@ impl Machine<'_> {
             }
             let _ = self.meter.take((added as u64).saturating_mul(s.elem_bytes));
             for _ in 0..s.note_appends(*from) {
-                let (kept, dropped) = s.record_move(crate::value::Move::Reallocated, 1);
-                self.meter.give(dropped);
-                let _ = self.meter.take(kept);
+                // Within the limit the run was given: cannot fail for a
+                // reason the interpreter's own appends would report.
+                let _ = self.record_move(s, crate::value::Move::Reallocated, stmt.span);
             }
             s.reshape();
         }
@@ -1081,22 +1081,18 @@ impl Machine<'_> {
 
     /// The locals and globals a host statement names (type, whether it
     /// may write them, place), of values `values`, as arguments and
-    /// buffers.
+    /// buffers. `roots` are the objects already handed over as copies
+    /// (those named): an object a closure refers to may not be one of
+    /// them, nor be referred to twice.
     fn marshal_host(
         &mut self,
         m: &mut Marshalled,
         named: &[(Type, bool, Place)],
         values: Vec<Value>,
+        mut roots: Vec<(u8, usize, usize)>,
         span: Span,
     ) -> Option<()> {
         let prog = self.prog;
-        // The objects handed over as copies: none may be reached two ways
-        // (a variable named and referred to by a closure, say).
-        let mut roots: Vec<_> = named
-            .iter()
-            .filter(|(ty, _, _)| copied_whole(ty))
-            .filter_map(|(_, _, place)| object_root(place))
-            .collect();
         for ((ty, written, place), v) in named.iter().zip(values) {
             // A C array of scalars only read: its own memory, taken out of
             // its place for the run.

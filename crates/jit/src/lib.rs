@@ -176,9 +176,7 @@ fn pointers_followed(
         // A reference member of a closure, followed: the object it refers
         // to, handed over as itself.
         if let ExprKind::Deref(inner) = &e.kind
-            && let ExprKind::Field { base, .. } = &inner.kind
-            && matches!(inner.ty, Type::Ptr { .. })
-            && crate::plan::host::holds_references(prog, &base.ty)
+            && let Some((base, _)) = crate::plan::host::reference_member(prog, inner)
         {
             return check(prog, base, iterator, calls);
         }

@@ -573,19 +573,16 @@ impl Emitter<'_, '_, '_> {
     /// Whether `member` is a reference member of a closure that host code
     /// holds member by member (see `plan::host::holds_references`).
     pub(super) fn referred(&self, member: &Expr) -> bool {
-        self.host.is_some()
-            && matches!(member.ty, Type::Ptr { .. })
-            && matches!(&member.kind, ExprKind::Field { base, .. }
-                if crate::plan::host::holds_references(self.prog, &base.ty))
+        self.host.is_some() && crate::plan::host::reference_member(self.prog, member).is_some()
     }
 
     /// What reference member `member` (see [`Emitter::referred`]) refers
     /// to: the object's memory, or a vector's view.
     pub(super) fn referred_value(&mut self, member: &Expr) -> R<V> {
-        let ExprKind::Field { base, field } = &member.kind else {
+        let Some((base, field)) = crate::plan::host::reference_member(self.prog, member) else {
             return decline(Decline::Pointer);
         };
-        match self.obj_fields(base)?.get(*field as usize) {
+        match self.obj_fields(base)?.get(field as usize) {
             Some(v @ (V::Mem(_) | V::View(_))) => Ok(v.clone()),
             _ => decline(Decline::Pointer),
         }

@@ -483,28 +483,28 @@ fn prints(prog: &Program, b: &IrBlock) -> bool {
 /// (`CaptureLayout::Fields`), and the code reaches it only through the
 /// member (`*closure.member`; see `crate::host_pointers`).
 pub(crate) fn holds_references(prog: &Program, ty: &Type) -> bool {
-    let Type::Struct(id) = ty else {
+    let Some(def) = (match ty {
+        Type::Struct(id) => prog.get_struct(*id),
+        _ => None,
+    }) else {
         return false;
     };
-    let Some(def) = prog.get_struct(*id) else {
-        return false;
-    };
-    let plain = |t: &Type| match t {
-        Type::Scalar(s) => !matches!(
-            s,
-            Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort
-        ),
-        Type::Vector(elem) => {
-            tessera_ir::layout::size_align(&prog.structs, elem).is_some()
-                && !elem.contains_union(&prog.structs)
-                && !elem.contains_narrow_integer(&prog.structs)
-        }
-        Type::Struct(_) | Type::CArray(..) => {
-            tessera_ir::layout::size_align(&prog.structs, t).is_some()
-                && !t.contains_union(&prog.structs)
-                && !t.contains_narrow_integer(&prog.structs)
-        }
-        _ => false,
+    // Scalars not narrower than `int`, and memory of a plain layout.
+    let plain = |t: &Type| {
+        let memory = match t {
+            Type::Scalar(s) => {
+                return !matches!(
+                    s,
+                    Scalar::Char | Scalar::UChar | Scalar::Short | Scalar::UShort
+                );
+            }
+            Type::Vector(elem) => elem,
+            Type::Struct(_) | Type::CArray(..) => t,
+            _ => return false,
+        };
+        tessera_ir::layout::size_align(&prog.structs, memory).is_some()
+            && !memory.contains_union(&prog.structs)
+            && !memory.contains_narrow_integer(&prog.structs)
     };
     !def.is_union
         && def
@@ -515,4 +515,18 @@ pub(crate) fn holds_references(prog: &Program, ty: &Type) -> bool {
             Type::Ptr { elem, .. } => plain(elem),
             other => plain(other),
         })
+}
+
+/// The closure and the member `member` reads when it is a reference
+/// member of a closure holding references (`closure.member`, of pointer
+/// type): compiled host code follows it only as `*closure.member`.
+pub(crate) fn reference_member<'e>(prog: &Program, member: &'e Expr) -> Option<(&'e Expr, u32)> {
+    match &member.kind {
+        ExprKind::Field { base, field }
+            if matches!(member.ty, Type::Ptr { .. }) && holds_references(prog, &base.ty) =>
+        {
+            Some((base, *field))
+        }
+        _ => None,
+    }
 }
