@@ -22,10 +22,13 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
+use tessera_diagnostics::FileId;
 use tessera_diagnostics::{Diagnostic, SourceFile, Sources};
 use tessera_syntax::Parsed;
 use tessera_syntax::ast::TranslationUnit;
-use tessera_syntax::include::read_headers;
+use tessera_syntax::include::{
+    Included, NoFiles, read_headers, read_headers_pruned, restore_pruned,
+};
 
 pub use engine::Engine;
 pub use tessera_sema::Checked;
@@ -145,21 +148,59 @@ impl std::error::Error for LoadError {}
 /// `sources` (for rendering the diagnostics), named as their paths display.
 /// Every item that parsed is checked, also when others have syntax errors.
 /// Fails only when a file cannot be read.
+///
+/// The library texts the program cannot reach are left out (see
+/// [`tessera_syntax::include::read_headers_pruned`]): that changes nothing
+/// a program does, and spares most of the front end's work for a small
+/// one. A program with any diagnostic is read again with the whole
+/// library, so that what it is told is what the whole library gives
+/// (a misspelt name is compared with every name the library declares).
 pub fn compile(sources: &mut Sources, input: &Input<'_>) -> Result<Checked, LoadError> {
-    let parsed = parse(sources, input)?;
-    Ok(check_parsed_owned(sources, parsed.unit, parsed.diagnostics))
+    let (file, replaced) = read_main(sources, input)?;
+    let prelude = prelude_text(&input.defines);
+    let mut included =
+        read_headers_pruned(sources, file, input.loader, &input.include_dirs, &prelude);
+    if !input.defines.is_empty() {
+        let (prelude, _) = SourceFile::from_bytes(COMMAND_LINE, prelude.as_bytes());
+        included.prelude = Some(sources.add(prelude));
+    }
+    Ok(check_with_fallback(sources, file, &replaced, included))
 }
 
-/// The first half of [`compile`]: reads the main file of `input` and the
-/// local headers it includes into `sources`, and parses them (for `dump ast`
-/// and for [`compile`]). Fails only when the main file cannot be read.
-pub fn parse(sources: &mut Sources, input: &Input<'_>) -> Result<Parsed, LoadError> {
+/// Parses and checks `file` with the headers of `included`; when library
+/// texts were left out and the program has a diagnostic, again with them.
+fn check_with_fallback(
+    sources: &mut Sources,
+    file: FileId,
+    replaced: &[usize],
+    mut included: Included,
+) -> Checked {
+    let parsed = tessera_syntax::parse_unit(sources, file, replaced, &included);
+    let checked = check_parsed_owned(sources, parsed.unit, parsed.diagnostics);
+    if included.pruned.is_empty() || checked.diagnostics.is_empty() {
+        return checked;
+    }
+    restore_pruned(sources, &mut included);
+    let parsed = tessera_syntax::parse_unit(sources, file, replaced, &included);
+    check_parsed_owned(sources, parsed.unit, parsed.diagnostics)
+}
+
+/// Reads the main file of `input` into `sources`: its id, and where its
+/// bytes were not UTF-8.
+fn read_main(sources: &mut Sources, input: &Input<'_>) -> Result<(FileId, Vec<usize>), LoadError> {
     let bytes = input.loader.load(&input.main).map_err(|error| LoadError {
         path: input.main.clone(),
         error,
     })?;
     let (file, replaced) = SourceFile::from_bytes(input.main.display().to_string(), &bytes);
-    let file = sources.add(file);
+    Ok((sources.add(file), replaced))
+}
+
+/// Reads the main file of `input` and the local headers it includes into
+/// `sources`, with the whole library, and parses them (for `dump`). Fails
+/// only when the main file cannot be read.
+pub fn parse(sources: &mut Sources, input: &Input<'_>) -> Result<Parsed, LoadError> {
+    let (file, replaced) = read_main(sources, input)?;
     let mut included = read_headers(sources, file, input.loader, &input.include_dirs);
     if !input.defines.is_empty() {
         let text = prelude_text(&input.defines);
@@ -176,8 +217,8 @@ pub fn parse(sources: &mut Sources, input: &Input<'_>) -> Result<Parsed, LoadErr
 pub fn compile_source(sources: &mut Sources, name: &str, bytes: &[u8]) -> Checked {
     let (file, replaced) = SourceFile::from_bytes(name, bytes);
     let file = sources.add(file);
-    let parsed = tessera_syntax::parse_with_library(sources, file, &replaced);
-    check_parsed_owned(sources, parsed.unit, parsed.diagnostics)
+    let included = read_headers_pruned(sources, file, &NoFiles, &[], "");
+    check_with_fallback(sources, file, &replaced, included)
 }
 
 /// Checks a parsed program, `unit` with the parser's `parse_diagnostics`:

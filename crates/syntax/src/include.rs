@@ -20,7 +20,7 @@ use crate::lexer::{Token, lex};
 use crate::parse::MAX_SOURCE_LEN;
 use crate::preprocess::{Found, KNOWN_HEADERS};
 use crate::token::Tok;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io;
 use std::path::{Component, Path, PathBuf};
 use tessera_diagnostics::{FileId, SourceFile, Sources};
@@ -77,6 +77,10 @@ pub struct Included {
     /// C++ compiler defines before it reads the first line of the program.
     /// Its `#include`s are not looked for.
     pub prelude: Option<FileId>,
+    /// The `#include <name>`s whose library text was left out, by including
+    /// file and name (see [`read_headers_pruned`]): the preprocessor takes
+    /// them as included headers whose text brings nothing.
+    pub pruned: Vec<(FileId, String, bool)>,
 }
 
 /// Finds and reads, through `fs`, every local header `main` includes
@@ -89,85 +93,221 @@ pub fn read_headers(
     fs: &dyn SourceLoader,
     dirs: &[PathBuf],
 ) -> Included {
-    let mut included = Included::default();
-    let mut by_path: HashMap<PathBuf, FileId> = HashMap::new();
-    let mut queue = vec![main];
-    let mut budget = MAX_HEADER_BYTES;
-    while let Some(file) = queue.pop() {
-        let Some(source) = sources.get(file) else {
-            continue;
-        };
-        let folder = Path::new(&source.name)
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
-        let names = include_names(file, &source.text);
-        for (name, quoted) in names {
-            let key = (file, name.clone(), quoted);
-            if included.resolved.contains_key(&key) {
-                continue;
-            }
-            if let Some((shown, text)) = crate::headers::source_of(&name) {
-                let id = match by_path.get(Path::new(shown)) {
-                    Some(&id) => id,
-                    None => {
-                        let id = sources.add(SourceFile {
-                            name: shown.to_string(),
-                            text: text.to_string(),
-                        });
-                        by_path.insert(PathBuf::from(shown), id);
-                        included.headers.push((id, Vec::new()));
-                        queue.push(id);
-                        id
-                    }
-                };
-                included.resolved.insert(
-                    key,
-                    Found::File {
-                        file: id,
-                        spelled: None,
-                    },
-                );
-                continue;
-            }
-            let own = quoted.then_some(folder.as_path());
-            let found = match find(
-                fs,
-                own.into_iter().chain(dirs.iter().map(PathBuf::as_path)),
-                &name,
-            ) {
-                Some((path, spelled)) => match by_path.get(&path) {
-                    Some(&known) => Found::File {
-                        file: known,
-                        spelled,
-                    },
-                    None if included.headers.len() < MAX_HEADERS => {
-                        match fs
-                            .load(&path)
-                            .ok()
-                            .filter(|b| b.len() <= MAX_SOURCE_LEN.min(budget))
-                        {
-                            Some(bytes) => {
-                                budget -= bytes.len();
-                                let shown = path.to_string_lossy().into_owned();
-                                let (header, replaced) = SourceFile::from_bytes(shown, &bytes);
-                                let id = sources.add(header);
-                                by_path.insert(path, id);
-                                included.headers.push((id, replaced));
-                                queue.push(id);
-                                Found::File { file: id, spelled }
-                            }
-                            None => Found::Missing,
-                        }
-                    }
-                    None => Found::Missing,
-                },
-                None => Found::Missing,
+    let mut reader = Reader::default();
+    reader.queue.push(main);
+    reader.drain(sources, fs, dirs, false);
+    reader.included
+}
+
+/// [`read_headers`], leaving out the library texts the program cannot
+/// reach. A library file that [`crate::headers::names_reaching`] lists
+/// (`<algorithm>`, `<string>`) is read only when some file of the program
+/// (`main`, its local headers, or `prelude`, the `-D` definitions' text)
+/// writes one of the names it lists; a program that names none of them
+/// means the same without it, and its front end does not read, parse and
+/// check the text. Only what a program's own files (or `<amp.h>`, which
+/// stands for what MSVC's includes) include is left out: a library text
+/// that needs another includes it itself.
+///
+/// A name made by pasting tokens (`##`) or split by a line continuation
+/// cannot be seen in the text, so a program writing either keeps every
+/// library text. The caller reads the texts left out with
+/// [`restore_pruned`] when it needs the unit as it would be without this
+/// (the driver does, for a program with diagnostics, so that they are
+/// those of the whole library).
+pub fn read_headers_pruned(
+    sources: &mut Sources,
+    main: FileId,
+    fs: &dyn SourceLoader,
+    dirs: &[PathBuf],
+    prelude: &str,
+) -> Included {
+    let mut reader = Reader::default();
+    reader.queue.push(main);
+    reader.drain(sources, fs, dirs, true);
+    let own: Vec<&str> = reader
+        .own
+        .iter()
+        .filter_map(|&id| sources.get(id))
+        .map(|f| f.text.as_str())
+        .chain(std::iter::once(prelude))
+        .collect();
+    let hidden = own
+        .iter()
+        .any(|t| t.contains("##") || t.contains("\\\n") || t.contains("\\\r\n"));
+    let words: HashSet<&str> = own
+        .iter()
+        .flat_map(|t| t.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let keep: Vec<bool> = reader
+        .deferred
+        .iter()
+        .map(|(_, name, _)| {
+            let Some((shown, _)) = crate::headers::source_of(name) else {
+                return true;
             };
-            included.resolved.insert(key, found);
+            let read = reader.by_path.contains_key(Path::new(shown));
+            let reaching = crate::headers::names_reaching(shown);
+            hidden || read || reaching.is_none_or(|names| names.iter().any(|n| words.contains(n)))
+        })
+        .collect();
+    drop(words);
+    for (key, keep) in std::mem::take(&mut reader.deferred).into_iter().zip(keep) {
+        if keep {
+            reader.resolve_library(sources, key);
+        } else {
+            reader.included.pruned.push(key);
         }
     }
-    included
+    reader.drain(sources, fs, dirs, false);
+    reader.included
+}
+
+/// Reads the library texts [`read_headers_pruned`] left out of
+/// `included`, as [`read_headers`] would have read them.
+pub fn restore_pruned(sources: &mut Sources, included: &mut Included) {
+    let mut reader = Reader {
+        included: std::mem::take(included),
+        ..Reader::default()
+    };
+    for &(id, _) in &reader.included.headers {
+        if let Some(file) = sources.get(id) {
+            reader.by_path.insert(PathBuf::from(&file.name), id);
+        }
+    }
+    for key in std::mem::take(&mut reader.included.pruned) {
+        reader.resolve_library(sources, key);
+    }
+    reader.drain(sources, &NoFiles, &[], false);
+    *included = reader.included;
+}
+
+/// The state of reading one unit's headers.
+#[derive(Default)]
+struct Reader {
+    included: Included,
+    by_path: HashMap<PathBuf, FileId>,
+    /// Files whose `#include`s are still to be looked at.
+    queue: Vec<FileId>,
+    /// Bytes of local headers read so far (at most `MAX_HEADER_BYTES`).
+    used: usize,
+    /// The program's own files read (the main file and its local headers).
+    own: Vec<FileId>,
+    /// Library includes left for [`read_headers_pruned`] to decide:
+    /// including file, name, written in quotes.
+    deferred: Vec<(FileId, String, bool)>,
+}
+
+impl Reader {
+    /// Reads the includes of every file in the queue, and of the files
+    /// they bring in turn. With `defer`, an include of a library text that
+    /// a program may do without, written in the program's own files or in
+    /// `<amp.h>`, is set aside in `deferred`.
+    fn drain(
+        &mut self,
+        sources: &mut Sources,
+        fs: &dyn SourceLoader,
+        dirs: &[PathBuf],
+        defer: bool,
+    ) {
+        while let Some(file) = self.queue.pop() {
+            let Some(source) = sources.get(file) else {
+                continue;
+            };
+            let library = crate::headers::is_library_source(&source.name);
+            if !library {
+                self.own.push(file);
+            }
+            let deferring = defer && (!library || source.name == "<amp.h>");
+            let folder = Path::new(&source.name)
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default();
+            let names = include_names(file, &source.text);
+            for (name, quoted) in names {
+                let key = (file, name.clone(), quoted);
+                if self.included.resolved.contains_key(&key) {
+                    continue;
+                }
+                if let Some((shown, _)) = crate::headers::source_of(&name) {
+                    let prunable = crate::headers::names_reaching(shown).is_some();
+                    if deferring && prunable && !self.by_path.contains_key(Path::new(shown)) {
+                        if !self.deferred.contains(&key) {
+                            self.deferred.push(key);
+                        }
+                        continue;
+                    }
+                    self.resolve_library(sources, key);
+                    continue;
+                }
+                let own = quoted.then_some(folder.as_path());
+                let found = match find(
+                    fs,
+                    own.into_iter().chain(dirs.iter().map(PathBuf::as_path)),
+                    &name,
+                ) {
+                    Some((path, spelled)) => match self.by_path.get(&path) {
+                        Some(&known) => Found::File {
+                            file: known,
+                            spelled,
+                        },
+                        None if self.included.headers.len() < MAX_HEADERS => {
+                            match fs.load(&path).ok().filter(|b| {
+                                b.len()
+                                    <= MAX_SOURCE_LEN
+                                        .min(MAX_HEADER_BYTES.saturating_sub(self.used))
+                            }) {
+                                Some(bytes) => {
+                                    self.used += bytes.len();
+                                    let shown = path.to_string_lossy().into_owned();
+                                    let (header, replaced) = SourceFile::from_bytes(shown, &bytes);
+                                    let id = sources.add(header);
+                                    self.by_path.insert(path, id);
+                                    self.included.headers.push((id, replaced));
+                                    self.queue.push(id);
+                                    Found::File { file: id, spelled }
+                                }
+                                None => Found::Missing,
+                            }
+                        }
+                        None => Found::Missing,
+                    },
+                    None => Found::Missing,
+                };
+                self.included.resolved.insert(key, found);
+            }
+        }
+    }
+
+    /// Resolves an include, `key` as in [`Included::resolved`], to the
+    /// library text of its name (which [`crate::headers::source_of`] has),
+    /// read once per unit.
+    fn resolve_library(&mut self, sources: &mut Sources, key: (FileId, String, bool)) {
+        let Some((shown, text)) = crate::headers::source_of(&key.1) else {
+            return;
+        };
+        let id = match self.by_path.get(Path::new(shown)) {
+            Some(&id) => id,
+            None => {
+                let id = sources.add(SourceFile {
+                    name: shown.to_string(),
+                    text: text.to_string(),
+                });
+                self.by_path.insert(PathBuf::from(shown), id);
+                self.included.headers.push((id, Vec::new()));
+                self.queue.push(id);
+                id
+            }
+        };
+        self.included.resolved.insert(
+            key,
+            Found::File {
+                file: id,
+                spelled: None,
+            },
+        );
+    }
 }
 
 /// The header names of a file's `#include` lines that Tessera does not

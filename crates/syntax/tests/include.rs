@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tessera_diagnostics::{Diagnostic, FileId, SourceFile, Sources, Span};
 use tessera_syntax::ast::ItemKind;
-use tessera_syntax::include::{SourceLoader, read_headers};
+use tessera_syntax::include::{SourceLoader, read_headers, read_headers_pruned, restore_pruned};
 use tessera_syntax::parse_unit;
 use tessera_testkit::harness::check_span;
 use tessera_testkit::mutate::{Rng, mutate};
@@ -312,4 +312,132 @@ impl SourceLoader for MemoryBytes {
             .map(|(_, b)| b.clone())
             .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
     }
+}
+
+/// The library files `read_headers_pruned` reads for `main` (with `prelude`
+/// as the `-D` text), by the names they are shown under, and the includes
+/// it left out, by name.
+fn pruned(fs: &Memory, main: &str, prelude: &str) -> (Vec<String>, Vec<String>) {
+    let mut sources = Sources::new();
+    let text = fs.0.get(Path::new(main)).cloned().unwrap_or_default();
+    let (file, _) = SourceFile::from_bytes(main, text.as_bytes());
+    let file = sources.add(file);
+    let included = read_headers_pruned(&mut sources, file, fs, &[], prelude);
+    let mut read: Vec<String> = included
+        .headers
+        .iter()
+        .filter_map(|(id, _)| sources.get(*id))
+        .map(|f| f.name.clone())
+        .filter(|n| n.starts_with('<'))
+        .collect();
+    read.sort();
+    let mut left: Vec<String> = included.pruned.iter().map(|(_, n, _)| n.clone()).collect();
+    left.sort();
+    (read, left)
+}
+
+#[test]
+fn library_texts_a_program_does_not_reach_are_left_out() {
+    let main = "#include <iostream>\n#include <vector>\n#include <amp.h>\n\
+                int main() { std::vector<int> v(4); std::cout << v[0] << std::endl; }\n";
+    let fs = Memory::new(&[("main.amp", main)]);
+    let (read, left) = pruned(&fs, "main.amp", "");
+    assert_eq!(read, ["<amp.h>", "<iterator>", "<vector>"]);
+    assert_eq!(left, ["algorithm", "iostream", "string"]);
+    // The same unit with the whole library reads both texts.
+    let unit = parse(&fs, "main.amp", &[]);
+    assert!(unit.diagnostics.is_empty(), "{:?}", unit.diagnostics);
+    let all: Vec<&str> = (0..8)
+        .filter_map(|i| unit.sources.get(FileId(i)))
+        .map(|f| f.name.as_str())
+        .collect();
+    assert!(
+        all.contains(&"<algorithm>") && all.contains(&"<string>"),
+        "{all:?}"
+    );
+}
+
+#[test]
+fn a_name_anywhere_in_the_program_keeps_the_text_declaring_it() {
+    let amp = "#include <amp.h>\n#include \"util.h\"\nint main() { WORK; }\n";
+    // In the main file (a comment counts: the look is for words).
+    let fs = Memory::new(&[(
+        "main.amp",
+        "#include <amp.h>\nint main() { /* std::sort */ }\n",
+    )]);
+    assert_eq!(pruned(&fs, "main.amp", "").1, ["string"]);
+    // In a local header.
+    let fs = Memory::new(&[
+        ("main.amp", amp),
+        ("util.h", "#define WORK std::to_string(1)\n"),
+    ]);
+    assert_eq!(pruned(&fs, "main.amp", "").1, ["algorithm"]);
+    // In the `-D` definitions.
+    let fs = Memory::new(&[("main.amp", amp), ("util.h", "")]);
+    let (read, left) = pruned(&fs, "main.amp", "#define WORK std::for_each\n");
+    assert!(read.contains(&"<algorithm>".to_string()), "{read:?}");
+    assert_eq!(left, ["string"]);
+    // A built-in name that makes a `std::string`.
+    let fs = Memory::new(&[(
+        "main.amp",
+        "#include <sstream>\nint main() { std::ostringstream s; }\n",
+    )]);
+    assert_eq!(
+        pruned(&fs, "main.amp", ""),
+        (
+            vec!["<cctype>".into(), "<iterator>".into(), "<string>".into()],
+            vec![]
+        )
+    );
+}
+
+#[test]
+fn pasted_or_continued_names_keep_every_text() {
+    for main in [
+        "#include <amp.h>\n#define CAT(a, b) a##b\nint main() { }\n",
+        "#include <amp.h>\nint main() { so\\\nrt; }\n",
+    ] {
+        let fs = Memory::new(&[("main.amp", main)]);
+        let (read, left) = pruned(&fs, "main.amp", "");
+        assert!(left.is_empty(), "{main}: {left:?}");
+        assert!(read.contains(&"<algorithm>".to_string()), "{read:?}");
+    }
+}
+
+#[test]
+fn a_text_another_library_text_includes_is_kept() {
+    // `<array>` includes `<stdexcept>` (in `<string>`'s text): `at` throws.
+    let fs = Memory::new(&[(
+        "main.amp",
+        "#include <amp.h>\n#include <array>\nint main() { }\n",
+    )]);
+    let (read, left) = pruned(&fs, "main.amp", "");
+    assert!(read.contains(&"<string>".to_string()), "{read:?}");
+    assert_eq!(left, ["algorithm"]);
+}
+
+#[test]
+fn texts_restored_give_the_unit_the_whole_library_gives() {
+    let main = "#include <iostream>\n#include <amp.h>\nint f() { return 1; }\n";
+    let fs = Memory::new(&[("main.amp", main)]);
+    let read = |prune: bool| {
+        let mut sources = Sources::new();
+        let (file, replaced) = SourceFile::from_bytes("main.amp", main.as_bytes());
+        let file = sources.add(file);
+        let included = if prune {
+            let mut included = read_headers_pruned(&mut sources, file, &fs, &[], "");
+            assert_eq!(included.pruned.len(), 3);
+            restore_pruned(&mut sources, &mut included);
+            assert!(included.pruned.is_empty());
+            included
+        } else {
+            read_headers(&mut sources, file, &fs, &[])
+        };
+        let parsed = parse_unit(&sources, file, &replaced, &included);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        tessera_syntax::pretty::dump(&parsed.unit, &sources)
+    };
+    let (whole, restored) = (read(false), read(true));
+    assert!(whole.contains("for_each") && whole.contains("to_string"));
+    assert_eq!(whole, restored);
 }

@@ -117,8 +117,8 @@ fn text_of_kind(
 }
 
 /// A `std::string` holding the characters `chars` (a `std::vector<char>`
-/// ending in a zero).
-fn string_of(cx: &FnCx<'_>, chars: Expr, span: Span) -> Expr {
+/// ending in a zero); reports when `std::string` is not declared.
+fn string_of(cx: &mut FnCx<'_>, chars: Expr, span: Span) -> Expr {
     match string_class(cx) {
         Some((id, _)) => mk(
             ExprKind::Aggregate(vec![chars]),
@@ -126,7 +126,16 @@ fn string_of(cx: &FnCx<'_>, chars: Expr, span: Span) -> Expr {
             false,
             span,
         ),
-        None => error_expr(span),
+        None => {
+            cx.ck.error(
+                codes::E0211,
+                span,
+                "`str()` makes a `std::string`, which is not declared",
+                "not supported here",
+                "include <sstream> or <string>",
+            );
+            error_expr(span)
+        }
     }
 }
 

@@ -71,6 +71,61 @@ const LIBRARY_TEXTS: &[(&str, &str)] = &[
     ("<typeinfo>", TYPEINFO),
 ];
 
+/// The names through which a program reaches the library file shown as
+/// `shown`, for the files a program may do without (see
+/// [`crate::include::read_headers_pruned`]): every name the file (and
+/// what it includes) declares at namespace scope or defines as a macro,
+/// and the built-in library's names that reach it without naming it
+/// ([`REACHING_WITHOUT_NAMING`]). `None` for a file every program that
+/// includes it reads.
+///
+/// The lists are written out so that no program pays for finding them;
+/// the test `reaching_names_are_current` finds them again from the
+/// texts and fails when they differ.
+pub fn names_reaching(shown: &str) -> Option<&'static [&'static str]> {
+    match shown {
+        "<algorithm>" => Some(names::ALGORITHM),
+        "<string>" => Some(names::STRING),
+        _ => None,
+    }
+}
+
+/// For each file of [`names_reaching`], the names of the built-in library
+/// that reach its text although the file does not declare them.
+///
+/// - `<string>`: a string stream's `str()` and `std::getline` make a
+///   `std::string`, and `std::stoi` and its family take one; a handler
+///   for `std::exception` catches the `std::out_of_range` (declared
+///   there) that `at` throws.
+///
+/// A use that needs a file left out and is not listed here is reported
+/// (`dynamic_cast` to a reference needs `std::bad_cast`, E0211), and a
+/// program with any diagnostic is read again with the whole library (see
+/// `tessera_driver::compile`). A handler catching what the library throws
+/// is not reported, so its names must be listed.
+pub const REACHING_WITHOUT_NAMING: &[(&str, &[&str])] = &[
+    ("<algorithm>", &[]),
+    (
+        "<string>",
+        &[
+            "exception",
+            "getline",
+            "istringstream",
+            "ostringstream",
+            "stod",
+            "stof",
+            "stoi",
+            "stol",
+            "stoll",
+            "stoul",
+            "stoull",
+            "stringstream",
+        ],
+    ),
+];
+
+mod names;
+
 /// True for the name a file of library source is shown under (`<algorithm>`).
 pub fn is_library_source(name: &str) -> bool {
     name.starts_with('<') && name.ends_with('>')
