@@ -103,9 +103,9 @@ pub fn read_headers(
 /// reach. A library file that [`crate::headers::names_reaching`] lists
 /// (`<algorithm>`, `<string>`) is read only when some file of the program
 /// (`main`, its local headers, or `prelude`, the `-D` definitions' text)
-/// writes one of the names it lists; a program that names none of them
-/// means the same without it, and its front end does not read, parse and
-/// check the text. Only what a program's own files (or `<amp.h>`, which
+/// writes one of the names it lists (outside comments and literals): a
+/// program that names none of them means the same without it, and its
+/// front end does not read, parse and check the text. Only what a program's own files (or `<amp.h>`, which
 /// stands for what MSVC's includes) include is left out: a library text
 /// that needs another includes it itself.
 ///
@@ -125,20 +125,25 @@ pub fn read_headers_pruned(
     let mut reader = Reader::default();
     reader.queue.push(main);
     reader.drain(sources, fs, dirs, true);
-    let own: Vec<&str> = reader
+    let own: Vec<(FileId, &str)> = reader
         .own
         .iter()
-        .filter_map(|&id| sources.get(id))
-        .map(|f| f.text.as_str())
-        .chain(std::iter::once(prelude))
+        .filter_map(|&id| sources.get(id).map(|f| (id, f.text.as_str())))
+        .chain(std::iter::once((main, prelude)))
         .collect();
     let hidden = own
         .iter()
-        .any(|t| t.contains("##") || t.contains("\\\n") || t.contains("\\\r\n"));
+        .any(|(_, t)| t.contains("##") || t.contains("\\\n") || t.contains("\\\r\n"));
+    // The identifiers as the lexer reads them: a word in a comment or a
+    // literal names nothing.
+    let mut ignored = Vec::new();
     let words: HashSet<&str> = own
         .iter()
-        .flat_map(|t| t.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')))
-        .filter(|w| !w.is_empty())
+        .flat_map(|&(id, text)| lex(id, text, &[], &mut ignored))
+        .filter_map(|t| match t.tok {
+            Tok::Ident(word) => Some(word),
+            _ => None,
+        })
         .collect();
     let keep: Vec<bool> = reader
         .deferred

@@ -360,12 +360,14 @@ fn library_texts_a_program_does_not_reach_are_left_out() {
 #[test]
 fn a_name_anywhere_in_the_program_keeps_the_text_declaring_it() {
     let amp = "#include <amp.h>\n#include \"util.h\"\nint main() { WORK; }\n";
-    // In the main file (a comment counts: the look is for words).
+    // In the main file's code, not in a comment or a literal.
+    let fs = Memory::new(&[("main.amp", "#include <amp.h>\nint main() { std::sort; }\n")]);
+    assert_eq!(pruned(&fs, "main.amp", "").1, ["string"]);
     let fs = Memory::new(&[(
         "main.amp",
-        "#include <amp.h>\nint main() { /* std::sort */ }\n",
+        "#include <amp.h>\n// sort\nint main() { /* sort */ \"sort\"; 's'; }\n",
     )]);
-    assert_eq!(pruned(&fs, "main.amp", "").1, ["string"]);
+    assert_eq!(pruned(&fs, "main.amp", "").1, ["algorithm", "string"]);
     // In a local header.
     let fs = Memory::new(&[
         ("main.amp", amp),
