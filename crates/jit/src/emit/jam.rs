@@ -80,11 +80,11 @@ impl Emitter<'_, '_, '_> {
         width: usize,
         known: &HashSet<LocalId>,
         axis: LaneAxis,
-        unloaded: &[(LocalId, FrameSlot)],
+        frame: (&[(LocalId, FrameSlot)], &HashSet<LocalId>),
     ) -> R<()> {
         let mut parts = Vec::new();
         for part in ctxs.chunks_mut(width) {
-            self.start_vector_lanes(stmts, part, known.clone(), axis, unloaded)?;
+            self.start_vector_lanes(stmts, part, known.clone(), axis, frame)?;
             parts.push(self.vector.take());
         }
         if parts.len() > 1 {

@@ -165,7 +165,20 @@ impl Emitter<'_, '_, '_> {
             }
             let mut known = invariant.clone();
             known.extend(shared.iter().copied());
-            self.start_groups(stmts, &mut ctxs, width, &known, axis, &unloaded)?;
+            // The frame locals the region does not write.
+            let read_only: HashSet<LocalId> = unloaded
+                .iter()
+                .map(|(l, _)| *l)
+                .filter(|l| !stores.contains(l))
+                .collect();
+            self.start_groups(
+                stmts,
+                &mut ctxs,
+                width,
+                &known,
+                axis,
+                (&unloaded, &read_only),
+            )?;
             let body = self.lane_stmts(stmts, &mut ctxs);
             let mut written: Vec<(LocalId, FrameSlot)> = stores
                 .iter()

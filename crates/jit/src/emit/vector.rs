@@ -79,14 +79,22 @@ impl Emitter<'_, '_, '_> {
         ctxs: &mut [LaneCtx],
         known: HashSet<LocalId>,
         axis: LaneAxis,
-        unloaded: &[(LocalId, FrameSlot)],
+        (unloaded, read_only): (&[(LocalId, FrameSlot)], &HashSet<LocalId>),
     ) -> R<()> {
         let lanes = ctxs.len();
         let kernel = self.scopes[0].func;
         let steps = self.facts.lane_step_locals(kernel, axis, &known);
         let targets = vector_targets(stmts);
         let mut chosen: HashMap<LocalId, Scalar> = HashMap::new();
-        for l in targets.keys() {
+        // Also the frame locals the region only reads: one vector load of
+        // their row, rather than one load per lane.
+        let candidates = targets.keys().chain(
+            unloaded
+                .iter()
+                .map(|(l, _)| l)
+                .filter(|l| read_only.contains(l) && !targets.contains_key(l)),
+        );
+        for l in candidates {
             let local = self.prog.function(kernel).local(*l);
             let Type::Scalar(s) = local.ty else { continue };
             // A local that grows by a fixed step from lane to lane (a
@@ -120,9 +128,9 @@ impl Emitter<'_, '_, '_> {
             let names: HashSet<LocalId> = chosen.keys().copied().collect();
             let before = chosen.len();
             chosen.retain(|l, _| {
-                targets
-                    .get(l)
-                    .is_some_and(|values| values.iter().all(|v| self.fully_vector(v, &names, ctxs)))
+                targets.get(l).map_or(read_only.contains(l), |values| {
+                    values.iter().all(|v| self.fully_vector(v, &names, ctxs))
+                })
             });
             if chosen.len() == before {
                 break;
@@ -212,6 +220,7 @@ impl Emitter<'_, '_, '_> {
         if (is_pure(e) && lane_invariant(e, &v.known, v.axis))
             || self.int_lane_step(e).is_some()
             || self.tile_static_step(e, ctxs).is_some_and(|s| s <= 1)
+            || self.tile_static_wrapped(e, ctxs).is_some()
             || self.is_view_row(e, ctxs)
         {
             return true;
@@ -662,6 +671,7 @@ impl Emitter<'_, '_, '_> {
             }
             _ => {
                 self.tile_static_step(e, ctxs) == Some(1)
+                    || self.tile_static_wrapped(e, ctxs).is_some()
                     || self.is_view_row(e, ctxs)
                     || self.int_lane_step(e).is_some_and(|s| s != 0)
             }
@@ -711,6 +721,117 @@ impl Emitter<'_, '_, '_> {
                 _ => return None,
             }
         }
+    }
+
+    /// An element of a `tile_static` C array read at `x & m`, where `x`
+    /// grows by one from lane to lane, `m + 1` is a power of two no larger
+    /// than the array (so every such index is inside it) and at least the
+    /// lanes, and the array's other indices are the same in every lane: the
+    /// lanes' elements are a row, unless the row passes `m` and goes on
+    /// from 0 (a neighbour's element in a ring, `t[(l + 1) & (WG - 1)]`).
+    /// Gives `x` and `m`.
+    fn tile_static_wrapped<'e>(&self, e: &'e Expr, ctxs: &[LaneCtx]) -> Option<(&'e Expr, i64)> {
+        let v = self.vector.as_ref()?;
+        let ExprKind::Element { base, index } = &e.kind else {
+            return None;
+        };
+        let Type::CArray(elem, len) = &base.ty else {
+            return None;
+        };
+        if **elem != e.ty || e.ty.scalar().is_none() {
+            return None;
+        }
+        // The index widened to `long` keeps its value, which lies in
+        // `[0, m]`.
+        let masked = match &index.kind {
+            ExprKind::Convert(inner) if inner.ty.scalar().is_some_and(|s| !s.is_floating()) => {
+                &**inner
+            }
+            _ => &**index,
+        };
+        let ExprKind::Binary {
+            op: BinOp::BitAnd,
+            lhs,
+            rhs,
+        } = &masked.kind
+        else {
+            return None;
+        };
+        if lhs.ty != masked.ty || rhs.ty != masked.ty {
+            return None;
+        }
+        let (x, m) = match (constant(rhs), constant(lhs)) {
+            (Some(m), _) => (&**lhs, m),
+            (None, Some(m)) => (&**rhs, m),
+            (None, None) => return None,
+        };
+        let ring = m.checked_add(1)?;
+        if ring <= 0
+            || !(ring as u64).is_power_of_two()
+            || ring > i64::from(*len)
+            || ring < ctxs.len() as i64
+            || lane_step(x, &v.steps, &v.known, v.axis) != Some(1)
+        {
+            return None;
+        }
+        let mut at = &**base;
+        loop {
+            match &at.kind {
+                ExprKind::Element { base, index } => {
+                    if lane_step(index, &v.steps, &v.known, v.axis)? != 0 {
+                        return None;
+                    }
+                    at = base;
+                }
+                ExprKind::Local(l) => {
+                    return matches!(ctxs[0].slots.get(l), Some(Slot::TileStatic(_)))
+                        .then_some((x, m));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// The lanes' elements of a ring row of `tile_static` memory (see
+    /// [`Self::tile_static_wrapped`]): one vector load when the row does
+    /// not pass the ring's end in these lanes, else lane by lane. The
+    /// first lane's and the last lane's indices are computed, with their
+    /// checks, either way; those between lie between them.
+    fn wrapped_row(
+        &mut self,
+        e: &Expr,
+        (x, m): (&Expr, i64),
+        vty: types::Type,
+        s: Scalar,
+        ctxs: &mut [LaneCtx],
+    ) -> R<Value> {
+        let at = self.row_address(e, ctxs)?;
+        let first = self.in_lane0(ctxs, |lw| lw.scalar(x))?;
+        let lanes = ctxs.len() as i64;
+        let start = self.b.ins().band_imm_s(first, m);
+        let whole = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::SignedLessThanOrEqual, start, m - (lanes - 1));
+        let row = self.b.create_block();
+        let ring = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.append_block_param(join, vty);
+        self.b.ins().brif(whole, row, &[], ring, &[]);
+        self.b.switch_to_block(row);
+        self.b.seal_block(row);
+        let v = self.b.ins().load(vty, vector_flags(), at, 0);
+        self.b.ins().jump(join, &[v.into()]);
+        self.b.switch_to_block(ring);
+        self.b.seal_block(ring);
+        let v = match self.lane_by_lane_value(e, s, ctxs)? {
+            Lanes::Each(v) => v,
+            Lanes::Same(x) => self.b.ins().splat(vty, x),
+        };
+        self.b.ins().jump(join, &[v.into()]);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
+        Ok(self.b.block_params(join)[0])
     }
 
     /// How the address of an element of a `tile_static` C array grows from
@@ -859,6 +980,12 @@ impl Emitter<'_, '_, '_> {
                 }
             }
             _ => {}
+        }
+        if e.ty.scalar() == Some(s)
+            && let Some(vty) = vector_type(s, lanes)
+            && let Some(ring) = self.tile_static_wrapped(e, ctxs)
+        {
+            return Ok(Lanes::Each(self.wrapped_row(e, ring, vty, s, ctxs)?));
         }
         // A column of `tile_static` memory (`t[lx][ly]`): one address, the
         // lanes' elements at fixed distances from it.
@@ -1200,5 +1327,22 @@ impl Emitter<'_, '_, '_> {
             }
         };
         Ok(Lanes::Each(r))
+    }
+}
+
+/// The value of an integer expression made of constants (`WG - 1`).
+fn constant(e: &Expr) -> Option<i64> {
+    if let Some(n) = crate::plan::ranges::const_int(e) {
+        return Some(n);
+    }
+    let ExprKind::Binary { op, lhs, rhs } = &e.kind else {
+        return None;
+    };
+    let (a, b) = (constant(lhs)?, constant(rhs)?);
+    match op {
+        BinOp::Add => a.checked_add(b),
+        BinOp::Sub => a.checked_sub(b),
+        BinOp::Mul => a.checked_mul(b),
+        _ => None,
     }
 }
