@@ -46,7 +46,11 @@ pub fn kernel_engine<'p>(
     options: &Options,
     threads: usize,
 ) -> Option<Jit<'p>> {
-    uses_jit(engine, options).then(|| Jit::new(program, threads))
+    uses_jit(engine, options).then(|| {
+        let mut jit = Jit::new(program, threads);
+        jit.compile_ahead();
+        jit
+    })
 }
 
 /// What a whole run gave.

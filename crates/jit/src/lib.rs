@@ -21,11 +21,14 @@ mod layout;
 mod plan;
 
 use cranelift_codegen::ir::{AbiParam, types};
+use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{Linkage, Module};
+use cranelift_module::{Linkage, Module, ModuleReloc};
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use tessera_ir::{FuncId, FunctionKind, Program, StmtId};
 use tessera_runtime::launch::{HostPlan, KernelEngine, Launch, LaunchOutcome};
@@ -96,6 +99,12 @@ pub struct Jit<'p> {
     pool: Option<exec::Pool>,
     /// Host statements, by function and statement id.
     hosts: HashMap<(FuncId, StmtId), Result<CompiledHost, Decline>>,
+    /// The target, for the thread of [`Jit::compile_ahead`].
+    isa: Option<OwnedTargetIsa>,
+    /// Host statements whose machine code that thread makes.
+    ahead: HashMap<(FuncId, StmtId), AheadHost>,
+    /// Set when the engine is dropped: that thread stops.
+    ahead_stop: Arc<AtomicBool>,
     threads: usize,
     stats: Stats,
 }
@@ -322,8 +331,10 @@ fn captures_union(prog: &Program, kernel: FuncId) -> bool {
     }
 }
 
-/// Builds the native code module, or says why this machine cannot.
-fn new_module() -> Result<(JITModule, HelperIds), String> {
+/// Builds the native code module, or says why this machine cannot; with
+/// the target it compiles for (shared with the thread of
+/// [`Jit::compile_ahead`]).
+fn new_module() -> Result<(JITModule, HelperIds, OwnedTargetIsa), String> {
     let mut flags = settings::builder();
     let set = |flags: &mut settings::Builder, k: &str, v: &str| {
         flags
@@ -346,7 +357,7 @@ fn new_module() -> Result<(JITModule, HelperIds), String> {
         .map_err(|e| format!("this machine is not supported: {e}"))?
         .finish(settings::Flags::new(flags))
         .map_err(|e| format!("cranelift: {e}"))?;
-    let mut jb = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+    let mut jb = JITBuilder::with_isa(isa.clone(), cranelift_module::default_libcall_names());
     for (name, ptr) in exec::helper_symbols() {
         jb.symbol(name, ptr);
     }
@@ -411,6 +422,7 @@ fn new_module() -> Result<(JITModule, HelperIds), String> {
             push,
             random,
         },
+        isa,
     ))
 }
 
@@ -448,12 +460,78 @@ fn define(
     Ok(id)
 }
 
+/// Most loops of `main` compiled ahead (see [`Jit::compile_ahead`]).
+const MAX_AHEAD: usize = 64;
+
+/// A host statement whose machine code the thread of
+/// [`Jit::compile_ahead`] makes.
+struct AheadHost {
+    plan: emit::HostLayout,
+    /// Its function in the module, declared, defined when taken.
+    id: cranelift_module::FuncId,
+    /// Where its code arrives.
+    code: std::sync::mpsc::Receiver<Result<MachineCode, String>>,
+}
+
+/// A function's machine code, made away from its module.
+struct MachineCode {
+    bytes: Vec<u8>,
+    relocs: Vec<ModuleReloc>,
+    alignment: u64,
+}
+
+/// Compiles the function in `ctx`, to be function `id` of a module.
+fn machine_code(
+    isa: &dyn cranelift_codegen::isa::TargetIsa,
+    ctx: &mut cranelift_codegen::Context,
+    id: cranelift_module::FuncId,
+) -> Result<MachineCode, String> {
+    let mut plane = cranelift_codegen::control::ControlPlane::default();
+    ctx.compile(isa, &mut plane)
+        .map_err(|e| format!("{:?}", e.inner))?;
+    let Some(compiled) = ctx.compiled_code() else {
+        return Err("no code was made".to_string());
+    };
+    let alignment = u64::from(compiled.buffer.alignment);
+    let bytes = compiled.code_buffer().to_vec();
+    let relocs = compiled
+        .buffer
+        .relocs()
+        .iter()
+        .map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, id))
+        .collect();
+    Ok(MachineCode {
+        bytes,
+        relocs,
+        alignment,
+    })
+}
+
+/// The loops of `block` that are not inside another loop, through blocks
+/// and branches: those the interpreter offers the engine first.
+fn outer_loops<'b>(block: &'b tessera_ir::Block, out: &mut Vec<&'b tessera_ir::Stmt>) {
+    use tessera_ir::StmtKind;
+    for s in &block.stmts {
+        match &s.kind {
+            StmtKind::Loop { .. } => out.push(s),
+            StmtKind::Block(b) => outer_loops(b, out),
+            StmtKind::If { then, els, .. } => {
+                outer_loops(then, out);
+                if let Some(els) = els {
+                    outer_loops(els, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 impl<'p> Jit<'p> {
     /// An engine for `prog` running launches on `threads` workers (at least 1).
     pub fn new(prog: &'p Program, threads: usize) -> Jit<'p> {
-        let (module, helper_ids) = match new_module() {
-            Ok((m, h)) => (Some(m), Some(h)),
-            Err(_) => (None, None),
+        let (module, helper_ids, isa) = match new_module() {
+            Ok((m, h, i)) => (Some(m), Some(h), Some(i)),
+            Err(_) => (None, None, None),
         };
         Jit {
             prog,
@@ -465,6 +543,9 @@ impl<'p> Jit<'p> {
             // Started now, the workers are running by the first launch.
             pool: (threads > 1).then(|| exec::Pool::new(threads - 1)),
             hosts: HashMap::new(),
+            isa,
+            ahead: HashMap::new(),
+            ahead_stop: Arc::new(AtomicBool::new(false)),
             threads: threads.max(1),
             stats: Stats {
                 threads: threads.max(1),
@@ -701,12 +782,44 @@ impl<'p> Jit<'p> {
         }
     }
 
-    /// Compiles one host statement.
+    /// Compiles one host statement (or takes the code
+    /// [`Self::compile_ahead`] made for it).
     fn compile_host(
         &mut self,
         func: FuncId,
         stmt: &tessera_ir::Stmt,
     ) -> Result<CompiledHost, Decline> {
+        if let Some(ahead) = self.ahead.remove(&(func, stmt.id))
+            && let Some(done) = self.take_ahead(ahead)
+        {
+            return done;
+        }
+        let started = Instant::now();
+        let (mut ctx, plan) = self.host_ir(func, stmt)?;
+        let Some(module) = self.module.as_mut() else {
+            return Err(Decline::NoNativeCode);
+        };
+        let name = format!("host_{}", self.hosts.len());
+        let result = define(module, &name, &mut ctx);
+        self.stats.compile += started.elapsed();
+        match result {
+            Ok(id) => {
+                self.stats.compiled += 1;
+                Ok(CompiledHost {
+                    entry: module.get_finalized_function(id) as usize,
+                    layout: plan,
+                })
+            }
+            Err(e) => Err(Decline::CodeGeneration(e.to_string())),
+        }
+    }
+
+    /// The Cranelift IR of one host statement, and its layout.
+    fn host_ir(
+        &mut self,
+        func: FuncId,
+        stmt: &tessera_ir::Stmt,
+    ) -> Result<(cranelift_codegen::Context, emit::HostLayout), Decline> {
         let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
             return Err(Decline::NoNativeCode);
         };
@@ -732,21 +845,97 @@ impl<'p> Jit<'p> {
         let mut fbc = FunctionBuilderContext::new();
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
         let mut plan = plan;
-        plan.print_items = emit::Emitter::emit_host(self.prog, func, stmt, &mut b, helpers, &plan)?;
-        b.finalize(frontend);
-        let name = format!("host_{}", self.hosts.len());
-        let result = define(module, &name, &mut ctx);
+        let emitted = emit::Emitter::emit_host(self.prog, func, stmt, &mut b, helpers, &plan);
         self.stats.compile += started.elapsed();
-        match result {
-            Ok(id) => {
+        plan.print_items = emitted?;
+        b.finalize(frontend);
+        Ok((ctx, plan))
+    }
+
+    /// Starts compiling the loops of `main` that the interpreter will
+    /// offer this engine (those not inside another loop) on a thread of
+    /// their own: their Cranelift IR is made here, their machine code
+    /// there, while the program's first kernels compile and run, and
+    /// [`Self::compile_host`] takes it when a loop is reached (waiting for
+    /// it if need be). Machine code is most of a loop's compile time.
+    pub fn compile_ahead(&mut self) {
+        let Some(main) = self.prog.main else {
+            return;
+        };
+        let Some(body) = &self.prog.function(main).body else {
+            return;
+        };
+        let Some(isa) = self.isa.clone() else {
+            return;
+        };
+        let mut loops = Vec::new();
+        outer_loops(body, &mut loops);
+        let mut jobs = Vec::new();
+        for stmt in loops.into_iter().take(MAX_AHEAD) {
+            let key = (main, stmt.id);
+            if stmt.id == StmtId::UNNUMBERED
+                || self.hosts.contains_key(&key)
+                || self.ahead.contains_key(&key)
+            {
+                continue;
+            }
+            let Ok((ctx, plan)) = self.host_ir(main, stmt) else {
+                continue;
+            };
+            let Some(module) = self.module.as_mut() else {
+                return;
+            };
+            let name = format!("ahead_{}", self.ahead.len());
+            let Ok(id) = module.declare_function(&name, Linkage::Local, &ctx.func.signature) else {
+                continue;
+            };
+            let (send, code) = std::sync::mpsc::channel();
+            jobs.push((ctx, id, send));
+            self.ahead.insert(key, AheadHost { plan, id, code });
+        }
+        if jobs.is_empty() {
+            return;
+        }
+        let stop = Arc::clone(&self.ahead_stop);
+        // A thread that cannot start drops the jobs: each loop is then
+        // compiled when it is reached, as without this.
+        let _ = std::thread::Builder::new()
+            .name("tessera-compile".into())
+            .spawn(move || {
+                for (mut ctx, id, send) in jobs {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let _ = send.send(machine_code(&*isa, &mut ctx, id));
+                }
+            });
+    }
+
+    /// The code made ahead for a host statement, put into the module:
+    /// `None` when the thread could not make it (the statement is then
+    /// compiled here).
+    fn take_ahead(&mut self, ahead: AheadHost) -> Option<Result<CompiledHost, Decline>> {
+        let started = Instant::now();
+        let code = ahead.code.recv().ok();
+        let module = self.module.as_mut()?;
+        let defined = code?.and_then(|c| {
+            module
+                .define_function_bytes(ahead.id, c.alignment, &c.bytes, &c.relocs)
+                .map_err(|e| e.to_string())?;
+            module.finalize_definitions().map_err(|e| e.to_string())?;
+            Ok(module.get_finalized_function(ahead.id) as usize)
+        });
+        self.stats.compile += started.elapsed();
+        Some(match defined {
+            Ok(entry) => {
                 self.stats.compiled += 1;
                 Ok(CompiledHost {
-                    entry: module.get_finalized_function(id) as usize,
-                    layout: plan,
+                    entry,
+                    layout: ahead.plan,
                 })
             }
-            Err(e) => Err(Decline::CodeGeneration(e.to_string())),
-        }
+            Err(e) => Err(Decline::CodeGeneration(e)),
+        })
     }
 
     /// The Cranelift IR of every kernel after the barrier split, in source
@@ -792,6 +981,7 @@ pub struct KernelClif {
 
 impl Drop for Jit<'_> {
     fn drop(&mut self) {
+        self.ahead_stop.store(true, Ordering::Relaxed);
         // The module leaks its code on purpose unless freed: a REPL makes
         // an engine per input.
         if let Some(module) = self.module.take() {
