@@ -694,29 +694,36 @@ impl Emitter<'_, '_, '_> {
     /// indices are the same in every lane.
     fn tile_static_step(&self, e: &Expr, ctxs: &[LaneCtx]) -> Option<i64> {
         let v = self.vector.as_ref()?;
-        let step = |x: &Expr| lane_step(x, &v.steps, &v.known, v.axis);
+        let (index, _) = self.tile_static_element(e, ctxs)?;
+        lane_step(index, &v.steps, &v.known, v.axis)
+    }
+
+    /// `e` as an element of a `tile_static` C array of scalars whose
+    /// indices but the last are the same in every lane: the last index,
+    /// and the length of the array it indexes.
+    fn tile_static_element<'e>(&self, e: &'e Expr, ctxs: &[LaneCtx]) -> Option<(&'e Expr, u32)> {
+        let v = self.vector.as_ref()?;
         let ExprKind::Element { base, index } = &e.kind else {
             return None;
         };
-        let Type::CArray(elem, _) = &base.ty else {
+        let Type::CArray(elem, len) = &base.ty else {
             return None;
         };
         if **elem != e.ty || e.ty.scalar().is_none() {
             return None;
         }
-        let last = step(index)?;
         let mut at = &**base;
         loop {
             match &at.kind {
                 ExprKind::Element { base, index } => {
-                    if step(index)? != 0 {
+                    if lane_step(index, &v.steps, &v.known, v.axis)? != 0 {
                         return None;
                     }
                     at = base;
                 }
                 ExprKind::Local(l) => {
                     return matches!(ctxs[0].slots.get(l), Some(Slot::TileStatic(_)))
-                        .then_some(last);
+                        .then_some((&**index, *len));
                 }
                 _ => return None,
             }
@@ -732,22 +739,14 @@ impl Emitter<'_, '_, '_> {
     /// Gives `x` and `m`.
     fn tile_static_wrapped<'e>(&self, e: &'e Expr, ctxs: &[LaneCtx]) -> Option<(&'e Expr, i64)> {
         let v = self.vector.as_ref()?;
-        let ExprKind::Element { base, index } = &e.kind else {
-            return None;
-        };
-        let Type::CArray(elem, len) = &base.ty else {
-            return None;
-        };
-        if **elem != e.ty || e.ty.scalar().is_none() {
-            return None;
-        }
+        let (index, len) = self.tile_static_element(e, ctxs)?;
         // The index widened to `long` keeps its value, which lies in
         // `[0, m]`.
         let masked = match &index.kind {
             ExprKind::Convert(inner) if inner.ty.scalar().is_some_and(|s| !s.is_floating()) => {
                 &**inner
             }
-            _ => &**index,
+            _ => index,
         };
         let ExprKind::Binary {
             op: BinOp::BitAnd,
@@ -766,30 +765,11 @@ impl Emitter<'_, '_, '_> {
             (None, None) => return None,
         };
         let ring = m.checked_add(1)?;
-        if ring <= 0
-            || !(ring as u64).is_power_of_two()
-            || ring > i64::from(*len)
-            || ring < ctxs.len() as i64
-            || lane_step(x, &v.steps, &v.known, v.axis) != Some(1)
-        {
-            return None;
-        }
-        let mut at = &**base;
-        loop {
-            match &at.kind {
-                ExprKind::Element { base, index } => {
-                    if lane_step(index, &v.steps, &v.known, v.axis)? != 0 {
-                        return None;
-                    }
-                    at = base;
-                }
-                ExprKind::Local(l) => {
-                    return matches!(ctxs[0].slots.get(l), Some(Slot::TileStatic(_)))
-                        .then_some((x, m));
-                }
-                _ => return None,
-            }
-        }
+        let fits = ring > 0
+            && (ring as u64).is_power_of_two()
+            && ring <= i64::from(len)
+            && ring >= ctxs.len() as i64;
+        (fits && lane_step(x, &v.steps, &v.known, v.axis) == Some(1)).then_some((x, m))
     }
 
     /// The lanes' elements of a ring row of `tile_static` memory (see
