@@ -160,10 +160,7 @@ pub fn compile(sources: &mut Sources, input: &Input<'_>) -> Result<Checked, Load
     let prelude = prelude_text(&input.defines);
     let mut included =
         read_headers_pruned(sources, file, input.loader, &input.include_dirs, &prelude);
-    if !input.defines.is_empty() {
-        let (prelude, _) = SourceFile::from_bytes(COMMAND_LINE, prelude.as_bytes());
-        included.prelude = Some(sources.add(prelude));
-    }
+    add_prelude(sources, &mut included, input, prelude);
     Ok(check_with_fallback(sources, file, &replaced, included))
 }
 
@@ -185,6 +182,15 @@ fn check_with_fallback(
     check_parsed_owned(sources, parsed.unit, parsed.diagnostics)
 }
 
+/// Adds the file of the `-D` definitions, whose text is `prelude`, when
+/// `input` has any.
+fn add_prelude(sources: &mut Sources, included: &mut Included, input: &Input<'_>, prelude: String) {
+    if !input.defines.is_empty() {
+        let (file, _) = SourceFile::from_bytes(COMMAND_LINE, prelude.as_bytes());
+        included.prelude = Some(sources.add(file));
+    }
+}
+
 /// Reads the main file of `input` into `sources`: its id, and where its
 /// bytes were not UTF-8.
 fn read_main(sources: &mut Sources, input: &Input<'_>) -> Result<(FileId, Vec<usize>), LoadError> {
@@ -202,11 +208,7 @@ fn read_main(sources: &mut Sources, input: &Input<'_>) -> Result<(FileId, Vec<us
 pub fn parse(sources: &mut Sources, input: &Input<'_>) -> Result<Parsed, LoadError> {
     let (file, replaced) = read_main(sources, input)?;
     let mut included = read_headers(sources, file, input.loader, &input.include_dirs);
-    if !input.defines.is_empty() {
-        let text = prelude_text(&input.defines);
-        let (prelude, _) = SourceFile::from_bytes(COMMAND_LINE, text.as_bytes());
-        included.prelude = Some(sources.add(prelude));
-    }
+    add_prelude(sources, &mut included, input, prelude_text(&input.defines));
     Ok(tessera_syntax::parse_unit(
         sources, file, &replaced, &included,
     ))

@@ -796,8 +796,9 @@ impl<'p> Jit<'p> {
         {
             return done;
         }
-        let started = Instant::now();
+        // `host_ir` counts its own time.
         let (mut ctx, plan) = self.host_ir(func, stmt)?;
+        let started = Instant::now();
         let Some(module) = self.module.as_mut() else {
             return Err(Decline::NoNativeCode);
         };
@@ -887,7 +888,7 @@ impl<'p> Jit<'p> {
             let Some(module) = self.module.as_mut() else {
                 return;
             };
-            let name = format!("ahead_{}", self.ahead.len());
+            let name = format!("ahead_{}_{}", main.0, stmt.id.0);
             let Ok(id) = module.declare_function(&name, Linkage::Local, &ctx.func.signature) else {
                 continue;
             };

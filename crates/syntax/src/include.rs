@@ -105,9 +105,10 @@ pub fn read_headers(
 /// (`main`, its local headers, or `prelude`, the `-D` definitions' text)
 /// writes one of the names it lists (outside comments and literals): a
 /// program that names none of them means the same without it, and its
-/// front end does not read, parse and check the text. Only what a program's own files (or `<amp.h>`, which
-/// stands for what MSVC's includes) include is left out: a library text
-/// that needs another includes it itself.
+/// front end does not read, parse and check the text. Only what a
+/// program's own files (or `<amp.h>`, which stands for what MSVC's
+/// includes) include is left out: a library text that needs another
+/// includes it itself.
 ///
 /// A name made by pasting tokens (`##`) or split by a line continuation
 /// cannot be seen in the text, so a program writing either keeps every

@@ -759,6 +759,11 @@ impl Emitter<'_, '_, '_> {
         if lhs.ty != masked.ty || rhs.ty != masked.ty {
             return None;
         }
+        let constant = |e: &Expr| {
+            self.range_of(e)
+                .filter(|(lo, hi)| lo == hi)
+                .map(|(lo, _)| lo)
+        };
         let (x, m) = match (constant(rhs), constant(lhs)) {
             (Some(m), _) => (&**lhs, m),
             (None, Some(m)) => (&**rhs, m),
@@ -1307,22 +1312,5 @@ impl Emitter<'_, '_, '_> {
             }
         };
         Ok(Lanes::Each(r))
-    }
-}
-
-/// The value of an integer expression made of constants (`WG - 1`).
-fn constant(e: &Expr) -> Option<i64> {
-    if let Some(n) = crate::plan::ranges::const_int(e) {
-        return Some(n);
-    }
-    let ExprKind::Binary { op, lhs, rhs } = &e.kind else {
-        return None;
-    };
-    let (a, b) = (constant(lhs)?, constant(rhs)?);
-    match op {
-        BinOp::Add => a.checked_add(b),
-        BinOp::Sub => a.checked_sub(b),
-        BinOp::Mul => a.checked_mul(b),
-        _ => None,
     }
 }
