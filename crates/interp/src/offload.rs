@@ -1206,7 +1206,10 @@ impl Machine<'_> {
                     }
                     Arg::Fields(args)
                 }
-                (ty @ (Type::Struct(_) | Type::CArray(..)), v) => {
+                (
+                    ty @ (Type::Struct(_) | Type::CArray(..) | Type::Index(_) | Type::Extent(_)),
+                    v,
+                ) => {
                     let home = if *written {
                         Home::Whole(place.clone())
                     } else {
@@ -1302,7 +1305,10 @@ fn whole_vector(
 }
 
 fn copied_whole(ty: &Type) -> bool {
-    matches!(ty, Type::Scalar(_) | Type::Struct(_) | Type::CArray(..))
+    matches!(
+        ty,
+        Type::Scalar(_) | Type::Struct(_) | Type::CArray(..) | Type::Index(_) | Type::Extent(_)
+    )
 }
 
 fn zero_bits(s: tessera_ir::Scalar) -> Bits {

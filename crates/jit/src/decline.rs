@@ -117,12 +117,13 @@ pub enum Decline {
     TileStaticVariableType,
     /// An unknown local.
     UnknownLocal,
-    /// A reference.
-    ReferenceLocal,
+    /// A reference to an object of this type (named as the program
+    /// writes it).
+    ReferenceLocal(String),
     /// A vector of non-scalars.
     VectorNonScalars,
-    /// A host variable of this type.
-    HostVariableType,
+    /// A host variable of this type (named as the program writes it).
+    HostVariableType(String),
     /// A host variable of this kind.
     HostVariableKind,
     /// A local of a host loop, other than a scalar, that code the
@@ -335,9 +336,9 @@ impl Decline {
             Self::KernelWithoutBody => "a kernel without a body".into(),
             Self::TileStaticVariableType => "a `tile_static` variable of this type".into(),
             Self::UnknownLocal => "an unknown local".into(),
-            Self::ReferenceLocal => "a reference".into(),
+            Self::ReferenceLocal(what) => format!("a reference to a `{what}`").into(),
             Self::VectorNonScalars => "a vector of non-scalars".into(),
-            Self::HostVariableType => "a host variable of this type".into(),
+            Self::HostVariableType(what) => format!("a host variable of type `{what}`").into(),
             Self::HostVariableKind => "a host variable of this kind".into(),
             Self::HostExitLocal => "a non-scalar local read where the loop is left".into(),
             Self::ReferenceDeclaredBetweenBarriers => {

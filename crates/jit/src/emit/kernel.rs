@@ -310,7 +310,8 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         let copies = copies_views(stmt);
         // A C array of scalars is written only where the statement writes
         // an element (the interpreter then hands a read-only one over as
-        // its own memory); any other struct or array is taken as written.
+        // its own memory); any other struct or array (an index or extent
+        // among them) is taken as written.
         let plain_array = |ty: Option<&Type>| matches!(ty, Some(Type::CArray(elem, _)) if elem.scalar().is_some());
         let array_writes = crate::plan::locals::changed_globals(prog, f, stmt);
         let written = locals
@@ -320,7 +321,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                     || written.contains(l)
                     || matches!(
                         f.get_local(*l).map(|x| &x.ty),
-                        Some(Type::CArray(..) | Type::Struct(_))
+                        Some(Type::CArray(..) | Type::Struct(_) | Type::Index(_) | Type::Extent(_))
                     ) && (!plain_array(f.get_local(*l).map(|x| &x.ty)) || copies)
                     || (copies
                         && !matches!(
@@ -871,7 +872,11 @@ fn host_capture(prog: &Program, ty: &Type, by_ref: bool, word: &mut u32) -> R<Ca
             *word += 4;
             c
         }
-        Type::CArray(..) | Type::Struct(_) if size_align(&prog.structs, ty).is_some() => {
+        // An index or extent as its C++ layout (its components as `int`s),
+        // like a struct of them.
+        Type::CArray(..) | Type::Struct(_) | Type::Index(_) | Type::Extent(_)
+            if size_align(&prog.structs, ty).is_some() =>
+        {
             let c = CaptureLayout::Object(ty.clone(), *word);
             *word += 1;
             c
@@ -901,8 +906,18 @@ fn host_capture(prog: &Program, ty: &Type, by_ref: bool, word: &mut u32) -> R<Ca
             }
             CaptureLayout::Fields(fields)
         }
-        _ if by_ref => return decline(Decline::ReferenceLocal),
-        _ => return decline(Decline::HostVariableType),
+        _ if by_ref => {
+            return decline(Decline::ReferenceLocal(tessera_ir::display(
+                ty,
+                &prog.structs,
+            )));
+        }
+        _ => {
+            return decline(Decline::HostVariableType(tessera_ir::display(
+                ty,
+                &prog.structs,
+            )));
+        }
     };
     Ok(c)
 }

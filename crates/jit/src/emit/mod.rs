@@ -308,6 +308,9 @@ enum Place {
     Var(Variable),
     /// Index or extent variables.
     Shape(Vec<Variable>),
+    /// The component of index or extent variables at a computed position
+    /// (an `i64` checked to lie below the rank).
+    Component(Vec<Variable>, Value),
     /// Memory of the given type.
     Mem(Value, Type),
     /// A captured struct holding views (see [`V::Obj`]).

@@ -414,7 +414,26 @@ impl Emitter<'_, '_, '_> {
             } => {
                 let p = self.place(&args[0])?;
                 let Some(k) = const_int(&args[1]) else {
-                    return decline(Decline::ComputedIndexComponentAsPlace);
+                    // A computed component of an index or extent in memory
+                    // (`ex[i] = n` in a host loop): its address, the
+                    // component checked to lie below the rank.
+                    let rank = match &p {
+                        Place::Mem(_, Type::Index(r) | Type::Extent(r)) => i64::from(*r),
+                        Place::Shape(vars) if !vars.is_empty() => vars.len() as i64,
+                        _ => return decline(Decline::ComputedIndexComponentAsPlace),
+                    };
+                    let is = self.scalar_ty(&args[1].ty)?;
+                    let k = self.scalar(&args[1])?;
+                    let k = self.widen(k, is);
+                    self.check_below(k, rank);
+                    return Ok(match p {
+                        Place::Shape(vars) => Place::Component(vars, k),
+                        Place::Mem(addr, _) => {
+                            let offset = self.b.ins().imul_imm_s(k, 4);
+                            Place::Mem(self.b.ins().iadd(addr, offset), Type::INT)
+                        }
+                        _ => return decline(Decline::ComputedIndexComponentAsPlace),
+                    });
                 };
                 match p {
                     Place::Shape(vars) => match vars.get(k as usize) {
@@ -485,6 +504,18 @@ impl Emitter<'_, '_, '_> {
         Ok(match p {
             Place::Var(v) => V::S(self.b.use_var(*v)),
             Place::Shape(vars) => V::Shape(vars.iter().map(|v| self.b.use_var(*v)).collect()),
+            Place::Component(vars, k) => {
+                let Some(first) = vars.first() else {
+                    return decline(Decline::ComponentPastRank);
+                };
+                let mut r = self.b.use_var(*first);
+                for (j, var) in vars.iter().enumerate().skip(1) {
+                    let hit = self.b.ins().icmp_imm_s(IntCC::Equal, *k, j as i64);
+                    let c = self.b.use_var(*var);
+                    r = self.b.ins().select(hit, c, r);
+                }
+                V::S(r)
+            }
             Place::Mem(addr, ty) => match ty {
                 Type::Scalar(Scalar::Bool) if self.check_bools => {
                     let byte = self.b.ins().load(types::I8, flags(), *addr, 0);
@@ -523,6 +554,15 @@ impl Emitter<'_, '_, '_> {
             (Place::Shape(vars), V::Shape(cs)) => {
                 for (var, c) in vars.iter().zip(cs) {
                     self.b.def_var(*var, *c);
+                }
+                Ok(())
+            }
+            (Place::Component(vars, k), V::S(x)) => {
+                for (j, var) in vars.iter().enumerate() {
+                    let hit = self.b.ins().icmp_imm_s(IntCC::Equal, *k, j as i64);
+                    let old = self.b.use_var(*var);
+                    let new = self.b.ins().select(hit, *x, old);
+                    self.b.def_var(*var, new);
                 }
                 Ok(())
             }
