@@ -138,10 +138,65 @@ impl Machine<'_> {
         .into()
     }
 
+    /// The storage a view's elements are and the length of the view's
+    /// rows, when the elements can be taken a row at a time with nothing
+    /// for an element's read or write to report or record: the storage
+    /// is the one the view was made over (no reallocation since), holds
+    /// every element the view covers, and the rows are contiguous; and
+    /// `--check` is off (it records each access).
+    fn storage_rows(&self, view: &View) -> Option<(Rc<Storage>, usize)> {
+        if self.checker.on {
+            return None;
+        }
+        let s = view.storage()?;
+        let row = usize::try_from(*view.extent.last()?).ok()?;
+        let contiguous = view.strides.last() == Some(&1) || row == 1;
+        if s.reallocated_since(view.generation) || !contiguous || row == 0 {
+            return None;
+        }
+        (view.reach()? <= s.len()).then(|| (Rc::clone(s), row))
+    }
+
+    /// Copies the elements of view `s` over those of `d` (of the same
+    /// extent) a row of bytes at a time, when both are rows of typed
+    /// storages of one scalar type (see [`Self::storage_rows`]) and the
+    /// storages differ; false (nothing copied) otherwise.
+    fn copy_rows(&mut self, s: &View, d: &View, span: Span) -> Res<bool> {
+        let (Some((from, row)), Some((to, to_row))) = (self.storage_rows(s), self.storage_rows(d))
+        else {
+            return Ok(false);
+        };
+        if row != to_row
+            || Rc::ptr_eq(&from, &to)
+            || from.scalar().is_none_or(|t| to.scalar() != Some(t))
+        {
+            return Ok(false);
+        }
+        let n = s.size();
+        // What reading and writing every element would charge.
+        self.charge(n as u64 / 16 * 2, span)?;
+        for r in 0..n / row {
+            // Both storages hold every element of their views: each row fits.
+            to.copy_scalars_from(d.nth(r * row), &from, s.nth(r * row), row);
+        }
+        Ok(true)
+    }
+
     /// Every element of a view, in row-major order.
     pub(crate) fn view_elements(&mut self, view: &View, span: Span) -> Res<Vec<Value>> {
         let n = view.size();
         self.charge(n as u64 / 16, span)?;
+        if let Some((s, row)) = self.storage_rows(view) {
+            let mut out = Vec::with_capacity(n);
+            for r in 0..n / row {
+                let lo = view.nth(r * row);
+                out.extend(s.values(lo, lo + row));
+            }
+            // Every element was there to read (`storage_rows`).
+            if out.len() == n {
+                return Ok(out);
+            }
+        }
         let mut out = Vec::with_capacity(n);
         for k in 0..n {
             let p = view.place_at(view.nth(k));
@@ -1580,6 +1635,9 @@ impl Machine<'_> {
                         .into());
                 }
                 let (s, d) = (Rc::clone(s), Rc::clone(d));
+                if self.copy_rows(&s, &d, span)? {
+                    return Ok(());
+                }
                 let data = self.view_elements(&s, span)?;
                 self.fill_view(&d, data, span)
             }
@@ -1614,6 +1672,14 @@ impl Machine<'_> {
 
     fn fill_view(&mut self, view: &View, data: Vec<Value>, span: Span) -> Res<()> {
         self.charge(data.len() as u64 / 16, span)?;
+        if let Some((s, row)) = self.storage_rows(view)
+            && data.len() == view.size()
+        {
+            for (r, items) in data.chunks(row).enumerate() {
+                s.put_values(view.nth(r * row), items);
+            }
+            return Ok(());
+        }
         for (k, v) in data.into_iter().enumerate() {
             let p = view.place_at(view.nth(k));
             self.write(&p, v, span)?;

@@ -1321,6 +1321,37 @@ impl Storage {
         }
     }
 
+    /// Copies elements `from..from + n` of `src` over this storage's
+    /// elements from `to` on, as bytes, when both hold scalars of one type
+    /// in typed buffers and both ranges lie within them; false (nothing
+    /// copied) otherwise. `src` must be another storage.
+    pub(crate) fn copy_scalars_from(
+        &self,
+        to: usize,
+        src: &Storage,
+        from: usize,
+        n: usize,
+    ) -> bool {
+        if std::ptr::eq(self, src) {
+            return false;
+        }
+        let source = src.elems.borrow();
+        let Elems::Scalars(s, b) = &*source else {
+            return false;
+        };
+        let fits = |at: usize, len: usize| at.checked_add(n).is_some_and(|end| end <= len);
+        if self.scalar() != Some(*s) || !fits(from, b.len) || !fits(to, self.len()) {
+            return false;
+        }
+        let size = b.elem_size as usize;
+        let mut elems = self.elems_mut();
+        let Elems::Scalars(_, d) = &mut *elems else {
+            return false;
+        };
+        d.copy_bytes(to * size, b.words(), from * size, n * size);
+        true
+    }
+
     /// Whether `v` is all zero bytes as an element of this storage of
     /// records (so a fresh storage holds it already).
     pub(crate) fn is_zero_record(&self, v: &Value) -> bool {

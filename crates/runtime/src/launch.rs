@@ -210,21 +210,30 @@ pub fn store(words: &mut [u64], at: usize, s: Scalar, v: Bits) {
 
 /// Copies `n` bytes from byte `from` of `src` to byte `to` of `dst` (both
 /// memory held as words; the caller keeps `n` within both), whole words
-/// at a time where both positions are word-aligned.
+/// at a time where both positions are equally far past a word's start.
 pub fn copy_bytes(dst: &mut [u64], to: usize, src: &[u64], from: usize, n: usize) {
     let n = n
         .min((src.len() * 8).saturating_sub(from))
         .min((dst.len() * 8).saturating_sub(to));
     let mut k = 0;
-    if to.is_multiple_of(8) && from.is_multiple_of(8) {
-        let (t, f, whole) = (to / 8, from / 8, n / 8);
+    let byte = |dst: &mut [u64], k: usize| {
+        let b = (src[(from + k) / 8] >> (((from + k) % 8) * 8)) as u8;
+        let (at, shift) = ((to + k) / 8, ((to + k) % 8) * 8);
+        dst[at] = (dst[at] & !(0xff << shift)) | (u64::from(b) << shift);
+    };
+    // Positions equally far from a word's start: bytes up to the next
+    // word, then whole words.
+    if to % 8 == from % 8 {
+        while k < n && !(to + k).is_multiple_of(8) {
+            byte(dst, k);
+            k += 1;
+        }
+        let (t, f, whole) = ((to + k) / 8, (from + k) / 8, (n - k) / 8);
         dst[t..t + whole].copy_from_slice(&src[f..f + whole]);
-        k = whole * 8;
+        k += whole * 8;
     }
     while k < n {
-        let byte = (src[(from + k) / 8] >> (((from + k) % 8) * 8)) as u8;
-        let (at, shift) = ((to + k) / 8, ((to + k) % 8) * 8);
-        dst[at] = (dst[at] & !(0xff << shift)) | (u64::from(byte) << shift);
+        byte(dst, k);
         k += 1;
     }
 }
@@ -818,6 +827,32 @@ mod tests {
         small.resize(4);
         assert_eq!(small.get(2), Some(Bits::Int(0)));
         assert_eq!(small.get(3), Some(Bits::Int(0)));
+    }
+
+    #[test]
+    fn bytes_copy_between_positions_of_any_offset_in_their_words() {
+        let mut src = Buffer::scalars(Scalar::UChar, 64).expect("small");
+        for i in 0..64 {
+            src.set(i, Bits::Int(i as i64 + 1));
+        }
+        // Equally far past a word's start (bytes, words, bytes), and not.
+        for (from, to, n) in [(4, 12, 30), (3, 3, 21), (5, 21, 7), (1, 2, 30), (8, 0, 16)] {
+            let mut dst = Buffer::scalars(Scalar::UChar, 64).expect("small");
+            dst.fill(0, 64, Bits::Int(0xee));
+            dst.copy_bytes(to, src.words(), from, n);
+            for b in 0..64usize {
+                let want = if (to..to + n).contains(&b) {
+                    (b - to + from) as i64 + 1
+                } else {
+                    0xee
+                };
+                assert_eq!(
+                    dst.get(b),
+                    Some(Bits::Int(want)),
+                    "{from} to {to}, byte {b}"
+                );
+            }
+        }
     }
 
     /// Growing, shrinking and moving elements agree with a `Vec` of the
