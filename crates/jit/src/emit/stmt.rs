@@ -508,7 +508,13 @@ impl Emitter<'_, '_, '_> {
                 _ => decline(Decline::TiledIndexNotKernels),
             };
         }
-        if a.place {
+        // A kernel's captured scalar, index or extent is a value no
+        // work-item can change (the kernel's lambda is `const`): a
+        // reference to it reads a copy.
+        let captured_value = self.host.is_none()
+            && matches!(a.kind, ExprKind::Capture(slot)
+                if matches!(self.entry.caps.get(slot as usize), Some(V::S(_) | V::Shape(_))));
+        if a.place && !captured_value {
             // A union member on the way declines (`Access::Unknown`).
             return Ok(Slot::Ref(self.place(a)?));
         }
