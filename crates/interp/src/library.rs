@@ -182,6 +182,31 @@ impl Machine<'_> {
         Ok(true)
     }
 
+    /// Copies the elements of view `s`, in row-major order, over the
+    /// first elements of storage `to` (a vector's), a row of bytes at a
+    /// time, when the view's rows are those of a typed storage (see
+    /// [`Self::storage_rows`]) of `to`'s scalar type, another storage,
+    /// and `to` holds that many elements; false (nothing copied)
+    /// otherwise.
+    fn copy_rows_to_storage(&mut self, s: &View, to: &Rc<Storage>, span: Span) -> Res<bool> {
+        let Some((from, row)) = self.storage_rows(s) else {
+            return Ok(false);
+        };
+        let n = s.size();
+        if Rc::ptr_eq(&from, to)
+            || to.len() < n
+            || from.scalar().is_none_or(|t| to.scalar() != Some(t))
+        {
+            return Ok(false);
+        }
+        // What reading every element would charge.
+        self.charge(n as u64 / 16, span)?;
+        for r in 0..n / row {
+            to.copy_scalars_from(r * row, &from, s.nth(r * row), row);
+        }
+        Ok(true)
+    }
+
     /// Every element of a view, in row-major order.
     pub(crate) fn view_elements(&mut self, view: &View, span: Span) -> Res<Vec<Value>> {
         let n = view.size();
@@ -1648,6 +1673,9 @@ impl Machine<'_> {
             }
             (Value::View(s), Value::Vector(v)) => {
                 let s = Rc::clone(s);
+                if self.copy_rows_to_storage(&s, v, span)? {
+                    return Ok(());
+                }
                 let data = self.view_elements(&s, span)?;
                 let have = v.len();
                 if have < data.len() {
