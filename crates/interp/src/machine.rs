@@ -1152,6 +1152,29 @@ impl<'p> Machine<'p> {
             }
             (Value::View(view), Type::Array(elem, _)) => {
                 let view = Rc::clone(view);
+                // An array over the whole of a typed storage, row by row
+                // from its start (as arrays are): a copy of its buffer.
+                if let Some(storage) = view.storage()
+                    && !self.checker.on
+                    && !storage.reallocated_since(view.generation)
+                    && view.offset == 0
+                    && view.size() == storage.len()
+                    && view.strides == crate::value::row_major_strides(&view.extent)
+                    && storage.typed()
+                {
+                    let n = view.size() as u64;
+                    // What making it from its elements would charge and
+                    // take, counted before the copy is made.
+                    self.charge(n / 16, span)?;
+                    self.take_memory(n.saturating_mul(self.type_bytes(elem)), span)?;
+                    self.charge(n / 16, span)?;
+                    if let Some(copy) = storage.copy_typed(StorageKind::Device) {
+                        return Ok(Value::View(crate::value::View::dense(
+                            crate::value::ViewData::Storage(copy),
+                            view.extent.clone(),
+                        )));
+                    }
+                }
                 let data = self.view_elements(&view, span)?;
                 let storage = self.storage_of(data, elem, StorageKind::Device, span)?;
                 Ok(Value::View(crate::value::View::dense(
