@@ -414,9 +414,10 @@ impl Emitter<'_, '_, '_> {
             } => {
                 let p = self.place(&args[0])?;
                 let Some(k) = const_int(&args[1]) else {
-                    // A computed component of an index or extent in memory
-                    // (`ex[i] = n` in a host loop): its address, the
-                    // component checked to lie below the rank.
+                    // A computed component (`ex[i] = n`), checked to lie
+                    // below the rank: of an index or extent in memory, its
+                    // address; of one in variables, the variables and the
+                    // position (`Place::Component`).
                     let rank = match &p {
                         Place::Mem(_, Type::Index(r) | Type::Extent(r)) => i64::from(*r),
                         Place::Shape(vars) if !vars.is_empty() => vars.len() as i64,
