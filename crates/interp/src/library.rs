@@ -1482,8 +1482,26 @@ impl Machine<'_> {
             }
             Some(src) => {
                 let v = self.eval(src)?;
-                let data = self.source_elements(&v, n, src.span, "the array")?;
-                self.storage_of(data, &elem, StorageKind::Device, span)?
+                match &v {
+                    // A vector of the array's scalar type with elements
+                    // enough: the array's zeroed storage, then the first
+                    // `n` elements' bytes (with `--check`, the elements
+                    // are read one by one as its records want).
+                    Value::Vector(s)
+                        if !self.checker.on
+                            && s.scalar().is_some_and(|t| elem == Type::Scalar(t))
+                            && s.len() as u64 >= n =>
+                    {
+                        let storage =
+                            self.new_storage(n, Value::Uninit, &elem, StorageKind::Device, span)?;
+                        storage.copy_scalars_from(0, s, 0, n as usize);
+                        storage
+                    }
+                    _ => {
+                        let data = self.source_elements(&v, n, src.span, "the array")?;
+                        self.storage_of(data, &elem, StorageKind::Device, span)?
+                    }
+                }
             }
         };
         let asked = match access {
