@@ -157,21 +157,26 @@ impl Machine<'_> {
         (view.reach()? <= s.len()).then(|| (Rc::clone(s), row))
     }
 
+    /// The storage and row length of view `s` (see [`Self::storage_rows`])
+    /// when its rows can be copied into storage `to` as bytes: both hold
+    /// scalars of one type, and they are two storages.
+    fn scalar_rows_into(&self, s: &View, to: &Rc<Storage>) -> Option<(Rc<Storage>, usize)> {
+        let (from, row) = self.storage_rows(s)?;
+        let same_type = from.scalar().is_some_and(|t| to.scalar() == Some(t));
+        (same_type && !Rc::ptr_eq(&from, to)).then_some((from, row))
+    }
+
     /// Copies the elements of view `s` over those of `d` (of the same
     /// extent) a row of bytes at a time, when both are rows of typed
     /// storages of one scalar type (see [`Self::storage_rows`]) and the
     /// storages differ; false (nothing copied) otherwise.
     fn copy_rows(&mut self, s: &View, d: &View, span: Span) -> Res<bool> {
-        let (Some((from, row)), Some((to, to_row))) = (self.storage_rows(s), self.storage_rows(d))
-        else {
+        let Some((to, to_row)) = self.storage_rows(d) else {
             return Ok(false);
         };
-        if row != to_row
-            || Rc::ptr_eq(&from, &to)
-            || from.scalar().is_none_or(|t| to.scalar() != Some(t))
-        {
+        let Some((from, row)) = self.scalar_rows_into(s, &to).filter(|(_, r)| *r == to_row) else {
             return Ok(false);
-        }
+        };
         let n = s.size();
         // What reading and writing every element would charge.
         self.charge(n as u64 / 16 * 2, span)?;
@@ -189,16 +194,10 @@ impl Machine<'_> {
     /// and `to` holds that many elements; false (nothing copied)
     /// otherwise.
     fn copy_rows_to_storage(&mut self, s: &View, to: &Rc<Storage>, span: Span) -> Res<bool> {
-        let Some((from, row)) = self.storage_rows(s) else {
+        let n = s.size();
+        let Some((from, row)) = self.scalar_rows_into(s, to).filter(|_| to.len() >= n) else {
             return Ok(false);
         };
-        let n = s.size();
-        if Rc::ptr_eq(&from, to)
-            || to.len() < n
-            || from.scalar().is_none_or(|t| to.scalar() != Some(t))
-        {
-            return Ok(false);
-        }
         // What reading every element would charge.
         self.charge(n as u64 / 16, span)?;
         for r in 0..n / row {
