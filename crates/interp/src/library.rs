@@ -1662,6 +1662,29 @@ impl Machine<'_> {
                 self.write_pointed(&dst, 0, data, span)
             }
             (Value::View(s), Value::View(d)) => {
+                let arrays = (
+                    matches!(args[0].ty, Type::Array(..)),
+                    matches!(args[1].ty, Type::Array(..)),
+                );
+                if copy_overlaps(s, d, arrays) {
+                    // C++ AMP checks this before the extents.
+                    return Err(self
+                        .error(
+                            codes::R0007,
+                            span,
+                            "`copy` between overlapping regions of the same memory",
+                        )
+                        .with_label("source and destination overlap")
+                        .with_note(
+                            "C++ AMP refuses a copy between an `array` and a view of it, and \
+                             between views of one `array` or container whose elements overlap; \
+                             it throws a `runtime_exception` here",
+                        )
+                        .with_exception(crate::device::runtime_exception(
+                            "Cannot copy between overlapping regions of the same buffer.",
+                        ))
+                        .into());
+                }
                 if s.extent != d.extent {
                     return Err(self
                         .error(
@@ -1956,4 +1979,57 @@ fn container_name(ty: &Type) -> &'static str {
         Type::Container(kind, _) => kind.name(),
         _ => "vector",
     }
+}
+
+/// Whether `copy` from view `s` to view `d` is one C++ AMP refuses as a
+/// copy "between overlapping regions of the same buffer"; `arrays` says
+/// which of the two is an `array` (rather than an `array_view`).
+///
+/// As C++ AMP decides it: an `array` and a view of its memory always
+/// count as overlapping (whatever their elements); two views of one memory
+/// overlap when the boxes of elements they cover meet, where both are
+/// laid out alike (the same rank and strides: sections of one view), and
+/// otherwise when the ranges from their first element's position on, as
+/// long as their element counts, meet. A copy of an `array` onto itself
+/// moves every element onto itself and is not refused. Only views of
+/// shared storage are compared; views over a C array or a single object
+/// are not.
+fn copy_overlaps(s: &View, d: &View, arrays: (bool, bool)) -> bool {
+    let (ViewData::Storage(a), ViewData::Storage(b)) = (&s.data, &d.data) else {
+        return false;
+    };
+    if !Rc::ptr_eq(a, b) || s.size() == 0 || d.size() == 0 {
+        return false;
+    }
+    match arrays {
+        (true, true) => false,
+        (true, false) | (false, true) => true,
+        (false, false) => {
+            if s.strides == d.strides
+                && let (Some(from), Some(to)) = (box_origin(s), box_origin(d))
+            {
+                let meet = |o1: i64, n1: i64, o2: i64, n2: i64| o1 < o2 + n2 && o2 < o1 + n1;
+                return (0..s.extent.len()).all(|k| meet(from[k], s.extent[k], to[k], d.extent[k]));
+            }
+            let (o1, o2) = (s.offset as i128, d.offset as i128);
+            let (n1, n2) = (s.size() as i128, d.size() as i128);
+            o1 < o2 + n2 && o2 < o1 + n1
+        }
+    }
+}
+
+/// The position of a view's first element in the row-major whole its
+/// strides describe: in dimension 0 its offset over stride 0, in
+/// dimension `k` what is left within one stride `k - 1` over stride `k`;
+/// `None` for a zero stride.
+fn box_origin(v: &View) -> Option<Vec<i64>> {
+    let mut origin = Vec::with_capacity(v.strides.len());
+    for (k, &stride) in v.strides.iter().enumerate() {
+        let within = match k.checked_sub(1) {
+            None => v.offset,
+            Some(outer) => v.offset.checked_rem(v.strides[outer])?,
+        };
+        origin.push(i64::try_from(within.checked_div(stride)?).ok()?);
+    }
+    Some(origin)
 }
