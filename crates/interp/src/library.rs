@@ -1685,6 +1685,37 @@ impl Machine<'_> {
                         ))
                         .into());
                 }
+                if arrays == (true, true) && s.extent != d.extent {
+                    // Between two arrays C++ AMP copies the source's
+                    // elements, in order, over the first of the
+                    // destination's, whatever the two extents.
+                    if s.size() > d.size() {
+                        return Err(self
+                            .error(
+                                codes::R0007,
+                                span,
+                                format!(
+                                    "`copy` of an array of {} elements into one of {}",
+                                    s.size(),
+                                    d.size()
+                                ),
+                            )
+                            .with_label("the source is larger")
+                            .with_note(
+                                "C++ AMP copies between arrays of different extents when the \
+                                 destination has room for every element; it throws a \
+                                 `runtime_exception` here",
+                            )
+                            .with_exception(crate::device::runtime_exception(
+                                "Invalid _Src argument. _Src size exceeds total size of the _Dest.",
+                            ))
+                            .into());
+                    }
+                    let s = Rc::clone(s);
+                    let d = Rc::clone(d);
+                    let data = self.view_elements(&s, span)?;
+                    return self.fill_view(&d, data, span);
+                }
                 if s.extent != d.extent {
                     return Err(self
                         .error(
@@ -1705,6 +1736,37 @@ impl Machine<'_> {
                 }
                 let data = self.view_elements(&s, span)?;
                 self.fill_view(&d, data, span)
+            }
+            // A whole iterator range: C++ AMP checks its count first.
+            (Value::Vector(elements), Value::View(d)) if args.len() == 3 => {
+                let d = Rc::clone(d);
+                let (have, size) = (elements.len(), d.size());
+                let what = if have > size {
+                    "Number of elements in range between [_SrcFirst, _SrcLast) exceeds total size of the _Dest."
+                } else if d.extent.len() > 1 && have != size {
+                    "For _Rank > 1 the number of elements in range between [_SrcFirst, _SrcLast) has to be equal to total size of the _Dest."
+                } else {
+                    // A shorter range fills the first elements of a
+                    // rank-1 destination.
+                    let data = self.source_elements(&src, have as u64, args[0].span, "`copy`")?;
+                    return self.fill_view(&d, data, span);
+                };
+                Err(self
+                    .error(
+                        codes::R0007,
+                        span,
+                        format!(
+                            "`copy` of a range of {have} elements into a destination of {size}"
+                        ),
+                    )
+                    .with_label("sizes differ")
+                    .with_note(
+                        "C++ AMP takes a range no longer than the destination, and for a \
+                         destination of rank 2 or more exactly as long; it throws a \
+                         `runtime_exception` here",
+                    )
+                    .with_exception(crate::device::runtime_exception(what))
+                    .into())
             }
             (Value::Vector(_), Value::View(d)) => {
                 let d = Rc::clone(d);

@@ -772,7 +772,11 @@ pub enum Intrinsic {
     ViewDiscard,
     /// `view.refresh()`.
     ViewRefresh,
-    /// `concurrency::copy(src, dst)`.
+    /// `concurrency::copy`: `[src, dst]` (arrays, views, a vector and the
+    /// elements from its start, a pointer and the elements from it);
+    /// `[first pointer, dst, last pointer]`; `[elements, dst, 1]`, the
+    /// elements of a whole iterator range (`copy(first, last, dst)`),
+    /// whose count C++ AMP checks against `dst`'s size.
     Copy,
     /// Converts an array to a `std::vector` (`std::vector<T> v = arr;`).
     ArrayToVector,

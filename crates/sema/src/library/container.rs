@@ -2084,7 +2084,7 @@ pub(super) fn copy(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: S
                 &d.elem,
                 span,
             ) {
-                Some(v) => copy_in(cx, v, dst.clone(), span),
+                Some(v) => copy_range_in(cx, v, dst.clone(), span),
                 None => error_expr(span),
             };
         }
@@ -2121,7 +2121,7 @@ pub(super) fn copy(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: S
         [b, e, dst] => {
             if let Some(source) = super::iter::range_source(cx, b, Some(e)) {
                 return match source {
-                    Ok(v) => copy_in(cx, v, dst.clone(), span),
+                    Ok(v) => copy_range_in(cx, v, dst.clone(), span),
                     Err(()) => error_expr(span),
                 };
             }
@@ -2227,7 +2227,7 @@ pub(super) fn copy(cx: &mut FnCx<'_>, path: &ast::Path, args: Vec<Expr>, span: S
                 );
                 return error_expr(span);
             };
-            copy_in(cx, vector, dst.clone(), span)
+            copy_range_in(cx, vector, dst.clone(), span)
         }
         [src, dst] => match (iterator(src), iterator(dst)) {
             (Some((vector, false)), None) => {
@@ -2406,6 +2406,20 @@ fn copy_views(cx: &mut FnCx<'_>, src: Expr, dst: Expr, form: CopyForm, span: Spa
         return error_expr(span);
     }
     intrinsic(Intrinsic::Copy, vec![src, dst], Type::Void, span)
+}
+
+/// `copy(first, last, dst)`: `Copy [elements, dst, 1]`, the elements of
+/// the whole range, which C++ AMP checks against the destination's size.
+fn copy_range_in(cx: &mut FnCx<'_>, elements: Expr, dst: Expr, span: Span) -> Expr {
+    let mut e = copy_in(cx, elements, dst, span);
+    if let ExprKind::Intrinsic {
+        op: Intrinsic::Copy,
+        args,
+    } = &mut e.kind
+    {
+        args.push(int_const(1, span));
+    }
+    e
 }
 
 /// `copy(v.begin()[, v.end()], dst)`: `Copy [vector, dst]`.
