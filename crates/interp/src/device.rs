@@ -16,6 +16,10 @@ use tessera_ir::{DeviceText, Expr, Intrinsic, Type, device};
 /// (`E_INVALIDARG`), as a 64-bit `long`.
 pub(crate) const E_INVALIDARG: i64 = 0x8007_0057;
 
+/// The `HRESULT` of C++ AMP's exceptions for an operation the state of an
+/// object forbids (`E_FAIL`), as a 64-bit `long`.
+pub(crate) const E_FAIL: i64 = 0x8000_4005;
+
 /// A `runtime_exception` with `what` as its message.
 pub(crate) fn runtime_exception(what: impl Into<String>) -> tessera_runtime::LibraryException {
     tessera_runtime::LibraryException {
@@ -196,13 +200,18 @@ impl Machine<'_> {
         if s.kind != StorageKind::Device || s.cpu_access.get() != device::ACCESS_NONE {
             return Ok(());
         }
-        let what = "the array is not accessible on the CPU: it was made with access_type_none";
+        // C++ AMP's message, and its `HRESULT` for it (`E_FAIL`).
+        let what = tessera_runtime::LibraryException {
+            class: "runtime_exception",
+            what: "The array is not accessible on CPU.".into(),
+            code: E_FAIL,
+        };
         Err(self
             .error(codes::R0007, span, "a host access to an array the CPU may not access")
             .with_label("made with `access_type_none`")
             .with_note("C++ AMP throws a `runtime_exception` here")
             .with_help("copy the array out (`copy(a, v.begin())`), or make it with `access_type_read_write`")
-            .with_exception(runtime_exception(what))
+            .with_exception(what)
             .into())
     }
 

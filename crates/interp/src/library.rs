@@ -1586,7 +1586,7 @@ impl Machine<'_> {
         match &src.ty {
             Type::CArray(_, len) => {
                 if u64::from(*len) < n {
-                    return Err(self.too_small(span, n, u64::from(*len)));
+                    return Err(self.container_too_small(span, n, u64::from(*len)));
                 }
                 let p = self.place(src)?;
                 Ok(Value::View(View::dense(ViewData::Place(p), dims)))
@@ -1595,10 +1595,10 @@ impl Machine<'_> {
                 let p = self.place(src)?;
                 let v = self.read(&p, span)?;
                 let Value::Vector(s) = v else {
-                    return Err(self.too_small(span, n, 0));
+                    return Err(self.container_too_small(span, n, 0));
                 };
                 if (s.len() as u64) < n {
-                    return Err(self.too_small(span, n, s.len() as u64));
+                    return Err(self.container_too_small(span, n, s.len() as u64));
                 }
                 Ok(Value::View(View::dense(ViewData::Storage(s), dims)))
             }
@@ -1616,6 +1616,16 @@ impl Machine<'_> {
                 )))
             }
         }
+    }
+
+    /// [`Self::too_small`] for a container or C array, for which C++ AMP
+    /// checks the size and throws.
+    fn container_too_small(&self, span: Span, n: u64, have: u64) -> Stop {
+        Box::new(self.too_small(span, n, have).with_exception(
+            crate::device::runtime_exception(
+                "Invalid _Src container argument - _Src size is less than the size of the array_view.",
+            ),
+        ))
     }
 
     pub(crate) fn too_small(&self, span: Span, n: u64, have: u64) -> Stop {

@@ -625,11 +625,23 @@ impl Machine<'_> {
         dims: Vec<i64>,
         span: Span,
     ) -> Res<Value> {
+        // C++ AMP checks for a null pointer and throws.
+        let null = || {
+            crate::device::runtime_exception(
+                "Invalid pointer argument (NULL) to array_view constructor",
+            )
+        };
         let Value::Ptr(p) = v else {
-            return Err(self.error(codes::R0013, span, "a view over a null pointer"));
+            return Err(self
+                .error(codes::R0013, span, "a view over a null pointer")
+                .with_exception(null())
+                .into());
         };
         let n = Machine::size_of(&dims);
         if let Some(stop) = self.deref_error(p, span, "a view over") {
+            if matches!(p.target, Target::Null) {
+                return Err(Box::new(stop.with_exception(null())));
+            }
             return Err(stop);
         }
         let room = u64::try_from(p.len() - p.offset).unwrap_or(0);
