@@ -243,6 +243,27 @@ impl Machine<'_> {
                     ),
                 )
                 .with_label("this extent")
+                .with_exception(crate::device::runtime_exception(
+                    "Invalid - values for each dimension must be > 0",
+                ))
+                .into());
+        }
+        // C++ AMP counts elements in an `unsigned int`.
+        if Machine::size_of(&dims) > u64::from(u32::MAX) {
+            return Err(self
+                .error(
+                    codes::R0007,
+                    span,
+                    format!(
+                        "{what} of extent {} has more than 4,294,967,295 elements",
+                        tuple(&dims)
+                    ),
+                )
+                .with_label("this extent")
+                .with_note("C++ AMP counts an extent's elements in an `unsigned int`, and throws a `runtime_exception` here")
+                .with_exception(crate::device::runtime_exception(
+                    "Invalid - extent size exceeds UINT_MAX",
+                ))
                 .into());
         }
         Ok(dims)
