@@ -153,6 +153,22 @@ impl Machine<'_> {
             // accelerator's; device memory is where its array was made.
             Intrinsic::ViewSourceView => {
                 let v = self.eval(&args[0])?;
+                if let Value::View(view) = &v
+                    && let ViewData::Storage(s) = &view.data
+                    && s.sourceless.get()
+                {
+                    let what = "Cannot query source accelerator_view for an array_view without a data source.";
+                    return Err(self
+                        .error(
+                            codes::R0007,
+                            span,
+                            "the source of an `array_view` made without a data source",
+                        )
+                        .with_label("this view has no data source")
+                        .with_note("C++ AMP throws a `runtime_exception` here")
+                        .with_exception(runtime_exception(what))
+                        .into());
+                }
                 let source = match &v {
                     Value::View(view) => match &view.data {
                         ViewData::Storage(s) if s.kind == StorageKind::Device => {

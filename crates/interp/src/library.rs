@@ -1602,6 +1602,7 @@ impl Machine<'_> {
         let Some(src) = args.get(1) else {
             let z = self.zero_value(&elem, span)?;
             let storage = self.new_storage(n, z, &elem, StorageKind::Device, span)?;
+            storage.sourceless.set(true);
             return Ok(Value::View(View::dense(ViewData::Storage(storage), dims)));
         };
         match &src.ty {

@@ -668,6 +668,9 @@ pub(crate) struct Storage {
     /// staging arrays differ in the two), set when it is made; the default
     /// view for everything else.
     pub(crate) placement: Cell<(DeviceValue, DeviceValue)>,
+    /// An `array_view` made without a data source: C++ AMP refuses to
+    /// name the accelerator view of its source.
+    pub(crate) sourceless: Cell<bool>,
     /// An unordered container's bucket count (1 before its first
     /// insertion), which decides its iteration order (`hashtable`).
     pub(crate) buckets: Cell<u64>,
@@ -1139,6 +1142,7 @@ impl Storage {
             discarded: RefCell::new(Vec::new()),
             cpu_access: Cell::new(tessera_ir::device::ACCESS_READ_WRITE),
             placement: Cell::new((Accel::Default.default_view(), Accel::Default.default_view())),
+            sourceless: Cell::new(false),
             buckets: Cell::new(1),
             reshaped: Cell::new(1),
             generation: Cell::new(0),
