@@ -126,11 +126,12 @@ fn test_one(tessera: &Path, oracle: &Path, file: &Path, engines: &[String]) -> O
         });
     }
     let reference = run_limited(Command::new(oracle).arg(file), ORACLE_LIMIT);
-    // 125: g++ rejected the program; 3 and 4 with a message: the emulation
-    // found undefined behaviour or threw. (A program may exit with 3 or 4
-    // itself: `main` returns a computed status.)
+    // 125 with g++'s diagnostics: g++ rejected the program; 3 and 4 with a
+    // message: the emulation found undefined behaviour or threw. (A program
+    // may exit with 3, 4 or 125 itself: `main` returns a computed status.)
     let diagnosed = reference.stderr.contains("amp-oracle:");
-    if reference.status == Ok(125) || diagnosed || reference.status.is_err() {
+    let rejected = reference.status == Ok(125) && reference.stderr.contains("error");
+    if rejected || diagnosed || reference.status.is_err() {
         return Some(Finding {
             kind: "oracle",
             report: format!(
