@@ -157,17 +157,13 @@ impl Machine<'_> {
                     && let ViewData::Storage(s) = &view.data
                     && s.sourceless.get()
                 {
-                    let what = "Cannot query source accelerator_view for an array_view without a data source.";
-                    return Err(self
-                        .error(
-                            codes::R0007,
-                            span,
-                            "the source of an `array_view` made without a data source",
-                        )
-                        .with_label("this view has no data source")
-                        .with_note("C++ AMP throws a `runtime_exception` here")
-                        .with_exception(runtime_exception(what))
-                        .into());
+                    return Err(self.amp_refusal(
+                        span,
+                        "the source of an `array_view` made without a data source".into(),
+                        "this view has no data source",
+                        "C++ AMP throws a `runtime_exception` here",
+                        "Cannot query source accelerator_view for an array_view without a data source.",
+                    ));
                 }
                 let source = match &v {
                     Value::View(view) => match &view.data {

@@ -250,21 +250,16 @@ impl Machine<'_> {
         }
         // C++ AMP counts elements in an `unsigned int`.
         if Machine::size_of(&dims) > u64::from(u32::MAX) {
-            return Err(self
-                .error(
-                    codes::R0007,
-                    span,
-                    format!(
-                        "{what} of extent {} has more than 4,294,967,295 elements",
-                        tuple(&dims)
-                    ),
-                )
-                .with_label("this extent")
-                .with_note("C++ AMP counts an extent's elements in an `unsigned int`, and throws a `runtime_exception` here")
-                .with_exception(crate::device::runtime_exception(
-                    "Invalid - extent size exceeds UINT_MAX",
-                ))
-                .into());
+            return Err(self.amp_refusal(
+                span,
+                format!(
+                    "{what} of extent {} has more than 4,294,967,295 elements",
+                    tuple(&dims)
+                ),
+                "this extent",
+                "C++ AMP counts an extent's elements in an `unsigned int`, and throws a `runtime_exception` here",
+                "Invalid - extent size exceeds UINT_MAX",
+            ));
         }
         Ok(dims)
     }
@@ -1640,6 +1635,24 @@ impl Machine<'_> {
         }
     }
 
+    /// Run-time error R0007 for a library operation that C++ AMP refuses
+    /// on the host by throwing `runtime_exception(what)`, which a handler
+    /// for it catches.
+    pub(crate) fn amp_refusal(
+        &self,
+        span: Span,
+        message: String,
+        label: &str,
+        note: &str,
+        what: &str,
+    ) -> Stop {
+        self.error(codes::R0007, span, message)
+            .with_label(label)
+            .with_note(note)
+            .with_exception(crate::device::runtime_exception(what))
+            .into()
+    }
+
     /// [`Self::too_small`] for a container or C array, for which C++ AMP
     /// checks the size and throws.
     fn container_too_small(&self, span: Span, n: u64, have: u64) -> Stop {
@@ -1700,48 +1713,34 @@ impl Machine<'_> {
                 );
                 if copy_overlaps(s, d, arrays) {
                     // C++ AMP checks this before the extents.
-                    return Err(self
-                        .error(
-                            codes::R0007,
-                            span,
-                            "`copy` between overlapping regions of the same memory",
-                        )
-                        .with_label("source and destination overlap")
-                        .with_note(
-                            "C++ AMP refuses a copy between an `array` and a view of it, and \
-                             between views of one `array` or container whose elements overlap; \
-                             it throws a `runtime_exception` here",
-                        )
-                        .with_exception(crate::device::runtime_exception(
-                            "Cannot copy between overlapping regions of the same buffer.",
-                        ))
-                        .into());
+                    return Err(self.amp_refusal(
+                        span,
+                        "`copy` between overlapping regions of the same memory".into(),
+                        "source and destination overlap",
+                        "C++ AMP refuses a copy between an `array` and a view of it, and \
+                         between views of one `array` or container whose elements overlap; \
+                         it throws a `runtime_exception` here",
+                        "Cannot copy between overlapping regions of the same buffer.",
+                    ));
                 }
                 if arrays == (true, true) && s.extent != d.extent {
                     // Between two arrays C++ AMP copies the source's
                     // elements, in order, over the first of the
                     // destination's, whatever the two extents.
                     if s.size() > d.size() {
-                        return Err(self
-                            .error(
-                                codes::R0007,
-                                span,
-                                format!(
-                                    "`copy` of an array of {} elements into one of {}",
-                                    s.size(),
-                                    d.size()
-                                ),
-                            )
-                            .with_label("the source is larger")
-                            .with_note(
-                                "C++ AMP copies between arrays of different extents when the \
-                                 destination has room for every element; it throws a \
-                                 `runtime_exception` here",
-                            )
-                            .with_exception(crate::device::runtime_exception(
-                                "Invalid _Src argument. _Src size exceeds total size of the _Dest.",
-                            ))
-                            .into());
+                        return Err(self.amp_refusal(
+                            span,
+                            format!(
+                                "`copy` of an array of {} elements into one of {}",
+                                s.size(),
+                                d.size()
+                            ),
+                            "the source is larger",
+                            "C++ AMP copies between arrays of different extents when the \
+                             destination has room for every element; it throws a \
+                             `runtime_exception` here",
+                            "Invalid _Src argument. _Src size exceeds total size of the _Dest.",
+                        ));
                     }
                     let s = Rc::clone(s);
                     let d = Rc::clone(d);
@@ -1783,22 +1782,15 @@ impl Machine<'_> {
                     let data = self.source_elements(&src, have as u64, args[0].span, "`copy`")?;
                     return self.fill_view(&d, data, span);
                 };
-                Err(self
-                    .error(
-                        codes::R0007,
-                        span,
-                        format!(
-                            "`copy` of a range of {have} elements into a destination of {size}"
-                        ),
-                    )
-                    .with_label("sizes differ")
-                    .with_note(
-                        "C++ AMP takes a range no longer than the destination, and for a \
-                         destination of rank 2 or more exactly as long; it throws a \
-                         `runtime_exception` here",
-                    )
-                    .with_exception(crate::device::runtime_exception(what))
-                    .into())
+                Err(self.amp_refusal(
+                    span,
+                    format!("`copy` of a range of {have} elements into a destination of {size}"),
+                    "sizes differ",
+                    "C++ AMP takes a range no longer than the destination, and for a \
+                     destination of rank 2 or more exactly as long; it throws a \
+                     `runtime_exception` here",
+                    what,
+                ))
             }
             (Value::Vector(_), Value::View(d)) => {
                 let d = Rc::clone(d);
@@ -2103,7 +2095,11 @@ fn copy_overlaps(s: &View, d: &View, arrays: (bool, bool)) -> bool {
                 && let (Some(from), Some(to)) = (box_origin(s), box_origin(d))
             {
                 let meet = |o1: i64, n1: i64, o2: i64, n2: i64| o1 < o2 + n2 && o2 < o1 + n1;
-                return (0..s.extent.len()).all(|k| meet(from[k], s.extent[k], to[k], d.extent[k]));
+                return from
+                    .iter()
+                    .zip(&s.extent)
+                    .zip(to.iter().zip(&d.extent))
+                    .all(|((&o1, &n1), (&o2, &n2))| meet(o1, n1, o2, n2));
             }
             let (o1, o2) = (s.offset as i128, d.offset as i128);
             let (n1, n2) = (s.size() as i128, d.size() as i128);

@@ -1165,9 +1165,8 @@ impl<'p> Machine<'p> {
                     let n = view.size() as u64;
                     // What making it from its elements would charge and
                     // take, counted before the copy is made.
-                    self.charge(n / 16, span)?;
+                    self.charge(n / 16 * 2, span)?;
                     self.take_memory(n.saturating_mul(self.type_bytes(elem)), span)?;
-                    self.charge(n / 16, span)?;
                     if let Some(copy) = storage.copy_typed(StorageKind::Device) {
                         return Ok(Value::View(crate::value::View::dense(
                             crate::value::ViewData::Storage(copy),
