@@ -354,7 +354,8 @@ impl Machine<'_> {
             }
             Intrinsic::Tile => self.eval(&args[0]),
             Intrinsic::TiledIndexPart(part) => self.tiled_index_part(*part, args),
-            Intrinsic::NewArray => self.new_array(args, e),
+            Intrinsic::NewArray => self.new_array(args, e, false),
+            Intrinsic::NewArrayOfRange => self.new_array(args, e, true),
             Intrinsic::NewView => self.new_view(args, e),
             Intrinsic::ViewProject => self.view_project(args, span),
             Intrinsic::ViewExtent => {
@@ -1446,7 +1447,10 @@ impl Machine<'_> {
         }
     }
 
-    fn new_array(&mut self, args: &[Expr], e: &Expr) -> Res<Value> {
+    /// `array<T, N>(...)`; `whole_range` when the source is an iterator
+    /// range `[first, last)`, which C++ AMP copies in with
+    /// `copy(first, last, *this)` (see [`Self::range_fits`]).
+    fn new_array(&mut self, args: &[Expr], e: &Expr, whole_range: bool) -> Res<Value> {
         let span = e.span;
         let ext = self.eval(&args[0])?;
         let dims = self.checked_extent(&ext, args[0].span, "an `array`")?;
@@ -1478,25 +1482,38 @@ impl Machine<'_> {
                     .iter()
                     .filter(|a| matches!(a.ty, Type::Ptr { .. }))
                     .nth(1);
+                let mut count = n;
                 if let Some(end) = end {
                     let q = self.eval(end)?;
                     let have = self.ptr_diff(&q, &p, span)?.int();
-                    if have < 0 || (have as u64) < n {
+                    if have < 0 {
                         return Err(self
                             .error(
                                 codes::R0007,
                                 span,
-                                format!("an `array` of {n} elements built from a range of {have}"),
+                                format!("an `array` built from a range of {have} elements"),
                             )
-                            .with_label("the range is too short")
+                            .with_label("the range ends before it starts")
                             .into());
                     }
+                    count = self.range_fits(span, have as u64, &dims, "an `array`")?;
                 }
-                let data = self.read_pointed(&p, n as i64, span)?;
+                let mut data = self.read_pointed(&p, count as i64, span)?;
+                if count < n {
+                    let z = self.zero_value(&elem, span)?;
+                    data.resize(n as usize, z);
+                }
                 self.storage_of(data, &elem, StorageKind::Device, span)?
             }
             Some(src) => {
                 let v = self.eval(src)?;
+                // The elements copied in: all `n`, or a shorter range's.
+                let count = match &v {
+                    Value::Vector(s) if whole_range => {
+                        self.range_fits(span, s.len() as u64, &dims, "an `array`")?
+                    }
+                    _ => n,
+                };
                 match &v {
                     // A vector of the array's scalar type with elements
                     // enough: the array's zeroed storage, then the first
@@ -1504,6 +1521,7 @@ impl Machine<'_> {
                     // are read one by one as its records want).
                     Value::Vector(s)
                         if !self.checker.on
+                            && count == n
                             && s.scalar().is_some_and(|t| elem == Type::Scalar(t))
                             && s.len() as u64 >= n =>
                     {
@@ -1513,7 +1531,11 @@ impl Machine<'_> {
                         storage
                     }
                     _ => {
-                        let data = self.source_elements(&v, n, src.span, "the array")?;
+                        let mut data = self.source_elements(&v, count, src.span, "the array")?;
+                        if count < n {
+                            let z = self.zero_value(&elem, span)?;
+                            data.resize(n as usize, z);
+                        }
                         self.storage_of(data, &elem, StorageKind::Device, span)?
                     }
                 }
@@ -1653,6 +1675,30 @@ impl Machine<'_> {
             .into()
     }
 
+    /// How many elements of an iterator range of `have` elements C++ AMP's
+    /// `copy(first, last, dst)` copies into `dst` of extent `dims`: all of
+    /// them when they fit, and at rank 2 or more only exactly as many as
+    /// `dst` has; otherwise it throws.
+    fn range_fits(&self, span: Span, have: u64, dims: &[i64], what: &str) -> Res<u64> {
+        let size = Machine::size_of(dims);
+        let thrown = if have > size {
+            "Number of elements in range between [_SrcFirst, _SrcLast) exceeds total size of the _Dest."
+        } else if dims.len() > 1 && have != size {
+            "For _Rank > 1 the number of elements in range between [_SrcFirst, _SrcLast) has to be equal to total size of the _Dest."
+        } else {
+            return Ok(have);
+        };
+        Err(self.amp_refusal(
+            span,
+            format!("a range of {have} elements copied into {what} of {size}"),
+            "sizes differ",
+            "C++ AMP copies a range no longer than the destination, and for a \
+             destination of rank 2 or more exactly as long; it throws a \
+             `runtime_exception` here",
+            thrown,
+        ))
+    }
+
     /// [`Self::too_small`] for a container or C array, for which C++ AMP
     /// checks the size and throws.
     fn container_too_small(&self, span: Span, n: u64, have: u64) -> Stop {
@@ -1771,26 +1817,12 @@ impl Machine<'_> {
             // A whole iterator range: C++ AMP checks its count first.
             (Value::Vector(elements), Value::View(d)) if args.len() == 3 => {
                 let d = Rc::clone(d);
-                let (have, size) = (elements.len(), d.size());
-                let what = if have > size {
-                    "Number of elements in range between [_SrcFirst, _SrcLast) exceeds total size of the _Dest."
-                } else if d.extent.len() > 1 && have != size {
-                    "For _Rank > 1 the number of elements in range between [_SrcFirst, _SrcLast) has to be equal to total size of the _Dest."
-                } else {
-                    // A shorter range fills the first elements of a
-                    // rank-1 destination.
-                    let data = self.source_elements(&src, have as u64, args[0].span, "`copy`")?;
-                    return self.fill_view(&d, data, span);
-                };
-                Err(self.amp_refusal(
-                    span,
-                    format!("`copy` of a range of {have} elements into a destination of {size}"),
-                    "sizes differ",
-                    "C++ AMP takes a range no longer than the destination, and for a \
-                     destination of rank 2 or more exactly as long; it throws a \
-                     `runtime_exception` here",
-                    what,
-                ))
+                // A shorter range fills the first elements of a rank-1
+                // destination.
+                let have =
+                    self.range_fits(span, elements.len() as u64, &d.extent, "a destination")?;
+                let data = self.source_elements(&src, have, args[0].span, "`copy`")?;
+                self.fill_view(&d, data, span)
             }
             (Value::Vector(_), Value::View(d)) => {
                 let d = Rc::clone(d);

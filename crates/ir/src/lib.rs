@@ -729,6 +729,12 @@ pub enum Intrinsic {
     /// the optional source a vector or view, the optional CPU
     /// `access_type` an `int` (absent: `access_type_auto`).
     NewArray,
+    /// `array<T, N> a(e, first, last)`: [`Intrinsic::NewArray`] whose
+    /// source is a whole iterator range, which C++ AMP copies with
+    /// `copy(first, last, a)` and so checks: a longer range, or at rank 2
+    /// or more one of another length, throws; a shorter one fills the
+    /// first elements.
+    NewArrayOfRange,
     /// Creates an `array_view` (extent, optional data source).
     NewView,
     /// Element of an array or view at an `index<N>` (bounds-checked); a place.

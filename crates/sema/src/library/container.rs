@@ -1508,12 +1508,12 @@ pub(super) fn construct_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, spa
     let made = build_array(cx, ty, args, span);
     match made.kind {
         ExprKind::Intrinsic {
-            op: Intrinsic::NewArray,
+            op: op @ (Intrinsic::NewArray | Intrinsic::NewArrayOfRange),
             mut args,
         } => {
             args.extend(views);
             args.extend(access);
-            intrinsic(Intrinsic::NewArray, args, made.ty, made.span)
+            intrinsic(op, args, made.ty, made.span)
         }
         kind => Expr { kind, ..made },
     }
@@ -1608,7 +1608,12 @@ fn build_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> Exp
             let e2 = e2.clone();
             return elem_mismatch(cx, first.span, "the range", &elem, &e2);
         }
-        return intrinsic(Intrinsic::NewArray, vec![ext, source], ty.clone(), span);
+        let op = if more.is_empty() {
+            Intrinsic::NewArray
+        } else {
+            Intrinsic::NewArrayOfRange
+        };
+        return intrinsic(op, vec![ext, source], ty.clone(), span);
     }
     // A moved iterator (`v.begin() + 1`), or iterators beside a stored one:
     // all as pointers.
@@ -1642,7 +1647,12 @@ fn build_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> Exp
                 }
                 sources.push(p);
             }
-            intrinsic(Intrinsic::NewArray, sources, ty.clone(), span)
+            let op = if more.is_empty() {
+                Intrinsic::NewArray
+            } else {
+                Intrinsic::NewArrayOfRange
+            };
+            intrinsic(op, sources, ty.clone(), span)
         }
         [first, rest @ ..] if iterator(first).is_some() => {
             let Some((vector, end)) = iterator(first) else {
@@ -1678,7 +1688,12 @@ fn build_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> Exp
                 return elem_mismatch(cx, first.span, "the container", &elem, &e2);
             }
             let source = read_through(first, vector);
-            intrinsic(Intrinsic::NewArray, vec![ext, source], ty.clone(), span)
+            let op = if rest.is_empty() {
+                Intrinsic::NewArray
+            } else {
+                Intrinsic::NewArrayOfRange
+            };
+            intrinsic(op, vec![ext, source], ty.clone(), span)
         }
         [src] if view_ty(&src.ty).is_some() => {
             let Some(s) = view_ty(&src.ty) else {
