@@ -26,6 +26,7 @@ impl Emitter<'_, '_, '_> {
     /// The address of a view element, bounds-checked.
     pub(super) fn view_element(&mut self, args: &[Expr]) -> R<(Value, Type)> {
         let own = self.own_element(&args[0], &args[1]);
+        let own_components = self.own_components(&args[0], &args[1]);
         let view = self.view(&args[0])?;
         let idx = self.shape(&args[1])?;
         if idx.len() != view.ext.len() {
@@ -34,7 +35,7 @@ impl Emitter<'_, '_, '_> {
         let mut at = view.offset;
         for (d, &component) in idx.iter().enumerate() {
             let i = self.b.ins().sextend(types::I64, component);
-            if !own {
+            if !own && !own_components.get(d).copied().unwrap_or(false) {
                 let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, i, view.ext[d]);
                 self.guard(ok);
             }
@@ -47,6 +48,43 @@ impl Emitter<'_, '_, '_> {
         Ok((addr, view.elem))
     }
 
+    /// Whether `view` is a capture the code assumes covers the launch's
+    /// extent with a contiguous last dimension (`KernelLayout::covering`,
+    /// checked at each launch).
+    pub(super) fn covering_capture(&self, view: &Expr) -> bool {
+        let ExprKind::Capture(slot) = view.kind else {
+            return false;
+        };
+        self.layout
+            .covering
+            .get(slot as usize)
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// By component of `index` (a list of components, `v(i, j)`), whether
+    /// it lies in `view`'s extent for certain: the view covers the launch
+    /// (see [`Self::covering_capture`]) and the component is the
+    /// work-item's global coordinate in the same dimension, which lies
+    /// below the launch's extent there. Empty when nothing is known.
+    pub(super) fn own_components(&self, view: &Expr, index: &Expr) -> Vec<bool> {
+        if self.scope().id != 0 || !self.covering_capture(view) {
+            return Vec::new();
+        }
+        let ExprKind::Intrinsic {
+            op: Intrinsic::MakeShape,
+            args: components,
+        } = &index.kind
+        else {
+            return Vec::new();
+        };
+        components
+            .iter()
+            .enumerate()
+            .map(|(d, c)| self.facts.global_coordinate(c) == Some(d))
+            .collect()
+    }
+
     /// Whether element `index` of `view` lies in the view for certain: the
     /// view is a capture the code assumes covers the launch's extent with
     /// a contiguous last dimension (`KernelLayout::covering`, checked at
@@ -54,16 +92,7 @@ impl Emitter<'_, '_, '_> {
     /// tiled index's global one, or the kernel's `index<N>` parameter when
     /// the kernel never writes it), which lie below that extent.
     pub(super) fn own_element(&self, view: &Expr, index: &Expr) -> bool {
-        let ExprKind::Capture(slot) = view.kind else {
-            return false;
-        };
-        if !self
-            .layout
-            .covering
-            .get(slot as usize)
-            .copied()
-            .unwrap_or(false)
-        {
+        if !self.covering_capture(view) {
             return false;
         }
         let tiled = |e: &Expr| {

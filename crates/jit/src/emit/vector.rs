@@ -918,6 +918,19 @@ impl Emitter<'_, '_, '_> {
             // covers the launch and is contiguous along its last dimension.
             return Ok(at);
         }
+        let (covering, last_own) = self.in_lane0(ctxs, |lw| {
+            let own = lw.own_components(&args[0], &args[1]);
+            Ok((
+                lw.covering_capture(&args[0]),
+                own.last().copied().unwrap_or(false),
+            ))
+        })?;
+        if last_own {
+            // The last component is the work-item's coordinate along the
+            // lanes' axis in each lane, all below the extent of a view
+            // that covers the launch, contiguous along that dimension.
+            return Ok(at);
+        }
         // The last lane's index differs from the first lane's in its last
         // component only: the others were checked for the first lane.
         let n = ctxs.len();
@@ -932,6 +945,11 @@ impl Emitter<'_, '_, '_> {
         let i = self.b.ins().sextend(types::I64, component);
         let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, i, extent);
         self.guard(ok);
+        if covering {
+            // A covering view's last dimension is contiguous (checked at
+            // each launch).
+            return Ok(at);
+        }
         let Some(stride) = view.strides.last() else {
             return decline(Decline::IndexAnotherRank);
         };

@@ -54,6 +54,13 @@ pub(crate) struct Facts<'p> {
     index_param: Option<LocalId>,
     /// Whether regions may run in lanes (see `KernelLayout::lanes`).
     lanes: bool,
+    /// The kernel's own scalar locals that hold one of the work-item's
+    /// global coordinates for good (`int row = t_idx.global[0];`, never
+    /// written again), with the dimension.
+    global_coordinates: HashMap<LocalId, usize>,
+    /// Whether the kernel's tiled index is never written (its global part
+    /// is then the work-item's coordinates).
+    tiled_kept: bool,
 }
 
 impl<'p> Facts<'p> {
@@ -74,6 +81,8 @@ impl<'p> Facts<'p> {
             extent_bound: Vec::new(),
             index_param: None,
             lanes: true,
+            global_coordinates: HashMap::new(),
+            tiled_kept: false,
         }
     }
 
@@ -103,7 +112,66 @@ impl<'p> Facts<'p> {
         {
             self.index_param = Some(LocalId(0));
         }
+        if matches!(kernel.kind, tessera_ir::FunctionKind::Kernel { .. })
+            && let Some(body) = &kernel.body
+        {
+            let tiled_kept = matches!(
+                kernel.locals.first().map(|l| &l.ty),
+                Some(tessera_ir::Type::TiledIndex(_))
+            ) && !self.is_mutated(func, LocalId(0));
+            self.tiled_kept = tiled_kept;
+            for (l, init) in super::lanes::let_initialisers(body) {
+                let plain_scalar = kernel.locals.get(l.0 as usize).is_some_and(|x| {
+                    matches!(x.ty, tessera_ir::Type::Scalar(_))
+                        && !x.by_ref
+                        && x.space == tessera_ir::Space::Private
+                });
+                if plain_scalar
+                    && !self.is_mutated(func, l)
+                    && let Some(d) = self.coordinate_of(&init, tiled_kept)
+                {
+                    self.global_coordinates.insert(l, d);
+                }
+            }
+        }
         self
+    }
+
+    /// The dimension of the work-item's global coordinate that `e`, an
+    /// expression of the kernel's own body, is: a constant component of
+    /// the tiled index's global part or of the never-written index
+    /// parameter, or a local holding one (see `global_coordinates`).
+    pub(crate) fn global_coordinate(&self, e: &Expr) -> Option<usize> {
+        self.coordinate_of(e, self.tiled_kept)
+    }
+
+    /// [`Self::global_coordinate`]; `tiled_kept` when the kernel's tiled
+    /// index is never written.
+    fn coordinate_of(&self, e: &Expr, tiled_kept: bool) -> Option<usize> {
+        match &e.kind {
+            ExprKind::Local(l) => self.global_coordinates.get(l).copied(),
+            ExprKind::Intrinsic {
+                op: Intrinsic::ShapeComponent,
+                args,
+            } => {
+                let whole = match &args.first()?.kind {
+                    ExprKind::Intrinsic {
+                        op: Intrinsic::TiledIndexPart(TiledIndexPart::Global),
+                        args: parts,
+                    } => {
+                        tiled_kept
+                            && parts
+                                .first()
+                                .is_some_and(|t| matches!(t.kind, ExprKind::Local(LocalId(0))))
+                    }
+                    ExprKind::Local(l) => self.index_param == Some(*l),
+                    _ => false,
+                };
+                let k = const_int(args.get(1)?)?;
+                (whole && k >= 0).then_some(k as usize)
+            }
+            _ => None,
+        }
     }
 
     /// Whether `l` is the kernel's `index<N>` parameter, never written (its
