@@ -497,10 +497,18 @@ impl Emitter<'_, '_, '_> {
             match segment {
                 Segment::Region(run) => self.flush_region(&run)?,
                 // Same value in every work-item: computed once for the tile.
-                Segment::UniformLet(s) => self.stmt(s)?,
+                Segment::UniformLet(s) => {
+                    self.stmt(s)?;
+                    // A loop's counter declared right before it (see
+                    // `Facts::counted_loop`).
+                    self.facts.set_prev(Some(s));
+                    continue;
+                }
                 Segment::AtBarriers(s) => self.uniform_stmt(s)?,
             }
+            self.facts.set_prev(None);
         }
+        self.facts.set_prev(None);
         Ok(())
     }
 
@@ -596,6 +604,15 @@ impl Emitter<'_, '_, '_> {
                 if block_has_return(body) {
                     return decline(Decline::ReturnInLoopWithBarrier);
                 }
+                // A counted loop: the counter's range holds in the body
+                // (its regions included) and the step.
+                let counted = if *test_first {
+                    self.facts
+                        .counted_loop(self.scope().id, cond.as_ref(), step.as_ref(), body)
+                } else {
+                    None
+                };
+                self.facts.set_prev(None);
                 let head = self.b.create_block();
                 let body_blk = self.b.create_block();
                 let step_blk = self.b.create_block();
@@ -622,23 +639,33 @@ impl Emitter<'_, '_, '_> {
                     cont: Some(step_blk),
                     region: u32::MAX,
                 });
+                let saved = counted.map(|counted| self.facts.enter_counted(counted));
                 let r = self.uniform_block(body);
                 self.loops.pop();
-                r?;
-                self.b.ins().jump(step_blk, &[]);
-                self.b.switch_to_block(step_blk);
-                if let Some(step) = step {
-                    if self.scopes.len() == 1 && self.facts.writes_only_uniform(step) {
-                        self.expr(step)?;
-                    } else {
-                        let st = Stmt {
-                            id: tessera_ir::StmtId::UNNUMBERED,
-                            kind: StmtKind::Expr(step.clone()),
-                            span: step.span,
-                        };
-                        self.flush_region(&[&st])?;
+                let r = r.and_then(|()| {
+                    self.b.ins().jump(step_blk, &[]);
+                    self.b.switch_to_block(step_blk);
+                    match step {
+                        Some(step)
+                            if self.scopes.len() == 1 && self.facts.writes_only_uniform(step) =>
+                        {
+                            self.expr(step).map(drop)
+                        }
+                        Some(step) => {
+                            let st = Stmt {
+                                id: tessera_ir::StmtId::UNNUMBERED,
+                                kind: StmtKind::Expr(step.clone()),
+                                span: step.span,
+                            };
+                            self.flush_region(&[&st])
+                        }
+                        None => Ok(()),
                     }
+                });
+                if let Some(saved) = saved {
+                    self.facts.leave_counted(saved);
                 }
+                r?;
                 let charge = self.facts.loop_charge(self.scope().id, body);
                 self.poll_point(charge)?;
                 self.b.ins().jump(head, &[]);

@@ -314,6 +314,9 @@ impl<'p> Facts<'p> {
         let r = match &e.kind {
             ExprKind::Const(Const::Int(n)) => (*n, *n),
             ExprKind::Local(l) => *self.ranges.get(&(scope, *l))?,
+            // A captured number is any value of its type, which bounds a
+            // loop's counter compared with it (`k0 < n`).
+            ExprKind::Capture(_) => (tlo, thi),
             ExprKind::Convert(inner) => {
                 let is = inner.ty.scalar()?;
                 if is.is_floating() || is == Scalar::Bool {

@@ -88,6 +88,25 @@ impl Facts<'_> {
         })
     }
 
+    /// The amount a loop's step `k += c` adds when `c` is one known
+    /// value (`Some(1)` for `++k` and `k++`).
+    fn constant_step(&self, scope: usize, step: &Expr) -> Option<i64> {
+        match &step.kind {
+            ExprKind::IncDec {
+                increment: true, ..
+            } => Some(1),
+            ExprKind::CompoundAssign {
+                op: BinOp::Add,
+                value,
+                ..
+            } => match self.range_of(scope, value)? {
+                (lo, hi) if lo == hi => Some(lo),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// The counter's last value in the body, from the bound's range.
     fn last_value(&self, scope: usize, counter: &Counter<'_>) -> Option<i64> {
         let (_, limit) = self.range_of(scope, counter.bound)?;
@@ -116,10 +135,20 @@ impl Facts<'_> {
         if self.prev_let != Some(k) {
             return None;
         }
-        let (start, _) = *self.init_ranges.get(&(scope, k))?;
-        let hi = self.last_value(scope, &counter)?;
+        let (start, start_hi) = *self.init_ranges.get(&(scope, k))?;
+        let mut hi = self.last_value(scope, &counter)?;
         if hi < start {
             return None;
+        }
+        // From a known start by a known step (`k0 += 16`), the counter
+        // takes only the values `start + i * step` in the body: the last
+        // one below the bound is a whole number of steps from the start.
+        if let Some(step) = self.constant_step(scope, step?)
+            && start == start_hi
+            && step > 1
+            && let Some(span) = hi.checked_sub(start)
+        {
+            hi = start + span / step * step;
         }
         let trips = hi.saturating_sub(start).saturating_add(1);
         Some(((scope, k), (start, hi), trips))
