@@ -32,6 +32,9 @@ impl Emitter<'_, '_, '_> {
         if idx.len() != view.ext.len() {
             return decline(Decline::IndexAnotherRank);
         }
+        // A covering view's last dimension is contiguous (checked at each
+        // launch): its stride is one.
+        let unit_last = self.covering_capture(&args[0]);
         let mut at = view.offset;
         for (d, &component) in idx.iter().enumerate() {
             let i = self.b.ins().sextend(types::I64, component);
@@ -39,7 +42,11 @@ impl Emitter<'_, '_, '_> {
                 let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, i, view.ext[d]);
                 self.guard(ok);
             }
-            let step = self.b.ins().imul(i, view.strides[d]);
+            let step = if unit_last && d + 1 == idx.len() {
+                i
+            } else {
+                self.b.ins().imul(i, view.strides[d])
+            };
             at = self.b.ins().iadd(at, step);
         }
         let bytes = self.b.ins().imul_imm_s(at, i64::from(view.elem_size));

@@ -182,7 +182,7 @@ fn private_arithmetic(stmts: &[Stmt]) -> bool {
 }
 
 /// Whether `stmts` hold a loop.
-fn has_loop(stmts: &[Stmt]) -> bool {
+pub(super) fn has_loop(stmts: &[Stmt]) -> bool {
     let block = IrBlock {
         stmts: stmts.to_vec(),
     };

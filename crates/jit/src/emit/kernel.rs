@@ -157,6 +157,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             unions: unions::Unions::default(),
             frame_pointers: HashMap::new(),
             check_bools: false,
+            unwritten_scratch: HashSet::new(),
             addr_taken: HashMap::new(),
         }
     }

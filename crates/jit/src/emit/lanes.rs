@@ -22,15 +22,53 @@ impl Emitter<'_, '_, '_> {
             return decline(Decline::WorkItemLoopOutsideTiledKernel);
         };
         let groups = self.jam_groups(stmts, lanes);
+        // The `tile_static` arrays this region only reads: their loads are
+        // marked free to move (within the region: nothing in it writes
+        // them), so the loads and the arithmetic on them interleave instead
+        // of every load coming first, and identical loads of lane groups
+        // merge. The region's `tile_static` addresses then rest on a value
+        // made at its entry, so no load moves above it, where a barrier
+        // and the region before may have written the array. (Not `scratch
+        // + 0` with a trapping add: the optimiser merges identical
+        // trapping instructions, so a later region's would be the
+        // first's.)
+        // Only a region with a loop has loads enough to gain (a loop's
+        // iterations, unrolled or not, each load again).
+        let unwritten: HashSet<LocalId> = if self.scopes.len() == 1 && super::jam::has_loop(stmts) {
+            crate::plan::locals::unwritten_locals(self.prog, stmts)
+                .into_iter()
+                .filter(|l| matches!(self.scope().slots.get(l), Some(Slot::TileStatic(_))))
+                .collect()
+        } else {
+            HashSet::new()
+        };
+        let scratch = self.entry.scratch;
+        if !unwritten.is_empty() {
+            // The address read back with an atomic load, which the
+            // optimiser neither moves nor merges with another, nor
+            // replaces with the value stored.
+            let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                8,
+                3,
+            ));
+            let at = self.b.ins().stack_addr(types::I64, slot, 0);
+            self.b.ins().store(flags(), scratch, at, 0);
+            self.entry.scratch = self.b.ins().atomic_load(types::I64, flags(), at);
+        }
+        let outer = std::mem::replace(&mut self.unwritten_scratch, unwritten);
         let tile_loops = self.open_tile_loops(shape, limit);
-        self.lanes_step(
+        let r = self.lanes_step(
             &tile_loops.coords,
             uses,
             stores,
             stmts,
             (lanes, groups),
             shared,
-        )?;
+        );
+        self.unwritten_scratch = outer;
+        self.entry.scratch = scratch;
+        r?;
         self.close_tile_loops(&tile_loops, (lanes * groups) as i64);
         Ok(())
     }

@@ -489,6 +489,10 @@ pub(crate) struct Emitter<'a, 'b, 'f> {
     /// every `bool` read from memory, alone or in a copy, checks that its
     /// byte is 0 or 1, as the interpreter does for such a read.
     check_bools: bool,
+    /// The `tile_static` arrays the region being emitted reads and never
+    /// writes (see [`Emitter::lane_loop`]): their loads there may move
+    /// within the region, and lane groups share them.
+    unwritten_scratch: HashSet<LocalId>,
     /// By function, its scalar locals whose address is taken (see
     /// `Emitter::address_taken`).
     addr_taken: HashMap<FuncId, HashSet<LocalId>>,

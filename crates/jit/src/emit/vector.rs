@@ -69,6 +69,16 @@ fn vector_flags() -> MemFlagsData {
     MemFlagsData::new().with_notrap()
 }
 
+/// Flags of a load from memory that nothing writes while the load may
+/// run (see `Emitter::unwritten_scratch`): free to move and to merge.
+fn unwritten_flags(aligned: bool) -> MemFlagsData {
+    let f = MemFlagsData::new()
+        .with_notrap()
+        .with_readonly()
+        .with_can_move();
+    if aligned { f.with_aligned() } else { f }
+}
+
 impl Emitter<'_, '_, '_> {
     /// Chooses the vector locals of a region run in lanes (after the
     /// lanes' frame loads, which are packed into them) and starts the
@@ -974,12 +984,29 @@ impl Emitter<'_, '_, '_> {
         if same {
             return Ok(Lanes::Same(self.in_lane0(ctxs, |lw| lw.scalar(e))?));
         }
+        let unwritten = s != Scalar::Bool
+            && e.ty.scalar() == Some(s)
+            && crate::plan::locals::read_root(e)
+                .is_some_and(|l| self.unwritten_scratch.contains(&l));
         match self.tile_static_step(e, ctxs) {
+            Some(0) if unwritten => {
+                let at = self.row_address(e, ctxs)?;
+                let x = self
+                    .b
+                    .ins()
+                    .load(clif_type(s), unwritten_flags(true), at, 0);
+                return Ok(Lanes::Same(x));
+            }
             Some(0) => return Ok(Lanes::Same(self.in_lane0(ctxs, |lw| lw.scalar(e))?)),
             Some(1) => {
                 if let Some(vty) = vector_type(s, lanes) {
                     let at = self.row_address(e, ctxs)?;
-                    return Ok(Lanes::Each(self.b.ins().load(vty, vector_flags(), at, 0)));
+                    let f = if unwritten {
+                        unwritten_flags(false)
+                    } else {
+                        vector_flags()
+                    };
+                    return Ok(Lanes::Each(self.b.ins().load(vty, f, at, 0)));
                 }
             }
             _ => {}

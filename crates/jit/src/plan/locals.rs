@@ -243,6 +243,41 @@ pub(crate) fn mutated_locals(prog: &Program, body: &IrBlock, out: &mut HashSet<L
     });
 }
 
+/// The locals whose memory a run of statements reads without anything
+/// in it writing there: those it names but never writes, nor passes by
+/// reference, nor takes the address of (see [`mutated_locals`]). Nothing
+/// when the run uses pointers, which may write any local's memory without
+/// naming it.
+pub(crate) fn unwritten_locals(prog: &Program, stmts: &[Stmt]) -> HashSet<LocalId> {
+    let block = IrBlock {
+        stmts: stmts.to_vec(),
+    };
+    let pointers = std::cell::Cell::new(false);
+    walk_block(&block, &mut |_| {}, &mut |e| {
+        if matches!(e.ty, tessera_ir::Type::Ptr { .. })
+            || matches!(e.kind, ExprKind::Deref(_) | ExprKind::AddrOf(_))
+        {
+            pointers.set(true);
+        }
+    });
+    if pointers.get() {
+        return HashSet::new();
+    }
+    let mut written = HashSet::new();
+    mutated_locals(prog, &block, &mut written);
+    let mut named = BTreeSet::new();
+    for s in stmts {
+        stmt_locals(s, &mut named);
+    }
+    named.into_iter().filter(|l| !written.contains(l)).collect()
+}
+
+/// The local an element or member read names at its root: `x` of `x[i][j]`
+/// or `x.f`.
+pub(crate) fn read_root(e: &Expr) -> Option<LocalId> {
+    named_root(e)
+}
+
 /// True when the block holds a `return`.
 pub(crate) fn block_has_return(b: &IrBlock) -> bool {
     let found = std::cell::Cell::new(false);
