@@ -35,9 +35,13 @@ impl Emitter<'_, '_, '_> {
         // Only a region with a loop has loads enough to gain (a loop's
         // iterations, unrolled or not, each load again).
         let unwritten: HashSet<LocalId> = if self.scopes.len() == 1 && super::jam::has_loop(stmts) {
+            let func = self.prog.function(self.scope().func);
             crate::plan::locals::unwritten_locals(self.prog, stmts)
                 .into_iter()
-                .filter(|l| matches!(self.scope().slots.get(l), Some(Slot::TileStatic(_))))
+                .filter(|l| {
+                    matches!(self.scope().slots.get(l), Some(Slot::TileStatic(_)))
+                        && numbers_only(&func.local(*l).ty)
+                })
                 .collect()
         } else {
             HashSet::new()
@@ -403,5 +407,16 @@ impl Emitter<'_, '_, '_> {
                 self.lane_by_lane(s, ctxs)
             }
         }
+    }
+}
+
+/// Whether a `tile_static` variable of type `ty` holds plain numbers only
+/// (a number or C arrays of them): no union, whose reads check the active
+/// member, and no `bool`, whose reads may check the byte.
+fn numbers_only(ty: &Type) -> bool {
+    match ty {
+        Type::Scalar(s) => *s != Scalar::Bool,
+        Type::CArray(elem, _) => numbers_only(elem),
+        _ => false,
     }
 }

@@ -10,9 +10,12 @@ use super::ranges::const_int;
 use super::uniform::{collect_uniform_lets, uniform_counters};
 use crate::decline::{Decline, R, decline};
 use std::collections::{HashMap, HashSet};
+use tessera_ir::facts::Barriers;
 use tessera_ir::layout::size_align;
+use tessera_ir::visit::{walk_block, walk_stmt};
 use tessera_ir::{
-    Block as IrBlock, Expr, ExprKind, Function, Intrinsic, LocalId, Space, TiledIndexPart, Type,
+    Block as IrBlock, Expr, ExprKind, Function, Intrinsic, LocalId, Space, StmtKind,
+    TiledIndexPart, Type,
 };
 
 /// Bytes of a pointer's frame slot: its offset, then its allocation's
@@ -44,9 +47,13 @@ impl Facts<'_> {
         mutated_locals(self.prog, body, &mut mutated);
         self.remat.clear();
         let mut remat: HashSet<LocalId> = HashSet::new();
+        let confined = confined_lets(body, &self.barriers);
         for id in at_barriers {
             let local = func.local(id);
-            if local.space == Space::TileStatic || self.uniform.contains(&id) {
+            if local.space == Space::TileStatic
+                || self.uniform.contains(&id)
+                || confined.contains(&id)
+            {
                 continue;
             }
             if !local.by_ref
@@ -92,6 +99,76 @@ impl Facts<'_> {
         frame.end = at;
         Ok(frame)
     }
+}
+
+/// The locals declared inside a statement without barriers at the level of
+/// the barriers (a `for`'s counter, a block's locals) and named nowhere
+/// else: the statement is part of one region, so they never live across a
+/// barrier and need no frame slot. (A block's locals cannot be named after
+/// it in C++; counting the names keeps this true whatever the IR groups
+/// in a block.)
+fn confined_lets(body: &IrBlock, barriers: &Barriers) -> HashSet<LocalId> {
+    fn names(count: &mut HashMap<LocalId, usize>) -> impl FnMut(&Expr) + '_ {
+        move |e| {
+            if let ExprKind::Local(l) = e.kind {
+                *count.entry(l).or_insert(0) += 1;
+            }
+        }
+    }
+    fn visit(
+        block: &IrBlock,
+        barriers: &Barriers,
+        total: &HashMap<LocalId, usize>,
+        out: &mut HashSet<LocalId>,
+    ) {
+        for s in &block.stmts {
+            match &s.kind {
+                StmtKind::Block(inner) if barriers.in_stmt(s) => {
+                    visit(inner, barriers, total, out);
+                }
+                StmtKind::If { then, els, .. } if barriers.in_stmt(s) => {
+                    visit(then, barriers, total, out);
+                    if let Some(e) = els {
+                        visit(e, barriers, total, out);
+                    }
+                }
+                StmtKind::Loop { body, .. } if barriers.in_stmt(s) => {
+                    visit(body, barriers, total, out);
+                }
+                StmtKind::Let { .. } => {}
+                _ if barriers.in_stmt(s) => {}
+                _ => {
+                    let mut declared = Vec::new();
+                    let mut here = HashMap::new();
+                    {
+                        let mut count = names(&mut here);
+                        walk_stmt(
+                            s,
+                            &mut |inner| {
+                                if let StmtKind::Let { local, .. } = inner.kind {
+                                    declared.push(local);
+                                }
+                            },
+                            &mut count,
+                        );
+                    }
+                    for l in declared {
+                        if here.get(&l) == total.get(&l) {
+                            out.insert(l);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut total = HashMap::new();
+    {
+        let mut count = names(&mut total);
+        walk_block(body, &mut |_| {}, &mut count);
+    }
+    let mut out = HashSet::new();
+    visit(body, barriers, &total, &mut out);
+    out
 }
 
 /// Whether scalar `e` (an index or offset of a pointer computed again)
