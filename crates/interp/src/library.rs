@@ -1498,11 +1498,8 @@ impl Machine<'_> {
                     }
                     count = self.range_fits(span, have as u64, &dims, "an `array`")?;
                 }
-                let mut data = self.read_pointed(&p, count as i64, span)?;
-                if count < n {
-                    let z = self.zero_value(&elem, span)?;
-                    data.resize(n as usize, z);
-                }
+                let data = self.read_pointed(&p, count as i64, span)?;
+                let data = self.zero_filled(data, n, &elem, span)?;
                 self.storage_of(data, &elem, StorageKind::Device, span)?
             }
             Some(src) => {
@@ -1531,11 +1528,8 @@ impl Machine<'_> {
                         storage
                     }
                     _ => {
-                        let mut data = self.source_elements(&v, count, src.span, "the array")?;
-                        if count < n {
-                            let z = self.zero_value(&elem, span)?;
-                            data.resize(n as usize, z);
-                        }
+                        let data = self.source_elements(&v, count, src.span, "the array")?;
+                        let data = self.zero_filled(data, n, &elem, span)?;
                         self.storage_of(data, &elem, StorageKind::Device, span)?
                     }
                 }
@@ -1673,6 +1667,23 @@ impl Machine<'_> {
             .with_note(note)
             .with_exception(crate::device::runtime_exception(what))
             .into()
+    }
+
+    /// `data` (the elements a shorter range copied into a rank-1 array)
+    /// followed by zeros up to `n` elements, as an array made from its
+    /// extent alone holds.
+    fn zero_filled(
+        &self,
+        mut data: Vec<Value>,
+        n: u64,
+        elem: &Type,
+        span: Span,
+    ) -> Res<Vec<Value>> {
+        if (data.len() as u64) < n {
+            let z = self.zero_value(elem, span)?;
+            data.resize(n as usize, z);
+        }
+        Ok(data)
     }
 
     /// How many elements of an iterator range of `have` elements C++ AMP's

@@ -986,7 +986,7 @@ impl Emitter<'_, '_, '_> {
         }
         let unwritten = s != Scalar::Bool
             && e.ty.scalar() == Some(s)
-            && crate::plan::locals::read_root(e)
+            && crate::plan::locals::named_root(e)
                 .is_some_and(|l| self.unwritten_scratch.contains(&l));
         match self.tile_static_step(e, ctxs) {
             Some(0) if unwritten => {

@@ -115,11 +115,10 @@ impl<'p> Facts<'p> {
         if matches!(kernel.kind, tessera_ir::FunctionKind::Kernel { .. })
             && let Some(body) = &kernel.body
         {
-            let tiled_kept = matches!(
+            self.tiled_kept = matches!(
                 kernel.locals.first().map(|l| &l.ty),
                 Some(tessera_ir::Type::TiledIndex(_))
             ) && !self.is_mutated(func, LocalId(0));
-            self.tiled_kept = tiled_kept;
             for (l, init) in super::lanes::let_initialisers(body) {
                 let plain_scalar = kernel.locals.get(l.0 as usize).is_some_and(|x| {
                     matches!(x.ty, tessera_ir::Type::Scalar(_))
@@ -128,7 +127,7 @@ impl<'p> Facts<'p> {
                 });
                 if plain_scalar
                     && !self.is_mutated(func, l)
-                    && let Some(d) = self.coordinate_of(&init, tiled_kept)
+                    && let Some(d) = self.global_coordinate(&init)
                 {
                     self.global_coordinates.insert(l, d);
                 }
@@ -142,12 +141,6 @@ impl<'p> Facts<'p> {
     /// the tiled index's global part or of the never-written index
     /// parameter, or a local holding one (see `global_coordinates`).
     pub(crate) fn global_coordinate(&self, e: &Expr) -> Option<usize> {
-        self.coordinate_of(e, self.tiled_kept)
-    }
-
-    /// [`Self::global_coordinate`]; `tiled_kept` when the kernel's tiled
-    /// index is never written.
-    fn coordinate_of(&self, e: &Expr, tiled_kept: bool) -> Option<usize> {
         match &e.kind {
             ExprKind::Local(l) => self.global_coordinates.get(l).copied(),
             ExprKind::Intrinsic {
@@ -159,7 +152,7 @@ impl<'p> Facts<'p> {
                         op: Intrinsic::TiledIndexPart(TiledIndexPart::Global),
                         args: parts,
                     } => {
-                        tiled_kept
+                        self.tiled_kept
                             && parts
                                 .first()
                                 .is_some_and(|t| matches!(t.kind, ExprKind::Local(LocalId(0))))

@@ -145,7 +145,7 @@ pub(crate) fn changed_globals(
 
 /// The local a place passed by reference, bound to a reference or written
 /// names: `x`, `x.f`, `x[i]`, or the index or extent `x` of `x[k]`.
-fn named_root(e: &Expr) -> Option<LocalId> {
+pub(crate) fn named_root(e: &Expr) -> Option<LocalId> {
     match &e.kind {
         ExprKind::Local(l) => Some(*l),
         ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => named_root(base),
@@ -270,12 +270,6 @@ pub(crate) fn unwritten_locals(prog: &Program, stmts: &[Stmt]) -> HashSet<LocalI
         stmt_locals(s, &mut named);
     }
     named.into_iter().filter(|l| !written.contains(l)).collect()
-}
-
-/// The local an element or member read names at its root: `x` of `x[i][j]`
-/// or `x.f`.
-pub(crate) fn read_root(e: &Expr) -> Option<LocalId> {
-    named_root(e)
 }
 
 /// True when the block holds a `return`.

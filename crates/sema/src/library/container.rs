@@ -1519,6 +1519,16 @@ pub(super) fn construct_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, spa
     }
 }
 
+/// The intrinsic that makes an `array`: [`Intrinsic::NewArrayOfRange`]
+/// when its source is a whole iterator range `first, last`.
+fn new_array_op(whole_range: bool) -> Intrinsic {
+    if whole_range {
+        Intrinsic::NewArrayOfRange
+    } else {
+        Intrinsic::NewArray
+    }
+}
+
 /// [`construct_array`] once its access type is set aside.
 fn build_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> Expr {
     let Type::Array(elem, rank) = ty else {
@@ -1608,11 +1618,7 @@ fn build_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> Exp
             let e2 = e2.clone();
             return elem_mismatch(cx, first.span, "the range", &elem, &e2);
         }
-        let op = if more.is_empty() {
-            Intrinsic::NewArray
-        } else {
-            Intrinsic::NewArrayOfRange
-        };
+        let op = new_array_op(!more.is_empty());
         return intrinsic(op, vec![ext, source], ty.clone(), span);
     }
     // A moved iterator (`v.begin() + 1`), or iterators beside a stored one:
@@ -1647,11 +1653,7 @@ fn build_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> Exp
                 }
                 sources.push(p);
             }
-            let op = if more.is_empty() {
-                Intrinsic::NewArray
-            } else {
-                Intrinsic::NewArrayOfRange
-            };
+            let op = new_array_op(!more.is_empty());
             intrinsic(op, sources, ty.clone(), span)
         }
         [first, rest @ ..] if iterator(first).is_some() => {
@@ -1688,11 +1690,7 @@ fn build_array(cx: &mut FnCx<'_>, ty: &Type, args: Vec<Expr>, span: Span) -> Exp
                 return elem_mismatch(cx, first.span, "the container", &elem, &e2);
             }
             let source = read_through(first, vector);
-            let op = if rest.is_empty() {
-                Intrinsic::NewArray
-            } else {
-                Intrinsic::NewArrayOfRange
-            };
+            let op = new_array_op(!rest.is_empty());
             intrinsic(op, vec![ext, source], ty.clone(), span)
         }
         [src] if view_ty(&src.ty).is_some() => {
