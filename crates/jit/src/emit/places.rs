@@ -389,8 +389,7 @@ impl Emitter<'_, '_, '_> {
                 if !known.is_some_and(|(lo, hi)| lo >= 0 && hi < i64::from(*n)) {
                     self.check_below(i64v, i64::from(*n));
                 }
-                let off = self.b.ins().imul_imm_s(i64v, i64::from(size));
-                let at = self.b.ins().iadd(addr, off);
+                let at = self.element_address(addr, i64v, i64::from(size), known);
                 self.note_element_tags(addr, at, elem, i64v);
                 Ok(Place::Mem(at, (**elem).clone()))
             }
@@ -469,6 +468,37 @@ impl Emitter<'_, '_, '_> {
                 self.place(target)
             }
             other => decline(Decline::ExprAsPlace(kind_name(other))),
+        }
+    }
+
+    /// `addr + i * size`, its constants added last: `addr`'s own (a
+    /// member's offset, a constant row index) and the element's when the
+    /// index is known. x86-64 takes only an outermost constant into the
+    /// address of a load that an arithmetic instruction reads from memory
+    /// (Cranelift's `lower_to_amode` keeps an inner one in a register), and
+    /// the variable part is then one value for every element at a constant
+    /// distance from it, as `t[k][lx]` for each `k` of an unrolled loop.
+    /// Address arithmetic wraps, so the regrouped sum is the same address.
+    fn element_address(
+        &mut self,
+        addr: Value,
+        i: Value,
+        size: i64,
+        known: Option<(i64, i64)>,
+    ) -> Value {
+        let (base, c) = constant_part(&self.b.func.dfg, addr);
+        if let Some((lo, hi)) = known
+            && lo == hi
+            && let Some(total) = lo.checked_mul(size).and_then(|o| o.checked_add(c))
+        {
+            return self.b.ins().iadd_imm_s(base, total);
+        }
+        let off = self.b.ins().imul_imm_s(i, size);
+        let sum = self.b.ins().iadd(base, off);
+        if c == 0 {
+            sum
+        } else {
+            self.b.ins().iadd_imm_s(sum, c)
         }
     }
 
@@ -587,6 +617,48 @@ impl Emitter<'_, '_, '_> {
 
 /// The pieces `size` bytes are moved in: each piece's offset and type,
 /// eight bytes at a time where the offset allows, then four, then one.
+/// `v` as a value plus a constant: through `iadd`s of constants (as
+/// `iadd_imm_s` makes them), else `v` and 0.
+fn constant_part(dfg: &cranelift_codegen::ir::DataFlowGraph, v: Value) -> (Value, i64) {
+    use cranelift_codegen::ir::{InstructionData, Opcode, ValueDef};
+    let constant = |x: Value| match dfg.value_def(x) {
+        ValueDef::Result(inst, 0) => match dfg.insts[inst] {
+            InstructionData::UnaryImm {
+                opcode: Opcode::Iconst,
+                imm,
+            } => Some(imm.bits()),
+            _ => None,
+        },
+        _ => None,
+    };
+    let mut at = v;
+    let mut total: i64 = 0;
+    // A bounded walk: each step goes to an older value.
+    for _ in 0..16 {
+        let ValueDef::Result(inst, 0) = dfg.value_def(at) else {
+            break;
+        };
+        let InstructionData::Binary {
+            opcode: Opcode::Iadd,
+            args: [x, y],
+        } = dfg.insts[inst]
+        else {
+            break;
+        };
+        let (rest, c) = match (constant(y), constant(x)) {
+            (Some(c), _) => (x, c),
+            (None, Some(c)) => (y, c),
+            (None, None) => break,
+        };
+        let Some(t) = total.checked_add(c) else {
+            break;
+        };
+        total = t;
+        at = rest;
+    }
+    (at, total)
+}
+
 fn chunks(size: u32) -> Vec<(i32, cranelift_codegen::ir::Type)> {
     let mut out = Vec::new();
     let mut k = 0u32;
