@@ -615,8 +615,6 @@ impl Emitter<'_, '_, '_> {
     }
 }
 
-/// The pieces `size` bytes are moved in: each piece's offset and type,
-/// eight bytes at a time where the offset allows, then four, then one.
 /// `v` as a value plus a constant: through `iadd`s of constants (as
 /// `iadd_imm_s` makes them), else `v` and 0.
 fn constant_part(dfg: &cranelift_codegen::ir::DataFlowGraph, v: Value) -> (Value, i64) {
@@ -659,6 +657,8 @@ fn constant_part(dfg: &cranelift_codegen::ir::DataFlowGraph, v: Value) -> (Value
     (at, total)
 }
 
+/// The pieces `size` bytes are moved in: each piece's offset and type,
+/// eight bytes at a time where the offset allows, then four, then one.
 fn chunks(size: u32) -> Vec<(i32, cranelift_codegen::ir::Type)> {
     let mut out = Vec::new();
     let mut k = 0u32;
