@@ -33,7 +33,8 @@ impl Buffer {
     /// its size overflows.
     pub fn zeroed(elem: Type, elem_size: u32, len: usize) -> Option<Buffer> {
         let bytes = len.checked_mul(elem_size as usize)?;
-        let words = vec![0u64; bytes.div_ceil(8)];
+        let mut words = vec![0u64; bytes.div_ceil(8)];
+        crate::pages::advise_huge_pages(&mut words);
         Some(Buffer {
             elem,
             elem_size,

@@ -9,6 +9,7 @@ pub mod format;
 pub mod launch;
 pub mod layout;
 pub mod math;
+mod pages;
 pub mod printf;
 pub mod rand;
 pub mod random;
