@@ -984,8 +984,8 @@ impl Emitter<'_, '_, '_> {
         if same {
             return Ok(Lanes::Same(self.in_lane0(ctxs, |lw| lw.scalar(e))?));
         }
-        let unwritten = s != Scalar::Bool
-            && e.ty.scalar() == Some(s)
+        // `unwritten_scratch` holds plain numbers only (no `bool`, no union).
+        let unwritten = e.ty.scalar() == Some(s)
             && crate::plan::locals::named_root(e)
                 .is_some_and(|l| self.unwritten_scratch.contains(&l));
         match self.tile_static_step(e, ctxs) {
