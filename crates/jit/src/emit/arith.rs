@@ -189,6 +189,16 @@ impl Emitter<'_, '_, '_> {
         let v = self.expr(inner)?;
         match (&inner.ty, to, v) {
             (Type::Scalar(from), Type::Scalar(to), V::S(x)) => {
+                // A number that cannot be negative widens with zeros, free
+                // on x86-64, where extending the sign costs an instruction
+                // (an `int` index becomes a `long` before it addresses).
+                let integers = !from.is_floating() && !to.is_floating() && *to != Scalar::Bool;
+                if integers
+                    && to.size() > from.size()
+                    && self.range_of(inner).is_some_and(|(lo, _)| lo >= 0)
+                {
+                    return Ok(V::S(self.b.ins().uextend(clif_type(*to), x)));
+                }
                 Ok(V::S(self.convert(x, *from, *to)?))
             }
             (_, Type::ArrayView { .. }, v @ V::View(_)) => Ok(v),

@@ -37,8 +37,15 @@ impl Emitter<'_, '_, '_> {
         let unit_last = self.covering_capture(&args[0]);
         let mut at = view.offset;
         for (d, &component) in idx.iter().enumerate() {
-            let i = self.b.ins().sextend(types::I64, component);
-            if !own && !own_components.get(d).copied().unwrap_or(false) {
+            // The work-item's own coordinate is within the extent, so not
+            // negative: zero-extended, which is free (see `widen_from`).
+            let own_d = own || own_components.get(d).copied().unwrap_or(false);
+            let i = if own_d {
+                self.b.ins().uextend(types::I64, component)
+            } else {
+                self.b.ins().sextend(types::I64, component)
+            };
+            if !own_d {
                 let ok = self.b.ins().icmp(IntCC::UnsignedLessThan, i, view.ext[d]);
                 self.guard(ok);
             }

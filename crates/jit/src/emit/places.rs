@@ -486,14 +486,29 @@ impl Emitter<'_, '_, '_> {
         size: i64,
         known: Option<(i64, i64)>,
     ) -> Value {
-        let (base, c) = constant_part(&self.b.func.dfg, addr);
         if let Some((lo, hi)) = known
             && lo == hi
-            && let Some(total) = lo.checked_mul(size).and_then(|o| o.checked_add(c))
         {
-            return self.b.ins().iadd_imm_s(base, total);
+            let (base, c) = constant_part(&self.b.func.dfg, addr);
+            if let Some(total) = lo.checked_mul(size).and_then(|o| o.checked_add(c)) {
+                return self.b.ins().iadd_imm_s(base, total);
+            }
         }
-        let off = self.b.ins().imul_imm_s(i, size);
+        self.scaled_address(addr, i, size)
+    }
+
+    /// `addr + i * size` with the constants of both `addr` and `i` added
+    /// last (`i + 4`, the next lane group's index, scales to a constant 16
+    /// that the load or store takes as its displacement), for the reason
+    /// `element_address` gives. The sum wraps as the plain one does.
+    pub(super) fn scaled_address(&mut self, addr: Value, i: Value, size: i64) -> Value {
+        let (base, c) = constant_part(&self.b.func.dfg, addr);
+        let (index, ci) = constant_part(&self.b.func.dfg, i);
+        let (index, c) = match ci.checked_mul(size).and_then(|o| o.checked_add(c)) {
+            Some(total) => (index, total),
+            None => (i, c),
+        };
+        let off = self.b.ins().imul_imm_s(index, size);
         let sum = self.b.ins().iadd(base, off);
         if c == 0 {
             sum

@@ -409,8 +409,7 @@ impl Emitter<'_, '_, '_> {
             .ins()
             .iadd_imm_s(self.entry.frames, i64::from(slot.off) * threads);
         let item = self.b.use_var(self.wi.frame_item);
-        let at = self.b.ins().imul_imm_s(item, i64::from(slot.stride));
-        self.b.ins().iadd(array, at)
+        self.scaled_address(array, item, i64::from(slot.stride))
     }
 
     pub(super) fn frame_to_vars(&mut self, l: LocalId, off: FrameSlot, ty: &Type) -> R<()> {
