@@ -51,6 +51,8 @@ impl Emitter<'_, '_, '_> {
         let grow = self.b.create_block();
         let done = self.b.create_block();
         let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, len, room);
+        // Growing doubles the room, so it is rare: out of line.
+        self.b.set_cold_block(grow);
         self.b.ins().brif(fits, in_place, &[], grow, &[]);
         // Room left: the element goes after the last.
         self.b.switch_to_block(in_place);

@@ -59,6 +59,8 @@ impl Emitter<'_, '_, '_> {
                 .ins()
                 .icmp(IntCC::SignedLessThanOrEqual, c_after, exts[rank - 1]);
             let both = self.b.ins().band(in_chunk, in_row);
+            // One work-item at a time only at the end of a chunk or a row.
+            self.b.set_cold_block(body_blk);
             self.b.ins().brif(both, lanes_blk, &[], body_blk, &[]);
             self.b.switch_to_block(lanes_blk);
             let coords = self.wi.item_coords.clone();
@@ -923,6 +925,8 @@ impl Emitter<'_, '_, '_> {
         let empty = self.b.ins().icmp_imm_s(IntCC::SignedLessThanOrEqual, f1, 0);
         let poll = self.b.create_block();
         let go = self.b.create_block();
+        // Once in `FUEL` units of work: out of the loop's straight line.
+        self.b.set_cold_block(poll);
         self.b.ins().brif(empty, poll, &[], go, &[]);
         self.b.switch_to_block(poll);
         let call = self
