@@ -460,6 +460,21 @@ fn define(
     Ok(id)
 }
 
+/// Lowers with fewer lanes next time: jammed lane groups first give way to
+/// one group per pass, then lanes to one work-item at a time. False when
+/// there were no lanes left to give up.
+fn fewer_lanes(plan: &mut emit::KernelLayout) -> bool {
+    if !plan.lanes {
+        return false;
+    }
+    if plan.jam {
+        plan.jam = false;
+    } else {
+        plan.lanes = false;
+    }
+    true
+}
+
 /// Most loops of `main` compiled ahead (see [`Jit::compile_ahead`]): their
 /// Cranelift IR (0.1-0.25 ms each) is made before the program starts,
 /// also for loops the run never reaches.
@@ -598,48 +613,60 @@ impl<'p> Jit<'p> {
         Some(bound)
     }
 
-    /// Compiles one kernel, for launches whose extent is within `bound`
-    /// (any launch without one); with `clif`, also returns its Cranelift
-    /// IR.
-    fn compile(
-        &mut self,
+    /// Why `kernel` runs in the interpreter whatever its launch, if it
+    /// does: no native code, pointers that do not behave as references
+    /// (the interpreter checks every pointer), unions in the kernel's own
+    /// memory (`emit/unions.rs` keeps tags; a launch's data does not say
+    /// which members are active).
+    fn never_compiled(&self, kernel: FuncId) -> Option<Decline> {
+        if self.module.is_none() || self.helper_ids.is_none() {
+            return Some(Decline::NoNativeCode);
+        }
+        if let Some(why) = plan::pointers::pointer_decline(self.prog, kernel) {
+            return Some(why);
+        }
+        captures_union(self.prog, kernel).then_some(Decline::UnionCapture)
+    }
+
+    /// The plan of `kernel` for launches within `bound` (any launch
+    /// without one), assuming the captures `covering` marks cover them.
+    fn kernel_plan(
+        &self,
         kernel: FuncId,
-        clif: bool,
         bound: Option<Vec<i64>>,
         covering: Vec<bool>,
-    ) -> (Result<Compiled, Decline>, String) {
-        let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
-            return (Err(Decline::NoNativeCode), String::new());
-        };
-        // Pointers that behave as references compile; any other runs in
-        // the interpreter, which checks every pointer.
-        if let Some(why) = plan::pointers::pointer_decline(self.prog, kernel) {
-            return (Err(why), String::new());
-        }
-        // Unions in the kernel's own memory carry tags (`emit/unions.rs`);
-        // the launch's data does not say which members are active.
-        if captures_union(self.prog, kernel) {
-            return (Err(Decline::UnionCapture), String::new());
-        }
-        let started = Instant::now();
-        let mut plan = match emit::Emitter::plan(self.prog, kernel) {
-            Ok(p) => p,
-            Err(e) => return (Err(e), String::new()),
-        };
+    ) -> Result<emit::KernelLayout, Decline> {
+        let mut plan = emit::Emitter::plan(self.prog, kernel)?;
         if let Some(bound) = bound
             && bound.len() == plan.extent_bound.len()
         {
             plan.extent_bound = bound;
         }
         plan.covering = covering;
-        let mut ctx = module.make_context();
+        Ok(plan)
+    }
+
+    /// Lowers `kernel` to Cranelift IR in `ctx` with `plan`: again with
+    /// fewer lanes when a region run in lanes is declined (four lanes take
+    /// four copies of a statement that runs lane by lane, which may pass
+    /// a budget), and again with a larger frame when the first pass found
+    /// it needs one. The layout of the lowered code.
+    fn lower_kernel(
+        &mut self,
+        kernel: FuncId,
+        plan: &mut emit::KernelLayout,
+        ctx: &mut cranelift_codegen::Context,
+    ) -> Result<emit::KernelLayout, Decline> {
+        let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
+            return Err(Decline::NoNativeCode);
+        };
         let mut min_frame = 0;
-        let (compiled, text) = loop {
+        loop {
             ctx.func.clear();
             // Called as `extern "C"` (`exec::KernelFn`): the platform's
             // convention, which `clear` replaced.
             ctx.func.signature.call_conv = module.isa().default_call_conv();
-            let helpers = start_function(module, ids, &mut ctx);
+            let helpers = start_function(module, ids, ctx);
             let frontend = module.isa().frontend_config();
             let mut fbc = FunctionBuilderContext::new();
             let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
@@ -652,34 +679,54 @@ impl<'p> Jit<'p> {
                 min_frame,
             ) {
                 Ok(l) => l,
-                // Declined in a region run in lanes: lowered again
-                // without lanes, whose copies of the statements may be
-                // what passed a budget.
                 Err(Decline::InLanes(inner)) => {
-                    if !plan.lanes {
-                        return (Err(*inner), String::new());
-                    }
-                    // Jammed lane groups first give way to one group per
-                    // pass, then lanes to one work-item at a time.
-                    if plan.jam {
-                        plan.jam = false;
-                    } else {
-                        plan.lanes = false;
+                    if !fewer_lanes(plan) {
+                        return Err(*inner);
                     }
                     min_frame = 0;
                     continue;
                 }
-                Err(e) => return (Err(e), String::new()),
+                Err(e) => return Err(e),
             };
             b.finalize(frontend);
             if layout.frame_needed > layout.frame_bytes {
                 if min_frame != 0 {
                     // Lowering is deterministic: a second pass never needs more.
-                    return (Err(Decline::FrameLayoutUnsettled), String::new());
+                    return Err(Decline::FrameLayoutUnsettled);
                 }
                 min_frame = layout.frame_needed;
                 continue;
             }
+            return Ok(layout);
+        }
+    }
+
+    /// Compiles one kernel, for launches whose extent is within `bound`
+    /// (any launch without one); with `clif`, also returns its Cranelift
+    /// IR.
+    fn compile(
+        &mut self,
+        kernel: FuncId,
+        clif: bool,
+        bound: Option<Vec<i64>>,
+        covering: Vec<bool>,
+    ) -> (Result<Compiled, Decline>, String) {
+        if let Some(why) = self.never_compiled(kernel) {
+            return (Err(why), String::new());
+        }
+        let started = Instant::now();
+        let mut plan = match self.kernel_plan(kernel, bound, covering) {
+            Ok(p) => p,
+            Err(e) => return (Err(e), String::new()),
+        };
+        let Some(mut ctx) = self.module.as_ref().map(|m| m.make_context()) else {
+            return (Err(Decline::NoNativeCode), String::new());
+        };
+        let (compiled, text) = loop {
+            let layout = match self.lower_kernel(kernel, &mut plan, &mut ctx) {
+                Ok(l) => l,
+                Err(e) => return (Err(e), String::new()),
+            };
             let text = if clif {
                 ctx.func.display().to_string()
             } else {
@@ -687,6 +734,9 @@ impl<'p> Jit<'p> {
             };
             self.generated += 1;
             let name = format!("kernel_{}_{}", kernel.0, self.generated);
+            let Some(module) = self.module.as_mut() else {
+                return (Err(Decline::NoNativeCode), text);
+            };
             match define(module, &name, &mut ctx) {
                 Ok(id) => {
                     break (
@@ -699,15 +749,10 @@ impl<'p> Jit<'p> {
                     );
                 }
                 // A vector form the code generator cannot lower: the
-                // kernel again without lanes.
+                // kernel again with fewer lanes.
                 Err(_) if plan.lanes => {
                     module.clear_context(&mut ctx);
-                    if plan.jam {
-                        plan.jam = false;
-                    } else {
-                        plan.lanes = false;
-                    }
-                    min_frame = 0;
+                    fewer_lanes(&mut plan);
                 }
                 Err(e) => break (Err(Decline::CodeGeneration(e.to_string())), text),
             }

@@ -24,6 +24,11 @@ impl Emitter<'_, '_, '_> {
             None => self.facts.flat_lane_shape(&body.stmts),
             Some(_) => None,
         };
+        // A launch whose rows are all shorter than a step of lanes (this
+        // code's extent bound says so) never takes one: no vector code to
+        // compile for it.
+        let row_bound = self.layout.extent_bound.last().copied().unwrap_or(0);
+        let lanes = lanes.filter(|shape| row_bound >= shape.lanes as i64);
         let (end, exts) = self.chunk_start(group);
         let rank = exts.len();
         let n = self.b.declare_var(types::I64);
