@@ -105,6 +105,14 @@ pub struct Jit<'p> {
     ahead: HashMap<(FuncId, StmtId), AheadHost>,
     /// Set when the engine is dropped: that thread stops.
     ahead_stop: Arc<AtomicBool>,
+    /// Kernels lowered ahead of their first launch, their machine code
+    /// made on a thread of its own (see [`Jit::speculate_after`]).
+    speculative: HashMap<FuncId, Speculated>,
+    /// Kernels lowered ahead once already: never a second time.
+    speculated: std::collections::HashSet<FuncId>,
+    /// The kernels `main` launches, in the order of its text (made at the
+    /// first launch).
+    main_launches: Option<Arc<Vec<MainLaunch>>>,
     threads: usize,
     stats: Stats,
 }
@@ -497,6 +505,85 @@ struct MachineCode {
     alignment: u64,
 }
 
+/// A kernel lowered ahead of its first launch (see
+/// [`Jit::speculate_after`]).
+struct Speculated {
+    /// The layout it was lowered with: its extent bound and the captures
+    /// assumed to cover the launch, which the launch checks.
+    layout: emit::KernelLayout,
+    /// Its function in the module, declared, defined when taken.
+    id: cranelift_module::FuncId,
+    /// Where its code arrives.
+    code: std::sync::mpsc::Receiver<Result<MachineCode, String>>,
+}
+
+/// A function lowered to Cranelift IR whose machine code another thread
+/// makes, and where to send it.
+type CodeJob = (
+    cranelift_codegen::Context,
+    cranelift_module::FuncId,
+    std::sync::mpsc::Sender<Result<MachineCode, String>>,
+);
+
+/// Makes the machine code of `jobs`, in order, on a thread of its own,
+/// until `stop` is set. A thread that cannot start drops the jobs: each
+/// function is then compiled where it is needed, as without this.
+fn machine_code_elsewhere(isa: OwnedTargetIsa, stop: Arc<AtomicBool>, jobs: Vec<CodeJob>) {
+    let _ = std::thread::Builder::new()
+        .name("tessera-compile".into())
+        .spawn(move || {
+            for (mut ctx, id, send) in jobs {
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                let _ = send.send(machine_code(&*isa, &mut ctx, id));
+            }
+        });
+}
+
+/// At most this many kernels are lowered ahead at a launch.
+const MAX_SPECULATED: usize = 2;
+
+/// A kernel `main` launches: the local each capture slot names, where
+/// its first launch in `main`'s text captures a local as it is.
+struct MainLaunch {
+    kernel: FuncId,
+    captured: Vec<Option<tessera_ir::LocalId>>,
+}
+
+/// The kernels `main` launches, each once, in the order of their first
+/// launch in its text.
+fn launched_in_main(prog: &Program) -> Vec<MainLaunch> {
+    let mut order: Vec<MainLaunch> = Vec::new();
+    let Some(body) = prog.main.and_then(|m| prog.function(m).body.as_ref()) else {
+        return order;
+    };
+    tessera_ir::visit::for_each_stmt(body, &mut |node| {
+        if let tessera_ir::visit::Node::Expr(e) = node {
+            tessera_ir::visit::for_each_subexpr(e, &mut |x| {
+                if let tessera_ir::ExprKind::Launch {
+                    kernel, captures, ..
+                } = &x.kind
+                    && !order.iter().any(|l| l.kernel == *kernel)
+                {
+                    let captured = captures
+                        .iter()
+                        .map(|c| match c.kind {
+                            tessera_ir::ExprKind::Local(l) => Some(l),
+                            _ => None,
+                        })
+                        .collect();
+                    order.push(MainLaunch {
+                        kernel: *kernel,
+                        captured,
+                    });
+                }
+            });
+        }
+    });
+    order
+}
+
 /// Compiles the function in `ctx`, to be function `id` of a module.
 fn machine_code(
     isa: &dyn cranelift_codegen::isa::TargetIsa,
@@ -563,6 +650,9 @@ impl<'p> Jit<'p> {
             isa,
             ahead: HashMap::new(),
             ahead_stop: Arc::new(AtomicBool::new(false)),
+            speculative: HashMap::new(),
+            speculated: std::collections::HashSet::new(),
+            main_launches: None,
             threads: threads.max(1),
             stats: Stats {
                 threads: threads.max(1),
@@ -944,19 +1034,133 @@ impl<'p> Jit<'p> {
         if jobs.is_empty() {
             return;
         }
-        let stop = Arc::clone(&self.ahead_stop);
-        // A thread that cannot start drops the jobs: each loop is then
-        // compiled when it is reached, as without this.
-        let _ = std::thread::Builder::new()
-            .name("tessera-compile".into())
-            .spawn(move || {
-                for (mut ctx, id, send) in jobs {
-                    if stop.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    let _ = send.send(machine_code(&*isa, &mut ctx, id));
-                }
-            });
+        machine_code_elsewhere(isa, Arc::clone(&self.ahead_stop), jobs);
+    }
+
+    /// After the code of `launch`'s kernel is ready, before it runs: the
+    /// next kernels `main` launches after it (at most [`MAX_SPECULATED`])
+    /// that have no code yet and whose domain has the same rank are
+    /// lowered now for the same extent bound, and their machine code is
+    /// made on a thread of its own while this launch runs: most of a
+    /// kernel's compile time is there. A capture is assumed to cover the
+    /// launch when it is a local this launch captures too and covers this
+    /// launch. A wrong guess costs that thread's time only: a launch checks
+    /// that such code covers it ([`emit::KernelLayout::covers`]), as it
+    /// checks any code it reuses, and compiles the kernel for itself
+    /// otherwise.
+    fn speculate_after(&mut self, launch: &Launch, bound: &[i64]) {
+        let Some(isa) = self.isa.clone() else {
+            return;
+        };
+        let prog = self.prog;
+        let order = Arc::clone(
+            self.main_launches
+                .get_or_insert_with(|| Arc::new(launched_in_main(prog))),
+        );
+        let Some(at) = order.iter().position(|l| l.kernel == launch.kernel) else {
+            return;
+        };
+        // The locals this launch captures that cover it.
+        let covering: Vec<tessera_ir::LocalId> = order[at]
+            .captured
+            .iter()
+            .zip(&launch.args)
+            .filter_map(|(l, arg)| l.filter(|_| emit::view_covers(arg, &launch.extent)))
+            .collect();
+        let mut jobs = Vec::new();
+        for next in order.iter().skip(at + 1) {
+            if jobs.len() == MAX_SPECULATED {
+                break;
+            }
+            if self.kernels.contains_key(&next.kernel) || self.speculated.contains(&next.kernel) {
+                continue;
+            }
+            let assumed = next
+                .captured
+                .iter()
+                .map(|l| l.is_some_and(|l| covering.contains(&l)))
+                .collect();
+            if let Some(job) = self.lower_ahead(next.kernel, bound, assumed) {
+                jobs.push(job);
+            }
+        }
+        if !jobs.is_empty() {
+            machine_code_elsewhere(isa, Arc::clone(&self.ahead_stop), jobs);
+        }
+    }
+
+    /// `kernel` lowered for launches within `bound` whose captures
+    /// `covering` marks cover them (see [`Self::speculate_after`]), kept
+    /// in `speculative`: the job that makes its machine code. `None` when
+    /// its domain has another rank or it does not lower.
+    fn lower_ahead(
+        &mut self,
+        kernel: FuncId,
+        bound: &[i64],
+        covering: Vec<bool>,
+    ) -> Option<CodeJob> {
+        if self.never_compiled(kernel).is_some() {
+            return None;
+        }
+        let started = Instant::now();
+        let mut plan = self.kernel_plan(kernel, None, covering).ok()?;
+        if plan.extent_bound.len() != bound.len() {
+            return None;
+        }
+        self.speculated.insert(kernel);
+        plan.extent_bound = bound.to_vec();
+        let mut ctx = self.module.as_ref()?.make_context();
+        let lowered = self.lower_kernel(kernel, &mut plan, &mut ctx);
+        self.stats.compile += started.elapsed();
+        let layout = lowered.ok()?;
+        self.generated += 1;
+        let name = format!("kernel_{}_{}", kernel.0, self.generated);
+        let module = self.module.as_mut()?;
+        let id = module
+            .declare_function(&name, Linkage::Local, &ctx.func.signature)
+            .ok()?;
+        let (send, code) = std::sync::mpsc::channel();
+        self.speculative
+            .insert(kernel, Speculated { layout, id, code });
+        Some((ctx, id, send))
+    }
+
+    /// The code lowered ahead for `kernel` (see [`Self::speculate_after`]),
+    /// put into the module, if it covers `launch` and its machine code
+    /// was made (waiting for it if need be).
+    fn take_speculated(&mut self, kernel: FuncId, launch: &Launch) -> Option<Compiled> {
+        let ahead = self.speculative.remove(&kernel)?;
+        if !ahead.layout.covers(launch) {
+            return None;
+        }
+        let started = Instant::now();
+        let code = ahead.code.recv().ok().and_then(Result::ok);
+        let module = self.module.as_mut()?;
+        let entry = code.and_then(|c| {
+            module
+                .define_function_bytes(ahead.id, c.alignment, &c.bytes, &c.relocs)
+                .ok()?;
+            module.finalize_definitions().ok()?;
+            Some(module.get_finalized_function(ahead.id) as usize)
+        });
+        let mut compiled = entry.map(|entry| Compiled {
+            entry,
+            layout: ahead.layout,
+            joined: None,
+        });
+        if let Some(c) = compiled.as_mut()
+            && c.layout.tile.is_some()
+            && emit::join_candidate(self.prog, kernel)
+        {
+            c.joined = self.compile_joined(kernel, &c.layout, false).0;
+        }
+        self.stats.compile += started.elapsed();
+        if compiled.is_some() {
+            self.stats.compiled += 1;
+            // As if compiled at this launch (see `extent_bound`).
+            self.compilations.insert(kernel, 1);
+        }
+        compiled
     }
 
     /// The code made ahead for a host statement, put into the module:
@@ -1045,6 +1249,11 @@ impl KernelEngine for Jit<'_> {
         if let Some(pool) = &self.pool {
             pool.prewake();
         }
+        if !self.kernels.contains_key(&launch.kernel)
+            && let Some(c) = self.take_speculated(launch.kernel, launch)
+        {
+            self.kernels.insert(launch.kernel, Ok(c));
+        }
         let stale = match self.kernels.get(&launch.kernel) {
             None => true,
             // Compiled with no bound after two tries: any launch it does
@@ -1073,6 +1282,10 @@ impl KernelEngine for Jit<'_> {
             };
             let (c, _) = self.compile(launch.kernel, false, bound, covering);
             self.kernels.insert(launch.kernel, c);
+        }
+        if let Some(Ok(c)) = self.kernels.get(&launch.kernel) {
+            let bound = c.layout.extent_bound.clone();
+            self.speculate_after(launch, &bound);
         }
         let Some(Ok(compiled)) = self.kernels.get(&launch.kernel) else {
             self.stats.fallbacks += 1;
