@@ -515,6 +515,11 @@ struct Speculated {
     id: cranelift_module::FuncId,
     /// Where its code arrives.
     code: std::sync::mpsc::Receiver<Result<MachineCode, String>>,
+    /// Its joined function, when it has one, likewise.
+    joined: Option<(
+        cranelift_module::FuncId,
+        std::sync::mpsc::Receiver<Result<MachineCode, String>>,
+    )>,
 }
 
 /// A function lowered to Cranelift IR whose machine code another thread
@@ -880,8 +885,41 @@ impl<'p> Jit<'p> {
         layout: &emit::KernelLayout,
         clif: bool,
     ) -> (Option<usize>, String) {
-        let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
+        let Some(mut ctx) = self.lower_joined(kernel, layout) else {
             return (None, String::new());
+        };
+        let text = if clif {
+            ctx.func.display().to_string()
+        } else {
+            String::new()
+        };
+        self.generated += 1;
+        let name = format!("joined_{}_{}", kernel.0, self.generated);
+        let Some(module) = self.module.as_mut() else {
+            return (None, String::new());
+        };
+        match define(module, &name, &mut ctx) {
+            Ok(id) => (Some(module.get_finalized_function(id) as usize), text),
+            Err(_) => {
+                module.clear_context(&mut ctx);
+                (None, String::new())
+            }
+        }
+    }
+
+    /// The joined function of a tiled kernel lowered with `layout` (see
+    /// [`Self::compile_joined`]) to Cranelift IR, if it has one whose
+    /// memory layout is `layout`'s.
+    fn lower_joined(
+        &mut self,
+        kernel: FuncId,
+        layout: &emit::KernelLayout,
+    ) -> Option<cranelift_codegen::Context> {
+        if layout.tile.is_none() || !emit::join_candidate(self.prog, kernel) {
+            return None;
+        }
+        let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
+            return None;
         };
         let mut ctx = module.make_context();
         let helpers = start_function(module, ids, &mut ctx);
@@ -890,33 +928,17 @@ impl<'p> Jit<'p> {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
         let mut plan = layout.clone();
         plan.join = true;
-        let emitted =
-            emit::Emitter::emit(self.prog, kernel, &mut b, helpers, plan, layout.frame_bytes);
-        let Ok(joined) = emitted else {
-            return (None, String::new());
-        };
+        let joined =
+            emit::Emitter::emit(self.prog, kernel, &mut b, helpers, plan, layout.frame_bytes)
+                .ok()?;
         b.finalize(frontend);
         if joined.frame_needed > layout.frame_bytes
             || joined.frame_bytes != layout.frame_bytes
             || joined.scratch_bytes != layout.scratch_bytes
         {
-            module.clear_context(&mut ctx);
-            return (None, String::new());
+            return None;
         }
-        let text = if clif {
-            ctx.func.display().to_string()
-        } else {
-            String::new()
-        };
-        self.generated += 1;
-        let name = format!("joined_{}_{}", kernel.0, self.generated);
-        match define(module, &name, &mut ctx) {
-            Ok(id) => (Some(module.get_finalized_function(id) as usize), text),
-            Err(_) => {
-                module.clear_context(&mut ctx);
-                (None, String::new())
-            }
-        }
+        Some(ctx)
     }
 
     /// Compiles one host statement (or takes the code
@@ -1068,8 +1090,9 @@ impl<'p> Jit<'p> {
             .filter_map(|(l, arg)| l.filter(|_| emit::view_covers(arg, &launch.extent)))
             .collect();
         let mut jobs = Vec::new();
+        let mut lowered = 0;
         for next in order.iter().skip(at + 1) {
-            if jobs.len() == MAX_SPECULATED {
+            if lowered == MAX_SPECULATED {
                 break;
             }
             if self.kernels.contains_key(&next.kernel) || self.speculated.contains(&next.kernel) {
@@ -1080,8 +1103,9 @@ impl<'p> Jit<'p> {
                 .iter()
                 .map(|l| l.is_some_and(|l| covering.contains(&l)))
                 .collect();
-            if let Some(job) = self.lower_ahead(next.kernel, bound, assumed) {
-                jobs.push(job);
+            if let Some(made) = self.lower_ahead(next.kernel, bound, assumed) {
+                jobs.extend(made);
+                lowered += 1;
             }
         }
         if !jobs.is_empty() {
@@ -1091,14 +1115,15 @@ impl<'p> Jit<'p> {
 
     /// `kernel` lowered for launches within `bound` whose captures
     /// `covering` marks cover them (see [`Self::speculate_after`]), kept
-    /// in `speculative`: the job that makes its machine code. `None` when
-    /// its domain has another rank or it does not lower.
+    /// in `speculative`: the jobs that make its machine code (and its
+    /// joined function's). `None` when its domain has another rank or it
+    /// does not lower.
     fn lower_ahead(
         &mut self,
         kernel: FuncId,
         bound: &[i64],
         covering: Vec<bool>,
-    ) -> Option<CodeJob> {
+    ) -> Option<Vec<CodeJob>> {
         if self.never_compiled(kernel).is_some() {
             return None;
         }
@@ -1111,18 +1136,36 @@ impl<'p> Jit<'p> {
         plan.extent_bound = bound.to_vec();
         let mut ctx = self.module.as_ref()?.make_context();
         let lowered = self.lower_kernel(kernel, &mut plan, &mut ctx);
+        let Ok(layout) = lowered else {
+            self.stats.compile += started.elapsed();
+            return None;
+        };
+        let joined_ctx = self.lower_joined(kernel, &layout);
         self.stats.compile += started.elapsed();
-        let layout = lowered.ok()?;
-        self.generated += 1;
-        let name = format!("kernel_{}_{}", kernel.0, self.generated);
-        let module = self.module.as_mut()?;
-        let id = module
-            .declare_function(&name, Linkage::Local, &ctx.func.signature)
-            .ok()?;
-        let (send, code) = std::sync::mpsc::channel();
-        self.speculative
-            .insert(kernel, Speculated { layout, id, code });
-        Some((ctx, id, send))
+        let mut jobs = Vec::new();
+        let mut declare = |jit: &mut Self, what: &str, ctx: cranelift_codegen::Context| {
+            jit.generated += 1;
+            let name = format!("{what}_{}_{}", kernel.0, jit.generated);
+            let module = jit.module.as_mut()?;
+            let id = module
+                .declare_function(&name, Linkage::Local, &ctx.func.signature)
+                .ok()?;
+            let (send, code) = std::sync::mpsc::channel();
+            jobs.push((ctx, id, send));
+            Some((id, code))
+        };
+        let (id, code) = declare(self, "kernel", ctx)?;
+        let joined = joined_ctx.and_then(|c| declare(self, "joined", c));
+        self.speculative.insert(
+            kernel,
+            Speculated {
+                layout,
+                id,
+                code,
+                joined,
+            },
+        );
+        Some(jobs)
     }
 
     /// The code lowered ahead for `kernel` (see [`Self::speculate_after`]),
@@ -1134,26 +1177,23 @@ impl<'p> Jit<'p> {
             return None;
         }
         let started = Instant::now();
-        let code = ahead.code.recv().ok().and_then(Result::ok);
         let module = self.module.as_mut()?;
-        let entry = code.and_then(|c| {
-            module
-                .define_function_bytes(ahead.id, c.alignment, &c.bytes, &c.relocs)
-                .ok()?;
-            module.finalize_definitions().ok()?;
-            Some(module.get_finalized_function(ahead.id) as usize)
-        });
-        let mut compiled = entry.map(|entry| Compiled {
-            entry,
+        let mut define_taken =
+            |id, code: std::sync::mpsc::Receiver<Result<MachineCode, String>>| {
+                let c = code.recv().ok()?.ok()?;
+                module
+                    .define_function_bytes(id, c.alignment, &c.bytes, &c.relocs)
+                    .ok()
+                    .map(|_| id)
+            };
+        let entry = define_taken(ahead.id, ahead.code);
+        let joined = ahead.joined.and_then(|(id, code)| define_taken(id, code));
+        let finalized = module.finalize_definitions().is_ok();
+        let compiled = entry.filter(|_| finalized).map(|id| Compiled {
+            entry: module.get_finalized_function(id) as usize,
             layout: ahead.layout,
-            joined: None,
+            joined: joined.map(|id| module.get_finalized_function(id) as usize),
         });
-        if let Some(c) = compiled.as_mut()
-            && c.layout.tile.is_some()
-            && emit::join_candidate(self.prog, kernel)
-        {
-            c.joined = self.compile_joined(kernel, &c.layout, false).0;
-        }
         self.stats.compile += started.elapsed();
         if compiled.is_some() {
             self.stats.compiled += 1;
