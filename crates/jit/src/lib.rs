@@ -853,7 +853,8 @@ impl<'p> Jit<'p> {
             }
         };
         let (compiled, text) = match compiled {
-            Ok(mut c) if c.layout.tile.is_some() && emit::join_candidate(self.prog, kernel) => {
+            // `lower_joined` decides whether the kernel has one.
+            Ok(mut c) => {
                 let (joined, joined_text) = self.compile_joined(kernel, &c.layout, clif);
                 c.joined = joined;
                 let text = match joined {
@@ -1082,6 +1083,11 @@ impl<'p> Jit<'p> {
         let Some(at) = order.iter().position(|l| l.kernel == launch.kernel) else {
             return;
         };
+        let waiting = |k: &FuncId| !self.kernels.contains_key(k) && !self.speculated.contains(k);
+        // Most launches find every later kernel compiled or lowered already.
+        if !order.iter().skip(at + 1).any(|l| waiting(&l.kernel)) {
+            return;
+        }
         // The locals this launch captures that cover it.
         let covering: Vec<tessera_ir::LocalId> = order[at]
             .captured
