@@ -18,6 +18,7 @@ mod decline;
 mod emit;
 mod exec;
 mod layout;
+mod placement;
 mod plan;
 
 use cranelift_codegen::ir::{AbiParam, types};
@@ -361,6 +362,9 @@ fn new_module() -> Result<(JITModule, HelperIds, OwnedTargetIsa), String> {
     )?;
     set(&mut flags, "is_pic", "false")?;
     set(&mut flags, "use_colocated_libcalls", "false")?;
+    // The code offsets of each function's blocks, from which
+    // `machine_code` places its loops (see `placement`).
+    set(&mut flags, "machine_code_cfg_info", "true")?;
     let isa = cranelift_native::builder()
         .map_err(|e| format!("this machine is not supported: {e}"))?
         .finish(settings::Flags::new(flags))
@@ -462,7 +466,10 @@ fn define(
     let id = module
         .declare_function(name, Linkage::Local, &ctx.func.signature)
         .map_err(|e| e.to_string())?;
-    module.define_function(id, ctx).map_err(|e| e.to_string())?;
+    let code = machine_code(module.isa(), ctx, id)?;
+    module
+        .define_function_bytes(id, code.alignment, &code.bytes, &code.relocs)
+        .map_err(|e| e.to_string())?;
     module.clear_context(ctx);
     module.finalize_definitions().map_err(|e| e.to_string())?;
     Ok(id)
@@ -589,30 +596,59 @@ fn launched_in_main(prog: &Program) -> Vec<MainLaunch> {
     order
 }
 
-/// Compiles the function in `ctx`, to be function `id` of a module.
+/// Compiles the function in `ctx`, to be function `id` of a module: its
+/// code starts on a cache line, after the no-ops that place its loops.
 fn machine_code(
     isa: &dyn cranelift_codegen::isa::TargetIsa,
     ctx: &mut cranelift_codegen::Context,
     id: cranelift_module::FuncId,
 ) -> Result<MachineCode, String> {
     let mut plane = cranelift_codegen::control::ControlPlane::default();
+    // (The code is for this machine: `cranelift_native` chose the target.)
+    let place = cfg!(target_arch = "x86_64");
+    let depths = if place {
+        placement::tag_innermost_loops(&mut ctx.func)
+    } else {
+        Vec::new()
+    };
     ctx.compile(isa, &mut plane)
         .map_err(|e| format!("{:?}", e.inner))?;
     let Some(compiled) = ctx.compiled_code() else {
         return Err("no code was made".to_string());
     };
-    let alignment = u64::from(compiled.buffer.alignment);
-    let bytes = compiled.code_buffer().to_vec();
+    let code = compiled.code_buffer();
+    let own_alignment = compiled.buffer.alignment;
+    // The function starts on a cache line, after as many no-ops as put
+    // its innermost loops early in their lines (see `placement`).
+    let padding = if place {
+        let ranges: Vec<(u32, u32, u32)> = compiled
+            .buffer
+            .get_srclocs_sorted()
+            .iter()
+            .filter(|r| !r.loc.is_default())
+            .map(|r| (r.start, r.end, r.loc.bits()))
+            .collect();
+        let spans = placement::loop_spans(&ranges, &compiled.bb_starts, &depths);
+        placement::loop_padding(&spans, own_alignment)
+    } else {
+        0
+    };
+    let mut bytes = placement::x86_nops(padding as usize);
+    bytes.extend_from_slice(code);
     let relocs = compiled
         .buffer
         .relocs()
         .iter()
-        .map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, id))
+        .map(|r| {
+            let mut reloc = ModuleReloc::from_mach_reloc(r, &ctx.func, id);
+            reloc.offset += padding;
+            reloc
+        })
         .collect();
     Ok(MachineCode {
         bytes,
         relocs,
-        alignment,
+        alignment: u64::from(own_alignment.max(placement::LINE)),
     })
 }
 
