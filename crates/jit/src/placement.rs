@@ -226,6 +226,94 @@ mod tests {
         assert_eq!(loop_spans(&[(0x44, 0x5a, 2)], &[0, 0x38], &[1]), vec![]);
     }
 
+    /// Compiles, through the module's own path, a function with `filler`
+    /// stores before a loop nest whose inner loop stores a counter; gives
+    /// its placed bytes and the inner loop's span in the unplaced code.
+    fn compile_nest(filler: usize) -> (Vec<u8>, usize, Vec<LoopSpan>) {
+        use cranelift_codegen::ir::{AbiParam, InstBuilder, MemFlagsData, condcodes::IntCC, types};
+        use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+        use cranelift_module::{Linkage, Module};
+        let Ok((mut module, _, isa)) = crate::new_module() else {
+            panic!("no native code module on this machine");
+        };
+        let mut ctx = module.make_context();
+        let sig = &mut ctx.func.signature;
+        sig.params.push(AbiParam::new(types::I64));
+        sig.params.push(AbiParam::new(types::I64));
+        sig.returns.push(AbiParam::new(types::I64));
+        let mut fctx = FunctionBuilderContext::new();
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        let [entry, outer, inner_pre, inner, latch, exit] = [(); 6].map(|_| b.create_block());
+        b.append_block_params_for_function_params(entry);
+        b.append_block_param(outer, types::I64);
+        b.append_block_param(inner, types::I64);
+        b.switch_to_block(entry);
+        let (n, p) = (b.block_params(entry)[0], b.block_params(entry)[1]);
+        for k in 0..filler {
+            b.ins()
+                .store(MemFlagsData::new().with_notrap(), n, p, 8 * k as i32);
+        }
+        let zero = b.ins().iconst(types::I64, 0);
+        b.ins().jump(outer, &[zero.into()]);
+        b.switch_to_block(outer);
+        let i = b.block_params(outer)[0];
+        let more = b.ins().icmp(IntCC::SignedLessThan, i, n);
+        b.ins().brif(more, inner_pre, &[], exit, &[]);
+        b.switch_to_block(inner_pre);
+        b.ins().jump(inner, &[zero.into()]);
+        b.switch_to_block(inner);
+        let j = b.block_params(inner)[0];
+        b.ins().store(MemFlagsData::new().with_notrap(), j, p, 0);
+        let j1 = b.ins().iadd_imm(j, 1);
+        let again = b.ins().icmp(IntCC::SignedLessThan, j1, n);
+        b.ins().brif(again, inner, &[j1.into()], latch, &[]);
+        b.switch_to_block(latch);
+        let i1 = b.ins().iadd_imm(i, 1);
+        b.ins().jump(outer, &[i1.into()]);
+        b.switch_to_block(exit);
+        b.ins().return_(&[zero]);
+        b.seal_all_blocks();
+        b.finalize(isa.frontend_config());
+        let Ok(id) = module.declare_function("nest", Linkage::Local, &ctx.func.signature) else {
+            panic!("cannot declare");
+        };
+        let code = match crate::machine_code(&*isa, &mut ctx, id) {
+            Ok(code) => code,
+            Err(e) => panic!("cannot compile: {e}"),
+        };
+        assert_eq!(code.alignment, u64::from(LINE));
+        let Some(compiled) = ctx.compiled_code() else {
+            panic!("no compiled code");
+        };
+        let ranges: Vec<_> = compiled
+            .buffer
+            .get_srclocs_sorted()
+            .iter()
+            .filter(|r| !r.loc.is_default())
+            .map(|r| (r.start, r.end, r.loc.bits()))
+            .collect();
+        let spans = loop_spans(&ranges, &compiled.bb_starts, &[2]);
+        let padding = code.bytes.len() - compiled.code_buffer().len();
+        (code.bytes, padding, spans)
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn a_compiled_inner_loop_starts_within_its_lines_first_sixteen_bytes() {
+        for filler in 0..12 {
+            let (bytes, padding, spans) = compile_nest(filler);
+            assert_eq!(bytes[..padding], x86_nops(padding)[..]);
+            let [inner] = spans[..] else {
+                panic!("one innermost loop expected, found {spans:?}");
+            };
+            assert_eq!(inner.depth, 2);
+            assert!(
+                (inner.start + padding as u32) % LINE < 16,
+                "{filler}: {inner:?} after {padding}"
+            );
+        }
+    }
+
     #[test]
     fn no_op_fill_has_the_asked_length_in_long_forms() {
         for len in 0..80 {
