@@ -621,14 +621,7 @@ fn machine_code(
     // The function starts on a cache line, after as many no-ops as put
     // its innermost loops early in their lines (see `placement`).
     let padding = if place {
-        let ranges: Vec<(u32, u32, u32)> = compiled
-            .buffer
-            .get_srclocs_sorted()
-            .iter()
-            .filter(|r| !r.loc.is_default())
-            .map(|r| (r.start, r.end, r.loc.bits()))
-            .collect();
-        let spans = placement::loop_spans(&ranges, &compiled.bb_starts, &depths);
+        let spans = placement::compiled_loop_spans(compiled, &depths);
         placement::loop_padding(&spans, own_alignment)
     } else {
         0

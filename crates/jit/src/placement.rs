@@ -23,6 +23,7 @@
 //! own block edges cannot serve: with rare blocks laid out last, it pairs
 //! each block's start with another block's successors.)
 
+use cranelift_codegen::CompiledCode;
 use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::{Function, SourceLoc};
@@ -117,6 +118,19 @@ pub(crate) fn loop_spans(
         spans.push(LoopSpan { start, end, depth });
     }
     spans
+}
+
+/// [`loop_spans`] of a compiled function whose loops
+/// [`tag_innermost_loops`] tagged, their depths `depths`.
+pub(crate) fn compiled_loop_spans(compiled: &CompiledCode, depths: &[u32]) -> Vec<LoopSpan> {
+    let ranges: Vec<(u32, u32, u32)> = compiled
+        .buffer
+        .get_srclocs_sorted()
+        .iter()
+        .filter(|r| !r.loc.is_default())
+        .map(|r| (r.start, r.end, r.loc.bits()))
+        .collect();
+    loop_spans(&ranges, &compiled.bb_starts, depths)
 }
 
 /// How many bytes of no-ops go before a function's code, when it starts
@@ -264,11 +278,11 @@ mod tests {
         b.switch_to_block(inner);
         let j = b.block_params(inner)[0];
         b.ins().store(MemFlagsData::new().with_notrap(), j, p, 0);
-        let j1 = b.ins().iadd_imm(j, 1);
+        let j1 = b.ins().iadd_imm_s(j, 1);
         let again = b.ins().icmp(IntCC::SignedLessThan, j1, n);
         b.ins().brif(again, inner, &[j1.into()], latch, &[]);
         b.switch_to_block(latch);
-        let i1 = b.ins().iadd_imm(i, 1);
+        let i1 = b.ins().iadd_imm_s(i, 1);
         b.ins().jump(outer, &[i1.into()]);
         b.switch_to_block(exit);
         b.ins().return_(&[zero]);
@@ -285,14 +299,7 @@ mod tests {
         let Some(compiled) = ctx.compiled_code() else {
             panic!("no compiled code");
         };
-        let ranges: Vec<_> = compiled
-            .buffer
-            .get_srclocs_sorted()
-            .iter()
-            .filter(|r| !r.loc.is_default())
-            .map(|r| (r.start, r.end, r.loc.bits()))
-            .collect();
-        let spans = loop_spans(&ranges, &compiled.bb_starts, &[2]);
+        let spans = compiled_loop_spans(compiled, &[2]);
         let padding = code.bytes.len() - compiled.code_buffer().len();
         (code.bytes, padding, spans)
     }
