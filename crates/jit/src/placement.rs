@@ -28,6 +28,7 @@ use cranelift_codegen::dominator_tree::DominatorTree;
 use cranelift_codegen::flowgraph::ControlFlowGraph;
 use cranelift_codegen::ir::{Function, SourceLoc};
 use cranelift_codegen::loop_analysis::LoopAnalysis;
+use std::collections::HashSet;
 
 /// The cache line the loops are placed against, in bytes.
 pub(crate) const LINE: u32 = 64;
@@ -36,8 +37,11 @@ pub(crate) const LINE: u32 = 64;
 /// and how many loops hold it (itself included).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct LoopSpan {
+    /// The first byte of the loop's first block.
     pub start: u32,
+    /// One past the last byte of its last tagged instruction.
     pub end: u32,
+    /// How many loops hold it, itself included.
     pub depth: u32,
 }
 
@@ -50,12 +54,8 @@ pub(crate) fn tag_innermost_loops(func: &mut Function) -> Vec<u32> {
     let domtree = DominatorTree::with_function(func, &cfg);
     let mut loops = LoopAnalysis::new();
     loops.compute(func, &cfg, &domtree);
-    let all: Vec<_> = loops.loops().collect();
-    let innermost: Vec<_> = all
-        .iter()
-        .copied()
-        .filter(|&l| !all.iter().any(|&o| loops.loop_parent(o) == Some(l)))
-        .collect();
+    let parents: HashSet<_> = loops.loops().filter_map(|l| loops.loop_parent(l)).collect();
+    let innermost: Vec<_> = loops.loops().filter(|l| !parents.contains(l)).collect();
     let depths = innermost
         .iter()
         .map(|&l| {
