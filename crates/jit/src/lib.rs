@@ -556,18 +556,32 @@ fn machine_code_elsewhere(isa: OwnedTargetIsa, stop: Arc<AtomicBool>, jobs: Vec<
 /// At most this many kernels are lowered ahead at a launch.
 const MAX_SPECULATED: usize = 2;
 
+/// What a kernel lowered ahead assumes of its captures (see
+/// [`Jit::lower_ahead`]).
+struct Assumed {
+    /// For a domain of the launch's rank: which captures cover it.
+    same_rank: Vec<bool>,
+    /// The rank of each capture that is a view or `array` local.
+    view_ranks: Vec<Option<tessera_ir::Rank>>,
+}
+
 /// A kernel `main` launches: the local each capture slot names, where
 /// its first launch in `main`'s text captures a local as it is.
 struct MainLaunch {
     kernel: FuncId,
     captured: Vec<Option<tessera_ir::LocalId>>,
+    /// The rank of each capture that is a view or `array` local.
+    view_ranks: Vec<Option<tessera_ir::Rank>>,
 }
 
 /// The kernels `main` launches, each once, in the order of their first
 /// launch in its text.
 fn launched_in_main(prog: &Program) -> Vec<MainLaunch> {
     let mut order: Vec<MainLaunch> = Vec::new();
-    let Some(body) = prog.main.and_then(|m| prog.function(m).body.as_ref()) else {
+    let Some(main) = prog.main.map(|m| prog.function(m)) else {
+        return order;
+    };
+    let Some(body) = main.body.as_ref() else {
         return order;
     };
     tessera_ir::visit::for_each_stmt(body, &mut |node| {
@@ -578,16 +592,28 @@ fn launched_in_main(prog: &Program) -> Vec<MainLaunch> {
                 } = &x.kind
                     && !order.iter().any(|l| l.kernel == *kernel)
                 {
-                    let captured = captures
+                    let captured: Vec<Option<tessera_ir::LocalId>> = captures
                         .iter()
                         .map(|c| match c.kind {
                             tessera_ir::ExprKind::Local(l) => Some(l),
                             _ => None,
                         })
                         .collect();
+                    let view_ranks = captured
+                        .iter()
+                        .map(|l| {
+                            let local = main.get_local((*l)?)?;
+                            match local.ty {
+                                tessera_ir::Type::ArrayView { rank, .. }
+                                | tessera_ir::Type::Array(_, rank) => Some(rank),
+                                _ => None,
+                            }
+                        })
+                        .collect();
                     order.push(MainLaunch {
                         kernel: *kernel,
                         captured,
+                        view_ranks,
                     });
                 }
             });
@@ -1091,12 +1117,15 @@ impl<'p> Jit<'p> {
 
     /// After the code of `launch`'s kernel is ready, before it runs: the
     /// next kernels `main` launches after it (at most [`MAX_SPECULATED`])
-    /// that have no code yet and whose domain has the same rank are
-    /// lowered now for the same extent bound, and their machine code is
-    /// made on a thread of its own while this launch runs: most of a
-    /// kernel's compile time is there. A capture is assumed to cover the
-    /// launch when it is a local this launch captures too and covers this
-    /// launch. A wrong guess costs that thread's time only: a launch checks
+    /// that have no code yet and whose domain has no more dimensions are
+    /// lowered now for a guessed extent bound (this launch's, or, for
+    /// fewer dimensions, its largest component in each), and their
+    /// machine code is made on a thread of its own while this launch
+    /// runs: most of a kernel's compile time is there. A capture is
+    /// assumed to cover the launch when it is a local this launch
+    /// captures too and covers this launch, or, for fewer dimensions, a
+    /// view or `array` local of the kernel's rank. A wrong guess costs
+    /// that thread's time only: a launch checks
     /// that such code covers it ([`emit::KernelLayout::covers`]), as it
     /// checks any code it reuses, and compiles the kernel for itself
     /// otherwise.
@@ -1133,11 +1162,14 @@ impl<'p> Jit<'p> {
             if self.kernels.contains_key(&next.kernel) || self.speculated.contains(&next.kernel) {
                 continue;
             }
-            let assumed = next
-                .captured
-                .iter()
-                .map(|l| l.is_some_and(|l| covering.contains(&l)))
-                .collect();
+            let assumed = Assumed {
+                same_rank: next
+                    .captured
+                    .iter()
+                    .map(|l| l.is_some_and(|l| covering.contains(&l)))
+                    .collect(),
+                view_ranks: next.view_ranks.clone(),
+            };
             if let Some(made) = self.lower_ahead(next.kernel, bound, assumed) {
                 jobs.extend(made);
                 lowered += 1;
@@ -1148,27 +1180,42 @@ impl<'p> Jit<'p> {
         }
     }
 
-    /// `kernel` lowered for launches within `bound` whose captures
-    /// `covering` marks cover them (see [`Self::speculate_after`]), kept
-    /// in `speculative`: the jobs that make its machine code (and its
-    /// joined function's). `None` when its domain has another rank or it
-    /// does not lower.
+    /// `kernel` lowered for launches within `bound` whose captures cover
+    /// them as `assumed` says (see [`Self::speculate_after`]), kept in
+    /// `speculative`: the jobs that make its machine code (and its joined
+    /// function's). `None` when its domain has more dimensions than
+    /// `bound` or it does not lower.
     fn lower_ahead(
         &mut self,
         kernel: FuncId,
         bound: &[i64],
-        covering: Vec<bool>,
+        assumed: Assumed,
     ) -> Option<Vec<CodeJob>> {
         if self.never_compiled(kernel).is_some() {
             return None;
         }
         let started = Instant::now();
-        let mut plan = self.kernel_plan(kernel, None, covering).ok()?;
-        if plan.extent_bound.len() != bound.len() {
+        let mut plan = self.kernel_plan(kernel, None, Vec::new()).ok()?;
+        let rank = plan.extent_bound.len();
+        if rank == bound.len() {
+            plan.extent_bound = bound.to_vec();
+            plan.covering = assumed.same_rank;
+        } else if rank < bound.len() {
+            // A kernel over fewer dimensions, such as the rows of the
+            // matrix this launch covers: each of its components guessed
+            // to be as large as this launch's largest, and its views of
+            // its own rank to cover it.
+            let largest = bound.iter().copied().max()?;
+            plan.extent_bound = vec![largest; rank];
+            plan.covering = assumed
+                .view_ranks
+                .iter()
+                .map(|r| r.is_some_and(|r| usize::from(r) == rank))
+                .collect();
+        } else {
             return None;
         }
         self.speculated.insert(kernel);
-        plan.extent_bound = bound.to_vec();
         let mut ctx = self.module.as_ref()?.make_context();
         let lowered = self.lower_kernel(kernel, &mut plan, &mut ctx);
         let Ok(layout) = lowered else {
