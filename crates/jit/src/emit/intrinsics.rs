@@ -27,6 +27,7 @@ impl Emitter<'_, '_, '_> {
     pub(super) fn view_element(&mut self, args: &[Expr]) -> R<(Value, Type)> {
         let own = self.own_element(&args[0], &args[1]);
         let own_components = self.own_components(&args[0], &args[1]);
+        let prechecked = self.prechecked(&args[0], &args[1]);
         let view = self.view(&args[0])?;
         let idx = self.shape(&args[1])?;
         if idx.len() != view.ext.len() {
@@ -39,7 +40,11 @@ impl Emitter<'_, '_, '_> {
         for (d, &component) in idx.iter().enumerate() {
             // The work-item's own coordinate is within the extent, so not
             // negative: zero-extended, which is free (see `widen_from`).
-            let own_d = own || own_components.get(d).copied().unwrap_or(false);
+            // A component checked at the region's entry is in the extent
+            // too (see `precheck`).
+            let own_d = own
+                || own_components.get(d).copied().unwrap_or(false)
+                || prechecked.get(d).copied().unwrap_or(false);
             let i = if own_d {
                 self.b.ins().uextend(types::I64, component)
             } else {

@@ -158,6 +158,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             frame_pointers: HashMap::new(),
             check_bools: false,
             unwritten_scratch: HashSet::new(),
+            prechecked: Vec::new(),
             addr_taken: HashMap::new(),
         }
     }

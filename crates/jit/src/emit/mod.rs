@@ -52,6 +52,7 @@ mod lanes;
 mod objects;
 mod places;
 mod pointers;
+mod precheck;
 pub(crate) mod random;
 mod regions;
 mod stmt;
@@ -493,6 +494,9 @@ pub(crate) struct Emitter<'a, 'b, 'f> {
     /// writes (see [`Emitter::lane_loop`]): their loads there may move
     /// within the region, and lane groups share them.
     unwritten_scratch: HashSet<LocalId>,
+    /// The view index components of the region being emitted whose bounds
+    /// were checked at its entry (see [`precheck`]).
+    prechecked: Vec<precheck::Prechecked>,
     /// By function, its scalar locals whose address is taken (see
     /// `Emitter::address_taken`).
     addr_taken: HashMap<FuncId, HashSet<LocalId>>,

@@ -573,10 +573,19 @@ impl Emitter<'_, '_, '_> {
             },
             _ => None,
         };
-        if let Some(LaneShape { lanes, shared }) = shape {
-            return self.lane_loop(&uses, &stores, &stmts, lanes, &shared, limit);
-        }
-        self.item_loop(&uses, &stores, limit, &mut |lw| lw.stmts(&stmts))
+        let prechecked = match limit {
+            None => self.precheck_region(&stmts)?,
+            Some(_) => Vec::new(),
+        };
+        let outer = std::mem::replace(&mut self.prechecked, prechecked);
+        let r = match shape {
+            Some(LaneShape { lanes, shared }) => {
+                self.lane_loop(&uses, &stores, &stmts, lanes, &shared, limit)
+            }
+            None => self.item_loop(&uses, &stores, limit, &mut |lw| lw.stmts(&stmts)),
+        };
+        self.prechecked = outer;
+        r
     }
 
     pub(super) fn uniform_stmt(&mut self, s: &Stmt) -> R<()> {

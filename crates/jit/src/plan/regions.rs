@@ -204,7 +204,7 @@ pub(crate) fn row_limit<'s>(
 
 /// The local dimension whose coordinate `e` reads: `t_idx.local[d]`, or a
 /// copy of it in `remat`.
-fn local_coordinate(e: &Expr, remat: &[(LocalId, Expr)]) -> Option<usize> {
+pub(crate) fn local_coordinate(e: &Expr, remat: &[(LocalId, Expr)]) -> Option<usize> {
     match &e.kind {
         ExprKind::Local(l) => {
             let (_, init) = remat.iter().find(|(r, _)| r == l)?;
