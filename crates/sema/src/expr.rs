@@ -1609,7 +1609,26 @@ impl FnCx<'_> {
         }
         match (&e.ty, ty) {
             (Type::Scalar(_), Type::Scalar(t)) => {
-                let mut out = self.convert_scalar(e, *t);
+                // `(int)x` of an `int` variable is a copy of its value, not
+                // `x`: a `const int&` bound to it must not see `x` change
+                // (nor dangle, for a component of a temporary index).
+                let component = matches!(
+                    e.kind,
+                    ExprKind::Intrinsic {
+                        op: tessera_ir::Intrinsic::ShapeComponent,
+                        ..
+                    }
+                );
+                let mut out = if (e.place || component) && e.ty == Type::Scalar(*t) {
+                    mk(
+                        ExprKind::Convert(Box::new(e)),
+                        Type::Scalar(*t),
+                        false,
+                        span,
+                    )
+                } else {
+                    self.convert_scalar(e, *t)
+                };
                 out.span = span;
                 out.place = false;
                 out

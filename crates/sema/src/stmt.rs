@@ -1482,6 +1482,21 @@ impl FnCx<'_> {
                     Some(Init::Expr(e))
                 }
                 Some(Init::Ref(mut e)) if !specs.is_static => {
+                    // (A reference of another type is refused above.)
+                    let same_type = self.local(local).is_some_and(|l| l.ty == e.ty);
+                    if let Some(shape) = component_of_temporary(&e).filter(|_| same_type) {
+                        let shown = self.ck.show(shape);
+                        self.ck.report(
+                            Diagnostic::error(
+                                codes::E0211,
+                                e.span,
+                                format!("a reference bound to a component of a temporary `{shown}`"),
+                            )
+                            .with_label("the temporary ends with this declaration")
+                            .with_note(format!("`{shown}::operator[]` returns a reference into the temporary, whose life the reference does not extend: C++ leaves every later use of the reference undefined"))
+                            .with_help("bind a copy: drop the `&`, or make the shape a variable"),
+                        );
+                    }
                     if !e.place && matches!(e.ty, Type::Struct(id) if self.ck.dtor_runs_code(id)) {
                         self.ck.error(
                             codes::E0211,
@@ -1857,4 +1872,19 @@ fn lowered_constant(e: &Expr) -> bool {
         ExprKind::Convert(inner) => lowered_constant(inner),
         _ => false,
     }
+}
+
+/// The shape type of `e`, when `e` is `[k]` of an `index` or `extent`
+/// that is not a place (a temporary: `(a + b)[0]`, `v.get_extent()[1]`):
+/// a reference bound to it dangles once the declaration ends.
+fn component_of_temporary(e: &Expr) -> Option<&Type> {
+    let ExprKind::Intrinsic {
+        op: tessera_ir::Intrinsic::ShapeComponent,
+        args,
+    } = &e.kind
+    else {
+        return None;
+    };
+    let base = args.first()?;
+    (!base.place && matches!(base.ty, Type::Index(_) | Type::Extent(_))).then_some(&base.ty)
 }

@@ -339,9 +339,11 @@ impl<'r> Gen<'r> {
             } else {
                 self.fit(e, t)
             };
-            if e.t.contains("std::min") || e.t.contains("std::max") {
+            if e.t.contains("std::min") || e.t.contains("std::max") || e.t.ends_with(']') {
                 // They return a reference to an argument, maybe a temporary
-                // that dies at the end of the declaration: bind a copy.
+                // that dies at the end of the declaration, and so does `[k]`
+                // of a temporary index (`(t.global + index<2>(1, 1))[0]`):
+                // bind a copy.
                 e = self.cast_ex(e, t);
             }
             let rg = conv_rg(e.rg, e.ty, t);
