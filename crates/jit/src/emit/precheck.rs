@@ -28,6 +28,8 @@ use super::*;
 struct Hoisted<'s> {
     /// The view, a capture.
     view: &'s Expr,
+    /// Its capture slot.
+    slot: u32,
     /// The component's position in the index.
     dim: usize,
     /// The component.
@@ -53,8 +55,7 @@ pub(super) struct Prechecked {
 impl Emitter<'_, '_, '_> {
     /// Checks at the entry of the region `stmts`, in the kernel's own
     /// scope, the view index components it can check there (see the
-    /// module); the addresses of those components, whose accesses then
-    /// skip the check.
+    /// module); those components, whose accesses then skip the check.
     pub(super) fn precheck_region(&mut self, stmts: &[Stmt]) -> R<Vec<Prechecked>> {
         let mut done = Vec::new();
         let Some(shape) = self.layout.tile else {
@@ -72,6 +73,8 @@ impl Emitter<'_, '_, '_> {
         if !straight {
             return Ok(done);
         }
+        // (Not `unwritten_locals`: a copied local's value names locals the
+        // region need not name, such as the tiled index.)
         let mut written = HashSet::new();
         mutated_locals(
             self.prog,
@@ -95,11 +98,8 @@ impl Emitter<'_, '_, '_> {
             });
         }
         for h in found {
-            let ExprKind::Capture(slot) = h.view.kind else {
-                continue;
-            };
             let key = Prechecked {
-                slot,
+                slot: h.slot,
                 dim: h.dim,
                 component: format!("{:?}", h.component),
             };
@@ -123,7 +123,8 @@ impl Emitter<'_, '_, '_> {
     }
 
     /// Adds to `found` the components of `e`, if it is an element of a
-    /// captured view, that are a tile-shared value plus a local coordinate.
+    /// captured view, that are a tile-shared value plus a local coordinate
+    /// (none of the shared value's locals `written` in the region).
     fn hoistable<'s>(
         &self,
         e: &'s Expr,
@@ -141,14 +142,7 @@ impl Emitter<'_, '_, '_> {
         let [view, index] = args.as_slice() else {
             return;
         };
-        let (
-            ExprKind::Capture(_),
-            ExprKind::Intrinsic {
-                op: Intrinsic::MakeShape,
-                args: components,
-            },
-        ) = (&view.kind, &index.kind)
-        else {
+        let Some((slot, components)) = captured_view_index(view, index) else {
             return;
         };
         let int = Some(Scalar::Int);
@@ -193,6 +187,7 @@ impl Emitter<'_, '_, '_> {
                 {
                     found.push(Hoisted {
                         view,
+                        slot,
                         dim,
                         component: c,
                         shared: shared.clone(),
@@ -207,19 +202,12 @@ impl Emitter<'_, '_, '_> {
     /// By component of `index` into `view`, whether its bounds were
     /// checked at the region's entry (see [`Self::precheck_region`]).
     pub(super) fn prechecked(&self, view: &Expr, index: &Expr) -> Vec<bool> {
-        let (
-            ExprKind::Capture(slot),
-            ExprKind::Intrinsic {
-                op: Intrinsic::MakeShape,
-                args: components,
-            },
-        ) = (&view.kind, &index.kind)
-        else {
-            return Vec::new();
-        };
         if self.prechecked.is_empty() || self.scopes.len() != 1 {
             return Vec::new();
         }
+        let Some((slot, components)) = captured_view_index(view, index) else {
+            return Vec::new();
+        };
         components
             .iter()
             .enumerate()
@@ -227,9 +215,24 @@ impl Emitter<'_, '_, '_> {
                 let printed = format!("{c:?}");
                 self.prechecked
                     .iter()
-                    .any(|p| p.slot == *slot && p.dim == dim && p.component == printed)
+                    .any(|p| p.slot == slot && p.dim == dim && p.component == printed)
             })
             .collect()
+    }
+}
+
+/// The capture slot of `view` and the components of `index`, for an
+/// element `view(i, j, ...)` of a captured view.
+fn captured_view_index<'e>(view: &Expr, index: &'e Expr) -> Option<(u32, &'e [Expr])> {
+    match (&view.kind, &index.kind) {
+        (
+            ExprKind::Capture(slot),
+            ExprKind::Intrinsic {
+                op: Intrinsic::MakeShape,
+                args,
+            },
+        ) => Some((*slot, args.as_slice())),
+        _ => None,
     }
 }
 
