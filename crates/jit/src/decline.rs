@@ -67,6 +67,9 @@ pub enum Decline {
     ValueWhereViewExpected,
     /// A kernel too large after inlining its calls.
     KernelTooLargeAfterInliningCalls,
+    /// A kernel whose variables and blocks, after inlining, would make
+    /// Cranelift's SSA tables too large (see `emit::MAX_VARIABLE_BLOCKS`).
+    KernelTooManyVariablesAndBlocks,
     /// An unknown capture.
     UnknownCapture,
     /// A global variable in a kernel.
@@ -306,6 +309,9 @@ impl Decline {
             Self::ValueWhereViewExpected => "a value where a view was expected".into(),
             Self::KernelTooLargeAfterInliningCalls => {
                 "a kernel too large after inlining its calls".into()
+            }
+            Self::KernelTooManyVariablesAndBlocks => {
+                "a kernel with too many variables times blocks after inlining its calls (the compiler's tables would grow with their product)".into()
             }
             Self::UnknownCapture => "an unknown capture".into(),
             Self::GlobalVariableInKernel => "a global variable in a kernel".into(),

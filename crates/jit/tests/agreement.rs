@@ -160,6 +160,8 @@ struct Case {
     /// failed and left to the interpreter (a check that fails where the
     /// program has no error would otherwise go unseen).
     jit_only: bool,
+    /// The JIT must decline a launch, for a reason containing this text.
+    declines: Option<String>,
     /// The least number of host statement runs compiled code must finish,
     /// over all the JIT's runs of the case (printing loops, say, which the
     /// interpreter would otherwise run and agree with itself).
@@ -184,6 +186,7 @@ impl Case {
             at_least: 0,
             check: None,
             jit_only: false,
+            declines: None,
             host_runs_at_least: 0,
             corpus: false,
             stdin: Vec::new(),
@@ -958,7 +961,7 @@ fn judge(case: &Case) -> Report {
     }
     // Why kernels were declined (compiling them again: not when that is slow).
     let jit_time: Duration = jit_elapsed.iter().sum();
-    if report.fallbacks > 0 && jit_time < Duration::from_secs(1) {
+    if report.fallbacks > 0 && (jit_time < Duration::from_secs(1) || case.declines.is_some()) {
         report.declined = Jit::new(&program, 1)
             .dump_clif()
             .into_iter()
@@ -1005,6 +1008,17 @@ fn judge(case: &Case) -> Report {
                 .iter()
                 .map(|d| format!("; declined: {}", d.replace('\n', " ")))
                 .collect::<String>()
+        ));
+    }
+    if let Some(why) = &case.declines
+        && worst < Verdict::Unexpected
+        && !report.declined.iter().any(|d| d.contains(why.as_str()))
+    {
+        worst = Verdict::Unexpected;
+        details.push(format!(
+            "the JIT declined {} launches, one for a reason containing {why:?} expected{}",
+            report.fallbacks,
+            declined_why()
         ));
     }
     if worst < Verdict::Unexpected && report.host_runs < case.host_runs_at_least {
@@ -1571,7 +1585,9 @@ fn file_cases(dir: &str, check: bool) -> Vec<Case> {
 /// `// check-finds: CODE...` (run with `--check` too, which must find these),
 /// `// run-flags: --timeout S --max-memory SIZE`, `// threads: 1 3` (the
 /// JIT's worker counts, one run each), `// jit-fallbacks: 0` (the JIT
-/// runs every launch to its end, none left to the interpreter) and
+/// runs every launch to its end, none left to the interpreter),
+/// `// jit-declines: TEXT` (the JIT declines a launch, for a reason
+/// containing TEXT) and
 /// `// host-runs-at-least: N` (compiled code finishes at least N runs of
 /// host statements, over all the JIT's runs of the case).
 fn file_case(path: &Path) -> Case {
@@ -1596,6 +1612,7 @@ fn file_case(path: &Path) -> Case {
             "run-flags" => apply_run_flags(value, &mut case.limits),
             "jit-fallbacks" if value == "0" => case.jit_only = true,
             "jit-fallbacks" => bad(key, value),
+            "jit-declines" => case.declines = Some(value.to_string()),
             "host-runs-at-least" => {
                 case.host_runs_at_least = value.parse().unwrap_or_else(|_| bad(key, value));
             }

@@ -73,13 +73,12 @@ impl Emitter<'_, '_, '_> {
                         if !s.is_floating() && *s != Scalar::Bool {
                             param_ranges.push((LocalId(k as u32), range));
                         }
-                        let var = self.b.declare_var(clif_type(*s));
+                        let var = self.var(clif_type(*s));
                         self.b.def_var(var, x);
                         Slot::Vars(vec![var])
                     }
                     (Type::Index(_) | Type::Extent(_), V::Shape(cs)) => {
-                        let vars: Vec<Variable> =
-                            cs.iter().map(|_| self.b.declare_var(types::I32)).collect();
+                        let vars: Vec<Variable> = cs.iter().map(|_| self.var(types::I32)).collect();
                         for (v, c) in vars.iter().zip(cs) {
                             self.b.def_var(*v, c);
                         }
@@ -87,8 +86,7 @@ impl Emitter<'_, '_, '_> {
                     }
                     (Type::Index(_), V::Tiled) => {
                         let g = self.global_index();
-                        let vars: Vec<Variable> =
-                            g.iter().map(|_| self.b.declare_var(types::I32)).collect();
+                        let vars: Vec<Variable> = g.iter().map(|_| self.var(types::I32)).collect();
                         for (v, c) in vars.iter().zip(g) {
                             self.b.def_var(*v, c);
                         }
@@ -120,7 +118,7 @@ impl Emitter<'_, '_, '_> {
         let done = self.b.create_block();
         let ret_ty = callee.ret.clone();
         let ret_ref = callee.ret_by_ref.then(|| {
-            let ptr = self.b.declare_var(self.ptr);
+            let ptr = self.var(self.ptr);
             let null = self.b.ins().iconst(self.ptr, 0);
             self.b.def_var(ptr, null);
             (ptr, Vec::new())
@@ -146,10 +144,8 @@ impl Emitter<'_, '_, '_> {
                 ret_mem = Some(ss);
                 Vec::new()
             }
-            Type::Scalar(s) => vec![self.b.declare_var(clif_type(*s))],
-            Type::Index(r) | Type::Extent(r) => {
-                (0..*r).map(|_| self.b.declare_var(types::I32)).collect()
-            }
+            Type::Scalar(s) => vec![self.var(clif_type(*s))],
+            Type::Index(r) | Type::Extent(r) => (0..*r).map(|_| self.var(types::I32)).collect(),
             _ => return decline(Decline::FunctionReturningType),
         };
         // A value for the result on every path (a missing `return` is UB in

@@ -70,8 +70,18 @@ impl Emitter<'_, '_, '_> {
         if self.alloc.budget == 0 || self.b.func.dfg.num_insts() > MAX_INSTS {
             return decline(Decline::KernelTooLargeAfterInliningCalls);
         }
+        if self.alloc.variable_blocks > MAX_VARIABLE_BLOCKS {
+            return decline(Decline::KernelTooManyVariablesAndBlocks);
+        }
         self.alloc.budget -= 1;
         Ok(())
+    }
+
+    /// A new Cranelift variable of type `ty`, counted against
+    /// [`MAX_VARIABLE_BLOCKS`].
+    pub(super) fn var(&mut self, ty: types::Type) -> Variable {
+        self.alloc.variable_blocks += self.b.func.dfg.num_blocks();
+        self.b.declare_var(ty)
     }
 
     pub(super) fn expr(&mut self, e: &Expr) -> R<V> {
@@ -178,7 +188,7 @@ impl Emitter<'_, '_, '_> {
                 Ok(V::S(self.unary(*op, s, a)?))
             }
             ExprKind::Logical { and, lhs, rhs } => {
-                let result = self.b.declare_var(types::I8);
+                let result = self.var(types::I8);
                 let a = self.scalar(lhs)?;
                 self.b.def_var(result, a);
                 let more = self.b.create_block();

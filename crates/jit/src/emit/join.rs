@@ -121,7 +121,7 @@ impl Emitter<'_, '_, '_> {
             let Type::Scalar(s) = self.prog.function(kernel_fn).local(l).ty else {
                 return decline(Decline::JoinedTiles);
             };
-            let var = self.b.declare_var(clif_type(s));
+            let var = self.var(clif_type(s));
             for ctx in ctxs.iter_mut() {
                 ctx.slots.insert(l, Slot::Vars(vec![var]));
             }

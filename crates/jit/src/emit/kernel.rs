@@ -142,6 +142,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 budget: INLINE_BUDGET,
                 next_scope: 0,
                 stack_bytes: 0,
+                variable_blocks: 0,
             },
             wi: WorkItem {
                 tile_coords: Vec::new(),

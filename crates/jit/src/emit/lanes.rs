@@ -120,18 +120,18 @@ impl Emitter<'_, '_, '_> {
             let Type::Scalar(sc) = ty else {
                 return decline(Decline::SharedCounterNotScalar);
             };
-            let var = self.b.declare_var(clif_type(sc));
+            let var = self.var(clif_type(sc));
             shared_slots.insert(*l, Slot::Vars(vec![var]));
         }
         let mut ctxs = Vec::with_capacity(lanes);
         for lane in 0..lanes {
             let mut lane_coords = coords.to_vec();
-            let last = self.b.declare_var(types::I32);
+            let last = self.var(types::I32);
             let base = self.b.use_var(coords[rank - 1]);
             let v = self.b.ins().iadd_imm_s(base, lane as i64);
             self.b.def_var(last, v);
             lane_coords[rank - 1] = last;
-            let item = self.b.declare_var(types::I64);
+            let item = self.var(types::I64);
             let first = self.b.use_var(self.wi.frame_item);
             let v = self.b.ins().iadd_imm_s(first, lane as i64);
             self.b.def_var(item, v);

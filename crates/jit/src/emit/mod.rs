@@ -106,6 +106,17 @@ const INLINE_BUDGET: usize = 20_000;
 /// grow with it, and a kernel past it runs in the interpreter.
 const MAX_INSTS: usize = 60_000;
 
+/// Cranelift's SSA builder keeps, for each variable, a table over the
+/// blocks up to the last one the variable is defined or looked up in, all
+/// zeroed: a kernel that declares `v` variables while it has `b` blocks
+/// costs about `v * b` entries of 4 bytes. Each inlined call adds
+/// variables and blocks, so a kernel of thousands of calls grows those
+/// tables with the square of its size (hundreds of megabytes before the
+/// other budgets stop it). Past this many entries (16 MB), counted as the
+/// blocks there are when each variable is declared, a kernel is declined;
+/// the largest kernel of the tests and samples counts about 100,000.
+const MAX_VARIABLE_BLOCKS: usize = 1 << 22;
+
 /// Bytes of stack slots a kernel may use (workers have 8 MiB stacks).
 const STACK_BUDGET: u32 = 1 << 20;
 
@@ -541,6 +552,9 @@ struct Alloc {
     next_scope: usize,
     /// Bytes of stack slots so far.
     stack_bytes: u32,
+    /// The blocks there were at each variable's declaration, summed (see
+    /// [`MAX_VARIABLE_BLOCKS`]).
+    variable_blocks: usize,
 }
 
 /// The current work-item: its coordinates, number and frame.

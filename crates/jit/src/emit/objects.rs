@@ -61,7 +61,7 @@ impl Emitter<'_, '_, '_> {
     fn new_field(&mut self, ty: &Type) -> R<FieldVars> {
         Ok(match ty {
             Type::Scalar(s) => {
-                let var = self.b.declare_var(clif_type(*s));
+                let var = self.var(clif_type(*s));
                 let z = self.zero(*s);
                 self.b.def_var(var, z);
                 FieldVars::Vars(vec![var], ty.clone())
@@ -69,7 +69,7 @@ impl Emitter<'_, '_, '_> {
             Type::Index(r) | Type::Extent(r) => {
                 let vars: Vec<Variable> = (0..*r)
                     .map(|_| {
-                        let var = self.b.declare_var(types::I32);
+                        let var = self.var(types::I32);
                         let z = self.b.ins().iconst(types::I32, 0);
                         self.b.def_var(var, z);
                         var
@@ -82,7 +82,7 @@ impl Emitter<'_, '_, '_> {
                     return decline(Decline::AggregateType);
                 };
                 let mut word = || {
-                    let var = self.b.declare_var(types::I64);
+                    let var = self.var(types::I64);
                     let z = self.b.ins().iconst(types::I64, 0);
                     self.b.def_var(var, z);
                     var

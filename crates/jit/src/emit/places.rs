@@ -63,7 +63,7 @@ impl Emitter<'_, '_, '_> {
             return Ok(());
         }
         // A loop for large arrays.
-        let i = self.b.declare_var(types::I64);
+        let i = self.var(types::I64);
         let z64 = self.b.ins().iconst(types::I64, 0);
         self.b.def_var(i, z64);
         let head = self.b.create_block();
@@ -205,10 +205,10 @@ impl Emitter<'_, '_, '_> {
         Ok(match v {
             V::S(x) => {
                 let t = self.b.func.dfg.value_type(*x);
-                vec![self.b.declare_var(t)]
+                vec![self.var(t)]
             }
-            V::Shape(cs) => cs.iter().map(|_| self.b.declare_var(types::I32)).collect(),
-            V::Mem(_) => vec![self.b.declare_var(self.ptr)],
+            V::Shape(cs) => cs.iter().map(|_| self.var(types::I32)).collect(),
+            V::Mem(_) => vec![self.var(self.ptr)],
             _ => return decline(Decline::ConditionalType),
         })
     }

@@ -316,7 +316,7 @@ impl Emitter<'_, '_, '_> {
     pub(super) fn captured_pointer(&mut self, capture: usize, view: &ViewV) -> R<Slot> {
         let size = self.elem_size(&view.elem)?;
         let len = self.b.ins().iadd(view.offset, view.ext[0]);
-        let var = self.b.declare_var(types::I64);
+        let var = self.var(types::I64);
         self.b.def_var(var, view.offset);
         Ok(Slot::Ptr(
             Rc::new(PtrAlloc {
@@ -612,7 +612,7 @@ impl Emitter<'_, '_, '_> {
         Ok(match self.ptr_value(a)? {
             PtrV::Fixed(p) => Slot::Ref(p),
             PtrV::At(alloc, off) => {
-                let var = self.b.declare_var(types::I64);
+                let var = self.var(types::I64);
                 self.b.def_var(var, off);
                 Slot::Ptr(alloc, var)
             }
@@ -635,12 +635,12 @@ impl Emitter<'_, '_, '_> {
                 // and its identity here.
                 if in_frame {
                     let scope = self.scope().id;
-                    let base = self.b.declare_var(self.ptr);
+                    let base = self.var(self.ptr);
                     self.b.def_var(base, alloc.base);
                     self.frame_pointers
                         .insert((scope, l), (Rc::clone(&alloc), base));
                 }
-                let var = self.b.declare_var(types::I64);
+                let var = self.var(types::I64);
                 self.b.def_var(var, off);
                 Slot::Ptr(alloc, var)
             }
@@ -700,7 +700,7 @@ impl Emitter<'_, '_, '_> {
         let addr = self.frame_addr(slot);
         let off = self.b.ins().load(types::I64, flags(), addr, 0);
         let base = self.b.ins().load(self.ptr, flags(), addr, 8);
-        let var = self.b.declare_var(types::I64);
+        let var = self.var(types::I64);
         self.b.def_var(var, off);
         self.b.def_var(base_var, base);
         let alloc = Rc::new(PtrAlloc {

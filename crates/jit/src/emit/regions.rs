@@ -31,7 +31,7 @@ impl Emitter<'_, '_, '_> {
         let lanes = lanes.filter(|shape| row_bound >= shape.lanes as i64);
         let (end, exts) = self.chunk_start(group);
         let rank = exts.len();
-        let n = self.b.declare_var(types::I64);
+        let n = self.var(types::I64);
         let start = self.b.ins().imul_imm_s(group, CHUNK);
         self.b.def_var(n, start);
         let head = self.b.create_block();
@@ -229,7 +229,7 @@ impl Emitter<'_, '_, '_> {
         self.b.def_var(self.wi.frame_item, number_v);
         at.iter()
             .map(|&c| {
-                let var = self.b.declare_var(types::I32);
+                let var = self.var(types::I32);
                 let v = self.b.ins().iconst(types::I32, c);
                 self.b.def_var(var, v);
                 var
@@ -301,10 +301,7 @@ impl Emitter<'_, '_, '_> {
     /// last ones, so the frame numbering of those that run is unchanged.
     pub(super) fn open_tile_loops(&mut self, shape: TileShape, limit: Option<Value>) -> TileLoops {
         let dims: Vec<i64> = shape.dims().iter().map(|&d| i64::from(d)).collect();
-        let coords: Vec<Variable> = dims
-            .iter()
-            .map(|_| self.b.declare_var(types::I32))
-            .collect();
+        let coords: Vec<Variable> = dims.iter().map(|_| self.var(types::I32)).collect();
         let zero = self.b.ins().iconst(types::I64, 0);
         self.b.def_var(self.wi.frame_item, zero);
         let limit = limit.map(|l| {
@@ -476,7 +473,7 @@ impl Emitter<'_, '_, '_> {
             Type::Scalar(s) => clif_type(*s),
             _ => types::I32,
         };
-        let vars: Vec<Variable> = (0..n).map(|_| self.b.declare_var(cty)).collect();
+        let vars: Vec<Variable> = (0..n).map(|_| self.var(cty)).collect();
         self.scope_mut().slots.insert(l, Slot::Vars(vars.clone()));
         vars
     }
@@ -891,7 +888,7 @@ impl Emitter<'_, '_, '_> {
 
     /// Evaluates a condition for every work-item and checks that they agree.
     pub(super) fn uniform_cond(&mut self, cond: &Expr) -> R<Value> {
-        let first = self.b.declare_var(types::I8);
+        let first = self.var(types::I8);
         let mut uses = BTreeSet::new();
         expr_locals(cond, &mut uses);
         let mut stores = HashSet::new();

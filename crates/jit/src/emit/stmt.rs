@@ -521,13 +521,12 @@ impl Emitter<'_, '_, '_> {
         Ok(match self.expr(a)? {
             V::S(x) => {
                 let t = self.b.func.dfg.value_type(x);
-                let var = self.b.declare_var(t);
+                let var = self.var(t);
                 self.b.def_var(var, x);
                 Slot::Vars(vec![var])
             }
             V::Shape(cs) => {
-                let vars: Vec<Variable> =
-                    cs.iter().map(|_| self.b.declare_var(types::I32)).collect();
+                let vars: Vec<Variable> = cs.iter().map(|_| self.var(types::I32)).collect();
                 for (v, c) in vars.iter().zip(cs) {
                     self.b.def_var(*v, c);
                 }

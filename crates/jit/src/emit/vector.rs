@@ -168,12 +168,12 @@ impl Emitter<'_, '_, '_> {
             let Some(vty) = vector_type(s, lanes) else {
                 continue;
             };
-            let vector = self.b.declare_var(vty);
+            let vector = self.var(vty);
             if ctxs.iter().all(|c| !c.slots.contains_key(&l)) {
                 // Declared in the region: each lane gets its variable now,
                 // for the statements that run lane by lane.
                 for c in ctxs.iter_mut() {
-                    let var = self.b.declare_var(clif_type(s));
+                    let var = self.var(clif_type(s));
                     c.slots.insert(l, Slot::Vars(vec![var]));
                 }
                 let zero = self.zero(s);
