@@ -16,7 +16,8 @@ use std::time::Instant;
 use tessera_ir::{FuncId, GlobalId, LocalId, Scalar, Stmt, StmtId, Type};
 
 /// Elements of one type (a scalar, or a struct or C array of scalars), in
-/// C++ layout, 8-byte aligned.
+/// C++ layout, 8-byte aligned (a large zeroed one on a huge page: see
+/// [`crate::pages`]).
 #[derive(Clone, Debug)]
 pub struct Buffer {
     /// The element type.
@@ -25,7 +26,97 @@ pub struct Buffer {
     pub elem_size: u32,
     /// Elements in the buffer.
     pub len: usize,
-    words: Vec<u64>,
+    words: Words,
+}
+
+/// The words of a buffer: a vector of which the buffer uses the part from
+/// `start` on. A large zeroed buffer starts where a huge page does (see
+/// [`crate::pages`]): a buffer that `malloc` places wherever it likes
+/// covers one huge page fewer than it could (a 4 MiB matrix gets one of
+/// two), and a kernel walking it misses the TLB on the rest. The words
+/// before `start` are never touched, so the system never backs them.
+#[derive(Debug, Default)]
+struct Words {
+    vec: Vec<u64>,
+    /// Where the buffer's words start in `vec`.
+    start: usize,
+}
+
+impl Words {
+    /// `n` zero words, starting on a huge page when that pays (see
+    /// [`crate::pages::huge_page_padding`]).
+    fn zeroed(n: usize) -> Words {
+        let pad = crate::pages::huge_page_padding(n.saturating_mul(8)) / 8;
+        if pad == 0 {
+            return Words {
+                vec: vec![0; n],
+                start: 0,
+            };
+        }
+        let mut vec = vec![0u64; n.saturating_add(pad)];
+        let at = vec.as_ptr() as usize;
+        let start = (crate::pages::next_huge_page(at) - at) / 8;
+        // `at` is 8-byte aligned and within one huge page of the next.
+        let start = start.min(pad);
+        vec.truncate(start + n);
+        Words { vec, start }
+    }
+
+    /// Sets the number of words, new ones `value`.
+    fn resize(&mut self, n: usize, value: u64) {
+        self.vec.resize(self.start + n, value);
+    }
+
+    /// Drops the words from `n` on.
+    fn truncate(&mut self, n: usize) {
+        self.vec.truncate(self.start + n);
+    }
+
+    /// Makes room for `extra` more words.
+    fn reserve(&mut self, extra: usize) {
+        self.vec.reserve(extra);
+    }
+
+    /// Drops every word.
+    fn clear(&mut self) {
+        self.vec.truncate(self.start);
+    }
+
+    /// Appends `words`.
+    fn extend_from_slice(&mut self, words: &[u64]) {
+        self.vec.extend_from_slice(words);
+    }
+
+    /// The words as a vector of their own (moved down when they start
+    /// past its first).
+    fn into_vec(mut self) -> Vec<u64> {
+        self.vec.drain(..self.start);
+        self.vec
+    }
+}
+
+impl Clone for Words {
+    /// A copy of the words only (a copy made by `clone` starts where the
+    /// allocator puts it).
+    fn clone(&self) -> Words {
+        Words {
+            vec: self.to_vec(),
+            start: 0,
+        }
+    }
+}
+
+impl std::ops::Deref for Words {
+    type Target = [u64];
+    fn deref(&self) -> &[u64] {
+        self.vec.get(self.start..).unwrap_or(&[])
+    }
+}
+
+impl std::ops::DerefMut for Words {
+    fn deref_mut(&mut self) -> &mut [u64] {
+        self.vec.get_mut(self.start..).unwrap_or(&mut [])
+    }
 }
 
 impl Buffer {
@@ -33,7 +124,7 @@ impl Buffer {
     /// its size overflows.
     pub fn zeroed(elem: Type, elem_size: u32, len: usize) -> Option<Buffer> {
         let bytes = len.checked_mul(elem_size as usize)?;
-        let mut words = vec![0u64; bytes.div_ceil(8)];
+        let mut words = Words::zeroed(bytes.div_ceil(8));
         crate::pages::advise_huge_pages(&mut words);
         Some(Buffer {
             elem,
@@ -95,7 +186,10 @@ impl Buffer {
             elem,
             elem_size,
             len,
-            words,
+            words: Words {
+                vec: words,
+                start: 0,
+            },
         })
     }
 
@@ -163,7 +257,7 @@ impl Buffer {
 
     /// The bytes, as words, the buffer given up.
     pub fn into_words(self) -> Vec<u64> {
-        self.words
+        self.words.into_vec()
     }
 }
 
@@ -317,7 +411,8 @@ impl Buffer {
         let want = (self.len.saturating_add(extra))
             .saturating_mul(self.elem_size as usize)
             .div_ceil(8);
-        self.words.reserve(want.saturating_sub(self.words.len()));
+        let have = self.words.len();
+        self.words.reserve(want.saturating_sub(have));
     }
 
     /// Appends a scalar.
@@ -862,8 +957,52 @@ mod tests {
     #[test]
     fn growth_and_moves_agree_with_a_vec() {
         for s in [Scalar::Char, Scalar::Short, Scalar::Int, Scalar::Long] {
-            let mut b = Buffer::scalars(s, 0).expect("empty");
-            let mut model: Vec<i64> = Vec::new();
+            agrees_with_a_vec(Buffer::scalars(s, 0).expect("empty"), s);
+        }
+    }
+
+    #[test]
+    fn a_large_buffer_starts_on_a_huge_page_and_behaves_as_any() {
+        let n = (4 << 20) / 4;
+        let mut b = Buffer::scalars(Scalar::Int, n).expect("4 MiB");
+        assert!((b.as_mut_ptr() as usize).is_multiple_of(2 << 20));
+        assert_eq!(b.words().len(), n / 2);
+        assert!(b.words().iter().all(|w| *w == 0));
+        b.set(n - 1, Bits::Int(-7));
+        b.set(0, Bits::Int(5));
+        assert_eq!(b.get(n - 1), Some(Bits::Int(-7)));
+        assert_eq!(b.get(n), None);
+        let copy = b.clone();
+        assert_eq!(copy.words(), b.words());
+        let mut other = Buffer::scalars(Scalar::Int, 3).expect("small");
+        other.copy_from(&b);
+        assert_eq!(other.words(), b.words());
+        let words = b.clone().into_words();
+        assert_eq!(words.len(), n / 2);
+        assert_eq!(words[0], 5);
+        assert_eq!(words[n / 2 - 1], 0xffff_fff9 << 32);
+        // Growth, moves and room made in place work past the start.
+        assert!(b.reserve_elements(n + 5));
+        assert!(b.set_len(n + 5));
+        b.set(n + 4, Bits::Int(9));
+        assert_eq!(b.get(n + 4), Some(Bits::Int(9)));
+        b.truncate(40);
+        assert_eq!(b.words().len(), 20);
+        b.copy_from(&Buffer::scalars(Scalar::Int, 6).expect("small"));
+        assert_eq!(b.words(), &[0, 0, 0]);
+        agrees_with_a_vec(b, Scalar::Int);
+    }
+
+    /// Random growth, moves, fills and reversals of `b`, of scalars `s`,
+    /// checked against the same on a `Vec`.
+    fn agrees_with_a_vec(mut b: Buffer, s: Scalar) {
+        {
+            let mut model: Vec<i64> = (0..b.len)
+                .map(|i| match b.get(i) {
+                    Some(Bits::Int(v)) => v,
+                    _ => 0,
+                })
+                .collect();
             let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
             let mut next = |n: u64| {
                 seed = seed

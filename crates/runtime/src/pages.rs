@@ -3,7 +3,9 @@
 //! distributions). A 4 MiB matrix then takes two page faults instead of
 //! 1,024 when it is first written, and a kernel reading it by columns
 //! misses the TLB far less often (each row of a 1024 x 1024 `float`
-//! matrix is another 4 KiB page).
+//! matrix is another 4 KiB page). Such a buffer also starts where a huge
+//! page does (`launch::Words`): placed where `malloc` puts it, a 4 MiB
+//! matrix would hold one whole huge page instead of two.
 #![allow(unsafe_code)]
 
 /// Buffers from this size on are advised; smaller ones would hold at most
@@ -32,6 +34,20 @@ pub(crate) fn advise_huge_pages(words: &mut [u64]) {
         return;
     }
     advise(first, end - first);
+}
+
+/// The words to allocate beyond `bytes` so that a buffer of `bytes` can
+/// start on a huge page: a huge page's worth for a buffer that is advised
+/// (which the system never backs, as nothing touches them), none for one
+/// that is not.
+pub(crate) fn huge_page_padding(bytes: usize) -> usize {
+    if bytes < ADVISED_FROM { 0 } else { HUGE_PAGE }
+}
+
+/// The first address from `at` on where a huge page starts (`at` itself
+/// past the end of the address space, where nothing is allocated).
+pub(crate) fn next_huge_page(at: usize) -> usize {
+    at.checked_next_multiple_of(HUGE_PAGE).unwrap_or(at)
 }
 
 #[cfg(target_os = "linux")]
