@@ -1115,13 +1115,15 @@ impl<'p> Jit<'p> {
         machine_code_elsewhere(isa, Arc::clone(&self.ahead_stop), jobs);
     }
 
-    /// After the code of `launch`'s kernel is ready, before it runs: the
-    /// next kernels `main` launches after it (at most [`MAX_SPECULATED`])
+    /// Before `launch`'s kernel is compiled for a bound, or else once its
+    /// code is ready, before it runs: the next kernels `main` launches
+    /// after it (at most [`MAX_SPECULATED`])
     /// that have no code yet and whose domain has no more dimensions are
     /// lowered now for a guessed extent bound (this launch's, or, for
     /// fewer dimensions, its largest component in each), and their
     /// machine code is made on a thread of its own while this launch
-    /// runs: most of a kernel's compile time is there. A capture is
+    /// runs (and while this thread compiles the launch's own kernel):
+    /// most of a kernel's compile time is there. A capture is
     /// assumed to cover the launch when it is a local this launch
     /// captures too and covers this launch, or, for fewer dimensions, a
     /// view or `array` local of the kernel's rank. A wrong guess costs
@@ -1389,8 +1391,17 @@ impl KernelEngine for Jit<'_> {
             }
             Some(Err(_)) => false,
         };
+        // Whether the next kernels were lowered ahead at this launch.
+        let mut looked_ahead = false;
         if stale {
             let bound = self.extent_bound(launch.kernel, &launch.extent);
+            // With a bound, the next kernels are lowered for it before this
+            // one is compiled: their machine code is then made while this
+            // thread makes this kernel's, not only while it runs.
+            if let Some(bound) = &bound {
+                self.speculate_after(launch, bound);
+                looked_ahead = true;
+            }
             // The views that cover this launch are assumed to cover the
             // launches the code runs later (checked at each); with no
             // bound, nothing is assumed.
@@ -1405,7 +1416,7 @@ impl KernelEngine for Jit<'_> {
             let (c, _) = self.compile(launch.kernel, false, bound, covering);
             self.kernels.insert(launch.kernel, c);
         }
-        if let Some(Ok(c)) = self.kernels.get(&launch.kernel) {
+        if !looked_ahead && let Some(Ok(c)) = self.kernels.get(&launch.kernel) {
             let bound = c.layout.extent_bound.clone();
             self.speculate_after(launch, &bound);
         }
