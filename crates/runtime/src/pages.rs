@@ -36,9 +36,9 @@ pub(crate) fn advise_huge_pages(words: &mut [u64]) {
     advise(first, end - first);
 }
 
-/// The words to allocate beyond `bytes` so that a buffer of `bytes` can
+/// The bytes to allocate beyond `bytes` so that a buffer of `bytes` can
 /// start on a huge page: a huge page's worth for a buffer that is advised
-/// (which the system never backs, as nothing touches them), none for one
+/// (the system never backs them, as nothing touches them), none for one
 /// that is not.
 pub(crate) fn huge_page_padding(bytes: usize) -> usize {
     if bytes < ADVISED_FROM { 0 } else { HUGE_PAGE }
