@@ -35,7 +35,7 @@ pub struct Buffer {
 /// covers one huge page fewer than it could (a 4 MiB matrix gets one of
 /// two), and a kernel walking it misses the TLB on the rest. The words
 /// before `start` are never touched, so the system never backs them.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Words {
     vec: Vec<u64>,
     /// Where the buffer's words start in `vec`.
