@@ -73,6 +73,56 @@ pub(crate) const PRINTED_SCALARS: [Scalar; 7] = [
     Scalar::Double,
 ];
 
+/// The tile order of a wide launch of two or more dimensions: strips of
+/// [`TileOrder::STRIP`] tile columns (along the last dimension), each run
+/// row after row, one strip after the other, instead of whole rows of
+/// tiles. A kernel that walks a band of rows of one matrix and a band of
+/// columns of another (the tiled matrix product) then finds the column
+/// bands of one strip in the cache as it moves to the next row, where a
+/// row order sweeps every column band of the matrix between two uses of
+/// one. Tiles are independent in C++ AMP (and several workers already take
+/// them in no fixed order), so any order computes the same values.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct TileOrder {
+    /// Rows of tiles: the product of every dimension's tile count but the last.
+    rows: u64,
+    /// Tiles along the last dimension, a whole number of strips.
+    columns: u64,
+}
+
+// A joined call's four tiles stay in one row of one strip.
+const _: () = assert!(TileOrder::STRIP.is_multiple_of(crate::emit::JOINED_TILES as u64));
+
+impl TileOrder {
+    /// Tile columns per strip: a multiple of the tiles a joined call runs
+    /// (so those four stay neighbours in one row of one strip).
+    const STRIP: u64 = 16;
+
+    /// The strip order for a launch of `tiles` tiles along each dimension,
+    /// or `None` (row order) when the launch has one dimension or its last
+    /// one is not at least two whole strips wide.
+    fn for_tiles(tiles: &[u64]) -> Option<TileOrder> {
+        let (&columns, outer) = tiles.split_last()?;
+        if outer.is_empty() || columns < 2 * Self::STRIP || !columns.is_multiple_of(Self::STRIP) {
+            return None;
+        }
+        let rows = outer.iter().try_fold(1u64, |acc, t| acc.checked_mul(*t))?;
+        // Every tile's number fits, so `group` cannot overflow.
+        rows.checked_mul(columns)?;
+        Some(TileOrder { rows, columns })
+    }
+
+    /// The row-order number of the `n`th tile taken (`n` below the
+    /// launch's tile count); for a multiple of four `n`, the next three
+    /// tiles taken are the three after it in row order too.
+    fn group(&self, n: u64) -> u64 {
+        let per_strip = self.rows * Self::STRIP;
+        let (strip, within) = (n / per_strip, n % per_strip);
+        let (row, column) = (within / Self::STRIP, within % Self::STRIP);
+        row * self.columns + strip * Self::STRIP + column
+    }
+}
+
 /// A cache line of a worker's scratch or frame block: the blocks start on
 /// a line, so the vector rows the kernels load and store (16 bytes at
 /// multiples of 16 from the start of a frame slot's array or of a
@@ -1125,6 +1175,12 @@ pub(crate) fn run(
         return LaunchOutcome::Declined;
     }
     let workers = (threads as u64).min(groups).max(1) as usize;
+    let order = if layout.strips && layout.tile.is_some() {
+        TileOrder::for_tiles(&words[ew + rank..ew + 2 * rank])
+    } else {
+        None
+    };
+    let group_of = |n: u64| order.map_or(n, |o| o.group(n));
     let next = AtomicU64::new(0);
     let failed = AtomicBool::new(false);
     let words_addr = words.as_ptr() as usize;
@@ -1188,7 +1244,7 @@ pub(crate) fn run(
                         }
                         let status = fp(
                             words_addr as *mut u64,
-                            g as i64,
+                            group_of(g) as i64,
                             memory.as_mut_ptr().cast(),
                             frame_blocks.as_mut_ptr().cast(),
                         );
@@ -1202,7 +1258,7 @@ pub(crate) fn run(
                         }
                         let status = f(
                             words_addr as *mut u64,
-                            g as i64,
+                            group_of(g) as i64,
                             memory[0].cast(),
                             frame_blocks[0].cast(),
                         );
@@ -1228,5 +1284,53 @@ pub(crate) fn run(
         LaunchOutcome::Failed
     } else {
         LaunchOutcome::Done
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TileOrder;
+
+    #[test]
+    fn narrow_and_one_dimensional_launches_keep_the_row_order() {
+        assert_eq!(TileOrder::for_tiles(&[4096]), None);
+        assert_eq!(TileOrder::for_tiles(&[64, 16]), None);
+        assert_eq!(TileOrder::for_tiles(&[64, 24]), None);
+        assert_eq!(TileOrder::for_tiles(&[64, 40]), None);
+        assert_eq!(TileOrder::for_tiles(&[]), None);
+        assert_eq!(TileOrder::for_tiles(&[1 << 40, 1 << 30, 32]), None);
+        assert!(TileOrder::for_tiles(&[2, 32]).is_some());
+        assert!(TileOrder::for_tiles(&[2, 3, 64]).is_some());
+    }
+
+    #[test]
+    fn the_strip_order_takes_every_tile_once_and_keeps_joined_calls_together() {
+        for tiles in [
+            &[1u64, 32][..],
+            &[5, 48],
+            &[64, 64],
+            &[3, 7, 32],
+            &[2, 1, 2, 64],
+        ] {
+            let order = TileOrder::for_tiles(tiles).expect("wide enough");
+            let groups: u64 = tiles.iter().product();
+            let mut seen = vec![false; groups as usize];
+            for n in 0..groups {
+                let g = order.group(n);
+                assert!(g < groups, "{tiles:?}: tile {n} maps to {g}");
+                assert!(!seen[g as usize], "{tiles:?}: tile {g} taken twice");
+                seen[g as usize] = true;
+                // Four tiles from a multiple of four: neighbours in a row.
+                let first = n - n % 4;
+                assert_eq!(g, order.group(first) + n % 4, "{tiles:?}: tile {n}");
+            }
+            // A strip's tiles first: the second tile taken is the first
+            // row's second column, the 17th the second row's first.
+            let columns = tiles[tiles.len() - 1];
+            assert_eq!(order.group(1), 1);
+            if groups > columns {
+                assert_eq!(order.group(TileOrder::STRIP), columns);
+            }
+        }
     }
 }

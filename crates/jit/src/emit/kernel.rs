@@ -72,6 +72,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             lanes: true,
             jam: true,
             join: false,
+            strips: false,
         })
     }
 
@@ -203,6 +204,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 lw.scopes[0].slots.insert(LocalId(0), Slot::Tiled);
                 lw.wi.tile_coords = lw.tile_coords(group, shape);
                 let barriers = lw.facts.barriers.in_block(body);
+                layout.strips = barriers && waits_in_a_loop(body, &lw.facts.barriers);
                 if barriers {
                     // The stride between work-items' frames must be known
                     // before the first region; inlined functions with
@@ -400,6 +402,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             lanes: false,
             jam: false,
             join: false,
+            strips: false,
         };
         let mut lw = Self::start(prog, func, b, helpers, layout);
         lw.load_captures();
@@ -980,4 +983,19 @@ fn capture_layout(prog: &Program, ty: &Type, word: &mut u32, depth: u32) -> R<Ca
         }
         _ => return refuse(),
     })
+}
+
+/// Whether a loop in `body` waits at a barrier: a kernel stepping through
+/// bands of its inputs, one `tile_static` block at a time.
+fn waits_in_a_loop(body: &IrBlock, barriers: &tessera_ir::facts::Barriers) -> bool {
+    let mut found = false;
+    tessera_ir::visit::for_each_stmt(body, &mut |node| {
+        if !found
+            && let tessera_ir::visit::Node::Stmt(s) = node
+            && matches!(s.kind, tessera_ir::StmtKind::Loop { .. })
+        {
+            found = barriers.in_stmt(s);
+        }
+    });
+    found
 }

@@ -180,6 +180,10 @@ pub(crate) struct KernelLayout {
     /// Whether this is the joined function of a tiled kernel, which runs
     /// several tiles per call (see [`join`]).
     pub(crate) join: bool,
+    /// Whether the launch takes its tiles in strips of columns rather
+    /// than row after row (see `exec::TileOrder`): a tiled kernel with a
+    /// loop that waits at barriers, which walks bands of memory.
+    pub(crate) strips: bool,
 }
 
 impl KernelLayout {
