@@ -467,7 +467,54 @@ impl Emitter<'_, '_, '_> {
                 self.expr(e)?;
                 self.place(target)
             }
+            ExprKind::Conditional { cond, then, els } => self.conditional_place(cond, then, els),
             other => decline(Decline::ExprAsPlace(kind_name(other))),
+        }
+    }
+
+    /// `c ? a : b` as a place: each arm's place is made on its own path
+    /// (only the chosen arm's indices are evaluated and checked), joined
+    /// as one address when both arms are memory of one type, or as the
+    /// two variables a position picks ([`Place::Component`]) when both
+    /// are scalar variables.
+    fn conditional_place(&mut self, cond: &Expr, then: &Expr, els: &Expr) -> R<Place> {
+        let c = self.scalar(cond)?;
+        let t = self.b.create_block();
+        let f = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().brif(c, t, &[], f, &[]);
+        self.b.switch_to_block(t);
+        match self.place(then)? {
+            Place::Mem(at_then, ty) => {
+                self.b.append_block_param(done, self.ptr);
+                self.b.ins().jump(done, &[at_then.into()]);
+                self.b.switch_to_block(f);
+                let Place::Mem(at_else, else_ty) = self.place(els)? else {
+                    return decline(Decline::ConditionalMixedKinds);
+                };
+                if else_ty != ty {
+                    return decline(Decline::ConditionalMixedKinds);
+                }
+                self.b.ins().jump(done, &[at_else.into()]);
+                self.b.switch_to_block(done);
+                let at = self.b.block_params(done)[0];
+                Ok(Place::Mem(at, ty))
+            }
+            Place::Var(var_then) => {
+                self.b.ins().jump(done, &[]);
+                self.b.switch_to_block(f);
+                let Place::Var(var_else) = self.place(els)? else {
+                    return decline(Decline::ConditionalMixedKinds);
+                };
+                self.b.ins().jump(done, &[]);
+                self.b.switch_to_block(done);
+                // Position 0 names the first arm's variable, 1 the second's.
+                let zero = self.b.ins().iconst(types::I64, 0);
+                let one = self.b.ins().iconst(types::I64, 1);
+                let k = self.b.ins().select(c, zero, one);
+                Ok(Place::Component(vec![var_then, var_else], k))
+            }
+            _ => decline(Decline::ConditionalMixedKinds),
         }
     }
 
