@@ -113,7 +113,7 @@ impl Emitter<'_, '_, '_> {
         let RegionIo {
             loads: uses,
             stores,
-        } = region_io(self.prog, &self.facts.barriers, tail);
+        } = self.region_io_with_refs(tail);
         let coords = self.pin_item(at, shape);
         let kernel_fn = self.scopes[0].func;
         let shared = shared_counters(self.prog, then);

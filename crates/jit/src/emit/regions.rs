@@ -373,11 +373,20 @@ impl Emitter<'_, '_, '_> {
     /// order. Only in the kernel's own regions: an inlined function cannot
     /// name the kernel's locals.
     pub(super) fn remat_locals(&mut self, uses: &BTreeSet<LocalId>) -> R<()> {
-        if self.scopes.len() != 1 || self.facts.remat.is_empty() {
+        if self.scopes.len() != 1
+            || (self.facts.remat.is_empty() && self.facts.ref_remat.is_empty())
+        {
             return Ok(());
         }
         let remat = self.facts.remat.clone();
+        let refs = self.facts.ref_remat.clone();
         let mut needed: BTreeSet<LocalId> = uses.clone();
+        // A reference's place may index with copies computed again.
+        for (l, target) in &refs {
+            if uses.contains(l) {
+                expr_locals(target, &mut needed);
+            }
+        }
         // Initialisers name only earlier locals: one pass backwards closes
         // the set.
         for (l, e) in remat.iter().rev() {
@@ -402,7 +411,48 @@ impl Emitter<'_, '_, '_> {
             };
             self.b.def_var(*var, v);
         }
+        // References last: their places may name the copies above.
+        for (l, target) in &refs {
+            if uses.contains(l) {
+                self.let_local(*l, Some(&Init::Ref(target.clone())))?;
+            }
+        }
         Ok(())
+    }
+
+    /// [`region_io`] of a region made of `stmts`, with what the kernel's
+    /// references bound again in each region (see [`Facts::ref_remat`])
+    /// name: a region that names such a reference loads the locals its
+    /// place names and stores them back, as it may write them through it.
+    pub(super) fn region_io_with_refs(&self, stmts: &[Stmt]) -> RegionIo {
+        let mut io = region_io(self.prog, &self.facts.barriers, stmts);
+        if self.scopes.len() == 1 && !self.facts.ref_remat.is_empty() {
+            // A reference declared in this region is bound where its
+            // declaration runs, not ahead of it at the region's start.
+            let mut declared = HashSet::new();
+            for s in stmts {
+                tessera_ir::visit::walk_stmt(
+                    s,
+                    &mut |s| {
+                        if let StmtKind::Let { local, .. } = &s.kind {
+                            declared.insert(*local);
+                        }
+                    },
+                    &mut |_| {},
+                );
+            }
+            for (l, target) in &self.facts.ref_remat {
+                if declared.contains(l) {
+                    io.loads.remove(l);
+                } else if io.loads.contains(l) {
+                    let mut named = BTreeSet::new();
+                    expr_locals(target, &mut named);
+                    io.stores.extend(named.iter().copied());
+                    io.loads.extend(named);
+                }
+            }
+        }
+        io
     }
 
     /// The address of the current work-item's copy in frame slot `slot`.
@@ -541,7 +591,7 @@ impl Emitter<'_, '_, '_> {
         let RegionIo {
             loads: uses,
             stores,
-        } = region_io(self.prog, &self.facts.barriers, &stmts);
+        } = self.region_io_with_refs(&stmts);
         // Interleaving is planned for the kernel's own regions; inlined
         // calls run one work-item at a time. A last region that may
         // `return` is not interleaved (`lane_shape` refuses it): a lane

@@ -46,6 +46,11 @@ pub(crate) struct Facts<'p> {
     /// computed again where a region needs them (in declaration order, each
     /// with its initialiser) instead of stored and loaded.
     pub(crate) remat: Vec<(LocalId, Expr)>,
+    /// The kernel's references that live across barriers without a frame
+    /// slot, with the place each is bound to: a place every region can
+    /// name again (a reference is never bound anew), bound again in each
+    /// region that names the reference (see `plan_frame`).
+    pub(crate) ref_remat: Vec<(LocalId, Expr)>,
     /// The largest launch extent the code is compiled for, per dimension
     /// (`i32::MAX` each when unknown): coordinates lie below it.
     extent_bound: Vec<i64>,
@@ -78,6 +83,7 @@ impl<'p> Facts<'p> {
             init_ranges: HashMap::new(),
             mutated: HashMap::new(),
             remat: Vec::new(),
+            ref_remat: Vec::new(),
             extent_bound: Vec::new(),
             index_param: None,
             lanes: true,

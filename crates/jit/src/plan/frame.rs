@@ -14,7 +14,7 @@ use tessera_ir::facts::Barriers;
 use tessera_ir::layout::size_align;
 use tessera_ir::visit::{walk_block, walk_stmt};
 use tessera_ir::{
-    Block as IrBlock, Expr, ExprKind, Function, Intrinsic, LocalId, Space, StmtKind,
+    Block as IrBlock, Expr, ExprKind, Function, Init, Intrinsic, LocalId, Space, StmtKind,
     TiledIndexPart, Type,
 };
 
@@ -46,6 +46,8 @@ impl Facts<'_> {
         let mut mutated = HashSet::new();
         mutated_locals(self.prog, body, &mut mutated);
         self.remat.clear();
+        self.ref_remat.clear();
+        let ref_targets = ref_initialisers(body);
         let mut remat: HashSet<LocalId> = HashSet::new();
         let confined = confined_lets(body, &self.barriers);
         for id in at_barriers {
@@ -80,6 +82,20 @@ impl Facts<'_> {
                 self.remat.push((id, init.clone()));
                 continue;
             }
+            // A reference bound to a place every region can name again:
+            // bound again where a region names it (a reference is never
+            // bound anew, and what its place's indices name never changes).
+            // Kept out of `remat`, so no copy computed again reads through
+            // it (the place's value may change; the copy's must not).
+            if local.by_ref
+                && let Some(target) = ref_targets.get(&id)
+                && super::pointers::recomputable_place(func, target, &|e| {
+                    recomputable_scalar(e, &remat)
+                })
+            {
+                self.ref_remat.push((id, target.clone()));
+                continue;
+            }
             if local.by_ref {
                 return decline(Decline::ReferenceDeclaredBetweenBarriers);
             }
@@ -99,6 +115,25 @@ impl Facts<'_> {
         frame.end = at;
         Ok(frame)
     }
+}
+
+/// The place each reference declared in `body` is bound to.
+fn ref_initialisers(body: &IrBlock) -> HashMap<LocalId, Expr> {
+    let mut targets = HashMap::new();
+    walk_block(
+        body,
+        &mut |s| {
+            if let StmtKind::Let {
+                local,
+                init: Some(Init::Ref(e)),
+            } = &s.kind
+            {
+                targets.insert(*local, e.clone());
+            }
+        },
+        &mut |_| {},
+    );
+    targets
 }
 
 /// The locals declared inside a statement without barriers at the level of

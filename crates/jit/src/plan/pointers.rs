@@ -247,61 +247,75 @@ impl Walk<'_, '_> {
 /// reinterpreted, or a pointer local `offset` says is computed again.
 /// Such a pointer declared at the level of a kernel's barriers needs no
 /// frame slot: each region binds it again (see `Facts::plan_frame`).
+/// Whether `e` names the same place wherever a region of the kernel
+/// evaluates it again: any variable of the kernel but a reference, a
+/// capture, a field of such a place, an element of one at a constant (or
+/// `offset`) index, an element of a captured view at constant indices or
+/// parts of the tiled index. (A variable declared at the level of the
+/// barriers whose address is taken or that a reference names lives in
+/// `tile_static` memory or in the work-item's frame, or is a uniform loop
+/// counter: never computed again.)
+pub(crate) fn recomputable_place(
+    func: &tessera_ir::Function,
+    e: &Expr,
+    offset: &dyn Fn(&Expr) -> bool,
+) -> bool {
+    let constant = |e: &Expr| constant(e) || offset(e);
+    match &e.kind {
+        ExprKind::Local(l) => func.get_local(*l).is_some_and(|l| !l.by_ref),
+        ExprKind::Capture(_) => true,
+        ExprKind::Field { base, .. } => recomputable_place(func, base, offset),
+        ExprKind::Element { base, index } => {
+            recomputable_place(func, base, offset) && constant(index)
+        }
+        ExprKind::Intrinsic {
+            op: tessera_ir::Intrinsic::ViewElement,
+            args,
+        } => match args.split_first() {
+            Some((view, rest)) => {
+                matches!(view.kind, ExprKind::Capture(_))
+                    && rest.iter().all(|a| constant(a) || tiled_index(a))
+            }
+            None => false,
+        },
+        _ => false,
+    }
+}
+
+/// A part of the kernel's tiled index, which nothing changes.
+fn tiled_index(e: &Expr) -> bool {
+    matches!(
+        &e.kind,
+        ExprKind::Intrinsic {
+            op: tessera_ir::Intrinsic::TiledIndexPart(
+                tessera_ir::TiledIndexPart::Global
+                    | tessera_ir::TiledIndexPart::Local
+                    | tessera_ir::TiledIndexPart::Tile
+                    | tessera_ir::TiledIndexPart::TileOrigin
+            ),
+            ..
+        }
+    )
+}
+
+/// A constant, or an index of constants.
+fn constant(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Const(_) => true,
+        ExprKind::Convert(inner) => constant(inner),
+        ExprKind::Intrinsic { args, .. } => {
+            matches!(e.ty, Type::Index(_)) && args.iter().all(constant)
+        }
+        _ => false,
+    }
+}
+
 pub(crate) fn recomputable_pointer(
     func: &tessera_ir::Function,
     init: &Expr,
     offset: &dyn Fn(&Expr) -> bool,
 ) -> bool {
-    fn constant(e: &Expr) -> bool {
-        match &e.kind {
-            ExprKind::Const(_) => true,
-            ExprKind::Convert(inner) => constant(inner),
-            ExprKind::Intrinsic { args, .. } => {
-                matches!(e.ty, Type::Index(_)) && args.iter().all(constant)
-            }
-            _ => false,
-        }
-    }
-    // Any variable of the kernel but a reference: one declared at the
-    // level of the barriers, as the pointer is, lives in `tile_static`
-    // memory or in the work-item's frame (its address is taken, so it is
-    // neither computed again nor a uniform counter).
-    let place = |func: &tessera_ir::Function, e: &Expr| place_of(func, e, offset);
-    fn place_of(func: &tessera_ir::Function, e: &Expr, offset: &dyn Fn(&Expr) -> bool) -> bool {
-        let constant = |e: &Expr| constant(e) || offset(e);
-        match &e.kind {
-            ExprKind::Local(l) => func.get_local(*l).is_some_and(|l| !l.by_ref),
-            ExprKind::Capture(_) => true,
-            ExprKind::Field { base, .. } => place_of(func, base, offset),
-            ExprKind::Element { base, index } => place_of(func, base, offset) && constant(index),
-            ExprKind::Intrinsic {
-                op: tessera_ir::Intrinsic::ViewElement,
-                args,
-            } => match args.split_first() {
-                Some((view, rest)) => {
-                    matches!(view.kind, ExprKind::Capture(_))
-                        && rest.iter().all(|a| constant(a) || tiled_index(a))
-                }
-                None => false,
-            },
-            _ => false,
-        }
-    }
-    // A part of the kernel's tiled index, which nothing changes.
-    fn tiled_index(e: &Expr) -> bool {
-        matches!(
-            &e.kind,
-            ExprKind::Intrinsic {
-                op: tessera_ir::Intrinsic::TiledIndexPart(
-                    tessera_ir::TiledIndexPart::Global
-                        | tessera_ir::TiledIndexPart::Local
-                        | tessera_ir::TiledIndexPart::Tile
-                        | tessera_ir::TiledIndexPart::TileOrigin
-                ),
-                ..
-            }
-        )
-    }
+    let place = |func: &tessera_ir::Function, e: &Expr| recomputable_place(func, e, offset);
     match &init.kind {
         ExprKind::Intrinsic {
             op: tessera_ir::Intrinsic::PtrReinterpret,

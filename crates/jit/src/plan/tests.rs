@@ -180,8 +180,30 @@ fn a_counter_written_outside_its_step_is_not_uniform() {
 }
 
 #[test]
-fn a_reference_across_barriers_is_declined() {
-    let prog = compile(&MATMUL.replace("float sum = 0.0f;", "float sum = 0.0f; float& s = sum;"));
+fn a_reference_across_barriers_to_a_place_named_again_is_bound_again() {
+    let prog = compile(&MATMUL.replace(
+        "float sum = 0.0f;",
+        "float sum = 0.0f; float& s = sum; float& corner = at[row][15];",
+    ));
+    let (func, body, tile) = kernel(&prog);
+    let mut facts = Facts::new(&prog, tile);
+    let frame = facts.plan_frame(func, body).expect("planned");
+    let (s, corner, sum) = (local(func, "s"), local(func, "corner"), local(func, "sum"));
+    let bound: Vec<LocalId> = facts.ref_remat.iter().map(|(l, _)| *l).collect();
+    assert_eq!(bound, vec![s, corner]);
+    // No slot for the references; the local they name keeps its own.
+    assert!(!frame.slots.iter().any(|(l, _)| *l == s || *l == corner));
+    assert!(frame.slots.iter().any(|(l, _)| *l == sum));
+}
+
+#[test]
+fn a_reference_across_barriers_to_a_place_that_may_move_is_declined() {
+    // `j` changes after the reference is bound: evaluating `at[j][0]`
+    // again in a later region would name another element.
+    let prog = compile(&MATMUL.replace(
+        "float sum = 0.0f;",
+        "float sum = 0.0f; int j = row; float& s = at[j][0]; j = 0;",
+    ));
     let (func, body, tile) = kernel(&prog);
     let mut facts = Facts::new(&prog, tile);
     assert_eq!(
