@@ -468,6 +468,11 @@ impl Emitter<'_, '_, '_> {
                 self.place(target)
             }
             ExprKind::Conditional { cond, then, els } => self.conditional_place(cond, then, els),
+            // `(a, b)` used as a place: `a` for its effects, then `b`.
+            ExprKind::Comma { first, second } => {
+                self.expr(first)?;
+                self.place(second)
+            }
             other => decline(Decline::ExprAsPlace(kind_name(other))),
         }
     }
