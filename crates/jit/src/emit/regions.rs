@@ -758,8 +758,75 @@ impl Emitter<'_, '_, '_> {
                 self.dead_block();
                 Ok(())
             }
+            StmtKind::Switch { value, arms } => self.uniform_switch(value, arms),
             _ => decline(Decline::BarrierInsideStatementKind),
         }
+    }
+
+    /// A `switch` that holds barriers, at their level: the whole tile takes
+    /// one arm, so each case's test (`value == k`, in source order) is a
+    /// tile condition, checked to agree across the work-items where it is
+    /// not uniform. `value` is evaluated once per test, so it must be free
+    /// of effects. Arms fall through to the next as in C++; `break` leaves.
+    fn uniform_switch(&mut self, value: &Expr, arms: &[tessera_ir::SwitchArm]) -> R<()> {
+        if !effect_free(value) || value.ty.scalar().is_none_or(|s| !s.is_integral()) {
+            return decline(Decline::BarrierInsideStatementKind);
+        }
+        // The frame plan and the uniform counters look into blocks, `if`s
+        // and loops at the level of the barriers, not into a switch's arms:
+        // a local declared there, or a loop with barriers, is left to the
+        // interpreter.
+        if arms
+            .iter()
+            .any(|a| declares_at_barrier_level(&a.body, &self.facts.barriers))
+        {
+            return decline(Decline::BarrierInsideStatementKind);
+        }
+        let exit = self.b.create_block();
+        let blocks: Vec<Block> = arms.iter().map(|_| self.b.create_block()).collect();
+        for (arm, &block) in arms.iter().zip(&blocks) {
+            let Some(k) = arm.value else { continue };
+            let test = Expr {
+                kind: ExprKind::Binary {
+                    op: tessera_ir::BinOp::Eq,
+                    lhs: Box::new(value.clone()),
+                    rhs: Box::new(Expr {
+                        kind: ExprKind::Const(tessera_ir::Const::Int(k)),
+                        ty: value.ty.clone(),
+                        place: false,
+                        span: value.span,
+                    }),
+                },
+                ty: Type::BOOL,
+                place: false,
+                span: value.span,
+            };
+            let c = self.tile_cond(&test)?;
+            let next = self.b.create_block();
+            self.b.ins().brif(c, block, &[], next, &[]);
+            self.b.switch_to_block(next);
+        }
+        let default = arms.iter().position(|a| a.value.is_none());
+        self.b.ins().jump(default.map_or(exit, |d| blocks[d]), &[]);
+        self.loops.push(LoopTargets {
+            brk: exit,
+            cont: None,
+            region: u32::MAX,
+        });
+        let mut result = Ok(());
+        for (i, (arm, &block)) in arms.iter().zip(&blocks).enumerate() {
+            self.b.switch_to_block(block);
+            result = self.uniform_block(&arm.body);
+            if result.is_err() {
+                break;
+            }
+            let fall = blocks.get(i + 1).copied().unwrap_or(exit);
+            self.b.ins().jump(fall, &[]);
+        }
+        self.loops.pop();
+        result?;
+        self.b.switch_to_block(exit);
+        Ok(())
     }
 
     /// `f(t, ...);` of a function that holds a barrier, at the level of the
@@ -1006,4 +1073,42 @@ impl Emitter<'_, '_, '_> {
     pub(super) fn region_id(&self) -> u32 {
         self.region.as_ref().map_or(u32::MAX, |r| r.id)
     }
+}
+
+/// Whether evaluating `e` again changes nothing and yields the same value:
+/// constants, locals, captures, parts of the tiled index, conversions and
+/// arithmetic of those (no assignment, call or increment).
+fn effect_free(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Const(_) | ExprKind::Local(_) | ExprKind::Capture(_) => true,
+        ExprKind::Convert(inner) => effect_free(inner),
+        ExprKind::Unary { operand, .. } => effect_free(operand),
+        ExprKind::Binary { lhs, rhs, .. } => effect_free(lhs) && effect_free(rhs),
+        ExprKind::Intrinsic {
+            op: tessera_ir::Intrinsic::TiledIndexPart(_) | tessera_ir::Intrinsic::ShapeComponent,
+            args,
+        } => args.iter().all(effect_free),
+        _ => false,
+    }
+}
+
+/// Whether `block` declares a local, or holds a loop with barriers, at the
+/// level of its barriers (directly, or in a block, `if` or `switch` that
+/// holds barriers).
+fn declares_at_barrier_level(block: &IrBlock, barriers: &tessera_ir::facts::Barriers) -> bool {
+    block.stmts.iter().any(|s| match &s.kind {
+        StmtKind::Let { .. } => true,
+        StmtKind::Loop { .. } => barriers.in_stmt(s),
+        StmtKind::Block(inner) => declares_at_barrier_level(inner, barriers),
+        StmtKind::If { then, els, .. } if barriers.in_stmt(s) => {
+            declares_at_barrier_level(then, barriers)
+                || els
+                    .as_ref()
+                    .is_some_and(|e| declares_at_barrier_level(e, barriers))
+        }
+        StmtKind::Switch { arms, .. } if barriers.in_stmt(s) => arms
+            .iter()
+            .any(|a| declares_at_barrier_level(&a.body, barriers)),
+        _ => false,
+    })
 }
