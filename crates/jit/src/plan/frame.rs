@@ -4,7 +4,7 @@
 //! work-item's coordinates (computed again in each region) need no slot.
 
 use super::facts::Facts;
-use super::lanes::let_initialisers;
+use super::lanes::{let_initialisers, ref_initialisers};
 use super::locals::mutated_locals;
 use super::ranges::const_int;
 use super::uniform::{collect_uniform_lets, uniform_counters};
@@ -14,7 +14,7 @@ use tessera_ir::facts::Barriers;
 use tessera_ir::layout::size_align;
 use tessera_ir::visit::{walk_block, walk_stmt};
 use tessera_ir::{
-    Block as IrBlock, Expr, ExprKind, Function, Init, Intrinsic, LocalId, Space, StmtKind,
+    Block as IrBlock, Expr, ExprKind, Function, Intrinsic, LocalId, Space, StmtKind,
     TiledIndexPart, Type,
 };
 
@@ -47,7 +47,7 @@ impl Facts<'_> {
         mutated_locals(self.prog, body, &mut mutated);
         self.remat.clear();
         self.ref_remat.clear();
-        let ref_targets = ref_initialisers(body);
+        let ref_targets: HashMap<LocalId, Expr> = ref_initialisers(body).into_iter().collect();
         let mut remat: HashSet<LocalId> = HashSet::new();
         let confined = confined_lets(body, &self.barriers);
         for id in at_barriers {
@@ -115,25 +115,6 @@ impl Facts<'_> {
         frame.end = at;
         Ok(frame)
     }
-}
-
-/// The place each reference declared in `body` is bound to.
-fn ref_initialisers(body: &IrBlock) -> HashMap<LocalId, Expr> {
-    let mut targets = HashMap::new();
-    walk_block(
-        body,
-        &mut |s| {
-            if let StmtKind::Let {
-                local,
-                init: Some(Init::Ref(e)),
-            } = &s.kind
-            {
-                targets.insert(*local, e.clone());
-            }
-        },
-        &mut |_| {},
-    );
-    targets
 }
 
 /// The locals declared inside a statement without barriers at the level of

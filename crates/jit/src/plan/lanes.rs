@@ -282,14 +282,32 @@ pub(crate) fn stmt_size(s: &Stmt) -> usize {
 /// Every local of `body` declared with an initialising expression, with
 /// that expression, in order.
 pub(super) fn let_initialisers(body: &IrBlock) -> Vec<(LocalId, Expr)> {
+    initialisers(body, |init| match init {
+        Init::Expr(e) => Some(e),
+        _ => None,
+    })
+}
+
+/// Every reference of `body`, with the place it is bound to, in order.
+pub(super) fn ref_initialisers(body: &IrBlock) -> Vec<(LocalId, Expr)> {
+    initialisers(body, |init| match init {
+        Init::Ref(e) => Some(e),
+        _ => None,
+    })
+}
+
+/// Every local of `body` whose initialiser `pick` takes, with what it
+/// gives, in order.
+fn initialisers(body: &IrBlock, pick: fn(&Init) -> Option<&Expr>) -> Vec<(LocalId, Expr)> {
     let mut lets: Vec<(LocalId, Expr)> = Vec::new();
     walk_block(
         body,
         &mut |s| {
             if let StmtKind::Let {
                 local,
-                init: Some(Init::Expr(e)),
+                init: Some(init),
             } = &s.kind
+                && let Some(e) = pick(init)
             {
                 lets.push((*local, e.clone()));
             }
