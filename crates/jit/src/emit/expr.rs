@@ -207,11 +207,7 @@ impl Emitter<'_, '_, '_> {
             }
             ExprKind::Conditional { cond, then, els } => {
                 let c = self.scalar(cond)?;
-                let t = self.b.create_block();
-                let f = self.b.create_block();
-                let done = self.b.create_block();
-                self.b.ins().brif(c, t, &[], f, &[]);
-                self.b.switch_to_block(t);
+                let (f, done) = self.branch_on(c);
                 let tv = self.expr(then)?;
                 let vars = self.temp_vars(&tv)?;
                 self.set_vars(&vars, &tv);

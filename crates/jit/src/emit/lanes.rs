@@ -314,11 +314,7 @@ impl Emitter<'_, '_, '_> {
         ctxs: &mut [LaneCtx],
     ) -> R<()> {
         let c = self.in_lane0(ctxs, |lw| lw.scalar(cond))?;
-        let t = self.b.create_block();
-        let e = self.b.create_block();
-        let join = self.b.create_block();
-        self.b.ins().brif(c, t, &[], e, &[]);
-        self.b.switch_to_block(t);
+        let (e, join) = self.branch_on(c);
         self.lane_stmts(&then.stmts, ctxs)?;
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(e);

@@ -484,11 +484,7 @@ impl Emitter<'_, '_, '_> {
     /// are scalar variables.
     fn conditional_place(&mut self, cond: &Expr, then: &Expr, els: &Expr) -> R<Place> {
         let c = self.scalar(cond)?;
-        let t = self.b.create_block();
-        let f = self.b.create_block();
-        let done = self.b.create_block();
-        self.b.ins().brif(c, t, &[], f, &[]);
-        self.b.switch_to_block(t);
+        let (f, done) = self.branch_on(c);
         match self.place(then)? {
             Place::Mem(at_then, ty) => {
                 self.b.append_block_param(done, self.ptr);

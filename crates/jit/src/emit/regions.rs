@@ -642,11 +642,7 @@ impl Emitter<'_, '_, '_> {
             StmtKind::Block(b) => self.uniform_block(b),
             StmtKind::If { cond, then, els } => {
                 let c = self.tile_cond(cond)?;
-                let t = self.b.create_block();
-                let e = self.b.create_block();
-                let join = self.b.create_block();
-                self.b.ins().brif(c, t, &[], e, &[]);
-                self.b.switch_to_block(t);
+                let (e, join) = self.branch_on(c);
                 self.uniform_block(then)?;
                 self.b.ins().jump(join, &[]);
                 self.b.switch_to_block(e);

@@ -207,6 +207,18 @@ impl Emitter<'_, '_, '_> {
         Ok(())
     }
 
+    /// Branches on `c`: creates the block taken when it is nonzero, the
+    /// one taken otherwise and the block where both join, and continues
+    /// in the first. Gives the second and the join.
+    pub(super) fn branch_on(&mut self, c: Value) -> (Block, Block) {
+        let taken = self.b.create_block();
+        let other = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.ins().brif(c, taken, &[], other, &[]);
+        self.b.switch_to_block(taken);
+        (other, join)
+    }
+
     pub(super) fn dead_block(&mut self) {
         let b = self.b.create_block();
         self.b.switch_to_block(b);
@@ -222,11 +234,7 @@ impl Emitter<'_, '_, '_> {
             StmtKind::Block(b) => self.stmts(&b.stmts)?,
             StmtKind::If { cond, then, els } => {
                 let c = self.scalar(cond)?;
-                let t = self.b.create_block();
-                let e = self.b.create_block();
-                let join = self.b.create_block();
-                self.b.ins().brif(c, t, &[], e, &[]);
-                self.b.switch_to_block(t);
+                let (e, join) = self.branch_on(c);
                 if !self.host_exit(HostExitKind::Branch {
                     stmt: s.id,
                     then: true,

@@ -237,16 +237,6 @@ impl Walk<'_, '_> {
     }
 }
 
-/// True when pointer local `init` names the same place wherever it is
-/// computed again, with no check that could fail there unless it failed
-/// where the pointer was declared: `&place` or an array decaying, the
-/// place a `tile_static` variable of `func`, a captured object or an
-/// element of a captured view, reached through fields and indices that
-/// are constants (or values `offset` says can be computed again with the
-/// same value); or such a pointer plus such an offset, with `const` added,
-/// reinterpreted, or a pointer local `offset` says is computed again.
-/// Such a pointer declared at the level of a kernel's barriers needs no
-/// frame slot: each region binds it again (see `Facts::plan_frame`).
 /// Whether `e` names the same place wherever a region of the kernel
 /// evaluates it again: any variable of the kernel but a reference, a
 /// capture, a field of such a place, an element of one at a constant (or
@@ -310,6 +300,16 @@ fn constant(e: &Expr) -> bool {
     }
 }
 
+/// True when pointer local `init` names the same place wherever it is
+/// computed again, with no check that could fail there unless it failed
+/// where the pointer was declared: `&place` or an array decaying, the
+/// place a `tile_static` variable of `func`, a captured object or an
+/// element of a captured view, reached through fields and indices that
+/// are constants (or values `offset` says can be computed again with the
+/// same value); or such a pointer plus such an offset, with `const` added,
+/// reinterpreted, or a pointer local `offset` says is computed again.
+/// Such a pointer declared at the level of a kernel's barriers needs no
+/// frame slot: each region binds it again (see `Facts::plan_frame`).
 pub(crate) fn recomputable_pointer(
     func: &tessera_ir::Function,
     init: &Expr,
