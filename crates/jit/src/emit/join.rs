@@ -55,7 +55,7 @@ impl Emitter<'_, '_, '_> {
         let Some((at, then)) = pinned_item(tail, &self.facts.remat, shape.dims()) else {
             return decline(Decline::JoinedTiles);
         };
-        if !plain || split == 0 || !joinable(then) {
+        if !plain || split == 0 || !joinable(then) || self.returned.is_some() {
             return decline(Decline::JoinedTiles);
         }
         let head = IrBlock {

@@ -162,6 +162,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             unwritten_scratch: HashSet::new(),
             prechecked: Vec::new(),
             addr_taken: HashMap::new(),
+            returned: None,
         }
     }
 
@@ -212,6 +213,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                     // them: the caller then lowers again with that size.
                     layout.frame_bytes = lw.plan_frame(func, body)?.max(min_frame);
                     lw.layout.frame_bytes = layout.frame_bytes;
+                    lw.clear_returned();
                 }
                 if layout.join {
                     lw.joined_body(body, shape)?;
@@ -628,6 +630,11 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             let st = self.b.ins().iconst(types::I32, status);
             self.b.ins().return_(&[st]);
         }
+        if let Some(r) = self.returned {
+            self.b.switch_to_block(r.done);
+            let st = self.b.ins().iconst(types::I32, STATUS_OK);
+            self.b.ins().return_(&[st]);
+        }
         self.b.seal_all_blocks();
     }
 
@@ -762,8 +769,65 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 },
             );
         }
-        self.alloc.frame_cursor = frame.end;
-        Ok(frame.end.next_multiple_of(8).max(8))
+        let mut end = frame.end;
+        // A kernel that may return before its last barrier keeps which of
+        // its work-items have (see [`Returned`]), a byte each, in a slot
+        // whose array starts on a word so it can be cleared a word at a
+        // time.
+        let split = last_region_start(body, &self.facts.barriers);
+        if block_has_return(&IrBlock {
+            stmts: body.stmts[..split].to_vec(),
+        }) {
+            let off = end.next_multiple_of(8);
+            end = off + 1;
+            let count = self.b.declare_var(types::I32);
+            let zero = self.b.ins().iconst(types::I32, 0);
+            self.b.def_var(count, zero);
+            self.returned = Some(Returned {
+                slot: FrameSlot { off, stride: 1 },
+                count,
+                done: self.b.create_block(),
+            });
+        }
+        self.alloc.frame_cursor = end;
+        Ok(end.next_multiple_of(8).max(8))
+    }
+
+    /// Marks every work-item of the tile as not returned (see
+    /// [`Returned`]): the slot's array, `tile_threads` bytes from a word
+    /// boundary, cleared a word at a time, in a loop for large tiles.
+    pub(super) fn clear_returned(&mut self) {
+        let (Some(r), Some(shape)) = (self.returned, self.layout.tile) else {
+            return;
+        };
+        let threads = shape.threads() as i64;
+        let base = self
+            .b
+            .ins()
+            .iadd_imm_s(self.entry.frames, i64::from(r.slot.off) * threads);
+        let words = threads / 8;
+        let zero = self.b.ins().iconst(types::I64, 0);
+        if words <= 8 {
+            for w in 0..words {
+                self.b.ins().store(flags(), zero, base, (w * 8) as i32);
+            }
+        } else {
+            let head = self.b.create_block();
+            let exit = self.b.create_block();
+            let at = self.b.append_block_param(head, self.ptr);
+            self.b.ins().jump(head, &[base.into()]);
+            self.b.switch_to_block(head);
+            self.b.ins().store(flags(), zero, at, 0);
+            let next = self.b.ins().iadd_imm_s(at, 8);
+            let end = self.b.ins().iadd_imm_s(base, words * 8);
+            let more = self.b.ins().icmp(IntCC::UnsignedLessThan, next, end);
+            self.b.ins().brif(more, head, &[next.into()], exit, &[]);
+            self.b.switch_to_block(exit);
+        }
+        let zero8 = self.b.ins().iconst(types::I8, 0);
+        for k in words * 8..threads {
+            self.b.ins().store(flags(), zero8, base, k as i32);
+        }
     }
 }
 

@@ -515,6 +515,27 @@ pub(crate) struct Emitter<'a, 'b, 'f> {
     /// By function, its scalar locals whose address is taken (see
     /// `Emitter::address_taken`).
     addr_taken: HashMap<FuncId, HashSet<LocalId>>,
+    /// A tiled kernel that may `return` before its last barrier: which of
+    /// the tile's work-items have returned (see [`Returned`]).
+    returned: Option<Returned>,
+}
+
+/// The work-items of a tile that have returned, for a kernel that may
+/// `return` before its last barrier. A work-item that returns sets its
+/// byte of a frame slot and counts itself; every later work-item loop of
+/// the tile skips it. As in the interpreter, a barrier reached while any
+/// work-item has returned is a divergence (the check fails and the
+/// interpreter runs the launch again to report it), and a tile whose
+/// work-items have all returned is done: after a region that may return,
+/// the count is compared with the tile's size.
+#[derive(Clone, Copy)]
+struct Returned {
+    /// One byte per work-item: 1 once it has returned.
+    slot: FrameSlot,
+    /// How many of the tile's work-items have returned.
+    count: Variable,
+    /// Returns `STATUS_OK`: the tile is done.
+    done: Block,
 }
 
 /// What the function was given, and the blocks every check and poll

@@ -250,6 +250,16 @@ impl Emitter<'_, '_, '_> {
         let item_end = self.b.create_block();
         let id = self.next_region;
         self.next_region += 1;
+        // A work-item that has returned takes no part (see [`Returned`]).
+        let skip = self.returned.map(|r| {
+            let addr = self.frame_addr(r.slot);
+            let gone = self.b.ins().load(types::I8, flags(), addr, 0);
+            let run = self.b.create_block();
+            let skip = self.b.create_block();
+            self.b.ins().brif(gone, skip, &[], run, &[]);
+            self.b.switch_to_block(run);
+            skip
+        });
         let saved_region = self.region.replace(RegionCtx { id, item_end });
         let result = (|| -> R<()> {
             self.load_frame_locals(uses)?;
@@ -259,7 +269,44 @@ impl Emitter<'_, '_, '_> {
             self.store_frame_locals(stores)
         })();
         self.region = saved_region;
+        if let Some(skip) = skip {
+            self.b.ins().jump(skip, &[]);
+            self.b.switch_to_block(skip);
+        }
         result
+    }
+
+    /// After a region in which work-items may have returned: a tile whose
+    /// work-items have all returned is done (see [`Returned`]).
+    fn done_if_all_returned(&mut self, stmts: &[Stmt]) {
+        let Some(r) = self.returned else { return };
+        let Some(shape) = self.layout.tile else {
+            return;
+        };
+        let returns = block_has_return(&IrBlock {
+            stmts: stmts.to_vec(),
+        });
+        if self.scopes.len() != 1 || !returns {
+            return;
+        }
+        let count = self.b.use_var(r.count);
+        let all = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, count, shape.threads() as i64);
+        let go = self.b.create_block();
+        self.b.ins().brif(all, r.done, &[], go, &[]);
+        self.b.switch_to_block(go);
+    }
+
+    /// A barrier: reached while some work-items have returned, it is a
+    /// divergence (see [`Returned`]); the interpreter reports it.
+    fn barrier_after_returns(&mut self) {
+        let Some(r) = self.returned else { return };
+        let count = self.b.use_var(r.count);
+        let go = self.b.create_block();
+        self.b.ins().brif(count, self.entry.fail, &[], go, &[]);
+        self.b.switch_to_block(go);
     }
 
     /// The current work-item's start of a region: the locals in `uses`
@@ -341,8 +388,9 @@ impl Emitter<'_, '_, '_> {
     /// work-items along the last dimension (and their frames) at a time.
     pub(super) fn close_tile_loops(&mut self, loops: &TileLoops, lanes: i64) {
         // The work-item's number for its frame slots, when there are any
-        // (a counter nothing reads would still be carried round the loop).
-        if self.scopes.iter().any(|s| !s.frame.is_empty()) {
+        // (a counter nothing reads would still be carried round the loop),
+        // or when work-items' returns are kept there.
+        if self.returned.is_some() || self.scopes.iter().any(|s| !s.frame.is_empty()) {
             let item = self.b.use_var(self.wi.frame_item);
             let next = self.b.ins().iadd_imm_s(item, lanes);
             self.b.def_var(self.wi.frame_item, next);
@@ -604,9 +652,12 @@ impl Emitter<'_, '_, '_> {
             && let Some((at, then)) = pinned_item(&stmts, &self.facts.remat, tile.dims())
         {
             let then = then.clone();
-            return self.single_item(&uses, &stores, &at, &then);
+            self.single_item(&uses, &stores, &at, &then)?;
+            self.done_if_all_returned(&stmts);
+            return Ok(());
         }
-        let shape = if self.scopes.len() != 1 {
+        // Lanes would run a returned work-item beside the others.
+        let shape = if self.scopes.len() != 1 || self.returned.is_some() {
             None
         } else {
             self.facts.lane_shape(&stmts)
@@ -632,13 +683,18 @@ impl Emitter<'_, '_, '_> {
             None => self.item_loop(&uses, &stores, limit, &mut |lw| lw.stmts(&stmts)),
         };
         self.prechecked = outer;
-        r
+        r?;
+        self.done_if_all_returned(&stmts);
+        Ok(())
     }
 
     pub(super) fn uniform_stmt(&mut self, s: &Stmt) -> R<()> {
         self.spend()?;
         match &s.kind {
-            StmtKind::Barrier(_) => Ok(()),
+            StmtKind::Barrier(_) => {
+                self.barrier_after_returns();
+                Ok(())
+            }
             StmtKind::Block(b) => self.uniform_block(b),
             StmtKind::If { cond, then, els } => {
                 let c = self.tile_cond(cond)?;
@@ -659,7 +715,9 @@ impl Emitter<'_, '_, '_> {
                 body,
                 step,
             } => {
-                if block_has_return(body) {
+                // The kernel's own `return` there is counted (see
+                // [`Returned`]); a called function's is not.
+                if block_has_return(body) && (self.scopes.len() != 1 || self.returned.is_none()) {
                     return decline(Decline::ReturnInLoopWithBarrier);
                 }
                 // A counted loop: the counter's range holds in the body
@@ -1016,16 +1074,36 @@ impl Emitter<'_, '_, '_> {
         let fail = self.entry.fail;
         let item = self.wi.item;
         self.wi.need_item = true;
+        // Where work-items may have returned, the first that takes part
+        // need not be the tile's first: a flag says whether one has.
+        let seen = self.returned.map(|_| {
+            let seen = self.var(types::I8);
+            let no = self.b.ins().iconst(types::I8, 0);
+            self.b.def_var(seen, no);
+            seen
+        });
         let r = self.item_loop(&uses, &stores, None, &mut |lw| {
             let c = lw.scalar(cond)?;
-            let it = lw.b.use_var(item);
-            let is_first = lw.b.ins().icmp_imm_s(IntCC::Equal, it, 0);
+            let is_first = match seen {
+                Some(seen) => {
+                    let s = lw.b.use_var(seen);
+                    lw.b.ins().icmp_imm_s(IntCC::Equal, s, 0)
+                }
+                None => {
+                    let it = lw.b.use_var(item);
+                    lw.b.ins().icmp_imm_s(IntCC::Equal, it, 0)
+                }
+            };
             let set = lw.b.create_block();
             let check = lw.b.create_block();
             let done = lw.b.create_block();
             lw.b.ins().brif(is_first, set, &[], check, &[]);
             lw.b.switch_to_block(set);
             lw.b.def_var(first, c);
+            if let Some(seen) = seen {
+                let yes = lw.b.ins().iconst(types::I8, 1);
+                lw.b.def_var(seen, yes);
+            }
             lw.b.ins().jump(done, &[]);
             lw.b.switch_to_block(check);
             let f = lw.b.use_var(first);

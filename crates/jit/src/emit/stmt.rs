@@ -348,13 +348,21 @@ impl Emitter<'_, '_, '_> {
                     }
                     self.b.ins().jump(blk, &[]);
                 } else {
-                    if self.layout.frame_bytes > 0 && !self.last_region {
-                        return decline(Decline::ReturnBeforeBarrier);
-                    }
                     let Some(r) = &self.region else {
                         return decline(Decline::ReturnBetweenBarriers);
                     };
                     let end = r.item_end;
+                    if let Some(ret) = self.returned {
+                        // Counted, and skipped by the tile's later regions.
+                        let addr = self.frame_addr(ret.slot);
+                        let one = self.b.ins().iconst(types::I8, 1);
+                        self.b.ins().store(flags(), one, addr, 0);
+                        let n = self.b.use_var(ret.count);
+                        let n1 = self.b.ins().iadd_imm_s(n, 1);
+                        self.b.def_var(ret.count, n1);
+                    } else if self.layout.frame_bytes > 0 && !self.last_region {
+                        return decline(Decline::ReturnBeforeBarrier);
+                    }
                     self.b.ins().jump(end, &[]);
                 }
                 self.dead_block();
