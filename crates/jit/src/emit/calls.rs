@@ -171,6 +171,8 @@ impl Emitter<'_, '_, '_> {
             ret_ref,
             frame: HashMap::new(),
             ret_obj,
+            waits: false,
+            ret_frame: None,
         });
         let saved_loops = std::mem::take(&mut self.loops);
         let body = callee

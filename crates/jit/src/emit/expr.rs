@@ -291,7 +291,10 @@ impl Emitter<'_, '_, '_> {
                 self.write(&p, &V::S(new), &target.ty)?;
                 Ok(V::S(if *prefix { new } else { old }))
             }
-            ExprKind::Call { func, args } => self.call(*func, args),
+            ExprKind::Call { func, args } => match self.barrier_result(*func, e)? {
+                Some(v) => Ok(v),
+                None => self.call(*func, args),
+            },
             ExprKind::Intrinsic { op, args } => self.intrinsic(op, args, e),
             ExprKind::Comma { first, second } => {
                 self.expr(first)?;

@@ -118,6 +118,8 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 ret_ref: None,
                 frame: HashMap::new(),
                 ret_obj: None,
+                waits: false,
+                ret_frame: None,
             }],
             loops: Vec::new(),
             region: None,
@@ -163,6 +165,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             prechecked: Vec::new(),
             addr_taken: HashMap::new(),
             returned: None,
+            barrier_result: None,
         }
     }
 

@@ -66,7 +66,9 @@ use crate::decline::{Decline, R, decline, kind_name};
 use crate::layout::clif_type;
 use crate::plan::facts::Facts;
 use crate::plan::lanes::LaneShape;
-use crate::plan::locals::{block_has_return, element_writes, expr_locals, mutated_locals};
+use crate::plan::locals::{
+    block_has_return, element_writes, expr_locals, mutated_locals, stmt_has_return,
+};
 use crate::plan::loops::FUEL;
 use crate::plan::ranges::{const_int, is_comparison};
 use crate::plan::regions::{
@@ -401,6 +403,13 @@ struct Scope {
     /// A function returning a struct holding views: the object its
     /// `return`s give their values to.
     ret_obj: Option<Vec<objects::FieldVars>>,
+    /// An inlined function that holds barriers (split into regions like
+    /// the kernel): its `return`s, in its last region only, end the
+    /// work-item's part of that region.
+    waits: bool,
+    /// Such a function with a value: the frame slot each work-item's
+    /// `return` stores it in (see [`Emitter::barrier_call`]).
+    ret_frame: Option<FrameSlot>,
 }
 
 struct LoopTargets {
@@ -518,6 +527,11 @@ pub(crate) struct Emitter<'a, 'b, 'f> {
     /// A tiled kernel that may `return` before its last barrier: which of
     /// the tile's work-items have returned (see [`Returned`]).
     returned: Option<Returned>,
+    /// While the statement that takes a call of a function with barriers'
+    /// value runs for each work-item: that call (its function and span)
+    /// and the frame slot its value was left in (see
+    /// [`Emitter::barrier_call`]).
+    barrier_result: Option<(FuncId, tessera_diagnostics::Span, FrameSlot)>,
 }
 
 /// The work-items of a tile that have returned, for a kernel that may

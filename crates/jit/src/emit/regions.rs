@@ -793,7 +793,29 @@ impl Emitter<'_, '_, '_> {
             StmtKind::Expr(Expr {
                 kind: ExprKind::Call { func, args },
                 ..
-            }) => self.barrier_call(*func, args),
+            }) => self.barrier_call(*func, args, None).map(drop),
+            StmtKind::Let {
+                init: Some(Init::Expr(call)),
+                ..
+            } if matches!(call.kind, ExprKind::Call { .. }) => self.barrier_call_value(s, call),
+            StmtKind::Expr(Expr {
+                kind: ExprKind::Assign { target, value },
+                ..
+            }) if matches!(value.kind, ExprKind::Call { .. })
+                && !self.facts.barriers.in_expr(target) =>
+            {
+                self.barrier_call_value(s, value)
+            }
+            // `return g(t);`, the last statement of a function with
+            // barriers: `g` leaves its value where this function's callers
+            // read it.
+            StmtKind::Return(Some(Expr {
+                kind: ExprKind::Call { func, args },
+                ..
+            })) if self.scopes.len() > 1 && self.scope().waits => {
+                let dest = self.scope().ret_frame;
+                self.barrier_call(*func, args, dest).map(drop)
+            }
             StmtKind::Break | StmtKind::Continue => {
                 // Taken by the whole tile: the condition that led here was
                 // checked to agree across the work-items.
@@ -886,15 +908,53 @@ impl Emitter<'_, '_, '_> {
     /// `f(t, ...);` of a function that holds a barrier, at the level of the
     /// barriers: its body is split like the kernel's, inline, and its
     /// locals (parameters included) get frame slots of their own.
-    pub(super) fn barrier_call(&mut self, func: FuncId, args: &[Expr]) -> R<()> {
+    pub(super) fn barrier_call(
+        &mut self,
+        func: FuncId,
+        args: &[Expr],
+        dest: Option<FrameSlot>,
+    ) -> R<Option<FrameSlot>> {
         let callee = self.prog.function(func);
         let Some(body) = &callee.body else {
             return decline(Decline::CallUndefinedFunction);
         };
-        if callee.ret_by_ref || callee.ret != Type::Void {
+        if callee.ret_by_ref {
             return decline(Decline::FunctionBarrierReturnsValue);
         }
-        if block_has_return(body) {
+        // Its value: each work-item's `return` leaves it in a frame slot
+        // (the caller's, for `return f(t);`), for the statement that takes
+        // it to read (see `Emitter::barrier_result`).
+        let ret_frame = match (&callee.ret, dest) {
+            (Type::Void, _) => None,
+            (_, Some(dest)) => Some(dest),
+            (ty, None) => {
+                let Some((size, align)) = size_align(&self.prog.structs, ty) else {
+                    return decline(Decline::FunctionBarrierReturnsValue);
+                };
+                if !matches!(
+                    ty,
+                    Type::Scalar(_) | Type::Index(_) | Type::Extent(_) | Type::Struct(_)
+                ) {
+                    return decline(Decline::FunctionBarrierReturnsValue);
+                }
+                let at = self.alloc.frame_cursor.next_multiple_of(align.max(1));
+                self.alloc.frame_cursor = at.saturating_add(size);
+                Some(FrameSlot {
+                    off: at,
+                    stride: size,
+                })
+            }
+        };
+        // A `return` may end the function only where no barrier follows:
+        // in its last region, or as its last statement, `return g(t);`.
+        let split = last_region_start(body, &self.facts.barriers);
+        let head = &body.stmts[..split];
+        let returns_early = head.iter().enumerate().any(|(i, s)| {
+            let last_call = i + 1 == body.stmts.len()
+                && matches!(&s.kind, StmtKind::Return(Some(e)) if matches!(e.kind, ExprKind::Call { .. }));
+            !last_call && stmt_has_return(s)
+        });
+        if returns_early {
             return decline(Decline::ReturnInFunctionWithBarrier);
         }
         if self.scopes.len() > 16 {
@@ -1032,12 +1092,65 @@ impl Emitter<'_, '_, '_> {
             ret_ref: None,
             frame,
             ret_obj: None,
+            waits: true,
+            ret_frame,
         });
         let saved_loops = std::mem::take(&mut self.loops);
-        let r = self.uniform_block(body);
+        let head = IrBlock {
+            stmts: head.to_vec(),
+        };
+        let tail: Vec<&Stmt> = body.stmts[split..].iter().collect();
+        let r = self
+            .uniform_block(&head)
+            .and_then(|()| self.flush_region(&tail));
         self.loops = saved_loops;
         self.scopes.pop();
+        r.map(|()| ret_frame)
+    }
+
+    /// A statement at the level of the barriers that takes the value of a
+    /// call of a function with barriers (`T x = f(t);`, `x = f(t);`): the
+    /// call, its value left in a frame slot per work-item, then the
+    /// statement itself for each work-item, the call reading as that value.
+    fn barrier_call_value(&mut self, s: &Stmt, call: &Expr) -> R<()> {
+        let ExprKind::Call { func, args } = &call.kind else {
+            return decline(Decline::BarrierInsideStatementKind);
+        };
+        let Some(slot) = self.barrier_call(*func, args, None)? else {
+            return decline(Decline::FunctionBarrierReturnsValue);
+        };
+        let stmts = [s.clone()];
+        let RegionIo {
+            loads: uses,
+            stores,
+        } = self.region_io_with_refs(&stmts);
+        let outer = self.barrier_result.replace((*func, call.span, slot));
+        let r = self.item_loop(&uses, &stores, None, &mut |lw| lw.stmts(&stmts));
+        self.barrier_result = outer;
         r
+    }
+
+    /// The value of a call of a function with barriers while the statement
+    /// that takes it runs (see [`Emitter::barrier_call_value`]): the
+    /// current work-item's, from the frame slot its `return` left it in.
+    pub(super) fn barrier_result(&mut self, func: FuncId, call: &Expr) -> R<Option<V>> {
+        let Some((f, span, slot)) = self.barrier_result else {
+            return Ok(None);
+        };
+        if f != func || span != call.span {
+            return Ok(None);
+        }
+        let addr = self.frame_addr(slot);
+        Ok(Some(match &call.ty {
+            Type::Scalar(sc) => V::S(self.b.ins().load(clif_type(*sc), flags(), addr, 0)),
+            Type::Index(r) | Type::Extent(r) => V::Shape(
+                (0..i32::from(*r))
+                    .map(|k| self.b.ins().load(types::I32, flags(), addr, 4 * k))
+                    .collect(),
+            ),
+            Type::Struct(_) => V::Mem(addr),
+            _ => return decline(Decline::FunctionBarrierReturnsValue),
+        }))
     }
 
     /// A condition taken by the whole tile: computed once when it is

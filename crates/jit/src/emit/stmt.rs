@@ -319,6 +319,25 @@ impl Emitter<'_, '_, '_> {
                 self.dead_block();
             }
             StmtKind::Return(_) if self.host_exit(HostExitKind::Return(s.id))? => {}
+            StmtKind::Return(value) if self.scopes.len() > 1 && self.scope().waits => {
+                // In a function with barriers' last region (see
+                // `Emitter::barrier_call`): its value into its frame slot,
+                // then the end of the work-item's part of the region.
+                if let Some(v) = value {
+                    let lowered = self.expr(v)?;
+                    if let Some(slot) = self.scope().ret_frame {
+                        let ty = self.prog.function(self.scope().func).ret.clone();
+                        let addr = self.frame_addr(slot);
+                        self.store_value(addr, &ty, &lowered)?;
+                    }
+                }
+                let Some(r) = &self.region else {
+                    return decline(Decline::ReturnBetweenBarriers);
+                };
+                let end = r.item_end;
+                self.b.ins().jump(end, &[]);
+                self.dead_block();
+            }
             StmtKind::Return(value) => {
                 if self.scopes.len() > 1 {
                     let ret = self.scope().ret.clone();

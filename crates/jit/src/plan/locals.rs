@@ -274,9 +274,14 @@ pub(crate) fn unwritten_locals(prog: &Program, stmts: &[Stmt]) -> HashSet<LocalI
 
 /// True when the block holds a `return`.
 pub(crate) fn block_has_return(b: &IrBlock) -> bool {
+    b.stmts.iter().any(stmt_has_return)
+}
+
+/// True when the statement is or holds a `return`.
+pub(crate) fn stmt_has_return(s: &Stmt) -> bool {
     let found = std::cell::Cell::new(false);
-    walk_block(
-        b,
+    walk_stmt(
+        s,
         &mut |s| {
             if matches!(s.kind, StmtKind::Return(_)) {
                 found.set(true);
