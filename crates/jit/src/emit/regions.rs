@@ -848,16 +848,6 @@ impl Emitter<'_, '_, '_> {
         if !effect_free(value) || value.ty.scalar().is_none_or(|s| !s.is_integral()) {
             return decline(Decline::BarrierInsideStatementKind);
         }
-        // The frame plan and the uniform counters look into blocks, `if`s
-        // and loops at the level of the barriers, not into a switch's arms:
-        // a local declared there, or a loop with barriers, is left to the
-        // interpreter.
-        if arms
-            .iter()
-            .any(|a| declares_at_barrier_level(&a.body, &self.facts.barriers))
-        {
-            return decline(Decline::BarrierInsideStatementKind);
-        }
         let exit = self.b.create_block();
         let blocks: Vec<Block> = arms.iter().map(|_| self.b.create_block()).collect();
         for (arm, &block) in arms.iter().zip(&blocks) {
@@ -1009,6 +999,12 @@ impl Emitter<'_, '_, '_> {
                 let ExprKind::Local(l) = &a.kind else {
                     return decline(Decline::ReferenceArgumentNotVariable);
                 };
+                // A `tile_static` variable is at the same place in every
+                // region: the parameter names it there.
+                if let Some(Slot::TileStatic(at)) = self.scope().slots.get(l) {
+                    slots.insert(id, Slot::TileStatic(*at));
+                    continue;
+                }
                 let Some(&off) = self.scope().frame.get(l) else {
                     return decline(Decline::ReferenceArgumentToWorkItemLoopVariable);
                 };
@@ -1277,25 +1273,4 @@ fn effect_free(e: &Expr) -> bool {
         } => args.iter().all(effect_free),
         _ => false,
     }
-}
-
-/// Whether `block` declares a local, or holds a loop with barriers, at the
-/// level of its barriers (directly, or in a block, `if` or `switch` that
-/// holds barriers).
-fn declares_at_barrier_level(block: &IrBlock, barriers: &tessera_ir::facts::Barriers) -> bool {
-    block.stmts.iter().any(|s| match &s.kind {
-        StmtKind::Let { .. } => true,
-        StmtKind::Loop { .. } => barriers.in_stmt(s),
-        StmtKind::Block(inner) => declares_at_barrier_level(inner, barriers),
-        StmtKind::If { then, els, .. } if barriers.in_stmt(s) => {
-            declares_at_barrier_level(then, barriers)
-                || els
-                    .as_ref()
-                    .is_some_and(|e| declares_at_barrier_level(e, barriers))
-        }
-        StmtKind::Switch { arms, .. } if barriers.in_stmt(s) => arms
-            .iter()
-            .any(|a| declares_at_barrier_level(&a.body, barriers)),
-        _ => false,
-    })
 }

@@ -151,6 +151,11 @@ fn confined_lets(body: &IrBlock, barriers: &Barriers) -> HashSet<LocalId> {
                 StmtKind::Loop { body, .. } if barriers.in_stmt(s) => {
                     visit(body, barriers, total, out);
                 }
+                StmtKind::Switch { arms, .. } if barriers.in_stmt(s) => {
+                    for arm in arms {
+                        visit(&arm.body, barriers, total, out);
+                    }
+                }
                 StmtKind::Let { .. } => {}
                 _ if barriers.in_stmt(s) => {}
                 _ => {

@@ -203,6 +203,11 @@ pub(crate) fn uniform_counters(
                     }
                     scan(body, barriers, lets, loops);
                 }
+                StmtKind::Switch { arms, .. } if barriers.in_stmt(s) => {
+                    for arm in arms {
+                        scan(&arm.body, barriers, lets, loops);
+                    }
+                }
                 _ => {}
             }
         }
@@ -258,6 +263,11 @@ pub(crate) fn collect_uniform_lets(b: &IrBlock, barriers: &Barriers, out: &mut V
             }
             StmtKind::Loop { body, .. } if barriers.in_stmt(s) => {
                 collect_uniform_lets(body, barriers, out);
+            }
+            StmtKind::Switch { arms, .. } if barriers.in_stmt(s) => {
+                for arm in arms {
+                    collect_uniform_lets(&arm.body, barriers, out);
+                }
             }
             _ => {}
         }
