@@ -897,7 +897,9 @@ impl Emitter<'_, '_, '_> {
 
     /// `f(t, ...);` of a function that holds a barrier, at the level of the
     /// barriers: its body is split like the kernel's, inline, and its
-    /// locals (parameters included) get frame slots of their own.
+    /// locals (parameters included) get frame slots of their own. A
+    /// function with a value leaves each work-item's in frame slot `dest`,
+    /// or in one of its own when `dest` is `None`; the slot is returned.
     pub(super) fn barrier_call(
         &mut self,
         func: FuncId,
