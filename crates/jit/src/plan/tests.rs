@@ -212,6 +212,36 @@ fn a_reference_across_barriers_to_a_place_that_may_move_is_declined() {
     );
 }
 
+#[test]
+fn locals_and_loop_counters_in_a_switch_arm_at_the_barriers_are_planned() {
+    // The tile takes one arm; `mine` lives across the arm's barrier, so it
+    // needs a slot, and `step` counts a loop with barriers alike in every
+    // work-item of the tile.
+    let prog = compile(&MATMUL.replace(
+        "c[t.global] = sum;",
+        "switch (t.tile[0]) {
+        case 0: {
+            int mine = row * 7;
+            t.barrier.wait();
+            sum += mine;
+            break;
+        }
+        default:
+            for (int step = 0; step < 3; step++) {
+                t.barrier.wait();
+            }
+        }
+        c[t.global] = sum;",
+    ));
+    let (func, body, tile) = kernel(&prog);
+    let mut facts = Facts::new(&prog, tile);
+    let frame = facts.plan_frame(func, body).expect("planned");
+    let (mine, step) = (local(func, "mine"), local(func, "step"));
+    assert!(frame.slots.iter().any(|(l, _)| *l == mine));
+    assert!(facts.uniform.contains(&step));
+    assert!(!frame.slots.iter().any(|(l, _)| *l == step));
+}
+
 /// The id of `func`, one of `prog`'s functions.
 fn id_of(prog: &Program, func: &Function) -> FuncId {
     let at = prog.functions.iter().position(|f| std::ptr::eq(f, func));
