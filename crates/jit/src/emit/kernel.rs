@@ -778,9 +778,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         // whose array starts on a word so it can be cleared a word at a
         // time.
         let split = last_region_start(body, &self.facts.barriers);
-        if block_has_return(&IrBlock {
-            stmts: body.stmts[..split].to_vec(),
-        }) {
+        if body.stmts[..split].iter().any(stmt_has_return) {
             let off = end.next_multiple_of(8);
             end = off + 1;
             let count = self.b.declare_var(types::I32);

@@ -283,10 +283,7 @@ impl Emitter<'_, '_, '_> {
         let Some(shape) = self.layout.tile else {
             return;
         };
-        let returns = block_has_return(&IrBlock {
-            stmts: stmts.to_vec(),
-        });
-        if self.scopes.len() != 1 || !returns {
+        if self.scopes.len() != 1 || !stmts.iter().any(stmt_has_return) {
             return;
         }
         let count = self.b.use_var(r.count);
