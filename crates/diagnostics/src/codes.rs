@@ -194,6 +194,7 @@ registry! {
     E0312, Check, "kernel signature does not fit `parallel_for_each`";
     E0313, Check, "`extern \"C\"` function with more than one restriction", "C3938";
     E0314, Check, "pointer or reference to an amp function", "C3939";
+    W0315, Check, "kernel whose call operator is not `const`", "C4882";
     E0400, Check, "kernel index does not match the compute domain", "C3577";
     E0401, Check, "illegal tile extents", "C3574";
     E0402, Check, "`tile_static` outside an amp-only function", "C3584";

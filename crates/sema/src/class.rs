@@ -3339,11 +3339,32 @@ impl FnCx<'_> {
                 .with_help("declare `void operator()(index<N> idx) const restrict(amp)`"),
             );
         }
+        // The `operator()` chosen: one that is not `const` may change the
+        // object, which is each work-item's own.
+        let non_const = match &call.kind {
+            ExprKind::Call { func, .. } => kcx.ck.program.get_function(*func).and_then(|f| {
+                f.locals
+                    .first()
+                    .filter(|this| this.name == "this" && !this.is_const)
+                    .map(|_| f.span)
+            }),
+            _ => None,
+        };
         let body = tessera_ir::Block {
             stmts: vec![Stmt::new(StmtKind::Expr(call), span)],
         };
         let mut func = kcx.func;
         func.body = Some(body);
+        if let Some(declared) = non_const {
+            self.ck.report(
+                crate::launch::non_const_kernel_warning(
+                    span,
+                    "this function object's `operator()` is not `const`",
+                )
+                .with_secondary(declared, "declared here"),
+            );
+            crate::launch::privatize_captures(&self.ck.program, &mut func, span);
+        }
         *self.ck.program.function_mut(kernel_id) = func;
         Some((kernel_id, functor))
     }

@@ -4,8 +4,10 @@
 use crate::cx::{Capturable, FnCx, KernelCx, error_expr};
 use crate::expr::mk;
 use tessera_diagnostics::{Diagnostic, Span, codes};
+use tessera_ir::visit;
 use tessera_ir::{
-    Expr, ExprKind, FuncId, Function, FunctionKind, Local, LocalId, Restriction, Space, Type,
+    Block, Expr, ExprKind, FuncId, Function, FunctionKind, Init, Intrinsic, Local, LocalId,
+    Program, Restriction, Space, Stmt, StmtKind, Type,
 };
 use tessera_syntax::ast::{self, ExprKind as K};
 
@@ -475,6 +477,15 @@ impl FnCx<'_> {
         let made = kcx.kernel.take().map(|k| k.made).unwrap_or_default();
         let mut func = kcx.func;
         func.body = Some(body);
+        if lambda.is_mutable {
+            let head = lambda
+                .restrict
+                .as_ref()
+                .map_or(lambda.capture_span, |r| lambda.capture_span.to(r.span));
+            self.ck
+                .report(non_const_kernel_warning(head, "the lambda is `mutable`"));
+            privatize_captures(&self.ck.program, &mut func, span);
+        }
         *self.ck.program.function_mut(id) = func;
         Some((id, made))
     }
@@ -565,4 +576,170 @@ impl FnCx<'_> {
         }
         explicit
     }
+}
+
+/// W0315 for a kernel whose call operator is not `const`, at `at`.
+pub(crate) fn non_const_kernel_warning(at: Span, why: &str) -> Diagnostic {
+    Diagnostic::warning(
+        codes::W0315,
+        at,
+        "the kernel's call operator is not `const`: each work-item changes only its own copy of what the kernel holds",
+    )
+    .with_label(why)
+    .with_msvc("C4882")
+    .with_note("C++ AMP deprecates kernels that are not `const`: a change one work-item makes to a captured value is seen neither by the other work-items nor by the host")
+    .with_help("make the kernel `const` (drop `mutable`, or declare `operator()` `const`) and keep what changes in a local variable or write it through an `array_view`")
+}
+
+/// Gives each work-item of a kernel whose call operator is not `const` its
+/// own copy of every value it captured: the by-value captures become
+/// locals of the kernel, copied from the captured values before the body
+/// runs, and the body uses the locals. C++ AMP runs each work-item on its
+/// own copy of the kernel object, so a change to one is seen only by the
+/// work-item that made it, never by another or by the host; a
+/// `concurrency::array`, captured by reference, stays shared. Captures the
+/// body cannot change stay as they are: a copy of them would be the same.
+pub(crate) fn privatize_captures(program: &Program, func: &mut Function, span: Span) {
+    let FunctionKind::Kernel { captures, .. } = &func.kind else {
+        return;
+    };
+    let changed = match &func.body {
+        Some(body) => changed_captures(body, captures.len(), &func.locals, program),
+        None => return,
+    };
+    let mut copies: Vec<Option<LocalId>> = Vec::with_capacity(captures.len());
+    let mut lets = Vec::new();
+    for (slot, c) in captures.iter().enumerate() {
+        if c.by_ref || c.ty.is_error() || !changed[slot] {
+            copies.push(None);
+            continue;
+        }
+        let id = LocalId(func.locals.len() as u32);
+        func.locals.push(Local {
+            name: c.name.clone(),
+            ty: c.ty.clone(),
+            by_ref: false,
+            is_const: false,
+            space: Space::Private,
+            span,
+        });
+        let value = mk(ExprKind::Capture(slot as u32), c.ty.clone(), true, span);
+        lets.push(Stmt::new(
+            StmtKind::Let {
+                local: id,
+                init: Some(Init::Expr(value)),
+            },
+            span,
+        ));
+        copies.push(Some(id));
+    }
+    if lets.is_empty() {
+        return;
+    }
+    fn redirect(e: &mut Expr, copies: &[Option<LocalId>]) {
+        if let ExprKind::Capture(slot) = e.kind
+            && let Some(Some(id)) = copies.get(slot as usize)
+        {
+            e.kind = ExprKind::Local(*id);
+            return;
+        }
+        visit::for_each_child_mut(e, &mut |c| redirect(c, copies));
+    }
+    if let Some(body) = &mut func.body {
+        visit::for_each_stmt_expr_mut(body, &mut |e| redirect(e, &copies));
+        lets.append(&mut body.stmts);
+        body.stmts = lets;
+    }
+}
+
+/// For each of `count` capture slots, whether `body` may change the
+/// captured object itself (not the data a captured view refers to): it is
+/// assigned, incremented, bound to a reference that is not `const` (a
+/// `let`, or an argument, `this` included, of a function taking one),
+/// handed to a library operation that may write it, or has its address
+/// taken for a pointer that is not to `const`. The answer errs towards
+/// "changed", which only costs a copy.
+fn changed_captures(body: &Block, count: usize, locals: &[Local], program: &Program) -> Vec<bool> {
+    /// The capture slots whose object the place `e` lies in.
+    fn roots(e: &Expr, out: &mut Vec<bool>) {
+        match &e.kind {
+            ExprKind::Capture(slot) => {
+                if let Some(flag) = out.get_mut(*slot as usize) {
+                    *flag = true;
+                }
+            }
+            ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => roots(base, out),
+            ExprKind::Convert(inner) => roots(inner, out),
+            // A view's elements are not the view.
+            ExprKind::Intrinsic {
+                op: Intrinsic::ViewElement | Intrinsic::ViewProject,
+                ..
+            } => {}
+            ExprKind::Intrinsic { args, .. } => {
+                if let Some(first) = args.first() {
+                    roots(first, out);
+                }
+            }
+            _ => visit::for_each_child(e, &mut |c| {
+                if c.place {
+                    roots(c, out);
+                }
+            }),
+        }
+    }
+    let mutable_ref = |l: Option<&Local>| l.is_some_and(|l| l.by_ref && !l.is_const);
+    let out = std::cell::RefCell::new(vec![false; count]);
+    visit::walk_block(
+        body,
+        &mut |s| {
+            if let StmtKind::Let {
+                local,
+                init: Some(Init::Expr(e) | Init::Ref(e)),
+            } = &s.kind
+                && mutable_ref(locals.get(local.index()))
+            {
+                roots(e, &mut out.borrow_mut());
+            }
+        },
+        &mut |e| match &e.kind {
+            ExprKind::Assign { target, .. }
+            | ExprKind::CompoundAssign { target, .. }
+            | ExprKind::IncDec { target, .. } => roots(target, &mut out.borrow_mut()),
+            ExprKind::AddrOf(target) if !matches!(e.ty, Type::Ptr { is_const: true, .. }) => {
+                roots(target, &mut out.borrow_mut())
+            }
+            ExprKind::Call { func, args } => {
+                let callee = program.get_function(*func);
+                for (k, a) in args.iter().enumerate() {
+                    if a.place && callee.is_none_or(|f| mutable_ref(f.locals.get(k))) {
+                        roots(a, &mut out.borrow_mut());
+                    }
+                }
+            }
+            // Reading a view or a shape component leaves the object as it
+            // is; any other library operation on a place may write it.
+            ExprKind::Intrinsic { op, args } if !reads_only(op) => {
+                for a in args.iter().filter(|a| a.place) {
+                    roots(a, &mut out.borrow_mut());
+                }
+            }
+            _ => {}
+        },
+    );
+    out.into_inner()
+}
+
+/// Library operations that read their place operands and change none.
+fn reads_only(op: &Intrinsic) -> bool {
+    matches!(
+        op,
+        Intrinsic::Math(_)
+            | Intrinsic::ViewElement
+            | Intrinsic::ViewProject
+            | Intrinsic::ViewExtent
+            | Intrinsic::ViewSection
+            | Intrinsic::ViewAs
+            | Intrinsic::ReinterpretAs
+            | Intrinsic::ShapeComponent
+    )
 }
