@@ -23,6 +23,59 @@ impl Emitter<'_, '_, '_> {
         Ok(self.b.inst_results(call)[0])
     }
 
+    /// `array_view<T, N> v(extent, c_array)` in a kernel: a dense view of
+    /// the array's memory (see the `NewView` arm of the intrinsics).
+    fn view_over_c_array(&mut self, extent: &Expr, source: &Expr) -> R<V> {
+        let Type::CArray(elem, len) = &source.ty else {
+            return decline(Decline::LibraryOperation("NewView".into()));
+        };
+        if self.has_tags(elem) {
+            return decline(Decline::UnionTags);
+        }
+        if matches!(**elem, Type::CArray(..)) {
+            return decline(Decline::LibraryOperation("NewView".into()));
+        }
+        let Some((elem_size, _)) = size_align(&self.prog.structs, elem) else {
+            return decline(Decline::LibraryOperation("NewView".into()));
+        };
+        let ext = self.shape(extent)?;
+        let place = self.with_access(Access::ReadWrite, |lw| lw.place(source))?;
+        let Place::Mem(base, _) = place else {
+            return decline(Decline::LibraryOperation("NewView".into()));
+        };
+        // Each component positive, and their product (which only grows,
+        // each factor at least one and the running product at most the
+        // array's length, so it cannot overflow 64 bits) within the array.
+        let wide: Vec<Value> = ext
+            .iter()
+            .map(|&c| self.b.ins().sextend(types::I64, c))
+            .collect();
+        let mut count = self.b.ins().iconst(types::I64, 1);
+        for &c in &wide {
+            let positive = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, c, 0);
+            self.guard(positive);
+            count = self.b.ins().imul(count, c);
+            let fits =
+                self.b
+                    .ins()
+                    .icmp_imm_s(IntCC::UnsignedLessThanOrEqual, count, i64::from(*len));
+            self.guard(fits);
+        }
+        // Row-major strides: the last dimension contiguous.
+        let mut strides = vec![self.b.ins().iconst(types::I64, 1); wide.len()];
+        for d in (0..wide.len().saturating_sub(1)).rev() {
+            strides[d] = self.b.ins().imul(strides[d + 1], wide[d + 1]);
+        }
+        Ok(V::View(ViewV {
+            base,
+            offset: self.b.ins().iconst(types::I64, 0),
+            ext: wide,
+            strides,
+            elem: (**elem).clone(),
+            elem_size,
+        }))
+    }
+
     /// The address of a view element, bounds-checked.
     pub(super) fn view_element(&mut self, args: &[Expr]) -> R<(Value, Type)> {
         let own = self.own_element(&args[0], &args[1]);
@@ -207,6 +260,19 @@ impl Emitter<'_, '_, '_> {
                     self.guard(ok);
                 }
                 Ok(V::View(self.view(&args[1])?))
+            }
+            // A view a kernel makes over one of its C arrays (private, a
+            // `tile_static` one, a member of a local object): the array's
+            // memory, row-major, once the extent given is checked to be
+            // positive and to hold no more elements than the array. A
+            // failed check leaves the launch to the interpreter, which
+            // reports it.
+            Intrinsic::NewView
+                if self.host.is_none()
+                    && args.len() == 2
+                    && matches!(args[1].ty, Type::CArray(..)) =>
+            {
+                self.view_over_c_array(&args[0], &args[1])
             }
             // `std::swap` of two scalars, or of two objects of a plain type
             // in memory (iterators' elements, say).

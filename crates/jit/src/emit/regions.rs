@@ -449,6 +449,10 @@ impl Emitter<'_, '_, '_> {
                 self.let_pointer(*l, Some(&Init::Expr(e.clone())))?;
                 continue;
             }
+            if matches!(ty, Type::ArrayView { .. }) {
+                self.let_local(*l, Some(&Init::Expr(e.clone())))?;
+                continue;
+            }
             let v = self.scalar(e)?;
             let vars = self.local_vars(*l, &ty, 1);
             let Some(var) = vars.first() else {

@@ -82,6 +82,19 @@ impl Facts<'_> {
                 self.remat.push((id, init.clone()));
                 continue;
             }
+            // A view the kernel made over a `tile_static` array or a
+            // captured view, never assigned: made again where a region
+            // names it (the same memory, the same checks).
+            if !local.by_ref
+                && matches!(local.ty, Type::ArrayView { .. })
+                && !mutated.contains(&id)
+                && let Some(init) = lets.get(&id)
+                && recomputable_view(func, init, &remat)
+            {
+                remat.insert(id);
+                self.remat.push((id, init.clone()));
+                continue;
+            }
             // A reference bound to a place every region can name again:
             // bound again where a region names it (a reference is never
             // bound anew, and what its place's indices name never changes).
@@ -218,6 +231,48 @@ fn recomputable_scalar(e: &Expr, remat: &HashSet<LocalId>) -> bool {
 /// check that could fail, wherever the work-item is known: a constant, a
 /// captured scalar, a component of the tiled index (its local or global
 /// index, tile or tile origin), or a local in `remat`.
+/// `array_view<T, N> v(extent, source)` whose extent every region can
+/// compute again (constants, captured scalars, copies computed again) and
+/// whose source every region names the same: a `tile_static` C array of
+/// the kernel, or a captured view or array.
+fn recomputable_view(func: &tessera_ir::Function, e: &Expr, remat: &HashSet<LocalId>) -> bool {
+    let ExprKind::Intrinsic {
+        op: Intrinsic::NewView,
+        args,
+    } = &e.kind
+    else {
+        return false;
+    };
+    let [extent, source] = args.as_slice() else {
+        return false;
+    };
+    // Arithmetic on values every region has (it cannot fail where it did
+    // not at the view's declaration: the same operands give the same
+    // result).
+    fn arithmetic(e: &Expr, remat: &HashSet<LocalId>) -> bool {
+        match &e.kind {
+            ExprKind::Binary { lhs, rhs, .. } => arithmetic(lhs, remat) && arithmetic(rhs, remat),
+            ExprKind::Unary { operand, .. } => arithmetic(operand, remat),
+            ExprKind::Convert(inner) => arithmetic(inner, remat),
+            _ => recomputable(e, remat),
+        }
+    }
+    let extent_ok = match &extent.kind {
+        ExprKind::Intrinsic {
+            op: Intrinsic::MakeShape,
+            args: components,
+        } => components.iter().all(|c| arithmetic(c, remat)),
+        ExprKind::Capture(_) => true,
+        _ => false,
+    };
+    let source_ok = match &source.kind {
+        ExprKind::Local(l) => func.is_tile_static(*l) && matches!(source.ty, Type::CArray(..)),
+        ExprKind::Capture(_) => matches!(source.ty, Type::Array(..) | Type::ArrayView { .. }),
+        _ => false,
+    };
+    extent_ok && source_ok
+}
+
 fn recomputable(e: &Expr, remat: &HashSet<LocalId>) -> bool {
     match &e.kind {
         ExprKind::Const(_) => true,

@@ -246,8 +246,8 @@ pub(crate) fn mutated_locals(prog: &Program, body: &IrBlock, out: &mut HashSet<L
 /// The locals whose memory a run of statements reads without anything
 /// in it writing there: those it names but never writes, nor passes by
 /// reference, nor takes the address of (see [`mutated_locals`]). Nothing
-/// when the run uses pointers, which may write any local's memory without
-/// naming it.
+/// when the run uses pointers, or views the kernel made (see
+/// [`made_view`]), which may write any local's memory without naming it.
 pub(crate) fn unwritten_locals(prog: &Program, stmts: &[Stmt]) -> HashSet<LocalId> {
     let block = IrBlock {
         stmts: stmts.to_vec(),
@@ -256,6 +256,7 @@ pub(crate) fn unwritten_locals(prog: &Program, stmts: &[Stmt]) -> HashSet<LocalI
     walk_block(&block, &mut |_| {}, &mut |e| {
         if matches!(e.ty, tessera_ir::Type::Ptr { .. })
             || matches!(e.kind, ExprKind::Deref(_) | ExprKind::AddrOf(_))
+            || made_view(e)
         {
             pointers.set(true);
         }
@@ -270,6 +271,26 @@ pub(crate) fn unwritten_locals(prog: &Program, stmts: &[Stmt]) -> HashSet<LocalI
         stmt_locals(s, &mut named);
     }
     named.into_iter().filter(|l| !written.contains(l)).collect()
+}
+
+/// True when `e` is a view not reached from a capture: one the kernel
+/// made, perhaps over one of its own arrays, which writes through it
+/// change without naming them (a view parameter of an inlined function
+/// counts too).
+fn made_view(e: &Expr) -> bool {
+    fn from_capture(e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Capture(_) => true,
+            ExprKind::Field { base, .. } => from_capture(base),
+            ExprKind::Convert(inner) => from_capture(inner),
+            ExprKind::Intrinsic {
+                op: Intrinsic::ViewProject | Intrinsic::ViewSection | Intrinsic::ViewAs,
+                args,
+            } => args.first().is_some_and(from_capture),
+            _ => false,
+        }
+    }
+    matches!(e.ty, tessera_ir::Type::ArrayView { .. }) && !from_capture(e)
 }
 
 /// True when the block holds a `return`.
