@@ -16,6 +16,7 @@
 //! No IO; diagnostics are returned as data.
 
 mod analysis;
+mod barrier_calls;
 mod call;
 mod class;
 mod context;
@@ -129,6 +130,11 @@ fn check_tree(unit: Cow<'_, TranslationUnit>) -> Checked {
     checker.program.number_statements();
     // The analyses tolerate error nodes, so rules are reported together.
     analysis::analyse(&checker.program, &mut checker.diags);
+    // After the analyses, which report on the program as written: calls of
+    // functions with barriers become statements of their own, numbered
+    // again with the rest.
+    barrier_calls::lift(&mut checker.program);
+    checker.program.number_statements();
     let mut diagnostics = std::mem::take(&mut checker.diags);
     // A name the namespace pass reported is not reported again as unknown.
     let reported: Vec<_> = diagnostics
