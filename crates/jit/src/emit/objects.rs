@@ -146,6 +146,24 @@ impl Emitter<'_, '_, '_> {
             .collect()
     }
 
+    /// Variables holding the view `v`, for a view that may be given
+    /// another.
+    pub(super) fn view_vars(&mut self, v: &ViewV) -> ViewVars {
+        let mut hold = |x: Value| {
+            let var = self.var(types::I64);
+            self.b.def_var(var, x);
+            var
+        };
+        ViewVars {
+            base: hold(v.base),
+            offset: hold(v.offset),
+            ext: v.ext.iter().map(|&x| hold(x)).collect(),
+            strides: v.strides.iter().map(|&x| hold(x)).collect(),
+            elem: v.elem.clone(),
+            elem_size: v.elem_size,
+        }
+    }
+
     /// The view a view field holds.
     pub(super) fn read_view_vars(&mut self, v: &ViewVars) -> ViewV {
         ViewV {

@@ -502,7 +502,17 @@ impl Emitter<'_, '_, '_> {
                 let V::View(v) = self.expr(e)? else {
                     return decline(Decline::ViewLocalKind);
                 };
-                self.scope_mut().slots.insert(l, Slot::View(v));
+                // A view the function assigns another view to (`v = w;`)
+                // is held in variables, which the assignment sets.
+                let assigned =
+                    crate::plan::locals::written_objects(self.prog, self.prog.function(func))
+                        .contains(&l);
+                let slot = if assigned {
+                    Slot::Ref(Place::ViewVars(self.view_vars(&v)))
+                } else {
+                    Slot::View(v)
+                };
+                self.scope_mut().slots.insert(l, slot);
             }
             Type::Struct(_) | Type::CArray(..) => {
                 let addr = self.aggregate_slot(l, &ty)?;
