@@ -217,6 +217,11 @@ impl Emitter<'_, '_, '_> {
                 if std::mem::discriminant(&tv) != std::mem::discriminant(&fv) {
                     return decline(Decline::ConditionalMixedKinds);
                 }
+                if let (V::View(a), V::View(b)) = (&tv, &fv)
+                    && (a.ext.len() != b.ext.len() || a.elem != b.elem)
+                {
+                    return decline(Decline::ConditionalMixedKinds);
+                }
                 self.set_vars(&vars, &fv);
                 self.b.ins().jump(done, &[]);
                 self.b.switch_to_block(done);
