@@ -232,6 +232,7 @@ registry! {
     R0024, Run, "memory read as a type its bytes do not make";
     R0025, Run, "pure virtual function called";
     R0026, Run, "downcast of an object that is not of the derived class";
+    R0027, Run, "function ended without returning a value";
     R0100, Run, "data race";
     R0101, Run, "read of uninitialised `tile_static` memory";
     R0102, Run, "host access to data a kernel changed without `synchronize()`";

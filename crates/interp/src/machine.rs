@@ -1758,8 +1758,31 @@ impl<'p> Machine<'p> {
         self.leave();
         match r? {
             Flow::Return(v) => Ok(v),
+            _ if f.ret != Type::Void && !f.ret.is_error() && f.name != "main" => {
+                Err(self.ended_without_value(func, span))
+            }
             _ => Ok(Value::Void),
         }
+    }
+
+    /// R0027: a function that returns a value reached the end of its body,
+    /// which C++ leaves undefined once its value is used (and `main` alone
+    /// may do, returning 0).
+    pub(crate) fn ended_without_value(&self, func: FuncId, span: Span) -> Stop {
+        let f = self.prog.function(func);
+        self.error(
+            codes::R0027,
+            span,
+            format!(
+                "`{}` ended without returning a value",
+                f.name
+            ),
+        )
+        .with_label("called here")
+        .with_secondary(f.span, "the function, which returns a value")
+        .with_note("reaching the end of a function that returns a value, other than `main`, is undefined behaviour in C++")
+        .with_help("end every path through the function with `return value;`")
+        .into()
     }
 
     /// Evaluates the arguments of a call of `func`.

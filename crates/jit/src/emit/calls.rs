@@ -148,8 +148,8 @@ impl Emitter<'_, '_, '_> {
             Type::Index(r) | Type::Extent(r) => (0..*r).map(|_| self.var(types::I32)).collect(),
             _ => return decline(Decline::FunctionReturningType),
         };
-        // A value for the result on every path (a missing `return` is UB in
-        // C++; the checker rejects most).
+        // A value for the result on every path to `done` (running off the
+        // end fails the launch, below).
         for v in &ret_vars {
             let z = match &ret_ty {
                 Type::Scalar(s) => self.zero(*s),
@@ -184,7 +184,17 @@ impl Emitter<'_, '_, '_> {
         self.loops = saved_loops;
         let mut scope = self.scopes.pop();
         r?;
-        self.b.ins().jump(done, &[]);
+        // Running off the end of a function that returns a value (UB in
+        // C++ unless the value goes unused; the interpreter stops there,
+        // R0027) fails the launch for the interpreter to report. A
+        // function returning a reference is checked after `done`.
+        let falls_off_with_value =
+            !matches!(ret_ty, Type::Void) && scope.as_ref().is_some_and(|s| s.ret_ref.is_none());
+        if falls_off_with_value {
+            self.b.ins().jump(self.entry.fail, &[]);
+        } else {
+            self.b.ins().jump(done, &[]);
+        }
         self.b.switch_to_block(done);
         if let Some(fields) = scope.as_mut().and_then(|s| s.ret_obj.take()) {
             return Ok(Inlined::Value(V::Obj(self.read_fields(&fields))));
