@@ -575,17 +575,29 @@ impl Machine<'_> {
         self.depth = depth + 1;
         let r = self.lock_block(*func, body, &live);
         let mut results = vec![Value::Void; live.len()];
+        let mut ran_off: Option<usize> = None;
         for i in 0..live.len() {
             if live[i] {
                 self.cur = i;
-                if let Flow::Return(v) = std::mem::replace(&mut self.items[i].flow, Flow::Normal) {
-                    results[i] = v;
+                match std::mem::replace(&mut self.items[i].flow, Flow::Normal) {
+                    Flow::Return(v) => results[i] = v,
+                    _ => ran_off = ran_off.or(Some(i)),
                 }
                 self.leave();
             }
         }
         self.depth = depth;
         r?;
+        // A work-item that reached the end of a function returning a value
+        // (R0027, as for any other call).
+        let callee = prog.function(*func);
+        if let Some(i) = ran_off
+            && callee.ret != Type::Void
+            && !callee.ret.is_error()
+        {
+            self.cur = i;
+            return Err(self.ended_without_value(*func, e.span));
+        }
         for i in 0..live.len() {
             if !live[i] {
                 continue;

@@ -67,7 +67,7 @@ use crate::layout::clif_type;
 use crate::plan::facts::Facts;
 use crate::plan::lanes::LaneShape;
 use crate::plan::locals::{
-    block_has_return, element_writes, expr_locals, mutated_locals, stmt_has_return,
+    always_returns, block_has_return, element_writes, expr_locals, mutated_locals, stmt_has_return,
 };
 use crate::plan::loops::FUEL;
 use crate::plan::ranges::{const_int, is_comparison};

@@ -950,6 +950,12 @@ impl Emitter<'_, '_, '_> {
         if returns_early {
             return decline(Decline::ReturnInFunctionWithBarrier);
         }
+        // Its work-items leave their values in the frame slot; one that
+        // could run off the end would leave none (R0027 in the
+        // interpreter).
+        if !matches!(callee.ret, Type::Void) && !always_returns(&body.stmts) {
+            return decline(Decline::BarrierFunctionMayEndWithoutValue);
+        }
         if self.scopes.len() > 16 {
             return decline(Decline::CallsBarriersNestedTooDeeply);
         }

@@ -293,6 +293,22 @@ fn made_view(e: &Expr) -> bool {
     matches!(e.ty, tessera_ir::Type::ArrayView { .. }) && !from_capture(e)
 }
 
+/// True when running `stmts` to their end always ends in a `return`: the
+/// last statement is one, or a block, or an `if` with an `else`, whose
+/// statements always do.
+pub(crate) fn always_returns(stmts: &[Stmt]) -> bool {
+    match stmts.last().map(|s| &s.kind) {
+        Some(StmtKind::Return(_)) => true,
+        Some(StmtKind::Block(b)) => always_returns(&b.stmts),
+        Some(StmtKind::If {
+            then,
+            els: Some(els),
+            ..
+        }) => always_returns(&then.stmts) && always_returns(&els.stmts),
+        _ => false,
+    }
+}
+
 /// True when the block holds a `return`.
 pub(crate) fn block_has_return(b: &IrBlock) -> bool {
     b.stmts.iter().any(stmt_has_return)
