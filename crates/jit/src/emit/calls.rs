@@ -188,8 +188,11 @@ impl Emitter<'_, '_, '_> {
         // C++ unless the value goes unused; the interpreter stops there,
         // R0027) fails the launch for the interpreter to report. A
         // function returning a reference is checked after `done`.
-        let falls_off_with_value =
-            !matches!(ret_ty, Type::Void) && scope.as_ref().is_some_and(|s| s.ret_ref.is_none());
+        // (A body that always ends in a `return` has no such path: its end
+        // joins `done` as before, which keeps the code it had.)
+        let falls_off_with_value = !matches!(ret_ty, Type::Void)
+            && scope.as_ref().is_some_and(|s| s.ret_ref.is_none())
+            && !always_returns(body);
         if falls_off_with_value {
             self.b.ins().jump(self.entry.fail, &[]);
         } else {
