@@ -15,7 +15,6 @@
 //! whose value is computed first) are left where they are; the engines
 //! report those as before.
 
-use tessera_diagnostics::Span;
 use tessera_ir::{
     Block, Expr, ExprKind, FunctionKind, Init, Local, LocalId, Program, Space, Stmt, StmtKind,
     Type, UnOp, facts,
@@ -28,14 +27,16 @@ pub(crate) fn lift(program: &mut Program) {
     if !waits.iter().any(|&w| w) {
         return;
     }
-    let returns: Vec<(Type, bool)> = program
+    // A call can be given a local only for a value (not `void`, not a
+    // reference).
+    let values: Vec<bool> = program
         .functions
         .iter()
-        .map(|f| (f.ret.clone(), f.ret_by_ref))
+        .map(|f| !f.ret_by_ref && !matches!(f.ret, Type::Void))
         .collect();
     let cx = Cx {
         waits: &waits,
-        returns: &returns,
+        values: &values,
     };
     for f in &mut program.functions {
         let amp = f.restriction.amp || matches!(f.kind, FunctionKind::Kernel { .. });
@@ -53,8 +54,8 @@ pub(crate) fn lift(program: &mut Program) {
 struct Cx<'a> {
     /// By function: whether running it waits at a barrier.
     waits: &'a [bool],
-    /// By function: its return type and whether it returns a reference.
-    returns: &'a [(Type, bool)],
+    /// By function: whether it returns a value a local can hold.
+    values: &'a [bool],
 }
 
 impl Cx<'_> {
@@ -136,21 +137,26 @@ impl Cx<'_> {
             // which evaluates `c` where and as often as the loop did
             // (`continue` runs the step, then the body's start).
             StmtKind::Loop {
-                cond: Some(c),
+                cond,
                 test_first: true,
                 body,
                 ..
-            } if self.holds(c) && self.liftable(c) => {
+            } if cond
+                .as_ref()
+                .is_some_and(|c| self.holds(c) && self.liftable(c)) =>
+            {
+                let Some(mut c) = cond.take() else {
+                    return;
+                };
                 let mut head = Vec::new();
-                self.lift(c, locals, &mut head);
-                let cond = std::mem::replace(c, bool_const(span));
+                self.lift(&mut c, locals, &mut head);
                 let not = Expr {
                     ty: Type::BOOL,
                     place: false,
-                    span: cond.span,
+                    span: c.span,
                     kind: ExprKind::Unary {
                         op: UnOp::Not,
-                        operand: Box::new(cond),
+                        operand: Box::new(c),
                     },
                 };
                 head.push(Stmt::new(
@@ -165,9 +171,6 @@ impl Cx<'_> {
                 ));
                 head.append(&mut body.stmts);
                 body.stmts = head;
-                if let StmtKind::Loop { cond, .. } = &mut s.kind {
-                    *cond = None;
-                }
             }
             _ => {}
         }
@@ -187,11 +190,7 @@ impl Cx<'_> {
             }
             ExprKind::IncDec { target, .. } => !self.holds(target),
             ExprKind::Call { func, .. } if self.waits(e) => {
-                let ok = self
-                    .returns
-                    .get(func.index())
-                    .is_some_and(|(ret, by_ref)| !by_ref && !matches!(ret, Type::Void));
-                ok && self.children_liftable(e)
+                self.values.get(func.index()).copied().unwrap_or(false) && self.children_liftable(e)
             }
             _ => self.children_liftable(e),
         }
@@ -253,14 +252,5 @@ impl Cx<'_> {
             },
             span,
         ));
-    }
-}
-
-fn bool_const(span: Span) -> Expr {
-    Expr {
-        kind: ExprKind::Const(tessera_ir::Const::Bool(true)),
-        ty: Type::BOOL,
-        place: false,
-        span,
     }
 }

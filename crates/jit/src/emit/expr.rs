@@ -209,17 +209,29 @@ impl Emitter<'_, '_, '_> {
                 let c = self.scalar(cond)?;
                 let (f, done) = self.branch_on(c);
                 let tv = self.expr(then)?;
+                // Two views: held in variables as a view local that is
+                // assigned is (see `view_vars`).
+                if let V::View(t) = &tv {
+                    let vars = self.view_vars(t);
+                    self.b.ins().jump(done, &[]);
+                    self.b.switch_to_block(f);
+                    let V::View(fv) = self.expr(els)? else {
+                        return decline(Decline::ConditionalMixedKinds);
+                    };
+                    if fv.ext.len() != t.ext.len() || fv.elem != t.elem {
+                        return decline(Decline::ConditionalMixedKinds);
+                    }
+                    self.write_view_vars(&vars, &fv)?;
+                    self.b.ins().jump(done, &[]);
+                    self.b.switch_to_block(done);
+                    return Ok(V::View(self.read_view_vars(&vars)));
+                }
                 let vars = self.temp_vars(&tv)?;
                 self.set_vars(&vars, &tv);
                 self.b.ins().jump(done, &[]);
                 self.b.switch_to_block(f);
                 let fv = self.expr(els)?;
                 if std::mem::discriminant(&tv) != std::mem::discriminant(&fv) {
-                    return decline(Decline::ConditionalMixedKinds);
-                }
-                if let (V::View(a), V::View(b)) = (&tv, &fv)
-                    && (a.ext.len() != b.ext.len() || a.elem != b.elem)
-                {
                     return decline(Decline::ConditionalMixedKinds);
                 }
                 self.set_vars(&vars, &fv);

@@ -209,11 +209,6 @@ impl Emitter<'_, '_, '_> {
             }
             V::Shape(cs) => cs.iter().map(|_| self.var(types::I32)).collect(),
             V::Mem(_) => vec![self.var(self.ptr)],
-            // A view: its words (base, offset, then the extent and the
-            // strides), each branch's of the same rank (the types agree).
-            V::View(view) => (0..2 + 2 * view.ext.len())
-                .map(|_| self.var(types::I64))
-                .collect(),
             _ => return decline(Decline::ConditionalType),
         })
     }
@@ -226,15 +221,6 @@ impl Emitter<'_, '_, '_> {
                     self.b.def_var(*var, *c);
                 }
             }
-            V::View(view) => {
-                let words = [view.base, view.offset]
-                    .into_iter()
-                    .chain(view.ext.iter().copied())
-                    .chain(view.strides.iter().copied());
-                for (var, w) in vars.iter().zip(words) {
-                    self.b.def_var(*var, w);
-                }
-            }
             _ => {}
         }
     }
@@ -243,18 +229,6 @@ impl Emitter<'_, '_, '_> {
         match like {
             V::S(_) => V::S(self.b.use_var(vars[0])),
             V::Mem(_) => V::Mem(self.b.use_var(vars[0])),
-            V::View(view) => {
-                let words: Vec<Value> = vars.iter().map(|v| self.b.use_var(*v)).collect();
-                let rank = view.ext.len();
-                V::View(ViewV {
-                    base: words[0],
-                    offset: words[1],
-                    ext: words[2..2 + rank].to_vec(),
-                    strides: words[2 + rank..].to_vec(),
-                    elem: view.elem.clone(),
-                    elem_size: view.elem_size,
-                })
-            }
             _ => V::Shape(vars.iter().map(|v| self.b.use_var(*v)).collect()),
         }
     }
