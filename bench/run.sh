@@ -28,6 +28,10 @@
 #   C_HOST=0        do not build and run the C programs of bench/c/ (their
 #                   columns show "–")
 #   CC=gcc          the compiler for bench/c/ (flags -O2, as the peers' C -O2)
+#   CODE_CACHE=1    each configuration's REPS runs share a code cache that
+#                   starts empty: the first run compiles (cold), the others
+#                   take the kept code, as PoCL's kernel cache does for the
+#                   peers; CODE_CACHE=0: every run compiles
 #
 # Every timed figure of Tessera is the whole-process wall time of one
 # `tessera run` (start-up, parsing, checking, compiling, host code, every
@@ -150,15 +154,20 @@ variant() {
 measure() {
     local bench=$1 label=$2 n=$3 k=$4 file=$5
     shift 5
-    local key ref out err rc t0 t1 status stats r
+    local key ref out err rc t0 t1 status stats r cache_dir=
     key=$(basename "$file" .amp)
+    if [ "${CODE_CACHE:-1}" != 0 ]; then
+        cache_dir=$RUN_DIR/code-cache/$key.$label
+        rm -rf "$cache_dir"
+    fi
     ref=$RUN_DIR/out/$key.ref
     out=$RUN_DIR/out/$key.$label.out
     err=$RUN_DIR/out/$key.$label.err
     for ((r = 1; r <= REPS; r++)); do
         rc=0
         t0=$(date +%s%N)
-        timeout "$TIMEOUT" "$TESSERA" run "$@" ${STATS[@]+"${STATS[@]}"} "$file" >"$out" 2>"$err" || rc=$?
+        TESSERA_CACHE_DIR=$cache_dir timeout "$TIMEOUT" "$TESSERA" run "$@" \
+            ${STATS[@]+"${STATS[@]}"} "$file" >"$out" 2>"$err" || rc=$?
         t1=$(date +%s%N)
         if [ "$rc" = 124 ]; then
             status=timeout
@@ -342,6 +351,7 @@ fi
 
 # ------------------------------------------------------------- 4. report
 REPORT=$HERE/results/$STAMP.md
+export CODE_CACHE=${CODE_CACHE:-1}
 export RAW PEER_OUT NPROC REPS QUICK COMMIT SPEEDUP_BENCH K_BIG K_SMALL STAMP C_HOST
 export CC_VERSION=$({ "$CC" --version 2>/dev/null || true; } | head -1)
 export NOTES=$RUN_DIR/notes.tsv
@@ -549,6 +559,7 @@ ORDER = ["tile_average", "matmul_512", "matmul_1024", "reduction",
 out = []
 w = out.append
 quick = env["QUICK"] == "1"
+code_cache = env.get("CODE_CACHE", "1") != "0"
 w(f"# Tessera benchmarks {env['STAMP']}\n")
 w(f"- tessera commit {env['COMMIT']}; {env['CPU_MODEL']}, {NPROC} cores; "
   f"load average {env['LOAD_START']} at the start, {env['LOAD_END']} at the end")
@@ -600,6 +611,8 @@ for b in ORDER:
             if it["status"] == "ok" and it["n"] != n:
                 icell += f" (N={it['n']})"
         comp = med(j1, "compile_ms") if j1 else None
+        cold = j1["stats"][0].get("compile_ms") if j1 and j1["status"] == "ok" and j1["stats"] else None
+        comp_cell = fmt(comp) + (f" (cold {fmt(cold)})" if cold is not None and code_cache else "")
         host = med(j1, "host_ms") if j1 else None
         if med(j1, "kernel_ms") is not None:
             any_stats = True
@@ -611,8 +624,10 @@ for b in ORDER:
         cr = get(b, "c", k)
         ch, k1 = c_host(cr), kernel(j1)
         whole = ratio(med(j1), k1 + ch) if ch is not None and k1 is not None else DASH
+        if whole != DASH and code_cache and j1["wall"]:
+            whole += f" (cold {ratio(j1['wall'][0], k1 + ch)})"
         row = [name, size, cell(j1), cell(jn), icell] + cells_p + ratios + [
-            fmt(comp), fmt(host), c_cell(cr), whole, fmt(pc)]
+            comp_cell, fmt(host), c_cell(cr), whole, fmt(pc)]
         w("| " + " | ".join(row) + " |")
 
 w("")
@@ -730,7 +745,12 @@ w("\nColumns: JIT 1T = `--engine jit --threads 1`; JIT NT = `--engine jit` "
   "start and exit); JIT1 whole / (k + C host) = the 1-thread JIT's "
   "whole-process time over its kernel-under-test time plus that C host "
   "time (the whole-process target is 1.3 at most); PoCL build+JIT = "
-  "clBuildProgram plus the first launch's code generation, cold cache.")
+  "clBuildProgram plus the first launch's code generation, cold cache." +
+  (" Code cache: each configuration's runs share a code cache that starts "
+   "empty, so the first run compiles every function (its compile ms and "
+   "whole ratio are the `cold` figures) and the others take the kept code; "
+   "medians are of all runs." if code_cache else
+   " Code cache off (CODE_CACHE=0): every run compiles."))
 print("\n".join(out))
 PY
 

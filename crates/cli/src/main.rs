@@ -3,6 +3,8 @@
 //! This binary does the IO (files, terminal, exit codes); everything it calls
 //! is pure and lives in the library crates.
 
+mod code_cache;
+
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -54,6 +56,11 @@ enum Command {
         /// Print timings to standard error at the end (one `tessera-stats` line).
         #[arg(long)]
         stats: bool,
+        /// Compile every kernel afresh: neither read nor keep compiled code
+        /// in the cache (`$TESSERA_CACHE_DIR`, else `~/.cache/tessera`; an
+        /// empty `TESSERA_CACHE_DIR` also turns it off).
+        #[arg(long)]
+        no_cache: bool,
         /// Also find data races, barrier divergence, reads of uninitialised
         /// `tile_static` memory, missing `synchronize()` and reads of
         /// discarded data (slower).
@@ -259,6 +266,7 @@ fn run(cli: Cli) -> ExitCode {
             engine,
             threads,
             stats,
+            no_cache,
             check,
             timeout,
             max_memory,
@@ -272,6 +280,7 @@ fn run(cli: Cli) -> ExitCode {
                 engine,
                 threads: threads.map_or_else(tessera_jit::Jit::default_threads, usize::from),
                 stats,
+                cache: !no_cache,
             };
             run_file(&mut out, &file, front, &how, &options)
         }
@@ -493,6 +502,8 @@ struct RunHow {
     engine: Engine,
     threads: usize,
     stats: bool,
+    /// Whether compiled code is kept on disk between runs.
+    cache: bool,
 }
 
 /// `tessera run`: compile, then execute; the program's output goes to
@@ -520,6 +531,12 @@ fn run_file(
         let mut lock = stdout.lock();
         // The program reads standard input only when it asks (`std::cin`).
         let mut input = std::io::stdin().lock();
+        let store = how
+            .cache
+            .then(code_cache::root_from_env)
+            .flatten()
+            .and_then(|root| code_cache::FileStore::for_this_build(&root))
+            .map(|s| std::sync::Arc::new(s) as std::sync::Arc<dyn tessera_jit::CodeStore>);
         tessera_driver::engine::run(
             &checked.program,
             engine,
@@ -527,6 +544,7 @@ fn run_file(
             options,
             &mut lock,
             &mut input,
+            store.as_ref(),
         )
     };
     if how.stats {
@@ -613,7 +631,7 @@ fn print_stats(
         .map(|(tiled, d)| format!("{:.3}{}", ms(*d), if *tiled { "t" } else { "" }))
         .collect();
     out.err(&format!(
-        "tessera-stats front_end_ms={:.3} compile_ms={:.3} kernel_ms={:.3} host_ms={:.3} compiled_host_ms={:.3} total_ms={:.3} launches={} fallbacks={} reruns={} host_loops={} compiled={} threads={} launch_ms={}\n",
+        "tessera-stats front_end_ms={:.3} compile_ms={:.3} kernel_ms={:.3} host_ms={:.3} compiled_host_ms={:.3} total_ms={:.3} launches={} fallbacks={} reruns={} host_loops={} compiled={} cached={} threads={} launch_ms={}\n",
         ms(front_end),
         ms(s.compile),
         ms(s.kernels),
@@ -625,6 +643,7 @@ fn print_stats(
         s.reruns,
         s.host_runs,
         s.compiled,
+        s.cached,
         if jit.is_some() { s.threads } else { 1 },
         if launch_ms.is_empty() { "-".to_string() } else { launch_ms.join(";") },
     ));

@@ -311,3 +311,85 @@ fn a_large_c_array_takes_its_cpp_size() {
         assert_eq!(stdout(&output), "6 0 2.75\n", "{engine}");
     }
 }
+
+/// Runs `tessera run --stats ARGS` under the JIT with its code cache in
+/// `cache`; returns stdout and the `cached=` count of the stats line.
+fn run_with_cache(cache: &Path, args: &[&str]) -> (String, u64) {
+    let output = Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .current_dir(repo_root())
+        .env("NO_COLOR", "1")
+        .env("TESSERA_CACHE_DIR", cache)
+        .args(["run", "--engine", "jit", "--threads", "2", "--stats"])
+        .args(args)
+        .output()
+        .expect("tessera runs");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let err = stderr(&output);
+    let cached = err
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("cached="))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no cached= in {err}"));
+    (stdout(&output), cached)
+}
+
+/// The records of every build folder under `cache`.
+fn cache_records(cache: &Path) -> Vec<PathBuf> {
+    let mut records = Vec::new();
+    for build in std::fs::read_dir(cache).into_iter().flatten().flatten() {
+        for record in std::fs::read_dir(build.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            records.push(record.path());
+        }
+    }
+    records
+}
+
+#[test]
+fn compiled_code_is_kept_between_runs_and_a_damaged_record_only_costs_a_compile() {
+    let cache = std::env::temp_dir().join(format!("tessera-cli-cache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let program = "samples/matmul_tiled.amp";
+    let expected = std::fs::read_to_string(repo_root().join("samples/matmul_tiled.expected"))
+        .expect("the sample's expected output");
+
+    let (first, cached) = run_with_cache(&cache, &[program]);
+    assert_eq!(first, expected);
+    assert_eq!(cached, 0, "an empty cache gives nothing");
+    let records = cache_records(&cache);
+    assert!(!records.is_empty(), "the first run keeps its code");
+
+    let (second, cached) = run_with_cache(&cache, &[program]);
+    assert_eq!(second, expected);
+    assert_eq!(
+        cached as usize,
+        records.len(),
+        "every kept function is taken"
+    );
+
+    // Records cut short, or swapped for one another: each fails its
+    // check and is compiled again.
+    for (n, record) in records.iter().enumerate() {
+        let bytes = std::fs::read(record).expect("a record");
+        let damaged = if n % 2 == 0 {
+            bytes[..bytes.len() / 2].to_vec()
+        } else {
+            std::fs::read(&records[(n + 1) % records.len()]).expect("another record")
+        };
+        std::fs::write(record, damaged).expect("write the record");
+    }
+    let (third, cached) = run_with_cache(&cache, &[program]);
+    assert_eq!(third, expected);
+    assert_eq!(cached, 0, "no damaged record is taken");
+
+    // `--no-cache` neither reads nor writes.
+    let _ = std::fs::remove_dir_all(&cache);
+    let (fourth, cached) = run_with_cache(&cache, &["--no-cache", program]);
+    assert_eq!(fourth, expected);
+    assert_eq!(cached, 0);
+    assert!(!cache.exists(), "--no-cache made {}", cache.display());
+    let _ = std::fs::remove_dir_all(&cache);
+}

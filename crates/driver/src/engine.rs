@@ -7,9 +7,10 @@
 //! fails in is run by the interpreter, so both engines answer alike.
 
 use std::io::{BufRead, Write};
+use std::sync::Arc;
 use tessera_interp::{Options, Outcome};
 use tessera_ir::Program;
-use tessera_jit::Jit;
+use tessera_jit::{CodeStore, Jit};
 
 /// The engine chosen for kernels.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -39,15 +40,21 @@ pub fn uses_jit(engine: Engine, options: &Options) -> bool {
 }
 
 /// The kernel engine for a run of `program` with `threads` workers, or
-/// `None` when the interpreter runs everything (see [`uses_jit`]).
+/// `None` when the interpreter runs everything (see [`uses_jit`]). With a
+/// `store`, machine code is kept there and taken from it (see
+/// [`Jit::keep_code_in`]).
 pub fn kernel_engine<'p>(
     program: &'p Program,
     engine: Engine,
     options: &Options,
     threads: usize,
+    store: Option<&Arc<dyn CodeStore>>,
 ) -> Option<Jit<'p>> {
     uses_jit(engine, options).then(|| {
         let mut jit = Jit::new(program, threads);
+        if let Some(store) = store {
+            jit.keep_code_in(Arc::clone(store));
+        }
         jit.compile_ahead();
         jit
     })
@@ -65,6 +72,7 @@ pub struct Ran {
 /// Runs `program` to the end with `engine` for its kernels (`threads`
 /// workers under the JIT); its output goes to `out`, and its standard
 /// input (`std::cin`, `getchar`) is read from `input` as it asks.
+/// Compiled code is kept in `store`, when given, for later runs.
 pub fn run(
     program: &Program,
     engine: Engine,
@@ -72,8 +80,9 @@ pub fn run(
     options: &Options,
     out: &mut dyn Write,
     input: &mut dyn BufRead,
+    store: Option<&Arc<dyn CodeStore>>,
 ) -> Ran {
-    match kernel_engine(program, engine, options, threads) {
+    match kernel_engine(program, engine, options, threads, store) {
         Some(mut jit) => {
             let outcome =
                 tessera_interp::run_with_input(program, options, out, input, Some(&mut jit));

@@ -177,6 +177,7 @@ fn both_engines_run_a_program_alike() {
             &options,
             &mut out,
             &mut &b""[..],
+            None,
         );
         assert_eq!(ran.outcome.exit_code, 7);
         assert_eq!(ran.jit.is_some(), engine == Engine::Jit);

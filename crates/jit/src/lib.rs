@@ -13,6 +13,7 @@
 //! described in the `emit` module; what is decided before any code is
 //! emitted (regions, uniformity, ranges, lanes, frame slots) is the `plan`.
 
+mod cache;
 mod cpus;
 mod decline;
 mod emit;
@@ -34,6 +35,7 @@ use std::time::{Duration, Instant};
 use tessera_ir::{FuncId, FunctionKind, Program, StmtId};
 use tessera_runtime::launch::{HostPlan, KernelEngine, Launch, LaunchOutcome};
 
+pub use cache::{CodeStore, MemoryStore};
 pub use decline::Decline;
 
 /// What the engine did, for `tessera run --stats`.
@@ -55,6 +57,9 @@ pub struct Stats {
     pub reruns: u64,
     /// Kernels compiled.
     pub compiled: u64,
+    /// Functions whose machine code was read from the [`CodeStore`]
+    /// instead of made (see [`Jit::keep_code_in`]).
+    pub cached: u64,
     /// Worker threads used.
     pub threads: usize,
     /// Time spent in compiled host statements.
@@ -116,6 +121,9 @@ pub struct Jit<'p> {
     main_launches: Option<Arc<Vec<MainLaunch>>>,
     threads: usize,
     stats: Stats,
+    /// Where machine code is kept between runs, when the caller gave a
+    /// store.
+    cache: Option<Arc<cache::CodeCache>>,
 }
 
 #[derive(Clone, Copy)]
@@ -129,6 +137,27 @@ struct HelperIds {
     rand: cranelift_module::FuncId,
     push: cranelift_module::FuncId,
     random: cranelift_module::FuncId,
+}
+
+impl HelperIds {
+    /// How many functions the module declares first: the helpers.
+    fn count(self) -> usize {
+        [
+            self.math_f32,
+            self.math_f64,
+            self.poll,
+            self.print_scalar,
+            self.print_item,
+            self.print_printf,
+            self.rand,
+            self.push,
+            self.random,
+        ]
+        .iter()
+        .map(|id| id.as_u32() as usize + 1)
+        .max()
+        .unwrap_or(0)
+    }
 }
 
 /// Types whose values only the interpreter keeps: pointers (checked) and
@@ -462,11 +491,12 @@ fn define(
     module: &mut JITModule,
     name: &str,
     ctx: &mut cranelift_codegen::Context,
+    cache: Option<&cache::CodeCache>,
 ) -> Result<cranelift_module::FuncId, String> {
     let id = module
         .declare_function(name, Linkage::Local, &ctx.func.signature)
         .map_err(|e| e.to_string())?;
-    let code = machine_code(module.isa(), ctx, id)?;
+    let code = machine_code(module.isa(), ctx, id, cache)?;
     module
         .define_function_bytes(id, code.alignment, &code.bytes, &code.relocs)
         .map_err(|e| e.to_string())?;
@@ -540,7 +570,12 @@ type CodeJob = (
 /// Makes the machine code of `jobs`, in order, on a thread of its own,
 /// until `stop` is set. A thread that cannot start drops the jobs: each
 /// function is then compiled where it is needed, as without this.
-fn machine_code_elsewhere(isa: OwnedTargetIsa, stop: Arc<AtomicBool>, jobs: Vec<CodeJob>) {
+fn machine_code_elsewhere(
+    isa: OwnedTargetIsa,
+    stop: Arc<AtomicBool>,
+    jobs: Vec<CodeJob>,
+    cache: Option<Arc<cache::CodeCache>>,
+) {
     let _ = std::thread::Builder::new()
         .name("tessera-compile".into())
         .spawn(move || {
@@ -548,7 +583,7 @@ fn machine_code_elsewhere(isa: OwnedTargetIsa, stop: Arc<AtomicBool>, jobs: Vec<
                 if stop.load(Ordering::Relaxed) {
                     return;
                 }
-                let _ = send.send(machine_code(&*isa, &mut ctx, id));
+                let _ = send.send(machine_code(&*isa, &mut ctx, id, cache.as_deref()));
             }
         });
 }
@@ -624,7 +659,28 @@ fn launched_in_main(prog: &Program) -> Vec<MainLaunch> {
 
 /// Compiles the function in `ctx`, to be function `id` of a module: its
 /// code starts on a cache line, after the no-ops that place its loops.
+/// With a `cache`, code kept from an earlier compile of the same IR is
+/// taken instead, and new code is kept.
 fn machine_code(
+    isa: &dyn cranelift_codegen::isa::TargetIsa,
+    ctx: &mut cranelift_codegen::Context,
+    id: cranelift_module::FuncId,
+    cache: Option<&cache::CodeCache>,
+) -> Result<MachineCode, String> {
+    let Some(cache) = cache else {
+        return compile_function(isa, ctx, id);
+    };
+    let key = cache.key(&ctx.func);
+    if let Some(code) = cache.load(&key, id) {
+        return Ok(code);
+    }
+    let code = compile_function(isa, ctx, id)?;
+    cache.save(&key, &code);
+    Ok(code)
+}
+
+/// [`machine_code`] made by Cranelift.
+fn compile_function(
     isa: &dyn cranelift_codegen::isa::TargetIsa,
     ctx: &mut cranelift_codegen::Context,
     id: cranelift_module::FuncId,
@@ -718,6 +774,7 @@ impl<'p> Jit<'p> {
                 threads: threads.max(1),
                 ..Stats::default()
             },
+            cache: None,
         }
     }
 
@@ -728,7 +785,30 @@ impl<'p> Jit<'p> {
 
     /// What the engine has done so far.
     pub fn stats(&self) -> Stats {
-        self.stats.clone()
+        let mut stats = self.stats.clone();
+        stats.cached = self.cache.as_ref().map_or(0, |c| c.hits());
+        stats
+    }
+
+    /// Keeps the machine code this engine makes in `store`, and takes code
+    /// kept there by an earlier run when it was made from the same
+    /// Cranelift IR for the same target (see the `cache` module). Call it
+    /// before [`Jit::compile_ahead`].
+    pub fn keep_code_in(&mut self, store: Arc<dyn CodeStore>) {
+        let (Some(module), Some(ids)) = (self.module.as_ref(), self.helper_ids) else {
+            return;
+        };
+        let count = ids.count();
+        let names: Vec<String> = module
+            .declarations()
+            .get_functions()
+            .take(count)
+            .map(|(_, f)| f.name.clone().unwrap_or_default())
+            .collect();
+        if names.len() != count {
+            return;
+        }
+        self.cache = Some(Arc::new(cache::CodeCache::new(store, module.isa(), &names)));
     }
 
     /// The extent bound to compile `kernel` for ahead of a launch over
@@ -887,7 +967,7 @@ impl<'p> Jit<'p> {
             let Some(module) = self.module.as_mut() else {
                 return (Err(Decline::NoNativeCode), text);
             };
-            match define(module, &name, &mut ctx) {
+            match define(module, &name, &mut ctx, self.cache.as_deref()) {
                 Ok(id) => {
                     break (
                         Ok(Compiled {
@@ -954,7 +1034,7 @@ impl<'p> Jit<'p> {
         let Some(module) = self.module.as_mut() else {
             return (None, String::new());
         };
-        match define(module, &name, &mut ctx) {
+        match define(module, &name, &mut ctx, self.cache.as_deref()) {
             Ok(id) => (Some(module.get_finalized_function(id) as usize), text),
             Err(_) => {
                 module.clear_context(&mut ctx);
@@ -1016,7 +1096,7 @@ impl<'p> Jit<'p> {
             return Err(Decline::NoNativeCode);
         };
         let name = format!("host_{}", self.hosts.len());
-        let result = define(module, &name, &mut ctx);
+        let result = define(module, &name, &mut ctx, self.cache.as_deref());
         self.stats.compile += started.elapsed();
         match result {
             Ok(id) => {
@@ -1112,7 +1192,7 @@ impl<'p> Jit<'p> {
         if jobs.is_empty() {
             return;
         }
-        machine_code_elsewhere(isa, Arc::clone(&self.ahead_stop), jobs);
+        machine_code_elsewhere(isa, Arc::clone(&self.ahead_stop), jobs, self.cache.clone());
     }
 
     /// Before `launch`'s kernel is compiled for a bound, or else once its
@@ -1178,7 +1258,7 @@ impl<'p> Jit<'p> {
             }
         }
         if !jobs.is_empty() {
-            machine_code_elsewhere(isa, Arc::clone(&self.ahead_stop), jobs);
+            machine_code_elsewhere(isa, Arc::clone(&self.ahead_stop), jobs, self.cache.clone());
         }
     }
 

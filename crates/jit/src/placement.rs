@@ -291,7 +291,7 @@ mod tests {
         let Ok(id) = module.declare_function("nest", Linkage::Local, &ctx.func.signature) else {
             panic!("cannot declare");
         };
-        let code = match crate::machine_code(&*isa, &mut ctx, id) {
+        let code = match crate::machine_code(&*isa, &mut ctx, id, None) {
             Ok(code) => code,
             Err(e) => panic!("cannot compile: {e}"),
         };

@@ -546,7 +546,19 @@ fn run(program: &Program, options: &Options, threads: Option<usize>, stdin: &[u8
         Some(t) => (tessera_driver::Engine::Jit, t),
     };
     let mut input = stdin;
-    let ran = tessera_driver::engine::run(program, engine, threads, options, &mut out, &mut input);
+    // One store for every run of the test: a kernel's second and third
+    // runs (more threads) take the code its first run kept.
+    static STORE: std::sync::OnceLock<Arc<dyn tessera_jit::CodeStore>> = std::sync::OnceLock::new();
+    let store = STORE.get_or_init(|| Arc::new(tessera_jit::MemoryStore::default()));
+    let ran = tessera_driver::engine::run(
+        program,
+        engine,
+        threads,
+        options,
+        &mut out,
+        &mut input,
+        Some(store),
+    );
     let (outcome, stats) = (ran.outcome, ran.jit);
     Ran {
         exit: outcome.exit_code,
@@ -645,6 +657,8 @@ struct Report {
     compiled: u64,
     /// Host loops run by compiled code.
     host_runs: u64,
+    /// Functions whose code was taken from the store, not compiled.
+    cached: u64,
     /// Why kernels were left to the interpreter, when some were.
     declined: Vec<String>,
     detail: String,
@@ -870,6 +884,7 @@ fn judge(case: &Case) -> Report {
         reruns: 0,
         compiled: 0,
         host_runs: 0,
+        cached: 0,
         declined: Vec::new(),
         detail: String::new(),
     };
@@ -958,6 +973,7 @@ fn judge(case: &Case) -> Report {
         report.reruns += s.reruns;
         report.compiled += s.compiled;
         report.host_runs += s.host_runs;
+        report.cached += s.cached;
     }
     // Why kernels were declined (compiling them again: not when that is slow).
     let jit_time: Duration = jit_elapsed.iter().sum();
@@ -1118,13 +1134,14 @@ fn child(suite: Suite, from: usize) {
                     _ => format!("{}\n  {}", case.name, r.detail).replace('\n', "\u{1f}"),
                 };
                 say(&format!(
-                    "end {i} {} {} {} {} {} {} {millis} {detail}",
+                    "end {i} {} {} {} {} {} {} {millis} {} {detail}",
                     r.verdict.word(),
                     r.launches,
                     r.fallbacks,
                     r.reruns,
                     r.compiled,
-                    r.host_runs
+                    r.host_runs,
+                    r.cached
                 ));
             }
             say("done");
@@ -1179,6 +1196,8 @@ struct Tally {
     compiled: u64,
     /// Host loops run by compiled code.
     host_runs: u64,
+    /// Functions whose code was taken from the store.
+    cached: u64,
     /// Cases in which compiled code ran at least one launch to its end.
     jit_ran: usize,
     /// Why kernels were declined, with how many kernels each.
@@ -1309,12 +1328,13 @@ fn run_suite(suite: Suite) -> Tally {
                             current = Some((i, Duration::from_secs(secs), Instant::now()));
                         }
                         "end" => {
-                            let f: Vec<&str> = rest.splitn(9, ' ').collect();
+                            let f: Vec<&str> = rest.splitn(10, ' ').collect();
                             let i: usize = f[0].parse().unwrap_or(from);
                             let verdict = Verdict::from_word(f[1]).unwrap_or(Verdict::Differ);
                             let num = |k: usize| f.get(k).and_then(|x| x.parse().ok()).unwrap_or(0);
-                            let detail = f.get(8).copied().unwrap_or("-").replace('\u{1f}', "\n");
+                            let detail = f.get(9).copied().unwrap_or("-").replace('\u{1f}', "\n");
                             tally.host_runs += num(6);
+                            tally.cached += num(8);
                             tally.slowest.push((num(7), i));
                             tally.cases += 1;
                             *tally.verdicts.entry(verdict).or_default() += 1;
@@ -1412,8 +1432,9 @@ fn run_suite(suite: Suite) -> Tally {
         .collect();
     eprintln!(
         "jit agreement, {}: {} cases in {:.1?} ({}); the JIT ran {} launches in compiled code \
-         (in {} cases, {} kernels compiled) and {} host loops, declined {} launches and handed \
-         {} back to the interpreter after a failed check",
+         (in {} cases, {} kernels compiled, {} functions' code taken from the store) and {} \
+         host loops, declined {} launches and handed {} back to the interpreter after a failed \
+         check",
         suite.name(),
         tally.cases,
         started.elapsed(),
@@ -1421,6 +1442,7 @@ fn run_suite(suite: Suite) -> Tally {
         tally.launches,
         tally.jit_ran,
         tally.compiled,
+        tally.cached,
         tally.host_runs,
         tally.fallbacks,
         tally.reruns

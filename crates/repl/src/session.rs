@@ -142,6 +142,9 @@ pub struct Session {
     engine: Engine,
     /// Worker threads for kernels under the JIT: one per core.
     threads: usize,
+    /// Machine code kept for the session: an input that launches the
+    /// kernels of earlier inputs again does not compile them again.
+    code: std::sync::Arc<dyn tessera_jit::CodeStore>,
     /// The program of the last accepted input (for `:clif`).
     program: Option<Program>,
     /// Inputs read so far (for their names, `<input N>`), across resets.
@@ -182,6 +185,7 @@ impl Session {
             interp,
             engine: Engine::default(),
             threads: tessera_jit::Jit::default_threads(),
+            code: std::sync::Arc::new(tessera_jit::MemoryStore::default()),
             program: None,
             inputs: 0,
             interrupt,
@@ -580,6 +584,7 @@ impl Session {
             self.engine,
             &options,
             self.threads,
+            Some(&self.code),
         ) {
             Some(mut jit) => {
                 let outcome = self.interp.run_with_engine(
