@@ -202,9 +202,6 @@ pub enum Decline {
     FunctionBarrierReturnsValue,
     /// `return` in a function with a barrier.
     ReturnInFunctionWithBarrier,
-    /// A function with barriers that returns a value and may reach its
-    /// end without a `return` (the interpreter reports it, R0027).
-    BarrierFunctionMayEndWithoutValue,
     /// Calls with barriers nested too deeply.
     CallsBarriersNestedTooDeeply,
     /// `tile_static` memory past 64 KB.
@@ -397,9 +394,6 @@ impl Decline {
                 "a function with a barrier that returns a value".into()
             }
             Self::ReturnInFunctionWithBarrier => "`return` in a function with a barrier".into(),
-            Self::BarrierFunctionMayEndWithoutValue => {
-                "a function with a barrier that may end without returning its value".into()
-            }
             Self::CallsBarriersNestedTooDeeply => "calls with barriers nested too deeply".into(),
             Self::TileStaticMemoryPast64Kb => "`tile_static` memory past 64 KB".into(),
             Self::ReferenceInFunctionWithBarrier => {

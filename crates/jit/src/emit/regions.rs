@@ -633,6 +633,17 @@ impl Emitter<'_, '_, '_> {
     /// Emits one region: a loop over the tile's work-items (or its lanes)
     /// with the frame loads and stores the plan gives it.
     pub(super) fn flush_region(&mut self, run: &[&Stmt]) -> R<()> {
+        self.flush_region_ending(run, false)
+    }
+
+    /// [`Emitter::flush_region`] for the last region of a function with
+    /// barriers that returns a value: a work-item that reaches the end of
+    /// `run` without a `return` fails the launch.
+    fn flush_region_then_fail(&mut self, run: &[&Stmt]) -> R<()> {
+        self.flush_region_ending(run, true)
+    }
+
+    fn flush_region_ending(&mut self, run: &[&Stmt], then_fail: bool) -> R<()> {
         if run.is_empty() {
             return Ok(());
         }
@@ -658,7 +669,7 @@ impl Emitter<'_, '_, '_> {
             return Ok(());
         }
         // Lanes would run a returned work-item beside the others.
-        let shape = if self.scopes.len() != 1 || self.returned.is_some() {
+        let shape = if self.scopes.len() != 1 || self.returned.is_some() || then_fail {
             None
         } else {
             self.facts.lane_shape(&stmts)
@@ -681,7 +692,15 @@ impl Emitter<'_, '_, '_> {
             Some(LaneShape { lanes, shared }) => {
                 self.lane_loop(&uses, &stores, &stmts, lanes, &shared, limit)
             }
-            None => self.item_loop(&uses, &stores, limit, &mut |lw| lw.stmts(&stmts)),
+            None => self.item_loop(&uses, &stores, limit, &mut |lw| {
+                lw.stmts(&stmts)?;
+                if then_fail {
+                    let fail = lw.entry.fail;
+                    lw.b.ins().jump(fail, &[]);
+                    lw.dead_block();
+                }
+                Ok(())
+            }),
         };
         self.prechecked = outer;
         r?;
@@ -951,11 +970,10 @@ impl Emitter<'_, '_, '_> {
             return decline(Decline::ReturnInFunctionWithBarrier);
         }
         // Its work-items leave their values in the frame slot; one that
-        // could run off the end would leave none (R0027 in the
-        // interpreter).
-        if !matches!(callee.ret, Type::Void) && !always_returns(&body.stmts) {
-            return decline(Decline::BarrierFunctionMayEndWithoutValue);
-        }
+        // runs off the end leaves none (UB in C++; R0027 in the
+        // interpreter): reaching the end fails the launch, for the
+        // interpreter to report.
+        let falls_off = !matches!(callee.ret, Type::Void) && !always_returns(&body.stmts);
         if self.scopes.len() > 16 {
             return decline(Decline::CallsBarriersNestedTooDeeply);
         }
@@ -1105,9 +1123,20 @@ impl Emitter<'_, '_, '_> {
             stmts: head.to_vec(),
         };
         let tail: Vec<&Stmt> = body.stmts[split..].iter().collect();
-        let r = self
-            .uniform_block(&head)
-            .and_then(|()| self.flush_region(&tail));
+        let r = self.uniform_block(&head).and_then(|()| {
+            if !falls_off {
+                self.flush_region(&tail)
+            } else if tail.is_empty() {
+                // No `return` after the last barrier, none before it
+                // (`returns_early`): every work-item runs off the end.
+                let fail = self.entry.fail;
+                self.b.ins().jump(fail, &[]);
+                self.dead_block();
+                Ok(())
+            } else {
+                self.flush_region_then_fail(&tail)
+            }
+        });
         self.loops = saved_loops;
         self.scopes.pop();
         r.map(|()| ret_frame)
