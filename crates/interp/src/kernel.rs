@@ -537,7 +537,7 @@ impl Machine<'_> {
                             "a barrier inside this statement cannot be run in step with the rest of the tile",
                         )
                         .with_label("calls a function that waits at a barrier")
-                        .with_note("Tessera runs a function that waits at a barrier when every work-item of the tile calls it: as a statement, or in an expression that always evaluates the call (not on the right of `&&`, `||` or a comma, in a branch of `?:`, in the target of an assignment or in a `do`-`while` condition)")
+                        .with_note("Tessera runs a function that waits at a barrier when every work-item of the tile calls it: as a statement, or in an expression that always evaluates the call (not on the right of `&&`, `||` or a comma, in a branch of `?:` or in the target of an assignment)")
                         .with_help("call the function in a statement of its own")
                         .into()),
                 }

@@ -1645,7 +1645,7 @@ impl<'p> Machine<'p> {
                         "this barrier cannot be reached in step with the rest of the tile",
                     )
                     .with_label("barrier")
-                    .with_note("Tessera runs a function that waits at a barrier when every work-item of the tile calls it: as a statement, or in an expression that always evaluates the call (not on the right of `&&`, `||` or a comma, in a branch of `?:`, in the target of an assignment or in a `do`-`while` condition)")
+                    .with_note("Tessera runs a function that waits at a barrier when every work-item of the tile calls it: as a statement, or in an expression that always evaluates the call (not on the right of `&&`, `||` or a comma, in a branch of `?:` or in the target of an assignment)")
                     .into());
             }
         }

@@ -4,7 +4,8 @@
 //! Both engines run a function with a barrier for a whole tile in step, so
 //! they need its call to be a statement of its own: `f(t);`, `x = f(t);`,
 //! `T x = f(t);` or `return f(t);`. A call elsewhere in an expression
-//! (`av[t] = g(f(t), 1)`, `if (f(t) > 1)`, `while (f(t) < n)`) is given a
+//! (`av[t] = g(f(t), 1)`, `if (f(t) > 1)`, `while (f(t) < n)`,
+//! `do { ... } while (f(t) < n)`) is given a
 //! local of its own here, declared and set by such a statement just before
 //! the expression, which then reads the local. This changes no result:
 //! C++ sequences a call only against what it must (its arguments before
@@ -16,8 +17,8 @@
 //! report those as before.
 
 use tessera_ir::{
-    Block, Expr, ExprKind, FunctionKind, Init, Local, LocalId, Program, Space, Stmt, StmtKind,
-    Type, UnOp, facts,
+    Block, Const, Expr, ExprKind, FunctionKind, Init, Local, LocalId, Program, Space, Stmt,
+    StmtKind, Type, UnOp, facts,
 };
 
 /// Takes the calls of functions with barriers out of the expressions of
@@ -150,27 +151,70 @@ impl Cx<'_> {
                 };
                 let mut head = Vec::new();
                 self.lift(&mut c, locals, &mut head);
-                let not = Expr {
-                    ty: Type::BOOL,
-                    place: false,
-                    span: c.span,
-                    kind: ExprKind::Unary {
-                        op: UnOp::Not,
-                        operand: Box::new(c),
-                    },
-                };
-                head.push(Stmt::new(
-                    StmtKind::If {
-                        cond: not,
-                        then: Block {
-                            stmts: vec![Stmt::new(StmtKind::Break, span)],
-                        },
-                        els: None,
-                    },
-                    span,
-                ));
+                head.push(break_unless(c, span));
                 head.append(&mut body.stmts);
                 body.stmts = head;
+            }
+            // `do body while (c);` whose `c` calls one:
+            // `for (;;) { body T x = f(t); if (!c') break; }`. A body with a
+            // `continue` of its own (which goes to `c`) runs inside a
+            // `do { body } while (false);`, where that `continue` ends it,
+            // and its own `break`s set a flag the loop then breaks on.
+            StmtKind::Loop {
+                cond,
+                test_first: false,
+                body,
+                step: None,
+            } if cond
+                .as_ref()
+                .is_some_and(|c| self.holds(c) && self.liftable(c)) =>
+            {
+                let Some(mut c) = cond.take() else {
+                    return;
+                };
+                if continues(body) {
+                    let left = new_local(locals, Type::BOOL, span);
+                    let mut inner = std::mem::take(&mut body.stmts);
+                    flag_breaks(&mut inner, left, span);
+                    let bool_const = |b: bool| Expr {
+                        kind: ExprKind::Const(Const::Bool(b)),
+                        ty: Type::BOOL,
+                        place: false,
+                        span,
+                    };
+                    body.stmts = vec![
+                        Stmt::new(
+                            StmtKind::Let {
+                                local: left,
+                                init: Some(Init::Expr(bool_const(false))),
+                            },
+                            span,
+                        ),
+                        Stmt::new(
+                            StmtKind::Loop {
+                                cond: Some(bool_const(false)),
+                                test_first: false,
+                                body: Block { stmts: inner },
+                                step: None,
+                            },
+                            span,
+                        ),
+                        Stmt::new(
+                            StmtKind::If {
+                                cond: read_local(left, Type::BOOL, span),
+                                then: Block {
+                                    stmts: vec![Stmt::new(StmtKind::Break, span)],
+                                },
+                                els: None,
+                            },
+                            span,
+                        ),
+                    ];
+                }
+                let mut tail = Vec::new();
+                self.lift(&mut c, locals, &mut tail);
+                tail.push(break_unless(c, span));
+                body.stmts.append(&mut tail);
             }
             _ => {}
         }
@@ -228,21 +272,8 @@ impl Cx<'_> {
         if !self.waits(e) {
             return;
         }
-        let id = LocalId(locals.len() as u32);
-        locals.push(Local {
-            name: String::new(),
-            ty: e.ty.clone(),
-            by_ref: false,
-            is_const: false,
-            space: Space::Private,
-            span: e.span,
-        });
-        let read = Expr {
-            kind: ExprKind::Local(id),
-            ty: e.ty.clone(),
-            place: true,
-            span: e.span,
-        };
+        let id = new_local(locals, e.ty.clone(), e.span);
+        let read = read_local(id, e.ty.clone(), e.span);
         let call = std::mem::replace(e, read);
         let span = call.span;
         before.push(Stmt::new(
@@ -252,5 +283,112 @@ impl Cx<'_> {
             },
             span,
         ));
+    }
+}
+
+/// `if (!cond) break;`
+fn break_unless(cond: Expr, span: tessera_diagnostics::Span) -> Stmt {
+    let not = Expr {
+        ty: Type::BOOL,
+        place: false,
+        span: cond.span,
+        kind: ExprKind::Unary {
+            op: UnOp::Not,
+            operand: Box::new(cond),
+        },
+    };
+    Stmt::new(
+        StmtKind::If {
+            cond: not,
+            then: Block {
+                stmts: vec![Stmt::new(StmtKind::Break, span)],
+            },
+            els: None,
+        },
+        span,
+    )
+}
+
+/// Whether `block` holds a `continue` of the loop around it (not one of
+/// a loop inside it).
+fn continues(block: &Block) -> bool {
+    block.stmts.iter().any(|s| match &s.kind {
+        StmtKind::Continue => true,
+        StmtKind::Block(b) => continues(b),
+        StmtKind::If { then, els, .. } => continues(then) || els.as_ref().is_some_and(continues),
+        StmtKind::Switch { arms, .. } => arms.iter().any(|a| continues(&a.body)),
+        StmtKind::Try { body, handlers } => {
+            continues(body) || handlers.iter().any(|h| continues(&h.body))
+        }
+        _ => false,
+    })
+}
+
+/// A new unnamed local of type `ty`.
+fn new_local(locals: &mut Vec<Local>, ty: Type, span: tessera_diagnostics::Span) -> LocalId {
+    let id = LocalId(locals.len() as u32);
+    locals.push(Local {
+        name: String::new(),
+        ty,
+        by_ref: false,
+        is_const: false,
+        space: Space::Private,
+        span,
+    });
+    id
+}
+
+/// The local `id` named as an expression.
+fn read_local(id: LocalId, ty: Type, span: tessera_diagnostics::Span) -> Expr {
+    Expr {
+        kind: ExprKind::Local(id),
+        ty,
+        place: true,
+        span,
+    }
+}
+
+/// Makes each `break` of the loop around `stmts` (not one of a loop or
+/// `switch` inside them) first set the `bool` local `flag`.
+fn flag_breaks(stmts: &mut [Stmt], flag: LocalId, span: tessera_diagnostics::Span) {
+    for s in stmts {
+        match &mut s.kind {
+            StmtKind::Break => {
+                let set = Expr {
+                    kind: ExprKind::Assign {
+                        target: Box::new(read_local(flag, Type::BOOL, span)),
+                        value: Box::new(Expr {
+                            kind: ExprKind::Const(Const::Bool(true)),
+                            ty: Type::BOOL,
+                            place: false,
+                            span,
+                        }),
+                    },
+                    ty: Type::BOOL,
+                    place: true,
+                    span,
+                };
+                s.kind = StmtKind::Block(Block {
+                    stmts: vec![
+                        Stmt::new(StmtKind::Expr(set), s.span),
+                        Stmt::new(StmtKind::Break, s.span),
+                    ],
+                });
+            }
+            StmtKind::Block(b) => flag_breaks(&mut b.stmts, flag, span),
+            StmtKind::If { then, els, .. } => {
+                flag_breaks(&mut then.stmts, flag, span);
+                if let Some(e) = els {
+                    flag_breaks(&mut e.stmts, flag, span);
+                }
+            }
+            StmtKind::Try { body, handlers } => {
+                flag_breaks(&mut body.stmts, flag, span);
+                for h in handlers {
+                    flag_breaks(&mut h.body.stmts, flag, span);
+                }
+            }
+            _ => {}
+        }
     }
 }
