@@ -17,6 +17,7 @@
 
 mod analysis;
 mod barrier_calls;
+mod bound_temporaries;
 mod call;
 mod class;
 mod context;
@@ -134,6 +135,7 @@ fn check_tree(unit: Cow<'_, TranslationUnit>) -> Checked {
     // functions with barriers become statements of their own, numbered
     // again with the rest.
     barrier_calls::lift(&mut checker.program);
+    bound_temporaries::as_variables(&mut checker.program);
     checker.program.number_statements();
     let mut diagnostics = std::mem::take(&mut checker.diags);
     // A name the namespace pass reported is not reported again as unknown.
