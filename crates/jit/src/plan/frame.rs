@@ -100,8 +100,12 @@ impl Facts<'_> {
             // bound anew, and what its place's indices name never changes).
             // Kept out of `remat`, so no copy computed again reads through
             // it (the place's value may change; the copy's must not).
+            // A reference bound to another reference (`double& b = a;`)
+            // names what that one names.
             if local.by_ref
-                && let Some(target) = ref_targets.get(&id)
+                && let Some(target) = ref_targets
+                    .get(&id)
+                    .map(|t| through_refs(func, t, &ref_targets))
                 && super::pointers::recomputable_place(func, target, &|e| {
                     recomputable_scalar(e, &remat)
                 })
@@ -128,6 +132,29 @@ impl Facts<'_> {
         frame.end = at;
         Ok(frame)
     }
+}
+
+/// The place `target` names once each reference local it is (directly)
+/// is replaced by what that reference was bound to.
+fn through_refs<'e>(
+    func: &Function,
+    mut target: &'e Expr,
+    ref_targets: &'e HashMap<LocalId, Expr>,
+) -> &'e Expr {
+    // A chain is as long as the references declared one after another;
+    // the bound stops a cycle, which C++ cannot write.
+    for _ in 0..64 {
+        match &target.kind {
+            ExprKind::Local(l) if func.get_local(*l).is_some_and(|l| l.by_ref) => {
+                match ref_targets.get(l) {
+                    Some(next) => target = next,
+                    None => break,
+                }
+            }
+            _ => break,
+        }
+    }
+    target
 }
 
 /// The locals declared inside a statement without barriers at the level of
