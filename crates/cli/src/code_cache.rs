@@ -20,8 +20,10 @@ use tessera_jit::CodeStore;
 /// when a new build first saves.
 const BUILDS_KEPT: usize = 3;
 
-/// A build folder holding this many records takes no more.
-const MAX_RECORDS: usize = 20_000;
+/// A build folder holding this many records loses its older half at the
+/// next run that saves one (a record is a few KB to a few hundred: the
+/// function's IR, its key, and its code).
+const MAX_RECORDS: usize = 4_000;
 
 /// A record larger than this is not read (a function's code and its key
 /// are far smaller).
@@ -72,7 +74,8 @@ impl FileStore {
     }
 
     /// Makes the build folder on first use, removing the oldest other
-    /// build folders; false when records cannot or should not be saved.
+    /// build folders, or the older half of its records when it holds
+    /// [`MAX_RECORDS`]; false when records cannot be saved.
     fn ready(&self) -> bool {
         *self.ready.get_or_init(|| {
             let fresh = !self.dir.is_dir();
@@ -81,9 +84,29 @@ impl FileStore {
             }
             if fresh {
                 self.remove_old_builds();
+            } else if std::fs::read_dir(&self.dir).is_ok_and(|e| e.count() >= MAX_RECORDS) {
+                self.remove_older_half();
             }
-            std::fs::read_dir(&self.dir).is_ok_and(|entries| entries.count() < MAX_RECORDS)
+            true
         })
+    }
+
+    /// Removes the least recently written half of the build folder's
+    /// records (a record read often was written long ago too: the cache
+    /// forgets by age, which keeps it simple and bounded).
+    fn remove_older_half(&self) {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return;
+        };
+        let mut records: Vec<(std::time::SystemTime, PathBuf)> = entries
+            .filter_map(Result::ok)
+            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+            .collect();
+        records.sort_by_key(|r| r.0);
+        let half = records.len() / 2;
+        for (_, old) in records.into_iter().take(half) {
+            let _ = std::fs::remove_file(old);
+        }
     }
 
     /// Removes all but the [`BUILDS_KEPT`] most recently changed build
@@ -208,6 +231,33 @@ mod tests {
         ];
         expected.sort();
         assert_eq!(left, expected);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_full_build_folder_loses_its_older_half() {
+        let root = scratch("full");
+        let Some(store) = FileStore::for_this_build(&root) else {
+            panic!("the test binary can be looked at");
+        };
+        let _ = std::fs::create_dir_all(&store.dir);
+        for n in 0..MAX_RECORDS {
+            let _ = std::fs::write(store.dir.join(format!("{n:08x}")), b"r");
+        }
+        // The newest record, written last, is kept.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let _ = std::fs::write(store.dir.join("ffffffff"), b"new");
+        store.save("0e", b"r");
+        let left = std::fs::read_dir(&store.dir).map_or(0, |d| d.count());
+        let before = MAX_RECORDS + 1;
+        let removed = before / 2;
+        assert_eq!(
+            left,
+            before - removed + 1,
+            "the older half gone, the new record in"
+        );
+        assert_eq!(store.load("ffffffff").as_deref(), Some(&b"new"[..]));
+        assert_eq!(store.load("0e").as_deref(), Some(&b"r"[..]));
         let _ = std::fs::remove_dir_all(&root);
     }
 
