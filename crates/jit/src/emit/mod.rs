@@ -338,6 +338,24 @@ enum Place {
     Fields(Vec<objects::FieldVars>),
     /// A view field of such a struct.
     ViewVars(objects::ViewVars),
+    /// `c ? v : m[i]` (or `c ? m[i] : v`): a scalar variable or memory of a
+    /// scalar type, as a condition picks. The address is the element's
+    /// when the memory is picked, else that of a spare zeroed slot, so
+    /// both may be read and written whichever is picked (see
+    /// `Emitter::conditional_place`).
+    VarOrMem(VarOrMem),
+}
+
+/// The parts of a [`Place::VarOrMem`].
+#[derive(Clone, Debug)]
+struct VarOrMem {
+    /// The condition's value (non-zero: true).
+    cond: Value,
+    /// Whether a true condition picks the variable.
+    var_when_true: bool,
+    var: Variable,
+    addr: Value,
+    ty: Scalar,
 }
 
 /// Where a local lives.

@@ -490,18 +490,31 @@ impl Emitter<'_, '_, '_> {
                 self.b.append_block_param(done, self.ptr);
                 self.b.ins().jump(done, &[at_then.into()]);
                 self.b.switch_to_block(f);
-                let Place::Mem(at_else, else_ty) = self.place(els)? else {
-                    return decline(Decline::ConditionalMixedKinds);
-                };
-                if else_ty != ty {
-                    return decline(Decline::ConditionalMixedKinds);
+                match (self.place(els)?, &ty) {
+                    (Place::Mem(at_else, else_ty), _) if else_ty == ty => {
+                        self.b.ins().jump(done, &[at_else.into()]);
+                        self.b.switch_to_block(done);
+                        let at = self.b.block_params(done)[0];
+                        Ok(Place::Mem(at, ty))
+                    }
+                    (Place::Var(var), Type::Scalar(s)) if els.ty == ty => {
+                        let s = *s;
+                        let spare = self.spare_scalar()?;
+                        self.b.ins().jump(done, &[spare.into()]);
+                        self.b.switch_to_block(done);
+                        let addr = self.b.block_params(done)[0];
+                        Ok(Place::VarOrMem(VarOrMem {
+                            cond: c,
+                            var_when_true: false,
+                            var,
+                            addr,
+                            ty: s,
+                        }))
+                    }
+                    _ => decline(Decline::ConditionalMixedKinds),
                 }
-                self.b.ins().jump(done, &[at_else.into()]);
-                self.b.switch_to_block(done);
-                let at = self.b.block_params(done)[0];
-                Ok(Place::Mem(at, ty))
             }
-            Place::Var(var_then) => {
+            Place::Var(var_then) if self.scalar_var_place(els) => {
                 self.b.ins().jump(done, &[]);
                 self.b.switch_to_block(f);
                 let Place::Var(var_else) = self.place(els)? else {
@@ -509,14 +522,68 @@ impl Emitter<'_, '_, '_> {
                 };
                 self.b.ins().jump(done, &[]);
                 self.b.switch_to_block(done);
-                // Position 0 names the first arm's variable, 1 the second's.
-                let zero = self.b.ins().iconst(types::I64, 0);
-                let one = self.b.ins().iconst(types::I64, 1);
-                let k = self.b.ins().select(c, zero, one);
-                Ok(Place::Component(vec![var_then, var_else], k))
+                Ok(self.either_var(c, var_then, var_else))
+            }
+            Place::Var(var_then) => {
+                // The other arm may be memory: its address comes through
+                // `done`, a spare slot's from this arm.
+                let Type::Scalar(s) = then.ty else {
+                    return decline(Decline::ConditionalMixedKinds);
+                };
+                let spare = self.spare_scalar()?;
+                self.b.append_block_param(done, self.ptr);
+                self.b.ins().jump(done, &[spare.into()]);
+                self.b.switch_to_block(f);
+                match self.place(els)? {
+                    Place::Var(var_else) => {
+                        self.b.ins().jump(done, &[spare.into()]);
+                        self.b.switch_to_block(done);
+                        Ok(self.either_var(c, var_then, var_else))
+                    }
+                    Place::Mem(at_else, Type::Scalar(t)) if t == s => {
+                        self.b.ins().jump(done, &[at_else.into()]);
+                        self.b.switch_to_block(done);
+                        let addr = self.b.block_params(done)[0];
+                        Ok(Place::VarOrMem(VarOrMem {
+                            cond: c,
+                            var_when_true: true,
+                            var: var_then,
+                            addr,
+                            ty: s,
+                        }))
+                    }
+                    _ => decline(Decline::ConditionalMixedKinds),
+                }
             }
             _ => decline(Decline::ConditionalMixedKinds),
         }
+    }
+
+    /// The variable of the two a condition `c` picks (the first when true).
+    fn either_var(&mut self, c: Value, var_then: Variable, var_else: Variable) -> Place {
+        // Position 0 names the first arm's variable, 1 the second's.
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let one = self.b.ins().iconst(types::I64, 1);
+        let k = self.b.ins().select(c, zero, one);
+        Place::Component(vec![var_then, var_else], k)
+    }
+
+    /// Whether `e` names a local held in one scalar variable (so that its
+    /// place is [`Place::Var`]).
+    fn scalar_var_place(&self, e: &Expr) -> bool {
+        matches!(&e.kind, ExprKind::Local(l)
+            if matches!(self.scope().slots.get(l), Some(Slot::Vars(v)) if v.len() == 1))
+    }
+
+    /// The address of a zeroed 8-byte stack slot, which a
+    /// [`Place::VarOrMem`] reads and writes when its variable is picked (a
+    /// zero is a valid value of every scalar type, `bool` included).
+    fn spare_scalar(&mut self) -> R<Value> {
+        let ss = self.stack_slot(8, 8)?;
+        let addr = self.b.ins().stack_addr(self.ptr, ss, 0);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.ins().store(flags(), zero, addr, 0);
+        Ok(addr)
     }
 
     /// `addr + i * size`, its constants added last: `addr`'s own (a
@@ -636,6 +703,19 @@ impl Emitter<'_, '_, '_> {
             Place::Obj(fields) => V::Obj(fields.clone()),
             Place::Fields(fields) => V::Obj(self.read_fields(fields)),
             Place::ViewVars(v) => V::View(self.read_view_vars(v)),
+            Place::VarOrMem(p) => {
+                // Both are read (the unpicked memory is the spare slot).
+                let in_var = self.b.use_var(p.var);
+                let V::S(in_mem) = self.read(&Place::Mem(p.addr, Type::Scalar(p.ty)))? else {
+                    return decline(Decline::ReadingMemoryType);
+                };
+                let (t, f) = if p.var_when_true {
+                    (in_var, in_mem)
+                } else {
+                    (in_mem, in_var)
+                };
+                V::S(self.b.ins().select(p.cond, t, f))
+            }
         })
     }
 
@@ -673,6 +753,19 @@ impl Emitter<'_, '_, '_> {
             }
             (Place::Fields(fields), V::Obj(values)) => self.write_fields(fields, values),
             (Place::ViewVars(vars), V::View(x)) => self.write_view_vars(vars, x),
+            (Place::VarOrMem(p), V::S(x)) => {
+                // The variable keeps its value unless picked; the store
+                // goes to the spare slot unless the memory is picked.
+                let old = self.b.use_var(p.var);
+                let (t, f) = if p.var_when_true {
+                    (*x, old)
+                } else {
+                    (old, *x)
+                };
+                let new = self.b.ins().select(p.cond, t, f);
+                self.b.def_var(p.var, new);
+                self.store_value(p.addr, &Type::Scalar(p.ty), v)
+            }
             _ => decline(Decline::AssignmentKind),
         }
     }
