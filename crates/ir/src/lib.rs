@@ -466,6 +466,22 @@ pub struct Expr {
     pub span: Span,
 }
 
+impl Expr {
+    /// Whether a reference bound to this expression binds to a place (and
+    /// not to a temporary holding its value), as the engines bind it: an
+    /// lvalue, or a variable, element or field named through a cast to a
+    /// reference (`static_cast<const int&>(x)` is `x`, which the checker
+    /// marks as no place so that it is not assigned).
+    pub fn binds_place(&self) -> bool {
+        self.place
+            || match &self.kind {
+                ExprKind::Local(_) | ExprKind::Global(_) | ExprKind::Element { .. } => true,
+                ExprKind::Field { base, .. } => base.place,
+                _ => false,
+            }
+    }
+}
+
 /// Arithmetic and comparison operators; operands have the same type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinOp {

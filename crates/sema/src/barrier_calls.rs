@@ -176,39 +176,24 @@ impl Cx<'_> {
                     let left = new_local(locals, Type::BOOL, span);
                     let mut inner = std::mem::take(&mut body.stmts);
                     flag_breaks(&mut inner, left, span);
-                    let bool_const = |b: bool| Expr {
-                        kind: ExprKind::Const(Const::Bool(b)),
-                        ty: Type::BOOL,
-                        place: false,
-                        span,
-                    };
                     body.stmts = vec![
                         Stmt::new(
                             StmtKind::Let {
                                 local: left,
-                                init: Some(Init::Expr(bool_const(false))),
+                                init: Some(Init::Expr(bool_const(false, span))),
                             },
                             span,
                         ),
                         Stmt::new(
                             StmtKind::Loop {
-                                cond: Some(bool_const(false)),
+                                cond: Some(bool_const(false, span)),
                                 test_first: false,
                                 body: Block { stmts: inner },
                                 step: None,
                             },
                             span,
                         ),
-                        Stmt::new(
-                            StmtKind::If {
-                                cond: read_local(left, Type::BOOL, span),
-                                then: Block {
-                                    stmts: vec![Stmt::new(StmtKind::Break, span)],
-                                },
-                                els: None,
-                            },
-                            span,
-                        ),
+                        break_if(read_local(left, Type::BOOL, span), span),
                     ];
                 }
                 let mut tail = Vec::new();
@@ -297,9 +282,14 @@ fn break_unless(cond: Expr, span: tessera_diagnostics::Span) -> Stmt {
             operand: Box::new(cond),
         },
     };
+    break_if(not, span)
+}
+
+/// `if (cond) break;`
+fn break_if(cond: Expr, span: tessera_diagnostics::Span) -> Stmt {
     Stmt::new(
         StmtKind::If {
-            cond: not,
+            cond,
             then: Block {
                 stmts: vec![Stmt::new(StmtKind::Break, span)],
             },
@@ -307,6 +297,16 @@ fn break_unless(cond: Expr, span: tessera_diagnostics::Span) -> Stmt {
         },
         span,
     )
+}
+
+/// The `bool` constant `b`.
+fn bool_const(b: bool, span: tessera_diagnostics::Span) -> Expr {
+    Expr {
+        kind: ExprKind::Const(Const::Bool(b)),
+        ty: Type::BOOL,
+        place: false,
+        span,
+    }
 }
 
 /// Whether `block` holds a `continue` of the loop around it (not one of
@@ -357,12 +357,7 @@ fn flag_breaks(stmts: &mut [Stmt], flag: LocalId, span: tessera_diagnostics::Spa
                 let set = Expr {
                     kind: ExprKind::Assign {
                         target: Box::new(read_local(flag, Type::BOOL, span)),
-                        value: Box::new(Expr {
-                            kind: ExprKind::Const(Const::Bool(true)),
-                            ty: Type::BOOL,
-                            place: false,
-                            span,
-                        }),
+                        value: Box::new(bool_const(true, span)),
                     },
                     ty: Type::BOOL,
                     place: true,

@@ -56,8 +56,10 @@ fn temporary(e: &Expr, ret_by_ref: &[bool]) -> bool {
         | ExprKind::Logical { .. }
         | ExprKind::Convert(_)
         | ExprKind::Conditional { .. }
-        | ExprKind::Intrinsic { .. } => !e.place,
-        ExprKind::Call { func, .. } => !e.place && ret_by_ref.get(func.index()).is_some_and(|r| !r),
+        | ExprKind::Intrinsic { .. } => !e.binds_place(),
+        ExprKind::Call { func, .. } => {
+            !e.binds_place() && ret_by_ref.get(func.index()).is_some_and(|r| !r)
+        }
         _ => false,
     }
 }

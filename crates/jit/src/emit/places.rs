@@ -492,17 +492,12 @@ impl Emitter<'_, '_, '_> {
                 self.b.switch_to_block(f);
                 match (self.place(els)?, &ty) {
                     (Place::Mem(at_else, else_ty), _) if else_ty == ty => {
-                        self.b.ins().jump(done, &[at_else.into()]);
-                        self.b.switch_to_block(done);
-                        let at = self.b.block_params(done)[0];
-                        Ok(Place::Mem(at, ty))
+                        Ok(Place::Mem(self.join_address(done, at_else), ty))
                     }
                     (Place::Var(var), Type::Scalar(s)) if els.ty == ty => {
                         let s = *s;
                         let spare = self.spare_scalar()?;
-                        self.b.ins().jump(done, &[spare.into()]);
-                        self.b.switch_to_block(done);
-                        let addr = self.b.block_params(done)[0];
+                        let addr = self.join_address(done, spare);
                         Ok(Place::VarOrMem(VarOrMem {
                             cond: c,
                             var_when_true: false,
@@ -541,9 +536,7 @@ impl Emitter<'_, '_, '_> {
                         Ok(self.either_var(c, var_then, var_else))
                     }
                     Place::Mem(at_else, Type::Scalar(t)) if t == s => {
-                        self.b.ins().jump(done, &[at_else.into()]);
-                        self.b.switch_to_block(done);
-                        let addr = self.b.block_params(done)[0];
+                        let addr = self.join_address(done, at_else);
                         Ok(Place::VarOrMem(VarOrMem {
                             cond: c,
                             var_when_true: true,
@@ -557,6 +550,14 @@ impl Emitter<'_, '_, '_> {
             }
             _ => decline(Decline::ConditionalMixedKinds),
         }
+    }
+
+    /// Ends an arm of a conditional place by passing `addr` to `done`,
+    /// whose one parameter is the address; continues there with it.
+    fn join_address(&mut self, done: Block, addr: Value) -> Value {
+        self.b.ins().jump(done, &[addr.into()]);
+        self.b.switch_to_block(done);
+        self.b.block_params(done)[0]
     }
 
     /// The variable of the two a condition `c` picks (the first when true).

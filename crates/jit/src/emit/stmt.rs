@@ -559,7 +559,7 @@ impl Emitter<'_, '_, '_> {
         let captured_value = self.host.is_none()
             && matches!(a.kind, ExprKind::Capture(slot)
                 if matches!(self.entry.caps.get(slot as usize), Some(V::S(_) | V::Shape(_))));
-        if names_place(a) && !captured_value {
+        if a.binds_place() && !captured_value {
             // A union member on the way declines (`Access::Unknown`).
             return Ok(Slot::Ref(self.place(a)?));
         }
@@ -584,19 +584,6 @@ impl Emitter<'_, '_, '_> {
             V::Unit => return decline(Decline::ReferenceToNothing),
         })
     }
-}
-
-/// Whether a reference bound to `a` binds to a place, as the interpreter
-/// decides: an lvalue, or a variable, element or field named through a
-/// cast to a reference (`static_cast<const int&>(x)` is `x`, though not
-/// assignable), not a temporary.
-fn names_place(a: &Expr) -> bool {
-    a.place
-        || match &a.kind {
-            ExprKind::Local(_) | ExprKind::Global(_) | ExprKind::Element { .. } => true,
-            ExprKind::Field { base, .. } => base.place,
-            _ => false,
-        }
 }
 
 /// Whether `e` names a captured object or a field of one: a copy of it
