@@ -198,7 +198,7 @@ impl Machine<'_> {
             self.default_fixed = true;
             self.check_launch_on(self.default_accel, span)?;
         }
-        if self.offload(kernel, &ext, &values, decls, span) {
+        if self.offload(kernel, &ext, *tile, &values, decls, span) {
             return Ok(());
         }
         let total: u64 = ext

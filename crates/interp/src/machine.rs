@@ -161,6 +161,10 @@ pub(crate) struct Machine<'p> {
     /// it ([`tessera_ir::facts::captures_written`]), filled in at the
     /// kernel's first launch offered to the engine.
     pub(crate) captures_written: Vec<Option<std::rc::Rc<[bool]>>>,
+    /// By kernel: the most frame bytes one of its work-items can hold at
+    /// once here (its own frame and those of every function it reaches),
+    /// filled in at the kernel's first launch offered to the engine.
+    pub(crate) work_item_frames: Vec<Option<u64>>,
     /// The engine offered each kernel launch first (the JIT), if any.
     pub(crate) engine: Option<&'p mut dyn tessera_runtime::launch::KernelEngine>,
     /// The C library's state: `rand`, what the program wrote to `stderr`,
@@ -254,6 +258,7 @@ impl<'p> Machine<'p> {
             host_costs: std::collections::HashMap::new(),
             barrier_stmts: vec![None; prog.functions.len()],
             captures_written: vec![None; prog.functions.len()],
+            work_item_frames: vec![None; prog.functions.len()],
             engine: None,
             clib: crate::clib::CState {
                 err_format: StreamFormat::unbuffered(),

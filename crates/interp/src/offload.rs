@@ -270,6 +270,7 @@ impl Machine<'_> {
         &mut self,
         kernel: FuncId,
         ext: &[i64],
+        tile: Option<tessera_ir::TileShape>,
         values: &[Value],
         decls: &[Capture],
         span: Span,
@@ -286,6 +287,18 @@ impl Machine<'_> {
             self.engine = Some(engine);
             return false;
         }
+        // Where the frames the interpreter would take for the launch might
+        // not fit in the memory limit, it runs the launch itself, so that
+        // it reports the limit where it is passed: compiled code must not
+        // run a launch to its end that the interpreter stops.
+        let per_tile = tile.map_or(1, |shape| u64::from(shape.threads()));
+        let frames = self.work_item_frames(kernel).saturating_mul(per_tile);
+        if self.meter.take(frames).is_err() {
+            engine.kept(kernel);
+            self.engine = Some(engine);
+            return false;
+        }
+        self.meter.give(frames);
         let mut m = Marshalled::new();
         let kernel_writes = self.captures_written(kernel);
         let ran = match self.marshal(&mut m, values, decls, &kernel_writes, span) {
@@ -300,6 +313,7 @@ impl Machine<'_> {
                     output: None,
                     rand: None,
                     growth: None,
+                    memory_left: self.meter.limit().saturating_sub(self.meter.used()),
                 };
                 let homes = m.homes;
                 self.hand_over(&mut launch, homes, span, |launch| engine.launch(launch))
@@ -312,6 +326,28 @@ impl Machine<'_> {
         };
         self.engine = Some(engine);
         ran
+    }
+
+    /// A bound on the frame bytes one work-item of `kernel` holds at once
+    /// in the interpreter: its own frame and those of every function it
+    /// can call (a chain of calls holds each at most once, as kernels
+    /// cannot recurse), worked out once per kernel.
+    fn work_item_frames(&mut self, kernel: FuncId) -> u64 {
+        if let Some(Some(known)) = self.work_item_frames.get(kernel.index()) {
+            return *known;
+        }
+        let graph = tessera_ir::facts::CallGraph::build(self.prog);
+        let bytes = graph
+            .reachable([kernel])
+            .iter()
+            .zip(&self.frame_bytes)
+            .filter(|(reached, _)| **reached)
+            .map(|(_, bytes)| *bytes)
+            .fold(0u64, u64::saturating_add);
+        if let Some(slot) = self.work_item_frames.get_mut(kernel.index()) {
+            *slot = Some(bytes);
+        }
+        bytes
     }
 
     /// Whether each capture of `kernel` may be written by a run of it,
@@ -950,6 +986,7 @@ impl Machine<'_> {
         } else {
             0
         };
+        let memory_left_now = self.meter.limit().saturating_sub(self.meter.used());
         let mut launch = Launch {
             kernel: func,
             extent: Vec::new(),
@@ -970,6 +1007,7 @@ impl Machine<'_> {
                     .collect(),
                 memory_left,
             }),
+            memory_left: memory_left_now,
         };
         let done = self.hand_over(&mut launch, m.homes, stmt.span, |launch| {
             let t = std::time::Instant::now();

@@ -142,7 +142,8 @@ pub enum Decline {
     SharedCounterNotScalar,
     /// An aggregate of this type.
     AggregateType,
-    /// Private arrays too large for a worker's stack.
+    /// Private arrays too large for the stack: a host statement's past
+    /// 1 MiB, a kernel's past 256 MiB.
     PrivateArraysTooLargeForStack,
     /// The address of a variable.
     AddressVariable,
@@ -359,7 +360,7 @@ impl Decline {
             Self::SharedCounterNotScalar => "a shared counter that is not a scalar".into(),
             Self::AggregateType => "an aggregate of this type".into(),
             Self::PrivateArraysTooLargeForStack => {
-                "private arrays too large for a worker's stack".into()
+                "private arrays too large for the stack (a host statement's past 1 MiB, a kernel's past 256 MiB)".into()
             }
             Self::AddressVariable => "the address of a variable".into(),
             Self::ArrayElementType => "an array element of this type".into(),

@@ -1170,11 +1170,21 @@ pub(crate) fn run(
         }
     };
     words[ew + 2 * rank] = total;
+    // What each worker takes: a tile's frames and `tile_static` memory,
+    // and a stack of its own when the kernel's private arrays need more
+    // than the pool's workers have. The workers stay within the memory
+    // the limit leaves (the interpreter ran the launch itself if one
+    // tile's frames could pass it).
     let frame_bytes = (layout.frame_bytes as u64).saturating_mul(per_tile);
-    if frame_bytes > (64 << 20) || groups == 0 {
+    let tile_bytes = frame_bytes.saturating_add(u64::from(layout.scratch_bytes));
+    let own_stack = (layout.stack_bytes > crate::emit::STACK_BUDGET)
+        .then(|| u64::from(layout.stack_bytes).saturating_add(OWN_STACK_ROOM));
+    let per_worker = tile_bytes.saturating_add(own_stack.unwrap_or(0));
+    if per_worker > launch.memory_left || groups == 0 {
         return LaunchOutcome::Declined;
     }
-    let workers = (threads as u64).min(groups).max(1) as usize;
+    let fit = (launch.memory_left / per_worker.max(1)).max(1);
+    let workers = (threads as u64).min(groups).min(fit).max(1) as usize;
     let order = if layout.strips && layout.tile.is_some() {
         TileOrder::for_tiles(&words[ew + rank..ew + 2 * rank])
     } else {
@@ -1193,7 +1203,13 @@ pub(crate) fn run(
     // last ones still spread over the workers.
     // A joined function runs `JOINED_TILES` tiles per call, so batches
     // hold whole groups of them.
-    let joined = joined.filter(|_| layout.tile.is_some());
+    let joined = joined.filter(|_| {
+        layout.tile.is_some()
+            && tile_bytes
+                .saturating_mul(crate::emit::JOINED_TILES as u64)
+                .saturating_mul(workers as u64)
+                <= launch.memory_left
+    });
     let per_call = crate::emit::JOINED_TILES as u64;
     let batch = (groups / (workers as u64 * 16)).clamp(1, 32);
     let batch = if joined.is_some() {
@@ -1274,9 +1290,14 @@ pub(crate) fn run(
             }
         }
     };
-    match pool {
-        Some(pool) if workers > 1 => pool.run(&work),
-        _ => work(),
+    match (own_stack, pool) {
+        (Some(stack), _) => {
+            if !run_on_own_threads(&work, workers, stack) {
+                return LaunchOutcome::Declined;
+            }
+        }
+        (None, Some(pool)) if workers > 1 => pool.run(&work),
+        (None, _) => work(),
     }
     // The words (and the control block they point to) lived until here.
     drop(words);
@@ -1285,6 +1306,33 @@ pub(crate) fn run(
     } else {
         LaunchOutcome::Done
     }
+}
+
+/// Room on a thread made for a kernel's launch beyond its stack slots:
+/// Cranelift's spills, the helpers it calls, the thread's own start.
+const OWN_STACK_ROOM: u64 = 1 << 20;
+
+/// Runs `work` on `workers` threads made with `stack` bytes of stack each,
+/// for a kernel whose private arrays need more than the pool's workers
+/// have; false when not one thread could be made (nothing ran). The
+/// threads take the launch's groups as the pool's do, so fewer of them
+/// than asked for still run it all.
+fn run_on_own_threads(work: &(dyn Fn() + Sync), workers: usize, stack: u64) -> bool {
+    let Ok(stack) = usize::try_from(stack) else {
+        return false;
+    };
+    std::thread::scope(|scope| {
+        let mut made = 0;
+        for _ in 0..workers {
+            let spawned = std::thread::Builder::new()
+                .stack_size(stack)
+                .spawn_scoped(scope, work);
+            if spawned.is_ok() {
+                made += 1;
+            }
+        }
+        made > 0
+    })
 }
 
 #[cfg(test)]

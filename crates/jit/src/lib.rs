@@ -1069,6 +1069,7 @@ impl<'p> Jit<'p> {
                 .ok()?;
         b.finalize(frontend);
         if joined.frame_needed > layout.frame_bytes
+            || joined.stack_bytes > emit::STACK_BUDGET
             || joined.frame_bytes != layout.frame_bytes
             || joined.scratch_bytes != layout.scratch_bytes
         {

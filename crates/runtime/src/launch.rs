@@ -696,6 +696,10 @@ pub struct Launch {
     /// it may take doing so (`None` for a kernel, or a statement that
     /// appends to none).
     pub growth: Option<HostGrowth>,
+    /// The bytes the memory limit leaves when the launch starts: the
+    /// engine's own memory for it (work-items' frames, private arrays)
+    /// stays within them.
+    pub memory_left: u64,
 }
 
 /// What a compiled host statement may append (`push_back`): the vectors,

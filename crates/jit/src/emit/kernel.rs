@@ -65,6 +65,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             scratch_bytes: 0,
             frame_bytes: 0,
             frame_needed: 0,
+            stack_bytes: 0,
             tile: *tile,
             rank,
             extent_bound: vec![i64::from(i32::MAX); rank as usize],
@@ -251,6 +252,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
                 lw.flat_loop(group, body, copy.as_deref())?;
             }
         }
+        layout.stack_bytes = lw.alloc.stack_bytes;
         lw.finish();
         Ok(layout)
     }
@@ -400,6 +402,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             scratch_bytes: 0,
             frame_bytes: 0,
             frame_needed: 0,
+            stack_bytes: 0,
             tile: None,
             rank: 0,
             extent_bound: Vec::new(),

@@ -119,8 +119,17 @@ const MAX_INSTS: usize = 60_000;
 /// the largest kernel of the tests and samples counts about 100,000.
 const MAX_VARIABLE_BLOCKS: usize = 1 << 22;
 
-/// Bytes of stack slots a kernel may use (workers have 8 MiB stacks).
-const STACK_BUDGET: u32 = 1 << 20;
+/// Bytes of stack slots a function may use on the pool's workers, which
+/// have 8 MiB stacks. A kernel that needs more (large private arrays) runs
+/// its launches on threads made with room for them (see
+/// [`KernelLayout::stack_bytes`]); a host statement, which runs on the
+/// interpreter's thread, is declined.
+pub(crate) const STACK_BUDGET: u32 = 1 << 20;
+
+/// Bytes of stack slots a kernel may use at all: past them it is declined.
+/// The launch's threads are made with this much room and more, within the
+/// memory limit, so it bounds what one launch asks the system for.
+const MAX_KERNEL_STACK: u32 = 1 << 28;
 
 /// Where each captured value sits in the launch's argument words.
 #[derive(Clone, Debug)]
@@ -153,6 +162,9 @@ pub(crate) struct KernelLayout {
     pub(crate) scratch_bytes: u32,
     /// Bytes of frame per work-item.
     pub(crate) frame_bytes: u32,
+    /// Bytes of stack slots the code takes; past [`STACK_BUDGET`], its
+    /// launches run on threads made for them, each with this much room.
+    pub(crate) stack_bytes: u32,
     /// Bytes of frame the code uses; more than `frame_bytes` means the
     /// kernel must be lowered again with this stride.
     pub(crate) frame_needed: u32,

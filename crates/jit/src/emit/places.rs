@@ -21,15 +21,22 @@ impl Emitter<'_, '_, '_> {
         self.slot_addr(&Slot::Stack(ss))
     }
 
-    /// A stack slot for a private aggregate; the kernel is declined past
-    /// [`STACK_BUDGET`] bytes, since workers have fixed-size stacks.
+    /// A stack slot for a private aggregate. A host statement is declined
+    /// past [`STACK_BUDGET`] bytes, as it runs on the interpreter's stack;
+    /// a kernel past [`MAX_KERNEL_STACK`] (its launches make threads with
+    /// the room it needs).
     pub(super) fn stack_slot(
         &mut self,
         size: u32,
         align: u32,
     ) -> R<cranelift_codegen::ir::StackSlot> {
         self.alloc.stack_bytes = self.alloc.stack_bytes.saturating_add(size);
-        if self.alloc.stack_bytes > STACK_BUDGET {
+        let limit = if self.host.is_some() {
+            STACK_BUDGET
+        } else {
+            MAX_KERNEL_STACK
+        };
+        if self.alloc.stack_bytes > limit {
             return decline(Decline::PrivateArraysTooLargeForStack);
         }
         Ok(self.b.create_sized_stack_slot(StackSlotData::new(
@@ -62,9 +69,12 @@ impl Emitter<'_, '_, '_> {
             }
             return Ok(());
         }
-        // A loop for large arrays.
+        // A loop for large arrays, 16 bytes a step (the address need not
+        // be aligned to them), then the bytes left one by one.
+        let whole = size - size % 16;
         let i = self.var(types::I64);
         let z64 = self.b.ins().iconst(types::I64, 0);
+        let zeros = self.b.ins().splat(types::I64X2, z64);
         self.b.def_var(i, z64);
         let head = self.b.create_block();
         let body = self.b.create_block();
@@ -75,15 +85,20 @@ impl Emitter<'_, '_, '_> {
         let more = self
             .b
             .ins()
-            .icmp_imm_s(IntCC::UnsignedLessThan, iv, i64::from(size));
+            .icmp_imm_s(IntCC::UnsignedLessThan, iv, i64::from(whole));
         self.b.ins().brif(more, body, &[], exit, &[]);
         self.b.switch_to_block(body);
         let at = self.b.ins().iadd(addr, iv);
-        self.b.ins().store(flags(), zero, at, 0);
-        let i1 = self.b.ins().iadd_imm_s(iv, 1);
+        self.b
+            .ins()
+            .store(MemFlagsData::new().with_notrap(), zeros, at, 0);
+        let i1 = self.b.ins().iadd_imm_s(iv, 16);
         self.b.def_var(i, i1);
         self.b.ins().jump(head, &[]);
         self.b.switch_to_block(exit);
+        for k in whole..size {
+            self.b.ins().store(flags(), zero, addr, k as i32);
+        }
         Ok(())
     }
 
