@@ -291,7 +291,7 @@ impl Machine<'_> {
         // not fit in the memory limit, it runs the launch itself, so that
         // it reports the limit where it is passed: compiled code must not
         // run a launch to its end that the interpreter stops.
-        let per_tile = tile.map_or(1, |shape| u64::from(shape.threads()));
+        let per_tile = tile.map_or(1, |shape| shape.threads());
         let frames = self.work_item_frames(kernel).saturating_mul(per_tile);
         if self.meter.take(frames).is_err() {
             engine.kept(kernel);
