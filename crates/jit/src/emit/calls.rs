@@ -118,10 +118,18 @@ impl Emitter<'_, '_, '_> {
         let done = self.b.create_block();
         let ret_ty = callee.ret.clone();
         let ret_ref = callee.ret_by_ref.then(|| {
-            let ptr = self.var(self.ptr);
+            let addr = self.var(self.ptr);
             let null = self.b.ins().iconst(self.ptr, 0);
-            self.b.def_var(ptr, null);
-            (ptr, Vec::new())
+            self.b.def_var(addr, null);
+            let which = self.var(types::I64);
+            let memory = self.b.ins().iconst(types::I64, -1);
+            self.b.def_var(which, memory);
+            RetRef {
+                addr,
+                which,
+                places: Vec::new(),
+                vars: Vec::new(),
+            }
         });
         let mut ret_mem = None;
         let mut ret_obj = None;
@@ -202,15 +210,29 @@ impl Emitter<'_, '_, '_> {
         if let Some(fields) = scope.as_mut().and_then(|s| s.ret_obj.take()) {
             return Ok(Inlined::Value(V::Obj(self.read_fields(&fields))));
         }
-        if let Some((ptr, places)) = scope.and_then(|s| s.ret_ref) {
-            // Every `return` gave memory (its address in `ptr`), or every
-            // one the same variables; a function without one is left to
+        if let Some(RetRef {
+            addr,
+            which,
+            places,
+            vars,
+        }) = scope.and_then(|s| s.ret_ref)
+        {
+            // Every `return` gave memory (its address in `addr`), or every
+            // one the same variables, or each memory or a scalar variable
+            // (which one in `which`); a function without one is left to
             // the interpreter. A path that ran off the end without a
-            // `return` (UB in C++) left `ptr` zero: the launch fails and
+            // `return` (UB in C++) left `addr` zero: the launch fails and
             // the interpreter decides what that does.
-            let at = self.b.use_var(ptr);
+            let at = self.b.use_var(addr);
             let none = self.b.ins().icmp_imm_u(IntCC::Equal, at, 0);
             self.fail_if(none);
+            let scalar_vars = |p: &Place| matches!(p, Place::Var(_) | Place::Component(..));
+            let scalar_or_memory = |p: &Place| match p {
+                Place::Var(_) | Place::Component(..) => true,
+                Place::VarsOrMem(x) => ret_ty == Type::Scalar(x.ty),
+                Place::Mem(_, ty) => *ty == ret_ty,
+                _ => false,
+            };
             return Ok(Inlined::Place(match places.first() {
                 Some(Place::Mem(..)) if places.iter().all(|p| matches!(p, Place::Mem(..))) => {
                     Place::Mem(at, ret_ty)
@@ -226,6 +248,27 @@ impl Emitter<'_, '_, '_> {
                         .all(|p| matches!(p, Place::Shape(ws) if ws == vs)) =>
                 {
                     Place::Shape(vs.clone())
+                }
+                Some(_) if places.iter().all(scalar_vars) && matches!(ret_ty, Type::Scalar(_)) =>
+                {
+                    Place::Component(vars, self.b.use_var(which))
+                }
+                Some(_) if places.iter().all(scalar_or_memory) => {
+                    let Type::Scalar(ty) = ret_ty else {
+                        return decline(Decline::FunctionReturningReference);
+                    };
+                    // A variable picked, the memory read and written is
+                    // a spare slot's.
+                    let which = self.b.use_var(which);
+                    let spare = self.spare_scalar()?;
+                    let memory = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, which, 0);
+                    let addr = self.b.ins().select(memory, at, spare);
+                    Place::VarsOrMem(VarsOrMem {
+                        which,
+                        vars,
+                        addr,
+                        ty,
+                    })
                 }
                 _ => return decline(Decline::FunctionReturningReference),
             }));
@@ -261,17 +304,53 @@ impl Emitter<'_, '_, '_> {
             return decline(Decline::FunctionReturningReference);
         }
         let p = self.place(e)?;
-        let Some((ptr, places)) = self.scopes.last_mut().and_then(|s| s.ret_ref.as_mut()) else {
-            return decline(Decline::ReturnHere);
-        };
-        let ptr = *ptr;
-        places.push(p.clone());
-        // The address, or (variables) any non-zero word: this path returned.
-        let given = match p {
-            Place::Mem(addr, _) => addr,
+        let scalar = matches!(e.ty, Type::Scalar(_));
+        // The address, or (variables) any non-zero word: this path
+        // returned.
+        let given = match &p {
+            Place::Mem(addr, _) => *addr,
+            Place::VarsOrMem(x) => x.addr,
             _ => self.b.ins().iconst(self.ptr, 1),
         };
-        self.b.def_var(ptr, given);
+        let Some(ret) = self.scopes.last_mut().and_then(|s| s.ret_ref.as_mut()) else {
+            return decline(Decline::ReturnHere);
+        };
+        // The place's scalar variables, by their positions among all the
+        // `return`s' (new ones added), and which of them it picks.
+        let (vars, picks): (Vec<Variable>, Option<Value>) = match &p {
+            Place::Var(var) if scalar => (vec![*var], None),
+            Place::Component(vs, k) if scalar => (vs.clone(), Some(*k)),
+            Place::VarsOrMem(x) => (x.vars.clone(), Some(x.which)),
+            _ => (Vec::new(), None),
+        };
+        let positions: Vec<i64> = vars
+            .iter()
+            .map(|var| match ret.vars.iter().position(|v| v == var) {
+                Some(k) => k as i64,
+                None => {
+                    ret.vars.push(*var);
+                    ret.vars.len() as i64 - 1
+                }
+            })
+            .collect();
+        ret.places.push(p);
+        let (addr, which) = (ret.addr, ret.which);
+        self.b.def_var(addr, given);
+        let picked = match (picks, positions.as_slice()) {
+            (None, [only]) => self.b.ins().iconst(types::I64, *only),
+            (Some(k), _) => {
+                // -1 (the memory) unless `k` names one of the variables.
+                let mut picked = self.b.ins().iconst(types::I64, -1);
+                for (j, position) in positions.iter().enumerate() {
+                    let hit = self.b.ins().icmp_imm_s(IntCC::Equal, k, j as i64);
+                    let at = self.b.ins().iconst(types::I64, *position);
+                    picked = self.b.ins().select(hit, at, picked);
+                }
+                picked
+            }
+            _ => self.b.ins().iconst(types::I64, -1),
+        };
+        self.b.def_var(which, picked);
         Ok(())
     }
 }

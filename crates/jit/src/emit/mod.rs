@@ -350,24 +350,39 @@ enum Place {
     Fields(Vec<objects::FieldVars>),
     /// A view field of such a struct.
     ViewVars(objects::ViewVars),
-    /// `c ? v : m[i]` (or `c ? m[i] : v`): a scalar variable or memory of a
-    /// scalar type, as a condition picks. The address is the element's
-    /// when the memory is picked, else that of a spare zeroed slot, so
-    /// both may be read and written whichever is picked (see
-    /// `Emitter::conditional_place`).
-    VarOrMem(VarOrMem),
+    /// One of several scalar variables or memory of a scalar type, as a
+    /// run-time choice picks: `c ? v : m[i]`, or a function returning
+    /// references to different places. The address is the memory's when
+    /// it is picked, else that of a spare zeroed slot, so the memory and
+    /// every variable may be read and written whichever is picked (see
+    /// `Emitter::conditional_place` and `Emitter::return_ref`).
+    VarsOrMem(VarsOrMem),
 }
 
-/// The parts of a [`Place::VarOrMem`].
+/// The parts of a [`Place::VarsOrMem`].
 #[derive(Clone, Debug)]
-struct VarOrMem {
-    /// The condition's value (non-zero: true).
-    cond: Value,
-    /// Whether a true condition picks the variable.
-    var_when_true: bool,
-    var: Variable,
+struct VarsOrMem {
+    /// Which is picked (`i64`): the position of a variable in `vars`, or
+    /// -1 for the memory.
+    which: Value,
+    vars: Vec<Variable>,
     addr: Value,
     ty: Scalar,
+}
+
+/// What the `return`s of an inlined function returning a reference gave.
+#[derive(Clone, Debug)]
+struct RetRef {
+    /// The address the taken `return` gave: its place's when in memory,
+    /// 1 for variables; 0 while none has run.
+    addr: Variable,
+    /// The position in `vars` of the variable the taken `return` gave, or
+    /// -1 (`i64`).
+    which: Variable,
+    /// Every place a `return` gave, in the order they were lowered.
+    places: Vec<Place>,
+    /// The distinct scalar variables among them.
+    vars: Vec<Variable>,
 }
 
 /// Where a local lives.
@@ -423,10 +438,9 @@ struct Scope {
     ret: Option<(Block, Vec<Variable>, Type)>,
     /// Where a returned struct or C array is built.
     ret_mem: Option<cranelift_codegen::ir::StackSlot>,
-    /// A function returning a reference: the variable that takes the
-    /// address of a place in memory it returns, and the places its
-    /// `return`s gave so far.
-    ret_ref: Option<(Variable, Vec<Place>)>,
+    /// A function returning a reference: which places its `return`s gave
+    /// so far, and which one the path taken gave.
+    ret_ref: Option<RetRef>,
     /// Frame slots of this scope's locals that live across barriers (the
     /// kernel's, or those of an inlined function that holds a barrier).
     frame: HashMap<LocalId, FrameSlot>,

@@ -513,13 +513,7 @@ impl Emitter<'_, '_, '_> {
                         let s = *s;
                         let spare = self.spare_scalar()?;
                         let addr = self.join_address(done, spare);
-                        Ok(Place::VarOrMem(VarOrMem {
-                            cond: c,
-                            var_when_true: false,
-                            var,
-                            addr,
-                            ty: s,
-                        }))
+                        Ok(self.var_or_mem(c, false, var, addr, s))
                     }
                     _ => decline(Decline::ConditionalMixedKinds),
                 }
@@ -552,13 +546,7 @@ impl Emitter<'_, '_, '_> {
                     }
                     Place::Mem(at_else, Type::Scalar(t)) if t == s => {
                         let addr = self.join_address(done, at_else);
-                        Ok(Place::VarOrMem(VarOrMem {
-                            cond: c,
-                            var_when_true: true,
-                            var: var_then,
-                            addr,
-                            ty: s,
-                        }))
+                        Ok(self.var_or_mem(c, true, var_then, addr, s))
                     }
                     _ => decline(Decline::ConditionalMixedKinds),
                 }
@@ -573,6 +561,31 @@ impl Emitter<'_, '_, '_> {
         self.b.ins().jump(done, &[addr.into()]);
         self.b.switch_to_block(done);
         self.b.block_params(done)[0]
+    }
+
+    /// A variable or memory, as a condition `c` picks (the variable when
+    /// `c` is `var_when_true`).
+    fn var_or_mem(
+        &mut self,
+        c: Value,
+        var_when_true: bool,
+        var: Variable,
+        addr: Value,
+        ty: Scalar,
+    ) -> Place {
+        let the_var = self.b.ins().iconst(types::I64, 0);
+        let memory = self.b.ins().iconst(types::I64, -1);
+        let which = if var_when_true {
+            self.b.ins().select(c, the_var, memory)
+        } else {
+            self.b.ins().select(c, memory, the_var)
+        };
+        Place::VarsOrMem(VarsOrMem {
+            which,
+            vars: vec![var],
+            addr,
+            ty,
+        })
     }
 
     /// The variable of the two a condition `c` picks (the first when true).
@@ -592,9 +605,9 @@ impl Emitter<'_, '_, '_> {
     }
 
     /// The address of a zeroed 8-byte stack slot, which a
-    /// [`Place::VarOrMem`] reads and writes when its variable is picked (a
+    /// [`Place::VarsOrMem`] reads and writes when a variable is picked (a
     /// zero is a valid value of every scalar type, `bool` included).
-    fn spare_scalar(&mut self) -> R<Value> {
+    pub(super) fn spare_scalar(&mut self) -> R<Value> {
         let ss = self.stack_slot(8, 8)?;
         let addr = self.b.ins().stack_addr(self.ptr, ss, 0);
         let zero = self.b.ins().iconst(types::I64, 0);
@@ -719,18 +732,17 @@ impl Emitter<'_, '_, '_> {
             Place::Obj(fields) => V::Obj(fields.clone()),
             Place::Fields(fields) => V::Obj(self.read_fields(fields)),
             Place::ViewVars(v) => V::View(self.read_view_vars(v)),
-            Place::VarOrMem(p) => {
-                // Both are read (the unpicked memory is the spare slot).
-                let in_var = self.b.use_var(p.var);
-                let V::S(in_mem) = self.read(&Place::Mem(p.addr, Type::Scalar(p.ty)))? else {
+            Place::VarsOrMem(p) => {
+                // All are read (the unpicked memory is the spare slot).
+                let V::S(mut picked) = self.read(&Place::Mem(p.addr, Type::Scalar(p.ty)))? else {
                     return decline(Decline::ReadingMemoryType);
                 };
-                let (t, f) = if p.var_when_true {
-                    (in_var, in_mem)
-                } else {
-                    (in_mem, in_var)
-                };
-                V::S(self.b.ins().select(p.cond, t, f))
+                for (k, var) in p.vars.iter().enumerate() {
+                    let hit = self.b.ins().icmp_imm_s(IntCC::Equal, p.which, k as i64);
+                    let in_var = self.b.use_var(*var);
+                    picked = self.b.ins().select(hit, in_var, picked);
+                }
+                V::S(picked)
             }
         })
     }
@@ -769,17 +781,15 @@ impl Emitter<'_, '_, '_> {
             }
             (Place::Fields(fields), V::Obj(values)) => self.write_fields(fields, values),
             (Place::ViewVars(vars), V::View(x)) => self.write_view_vars(vars, x),
-            (Place::VarOrMem(p), V::S(x)) => {
-                // The variable keeps its value unless picked; the store
-                // goes to the spare slot unless the memory is picked.
-                let old = self.b.use_var(p.var);
-                let (t, f) = if p.var_when_true {
-                    (*x, old)
-                } else {
-                    (old, *x)
-                };
-                let new = self.b.ins().select(p.cond, t, f);
-                self.b.def_var(p.var, new);
+            (Place::VarsOrMem(p), V::S(x)) => {
+                // A variable keeps its value unless picked; the store goes
+                // to the spare slot unless the memory is picked.
+                for (k, var) in p.vars.iter().enumerate() {
+                    let hit = self.b.ins().icmp_imm_s(IntCC::Equal, p.which, k as i64);
+                    let old = self.b.use_var(*var);
+                    let new = self.b.ins().select(hit, *x, old);
+                    self.b.def_var(*var, new);
+                }
                 self.store_value(p.addr, &Type::Scalar(p.ty), v)
             }
             _ => decline(Decline::AssignmentKind),
