@@ -249,8 +249,7 @@ impl Emitter<'_, '_, '_> {
                 {
                     Place::Shape(vs.clone())
                 }
-                Some(_) if places.iter().all(scalar_vars) && matches!(ret_ty, Type::Scalar(_)) =>
-                {
+                Some(_) if places.iter().all(scalar_vars) && matches!(ret_ty, Type::Scalar(_)) => {
                     Place::Component(vars, self.b.use_var(which))
                 }
                 Some(_) if places.iter().all(scalar_or_memory) => {
