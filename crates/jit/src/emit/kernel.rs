@@ -762,7 +762,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             let ty = &func.local(id).ty;
             let size = match ty {
                 Type::Ptr { .. } => Some(crate::plan::frame::POINTER_SLOT),
-                _ => size_align(&self.prog.structs, ty).map(|(size, _)| size),
+                _ => crate::plan::frame::image_layout(self.prog, ty).map(|(size, _)| size),
             };
             let Some(size) = size else {
                 return decline(Decline::LocalTypeDeclaredBetweenBarriers);

@@ -219,6 +219,155 @@ impl Emitter<'_, '_, '_> {
         Ok(())
     }
 
+    /// A struct holding views living across barriers, loaded from its
+    /// frame image into its fields (made at the first load; a region that
+    /// declares it makes its own) at the start of a region.
+    pub(super) fn frame_to_object(&mut self, l: LocalId, off: FrameSlot, ty: &Type) -> R<()> {
+        let addr = self.frame_addr(off);
+        let values = self.load_image(addr, ty)?;
+        let fields = match self.scope().slots.get(&l) {
+            Some(Slot::Ref(Place::Fields(fields))) => fields.clone(),
+            _ => {
+                let fields = self.new_fields(ty)?;
+                self.scope_mut()
+                    .slots
+                    .insert(l, Slot::Ref(Place::Fields(fields.clone())));
+                fields
+            }
+        };
+        self.write_fields(&fields, &values)
+    }
+
+    /// A struct holding views living across barriers, stored to its frame
+    /// image at the end of a region (if the region gave it a value).
+    pub(super) fn object_to_frame(&mut self, l: LocalId, off: FrameSlot, ty: &Type) -> R<()> {
+        let values = match self.scope().slots.get(&l).cloned() {
+            Some(Slot::Ref(Place::Fields(fields))) => self.read_fields(&fields),
+            Some(Slot::Ref(Place::Obj(values))) => values,
+            _ => return Ok(()),
+        };
+        let addr = self.frame_addr(off);
+        self.store_image(addr, ty, &values)
+    }
+
+    /// The fields of a struct holding views, each with its offset in the
+    /// struct's frame image (see [`crate::plan::frame::image_layout`]).
+    fn image_fields(&self, ty: &Type) -> R<Vec<(i32, Type)>> {
+        let Type::Struct(id) = ty else {
+            return decline(Decline::LocalTypeDeclaredBetweenBarriers);
+        };
+        let Some(def) = self.prog.get_struct(*id) else {
+            return decline(Decline::UnknownStruct);
+        };
+        let mut at = 0u32;
+        let mut out = Vec::with_capacity(def.fields.len());
+        for (_, fty) in &def.fields {
+            let Some((size, align)) = crate::plan::frame::image_layout(self.prog, fty) else {
+                return decline(Decline::LocalTypeDeclaredBetweenBarriers);
+            };
+            at = at.next_multiple_of(align.max(1));
+            let Ok(offset) = i32::try_from(at) else {
+                return decline(Decline::LocalTypeDeclaredBetweenBarriers);
+            };
+            out.push((offset, fty.clone()));
+            at = at.saturating_add(size);
+        }
+        Ok(out)
+    }
+
+    /// Writes the value of a struct holding views (`values`, field by
+    /// field) as its frame image at `addr`.
+    fn store_image(&mut self, addr: Value, ty: &Type, values: &[V]) -> R<()> {
+        let fields = self.image_fields(ty)?;
+        if fields.len() != values.len() {
+            return decline(Decline::LocalTypeDeclaredBetweenBarriers);
+        }
+        for ((offset, fty), v) in fields.into_iter().zip(values) {
+            let at = self.b.ins().iadd_imm_s(addr, i64::from(offset));
+            match v {
+                V::View(view) => {
+                    let words = [view.base, view.offset]
+                        .into_iter()
+                        .chain(view.ext.iter().copied())
+                        .chain(view.strides.iter().copied());
+                    for (k, word) in words.enumerate() {
+                        self.b.ins().store(flags(), word, at, (k * 8) as i32);
+                    }
+                }
+                V::Obj(sub) => self.store_image(at, &fty, sub)?,
+                _ => self.store_value(at, &fty, v)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The value of a struct holding views, field by field, from its frame
+    /// image at `addr` (a plain aggregate field as its memory there).
+    fn load_image(&mut self, addr: Value, ty: &Type) -> R<Vec<V>> {
+        let fields = self.image_fields(ty)?;
+        let mut out = Vec::with_capacity(fields.len());
+        for (offset, fty) in fields {
+            let at = self.b.ins().iadd_imm_s(addr, i64::from(offset));
+            out.push(match &fty {
+                Type::ArrayView { elem, rank, .. } => {
+                    let Some((elem_size, _)) = size_align(&self.prog.structs, elem) else {
+                        return decline(Decline::AggregateType);
+                    };
+                    let rank = usize::from(*rank);
+                    let mut word = |k: usize| self.b.ins().load(types::I64, flags(), at, (k * 8) as i32);
+                    let base = word(0);
+                    let offset = word(1);
+                    let ext = (0..rank).map(|d| word(2 + d)).collect();
+                    let strides = (0..rank).map(|d| word(2 + rank + d)).collect();
+                    V::View(ViewV {
+                        base,
+                        offset,
+                        ext,
+                        strides,
+                        elem: (**elem).clone(),
+                        elem_size,
+                    })
+                }
+                Type::Struct(_) if places::held_views(self.prog, &fty) => {
+                    V::Obj(self.load_image(at, &fty)?)
+                }
+                _ => self.read(&Place::Mem(at, fty.clone()))?,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Gives a new (zeroed) object of struct type `ty`, held field by
+    /// field, a braced initialiser's values, field by field in order.
+    pub(super) fn init_fields(&mut self, fields: &[FieldVars], ty: &Type, items: &[Init]) -> R<()> {
+        let Type::Struct(id) = ty else {
+            return decline(Decline::BracedInitialiserType);
+        };
+        let Some(def) = self.prog.get_struct(*id) else {
+            return decline(Decline::UnknownStruct);
+        };
+        let types: Vec<Type> = def.fields.iter().map(|(_, t)| t.clone()).collect();
+        for (k, item) in items.iter().enumerate() {
+            let Some(fty) = types.get(k) else {
+                return decline(Decline::InitialiserTooManyFields);
+            };
+            let place = self.field_place(fields, k as u32)?;
+            match (item, place) {
+                (Init::Zero, _) => {}
+                (Init::Expr(e), place) => {
+                    let v = self.expr(e)?;
+                    self.write(&place, &v, fty)?;
+                }
+                (Init::List(sub), Place::Fields(sub_fields)) => {
+                    self.init_fields(&sub_fields, fty, sub)?;
+                }
+                (Init::List(_), Place::Mem(addr, mty)) => self.init_mem(addr, &mty, item)?,
+                _ => return decline(Decline::BracedInitialiserType),
+            }
+        }
+        Ok(())
+    }
+
     /// A new object of type `ty` holding the value `v`: a copy.
     pub(super) fn object_copy(&mut self, ty: &Type, v: &V) -> R<Vec<FieldVars>> {
         let V::Obj(values) = v else {

@@ -519,6 +519,9 @@ impl Emitter<'_, '_, '_> {
         if matches!(ty, Type::Ptr { .. }) {
             return self.frame_to_pointer(l, off);
         }
+        if places::held_views(self.prog, ty) {
+            return self.frame_to_object(l, off, ty);
+        }
         // A scalar whose address is taken stays in memory.
         let func = self.scope().func;
         if matches!(ty, Type::Scalar(_)) && self.address_taken(func, l) {
@@ -549,6 +552,9 @@ impl Emitter<'_, '_, '_> {
     pub(super) fn vars_to_frame(&mut self, l: LocalId, off: FrameSlot, ty: &Type) -> R<()> {
         if let Some(Slot::Ptr(_, var)) = self.scope().slots.get(&l).cloned() {
             return self.pointer_to_frame(l, var, off);
+        }
+        if places::held_views(self.prog, ty) {
+            return self.object_to_frame(l, off, ty);
         }
         let Some(Slot::Vars(vars)) = self.scope().slots.get(&l).cloned() else {
             return Ok(());

@@ -438,6 +438,11 @@ impl Emitter<'_, '_, '_> {
                     self.object_copy(&ty, &v)?
                 }
                 None | Some(Init::Zero) => self.new_fields(&ty)?,
+                Some(Init::List(items)) => {
+                    let fields = self.new_fields(&ty)?;
+                    self.init_fields(&fields, &ty, items)?;
+                    fields
+                }
                 Some(_) => return decline(Decline::AggregateType),
             };
             self.scope_mut()

@@ -22,6 +22,35 @@ use tessera_ir::{
 /// address.
 pub(crate) const POINTER_SLOT: u32 = 16;
 
+/// Bytes and alignment of the frame image of a value of type `ty`, for a
+/// local living across barriers: a plain type's own layout, a view's
+/// words (base, offset, then its extents and strides, 8 bytes each), and
+/// a struct holding views its fields' images in order, each aligned.
+/// The emitter reads and writes images field by field in the same order
+/// (`Emitter::store_image`, `Emitter::load_image`).
+pub(crate) fn image_layout(prog: &tessera_ir::Program, ty: &Type) -> Option<(u32, u32)> {
+    if let Some(plain) = size_align(&prog.structs, ty) {
+        return Some(plain);
+    }
+    match ty {
+        Type::ArrayView { rank, .. } => Some((8 * (2 + 2 * u32::from(*rank)), 8)),
+        Type::Struct(id) => {
+            let def = prog.get_struct(*id)?;
+            if def.is_union {
+                return None;
+            }
+            let (mut at, mut align) = (0u32, 1u32);
+            for (_, fty) in &def.fields {
+                let (size, a) = image_layout(prog, fty)?;
+                at = at.next_multiple_of(a.max(1)).checked_add(size)?;
+                align = align.max(a);
+            }
+            Some((at.next_multiple_of(align), align))
+        }
+        _ => None,
+    }
+}
+
 /// Where the kernel's locals that live across barriers sit in a
 /// work-item's frame.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -118,9 +147,11 @@ impl Facts<'_> {
             }
             // A pointer's slot holds its element offset and the address of
             // its allocation's first element (see `emit/pointers.rs`).
+            // A struct holding views keeps its frame image (see
+            // `image_layout`).
             let layout = match local.ty {
                 Type::Ptr { .. } => Some((POINTER_SLOT, 8)),
-                _ => size_align(&self.prog.structs, &local.ty),
+                _ => image_layout(self.prog, &local.ty),
             };
             let Some((size, align)) = layout else {
                 return decline(Decline::LocalTypeDeclaredBetweenBarriers);
