@@ -24,7 +24,8 @@
 //! - [`corpus_agrees`]: every `samples/*.amp` and `tests/run/**/*.amp`, with
 //!   the time and memory limits of its `// run-flags:` line, under the JIT
 //!   with 1, 2 and 4 threads; the JIT declines none of their launches (it
-//!   may hand one back after a failed check, for the interpreter to report);
+//!   may hand one back after a failed check, for the interpreter to report,
+//!   unless the program's leading comments say `// jit-fallbacks: 0`);
 //! - [`mutants_agree`]: mutants of the samples and of `tests/run/semantics/`
 //!   (the semantic mutator of `tessera_testkit`, and edits aimed at kernel
 //!   bodies: literals at the edges of their types, swapped operators, indices
@@ -391,6 +392,13 @@ fn corpus_case(path: &Path) -> Case {
     // The input `run.rs` gives the case too.
     case.stdin = std::fs::read(path.with_extension("stdin")).unwrap_or_default();
     case.corpus = true;
+    // `// jit-fallbacks: 0` among the leading comments: every launch must
+    // run to its end in compiled code, none rerun after a failed check.
+    case.jit_only = case
+        .source
+        .lines()
+        .take_while(|l| l.starts_with("//"))
+        .any(|l| l.trim_end() == "// jit-fallbacks: 0");
     case
 }
 
