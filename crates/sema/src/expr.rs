@@ -1440,6 +1440,16 @@ impl FnCx<'_> {
                 let e = self.coerce(e, &ty, "a branch of `?:`");
                 (Expr { place: false, ..t }, Expr { place: false, ..e }, ty)
             }
+            // `c ? a : p` with `a` an array (or two arrays of different
+            // lengths): an array decays to a pointer to its first element.
+            _ if decayed_common(&t.ty, &e.ty).is_some() => {
+                let Some(ty) = decayed_common(&t.ty, &e.ty) else {
+                    return error_expr(span);
+                };
+                let t = self.coerce(t, &ty, "a branch of `?:`");
+                let e = self.coerce(e, &ty, "a branch of `?:`");
+                (Expr { place: false, ..t }, Expr { place: false, ..e }, ty)
+            }
             _ if t.ty.is_error() || e.ty.is_error() => return error_expr(span),
             // `c ? f : g` of two functions, or of a function pointer and a
             // function or `nullptr`: a function pointer.
@@ -1744,4 +1754,33 @@ fn library_property(e: &Expr) -> Option<&'static str> {
         Intrinsic::DeviceCpuAccess => "`default_cpu_access_type`",
         _ => return None,
     })
+}
+
+/// The pointer type of `c ? x : y` where an array branch decays to a
+/// pointer to its first element (the other a pointer to the same element
+/// type, `nullptr`, or an array of another length); `None` when neither is
+/// an array or the element types differ.
+fn decayed_common(x: &Type, y: &Type) -> Option<Type> {
+    if !matches!(x, Type::CArray(..)) && !matches!(y, Type::CArray(..)) {
+        return None;
+    }
+    let decay = |ty: &Type| match ty {
+        Type::CArray(elem, _) => Some(crate::pointer::ptr_to((**elem).clone(), false)),
+        Type::Ptr { .. } | Type::Null => Some(ty.clone()),
+        _ => None,
+    };
+    match (decay(x)?, decay(y)?) {
+        (Type::Null, other) | (other, Type::Null) => Some(other),
+        (
+            Type::Ptr {
+                elem: a,
+                is_const: ca,
+            },
+            Type::Ptr {
+                elem: b,
+                is_const: cb,
+            },
+        ) if a == b => Some(crate::pointer::ptr_to(*a, ca || cb)),
+        _ => None,
+    }
 }

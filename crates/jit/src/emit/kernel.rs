@@ -165,6 +165,8 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             unwritten_scratch: HashSet::new(),
             prechecked: Vec::new(),
             addr_taken: HashMap::new(),
+            reassigned: HashMap::new(),
+            alloc_ids: Vec::new(),
             returned: None,
             barrier_result: None,
         }

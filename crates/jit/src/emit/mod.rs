@@ -405,6 +405,9 @@ enum Slot {
     /// A pointer that may move: its element offset in an allocation known
     /// where the code is emitted (see [`pointers`]).
     Ptr(std::rc::Rc<pointers::PtrAlloc>, Variable),
+    /// A pointer local that may point into more than one object in a run
+    /// (see [`pointers::ChosenPtr`]).
+    ChosenPtr(pointers::ChosenPtr),
     /// A vector from outside a host statement that appends to it: its
     /// address and length change at each append (see
     /// [`crate::plan::growth`]).
@@ -568,6 +571,12 @@ pub(crate) struct Emitter<'a, 'b, 'f> {
     /// By function, its scalar locals whose address is taken (see
     /// `Emitter::address_taken`).
     addr_taken: HashMap<FuncId, HashSet<LocalId>>,
+    /// By function, its pointer locals given another pointer's value after
+    /// their declaration (see `Emitter::let_pointer`).
+    reassigned: HashMap<FuncId, HashSet<LocalId>>,
+    /// The objects pointers were made into, whose positions (plus one;
+    /// null is 0) identify them at run time (see `Emitter::alloc_id`).
+    alloc_ids: Vec<pointers::AllocKey>,
     /// A tiled kernel that may `return` before its last barrier: which of
     /// the tile's work-items have returned (see [`Returned`]).
     returned: Option<Returned>,

@@ -314,7 +314,8 @@ impl Emitter<'_, '_, '_> {
                         return decline(Decline::AggregateType);
                     };
                     let rank = usize::from(*rank);
-                    let mut word = |k: usize| self.b.ins().load(types::I64, flags(), at, (k * 8) as i32);
+                    let mut word =
+                        |k: usize| self.b.ins().load(types::I64, flags(), at, (k * 8) as i32);
                     let base = word(0);
                     let offset = word(1);
                     let ext = (0..rank).map(|d| word(2 + d)).collect();

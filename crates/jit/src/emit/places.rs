@@ -283,7 +283,7 @@ impl Emitter<'_, '_, '_> {
                     }
                     // A pointer is not a place of its own here: its value is
                     // read and written by `ptr_value`.
-                    Some(Slot::Ptr(..)) => decline(Decline::Pointer),
+                    Some(Slot::Ptr(..) | Slot::ChosenPtr(_)) => decline(Decline::Pointer),
                     None => {
                         // Declared without `Let` reaching here (a frame local
                         // read before its region declared it, or a parameter).

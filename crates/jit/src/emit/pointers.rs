@@ -36,6 +36,9 @@ pub(super) enum AllocKey {
     /// name one vector (two references to it, two iterators): their
     /// pointers are compared by address (see [`Emitter::ptr_compare`]).
     Elements(ElementsOf),
+    /// Any of the objects of [`Emitter::alloc_id`], as the `i64` identity
+    /// this run holds: a pointer local given values in more than one.
+    Chosen(Value),
     /// An object of the kernel.
     Object {
         /// Where the object's outermost variable lives.
@@ -102,6 +105,23 @@ pub(crate) struct PtrAlloc {
     len: Len,
 }
 
+/// A pointer local given another pointer's value after its declaration,
+/// which may then point into another object than its first (`p = b;`,
+/// `p = c ? a : b;`): its object's identity (see [`Emitter::alloc_id`]),
+/// first element and length are variables, set with the offset at each
+/// assignment, so each use checks the object the run chose. It lives in
+/// variables only: one declared at the level of barriers keeps the
+/// one-object form, and such an assignment declines.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ChosenPtr {
+    id: Variable,
+    base: Variable,
+    len: Variable,
+    off: Variable,
+    /// Bytes per element of the pointee type.
+    size: u32,
+}
+
 /// A pointer value.
 #[derive(Clone, Debug)]
 pub(super) enum PtrV {
@@ -123,6 +143,14 @@ impl Emitter<'_, '_, '_> {
             }
             ExprKind::Convert(inner) if crate::plan::pointers::adds_const(&inner.ty, &e.ty) => {
                 self.ptr_value(inner)
+            }
+            // `c ? a : b` of two arrays, decayed: a pointer into the one
+            // the run chose.
+            ExprKind::Convert(inner)
+                if matches!(inner.ty, Type::CArray(..))
+                    && let ExprKind::Conditional { cond, then, els } = &inner.kind =>
+            {
+                self.conditional_pointer(cond, then, els)
             }
             // An array decays to a pointer to its first element.
             ExprKind::Convert(inner) if matches!(inner.ty, Type::CArray(..)) && inner.place => {
@@ -184,6 +212,10 @@ impl Emitter<'_, '_, '_> {
                     Ok(PtrV::At(alloc, self.b.use_var(var)))
                 }
                 Some(Slot::Ref(p)) => Ok(PtrV::Fixed(p.clone())),
+                Some(Slot::ChosenPtr(c)) => {
+                    let c = *c;
+                    Ok(self.chosen_value(c))
+                }
                 _ => decline(Decline::Pointer),
             },
             ExprKind::PtrAdd { ptr, offset } => {
@@ -232,6 +264,7 @@ impl Emitter<'_, '_, '_> {
                 self.expr(first)?;
                 self.ptr_value(second)
             }
+            ExprKind::Conditional { cond, then, els } => self.conditional_pointer(cond, then, els),
             ExprKind::Intrinsic {
                 op: Intrinsic::PtrReinterpret,
                 args,
@@ -375,6 +408,16 @@ impl Emitter<'_, '_, '_> {
             .contains(&l)
     }
 
+    /// Whether pointer local `l` of `func` is given another pointer's
+    /// value after its declaration (see [`ChosenPtr`]).
+    fn reassigned(&mut self, func: FuncId, l: LocalId) -> bool {
+        let prog = self.prog;
+        self.reassigned
+            .entry(func)
+            .or_insert_with(|| crate::plan::locals::reassigned_pointers(prog.function(func)))
+            .contains(&l)
+    }
+
     /// `nullptr`: an allocation of no element.
     fn null_ptr(&mut self) -> R<PtrV> {
         let zero = self.b.ins().iconst(types::I64, 0);
@@ -502,12 +545,152 @@ impl Emitter<'_, '_, '_> {
         Ok(PtrV::At(alloc, to))
     }
 
+    /// The value of a pointer local that may point into more than one
+    /// object.
+    fn chosen_value(&mut self, c: ChosenPtr) -> PtrV {
+        let id = self.b.use_var(c.id);
+        let base = self.b.use_var(c.base);
+        let len = self.b.use_var(c.len);
+        let off = self.b.use_var(c.off);
+        PtrV::At(
+            Rc::new(PtrAlloc {
+                key: AllocKey::Chosen(id),
+                base,
+                size: c.size,
+                len: Len::Runtime(len),
+            }),
+            off,
+        )
+    }
+
+    /// `c ? p : q` of pointers (arrays decayed, `nullptr`): each arm's
+    /// pointer made on its own path, joined as a pointer into the object
+    /// the run chose (see [`ChosenPtr`]).
+    fn conditional_pointer(&mut self, cond: &Expr, then: &Expr, els: &Expr) -> R<PtrV> {
+        let c = self.scalar(cond)?;
+        let (f, done) = self.branch_on(c);
+        for ty in [types::I64, self.ptr, types::I64, types::I64] {
+            self.b.append_block_param(done, ty);
+        }
+        let mut size = None;
+        for (k, arm) in [then, els].into_iter().enumerate() {
+            if k == 1 {
+                self.b.switch_to_block(f);
+            }
+            let v = if matches!(arm.ty, Type::CArray(..)) && arm.place {
+                let zero = self.b.ins().iconst(types::I64, 0);
+                self.array_pointer(arm, zero)?
+            } else {
+                self.ptr_value(arm)?
+            };
+            let PtrV::At(alloc, off) = v else {
+                return decline(Decline::PointerUse(
+                    "a conditional of a pointer bound to its element (a view's element, through a reference, reinterpreted)",
+                ));
+            };
+            if alloc.key != AllocKey::Null {
+                if size.is_some_and(|s| s != alloc.size) {
+                    return decline(Decline::PointerUse(
+                        "a conditional of pointers of two sizes",
+                    ));
+                }
+                size = Some(alloc.size);
+            }
+            let Some(id) = self.alloc_id(&alloc.key) else {
+                return decline(Decline::PointerUse(
+                    "a conditional of pointers into vectors",
+                ));
+            };
+            let len = self.len_value(alloc.len);
+            self.b.ins().jump(
+                done,
+                &[id.into(), alloc.base.into(), len.into(), off.into()],
+            );
+        }
+        self.b.switch_to_block(done);
+        let [id, base, len, off] = self.b.block_params(done) else {
+            return decline(Decline::Pointer);
+        };
+        let (id, base, len, off) = (*id, *base, *len, *off);
+        Ok(PtrV::At(
+            Rc::new(PtrAlloc {
+                key: AllocKey::Chosen(id),
+                base,
+                size: size.unwrap_or(0),
+                len: Len::Runtime(len),
+            }),
+            off,
+        ))
+    }
+
+    /// Gives a pointer local that may point into more than one object the
+    /// value `v`: its object's identity, first element, length, offset.
+    fn set_chosen(&mut self, c: ChosenPtr, v: PtrV) -> R<()> {
+        let PtrV::At(from, off) = v else {
+            return decline(Decline::PointerUse(
+                "a pointer given the value of one bound to its element (a view's element, through a reference, reinterpreted)",
+            ));
+        };
+        if from.key != AllocKey::Null && from.size != c.size {
+            return decline(Decline::PointerUse(
+                "a pointer given a value of another size",
+            ));
+        }
+        let Some(id) = self.alloc_id(&from.key) else {
+            return decline(Decline::PointerUse(
+                "a pointer into a vector given a value in another object",
+            ));
+        };
+        let len = self.len_value(from.len);
+        self.b.def_var(c.id, id);
+        self.b.def_var(c.base, from.base);
+        self.b.def_var(c.len, len);
+        self.b.def_var(c.off, off);
+        Ok(())
+    }
+
+    /// The run-time identity of an allocation: null 0, an object of the
+    /// kernel its position among those seen plus one, a chosen one what
+    /// the run holds. A vector's elements have none (two names may reach
+    /// one vector: see [`Emitter::same_elements`]).
+    fn alloc_id(&mut self, key: &AllocKey) -> Option<Value> {
+        let n = match key {
+            AllocKey::Chosen(id) => return Some(*id),
+            AllocKey::Elements(_) => return None,
+            AllocKey::Null => 0,
+            AllocKey::Object { .. } => match self.alloc_ids.iter().position(|k| k == key) {
+                Some(k) => k + 1,
+                None => {
+                    self.alloc_ids.push(key.clone());
+                    self.alloc_ids.len()
+                }
+            },
+        };
+        Some(self.b.ins().iconst(types::I64, n as i64))
+    }
+
+    /// Whether `x` and `y` are one allocation in this run, when either is
+    /// one a pointer local chose (`None` otherwise, or for a vector's).
+    fn same_chosen(&mut self, x: &PtrAlloc, y: &PtrAlloc) -> Option<Value> {
+        if !matches!(x.key, AllocKey::Chosen(_)) && !matches!(y.key, AllocKey::Chosen(_)) {
+            return None;
+        }
+        let xi = self.alloc_id(&x.key)?;
+        let yi = self.alloc_id(&y.key)?;
+        Some(self.b.ins().icmp(IntCC::Equal, xi, yi))
+    }
+
     /// Gives pointer local `target` the value `v` (of its allocation) and
     /// returns it.
     fn set_pointer(&mut self, target: &Expr, v: PtrV) -> R<PtrV> {
         let ExprKind::Local(l) = &target.kind else {
             return decline(Decline::Pointer);
         };
+        if let Some(Slot::ChosenPtr(c)) = self.scope().slots.get(l) {
+            let c = *c;
+            self.set_chosen(c, v)?;
+            return Ok(self.chosen_value(c));
+        }
         let Some(Slot::Ptr(alloc, var)) = self.scope().slots.get(l) else {
             return decline(Decline::PointerUse(
                 "a pointer changed that was bound to its element (a view's element, through a reference, reinterpreted)",
@@ -542,6 +725,30 @@ impl Emitter<'_, '_, '_> {
                 "a comparison of a pointer bound to its element (a view's element, through a reference, reinterpreted)",
             ));
         };
+        if matches!(x.key, AllocKey::Chosen(_)) || matches!(y.key, AllocKey::Chosen(_)) {
+            let Some(same) = self.same_chosen(&x, &y) else {
+                return decline(Decline::PointerUse(
+                    "a comparison of a pointer into a vector with one given values in several objects",
+                ));
+            };
+            let Some(cc) = super::arith::signed_cc(op) else {
+                return decline(Decline::Pointer);
+            };
+            let at = self.b.ins().icmp(cc, i, j);
+            return Ok(match op {
+                // Two objects are never equal, as in the interpreter.
+                BinOp::Eq => self.b.ins().band(same, at),
+                BinOp::Ne => {
+                    let other = self.b.ins().bxor_imm_u(same, 1);
+                    self.b.ins().bor(other, at)
+                }
+                // Order needs one object.
+                _ => {
+                    self.guard(same);
+                    at
+                }
+            });
+        }
         if x.key != y.key
             && let Some(same) = self.same_elements(&x, &y)
         {
@@ -590,9 +797,12 @@ impl Emitter<'_, '_, '_> {
             ));
         };
         if x.key != y.key {
-            let same = match self.same_elements(&x, &y) {
+            let same = match self.same_chosen(&x, &y) {
                 Some(same) => same,
-                None => self.b.ins().iconst(types::I8, 0),
+                None => match self.same_elements(&x, &y) {
+                    Some(same) => same,
+                    None => self.b.ins().iconst(types::I8, 0),
+                },
             };
             self.guard(same);
         }
@@ -602,6 +812,11 @@ impl Emitter<'_, '_, '_> {
     /// A pointer as a `bool`: not null.
     pub(super) fn ptr_truth(&mut self, e: &Expr) -> R<Value> {
         let v = self.ptr_value(e)?;
+        if let PtrV::At(a, _) = &v
+            && let AllocKey::Chosen(id) = a.key
+        {
+            return Ok(self.b.ins().icmp_imm_s(IntCC::NotEqual, id, 0));
+        }
         let null = matches!(&v, PtrV::At(a, _) if a.key == AllocKey::Null);
         Ok(self.b.ins().iconst(types::I8, i64::from(!null)))
     }
@@ -629,6 +844,24 @@ impl Emitter<'_, '_, '_> {
             return decline(Decline::Pointer);
         };
         let in_frame = self.scope().frame.contains_key(&l);
+        let func = self.scope().func;
+        if !in_frame && self.reassigned(func, l) {
+            let Some(pointee) = self.prog.function(func).local(l).ty.pointee().cloned() else {
+                return decline(Decline::Pointer);
+            };
+            let size = self.elem_size(&pointee)?;
+            let c = ChosenPtr {
+                id: self.var(types::I64),
+                base: self.var(self.ptr),
+                len: self.var(types::I64),
+                off: self.var(types::I64),
+                size,
+            };
+            let v = self.ptr_value(e)?;
+            self.set_chosen(c, v)?;
+            self.scope_mut().slots.insert(l, Slot::ChosenPtr(c));
+            return Ok(());
+        }
         let slot = match self.ptr_value(e)? {
             PtrV::At(alloc, off) => {
                 // Later regions find the allocation's address in the frame

@@ -5,6 +5,7 @@ use std::collections::{BTreeSet, HashSet};
 use tessera_ir::visit::{for_each_subexpr, walk_block, walk_stmt};
 use tessera_ir::{
     Block as IrBlock, Expr, ExprKind, GlobalId, Init, Intrinsic, LocalId, Program, Stmt, StmtKind,
+    Type,
 };
 
 /// Locals (vectors, views) whose elements a statement may write: targets
@@ -169,6 +170,34 @@ pub(crate) fn address_taken(prog: &Program, func: &tessera_ir::Function) -> Hash
                 && func
                     .get_local(*l)
                     .is_some_and(|local| !local.by_ref && local.ty.scalar().is_some())
+            {
+                found.borrow_mut().insert(*l);
+            }
+        });
+    }
+    found.into_inner()
+}
+
+/// The pointer locals of `func` given, after their declaration, a value
+/// that is not the same pointer moved (`p = q;`, `p = a;`, `p = c ? a :
+/// b;`, but not `p = p + 1;`): they may point into more than one object
+/// in a run (see `Emitter::let_pointer`).
+pub(crate) fn reassigned_pointers(func: &tessera_ir::Function) -> HashSet<LocalId> {
+    fn moves(e: &Expr, l: LocalId) -> bool {
+        match &e.kind {
+            ExprKind::Local(x) => *x == l,
+            ExprKind::Convert(inner) => moves(inner, l),
+            ExprKind::PtrAdd { ptr, .. } => moves(ptr, l),
+            _ => false,
+        }
+    }
+    let found = std::cell::RefCell::new(HashSet::new());
+    if let Some(body) = &func.body {
+        walk_block(body, &mut |_| {}, &mut |e| {
+            if let ExprKind::Assign { target, value } = &e.kind
+                && let ExprKind::Local(l) = &target.kind
+                && matches!(target.ty, Type::Ptr { .. })
+                && !moves(value, *l)
             {
                 found.borrow_mut().insert(*l);
             }
