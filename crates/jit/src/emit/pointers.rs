@@ -364,11 +364,10 @@ impl Emitter<'_, '_, '_> {
 
     /// `reinterpret_cast<U*>(p)` between scalars of one size, neither a
     /// `bool`: the interpreter reads the bytes of the element `p` points
-    /// to as a `U`, which is what a load of `U` there gives. The result is
-    /// bound to that element (only dereferenced or passed on: arithmetic
-    /// and comparisons on a reinterpreted pointer move by bytes there),
-    /// checked to be one now; the interpreter checks it where it is
-    /// dereferenced, and a launch that fails here is run by it anyway.
+    /// to as a `U`, which is what a load of `U` there gives. A pointer
+    /// into an object stays one (its arithmetic and comparisons move by
+    /// bytes in the interpreter, which for elements of one size are whole
+    /// elements); one bound to its element stays bound, read as a `U`.
     fn reinterpret_pointer(&mut self, arg: &Expr, to: &Type) -> R<PtrV> {
         let (Some(from), Some(to)) = (arg.ty.pointee(), to.pointee()) else {
             return decline(Decline::Pointer);
@@ -381,13 +380,10 @@ impl Emitter<'_, '_, '_> {
             return decline(Decline::PointerUse("a pointer cast"));
         }
         match p {
-            PtrV::At(alloc, off) if alloc.key == AllocKey::Null => Ok(PtrV::At(alloc, off)),
-            PtrV::At(alloc, off) => {
-                self.check_below_len(off, alloc.len);
-                let bytes = self.b.ins().imul_imm_s(off, i64::from(alloc.size));
-                let at = self.b.ins().iadd(alloc.base, bytes);
-                Ok(PtrV::Fixed(Place::Mem(at, to.clone())))
-            }
+            // Elements of one size: the same offset in the same object,
+            // read and written as the new type where dereferenced (a one
+            // past the end stays one, compared and moved as before).
+            PtrV::At(alloc, off) => Ok(PtrV::At(alloc, off)),
             PtrV::Fixed(Place::Mem(addr, _)) => Ok(PtrV::Fixed(Place::Mem(addr, to.clone()))),
             PtrV::Fixed(_) => decline(Decline::PointerToVariable),
         }
