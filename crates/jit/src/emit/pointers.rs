@@ -721,12 +721,21 @@ impl Emitter<'_, '_, '_> {
                 "a comparison of a pointer bound to its element (a view's element, through a reference, reinterpreted)",
             ));
         };
-        if matches!(x.key, AllocKey::Chosen(_)) || matches!(y.key, AllocKey::Chosen(_)) {
+        // Two allocations only the run tells apart: one a pointer local
+        // chose, or two names of vectors (compared by address).
+        let same = if matches!(x.key, AllocKey::Chosen(_)) || matches!(y.key, AllocKey::Chosen(_)) {
             let Some(same) = self.same_chosen(&x, &y) else {
                 return decline(Decline::PointerUse(
                     "a comparison of a pointer into a vector with one given values in several objects",
                 ));
             };
+            Some(same)
+        } else if x.key != y.key {
+            self.same_elements(&x, &y)
+        } else {
+            None
+        };
+        if let Some(same) = same {
             let Some(cc) = super::arith::signed_cc(op) else {
                 return decline(Decline::Pointer);
             };
@@ -738,27 +747,8 @@ impl Emitter<'_, '_, '_> {
                     let other = self.b.ins().bxor_imm_u(same, 1);
                     self.b.ins().bor(other, at)
                 }
-                // Order needs one object.
-                _ => {
-                    self.guard(same);
-                    at
-                }
-            });
-        }
-        if x.key != y.key
-            && let Some(same) = self.same_elements(&x, &y)
-        {
-            let Some(cc) = super::arith::signed_cc(op) else {
-                return decline(Decline::Pointer);
-            };
-            let at = self.b.ins().icmp(cc, i, j);
-            return Ok(match op {
-                BinOp::Eq => self.b.ins().band(same, at),
-                BinOp::Ne => {
-                    let other = self.b.ins().bxor_imm_u(same, 1);
-                    self.b.ins().bor(other, at)
-                }
-                // Order needs one vector, as in the interpreter.
+                // Order needs one object (one vector), as in the
+                // interpreter.
                 _ => {
                     self.guard(same);
                     at
