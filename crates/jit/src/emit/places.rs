@@ -540,7 +540,12 @@ impl Emitter<'_, '_, '_> {
                 self.b.switch_to_block(f);
                 match self.place(els)? {
                     Place::Var(var_else) => {
-                        self.b.ins().jump(done, &[spare.into()]);
+                        // Two variables after all (the second a reference's):
+                        // the address is not used, but `spare` was made on
+                        // the other path, so this one passes a value of its
+                        // own.
+                        let unused = self.b.ins().iconst(self.ptr, 0);
+                        self.b.ins().jump(done, &[unused.into()]);
                         self.b.switch_to_block(done);
                         Ok(self.either_var(c, var_then, var_else))
                     }
