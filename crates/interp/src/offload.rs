@@ -313,7 +313,7 @@ impl Machine<'_> {
                     output: None,
                     rand: None,
                     growth: None,
-                    memory_left: self.meter.limit().saturating_sub(self.meter.used()),
+                    memory_left: self.meter.left(),
                 };
                 let homes = m.homes;
                 self.hand_over(&mut launch, homes, span, |launch| engine.launch(launch))
@@ -932,7 +932,7 @@ impl Machine<'_> {
         }
         // What the memory limit leaves for the appended elements, as the
         // interpreter's own appends would find it.
-        let memory_left = self.meter.limit().saturating_sub(self.meter.used());
+        let memory_left = self.meter.left();
         let mut m = Marshalled::new();
         if self
             .marshal_host(&mut m, &named, values, roots, stmt.span)
@@ -980,13 +980,12 @@ impl Machine<'_> {
             .sum();
         // Room for what the run prints, kept until it ends: counted against
         // the memory limit meanwhile.
-        let room = HOST_OUTPUT_ROOM.min(self.meter.limit().saturating_sub(self.meter.used()) / 2);
+        let room = HOST_OUTPUT_ROOM.min(self.meter.left() / 2);
         let output_room = if self.meter.take(room).is_ok() {
             room
         } else {
             0
         };
-        let memory_left_now = self.meter.limit().saturating_sub(self.meter.used());
         let mut launch = Launch {
             kernel: func,
             extent: Vec::new(),
@@ -1007,7 +1006,7 @@ impl Machine<'_> {
                     .collect(),
                 memory_left,
             }),
-            memory_left: memory_left_now,
+            memory_left: self.meter.left(),
         };
         let done = self.hand_over(&mut launch, m.homes, stmt.span, |launch| {
             let t = std::time::Instant::now();

@@ -587,9 +587,9 @@ impl Meter {
         self.limit
     }
 
-    /// The bytes in use.
-    pub(crate) fn used(&self) -> u64 {
-        self.used.get()
+    /// The bytes the limit leaves.
+    pub(crate) fn left(&self) -> u64 {
+        self.limit.saturating_sub(self.used.get())
     }
 
     /// Returns `bytes` to the budget.

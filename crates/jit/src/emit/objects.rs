@@ -251,28 +251,19 @@ impl Emitter<'_, '_, '_> {
     }
 
     /// The fields of a struct holding views, each with its offset in the
-    /// struct's frame image (see [`crate::plan::frame::image_layout`]).
+    /// struct's frame image (see [`crate::plan::frame::image_fields`]).
     fn image_fields(&self, ty: &Type) -> R<Vec<(i32, Type)>> {
-        let Type::Struct(id) = ty else {
+        let Some(image) = crate::plan::frame::image_fields(self.prog, ty) else {
             return decline(Decline::LocalTypeDeclaredBetweenBarriers);
         };
-        let Some(def) = self.prog.get_struct(*id) else {
-            return decline(Decline::UnknownStruct);
-        };
-        let mut at = 0u32;
-        let mut out = Vec::with_capacity(def.fields.len());
-        for (_, fty) in &def.fields {
-            let Some((size, align)) = crate::plan::frame::image_layout(self.prog, fty) else {
-                return decline(Decline::LocalTypeDeclaredBetweenBarriers);
-            };
-            at = at.next_multiple_of(align.max(1));
-            let Ok(offset) = i32::try_from(at) else {
-                return decline(Decline::LocalTypeDeclaredBetweenBarriers);
-            };
-            out.push((offset, fty.clone()));
-            at = at.saturating_add(size);
+        if i32::try_from(image.end).is_err() {
+            return decline(Decline::LocalTypeDeclaredBetweenBarriers);
         }
-        Ok(out)
+        Ok(image
+            .fields
+            .into_iter()
+            .map(|(at, fty)| (at as i32, fty))
+            .collect())
     }
 
     /// Writes the value of a struct holding views (`values`, field by

@@ -25,30 +25,56 @@ pub(crate) const POINTER_SLOT: u32 = 16;
 /// Bytes and alignment of the frame image of a value of type `ty`, for a
 /// local living across barriers: a plain type's own layout, a view's
 /// words (base, offset, then its extents and strides, 8 bytes each), and
-/// a struct holding views its fields' images in order, each aligned.
-/// The emitter reads and writes images field by field in the same order
-/// (`Emitter::store_image`, `Emitter::load_image`).
+/// a struct holding views its fields' images in order, each aligned
+/// ([`image_fields`], which the emitter reads and writes them by).
 pub(crate) fn image_layout(prog: &tessera_ir::Program, ty: &Type) -> Option<(u32, u32)> {
     if let Some(plain) = size_align(&prog.structs, ty) {
         return Some(plain);
     }
     match ty {
         Type::ArrayView { rank, .. } => Some((8 * (2 + 2 * u32::from(*rank)), 8)),
-        Type::Struct(id) => {
-            let def = prog.get_struct(*id)?;
-            if def.is_union {
-                return None;
-            }
-            let (mut at, mut align) = (0u32, 1u32);
-            for (_, fty) in &def.fields {
-                let (size, a) = image_layout(prog, fty)?;
-                at = at.next_multiple_of(a.max(1)).checked_add(size)?;
-                align = align.max(a);
-            }
-            Some((at.next_multiple_of(align), align))
+        Type::Struct(_) => {
+            let image = image_fields(prog, ty)?;
+            Some((image.end.next_multiple_of(image.align), image.align))
         }
         _ => None,
     }
+}
+
+/// The frame image of a struct holding views, field by field.
+pub(crate) struct ImageFields {
+    /// Each field's offset in the image, and its type.
+    pub(crate) fields: Vec<(u32, Type)>,
+    /// Where the last field ends.
+    pub(crate) end: u32,
+    /// The image's alignment.
+    pub(crate) align: u32,
+}
+
+/// The fields of a struct holding views with their offsets in its frame
+/// image.
+pub(crate) fn image_fields(prog: &tessera_ir::Program, ty: &Type) -> Option<ImageFields> {
+    let Type::Struct(id) = ty else {
+        return None;
+    };
+    let def = prog.get_struct(*id)?;
+    if def.is_union {
+        return None;
+    }
+    let (mut at, mut align) = (0u32, 1u32);
+    let mut fields = Vec::with_capacity(def.fields.len());
+    for (_, fty) in &def.fields {
+        let (size, a) = image_layout(prog, fty)?;
+        at = at.next_multiple_of(a.max(1));
+        fields.push((at, fty.clone()));
+        at = at.checked_add(size)?;
+        align = align.max(a);
+    }
+    Some(ImageFields {
+        fields,
+        end: at,
+        align,
+    })
 }
 
 /// Where the kernel's locals that live across barriers sit in a
