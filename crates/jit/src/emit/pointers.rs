@@ -20,6 +20,7 @@
 //! [`crate::plan::pointers`] lets through: made from `&place`, then only
 //! dereferenced or passed on, so it is neither null nor past an end.
 
+use super::unions::MemberTag;
 use super::*;
 use std::rc::Rc;
 
@@ -103,6 +104,9 @@ pub(crate) struct PtrAlloc {
     /// Elements: a pointer may be formed at `[0, len]` and dereferenced
     /// at `[0, len)`.
     len: Len,
+    /// A union member (`&u.m`): each dereference checks or makes it
+    /// active.
+    member: Option<MemberTag>,
 }
 
 /// A pointer local given another pointer's value after its declaration,
@@ -176,6 +180,33 @@ impl Emitter<'_, '_, '_> {
                     self.check_below(i, n);
                     self.array_pointer_at(base, base_addr, i)
                 }
+                // `&u.m`: a pointer to the member that checks it (or makes it
+                // active) where it is dereferenced, as `u.m` would there.
+                // Its object is the member, as the interpreter's place is.
+                ExprKind::Field { base, field } if self.union_def(&base.ty).is_some() => {
+                    let key = self.root_path(base);
+                    let (addr, mty, member) = self.member_address(base, *field)?;
+                    let Some((root, mut path)) = key else {
+                        return decline(Decline::UnionMemberAccess);
+                    };
+                    path.push(*field);
+                    let size = self.elem_size(&mty)?;
+                    let zero = self.b.ins().iconst(types::I64, 0);
+                    Ok(PtrV::At(
+                        Rc::new(PtrAlloc {
+                            key: AllocKey::Object {
+                                root,
+                                path,
+                                array: false,
+                            },
+                            base: addr,
+                            size,
+                            len: Len::Fixed(1),
+                            member: Some(member),
+                        }),
+                        zero,
+                    ))
+                }
                 _ => {
                     let place = self.with_access(Access::Unknown, |lw| lw.place(inner))?;
                     let key = self.root_path(inner);
@@ -194,6 +225,7 @@ impl Emitter<'_, '_, '_> {
                                     base: addr,
                                     size,
                                     len: Len::Fixed(1),
+                                    member: None,
                                 }),
                                 zero,
                             ))
@@ -300,6 +332,7 @@ impl Emitter<'_, '_, '_> {
                 base,
                 size,
                 len: Len::Runtime(view.ext[0]),
+                member: None,
             }),
             zero,
         ))
@@ -357,6 +390,7 @@ impl Emitter<'_, '_, '_> {
                 base: view.base,
                 size,
                 len: Len::Runtime(len),
+                member: None,
             }),
             var,
         ))
@@ -424,6 +458,7 @@ impl Emitter<'_, '_, '_> {
                 base,
                 size: 0,
                 len: Len::Fixed(0),
+                member: None,
             }),
             zero,
         ))
@@ -464,6 +499,7 @@ impl Emitter<'_, '_, '_> {
                     base: addr,
                     size,
                     len: Len::Fixed(i64::from(*n)),
+                    member: None,
                 }),
                 i,
             )),
@@ -554,6 +590,7 @@ impl Emitter<'_, '_, '_> {
                 base,
                 size: c.size,
                 len: Len::Runtime(len),
+                member: None,
             }),
             off,
         )
@@ -584,6 +621,10 @@ impl Emitter<'_, '_, '_> {
                     "a conditional of a pointer bound to its element (a view's element, through a reference, reinterpreted)",
                 ));
             };
+            // The chosen object's union member would need its tag chosen too.
+            if alloc.member.is_some() {
+                return decline(Decline::UnionMemberAccess);
+            }
             if alloc.key != AllocKey::Null {
                 if size.is_some_and(|s| s != alloc.size) {
                     return decline(Decline::PointerUse(
@@ -614,6 +655,7 @@ impl Emitter<'_, '_, '_> {
                 base,
                 size: size.unwrap_or(0),
                 len: Len::Runtime(len),
+                member: None,
             }),
             off,
         ))
@@ -627,6 +669,9 @@ impl Emitter<'_, '_, '_> {
                 "a pointer given the value of one bound to its element (a view's element, through a reference, reinterpreted)",
             ));
         };
+        if from.member.is_some() {
+            return decline(Decline::UnionMemberAccess);
+        }
         if from.key != AllocKey::Null && from.size != c.size {
             return decline(Decline::PointerUse(
                 "a pointer given a value of another size",
@@ -849,6 +894,10 @@ impl Emitter<'_, '_, '_> {
             return Ok(());
         }
         let slot = match self.ptr_value(e)? {
+            // The frame keeps no union tag's address.
+            PtrV::At(alloc, _) if in_frame && alloc.member.is_some() => {
+                return decline(Decline::UnionMemberAccess);
+            }
             PtrV::At(alloc, off) => {
                 // Later regions find the allocation's address in the frame
                 // and its identity here.
@@ -900,6 +949,10 @@ impl Emitter<'_, '_, '_> {
                 self.check_below_len(off, alloc.len);
                 let bytes = self.b.ins().imul_imm_s(off, i64::from(alloc.size));
                 let at = self.b.ins().iadd(alloc.base, bytes);
+                if let Some(member) = &alloc.member {
+                    let access = self.unions.access;
+                    self.touch_member(member, at, access)?;
+                }
                 Ok(Place::Mem(at, pointee))
             }
         }

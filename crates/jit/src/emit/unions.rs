@@ -37,8 +37,12 @@
 //!   makes its first member active, zero-initialised in turn;
 //! - a copy copies the tags with the bytes.
 //!
-//! A reference bound into a union member is declined: the interpreter
-//! checks the member again at each use of the reference.
+//! A pointer to a member (`&u.m`) carries the member's rules and the
+//! union's tag address ([`MemberTag`]): each dereference checks the member
+//! or makes it active as `u.m` would there. One that would need its tags
+//! elsewhere (living across barriers, chosen by a conditional, given to a
+//! pointer that holds other objects) declines, as does a reference bound
+//! into a member: the interpreter checks the member at each use.
 
 use super::*;
 use tessera_runtime::union_tags::{field_tags, tag_count};
@@ -73,6 +77,28 @@ pub(super) struct Unions {
     scratch: HashMap<u32, u32>,
     /// How the place being computed will be used.
     pub(super) access: Access,
+}
+
+/// What an access of one union member checks and sets: the union's tag
+/// (where it is, in this run) and the tag values that allow a read or keep
+/// the value at a write. A pointer to a member (`&u.m`) carries it, so each
+/// dereference follows the rules an access by name does.
+#[derive(Clone, Debug)]
+pub(crate) struct MemberTag {
+    /// The address of the union's tag.
+    tags: Value,
+    /// Which member.
+    member: u32,
+    /// How many members the union has.
+    members: usize,
+    /// A bit per tag value allowing a read of the member.
+    readable: u64,
+    /// A bit per tag value whose member's value a write keeps.
+    keeps: u64,
+    /// The member's bytes, zeroed when a write makes it active afresh.
+    size: u32,
+    /// The member's own tags (after the union's), zeroed then too.
+    inner_tags: u32,
 }
 
 /// How one member of a union may be read while another is active (the
@@ -150,7 +176,7 @@ fn alias(
 
 impl Emitter<'_, '_, '_> {
     /// The union definition a type names, if it is a union.
-    fn union_def(&self, ty: &Type) -> Option<&tessera_ir::StructDef> {
+    pub(super) fn union_def(&self, ty: &Type) -> Option<&tessera_ir::StructDef> {
         match ty {
             Type::Struct(id) => self.prog.get_struct(*id).filter(|d| d.is_union),
             _ => None,
@@ -361,6 +387,35 @@ impl Emitter<'_, '_, '_> {
         if access == Access::Unknown {
             return decline(Decline::UnionMemberAccess);
         }
+        let (at, mty, member) = self.member_of(ubase, j, rest)?;
+        self.touch_member(&member, at, access)?;
+        if self.has_tags(&mty) {
+            let inner = self.b.ins().iadd_imm_s(member.tags, 1);
+            self.unions.tags.insert(at, inner);
+        }
+        Ok((at, mty))
+    }
+
+    /// `&u.m`: the address of member `j` of the union `ubase`, without a
+    /// check, and what a dereference of the pointer checks or makes
+    /// active (see [`MemberTag`]). A member holding unions itself is
+    /// declined: the pointer would need its tags too.
+    pub(super) fn member_address(&mut self, ubase: &Expr, j: u32) -> R<(Value, Type, MemberTag)> {
+        let (at, mty, member) = self.member_of(ubase, j, None)?;
+        if self.has_tags(&mty) {
+            return decline(Decline::UnionMemberAccess);
+        }
+        Ok((at, mty, member))
+    }
+
+    /// Member `j` of the union `ubase` (`rest`: the field of it read
+    /// next): its address, type and tag rules.
+    fn member_of(
+        &mut self,
+        ubase: &Expr,
+        j: u32,
+        rest: Option<u32>,
+    ) -> R<(Value, Type, MemberTag)> {
         let (addr, uty) = self.mem_of(ubase)?;
         let Some(def) = self.union_def(&uty) else {
             return decline(Decline::UnionTags);
@@ -373,25 +428,49 @@ impl Emitter<'_, '_, '_> {
             return decline(Decline::FieldType);
         };
         let tags = self.tags_of(addr)?;
-        let j = j as usize;
+        let k = j as usize;
         let structs = &self.prog.structs;
         // Tag values (`k + 1` for member `k`, 0 for none) allowing a read,
         // and those whose value a write of `j` keeps.
-        let mut readable: u64 = 1 | (1 << (j + 1));
-        let mut keeps: u64 = 1 << (j + 1);
+        let mut readable: u64 = 1 | (1 << (k + 1));
+        let mut keeps: u64 = 1 << (k + 1);
         for a in 0..def.fields.len() {
-            match alias(structs, &def, j, a) {
+            match alias(structs, &def, k, a) {
                 Alias::Same => {
                     readable |= 1 << (a + 1);
                     keeps |= 1 << (a + 1);
                 }
-                Alias::Prefix(n) if rest.is_some_and(|k| (k as usize) < n) => {
+                Alias::Prefix(n) if rest.is_some_and(|f| (f as usize) < n) => {
                     readable |= 1 << (a + 1);
                 }
                 _ => {}
             }
         }
-        let tag = self.b.ins().load(types::I8, flags(), tags, 0);
+        let Some((size, _)) = size_align(&self.prog.structs, &mty) else {
+            return decline(Decline::FieldType);
+        };
+        let inner_tags = self.tag_bytes(&mty)?;
+        let Some(off) = field_offset(&self.prog.structs, &uty, j) else {
+            return decline(Decline::FieldType);
+        };
+        let at = self.b.ins().iadd_imm_s(addr, i64::from(off));
+        let member = MemberTag {
+            tags,
+            member: j,
+            members: def.fields.len(),
+            readable,
+            keeps,
+            size,
+            inner_tags,
+        };
+        Ok((at, mty, member))
+    }
+
+    /// Checks member `m.member` for `access` (a read: readable; a read
+    /// then write: its value kept), or makes it active (a write: from zero
+    /// unless a member whose value it keeps was), at `at`, its address.
+    pub(super) fn touch_member(&mut self, m: &MemberTag, at: Value, access: Access) -> R<()> {
+        let tag = self.b.ins().load(types::I8, flags(), m.tags, 0);
         let tag = self.b.ins().uextend(types::I64, tag);
         let in_set = |lw: &mut Self, set: u64| {
             let mask = lw.b.ins().iconst(types::I64, set as i64);
@@ -400,30 +479,26 @@ impl Emitter<'_, '_, '_> {
         };
         match access {
             Access::Read => {
-                let ok = in_set(self, readable);
+                let ok = in_set(self, m.readable);
                 self.guard(ok);
             }
             Access::ReadWrite => {
-                let ok = in_set(self, keeps);
+                let ok = in_set(self, m.keeps);
                 self.guard(ok);
             }
             Access::Write => {
-                let all: u64 = (1u64 << (def.fields.len() + 1)) - 2;
-                if keeps & all != all {
+                let all: u64 = (1u64 << (m.members + 1)) - 2;
+                if m.keeps & all != all {
                     // A member that starts afresh: zero bytes, no unions
                     // active inside.
-                    let kept = in_set(self, keeps);
+                    let kept = in_set(self, m.keeps);
                     let fresh = self.b.create_block();
                     let done = self.b.create_block();
                     self.b.ins().brif(kept, done, &[], fresh, &[]);
                     self.b.switch_to_block(fresh);
-                    let Some((size, _)) = size_align(&self.prog.structs, &mty) else {
-                        return decline(Decline::FieldType);
-                    };
-                    let inner = self.tag_bytes(&mty)?;
-                    self.zero_bytes(addr, size);
-                    let after = self.b.ins().iadd_imm_s(tags, 1);
-                    self.zero_bytes(after, inner);
+                    self.zero_bytes(at, m.size);
+                    let after = self.b.ins().iadd_imm_s(m.tags, 1);
+                    self.zero_bytes(after, m.inner_tags);
                     self.b.ins().jump(done, &[]);
                     self.b.switch_to_block(done);
                 }
@@ -431,18 +506,10 @@ impl Emitter<'_, '_, '_> {
             Access::Unknown => return decline(Decline::UnionMemberAccess),
         }
         if matches!(access, Access::Write | Access::ReadWrite) {
-            let v = self.b.ins().iconst(types::I8, j as i64 + 1);
-            self.b.ins().store(flags(), v, tags, 0);
+            let v = self.b.ins().iconst(types::I8, i64::from(m.member) + 1);
+            self.b.ins().store(flags(), v, m.tags, 0);
         }
-        let Some(off) = field_offset(&self.prog.structs, &uty, j as u32) else {
-            return decline(Decline::FieldType);
-        };
-        let at = self.b.ins().iadd_imm_s(addr, i64::from(off));
-        if self.has_tags(&mty) {
-            let inner = self.b.ins().iadd_imm_s(tags, 1);
-            self.unions.tags.insert(at, inner);
-        }
-        Ok((at, mty))
+        Ok(())
     }
 
     /// Zeroes `n` bytes at `addr`.
