@@ -67,6 +67,8 @@ pub enum Decline {
     ValueWhereViewExpected,
     /// A kernel too large after inlining its calls.
     KernelTooLargeAfterInliningCalls,
+    /// A call of a function compiled out of line in code run in lanes.
+    OutlinedCallInLanes,
     /// A kernel whose variables and blocks, after inlining, would make
     /// Cranelift's SSA tables too large (see `emit::MAX_VARIABLE_BLOCKS`).
     KernelTooManyVariablesAndBlocks,
@@ -287,6 +289,9 @@ impl Decline {
                     .into()
             }
             Self::UnionTags => "a union whose active member is not tracked here".into(),
+            Self::OutlinedCallInLanes => {
+                "a call of a function compiled out of line, in lanes".into()
+            }
             Self::UnionMemberAccess => {
                 "a reference into a union member (checked at each use by the interpreter)".into()
             }

@@ -124,7 +124,24 @@ pub struct Jit<'p> {
     /// Where machine code is kept between runs, when the caller gave a
     /// store.
     cache: Option<Arc<cache::CodeCache>>,
+    /// Functions compiled out of line (see [`plan::outline`]): their ids in
+    /// the module and the stack bytes each uses.
+    outlined: HashMap<FuncId, Outlined>,
+    /// Kernels for which calls out of line were tried: the functions
+    /// they call so (`None`: tried, and they could not be).
+    outlines: HashMap<FuncId, Option<Outlines>>,
 }
+
+/// A function compiled out of line (see [`plan::outline`]): its id in the
+/// module and the bytes of stack slots it uses.
+#[derive(Clone, Copy)]
+struct Outlined {
+    id: cranelift_module::FuncId,
+    stack: u32,
+}
+
+/// The functions a kernel calls out of line.
+type Outlines = Arc<Vec<(FuncId, Outlined)>>;
 
 #[derive(Clone, Copy)]
 struct HelperIds {
@@ -483,7 +500,37 @@ fn start_function(
         rand: None,
         push: None,
         random: None,
+        outlined: HashMap::new(),
     }
+}
+
+/// Makes the functions of `outlined` that code lowered for `from` calls
+/// (see [`plan::outline::called_out_of_line`]) callable from the function
+/// in `ctx`, through `helpers`: the bytes of stack slots they use
+/// together, a bound for any chain of them (none is twice on a chain).
+fn import_outlined(
+    prog: &Program,
+    module: &mut JITModule,
+    from: FuncId,
+    outlined: Option<&[(FuncId, Outlined)]>,
+    helpers: &mut emit::Helpers,
+    ctx: &mut cranelift_codegen::Context,
+) -> u32 {
+    let Some(outlined) = outlined else {
+        return 0;
+    };
+    let ids: HashMap<FuncId, cranelift_module::FuncId> =
+        outlined.iter().map(|(f, out)| (*f, out.id)).collect();
+    for f in plan::outline::called_out_of_line(prog, from, &|f| ids.contains_key(&f)) {
+        if let Some(id) = ids.get(&f) {
+            helpers
+                .outlined
+                .insert(f, module.declare_func_in_func(*id, &mut ctx.func));
+        }
+    }
+    outlined
+        .iter()
+        .fold(0u32, |sum, (_, out)| sum.saturating_add(out.stack))
 }
 
 /// Declares, compiles and finalizes the function in `ctx`.
@@ -775,6 +822,8 @@ impl<'p> Jit<'p> {
                 ..Stats::default()
             },
             cache: None,
+            outlined: HashMap::new(),
+            outlines: HashMap::new(),
         }
     }
 
@@ -887,20 +936,37 @@ impl<'p> Jit<'p> {
         plan: &mut emit::KernelLayout,
         ctx: &mut cranelift_codegen::Context,
     ) -> Result<emit::KernelLayout, Decline> {
-        let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
-            return Err(Decline::NoNativeCode);
-        };
         let mut min_frame = 0;
+        // Functions called out of line, once inlining them all was too
+        // large (kept for the kernel's later compiles).
+        let mut outlined = match self.outlines.get(&kernel) {
+            Some(tried) => tried.clone(),
+            None if plan::outline::outline_first(self.prog, kernel, emit::INLINE_BUDGET) => {
+                self.outline(kernel)
+            }
+            None => None,
+        };
         loop {
+            let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
+                return Err(Decline::NoNativeCode);
+            };
             ctx.func.clear();
             // Called as `extern "C"` (`exec::KernelFn`): the platform's
             // convention, which `clear` replaced.
             ctx.func.signature.call_conv = module.isa().default_call_conv();
-            let helpers = start_function(module, ids, ctx);
+            let mut helpers = start_function(module, ids, ctx);
+            let outlined_stack = import_outlined(
+                self.prog,
+                module,
+                kernel,
+                outlined.as_deref().map(Vec::as_slice),
+                &mut helpers,
+                ctx,
+            );
             let frontend = module.isa().frontend_config();
             let mut fbc = FunctionBuilderContext::new();
             let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
-            let layout = match emit::Emitter::emit(
+            let mut layout = match emit::Emitter::emit(
                 self.prog,
                 kernel,
                 &mut b,
@@ -916,6 +982,17 @@ impl<'p> Jit<'p> {
                     min_frame = 0;
                     continue;
                 }
+                Err(
+                    e @ (Decline::KernelTooManyVariablesAndBlocks
+                    | Decline::KernelTooLargeAfterInliningCalls),
+                ) if !self.outlines.contains_key(&kernel) => {
+                    let Some(made) = self.outline(kernel) else {
+                        return Err(e);
+                    };
+                    outlined = Some(made);
+                    min_frame = 0;
+                    continue;
+                }
                 Err(e) => return Err(e),
             };
             b.finalize(frontend);
@@ -927,8 +1004,85 @@ impl<'p> Jit<'p> {
                 min_frame = layout.frame_needed;
                 continue;
             }
+            // Each outlined function is at most once on a chain of calls
+            // (there is no cycle): their slots together bound the stack
+            // they add.
+            layout.stack_bytes = layout.stack_bytes.saturating_add(outlined_stack);
             return Ok(layout);
         }
+    }
+
+    /// Compiles the functions `kernel` can call out of line (see
+    /// [`plan::outline`]) into the module, once each for the engine: their
+    /// ids and the stack bytes each uses, or `None` when there are none or
+    /// one of them does not compile.
+    fn outline(&mut self, kernel: FuncId) -> Option<Outlines> {
+        let made = self.compile_outlined(kernel);
+        self.outlines.insert(kernel, made.clone());
+        made
+    }
+
+    /// [`Self::outline`]'s work, each time it is asked.
+    fn compile_outlined(&mut self, kernel: FuncId) -> Option<Outlines> {
+        let chosen = plan::outline::candidates(self.prog, kernel)?;
+        let (module, ids) = (self.module.as_mut()?, self.helper_ids?);
+        // Declared first, so that each body can call the others.
+        let mut declared = Vec::new();
+        for &f in &chosen {
+            if let Some(done) = self.outlined.get(&f) {
+                declared.push((f, *done, false));
+                continue;
+            }
+            let mut sig = module.make_signature();
+            emit::outlined_signature(&mut sig, self.prog, f).ok()?;
+            self.generated += 1;
+            let name = format!("outlined_{}_{}", f.0, self.generated);
+            let id = module.declare_function(&name, Linkage::Local, &sig).ok()?;
+            declared.push((f, Outlined { id, stack: 0 }, true));
+        }
+        let mut ctx = module.make_context();
+        for k in 0..declared.len() {
+            let (f, Outlined { id, .. }, new) = declared[k];
+            if !new {
+                continue;
+            }
+            ctx.func.clear();
+            ctx.func.signature.call_conv = module.isa().default_call_conv();
+            let mut helpers = start_function(module, ids, &mut ctx);
+            ctx.func.signature.params.clear();
+            ctx.func.signature.returns.clear();
+            emit::outlined_signature(&mut ctx.func.signature, self.prog, f).ok()?;
+            let ids: HashMap<FuncId, cranelift_module::FuncId> =
+                declared.iter().map(|(g, out, _)| (*g, out.id)).collect();
+            for g in plan::outline::called_out_of_line(self.prog, f, &|g| ids.contains_key(&g)) {
+                if let Some(gid) = ids.get(&g) {
+                    helpers
+                        .outlined
+                        .insert(g, module.declare_func_in_func(*gid, &mut ctx.func));
+                }
+            }
+            let frontend = module.isa().frontend_config();
+            let mut fbc = FunctionBuilderContext::new();
+            let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
+            let stack = emit::Emitter::emit_outlined(self.prog, f, &mut b, helpers).ok()?;
+            b.finalize(frontend);
+            let code = machine_code(module.isa(), &mut ctx, id, self.cache.as_deref()).ok()?;
+            module
+                .define_function_bytes(id, code.alignment, &code.bytes, &code.relocs)
+                .ok()?;
+            module.clear_context(&mut ctx);
+            declared[k].1.stack = stack;
+        }
+        module.finalize_definitions().ok()?;
+        for (f, done, _) in &declared {
+            self.outlined.insert(*f, *done);
+        }
+        Some(Arc::new(
+            declared
+                .into_iter()
+                .map(|(f, done, _)| (f, done))
+                .collect::<Vec<_>>(),
+        ))
     }
 
     /// Compiles one kernel, for launches whose extent is within `bound`
@@ -1058,7 +1212,16 @@ impl<'p> Jit<'p> {
             return None;
         };
         let mut ctx = module.make_context();
-        let helpers = start_function(module, ids, &mut ctx);
+        let mut helpers = start_function(module, ids, &mut ctx);
+        let outlined = self.outlines.get(&kernel).cloned().flatten();
+        import_outlined(
+            self.prog,
+            module,
+            kernel,
+            outlined.as_deref().map(Vec::as_slice),
+            &mut helpers,
+            &mut ctx,
+        );
         let frontend = module.isa().frontend_config();
         let mut fbc = FunctionBuilderContext::new();
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);

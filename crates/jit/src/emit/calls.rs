@@ -27,6 +27,9 @@ impl Emitter<'_, '_, '_> {
         if self.facts.barriers.contains(func) {
             return decline(Decline::CallOfFunctionWithBarrier);
         }
+        if let Some(&callee) = self.entry.helpers.outlined.get(&func) {
+            return Ok(Inlined::Value(self.call_outlined(callee, func, args)?));
+        }
         let Some(callee) = self.prog.get_function(func) else {
             return decline(Decline::CallUndefinedFunction);
         };

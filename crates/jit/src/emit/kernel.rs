@@ -80,7 +80,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
     /// The emitter of one compiled function (a kernel or a host loop): its
     /// entry block, the failure and stop blocks, the fuel, work-item and
     /// frame variables, and empty scopes over `func`.
-    fn start(
+    pub(super) fn start(
         prog: &'a Program,
         func: FuncId,
         b: &'b mut FunctionBuilder<'f>,

@@ -50,6 +50,7 @@ mod join;
 mod kernel;
 mod lanes;
 mod objects;
+mod outline;
 mod places;
 mod pointers;
 mod precheck;
@@ -61,6 +62,7 @@ mod vector;
 
 pub(crate) use join::{JOINED_TILES, join_candidate};
 pub(crate) use kernel::kernel_signature;
+pub(crate) use outline::outlined_signature;
 
 use crate::decline::{Decline, R, decline, kind_name};
 use crate::layout::clif_type;
@@ -102,7 +104,7 @@ pub(crate) const STATUS_STOPPED: i64 = 2;
 pub(crate) const CHUNK: i64 = 4096;
 
 /// Expression nodes a kernel may lower to, inlined calls included.
-const INLINE_BUDGET: usize = 20_000;
+pub(crate) const INLINE_BUDGET: usize = 20_000;
 
 /// Cranelift instructions a function may have: compile time and memory
 /// grow with it, and a kernel past it runs in the interpreter.
@@ -299,6 +301,9 @@ pub(crate) struct Helpers {
     pub(crate) push: Option<FuncRef>,
     /// The `<random>` helper of host code (`exec::random_number`).
     pub(crate) random: Option<FuncRef>,
+    /// Functions called out of line (see [`crate::plan::outline`]), by
+    /// the program's id: none unless the kernel needs them.
+    pub(crate) outlined: HashMap<FuncId, FuncRef>,
 }
 
 #[derive(Clone, Debug)]

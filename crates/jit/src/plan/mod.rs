@@ -10,6 +10,8 @@
 //! - [`pointers`]: which pointers compiled code keeps (as references);
 //! - [`lanes`]: which regions run work-items interleaved, what lanes share;
 //! - [`fold`]: calls of one-expression functions folded for the lanes;
+//! - [`outline`]: functions compiled once and called, for kernels too
+//!   large to inline whole;
 //! - [`locals`], [`ranges`]: which locals a block reads and writes; integer
 //!   limits and constants.
 //!
@@ -26,6 +28,7 @@ pub(crate) mod host;
 pub(crate) mod lanes;
 pub(crate) mod locals;
 pub(crate) mod loops;
+pub(crate) mod outline;
 pub(crate) mod pointers;
 pub(crate) mod ranges;
 pub(crate) mod regions;

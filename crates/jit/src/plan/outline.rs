@@ -1,0 +1,180 @@
+//! Functions called out of line: a kernel whose calls, inlined, pass the
+//! emitter's budgets (a tree of thousands of calls, a chain of hundreds)
+//! is lowered again with some of its callees compiled once each, as
+//! functions of their own, and called.
+//!
+//! Only functions whose call is a plain value passing both ways qualify:
+//! scalar parameters by value, a scalar or `void` result, no barrier in
+//! the body or below it, no `tile_static` variable. Such a function can
+//! reach nothing of its caller (a kernel function sees no global and no
+//! capture), so calling it out of line changes no meaning; it fails or
+//! stops by the status it returns, which the caller passes on.
+
+use tessera_ir::facts::{Barriers, CallGraph};
+use tessera_ir::visit::for_each_expr_deep;
+use tessera_ir::{FuncId, FunctionKind, Program, Space, Type};
+use tessera_runtime::launch::MAX_KERNEL_CALL_CHAIN;
+
+/// The functions `kernel` reaches that can be called out of line, callees
+/// before their callers; `None` when there is none, when its calls form a
+/// cycle, or when its longest chain of calls is deeper than the
+/// interpreter lets a launch go (the inlining emitter declines the same).
+pub(crate) fn candidates(prog: &Program, kernel: FuncId) -> Option<Vec<FuncId>> {
+    let graph = CallGraph::build(prog);
+    let barriers = Barriers::of(prog);
+    let adjacency = graph.adjacency();
+    // Depth-first from the kernel: the longest chain of calls below each
+    // function (`depth`), a cycle found through `on_path`.
+    let n = adjacency.len();
+    let mut depth: Vec<Option<u32>> = vec![None; n];
+    let mut on_path = vec![false; n];
+    let mut order = Vec::new();
+    let mut stack: Vec<(usize, usize)> = vec![(kernel.index(), 0)];
+    if kernel.index() >= n {
+        return None;
+    }
+    on_path[kernel.index()] = true;
+    while let Some(&mut (f, ref mut next)) = stack.last_mut() {
+        let callees = &adjacency[f];
+        if let Some(&c) = callees.get(*next) {
+            *next += 1;
+            if on_path[c] {
+                return None;
+            }
+            if depth[c].is_none() {
+                on_path[c] = true;
+                stack.push((c, 0));
+            }
+            continue;
+        }
+        let below = callees
+            .iter()
+            .filter_map(|&c| depth[c])
+            .map(|d| d + 1)
+            .max()
+            .unwrap_or(0);
+        depth[f] = Some(below);
+        on_path[f] = false;
+        order.push(FuncId(f as u32));
+        stack.pop();
+    }
+    // The kernel's frame and one per call of the longest chain.
+    if depth[kernel.index()].unwrap_or(0) + 1 > MAX_KERNEL_CALL_CHAIN {
+        return None;
+    }
+    let chosen: Vec<FuncId> = order
+        .into_iter()
+        .filter(|&f| f != kernel && callable_out_of_line(prog, &barriers, f))
+        .collect();
+    (!chosen.is_empty()).then_some(chosen)
+}
+
+/// Whether `f` qualifies (see the module's comment).
+fn callable_out_of_line(prog: &Program, barriers: &Barriers, f: FuncId) -> bool {
+    let Some(func) = prog.get_function(f) else {
+        return false;
+    };
+    func.body.is_some()
+        && matches!(func.kind, FunctionKind::Plain)
+        && !barriers.contains(f)
+        && !func.ret_by_ref
+        && matches!(func.ret, Type::Void | Type::Scalar(_))
+        && func.locals.len() >= func.params as usize
+        && func.locals[..func.params as usize]
+            .iter()
+            .all(|l| !l.by_ref && matches!(l.ty, Type::Scalar(_)))
+        && func.locals.iter().all(|l| l.space != Space::TileStatic)
+}
+
+/// Chains of calls deeper than this are called out of line from the
+/// start: inlined, each level's variables stay live across the levels
+/// below, and the compile time grows with the square of the depth (a
+/// chain of 310 calls took half a second).
+const DEEP_CHAIN: u32 = 32;
+
+/// Whether `kernel` is worth lowering with calls out of line from the
+/// start, rather than after inlining them has passed a budget: its calls
+/// inlined would come to more than `budget` expressions, or it has a
+/// chain of calls deeper than [`DEEP_CHAIN`].
+pub(crate) fn outline_first(prog: &Program, kernel: FuncId, budget: usize) -> bool {
+    let graph = CallGraph::build(prog);
+    let n = graph.len();
+    // Expressions of each function with its calls inlined, and the
+    // deepest chain below it, callees first (a cycle ends the walk: the
+    // emitter declines it anyway).
+    let mut size: Vec<Option<(usize, u32)>> = vec![None; n];
+    let mut stack: Vec<(usize, bool)> = vec![(kernel.index(), false)];
+    let mut on_path = vec![false; n];
+    while let Some((f, expanded)) = stack.pop() {
+        if f >= n || size[f].is_some() {
+            continue;
+        }
+        let calls = graph.calls(FuncId(f as u32));
+        if !expanded {
+            if on_path[f] {
+                return false;
+            }
+            on_path[f] = true;
+            stack.push((f, true));
+            for (c, _) in calls {
+                if size[c.index()].is_none() {
+                    if on_path.get(c.index()).copied().unwrap_or(false) {
+                        return false;
+                    }
+                    stack.push((c.index(), false));
+                }
+            }
+            continue;
+        }
+        on_path[f] = false;
+        let mut own = 0usize;
+        if let Some(body) = prog
+            .get_function(FuncId(f as u32))
+            .and_then(|x| x.body.as_ref())
+        {
+            for_each_expr_deep(body, &mut |_| own += 1);
+        }
+        let mut total = own;
+        let mut deepest = 0u32;
+        for (c, _) in calls {
+            let (s, d) = size.get(c.index()).copied().flatten().unwrap_or((0, 0));
+            total = total.saturating_add(s);
+            deepest = deepest.max(d + 1);
+        }
+        size[f] = Some((total, deepest));
+    }
+    size.get(kernel.index())
+        .copied()
+        .flatten()
+        .is_some_and(|(total, deepest)| total > budget || deepest > DEEP_CHAIN)
+}
+
+/// The functions of `outlined` that code lowered for `from` calls: those
+/// its body calls, and those the functions it inlines call (the others are
+/// left out of its imports, which Cranelift keeps per function).
+pub(crate) fn called_out_of_line(
+    prog: &Program,
+    from: FuncId,
+    outlined: &dyn Fn(FuncId) -> bool,
+) -> Vec<FuncId> {
+    let mut seen = std::collections::HashSet::new();
+    let mut todo = vec![from];
+    let mut out = Vec::new();
+    while let Some(f) = todo.pop() {
+        let Some(body) = prog.get_function(f).and_then(|x| x.body.as_ref()) else {
+            continue;
+        };
+        for_each_expr_deep(body, &mut |e| {
+            if let tessera_ir::ExprKind::Call { func, .. } = &e.kind
+                && seen.insert(*func)
+            {
+                if outlined(*func) {
+                    out.push(*func);
+                } else {
+                    todo.push(*func);
+                }
+            }
+        });
+    }
+    out
+}
