@@ -400,7 +400,7 @@ fn new_module() -> Result<(JITModule, HelperIds, OwnedTargetIsa), String> {
     set(
         &mut flags,
         "enable_verifier",
-        if cfg!(debug_assertions) {
+        if cfg!(any(debug_assertions, feature = "verify")) {
             "true"
         } else {
             "false"
