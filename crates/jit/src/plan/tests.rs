@@ -849,3 +849,100 @@ int main() {
     // (a call changes nothing here, but `is_pure` does not look inside).
     assert_eq!(left, ["bump", "byref", "either", "nested", "unused"]);
 }
+
+/// The names of the functions `plan::outline::candidates` chooses for the
+/// program's kernel, sorted.
+fn outlined_names(prog: &Program) -> Option<Vec<String>> {
+    let kernel = prog
+        .functions
+        .iter()
+        .position(|f| matches!(f.kind, FunctionKind::Kernel { .. }))
+        .expect("a kernel");
+    let kernel = FuncId(u32::try_from(kernel).expect("few functions"));
+    let chosen = super::outline::candidates(prog, kernel)?;
+    let mut names: Vec<String> = chosen
+        .iter()
+        .map(|f| prog.function(*f).name.clone())
+        .collect();
+    names.sort();
+    Some(names)
+}
+
+#[test]
+fn functions_called_out_of_line_take_scalars_by_value_and_wait_at_no_barrier() {
+    let source = r#"
+#include <amp.h>
+using namespace concurrency;
+int leaf(int a, float b) restrict(amp) { return a + (int)b; }
+float scaled(float x) restrict(amp) { return x * 2.0f + leaf(1, x); }
+void nothing(int a) restrict(amp) { int b = a; }
+int by_ref(int& a) restrict(amp) { a += 1; return a; }
+int waits(tiled_index<4> t, int a) restrict(amp) { t.barrier.wait(); return a; }
+int calls_waits(tiled_index<4> t, int a) restrict(amp) { return waits(t, a) + leaf(a, 0.0f); }
+int shared(int a) restrict(amp) { tile_static int s; s = a; return s; }
+int main() {
+    std::vector<int> d(8);
+    array_view<int, 1> v(8, d);
+    parallel_for_each(v.extent.tile<4>(), [=](tiled_index<4> t) restrict(amp) {
+        int c = t.global[0];
+        nothing(c);
+        v[t.global] = (int)scaled((float)c) + by_ref(c) + calls_waits(t, c) + shared(c);
+    });
+    return 0;
+}
+"#;
+    let prog = compile(source);
+    assert_eq!(
+        outlined_names(&prog),
+        Some(vec![
+            "leaf".to_string(),
+            "nothing".to_string(),
+            "scaled".to_string()
+        ])
+    );
+    // Inlined whole, this kernel is small and shallow: lowered as before.
+    let kernel = prog
+        .functions
+        .iter()
+        .position(|f| matches!(f.kind, FunctionKind::Kernel { .. }))
+        .expect("a kernel");
+    let kernel = FuncId(u32::try_from(kernel).expect("few functions"));
+    assert!(!super::outline::outline_first(&prog, kernel, 20_000));
+    assert!(super::outline::outline_first(&prog, kernel, 10));
+}
+
+#[test]
+fn a_chain_of_calls_deeper_than_32_is_called_out_of_line_from_the_start() {
+    let chain = |depth: i32| {
+        format!(
+            r#"
+#include <amp.h>
+using namespace concurrency;
+template <int N> int down(int x) restrict(amp) {{ return down<N - 1>(x) + 1; }}
+template <> int down<0>(int x) restrict(amp) {{ return x; }}
+int main() {{
+    std::vector<int> d(8);
+    array_view<int, 1> v(8, d);
+    parallel_for_each(v.extent, [=](index<1> i) restrict(amp) {{ v[i] = down<{depth}>(i[0]); }});
+    return 0;
+}}
+"#
+        )
+    };
+    for (depth, first) in [(31, false), (33, true)] {
+        let prog = compile(&chain(depth));
+        let kernel = prog
+            .functions
+            .iter()
+            .position(|f| matches!(f.kind, FunctionKind::Kernel { .. }))
+            .expect("a kernel");
+        let kernel = FuncId(u32::try_from(kernel).expect("few functions"));
+        assert_eq!(
+            super::outline::outline_first(&prog, kernel, 20_000),
+            first,
+            "depth {depth}"
+        );
+        let names = outlined_names(&prog).expect("candidates");
+        assert_eq!(names.len(), depth as usize + 1, "depth {depth}");
+    }
+}
