@@ -127,6 +127,9 @@ pub struct Jit<'p> {
     /// Functions compiled out of line (see [`plan::outline`]): their ids in
     /// the module and the stack bytes each uses.
     outlined: HashMap<FuncId, Outlined>,
+    /// The Cranelift IR of each function compiled out of line, for
+    /// `dump clif`.
+    outlined_clif: HashMap<FuncId, String>,
     /// Kernels for which calls out of line were tried: the functions
     /// they call so (`None`: tried, and they could not be).
     outlines: HashMap<FuncId, Option<Outlines>>,
@@ -823,6 +826,7 @@ impl<'p> Jit<'p> {
             },
             cache: None,
             outlined: HashMap::new(),
+            outlined_clif: HashMap::new(),
             outlines: HashMap::new(),
         }
     }
@@ -1066,6 +1070,7 @@ impl<'p> Jit<'p> {
             let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
             let stack = emit::Emitter::emit_outlined(self.prog, f, &mut b, helpers).ok()?;
             b.finalize(frontend);
+            self.outlined_clif.insert(f, ctx.func.display().to_string());
             let code = machine_code(module.isa(), &mut ctx, id, self.cache.as_deref()).ok()?;
             module
                 .define_function_bytes(id, code.alignment, &code.bytes, &code.relocs)
@@ -1574,7 +1579,22 @@ impl<'p> Jit<'p> {
                         c.layout.words, c.layout.scratch_bytes, c.layout.frame_bytes
                     );
                     self.kernels.insert(id, Ok(c));
-                    Ok(head + &text)
+                    // The functions it calls out of line, after it.
+                    let mut text = head + &text;
+                    for (f, _) in self
+                        .outlines
+                        .get(&id)
+                        .cloned()
+                        .flatten()
+                        .iter()
+                        .flat_map(|o| o.iter())
+                    {
+                        if let Some(ir) = self.outlined_clif.get(f) {
+                            let name = &self.prog.function(*f).name;
+                            text.push_str(&format!("\n; called out of line: `{name}`\n{ir}"));
+                        }
+                    }
+                    Ok(text)
                 }
                 Err(e) => Err(e.to_string()),
             };
