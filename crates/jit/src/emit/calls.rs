@@ -174,16 +174,11 @@ impl Emitter<'_, '_, '_> {
                 .declare_param(self.alloc.next_scope, func, l, range);
         }
         self.scopes.push(Scope {
-            id: self.alloc.next_scope,
-            func,
-            slots,
             ret: Some((done, ret_vars.clone(), ret_ty.clone())),
             ret_mem,
             ret_ref,
-            frame: HashMap::new(),
             ret_obj,
-            waits: false,
-            ret_frame: None,
+            ..Scope::new(self.alloc.next_scope, func, slots)
         });
         let saved_loops = std::mem::take(&mut self.loops);
         let body = callee

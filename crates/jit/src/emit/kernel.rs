@@ -110,18 +110,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             prog,
             b,
             layout,
-            scopes: vec![Scope {
-                id: 0,
-                func,
-                slots: HashMap::new(),
-                ret: None,
-                ret_mem: None,
-                ret_ref: None,
-                frame: HashMap::new(),
-                ret_obj: None,
-                waits: false,
-                ret_frame: None,
-            }],
+            scopes: vec![Scope::new(0, func, HashMap::new())],
             loops: Vec::new(),
             region: None,
             next_region: 0,
@@ -397,23 +386,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         helpers: Helpers,
         plan: &HostLayout,
     ) -> R<Vec<tessera_runtime::launch::PrintItem>> {
-        let layout = KernelLayout {
-            captures: plan.captures.clone(),
-            extent_word: plan.words,
-            words: plan.words,
-            scratch_bytes: 0,
-            frame_bytes: 0,
-            frame_needed: 0,
-            stack_bytes: 0,
-            tile: None,
-            rank: 0,
-            extent_bound: Vec::new(),
-            covering: Vec::new(),
-            lanes: false,
-            jam: false,
-            join: false,
-            strips: false,
-        };
+        let layout = KernelLayout::without_launch(plan.captures.clone(), plan.words);
         let mut lw = Self::start(prog, func, b, helpers, layout);
         lw.load_captures();
         // The named locals and globals: scalars in variables, vectors and

@@ -203,6 +203,29 @@ pub(crate) struct KernelLayout {
 }
 
 impl KernelLayout {
+    /// The layout of a function that is not a launch (a host statement, a
+    /// function called out of line): its arguments as `captures` in
+    /// `words` words, no tile, no lanes, no memory of its own.
+    pub(crate) fn without_launch(captures: Vec<CaptureLayout>, words: u32) -> KernelLayout {
+        KernelLayout {
+            captures,
+            extent_word: words,
+            words,
+            scratch_bytes: 0,
+            frame_bytes: 0,
+            frame_needed: 0,
+            stack_bytes: 0,
+            tile: None,
+            rank: 0,
+            extent_bound: Vec::new(),
+            covering: Vec::new(),
+            lanes: false,
+            jam: false,
+            join: false,
+            strips: false,
+        }
+    }
+
     /// Whether code compiled for this layout may run this launch: its
     /// extent within the bound, and every capture assumed covering so.
     pub(crate) fn covers(&self, launch: &tessera_runtime::launch::Launch) -> bool {
@@ -462,6 +485,25 @@ struct Scope {
     /// Such a function with a value: the frame slot each work-item's
     /// `return` stores it in (see [`Emitter::barrier_call`]).
     ret_frame: Option<FrameSlot>,
+}
+
+impl Scope {
+    /// The scope of `func`'s body with these slots: no `return` target,
+    /// frame slots or results yet (the caller sets those it has).
+    fn new(id: usize, func: FuncId, slots: HashMap<LocalId, Slot>) -> Scope {
+        Scope {
+            id,
+            func,
+            slots,
+            ret: None,
+            ret_mem: None,
+            ret_ref: None,
+            frame: HashMap::new(),
+            ret_obj: None,
+            waits: false,
+            ret_frame: None,
+        }
+    }
 }
 
 struct LoopTargets {

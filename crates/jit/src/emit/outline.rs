@@ -46,23 +46,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         let Some(body) = &f.body else {
             return decline(Decline::CallUndefinedFunction);
         };
-        let layout = KernelLayout {
-            captures: Vec::new(),
-            extent_word: 0,
-            words: 0,
-            scratch_bytes: 0,
-            frame_bytes: 0,
-            frame_needed: 0,
-            stack_bytes: 0,
-            tile: None,
-            rank: 0,
-            extent_bound: Vec::new(),
-            covering: Vec::new(),
-            lanes: false,
-            jam: false,
-            join: false,
-            strips: false,
-        };
+        let layout = KernelLayout::without_launch(Vec::new(), 0);
         let mut lw = Self::start(prog, func, b, helpers, layout);
         let Some(entry) = lw.b.current_block() else {
             return decline(Decline::CallUndefinedFunction);
@@ -91,16 +75,8 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         // its `return`s jumping to `done`.
         lw.alloc.next_scope += 1;
         lw.scopes.push(Scope {
-            id: lw.alloc.next_scope,
-            func,
-            slots,
             ret: Some((done, ret_vars.clone(), f.ret.clone())),
-            ret_mem: None,
-            ret_ref: None,
-            frame: HashMap::new(),
-            ret_obj: None,
-            waits: false,
-            ret_frame: None,
+            ..Scope::new(lw.alloc.next_scope, func, slots)
         });
         lw.stmts(&body.stmts)?;
         // Running off the end of a function that returns a value fails, as

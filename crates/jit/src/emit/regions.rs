@@ -1113,16 +1113,10 @@ impl Emitter<'_, '_, '_> {
         }
         self.alloc.next_scope += 1;
         self.scopes.push(Scope {
-            id: self.alloc.next_scope,
-            func,
-            slots,
-            ret: None,
-            ret_mem: None,
-            ret_ref: None,
             frame,
-            ret_obj: None,
             waits: true,
             ret_frame,
+            ..Scope::new(self.alloc.next_scope, func, slots)
         });
         let saved_loops = std::mem::take(&mut self.loops);
         let head = IrBlock {

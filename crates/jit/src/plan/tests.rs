@@ -33,6 +33,16 @@ fn kernel(prog: &Program) -> (&Function, &IrBlock, Option<TileShape>) {
     found
 }
 
+/// The id of the program's first kernel.
+fn kernel_id(prog: &Program) -> FuncId {
+    let at = prog
+        .functions
+        .iter()
+        .position(|f| matches!(f.kind, FunctionKind::Kernel { .. }))
+        .expect("a kernel");
+    FuncId(u32::try_from(at).expect("few functions"))
+}
+
 /// The local of `func` named `name`.
 fn local(func: &Function, name: &str) -> LocalId {
     let at = func.locals.iter().position(|l| l.name == name);
@@ -103,12 +113,7 @@ fn declare_before(facts: &mut Facts<'_>, prog: &Program, stmts: &[Stmt], at: usi
     else {
         panic!("a declaration before the loop");
     };
-    let kernel = prog
-        .functions
-        .iter()
-        .position(|f| matches!(f.kind, FunctionKind::Kernel { .. }))
-        .expect("a kernel");
-    let kernel = FuncId(u32::try_from(kernel).expect("few functions"));
+    let kernel = kernel_id(prog);
     facts.declare_scalar(0, kernel, *local, init.as_ref());
     facts.set_prev(prev);
 }
@@ -853,12 +858,7 @@ int main() {
 /// The names of the functions `plan::outline::candidates` chooses for the
 /// program's kernel, sorted.
 fn outlined_names(prog: &Program) -> Option<Vec<String>> {
-    let kernel = prog
-        .functions
-        .iter()
-        .position(|f| matches!(f.kind, FunctionKind::Kernel { .. }))
-        .expect("a kernel");
-    let kernel = FuncId(u32::try_from(kernel).expect("few functions"));
+    let kernel = kernel_id(prog);
     let chosen = super::outline::candidates(prog, kernel)?;
     let mut names: Vec<String> = chosen
         .iter()
@@ -901,12 +901,7 @@ int main() {
         ])
     );
     // Inlined whole, this kernel is small and shallow: lowered as before.
-    let kernel = prog
-        .functions
-        .iter()
-        .position(|f| matches!(f.kind, FunctionKind::Kernel { .. }))
-        .expect("a kernel");
-    let kernel = FuncId(u32::try_from(kernel).expect("few functions"));
+    let kernel = kernel_id(&prog);
     assert!(!super::outline::outline_first(&prog, kernel, 20_000));
     assert!(super::outline::outline_first(&prog, kernel, 10));
 }
@@ -931,12 +926,7 @@ int main() {{
     };
     for (depth, first) in [(31, false), (33, true)] {
         let prog = compile(&chain(depth));
-        let kernel = prog
-            .functions
-            .iter()
-            .position(|f| matches!(f.kind, FunctionKind::Kernel { .. }))
-            .expect("a kernel");
-        let kernel = FuncId(u32::try_from(kernel).expect("few functions"));
+        let kernel = kernel_id(&prog);
         assert_eq!(
             super::outline::outline_first(&prog, kernel, 20_000),
             first,
