@@ -1044,6 +1044,9 @@ impl<'p> Jit<'p> {
             let id = module.declare_function(&name, Linkage::Local, &sig).ok()?;
             declared.push((f, Outlined { id, stack: 0 }, true));
         }
+        // Machine code for every new one first, then all defined at once:
+        // one defined while another fails would name an undefined function.
+        let mut made = Vec::new();
         let mut ctx = module.make_context();
         for k in 0..declared.len() {
             let (f, Outlined { id, .. }, new) = declared[k];
@@ -1072,11 +1075,14 @@ impl<'p> Jit<'p> {
             b.finalize(frontend);
             self.outlined_clif.insert(f, ctx.func.display().to_string());
             let code = machine_code(module.isa(), &mut ctx, id, self.cache.as_deref()).ok()?;
+            module.clear_context(&mut ctx);
+            declared[k].1.stack = stack;
+            made.push((id, code));
+        }
+        for (id, code) in made {
             module
                 .define_function_bytes(id, code.alignment, &code.bytes, &code.relocs)
                 .ok()?;
-            module.clear_context(&mut ctx);
-            declared[k].1.stack = stack;
         }
         module.finalize_definitions().ok()?;
         for (f, done, _) in &declared {
