@@ -426,6 +426,9 @@ enum Slot {
     TileStatic(u32),
     /// A reference.
     Ref(Place),
+    /// A reference bound to a union member (`int& r = u.i;`): each use
+    /// checks the member or makes it active, as `u.i` would there.
+    MemberRef(std::rc::Rc<unions::MemberRef>),
     /// A view (read-only binding).
     View(ViewV),
     /// The kernel's `tiled_index` parameter.

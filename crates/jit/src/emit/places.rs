@@ -274,6 +274,11 @@ impl Emitter<'_, '_, '_> {
                         Place::Shape(vars)
                     }),
                     Some(Slot::Ref(p)) => Ok(p),
+                    Some(Slot::MemberRef(m)) => {
+                        let access = self.unions.access;
+                        self.touch_member(&m.member, m.addr, access)?;
+                        Ok(Place::Mem(m.addr, m.ty.clone()))
+                    }
                     Some(s @ (Slot::Stack(_) | Slot::Frame(_) | Slot::TileStatic(_))) => {
                         let addr = self.slot_addr(&s)?;
                         Ok(Place::Mem(addr, e.ty.clone()))

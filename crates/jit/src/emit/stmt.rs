@@ -564,8 +564,27 @@ impl Emitter<'_, '_, '_> {
         let captured_value = self.host.is_none()
             && matches!(a.kind, ExprKind::Capture(slot)
                 if matches!(self.entry.caps.get(slot as usize), Some(V::S(_) | V::Shape(_))));
+        // A union member itself, or a reference to one: checked at each
+        // use.
+        if let ExprKind::Local(l) = &a.kind
+            && let Some(Slot::MemberRef(m)) = self.scope().slots.get(l)
+        {
+            return Ok(Slot::MemberRef(std::rc::Rc::clone(m)));
+        }
+        if let ExprKind::Field { base, field } = &a.kind
+            && a.binds_place()
+            && self.union_def(&base.ty).is_some()
+        {
+            let (addr, ty, member) = self.member_address(base, *field)?;
+            return Ok(Slot::MemberRef(std::rc::Rc::new(unions::MemberRef {
+                member,
+                addr,
+                ty,
+            })));
+        }
         if a.binds_place() && !captured_value {
-            // A union member on the way declines (`Access::Unknown`).
+            // A union member further on the way declines
+            // (`Access::Unknown`).
             return Ok(Slot::Ref(self.place(a)?));
         }
         Ok(match self.expr(a)? {

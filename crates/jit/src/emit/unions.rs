@@ -37,12 +37,13 @@
 //!   makes its first member active, zero-initialised in turn;
 //! - a copy copies the tags with the bytes.
 //!
-//! A pointer to a member (`&u.m`) carries the member's rules and the
-//! union's tag address ([`MemberTag`]): each dereference checks the member
-//! or makes it active as `u.m` would there. One that would need its tags
+//! A pointer to a member (`&u.m`) and a reference bound to one (`int& r =
+//! u.m;`) carry the member's rules and the union's tag address
+//! ([`MemberTag`]): each dereference or use checks the member or makes it
+//! active as `u.m` would there. A pointer that would need its tags
 //! elsewhere (living across barriers, chosen by a conditional, given to a
-//! pointer that holds other objects) declines, as does a reference bound
-//! into a member: the interpreter checks the member at each use.
+//! pointer that holds other objects), and a use whose access is not known
+//! (the reference bound again, its address taken), decline.
 
 use super::*;
 use tessera_runtime::union_tags::{field_tags, tag_count};
@@ -99,6 +100,15 @@ pub(crate) struct MemberTag {
     size: u32,
     /// The member's own tags (after the union's), zeroed then too.
     inner_tags: u32,
+}
+
+/// A reference bound to a union member: the member's rules, its address
+/// and type.
+#[derive(Debug)]
+pub(super) struct MemberRef {
+    pub(super) member: MemberTag,
+    pub(super) addr: Value,
+    pub(super) ty: Type,
 }
 
 /// How one member of a union may be read while another is active (the

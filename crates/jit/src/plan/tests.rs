@@ -908,6 +908,17 @@ int main() {
 
 #[test]
 fn a_chain_of_calls_deeper_than_32_is_called_out_of_line_from_the_start() {
+    // The front end recurses through the template's instances: more than
+    // a test thread's stack takes in a debug build.
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(deep_chains_are_called_out_of_line)
+        .expect("a thread")
+        .join()
+        .expect("the checks pass");
+}
+
+fn deep_chains_are_called_out_of_line() {
     let chain = |depth: i32| {
         format!(
             r#"
