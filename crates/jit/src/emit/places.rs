@@ -458,13 +458,28 @@ impl Emitter<'_, '_, '_> {
                 match p {
                     Place::Shape(vars) => match vars.get(k as usize) {
                         Some(v) if k >= 0 => Ok(Place::Var(*v)),
-                        _ => decline(Decline::ComponentPastRank),
+                        // A component the object does not have: the launch
+                        // fails there, for the interpreter to report (the
+                        // place after it is never reached).
+                        _ => match vars.first() {
+                            Some(v) => {
+                                let no = self.b.ins().iconst(types::I8, 0);
+                                self.guard(no);
+                                Ok(Place::Var(*v))
+                            }
+                            None => decline(Decline::ComponentPastRank),
+                        },
                     },
                     Place::Mem(addr, Type::Index(r) | Type::Extent(r))
                         if k >= 0 && k < i64::from(r) =>
                     {
                         let at = self.b.ins().iadd_imm_s(addr, k * 4);
                         Ok(Place::Mem(at, Type::INT))
+                    }
+                    Place::Mem(addr, Type::Index(_) | Type::Extent(_)) => {
+                        let no = self.b.ins().iconst(types::I8, 0);
+                        self.guard(no);
+                        Ok(Place::Mem(addr, Type::INT))
                     }
                     _ => decline(Decline::IndexComponentAsPlace),
                 }
