@@ -43,7 +43,8 @@
 //! active as `u.m` would there. A pointer that would need its tags
 //! elsewhere (living across barriers, chosen by a conditional, given to a
 //! pointer that holds other objects), and a use whose access is not known
-//! (the reference bound again, its address taken), decline.
+//! (the reference's address taken), decline; a reference bound again to
+//! such a reference is one too.
 
 use super::*;
 use tessera_runtime::union_tags::{field_tags, tag_count};
