@@ -1030,11 +1030,13 @@ impl<'p> Jit<'p> {
     fn compile_outlined(&mut self, kernel: FuncId) -> Option<Outlines> {
         let chosen = plan::outline::candidates(self.prog, kernel)?;
         let (module, ids) = (self.module.as_mut()?, self.helper_ids?);
-        // Declared first, so that each body can call the others.
+        // Declared first, so that each body can call the others; those
+        // compiled for an earlier kernel are taken as they are.
         let mut declared = Vec::new();
+        let mut new = Vec::new();
         for &f in &chosen {
             if let Some(done) = self.outlined.get(&f) {
-                declared.push((f, *done, false));
+                declared.push((f, *done));
                 continue;
             }
             let mut sig = module.make_signature();
@@ -1042,32 +1044,26 @@ impl<'p> Jit<'p> {
             self.generated += 1;
             let name = format!("outlined_{}_{}", f.0, self.generated);
             let id = module.declare_function(&name, Linkage::Local, &sig).ok()?;
-            declared.push((f, Outlined { id, stack: 0 }, true));
+            new.push((declared.len(), sig));
+            declared.push((f, Outlined { id, stack: 0 }));
         }
         // Machine code for every new one first, then all defined at once:
         // one defined while another fails would name an undefined function.
         let mut made = Vec::new();
         let mut ctx = module.make_context();
-        for k in 0..declared.len() {
-            let (f, Outlined { id, .. }, new) = declared[k];
-            if !new {
-                continue;
-            }
+        for (k, sig) in new {
+            let (f, Outlined { id, .. }) = declared[k];
             ctx.func.clear();
-            ctx.func.signature.call_conv = module.isa().default_call_conv();
             let mut helpers = start_function(module, ids, &mut ctx);
-            ctx.func.signature.params.clear();
-            ctx.func.signature.returns.clear();
-            emit::outlined_signature(&mut ctx.func.signature, self.prog, f).ok()?;
-            let ids: HashMap<FuncId, cranelift_module::FuncId> =
-                declared.iter().map(|(g, out, _)| (*g, out.id)).collect();
-            for g in plan::outline::called_out_of_line(self.prog, f, &|g| ids.contains_key(&g)) {
-                if let Some(gid) = ids.get(&g) {
-                    helpers
-                        .outlined
-                        .insert(g, module.declare_func_in_func(*gid, &mut ctx.func));
-                }
-            }
+            ctx.func.signature = sig;
+            import_outlined(
+                self.prog,
+                module,
+                f,
+                Some(&declared),
+                &mut helpers,
+                &mut ctx,
+            );
             let frontend = module.isa().frontend_config();
             let mut fbc = FunctionBuilderContext::new();
             let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
@@ -1085,15 +1081,10 @@ impl<'p> Jit<'p> {
                 .ok()?;
         }
         module.finalize_definitions().ok()?;
-        for (f, done, _) in &declared {
+        for (f, done) in &declared {
             self.outlined.insert(*f, *done);
         }
-        Some(Arc::new(
-            declared
-                .into_iter()
-                .map(|(f, done, _)| (f, done))
-                .collect::<Vec<_>>(),
-        ))
+        Some(Arc::new(declared))
     }
 
     /// Compiles one kernel, for launches whose extent is within `bound`

@@ -26,6 +26,13 @@ impl Emitter<'_, '_, '_> {
         self.b.switch_to_block(go);
     }
 
+    /// Fails whenever this point is reached (code after it stays valid,
+    /// never run).
+    pub(super) fn fail_here(&mut self) {
+        let no = self.b.ins().iconst(types::I8, 0);
+        self.guard(no);
+    }
+
     pub(super) fn fail_if(&mut self, bad: Value) {
         let go = self.b.create_block();
         let fail = self.entry.fail;

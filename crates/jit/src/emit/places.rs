@@ -463,8 +463,7 @@ impl Emitter<'_, '_, '_> {
                         // place after it is never reached).
                         _ => match vars.first() {
                             Some(v) => {
-                                let no = self.b.ins().iconst(types::I8, 0);
-                                self.guard(no);
+                                self.fail_here();
                                 Ok(Place::Var(*v))
                             }
                             None => decline(Decline::ComponentPastRank),
@@ -477,8 +476,7 @@ impl Emitter<'_, '_, '_> {
                         Ok(Place::Mem(at, Type::INT))
                     }
                     Place::Mem(addr, Type::Index(_) | Type::Extent(_)) => {
-                        let no = self.b.ins().iconst(types::I8, 0);
-                        self.guard(no);
+                        self.fail_here();
                         Ok(Place::Mem(addr, Type::INT))
                     }
                     _ => decline(Decline::IndexComponentAsPlace),

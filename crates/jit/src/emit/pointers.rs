@@ -190,45 +190,14 @@ impl Emitter<'_, '_, '_> {
                         return decline(Decline::UnionMemberAccess);
                     };
                     path.push(*field);
-                    let size = self.elem_size(&mty)?;
-                    let zero = self.b.ins().iconst(types::I64, 0);
-                    Ok(PtrV::At(
-                        Rc::new(PtrAlloc {
-                            key: AllocKey::Object {
-                                root,
-                                path,
-                                array: false,
-                            },
-                            base: addr,
-                            size,
-                            len: Len::Fixed(1),
-                            member: Some(member),
-                        }),
-                        zero,
-                    ))
+                    self.object_pointer(root, path, addr, &mty, Some(member))
                 }
                 _ => {
                     let place = self.with_access(Access::Unknown, |lw| lw.place(inner))?;
                     let key = self.root_path(inner);
                     match (place, key) {
                         (Place::Mem(addr, ty), Some((root, path))) if !self.has_tags(&ty) => {
-                            let size = self.elem_size(&ty)?;
-                            let key = AllocKey::Object {
-                                root,
-                                path,
-                                array: false,
-                            };
-                            let zero = self.b.ins().iconst(types::I64, 0);
-                            Ok(PtrV::At(
-                                Rc::new(PtrAlloc {
-                                    key,
-                                    base: addr,
-                                    size,
-                                    len: Len::Fixed(1),
-                                    member: None,
-                                }),
-                                zero,
-                            ))
+                            self.object_pointer(root, path, addr, &ty, None)
                         }
                         // A captured object held field by field is read-only.
                         (Place::Obj(_), _) if !matches!(e.ty, Type::Ptr { is_const: true, .. }) => {
@@ -307,6 +276,34 @@ impl Emitter<'_, '_, '_> {
             } if args.len() == 1 && self.host.is_some() => self.vector_elements(&args[0]),
             _ => decline(Decline::Pointer),
         }
+    }
+
+    /// `&x` of one object of type `ty` at `addr` (its root and path from
+    /// there), a union member's rules with it when it is one.
+    fn object_pointer(
+        &mut self,
+        root: RootKey,
+        path: Vec<u32>,
+        addr: Value,
+        ty: &Type,
+        member: Option<MemberTag>,
+    ) -> R<PtrV> {
+        let size = self.elem_size(ty)?;
+        let zero = self.b.ins().iconst(types::I64, 0);
+        Ok(PtrV::At(
+            Rc::new(PtrAlloc {
+                key: AllocKey::Object {
+                    root,
+                    path,
+                    array: false,
+                },
+                base: addr,
+                size,
+                len: Len::Fixed(1),
+                member,
+            }),
+            zero,
+        ))
     }
 
     /// `v.data()` (and `v.begin()`, `v.end()` made from it) of a vector a
@@ -942,8 +939,7 @@ impl Emitter<'_, '_, '_> {
                 // Null has no element: the check fails, and the address
                 // after it is never reached.
                 if alloc.key == AllocKey::Null {
-                    let no = self.b.ins().iconst(types::I8, 0);
-                    self.guard(no);
+                    self.fail_here();
                     return Ok(Place::Mem(alloc.base, pointee));
                 }
                 self.check_below_len(off, alloc.len);

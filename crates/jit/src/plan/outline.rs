@@ -15,54 +15,79 @@ use tessera_ir::visit::for_each_expr_deep;
 use tessera_ir::{FuncId, FunctionKind, Program, Space, Type};
 use tessera_runtime::launch::MAX_KERNEL_CALL_CHAIN;
 
+/// What the calls below a kernel come to.
+struct CallTree {
+    /// The functions it reaches, callees before their callers, itself last.
+    below_first: Vec<FuncId>,
+    /// Its expressions with every call inlined (saturating).
+    inlined: usize,
+    /// Its longest chain of calls.
+    depth: u32,
+}
+
+/// The [`CallTree`] of `kernel`, from one depth-first walk of the call
+/// graph; `None` when its calls form a cycle.
+fn call_tree(prog: &Program, kernel: FuncId) -> Option<CallTree> {
+    let graph = CallGraph::build(prog);
+    let n = graph.len();
+    if kernel.index() >= n {
+        return None;
+    }
+    // Of each function done: its expressions inlined and its deepest chain.
+    let mut done: Vec<Option<(usize, u32)>> = vec![None; n];
+    let mut on_path = vec![false; n];
+    let mut below_first = Vec::new();
+    let mut stack: Vec<(FuncId, usize)> = vec![(kernel, 0)];
+    on_path[kernel.index()] = true;
+    while let Some(&mut (f, ref mut next)) = stack.last_mut() {
+        let calls = graph.calls(f);
+        if let Some((c, _)) = calls.get(*next) {
+            *next += 1;
+            if on_path[c.index()] {
+                return None;
+            }
+            if done[c.index()].is_none() {
+                on_path[c.index()] = true;
+                stack.push((*c, 0));
+            }
+            continue;
+        }
+        let mut inlined = 0usize;
+        if let Some(body) = prog.get_function(f).and_then(|x| x.body.as_ref()) {
+            for_each_expr_deep(body, &mut |_| inlined += 1);
+        }
+        let mut depth = 0u32;
+        for (c, _) in calls {
+            let (size, below) = done[c.index()].unwrap_or((0, 0));
+            inlined = inlined.saturating_add(size);
+            depth = depth.max(below + 1);
+        }
+        done[f.index()] = Some((inlined, depth));
+        on_path[f.index()] = false;
+        below_first.push(f);
+        stack.pop();
+    }
+    let (inlined, depth) = done[kernel.index()]?;
+    Some(CallTree {
+        below_first,
+        inlined,
+        depth,
+    })
+}
+
 /// The functions `kernel` reaches that can be called out of line, callees
 /// before their callers; `None` when there is none, when its calls form a
 /// cycle, or when its longest chain of calls is deeper than the
 /// interpreter lets a launch go (the inlining emitter declines the same).
 pub(crate) fn candidates(prog: &Program, kernel: FuncId) -> Option<Vec<FuncId>> {
-    let graph = CallGraph::build(prog);
-    let barriers = Barriers::of(prog);
-    let adjacency = graph.adjacency();
-    // Depth-first from the kernel: the longest chain of calls below each
-    // function (`depth`), a cycle found through `on_path`.
-    let n = adjacency.len();
-    let mut depth: Vec<Option<u32>> = vec![None; n];
-    let mut on_path = vec![false; n];
-    let mut order = Vec::new();
-    let mut stack: Vec<(usize, usize)> = vec![(kernel.index(), 0)];
-    if kernel.index() >= n {
-        return None;
-    }
-    on_path[kernel.index()] = true;
-    while let Some(&mut (f, ref mut next)) = stack.last_mut() {
-        let callees = &adjacency[f];
-        if let Some(&c) = callees.get(*next) {
-            *next += 1;
-            if on_path[c] {
-                return None;
-            }
-            if depth[c].is_none() {
-                on_path[c] = true;
-                stack.push((c, 0));
-            }
-            continue;
-        }
-        let below = callees
-            .iter()
-            .filter_map(|&c| depth[c])
-            .map(|d| d + 1)
-            .max()
-            .unwrap_or(0);
-        depth[f] = Some(below);
-        on_path[f] = false;
-        order.push(FuncId(f as u32));
-        stack.pop();
-    }
+    let tree = call_tree(prog, kernel)?;
     // The kernel's frame and one per call of the longest chain.
-    if depth[kernel.index()].unwrap_or(0) + 1 > MAX_KERNEL_CALL_CHAIN {
+    if tree.depth + 1 > MAX_KERNEL_CALL_CHAIN {
         return None;
     }
-    let chosen: Vec<FuncId> = order
+    let barriers = Barriers::of(prog);
+    let chosen: Vec<FuncId> = tree
+        .below_first
         .into_iter()
         .filter(|&f| f != kernel && callable_out_of_line(prog, &barriers, f))
         .collect();
@@ -97,56 +122,7 @@ const DEEP_CHAIN: u32 = 32;
 /// inlined would come to more than `budget` expressions, or it has a
 /// chain of calls deeper than [`DEEP_CHAIN`].
 pub(crate) fn outline_first(prog: &Program, kernel: FuncId, budget: usize) -> bool {
-    let graph = CallGraph::build(prog);
-    let n = graph.len();
-    // Expressions of each function with its calls inlined, and the
-    // deepest chain below it, callees first (a cycle ends the walk: the
-    // emitter declines it anyway).
-    let mut size: Vec<Option<(usize, u32)>> = vec![None; n];
-    let mut stack: Vec<(usize, bool)> = vec![(kernel.index(), false)];
-    let mut on_path = vec![false; n];
-    while let Some((f, expanded)) = stack.pop() {
-        if f >= n || size[f].is_some() {
-            continue;
-        }
-        let calls = graph.calls(FuncId(f as u32));
-        if !expanded {
-            if on_path[f] {
-                return false;
-            }
-            on_path[f] = true;
-            stack.push((f, true));
-            for (c, _) in calls {
-                if size[c.index()].is_none() {
-                    if on_path.get(c.index()).copied().unwrap_or(false) {
-                        return false;
-                    }
-                    stack.push((c.index(), false));
-                }
-            }
-            continue;
-        }
-        on_path[f] = false;
-        let mut own = 0usize;
-        if let Some(body) = prog
-            .get_function(FuncId(f as u32))
-            .and_then(|x| x.body.as_ref())
-        {
-            for_each_expr_deep(body, &mut |_| own += 1);
-        }
-        let mut total = own;
-        let mut deepest = 0u32;
-        for (c, _) in calls {
-            let (s, d) = size.get(c.index()).copied().flatten().unwrap_or((0, 0));
-            total = total.saturating_add(s);
-            deepest = deepest.max(d + 1);
-        }
-        size[f] = Some((total, deepest));
-    }
-    size.get(kernel.index())
-        .copied()
-        .flatten()
-        .is_some_and(|(total, deepest)| total > budget || deepest > DEEP_CHAIN)
+    call_tree(prog, kernel).is_some_and(|t| t.inlined > budget || t.depth > DEEP_CHAIN)
 }
 
 /// The functions of `outlined` that code lowered for `from` calls: those
