@@ -950,6 +950,12 @@ impl<'p> Jit<'p> {
             }
             None => None,
         };
+        // Calls of functions with barriers: shared from the start when
+        // inlined they would be many, else once inlining passed a budget.
+        let sharing = plan::outline::shared_calls(self.prog, kernel);
+        if sharing == Some(true) {
+            plan.shared_calls = true;
+        }
         loop {
             let (Some(module), Some(ids)) = (self.module.as_mut(), self.helper_ids) else {
                 return Err(Decline::NoNativeCode);
@@ -989,11 +995,19 @@ impl<'p> Jit<'p> {
                 Err(
                     e @ (Decline::KernelTooManyVariablesAndBlocks
                     | Decline::KernelTooLargeAfterInliningCalls),
-                ) if !self.outlines.contains_key(&kernel) => {
-                    let Some(made) = self.outline(kernel) else {
+                ) => {
+                    // Smaller code: first the calls that can be made out
+                    // of line, then the calls of functions with barriers
+                    // sharing their bodies.
+                    if !self.outlines.contains_key(&kernel)
+                        && let Some(made) = self.outline(kernel)
+                    {
+                        outlined = Some(made);
+                    } else if !plan.shared_calls && sharing.is_some() {
+                        plan.shared_calls = true;
+                    } else {
                         return Err(e);
-                    };
-                    outlined = Some(made);
+                    }
                     min_frame = 0;
                     continue;
                 }

@@ -74,6 +74,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             jam: true,
             join: false,
             strips: false,
+            shared_calls: false,
         })
     }
 
@@ -102,6 +103,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         b.def_var(item, zero);
         b.def_var(frame_item, zero);
         let tile = layout.tile;
+        let layout_shared = layout.shared_calls.then(shared::SharedBodies::default);
         let mut facts = Facts::new(prog, tile).with_extent_bound(func, &layout.extent_bound);
         if !layout.lanes {
             facts = facts.without_lanes();
@@ -158,6 +160,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             alloc_ids: Vec::new(),
             returned: None,
             barrier_result: None,
+            shared: layout_shared,
         }
     }
 
@@ -616,6 +619,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
             let st = self.b.ins().iconst(types::I32, STATUS_OK);
             self.b.ins().return_(&[st]);
         }
+        self.close_shared();
         self.b.seal_all_blocks();
     }
 

@@ -56,6 +56,7 @@ mod pointers;
 mod precheck;
 pub(crate) mod random;
 mod regions;
+mod shared;
 mod stmt;
 mod unions;
 mod vector;
@@ -200,6 +201,11 @@ pub(crate) struct KernelLayout {
     /// than row after row (see `exec::TileOrder`): a tiled kernel with a
     /// loop that waits at barriers, which walks bands of memory.
     pub(crate) strips: bool,
+    /// Whether calls of functions with barriers that bind their parameters
+    /// alike share one copy of the body (see [`shared`]) instead of each
+    /// inlining it: a kernel whose inlined calls passed a budget is
+    /// lowered once more so.
+    pub(crate) shared_calls: bool,
 }
 
 impl KernelLayout {
@@ -223,6 +229,7 @@ impl KernelLayout {
             jam: false,
             join: false,
             strips: false,
+            shared_calls: false,
         }
     }
 
@@ -542,7 +549,7 @@ struct LaneCtx {
 /// them as one vector. Slots do not overlap: `[off, off + stride)` are
 /// disjoint ranges of the per-work-item frame size, so the arrays
 /// `[off * T, (off + stride) * T)` are disjoint ranges of the block.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 struct FrameSlot {
     /// Offset of the slot in a work-item's share of the frame.
     off: u32,
@@ -635,6 +642,9 @@ pub(crate) struct Emitter<'a, 'b, 'f> {
     /// and the frame slot its value was left in (see
     /// [`Emitter::barrier_call`]).
     barrier_result: Option<(FuncId, tessera_diagnostics::Span, FrameSlot)>,
+    /// Lowered with shared calls of functions with barriers (see
+    /// [`shared`]): the bodies emitted so far. `None`: every call inlined.
+    shared: Option<shared::SharedBodies>,
 }
 
 /// The work-items of a tile that have returned, for a kernel that may

@@ -939,6 +939,14 @@ impl Emitter<'_, '_, '_> {
         if callee.ret_by_ref {
             return decline(Decline::FunctionBarrierReturnsValue);
         }
+        // Lowered with shared calls, a call like one already emitted jumps
+        // to that code (see [`shared`]).
+        let key = self.shared_key(func, callee, args, dest);
+        if let Some(key) = &key
+            && let Some(ret_frame) = self.enter_shared(key, callee, args)?
+        {
+            return Ok(ret_frame);
+        }
         // Its value: each work-item's `return` leaves it in a frame slot
         // (the caller's, for `return f(t);`), for the statement that takes
         // it to read (see `Emitter::barrier_result`).
@@ -1056,9 +1064,56 @@ impl Emitter<'_, '_, '_> {
                 self.alloc.frame_cursor = at.saturating_add(size);
             }
         }
-        // Views and the tiled index are the same in every work-item; the
-        // other arguments are stored into the parameters' slots per work-item
-        // (a reference already shares its variable's slot).
+        self.bind_barrier_args(callee, args, &frame, &mut slots)?;
+        if let Some(key) = &key {
+            self.begin_shared(key.clone(), &frame, ret_frame);
+        }
+        self.alloc.next_scope += 1;
+        self.scopes.push(Scope {
+            frame,
+            waits: true,
+            ret_frame,
+            ..Scope::new(self.alloc.next_scope, func, slots)
+        });
+        let saved_loops = std::mem::take(&mut self.loops);
+        let head = IrBlock {
+            stmts: head.to_vec(),
+        };
+        let tail: Vec<&Stmt> = body.stmts[split..].iter().collect();
+        let r = self.uniform_block(&head).and_then(|()| {
+            if !falls_off {
+                self.flush_region(&tail)
+            } else if tail.is_empty() {
+                // No `return` after the last barrier, none before it
+                // (`returns_early`): every work-item runs off the end.
+                let fail = self.entry.fail;
+                self.b.ins().jump(fail, &[]);
+                self.dead_block();
+                Ok(())
+            } else {
+                self.flush_region_then_fail(&tail)
+            }
+        });
+        self.loops = saved_loops;
+        self.scopes.pop();
+        r?;
+        if let Some(key) = &key {
+            self.end_shared(key);
+        }
+        Ok(ret_frame)
+    }
+
+    /// Binds the arguments of a call of a function with barriers: views
+    /// and the tiled index, the same in every work-item, into `slots`; the
+    /// other values each work-item stores into the parameters' slots of
+    /// `frame` (a reference already shares its variable's slot).
+    pub(super) fn bind_barrier_args(
+        &mut self,
+        callee: &Function,
+        args: &[Expr],
+        frame: &HashMap<LocalId, FrameSlot>,
+        slots: &mut HashMap<LocalId, Slot>,
+    ) -> R<()> {
         let mut per_item = Vec::new();
         for (k, a) in args.iter().enumerate() {
             let id = LocalId(k as u32);
@@ -1111,35 +1166,7 @@ impl Emitter<'_, '_, '_> {
                 Ok(())
             })?;
         }
-        self.alloc.next_scope += 1;
-        self.scopes.push(Scope {
-            frame,
-            waits: true,
-            ret_frame,
-            ..Scope::new(self.alloc.next_scope, func, slots)
-        });
-        let saved_loops = std::mem::take(&mut self.loops);
-        let head = IrBlock {
-            stmts: head.to_vec(),
-        };
-        let tail: Vec<&Stmt> = body.stmts[split..].iter().collect();
-        let r = self.uniform_block(&head).and_then(|()| {
-            if !falls_off {
-                self.flush_region(&tail)
-            } else if tail.is_empty() {
-                // No `return` after the last barrier, none before it
-                // (`returns_early`): every work-item runs off the end.
-                let fail = self.entry.fail;
-                self.b.ins().jump(fail, &[]);
-                self.dead_block();
-                Ok(())
-            } else {
-                self.flush_region_then_fail(&tail)
-            }
-        });
-        self.loops = saved_loops;
-        self.scopes.pop();
-        r.map(|()| ret_frame)
+        Ok(())
     }
 
     /// A statement at the level of the barriers that takes the value of a

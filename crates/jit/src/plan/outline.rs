@@ -23,6 +23,9 @@ struct CallTree {
     inlined: usize,
     /// Its longest chain of calls.
     depth: u32,
+    /// The bodies of functions with barriers its calls inlined would
+    /// emit (saturating).
+    waiting: usize,
 }
 
 /// The [`CallTree`] of `kernel`, from one depth-first walk of the call
@@ -33,8 +36,10 @@ fn call_tree(prog: &Program, kernel: FuncId) -> Option<CallTree> {
     if kernel.index() >= n {
         return None;
     }
-    // Of each function done: its expressions inlined and its deepest chain.
-    let mut done: Vec<Option<(usize, u32)>> = vec![None; n];
+    // Of each function done: its expressions inlined, its deepest chain
+    // and the bodies with barriers inlined below it.
+    let barriers = Barriers::of(prog);
+    let mut done: Vec<Option<(usize, u32, usize)>> = vec![None; n];
     let mut on_path = vec![false; n];
     let mut below_first = Vec::new();
     let mut stack: Vec<(FuncId, usize)> = vec![(kernel, 0)];
@@ -57,21 +62,26 @@ fn call_tree(prog: &Program, kernel: FuncId) -> Option<CallTree> {
             for_each_expr_deep(body, &mut |_| inlined += 1);
         }
         let mut depth = 0u32;
+        let mut waiting = 0usize;
         for (c, _) in calls {
-            let (size, below) = done[c.index()].unwrap_or((0, 0));
+            let (size, below, waits) = done[c.index()].unwrap_or((0, 0, 0));
             inlined = inlined.saturating_add(size);
             depth = depth.max(below + 1);
+            waiting = waiting
+                .saturating_add(waits)
+                .saturating_add(usize::from(barriers.contains(*c)));
         }
-        done[f.index()] = Some((inlined, depth));
+        done[f.index()] = Some((inlined, depth, waiting));
         on_path[f.index()] = false;
         below_first.push(f);
         stack.pop();
     }
-    let (inlined, depth) = done[kernel.index()]?;
+    let (inlined, depth, waiting) = done[kernel.index()]?;
     Some(CallTree {
         below_first,
         inlined,
         depth,
+        waiting,
     })
 }
 
@@ -153,4 +163,19 @@ pub(crate) fn called_out_of_line(
         });
     }
     out
+}
+
+/// Kernels whose calls inlined would emit more bodies of functions with
+/// barriers than this are lowered with such calls shared from the start
+/// (see `emit::shared`): inlining them first would mostly fail (eleven
+/// levels of helpers calling the next twice make 4,095 bodies, and the
+/// failed lowering took 25 ms), and few copies gain little from inlining.
+const SHARED_FIRST: usize = 64;
+
+/// How `kernel` should lower calls of functions with barriers: `None`
+/// when it makes none (or its calls form a cycle), else whether to share
+/// them from the start (more than [`SHARED_FIRST`] bodies inlined).
+pub(crate) fn shared_calls(prog: &Program, kernel: FuncId) -> Option<bool> {
+    let tree = call_tree(prog, kernel)?;
+    (tree.waiting > 0).then_some(tree.waiting > SHARED_FIRST)
 }
