@@ -192,6 +192,20 @@ impl Emitter<'_, '_, '_> {
                     path.push(*field);
                     self.object_pointer(root, path, addr, &mty, Some(member))
                 }
+                // `&r` of a reference bound to a union member: the
+                // pointer `&u.m` would be.
+                ExprKind::Local(l)
+                    if matches!(self.scope().slots.get(l), Some(Slot::MemberRef(_))) =>
+                {
+                    let Some(Slot::MemberRef(m)) = self.scope().slots.get(l) else {
+                        return decline(Decline::UnionMemberAccess);
+                    };
+                    let m = Rc::clone(m);
+                    let Some((root, path)) = m.object.clone() else {
+                        return decline(Decline::UnionMemberAccess);
+                    };
+                    self.object_pointer(root, path, m.addr, &m.ty, Some(m.member.clone()))
+                }
                 _ => {
                     let place = self.with_access(Access::Unknown, |lw| lw.place(inner))?;
                     let key = self.root_path(inner);
@@ -514,7 +528,7 @@ impl Emitter<'_, '_, '_> {
     /// expression names, when compiled code can tell its object apart:
     /// a local in a stack slot, the frame or `tile_static` memory, or a
     /// captured value; not through a union or a reference.
-    fn root_path(&self, e: &Expr) -> Option<(RootKey, Vec<u32>)> {
+    pub(super) fn root_path(&self, e: &Expr) -> Option<(RootKey, Vec<u32>)> {
         match &e.kind {
             ExprKind::Local(l) => {
                 let root = match self.scope().slots.get(l) {

@@ -575,11 +575,16 @@ impl Emitter<'_, '_, '_> {
             && a.binds_place()
             && self.union_def(&base.ty).is_some()
         {
+            let object = self.root_path(base).map(|(root, mut path)| {
+                path.push(*field);
+                (root, path)
+            });
             let (addr, ty, member) = self.member_address(base, *field)?;
             return Ok(Slot::MemberRef(std::rc::Rc::new(unions::MemberRef {
                 member,
                 addr,
                 ty,
+                object,
             })));
         }
         if a.binds_place() && !captured_value {

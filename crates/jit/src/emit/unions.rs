@@ -104,12 +104,14 @@ pub(crate) struct MemberTag {
 }
 
 /// A reference bound to a union member: the member's rules, its address
-/// and type.
+/// and type, and the object it is (as a pointer to it names it), when it
+/// has a name there.
 #[derive(Debug)]
 pub(super) struct MemberRef {
     pub(super) member: MemberTag,
     pub(super) addr: Value,
     pub(super) ty: Type,
+    pub(super) object: Option<(super::pointers::RootKey, Vec<u32>)>,
 }
 
 /// How one member of a union may be read while another is active (the
