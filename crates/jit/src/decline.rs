@@ -69,6 +69,9 @@ pub enum Decline {
     KernelTooLargeAfterInliningCalls,
     /// A call of a function compiled out of line in code run in lanes.
     OutlinedCallInLanes,
+    /// A function that asks to be declined (a test of the fallback: see
+    /// `emit::DECLINED_ON_REQUEST`).
+    OnRequest,
     /// A kernel whose variables and blocks, after inlining, would make
     /// Cranelift's SSA tables too large (see `emit::MAX_VARIABLE_BLOCKS`).
     KernelTooManyVariablesAndBlocks,
@@ -289,6 +292,7 @@ impl Decline {
                     .into()
             }
             Self::UnionTags => "a union whose active member is not tracked here".into(),
+            Self::OnRequest => "a function declined on request (a test build)".into(),
             Self::OutlinedCallInLanes => {
                 "a call of a function compiled out of line, in lanes".into()
             }

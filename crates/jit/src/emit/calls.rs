@@ -168,6 +168,7 @@ impl Emitter<'_, '_, '_> {
             };
             self.b.def_var(*v, z);
         }
+        declined_on_request(self.prog, func)?;
         self.alloc.next_scope += 1;
         for (l, range) in param_ranges {
             self.facts

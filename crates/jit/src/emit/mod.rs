@@ -725,6 +725,23 @@ struct WorkItem {
     frame_item: Variable,
 }
 
+/// Functions whose name starts so are declined, in builds with the
+/// `declines-on-request` feature (the agreement tests'): a case can then
+/// test the fallback to the interpreter (a kernel declined, a function
+/// called out of line that does not compile) without depending on what
+/// the JIT cannot compile yet.
+pub(crate) const DECLINED_ON_REQUEST: &str = "jit_declines_";
+
+/// Declines `func`'s body when it asks to be (see [`DECLINED_ON_REQUEST`]).
+fn declined_on_request(prog: &Program, func: FuncId) -> R<()> {
+    if cfg!(feature = "declines-on-request")
+        && prog.function(func).name.starts_with(DECLINED_ON_REQUEST)
+    {
+        return decline(Decline::OnRequest);
+    }
+    Ok(())
+}
+
 fn flags() -> MemFlagsData {
     MemFlagsData::trusted()
 }

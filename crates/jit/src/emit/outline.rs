@@ -46,6 +46,7 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
         let Some(body) = &f.body else {
             return decline(Decline::CallUndefinedFunction);
         };
+        declined_on_request(prog, func)?;
         let layout = KernelLayout::without_launch(Vec::new(), 0);
         let mut lw = Self::start(prog, func, b, helpers, layout);
         let Some(entry) = lw.b.current_block() else {

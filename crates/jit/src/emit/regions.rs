@@ -1064,6 +1064,7 @@ impl Emitter<'_, '_, '_> {
                 self.alloc.frame_cursor = at.saturating_add(size);
             }
         }
+        declined_on_request(self.prog, func)?;
         self.bind_barrier_args(callee, args, &frame, &mut slots)?;
         if let Some(key) = &key {
             self.begin_shared(key.clone(), &frame, ret_frame);
