@@ -738,8 +738,13 @@ impl<'a, 'b, 'f> Emitter<'a, 'b, 'f> {
     pub(super) fn plan_frame(&mut self, func: &Function, body: &IrBlock) -> R<u32> {
         let frame = self.facts.plan_frame(func, body)?;
         for (id, at) in frame.slots {
-            let ty = &func.local(id).ty;
+            let local = func.local(id);
+            let ty = &local.ty;
             let size = match ty {
+                // A reference's address (see `Facts::ref_addressed`).
+                _ if self.facts.ref_addressed.contains(&id) => {
+                    Some(crate::plan::frame::REFERENCE_SLOT)
+                }
                 Type::Ptr { .. } => Some(crate::plan::frame::POINTER_SLOT),
                 _ => crate::plan::frame::image_layout(self.prog, ty).map(|(size, _)| size),
             };

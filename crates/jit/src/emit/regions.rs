@@ -519,11 +519,25 @@ impl Emitter<'_, '_, '_> {
         if matches!(ty, Type::Ptr { .. }) {
             return self.frame_to_pointer(l, off);
         }
+        // A reference whose address lives in the frame (see
+        // [`Facts::ref_addressed`]): bound to that address for the region.
+        // Joined tiles would share the binding.
+        let func = self.scope().func;
+        if self.scopes.len() == 1 && self.facts.ref_addressed.contains(&l) {
+            if self.joining.is_some() {
+                return decline(Decline::ReferenceDeclaredBetweenBarriers);
+            }
+            let at = self.frame_addr(off);
+            let addr = self.b.ins().load(self.ptr, flags(), at, 0);
+            self.scope_mut()
+                .slots
+                .insert(l, Slot::Ref(Place::Mem(addr, ty.clone())));
+            return Ok(());
+        }
         if places::held_views(self.prog, ty) {
             return self.frame_to_object(l, off, ty);
         }
         // A scalar whose address is taken stays in memory.
-        let func = self.scope().func;
         if matches!(ty, Type::Scalar(_)) && self.address_taken(func, l) {
             self.scope_mut().slots.insert(l, Slot::Frame(off));
             return Ok(());

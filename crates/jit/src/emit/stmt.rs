@@ -412,6 +412,19 @@ impl Emitter<'_, '_, '_> {
                 return decline(Decline::ReferenceWithoutTarget);
             };
             let slot = self.bind_ref(target, &ty)?;
+            // Its address kept for the later regions (see
+            // `Facts::ref_addressed`): only a place in memory has one.
+            if self.scopes.len() == 1
+                && self.facts.ref_addressed.contains(&l)
+                && let Some(&off) = self.scope().frame.get(&l)
+            {
+                let Slot::Ref(Place::Mem(addr, _)) = &slot else {
+                    return decline(Decline::ReferenceDeclaredBetweenBarriers);
+                };
+                let addr = *addr;
+                let at = self.frame_addr(off);
+                self.b.ins().store(flags(), addr, at, 0);
+            }
             self.scope_mut().slots.insert(l, slot);
             return Ok(());
         }

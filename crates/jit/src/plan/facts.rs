@@ -51,6 +51,12 @@ pub(crate) struct Facts<'p> {
     /// name again (a reference is never bound anew), bound again in each
     /// region that names the reference (see `plan_frame`).
     pub(crate) ref_remat: Vec<(LocalId, Expr)>,
+    /// The kernel's references that live across barriers bound to memory
+    /// whose place cannot be named again (an element at an index changed
+    /// later): each keeps the address taken where it is bound in a frame
+    /// slot, and the regions that name it read it there. Such a region
+    /// runs one work-item at a time.
+    pub(crate) ref_addressed: HashSet<LocalId>,
     /// The largest launch extent the code is compiled for, per dimension
     /// (`i32::MAX` each when unknown): coordinates lie below it.
     extent_bound: Vec<i64>,
@@ -84,6 +90,7 @@ impl<'p> Facts<'p> {
             mutated: HashMap::new(),
             remat: Vec::new(),
             ref_remat: Vec::new(),
+            ref_addressed: HashSet::new(),
             extent_bound: Vec::new(),
             index_param: None,
             lanes: true,

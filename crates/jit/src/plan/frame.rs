@@ -22,6 +22,10 @@ use tessera_ir::{
 /// address.
 pub(crate) const POINTER_SLOT: u32 = 16;
 
+/// Bytes of the frame slot of a reference that keeps its address there
+/// (see [`Facts::ref_addressed`]).
+pub(crate) const REFERENCE_SLOT: u32 = 8;
+
 /// Bytes and alignment of the frame image of a value of type `ty`, for a
 /// local living across barriers: a plain type's own layout, a view's
 /// words (base, offset, then its extents and strides, 8 bytes each), and
@@ -102,6 +106,7 @@ impl Facts<'_> {
         mutated_locals(self.prog, body, &mut mutated);
         self.remat.clear();
         self.ref_remat.clear();
+        self.ref_addressed.clear();
         let ref_targets: HashMap<LocalId, Expr> = ref_initialisers(body).into_iter().collect();
         let mut remat: HashSet<LocalId> = HashSet::new();
         let confined = confined_lets(body, &self.barriers);
@@ -168,6 +173,21 @@ impl Facts<'_> {
                 self.ref_remat.push((id, target.clone()));
                 continue;
             }
+            // A reference bound to memory that lives through the launch
+            // (a captured view's element, a `tile_static` variable's
+            // part): its address, taken where it is bound, in the frame.
+            if local.by_ref
+                && let Some(target) = ref_targets
+                    .get(&id)
+                    .map(|t| through_refs(func, t, &ref_targets))
+                && in_launch_memory(func, target)
+            {
+                at = at.next_multiple_of(REFERENCE_SLOT);
+                frame.slots.push((id, at));
+                at = at.saturating_add(REFERENCE_SLOT);
+                self.ref_addressed.insert(id);
+                continue;
+            }
             if local.by_ref {
                 return decline(Decline::ReferenceDeclaredBetweenBarriers);
             }
@@ -188,6 +208,27 @@ impl Facts<'_> {
         }
         frame.end = at;
         Ok(frame)
+    }
+}
+
+/// Whether the place `e` is memory that stays where it is for the whole
+/// launch, whatever its indices: an element of a captured view or array,
+/// a `tile_static` variable or a part of one.
+fn in_launch_memory(func: &Function, e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Local(l) => func
+            .get_local(*l)
+            .is_some_and(|l| l.space == Space::TileStatic && !l.by_ref),
+        ExprKind::Field { base, .. } | ExprKind::Element { base, .. } => {
+            in_launch_memory(func, base)
+        }
+        ExprKind::Intrinsic {
+            op: tessera_ir::Intrinsic::ViewElement,
+            args,
+        } => args
+            .first()
+            .is_some_and(|v| matches!(v.kind, ExprKind::Capture(_))),
+        _ => false,
     }
 }
 

@@ -104,6 +104,8 @@ impl Facts<'_> {
                 {
                     ok.set(false)
                 }
+                // One address per work-item, read from its frame.
+                ExprKind::Local(l) if self.ref_addressed.contains(l) => ok.set(false),
                 ExprKind::Intrinsic {
                     op: Intrinsic::Atomic(_),
                     ..

@@ -202,12 +202,29 @@ fn a_reference_across_barriers_to_a_place_named_again_is_bound_again() {
 }
 
 #[test]
-fn a_reference_across_barriers_to_a_place_that_may_move_is_declined() {
+fn a_reference_across_barriers_to_memory_that_may_move_keeps_its_address() {
     // `j` changes after the reference is bound: evaluating `at[j][0]`
-    // again in a later region would name another element.
+    // again in a later region would name another element, so the address
+    // taken at the binding lives in the frame.
     let prog = compile(&MATMUL.replace(
         "float sum = 0.0f;",
         "float sum = 0.0f; int j = row; float& s = at[j][0]; j = 0;",
+    ));
+    let (func, body, tile) = kernel(&prog);
+    let mut facts = Facts::new(&prog, tile);
+    let frame = facts.plan_frame(func, body).expect("planned");
+    let s = local(func, "s");
+    assert!(facts.ref_addressed.contains(&s));
+    assert!(frame.slots.iter().any(|(l, _)| *l == s));
+}
+
+#[test]
+fn a_reference_across_barriers_to_a_private_element_that_may_move_is_declined() {
+    // A work-item's own array may sit in variables or the frame: its
+    // element has no address that stays.
+    let prog = compile(&MATMUL.replace(
+        "float sum = 0.0f;",
+        "float sum = 0.0f; float mine[2] = {0.0f, 1.0f}; int j = row % 2; float& s = mine[j]; j = 0;",
     ));
     let (func, body, tile) = kernel(&prog);
     let mut facts = Facts::new(&prog, tile);
