@@ -941,18 +941,22 @@ impl<'p> Jit<'p> {
         ctx: &mut cranelift_codegen::Context,
     ) -> Result<emit::KernelLayout, Decline> {
         let mut min_frame = 0;
+        let tree = plan::outline::call_tree(self.prog, kernel);
         // Functions called out of line, once inlining them all was too
         // large (kept for the kernel's later compiles).
         let mut outlined = match self.outlines.get(&kernel) {
             Some(tried) => tried.clone(),
-            None if plan::outline::outline_first(self.prog, kernel, emit::INLINE_BUDGET) => {
+            None if tree
+                .as_ref()
+                .is_some_and(|t| t.outline_first(emit::INLINE_BUDGET)) =>
+            {
                 self.outline(kernel)
             }
             None => None,
         };
         // Calls of functions with barriers: shared from the start when
         // inlined they would be many, else once inlining passed a budget.
-        let sharing = plan::outline::shared_calls(self.prog, kernel);
+        let sharing = tree.and_then(|t| t.shared_calls());
         if sharing == Some(true) {
             plan.shared_calls = true;
         }

@@ -515,6 +515,13 @@ impl Emitter<'_, '_, '_> {
         self.scaled_address(array, item, i64::from(slot.stride))
     }
 
+    /// Whether `l` is a kernel reference that keeps its address in its
+    /// frame slot (see [`Facts::ref_addressed`]); inlined functions'
+    /// references share their caller's slots instead.
+    pub(super) fn addressed_ref(&self, l: LocalId) -> bool {
+        self.scopes.len() == 1 && self.facts.ref_addressed.contains(&l)
+    }
+
     pub(super) fn frame_to_vars(&mut self, l: LocalId, off: FrameSlot, ty: &Type) -> R<()> {
         if matches!(ty, Type::Ptr { .. }) {
             return self.frame_to_pointer(l, off);
@@ -523,7 +530,7 @@ impl Emitter<'_, '_, '_> {
         // [`Facts::ref_addressed`]): bound to that address for the region.
         // Joined tiles would share the binding.
         let func = self.scope().func;
-        if self.scopes.len() == 1 && self.facts.ref_addressed.contains(&l) {
+        if self.addressed_ref(l) {
             if self.joining.is_some() {
                 return decline(Decline::ReferenceDeclaredBetweenBarriers);
             }

@@ -71,6 +71,14 @@ pub(super) struct SharedBodies {
     by_key: HashMap<SharedKey, usize>,
 }
 
+impl SharedBodies {
+    /// The body begun under `key`, if any.
+    fn get_mut(&mut self, key: &SharedKey) -> Option<&mut SharedBody> {
+        let &i = self.by_key.get(key)?;
+        self.bodies.get_mut(i)
+    }
+}
+
 impl Emitter<'_, '_, '_> {
     /// The key under which a call of `callee` (`func`) with `args` shares
     /// its code, when the kernel is lowered with shared calls; `None` to
@@ -130,13 +138,9 @@ impl Emitter<'_, '_, '_> {
         callee: &Function,
         args: &[Expr],
     ) -> R<Option<Option<FrameSlot>>> {
-        let Some(&i) = self.shared.as_ref().and_then(|s| s.by_key.get(key)) else {
+        let Some(body) = self.shared.as_mut().and_then(|s| s.get_mut(key)) else {
             return Ok(None);
         };
-        let Some(shared) = &self.shared else {
-            return Ok(None);
-        };
-        let body = &shared.bodies[i];
         let (entry, ret, frame, ret_frame) =
             (body.entry, body.ret, body.frame.clone(), body.ret_frame);
         let number = body.continuations.len();
@@ -148,8 +152,8 @@ impl Emitter<'_, '_, '_> {
         self.b.def_var(ret, n);
         self.b.ins().jump(entry, &[]);
         let next = self.b.create_block();
-        if let Some(shared) = &mut self.shared {
-            shared.bodies[i].continuations.push(next);
+        if let Some(body) = self.shared.as_mut().and_then(|s| s.get_mut(key)) {
+            body.continuations.push(next);
         }
         self.b.switch_to_block(next);
         Ok(Some(ret_frame))
@@ -186,14 +190,13 @@ impl Emitter<'_, '_, '_> {
     /// by [`Emitter::close_shared`], and the first call goes on in a block
     /// of its own.
     pub(super) fn end_shared(&mut self, key: &SharedKey) {
-        let Some(&i) = self.shared.as_ref().and_then(|s| s.by_key.get(key)) else {
+        if self.shared.as_mut().and_then(|s| s.get_mut(key)).is_none() {
             return;
-        };
+        }
         let exit = self.b.create_block();
         self.b.ins().jump(exit, &[]);
         let next = self.b.create_block();
-        if let Some(shared) = &mut self.shared {
-            let body = &mut shared.bodies[i];
+        if let Some(body) = self.shared.as_mut().and_then(|s| s.get_mut(key)) {
             body.exit = Some(exit);
             body.continuations.push(next);
         }

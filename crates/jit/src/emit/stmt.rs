@@ -414,8 +414,7 @@ impl Emitter<'_, '_, '_> {
             let slot = self.bind_ref(target, &ty)?;
             // Its address kept for the later regions (see
             // `Facts::ref_addressed`): only a place in memory has one.
-            if self.scopes.len() == 1
-                && self.facts.ref_addressed.contains(&l)
+            if self.addressed_ref(l)
                 && let Some(&off) = self.scope().frame.get(&l)
             {
                 let Slot::Ref(Place::Mem(addr, _)) = &slot else {

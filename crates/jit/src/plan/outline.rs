@@ -15,8 +15,10 @@ use tessera_ir::visit::for_each_expr_deep;
 use tessera_ir::{FuncId, FunctionKind, Program, Space, Type};
 use tessera_runtime::launch::MAX_KERNEL_CALL_CHAIN;
 
-/// What the calls below a kernel come to.
-struct CallTree {
+/// What the calls below a kernel come to: one walk of the call graph
+/// answers how the kernel lowers its calls ([`CallTree::outline_first`],
+/// [`CallTree::shared_calls`]).
+pub(crate) struct CallTree {
     /// The functions it reaches, callees before their callers, itself last.
     below_first: Vec<FuncId>,
     /// Its expressions with every call inlined (saturating).
@@ -30,7 +32,7 @@ struct CallTree {
 
 /// The [`CallTree`] of `kernel`, from one depth-first walk of the call
 /// graph; `None` when its calls form a cycle.
-fn call_tree(prog: &Program, kernel: FuncId) -> Option<CallTree> {
+pub(crate) fn call_tree(prog: &Program, kernel: FuncId) -> Option<CallTree> {
     let graph = CallGraph::build(prog);
     let n = graph.len();
     if kernel.index() >= n {
@@ -127,14 +129,6 @@ fn callable_out_of_line(prog: &Program, barriers: &Barriers, f: FuncId) -> bool 
 /// chain of 310 calls took half a second).
 const DEEP_CHAIN: u32 = 32;
 
-/// Whether `kernel` is worth lowering with calls out of line from the
-/// start, rather than after inlining them has passed a budget: its calls
-/// inlined would come to more than `budget` expressions, or it has a
-/// chain of calls deeper than [`DEEP_CHAIN`].
-pub(crate) fn outline_first(prog: &Program, kernel: FuncId, budget: usize) -> bool {
-    call_tree(prog, kernel).is_some_and(|t| t.inlined > budget || t.depth > DEEP_CHAIN)
-}
-
 /// The functions of `outlined` that code lowered for `from` calls: those
 /// its body calls, and those the functions it inlines call (the others are
 /// left out of its imports, which Cranelift keeps per function).
@@ -169,13 +163,23 @@ pub(crate) fn called_out_of_line(
 /// barriers than this are lowered with such calls shared from the start
 /// (see `emit::shared`): inlining them first would mostly fail (eleven
 /// levels of helpers calling the next twice make 4,095 bodies, and the
-/// failed lowering took 25 ms), and few copies gain little from inlining.
+/// failed lowering took about 26 ms), and few copies gain little from
+/// inlining.
 const SHARED_FIRST: usize = 64;
 
-/// How `kernel` should lower calls of functions with barriers: `None`
-/// when it makes none (or its calls form a cycle), else whether to share
-/// them from the start (more than [`SHARED_FIRST`] bodies inlined).
-pub(crate) fn shared_calls(prog: &Program, kernel: FuncId) -> Option<bool> {
-    let tree = call_tree(prog, kernel)?;
-    (tree.waiting > 0).then_some(tree.waiting > SHARED_FIRST)
+impl CallTree {
+    /// Whether the kernel is worth lowering with calls out of line from
+    /// the start, rather than after inlining them has passed a budget: its
+    /// calls inlined would come to more than `budget` expressions, or it
+    /// has a chain of calls deeper than [`DEEP_CHAIN`].
+    pub(crate) fn outline_first(&self, budget: usize) -> bool {
+        self.inlined > budget || self.depth > DEEP_CHAIN
+    }
+
+    /// How the kernel should lower calls of functions with barriers:
+    /// `None` when it makes none, else whether to share them from the
+    /// start (more than [`SHARED_FIRST`] bodies inlined).
+    pub(crate) fn shared_calls(&self) -> Option<bool> {
+        (self.waiting > 0).then_some(self.waiting > SHARED_FIRST)
+    }
 }

@@ -919,8 +919,9 @@ int main() {
     );
     // Inlined whole, this kernel is small and shallow: lowered as before.
     let kernel = kernel_id(&prog);
-    assert!(!super::outline::outline_first(&prog, kernel, 20_000));
-    assert!(super::outline::outline_first(&prog, kernel, 10));
+    let tree = super::outline::call_tree(&prog, kernel).expect("no cycle");
+    assert!(!tree.outline_first(20_000));
+    assert!(tree.outline_first(10));
 }
 
 #[test]
@@ -956,7 +957,7 @@ int main() {{
         let prog = compile(&chain(depth));
         let kernel = kernel_id(&prog);
         assert_eq!(
-            super::outline::outline_first(&prog, kernel, 20_000),
+            super::outline::call_tree(&prog, kernel).is_some_and(|t| t.outline_first(20_000)),
             first,
             "depth {depth}"
         );
