@@ -72,6 +72,9 @@ pub enum Decline {
     /// A function that asks to be declined (a test of the fallback: see
     /// `emit::DECLINED_ON_REQUEST`).
     OnRequest,
+    /// A host loop that surely does less work than compiling it takes
+    /// (see `plan::work`).
+    LittleWork,
     /// A kernel whose variables and blocks, after inlining, would make
     /// Cranelift's SSA tables too large (see `emit::MAX_VARIABLE_BLOCKS`).
     KernelTooManyVariablesAndBlocks,
@@ -293,6 +296,9 @@ impl Decline {
             }
             Self::UnionTags => "a union whose active member is not tracked here".into(),
             Self::OnRequest => "a function declined on request (a test build)".into(),
+            Self::LittleWork => {
+                "a host loop doing less work than compiling it would take".into()
+            }
             Self::OutlinedCallInLanes => {
                 "a call of a function compiled out of line, in lanes".into()
             }

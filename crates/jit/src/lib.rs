@@ -1273,6 +1273,9 @@ impl<'p> Jit<'p> {
         {
             return done;
         }
+        if plan::work::little_work(self.prog, func, stmt) {
+            return Err(Decline::LittleWork);
+        }
         // `host_ir` counts its own time.
         let (mut ctx, plan) = self.host_ir(func, stmt)?;
         let started = Instant::now();
@@ -1356,6 +1359,7 @@ impl<'p> Jit<'p> {
             if stmt.id == StmtId::UNNUMBERED
                 || self.hosts.contains_key(&key)
                 || self.ahead.contains_key(&key)
+                || plan::work::little_work(self.prog, main, stmt)
             {
                 continue;
             }

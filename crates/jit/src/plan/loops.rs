@@ -342,7 +342,7 @@ impl Facts<'_> {
 }
 
 /// Whether `step` adds exactly one to its target: `++k`, `k++`, `k += 1`.
-fn steps_by_one(step: &Expr) -> bool {
+pub(crate) fn steps_by_one(step: &Expr) -> bool {
     match &step.kind {
         ExprKind::IncDec {
             increment: true, ..

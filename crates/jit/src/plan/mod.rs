@@ -7,6 +7,7 @@
 //! - [`facts`]: what is known of the kernel's locals, value ranges;
 //! - [`loops`]: the counted-loop recogniser, polls and their charges;
 //! - [`host`]: where a compiled host loop leaves the rest to the interpreter;
+//! - [`work`]: whether a host loop does too little work to compile;
 //! - [`pointers`]: which pointers compiled code keeps (as references);
 //! - [`lanes`]: which regions run work-items interleaved, what lanes share;
 //! - [`fold`]: calls of one-expression functions folded for the lanes;
@@ -34,6 +35,7 @@ pub(crate) mod ranges;
 pub(crate) mod regions;
 pub(crate) mod uniform;
 pub(crate) mod vector;
+pub(crate) mod work;
 
 #[cfg(test)]
 mod tests;

@@ -965,3 +965,66 @@ int main() {{
         assert_eq!(names.len(), depth as usize + 1, "depth {depth}");
     }
 }
+
+/// The outer loops of `main` in `source`, in order, each with whether it
+/// does little work (see `plan::work`).
+fn little_loops(source: &str) -> Vec<bool> {
+    let prog = compile(source);
+    let main = prog.main.expect("a main");
+    let body = prog.function(main).body.as_ref().expect("a body");
+    let mut loops = Vec::new();
+    tessera_ir::visit::walk_block(
+        body,
+        &mut |s| {
+            if matches!(s.kind, StmtKind::Loop { .. }) {
+                loops.push(s);
+            }
+        },
+        &mut |_| {},
+    );
+    loops
+        .into_iter()
+        .map(|s| super::work::surely_little(&prog, main, s))
+        .collect()
+}
+
+#[test]
+fn sampled_checks_are_little_work_and_full_passes_are_not() {
+    let source = r#"
+        #include <vector>
+        #include <iostream>
+        int twice(int x) { return 2 * x; }
+        int main() {
+            std::vector<float> out(65536, 1.0f), ref(512, 1.0f);
+            int bad = 0;
+            double sum = 0.0;
+            for (int s = 0; s < 256; s++) {
+                int g = s * 256 + (s * 37) % 256;
+                if (out[g] != ref[s]) { bad++; }
+                sum += (double)out[g] * twice(s);
+            }
+            const int tiles = 65536 / 256;
+            for (int r = 0; r < 2; r++) {
+                int tile = r == 0 ? 0 : tiles - 1;
+                for (int l = 0; l < 256; l++) {
+                    float v = out[tile * 256 + l];
+                    if (v != ref[r * 256 + l]) { bad++; }
+                    sum += (double)v * (double)(l % 7 + 1);
+                }
+            }
+            for (int i = 0; i < 65536; i++) { sum += out[i]; }
+            int n = (int)out.size();
+            for (int i = 0; i < n; i++) { sum += out[i]; }
+            for (int i = 0; i < 8; i++) { i += 0; }
+            std::cout << bad << " " << sum << "\n";
+            return 0;
+        }
+    "#;
+    // The nested loops of the second nest are not outer loops of `main`
+    // but are listed too: they count as little on their own.
+    assert_eq!(
+        little_loops(source),
+        [true, true, true, false, false, false],
+        "sampled, nested, inner, full pass, run-time bound, counter written"
+    );
+}
