@@ -105,6 +105,10 @@ pub struct Jit<'p> {
     pool: Option<exec::Pool>,
     /// Host statements, by function and statement id.
     hosts: HashMap<(FuncId, StmtId), Result<CompiledHost, Decline>>,
+    /// How often each host loop was left to the interpreter for doing
+    /// little work (see [`plan::work`]): one run again and again is not
+    /// little, and is compiled at its [`LITTLE_RUNS`]th offer.
+    little_runs: HashMap<(FuncId, StmtId), u32>,
     /// The target, for the thread of [`Jit::compile_ahead`].
     isa: Option<OwnedTargetIsa>,
     /// Host statements whose machine code that thread makes.
@@ -575,6 +579,11 @@ fn fewer_lanes(plan: &mut emit::KernelLayout) -> bool {
 /// also for loops the run never reaches.
 const MAX_AHEAD: usize = 16;
 
+/// The run at which a host loop doing little work (see [`plan::work`]) is
+/// compiled all the same: a loop run that often (in a function called
+/// from interpreted code) does more than little work in all.
+const LITTLE_RUNS: u32 = 3;
+
 /// A host statement whose machine code the thread of
 /// [`Jit::compile_ahead`] makes.
 struct AheadHost {
@@ -813,6 +822,7 @@ impl<'p> Jit<'p> {
             // Started now, the workers are running by the first launch.
             pool: (threads > 1).then(|| exec::Pool::new(threads - 1)),
             hosts: HashMap::new(),
+            little_runs: HashMap::new(),
             isa,
             ahead: HashMap::new(),
             ahead_stop: Arc::new(AtomicBool::new(false)),
@@ -1274,7 +1284,11 @@ impl<'p> Jit<'p> {
             return done;
         }
         if plan::work::little_work(self.prog, func, stmt) {
-            return Err(Decline::LittleWork);
+            let runs = self.little_runs.entry((func, stmt.id)).or_insert(0);
+            *runs += 1;
+            if *runs < LITTLE_RUNS {
+                return Err(Decline::LittleWork);
+            }
         }
         // `host_ir` counts its own time.
         let (mut ctx, plan) = self.host_ir(func, stmt)?;
@@ -1743,6 +1757,10 @@ impl KernelEngine for Jit<'_> {
             return None;
         }
         let key = (func, stmt.id);
+        // A loop left for doing little work is offered again each run.
+        if matches!(self.hosts.get(&key), Some(Err(Decline::LittleWork))) {
+            self.hosts.remove(&key);
+        }
         if !self.hosts.contains_key(&key) {
             let compiled = self.compile_host(func, stmt);
             self.hosts.insert(key, compiled);
