@@ -165,15 +165,7 @@ impl Facts<'_> {
         prev: Option<(LocalId, Option<Expr>)>,
         lp: &Stmt,
     ) -> Option<i64> {
-        let StmtKind::Loop {
-            cond: Some(cond),
-            test_first: true,
-            body,
-            step: Some(step),
-        } = &lp.kind
-        else {
-            return None;
-        };
+        let (cond, body, step) = for_parts(lp)?;
         let (declared, Some(init)) = prev? else {
             return None;
         };
@@ -338,6 +330,20 @@ impl Facts<'_> {
             prev = let_of(s);
         }
         total
+    }
+}
+
+/// The condition, body and step of a loop tested before each trip that has
+/// both (a `for` with a condition and a step).
+pub(crate) fn for_parts(lp: &Stmt) -> Option<(&Expr, &IrBlock, &Expr)> {
+    match &lp.kind {
+        StmtKind::Loop {
+            cond: Some(cond),
+            test_first: true,
+            body,
+            step: Some(step),
+        } => Some((cond, body, step)),
+        _ => None,
     }
 }
 

@@ -13,7 +13,7 @@
 //! a call through a pointer) is not known to be little and is compiled as
 //! before.
 
-use crate::plan::loops::steps_by_one;
+use crate::plan::loops::{for_parts, steps_by_one};
 use crate::plan::ranges::const_int;
 use std::collections::HashSet;
 use tessera_ir::visit::for_each_subexpr;
@@ -91,15 +91,7 @@ impl Work<'_> {
     /// `k += 1`) with constants `a` and `b`, its counter declared by `prev`
     /// and not written in the body: its trips times the work of one.
     fn counted_loop(&mut self, prev: Option<&Stmt>, lp: &Stmt, depth: u32) -> Option<()> {
-        let StmtKind::Loop {
-            cond: Some(cond),
-            test_first: true,
-            body,
-            step: Some(step),
-        } = &lp.kind
-        else {
-            return None;
-        };
+        let (cond, body, step) = for_parts(lp)?;
         let StmtKind::Let {
             local,
             init: Some(Init::Expr(init)),
