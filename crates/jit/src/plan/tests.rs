@@ -993,6 +993,7 @@ fn sampled_checks_are_little_work_and_full_passes_are_not() {
     let source = r#"
         #include <vector>
         #include <iostream>
+        struct Block { float v[4096]; };
         int twice(int x) { return 2 * x; }
         int main() {
             std::vector<float> out(65536, 1.0f), ref(512, 1.0f);
@@ -1016,7 +1017,9 @@ fn sampled_checks_are_little_work_and_full_passes_are_not() {
             int n = (int)out.size();
             for (int i = 0; i < n; i++) { sum += out[i]; }
             for (int i = 0; i < 8; i++) { i += 0; }
-            std::cout << bad << " " << sum << "\n";
+            Block a = {}, b = {};
+            for (int i = 0; i < 8; i++) { a = b; }
+            std::cout << bad << " " << sum << a.v[0] << "\n";
             return 0;
         }
     "#;
@@ -1024,7 +1027,7 @@ fn sampled_checks_are_little_work_and_full_passes_are_not() {
     // but are listed too: they count as little on their own.
     assert_eq!(
         little_loops(source),
-        [true, true, true, false, false, false],
-        "sampled, nested, inner, full pass, run-time bound, counter written"
+        [true, true, true, false, false, false, false],
+        "sampled, nested, inner, full pass, run-time bound, counter written, object copied"
     );
 }

@@ -10,8 +10,8 @@
 //! body holds only such loops, calls of functions made of such code, and
 //! operations of bounded cost. Anything else (a bound read from memory, a
 //! `while`, a kernel launch, a container operation over all its elements,
-//! a call through a pointer) is not known to be little and is compiled as
-//! before.
+//! a copy of a struct or array, a call through a pointer) is not known to
+//! be little and is compiled as before.
 
 use crate::plan::loops::{for_parts, steps_by_one};
 use crate::plan::ranges::const_int;
@@ -19,7 +19,7 @@ use std::collections::HashSet;
 use tessera_ir::visit::for_each_subexpr;
 use tessera_ir::{
     BinOp, Block as IrBlock, Expr, ExprKind, FuncId, Init, Intrinsic, Program, Stmt, StmtId,
-    StmtKind,
+    StmtKind, Type,
 };
 
 /// The most expression nodes and statements a host loop may run and still
@@ -161,9 +161,11 @@ impl Work<'_> {
                 StmtKind::Expr(e) | StmtKind::Return(Some(e)) => self.expr(e, depth)?,
                 StmtKind::Let { init, .. } => match init {
                     None => {}
-                    Some(Init::Expr(e)) => self.expr(e, depth)?,
-                    // Aggregates are few elements of constants; their size
-                    // is not counted here.
+                    Some(Init::Expr(e)) if matches!(e.ty, Type::Scalar(_)) => {
+                        self.expr(e, depth)?;
+                    }
+                    // An object copied, or built element by element: its
+                    // size is not counted here.
                     Some(_) => return None,
                 },
                 StmtKind::Break | StmtKind::Continue | StmtKind::Return(None) => {}
@@ -186,6 +188,8 @@ impl Work<'_> {
             match &n.kind {
                 ExprKind::Call { func, .. } => calls.push(*func),
                 ExprKind::Intrinsic { op, .. } => known &= bounded(op),
+                // A copy of an object costs its size, not one node.
+                ExprKind::Assign { .. } if !matches!(n.ty, Type::Scalar(_)) => known = false,
                 ExprKind::VirtualCall { .. }
                 | ExprKind::CallPtr { .. }
                 | ExprKind::Launch { .. }
