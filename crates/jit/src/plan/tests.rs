@@ -966,8 +966,8 @@ int main() {{
     }
 }
 
-/// The outer loops of `main` in `source`, in order, each with whether it
-/// does little work (see `plan::work`).
+/// Every loop of `main` in `source`, each before the loops it holds, with
+/// whether it does little work (see `plan::work`).
 fn little_loops(source: &str) -> Vec<bool> {
     let prog = compile(source);
     let main = prog.main.expect("a main");

@@ -132,7 +132,9 @@ impl Work<'_> {
             prog: self.prog,
             left: self.left / trips.max(1),
         };
-        one.take(nodes(cond) + nodes(step) + 1)?;
+        one.take(1)?;
+        one.expr(cond, depth)?;
+        one.expr(step, depth)?;
         one.block(body, depth)?;
         let per_trip = self.left / trips.max(1) - one.left;
         self.take(per_trip.checked_mul(trips)?)
@@ -212,13 +214,6 @@ impl Work<'_> {
         }
         Some(())
     }
-}
-
-/// The nodes of an expression, calls not followed.
-fn nodes(e: &Expr) -> u64 {
-    let mut count = 0;
-    for_each_subexpr(e, &mut |_| count += 1);
-    count
 }
 
 /// Whether an intrinsic's cost does not grow with the size of what it is
