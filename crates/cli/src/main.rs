@@ -566,11 +566,22 @@ fn run_file(
             if n == 1 { "" } else { "s" }
         ));
         if outcome.exit_code == 0 {
-            return ExitCode::from(tessera_runtime::EXIT_RUNTIME_ERROR);
+            end_run(tessera_runtime::EXIT_RUNTIME_ERROR);
         }
     }
     // As a C++ program's exit status: the low 8 bits of `main`'s value.
-    ExitCode::from(outcome.exit_code as u8)
+    end_run(outcome.exit_code as u8)
+}
+
+/// Ends the process with `status` once a program has run: what is left
+/// (the typed program, the source texts, the compiler thread's stack) goes
+/// with the process instead of being freed piece by piece, and the main
+/// thread's join is skipped, about a tenth of a millisecond of every run.
+/// Output is flushed first, as a return from `main` would.
+fn end_run(status: u8) -> ! {
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    std::process::exit(i32::from(status))
 }
 
 /// E0230, when the program to run has no `main` with a body. As in C++,
