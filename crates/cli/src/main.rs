@@ -4,6 +4,7 @@
 //! is pure and lives in the library crates.
 
 mod code_cache;
+mod front_cache;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::Write;
@@ -375,8 +376,12 @@ struct Front {
 
 impl Front {
     /// What to compile for the main file `path`, read from the disk.
-    fn input(&self, path: &Path) -> tessera_driver::Input<'static> {
-        let mut input = tessera_driver::Input::new(path, &DiskFiles);
+    fn input<'l>(
+        &self,
+        path: &Path,
+        loader: &'l dyn tessera_driver::SourceLoader,
+    ) -> tessera_driver::Input<'l> {
+        let mut input = tessera_driver::Input::new(path, loader);
         input.include_dirs = self.include.clone();
         input.defines = self.define.clone();
         input
@@ -414,8 +419,9 @@ fn compile(
     sources: &mut Sources,
     path: &Path,
     front: &Front,
+    loader: &dyn tessera_driver::SourceLoader,
 ) -> Result<tessera_driver::Checked, tessera_driver::LoadError> {
-    let input = front.input(path);
+    let input = front.input(path, loader);
     tessera_driver::compile(sources, &input)
 }
 
@@ -443,7 +449,7 @@ fn check(out: &mut Output, files: &[PathBuf], front: &Front, format: Format) -> 
     let mut unreadable = false;
     let (mut errors, mut warnings) = (0usize, 0usize);
     for path in files {
-        let diagnostics = match compile(&mut sources, path, front) {
+        let diagnostics = match compile(&mut sources, path, front, &DiskFiles) {
             Ok(mut checked) => {
                 // One file: the process ends after it, and the checker's
                 // tables go with it rather than being freed one by one.
@@ -516,7 +522,13 @@ fn run_file(
     options: &tessera_interp::Options,
 ) -> ExitCode {
     let started = std::time::Instant::now();
-    let (sources, checked) = match front_end(out, path, front, true) {
+    let store = how
+        .cache
+        .then(code_cache::root_from_env)
+        .flatten()
+        .and_then(|root| code_cache::FileStore::for_this_build(&root))
+        .map(std::sync::Arc::new);
+    let (sources, checked, kept) = match front_end_kept(out, path, front, store.as_deref()) {
         Ok(done) => done,
         Err(code) => return code,
     };
@@ -531,12 +543,7 @@ fn run_file(
         let mut lock = stdout.lock();
         // The program reads standard input only when it asks (`std::cin`).
         let mut input = std::io::stdin().lock();
-        let store = how
-            .cache
-            .then(code_cache::root_from_env)
-            .flatten()
-            .and_then(|root| code_cache::FileStore::for_this_build(&root))
-            .map(|s| std::sync::Arc::new(s) as std::sync::Arc<dyn tessera_jit::CodeStore>);
+        let store = store.map(|s| s as std::sync::Arc<dyn tessera_jit::CodeStore>);
         tessera_driver::engine::run(
             &checked.program,
             engine,
@@ -548,7 +555,7 @@ fn run_file(
         )
     };
     if how.stats {
-        print_stats(out, started.elapsed(), front_end, ran.jit.as_ref());
+        print_stats(out, started.elapsed(), front_end, kept, ran.jit.as_ref());
     }
     let outcome = ran.outcome;
     if !outcome.stderr.is_empty() {
@@ -630,6 +637,7 @@ fn print_stats(
     out: &mut Output,
     total: std::time::Duration,
     front_end: std::time::Duration,
+    kept: bool,
     jit: Option<&tessera_jit::Stats>,
 ) {
     let s = jit.cloned().unwrap_or_default();
@@ -642,8 +650,9 @@ fn print_stats(
         .map(|(tiled, d)| format!("{:.3}{}", ms(*d), if *tiled { "t" } else { "" }))
         .collect();
     out.err(&format!(
-        "tessera-stats front_end_ms={:.3} compile_ms={:.3} kernel_ms={:.3} host_ms={:.3} compiled_host_ms={:.3} total_ms={:.3} launches={} fallbacks={} reruns={} host_loops={} compiled={} cached={} threads={} launch_ms={}\n",
+        "tessera-stats front_end_ms={:.3} kept_program={} compile_ms={:.3} kernel_ms={:.3} host_ms={:.3} compiled_host_ms={:.3} total_ms={:.3} launches={} fallbacks={} reruns={} host_loops={} compiled={} cached={} threads={} launch_ms={}\n",
         ms(front_end),
+        u8::from(kept),
         ms(s.compile),
         ms(s.kernels),
         ms(host),
@@ -677,7 +686,7 @@ fn explain(out: &mut Output, code: &str) -> ExitCode {
 
 fn dump_ast(out: &mut Output, path: &Path, front: &Front, format: Format) -> ExitCode {
     let mut sources = Sources::new();
-    let input = front.input(path);
+    let input = front.input(path, &DiskFiles);
     let parsed = match tessera_driver::parse(&mut sources, &input) {
         Ok(parsed) => parsed,
         Err(err) => {
@@ -720,8 +729,56 @@ fn front_end(
     front: &Front,
     warnings: bool,
 ) -> Result<(Sources, tessera_driver::Checked), ExitCode> {
+    front_end_through(out, path, front, warnings, &DiskFiles)
+}
+
+/// [`front_end`] for `tessera run`: the checked program an earlier run of
+/// the same program kept in `store`, when every file it read reads the
+/// same now (see `front_cache`), else the front end's, kept for the next
+/// run. The flag says whether the program was a kept one.
+fn front_end_kept(
+    out: &mut Output,
+    path: &Path,
+    front: &Front,
+    store: Option<&code_cache::FileStore>,
+) -> Result<(Sources, tessera_driver::Checked, bool), ExitCode> {
+    let key = store.and_then(|_| front_cache::Key::new(path, &front.include, &front.define));
+    let (Some(store), Some(key)) = (store, key) else {
+        let (sources, checked) = front_end(out, path, front, true)?;
+        return Ok((sources, checked, false));
+    };
+    if let Some(kept) = front_cache::load(store, &key, &DiskFiles) {
+        report(out, &kept.sources, &kept.diagnostics, Format::Human);
+        let checked = tessera_driver::Checked {
+            program: kept.program,
+            diagnostics: kept.diagnostics,
+            scratch: Default::default(),
+        };
+        return Ok((kept.sources, checked, true));
+    }
+    let recorder = front_cache::Recorder::new(&DiskFiles);
+    let (sources, checked) = front_end_through(out, path, front, true, &recorder)?;
+    front_cache::save(
+        store,
+        &key,
+        recorder,
+        &sources,
+        &checked.diagnostics,
+        &checked.program,
+    );
+    Ok((sources, checked, false))
+}
+
+/// [`front_end`], reading files through `loader`.
+fn front_end_through(
+    out: &mut Output,
+    path: &Path,
+    front: &Front,
+    warnings: bool,
+    loader: &dyn tessera_driver::SourceLoader,
+) -> Result<(Sources, tessera_driver::Checked), ExitCode> {
     let mut sources = Sources::new();
-    let mut checked = match compile(&mut sources, path, front) {
+    let mut checked = match compile(&mut sources, path, front, loader) {
         Ok(checked) => checked,
         Err(err) => {
             out.err(&format!("error: {err}\n"));

@@ -333,8 +333,9 @@ fn run_with_cache(cache: &Path, args: &[&str]) -> (String, u64) {
     (stdout(&output), cached)
 }
 
-/// The records of every build folder under `cache`.
-fn cache_records(cache: &Path) -> Vec<PathBuf> {
+/// The records of every build folder under `cache` whose first bytes are
+/// `magic`: `TSRCODE` for compiled code, `TSRFRNT` for checked programs.
+fn records_of(cache: &Path, magic: &[u8]) -> Vec<PathBuf> {
     let mut records = Vec::new();
     for build in std::fs::read_dir(cache).into_iter().flatten().flatten() {
         for record in std::fs::read_dir(build.path())
@@ -342,10 +343,141 @@ fn cache_records(cache: &Path) -> Vec<PathBuf> {
             .flatten()
             .flatten()
         {
-            records.push(record.path());
+            let bytes = std::fs::read(record.path()).unwrap_or_default();
+            if bytes.starts_with(magic) {
+                records.push(record.path());
+            }
         }
     }
+    records.sort();
     records
+}
+
+/// The compiled-code records under `cache`.
+fn cache_records(cache: &Path) -> Vec<PathBuf> {
+    records_of(cache, b"TSRCODE")
+}
+
+/// What one `tessera run --stats` printed: stdout, stderr without the stats
+/// line, the exit status, and whether the checked program was a kept one.
+struct KeptRun {
+    stdout: String,
+    stderr: String,
+    status: Option<i32>,
+    kept: bool,
+}
+
+/// Runs `tessera run --stats ARGS` in folder `dir` with its caches in
+/// `cache`.
+fn run_in(dir: &Path, cache: &Path, args: &[&str]) -> KeptRun {
+    let output = Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("CLICOLOR_FORCE")
+        .env("TESSERA_CACHE_DIR", cache)
+        .args(["run", "--stats"])
+        .args(args)
+        .output()
+        .expect("tessera runs");
+    let err = stderr(&output);
+    let (stats, rest): (Vec<&str>, Vec<&str>) =
+        err.lines().partition(|l| l.starts_with("tessera-stats "));
+    let kept = match stats.first().and_then(|l| {
+        l.split_whitespace()
+            .find_map(|w| w.strip_prefix("kept_program="))
+    }) {
+        Some("1") => true,
+        Some("0") => false,
+        other => panic!("no kept_program= in the stats line ({other:?}): {err}"),
+    };
+    KeptRun {
+        stdout: stdout(&output),
+        stderr: rest.join("\n"),
+        status: output.status.code(),
+        kept,
+    }
+}
+
+#[test]
+fn a_checked_program_is_kept_until_a_file_it_reads_changes() {
+    let dir = std::env::temp_dir().join(format!("tessera-cli-kept-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (work, inc, cache) = (dir.join("work"), dir.join("inc"), dir.join("cache"));
+    std::fs::create_dir_all(&work).expect("a work folder");
+    std::fs::create_dir_all(&inc).expect("an include folder");
+    let write = |path: &Path, text: &str| std::fs::write(path, text).expect("write a file");
+    // A warning (W0217) and a run-time error (division by zero): both are
+    // shown again from a kept program, with the same source lines.
+    write(
+        &work.join("main.amp"),
+        "#include <iostream>\n#include \"h.h\"\nvoid main() {\n    std::cout << VALUE << \"\\n\";\n    int zero = VALUE - VALUE;\n    std::cout << 10 / zero << \"\\n\";\n}\n",
+    );
+    write(&inc.join("h.h"), "#define VALUE 1\n");
+    let args = ["-I", "../inc", "main.amp"];
+
+    let first = run_in(&work, &cache, &args);
+    assert!(!first.kept, "an empty cache keeps nothing");
+    assert_eq!(first.stdout, "1\n");
+    assert!(first.stderr.contains("W0217"), "{}", first.stderr);
+    assert!(first.stderr.contains("10 / zero"), "{}", first.stderr);
+    assert_ne!(first.status, Some(0));
+    assert_eq!(
+        records_of(&cache, b"TSRFRNT").len(),
+        1,
+        "the checked program is kept"
+    );
+
+    let second = run_in(&work, &cache, &args);
+    assert!(second.kept, "the same files: the kept program");
+    assert_eq!(
+        (&second.stdout, &second.stderr, second.status),
+        (&first.stdout, &first.stderr, first.status),
+        "a kept program runs and reports as the checked one"
+    );
+
+    // A header changes: checked again, and kept again.
+    write(&inc.join("h.h"), "#define VALUE 2\n");
+    let changed = run_in(&work, &cache, &args);
+    assert!(!changed.kept, "a header changed");
+    assert_eq!(changed.stdout, "2\n");
+    assert!(run_in(&work, &cache, &args).kept);
+
+    // A header appears where `#include "h.h"` looks first.
+    write(&work.join("h.h"), "#define VALUE 3\n");
+    let shadowed = run_in(&work, &cache, &args);
+    assert!(!shadowed.kept, "a new header is found first");
+    assert_eq!(shadowed.stdout, "3\n");
+
+    // Other macros, another program.
+    let defined = run_in(&work, &cache, &["-D", "EXTRA", "-I", "../inc", "main.amp"]);
+    assert!(!defined.kept, "-D is part of the key");
+    assert_eq!(defined.stdout, "3\n");
+
+    // A damaged record is only a miss.
+    for record in records_of(&cache, b"TSRFRNT") {
+        let mut bytes = std::fs::read(&record).expect("a record");
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x5a;
+        std::fs::write(&record, bytes).expect("write the record");
+    }
+    let damaged = run_in(&work, &cache, &args);
+    assert!(!damaged.kept, "a damaged record is not taken");
+    assert_eq!(damaged.stdout, "3\n");
+    assert!(run_in(&work, &cache, &args).kept, "and is written afresh");
+    assert!(!run_in(&work, &cache, &["--no-cache", "-I", "../inc", "main.amp"]).kept);
+
+    // A program with an error is not kept.
+    let _ = std::fs::remove_dir_all(&cache);
+    write(&work.join("bad.amp"), "int main() { return undeclared; }\n");
+    let output = Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .current_dir(&work)
+        .env("TESSERA_CACHE_DIR", &cache)
+        .args(["run", "bad.amp"])
+        .output()
+        .expect("tessera runs");
+    assert_ne!(output.status.code(), Some(0));
+    assert!(records_of(&cache, b"TSRFRNT").is_empty(), "nothing kept");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

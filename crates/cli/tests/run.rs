@@ -4,8 +4,9 @@
 //! For a case `tests/run/dir/name.amp`:
 //!
 //! - the command is `tessera run --engine E --color never [FLAGS] tests/run/dir/name.amp`,
-//!   run from the repository root with `NO_COLOR=1`, for every engine `E`
-//!   of [`ENGINES`]. FLAGS come from a first line `// run-flags: ...`;
+//!   run from the repository root with `NO_COLOR=1` and `TESSERA_CACHE_DIR`
+//!   a folder of the test's own, for every engine `E` of [`ENGINES`] (the
+//!   first JIT run keeps the checked program, the next ones read it back). FLAGS come from a first line `// run-flags: ...`;
 //!   flags after a `--` among them become the program's arguments (they go
 //!   after the file name);
 //! - its standard input is `name.stdin` when there is one, and empty
@@ -47,7 +48,36 @@ use std::time::{Duration, Instant};
 /// The engines every case runs under: an `--engine` name and its options.
 /// The JIT runs with one worker, with the default (one per core) and with
 /// more workers than cores, so thread counts cannot change a result.
-const ENGINES: &[&str] = &["interp", "jit", "jit --threads 1", "jit --threads 4"];
+/// The runs share a cache folder of their test's own ([`TestCache`]): the
+/// interpreter, the reference, checks each program afresh (`--no-cache`);
+/// the first JIT run checks it and keeps it there, and the two after it
+/// run the program read back from that record, so a kept program must
+/// print what a freshly checked one does, warnings and run-time errors
+/// included.
+const ENGINES: &[&str] = &[
+    "interp --no-cache",
+    "jit",
+    "jit --threads 1",
+    "jit --threads 4",
+];
+
+/// A cache folder (`TESSERA_CACHE_DIR`) for the runs of one test, removed
+/// when the test ends.
+struct TestCache(PathBuf);
+
+impl TestCache {
+    fn new(test: &str) -> TestCache {
+        let dir = std::env::temp_dir().join(format!("tessera-run-{test}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        TestCache(dir)
+    }
+}
+
+impl Drop for TestCache {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
 
 /// The expected files of a case, by extension.
 const EXPECTED: [&str; 3] = ["stdout", "stderr", "exit"];
@@ -257,7 +287,7 @@ fn drain(pipe: Option<impl Read>) -> String {
 }
 
 /// Runs `tessera run` on `case` with `engine`, from the repository root.
-fn run_tessera(root: &Path, case: &Case, engine: &str) -> Outcome {
+fn run_tessera(root: &Path, cache: &TestCache, case: &Case, engine: &str) -> Outcome {
     let split = case
         .flags
         .iter()
@@ -269,6 +299,7 @@ fn run_tessera(root: &Path, case: &Case, engine: &str) -> Outcome {
         .current_dir(root)
         .env("NO_COLOR", "1")
         .env_remove("CLICOLOR_FORCE")
+        .env("TESSERA_CACHE_DIR", &cache.0)
         .args(["run", "--engine"])
         .args(engine.split(' '))
         .args(["--color", "never"])
@@ -408,10 +439,12 @@ fn workers() -> usize {
     std::thread::available_parallelism().map_or(2, usize::from)
 }
 
-/// Runs `cases` under every engine (blessing them if `bless`) and returns
-/// one report entry per failing case.
+/// Runs `cases` under every engine (blessing them if `bless`), with
+/// `cache` as their cache folder, and returns one report entry per failing
+/// case.
 fn run_all(
     root: &Path,
+    cache: &TestCache,
     cases: &[Result<Case, (PathBuf, String)>],
     bless_them: bool,
 ) -> Vec<String> {
@@ -422,7 +455,7 @@ fn run_all(
         };
         let outcomes: Vec<(&str, Outcome)> = ENGINES
             .iter()
-            .map(|engine| (*engine, run_tessera(root, case, engine)))
+            .map(|engine| (*engine, run_tessera(root, cache, case, engine)))
             .collect();
         let name = display_path(&case.path);
         if bless_them {
@@ -477,7 +510,8 @@ fn run_cases() {
         .map(|f| load_case(&root, f).map_err(|why| (f.clone(), why)))
         .collect();
     assert!(!cases.is_empty(), "no cases under tests/run");
-    failures.extend(run_all(&root, &cases, bless_them));
+    let cache = TestCache::new("cases");
+    failures.extend(run_all(&root, &cache, &cases, bless_them));
     let hint = if bless_them {
         " (others were blessed)"
     } else {
@@ -495,7 +529,8 @@ fn run_samples() {
         .map(|f| load_sample(&root, f).map_err(|why| (f.clone(), why)))
         .collect();
     assert!(!samples.is_empty(), "no samples found");
-    let failures = run_all(&root, &samples, false);
+    let cache = TestCache::new("samples");
+    let failures = run_all(&root, &cache, &samples, false);
     report(
         "samples",
         samples.len(),

@@ -20,7 +20,7 @@
 //! stands for, so that Microsoft's conformance suite, whose compile-fail
 //! tests expect MSVC codes, can be scored mechanically.
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
 
 /// A stable diagnostic code such as `E0101`.
@@ -38,6 +38,33 @@ impl Code {
     pub fn info(self) -> Option<&'static CodeInfo> {
         REGISTRY.iter().find(|info| info.code == self)
     }
+}
+
+/// A code is read back (from a record of a checked program kept between
+/// runs) as the registered code of that text: an unknown one is an error,
+/// so a record from another build of the registry is not taken.
+impl<'de> Deserialize<'de> for Code {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        REGISTRY
+            .iter()
+            .map(|info| info.code)
+            .find(|code| code.0 == text)
+            .ok_or_else(|| {
+                serde::de::Error::custom(format_args!("unknown diagnostic code `{text}`"))
+            })
+    }
+}
+
+/// The MSVC code `text` read back (see [`Code`]'s reading): the
+/// registry's text when it has it, else `text` kept for the rest of the
+/// process, as the checker's own literal would be.
+pub(crate) fn static_msvc(text: String) -> &'static str {
+    REGISTRY
+        .iter()
+        .filter_map(|info| info.msvc)
+        .find(|msvc| *msvc == text)
+        .unwrap_or_else(|| text.leak())
 }
 
 impl fmt::Display for Code {

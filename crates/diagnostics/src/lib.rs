@@ -14,10 +14,10 @@ mod source;
 pub use codes::{Code, CodeInfo, Phase};
 pub use source::{FOREIGN_BYTE_BASE, FileId, SourceFile, Sources, Span, foreign_byte};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How bad a diagnostic is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// A likely bug that does not stop compilation.
@@ -27,7 +27,7 @@ pub enum Severity {
 }
 
 /// A span with a message attached: what is wrong there, or why it matters.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Label {
     /// Where in the source.
     pub span: Span,
@@ -39,7 +39,7 @@ pub struct Label {
 ///
 /// Invariant: `primary` is the span the problem is reported at; `secondary`
 /// labels explain it. All spans refer to files of the same [`Sources`].
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
     /// Stable code, e.g. `E0101`.
     pub code: Code,
@@ -58,6 +58,36 @@ pub struct Diagnostic {
     /// The MSVC error this diagnostic stands for, when it is more precise
     /// than its code's (see [`Diagnostic::msvc`]).
     pub msvc: Option<&'static str>,
+}
+
+/// Read back field by field as written (a record of a checked program kept
+/// between runs); the MSVC code through [`codes::static_msvc`].
+impl<'de> Deserialize<'de> for Diagnostic {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        /// [`Diagnostic`]'s fields in its order, the MSVC code owned.
+        #[derive(Deserialize)]
+        struct Fields {
+            code: Code,
+            severity: Severity,
+            message: String,
+            primary: Label,
+            secondary: Vec<Label>,
+            notes: Vec<String>,
+            help: Option<String>,
+            msvc: Option<String>,
+        }
+        let f = Fields::deserialize(deserializer)?;
+        Ok(Diagnostic {
+            code: f.code,
+            severity: f.severity,
+            message: f.message,
+            primary: f.primary,
+            secondary: f.secondary,
+            notes: f.notes,
+            help: f.help,
+            msvc: f.msvc.map(codes::static_msvc),
+        })
+    }
 }
 
 impl Diagnostic {

@@ -1,17 +1,21 @@
 //! Source files and byte spans into them.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
 /// Index of a file in [`Sources`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
 pub struct FileId(pub u32);
 
 /// A byte range `start..end` in one source file.
 ///
 /// Invariant: `start <= end <= file.text.len()`, and both ends fall on UTF-8
 /// character boundaries of the file's text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
 pub struct Span {
     /// The file.
     pub file: FileId,
@@ -60,7 +64,7 @@ impl Span {
 /// Source text is always valid UTF-8: bytes that are not are replaced before a
 /// file gets here (see [`SourceFile::from_bytes`]), so spans stay on character
 /// boundaries.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SourceFile {
     /// The name shown in diagnostics (usually the path as given).
     pub name: String,
@@ -173,7 +177,7 @@ fn decode_utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> (String, Vec<usize>) 
 }
 
 /// All files of one compilation (or one REPL session).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Sources {
     files: Vec<SourceFile>,
 }

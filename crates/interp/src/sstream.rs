@@ -584,7 +584,7 @@ impl Machine<'_> {
                     None => -1,
                 }))
             }
-            Intrinsic::StringToNumber { name } => self.string_to_number(name, args, e),
+            Intrinsic::StringToNumber { name } => self.string_to_number(name.0, args, e),
             Intrinsic::WideStrLen => {
                 let text = wide_text(&self.eval(&args[0])?);
                 Ok(Value::Int(text.chars().count() as i64))

@@ -67,15 +67,21 @@ pub fn is_base_field(name: &str) -> bool {
 }
 
 /// A local variable or parameter of one function (index into [`Function::locals`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub struct LocalId(pub u32);
 
 /// A global variable (index into [`Program::globals`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub struct GlobalId(pub u32);
 
 /// A function (index into [`Program::functions`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub struct FuncId(pub u32);
 
 /// A statement of one function: unique within its function's body, numbered
@@ -83,7 +89,9 @@ pub struct FuncId(pub u32);
 /// when the checker finishes the program. A function's first statements
 /// keep their numbers when statements are added after them, which is what
 /// lets the REPL check its growing `main` again and find the new ones.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub struct StmtId(pub u32);
 
 impl StmtId {
@@ -92,7 +100,7 @@ impl StmtId {
 }
 
 /// A whole checked program.
-#[derive(Clone, Debug, Default)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, Default)]
 pub struct Program {
     /// Struct types, indexed by [`StructId`].
     pub structs: Vec<StructDef>,
@@ -112,7 +120,7 @@ pub struct Program {
 /// `long` field (C++'s virtual table pointer, at the same place and of the
 /// same size), the [`StructId`] of the class whose constructor or destructor
 /// runs, or of the complete object once it is built.
-#[derive(Clone, Debug, Default)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, Default)]
 pub struct DynamicClass {
     /// The polymorphic base and the index of the field holding it; `None`
     /// for the class that holds the hidden field itself.
@@ -195,7 +203,7 @@ impl Program {
 }
 
 /// Where a variable lives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Space {
     /// Host memory: globals and the locals of host functions.
     Host,
@@ -206,7 +214,7 @@ pub enum Space {
 }
 
 /// A global variable.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub struct Global {
     /// Its name as written.
     pub name: String,
@@ -221,7 +229,9 @@ pub struct Global {
 }
 
 /// Which contexts a function may run in (`restrict(...)`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, Default,
+)]
 pub struct Restriction {
     /// Callable from host code.
     pub cpu: bool,
@@ -230,7 +240,7 @@ pub struct Restriction {
 }
 
 /// What a function is.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq)]
 pub enum FunctionKind {
     /// A function declared at namespace scope.
     Plain,
@@ -245,7 +255,7 @@ pub enum FunctionKind {
 }
 
 /// One captured variable of a kernel.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq)]
 pub struct Capture {
     /// The name as written.
     pub name: String,
@@ -256,7 +266,7 @@ pub struct Capture {
 }
 
 /// A function, kernel included.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub struct Function {
     /// Its name (`<kernel>` for kernels).
     pub name: String,
@@ -283,7 +293,7 @@ pub struct Function {
 }
 
 /// A local variable or parameter.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub struct Local {
     /// The name as written.
     pub name: String,
@@ -300,14 +310,14 @@ pub struct Local {
 }
 
 /// A `{ ... }` block.
-#[derive(Clone, Debug, Default)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, Default)]
 pub struct Block {
     /// The statements.
     pub stmts: Vec<Stmt>,
 }
 
 /// How a variable is initialised.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub enum Init {
     /// From one value, already converted to the variable's type.
     Expr(Expr),
@@ -321,7 +331,7 @@ pub enum Init {
 }
 
 /// A statement.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub struct Stmt {
     /// Which statement of its function it is.
     pub id: StmtId,
@@ -344,7 +354,7 @@ impl Stmt {
 }
 
 /// The kinds of statement.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub enum StmtKind {
     /// Evaluates an expression for its effects.
     Expr(Expr),
@@ -411,7 +421,7 @@ pub enum StmtKind {
 }
 
 /// One `catch` of a `try` statement.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub struct Handler {
     /// What it catches: the type, and the local that receives a copy of the
     /// exception (`None` for an unnamed parameter); `None` for `catch (...)`.
@@ -421,7 +431,7 @@ pub struct Handler {
 }
 
 /// One `case` or `default` arm and the statements up to the next arm.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub struct SwitchArm {
     /// The case value, or `None` for `default`.
     pub value: Option<i64>,
@@ -430,7 +440,7 @@ pub struct SwitchArm {
 }
 
 /// Which memory a barrier or fence orders.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Fence {
     /// `wait()`, `wait_with_all_memory_fence()`.
     All,
@@ -441,7 +451,7 @@ pub enum Fence {
 }
 
 /// A compile-time constant.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq)]
 pub enum Const {
     /// `bool`
     Bool(bool),
@@ -454,7 +464,7 @@ pub enum Const {
 }
 
 /// A typed expression.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub struct Expr {
     /// What it computes.
     pub kind: ExprKind,
@@ -483,7 +493,7 @@ impl Expr {
 }
 
 /// Arithmetic and comparison operators; operands have the same type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinOp {
     /// `+`
     Add,
@@ -520,7 +530,7 @@ pub enum BinOp {
 }
 
 /// Unary operators.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnOp {
     /// `-x`
     Neg,
@@ -531,7 +541,7 @@ pub enum UnOp {
 }
 
 /// The kinds of expression.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub enum ExprKind {
     /// A constant.
     Const(Const),
@@ -721,7 +731,7 @@ pub enum ExprKind {
 
 /// Library operations, resolved by the checker. The operand types are fixed by
 /// the variant and the expression's type.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq)]
 pub enum Intrinsic {
     /// A math function (`sqrt`, `fast_math::sinf`, ...) in `Expr::ty`'s precision.
     Math(MathFn),
@@ -1038,7 +1048,7 @@ pub enum Intrinsic {
     /// as in C++; `name` is the function's, their `what()`.
     StringToNumber {
         /// `stoi`, `stol`, ...: what the error names.
-        name: &'static str,
+        name: LiteralName,
     },
     /// `accelerator_view::wait()` / `flush()`: every operation has finished
     /// before the next one starts, so there is nothing to do.
@@ -1158,7 +1168,7 @@ pub enum Intrinsic {
 /// struct of two fields: `words`, its state as `unsigned long`s (one for
 /// the linear congruential engines), and `pos`, a `long` (the Mersenne
 /// twisters' next word).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RandomEngine {
     /// `std::mt19937`
     Mt19937,
@@ -1220,7 +1230,7 @@ impl RandomEngine {
 /// parameters (`a`, `b`; `mean`, `stddev`; `p`) and, for the normal
 /// distribution, the second number of the last pair it made (`saved`) and
 /// whether that is still to be returned (`has_saved`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Distribution {
     /// `uniform_int_distribution<T>`: its integer type.
     UniformInt(Scalar),
@@ -1233,7 +1243,7 @@ pub enum Distribution {
 }
 
 /// The algorithms of `Intrinsic::Algorithm`; the arguments after the range.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Algo {
     /// `std::fill`: `[value]` of the element type.
     Fill,
@@ -1276,7 +1286,7 @@ pub enum Algo {
 }
 
 /// The C streams `printf` and friends write to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OutStream {
     /// `stdout`, the stream `std::cout` writes to too: one order.
     Stdout,
@@ -1285,7 +1295,7 @@ pub enum OutStream {
 }
 
 /// Parts of a `tiled_index`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TiledIndexPart {
     /// `global`
     Global,
@@ -1302,7 +1312,7 @@ pub enum TiledIndexPart {
 }
 
 /// Math functions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MathFn {
     /// `sqrt`
     Sqrt,
@@ -1397,7 +1407,7 @@ pub enum MathFn {
 }
 
 /// Atomic operations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AtomicOp {
     /// `atomic_fetch_add`
     Add,
@@ -1424,7 +1434,7 @@ pub enum AtomicOp {
 }
 
 /// What `Intrinsic::StreamQuery` asks of a stream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StreamQuery {
     /// `good()`: no flag set.
     Good,
@@ -1440,7 +1450,7 @@ pub enum StreamQuery {
 
 /// The member functions of a stream's format state
 /// (`Intrinsic::StreamFormat`), each with or without its new value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StreamMember {
     /// `precision()` and `precision(n)`: a `std::streamsize` (`long`).
     Precision,
@@ -1527,7 +1537,7 @@ pub mod fmtflags {
 }
 
 /// What `Intrinsic::ContainerLookup` asks of a set.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LookupOp {
     /// `find`: the position of the first equal element.
     Find,
@@ -1542,7 +1552,7 @@ pub enum LookupOp {
 }
 
 /// Stream manipulators.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Manipulator {
     /// `std::endl`: newline and flush.
     Endl,
@@ -1625,7 +1635,7 @@ pub fn print_target(stream: &Expr) -> OutStream {
 }
 
 /// The wide-string properties of an accelerator (`Intrinsic::DeviceText`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DeviceText {
     /// `description`.
     Description,
@@ -1679,4 +1689,19 @@ pub mod device {
     pub const ACCESS_READ_WRITE: i64 = 3;
     /// `access_type_auto`: the default's value until a program sets one.
     pub const ACCESS_AUTO: i64 = 4;
+}
+
+/// A name the checker gives as a string literal (`stoi`, ...), written
+/// and read back with the program (a record of a checked program kept
+/// between runs): one read back is kept for the rest of the process, as
+/// the literal is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(transparent)]
+pub struct LiteralName(pub &'static str);
+
+impl<'de> serde::Deserialize<'de> for LiteralName {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <String as serde::Deserialize>::deserialize(deserializer)?;
+        Ok(LiteralName(text.leak()))
+    }
 }

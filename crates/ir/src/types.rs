@@ -4,7 +4,9 @@ use std::fmt;
 use tessera_diagnostics::Span;
 
 /// A struct type (index into `Program::structs`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub struct StructId(pub u32);
 
 /// The rank of an index, extent, array or view: 1 to 3 for tiles, any positive value otherwise.
@@ -14,7 +16,9 @@ pub type Rank = u8;
 ///
 /// Widths follow the LP64 model of the platforms Tessera runs on (and of the
 /// oracle it is tested against): `long` is 64 bits. `char` is signed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
 pub enum Scalar {
     /// `bool`
     Bool,
@@ -120,7 +124,7 @@ impl Scalar {
 }
 
 /// The static shape of a tile: `tile<D0[, D1[, D2]]>`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TileShape {
     /// The dimensions; only the first `rank` are meaningful, the rest are 1.
     pub dims: [u32; 3],
@@ -148,7 +152,7 @@ impl fmt::Display for TileShape {
 }
 
 /// A type of the typed program.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Type {
     /// `void`
     Void,
@@ -236,7 +240,7 @@ pub enum Type {
 
 /// Which of the string streams a `Type::StringStream` is: what it reads
 /// and writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StringStreamKind {
     /// `std::stringstream`: reads and writes.
     Both,
@@ -347,7 +351,7 @@ impl StringStreamKind {
 }
 
 /// The signature a function pointer points to (`Type::FnPtr`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FnSig {
     /// The return type (the referent's, when returned by reference).
     pub ret: Type,
@@ -362,7 +366,7 @@ pub struct FnSig {
 }
 
 /// One parameter of a [`FnSig`].
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct FnParam {
     /// Its type (the referent's, for a reference).
     pub ty: Type,
@@ -373,7 +377,7 @@ pub struct FnParam {
 }
 
 /// The type of an iterator value (`Type::Iter`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct IterType {
     /// The element type.
     pub elem: Type,
@@ -399,7 +403,7 @@ impl IterType {
 }
 
 /// The host containers besides `std::vector` (`Type::Container`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Container {
     /// `std::deque<T>`: random access, `push_front` and `push_back`.
     Deque,
@@ -606,7 +610,7 @@ impl Type {
 }
 
 /// A struct definition.
-#[derive(Clone, Debug)]
+#[derive(serde::Serialize, serde::Deserialize, Clone, Debug)]
 pub struct StructDef {
     /// Its name.
     pub name: String,

@@ -794,7 +794,9 @@ pub(super) fn string_to_number(
         ),
     };
     Some(intrinsic(
-        Intrinsic::StringToNumber { name: function },
+        Intrinsic::StringToNumber {
+            name: tessera_ir::LiteralName(function),
+        },
         vec![chars, idx, base],
         Type::Scalar(result),
         span,
