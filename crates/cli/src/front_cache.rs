@@ -28,8 +28,9 @@ use tessera_driver::SourceLoader;
 use tessera_ir::Program;
 use tessera_jit::CodeStore;
 
-/// The first bytes of a record, naming its format; a change to the
-/// record's layout or to any type in it changes this.
+/// The first bytes of a record, naming what it is. The layout of the
+/// types in it needs no version: records live in the folder of the build
+/// that wrote them.
 const MAGIC: &[u8; 8] = b"TSRFRNT1";
 
 /// A record larger than this is not written (the code cache reads none
