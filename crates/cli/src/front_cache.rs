@@ -179,16 +179,6 @@ struct RecordIn {
     program: Program,
 }
 
-/// A checked program taken from the store.
-pub struct Kept {
-    /// The texts its spans point into.
-    pub sources: Sources,
-    /// Its diagnostics (warnings only).
-    pub diagnostics: Vec<Diagnostic>,
-    /// The typed program.
-    pub program: Program,
-}
-
 /// The checksum of a record's contents.
 fn checksum(payload: &[u8]) -> [u8; 8] {
     let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -196,9 +186,14 @@ fn checksum(payload: &[u8]) -> [u8; 8] {
     h.finish().to_le_bytes()
 }
 
-/// The program kept under `key`, when its record reads back whole and
-/// every answer it was made from still holds through `loader`.
-pub fn load(store: &FileStore, key: &Key, loader: &dyn SourceLoader) -> Option<Kept> {
+/// The sources and the checked program kept under `key`, when the record
+/// reads back whole and every answer it was made from still holds through
+/// `loader`.
+pub fn load(
+    store: &FileStore,
+    key: &Key,
+    loader: &dyn SourceLoader,
+) -> Option<(Sources, tessera_driver::Checked)> {
     let bytes = store.load(&key.name())?;
     let rest = bytes.strip_prefix(MAGIC.as_slice())?;
     let (sum, payload) = rest.split_at_checked(8)?;
@@ -209,11 +204,12 @@ pub fn load(store: &FileStore, key: &Key, loader: &dyn SourceLoader) -> Option<K
     if record.key != *key || !record.answers.iter().all(|a| a.holds(loader)) {
         return None;
     }
-    Some(Kept {
-        sources: record.sources,
-        diagnostics: record.diagnostics,
+    let checked = tessera_driver::Checked {
         program: record.program,
-    })
+        diagnostics: record.diagnostics,
+        scratch: Default::default(),
+    };
+    Some((record.sources, checked))
 }
 
 /// Keeps the program checked under `key` with the answers `recorder`

@@ -747,14 +747,9 @@ fn front_end_kept(
         let (sources, checked) = front_end(out, path, front, true)?;
         return Ok((sources, checked, false));
     };
-    if let Some(kept) = front_cache::load(store, &key, &DiskFiles) {
-        report(out, &kept.sources, &kept.diagnostics, Format::Human);
-        let checked = tessera_driver::Checked {
-            program: kept.program,
-            diagnostics: kept.diagnostics,
-            scratch: Default::default(),
-        };
-        return Ok((kept.sources, checked, true));
+    if let Some((sources, checked)) = front_cache::load(store, &key, &DiskFiles) {
+        report(out, &sources, &checked.diagnostics, Format::Human);
+        return Ok((sources, checked, true));
     }
     let recorder = front_cache::Recorder::new(&DiskFiles);
     let (sources, checked) = front_end_through(out, path, front, true, &recorder)?;
